@@ -1,0 +1,34 @@
+"""funcgrad: reverse-mode automatic differentiation in a functional style.
+
+Backpropagation is a topological ordering followed by a fold. Expressions are
+immutable DAGs, orderings are pure folds over them, and backprop is a reduction
+that threads a persistent gradient map through the reversed order.
+
+>>> import funcgrad as fg
+>>> x = fg.var(2.0, name="x")
+>>> y = fg.var(-3.0, name="y")
+>>> f = (x + y) * x
+>>> g = fg.backprop(f)
+>>> g[x], g[y]
+(1.0, 2.0)
+"""
+
+from . import numpy, nn
+from .backprop import backprop
+from .errors import (CycleError, FuncgradError, ImmutableError, MissingRuleError,
+                     NotDifferentiableError, ShapeError)
+from .node import Node, const, var
+from .order import graph, toposort
+from .primitive import Primitive, defjvp, defvjp, primitive
+from .rules.arrays import add_n
+from .semiring import Semiring, semirings, sum_product
+from .show import show, to_dot
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Node", "var", "const", "graph", "toposort", "backprop", "sum_product", "Semiring",
+    "semirings", "show", "to_dot", "add_n", "primitive", "defvjp", "defjvp", "Primitive",
+    "numpy", "nn", "FuncgradError", "ImmutableError", "NotDifferentiableError",
+    "MissingRuleError", "ShapeError", "CycleError",
+]

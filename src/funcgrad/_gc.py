@@ -1,0 +1,35 @@
+"""Pausing Python's cyclic garbage collector while a fold runs.
+
+A funcgrad graph holds no reference cycles (a node points only at older
+nodes), so reference counting frees it. During a fold over a large graph the
+cyclic collector would only traverse the whole graph again and again while the
+fold allocates, freeing nothing. Folds therefore pause it, and the last one to
+finish restores it; pauses nest and are safe across threads.
+"""
+
+import gc
+import threading
+from contextlib import contextmanager
+
+__all__ = ["gc_paused"]
+
+_lock = threading.Lock()
+_depth = 0
+_was_enabled = False
+
+
+@contextmanager
+def gc_paused():
+    global _depth, _was_enabled
+    with _lock:
+        if _depth == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0 and _was_enabled:
+                gc.enable()

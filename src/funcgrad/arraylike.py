@@ -1,0 +1,130 @@
+"""What every traced value can do: arithmetic, comparisons, and array manners.
+
+Graph nodes (reverse mode) and duals (forward mode) both behave like the number
+or array they stand for. Arithmetic builds new traced values through the
+primitives; comparisons, ``bool`` and ``float`` read the plain value underneath,
+so Python control flow inside a traced function works as it would on NumPy.
+
+Equality is the one exception: between two traced values ``==`` is identity,
+because nodes are keys of gradient maps and two nodes holding equal values must
+stay two keys. Against a plain number or array, ``==`` compares values.
+"""
+
+import numpy as np
+
+from .primitive import Box
+from .rules import arrays, elementwise, linalg
+from .rules.arrays import raw
+
+__all__ = ["ArrayLike"]
+
+
+def _index_param(index):
+    """An index with traced parts refused (indices are static) and lists made arrays."""
+    parts = index if isinstance(index, tuple) else (index,)
+    for part in parts:
+        if isinstance(part, Box):
+            raise TypeError(
+                "indexing with a traced value is not supported: an index must be a "
+                "plain int, slice or integer array; use fg.stop_gradient on it"
+            )
+    if isinstance(index, list):
+        return np.asarray(index)
+    return index
+
+
+class ArrayLike(Box):
+    """Operator overloads and array attributes shared by every traced value."""
+
+    __slots__ = ()
+    __array_ufunc__ = None      # NumPy must defer to our reflected operators
+    __array_priority__ = 1000
+
+    # -- arithmetic: every operator is a primitive --------------------------
+    def __add__(self, other):      return elementwise.add(self, other)
+    def __radd__(self, other):     return elementwise.add(other, self)
+    def __sub__(self, other):      return elementwise.subtract(self, other)
+    def __rsub__(self, other):     return elementwise.subtract(other, self)
+    def __mul__(self, other):      return elementwise.multiply(self, other)
+    def __rmul__(self, other):     return elementwise.multiply(other, self)
+    def __truediv__(self, other):  return elementwise.divide(self, other)
+    def __rtruediv__(self, other): return elementwise.divide(other, self)
+    def __pow__(self, other):      return elementwise.power(self, other)
+    def __rpow__(self, other):     return elementwise.power(other, self)
+    def __matmul__(self, other):   return linalg.matmul(self, other)
+    def __rmatmul__(self, other):  return linalg.matmul(other, self)
+    def __neg__(self):             return elementwise.negative(self)
+    def __pos__(self):             return self
+    def __abs__(self):             return elementwise.abs(self)
+
+    # -- comparisons read plain values --------------------------------------
+    def __lt__(self, other): return raw(self) < raw(other)
+    def __le__(self, other): return raw(self) <= raw(other)
+    def __gt__(self, other): return raw(self) > raw(other)
+    def __ge__(self, other): return raw(self) >= raw(other)
+
+    def __eq__(self, other):
+        if isinstance(other, Box):
+            return self is other
+        return raw(self) == other
+
+    def __ne__(self, other):
+        if isinstance(other, Box):
+            return self is not other
+        return raw(self) != other
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):  return bool(raw(self))
+    def __float__(self): return float(raw(self))
+    def __int__(self):   return int(raw(self))
+
+    # -- array manners -------------------------------------------------------
+    @property
+    def shape(self):
+        return np.shape(raw(self))
+
+    @property
+    def ndim(self):
+        return np.ndim(raw(self))
+
+    @property
+    def size(self):
+        return int(np.size(raw(self)))
+
+    @property
+    def dtype(self):
+        return np.result_type(raw(self))
+
+    @property
+    def T(self):
+        return arrays.transpose(self)
+
+    def __len__(self):
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d traced value")
+        return shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __getitem__(self, index):
+        return arrays.getitem(self, index=_index_param(index))
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            "traced values are immutable, so item assignment is not supported; "
+            "build the new array instead, e.g. with funcgrad.numpy.where or concatenate"
+        )
+
+    def sum(self, axis=None, keepdims=False):
+        return arrays.sum(self, axis=axis, keepdims=keepdims)
+
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return arrays.reshape(self, shape=shape)
+
+    def dot(self, other):
+        return linalg.matmul(self, other)

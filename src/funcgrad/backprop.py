@@ -1,0 +1,120 @@
+"""Backprop: the reverse fold over the real semiring, with local VJPs as edge weights.
+
+For each node, from the output back to the inputs, each parent receives the
+node's cotangent pulled back through the primitive's rule for that argument
+(the closed-form vector-Jacobian products of the two-page note), and
+contributions meeting at a parent are added. Constants are not differentiated.
+"""
+
+import operator
+
+import numpy as np
+from pyrsistent import pmap
+
+from ._gc import gc_paused
+from .errors import MissingRuleError, ShapeError
+from .fold import reverse_fold
+from .node import CONST
+from .order import check_outputs, toposort
+from .rules.arrays import shape_of, zeros_like_value
+
+__all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed"]
+
+_NO_PARAMS = {}
+
+
+add_cotangents = operator.add  # the real semiring's sum: numbers, arrays, traced values
+
+_value_of = operator.attrgetter("_value")
+
+
+def _missing_rule(prim, i):
+    return MissingRuleError(
+        f"primitive '{prim.name}' has no reverse-mode rule for argument {i}, "
+        f"but that argument depends on a variable; define one with "
+        f"fg.defvjp({prim.name}, ...) or wrap the argument in fg.stop_gradient"
+    )
+
+
+def vjp_step(node, g):
+    """The cotangent ``node`` sends to each argument, given its own cotangent ``g``."""
+    prim = node._prim
+    args = node._args
+    ans = node._value
+    partials = prim.partials
+    if partials is not None and type(g) is float:
+        # A scalar elementwise node: each edge weight is a number (or a traced
+        # number, when differentiating again), and its pullback is g * weight.
+        if len(args) == 2:
+            a, b = args
+            x, y = a._value, b._value
+            return (None if a._prim is CONST else g * partials[0](ans, x, y),
+                    None if b._prim is CONST else g * partials[1](ans, x, y))
+        if len(args) == 1:
+            return (None if args[0]._prim is CONST else g * partials[0](ans, args[0]._value),)
+    values = tuple(map(_value_of, args))
+    params = node._params or _NO_PARAMS
+    rules = prim.vjps
+    out = []
+    for i, a in enumerate(args):
+        if a._prim is CONST:
+            out.append(None)
+            continue
+        try:
+            rule = rules[i]
+        except (TypeError, IndexError):
+            rule = None
+        if rule is None:
+            raise _missing_rule(prim, i)
+        out.append(rule(g, ans, *values, **params))
+    return out
+
+
+def default_seed(output, who):
+    """1 for a scalar output; anything else needs an explicit seed."""
+    shape = shape_of(output._value)
+    if shape:
+        raise ShapeError(
+            f"{who} of a non-scalar output (shape {shape}) needs a seed: pass "
+            f"seed=<cotangent of shape {shape}>, e.g. seed=np.ones({shape})"
+        )
+    v = output._value
+    return 1.0 if type(v) is float else np.ones_like(v, dtype=np.result_type(v, np.float64))
+
+
+def _check_seed(seed, output):
+    if shape_of(seed) != shape_of(output._value):
+        raise ShapeError(
+            f"backprop: seed has shape {shape_of(seed)} but the output has shape "
+            f"{shape_of(output._value)}; the seed is the output's cotangent and must match it"
+        )
+    return seed
+
+
+def backprop(output, seed=None, method="dfs"):
+    """The gradient of ``output`` with respect to every node it depends on.
+
+    Returns a persistent map ``{node: d output / d node}`` covering the output,
+    every intermediate node and every variable. Constants (``fg.const`` and the
+    plain numbers mixed into an expression) are not differentiated and are not
+    in the map. Nothing is stored on the nodes: calling it twice gives the same
+    map.
+
+    >>> import funcgrad as fg
+    >>> x, y, z = fg.var(-2.0, name="x"), fg.var(5.0, name="y"), fg.var(-4.0, name="z")
+    >>> q = x + y
+    >>> f = q * z
+    >>> g = fg.backprop(f)
+    >>> g[x], g[y], g[z], g[q], g[f]
+    (-4.0, -4.0, 3.0, -4.0, 1.0)
+    """
+    (output,) = check_outputs((output,), "backprop")
+    seed = default_seed(output, "backprop") if seed is None else _check_seed(seed, output)
+    with gc_paused():
+        order = toposort(output, method=method)
+        grads = reverse_fold(order, output, seed, vjp_step, add_cotangents)
+        # A node reached only through rules that returned an exact zero still has a gradient.
+        for n in order:
+            if n not in grads and n._prim is not CONST:
+                grads[n] = zeros_like_value(n._value)
+        return pmap(grads)

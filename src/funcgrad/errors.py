@@ -1,0 +1,29 @@
+"""The errors funcgrad raises.
+
+Each subclasses the matching built-in as well as :class:`FuncgradError`, so an
+existing ``except TypeError`` or ``except ValueError`` keeps working.
+"""
+
+
+class FuncgradError(Exception):
+    """Base class of every error funcgrad raises on purpose."""
+
+
+class ImmutableError(FuncgradError, AttributeError):
+    """Something tried to change a node, which never changes once built."""
+
+
+class NotDifferentiableError(FuncgradError, TypeError):
+    """A value or a primitive argument that funcgrad cannot differentiate."""
+
+
+class MissingRuleError(FuncgradError, NotImplementedError):
+    """A primitive has no derivative rule for the argument being differentiated."""
+
+
+class ShapeError(FuncgradError, ValueError):
+    """Operand shapes that do not fit the operation."""
+
+
+class CycleError(FuncgradError, ValueError):
+    """A graph that is not acyclic (only possible by building one by hand)."""

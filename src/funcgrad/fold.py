@@ -1,0 +1,36 @@
+"""The reverse fold that backprop and every semiring fold share.
+
+Walk a topological order backwards, threading a map from node to accumulated
+value. At each node, ``node_step(node, m)`` gives one contribution per argument
+(``None`` for none), and each is added into that parent's entry with ``plus``.
+Because the order is reversed, a node's entry is complete before the node is
+reached, so the work is one step per edge, however many paths there are.
+"""
+
+__all__ = ["reverse_fold"]
+
+
+def reverse_fold(order, output, seed, node_step, plus, keep=None):
+    """Fold ``order`` (inputs first) from ``output`` back; return ``{node: value}``.
+
+    ``keep(node)`` says which nodes' final values to return (all by default); a
+    value that is not kept is dropped as soon as it has been passed on to the
+    node's parents, so memory follows the frontier of the walk, not the graph.
+    """
+    acc = {output: seed}
+    done = acc if keep is None else {}
+    get = acc.get
+    for node in reversed(order):
+        m = get(node) if keep is None else acc.pop(node, None)
+        if m is None:
+            continue
+        if keep is not None and keep(node):
+            done[node] = m
+        args = node._args
+        if not args:
+            continue
+        for parent, c in zip(args, node_step(node, m)):
+            if c is not None:
+                prev = get(parent)
+                acc[parent] = c if prev is None else plus(prev, c)
+    return done

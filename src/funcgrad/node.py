@@ -1,0 +1,245 @@
+"""The node record: one immutable vertex of an expression DAG.
+
+A node holds its value, the primitive that made it, its parents (``args``), the
+static parameters of the call, an optional name, a creation number and the
+trace it belongs to. Building a node touches nothing but its parents'
+references, so its cost does not depend on the size of the graph beneath it.
+
+Nodes hash and compare by identity: two nodes with equal values are two keys.
+They never change: every public attribute is read-only, and there are no others
+to set.
+
+>>> import funcgrad as fg
+>>> x = fg.var(2.0, name="x")
+>>> y = fg.var(-3.0, name="y")
+>>> f = (x + y) * x
+>>> f.value, f.op, [a.op for a in f.args]
+(-2.0, 'multiply', ['add', None])
+>>> x.value = 5.0
+Traceback (most recent call last):
+...
+funcgrad.errors.ImmutableError: nodes are immutable: cannot set 'value'; build a new node instead (e.g. fg.var(5.0))
+"""
+
+import itertools
+import operator
+from numbers import Number
+
+import numpy as np
+
+from .arraylike import ArrayLike
+from .errors import ImmutableError, NotDifferentiableError
+from .rules import elementwise as ew
+
+__all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
+                  "new_level", "is_node"]
+
+
+class Leaf:
+    """The maker of a leaf node: ``VAR`` (differentiated) or ``CONST`` (not)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name.upper()
+
+
+VAR = Leaf("var")
+CONST = Leaf("const")
+
+_next_id = itertools.count().__next__       # atomic under the GIL: safe across threads
+new_level = itertools.count(1).__next__     # later traces nest inside earlier ones
+
+
+def _readonly(name, doc):
+    """A property that reads slot ``_name`` and refuses to be set."""
+    def refuse(self, value):
+        raise ImmutableError(
+            f"nodes are immutable: cannot set {name!r}; build a new node instead "
+            f"(e.g. fg.var({value!r}))"
+        )
+    return property(operator.attrgetter("_" + name), refuse, doc=doc)
+
+
+class Node(ArrayLike):
+    """An immutable vertex of an expression DAG; see the module docstring.
+
+    The slots are private; the public attributes are read-only properties over
+    them, and a node has no ``__dict__``, so no attribute can be added. (There
+    is deliberately no ``__setattr__`` or ``__delattr__``: either would route
+    every slot store in ``__init__`` through Python and make building a node
+    several times slower.)
+    """
+
+    __slots__ = ("_value", "_prim", "_args", "_params", "_name", "_id", "_trace")
+
+    def __init__(self, value, prim, args, params, name, trace):
+        self._value = value
+        self._prim = prim
+        self._args = args
+        self._params = params
+        self._name = name
+        self._id = _next_id()
+        self._trace = trace
+
+    # -- the record: read-only views of the slots ----------------------------
+    value = _readonly("value", "The number or array this node stands for.")
+    args = _readonly("args", "The parent nodes, in argument order.")
+    name = _readonly("name", "The name given to the leaf, or None.")
+    id = _readonly("id", "The creation number: unique, and larger than every parent's.")
+
+    @property
+    def op(self):
+        """The name of the primitive that made this node; ``None`` for a leaf."""
+        prim = self._prim
+        return None if type(prim) is Leaf else prim.name
+
+    @property
+    def kind(self):
+        """``'var'``, ``'const'`` or ``'op'``."""
+        prim = self._prim
+        return prim.name if type(prim) is Leaf else "op"
+
+    @property
+    def params(self):
+        """The static parameters of the call (axis, shape, index...), as a new dict."""
+        return dict(self._params) if self._params else {}
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self):
+        from .show import node_repr
+        return node_repr(self)
+
+    # -- fast paths for the commonest operators on nodes of one trace --------
+    # They build the same node the general path builds (multiply(self, other)),
+    # without its search for the innermost trace.
+    def __add__(self, other):
+        if type(other) is Node and other._trace is self._trace:
+            return Node(self._value + other._value, ew.add, (self, other), None, None, self._trace)
+        return ew.add(self, other)
+
+    def __mul__(self, other):
+        if type(other) is Node and other._trace is self._trace:
+            return Node(self._value * other._value, ew.multiply, (self, other), None, None, self._trace)
+        return ew.multiply(self, other)
+
+    def __sub__(self, other):
+        if type(other) is Node and other._trace is self._trace:
+            return Node(self._value - other._value, ew.subtract, (self, other), None, None, self._trace)
+        return ew.subtract(self, other)
+
+
+def is_node(x):
+    """Whether ``x`` is a graph node."""
+    return type(x) is Node
+
+
+class ReverseTrace:
+    """A reverse-mode trace: records each primitive call on its nodes as a new node.
+
+    ``level`` orders nested traces: a primitive called on nodes of several
+    traces is recorded by the innermost (highest level) first.
+    """
+
+    __slots__ = ("level",)
+
+    def __init__(self, level):
+        self.level = level
+
+    def process(self, prim, args, params):
+        if len(args) == 1:
+            a = args[0]
+            if type(a) is Node and a._trace is self:
+                return Node(prim(a._value, **params), prim, args, params or None, None, self)
+        parents = []
+        values = []
+        for a in args:
+            if type(a) is Node and a._trace is self:
+                parents.append(a)
+                values.append(a._value)
+            else:  # a constant here, possibly traced by an outer trace
+                parents.append(Node(a, CONST, (), None, None, self))
+                values.append(a)
+        value = prim(*values, **params)
+        return Node(value, prim, tuple(parents), params or None, None, self)
+
+    def __repr__(self):
+        return f"<reverse trace {self.level}>"
+
+
+EXPRESSIONS = ReverseTrace(0)
+"""The trace of hand-built expressions (``fg.var``, ``fg.const``)."""
+
+
+def _leaf_value(value, who):
+    if isinstance(value, ArrayLike):
+        raise TypeError(f"{who} takes a plain number or array; got a traced value ({value!r})")
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        raise NotDifferentiableError(f"{who} takes a number or array; got the bool {value!r}")
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, float):
+        return value
+    if isinstance(value, np.generic) or isinstance(value, np.ndarray):
+        arr = value
+    elif isinstance(value, (list, tuple)):
+        arr = np.asarray(value)
+    elif isinstance(value, Number):
+        arr = np.asarray(value)
+    else:
+        raise NotDifferentiableError(
+            f"{who} takes a number or a NumPy array; got {type(value).__name__} {value!r}"
+        )
+    if arr.dtype.kind in "iub":
+        raise NotDifferentiableError(
+            f"{who} got an integer array ({arr.dtype}); gradients need floats: "
+            f"pass it as x.astype(float)"
+        )
+    if arr.dtype.kind == "c":
+        raise NotDifferentiableError(
+            f"{who} got a complex value; funcgrad differentiates real floats only"
+        )
+    if arr.dtype.kind != "f":
+        raise NotDifferentiableError(f"{who} takes numbers; got an array of dtype {arr.dtype}")
+    return arr
+
+
+def var(value, name=None):
+    """A leaf to differentiate with respect to.
+
+    ``value`` is a Python number (ints become floats) or a float NumPy array.
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(3, name="x")
+    >>> x.value, x.name, x.op, x.args
+    (3.0, 'x', None, ())
+    """
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"var: name must be a string; got {type(name).__name__}")
+    return Node(_leaf_value(value, "fg.var"), VAR, (), None, name, EXPRESSIONS)
+
+
+def const(value, name=None):
+    """A leaf that is never differentiated (backprop gives it no gradient).
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(2.0)
+    >>> g = fg.backprop(x * fg.const(5.0))
+    >>> g[x]
+    5.0
+    """
+    if isinstance(value, ArrayLike):
+        raise TypeError("const takes a plain number or array; got a traced value")
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    return Node(value, CONST, (), None, name, EXPRESSIONS)

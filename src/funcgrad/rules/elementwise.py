@@ -1,0 +1,161 @@
+"""Elementwise primitives and their partial derivatives, one line each.
+
+An elementwise function has a diagonal Jacobian, so its partial derivative
+with respect to each argument, itself an elementwise expression, is all there
+is to know: reverse mode multiplies the cotangent by it (and sums over axes
+that were broadcast), forward mode multiplies the tangent by it. For scalars
+the partial is the edge weight of the sum-product view of backprop. Every
+partial is written with funcgrad's own operations, so it can be differentiated
+again.
+
+Values are NumPy's, bit for bit: Python floats go through the same ufuncs and
+come back as Python floats, so a scalar expression prints plainly.
+"""
+
+import operator
+
+import numpy as np
+
+from ..primitive import Primitive
+from .arrays import raw, unbroadcast
+
+__all__ = [
+    "elementwise",
+    "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
+    "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
+]
+
+
+def _ufunc(ufunc):
+    """The ufunc, returning a Python float when given Python numbers."""
+    def impl(*args):
+        out = ufunc(*args)
+        if type(out) is np.float64 and all(type(a) in (float, int) for a in args):
+            return float(out)
+        return out
+    impl.__name__ = ufunc.__name__
+    return impl
+
+
+def _divide(x, y):
+    try:
+        return x / y
+    except ZeroDivisionError:  # Python refuses where NumPy gives inf or nan
+        return float(np.divide(x, y))
+
+
+def _relu(x):
+    if type(x) is float:
+        return x if not x <= 0.0 else 0.0
+    return np.maximum(x, 0.0)
+
+
+def _sigmoid(x):
+    if type(x) is float:
+        if x >= 0.0:
+            return 1.0 / (1.0 + float(np.exp(-x)))
+        e = float(np.exp(x))
+        return e / (1.0 + e)
+    x = np.asarray(x)
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _share(x, y, beats):
+    """The router gate's switch: 1 where ``x`` wins, 0.5 at a tie, 0 where it loses."""
+    x, y = raw(x), raw(y)
+    if type(x) is float and type(y) is float:
+        return 1.0 if beats(x, y) else 0.5 if x == y else 0.0
+    return np.where(beats(x, y), 1.0, np.where(x == y, 0.5, 0.0))
+
+
+def _mask(c, keep):
+    """A where-condition as a float mask: 1 where it selects this branch."""
+    c = raw(c)
+    if type(c) is bool:
+        return 1.0 if c == keep else 0.0
+    c = np.asarray(c, dtype=bool)
+    return (c if keep else ~c).astype(np.float64)
+
+
+def _sign(x):
+    """The sign of ``x`` as a constant (the derivative of abs)."""
+    x = raw(x)
+    if type(x) is float:
+        return float((x > 0.0) - (x < 0.0))
+    return np.sign(x)
+
+
+def _pull(i, partial):
+    """Reverse rule for argument ``i``: the cotangent times the partial, summed to shape."""
+    def rule(g, ans, *xs):
+        d = partial(ans, *xs)
+        c = g if type(d) is float and d == 1.0 else g * d
+        return c if type(c) is float else unbroadcast(c, xs[i])
+    return rule
+
+
+def _push(partial):
+    """Forward rule: the tangent times the partial (broadcast to the output by the trace)."""
+    def rule(t, ans, *xs):
+        d = partial(ans, *xs)
+        return t if type(d) is float and d == 1.0 else t * d
+    return rule
+
+
+def elementwise(name, impl, *partials):
+    """An elementwise primitive from its partial derivatives, one per argument.
+
+    ``partials[i](ans, *args)`` is d f / d args[i], elementwise (``None``: the
+    argument has no derivative). Both modes follow from it: reverse mode
+    multiplies the cotangent by it and sums over broadcast axes, forward mode
+    multiplies the tangent by it. For scalars it is exactly the edge weight of
+    the sum-product view of backprop.
+    """
+    return Primitive(
+        name, impl,
+        vjps=tuple(None if p is None else _pull(i, p) for i, p in enumerate(partials)),
+        jvps=tuple(None if p is None else _push(p) for p in partials),
+        partials=partials,
+    )
+
+
+def _safe_log(x):
+    """log(x), with log(0) read as 0: the limit of x**y * log(x) at x = 0 for y > 0."""
+    return log(where(raw(x) == 0, 1.0, x))
+
+
+def _power_dx(ans, x, y):
+    if np.all(raw(y) == 0):
+        return 0.0 * x
+    return y * power(x, y - 1)
+
+
+def _relu_mask(x):
+    x = raw(x)
+    if type(x) is float:
+        return 1.0 if x > 0.0 else 0.0
+    return (x > 0.0).astype(np.float64)
+
+
+_ = None  # no derivative
+
+# name                          impl                d f / d x                          d f / d y
+add      = elementwise("add",      operator.add,       lambda ans, x, y: 1.0,             lambda ans, x, y: 1.0)
+subtract = elementwise("subtract", operator.sub,       lambda ans, x, y: 1.0,             lambda ans, x, y: -1.0)
+multiply = elementwise("multiply", operator.mul,       lambda ans, x, y: y,               lambda ans, x, y: x)
+divide   = elementwise("divide",   _divide,            lambda ans, x, y: 1.0 / y,         lambda ans, x, y: -ans / y)
+power    = elementwise("power",    _ufunc(np.power),   _power_dx,                         lambda ans, x, y: ans * _safe_log(x))
+maximum  = elementwise("maximum",  _ufunc(np.maximum), lambda ans, x, y: _share(x, y, operator.gt), lambda ans, x, y: _share(y, x, operator.gt))
+minimum  = elementwise("minimum",  _ufunc(np.minimum), lambda ans, x, y: _share(x, y, operator.lt), lambda ans, x, y: _share(y, x, operator.lt))
+negative = elementwise("negative", operator.neg,       lambda ans, x: -1.0)
+exp      = elementwise("exp",      _ufunc(np.exp),     lambda ans, x: ans)
+log      = elementwise("log",      _ufunc(np.log),     lambda ans, x: 1.0 / x)
+sqrt     = elementwise("sqrt",     _ufunc(np.sqrt),    lambda ans, x: 0.5 / ans)
+sin      = elementwise("sin",      _ufunc(np.sin),     lambda ans, x: cos(x))
+cos      = elementwise("cos",      _ufunc(np.cos),     lambda ans, x: -sin(x))
+tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans * ans)
+abs      = elementwise("abs",      _ufunc(np.abs),     lambda ans, x: _sign(x))  # noqa: A001
+sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans))
+relu     = elementwise("relu",     _relu,              lambda ans, x: _relu_mask(x))
+where    = elementwise("where",    _ufunc(np.where),   _, lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False))

@@ -1,0 +1,93 @@
+"""Primitives of the two-page backprop note that NumPy lacks.
+
+    primitive     value                                  reverse rule
+    -----------   ------------------------------------   ----------------------------------------
+    logsumexp     log(sum(exp(x)))  (stable)              g * exp(x - ans), axes restored
+    softmax       exp(x) / sum(exp(x))                     ans * (g - sum(ans * g))
+    log_softmax   x - logsumexp(x)                         g - exp(ans) * sum(g)
+    pnls          logsumexp(x) - x[label]  (the note's     g * (softmax(x) - onehot(label))
+                  pick-negative-log-softmax loss)
+
+Each reverse rule is symmetric in the sense that the forward rule is the same
+expression applied to a tangent (softmax's Jacobian is symmetric), summed where
+the primitive reduces.
+"""
+
+import numpy as np
+
+from ..primitive import Primitive
+from .arrays import reshape, shape_of, sum
+from .elementwise import exp
+
+__all__ = ["logsumexp", "softmax", "log_softmax", "pnls"]
+
+
+def _restore(r, x, axis, keepdims):
+    """A reduced value ``r`` reshaped so it broadcasts against ``x`` again."""
+    shape = shape_of(x)
+    if keepdims or not shape:
+        return r
+    axes = range(len(shape)) if axis is None else [a % len(shape) for a in np.atleast_1d(axis)]
+    kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return reshape(r, shape=kept)
+
+
+def _scalar_back(out, x):
+    return float(out) if type(x) is float else out
+
+
+def _logsumexp_impl(x, axis=None, keepdims=False):
+    a = np.asarray(x)
+    m = np.max(a, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    if not keepdims:
+        out = np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+    return _scalar_back(out[()] if out.ndim == 0 else out, x)
+
+
+def _softmax_impl(x, axis=-1):
+    a = np.asarray(x)
+    e = np.exp(a - np.max(a, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax_impl(x, axis=-1):
+    a = np.asarray(x)
+    return a - _logsumexp_impl(a, axis=axis, keepdims=True)
+
+
+def _onehot(label, x):
+    return np.eye(shape_of(x)[-1])[label]
+
+
+def _pnls_impl(x, label):
+    a = np.asarray(x)
+    picked = np.take_along_axis(a, np.asarray(label)[..., None], axis=-1)[..., 0]
+    out = _logsumexp_impl(a, axis=-1) - picked
+    return out[()] if np.ndim(out) == 0 else out
+
+
+logsumexp = Primitive(
+    "logsumexp", _logsumexp_impl,
+    vjps=(lambda g, ans, x, axis=None, keepdims=False:
+          _restore(g, x, axis, keepdims) * exp(x - _restore(ans, x, axis, keepdims)),),
+    jvps=(lambda t, ans, x, axis=None, keepdims=False:
+          sum(t * exp(x - _restore(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims),),
+)
+softmax = Primitive(
+    "softmax", _softmax_impl,
+    vjps=(lambda g, ans, x, axis=-1: ans * (g - sum(ans * g, axis=axis, keepdims=True)),),
+    jvps=(lambda t, ans, x, axis=-1: ans * (t - sum(ans * t, axis=axis, keepdims=True)),),
+)
+log_softmax = Primitive(
+    "log_softmax", _log_softmax_impl,
+    vjps=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
+    jvps=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
+)
+pnls = Primitive(
+    "pnls", _pnls_impl,
+    vjps=(lambda g, ans, x, label:
+          reshape(g, shape=shape_of(g) + (1,)) * (softmax(x) - _onehot(label, x)),),
+    jvps=(lambda t, ans, x, label: sum((softmax(x) - _onehot(label, x)) * t, axis=-1),),
+)
