@@ -7,7 +7,7 @@ Because the order is reversed, a node's entry is complete before the node is
 reached, so the work is one step per edge, however many paths there are.
 """
 
-__all__ = ["reverse_fold"]
+__all__ = ["reverse_fold", "reverse_fold_seeds"]
 
 
 def reverse_fold(order, output, seed, node_step, plus, keep=None):
@@ -17,11 +17,17 @@ def reverse_fold(order, output, seed, node_step, plus, keep=None):
     value that is not kept is dropped as soon as it has been passed on to the
     node's parents, so memory follows the frontier of the walk, not the graph.
     """
-    acc = {output: seed}
+    return reverse_fold_seeds(order, {output: seed}, node_step, plus, keep)
+
+
+def reverse_fold_seeds(order, seeds, node_step, plus, keep=None):
+    """The same fold started from several outputs at once: ``seeds`` maps each to its seed."""
+    acc = dict(seeds)
     done = acc if keep is None else {}
     get = acc.get
+    pop = acc.pop
     for node in reversed(order):
-        m = get(node) if keep is None else acc.pop(node, None)
+        m = get(node) if keep is None else pop(node, None)
         if m is None:
             continue
         if keep is not None and keep(node):
