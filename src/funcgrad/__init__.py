@@ -23,6 +23,10 @@ from .primitive import Primitive, defjvp, defvjp, primitive
 from .rules.arrays import add_n
 from .semiring import Semiring, semirings, sum_product
 from .show import show, to_dot
+from .transforms import (elementwise_grad, grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp,
+                         stop_gradient, trace, value_and_grad, vjp)
+from .tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
+                   tree_unflatten)
 
 __version__ = "0.1.0"
 
@@ -31,4 +35,8 @@ __all__ = [
     "semirings", "show", "to_dot", "add_n", "primitive", "defvjp", "defjvp", "Primitive",
     "numpy", "nn", "FuncgradError", "ImmutableError", "NotDifferentiableError",
     "MissingRuleError", "ShapeError", "CycleError",
+    "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian", "hvp",
+    "elementwise_grad", "stop_gradient", "trace",
+    "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
+    "register_pytree_node",
 ]

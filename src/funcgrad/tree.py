@@ -1,0 +1,183 @@
+"""Pytrees: nested containers whose leaves are numbers or arrays.
+
+Transforms take and return pytrees: tuples, lists, dicts, namedtuples,
+pyrsistent ``PMap`` and ``PVector``, and ``None`` (a tree with no leaves), nested
+in any way. Anything else is a leaf, unless its type was registered with
+:func:`register_pytree_node`. Dict and PMap children are taken in sorted key
+order, so equal trees flatten alike.
+
+>>> import funcgrad as fg
+>>> leaves, treedef = fg.tree_flatten({"b": (1.0, 2.0), "a": [3.0, None]})
+>>> leaves
+[3.0, 1.0, 2.0]
+>>> fg.tree_unflatten(treedef, [x * 10 for x in leaves])
+{'a': [30.0, None], 'b': (10.0, 20.0)}
+"""
+
+from typing import Any, NamedTuple
+
+from pyrsistent import PMap, PVector, pmap, pvector
+
+__all__ = ["TreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_leaves",
+           "tree_map", "tree_structure"]
+
+
+class TreeDef(NamedTuple):
+    """The shape of a pytree without its leaves: a node type, its aux data, its children."""
+
+    kind: Any          # the container type; None for a leaf
+    aux: Any           # what unflatten needs besides the children (e.g. dict keys)
+    children: tuple    # TreeDefs of the children
+
+    @property
+    def num_leaves(self):
+        if self.kind is None:
+            return 1
+        return sum(c.num_leaves for c in self.children)
+
+    def __repr__(self):
+        if self.kind is None:
+            return "*"
+        inner = ", ".join(map(repr, self.children))
+        return f"{getattr(self.kind, '__name__', self.kind)}({inner})"
+
+
+LEAF = TreeDef(None, None, ())
+
+_registry = {}
+
+
+def register_pytree_node(kind, flatten, unflatten):
+    """Teach funcgrad a container type.
+
+    ``flatten(x)`` returns ``(children, aux)``; ``unflatten(aux, children)``
+    rebuilds the container.
+
+    >>> import funcgrad as fg
+    >>> class Pair:
+    ...     def __init__(self, a, b): self.a, self.b = a, b
+    >>> fg.register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda aux, ch: Pair(*ch))
+    >>> fg.tree_leaves(Pair(1.0, [2.0]))
+    [1.0, 2.0]
+    """
+    if not isinstance(kind, type):
+        raise TypeError(f"register_pytree_node needs a type; got {kind!r}")
+    if not (callable(flatten) and callable(unflatten)):
+        raise TypeError("register_pytree_node needs flatten and unflatten functions")
+    _registry[kind] = (flatten, unflatten)
+
+
+def _sorted_keys(mapping, what):
+    try:
+        return sorted(mapping)
+    except TypeError:
+        raise TypeError(f"a {what} in a pytree needs sortable keys; got {list(mapping)!r}") from None
+
+
+def _node_parts(x):
+    """``(kind, children, aux)`` for a container, or None for a leaf."""
+    t = type(x)
+    if t is tuple:
+        return tuple, x, None
+    if t is list:
+        return list, x, None
+    if t is dict:
+        keys = _sorted_keys(x, "dict")
+        return dict, [x[k] for k in keys], tuple(keys)
+    if x is None:
+        return type(None), (), None
+    if isinstance(x, PMap):
+        keys = _sorted_keys(x, "PMap")
+        return PMap, [x[k] for k in keys], tuple(keys)
+    if isinstance(x, PVector):
+        return PVector, list(x), None
+    if isinstance(x, tuple) and hasattr(t, "_fields"):  # a namedtuple
+        return t, x, None
+    entry = _registry.get(t)
+    if entry is not None:
+        children, aux = entry[0](x)
+        return t, children, aux
+    return None
+
+
+def _rebuild(kind, aux, children):
+    if kind is tuple:
+        return tuple(children)
+    if kind is list:
+        return list(children)
+    if kind is dict:
+        return dict(zip(aux, children))
+    if kind is type(None):
+        return None
+    if kind is PMap:
+        return pmap(dict(zip(aux, children)))
+    if kind is PVector:
+        return pvector(children)
+    if kind in _registry:
+        return _registry[kind][1](aux, tuple(children))
+    return kind(*children)  # a namedtuple
+
+
+def tree_flatten(tree):
+    """``(leaves, treedef)``: the leaves in a fixed order and the structure around them."""
+    leaves = []
+
+    def walk(x):
+        parts = _node_parts(x)
+        if parts is None:
+            leaves.append(x)
+            return LEAF
+        kind, children, aux = parts
+        return TreeDef(kind, aux, tuple(walk(c) for c in children))
+
+    return leaves, walk(tree)
+
+
+def tree_unflatten(treedef, leaves):
+    """The tree with structure ``treedef`` and the given leaves, in flatten order."""
+    it = iter(leaves)
+
+    def build(td):
+        if td.kind is None:
+            try:
+                return next(it)
+            except StopIteration:
+                raise ValueError(f"tree_unflatten: too few leaves for structure {treedef!r}") from None
+        return _rebuild(td.kind, td.aux, [build(c) for c in td.children])
+
+    tree = build(treedef)
+    if next(it, _END) is not _END:
+        raise ValueError(f"tree_unflatten: too many leaves for structure {treedef!r}")
+    return tree
+
+
+_END = object()
+
+
+def tree_leaves(tree):
+    """The leaves of ``tree``, in flatten order."""
+    return tree_flatten(tree)[0]
+
+
+def tree_structure(tree):
+    """The structure of ``tree`` without its leaves."""
+    return tree_flatten(tree)[1]
+
+
+def tree_map(f, tree, *rest):
+    """Apply ``f`` leaf by leaf across trees of one structure.
+
+    >>> import funcgrad as fg
+    >>> fg.tree_map(lambda a, b: a + b, {"w": 1.0, "b": (2.0,)}, {"w": 10.0, "b": (20.0,)})
+    {'b': (22.0,), 'w': 11.0}
+    """
+    leaves, treedef = tree_flatten(tree)
+    others = []
+    for i, r in enumerate(rest):
+        r_leaves, r_def = tree_flatten(r)
+        if r_def != treedef:
+            raise ValueError(
+                f"tree_map: tree {i + 1} has structure {r_def!r}, but the first has {treedef!r}"
+            )
+        others.append(r_leaves)
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
