@@ -13,8 +13,9 @@ that threads a persistent gradient map through the reversed order.
 (1.0, 2.0)
 """
 
-from . import numpy, nn
+from . import nn, numpy, optim
 from .backprop import backprop
+from .check import GradientCheckError, check_grads
 from .errors import (CycleError, FuncgradError, ImmutableError, MissingRuleError,
                      NotDifferentiableError, ShapeError)
 from .node import Node, const, var
@@ -38,5 +39,5 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian", "hvp",
     "elementwise_grad", "stop_gradient", "trace",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "register_pytree_node",
+    "register_pytree_node", "check_grads", "GradientCheckError", "optim",
 ]

@@ -1,0 +1,114 @@
+"""Checking derivatives against finite differences.
+
+For a random tangent ``t`` and cotangent ``v``, a correct implementation
+satisfies ``<v, J t>`` computed three ways: by central differences of the
+function along ``t``, by forward mode (``<v, jvp(t)>``) and by reverse mode
+(``<vjp(v), t>``). Higher orders recurse: the maps ``(x, v) -> vjp(v)`` and
+``(x, t) -> jvp(t)`` are functions too, and are checked the same way.
+"""
+
+import numpy as np
+
+from .errors import FuncgradError
+from .rules.arrays import raw, shape_of
+from .transforms import _fun_name, jvp, vjp
+from .tree import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["check_grads", "GradientCheckError"]
+
+
+class GradientCheckError(FuncgradError, AssertionError):
+    """A derivative disagrees with finite differences."""
+
+
+def _random_like(tree, rng):
+    def draw(x):
+        shape = shape_of(x)
+        return float(rng.standard_normal()) if not shape else rng.standard_normal(shape)
+    return tree_map(draw, tree)
+
+
+def _inner(a, b):
+    la, lb = tree_flatten(a)[0], tree_flatten(b)[0]
+    return float(sum(np.sum(np.asarray(raw(x), dtype=np.float64) * np.asarray(raw(y), dtype=np.float64))
+                     for x, y in zip(la, lb)))
+
+
+def _shift(tree, direction, eps):
+    return tree_map(lambda x, d: x + eps * d, tree, direction)
+
+
+def _as_floats(tree):
+    return tree_map(lambda x: float(x) if isinstance(x, (int, float)) and not isinstance(x, bool)
+                    else np.asarray(x, dtype=np.float64), tree)
+
+
+def _close(a, b, rtol, atol):
+    return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
+
+
+def check_grads(fun, args, order=2, modes=("fwd", "rev"), eps=1e-6, rtol=1e-5, atol=1e-6,
+                seed=0):
+    """Check ``fun``'s derivatives at ``args`` up to ``order``, in the given modes.
+
+    Raises :class:`GradientCheckError` naming the function, the mode, the
+    order and both numbers where a derivative disagrees with central finite
+    differences; returns ``None`` when all agree.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.check_grads(lambda x: fnp.sin(x) * x, (np.array([0.5, 1.5]),), order=2)
+    >>> @fg.primitive
+    ... def bad_square(x):
+    ...     return x * x
+    >>> fg.defvjp(bad_square, lambda ans, x: lambda g: 3.0 * g * x)   # wrong: should be 2
+    >>> fg.check_grads(bad_square, (1.5,), order=1, modes=("rev",))
+    Traceback (most recent call last):
+    ...
+    funcgrad.check.GradientCheckError: check_grads: reverse mode of bad_square (order 1, arguments 0..0): <vjp(v), t> = ... but finite differences give ...
+    """
+    if not isinstance(args, (tuple, list)):
+        raise TypeError("check_grads: args must be a tuple of arguments, e.g. (x,)")
+    unknown = set(modes) - {"fwd", "rev"}
+    if unknown:
+        raise ValueError(f"check_grads: modes must be 'fwd' and/or 'rev'; got {sorted(unknown)}")
+    if not isinstance(order, int) or order < 1:
+        raise ValueError(f"check_grads: order must be a positive int; got {order!r}")
+    rng = np.random.default_rng(seed)
+    _check(fun, _as_floats(tuple(args)), order, tuple(modes), eps, rtol, atol, rng, _fun_name(fun), 1)
+
+
+def _check(fun, args, order, modes, eps, rtol, atol, rng, name, level):
+    where = f"{name} (order {level}, arguments 0..{len(args) - 1})"
+    out = fun(*args)
+    t = _random_like(args, rng)
+    v = _random_like(out, rng)
+    plus = fun(*_shift(args, t, eps))
+    minus = fun(*_shift(args, t, -eps))
+    numeric = (_inner(v, plus) - _inner(v, minus)) / (2 * eps)
+    if "rev" in modes:
+        _, pullback = vjp(fun, *args)
+        analytic = _inner(pullback(v), t)
+        if not _close(analytic, numeric, rtol, atol):
+            raise GradientCheckError(
+                f"check_grads: reverse mode of {where}: <vjp(v), t> = {analytic!r} "
+                f"but finite differences give {numeric!r}")
+    if "fwd" in modes:
+        _, tangent_out = jvp(fun, args, t)
+        analytic = _inner(v, tangent_out)
+        if not _close(analytic, numeric, rtol, atol):
+            raise GradientCheckError(
+                f"check_grads: forward mode of {where}: <v, jvp(t)> = {analytic!r} "
+                f"but finite differences give {numeric!r}")
+    if order > 1:
+        n = len(args)
+        if "rev" in modes:
+            def reverse(*xs_and_v):
+                return vjp(fun, *xs_and_v[:n])[1](xs_and_v[n])
+            _check(reverse, tuple(args) + (v,), order - 1, modes, eps, rtol, atol, rng,
+                   f"vjp of {name}", level + 1)
+        if "fwd" in modes:
+            def forward(*xs_and_t):
+                return jvp(fun, tuple(xs_and_t[:n]), tuple(xs_and_t[n:]))[1]
+            _check(forward, tuple(args) + tuple(t), order - 1, modes, eps, rtol, atol, rng,
+                   f"jvp of {name}", level + 1)
