@@ -98,7 +98,7 @@ def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8):
         m = tree_map(lambda m, g: b1 * m + (1 - b1) * g, state.m, grads)
         v = tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, state.v, grads)
         c1, c2 = 1 - b1 ** step, 1 - b2 ** step
-        new = tree_map(lambda p, m, v: p - lr * (m / c1) / (np.sqrt(v / c2) + eps), params, m, v)
+        new = tree_map(lambda p, m, v: p - lr * (m / c1) / ((v / c2) ** 0.5 + eps), params, m, v)
         return new, AdamState(step, m, v)
 
     return Optimizer(init, update)

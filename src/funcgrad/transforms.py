@@ -36,6 +36,9 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian
 # ------------------------------------------------------------------ checking
 
 def _fun_name(fun):
+    from .primitive import Primitive
+    if isinstance(fun, Primitive):
+        return fun.name
     return getattr(fun, "__name__", None) or type(fun).__name__
 
 
