@@ -1,0 +1,384 @@
+"""Every primitive of the rule tables, checked against finite differences and PyTorch.
+
+The primitives are discovered from the rule modules, so a rule added to a table
+is tested the day it is added: an elementwise one automatically (its domain
+defaults to the real line), any other one as soon as it has a row in CASES (a
+test fails until it does).
+
+For each case the reverse-mode gradient is a vector-Jacobian product with a
+random cotangent ``w``: backprop(out, seed=w)[x] must equal the central
+difference of ``sum(f(x) * w)``, in float64.
+"""
+
+import operator
+from functools import reduce
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+from funcgrad.primitive import Primitive
+from funcgrad.rules import arrays, elementwise, linalg
+from funcgrad.rules import nn as nn_rules
+
+from helpers import assert_close, numeric_grad
+
+RULE_MODULES = (arrays, elementwise, linalg, nn_rules)
+PRIMITIVES = {}
+for _module in RULE_MODULES:
+    for _value in vars(_module).values():
+        if isinstance(_value, Primitive):
+            PRIMITIVES.setdefault(_value.name, _value)
+ELEMENTWISE = sorted(name for name, p in PRIMITIVES.items() if p.partials is not None)
+STRUCTURAL = sorted(name for name, p in PRIMITIVES.items() if p.partials is None)
+
+
+def test_discovery_finds_the_tables():
+    # The issue's list of primitives must all be there, elementwise ones with partials.
+    for name in ["add", "subtract", "multiply", "divide", "negative", "power", "exp", "log",
+                 "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "maximum", "minimum", "abs"]:
+        assert name in ELEMENTWISE
+    for name in ["matmul", "concatenate", "getitem", "sum", "softmax", "pnls", "add_n"]:
+        assert name in STRUCTURAL
+
+
+# ----------------------------------------------------------------- sampling
+
+def _uniform(lo, hi):
+    return lambda rng, n: rng.uniform(lo, hi, n)
+
+
+def _away_from_zero(rng, n):
+    return rng.uniform(0.3, 2.0, n) * rng.choice([-1.0, 1.0], n)
+
+
+def _condition(rng, n):
+    return rng.random(n) < 0.5
+
+
+# The domain of each argument of an elementwise primitive; the real line unless listed.
+DOMAINS = {
+    ("log", 0): _uniform(0.3, 3.0),
+    ("sqrt", 0): _uniform(0.3, 3.0),
+    ("power", 0): _uniform(0.5, 2.0),
+    ("divide", 1): _away_from_zero,
+    ("abs", 0): _away_from_zero,
+    ("relu", 0): _away_from_zero,
+    ("where", 0): _condition,
+}
+# Kinked binary functions: arguments kept at least this far apart.
+SEPARATED = {"maximum": 0.2, "minimum": 0.2}
+
+
+def _sample(rng, sampler, shape):
+    """A Python scalar for shape (), else an array of that shape."""
+    if shape == ():
+        v = sampler(rng, 1)[0]
+        return bool(v) if isinstance(v, np.bool_) else float(v)
+    return sampler(rng, int(np.prod(shape))).reshape(shape)
+
+
+def elementwise_args(name, shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        args = [_sample(rng, DOMAINS.get((name, i), _uniform(-2.0, 2.0)), s)
+                for i, s in enumerate(shapes)]
+        gap = SEPARATED.get(name)
+        if gap is None or np.min(np.abs(np.subtract(args[0], args[1]))) > gap:
+            return args
+    raise AssertionError(f"could not sample separated arguments for {name}")
+
+
+UNARY_SHAPES = [(), (3,), (2, 3), (2, 1), (1,)]
+BINARY_SHAPES = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)),
+                 ((3,), (2, 3)), ((2, 3), (2, 3)), ((1,), (3,)), ((2, 3), (2, 1))]
+TERNARY_SHAPES = [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), ()), ((2, 1), (1, 3), (2, 3))]
+SHAPES_BY_ARITY = {1: [(s,) for s in UNARY_SHAPES], 2: BINARY_SHAPES, 3: TERNARY_SHAPES}
+
+
+def elementwise_cases():
+    for name in ELEMENTWISE:
+        prim = PRIMITIVES[name]
+        for shapes in SHAPES_BY_ARITY[len(prim.partials)]:
+            yield pytest.param(name, shapes, id=f"{name}-{'-'.join(map(str, shapes))}")
+
+
+# -------------------------------------------------- the non-elementwise table
+
+class Case:
+    """A call ``prim(*args, **params)``; ``diff`` lists the arguments to differentiate."""
+
+    def __init__(self, name, args, params=None, diff=None, label=""):
+        self.name, self.args, self.params = name, args, params or {}
+        self.diff = tuple(range(len(args))) if diff is None else diff
+        self.label = label
+
+    def __repr__(self):
+        return f"{self.name}[{self.label}]"
+
+
+def _a(*shape, seed=0):
+    return np.random.default_rng(seed + 7 * len(shape) + sum(shape)).uniform(-2.0, 2.0, shape)
+
+
+CASES = [
+    Case("reshape", [_a(2, 3)], {"shape": (3, 2)}, label="2x3->3x2"),
+    Case("reshape", [_a(6)], {"shape": (2, 1, 3)}, label="6->2x1x3"),
+    Case("reshape", [_a(2, 3)], {"shape": (-1,)}, label="flatten"),
+    Case("broadcast_to", [_a(3)], {"shape": (2, 3)}, label="3->2x3"),
+    Case("broadcast_to", [_a(2, 1)], {"shape": (2, 3)}, label="2x1->2x3"),
+    Case("broadcast_to", [1.5], {"shape": (3,)}, label="scalar->3"),
+    Case("expand_dims", [_a(3)], {"axis": 0}, label="axis0"),
+    Case("expand_dims", [_a(2, 3)], {"axis": -1}, label="axis-1"),
+    Case("squeeze", [_a(1, 3)], {"axis": 0}, label="axis0"),
+    Case("squeeze", [_a(2, 1, 3)], {}, label="all"),
+    Case("transpose", [_a(2, 3)], {}, label="2d"),
+    Case("transpose", [_a(2, 3, 4)], {"axes": (1, 2, 0)}, label="axes"),
+    Case("swapaxes", [_a(2, 3, 4)], {"axis1": 0, "axis2": 2}, label="0-2"),
+    Case("sum", [_a(2, 3)], {}, label="all"),
+    Case("sum", [_a(2, 3)], {"axis": 0}, label="axis0"),
+    Case("sum", [_a(2, 3, 4)], {"axis": (0, 2)}, label="axes02"),
+    Case("sum", [_a(2, 3)], {"axis": 1, "keepdims": True}, label="keepdims"),
+    Case("sum", [_a(2, 3)], {"axis": -1}, label="axis-1"),
+    Case("sum", [_a(1, 3)], {"axis": 0}, label="size1"),
+    Case("getitem", [_a(4)], {"index": 1}, label="int"),
+    Case("getitem", [_a(4)], {"index": slice(1, 3)}, label="slice"),
+    Case("getitem", [_a(5)], {"index": np.array([0, 2, 2, 4])}, label="fancy-repeats"),
+    Case("getitem", [_a(3, 4)], {"index": (1, slice(None))}, label="row"),
+    Case("getitem", [_a(3, 4)], {"index": (slice(None), np.array([0, 0, 3]))}, label="columns"),
+    Case("getitem", [_a(3, 4)], {"index": (2, 3)}, label="element"),
+    Case("untake", [_a(3)], {"index": np.array([0, 2, 2]), "shape": (4,)}, label="repeats"),
+    Case("untake", [_a(2)], {"index": np.array([1, 3]), "shape": (5,)}, label="scatter"),
+    Case("concatenate", [_a(2), _a(3)], {"axis": 0}, label="vectors"),
+    Case("concatenate", [_a(2, 3), _a(2, 1), _a(2, 2)], {"axis": 1}, label="three-axis1"),
+    Case("concatenate", [_a(1, 3), _a(2, 3)], {"axis": 0}, label="axis0"),
+    Case("concatenate", [_a(2, 3), _a(2, 2)], {"axis": -1}, label="axis-1"),
+    Case("add_n", [_a(3), _a(3, seed=1)], label="two"),
+    Case("add_n", [_a(2, 3), _a(3), 0.7], label="broadcast"),
+    Case("add_n", [_a(2, 1), _a(1, 3), _a(2, 3), _a(1, 1)], label="four"),
+    Case("add_n", [_a(3)], label="one"),
+    Case("matmul", [_a(2, 3), _a(3, 4)], label="2dx2d"),
+    Case("matmul", [_a(3), _a(3, 4)], label="1dx2d"),
+    Case("matmul", [_a(2, 3), _a(3)], label="2dx1d"),
+    Case("matmul", [_a(3), _a(3, seed=2)], label="1dx1d"),
+    Case("matmul", [_a(2, 2, 3), _a(3, 4)], label="batch-left"),
+    Case("matmul", [_a(2, 3), _a(2, 3, 4)], label="batch-right"),
+    Case("matmul", [_a(2, 1, 2, 3), _a(3, 3, 2)], label="batch-broadcast"),
+    Case("matmul", [_a(1, 3), _a(3, 1)], label="size1"),
+    Case("logsumexp", [_a(4)], {}, label="vector"),
+    Case("logsumexp", [_a(2, 3)], {}, label="all"),
+    Case("logsumexp", [_a(2, 3)], {"axis": 1}, label="axis1"),
+    Case("logsumexp", [_a(2, 3)], {"axis": 0, "keepdims": True}, label="keepdims"),
+    Case("softmax", [_a(4)], {}, label="vector"),
+    Case("softmax", [_a(2, 3)], {}, label="rows"),
+    Case("softmax", [_a(2, 3)], {"axis": 0}, label="axis0"),
+    Case("log_softmax", [_a(4)], {}, label="vector"),
+    Case("log_softmax", [_a(2, 3)], {}, label="rows"),
+    Case("log_softmax", [_a(2, 3)], {"axis": 0}, label="axis0"),
+    Case("pnls", [_a(4), 2], diff=(0,), label="vector"),
+    Case("pnls", [_a(2, 3), np.array([0, 2])], diff=(0,), label="batch"),
+    Case("pnls", [_a(1, 3), np.array([1])], diff=(0,), label="size1"),
+]
+
+
+def test_every_structural_primitive_has_cases():
+    covered = {c.name for c in CASES}
+    missing = [name for name in STRUCTURAL if name not in covered]
+    assert not missing, f"add rows to CASES in tests/test_rules.py for: {missing}"
+
+
+def structural_cases():
+    for case in CASES:
+        yield pytest.param(case, id=repr(case))
+
+
+# ----------------------------------------------------------------- checking
+
+def _seed_like(value, rng):
+    if type(value) is float:
+        return float(rng.normal())
+    return rng.normal(size=np.shape(value))
+
+
+def forward_and_backprop(prim, args, params, diff, seed=0):
+    """Call ``prim`` on leaves for the ``diff`` arguments; backprop a random cotangent ``w``."""
+    rng = np.random.default_rng(seed)
+    nodes = [fg.var(a) if i in diff else a for i, a in enumerate(args)]
+    out = prim(*nodes, **params)
+    assert isinstance(out, fg.Node)
+    w = _seed_like(out.value, rng)
+    return nodes, out, w, fg.backprop(out, seed=w)
+
+
+def reverse_vs_differences(prim, args, params, diff):
+    """Backprop with a random cotangent against central differences, argument by argument."""
+    nodes, out, w, grads = forward_and_backprop(prim, args, params, diff)
+    for i in diff:
+        want = numeric_grad(lambda *xs: np.sum(prim(*xs, **params) * w), args, i)
+        assert_close(grads[nodes[i]], want, what=f"{prim.name} d/d arg{i}")
+
+
+@pytest.mark.parametrize("name, shapes", elementwise_cases())
+def test_elementwise_gradient_matches_differences(name, shapes):
+    prim = PRIMITIVES[name]
+    args = elementwise_args(name, shapes)
+    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    reverse_vs_differences(prim, args, {}, diff)
+
+
+@pytest.mark.parametrize("case", structural_cases())
+def test_structural_gradient_matches_differences(case):
+    reverse_vs_differences(PRIMITIVES[case.name], case.args, case.params, case.diff)
+
+
+# ------------------------------------------------------------ against torch
+
+def _torch_index(torch, index):
+    parts = index if isinstance(index, tuple) else (index,)
+    parts = tuple(torch.as_tensor(p) if isinstance(p, np.ndarray) else p for p in parts)
+    return parts if isinstance(index, tuple) else parts[0]
+
+
+def _torch_table(torch):
+    def tsum(x, axis=None, keepdims=False):
+        return x.sum() if axis is None else x.sum(dim=axis, keepdim=keepdims)
+
+    def logsumexp(x, axis=None, keepdims=False):
+        dims = tuple(range(x.ndim)) if axis is None else axis
+        return torch.logsumexp(x, dim=dims, keepdim=keepdims)
+
+    def untake(g, index, shape):
+        return torch.zeros(shape, dtype=torch.float64).index_put(
+            (torch.as_tensor(index),), g, accumulate=True)
+
+    def pnls(x, label):
+        label = torch.as_tensor(label)
+        picked = x.gather(-1, label[..., None])[..., 0]
+        return torch.logsumexp(x, dim=-1) - picked
+
+    return {
+        "add": torch.add, "subtract": torch.sub, "multiply": torch.mul, "divide": torch.div,
+        "power": torch.pow, "maximum": torch.maximum, "minimum": torch.minimum,
+        "negative": torch.neg, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
+        "sin": torch.sin, "cos": torch.cos, "tanh": torch.tanh, "abs": torch.abs,
+        "sigmoid": torch.sigmoid, "relu": torch.relu,
+        "where": lambda c, x, y: torch.where(torch.as_tensor(c), x, y),
+        "reshape": lambda x, shape: x.reshape(shape),
+        "broadcast_to": lambda x, shape: torch.broadcast_to(x, shape),
+        "expand_dims": lambda x, axis: x.unsqueeze(axis),
+        "squeeze": lambda x, axis=None: x.squeeze() if axis is None else x.squeeze(axis),
+        "transpose": lambda x, axes=None: x.permute(
+            tuple(reversed(range(x.ndim))) if axes is None else axes),
+        "swapaxes": lambda x, axis1, axis2: torch.swapaxes(x, axis1, axis2),
+        "sum": tsum,
+        "getitem": lambda x, index: x[_torch_index(torch, index)],
+        "untake": untake,
+        "concatenate": lambda *xs, axis=0: torch.cat(xs, dim=axis),
+        "add_n": lambda *xs: reduce(operator.add, xs),
+        "matmul": torch.matmul,
+        "logsumexp": logsumexp,
+        "softmax": lambda x, axis=-1: torch.softmax(x, dim=axis),
+        "log_softmax": lambda x, axis=-1: torch.log_softmax(x, dim=axis),
+        "pnls": pnls,
+    }
+
+
+def reverse_vs_torch(prim, args, params, diff):
+    torch = pytest.importorskip("torch")
+    table = _torch_table(torch)
+    assert prim.name in table, f"add a PyTorch equivalent of {prim.name!r} to _torch_table"
+    nodes, out, w, grads = forward_and_backprop(prim, args, params, diff)
+    targs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) if i in diff else a
+             for i, a in enumerate(args)]
+    tout = table[prim.name](*targs, **params)
+    assert_close(out.value, tout.detach().numpy(), rtol=1e-12, atol=1e-12, what="value")
+    tout.backward(torch.as_tensor(w, dtype=torch.float64))
+    for i in diff:
+        assert_close(grads[nodes[i]], targs[i].grad.numpy(), rtol=1e-10, atol=1e-12,
+                     what=f"{prim.name} d/d arg{i} vs torch")
+
+
+@pytest.mark.parametrize("name, shapes", elementwise_cases())
+def test_elementwise_gradient_matches_torch(name, shapes):
+    prim = PRIMITIVES[name]
+    args = elementwise_args(name, shapes)
+    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    reverse_vs_torch(prim, args, {}, diff)
+
+
+@pytest.mark.parametrize("case", structural_cases())
+def test_structural_gradient_matches_torch(case):
+    reverse_vs_torch(PRIMITIVES[case.name], case.args, case.params, case.diff)
+
+
+# ------------------------------------------------- values: NumPy, bit for bit
+
+NUMPY_REFERENCE = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "power": np.power, "maximum": np.maximum, "minimum": np.minimum, "negative": np.negative,
+    "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
+    "tanh": np.tanh, "abs": np.abs, "relu": lambda x: np.maximum(x, 0.0), "where": np.where,
+}
+# NumPy has no sigmoid; funcgrad's stable form is compared within rounding instead.
+NO_NUMPY_EQUIVALENT = {"sigmoid": lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x)))}
+
+
+def _bit_identical(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    return got.shape == want.shape and got.dtype == want.dtype and np.array_equal(
+        got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("name, shapes", elementwise_cases())
+def test_elementwise_values_are_numpys(name, shapes):
+    prim = PRIMITIVES[name]
+    assert name in NUMPY_REFERENCE or name in NO_NUMPY_EQUIVALENT, (
+        f"add the NumPy equivalent of {name!r} to NUMPY_REFERENCE in tests/test_rules.py")
+    args = elementwise_args(name, shapes, seed=3)
+    plain = prim(*args)
+    traced = prim(*[a if p is None else fg.var(a) for a, p in zip(args, prim.partials)]).value
+    if name in NUMPY_REFERENCE:
+        want = NUMPY_REFERENCE[name](*args)
+        assert _bit_identical(plain, want), f"{name}: {plain!r} != numpy {want!r}"
+        assert _bit_identical(traced, want), f"{name} on nodes: {traced!r} != numpy {want!r}"
+    else:
+        want = NO_NUMPY_EQUIVALENT[name](*args)
+        np.testing.assert_allclose(plain, want, rtol=1e-15, atol=0)
+        assert _bit_identical(traced, plain)
+    if all(type(a) is float for a in args):
+        # Python floats in, a Python float out (so scalar expressions print plainly).
+        assert type(plain) is float, f"{name} returned {type(plain).__name__}"
+        assert type(traced) is float
+
+
+def test_python_operators_agree_with_numpy_on_nodes():
+    # The Node fast paths (+ - *) compute the same bits as the ufuncs.
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        a, b = (float(v) for v in rng.normal(size=2) * 10.0 ** rng.integers(-5, 5, size=2))
+        x, y = fg.var(a), fg.var(b)
+        for op, ref in [(operator.add, np.add), (operator.sub, np.subtract),
+                        (operator.mul, np.multiply), (operator.truediv, np.divide)]:
+            v = op(x, y).value
+            assert type(v) is float and v == float(ref(a, b))
+
+
+def test_division_by_zero_follows_numpy():
+    # Python raises ZeroDivisionError; NumPy (and funcgrad) give inf and nan.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert elementwise.divide(1.0, 0.0) == np.inf
+        assert np.isnan(elementwise.divide(0.0, 0.0))
+        assert (fg.var(-2.0) / 0.0).value == -np.inf
+
+
+def test_router_gates_split_a_tie_evenly():
+    # maximum(x, y) at x == y: each side gets half of the gradient, the sum is 1.
+    x, y = fg.var(1.0), fg.var(1.0)
+    g = fg.backprop(fg.numpy.maximum(x, y))
+    assert (g[x], g[y]) == (0.5, 0.5)
+    g = fg.backprop(fg.numpy.minimum(x, y))
+    assert (g[x], g[y]) == (0.5, 0.5)
+    # Away from a tie the gate routes the whole gradient to the winner.
+    x, y = fg.var(3.0), fg.var(1.0)
+    g = fg.backprop(fg.numpy.maximum(x, y))
+    assert (g[x], g[y]) == (1.0, 0.0)
