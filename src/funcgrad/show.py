@@ -4,18 +4,32 @@ Nothing here walks more than it prints: a node's repr reads only the node and
 its parents' ids, and listings of huge graphs keep their head and tail.
 """
 
+import os
+import shutil
+import subprocess
+
 import numpy as np
 
-from .node import CONST, Leaf
+from .errors import FuncgradError
+from .node import Leaf
 from .order import check_outputs, toposort
 
-__all__ = ["show", "to_dot", "node_repr", "format_value"]
+__all__ = ["show", "to_dot", "to_svg", "render", "GraphvizNotFound", "node_repr", "format_value"]
 
 
 def format_value(v, width=None):
-    """A short, stable text for a number or array."""
+    """A short, stable text for a number or array.
+
+    >>> import numpy as np
+    >>> format_value(2.0), format_value(1 / 3), format_value(np.array(1.0))
+    ('2.0', '0.333333', '1.0')
+    >>> format_value(np.array([1.0, 0.5])), format_value(np.zeros((3, 4)))
+    ('[1. , 0.5]', 'array(3, 4)')
+    """
     from .rules.arrays import raw
     v = raw(v)
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
     if isinstance(v, (float, int, np.floating, np.integer, np.bool_)) and not isinstance(v, bool):
         f = float(v)
         text = repr(f)
@@ -46,22 +60,41 @@ def _label(node, position):
     return f"{prim.name}({', '.join('%' + str(position[a]) for a in node._args)})"
 
 
-def _rows(order, grads):
+def _name_of(node, labels):
+    if labels is not None:
+        text = labels.get(node)
+        if text is not None:
+            return text if len(text) <= 40 else text[:37] + "..."
+    return node._name or ""
+
+
+def _check_grads(grads, who):
+    if grads is not None and not hasattr(grads, "get"):
+        raise TypeError(f"{who}: grads must be a map node -> gradient, such as "
+                        f"fg.backprop(f) returns; got {type(grads).__name__}")
+
+
+def _rows(order, grads, labels=None):
     position = {n: i for i, n in enumerate(order)}
     for i, n in enumerate(order):
         grad = ""
         if grads is not None:
-            g = grads.get(n) if hasattr(grads, "get") else None
-            grad = "-" if g is None else format_value(g)
-        yield (f"%{i}", n._name or "", _label(n, position), format_value(n._value), grad)
+            g = grads.get(n)
+            # a Python int is a path count (the count semiring): print it as one
+            grad = "-" if g is None else str(g) if type(g) is int else format_value(g)
+        yield (f"%{i}", _name_of(n, labels), _label(n, position), format_value(n._value), grad)
 
 
-def show(*outputs, grads=None, limit=60):
+def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
     """A listing of the graph, one line per node in topological order.
 
     Columns: position, name, op with its arguments by position, value and (if
-    ``grads`` is given) gradient. Graphs longer than ``limit`` lines keep their
-    first and last lines with a note of how many were left out.
+    ``grads`` is given) gradient; ``-`` marks a node with no gradient (a
+    constant). Graphs longer than ``limit`` lines keep their first and last
+    lines with a note of how many were left out. ``method`` picks the order
+    (``"dfs"`` or ``"kahn"``, as in :func:`toposort`); ``labels``, a map
+    node -> text, fills the name column (``funcgrad grad`` puts each node's
+    source text there).
 
     >>> import funcgrad as fg
     >>> x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
@@ -71,17 +104,23 @@ def show(*outputs, grads=None, limit=60):
     %1  y  var                -->  -3.0  grad 2.0
     %2     add(%0, %1)        -->  -1.0  grad 2.0
     %3     multiply(%2, %0)   -->  -2.0  grad 1.0
+    >>> print(fg.show(f, labels={f: "f"}))
+    %0  x  var               -->   2.0
+    %1  y  var               -->  -3.0
+    %2     add(%0, %1)       -->  -1.0
+    %3  f  multiply(%2, %0)  -->  -2.0
     """
     check_outputs(outputs, "show")
-    order = toposort(*outputs)
+    _check_grads(grads, "show")
+    order = toposort(*outputs, method=method)
     skipped = 0
     if limit is not None and len(order) > limit:
         head, tail = limit // 2, limit - limit // 2
         skipped = len(order) - limit
-        shown = list(_rows(order, grads))
+        shown = list(_rows(order, grads, labels))
         rows = shown[:head] + shown[len(shown) - tail:]
     else:
-        rows = list(_rows(order, grads))
+        rows = list(_rows(order, grads, labels))
     widths = [max(len(r[k]) for r in rows) for k in range(4)]
     lines = []
     for k, r in enumerate(rows):
@@ -95,50 +134,153 @@ def show(*outputs, grads=None, limit=60):
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- Graphviz
+
+# Ops whose arguments commute: their edges need no argument number.
+_SYMMETRIC = frozenset({"add", "multiply", "add_n", "maximum", "minimum"})
+
+_STYLE = {
+    "var": ', style="filled,bold", fillcolor="#dbe9ff"',
+    "const": ', style="filled,dashed", fillcolor="#f2f2f2", fontcolor="#555555"',
+    "op": "",
+}
+
+
 def _dot_escape(text):
     for ch in "\\{}|<>\"":
         text = text.replace(ch, "\\" + ch)
     return text
 
 
-def to_dot(*outputs, grads=None, limit=400):
+def to_dot(*outputs, grads=None, limit=400, method="dfs", labels=None, backward=False):
     """Graphviz DOT source for the graph: one box per node, shared nodes drawn once.
 
-    Each box shows the topological position, name, op, value and (if given)
-    gradient. Graphs over ``limit`` nodes are cut to the ``limit`` nodes
-    nearest the outputs, with a note.
+    Each box shows the topological position, name (or ``labels[node]``), op,
+    value and (if given) gradient. Variables are blue, constants grey and
+    dashed, outputs bold; an edge into an op whose argument order matters
+    (``subtract``, ``divide``, ``power``, ``matmul``...) is numbered by
+    argument. ``backward=True`` adds each node's step in the backward order
+    (0 is the output). Graphs over ``limit`` nodes are cut to the ``limit``
+    nodes nearest the outputs, with a note pointing at the nodes whose
+    parents were left out.
 
     >>> import funcgrad as fg
     >>> x = fg.var(3.0, name="x")
     >>> src = fg.to_dot(x * x)
     >>> src.count("->"), "multiply" in src
     (2, True)
+    >>> f = x - 1.0
+    >>> print(fg.to_dot(f, grads=fg.backprop(f), backward=True))
+    digraph funcgrad {
+      rankdir=LR;
+      node [shape=record, fontname="monospace", fontsize=10];
+      n0 [label="{%0 x | var | value 3.0 | grad 1.0 | backward step 2}", style="filled,bold", fillcolor="#dbe9ff"];
+      n1 [label="{%1 | const | value 1.0 | backward step 1}", style="filled,dashed", fillcolor="#f2f2f2", fontcolor="#555555"];
+      n2 [label="{%2 | subtract | value 2.0 | grad 1.0 | backward step 0}", penwidth=2];
+      n0 -> n2 [label="0", fontsize=8];
+      n1 -> n2 [label="1", fontsize=8];
+    }
     """
     check_outputs(outputs, "to_dot")
-    order = toposort(*outputs)
+    _check_grads(grads, "to_dot")
+    order = toposort(*outputs, method=method)
     position = {n: i for i, n in enumerate(order)}
+    last = len(order) - 1
     drawn = order[-limit:] if limit is not None and len(order) > limit else order
     drawn_set = set(drawn)
+    output_set = set(outputs)
     lines = ["digraph funcgrad {", "  rankdir=LR;",
              '  node [shape=record, fontname="monospace", fontsize=10];']
     for n in drawn:
         i = position[n]
-        prim = n._prim
-        op = prim.name
-        head = f"%{i}" + (f" {n._name}" if n._name else "")
-        fields = [head, op, f"value {format_value(n._value)}"]
-        if grads is not None and hasattr(grads, "get"):
+        name = _name_of(n, labels)
+        fields = [f"%{i}" + (f" {name}" if name else ""), n.kind if n.op is None else n.op,
+                  f"value {format_value(n._value)}"]
+        if grads is not None:
             g = grads.get(n)
             if g is not None:
                 fields.append(f"grad {format_value(g)}")
-        style = ', style=filled, fillcolor="#eeeeee"' if prim is CONST else ""
+        if backward:
+            fields.append(f"backward step {last - i}")
+        style = _STYLE[n.kind] + (", penwidth=2" if n in output_set else "")
         lines.append(f'  n{i} [label="{{{" | ".join(_dot_escape(f) for f in fields)}}}"{style}];')
+    cut = []
     for n in drawn:
-        for a in n._args:
+        numbered = len(n._args) > 1 and n.op not in _SYMMETRIC
+        for k, a in enumerate(n._args):
             if a in drawn_set:
-                lines.append(f"  n{position[a]} -> n{position[n]};")
+                attrs = f' [label="{k}", fontsize=8]' if numbered else ""
+                lines.append(f"  n{position[a]} -> n{position[n]}{attrs};")
+            elif not cut or cut[-1] is not n:
+                cut.append(n)
     if len(drawn) < len(order):
-        lines.append(f'  note [shape=note, label="{len(order) - len(drawn)} earlier nodes not drawn"];')
+        left_out = len(order) - len(drawn)
+        lines.append(f'  note [shape=note, label="{left_out} earlier nodes not drawn '
+                     f'(to_dot limit={limit}; pass limit=None to draw all)"];')
+        lines.extend(f"  note -> n{position[n]} [style=dashed];" for n in cut)
     lines.append("}")
     return "\n".join(lines)
 
+
+class GraphvizNotFound(FuncgradError, FileNotFoundError):
+    """Graphviz's ``dot`` program is needed and is not on the PATH."""
+
+
+def _dot_program():
+    path = shutil.which("dot")
+    if path is None:
+        raise GraphvizNotFound(
+            "drawing needs Graphviz's 'dot' program, which is not on the PATH; install "
+            "Graphviz (Debian/Ubuntu: apt-get install graphviz, macOS: brew install "
+            "graphviz) or write the DOT source with fg.to_dot / funcgrad grad --dot FILE")
+    return path
+
+
+def to_svg(*outputs, **options):
+    """The graph drawn by Graphviz as SVG text (options as for :func:`to_dot`)."""
+    return _run_dot(to_dot(*outputs, **options), "svg").decode()
+
+
+def _run_dot(src, fmt):
+    done = subprocess.run([_dot_program(), f"-T{fmt}"], input=src.encode(), capture_output=True,
+                          timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError(f"Graphviz's dot could not draw the graph: "
+                           f"{done.stderr.decode(errors='replace').strip()}")
+    return done.stdout
+
+
+def render(outputs, path, grads=None, format=None, **options):
+    """Draw the graph of ``outputs`` (a node or a tuple of nodes) into the file ``path``.
+
+    The format comes from ``format`` or the file's suffix: ``svg``, ``png``,
+    ``pdf`` or ``dot`` (the source itself, no Graphviz needed). Other options
+    are those of :func:`to_dot`. Returns ``path``. Without Graphviz's ``dot``
+    program, raises :class:`GraphvizNotFound` naming what to install.
+
+    >>> import os, tempfile
+    >>> import funcgrad as fg
+    >>> from funcgrad.show import render, GraphvizNotFound
+    >>> x = fg.var(3.0, name="x")
+    >>> path = os.path.join(tempfile.mkdtemp(), "square.svg")
+    >>> try:
+    ...     drawn = render(x * x, path, grads=fg.backprop(x * x))
+    ...     print(open(drawn).read().count('class="node"'))
+    ... except GraphvizNotFound as err:          # no Graphviz: the error names it
+    ...     print(2 if "apt-get install graphviz" in str(err) else err)
+    2
+    """
+    outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+    fmt = (format or os.path.splitext(str(path))[1].lstrip(".") or "svg").lower()
+    if fmt not in ("svg", "png", "pdf", "dot", "gv"):
+        raise ValueError(f"render: cannot write format {fmt!r}; use a path ending in "
+                         f".svg, .png, .pdf or .dot (or pass format=)")
+    src = to_dot(*outputs, grads=grads, **options)
+    if fmt in ("dot", "gv"):
+        with open(path, "w") as fh:
+            fh.write(src + "\n")
+        return path
+    data = _run_dot(src, fmt)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return path
