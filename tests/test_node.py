@@ -1,0 +1,241 @@
+"""Nodes: immutable records, identity keys, arithmetic on either side, leaf checks."""
+
+import copy
+import operator
+
+import numpy as np
+import pytest
+from pyrsistent import pmap
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.node import EXPRESSIONS, Node
+from funcgrad.rules import elementwise as ew
+
+
+# ------------------------------------------------------------ immutability
+
+@pytest.mark.parametrize("attr", ["value", "args", "name", "id"])
+def test_setting_a_record_field_raises(attr):
+    x = fg.var(1.0, name="x")
+    before = getattr(x, attr)
+    with pytest.raises(AttributeError) as info:
+        setattr(x, attr, 5.0)
+    assert isinstance(info.value, fg.ImmutableError) and "immutable" in str(info.value)
+    assert getattr(x, attr) == before
+
+
+@pytest.mark.parametrize("attr", ["op", "kind", "params", "shape"])
+def test_setting_a_derived_field_raises(attr):
+    f = fg.var(1.0) * 2.0
+    with pytest.raises(AttributeError):
+        setattr(f, attr, "add")
+    assert f.op == "multiply"
+
+
+def test_deleting_and_adding_attributes_raise():
+    x = fg.var(1.0)
+    with pytest.raises(AttributeError):
+        del x.value
+    with pytest.raises(AttributeError):
+        x.grad = 0.0   # micrograd's accumulating .grad has nowhere to live
+    with pytest.raises(AttributeError):
+        x.__dict__
+    assert x.value == 1.0
+
+
+def test_params_is_a_copy():
+    x = fg.var(np.ones((2, 3)))
+    s = x.sum(axis=0)
+    p = s.params
+    p["axis"] = 1
+    assert s.params["axis"] == 0
+
+
+def test_item_assignment_raises():
+    x = fg.var(np.zeros(3))
+    with pytest.raises(TypeError) as info:
+        x[0] = 1.0
+    assert "immutable" in str(info.value)
+    assert np.all(x.value == 0.0)
+
+
+# ------------------------------------------------------------- identity keys
+
+def test_equal_values_are_distinct_keys():
+    x, y = fg.var(2.0), fg.var(2.0)
+    assert x.value == y.value
+    assert len({x: 1, y: 2}) == 2
+    m = pmap({x: "x", y: "y"})
+    assert len(m) == 2 and m[x] == "x" and m[y] == "y"
+    assert len({x, y}) == 2
+    # Between nodes, == is identity; against a number it compares values.
+    assert (x == y) is False and (x == x) is True and (x != y) is True
+    assert x == 2.0 and not (x != 2.0)
+
+
+def test_equal_structure_is_not_equality():
+    x = fg.var(1.0)
+    f, g = x + 1.0, x + 1.0
+    assert f.value == g.value and f.op == g.op
+    assert f != g and len({f, g}) == 2
+
+
+def test_comparisons_read_values_and_return_bools():
+    x, y = fg.var(1.0), fg.var(2.0)
+    for result, want in [(x < y, True), (x > y, False), (x <= 1.0, True), (y >= 3.0, False),
+                         (2.0 > x, True)]:
+        assert type(result) is bool and result == want
+    assert bool(x) and not bool(fg.var(0.0)) and float(y) == 2.0
+
+
+def test_ids_grow_with_creation():
+    x = fg.var(1.0)
+    f = x * 2.0
+    assert all(f.id > a.id for a in f.args) and len(f.args) == 2
+
+
+def test_copy_and_deepcopy_return_the_node():
+    x = fg.var(np.ones(2))
+    f = x * 3.0
+    assert copy.copy(f) is f and copy.deepcopy(f) is f
+    pair = copy.deepcopy((f, x))
+    assert pair[0] is f and pair[1] is x
+
+
+# -------------------------------------------------- building changes nothing
+
+class Bomb:
+    """A stand-in grandparent that fails on any use: touching it means walking the graph."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the graph was walked (attribute {name!r})")
+
+    def __hash__(self):
+        raise AssertionError("the graph was walked (hash)")
+
+    def __eq__(self, other):
+        raise AssertionError("the graph was walked (==)")
+
+
+def test_building_repr_hash_and_eq_never_walk_the_graph():
+    parent = Node(1.5, ew.negative, (Bomb(),), None, None, EXPRESSIONS)
+    child = parent * 2.0 + parent          # builds two nodes on top of the poisoned one
+    assert child.value == 4.5
+    assert "add" in repr(child) and "#" in repr(child)
+    assert hash(child) == hash(child) and child == child and child != parent
+    assert copy.deepcopy(child) is child
+
+
+def test_building_never_changes_operands():
+    a0 = np.array([1.0, 2.0, 3.0])
+    x = fg.var(a0)
+    y = fg.var(np.array([0.5, -1.0, 2.0]))
+    before = [(n, n.value.copy(), n.args, n.name, n.op, n.id) for n in (x, y)]
+    f = fnp.sum(fnp.exp(x) * y + x[1] - y.T @ x)
+    fg.backprop(f)
+    for n, value, args, name, op, id_ in before:
+        assert np.array_equal(n.value, value) and n.args is args
+        assert (n.name, n.op, n.id) == (name, op, id_)
+    assert x.value is a0  # not copied either
+
+
+# --------------------------------------------------------------- arithmetic
+
+BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow]
+
+
+@pytest.mark.parametrize("op", BINARY, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("other", [3.0, 2, np.float64(1.5), np.array([1.0, 2.0, 3.0])],
+                         ids=["float", "int", "np.float64", "ndarray"])
+def test_arithmetic_with_plain_values_on_either_side(op, other):
+    x0 = 1.7
+    x = fg.var(x0)
+    left, right = op(x, other), op(other, x)
+    assert type(left) is Node and type(right) is Node
+    np.testing.assert_array_equal(left.value, op(x0, np.asarray(other, dtype=float)))
+    np.testing.assert_array_equal(right.value, op(np.asarray(other, dtype=float), x0))
+    # The plain value becomes a constant argument, in its place.
+    assert left.args[0] is x and right.args[1] is x
+    assert left.args[1].kind == "const" and right.args[0].kind == "const"
+
+
+def test_ndarray_times_node_is_a_node():
+    a = np.array([1.0, 2.0])
+    x = fg.var(3.0)
+    r = a * x
+    assert type(r) is Node and r.op == "multiply"
+    np.testing.assert_array_equal(r.value, [3.0, 6.0])
+    assert fg.backprop(fnp.sum(r))[x] == 3.0  # d/dx sum(a x) = sum(a)
+    m = np.eye(2)
+    v = fg.var(np.array([1.0, -1.0]))
+    assert type(m @ v) is Node and type(v @ m) is Node
+    assert type(a + v) is Node and type(a - v) is Node and type(a / x) is Node
+
+
+def test_unary_operators_and_array_manners():
+    x = fg.var(np.array([[1.0, -2.0, 3.0]]))
+    for node, want in [(-x, -x.value), (abs(x), np.abs(x.value)), (+x, x.value),
+                       (x.T, x.value.T), (x.sum(), x.value.sum()),
+                       (x.reshape(3), x.value.reshape(3)), (x[0, 1], -2.0),
+                       (x.dot(np.ones(3)), x.value @ np.ones(3))]:
+        assert isinstance(node, Node)
+        np.testing.assert_array_equal(node.value, want)
+    assert (x.shape, x.ndim, x.size, len(x)) == ((1, 3), 2, 3, 1)
+    assert +x is x
+
+
+# ------------------------------------------------------------------- repr
+
+def test_repr_is_short_and_names_the_op():
+    x = fg.var(np.zeros((1000, 1000)), name="big")
+    f = fnp.exp(x)
+    assert len(repr(x)) < 80 and "big" in repr(x)
+    assert len(repr(f)) < 80 and "exp" in repr(f) and f"#{x.id}" in repr(f)
+    s = fg.var(2.5, name="s")
+    assert "2.5" in repr(s)
+
+
+# ---------------------------------------------------------------- leaf checks
+
+def test_var_converts_ints_and_keeps_floats():
+    assert fg.var(3).value == 3.0 and type(fg.var(3).value) is float
+    assert type(fg.var(2.5).value) is float
+    a = np.array([1.0, 2.0], dtype=np.float32)
+    assert fg.var(a).value is a
+    assert fg.var([1.0, 2.0]).value.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("abc", ["str"]),
+    (np.array([1, 2, 3]), ["integer", "astype(float)"]),
+    ([1, 2], ["integer"]),
+    (1 + 2j, ["complex"]),
+    (np.array([1 + 1j]), ["complex"]),
+    (True, ["bool"]),
+    (None, ["NoneType"]),
+    (np.array(["a"]), ["dtype"]),
+])
+def test_var_refuses_what_it_cannot_differentiate(bad, words):
+    with pytest.raises(TypeError) as info:
+        fg.var(bad)
+    msg = str(info.value)
+    assert isinstance(info.value, fg.NotDifferentiableError) and "fg.var" in msg
+    for w in words:
+        assert w in msg
+
+
+def test_var_refuses_a_node_and_a_non_string_name():
+    x = fg.var(1.0)
+    with pytest.raises(TypeError, match="traced"):
+        fg.var(x)
+    with pytest.raises(TypeError, match="name"):
+        fg.var(1.0, name=3)
+    with pytest.raises(TypeError, match="traced"):
+        fg.const(x)
+
+
+def test_const_is_a_leaf_without_gradient():
+    c = fg.const(np.ones(2))
+    assert c.kind == "const" and c.op is None and c.args == ()
+    assert fg.var(1.0).kind == "var"
