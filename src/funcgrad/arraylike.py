@@ -8,13 +8,16 @@ so Python control flow inside a traced function works as it would on NumPy.
 Equality is the one exception: between two traced values ``==`` is identity,
 because nodes are keys of gradient maps and two nodes holding equal values must
 stay two keys. Against a plain number or array, ``==`` compares values.
+
+Under ``vmap`` a comparison cannot be a plain bool (each example has its own
+answer), so a batched value compares into a batched mask instead.
 """
 
 import numpy as np
 
 from .primitive import Box
 from .rules import arrays, elementwise, linalg
-from .rules.arrays import raw
+from .rules.arrays import plain, raw
 
 __all__ = ["ArrayLike"]
 
@@ -58,20 +61,20 @@ class ArrayLike(Box):
     def __abs__(self):             return elementwise.abs(self)
 
     # -- comparisons read plain values --------------------------------------
-    def __lt__(self, other): return raw(self) < raw(other)
-    def __le__(self, other): return raw(self) <= raw(other)
-    def __gt__(self, other): return raw(self) > raw(other)
-    def __ge__(self, other): return raw(self) >= raw(other)
+    def __lt__(self, other): return plain(self) < plain(other)
+    def __le__(self, other): return plain(self) <= plain(other)
+    def __gt__(self, other): return plain(self) > plain(other)
+    def __ge__(self, other): return plain(self) >= plain(other)
 
     def __eq__(self, other):
         if isinstance(other, Box):
             return self is other
-        return raw(self) == other
+        return plain(self) == other
 
     def __ne__(self, other):
         if isinstance(other, Box):
             return self is not other
-        return raw(self) != other
+        return plain(self) != other
 
     __hash__ = object.__hash__
 
@@ -82,15 +85,15 @@ class ArrayLike(Box):
     # -- array manners -------------------------------------------------------
     @property
     def shape(self):
-        return np.shape(raw(self))
+        return arrays.shape_of(self)
 
     @property
     def ndim(self):
-        return np.ndim(raw(self))
+        return len(arrays.shape_of(self))
 
     @property
     def size(self):
-        return int(np.size(raw(self)))
+        return int(np.prod(arrays.shape_of(self), dtype=np.int64))
 
     @property
     def dtype(self):

@@ -27,9 +27,15 @@ __all__ = ["Box", "Primitive", "EveryArgument", "primitive", "defvjp", "defjvp",
 
 
 class Box:
-    """Base class of traced values. Every box has a ``_trace`` with a ``level``."""
+    """Base class of traced values. Every box has a ``_trace`` with a ``level``.
+
+    ``_value`` is what the box stands for one level down. A batch box (vmap)
+    holds a value with one extra leading axis, the batch, and says so with
+    ``_is_batch``.
+    """
 
     __slots__ = ()
+    _is_batch = False
 
 
 class Primitive:

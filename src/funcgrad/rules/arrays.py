@@ -27,7 +27,7 @@ import numpy as np
 from ..primitive import Box, EveryArgument, Primitive
 
 __all__ = [
-    "shape_of", "ndim_of", "raw", "unbroadcast", "zeros_like_value",
+    "shape_of", "ndim_of", "raw", "plain", "unbroadcast", "zeros_like_value",
     "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
     "sum", "getitem", "untake", "concatenate", "add_n",
 ]
@@ -42,11 +42,28 @@ def raw(x):
     return x
 
 
+def plain(x):
+    """``x`` without derivative traces; a batch (vmap) box is kept, since its
+    value has an extra axis that only the batch trace knows how to treat."""
+    while isinstance(x, Box) and not x._is_batch:
+        x = x._value
+    return x
+
+
 def shape_of(x):
-    """The shape of a plain or traced value (``()`` for a Python number)."""
+    """The shape of a plain or traced value (``()`` for a Python number).
+
+    Each batch box on the way down owns the leading axis of its value, which
+    is not part of the shape a function under vmap sees.
+    """
     if type(x) is float:
         return ()
-    return np.shape(raw(x))
+    batch_axes = 0
+    while isinstance(x, Box):
+        batch_axes += x._is_batch
+        x = x._value
+    shape = np.shape(x)
+    return shape[batch_axes:] if batch_axes else shape
 
 
 def ndim_of(x):
@@ -58,7 +75,8 @@ def zeros_like_value(x):
     v = raw(x)
     if type(v) is float or type(v) is int:
         return 0.0
-    return np.zeros(np.shape(v), dtype=np.result_type(v, np.float64) if np.ndim(v) else np.float64)
+    shape = shape_of(x)
+    return np.zeros(shape, dtype=np.result_type(v, np.float64) if shape else np.float64)
 
 
 def unbroadcast(g, x):

@@ -17,12 +17,13 @@ import operator
 import numpy as np
 
 from ..primitive import Primitive
-from .arrays import raw, unbroadcast
+from .arrays import plain, raw, unbroadcast
 
 __all__ = [
     "elementwise",
     "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
     "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
+    "sign", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
 ]
 
 
@@ -63,27 +64,26 @@ def _sigmoid(x):
 
 def _share(x, y, beats):
     """The router gate's switch: 1 where ``x`` wins, 0.5 at a tie, 0 where it loses."""
-    x, y = raw(x), raw(y)
+    x, y = plain(x), plain(y)
     if type(x) is float and type(y) is float:
         return 1.0 if beats(x, y) else 0.5 if x == y else 0.0
-    return np.where(beats(x, y), 1.0, np.where(x == y, 0.5, 0.0))
+    return where(beats(x, y), 1.0, where(x == y, 0.5, 0.0))
 
 
 def _mask(c, keep):
     """A where-condition as a float mask: 1 where it selects this branch."""
-    c = raw(c)
+    c = plain(c)
     if type(c) is bool:
         return 1.0 if c == keep else 0.0
-    c = np.asarray(c, dtype=bool)
-    return (c if keep else ~c).astype(np.float64)
+    return where(c, 1.0, 0.0) if keep else where(c, 0.0, 1.0)
 
 
 def _sign(x):
     """The sign of ``x`` as a constant (the derivative of abs)."""
-    x = raw(x)
+    x = plain(x)
     if type(x) is float:
         return float((x > 0.0) - (x < 0.0))
-    return np.sign(x)
+    return sign(x)
 
 
 def _pull(i, partial):
@@ -122,7 +122,7 @@ def elementwise(name, impl, *partials):
 
 def _safe_log(x):
     """log(x), with log(0) read as 0: the limit of x**y * log(x) at x = 0 for y > 0."""
-    return log(where(raw(x) == 0, 1.0, x))
+    return log(where(plain(x) == 0, 1.0, x))
 
 
 def _power_dx(ans, x, y):
@@ -132,10 +132,10 @@ def _power_dx(ans, x, y):
 
 
 def _relu_mask(x):
-    x = raw(x)
+    x = plain(x)
     if type(x) is float:
         return 1.0 if x > 0.0 else 0.0
-    return (x > 0.0).astype(np.float64)
+    return where(x > 0.0, 1.0, 0.0)
 
 
 _ = None  # no derivative
@@ -158,4 +158,15 @@ tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans 
 abs      = elementwise("abs",      _ufunc(np.abs),     lambda ans, x: _sign(x))  # noqa: A001
 sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans))
 relu     = elementwise("relu",     _relu,              lambda ans, x: _relu_mask(x))
+# Piecewise-constant functions: their derivative is zero wherever it exists.
+_zero1 = lambda ans, x: 0.0        # noqa: E731
+_zero2 = lambda ans, x, y: 0.0     # noqa: E731
+sign          = elementwise("sign",          _ufunc(np.sign),          _zero1)
+greater       = elementwise("greater",       _ufunc(np.greater),       _zero2, _zero2)
+greater_equal = elementwise("greater_equal", _ufunc(np.greater_equal), _zero2, _zero2)
+less          = elementwise("less",          _ufunc(np.less),          _zero2, _zero2)
+less_equal    = elementwise("less_equal",    _ufunc(np.less_equal),    _zero2, _zero2)
+equal         = elementwise("equal",         _ufunc(np.equal),         _zero2, _zero2)
+not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _zero2)
+
 where    = elementwise("where",    _ufunc(np.where),   _, lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False))
