@@ -336,7 +336,7 @@ def _network_text():
     ])
 
 
-def _edge_tables(names):
+def _edge_tables(names, kids):
     """Edge weights for the path examples: small integers and, per node, probabilities."""
     def length(parent, child):
         # a fixed, irregular pattern of lengths 1..9 from the two endpoints' names
@@ -344,13 +344,10 @@ def _edge_tables(names):
 
     def probability(parent, child):
         # each node splits its probability over its children in proportion to their lengths
-        total = sum(length(parent, c) for c in _out[parent])
+        total = sum(length(parent, c) for c in kids[parent])
         return length(parent, child) / total
 
     return length, probability
-
-
-_out = {}
 
 
 def _paths_text(layers=6, width=3):
@@ -359,9 +356,7 @@ def _paths_text(layers=6, width=3):
     edges = sum(len(n.args) for n in order)
     count = sum_product(t, None, semirings.count)
     grads = backprop(t)
-    _out.clear()
-    _out.update(_children(t))
-    length, probability = _edge_tables(names)
+    length, probability = _edge_tables(names, _children(t))
     shortest = sum_product(t, length, semirings.min_plus)
     likely = sum_product(t, probability, semirings.max_product)
     total = sum_product(t, probability, semirings.real)
