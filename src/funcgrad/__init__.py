@@ -15,6 +15,7 @@ that threads a persistent gradient map through the reversed order.
 
 from . import nn, numpy, optim
 from .backprop import backprop
+from .batching import vmap
 from .check import GradientCheckError, check_grads
 from .errors import (CycleError, FuncgradError, ImmutableError, MissingRuleError,
                      NotDifferentiableError, ShapeError)
@@ -39,5 +40,5 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian", "hvp",
     "elementwise_grad", "stop_gradient", "trace",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "register_pytree_node", "check_grads", "GradientCheckError", "optim",
+    "register_pytree_node", "vmap", "check_grads", "GradientCheckError", "optim",
 ]

@@ -166,6 +166,10 @@ class ReverseTrace:
                 parents.append(a)
                 values.append(a._value)
             else:  # a constant here, possibly traced by an outer trace
+                if isinstance(a, (tuple, list, str, dict)) or a is None:
+                    raise TypeError(
+                        f"{prim.name}: got a {type(a).__name__} as a positional operand; pass "
+                        f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
                 parents.append(Node(a, CONST, (), None, None, self))
                 values.append(a)
         value = prim(*values, **params)

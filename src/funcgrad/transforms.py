@@ -22,11 +22,12 @@ from ._gc import gc_paused
 from .backprop import add_cotangents, vjp_step
 from .errors import NotDifferentiableError, ShapeError
 from .fold import reverse_fold_seeds
+from .batching import Batched, BatchTrace, leave
 from .forward import Dual, ForwardTrace
 from .node import EXPRESSIONS, VAR, Node, ReverseTrace, new_level
 from .order import dfs_order
 from .primitive import Box
-from .rules.arrays import concatenate, raw, reshape, shape_of, transpose, zeros_like_value
+from .rules.arrays import getitem, raw, reshape, shape_of, transpose, zeros_like_value
 from .tree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian",
@@ -311,11 +312,24 @@ def _one_hot(shape, j):
     return e
 
 
-def _stack(pieces, shape):
-    """Pieces of one shape stacked on a new first axis, differentiably."""
-    if not pieces:
-        return np.zeros((0,) + shape)
-    return concatenate(*[reshape(p, shape=(1,) + shape) for p in pieces], axis=0)
+def _basis_batch(shapes):
+    """One-hot directions over several leaves at once: per leaf, an array of
+    shape ``(total,) + shape`` whose rows for that leaf's elements are the unit
+    vectors and whose other rows are zero."""
+    total = sum(_size(s) for s in shapes)
+    blocks, start = [], 0
+    for shape in shapes:
+        n = _size(shape)
+        block = np.zeros((total, n))
+        block[start:start + n] = np.eye(n)
+        blocks.append(block.reshape((total,) + shape))
+        start += n
+    return total, blocks
+
+
+def _rows(batch, start, stop, shape):
+    """Rows ``start:stop`` of a batch-first array (plain or traced), differentiably."""
+    return getitem(batch, index=slice(start, stop)) if (start, stop) != (0, shape[0]) else batch
 
 
 def _jacobian_tree(blocks, out_def, in_def, single):
@@ -330,8 +344,8 @@ def _jacobian_tree(blocks, out_def, in_def, single):
 def jacrev(fun, argnums=0):
     """The full Jacobian by reverse mode, shape ``out.shape + in.shape``.
 
-    The function is traced once and folded back once per output element, each
-    pass reusing the same immutable graph.
+    The function is traced once, then folded back once with every output
+    direction at the same time (a batch of cotangents).
 
     >>> import numpy as np
     >>> import funcgrad as fg
@@ -345,21 +359,22 @@ def jacrev(fun, argnums=0):
         nums, single = _argnums_tuple(argnums, len(args), who)
         trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
         out_leaves, out_def = tree_flatten(out)
+        out_shapes = [shape_of(o) for o in out_leaves]
         in_nodes = [n for nodes, _ in inputs for n in nodes]
         in_def = tree_flatten(tuple(tree_unflatten(td, nodes) for nodes, td in inputs))[1]
-        blocks = []
-        for oi, o in enumerate(out_leaves):
-            oshape = shape_of(o)
-            rows = []
-            for j in range(_size(oshape)):
-                seeds = [None] * len(out_leaves)
-                seeds[oi] = _one_hot(oshape, j)
-                pulled = _pull_back(trace, out_leaves, seeds, inputs)
-                rows.append(tree_flatten(tuple(pulled))[0])
-            blocks.append([
-                reshape(_stack([r[ii] for r in rows], shape_of(x._value)),
-                        shape=oshape + shape_of(x._value))
-                for ii, x in enumerate(in_nodes)])
+        total, directions = _basis_batch(out_shapes)
+        if total == 0:
+            return _jacobian_tree([[np.zeros(s + shape_of(n._value)) for n in in_nodes]
+                                   for s in out_shapes], out_def, in_def, single)
+        batch = BatchTrace(new_level(), total)
+        pulled = _pull_back(trace, out_leaves, [Batched(d, batch) for d in directions], inputs)
+        cotangents = [leave(ct, batch) for ct in tree_flatten(tuple(pulled))[0]]
+        blocks, start = [], 0
+        for oshape in out_shapes:
+            stop = start + _size(oshape)
+            blocks.append([reshape(_rows(ct, start, stop, (total,)), shape=oshape + shape_of(n._value))
+                           for ct, n in zip(cotangents, in_nodes)])
+            start = stop
         return _jacobian_tree(blocks, out_def, in_def, single)
 
     return jac_fun
@@ -369,7 +384,7 @@ jacobian = jacrev
 
 
 def jacfwd(fun, argnums=0):
-    """The full Jacobian by forward mode (one tangent per input element).
+    """The full Jacobian by forward mode, every input direction in one pass.
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -383,34 +398,28 @@ def jacfwd(fun, argnums=0):
         nums, single = _argnums_tuple(argnums, len(args), who)
         diff = tuple(tree_map(lambda v, i=i: _diff_leaf(v, who, f"argument {i}"), args[i]) for i in nums)
         in_leaves, in_def = tree_flatten(diff)
-
-        def tangents_along(ii, j):
-            trace = ForwardTrace(new_level())
-            duals = [Dual(v, _one_hot(shape_of(v), j) if k == ii else zeros_like_value(v), trace)
-                     for k, v in enumerate(in_leaves)]
-            call_args = list(args)
-            for i, d in zip(nums, tree_unflatten(in_def, duals)):
-                call_args[i] = d
-            o_leaves, o_def = tree_flatten(fun(*call_args, **kwargs))
-            return o_def, [o._tangent if type(o) is Dual and o._trace is trace else zeros_like_value(o)
-                           for o in o_leaves]
-
-        columns = [[tangents_along(ii, j) for j in range(_size(shape_of(x)))]
-                   for ii, x in enumerate(in_leaves)]
-        out_def = next((c[0][0] for c in columns if c), None)
-        if out_def is None:  # no input elements at all: one plain call gives the structure
-            out_def = tree_flatten(fun(*args, **kwargs))[1]
-            out_shapes = [shape_of(o) for o in tree_flatten(fun(*args, **kwargs))[0]]
-        else:
-            out_shapes = [shape_of(t) for t in next(c for c in columns if c)[0][1]]
+        in_shapes = [shape_of(v) for v in in_leaves]
+        total, directions = _basis_batch(in_shapes)
+        batch = BatchTrace(new_level(), max(total, 1))
+        forward = ForwardTrace(new_level())
+        duals = [Dual(v, Batched(d if total else np.zeros((1,) + s), batch), forward)
+                 for v, d, s in zip(in_leaves, directions, in_shapes)]
+        call_args = list(args)
+        for i, d in zip(nums, tree_unflatten(in_def, duals)):
+            call_args[i] = d
+        out_leaves, out_def = tree_flatten(fun(*call_args, **kwargs))
         blocks = []
-        for oi, oshape in enumerate(out_shapes):
-            row = []
-            for ii, x in enumerate(in_leaves):
-                ishape = shape_of(x)
-                stacked = _stack([tangents[oi] for _, tangents in columns[ii]], oshape)
-                moved = transpose(stacked, axes=tuple(range(1, len(oshape) + 1)) + (0,))
+        for o in out_leaves:
+            oshape = shape_of(o)
+            tangent = o._tangent if type(o) is Dual and o._trace is forward else zeros_like_value(o)
+            columns = leave(tangent, batch)                      # (total,) + oshape
+            row, start = [], 0
+            for ishape in in_shapes:
+                stop = start + _size(ishape)
+                part = _rows(columns, start, stop, (batch.size,))   # (n_in,) + oshape
+                moved = transpose(part, axes=tuple(range(1, len(oshape) + 1)) + (0,))
                 row.append(reshape(moved, shape=oshape + ishape))
+                start = stop
             blocks.append(row)
         return _jacobian_tree(blocks, out_def, in_def, single)
 

@@ -94,7 +94,7 @@ def unbroadcast(g, x):
     if axes:
         g = sum(g, axis=axes)
     if shape_of(g) != target:
-        g = reshape(g, target)
+        g = reshape(g, shape=target)
     return g
 
 
@@ -120,8 +120,8 @@ def _sum_vjp(g, ans, x, axis=None, keepdims=False):
         kept = list(shape)
         for a in _normalize_axes(axis, len(shape)):
             kept[a] = 1
-        g = reshape(g, tuple(kept))
-    return broadcast_to(g, shape) if shape_of(g) != shape else g
+        g = reshape(g, shape=tuple(kept))
+    return broadcast_to(g, shape=shape) if shape_of(g) != shape else g
 
 
 def _transpose_vjp(g, ans, x, axes=None):
