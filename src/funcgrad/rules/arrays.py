@@ -56,13 +56,16 @@ def shape_of(x):
     Each batch box on the way down owns the leading axis of its value, which
     is not part of the shape a function under vmap sees.
     """
-    if type(x) is float:
+    t = type(x)
+    if t is np.ndarray:
+        return x.shape
+    if t is float:
         return ()
     batch_axes = 0
     while isinstance(x, Box):
         batch_axes += x._is_batch
         x = x._value
-    shape = np.shape(x)
+    shape = x.shape if type(x) is np.ndarray else np.shape(x)
     return shape[batch_axes:] if batch_axes else shape
 
 

@@ -23,20 +23,21 @@ def _as_matrices(g, x, y):
     y2 = reshape(y, shape=ys + (1,)) if len(ys) == 1 else y
     x2s, y2s = shape_of(x2), shape_of(y2)
     batch = np.broadcast_shapes(x2s[:-2], y2s[:-2])
-    g2 = reshape(g, shape=batch + (x2s[-2], y2s[-1]))
+    shape = batch + (x2s[-2], y2s[-1])
+    g2 = g if shape_of(g) == shape else reshape(g, shape=shape)
     return g2, x2, y2
 
 
 def _matmul_vjp_x(g, ans, x, y):
     g2, x2, y2 = _as_matrices(g, x, y)
     gx = unbroadcast(matmul(g2, swapaxes(y2, axis1=-1, axis2=-2)), x2)
-    return reshape(gx, shape=shape_of(x))
+    return gx if x2 is x else reshape(gx, shape=shape_of(x))
 
 
 def _matmul_vjp_y(g, ans, x, y):
     g2, x2, y2 = _as_matrices(g, x, y)
     gy = unbroadcast(matmul(swapaxes(x2, axis1=-1, axis2=-2), g2), y2)
-    return reshape(gy, shape=shape_of(y))
+    return gy if y2 is y else reshape(gy, shape=shape_of(y))
 
 
 matmul = Primitive(
