@@ -204,8 +204,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
                 f"use jacrev or vjp for non-scalar outputs"
             )
         value = _unbox(out, trace)
-        seed = 1.0 if type(raw(value)) is float else np.ones_like(raw(value), dtype=np.float64)
-        grads = _pull_back(trace, (out,), (seed,), inputs)
+        grads = _pull_back(trace, (out,), (1.0,), inputs)   # the output is a scalar
         g = grads[0] if single else tuple(grads)
         return ((value, aux) if has_aux else value), g
 
@@ -245,7 +244,7 @@ def elementwise_grad(fun, argnums=0):
         nums, single = _argnums_tuple(argnums, len(args), who)
         trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
         leaves, _ = tree_flatten(out)
-        ones = [np.ones_like(raw(o), dtype=np.float64) if shape_of(o) else 1.0 for o in leaves]
+        ones = [np.ones(shape_of(o)) if shape_of(o) else 1.0 for o in leaves]
         grads = _pull_back(trace, leaves, ones, inputs)
         return grads[0] if single else tuple(grads)
 
