@@ -1,0 +1,62 @@
+"""autograd (HIPS): ``grad`` of a scalar function of a flat list of floats."""
+
+import autograd.numpy as anp
+from autograd import grad, value_and_grad
+from autograd.core import make_vjp
+
+from common import ALPHA, LR, unflatten
+
+NAME = "autograd"
+
+
+def _mlp(layers, x):
+    last = len(layers) - 1
+    for k, layer in enumerate(layers):
+        out = []
+        for w, b in layer:
+            act = b
+            for wi, xi in zip(w, x):
+                act = act + wi * xi
+            out.append(act if k == last else anp.maximum(act, 0.0))
+        x = out
+    return x[0]
+
+
+def _make_loss(X, Y):
+    def loss(params):
+        layers = unflatten(params)
+        losses = [anp.maximum(1.0 - yi * _mlp(layers, xrow), 0.0) for xrow, yi in zip(X, Y)]
+        data_loss = sum(losses) * (1.0 / len(losses))
+        reg_loss = ALPHA * sum(p * p for p in params)
+        return data_loss + reg_loss
+    return value_and_grad(loss)
+
+
+_loss_and_grad = None
+
+
+def w1_step(params, X, Y):
+    global _loss_and_grad
+    if _loss_and_grad is None:
+        _loss_and_grad = _make_loss(X, Y)
+    loss, grads = _loss_and_grad(list(params))
+    grads = [float(d) for d in grads]
+    return float(loss), grads, [p - LR * d for p, d in zip(params, grads)]
+
+
+def _chain(depth):
+    def f(x):
+        for _ in range(depth):
+            x = anp.tanh(x) * 0.5 + x * 0.5
+        return x
+    return f
+
+
+def w2_chain(depth, x0):
+    value, g = value_and_grad(_chain(depth))(x0)
+    return float(value), float(g)
+
+
+def w2_build(depth, x0):
+    """The graph autograd keeps for backward: ``make_vjp`` before the vjp is called."""
+    return make_vjp(_chain(depth), x0)

@@ -1,0 +1,445 @@
+"""Side-by-side benchmarks of funcgrad and its peers, one process per engine.
+
+    python benchmarks/run.py [--quick]
+
+1. Starts one worker process per engine found installed (funcgrad, micrograd,
+   PyTorch 0-dim, autograd, and the hand-written Python limit).
+2. Checks, before any timing, that every engine computes the same numbers as
+   the hand-written Python: W1 loss and all 337 gradients (before and after an
+   SGD step), W2 value and gradient at depth 1000, W3 value, gradient and path
+   count. An engine that disagrees is reported and left out of the timing.
+3. Times the workloads, engines interleaved round by round so the machine's
+   drift hits all of them alike, and takes medians. A cell whose estimated
+   time exceeds the budget is skipped and says so.
+4. Measures W6 (bytes per scalar op held for backward) in fresh processes.
+5. Prints the table of medians and ratios and writes benchmarks/RESULTS.md.
+
+Workloads: W1 micrograd's demo step (MLP 2-16-16-1, 100 two-moons points,
+max-margin loss + L2, build + backward + SGD), W2 the chain
+x <- tanh(x)*0.5 + x*0.5 (build + backward), W3 chained diamonds
+a <- sin(a) + cos(a) (2^n paths), W6 memory of a built chain.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import common  # noqa: E402
+
+ENGINES = ("funcgrad", "micrograd", "torch", "autograd", "python")
+LABELS = {"funcgrad": "funcgrad eager", "micrograd": "micrograd", "torch": "PyTorch 0-dim",
+          "autograd": "autograd", "python": "hand-written Python"}
+REFERENCE = "python"
+RTOL = 1e-9
+
+
+class Settings:
+    def __init__(self, quick):
+        self.quick = quick
+        self.depths = common.QUICK_DEPTHS if quick else common.DEPTHS
+        self.diamonds = common.DIAMONDS
+        self.max_reps = 5 if quick else 9
+        self.cell_budget = 3.0 if quick else 30.0     # seconds of timed runs per engine and cell
+        self.skip_over = 12.0 if quick else 150.0     # skip a run estimated to take longer
+        self.w6_depth = common.W6_DEPTH // 10 if quick else common.W6_DEPTH
+        self.warmup = not quick
+
+
+# -- workers -----------------------------------------------------------------
+
+class Worker:
+    """A running engine process, spoken to in JSON lines; restarted if it dies."""
+
+    def __init__(self, name):
+        self.name = name
+        self.proc = None
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "worker.py"), self.name],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.hello = self._read()
+
+    def _read(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            code = self.proc.wait()
+            err = self.proc.stderr.read().strip().splitlines()
+            last = err[-1] if err else ""
+            how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+            return {"error": f"process died ({how}) {last}".strip(), "crashed": True}
+        return json.loads(line)
+
+    def ask(self, cmd, **kw):
+        if self.proc.poll() is not None:
+            self.start()
+        self.proc.stdin.write(json.dumps({"cmd": cmd, **kw}) + "\n")
+        self.proc.stdin.flush()
+        answer = self._read()
+        if answer.get("crashed"):
+            self.start()  # a fresh process for whatever comes next
+        return answer
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+# -- checking ----------------------------------------------------------------
+
+def _close(a, b, scale):
+    return abs(a - b) <= RTOL * max(abs(a), abs(b), scale)
+
+
+def _compare(name, got, want, what):
+    """Mismatches between two number lists, as readable lines."""
+    if isinstance(want, (int, float)):
+        got, want = [got], [want]
+    if len(got) != len(want):
+        return [f"{name} {what}: {len(got)} numbers, expected {len(want)}"]
+    scale = max((abs(w) for w in want), default=0.0) * 1e-3
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if not _close(g, w, scale)]
+    return [f"{name} {what}[{i}] = {got[i]!r}, hand-written gives {want[i]!r}" for i in bad[:3]]
+
+
+def check(workers):
+    """Compare every engine with the hand-written reference; return (checks, failures)."""
+    results = {name: w.ask("check") for name, w in workers.items()}
+    ref = results[REFERENCE]
+    failures = {}
+    for name, res in results.items():
+        if "error" in res:
+            failures[name] = [res["error"]]
+            continue
+        bad = []
+        for key in ("loss", "grads", "loss_after_step", "grads_after_step"):
+            bad += _compare(name, res["w1"][key], ref["w1"][key], "W1 " + key)
+        if "w2" in res:
+            bad += _compare(name, res["w2"], ref["w2"], "W2 depth 1000 (value, grad)")
+        if "w3_backprop" in res:
+            bad += _compare(name, res["w3_backprop"], ref["w3_backprop"], "W3 (value, grad)")
+        if "w3_count" in res:
+            got, want = int(res["w3_count"][0]), int(ref["w3_count"][0])
+            if got != want:
+                bad.append(f"{name} W3 path count {got} != {want}")
+        if bad:
+            failures[name] = bad
+    return results, failures
+
+
+# -- timing ------------------------------------------------------------------
+
+def reps_for(estimate, s):
+    return max(1, min(s.max_reps, int(s.cell_budget / max(estimate, 1e-9))))
+
+
+def interleaved(workers, estimates, s, cmd, **kw):
+    """Time ``cmd`` on every worker, round-robin; ``{name: {"times": [...], ...}}``."""
+    cells = {}
+    plan = {}
+    for name, est in estimates.items():
+        if est is None:
+            continue
+        if est > s.skip_over:
+            cells[name] = {"skipped": f"skipped (estimated {est:.0f} s per run)"}
+            continue
+        plan[name] = reps_for(est, s)
+        cells[name] = {"times": []}
+        if s.warmup and est * (plan[name] + 1) <= 2 * s.cell_budget:
+            ans = workers[name].ask(cmd, **kw)
+            if "error" in ans:
+                cells[name] = {"error": ans["error"]}
+                del plan[name]
+    for r in range(max(plan.values(), default=0)):
+        for name, reps in plan.items():
+            cell = cells[name]
+            if r >= reps or "error" in cell:
+                continue
+            ans = workers[name].ask(cmd, **kw)
+            if "error" in ans:
+                cells[name] = {"error": ans["error"]}
+                continue
+            cell["times"].append(ans["seconds"])
+            cell["last"] = ans
+    for cell in cells.values():
+        if cell.get("times"):
+            cell["median"] = statistics.median(cell["times"])
+    return cells
+
+
+def time_w1(workers, checks, s):
+    estimates = {name: checks[name]["w1_seconds"] for name in workers}
+    return interleaved(workers, estimates, s, "w1")
+
+
+def time_w2(workers, checks, s, log):
+    cells_by_depth = {}
+    estimates = {}
+    for name in workers:
+        if "w2" in checks[name]:
+            estimates[name] = checks[name]["w2_seconds"]
+    for depth in s.depths:
+        log(f"  W2 depth {depth:,} ...")
+        est = {name: (e * depth / 1000 if e is not None else None) for name, e in estimates.items()}
+        cells = interleaved(workers, est, s, "w2", depth=depth)
+        cells_by_depth[depth] = cells
+        for name, cell in cells.items():
+            if "median" in cell:
+                estimates[name] = cell["median"] * 1000 / depth
+            else:
+                estimates[name] = None  # failed or skipped: deeper chains are skipped too
+    return cells_by_depth
+
+
+def micrograd_recursion(worker, s, log):
+    """micrograd's recursive toposort: where it fails by default, then raise the limit."""
+    if worker is None:
+        return None
+    log("  micrograd: deepest chain under the default recursion limit ...")
+    probe = worker.ask("probe_depth")
+    worker.ask("recursion_limit", limit=10**8)
+    return probe
+
+
+def time_w3(workers, s):
+    out = {}
+    for fn in ("backprop", "count"):
+        for n in s.diamonds:
+            w = {name: workers[name] for name in ("funcgrad", "python") if name in workers}
+            est = {name: 0.01 for name in w}
+            out[(fn, n)] = interleaved(w, est, s, "w3", fn=fn, n=n)
+    return out
+
+
+def measure_w6(engines, s, log):
+    out = {}
+    for name in engines:
+        if name == "python":
+            continue
+        log(f"  W6 {name} ...")
+        proc = subprocess.run([sys.executable, os.path.join(HERE, "worker.py"), name, "--w6", str(s.w6_depth)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            out[name] = {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1]}
+        else:
+            out[name] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
+
+
+# -- reporting ---------------------------------------------------------------
+
+def fmt_time(t):
+    if t is None:
+        return "-"
+    if t >= 1.0:
+        return f"{t:.2f} s"
+    if t >= 1e-3:
+        return f"{t * 1e3:.1f} ms"
+    return f"{t * 1e6:.0f} us"
+
+
+def cell_text(cell):
+    if cell is None:
+        return "-"
+    if "median" in cell:
+        return f"{fmt_time(cell['median'])} (n={len(cell['times'])})"
+    if "skipped" in cell:
+        return cell["skipped"]
+    return cell.get("error", "-")
+
+
+def ratio(cell, base):
+    if cell and base and "median" in cell and "median" in base:
+        return cell["median"] / base["median"]
+    return None
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    versions = {}
+    for mod in ("funcgrad", "micrograd", "torch", "autograd", "numpy"):
+        try:
+            versions[mod] = __import__("importlib.metadata").metadata.version(mod)
+        except Exception:
+            versions[mod] = "not installed"
+    return {"nproc": os.cpu_count(), "cpu": cpu, "python": platform.python_version(),
+            "platform": platform.platform(), "versions": versions}
+
+
+def tables(engines, w1, w2, probe, w3, w6, failures, s):
+    """The report as markdown lines."""
+    L = []
+    mg = w1.get("micrograd")
+    py = w1.get("python")
+    L += ["### W1: micrograd's demo step (MLP 2-16-16-1, 100 points, build + backward + SGD)", "",
+          "| engine | median per step | / micrograd | / hand-written |", "| --- | --- | --- | --- |"]
+    for name in engines:
+        c = w1.get(name)
+        r1, r2 = ratio(c, mg), ratio(c, py)
+        L.append(f"| {LABELS[name]} | {cell_text(c)} | {_r(r1)} | {_r(r2)} |")
+    L += ["", "### W2: chain x <- tanh(x)*0.5 + x*0.5 (build + backward)", ""]
+    depths = list(w2)
+    L.append("| engine | " + " | ".join(f"depth {d:,}" for d in depths) + " |")
+    L.append("| --- |" + " --- |" * len(depths))
+    for name in engines:
+        row = [cell_text(w2[d].get(name)) for d in depths]
+        L.append(f"| {LABELS[name]} | " + " | ".join(row) + " |")
+    L.append("| funcgrad / PyTorch | " + " | ".join(_r(ratio(w2[d].get("funcgrad"), w2[d].get("torch"))) for d in depths) + " |")
+    L.append("| funcgrad / micrograd | " + " | ".join(_r(ratio(w2[d].get("funcgrad"), w2[d].get("micrograd"))) for d in depths) + " |")
+    L.append("| funcgrad per level | " + " | ".join(
+        fmt_time(w2[d]["funcgrad"]["median"] / d) if "median" in w2[d].get("funcgrad", {}) else "-" for d in depths) + " |")
+    if probe:
+        L += ["", f"micrograd under Python's default recursion limit ({probe['limit']}): the deepest chain "
+              f"whose backward runs is {probe['depth']} levels ({probe['depth'] * common.OPS_PER_LEVEL} ops); "
+              f"one level more raises RecursionError. The timings above raise the limit to 10^8."]
+    if w3:
+        L += ["", "### W3: chained diamonds a <- sin(a) + cos(a) (2^n paths)", "",
+              "| n diamonds | funcgrad backprop | funcgrad sum_product count | hand-written backprop | count |",
+              "| --- | --- | --- | --- | --- |"]
+        for n in s.diamonds:
+            b, c = w3[("backprop", n)], w3[("count", n)]
+            cnt = c.get("funcgrad", {}).get("last", {}).get("result", ["-"])[0]
+            cnt_text = f"2^{n}" if str(cnt) == str(2 ** n) else str(cnt)[:20]
+            L.append(f"| {n} | {cell_text(b.get('funcgrad'))} | {cell_text(c.get('funcgrad'))} | "
+                     f"{cell_text(b.get('python'))} | {cnt_text} |")
+    L += ["", f"### W6: bytes held for backward per scalar op (chain of depth {s.w6_depth:,}, "
+          f"{common.OPS_PER_LEVEL} ops per level)", "",
+          "| engine | tracemalloc (Python heap) | RSS delta |", "| --- | --- | --- |"]
+    for name in engines:
+        if name not in w6:
+            continue
+        m = w6[name]
+        if "error" in m:
+            L.append(f"| {LABELS[name]} | {m['error']} | |")
+            continue
+        traced = m["traced_bytes"] / m["ops"]
+        traced_text = f"{traced:.0f} B" if traced > 8 else "not visible (C++ heap)"
+        L.append(f"| {LABELS[name]} | {traced_text} | {m['rss_bytes'] / m['ops']:.0f} B |")
+    if failures:
+        L += ["", "### Engines left out: their numbers disagree with the hand-written reference", ""]
+        for name, lines in failures.items():
+            L += [f"- {name}: " + "; ".join(lines)]
+    return L
+
+
+def targets(w1, w2, w6, s):
+    L = ["", "### Targets (issue 2)", ""]
+    r = ratio(w1.get("funcgrad"), w1.get("micrograd"))
+    L.append(f"- W1 funcgrad eager <= 0.4x micrograd: {_r(r)} -> {_met(r is not None and r <= 0.4)}")
+    fg = [(d, w2[d].get("funcgrad", {})) for d in w2]
+    ok = all("median" in c for _, c in fg)
+    per = [c["median"] / d for d, c in fg if "median" in c]
+    spread = max(per) / min(per) if per else None
+    L.append(f"- W2 linear to depth {max(w2):,}, no recursion error: "
+             f"{'all depths ran' if ok else 'a depth failed'}; time per level varies {_r(spread)} "
+             f"from the cheapest to the dearest depth -> {_met(ok and spread is not None and spread < 2.0)}")
+    m = w6.get("funcgrad")
+    b = m["traced_bytes"] / m["ops"] if m and "ops" in m else None
+    L.append(f"- W6 <= 350 bytes per node: {b:.0f} B per op -> {_met(b is not None and b <= 350)}"
+             if b is not None else "- W6: not measured")
+    return L
+
+
+def _r(x):
+    return "-" if x is None else f"{x:.2f}x"
+
+
+def _met(ok):
+    return "met" if ok else "NOT met"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions, depths to 10^5 (under ~2 minutes)")
+    ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated subset")
+    ap.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
+    args = ap.parse_args(argv)
+    s = Settings(args.quick)
+    t_start = time.perf_counter()
+
+    def log(msg):
+        print(f"[{time.perf_counter() - t_start:6.1f} s] {msg}", file=sys.stderr, flush=True)
+
+    wanted = [e for e in args.engines.split(",") if e in ENGINES]
+    if REFERENCE not in wanted:
+        wanted.append(REFERENCE)
+    log("starting one process per engine: " + ", ".join(wanted))
+    workers, missing = {}, {}
+    for name in wanted:
+        w = Worker(name)
+        if "error" in w.hello:
+            missing[name] = w.hello["error"]
+            log(f"  {name} unavailable: {w.hello['error']}")
+            w.close()
+        else:
+            workers[name] = w
+    engines = list(workers)
+    try:
+        probe = micrograd_recursion(workers.get("micrograd"), s, log)
+        log("checking that all engines agree (W1 loss and gradients, W2, W3) ...")
+        checks, failures = check(workers)
+        for name, lines in failures.items():
+            log(f"  {name} DISAGREES: " + "; ".join(lines))
+            workers.pop(name).close()
+        if failures:
+            log("  engines that disagree are left out of the timing")
+        else:
+            log("  all engines agree to 1e-9 relative")
+        log("W1 ...")
+        w1 = time_w1(workers, checks, s)
+        log("W2 ...")
+        w2 = time_w2(workers, checks, s, log)
+        log("W3 ...")
+        w3 = time_w3(workers, s)
+    finally:
+        for w in workers.values():
+            w.close()
+    log("W6 ...")
+    w6 = measure_w6(engines, s, log)
+    elapsed = time.perf_counter() - t_start
+    m = machine()
+    cmd = "python benchmarks/run.py" + (" --quick" if args.quick else "")
+    body = tables(engines, w1, w2, probe, w3, w6, failures, s) + targets(w1, w2, w6, s)
+    print("\n".join(body))
+    print(f"\n({elapsed:.0f} s; {m['nproc']} cores, {m['cpu']}, Python {m['python']})")
+    if not args.no_write:
+        header = [
+            "# Benchmark results", "",
+            f"Command: `{cmd}` (run from the repository root; took {elapsed:.0f} s).", "",
+            f"Machine: {m['nproc']} cores (`nproc`), {m['cpu']}, Python {m['python']}, {m['platform']}.",
+            "Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()) + ".", "",
+            "Every engine runs in its own process; all engines' W1 loss and 337 gradients, W2 "
+            "value and gradient and W3 numbers were checked against the hand-written Python to "
+            f"1e-9 relative before timing. Times are medians of n interleaved runs "
+            f"({'no warm-up run' if s.quick else 'after a warm-up run'}); each run includes "
+            "freeing its graph. Ratios are of medians.", "",
+        ]
+        if missing:
+            header += ["Not installed: " + ", ".join(f"{k} ({v})" for k, v in missing.items()), ""]
+        with open(os.path.join(HERE, "RESULTS.md"), "w") as f:
+            f.write("\n".join(header + body) + "\n")
+        log("wrote benchmarks/RESULTS.md")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""One engine's process: answers the runner's commands, one JSON line each.
+
+    python benchmarks/worker.py ENGINE            # serve commands from stdin
+    python benchmarks/worker.py ENGINE --w6 DEPTH # one memory measurement, then exit
+
+Commands (JSON lines on stdin): ``{"cmd": "check"}``, ``{"cmd": "w1"}`` (one
+timed SGD step; the parameters carry over to the next call), ``{"cmd": "w2",
+"depth": d}``, ``{"cmd": "w3", "fn": "backprop"|"count", "n": n}``,
+``{"cmd": "recursion_limit", "limit": n}``, ``{"cmd": "probe_depth"}``. Each
+answer is a JSON object; a Python exception becomes ``{"error": "..."}``. If
+the process dies (a C stack overflow, say), the runner sees it and records it.
+"""
+
+import gc
+import importlib
+import json
+import os
+import sys
+import time
+import tracemalloc
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import common  # noqa: E402
+
+
+def _jsonable(x):
+    """Floats as floats; Python ints too big for JSON as decimal strings."""
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) > 2**53:
+        return str(x)
+    return x
+
+
+class Worker:
+    def __init__(self, name):
+        self.engine = importlib.import_module("engine_" + name)
+        self.X, self.Y = common.two_moons()
+        self.params = common.init_params()
+
+    def check(self):
+        """The numbers every engine must agree on, computed before any timing."""
+        e = self.engine
+        out = {}
+        t = time.perf_counter()
+        loss, grads, new = e.w1_step(common.init_params(), self.X, self.Y)
+        out["w1_seconds"] = time.perf_counter() - t
+        loss2, grads2, _ = e.w1_step(new, self.X, self.Y)
+        out["w1"] = {"loss": loss, "grads": grads, "loss_after_step": loss2, "grads_after_step": grads2}
+        if hasattr(e, "w2_chain"):
+            t = time.perf_counter()
+            try:
+                out["w2"] = list(e.w2_chain(1000, common.X0))
+            except RecursionError as err:  # micrograd under the default limit
+                out["w2_error"] = f"RecursionError: {err}"
+            out["w2_seconds"] = time.perf_counter() - t
+        for fn in ("backprop", "count"):
+            f = getattr(e, "w3_" + fn, None)
+            if f is not None:
+                out["w3_" + fn] = [_jsonable(v) for v in _as_tuple(f(common.DIAMONDS[0], common.A0))]
+        return out
+
+    def w1(self):
+        t = time.perf_counter()
+        loss, _, self.params = self.engine.w1_step(self.params, self.X, self.Y)
+        return {"seconds": time.perf_counter() - t, "loss": loss}
+
+    def w2(self, depth):
+        t = time.perf_counter()
+        value, grad = self.engine.w2_chain(depth, common.X0)
+        return {"seconds": time.perf_counter() - t, "value": value, "grad": grad}
+
+    def w3(self, fn, n):
+        t = time.perf_counter()
+        result = getattr(self.engine, "w3_" + fn)(n, common.A0)
+        return {"seconds": time.perf_counter() - t, "result": [_jsonable(v) for v in _as_tuple(result)]}
+
+    def recursion_limit(self, limit):
+        sys.setrecursionlimit(limit)
+        return {"limit": sys.getrecursionlimit()}
+
+    def probe_depth(self, hi=4096):
+        """The deepest chain backward survives under the current recursion limit."""
+        lo = 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            try:
+                self.engine.w2_chain(mid, common.X0)
+                lo = mid
+            except RecursionError:
+                hi = mid - 1
+        return {"depth": lo, "limit": sys.getrecursionlimit()}
+
+
+def _as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def w6(name, depth):
+    """Bytes held for backward by a built chain: tracemalloc (Python heap) and RSS."""
+    engine = importlib.import_module("engine_" + name)
+    if name == "micrograd":
+        sys.setrecursionlimit(10**6)
+    engine.w2_build(100, common.X0)  # warm every code path and cache once
+    gc.collect()
+    gc.disable()
+    rss0 = _rss_bytes()  # first without tracemalloc, whose own tables would count
+    kept = engine.w2_build(depth, common.X0)
+    rss1 = _rss_bytes()
+    del kept
+    gc.collect()
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    kept = engine.w2_build(depth, common.X0)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    ops = depth * common.OPS_PER_LEVEL
+    del kept
+    return {"depth": depth, "ops": ops, "traced_bytes": held - base, "rss_bytes": rss1 - rss0}
+
+
+def main(argv):
+    name = argv[1]
+    if len(argv) > 3 and argv[2] == "--w6":
+        print(json.dumps(w6(name, int(argv[3]))), flush=True)
+        return
+    out = os.fdopen(os.dup(1), "w")
+    sys.stdout = sys.stderr  # whatever an engine prints must not garble the answers
+    try:
+        worker = Worker(name)
+    except Exception as err:  # an engine that is not installed
+        out.write(json.dumps({"error": f"{type(err).__name__}: {err}"}) + "\n")
+        out.flush()
+        return
+    out.write(json.dumps({"ready": name}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        msg = json.loads(line)
+        cmd = msg.pop("cmd")
+        try:
+            answer = getattr(worker, cmd)(**msg)
+        except Exception as err:
+            answer = {"error": f"{type(err).__name__}: {str(err)[:200]}"}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv)
