@@ -18,7 +18,7 @@ from .backprop import backprop
 from .batching import vmap
 from .check import GradientCheckError, check_grads
 from .errors import (CycleError, FuncgradError, ImmutableError, MissingRuleError,
-                     NotDifferentiableError, ShapeError)
+                     NoRuleError, NotDifferentiableError, ShapeError)
 from .node import Node, const, var
 from .order import graph, toposort
 from .primitive import Primitive, defjvp, defvjp, primitive
@@ -36,7 +36,7 @@ __all__ = [
     "Node", "var", "const", "graph", "toposort", "backprop", "sum_product", "Semiring",
     "semirings", "show", "to_dot", "add_n", "primitive", "defvjp", "defjvp", "Primitive",
     "numpy", "nn", "FuncgradError", "ImmutableError", "NotDifferentiableError",
-    "MissingRuleError", "ShapeError", "CycleError",
+    "MissingRuleError", "NoRuleError", "ShapeError", "CycleError",
     "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian", "hvp",
     "elementwise_grad", "stop_gradient", "trace",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",

@@ -11,6 +11,14 @@ slow but always right.
 Jacobians and Hessians use this to push every basis vector through a single
 forward or reverse pass instead of one pass each.
 
+A batching rule has the shape ``rule(size, prim, values, batched, params)``:
+``values`` are the arguments one level down (a batched one has the batch of
+``size`` examples on its leading axis), ``batched`` says which are, and the
+rule returns the result with the batch on its leading axis, computed with
+funcgrad's primitives so that outer traces still see it. A primitive carries
+its rule as ``Primitive(..., batch=rule)``; those of the core tables are in
+``_RULES`` below, and elementwise primitives need none.
+
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> fg.vmap(lambda x: fnp.sum(x * x))(np.array([[1.0, 2.0], [3.0, 4.0]]))
@@ -75,9 +83,10 @@ class BatchTrace:
             mine = type(a) is Batched and a._trace is self
             values.append(a._value if mine else a)
             batched.append(mine)
-        rule = _RULES.get(prim) if prim.partials is None else _elementwise
-        if rule is None:
-            rule = _example_by_example
+        if prim.partials is not None:
+            rule = _elementwise
+        else:
+            rule = prim.batch or _RULES.get(prim) or _example_by_example
         return Batched(rule(self.size, prim, values, batched, params), self)
 
     def __repr__(self):

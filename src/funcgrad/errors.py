@@ -27,3 +27,7 @@ class ShapeError(FuncgradError, ValueError):
 
 class CycleError(FuncgradError, ValueError):
     """A graph that is not acyclic (only possible by building one by hand)."""
+
+
+class NoRuleError(FuncgradError, AttributeError):
+    """A NumPy function that funcgrad.numpy does not differentiate."""

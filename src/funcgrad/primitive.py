@@ -49,15 +49,17 @@ class Primitive:
     <primitive cube>
     """
 
-    __slots__ = ("name", "impl", "vjps", "jvps", "jvp_joint", "partials", "__weakref__")
+    __slots__ = ("name", "impl", "vjps", "jvps", "jvp_joint", "partials", "batch", "__weakref__")
 
-    def __init__(self, name, impl, vjps=None, jvps=None, jvp_joint=None, partials=None):
+    def __init__(self, name, impl, vjps=None, jvps=None, jvp_joint=None, partials=None,
+                 batch=None):
         self.name = name
         self.impl = impl
         self.vjps = vjps            # per-argument reverse rules, or None
         self.jvps = jvps            # per-argument forward rules, or None
         self.jvp_joint = jvp_joint  # one forward rule for all tangents, or None
         self.partials = partials    # elementwise only: per-argument partial derivatives
+        self.batch = batch          # batching rule (see funcgrad.batching), or None
 
     def __call__(self, *args, **params):
         if len(args) == 1:  # the commonest call, without the search below

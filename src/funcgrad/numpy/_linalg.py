@@ -1,0 +1,3 @@
+"""Part of funcgrad.numpy (being written)."""
+
+__all__ = []
