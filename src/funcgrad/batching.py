@@ -43,6 +43,7 @@ class Batched(ArrayLike):
 
     __slots__ = ("_value", "_trace")
     _is_batch = True
+    _is_opaque = True
 
     def __init__(self, value, trace):
         self._value = value

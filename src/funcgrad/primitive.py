@@ -31,11 +31,14 @@ class Box:
 
     ``_value`` is what the box stands for one level down. A batch box (vmap)
     holds a value with one extra leading axis, the batch, and says so with
-    ``_is_batch``.
+    ``_is_batch``. An *opaque* box (batch boxes, and the staged values of a
+    jit trace) must not be looked through to read a value as a constant:
+    that value stands for many values, or for values not known yet.
     """
 
     __slots__ = ()
     _is_batch = False
+    _is_opaque = False
 
 
 class Primitive:

@@ -43,9 +43,13 @@ def raw(x):
 
 
 def plain(x):
-    """``x`` without derivative traces; a batch (vmap) box is kept, since its
-    value has an extra axis that only the batch trace knows how to treat."""
-    while isinstance(x, Box) and not x._is_batch:
+    """``x`` without derivative traces, down to its value or an opaque box.
+
+    Masks and other constants computed in rules read values through
+    ``plain``: a batch box (vmap) or a staged value (jit) is kept, so that
+    comparing it records a comparison instead of freezing one value's answer.
+    """
+    while isinstance(x, Box) and not x._is_opaque:
         x = x._value
     return x
 
