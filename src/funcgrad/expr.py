@@ -313,17 +313,34 @@ class Built(NamedTuple):
     order: tuple
 
 
-def _squash(text):
-    """The source of a subtree as a label: spaces collapsed, outer parentheses dropped."""
-    text = " ".join(text.split())
-    while text.startswith("(") and text.endswith(")"):
-        depth = 0
-        for i, ch in enumerate(text):
-            depth += (ch == "(") - (ch == ")")
-            if depth == 0 and i < len(text) - 1:
-                return text          # "(a) * (b)": the first '(' closes early
-        text = text[1:-1].strip()
-    return text
+def _matching_parens(text):
+    """{position of '(': position of its ')'} over the whole text, in one pass."""
+    match, opened = {}, []
+    for i, ch in enumerate(text):
+        if ch == "(":
+            opened.append(i)
+        elif ch == ")" and opened:
+            match[opened.pop()] = i
+    return match
+
+
+def _label(text, start, end, match, longest=80):
+    """The source of a subtree as a label: outer parentheses dropped, spaces collapsed,
+    long ones cut in the middle (constant work per node, however deep the nesting)."""
+    while True:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start < end and text[start] == "(" and match.get(start) == end - 1:
+            start, end = start + 1, end - 1
+        else:
+            break
+    if end - start > longest:
+        head = " ".join(text[start:start + longest // 2].split())
+        tail = " ".join(text[end - longest // 4:end].split())
+        return f"{head} ... {tail}"
+    return " ".join(text[start:end].split())
 
 
 def build(text, values, method="dfs"):
@@ -353,6 +370,7 @@ def build(text, values, method="dfs"):
     made = {}          # structural key -> node: equal subtrees are built once
     node_of = {}       # id(subtree) -> node
     labels = {node: name for name, node in variables.items()}
+    match = _matching_parens(text)
     with np.errstate(all="ignore"):
         for t in _walk(tree):
             kind = t[0]
@@ -377,7 +395,7 @@ def build(text, values, method="dfs"):
                         raise ExprError(f"{t[1]} failed here: {err}", *t[-1]) from None
             node_of[id(t)] = node
             if node not in labels:
-                labels[node] = _squash(text[t[-1][0]:t[-1][1]])
+                labels[node] = _label(text, t[-1][0], t[-1][1], match)
     output = node_of[id(tree)]
     order = toposort(output, method=method)
     return Built(output, variables, labels, tree, order)
