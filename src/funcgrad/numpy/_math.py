@@ -1,3 +1,137 @@
-"""Part of funcgrad.numpy (being written)."""
+"""Elementwise math of funcgrad.numpy: NumPy's ufuncs with their derivatives.
 
-__all__ = []
+Every name is NumPy's, with NumPy's values bit for bit (Python floats in give
+Python floats out). Most are the primitives themselves, called positionally
+like ufuncs; ``round``/``around`` (``decimals``) and ``clip`` (``None``
+bounds) are thin wrappers with NumPy's signatures. Piecewise-constant
+functions (floor, ceil, round, rint, trunc, fix, sign, heaviside, the
+comparisons) have a zero derivative; kinks (abs, maximum, fmax, clip at a
+bound) split the derivative equally at a tie, like JAX.
+
+Complex numbers are refused: ``real``, ``imag``, ``conj`` and ``angle`` accept
+real inputs only and raise a TypeError on a complex one; funcgrad has no
+complex derivative convention.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> bool(fnp.log1p(1e-10) == np.log1p(1e-10)), type(fnp.expm1(0.5))
+(True, <class 'float'>)
+>>> fg.grad(lambda x: fnp.arctan2(x, 1.0) + fnp.hypot(x, 4.0))(3.0)   # 1/10 + 3/5
+0.7
+>>> fg.grad(lambda x: fnp.sum(fnp.floor(x) * x))(np.array([1.5, -0.5]))
+array([ 1., -1.])
+>>> fnp.real(np.array([1j]))
+Traceback (most recent call last):
+...
+TypeError: funcgrad.numpy.real got a complex input; funcgrad differentiates real functions only: split the value into real and imaginary arrays first
+"""
+
+from ..rules import ufuncs as _u
+from ..rules.elementwise import (abs, add, cos, divide, equal, exp, greater, greater_equal,  # noqa: F401
+                                 less, less_equal, log, maximum, minimum, multiply, negative,
+                                 not_equal, power, sign, sin, sqrt, subtract, tanh, where)
+from ..rules.ufuncs import (angle, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,  # noqa: F401
+                            arctanh, cbrt, ceil, conjugate, copysign, cosh, deg2rad, exp2,
+                            expm1, fabs, fix, float_power, floor, floor_divide, fmax, fmin, fmod,
+                            heaviside, hypot, imag, log1p, log2, log10, logaddexp, logaddexp2,
+                            mod, positive, rad2deg, real, reciprocal, rint, sinc, sinh, square,
+                            tan, trunc)
+
+# NumPy's other names for the same functions.
+absolute = abs
+true_divide = divide
+pow = power  # noqa: A001
+conj = conjugate
+remainder = mod
+degrees = rad2deg
+radians = deg2rad
+acos, asin, atan, atan2 = arccos, arcsin, arctan, arctan2
+acosh, asinh, atanh = arccosh, arcsinh, arctanh
+
+
+def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
+    """``numpy.round``: zero derivative (piecewise constant), NumPy's values.
+
+    >>> round(2.675, decimals=2), round(-0.5)
+    (2.68, -0.0)
+    """
+    _no_out(out, "round")
+    return _u.round(a, decimals=decimals)
+
+
+def around(a, decimals=0, out=None):
+    """``numpy.around``, the same as :func:`round`.
+
+    >>> import numpy as np
+    >>> around(np.array([0.5, 1.5, 2.5]))
+    array([0., 2., 2.])
+    """
+    _no_out(out, "around")
+    return _u.round(a, decimals=decimals)
+
+
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002
+    """``numpy.clip``: ``minimum(maximum(a, a_min), a_max)``; a ``None`` bound is left open.
+
+    The derivative goes to ``a`` inside the bounds and to the bound that is
+    hit outside them (shared equally at a tie). With ``a_min > a_max`` every
+    value is ``a_max``, as in NumPy.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> clip(np.array([-2.0, 0.5, 3.0]), -1.0, 1.0)
+    array([-1. ,  0.5,  1. ])
+    >>> fg.grad(lambda x: fnp.sum(clip(x, None, 1.0)))(np.array([0.5, 3.0]))
+    array([1., 0.])
+    """
+    _no_out(out, "clip")
+    if min is not None:
+        if a_min is not None:
+            raise TypeError("clip: give the lower bound once, as a_min or as min, not both")
+        a_min = min
+    if max is not None:
+        if a_max is not None:
+            raise TypeError("clip: give the upper bound once, as a_max or as max, not both")
+        a_max = max
+    if a_min is None and a_max is None:
+        return positive(a)
+    if a_min is None:
+        return minimum(a, a_max)      # what NumPy itself computes for an open lower bound
+    if a_max is None:
+        return maximum(a, a_min)
+    return _u.clip(a, a_min, a_max)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``numpy.astype``: a cast; the cotangent is cast back to the input's float type.
+
+    >>> import numpy as np
+    >>> astype(np.array([1.5, 2.5]), np.float32)
+    array([1.5, 2.5], dtype=float32)
+    """
+    return _u.astype(x, dtype=dtype)
+
+
+def _no_out(out, name):
+    if out is not None:
+        raise TypeError(f"funcgrad.numpy.{name}: out= is not supported, since funcgrad arrays "
+                        f"are immutable; use the returned value instead")
+
+
+_UFUNCS = [
+    # the core table, re-exported with every NumPy name
+    "abs", "absolute", "add", "subtract", "multiply", "divide", "true_divide", "power", "pow",
+    "negative", "maximum", "minimum", "exp", "log", "sqrt", "sin", "cos", "tanh", "sign",
+    "where", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+    # unary
+    "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "square", "reciprocal", "fabs",
+    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+    "acos", "asin", "atan", "acosh", "asinh", "atanh",
+    "sinc", "deg2rad", "rad2deg", "degrees", "radians", "positive",
+    "real", "imag", "conj", "conjugate", "angle",
+    "floor", "ceil", "rint", "trunc", "fix",
+    # binary
+    "float_power", "fmax", "fmin", "arctan2", "atan2", "hypot", "logaddexp", "logaddexp2",
+    "mod", "remainder", "fmod", "copysign", "heaviside", "floor_divide",
+]
+__all__ = _UFUNCS + ["round", "around", "clip", "astype"]

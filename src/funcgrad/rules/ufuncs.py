@@ -1,0 +1,239 @@
+"""NumPy's elementwise math beyond the core table, one line per primitive.
+
+Like :mod:`.elementwise`, each function is given by its partial derivatives,
+written with funcgrad's own operations so that they differentiate again; the
+reverse, forward and batching rules all follow from them. Values are NumPy's
+ufuncs, bit for bit, and Python floats in give Python floats out.
+
+Piecewise-constant functions (floor, ceil, rint, trunc, heaviside, ...) have a
+zero derivative wherever one exists, as in JAX. Kinked functions (fmax, fmin,
+clip at a bound) split the derivative equally at a tie.
+
+Complex numbers are refused: ``real``, ``imag``, ``conj`` and ``angle`` are
+defined for real inputs only (``real`` and ``conj`` are the identity, ``imag``
+is zero, ``angle`` is 0 or pi) and raise a TypeError on a complex input.
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> fg.grad(lambda x: log1p(x) + cbrt(x))(8.0)   # 1/9 + 1/12
+0.19444444444444442
+"""
+
+import math
+import operator
+
+import numpy as np
+
+from ..primitive import Primitive
+from .arrays import plain, raw
+from .elementwise import _share, _sign, cos, elementwise, exp, log, maximum, sqrt, where
+
+__all__ = [
+    "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "square", "reciprocal", "fabs",
+    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+    "sinc", "deg2rad", "rad2deg", "positive", "real", "imag", "conjugate", "angle",
+    "floor", "ceil", "rint", "trunc", "fix", "round", "floor_divide", "heaviside",
+    "float_power", "fmax", "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2",
+    "mod", "fmod", "copysign", "clip", "logit", "erf", "astype",
+]
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_PI = math.pi
+
+
+def _ufunc(fun):
+    """``fun`` returning a Python float when given Python numbers, as NumPy's ufuncs do not."""
+    def impl(*args):
+        out = fun(*args)
+        if type(out) is np.float64 and all(type(a) in (float, int) for a in args):
+            return float(out)
+        return out
+    impl.__name__ = fun.__name__
+    return impl
+
+
+def _real_only(fun):
+    """``fun`` refusing complex input: funcgrad differentiates real functions only."""
+    def impl(x):
+        if np.iscomplexobj(x):
+            raise TypeError(
+                f"funcgrad.numpy.{fun.__name__} got a complex input; funcgrad differentiates "
+                f"real functions only: split the value into real and imaginary arrays first")
+        out = fun(x)
+        return float(out) if type(out) is np.float64 and type(x) in (float, int) else out
+    impl.__name__ = fun.__name__
+    return impl
+
+
+def _select(c, a, b):
+    """``where(c, a, b)`` for a mask read from plain values (a Python bool stays a branch)."""
+    if type(c) is bool or type(c) is np.bool_:
+        return a if c else b
+    return where(c, a, b)
+
+
+def _isnan(x):
+    x = plain(x)
+    return x != x
+
+
+def _fshare(x, y, beats):
+    """fmax/fmin's switch: like maximum's, but a NaN opponent always loses."""
+    return _select(_isnan(y), 1.0, _share(x, y, beats))
+
+
+def _erf(x):
+    if type(x) in (float, int):
+        return math.erf(x)
+    x = np.asarray(x, dtype=np.float64)
+    return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64) if x.ndim else np.float64(math.erf(x))
+
+
+def _sinc_dx(ans, x):
+    """(cos(pi x) - sinc(x)) / x, and its Taylor series at exactly 0 (right to order 6)."""
+    p = plain(x)
+    zero = p == 0
+    if type(zero) is bool and not zero:
+        return (cos(_PI * x) - ans) / x
+    x2 = x * x
+    series = x * (-_PI ** 2 / 3.0 + x2 * (_PI ** 4 / 30.0 - x2 * (_PI ** 6 / 840.0)))
+    if type(zero) is bool:
+        return series
+    safe = where(zero, 1.0, x)
+    return where(zero, series, (cos(_PI * x) - ans) / safe)
+
+
+def _float_power_dx(ans, x, y):
+    if np.all(raw(y) == 0):
+        return 0.0 * x
+    return y * float_power(x, y - 1.0)
+
+
+def _safe_log(x):
+    return log(_select(plain(x) == 0, 1.0, x))
+
+
+def _mod_dy(ans, x, y):
+    """d mod(x, y) / dy = -(x - mod(x, y)) / y, the (integer) quotient, as a constant."""
+    return -rint((plain(x) - plain(ans)) / plain(y))
+
+
+def _clip_switches(x, lo, hi):
+    """clip is min(max(x, lo), hi): the tie-splitting switches of its two kinks."""
+    m = maximum(plain(x), plain(lo))
+    return _share(x, lo, operator.gt), _share(m, hi, operator.lt)
+
+
+def _clip_dx(ans, x, lo, hi):
+    a, b = _clip_switches(x, lo, hi)
+    return a * b
+
+
+def _clip_dlo(ans, x, lo, hi):
+    a, b = _clip_switches(x, lo, hi)
+    return (1.0 - a) * b
+
+
+def _clip_dhi(ans, x, lo, hi):
+    _, b = _clip_switches(x, lo, hi)
+    return 1.0 - b
+
+
+def _copysign_dx(ans, x, y):
+    return copysign(1.0, plain(x)) * copysign(1.0, plain(y))
+
+
+_zero1 = lambda ans, x: 0.0        # noqa: E731
+_zero2 = lambda ans, x, y: 0.0     # noqa: E731
+_one1 = lambda ans, x: 1.0         # noqa: E731
+
+# name                                    impl                       d f / d x (, d f / d y, d f / d z)
+exp2        = elementwise("exp2",        _ufunc(np.exp2),        lambda ans, x: ans * _LN2)
+expm1       = elementwise("expm1",       _ufunc(np.expm1),       lambda ans, x: ans + 1.0)
+log2        = elementwise("log2",        _ufunc(np.log2),        lambda ans, x: 1.0 / (x * _LN2))
+log10       = elementwise("log10",       _ufunc(np.log10),       lambda ans, x: 1.0 / (x * _LN10))
+log1p       = elementwise("log1p",       _ufunc(np.log1p),       lambda ans, x: 1.0 / (1.0 + x))
+cbrt        = elementwise("cbrt",        _ufunc(np.cbrt),        lambda ans, x: 1.0 / (3.0 * ans * ans))
+square      = elementwise("square",      _ufunc(np.square),      lambda ans, x: 2.0 * x)
+reciprocal  = elementwise("reciprocal",  _ufunc(np.reciprocal),  lambda ans, x: -(ans * ans))
+fabs        = elementwise("fabs",        _ufunc(np.fabs),        lambda ans, x: _sign(x))
+tan         = elementwise("tan",         _ufunc(np.tan),         lambda ans, x: 1.0 + ans * ans)
+arcsin      = elementwise("arcsin",      _ufunc(np.arcsin),      lambda ans, x: 1.0 / sqrt(1.0 - x * x))
+arccos      = elementwise("arccos",      _ufunc(np.arccos),      lambda ans, x: -1.0 / sqrt(1.0 - x * x))
+arctan      = elementwise("arctan",      _ufunc(np.arctan),      lambda ans, x: 1.0 / (1.0 + x * x))
+sinh        = elementwise("sinh",        _ufunc(np.sinh),        lambda ans, x: cosh(x))
+cosh        = elementwise("cosh",        _ufunc(np.cosh),        lambda ans, x: sinh(x))
+arcsinh     = elementwise("arcsinh",     _ufunc(np.arcsinh),     lambda ans, x: 1.0 / sqrt(x * x + 1.0))
+arccosh     = elementwise("arccosh",     _ufunc(np.arccosh),     lambda ans, x: 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0)))
+arctanh     = elementwise("arctanh",     _ufunc(np.arctanh),     lambda ans, x: 1.0 / (1.0 - x * x))
+sinc        = elementwise("sinc",        _ufunc(np.sinc),        _sinc_dx)
+deg2rad     = elementwise("deg2rad",     _ufunc(np.deg2rad),     lambda ans, x: _PI / 180.0)
+rad2deg     = elementwise("rad2deg",     _ufunc(np.rad2deg),     lambda ans, x: 180.0 / _PI)
+positive    = elementwise("positive",    _ufunc(np.positive),    _one1)
+real        = elementwise("real",        _real_only(np.real),    _one1)
+imag        = elementwise("imag",        _real_only(np.imag),    _zero1)
+conjugate   = elementwise("conjugate",   _real_only(np.conjugate), _one1)
+angle       = elementwise("angle",       _real_only(np.angle),   _zero1)
+logit       = elementwise("logit",       _ufunc(lambda p: np.log(np.divide(p, np.subtract(1.0, p)))),
+                          lambda ans, p: 1.0 / (p * (1.0 - p)))
+erf         = elementwise("erf",         _erf,                   lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)))
+# Piecewise constant: zero derivative wherever it exists.
+floor       = elementwise("floor",       _ufunc(np.floor),       _zero1)
+ceil        = elementwise("ceil",        _ufunc(np.ceil),        _zero1)
+rint        = elementwise("rint",        _ufunc(np.rint),        _zero1)
+trunc       = elementwise("trunc",       _ufunc(np.trunc),       _zero1)
+fix         = elementwise("fix",         _ufunc(np.fix),         _zero1)
+floor_divide = elementwise("floor_divide", _ufunc(np.floor_divide), _zero2, _zero2)
+heaviside   = elementwise("heaviside",   _ufunc(np.heaviside),   _zero2, _zero2)
+# Binary.
+float_power = elementwise("float_power", _ufunc(np.float_power), _float_power_dx, lambda ans, x, y: ans * _safe_log(x))
+fmax        = elementwise("fmax",        _ufunc(np.fmax),        lambda ans, x, y: _fshare(x, y, operator.gt), lambda ans, x, y: _fshare(y, x, operator.gt))
+fmin        = elementwise("fmin",        _ufunc(np.fmin),        lambda ans, x, y: _fshare(x, y, operator.lt), lambda ans, x, y: _fshare(y, x, operator.lt))
+arctan2     = elementwise("arctan2",     _ufunc(np.arctan2),     lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y))
+hypot       = elementwise("hypot",       _ufunc(np.hypot),       lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
+logaddexp   = elementwise("logaddexp",   _ufunc(np.logaddexp),   lambda ans, x, y: exp(x - ans), lambda ans, x, y: exp(y - ans))
+logaddexp2  = elementwise("logaddexp2",  _ufunc(np.logaddexp2),  lambda ans, x, y: exp2(x - ans), lambda ans, x, y: exp2(y - ans))
+mod         = elementwise("mod",         _ufunc(np.mod),         lambda ans, x, y: 1.0, _mod_dy)
+fmod        = elementwise("fmod",        _ufunc(np.fmod),        lambda ans, x, y: 1.0, _mod_dy)
+copysign    = elementwise("copysign",    _ufunc(np.copysign),    _copysign_dx, _zero2)
+clip        = elementwise("clip",        _ufunc(np.clip),        _clip_dx, _clip_dlo, _clip_dhi)
+
+
+# ------------------------------------------- with a static parameter
+
+def _unary_batch(size, prim, values, batched, params):
+    """An elementwise primitive with static parameters: the batch axis rides along."""
+    return prim(values[0], **params)
+
+
+def _round_impl(x, decimals=0):
+    out = np.round(x, decimals)
+    return float(out) if type(out) is np.float64 and type(x) in (float, int) else out
+
+
+def _astype_impl(x, dtype):
+    if type(x) is float and np.dtype(dtype) == np.float64:
+        return x
+    return np.asarray(x).astype(dtype)[()]
+
+
+def _astype_vjp(g, ans, x, dtype):
+    back = np.result_type(raw(x))
+    if not np.issubdtype(back, np.inexact):
+        back = np.dtype(np.float64)
+    return g if back == np.dtype(dtype) else astype(g, dtype=back)
+
+
+round = Primitive(  # noqa: A001 - NumPy's name, on purpose
+    "round", _round_impl,
+    vjps=(lambda g, ans, x, decimals=0: None,),
+    jvps=(lambda t, ans, x, decimals=0: None,),
+    batch=_unary_batch,
+)
+astype = Primitive(
+    "astype", _astype_impl,
+    vjps=(_astype_vjp,),
+    jvps=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
+    batch=_unary_batch,
+)
