@@ -1,3 +1,320 @@
-"""Part of funcgrad.numpy (being written)."""
+"""Reductions of funcgrad.numpy: sums, products, extrema, statistics, running sums.
 
-__all__ = []
+NumPy's signatures (``axis`` as an int, a tuple or ``None``; ``keepdims``;
+``ddof``; ``weights``) and NumPy's values bit for bit: ``mean``, ``var``,
+``std``, ``ptp``, ``average`` and the NaN-skipping sums are built from the
+same operations in the same order as NumPy's own code. ``max``/``min`` share
+the derivative equally among tied elements, as JAX does; ``prod`` and
+``cumprod`` are exact when the input holds zeros. ``out=``, ``initial=`` and
+``where=`` are refused with an error (funcgrad arrays are immutable).
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> x = np.array([[1.0, 2.0, 3.0], [4.0, 4.0, 0.0]])
+>>> fnp.var(x, axis=1, ddof=1)
+array([1.        , 5.33333333])
+>>> fg.grad(lambda x: fnp.sum(fnp.max(x, axis=1)))(x)
+array([[0. , 0. , 1. ],
+       [0.5, 0.5, 0. ]])
+"""
+
+import builtins
+
+import numpy as _np
+
+from ..primitive import Box as _Box
+from ..rules import arrays as _arrays
+from ..rules import reductions as _r
+from ..rules import ufuncs as _u
+from ..rules.elementwise import sqrt as _sqrt
+from ..rules.elementwise import where as _where
+
+__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",
+           "cumsum", "cumprod", "average", "nansum", "nanmean"]
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _refuse(name, **unsupported):
+    for key, value in unsupported.items():
+        if value is not None:
+            raise TypeError(
+                f"funcgrad.numpy.{name}: {key}= is not supported (funcgrad arrays are "
+                f"immutable and reductions take every element); "
+                f"{'use the returned value' if key == 'out' else 'select the elements first, e.g. with where'}")
+
+
+def _count(a, axis):
+    """How many elements each result of a reduction over ``axis`` combines."""
+    shape = _arrays.shape_of(a)
+    axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    n = 1
+    for ax in axes:
+        n *= shape[ax]
+    return n
+
+
+def _cast(a, dtype):
+    """``a`` as ``dtype`` (None: unchanged; integers summed as float64 where NumPy does)."""
+    if dtype is None:
+        return a
+    if _np.result_type(_arrays.raw(a)) == _np.dtype(dtype):
+        return a
+    return _u.astype(a, dtype=dtype)
+
+
+def _float_input(a):
+    """``a`` cast to float64 if it holds integers or bools, as mean and var do."""
+    dt = _np.result_type(_arrays.raw(a))
+    return a if _np.issubdtype(dt, _np.inexact) else _cast(a, _np.float64)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """``numpy.sum``.
+
+    >>> import numpy as np
+    >>> sum(np.arange(6.0).reshape(2, 3), axis=(0, 1)), sum(np.ones((2, 3)), axis=0, keepdims=True)
+    (np.float64(15.0), array([[2., 2., 2.]]))
+    """
+    _refuse("sum", out=out, initial=initial, where=where)
+    if dtype is not None and not isinstance(a, _Box):
+        return _np.sum(a, axis=_axis(axis), dtype=dtype, keepdims=keepdims)
+    return _arrays.sum(_cast(a, dtype), axis=_axis(axis), keepdims=keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """``numpy.mean``: the sum divided by the count, as NumPy computes it.
+
+    >>> import numpy as np
+    >>> mean(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=0)
+    array([2. , 3.5])
+    """
+    _refuse("mean", out=out, where=where)
+    axis = _axis(axis)
+    a = _float_input(a) if dtype is None else _cast(a, dtype)
+    return _arrays.sum(a, axis=axis, keepdims=keepdims) / float(_count(a, axis))
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``numpy.prod``; its derivative is exact when ``a`` holds zeros.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.grad(lambda x: prod(x))(np.array([2.0, 0.0, 5.0]))
+    array([ 0., 10.,  0.])
+    """
+    _refuse("prod", out=out, initial=initial, where=where)
+    if dtype is not None and not isinstance(a, _Box):
+        return _np.prod(a, axis=_axis(axis), dtype=dtype, keepdims=keepdims)
+    return _r.prod(_cast(a, dtype), axis=_axis(axis), keepdims=keepdims)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """``numpy.max``; tied maxima share the derivative equally.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.grad(lambda x: max(x))(np.array([3.0, 1.0, 3.0]))
+    array([0.5, 0. , 0.5])
+    """
+    _refuse("max", out=out, initial=initial, where=where)
+    return _r.max(a, axis=_axis(axis), keepdims=keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """``numpy.min``; tied minima share the derivative equally.
+
+    >>> import numpy as np
+    >>> min(np.array([[3.0, 1.0], [0.0, 2.0]]), axis=1)
+    array([1., 0.])
+    """
+    _refuse("min", out=out, initial=initial, where=where)
+    return _r.min(a, axis=_axis(axis), keepdims=keepdims)
+
+
+def amax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``numpy.amax``, the same as :func:`max`.
+
+    >>> amax(2.0)
+    2.0
+    """
+    return max(a, axis, out, keepdims, initial, where)
+
+
+def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``numpy.amin``, the same as :func:`min`.
+
+    >>> import numpy as np
+    >>> amin(np.array([2.0, -1.0]))
+    np.float64(-1.0)
+    """
+    return min(a, axis, out, keepdims, initial, where)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """``numpy.ptp``: the range, max minus min.
+
+    >>> import numpy as np
+    >>> ptp(np.array([[1.0, 4.0], [2.0, 2.0]]), axis=1)
+    array([3., 0.])
+    """
+    _refuse("ptp", out=out)
+    return max(a, axis, keepdims=keepdims) - min(a, axis, keepdims=keepdims)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """``numpy.var`` with ``ddof`` (or its other name, ``correction``).
+
+    >>> import numpy as np
+    >>> var(np.array([1.0, 2.0, 4.0])), var(np.array([1.0, 2.0, 4.0]), ddof=1)
+    (np.float64(1.5555555555555554), np.float64(2.333333333333333))
+    """
+    _refuse("var", out=out, where=where, mean=mean)
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("var: give ddof or correction, not both (they are the same thing)")
+        ddof = correction
+    axis = _axis(axis)
+    a = _float_input(a) if dtype is None else _cast(a, dtype)
+    n = _count(a, axis)
+    centered = a - _arrays.sum(a, axis=axis, keepdims=True) / float(n)
+    return (_arrays.sum(centered * centered, axis=axis, keepdims=keepdims)
+            / float(builtins.max(n - ddof, 0)))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """``numpy.std``: the square root of :func:`var`.
+
+    >>> import numpy as np
+    >>> std(np.array([[1.0, 3.0], [2.0, 2.0]]), axis=1)
+    array([1., 0.])
+    """
+    return _sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                     correction=correction))
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """``numpy.cumsum``; ``axis=None`` runs over the flattened array.
+
+    >>> import numpy as np
+    >>> cumsum(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([ 1.,  3.,  6., 10.])
+    """
+    _refuse("cumsum", out=out)
+    if dtype is not None and not isinstance(a, _Box):
+        return _np.cumsum(a, axis=axis, dtype=dtype)
+    a = _cast(a, dtype)
+    if axis is None:
+        return _r.cumsum(_arrays.reshape(a, shape=(-1,)), axis=0)
+    return _r.cumsum(a, axis=axis)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """``numpy.cumprod``; derivatives are exact at zeros.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.grad(lambda x: fnp.sum(cumprod(x)))(np.array([2.0, 0.0, 3.0]))
+    array([1., 8., 0.])
+    """
+    _refuse("cumprod", out=out)
+    if dtype is not None and not isinstance(a, _Box):
+        return _np.cumprod(a, axis=axis, dtype=dtype)
+    a = _cast(a, dtype)
+    if axis is None:
+        return _r.cumprod(_arrays.reshape(a, shape=(-1,)), axis=0)
+    return _r.cumprod(a, axis=axis)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """``numpy.average``, differentiable in ``a`` and in ``weights``.
+
+    ``weights`` has the shape of ``a``, or the shape of ``a`` along ``axis``.
+    With ``returned=True`` the sum of the weights comes too.
+
+    >>> import numpy as np
+    >>> average(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1, weights=np.array([3.0, 1.0]))
+    array([1.25, 3.25])
+    >>> average(np.array([1.0, 3.0]), returned=True)
+    (np.float64(2.0), np.float64(2.0))
+    """
+    shape = _arrays.shape_of(a)
+    nd = len(shape)
+    if axis is not None:
+        axis = tuple(sorted(x % nd for x in axis)) if isinstance(axis, (tuple, list)) else (axis % nd,)
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        scl = _np.float64(_size(shape) / _size(_arrays.shape_of(avg)))
+    else:
+        wshape = _arrays.shape_of(weights)
+        w = weights
+        if wshape != shape:
+            if axis is None:
+                raise TypeError("average: give axis when weights and a differ in shape "
+                                f"(a has shape {shape}, weights {wshape})")
+            if wshape != tuple(shape[x] for x in axis):
+                raise ValueError(f"average: weights of shape {wshape} do not match a's shape "
+                                 f"{shape} along axis {axis}")
+            w = _arrays.transpose(w, axes=tuple(int(i) for i in _np.argsort(axis)))
+            w = _arrays.reshape(w, shape=tuple(s if x in axis else 1 for x, s in enumerate(shape)))
+        scl = _arrays.sum(w, axis=axis, keepdims=keepdims)
+        if _np.any(_arrays.raw(scl) == 0.0):
+            raise ZeroDivisionError("average: the weights sum to zero along an axis, so they "
+                                    "cannot be normalized")
+        avg = _arrays.sum(_float_input(a) * w, axis=axis, keepdims=keepdims) / scl
+    if returned:
+        if _arrays.shape_of(scl) != _arrays.shape_of(avg):
+            scl = _arrays.broadcast_to(scl, shape=_arrays.shape_of(avg))
+        return avg, scl
+    return avg
+
+
+def _size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _nan_mask(a):
+    p = _arrays.plain(a)
+    return p != p
+
+
+def _is_float(a):
+    return _np.issubdtype(_np.result_type(_arrays.raw(a)), _np.inexact)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``numpy.nansum``: NaNs count as zero (and get a zero derivative).
+
+    >>> import numpy as np
+    >>> nansum(np.array([1.0, np.nan, 2.0]))
+    np.float64(3.0)
+    """
+    _refuse("nansum", out=out, initial=initial, where=where)
+    if _is_float(a):
+        mask = _nan_mask(a)
+        a = (0.0 if mask else a) if type(mask) is bool else _where(mask, 0.0, a)
+    return sum(a, axis, dtype, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """``numpy.nanmean``: the mean of the elements that are not NaN.
+
+    >>> import numpy as np
+    >>> nanmean(np.array([[1.0, np.nan], [2.0, 4.0]]), axis=1)
+    array([1., 3.])
+    """
+    _refuse("nanmean", out=out, where=where)
+    if not _is_float(a):
+        return mean(a, axis, dtype, keepdims=keepdims)
+    axis = _axis(axis)
+    mask = _nan_mask(a)
+    ones = (0.0 if mask else 1.0) if type(mask) is bool else _where(mask, 0.0, 1.0)
+    count = _arrays.sum(ones, axis=axis, keepdims=keepdims)
+    return nansum(a, axis, dtype, keepdims=keepdims) / count
