@@ -36,8 +36,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``scipy.special.logsumexp``: ``log(sum(b * exp(a)))`` without overflow.
 
     >>> import numpy as np
-    >>> logsumexp(np.array([[1000.0, 1000.0], [0.0, 0.0]]), axis=1).round(4)
-    array([1000.6931,    0.6931])
+    >>> logsumexp(np.array([[1000.0, 1000.0], [0.0, 0.0]]), axis=1).round(4).tolist()
+    [1000.6931, 0.6931]
     >>> float(logsumexp(np.array([0.0, 0.0]), b=np.array([1.0, 3.0])))  # log 4
     1.3862943611198906
     """
