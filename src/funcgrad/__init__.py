@@ -14,9 +14,11 @@ that threads a persistent gradient map through the reversed order.
 """
 
 from . import nn, numpy, optim
+from .at import at
 from .backprop import backprop
 from .batching import vmap
 from .check import GradientCheckError, check_grads
+from .jit import ConcretizationError, jit
 from .errors import (CycleError, FuncgradError, ImmutableError, MissingRuleError,
                      NoRuleError, NotDifferentiableError, ShapeError)
 from .node import Node, const, var
@@ -24,7 +26,7 @@ from .order import graph, toposort
 from .primitive import Primitive, defjvp, defvjp, primitive
 from .rules.arrays import add_n
 from .semiring import Semiring, semirings, sum_product
-from .show import show, to_dot
+from .show import GraphvizNotFound, render, show, to_dot, to_svg
 from .transforms import (elementwise_grad, grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp,
                          stop_gradient, trace, value_and_grad, vjp)
 from .tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
@@ -34,11 +36,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Node", "var", "const", "graph", "toposort", "backprop", "sum_product", "Semiring",
-    "semirings", "show", "to_dot", "add_n", "primitive", "defvjp", "defjvp", "Primitive",
+    "semirings", "show", "to_dot", "to_svg", "render", "GraphvizNotFound", "add_n", "primitive", "defvjp", "defjvp", "Primitive",
     "numpy", "nn", "FuncgradError", "ImmutableError", "NotDifferentiableError",
     "MissingRuleError", "NoRuleError", "ShapeError", "CycleError",
     "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian", "hvp",
     "elementwise_grad", "stop_gradient", "trace",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "register_pytree_node", "vmap", "check_grads", "GradientCheckError", "optim",
+    "register_pytree_node", "vmap", "jit", "ConcretizationError", "check_grads", "GradientCheckError", "optim", "at",
 ]

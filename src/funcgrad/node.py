@@ -118,6 +118,14 @@ class Node(ArrayLike):
         from .show import node_repr
         return node_repr(self)
 
+    def _repr_svg_(self):
+        """Jupyter draws a node as its graph (through Graphviz, when installed)."""
+        from .show import GraphvizNotFound, to_svg
+        try:
+            return to_svg(self)
+        except GraphvizNotFound:
+            return None        # Jupyter falls back to the text repr
+
     # -- fast paths for the commonest operators on nodes of one trace --------
     # They build the same node the general path builds (multiply(self, other)),
     # without its search for the innermost trace.
@@ -150,19 +158,21 @@ class ReverseTrace:
     """
 
     __slots__ = ("level",)
+    node_type = Node  # what this trace records; jit's staging trace records Staged nodes
 
     def __init__(self, level):
         self.level = level
 
     def process(self, prim, args, params):
+        make = self.node_type
         if len(args) == 1:
             a = args[0]
-            if type(a) is Node and a._trace is self:
-                return Node(prim(a._value, **params), prim, args, params or None, None, self)
+            if type(a) is make and a._trace is self:
+                return make(prim(a._value, **params), prim, args, params or None, None, self)
         parents = []
         values = []
         for a in args:
-            if type(a) is Node and a._trace is self:
+            if type(a) is make and a._trace is self:
                 parents.append(a)
                 values.append(a._value)
             else:  # a constant here, possibly traced by an outer trace
@@ -170,10 +180,10 @@ class ReverseTrace:
                     raise TypeError(
                         f"{prim.name}: got a {type(a).__name__} as a positional operand; pass "
                         f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
-                parents.append(Node(a, CONST, (), None, None, self))
+                parents.append(make(a, CONST, (), None, None, self))
                 values.append(a)
         value = prim(*values, **params)
-        return Node(value, prim, tuple(parents), params or None, None, self)
+        return make(value, prim, tuple(parents), params or None, None, self)
 
     def __repr__(self):
         return f"<reverse trace {self.level}>"

@@ -42,7 +42,8 @@ def _divide(x, y):
     try:
         return x / y
     except ZeroDivisionError:  # Python refuses where NumPy gives inf or nan
-        return float(np.divide(x, y))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.divide(x, y))
 
 
 def _relu(x):
@@ -145,14 +146,14 @@ _ = None  # no derivative
 add      = elementwise("add",      operator.add,       lambda ans, x, y: 1.0,             lambda ans, x, y: 1.0)
 subtract = elementwise("subtract", operator.sub,       lambda ans, x, y: 1.0,             lambda ans, x, y: -1.0)
 multiply = elementwise("multiply", operator.mul,       lambda ans, x, y: y,               lambda ans, x, y: x)
-divide   = elementwise("divide",   _divide,            lambda ans, x, y: 1.0 / y,         lambda ans, x, y: -ans / y)
+divide   = elementwise("divide",   _divide,            lambda ans, x, y: divide(1.0, y),  lambda ans, x, y: divide(-ans, y))
 power    = elementwise("power",    _ufunc(np.power),   _power_dx,                         lambda ans, x, y: ans * _safe_log(x))
 maximum  = elementwise("maximum",  _ufunc(np.maximum), lambda ans, x, y: _share(x, y, operator.gt), lambda ans, x, y: _share(y, x, operator.gt))
 minimum  = elementwise("minimum",  _ufunc(np.minimum), lambda ans, x, y: _share(x, y, operator.lt), lambda ans, x, y: _share(y, x, operator.lt))
 negative = elementwise("negative", operator.neg,       lambda ans, x: -1.0)
 exp      = elementwise("exp",      _ufunc(np.exp),     lambda ans, x: ans)
-log      = elementwise("log",      _ufunc(np.log),     lambda ans, x: 1.0 / x)
-sqrt     = elementwise("sqrt",     _ufunc(np.sqrt),    lambda ans, x: 0.5 / ans)
+log      = elementwise("log",      _ufunc(np.log),     lambda ans, x: divide(1.0, x))
+sqrt     = elementwise("sqrt",     _ufunc(np.sqrt),    lambda ans, x: divide(0.5, ans))
 sin      = elementwise("sin",      _ufunc(np.sin),     lambda ans, x: cos(x))
 cos      = elementwise("cos",      _ufunc(np.cos),     lambda ans, x: -sin(x))
 tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans * ans)

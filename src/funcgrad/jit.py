@@ -1,0 +1,296 @@
+"""jit: trace a function once, compile its graph to straight-line code, replay it.
+
+An immutable graph never changes, so everything derived from it (the order,
+the liveness of every value, the code) can be computed once. ``fg.jit(fun)``
+traces ``fun`` on *staged* values (graph nodes whose values stand for any
+input of the same structure, shapes and dtypes), which records every
+primitive call, including all those a transform such as ``grad`` makes inside
+it. The graph is then turned into a Python function of straight-line code,
+one line per primitive, built from the graph alone (never from user text),
+with every intermediate array deleted after its last use. Later calls with
+the same structure run that code on the new values: no nodes, no dispatch, no
+sort, no fold. A call with a new structure traces again.
+
+Python control flow cannot be frozen: turning a staged value into a bool (an
+``if`` or ``while`` on a comparison) raises :class:`ConcretizationError`,
+naming the comparison. Use ``funcgrad.numpy.where``, or name the argument in
+``static_argnums``, which makes its value part of the cache key.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> f = fg.jit(fg.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2)))
+>>> f(np.array([0.5, -1.0]))
+array([ 0.72686198, -0.63970001])
+>>> print(f.plan(np.array([0.5, -1.0])).source)
+def plan(a0):
+    r0 = f1(a0)
+    r1 = f2(r0, 1)
+    r2 = 2 * r1
+    del r1
+    r1 = c0 * r2
+    del r2
+    r2 = r0 * r0
+    del r0
+    r0 = 1.0 - r2
+    del r2
+    r2 = r1 * r0
+    del r1
+    del r0
+    return (r2,)
+"""
+
+import functools
+import itertools
+import math
+
+import numpy as np
+
+from .errors import FuncgradError
+from .node import CONST, VAR, Node, ReverseTrace, new_level
+from .order import dfs_order
+from .rules import elementwise
+from .rules.arrays import shape_of
+from .tree import tree_flatten, tree_unflatten
+
+__all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan"]
+
+
+class ConcretizationError(FuncgradError, TypeError):
+    """Python needed a concrete value (a bool, an int) from a staged value under jit."""
+
+
+class Staged(Node):
+    """A node of a jit trace: its value stands for every input of its shape."""
+
+    __slots__ = ()
+    _is_opaque = True
+
+    # Comparisons are recorded, so a mask computed from them is part of the plan.
+    def __lt__(self, other): return elementwise.less(self, other)
+    def __le__(self, other): return elementwise.less_equal(self, other)
+    def __gt__(self, other): return elementwise.greater(self, other)
+    def __ge__(self, other): return elementwise.greater_equal(self, other)
+
+    def __eq__(self, other):
+        if isinstance(other, Node):
+            return self is other
+        return elementwise.equal(self, other)
+
+    def __ne__(self, other):
+        if isinstance(other, Node):
+            return self is not other
+        return elementwise.not_equal(self, other)
+
+    __hash__ = object.__hash__
+
+    def _refuse(self, what):
+        if self._prim in (VAR, CONST):
+            source = "an input"
+        else:
+            parts = ", ".join("a traced value" if a._prim is not CONST else repr(a._value)
+                              for a in self._args)
+            source = f"{self._prim.name}({parts})"
+        raise ConcretizationError(
+            f"jit cannot turn a traced value into {what}: it comes from {source}, whose answer "
+            f"changes from call to call. Use funcgrad.numpy.where instead of if/while, or pass "
+            f"that argument in static_argnums so each value gets its own trace")
+
+    def __bool__(self):  self._refuse("a Python bool")
+    def __float__(self): self._refuse("a Python float")
+    def __int__(self):   self._refuse("a Python int")
+    def __index__(self): self._refuse("an index")
+
+
+class StagingTrace(ReverseTrace):
+    """The trace of jit: records every primitive call as a Staged node."""
+
+    __slots__ = ()
+    node_type = Staged
+
+    def __repr__(self):
+        return f"<staging trace {self.level}>"
+
+
+# ---------------------------------------------------------------- compiling
+
+_INLINE = {  # primitives whose impl is exactly a Python operator
+    elementwise.add: "{} + {}",
+    elementwise.subtract: "{} - {}",
+    elementwise.multiply: "{} * {}",
+    elementwise.negative: "-{}",
+}
+
+
+class Plan:
+    """A compiled function: straight-line code over plain values, plus its source."""
+
+    def __init__(self, run, source, nodes, out_def, n_steps):
+        self.run = run
+        self.source = source
+        self.nodes = nodes        # the staged graph, inputs first
+        self.out_def = out_def
+        self.n_steps = n_steps
+
+    def __call__(self, leaves):
+        return tree_unflatten(self.out_def, self.run(*leaves))
+
+    def __repr__(self):
+        return f"<plan: {self.n_steps} steps>"
+
+
+def _literal(v):
+    """Source text for a Python number that round-trips exactly, or None."""
+    if type(v) is float and math.isfinite(v):
+        return repr(v)
+    if type(v) is int:
+        return repr(v)
+    return None
+
+
+def _compile(nodes, inputs, out_leaves, out_def):
+    """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``."""
+    env = {}                                   # names the code refers to
+    name_of = {n: f"a{k}" for k, n in enumerate(inputs)}
+    outputs = {o for o in out_leaves if isinstance(o, Node)}
+    last_use = {}
+    for i, n in enumerate(nodes):
+        for a in n._args:
+            last_use[a] = i
+    free = []                                  # registers whose values are dead
+    counter = itertools.count()
+    lines = []
+    steps = 0
+    for i, n in enumerate(nodes):
+        prim = n._prim
+        if prim is VAR:
+            continue
+        if prim is CONST:
+            text = _literal(n._value)
+            if text is None:
+                text = f"c{len(env)}"
+                env[text] = n._value
+            name_of[n] = text
+            continue
+        args = [name_of[a] for a in n._args]
+        template = _INLINE.get(prim)
+        if template is not None and not n._params:
+            expr = template.format(*args)
+        else:
+            fn = f"f{len(env)}"
+            env[fn] = functools.partial(prim.impl, **n._params) if n._params else prim.impl
+            expr = f"{fn}({', '.join(args)})"
+        reg = free.pop() if free else f"r{next(counter)}"
+        lines.append(f"    {reg} = {expr}")
+        steps += 1
+        name_of[n] = reg
+        # Registers of values used here for the last time are free again; arrays
+        # are deleted at once so their memory goes back before the next step.
+        dead = [a for a in dict.fromkeys(n._args)
+                if last_use.get(a) == i and a not in outputs and a._prim not in (VAR, CONST)]
+        for a in dead:
+            if shape_of(a._value) and name_of[a] != reg:
+                lines.append(f"    del {name_of[a]}")
+            if name_of[a] != reg:
+                free.append(name_of[a])
+    results = []
+    for o in out_leaves:
+        if isinstance(o, Node):
+            results.append(name_of[o])
+        else:
+            text = _literal(o)
+            if text is None:
+                text = f"c{len(env)}"
+                env[text] = o
+            results.append(text)
+    params = ", ".join(f"a{k}" for k in range(len(inputs)))
+    source = "\n".join([f"def plan({params}):"] + lines +
+                       [f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})"])
+    code = compile(source, "<funcgrad plan>", "exec")
+    namespace = dict(env)
+    exec(code, namespace)  # our own generated code: names of registers and of env entries only
+    return Plan(namespace["plan"], source, nodes, out_def, steps)
+
+
+def _abstract(leaf, who):
+    """The cache-key part of a dynamic leaf: its type, shape and dtype."""
+    if isinstance(leaf, (bool, np.bool_)):
+        return (bool,)
+    if isinstance(leaf, (int, float)):
+        return (type(leaf),)
+    if isinstance(leaf, (np.ndarray, np.generic)):
+        return (np.ndarray, leaf.shape, leaf.dtype.str)
+    raise TypeError(
+        f"{who}: an argument leaf is {type(leaf).__name__} {leaf!r}; jit traces numbers and "
+        f"arrays only: pass other values through static_argnums")
+
+
+def jit(fun, static_argnums=()):
+    """Compile ``fun`` once per input structure and replay the compiled plan.
+
+    ``static_argnums`` names positional arguments whose values (hashable)
+    select the plan instead of being traced. The compiled function has
+    ``plan(*args)`` to look at the plan for given arguments, and is traced
+    through (not compiled) when called inside another transform.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> f = fg.jit(lambda x, y: fnp.sin(x) * y + x)
+    >>> f(0.0, 2.0), f(1.0, 2.0)
+    (0.0, 2.682941969615793)
+    >>> f.plan(0.0, 2.0)
+    <plan: 3 steps>
+    """
+    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    cache = {}
+    name = getattr(fun, "__name__", type(fun).__name__)
+
+    def split(args):
+        dynamic = [a for i, a in enumerate(args) if i not in statics]
+        static = tuple((i, args[i]) for i in statics if i < len(args))
+        return dynamic, static
+
+    def plan_for(*args):
+        dynamic, static = split(args)
+        leaves, treedef = tree_flatten(tuple(dynamic))
+        key = (treedef, tuple(_abstract(l, f"jit of {name}") for l in leaves), static, len(args))
+        try:
+            hash(key)
+        except TypeError:
+            raise TypeError(f"jit of {name}: static arguments must be hashable") from None
+        plan = cache.get(key)
+        if plan is None:
+            plan = _trace_and_compile(args, leaves, treedef)
+            cache[key] = plan
+        return plan, leaves
+
+    def _trace_and_compile(args, leaves, treedef):
+        trace = StagingTrace(new_level())
+        inputs = [Staged(l, VAR, (), None, f"a{k}", trace) for k, l in enumerate(leaves)]
+        staged_dynamic = iter(tree_unflatten(treedef, inputs))
+        call = [a if i in statics else next(staged_dynamic) for i, a in enumerate(args)]
+        out_leaves, out_def = tree_flatten(fun(*call))
+        mine = [o for o in out_leaves if isinstance(o, Staged) and o._trace is trace]
+        nodes = dfs_order(tuple(dict.fromkeys(inputs + mine))) if (inputs or mine) else ()
+        out_leaves = [o if (isinstance(o, Staged) and o._trace is trace) else _plain_output(o)
+                      for o in out_leaves]
+        return _compile(nodes, inputs, out_leaves, out_def)
+
+    @functools.wraps(fun)
+    def jitted(*args):
+        from .primitive import Box
+        if any(isinstance(l, Box) for l in tree_flatten(args)[0]):
+            return fun(*args)      # inside another transform: trace straight through
+        plan, leaves = plan_for(*args)
+        return plan(leaves)
+
+    def plan(*args):
+        return plan_for(*args)[0]
+
+    jitted.plan = plan
+    jitted.cache_size = lambda: len(cache)
+    return jitted
+
+
+def _plain_output(o):
+    if isinstance(o, Node):
+        raise TypeError("jit: the function returned a node of another trace; return arrays")
+    return o
