@@ -1,3 +1,239 @@
-"""Part of funcgrad.numpy (being written)."""
+"""Products, einsum, diagonals and triangles of funcgrad.numpy, and its ``linalg`` submodule.
 
-__all__ = []
+Each function has NumPy's name, signature and values (bit for bit on the same
+inputs); the primitives and their rules are in :mod:`funcgrad.rules.linalg`.
+Only real (float) inputs are differentiated; the ``out=`` arguments of NumPy
+are refused, since results are never written in place.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> fg.grad(lambda a: fnp.einsum("ij,ij", a, a))(np.array([[1.0, 2.0]]))
+array([[2., 4.]])
+"""
+
+import numpy as _np
+
+
+from ..rules import arrays as _arrays
+from ..rules import linalg as _la
+from ..rules.elementwise import multiply as _multiply
+from . import linalg
+
+__all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",
+           "diag", "diagonal", "triu", "tril", "linalg"]
+
+
+def _arr(x):
+    """Lists and tuples as arrays, as NumPy reads them; traced values and numbers unchanged."""
+    return _np.asarray(x) if isinstance(x, (list, tuple)) else x
+
+
+def _ndim(x):
+    return len(_arrays.shape_of(x))
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise TypeError(f"funcgrad.numpy.{name} does not take out=: results are never written "
+                        f"in place; use the returned value instead")
+
+
+def dot(a, b, out=None):
+    """``numpy.dot``: scalars multiply, otherwise the last axis of ``a`` meets the
+    second-to-last axis of ``b`` (its only axis if 1-D), for operands of any rank.
+
+    >>> import numpy as np
+    >>> dot(np.ones((2, 3, 4)), np.ones((5, 4, 2))).shape
+    (2, 3, 5, 2)
+    >>> dot(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    np.float64(11.0)
+    """
+    _no_out("dot", out)
+    a, b = _arr(a), _arr(b)
+    if _ndim(a) == 0 or _ndim(b) == 0:
+        return _multiply(a, b)
+    return _la.dot(a, b)
+
+
+def vdot(a, b, /):
+    """``numpy.vdot`` for real arrays: the sum of the products of the flattened operands.
+
+    >>> import numpy as np
+    >>> vdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.arange(4.0))
+    np.float64(20.0)
+    """
+    a, b = _arr(a), _arr(b)
+    return _la.vdot(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
+
+
+def inner(a, b, /):
+    """``numpy.inner``: sums over the last axes of both operands (scalars multiply).
+
+    >>> import numpy as np
+    >>> inner(np.ones((2, 3)), np.arange(3.0))
+    array([3., 3.])
+    """
+    a, b = _arr(a), _arr(b)
+    if _ndim(a) == 0 or _ndim(b) == 0:
+        return _multiply(a, b)
+    return _la.inner(a, b)
+
+
+def outer(a, b, out=None):
+    """``numpy.outer``: every product of an element of ``a`` with one of ``b`` (both flattened).
+
+    >>> import numpy as np
+    >>> outer(np.array([1.0, 2.0]), np.array([[1.0, 10.0]]))
+    array([[ 1., 10.],
+           [ 2., 20.]])
+    """
+    _no_out("outer", out)
+    a, b = _arr(a), _arr(b)
+    return _la.outer(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
+
+
+def matmul(x1, x2, /):
+    """``numpy.matmul`` (the ``@`` operator): stacks of matrices, 1-D operands promoted.
+
+    >>> import numpy as np
+    >>> matmul(np.ones((4, 2, 3)), np.ones(3)).shape
+    (4, 2)
+    >>> matmul(np.ones((2, 3)), np.ones((4, 5)))
+    Traceback (most recent call last):
+    ...
+    funcgrad.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
+    """
+    return _la.matmul(_arr(x1), _arr(x2))
+
+
+def _tensordot_axes(axes, na, nb):
+    if isinstance(axes, (int, _np.integer)):
+        n = int(axes)
+        if n < 0 or n > min(na, nb):
+            raise _la.ShapeError(f"tensordot: axes={n} needs both operands to have at least {n} "
+                                 f"axes; they have {na} and {nb}")
+        return tuple(range(na - n, na)), tuple(range(n))
+    try:
+        xa, xb = axes
+    except (TypeError, ValueError):
+        raise TypeError(f"tensordot: axes must be an int or a pair of axis lists, "
+                        f"e.g. ([1, 0], [0, 1]); got {axes!r}") from None
+    xa = (xa,) if isinstance(xa, (int, _np.integer)) else tuple(xa)
+    xb = (xb,) if isinstance(xb, (int, _np.integer)) else tuple(xb)
+    if len(xa) != len(xb):
+        raise _la.ShapeError(f"tensordot: the two axis lists must have the same length; "
+                             f"got {list(xa)} and {list(xb)}")
+    return tuple(int(i) % na for i in xa), tuple(int(i) % nb for i in xb)
+
+
+def tensordot(a, b, axes=2):
+    """``numpy.tensordot``: sums over the last/first ``axes`` axes, or the listed pairs.
+
+    >>> import numpy as np
+    >>> tensordot(np.ones((2, 3, 4)), np.ones((4, 3)), axes=([1, 2], [1, 0]))
+    array([12., 12.])
+    """
+    a, b = _arr(a), _arr(b)
+    return _la.tensordot(a, b, axes=_tensordot_axes(axes, _ndim(a), _ndim(b)))
+
+
+def einsum(subscripts, *operands, optimize=False):
+    """``numpy.einsum`` with a subscripts string: explicit (``'ij,jk->ik'``) or implicit
+    (``'ij,jk'``) output, repeated letters (``'ii->i'``, ``'ii'``) and ellipses.
+
+    Its reverse rule is again an einsum, so it can be differentiated to any order.
+    NumPy's interleaved form ``einsum(a, [0, 1], b, [1, 2])`` is not supported.
+
+    >>> import numpy as np
+    >>> einsum("ii->i", np.arange(4.0).reshape(2, 2))
+    array([0., 3.])
+    >>> einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4))).shape
+    (5, 2, 4)
+    """
+    if not isinstance(subscripts, str):
+        raise TypeError("funcgrad.numpy.einsum needs the subscripts string first, e.g. "
+                        "einsum('ij,jk->ik', a, b); NumPy's interleaved operand/sublist form "
+                        "is not supported")
+    return _la.einsum(*map(_arr, operands), subscripts=subscripts, optimize=optimize)
+
+
+def kron(a, b):
+    """``numpy.kron``: the Kronecker product, block ``(i, j)`` being ``a[i, j] * b``.
+
+    >>> import numpy as np
+    >>> kron(np.eye(2), np.array([[1.0, 2.0]]))
+    array([[1., 2., 0., 0.],
+           [0., 0., 1., 2.]])
+    """
+    return _la.kron(_arr(a), _arr(b))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``numpy.trace``: the sum along a diagonal (``offset`` above the main one).
+
+    >>> import numpy as np
+    >>> trace(np.arange(9.0).reshape(3, 3), offset=1)
+    np.float64(6.0)
+    """
+    _no_out("trace", out)
+    if dtype is not None:
+        raise TypeError("funcgrad.numpy.trace does not take dtype=; convert the input instead")
+    return _la.trace(_arr(a), offset=offset, axis1=axis1, axis2=axis2)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """``numpy.diagonal``: the diagonal of the ``axis1``, ``axis2`` planes, as the last axis.
+
+    >>> import numpy as np
+    >>> diagonal(np.arange(6.0).reshape(2, 3), offset=1)
+    array([1., 5.])
+    """
+    return _la.diagonal(_arr(a), offset=offset, axis1=axis1, axis2=axis2)
+
+
+def diag(v, k=0):
+    """``numpy.diag``: a 1-D ``v`` placed on diagonal ``k`` of a square matrix, or
+    diagonal ``k`` of a 2-D ``v``.
+
+    >>> import numpy as np
+    >>> diag(np.array([1.0, 2.0]), k=1)
+    array([[0., 1., 0.],
+           [0., 0., 2.],
+           [0., 0., 0.]])
+    >>> diag(np.arange(4.0).reshape(2, 2))
+    array([0., 3.])
+    """
+    v = _arr(v)
+    shape = _arrays.shape_of(v)
+    if len(shape) == 1:
+        n = shape[0] + abs(k)
+        return _la.undiagonal(v, offset=k, axis1=0, axis2=1, shape=(n, n))
+    if len(shape) == 2:
+        return _la.diagonal(v, offset=k, axis1=0, axis2=1)
+    raise _la.ShapeError(f"diag needs a 1-D array (to build a matrix) or a 2-D one (to take "
+                         f"its diagonal); got shape {shape}")
+
+
+def triu(m, k=0):
+    """``numpy.triu``: zeros below diagonal ``k`` (of the last two axes).
+
+    >>> import numpy as np
+    >>> triu(np.ones((2, 2)))
+    array([[1., 1.],
+           [0., 1.]])
+    """
+    return _la.triu(_arr(m), k=k)
+
+
+def tril(m, k=0):
+    """``numpy.tril``: zeros above diagonal ``k`` (of the last two axes).
+
+    >>> import numpy as np
+    >>> tril(np.ones((2, 2)), k=-1)
+    array([[0., 0.],
+           [1., 0.]])
+    """
+    return _la.tril(_arr(m), k=k)
+
+
+
