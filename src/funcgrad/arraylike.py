@@ -33,7 +33,14 @@ def _index_param(index):
             )
     if isinstance(index, list):
         return np.asarray(index)
+    if isinstance(index, tuple) and any(isinstance(p, list) for p in index):
+        return tuple(np.asarray(p) if isinstance(p, list) else p for p in index)
     return index
+
+
+def _fnp():
+    from . import numpy as fnp  # the numpy layer imports this module: import late
+    return fnp
 
 
 class ArrayLike(Box):
@@ -117,17 +124,77 @@ class ArrayLike(Box):
 
     def __setitem__(self, index, value):
         raise TypeError(
-            "traced values are immutable, so item assignment is not supported; "
-            "build the new array instead, e.g. with funcgrad.numpy.where or concatenate"
+            "traced values are immutable, so item assignment x[idx] = v is not supported; "
+            "build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))"
         )
 
-    def sum(self, axis=None, keepdims=False):
-        return arrays.sum(self, axis=axis, keepdims=keepdims)
+    @property
+    def at(self):
+        """``x.at[idx].set(v)``: the same as ``fg.at(x)[idx].set(v)``."""
+        from .at import at
+        return at(self)
 
-    def reshape(self, *shape):
+    # Methods with NumPy's signatures, delegating to funcgrad.numpy.
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _fnp().sum(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _fnp().mean(self, axis=axis, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _fnp().prod(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return _fnp().max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return _fnp().min(self, axis=axis, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _fnp().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _fnp().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def reshape(self, *shape, order="C"):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return arrays.reshape(self, shape=shape)
+        return _fnp().reshape(self, shape, order=order)
+
+    def ravel(self, order="C"):
+        return _fnp().ravel(self, order=order)
+
+    def flatten(self, order="C"):
+        return _fnp().ravel(self, order=order)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return _fnp().transpose(self, axes if axes else None)
+
+    def swapaxes(self, axis1, axis2):
+        return _fnp().swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None):
+        return _fnp().squeeze(self, axis=axis)
 
     def dot(self, other):
-        return linalg.matmul(self, other)
+        return _fnp().dot(self, other)
+
+    def clip(self, min=None, max=None):  # noqa: A002 - NumPy's names
+        return _fnp().clip(self, min, max)
+
+    def round(self, decimals=0):
+        return _fnp().round(self, decimals=decimals)
+
+    def astype(self, dtype, copy=True):
+        dtype = np.dtype(dtype)
+        if not np.issubdtype(dtype, np.floating):
+            raise TypeError(
+                f"astype({dtype}) of a traced value would cut its gradient; only float dtypes "
+                f"keep one. Cast the plain value instead: fg.stop_gradient(x).astype({dtype.name})")
+        from .rules.shape import astype
+        return self if np.result_type(raw(self)) == dtype else astype(self, dtype=dtype)
+
+    def copy(self):
+        return self  # traced values never change, so a copy is the value itself

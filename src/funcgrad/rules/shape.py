@@ -1,0 +1,127 @@
+"""Primitives whose index is computed from values: sorting, gathering along an axis.
+
+``getitem`` takes a static index. Sorting needs an index that depends on the
+values (the permutation), and under ``vmap`` that permutation differs per
+example, so it must travel as an operand the batch trace can see. The pair
+below gathers and scatter-adds along one axis with such an index operand; the
+index itself is never differentiated (it is an integer array).
+
+    primitive       value                                  reverse rule (transpose)
+    -------------   ------------------------------------   ----------------------------------
+    take_along      np.take_along_axis(x, idx, axis)       put_along(g, idx, axis, x's shape)
+    put_along       zeros(shape), g added at idx           take_along(g, idx, axis)
+    astype          x.astype(dtype) (float dtypes)         astype(g, x's dtype)
+
+Integer-valued functions of values (``argsort``, ``argmax``, ``argmin``,
+``searchsorted``) are primitives too, only so that ``vmap`` can batch them;
+callers pass them plain values (``arrays.plain``), so no derivative trace
+ever records them.
+"""
+
+import numpy as np
+
+from ..primitive import Primitive
+from .arrays import broadcast_to, plain, raw, reshape, shape_of
+
+__all__ = ["take_along", "put_along", "astype", "argsort", "argmax", "argmin", "searchsorted"]
+
+
+# ---------------------------------------------------------------- helpers
+
+def _grids(idx, axis, shape):
+    """A full advanced index into an array of ``shape``: ``idx`` along ``axis``,
+    the position itself (or 0 on a broadcast size-1 axis) along the others."""
+    out_shape = np.broadcast_shapes(
+        tuple(n if d != axis else 1 for d, n in enumerate(idx.shape)),
+        tuple(n if d != axis else 1 for d, n in enumerate(shape)))
+    parts = []
+    for d, n in enumerate(shape):
+        if d == axis:
+            parts.append(idx)
+            continue
+        view = [1] * len(shape)
+        view[d] = out_shape[d]
+        parts.append((np.arange(out_shape[d]) if n != 1 else np.zeros(out_shape[d], int)).reshape(view))
+    return tuple(parts)
+
+
+def _put_along_impl(g, idx, axis, shape):
+    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    np.add.at(out, _grids(np.asarray(idx), axis % len(shape), shape), g)
+    return out
+
+
+def _batched(size, v, b):
+    return v if b else broadcast_to(v, shape=(size,) + shape_of(v))
+
+
+def _take_along_batch(size, prim, values, batched, params):
+    x, idx = (_batched(size, v, b) for v, b in zip(values, batched))
+    nd = len(shape_of(x)) - 1
+    return take_along(x, idx, axis=params["axis"] % nd + 1)
+
+
+def _put_along_batch(size, prim, values, batched, params):
+    g, idx = (_batched(size, v, b) for v, b in zip(values, batched))
+    shape = tuple(params["shape"])
+    return put_along(g, idx, axis=params["axis"] % len(shape) + 1, shape=(size,) + shape)
+
+
+def _cast_back(g, ans, x, dtype):
+    return astype(g, dtype=np.result_type(raw(x)))
+
+
+# ---------------------------------------------------------------- the table
+
+take_along = Primitive(
+    "take_along", lambda x, idx, axis: np.take_along_axis(x, idx, axis),
+    vjps=(lambda g, ans, x, idx, axis: put_along(g, idx, axis=axis, shape=shape_of(x)), None),
+    jvps=(lambda t, ans, x, idx, axis: take_along(t, idx, axis=axis), None),
+    batch=_take_along_batch,
+)
+put_along = Primitive(
+    "put_along", _put_along_impl,
+    vjps=(lambda g, ans, h, idx, axis, shape: take_along(g, idx, axis=axis), None),
+    jvps=(lambda t, ans, h, idx, axis, shape: put_along(t, idx, axis=axis, shape=shape), None),
+    batch=_put_along_batch,
+)
+astype = Primitive(
+    "astype", lambda x, dtype: np.asarray(x).astype(dtype),
+    vjps=(_cast_back,),
+    jvps=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
+    batch=lambda size, prim, values, batched, params: astype(values[0], **params),
+)
+
+
+# ---------------------------------------------------------------- integer-valued
+
+def _arg_batch(size, prim, values, batched, params):
+    """argsort/argmax/argmin: the axis moves past the batch axis; None flattens each example."""
+    axis = params.get("axis")
+    x = plain(values[0])
+    nd = len(shape_of(x)) - 1
+    if axis is not None:
+        return prim(x, **{**params, "axis": axis % nd + 1})
+    out = prim(reshape(x, shape=(size, -1)), **{**params, "axis": 1})
+    if params.get("keepdims"):
+        out = reshape(out, shape=(size,) + (1,) * nd)
+    return out
+
+
+def _argsort_impl(x, axis=-1, kind=None):
+    return np.argsort(x, axis=axis, kind=kind)
+
+
+def _argmax_impl(x, axis=None, keepdims=False):
+    return np.argmax(x, axis=axis, keepdims=keepdims)
+
+
+def _argmin_impl(x, axis=None, keepdims=False):
+    return np.argmin(x, axis=axis, keepdims=keepdims)
+
+
+argsort = Primitive("argsort", _argsort_impl, batch=_arg_batch)
+argmax = Primitive("argmax", _argmax_impl, batch=_arg_batch)
+argmin = Primitive("argmin", _argmin_impl, batch=_arg_batch)
+# No batching rule: applied example by example under vmap.
+searchsorted = Primitive("searchsorted", lambda a, v, side="left": np.searchsorted(a, v, side=side))

@@ -1,0 +1,431 @@
+"""funcgrad.numpy shape, joining, indexing and sorting functions, table-driven.
+
+Every case is one function ``f(m, *xs)`` written once for a module ``m``: with
+``m = numpy`` it gives the reference, with ``m = funcgrad.numpy`` the traced
+version. Each case runs: values bit-identical to NumPy on traced inputs (both
+modes), ``check_grads`` to second order in both modes over several shapes
+(size-1 axes included), ``vmap`` against a loop, and float64 gradients against
+PyTorch where it has the function. A name in ``_shape.__all__`` with no case
+fails ``test_every_function_has_a_case``.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.numpy import _shape
+
+Case = namedtuple("Case", "fun shapes torch vmap", defaults=(None, True))
+
+M2 = [((2, 3),), ((1, 4),), ((3, 1),)]          # one 2-D operand, size-1 axes included
+M3 = [((2, 3, 2),), ((1, 2, 1),), ((2, 1, 3),)]
+V1 = [((3,),), ((1,),), ((4,),)]
+ANY = [((3,),), ((2, 3),), ((1, 2, 1),)]
+I3 = np.array([[0, 1, 2], [2, 1, 0]])
+
+
+def _weighted(m, parts):
+    """Pieces joined back with distinct weights, so a misplaced gradient shows."""
+    return m.concatenate([p * (i + 1.0) for i, p in enumerate(parts)], axis=-1)
+
+
+def _tpad(t, x, widths, **kw):
+    flat = [w for pair in reversed(widths) for w in pair]
+    return torch.nn.functional.pad(x, flat, **kw)
+
+
+CASES = {
+    # -- shapes
+    "reshape": Case(lambda m, x: m.reshape(x, (-1, 1)), ANY, lambda t, x: x.reshape(-1, 1)),
+    "reshape:ints": Case(lambda m, x: m.reshape(x, x.size), M2, lambda t, x: x.reshape(-1)),
+    "reshape:F": Case(lambda m, x: m.reshape(x, (x.shape[1], x.shape[0]), order="F"), M2),
+    "ravel": Case(lambda m, x: m.ravel(x), M3, lambda t, x: x.reshape(-1)),
+    "squeeze": Case(lambda m, x: m.squeeze(x), [((1, 3),), ((2, 1, 1),), ((1,),)],
+                    lambda t, x: x.squeeze()),
+    "squeeze:axis": Case(lambda m, x: m.squeeze(x, axis=0), [((1, 3),), ((1, 1, 2),)],
+                         lambda t, x: x.squeeze(0)),
+    "expand_dims": Case(lambda m, x: m.expand_dims(x, 1), ANY, lambda t, x: x.unsqueeze(1)),
+    "expand_dims:tuple": Case(lambda m, x: m.expand_dims(x, (0, -1)), ANY),
+    "transpose": Case(lambda m, x: m.transpose(x), M3, lambda t, x: x.permute(2, 1, 0)),
+    "transpose:axes": Case(lambda m, x: m.transpose(x, (1, 2, 0)), M3, lambda t, x: x.permute(1, 2, 0)),
+    "swapaxes": Case(lambda m, x: m.swapaxes(x, 0, -1), M3, lambda t, x: x.transpose(0, -1)),
+    "moveaxis": Case(lambda m, x: m.moveaxis(x, 0, -1), M3, lambda t, x: torch.movedim(x, 0, -1)),
+    "moveaxis:tuple": Case(lambda m, x: m.moveaxis(x, (0, 1), (2, 0)), M3,
+                           lambda t, x: torch.movedim(x, (0, 1), (2, 0))),
+    "broadcast_to": Case(lambda m, x: m.broadcast_to(x, (2,) + x.shape), ANY,
+                         lambda t, x: x.broadcast_to((2,) + x.shape)),
+    "broadcast_to:size1": Case(lambda m, x: m.broadcast_to(x, (3, 4)), [((1, 4),), ((3, 1),)]),
+    "broadcast_arrays": Case(lambda m, x, y: _weighted(m, m.broadcast_arrays(x, y)),
+                             [((2, 1), (3,)), ((1, 3), (2, 1))],
+                             lambda t, x, y: _weighted(t, torch.broadcast_tensors(x, y))),
+    "atleast_1d": Case(lambda m, x: m.atleast_1d(x), [((),), ((2,),), ((1, 2),)]),
+    "atleast_2d": Case(lambda m, x: m.atleast_2d(x), [((),), ((2,),), ((1, 2, 1),)],
+                       lambda t, x: torch.atleast_2d(x)),
+    "atleast_3d": Case(lambda m, x: m.atleast_3d(x), [((),), ((2,),), ((2, 3),)],
+                       lambda t, x: torch.atleast_3d(x)),
+    "atleast_1d:many": Case(lambda m, x, y: _weighted(m, [m.ravel(p) for p in m.atleast_1d(x, y)]),
+                            [((), (2,))]),
+    # -- joining
+    "concatenate": Case(lambda m, x, y: m.concatenate([x, y, x], axis=1), [((2, 3), (2, 1)), ((1, 2), (1, 4))],
+                        lambda t, x, y: torch.cat([x, y, x], dim=1)),
+    "concatenate:None": Case(lambda m, x, y: m.concatenate([x, y], axis=None), [((2, 3), (4,)), ((1,), (1, 1))]),
+    "stack": Case(lambda m, x, y: m.stack([x, y], axis=-1), [((2, 3), (2, 3)), ((1,), (1,))],
+                  lambda t, x, y: torch.stack([x, y], dim=-1)),
+    "hstack": Case(lambda m, x, y: m.hstack([x, y]), [((2,), (3,)), ((2, 1), (2, 3))],
+                   lambda t, x, y: torch.hstack([x, y])),
+    "vstack": Case(lambda m, x, y: m.vstack([x, y]), [((3,), (2, 3)), ((1, 2), (1, 2))],
+                   lambda t, x, y: torch.vstack([x, y])),
+    "dstack": Case(lambda m, x, y: m.dstack([x, y]), [((3,), (3,)), ((2, 1), (2, 1))],
+                   lambda t, x, y: torch.dstack([x, y])),
+    "column_stack": Case(lambda m, x, y: m.column_stack([x, y]), [((3,), (3, 2)), ((1,), (1,))],
+                         lambda t, x, y: torch.column_stack([x, y])),
+    # -- splitting (pieces weighted and joined back)
+    "split": Case(lambda m, x: _weighted(m, m.split(x, 2, axis=-1)), [((2, 4),), ((1, 2),), ((6,),)]),
+    "split:indices": Case(lambda m, x: _weighted(m, m.split(x, [1, 3], axis=-1)), [((2, 4),), ((1, 5),)]),
+    "array_split": Case(lambda m, x: _weighted(m, m.array_split(x, 3, axis=-1)), [((2, 4),), ((5,),), ((1, 3),)]),
+    "hsplit": Case(lambda m, x: _weighted(m, m.hsplit(x, 2)), [((2, 4),), ((4,),)]),
+    "vsplit": Case(lambda m, x: m.concatenate([p * (i + 1.0) for i, p in enumerate(m.vsplit(x, [1]))]),
+                   [((2, 3),), ((3, 1),)]),
+    "dsplit": Case(lambda m, x: _weighted(m, m.dsplit(x, 2)), [((1, 2, 4),), ((2, 1, 2),)]),
+    # -- rearranging
+    "tile": Case(lambda m, x: m.tile(x, (2, 1, 3)), [((3,),), ((1, 2),), ((2, 1),)],
+                 lambda t, x: torch.tile(x, (2, 1, 3))),
+    "tile:int": Case(lambda m, x: m.tile(x, 2), M2, lambda t, x: torch.tile(x, (2,))),
+    "repeat": Case(lambda m, x: m.repeat(x, 2), M2, lambda t, x: torch.repeat_interleave(x.reshape(-1), 2)),
+    "repeat:each": Case(lambda m, x: m.repeat(x, np.arange(x.shape[0]) % 3, axis=0), M2,
+                        lambda t, x: torch.repeat_interleave(x, torch.arange(x.shape[0]) % 3, dim=0)),
+    "flip": Case(lambda m, x: m.flip(x), M3, lambda t, x: torch.flip(x, (0, 1, 2))),
+    "flip:axes": Case(lambda m, x: m.flip(x, (0, -1)), M3, lambda t, x: torch.flip(x, (0, -1))),
+    "fliplr": Case(lambda m, x: m.fliplr(x), M2, lambda t, x: torch.fliplr(x)),
+    "flipud": Case(lambda m, x: m.flipud(x), ANY, lambda t, x: torch.flipud(x)),
+    "roll": Case(lambda m, x: m.roll(x, 2), M2, lambda t, x: torch.roll(x, 2)),
+    "roll:axes": Case(lambda m, x: m.roll(x, (1, -1, 2), axis=(0, 1, 0)), M2,
+                      lambda t, x: torch.roll(x, (1, -1, 2), (0, 1, 0))),
+    "rot90": Case(lambda m, x: m.rot90(x), M2, lambda t, x: torch.rot90(x)),
+    "rot90:k": Case(lambda m, x: m.rot90(x, k=-1, axes=(2, 0)), M3, lambda t, x: torch.rot90(x, -1, (2, 0))),
+    "rot90:2": Case(lambda m, x: m.rot90(x, 2), M2, lambda t, x: torch.rot90(x, 2)),
+    "pad": Case(lambda m, x: m.pad(x, ((1, 0), (2, 1))), M2,
+                lambda t, x: _tpad(t, x, ((1, 0), (2, 1)))),
+    "pad:values": Case(lambda m, x: m.pad(x, ((1, 2), (0, 1)), constant_values=((1.5, 2.0), (-3.0, 4.0))), M2),
+    "pad:edge": Case(lambda m, x: m.pad(x, 2, mode="edge"), M2 + V1,
+                     lambda t, x: _tpad(t, x[None], ((2, 2),) * x.dim(), mode="replicate")[0]),
+    "pad:reflect": Case(lambda m, x: m.pad(x, ((1, 2), (2, 1)), mode="reflect"), [((3, 3),), ((4, 3),)],
+                        lambda t, x: _tpad(t, x[None], ((1, 2), (2, 1)), mode="reflect")[0]),
+    "pad:symmetric": Case(lambda m, x: m.pad(x, 3, mode="symmetric"), M2),
+    "pad:wrap": Case(lambda m, x: m.pad(x, (1, 4), mode="wrap"), M2 + V1),
+    "sort": Case(lambda m, x: m.sort(x), M2 + V1, lambda t, x: torch.sort(x).values),
+    "sort:axis0": Case(lambda m, x: m.sort(x, axis=0), M3, lambda t, x: torch.sort(x, dim=0).values),
+    "sort:None": Case(lambda m, x: m.sort(x, axis=None), M2, lambda t, x: torch.sort(x.reshape(-1)).values),
+    # -- indexing
+    "take": Case(lambda m, x: m.take(x, [0, 0, 2]), M2, lambda t, x: x.reshape(-1)[[0, 0, 2]]),
+    "take:axis": Case(lambda m, x: m.take(x, [[0, 0], [-1, 0]], axis=1), M2),
+    "take:scalar": Case(lambda m, x: m.take(x, -1, axis=0), M2),
+    "take:wrap": Case(lambda m, x: m.take(x, [5, -7], axis=0, mode="wrap"), M2),
+    "take_along_axis": Case(lambda m, x: m.take_along_axis(x, np.zeros((1, x.shape[1]), int), axis=0), M2,
+                            lambda t, x: torch.take_along_dim(x, torch.zeros((1, x.shape[1]), dtype=torch.long), 0)),
+    "take_along_axis:argsort": Case(lambda m, x: m.take_along_axis(x, m.argsort(x, axis=1)[:, ::-1], axis=1), M2),
+    "take_along_axis:argmax": Case(lambda m, x: m.take_along_axis(x, m.argmax(x, axis=0, keepdims=True), axis=0), M3),
+    "choose": Case(lambda m, x, y: m.choose(I3, [x, y, 2.0 * x]), [((2, 3), (3,)), ((1, 3), (2, 1))]),
+    "choose:clip": Case(lambda m, x: m.choose(I3 + 1, [x, -x, x * x], mode="clip"), [((2, 3),), ((1, 1),)]),
+    "select": Case(lambda m, x, y: m.select([x > 0, y < 0], [x, y * 3.0], default=0.5), [((2, 3), (3,)), ((1, 1), (2, 1))]),
+    "select:traced_default": Case(lambda m, x: m.select([x > 0.5], [x], default=-x), M2),
+    "getitem:basic": Case(lambda m, x: x[1:, None, ..., ::-2], M3, lambda t, x: x[1:, None, ...].flip(-1)[..., ::2]),
+    "getitem:int": Case(lambda m, x: x[-1], ANY, lambda t, x: x[-1]),
+    "getitem:advanced": Case(lambda m, x: x[[0, -1, 0], 1:], [((2, 3),), ((1, 2),)], lambda t, x: x[[0, -1, 0], 1:]),
+    "getitem:repeated": Case(lambda m, x: x[np.array([0, 0, 0, 1])], [((2,),), ((3, 2),)],
+                             lambda t, x: x[[0, 0, 0, 1]]),
+    "getitem:two_arrays": Case(lambda m, x: x[[0, 1, 1], [2, 0, 2]], [((2, 3),), ((3, 4),)],
+                               lambda t, x: x[[0, 1, 1], [2, 0, 2]]),
+    "getitem:split_arrays": Case(lambda m, x: x[[0, 1], :, [1, 0]], [((2, 3, 2),), ((2, 1, 2),)]),
+    "getitem:mask": Case(lambda m, x: x[np.arange(x.size).reshape(x.shape) % 2 == 0], M2, vmap=True),
+    "getitem:row_mask": Case(lambda m, x: x[np.array([True, False, True])], [((3,),), ((3, 2),)]),
+}
+
+# Integer-valued: NumPy's answer on plain and traced values, no gradient.
+INT_CASES = {
+    "argsort": lambda m, x: m.argsort(x, axis=0),
+    "argsort:None": lambda m, x: m.argsort(x, axis=None),
+    "argmax": lambda m, x: m.argmax(x),
+    "argmax:axis": lambda m, x: m.argmax(x, axis=1, keepdims=True),
+    "argmin": lambda m, x: m.argmin(x, axis=-1),
+    "argmin:keepdims": lambda m, x: m.argmin(x, keepdims=True),
+    "searchsorted": lambda m, x: m.searchsorted(np.array([-0.5, 0.0, 0.5]), x),
+    "searchsorted:sorted_x": lambda m, x: m.searchsorted(m.sort(m.ravel(x)), 0.1, side="right"),
+    "nonzero": lambda m, x: m.nonzero(x > 0),
+}
+NO_VMAP_INT = {"nonzero"}
+
+CONSTRUCTORS = {
+    "zeros": lambda m: m.zeros((2, 3)),
+    "ones": lambda m: m.ones(3, dtype=int),
+    "empty": lambda m: m.empty((2, 0)),
+    "full": lambda m: m.full((2, 2), 7.5),
+    "eye": lambda m: m.eye(3, k=1),
+    "identity": lambda m: m.identity(2),
+    "arange": lambda m: m.arange(1.0, 2.0, 0.25),
+    "linspace": lambda m: m.linspace(0.0, 1.0, 7),
+    "logspace": lambda m: m.logspace(0.0, 2.0, 3),
+    "tri": lambda m: m.tri(3, 4, k=-1),
+    "meshgrid": lambda m: m.meshgrid(np.arange(3.0), np.arange(2.0), indexing="ij"),
+    "indices": lambda m: m.indices((2, 3)),
+    "zeros_like": lambda m: m.zeros_like(np.arange(3)),
+    "ones_like": lambda m: m.ones_like(np.ones((2, 1)), dtype=np.float32),
+    "empty_like": lambda m: m.empty_like(np.ones((2, 1))).shape,
+    "full_like": lambda m: m.full_like(np.arange(3.0), 2.5),
+    "random": lambda m: m.random.default_rng(3).normal(size=3),
+}
+
+
+def _base(name):
+    return name.split(":")[0]
+
+
+def _args(shapes, seed):
+    rng = np.random.default_rng(seed)
+    return tuple(float(rng.standard_normal()) if s == () else rng.standard_normal(s) for s in shapes)
+
+
+def _numpy(case, args):
+    return case.fun(np, *[np.asarray(a) if isinstance(a, float) else a for a in args])
+
+
+def _traced(case):
+    return lambda *xs: case.fun(fnp, *xs)
+
+
+def test_every_function_has_a_case():
+    covered = {_base(n) for n in (*CASES, *INT_CASES, *CONSTRUCTORS)}
+    missing = set(_shape.__all__) - covered
+    assert not missing, f"functions in funcgrad.numpy._shape without a test case: {sorted(missing)}"
+
+
+def test_every_function_has_an_example():
+    for name in _shape.__all__:
+        obj = getattr(_shape, name)
+        if callable(obj) and getattr(obj, "__module__", None) == _shape.__name__:
+            assert ">>>" in (obj.__doc__ or ""), f"{name} needs a >>> example"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_are_numpys_bit_for_bit(name):
+    case = CASES[name]
+    for i, shapes in enumerate(case.shapes):
+        args = _args(shapes, i)
+        want = _numpy(case, args)
+        np.testing.assert_array_equal(case.fun(fnp, *args), want)
+        out, _ = fg.jvp(_traced(case), args, args)
+        got, _ = fg.vjp(_traced(case), *args)
+        for g in (out, got):
+            assert np.shape(g) == want.shape, (name, shapes)
+            np.testing.assert_array_equal(g, want, err_msg=f"{name} {shapes}")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@settings(max_examples=4, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_second_order_both_modes(name, data):
+    case = CASES[name]
+    shapes = data.draw(st.sampled_from(case.shapes), label="shapes")
+    args = _args(shapes, data.draw(st.integers(0, 2 ** 16), label="seed"))
+    fg.check_grads(_traced(case), args, order=2, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.vmap))
+def test_vmap_equals_a_loop(name):
+    case = CASES[name]
+    for i, shapes in enumerate(case.shapes):
+        args = _args(shapes, i)
+        batch = tuple(np.stack([np.asarray(a) + k for k in (0.0, -0.7, 0.4)]) for a in args)
+        want = np.stack([_numpy(case, [b[k] for b in batch]) for k in range(3)])
+        got = fg.vmap(_traced(case))(*batch)
+        np.testing.assert_array_equal(got, want, err_msg=f"{name} {shapes}")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.torch))
+def test_gradients_match_torch(name):
+    case = CASES[name]
+    for i, shapes in enumerate(case.shapes):
+        args = _args(shapes, i)
+        w = np.random.default_rng(99).standard_normal(np.shape(_numpy(case, args)))
+        grads = fg.grad(lambda *xs: fnp.sum(_traced(case)(*xs) * w), argnums=tuple(range(len(args))))(*args)
+        ts = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in args]
+        (case.torch(torch, *ts) * torch.tensor(w)).sum().backward()
+        for g, t in zip(grads, ts):
+            np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-12, atol=1e-12, err_msg=f"{name} {shapes}")
+
+
+@pytest.mark.parametrize("name", sorted(INT_CASES))
+def test_integer_functions_pass_through(name):
+    fun = INT_CASES[name]
+    x = _args(((3, 4),), 5)[0]
+    want = fun(np, x)
+    for v in (x, *_traced_kinds(x)):
+        got = fun(fnp, v)
+        np.testing.assert_equal(got, want)
+        for part in (got if isinstance(got, tuple) else (got,)):
+            assert not isinstance(part, fg.Node) and np.issubdtype(np.asarray(part).dtype, np.integer)
+    if name not in NO_VMAP_INT:
+        X = np.stack([x, -x, x[::-1]])
+        np.testing.assert_array_equal(fg.vmap(lambda v: fun(fnp, v))(X), np.stack([fun(np, v) for v in X]))
+
+
+def test_nonzero_under_vmap_is_refused_clearly():
+    with pytest.raises(TypeError, match="nonzero.*vmap"):
+        fg.vmap(fnp.nonzero)(np.ones((2, 3)))
+
+
+def test_sort_gradient_follows_the_permutation():
+    x = np.array([3.0, -1.0, 2.0, 0.5])
+    w = np.array([1.0, 10.0, 100.0, 1000.0])
+    g = fg.grad(lambda v: fnp.sum(fnp.sort(v) * w))(x)
+    np.testing.assert_array_equal(g, w[np.argsort(np.argsort(x))])
+    per_example = fg.vmap(fg.grad(lambda v: fnp.sum(fnp.sort(v) * w)))(np.stack([x, -x]))
+    np.testing.assert_array_equal(per_example[1], w[np.argsort(np.argsort(-x))])
+
+
+def test_repeated_indices_add_their_gradients():
+    g = fg.grad(lambda v: fnp.sum(v[np.array([0, 0, 2, 0])]))(np.ones(3))
+    np.testing.assert_array_equal(g, [3.0, 0.0, 1.0])
+    g = fg.grad(lambda v: fnp.sum(v[[1, 1], [0, 0]] * np.array([2.0, 5.0])))(np.ones((2, 2)))
+    np.testing.assert_array_equal(g, [[0.0, 0.0], [7.0, 0.0]])
+
+
+@pytest.mark.parametrize("name", sorted(CONSTRUCTORS))
+def test_constructors_are_numpys(name):
+    np.testing.assert_equal(CONSTRUCTORS[name](fnp), CONSTRUCTORS[name](np))
+
+
+@pytest.mark.parametrize("like", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_like_constructors_accept_traced_values(like):
+    extra = (2.5,) if like == "full_like" else ()
+    for x in (fg.var(np.ones((2, 1))), fg.var(1.5)):
+        out = getattr(fnp, like)(x, *extra)
+        want = getattr(np, like)(fg.stop_gradient(x), *extra)
+        assert type(out) is np.ndarray and out.shape == np.shape(want) and out.dtype == np.float64
+        if like != "empty_like":
+            np.testing.assert_array_equal(out, want)
+    got = fg.vmap(lambda v: v + getattr(fnp, like)(v, *extra))(np.zeros((3, 2)))
+    assert got.shape == (3, 2)
+    assert getattr(fnp, like)(fg.var(np.ones(2)), *extra, dtype=np.float32).dtype == np.float32
+
+
+# ---------------------------------------------------------------- errors
+
+def _traced_kinds(x):
+    yield fg.var(x)
+    box = []
+    fg.jvp(lambda v: box.append(v) or v, (x,), (x,))
+    yield box[0]
+
+
+def test_item_assignment_points_to_fg_at():
+    for x in _traced_kinds(np.zeros(3)):
+        with pytest.raises(TypeError, match=r"fg\.at\(x\)\[idx\]\.set\(v\)"):
+            x[0] = 1.0
+    with pytest.raises(TypeError, match=r"fg\.at"):
+        fg.vmap(lambda v: v.__setitem__(0, 1.0))(np.zeros((2, 3)))
+
+
+# (call, message pattern, whether plain arrays get the same message rather than NumPy's own)
+SHAPE_ERRORS = [
+    (lambda x, y: fnp.concatenate([x, y], axis=0), r"concatenate.*\(2, 3\) and \(2, 4\) along axis 0", True),
+    (lambda x, y: fnp.stack([x, y]), r"stack.*\(2, 3\) and \(2, 4\)", True),
+    (lambda x, y: fnp.vstack([x, y]), r"concatenate.*\(2, 3\) and \(2, 4\)", False),
+    (lambda x, y: fnp.broadcast_to(x, (4, 3)), r"broadcast_to.*\(2, 3\).*\(4, 3\)", True),
+    (lambda x, y: fnp.broadcast_arrays(x, y), r"broadcast_arrays.*\(2, 3\), \(2, 4\)", False),
+    (lambda x, y: fnp.reshape(x, (4, 2)), r"reshape.*\(2, 3\).*\(4, 2\)", False),
+    (lambda x, y: fnp.split(y, 3, axis=1), r"split.*\(2, 4\).*array_split", False),
+    (lambda x, y: fnp.squeeze(x, axis=0), r"squeeze.*\(2, 3\)", False),
+    (lambda x, y: fnp.repeat(x, [1, 2], axis=1), r"repeat.*\(2,\).*\(2, 3\)", False),
+]
+
+
+@pytest.mark.parametrize("call, pattern, plain_too", SHAPE_ERRORS)
+@pytest.mark.parametrize("traced", [False, True])
+def test_wrong_shapes_name_the_op_and_both_shapes(call, pattern, plain_too, traced):
+    x, y = np.ones((2, 3)), np.ones((2, 4))
+    if traced:
+        x, y = fg.var(x), fg.var(y)
+    with pytest.raises(ValueError, match=pattern if traced or plain_too else None):
+        call(x, y)
+
+
+def test_unsupported_pad_mode_is_named():
+    with pytest.raises(NotImplementedError, match="pad: mode 'median'"):
+        fnp.pad(fg.var(np.ones(3)), 1, mode="median")
+
+
+def test_traced_index_is_refused():
+    x = fg.var(np.ones(3))
+    with pytest.raises(TypeError, match="stop_gradient"):
+        x[fg.var(1.0)]
+
+
+# ---------------------------------------------------------------- array methods
+
+X = np.random.default_rng(4).standard_normal((2, 3))
+
+METHODS = {
+    "shape": lambda v: v.shape,
+    "ndim": lambda v: v.ndim,
+    "size": lambda v: v.size,
+    "dtype": lambda v: v.dtype,
+    "len": lambda v: len(v),
+    "T": lambda v: v.T,
+    "iter": lambda v: [r * 1.0 for r in v][1],
+    "sum": lambda v: v.sum(axis=0, keepdims=True),
+    "mean": lambda v: v.mean(axis=1),
+    "prod": lambda v: v.prod(axis=1),
+    "max": lambda v: v.max(axis=0),
+    "min": lambda v: v.min(),
+    "std": lambda v: v.std(axis=1, ddof=1),
+    "var": lambda v: v.var(axis=0),
+    "reshape": lambda v: v.reshape(3, 2),
+    "reshape:tuple": lambda v: v.reshape((-1,), order="F"),
+    "ravel": lambda v: v.ravel(),
+    "flatten": lambda v: v.flatten(),
+    "transpose": lambda v: v.transpose(),
+    "transpose:axes": lambda v: v.transpose(1, 0),
+    "swapaxes": lambda v: v.swapaxes(0, 1),
+    "squeeze": lambda v: v[:1].squeeze(),
+    "dot": lambda v: v.dot(np.ones(3)),
+    "clip": lambda v: v.clip(-0.5, 0.5),
+    "round": lambda v: v.round(2),
+    "astype": lambda v: v.astype(np.float32),
+    "astype:same": lambda v: v.astype(float),
+    "copy": lambda v: v.copy(),
+}
+DELEGATED = {"mean", "prod", "max", "min", "std", "var", "clip", "round"}
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_array_methods_on_traced_values(name):
+    base = _base(name)
+    if base in DELEGATED and base not in fnp.__all__:
+        pytest.skip(f"funcgrad.numpy.{base} is not defined yet")
+    fun = METHODS[name]
+    want = fun(X)
+    for v in _traced_kinds(X):
+        got = fun(v)
+        if isinstance(want, np.ndarray):
+            got = fg.stop_gradient(got)
+            assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    if isinstance(want, np.ndarray) and want.dtype.kind == "f" and base != "round":
+        if name == "astype":   # float32 values: finite differences are too coarse
+            g = fg.grad(lambda v: fnp.sum(fun(v) * 2.0))(X)
+            assert g.dtype == np.float64
+            np.testing.assert_array_equal(g, np.full(X.shape, 2.0))
+        else:
+            fg.check_grads(fun, (X,), order=2, modes=("fwd", "rev"))
+
+
+def test_astype_to_int_is_refused():
+    with pytest.raises(TypeError, match="astype.*stop_gradient"):
+        fg.var(X).astype(np.int64)
