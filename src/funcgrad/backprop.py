@@ -36,6 +36,16 @@ def _missing_rule(prim, i):
     )
 
 
+def _times(g, d):
+    """``g * d``, without the multiplication when the weight is exactly 1 or -1."""
+    if type(d) is float:
+        if d == 1.0:
+            return g
+        if d == -1.0:
+            return -g
+    return g * d
+
+
 def vjp_step(node, g):
     """The cotangent ``node`` sends to each argument, given its own cotangent ``g``."""
     prim = node._prim
@@ -48,10 +58,10 @@ def vjp_step(node, g):
         if len(args) == 2:
             a, b = args
             x, y = a._value, b._value
-            return (None if a._prim is CONST else g * partials[0](ans, x, y),
-                    None if b._prim is CONST else g * partials[1](ans, x, y))
+            return (None if a._prim is CONST else _times(g, partials[0](ans, x, y)),
+                    None if b._prim is CONST else _times(g, partials[1](ans, x, y)))
         if len(args) == 1:
-            return (None if args[0]._prim is CONST else g * partials[0](ans, args[0]._value),)
+            return (None if args[0]._prim is CONST else _times(g, partials[0](ans, args[0]._value)),)
     values = tuple(map(_value_of, args))
     params = node._params or _NO_PARAMS
     rules = prim.vjps

@@ -124,10 +124,9 @@ _INLINE = {  # primitives whose impl is exactly a Python operator
 class Plan:
     """A compiled function: straight-line code over plain values, plus its source."""
 
-    def __init__(self, run, source, nodes, out_def, n_steps):
+    def __init__(self, run, source, out_def, n_steps):
         self.run = run
-        self.source = source
-        self.nodes = nodes        # the staged graph, inputs first
+        self.source = source      # the plan itself, readable; the staged graph is not kept
         self.out_def = out_def
         self.n_steps = n_steps
 
@@ -208,7 +207,7 @@ def _compile(nodes, inputs, out_leaves, out_def):
     code = compile(source, "<funcgrad plan>", "exec")
     namespace = dict(env)
     exec(code, namespace)  # our own generated code: names of registers and of env entries only
-    return Plan(namespace["plan"], source, nodes, out_def, steps)
+    return Plan(namespace["plan"], source, out_def, steps)
 
 
 def _abstract(leaf, who):

@@ -23,7 +23,7 @@ __all__ = [
     "elementwise",
     "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
     "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
-    "sign", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+    "sign", "step", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
 ]
 
 
@@ -133,11 +133,11 @@ def _power_dx(ans, x, y):
     return y * power(x, y - 1)
 
 
-def _relu_mask(x):
-    x = plain(x)
+def _step(x):
+    """The unit step: 1.0 where x > 0, else 0.0 (the slope of relu)."""
     if type(x) is float:
         return 1.0 if x > 0.0 else 0.0
-    return where(x > 0.0, 1.0, 0.0)
+    return np.greater(x, 0.0).astype(np.float64)
 
 
 _ = None  # no derivative
@@ -159,11 +159,12 @@ cos      = elementwise("cos",      _ufunc(np.cos),     lambda ans, x: -sin(x))
 tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans * ans)
 abs      = elementwise("abs",      _ufunc(np.abs),     lambda ans, x: _sign(x))  # noqa: A001
 sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans))
-relu     = elementwise("relu",     _relu,              lambda ans, x: _relu_mask(x))
+relu     = elementwise("relu",     _relu,              lambda ans, x: step(x))
 # Piecewise-constant functions: their derivative is zero wherever it exists.
 _zero1 = lambda ans, x: 0.0        # noqa: E731
 _zero2 = lambda ans, x, y: 0.0     # noqa: E731
 sign          = elementwise("sign",          _ufunc(np.sign),          _zero1)
+step          = elementwise("step",          _step,                    _zero1)
 greater       = elementwise("greater",       _ufunc(np.greater),       _zero2, _zero2)
 greater_equal = elementwise("greater_equal", _ufunc(np.greater_equal), _zero2, _zero2)
 less          = elementwise("less",          _ufunc(np.less),          _zero2, _zero2)
