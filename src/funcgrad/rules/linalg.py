@@ -29,7 +29,8 @@ the last two axes only).
     solve           A^-1 b                    A: -gb x^T,  b: gb = solve(A^T, g)        solve(A, tb - tA x)
     cholesky        L with L L^T = A          A: L^-T Phi(L^T g) L^-1, lower part       L Phi(L^-1 tA L^-T)
     eigh_packed     [w; V] of A = V w V^T     V (diag(gw) + F*(V^T gV)) V^T, lower      [diag(V^T tA V); V (F*(V^T tA V))]
-    pinv            A^+                       see _pinv_vjp (constant rank)             see _pinv_jvp
+    pinv            A^+                       see _pinv_vjp (constant rank; hermitian:  see _pinv_jvp
+                                              lower triangle, as eigh)
     norm            np.linalg.norm            D * g (D: the norm's gradient)            sum(D * t)
 
 ``cholesky`` and ``eigh`` read only one triangle of their input (the lower
@@ -623,6 +624,8 @@ def _pinv_impl(a, **params):
 
 
 def _pinv_jvp(t, ans, a, **params):
+    if params.get("hermitian"):     # NumPy reads the lower triangle then
+        t = _sym_from(t, True)
     # d A+ = -A+ dA A+ + A+ A+^T dA^T (I - A A+) + (I - A+ A) dA^T A+^T A+   (constant rank)
     p, pt, tt = ans, _T(ans), _T(t)
     left = np.eye(shape_of(a)[-2]) - matmul(a, p)
@@ -635,8 +638,9 @@ def _pinv_vjp(g, ans, a, **params):
     p, pt, gt = ans, _T(ans), _T(g)
     left = np.eye(shape_of(a)[-2]) - matmul(a, p)
     right = np.eye(shape_of(a)[-1]) - matmul(p, a)
-    return (-matmul(pt, matmul(g, pt)) + matmul(left, matmul(gt, matmul(p, pt)))
-            + matmul(matmul(pt, p), matmul(gt, right)))
+    ct = (-matmul(pt, matmul(g, pt)) + matmul(left, matmul(gt, matmul(p, pt)))
+          + matmul(matmul(pt, p), matmul(gt, right)))
+    return _sym_from_T(ct, True) if params.get("hermitian") else ct
 
 
 pinv = Primitive("pinv", _pinv_impl, vjps=(_pinv_vjp,), jvps=(_pinv_jvp,), batch=_stacked)

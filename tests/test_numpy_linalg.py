@@ -1,0 +1,426 @@
+"""funcgrad.numpy's linear algebra, table-driven: every function of the namespace has
+cases below (``test_every_function_has_a_case`` fails otherwise), and every case is
+checked for NumPy's exact values, derivatives to second order in both modes,
+vmap against a loop, and float64 gradients against PyTorch where it has the function.
+"""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+import funcgrad.numpy.linalg as fla
+from funcgrad.numpy import _linalg
+from funcgrad.tree import tree_flatten, tree_unflatten
+
+rng = np.random.default_rng(42)
+
+
+def a(*shape):
+    return rng.normal(size=shape)
+
+
+def spd(*shape):
+    """Well-conditioned symmetric positive definite matrices of shape (..., n, n)."""
+    m = rng.normal(size=shape)
+    return m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def wellcond(*shape):
+    """Square matrices well away from singular (for inv, det, solve)."""
+    return rng.normal(size=shape) * 0.3 + np.eye(shape[-1]) * 2.0
+
+
+def sym(x, lib=np):
+    return 0.5 * (x + lib.swapaxes(x, -1, -2))
+
+
+class Case:
+    """``f(*args)`` written with funcgrad.numpy, ``ref`` the same with NumPy, ``tf`` with torch."""
+
+    def __init__(self, f, ref, args, tf=None, vmap=True, label="", symmetric=False):
+        self.f, self.ref, self.args, self.tf, self.vmap, self.label = f, ref, args, tf, vmap, label
+        # Functions that read one triangle: PyTorch's gradient is the symmetric one, so
+        # both sides are compared on a symmetrised input.
+        self.symmetric = symmetric
+
+
+def call(name, **kw):
+    """The funcgrad.numpy and NumPy versions of ``name`` (e.g. 'linalg.inv') with ``kw``."""
+    def get(mod):
+        for part in name.split("."):
+            mod = getattr(mod, part)
+        return mod
+    f, ref = get(fnp), get(np)
+    if "subscripts" in kw:  # einsum takes its subscripts first
+        s = kw.pop("subscripts")
+        return (lambda *xs: f(s, *xs, **kw)), (lambda *xs: ref(s, *xs, **kw))
+    return (lambda *xs: f(*xs, **kw)), (lambda *xs: ref(*xs, **kw))
+
+
+def case(name, args, tf=None, label="", vmap=True, symmetric=False, **kw):
+    f, ref = call(name, **kw)
+    return Case(f, ref, args, tf, vmap, label or ",".join(str(np.shape(x)) for x in args),
+                symmetric)
+
+
+def eigh_parts(lib, la):
+    """Sign-free functions of eigh's outputs: eigenvalues, V*V, and V diag(w^2) V^T."""
+    def f(x):
+        w, v = la.eigh(x)
+        return w, v * v, (v * (w ** 2)[..., None, :]) @ lib.swapaxes(v, -1, -2)
+    return f
+
+
+def torch_fns():
+    import torch
+
+    def tnorm(ord=None, axis=None, keepdims=False):
+        return lambda x: torch.linalg.norm(x, ord=ord, dim=axis, keepdim=keepdims)
+    return torch, tnorm
+
+
+torch = pytest.importorskip("torch")
+T, tnorm = torch_fns()
+
+CASES = {
+    "dot": [
+        case("dot", (a(3), a(3)), T.dot),
+        case("dot", (a(2, 3), a(3, 4)), T.matmul),
+        case("dot", (a(2, 3), a(3)), T.matmul),
+        case("dot", (a(3), a(3, 4)), T.matmul),
+        case("dot", (a(2, 2, 3), a(4, 3, 2)), lambda x, y: T.tensordot(x, y, dims=([2], [1]))),
+        case("dot", (a(2, 3, 4), a(4)), T.matmul),
+        case("dot", (2.5, a(2, 3)), T.mul),
+    ],
+    "vdot": [case("vdot", (a(4), a(4)), T.vdot), case("vdot", (a(2, 3), a(6)))],
+    "inner": [
+        case("inner", (a(3), a(3)), T.inner),
+        case("inner", (a(2, 3), a(4, 3)), T.inner),
+        case("inner", (a(2, 2, 3), a(3)), T.inner),
+        case("inner", (a(3), 1.5)),
+    ],
+    "outer": [case("outer", (a(3), a(4)), T.outer), case("outer", (a(2, 2), a(3)))],
+    "matmul": [
+        case("matmul", (a(2, 3), a(3, 4)), T.matmul),
+        case("matmul", (a(3), a(3, 4)), T.matmul),
+        case("matmul", (a(2, 3), a(3)), T.matmul),
+        case("matmul", (a(3), a(3)), T.matmul),
+        case("matmul", (a(2, 2, 3), a(3, 4)), T.matmul),
+        case("matmul", (a(2, 1, 2, 3), a(3, 3, 2)), T.matmul),
+    ],
+    "tensordot": [
+        case("tensordot", (a(2, 3, 4), a(3, 4, 2)), lambda x, y: T.tensordot(x, y, dims=2)),
+        case("tensordot", (a(2, 3), a(3, 4)), lambda x, y: T.tensordot(x, y, dims=1), axes=1),
+        case("tensordot", (a(2, 3), a(4, 5)), lambda x, y: T.tensordot(x, y, dims=0), axes=0),
+        case("tensordot", (a(2, 3, 4), a(4, 3)),
+             lambda x, y: T.tensordot(x, y, dims=([1, 2], [1, 0])), axes=([1, 2], [1, 0])),
+        case("tensordot", (a(3, 2), a(3, 4)), lambda x, y: T.tensordot(x, y, dims=([0], [0])),
+             axes=(0, 0)),
+    ],
+    "einsum": [
+        case("einsum", (a(2, 3), a(3, 4)), lambda x, y: T.einsum("ij,jk->ik", x, y),
+             subscripts="ij,jk->ik"),
+        case("einsum", (a(2, 3), a(3, 4)), lambda x, y: T.einsum("ij,jk", x, y), subscripts="ij,jk"),
+        case("einsum", (a(3, 3),), lambda x: T.einsum("ii->i", x), subscripts="ii->i"),
+        case("einsum", (a(3, 3),), lambda x: T.einsum("ii", x), subscripts="ii"),
+        case("einsum", (a(2, 3),), lambda x: T.einsum("ij->", x), subscripts="ij->"),
+        case("einsum", (a(2, 3),), lambda x: T.einsum("ij->ji", x), subscripts="ij->ji"),
+        case("einsum", (a(2, 3), a(2, 3)), lambda x, y: T.einsum("ij,ij->i", x, y),
+             subscripts="ij,ij->i"),
+        case("einsum", (a(5, 2, 3), a(3, 4)), lambda x, y: T.einsum("...ij,jk->...ik", x, y),
+             subscripts="...ij,jk->...ik"),
+        case("einsum", (a(5, 2, 3), a(5, 3, 4)), lambda x, y: T.einsum("...ij,...jk", x, y),
+             subscripts="...ij,...jk"),
+        case("einsum", (a(2, 3, 3),), lambda x: T.einsum("bii->b", x), subscripts="bii->b"),
+        case("einsum", (a(3), a(4), a(3, 4)), lambda x, y, z: T.einsum("i,j,ij->", x, y, z),
+             subscripts="i,j,ij->"),
+        case("einsum", (a(1, 3), a(4, 3)), subscripts="ij,ij->ij", label="size-1 broadcast"),
+        case("einsum", (a(2, 3), a(3, 4)), subscripts="ij,jk->ik", optimize=True, label="optimize"),
+        case("einsum", (a(2, 2, 2),), subscripts="iii->i", label="iii"),
+    ],
+    "kron": [
+        case("kron", (a(2, 2), a(3, 2)), T.kron),
+        case("kron", (a(2), a(2, 3)), T.kron),
+        case("kron", (a(3), a(2)), T.kron),
+    ],
+    "trace": [
+        case("trace", (a(3, 3),), T.trace),
+        case("trace", (a(3, 4),), lambda x: T.diagonal(x, 1).sum(-1), offset=1),
+        case("trace", (a(4, 3),), lambda x: T.diagonal(x, -2).sum(-1), offset=-2),
+        case("trace", (a(2, 3, 3),), lambda x: T.diagonal(x, 0, 1, 2).sum(-1), axis1=1, axis2=2),
+    ],
+    "diag": [
+        case("diag", (a(3),), T.diag),
+        case("diag", (a(3),), lambda x: T.diag(x, 1), k=1),
+        case("diag", (a(3),), lambda x: T.diag(x, -2), k=-2),
+        case("diag", (a(3, 4),), T.diag),
+        case("diag", (a(3, 4),), lambda x: T.diag(x, 1), k=1),
+        case("diag", (a(4, 3),), lambda x: T.diag(x, -1), k=-1),
+    ],
+    "diagonal": [
+        case("diagonal", (a(3, 4),), T.diagonal),
+        case("diagonal", (a(3, 4),), lambda x: T.diagonal(x, 2), offset=2),
+        case("diagonal", (a(2, 3, 4),), lambda x: T.diagonal(x, -1, -1, 0), offset=-1, axis1=-1, axis2=0),
+        case("diagonal", (a(2, 3, 3),), lambda x: T.diagonal(x, 0, 1, 2), axis1=1, axis2=2),
+    ],
+    "triu": [
+        case("triu", (a(3, 4),), T.triu),
+        case("triu", (a(3, 4),), lambda x: T.triu(x, 1), k=1),
+        case("triu", (a(2, 3, 3),), lambda x: T.triu(x, -1), k=-1),
+        case("triu", (a(3),), label="1-D"),
+    ],
+    "tril": [
+        case("tril", (a(3, 4),), T.tril),
+        case("tril", (a(4, 3),), lambda x: T.tril(x, -1), k=-1),
+        case("tril", (a(2, 3, 3),), lambda x: T.tril(x, 1), k=1),
+    ],
+    "linalg.inv": [
+        case("linalg.inv", (wellcond(3, 3),), T.linalg.inv),
+        case("linalg.inv", (wellcond(2, 3, 3),), T.linalg.inv),
+        case("linalg.inv", (wellcond(1, 1),), T.linalg.inv),
+    ],
+    "linalg.det": [
+        case("linalg.det", (wellcond(3, 3),), T.linalg.det),
+        case("linalg.det", (wellcond(2, 3, 3),), T.linalg.det),
+        case("linalg.det", (a(2, 2),), T.linalg.det),
+    ],
+    "linalg.slogdet": [
+        case("linalg.slogdet", (a(3, 3),), lambda x: tuple(T.linalg.slogdet(x))),
+        case("linalg.slogdet", (wellcond(2, 3, 3),), lambda x: tuple(T.linalg.slogdet(x))),
+    ],
+    "linalg.solve": [
+        case("linalg.solve", (wellcond(3, 3), a(3)), T.linalg.solve),
+        case("linalg.solve", (wellcond(3, 3), a(3, 2)), T.linalg.solve),
+        case("linalg.solve", (wellcond(2, 3, 3), a(2, 3, 2)), T.linalg.solve),
+        case("linalg.solve", (wellcond(2, 3, 3), a(3)), T.linalg.solve),
+        case("linalg.solve", (wellcond(3, 3), a(2, 3, 4)), T.linalg.solve),
+        case("linalg.solve", (wellcond(2, 1, 3, 3), a(4, 3, 1)), T.linalg.solve),
+    ],
+    "linalg.cholesky": [
+        case("linalg.cholesky", (spd(3, 3),), T.linalg.cholesky, symmetric=True),
+        case("linalg.cholesky", (spd(2, 3, 3),), T.linalg.cholesky, symmetric=True),
+        case("linalg.cholesky", (spd(3, 3),), lambda x: T.linalg.cholesky(x, upper=True), upper=True,
+             symmetric=True),
+    ],
+    "linalg.norm": [
+        case("linalg.norm", (a(4),), tnorm()),
+        case("linalg.norm", (a(2, 3),), lambda x: T.linalg.norm(x.reshape(-1))),
+        case("linalg.norm", (a(2, 3, 2),), lambda x: T.linalg.norm(x.reshape(-1))),
+        case("linalg.norm", (a(2, 3),), tnorm(2, 1), ord=2, axis=1),
+        case("linalg.norm", (a(2, 3),), tnorm(None, 0, True), axis=0, keepdims=True),
+        case("linalg.norm", (a(4),), tnorm(1), ord=1),
+        case("linalg.norm", (a(4),), tnorm(np.inf), ord=np.inf),
+        case("linalg.norm", (a(4),), tnorm(-np.inf), ord=-np.inf),
+        case("linalg.norm", (a(4),), tnorm(3), ord=3),
+        case("linalg.norm", (a(4),), tnorm(0.5), ord=0.5),
+        case("linalg.norm", (a(4),), ord=0, label="ord 0"),
+        case("linalg.norm", (a(3, 3),), tnorm("fro"), ord="fro"),
+        case("linalg.norm", (a(3, 3),), tnorm(1), ord=1),
+        case("linalg.norm", (a(3, 3),), tnorm(np.inf), ord=np.inf),
+        case("linalg.norm", (a(3, 3),), tnorm(-1), ord=-1),
+        case("linalg.norm", (a(3, 3),), tnorm(-np.inf), ord=-np.inf),
+        case("linalg.norm", (a(2, 3, 4),), tnorm("fro", (2, 0)), ord="fro", axis=(2, 0)),
+        case("linalg.norm", (a(2, 3, 4),), tnorm(1, (0, 2), True), ord=1, axis=(0, 2), keepdims=True),
+        case("linalg.norm", (a(2, 3, 4),), tnorm(np.inf, (1, 2)), ord=np.inf, axis=(1, 2)),
+    ],
+    "linalg.eigh": [
+        Case(eigh_parts(fnp, fla), eigh_parts(np, np.linalg), (spd(3, 3),),
+             eigh_parts(T, T.linalg), label="(3,3)", symmetric=True),
+        Case(eigh_parts(fnp, fla), eigh_parts(np, np.linalg), (spd(2, 4, 4),),
+             eigh_parts(T, T.linalg), label="(2,4,4)", symmetric=True),
+        Case(lambda x: fla.eigh(x, UPLO="U")[0], lambda x: np.linalg.eigh(x, UPLO="U")[0],
+             (spd(3, 3),), label="UPLO=U"),
+        Case(lambda x: fla.eigh(x)[1], lambda x: np.linalg.eigh(x)[1], (spd(3, 3),),
+             label="eigenvectors"),
+    ],
+    "linalg.pinv": [
+        case("linalg.pinv", (a(3, 2),), T.linalg.pinv),
+        case("linalg.pinv", (a(2, 3),), T.linalg.pinv),
+        case("linalg.pinv", (a(2, 3, 3),), T.linalg.pinv),
+        case("linalg.pinv", (spd(3, 3),), hermitian=True, label="hermitian"),
+    ],
+}
+
+NOT_FUNCTIONS = {"linalg", "LinAlgError", "SlogdetResult", "EighResult"}
+
+
+def all_cases():
+    for name, cases in CASES.items():
+        for i, c in enumerate(cases):
+            yield pytest.param(c, id=f"{name}-{c.label or i}")
+
+
+def test_every_function_has_a_case():
+    names = [n for n in _linalg.__all__ if n not in NOT_FUNCTIONS]
+    names += ["linalg." + n for n in fla.__all__ if n not in NOT_FUNCTIONS]
+    missing = [n for n in names if not CASES.get(n)]
+    assert not missing, f"add cases to CASES in tests/test_numpy_linalg.py for: {missing}"
+
+
+def test_the_linalg_submodule_is_the_namespaces():
+    assert fnp.linalg is fla
+    assert fnp.linalg.inv is fla.inv
+
+
+# ----------------------------------------------------------------- values
+
+def _leaves(x):
+    return tree_flatten(tuple(x) if isinstance(x, tuple) else x)[0]
+
+
+@pytest.mark.parametrize("c", all_cases())
+def test_values_are_numpys_bit_for_bit(c):
+    want = _leaves(c.ref(*c.args))
+    for got in (_leaves(c.f(*c.args)), _leaves(fg.jvp(c.f, c.args, c.args)[0])):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            g = np.asarray(g)
+            w = np.asarray(w)
+            assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+            np.testing.assert_array_equal(g, w)
+
+
+# ----------------------------------------------------------------- derivatives
+
+@pytest.mark.parametrize("c", all_cases())
+def test_second_order_both_modes(c):
+    fg.check_grads(c.f, c.args, order=2, modes=("fwd", "rev"), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("c", [p for p in all_cases() if p.values[0].tf is not None])
+def test_gradients_match_torch_float64(c):
+    args = c.args
+    f, tf = c.f, c.tf
+    if c.symmetric:
+        f, tf = (lambda x: c.f(sym(x, fnp))), (lambda x: c.tf(sym(x, T)))
+    out, pullback = fg.vjp(f, *args)
+    r = np.random.default_rng(0)
+    outs, treedef = tree_flatten(out)
+    seeds = [r.normal(size=np.shape(o)) for o in outs]
+    grads = pullback(tree_unflatten(treedef, seeds))
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    targs = [T.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) for x in args]
+    tout = tf(*targs)
+    touts = list(tout) if isinstance(tout, tuple) else [tout]
+    for o, to in zip(outs, touts):
+        np.testing.assert_allclose(np.asarray(o, dtype=float), to.detach().numpy(), rtol=1e-10, atol=1e-12)
+    total = sum((to * T.tensor(s)).sum() for to, s in zip(touts, seeds) if to.requires_grad)
+    total.backward()
+    for g, ta in zip(grads, targs):
+        np.testing.assert_allclose(np.asarray(g, dtype=float), ta.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+# ----------------------------------------------------------------- vmap
+
+BATCH = 3
+
+
+def _batched(x, r):
+    """BATCH examples near ``x`` (SPD stays SPD: a small symmetric change)."""
+    x = np.asarray(x, dtype=float)
+    d = r.normal(size=(BATCH,) + x.shape) * 0.05
+    if x.ndim >= 2 and x.shape[-1] == x.shape[-2]:
+        d = sym(d)
+    return x + d
+
+
+@pytest.mark.parametrize("c", [p for p in all_cases() if np.ndim(p.values[0].args[0]) > 0])
+def test_vmap_equals_a_loop(c):
+    r = np.random.default_rng(1)
+    batched = [_batched(x, r) for x in c.args]
+    for axes in ([0] * len(c.args), [0] + [None] * (len(c.args) - 1)):
+        call_args = [b if ax == 0 else x for x, b, ax in zip(c.args, batched, axes)]
+        got = _leaves(fg.vmap(c.f, in_axes=tuple(axes))(*call_args))
+        loop = [_leaves(c.ref(*[x[i] if ax == 0 else x for x, ax in zip(call_args, axes)]))
+                for i in range(BATCH)]
+        for k, g in enumerate(got):
+            want = np.stack([np.asarray(example[k], dtype=float) for example in loop])
+            np.testing.assert_allclose(np.asarray(g, dtype=float), want, rtol=1e-10, atol=1e-12)
+
+
+def test_hessian_of_logdet_uses_batched_rules_and_agrees_both_ways():
+    x = spd(3, 3)
+    f = lambda m: fla.slogdet(m)[1]
+    h1 = fg.jacfwd(fg.grad(f))(x)
+    h2 = fg.jacrev(fg.grad(f))(x)
+    want = -np.einsum("jk,li->ijkl", np.linalg.inv(x), np.linalg.inv(x))  # d(A^-T)/dA
+    np.testing.assert_allclose(h1, want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(h2, want, rtol=1e-10, atol=1e-12)
+
+
+# ----------------------------------------------------------------- documented conventions
+
+def test_norm_gradient_at_zero_is_zero():
+    for f in (fla.norm, lambda x: fla.norm(x, ord="fro"), lambda x: fla.norm(x, axis=1)):
+        np.testing.assert_array_equal(fg.grad(lambda x: fnp.sum(f(x)))(np.zeros((2, 2))),
+                                      np.zeros((2, 2)))
+
+
+def test_cholesky_and_eigh_read_the_lower_triangle_only():
+    x = spd(3, 3)
+    for f in (lambda m: fnp.sum(fla.cholesky(m) ** 2), lambda m: fnp.sum(fla.eigh(m)[0] ** 3)):
+        g = fg.grad(f)(x)
+        np.testing.assert_array_equal(np.triu(g, 1), 0.0)
+        # symmetrised, the gradient is the symmetric one (PyTorch's convention)
+        gs = fg.grad(lambda m: f(0.5 * (m + m.T)))(x)
+        np.testing.assert_allclose(gs, gs.T, rtol=1e-12)
+        np.testing.assert_allclose(gs, 0.5 * (g + g.T), rtol=1e-12)
+
+
+def test_eigh_gradient_is_for_distinct_eigenvalues():
+    # w = (1, 3): d w / d A is v v^T for each eigenvector (on the lower triangle)
+    x = np.array([[2.0, 1.0], [1.0, 2.0]])
+    g = fg.grad(lambda m: fla.eigh(m)[0][1])(x)
+    np.testing.assert_allclose(g, np.array([[0.5, 0.0], [1.0, 0.5]]), atol=1e-12)
+
+
+def test_matrix_two_norm_has_no_rule_but_a_value():
+    x = a(3, 3)
+    assert fla.norm(x, ord=2) == np.linalg.norm(x, ord=2)
+    with pytest.raises(fg.errors.MissingRuleError, match="norm.*ord=2.*singular value"):
+        fg.grad(lambda m: fla.norm(m, ord=2))(x)
+
+
+# ----------------------------------------------------------------- errors
+
+@pytest.mark.parametrize("fun, args, words", [
+    (fnp.matmul, (np.ones((2, 3)), np.ones((4, 5))), ["matmul", "(2, 3)", "(4, 5)"]),
+    (lambda x, y: fg.var(x) @ y, (np.ones((2, 3)), np.ones((4, 5))), ["matmul", "(2, 3)", "(4, 5)"]),
+    (fnp.dot, (np.ones((2, 3)), np.ones((4, 5))), ["dot", "(2, 3)", "(4, 5)"]),
+    (fnp.inner, (np.ones((2, 3)), np.ones((4,))), ["inner", "(2, 3)", "(4,)"]),
+    (fnp.vdot, (np.ones(3), np.ones(4)), ["vdot", "(3,)", "(4,)"]),
+    (lambda x, y: fnp.einsum("ij,jk->ik", x, y), (np.ones((2, 3)), np.ones((4, 5))),
+     ["einsum", "(2, 3)", "(4, 5)"]),
+    (lambda x, y: fnp.tensordot(x, y, axes=([0], [0])), (np.ones((2, 3)), np.ones((4, 5))),
+     ["tensordot", "(2, 3)", "(4, 5)"]),
+    (lambda x, y: fnp.tensordot(x, y, axes=([0, 1], [0])), (np.ones((2, 3)), np.ones((4, 5))),
+     ["tensordot", "same length"]),
+    (fla.solve, (np.eye(3), np.ones(4)), ["solve", "(3, 3)", "(4,)"]),
+    (fla.solve, (np.ones((2, 3)), np.ones(3)), ["solve", "square", "(2, 3)"]),
+    (fla.inv, (np.ones((2, 3)),), ["inv", "square", "(2, 3)"]),
+    (fla.det, (np.ones(3),), ["det", "square", "(3,)"]),
+    (fla.cholesky, (np.ones((2, 3)),), ["cholesky", "square"]),
+    (fla.eigh, (np.ones((2, 3)),), ["eigh", "square"]),
+    (fnp.diag, (np.ones((2, 2, 2)),), ["diag", "(2, 2, 2)"]),
+])
+def test_shape_errors_name_the_op_and_the_shapes(fun, args, words):
+    with pytest.raises(ValueError) as info:
+        fun(*args)
+    assert isinstance(info.value, fg.errors.ShapeError)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+
+
+def test_linalg_shape_errors_are_also_numpys_linalg_errors():
+    with pytest.raises(np.linalg.LinAlgError):
+        fla.inv(np.ones((2, 3)))
+
+
+def test_other_functions_and_forms_are_refused_clearly():
+    with pytest.raises(fg.errors.NoRuleError, match="numpy.linalg.svd"):
+        fla.svd
+    with pytest.raises(TypeError, match="subscripts string first"):
+        fnp.einsum(np.ones(2), [0], np.ones(2), [0])
+    with pytest.raises(TypeError, match="out="):
+        fnp.dot(np.ones(2), np.ones(2), out=np.empty(()))
