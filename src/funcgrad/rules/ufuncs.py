@@ -91,17 +91,19 @@ def _erf(x):
 
 
 def _sinc_dx(ans, x):
-    """(cos(pi x) - sinc(x)) / x, and its Taylor series at exactly 0 (right to order 6)."""
+    """(cos(pi x) - sinc(x)) / x, by its Taylor series near 0 where that cancels badly."""
     p = plain(x)
-    zero = p == 0
-    if type(zero) is bool and not zero:
+    small = (p < 0.02) if type(p) is float and p >= 0.0 else (p > -0.02) if type(p) is float else None
+    if small is False:
         return (cos(_PI * x) - ans) / x
     x2 = x * x
-    series = x * (-_PI ** 2 / 3.0 + x2 * (_PI ** 4 / 30.0 - x2 * (_PI ** 6 / 840.0)))
-    if type(zero) is bool:
+    series = x * (-_PI ** 2 / 3.0 + x2 * (_PI ** 4 / 30.0 + x2 * (-_PI ** 6 / 840.0
+                                                                 + x2 * (_PI ** 8 / 45360.0))))
+    if small is True:
         return series
-    safe = where(zero, 1.0, x)
-    return where(zero, series, (cos(_PI * x) - ans) / safe)
+    small = abs(p) < 0.02
+    safe = where(small, 1.0, x)
+    return where(small, series, (cos(_PI * x) - ans) / safe)
 
 
 def _float_power_dx(ans, x, y):

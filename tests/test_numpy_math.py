@@ -1,0 +1,298 @@
+"""funcgrad.numpy's elementwise math, table-driven: every name in ``_math.__all__`` has a row.
+
+Each row gives the domain of every argument (so finite differences stay away
+from poles and jumps) and, where PyTorch has the function, its equivalent.
+For every row: derivatives to second order in both modes by ``check_grads``
+over shapes drawn by hypothesis (broadcasting and size-1 axes included),
+values bit-identical to NumPy (Python floats in, Python floats out), ``vmap``
+equal to a loop, and float64 gradients equal to PyTorch's.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.numpy import _math
+
+
+def uniform(lo, hi):
+    return lambda rng, n: rng.uniform(lo, hi, n)
+
+
+def away(lo=0.3, hi=2.0):
+    return lambda rng, n: rng.uniform(lo, hi, n) * rng.choice([-1.0, 1.0], n)
+
+
+def off_integers(scale=1.0):
+    """Values at least 0.05 * scale from a multiple of ``scale`` (jumps of floor, round...)."""
+    return lambda rng, n: scale * (rng.integers(-3, 3, n) + rng.uniform(0.05, 0.45, n)
+                                   * rng.choice([-1.0, 1.0], n) + 0.5 * rng.integers(0, 2, n))
+
+
+REAL, POS, UNIT, GT1 = uniform(-2, 2), uniform(0.3, 3.0), uniform(-0.9, 0.9), uniform(1.2, 3.0)
+
+
+def _apart(gap):
+    """Arguments kept ``gap`` apart (kinks and jumps of two-argument functions)."""
+    return lambda x, y, *rest: np.min(np.abs(np.subtract(x, y))) > gap
+
+
+def _quotient_off_integers(x, y):
+    q = np.divide(x, y)
+    return np.min(np.abs(q - np.round(q))) > 0.05
+
+
+def _inside_kinks(x, lo, hi):
+    return min(np.min(np.abs(np.subtract(x, lo))), np.min(np.abs(np.subtract(x, hi)))) > 0.1
+
+
+class Row:
+    """How to call a function (``call(module, *args)``), its domains, its torch twin."""
+
+    def __init__(self, domains, torch=None, call=None, valid=None):
+        self.domains, self.torch, self.call, self.valid = domains, torch, call, valid
+
+
+def _t(name):
+    return lambda torch, *xs: getattr(torch, name)(*xs)
+
+
+R = Row
+TABLE = {
+    # core operations under every NumPy name
+    "abs": R([away()], _t("abs")), "absolute": R([away()], _t("abs")),
+    "add": R([REAL, REAL], _t("add")), "subtract": R([REAL, REAL], _t("subtract")),
+    "multiply": R([REAL, REAL], _t("multiply")), "divide": R([REAL, away()], _t("divide")),
+    "true_divide": R([REAL, away()], _t("true_divide")),
+    "power": R([POS, REAL], _t("pow")), "pow": R([POS, REAL], _t("pow")),
+    "negative": R([REAL], _t("negative")),
+    "maximum": R([REAL, REAL], _t("maximum"), valid=_apart(0.1)),
+    "minimum": R([REAL, REAL], _t("minimum"), valid=_apart(0.1)),
+    "exp": R([REAL], _t("exp")), "log": R([POS], _t("log")), "sqrt": R([POS], _t("sqrt")),
+    "sin": R([REAL], _t("sin")), "cos": R([REAL], _t("cos")), "tanh": R([REAL], _t("tanh")),
+    "sign": R([away()], _t("sign")),
+    "where": R([away(), REAL], lambda torch, x, y: torch.where(x > 0, x, y),
+               call=lambda m, x, y: m.where(x > 0, x, y)),
+    "greater": R([REAL, REAL], valid=_apart(0.01)), "greater_equal": R([REAL, REAL], valid=_apart(0.01)),
+    "less": R([REAL, REAL], valid=_apart(0.01)), "less_equal": R([REAL, REAL], valid=_apart(0.01)),
+    "equal": R([REAL, REAL], valid=_apart(0.01)), "not_equal": R([REAL, REAL], valid=_apart(0.01)),
+    # unary
+    "exp2": R([REAL], _t("exp2")), "expm1": R([REAL], _t("expm1")),
+    "log2": R([POS], _t("log2")), "log10": R([POS], _t("log10")),
+    "log1p": R([uniform(-0.7, 3.0)], _t("log1p")),
+    "cbrt": R([away()], lambda torch, x: torch.sign(x) * torch.abs(x) ** (1.0 / 3.0)),
+    "square": R([REAL], _t("square")), "reciprocal": R([away()], _t("reciprocal")),
+    "fabs": R([away()], _t("abs")), "tan": R([uniform(-1.2, 1.2)], _t("tan")),
+    "arcsin": R([UNIT], _t("arcsin")), "arccos": R([UNIT], _t("arccos")),
+    "arctan": R([REAL], _t("arctan")), "sinh": R([REAL], _t("sinh")), "cosh": R([REAL], _t("cosh")),
+    "arcsinh": R([REAL], _t("arcsinh")), "arccosh": R([GT1], _t("arccosh")),
+    "arctanh": R([UNIT], _t("arctanh")),
+    "asin": R([UNIT], _t("asin")), "acos": R([UNIT], _t("acos")), "atan": R([REAL], _t("atan")),
+    "asinh": R([REAL], _t("asinh")), "acosh": R([GT1], _t("acosh")), "atanh": R([UNIT], _t("atanh")),
+    "sinc": R([REAL], _t("sinc")),
+    "deg2rad": R([REAL], _t("deg2rad")), "radians": R([REAL], _t("deg2rad")),
+    "rad2deg": R([REAL], _t("rad2deg")), "degrees": R([REAL], _t("rad2deg")),
+    "positive": R([REAL], _t("positive")),
+    "real": R([REAL], _t("real")), "imag": R([REAL]), "conj": R([REAL], _t("conj")),
+    "conjugate": R([REAL], _t("conj")), "angle": R([away()], _t("angle")),
+    "floor": R([off_integers()], _t("floor")), "ceil": R([off_integers()], _t("ceil")),
+    "rint": R([off_integers()], _t("round")), "trunc": R([off_integers()], _t("trunc")),
+    "fix": R([off_integers()], _t("fix")),
+    "round": R([off_integers(0.1)], lambda torch, x: torch.round(x, decimals=1),
+               call=lambda m, x: m.round(x, decimals=1)),
+    "around": R([off_integers()], _t("round")),
+    "astype": R([REAL], lambda torch, x: x * 1.0,
+                call=lambda m, x: m.astype(m.astype(x if m is fnp else np.asarray(x), np.longdouble) * 3.0,
+                                          np.float64) / 3.0),
+    # binary
+    "float_power": R([POS, REAL], _t("float_power")),
+    "fmax": R([REAL, REAL], _t("fmax"), valid=_apart(0.1)),
+    "fmin": R([REAL, REAL], _t("fmin"), valid=_apart(0.1)),
+    "arctan2": R([REAL, away()], _t("atan2")), "atan2": R([REAL, away()], _t("atan2")),
+    "hypot": R([away(), away()], _t("hypot")),
+    "logaddexp": R([REAL, REAL], _t("logaddexp")), "logaddexp2": R([REAL, REAL], _t("logaddexp2")),
+    "mod": R([REAL, away(0.5)], _t("remainder"), valid=_quotient_off_integers),
+    "remainder": R([REAL, away(0.5)], _t("remainder"), valid=_quotient_off_integers),
+    "fmod": R([REAL, away(0.5)], _t("fmod"), valid=_quotient_off_integers),
+    "copysign": R([away(), away()], _t("copysign")),
+    "heaviside": R([away(), REAL]),
+    "floor_divide": R([REAL, away(0.5)], valid=_quotient_off_integers),
+    "clip": R([REAL, uniform(-1.5, -0.5), uniform(0.5, 1.5)], _t("clamp"), valid=_inside_kinks),
+}
+# Extra rows: the same functions called another way.
+EXTRA = {
+    "clip open below": R([REAL, uniform(-1.0, 1.0)], lambda torch, x, hi: torch.clamp(x, max=hi),
+                         call=lambda m, x, hi: m.clip(x, None, hi), valid=_apart(0.1)),
+    "clip open above": R([REAL, uniform(-1.0, 1.0)], lambda torch, x, lo: torch.clamp(x, min=lo),
+                         call=lambda m, x, lo: m.clip(x, lo, None), valid=_apart(0.1)),
+    "clip keywords": R([REAL], lambda torch, x: torch.clamp(x, -0.5, 0.5),
+                       call=lambda m, x: m.clip(x, min=-0.5, max=0.5),
+                       valid=lambda x: np.min(np.abs(np.abs(x) - 0.5)) > 0.1),
+    # PyTorch's sinc derivative cancels badly here: see test_sinc_derivative_near_zero
+    "sinc near zero": R([uniform(-1e-3, 1e-3)], None, call=lambda m, x: m.sinc(x)),
+    "sinc at zero": R([uniform(0.0, 0.0)], _t("sinc"), call=lambda m, x: m.sinc(x)),
+}
+ROWS = {**TABLE, **EXTRA}
+
+SHAPES = {
+    1: [((),), ((3,),), ((2, 3),), ((2, 1),), ((1,),)],
+    2: [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((1,), (3,)),
+        ((2, 3), (2, 1))],
+    3: [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), ()), ((2, 1), (1, 3), (2, 3))],
+}
+
+
+def call(name, module, *args):
+    row = ROWS[name]
+    return row.call(module, *args) if row.call else getattr(module, name)(*args)
+
+
+def sample(name, shapes, rng):
+    row = ROWS[name]
+    for _ in range(500):
+        args = []
+        for domain, shape in zip(row.domains, shapes):
+            v = domain(rng, int(np.prod(shape, dtype=int)))
+            args.append(float(v[0]) if shape == () else v.reshape(shape))
+        if row.valid is None or row.valid(*args):
+            return args
+    raise AssertionError(f"could not sample valid arguments for {name} at shapes {shapes}")
+
+
+def shapes_of(name):
+    return SHAPES[len(ROWS[name].domains)]
+
+
+def test_every_function_has_a_row():
+    missing = set(_math.__all__) - set(TABLE)
+    assert not missing, f"add rows to TABLE in tests/test_numpy_math.py for: {sorted(missing)}"
+
+
+def test_every_name_is_reachable_from_the_namespace():
+    for name in _math.__all__:
+        assert getattr(fnp, name) is getattr(_math, name), name
+
+
+# ------------------------------------------------ derivatives, both modes
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+@settings(max_examples=4, deadline=None)
+@given(data=st.data())
+def test_second_order_both_modes(name, data):
+    shapes = data.draw(st.sampled_from(shapes_of(name)), label="shapes")
+    args = sample(name, shapes, np.random.default_rng(data.draw(st.integers(0, 2 ** 16), label="seed")))
+    fg.check_grads(lambda *xs: call(name, fnp, *xs), tuple(args), order=2, modes=("fwd", "rev"))
+
+
+# ------------------------------------------------ values: NumPy, bit for bit
+
+def _same(got, want, what):
+    if type(want) is np.float64:
+        assert type(got) in (float, np.float64), f"{what}: {type(got)} for NumPy's {type(want)}"
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape,
+                                                                 want.dtype, want.shape)
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_values_are_numpys_bit_for_bit(name):
+    rng = np.random.default_rng(3)
+    for shapes in shapes_of(name):
+        args = sample(name, shapes, rng)
+        want = call(name, np, *args)
+        _same(call(name, fnp, *args), want, f"{name} plain {shapes}")
+        traced, _ = fg.jvp(lambda *xs: call(name, fnp, *xs), tuple(args),
+                           tuple(np.ones_like(a) if np.shape(a) else 1.0 for a in args))
+        _same(traced, want, f"{name} traced {shapes}")
+        if all(s == () for s in shapes) and type(want) is np.float64 and name != "astype":
+            assert type(call(name, fnp, *args)) is float, f"{name}: Python floats give a Python float"
+
+
+@pytest.mark.parametrize("name, x, y", [
+    ("floor_divide", np.arange(-4, 5), 3), ("mod", np.arange(-4, 5), 3), ("fmod", np.arange(-4, 5), 3),
+    ("square", np.arange(4), None), ("positive", np.arange(3), None), ("fabs", np.arange(-2, 2), None),
+    ("reciprocal", np.array([1, 2]), None), ("heaviside", np.array([-1.0, 0.0, 2.0]), 0.5),
+    ("copysign", np.array([1.0, -2.0]), np.array([-0.0, 0.0])), ("fmax", np.array([np.nan, 1.0]), 0.5),
+    ("fmin", np.array([np.nan, 1.0]), np.nan), ("clip", np.arange(6), None),
+])
+def test_integer_nan_and_signed_zero_values_are_numpys(name, x, y):
+    args = (x,) if y is None else (x, y)
+    if name == "clip":
+        args = (x, 1, 3)
+    _same(getattr(fnp, name)(*args), getattr(np, name)(*args), name)
+
+
+def test_a_nan_opponent_gives_fmax_its_whole_derivative():
+    g = fg.grad(lambda x: fnp.sum(fnp.fmax(x, np.array([np.nan, 0.0, 5.0]))))(np.array([1.0, 1.0, 1.0]))
+    np.testing.assert_array_equal(g, [1.0, 1.0, 0.0])
+
+
+def test_ties_split_the_derivative():
+    assert fg.grad(lambda x: fnp.fmax(x, 1.0))(1.0) == 0.5
+    assert fg.grad(lambda x: fnp.clip(x, 0.0, 1.0))(1.0) == 0.5
+
+
+def test_sinc_derivative_near_zero_is_accurate():
+    x = np.array([-1e-3, -1e-6, 0.0, 1e-8, 1e-4, 0.0199, 0.0201])
+    p = np.pi
+    series = -p ** 2 * x / 3 + p ** 4 * x ** 3 / 30 - p ** 6 * x ** 5 / 840 + p ** 8 * x ** 7 / 45360
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(fnp.sinc(x)))(x), series, rtol=1e-12, atol=0)
+    second = fg.grad(fg.grad(fnp.sinc))(0.0)
+    assert abs(second - (-p ** 2 / 3)) < 1e-14
+
+
+def test_complex_input_is_refused_clearly():
+    for name in ("real", "imag", "conj", "angle"):
+        with pytest.raises(TypeError, match="complex input.*real functions only"):
+            getattr(fnp, name)(np.array([1.0 + 2.0j]))
+
+
+def test_out_is_refused_clearly():
+    with pytest.raises(TypeError, match="out= is not supported"):
+        fnp.round(np.ones(2), out=np.ones(2))
+
+
+# ------------------------------------------------ vmap equals a loop
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_vmap_equals_a_loop(name):
+    rng = np.random.default_rng(5)
+    shapes = shapes_of(name)[3 if len(shapes_of(name)) > 3 else -1]
+    examples = [sample(name, shapes, rng) for _ in range(3)]
+    batched = [np.stack([np.asarray(e[i]) for e in examples]) for i in range(len(shapes))]
+    fun = lambda *xs: call(name, fnp, *xs)   # noqa: E731
+    want = np.stack([np.asarray(fun(*e)) for e in examples])
+    np.testing.assert_array_equal(np.asarray(fg.vmap(fun)(*batched)), want)
+    # and per-example gradients of the sum, against a loop of grads
+    if len(shapes) == 1 and ROWS[name].torch is not None:
+        g = fg.vmap(fg.grad(lambda x: fnp.sum(fun(x))))(batched[0])
+        loop = np.stack([fg.grad(lambda x: fnp.sum(fun(x)))(e[0]) for e in examples])
+        np.testing.assert_allclose(g, loop, rtol=1e-13, atol=1e-15)
+
+
+# ------------------------------------------------ gradients against PyTorch
+
+@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.torch is not None))
+def test_gradients_match_torch(name):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    for shapes in shapes_of(name):
+        args = sample(name, shapes, rng)
+        fun = lambda *xs: call(name, fnp, *xs)   # noqa: E731
+        out = fun(*args)
+        w = rng.normal(size=np.shape(out))
+        w = float(w) if np.shape(out) == () else w
+        grads = fg.vjp(fun, *args)[1](w)
+        targs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in args]
+        tout = ROWS[name].torch(torch, *targs)
+        np.testing.assert_allclose(np.asarray(out, dtype=float), tout.detach().numpy(),
+                                   rtol=1e-12, atol=1e-12, err_msg=f"{name} value")
+        tout.backward(torch.as_tensor(w, dtype=torch.float64))
+        for i, (g, t) in enumerate(zip(grads, targs)):
+            want = t.grad.numpy() if t.grad is not None else np.zeros(np.shape(args[i]))
+            np.testing.assert_allclose(np.asarray(g, dtype=float), want, rtol=1e-10, atol=1e-12,
+                                       err_msg=f"{name} d/d arg{i} at shapes {shapes}")
