@@ -181,7 +181,7 @@ def _letter_sizes(terms, shapes):
     return sizes
 
 
-def einsum_cotangent(i, g, operands, terms, out):
+def einsum_cotangent(i, g, operands, terms, out, optimize=False):
     """The cotangent of operand ``i`` of the einsum ``terms -> out``, given the output's ``g``.
 
     One einsum of ``g`` with the other operands. Letters the operand repeats
@@ -219,7 +219,7 @@ def einsum_cotangent(i, g, operands, terms, out):
         seen.add(c)
     ops = [g] + [operands[j] for j in range(len(operands)) if j != i] + extra_ops
     lhs = [out] + [terms[j] for j in range(len(terms)) if j != i] + extra_terms
-    return einsum(*ops, subscripts=",".join(lhs) + "->" + "".join(target))
+    return einsum(*ops, subscripts=",".join(lhs) + "->" + "".join(target), optimize=optimize)
 
 
 def _batch_einsum(size, values, batched, terms, out):
@@ -231,7 +231,7 @@ def _batch_einsum(size, values, batched, terms, out):
 
 def _einsum_vjp(i, g, ans, *ops, subscripts, optimize=False):
     terms, out = parse_einsum(subscripts, [shape_of(o) for o in ops])
-    return einsum_cotangent(i, g, ops, terms, out)
+    return einsum_cotangent(i, g, ops, terms, out, optimize=optimize)
 
 
 def _einsum_jvp(i, t, ans, *ops, subscripts, optimize=False):
@@ -255,9 +255,17 @@ def _einsum_impl(*ops, subscripts, optimize=False):
 
 # ---------------------------------------------------------------- contractions
 
-def _contraction(name, impl, spec, hint):
-    """A bilinear primitive whose value is the einsum ``spec(shape_x, shape_y, **params)``."""
+def _contraction(name, impl, spec, hint, fast_vjp=None):
+    """A bilinear primitive whose value is the einsum ``spec(shape_x, shape_y, **params)``.
+
+    ``fast_vjp(i, g, ans, x, y)`` may give the reverse rule with BLAS-backed
+    primitives instead, or ``NotImplemented`` to use the einsum.
+    """
     def vjp(i, g, ans, x, y, **params):
+        if fast_vjp is not None:
+            c = fast_vjp(i, g, ans, x, y)
+            if c is not NotImplemented:
+                return c
         terms, out = spec(shape_of(x), shape_of(y), **params)
         return einsum_cotangent(i, g, (x, y), terms, out)
 
@@ -336,9 +344,17 @@ matmul = Primitive(
 )
 einsum = Primitive("einsum", _einsum_impl, vjps=EveryArgument(_einsum_vjp),
                    jvps=EveryArgument(_einsum_jvp), batch=_einsum_batch)
+def _dot_vjp_by_matmul(i, g, ans, x, y):
+    """Up to 2-D, ``dot`` is ``matmul``: use its (BLAS) rules rather than an einsum."""
+    if len(shape_of(x)) > 2 or len(shape_of(y)) > 2:
+        return NotImplemented
+    return _matmul_vjp_x(g, ans, x, y) if i == 0 else _matmul_vjp_y(g, ans, x, y)
+
+
 dot = _contraction("dot", np.dot, _dot_spec,
                    "the last axis of the first operand must equal the second-to-last axis of "
-                   "the second (its only axis if 1-D)")
+                   "the second (its only axis if 1-D)",
+                   fast_vjp=lambda i, g, ans, x, y: _dot_vjp_by_matmul(i, g, ans, x, y))
 inner = _contraction("inner", np.inner, _inner_spec,
                      "the last axes of both operands must have the same length")
 outer = _contraction("outer", np.outer, lambda sa, sb: (["a", "b"], "ab"), "")
