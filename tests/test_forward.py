@@ -64,6 +64,7 @@ CASES = {
     "softmax": (lambda a: nn.softmax(a, axis=-1), (X,)),
     "log_softmax": (lambda a: nn.log_softmax(a, axis=-1), (X,)),
     "pnls": (lambda a: nn.pnls(a, label=LABEL), (X,)),
+    "one_hot": (lambda a: a * nn.one_hot(LABEL, depth=3), (X,)),
 }
 
 # Edge cases of a different shape for the same primitives.
@@ -77,6 +78,7 @@ EXTRA = {
     "power scalar exponent": (lambda a: elementwise.power(a, 3.0), (X,)),
     "scalars": (lambda a, b: elementwise.multiply(elementwise.sin(a), b), (0.3, -1.2)),
     "logsumexp all": (lambda a: nn.logsumexp(a), (X,)),
+    "pnls label operand": (lambda a: nn.pnls(a, LABEL), (X,)),
 }
 
 

@@ -258,8 +258,15 @@ def _matmul(size, prim, values, batched, params):
 
 
 def _pnls(size, prim, values, batched, params):
-    label = np.asarray(params["label"])
-    return nn.pnls(values[0], label=np.broadcast_to(label, (size,) + label.shape))
+    """pnls(x, label): both get the batch axis; the label may be an operand or a keyword."""
+    if "label" in params:
+        values, batched = values + [params["label"]], batched + [False]
+    x, label = _all_batched(size, values, batched)
+    return nn.pnls(x, label)
+
+
+def _one_hot(size, prim, values, batched, params):
+    return nn.one_hot(values[0], **params)   # indexing rows keeps the batch axis in front
 
 
 _RULES = {
@@ -279,6 +286,7 @@ _RULES = {
     nn.softmax: _along_axis,
     nn.log_softmax: _along_axis,
     nn.pnls: _pnls,
+    nn.one_hot: _one_hot,
 }
 
 

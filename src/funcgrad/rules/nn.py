@@ -19,7 +19,7 @@ from ..primitive import Primitive
 from .arrays import reshape, shape_of, sum
 from .elementwise import exp
 
-__all__ = ["logsumexp", "softmax", "log_softmax", "pnls"]
+__all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "one_hot"]
 
 
 def _restore(r, x, axis, keepdims):
@@ -58,7 +58,7 @@ def _log_softmax_impl(x, axis=-1):
 
 
 def _onehot(label, x):
-    return np.eye(shape_of(x)[-1])[label]
+    return one_hot(label, depth=shape_of(x)[-1])
 
 
 def _pnls_impl(x, label):
@@ -67,6 +67,9 @@ def _pnls_impl(x, label):
     out = _logsumexp_impl(a, axis=-1) - picked
     return out[()] if np.ndim(out) == 0 else out
 
+
+# one_hot(label, depth): rows of the identity; integer labels have no derivative.
+one_hot = Primitive("one_hot", lambda label, depth: np.eye(depth)[np.asarray(label)], vjps=(None,))
 
 logsumexp = Primitive(
     "logsumexp", _logsumexp_impl,
@@ -85,9 +88,9 @@ log_softmax = Primitive(
     vjps=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
     jvps=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
 )
-pnls = Primitive(
+pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
     "pnls", _pnls_impl,
     vjps=(lambda g, ans, x, label:
-          reshape(g, shape=shape_of(g) + (1,)) * (softmax(x) - _onehot(label, x)),),
+          reshape(g, shape=shape_of(g) + (1,)) * (softmax(x) - _onehot(label, x)), None),
     jvps=(lambda t, ans, x, label: sum((softmax(x) - _onehot(label, x)) * t, axis=-1),),
 )
