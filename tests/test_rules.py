@@ -108,13 +108,23 @@ def elementwise_cases():
 class Case:
     """A call ``prim(*args, **params)``; ``diff`` lists the arguments to differentiate."""
 
-    def __init__(self, name, args, params=None, diff=None, label=""):
-        self.name, self.args, self.params = name, args, params or {}
+    def __init__(self, name, args, params=None, diff=None, label="", pre=None):
+        self.name, self.args, self.params, self.pre = name, args, params or {}, pre
         self.diff = tuple(range(len(args))) if diff is None else diff
         self.label = label
 
     def __repr__(self):
         return f"{self.name}[{self.label}]"
+
+
+def _sym(x, const):
+    """A symmetric positive definite matrix made from ``x`` (for cholesky and eigh)."""
+    return (x + x.T) * 0.5 + const(6.0 * np.eye(x.shape[0]))
+
+
+def _well(*shape, seed=0):
+    """A well-conditioned square matrix (batch allowed)."""
+    return _a(*shape, seed=seed) + 4.0 * np.eye(shape[-1])
 
 
 def _a(*shape, seed=0):
@@ -165,6 +175,35 @@ CASES = [
     Case("matmul", [_a(2, 3), _a(2, 3, 4)], label="batch-right"),
     Case("matmul", [_a(2, 1, 2, 3), _a(3, 3, 2)], label="batch-broadcast"),
     Case("matmul", [_a(1, 3), _a(3, 1)], label="size1"),
+    Case("dot", [_a(2, 3), _a(3, 4)], label="2dx2d"),
+    Case("dot", [_a(3), _a(3, seed=1)], label="1dx1d"),
+    Case("inner", [_a(2, 3), _a(4, 3)], label="2d"),
+    Case("outer", [_a(3), _a(2)], label="vectors"),
+    Case("vdot", [_a(3), _a(3, seed=1)], label="vectors"),
+    Case("tensordot", [_a(2, 3, 4), _a(3, 4, 2)], {"axes": ((1, 2), (0, 1))}, label="two-axes"),
+    Case("einsum", [_a(2, 3), _a(3, 4)], {"subscripts": "ij,jk->ik"}, label="matmul"),
+    Case("einsum", [_a(2, 3)], {"subscripts": "ij->j"}, label="sum"),
+    Case("kron", [_a(2, 2), _a(2, 3)], label="2d"),
+    Case("trace", [_a(3, 3)], label="square"),
+    Case("diagonal", [_a(3, 3)], label="square"),
+    Case("diagonal", [_a(2, 3, 3)], {"axis1": 1, "axis2": 2}, label="batch"),
+    Case("undiagonal", [_a(3)], {"offset": 0, "axis1": 0, "axis2": 1, "shape": (3, 3)}, label="3"),
+    Case("triu", [_a(3, 3)], label="k0"),
+    Case("triu", [_a(3, 4)], {"k": 1}, label="k1"),
+    Case("tril", [_a(3, 3)], label="k0"),
+    Case("tril", [_a(4, 3)], {"k": -1}, label="k-1"),
+    Case("inv", [_well(3, 3)], label="3x3"),
+    Case("det", [_well(3, 3)], label="3x3"),
+    Case("logabsdet", [_well(3, 3)], label="3x3"),
+    Case("slogdet_sign", [_well(3, 3)], label="3x3"),
+    Case("solve", [_well(3, 3), _a(3)], label="vector"),
+    Case("solve", [_well(3, 3), _a(3, 2)], label="matrix"),
+    Case("cholesky", [_a(3, 3)], pre=_sym, label="spd"),
+    Case("eigh", [_a(3, 3)], pre=_sym, label="symmetric"),
+    Case("pinv", [_a(3, 2)], label="tall"),
+    Case("norm", [_a(4)], label="vector"),
+    Case("norm", [_a(2, 3)], {"axis": 1}, label="rows"),
+    Case("one_hot", [np.array([0, 2, 1])], {"depth": 3}, diff=(), label="labels"),
     Case("logsumexp", [_a(4)], {}, label="vector"),
     Case("logsumexp", [_a(2, 3)], {}, label="all"),
     Case("logsumexp", [_a(2, 3)], {"axis": 1}, label="axis1"),
@@ -200,21 +239,34 @@ def _seed_like(value, rng):
     return rng.normal(size=np.shape(value))
 
 
-def forward_and_backprop(prim, args, params, diff, seed=0):
+def _identity(x):
+    return x
+
+
+def _call(prim, args, params, diff, pre, const=_identity):
+    if pre is not None:
+        args = [pre(a, const) if i in diff else a for i, a in enumerate(args)]
+    return prim(*args, **params)
+
+
+def forward_and_backprop(prim, args, params, diff, pre=None, seed=0):
     """Call ``prim`` on leaves for the ``diff`` arguments; backprop a random cotangent ``w``."""
     rng = np.random.default_rng(seed)
     nodes = [fg.var(a) if i in diff else a for i, a in enumerate(args)]
-    out = prim(*nodes, **params)
+    out = _call(prim, nodes, params, diff, pre)
     assert isinstance(out, fg.Node)
     w = _seed_like(out.value, rng)
     return nodes, out, w, fg.backprop(out, seed=w)
 
 
-def reverse_vs_differences(prim, args, params, diff):
+def reverse_vs_differences(prim, args, params, diff, pre=None):
     """Backprop with a random cotangent against central differences, argument by argument."""
-    nodes, out, w, grads = forward_and_backprop(prim, args, params, diff)
+    if not diff:  # integer inputs only: the primitive must declare no derivative at all
+        assert all(rule is None for rule in prim.vjps), f"{prim.name} has a rule for nothing"
+        return
+    nodes, out, w, grads = forward_and_backprop(prim, args, params, diff, pre)
     for i in diff:
-        want = numeric_grad(lambda *xs: np.sum(prim(*xs, **params) * w), args, i)
+        want = numeric_grad(lambda *xs: np.sum(_call(prim, xs, params, diff, pre) * w), args, i)
         assert_close(grads[nodes[i]], want, what=f"{prim.name} d/d arg{i}")
 
 
@@ -228,7 +280,7 @@ def test_elementwise_gradient_matches_differences(name, shapes):
 
 @pytest.mark.parametrize("case", structural_cases())
 def test_structural_gradient_matches_differences(case):
-    reverse_vs_differences(PRIMITIVES[case.name], case.args, case.params, case.diff)
+    reverse_vs_differences(PRIMITIVES[case.name], case.args, case.params, case.diff, case.pre)
 
 
 # ------------------------------------------------------------ against torch
@@ -280,21 +332,66 @@ def _torch_table(torch):
         "softmax": lambda x, axis=-1: torch.softmax(x, dim=axis),
         "log_softmax": lambda x, axis=-1: torch.log_softmax(x, dim=axis),
         "pnls": pnls,
+        "step": lambda x: (x > 0).to(torch.float64),
+        "equal": torch.eq,  # torch.equal compares whole tensors
+        "one_hot": lambda label, depth: torch.nn.functional.one_hot(label, depth).to(torch.float64),
+        "dot": torch.matmul,
+        "tensordot": lambda a, b, axes: torch.tensordot(a, b, dims=(list(axes[0]), list(axes[1]))),
+        "einsum": lambda *ops, subscripts: torch.einsum(subscripts, *ops),
+        "trace": lambda x, offset=0, axis1=0, axis2=1: torch.diagonal(x, offset, axis1, axis2).sum(-1),
+        "diagonal": lambda x, offset=0, axis1=0, axis2=1: torch.diagonal(x, offset, axis1, axis2),
+        "undiagonal": lambda g, offset, axis1, axis2, shape: torch.diag_embed(g, offset, axis1, axis2),
+        "triu": lambda x, k=0: torch.triu(x, k),
+        "tril": lambda x, k=0: torch.tril(x, k),
+        "inv": torch.linalg.inv, "det": torch.linalg.det, "solve": torch.linalg.solve,
+        "logabsdet": lambda a: torch.linalg.slogdet(a).logabsdet,
+        "slogdet_sign": lambda a: torch.linalg.slogdet(a).sign,
+        "cholesky": torch.linalg.cholesky, "pinv": torch.linalg.pinv,
+        "norm": lambda x, ord=None, axis=None, keepdims=False: torch.linalg.norm(
+            x, ord, dim=axis, keepdim=keepdims),
     }
 
 
-def reverse_vs_torch(prim, args, params, diff):
-    torch = pytest.importorskip("torch")
+# Primitives PyTorch has no like-for-like counterpart of (central differences still check them).
+NO_TORCH_EQUIVALENT = {
+    "eigh": "eigenvector signs are a LAPACK convention; the packed output differs in sign",
+}
+
+
+def torch_function(torch, name):
     table = _torch_table(torch)
-    assert prim.name in table, f"add a PyTorch equivalent of {prim.name!r} to _torch_table"
-    nodes, out, w, grads = forward_and_backprop(prim, args, params, diff)
+    if name in table:
+        return table[name]
+    f = getattr(torch, name, None)  # most elementwise names are NumPy's and torch's alike
+    assert f is not None or name in NO_TORCH_EQUIVALENT, (
+        f"add a PyTorch equivalent of {name!r} to _torch_table (or to NO_TORCH_EQUIVALENT)")
+    return f
+
+
+def reverse_vs_torch(prim, args, params, diff, pre=None):
+    torch = pytest.importorskip("torch")
+    f = torch_function(torch, prim.name)
+    assert f is not None
+    if not diff:  # nothing to differentiate: the values must agree
+        want = f(*[torch.as_tensor(a) for a in args], **params)
+        assert_close(prim(*args, **params), want.numpy(), rtol=0, atol=0, what="value")
+        return
+    nodes, out, w, grads = forward_and_backprop(prim, args, params, diff, pre)
     targs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) if i in diff else a
              for i, a in enumerate(args)]
-    tout = table[prim.name](*targs, **params)
+    tout = _call(f, targs, params, diff, pre, const=torch.as_tensor)
     assert_close(out.value, tout.detach().numpy(), rtol=1e-12, atol=1e-12, what="value")
+    if not tout.requires_grad:
+        # Piecewise constant (comparisons, sign, step): torch records no derivative;
+        # the derivative is zero wherever it exists.
+        for i in diff:
+            assert not np.any(grads[nodes[i]]), f"{prim.name} d/d arg{i} should be zero"
+        return
     tout.backward(torch.as_tensor(w, dtype=torch.float64))
     for i in diff:
-        assert_close(grads[nodes[i]], targs[i].grad.numpy(), rtol=1e-10, atol=1e-12,
+        tgrad = targs[i].grad  # None: torch found no path (a zero derivative)
+        want = np.zeros(np.shape(args[i])) if tgrad is None else tgrad.numpy()
+        assert_close(grads[nodes[i]], want, rtol=1e-10, atol=1e-12,
                      what=f"{prim.name} d/d arg{i} vs torch")
 
 
@@ -306,9 +403,16 @@ def test_elementwise_gradient_matches_torch(name, shapes):
     reverse_vs_torch(prim, args, {}, diff)
 
 
-@pytest.mark.parametrize("case", structural_cases())
+@pytest.mark.parametrize("case", [c for c in structural_cases()
+                                  if c.values[0].name not in NO_TORCH_EQUIVALENT])
 def test_structural_gradient_matches_torch(case):
-    reverse_vs_torch(PRIMITIVES[case.name], case.args, case.params, case.diff)
+    reverse_vs_torch(PRIMITIVES[case.name], case.args, case.params, case.diff, case.pre)
+
+
+def test_every_primitive_has_a_torch_equivalent_or_a_reason():
+    torch = pytest.importorskip("torch")
+    for name in PRIMITIVES:
+        torch_function(torch, name)
 
 
 # ------------------------------------------------- values: NumPy, bit for bit
@@ -318,6 +422,7 @@ NUMPY_REFERENCE = {
     "power": np.power, "maximum": np.maximum, "minimum": np.minimum, "negative": np.negative,
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
     "tanh": np.tanh, "abs": np.abs, "relu": lambda x: np.maximum(x, 0.0), "where": np.where,
+    "step": lambda x: np.heaviside(x, 0.0),
 }
 # NumPy has no sigmoid; funcgrad's stable form is compared within rounding instead.
 NO_NUMPY_EQUIVALENT = {"sigmoid": lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x)))}
@@ -332,20 +437,21 @@ def _bit_identical(got, want):
 @pytest.mark.parametrize("name, shapes", elementwise_cases())
 def test_elementwise_values_are_numpys(name, shapes):
     prim = PRIMITIVES[name]
-    assert name in NUMPY_REFERENCE or name in NO_NUMPY_EQUIVALENT, (
+    reference = NUMPY_REFERENCE.get(name, getattr(np, name, None))  # NumPy's own name by default
+    assert reference is not None or name in NO_NUMPY_EQUIVALENT, (
         f"add the NumPy equivalent of {name!r} to NUMPY_REFERENCE in tests/test_rules.py")
     args = elementwise_args(name, shapes, seed=3)
     plain = prim(*args)
     traced = prim(*[a if p is None else fg.var(a) for a, p in zip(args, prim.partials)]).value
-    if name in NUMPY_REFERENCE:
-        want = NUMPY_REFERENCE[name](*args)
+    if reference is not None:
+        want = reference(*args)
         assert _bit_identical(plain, want), f"{name}: {plain!r} != numpy {want!r}"
         assert _bit_identical(traced, want), f"{name} on nodes: {traced!r} != numpy {want!r}"
     else:
         want = NO_NUMPY_EQUIVALENT[name](*args)
         np.testing.assert_allclose(plain, want, rtol=1e-15, atol=0)
         assert _bit_identical(traced, plain)
-    if all(type(a) is float for a in args):
+    if all(type(a) is float for a in args) and np.asarray(plain).dtype == np.float64:
         # Python floats in, a Python float out (so scalar expressions print plainly).
         assert type(plain) is float, f"{name} returned {type(plain).__name__}"
         assert type(traced) is float
