@@ -245,7 +245,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     shape = _arrays.shape_of(a)
     nd = len(shape)
     if axis is not None:
-        axis = tuple(sorted(x % nd for x in axis)) if isinstance(axis, (tuple, list)) else (axis % nd,)
+        axis = tuple(x % nd for x in axis) if isinstance(axis, (tuple, list)) else (axis % nd,)
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
         scl = _np.float64(_size(shape) / _size(_arrays.shape_of(avg)))

@@ -1,0 +1,289 @@
+"""funcgrad.numpy's reductions and funcgrad.scipy.special, table-driven.
+
+Every name in ``_reductions.__all__`` and ``special.__all__`` has rows: a call
+written once for any module (``call(np, x)`` and ``call(fnp, x)`` are the same
+line), the shapes it runs on (size-1 axes included), the domain, and the
+PyTorch twin. For every row: second derivatives in both modes over
+hypothesis-drawn shapes, NumPy's values bit for bit (SciPy's to rounding),
+``vmap`` equal to a loop, and float64 gradients equal to PyTorch's.
+"""
+
+import numpy as np
+import pytest
+import scipy.special
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+import funcgrad.scipy.special as fsp
+from funcgrad.numpy import _reductions
+
+
+def normal(rng, shape):
+    return rng.normal(size=shape)
+
+
+def with_zeros(rng, shape):
+    x = rng.uniform(0.5, 1.5, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+    x[rng.random(shape) < 0.3] = 0.0
+    return x
+
+
+def with_nans(rng, shape):
+    x = rng.normal(size=shape)
+    x[rng.random(shape) < 0.3] = np.nan
+    return x
+
+
+def unit(rng, shape):
+    return rng.uniform(0.05, 0.95, size=shape)
+
+
+class Row:
+    """``call(module, *args)``, its argument shapes (one tuple per draw), domains, torch twin."""
+
+    def __init__(self, call, shapes, torch=None, domains=(normal,), scipy=False):
+        self.call, self.shapes, self.torch, self.domains, self.scipy = call, shapes, torch, domains, scipy
+
+
+ND = [((2, 3, 4),), ((2, 1, 3),), ((1, 2, 2),)]        # three dims, some of size 1
+MAT = [((2, 3),), ((1, 4),), ((3, 1),)]
+ALL = [((4,),), ((2, 3),), ((1, 3, 1),)]
+
+
+def _sp(name):
+    """The same function from scipy.special (for the value check) or funcgrad.scipy.special."""
+    return lambda m, *xs, **kw: getattr(fsp if m is fnp else scipy.special, name)(*xs, **kw)
+
+
+def _avg_torch(torch, x, w, axis):
+    return (x * w).sum(dim=axis) / w.sum(dim=axis)
+
+
+ROWS = {
+    "sum axes keepdims": Row(lambda m, x: m.sum(x, axis=(0, 2), keepdims=True), ND,
+                             lambda t, x: x.sum(dim=(0, 2), keepdim=True)),
+    "sum all": Row(lambda m, x: m.sum(x), ALL, lambda t, x: x.sum()),
+    "sum one-tuple axis": Row(lambda m, x: m.sum(x, axis=(1,)), MAT, lambda t, x: x.sum(dim=1)),
+    "mean": Row(lambda m, x: m.mean(x, axis=-1), ND, lambda t, x: x.mean(dim=-1)),
+    "mean axes": Row(lambda m, x: m.mean(x, axis=(0, 1), keepdims=True), ND,
+                     lambda t, x: x.mean(dim=(0, 1), keepdim=True)),
+    "mean all": Row(lambda m, x: m.mean(x), ALL, lambda t, x: x.mean()),
+    "prod": Row(lambda m, x: m.prod(x, axis=1), MAT, lambda t, x: x.prod(dim=1), (with_zeros,)),
+    "prod all": Row(lambda m, x: m.prod(x), ALL, lambda t, x: x.prod(), (with_zeros,)),
+    "prod axes": Row(lambda m, x: m.prod(x, axis=(0, 2), keepdims=True), ND,
+                     lambda t, x: x.prod(dim=2, keepdim=True).prod(dim=0, keepdim=True), (with_zeros,)),
+    "max": Row(lambda m, x: m.max(x, axis=1), MAT, lambda t, x: t.amax(x, dim=1)),
+    "max axes": Row(lambda m, x: m.max(x, axis=(0, 2), keepdims=True), ND,
+                    lambda t, x: t.amax(x, dim=(0, 2), keepdim=True)),
+    "min": Row(lambda m, x: m.min(x, axis=0), MAT, lambda t, x: t.amin(x, dim=0)),
+    "amax": Row(lambda m, x: m.amax(x), ALL, lambda t, x: t.amax(x)),
+    "amin": Row(lambda m, x: m.amin(x, axis=-1, keepdims=True), ND,
+                lambda t, x: t.amin(x, dim=-1, keepdim=True)),
+    "ptp": Row(lambda m, x: m.ptp(x, axis=1), MAT, lambda t, x: t.amax(x, dim=1) - t.amin(x, dim=1)),
+    "var": Row(lambda m, x: m.var(x, axis=1), MAT, lambda t, x: t.var(x, dim=1, correction=0)),
+    "var ddof": Row(lambda m, x: m.var(x, ddof=1), ALL[:2], lambda t, x: t.var(x, correction=1)),
+    "var axes": Row(lambda m, x: m.var(x, axis=(0, 2), keepdims=True), ND,
+                    lambda t, x: t.var(x, dim=(0, 2), correction=0, keepdim=True)),
+    "std": Row(lambda m, x: m.std(x, axis=0, ddof=1), [((3, 2),), ((2, 1),)],
+               lambda t, x: t.std(x, dim=0, correction=1)),
+    "cumsum": Row(lambda m, x: m.cumsum(x, axis=1), MAT, lambda t, x: t.cumsum(x, dim=1)),
+    "cumsum flat": Row(lambda m, x: m.cumsum(x), ALL, lambda t, x: t.cumsum(x.flatten(), dim=0)),
+    "cumprod": Row(lambda m, x: m.cumprod(x, axis=-1), ND, lambda t, x: t.cumprod(x, dim=-1),
+                   (with_zeros,)),
+    "cumprod long": Row(lambda m, x: m.cumprod(x, axis=0), [((11,),)], lambda t, x: t.cumprod(x, dim=0),
+                        (with_zeros,)),
+    "cumprod flat": Row(lambda m, x: m.cumprod(x), MAT, lambda t, x: t.cumprod(x.flatten(), dim=0),
+                        (with_zeros,)),
+    "average": Row(lambda m, x: m.average(x, axis=0), MAT, lambda t, x: x.mean(dim=0)),
+    "average weights": Row(lambda m, x, w: m.average(x, axis=1, weights=w),
+                           [((2, 3), (3,)), ((1, 4), (4,))],
+                           lambda t, x, w: (x * w).sum(dim=1) / w.sum(), (normal, unit)),
+    "average full weights": Row(lambda m, x, w: m.average(x, weights=w, returned=True),
+                                [((2, 3), (2, 3)), ((3,), (3,))],
+                                lambda t, x, w: ((x * w).sum() / w.sum(), w.sum()), (normal, unit)),
+    "average axes weights": Row(lambda m, x, w: m.average(x, axis=(2, 0), weights=w, keepdims=True),
+                                [((2, 3, 4), (4, 2))], None, (normal, unit)),
+    "nansum": Row(lambda m, x: m.nansum(x, axis=1), MAT, lambda t, x: t.nansum(x, dim=1), (with_nans,)),
+    "nanmean": Row(lambda m, x: m.nanmean(x, axis=0), [((4, 2),), ((5, 1),)],
+                   lambda t, x: t.nanmean(x, dim=0), (with_nans,)),
+    # funcgrad.scipy.special
+    "logsumexp": Row(lambda m, x: _sp("logsumexp")(m, x, axis=1), MAT,
+                     lambda t, x: t.logsumexp(x, dim=1), scipy=True),
+    "logsumexp all keepdims": Row(lambda m, x: _sp("logsumexp")(m, x, keepdims=True), ALL,
+                                  lambda t, x: t.logsumexp(x.flatten(), dim=0).reshape((1,) * x.ndim),
+                                  scipy=True),
+    "logsumexp b": Row(lambda m, x, b: _sp("logsumexp")(m, x, axis=-1, b=b), [((2, 3), (3,))],
+                       lambda t, x, b: t.logsumexp(x + t.log(b), dim=-1), (normal, unit), scipy=True),
+    "softmax": Row(lambda m, x: _sp("softmax")(m, x, axis=-1), MAT, lambda t, x: t.softmax(x, dim=-1),
+                   scipy=True),
+    "softmax all": Row(lambda m, x: _sp("softmax")(m, x), ALL,
+                       lambda t, x: t.softmax(x.flatten(), dim=0).reshape(x.shape), scipy=True),
+    "softmax axes": Row(lambda m, x: _sp("softmax")(m, x, axis=(0, 2)), ND, None, scipy=True),
+    "log_softmax": Row(lambda m, x: _sp("log_softmax")(m, x, axis=0), MAT,
+                       lambda t, x: t.log_softmax(x, dim=0), scipy=True),
+    "log_softmax all": Row(lambda m, x: _sp("log_softmax")(m, x), ALL,
+                           lambda t, x: t.log_softmax(x.flatten(), dim=0).reshape(x.shape), scipy=True),
+    "expit": Row(lambda m, x: _sp("expit")(m, x), ALL, lambda t, x: t.sigmoid(x), scipy=True),
+    "logit": Row(lambda m, x: _sp("logit")(m, x), ALL, lambda t, x: t.logit(x), (unit,), scipy=True),
+    "erf": Row(lambda m, x: _sp("erf")(m, x), ALL, lambda t, x: t.erf(x), scipy=True),
+}
+
+
+def sample(name, shapes, rng):
+    return [domain(rng, shape) for domain, shape in zip(ROWS[name].domains, shapes)]
+
+
+def covered(name):
+    return name.split(" ")[0]
+
+
+def test_every_function_has_a_row():
+    names = set(_reductions.__all__) | set(fsp.__all__)
+    missing = names - {covered(n) for n in ROWS}
+    assert not missing, f"add rows to ROWS in tests/test_numpy_reductions.py for: {sorted(missing)}"
+
+
+def test_the_namespace_serves_these_reductions():
+    for name in _reductions.__all__:
+        assert getattr(fnp, name) is getattr(_reductions, name), name
+
+
+# ------------------------------------------------ derivatives, both modes
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+@settings(max_examples=3, deadline=None)
+@given(data=st.data())
+def test_second_order_both_modes(name, data):
+    row = ROWS[name]
+    shapes = data.draw(st.sampled_from(row.shapes), label="shapes")
+    args = sample(name, shapes, np.random.default_rng(data.draw(st.integers(0, 2 ** 16), label="seed")))
+    fg.check_grads(lambda *xs: row.call(fnp, *xs), tuple(args), order=2, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("name", ["prod axes", "cumprod long", "var", "max"])
+def test_third_order_sample(name):
+    row = ROWS[name]
+    args = sample(name, row.shapes[0], np.random.default_rng(1))
+    fg.check_grads(lambda *xs: row.call(fnp, *xs), tuple(args), order=3, modes=("fwd", "rev"),
+                   rtol=1e-4, atol=1e-5)
+
+
+# ------------------------------------------------ values
+
+def _leaves(x):
+    return list(x) if isinstance(x, tuple) else [x]
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_values_are_numpys(name):
+    row = ROWS[name]
+    rng = np.random.default_rng(3)
+    for shapes in row.shapes:
+        args = sample(name, shapes, rng)
+        want = row.call(np, *args)
+        got = row.call(fnp, *args)
+        traced = fg.jvp(lambda *xs: row.call(fnp, *xs), tuple(args), tuple(map(np.ones_like, args)))[0]
+        for g, t, w in zip(_leaves(got), _leaves(traced), _leaves(want)):
+            for value in (g, t):
+                assert np.shape(value) == np.shape(w) and np.asarray(value).dtype == np.asarray(w).dtype
+                if row.scipy:   # SciPy's stable formulas differ from ours in the last bits
+                    np.testing.assert_allclose(value, w, rtol=1e-14, atol=1e-15, err_msg=name)
+                else:
+                    np.testing.assert_array_equal(value, w, err_msg=name)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("sum", lambda m, x: m.sum(x)), ("mean", lambda m, x: m.mean(x)), ("prod", lambda m, x: m.prod(x)),
+    ("max", lambda m, x: m.max(x)), ("var", lambda m, x: m.var(x)), ("std", lambda m, x: m.std(x)),
+    ("nansum", lambda m, x: m.nansum(x)), ("ptp", lambda m, x: m.ptp(x)),
+])
+def test_python_float_and_integer_inputs_give_numpys_values(name, call):
+    assert float(call(fnp, 2.5)) == float(call(np, 2.5))
+    ints = np.array([[3, 1, 4], [1, 5, 9]])
+    got, want = call(fnp, ints), call(np, ints)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_dtype_argument():
+    x = np.arange(6.0).reshape(2, 3)
+    for name in ("sum", "prod", "mean"):
+        got = getattr(fnp, name)(x, axis=0, dtype=np.float32)
+        want = getattr(np, name)(x, axis=0, dtype=np.float32)
+        assert got.dtype == want.dtype and np.array_equal(got, want), name
+    assert fg.grad(lambda x: fnp.sum(fnp.sum(x, axis=0, dtype=np.float32)))(x).dtype == np.float64
+
+
+def test_ties_share_the_derivative():
+    x = np.array([[2.0, 5.0, 5.0, 5.0], [1.0, 0.0, 1.0, -3.0]])
+    g = fg.grad(lambda x: fnp.sum(fnp.max(x, axis=1)) + fnp.sum(fnp.min(x, axis=1)))(x)
+    np.testing.assert_allclose(g, [[1.0, 1 / 3, 1 / 3, 1 / 3], [0.5, 0.0, 0.5, 1.0]])
+    _, t = fg.jvp(lambda x: fnp.max(x, axis=1), (x,), (np.ones_like(x),))
+    np.testing.assert_allclose(t, [1.0, 1.0])
+
+
+def test_prod_and_cumprod_are_exact_at_zeros():
+    x = np.array([3.0, 0.0, 2.0, 0.0])
+    np.testing.assert_array_equal(fg.grad(fnp.prod)(x), [0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(fg.hessian(fnp.prod)(x)[1, 3], 6.0)
+    x = np.array([3.0, 0.0, 2.0])
+    np.testing.assert_array_equal(fg.grad(fnp.prod)(x), [0.0, 6.0, 0.0])
+    np.testing.assert_array_equal(fg.jacobian(fnp.cumprod)(x) if hasattr(fg, "jacobian")
+                                  else fg.jacrev(fnp.cumprod)(x),
+                                  [[1.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 6.0, 0.0]])
+
+
+def test_unsupported_arguments_are_refused_clearly():
+    with pytest.raises(TypeError, match="out= is not supported"):
+        fnp.sum(np.ones(2), out=np.ones(()))
+    with pytest.raises(TypeError, match="where= is not supported"):
+        fnp.mean(np.ones(2), where=np.array([True, False]))
+    with pytest.raises(ZeroDivisionError, match="weights sum to zero"):
+        fnp.average(np.ones(2), weights=np.zeros(2))
+    with pytest.raises(TypeError, match="give axis"):
+        fnp.average(np.ones((2, 2)), weights=np.ones(2))
+    with pytest.raises(ValueError, match="b must be positive"):
+        fsp.logsumexp(np.ones(2), b=np.array([1.0, 0.0]))
+
+
+# ------------------------------------------------ vmap equals a loop
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_vmap_equals_a_loop(name):
+    row = ROWS[name]
+    rng = np.random.default_rng(5)
+    shapes = row.shapes[0]
+    examples = [sample(name, shapes, rng) for _ in range(3)]
+    batched = [np.stack([e[i] for e in examples]) for i in range(len(shapes))]
+    fun = lambda *xs: row.call(fnp, *xs)   # noqa: E731
+    outs = fg.vmap(fun)(*batched)
+    for got, want in zip(_leaves(outs), zip(*[_leaves(fun(*e)) for e in examples])):
+        np.testing.assert_allclose(got, np.stack(want), rtol=1e-14, atol=1e-15)
+    if len(shapes) == 1 and not isinstance(fun(*examples[0]), tuple):
+        grads = fg.vmap(fg.grad(lambda x: fnp.nansum(fun(x))))(batched[0])
+        loop = np.stack([fg.grad(lambda x: fnp.nansum(fun(x)))(e[0]) for e in examples])
+        np.testing.assert_allclose(grads, loop, rtol=1e-13, atol=1e-15)
+
+
+# ------------------------------------------------ gradients against PyTorch
+
+@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.torch is not None))
+def test_gradients_match_torch(name):
+    torch = pytest.importorskip("torch")
+    row = ROWS[name]
+    rng = np.random.default_rng(9)
+    for shapes in row.shapes:
+        args = sample(name, shapes, rng)
+        out, pullback = fg.vjp(lambda *xs: row.call(fnp, *xs), *args)
+        ws = [rng.normal(size=np.shape(o)) for o in _leaves(out)]
+        grads = pullback(tuple(ws) if isinstance(out, tuple) else ws[0])
+        targs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in args]
+        touts = _leaves(row.torch(torch, *targs))
+        for o, t in zip(_leaves(out), touts):
+            np.testing.assert_allclose(o, t.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=f"{name} value")
+        torch.autograd.backward(touts, [torch.as_tensor(w, dtype=torch.float64) for w in ws])
+        for i, (g, t) in enumerate(zip(grads, targs)):
+            np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-10, atol=1e-12,
+                                       err_msg=f"{name} d/d arg{i} at shapes {shapes}")
