@@ -285,6 +285,7 @@ def jit(fun, static_argnums=()):
         return plan_for(*args)[0]
 
     jitted.plan = plan
+    jitted.plans = lambda: list(cache.values())
     jitted.cache_size = lambda: len(cache)
     return jitted
 

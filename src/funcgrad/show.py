@@ -85,6 +85,15 @@ def _rows(order, grads, labels=None):
         yield (f"%{i}", _name_of(n, labels), _label(n, position), format_value(n._value), grad)
 
 
+def _show_plans(jitted):
+    """The compiled plans of a jitted function, one per input structure seen."""
+    plans = jitted.plans()
+    if not plans:
+        return ("no plan yet: a jitted function is compiled on its first call "
+                "for each input structure")
+    return "\n\n".join(f"# plan {i}: {p.n_steps} steps\n{p.source}" for i, p in enumerate(plans))
+
+
 def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
     """A listing of the graph, one line per node in topological order.
 
@@ -109,7 +118,21 @@ def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
     %1  y  var               -->  -3.0
     %2     add(%0, %1)       -->  -1.0
     %3  f  multiply(%2, %0)  -->  -2.0
+
+    A function compiled with ``fg.jit`` shows the plans it has compiled:
+
+    >>> g = fg.jit(lambda a, b: (a + b) * a)
+    >>> g(2.0, -3.0)
+    -2.0
+    >>> print(fg.show(g))
+    # plan 0: 2 steps
+    def plan(a0, a1):
+        r0 = a0 + a1
+        r1 = r0 * a0
+        return (r1,)
     """
+    if len(outputs) == 1 and callable(getattr(outputs[0], "plans", None)):
+        return _show_plans(outputs[0])
     check_outputs(outputs, "show")
     _check_grads(grads, "show")
     order = toposort(*outputs, method=method)
