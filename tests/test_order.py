@@ -153,3 +153,17 @@ def test_deterministic_across_hash_seeds():
     assert len(outputs) == 1
     (text,) = outputs
     assert text.count("\n") == 3 and "kahn" in text and "dfs" in text
+
+
+@pytest.mark.parametrize("method", ["dfs", "kahn"])
+def test_a_cycle_made_by_hand_is_an_error_in_every_walk(method):
+    # A forged cycle must never yield an order, nor a gradient map computed from one.
+    x = fg.var(1.0)
+    a = fnp.sin(x)
+    b = fnp.cos(a)
+    Node._args.__set__(a, (b,))
+    with pytest.raises(fg.CycleError, match="cycle"):
+        fg.toposort(b, method=method)
+    if method == "dfs":
+        with pytest.raises(fg.CycleError):
+            fg.backprop(b)

@@ -126,22 +126,53 @@ class Node(ArrayLike):
         except GraphvizNotFound:
             return None        # Jupyter falls back to the text repr
 
-    # -- fast paths for the commonest operators on nodes of one trace --------
-    # They build the same node the general path builds (multiply(self, other)),
-    # without its search for the innermost trace.
+    # -- fast paths for the commonest operators ------------------------------
+    # On two nodes of one trace, or a node and a Python float, they build the
+    # same node the general path builds (multiply(self, other)) without its
+    # search for the innermost trace. Subclasses (jit's Staged) take the
+    # general path.
     def __add__(self, other):
-        if type(other) is Node and other._trace is self._trace:
-            return Node(self._value + other._value, ew.add, (self, other), None, None, self._trace)
+        if type(self) is Node:
+            t = self._trace
+            if type(other) is Node and other._trace is t:
+                return Node(self._value + other._value, ew.add, (self, other), None, None, t)
+            if type(other) is float:
+                return Node(self._value + other, ew.add, (self, Node(other, CONST, (), None, None, t)),
+                            None, None, t)
         return ew.add(self, other)
 
+    def __radd__(self, other):
+        if type(self) is Node and type(other) is float:
+            t = self._trace
+            return Node(other + self._value, ew.add, (Node(other, CONST, (), None, None, t), self),
+                        None, None, t)
+        return ew.add(other, self)
+
     def __mul__(self, other):
-        if type(other) is Node and other._trace is self._trace:
-            return Node(self._value * other._value, ew.multiply, (self, other), None, None, self._trace)
+        if type(self) is Node:
+            t = self._trace
+            if type(other) is Node and other._trace is t:
+                return Node(self._value * other._value, ew.multiply, (self, other), None, None, t)
+            if type(other) is float:
+                return Node(self._value * other, ew.multiply,
+                            (self, Node(other, CONST, (), None, None, t)), None, None, t)
         return ew.multiply(self, other)
 
+    def __rmul__(self, other):
+        if type(self) is Node and type(other) is float:
+            t = self._trace
+            return Node(other * self._value, ew.multiply,
+                        (Node(other, CONST, (), None, None, t), self), None, None, t)
+        return ew.multiply(other, self)
+
     def __sub__(self, other):
-        if type(other) is Node and other._trace is self._trace:
-            return Node(self._value - other._value, ew.subtract, (self, other), None, None, self._trace)
+        if type(self) is Node:
+            t = self._trace
+            if type(other) is Node and other._trace is t:
+                return Node(self._value - other._value, ew.subtract, (self, other), None, None, t)
+            if type(other) is float:
+                return Node(self._value - other, ew.subtract,
+                            (self, Node(other, CONST, (), None, None, t)), None, None, t)
         return ew.subtract(self, other)
 
 

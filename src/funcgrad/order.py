@@ -33,30 +33,47 @@ def check_outputs(outputs, who):
     return outputs
 
 
+_OPEN, _DONE = 1, 2
+
+
 def _postorder_from(state, root):
-    """One fold step: append to ``order`` every unseen node below ``root``, parents first."""
+    """One fold step: append to ``order`` every unseen node below ``root``, parents first.
+
+    ``seen`` marks a node open while it is on the walk's stack and done once
+    emitted; meeting an open node again means the graph has a cycle.
+    """
     seen, order = state
     if root in seen:
         return state
-    seen.add(root)
+    seen[root] = _OPEN
     stack = [(root, iter(root._args))]
     push, pop = stack.append, stack.pop
     while stack:
         node, parents = stack[-1]
         for p in parents:
-            if p not in seen:
-                seen.add(p)
+            mark = seen.get(p)
+            if mark is None:
+                seen[p] = _OPEN
                 push((p, iter(p._args)))
                 break
+            if mark is _OPEN:
+                raise _cycle_error(len(stack))
         else:
             pop()
+            seen[node] = _DONE
             order.append(node)
     return state
 
 
+def _cycle_error(waiting):
+    return CycleError(
+        f"the graph has a cycle: {waiting} nodes wait on each other; expressions built "
+        f"with funcgrad's operations cannot form one, so a node was altered by hand")
+
+
 def dfs_order(outputs):
     """Depth-first post-order of everything ``outputs`` depend on, inputs first."""
-    _, order = reduce(_postorder_from, outputs, (set(), []))
+    _, order = reduce(_postorder_from, outputs, ({}, []))
     return tuple(order)
 
 
@@ -88,11 +105,7 @@ def kahn_order(outputs):
             if left == 0:
                 ready.append(p)
     if len(emitted) != len(counts):
-        raise CycleError(
-            f"the graph has a cycle: {len(counts) - len(emitted)} nodes wait on each other; "
-            f"expressions built with funcgrad's operations cannot form one, so a node was "
-            f"altered by hand"
-        )
+        raise _cycle_error(len(counts) - len(emitted))
     emitted.reverse()
     return tuple(emitted)
 

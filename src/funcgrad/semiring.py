@@ -17,6 +17,7 @@ from typing import Any, Callable, NamedTuple
 
 from pyrsistent import pmap
 
+from ._gc import gc_paused
 from .fold import reverse_fold
 from .order import check_outputs, toposort
 
@@ -94,5 +95,6 @@ def sum_product(output, weight, semiring):
             return [times(m, weight(p, node)) for p in node._args]
     else:
         raise TypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
-    order = toposort(output)
-    return pmap(reverse_fold(order, output, semiring.one, step, semiring.plus))
+    with gc_paused():
+        order = toposort(output)
+        return pmap(reverse_fold(order, output, semiring.one, step, semiring.plus))

@@ -74,9 +74,11 @@ def _check_grads(grads, who):
                         f"fg.backprop(f) returns; got {type(grads).__name__}")
 
 
-def _rows(order, grads, labels=None):
+def _rows(order, grads, labels=None, shown=None):
+    """One row of text per node, for the positions in ``shown`` (all by default)."""
     position = {n: i for i, n in enumerate(order)}
-    for i, n in enumerate(order):
+    for i in (range(len(order)) if shown is None else shown):
+        n = order[i]
         grad = ""
         if grads is not None:
             g = grads.get(n)
@@ -140,8 +142,8 @@ def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
     if limit is not None and len(order) > limit:
         head, tail = limit // 2, limit - limit // 2
         skipped = len(order) - limit
-        shown = list(_rows(order, grads, labels))
-        rows = shown[:head] + shown[len(shown) - tail:]
+        keep = list(range(head)) + list(range(len(order) - tail, len(order)))
+        rows = list(_rows(order, grads, labels, keep))   # format only what is printed
     else:
         rows = list(_rows(order, grads, labels))
     widths = [max(len(r[k]) for r in rows) for k in range(4)]
