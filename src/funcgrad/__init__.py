@@ -18,9 +18,10 @@ from .at import at
 from .backprop import backprop
 from .batching import vmap
 from .check import GradientCheckError, check_grads
+from .finite import debug_nans
 from .jit import ConcretizationError, jit
 from .errors import (CycleError, FuncgradError, ImmutableError, MissingRuleError,
-                     NoRuleError, NotDifferentiableError, ShapeError)
+                     NonFiniteError, NoRuleError, NotDifferentiableError, ShapeError)
 from .node import Node, const, var
 from .order import graph, toposort
 from .primitive import Primitive, defjvp, defvjp, primitive
@@ -42,5 +43,6 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian", "hvp",
     "elementwise_grad", "stop_gradient", "trace",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "register_pytree_node", "vmap", "jit", "ConcretizationError", "check_grads", "GradientCheckError", "optim", "at",
+    "register_pytree_node", "vmap", "jit", "ConcretizationError", "debug_nans",
+    "NonFiniteError", "check_grads", "GradientCheckError", "optim", "at",
 ]

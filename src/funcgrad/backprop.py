@@ -101,14 +101,16 @@ def _check_seed(seed, output):
     return seed
 
 
-def backprop(output, seed=None, method="dfs"):
+def backprop(output, seed=None, method="dfs", check=False):
     """The gradient of ``output`` with respect to every node it depends on.
 
     Returns a persistent map ``{node: d output / d node}`` covering the output,
     every intermediate node and every variable. Constants (``fg.const`` and the
     plain numbers mixed into an expression) are not differentiated and are not
     in the map. Nothing is stored on the nodes: calling it twice gives the same
-    map.
+    map. ``check=True`` (or running inside ``fg.debug_nans()``) raises
+    :class:`NonFiniteError` at the first node whose value or cotangent is a NaN
+    or an infinity, naming the primitive, the node and its inputs.
 
     >>> import funcgrad as fg
     >>> x, y, z = fg.var(-2.0, name="x"), fg.var(5.0, name="y"), fg.var(-4.0, name="z")
@@ -120,9 +122,14 @@ def backprop(output, seed=None, method="dfs"):
     """
     (output,) = check_outputs((output,), "backprop")
     seed = default_seed(output, "backprop") if seed is None else _check_seed(seed, output)
+    from .finite import check_values, checked_vjp_step, checking
+    check = check or checking()
     with gc_paused():
         order = toposort(output, method=method)
-        grads = reverse_fold(order, output, seed, vjp_step, add_cotangents)
+        if check:
+            check_values(order)
+        grads = reverse_fold(order, output, seed, checked_vjp_step if check else vjp_step,
+                             add_cotangents)
         # A node reached only through rules that returned an exact zero still has a gradient.
         for n in order:
             if n not in grads and n._prim is not CONST:

@@ -31,3 +31,7 @@ class CycleError(FuncgradError, ValueError):
 
 class NoRuleError(FuncgradError, AttributeError):
     """A NumPy function that funcgrad.numpy does not differentiate."""
+
+
+class NonFiniteError(FuncgradError, FloatingPointError):
+    """A value or gradient became NaN or infinite (raised only when checking is on)."""

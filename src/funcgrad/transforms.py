@@ -21,6 +21,7 @@ import numpy as np
 from ._gc import gc_paused
 from .backprop import add_cotangents, vjp_step
 from .errors import NotDifferentiableError, ShapeError
+from .finite import check_values, checked_vjp_step, checking
 from .fold import reverse_fold_seeds
 from .batching import Batched, BatchTrace, leave
 from .forward import Dual, ForwardTrace
@@ -126,9 +127,13 @@ def _pull_back(trace, out_leaves, cotangents, inputs):
     result = []
     if seeds:
         wanted = {n for nodes, _ in inputs for n in nodes}
+        check = checking()
         with gc_paused():
             order = dfs_order(tuple(seeds))
-            grads = reverse_fold_seeds(order, seeds, vjp_step, add_cotangents, keep=wanted.__contains__)
+            if check:
+                check_values(order)
+            grads = reverse_fold_seeds(order, seeds, checked_vjp_step if check else vjp_step,
+                                       add_cotangents, keep=wanted.__contains__)
     else:
         grads = {}
     for nodes, treedef in inputs:
