@@ -44,6 +44,7 @@ import itertools
 import math
 
 import numpy as np
+from toolz import unique
 
 from .errors import FuncgradError
 from .node import CONST, VAR, Node, ReverseTrace, new_level
@@ -268,7 +269,7 @@ def jit(fun, static_argnums=()):
         call = [a if i in statics else next(staged_dynamic) for i, a in enumerate(args)]
         out_leaves, out_def = tree_flatten(fun(*call))
         mine = [o for o in out_leaves if isinstance(o, Staged) and o._trace is trace]
-        nodes = dfs_order(tuple(dict.fromkeys(inputs + mine))) if (inputs or mine) else ()
+        nodes = dfs_order(tuple(unique(inputs + mine))) if (inputs or mine) else ()
         out_leaves = [o if (isinstance(o, Staged) and o._trace is trace) else _plain_output(o)
                       for o in out_leaves]
         return _compile(nodes, inputs, out_leaves, out_def)

@@ -12,9 +12,8 @@ private working set for its run and returns a fresh tuple.
   from the outputs backwards, releasing a parent once its last child is out.
 """
 
-from functools import reduce
-
 from pyrsistent import pmap
+from toolz import reduce, unique
 
 from .errors import CycleError
 from .node import Node
@@ -79,7 +78,7 @@ def dfs_order(outputs):
 
 def _count_children(outputs):
     """How many edges lead out of each node, over the graph below ``outputs``."""
-    counts = dict.fromkeys(outputs, 0)
+    counts = dict.fromkeys(unique(outputs), 0)
     stack = list(counts)
     while stack:
         for p in stack.pop()._args:
@@ -94,7 +93,7 @@ def _count_children(outputs):
 def kahn_order(outputs):
     """The child-count (Kahn) ordering, inputs first."""
     counts = _count_children(outputs)
-    ready = [out for out in reversed(tuple(dict.fromkeys(outputs))) if counts[out] == 0]
+    ready = [out for out in reversed(tuple(unique(outputs))) if counts[out] == 0]
     emitted = []
     while ready:
         node = ready.pop()
