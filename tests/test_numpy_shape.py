@@ -429,3 +429,13 @@ def test_array_methods_on_traced_values(name):
 def test_astype_to_int_is_refused():
     with pytest.raises(TypeError, match="astype.*stop_gradient"):
         fg.var(X).astype(np.int64)
+
+
+@pytest.mark.parametrize("name", ["sort", "sort:axis0", "take_along_axis:argsort", "take_along_axis:argmax",
+                                  "select", "pad:reflect", "getitem:mask", "choose"])
+def test_jit_replays_value_dependent_indices(name):
+    case = CASES[name]
+    f = fg.jit(_traced(case))
+    for seed in (0, 1, 2):  # one trace, then replays on new values
+        args = _args(case.shapes[0], seed)
+        np.testing.assert_array_equal(f(*args), _numpy(case, args))

@@ -38,13 +38,37 @@ def _index_param(index):
     return index
 
 
+_numpy_layer = []
+
+
 def _fnp():
-    from . import numpy as fnp  # the numpy layer imports this module: import late
-    return fnp
+    """funcgrad.numpy, imported on first use (it imports this module)."""
+    if not _numpy_layer:
+        from . import numpy as fnp
+        _numpy_layer.append(fnp)
+    return _numpy_layer[0]
 
 
 class ArrayLike(Box):
-    """Operator overloads and array attributes shared by every traced value."""
+    """Operator overloads and array attributes shared by every traced value.
+
+    The array methods have NumPy's signatures and delegate to funcgrad.numpy;
+    item assignment is refused in favour of ``fg.at``.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x = fg.var(np.arange(6.0).reshape(2, 3))
+    >>> x.shape, x.ndim, x.size, len(x), x.dtype
+    ((2, 3), 2, 6, 2, dtype('float64'))
+    >>> fg.stop_gradient(x.T.reshape(-1))
+    array([0., 3., 1., 4., 2., 5.])
+    >>> fg.grad(lambda v: v.reshape(2, 2).sum(axis=0).dot(np.array([1.0, 2.0])))(np.ones(4))
+    array([1., 2., 1., 2.])
+    >>> x[0] = 1.0
+    Traceback (most recent call last):
+    ...
+    TypeError: traced values are immutable, so item assignment x[idx] = v is not supported; build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))
+    """
 
     __slots__ = ()
     __array_ufunc__ = None      # NumPy must defer to our reflected operators

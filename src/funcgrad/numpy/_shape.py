@@ -864,7 +864,7 @@ def _no_batch(x, who):
     p = _a.plain(x)
     if isinstance(p, Box):
         raise TypeError(f"{who}: the result's shape depends on the values, so it cannot be "
-                        f"computed under vmap; call it outside the vmapped function")
+                        f"computed under vmap or jit; call it outside the transformed function")
     return p
 
 

@@ -16,6 +16,15 @@ Integer-valued functions of values (``argsort``, ``argmax``, ``argmin``,
 ``searchsorted``) are primitives too, only so that ``vmap`` can batch them;
 callers pass them plain values (``arrays.plain``), so no derivative trace
 ever records them.
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> x = np.array([[3.0, 1.0, 2.0]])
+>>> idx = argsort(x, axis=1, kind="stable")
+>>> take_along(x, idx, axis=1)
+array([[1., 2., 3.]])
+>>> fg.grad(lambda v: take_along(v, idx, axis=1)[0, 0])(x)
+array([[0., 1., 0.]])
 """
 
 import numpy as np
