@@ -9,16 +9,12 @@ function along ``t``, by forward mode (``<v, jvp(t)>``) and by reverse mode
 
 import numpy as np
 
-from .errors import FuncgradError
+from .errors import GradientCheckError
 from .rules.arrays import raw, shape_of
 from .transforms import _fun_name, jvp, vjp
 from .tree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["check_grads", "GradientCheckError"]
-
-
-class GradientCheckError(FuncgradError, AssertionError):
-    """A derivative disagrees with finite differences."""
 
 
 def _random_like(tree, rng):
@@ -65,7 +61,7 @@ def check_grads(fun, args, order=2, modes=("fwd", "rev"), eps=1e-6, rtol=1e-5, a
     >>> fg.check_grads(bad_square, (1.5,), order=1, modes=("rev",))
     Traceback (most recent call last):
     ...
-    funcgrad.check.GradientCheckError: check_grads: reverse mode of bad_square (order 1, arguments 0..0): <vjp(v), t> = ... but finite differences give ...
+    funcgrad.errors.GradientCheckError: check_grads: reverse mode of bad_square (order 1, arguments 0..0): <vjp(v), t> = ... but finite differences give ...
     """
     if not isinstance(args, (tuple, list)):
         raise TypeError("check_grads: args must be a tuple of arguments, e.g. (x,)")

@@ -35,3 +35,11 @@ class NoRuleError(FuncgradError, AttributeError):
 
 class NonFiniteError(FuncgradError, FloatingPointError):
     """A value or gradient became NaN or infinite (raised only when checking is on)."""
+
+
+class ConcretizationError(FuncgradError, TypeError):
+    """Python needed a concrete value (a bool, an int) from a staged value under jit."""
+
+
+class GradientCheckError(FuncgradError, AssertionError):
+    """A derivative disagrees with finite differences (raised by fg.check_grads)."""

@@ -1,4 +1,4 @@
-"""jit: trace a function once, compile its graph to straight-line code, replay it.
+"""Staging for jit: trace a function once, compile its graph to straight-line code, replay it.
 
 An immutable graph never changes, so everything derived from it (the order,
 the liveness of every value, the code) can be computed once. ``fg.jit(fun)``
@@ -46,7 +46,7 @@ import math
 import numpy as np
 from toolz import unique
 
-from .errors import FuncgradError
+from .errors import ConcretizationError
 from .node import CONST, VAR, Node, ReverseTrace, new_level
 from .order import dfs_order
 from .rules import elementwise
@@ -54,10 +54,6 @@ from .rules.arrays import shape_of
 from .tree import tree_flatten, tree_unflatten
 
 __all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan"]
-
-
-class ConcretizationError(FuncgradError, TypeError):
-    """Python needed a concrete value (a bool, an int) from a staged value under jit."""
 
 
 class Staged(Node):

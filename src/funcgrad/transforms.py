@@ -138,8 +138,16 @@ def _pull_back(trace, out_leaves, cotangents, inputs):
         grads = {}
     for nodes, treedef in inputs:
         result.append(tree_unflatten(
-            treedef, [grads[n] if n in grads else zeros_like_value(n._value) for n in nodes]))
+            treedef, [_like(grads[n], n._value) if n in grads else zeros_like_value(n._value)
+                      for n in nodes]))
     return result
+
+
+def _like(g, x):
+    """A gradient in the form of its input: a Python float for a Python float."""
+    if type(x) is float and type(g) is not float and not isinstance(g, Box) and np.ndim(g) == 0:
+        return float(g)
+    return g
 
 
 def vjp(fun, *primals, has_aux=False):
