@@ -22,7 +22,7 @@ import numpy as _np
 
 from ..errors import NoRuleError as _NoRuleError
 from . import _basic, _linalg, _math, _reductions, _shape
-from ._basic import *        # noqa: F401,F403  the note's operations and the basics
+from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
 from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
 from ._reductions import *   # noqa: F401,F403  sums, products, extrema, statistics
 from ._linalg import *       # noqa: F401,F403  products, einsum, diagonals, triangles
