@@ -1,10 +1,12 @@
 """Every script in examples/ runs as a subprocess, at a small size, and exits 0.
 
 A new script is picked up automatically; SMALL gives the arguments that keep
-it quick (scripts not listed run with none).
+it quick (scripts not listed run with none). Scripts listed in PNG take
+``--out DIR`` and must write a real PNG there.
 """
 
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -14,26 +16,97 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 SMALL = {
     "worked_examples.py": ["gates", "chain"],
     "path_semirings.py": ["--layers", "3", "--width", "2"],
+    "two_moons.py": ["--points", "30", "--steps", "5", "--hidden", "4"],
+    "digits_mlp.py": ["--limit", "120", "--epochs", "2", "--hidden", "8", "--batch", "32"],
+    "newton.py": ["--dim", "2"],
+    "custom_primitive.py": ["--points", "20"],
 }
 EXPECT = {
     "worked_examples.py": "backward order (reversed):   L, c, d, b, a",
     "path_semirings.py": "paths s -> t: 8 = 2^3",
+    "two_moons.py": "training accuracy",
+    "digits_mlp.py": "final test accuracy",
+    "newton.py": "converged to [1.0, 1.0]",
+    "custom_primitive.py": "check_grads: reverse and forward rules agree",
 }
+PNG = {
+    "two_moons.py": "two_moons.png",
+    "digits_mlp.py": "digits_curves.png",
+    "newton.py": "newton.png",
+    "custom_primitive.py": "softplus.png",
+}
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 
 
+def run(name, *args, cwd=EXAMPLES):
+    return subprocess.run([sys.executable, str(EXAMPLES / name), *args],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def assert_png(path):
+    assert path.is_file(), f"{path.name} was not written"
+    data = path.read_bytes()
+    assert data[:8] == PNG_MAGIC, f"{path.name} is not a PNG"
+    assert len(data) > 5000, f"{path.name} is only {len(data)} bytes"
+
+
 def test_there_are_examples():
-    assert {"worked_examples.py", "path_semirings.py"} <= set(SCRIPTS)
+    assert {"worked_examples.py", "path_semirings.py", *PNG} <= set(SCRIPTS)
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
-def test_example_runs(name):
-    done = subprocess.run([sys.executable, str(EXAMPLES / name)] + SMALL.get(name, []),
-                          capture_output=True, text=True, timeout=300, cwd=EXAMPLES)
+def test_example_runs(name, tmp_path):
+    out = tmp_path / "out"
+    args = SMALL.get(name, []) + (["--out", str(out)] if name in PNG else [])
+    done = run(name, *args)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     if name in EXPECT:
         assert EXPECT[name] in done.stdout
+    if name in PNG:
+        assert_png(out / PNG[name])
+
+
+def test_plots_go_to_out_by_default(tmp_path):
+    done = run("two_moons.py", *SMALL["two_moons.py"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert_png(tmp_path / "out" / "two_moons.png")
+
+
+@pytest.mark.parametrize("name,args", [
+    ("two_moons.py", ["--points", "1"]),
+    ("digits_mlp.py", ["--epochs", "0"]),
+    ("newton.py", ["--dim", "1"]),
+    ("custom_primitive.py", ["--points", "1"]),
+])
+def test_new_examples_refuse_bad_sizes_with_status_2(name, args, tmp_path):
+    done = run(name, *args, "--out", str(tmp_path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_two_moons_at_full_size_separates_the_training_set(tmp_path):
+    done = run("two_moons.py", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    accuracy = float(re.search(r"training accuracy ([0-9.]+)%", done.stdout).group(1))
+    assert accuracy >= 97.0, done.stdout
+
+
+def test_digits_at_full_size_reaches_95_percent_on_the_test_set(tmp_path):
+    done = run("digits_mlp.py", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    accuracy = float(re.search(r"final test accuracy ([0-9.]+)%", done.stdout).group(1))
+    assert accuracy >= 95.0, done.stdout[-500:]
+    assert "compiled plans: 1)" in done.stdout     # one batch shape: traced once, replayed
+
+
+def test_newton_converges_quadratically(tmp_path):
+    done = run("newton.py", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    errors = [float(m) for m in re.findall(r"^\s*\d+\s+\S+\s+\S+\s+(\S+)", done.stdout, re.M)]
+    small = [e for e in errors if 0 < e < 0.1]
+    assert len(small) >= 2 and small[-1] < 1e-8
+    assert all(b <= 10 * a * a for a, b in zip(small, small[1:]))   # e_(k+1) <~ C e_k^2
 
 
 def test_path_example_default_is_the_notes_729_paths():
