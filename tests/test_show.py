@@ -187,3 +187,18 @@ def test_render_without_graphviz_names_the_program(tmp_path, monkeypatch):
         render(f, tmp_path / "f.svg")
     with pytest.raises(FileNotFoundError):            # an ordinary FileNotFoundError too
         to_svg(f)
+
+
+def test_gradient_maps_print_briefly_and_draw_as_html():
+    x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
+    g = fg.backprop((x + y) * x)
+    text = repr(g)
+    assert text.startswith("<NodeMap of 4 nodes: x 1.0, y 2.0, add #")
+    html = g._repr_html_()
+    assert html.count("<tr>") == 5 and "multiply" in html      # a header and one row per node
+    chain = x
+    for _ in range(100):
+        chain = chain * 1.0
+    big = fg.backprop(chain)
+    assert "... 95 more" in repr(big) and len(repr(big)) < 300
+    assert "more nodes" in big._repr_html_()

@@ -9,11 +9,11 @@ contributions meeting at a parent are added. Constants are not differentiated.
 import operator
 
 import numpy as np
-from pyrsistent import pmap
 
 from ._gc import gc_paused
 from .errors import MissingRuleError, ShapeError
 from .fold import reverse_fold
+from .nodemap import node_map
 from .node import CONST
 from .order import check_outputs, toposort
 from .rules.arrays import shape_of, zeros_like_value
@@ -134,4 +134,4 @@ def backprop(output, seed=None, method="dfs", check=False):
         for n in order:
             if n not in grads and n._prim is not CONST:
                 grads[n] = zeros_like_value(n._value)
-        return pmap(grads)
+        return node_map(grads)

@@ -15,10 +15,9 @@ import math
 import operator
 from typing import Any, Callable, NamedTuple
 
-from pyrsistent import pmap
-
 from ._gc import gc_paused
 from .fold import reverse_fold
+from .nodemap import node_map
 from .order import check_outputs, toposort
 
 __all__ = ["Semiring", "semirings", "sum_product"]
@@ -97,4 +96,4 @@ def sum_product(output, weight, semiring):
         raise TypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
     with gc_paused():
         order = toposort(output)
-        return pmap(reverse_fold(order, output, semiring.one, step, semiring.plus))
+        return node_map(reverse_fold(order, output, semiring.one, step, semiring.plus))
