@@ -16,7 +16,7 @@ from .fold import reverse_fold
 from .nodemap import node_map
 from .node import CONST
 from .order import check_outputs, toposort
-from .rules.arrays import shape_of, zeros_like_value
+from .rules.arrays import shape_of, unbroadcast, zeros_like_value
 
 __all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed"]
 
@@ -36,14 +36,19 @@ def _missing_rule(prim, i):
     )
 
 
-def _times(g, d):
-    """``g * d``, without the multiplication when the weight is exactly 1 or -1."""
+def _edge(g, d, x):
+    """The pullback along one elementwise edge: ``g * d``, summed to the shape of ``x``.
+
+    A weight of exactly 1 or -1 costs no multiplication; a scalar cotangent
+    needs no summing.
+    """
     if type(d) is float:
-        if d == 1.0:
-            return g
-        if d == -1.0:
-            return -g
-    return g * d
+        c = g if d == 1.0 else -g if d == -1.0 else g * d
+    else:
+        c = g * d
+    if type(c) is float:
+        return c
+    return unbroadcast(c, x)
 
 
 def vjp_step(node, g):
@@ -52,16 +57,33 @@ def vjp_step(node, g):
     args = node._args
     ans = node._value
     partials = prim.partials
-    if partials is not None and type(g) is float:
-        # A scalar elementwise node: each edge weight is a number (or a traced
-        # number, when differentiating again), and its pullback is g * weight.
+    if partials is not None and len(args) <= 2:
+        # An elementwise node: each edge's weight is the partial derivative (a
+        # number for scalars, an array, or a traced value when differentiating
+        # again), and its pullback is g * weight summed back to the operand's shape.
+        # Unrolled for one and two arguments: this is the hottest code in funcgrad.
         if len(args) == 2:
             a, b = args
             x, y = a._value, b._value
-            return (None if a._prim is CONST else _times(g, partials[0](ans, x, y)),
-                    None if b._prim is CONST else _times(g, partials[1](ans, x, y)))
-        if len(args) == 1:
-            return (None if args[0]._prim is CONST else _times(g, partials[0](ans, args[0]._value)),)
+            pa, pb = partials
+            if a._prim is CONST:
+                ca = None
+            elif pa is None:
+                raise _missing_rule(prim, 0)
+            else:
+                ca = _edge(g, pa(ans, x, y), x)
+            if b._prim is CONST:
+                return (ca, None)
+            if pb is None:
+                raise _missing_rule(prim, 1)
+            return (ca, _edge(g, pb(ans, x, y), y))
+        a = args[0]
+        if a._prim is CONST:
+            return (None,)
+        if partials[0] is None:
+            raise _missing_rule(prim, 0)
+        x = a._value
+        return (_edge(g, partials[0](ans, x), x),)
     values = tuple(map(_value_of, args))
     params = node._params or _NO_PARAMS
     rules = prim.vjps

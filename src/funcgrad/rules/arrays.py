@@ -90,8 +90,8 @@ def unbroadcast(g, x):
     """Sum the cotangent ``g`` over the axes along which ``x`` was broadcast."""
     if type(g) is float:
         return g
-    target = shape_of(x)
-    gshape = shape_of(g)
+    target = x.shape if type(x) is np.ndarray else shape_of(x)
+    gshape = g.shape if type(g) is np.ndarray else shape_of(g)
     if gshape == target:
         return g
     lead = len(gshape) - len(target)
