@@ -27,6 +27,7 @@ from .order import graph, toposort
 from .primitive import Primitive, defjvp, defvjp, primitive
 from .rules.arrays import add_n
 from .semiring import Semiring, semirings, sum_product
+from .serialize import dumps, loads
 from .show import GraphvizNotFound, render, show, to_dot, to_svg
 from .transforms import (elementwise_grad, grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp,
                          stop_gradient, trace, value_and_grad, vjp)
@@ -45,4 +46,5 @@ __all__ = [
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
     "register_pytree_node", "vmap", "jit", "ConcretizationError", "debug_nans",
     "NonFiniteError", "check_grads", "GradientCheckError", "optim", "at",
+    "dumps", "loads",
 ]

@@ -114,6 +114,17 @@ class Node(ArrayLike):
     def __deepcopy__(self, memo):
         return self
 
+    def __reduce__(self, _serializer=[]):  # noqa: B006 - a one-slot cache, filled on first use
+        """Pickle as a flat table in topological order (see :mod:`funcgrad.serialize`).
+
+        Called once per node of a graph being pickled, so the import (which
+        costs more than the rest of the call) happens once and is kept.
+        """
+        if not _serializer:
+            from .serialize import reduce_node
+            _serializer.append(reduce_node)
+        return _serializer[0](self)
+
     def __repr__(self):
         from .show import node_repr
         return node_repr(self)
