@@ -19,12 +19,13 @@ from .backprop import backprop
 from .batching import vmap
 from .check import GradientCheckError, check_grads
 from .finite import debug_nans
-from .jit import ConcretizationError, jit
-from .errors import (CycleError, FuncgradError, ImmutableError, MissingRuleError,
+from .staging import ConcretizationError, jit
+from .errors import (ConcretizationError, CycleError, FuncgradError, GradientCheckError,
+                     GraphvizNotFound, ImmutableError, LinAlgShapeError, MissingRuleError,
                      NonFiniteError, NoRuleError, NotDifferentiableError, ShapeError)
 from .node import Node, const, var
 from .order import graph, toposort
-from .primitive import Primitive, defjvp, defvjp, primitive
+from .primitive import Primitive, defbatch, defjvp, defvjp, primitive
 from .rules.arrays import add_n
 from .semiring import Semiring, semirings, sum_product
 from .serialize import dumps, loads
@@ -38,9 +39,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Node", "var", "const", "graph", "toposort", "backprop", "sum_product", "Semiring",
-    "semirings", "show", "to_dot", "to_svg", "render", "GraphvizNotFound", "add_n", "primitive", "defvjp", "defjvp", "Primitive",
+    "semirings", "show", "to_dot", "to_svg", "render", "GraphvizNotFound", "add_n", "primitive", "defvjp", "defjvp", "defbatch", "Primitive",
     "numpy", "nn", "FuncgradError", "ImmutableError", "NotDifferentiableError",
-    "MissingRuleError", "NoRuleError", "ShapeError", "CycleError",
+    "MissingRuleError", "NoRuleError", "ShapeError", "LinAlgShapeError", "CycleError",
     "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian", "hvp",
     "elementwise_grad", "stop_gradient", "trace",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",

@@ -49,6 +49,33 @@ def _fnp():
     return _numpy_layer[0]
 
 
+_UFUNC_PRIMITIVES = {
+    np.add: elementwise.add, np.subtract: elementwise.subtract,
+    np.multiply: elementwise.multiply, np.true_divide: elementwise.divide,
+    np.power: elementwise.power, np.negative: elementwise.negative,
+    np.absolute: elementwise.abs, np.maximum: elementwise.maximum,
+    np.minimum: elementwise.minimum, np.exp: elementwise.exp, np.log: elementwise.log,
+    np.sqrt: elementwise.sqrt, np.sin: elementwise.sin, np.cos: elementwise.cos,
+    np.tanh: elementwise.tanh, np.sign: elementwise.sign, np.matmul: linalg.matmul,
+}
+_COMPARISONS = {
+    np.greater: elementwise.greater, np.greater_equal: elementwise.greater_equal,
+    np.less: elementwise.less, np.less_equal: elementwise.less_equal,
+    np.equal: elementwise.equal, np.not_equal: elementwise.not_equal,
+}
+
+
+# Questions about a traced value's shape have answers that need no derivative.
+_QUERIES = {
+    np.shape: lambda a: arrays.shape_of(a),
+    np.ndim: lambda a: len(arrays.shape_of(a)),
+    np.size: lambda a, axis=None: (int(np.prod(arrays.shape_of(a), dtype=np.int64)) if axis is None
+                                   else arrays.shape_of(a)[axis]),
+    np.iscomplexobj: lambda a: False,
+    np.isrealobj: lambda a: True,
+}
+
+
 class ArrayLike(Box):
     """Operator overloads and array attributes shared by every traced value.
 
@@ -71,7 +98,49 @@ class ArrayLike(Box):
     """
 
     __slots__ = ()
-    __array_ufunc__ = None      # NumPy must defer to our reflected operators
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy's ufuncs on traced values (``ndarray * node``, ``np.sin(node)``).
+
+        The ufuncs funcgrad's core has as primitives dispatch to them, and
+        comparisons read plain values as the comparison operators do; any other
+        ufunc is refused with a pointer to funcgrad.numpy, rather than letting
+        NumPy make an object array or a constant out of a traced value.
+        """
+        if method == "__call__" and not kwargs:
+            prim = _UFUNC_PRIMITIVES.get(ufunc)
+            if prim is not None:
+                return prim(*inputs)
+            compare = _COMPARISONS.get(ufunc)
+            if compare is not None:
+                values = [plain(i) for i in inputs]
+                if any(isinstance(v, Box) for v in values):   # opaque: record the comparison
+                    return compare(*values)
+                return ufunc(*values)
+        name = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
+        raise TypeError(
+            f"numpy.{name} cannot differentiate a traced value; use funcgrad.numpy's "
+            f"{ufunc.__name__} (import funcgrad.numpy as fnp) inside differentiated code"
+        )
+
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy's other functions on traced values run funcgrad.numpy's namesake.
+
+        ``np.cumsum(node)`` is ``fnp.cumsum(node)``; a function funcgrad.numpy
+        does not have raises, instead of NumPy quietly building an object array.
+        """
+        query = _QUERIES.get(func)
+        if query is not None:
+            return query(*args, **kwargs)
+        from . import numpy as fnp   # imported on first use: the core does not need it
+        namespace = fnp.linalg if func.__module__.endswith("linalg") else fnp
+        target = getattr(namespace, func.__name__, None)
+        if target is None or getattr(target, "__module__", "").startswith("numpy"):
+            where = "numpy.linalg" if namespace is not fnp else "numpy"
+            raise TypeError(
+                f"{where}.{func.__name__} was called on a traced value, and funcgrad.numpy has no "
+                f"derivative rule for it; compute it outside the differentiated function, or "
+                f"define it with fg.primitive and fg.defvjp")
+        return target(*args, **kwargs)
     __array_priority__ = 1000
 
     # -- arithmetic: every operator is a primitive --------------------------

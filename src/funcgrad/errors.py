@@ -1,8 +1,10 @@
-"""The errors funcgrad raises.
+"""The errors funcgrad raises (all of them but the formula parser's ExprError, in funcgrad.expr).
 
 Each subclasses the matching built-in as well as :class:`FuncgradError`, so an
 existing ``except TypeError`` or ``except ValueError`` keeps working.
 """
+
+import numpy as np
 
 
 class FuncgradError(Exception):
@@ -23,6 +25,14 @@ class MissingRuleError(FuncgradError, NotImplementedError):
 
 class ShapeError(FuncgradError, ValueError):
     """Operand shapes that do not fit the operation."""
+
+
+class LinAlgShapeError(ShapeError, np.linalg.LinAlgError):
+    """Operands of a linear algebra function with shapes it cannot take."""
+
+
+class GraphvizNotFound(FuncgradError, FileNotFoundError):
+    """Graphviz's ``dot`` program is needed and is not on the PATH."""
 
 
 class CycleError(FuncgradError, ValueError):

@@ -146,7 +146,11 @@ class Node(ArrayLike):
         if type(self) is Node:
             t = self._trace
             if type(other) is Node and other._trace is t:
-                return Node(self._value + other._value, ew.add, (self, other), None, None, t)
+                try:
+                    value = self._value + other._value
+                except ValueError:   # the general path says which shapes did not broadcast
+                    return ew.add(self, other)
+                return Node(value, ew.add, (self, other), None, None, t)
             if type(other) is float:
                 return Node(self._value + other, ew.add, (self, Node(other, CONST, (), None, None, t)),
                             None, None, t)
@@ -163,7 +167,11 @@ class Node(ArrayLike):
         if type(self) is Node:
             t = self._trace
             if type(other) is Node and other._trace is t:
-                return Node(self._value * other._value, ew.multiply, (self, other), None, None, t)
+                try:
+                    value = self._value * other._value
+                except ValueError:   # the general path says which shapes did not broadcast
+                    return ew.multiply(self, other)
+                return Node(value, ew.multiply, (self, other), None, None, t)
             if type(other) is float:
                 return Node(self._value * other, ew.multiply,
                             (self, Node(other, CONST, (), None, None, t)), None, None, t)
@@ -180,7 +188,11 @@ class Node(ArrayLike):
         if type(self) is Node:
             t = self._trace
             if type(other) is Node and other._trace is t:
-                return Node(self._value - other._value, ew.subtract, (self, other), None, None, t)
+                try:
+                    value = self._value - other._value
+                except ValueError:   # the general path says which shapes did not broadcast
+                    return ew.subtract(self, other)
+                return Node(value, ew.subtract, (self, other), None, None, t)
             if type(other) is float:
                 return Node(self._value - other, ew.subtract,
                             (self, Node(other, CONST, (), None, None, t)), None, None, t)
@@ -222,6 +234,11 @@ class ReverseTrace:
                     raise TypeError(
                         f"{prim.name}: got a {type(a).__name__} as a positional operand; pass "
                         f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
+                if type(a) is complex or getattr(getattr(a, "dtype", None), "kind", "") == "c":
+                    raise NotDifferentiableError(
+                        f"{prim.name}: a complex constant ({a!r}) meets a differentiated value; "
+                        f"funcgrad differentiates real functions only: split it into real and "
+                        f"imaginary parts")
                 parents.append(make(a, CONST, (), None, None, self))
                 values.append(a)
         value = prim(*values, **params)

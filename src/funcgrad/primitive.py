@@ -23,7 +23,8 @@ from functools import partial
 
 from .errors import MissingRuleError
 
-__all__ = ["Box", "Primitive", "EveryArgument", "primitive", "defvjp", "defjvp", "defjvp_joint"]
+__all__ = ["Box", "Primitive", "EveryArgument", "primitive", "defvjp", "defjvp", "defjvp_joint",
+           "defbatch"]
 
 
 class Box:
@@ -211,6 +212,32 @@ def defjvp(prim, *rules):
                 f"`lambda t, ans, *args: ...` or None; got {type(r).__name__}"
             )
     prim.jvps = tuple(rules)
+
+
+def defbatch(prim, rule):
+    """Give ``prim`` a batching rule, so ``vmap`` runs it on a whole batch at once.
+
+    ``rule(size, prim, values, batched, params)`` gets the arguments one level
+    down (a batched one carries ``size`` examples on its leading axis;
+    ``batched`` says which) and returns the result with the batch on its
+    leading axis, computed with funcgrad's primitives. Without a rule a
+    primitive is applied example by example, which is always right.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> @fg.primitive
+    ... def cumulative(x):
+    ...     return np.cumsum(x, axis=-1)
+    >>> fg.defbatch(cumulative, lambda size, prim, values, batched, params: cumulative(values[0]))
+    >>> fg.vmap(cumulative)(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[1., 3.],
+           [3., 7.]])
+    """
+    _check_primitive(prim, "defbatch")
+    if not callable(rule):
+        raise TypeError(f"defbatch({prim.name}, ...): the rule must be a function "
+                        f"`rule(size, prim, values, batched, params)`; got {type(rule).__name__}")
+    prim.batch = rule
 
 
 def defjvp_joint(prim, rule):

@@ -10,7 +10,7 @@ import subprocess
 
 import numpy as np
 
-from .errors import FuncgradError
+from .errors import GraphvizNotFound
 from .node import Leaf
 from .order import check_outputs, toposort
 
@@ -245,10 +245,6 @@ def to_dot(*outputs, grads=None, limit=400, method="dfs", labels=None, backward=
         lines.extend(f"  note -> n{position[n]} [style=dashed];" for n in cut)
     lines.append("}")
     return "\n".join(lines)
-
-
-class GraphvizNotFound(FuncgradError, FileNotFoundError):
-    """Graphviz's ``dot`` program is needed and is not on the PATH."""
 
 
 def _dot_program():

@@ -50,6 +50,9 @@ def _diff_leaf(x, who, where):
         return x
     if isinstance(x, bool) or isinstance(x, np.bool_):
         raise NotDifferentiableError(f"{who}: {where} is the bool {x!r}, which has no derivative")
+    if isinstance(x, complex):
+        raise NotDifferentiableError(
+            f"{who}: {where} is complex ({x!r}); funcgrad differentiates real floats only")
     if isinstance(x, int):
         return float(x)
     if isinstance(x, float):

@@ -23,7 +23,7 @@ array([ 1., -1.])
 >>> fnp.real(np.array([1j]))
 Traceback (most recent call last):
 ...
-TypeError: funcgrad.numpy.real got a complex input; funcgrad differentiates real functions only: split the value into real and imaginary arrays first
+funcgrad.errors.NotDifferentiableError: funcgrad.numpy.real got a complex input; funcgrad differentiates real functions only: split the value into real and imaginary arrays first
 """
 
 from ..rules import ufuncs as _u

@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..primitive import Box, Primitive
 from .arrays import plain, raw, unbroadcast
 
@@ -27,15 +28,47 @@ __all__ = [
 ]
 
 
-def _ufunc(ufunc):
-    """The ufunc, returning a Python float when given Python numbers."""
+def broadcast_error(name, args):
+    """The error for operands that do not broadcast, naming the operation and the shapes."""
+    shapes = " and ".join(str(np.shape(a)) for a in args)
+    return ShapeError(
+        f"{name}: operands of shapes {shapes} do not broadcast together; make every axis "
+        f"match or be 1 (e.g. with reshape or expand_dims)")
+
+
+def ufunc_impl(ufunc, name=None):
+    """A ufunc as an impl: Python floats in give a Python float out (NumPy gives
+    np.float64), and operands that do not broadcast raise a ShapeError naming it."""
+    name = name or ufunc.__name__
+
     def impl(*args):
-        out = ufunc(*args)
+        try:
+            out = ufunc(*args)
+        except ValueError as e:
+            if "broadcast" in str(e):
+                raise broadcast_error(name, args) from None
+            raise
         if type(out) is np.float64 and all(type(a) in (float, int) for a in args):
             return float(out)
         return out
-    impl.__name__ = ufunc.__name__
+    impl.__name__ = name
     return impl
+
+
+def _operator(op, name):
+    """A Python operator as an impl, with the same broadcast error."""
+    def impl(x, y):
+        try:
+            return op(x, y)
+        except ValueError as e:
+            if "broadcast" in str(e):
+                raise broadcast_error(name, (x, y)) from None
+            raise
+    impl.__name__ = name
+    return impl
+
+
+_ufunc = ufunc_impl
 
 
 def _divide(x, y):
@@ -44,6 +77,10 @@ def _divide(x, y):
     except ZeroDivisionError:  # Python refuses where NumPy gives inf or nan
         with np.errstate(divide="ignore", invalid="ignore"):
             return float(np.divide(x, y))
+    except ValueError as e:
+        if "broadcast" in str(e):
+            raise broadcast_error("divide", (x, y)) from None
+        raise
 
 
 def _relu(x):
@@ -141,11 +178,13 @@ def _step(x):
 
 
 _ = None  # no derivative
+_add, _sub, _mul = (_operator(operator.add, "add"), _operator(operator.sub, "subtract"),
+                    _operator(operator.mul, "multiply"))
 
 # name                          impl                d f / d x                          d f / d y
-add      = elementwise("add",      operator.add,       lambda ans, x, y: 1.0,             lambda ans, x, y: 1.0)
-subtract = elementwise("subtract", operator.sub,       lambda ans, x, y: 1.0,             lambda ans, x, y: -1.0)
-multiply = elementwise("multiply", operator.mul,       lambda ans, x, y: y,               lambda ans, x, y: x)
+add      = elementwise("add",      _add,       lambda ans, x, y: 1.0,             lambda ans, x, y: 1.0)
+subtract = elementwise("subtract", _sub,       lambda ans, x, y: 1.0,             lambda ans, x, y: -1.0)
+multiply = elementwise("multiply", _mul,       lambda ans, x, y: y,               lambda ans, x, y: x)
 divide   = elementwise("divide",   _divide,            lambda ans, x, y: divide(1.0, y),  lambda ans, x, y: divide(-ans, y))
 power    = elementwise("power",    _ufunc(np.power),   _power_dx,                         lambda ans, x, y: ans * _safe_log(x))
 maximum  = elementwise("maximum",  _ufunc(np.maximum), lambda ans, x, y: _share(x, y, operator.gt), lambda ans, x, y: _share(y, x, operator.gt))

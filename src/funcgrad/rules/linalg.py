@@ -50,7 +50,7 @@ from string import ascii_letters
 
 import numpy as np
 
-from ..errors import MissingRuleError, ShapeError
+from ..errors import LinAlgShapeError, MissingRuleError, ShapeError
 from ..primitive import EveryArgument, Primitive
 from . import elementwise as ew
 from .arrays import (broadcast_to, concatenate, getitem, plain, reshape, shape_of, squeeze,
@@ -63,10 +63,6 @@ __all__ = [
     "trace", "diagonal", "undiagonal", "triu", "tril",
     "inv", "det", "logabsdet", "slogdet_sign", "solve", "cholesky", "eigh_packed", "pinv", "norm",
 ]
-
-
-class LinAlgShapeError(ShapeError, np.linalg.LinAlgError):
-    """Operands of a linear algebra function with shapes it cannot take."""
 
 
 # ---------------------------------------------------------------- helpers

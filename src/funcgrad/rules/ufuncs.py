@@ -11,7 +11,7 @@ clip at a bound) split the derivative equally at a tie.
 
 Complex numbers are refused: ``real``, ``imag``, ``conj`` and ``angle`` are
 defined for real inputs only (``real`` and ``conj`` are the identity, ``imag``
-is zero, ``angle`` is 0 or pi) and raise a TypeError on a complex input.
+is zero, ``angle`` is 0 or pi) and raise a NotDifferentiableError (a TypeError) on a complex input.
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -24,9 +24,11 @@ import operator
 
 import numpy as np
 
+from ..errors import NotDifferentiableError
 from ..primitive import Primitive
 from .arrays import plain, raw
-from .elementwise import _share, _sign, cos, elementwise, exp, log, maximum, sqrt, where
+from .elementwise import (_share, _sign, cos, elementwise, exp, log, maximum, sqrt,
+                          ufunc_impl, where)
 
 __all__ = [
     "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "square", "reciprocal", "fabs",
@@ -42,22 +44,14 @@ _LN10 = math.log(10.0)
 _PI = math.pi
 
 
-def _ufunc(fun):
-    """``fun`` returning a Python float when given Python numbers, as NumPy's ufuncs do not."""
-    def impl(*args):
-        out = fun(*args)
-        if type(out) is np.float64 and all(type(a) in (float, int) for a in args):
-            return float(out)
-        return out
-    impl.__name__ = fun.__name__
-    return impl
+_ufunc = ufunc_impl
 
 
 def _real_only(fun):
     """``fun`` refusing complex input: funcgrad differentiates real functions only."""
     def impl(x):
         if np.iscomplexobj(x):
-            raise TypeError(
+            raise NotDifferentiableError(
                 f"funcgrad.numpy.{fun.__name__} got a complex input; funcgrad differentiates "
                 f"real functions only: split the value into real and imaginary arrays first")
         out = fun(x)
