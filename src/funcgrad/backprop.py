@@ -46,7 +46,7 @@ def _edge(g, d, x):
         c = g if d == 1.0 else -g if d == -1.0 else g * d
     else:
         c = g * d
-    if type(c) is float:
+    if type(c) is float or (type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape):
         return c
     return unbroadcast(c, x)
 

@@ -28,6 +28,7 @@ from numbers import Number
 import numpy as np
 
 from .arraylike import ArrayLike
+from .primitive import Box
 from .errors import ImmutableError, NotDifferentiableError
 from .rules import elementwise as ew
 
@@ -222,7 +223,9 @@ class ReverseTrace:
         if len(args) == 1:
             a = args[0]
             if type(a) is make and a._trace is self:
-                return make(prim(a._value, **params), prim, args, params or None, None, self)
+                v = a._value   # a plain value goes straight to the impl; a traced one recurses
+                value = prim(v, **params) if isinstance(v, Box) else prim.impl(v, **params)
+                return make(value, prim, args, params or None, None, self)
         parents = []
         values = []
         for a in args:
