@@ -42,6 +42,9 @@ def ufunc_impl(ufunc, name=None):
     name = name or ufunc.__name__
 
     def impl(*args):
+        if len(args) == 1 and type(args[0]) is float:   # the scalar path, without the checks
+            out = ufunc(args[0])
+            return float(out) if type(out) is np.float64 else out
         try:
             out = ufunc(*args)
         except ValueError as e:
