@@ -27,7 +27,7 @@ import numpy as np
 from ..primitive import Box, EveryArgument, Primitive
 
 __all__ = [
-    "shape_of", "ndim_of", "raw", "plain", "unbroadcast", "zeros_like_value",
+    "shape_of", "ndim_of", "raw", "plain", "normalize_axes", "unbroadcast", "zeros_like_value",
     "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
     "sum", "getitem", "untake", "concatenate", "add_n",
 ]
@@ -105,10 +105,11 @@ def unbroadcast(g, x):
     return g
 
 
-def _normalize_axes(axis, ndim):
+def normalize_axes(axis, ndim):
+    """The axes ``axis`` names in an array of ``ndim`` dims (None: all) as a sorted tuple."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, int):
+    if not isinstance(axis, (tuple, list)):
         axis = (axis,)
     return tuple(sorted(a % ndim if ndim else 0 for a in axis))
 
@@ -125,7 +126,7 @@ def _sum_vjp(g, ans, x, axis=None, keepdims=False):
     shape = shape_of(x)
     if not keepdims and shape:
         kept = list(shape)
-        for a in _normalize_axes(axis, len(shape)):
+        for a in normalize_axes(axis, len(shape)):
             kept[a] = 1
         g = reshape(g, shape=tuple(kept))
     return broadcast_to(g, shape=shape) if shape_of(g) != shape else g

@@ -23,8 +23,8 @@ array([0., 6., 0.])
 import numpy as np
 
 from ..primitive import Primitive
-from .arrays import (broadcast_to, concatenate, getitem, ndim_of, plain, reshape, shape_of,
-                     sum, transpose)
+from .arrays import (broadcast_to, concatenate, getitem, ndim_of, normalize_axes, plain,
+                     reshape, shape_of, sum, transpose)
 from .elementwise import where
 from .nn import _restore
 
@@ -32,15 +32,6 @@ __all__ = ["prod", "max", "min", "cumsum", "cumprod", "others_product"]
 
 
 # ---------------------------------------------------------------- helpers
-
-def _axes(axis, nd):
-    """The reduced axes as a sorted tuple of non-negative ints."""
-    if axis is None:
-        return tuple(range(nd))
-    if isinstance(axis, (tuple, list)):
-        return tuple(sorted(a % nd for a in axis))
-    return (axis % nd,)
-
 
 def _slice(x, start, stop, axis):
     return getitem(x, index=(slice(None),) * axis + (slice(start, stop),))
@@ -115,7 +106,7 @@ def others_product(x, axis=None):
     shape = shape_of(x)
     if not shape:
         return 1.0
-    axes = _axes(axis, len(shape))
+    axes = normalize_axes(axis, len(shape))
     if len(axes) == 1:
         return _others_along(x, axes[0])
     kept = tuple(a for a in range(len(shape)) if a not in axes)

@@ -24,14 +24,6 @@ from ..rules.ufuncs import erf, logit  # noqa: F401
 __all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "erf"]
 
 
-def _axes(axis, nd):
-    if axis is None:
-        return tuple(range(nd))
-    if isinstance(axis, (tuple, list)):
-        return tuple(sorted(a % nd for a in axis))
-    return (axis % nd,)
-
-
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``scipy.special.logsumexp``: ``log(sum(b * exp(a)))`` without overflow.
 
@@ -61,7 +53,7 @@ def _over_axes(fun, x, axis):
     shape = _arrays.shape_of(x)
     if not shape:
         return _scalar(fun, x)
-    axes = _axes(axis, len(shape))
+    axes = _arrays.normalize_axes(axis, len(shape))
     if len(axes) == 1:
         return fun(x, axis=axes[0])
     kept = tuple(i for i in range(len(shape)) if i not in axes)
