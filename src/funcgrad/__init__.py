@@ -17,9 +17,9 @@ from . import nn, numpy, optim
 from .at import at
 from .backprop import backprop
 from .batching import vmap
-from .check import GradientCheckError, check_grads
+from .check import check_grads
 from .finite import debug_nans
-from .staging import ConcretizationError, jit
+from .staging import jit
 from .errors import (ConcretizationError, CycleError, FuncgradError, GradientCheckError,
                      GraphvizNotFound, ImmutableError, LinAlgShapeError, MissingRuleError,
                      NonFiniteError, NoRuleError, NotDifferentiableError, ShapeError)
@@ -29,7 +29,7 @@ from .primitive import Primitive, defbatch, defjvp, defvjp, primitive
 from .rules.arrays import add_n
 from .semiring import Semiring, semirings, sum_product
 from .serialize import dumps, loads
-from .show import GraphvizNotFound, render, show, to_dot, to_svg
+from .show import render, show, to_dot, to_svg
 from .transforms import (elementwise_grad, grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp,
                          stop_gradient, trace, value_and_grad, vjp)
 from .tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,

@@ -12,7 +12,7 @@ import numpy as np
 from .errors import GradientCheckError
 from .rules.arrays import raw, shape_of
 from .transforms import _fun_name, jvp, vjp
-from .tree import tree_flatten, tree_map, tree_unflatten
+from .tree import tree_flatten, tree_map
 
 __all__ = ["check_grads", "GradientCheckError"]
 

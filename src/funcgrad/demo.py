@@ -24,11 +24,9 @@ backward order (reversed):  L, c, d, b, a
 ...
 """
 
-import itertools
-
 import numpy as np
 
-from . import backprop, const, nn, semirings, sum_product, toposort, var
+from . import backprop, nn, semirings, sum_product, toposort, var
 from . import numpy as fnp
 from .rules.arrays import add_n
 from .show import format_value, show
