@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..primitive import Box, Primitive
-from .arrays import plain, raw, unbroadcast
+from .arrays import plain, unbroadcast
 
 __all__ = [
     "elementwise",
