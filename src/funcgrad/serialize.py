@@ -61,6 +61,15 @@ thread, until the pickler is freed; a second pickler run in the same thread
 while a first one is still alive still writes correct streams, but may
 recurse as deep as the graph.)
 
+**Cost, measured** (a 10^6-node chain of negations, CPython 3.11, a busy
+two-core machine): the node format is 27 MB, written in 5 to 9 s and read in
+1 to 2 s; the table format is 23 MB, written in about 3 s and read in about
+2.5 s. The node format pays one Python call per node for the sharing across
+objects that plain ``pickle`` users expect; ``fg.dumps`` is the cheaper
+choice for one big graph. Sharing pays off at once: two outputs over a
+common 600-node trunk take 16 kB pickled together and 32 kB pickled apart
+(12 kB with ``fg.dumps``).
+
 **Stability.** The table format carries ``VERSION`` (now 1); the node format
 carries its version in the names of its two loaders (``_node_v1``,
 ``_table_v1``). Later versions of funcgrad keep loading every earlier version:
