@@ -80,3 +80,57 @@ A0 = 0.5
 
 # -- W6: memory held for backward ----------------------------------------------
 W6_DEPTH = 10**5
+
+# -- W4: digits MLP 64-H-H-10 training step (tanh, softmax cross-entropy, float64) --
+# name: (batch, hidden). The batch is the first `batch` rows of the digits data.
+W4_CONFIGS = {"b256": (256, 256), "b1797": (1797, 1024)}
+W4_LR = 0.1
+_DIGITS = None
+
+
+def digits(batch):
+    """``(X, y)``: the first ``batch`` rows of scikit-learn's bundled digits, X / 16, int labels."""
+    global _DIGITS
+    if _DIGITS is None:
+        from sklearn.datasets import load_digits  # bundled with scikit-learn: no download
+        d = load_digits()
+        _DIGITS = (np.ascontiguousarray(d.data / 16.0, dtype=np.float64), d.target.astype(np.int64))
+    X, y = _DIGITS
+    return X[:batch].copy(), y[:batch].copy()
+
+
+def mlp_params(hidden, seed=SEED):
+    """``[W1, b1, W2, b2, W3, b3]`` for 64-hidden-hidden-10: normal / sqrt(fan-in), zero biases."""
+    rng = np.random.default_rng(seed + 4)
+    out = []
+    for nin, nout in ((64, hidden), (hidden, hidden), (hidden, 10)):
+        out.append(rng.normal(size=(nin, nout)) / math.sqrt(nin))
+        out.append(np.zeros(nout))
+    return out
+
+
+# -- W5: Hessian of f(x) = sum(tanh(A x)) + x.x, x in R^50 -------------------------
+W5_N = 50
+
+
+def w5_inputs(n=W5_N, seed=SEED):
+    """``(A, x0)``: A is n x n standard normal / sqrt(n), x0 standard normal (seeded)."""
+    rng = np.random.default_rng(seed + 5)
+    return rng.normal(size=(n, n)) / math.sqrt(n), rng.normal(size=n)
+
+
+def w5_closed_form(A, x):
+    """A^T diag(-2 t (1 - t^2)) A + 2 I with t = tanh(A x)."""
+    t = np.tanh(A @ x)
+    return A.T @ ((-2.0 * t * (1.0 - t * t))[:, None] * A) + 2.0 * np.eye(len(x))
+
+
+# -- Overheads ------------------------------------------------------------------------
+OV_X = 0.3                  # (a) grad of x*x + sin(x) at a Python float
+OV_K = 200                  # (b) chain v <- tanh(v) * 0.9, K levels, on arrays of size 8,
+OV_SIZE = 8                 #     loss sum(v): 2 K + 1 primitive calls forward
+OV_PRIMS = 2 * OV_K + 1
+
+
+def ov_v0(size=OV_SIZE, seed=SEED):
+    return np.random.default_rng(seed + 6).normal(size=size)

@@ -60,3 +60,64 @@ def w2_chain(depth, x0):
 def w2_build(depth, x0):
     """The graph autograd keeps for backward: ``make_vjp`` before the vjp is called."""
     return make_vjp(_chain(depth), x0)
+
+
+# -- W4, W5, overheads (autograd.numpy) ---------------------------------------------
+
+def _w4_loss(params, X, y):
+    from autograd.scipy.special import logsumexp
+    W1, b1, W2, b2, W3, b3 = params
+    h1 = anp.tanh(anp.dot(X, W1) + b1)
+    h2 = anp.tanh(anp.dot(h1, W2) + b2)
+    z = anp.dot(h2, W3) + b3
+    return anp.mean(logsumexp(z, axis=1) - z[anp.arange(len(y)), y])
+
+
+def w4_make(X, y, params, lr):
+    import numpy as np
+    vg = value_and_grad(_w4_loss)
+    state = [np.array(p) for p in params]
+
+    def step():
+        loss, grads = vg(state, X, y)
+        state[:] = [p - lr * g for p, g in zip(state, grads)]
+        return loss
+
+    def evaluate():
+        loss, grads = vg(state, X, y)
+        return [np.float64(loss)] + [np.asarray(g) for g in grads]
+
+    return step, evaluate
+
+
+def w5_make(A, x0):
+    from autograd import hessian
+
+    def f(x):
+        return anp.sum(anp.tanh(anp.dot(A, x))) + anp.dot(x, x)
+
+    h = hessian(f)
+    return (lambda: h(x0)), (lambda: [h(x0)])
+
+
+def ovg_make(x):
+    import numpy as np
+    g = grad(lambda x: x * x + anp.sin(x))
+    return (lambda: g(x)), (lambda: [np.float64(g(x))])
+
+
+def ovc_make(v0, K):
+    import numpy as np
+
+    def f(v):
+        for _ in range(K):
+            v = anp.tanh(v) * 0.9
+        return anp.sum(v)
+
+    vg = value_and_grad(f)
+
+    def result():
+        loss, g = vg(v0)
+        return [np.float64(loss), np.asarray(g)]
+
+    return (lambda: vg(v0)), result

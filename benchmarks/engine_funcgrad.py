@@ -4,6 +4,8 @@ Parameters live as Python floats between steps; each step wraps them with
 ``fg.var``, builds the loss, folds the gradient map and makes new floats.
 """
 
+import numpy as np
+
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from common import ALPHA, LR, unflatten
@@ -71,3 +73,76 @@ def w3_backprop(n, a0):
 def w3_count(n, a0):
     start, out = _diamonds(n, a0)
     return fg.sum_product(out, None, fg.semirings.count)[start]
+
+
+# -- W4: the digits MLP step with funcgrad.numpy ---------------------------------
+
+def w4_loss(params, X, y):
+    """Mean softmax cross-entropy of the MLP 64-H-H-10 (tanh)."""
+    W1, b1, W2, b2, W3, b3 = params
+    h1 = fnp.tanh(fnp.matmul(X, W1) + b1)
+    h2 = fnp.tanh(fnp.matmul(h1, W2) + b2)
+    z = fnp.matmul(h2, W3) + b3
+    return fnp.mean(fg.nn.pnls(z, y))
+
+
+def _w4_evaluate(vg, state, X, y):
+    def evaluate():
+        loss, grads = vg(state, X, y)
+        return [np.float64(loss)] + [np.asarray(g) for g in grads]
+    return evaluate
+
+
+def w4_make(X, y, params, lr):
+    """``fg.value_and_grad`` of the loss over the parameter list, SGD in NumPy after it."""
+    vg = fg.value_and_grad(w4_loss)
+    state = [np.array(p) for p in params]
+
+    def step():
+        loss, grads = vg(state, X, y)
+        state[:] = [p - lr * g for p, g in zip(state, grads)]
+        return loss
+
+    return step, _w4_evaluate(vg, state, X, y)
+
+
+# -- W5: Hessian of sum(tanh(A x)) + x.x -------------------------------------------
+
+def w5_fun(A):
+    def f(x):
+        return fnp.sum(fnp.tanh(fnp.dot(A, x))) + fnp.dot(x, x)
+    return f
+
+
+def w5_make(A, x0):
+    h = fg.hessian(w5_fun(A))
+    return (lambda: h(x0)), (lambda: [np.asarray(h(x0))])
+
+
+# -- Overheads -------------------------------------------------------------------------
+
+def ovg_fun(x):
+    return x * x + fnp.sin(x)
+
+
+def ovg_make(x):
+    g = fg.grad(ovg_fun)
+    return (lambda: g(x)), (lambda: [np.float64(g(x))])
+
+
+def ovc_fun(K):
+    def f(v):
+        for _ in range(K):
+            v = fnp.tanh(v) * 0.9
+        return fnp.sum(v)
+    return f
+
+
+def ovc_make(v0, K):
+    vg = fg.value_and_grad(ovc_fun(K))
+
+    def result():
+        loss, g = vg(v0)
+        return [np.float64(loss), np.asarray(g)]
+
+    return (lambda: vg(v0)), result

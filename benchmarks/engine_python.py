@@ -1,6 +1,12 @@
-"""Hand-written pure Python: forward and backward by hand, no graph. The limit."""
+"""Hand-written forward and backward by hand, no graph: the limit.
+
+W1-W3 in pure Python on floats; W4 and the overhead chain in NumPy; W5 is the
+closed form (for context: no engine differentiates it this way).
+"""
 
 import math
+
+import numpy as np
 
 from common import ALPHA, LAYERS, LR, layer_shapes
 
@@ -88,3 +94,96 @@ def w3_backprop(n, a0):
 
 def w3_count(n, a0):
     return 2 ** n
+
+
+# -- W4: the digits MLP step in NumPy -----------------------------------------
+
+def _w4_loss_grads(params, X, y):
+    """Loss (mean softmax cross-entropy) and its gradients, by hand."""
+    W1, b1, W2, b2, W3, b3 = params
+    n = X.shape[0]
+    h1 = np.tanh(X @ W1 + b1)
+    h2 = np.tanh(h1 @ W2 + b2)
+    z = h2 @ W3 + b3
+    m = z.max(axis=1, keepdims=True)
+    e = np.exp(z - m)
+    s = e.sum(axis=1, keepdims=True)
+    rows = np.arange(n)
+    loss = float(np.mean(np.log(s[:, 0]) + m[:, 0] - z[rows, y]))
+    dz = e / s
+    dz[rows, y] -= 1.0
+    dz /= n
+    dW3 = h2.T @ dz
+    db3 = dz.sum(axis=0)
+    d2 = (dz @ W3.T) * (1.0 - h2 * h2)
+    dW2 = h1.T @ d2
+    db2 = d2.sum(axis=0)
+    d1 = (d2 @ W2.T) * (1.0 - h1 * h1)
+    dW1 = X.T @ d1
+    db1 = d1.sum(axis=0)
+    return loss, [dW1, db1, dW2, db2, dW3, db3]
+
+
+def w4_make(X, y, params, lr):
+    """``(step, evaluate)``: one SGD step in place of the held parameters; loss and grads now."""
+    state = [np.array(p) for p in params]
+
+    def step():
+        loss, grads = _w4_loss_grads(state, X, y)
+        state[:] = [p - lr * g for p, g in zip(state, grads)]
+        return loss
+
+    def evaluate():
+        loss, grads = _w4_loss_grads(state, X, y)
+        return [np.float64(loss)] + grads
+
+    return step, evaluate
+
+
+# -- W5: the closed-form Hessian (context only) ----------------------------------
+
+def w5_make(A, x0):
+    eye2 = 2.0 * np.eye(len(x0))
+
+    def run():
+        t = np.tanh(A @ x0)
+        return A.T @ ((-2.0 * t * (1.0 - t * t))[:, None] * A) + eye2
+
+    return run, lambda: [run()]
+
+
+# -- Overheads -------------------------------------------------------------------
+
+def ovg_make(x):
+    """d/dx (x*x + sin x) = 2x + cos x by hand: the floor of a scalar grad call."""
+    cos = math.cos
+
+    def run():
+        return 2.0 * x + cos(x)
+
+    return run, lambda: [np.float64(run())]
+
+
+def ovc_make(v0, K):
+    """The chain v <- tanh(v) * 0.9, K levels, loss sum(v): NumPy forward and backward."""
+    tanh = np.tanh
+
+    def run():
+        ts = []
+        v = v0
+        for _ in range(K):
+            t = tanh(v)
+            ts.append(t)
+            v = t * 0.9
+        loss = v.sum()
+        g = np.ones_like(v0)
+        for t in reversed(ts):
+            g = g * 0.9
+            g = g * (1.0 - t * t)
+        return loss, g
+
+    def result():
+        loss, g = run()
+        return [np.float64(loss), g]
+
+    return run, result

@@ -27,16 +27,21 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 
-ENGINES = ("funcgrad", "micrograd", "torch", "autograd", "python")
-LABELS = {"funcgrad": "funcgrad eager", "micrograd": "micrograd", "torch": "PyTorch 0-dim",
-          "autograd": "autograd", "python": "hand-written Python"}
+ENGINES = ("funcgrad", "funcgrad_jit", "micrograd", "torch", "autograd", "jax", "jax_jit", "python")
+LABELS = {"funcgrad": "funcgrad eager", "funcgrad_jit": "funcgrad jit", "micrograd": "micrograd",
+          "torch": "PyTorch 0-dim", "autograd": "autograd", "jax": "JAX eager", "jax_jit": "JAX jit",
+          "python": "hand-written Python"}
+ARRAY_LABELS = dict(LABELS, torch="PyTorch eager", python="hand-written NumPy")
 REFERENCE = "python"
 RTOL = 1e-9
 
@@ -51,6 +56,9 @@ class Settings:
         self.skip_over = 12.0 if quick else 150.0     # skip a run estimated to take longer
         self.w6_depth = common.W6_DEPTH // 10 if quick else common.W6_DEPTH
         self.warmup = not quick
+        self.jit_max_depth = 10**5                     # W2 jit: deeper plans take minutes to compile
+        self.array_reps = 5 if quick else 11           # W4, W5, overheads: interleaved rounds
+        self.array_ask = 0.08 if quick else 0.25       # seconds of calls per timed round
 
 
 # -- workers -----------------------------------------------------------------
@@ -124,7 +132,8 @@ def check(workers):
             continue
         bad = []
         for key in ("loss", "grads", "loss_after_step", "grads_after_step"):
-            bad += _compare(name, res["w1"][key], ref["w1"][key], "W1 " + key)
+            if "w1" in res:
+                bad += _compare(name, res["w1"][key], ref["w1"][key], "W1 " + key)
         if "w2" in res:
             bad += _compare(name, res["w2"], ref["w2"], "W2 depth 1000 (value, grad)")
         if "w3_backprop" in res:
@@ -179,7 +188,7 @@ def interleaved(workers, estimates, s, cmd, **kw):
 
 
 def time_w1(workers, checks, s):
-    estimates = {name: checks[name]["w1_seconds"] for name in workers}
+    estimates = {name: checks[name]["w1_seconds"] for name in workers if "w1_seconds" in checks[name]}
     return interleaved(workers, estimates, s, "w1")
 
 
@@ -189,17 +198,38 @@ def time_w2(workers, checks, s, log):
     for name in workers:
         if "w2" in checks[name]:
             estimates[name] = checks[name]["w2_seconds"]
+    compiles = {}
     for depth in s.depths:
         log(f"  W2 depth {depth:,} ...")
         est = {name: (e * depth / 1000 if e is not None else None) for name, e in estimates.items()}
+        capped = {}
+        for name in list(est):
+            if not workers[name].hello.get("w2_compile") or est[name] is None:
+                continue
+            if depth > s.jit_max_depth:
+                last = compiles.get(name, {}).get(max(compiles.get(name, {0: 0})), {})
+                capped[name] = {"skipped": "not run: trace + compile would take minutes "
+                                f"(depth {s.jit_max_depth:,} took {fmt_time(last.get('seconds'))})"}
+                est[name] = None
+                continue
+            log(f"    {name}: trace + compile ...")
+            c = workers[name].ask("w2_compile", depth=depth)
+            compiles.setdefault(name, {})[depth] = c
+            if "error" in c:
+                capped[name] = {"error": c["error"]}
+                est[name] = None
+                continue
+            first = workers[name].ask("w2", depth=depth)   # the first replay: an estimate
+            est[name] = first.get("seconds")
         cells = interleaved(workers, est, s, "w2", depth=depth)
+        cells.update(capped)
         cells_by_depth[depth] = cells
         for name, cell in cells.items():
             if "median" in cell:
                 estimates[name] = cell["median"] * 1000 / depth
-            else:
+            elif name not in capped:
                 estimates[name] = None  # failed or skipped: deeper chains are skipped too
-    return cells_by_depth
+    return cells_by_depth, compiles
 
 
 def micrograd_recursion(worker, s, log):
@@ -222,10 +252,96 @@ def time_w3(workers, s):
     return out
 
 
+ARRAY_WORKLOADS = ("w4_b256", "w4_b1797", "w5", "ovg", "ovc")
+ARRAY_TITLES = {
+    "w4_b256": "W4: digits MLP 64-256-256-10 training step, batch 256 (tanh, softmax cross-entropy, "
+               "float64, forward + gradient + SGD update)",
+    "w4_b1797": "W4 large: digits MLP 64-1024-1024-10 training step, batch 1797 (all the digits)",
+    "w5": "W5: Hessian of f(x) = sum(tanh(A x)) + x.x, x in R^50",
+    "ovg": "Overhead (a): one `grad` call of x*x + sin(x) at a Python float",
+    "ovc": f"Overhead (b): `value_and_grad` of the chain v <- tanh(v) * 0.9, K = {common.OV_K} levels, "
+           f"arrays of size {common.OV_SIZE}, loss sum(v) ({common.OV_PRIMS} primitive calls forward)",
+}
+
+
+def _array_mismatch(got, want):
+    """A description of the first disagreement between two lists of arrays, or None."""
+    if len(got) != len(want):
+        return f"{len(got)} arrays, expected {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g.shape != w.shape:
+            return f"array {i} has shape {g.shape}, expected {w.shape}"
+        scale = 1e-3 * (np.max(np.abs(w)) if w.size else 0.0)
+        bound = RTOL * np.maximum(np.maximum(np.abs(g), np.abs(w)), scale)
+        bad = np.abs(g - w) > bound
+        if bad.any():
+            j = np.unravel_index(np.argmax(bad), bad.shape) if g.ndim else ()
+            return f"array {i}{list(j) if j else ''} = {g[j]!r}, expected {w[j]!r}"
+    return None
+
+
+def _load(path):
+    with np.load(path) as z:
+        return [z[f"arr_{i}"] for i in range(len(z.files))]
+
+
+def time_arrays(workers, s, log, outdir):
+    """W4, W5 and the overheads: set up, check against the reference, time interleaved."""
+    out = {}
+    for wl in ARRAY_WORKLOADS:
+        log(f"{wl} ...")
+        cells = {}
+        for name, w in workers.items():
+            for variant in w.hello.get("arrays", {}).get(wl, []):
+                ans = w.ask("setup", workload=wl, variant=variant, outdir=outdir)
+                cells[(name, variant)] = ({"error": ans["error"]} if "error" in ans else
+                                          {"first": ans["first_seconds"], "file": ans["file"],
+                                           "key": ans["key"], "times": []})
+        if wl == "w5":
+            want, what = [common.w5_closed_form(*common.w5_inputs())], "the closed form"
+        else:
+            ref = cells.get((REFERENCE, None), {})
+            want = _load(ref["file"]) if "file" in ref else None
+            what = "the hand-written NumPy"
+        for cid, cell in cells.items():
+            if "file" not in cell:
+                continue
+            bad = "no reference to check against" if want is None else _array_mismatch(_load(cell["file"]), want)
+            if bad:
+                cell.clear()
+                cell["error"] = f"disagrees with {what}: {bad}"
+                log(f"  {cid[0]} {cid[1] or ''} DISAGREES: {bad}")
+        plan = {}
+        for cid, cell in cells.items():
+            if "error" in cell:
+                continue
+            w = workers[cid[0]]
+            est = w.ask("bench", key=cell["key"], inner=1).get("seconds")
+            if est is not None and est < 0.01:
+                est = w.ask("bench", key=cell["key"], inner=max(1, int(0.01 / max(est, 1e-7)))).get("seconds")
+            if est is None:
+                cell["error"] = "failed"
+                continue
+            plan[cid] = max(1, min(200_000, int(s.array_ask / max(est, 1e-9))))
+        for _ in range(s.array_reps):
+            for cid, inner in plan.items():
+                ans = workers[cid[0]].ask("bench", key=cells[cid]["key"], inner=inner)
+                if "error" in ans:
+                    cells[cid]["error"] = ans["error"]
+                else:
+                    cells[cid]["times"].append(ans["seconds"])
+        for cid, cell in cells.items():
+            cell["inner"] = plan.get(cid)
+            if cell.get("times") and "error" not in cell:
+                cell["median"] = statistics.median(cell["times"])
+        out[wl] = cells
+    return out
+
+
 def measure_w6(engines, s, log):
     out = {}
     for name in engines:
-        if name == "python":
+        if name in ("python", "funcgrad_jit", "jax", "jax_jit"):  # no graph kept for backward to weigh
             continue
         log(f"  W6 {name} ...")
         proc = subprocess.run([sys.executable, os.path.join(HERE, "worker.py"), name, "--w6", str(s.w6_depth)],
@@ -276,7 +392,7 @@ def machine():
     except OSError:
         pass
     versions = {}
-    for mod in ("funcgrad", "micrograd", "torch", "autograd", "numpy"):
+    for mod in ("funcgrad", "micrograd", "torch", "autograd", "jax", "jaxlib", "numpy", "scikit-learn"):
         try:
             versions[mod] = __import__("importlib.metadata").metadata.version(mod)
         except Exception:
@@ -290,24 +406,40 @@ def machine():
             "platform": platform.platform(), "versions": versions}
 
 
-def tables(engines, w1, w2, probe, w3, w6, failures, s):
+def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
     """The report as markdown lines."""
     L = []
+    w1c, w2c = w1c or {}, w2c or {}
     mg = w1.get("micrograd")
     py = w1.get("python")
     L += ["### W1: micrograd's demo step (MLP 2-16-16-1, 100 points, build + backward + SGD)", "",
           "| engine | median per step | / micrograd | / hand-written |", "| --- | --- | --- | --- |"]
     for name in engines:
         c = w1.get(name)
+        if c is None:
+            continue
         r1, r2 = ratio(c, mg), ratio(c, py)
         L.append(f"| {LABELS[name]} | {cell_text(c)} | {_r(r1)} | {_r(r2)} |")
-    L += ["", "### W2: chain x <- tanh(x)*0.5 + x*0.5 (build + backward)", ""]
+    if "funcgrad_jit" in w1c:
+        L += ["", "funcgrad jit: `fg.jit(fg.value_and_grad(loss))` over the flat list of 337 floats "
+              "(the 100 points are constants of the trace); the SGD update runs outside jit, on the "
+              f"floats. One-time trace + compile: {fmt_time(w1c['funcgrad_jit'])} (not in the step time)."]
+    L += ["", "### W2: chain x <- tanh(x)*0.5 + x*0.5 (build + backward; funcgrad jit: replay of "
+          "`fg.jit(fg.value_and_grad(chain))`)", ""]
     depths = list(w2)
     L.append("| engine | " + " | ".join(f"depth {d:,}" for d in depths) + " |")
     L.append("| --- |" + " --- |" * len(depths))
     for name in engines:
+        if all(name not in w2[d] for d in depths):
+            continue
         row = [cell_text(w2[d].get(name)) for d in depths]
         L.append(f"| {LABELS[name]} | " + " | ".join(row) + " |")
+    for name, per in w2c.items():
+        L.append(f"| {LABELS[name]} one-time trace + compile | " + " | ".join(
+            f"{fmt_time(per[d]['seconds'])} ({per[d]['steps']:,} plan steps)" if "seconds" in per.get(d, {}) else "-"
+            for d in depths) + " |")
+    L.append("| funcgrad jit / hand-written | " + " | ".join(
+        _r(ratio(w2[d].get("funcgrad_jit"), w2[d].get("python"))) for d in depths) + " |")
     L.append("| funcgrad / PyTorch | " + " | ".join(_r(ratio(w2[d].get("funcgrad"), w2[d].get("torch"))) for d in depths) + " |")
     L.append("| funcgrad / micrograd | " + " | ".join(_r(ratio(w2[d].get("funcgrad"), w2[d].get("micrograd"))) for d in depths) + " |")
     for name in ("funcgrad", "micrograd", "torch"):
@@ -351,6 +483,47 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s):
     return L
 
 
+def array_tables(arrays):
+    """W4, W5 and the overheads as markdown lines."""
+    L = []
+    for wl, cells in arrays.items():
+        L += ["", "### " + ARRAY_TITLES[wl], ""]
+        ref = cells.get((REFERENCE, None))
+        fge = cells.get(("funcgrad", None))
+        if wl == "ovc":
+            L += ["| engine | median per call | / hand-written | minus hand-written | per primitive call |",
+                  "| --- | --- | --- | --- | --- |"]
+        else:
+            L += ["| engine | median per call | / hand-written | / funcgrad eager | first call (jit: trace + compile) |",
+                  "| --- | --- | --- | --- | --- |"]
+        for (name, variant), c in cells.items():
+            label = ARRAY_LABELS[name] + (f" ({variant})" if variant else "")
+            if wl == "w5" and name == REFERENCE:
+                label = "closed form in NumPy (context, not autodiff)"
+            if wl == "ovg" and name == REFERENCE:
+                label = "2x + cos(x) by hand (context)"
+            text = cell_text(c) + (f", {c['inner']} calls per round" if c.get("inner") and "median" in c else "")
+            if wl == "ovc":
+                extra = over = "-"
+                if "median" in c and ref and "median" in ref and name != REFERENCE:
+                    over = c["median"] - ref["median"]
+                    extra = f"{fmt_time(over)} | {over / common.OV_PRIMS * 1e6:.2f} us"
+                    L.append(f"| {label} | {text} | {_r(ratio(c, ref))} | {extra} |")
+                else:
+                    L.append(f"| {label} | {text} | {_r(ratio(c, ref))} | - | - |")
+            else:
+                first = fmt_time(c.get("first")) if "first" in c else "-"
+                L.append(f"| {label} | {text} | {_r(ratio(c, ref))} | {_r(ratio(c, fge))} | {first} |")
+        if wl == "w5":
+            L += ["", "Every Hessian was checked against the closed form A^T diag(-2 t (1 - t^2)) A + 2I, "
+                  "t = tanh(A x), to 1e-9 relative before timing."]
+        elif wl.startswith("w4"):
+            L += ["", "funcgrad jit and JAX jit compile the whole step, SGD update included; the eager "
+                  "engines update after the gradient call. Losses and all gradients (before and after "
+                  "one step) were checked against the hand-written NumPy to 1e-9 relative."]
+    return L
+
+
 def targets(w1, w2, w6, s):
     L = ["", "### Targets (issue 2)", ""]
     r = ratio(w1.get("funcgrad"), w1.get("micrograd"))
@@ -375,6 +548,53 @@ def targets(w1, w2, w6, s):
     return L
 
 
+def targets_6(w1, w2, arrays, s):
+    """The targets of issues 6, 3 and 4, each with its measured ratio."""
+    L = ["", "### Targets (issues 6, 3, 4)", ""]
+
+    def line(text, value, ok, unit="x"):
+        if value is None:
+            L.append(f"- {text}: not measured -> NOT met")
+        else:
+            shown = _r(value) if unit == "x" else f"{value * 1e6:.0f} us" if unit == "s" else f"{value:.2f} us"
+            L.append(f"- {text}: {shown} -> {_met(ok(value))}")
+
+    r = ratio(w1.get("funcgrad_jit"), w1.get("python"))
+    line("W1 jit <= 5x the hand-written Python", r, lambda v: v <= 5)
+    d = 10**5
+    r = ratio(w2.get(d, {}).get("funcgrad_jit"), w2.get(d, {}).get("python")) if d in w2 else None
+    line(f"W2 depth {d:,} jit <= 5x the hand-written loop", r, lambda v: v <= 5)
+    get = lambda wl, name, v=None: arrays.get(wl, {}).get((name, v))  # noqa: E731
+    for wl, batch in (("w4_b256", 256), ("w4_b1797", 1797)):
+        ref = get(wl, REFERENCE)
+        r = ratio(get(wl, "funcgrad"), ref)
+        line(f"W4 batch {batch} eager <= 1.10x hand-written NumPy", r, lambda v: v <= 1.10)
+        limit = 0.85 if batch == 256 else 1.0
+        r = ratio(get(wl, "funcgrad_jit"), ref)
+        line(f"W4 batch {batch} jit <= {limit:.2f}x hand-written NumPy", r, lambda v, lim=limit: v <= lim)
+    e = get("w5", "funcgrad")
+    line("W5 eager <= 0.6 ms", e.get("median") if e else None, lambda v: v <= 0.6e-3, unit="s")
+    peers = [(k, c) for k, c in arrays.get("w5", {}).items()
+             if k[0] in ("autograd", "torch", "jax") and "median" in c]
+    if e and "median" in e and peers:
+        best_key, best = min(peers, key=lambda kc: kc[1]["median"])
+        r = e["median"] / best["median"]
+        name = ARRAY_LABELS[best_key[0]] + (f" ({best_key[1]})" if best_key[1] else "")
+        line(f"W5 eager faster than every eager peer (fastest: {name})", r, lambda v: v < 1.0)
+    else:
+        line("W5 eager faster than every eager peer", None, None)
+    j = get("w5", "funcgrad_jit")
+    line("W5 jit <= 150 us", j.get("median") if j else None, lambda v: v <= 150e-6, unit="s")
+    ref = get("ovc", REFERENCE)
+    for name in ("funcgrad", "funcgrad_jit"):
+        c = get("ovc", name)
+        per = ((c["median"] - ref["median"]) / common.OV_PRIMS * 1e6
+               if c and ref and "median" in c and "median" in ref else None)
+        line(f"overhead per primitive call on size-{common.OV_SIZE} arrays, {LABELS[name]} <= 2 us",
+             per, lambda v: v <= 2.0, unit="us")
+    return L
+
+
 def _r(x):
     return "-" if x is None else f"{x:.2f}x"
 
@@ -388,6 +608,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer repetitions, depths to 10^5 (under ~2 minutes)")
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated subset")
     ap.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
+    ap.add_argument("--arrays-only", action="store_true",
+                    help="only W4, W5 and the overheads (a partial run: RESULTS.md is not written)")
     args = ap.parse_args(argv)
     s = Settings(args.quick)
     t_start = time.perf_counter()
@@ -410,32 +632,44 @@ def main(argv=None):
         else:
             workers[name] = w
     engines = list(workers)
+    probe, w1, w1c, w2, w2c, w3, w6, failures = None, {}, {}, {}, {}, {}, {}, {}
+    if args.arrays_only:
+        args.no_write = True
     try:
-        probe = micrograd_recursion(workers.get("micrograd"), s, log)
-        log("checking that all engines agree (W1 loss and gradients, W2, W3) ...")
-        checks, failures = check(workers)
-        for name, lines in failures.items():
-            log(f"  {name} DISAGREES: " + "; ".join(lines))
-            workers.pop(name).close()
-        if failures:
-            log("  engines that disagree are left out of the timing")
-        else:
-            log("  all engines agree to 1e-9 relative")
-        log("W1 ...")
-        w1 = time_w1(workers, checks, s)
-        log("W2 ...")
-        w2 = time_w2(workers, checks, s, log)
-        log("W3 ...")
-        w3 = time_w3(workers, s)
+        if not args.arrays_only:
+            probe = micrograd_recursion(workers.get("micrograd"), s, log)
+            log("checking that all engines agree (W1 loss and gradients, W2, W3) ...")
+            checks, failures = check(workers)
+            for name, lines in failures.items():
+                log(f"  {name} DISAGREES: " + "; ".join(lines))
+                workers.pop(name).close()
+            if failures:
+                log("  engines that disagree are left out of the timing")
+            else:
+                log("  all engines agree to 1e-9 relative")
+            log("W1 ...")
+            w1 = time_w1(workers, checks, s)
+            w1c = {n: c["w1_compile_seconds"] for n, c in checks.items() if "w1_compile_seconds" in c}
+            log("W2 ...")
+            w2, w2c = time_w2(workers, checks, s, log)
+            log("W3 ...")
+            w3 = time_w3(workers, s)
+        with tempfile.TemporaryDirectory() as outdir:
+            arrays = time_arrays(workers, s, log, outdir)
     finally:
         for w in workers.values():
             w.close()
-    log("W6 ...")
-    w6 = measure_w6(engines, s, log)
+    if not args.arrays_only:
+        log("W6 ...")
+        w6 = measure_w6(engines, s, log)
     elapsed = time.perf_counter() - t_start
     m = machine()
     cmd = "python benchmarks/run.py" + (" --quick" if args.quick else "")
-    body = tables(engines, w1, w2, probe, w3, w6, failures, s) + targets(w1, w2, w6, s)
+    if args.arrays_only:
+        body = array_tables(arrays) + targets_6(w1, w2, arrays, s)
+    else:
+        body = (tables(engines, w1, w2, probe, w3, w6, failures, s, w1c, w2c) + array_tables(arrays)
+                + targets(w1, w2, w6, s) + targets_6(w1, w2, arrays, s))
     print("\n".join(body))
     print(f"\n({elapsed:.0f} s; {m['nproc']} cores, {m['cpu']}, Python {m['python']}, "
           f"load {load_before} -> {m['load']})")

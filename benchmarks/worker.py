@@ -3,21 +3,39 @@
     python benchmarks/worker.py ENGINE            # serve commands from stdin
     python benchmarks/worker.py ENGINE --w6 DEPTH # one memory measurement, then exit
 
+Every engine runs on one thread: the BLAS, OpenMP and XLA thread pools are
+limited before any engine is imported (the machine is small and shared, and
+one thread keeps the engines comparable; PyTorch sets its own in engine_torch).
+
 Commands (JSON lines on stdin): ``{"cmd": "check"}``, ``{"cmd": "w1"}`` (one
 timed SGD step; the parameters carry over to the next call), ``{"cmd": "w2",
 "depth": d}``, ``{"cmd": "w3", "fn": "backprop"|"count", "n": n}``,
 ``{"cmd": "recursion_limit", "limit": n}``, ``{"cmd": "probe_depth"}``. Each
 answer is a JSON object; a Python exception becomes ``{"error": "..."}``. If
 the process dies (a C stack overflow, say), the runner sees it and records it.
+
+The array workloads (W4, W5, the overheads) use ``{"cmd": "setup", "workload":
+w, "variant": v, "outdir": d}``: build the engine's callable, time its first
+call (a jit engine traces and compiles there), save the numbers the runner
+checks to ``d/<engine>__<w>__<v>.npz``; then ``{"cmd": "bench", "key": k,
+"inner": n}`` times n calls and answers the mean seconds per call.
 """
 
-import gc
-import importlib
-import json
 import os
-import sys
-import time
-import tracemalloc
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                           " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1").strip()
+
+import gc  # noqa: E402
+import importlib  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,16 +54,78 @@ class Worker:
         self.engine = importlib.import_module("engine_" + name)
         self.X, self.Y = common.two_moons()
         self.params = common.init_params()
+        self.cells = {}
+
+    def hello(self):
+        """What this engine implements: ``{workload: [variants]}`` and the W1/W2 extras."""
+        e = self.engine
+        arrays = {}
+        for w, fn in (("w4_b256", "w4_make"), ("w4_b1797", "w4_make"), ("w5", "w5_make"),
+                      ("ovg", "ovg_make"), ("ovc", "ovc_make")):
+            if hasattr(e, fn):
+                arrays[w] = list(getattr(e, w[:2].upper() + "_VARIANTS", [None]))
+        return {"ready": self.engine.NAME, "w1": hasattr(e, "w1_step"), "w2": hasattr(e, "w2_chain"),
+                "w2_compile": hasattr(e, "w2_compile"), "arrays": arrays}
+
+    def setup(self, workload, variant, outdir):
+        """Build one array workload, time its first call, save its numbers for the check."""
+        e = self.engine
+        kw = {} if variant is None else {"variant": variant}
+        t0 = time.perf_counter()
+        if workload.startswith("w4"):
+            batch, hidden = common.W4_CONFIGS[workload[3:]]
+            X, y = common.digits(batch)
+            run, evaluate = e.w4_make(X, y, common.mlp_params(hidden), common.W4_LR, **kw)
+            built = time.perf_counter()
+            before = evaluate()       # a jit engine compiles its evaluate here (not timed)
+            t1 = time.perf_counter()
+            run()                     # first step: a jit engine compiles it here
+            first = time.perf_counter() - t1
+            numbers = before + evaluate()
+        else:
+            if workload == "w5":
+                run, result = e.w5_make(*common.w5_inputs(), **kw)
+            elif workload == "ovg":
+                run, result = e.ovg_make(common.OV_X, **kw)
+            else:
+                run, result = e.ovc_make(common.ov_v0(), common.OV_K, **kw)
+            built = time.perf_counter()
+            t1 = time.perf_counter()
+            run()
+            first = time.perf_counter() - t1
+            numbers = result()
+        key = f"{self.engine.NAME}__{workload}__{variant or ''}"
+        self.cells[key] = run
+        path = os.path.join(outdir, key.replace(" ", "_").replace("=", "") + ".npz")
+        np.savez(path, *[np.asarray(a, dtype=np.float64) for a in numbers])
+        return {"key": key, "file": path, "first_seconds": first, "build_seconds": built - t0}
+
+    def bench(self, key, inner):
+        run = self.cells[key]
+        t = time.perf_counter()
+        for _ in range(inner):
+            run()
+        return {"seconds": (time.perf_counter() - t) / inner}
+
+    def w2_compile(self, depth):
+        t = time.perf_counter()
+        steps = self.engine.w2_compile(depth, common.X0)
+        return {"seconds": time.perf_counter() - t, "steps": steps}
 
     def check(self):
         """The numbers every engine must agree on, computed before any timing."""
         e = self.engine
         out = {}
-        t = time.perf_counter()
-        loss, grads, new = e.w1_step(common.init_params(), self.X, self.Y)
-        out["w1_seconds"] = time.perf_counter() - t
-        loss2, grads2, _ = e.w1_step(new, self.X, self.Y)
-        out["w1"] = {"loss": loss, "grads": grads, "loss_after_step": loss2, "grads_after_step": grads2}
+        if hasattr(e, "w1_compile"):   # jit: trace and compile once, timed apart
+            t = time.perf_counter()
+            e.w1_compile(self.X, self.Y)
+            out["w1_compile_seconds"] = time.perf_counter() - t
+        if hasattr(e, "w1_step"):
+            t = time.perf_counter()
+            loss, grads, new = e.w1_step(common.init_params(), self.X, self.Y)
+            out["w1_seconds"] = time.perf_counter() - t
+            loss2, grads2, _ = e.w1_step(new, self.X, self.Y)
+            out["w1"] = {"loss": loss, "grads": grads, "loss_after_step": loss2, "grads_after_step": grads2}
         if hasattr(e, "w2_chain"):
             t = time.perf_counter()
             try:
@@ -136,7 +216,7 @@ def main(argv):
         out.write(json.dumps({"error": f"{type(err).__name__}: {err}"}) + "\n")
         out.flush()
         return
-    out.write(json.dumps({"ready": name}) + "\n")
+    out.write(json.dumps(worker.hello()) + "\n")
     out.flush()
     for line in sys.stdin:
         msg = json.loads(line)
