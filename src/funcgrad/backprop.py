@@ -15,6 +15,7 @@ from .errors import MissingRuleError, ShapeError
 from .fold import reverse_fold
 from .nodemap import node_map
 from .node import CONST
+from .primitive import EveryArgument
 from .order import check_outputs, toposort
 from .rules.arrays import shape_of, unbroadcast, zeros_like_value
 
@@ -87,6 +88,9 @@ def vjp_step(node, g):
     values = tuple(map(_value_of, args))
     params = node._params or _NO_PARAMS
     rules = prim.vjps
+    if type(rules) is EveryArgument and rules.joint is not None:   # many parents: one call
+        return [None if a._prim is CONST else c
+                for a, c in zip(args, rules.joint(g, ans, *values, **params))]
     out = []
     for i, a in enumerate(args):
         if a._prim is CONST:

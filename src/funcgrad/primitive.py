@@ -104,13 +104,17 @@ class EveryArgument:
     """Per-argument rules for a primitive with any number of arguments.
 
     ``EveryArgument(rule)[i]`` is ``rule`` with the argument index bound first,
-    so ``rule(i, g, ans, *args, **params)`` serves every position.
+    so ``rule(i, g, ans, *args, **params)`` serves every position. ``joint``,
+    if given, gives every argument's result in one call,
+    ``joint(g, ans, *args, **params)``: a node with n parents then costs O(n)
+    instead of n calls that each see all n arguments.
     """
 
-    __slots__ = ("rule",)
+    __slots__ = ("rule", "joint")
 
-    def __init__(self, rule):
+    def __init__(self, rule, joint=None):
         self.rule = rule
+        self.joint = joint
 
     def __getitem__(self, i):
         return partial(self.rule, i)

@@ -43,13 +43,24 @@ def format_value(v, width=None):
     return repr(v)
 
 
+_ARGS_SHOWN = 6   # a node with more parents lists the first few and the last
+
+
+def _arg_list(args, name_of):
+    """``a, b, c`` for a few arguments; the first and last of many, with a count."""
+    if len(args) <= _ARGS_SHOWN + 1:
+        return ", ".join(name_of(a) for a in args)
+    head = ", ".join(name_of(a) for a in args[:_ARGS_SHOWN])
+    return f"{head}, ... {len(args) - _ARGS_SHOWN - 1} more ..., {name_of(args[-1])}"
+
+
 def node_repr(node):
     """``<Node #id op(#parent, ...) = value>``: the node and its parents' ids only."""
     prim = node._prim
     if type(prim) is Leaf:
         label = prim.name + (f" {node._name}" if node._name else "")
     else:
-        label = f"{prim.name}({', '.join('#%d' % a._id for a in node._args)})"
+        label = f"{prim.name}({_arg_list(node._args, lambda a: '#%d' % a._id)})"
     return f"<Node #{node._id} {label} = {format_value(node._value)}>"
 
 
@@ -57,7 +68,7 @@ def _label(node, position):
     prim = node._prim
     if type(prim) is Leaf:
         return prim.name
-    return f"{prim.name}({', '.join('%' + str(position[a]) for a in node._args)})"
+    return f"{prim.name}({_arg_list(node._args, lambda a: '%' + str(position[a]))})"
 
 
 def _name_of(node, labels):

@@ -153,6 +153,17 @@ def _concat_vjp(i, g, ans, *xs, axis=0):
     return getitem(g, index=index)
 
 
+def _concat_vjp_all(g, ans, *xs, axis=0):
+    """Every argument's slice of ``g`` in one pass (offsets accumulate as we go)."""
+    ax = axis % ndim_of(ans)
+    out, start = [], 0
+    for x in xs:
+        stop = start + shape_of(x)[ax]
+        out.append(getitem(g, index=(slice(None),) * ax + (slice(start, stop),)))
+        start = stop
+    return out
+
+
 def _concat_jvp(tangents, ans, *xs, axis=0):
     parts = [zeros_like_value(x) if t is None else t for t, x in zip(tangents, xs)]
     return concatenate(*parts, axis=axis)
@@ -210,11 +221,12 @@ untake = Primitive(
 )
 concatenate = Primitive(
     "concatenate", lambda *xs, axis=0: np.concatenate(xs, axis=axis),
-    vjps=EveryArgument(_concat_vjp),
+    vjps=EveryArgument(_concat_vjp, joint=_concat_vjp_all),
     jvp_joint=_concat_jvp,
 )
 add_n = Primitive(
     "add_n", lambda *xs: reduce(operator.add, xs),
-    vjps=EveryArgument(lambda i, g, ans, *xs: unbroadcast(g, xs[i])),
+    vjps=EveryArgument(lambda i, g, ans, *xs: unbroadcast(g, xs[i]),
+                       joint=lambda g, ans, *xs: [unbroadcast(g, x) for x in xs]),
     jvp_joint=_add_n_jvp,
 )
