@@ -98,8 +98,69 @@ def w3_count(n, a0):
 
 # -- W4: the digits MLP step in NumPy -----------------------------------------
 
-def _w4_loss_grads(params, X, y):
-    """Loss (mean softmax cross-entropy) and its gradients, by hand."""
+class _W4:
+    """The hand-written step with every array preallocated: no allocation per step.
+
+    This is the limit one reaches by hand in NumPy: matmuls, tanh and the
+    derivative factors write into buffers made once for the batch shape, and
+    the update is in place. (A step that allocates its big temporaries afresh
+    pays page faults whenever the C allocator hands their memory back to the
+    system between steps, which glibc does for arrays of this size.)
+    """
+
+    def __init__(self, params, X, y):
+        self.params = [np.array(p) for p in params]
+        self.X, self.y = X, y
+        n, hidden = X.shape[0], self.params[0].shape[1]
+        self.rows = np.arange(n)
+        new = np.empty
+        self.h1, self.h2, self.d2, self.d1 = (new((n, hidden)) for _ in range(4))
+        self.z, self.e = new((n, 10)), new((n, 10))
+        self.m, self.s = new((n, 1)), new((n, 1))
+        self.grads = [np.empty_like(p) for p in self.params]
+
+    def loss_grads(self):
+        """Loss (mean softmax cross-entropy); the gradients land in ``self.grads``."""
+        W1, b1, W2, b2, W3, b3 = self.params
+        dW1, db1, dW2, db2, dW3, db3 = self.grads
+        X, y, rows = self.X, self.y, self.rows
+        h1, h2, d1, d2, z, e, m, s = self.h1, self.h2, self.d1, self.d2, self.z, self.e, self.m, self.s
+        n = X.shape[0]
+        np.matmul(X, W1, out=h1)
+        h1 += b1
+        np.tanh(h1, out=h1)
+        np.matmul(h1, W2, out=h2)
+        h2 += b2
+        np.tanh(h2, out=h2)
+        np.matmul(h2, W3, out=z)
+        z += b3
+        np.max(z, axis=1, keepdims=True, out=m)
+        np.subtract(z, m, out=e)
+        np.exp(e, out=e)
+        np.sum(e, axis=1, keepdims=True, out=s)
+        loss = float(np.mean(np.log(s[:, 0]) + m[:, 0] - z[rows, y]))
+        e /= s                                  # softmax, then the gradient of the mean loss
+        e[rows, y] -= 1.0
+        e *= 1.0 / n
+        np.matmul(h2.T, e, out=dW3)
+        np.sum(e, axis=0, out=db3)
+        np.matmul(e, W3.T, out=d2)
+        np.multiply(h2, h2, out=h2)             # h2 is spent: 1 - h2^2 in its place
+        np.subtract(1.0, h2, out=h2)
+        d2 *= h2
+        np.matmul(h1.T, d2, out=dW2)
+        np.sum(d2, axis=0, out=db2)
+        np.matmul(d2, W2.T, out=d1)
+        np.multiply(h1, h1, out=h1)
+        np.subtract(1.0, h1, out=h1)
+        d1 *= h1
+        np.matmul(X.T, d1, out=dW1)
+        np.sum(d1, axis=0, out=db1)
+        return loss
+
+
+def _w4_plain(params, X, y):
+    """The same step written plainly: every intermediate a fresh array (context for the allocator's cost)."""
     W1, b1, W2, b2, W3, b3 = params
     n = X.shape[0]
     h1 = np.tanh(X @ W1 + b1)
@@ -113,29 +174,45 @@ def _w4_loss_grads(params, X, y):
     dz = e / s
     dz[rows, y] -= 1.0
     dz /= n
-    dW3 = h2.T @ dz
-    db3 = dz.sum(axis=0)
     d2 = (dz @ W3.T) * (1.0 - h2 * h2)
-    dW2 = h1.T @ d2
-    db2 = d2.sum(axis=0)
     d1 = (d2 @ W2.T) * (1.0 - h1 * h1)
-    dW1 = X.T @ d1
-    db1 = d1.sum(axis=0)
-    return loss, [dW1, db1, dW2, db2, dW3, db3]
+    return loss, [X.T @ d1, d1.sum(axis=0), h1.T @ d2, d2.sum(axis=0), h2.T @ dz, dz.sum(axis=0)]
 
 
-def w4_make(X, y, params, lr):
-    """``(step, evaluate)``: one SGD step in place of the held parameters; loss and grads now."""
-    state = [np.array(p) for p in params]
+W4_VARIANTS = ("preallocated", "plain")
+
+
+def w4_make(X, y, params, lr, variant=W4_VARIANTS[0]):
+    """``(step, evaluate)``: one SGD step on the held parameters; loss and grads now.
+
+    ``preallocated`` (the limit) works in buffers made once and updates in
+    place; ``plain`` makes fresh arrays every step, as most NumPy code does.
+    """
+    if variant == "plain":
+        state = [np.array(p) for p in params]
+
+        def step():
+            loss, grads = _w4_plain(state, X, y)
+            state[:] = [p - lr * g for p, g in zip(state, grads)]
+            return loss
+
+        def evaluate():
+            loss, grads = _w4_plain(state, X, y)
+            return [np.float64(loss)] + grads
+
+        return step, evaluate
+    w = _W4(params, X, y)
 
     def step():
-        loss, grads = _w4_loss_grads(state, X, y)
-        state[:] = [p - lr * g for p, g in zip(state, grads)]
+        loss = w.loss_grads()
+        for p, g in zip(w.params, w.grads):
+            g *= lr
+            p -= g
         return loss
 
     def evaluate():
-        loss, grads = _w4_loss_grads(state, X, y)
-        return [np.float64(loss)] + grads
+        loss = w.loss_grads()
+        return [np.float64(loss)] + [g.copy() for g in w.grads]
 
     return step, evaluate
 
