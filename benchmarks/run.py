@@ -367,7 +367,9 @@ def fmt_time(t):
         return f"{t:.2f} s"
     if t >= 1e-3:
         return f"{t * 1e3:.1f} ms"
-    return f"{t * 1e6:.0f} us"
+    if t >= 1e-6:
+        return f"{t * 1e6:.0f} us"
+    return f"{t * 1e9:.0f} ns"
 
 
 def cell_text(cell):
