@@ -169,8 +169,16 @@ def _compile(nodes, inputs, out_leaves, out_def):
             continue
         args = [name_of[a] for a in n._args]
         template = _INLINE.get(prim)
+        ufunc = getattr(prim.impl, "ufunc", None)
         if template is not None and not n._params:
             expr = template.format(*args)
+        elif (ufunc is not None and not n._params and type(n._value) is float
+              and all(type(a._value) is float for a in n._args)):
+            # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
+            # itself (same value, bit for bit) and skip the wrapper's checks.
+            fn = f"u{len(env)}"
+            env[fn] = ufunc
+            expr = f"float({fn}({', '.join(args)}))"
         else:
             fn = f"f{len(env)}"
             env[fn] = functools.partial(prim.impl, **n._params) if n._params else prim.impl

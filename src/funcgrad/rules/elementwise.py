@@ -55,6 +55,7 @@ def ufunc_impl(ufunc, name=None):
             return float(out)
         return out
     impl.__name__ = name
+    impl.ufunc = ufunc   # compiled plans call the ufunc itself on Python floats
     return impl
 
 
