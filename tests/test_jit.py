@@ -127,3 +127,15 @@ def test_plan_frees_every_intermediate_array_after_its_last_use():
 def test_non_numeric_argument_needs_static_argnums():
     with pytest.raises(TypeError, match="static_argnums"):
         fg.jit(lambda x, s: x)(1.0, "mode")
+
+
+def test_ties_between_two_traced_values_are_compared_not_identity():
+    # maximum(x, y) at x == y splits the gradient 0.5 / 0.5; == between two traced
+    # values is identity, so a mask written with == would see no tie under jit.
+    g = fg.grad(lambda x, y: fnp.sum(fnp.maximum(x, y)), argnums=(0, 1))
+    jg = fg.jit(g)
+    a, b = np.array([1.0, 2.0]), np.array([3.0, 0.0])
+    jg(a, b)
+    tie = np.array([1.0, 2.0])
+    _same(jg(tie, tie), g(tie, tie))
+    np.testing.assert_array_equal(jg(tie, tie)[0], [0.5, 0.5])

@@ -26,6 +26,7 @@ from ..primitive import Box as _Box
 from ..rules import arrays as _arrays
 from ..rules import reductions as _r
 from ..rules import ufuncs as _u
+from ..rules import elementwise as _ew
 from ..rules.elementwise import sqrt as _sqrt
 from ..rules.elementwise import where as _where
 
@@ -282,7 +283,7 @@ def _size(shape):
 
 def _nan_mask(a):
     p = _arrays.plain(a)
-    return p != p
+    return _ew.not_equal(p, p)   # not !=: between traced values != is identity
 
 
 def _is_float(a):

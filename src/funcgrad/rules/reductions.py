@@ -25,7 +25,7 @@ import numpy as np
 from ..primitive import Primitive
 from .arrays import (broadcast_to, concatenate, getitem, ndim_of, normalize_axes, plain,
                      reshape, shape_of, sum, transpose)
-from .elementwise import where
+from .elementwise import equal, where
 from .nn import _restore
 
 __all__ = ["prod", "max", "min", "cumsum", "cumprod", "others_product"]
@@ -129,7 +129,8 @@ def _tie_weights(x, ans, axis, keepdims):
     px = plain(x)
     if not shape_of(px):
         return 1.0
-    mask = where(px == _restore(plain(ans), px, axis, keepdims), 1.0, 0.0)
+    # equal, not ==: between two traced values == is identity, not a comparison
+    mask = where(equal(px, _restore(plain(ans), px, axis, keepdims)), 1.0, 0.0)
     return mask / sum(mask, axis=axis, keepdims=True)
 
 
