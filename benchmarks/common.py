@@ -134,3 +134,21 @@ OV_PRIMS = 2 * OV_K + 1
 
 def ov_v0(size=OV_SIZE, seed=SEED):
     return np.random.default_rng(seed + 6).normal(size=size)
+
+
+def mlp_forward(layers, x, relu):
+    """The scalar MLP of W1, one number at a time, with the engine's own ``relu``.
+
+    ``layers`` as made by ``unflatten``: per layer, (weights, bias) per neuron;
+    relu on every layer but the last. Every scalar engine runs this same code.
+    """
+    last = len(layers) - 1
+    for k, layer in enumerate(layers):
+        out = []
+        for w, b in layer:
+            act = b
+            for wi, xi in zip(w, x):
+                act = act + wi * xi
+            out.append(act if k == last else relu(act))
+        x = out
+    return x[0]

@@ -4,22 +4,13 @@ import autograd.numpy as anp
 from autograd import grad, value_and_grad
 from autograd.core import make_vjp
 
-from common import ALPHA, LR, unflatten
+from common import ALPHA, LR, unflatten, mlp_forward
 
 NAME = "autograd"
 
 
 def _mlp(layers, x):
-    last = len(layers) - 1
-    for k, layer in enumerate(layers):
-        out = []
-        for w, b in layer:
-            act = b
-            for wi, xi in zip(w, x):
-                act = act + wi * xi
-            out.append(act if k == last else anp.maximum(act, 0.0))
-        x = out
-    return x[0]
+    return mlp_forward(layers, x, lambda a: anp.maximum(a, 0.0))
 
 
 def _make_loss(X, Y):

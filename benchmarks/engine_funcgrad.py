@@ -8,23 +8,14 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from common import ALPHA, LR, unflatten
+from common import ALPHA, LR, unflatten, mlp_forward
 
 NAME = "funcgrad"
 relu, tanh = fg.nn.relu, fg.nn.tanh
 
 
 def _mlp(layers, x):
-    last = len(layers) - 1
-    for k, layer in enumerate(layers):
-        out = []
-        for w, b in layer:
-            act = b
-            for wi, xi in zip(w, x):
-                act = act + wi * xi
-            out.append(act if k == last else relu(act))
-        x = out
-    return x[0]
+    return mlp_forward(layers, x, relu)
 
 
 def w1_step(params, X, Y):

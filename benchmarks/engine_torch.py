@@ -2,7 +2,7 @@
 
 import torch
 
-from common import ALPHA, LR, unflatten
+from common import ALPHA, LR, unflatten, mlp_forward
 
 NAME = "torch"
 torch.set_num_threads(1)
@@ -10,16 +10,7 @@ F64 = torch.float64
 
 
 def _mlp(layers, x):
-    last = len(layers) - 1
-    for k, layer in enumerate(layers):
-        out = []
-        for w, b in layer:
-            act = b
-            for wi, xi in zip(w, x):
-                act = act + wi * xi
-            out.append(act if k == last else torch.relu(act))
-        x = out
-    return x[0]
+    return mlp_forward(layers, x, torch.relu)
 
 
 def w1_step(params, X, Y):
