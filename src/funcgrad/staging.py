@@ -7,7 +7,8 @@ input of the same structure, shapes and dtypes), which records every
 primitive call, including all those a transform such as ``grad`` makes inside
 it. The graph is then turned into a Python function of straight-line code,
 one line per primitive, built from the graph alone (never from user text),
-with every intermediate array deleted after its last use. Later calls with
+with every intermediate array deleted after its last use, or overwritten in
+place by the step that uses it last (``out=``). Later calls with
 the same structure run that code on the new values: no nodes, no dispatch, no
 sort, no fold. A call with a new structure traces again.
 
@@ -25,18 +26,13 @@ array([ 0.72686198, -0.63970001])
 def plan(a0):
     r0 = f1(a0)
     r1 = f2(r0, 1)
-    r2 = 2 * r1
-    del r1
-    r1 = c0 * r2
-    del r2
-    r2 = r0 * r0
+    r1 = u3(2, r1, out=r1)
+    r1 = u4(c0, r1, out=r1)
+    r0 = u5(r0, r0, out=r0)
+    r0 = u6(1.0, r0, out=r0)
+    r1 = u7(r1, r0, out=r1)
     del r0
-    r0 = 1.0 - r2
-    del r2
-    r2 = r1 * r0
-    del r1
-    del r0
-    return (r2,)
+    return (r1,)
 """
 
 import functools
@@ -49,7 +45,7 @@ from toolz import unique
 from .errors import ConcretizationError
 from .node import CONST, VAR, Node, ReverseTrace, new_level
 from .order import dfs_order
-from .rules import elementwise
+from .rules import elementwise, linalg
 from .rules.arrays import shape_of
 from .tree import tree_flatten, tree_unflatten
 
@@ -143,15 +139,54 @@ def _literal(v):
     return None
 
 
+_OPERATOR_UFUNCS = {elementwise.add: np.add, elementwise.subtract: np.subtract,
+                    elementwise.multiply: np.multiply, elementwise.divide: np.true_divide}
+
+
+def _ufunc_of(prim):
+    """The NumPy ufunc a primitive's impl is on arrays (one that takes ``out=``), or None."""
+    u = _OPERATOR_UFUNCS.get(prim) or getattr(prim.impl, "ufunc", None)
+    return u if isinstance(u, np.ufunc) else None
+
+
+def _fresh(prim):
+    """Whether ``prim`` always returns a new array, never a view of an operand."""
+    return _ufunc_of(prim) is not None or prim is linalg.matmul
+
+
+def _dead_buffer(n, i, last_use, outputs, consumers):
+    """An operand of step ``i`` whose array the step may overwrite, or None.
+
+    The step must be a ufunc with an array result; the operand must be a
+    computed value (not an input or constant) used here for the last time, not
+    an output, of the result's shape and dtype, made by a primitive that
+    returns fresh arrays and only ever read by such primitives (so no view of
+    it can still be alive). Writing the same ufunc's result with ``out=``
+    gives the same bits.
+    """
+    if n._params or _ufunc_of(n._prim) is None or type(n._value) is not np.ndarray:
+        return None
+    for a in n._args:
+        v = a._value
+        if (a._prim not in (VAR, CONST) and last_use.get(a) == i and a not in outputs
+                and type(v) is np.ndarray and v.shape == n._value.shape
+                and v.dtype == n._value.dtype and _fresh(a._prim)
+                and all(_fresh(p) for p in consumers[a])):
+            return a
+    return None
+
+
 def _compile(nodes, inputs, out_leaves, out_def):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``."""
     env = {}                                   # names the code refers to
     name_of = {n: f"a{k}" for k, n in enumerate(inputs)}
     outputs = {o for o in out_leaves if isinstance(o, Node)}
     last_use = {}
+    consumers = {}
     for i, n in enumerate(nodes):
         for a in n._args:
             last_use[a] = i
+            consumers.setdefault(a, []).append(n._prim)
     free = []                                  # registers whose values are dead
     counter = itertools.count()
     lines = []
@@ -183,8 +218,16 @@ def _compile(nodes, inputs, out_leaves, out_def):
             fn = f"f{len(env)}"
             env[fn] = functools.partial(prim.impl, **n._params) if n._params else prim.impl
             expr = f"{fn}({', '.join(args)})"
-        reg = free.pop() if free else f"r{next(counter)}"
-        lines.append(f"    {reg} = {expr}")
+        reuse = _dead_buffer(n, i, last_use, outputs, consumers)
+        if reuse is not None:
+            # Write the result into an operand's array that dies here: no new memory.
+            fn = f"u{len(env)}"
+            env[fn] = _ufunc_of(prim)
+            reg = name_of[reuse]
+            lines.append(f"    {reg} = {fn}({', '.join(args)}, out={reg})")
+        else:
+            reg = free.pop() if free else f"r{next(counter)}"
+            lines.append(f"    {reg} = {expr}")
         steps += 1
         name_of[n] = reg
         # Registers of values used here for the last time are free again; arrays
