@@ -15,7 +15,7 @@ from .errors import MissingRuleError, ShapeError
 from .fold import reverse_fold
 from .nodemap import node_map
 from .node import CONST
-from .primitive import EveryArgument
+from .primitive import EveryArgument, rule_at
 from .order import check_outputs, toposort
 from .rules.arrays import shape_of, unbroadcast, zeros_like_value
 
@@ -96,10 +96,7 @@ def vjp_step(node, g):
         if a._prim is CONST:
             out.append(None)
             continue
-        try:
-            rule = rules[i]
-        except (TypeError, IndexError):
-            rule = None
+        rule = rule_at(rules, i)
         if rule is None:
             raise _missing_rule(prim, i)
         out.append(rule(g, ans, *values, **params))

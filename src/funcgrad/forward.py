@@ -15,6 +15,7 @@ from .errors import MissingRuleError
 from .fold import reverse_fold
 from .node import VAR, Node, ReverseTrace, new_level
 from .order import dfs_order
+from .primitive import rule_at
 from .rules.arrays import broadcast_to, shape_of, zeros_like_value
 
 __all__ = ["Dual", "ForwardTrace", "jvp_of"]
@@ -78,7 +79,7 @@ def jvp_of(prim, tangents, ans, primals, params):
         for i, t in enumerate(tangents):
             if t is None:
                 continue
-            rule = rules[i] if rules is not None and i < len(rules) else None
+            rule = rule_at(rules, i)
             if rule is not None:
                 c = rule(t, ans, *primals, **params)
             else:
@@ -98,8 +99,7 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
     seed ``t`` gives ``J_i t``: trace the rule on a fresh cotangent variable,
     then fold back from its output.
     """
-    rules = prim.vjps
-    rule = rules[i] if rules is not None and i < len(rules) else None
+    rule = rule_at(prim.vjps, i)
     if rule is None:
         raise MissingRuleError(
             f"primitive '{prim.name}' has no forward-mode rule and no reverse-mode rule for "

@@ -21,10 +21,9 @@ primitives, so they are differentiable in turn.
 
 from functools import partial
 
-from .errors import MissingRuleError
 
 __all__ = ["Box", "Primitive", "EveryArgument", "primitive", "defvjp", "defjvp", "defjvp_joint",
-           "defbatch"]
+           "defbatch", "rule_at"]
 
 
 class Box:
@@ -85,19 +84,16 @@ class Primitive:
     def __repr__(self):
         return f"<primitive {self.name}>"
 
-    def vjp_rule(self, argnum):
-        """The reverse rule for argument ``argnum``, or raise a clear error."""
-        rules = self.vjps
-        rule = None
-        if rules is not None:
-            rule = rules[argnum] if argnum < len(rules) else None
-        if rule is None:
-            raise MissingRuleError(
-                f"primitive '{self.name}' has no reverse-mode rule for argument {argnum}; "
-                f"define one with fg.defvjp({self.name}, ...), or wrap that argument in "
-                f"fg.stop_gradient if it should be treated as a constant"
-            )
-        return rule
+
+def rule_at(rules, i):
+    """The rule for argument ``i`` in a rule table (a tuple, an EveryArgument
+    or None), or None when that argument has none."""
+    if rules is None:
+        return None
+    try:
+        return rules[i]
+    except IndexError:
+        return None
 
 
 class EveryArgument:
