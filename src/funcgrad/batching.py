@@ -35,7 +35,7 @@ from .rules.arrays import (broadcast_to, concatenate, getitem, reshape, shape_of
                            transpose)
 from .tree import tree_flatten, tree_unflatten
 
-__all__ = ["Batched", "BatchTrace", "vmap", "batch_of"]
+__all__ = ["Batched", "BatchTrace", "vmap", "leave"]
 
 
 class Batched(ArrayLike):
@@ -92,11 +92,6 @@ class BatchTrace:
 
     def __repr__(self):
         return f"<batch trace {self.level} of {self.size}>"
-
-
-def batch_of(value, trace):
-    """``value`` (batch axis first) as a Batched value of ``trace``."""
-    return Batched(value, trace)
 
 
 # ---------------------------------------------------------------- rules

@@ -33,7 +33,7 @@ from .errors import ImmutableError, NotDifferentiableError
 from .rules import elementwise as ew
 
 __all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
-                  "new_level", "is_node"]
+                  "new_level"]
 
 
 class Leaf:
@@ -198,11 +198,6 @@ class Node(ArrayLike):
                 return Node(self._value - other, ew.subtract,
                             (self, Node(other, CONST, (), None, None, t)), None, None, t)
         return ew.subtract(self, other)
-
-
-def is_node(x):
-    """Whether ``x`` is a graph node."""
-    return type(x) is Node
 
 
 class ReverseTrace:

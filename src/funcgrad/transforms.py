@@ -27,7 +27,7 @@ from .batching import Batched, BatchTrace, leave
 from .forward import Dual, ForwardTrace
 from .node import EXPRESSIONS, VAR, Node, ReverseTrace, new_level
 from .order import dfs_order
-from .primitive import Box
+from .primitive import Box, Primitive
 from .rules.arrays import getitem, raw, reshape, shape_of, transpose, zeros_like_value
 from .tree import tree_flatten, tree_map, tree_unflatten
 
@@ -38,7 +38,6 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian
 # ------------------------------------------------------------------ checking
 
 def _fun_name(fun):
-    from .primitive import Primitive
     if isinstance(fun, Primitive):
         return fun.name
     return getattr(fun, "__name__", None) or type(fun).__name__
