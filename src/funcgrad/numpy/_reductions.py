@@ -198,6 +198,18 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                      correction=correction))
 
 
+def _scan(name, numpy_fun, prim, a, axis, dtype, out):
+    """A running reduction (cumsum, cumprod): NumPy's for a plain value with a
+    dtype, else the primitive, over the flattened array when ``axis`` is None."""
+    _refuse(name, out=out)
+    if dtype is not None and not isinstance(a, _Box):
+        return numpy_fun(a, axis=axis, dtype=dtype)
+    a = _cast(a, dtype)
+    if axis is None:
+        return prim(_arrays.reshape(a, shape=(-1,)), axis=0)
+    return prim(a, axis=axis)
+
+
 def cumsum(a, axis=None, dtype=None, out=None):
     """``numpy.cumsum``; ``axis=None`` runs over the flattened array.
 
@@ -205,13 +217,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     >>> cumsum(np.array([[1.0, 2.0], [3.0, 4.0]]))
     array([ 1.,  3.,  6., 10.])
     """
-    _refuse("cumsum", out=out)
-    if dtype is not None and not isinstance(a, _Box):
-        return _np.cumsum(a, axis=axis, dtype=dtype)
-    a = _cast(a, dtype)
-    if axis is None:
-        return _r.cumsum(_arrays.reshape(a, shape=(-1,)), axis=0)
-    return _r.cumsum(a, axis=axis)
+    return _scan("cumsum", _np.cumsum, _r.cumsum, a, axis, dtype, out)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
@@ -222,13 +228,7 @@ def cumprod(a, axis=None, dtype=None, out=None):
     >>> fg.grad(lambda x: fnp.sum(cumprod(x)))(np.array([2.0, 0.0, 3.0]))
     array([1., 8., 0.])
     """
-    _refuse("cumprod", out=out)
-    if dtype is not None and not isinstance(a, _Box):
-        return _np.cumprod(a, axis=axis, dtype=dtype)
-    a = _cast(a, dtype)
-    if axis is None:
-        return _r.cumprod(_arrays.reshape(a, shape=(-1,)), axis=0)
-    return _r.cumprod(a, axis=axis)
+    return _scan("cumprod", _np.cumprod, _r.cumprod, a, axis, dtype, out)
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
