@@ -9,7 +9,7 @@ per-example grad; jit replays eager bit for bit.
 """
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import funcgrad as fg
@@ -21,6 +21,14 @@ def _as_function(program):
     def f(*xs):
         return run(program, xs)[1]
     return f
+
+
+def _assume_well_scaled(program):
+    """Keep to programs whose intermediate values stay moderate: past that a
+    derivative overflows (exp(exp(exp(2))) is inf) and inf * 0 makes NaNs that
+    say nothing about the transforms."""
+    values, _ = run(program, program.inputs)
+    assume(all(np.all(np.abs(v) < 1e3) for v in values))
 
 
 def _random_like(x, rng):
@@ -56,6 +64,7 @@ def test_jvp_and_vjp_satisfy_the_inner_product_identity(program, seed):
 @settings(max_examples=30, deadline=None)
 @given(programs(arrays=False, max_inputs=3, max_steps=6))
 def test_hessians_by_both_routes_agree_and_are_symmetric(program):
+    _assume_well_scaled(program)
     f = _as_function(program)
     x = np.array(program.inputs, dtype=float)
     g = lambda v: f(*[v[i] for i in range(len(x))])
