@@ -262,7 +262,7 @@ def forward_and_backprop(prim, args, params, diff, pre=None, seed=0):
 def reverse_vs_differences(prim, args, params, diff, pre=None):
     """Backprop with a random cotangent against central differences, argument by argument."""
     if not diff:  # integer inputs only: the primitive must declare no derivative at all
-        assert all(rule is None for rule in prim.vjps), f"{prim.name} has a rule for nothing"
+        assert all(rule is None for rule in prim.vjp), f"{prim.name} has a rule for nothing"
         return
     nodes, out, w, grads = forward_and_backprop(prim, args, params, diff, pre)
     for i in diff:

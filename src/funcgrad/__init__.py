@@ -30,8 +30,10 @@ from .rules.arrays import add_n
 from .semiring import Semiring, semirings, sum_product
 from .serialize import dumps, loads
 from .show import render, show, to_dot, to_svg
-from .transforms import (elementwise_grad, grad, hessian, hvp, jacfwd, jacobian, jacrev, jvp,
-                         stop_gradient, trace, value_and_grad, vjp)
+from .forward import jvp
+from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
+from .reverse import elementwise_grad, grad, trace, value_and_grad, vjp
+from .transforms import stop_gradient
 from .tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
                    tree_unflatten)
 

@@ -15,9 +15,9 @@ answer), so a batched value compares into a batched mask instead.
 
 import numpy as np
 
-from .primitive import Box
+from .traces import Box
 from .rules import arrays, elementwise, linalg
-from .rules.arrays import plain, raw
+from .values import plain, raw, shape_of
 
 __all__ = ["ArrayLike"]
 
@@ -67,10 +67,10 @@ _COMPARISONS = {
 
 # Questions about a traced value's shape have answers that need no derivative.
 _QUERIES = {
-    np.shape: lambda a: arrays.shape_of(a),
-    np.ndim: lambda a: len(arrays.shape_of(a)),
-    np.size: lambda a, axis=None: (int(np.prod(arrays.shape_of(a), dtype=np.int64)) if axis is None
-                                   else arrays.shape_of(a)[axis]),
+    np.shape: lambda a: shape_of(a),
+    np.ndim: lambda a: len(shape_of(a)),
+    np.size: lambda a, axis=None: (int(np.prod(shape_of(a), dtype=np.int64)) if axis is None
+                                   else shape_of(a)[axis]),
     np.iscomplexobj: lambda a: False,
     np.isrealobj: lambda a: True,
 }
@@ -185,15 +185,15 @@ class ArrayLike(Box):
     # -- array manners -------------------------------------------------------
     @property
     def shape(self):
-        return arrays.shape_of(self)
+        return shape_of(self)
 
     @property
     def ndim(self):
-        return len(arrays.shape_of(self))
+        return len(shape_of(self))
 
     @property
     def size(self):
-        return int(np.prod(arrays.shape_of(self), dtype=np.int64))
+        return int(np.prod(shape_of(self), dtype=np.int64))
 
     @property
     def dtype(self):

@@ -14,9 +14,10 @@ accumulate every value, like ``np.add.at`` and ``np.multiply.at``.
 
 import numpy as np
 
-from .primitive import Box
+from .traces import Box
 from .rules import arrays
 from .rules.elementwise import where
+from .values import shape_of
 
 __all__ = ["at"]
 
@@ -31,7 +32,7 @@ class _Ref:
         self.index = index
 
     def __repr__(self):
-        return f"<at[{self.index!r}] of an array of shape {arrays.shape_of(self.x)}>"
+        return f"<at[{self.index!r}] of an array of shape {shape_of(self.x)}>"
 
     def get(self):
         """``x[index]``."""
@@ -68,11 +69,11 @@ def _operand(x):
 
 
 def _traced_update(x, index, v, how):
-    shape = arrays.shape_of(x)
+    shape = shape_of(x)
     size = int(np.prod(shape, dtype=np.int64))
     targets = np.arange(size).reshape(shape)[index]     # the flat position of each selected item
     sel_shape = np.shape(targets)
-    vshape = arrays.shape_of(v)
+    vshape = shape_of(v)
     try:
         if np.broadcast_shapes(vshape, sel_shape) != sel_shape:
             raise ValueError
@@ -131,7 +132,7 @@ class _At:
         return _Ref(self.x, index)
 
     def __repr__(self):
-        return f"<at of an array of shape {arrays.shape_of(self.x)}>"
+        return f"<at of an array of shape {shape_of(self.x)}>"
 
 
 def at(x):

@@ -10,14 +10,14 @@ import operator
 
 import numpy as np
 
-from ._gc import gc_paused
 from .errors import MissingRuleError, ShapeError
-from .fold import reverse_fold
-from .nodemap import node_map
+from .fold import fold_back
 from .node import CONST
-from .primitive import EveryArgument, rule_at
-from .order import check_outputs, toposort
-from .rules.arrays import shape_of, unbroadcast, zeros_like_value
+from .nodemap import node_map
+from .order import check_outputs
+from .primitive import is_joint, per_argument_rule
+from .rules.elementwise import pullback
+from .values import shape_of, zeros_like_value
 
 __all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed"]
 
@@ -37,32 +37,20 @@ def _missing_rule(prim, i):
     )
 
 
-def _edge(g, d, x):
-    """The pullback along one elementwise edge: ``g * d``, summed to the shape of ``x``.
-
-    A weight of exactly 1 or -1 costs no multiplication; a scalar cotangent
-    needs no summing.
-    """
-    if type(d) is float:
-        c = g if d == 1.0 else -g if d == -1.0 else g * d
-    else:
-        c = g * d
-    if type(c) is float or (type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape):
-        return c
-    return unbroadcast(c, x)
-
-
 def vjp_step(node, g):
-    """The cotangent ``node`` sends to each argument, given its own cotangent ``g``."""
+    """The cotangent ``node`` sends to each argument, given its own cotangent ``g``.
+
+    This is the primitive's ``vjp`` rule, per argument or joint. Elementwise
+    nodes of one or two arguments take a path written out by hand, the
+    hottest code in funcgrad: each edge's weight is the partial derivative,
+    and its pullback the one elementwise :func:`~funcgrad.rules.elementwise.pullback`
+    (tests check both paths give the same bits).
+    """
     prim = node._prim
     args = node._args
     ans = node._value
     partials = prim.partials
     if partials is not None and len(args) <= 2:
-        # An elementwise node: each edge's weight is the partial derivative (a
-        # number for scalars, an array, or a traced value when differentiating
-        # again), and its pullback is g * weight summed back to the operand's shape.
-        # Unrolled for one and two arguments: this is the hottest code in funcgrad.
         if len(args) == 2:
             a, b = args
             x, y = a._value, b._value
@@ -72,34 +60,44 @@ def vjp_step(node, g):
             elif pa is None:
                 raise _missing_rule(prim, 0)
             else:
-                ca = _edge(g, pa(ans, x, y), x)
+                ca = pullback(g, pa(ans, x, y), x)
             if b._prim is CONST:
                 return (ca, None)
             if pb is None:
                 raise _missing_rule(prim, 1)
-            return (ca, _edge(g, pb(ans, x, y), y))
+            return (ca, pullback(g, pb(ans, x, y), y))
         a = args[0]
         if a._prim is CONST:
             return (None,)
         if partials[0] is None:
             raise _missing_rule(prim, 0)
         x = a._value
-        return (_edge(g, partials[0](ans, x), x),)
+        return (pullback(g, partials[0](ans, x), x),)
+    return general_vjp_step(node, g)
+
+
+def general_vjp_step(node, g):
+    """:func:`vjp_step` for every primitive, through its ``vjp`` rules only."""
+    prim = node._prim
+    args = node._args
     values = tuple(map(_value_of, args))
     params = node._params or _NO_PARAMS
-    rules = prim.vjps
-    if type(rules) is EveryArgument and rules.joint is not None:   # many parents: one call
-        return [None if a._prim is CONST else c
-                for a, c in zip(args, rules.joint(g, ans, *values, **params))]
+    rules = prim.vjp
+    if is_joint(rules):   # one call for every argument that needs a cotangent
+        argnums = [i for i, a in enumerate(args) if a._prim is not CONST]
+        out = [None] * len(args)
+        for i, c in zip(argnums, rules(argnums, g, node._value, *values, **params)):
+            out[i] = c
+        return out
     out = []
     for i, a in enumerate(args):
         if a._prim is CONST:
             out.append(None)
             continue
-        rule = rule_at(rules, i)
+        rule = per_argument_rule(rules, i)
         if rule is None:
             raise _missing_rule(prim, i)
-        out.append(rule(g, ans, *values, **params))
+        out.append(rule(g, node._value, *values, **params))
     return out
 
 
@@ -145,16 +143,10 @@ def backprop(output, seed=None, method="dfs", check=False):
     """
     (output,) = check_outputs((output,), "backprop")
     seed = default_seed(output, "backprop") if seed is None else _check_seed(seed, output)
-    from .finite import check_values, checked_vjp_step, checking
-    check = check or checking()
-    with gc_paused():
-        order = toposort(output, method=method)
-        if check:
-            check_values(order)
-        grads = reverse_fold(order, output, seed, checked_vjp_step if check else vjp_step,
-                             add_cotangents)
-        # A node reached only through rules that returned an exact zero still has a gradient.
-        for n in order:
-            if n not in grads and n._prim is not CONST:
-                grads[n] = zeros_like_value(n._value)
-        return node_map(grads)
+    grads, order = fold_back({output: seed}, vjp_step, add_cotangents, method=method,
+                             check=check or None)
+    # A node reached only through rules that returned an exact zero still has a gradient.
+    for n in order:
+        if n not in grads and n._prim is not CONST:
+            grads[n] = zeros_like_value(n._value)
+    return node_map(grads)

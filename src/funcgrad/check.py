@@ -10,8 +10,10 @@ function along ``t``, by forward mode (``<v, jvp(t)>``) and by reverse mode
 import numpy as np
 
 from .errors import GradientCheckError
-from .rules.arrays import raw, shape_of
-from .transforms import _fun_name, jvp, vjp
+from .values import raw, shape_of
+from .forward import jvp
+from .reverse import vjp
+from .transforms import fun_name
 from .tree import tree_flatten, tree_map
 
 __all__ = ["check_grads", "GradientCheckError"]
@@ -71,7 +73,7 @@ def check_grads(fun, args, order=2, modes=("fwd", "rev"), eps=1e-6, rtol=1e-5, a
     if not isinstance(order, int) or order < 1:
         raise ValueError(f"check_grads: order must be a positive int; got {order!r}")
     rng = np.random.default_rng(seed)
-    _check(fun, _as_floats(tuple(args)), order, tuple(modes), eps, rtol, atol, rng, _fun_name(fun), 1)
+    _check(fun, _as_floats(tuple(args)), order, tuple(modes), eps, rtol, atol, rng, fun_name(fun), 1)
 
 
 def _check(fun, args, order, modes, eps, rtol, atol, rng, name, level):

@@ -24,13 +24,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .backprop import vjp_step
 from .errors import NonFiniteError
 from .node import CONST, Leaf
-from .rules.arrays import raw
-from .show import format_value
+from .values import format_value, raw
 
-__all__ = ["debug_nans", "checking", "check_values", "checked_vjp_step"]
+__all__ = ["debug_nans", "checking", "check_values", "checked"]
 
 _local = threading.local()
 
@@ -89,14 +87,18 @@ def check_values(order):
                 f"its inputs are finite: {inputs}")
 
 
-def checked_vjp_step(node, g):
-    """``vjp_step``, raising at the first pullback that turns a finite cotangent non-finite."""
-    out = vjp_step(node, g)
-    if _finite(g):
-        for i, (a, c) in enumerate(zip(node._args, out)):
-            if c is not None and a._prim is not CONST and not _finite(c):
-                inputs = ", ".join(format_value(x._value) for x in node._args)
-                raise NonFiniteError(
-                    f"backprop: the cotangent that {_describe(node)} sends to its argument {i} "
-                    f"({_describe(a)}) is not finite: {format_value(c)}; the node's inputs: {inputs}")
-    return out
+def checked(node_step):
+    """``node_step`` of a reverse fold, raising at the first pullback that turns a
+    finite cotangent non-finite."""
+    def checked_step(node, g):
+        out = node_step(node, g)
+        if _finite(g):
+            for i, (a, c) in enumerate(zip(node._args, out)):
+                if c is not None and a._prim is not CONST and not _finite(c):
+                    inputs = ", ".join(format_value(x._value) for x in node._args)
+                    raise NonFiniteError(
+                        f"backprop: the cotangent that {_describe(node)} sends to its argument "
+                        f"{i} ({_describe(a)}) is not finite: {format_value(c)}; the node's "
+                        f"inputs: {inputs}")
+        return out
+    return checked_step

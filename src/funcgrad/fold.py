@@ -5,9 +5,35 @@ value. At each node, ``node_step(node, m)`` gives one contribution per argument
 (``None`` for none), and each is added into that parent's entry with ``plus``.
 Because the order is reversed, a node's entry is complete before the node is
 reached, so the work is one step per edge, however many paths there are.
+
+:func:`fold_back` is the whole reverse pass that backprop, the reverse
+transforms and ``sum_product`` share: order the graph, check its values for
+NaNs if asked, pause the cyclic garbage collector, fold.
 """
 
-__all__ = ["reverse_fold", "reverse_fold_seeds"]
+from ._gc import gc_paused
+from .finite import check_values, checked, checking
+from .order import ordering
+
+__all__ = ["fold_back", "reverse_fold", "reverse_fold_seeds"]
+
+
+def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None):
+    """The reverse pass from ``seeds`` (``{output: seed}``): ``(values, order)``.
+
+    ``check=True`` raises at the first node whose value, or whose pullback of
+    a finite value, is not finite; ``None`` checks inside ``fg.debug_nans()``
+    only; ``False`` never (folds over other semirings, where infinities are
+    ordinary values).
+    """
+    if check is None:
+        check = checking()
+    with gc_paused():
+        order = ordering(method)(tuple(seeds))
+        if check:
+            check_values(order)
+            node_step = checked(node_step)
+        return reverse_fold_seeds(order, seeds, node_step, plus, keep), order
 
 
 def reverse_fold(order, output, seed, node_step, plus, keep=None):

@@ -11,14 +11,18 @@ gives the forward rule.
 
 from .arraylike import ArrayLike
 from .backprop import add_cotangents, vjp_step
-from .errors import MissingRuleError
+from .errors import MissingRuleError, ShapeError
 from .fold import reverse_fold
-from .node import VAR, Node, ReverseTrace, new_level
+from .node import VAR, Node, ReverseTrace
 from .order import dfs_order
-from .primitive import rule_at
-from .rules.arrays import broadcast_to, shape_of, zeros_like_value
+from .primitive import is_joint, per_argument_rule
+from .rules.arrays import broadcast_to
+from .traces import Trace, new_level
+from .transforms import diff_leaf, fun_name
+from .tree import tree_flatten, tree_unflatten
+from .values import format_value, shape_of, zeros_like_value
 
-__all__ = ["Dual", "ForwardTrace", "jvp_of"]
+__all__ = ["Dual", "ForwardTrace", "jvp_of", "jvp"]
 
 
 class Dual(ArrayLike):
@@ -40,17 +44,14 @@ class Dual(ArrayLike):
         return self._tangent
 
     def __repr__(self):
-        from .show import format_value
         return f"<Dual {format_value(self._value)} tangent {format_value(self._tangent)}>"
 
 
-class ForwardTrace:
+class ForwardTrace(Trace):
     """A forward-mode trace: every primitive call pushes tangents through."""
 
-    __slots__ = ("level",)
-
-    def __init__(self, level):
-        self.level = level
+    __slots__ = ()
+    box_type = Dual
 
     def process(self, prim, args, params):
         primals = []
@@ -71,15 +72,15 @@ class ForwardTrace:
 
 def jvp_of(prim, tangents, ans, primals, params):
     """The output tangent of one primitive call, given its argument tangents."""
-    if prim.jvp_joint is not None:
-        out = prim.jvp_joint(tuple(tangents), ans, *primals, **params)
+    rules = prim.jvp
+    if is_joint(rules):
+        out = rules(tuple(tangents), ans, *primals, **params)
     else:
-        rules = prim.jvps
         out = None
         for i, t in enumerate(tangents):
             if t is None:
                 continue
-            rule = rule_at(rules, i)
+            rule = per_argument_rule(rules, i)
             if rule is not None:
                 c = rule(t, ans, *primals, **params)
             else:
@@ -92,6 +93,14 @@ def jvp_of(prim, tangents, ans, primals, params):
     return out
 
 
+def _reverse_rule(prim, i):
+    """The reverse rule of argument ``i`` alone, ``rule(g, ans, *args)``, or None."""
+    rules = prim.vjp
+    if is_joint(rules):
+        return lambda g, ans, *args, **params: rules([i], g, ans, *args, **params)[0]
+    return per_argument_rule(rules, i)
+
+
 def _transposed_vjp(prim, i, t, ans, primals, params):
     """Forward rule for argument ``i`` derived from its reverse rule.
 
@@ -99,7 +108,7 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
     seed ``t`` gives ``J_i t``: trace the rule on a fresh cotangent variable,
     then fold back from its output.
     """
-    rule = rule_at(prim.vjps, i)
+    rule = _reverse_rule(prim, i)
     if rule is None:
         raise MissingRuleError(
             f"primitive '{prim.name}' has no forward-mode rule and no reverse-mode rule for "
@@ -108,8 +117,38 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
     trace = ReverseTrace(new_level())
     g = Node(zeros_like_value(ans), VAR, (), None, "g", trace)
     out = rule(g, ans, *primals, **params)
-    if not (type(out) is Node and out._trace is trace):
+    if not trace.owns(out):
         return zeros_like_value(primals[i])  # the rule ignores g: a zero map
     grads = reverse_fold(dfs_order((out,)), out, t, vjp_step, add_cotangents,
                          keep=lambda n: n is g)
     return grads.get(g, zeros_like_value(ans))
+
+
+# ------------------------------------------------------------------ the transform
+
+def jvp(fun, primals, tangents):
+    """``(out, tangent_out)``: ``fun`` at ``primals`` and its derivative along ``tangents``.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.jvp(fnp.sin, (0.0,), (2.0,))
+    (0.0, 2.0)
+    """
+    who = f"jvp of {fun_name(fun)}"
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(f"{who}: primals and tangents must be tuples, e.g. jvp(f, (x,), (t,))")
+    p_leaves, p_def = tree_flatten(tuple(primals))
+    t_leaves, t_def = tree_flatten(tuple(tangents))
+    if p_def != t_def:
+        raise ShapeError(f"{who}: tangents have structure {t_def!r}, but primals have {p_def!r}")
+    for k, (p, t) in enumerate(zip(p_leaves, t_leaves)):
+        if shape_of(p) != shape_of(t):
+            raise ShapeError(f"{who}: tangent {k} has shape {shape_of(t)}, but its primal has {shape_of(p)}")
+    trace = ForwardTrace(new_level())
+    duals = [Dual(diff_leaf(p, who, f"primal {k}"), diff_leaf(t, who, f"tangent {k}"), trace)
+             for k, (p, t) in enumerate(zip(p_leaves, t_leaves))]
+    out = fun(*tree_unflatten(p_def, duals))
+    o_leaves, o_def = tree_flatten(out)
+    primal_out = [trace.unbox(o) for o in o_leaves]
+    tangent_out = [o._tangent if trace.owns(o) else zeros_like_value(o)
+                   for o in o_leaves]
+    return tree_unflatten(o_def, primal_out), tree_unflatten(o_def, tangent_out)

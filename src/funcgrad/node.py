@@ -7,7 +7,10 @@ references, so its cost does not depend on the size of the graph beneath it.
 
 Nodes hash and compare by identity: two nodes with equal values are two keys.
 They never change: every public attribute is read-only, and there are no others
-to set.
+to set. A node is also the box of the reverse trace (:class:`ReverseTrace`),
+the trace every reverse-mode transform opens. How a node prints and draws is
+installed by :mod:`funcgrad.show`, how it pickles by :mod:`funcgrad.serialize`
+(through ``copyreg``), so this module imports neither.
 
 >>> import funcgrad as fg
 >>> x = fg.var(2.0, name="x")
@@ -28,12 +31,11 @@ from numbers import Number
 import numpy as np
 
 from .arraylike import ArrayLike
-from .primitive import Box
 from .errors import ImmutableError, NotDifferentiableError
 from .rules import elementwise as ew
+from .traces import Box, Trace
 
-__all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
-                  "new_level"]
+__all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const"]
 
 
 class Leaf:
@@ -52,7 +54,6 @@ VAR = Leaf("var")
 CONST = Leaf("const")
 
 _next_id = itertools.count().__next__       # atomic under the GIL: safe across threads
-new_level = itertools.count(1).__next__     # later traces nest inside earlier ones
 
 
 def _readonly(name, doc):
@@ -114,29 +115,6 @@ class Node(ArrayLike):
 
     def __deepcopy__(self, memo):
         return self
-
-    def __reduce__(self, _serializer=[]):  # noqa: B006 - a one-slot cache, filled on first use
-        """Pickle as a flat table in topological order (see :mod:`funcgrad.serialize`).
-
-        Called once per node of a graph being pickled, so the import (which
-        costs more than the rest of the call) happens once and is kept.
-        """
-        if not _serializer:
-            from .serialize import reduce_node
-            _serializer.append(reduce_node)
-        return _serializer[0](self)
-
-    def __repr__(self):
-        from .show import node_repr
-        return node_repr(self)
-
-    def _repr_svg_(self):
-        """Jupyter draws a node as its graph (through Graphviz, when installed)."""
-        from .show import GraphvizNotFound, to_svg
-        try:
-            return to_svg(self)
-        except GraphvizNotFound:
-            return None        # Jupyter falls back to the text repr
 
     # -- fast paths for the commonest operators ------------------------------
     # On two nodes of one trace, or a node and a Python float, they build the
@@ -200,21 +178,21 @@ class Node(ArrayLike):
         return ew.subtract(self, other)
 
 
-class ReverseTrace:
+class ReverseTrace(Trace):
     """A reverse-mode trace: records each primitive call on its nodes as a new node.
 
     ``level`` orders nested traces: a primitive called on nodes of several
-    traces is recorded by the innermost (highest level) first.
+    traces is recorded by the innermost (highest level) first. The checks
+    "is this argument mine?" are written out in :meth:`process` rather than
+    calling :meth:`~funcgrad.traces.Trace.owns`: this is the hottest loop of
+    eager mode.
     """
 
-    __slots__ = ("level",)
-    node_type = Node  # what this trace records; jit's staging trace records Staged nodes
-
-    def __init__(self, level):
-        self.level = level
+    __slots__ = ()
+    box_type = Node  # what this trace records; jit's staging trace records Staged nodes
 
     def process(self, prim, args, params):
-        make = self.node_type
+        make = self.box_type
         if len(args) == 1:
             a = args[0]
             if type(a) is make and a._trace is self:

@@ -14,7 +14,11 @@ few entries by node id, and an HTML table for Jupyter.
 True
 """
 
+from html import escape
+
 from pyrsistent import PMap, pmap
+
+from .values import format_value
 
 __all__ = ["NodeMap", "node_map"]
 
@@ -49,16 +53,12 @@ class NodeMap(PMap):
         return sorted(self.items(), key=lambda kv: _key(kv[0]))
 
     def __repr__(self):
-        from .show import format_value
         items = self._ordered()
         shown = ", ".join(f"{_label(k)} {format_value(v)}" for k, v in items[:_SHOWN])
         more = f", ... {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
         return f"<NodeMap of {len(items)} nodes: {shown}{more}>"
 
     def _repr_html_(self):
-        from html import escape
-
-        from .show import format_value
         items = self._ordered()
         rows = "".join(
             f"<tr><td>#{_key(k)}</td><td>{escape(str(getattr(k, '_name', '') or ''))}</td>"

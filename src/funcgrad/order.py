@@ -18,7 +18,7 @@ from toolz import reduce, unique
 from .errors import CycleError
 from .node import Node
 
-__all__ = ["toposort", "graph", "dfs_order", "kahn_order", "check_outputs"]
+__all__ = ["toposort", "graph", "dfs_order", "kahn_order", "ordering", "check_outputs"]
 
 
 def check_outputs(outputs, who):
@@ -109,7 +109,15 @@ def kahn_order(outputs):
     return tuple(emitted)
 
 
-_METHODS = {"dfs": dfs_order, "kahn": kahn_order}
+_ORDERINGS = {"dfs": dfs_order, "kahn": kahn_order}
+
+
+def ordering(method):
+    """The ordering named ``method`` (``"dfs"`` or ``"kahn"``): a function of a tuple of outputs."""
+    try:
+        return _ORDERINGS[method]
+    except (KeyError, TypeError):
+        raise ValueError(f"toposort: method must be 'dfs' or 'kahn'; got {method!r}") from None
 
 
 def toposort(*outputs, method="dfs"):
@@ -123,11 +131,7 @@ def toposort(*outputs, method="dfs"):
     >>> [n.name or n.op for n in fg.toposort(f, method="kahn")]
     ['x', 'y', 'add', 'multiply']
     """
-    try:
-        order_of = _METHODS[method]
-    except (KeyError, TypeError):
-        raise ValueError(f"toposort: method must be 'dfs' or 'kahn'; got {method!r}") from None
-    return order_of(check_outputs(outputs, "toposort"))
+    return ordering(method)(check_outputs(outputs, "toposort"))
 
 
 def graph(*outputs):

@@ -1,50 +1,50 @@
-"""Primitives: the operations funcgrad knows how to differentiate.
+"""Primitives: the operations funcgrad knows how to differentiate, in one form.
 
-A primitive is a plain function on NumPy values (its *impl*) together with its
-derivative rules. Calling a primitive *binds* it to its arguments: when no
-argument is traced, the impl simply runs; otherwise the innermost trace among
-the arguments records the call. A reverse trace builds a graph node, a forward
-trace pushes a tangent. Either one computes the value by calling the primitive
-again on the unwrapped arguments, so outer traces record their part of the same
-call in turn. Nesting transforms is nothing more than this recursion.
+A primitive is a plain function on NumPy values (its *impl*) with its rules
+beside it. Calling a primitive *binds* it to its arguments: when none is
+traced the impl simply runs; otherwise the innermost trace among them
+processes the call (see :mod:`funcgrad.traces`).
 
-Rules are kept on the primitive itself, set by :func:`defvjp` and
-:func:`defjvp`; nothing is registered by importing a module.
+The one form of a primitive, read like a reference sheet::
 
-A reverse rule for argument ``i`` has the shape ``rule(g, ans, *args, **params)``
-and returns the cotangent of argument ``i`` given the output cotangent ``g``
-(or ``None`` for an exact zero). A forward rule for argument ``i`` has the shape
-``rule(t, ans, *args, **params)`` and returns the output tangent caused by the
-tangent ``t`` of argument ``i``. Rules are written with funcgrad's own
-primitives, so they are differentiable in turn.
+    Primitive(name, impl,
+              vjp=...,       # reverse mode: cotangent of the output -> of the arguments
+              jvp=...,       # forward mode: tangents of the arguments -> of the output
+              batch=...,     # vmap: the call on a whole batch at once
+              partials=...)  # elementwise shortcut: d f / d args[i], from which vjp, jvp follow
+
+``vjp`` is either a tuple with one rule per argument, ``rule(g, ans, *args,
+**params)`` giving that argument's cotangent (``None`` in the tuple: no
+derivative), or one *joint* rule for primitives of any number of arguments,
+``rule(argnums, g, ans, *args, **params)`` giving the cotangents of the
+arguments in ``argnums`` (the ones that need one), in that order.
+
+``jvp`` is either a tuple with one rule per argument, ``rule(t, ans, *args,
+**params)`` giving the output tangent caused by that argument's tangent ``t``
+(the sum over arguments is the output's tangent), or one joint rule
+``rule(tangents, ans, *args, **params)`` with ``None`` for zero tangents.
+Without ``jvp``, forward mode transposes the reverse rules (a reverse rule is
+linear in ``g``; its transpose is the forward rule).
+
+``batch(size, prim, values, batched, params)`` gets the arguments one level
+down (a batched one carries ``size`` examples on its leading axis) and
+returns the result with the batch leading. Without it, vmap runs the
+primitive example by example, which is always right.
+
+Rules are written with funcgrad's own primitives, so they differentiate again.
+The public makers :func:`defvjp`, :func:`defjvp` and :func:`defbatch` write
+into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
 """
 
-from functools import partial
+from .traces import Box
 
-
-__all__ = ["Box", "Primitive", "EveryArgument", "primitive", "defvjp", "defjvp", "defjvp_joint",
-           "defbatch", "rule_at"]
-
-
-class Box:
-    """Base class of traced values. Every box has a ``_trace`` with a ``level``.
-
-    ``_value`` is what the box stands for one level down. A batch box (vmap)
-    holds a value with one extra leading axis, the batch, and says so with
-    ``_is_batch``. An *opaque* box (batch boxes, and the staged values of a
-    jit trace) must not be looked through to read a value as a constant:
-    that value stands for many values, or for values not known yet.
-    """
-
-    __slots__ = ()
-    _is_batch = False
-    _is_opaque = False
+__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "per_argument_rule",
+           "is_joint"]
 
 
 class Primitive:
-    """An operation with an implementation on plain values and derivative rules.
+    """An operation with an implementation on plain values and its rules.
 
-    >>> import numpy as np
     >>> cube = Primitive("cube", lambda x: x ** 3)
     >>> cube(2.0)
     8.0
@@ -52,17 +52,15 @@ class Primitive:
     <primitive cube>
     """
 
-    __slots__ = ("name", "impl", "vjps", "jvps", "jvp_joint", "partials", "batch", "__weakref__")
+    __slots__ = ("name", "impl", "vjp", "jvp", "batch", "partials", "__weakref__")
 
-    def __init__(self, name, impl, vjps=None, jvps=None, jvp_joint=None, partials=None,
-                 batch=None):
+    def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None):
         self.name = name
         self.impl = impl
-        self.vjps = vjps            # per-argument reverse rules, or None
-        self.jvps = jvps            # per-argument forward rules, or None
-        self.jvp_joint = jvp_joint  # one forward rule for all tangents, or None
-        self.partials = partials    # elementwise only: per-argument partial derivatives
-        self.batch = batch          # batching rule (see funcgrad.batching), or None
+        self.vjp = vjp
+        self.jvp = jvp
+        self.batch = batch
+        self.partials = partials
 
     def __call__(self, *args, **params):
         if len(args) == 1:  # the commonest call, without the search below
@@ -85,38 +83,16 @@ class Primitive:
         return f"<primitive {self.name}>"
 
 
-def rule_at(rules, i):
-    """The rule for argument ``i`` in a rule table (a tuple, an EveryArgument
-    or None), or None when that argument has none."""
-    if rules is None:
+def is_joint(rules):
+    """Whether a ``vjp`` or ``jvp`` field holds one joint rule (not a per-argument tuple)."""
+    return rules is not None and not isinstance(rules, tuple)
+
+
+def per_argument_rule(rules, i):
+    """The per-argument rule for argument ``i`` in a ``vjp``/``jvp`` tuple, or None."""
+    if rules is None or i >= len(rules):
         return None
-    try:
-        return rules[i]
-    except IndexError:
-        return None
-
-
-class EveryArgument:
-    """Per-argument rules for a primitive with any number of arguments.
-
-    ``EveryArgument(rule)[i]`` is ``rule`` with the argument index bound first,
-    so ``rule(i, g, ans, *args, **params)`` serves every position. ``joint``,
-    if given, gives every argument's result in one call,
-    ``joint(g, ans, *args, **params)``: a node with n parents then costs O(n)
-    instead of n calls that each see all n arguments.
-    """
-
-    __slots__ = ("rule", "joint")
-
-    def __init__(self, rule, joint=None):
-        self.rule = rule
-        self.joint = joint
-
-    def __getitem__(self, i):
-        return partial(self.rule, i)
-
-    def __len__(self):
-        return 1 << 30
+    return rules[i]
 
 
 def primitive(fun):
@@ -155,9 +131,11 @@ def defvjp(prim, *makers):
     """Give ``prim`` reverse-mode rules, one maker per positional argument.
 
     Each maker is called as ``maker(ans, *args, **params)`` and returns a
-    function of the output cotangent ``g`` giving that argument's cotangent.
-    ``None`` means the argument has no gradient (differentiating through it is
-    an error that names the primitive and the argument).
+    function of the output cotangent ``g`` giving that argument's cotangent
+    (autograd's form). ``None`` means the argument has no gradient
+    (differentiating through it is an error that names the primitive and the
+    argument). The makers become ``prim.vjp``, the per-argument rules every
+    built-in primitive has.
 
     >>> import funcgrad as fg
     >>> @fg.primitive
@@ -179,7 +157,7 @@ def defvjp(prim, *makers):
             )
         else:
             rules.append(_from_maker(maker))
-    prim.vjps = tuple(rules)
+    prim.vjp = tuple(rules)
 
 
 def _from_maker(maker):
@@ -192,9 +170,9 @@ def defjvp(prim, *rules):
     """Give ``prim`` forward-mode rules, one per positional argument.
 
     Each rule is called as ``rule(t, ans, *args, **params)`` with the tangent
-    ``t`` of its argument and returns the tangent of the output. Without
-    forward rules funcgrad derives them from the reverse rules (a reverse rule
-    is linear in ``g``, and its transpose is the forward rule).
+    ``t`` of its argument and returns the tangent of the output: the same
+    per-argument form as the built-in primitives' ``jvp``. Without forward
+    rules funcgrad derives them from the reverse rules.
 
     >>> import funcgrad as fg
     >>> @fg.primitive
@@ -211,7 +189,7 @@ def defjvp(prim, *rules):
                 f"defjvp({prim.name}, ...): rule {i} must be a function "
                 f"`lambda t, ans, *args: ...` or None; got {type(r).__name__}"
             )
-    prim.jvps = tuple(rules)
+    prim.jvp = tuple(rules)
 
 
 def defbatch(prim, rule):
@@ -238,14 +216,3 @@ def defbatch(prim, rule):
         raise TypeError(f"defbatch({prim.name}, ...): the rule must be a function "
                         f"`rule(size, prim, values, batched, params)`; got {type(rule).__name__}")
     prim.batch = rule
-
-
-def defjvp_joint(prim, rule):
-    """Give ``prim`` one forward rule over all argument tangents at once.
-
-    ``rule(tangents, ans, *args, **params)`` gets a tuple with one tangent per
-    argument (``None`` where the tangent is zero).
-    """
-    _check_primitive(prim, "defjvp_joint")
-    prim.jvp_joint = rule
-

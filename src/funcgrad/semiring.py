@@ -15,10 +15,9 @@ import math
 import operator
 from typing import Any, Callable, NamedTuple
 
-from ._gc import gc_paused
-from .fold import reverse_fold
+from .fold import fold_back
 from .nodemap import node_map
-from .order import check_outputs, toposort
+from .order import check_outputs
 
 __all__ = ["Semiring", "semirings", "sum_product"]
 
@@ -94,6 +93,5 @@ def sum_product(output, weight, semiring):
             return [times(m, weight(p, node)) for p in node._args]
     else:
         raise TypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
-    with gc_paused():
-        order = toposort(output)
-        return node_map(reverse_fold(order, output, semiring.one, step, semiring.plus))
+    values, _ = fold_back({output: semiring.one}, step, semiring.plus, check=False)
+    return node_map(values)

@@ -16,7 +16,8 @@ position, and read back in one loop. Two ways in, one row shape:
   smaller than ``i``; ``params`` is the dict of static parameters or ``None``;
   ``outputs`` is the caller's structure with each node replaced by its row.
 
-- ``pickle.dumps(node)`` (also inside any container, through ``Node.__reduce__``):
+- ``pickle.dumps(node)`` (also inside any container; this module registers
+  :func:`reduce_node` for nodes with ``copyreg``):
   the *node format*. A node's pickle names the same row fields, with parents
   given as the nodes themselves, so pickle's memo shares every node between
   the objects of one ``pickle.dumps`` call. A node whose ancestors are not
@@ -79,6 +80,7 @@ under those names. Data written by a newer version than the one reading it is
 refused with an error naming both versions; it is never guessed at.
 """
 
+import copyreg
 import importlib
 import pickle
 import threading
@@ -88,6 +90,7 @@ from .arraylike import ArrayLike
 from .errors import CycleError, FuncgradError
 from .node import CONST, EXPRESSIONS, VAR, Leaf, Node
 from .primitive import Primitive
+from .staging import Staged
 
 __all__ = ["VERSION", "FORMAT", "SerializationError", "dumps", "loads", "to_table",
            "from_table", "op_ref", "resolve_op", "reduce_node"]
@@ -370,7 +373,7 @@ def loads(data):
     return from_table(table)
 
 
-# -- the node format: Node.__reduce__ -----------------------------------------
+# -- the node format: reduce_node, registered with copyreg ---------------------
 
 _local = threading.local()
 
@@ -465,7 +468,7 @@ def _row(node):
 
 
 def reduce_node(node):
-    """``Node.__reduce__``: a bare row if the parents are written, else the table before it."""
+    """How pickle writes a node: a bare row if the parents are written, else the table before it."""
     marks = getattr(_local, "marks", None)
     if marks is None:
         marks = _marks()
@@ -501,3 +504,9 @@ def _table_v1(_pause, ancestors, ref, parents, params, name, value):
 def _pause_v1():
     """Loader of a table's first argument: the collector stays paused while the unpickler lives."""
     return _Pause()
+
+
+# Pickling a node (or a jit value, which is refused with a clear error) goes
+# through reduce_node; node.py need not know this module.
+copyreg.pickle(Node, reduce_node)
+copyreg.pickle(Staged, reduce_node)

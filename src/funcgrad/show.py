@@ -2,6 +2,9 @@
 
 Nothing here walks more than it prints: a node's repr reads only the node and
 its parents' ids, and listings of huge graphs keep their head and tail.
+
+Importing this module installs how a node prints (``repr``) and draws in
+Jupyter (``_repr_svg_``), so that :mod:`funcgrad.node` needs no pictures.
 """
 
 import os
@@ -11,36 +14,11 @@ import subprocess
 import numpy as np
 
 from .errors import GraphvizNotFound
-from .node import Leaf
+from .node import Leaf, Node
 from .order import check_outputs, toposort
+from .values import format_value
 
 __all__ = ["show", "to_dot", "to_svg", "render", "GraphvizNotFound", "node_repr", "format_value"]
-
-
-def format_value(v, width=None):
-    """A short, stable text for a number or array.
-
-    >>> import numpy as np
-    >>> format_value(2.0), format_value(1 / 3), format_value(np.array(1.0))
-    ('2.0', '0.333333', '1.0')
-    >>> format_value(np.array([1.0, 0.5])), format_value(np.zeros((3, 4)))
-    ('[1. , 0.5]', 'array(3, 4)')
-    """
-    from .rules.arrays import raw
-    v = raw(v)
-    if isinstance(v, np.ndarray) and v.ndim == 0:
-        v = v[()]
-    if isinstance(v, (float, int, np.floating, np.integer, np.bool_)) and not isinstance(v, bool):
-        f = float(v)
-        text = repr(f)
-        if len(text) > 10:
-            text = f"{f:.6g}"
-        return text
-    if isinstance(v, np.ndarray):
-        if v.size <= 6:
-            return np.array2string(v, precision=4, separator=", ", suppress_small=True).replace("\n", "")
-        return f"array{v.shape}"
-    return repr(v)
 
 
 _ARGS_SHOWN = 6   # a node with more parents lists the first few and the last
@@ -316,3 +294,15 @@ def render(outputs, path, grads=None, format=None, **options):
     with open(path, "wb") as fh:
         fh.write(data)
     return path
+
+
+def _node_svg(node):
+    """Jupyter draws a node as its graph (through Graphviz, when installed)."""
+    try:
+        return to_svg(node)
+    except GraphvizNotFound:
+        return None        # Jupyter falls back to the text repr
+
+
+Node.__repr__ = node_repr
+Node._repr_svg_ = _node_svg

@@ -43,10 +43,11 @@ import numpy as np
 from toolz import unique
 
 from .errors import ConcretizationError
-from .node import CONST, VAR, Node, ReverseTrace, new_level
+from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
 from .rules import elementwise, linalg
-from .rules.arrays import shape_of
+from .values import shape_of
+from .traces import Box, new_level
 from .tree import tree_flatten, tree_unflatten
 
 __all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan"]
@@ -56,7 +57,6 @@ class Staged(Node):
     """A node of a jit trace: its value stands for every input of its shape."""
 
     __slots__ = ()
-    _is_opaque = True
 
     # Comparisons are recorded, so a mask computed from them is part of the plan.
     def __lt__(self, other): return elementwise.less(self, other)
@@ -95,10 +95,15 @@ class Staged(Node):
 
 
 class StagingTrace(ReverseTrace):
-    """The trace of jit: records every primitive call as a Staged node."""
+    """The trace of jit: records every primitive call as a Staged node.
+
+    Its values are opaque: each stands for every input of its shape, so no
+    rule may read one as a constant.
+    """
 
     __slots__ = ()
-    node_type = Staged
+    box_type = Staged
+    opaque = True
 
     def __repr__(self):
         return f"<staging trace {self.level}>"
@@ -315,15 +320,13 @@ def jit(fun, static_argnums=()):
         staged_dynamic = iter(tree_unflatten(treedef, inputs))
         call = [a if i in statics else next(staged_dynamic) for i, a in enumerate(args)]
         out_leaves, out_def = tree_flatten(fun(*call))
-        mine = [o for o in out_leaves if isinstance(o, Staged) and o._trace is trace]
+        mine = [o for o in out_leaves if trace.owns(o)]
         nodes = dfs_order(tuple(unique(inputs + mine))) if (inputs or mine) else ()
-        out_leaves = [o if (isinstance(o, Staged) and o._trace is trace) else _plain_output(o)
-                      for o in out_leaves]
+        out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
         return _compile(nodes, inputs, out_leaves, out_def)
 
     @functools.wraps(fun)
     def jitted(*args):
-        from .primitive import Box
         if any(isinstance(l, Box) for l in tree_flatten(args)[0]):
             return fun(*args)      # inside another transform: trace straight through
         plan, leaves = plan_for(*args)

@@ -18,6 +18,7 @@ from ..rules import arrays as _arrays
 from ..rules import linalg as _la
 from ..rules.elementwise import multiply as _multiply
 from . import linalg
+from ..values import shape_of as _shape_of
 
 __all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",
            "diag", "diagonal", "triu", "tril", "linalg"]
@@ -29,7 +30,7 @@ def _arr(x):
 
 
 def _ndim(x):
-    return len(_arrays.shape_of(x))
+    return len(_shape_of(x))
 
 
 def _no_out(name, out):
@@ -204,7 +205,7 @@ def diag(v, k=0):
     array([0., 3.])
     """
     v = _arr(v)
-    shape = _arrays.shape_of(v)
+    shape = _shape_of(v)
     if len(shape) == 1:
         n = shape[0] + abs(k)
         return _la.undiagonal(v, offset=k, axis1=0, axis2=1, shape=(n, n))

@@ -22,13 +22,14 @@ import builtins
 
 import numpy as _np
 
-from ..primitive import Box as _Box
+from ..traces import Box as _Box
 from ..rules import arrays as _arrays
 from ..rules import reductions as _r
 from ..rules import ufuncs as _u
 from ..rules import elementwise as _ew
 from ..rules.elementwise import sqrt as _sqrt
 from ..rules.elementwise import where as _where
+from ..values import plain as _plain, raw as _raw, shape_of as _shape_of
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",
            "cumsum", "cumprod", "average", "nansum", "nanmean"]
@@ -49,7 +50,7 @@ def _refuse(name, **unsupported):
 
 def _count(a, axis):
     """How many elements each result of a reduction over ``axis`` combines."""
-    shape = _arrays.shape_of(a)
+    shape = _shape_of(a)
     axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
     n = 1
     for ax in axes:
@@ -61,14 +62,14 @@ def _cast(a, dtype):
     """``a`` as ``dtype`` (None: unchanged; integers summed as float64 where NumPy does)."""
     if dtype is None:
         return a
-    if _np.result_type(_arrays.raw(a)) == _np.dtype(dtype):
+    if _np.result_type(_raw(a)) == _np.dtype(dtype):
         return a
     return _u.astype(a, dtype=dtype)
 
 
 def _float_input(a):
     """``a`` cast to float64 if it holds integers or bools, as mean and var do."""
-    dt = _np.result_type(_arrays.raw(a))
+    dt = _np.result_type(_raw(a))
     return a if _np.issubdtype(dt, _np.inexact) else _cast(a, _np.float64)
 
 
@@ -243,15 +244,15 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     >>> average(np.array([1.0, 3.0]), returned=True)
     (np.float64(2.0), np.float64(2.0))
     """
-    shape = _arrays.shape_of(a)
+    shape = _shape_of(a)
     nd = len(shape)
     if axis is not None:
         axis = tuple(x % nd for x in axis) if isinstance(axis, (tuple, list)) else (axis % nd,)
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
-        scl = _np.float64(_size(shape) / _size(_arrays.shape_of(avg)))
+        scl = _np.float64(_size(shape) / _size(_shape_of(avg)))
     else:
-        wshape = _arrays.shape_of(weights)
+        wshape = _shape_of(weights)
         w = weights
         if wshape != shape:
             if axis is None:
@@ -263,13 +264,13 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
             w = _arrays.transpose(w, axes=tuple(int(i) for i in _np.argsort(axis)))
             w = _arrays.reshape(w, shape=tuple(s if x in axis else 1 for x, s in enumerate(shape)))
         scl = _arrays.sum(w, axis=axis, keepdims=keepdims)
-        if _np.any(_arrays.raw(scl) == 0.0):
+        if _np.any(_raw(scl) == 0.0):
             raise ZeroDivisionError("average: the weights sum to zero along an axis, so they "
                                     "cannot be normalized")
         avg = _arrays.sum(_float_input(a) * w, axis=axis, keepdims=keepdims) / scl
     if returned:
-        if _arrays.shape_of(scl) != _arrays.shape_of(avg):
-            scl = _arrays.broadcast_to(scl, shape=_arrays.shape_of(avg))
+        if _shape_of(scl) != _shape_of(avg):
+            scl = _arrays.broadcast_to(scl, shape=_shape_of(avg))
         return avg, scl
     return avg
 
@@ -282,12 +283,12 @@ def _size(shape):
 
 
 def _nan_mask(a):
-    p = _arrays.plain(a)
+    p = _plain(a)
     return _ew.not_equal(p, p)   # not !=: between traced values != is identity
 
 
 def _is_float(a):
-    return _np.issubdtype(_np.result_type(_arrays.raw(a)), _np.inexact)
+    return _np.issubdtype(_np.result_type(_raw(a)), _np.inexact)
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):

@@ -20,10 +20,11 @@ from numpy import (arange, empty, eye, full, identity, indices, linspace, logspa
                    meshgrid, ones, random, tri, zeros)
 
 from ..errors import ShapeError
-from ..primitive import Box
+from ..traces import Box
 from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..rules.elementwise import where as _where
+from ..values import plain as _plain, raw as _raw, shape_of as _shape_of
 
 __all__ = [
     # shapes
@@ -52,7 +53,7 @@ def _traced(*xs):
 
 
 def _shape(x):
-    return _a.shape_of(x)
+    return _shape_of(x)
 
 
 def _operand(x):
@@ -690,7 +691,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if unknown:
             raise TypeError(f"pad: unsupported keyword arguments for mode 'constant': {sorted(unknown)}")
         values = _pairs(kwargs.get("constant_values", 0), nd, "pad", "constant_values")
-        dtype = _np.result_type(_a.raw(array))
+        dtype = _np.result_type(_raw(array))
         for ax in range(nd):
             parts = []
             cur = _shape(x)
@@ -739,7 +740,7 @@ def sort(a, axis=-1, kind=None, order=None):
     if nd == 0:
         raise _np.exceptions.AxisError("sort: a 0-d array has no axis to sort along")
     axis = _axis(axis, nd, "sort")
-    index = _s.argsort(_a.plain(a), axis=axis, kind="stable")
+    index = _s.argsort(_plain(a), axis=axis, kind="stable")
     return _s.take_along(a, index, axis=axis)
 
 
@@ -785,7 +786,7 @@ def take_along_axis(arr, indices, axis=-1):
     """
     if not _traced(arr, indices):
         return _np.take_along_axis(arr, indices, axis=axis)
-    indices = _a.plain(indices)
+    indices = _plain(indices)
     if not isinstance(indices, Box):
         indices = _np.asarray(indices)
         if not _np.issubdtype(indices.dtype, _np.integer):
@@ -850,7 +851,7 @@ def select(condlist, choicelist, default=0):
                          f"together") from None
     result = default
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
-        cond = _a.plain(cond)
+        cond = _plain(cond)
         if not isinstance(cond, Box) and _np.asarray(cond).dtype != bool:
             raise TypeError(f"select: invalid entry in condlist: should be boolean ndarray; got "
                             f"dtype {_np.asarray(cond).dtype}")
@@ -861,7 +862,7 @@ def select(condlist, choicelist, default=0):
 # ---------------------------------------------------------------- integer-valued
 
 def _no_batch(x, who):
-    p = _a.plain(x)
+    p = _plain(x)
     if isinstance(p, Box):
         raise TypeError(f"{who}: the result's shape depends on the values, so it cannot be "
                         f"computed under vmap or jit; call it outside the transformed function")
@@ -875,7 +876,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     >>> fnp.argsort(fnp.array([3.0, 1.0, 2.0]))
     array([1, 2, 0])
     """
-    p = _a.plain(a)
+    p = _plain(a)
     if not isinstance(p, Box):
         return _np.argsort(p, axis=axis, kind=kind, order=order, stable=stable)
     if stable:
@@ -890,7 +891,7 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
     >>> int(fnp.argmax(fnp.array([3.0, 1.0, 4.0])))
     2
     """
-    p = _a.plain(a)
+    p = _plain(a)
     if not isinstance(p, Box):
         return _np.argmax(p, axis=axis, out=out, keepdims=keepdims)
     return _s.argmax(p, axis=axis, keepdims=keepdims)
@@ -903,7 +904,7 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     >>> fnp.argmin(fnp.array([[3.0, 1.0], [0.0, 2.0]]), axis=1)
     array([1, 0])
     """
-    p = _a.plain(a)
+    p = _plain(a)
     if not isinstance(p, Box):
         return _np.argmin(p, axis=axis, out=out, keepdims=keepdims)
     return _s.argmin(p, axis=axis, keepdims=keepdims)
@@ -926,11 +927,11 @@ def searchsorted(a, v, side="left", sorter=None):
     >>> fnp.searchsorted(fnp.array([1.0, 2.0, 3.0]), [2.5, 0.0])
     array([2, 0])
     """
-    pa, pv = _a.plain(a), _a.plain(v)
+    pa, pv = _plain(a), _plain(v)
     if not isinstance(pa, Box) and not isinstance(pv, Box):
         return _np.searchsorted(pa, pv, side=side, sorter=sorter)
     if sorter is not None:
-        pa = take_along_axis(pa, _a.plain(sorter), axis=0)
+        pa = take_along_axis(pa, _plain(sorter), axis=0)
     return _s.searchsorted(pa, pv if isinstance(pv, Box) else _np.asarray(pv), side=side)
 
 
@@ -939,7 +940,7 @@ def searchsorted(a, v, side="left", sorter=None):
 def _like(a, dtype, shape):
     """Shape and dtype for a ``*_like`` constructor given a traced value."""
     if dtype is None:
-        dtype = _np.result_type(_a.raw(a))
+        dtype = _np.result_type(_raw(a))
         if not _np.issubdtype(dtype, _np.inexact):
             dtype = _np.float64
     return _shape(a) if shape is None else shape, dtype
@@ -991,4 +992,4 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     if not isinstance(a, Box):
         return _np.full_like(a, fill_value, dtype=dtype, order=order, subok=subok, shape=shape)
     shape, dtype = _like(a, dtype, shape)
-    return _np.full(shape, _a.raw(fill_value), dtype=dtype)
+    return _np.full(shape, _raw(fill_value), dtype=dtype)

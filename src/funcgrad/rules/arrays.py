@@ -3,7 +3,10 @@
 Every primitive here is linear, so its forward rule is the primitive itself
 applied to the tangent, and its reverse rule is its transpose (which is again a
 primitive in this table). ``unbroadcast`` sums a cotangent back to the shape of
-the operand that was broadcast, which every broadcasting rule needs.
+the operand that was broadcast, which every broadcasting rule needs. Each
+primitive's batching rule moves its axis arguments past vmap's batch axis; the
+helpers they share (and that the other tables' batching rules use) are here,
+because they are built from these primitives.
 
     primitive       value                    reverse rule (transpose)
     -------------   ----------------------   ---------------------------------------
@@ -24,67 +27,19 @@ from functools import reduce
 
 import numpy as np
 
-from ..primitive import Box, EveryArgument, Primitive
+from ..primitive import Primitive
+from ..values import ndim_of, normalize_axes, shape_of, zeros_like_value
 
 __all__ = [
-    "shape_of", "ndim_of", "raw", "plain", "normalize_axes", "unbroadcast", "zeros_like_value",
-    "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
+    "unbroadcast", "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
     "sum", "getitem", "untake", "concatenate", "add_n",
+    # helpers for the batching rules of every table
+    "example_shape", "positive_axes", "shift_axes", "lead_axes", "all_batched",
+    "batch_elementwise", "batch_example_by_example", "batch_reduction", "batch_along_axis",
 ]
 
 
 # ---------------------------------------------------------------- helpers
-
-def raw(x):
-    """``x`` with every trace removed: the plain number or array underneath."""
-    while isinstance(x, Box):
-        x = x._value
-    return x
-
-
-def plain(x):
-    """``x`` without derivative traces, down to its value or an opaque box.
-
-    Masks and other constants computed in rules read values through
-    ``plain``: a batch box (vmap) or a staged value (jit) is kept, so that
-    comparing it records a comparison instead of freezing one value's answer.
-    """
-    while isinstance(x, Box) and not x._is_opaque:
-        x = x._value
-    return x
-
-
-def shape_of(x):
-    """The shape of a plain or traced value (``()`` for a Python number).
-
-    Each batch box on the way down owns the leading axis of its value, which
-    is not part of the shape a function under vmap sees.
-    """
-    t = type(x)
-    if t is np.ndarray:
-        return x.shape
-    if t is float:
-        return ()
-    batch_axes = 0
-    while isinstance(x, Box):
-        batch_axes += x._is_batch
-        x = x._value
-    shape = x.shape if type(x) is np.ndarray else np.shape(x)
-    return shape[batch_axes:] if batch_axes else shape
-
-
-def ndim_of(x):
-    return len(shape_of(x))
-
-
-def zeros_like_value(x):
-    """A plain zero of the shape and float dtype of ``x`` (a zero tangent)."""
-    v = raw(x)
-    if type(v) is float or type(v) is int:
-        return 0.0
-    shape = shape_of(x)
-    return np.zeros(shape, dtype=np.result_type(v, np.float64) if shape else np.float64)
-
 
 def unbroadcast(g, x):
     """Sum the cotangent ``g`` over the axes along which ``x`` was broadcast."""
@@ -105,16 +60,7 @@ def unbroadcast(g, x):
     return g
 
 
-def normalize_axes(axis, ndim):
-    """The axes ``axis`` names in an array of ``ndim`` dims (None: all) as a sorted tuple."""
-    if axis is None:
-        return tuple(range(ndim))
-    if not isinstance(axis, (tuple, list)):
-        axis = (axis,)
-    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
-
-
-# ---------------------------------------------------------------- the table
+# ---------------------------------------------------------------- rules
 
 def _sum_impl(x, axis=None, keepdims=False):
     if type(x) is float:
@@ -144,24 +90,14 @@ def _untake_impl(g, index, shape):
     return out
 
 
-def _concat_vjp(i, g, ans, *xs, axis=0):
-    nd = ndim_of(ans)
-    ax = axis % nd
-    start = reduce(operator.add, (shape_of(x)[ax] for x in xs[:i]), 0)
-    stop = start + shape_of(xs[i])[ax]
-    index = (slice(None),) * ax + (slice(start, stop),)
-    return getitem(g, index=index)
-
-
-def _concat_vjp_all(g, ans, *xs, axis=0):
-    """Every argument's slice of ``g`` in one pass (offsets accumulate as we go)."""
+def _concat_vjp(argnums, g, ans, *xs, axis=0):
+    """The slices of ``g`` that belong to the arguments in ``argnums``, in one pass."""
     ax = axis % ndim_of(ans)
-    out, start = [], 0
+    starts = [0]
     for x in xs:
-        stop = start + shape_of(x)[ax]
-        out.append(getitem(g, index=(slice(None),) * ax + (slice(start, stop),)))
-        start = stop
-    return out
+        starts.append(starts[-1] + shape_of(x)[ax])
+    lead = (slice(None),) * ax
+    return [getitem(g, index=lead + (slice(starts[i], starts[i + 1]),)) for i in argnums]
 
 
 def _concat_jvp(tangents, ans, *xs, axis=0):
@@ -174,59 +110,209 @@ def _add_n_jvp(tangents, ans, *xs):
     return reduce(operator.add, present)
 
 
+# ---------------------------------------------------------------- batching helpers
+# Used by the batching rules of every table: under vmap a batched value has the
+# batch on its leading axis, so an example's axis k is the value's axis k + 1.
+
+def example_shape(v, is_batched):
+    """The shape one example of ``v`` has (the batch axis dropped when batched)."""
+    s = shape_of(v)
+    return s[1:] if is_batched else s
+
+
+def positive_axes(axis, ndim):
+    """One axis or a tuple of them, made non-negative for an example of ``ndim`` dims."""
+    if isinstance(axis, tuple):
+        return tuple(a % ndim for a in axis)
+    return axis % ndim
+
+
+def shift_axes(axis):
+    """Axes of an example, as axes of the batch (one further along)."""
+    if isinstance(axis, tuple):
+        return tuple(a + 1 for a in axis)
+    return axis + 1
+
+
+def lead_axes(v, ndim):
+    """A batched value with size-1 axes inserted after the batch axis up to ``ndim`` example dims."""
+    s = shape_of(v)
+    missing = ndim - (len(s) - 1)
+    return reshape(v, shape=(s[0],) + (1,) * missing + s[1:]) if missing > 0 else v
+
+
+def all_batched(size, values, batched):
+    """Every value with a batch axis: unbatched ones broadcast along a new one."""
+    return [v if b else broadcast_to(v, shape=(size,) + shape_of(v)) for v, b in zip(values, batched)]
+
+
+def batch_elementwise(size, prim, values, batched, params):
+    """Elementwise primitives (and add_n): align the batch axes, then broadcast."""
+    ndim = max(len(example_shape(v, b)) for v, b in zip(values, batched))
+    aligned = [lead_axes(v, ndim) if b else v for v, b in zip(values, batched)]
+    return prim(*aligned, **params)
+
+
+def batch_example_by_example(size, prim, values, batched, params):
+    """The rule of a primitive without one: each example on its own, results stacked."""
+    outs = []
+    for i in range(size):
+        out = prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)], **params)
+        outs.append(reshape(out, shape=(1,) + shape_of(out)))
+    return concatenate(*outs, axis=0)
+
+
+def batch_reduction(size, prim, values, batched, params):
+    """Reductions (sum, logsumexp, prod, ...): ``axis`` (None: every example axis) moves past the batch."""
+    nd = len(example_shape(values[0], True))
+    axis = params.get("axis")
+    axis = tuple(range(nd)) if axis is None else positive_axes(axis, nd)
+    return prim(values[0], **{**params, "axis": shift_axes(axis)})
+
+
+def batch_along_axis(size, prim, values, batched, params):
+    """Functions along one axis (softmax, cumsum, ...): that axis moves past the batch."""
+    nd = len(example_shape(values[0], True))
+    return prim(values[0], **{**params, "axis": positive_axes(params.get("axis", -1), nd) + 1})
+
+
+def _plain_index(index):
+    """Whether prefixing ``slice(None)`` keeps the meaning of ``index``.
+
+    It does unless the index mixes arrays with other entries between them:
+    NumPy then moves the advanced axes to the front.
+    """
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(p, (np.ndarray, list)) for p in parts):
+        return True
+    advanced = [i for i, p in enumerate(parts) if isinstance(p, (np.ndarray, list, int, np.integer))]
+    return advanced == list(range(advanced[0], advanced[-1] + 1))
+
+
+def _reshape_batch(size, prim, values, batched, params):
+    return reshape(values[0], shape=(size,) + tuple(params["shape"]))
+
+
+def _broadcast_to_batch(size, prim, values, batched, params):
+    shape = tuple(params["shape"])
+    return broadcast_to(lead_axes(values[0], len(shape)), shape=(size,) + shape)
+
+
+def _expand_dims_batch(size, prim, values, batched, params):
+    nd = len(example_shape(values[0], True))
+    axis = params["axis"]
+    count = len(axis) if isinstance(axis, tuple) else 1
+    return expand_dims(values[0], axis=shift_axes(positive_axes(axis, nd + count)))
+
+
+def _squeeze_batch(size, prim, values, batched, params):
+    shape = example_shape(values[0], True)
+    axis = params.get("axis")
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(shape) if n == 1)
+    return squeeze(values[0], axis=shift_axes(positive_axes(axis, len(shape))))
+
+
+def _transpose_batch(size, prim, values, batched, params):
+    nd = len(example_shape(values[0], True))
+    axes = params.get("axes")
+    axes = tuple(reversed(range(nd))) if axes is None else positive_axes(tuple(axes), nd)
+    return transpose(values[0], axes=(0,) + shift_axes(axes))
+
+
+def _swapaxes_batch(size, prim, values, batched, params):
+    nd = len(example_shape(values[0], True))
+    return swapaxes(values[0], axis1=positive_axes(params["axis1"], nd) + 1,
+                    axis2=positive_axes(params["axis2"], nd) + 1)
+
+
+def _getitem_batch(size, prim, values, batched, params):
+    index = params["index"]
+    if not _plain_index(index):
+        return batch_example_by_example(size, prim, values, batched, params)
+    parts = index if isinstance(index, tuple) else (index,)
+    return getitem(values[0], index=(slice(None),) + parts)
+
+
+def _untake_batch(size, prim, values, batched, params):
+    index = params["index"]
+    if not _plain_index(index):
+        return batch_example_by_example(size, prim, values, batched, params)
+    parts = index if isinstance(index, tuple) else (index,)
+    return untake(values[0], index=(slice(None),) + parts, shape=(size,) + tuple(params["shape"]))
+
+
+def _concatenate_batch(size, prim, values, batched, params):
+    nd = max(len(example_shape(v, b)) for v, b in zip(values, batched))
+    return concatenate(*all_batched(size, values, batched),
+                       axis=positive_axes(params.get("axis", 0), nd) + 1)
+
+
+# ---------------------------------------------------------------- the table
+
 reshape = Primitive(
     "reshape", lambda x, shape: np.reshape(x, shape),
-    vjps=(lambda g, ans, x, shape: reshape(g, shape=shape_of(x)),),
-    jvps=(lambda t, ans, x, shape: reshape(t, shape=shape),),
+    vjp=(lambda g, ans, x, shape: reshape(g, shape=shape_of(x)),),
+    jvp=(lambda t, ans, x, shape: reshape(t, shape=shape),),
+    batch=_reshape_batch,
 )
 broadcast_to = Primitive(
     "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
-    vjps=(lambda g, ans, x, shape: unbroadcast(g, x),),
-    jvps=(lambda t, ans, x, shape: broadcast_to(t, shape=shape),),
+    vjp=(lambda g, ans, x, shape: unbroadcast(g, x),),
+    jvp=(lambda t, ans, x, shape: broadcast_to(t, shape=shape),),
+    batch=_broadcast_to_batch,
 )
 expand_dims = Primitive(
     "expand_dims", lambda x, axis: np.expand_dims(x, axis),
-    vjps=(lambda g, ans, x, axis: reshape(g, shape=shape_of(x)),),
-    jvps=(lambda t, ans, x, axis: expand_dims(t, axis=axis),),
+    vjp=(lambda g, ans, x, axis: reshape(g, shape=shape_of(x)),),
+    jvp=(lambda t, ans, x, axis: expand_dims(t, axis=axis),),
+    batch=_expand_dims_batch,
 )
 squeeze = Primitive(
     "squeeze", lambda x, axis=None: np.squeeze(x, axis),
-    vjps=(lambda g, ans, x, axis=None: reshape(g, shape=shape_of(x)),),
-    jvps=(lambda t, ans, x, axis=None: squeeze(t, axis=axis),),
+    vjp=(lambda g, ans, x, axis=None: reshape(g, shape=shape_of(x)),),
+    jvp=(lambda t, ans, x, axis=None: squeeze(t, axis=axis),),
+    batch=_squeeze_batch,
 )
 transpose = Primitive(
     "transpose", lambda x, axes=None: np.transpose(x, axes),
-    vjps=(_transpose_vjp,),
-    jvps=(lambda t, ans, x, axes=None: transpose(t, axes=axes),),
+    vjp=(_transpose_vjp,),
+    jvp=(lambda t, ans, x, axes=None: transpose(t, axes=axes),),
+    batch=_transpose_batch,
 )
 swapaxes = Primitive(
     "swapaxes", lambda x, axis1, axis2: np.swapaxes(x, axis1, axis2),
-    vjps=(lambda g, ans, x, axis1, axis2: swapaxes(g, axis1=axis1, axis2=axis2),),
-    jvps=(lambda t, ans, x, axis1, axis2: swapaxes(t, axis1=axis1, axis2=axis2),),
+    vjp=(lambda g, ans, x, axis1, axis2: swapaxes(g, axis1=axis1, axis2=axis2),),
+    jvp=(lambda t, ans, x, axis1, axis2: swapaxes(t, axis1=axis1, axis2=axis2),),
+    batch=_swapaxes_batch,
 )
 sum = Primitive(  # noqa: A001 - NumPy's name, on purpose
     "sum", _sum_impl,
-    vjps=(_sum_vjp,),
-    jvps=(lambda t, ans, x, axis=None, keepdims=False: sum(t, axis=axis, keepdims=keepdims),),
+    vjp=(_sum_vjp,),
+    jvp=(lambda t, ans, x, axis=None, keepdims=False: sum(t, axis=axis, keepdims=keepdims),),
+    batch=batch_reduction,
 )
 getitem = Primitive(
     "getitem", lambda x, index: x[index],
-    vjps=(lambda g, ans, x, index: untake(g, index=index, shape=shape_of(x)),),
-    jvps=(lambda t, ans, x, index: getitem(t, index=index),),
+    vjp=(lambda g, ans, x, index: untake(g, index=index, shape=shape_of(x)),),
+    jvp=(lambda t, ans, x, index: getitem(t, index=index),),
+    batch=_getitem_batch,
 )
 untake = Primitive(
     "untake", _untake_impl,
-    vjps=(lambda g, ans, x, index, shape: getitem(g, index=index),),
-    jvps=(lambda t, ans, x, index, shape: untake(t, index=index, shape=shape),),
+    vjp=(lambda g, ans, x, index, shape: getitem(g, index=index),),
+    jvp=(lambda t, ans, x, index, shape: untake(t, index=index, shape=shape),),
+    batch=_untake_batch,
 )
 concatenate = Primitive(
     "concatenate", lambda *xs, axis=0: np.concatenate(xs, axis=axis),
-    vjps=EveryArgument(_concat_vjp, joint=_concat_vjp_all),
-    jvp_joint=_concat_jvp,
+    vjp=_concat_vjp,
+    jvp=_concat_jvp,
+    batch=_concatenate_batch,
 )
 add_n = Primitive(
     "add_n", lambda *xs: reduce(operator.add, xs),
-    vjps=EveryArgument(lambda i, g, ans, *xs: unbroadcast(g, xs[i]),
-                       joint=lambda g, ans, *xs: [unbroadcast(g, x) for x in xs]),
-    jvp_joint=_add_n_jvp,
+    vjp=lambda argnums, g, ans, *xs: [unbroadcast(g, xs[i]) for i in argnums],
+    jvp=_add_n_jvp,
+    batch=batch_elementwise,
 )

@@ -17,11 +17,13 @@ import operator
 import numpy as np
 
 from ..errors import ShapeError
-from ..primitive import Box, Primitive
-from .arrays import plain, unbroadcast
+from ..primitive import Primitive
+from ..traces import Box
+from ..values import plain
+from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [
-    "elementwise",
+    "elementwise", "pullback",
     "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
     "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
     "sign", "step", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
@@ -128,12 +130,26 @@ def _sign(x):
     return sign(x)
 
 
+def pullback(g, d, x):
+    """The pullback along one elementwise edge: ``g * d``, summed to the shape of ``x``.
+
+    This is the one pullback of every elementwise primitive (backprop's hot
+    path calls it too). A weight of exactly 1 or -1 costs no multiplication;
+    a scalar or same-shaped cotangent needs no summing.
+    """
+    if type(d) is float:
+        c = g if d == 1.0 else -g if d == -1.0 else g * d
+    else:
+        c = g * d
+    if type(c) is float or (type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape):
+        return c
+    return unbroadcast(c, x)
+
+
 def _pull(i, partial):
-    """Reverse rule for argument ``i``: the cotangent times the partial, summed to shape."""
+    """Reverse rule for argument ``i``: the pullback through its partial."""
     def rule(g, ans, *xs):
-        d = partial(ans, *xs)
-        c = g if type(d) is float and d == 1.0 else g * d
-        return c if type(c) is float else unbroadcast(c, xs[i])
+        return pullback(g, partial(ans, *xs), xs[i])
     return rule
 
 
@@ -151,13 +167,14 @@ def elementwise(name, impl, *partials):
     ``partials[i](ans, *args)`` is d f / d args[i], elementwise (``None``: the
     argument has no derivative). Both modes follow from it: reverse mode
     multiplies the cotangent by it and sums over broadcast axes, forward mode
-    multiplies the tangent by it. For scalars it is exactly the edge weight of
-    the sum-product view of backprop.
+    multiplies the tangent by it, vmap broadcasts. For scalars it is exactly
+    the edge weight of the sum-product view of backprop.
     """
     return Primitive(
         name, impl,
-        vjps=tuple(None if p is None else _pull(i, p) for i, p in enumerate(partials)),
-        jvps=tuple(None if p is None else _push(p) for p in partials),
+        vjp=tuple(None if p is None else _pull(i, p) for i, p in enumerate(partials)),
+        jvp=tuple(None if p is None else _push(p) for p in partials),
+        batch=batch_elementwise,
         partials=partials,
     )
 

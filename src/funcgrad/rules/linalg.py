@@ -46,15 +46,17 @@ Shape errors name the operation and the operands' shapes.
 """
 
 from collections import Counter
+from functools import partial
 from string import ascii_letters
 
 import numpy as np
 
 from ..errors import LinAlgShapeError, MissingRuleError, ShapeError
-from ..primitive import EveryArgument, Primitive
+from ..primitive import Primitive
+from ..values import plain, shape_of
 from . import elementwise as ew
-from .arrays import (broadcast_to, concatenate, getitem, plain, reshape, shape_of, squeeze,
-                     swapaxes, unbroadcast)
+from .arrays import (batch_elementwise, batch_example_by_example, broadcast_to, concatenate,
+                     example_shape, getitem, lead_axes, reshape, squeeze, swapaxes, unbroadcast)
 from .arrays import sum as asum
 
 __all__ = [
@@ -112,31 +114,9 @@ def _eye(x):
     return np.eye(shape_of(x)[-1])
 
 
-def _example_shape(v, is_batched):
-    s = shape_of(v)
-    return s[1:] if is_batched else s
-
-
-def _lead(v, ndim):
-    """A batched value with size-1 axes after the batch axis, up to ``ndim`` example axes."""
-    s = shape_of(v)
-    missing = ndim - (len(s) - 1)
-    return reshape(v, shape=(s[0],) + (1,) * missing + s[1:]) if missing > 0 else v
-
-
-def _stacked(size, prim, values, batched, params):
-    """Batching rule of a primitive that already maps over leading axes (inv, det, ...)."""
-    nd = max(len(_example_shape(v, b)) for v, b in zip(values, batched))
-    return prim(*[_lead(v, nd) if b else v for v, b in zip(values, batched)], **params)
-
-
-def _one_by_one(size, prim, values, batched, params):
-    """Batching by a loop over examples (for the rare cases without a whole-batch rule)."""
-    outs = []
-    for i in range(size):
-        out = prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)], **params)
-        outs.append(reshape(out, shape=(1,) + shape_of(out)))
-    return concatenate(*outs, axis=0)
+# inv, det, cholesky, ...: NumPy maps them over leading axes already, so under
+# vmap the batch axis is one more leading axis, as for elementwise primitives.
+_stacked = batch_elementwise
 
 
 # ---------------------------------------------------------------- einsum
@@ -225,17 +205,22 @@ def _batch_einsum(size, values, batched, terms, out):
     return einsum(*values, subscripts=",".join(lhs) + "->" + b + out)
 
 
-def _einsum_vjp(i, g, ans, *ops, subscripts, optimize=False):
+def _einsum_vjp(argnums, g, ans, *ops, subscripts, optimize=False):
     terms, out = parse_einsum(subscripts, [shape_of(o) for o in ops])
-    return einsum_cotangent(i, g, ops, terms, out, optimize=optimize)
+    return [einsum_cotangent(i, g, ops, terms, out, optimize=optimize) for i in argnums]
 
 
-def _einsum_jvp(i, t, ans, *ops, subscripts, optimize=False):
-    return einsum(*ops[:i], t, *ops[i + 1:], subscripts=subscripts, optimize=optimize)
+def _einsum_jvp(tangents, ans, *ops, subscripts, optimize=False):
+    out = None
+    for i, t in enumerate(tangents):
+        if t is not None:
+            term = einsum(*ops[:i], t, *ops[i + 1:], subscripts=subscripts, optimize=optimize)
+            out = term if out is None else out + term
+    return out
 
 
 def _einsum_batch(size, prim, values, batched, params):
-    shapes = [_example_shape(v, b) for v, b in zip(values, batched)]
+    shapes = [example_shape(v, b) for v, b in zip(values, batched)]
     terms, out = parse_einsum(params["subscripts"], shapes)
     return _batch_einsum(size, values, batched, terms, out)
 
@@ -269,12 +254,12 @@ def _contraction(name, impl, spec, hint, fast_vjp=None):
         return prim(t, y, **params) if i == 0 else prim(x, t, **params)
 
     def batch(size, _, values, batched, params):
-        shapes = [_example_shape(v, b) for v, b in zip(values, batched)]
+        shapes = [example_shape(v, b) for v, b in zip(values, batched)]
         terms, out = spec(*shapes, **params)
         return _batch_einsum(size, values, batched, terms, out)
 
-    prim = Primitive(name, _checked(name, impl, hint), vjps=EveryArgument(vjp),
-                     jvps=EveryArgument(jvp), batch=batch)
+    prim = Primitive(name, _checked(name, impl, hint), vjp=(partial(vjp, 0), partial(vjp, 1)),
+                     jvp=(partial(jvp, 0), partial(jvp, 1)), batch=batch)
     return prim
 
 
@@ -332,14 +317,9 @@ def _kron_vjp(i, g, ans, x, y):
     return reshape(out, shape=sy)
 
 
-matmul = Primitive(
-    "matmul", _checked("matmul", np.matmul, "the last axis of the first operand must equal the "
-                       "second-to-last axis of the second (the only axis of a 1-D operand), and "
-                       "stack axes must broadcast"),
-    vjps=None, jvps=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
-)
-einsum = Primitive("einsum", _einsum_impl, vjps=EveryArgument(_einsum_vjp),
-                   jvps=EveryArgument(_einsum_jvp), batch=_einsum_batch)
+einsum = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp, batch=_einsum_batch)
+
+
 def _dot_vjp_by_matmul(i, g, ans, x, y):
     """Up to 2-D, ``dot`` is ``matmul``: use its (BLAS) rules rather than an einsum."""
     if len(shape_of(x)) > 2 or len(shape_of(y)) > 2:
@@ -359,9 +339,9 @@ vdot = _contraction("vdot", np.vdot, lambda sa, sb: (["a", "a"], ""),
 tensordot = _contraction("tensordot", _tensordot_impl, _tensordot_spec,
                          "the summed axes of both operands must have the same lengths")
 kron = Primitive(
-    "kron", np.kron, vjps=EveryArgument(_kron_vjp),
-    jvps=(lambda t, ans, x, y: kron(t, y), lambda t, ans, x, y: kron(x, t)),
-    batch=_one_by_one,
+    "kron", np.kron, vjp=(partial(_kron_vjp, 0), partial(_kron_vjp, 1)),
+    jvp=(lambda t, ans, x, y: kron(t, y), lambda t, ans, x, y: kron(x, t)),
+    batch=batch_example_by_example,
 )
 
 
@@ -391,7 +371,40 @@ def _matmul_vjp_y(g, ans, x, y):
     return gy if y2 is y else reshape(gy, shape=shape_of(y))
 
 
-matmul.vjps = (_matmul_vjp_x, _matmul_vjp_y)
+def _matmul_batch(size, prim, values, batched, params):
+    (x, y), (bx, by) = values, batched
+    xs, ys = example_shape(x, bx), example_shape(y, by)
+    # Promote 1-D examples to matrices (a row for x, a column for y), as matmul does.
+    if len(xs) == 1:
+        x = reshape(x, shape=((size,) if bx else ()) + (1,) + xs)
+    if len(ys) == 1:
+        y = reshape(y, shape=((size,) if by else ()) + ys + (1,))
+    x2, y2 = example_shape(x, bx), example_shape(y, by)
+    stack = max(len(x2), len(y2)) - 2          # example batch dims of the product
+    if bx:
+        x = lead_axes(x, stack + 2)
+    if by:
+        y = lead_axes(y, stack + 2)
+    if not bx:   # the unbatched operand broadcasts against the batch axis
+        x = reshape(x, shape=(1,) * (stack + 2 - len(x2)) + x2)
+    if not by:
+        y = reshape(y, shape=(1,) * (stack + 2 - len(y2)) + y2)
+    out = matmul(x, y)
+    if len(ys) == 1:
+        out = squeeze(out, axis=-1)
+    if len(xs) == 1:
+        out = squeeze(out, axis=-2 if len(ys) != 1 else -1)
+    return out
+
+
+matmul = Primitive(
+    "matmul", _checked("matmul", np.matmul, "the last axis of the first operand must equal the "
+                       "second-to-last axis of the second (the only axis of a 1-D operand), and "
+                       "stack axes must broadcast"),
+    vjp=(_matmul_vjp_x, _matmul_vjp_y),
+    jvp=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
+    batch=_matmul_batch,
+)
 
 
 # ---------------------------------------------------------------- diagonals and triangles
@@ -427,7 +440,7 @@ def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1):
 def _shift_axes(size, prim, values, batched, params):
     """trace, diagonal, undiagonal: axis1 and axis2 move past the batch axis."""
     shape = params.get("shape")
-    nd = len(shape) if shape is not None else len(_example_shape(values[0], True))
+    nd = len(shape) if shape is not None else len(example_shape(values[0], True))
     a1, a2 = _axes2(nd, params.get("axis1", 0), params.get("axis2", 1))
     new = {**params, "axis1": a1 + 1, "axis2": a2 + 1}
     if shape is not None:
@@ -436,37 +449,37 @@ def _shift_axes(size, prim, values, batched, params):
 
 
 def _triangle_batch(size, prim, values, batched, params):
-    if len(_example_shape(values[0], True)) >= 2:
+    if len(example_shape(values[0], True)) >= 2:
         return prim(values[0], **params)
-    return _one_by_one(size, prim, values, batched, params)
+    return batch_example_by_example(size, prim, values, batched, params)
 
 
 trace = Primitive(
     "trace", lambda x, offset=0, axis1=0, axis2=1: np.trace(x, offset, axis1, axis2),
-    vjps=(_trace_vjp,),
-    jvps=(lambda t, ans, x, **p: trace(t, **p),), batch=_shift_axes,
+    vjp=(_trace_vjp,),
+    jvp=(lambda t, ans, x, **p: trace(t, **p),), batch=_shift_axes,
 )
 diagonal = Primitive(
     "diagonal", lambda x, offset=0, axis1=0, axis2=1: np.diagonal(x, offset, axis1, axis2),
-    vjps=(lambda g, ans, x, offset=0, axis1=0, axis2=1: undiagonal(
+    vjp=(lambda g, ans, x, offset=0, axis1=0, axis2=1: undiagonal(
         g, offset=offset, axis1=axis1, axis2=axis2, shape=shape_of(x)),),
-    jvps=(lambda t, ans, x, **p: diagonal(t, **p),), batch=_shift_axes,
+    jvp=(lambda t, ans, x, **p: diagonal(t, **p),), batch=_shift_axes,
 )
 undiagonal = Primitive(
     "undiagonal", _undiagonal_impl,
-    vjps=(lambda g, ans, x, offset, axis1, axis2, shape: diagonal(
+    vjp=(lambda g, ans, x, offset, axis1, axis2, shape: diagonal(
         g, offset=offset, axis1=axis1, axis2=axis2),),
-    jvps=(lambda t, ans, x, **p: undiagonal(t, **p),), batch=_shift_axes,
+    jvp=(lambda t, ans, x, **p: undiagonal(t, **p),), batch=_shift_axes,
 )
 triu = Primitive(
     "triu", lambda x, k=0: np.triu(x, k),
-    vjps=(lambda g, ans, x, k=0: unbroadcast(triu(g, k=k), x),),
-    jvps=(lambda t, ans, x, k=0: triu(t, k=k),), batch=_triangle_batch,
+    vjp=(lambda g, ans, x, k=0: unbroadcast(triu(g, k=k), x),),
+    jvp=(lambda t, ans, x, k=0: triu(t, k=k),), batch=_triangle_batch,
 )
 tril = Primitive(
     "tril", lambda x, k=0: np.tril(x, k),
-    vjps=(lambda g, ans, x, k=0: unbroadcast(tril(g, k=k), x),),
-    jvps=(lambda t, ans, x, k=0: tril(t, k=k),), batch=_triangle_batch,
+    vjp=(lambda g, ans, x, k=0: unbroadcast(tril(g, k=k), x),),
+    jvp=(lambda t, ans, x, k=0: tril(t, k=k),), batch=_triangle_batch,
 )
 
 
@@ -524,32 +537,32 @@ def _solve_jvp_b(t, ans, a, b):
 
 def _solve_batch(size, prim, values, batched, params):
     (a, b), (ba, bb) = values, batched
-    na, nb = len(_example_shape(a, ba)), len(_example_shape(b, bb))
+    na, nb = len(example_shape(a, ba)), len(example_shape(b, bb))
     if nb == 1:
         b = reshape(b, shape=shape_of(b) + (1,))
     nd = max(na, nb + (nb == 1))
-    a = _lead(a, nd) if ba else a
-    b = _lead(b, nd) if bb else b
+    a = lead_axes(a, nd) if ba else a
+    b = lead_axes(b, nd) if bb else b
     out = solve(a, b)
     return squeeze(out, axis=-1) if nb == 1 else out
 
 
 inv = Primitive(
     "inv", _square("inv", np.linalg.inv),
-    vjps=(lambda g, ans, a: -matmul(_T(ans), matmul(g, _T(ans))),),
-    jvps=(lambda t, ans, a: -matmul(ans, matmul(t, ans)),), batch=_stacked,
+    vjp=(lambda g, ans, a: -matmul(_T(ans), matmul(g, _T(ans))),),
+    jvp=(lambda t, ans, a: -matmul(ans, matmul(t, ans)),), batch=_stacked,
 )
-det = Primitive("det", _square("det", np.linalg.det), vjps=(_det_vjp,), jvps=(_det_jvp,),
+det = Primitive("det", _square("det", np.linalg.det), vjp=(_det_vjp,), jvp=(_det_jvp,),
                 batch=_stacked)
 logabsdet = Primitive(
     "logabsdet", _square("slogdet", lambda a: np.linalg.slogdet(a)[1]),
-    vjps=(lambda g, ans, a: _mat_scalar(g) * _T(inv(a)),),
-    jvps=(lambda t, ans, a: asum(_T(inv(a)) * t, axis=(-2, -1)),), batch=_stacked,
+    vjp=(lambda g, ans, a: _mat_scalar(g) * _T(inv(a)),),
+    jvp=(lambda t, ans, a: asum(_T(inv(a)) * t, axis=(-2, -1)),), batch=_stacked,
 )
 slogdet_sign = Primitive("slogdet_sign", _square("slogdet", lambda a: np.linalg.slogdet(a)[0]),
-                         vjps=(_zero,), jvps=(_zero,), batch=_stacked)
-solve = Primitive("solve", _solve_impl, vjps=(_solve_vjp_a, _solve_vjp_b),
-                  jvps=(_solve_jvp_a, _solve_jvp_b), batch=_solve_batch)
+                         vjp=(_zero,), jvp=(_zero,), batch=_stacked)
+solve = Primitive("solve", _solve_impl, vjp=(_solve_vjp_a, _solve_vjp_b),
+                  jvp=(_solve_jvp_a, _solve_jvp_b), batch=_solve_batch)
 
 
 # ---------------------------------------------------------------- symmetric decompositions
@@ -621,8 +634,8 @@ def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
 
 
 cholesky = Primitive("cholesky", _square("cholesky", np.linalg.cholesky),
-                     vjps=(_cholesky_vjp,), jvps=(_cholesky_jvp,), batch=_stacked)
-eigh_packed = Primitive("eigh", _square("eigh", _eigh_impl), vjps=(_eigh_vjp,), jvps=(_eigh_jvp,),
+                     vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), batch=_stacked)
+eigh_packed = Primitive("eigh", _square("eigh", _eigh_impl), vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
                         batch=_stacked)
 
 
@@ -655,7 +668,7 @@ def _pinv_vjp(g, ans, a, **params):
     return _sym_from_T(ct, True) if params.get("hermitian") else ct
 
 
-pinv = Primitive("pinv", _pinv_impl, vjps=(_pinv_vjp,), jvps=(_pinv_jvp,), batch=_stacked)
+pinv = Primitive("pinv", _pinv_impl, vjp=(_pinv_vjp,), jvp=(_pinv_jvp,), batch=_stacked)
 
 
 # ---------------------------------------------------------------- norms
@@ -717,7 +730,7 @@ def _norm_jvp(t, ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002
 
 def _norm_batch(size, prim, values, batched, params):
     x = values[0]
-    shape = _example_shape(x, True)
+    shape = example_shape(x, True)
     ord, axis, keepdims = params.get("ord"), params.get("axis"), params.get("keepdims", False)
     if ord is None and axis is None:
         out = prim(reshape(x, shape=(size, -1)), axis=1)
@@ -731,4 +744,4 @@ def _norm_impl(x, ord=None, axis=None, keepdims=False):  # noqa: A002
 
 
 norm = Primitive("norm", _checked("norm", _norm_impl, "check ord against the number of axes"),
-                 vjps=(_norm_vjp,), jvps=(_norm_jvp,), batch=_norm_batch)
+                 vjp=(_norm_vjp,), jvp=(_norm_jvp,), batch=_norm_batch)

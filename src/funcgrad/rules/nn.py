@@ -16,7 +16,8 @@ the primitive reduces.
 import numpy as np
 
 from ..primitive import Primitive
-from .arrays import reshape, shape_of, sum
+from ..values import shape_of
+from .arrays import all_batched, batch_along_axis, batch_reduction, reshape, sum
 from .elementwise import exp
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "one_hot"]
@@ -68,29 +69,43 @@ def _pnls_impl(x, label):
     return out[()] if np.ndim(out) == 0 else out
 
 
-# one_hot(label, depth): rows of the identity; integer labels have no derivative.
-one_hot = Primitive("one_hot", lambda label, depth: np.eye(depth)[np.asarray(label)], vjps=(None,))
+def _pnls_batch(size, prim, values, batched, params):
+    """pnls(x, label): both get the batch axis; the label may be an operand or a keyword."""
+    if "label" in params:
+        values, batched = values + [params["label"]], batched + [False]
+    x, label = all_batched(size, values, batched)
+    return pnls(x, label)
+
+
+# one_hot(label, depth): rows of the identity; integer labels have no derivative. Under
+# vmap, indexing rows keeps the batch axis in front.
+one_hot = Primitive("one_hot", lambda label, depth: np.eye(depth)[np.asarray(label)], vjp=(None,),
+                    batch=lambda size, prim, values, batched, params: one_hot(values[0], **params))
 
 logsumexp = Primitive(
     "logsumexp", _logsumexp_impl,
-    vjps=(lambda g, ans, x, axis=None, keepdims=False:
+    vjp=(lambda g, ans, x, axis=None, keepdims=False:
           _restore(g, x, axis, keepdims) * exp(x - _restore(ans, x, axis, keepdims)),),
-    jvps=(lambda t, ans, x, axis=None, keepdims=False:
+    jvp=(lambda t, ans, x, axis=None, keepdims=False:
           sum(t * exp(x - _restore(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims),),
+    batch=batch_reduction,
 )
 softmax = Primitive(
     "softmax", _softmax_impl,
-    vjps=(lambda g, ans, x, axis=-1: ans * (g - sum(ans * g, axis=axis, keepdims=True)),),
-    jvps=(lambda t, ans, x, axis=-1: ans * (t - sum(ans * t, axis=axis, keepdims=True)),),
+    vjp=(lambda g, ans, x, axis=-1: ans * (g - sum(ans * g, axis=axis, keepdims=True)),),
+    jvp=(lambda t, ans, x, axis=-1: ans * (t - sum(ans * t, axis=axis, keepdims=True)),),
+    batch=batch_along_axis,
 )
 log_softmax = Primitive(
     "log_softmax", _log_softmax_impl,
-    vjps=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
-    jvps=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
+    vjp=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
+    jvp=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
+    batch=batch_along_axis,
 )
 pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
     "pnls", _pnls_impl,
-    vjps=(lambda g, ans, x, label:
+    vjp=(lambda g, ans, x, label:
           reshape(g, shape=shape_of(g) + (1,)) * (softmax(x) - _onehot(label, x)), None),
-    jvps=(lambda t, ans, x, label: sum((softmax(x) - _onehot(label, x)) * t, axis=-1),),
+    jvp=(lambda t, ans, x, label: sum((softmax(x) - _onehot(label, x)) * t, axis=-1),),
+    batch=_pnls_batch,
 )

@@ -23,8 +23,9 @@ array([0., 6., 0.])
 import numpy as np
 
 from ..primitive import Primitive
-from .arrays import (broadcast_to, concatenate, getitem, ndim_of, normalize_axes, plain,
-                     reshape, shape_of, sum, transpose)
+from ..values import ndim_of, normalize_axes, plain, shape_of
+from .arrays import (batch_along_axis, batch_reduction, broadcast_to, concatenate, getitem,
+                     reshape, sum, transpose)
 from .elementwise import equal, where
 from .nn import _restore
 
@@ -143,52 +144,39 @@ def _reducer(fun):
     return impl
 
 
-def _batch_rule(name):
-    from .. import batching   # the batching module imports the rule tables
-    return getattr(batching, name)
-
-
-def _reduction_batch(size, prim, values, batched, params):
-    return _batch_rule("_reduction")(size, prim, values, batched, params)
-
-
-def _along_axis_batch(size, prim, values, batched, params):
-    return _batch_rule("_along_axis")(size, prim, values, batched, params)
-
-
 # ---------------------------------------------------------------- the table
 
 prod = Primitive(
     "prod", _reducer(np.prod),
-    vjps=(lambda g, ans, x, axis=None, keepdims=False:
+    vjp=(lambda g, ans, x, axis=None, keepdims=False:
           _grow(g, x, axis, keepdims) * others_product(x, axis),),
-    jvps=(lambda t, ans, x, axis=None, keepdims=False:
+    jvp=(lambda t, ans, x, axis=None, keepdims=False:
           sum(t * others_product(x, axis), axis=axis, keepdims=keepdims),),
-    batch=_reduction_batch,
+    batch=batch_reduction,
 )
 max = Primitive(  # noqa: A001 - NumPy's name, on purpose
     "max", _reducer(np.max),
-    vjps=(lambda g, ans, x, axis=None, keepdims=False:
+    vjp=(lambda g, ans, x, axis=None, keepdims=False:
           _grow(g, x, axis, keepdims) * _tie_weights(x, ans, axis, keepdims),),
-    jvps=(lambda t, ans, x, axis=None, keepdims=False:
+    jvp=(lambda t, ans, x, axis=None, keepdims=False:
           sum(t * _tie_weights(x, ans, axis, keepdims), axis=axis, keepdims=keepdims),),
-    batch=_reduction_batch,
+    batch=batch_reduction,
 )
 min = Primitive(  # noqa: A001 - NumPy's name, on purpose
     "min", _reducer(np.min),
-    vjps=max.vjps,
-    jvps=max.jvps,
-    batch=_reduction_batch,
+    vjp=max.vjp,
+    jvp=max.jvp,
+    batch=batch_reduction,
 )
 cumsum = Primitive(
     "cumsum", lambda x, axis: np.cumsum(x, axis=axis),
-    vjps=(lambda g, ans, x, axis: _flip(cumsum(_flip(g, axis % ndim_of(x)), axis=axis), axis % ndim_of(x)),),
-    jvps=(lambda t, ans, x, axis: cumsum(t, axis=axis),),
-    batch=_along_axis_batch,
+    vjp=(lambda g, ans, x, axis: _flip(cumsum(_flip(g, axis % ndim_of(x)), axis=axis), axis % ndim_of(x)),),
+    jvp=(lambda t, ans, x, axis: cumsum(t, axis=axis),),
+    batch=batch_along_axis,
 )
 cumprod = Primitive(
     "cumprod", lambda x, axis: np.cumprod(x, axis=axis),
-    vjps=(_cumprod_vjp,),
-    jvps=(_cumprod_jvp,),
-    batch=_along_axis_batch,
+    vjp=(_cumprod_vjp,),
+    jvp=(_cumprod_jvp,),
+    batch=batch_along_axis,
 )

@@ -14,7 +14,7 @@ index itself is never differentiated (it is an integer array).
 
 Integer-valued functions of values (``argsort``, ``argmax``, ``argmin``,
 ``searchsorted``) are primitives too, only so that ``vmap`` can batch them;
-callers pass them plain values (``arrays.plain``), so no derivative trace
+callers pass them plain values (``plain``), so no derivative trace
 ever records them.
 
 >>> import numpy as np
@@ -30,7 +30,9 @@ array([[0., 1., 0.]])
 import numpy as np
 
 from ..primitive import Primitive
-from .arrays import broadcast_to, plain, raw, reshape, shape_of
+from ..values import plain, raw, shape_of
+from .arrays import broadcast_to, reshape
+from ..values import plain
 
 __all__ = ["take_along", "put_along", "astype", "argsort", "argmax", "argmin", "searchsorted"]
 
@@ -84,20 +86,20 @@ def _cast_back(g, ans, x, dtype):
 
 take_along = Primitive(
     "take_along", lambda x, idx, axis: np.take_along_axis(x, idx, axis),
-    vjps=(lambda g, ans, x, idx, axis: put_along(g, idx, axis=axis, shape=shape_of(x)), None),
-    jvps=(lambda t, ans, x, idx, axis: take_along(t, idx, axis=axis), None),
+    vjp=(lambda g, ans, x, idx, axis: put_along(g, idx, axis=axis, shape=shape_of(x)), None),
+    jvp=(lambda t, ans, x, idx, axis: take_along(t, idx, axis=axis), None),
     batch=_take_along_batch,
 )
 put_along = Primitive(
     "put_along", _put_along_impl,
-    vjps=(lambda g, ans, h, idx, axis, shape: take_along(g, idx, axis=axis), None),
-    jvps=(lambda t, ans, h, idx, axis, shape: put_along(t, idx, axis=axis, shape=shape), None),
+    vjp=(lambda g, ans, h, idx, axis, shape: take_along(g, idx, axis=axis), None),
+    jvp=(lambda t, ans, h, idx, axis, shape: put_along(t, idx, axis=axis, shape=shape), None),
     batch=_put_along_batch,
 )
 astype = Primitive(
     "astype", lambda x, dtype: np.asarray(x).astype(dtype),
-    vjps=(_cast_back,),
-    jvps=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
+    vjp=(_cast_back,),
+    jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
     batch=lambda size, prim, values, batched, params: astype(values[0], **params),
 )
 

@@ -25,8 +25,9 @@ import operator
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from ..primitive import Box, Primitive
-from .arrays import plain, raw
+from ..primitive import Primitive
+from ..traces import Box
+from ..values import plain, raw
 from .elementwise import (_share, _sign, cos, elementwise, exp, log, maximum, not_equal, sqrt,
                           ufunc_impl, where)
 
@@ -224,13 +225,13 @@ def _astype_vjp(g, ans, x, dtype):
 
 round = Primitive(  # noqa: A001 - NumPy's name, on purpose
     "round", _round_impl,
-    vjps=(lambda g, ans, x, decimals=0: None,),
-    jvps=(lambda t, ans, x, decimals=0: None,),
+    vjp=(lambda g, ans, x, decimals=0: None,),
+    jvp=(lambda t, ans, x, decimals=0: None,),
     batch=_unary_batch,
 )
 astype = Primitive(
     "astype", _astype_impl,
-    vjps=(_astype_vjp,),
-    jvps=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
+    vjp=(_astype_vjp,),
+    jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
     batch=_unary_batch,
 )

@@ -20,6 +20,7 @@ from ..rules import nn as _nn
 from ..rules.elementwise import log as _log
 from ..rules.elementwise import sigmoid as expit
 from ..rules.ufuncs import erf, logit  # noqa: F401
+from ..values import normalize_axes as _normalize_axes, raw as _raw, shape_of as _shape_of
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "erf"]
 
@@ -40,7 +41,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if isinstance(axis, list):
         axis = tuple(axis)
     if b is not None:
-        if _np.any(_np.asarray(_arrays.raw(b)) <= 0):
+        if _np.any(_np.asarray(_raw(b)) <= 0):
             raise ValueError(
                 "funcgrad.scipy.special.logsumexp: weights b must be positive (their log "
                 "is taken); drop the zero-weight elements before the call")
@@ -50,17 +51,17 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 
 def _over_axes(fun, x, axis):
     """``fun(y, axis=-1)`` applied as if the axes ``axis`` of ``x`` were one last axis."""
-    shape = _arrays.shape_of(x)
+    shape = _shape_of(x)
     if not shape:
         return _scalar(fun, x)
-    axes = _arrays.normalize_axes(axis, len(shape))
+    axes = _normalize_axes(axis, len(shape))
     if len(axes) == 1:
         return fun(x, axis=axes[0])
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     perm = kept + axes
     moved = _arrays.transpose(x, axes=perm)
     flat = _arrays.reshape(moved, shape=tuple(shape[i] for i in kept) + (-1,))
-    out = _arrays.reshape(fun(flat, axis=-1), shape=_arrays.shape_of(moved))
+    out = _arrays.reshape(fun(flat, axis=-1), shape=_shape_of(moved))
     return _arrays.transpose(out, axes=tuple(int(i) for i in _np.argsort(perm)))
 
 

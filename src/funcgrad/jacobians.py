@@ -1,0 +1,168 @@
+"""Jacobians and Hessians: the reverse, forward and batching traces composed.
+
+A full Jacobian pushes every basis vector through one pass: ``jacrev``
+folds back once with a batch of cotangents (vmap's trace inside reverse
+mode), ``jacfwd`` pushes a batch of tangents forward. ``hessian`` is
+``jacfwd(jacrev(f))`` and ``hvp`` the forward derivative of the gradient.
+"""
+
+import functools
+
+import numpy as np
+
+from .batching import Batched, BatchTrace, leave
+from .forward import Dual, ForwardTrace, jvp
+from .reverse import grad, linearize_rev, pull_back
+from .rules.arrays import getitem, reshape, transpose
+from .traces import new_level
+from .transforms import argnums_tuple, diff_leaf, fun_name
+from .tree import tree_flatten, tree_map, tree_unflatten
+from .values import shape_of, zeros_like_value
+
+__all__ = ["jacrev", "jacfwd", "jacobian", "hessian", "hvp"]
+
+
+def _size(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _basis_batch(shapes):
+    """One-hot directions over several leaves at once: per leaf, an array of
+    shape ``(total,) + shape`` whose rows for that leaf's elements are the unit
+    vectors and whose other rows are zero."""
+    total = sum(_size(s) for s in shapes)
+    blocks, start = [], 0
+    for shape in shapes:
+        n = _size(shape)
+        block = np.zeros((total, n))
+        block[start:start + n] = np.eye(n)
+        blocks.append(block.reshape((total,) + shape))
+        start += n
+    return total, blocks
+
+
+def _rows(batch, start, stop, shape):
+    """Rows ``start:stop`` of a batch-first array (plain or traced), differentiably."""
+    return getitem(batch, index=slice(start, stop)) if (start, stop) != (0, shape[0]) else batch
+
+
+def _jacobian_tree(blocks, out_def, in_def, single):
+    """``blocks[o][i]`` arranged as the output tree of input trees (JAX's layout)."""
+    per_out = []
+    for row in blocks:
+        in_tree = tree_unflatten(in_def, row)
+        per_out.append(in_tree[0] if single else in_tree)
+    return tree_unflatten(out_def, per_out)
+
+
+def jacrev(fun, argnums=0):
+    """The full Jacobian by reverse mode, shape ``out.shape + in.shape``.
+
+    The function is traced once, then folded back once with every output
+    direction at the same time (a batch of cotangents).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.jacrev(lambda x: x ** 2)(np.array([1.0, 2.0]))
+    array([[2., 0.],
+           [0., 4.]])
+    """
+    @functools.wraps(fun)
+    def jac_fun(*args, **kwargs):
+        who = f"jacrev of {fun_name(fun)}"
+        nums, single = argnums_tuple(argnums, len(args), who)
+        trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
+        out_leaves, out_def = tree_flatten(out)
+        out_shapes = [shape_of(o) for o in out_leaves]
+        in_nodes = [n for nodes, _ in inputs for n in nodes]
+        in_def = tree_flatten(tuple(tree_unflatten(td, nodes) for nodes, td in inputs))[1]
+        total, directions = _basis_batch(out_shapes)
+        if total == 0:
+            return _jacobian_tree([[np.zeros(s + shape_of(n._value)) for n in in_nodes]
+                                   for s in out_shapes], out_def, in_def, single)
+        batch = BatchTrace(new_level(), total)
+        pulled = pull_back(trace, out_leaves, [Batched(d, batch) for d in directions], inputs)
+        cotangents = [leave(ct, batch) for ct in tree_flatten(tuple(pulled))[0]]
+        blocks, start = [], 0
+        for oshape in out_shapes:
+            stop = start + _size(oshape)
+            blocks.append([reshape(_rows(ct, start, stop, (total,)), shape=oshape + shape_of(n._value))
+                           for ct, n in zip(cotangents, in_nodes)])
+            start = stop
+        return _jacobian_tree(blocks, out_def, in_def, single)
+
+    return jac_fun
+
+
+jacobian = jacrev
+
+
+def jacfwd(fun, argnums=0):
+    """The full Jacobian by forward mode, every input direction in one pass.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.jacfwd(lambda x: fnp.exp(x) * 2.0)(np.array([0.0, 1.0]))
+    array([[2.        , 0.        ],
+           [0.        , 5.43656366]])
+    """
+    @functools.wraps(fun)
+    def jac_fun(*args, **kwargs):
+        who = f"jacfwd of {fun_name(fun)}"
+        nums, single = argnums_tuple(argnums, len(args), who)
+        diff = tuple(tree_map(lambda v, i=i: diff_leaf(v, who, f"argument {i}"), args[i]) for i in nums)
+        in_leaves, in_def = tree_flatten(diff)
+        in_shapes = [shape_of(v) for v in in_leaves]
+        total, directions = _basis_batch(in_shapes)
+        batch = BatchTrace(new_level(), max(total, 1))
+        forward = ForwardTrace(new_level())
+        duals = [Dual(v, Batched(d if total else np.zeros((1,) + s), batch), forward)
+                 for v, d, s in zip(in_leaves, directions, in_shapes)]
+        call_args = list(args)
+        for i, d in zip(nums, tree_unflatten(in_def, duals)):
+            call_args[i] = d
+        out_leaves, out_def = tree_flatten(fun(*call_args, **kwargs))
+        blocks = []
+        for o in out_leaves:
+            oshape = shape_of(o)
+            tangent = o._tangent if forward.owns(o) else zeros_like_value(o)
+            columns = leave(tangent, batch)                      # (total,) + oshape
+            row, start = [], 0
+            for ishape in in_shapes:
+                stop = start + _size(ishape)
+                part = _rows(columns, start, stop, (batch.size,))   # (n_in,) + oshape
+                moved = transpose(part, axes=tuple(range(1, len(oshape) + 1)) + (0,))
+                row.append(reshape(moved, shape=oshape + ishape))
+                start = stop
+            blocks.append(row)
+        return _jacobian_tree(blocks, out_def, in_def, single)
+
+    return jac_fun
+
+
+def hessian(fun, argnums=0):
+    """The Hessian of a scalar function: forward mode over reverse mode.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.hessian(lambda x: fnp.sum(x ** 3))(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
+    return jacfwd(jacrev(fun, argnums), argnums)
+
+
+def hvp(fun, primals, tangents):
+    """The Hessian-vector product of a scalar function, without forming the Hessian.
+
+    Forward mode over reverse: the derivative of the gradient along ``tangents``.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.hvp(lambda x: fnp.sum(x ** 3), (np.array([1.0, 2.0]),), (np.array([1.0, 0.0]),))
+    array([6., 0.])
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    gradient = grad(fun, argnums=tuple(range(len(primals))))
+    out = jvp(gradient, primals, tangents)[1]
+    return out[0] if len(primals) == 1 else out

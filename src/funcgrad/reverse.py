@@ -1,0 +1,214 @@
+"""Reverse mode: the transforms that trace a function into a graph and fold back over it.
+
+``grad``, ``value_and_grad``, ``vjp`` and ``elementwise_grad`` open a
+:class:`~funcgrad.node.ReverseTrace` of their own, wrap the differentiated
+arguments as graph variables, run the function (building the same immutable
+DAG a hand-built expression is), and fold back over it with
+:func:`~funcgrad.fold.fold_back`. Because a primitive is recorded by the
+innermost trace first and computes its value by calling itself on the
+unwrapped arguments, transforms nest to any depth, and an inner derivative
+never sees an outer one's perturbation.
+"""
+
+import functools
+import inspect
+
+import numpy as np
+
+from .backprop import add_cotangents, vjp_step
+from .errors import ShapeError
+from .fold import fold_back
+from .node import EXPRESSIONS, VAR, Node, ReverseTrace
+from .traces import Box, new_level
+from .transforms import argnums_tuple, diff_leaf, fun_name, split_aux
+from .tree import tree_flatten, tree_map, tree_unflatten
+from .values import shape_of, zeros_like_value
+
+__all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
+           "pull_back"]
+
+
+def _wrap_inputs(args, argnums, box, who):
+    """``args`` with the differentiated ones boxed leaf by leaf; also the boxes per argnum."""
+    args = list(args)
+    boxes = []
+    for i in argnums:
+        leaves, treedef = tree_flatten(args[i])
+        wrapped = [box(diff_leaf(v, who, f"argument {i}"), k) for k, v in enumerate(leaves)]
+        boxes.append((wrapped, treedef))
+        args[i] = tree_unflatten(treedef, wrapped)
+    return args, boxes
+
+
+def linearize_rev(fun, args, argnums, who, kwargs=None):
+    """Trace ``fun`` in a new reverse trace; return ``(trace, inputs, out)``."""
+    trace = ReverseTrace(new_level())
+    args, inputs = _wrap_inputs(args, argnums, lambda v, k: Node(v, VAR, (), None, None, trace), who)
+    out = fun(*args, **(kwargs or {}))
+    return trace, inputs, out
+
+
+def pull_back(trace, out_leaves, cotangents, inputs):
+    """Cotangents of the inputs, given the cotangents of the output leaves."""
+    seeds = {}
+    for o, ct in zip(out_leaves, cotangents):
+        if trace.owns(o) and ct is not None:
+            seeds[o] = add_cotangents(seeds[o], ct) if o in seeds else ct
+    result = []
+    if seeds:
+        wanted = {n for nodes, _ in inputs for n in nodes}
+        grads, _ = fold_back(seeds, vjp_step, add_cotangents, keep=wanted.__contains__)
+    else:
+        grads = {}
+    for nodes, treedef in inputs:
+        result.append(tree_unflatten(
+            treedef, [_like(grads[n], n._value) if n in grads else zeros_like_value(n._value)
+                      for n in nodes]))
+    return result
+
+
+def _like(g, x):
+    """A gradient in the form of its input: a Python float for a Python float."""
+    if type(x) is float and type(g) is not float and not isinstance(g, Box) and np.ndim(g) == 0:
+        return float(g)
+    return g
+
+
+def vjp(fun, *primals, has_aux=False):
+    """``(out, vjp_fn)``: the value of ``fun`` and its vector-Jacobian product.
+
+    ``vjp_fn(cotangent)`` takes a cotangent shaped like ``out`` and returns a
+    tuple with one cotangent per primal. The graph is traced once; ``vjp_fn``
+    can be called any number of times.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> out, f_vjp = fg.vjp(lambda x: fnp.sin(x) * 2.0, np.array([0.0, np.pi]))
+    >>> f_vjp(np.array([1.0, 1.0]))
+    (array([ 2., -2.]),)
+    """
+    who = f"vjp of {fun_name(fun)}"
+    if not primals:
+        raise TypeError(f"{who}: give at least one primal to differentiate at")
+    trace, inputs, out = linearize_rev(fun, primals, tuple(range(len(primals))), who)
+    if has_aux:
+        out, aux = split_aux(out, who)
+    out_leaves, out_def = tree_flatten(out)
+    value = tree_unflatten(out_def, [trace.unbox(o) for o in out_leaves])
+
+    def vjp_fn(cotangent):
+        ct_leaves, ct_def = tree_flatten(cotangent)
+        if ct_def != out_def:
+            raise ShapeError(f"{who}: the cotangent has structure {ct_def!r}, but the output has {out_def!r}")
+        for o, ct in zip(out_leaves, ct_leaves):
+            if shape_of(ct) != shape_of(o):
+                raise ShapeError(
+                    f"{who}: a cotangent has shape {shape_of(ct)} where the output has "
+                    f"shape {shape_of(o)}; they must match"
+                )
+        return tuple(pull_back(trace, out_leaves, ct_leaves, inputs))
+
+    if has_aux:
+        return value, vjp_fn, tree_map(trace.unbox, aux)
+    return value, vjp_fn
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """A function giving ``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with aux.
+
+    >>> import funcgrad as fg
+    >>> fg.value_and_grad(lambda x, y: x * y, argnums=(0, 1))(3.0, 4.0)
+    (12.0, (4.0, 3.0))
+    """
+    @functools.wraps(fun)
+    def value_and_grad_fun(*args, **kwargs):
+        who = f"grad of {fun_name(fun)}"
+        nums, single = argnums_tuple(argnums, len(args), who)
+        trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
+        if has_aux:
+            out, aux = split_aux(out, who)
+            aux = tree_map(trace.unbox, aux)
+        if isinstance(out, (tuple, list, dict)) or shape_of(out) != ():
+            what = f"shape {shape_of(out)}" if not isinstance(out, (tuple, list, dict)) else f"a {type(out).__name__}"
+            raise ShapeError(
+                f"{who}: grad needs a scalar output, but the function returned {what}; "
+                f"use jacrev or vjp for non-scalar outputs"
+            )
+        value = trace.unbox(out)
+        grads = pull_back(trace, (out,), (1.0,), inputs)   # the output is a scalar
+        g = grads[0] if single else tuple(grads)
+        return ((value, aux) if has_aux else value), g
+
+    return value_and_grad_fun
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """The gradient of a scalar function with respect to argument(s) ``argnums``.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.grad(fnp.tanh)(0.0)
+    1.0
+    >>> fg.grad(fg.grad(lambda x: x ** 3))(2.0)
+    12.0
+    """
+    vg = value_and_grad(fun, argnums, has_aux)
+
+    @functools.wraps(fun)
+    def grad_fun(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_fun
+
+
+def elementwise_grad(fun, argnums=0):
+    """The vjp of ``fun`` with a ones cotangent: the derivative of an elementwise function.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.elementwise_grad(fnp.sin)(np.array([0.0, np.pi]))
+    array([ 1., -1.])
+    """
+    @functools.wraps(fun)
+    def egrad_fun(*args, **kwargs):
+        who = f"elementwise_grad of {fun_name(fun)}"
+        nums, single = argnums_tuple(argnums, len(args), who)
+        trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
+        leaves, _ = tree_flatten(out)
+        ones = [np.ones(shape_of(o)) if shape_of(o) else 1.0 for o in leaves]
+        grads = pull_back(trace, leaves, ones, inputs)
+        return grads[0] if single else tuple(grads)
+
+    return egrad_fun
+
+
+def trace(fun, *args):
+    """Run ``fun`` on leaves made from ``args`` and return its output node(s).
+
+    The leaves are ``fg.var`` nodes named after the function's parameters, so
+    the graph of any function can be explored like a hand-built expression.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> def f(x, y):
+    ...     return fnp.sin(x) * y
+    >>> out = fg.trace(f, 0.0, 2.0)
+    >>> print(fg.show(out))
+    %0  x  var                -->  0.0
+    %1     sin(%0)            -->  0.0
+    %2  y  var                -->  2.0
+    %3     multiply(%1, %2)   -->  0.0
+    """
+    try:
+        names = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        names = []
+    who = f"trace of {fun_name(fun)}"
+    wrapped = []
+    for i, a in enumerate(args):
+        base = names[i] if i < len(names) else f"arg{i}"
+        leaves, treedef = tree_flatten(a)
+        nodes = [Node(diff_leaf(v, who, f"argument {i}"), VAR, (), None,
+                      base if len(leaves) == 1 else f"{base}[{k}]", EXPRESSIONS)
+                 for k, v in enumerate(leaves)]
+        wrapped.append(tree_unflatten(treedef, nodes))
+    return fun(*wrapped)

@@ -1,0 +1,107 @@
+"""Questions about values, plain or traced: what is underneath, and its shape.
+
+The bottom layer: everything above may ask these, and they import nothing of
+funcgrad's but the trace protocol's base class. A traced value (a
+:class:`~funcgrad.traces.Box`) stands for the value one level down, so the
+answers unwrap boxes until they reach a plain number or array.
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> x = fg.var(np.zeros((2, 3)))
+>>> raw(x) is x.value, shape_of(x), shape_of(2.0), normalize_axes(-1, 2)
+(True, (2, 3), (), (1,))
+"""
+
+import numpy as np
+
+from .traces import Box
+
+__all__ = ["raw", "plain", "shape_of", "ndim_of", "zeros_like_value", "normalize_axes",
+           "format_value"]
+
+
+def raw(x):
+    """``x`` with every trace removed: the plain number or array underneath."""
+    while isinstance(x, Box):
+        x = x._value
+    return x
+
+
+def plain(x):
+    """``x`` without derivative traces, down to its value or an opaque box.
+
+    Masks and other constants computed in rules read values through
+    ``plain``: a value of an opaque trace (vmap's batch, jit's staging) is
+    kept, so that comparing it records a comparison instead of freezing one
+    value's answer.
+    """
+    while isinstance(x, Box) and not x._trace.opaque:
+        x = x._value
+    return x
+
+
+def shape_of(x):
+    """The shape of a plain or traced value (``()`` for a Python number).
+
+    A batch trace owns the leading axis of its values, which is not part of
+    the shape a function under vmap sees.
+    """
+    t = type(x)
+    if t is np.ndarray:
+        return x.shape
+    if t is float:
+        return ()
+    batch_axes = 0
+    while isinstance(x, Box):
+        batch_axes += x._trace.batch_axes
+        x = x._value
+    shape = x.shape if type(x) is np.ndarray else np.shape(x)
+    return shape[batch_axes:] if batch_axes else shape
+
+
+def ndim_of(x):
+    """The number of axes of a plain or traced value."""
+    return len(shape_of(x))
+
+
+def zeros_like_value(x):
+    """A plain zero of the shape and float dtype of ``x`` (a zero tangent)."""
+    v = raw(x)
+    if type(v) is float or type(v) is int:
+        return 0.0
+    shape = shape_of(x)
+    return np.zeros(shape, dtype=np.result_type(v, np.float64) if shape else np.float64)
+
+
+def normalize_axes(axis, ndim):
+    """The axes ``axis`` names in an array of ``ndim`` dims (None: all) as a sorted tuple."""
+    if axis is None:
+        return tuple(range(ndim))
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
+    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+
+
+def format_value(v, width=None):
+    """A short, stable text for a number or array.
+
+    >>> import numpy as np
+    >>> format_value(2.0), format_value(1 / 3), format_value(np.array(1.0))
+    ('2.0', '0.333333', '1.0')
+    >>> format_value(np.array([1.0, 0.5])), format_value(np.zeros((3, 4)))
+    ('[1. , 0.5]', 'array(3, 4)')
+    """
+    v = raw(v)
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
+    if isinstance(v, (float, int, np.floating, np.integer, np.bool_)) and not isinstance(v, bool):
+        f = float(v)
+        text = repr(f)
+        if len(text) > 10:
+            text = f"{f:.6g}"
+        return text
+    if isinstance(v, np.ndarray):
+        if v.size <= 6:
+            return np.array2string(v, precision=4, separator=", ", suppress_small=True).replace("\n", "")
+        return f"array{v.shape}"
+    return repr(v)
