@@ -15,8 +15,9 @@ answer), so a batched value compares into a batched mask instead.
 
 import numpy as np
 
-from .traces import Box
+from .primitive import Primitive
 from .rules import arrays, elementwise, linalg
+from .traces import Box
 from .values import plain, raw, shape_of
 
 __all__ = ["ArrayLike"]
@@ -38,31 +39,33 @@ def _index_param(index):
     return index
 
 
-_numpy_layer = []
-
-
-def _fnp():
-    """funcgrad.numpy, imported on first use (it imports this module)."""
-    if not _numpy_layer:
-        from . import numpy as fnp
-        _numpy_layer.append(fnp)
-    return _numpy_layer[0]
-
-
-_UFUNC_PRIMITIVES = {
-    np.add: elementwise.add, np.subtract: elementwise.subtract,
-    np.multiply: elementwise.multiply, np.true_divide: elementwise.divide,
-    np.power: elementwise.power, np.negative: elementwise.negative,
-    np.absolute: elementwise.abs, np.maximum: elementwise.maximum,
-    np.minimum: elementwise.minimum, np.exp: elementwise.exp, np.log: elementwise.log,
-    np.sqrt: elementwise.sqrt, np.sin: elementwise.sin, np.cos: elementwise.cos,
-    np.tanh: elementwise.tanh, np.sign: elementwise.sign, np.matmul: linalg.matmul,
+# The ufuncs the core's primitives are, so that ``ndarray * node`` and
+# ``np.sin(node)`` work without the NumPy layer; it adds every other ufunc it
+# defines, by name (see numpy_layer).
+_CORE_UFUNCS = {
+    **{getattr(np, p.name): p for p in vars(elementwise).values()
+       if isinstance(p, Primitive) and isinstance(getattr(np, p.name, None), np.ufunc)},
+    np.absolute: elementwise.abs, np.matmul: linalg.matmul,
 }
 _COMPARISONS = {
     np.greater: elementwise.greater, np.greater_equal: elementwise.greater_equal,
     np.less: elementwise.less, np.less_equal: elementwise.less_equal,
     np.equal: elementwise.equal, np.not_equal: elementwise.not_equal,
 }
+
+numpy_layer = {}
+"""``{"numpy": funcgrad.numpy, "linalg": funcgrad.numpy.linalg}`` once the NumPy
+layer is imported (it registers itself); NumPy's functions and ufuncs called
+on traced values then run their namesakes there."""
+
+
+def _namesake(name, linalg=False):
+    """funcgrad.numpy's function called ``name`` (NumPy's own objects don't count), or None."""
+    namespace = numpy_layer.get("linalg" if linalg else "numpy")
+    target = getattr(namespace, name, None) if namespace is not None else None
+    if target is None or getattr(target, "__module__", "").startswith("numpy"):
+        return None
+    return target
 
 
 # Questions about a traced value's shape have answers that need no derivative.
@@ -79,8 +82,8 @@ _QUERIES = {
 class ArrayLike(Box):
     """Operator overloads and array attributes shared by every traced value.
 
-    The array methods have NumPy's signatures and delegate to funcgrad.numpy;
-    item assignment is refused in favour of ``fg.at``.
+    The array methods have NumPy's signatures and delegate to funcgrad.numpy
+    (which installs them); item assignment is refused in favour of ``fg.at``.
 
     >>> import numpy as np
     >>> import funcgrad as fg
@@ -107,15 +110,15 @@ class ArrayLike(Box):
         NumPy make an object array or a constant out of a traced value.
         """
         if method == "__call__" and not kwargs:
-            prim = _UFUNC_PRIMITIVES.get(ufunc)
-            if prim is not None:
-                return prim(*inputs)
             compare = _COMPARISONS.get(ufunc)
             if compare is not None:
                 values = [plain(i) for i in inputs]
                 if any(isinstance(v, Box) for v in values):   # opaque: record the comparison
                     return compare(*values)
                 return ufunc(*values)
+            prim = _CORE_UFUNCS.get(ufunc) or _namesake(ufunc.__name__)
+            if prim is not None:
+                return prim(*inputs)
         name = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
         raise TypeError(
             f"numpy.{name} cannot differentiate a traced value; use funcgrad.numpy's "
@@ -131,11 +134,10 @@ class ArrayLike(Box):
         query = _QUERIES.get(func)
         if query is not None:
             return query(*args, **kwargs)
-        from . import numpy as fnp   # imported on first use: the core does not need it
-        namespace = fnp.linalg if func.__module__.endswith("linalg") else fnp
-        target = getattr(namespace, func.__name__, None)
-        if target is None or getattr(target, "__module__", "").startswith("numpy"):
-            where = "numpy.linalg" if namespace is not fnp else "numpy"
+        linalg = func.__module__.endswith("linalg")
+        target = _namesake(func.__name__, linalg)
+        if target is None:
+            where = "numpy.linalg" if linalg else "numpy"
             raise TypeError(
                 f"{where}.{func.__name__} was called on a traced value, and funcgrad.numpy has no "
                 f"derivative rule for it; compute it outside the differentiated function, or "
@@ -221,73 +223,8 @@ class ArrayLike(Box):
             "build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))"
         )
 
-    @property
-    def at(self):
-        """``x.at[idx].set(v)``: the same as ``fg.at(x)[idx].set(v)``."""
-        from .at import at
-        return at(self)
-
-    # Methods with NumPy's signatures, delegating to funcgrad.numpy.
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _fnp().sum(self, axis=axis, keepdims=keepdims)
-
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _fnp().mean(self, axis=axis, keepdims=keepdims)
-
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
-        return _fnp().prod(self, axis=axis, keepdims=keepdims)
-
-    def max(self, axis=None, out=None, keepdims=False):
-        return _fnp().max(self, axis=axis, keepdims=keepdims)
-
-    def min(self, axis=None, out=None, keepdims=False):
-        return _fnp().min(self, axis=axis, keepdims=keepdims)
-
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        return _fnp().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
-
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        return _fnp().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
-
-    def reshape(self, *shape, order="C"):
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return _fnp().reshape(self, shape, order=order)
-
-    def ravel(self, order="C"):
-        return _fnp().ravel(self, order=order)
-
-    def flatten(self, order="C"):
-        return _fnp().ravel(self, order=order)
-
-    def transpose(self, *axes):
-        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-            axes = axes[0]
-        return _fnp().transpose(self, axes if axes else None)
-
-    def swapaxes(self, axis1, axis2):
-        return _fnp().swapaxes(self, axis1, axis2)
-
-    def squeeze(self, axis=None):
-        return _fnp().squeeze(self, axis=axis)
-
-    def dot(self, other):
-        return _fnp().dot(self, other)
-
-    def clip(self, min=None, max=None):  # noqa: A002 - NumPy's names
-        return _fnp().clip(self, min, max)
-
-    def round(self, decimals=0):
-        return _fnp().round(self, decimals=decimals)
-
-    def astype(self, dtype, copy=True):
-        dtype = np.dtype(dtype)
-        if not np.issubdtype(dtype, np.floating):
-            raise TypeError(
-                f"astype({dtype}) of a traced value would cut its gradient; only float dtypes "
-                f"keep one. Cast the plain value instead: fg.stop_gradient(x).astype({dtype.name})")
-        from .rules.shape import astype
-        return self if np.result_type(raw(self)) == dtype else astype(self, dtype=dtype)
+    # The array methods with NumPy's signatures (sum, reshape, astype, ...) are
+    # installed by funcgrad.numpy, and ``x.at[idx]`` by funcgrad.at.
 
     def copy(self):
         return self  # traced values never change, so a copy is the value itself

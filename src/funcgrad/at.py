@@ -14,9 +14,10 @@ accumulate every value, like ``np.add.at`` and ``np.multiply.at``.
 
 import numpy as np
 
-from .traces import Box
+from .arraylike import ArrayLike
 from .rules import arrays
 from .rules.elementwise import where
+from .traces import Box
 from .values import shape_of
 
 __all__ = ["at"]
@@ -151,3 +152,6 @@ def at(x):
     (array([0., 2.]), 6.0)
     """
     return _At(x)
+
+
+ArrayLike.at = property(at, doc="``x.at[idx].set(v)``: the same as ``fg.at(x)[idx].set(v)``.")

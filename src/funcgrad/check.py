@@ -10,11 +10,11 @@ function along ``t``, by forward mode (``<v, jvp(t)>``) and by reverse mode
 import numpy as np
 
 from .errors import GradientCheckError
-from .values import raw, shape_of
 from .forward import jvp
 from .reverse import vjp
 from .transforms import fun_name
 from .tree import tree_flatten, tree_map
+from .values import raw, shape_of
 
 __all__ = ["check_grads", "GradientCheckError"]
 

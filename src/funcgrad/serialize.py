@@ -140,6 +140,7 @@ def _builtin_table():
     global _builtin_refs
     if _builtin_refs is None:
         import pkgutil
+
         from . import rules
         found = {}
         names = sorted(m.name for m in pkgutil.iter_modules(rules.__path__, rules.__name__ + "."))

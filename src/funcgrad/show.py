@@ -11,8 +11,6 @@ import os
 import shutil
 import subprocess
 
-import numpy as np
-
 from .errors import GraphvizNotFound
 from .node import Leaf, Node
 from .order import check_outputs, toposort

@@ -39,16 +39,17 @@ import functools
 import itertools
 import math
 
-import numpy as np
 from toolz import unique
+
+import numpy as np
 
 from .errors import ConcretizationError
 from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
 from .rules import elementwise, linalg
-from .values import shape_of
 from .traces import Box, new_level
 from .tree import tree_flatten, tree_unflatten
+from .values import shape_of
 
 __all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan"]
 

@@ -18,10 +18,13 @@ Traceback (most recent call last):
 funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.unwrap; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
 """
 
+import sys as _sys
+
 import numpy as _np
 
+from .. import arraylike as _arraylike
 from ..errors import NoRuleError as _NoRuleError
-from . import _basic, _linalg, _math, _reductions, _shape
+from . import _basic, _linalg, _math, _methods, _reductions, _shape, linalg
 from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
 from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
 from ._reductions import *   # noqa: F401,F403  sums, products, extrema, statistics
@@ -29,6 +32,11 @@ from ._linalg import *       # noqa: F401,F403  products, einsum, diagonals, tri
 from ._shape import *        # noqa: F401,F403  shapes, joining, indexing, sorting
 
 __all__ = [n for m in (_basic, _math, _reductions, _linalg, _shape) for n in m.__all__]
+
+# Traced values get NumPy's array methods, and NumPy's functions and ufuncs
+# called on them run the namesakes here.
+_methods.install(_arraylike.ArrayLike, _sys.modules[__name__])
+_arraylike.numpy_layer.update(numpy=_sys.modules[__name__], linalg=linalg)
 
 
 def __getattr__(name):

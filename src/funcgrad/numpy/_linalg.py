@@ -13,12 +13,11 @@ array([[2., 4.]])
 
 import numpy as _np
 
-
 from ..rules import arrays as _arrays
 from ..rules import linalg as _la
 from ..rules.elementwise import multiply as _multiply
-from . import linalg
 from ..values import shape_of as _shape_of
+from . import linalg
 
 __all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",
            "diag", "diagonal", "triu", "tril", "linalg"]

@@ -22,14 +22,16 @@ import builtins
 
 import numpy as _np
 
-from ..traces import Box as _Box
 from ..rules import arrays as _arrays
+from ..rules import elementwise as _ew
 from ..rules import reductions as _r
 from ..rules import ufuncs as _u
-from ..rules import elementwise as _ew
 from ..rules.elementwise import sqrt as _sqrt
 from ..rules.elementwise import where as _where
-from ..values import plain as _plain, raw as _raw, shape_of as _shape_of
+from ..traces import Box as _Box
+from ..values import plain as _plain
+from ..values import raw as _raw
+from ..values import shape_of as _shape_of
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",
            "cumsum", "cumprod", "average", "nansum", "nanmean"]

@@ -16,15 +16,30 @@ import operator
 from functools import reduce
 
 import numpy as _np
-from numpy import (arange, empty, eye, full, identity, indices, linspace, logspace,  # noqa: F401
-                   meshgrid, ones, random, tri, zeros)
+from numpy import (  # noqa: F401
+    arange,
+    empty,
+    eye,
+    full,
+    identity,
+    indices,
+    linspace,
+    logspace,
+    meshgrid,
+    ones,
+    random,
+    tri,
+    zeros,
+)
 
 from ..errors import ShapeError
-from ..traces import Box
 from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..rules.elementwise import where as _where
-from ..values import plain as _plain, raw as _raw, shape_of as _shape_of
+from ..traces import Box
+from ..values import plain as _plain
+from ..values import raw as _raw
+from ..values import shape_of as _shape_of
 
 __all__ = [
     # shapes

@@ -55,8 +55,19 @@ from ..errors import LinAlgShapeError, MissingRuleError, ShapeError
 from ..primitive import Primitive
 from ..values import plain, shape_of
 from . import elementwise as ew
-from .arrays import (batch_elementwise, batch_example_by_example, broadcast_to, concatenate,
-                     example_shape, getitem, lead_axes, reshape, squeeze, swapaxes, unbroadcast)
+from .arrays import (
+    batch_elementwise,
+    batch_example_by_example,
+    broadcast_to,
+    concatenate,
+    example_shape,
+    getitem,
+    lead_axes,
+    reshape,
+    squeeze,
+    swapaxes,
+    unbroadcast,
+)
 from .arrays import sum as asum
 
 __all__ = [

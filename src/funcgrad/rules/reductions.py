@@ -24,8 +24,16 @@ import numpy as np
 
 from ..primitive import Primitive
 from ..values import ndim_of, normalize_axes, plain, shape_of
-from .arrays import (batch_along_axis, batch_reduction, broadcast_to, concatenate, getitem,
-                     reshape, sum, transpose)
+from .arrays import (
+    batch_along_axis,
+    batch_reduction,
+    broadcast_to,
+    concatenate,
+    getitem,
+    reshape,
+    sum,
+    transpose,
+)
 from .elementwise import equal, where
 from .nn import _restore
 

@@ -10,7 +10,6 @@ index itself is never differentiated (it is an integer array).
     -------------   ------------------------------------   ----------------------------------
     take_along      np.take_along_axis(x, idx, axis)       put_along(g, idx, axis, x's shape)
     put_along       zeros(shape), g added at idx           take_along(g, idx, axis)
-    astype          x.astype(dtype) (float dtypes)         astype(g, x's dtype)
 
 Integer-valued functions of values (``argsort``, ``argmax``, ``argmin``,
 ``searchsorted``) are primitives too, only so that ``vmap`` can batch them;
@@ -30,11 +29,10 @@ array([[0., 1., 0.]])
 import numpy as np
 
 from ..primitive import Primitive
-from ..values import plain, raw, shape_of
+from ..values import plain, shape_of
 from .arrays import broadcast_to, reshape
-from ..values import plain
 
-__all__ = ["take_along", "put_along", "astype", "argsort", "argmax", "argmin", "searchsorted"]
+__all__ = ["take_along", "put_along", "argsort", "argmax", "argmin", "searchsorted"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -78,10 +76,6 @@ def _put_along_batch(size, prim, values, batched, params):
     return put_along(g, idx, axis=params["axis"] % len(shape) + 1, shape=(size,) + shape)
 
 
-def _cast_back(g, ans, x, dtype):
-    return astype(g, dtype=np.result_type(raw(x)))
-
-
 # ---------------------------------------------------------------- the table
 
 take_along = Primitive(
@@ -95,12 +89,6 @@ put_along = Primitive(
     vjp=(lambda g, ans, h, idx, axis, shape: take_along(g, idx, axis=axis), None),
     jvp=(lambda t, ans, h, idx, axis, shape: put_along(t, idx, axis=axis, shape=shape), None),
     batch=_put_along_batch,
-)
-astype = Primitive(
-    "astype", lambda x, dtype: np.asarray(x).astype(dtype),
-    vjp=(_cast_back,),
-    jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
-    batch=lambda size, prim, values, batched, params: astype(values[0], **params),
 )
 
 

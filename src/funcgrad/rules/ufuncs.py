@@ -28,8 +28,19 @@ from ..errors import NotDifferentiableError
 from ..primitive import Primitive
 from ..traces import Box
 from ..values import plain, raw
-from .elementwise import (_share, _sign, cos, elementwise, exp, log, maximum, not_equal, sqrt,
-                          ufunc_impl, where)
+from .elementwise import (
+    _share,
+    _sign,
+    cos,
+    elementwise,
+    exp,
+    log,
+    maximum,
+    not_equal,
+    sqrt,
+    ufunc_impl,
+    where,
+)
 
 __all__ = [
     "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "square", "reciprocal", "fabs",

@@ -20,7 +20,9 @@ from ..rules import nn as _nn
 from ..rules.elementwise import log as _log
 from ..rules.elementwise import sigmoid as expit
 from ..rules.ufuncs import erf, logit  # noqa: F401
-from ..values import normalize_axes as _normalize_axes, raw as _raw, shape_of as _shape_of
+from ..values import normalize_axes as _normalize_axes
+from ..values import raw as _raw
+from ..values import shape_of as _shape_of
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "erf"]
 

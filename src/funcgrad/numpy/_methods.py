@@ -1,0 +1,92 @@
+"""NumPy's array methods on traced values, installed by the NumPy layer.
+
+``x.sum(axis=0)``, ``x.reshape(2, 3)``, ``x.astype(np.float32)`` on a traced
+value call the namesake in :mod:`funcgrad.numpy`, with NumPy's signatures.
+They live here, not in :mod:`funcgrad.arraylike`, so that the core never
+imports the NumPy layer; :func:`install` puts them on every traced value's
+class when ``funcgrad.numpy`` is imported.
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> fg.grad(lambda v: v.reshape(2, 2).sum(axis=0).dot(np.array([1.0, 2.0])))(np.ones(4))
+array([1., 2., 1., 2.])
+"""
+
+import numpy as _np
+
+from ..values import raw as _raw
+
+__all__ = ["install"]
+
+
+def _methods(fnp):
+    """The methods, each a thin call of ``fnp``'s function of the same name."""
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001
+        return fnp.sum(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return fnp.mean(self, axis=axis, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return fnp.prod(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):  # noqa: A001
+        return fnp.max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):  # noqa: A001
+        return fnp.min(self, axis=axis, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return fnp.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return fnp.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return fnp.reshape(self, shape, order=order)
+
+    def ravel(self, order="C"):
+        return fnp.ravel(self, order=order)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return fnp.transpose(self, axes if axes else None)
+
+    def swapaxes(self, axis1, axis2):
+        return fnp.swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None):
+        return fnp.squeeze(self, axis=axis)
+
+    def dot(self, other):
+        return fnp.dot(self, other)
+
+    def clip(self, min=None, max=None):  # noqa: A002 - NumPy's names
+        return fnp.clip(self, min, max)
+
+    def round(self, decimals=0):  # noqa: A001
+        return fnp.round(self, decimals=decimals)
+
+    def astype(self, dtype, copy=True):
+        dtype = _np.dtype(dtype)
+        if not _np.issubdtype(dtype, _np.floating):
+            raise TypeError(
+                f"astype({dtype}) of a traced value would cut its gradient; only float dtypes "
+                f"keep one. Cast the plain value instead: fg.stop_gradient(x).astype({dtype.name})")
+        return self if _np.result_type(_raw(self)) == dtype else fnp.astype(self, dtype)
+
+    return dict(sum=sum, mean=mean, prod=prod, max=max, min=min, std=std, var=var,
+                reshape=reshape, ravel=ravel, flatten=ravel, transpose=transpose,
+                swapaxes=swapaxes, squeeze=squeeze, dot=dot, clip=clip, round=round,
+                astype=astype)
+
+
+def install(cls, fnp):
+    """Give ``cls`` (the base of traced values) the array methods, calling ``fnp``."""
+    for name, method in _methods(fnp).items():
+        method.__qualname__ = f"{cls.__name__}.{name}"
+        setattr(cls, name, method)
