@@ -28,7 +28,10 @@ import textwrap
 
 import numpy as np
 
+from .backprop import backprop
+from .demo import SECTIONS, run
 from .expr import CONSTANTS, FUNCTIONS, ExprError, build
+from .show import GraphvizNotFound, render, show, to_dot
 
 __all__ = ["main", "parser"]
 
@@ -76,7 +79,6 @@ def parser():
     g.add_argument("--svg", metavar="FILE", help="draw the graph as SVG (needs Graphviz's dot program)")
     d = sub.add_parser("demo", help="walk through the worked examples",
                        description="Print the worked examples: values, orders and gradients.")
-    from .demo import SECTIONS
     d.add_argument("sections", nargs="*", metavar="SECTION",
                    help=f"only these sections, out of: {', '.join(SECTIONS)}")
     return top
@@ -162,8 +164,6 @@ def _non_finite_notes(order, grads, labels):
 
 
 def _grad(args, out, err):
-    from . import backprop
-    from .show import GraphvizNotFound, render, show, to_dot
     if args.expr is None:
         raise _BadInput("grad needs EXPR, e.g. funcgrad grad \"x * y\" --at x=2 --at y=3")
     text = args.expr
@@ -235,7 +235,6 @@ def main(argv=None):
         args.expr = dash_expr
     try:
         if args.command == "demo":
-            from .demo import SECTIONS, run
             unknown = [s for s in args.sections if s not in SECTIONS]
             if unknown:
                 raise _BadInput(f"no demo section {unknown[0]!r}; choose from {', '.join(SECTIONS)}")

@@ -26,9 +26,13 @@ backward order (reversed):  L, c, d, b, a
 
 import numpy as np
 
-from . import backprop, nn, semirings, sum_product, toposort, var
+from . import nn
 from . import numpy as fnp
+from .backprop import backprop
+from .node import var
+from .order import toposort
 from .rules.arrays import add_n
+from .semiring import semirings, sum_product
 from .show import format_value, show
 
 __all__ = ["gates", "shared", "chain", "micrograd", "network", "layered_dag", "SECTIONS",

@@ -32,7 +32,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import nn
+from . import numpy as fnp
 from .errors import FuncgradError
+from .node import const, var
+from .order import toposort
 
 __all__ = ["ExprError", "Token", "tokenize", "parse", "free_names", "build", "Built",
            "FUNCTIONS", "CONSTANTS"]
@@ -126,8 +130,6 @@ def tokenize(text):
 
 # The functions a formula may call, by name: (funcgrad function, number of arguments).
 def _functions():
-    from . import nn
-    from . import numpy as fnp
     one = {name: (getattr(fnp, name), 1) for name in
            ("exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "absolute", "negative")}
     one.update(relu=(nn.relu, 1), sigmoid=(nn.sigmoid, 1))
@@ -353,7 +355,6 @@ def build(text, values, method="dfs"):
     >>> len(e.order), round(e.output.value, 5)
     (8, 1.09001)
     """
-    from . import const, toposort, var
     tree = parse(text)
     names = free_names(tree)
     missing = [n for n in names if n not in values]

@@ -80,15 +80,21 @@ under those names. Data written by a newer version than the one reading it is
 refused with an error naming both versions; it is never guessed at.
 """
 
+import ast
 import copyreg
 import importlib
+import inspect
 import pickle
+import pkgutil
+import sys
 import threading
 
+from . import rules
 from ._gc import gc_paused
 from .arraylike import ArrayLike
 from .errors import CycleError, FuncgradError
 from .node import CONST, EXPRESSIONS, VAR, Leaf, Node
+from .order import toposort
 from .primitive import Primitive
 from .staging import Staged
 
@@ -115,8 +121,6 @@ _lock = threading.Lock()
 
 def _defined_names(module):
     """The names a module binds at top level by assignment or ``def`` (not by import)."""
-    import ast
-    import inspect
     try:
         tree = ast.parse(inspect.getsource(module))
     except (OSError, TypeError):
@@ -139,9 +143,7 @@ def _builtin_table():
     """Every primitive of ``funcgrad.rules``, by the module that defines it."""
     global _builtin_refs
     if _builtin_refs is None:
-        import pkgutil
 
-        from . import rules
         found = {}
         names = sorted(m.name for m in pkgutil.iter_modules(rules.__path__, rules.__name__ + "."))
         for modname in names + [rules.__name__]:
@@ -175,7 +177,6 @@ def _find_ref(prim):
                 return (modname, qualname)
         except (ImportError, AttributeError):
             pass
-    import sys
     module = sys.modules.get(modname) if modname else None
     if module is not None:                                 # any module-level name bound to it
         for attr, obj in sorted(vars(module).items()):
@@ -287,7 +288,6 @@ def to_table(outputs):
     >>> version, out, rows[1][:2]
     (1, [1], (('funcgrad.rules.elementwise', 'multiply'), (0, 0)))
     """
-    from .order import toposort
     nodes = []
     _collect(outputs, nodes, "fg.dumps")
     if not nodes:
