@@ -346,7 +346,7 @@ def time_arrays(workers, s, log, outdir):
 def measure_w6(engines, s, log):
     out = {}
     for name in engines:
-        if name in ("python", "funcgrad_jit", "jax", "jax_jit"):  # no graph kept for backward to weigh
+        if name in ("python", "funcgrad_jit", "funcgrad_jit@base", "jax", "jax_jit"):  # no graph kept
             continue
         log(f"  W6 {name} ...")
         proc = subprocess.run([sys.executable, os.path.join(HERE, "worker.py"), name, "--w6", str(s.w6_depth)],
@@ -621,6 +621,9 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer repetitions, depths to 10^5 (about 3 minutes)")
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated subset")
     ap.add_argument("--no-write", action="store_true", help="do not write RESULTS.md")
+    ap.add_argument("--baseline", metavar="SRC",
+                    help="also time funcgrad from another source tree (e.g. a worktree's src/ "
+                         "of the commit before a change), interleaved with this one")
     ap.add_argument("--arrays-only", action="store_true",
                     help="only W4, W5 and the overheads (a partial run: RESULTS.md is not written)")
     args = ap.parse_args(argv)
@@ -632,6 +635,12 @@ def main(argv=None):
         print(f"[{time.perf_counter() - t_start:6.1f} s] {msg}", file=sys.stderr, flush=True)
 
     wanted = [e for e in args.engines.split(",") if e in ENGINES]
+    if args.baseline:
+        os.environ["FUNCGRAD_BASELINE"] = os.path.abspath(args.baseline)
+        for name in ("funcgrad", "funcgrad_jit"):
+            if name in wanted:
+                wanted.insert(wanted.index(name) + 1, name + "@base")
+                LABELS[name + "@base"] = ARRAY_LABELS[name + "@base"] = LABELS[name] + " (baseline)"
     if REFERENCE not in wanted:
         wanted.append(REFERENCE)
     log("starting one process per engine: " + ", ".join(wanted))

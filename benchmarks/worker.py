@@ -49,9 +49,20 @@ def _jsonable(x):
     return x
 
 
+BASELINE = "@base"   # an engine name ending so runs on the funcgrad source in $FUNCGRAD_BASELINE
+
+
+def engine_module(name):
+    """The engine's module; ``funcgrad@base`` is ``engine_funcgrad`` on the baseline source."""
+    if name.endswith(BASELINE):
+        sys.path.insert(0, os.environ["FUNCGRAD_BASELINE"])
+        name = name[:-len(BASELINE)]
+    return importlib.import_module("engine_" + name)
+
+
 class Worker:
     def __init__(self, name):
-        self.engine = importlib.import_module("engine_" + name)
+        self.engine = engine_module(name)
         self.X, self.Y = common.two_moons()
         self.params = common.init_params()
         self.cells = {}
@@ -182,7 +193,7 @@ def _rss_bytes():
 
 def w6(name, depth):
     """Bytes held for backward by a built chain: tracemalloc (Python heap) and RSS."""
-    engine = importlib.import_module("engine_" + name)
+    engine = engine_module(name)
     if name == "micrograd":
         sys.setrecursionlimit(10**6)
     engine.w2_build(100, common.X0)  # warm every code path and cache once

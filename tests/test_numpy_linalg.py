@@ -10,7 +10,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.numpy.linalg as fla
-from funcgrad.numpy import _linalg
+from funcgrad.numpy import _products
 from funcgrad.tree import tree_flatten, tree_unflatten
 
 rng = np.random.default_rng(42)
@@ -252,7 +252,7 @@ def all_cases():
 
 
 def test_every_function_has_a_case():
-    names = [n for n in _linalg.__all__ if n not in NOT_FUNCTIONS]
+    names = [n for n in _products.__all__ if n not in NOT_FUNCTIONS]
     names += ["linalg." + n for n in fla.__all__ if n not in NOT_FUNCTIONS]
     missing = [n for n in names if not CASES.get(n)]
     assert not missing, f"add cases to CASES in tests/test_numpy_linalg.py for: {missing}"

@@ -5,8 +5,8 @@ Every case is one function ``f(m, *xs)`` written once for a module ``m``: with
 version. Each case runs: values bit-identical to NumPy on traced inputs (both
 modes), ``check_grads`` to second order in both modes over several shapes
 (size-1 axes included), ``vmap`` against a loop, and float64 gradients against
-PyTorch where it has the function. A name in ``_shape.__all__`` with no case
-fails ``test_every_function_has_a_case``.
+PyTorch where it has the function. A name in the ``__all__`` of ``_shape``,
+``_joining`` or ``_indexing`` with no case fails ``test_every_function_has_a_case``.
 """
 
 from collections import namedtuple
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.numpy import _shape
+from funcgrad.numpy import _indexing, _joining, _shape
 
 Case = namedtuple("Case", "fun shapes torch vmap", defaults=(None, True))
 
@@ -195,21 +195,26 @@ def _numpy(case, args):
     return case.fun(np, *[np.asarray(a) if isinstance(a, float) else a for a in args])
 
 
+MODULES = (_shape, _joining, _indexing)
+
+
 def _traced(case):
     return lambda *xs: case.fun(fnp, *xs)
 
 
 def test_every_function_has_a_case():
     covered = {_base(n) for n in (*CASES, *INT_CASES, *CONSTRUCTORS)}
-    missing = set(_shape.__all__) - covered
-    assert not missing, f"functions in funcgrad.numpy._shape without a test case: {sorted(missing)}"
+    for module in MODULES:
+        missing = set(module.__all__) - covered
+        assert not missing, f"functions in {module.__name__} without a test case: {sorted(missing)}"
 
 
 def test_every_function_has_an_example():
-    for name in _shape.__all__:
-        obj = getattr(_shape, name)
-        if callable(obj) and getattr(obj, "__module__", None) == _shape.__name__:
-            assert ">>>" in (obj.__doc__ or ""), f"{name} needs a >>> example"
+    for module in MODULES:
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if callable(obj) and getattr(obj, "__module__", None) == module.__name__:
+                assert ">>>" in (obj.__doc__ or ""), f"{name} needs a >>> example"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -1,7 +1,8 @@
 """NumPy's constants, dtypes and array constructors, passed through unchanged.
 
 Everything differentiable lives in the domain modules (_math, _reductions,
-_linalg, _shape); these names carry no derivative and need none.
+_products, _shape, _joining, _indexing); these names carry no derivative
+and need none.
 """
 
 from numpy import array, asarray, e, float32, float64, inf, int32, int64, nan, newaxis, pi  # noqa: F401

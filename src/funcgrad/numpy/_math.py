@@ -27,6 +27,7 @@ funcgrad.errors.NotDifferentiableError: funcgrad.numpy.real got a complex input;
 """
 
 from ..rules import ufuncs as _u
+from ._helpers import refuse
 from ..rules.elementwise import (abs, add, cos, divide, equal, exp, greater, greater_equal,  # noqa: F401
                                  less, less_equal, log, maximum, minimum, multiply, negative,
                                  not_equal, power, sign, sin, sqrt, subtract, tanh, where)
@@ -55,7 +56,7 @@ def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
     >>> round(2.675, decimals=2), round(-0.5)
     (2.68, -0.0)
     """
-    _no_out(out, "round")
+    refuse("round", out=out)
     return _u.round(a, decimals=decimals)
 
 
@@ -66,7 +67,7 @@ def around(a, decimals=0, out=None):
     >>> around(np.array([0.5, 1.5, 2.5]))
     array([0., 2., 2.])
     """
-    _no_out(out, "around")
+    refuse("around", out=out)
     return _u.round(a, decimals=decimals)
 
 
@@ -84,7 +85,7 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A
     >>> fg.grad(lambda x: fnp.sum(clip(x, None, 1.0)))(np.array([0.5, 3.0]))
     array([1., 0.])
     """
-    _no_out(out, "clip")
+    refuse("clip", out=out)
     if min is not None:
         if a_min is not None:
             raise TypeError("clip: give the lower bound once, as a_min or as min, not both")
@@ -110,12 +111,6 @@ def astype(x, dtype, /, *, copy=True, device=None):
     array([1.5, 2.5], dtype=float32)
     """
     return _u.astype(x, dtype=dtype)
-
-
-def _no_out(out, name):
-    if out is not None:
-        raise TypeError(f"funcgrad.numpy.{name}: out= is not supported, since funcgrad arrays "
-                        f"are immutable; use the returned value instead")
 
 
 _UFUNCS = [

@@ -32,22 +32,10 @@ from ..traces import Box as _Box
 from ..values import plain as _plain
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
+from ._helpers import axis_param, refuse
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",
            "cumsum", "cumprod", "average", "nansum", "nanmean"]
-
-
-def _axis(axis):
-    return tuple(axis) if isinstance(axis, list) else axis
-
-
-def _refuse(name, **unsupported):
-    for key, value in unsupported.items():
-        if value is not None:
-            raise TypeError(
-                f"funcgrad.numpy.{name}: {key}= is not supported (funcgrad arrays are "
-                f"immutable and reductions take every element); "
-                f"{'use the returned value' if key == 'out' else 'select the elements first, e.g. with where'}")
 
 
 def _count(a, axis):
@@ -82,10 +70,10 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     >>> sum(np.arange(6.0).reshape(2, 3), axis=(0, 1)), sum(np.ones((2, 3)), axis=0, keepdims=True)
     (np.float64(15.0), array([[2., 2., 2.]]))
     """
-    _refuse("sum", out=out, initial=initial, where=where)
+    refuse("sum", out=out, initial=initial, where=where)
     if dtype is not None and not isinstance(a, _Box):
-        return _np.sum(a, axis=_axis(axis), dtype=dtype, keepdims=keepdims)
-    return _arrays.sum(_cast(a, dtype), axis=_axis(axis), keepdims=keepdims)
+        return _np.sum(a, axis=axis_param(axis), dtype=dtype, keepdims=keepdims)
+    return _arrays.sum(_cast(a, dtype), axis=axis_param(axis), keepdims=keepdims)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
@@ -95,8 +83,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     >>> mean(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=0)
     array([2. , 3.5])
     """
-    _refuse("mean", out=out, where=where)
-    axis = _axis(axis)
+    refuse("mean", out=out, where=where)
+    axis = axis_param(axis)
     a = _float_input(a) if dtype is None else _cast(a, dtype)
     return _arrays.sum(a, axis=axis, keepdims=keepdims) / float(_count(a, axis))
 
@@ -109,10 +97,10 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     >>> fg.grad(lambda x: prod(x))(np.array([2.0, 0.0, 5.0]))
     array([ 0., 10.,  0.])
     """
-    _refuse("prod", out=out, initial=initial, where=where)
+    refuse("prod", out=out, initial=initial, where=where)
     if dtype is not None and not isinstance(a, _Box):
-        return _np.prod(a, axis=_axis(axis), dtype=dtype, keepdims=keepdims)
-    return _r.prod(_cast(a, dtype), axis=_axis(axis), keepdims=keepdims)
+        return _np.prod(a, axis=axis_param(axis), dtype=dtype, keepdims=keepdims)
+    return _r.prod(_cast(a, dtype), axis=axis_param(axis), keepdims=keepdims)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
@@ -123,8 +111,8 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     >>> fg.grad(lambda x: max(x))(np.array([3.0, 1.0, 3.0]))
     array([0.5, 0. , 0.5])
     """
-    _refuse("max", out=out, initial=initial, where=where)
-    return _r.max(a, axis=_axis(axis), keepdims=keepdims)
+    refuse("max", out=out, initial=initial, where=where)
+    return _r.max(a, axis=axis_param(axis), keepdims=keepdims)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
@@ -134,8 +122,8 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     >>> min(np.array([[3.0, 1.0], [0.0, 2.0]]), axis=1)
     array([1., 0.])
     """
-    _refuse("min", out=out, initial=initial, where=where)
-    return _r.min(a, axis=_axis(axis), keepdims=keepdims)
+    refuse("min", out=out, initial=initial, where=where)
+    return _r.min(a, axis=axis_param(axis), keepdims=keepdims)
 
 
 def amax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -164,7 +152,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     >>> ptp(np.array([[1.0, 4.0], [2.0, 2.0]]), axis=1)
     array([3., 0.])
     """
-    _refuse("ptp", out=out)
+    refuse("ptp", out=out)
     return max(a, axis, keepdims=keepdims) - min(a, axis, keepdims=keepdims)
 
 
@@ -176,12 +164,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     >>> var(np.array([1.0, 2.0, 4.0])), var(np.array([1.0, 2.0, 4.0]), ddof=1)
     (np.float64(1.5555555555555554), np.float64(2.333333333333333))
     """
-    _refuse("var", out=out, where=where, mean=mean)
+    refuse("var", out=out, where=where, mean=mean)
     if correction is not None:
         if ddof != 0:
             raise ValueError("var: give ddof or correction, not both (they are the same thing)")
         ddof = correction
-    axis = _axis(axis)
+    axis = axis_param(axis)
     a = _float_input(a) if dtype is None else _cast(a, dtype)
     n = _count(a, axis)
     centered = a - _arrays.sum(a, axis=axis, keepdims=True) / float(n)
@@ -204,7 +192,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 def _scan(name, numpy_fun, prim, a, axis, dtype, out):
     """A running reduction (cumsum, cumprod): NumPy's for a plain value with a
     dtype, else the primitive, over the flattened array when ``axis`` is None."""
-    _refuse(name, out=out)
+    refuse(name, out=out)
     if dtype is not None and not isinstance(a, _Box):
         return numpy_fun(a, axis=axis, dtype=dtype)
     a = _cast(a, dtype)
@@ -300,7 +288,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     >>> nansum(np.array([1.0, np.nan, 2.0]))
     np.float64(3.0)
     """
-    _refuse("nansum", out=out, initial=initial, where=where)
+    refuse("nansum", out=out, initial=initial, where=where)
     if _is_float(a):
         mask = _nan_mask(a)
         a = (0.0 if mask else a) if type(mask) is bool else _where(mask, 0.0, a)
@@ -314,10 +302,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     >>> nanmean(np.array([[1.0, np.nan], [2.0, 4.0]]), axis=1)
     array([1., 3.])
     """
-    _refuse("nanmean", out=out, where=where)
+    refuse("nanmean", out=out, where=where)
     if not _is_float(a):
         return mean(a, axis, dtype, keepdims=keepdims)
-    axis = _axis(axis)
+    axis = axis_param(axis)
     mask = _nan_mask(a)
     ones = (0.0 if mask else 1.0) if type(mask) is bool else _where(mask, 0.0, 1.0)
     count = _arrays.sum(ones, axis=axis, keepdims=keepdims)

@@ -41,16 +41,13 @@ from ..errors import NoRuleError as _NoRuleError
 from ..rules import linalg as _la
 from ..rules.arrays import getitem as _getitem
 from ..rules.arrays import swapaxes as _swapaxes
+from ._helpers import lists_as_arrays
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "norm", "eigh", "pinv",
            "SlogdetResult", "EighResult"]
 
 SlogdetResult = _namedtuple("SlogdetResult", "sign logabsdet")
 EighResult = _namedtuple("EighResult", "eigenvalues eigenvectors")
-
-
-def _arr(x):
-    return _np.asarray(x) if isinstance(x, (list, tuple)) else x
 
 
 def inv(a):
@@ -61,7 +58,7 @@ def inv(a):
     array([[0.5 , 0.  ],
            [0.  , 0.25]])
     """
-    return _la.inv(_arr(a))
+    return _la.inv(lists_as_arrays(a))
 
 
 def det(a):
@@ -71,7 +68,7 @@ def det(a):
     >>> round(float(det(np.array([[2.0, 1.0], [1.0, 3.0]]))), 6)
     5.0
     """
-    return _la.det(_arr(a))
+    return _la.det(lists_as_arrays(a))
 
 
 def slogdet(a):
@@ -83,7 +80,7 @@ def slogdet(a):
     >>> float(sign), round(float(logabsdet), 6)
     (-1.0, 0.693147)
     """
-    a = _arr(a)
+    a = lists_as_arrays(a)
     return SlogdetResult(_la.slogdet_sign(a), _la.logabsdet(a))
 
 
@@ -95,7 +92,7 @@ def solve(a, b):
     >>> solve(np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([1.0, 1.0]))
     array([0.5 , 0.25])
     """
-    return _la.solve(_arr(a), _arr(b))
+    return _la.solve(lists_as_arrays(a), lists_as_arrays(b))
 
 
 def cholesky(a, /, *, upper=False):
@@ -107,7 +104,7 @@ def cholesky(a, /, *, upper=False):
     array([[2., 0.],
            [1., 1.]])
     """
-    low = _la.cholesky(_arr(a))
+    low = _la.cholesky(lists_as_arrays(a))
     return _swapaxes(low, axis1=-1, axis2=-2) if upper else low
 
 
@@ -123,7 +120,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     """
     if isinstance(axis, list):
         axis = tuple(axis)
-    return _la.norm(_arr(x), ord=ord, axis=axis, keepdims=keepdims)
+    return _la.norm(lists_as_arrays(x), ord=ord, axis=axis, keepdims=keepdims)
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
@@ -137,7 +134,7 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
     """
     if UPLO not in ("L", "U", "l", "u"):
         raise ValueError(f"eigh: UPLO must be 'L' or 'U'; got {UPLO!r}")
-    packed = _la.eigh_packed(_arr(a), UPLO=UPLO)
+    packed = _la.eigh_packed(lists_as_arrays(a), UPLO=UPLO)
     w = _getitem(packed, index=(Ellipsis, 0, slice(None)))
     v = _getitem(packed, index=(Ellipsis, slice(1, None), slice(None)))
     return EighResult(w, v)
@@ -161,7 +158,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
         params["hermitian"] = True
     if rtol is not _NO_VALUE:
         params["rtol"] = rtol
-    return _la.pinv(_arr(a), **params)
+    return _la.pinv(lists_as_arrays(a), **params)
 
 
 def __getattr__(name):

@@ -16,26 +16,12 @@ import numpy as _np
 from ..rules import arrays as _arrays
 from ..rules import linalg as _la
 from ..rules.elementwise import multiply as _multiply
-from ..values import shape_of as _shape_of
+from ..values import ndim_of, shape_of as _shape_of
 from . import linalg
+from ._helpers import lists_as_arrays, refuse
 
 __all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",
            "diag", "diagonal", "triu", "tril", "linalg"]
-
-
-def _arr(x):
-    """Lists and tuples as arrays, as NumPy reads them; traced values and numbers unchanged."""
-    return _np.asarray(x) if isinstance(x, (list, tuple)) else x
-
-
-def _ndim(x):
-    return len(_shape_of(x))
-
-
-def _no_out(name, out):
-    if out is not None:
-        raise TypeError(f"funcgrad.numpy.{name} does not take out=: results are never written "
-                        f"in place; use the returned value instead")
 
 
 def dot(a, b, out=None):
@@ -48,9 +34,9 @@ def dot(a, b, out=None):
     >>> dot(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
     np.float64(11.0)
     """
-    _no_out("dot", out)
-    a, b = _arr(a), _arr(b)
-    if _ndim(a) == 0 or _ndim(b) == 0:
+    refuse("dot", out=out)
+    a, b = lists_as_arrays(a), lists_as_arrays(b)
+    if ndim_of(a) == 0 or ndim_of(b) == 0:
         return _multiply(a, b)
     return _la.dot(a, b)
 
@@ -62,7 +48,7 @@ def vdot(a, b, /):
     >>> vdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.arange(4.0))
     np.float64(20.0)
     """
-    a, b = _arr(a), _arr(b)
+    a, b = lists_as_arrays(a), lists_as_arrays(b)
     return _la.vdot(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
 
 
@@ -73,8 +59,8 @@ def inner(a, b, /):
     >>> inner(np.ones((2, 3)), np.arange(3.0))
     array([3., 3.])
     """
-    a, b = _arr(a), _arr(b)
-    if _ndim(a) == 0 or _ndim(b) == 0:
+    a, b = lists_as_arrays(a), lists_as_arrays(b)
+    if ndim_of(a) == 0 or ndim_of(b) == 0:
         return _multiply(a, b)
     return _la.inner(a, b)
 
@@ -87,8 +73,8 @@ def outer(a, b, out=None):
     array([[ 1., 10.],
            [ 2., 20.]])
     """
-    _no_out("outer", out)
-    a, b = _arr(a), _arr(b)
+    refuse("outer", out=out)
+    a, b = lists_as_arrays(a), lists_as_arrays(b)
     return _la.outer(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
 
 
@@ -103,7 +89,7 @@ def matmul(x1, x2, /):
     ...
     funcgrad.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
     """
-    return _la.matmul(_arr(x1), _arr(x2))
+    return _la.matmul(lists_as_arrays(x1), lists_as_arrays(x2))
 
 
 def _tensordot_axes(axes, na, nb):
@@ -133,8 +119,8 @@ def tensordot(a, b, axes=2):
     >>> tensordot(np.ones((2, 3, 4)), np.ones((4, 3)), axes=([1, 2], [1, 0]))
     array([12., 12.])
     """
-    a, b = _arr(a), _arr(b)
-    return _la.tensordot(a, b, axes=_tensordot_axes(axes, _ndim(a), _ndim(b)))
+    a, b = lists_as_arrays(a), lists_as_arrays(b)
+    return _la.tensordot(a, b, axes=_tensordot_axes(axes, ndim_of(a), ndim_of(b)))
 
 
 def einsum(subscripts, *operands, optimize=False):
@@ -154,7 +140,7 @@ def einsum(subscripts, *operands, optimize=False):
         raise TypeError("funcgrad.numpy.einsum needs the subscripts string first, e.g. "
                         "einsum('ij,jk->ik', a, b); NumPy's interleaved operand/sublist form "
                         "is not supported")
-    return _la.einsum(*map(_arr, operands), subscripts=subscripts, optimize=optimize)
+    return _la.einsum(*map(lists_as_arrays, operands), subscripts=subscripts, optimize=optimize)
 
 
 def kron(a, b):
@@ -165,7 +151,7 @@ def kron(a, b):
     array([[1., 2., 0., 0.],
            [0., 0., 1., 2.]])
     """
-    return _la.kron(_arr(a), _arr(b))
+    return _la.kron(lists_as_arrays(a), lists_as_arrays(b))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -175,10 +161,10 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     >>> trace(np.arange(9.0).reshape(3, 3), offset=1)
     np.float64(6.0)
     """
-    _no_out("trace", out)
+    refuse("trace", out=out)
     if dtype is not None:
         raise TypeError("funcgrad.numpy.trace does not take dtype=; convert the input instead")
-    return _la.trace(_arr(a), offset=offset, axis1=axis1, axis2=axis2)
+    return _la.trace(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
@@ -188,7 +174,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     >>> diagonal(np.arange(6.0).reshape(2, 3), offset=1)
     array([1., 5.])
     """
-    return _la.diagonal(_arr(a), offset=offset, axis1=axis1, axis2=axis2)
+    return _la.diagonal(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
 
 
 def diag(v, k=0):
@@ -203,7 +189,7 @@ def diag(v, k=0):
     >>> diag(np.arange(4.0).reshape(2, 2))
     array([0., 3.])
     """
-    v = _arr(v)
+    v = lists_as_arrays(v)
     shape = _shape_of(v)
     if len(shape) == 1:
         n = shape[0] + abs(k)
@@ -222,7 +208,7 @@ def triu(m, k=0):
     array([[1., 1.],
            [0., 1.]])
     """
-    return _la.triu(_arr(m), k=k)
+    return _la.triu(lists_as_arrays(m), k=k)
 
 
 def tril(m, k=0):
@@ -233,7 +219,7 @@ def tril(m, k=0):
     array([[0., 0.],
            [1., 0.]])
     """
-    return _la.tril(_arr(m), k=k)
+    return _la.tril(lists_as_arrays(m), k=k)
 
 
 

@@ -1,0 +1,87 @@
+"""The helpers every module of the NumPy layer shares: one of each.
+
+The wrappers in ``funcgrad.numpy`` take NumPy's signatures, so they all
+accept the same kinds of arguments and refuse the same things: lists where
+arrays go, axes that may be negative or out of bounds, and ``out=``, which an
+immutable value cannot honour.
+
+>>> as_array([1.0, 2.0]), check_axis(-1, 3, "sum")
+(array([1., 2.]), 2)
+>>> refuse("sum", out=None, where=None)    # nothing unsupported was given
+>>> refuse("dot", out=[0.0])
+Traceback (most recent call last):
+...
+TypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are immutable; use the returned value instead
+"""
+
+import numpy as np
+
+from ..rules.arrays import getitem
+from ..traces import Box
+
+__all__ = ["is_traced", "as_array", "lists_as_arrays", "check_axis", "check_axes",
+           "axis_param", "refuse", "take_on_axis", "fmt_shape"]
+
+
+def is_traced(*xs):
+    """Whether any of ``xs`` is a traced value (a transform is watching it)."""
+    return any(isinstance(x, Box) for x in xs)
+
+
+def as_array(x):
+    """A traced value as it is; anything else (lists, numbers) as a NumPy array."""
+    return x if isinstance(x, Box) else np.asarray(x)
+
+
+def lists_as_arrays(x):
+    """Lists and tuples as arrays, as NumPy reads them; traced values and numbers unchanged."""
+    return np.asarray(x) if isinstance(x, (list, tuple)) else x
+
+
+def check_axis(axis, ndim, who):
+    """``axis`` made non-negative, or NumPy's AxisError naming ``who``."""
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(
+            f"{who}: axis {axis} is out of bounds for an array of dimension {ndim}")
+    return axis % ndim
+
+
+def check_axes(axis, ndim, who):
+    """One axis or several, each checked and made non-negative; repeats refused."""
+    axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = tuple(check_axis(int(a), ndim, who) for a in axis)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{who}: repeated axis in {axis}")
+    return out
+
+
+def axis_param(axis):
+    """An ``axis`` argument as a primitive's static parameter: a list becomes a tuple."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def refuse(name, **unsupported):
+    """Refuse the keyword arguments of NumPy's signature that funcgrad cannot honour.
+
+    Each keyword whose value is not None raises a TypeError naming ``name``:
+    ``out=`` because values are immutable, the others (``where=``,
+    ``initial=``, ...) because they are not supported.
+    """
+    for key, value in unsupported.items():
+        if value is None:
+            continue
+        if key == "out":
+            raise TypeError(f"funcgrad.numpy.{name}: out= is not supported, since funcgrad "
+                            f"values are immutable; use the returned value instead")
+        raise TypeError(f"funcgrad.numpy.{name}: {key}= is not supported; select the elements "
+                        f"first, e.g. with funcgrad.numpy.where")
+
+
+def take_on_axis(x, index, axis):
+    """``x`` indexed by ``index`` (int, slice or int array) along one axis."""
+    return getitem(x, index=(slice(None),) * axis + (index,))
+
+
+def fmt_shape(shape):
+    """A shape as error messages print it: ``(2, 3)``."""
+    return str(tuple(shape))

@@ -1,0 +1,295 @@
+"""Indexing, integer-valued functions and constructors, with NumPy's signatures.
+
+``take``, ``take_along_axis``, ``choose`` and ``select`` are compositions of
+structural primitives on traced values. Integer-valued functions
+(``argsort``, ``argmax``, ``nonzero``, ...) read the values underneath and
+return plain integer arrays; they carry no gradient. Constructors are
+NumPy's; the ``*_like`` ones also accept traced values.
+"""
+
+import numpy as _np
+from numpy import (  # noqa: F401  NumPy's constructors, passed through
+    zeros,
+    ones,
+    empty,
+    full,
+    eye,
+    identity,
+    arange,
+    linspace,
+    logspace,
+    tri,
+    meshgrid,
+    indices,
+    random,
+)
+
+from ..errors import ShapeError
+from ..rules import arrays as _a
+from ..rules import shape as _s
+from ..rules.elementwise import where as _where
+from ..traces import Box
+from ..values import plain as _plain
+from ..values import raw as _raw
+from ..values import shape_of as _shape_of
+from ._helpers import as_array, check_axis, fmt_shape, is_traced, take_on_axis
+from ._joining import stack
+from ._shape import broadcast_to, ravel
+
+__all__ = [
+    "take", "take_along_axis", "choose", "select", "argsort", "argmax", "argmin", "nonzero",
+    "searchsorted", "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
+    "logspace", "tri", "meshgrid", "indices", "zeros_like", "ones_like", "empty_like",
+    "full_like", "random",
+]
+
+
+# ---------------------------------------------------------------- indexing
+
+def _index_mode(indices, n, mode, who):
+    indices = _np.asarray(indices)
+    if mode == "wrap":
+        return indices % n
+    if mode == "clip":
+        return _np.clip(indices, 0, n - 1)
+    if mode != "raise":
+        raise ValueError(f"{who}: mode must be 'raise', 'wrap' or 'clip'; got {mode!r}")
+    return indices
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """``numpy.take``: elements at ``indices`` along ``axis`` (of the flat array for None).
+    Repeated indices add their gradients.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.grad(lambda x: fnp.sum(fnp.take(x, [0, 0, 2])))(fnp.ones(3))
+    array([2., 0., 1.])
+    """
+    if not is_traced(a):
+        return _np.take(a, indices, axis=axis, out=out, mode=mode)
+    if axis is None:
+        a, axis = ravel(a), 0
+    shape = _shape_of(a)
+    axis = check_axis(axis, len(shape), "take")
+    idx = _index_mode(indices, shape[axis], mode, "take")
+    return take_on_axis(a, int(idx) if idx.ndim == 0 else idx, axis)
+
+
+def take_along_axis(arr, indices, axis=-1):
+    """``numpy.take_along_axis``, e.g. with indices from argsort or argmax.
+
+    >>> import funcgrad.numpy as fnp
+    >>> x = fnp.array([[3.0, 1.0], [0.0, 2.0]])
+    >>> fnp.take_along_axis(x, fnp.argsort(x, axis=1), axis=1)
+    array([[1., 3.],
+           [0., 2.]])
+    """
+    if not is_traced(arr, indices):
+        return _np.take_along_axis(arr, indices, axis=axis)
+    indices = _plain(indices)
+    if not isinstance(indices, Box):
+        indices = _np.asarray(indices)
+        if not _np.issubdtype(indices.dtype, _np.integer):
+            raise IndexError(f"take_along_axis: indices must be integers; got dtype {indices.dtype}")
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    shape, ishape = _shape_of(arr), _shape_of(indices)
+    if len(shape) != len(ishape):
+        raise ShapeError(f"take_along_axis: indices of shape {fmt_shape(ishape)} need as many dimensions "
+                         f"as the array, of shape {fmt_shape(shape)}")
+    return _s.take_along(arr, indices, axis=check_axis(axis, len(shape), "take_along_axis"))
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """``numpy.choose``: ``out[i] = choices[a[i]][i]``, everything broadcast together.
+
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.choose([1, 0, 1], [fnp.zeros(3), fnp.arange(3.0)])
+    array([0., 0., 2.])
+    """
+    if not is_traced(a, *choices):
+        return _np.choose(a, choices, out=out, mode=mode)
+    if isinstance(a, Box):
+        raise TypeError("choose: the index array `a` must be a plain integer array, not a traced "
+                        "value; use fg.stop_gradient on it")
+    choices = [as_array(c) for c in choices]
+    a = _index_mode(a, len(choices), mode, "choose")
+    shapes = [a.shape] + [_shape_of(c) for c in choices]
+    try:
+        shape = _np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ShapeError(f"choose: shapes {', '.join(map(fmt_shape, shapes))} do not broadcast "
+                         f"together") from None
+    if a.size and (a.min() < 0 or a.max() >= len(choices)):
+        raise ValueError(f"choose: invalid entry in the index array: entries must lie in "
+                         f"[0, {len(choices)}), or use mode='wrap' or 'clip'")
+    stacked = stack([broadcast_to(c, shape) for c in choices])
+    grids = _np.indices(shape, sparse=True)
+    return _a.getitem(stacked, index=(_np.broadcast_to(a, shape),) + tuple(grids))
+
+
+def select(condlist, choicelist, default=0):
+    """``numpy.select``: where the first true condition picks its choice, else ``default``.
+
+    >>> import funcgrad.numpy as fnp
+    >>> x = fnp.arange(4.0)
+    >>> fnp.select([x < 1, x > 2], [x, -x], default=9.0)
+    array([ 0.,  9.,  9., -3.])
+    """
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"select: condlist and choicelist must have the same length; got "
+                         f"{len(condlist)} conditions and {len(choicelist)} choices")
+    if not is_traced(default, *condlist, *choicelist):
+        return _np.select(condlist, choicelist, default)
+    if not condlist:
+        raise ValueError("select: select with an empty condition list is not possible")
+    shapes = [_shape_of(c) for c in condlist] + [_shape_of(c) for c in choicelist] + [_shape_of(default)]
+    try:
+        shape = _np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ShapeError(f"select: shapes {', '.join(map(fmt_shape, shapes))} do not broadcast "
+                         f"together") from None
+    result = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        cond = _plain(cond)
+        if not isinstance(cond, Box) and _np.asarray(cond).dtype != bool:
+            raise TypeError(f"select: invalid entry in condlist: should be boolean ndarray; got "
+                            f"dtype {_np.asarray(cond).dtype}")
+        result = _where(cond, choice, result)
+    return broadcast_to(result, shape) if _shape_of(result) != shape else result
+
+
+# ---------------------------------------------------------------- integer-valued
+
+def _no_batch(x, who):
+    p = _plain(x)
+    if isinstance(p, Box):
+        raise TypeError(f"{who}: the result's shape depends on the values, so it cannot be "
+                        f"computed under vmap or jit; call it outside the transformed function")
+    return p
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """``numpy.argsort`` of the values (an integer array; no gradient).
+
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.argsort(fnp.array([3.0, 1.0, 2.0]))
+    array([1, 2, 0])
+    """
+    p = _plain(a)
+    if not isinstance(p, Box):
+        return _np.argsort(p, axis=axis, kind=kind, order=order, stable=stable)
+    if stable:
+        kind = "stable"
+    return _s.argsort(p, axis=axis, kind=kind)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    """``numpy.argmax`` of the values (an integer; no gradient).
+
+    >>> import funcgrad.numpy as fnp
+    >>> int(fnp.argmax(fnp.array([3.0, 1.0, 4.0])))
+    2
+    """
+    p = _plain(a)
+    if not isinstance(p, Box):
+        return _np.argmax(p, axis=axis, out=out, keepdims=keepdims)
+    return _s.argmax(p, axis=axis, keepdims=keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    """``numpy.argmin`` of the values (an integer; no gradient).
+
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.argmin(fnp.array([[3.0, 1.0], [0.0, 2.0]]), axis=1)
+    array([1, 0])
+    """
+    p = _plain(a)
+    if not isinstance(p, Box):
+        return _np.argmin(p, axis=axis, out=out, keepdims=keepdims)
+    return _s.argmin(p, axis=axis, keepdims=keepdims)
+
+
+def nonzero(a):
+    """``numpy.nonzero`` of the values (a tuple of index arrays; no gradient).
+
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.nonzero(fnp.array([0.0, 2.0, 3.0]))
+    (array([1, 2]),)
+    """
+    return _np.nonzero(_no_batch(a, "nonzero"))
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """``numpy.searchsorted`` of the values (integer positions; no gradient).
+
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.searchsorted(fnp.array([1.0, 2.0, 3.0]), [2.5, 0.0])
+    array([2, 0])
+    """
+    pa, pv = _plain(a), _plain(v)
+    if not isinstance(pa, Box) and not isinstance(pv, Box):
+        return _np.searchsorted(pa, pv, side=side, sorter=sorter)
+    if sorter is not None:
+        pa = take_along_axis(pa, _plain(sorter), axis=0)
+    return _s.searchsorted(pa, pv if isinstance(pv, Box) else _np.asarray(pv), side=side)
+
+
+# ---------------------------------------------------------------- constructors
+
+def _like(a, dtype, shape):
+    """Shape and dtype for a ``*_like`` constructor given a traced value."""
+    if dtype is None:
+        dtype = _np.result_type(_raw(a))
+        if not _np.issubdtype(dtype, _np.inexact):
+            dtype = _np.float64
+    return _shape_of(a) if shape is None else shape, dtype
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """``numpy.zeros_like``; a traced value gives plain zeros of its shape.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fnp.zeros_like(fg.var(fnp.ones(2)))
+    array([0., 0.])
+    """
+    if not isinstance(a, Box):
+        return _np.zeros_like(a, dtype=dtype, order=order, subok=subok, shape=shape)
+    return _np.zeros(*_like(a, dtype, shape))
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """``numpy.ones_like``; a traced value gives plain ones of its shape.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fnp.ones_like(fg.var(fnp.zeros(2)))
+    array([1., 1.])
+    """
+    if not isinstance(a, Box):
+        return _np.ones_like(a, dtype=dtype, order=order, subok=subok, shape=shape)
+    return _np.ones(*_like(a, dtype, shape))
+
+
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """``numpy.empty_like``; a traced value gives a plain uninitialised array of its shape.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fnp.empty_like(fg.var(fnp.zeros((2, 3)))).shape
+    (2, 3)
+    """
+    if not isinstance(prototype, Box):
+        return _np.empty_like(prototype, dtype=dtype, order=order, subok=subok, shape=shape)
+    return _np.empty(*_like(prototype, dtype, shape))
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    """``numpy.full_like``; a traced value gives a plain array of its shape.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fnp.full_like(fg.var(fnp.zeros(2)), 7.0)
+    array([7., 7.])
+    """
+    if not isinstance(a, Box):
+        return _np.full_like(a, fill_value, dtype=dtype, order=order, subok=subok, shape=shape)
+    shape, dtype = _like(a, dtype, shape)
+    return _np.full(shape, _raw(fill_value), dtype=dtype)
