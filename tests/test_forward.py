@@ -9,7 +9,7 @@ import pytest
 
 import funcgrad as fg
 from funcgrad.primitive import Primitive
-from funcgrad.rules import arrays, elementwise, linalg, nn
+from funcgrad.rules import arrays, elementwise, nn, products
 
 rng = np.random.default_rng(7)
 X = rng.normal(size=(2, 3))
@@ -59,7 +59,7 @@ CASES = {
     "untake": (lambda a: arrays.untake(a, index=np.array([1, 1, 3]), shape=(5,)), (Y,)),
     "concatenate": (lambda a, b: arrays.concatenate(a, arrays.reshape(b, shape=(1, 3)), axis=0), (X, Y)),
     "add_n": (lambda a, b, c: arrays.add_n(a, b, c), (X, Y, X)),
-    "matmul": (linalg.matmul, (X, SQ)),
+    "matmul": (products.matmul, (X, SQ)),
     "logsumexp": (lambda a: nn.logsumexp(a, axis=1), (X,)),
     "softmax": (lambda a: nn.softmax(a, axis=-1), (X,)),
     "log_softmax": (lambda a: nn.log_softmax(a, axis=-1), (X,)),
@@ -69,10 +69,10 @@ CASES = {
 
 # Edge cases of a different shape for the same primitives.
 EXTRA = {
-    "matmul vector-matrix": (linalg.matmul, (Y, SQ)),
-    "matmul matrix-vector": (linalg.matmul, (X, Y)),
-    "matmul vector-vector": (linalg.matmul, (Y, Y)),
-    "matmul batched": (linalg.matmul, (rng.normal(size=(2, 2, 3)), SQ)),
+    "matmul vector-matrix": (products.matmul, (Y, SQ)),
+    "matmul matrix-vector": (products.matmul, (X, Y)),
+    "matmul vector-vector": (products.matmul, (Y, Y)),
+    "matmul batched": (products.matmul, (rng.normal(size=(2, 2, 3)), SQ)),
     "sum all": (lambda a: arrays.sum(a), (X,)),
     "multiply size-1 axes": (elementwise.multiply, (rng.normal(size=(2, 1)), rng.normal(size=(1, 3)))),
     "power scalar exponent": (lambda a: elementwise.power(a, 3.0), (X,)),
@@ -89,7 +89,7 @@ def _primitives():
             obj = getattr(module, name)
             if isinstance(obj, Primitive):
                 yield obj.name
-    yield linalg.matmul.name
+    yield products.matmul.name
 
 
 def test_every_primitive_has_a_case():

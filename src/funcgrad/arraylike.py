@@ -16,7 +16,7 @@ answer), so a batched value compares into a batched mask instead.
 import numpy as np
 
 from .primitive import Primitive
-from .rules import arrays, elementwise, linalg
+from .rules import arrays, elementwise, products
 from .traces import Box
 from .values import plain, raw, shape_of
 
@@ -45,7 +45,7 @@ def _index_param(index):
 _CORE_UFUNCS = {
     **{getattr(np, p.name): p for p in vars(elementwise).values()
        if isinstance(p, Primitive) and isinstance(getattr(np, p.name, None), np.ufunc)},
-    np.absolute: elementwise.abs, np.matmul: linalg.matmul,
+    np.absolute: elementwise.abs, np.matmul: products.matmul,
 }
 _COMPARISONS = {
     np.greater: elementwise.greater, np.greater_equal: elementwise.greater_equal,
@@ -156,8 +156,8 @@ class ArrayLike(Box):
     def __rtruediv__(self, other): return elementwise.divide(other, self)
     def __pow__(self, other):      return elementwise.power(self, other)
     def __rpow__(self, other):     return elementwise.power(other, self)
-    def __matmul__(self, other):   return linalg.matmul(self, other)
-    def __rmatmul__(self, other):  return linalg.matmul(other, self)
+    def __matmul__(self, other):   return products.matmul(self, other)
+    def __rmatmul__(self, other):  return products.matmul(other, self)
     def __neg__(self):             return elementwise.negative(self)
     def __pos__(self):             return self
     def __abs__(self):             return elementwise.abs(self)

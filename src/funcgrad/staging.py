@@ -46,7 +46,7 @@ import numpy as np
 from .errors import ConcretizationError
 from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
-from .rules import elementwise, linalg
+from .rules import elementwise, products
 from .traces import Box, new_level
 from .tree import tree_flatten, tree_unflatten
 from .values import shape_of
@@ -157,7 +157,7 @@ def _ufunc_of(prim):
 
 def _fresh(prim):
     """Whether ``prim`` always returns a new array, never a view of an operand."""
-    return _ufunc_of(prim) is not None or prim is linalg.matmul
+    return _ufunc_of(prim) is not None or prim is products.matmul
 
 
 def _dead_buffer(n, i, last_use, outputs, consumers):

@@ -1,7 +1,7 @@
 """Products, einsum, diagonals and triangles of funcgrad.numpy, and its ``linalg`` submodule.
 
 Each function has NumPy's name, signature and values (bit for bit on the same
-inputs); the primitives and their rules are in :mod:`funcgrad.rules.linalg`.
+inputs); the primitives and their rules are in :mod:`funcgrad.rules.products`.
 Only real (float) inputs are differentiated; the ``out=`` arguments of NumPy
 are refused, since results are never written in place.
 
@@ -14,7 +14,7 @@ array([[2., 4.]])
 import numpy as _np
 
 from ..rules import arrays as _arrays
-from ..rules import linalg as _la
+from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
 from ..values import ndim_of, shape_of as _shape_of
 from . import linalg
@@ -38,7 +38,7 @@ def dot(a, b, out=None):
     a, b = lists_as_arrays(a), lists_as_arrays(b)
     if ndim_of(a) == 0 or ndim_of(b) == 0:
         return _multiply(a, b)
-    return _la.dot(a, b)
+    return _products.dot(a, b)
 
 
 def vdot(a, b, /):
@@ -49,7 +49,7 @@ def vdot(a, b, /):
     np.float64(20.0)
     """
     a, b = lists_as_arrays(a), lists_as_arrays(b)
-    return _la.vdot(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
+    return _products.vdot(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
 
 
 def inner(a, b, /):
@@ -62,7 +62,7 @@ def inner(a, b, /):
     a, b = lists_as_arrays(a), lists_as_arrays(b)
     if ndim_of(a) == 0 or ndim_of(b) == 0:
         return _multiply(a, b)
-    return _la.inner(a, b)
+    return _products.inner(a, b)
 
 
 def outer(a, b, out=None):
@@ -75,7 +75,7 @@ def outer(a, b, out=None):
     """
     refuse("outer", out=out)
     a, b = lists_as_arrays(a), lists_as_arrays(b)
-    return _la.outer(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
+    return _products.outer(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
 
 
 def matmul(x1, x2, /):
@@ -89,14 +89,14 @@ def matmul(x1, x2, /):
     ...
     funcgrad.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
     """
-    return _la.matmul(lists_as_arrays(x1), lists_as_arrays(x2))
+    return _products.matmul(lists_as_arrays(x1), lists_as_arrays(x2))
 
 
 def _tensordot_axes(axes, na, nb):
     if isinstance(axes, (int, _np.integer)):
         n = int(axes)
         if n < 0 or n > min(na, nb):
-            raise _la.ShapeError(f"tensordot: axes={n} needs both operands to have at least {n} "
+            raise _products.ShapeError(f"tensordot: axes={n} needs both operands to have at least {n} "
                                  f"axes; they have {na} and {nb}")
         return tuple(range(na - n, na)), tuple(range(n))
     try:
@@ -107,7 +107,7 @@ def _tensordot_axes(axes, na, nb):
     xa = (xa,) if isinstance(xa, (int, _np.integer)) else tuple(xa)
     xb = (xb,) if isinstance(xb, (int, _np.integer)) else tuple(xb)
     if len(xa) != len(xb):
-        raise _la.ShapeError(f"tensordot: the two axis lists must have the same length; "
+        raise _products.ShapeError(f"tensordot: the two axis lists must have the same length; "
                              f"got {list(xa)} and {list(xb)}")
     return tuple(int(i) % na for i in xa), tuple(int(i) % nb for i in xb)
 
@@ -120,7 +120,7 @@ def tensordot(a, b, axes=2):
     array([12., 12.])
     """
     a, b = lists_as_arrays(a), lists_as_arrays(b)
-    return _la.tensordot(a, b, axes=_tensordot_axes(axes, ndim_of(a), ndim_of(b)))
+    return _products.tensordot(a, b, axes=_tensordot_axes(axes, ndim_of(a), ndim_of(b)))
 
 
 def einsum(subscripts, *operands, optimize=False):
@@ -140,7 +140,7 @@ def einsum(subscripts, *operands, optimize=False):
         raise TypeError("funcgrad.numpy.einsum needs the subscripts string first, e.g. "
                         "einsum('ij,jk->ik', a, b); NumPy's interleaved operand/sublist form "
                         "is not supported")
-    return _la.einsum(*map(lists_as_arrays, operands), subscripts=subscripts, optimize=optimize)
+    return _products.einsum(*map(lists_as_arrays, operands), subscripts=subscripts, optimize=optimize)
 
 
 def kron(a, b):
@@ -151,7 +151,7 @@ def kron(a, b):
     array([[1., 2., 0., 0.],
            [0., 0., 1., 2.]])
     """
-    return _la.kron(lists_as_arrays(a), lists_as_arrays(b))
+    return _products.kron(lists_as_arrays(a), lists_as_arrays(b))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -164,7 +164,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     refuse("trace", out=out)
     if dtype is not None:
         raise TypeError("funcgrad.numpy.trace does not take dtype=; convert the input instead")
-    return _la.trace(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
+    return _products.trace(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
@@ -174,7 +174,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     >>> diagonal(np.arange(6.0).reshape(2, 3), offset=1)
     array([1., 5.])
     """
-    return _la.diagonal(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
+    return _products.diagonal(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
 
 
 def diag(v, k=0):
@@ -193,10 +193,10 @@ def diag(v, k=0):
     shape = _shape_of(v)
     if len(shape) == 1:
         n = shape[0] + abs(k)
-        return _la.undiagonal(v, offset=k, axis1=0, axis2=1, shape=(n, n))
+        return _products.undiagonal(v, offset=k, axis1=0, axis2=1, shape=(n, n))
     if len(shape) == 2:
-        return _la.diagonal(v, offset=k, axis1=0, axis2=1)
-    raise _la.ShapeError(f"diag needs a 1-D array (to build a matrix) or a 2-D one (to take "
+        return _products.diagonal(v, offset=k, axis1=0, axis2=1)
+    raise _products.ShapeError(f"diag needs a 1-D array (to build a matrix) or a 2-D one (to take "
                          f"its diagonal); got shape {shape}")
 
 
@@ -208,7 +208,7 @@ def triu(m, k=0):
     array([[1., 1.],
            [0., 1.]])
     """
-    return _la.triu(lists_as_arrays(m), k=k)
+    return _products.triu(lists_as_arrays(m), k=k)
 
 
 def tril(m, k=0):
@@ -219,7 +219,7 @@ def tril(m, k=0):
     array([[0., 0.],
            [1., 0.]])
     """
-    return _la.tril(lists_as_arrays(m), k=k)
+    return _products.tril(lists_as_arrays(m), k=k)
 
 
 

@@ -1,0 +1,436 @@
+"""Products and contractions, diagonals and triangles.
+
+Products and contractions are multilinear, so their forward rule is the
+primitive itself with one operand replaced by its tangent, and their reverse
+rule for an operand is one ``einsum`` of the cotangent with the other operands
+(see :func:`einsum_cotangent`). Matrices are the last two axes; leading axes
+are a stack (``^T`` below swaps the last two axes only).
+
+    primitive       value                     reverse rule (per operand)               forward rule
+    -------------   -----------------------   --------------------------------------   ------------------------------
+    matmul          x @ y                     g @ y^T,  x^T @ g (stacks summed)         tx @ y + x @ ty
+    einsum          np.einsum(subscripts)     einsum of g with the other operands       einsum with t in place
+    dot             np.dot (N-D)              as einsum '...a,...ab->...b'              dot(tx, y) + dot(x, ty)
+    inner           np.inner                  as einsum '...a,...a->...'                inner(tx, y) + inner(x, ty)
+    outer           np.outer (1-D here)       as einsum 'i,j->ij'                       outer(tx, y) + outer(x, ty)
+    vdot            np.vdot (1-D here)        as einsum 'i,i->'                         vdot(tx, y) + vdot(x, ty)
+    tensordot       np.tensordot(axes)        as einsum of the contraction              tensordot(tx, y) + ...
+    kron            np.kron                   g regrouped, contracted with the other    kron(tx, y) + kron(x, ty)
+    trace           np.trace                  undiagonal(g broadcast along the diag)    trace(t)
+    diagonal        np.diagonal               undiagonal(g)                             diagonal(t)
+    undiagonal      zeros with g on a diag    diagonal(g)                               undiagonal(t)
+    triu, tril      np.triu, np.tril (k)      triu(g), tril(g)                          triu(t), tril(t)
+
+Shape errors name the operation and the operands' shapes.
+"""
+
+from collections import Counter
+from functools import partial
+from string import ascii_letters
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..primitive import Primitive
+from ..values import shape_of
+from .arrays import (
+    batch_example_by_example,
+    broadcast_to,
+    example_shape,
+    lead_axes,
+    reshape,
+    squeeze,
+    swapaxes,
+    unbroadcast,
+)
+
+__all__ = [
+    "checked_impl", "mT", "parse_einsum", "einsum_cotangent",
+    "matmul", "einsum", "dot", "inner", "outer", "vdot", "tensordot", "kron",
+    "trace", "diagonal", "undiagonal", "triu", "tril",
+]
+
+
+# ---------------------------------------------------------------- helpers
+
+def checked_impl(name, fun, hint):
+    """``fun`` with NumPy's shape errors re-raised naming ``name`` and every operand's shape."""
+    def impl(*args, **params):
+        try:
+            return fun(*args, **params)
+        except np.linalg.LinAlgError:
+            raise
+        except ValueError as e:
+            shapes = " and ".join(str(np.shape(a)) for a in args)
+            raise ShapeError(f"{name} of shapes {shapes}: {hint} (NumPy says: {e})") from None
+    impl.__name__ = name
+    return impl
+
+
+def mT(x):
+    """The matrix transpose of a stack of matrices: the last two axes swapped."""
+    return swapaxes(x, axis1=-1, axis2=-2)
+
+
+# ---------------------------------------------------------------- einsum
+
+def parse_einsum(subscripts, shapes):
+    """Explicit subscripts, one string per operand and the output, ellipses spelled out.
+
+    >>> parse_einsum("ij,jk", [(2, 3), (3, 4)])
+    (['ij', 'jk'], 'ik')
+    >>> parse_einsum("...ii->...i", [(5, 3, 3)])
+    (['Aii'], 'Ai')
+    """
+    s = subscripts.replace(" ", "")
+    ins, arrow, out = s.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(shapes):
+        raise ShapeError(f"einsum: subscripts {subscripts!r} name {len(terms)} operands, "
+                         f"but {len(shapes)} were given")
+    fresh = [c for c in ascii_letters[26:] + ascii_letters[:26] if c not in s]
+    spans = [len(sh) - (len(t) - 3) for t, sh in zip(terms, shapes) if "..." in t]
+    width = max(spans, default=0)
+    ell = "".join(fresh[:width])
+    terms_x = [t.replace("...", ell[width - (len(sh) - (len(t) - 3)):]) if "..." in t else t
+               for t, sh in zip(terms, shapes)]
+    if arrow:
+        out_x = out.replace("...", ell)
+    else:
+        counts = Counter(c for t in terms for c in t if c != ".")
+        out_x = ell + "".join(sorted(c for c, n in counts.items() if n == 1))
+    return terms_x, out_x
+
+
+def _letter_sizes(terms, shapes):
+    sizes = {}
+    for t, sh in zip(terms, shapes):
+        for c, n in zip(t, sh):
+            sizes[c] = max(sizes.get(c, 1), n)
+    return sizes
+
+
+def einsum_cotangent(i, g, operands, terms, out, optimize=False):
+    """The cotangent of operand ``i`` of the einsum ``terms -> out``, given the output's ``g``.
+
+    One einsum of ``g`` with the other operands. Letters the operand repeats
+    (a diagonal, as in ``'ii'``) get an identity matrix; letters only it has
+    (summed away) get a vector of ones; letters it broadcasts (size 1 against
+    a larger size) are summed.
+
+    >>> x, y = np.arange(6.0).reshape(2, 3), np.ones(3)
+    >>> einsum_cotangent(0, np.ones(2), (x, y), ["ij", "j"], "i")
+    array([[1., 1., 1.],
+           [1., 1., 1.]])
+    """
+    shapes = [shape_of(o) for o in operands]
+    sizes = _letter_sizes(terms, shapes)
+    used = set("".join(terms) + out)
+    fresh = iter(c for c in ascii_letters if c not in used)
+    others = set(out).union(*(terms[j] for j in range(len(terms)) if j != i))
+    target, extra_terms, extra_ops, seen = [], [], [], set()
+    for c, n in zip(terms[i], shapes[i]):
+        if c in seen:                             # a repeated letter: a diagonal
+            f = next(fresh)
+            target.append(f)
+            extra_terms.append(c + f)
+            extra_ops.append(np.eye(n))
+        elif n == 1 and sizes[c] > 1:             # broadcast along c: sum over it
+            f = next(fresh)
+            target.append(f)
+            extra_terms.append(f)
+            extra_ops.append(np.ones(1))
+        else:
+            target.append(c)
+            if c not in others:                   # summed away by this operand alone
+                extra_terms.append(c)
+                extra_ops.append(np.ones(n))
+        seen.add(c)
+    ops = [g] + [operands[j] for j in range(len(operands)) if j != i] + extra_ops
+    lhs = [out] + [terms[j] for j in range(len(terms)) if j != i] + extra_terms
+    return einsum(*ops, subscripts=",".join(lhs) + "->" + "".join(target), optimize=optimize)
+
+
+def _batch_einsum(size, values, batched, terms, out):
+    """One einsum over a whole batch: a fresh letter for the batch axis."""
+    b = next(c for c in ascii_letters if c not in set("".join(terms) + out))
+    lhs = [b + t if isb else t for t, isb in zip(terms, batched)]
+    return einsum(*values, subscripts=",".join(lhs) + "->" + b + out)
+
+
+def _einsum_vjp(argnums, g, ans, *ops, subscripts, optimize=False):
+    terms, out = parse_einsum(subscripts, [shape_of(o) for o in ops])
+    return [einsum_cotangent(i, g, ops, terms, out, optimize=optimize) for i in argnums]
+
+
+def _einsum_jvp(tangents, ans, *ops, subscripts, optimize=False):
+    out = None
+    for i, t in enumerate(tangents):
+        if t is not None:
+            term = einsum(*ops[:i], t, *ops[i + 1:], subscripts=subscripts, optimize=optimize)
+            out = term if out is None else out + term
+    return out
+
+
+def _einsum_batch(size, prim, values, batched, params):
+    shapes = [example_shape(v, b) for v, b in zip(values, batched)]
+    terms, out = parse_einsum(params["subscripts"], shapes)
+    return _batch_einsum(size, values, batched, terms, out)
+
+
+def _einsum_impl(*ops, subscripts, optimize=False):
+    try:
+        return np.einsum(subscripts, *ops, optimize=optimize)
+    except ValueError as e:
+        shapes = " and ".join(str(np.shape(a)) for a in ops)
+        raise ShapeError(f"einsum {subscripts!r} of shapes {shapes}: the subscripts do not fit "
+                         f"the operands' shapes (NumPy says: {e})") from None
+
+
+# ---------------------------------------------------------------- contractions
+
+def _contraction(name, impl, spec, hint, fast_vjp=None):
+    """A bilinear primitive whose value is the einsum ``spec(shape_x, shape_y, **params)``.
+
+    ``fast_vjp(i, g, ans, x, y)`` may give the reverse rule with BLAS-backed
+    primitives instead, or ``NotImplemented`` to use the einsum.
+    """
+    def vjp(i, g, ans, x, y, **params):
+        if fast_vjp is not None:
+            c = fast_vjp(i, g, ans, x, y)
+            if c is not NotImplemented:
+                return c
+        terms, out = spec(shape_of(x), shape_of(y), **params)
+        return einsum_cotangent(i, g, (x, y), terms, out)
+
+    def jvp(i, t, ans, x, y, **params):
+        return prim(t, y, **params) if i == 0 else prim(x, t, **params)
+
+    def batch(size, _, values, batched, params):
+        shapes = [example_shape(v, b) for v, b in zip(values, batched)]
+        terms, out = spec(*shapes, **params)
+        return _batch_einsum(size, values, batched, terms, out)
+
+    prim = Primitive(name, checked_impl(name, impl, hint), vjp=(partial(vjp, 0), partial(vjp, 1)),
+                     jvp=(partial(jvp, 0), partial(jvp, 1)), batch=batch)
+    return prim
+
+
+def _letters(n, skip=""):
+    return "".join(c for c in ascii_letters if c not in skip)[:n]
+
+
+def _dot_spec(sa, sb):
+    a = _letters(len(sa))
+    if len(sb) == 1:
+        return [a, a[-1]], a[:-1]
+    rest = _letters(len(sb) - 1, skip=a)
+    b = rest[:-1] + a[-1] + rest[-1]
+    return [a, b], a[:-1] + rest
+
+
+def _inner_spec(sa, sb):
+    a = _letters(len(sa))
+    rest = _letters(len(sb) - 1, skip=a)
+    return [a, rest + a[-1]], a[:-1] + rest
+
+
+def _tensordot_spec(sa, sb, axes):
+    ia, ib = axes
+    a = _letters(len(sa))
+    b = list(_letters(len(sb), skip=a))
+    for p, q in zip(ia, ib):
+        b[q] = a[p]
+    b = "".join(b)
+    return [a, b], "".join(c for k, c in enumerate(a) if k not in ia) + "".join(
+        c for k, c in enumerate(b) if k not in ib)
+
+
+def _tensordot_impl(a, b, axes):
+    return np.tensordot(a, b, axes=axes)
+
+
+def _kron_parts(sa, sb):
+    nd = max(len(sa), len(sb))
+    pa = (1,) * (nd - len(sa)) + tuple(sa)
+    pb = (1,) * (nd - len(sb)) + tuple(sb)
+    a, b = _letters(nd), _letters(nd, skip=_letters(nd))
+    inter = tuple(n for pair in zip(pa, pb) for n in pair)
+    return pa, pb, a, b, "".join(x + y for x, y in zip(a, b)), inter
+
+
+def _kron_vjp(i, g, ans, x, y):
+    sx, sy = shape_of(x), shape_of(y)
+    px, py, a, b, ab, inter = _kron_parts(sx, sy)
+    g2 = reshape(g, shape=inter)
+    if i == 0:
+        out = einsum_cotangent(0, g2, (reshape(x, shape=px), reshape(y, shape=py)), [a, b], ab)
+        return reshape(out, shape=sx)
+    out = einsum_cotangent(1, g2, (reshape(x, shape=px), reshape(y, shape=py)), [a, b], ab)
+    return reshape(out, shape=sy)
+
+
+einsum = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp, batch=_einsum_batch)
+
+
+def _dot_vjp_by_matmul(i, g, ans, x, y):
+    """Up to 2-D, ``dot`` is ``matmul``: use its (BLAS) rules rather than an einsum."""
+    if len(shape_of(x)) > 2 or len(shape_of(y)) > 2:
+        return NotImplemented
+    return _matmul_vjp_x(g, ans, x, y) if i == 0 else _matmul_vjp_y(g, ans, x, y)
+
+
+dot = _contraction("dot", np.dot, _dot_spec,
+                   "the last axis of the first operand must equal the second-to-last axis of "
+                   "the second (its only axis if 1-D)",
+                   fast_vjp=lambda i, g, ans, x, y: _dot_vjp_by_matmul(i, g, ans, x, y))
+inner = _contraction("inner", np.inner, _inner_spec,
+                     "the last axes of both operands must have the same length")
+outer = _contraction("outer", np.outer, lambda sa, sb: (["a", "b"], "ab"), "")
+vdot = _contraction("vdot", np.vdot, lambda sa, sb: (["a", "a"], ""),
+                    "both operands must have the same number of elements")
+tensordot = _contraction("tensordot", _tensordot_impl, _tensordot_spec,
+                         "the summed axes of both operands must have the same lengths")
+kron = Primitive(
+    "kron", np.kron, vjp=(partial(_kron_vjp, 0), partial(_kron_vjp, 1)),
+    jvp=(lambda t, ans, x, y: kron(t, y), lambda t, ans, x, y: kron(x, t)),
+    batch=batch_example_by_example,
+)
+
+
+# ---------------------------------------------------------------- matmul's reverse rules
+
+def _as_matrices(g, x, y):
+    """``x``, ``y`` promoted to at least 2-D, and ``g`` reshaped to match ``x @ y``."""
+    xs, ys = shape_of(x), shape_of(y)
+    x2 = reshape(x, shape=(1,) + xs) if len(xs) == 1 else x
+    y2 = reshape(y, shape=ys + (1,)) if len(ys) == 1 else y
+    x2s, y2s = shape_of(x2), shape_of(y2)
+    batch = np.broadcast_shapes(x2s[:-2], y2s[:-2])
+    shape = batch + (x2s[-2], y2s[-1])
+    g2 = g if shape_of(g) == shape else reshape(g, shape=shape)
+    return g2, x2, y2
+
+
+def _matmul_vjp_x(g, ans, x, y):
+    g2, x2, y2 = _as_matrices(g, x, y)
+    gx = unbroadcast(matmul(g2, mT(y2)), x2)
+    return gx if x2 is x else reshape(gx, shape=shape_of(x))
+
+
+def _matmul_vjp_y(g, ans, x, y):
+    g2, x2, y2 = _as_matrices(g, x, y)
+    gy = unbroadcast(matmul(mT(x2), g2), y2)
+    return gy if y2 is y else reshape(gy, shape=shape_of(y))
+
+
+def _matmul_batch(size, prim, values, batched, params):
+    (x, y), (bx, by) = values, batched
+    xs, ys = example_shape(x, bx), example_shape(y, by)
+    # Promote 1-D examples to matrices (a row for x, a column for y), as matmul does.
+    if len(xs) == 1:
+        x = reshape(x, shape=((size,) if bx else ()) + (1,) + xs)
+    if len(ys) == 1:
+        y = reshape(y, shape=((size,) if by else ()) + ys + (1,))
+    x2, y2 = example_shape(x, bx), example_shape(y, by)
+    stack = max(len(x2), len(y2)) - 2          # example batch dims of the product
+    if bx:
+        x = lead_axes(x, stack + 2)
+    if by:
+        y = lead_axes(y, stack + 2)
+    if not bx:   # the unbatched operand broadcasts against the batch axis
+        x = reshape(x, shape=(1,) * (stack + 2 - len(x2)) + x2)
+    if not by:
+        y = reshape(y, shape=(1,) * (stack + 2 - len(y2)) + y2)
+    out = matmul(x, y)
+    if len(ys) == 1:
+        out = squeeze(out, axis=-1)
+    if len(xs) == 1:
+        out = squeeze(out, axis=-2 if len(ys) != 1 else -1)
+    return out
+
+
+matmul = Primitive(
+    "matmul", checked_impl("matmul", np.matmul, "the last axis of the first operand must equal the "
+                       "second-to-last axis of the second (the only axis of a 1-D operand), and "
+                       "stack axes must broadcast"),
+    vjp=(_matmul_vjp_x, _matmul_vjp_y),
+    jvp=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
+    batch=_matmul_batch,
+)
+
+
+# ---------------------------------------------------------------- diagonals and triangles
+
+def _axes2(nd, axis1, axis2):
+    return axis1 % nd, axis2 % nd
+
+
+def _diag_index(n1, n2, offset):
+    """Row and column indices of diagonal ``offset`` of an (n1, n2) matrix."""
+    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
+    rows = np.arange(length) + max(-offset, 0)
+    return rows, rows - max(-offset, 0) + max(offset, 0)
+
+
+def _undiagonal_impl(g, offset, axis1, axis2, shape):
+    a1, a2 = _axes2(len(shape), axis1, axis2)
+    out = np.zeros(shape, dtype=np.result_type(g))
+    view = np.moveaxis(out, (a1, a2), (-2, -1))
+    rows, cols = _diag_index(shape[a1], shape[a2], offset)
+    view[..., rows, cols] = g
+    return out
+
+
+def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1):
+    s = shape_of(x)
+    a1, a2 = _axes2(len(s), axis1, axis2)
+    length = len(_diag_index(s[a1], s[a2], offset)[0])
+    gd = broadcast_to(reshape(g, shape=shape_of(g) + (1,)), shape=shape_of(g) + (length,))
+    return undiagonal(gd, offset=offset, axis1=axis1, axis2=axis2, shape=s)
+
+
+def _shift_axes(size, prim, values, batched, params):
+    """trace, diagonal, undiagonal: axis1 and axis2 move past the batch axis."""
+    shape = params.get("shape")
+    nd = len(shape) if shape is not None else len(example_shape(values[0], True))
+    a1, a2 = _axes2(nd, params.get("axis1", 0), params.get("axis2", 1))
+    new = {**params, "axis1": a1 + 1, "axis2": a2 + 1}
+    if shape is not None:
+        new["shape"] = (size,) + tuple(shape)
+    return prim(values[0], **new)
+
+
+def _triangle_batch(size, prim, values, batched, params):
+    if len(example_shape(values[0], True)) >= 2:
+        return prim(values[0], **params)
+    return batch_example_by_example(size, prim, values, batched, params)
+
+
+trace = Primitive(
+    "trace", lambda x, offset=0, axis1=0, axis2=1: np.trace(x, offset, axis1, axis2),
+    vjp=(_trace_vjp,),
+    jvp=(lambda t, ans, x, **p: trace(t, **p),), batch=_shift_axes,
+)
+diagonal = Primitive(
+    "diagonal", lambda x, offset=0, axis1=0, axis2=1: np.diagonal(x, offset, axis1, axis2),
+    vjp=(lambda g, ans, x, offset=0, axis1=0, axis2=1: undiagonal(
+        g, offset=offset, axis1=axis1, axis2=axis2, shape=shape_of(x)),),
+    jvp=(lambda t, ans, x, **p: diagonal(t, **p),), batch=_shift_axes,
+)
+undiagonal = Primitive(
+    "undiagonal", _undiagonal_impl,
+    vjp=(lambda g, ans, x, offset, axis1, axis2, shape: diagonal(
+        g, offset=offset, axis1=axis1, axis2=axis2),),
+    jvp=(lambda t, ans, x, **p: undiagonal(t, **p),), batch=_shift_axes,
+)
+triu = Primitive(
+    "triu", lambda x, k=0: np.triu(x, k),
+    vjp=(lambda g, ans, x, k=0: unbroadcast(triu(g, k=k), x),),
+    jvp=(lambda t, ans, x, k=0: triu(t, k=k),), batch=_triangle_batch,
+)
+tril = Primitive(
+    "tril", lambda x, k=0: np.tril(x, k),
+    vjp=(lambda g, ans, x, k=0: unbroadcast(tril(g, k=k), x),),
+    jvp=(lambda t, ans, x, k=0: tril(t, k=k),), batch=_triangle_batch,
+)
