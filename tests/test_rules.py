@@ -1,29 +1,41 @@
-"""Every primitive of the rule tables, checked against finite differences and PyTorch.
+"""Every primitive of the rule tables: reverse, forward and batching rules, row by row.
 
-The primitives are discovered from the rule modules, so a rule added to a table
-is tested the day it is added: an elementwise one automatically (its domain
-defaults to the real line), any other one as soon as it has a row in CASES (a
-test fails until it does).
+The primitives are discovered from every module of ``funcgrad.rules``, so a
+primitive is tested the day it is added: an elementwise one automatically (its
+domain defaults to the real line, or the one its ``funcgrad.numpy`` namesake's
+row gives), any other one as soon as it has a row in CASES (a test fails until
+it does).
 
-For each case the reverse-mode gradient is a vector-Jacobian product with a
-random cotangent ``w``: backprop(out, seed=w)[x] must equal the central
-difference of ``sum(f(x) * w)``, in float64.
+For each row, in float64:
+
+- reverse: the vector-Jacobian product with a random cotangent ``w``,
+  ``backprop(out, seed=w)[x]``, equals the central difference of
+  ``sum(f(x) * w)``, and PyTorch's gradient where PyTorch has the function;
+- forward: ``jvp`` along a random tangent equals the central difference of
+  ``f`` along it;
+- batching: ``vmap`` over a batch of three nearby examples equals the
+  examples one by one.
 """
 
+import importlib
+import math
 import operator
+import pkgutil
 from functools import reduce
 
 import numpy as np
 import pytest
+from helpers import assert_close, numeric_grad
+from test_numpy_math import ROWS as MATH_ROWS
 
 import funcgrad as fg
+import funcgrad.rules
+from funcgrad.backprop import general_vjp_step, vjp_step
 from funcgrad.primitive import Primitive
-from funcgrad.rules import arrays, elementwise, linalg
-from funcgrad.rules import nn as nn_rules
+from funcgrad.rules import elementwise
 
-from helpers import assert_close, numeric_grad
-
-RULE_MODULES = (arrays, elementwise, linalg, nn_rules)
+RULE_MODULES = [importlib.import_module(m.name) for m in
+                pkgutil.iter_modules(funcgrad.rules.__path__, funcgrad.rules.__name__ + ".")]
 PRIMITIVES = {}
 for _module in RULE_MODULES:
     for _value in vars(_module).values():
@@ -31,6 +43,12 @@ for _module in RULE_MODULES:
             PRIMITIVES.setdefault(_value.name, _value)
 ELEMENTWISE = sorted(name for name, p in PRIMITIVES.items() if p.partials is not None)
 STRUCTURAL = sorted(name for name, p in PRIMITIVES.items() if p.partials is None)
+
+
+def test_discovery_finds_every_rules_module():
+    names = {m.__name__.rsplit(".", 1)[1] for m in RULE_MODULES}
+    assert {"arrays", "elementwise", "ufuncs", "reductions", "shape", "products", "linalg",
+            "nn"} <= names
 
 
 def test_discovery_finds_the_tables():
@@ -65,9 +83,28 @@ DOMAINS = {
     ("abs", 0): _away_from_zero,
     ("relu", 0): _away_from_zero,
     ("where", 0): _condition,
+    ("logit", 0): _uniform(0.1, 0.9),
 }
 # Kinked binary functions: arguments kept at least this far apart.
 SEPARATED = {"maximum": 0.2, "minimum": 0.2}
+
+
+def _domain(name, i):
+    """The sampler of argument ``i``: DOMAINS, else the funcgrad.numpy namesake's row."""
+    if (name, i) in DOMAINS:
+        return DOMAINS[name, i]
+    row = MATH_ROWS.get(name)
+    if row is not None and row.call is None and i < len(row.domains):
+        return row.domains[i]
+    return _uniform(-2.0, 2.0)
+
+
+def _valid(name, args):
+    gap = SEPARATED.get(name)
+    if gap is not None:
+        return np.min(np.abs(np.subtract(args[0], args[1]))) > gap
+    row = MATH_ROWS.get(name)
+    return row is None or row.call is not None or row.valid is None or row.valid(*args)
 
 
 def _sample(rng, sampler, shape):
@@ -81,12 +118,10 @@ def _sample(rng, sampler, shape):
 def elementwise_args(name, shapes, seed=0):
     rng = np.random.default_rng(seed)
     for _ in range(200):
-        args = [_sample(rng, DOMAINS.get((name, i), _uniform(-2.0, 2.0)), s)
-                for i, s in enumerate(shapes)]
-        gap = SEPARATED.get(name)
-        if gap is None or np.min(np.abs(np.subtract(args[0], args[1]))) > gap:
+        args = [_sample(rng, _domain(name, i), s) for i, s in enumerate(shapes)]
+        if _valid(name, args):
             return args
-    raise AssertionError(f"could not sample separated arguments for {name}")
+    raise AssertionError(f"could not sample valid arguments for {name}")
 
 
 UNARY_SHAPES = [(), (3,), (2, 3), (2, 1), (1,)]
@@ -217,6 +252,27 @@ CASES = [
     Case("pnls", [_a(4), 2], diff=(0,), label="vector"),
     Case("pnls", [_a(2, 3), np.array([0, 2])], diff=(0,), label="batch"),
     Case("pnls", [_a(1, 3), np.array([1])], diff=(0,), label="size1"),
+    Case("prod", [_a(2, 3)], label="all"),
+    Case("prod", [_a(2, 3)], {"axis": 1}, label="axis1"),
+    Case("prod", [np.array([[1.5, 0.0, 2.0], [0.5, 1.0, -1.0]])], {"axis": 1}, label="a-zero"),
+    Case("prod", [_a(2, 3)], {"axis": 0, "keepdims": True}, label="keepdims"),
+    Case("max", [_a(2, 3)], label="all"),
+    Case("max", [_a(2, 3)], {"axis": 1}, label="axis1"),
+    Case("min", [_a(2, 3)], {"axis": 0, "keepdims": True}, label="keepdims"),
+    Case("cumsum", [_a(2, 3)], {"axis": 1}, label="axis1"),
+    Case("cumsum", [_a(4)], {"axis": 0}, label="vector"),
+    Case("cumprod", [_a(2, 3)], {"axis": 1}, label="axis1"),
+    Case("cumprod", [_a(3, 2)], {"axis": 0}, label="axis0"),
+    Case("take_along", [_a(2, 3), np.array([[2, 0, 0], [1, 1, 2]])], {"axis": 1}, diff=(0,),
+         label="rows"),
+    Case("put_along", [_a(2, 3), np.array([[2, 0, 0], [1, 1, 2]])], {"axis": 1, "shape": (2, 3)},
+         diff=(0,), label="rows"),
+    Case("argsort", [_a(2, 3)], {"axis": 1}, diff=(), label="rows"),
+    Case("argmax", [_a(2, 3)], {"axis": 0}, diff=(), label="axis0"),
+    Case("argmin", [_a(2, 3)], {}, diff=(), label="all"),
+    Case("searchsorted", [np.array([-1.0, 0.0, 2.0]), _a(4)], diff=(), label="vector"),
+    Case("round", [np.array([0.2, 1.3, -0.7])], {"decimals": 0}, label="off-halves"),
+    Case("astype", [_a(2, 3)], {"dtype": np.float64}, label="float64"),
 ]
 
 
@@ -261,8 +317,9 @@ def forward_and_backprop(prim, args, params, diff, pre=None, seed=0):
 
 def reverse_vs_differences(prim, args, params, diff, pre=None):
     """Backprop with a random cotangent against central differences, argument by argument."""
-    if not diff:  # integer inputs only: the primitive must declare no derivative at all
-        assert all(rule is None for rule in prim.vjp), f"{prim.name} has a rule for nothing"
+    if not diff:  # integer-valued: the primitive must declare no derivative at all
+        assert not prim.vjp or all(rule is None for rule in prim.vjp), \
+            f"{prim.name} has a rule for nothing"
         return
     nodes, out, w, grads = forward_and_backprop(prim, args, params, diff, pre)
     for i in diff:
@@ -281,6 +338,108 @@ def test_elementwise_gradient_matches_differences(name, shapes):
 @pytest.mark.parametrize("case", structural_cases())
 def test_structural_gradient_matches_differences(case):
     reverse_vs_differences(PRIMITIVES[case.name], case.args, case.params, case.diff, case.pre)
+
+
+# ------------------------------------------------------------ backprop's hot path
+
+@pytest.mark.parametrize("name, shapes", elementwise_cases())
+def test_backprops_hot_path_gives_the_rules_bits(name, shapes):
+    # backprop.vjp_step writes the elementwise pullback out by hand; it must give
+    # exactly what the primitive's vjp rules give (general_vjp_step).
+    prim = PRIMITIVES[name]
+    args = elementwise_args(name, shapes)
+    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    nodes, out, w, _ = forward_and_backprop(prim, args, {}, diff)
+    fast, plain = vjp_step(out, w), general_vjp_step(out, w)
+    assert len(fast) == len(plain)
+    for i, (a, b) in enumerate(zip(fast, plain)):
+        assert (a is None) == (b is None), f"{name} arg{i}: one path gives no cotangent"
+        if a is not None:
+            assert type(a) is type(b) and np.array_equal(a, b), f"{name} arg{i}: {a!r} != {b!r}"
+
+
+# ------------------------------------------------------------ forward mode
+
+def forward_vs_differences(prim, args, params, diff, pre=None, seed=1):
+    """``jvp`` along a random tangent against the central difference of ``f`` along it."""
+    if not diff:
+        return
+    rng = np.random.default_rng(seed)
+    tangents = [_seed_like(args[i], rng) for i in diff]
+
+    def f(*d):
+        full = list(args)
+        for i, v in zip(diff, d):
+            full[i] = v
+        return _call(prim, full, params, diff, pre)
+
+    primals = [args[i] for i in diff]
+    out, t_out = fg.jvp(f, tuple(primals), tuple(tangents))
+    eps = 1e-6
+    plus = f(*[np.add(x, eps * t) if np.ndim(x) else x + eps * t for x, t in zip(primals, tangents)])
+    minus = f(*[np.subtract(x, eps * t) if np.ndim(x) else x - eps * t
+                for x, t in zip(primals, tangents)])
+    want = (np.asarray(plus, dtype=np.float64) - np.asarray(minus, dtype=np.float64)) / (2 * eps)
+    assert_close(np.asarray(t_out, dtype=np.float64).reshape(np.shape(want)), want, rtol=1e-5,
+                 atol=1e-6, what=f"{prim.name} jvp")
+    assert np.shape(t_out) == np.shape(out), f"{prim.name}: tangent shape != output shape"
+
+
+@pytest.mark.parametrize("name, shapes", elementwise_cases())
+def test_elementwise_forward_matches_differences(name, shapes):
+    prim = PRIMITIVES[name]
+    args = elementwise_args(name, shapes)
+    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    forward_vs_differences(prim, args, {}, diff)
+
+
+@pytest.mark.parametrize("case", structural_cases())
+def test_structural_forward_matches_differences(case):
+    forward_vs_differences(PRIMITIVES[case.name], case.args, case.params, case.diff, case.pre)
+
+
+# ------------------------------------------------------------ batching
+
+def batching_vs_loop(prim, args, params, diff, pre=None, seed=2):
+    """``vmap`` over three nearby examples of the batched arguments equals a loop over them.
+
+    The differentiated arguments are batched (the first argument when none is),
+    each example a small step from the row's value so it stays in the domain.
+    """
+    batched = diff or (0,)
+    rng = np.random.default_rng(seed)
+
+    def example(i, k):
+        a = args[i]
+        if np.asarray(a).dtype.kind != "f" or k == 0:
+            return np.asarray(a)
+        return np.asarray(a) + 1e-3 * k * rng.uniform(-1.0, 1.0, np.shape(a))
+
+    stacks = {i: np.stack([example(i, k) for k in range(3)]) for i in batched}
+
+    def f(*b):
+        full = list(args)
+        for i, v in zip(batched, b):
+            full[i] = v
+        return _call(prim, full, params, diff, pre)
+
+    got = fg.vmap(f)(*[stacks[i] for i in batched])
+    want = np.stack([np.asarray(f(*[stacks[i][k] for i in batched])) for k in range(3)])
+    assert np.shape(got) == np.shape(want), f"{prim.name}: vmap shape {np.shape(got)} != {np.shape(want)}"
+    assert_close(got, want, rtol=1e-12, atol=1e-12, what=f"{prim.name} vmap")
+
+
+@pytest.mark.parametrize("name, shapes", elementwise_cases())
+def test_elementwise_batching_matches_a_loop(name, shapes):
+    prim = PRIMITIVES[name]
+    args = elementwise_args(name, shapes)
+    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    batching_vs_loop(prim, args, {}, diff)
+
+
+@pytest.mark.parametrize("case", structural_cases())
+def test_structural_batching_matches_a_loop(case):
+    batching_vs_loop(PRIMITIVES[case.name], case.args, case.params, case.diff, case.pre)
 
 
 # ------------------------------------------------------------ against torch
@@ -349,6 +508,23 @@ def _torch_table(torch):
         "cholesky": torch.linalg.cholesky, "pinv": torch.linalg.pinv,
         "norm": lambda x, ord=None, axis=None, keepdims=False: torch.linalg.norm(
             x, ord, dim=axis, keepdim=keepdims),
+        "prod": lambda x, axis=None, keepdims=False: (
+            x.prod() if axis is None else x.prod(dim=axis, keepdim=keepdims)),
+        "max": lambda x, axis=None, keepdims=False: torch.amax(
+            x, dim=() if axis is None else axis, keepdim=keepdims),
+        "min": lambda x, axis=None, keepdims=False: torch.amin(
+            x, dim=() if axis is None else axis, keepdim=keepdims),
+        "cumsum": lambda x, axis: torch.cumsum(x, dim=axis),
+        "cumprod": lambda x, axis: torch.cumprod(x, dim=axis),
+        "take_along": lambda x, idx, axis: torch.take_along_dim(x, torch.as_tensor(idx), dim=axis),
+        "put_along": lambda h, idx, axis, shape: torch.zeros(shape, dtype=torch.float64).scatter_add(
+            axis, torch.as_tensor(idx), h),
+        "argsort": lambda x, axis=-1, kind=None: torch.argsort(x, dim=axis, stable=True),
+        "argmax": lambda x, axis=None, keepdims=False: torch.argmax(x, dim=axis, keepdim=keepdims),
+        "argmin": lambda x, axis=None, keepdims=False: torch.argmin(x, dim=axis, keepdim=keepdims),
+        "searchsorted": lambda a, v, side="left": torch.searchsorted(a, v, right=side == "right"),
+        "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
+        "astype": lambda x, dtype: x.to(getattr(torch, np.dtype(dtype).name)),
     }
 
 
@@ -362,6 +538,11 @@ def torch_function(torch, name):
     table = _torch_table(torch)
     if name in table:
         return table[name]
+    row = MATH_ROWS.get(name)  # NumPy's other ufuncs: the twin test_numpy_math.py gives them
+    if row is not None and row.call is None:
+        if row.torch is None:
+            return None        # that table says PyTorch has no counterpart
+        return lambda *xs: row.torch(torch, *xs)
     f = getattr(torch, name, None)  # most elementwise names are NumPy's and torch's alike
     assert f is not None or name in NO_TORCH_EQUIVALENT, (
         f"add a PyTorch equivalent of {name!r} to _torch_table (or to NO_TORCH_EQUIVALENT)")
@@ -371,7 +552,8 @@ def torch_function(torch, name):
 def reverse_vs_torch(prim, args, params, diff, pre=None):
     torch = pytest.importorskip("torch")
     f = torch_function(torch, prim.name)
-    assert f is not None
+    if f is None:   # no PyTorch counterpart; central differences check it above
+        return
     if not diff:  # nothing to differentiate: the values must agree
         want = f(*[torch.as_tensor(a) for a in args], **params)
         assert_close(prim(*args, **params), want.numpy(), rtol=0, atol=0, what="value")
@@ -424,8 +606,12 @@ NUMPY_REFERENCE = {
     "tanh": np.tanh, "abs": np.abs, "relu": lambda x: np.maximum(x, 0.0), "where": np.where,
     "step": lambda x: np.heaviside(x, 0.0),
 }
-# NumPy has no sigmoid; funcgrad's stable form is compared within rounding instead.
-NO_NUMPY_EQUIVALENT = {"sigmoid": lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x)))}
+# NumPy has no sigmoid, logit or erf; funcgrad's forms are compared within rounding instead.
+NO_NUMPY_EQUIVALENT = {
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x))),
+    "logit": lambda p: np.log(np.asarray(p) / (1.0 - np.asarray(p))),
+    "erf": np.vectorize(math.erf),
+}
 
 
 def _bit_identical(got, want):
