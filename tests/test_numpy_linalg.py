@@ -246,9 +246,8 @@ NOT_FUNCTIONS = {"linalg", "LinAlgError", "SlogdetResult", "EighResult"}
 
 
 def all_cases():
-    for name, cases in CASES.items():
-        for i, c in enumerate(cases):
-            yield pytest.param(c, id=f"{name}-{c.label or i}")
+    return [pytest.param(c, id=f"{name}-{c.label or i}")
+            for name, cases in CASES.items() for i, c in enumerate(cases)]
 
 
 def test_every_function_has_a_case():

@@ -132,10 +132,8 @@ SHAPES_BY_ARITY = {1: [(s,) for s in UNARY_SHAPES], 2: BINARY_SHAPES, 3: TERNARY
 
 
 def elementwise_cases():
-    for name in ELEMENTWISE:
-        prim = PRIMITIVES[name]
-        for shapes in SHAPES_BY_ARITY[len(prim.partials)]:
-            yield pytest.param(name, shapes, id=f"{name}-{'-'.join(map(str, shapes))}")
+    return [pytest.param(name, shapes, id=f"{name}-{'-'.join(map(str, shapes))}")
+            for name in ELEMENTWISE for shapes in SHAPES_BY_ARITY[len(PRIMITIVES[name].partials)]]
 
 
 # -------------------------------------------------- the non-elementwise table
@@ -283,8 +281,7 @@ def test_every_structural_primitive_has_cases():
 
 
 def structural_cases():
-    for case in CASES:
-        yield pytest.param(case, id=repr(case))
+    return [pytest.param(case, id=repr(case)) for case in CASES]
 
 
 # ----------------------------------------------------------------- checking
