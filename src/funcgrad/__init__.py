@@ -13,41 +13,56 @@ that threads a persistent gradient map through the reversed order.
 (1.0, 2.0)
 """
 
-from . import nn, numpy, optim
-from .at import at
+# expressions, orderings and the folds over them
+from .node import Node, var, const
+from .order import graph, toposort
+from .rules.arrays import add_n
 from .backprop import backprop
+from .semiring import Semiring, semirings, sum_product
+
+# transforms
+from .reverse import grad, value_and_grad, vjp, elementwise_grad, trace
+from .forward import jvp
+from .jacobians import jacrev, jacfwd, jacobian, hessian, hvp
 from .batching import vmap
+from .staging import jit
+from .transforms import stop_gradient
 from .check import check_grads
 from .finite import debug_nans
-from .staging import jit
-from .errors import (ConcretizationError, CycleError, FuncgradError, GradientCheckError,
-                     GraphvizNotFound, ImmutableError, LinAlgShapeError, MissingRuleError,
-                     NonFiniteError, NoRuleError, NotDifferentiableError, ShapeError)
-from .node import Node, const, var
-from .order import graph, toposort
-from .primitive import Primitive, defbatch, defjvp, defvjp, primitive
-from .rules.arrays import add_n
-from .semiring import Semiring, semirings, sum_product
+
+# pytrees
+from .tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
+                   register_pytree_node)
+
+# your own primitives (funcgrad.extend has the whole form)
+from .primitive import Primitive, primitive, defvjp, defjvp, defbatch
+
+# arrays and training
+from . import numpy, nn, optim, extend
+from .at import at
+
+# seeing and saving graphs
+from .show import show, to_dot, to_svg, render
 from .serialize import dumps, loads
-from .show import render, show, to_dot, to_svg
-from .forward import jvp
-from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
-from .reverse import elementwise_grad, grad, trace, value_and_grad, vjp
-from .transforms import stop_gradient
-from .tree import (register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_structure,
-                   tree_unflatten)
+
+# errors
+from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
+                     NoRuleError, ShapeError, LinAlgShapeError, CycleError, ConcretizationError,
+                     NonFiniteError, GradientCheckError, GraphvizNotFound)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Node", "var", "const", "graph", "toposort", "backprop", "sum_product", "Semiring",
-    "semirings", "show", "to_dot", "to_svg", "render", "GraphvizNotFound", "add_n", "primitive", "defvjp", "defjvp", "defbatch", "Primitive",
-    "numpy", "nn", "FuncgradError", "ImmutableError", "NotDifferentiableError",
-    "MissingRuleError", "NoRuleError", "ShapeError", "LinAlgShapeError", "CycleError",
-    "grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian", "hessian", "hvp",
-    "elementwise_grad", "stop_gradient", "trace",
+    "Node", "var", "const", "graph", "toposort", "add_n", "backprop", "Semiring", "semirings",
+    "sum_product",
+    "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
+    "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "register_pytree_node", "vmap", "jit", "ConcretizationError", "debug_nans",
-    "NonFiniteError", "check_grads", "GradientCheckError", "optim", "at",
-    "dumps", "loads",
+    "register_pytree_node",
+    "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
+    "numpy", "nn", "optim", "extend", "at",
+    "show", "to_dot", "to_svg", "render", "dumps", "loads",
+    "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
+    "NoRuleError", "ShapeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
+    "NonFiniteError", "GradientCheckError", "GraphvizNotFound",
 ]
