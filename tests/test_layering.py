@@ -56,3 +56,97 @@ def test_core_module_does_not_import_funcgrad_numpy(module):
 def test_the_probe_would_notice():
     # Through the package root (which re-exports funcgrad.numpy) the probe sees it.
     assert probe("funcgrad.node", bare=False) == ["True", "True"]
+
+
+# -- every import points down the layers of docs/architecture.md -------------
+
+import ast  # noqa: E402
+import pathlib  # noqa: E402
+
+import funcgrad  # noqa: E402
+
+SRC = pathlib.Path(funcgrad.__file__).parent
+LAYERS = [   # bottom first; a module may import only from its own layer or below
+    ["errors", "traces", "values", "tree", "_gc"],
+    ["primitive"],
+    ["rules"],
+    ["arraylike", "node"],
+    ["order", "finite", "fold", "backprop", "semiring", "nodemap"],
+    ["forward", "batching", "staging", "transforms", "reverse", "jacobians"],
+    ["numpy", "scipy", "nn", "at", "optim", "check", "extend"],
+    ["show", "serialize", "expr", "cli", "demo", "__main__"],
+]
+LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+
+def _module_imports():
+    """``{module: {imported funcgrad modules}}`` from every file's top-level and nested imports."""
+    found = {}
+    for path in SRC.rglob("*.py"):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        name = ".".join(p for p in parts if p != "__init__")
+        package = parts[:-1] if path.name != "__init__.py" else parts[:-1]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = list(package)[:len(package) - node.level + 1]
+                target = base + (node.module.split(".") if node.module else [])
+                for alias in node.names:
+                    full = target + [alias.name]
+                    if (SRC.joinpath(*full).with_suffix(".py").exists()
+                            or SRC.joinpath(*full, "__init__.py").exists()):
+                        targets.add(".".join(full))
+                    elif target:
+                        targets.add(".".join(target))
+            elif isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+                targets |= {n[len("funcgrad."):] for n in names if n and n.startswith("funcgrad.")}
+        found[name] = targets
+    return found
+
+
+def _layer(module):
+    return LAYER_OF[module.split(".")[0]]
+
+
+def test_every_module_has_a_layer():
+    missing = sorted(m for m in _module_imports() if m and m.split(".")[0] not in LAYER_OF)
+    assert not missing, f"put these modules in a layer of LAYERS (and docs/architecture.md): {missing}"
+
+
+def test_imports_only_point_down():
+    upward = [f"{m} (layer {_layer(m)}) imports {t} (layer {_layer(t)})"
+              for m, targets in _module_imports().items() if m
+              for t in targets if _layer(t) > _layer(m)]
+    assert not upward, "imports against the layering:\n" + "\n".join(upward)
+
+
+def test_no_import_cycles():
+    graph = {m: {t for t in ts if t != m and not m.startswith(t + ".")}
+             for m, ts in _module_imports().items() if m}
+    done, active = set(), []
+
+    def visit(m):
+        if m in active:
+            raise AssertionError("import cycle: " + " -> ".join(active[active.index(m):] + [m]))
+        if m in done or m not in graph:
+            return
+        active.append(m)
+        for t in sorted(graph[m]):
+            visit(t)
+        active.pop()
+        done.add(m)
+
+    for m in sorted(graph):
+        visit(m)
+
+
+def test_no_imports_inside_functions():
+    # Imports inside functions dodge cycles; the layers leave none to dodge.
+    inner = []
+    for path in SRC.rglob("*.py"):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner += [f"{path.name}:{n.lineno}" for n in ast.walk(fn)
+                          if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert not inner, f"imports inside functions: {inner}"

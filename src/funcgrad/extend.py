@@ -39,6 +39,7 @@ that moves its axis past vmap's batch axis:
 True
 """
 
+from .arraylike import ArrayLike
 from .primitive import Primitive, defbatch, defjvp, defvjp, is_joint, primitive
 from .rules.arrays import (all_batched, batch_along_axis, batch_elementwise,
                            batch_example_by_example, batch_reduction, example_shape, lead_axes,
@@ -56,6 +57,6 @@ __all__ = [
     # writing batching rules
     "example_shape", "positive_axes", "shift_axes", "lead_axes", "all_batched",
     "batch_elementwise", "batch_reduction", "batch_along_axis", "batch_example_by_example",
-    # writing a transform: the trace protocol
-    "Box", "Trace", "new_level",
+    # writing a transform: the trace protocol, and the operators every traced value has
+    "Box", "Trace", "new_level", "ArrayLike",
 ]
