@@ -239,3 +239,29 @@ def test_const_is_a_leaf_without_gradient():
     c = fg.const(np.ones(2))
     assert c.kind == "const" and c.op is None and c.args == ()
     assert fg.var(1.0).kind == "var"
+
+
+# ------------------------------------------------------------ the operators' fast paths
+
+@pytest.mark.parametrize("op, prim", [(operator.add, ew.add), (operator.mul, ew.multiply),
+                                      (operator.sub, ew.subtract)])
+@pytest.mark.parametrize("left, right", [("node", "node"), ("node", "float"), ("float", "node"),
+                                         ("array", "array"), ("array", "float")])
+def test_operator_fast_paths_build_what_the_primitive_builds(op, prim, left, right):
+    # Node.__add__/__mul__/__sub__ (and the reflected forms) skip the search for
+    # the innermost trace; the node they build must be the general path's.
+    def make(kind, v):
+        if kind == "float":
+            return v
+        return fg.var(np.array([v, -v]) if kind == "array" else v)
+    a, b = make(left, 1.5), make(right, -0.25)
+    fast, general = op(a, b), prim(a, b)
+    assert type(fast) is type(general) is Node and fast.op == general.op
+    assert np.array_equal(fast.value, general.value) and type(fast.value) is type(general.value)
+    assert [p.kind for p in fast.args] == [p.kind for p in general.args]
+    assert all(p is q for p, q in zip(fast.args, general.args) if p.kind == "var")
+    assert fast._trace is general._trace
+    xs = [n for n in (a, b) if isinstance(n, Node)]
+    g_fast, g_general = fg.backprop(fnp.sum(fast)), fg.backprop(fnp.sum(general))
+    for x in xs:
+        assert np.array_equal(g_fast[x], g_general[x])

@@ -143,9 +143,13 @@ def backprop(output, seed=None, method="dfs", check=False):
     """
     (output,) = check_outputs((output,), "backprop")
     seed = default_seed(output, "backprop") if seed is None else _check_seed(seed, output)
-    grads, order = fold_back({output: seed}, vjp_step, add_cotangents, method=method,
-                             check=check or None)
-    # A node reached only through rules that returned an exact zero still has a gradient.
+    return fold_back({output: seed}, vjp_step, add_cotangents, method=method,
+                     check=check or None, finish=_gradient_map)
+
+
+def _gradient_map(grads, order):
+    """The fold's gradients as a map, with a zero for every node reached only
+    through rules that returned an exact zero."""
     for n in order:
         if n not in grads and n._prim is not CONST:
             grads[n] = zeros_like_value(n._value)

@@ -41,9 +41,18 @@ True
 
 from .arraylike import ArrayLike
 from .primitive import Primitive, defbatch, defjvp, defvjp, is_joint, primitive
-from .rules.arrays import (all_batched, batch_along_axis, batch_elementwise,
-                           batch_example_by_example, batch_reduction, example_shape, lead_axes,
-                           positive_axes, shift_axes, unbroadcast)
+from .rules.arrays import (
+                           all_batched,
+                           batch_along_axis,
+                           batch_elementwise,
+                           batch_example_by_example,
+                           batch_reduction,
+                           example_shape,
+                           lead_axes,
+                           positive_axes,
+                           shift_axes,
+                           unbroadcast,
+)
 from .rules.elementwise import elementwise, pullback
 from .traces import Box, Trace, new_level
 from .values import ndim_of, normalize_axes, plain, raw, shape_of, zeros_like_value

@@ -18,13 +18,15 @@ from .order import ordering
 __all__ = ["fold_back", "reverse_fold", "reverse_fold_seeds"]
 
 
-def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None):
+def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None, finish=None):
     """The reverse pass from ``seeds`` (``{output: seed}``): ``(values, order)``.
 
     ``check=True`` raises at the first node whose value, or whose pullback of
     a finite value, is not finite; ``None`` checks inside ``fg.debug_nans()``
     only; ``False`` never (folds over other semirings, where infinities are
-    ordinary values).
+    ordinary values). ``finish(values, order)``, if given, runs while the
+    collector is still paused (building the result map allocates as much as
+    the fold) and its result is returned instead.
     """
     if check is None:
         check = checking()
@@ -33,7 +35,8 @@ def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None):
         if check:
             check_values(order)
             node_step = checked(node_step)
-        return reverse_fold_seeds(order, seeds, node_step, plus, keep), order
+        values = reverse_fold_seeds(order, seeds, node_step, plus, keep)
+        return (values, order) if finish is None else finish(values, order)
 
 
 def reverse_fold(order, output, seed, node_step, plus, keep=None):

@@ -93,5 +93,5 @@ def sum_product(output, weight, semiring):
             return [times(m, weight(p, node)) for p in node._args]
     else:
         raise TypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
-    values, _ = fold_back({output: semiring.one}, step, semiring.plus, check=False)
-    return node_map(values)
+    return fold_back({output: semiring.one}, step, semiring.plus, check=False,
+                     finish=lambda values, order: node_map(values))

@@ -39,9 +39,8 @@ import functools
 import itertools
 import math
 
-from toolz import unique
-
 import numpy as np
+from toolz import unique
 
 from .errors import ConcretizationError
 from .node import CONST, VAR, Node, ReverseTrace

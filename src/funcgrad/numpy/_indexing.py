@@ -9,19 +9,19 @@ NumPy's; the ``*_like`` ones also accept traced values.
 
 import numpy as _np
 from numpy import (  # noqa: F401  NumPy's constructors, passed through
-    zeros,
-    ones,
-    empty,
-    full,
-    eye,
-    identity,
     arange,
+    empty,
+    eye,
+    full,
+    identity,
+    indices,
     linspace,
     logspace,
-    tri,
     meshgrid,
-    indices,
+    ones,
     random,
+    tri,
+    zeros,
 )
 
 from ..errors import ShapeError

@@ -14,7 +14,14 @@ from ..rules import shape as _s
 from ..values import plain as _plain
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axes, check_axis, fmt_shape, is_traced, take_on_axis
+from ._helpers import (
+    as_array,
+    check_axes,
+    check_axis,
+    fmt_shape,
+    is_traced,
+    take_on_axis,
+)
 from ._shape import at_least_ndim, ravel, reshape, transpose
 
 __all__ = [

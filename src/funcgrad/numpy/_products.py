@@ -16,7 +16,8 @@ import numpy as _np
 from ..rules import arrays as _arrays
 from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
-from ..values import ndim_of, shape_of as _shape_of
+from ..values import ndim_of
+from ..values import shape_of as _shape_of
 from . import linalg
 from ._helpers import lists_as_arrays, refuse
 

@@ -31,7 +31,8 @@ from ..primitive import Primitive
 from ..values import ndim_of, normalize_axes, shape_of, zeros_like_value
 
 __all__ = [
-    "unbroadcast", "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
+    "unbroadcast", "restore_reduced_axes",
+    "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
     "sum", "getitem", "untake", "concatenate", "add_n",
     # helpers for the batching rules of every table
     "example_shape", "positive_axes", "shift_axes", "lead_axes", "all_batched",
@@ -58,6 +59,16 @@ def unbroadcast(g, x):
     if shape_of(g) != target:
         g = reshape(g, shape=target)
     return g
+
+
+def restore_reduced_axes(r, x, axis, keepdims):
+    """A reduced value ``r`` reshaped so it broadcasts against ``x`` again."""
+    shape = shape_of(x)
+    if keepdims or not shape:
+        return r
+    axes = range(len(shape)) if axis is None else [a % len(shape) for a in np.atleast_1d(axis)]
+    kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return reshape(r, shape=kept)
 
 
 # ---------------------------------------------------------------- rules

@@ -23,7 +23,7 @@ from ..values import plain
 from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [
-    "elementwise", "pullback",
+    "elementwise", "pullback", "tie_share", "sign_constant",
     "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
     "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
     "sign", "step", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
@@ -106,7 +106,7 @@ def _sigmoid(x):
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
-def _share(x, y, beats):
+def tie_share(x, y, beats):
     """The router gate's switch: 1 where ``x`` wins, 0.5 at a tie, 0 where it loses."""
     x, y = plain(x), plain(y)
     if type(x) is float and type(y) is float:
@@ -122,7 +122,7 @@ def _mask(c, keep):
     return where(c, 1.0, 0.0) if keep else where(c, 0.0, 1.0)
 
 
-def _sign(x):
+def sign_constant(x):
     """The sign of ``x`` as a constant (the derivative of abs)."""
     x = plain(x)
     if type(x) is float:
@@ -208,8 +208,8 @@ subtract = elementwise("subtract", _sub,       lambda ans, x, y: 1.0,           
 multiply = elementwise("multiply", _mul,       lambda ans, x, y: y,               lambda ans, x, y: x)
 divide   = elementwise("divide",   _divide,            lambda ans, x, y: divide(1.0, y),  lambda ans, x, y: divide(-ans, y))
 power    = elementwise("power",    _ufunc(np.power),   _power_dx,                         lambda ans, x, y: ans * _safe_log(x))
-maximum  = elementwise("maximum",  _ufunc(np.maximum), lambda ans, x, y: _share(x, y, operator.gt), lambda ans, x, y: _share(y, x, operator.gt))
-minimum  = elementwise("minimum",  _ufunc(np.minimum), lambda ans, x, y: _share(x, y, operator.lt), lambda ans, x, y: _share(y, x, operator.lt))
+maximum  = elementwise("maximum",  _ufunc(np.maximum), lambda ans, x, y: tie_share(x, y, operator.gt), lambda ans, x, y: tie_share(y, x, operator.gt))
+minimum  = elementwise("minimum",  _ufunc(np.minimum), lambda ans, x, y: tie_share(x, y, operator.lt), lambda ans, x, y: tie_share(y, x, operator.lt))
 negative = elementwise("negative", operator.neg,       lambda ans, x: -1.0)
 exp      = elementwise("exp",      _ufunc(np.exp),     lambda ans, x: ans)
 log      = elementwise("log",      _ufunc(np.log),     lambda ans, x: divide(1.0, x))
@@ -217,7 +217,7 @@ sqrt     = elementwise("sqrt",     _ufunc(np.sqrt),    lambda ans, x: divide(0.5
 sin      = elementwise("sin",      _ufunc(np.sin),     lambda ans, x: cos(x))
 cos      = elementwise("cos",      _ufunc(np.cos),     lambda ans, x: -sin(x))
 tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans * ans)
-abs      = elementwise("abs",      _ufunc(np.abs),     lambda ans, x: _sign(x))  # noqa: A001
+abs      = elementwise("abs",      _ufunc(np.abs),     lambda ans, x: sign_constant(x))  # noqa: A001
 sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans))
 relu     = elementwise("relu",     _relu,              lambda ans, x: step(x))
 # Piecewise-constant functions: their derivative is zero wherever it exists.

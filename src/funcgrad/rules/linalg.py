@@ -47,10 +47,25 @@ from .arrays import (
     unbroadcast,
 )
 from .arrays import sum as asum
-from .products import checked_impl, diagonal, matmul, mT, tril, triu
+
 # Streams pickled before the products moved to .products name them here; keep them loadable.
-from .products import (dot, einsum, inner, kron, outer, tensordot, trace,  # noqa: F401
-                       undiagonal, vdot)
+from .products import (  # noqa: F401
+    checked_impl,
+    diagonal,
+    dot,
+    einsum,
+    inner,
+    kron,
+    matmul,
+    mT,
+    outer,
+    tensordot,
+    trace,
+    tril,
+    triu,
+    undiagonal,
+    vdot,
+)
 
 __all__ = [
     "LinAlgShapeError",

@@ -17,20 +17,17 @@ import numpy as np
 
 from ..primitive import Primitive
 from ..values import shape_of
-from .arrays import all_batched, batch_along_axis, batch_reduction, reshape, sum
+from .arrays import (
+    all_batched,
+    batch_along_axis,
+    batch_reduction,
+    reshape,
+    restore_reduced_axes,
+    sum,
+)
 from .elementwise import exp
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "one_hot"]
-
-
-def _restore(r, x, axis, keepdims):
-    """A reduced value ``r`` reshaped so it broadcasts against ``x`` again."""
-    shape = shape_of(x)
-    if keepdims or not shape:
-        return r
-    axes = range(len(shape)) if axis is None else [a % len(shape) for a in np.atleast_1d(axis)]
-    kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return reshape(r, shape=kept)
 
 
 def _scalar_back(out, x):
@@ -85,9 +82,9 @@ one_hot = Primitive("one_hot", lambda label, depth: np.eye(depth)[np.asarray(lab
 logsumexp = Primitive(
     "logsumexp", _logsumexp_impl,
     vjp=(lambda g, ans, x, axis=None, keepdims=False:
-          _restore(g, x, axis, keepdims) * exp(x - _restore(ans, x, axis, keepdims)),),
+          restore_reduced_axes(g, x, axis, keepdims) * exp(x - restore_reduced_axes(ans, x, axis, keepdims)),),
     jvp=(lambda t, ans, x, axis=None, keepdims=False:
-          sum(t * exp(x - _restore(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims),),
+          sum(t * exp(x - restore_reduced_axes(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims),),
     batch=batch_reduction,
 )
 softmax = Primitive(

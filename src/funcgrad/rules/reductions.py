@@ -31,11 +31,11 @@ from .arrays import (
     concatenate,
     getitem,
     reshape,
+    restore_reduced_axes,
     sum,
     transpose,
 )
 from .elementwise import equal, where
-from .nn import _restore
 
 __all__ = ["prod", "max", "min", "cumsum", "cumprod", "others_product"]
 
@@ -128,7 +128,7 @@ def others_product(x, axis=None):
 
 def _grow(g, x, axis, keepdims):
     """A reduced cotangent broadcast back to the shape of ``x``."""
-    g = _restore(g, x, axis, keepdims)
+    g = restore_reduced_axes(g, x, axis, keepdims)
     shape = shape_of(x)
     return broadcast_to(g, shape=shape) if shape_of(g) != shape else g
 
@@ -139,7 +139,7 @@ def _tie_weights(x, ans, axis, keepdims):
     if not shape_of(px):
         return 1.0
     # equal, not ==: between two traced values == is identity, not a comparison
-    mask = where(equal(px, _restore(plain(ans), px, axis, keepdims)), 1.0, 0.0)
+    mask = where(equal(px, restore_reduced_axes(plain(ans), px, axis, keepdims)), 1.0, 0.0)
     return mask / sum(mask, axis=axis, keepdims=True)
 
 

@@ -29,15 +29,15 @@ from ..primitive import Primitive
 from ..traces import Box
 from ..values import plain, raw
 from .elementwise import (
-    _share,
-    _sign,
     cos,
     elementwise,
     exp,
     log,
     maximum,
     not_equal,
+    sign_constant,
     sqrt,
+    tie_share,
     ufunc_impl,
     where,
 )
@@ -86,7 +86,7 @@ def _isnan(x):
 
 def _fshare(x, y, beats):
     """fmax/fmin's switch: like maximum's, but a NaN opponent always loses."""
-    return _select(_isnan(y), 1.0, _share(x, y, beats))
+    return _select(_isnan(y), 1.0, tie_share(x, y, beats))
 
 
 def _erf(x):
@@ -131,7 +131,7 @@ def _mod_dy(ans, x, y):
 def _clip_switches(x, lo, hi):
     """clip is min(max(x, lo), hi): the tie-splitting switches of its two kinks."""
     m = maximum(plain(x), plain(lo))
-    return _share(x, lo, operator.gt), _share(m, hi, operator.lt)
+    return tie_share(x, lo, operator.gt), tie_share(m, hi, operator.lt)
 
 
 def _clip_dx(ans, x, lo, hi):
@@ -166,7 +166,7 @@ log1p       = elementwise("log1p",       _ufunc(np.log1p),       lambda ans, x: 
 cbrt        = elementwise("cbrt",        _ufunc(np.cbrt),        lambda ans, x: 1.0 / (3.0 * ans * ans))
 square      = elementwise("square",      _ufunc(np.square),      lambda ans, x: 2.0 * x)
 reciprocal  = elementwise("reciprocal",  _ufunc(np.reciprocal),  lambda ans, x: -(ans * ans))
-fabs        = elementwise("fabs",        _ufunc(np.fabs),        lambda ans, x: _sign(x))
+fabs        = elementwise("fabs",        _ufunc(np.fabs),        lambda ans, x: sign_constant(x))
 tan         = elementwise("tan",         _ufunc(np.tan),         lambda ans, x: 1.0 + ans * ans)
 arcsin      = elementwise("arcsin",      _ufunc(np.arcsin),      lambda ans, x: 1.0 / sqrt(1.0 - x * x))
 arccos      = elementwise("arccos",      _ufunc(np.arccos),      lambda ans, x: -1.0 / sqrt(1.0 - x * x))
