@@ -176,6 +176,26 @@ def test_every_name_is_reachable_from_the_namespace():
         assert getattr(fnp, name) is getattr(_math, name), name
 
 
+UFUNC_NAMES = sorted(n for n in ROWS if isinstance(getattr(np, n, None), np.ufunc)
+                     and ROWS[n].call is None)
+
+
+@pytest.mark.parametrize("name", UFUNC_NAMES)
+def test_numpys_own_ufunc_on_a_traced_value_is_funcgrads(name):
+    # np.<ufunc>(traced) dispatches to funcgrad.numpy's namesake: same value, and a
+    # gradient (not an object array, not a constant).
+    args = sample(name, shapes_of(name)[1], np.random.default_rng(5))
+    ufunc = getattr(np, name)
+    if ufunc.nin != len(args):
+        pytest.fail(f"{name}: the row has {len(args)} arguments, numpy.{name} takes {ufunc.nin}")
+    want_value = call(name, fnp, *args)
+    got_value = ufunc(*[fg.var(a) for a in args]).value
+    np.testing.assert_array_equal(got_value, want_value)
+    want = fg.grad(lambda x: fnp.sum(call(name, fnp, x, *args[1:])))(args[0])
+    got = fg.grad(lambda x: fnp.sum(ufunc(x, *args[1:])))(args[0])
+    np.testing.assert_array_equal(got, want)
+
+
 # ------------------------------------------------ derivatives, both modes
 
 @pytest.mark.parametrize("name", sorted(ROWS))
