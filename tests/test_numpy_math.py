@@ -176,6 +176,7 @@ def test_every_name_is_reachable_from_the_namespace():
         assert getattr(fnp, name) is getattr(_math, name), name
 
 
+COMPARISONS = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"}
 UFUNC_NAMES = sorted(n for n in ROWS if isinstance(getattr(np, n, None), np.ufunc)
                      and ROWS[n].call is None)
 
@@ -189,8 +190,10 @@ def test_numpys_own_ufunc_on_a_traced_value_is_funcgrads(name):
     if ufunc.nin != len(args):
         pytest.fail(f"{name}: the row has {len(args)} arguments, numpy.{name} takes {ufunc.nin}")
     want_value = call(name, fnp, *args)
-    got_value = ufunc(*[fg.var(a) for a in args]).value
-    np.testing.assert_array_equal(got_value, want_value)
+    got = ufunc(*[fg.var(a) for a in args])
+    np.testing.assert_array_equal(got.value if isinstance(got, fg.Node) else got, want_value)
+    if name in COMPARISONS:   # a mask: no gradient to compare
+        return
     want = fg.grad(lambda x: fnp.sum(call(name, fnp, x, *args[1:])))(args[0])
     got = fg.grad(lambda x: fnp.sum(ufunc(x, *args[1:])))(args[0])
     np.testing.assert_array_equal(got, want)
