@@ -43,7 +43,7 @@ from .at import at
 
 # seeing and saving graphs
 from .show import show, to_dot, to_svg, render
-from .serialize import dumps, loads
+from .tablefile import dumps, loads
 
 # errors
 from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,

@@ -2,11 +2,11 @@
 
 A graph can be a million nodes deep, so nothing here recurses over nodes:
 every node is written after its parents, each row naming its parents by
-position, and read back in one loop. Two ways in, one row shape:
+position, and read back in one loop. Two ways out, one row shape:
 
-- ``fg.dumps(outputs)`` / ``fg.loads(data)``: the *table format*. ``outputs``
-  is a node, or a tuple, list or dict (nested freely) of nodes; the bytes are
-  the pickle of plain data only (tuples, strings, numbers, NumPy arrays)::
+- the *table* (:func:`to_table` / :func:`from_table`), which ``fg.dumps`` and
+  ``fg.loads`` write as plain data that loading never turns into code (see
+  :mod:`funcgrad.tablefile`; **use it for data you did not make**)::
 
       (FORMAT, VERSION, rows, outputs)
       rows[i] = (op, args, params, name, value)
@@ -17,11 +17,12 @@ position, and read back in one loop. Two ways in, one row shape:
   ``outputs`` is the caller's structure with each node replaced by its row.
 
 - ``pickle.dumps(node)`` (also inside any container; this module registers
-  :func:`reduce_node` for nodes with ``copyreg``):
-  the *node format*. A node's pickle names the same row fields, with parents
-  given as the nodes themselves, so pickle's memo shares every node between
-  the objects of one ``pickle.dumps`` call. A node whose ancestors are not
-  yet in the stream is written as
+  :func:`reduce_node` for nodes with ``copyreg``): the *node format*, for
+  **trusted data only**, as with every pickle (NumPy's and PyTorch's too):
+  unpickling can run any code the stream names. A node's pickle names the
+  same row fields, with parents given as the nodes themselves, so pickle's
+  memo shares every node between the objects of one ``pickle.dumps`` call. A
+  node whose ancestors are not yet in the stream is written as
   ``_table_v1(ancestors, op, parents, params, name, value, ())``, where
   ``ancestors`` lists them parents-first; each of them is then written as the
   bare row ``_node_v1(op, parents, params, name, value)``, whose parents pickle
@@ -49,8 +50,9 @@ the ``funcgrad.rules`` module that defines it; ``@fg.primitive`` functions by
 their own module and name, or any module-level name bound to them). A
 primitive that cannot be found that way (defined inside a function, or made
 with ``Primitive(...)`` and never bound to a module-level name) cannot be
-pickled, and the error names it. Loading imports the module named in the
-stream, so, as with any pickle, **load only data you trust**.
+pickled, and the error names it. Unpickling imports the module named in the
+stream, so, as with any pickle, **unpickle only data you trust**; ``fg.loads``
+finds primitives only among funcgrad's own and those its caller passes.
 
 **Sharing and its limits.** Within one ``pickle.dumps`` call (or one
 ``fg.dumps`` call) every node is written once however many objects reach it,
@@ -62,22 +64,20 @@ thread, until the pickler is freed; a second pickler run in the same thread
 while a first one is still alive still writes correct streams, but may
 recurse as deep as the graph.)
 
-**Cost, measured** (a 10^6-node chain of negations, CPython 3.11, a busy
-two-core machine): the node format is 27 MB, written in 5 to 9 s and read in
-1 to 2 s; the table format is 23 MB, written in about 3 s and read in about
-2.5 s. The node format pays one Python call per node for the sharing across
-objects that plain ``pickle`` users expect; ``fg.dumps`` is the cheaper
-choice for one big graph. Sharing pays off at once: two outputs over a
-common 600-node trunk take 16 kB pickled together and 32 kB pickled apart
-(12 kB with ``fg.dumps``).
+**Cost.** The node format pays one Python call per node for the sharing
+across objects that plain ``pickle`` users expect. Sharing pays off at once:
+two outputs over a common trunk pickled together hold the trunk once.
 
-**Stability.** The table format carries ``VERSION`` (now 1); the node format
+**Stability.** The table carries ``VERSION`` (now 1); the node format
 carries its version in the names of its two loaders (``_node_v1``,
 ``_table_v1``). Later versions of funcgrad keep loading every earlier version:
 a new format gets a new number and new loader names, and the old loaders stay,
 with the same meaning, as long as the primitives a stream names still exist
 under those names. Data written by a newer version than the one reading it is
-refused with an error naming both versions; it is never guessed at.
+refused with an error naming both versions; it is never guessed at. (The one
+exception is safety: ``fg.dumps`` wrote the table as a pickle before funcgrad
+0.2, and ``fg.loads`` no longer unpickles; ``from_table(pickle.loads(data))``
+reads such a file you trust.)
 """
 
 import ast
@@ -98,8 +98,8 @@ from .order import toposort
 from .primitive import Primitive
 from .staging import Staged
 
-__all__ = ["VERSION", "FORMAT", "SerializationError", "dumps", "loads", "to_table",
-           "from_table", "op_ref", "resolve_op", "reduce_node"]
+__all__ = ["VERSION", "FORMAT", "SerializationError", "to_table", "from_table", "builtin_refs",
+           "op_ref", "resolve_op", "reduce_node"]
 
 VERSION = 1
 FORMAT = "funcgrad-table"
@@ -332,17 +332,21 @@ def _rebuild_outputs(spec, nodes):
     raise SerializationError(f"corrupt funcgrad table: unexpected output entry {spec!r}")
 
 
-def from_table(table):
-    """The nodes of a table, in the structure it was written with (the inverse of :func:`to_table`)."""
+def from_table(table, resolve=None):
+    """The nodes of a table, in the structure it was written with (the inverse of :func:`to_table`).
+
+    ``resolve(op)`` turns a row's ``op`` into its leaf maker or primitive;
+    by default :func:`resolve_op`, which imports the module a reference names
+    (trusted tables only: ``fg.loads`` passes a resolver that knows a fixed set).
+    """
     _check_header(table)
     _, _, rows, outputs = table
+    resolve = resolve or resolve_op
     nodes = []
     append = nodes.append
     with gc_paused():
         for i, (ref, args, params, name, value) in enumerate(rows):
-            maker = _resolved.get(ref)
-            if maker is None:
-                maker = resolve_op(ref)
+            maker = resolve(ref)
             try:
                 if args and (min(args) < 0 or max(args) >= i):
                     raise IndexError
@@ -355,23 +359,9 @@ def from_table(table):
         return _rebuild_outputs(outputs, nodes)
 
 
-def dumps(outputs, protocol=pickle.HIGHEST_PROTOCOL):
-    """Bytes holding a node, or a tuple, list or dict of nodes, in the table format.
-
-    >>> import funcgrad as fg
-    >>> x = fg.var(2.0, name="x")
-    >>> y = fg.loads(fg.dumps(x ** 3.0))
-    >>> y.value, fg.backprop(y)[y.args[0]]
-    (8.0, 12.0)
-    """
-    return pickle.dumps(to_table(outputs), protocol=protocol)
-
-
-def loads(data):
-    """The nodes written by :func:`dumps`, as new nodes in the same structure. Trusted data only."""
-    with gc_paused():
-        table = pickle.loads(data)
-    return from_table(table)
+def builtin_refs():
+    """``{reference: primitive}`` for every primitive of ``funcgrad.rules``."""
+    return {ref: prim for prim, ref in _builtin_table().values()}
 
 
 # -- the node format: reduce_node, registered with copyreg ---------------------
@@ -392,19 +382,17 @@ class _Session:
     The marks say "this node's parents are already in the stream, or written
     just before it": such a node is written as a bare row. The pickler's memo
     holds the session (it is one of the arguments written), so the marks last
-    exactly as long as that memo can answer for the nodes. The cyclic garbage
-    collector is paused meanwhile: it would only walk the graph again and again
-    while the pickler allocates (see :mod:`funcgrad._gc`).
+    exactly as long as that memo can answer for the nodes. Nothing else lasts
+    that long: a pickler kept alive leaves the garbage collector as it was.
     """
 
-    __slots__ = ("ids", "marks", "pause")
+    __slots__ = ("ids", "marks")
 
     def __init__(self, ids, marks):
         self.ids = ids
         self.marks = marks
         for i in ids:
             marks[i] = marks.get(i, 0) + 1
-        self.pause = _Pause()
 
     def __del__(self):
         marks = self.marks
@@ -416,20 +404,7 @@ class _Session:
                 marks.pop(i, None)
 
     def __reduce__(self):
-        return (_pause_v1, ())     # read back as a pause of the collector while loading
-
-
-class _Pause:
-    """Pauses the cyclic garbage collector from its creation until it is freed."""
-
-    __slots__ = ("cm",)
-
-    def __init__(self):
-        self.cm = gc_paused()
-        self.cm.__enter__()
-
-    def __del__(self):
-        self.cm.__exit__(None, None, None)
+        return (_pause_v1, ())     # the table's first argument, read back as nothing
 
 
 _OPEN, _DONE = 1, 2
@@ -503,8 +478,9 @@ def _table_v1(_pause, ancestors, ref, parents, params, name, value):
 
 
 def _pause_v1():
-    """Loader of a table's first argument: the collector stays paused while the unpickler lives."""
-    return _Pause()
+    """Loader of a table's first argument. It once paused the garbage collector for as long
+    as the unpickler lived; a kept unpickler must not leave it off, so it is now nothing."""
+    return None
 
 
 # Pickling a node (or a jit value, which is refused with a clear error) goes
