@@ -86,7 +86,15 @@ def test_comparisons_read_values_and_return_bools():
     for result, want in [(x < y, True), (x > y, False), (x <= 1.0, True), (y >= 3.0, False),
                          (2.0 > x, True)]:
         assert type(result) is bool and result == want
-    assert bool(x) and not bool(fg.var(0.0)) and float(y) == 2.0
+    assert bool(x) and not bool(fg.var(0.0)) and y.value == 2.0
+
+
+@pytest.mark.parametrize("convert", [float, int, complex, operator.index, np.asarray,
+                                     lambda v: v.item(), lambda v: v.tolist()])
+def test_converting_a_node_to_a_plain_number_raises(convert):
+    # It would cut the node out of the graph: x * float(x) would backprop to 2.0, not 4.0.
+    with pytest.raises(fg.ConversionError, match="cut it out of the graph.*node.value"):
+        convert(fg.var(2.0))
 
 
 def test_ids_grow_with_creation():

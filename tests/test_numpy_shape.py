@@ -417,9 +417,8 @@ def test_array_methods_on_traced_values(name):
     fun = METHODS[name]
     want = fun(X)
     for v in _traced_kinds(X):
-        got = fun(v)
+        got = fg.stop_gradient(fun(v))
         if isinstance(want, np.ndarray):
-            got = fg.stop_gradient(got)
             assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
     if isinstance(want, np.ndarray) and want.dtype.kind == "f" and base != "round":

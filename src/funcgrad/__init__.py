@@ -48,7 +48,7 @@ from .tablefile import dumps, loads
 # errors
 from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
                      NoRuleError, ShapeError, LinAlgShapeError, CycleError, ConcretizationError,
-                     NonFiniteError, GradientCheckError, GraphvizNotFound)
+                     NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError)
 
 __version__ = "0.1.0"
 
@@ -64,5 +64,5 @@ __all__ = [
     "show", "to_dot", "to_svg", "render", "dumps", "loads",
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
     "NoRuleError", "ShapeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
-    "NonFiniteError", "GradientCheckError", "GraphvizNotFound",
+    "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",
 ]

@@ -15,6 +15,7 @@ answer), so a batched value compares into a batched mask instead.
 
 import numpy as np
 
+from .errors import ConversionError
 from .primitive import Primitive
 from .rules import arrays, elementwise, products
 from .traces import Box
@@ -57,6 +58,15 @@ numpy_layer = {}
 """``{"numpy": funcgrad.numpy, "linalg": funcgrad.numpy.linalg}`` once the NumPy
 layer is imported (it registers itself); NumPy's functions and ufuncs called
 on traced values then run their namesakes there."""
+
+
+def _refuse_conversion(x, what):
+    raise ConversionError(
+        f"{what} of a traced value would cut it out of the graph and lose its derivative "
+        f"without a word (math.exp and the other math functions call float()). Use "
+        f"funcgrad.numpy's functions (fnp.exp, not math.exp) to keep it differentiable; wrap "
+        f"it in fg.stop_gradient(x) if the cut is meant; read a hand-built node's number as "
+        f"node.value")
 
 
 def _namesake(name, linalg=False):
@@ -180,9 +190,20 @@ class ArrayLike(Box):
 
     __hash__ = object.__hash__
 
+    # Python control flow may branch on a traced value (piecewise functions):
+    # bool() reads the value. Conversions to plain numbers would cut the value
+    # out of the graph and lose its derivative without a word, so they raise.
     def __bool__(self):  return bool(raw(self))
-    def __float__(self): return float(raw(self))
-    def __int__(self):   return int(raw(self))
+    def __float__(self): _refuse_conversion(self, "float()")
+    def __int__(self):   _refuse_conversion(self, "int()")
+    def __complex__(self): _refuse_conversion(self, "complex()")
+    def __index__(self): _refuse_conversion(self, "operator.index() (an index, a slice bound)")
+    def item(self, *args): _refuse_conversion(self, ".item()")
+    def tolist(self):    _refuse_conversion(self, ".tolist()")
+
+    def __array__(self, dtype=None, copy=None):
+        _refuse_conversion(self, "numpy.asarray() (or np.array, or a NumPy function "
+                                 "funcgrad.numpy does not have)")
 
     # -- array manners -------------------------------------------------------
     @property

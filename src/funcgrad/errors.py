@@ -47,6 +47,11 @@ class NonFiniteError(FuncgradError, FloatingPointError):
     """A value or gradient became NaN or infinite (raised only when checking is on)."""
 
 
+class ConversionError(FuncgradError, TypeError):
+    """float(), int(), math.exp(), .item(), np.asarray() ... of a traced value: the result
+    would be cut out of the graph, and its derivative silently lost."""
+
+
 class ConcretizationError(FuncgradError, TypeError):
     """Python needed a concrete value (a bool, an int) from a staged value under jit."""
 

@@ -88,10 +88,8 @@ class Staged(Node):
             f"changes from call to call. Use funcgrad.numpy.where instead of if/while, or pass "
             f"that argument in static_argnums so each value gets its own trace")
 
+    # float(), int() and the other conversions raise ConversionError, as on every traced value.
     def __bool__(self):  self._refuse("a Python bool")
-    def __float__(self): self._refuse("a Python float")
-    def __int__(self):   self._refuse("a Python int")
-    def __index__(self): self._refuse("an index")
 
 
 class StagingTrace(ReverseTrace):
