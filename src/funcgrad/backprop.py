@@ -48,31 +48,34 @@ def vjp_step(node, g):
     """
     prim = node._prim
     args = node._args
-    ans = node._value
     partials = prim.partials
     if partials is not None and len(args) <= 2:
-        if len(args) == 2:
-            a, b = args
-            x, y = a._value, b._value
-            pa, pb = partials
+        ans = node._value
+        try:
+            if len(args) == 2:
+                a, b = args
+                x, y = a._value, b._value
+                pa, pb = partials
+                if a._prim is CONST:
+                    ca = None
+                elif pa is None:
+                    raise _missing_rule(prim, 0)
+                else:
+                    ca = pullback(g, pa(ans, x, y), x)
+                if b._prim is CONST:
+                    return (ca, None)
+                if pb is None:
+                    raise _missing_rule(prim, 1)
+                return (ca, pullback(g, pb(ans, x, y), y))
+            a = args[0]
             if a._prim is CONST:
-                ca = None
-            elif pa is None:
+                return (None,)
+            if partials[0] is None:
                 raise _missing_rule(prim, 0)
-            else:
-                ca = pullback(g, pa(ans, x, y), x)
-            if b._prim is CONST:
-                return (ca, None)
-            if pb is None:
-                raise _missing_rule(prim, 1)
-            return (ca, pullback(g, pb(ans, x, y), y))
-        a = args[0]
-        if a._prim is CONST:
-            return (None,)
-        if partials[0] is None:
-            raise _missing_rule(prim, 0)
-        x = a._value
-        return (pullback(g, partials[0](ans, x), x),)
+            x = a._value
+            return (pullback(g, partials[0](ans, x), x),)
+        except ZeroDivisionError:
+            pass   # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
     return general_vjp_step(node, g)
 
 

@@ -23,7 +23,7 @@ from ..values import plain
 from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [
-    "elementwise", "pullback", "tie_share", "sign_constant",
+    "elementwise", "pullback", "partial_at", "tie_share", "sign_constant",
     "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
     "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
     "sign", "step", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
@@ -126,7 +126,7 @@ def sign_constant(x):
     """The sign of ``x`` as a constant (the derivative of abs)."""
     x = plain(x)
     if type(x) is float:
-        return float((x > 0.0) - (x < 0.0))
+        return float((x > 0.0) - (x < 0.0)) if x == x else x     # NaN's sign is NaN, as in NumPy
     return sign(x)
 
 
@@ -146,17 +146,36 @@ def pullback(g, d, x):
     return unbroadcast(c, x)
 
 
+def _float64(v):
+    return np.float64(v) if type(v) is float else v
+
+
+def partial_at(partial, ans, *xs):
+    """``partial(ans, *xs)``, with NumPy's answer where Python's floats refuse one.
+
+    Partials are written with Python's operators, and on Python floats
+    ``1.0 / 0.0`` raises ZeroDivisionError where a float64 array gives inf or
+    nan. A Python float must behave like a 1-element float64 array, so on that
+    (rare) path the partial is computed again on float64 scalars.
+    """
+    try:
+        return partial(ans, *xs)
+    except ZeroDivisionError:
+        d = partial(_float64(ans), *map(_float64, xs))
+        return float(d) if type(d) is np.float64 else d
+
+
 def _pull(i, partial):
     """Reverse rule for argument ``i``: the pullback through its partial."""
     def rule(g, ans, *xs):
-        return pullback(g, partial(ans, *xs), xs[i])
+        return pullback(g, partial_at(partial, ans, *xs), xs[i])
     return rule
 
 
 def _push(partial):
     """Forward rule: the tangent times the partial (broadcast to the output by the trace)."""
     def rule(t, ans, *xs):
-        d = partial(ans, *xs)
+        d = partial_at(partial, ans, *xs)
         return t if type(d) is float and d == 1.0 else t * d
     return rule
 
