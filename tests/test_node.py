@@ -145,7 +145,8 @@ def test_building_never_changes_operands():
     for n, value, args, name, op, id_ in before:
         assert np.array_equal(n.value, value) and n.args is args
         assert (n.name, n.op, n.id) == (name, op, id_)
-    assert x.value is a0  # not copied either
+    # The leaf keeps a read-only copy; the caller's array is untouched and still theirs.
+    assert x.value is not a0 and not x.value.flags.writeable and a0.flags.writeable
 
 
 # --------------------------------------------------------------- arithmetic
@@ -210,7 +211,7 @@ def test_var_converts_ints_and_keeps_floats():
     assert fg.var(3).value == 3.0 and type(fg.var(3).value) is float
     assert type(fg.var(2.5).value) is float
     a = np.array([1.0, 2.0], dtype=np.float32)
-    assert fg.var(a).value is a
+    assert fg.var(a).value.dtype == np.float32 and np.array_equal(fg.var(a).value, a)
     assert fg.var([1.0, 2.0]).value.tolist() == [1.0, 2.0]
 
 

@@ -17,7 +17,7 @@ from .nodemap import node_map
 from .order import check_outputs
 from .primitive import is_joint, per_argument_rule
 from .rules.elementwise import pullback
-from .values import shape_of, zeros_like_value
+from .values import frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed"]
 
@@ -145,15 +145,19 @@ def backprop(output, seed=None, method="dfs", check=False):
     (-4.0, -4.0, 3.0, -4.0, 1.0)
     """
     (output,) = check_outputs((output,), "backprop")
-    seed = default_seed(output, "backprop") if seed is None else _check_seed(seed, output)
+    seed = default_seed(output, "backprop") if seed is None else frozen_copy(_check_seed(seed, output))
     return fold_back({output: seed}, vjp_step, add_cotangents, method=method,
                      check=check or None, finish=_gradient_map)
 
 
 def _gradient_map(grads, order):
     """The fold's gradients as a map, with a zero for every node reached only
-    through rules that returned an exact zero."""
+    through rules that returned an exact zero; its arrays are read-only, as a
+    persistent map's values must be."""
     for n in order:
         if n not in grads and n._prim is not CONST:
             grads[n] = zeros_like_value(n._value)
+    for g in grads.values():
+        if type(g) is np.ndarray:
+            g.flags.writeable = False
     return node_map(grads)

@@ -34,6 +34,7 @@ from .arraylike import ArrayLike
 from .errors import ImmutableError, NotDifferentiableError
 from .rules import elementwise as ew
 from .traces import Box, Trace
+from .values import frozen_copy
 
 __all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const"]
 
@@ -119,8 +120,9 @@ class Node(ArrayLike):
     # -- fast paths for the commonest operators ------------------------------
     # On two nodes of one trace, or a node and a Python float, they build the
     # same node the general path builds (multiply(self, other)) without its
-    # search for the innermost trace. Subclasses (jit's Staged) take the
-    # general path.
+    # search for the innermost trace; tests check the two agree. Subclasses
+    # (jit's Staged) take the general path. An array a node computes is made
+    # read-only where it is made (written out: a call costs more than the check).
     def __add__(self, other):
         if type(self) is Node:
             t = self._trace
@@ -129,17 +131,24 @@ class Node(ArrayLike):
                     value = self._value + other._value
                 except ValueError:   # the general path says which shapes did not broadcast
                     return ew.add(self, other)
+                if type(value) is np.ndarray:
+                    value.flags.writeable = False
                 return Node(value, ew.add, (self, other), None, None, t)
             if type(other) is float:
-                return Node(self._value + other, ew.add, (self, Node(other, CONST, (), None, None, t)),
+                value = self._value + other
+                if type(value) is np.ndarray:
+                    value.flags.writeable = False
+                return Node(value, ew.add, (self, Node(other, CONST, (), None, None, t)),
                             None, None, t)
         return ew.add(self, other)
 
     def __radd__(self, other):
         if type(self) is Node and type(other) is float:
             t = self._trace
-            return Node(other + self._value, ew.add, (Node(other, CONST, (), None, None, t), self),
-                        None, None, t)
+            value = other + self._value
+            if type(value) is np.ndarray:
+                value.flags.writeable = False
+            return Node(value, ew.add, (Node(other, CONST, (), None, None, t), self), None, None, t)
         return ew.add(other, self)
 
     def __mul__(self, other):
@@ -150,17 +159,25 @@ class Node(ArrayLike):
                     value = self._value * other._value
                 except ValueError:   # the general path says which shapes did not broadcast
                     return ew.multiply(self, other)
+                if type(value) is np.ndarray:
+                    value.flags.writeable = False
                 return Node(value, ew.multiply, (self, other), None, None, t)
             if type(other) is float:
-                return Node(self._value * other, ew.multiply,
-                            (self, Node(other, CONST, (), None, None, t)), None, None, t)
+                value = self._value * other
+                if type(value) is np.ndarray:
+                    value.flags.writeable = False
+                return Node(value, ew.multiply, (self, Node(other, CONST, (), None, None, t)),
+                            None, None, t)
         return ew.multiply(self, other)
 
     def __rmul__(self, other):
         if type(self) is Node and type(other) is float:
             t = self._trace
-            return Node(other * self._value, ew.multiply,
-                        (Node(other, CONST, (), None, None, t), self), None, None, t)
+            value = other * self._value
+            if type(value) is np.ndarray:
+                value.flags.writeable = False
+            return Node(value, ew.multiply, (Node(other, CONST, (), None, None, t), self),
+                        None, None, t)
         return ew.multiply(other, self)
 
     def __sub__(self, other):
@@ -171,10 +188,15 @@ class Node(ArrayLike):
                     value = self._value - other._value
                 except ValueError:   # the general path says which shapes did not broadcast
                     return ew.subtract(self, other)
+                if type(value) is np.ndarray:
+                    value.flags.writeable = False
                 return Node(value, ew.subtract, (self, other), None, None, t)
             if type(other) is float:
-                return Node(self._value - other, ew.subtract,
-                            (self, Node(other, CONST, (), None, None, t)), None, None, t)
+                value = self._value - other
+                if type(value) is np.ndarray:
+                    value.flags.writeable = False
+                return Node(value, ew.subtract, (self, Node(other, CONST, (), None, None, t)),
+                            None, None, t)
         return ew.subtract(self, other)
 
 
@@ -186,10 +208,20 @@ class ReverseTrace(Trace):
     "is this argument mine?" are written out in :meth:`process` rather than
     calling :meth:`~funcgrad.traces.Trace.owns`: this is the hottest loop of
     eager mode.
+
+    Every array a node computes is read-only. A trace whose graph outlives the
+    call that built it (``persistent``: hand-built expressions, ``vjp``) keeps
+    read-only copies of the constant arrays it is handed, so a caller changing
+    its array later changes nothing; the traces of ``grad`` and the Jacobians
+    end with their call and copy nothing.
     """
 
-    __slots__ = ()
+    __slots__ = ("persistent",)
     box_type = Node  # what this trace records; jit's staging trace records Staged nodes
+
+    def __init__(self, level, persistent=False):
+        super().__init__(level)
+        self.persistent = persistent
 
     def process(self, prim, args, params):
         make = self.box_type
@@ -198,6 +230,8 @@ class ReverseTrace(Trace):
             if type(a) is make and a._trace is self:
                 v = a._value   # a plain value goes straight to the impl; a traced one recurses
                 value = prim(v, **params) if isinstance(v, Box) else prim.impl(v, **params)
+                if type(value) is np.ndarray:
+                    value.flags.writeable = False
                 return make(value, prim, args, params or None, None, self)
         parents = []
         values = []
@@ -215,16 +249,20 @@ class ReverseTrace(Trace):
                         f"{prim.name}: a complex constant ({a!r}) meets a differentiated value; "
                         f"funcgrad differentiates real functions only: split it into real and "
                         f"imaginary parts")
+                if self.persistent:
+                    a = frozen_copy(a)
                 parents.append(make(a, CONST, (), None, None, self))
                 values.append(a)
         value = prim(*values, **params)
+        if type(value) is np.ndarray:
+            value.flags.writeable = False
         return make(value, prim, tuple(parents), params or None, None, self)
 
     def __repr__(self):
         return f"<reverse trace {self.level}>"
 
 
-EXPRESSIONS = ReverseTrace(0)
+EXPRESSIONS = ReverseTrace(0, persistent=True)
 """The trace of hand-built expressions (``fg.var``, ``fg.const``)."""
 
 
@@ -265,15 +303,27 @@ def var(value, name=None):
     """A leaf to differentiate with respect to.
 
     ``value`` is a Python number (ints become floats) or a float NumPy array.
+    The node keeps a read-only copy of an array: changing yours later changes
+    nothing in the graph, and the node's value cannot be written.
 
+    >>> import numpy as np
     >>> import funcgrad as fg
     >>> x = fg.var(3, name="x")
     >>> x.value, x.name, x.op, x.args
     (3.0, 'x', None, ())
+    >>> a = np.array([1.0, 2.0])
+    >>> v = fg.var(a)
+    >>> a[0] = 7.0
+    >>> v.value
+    array([1., 2.])
+    >>> v.value[0] = 7.0
+    Traceback (most recent call last):
+    ...
+    ValueError: assignment destination is read-only
     """
     if name is not None and not isinstance(name, str):
         raise TypeError(f"var: name must be a string; got {type(name).__name__}")
-    return Node(_leaf_value(value, "fg.var"), VAR, (), None, name, EXPRESSIONS)
+    return Node(frozen_copy(_leaf_value(value, "fg.var")), VAR, (), None, name, EXPRESSIONS)
 
 
 def const(value, name=None):
@@ -291,4 +341,4 @@ def const(value, name=None):
         value = np.asarray(value)
     elif isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
-    return Node(value, CONST, (), None, name, EXPRESSIONS)
+    return Node(frozen_copy(value), CONST, (), None, name, EXPRESSIONS)

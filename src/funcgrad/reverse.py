@@ -22,7 +22,7 @@ from .node import EXPRESSIONS, VAR, Node, ReverseTrace
 from .traces import Box, new_level
 from .transforms import argnums_tuple, diff_leaf, fun_name, split_aux
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import shape_of, zeros_like_value
+from .values import frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
            "pull_back"]
@@ -40,12 +40,22 @@ def _wrap_inputs(args, argnums, box, who):
     return args, boxes
 
 
-def linearize_rev(fun, args, argnums, who, kwargs=None):
-    """Trace ``fun`` in a new reverse trace; return ``(trace, inputs, out)``."""
-    trace = ReverseTrace(new_level())
-    args, inputs = _wrap_inputs(args, argnums, lambda v, k: Node(v, VAR, (), None, None, trace), who)
+def linearize_rev(fun, args, argnums, who, kwargs=None, persistent=False):
+    """Trace ``fun`` in a new reverse trace; return ``(trace, inputs, out)``.
+
+    ``persistent``: the graph outlives this call (``vjp``), so it keeps
+    read-only copies of the arrays it is handed.
+    """
+    trace = ReverseTrace(new_level(), persistent)
+    keep = frozen_copy if persistent else _same
+    args, inputs = _wrap_inputs(args, argnums,
+                                lambda v, k: Node(keep(v), VAR, (), None, None, trace), who)
     out = fun(*args, **(kwargs or {}))
     return trace, inputs, out
+
+
+def _same(v):
+    return v
 
 
 def pull_back(trace, out_leaves, cotangents, inputs):
@@ -90,7 +100,8 @@ def vjp(fun, *primals, has_aux=False):
     who = f"vjp of {fun_name(fun)}"
     if not primals:
         raise TypeError(f"{who}: give at least one primal to differentiate at")
-    trace, inputs, out = linearize_rev(fun, primals, tuple(range(len(primals))), who)
+    trace, inputs, out = linearize_rev(fun, primals, tuple(range(len(primals))), who,
+                                       persistent=True)
     if has_aux:
         out, aux = split_aux(out, who)
     out_leaves, out_def = tree_flatten(out)

@@ -97,6 +97,7 @@ from .node import CONST, EXPRESSIONS, VAR, Leaf, Node
 from .order import toposort
 from .primitive import Primitive
 from .staging import Staged
+from .values import read_only
 
 __all__ = ["VERSION", "FORMAT", "SerializationError", "to_table", "from_table", "builtin_refs",
            "op_ref", "resolve_op", "reduce_node"]
@@ -236,7 +237,7 @@ def _make(ref, parents, params, name, value):
     maker = _resolved.get(ref)
     if maker is None:
         maker = resolve_op(ref)
-    return Node(value, maker, parents, params or None, name, EXPRESSIONS)
+    return Node(read_only(value), maker, parents, params or None, name, EXPRESSIONS)
 
 
 def _check_node(node):
@@ -355,7 +356,7 @@ def from_table(table, resolve=None):
                 raise SerializationError(
                     f"corrupt funcgrad table: row {i} names parents {args!r}, but a row may only "
                     f"name earlier rows, by index (the table is in topological order)") from None
-            append(Node(value, maker, parents, params or None, name, EXPRESSIONS))
+            append(Node(read_only(value), maker, parents, params or None, name, EXPRESSIONS))
         return _rebuild_outputs(outputs, nodes)
 
 

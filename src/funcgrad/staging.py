@@ -48,7 +48,7 @@ from .order import dfs_order
 from .rules import elementwise, products
 from .traces import Box, new_level
 from .tree import tree_flatten, tree_unflatten
-from .values import shape_of
+from .values import frozen_copy, shape_of
 
 __all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan"]
 
@@ -179,6 +179,15 @@ def _dead_buffer(n, i, last_use, outputs, consumers):
     return None
 
 
+def _kept(value):
+    """What a plan keeps of a constant: a read-only copy of a writable array (its caller
+    may change it after tracing); a read-only one (a broadcast, or a value funcgrad made)
+    as it is, since copying would change its layout and so, at times, the last bit."""
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        return frozen_copy(value)
+    return value
+
+
 def _compile(nodes, inputs, out_leaves, out_def):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``."""
     env = {}                                   # names the code refers to
@@ -202,7 +211,7 @@ def _compile(nodes, inputs, out_leaves, out_def):
             text = _literal(n._value)
             if text is None:
                 text = f"c{len(env)}"
-                env[text] = n._value
+                env[text] = _kept(n._value)
             name_of[n] = text
             continue
         args = [name_of[a] for a in n._args]

@@ -17,7 +17,7 @@ import numpy as np
 from .traces import Box
 
 __all__ = ["raw", "plain", "shape_of", "ndim_of", "zeros_like_value", "normalize_axes",
-           "format_value"]
+           "read_only", "frozen_copy", "format_value"]
 
 
 def raw(x):
@@ -71,6 +71,22 @@ def zeros_like_value(x):
         return 0.0
     shape = shape_of(x)
     return np.zeros(shape, dtype=np.result_type(v, np.float64) if shape else np.float64)
+
+
+def read_only(x):
+    """``x``, an array made read-only in place (for arrays a graph computed itself)."""
+    if type(x) is np.ndarray:
+        x.flags.writeable = False
+    return x
+
+
+def frozen_copy(x):
+    """A read-only copy of an array, other values as they are: what a graph keeps of an
+    array it was handed, so that the caller changing that array later changes nothing."""
+    if isinstance(x, np.ndarray):
+        x = x.copy(order="K")     # the same memory order: a transposed view stays Fortran-ordered
+        x.flags.writeable = False
+    return x
 
 
 def normalize_axes(axis, ndim):
