@@ -5,7 +5,6 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from pyrsistent import PMap

@@ -16,7 +16,6 @@ then correctly rounded sums of the same terms.
 
 import copy
 import gc
-import hashlib
 import os
 import pickle
 import subprocess

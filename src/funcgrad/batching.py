@@ -25,6 +25,8 @@ array([ 5., 25.])
 """
 
 
+import numpy as np
+
 from .arraylike import ArrayLike
 from .errors import ShapeError
 from .rules import elementwise
@@ -96,11 +98,29 @@ class BatchTrace(Trace):
 
 # ---------------------------------------------------------------- vmap
 
-def vmap(fun, in_axes=0):
-    """Map ``fun`` over a leading (or ``in_axes``) axis of its arguments, in one pass.
+def _check_axis(ax, who):
+    if ax is not None and (not isinstance(ax, (int, np.integer)) or isinstance(ax, bool)):
+        raise TypeError(f"vmap: {who} must be an int or None; got {ax!r}")
+    return ax
+
+
+def _per_entry(axes, n, who, what):
+    """``in_axes``/``out_axes`` as one entry per argument (or per output element)."""
+    if isinstance(axes, (tuple, list)):
+        if len(axes) != n:
+            raise ValueError(f"vmap: {who} has {len(axes)} entries for {n} {what}")
+        return [_check_axis(ax, who) for ax in axes]
+    return [_check_axis(axes, who)] * n
+
+
+def vmap(fun, in_axes=0, out_axes=0):
+    """Map ``fun`` over an axis of its arguments, in one pass, as if on one example.
 
     ``in_axes`` is an int, ``None`` (not mapped) or a tuple with one of those
-    per positional argument. Outputs carry the batch on their leading axis.
+    per positional argument. ``out_axes`` says where the mapped axis goes in
+    each output: an int, ``None`` (an output that does not depend on the
+    mapped axis, returned once) or, for a function returning a tuple or list,
+    one of those per element.
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -110,18 +130,21 @@ def vmap(fun, in_axes=0):
            [2., 6.]])
     >>> fg.vmap(fg.grad(lambda x: fnp.sum(x ** 3)))(np.array([[1.0, 2.0]]))
     array([[ 3., 12.]])
+    >>> fg.vmap(lambda x: x * 2.0, in_axes=1, out_axes=1)(np.array([[1.0, 2.0, 3.0]]))
+    array([[2., 4., 6.]])
     """
     def batched_fun(*args):
-        axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
-        if len(axes) != len(args):
-            raise ValueError(f"vmap: in_axes has {len(axes)} entries for {len(args)} arguments")
+        axes = _per_entry(in_axes, len(args), "in_axes", "arguments")
         sizes = set()
-        for a, ax in zip(args, axes):
+        for i, (a, ax) in enumerate(zip(args, axes)):
             if ax is not None:
                 for leaf in tree_flatten(a)[0]:
                     shape = shape_of(leaf)
                     if not shape:
                         raise ShapeError("vmap: a mapped argument is a scalar; it needs an axis to map over")
+                    if not -len(shape) <= ax < len(shape):
+                        raise ValueError(f"vmap: in_axes={ax} for argument {i}, but it has shape "
+                                         f"{shape}: choose an axis from {-len(shape)} to {len(shape) - 1}")
                     sizes.add(shape[ax])
         if len(sizes) != 1:
             raise ShapeError(
@@ -139,10 +162,38 @@ def vmap(fun, in_axes=0):
         wrapped = [a if ax is None else tree_unflatten(tree_flatten(a)[1],
                                                       [enter(l, ax) for l in tree_flatten(a)[0]])
                    for a, ax in zip(args, axes)]
-        leaves, treedef = tree_flatten(fun(*wrapped))
-        return tree_unflatten(treedef, [leave(l, trace) for l in leaves])
+        out = fun(*wrapped)
+        if isinstance(out, (tuple, list)) and isinstance(out_axes, (tuple, list)):
+            parts = _per_entry(out_axes, len(out), "out_axes", "outputs")
+            return type(out)(_leave_tree(o, trace, ax) for o, ax in zip(out, parts))
+        return _leave_tree(out, trace, _per_entry(out_axes, 1, "out_axes", "outputs")[0])
 
     return batched_fun
+
+
+def _leave_tree(out, trace, out_axis):
+    leaves, treedef = tree_flatten(out)
+    return tree_unflatten(treedef, [_place(leaf, trace, out_axis) for leaf in leaves])
+
+
+def _place(leaf, trace, out_axis):
+    """An output with its mapped axis at ``out_axis`` (``None``: an unmapped output)."""
+    if out_axis is None:
+        if trace.owns(leaf):
+            raise ValueError("vmap: out_axes=None for an output that depends on the mapped "
+                             "axis; give it an axis (e.g. out_axes=0)")
+        return leaf
+    out = leave(leaf, trace)
+    nd = len(shape_of(out))
+    if not -nd <= out_axis < nd:
+        raise ValueError(f"vmap: out_axes={out_axis} for an output of {nd - 1} dimensions "
+                         f"(plus the mapped one)")
+    axis = out_axis % nd
+    if axis == 0:
+        return out
+    order = list(range(1, nd))
+    order.insert(axis, 0)
+    return transpose(out, axes=tuple(order))
 
 
 def leave(x, trace):

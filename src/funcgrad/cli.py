@@ -132,14 +132,20 @@ def _fmt(v):
     return repr(v) if len(repr(v)) <= 12 else f"{v:.10g}"
 
 
+_ORDER_SHOWN = 40   # a longer order lists its first and last nodes, with a count between
+
+
 def _order_text(order, labels):
-    items = []
-    for n in order:
+    def item(n):
         label = labels.get(n, "?")
         if len(label) > 30:
             label = label[:27] + "..."
-        items.append(label if _NAME.match(label) or re.fullmatch(r"[\d.eE+-]+", label) else f"[{label}]")
-    return ", ".join(items)
+        return label if _NAME.match(label) or re.fullmatch(r"[\d.eE+-]+", label) else f"[{label}]"
+    if len(order) <= _ORDER_SHOWN:
+        return ", ".join(map(item, order))
+    half = _ORDER_SHOWN // 2
+    return (", ".join(map(item, order[:half])) + f", ... {len(order) - 2 * half} more ..., "
+            + ", ".join(map(item, order[-half:])))
 
 
 def _wrapped(title, text):

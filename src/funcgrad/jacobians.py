@@ -15,7 +15,7 @@ from .forward import Dual, ForwardTrace, jvp
 from .reverse import grad, linearize_rev, pull_back
 from .rules.arrays import getitem, reshape, transpose
 from .traces import new_level
-from .transforms import argnums_tuple, diff_leaf, fun_name
+from .transforms import argnums_tuple, diff_leaf, fun_name, split_aux
 from .tree import tree_flatten, tree_map, tree_unflatten
 from .values import shape_of, zeros_like_value
 
@@ -55,11 +55,12 @@ def _jacobian_tree(blocks, out_def, in_def, single):
     return tree_unflatten(out_def, per_out)
 
 
-def jacrev(fun, argnums=0):
+def jacrev(fun, argnums=0, has_aux=False):
     """The full Jacobian by reverse mode, shape ``out.shape + in.shape``.
 
     The function is traced once, then folded back once with every output
-    direction at the same time (a batch of cotangents).
+    direction at the same time (a batch of cotangents). With ``has_aux`` the
+    function returns ``(out, aux)`` and the result is ``(jacobian, aux)``.
 
     >>> import numpy as np
     >>> import funcgrad as fg
@@ -72,33 +73,44 @@ def jacrev(fun, argnums=0):
         who = f"jacrev of {fun_name(fun)}"
         nums, single = argnums_tuple(argnums, len(args), who)
         trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
-        out_leaves, out_def = tree_flatten(out)
-        out_shapes = [shape_of(o) for o in out_leaves]
-        in_nodes = [n for nodes, _ in inputs for n in nodes]
-        in_def = tree_flatten(tuple(tree_unflatten(td, nodes) for nodes, td in inputs))[1]
-        total, directions = _basis_batch(out_shapes)
-        if total == 0:
-            return _jacobian_tree([[np.zeros(s + shape_of(n._value)) for n in in_nodes]
-                                   for s in out_shapes], out_def, in_def, single)
-        batch = BatchTrace(new_level(), total)
-        pulled = pull_back(trace, out_leaves, [Batched(d, batch) for d in directions], inputs)
-        cotangents = [leave(ct, batch) for ct in tree_flatten(tuple(pulled))[0]]
-        blocks, start = [], 0
-        for oshape in out_shapes:
-            stop = start + _size(oshape)
-            blocks.append([reshape(_rows(ct, start, stop, (total,)), shape=oshape + shape_of(n._value))
-                           for ct, n in zip(cotangents, in_nodes)])
-            start = stop
-        return _jacobian_tree(blocks, out_def, in_def, single)
+        if has_aux:
+            out, aux = split_aux(out, who)
+            return _jacrev(trace, inputs, out, single), tree_map(trace.unbox, aux)
+        return _jacrev(trace, inputs, out, single)
 
     return jac_fun
+
+
+def _jacrev(trace, inputs, out, single):
+    """The Jacobian of ``out`` with respect to ``inputs``: one fold back with a batch of cotangents."""
+    out_leaves, out_def = tree_flatten(out)
+    out_shapes = [shape_of(o) for o in out_leaves]
+    in_nodes = [n for nodes, _ in inputs for n in nodes]
+    in_def = tree_flatten(tuple(tree_unflatten(td, nodes) for nodes, td in inputs))[1]
+    total, directions = _basis_batch(out_shapes)
+    if total == 0:
+        return _jacobian_tree([[np.zeros(s + shape_of(n._value)) for n in in_nodes]
+                               for s in out_shapes], out_def, in_def, single)
+    batch = BatchTrace(new_level(), total)
+    pulled = pull_back(trace, out_leaves, [Batched(d, batch) for d in directions], inputs)
+    cotangents = [leave(ct, batch) for ct in tree_flatten(tuple(pulled))[0]]
+    blocks, start = [], 0
+    for oshape in out_shapes:
+        stop = start + _size(oshape)
+        blocks.append([reshape(_rows(ct, start, stop, (total,)), shape=oshape + shape_of(n._value))
+                       for ct, n in zip(cotangents, in_nodes)])
+        start = stop
+    return _jacobian_tree(blocks, out_def, in_def, single)
 
 
 jacobian = jacrev
 
 
-def jacfwd(fun, argnums=0):
+def jacfwd(fun, argnums=0, has_aux=False):
     """The full Jacobian by forward mode, every input direction in one pass.
+
+    With ``has_aux`` the function returns ``(out, aux)`` and the result is
+    ``(jacobian, aux)``.
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -121,7 +133,10 @@ def jacfwd(fun, argnums=0):
         call_args = list(args)
         for i, d in zip(nums, tree_unflatten(in_def, duals)):
             call_args[i] = d
-        out_leaves, out_def = tree_flatten(fun(*call_args, **kwargs))
+        out = fun(*call_args, **kwargs)
+        if has_aux:
+            out, aux = split_aux(out, who)
+        out_leaves, out_def = tree_flatten(out)
         blocks = []
         for o in out_leaves:
             oshape = shape_of(o)
@@ -135,7 +150,8 @@ def jacfwd(fun, argnums=0):
                 row.append(reshape(moved, shape=oshape + ishape))
                 start = stop
             blocks.append(row)
-        return _jacobian_tree(blocks, out_def, in_def, single)
+        jac = _jacobian_tree(blocks, out_def, in_def, single)
+        return (jac, tree_map(forward.unbox, aux)) if has_aux else jac
 
     return jac_fun
 

@@ -74,13 +74,22 @@ def _rows(order, grads, labels=None, shown=None):
         yield (f"%{i}", _name_of(n, labels), _label(n, position), format_value(n._value), grad)
 
 
-def _show_plans(jitted):
-    """The compiled plans of a jitted function, one per input structure seen."""
+def _show_plans(jitted, limit):
+    """The compiled plans of a jitted function, one per input structure seen, each cut to
+    its first and last ``limit // 2`` lines when longer."""
     plans = jitted.plans()
     if not plans:
         return ("no plan yet: a jitted function is compiled on its first call "
                 "for each input structure")
-    return "\n\n".join(f"# plan {i}: {p.n_steps} steps\n{p.source}" for i, p in enumerate(plans))
+    texts = []
+    for i, p in enumerate(plans):
+        lines = p.source.splitlines()
+        if limit is not None and len(lines) > limit:
+            half = limit // 2
+            lines = (lines[:half] + [f"    # ... {len(lines) - 2 * half} more lines not shown "
+                                     f"(fg.show(f, limit=None) shows all) ..."] + lines[-half:])
+        texts.append(f"# plan {i}: {p.n_steps} steps\n" + "\n".join(lines))
+    return "\n\n".join(texts)
 
 
 def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
@@ -121,7 +130,7 @@ def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
         return (r1,)
     """
     if len(outputs) == 1 and callable(getattr(outputs[0], "plans", None)):
-        return _show_plans(outputs[0])
+        return _show_plans(outputs[0], limit)
     check_outputs(outputs, "show")
     _check_grads(grads, "show")
     order = toposort(*outputs, method=method)

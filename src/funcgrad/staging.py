@@ -36,6 +36,7 @@ def plan(a0):
 """
 
 import functools
+import inspect
 import itertools
 import math
 
@@ -283,13 +284,34 @@ def _abstract(leaf, who):
         f"arrays only: pass other values through static_argnums")
 
 
-def jit(fun, static_argnums=()):
+def _static_positions(fun, static_argnums, static_argnames):
+    """The positions and the names of the static arguments, each completed from the other
+    through ``fun``'s signature (as JAX does), where it has one."""
+    nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
+    names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for i, pname in enumerate(positional):
+        if pname in names:
+            nums.add(i)
+        if i in nums and params[i].kind is not params[i].POSITIONAL_ONLY:
+            names.add(pname)
+    return frozenset(nums), frozenset(names)
+
+
+def jit(fun, static_argnums=(), static_argnames=()):
     """Compile ``fun`` once per input structure and replay the compiled plan.
 
-    ``static_argnums`` names positional arguments whose values (hashable)
-    select the plan instead of being traced. The compiled function has
-    ``plan(*args)`` to look at the plan for given arguments, and is traced
-    through (not compiled) when called inside another transform.
+    Positional and keyword arguments are traced alike (any pytree of numbers
+    and arrays). ``static_argnums`` and ``static_argnames`` name arguments
+    whose values (hashable) select the plan instead of being traced; either
+    finds the other through ``fun``'s signature. The compiled function has
+    ``plan(*args, **kwargs)`` to look at the plan for given arguments, and is
+    traced through (not compiled) when called inside another transform.
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> f = fg.jit(lambda x, y: fnp.sin(x) * y + x)
@@ -297,50 +319,58 @@ def jit(fun, static_argnums=()):
     (0.0, 2.682941969615793)
     >>> f.plan(0.0, 2.0)
     <plan: 3 steps>
+    >>> g = fg.jit(lambda x, scale=1.0, power=2: scale * x ** power, static_argnames="power")
+    >>> g(3.0, scale=2.0), g(3.0, scale=2.0, power=3)
+    (18.0, 54.0)
     """
-    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    statics, static_names = _static_positions(fun, static_argnums, static_argnames)
     cache = {}
     name = getattr(fun, "__name__", type(fun).__name__)
 
-    def split(args):
-        dynamic = [a for i, a in enumerate(args) if i not in statics]
-        static = tuple((i, args[i]) for i in statics if i < len(args))
+    def split(args, kwargs):
+        dynamic = ([a for i, a in enumerate(args) if i not in statics],
+                   {k: v for k, v in kwargs.items() if k not in static_names})
+        static = (tuple((i, args[i]) for i in sorted(statics) if i < len(args)),
+                  tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names)))
         return dynamic, static
 
-    def plan_for(*args):
-        dynamic, static = split(args)
-        leaves, treedef = tree_flatten(tuple(dynamic))
+    def plan_for(args, kwargs):
+        dynamic, static = split(args, kwargs)
+        leaves, treedef = tree_flatten(dynamic)
         key = (treedef, tuple(_abstract(l, f"jit of {name}") for l in leaves), static, len(args))
         try:
             hash(key)
         except TypeError:
-            raise TypeError(f"jit of {name}: static arguments must be hashable") from None
+            raise TypeError(f"jit of {name}: static arguments must be hashable; name only "
+                            f"hashable arguments in static_argnums / static_argnames") from None
         plan = cache.get(key)
         if plan is None:
-            plan = _trace_and_compile(args, leaves, treedef)
+            plan = _trace_and_compile(args, kwargs, leaves, treedef)
             cache[key] = plan
         return plan, leaves
 
-    def _trace_and_compile(args, leaves, treedef):
+    def _trace_and_compile(args, kwargs, leaves, treedef):
         trace = StagingTrace(new_level())
         inputs = [Staged(l, VAR, (), None, f"a{k}", trace) for k, l in enumerate(leaves)]
-        staged_dynamic = iter(tree_unflatten(treedef, inputs))
-        call = [a if i in statics else next(staged_dynamic) for i, a in enumerate(args)]
-        out_leaves, out_def = tree_flatten(fun(*call))
+        staged_args, staged_kwargs = tree_unflatten(treedef, inputs)
+        staged_args = iter(staged_args)
+        call = [a if i in statics else next(staged_args) for i, a in enumerate(args)]
+        call_kwargs = {k: v if k in static_names else staged_kwargs[k] for k, v in kwargs.items()}
+        out_leaves, out_def = tree_flatten(fun(*call, **call_kwargs))
         mine = [o for o in out_leaves if trace.owns(o)]
         nodes = dfs_order(tuple(unique(inputs + mine))) if (inputs or mine) else ()
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
         return _compile(nodes, inputs, out_leaves, out_def)
 
     @functools.wraps(fun)
-    def jitted(*args):
-        if any(isinstance(l, Box) for l in tree_flatten(args)[0]):
-            return fun(*args)      # inside another transform: trace straight through
-        plan, leaves = plan_for(*args)
+    def jitted(*args, **kwargs):
+        if any(isinstance(l, Box) for l in tree_flatten((args, kwargs))[0]):
+            return fun(*args, **kwargs)      # inside another transform: trace straight through
+        plan, leaves = plan_for(args, kwargs)
         return plan(leaves)
 
-    def plan(*args):
-        return plan_for(*args)[0]
+    def plan(*args, **kwargs):
+        return plan_for(args, kwargs)[0]
 
     jitted.plan = plan
     jitted.plans = lambda: list(cache.values())
