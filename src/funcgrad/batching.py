@@ -29,6 +29,7 @@ import numpy as np
 
 from .arraylike import ArrayLike
 from .errors import ShapeError
+from .finite import unwatched, watched
 from .rules import elementwise
 from .rules.arrays import batch_example_by_example, broadcast_to, transpose
 from .traces import Trace, new_level
@@ -134,6 +135,10 @@ def vmap(fun, in_axes=0, out_axes=0):
     array([[2., 4., 6.]])
     """
     def batched_fun(*args):
+        args, watch = watched(args, "vmap")     # inside fg.debug_nans(): check every value
+        return unwatched(_batched_call(args), watch)
+
+    def _batched_call(args):
         axes = _per_entry(in_axes, len(args), "in_axes", "arguments")
         sizes = set()
         for i, (a, ax) in enumerate(zip(args, axes)):

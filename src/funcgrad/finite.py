@@ -8,7 +8,11 @@ pullback is not finite although the cotangent it pulled back was).
 
 ``fg.backprop(output, check=True)`` checks one backprop; ``with
 fg.debug_nans():`` checks every backprop and transform in the block, on this
-thread.
+thread. The reverse folds check their values and cotangents as they go;
+forward mode, vmap and jit watch their inputs with a :class:`FiniteTrace`,
+a trace of its own that checks the value of every primitive computed from
+them (jit runs its plan, and only if the result is not finite runs the
+function again, primitive by primitive, to name the first culprit).
 
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> x = fg.var(0.0, name="x")
@@ -24,11 +28,15 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from .arraylike import ArrayLike
 from .errors import NonFiniteError
 from .node import CONST, Leaf
+from .traces import Trace, new_level
+from .tree import tree_flatten, tree_map, tree_unflatten
 from .values import format_value, raw
 
-__all__ = ["debug_nans", "checking", "check_values", "checked"]
+__all__ = ["debug_nans", "checking", "check_values", "checked", "FiniteTrace", "watched",
+           "unwatched", "all_finite"]
 
 _local = threading.local()
 
@@ -102,3 +110,63 @@ def checked(node_step):
                         f"inputs: {inputs}")
         return out
     return checked_step
+
+
+# -- watching the values of forward mode, vmap and jit --------------------------
+
+class Watched(ArrayLike):
+    """A value whose every primitive result is checked for NaN and infinity."""
+
+    __slots__ = ("_value", "_trace")
+
+    def __init__(self, value, trace):
+        self._value = value
+        self._trace = trace
+
+    def __repr__(self):
+        return f"<Watched {format_value(self._value)}>"
+
+
+class FiniteTrace(Trace):
+    """Checks the value of every primitive computed from its values; changes nothing else."""
+
+    __slots__ = ("who",)
+    box_type = Watched
+
+    def __init__(self, level, who):
+        super().__init__(level)
+        self.who = who
+
+    def process(self, prim, args, params):
+        values = [self.unbox(a) for a in args]
+        out = prim(*values, **params)
+        if not _finite(out) and all(_finite(v) for v in values):
+            inputs = ", ".join(format_value(v) for v in values)
+            raise NonFiniteError(
+                f"{self.who}: the value of {prim.name} is not finite: {format_value(out)}; its "
+                f"inputs are finite: {inputs}")
+        return Watched(out, self)
+
+
+def watched(tree, who):
+    """``(tree with its number leaves watched, the trace)``, or ``(tree, None)`` outside
+    ``fg.debug_nans()``."""
+    if not checking():
+        return tree, None
+    trace = FiniteTrace(new_level(), who)
+    leaves, treedef = tree_flatten(tree)
+    return tree_unflatten(treedef, [Watched(v, trace) if _is_number(v) else v for v in leaves]), trace
+
+
+def unwatched(tree, trace):
+    """``tree`` with ``trace``'s boxes opened (``trace`` None: as it is)."""
+    return tree if trace is None else tree_map(trace.unbox, tree)
+
+
+def all_finite(tree):
+    """Whether every number in a pytree of results is finite."""
+    return all(_finite(v) for v in tree_flatten(tree)[0])
+
+
+def _is_number(v):
+    return isinstance(v, (float, int, np.ndarray, np.generic)) and not isinstance(v, bool)

@@ -12,6 +12,7 @@ gives the forward rule.
 from .arraylike import ArrayLike
 from .backprop import add_cotangents, vjp_step
 from .errors import MissingRuleError, ShapeError
+from .finite import unwatched, watched
 from .fold import reverse_fold
 from .node import VAR, Node, ReverseTrace
 from .order import dfs_order
@@ -143,12 +144,15 @@ def jvp(fun, primals, tangents):
     for k, (p, t) in enumerate(zip(p_leaves, t_leaves)):
         if shape_of(p) != shape_of(t):
             raise ShapeError(f"{who}: tangent {k} has shape {shape_of(t)}, but its primal has {shape_of(p)}")
-    trace = ForwardTrace(new_level())
-    duals = [Dual(diff_leaf(p, who, f"primal {k}"), diff_leaf(t, who, f"tangent {k}"), trace)
+    pairs = [(diff_leaf(p, who, f"primal {k}"), diff_leaf(t, who, f"tangent {k}"))
              for k, (p, t) in enumerate(zip(p_leaves, t_leaves))]
+    pairs, watch = watched(pairs, who)     # inside fg.debug_nans(): check every value
+    trace = ForwardTrace(new_level())
+    duals = [Dual(p, t, trace) for p, t in pairs]
     out = fun(*tree_unflatten(p_def, duals))
     o_leaves, o_def = tree_flatten(out)
     primal_out = [trace.unbox(o) for o in o_leaves]
     tangent_out = [o._tangent if trace.owns(o) else zeros_like_value(o)
                    for o in o_leaves]
-    return tree_unflatten(o_def, primal_out), tree_unflatten(o_def, tangent_out)
+    return (unwatched(tree_unflatten(o_def, primal_out), watch),
+            unwatched(tree_unflatten(o_def, tangent_out), watch))

@@ -11,6 +11,7 @@ import functools
 import numpy as np
 
 from .batching import Batched, BatchTrace, leave
+from .finite import unwatched, watched
 from .forward import Dual, ForwardTrace, jvp
 from .reverse import grad, linearize_rev, pull_back
 from .rules.arrays import getitem, reshape, transpose
@@ -126,6 +127,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
         in_leaves, in_def = tree_flatten(diff)
         in_shapes = [shape_of(v) for v in in_leaves]
         total, directions = _basis_batch(in_shapes)
+        (in_leaves, directions), watch = watched((in_leaves, directions), who)
         batch = BatchTrace(new_level(), max(total, 1))
         forward = ForwardTrace(new_level())
         duals = [Dual(v, Batched(d if total else np.zeros((1,) + s), batch), forward)
@@ -150,8 +152,8 @@ def jacfwd(fun, argnums=0, has_aux=False):
                 row.append(reshape(moved, shape=oshape + ishape))
                 start = stop
             blocks.append(row)
-        jac = _jacobian_tree(blocks, out_def, in_def, single)
-        return (jac, tree_map(forward.unbox, aux)) if has_aux else jac
+        jac = unwatched(_jacobian_tree(blocks, out_def, in_def, single), watch)
+        return (jac, unwatched(tree_map(forward.unbox, aux), watch)) if has_aux else jac
 
     return jac_fun
 

@@ -43,7 +43,8 @@ import math
 import numpy as np
 from toolz import unique
 
-from .errors import ConcretizationError
+from .errors import ConcretizationError, NonFiniteError
+from .finite import all_finite, checking, watched
 from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
 from .rules import elementwise, products
@@ -367,7 +368,19 @@ def jit(fun, static_argnums=(), static_argnames=()):
         if any(isinstance(l, Box) for l in tree_flatten((args, kwargs))[0]):
             return fun(*args, **kwargs)      # inside another transform: trace straight through
         plan, leaves = plan_for(args, kwargs)
-        return plan(leaves)
+        out = plan(leaves)
+        if checking() and not all_finite(out):
+            _find_non_finite(args, kwargs)
+        return out
+
+    def _find_non_finite(args, kwargs):
+        """Inside fg.debug_nans(), a non-finite result: run the function again, primitive
+        by primitive, to name the first one that made a NaN or an infinity."""
+        who = f"jit of {name}"
+        (args, kwargs), watch = watched((args, kwargs), who)
+        fun(*args, **kwargs)
+        raise NonFiniteError(f"{who}: the result is not finite, but no primitive made it so "
+                             f"from finite inputs: an argument is not finite")
 
     def plan(*args, **kwargs):
         return plan_for(args, kwargs)[0]
