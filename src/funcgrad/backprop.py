@@ -117,6 +117,10 @@ def default_seed(output, who):
 
 
 def _check_seed(seed, output):
+    if isinstance(seed, bool) or not isinstance(seed, (float, int, np.ndarray, np.generic)) or (
+            np.result_type(seed).kind not in "fiu"):
+        raise TypeError(f"backprop: seed must be a number or a float array shaped like the "
+                        f"output (the output's cotangent); got {type(seed).__name__} {seed!r:.40}")
     if shape_of(seed) != shape_of(output._value):
         raise ShapeError(
             f"backprop: seed has shape {shape_of(seed)} but the output has shape "

@@ -16,7 +16,7 @@ from .forward import Dual, ForwardTrace, jvp
 from .reverse import grad, linearize_rev, pull_back
 from .rules.arrays import getitem, reshape, transpose
 from .traces import new_level
-from .transforms import argnums_tuple, diff_leaf, fun_name, split_aux
+from .transforms import argnums_tuple, diff_leaf, distinct, fun_name, split_aux
 from .tree import tree_flatten, tree_map, tree_unflatten
 from .values import shape_of, zeros_like_value
 
@@ -47,12 +47,13 @@ def _rows(batch, start, stop, shape):
     return getitem(batch, index=slice(start, stop)) if (start, stop) != (0, shape[0]) else batch
 
 
-def _jacobian_tree(blocks, out_def, in_def, single):
-    """``blocks[o][i]`` arranged as the output tree of input trees (JAX's layout)."""
+def _jacobian_tree(blocks, out_def, in_def, single, where):
+    """``blocks[o][i]`` arranged as the output tree of input trees (JAX's layout);
+    ``where`` gives, for each requested argnum, its place among the distinct ones."""
     per_out = []
     for row in blocks:
         in_tree = tree_unflatten(in_def, row)
-        per_out.append(in_tree[0] if single else in_tree)
+        per_out.append(in_tree[0] if single else tuple(in_tree[k] for k in where))
     return tree_unflatten(out_def, per_out)
 
 
@@ -73,16 +74,17 @@ def jacrev(fun, argnums=0, has_aux=False):
     def jac_fun(*args, **kwargs):
         who = f"jacrev of {fun_name(fun)}"
         nums, single = argnums_tuple(argnums, len(args), who)
-        trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
+        unique, where = distinct(nums)
+        trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
         if has_aux:
             out, aux = split_aux(out, who)
-            return _jacrev(trace, inputs, out, single), tree_map(trace.unbox, aux)
-        return _jacrev(trace, inputs, out, single)
+            return _jacrev(trace, inputs, out, single, where), tree_map(trace.unbox, aux)
+        return _jacrev(trace, inputs, out, single, where)
 
     return jac_fun
 
 
-def _jacrev(trace, inputs, out, single):
+def _jacrev(trace, inputs, out, single, where):
     """The Jacobian of ``out`` with respect to ``inputs``: one fold back with a batch of cotangents."""
     out_leaves, out_def = tree_flatten(out)
     out_shapes = [shape_of(o) for o in out_leaves]
@@ -91,7 +93,7 @@ def _jacrev(trace, inputs, out, single):
     total, directions = _basis_batch(out_shapes)
     if total == 0:
         return _jacobian_tree([[np.zeros(s + shape_of(n._value)) for n in in_nodes]
-                               for s in out_shapes], out_def, in_def, single)
+                               for s in out_shapes], out_def, in_def, single, where)
     batch = BatchTrace(new_level(), total)
     pulled = pull_back(trace, out_leaves, [Batched(d, batch) for d in directions], inputs)
     cotangents = [leave(ct, batch) for ct in tree_flatten(tuple(pulled))[0]]
@@ -101,7 +103,7 @@ def _jacrev(trace, inputs, out, single):
         blocks.append([reshape(_rows(ct, start, stop, (total,)), shape=oshape + shape_of(n._value))
                        for ct, n in zip(cotangents, in_nodes)])
         start = stop
-    return _jacobian_tree(blocks, out_def, in_def, single)
+    return _jacobian_tree(blocks, out_def, in_def, single, where)
 
 
 jacobian = jacrev
@@ -123,7 +125,8 @@ def jacfwd(fun, argnums=0, has_aux=False):
     def jac_fun(*args, **kwargs):
         who = f"jacfwd of {fun_name(fun)}"
         nums, single = argnums_tuple(argnums, len(args), who)
-        diff = tuple(tree_map(lambda v, i=i: diff_leaf(v, who, f"argument {i}"), args[i]) for i in nums)
+        unique, where = distinct(nums)
+        diff = tuple(tree_map(lambda v, i=i: diff_leaf(v, who, f"argument {i}"), args[i]) for i in unique)
         in_leaves, in_def = tree_flatten(diff)
         in_shapes = [shape_of(v) for v in in_leaves]
         total, directions = _basis_batch(in_shapes)
@@ -133,7 +136,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
         duals = [Dual(v, Batched(d if total else np.zeros((1,) + s), batch), forward)
                  for v, d, s in zip(in_leaves, directions, in_shapes)]
         call_args = list(args)
-        for i, d in zip(nums, tree_unflatten(in_def, duals)):
+        for i, d in zip(unique, tree_unflatten(in_def, duals)):
             call_args[i] = d
         out = fun(*call_args, **kwargs)
         if has_aux:
@@ -152,7 +155,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
                 row.append(reshape(moved, shape=oshape + ishape))
                 start = stop
             blocks.append(row)
-        jac = unwatched(_jacobian_tree(blocks, out_def, in_def, single), watch)
+        jac = unwatched(_jacobian_tree(blocks, out_def, in_def, single, where), watch)
         return (jac, unwatched(tree_map(forward.unbox, aux), watch)) if has_aux else jac
 
     return jac_fun

@@ -18,7 +18,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .tree import tree_map
+from .tree import tree_flatten, tree_map
 
 __all__ = ["Optimizer", "sgd", "momentum", "adam"]
 
@@ -34,6 +34,22 @@ def _check_rate(learning_rate, who):
     return float(learning_rate)
 
 
+def _check_step(who, grads, params, state=None, state_like=None):
+    """grads shaped like params (and the state like what init made), else a clear error."""
+    g_leaves, g_def = tree_flatten(grads)
+    p_leaves, p_def = tree_flatten(params)
+    if g_def != p_def:
+        raise ValueError(f"{who}: grads have structure {g_def!r}, but params have {p_def!r}; "
+                         f"pass update(grads, state, params) with grads of the params")
+    for k, (g, p) in enumerate(zip(g_leaves, p_leaves)):
+        if np.shape(g) != np.shape(p):
+            raise ValueError(f"{who}: gradient {k} has shape {np.shape(g)}, but its parameter "
+                             f"has shape {np.shape(p)}")
+    if state_like is not None and not state_like(state):
+        raise TypeError(f"{who}: the state is a {type(state).__name__}, not what this "
+                        f"optimizer's init made; pass the state its init (or last update) returned")
+
+
 def sgd(learning_rate):
     """Plain gradient descent: ``p - learning_rate * g``."""
     lr = _check_rate(learning_rate, "sgd")
@@ -42,6 +58,7 @@ def sgd(learning_rate):
         return ()
 
     def update(grads, state, params):
+        _check_step("sgd.update", grads, params)
         return tree_map(lambda p, g: p - lr * g, params, grads), state
 
     return Optimizer(init, update)
@@ -64,6 +81,8 @@ def momentum(learning_rate, mass=0.9):
         return tree_map(lambda p: 0.0 * np.asarray(p) if np.ndim(p) else 0.0, params)
 
     def update(grads, velocity, params):
+        _check_step("momentum.update", grads, params, velocity,
+                    lambda v: tree_flatten(v)[1] == tree_flatten(params)[1])
         velocity = tree_map(lambda v, g: mass * v + g, velocity, grads)
         return tree_map(lambda p, v: p - lr * v, params, velocity), velocity
 
@@ -94,6 +113,7 @@ def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8):
         return AdamState(0, zeros, zeros)
 
     def update(grads, state, params):
+        _check_step("adam.update", grads, params, state, lambda s: isinstance(s, AdamState))
         step = state.step + 1
         m = tree_map(lambda m, g: b1 * m + (1 - b1) * g, state.m, grads)
         v = tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, state.v, grads)

@@ -36,7 +36,11 @@ The public makers :func:`defvjp`, :func:`defjvp` and :func:`defbatch` write
 into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
 """
 
+import numpy as np
+
+from .errors import ShapeError
 from .traces import Box
+from .values import raw, shape_of
 
 __all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "per_argument_rule",
            "is_joint"]
@@ -156,14 +160,48 @@ def defvjp(prim, *makers):
                 f"`lambda ans, *args: lambda g: ...` or None; got {type(maker).__name__}"
             )
         else:
-            rules.append(_from_maker(maker))
+            rules.append(_from_maker(prim, i, maker))
     prim.vjp = tuple(rules)
 
 
-def _from_maker(maker):
+def _from_maker(prim, i, maker):
     def rule(g, ans, *args, **params):
-        return maker(ans, *args, **params)(g)
+        return _checked(prim, i, "reverse", maker(ans, *args, **params)(g), args[i], exact=True)
     return rule
+
+
+def _checked(prim, i, mode, out, like, exact):
+    """A user rule's result, checked: a number or an array (or a traced one), of a float
+    dtype, shaped like ``like`` (``exact``) or broadcasting to its shape."""
+    if out is None:
+        return None
+    if not isinstance(out, (float, int, np.ndarray, np.generic, Box)) or isinstance(out, bool):
+        raise TypeError(
+            f"{prim.name}: the {mode} rule for argument {i} returned a {type(out).__name__} "
+            f"({out!r:.40}); a rule returns a number or an array (None for zero)")
+    kind = np.result_type(raw(out)).kind
+    if kind not in "fc" and not (kind in "iu" and isinstance(out, int)):
+        raise TypeError(
+            f"{prim.name}: the {mode} rule for argument {i} returned dtype "
+            f"{np.result_type(raw(out))}; derivatives are floats")
+    got, want = shape_of(out), shape_of(like)
+    fits = got == want if exact else np.broadcast_shapes(got, want) == want if _broadcasts(got, want) else False
+    if not fits:
+        what = "cotangent" if mode == "reverse" else "tangent"
+        of = f"argument {i}" if mode == "reverse" else "the output"
+        raise ShapeError(
+            f"{prim.name}: the {mode} rule for argument {i} returned shape {got}, but {of} has "
+            f"shape {want}; a {what} has the shape of {of} (sum over broadcast axes, e.g. with "
+            f"funcgrad.extend.unbroadcast)")
+    return out
+
+
+def _broadcasts(a, b):
+    try:
+        np.broadcast_shapes(a, b)
+        return True
+    except ValueError:
+        return False
 
 
 def defjvp(prim, *rules):
@@ -189,7 +227,13 @@ def defjvp(prim, *rules):
                 f"defjvp({prim.name}, ...): rule {i} must be a function "
                 f"`lambda t, ans, *args: ...` or None; got {type(r).__name__}"
             )
-    prim.jvp = tuple(rules)
+    prim.jvp = tuple(None if r is None else _checked_jvp(prim, i, r) for i, r in enumerate(rules))
+
+
+def _checked_jvp(prim, i, user_rule):
+    def rule(t, ans, *args, **params):
+        return _checked(prim, i, "forward", user_rule(t, ans, *args, **params), ans, exact=False)
+    return rule
 
 
 def defbatch(prim, rule):

@@ -20,7 +20,8 @@ from .errors import ShapeError
 from .fold import fold_back
 from .node import EXPRESSIONS, VAR, Node, ReverseTrace
 from .traces import Box, new_level
-from .transforms import argnums_tuple, diff_leaf, fun_name, split_aux
+from .transforms import (argnums_tuple, check_scalar_output, diff_leaf, distinct, fun_name,
+                         split_aux)
 from .tree import tree_flatten, tree_map, tree_unflatten
 from .values import frozen_copy, shape_of, zeros_like_value
 
@@ -135,19 +136,15 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     def value_and_grad_fun(*args, **kwargs):
         who = f"grad of {fun_name(fun)}"
         nums, single = argnums_tuple(argnums, len(args), who)
-        trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
+        unique, where = distinct(nums)
+        trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
         if has_aux:
             out, aux = split_aux(out, who)
             aux = tree_map(trace.unbox, aux)
-        if isinstance(out, (tuple, list, dict)) or shape_of(out) != ():
-            what = f"shape {shape_of(out)}" if not isinstance(out, (tuple, list, dict)) else f"a {type(out).__name__}"
-            raise ShapeError(
-                f"{who}: grad needs a scalar output, but the function returned {what}; "
-                f"use jacrev or vjp for non-scalar outputs"
-            )
+        check_scalar_output(out, who)
         value = trace.unbox(out)
         grads = pull_back(trace, (out,), (1.0,), inputs)   # the output is a scalar
-        g = grads[0] if single else tuple(grads)
+        g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g
 
     return value_and_grad_fun
@@ -184,11 +181,12 @@ def elementwise_grad(fun, argnums=0):
     def egrad_fun(*args, **kwargs):
         who = f"elementwise_grad of {fun_name(fun)}"
         nums, single = argnums_tuple(argnums, len(args), who)
-        trace, inputs, out = linearize_rev(fun, args, nums, who, kwargs)
+        unique, where = distinct(nums)
+        trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
         leaves, _ = tree_flatten(out)
         ones = [np.ones(shape_of(o)) if shape_of(o) else 1.0 for o in leaves]
         grads = pull_back(trace, leaves, ones, inputs)
-        return grads[0] if single else tuple(grads)
+        return grads[0] if single else tuple(grads[k] for k in where)
 
     return egrad_fun
 

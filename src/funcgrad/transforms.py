@@ -14,13 +14,14 @@ import numbers
 
 import numpy as np
 
-from .errors import NotDifferentiableError
+from .errors import NotDifferentiableError, ShapeError
 from .primitive import Primitive
 from .traces import Box
 from .tree import tree_map
-from .values import raw
+from .values import raw, shape_of
 
-__all__ = ["fun_name", "diff_leaf", "argnums_tuple", "split_aux", "stop_gradient"]
+__all__ = ["fun_name", "diff_leaf", "argnums_tuple", "distinct", "check_scalar_output",
+           "split_aux", "stop_gradient"]
 
 
 def fun_name(fun):
@@ -78,6 +79,34 @@ def argnums_tuple(argnums, nargs, who):
                 f"positional argument{'s' if nargs != 1 else ''}"
             )
     return tuple(a % nargs for a in nums), single
+
+
+def distinct(nums):
+    """``nums`` without repeats, and where each of ``nums`` sits among them: the arguments
+    are differentiated once each, and ``argnums=(0, 0)`` still gives two results."""
+    unique = tuple(dict.fromkeys(nums))
+    return unique, tuple(unique.index(i) for i in nums)
+
+
+def check_scalar_output(out, who):
+    """The output of a function ``grad`` differentiates: one float, else a clear error."""
+    if isinstance(out, (tuple, list, dict)):
+        raise ShapeError(f"{who}: grad needs a scalar output, but the function returned a "
+                         f"{type(out).__name__}; use jacrev or vjp for non-scalar outputs")
+    v = raw(out)
+    kind = getattr(getattr(v, "dtype", None), "kind", "")
+    if isinstance(v, (bool, np.bool_)) or kind in ("b", "U", "S", "O", "V") or not isinstance(
+            v, (float, int, np.ndarray, np.generic)):
+        hint = " (did the function forget to return?)" if v is None else ""
+        raise TypeError(f"{who}: grad needs a float output, but the function returned "
+                        f"{type(v).__name__} {v!r:.60}{hint}; return a float, e.g. fnp.sum(...)")
+    if isinstance(v, int) or kind in ("i", "u"):
+        raise TypeError(f"{who}: grad needs a float output, but the function returned the "
+                        f"integer {v!r:.60}; integers have no derivative")
+    shape = shape_of(out)
+    if shape != ():
+        raise ShapeError(f"{who}: grad needs a scalar output, but the function returned shape "
+                         f"{shape}; use jacrev or vjp for non-scalar outputs")
 
 
 def split_aux(out, who):

@@ -135,7 +135,13 @@ def tree_flatten(tree):
 
 def tree_unflatten(treedef, leaves):
     """The tree with structure ``treedef`` and the given leaves, in flatten order."""
-    it = iter(leaves)
+    if not isinstance(treedef, TreeDef):
+        raise TypeError(f"tree_unflatten: the first argument must be a structure from "
+                        f"tree_flatten or tree_structure; got {type(treedef).__name__} {treedef!r:.40}")
+    try:
+        it = iter(leaves)
+    except TypeError:
+        raise TypeError(f"tree_unflatten: leaves must be a list; got {type(leaves).__name__}") from None
 
     def build(td):
         if td.kind is None:

@@ -1,0 +1,101 @@
+"""Bad outputs and arguments raise, naming what came back and what to do.
+
+grad of a function returning a str, None, an int or a bool returned 0.0;
+argnums=(0, 0) gave (0.0, 3.0) for a*b at (2, 3); a custom rule of the
+wrong shape, dtype or type, a bad backprop seed, a bad structure for
+tree_unflatten and mismatched optimizer arguments gave raw IndexError,
+AttributeError or "can't multiply sequence".
+"""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+
+@pytest.mark.parametrize("returns, error, message", [
+    ("abc", TypeError, "returned str 'abc'"),
+    (None, TypeError, "returned NoneType None .did the function forget to return"),
+    (3, TypeError, "returned the integer 3; integers have no derivative"),
+    (True, TypeError, "returned bool True"),
+    (np.arange(3), TypeError, "integer array"),
+    ([1.0], fg.ShapeError, "returned a list"),
+    (np.ones(2), fg.ShapeError, "returned shape \\(2,\\)"),
+])
+def test_grad_of_a_non_float_output_raises(returns, error, message):
+    with pytest.raises(error, match=message):
+        fg.grad(lambda x: returns)(1.0)
+
+
+def test_a_constant_float_output_has_a_zero_gradient():
+    assert fg.grad(lambda x: 2.5)(1.0) == 0.0
+
+
+def test_duplicate_argnums_give_each_requested_gradient():
+    assert fg.grad(lambda a, b: a * b, argnums=(0, 0))(2.0, 3.0) == (3.0, 3.0)
+    assert fg.grad(lambda a, b: a * b, argnums=(1, 0, 1))(2.0, 3.0) == (2.0, 3.0, 2.0)
+    x, y = np.array([2.0]), np.array([3.0])
+    for jac in (fg.jacrev, fg.jacfwd):
+        got = jac(lambda a, b: a * b, argnums=(1, 1))(x, y)
+        assert len(got) == 2 and all(np.array_equal(g, [[2.0]]) for g in got)
+
+
+@fg.primitive
+def _total(x):
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("rule, error, message", [
+    (lambda ans, x: lambda g: g, fg.ShapeError,
+     "_total: the reverse rule for argument 0 returned shape \\(\\), but argument 0 has shape \\(3,\\)"),
+    (lambda ans, x: lambda g: [g] * 3, TypeError, "returned a list"),
+    (lambda ans, x: lambda g: np.ones(3, dtype=int), TypeError, "returned dtype int64"),
+])
+def test_a_custom_rule_of_the_wrong_shape_dtype_or_type_is_named(rule, error, message):
+    fg.defvjp(_total, rule)
+    with pytest.raises(error, match=message):
+        fg.grad(_total)(np.ones(3))
+    fg.defvjp(_total, lambda ans, x: lambda g: g * fnp.ones_like(x))
+    np.testing.assert_array_equal(fg.grad(_total)(np.ones(3)), np.ones(3))
+
+
+def test_a_custom_forward_rule_of_the_wrong_shape_is_named():
+    @fg.primitive
+    def double(x):
+        return 2.0 * x
+    fg.defjvp(double, lambda t, ans, x: np.ones(5))
+    with pytest.raises(fg.ShapeError, match="double: the forward rule for argument 0 returned "
+                                            "shape \\(5,\\), but the output has shape \\(3,\\)"):
+        fg.jvp(double, (np.ones(3),), (np.ones(3),))
+
+
+def test_backprop_checks_its_seed():
+    x = fg.var(np.ones(2))
+    with pytest.raises(TypeError, match="seed must be a number or a float array"):
+        fg.backprop(x * 2.0, seed="one")
+    with pytest.raises(fg.ShapeError, match="seed has shape \\(3,\\)"):
+        fg.backprop(x * 2.0, seed=np.ones(3))
+
+
+def test_tree_unflatten_checks_its_arguments():
+    _, treedef = fg.tree_flatten((1.0, [2.0]))
+    with pytest.raises(TypeError, match="a structure from tree_flatten"):
+        fg.tree_unflatten(None, [1.0, 2.0])
+    with pytest.raises(ValueError, match="too few leaves"):
+        fg.tree_unflatten(treedef, [1.0])
+    with pytest.raises(ValueError, match="too many leaves"):
+        fg.tree_unflatten(treedef, [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("make", [fg.optim.sgd, fg.optim.momentum, fg.optim.adam])
+def test_optimizers_check_their_arguments(make):
+    init, update = make(0.1)
+    params = {"w": np.ones(2), "b": 0.0}
+    state = init(params)
+    with pytest.raises(ValueError, match="grads have structure"):
+        update([np.ones(2)], state, params)
+    with pytest.raises(ValueError, match="gradient 1 has shape \\(3,\\)"):
+        update({"w": np.ones(3), "b": 0.0}, state, params)
+    new, _ = update({"w": np.ones(2), "b": 1.0}, state, params)
+    assert new["w"].shape == (2,)
