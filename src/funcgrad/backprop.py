@@ -17,7 +17,7 @@ from .nodemap import node_map
 from .order import check_outputs
 from .primitive import is_joint, per_argument_rule
 from .rules.elementwise import pullback
-from .values import frozen_copy, shape_of, zeros_like_value
+from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed"]
 
@@ -113,7 +113,7 @@ def default_seed(output, who):
             f"seed=<cotangent of shape {shape}>, e.g. seed=np.ones({shape})"
         )
     v = output._value
-    return 1.0 if type(v) is float else np.ones_like(v, dtype=np.result_type(v, np.float64))
+    return 1.0 if type(v) is float else np.ones_like(v, dtype=float_dtype(v))
 
 
 def _check_seed(seed, output):
@@ -161,7 +161,9 @@ def _gradient_map(grads, order):
     for n in order:
         if n not in grads and n._prim is not CONST:
             grads[n] = zeros_like_value(n._value)
-    for g in grads.values():
+    for n, g in grads.items():
         if type(g) is np.ndarray:
+            if g.dtype != np.float64:        # float32 in, float32 out (no cast for float64)
+                g = grads[n] = as_dtype_of(g, n._value)
             g.flags.writeable = False
     return node_map(grads)

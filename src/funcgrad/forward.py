@@ -21,7 +21,7 @@ from .rules.arrays import broadcast_to
 from .traces import Trace, new_level
 from .transforms import diff_leaf, fun_name
 from .tree import tree_flatten, tree_unflatten
-from .values import format_value, shape_of, zeros_like_value
+from .values import as_dtype_of, format_value, shape_of, zeros_like_value
 
 __all__ = ["Dual", "ForwardTrace", "jvp_of", "jvp"]
 
@@ -152,7 +152,7 @@ def jvp(fun, primals, tangents):
     out = fun(*tree_unflatten(p_def, duals))
     o_leaves, o_def = tree_flatten(out)
     primal_out = [trace.unbox(o) for o in o_leaves]
-    tangent_out = [o._tangent if trace.owns(o) else zeros_like_value(o)
-                   for o in o_leaves]
+    tangent_out = [as_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o)
+                   for o, p in zip(o_leaves, primal_out)]
     return (unwatched(tree_unflatten(o_def, primal_out), watch),
             unwatched(tree_unflatten(o_def, tangent_out), watch))

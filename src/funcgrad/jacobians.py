@@ -18,7 +18,7 @@ from .rules.arrays import getitem, reshape, transpose
 from .traces import new_level
 from .transforms import argnums_tuple, diff_leaf, distinct, fun_name, split_aux
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import shape_of, zeros_like_value
+from .values import float_dtype, shape_of, zeros_like_value
 
 __all__ = ["jacrev", "jacfwd", "jacobian", "hessian", "hvp"]
 
@@ -27,15 +27,15 @@ def _size(shape):
     return int(np.prod(shape, dtype=np.int64))
 
 
-def _basis_batch(shapes):
+def _basis_batch(shapes, dtypes):
     """One-hot directions over several leaves at once: per leaf, an array of
-    shape ``(total,) + shape`` whose rows for that leaf's elements are the unit
-    vectors and whose other rows are zero."""
+    shape ``(total,) + shape`` (in the leaf's float dtype) whose rows for that
+    leaf's elements are the unit vectors and whose other rows are zero."""
     total = sum(_size(s) for s in shapes)
     blocks, start = [], 0
-    for shape in shapes:
+    for shape, dtype in zip(shapes, dtypes):
         n = _size(shape)
-        block = np.zeros((total, n))
+        block = np.zeros((total, n), dtype=dtype)
         block[start:start + n] = np.eye(n)
         blocks.append(block.reshape((total,) + shape))
         start += n
@@ -90,7 +90,7 @@ def _jacrev(trace, inputs, out, single, where):
     out_shapes = [shape_of(o) for o in out_leaves]
     in_nodes = [n for nodes, _ in inputs for n in nodes]
     in_def = tree_flatten(tuple(tree_unflatten(td, nodes) for nodes, td in inputs))[1]
-    total, directions = _basis_batch(out_shapes)
+    total, directions = _basis_batch(out_shapes, [float_dtype(o) for o in out_leaves])
     if total == 0:
         return _jacobian_tree([[np.zeros(s + shape_of(n._value)) for n in in_nodes]
                                for s in out_shapes], out_def, in_def, single, where)
@@ -129,7 +129,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
         diff = tuple(tree_map(lambda v, i=i: diff_leaf(v, who, f"argument {i}"), args[i]) for i in unique)
         in_leaves, in_def = tree_flatten(diff)
         in_shapes = [shape_of(v) for v in in_leaves]
-        total, directions = _basis_batch(in_shapes)
+        total, directions = _basis_batch(in_shapes, [float_dtype(v) for v in in_leaves])
         (in_leaves, directions), watch = watched((in_leaves, directions), who)
         batch = BatchTrace(new_level(), max(total, 1))
         forward = ForwardTrace(new_level())

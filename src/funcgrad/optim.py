@@ -19,6 +19,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .tree import tree_flatten, tree_map
+from .values import float_dtype
 
 __all__ = ["Optimizer", "sgd", "momentum", "adam"]
 
@@ -109,7 +110,7 @@ def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8):
     lr = _check_rate(learning_rate, "adam")
 
     def init(params):
-        zeros = tree_map(lambda p: np.zeros_like(p, dtype=np.float64) if np.ndim(p) else 0.0, params)
+        zeros = tree_map(lambda p: np.zeros_like(p, dtype=float_dtype(p)) if np.ndim(p) else 0.0, params)
         return AdamState(0, zeros, zeros)
 
     def update(grads, state, params):

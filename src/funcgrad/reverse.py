@@ -20,10 +20,16 @@ from .errors import ShapeError
 from .fold import fold_back
 from .node import EXPRESSIONS, VAR, Node, ReverseTrace
 from .traces import Box, new_level
-from .transforms import (argnums_tuple, check_scalar_output, diff_leaf, distinct, fun_name,
-                         split_aux)
+from .transforms import (
+    argnums_tuple,
+    check_scalar_output,
+    diff_leaf,
+    distinct,
+    fun_name,
+    split_aux,
+)
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import frozen_copy, shape_of, zeros_like_value
+from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
            "pull_back"]
@@ -79,10 +85,13 @@ def pull_back(trace, out_leaves, cotangents, inputs):
 
 
 def _like(g, x):
-    """A gradient in the form of its input: a Python float for a Python float."""
-    if type(x) is float and type(g) is not float and not isinstance(g, Box) and np.ndim(g) == 0:
-        return float(g)
-    return g
+    """A gradient in the form of its input: a Python float for a Python float, and an
+    array of the input's float dtype for an array (float32 in, float32 out)."""
+    if type(x) is float:
+        if type(g) is not float and not isinstance(g, Box) and np.ndim(g) == 0:
+            return float(g)
+        return g
+    return as_dtype_of(g, x)
 
 
 def vjp(fun, *primals, has_aux=False):
@@ -184,7 +193,7 @@ def elementwise_grad(fun, argnums=0):
         unique, where = distinct(nums)
         trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
         leaves, _ = tree_flatten(out)
-        ones = [np.ones(shape_of(o)) if shape_of(o) else 1.0 for o in leaves]
+        ones = [np.ones(shape_of(o), dtype=float_dtype(o)) if shape_of(o) else 1.0 for o in leaves]
         grads = pull_back(trace, leaves, ones, inputs)
         return grads[0] if single else tuple(grads[k] for k in where)
 

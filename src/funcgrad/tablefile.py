@@ -47,10 +47,17 @@ import struct
 import numpy as np
 
 from ._gc import gc_paused
-from .primitive import Primitive
 from .node import CONST, VAR
-from .serialize import (FORMAT, VERSION, SerializationError, builtin_refs, from_table, op_ref,
-                        to_table)
+from .primitive import Primitive
+from .serialize import (
+    FORMAT,
+    VERSION,
+    SerializationError,
+    builtin_refs,
+    from_table,
+    op_ref,
+    to_table,
+)
 
 __all__ = ["dumps", "loads", "MAGIC"]
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from .traces import Box
 
-__all__ = ["raw", "plain", "shape_of", "ndim_of", "zeros_like_value", "normalize_axes",
+__all__ = ["raw", "plain", "shape_of", "ndim_of", "float_dtype", "as_dtype_of", "zeros_like_value",
+           "normalize_axes",
            "read_only", "frozen_copy", "format_value"]
 
 
@@ -64,13 +65,29 @@ def ndim_of(x):
     return len(shape_of(x))
 
 
+def float_dtype(x):
+    """The dtype a derivative of ``x`` has: its own if it is a float (float32 stays
+    float32), else float64 (an integer's derivative is a float)."""
+    dtype = np.result_type(raw(x))
+    return dtype if dtype.kind == "f" else np.dtype(np.float64)
+
+
+def as_dtype_of(g, x):
+    """A derivative ``g`` of ``x`` in ``x``'s float dtype (a plain array is cast; traced
+    values and Python numbers are left as they are)."""
+    if isinstance(g, (np.ndarray, np.generic)) and not isinstance(x, float):
+        dtype = float_dtype(x)
+        if g.dtype != dtype and g.dtype.kind == "f":
+            return g.astype(dtype)
+    return g
+
+
 def zeros_like_value(x):
     """A plain zero of the shape and float dtype of ``x`` (a zero tangent)."""
     v = raw(x)
     if type(v) is float or type(v) is int:
         return 0.0
-    shape = shape_of(x)
-    return np.zeros(shape, dtype=np.result_type(v, np.float64) if shape else np.float64)
+    return np.zeros(shape_of(x), dtype=float_dtype(v))
 
 
 def read_only(x):

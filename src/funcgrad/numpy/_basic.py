@@ -5,7 +5,19 @@ _products, _shape, _joining, _indexing); these names carry no derivative
 and need none.
 """
 
-from numpy import array, asarray, e, float32, float64, inf, int32, int64, nan, newaxis, pi  # noqa: F401
+from numpy import (  # noqa: F401
+           array,
+           asarray,
+           e,
+           float32,
+           float64,
+           inf,
+           int32,
+           int64,
+           nan,
+           newaxis,
+           pi,
+)
 
 __all__ = ["array", "asarray", "e", "float32", "float64", "inf", "int32", "int64", "nan",
            "newaxis", "pi"]

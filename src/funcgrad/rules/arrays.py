@@ -28,7 +28,7 @@ from functools import reduce
 import numpy as np
 
 from ..primitive import Primitive
-from ..values import ndim_of, normalize_axes, shape_of, zeros_like_value
+from ..values import float_dtype, ndim_of, normalize_axes, shape_of, zeros_like_value
 
 __all__ = [
     "unbroadcast", "restore_reduced_axes",
@@ -81,6 +81,8 @@ def _sum_impl(x, axis=None, keepdims=False):
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
     shape = shape_of(x)
+    if type(g) is float and shape:   # a Python float spread over x: in x's dtype (float32 stays)
+        return np.full(shape, g, dtype=float_dtype(x))
     if not keepdims and shape:
         kept = list(shape)
         for a in normalize_axes(axis, len(shape)):
@@ -96,7 +98,7 @@ def _transpose_vjp(g, ans, x, axes=None):
 
 
 def _untake_impl(g, index, shape):
-    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    out = np.zeros(shape, dtype=float_dtype(g))
     np.add.at(out, index, g)
     return out
 

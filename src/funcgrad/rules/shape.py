@@ -29,7 +29,7 @@ array([[0., 1., 0.]])
 import numpy as np
 
 from ..primitive import Primitive
-from ..values import plain, shape_of
+from ..values import float_dtype, plain, shape_of
 from .arrays import broadcast_to, reshape
 
 __all__ = ["take_along", "put_along", "argsort", "argmax", "argmin", "searchsorted"]
@@ -55,7 +55,7 @@ def _grids(idx, axis, shape):
 
 
 def _put_along_impl(g, idx, axis, shape):
-    out = np.zeros(shape, dtype=np.result_type(g, np.float64))
+    out = np.zeros(shape, dtype=float_dtype(g))
     np.add.at(out, _grids(np.asarray(idx), axis % len(shape), shape), g)
     return out
 
