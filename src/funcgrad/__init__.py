@@ -14,58 +14,41 @@ that threads a persistent gradient map through the reversed order.
 """
 
 # expressions, orderings and the folds over them
-# arrays and training
-from . import extend, nn, numpy, optim
-from .at import at
-from .backprop import backprop
-from .batching import vmap
-from .check import check_grads
-
-# errors
-from .errors import (
-                   ConcretizationError,
-                   ConversionError,
-                   CycleError,
-                   FuncgradError,
-                   GradientCheckError,
-                   GraphvizNotFound,
-                   ImmutableError,
-                   LinAlgShapeError,
-                   MissingRuleError,
-                   NonFiniteError,
-                   NoRuleError,
-                   NotDifferentiableError,
-                   ShapeError,
-)
-from .finite import debug_nans
-from .forward import jvp
-from .jacobians import hessian, hvp, jacfwd, jacobian, jacrev
-from .node import Node, const, var
+from .node import Node, var, const
 from .order import graph, toposort
-
-# your own primitives (funcgrad.extend has the whole form)
-from .primitive import Primitive, defbatch, defjvp, defvjp, primitive
-
-# transforms
-from .reverse import elementwise_grad, grad, trace, value_and_grad, vjp
 from .rules.arrays import add_n
+from .backprop import backprop
 from .semiring import Semiring, semirings, sum_product
 
-# seeing and saving graphs
-from .show import render, show, to_dot, to_svg
+# transforms
+from .reverse import grad, value_and_grad, vjp, elementwise_grad, trace
+from .forward import jvp
+from .jacobians import jacrev, jacfwd, jacobian, hessian, hvp
+from .batching import vmap
 from .staging import jit
-from .tablefile import dumps, loads
 from .transforms import stop_gradient
+from .check import check_grads
+from .finite import debug_nans
 
 # pytrees
-from .tree import (
-                   register_pytree_node,
-                   tree_flatten,
-                   tree_leaves,
-                   tree_map,
-                   tree_structure,
-                   tree_unflatten,
-)
+from .tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
+                   register_pytree_node)
+
+# your own primitives (funcgrad.extend has the whole form)
+from .primitive import Primitive, primitive, defvjp, defjvp, defbatch
+
+# arrays and training
+from . import numpy, nn, optim, extend
+from .at import at
+
+# seeing and saving graphs
+from .show import show, to_dot, to_svg, render
+from .tablefile import dumps, loads
+
+# errors
+from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
+                     NoRuleError, ShapeError, LinAlgShapeError, CycleError, ConcretizationError,
+                     NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError)
 
 __version__ = "0.1.0"
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import ConversionError
 from .primitive import Primitive
-from .rules import arrays, elementwise, products
+from .rules import arrays, elementwise, products, ufuncs
 from .traces import Box
 from .values import plain, raw, shape_of
 
@@ -48,10 +48,15 @@ _CORE_UFUNCS = {
        if isinstance(p, Primitive) and isinstance(getattr(np, p.name, None), np.ufunc)},
     np.absolute: elementwise.abs, np.matmul: products.matmul,
 }
-_COMPARISONS = {
+# Comparisons, predicates and logic give masks, which have no gradient: they read
+# the values underneath (an opaque trace's value records the call instead).
+_MASKS = {
     np.greater: elementwise.greater, np.greater_equal: elementwise.greater_equal,
     np.less: elementwise.less, np.less_equal: elementwise.less_equal,
     np.equal: elementwise.equal, np.not_equal: elementwise.not_equal,
+    **{getattr(np, name): getattr(ufuncs, name)
+       for name in ("isnan", "isinf", "isfinite", "signbit", "logical_and", "logical_or",
+                    "logical_not", "logical_xor")},
 }
 
 numpy_layer = {}
@@ -120,7 +125,7 @@ class ArrayLike(Box):
         NumPy make an object array or a constant out of a traced value.
         """
         if method == "__call__" and not kwargs:
-            compare = _COMPARISONS.get(ufunc)
+            compare = _MASKS.get(ufunc)
             if compare is not None:
                 values = [plain(i) for i in inputs]
                 if any(isinstance(v, Box) for v in values):   # opaque: record the comparison

@@ -66,15 +66,11 @@ class Staged(Node):
     def __gt__(self, other): return elementwise.greater(self, other)
     def __ge__(self, other): return elementwise.greater_equal(self, other)
 
-    def __eq__(self, other):
-        if isinstance(other, Node):
-            return self is other
-        return elementwise.equal(self, other)
-
-    def __ne__(self, other):
-        if isinstance(other, Node):
-            return self is not other
-        return elementwise.not_equal(self, other)
+    # == and != between staged values compare elementwise too (identity would freeze one
+    # trace's answer into the plan). Staged values are keys of plain dicts and sets only,
+    # which compare by identity first, so the plan's own bookkeeping is unaffected.
+    def __eq__(self, other): return elementwise.equal(self, other)
+    def __ne__(self, other): return elementwise.not_equal(self, other)
 
     __hash__ = object.__hash__
 

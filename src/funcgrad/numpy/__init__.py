@@ -24,26 +24,18 @@ import numpy as _np
 
 from .. import arraylike as _arraylike
 from ..errors import NoRuleError as _NoRuleError
-from . import (
-    _basic,
-    _indexing,
-    _joining,
-    _math,
-    _methods,
-    _products,
-    _reductions,
-    _shape,
-    linalg,
-)
-from ._basic import *  # noqa: F401,F403  NumPy's constants and dtypes
-from ._indexing import *  # noqa: F401,F403  indexing, integer-valued, constructors
-from ._joining import *  # noqa: F401,F403  joining, splitting, rearranging, sorting
-from ._math import *  # noqa: F401,F403  elementwise math, unary and binary
-from ._products import *  # noqa: F401,F403  products, einsum, diagonals, triangles
-from ._reductions import *  # noqa: F401,F403  sums, products, extrema, statistics
-from ._shape import *  # noqa: F401,F403  reshape, transpose, broadcasting
+from . import (_basic, _indexing, _joining, _logic, _math, _methods, _products, _reductions,
+               _shape, linalg)
+from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
+from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
+from ._logic import *        # noqa: F401,F403  comparisons, predicates, logic: masks
+from ._reductions import *   # noqa: F401,F403  sums, products, extrema, statistics
+from ._products import *     # noqa: F401,F403  products, einsum, diagonals, triangles
+from ._shape import *        # noqa: F401,F403  reshape, transpose, broadcasting
+from ._joining import *      # noqa: F401,F403  joining, splitting, rearranging, sorting
+from ._indexing import *     # noqa: F401,F403  indexing, integer-valued, constructors
 
-__all__ = [n for m in (_basic, _math, _reductions, _products, _shape, _joining, _indexing)
+__all__ = [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing)
            for n in m.__all__]
 
 # Traced values get NumPy's array methods, and NumPy's functions and ufuncs

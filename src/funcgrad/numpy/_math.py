@@ -32,25 +32,18 @@ from ..rules.elementwise import (  # noqa: F401
     add,
     cos,
     divide,
-    equal,
     exp,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
     log,
     maximum,
     minimum,
     multiply,
     negative,
-    not_equal,
     power,
     sign,
     sin,
     sqrt,
     subtract,
     tanh,
-    where,
 )
 from ..rules.ufuncs import (  # noqa: F401
     angle,
@@ -178,7 +171,6 @@ _UFUNCS = [
     # the core table, re-exported with every NumPy name
     "abs", "absolute", "add", "subtract", "multiply", "divide", "true_divide", "power", "pow",
     "negative", "maximum", "minimum", "exp", "log", "sqrt", "sin", "cos", "tanh", "sign",
-    "where", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
     # unary
     "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "square", "reciprocal", "fabs",
     "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",

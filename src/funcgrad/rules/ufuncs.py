@@ -49,6 +49,8 @@ __all__ = [
     "floor", "ceil", "rint", "trunc", "fix", "round", "floor_divide", "heaviside",
     "float_power", "fmax", "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2",
     "mod", "fmod", "copysign", "clip", "logit", "erf", "astype",
+    "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
+    "logical_xor",
 ]
 
 _LN2 = math.log(2.0)
@@ -195,6 +197,15 @@ trunc       = elementwise("trunc",       _ufunc(np.trunc),       _zero1)
 fix         = elementwise("fix",         _ufunc(np.fix),         _zero1)
 floor_divide = elementwise("floor_divide", _ufunc(np.floor_divide), _zero2, _zero2)
 heaviside   = elementwise("heaviside",   _ufunc(np.heaviside),   _zero2, _zero2)
+# Predicates and logic: masks, constant wherever they are defined.
+isnan       = elementwise("isnan",       _ufunc(np.isnan),       _zero1)
+isinf       = elementwise("isinf",       _ufunc(np.isinf),       _zero1)
+isfinite    = elementwise("isfinite",    _ufunc(np.isfinite),    _zero1)
+signbit     = elementwise("signbit",     _ufunc(np.signbit),     _zero1)
+logical_not = elementwise("logical_not", _ufunc(np.logical_not), _zero1)
+logical_and = elementwise("logical_and", _ufunc(np.logical_and), _zero2, _zero2)
+logical_or  = elementwise("logical_or",  _ufunc(np.logical_or),  _zero2, _zero2)
+logical_xor = elementwise("logical_xor", _ufunc(np.logical_xor), _zero2, _zero2)
 # Binary.
 float_power = elementwise("float_power", _ufunc(np.float_power), _float_power_dx, lambda ans, x, y: ans * _safe_log(x))
 fmax        = elementwise("fmax",        _ufunc(np.fmax),        lambda ans, x, y: _fshare(x, y, operator.gt), lambda ans, x, y: _fshare(y, x, operator.gt))

@@ -1,0 +1,103 @@
+"""Comparisons, predicates and logic: masks, which carry no gradient.
+
+A mask is constant wherever it is defined, so these functions read the
+values underneath a derivative's trace and return plain boolean arrays (as
+the comparison operators do): ``fnp.where(fnp.greater(x, 2.0), x, 0.0)``
+differentiates in ``x`` through ``where`` alone. Under ``vmap`` and ``jit``,
+whose values stand for many values or for values not known yet, the
+comparison is recorded instead, so a mask is computed per example and per
+call.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> fg.grad(lambda x: fnp.sum(fnp.where(fnp.greater(x, 2.0), x * x, 0.0)))(np.array([1.0, 3.0]))
+array([0., 6.])
+>>> fg.jit(lambda x, y: fnp.sum(fnp.where(fnp.isclose(x, y), x, 0.0)))(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+np.float64(1.0)
+"""
+
+import numpy as _np
+
+from ..rules import elementwise as _ew
+from ..rules import ufuncs as _u
+from ..values import plain as _plain
+from ._helpers import is_traced
+
+__all__ = ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+           "isnan", "isinf", "isfinite", "signbit",
+           "logical_and", "logical_or", "logical_not", "logical_xor",
+           "where", "isclose", "allclose", "array_equal"]
+
+
+def _mask(prim, *example):
+    """NumPy's function ``prim.name`` as a mask: computed on the values underneath."""
+    def mask(*args):
+        return prim(*[_plain(a) for a in args])
+
+    mask.__name__ = mask.__qualname__ = prim.name
+    call = ", ".join(f"float('{v}')" if isinstance(v, float) and v != v or v in (
+        float("inf"), -float("inf")) else repr(v) for v in example)
+    mask.__doc__ = (f"``numpy.{prim.name}`` on plain or traced values: a mask, with no "
+                    f"gradient.\n\n    >>> {prim.name}({call})\n    "
+                    f"{getattr(_np, prim.name)(*example)!r}\n    ")
+    return mask
+
+
+greater = _mask(_ew.greater, 2.0, 1.0)
+greater_equal = _mask(_ew.greater_equal, 1.0, 1.0)
+less = _mask(_ew.less, 2.0, 1.0)
+less_equal = _mask(_ew.less_equal, 1.0, 1.0)
+equal = _mask(_ew.equal, 1.0, 1.0)
+not_equal = _mask(_ew.not_equal, 1.0, 1.0)
+isnan = _mask(_u.isnan, float("nan"))
+isinf = _mask(_u.isinf, float("inf"))
+isfinite = _mask(_u.isfinite, 1.0)
+signbit = _mask(_u.signbit, -1.0)
+logical_and = _mask(_u.logical_and, True, False)
+logical_or = _mask(_u.logical_or, True, False)
+logical_not = _mask(_u.logical_not, True)
+logical_xor = _mask(_u.logical_xor, True, False)
+
+
+def where(condition, x, y):
+    """``numpy.where(condition, x, y)``: differentiable in ``x`` and ``y``; the condition
+    is a mask (read from the values underneath a derivative's trace).
+
+    >>> import funcgrad as fg
+    >>> fg.grad(lambda v: where(v > 0.0, v * v, -v))(3.0)
+    6.0
+    """
+    return _ew.where(_plain(condition), x, y)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``numpy.isclose``: ``|a - b| <= atol + rtol * |b|`` elementwise, as a mask.
+
+    >>> isclose(1.0, 1.0 + 1e-9), isclose(1.0, 1.1)
+    (np.True_, np.False_)
+    """
+    a, b = _plain(a), _plain(b)
+    if not is_traced(a, b):
+        return _np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    close = _ew.less_equal(_ew.abs(_ew.subtract(a, b)), atol + rtol * _ew.abs(b))
+    finite = _u.logical_and(_u.isfinite(a), _u.isfinite(b))
+    out = _u.logical_or(_u.logical_and(close, finite), _ew.equal(a, b))
+    return _u.logical_or(out, _u.logical_and(_u.isnan(a), _u.isnan(b))) if equal_nan else out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``numpy.allclose``: whether every element is close (a Python bool).
+
+    >>> allclose([1.0, 2.0], [1.0, 2.0 + 1e-9])
+    True
+    """
+    return bool(_np.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """``numpy.array_equal`` on plain or traced values (a Python bool).
+
+    >>> array_equal([1.0, 2.0], [1.0, 2.0])
+    True
+    """
+    return bool(_np.array_equal(_plain(a1), _plain(a2), equal_nan=equal_nan))
