@@ -131,6 +131,14 @@ TERNARY_SHAPES = [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), ()), ((2, 1),
 SHAPES_BY_ARITY = {1: [(s,) for s in UNARY_SHAPES], 2: BINARY_SHAPES, 3: TERNARY_SHAPES}
 
 
+def elementwise_row(name, shapes, seed=0):
+    """An elementwise primitive, arguments of the given shapes in its domain, and the
+    arguments it differentiates."""
+    prim = PRIMITIVES[name]
+    return (prim, elementwise_args(name, shapes, seed),
+            tuple(i for i, p in enumerate(prim.partials) if p is not None))
+
+
 def elementwise_cases():
     return [pytest.param(name, shapes, id=f"{name}-{'-'.join(map(str, shapes))}")
             for name in ELEMENTWISE for shapes in SHAPES_BY_ARITY[len(PRIMITIVES[name].partials)]]
@@ -326,9 +334,7 @@ def reverse_vs_differences(prim, args, params, diff, pre=None):
 
 @pytest.mark.parametrize("name, shapes", elementwise_cases())
 def test_elementwise_gradient_matches_differences(name, shapes):
-    prim = PRIMITIVES[name]
-    args = elementwise_args(name, shapes)
-    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    prim, args, diff = elementwise_row(name, shapes)
     reverse_vs_differences(prim, args, {}, diff)
 
 
@@ -343,9 +349,7 @@ def test_structural_gradient_matches_differences(case):
 def test_backprops_hot_path_gives_the_rules_bits(name, shapes):
     # backprop.vjp_step writes the elementwise pullback out by hand; it must give
     # exactly what the primitive's vjp rules give (general_vjp_step).
-    prim = PRIMITIVES[name]
-    args = elementwise_args(name, shapes)
-    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    prim, args, diff = elementwise_row(name, shapes)
     nodes, out, w, _ = forward_and_backprop(prim, args, {}, diff)
     fast, plain = vjp_step(out, w), general_vjp_step(out, w)
     assert len(fast) == len(plain)
@@ -384,9 +388,7 @@ def forward_vs_differences(prim, args, params, diff, pre=None, seed=1):
 
 @pytest.mark.parametrize("name, shapes", elementwise_cases())
 def test_elementwise_forward_matches_differences(name, shapes):
-    prim = PRIMITIVES[name]
-    args = elementwise_args(name, shapes)
-    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    prim, args, diff = elementwise_row(name, shapes)
     forward_vs_differences(prim, args, {}, diff)
 
 
@@ -428,9 +430,7 @@ def batching_vs_loop(prim, args, params, diff, pre=None, seed=2):
 
 @pytest.mark.parametrize("name, shapes", elementwise_cases())
 def test_elementwise_batching_matches_a_loop(name, shapes):
-    prim = PRIMITIVES[name]
-    args = elementwise_args(name, shapes)
-    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    prim, args, diff = elementwise_row(name, shapes)
     batching_vs_loop(prim, args, {}, diff)
 
 
@@ -576,9 +576,7 @@ def reverse_vs_torch(prim, args, params, diff, pre=None):
 
 @pytest.mark.parametrize("name, shapes", elementwise_cases())
 def test_elementwise_gradient_matches_torch(name, shapes):
-    prim = PRIMITIVES[name]
-    args = elementwise_args(name, shapes)
-    diff = tuple(i for i, p in enumerate(prim.partials) if p is not None)
+    prim, args, diff = elementwise_row(name, shapes)
     reverse_vs_torch(prim, args, {}, diff)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from .batching import Batched, BatchTrace, leave
 from .finite import unwatched, watched
 from .forward import Dual, ForwardTrace, jvp
-from .reverse import grad, linearize_rev, pull_back
+from .reverse import grad, pull_back, trace_argnums
 from .rules.arrays import getitem, reshape, transpose
 from .traces import new_level
 from .transforms import argnums_tuple, diff_leaf, distinct, fun_name, split_aux
@@ -73,9 +73,7 @@ def jacrev(fun, argnums=0, has_aux=False):
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
         who = f"jacrev of {fun_name(fun)}"
-        nums, single = argnums_tuple(argnums, len(args), who)
-        unique, where = distinct(nums)
-        trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
+        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         if has_aux:
             out, aux = split_aux(out, who)
             return _jacrev(trace, inputs, out, single, where), tree_map(trace.unbox, aux)

@@ -32,7 +32,7 @@ from .tree import tree_flatten, tree_map, tree_unflatten
 from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
-           "pull_back"]
+           "trace_argnums", "pull_back"]
 
 
 def _wrap_inputs(args, argnums, box, who):
@@ -59,6 +59,16 @@ def linearize_rev(fun, args, argnums, who, kwargs=None, persistent=False):
                                 lambda v, k: Node(keep(v), VAR, (), None, None, trace), who)
     out = fun(*args, **(kwargs or {}))
     return trace, inputs, out
+
+
+def trace_argnums(fun, args, kwargs, argnums, who):
+    """``fun`` traced in a new reverse trace with the ``argnums`` arguments as variables
+    (each once, however often named): ``(trace, inputs, out, single, where)``, where
+    ``where`` places each requested argnum among the distinct ones."""
+    nums, single = argnums_tuple(argnums, len(args), who)
+    unique, where = distinct(nums)
+    trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
+    return trace, inputs, out, single, where
 
 
 def _same(v):
@@ -144,9 +154,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         who = f"grad of {fun_name(fun)}"
-        nums, single = argnums_tuple(argnums, len(args), who)
-        unique, where = distinct(nums)
-        trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
+        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         if has_aux:
             out, aux = split_aux(out, who)
             aux = tree_map(trace.unbox, aux)
@@ -189,9 +197,7 @@ def elementwise_grad(fun, argnums=0):
     @functools.wraps(fun)
     def egrad_fun(*args, **kwargs):
         who = f"elementwise_grad of {fun_name(fun)}"
-        nums, single = argnums_tuple(argnums, len(args), who)
-        unique, where = distinct(nums)
-        trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
+        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         leaves, _ = tree_flatten(out)
         ones = [np.ones(shape_of(o), dtype=float_dtype(o)) if shape_of(o) else 1.0 for o in leaves]
         grads = pull_back(trace, leaves, ones, inputs)
