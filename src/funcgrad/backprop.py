@@ -157,12 +157,14 @@ def backprop(output, seed=None, method="dfs", check=False):
 def _gradient_map(grads, order):
     """The fold's gradients as a map, with a zero for every node reached only
     through rules that returned an exact zero; its arrays are read-only, as a
-    persistent map's values must be."""
-    for n in order:
-        if n not in grads and n._prim is not CONST:
-            grads[n] = zeros_like_value(n._value)
-    for n, g in grads.items():
-        if type(g) is np.ndarray:
+    persistent map's values must be, and in their node's float dtype."""
+    get = grads.get
+    for n in order:     # one pass over the nodes
+        g = get(n)
+        if g is None:
+            if n._prim is not CONST:
+                grads[n] = zeros_like_value(n._value)
+        elif type(g) is np.ndarray:
             if g.dtype != np.float64:        # float32 in, float32 out (no cast for float64)
                 g = grads[n] = as_dtype_of(g, n._value)
             g.flags.writeable = False
