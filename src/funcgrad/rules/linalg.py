@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import LinAlgShapeError, MissingRuleError
 from ..primitive import Primitive
+from ..traces import Box
 from ..values import plain, shape_of
 from . import elementwise as ew
 from .arrays import (
@@ -110,11 +111,33 @@ _stacked = batch_elementwise
 # ---------------------------------------------------------------- inverse, determinants, solve
 
 def _det_vjp(g, ans, a):
-    return _mat_scalar(g * ans) * mT(inv(a))
+    try:
+        return _mat_scalar(g * ans) * mT(inv(a))
+    except np.linalg.LinAlgError:   # a singular matrix: the gradient is still the cofactor matrix
+        return _mat_scalar(g) * _cofactors(a)
+
+
+def _cofactors(a):
+    """adj(A)^T, the gradient of det at any A (singular ones too), from the SVD
+    A = U diag(s) Vh: det(U) det(Vh) U diag(prod_{j != i} s_j) Vh."""
+    if isinstance(a, Box):
+        raise MissingRuleError(
+            "det: second derivatives at a singular matrix are not supported (its inverse does "
+            "not exist and the cofactor rule is not differentiated again); move the point off "
+            "the singular set, e.g. a + 1e-12 * eye")
+    u, s, vh = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.where(np.arange(n) == i, 1.0, s), axis=-1) for i in range(n)],
+                      axis=-1)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return (sign[..., None, None] * u * others[..., None, :]) @ vh
 
 
 def _det_jvp(t, ans, a):
-    return ans * asum(mT(inv(a)) * t, axis=(-2, -1))
+    try:
+        return ans * asum(mT(inv(a)) * t, axis=(-2, -1))
+    except np.linalg.LinAlgError:   # singular: the cofactor matrix, as in the reverse rule
+        return asum(_cofactors(a) * t, axis=(-2, -1))
 
 
 def _zero(*_, **__):
@@ -245,7 +268,12 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
     w, v = _eigh_parts(ans)
     gw, gv = _eigh_parts(g)
     n = shape_of(w)[-1]
-    inner_ = reshape(gw, shape=shape_of(gw)[:-1] + (1, n)) * np.eye(n) + _eigh_gaps(w) * matmul(mT(v), gv)
+    inner_ = reshape(gw, shape=shape_of(gw)[:-1] + (1, n)) * np.eye(n)
+    if isinstance(gv, Box) or np.any(gv):
+        # Eigenvectors enter the loss: their part needs distinct eigenvalues (1 / gaps). A
+        # loss of the eigenvalues alone has a constant zero gv and skips it, so repeated
+        # eigenvalues give a finite gradient instead of 0 * inf.
+        inner_ = inner_ + _eigh_gaps(w) * matmul(mT(v), gv)
     return _sym_from_T(matmul(v, matmul(inner_, mT(v))), UPLO.upper() == "L")
 
 
