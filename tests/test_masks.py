@@ -1,8 +1,9 @@
 """Comparisons, predicates and logic give masks with no gradient, under every transform.
 
 fnp.where(fnp.greater(x, 2.), x, 0.) raised MissingRuleError under grad, and
-under jit x == y between traced values compared identity: the plan froze one
-trace's answer (0.0 where NumPy gives 4.0).
+x == y between traced values compared identity: eagerly it was False for two
+nodes of equal values, and under jit the plan froze one trace's answer (0.0
+where NumPy gives 4.0).
 """
 
 import numpy as np
@@ -15,6 +16,7 @@ X = np.array([1.0, 3.0, np.nan, -np.inf])
 Y = np.array([1.0, 2.0, np.nan, 0.0])
 
 MASKS = {
+    "==": lambda x, y: x == y, "!=": lambda x, y: x != y,
     "greater": lambda x, y: fnp.greater(x, y), "less_equal": lambda x, y: fnp.less_equal(x, y),
     "equal": lambda x, y: fnp.equal(x, y), "not_equal": lambda x, y: fnp.not_equal(x, y),
     "isnan": lambda x, y: fnp.isnan(x), "isinf": lambda x, y: fnp.isinf(x),
@@ -57,6 +59,14 @@ def test_equality_between_traced_values_under_jit_is_elementwise():
     f = fg.jit(lambda x, y: fnp.sum(fnp.where(x == y, x, 0.0)))
     assert f(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 3.0])) == 4.0
     assert f(np.array([1.0, 2.0, 3.0]), np.array([0.0, 2.0, 0.0])) == 2.0   # replayed, not frozen
+
+
+def test_equality_between_traced_values_is_elementwise_eagerly():
+    x, y = fg.var(np.array([1.0, 2.0, 3.0])), fg.var(np.array([1.0, 0.0, 3.0]))
+    assert fnp.sum(fnp.where(x == y, x, 0.0)).value == 4.0
+    g = fg.grad(lambda a, b: fnp.sum(fnp.where(a == b, a * b, 0.0)), argnums=(0, 1))(x.value, y.value)
+    np.testing.assert_array_equal(g[0], [1.0, 0.0, 3.0])
+    np.testing.assert_array_equal(g[1], [1.0, 0.0, 3.0])
 
 
 def test_allclose_and_array_equal_read_values():

@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 import pytest
-from pyrsistent import pmap
+from funcgrad.nodemap import NodeMap, node_map
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -64,21 +64,31 @@ def test_item_assignment_raises():
 
 def test_equal_values_are_distinct_keys():
     x, y = fg.var(2.0), fg.var(2.0)
-    assert x.value == y.value
-    assert len({x: 1, y: 2}) == 2
-    m = pmap({x: "x", y: "y"})
-    assert len(m) == 2 and m[x] == "x" and m[y] == "y"
-    assert len({x, y}) == 2
-    # Between nodes, == is identity; against a number it compares values.
-    assert (x == y) is False and (x == x) is True and (x != y) is True
-    assert x == 2.0 and not (x != 2.0)
+    # == and != compare values, as NumPy's do: x and y both hold 2.0.
+    assert (x == y) == True and (x != y) == False and x == 2.0 and not (x != 2.0)
+    assert (x == fg.var(3.0)) == False
+    # Keys go by identity: dicts, sets and the maps the folds return keep them apart.
+    assert len({x: 1, y: 2}) == 2 and len({x, y}) == 2
+    m = node_map({x: "x", y: "y"})
+    assert len(m) == 2 and m[x] == "x" and m[y] == "y" and x in m and m.get(y) == "y"
+    m2 = m.set(x, "x2").discard(y)
+    assert isinstance(m2, NodeMap) and dict(m2) == {x: "x2"} and y not in m2
+    g = fg.backprop(x * y)
+    assert g[x] == 2.0 and g[y] == 2.0 and len(g) == 3
+
+
+def test_equal_values_between_arrays_compare_elementwise():
+    a, b = fg.var(np.array([1.0, 2.0, 3.0])), fg.var(np.array([1.0, 0.0, 3.0]))
+    assert np.array_equal(a == b, [True, False, True])
+    assert np.array_equal(a != b, [False, True, False])
+    assert np.array_equal(a == np.array([1.0, 2.0, 0.0]), [True, True, False])
 
 
 def test_equal_structure_is_not_equality():
     x = fg.var(1.0)
     f, g = x + 1.0, x + 1.0
     assert f.value == g.value and f.op == g.op
-    assert f != g and len({f, g}) == 2
+    assert f == g and f is not g and len({f, g}) == 2
 
 
 def test_comparisons_read_values_and_return_bools():

@@ -5,9 +5,9 @@ or array they stand for. Arithmetic builds new traced values through the
 primitives; comparisons, ``bool`` and ``float`` read the plain value underneath,
 so Python control flow inside a traced function works as it would on NumPy.
 
-Equality is the one exception: between two traced values ``==`` is identity,
-because nodes are keys of gradient maps and two nodes holding equal values must
-stay two keys. Against a plain number or array, ``==`` compares values.
+``==`` and ``!=`` compare values too, elementwise, as NumPy's do. Nodes hash
+by identity, so dicts, sets and gradient maps (which look keys up by
+identity, see :mod:`funcgrad.nodemap`) keep two nodes of equal values apart.
 
 Under ``vmap`` a comparison cannot be a plain bool (each example has its own
 answer), so a batched value compares into a batched mask instead.
@@ -183,15 +183,10 @@ class ArrayLike(Box):
     def __gt__(self, other): return plain(self) > plain(other)
     def __ge__(self, other): return plain(self) >= plain(other)
 
-    def __eq__(self, other):
-        if isinstance(other, Box):
-            return self is other
-        return plain(self) == other
-
-    def __ne__(self, other):
-        if isinstance(other, Box):
-            return self is not other
-        return plain(self) != other
+    # == and != are NumPy's, elementwise, between traced values too. Nodes still hash by
+    # identity (gradient maps, dicts and sets find them by identity).
+    def __eq__(self, other): return plain(self) == plain(other)
+    def __ne__(self, other): return plain(self) != plain(other)
 
     __hash__ = object.__hash__
 

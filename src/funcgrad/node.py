@@ -5,7 +5,8 @@ static parameters of the call, an optional name, a creation number and the
 trace it belongs to. Building a node touches nothing but its parents'
 references, so its cost does not depend on the size of the graph beneath it.
 
-Nodes hash and compare by identity: two nodes with equal values are two keys.
+Nodes hash by identity, so two nodes with equal values are two keys of a dict,
+a set or a gradient map; ``==`` between nodes compares values, elementwise.
 They never change: every public attribute is read-only, and there are no others
 to set. A node is also the box of the reverse trace (:class:`ReverseTrace`),
 the trace every reverse-mode transform opens. How a node prints and draws is

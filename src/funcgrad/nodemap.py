@@ -1,8 +1,9 @@
 """The maps the folds return: persistent maps keyed by nodes, that print briefly.
 
-A :class:`NodeMap` is a ``pyrsistent.PMap`` in every respect (updating it
-gives a plain ``PMap``); it only adds a short repr for the REPL, which lists a
-few entries by node id, and an HTML table for Jupyter.
+A :class:`NodeMap` is a ``pyrsistent.PMap`` that finds its keys by identity
+(nodes compare their values with ``==``, elementwise); it adds a short repr
+for the REPL, which lists a few entries by node id, and an HTML table for
+Jupyter.
 
 >>> import funcgrad as fg
 >>> x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
@@ -45,9 +46,62 @@ def _label(node):
 
 
 class NodeMap(PMap):
-    """A persistent map from nodes to values (gradients, path sums)."""
+    """A persistent map from nodes to values (gradients, path sums), keyed by identity.
+
+    ``==`` between traced values compares their values elementwise, as NumPy's
+    does, so a node cannot be found by ``==`` the way ``pyrsistent`` finds
+    keys: a NodeMap finds each node by identity instead (``g[x]``, ``x in g``,
+    ``g.get(x)``), and its updates (``set``, ``remove``, ``discard``,
+    ``update``) give NodeMaps again.
+    """
 
     __slots__ = ()
+
+    def _bucket(self, key):
+        buckets = self._buckets
+        return buckets[hash(key) % len(buckets)] or ()
+
+    def __getitem__(self, key):
+        for k, v in self._bucket(key):
+            if k is key:
+                return v
+        raise KeyError(key)
+
+    def __contains__(self, key):
+        return any(k is key for k, _ in self._bucket(key))
+
+    def get(self, key, default=None):
+        for k, v in self._bucket(key):
+            if k is key:
+                return v
+        return default
+
+    def _entries(self):
+        return {k: v for k, v in self.items()}      # a dict: identity keys, as nodes hash
+
+    def set(self, key, value):
+        entries = self._entries()
+        entries[key] = value
+        return node_map(entries)
+
+    def remove(self, key):
+        if key not in self:
+            raise KeyError(key)
+        return self.discard(key)
+
+    def discard(self, key):
+        entries = self._entries()
+        entries.pop(key, None)
+        return node_map(entries)
+
+    def update(self, *maps):
+        entries = self._entries()
+        for m in maps:
+            entries.update(m)
+        return node_map(entries)
+
+    def evolver(self):
+        raise TypeError("a NodeMap has no evolver; build a dict and call funcgrad.nodemap.node_map")
 
     def _ordered(self):
         return sorted(self.items(), key=lambda kv: _key(kv[0]))

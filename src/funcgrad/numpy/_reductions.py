@@ -274,7 +274,7 @@ def _size(shape):
 
 def _nan_mask(a):
     p = _plain(a)
-    return _ew.not_equal(p, p)   # not !=: between traced values != is identity
+    return _ew.not_equal(p, p)   # NaN is the one value unequal to itself
 
 
 def _is_float(a):

@@ -111,7 +111,7 @@ def tie_share(x, y, beats):
     x, y = plain(x), plain(y)
     if type(x) is float and type(y) is float:
         return 1.0 if beats(x, y) else 0.5 if x == y else 0.0
-    return where(beats(x, y), 1.0, where(equal(x, y), 0.5, 0.0))   # == between traced values is identity
+    return where(beats(x, y), 1.0, where(equal(x, y), 0.5, 0.0))
 
 
 def _mask(c, keep):

@@ -138,7 +138,6 @@ def _tie_weights(x, ans, axis, keepdims):
     px = plain(x)
     if not shape_of(px):
         return 1.0
-    # equal, not ==: between two traced values == is identity, not a comparison
     mask = where(equal(px, restore_reduced_axes(plain(ans), px, axis, keepdims)), 1.0, 0.0)
     return mask / sum(mask, axis=axis, keepdims=True)
 

@@ -83,7 +83,7 @@ def _select(c, a, b):
 
 def _isnan(x):
     x = plain(x)
-    return not_equal(x, x)   # not !=: between traced values != is identity
+    return not_equal(x, x)   # NaN is the one value unequal to itself
 
 
 def _fshare(x, y, beats):
