@@ -80,3 +80,22 @@ def test_listings_stay_bounded():
     order_lines = [line for line in out.getvalue().splitlines() if "order" in line]
     assert "more ..." in out.getvalue() and len(out.getvalue()) < 30000, len(out.getvalue())
     assert order_lines
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jit", "jvp", "vjp", "hessian",
+                                       "jacfwd"])
+def test_results_of_python_floats_have_item(transform):
+    # A JAX user writes fg.grad(f)(2.0).item(); a Python float has no .item().
+    f = lambda x: x * x * x
+    result = {
+        "grad": lambda: fg.grad(f)(2.0),
+        "value_and_grad": lambda: fg.value_and_grad(f)(2.0)[1],
+        "jit": lambda: fg.jit(f)(2.0),
+        "jvp": lambda: fg.jvp(f, (2.0,), (1.0,))[1],
+        "vjp": lambda: fg.vjp(f, 2.0)[1](1.0)[0],
+        "hessian": lambda: fg.hessian(f)(2.0),
+        "jacfwd": lambda: fg.jacfwd(f)(2.0),
+    }[transform]()
+    want = {"jit": 8.0, "hessian": 12.0}.get(transform, 12.0)
+    assert result.item() == want and type(result.item()) is float
+    assert result.dtype == np.float64 and result.shape == ()

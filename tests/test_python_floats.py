@@ -54,7 +54,7 @@ def test_python_floats_give_what_float64_arrays_give(name):
             for i in range(n):
                 want = fg.grad(lambda *xs: fnp.sum(f(*xs)), argnums=i)(*arrays)
                 got = fg.grad(f, argnums=i)(*args)
-                if not _same(got, want) or type(got) is not float:
+                if not _same(got, want) or type(got) is not np.float64:
                     wrong.append(f"grad arg{i} at {args}: {got!r}, array gives {want!r}")
                 tangents = tuple(1.0 if k == i else 0.0 for k in range(n))
                 want_t = fg.jvp(f, tuple(arrays), tuple(np.array([t]) for t in tangents))[1]

@@ -49,7 +49,7 @@ def test_has_aux_returns_aux_untraced():
         return (pred - 1.0) ** 2, {"pred": pred}
     g, aux = fg.grad(loss, has_aux=True)(1.0)
     assert g == 2 * (3.0 - 1.0) * 3.0
-    assert aux == {"pred": 3.0} and type(aux["pred"]) is float
+    assert aux == {"pred": 3.0} and type(aux["pred"]) is np.float64
     (value, aux2), g2 = fg.value_and_grad(loss, has_aux=True)(1.0)
     assert value == 4.0 and aux2 == aux and g2 == g
 

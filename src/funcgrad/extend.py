@@ -18,7 +18,7 @@ mode and vmap follow from it:
 >>> fg.grad(lambda x: fnp.sum(softplus(x)))(np.array([0.0, 1000.0]))
 array([0.5, 1. ])
 >>> fg.jvp(softplus, (0.0,), (2.0,))[1], fg.vmap(softplus)(np.zeros((2, 1))).shape
-(1.0, (2, 1))
+(np.float64(1.0), (2, 1))
 
 Any other primitive, in the same form as ``funcgrad.rules``; here a row
 normalisation with its reverse rule, its forward rule and a batching rule

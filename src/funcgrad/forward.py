@@ -21,7 +21,7 @@ from .rules.arrays import broadcast_to
 from .traces import Trace, new_level
 from .transforms import diff_leaf, fun_name
 from .tree import tree_flatten, tree_unflatten
-from .values import as_dtype_of, format_value, shape_of, zeros_like_value
+from .values import as_dtype_of, format_value, numpy_scalar, shape_of, zeros_like_value
 
 __all__ = ["Dual", "ForwardTrace", "jvp_of", "jvp"]
 
@@ -132,7 +132,7 @@ def jvp(fun, primals, tangents):
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fg.jvp(fnp.sin, (0.0,), (2.0,))
-    (0.0, 2.0)
+    (np.float64(0.0), np.float64(2.0))
     """
     who = f"jvp of {fun_name(fun)}"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -151,8 +151,8 @@ def jvp(fun, primals, tangents):
     duals = [Dual(p, t, trace) for p, t in pairs]
     out = fun(*tree_unflatten(p_def, duals))
     o_leaves, o_def = tree_flatten(out)
-    primal_out = [trace.unbox(o) for o in o_leaves]
-    tangent_out = [as_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o)
+    primal_out = [numpy_scalar(trace.unbox(o)) for o in o_leaves]
+    tangent_out = [numpy_scalar(as_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
                    for o, p in zip(o_leaves, primal_out)]
     return (unwatched(tree_unflatten(o_def, primal_out), watch),
             unwatched(tree_unflatten(o_def, tangent_out), watch))

@@ -11,7 +11,7 @@ nothing is changed in place, so a training loop is a fold over batches.
 >>> for _ in range(100):
 ...     params, state = update(fg.grad(loss)(params), state, params)
 >>> round(params["w"], 6)
-3.0
+np.float64(3.0)
 """
 
 from typing import Callable, NamedTuple
@@ -74,7 +74,7 @@ def momentum(learning_rate, mass=0.9):
     >>> for _ in range(300):
     ...     p, s = update(fg.grad(lambda w: (w - 1.0) ** 2)(p), s, p)
     >>> round(p, 6)
-    1.0
+    np.float64(1.0)
     """
     lr = _check_rate(learning_rate, "momentum")
 
@@ -105,7 +105,7 @@ def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8):
     >>> for _ in range(500):
     ...     p, s = update(fg.grad(lambda w: (w + 2.0) ** 2)(p), s, p)
     >>> round(p, 3)
-    -2.0
+    np.float64(-2.0)
     """
     lr = _check_rate(learning_rate, "adam")
 

@@ -147,7 +147,7 @@ def defvjp(prim, *makers):
     ...     return a * x
     >>> fg.defvjp(scale, lambda ans, x, a: lambda g: g * a, None)
     >>> fg.grad(scale)(1.0, 3.0)
-    3.0
+    np.float64(3.0)
     """
     _check_primitive(prim, "defvjp")
     rules = []
@@ -218,7 +218,7 @@ def defjvp(prim, *rules):
     ...     return 2.0 * x
     >>> fg.defjvp(double, lambda t, ans, x: 2.0 * t)
     >>> fg.jvp(double, (1.0,), (0.5,))
-    (2.0, 1.0)
+    (np.float64(2.0), np.float64(1.0))
     """
     _check_primitive(prim, "defjvp")
     for i, r in enumerate(rules):

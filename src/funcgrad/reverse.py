@@ -29,7 +29,8 @@ from .transforms import (
     split_aux,
 )
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
+from .values import (as_dtype_of, float_dtype, frozen_copy, numpy_scalar, shape_of,
+                     zeros_like_value)
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
            "trace_argnums", "pull_back"]
@@ -95,11 +96,11 @@ def pull_back(trace, out_leaves, cotangents, inputs):
 
 
 def _like(g, x):
-    """A gradient in the form of its input: a Python float for a Python float, and an
-    array of the input's float dtype for an array (float32 in, float32 out)."""
+    """A gradient in the form of its input: a NumPy float64 scalar for a Python float,
+    and an array of the input's float dtype for an array (float32 in, float32 out)."""
     if type(x) is float:
-        if type(g) is not float and not isinstance(g, Box) and np.ndim(g) == 0:
-            return float(g)
+        if not isinstance(g, Box) and np.ndim(g) == 0:
+            return np.float64(g)
         return g
     return as_dtype_of(g, x)
 
@@ -125,7 +126,7 @@ def vjp(fun, *primals, has_aux=False):
     if has_aux:
         out, aux = split_aux(out, who)
     out_leaves, out_def = tree_flatten(out)
-    value = tree_unflatten(out_def, [trace.unbox(o) for o in out_leaves])
+    value = tree_unflatten(out_def, [numpy_scalar(trace.unbox(o)) for o in out_leaves])
 
     def vjp_fn(cotangent):
         ct_leaves, ct_def = tree_flatten(cotangent)
@@ -140,7 +141,7 @@ def vjp(fun, *primals, has_aux=False):
         return tuple(pull_back(trace, out_leaves, ct_leaves, inputs))
 
     if has_aux:
-        return value, vjp_fn, tree_map(trace.unbox, aux)
+        return value, vjp_fn, tree_map(lambda v: numpy_scalar(trace.unbox(v)), aux)
     return value, vjp_fn
 
 
@@ -149,7 +150,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
     >>> import funcgrad as fg
     >>> fg.value_and_grad(lambda x, y: x * y, argnums=(0, 1))(3.0, 4.0)
-    (12.0, (4.0, 3.0))
+    (np.float64(12.0), (np.float64(4.0), np.float64(3.0)))
     """
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
@@ -157,9 +158,9 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         if has_aux:
             out, aux = split_aux(out, who)
-            aux = tree_map(trace.unbox, aux)
+            aux = tree_map(lambda v: numpy_scalar(trace.unbox(v)), aux)
         check_scalar_output(out, who)
-        value = trace.unbox(out)
+        value = numpy_scalar(trace.unbox(out))
         grads = pull_back(trace, (out,), (1.0,), inputs)   # the output is a scalar
         g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g
@@ -172,9 +173,9 @@ def grad(fun, argnums=0, has_aux=False):
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fg.grad(fnp.tanh)(0.0)
-    1.0
+    np.float64(1.0)
     >>> fg.grad(fg.grad(lambda x: x ** 3))(2.0)
-    12.0
+    np.float64(12.0)
     """
     vg = value_and_grad(fun, argnums, has_aux)
 

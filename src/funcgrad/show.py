@@ -121,7 +121,7 @@ def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
 
     >>> g = fg.jit(lambda a, b: (a + b) * a)
     >>> g(2.0, -3.0)
-    -2.0
+    np.float64(-2.0)
     >>> print(fg.show(g))
     # plan 0: 2 steps
     def plan(a0, a1):

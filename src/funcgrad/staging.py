@@ -49,8 +49,8 @@ from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
 from .rules import elementwise, products
 from .traces import Box, new_level
-from .tree import tree_flatten, tree_unflatten
-from .values import frozen_copy, shape_of
+from .tree import tree_flatten, tree_map, tree_unflatten
+from .values import frozen_copy, numpy_scalar, shape_of
 
 __all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan"]
 
@@ -313,12 +313,12 @@ def jit(fun, static_argnums=(), static_argnames=()):
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> f = fg.jit(lambda x, y: fnp.sin(x) * y + x)
     >>> f(0.0, 2.0), f(1.0, 2.0)
-    (0.0, 2.682941969615793)
+    (np.float64(0.0), np.float64(2.682941969615793))
     >>> f.plan(0.0, 2.0)
     <plan: 3 steps>
     >>> g = fg.jit(lambda x, scale=1.0, power=2: scale * x ** power, static_argnames="power")
     >>> g(3.0, scale=2.0), g(3.0, scale=2.0, power=3)
-    (18.0, 54.0)
+    (np.float64(18.0), np.float64(54.0))
     """
     statics, static_names = _static_positions(fun, static_argnums, static_argnames)
     cache = {}
@@ -365,6 +365,8 @@ def jit(fun, static_argnums=(), static_argnames=()):
             return fun(*args, **kwargs)      # inside another transform: trace straight through
         plan, leaves = plan_for(args, kwargs)
         out = plan(leaves)
+        if type(out) is not np.ndarray:    # Python-float results come back as NumPy's float64
+            out = tree_map(numpy_scalar, out)
         if checking() and not all_finite(out):
             _find_non_finite(args, kwargs)
         return out

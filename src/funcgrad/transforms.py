@@ -120,6 +120,6 @@ def stop_gradient(x):
 
     >>> import funcgrad as fg
     >>> fg.grad(lambda x: x * fg.stop_gradient(x))(3.0)
-    3.0
+    np.float64(3.0)
     """
     return tree_map(raw, x)

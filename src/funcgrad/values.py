@@ -16,9 +16,8 @@ import numpy as np
 
 from .traces import Box
 
-__all__ = ["raw", "plain", "shape_of", "ndim_of", "float_dtype", "as_dtype_of", "zeros_like_value",
-           "normalize_axes",
-           "read_only", "frozen_copy", "format_value"]
+__all__ = ["raw", "plain", "shape_of", "ndim_of", "float_dtype", "as_dtype_of", "numpy_scalar",
+           "zeros_like_value", "normalize_axes", "read_only", "frozen_copy", "format_value"]
 
 
 def raw(x):
@@ -80,6 +79,13 @@ def as_dtype_of(g, x):
         if g.dtype != dtype and g.dtype.kind == "f":
             return g.astype(dtype)
     return g
+
+
+def numpy_scalar(v):
+    """A transform's Python-float result as NumPy's ``float64``: still a ``float``,
+    and with the array methods (``.item()``, ``.dtype``, ``.shape``) NumPy and JAX
+    results have. Other values are returned as they are."""
+    return np.float64(v) if type(v) is float else v
 
 
 def zeros_like_value(x):

@@ -65,7 +65,7 @@ def where(condition, x, y):
 
     >>> import funcgrad as fg
     >>> fg.grad(lambda v: where(v > 0.0, v * v, -v))(3.0)
-    6.0
+    np.float64(6.0)
     """
     return _ew.where(_plain(condition), x, y)
 

@@ -17,7 +17,7 @@ complex derivative convention.
 >>> bool(fnp.log1p(1e-10) == np.log1p(1e-10)), type(fnp.expm1(0.5))
 (True, <class 'float'>)
 >>> fg.grad(lambda x: fnp.arctan2(x, 1.0) + fnp.hypot(x, 4.0))(3.0)   # 1/10 + 3/5
-0.7
+np.float64(0.7)
 >>> fg.grad(lambda x: fnp.sum(fnp.floor(x) * x))(np.array([1.5, -0.5]))
 array([ 1., -1.])
 >>> fnp.real(np.array([1j]))

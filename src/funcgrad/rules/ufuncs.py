@@ -16,7 +16,7 @@ is zero, ``angle`` is 0 or pi) and raise a NotDifferentiableError (a TypeError) 
 >>> import numpy as np
 >>> import funcgrad as fg
 >>> fg.grad(lambda x: log1p(x) + cbrt(x))(8.0)   # 1/9 + 1/12
-0.19444444444444442
+np.float64(0.19444444444444442)
 """
 
 import math
