@@ -131,12 +131,20 @@ TERNARY_SHAPES = [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), ()), ((2, 1),
 SHAPES_BY_ARITY = {1: [(s,) for s in UNARY_SHAPES], 2: BINARY_SHAPES, 3: TERNARY_SHAPES}
 
 
+# Boolean arguments: a zero partial (a traced mask is accepted) but nothing to differentiate.
+MASK_ARGUMENTS = {("where", 0)}
+
+
+def differentiated(name):
+    """The arguments of elementwise primitive ``name`` that have a derivative."""
+    return tuple(i for i, p in enumerate(PRIMITIVES[name].partials)
+                 if p is not None and (name, i) not in MASK_ARGUMENTS)
+
+
 def elementwise_row(name, shapes, seed=0):
     """An elementwise primitive, arguments of the given shapes in its domain, and the
     arguments it differentiates."""
-    prim = PRIMITIVES[name]
-    return (prim, elementwise_args(name, shapes, seed),
-            tuple(i for i, p in enumerate(prim.partials) if p is not None))
+    return PRIMITIVES[name], elementwise_args(name, shapes, seed), differentiated(name)
 
 
 def elementwise_cases():
@@ -623,7 +631,8 @@ def test_elementwise_values_are_numpys(name, shapes):
         f"add the NumPy equivalent of {name!r} to NUMPY_REFERENCE in tests/test_rules.py")
     args = elementwise_args(name, shapes, seed=3)
     plain = prim(*args)
-    traced = prim(*[a if p is None else fg.var(a) for a, p in zip(args, prim.partials)]).value
+    diff = differentiated(name)
+    traced = prim(*[fg.var(a) if i in diff else a for i, a in enumerate(args)]).value
     if reference is not None:
         want = reference(*args)
         assert _bit_identical(plain, want), f"{name}: {plain!r} != numpy {want!r}"

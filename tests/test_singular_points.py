@@ -1,5 +1,6 @@
 """Derivatives where they exist: det at singular matrices, eigenvalue losses at repeated
-eigenvalues (they raised "Singular matrix" and gave NaN)."""
+eigenvalues (they raised "Singular matrix" and gave NaN); and where none exists, an error
+or a NaN, never a number (the Hessian of |x| at 0 came out as the identity)."""
 
 import numpy as np
 import pytest
@@ -40,3 +41,62 @@ def test_eigenvector_losses_still_need_distinct_eigenvalues():
     a = np.diag([1.0, 2.0, 4.0])
     got = fg.grad(lambda m: fnp.sum(fnp.linalg.eigh(m)[1][:, 0] ** 2))(a)
     assert np.all(np.isfinite(got))
+
+
+def test_the_norm_at_zero_has_zero_derivatives_of_both_orders():
+    # The subgradient 0, as for abs; its derivative is 0 too (x / |x| at 0 gave I).
+    for ord in (None, 2, 3):
+        f = lambda x: fnp.linalg.norm(x, ord)
+        np.testing.assert_array_equal(fg.grad(f)(np.zeros(3)), np.zeros(3))
+        np.testing.assert_array_equal(fg.hessian(f)(np.zeros(3)), np.zeros((3, 3)))
+    np.testing.assert_array_equal(fg.hessian(fnp.linalg.norm)(np.zeros((2, 2))), np.zeros((2, 2, 2, 2)))
+
+
+def test_norm_derivatives_away_from_zero_are_unchanged():
+    x = np.array([0.3, -1.2, 2.0])
+    for ord in (None, 3):
+        f = lambda v: fnp.linalg.norm(v, ord)
+        assert_close(fg.grad(f)(x), numeric_grad(lambda v: np.linalg.norm(v, ord), [x], 0),
+                     rtol=1e-6, atol=1e-9, what=f"d norm ord={ord}")
+
+
+def test_logabsdet_of_a_singular_matrix_has_no_derivative():
+    for how in (fg.grad, fg.jacfwd):
+        with pytest.raises(fg.NoDerivativeError, match="slogdet: log.det. of a singular matrix"):
+            how(lambda m: fnp.linalg.slogdet(m)[1])(SINGULAR[0])
+
+
+def _first_eigenvector_loss(m):
+    return fnp.sum(fnp.linalg.eigh(m)[1][:, 0] ** 3)
+
+
+@pytest.mark.parametrize("a", [np.eye(2), 2.0 * np.eye(3), np.diag([1.0, 1.0, 3.0])],
+                         ids=["I", "2I", "pair"])
+def test_an_eigenvector_of_a_repeated_eigenvalue_has_no_derivative(a):
+    # Which eigenvectors eigh returns is arbitrary there (the loss jumps with the direction
+    # a perturbation splits the eigenvalues): an error eagerly, NaN under jit and vmap.
+    with pytest.raises(fg.NoDerivativeError, match="eigh: the loss uses an eigenvector of a repeated"):
+        fg.grad(_first_eigenvector_loss)(a)
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(fg.jit(fg.grad(_first_eigenvector_loss))(a)).any()
+        assert np.isnan(fg.vmap(fg.grad(_first_eigenvector_loss))(a[None])).any()
+
+
+def test_an_eigenvector_of_a_distinct_eigenvalue_beside_a_repeated_one_is_differentiable():
+    a = np.array([[1.0, 0.0, 0.1], [0.0, 1.0, 0.0], [0.1, 0.0, 3.0]])   # eigenvalues ~1, 1, ~3
+    last = lambda m: fnp.sum(fnp.linalg.eigh(m)[1][:, 2] * np.array([1.0, 2.0, 3.0])) ** 2
+    sym = lambda m: np.tril(m) + np.tril(m, -1).T                   # eigh reads the lower triangle
+    want = numeric_grad(lambda m: np.sum(np.linalg.eigh(sym(m))[1][:, 2] * [1.0, 2.0, 3.0]) ** 2,
+                        [a], 0)
+    assert_close(fg.grad(last)(a), want, rtol=1e-6, atol=1e-8, what="d eigenvector")
+    _, tangent = fg.jvp(last, (a,), (np.tril(np.ones((3, 3))),))
+    assert np.isfinite(tangent)
+
+
+def test_second_derivatives_of_eigenvalue_losses_away_from_repeats():
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    f = lambda m: fnp.sum(fnp.linalg.eigh(m)[0] ** 3)       # a mask inside, traced: accepted
+    h = fg.hessian(f)(a)
+    for i, j in np.ndindex(2, 2):
+        want = numeric_grad(lambda m: fg.grad(f)(m)[i, j], [a], 0)
+        assert_close(h[i, j], want, rtol=1e-5, atol=1e-6, what=f"d2 eigenvalues [{i}, {j}]")

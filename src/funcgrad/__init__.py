@@ -48,7 +48,8 @@ from .tablefile import dumps, loads
 # errors
 from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
                      NoRuleError, ShapeError, LinAlgShapeError, CycleError, ConcretizationError,
-                     NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError)
+                     NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError,
+                     NoDerivativeError)
 
 __version__ = "0.1.0"
 
@@ -65,4 +66,5 @@ __all__ = [
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
     "NoRuleError", "ShapeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
     "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",
+    "NoDerivativeError",
 ]

@@ -23,6 +23,11 @@ class MissingRuleError(FuncgradError, NotImplementedError):
     """A primitive has no derivative rule for the argument being differentiated."""
 
 
+class NoDerivativeError(FuncgradError, ArithmeticError):
+    """The function has no derivative at this point (log|det| of a singular matrix, the
+    eigenvectors of a repeated eigenvalue): raised rather than returning inf or NaN."""
+
+
 class ShapeError(FuncgradError, ValueError):
     """Operand shapes that do not fit the operation."""
 

@@ -251,4 +251,7 @@ less_equal    = elementwise("less_equal",    _ufunc(np.less_equal),    _zero2, _
 equal         = elementwise("equal",         _ufunc(np.equal),         _zero2, _zero2)
 not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _zero2)
 
-where    = elementwise("where",    _ufunc(np.where),   _, lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False))
+# The condition is a mask: no gradient, but a zero partial so that a traced mask (one
+# computed from values a derivative trace carries) is accepted, as a comparison's are.
+where    = elementwise("where",    _ufunc(np.where),   lambda ans, c, x, y: 0.0,
+                       lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False))

@@ -32,10 +32,10 @@ Shape errors name the operation and the operands' shapes.
 
 import numpy as np
 
-from ..errors import LinAlgShapeError, MissingRuleError
+from ..errors import LinAlgShapeError, MissingRuleError, NoDerivativeError
 from ..primitive import Primitive
 from ..traces import Box
-from ..values import plain, shape_of
+from ..values import float_dtype, plain, shape_of
 from . import elementwise as ew
 from .arrays import (
     batch_elementwise,
@@ -48,6 +48,7 @@ from .arrays import (
     unbroadcast,
 )
 from .arrays import sum as asum
+from .reductions import max as rmax
 
 # Streams pickled before the products moved to .products name them here; keep them loadable.
 from .products import (  # noqa: F401
@@ -201,10 +202,21 @@ inv = Primitive(
 )
 det = Primitive("det", _square("det", np.linalg.det), vjp=(_det_vjp,), jvp=(_det_jvp,),
                 batch=_stacked)
+def _inv_for_logabsdet(a):
+    """inv(a), the derivative of log|det a|; a singular ``a`` (log|det| = -inf) has none."""
+    try:
+        return inv(a)
+    except np.linalg.LinAlgError:
+        raise NoDerivativeError(
+            f"slogdet: log|det| of a singular matrix (shape {shape_of(a)}) is -inf and has no "
+            f"derivative there; differentiate det instead (its gradient at a singular matrix "
+            f"is the cofactor matrix), or move off the singular point (a + eps * I)") from None
+
+
 logabsdet = Primitive(
     "logabsdet", _square("slogdet", lambda a: np.linalg.slogdet(a)[1]),
-    vjp=(lambda g, ans, a: _mat_scalar(g) * mT(inv(a)),),
-    jvp=(lambda t, ans, a: asum(mT(inv(a)) * t, axis=(-2, -1)),), batch=_stacked,
+    vjp=(lambda g, ans, a: _mat_scalar(g) * mT(_inv_for_logabsdet(a)),),
+    jvp=(lambda t, ans, a: asum(mT(_inv_for_logabsdet(a)) * t, axis=(-2, -1)),), batch=_stacked,
 )
 slogdet_sign = Primitive("slogdet_sign", _square("slogdet", lambda a: np.linalg.slogdet(a)[0]),
                          vjp=(_zero,), jvp=(_zero,), batch=_stacked)
@@ -257,11 +269,26 @@ def _eigh_parts(packed):
     return w, v
 
 
-def _eigh_gaps(w):
-    """F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it."""
-    eye = np.eye(shape_of(w)[-1])
+def _repeated(w):
+    """A mask (1.0 or 0.0, shape (..., n, n)) of the pairs i != j of numerically equal
+    eigenvalues, built with primitives so that jit and vmap record it."""
+    w = plain(w)
+    n = shape_of(w)[-1]
+    eps = np.finfo(float_dtype(w)).eps
+    scale = reshape(rmax(ew.abs(w), axis=-1, keepdims=True), shape=shape_of(w)[:-1] + (1, 1))
+    diff = ew.abs(reshape(w, shape=shape_of(w)[:-1] + (1, n)) - _col(w))
+    close = ew.where(ew.less_equal(diff, 8 * n * eps * ew.maximum(scale, 1e-300)), 1.0, 0.0)
+    return ew.where(np.eye(n, dtype=bool), 0.0, close)
+
+
+def _eigh_gaps(w, repeated, unknown):
+    """F_ij = 1 / (w_j - w_i) between distinct eigenvalues, 0 on the diagonal and between
+    repeated eigenvalues, NaN at the pairs in ``unknown`` (a 0/1 mask): repeated pairs whose
+    eigenvectors the derivative needs, which are not unique and have no derivative there."""
     diff = reshape(w, shape=shape_of(w)[:-1] + (1,) + shape_of(w)[-1:]) - _col(w)
-    return ew.where(eye > 0, 0.0, 1.0 / (diff + eye))
+    off = ew.greater(repeated + np.eye(shape_of(w)[-1]), 0.5)
+    gaps = ew.where(off, 0.0, 1.0 / ew.where(off, 1.0, diff))
+    return ew.where(ew.greater(unknown, 0.5), np.nan, gaps)
 
 
 def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
@@ -270,10 +297,19 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
     n = shape_of(w)[-1]
     inner_ = reshape(gw, shape=shape_of(gw)[:-1] + (1, n)) * np.eye(n)
     if isinstance(gv, Box) or np.any(gv):
-        # Eigenvectors enter the loss: their part needs distinct eigenvalues (1 / gaps). A
-        # loss of the eigenvalues alone has a constant zero gv and skips it, so repeated
-        # eigenvalues give a finite gradient instead of 0 * inf.
-        inner_ = inner_ + _eigh_gaps(w) * matmul(mT(v), gv)
+        # Eigenvectors enter the loss. Those of a repeated eigenvalue are not unique, so a
+        # loss that uses one (a nonzero column of gv) has no derivative: raised eagerly,
+        # NaN where the values are not known yet (jit, vmap). A loss of the eigenvalues
+        # alone has a constant zero gv and skips this.
+        repeated = _repeated(w)
+        used = ew.where(ew.greater(rmax(ew.abs(plain(gv)), axis=-2, keepdims=True), 0.0), 1.0, 0.0)
+        unknown = repeated * ew.maximum(used, mT(used))
+        if not isinstance(unknown, Box) and np.any(unknown):
+            raise NoDerivativeError(
+                f"eigh: the loss uses an eigenvector of a repeated eigenvalue (matrix shape "
+                f"{shape_of(a)}); those are not unique, so the loss has no derivative there. "
+                f"Use the eigenvalues, or perturb the matrix so that its eigenvalues are distinct")
+        inner_ = inner_ + _eigh_gaps(w, repeated, unknown) * matmul(mT(v), gv)
     return _sym_from_T(matmul(v, matmul(inner_, mT(v))), UPLO.upper() == "L")
 
 
@@ -281,7 +317,10 @@ def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
     w, v = _eigh_parts(ans)
     m = matmul(mT(v), matmul(_sym_from(t, UPLO.upper() == "L"), v))
     dw = diagonal(m, axis1=-2, axis2=-1)
-    dv = matmul(v, _eigh_gaps(w) * m)
+    # The eigenvectors of a repeated eigenvalue have no derivative: NaN marks their
+    # tangents; the eigenvalues' tangents stay exact (and are often all that is used).
+    repeated = _repeated(w)
+    dv = matmul(v, _eigh_gaps(w, repeated, repeated) * m)
     return concatenate(reshape(dw, shape=shape_of(dw)[:-1] + (1,) + shape_of(dw)[-1:]), dv, axis=-2)
 
 
@@ -349,8 +388,10 @@ def _norm_direction(x, ans, ord, axis, keepdims):  # noqa: A002
     kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
     ans_k = reshape(ans, shape=kept)
     if ord is None or ord == "fro" or (ord == 2 and not matrix):
-        # At x = 0 the 2-norm has no gradient; we return 0 there (a subgradient, as PyTorch does).
-        return x / ew.where(plain(ans_k) == 0, 1.0, ans_k)
+        # At x = 0 the 2-norm has no gradient; we return 0 there (a subgradient, as PyTorch
+        # does), and 0 is also its derivative there, as for abs (x itself would give I).
+        zero = plain(ans_k) == 0
+        return ew.where(zero, 0.0, x) / ew.where(zero, 1.0, ans_k)
     if matrix:
         if ord in (1, -1, np.inf, -np.inf):
             summed, along = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
@@ -365,7 +406,8 @@ def _norm_direction(x, ans, ord, axis, keepdims):  # noqa: A002
         return ew.sign(x)
     if ord in (np.inf, -np.inf):
         return ew.sign(x) * _share_of_extremes(ew.abs(x), ans_k, axes)
-    return ew.sign(x) * ew.abs(x) ** (ord - 1) / ans_k ** (ord - 1)
+    zero = plain(ans_k) == 0          # all of x is 0: the subgradient 0, as for ord=2
+    return ew.where(zero, 0.0, ew.sign(x) * ew.abs(x) ** (ord - 1)) / ew.where(zero, 1.0, ans_k) ** (ord - 1)
 
 
 def _norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002
