@@ -334,6 +334,8 @@ def jit(fun, static_argnums=(), static_argnames=()):
     def plan_for(args, kwargs):
         dynamic, static = split(args, kwargs)
         leaves, treedef = tree_flatten(dynamic)
+        # NumPy float64 scalars (what transforms return) run as Python floats, the fast path.
+        leaves = [float(l) if type(l) is np.float64 else l for l in leaves]
         key = (treedef, tuple(_abstract(l, f"jit of {name}") for l in leaves), static, len(args))
         try:
             hash(key)

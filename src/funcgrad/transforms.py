@@ -41,8 +41,8 @@ def diff_leaf(x, who, where):
             f"{who}: {where} is complex ({x!r}); funcgrad differentiates real floats only")
     if isinstance(x, int):
         return float(x)
-    if isinstance(x, float):
-        return x
+    if isinstance(x, float):   # NumPy's float64 scalar too (transforms return them): the fast path
+        return x if type(x) is float else float(x)
     if isinstance(x, (np.ndarray, np.generic)):
         kind = x.dtype.kind
         if kind == "f":
