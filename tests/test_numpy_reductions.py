@@ -128,6 +128,21 @@ ROWS = {
     "expit": Row(lambda m, x: _sp("expit")(m, x), ALL, lambda t, x: t.sigmoid(x), scipy=True),
     "logit": Row(lambda m, x: _sp("logit")(m, x), ALL, lambda t, x: t.logit(x), (unit,), scipy=True),
     "erf": Row(lambda m, x: _sp("erf")(m, x), ALL, lambda t, x: t.erf(x), scipy=True),
+    # the rest of funcgrad.scipy.special: their rules are checked row by row in test_rules.py
+    **{name: Row((lambda name: lambda m, x: _sp(name)(m, x))(name), ALL, None, (dom,), scipy=True)
+       for name, dom in [("gammaln", unit), ("digamma", unit), ("psi", unit), ("gamma", unit),
+                         ("erfc", normal), ("erfinv", unit), ("erfcinv", unit), ("ndtr", normal),
+                         ("log_ndtr", normal), ("ndtri", unit), ("i0", normal), ("i1", normal),
+                         ("i0e", normal), ("i1e", normal), ("entr", unit)]},
+    **{name: Row((lambda name: lambda m, x, y: _sp(name)(m, x, y))(name), [((2, 3), (3,))], None,
+                 (unit, unit), scipy=True)
+       for name in ["betaln", "beta", "xlogy", "xlog1py"]},
+    **{name: Row((lambda name: lambda m, x: _sp(name)(m, 2.5, x))(name), ALL, None, (unit,), scipy=True)
+       for name in ["gammainc", "gammaincc"]},
+    "polygamma": Row(lambda m, x: _sp("polygamma")(m, 2, x), ALL, None, (unit,), scipy=True),
+    "betainc": Row(lambda m, x: _sp("betainc")(m, 2.0, 3.0, x), ALL, None, (unit,), scipy=True),
+    "multigammaln": Row(lambda m, x: _sp("multigammaln")(m, x + 2.0, 3), ALL, None, (unit,),
+                        scipy=True),
 }
 
 

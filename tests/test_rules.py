@@ -25,6 +25,7 @@ from functools import reduce
 
 import numpy as np
 import pytest
+import scipy.special
 from helpers import assert_close, numeric_grad
 from test_numpy_math import ROWS as MATH_ROWS
 
@@ -32,7 +33,7 @@ import funcgrad as fg
 import funcgrad.rules
 from funcgrad.backprop import general_vjp_step, vjp_step
 from funcgrad.primitive import Primitive
-from funcgrad.rules import elementwise
+from funcgrad.rules import elementwise, special
 
 RULE_MODULES = [importlib.import_module(m.name) for m in
                 pkgutil.iter_modules(funcgrad.rules.__path__, funcgrad.rules.__name__ + ".")]
@@ -84,6 +85,21 @@ DOMAINS = {
     ("relu", 0): _away_from_zero,
     ("where", 0): _condition,
     ("logit", 0): _uniform(0.1, 0.9),
+    # SciPy's special functions: their domains, away from poles
+    ("gammaln", 0): _uniform(0.3, 4.0), ("digamma", 0): _uniform(0.3, 4.0),
+    ("gamma", 0): _uniform(0.3, 3.0),
+    ("polygamma", 0): lambda rng, n: rng.integers(0, 3, n).astype(float),
+    ("polygamma", 1): _uniform(0.5, 4.0),
+    ("betaln", 0): _uniform(0.3, 3.0), ("betaln", 1): _uniform(0.3, 3.0),
+    ("beta", 0): _uniform(0.3, 3.0), ("beta", 1): _uniform(0.3, 3.0),
+    ("erfinv", 0): _uniform(-0.8, 0.8), ("erfcinv", 0): _uniform(0.2, 1.8),
+    ("ndtri", 0): _uniform(0.1, 0.9),
+    ("xlogy", 1): _uniform(0.3, 3.0), ("xlog1py", 1): _uniform(-0.5, 2.0),
+    ("gammainc", 0): _uniform(0.5, 3.0), ("gammainc", 1): _uniform(0.3, 3.0),
+    ("gammaincc", 0): _uniform(0.5, 3.0), ("gammaincc", 1): _uniform(0.3, 3.0),
+    ("betainc", 0): _uniform(0.5, 3.0), ("betainc", 1): _uniform(0.5, 3.0),
+    ("betainc", 2): _uniform(0.2, 0.8),
+    ("entr", 0): _uniform(0.3, 3.0),
 }
 # Kinked binary functions: arguments kept at least this far apart.
 SEPARATED = {"maximum": 0.2, "minimum": 0.2}
@@ -530,11 +546,26 @@ def _torch_table(torch):
         "searchsorted": lambda a, v, side="left": torch.searchsorted(a, v, right=side == "right"),
         "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
         "astype": lambda x, dtype: x.to(getattr(torch, np.dtype(dtype).name)),
+        # SciPy's special functions (funcgrad.rules.special)
+        "gammaln": torch.special.gammaln,
+        # torch's trigamma (digamma's derivative) is accurate to 1e-10 only, and its
+        # polygamma takes one integer order, not an array: finite differences check them
+        "digamma": None, "polygamma": None,
+        "erfc": torch.special.erfc, "erfinv": torch.special.erfinv, "ndtr": torch.special.ndtr,
+        "log_ndtr": torch.special.log_ndtr, "ndtri": torch.special.ndtri,
+        "xlogy": torch.special.xlogy, "xlog1py": torch.special.xlog1py,
+        "entr": torch.special.entr, "i0": torch.special.i0,
     }
 
 
 # Primitives PyTorch has no like-for-like counterpart of (central differences still check them).
 NO_TORCH_EQUIVALENT = {
+    # torch has them, but without a derivative (i1, i0e, i1e: not implemented in autograd)
+    "gamma": "torch has no gamma function, only its log", "beta": "no beta function",
+    "betaln": "no betaln", "erfcinv": "no erfcinv", "i1": "no derivative of i1 in torch",
+    "i0e": "no derivative of i0e in torch", "i1e": "no derivative of i1e in torch",
+    "gammainc": "torch gives no derivative in x", "gammaincc": "no derivative in x",
+    "betainc": "no betainc",
     "eigh": "eigenvector signs are a LAPACK convention; the packed output differs in sign",
 }
 
@@ -608,6 +639,7 @@ NUMPY_REFERENCE = {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
     "tanh": np.tanh, "abs": np.abs, "relu": lambda x: np.maximum(x, 0.0), "where": np.where,
     "step": lambda x: np.heaviside(x, 0.0),
+    **{name: getattr(scipy.special, name) for name in special.__all__},
 }
 # NumPy has no sigmoid, logit or erf; funcgrad's forms are compared within rounding instead.
 NO_NUMPY_EQUIVALENT = {

@@ -1,4 +1,6 @@
-"""A differentiable corner of SciPy: ``funcgrad.scipy.special``.
+"""A differentiable SciPy: ``funcgrad.scipy.special`` and ``funcgrad.scipy.stats``.
+
+SciPy is needed (``pip install funcgrad[scipy]``): values come from it.
 
 >>> import numpy as np
 >>> import funcgrad.scipy.special as fsp
@@ -6,6 +8,6 @@
 np.float64(1.3862943611198906)
 """
 
-from . import special
+from . import special, stats
 
-__all__ = ["special"]
+__all__ = ["special", "stats"]

@@ -1,11 +1,16 @@
-"""``funcgrad.scipy.special``: stable log-domain functions and friends, differentiable.
+"""``funcgrad.scipy.special``: SciPy's special functions, differentiable.
 
-SciPy's names and signatures for the functions numerical code differentiates
-most: ``logsumexp`` (with ``axis``, ``keepdims`` and positive weights ``b``),
-``softmax`` and ``log_softmax`` (``axis`` an int, a tuple or ``None`` for the
-whole array, as in SciPy), ``expit`` (the logistic sigmoid), ``logit`` and
-``erf``. Values agree with SciPy's to rounding (the stable formulas differ in
-their last bits); derivatives are exact to any order in both modes.
+SciPy's names and signatures: the log-domain functions ``logsumexp`` (with
+``axis``, ``keepdims`` and positive weights ``b``), ``softmax`` and
+``log_softmax`` (``axis`` an int, a tuple or ``None`` for the whole array),
+``expit`` and ``logit``; the gamma family ``gammaln``, ``digamma`` (``psi``),
+``polygamma``, ``gamma``, ``multigammaln``, ``betaln``, ``beta``; the error
+functions ``erf``, ``erfc``, ``erfinv``, ``erfcinv`` and the normal's ``ndtr``,
+``log_ndtr``, ``ndtri``; ``xlogy``, ``xlog1py``, ``entr``; the Bessel functions
+``i0``, ``i1``, ``i0e``, ``i1e``; and the regularized incomplete ``gammainc``,
+``gammaincc``, ``betainc`` (differentiable in ``x``; their shape parameters
+raise MissingRuleError). Values are SciPy's (the log-domain ones agree to
+rounding); derivatives are exact to any order in both modes.
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -19,12 +24,40 @@ from ..rules import arrays as _arrays
 from ..rules import nn as _nn
 from ..rules.elementwise import log as _log
 from ..rules.elementwise import sigmoid as expit
+from ..rules.special import (  # noqa: F401
+    beta, betainc, betaln, digamma, entr, erfc, erfcinv, erfinv, gamma, gammainc, gammaincc,
+    gammaln, i0, i0e, i1, i1e, log_ndtr, ndtr, ndtri, polygamma, xlog1py, xlogy,
+)
 from ..rules.ufuncs import erf, logit  # noqa: F401
 from ..values import normalize_axes as _normalize_axes
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
 
-__all__ = ["logsumexp", "softmax", "log_softmax", "expit", "logit", "erf"]
+__all__ = [
+    "logsumexp", "softmax", "log_softmax", "expit", "logit",
+    "gammaln", "digamma", "psi", "polygamma", "gamma", "multigammaln", "betaln", "beta",
+    "erf", "erfc", "erfinv", "erfcinv", "ndtr", "log_ndtr", "ndtri",
+    "xlogy", "xlog1py", "entr", "i0", "i1", "i0e", "i1e", "gammainc", "gammaincc", "betainc",
+]
+
+psi = digamma
+
+
+def multigammaln(a, d):
+    """``scipy.special.multigammaln``: the log of the multivariate gamma function of
+    dimension ``d``, ``d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2)``.
+
+    >>> import numpy as np, scipy.special
+    >>> bool(np.isclose(multigammaln(3.5, 3), scipy.special.multigammaln(3.5, 3)))
+    True
+    """
+    d = int(d)
+    if d < 1:
+        raise ValueError(f"funcgrad.scipy.special.multigammaln: d must be a positive integer; got {d}")
+    total = 0.25 * d * (d - 1) * _np.log(_np.pi)
+    for j in range(d):
+        total = total + gammaln(a - 0.5 * j)
+    return total
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):

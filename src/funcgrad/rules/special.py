@@ -1,0 +1,92 @@
+"""SciPy's special functions, one line per primitive: values from ``scipy.special``.
+
+Each is given by its partial derivatives, written with funcgrad's own operations
+(often another function of this table: gammaln' = digamma, digamma' =
+polygamma(1, .), i0' = i1), so they differentiate again to any order. Integer
+orders (``polygamma``'s n) and the shape parameters of the incomplete gamma and
+beta functions have no derivative here: asking for one raises MissingRuleError.
+
+SciPy is imported here, so this table (and :mod:`funcgrad.scipy`) needs it.
+
+>>> import funcgrad as fg
+>>> fg.grad(gammaln)(3.0) == digamma(3.0)
+np.True_
+>>> round(float(fg.grad(fg.grad(erfinv))(0.5)), 6)       # 2 y y'^2 at y = erfinv(0.5)
+1.180746
+"""
+
+import math
+
+import numpy as np
+import scipy.special as sc
+
+from .elementwise import elementwise, exp, log, sign, ufunc_impl, where
+from .ufuncs import log1p
+from ..values import plain
+
+__all__ = [
+    "gammaln", "digamma", "polygamma", "gamma", "betaln", "beta", "erfc", "erfinv", "erfcinv",
+    "ndtr", "log_ndtr", "ndtri", "xlogy", "xlog1py", "i0", "i1", "i0e", "i1e", "gammainc",
+    "gammaincc", "betainc", "entr",
+]
+
+_SQRT_PI = math.sqrt(math.pi)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_ = None   # no derivative for this argument
+
+
+def _safe(x):
+    """``x`` with zeros replaced by 1: a denominator for a branch ``where`` discards."""
+    return where(plain(x) == 0, 1.0, x)
+
+
+def _gauss(x):
+    """The standard normal density."""
+    return exp(-0.5 * x * x) / _SQRT_2PI
+
+
+def _polygamma_impl(n, x):
+    out = sc.polygamma(n, x)
+    return float(out) if type(x) is float and np.ndim(out) == 0 else out
+
+
+def _gammainc_dx(ans, a, x):
+    """d/dx of the regularized lower incomplete gamma: x^(a-1) e^-x / Gamma(a)."""
+    return exp((a - 1.0) * log(x) - x - gammaln(a))
+
+
+def _betainc_dx(ans, a, b, x):
+    """d/dx of the regularized incomplete beta: x^(a-1) (1-x)^(b-1) / B(a, b)."""
+    return exp((a - 1.0) * log(x) + (b - 1.0) * log1p(-x) - betaln(a, b))
+
+
+# name          primitive                          partial derivative(s), one per argument
+gammaln  = elementwise("gammaln",  ufunc_impl(sc.gammaln),  lambda ans, x: digamma(x))
+digamma  = elementwise("digamma",  ufunc_impl(sc.digamma),  lambda ans, x: polygamma(1, x))
+polygamma = elementwise("polygamma", _polygamma_impl,       _, lambda ans, n, x: polygamma(plain(n) + 1, x))
+gamma    = elementwise("gamma",    ufunc_impl(sc.gamma),    lambda ans, x: ans * digamma(x))
+betaln   = elementwise("betaln",   ufunc_impl(sc.betaln),   lambda ans, a, b: digamma(a) - digamma(a + b),
+                                                            lambda ans, a, b: digamma(b) - digamma(a + b))
+beta     = elementwise("beta",     ufunc_impl(sc.beta),     lambda ans, a, b: ans * (digamma(a) - digamma(a + b)),
+                                                            lambda ans, a, b: ans * (digamma(b) - digamma(a + b)))
+erfc     = elementwise("erfc",     ufunc_impl(sc.erfc),     lambda ans, x: (-2.0 / _SQRT_PI) * exp(-(x * x)))
+erfinv   = elementwise("erfinv",   ufunc_impl(sc.erfinv),   lambda ans, x: (_SQRT_PI / 2.0) * exp(ans * ans))
+erfcinv  = elementwise("erfcinv",  ufunc_impl(sc.erfcinv),  lambda ans, x: (-_SQRT_PI / 2.0) * exp(ans * ans))
+ndtr     = elementwise("ndtr",     ufunc_impl(sc.ndtr),     lambda ans, x: _gauss(x))
+log_ndtr = elementwise("log_ndtr", ufunc_impl(sc.log_ndtr), lambda ans, x: exp(-0.5 * x * x - ans) / _SQRT_2PI)
+ndtri    = elementwise("ndtri",    ufunc_impl(sc.ndtri),    lambda ans, p: _SQRT_2PI * exp(0.5 * ans * ans))
+# x log y is 0 at x = 0 whatever y: there its y-partial is 0 (not 0 / 0).
+xlogy    = elementwise("xlogy",    ufunc_impl(sc.xlogy),    lambda ans, x, y: log(y),
+                                                            lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(y)))
+xlog1py  = elementwise("xlog1py",  ufunc_impl(sc.xlog1py),  lambda ans, x, y: log1p(y),
+                                                            lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(1.0 + y)))
+i0       = elementwise("i0",       ufunc_impl(sc.i0),       lambda ans, x: i1(x))
+# i1' = i0 - i1 / x, which tends to 1/2 at x = 0.
+i1       = elementwise("i1",       ufunc_impl(sc.i1),       lambda ans, x: where(plain(x) == 0, 0.5, i0(x) - ans / _safe(x)))
+i0e      = elementwise("i0e",      ufunc_impl(sc.i0e),      lambda ans, x: i1e(x) - sign(x) * ans)
+i1e      = elementwise("i1e",      ufunc_impl(sc.i1e),      lambda ans, x: where(plain(x) == 0, 0.5, i0e(x) - ans * (sign(x) + 1.0 / _safe(x))))
+gammainc = elementwise("gammainc", ufunc_impl(sc.gammainc), _, _gammainc_dx)
+gammaincc = elementwise("gammaincc", ufunc_impl(sc.gammaincc), _, lambda ans, a, x: -_gammainc_dx(ans, a, x))
+betainc  = elementwise("betainc",  ufunc_impl(sc.betainc),  _, _, _betainc_dx)
+# entr(x) = -x log x, 0 at x = 0.
+entr     = elementwise("entr",     ufunc_impl(sc.entr),     lambda ans, x: -(log(x) + 1.0))

@@ -1,0 +1,24 @@
+"""``scipy.stats.dirichlet``: the Dirichlet distribution, differentiable in ``x`` and
+``alpha``. As in SciPy, the components run along the first axis of ``x``: shape (k,) for
+one point, (k, n) for n points.
+
+>>> import numpy as np, scipy.stats
+>>> x, alpha = np.array([0.2, 0.3, 0.5]), np.array([1.5, 2.0, 3.0])
+>>> bool(np.isclose(logpdf(x, alpha), scipy.stats.dirichlet.logpdf(x, alpha)))
+True
+"""
+
+from ... import numpy as fnp
+from .. import special
+
+__all__ = ["logpdf", "pdf"]
+
+
+def logpdf(x, alpha):
+    alpha_ = fnp.reshape(alpha, fnp.shape(alpha) + (1,) * (fnp.ndim(x) - 1))
+    norm = fnp.sum(special.gammaln(alpha)) - special.gammaln(fnp.sum(alpha))
+    return fnp.sum(special.xlogy(alpha_ - 1.0, x), axis=0) - norm
+
+
+def pdf(x, alpha):
+    return fnp.exp(logpdf(x, alpha))
