@@ -19,7 +19,7 @@ from .order import dfs_order
 from .primitive import is_joint, per_argument_rule
 from .rules.arrays import broadcast_to
 from .traces import Trace, new_level
-from .transforms import diff_leaf, fun_name
+from .transforms import diff_leaf, fun_name, result_of
 from .tree import tree_flatten, tree_unflatten
 from .values import as_dtype_of, format_value, numpy_scalar, shape_of, zeros_like_value
 
@@ -151,7 +151,7 @@ def jvp(fun, primals, tangents):
     duals = [Dual(p, t, trace) for p, t in pairs]
     out = fun(*tree_unflatten(p_def, duals))
     o_leaves, o_def = tree_flatten(out)
-    primal_out = [numpy_scalar(trace.unbox(o)) for o in o_leaves]
+    primal_out = [result_of(trace, o) for o in o_leaves]
     tangent_out = [numpy_scalar(as_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
                    for o, p in zip(o_leaves, primal_out)]
     return (unwatched(tree_unflatten(o_def, primal_out), watch),

@@ -16,9 +16,9 @@ from .forward import Dual, ForwardTrace, jvp
 from .reverse import grad, pull_back, trace_argnums
 from .rules.arrays import getitem, reshape, transpose
 from .traces import new_level
-from .transforms import argnums_tuple, diff_leaf, distinct, fun_name, split_aux
+from .transforms import argnums_tuple, diff_leaf, distinct, fun_name, result_of, split_aux
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import float_dtype, numpy_scalar, shape_of, zeros_like_value
+from .values import float_dtype, shape_of, zeros_like_value
 
 __all__ = ["jacrev", "jacfwd", "jacobian", "hessian", "hvp"]
 
@@ -76,7 +76,7 @@ def jacrev(fun, argnums=0, has_aux=False):
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         if has_aux:
             out, aux = split_aux(out, who)
-            return _jacrev(trace, inputs, out, single, where), tree_map(lambda v: numpy_scalar(trace.unbox(v)), aux)
+            return _jacrev(trace, inputs, out, single, where), result_of(trace, aux)
         return _jacrev(trace, inputs, out, single, where)
 
     return jac_fun
@@ -154,7 +154,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
                 start = stop
             blocks.append(row)
         jac = unwatched(_jacobian_tree(blocks, out_def, in_def, single, where), watch)
-        return (jac, unwatched(tree_map(lambda v: numpy_scalar(forward.unbox(v)), aux), watch)) if has_aux else jac
+        return (jac, unwatched(result_of(forward, aux), watch)) if has_aux else jac
 
     return jac_fun
 

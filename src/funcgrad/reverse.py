@@ -26,11 +26,11 @@ from .transforms import (
     diff_leaf,
     distinct,
     fun_name,
+    result_of,
     split_aux,
 )
-from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import (as_dtype_of, float_dtype, frozen_copy, numpy_scalar, shape_of,
-                     zeros_like_value)
+from .tree import tree_flatten, tree_unflatten
+from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
            "trace_argnums", "pull_back"]
@@ -126,7 +126,7 @@ def vjp(fun, *primals, has_aux=False):
     if has_aux:
         out, aux = split_aux(out, who)
     out_leaves, out_def = tree_flatten(out)
-    value = tree_unflatten(out_def, [numpy_scalar(trace.unbox(o)) for o in out_leaves])
+    value = result_of(trace, out)
 
     def vjp_fn(cotangent):
         ct_leaves, ct_def = tree_flatten(cotangent)
@@ -141,7 +141,7 @@ def vjp(fun, *primals, has_aux=False):
         return tuple(pull_back(trace, out_leaves, ct_leaves, inputs))
 
     if has_aux:
-        return value, vjp_fn, tree_map(lambda v: numpy_scalar(trace.unbox(v)), aux)
+        return value, vjp_fn, result_of(trace, aux)
     return value, vjp_fn
 
 
@@ -158,9 +158,9 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         if has_aux:
             out, aux = split_aux(out, who)
-            aux = tree_map(lambda v: numpy_scalar(trace.unbox(v)), aux)
+            aux = result_of(trace, aux)
         check_scalar_output(out, who)
-        value = numpy_scalar(trace.unbox(out))
+        value = result_of(trace, out)
         grads = pull_back(trace, (out,), (1.0,), inputs)   # the output is a scalar
         g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g

@@ -1,4 +1,5 @@
-"""What every transform shares: checking the arguments it is given, and stop_gradient.
+"""What every transform shares: checking the arguments it is given, handing results
+back, and stop_gradient.
 
 The transforms themselves live with their traces: reverse mode (``grad``,
 ``value_and_grad``, ``vjp``, ``elementwise_grad``, ``trace``) in
@@ -18,10 +19,10 @@ from .errors import NotDifferentiableError, ShapeError
 from .primitive import Primitive
 from .traces import Box
 from .tree import tree_map
-from .values import raw, shape_of
+from .values import numpy_scalar, raw, shape_of
 
 __all__ = ["fun_name", "diff_leaf", "argnums_tuple", "distinct", "check_scalar_output",
-           "split_aux", "stop_gradient"]
+           "split_aux", "result_of", "stop_gradient"]
 
 
 def fun_name(fun):
@@ -113,6 +114,12 @@ def split_aux(out, who):
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         raise TypeError(f"{who}: has_aux=True needs the function to return a pair (output, aux)")
     return out[0], out[1]
+
+
+def result_of(trace, tree):
+    """A transform's result: ``tree`` with ``trace``'s boxes taken off and Python floats
+    made NumPy float64 scalars (so results have ``.item()``, as NumPy's and JAX's do)."""
+    return tree_map(lambda v: numpy_scalar(trace.unbox(v)), tree)
 
 
 def stop_gradient(x):
