@@ -23,6 +23,7 @@ from .values import format_value
 
 __all__ = ["NodeMap", "node_map"]
 
+_MISSING = object()
 _SHOWN = 6
 _ROWS = 50
 
@@ -62,10 +63,10 @@ class NodeMap(PMap):
         return buckets[hash(key) % len(buckets)] or ()
 
     def __getitem__(self, key):
-        for k, v in self._bucket(key):
-            if k is key:
-                return v
-        raise KeyError(key)
+        value = self.get(key, _MISSING)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
 
     def __contains__(self, key):
         return any(k is key for k, _ in self._bucket(key))

@@ -1,10 +1,14 @@
-"""NumPy's constants, dtypes and array constructors, passed through unchanged.
+"""NumPy's constants, dtypes and array constructors, passed through unchanged, and the
+shape queries ``shape``, ``ndim``, ``size``, which also read traced values.
 
 Everything differentiable lives in the domain modules (_math, _reductions,
 _products, _shape, _joining, _indexing); these names carry no derivative
 and need none.
 """
 
+import math
+
+import numpy as _np
 from numpy import (  # noqa: F401
            array,
            asarray,
@@ -18,8 +22,6 @@ from numpy import (  # noqa: F401
            newaxis,
            pi,
 )
-
-import numpy as _np
 
 from ..traces import Box
 from ..values import ndim_of, shape_of
@@ -46,9 +48,4 @@ def ndim(a):
 def size(a, axis=None):
     """``numpy.size``, of plain and traced values alike."""
     s = shape(a)
-    if axis is not None:
-        return s[axis]
-    n = 1
-    for k in s:
-        n *= k
-    return n
+    return s[axis] if axis is not None else math.prod(s)
