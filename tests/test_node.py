@@ -229,8 +229,6 @@ def test_var_converts_ints_and_keeps_floats():
     ("abc", ["str"]),
     (np.array([1, 2, 3]), ["integer", "astype(float)"]),
     ([1, 2], ["integer"]),
-    (1 + 2j, ["complex"]),
-    (np.array([1 + 1j]), ["complex"]),
     (True, ["bool"]),
     (None, ["NoneType"]),
     (np.array(["a"]), ["dtype"]),

@@ -210,6 +210,8 @@ CASES = [
     Case("transpose", [_a(2, 3)], {}, label="2d"),
     Case("transpose", [_a(2, 3, 4)], {"axes": (1, 2, 0)}, label="axes"),
     Case("swapaxes", [_a(2, 3, 4)], {"axis1": 0, "axis2": 2}, label="0-2"),
+    Case("conjugate", [_a(2, 3)], {}, label="real"),
+    Case("complex_sign", [_a(2, 3)], {}, label="real: flat; complex inputs in test_complex.py"),
     Case("sum", [_a(2, 3)], {}, label="all"),
     Case("sum", [_a(2, 3)], {"axis": 0}, label="axis0"),
     Case("sum", [_a(2, 3, 4)], {"axis": (0, 2)}, label="axes02"),
@@ -566,6 +568,7 @@ NO_TORCH_EQUIVALENT = {
     "i0e": "no derivative of i0e in torch", "i1e": "no derivative of i1e in torch",
     "gammainc": "torch gives no derivative in x", "gammaincc": "no derivative in x",
     "betainc": "no betainc",
+    "complex_sign": "complex inputs only: tests/test_complex.py checks it against PyTorch's sgn",
     "eigh": "eigenvector signs are a LAPACK convention; the packed output differs in sign",
 }
 

@@ -19,7 +19,7 @@ from .errors import ConversionError
 from .primitive import Primitive
 from .rules import arrays, elementwise, products, ufuncs
 from .traces import Box
-from .values import plain, raw, shape_of
+from .values import is_complex, plain, raw, shape_of
 
 __all__ = ["ArrayLike"]
 
@@ -89,8 +89,8 @@ _QUERIES = {
     np.ndim: lambda a: len(shape_of(a)),
     np.size: lambda a, axis=None: (int(np.prod(shape_of(a), dtype=np.int64)) if axis is None
                                    else shape_of(a)[axis]),
-    np.iscomplexobj: lambda a: False,
-    np.isrealobj: lambda a: True,
+    np.iscomplexobj: lambda a: is_complex(a),
+    np.isrealobj: lambda a: not is_complex(a),
 }
 
 

@@ -16,7 +16,7 @@ from .node import CONST
 from .nodemap import node_map
 from .order import check_outputs
 from .primitive import is_joint, per_argument_rule
-from .rules.elementwise import pullback
+from .rules.elementwise import pullback, real_part_for
 from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed"]
@@ -90,7 +90,7 @@ def general_vjp_step(node, g):
         argnums = [i for i, a in enumerate(args) if a._prim is not CONST]
         out = [None] * len(args)
         for i, c in zip(argnums, rules(argnums, g, node._value, *values, **params)):
-            out[i] = c
+            out[i] = None if c is None else real_part_for(c, values[i])
         return out
     out = []
     for i, a in enumerate(args):
@@ -100,7 +100,8 @@ def general_vjp_step(node, g):
         rule = per_argument_rule(rules, i)
         if rule is None:
             raise _missing_rule(prim, i)
-        out.append(rule(g, node._value, *values, **params))
+        c = rule(g, node._value, *values, **params)
+        out.append(None if c is None else real_part_for(c, values[i]))
     return out
 
 
@@ -118,7 +119,7 @@ def default_seed(output, who):
 
 def _check_seed(seed, output):
     if isinstance(seed, bool) or not isinstance(seed, (float, int, np.ndarray, np.generic)) or (
-            np.result_type(seed).kind not in "fiu"):
+            np.result_type(seed).kind not in "fciu"):
         raise TypeError(f"backprop: seed must be a number or a float array shaped like the "
                         f"output (the output's cotangent); got {type(seed).__name__} {seed!r:.40}")
     if shape_of(seed) != shape_of(output._value):

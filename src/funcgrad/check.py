@@ -14,22 +14,32 @@ from .forward import jvp
 from .reverse import vjp
 from .transforms import fun_name
 from .tree import tree_flatten, tree_map
-from .values import raw, shape_of
+from .values import is_complex, raw, shape_of
 
 __all__ = ["check_grads", "GradientCheckError"]
 
 
 def _random_like(tree, rng):
+    """A random direction shaped like ``tree``: complex where its leaf is complex."""
     def draw(x):
         shape = shape_of(x)
-        return float(rng.standard_normal()) if not shape else rng.standard_normal(shape)
+        d = rng.standard_normal(shape)
+        if is_complex(x):
+            d = d + 1j * rng.standard_normal(shape)
+        return d.item() if not shape else d
     return tree_map(draw, tree)
 
 
 def _inner(a, b):
+    """The real pairing ``Re sum(a * b)`` (no conjugate: see docs/complex.md), by which a
+    cotangent acts on a tangent."""
     la, lb = tree_flatten(a)[0], tree_flatten(b)[0]
-    return float(sum(np.sum(np.asarray(raw(x), dtype=np.float64) * np.asarray(raw(y), dtype=np.float64))
-                     for x, y in zip(la, lb)))
+    return float(sum(np.real(np.sum(_exact(x) * _exact(y))) for x, y in zip(la, lb)))
+
+
+def _exact(x):
+    x = np.asarray(raw(x))
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
 
 
 def _shift(tree, direction, eps):
@@ -37,8 +47,14 @@ def _shift(tree, direction, eps):
 
 
 def _as_floats(tree):
-    return tree_map(lambda x: float(x) if isinstance(x, (int, float)) and not isinstance(x, bool)
-                    else np.asarray(x, dtype=np.float64), tree)
+    """Arguments in double precision: real ones as float64, complex ones as complex128."""
+    def exact(x):
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            return float(x)
+        if isinstance(x, complex):
+            return complex(x)
+        return np.asarray(x, dtype=np.complex128 if np.iscomplexobj(x) else np.float64)
+    return tree_map(exact, tree)
 
 
 def _close(a, b, rtol, atol):

@@ -18,10 +18,11 @@ from .node import VAR, Node, ReverseTrace
 from .order import dfs_order
 from .primitive import is_joint, per_argument_rule
 from .rules.arrays import broadcast_to
+from .rules.elementwise import real
 from .traces import Trace, new_level
 from .transforms import diff_leaf, fun_name, result_of
 from .tree import tree_flatten, tree_unflatten
-from .values import as_dtype_of, format_value, numpy_scalar, shape_of, zeros_like_value
+from .values import as_dtype_of, format_value, is_complex, numpy_scalar, shape_of, zeros_like_value
 
 __all__ = ["Dual", "ForwardTrace", "jvp_of", "jvp"]
 
@@ -89,6 +90,8 @@ def jvp_of(prim, tangents, ans, primals, params):
             out = c if out is None else add_cotangents(out, c)
     if out is None:
         return zeros_like_value(ans)
+    if type(out) is not float and is_complex(out) and not is_complex(ans):
+        out = real(out)    # a real output of complex inputs moves along the real axis only
     if shape_of(out) != shape_of(ans):
         out = broadcast_to(out, shape=shape_of(ans))
     return out
@@ -146,6 +149,10 @@ def jvp(fun, primals, tangents):
             raise ShapeError(f"{who}: tangent {k} has shape {shape_of(t)}, but its primal has {shape_of(p)}")
     pairs = [(diff_leaf(p, who, f"primal {k}"), diff_leaf(t, who, f"tangent {k}"))
              for k, (p, t) in enumerate(zip(p_leaves, t_leaves))]
+    for k, (p, t) in enumerate(pairs):
+        if is_complex(t) and not is_complex(p):
+            raise TypeError(f"{who}: tangent {k} is complex but its primal is real; a real "
+                            f"input moves along the real axis only: pass the primal as complex")
     pairs, watch = watched(pairs, who)     # inside fg.debug_nans(): check every value
     trace = ForwardTrace(new_level())
     duals = [Dual(p, t, trace) for p, t in pairs]

@@ -16,9 +16,18 @@ from .forward import Dual, ForwardTrace, jvp
 from .reverse import grad, pull_back, trace_argnums
 from .rules.arrays import getitem, reshape, transpose
 from .traces import new_level
-from .transforms import argnums_tuple, diff_leaf, distinct, fun_name, result_of, split_aux
+from .transforms import (
+    argnums_tuple,
+    check_complex_output,
+    check_holomorphic_inputs,
+    diff_leaf,
+    distinct,
+    fun_name,
+    result_of,
+    split_aux,
+)
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import float_dtype, shape_of, zeros_like_value
+from .values import float_dtype, is_complex, shape_of, zeros_like_value
 
 __all__ = ["jacrev", "jacfwd", "jacobian", "hessian", "hvp"]
 
@@ -57,12 +66,14 @@ def _jacobian_tree(blocks, out_def, in_def, single, where):
     return tree_unflatten(out_def, per_out)
 
 
-def jacrev(fun, argnums=0, has_aux=False):
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     """The full Jacobian by reverse mode, shape ``out.shape + in.shape``.
 
     The function is traced once, then folded back once with every output
     direction at the same time (a batch of cotangents). With ``has_aux`` the
     function returns ``(out, aux)`` and the result is ``(jacobian, aux)``.
+    Outputs are real, unless ``holomorphic=True`` (complex inputs and
+    outputs, giving the complex derivative; docs/complex.md).
 
     >>> import numpy as np
     >>> import funcgrad as fg
@@ -74,8 +85,13 @@ def jacrev(fun, argnums=0, has_aux=False):
     def jac_fun(*args, **kwargs):
         who = f"jacrev of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
+        if holomorphic:
+            check_holomorphic_inputs([n._value for nodes, _ in inputs for n in nodes], who)
         if has_aux:
             out, aux = split_aux(out, who)
+        for o in tree_flatten(out)[0]:
+            check_complex_output(o, who, holomorphic)
+        if has_aux:
             return _jacrev(trace, inputs, out, single, where), result_of(trace, aux)
         return _jacrev(trace, inputs, out, single, where)
 
@@ -107,11 +123,12 @@ def _jacrev(trace, inputs, out, single, where):
 jacobian = jacrev
 
 
-def jacfwd(fun, argnums=0, has_aux=False):
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The full Jacobian by forward mode, every input direction in one pass.
 
     With ``has_aux`` the function returns ``(out, aux)`` and the result is
-    ``(jacobian, aux)``.
+    ``(jacobian, aux)``. Inputs are real, unless ``holomorphic=True`` (complex
+    inputs and outputs, giving the complex derivative; docs/complex.md).
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -126,6 +143,10 @@ def jacfwd(fun, argnums=0, has_aux=False):
         unique, where = distinct(nums)
         diff = tuple(tree_map(lambda v, i=i: diff_leaf(v, who, f"argument {i}"), args[i]) for i in unique)
         in_leaves, in_def = tree_flatten(diff)
+        if holomorphic:
+            check_holomorphic_inputs(in_leaves, who)
+        else:
+            _check_real_inputs(in_leaves, who)
         in_shapes = [shape_of(v) for v in in_leaves]
         total, directions = _basis_batch(in_shapes, [float_dtype(v) for v in in_leaves])
         (in_leaves, directions), watch = watched((in_leaves, directions), who)
@@ -140,6 +161,9 @@ def jacfwd(fun, argnums=0, has_aux=False):
         if has_aux:
             out, aux = split_aux(out, who)
         out_leaves, out_def = tree_flatten(out)
+        if holomorphic:
+            for o in out_leaves:
+                check_complex_output(o, who, True)
         blocks = []
         for o in out_leaves:
             oshape = shape_of(o)
@@ -159,7 +183,17 @@ def jacfwd(fun, argnums=0, has_aux=False):
     return jac_fun
 
 
-def hessian(fun, argnums=0):
+def _check_real_inputs(leaves, who):
+    """Forward mode pushes one real direction per input; a complex input has two."""
+    for v in leaves:
+        if is_complex(v):
+            raise TypeError(
+                f"{who}: an input is complex; jacfwd pushes real directions only. Use jacrev "
+                f"for a real-valued function, or holomorphic=True for a holomorphic one "
+                f"(docs/complex.md)")
+
+
+def hessian(fun, argnums=0, holomorphic=False):
     """The Hessian of a scalar function: forward mode over reverse mode.
 
     >>> import numpy as np
@@ -168,7 +202,7 @@ def hessian(fun, argnums=0):
     array([[ 6.,  0.],
            [ 0., 12.]])
     """
-    return jacfwd(jacrev(fun, argnums), argnums)
+    return jacfwd(jacrev(fun, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
 
 
 def hvp(fun, primals, tangents):

@@ -245,11 +245,6 @@ class ReverseTrace(Trace):
                     raise TypeError(
                         f"{prim.name}: got a {type(a).__name__} as a positional operand; pass "
                         f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
-                if type(a) is complex or getattr(getattr(a, "dtype", None), "kind", "") == "c":
-                    raise NotDifferentiableError(
-                        f"{prim.name}: a complex constant ({a!r}) meets a differentiated value; "
-                        f"funcgrad differentiates real functions only: split it into real and "
-                        f"imaginary parts")
                 if self.persistent:
                     a = frozen_copy(a)
                 parents.append(make(a, CONST, (), None, None, self))
@@ -274,7 +269,7 @@ def _leaf_value(value, who):
         raise NotDifferentiableError(f"{who} takes a number or array; got the bool {value!r}")
     if isinstance(value, int):
         return float(value)
-    if isinstance(value, float):
+    if isinstance(value, (float, complex)):
         return value
     if isinstance(value, np.generic) or isinstance(value, np.ndarray):
         arr = value
@@ -291,11 +286,7 @@ def _leaf_value(value, who):
             f"{who} got an integer array ({arr.dtype}); gradients need floats: "
             f"pass it as x.astype(float)"
         )
-    if arr.dtype.kind == "c":
-        raise NotDifferentiableError(
-            f"{who} got a complex value; funcgrad differentiates real floats only"
-        )
-    if arr.dtype.kind != "f":
+    if arr.dtype.kind not in "fc":
         raise NotDifferentiableError(f"{who} takes numbers; got an array of dtype {arr.dtype}")
     return arr
 

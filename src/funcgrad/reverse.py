@@ -16,12 +16,14 @@ import inspect
 import numpy as np
 
 from .backprop import add_cotangents, vjp_step
+from .rules.elementwise import real_part_for
 from .errors import ShapeError
 from .fold import fold_back
 from .node import EXPRESSIONS, VAR, Node, ReverseTrace
 from .traces import Box, new_level
 from .transforms import (
     argnums_tuple,
+    check_holomorphic_inputs,
     check_scalar_output,
     diff_leaf,
     distinct,
@@ -81,6 +83,7 @@ def pull_back(trace, out_leaves, cotangents, inputs):
     seeds = {}
     for o, ct in zip(out_leaves, cotangents):
         if trace.owns(o) and ct is not None:
+            ct = real_part_for(ct, o._value)   # a real output takes the real part of its cotangent
             seeds[o] = add_cotangents(seeds[o], ct) if o in seeds else ct
     result = []
     if seeds:
@@ -98,9 +101,9 @@ def pull_back(trace, out_leaves, cotangents, inputs):
 def _like(g, x):
     """A gradient in the form of its input: a NumPy float64 scalar for a Python float,
     and an array of the input's float dtype for an array (float32 in, float32 out)."""
-    if type(x) is float:
+    if type(x) is float or type(x) is complex:
         if not isinstance(g, Box) and np.ndim(g) == 0:
-            return np.float64(g)
+            return np.float64(g) if type(x) is float else np.complex128(g)
         return g
     return as_dtype_of(g, x)
 
@@ -145,21 +148,29 @@ def vjp(fun, *primals, has_aux=False):
     return value, vjp_fn
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
     """A function giving ``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with aux.
+
+    For complex inputs the gradient is ``df/dx - i df/dy`` (JAX's and
+    autograd's convention, docs/complex.md); ``holomorphic=True`` accepts a
+    complex output of a holomorphic function and gives its derivative ``f'(z)``.
 
     >>> import funcgrad as fg
     >>> fg.value_and_grad(lambda x, y: x * y, argnums=(0, 1))(3.0, 4.0)
     (np.float64(12.0), (np.float64(4.0), np.float64(3.0)))
+    >>> fg.value_and_grad(lambda z: z ** 3, holomorphic=True)(1j)
+    (np.complex128(-0-1j), np.complex128(-3+0j))
     """
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         who = f"grad of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
+        if holomorphic:
+            check_holomorphic_inputs([n._value for nodes, _ in inputs for n in nodes], who)
         if has_aux:
             out, aux = split_aux(out, who)
             aux = result_of(trace, aux)
-        check_scalar_output(out, who)
+        check_scalar_output(out, who, holomorphic)
         value = result_of(trace, out)
         grads = pull_back(trace, (out,), (1.0,), inputs)   # the output is a scalar
         g = grads[0] if single else tuple(grads[k] for k in where)
@@ -168,16 +179,20 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     return value_and_grad_fun
 
 
-def grad(fun, argnums=0, has_aux=False):
+def grad(fun, argnums=0, has_aux=False, holomorphic=False):
     """The gradient of a scalar function with respect to argument(s) ``argnums``.
+
+    Complex inputs and ``holomorphic=True`` are as in :func:`value_and_grad`.
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fg.grad(fnp.tanh)(0.0)
     np.float64(1.0)
     >>> fg.grad(fg.grad(lambda x: x ** 3))(2.0)
     np.float64(12.0)
+    >>> fg.grad(lambda z: fnp.abs(z) ** 2)(1.0 + 2.0j)     # 2 conj(z): descend along its conjugate
+    np.complex128(2-4j)
     """
-    vg = value_and_grad(fun, argnums, has_aux)
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic)
 
     @functools.wraps(fun)
     def grad_fun(*args, **kwargs):

@@ -19,9 +19,10 @@ from .errors import NotDifferentiableError, ShapeError
 from .primitive import Primitive
 from .traces import Box
 from .tree import tree_map
-from .values import numpy_scalar, raw, shape_of
+from .values import is_complex, numpy_scalar, raw, shape_of
 
 __all__ = ["fun_name", "diff_leaf", "argnums_tuple", "distinct", "check_scalar_output",
+           "check_complex_output", "check_holomorphic_inputs",
            "split_aux", "result_of", "stop_gradient"]
 
 
@@ -37,29 +38,26 @@ def diff_leaf(x, who, where):
         return x
     if isinstance(x, bool) or isinstance(x, np.bool_):
         raise NotDifferentiableError(f"{who}: {where} is the bool {x!r}, which has no derivative")
-    if isinstance(x, complex):
-        raise NotDifferentiableError(
-            f"{who}: {where} is complex ({x!r}); funcgrad differentiates real floats only")
     if isinstance(x, int):
         return float(x)
     if isinstance(x, float):   # NumPy's float64 scalar too (transforms return them): the fast path
         return x if type(x) is float else float(x)
+    if isinstance(x, complex):   # and NumPy's complex128 scalar
+        return x if type(x) is complex else complex(x)
     if isinstance(x, (np.ndarray, np.generic)):
         kind = x.dtype.kind
-        if kind == "f":
+        if kind in "fc":
             return x
         if kind in "iu":
             raise NotDifferentiableError(
                 f"{who}: {where} is an integer array ({x.dtype}); gradients need floats: "
                 f"pass it as x.astype(float)"
             )
-        if kind == "c":
-            raise NotDifferentiableError(
-                f"{who}: {where} is complex; funcgrad differentiates real floats only"
-            )
         raise NotDifferentiableError(f"{who}: {where} is an array of dtype {x.dtype}, not numbers")
     if isinstance(x, numbers.Real):
         return float(x)
+    if isinstance(x, numbers.Complex):
+        return complex(x)
     raise NotDifferentiableError(
         f"{who}: {where} is {type(x).__name__} {x!r}, which cannot be differentiated; "
         f"pass numbers or float arrays (or fix it with functools.partial)"
@@ -89,7 +87,7 @@ def distinct(nums):
     return unique, tuple(unique.index(i) for i in nums)
 
 
-def check_scalar_output(out, who):
+def check_scalar_output(out, who, holomorphic=False):
     """The output of a function ``grad`` differentiates: one float, else a clear error."""
     if isinstance(out, (tuple, list, dict)):
         raise ShapeError(f"{who}: grad needs a scalar output, but the function returned a "
@@ -97,7 +95,7 @@ def check_scalar_output(out, who):
     v = raw(out)
     kind = getattr(getattr(v, "dtype", None), "kind", "")
     if isinstance(v, (bool, np.bool_)) or kind in ("b", "U", "S", "O", "V") or not isinstance(
-            v, (float, int, np.ndarray, np.generic)):
+            v, (float, int, complex, np.ndarray, np.generic)):
         hint = " (did the function forget to return?)" if v is None else ""
         raise TypeError(f"{who}: grad needs a float output, but the function returned "
                         f"{type(v).__name__} {v!r:.60}{hint}; return a float, e.g. fnp.sum(...)")
@@ -108,6 +106,34 @@ def check_scalar_output(out, who):
     if shape != ():
         raise ShapeError(f"{who}: grad needs a scalar output, but the function returned shape "
                          f"{shape}; use jacrev or vjp for non-scalar outputs")
+    check_complex_output(out, who, holomorphic)
+
+
+def check_complex_output(out, who, holomorphic):
+    """A complex output is differentiated only as a holomorphic function, when asked to.
+
+    The gradient of a real-valued function is defined for complex inputs; a
+    complex output has two real parts, and which one to differentiate is the
+    user's choice, never a silent one."""
+    complex_out = is_complex(out)
+    if complex_out and not holomorphic:
+        raise TypeError(
+            f"{who}: the output is complex ({np.result_type(raw(out))}), and a complex output "
+            f"has no gradient of its own; differentiate fnp.real(...) or fnp.abs(...) of it, or "
+            f"pass holomorphic=True if the function is holomorphic (see docs/complex.md)")
+    if holomorphic and not complex_out:
+        raise TypeError(f"{who}: holomorphic=True needs a complex output; got "
+                        f"{np.result_type(raw(out))}")
+
+
+def check_holomorphic_inputs(leaves, who):
+    """holomorphic=True differentiates complex inputs only (a real one cannot vary
+    along the imaginary axis a holomorphic derivative needs)."""
+    for v in leaves:
+        if not is_complex(v):
+            raise TypeError(
+                f"{who}: holomorphic=True needs complex inputs; got {np.result_type(raw(v))}: "
+                f"pass it as x.astype(complex)")
 
 
 def split_aux(out, who):

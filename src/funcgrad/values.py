@@ -16,7 +16,8 @@ import numpy as np
 
 from .traces import Box
 
-__all__ = ["raw", "plain", "shape_of", "ndim_of", "float_dtype", "as_dtype_of", "numpy_scalar",
+__all__ = ["raw", "plain", "shape_of", "ndim_of", "is_complex", "float_dtype", "as_dtype_of",
+           "numpy_scalar",
            "zeros_like_value", "normalize_axes", "read_only", "frozen_copy", "format_value"]
 
 
@@ -64,19 +65,32 @@ def ndim_of(x):
     return len(shape_of(x))
 
 
+def is_complex(x):
+    """Whether a plain or traced value holds complex numbers."""
+    x = raw(x)
+    t = type(x)
+    if t is float:
+        return False
+    if t is complex:
+        return True
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtype.kind == "c"
+
+
 def float_dtype(x):
-    """The dtype a derivative of ``x`` has: its own if it is a float (float32 stays
-    float32), else float64 (an integer's derivative is a float)."""
+    """The dtype a derivative of ``x`` has: its own if it is a float or complex
+    (float32 stays float32, complex stays complex), else float64 (an integer's
+    derivative is a float)."""
     dtype = np.result_type(raw(x))
-    return dtype if dtype.kind == "f" else np.dtype(np.float64)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def as_dtype_of(g, x):
-    """A derivative ``g`` of ``x`` in ``x``'s float dtype (a plain array is cast; traced
-    values and Python numbers are left as they are)."""
+    """A derivative ``g`` of ``x`` in ``x``'s dtype (a plain array is cast, a real one to
+    complex for a complex ``x``; traced values and Python numbers are left as they are)."""
     if isinstance(g, (np.ndarray, np.generic)) and not isinstance(x, float):
         dtype = float_dtype(x)
-        if g.dtype != dtype and g.dtype.kind == "f":
+        if g.dtype != dtype and (g.dtype.kind == "f" or dtype.kind == "c"):
             return g.astype(dtype)
     return g
 
@@ -85,7 +99,8 @@ def numpy_scalar(v):
     """A transform's Python-float result as NumPy's ``float64``: still a ``float``,
     and with the array methods (``.item()``, ``.dtype``, ``.shape``) NumPy and JAX
     results have. Other values are returned as they are."""
-    return np.float64(v) if type(v) is float else v
+    t = type(v)
+    return np.float64(v) if t is float else np.complex128(v) if t is complex else v
 
 
 def zeros_like_value(x):

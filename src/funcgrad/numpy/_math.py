@@ -8,9 +8,10 @@ functions (floor, ceil, round, rint, trunc, fix, sign, heaviside, the
 comparisons) have a zero derivative; kinks (abs, maximum, fmax, clip at a
 bound) split the derivative equally at a tie, like JAX.
 
-Complex numbers are refused: ``real``, ``imag``, ``conj`` and ``angle`` accept
-real inputs only and raise a TypeError on a complex one; funcgrad has no
-complex derivative convention.
+Complex numbers work throughout, with the gradient convention of
+docs/complex.md (JAX's and autograd's): holomorphic functions need nothing
+special, and ``real``, ``imag``, ``conj``, ``abs`` and ``angle`` have rules of
+their own.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -20,10 +21,8 @@ complex derivative convention.
 np.float64(0.7)
 >>> fg.grad(lambda x: fnp.sum(fnp.floor(x) * x))(np.array([1.5, -0.5]))
 array([ 1., -1.])
->>> fnp.real(np.array([1j]))
-Traceback (most recent call last):
-...
-funcgrad.errors.NotDifferentiableError: funcgrad.numpy.real got a complex input; funcgrad differentiates real functions only: split the value into real and imaginary arrays first
+>>> fg.grad(lambda z: fnp.real(z * z))(3.0 + 4.0j)     # d/dx - i d/dy of x^2 - y^2
+np.complex128(6+8j)
 """
 
 from ..rules import ufuncs as _u
@@ -39,7 +38,6 @@ from ..rules.elementwise import (  # noqa: F401
     multiply,
     negative,
     power,
-    sign,
     sin,
     sqrt,
     subtract,
@@ -90,6 +88,9 @@ from ..rules.ufuncs import (  # noqa: F401
     tan,
     trunc,
 )
+from ..rules.elementwise import sign as _sign
+from ..rules.elementwise import unit as _unit
+from ..values import is_complex
 from ._helpers import refuse
 
 # NumPy's other names for the same functions.
@@ -102,6 +103,17 @@ degrees = rad2deg
 radians = deg2rad
 acos, asin, atan, atan2 = arccos, arcsin, arctan, arctan2
 acosh, asinh, atanh = arccosh, arcsinh, arctanh
+
+
+def sign(x, /):
+    """``numpy.sign``: piecewise constant on reals (zero derivative); ``z / |z|`` on
+    complex numbers, which has a derivative.
+
+    >>> import numpy as np
+    >>> sign(-2.0), sign(np.array([3j]))
+    (-1.0, array([0.+1.j]))
+    """
+    return _unit(x) if is_complex(x) else _sign(x)
 
 
 def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name

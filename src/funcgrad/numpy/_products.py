@@ -15,8 +15,9 @@ import numpy as _np
 
 from ..rules import arrays as _arrays
 from ..rules import products as _products
+from ..rules.elementwise import conjugate as _conjugate
 from ..rules.elementwise import multiply as _multiply
-from ..values import ndim_of
+from ..values import is_complex, ndim_of
 from ..values import shape_of as _shape_of
 from . import linalg
 from ._helpers import lists_as_arrays, refuse
@@ -43,13 +44,18 @@ def dot(a, b, out=None):
 
 
 def vdot(a, b, /):
-    """``numpy.vdot`` for real arrays: the sum of the products of the flattened operands.
+    """``numpy.vdot``: the sum of the products of the flattened operands, the first
+    one conjugated.
 
     >>> import numpy as np
     >>> vdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.arange(4.0))
     np.float64(20.0)
+    >>> vdot(np.array([1j]), np.array([1j]))
+    np.complex128(1+0j)
     """
     a, b = lists_as_arrays(a), lists_as_arrays(b)
+    if is_complex(a):
+        a = _conjugate(a)
     return _products.vdot(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
 
 

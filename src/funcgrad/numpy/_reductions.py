@@ -31,6 +31,7 @@ from ..rules.elementwise import where as _where
 from ..traces import Box as _Box
 from ..values import plain as _plain
 from ..values import raw as _raw
+from ..values import is_complex
 from ..values import shape_of as _shape_of
 from ._helpers import axis_param, refuse
 
@@ -173,7 +174,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     a = _float_input(a) if dtype is None else _cast(a, dtype)
     n = _count(a, axis)
     centered = a - _arrays.sum(a, axis=axis, keepdims=True) / float(n)
-    return (_arrays.sum(centered * centered, axis=axis, keepdims=keepdims)
+    squares = _ew.real(centered * _ew.conjugate(centered)) if is_complex(centered) else centered * centered
+    return (_arrays.sum(squares, axis=axis, keepdims=keepdims)
             / float(builtins.max(n - ddof, 0)))
 
 

@@ -41,6 +41,8 @@ from ..errors import NoRuleError as _NoRuleError
 from ..rules import linalg as _la
 from ..rules.arrays import getitem as _getitem
 from ..rules.arrays import swapaxes as _swapaxes
+from ..rules.elementwise import real as _real
+from ..values import is_complex
 from ._helpers import lists_as_arrays
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "norm", "eigh", "pinv",
@@ -137,6 +139,8 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
     packed = _la.eigh_packed(lists_as_arrays(a), UPLO=UPLO)
     w = _getitem(packed, index=(Ellipsis, 0, slice(None)))
     v = _getitem(packed, index=(Ellipsis, slice(1, None), slice(None)))
+    if is_complex(w):   # a Hermitian matrix: its eigenvalues are real, as NumPy returns them
+        w = _real(w)
     return EighResult(w, v)
 
 

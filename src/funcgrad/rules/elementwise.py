@@ -19,13 +19,14 @@ import numpy as np
 from ..errors import ShapeError
 from ..primitive import Primitive
 from ..traces import Box
-from ..values import plain
+from ..values import is_complex, plain
 from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [
     "elementwise", "pullback", "partial_at", "tie_share", "sign_constant",
     "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
     "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
+    "real", "imag", "conjugate", "complex_sign", "real_part_for", "unit",
     "sign", "step", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
 ]
 
@@ -123,15 +124,45 @@ def _mask(c, keep):
 
 
 def sign_constant(x):
-    """The sign of ``x`` as a constant (the derivative of abs)."""
+    """The sign of ``x`` as a constant (the derivative of abs on reals)."""
     x = plain(x)
     if type(x) is float:
         return float((x > 0.0) - (x < 0.0)) if x == x else x     # NaN's sign is NaN, as in NumPy
     return sign(x)
 
 
+def _safe_abs(z):
+    m = abs(z)
+    return where(plain(m) == 0, 1.0, m)
+
+
+def unit(z):
+    """z / |z| for complex ``z`` (0 at 0), NumPy's complex sign: unlike the sign of a
+    real number, it has a derivative of its own (see ``complex_sign``)."""
+    return complex_sign(z)
+
+
+def _abs_dx(ans, x):
+    """d|x|: the sign on reals; conj(z) / |z| on complex numbers (0 at 0)."""
+    if not is_complex(x):
+        return sign_constant(x)
+    return conjugate(x) / where(plain(ans) == 0, 1.0, ans)
+
+
+def real_part_for(c, x):
+    """A cotangent ``c`` for ``x``: its real part when ``x`` is real and ``c`` complex.
+
+    A real input that reaches a complex value changes it only along the real
+    axis, so of the complex cotangent only the real part acts on it (the
+    convention is in docs/complex.md)."""
+    if type(c) is float or not is_complex(c) or is_complex(x):
+        return c
+    return real(c)
+
+
 def pullback(g, d, x):
-    """The pullback along one elementwise edge: ``g * d``, summed to the shape of ``x``.
+    """The pullback along one elementwise edge: ``g * d``, summed to the shape of ``x``
+    (and its real part when ``x`` is real).
 
     This is the one pullback of every elementwise primitive (backprop's hot
     path calls it too). A weight of exactly 1 or -1 costs no multiplication;
@@ -141,9 +172,11 @@ def pullback(g, d, x):
         c = g if d == 1.0 else -g if d == -1.0 else g * d
     else:
         c = g * d
-    if type(c) is float or (type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape):
+    if type(c) is float:
         return c
-    return unbroadcast(c, x)
+    if type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape:
+        return c if c.dtype.kind != "c" or x.dtype.kind == "c" else np.real(c)
+    return real_part_for(unbroadcast(c, x), x)
 
 
 def _float64(v):
@@ -203,6 +236,13 @@ def _safe_log(x):
     return log(where(plain(x) == 0, 1.0, x))
 
 
+def _power_dy(ans, x, y):
+    """x ** y * log(x); a real x under a complex power takes the complex logarithm."""
+    if is_complex(ans) and not is_complex(x):
+        x = x * (1.0 + 0.0j)
+    return ans * _safe_log(x)
+
+
 def _power_dx(ans, x, y):
     y0 = plain(y)
     if not isinstance(y0, Box) and np.all(y0 == 0):   # a known zero exponent: x ** 0 is flat
@@ -226,7 +266,7 @@ add      = elementwise("add",      _add,       lambda ans, x, y: 1.0,           
 subtract = elementwise("subtract", _sub,       lambda ans, x, y: 1.0,             lambda ans, x, y: -1.0)
 multiply = elementwise("multiply", _mul,       lambda ans, x, y: y,               lambda ans, x, y: x)
 divide   = elementwise("divide",   _divide,            lambda ans, x, y: divide(1.0, y),  lambda ans, x, y: divide(-ans, y))
-power    = elementwise("power",    _ufunc(np.power),   _power_dx,                         lambda ans, x, y: ans * _safe_log(x))
+power    = elementwise("power",    _ufunc(np.power),   _power_dx,                         _power_dy)
 maximum  = elementwise("maximum",  _ufunc(np.maximum), lambda ans, x, y: tie_share(x, y, operator.gt), lambda ans, x, y: tie_share(y, x, operator.gt))
 minimum  = elementwise("minimum",  _ufunc(np.minimum), lambda ans, x, y: tie_share(x, y, operator.lt), lambda ans, x, y: tie_share(y, x, operator.lt))
 negative = elementwise("negative", operator.neg,       lambda ans, x: -1.0)
@@ -236,7 +276,9 @@ sqrt     = elementwise("sqrt",     _ufunc(np.sqrt),    lambda ans, x: divide(0.5
 sin      = elementwise("sin",      _ufunc(np.sin),     lambda ans, x: cos(x))
 cos      = elementwise("cos",      _ufunc(np.cos),     lambda ans, x: -sin(x))
 tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans * ans)
-abs      = elementwise("abs",      _ufunc(np.abs),     lambda ans, x: sign_constant(x))  # noqa: A001
+abs      = elementwise("abs",      _ufunc(np.abs),     _abs_dx)  # noqa: A001
+real     = elementwise("real",     _ufunc(np.real),    lambda ans, x: 1.0)
+imag     = elementwise("imag",     _ufunc(np.imag),    lambda ans, x: -1j)   # the cotangent pairing is Re(c * dz)
 sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans))
 relu     = elementwise("relu",     _relu,              lambda ans, x: step(x))
 # Piecewise-constant functions: their derivative is zero wherever it exists.
@@ -255,3 +297,21 @@ not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _
 # computed from values a derivative trace carries) is accepted, as a comparison's are.
 where    = elementwise("where",    _ufunc(np.where),   lambda ans, c, x, y: 0.0,
                        lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False))
+
+# conj is not holomorphic: its rules conjugate the cotangent and the tangent instead of
+# multiplying by a partial.
+conjugate = Primitive(
+    "conjugate", _ufunc(np.conjugate),
+    vjp=(lambda g, ans, x: conjugate(g),),
+    jvp=(lambda t, ans, x: conjugate(t),),
+    batch=batch_elementwise,
+)
+
+# The complex sign u = z / |z| moves only along the circle: du = i u Im(conj(u) dz) / |z|,
+# and its transpose in the pairing Re(c * dz) is -i conj(u) Re(i c u) / |z|.
+complex_sign = Primitive(
+    "complex_sign", _ufunc(np.sign),
+    vjp=(lambda g, ans, z: -1j * conjugate(ans) * real(1j * g * ans) / _safe_abs(z),),
+    jvp=(lambda t, ans, z: 1j * ans * imag(conjugate(ans) * t) / _safe_abs(z),),
+    batch=batch_elementwise,
+)

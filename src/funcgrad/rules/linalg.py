@@ -10,13 +10,18 @@ diagonals and triangles are in :mod:`.products`.
     inv             A^-1                      -A^-T g A^-T                              -A^-1 t A^-1
     det             det A                     g det(A) A^-T                             det(A) tr(A^-1 t)
     logabsdet       log|det A|                g A^-T                                    tr(A^-1 t)
-    slogdet_sign    sign of det A             zero                                      zero
+    slogdet_sign    sign of det A             zero; complex: -i Re(i g s) A^-T          zero; complex: i s Im tr(A^-1 t)
     solve           A^-1 b                    A: -gb x^T,  b: gb = solve(A^T, g)        solve(A, tb - tA x)
-    cholesky        L with L L^T = A          A: L^-T Phi(L^T g) L^-1, lower part       L Phi(L^-1 tA L^-T)
-    eigh_packed     [w; V] of A = V w V^T     V (diag(gw) + F*(V^T gV)) V^T, lower      [diag(V^T tA V); V (F*(V^T tA V))]
+    cholesky        L with L L^H = A          A: L^-T Phi(L^T g) conj(L)^-1, lower      L Phi(L^-1 tA L^-H)
+    eigh_packed     [w; V] of A = V w V^H     conj(V) (diag(gw) + F*(V^T gV)) V^T,      [diag(V^H tA V); V (F*(V^H tA V))]
+                                              lower part
     pinv            A^+                       see _pinv_vjp (constant rank; hermitian:  see _pinv_jvp
                                               lower triangle, as eigh)
     norm            np.linalg.norm            D * g (D: the norm's gradient)            sum(D * t)
+
+For complex matrices ``^H`` is the conjugate transpose and the rules are the
+transposes of the forward rules in the pairing of docs/complex.md
+(``Re sum(c * dz)``); for real ones ``conj`` is the identity.
 
 ``cholesky`` and ``eigh`` read only one triangle of their input (the lower
 one, as NumPy does by default), so their derivatives are those of the
@@ -35,7 +40,7 @@ import numpy as np
 from ..errors import LinAlgShapeError, MissingRuleError, NoDerivativeError
 from ..primitive import Primitive
 from ..traces import Box
-from ..values import float_dtype, plain, shape_of
+from ..values import float_dtype, is_complex, plain, shape_of
 from . import elementwise as ew
 from .arrays import (
     batch_elementwise,
@@ -218,26 +223,52 @@ logabsdet = Primitive(
     vjp=(lambda g, ans, a: _mat_scalar(g) * mT(_inv_for_logabsdet(a)),),
     jvp=(lambda t, ans, a: asum(mT(_inv_for_logabsdet(a)) * t, axis=(-2, -1)),), batch=_stacked,
 )
+def _sign_vjp(g, ans, a):
+    """The sign of a real determinant is piecewise constant; a complex one is the phase
+    s = det/|det|, with ds = i s Im(tr(A^-1 dA)), whose transpose is -i Re(i g s) A^-T."""
+    if not is_complex(ans):
+        return None
+    return _mat_scalar(-1j * ew.real(1j * g * ans)) * mT(inv(a))
+
+
+def _sign_jvp(t, ans, a):
+    if not is_complex(ans):
+        return None
+    return 1j * ans * ew.imag(asum(mT(inv(a)) * t, axis=(-2, -1)))
+
+
 slogdet_sign = Primitive("slogdet_sign", _square("slogdet", lambda a: np.linalg.slogdet(a)[0]),
-                         vjp=(_zero,), jvp=(_zero,), batch=_stacked)
+                         vjp=(_sign_vjp,), jvp=(_sign_jvp,), batch=_stacked)
 solve = Primitive("solve", _solve_impl, vjp=(_solve_vjp_a, _solve_vjp_b),
                   jvp=(_solve_jvp_a, _solve_jvp_b), batch=_solve_batch)
 
 
 # ---------------------------------------------------------------- symmetric decompositions
 
+def mH(x):
+    """The conjugate transpose of the last two axes (the transpose for real ``x``)."""
+    return ew.conjugate(mT(x)) if is_complex(x) else mT(x)
+
+
 def _sym_from(t, lower):
-    """The symmetric matrix a function reading one triangle of ``t`` actually sees."""
-    if lower:
-        return tril(t) + mT(tril(t, k=-1))
-    return triu(t) + mT(triu(t, k=1))
+    """The symmetric (Hermitian) matrix a function reading one triangle of ``t`` sees
+    (LAPACK reads only the real part of a complex diagonal)."""
+    part = tril(t, k=-1) if lower else triu(t, k=1)
+    return part + mH(part) + _real_diagonal(t)
 
 
 def _sym_from_T(c, lower):
-    """The transpose of :func:`_sym_from`: a cotangent of the symmetric matrix, on one triangle."""
+    """The transpose of :func:`_sym_from`: a cotangent of the symmetric matrix, on one
+    triangle (the mirrored triangle is conjugated, as :func:`_sym_from` conjugates it)."""
     if lower:
-        return tril(c) + tril(mT(c), k=-1)
-    return triu(c) + triu(mT(c), k=1)
+        return tril(c, k=-1) + tril(mH(c), k=-1) + _real_diagonal(c)
+    return triu(c, k=1) + triu(mH(c), k=1) + _real_diagonal(c)
+
+
+def _real_diagonal(x):
+    """The diagonal of ``x`` as a matrix (its real part for complex ``x``)."""
+    d = x * _eye(x)
+    return ew.real(d) if is_complex(d) else d
 
 
 def _phi(x):
@@ -247,14 +278,14 @@ def _phi(x):
 
 def _cholesky_jvp(t, ans, a):
     low = ans
-    x = solve(low, mT(solve(low, _sym_from(t, True))))
+    x = solve(low, mH(solve(low, _sym_from(t, True))))        # L^-1 S L^-H
     return matmul(low, _phi(x))
 
 
 def _cholesky_vjp(g, ans, a):
     low = ans
     p = _phi(matmul(mT(low), g))
-    s = mT(solve(mT(low), mT(solve(mT(low), p))))
+    s = mT(solve(mH(low), mT(solve(mT(low), p))))            # L^-T p conj(L)^-1
     return _sym_from_T(s, True)
 
 
@@ -310,12 +341,12 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
                 f"{shape_of(a)}); those are not unique, so the loss has no derivative there. "
                 f"Use the eigenvalues, or perturb the matrix so that its eigenvalues are distinct")
         inner_ = inner_ + _eigh_gaps(w, repeated, unknown) * matmul(mT(v), gv)
-    return _sym_from_T(matmul(v, matmul(inner_, mT(v))), UPLO.upper() == "L")
+    return _sym_from_T(matmul(_conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
 
 
 def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
     w, v = _eigh_parts(ans)
-    m = matmul(mT(v), matmul(_sym_from(t, UPLO.upper() == "L"), v))
+    m = matmul(mH(v), matmul(_sym_from(t, UPLO.upper() == "L"), v))
     dw = diagonal(m, axis1=-2, axis2=-1)
     # The eigenvectors of a repeated eigenvalue have no derivative: NaN marks their
     # tangents; the eigenvalues' tangents stay exact (and are often all that is used).
@@ -381,6 +412,15 @@ def _share_of_extremes(values, extreme, axes):
     return hit / asum(hit, axis=axes, keepdims=True)
 
 
+def _conj(x):
+    return ew.conjugate(x) if is_complex(x) else x
+
+
+def _phase(x):
+    """d|x|/dx as a cotangent: sign(x) on reals, conj(x)/|x| on complex numbers."""
+    return ew.conjugate(ew.unit(x)) if is_complex(x) else ew.sign(x)
+
+
 def _norm_direction(x, ans, ord, axis, keepdims):  # noqa: A002
     """D with d norm = sum(D * dx) over the normed axes; shape of ``x``."""
     shape = shape_of(x)
@@ -391,23 +431,23 @@ def _norm_direction(x, ans, ord, axis, keepdims):  # noqa: A002
         # At x = 0 the 2-norm has no gradient; we return 0 there (a subgradient, as PyTorch
         # does), and 0 is also its derivative there, as for abs (x itself would give I).
         zero = plain(ans_k) == 0
-        return ew.where(zero, 0.0, x) / ew.where(zero, 1.0, ans_k)
+        return ew.where(zero, 0.0, _conj(x)) / ew.where(zero, 1.0, ans_k)
     if matrix:
         if ord in (1, -1, np.inf, -np.inf):
             summed, along = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
             sums = asum(ew.abs(x), axis=summed, keepdims=True)
-            return ew.sign(x) * _share_of_extremes(sums, ans_k, along)
+            return _phase(x) * _share_of_extremes(sums, ans_k, along)
         raise MissingRuleError(
             f"norm: no derivative for the matrix norm ord={ord!r} (it needs a singular value "
             f"decomposition); use ord='fro', 1 or inf, or a vector norm")
     if ord == 0:
         return 0.0 * x
     if ord == 1:
-        return ew.sign(x)
+        return _phase(x)
     if ord in (np.inf, -np.inf):
-        return ew.sign(x) * _share_of_extremes(ew.abs(x), ans_k, axes)
+        return _phase(x) * _share_of_extremes(ew.abs(x), ans_k, axes)
     zero = plain(ans_k) == 0          # all of x is 0: the subgradient 0, as for ord=2
-    return ew.where(zero, 0.0, ew.sign(x) * ew.abs(x) ** (ord - 1)) / ew.where(zero, 1.0, ans_k) ** (ord - 1)
+    return ew.where(zero, 0.0, _phase(x) * ew.abs(x) ** (ord - 1)) / ew.where(zero, 1.0, ans_k) ** (ord - 1)
 
 
 def _norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002

@@ -13,7 +13,7 @@ are a stack (``^T`` below swaps the last two axes only).
     dot             np.dot (N-D)              as einsum '...a,...ab->...b'              dot(tx, y) + dot(x, ty)
     inner           np.inner                  as einsum '...a,...a->...'                inner(tx, y) + inner(x, ty)
     outer           np.outer (1-D here)       as einsum 'i,j->ij'                       outer(tx, y) + outer(x, ty)
-    vdot            np.vdot (1-D here)        as einsum 'i,i->'                         vdot(tx, y) + vdot(x, ty)
+    vdot            sum(x * y) (1-D here)     as einsum 'i,i->'                         vdot(tx, y) + vdot(x, ty)
     tensordot       np.tensordot(axes)        as einsum of the contraction              tensordot(tx, y) + ...
     kron            np.kron                   g regrouped, contracted with the other    kron(tx, y) + kron(x, ty)
     trace           np.trace                  undiagonal(g broadcast along the diag)    trace(t)
@@ -287,7 +287,15 @@ dot = _contraction("dot", np.dot, _dot_spec,
 inner = _contraction("inner", np.inner, _inner_spec,
                      "the last axes of both operands must have the same length")
 outer = _contraction("outer", np.outer, lambda sa, sb: (["a", "b"], "ab"), "")
-vdot = _contraction("vdot", np.vdot, lambda sa, sb: (["a", "a"], ""),
+def _vdot_impl(a, b):
+    """The sum of products, not conjugating: funcgrad.numpy.vdot conjugates ``a`` itself,
+    with its own rule, so this primitive stays bilinear."""
+    if np.shape(a) != np.shape(b):
+        raise ValueError("cannot reshape")   # NumPy's vdot refuses operands of different sizes
+    return np.dot(a, b)
+
+
+vdot = _contraction("vdot", _vdot_impl, lambda sa, sb: (["a", "a"], ""),
                     "both operands must have the same number of elements")
 tensordot = _contraction("tensordot", _tensordot_impl, _tensordot_spec,
                          "the summed axes of both operands must have the same lengths")

@@ -9,9 +9,10 @@ Piecewise-constant functions (floor, ceil, rint, trunc, heaviside, ...) have a
 zero derivative wherever one exists, as in JAX. Kinked functions (fmax, fmin,
 clip at a bound) split the derivative equally at a tie.
 
-Complex numbers are refused: ``real``, ``imag``, ``conj`` and ``angle`` are
-defined for real inputs only (``real`` and ``conj`` are the identity, ``imag``
-is zero, ``angle`` is 0 or pi) and raise a NotDifferentiableError (a TypeError) on a complex input.
+Holomorphic functions (exp, log, the trigonometric ones, powers) need nothing
+more for complex numbers: their partial is the complex derivative. ``angle``
+is not holomorphic; its partial is written in the convention of
+docs/complex.md.
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -24,17 +25,20 @@ import operator
 
 import numpy as np
 
-from ..errors import NotDifferentiableError
 from ..primitive import Primitive
 from ..traces import Box
-from ..values import plain, raw
+from ..values import is_complex, plain, raw
+from .elementwise import abs as absolute
 from .elementwise import (
+    conjugate,
     cos,
     elementwise,
     exp,
+    imag,
     log,
     maximum,
     not_equal,
+    real,
     sign_constant,
     sqrt,
     tie_share,
@@ -61,17 +65,12 @@ _PI = math.pi
 _ufunc = ufunc_impl
 
 
-def _real_only(fun):
-    """``fun`` refusing complex input: funcgrad differentiates real functions only."""
-    def impl(x):
-        if np.iscomplexobj(x):
-            raise NotDifferentiableError(
-                f"funcgrad.numpy.{fun.__name__} got a complex input; funcgrad differentiates "
-                f"real functions only: split the value into real and imaginary arrays first")
-        out = fun(x)
-        return float(out) if type(out) is np.float64 and type(x) in (float, int) else out
-    impl.__name__ = fun.__name__
-    return impl
+def _angle_dx(ans, x):
+    """d angle(z) = Im(dz / z): the partial -i conj(z) / |z|^2 (0 at 0); 0 on reals."""
+    if not is_complex(x):
+        return 0.0
+    m = absolute(x)
+    return -1j * conjugate(x) / where(plain(m) == 0, 1.0, m * m)
 
 
 def _select(c, a, b):
@@ -182,10 +181,7 @@ sinc        = elementwise("sinc",        _ufunc(np.sinc),        _sinc_dx)
 deg2rad     = elementwise("deg2rad",     _ufunc(np.deg2rad),     lambda ans, x: _PI / 180.0)
 rad2deg     = elementwise("rad2deg",     _ufunc(np.rad2deg),     lambda ans, x: 180.0 / _PI)
 positive    = elementwise("positive",    _ufunc(np.positive),    _one1)
-real        = elementwise("real",        _real_only(np.real),    _one1)
-imag        = elementwise("imag",        _real_only(np.imag),    _zero1)
-conjugate   = elementwise("conjugate",   _real_only(np.conjugate), _one1)
-angle       = elementwise("angle",       _real_only(np.angle),   _zero1)
+angle       = elementwise("angle",       _ufunc(np.angle),       _angle_dx)
 logit       = elementwise("logit",       _ufunc(lambda p: np.log(np.divide(p, np.subtract(1.0, p)))),
                           lambda ans, p: 1.0 / (p * (1.0 - p)))
 erf         = elementwise("erf",         _erf,                   lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)))
