@@ -190,3 +190,46 @@ def test_against_pytorch_which_returns_the_conjugate(name):
     t = torch.tensor(z, dtype=torch.complex128, requires_grad=True)
     loss(theirs, torch.real, t).backward()
     np.testing.assert_allclose(g, np.conj(t.grad.resolve_conj().numpy()), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("case", ["svd-values", "svd-tall", "svd-wide", "qr-tall", "qr-wide",
+                                  "eig-values", "eig-vectors", "lstsq", "lstsq-residuals",
+                                  "matrix-power", "norm-2", "norm-nuc", "stack-svd"])
+def test_decompositions_of_complex_matrices(case):
+    """Gauge-free functions (|U|, |V|, eigenvalues) of complex decompositions, checked to
+    second order in both modes; values are NumPy's."""
+    sq, tall, wide, stack = _cmat(3, 3), _cmat(4, 2), _cmat(2, 4), _cmat(2, 3, 2)
+    b = _cmat(4)
+    la = fnp.linalg
+
+    def svd_loss(x):
+        u, s, vh = la.svd(x, full_matrices=False)
+        return fnp.abs(u) ** 2, s, fnp.abs(vh) ** 3
+
+    fun, x = {
+        "svd-values": (lambda x: la.svd(x, compute_uv=False), sq),
+        "svd-tall": (svd_loss, tall),
+        "svd-wide": (svd_loss, wide),
+        "qr-tall": (lambda x: la.qr(x), tall),
+        "qr-wide": (lambda x: la.qr(x), wide),
+        "eig-values": (lambda x: la.eigvals(x), sq),
+        "eig-vectors": (lambda x: fnp.abs(la.eig(x)[1]), sq),
+        "lstsq": (lambda x: la.lstsq(x, b)[0], tall),
+        "lstsq-residuals": (lambda x: la.lstsq(x, b)[1], tall),
+        "matrix-power": (lambda x: la.matrix_power(x, 5), sq),
+        "norm-2": (lambda x: la.norm(x, 2), sq),
+        "norm-nuc": (lambda x: la.norm(x, "nuc"), tall),
+        "stack-svd": (svd_loss, stack),
+    }[case]
+    fg.check_grads(fun, (x,), order=2)
+
+
+def test_complex_decompositions_give_numpys_values():
+    a = _cmat(4, 3)
+    for ours, theirs in zip(fnp.linalg.svd(a), np.linalg.svd(a)):
+        np.testing.assert_array_equal(ours, theirs)
+    for ours, theirs in zip(fnp.linalg.qr(a), np.linalg.qr(a)):
+        np.testing.assert_array_equal(ours, theirs)
+    sq = _cmat(3, 3)
+    for ours, theirs in zip(fnp.linalg.eig(sq), np.linalg.eig(sq)):
+        np.testing.assert_array_equal(ours, theirs)

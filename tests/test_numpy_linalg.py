@@ -72,6 +72,29 @@ def eigh_parts(lib, la):
     return f
 
 
+def svd_parts(la, **kw):
+    """Sign-free functions of the SVD: s, U*U, Vh*Vh and the reconstruction."""
+    def f(x):
+        u, s, vh = la.svd(x, **kw)
+        k = s.shape[-1]
+        return s, u * u, vh * vh, (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+    return f
+
+
+def eig_parts(la):
+    """Sign-free functions of eig's outputs, for matrices with real eigenvalues."""
+    def f(x):
+        w, v = la.eig(x)
+        return w, v * v
+    return f
+
+
+def real_eigenvalues(n):
+    """A non-symmetric matrix with distinct real eigenvalues 1, 3, 5, ..."""
+    s = wellcond(n, n)
+    return s @ np.diag(np.arange(1.0, 2 * n, 2)) @ np.linalg.inv(s)
+
+
 def torch_fns():
     import torch
 
@@ -242,7 +265,74 @@ CASES = {
     ],
 }
 
-NOT_FUNCTIONS = {"linalg", "LinAlgError", "SlogdetResult", "EighResult"}
+CASES.update({
+    "linalg.svd": [
+        Case(svd_parts(fla, full_matrices=False), svd_parts(np.linalg, full_matrices=False), (a(3, 2),),
+             svd_parts(T.linalg, full_matrices=False), label="tall"),
+        Case(svd_parts(fla, full_matrices=False), svd_parts(np.linalg, full_matrices=False), (a(2, 3),),
+             svd_parts(T.linalg, full_matrices=False), label="wide"),
+        Case(svd_parts(fla), svd_parts(np.linalg), (a(2, 3, 3),), svd_parts(T.linalg), label="stack, full"),
+        Case(lambda x: fla.svd(x)[0][:, :2], lambda x: np.linalg.svd(x)[0][:, :2], (a(4, 2),),
+             label="full, the determined columns"),
+        Case(lambda x: fla.svd(x, hermitian=True)[1], lambda x: np.linalg.svd(x, hermitian=True)[1],
+             (spd(3, 3),), label="hermitian", symmetric=True),
+    ],
+    "linalg.svdvals": [case("linalg.svdvals", (a(3, 2),), T.linalg.svdvals),
+                       case("linalg.svdvals", (a(2, 2, 3),), T.linalg.svdvals)],
+    "linalg.qr": [
+        case("linalg.qr", (a(3, 2),), lambda x: tuple(T.linalg.qr(x))),
+        case("linalg.qr", (a(2, 3),), lambda x: tuple(T.linalg.qr(x)), label="wide"),
+        case("linalg.qr", (a(2, 3, 3),), lambda x: tuple(T.linalg.qr(x)), label="stack"),
+        case("linalg.qr", (a(3, 2),), mode="r", label="r"),   # torch has no derivative of mode='r'
+
+        case("linalg.qr", (a(2, 3),), lambda x: tuple(T.linalg.qr(x, mode="complete")),
+             mode="complete"),
+    ],
+    "linalg.eig": [Case(eig_parts(fla), eig_parts(np.linalg), (real_eigenvalues(3),),
+                        label="real eigenvalues")],
+    "linalg.eigvals": [case("linalg.eigvals", (real_eigenvalues(3),))],
+    "linalg.eigvalsh": [case("linalg.eigvalsh", (spd(3, 3),), T.linalg.eigvalsh, symmetric=True)],
+    "linalg.lstsq": [
+        Case(lambda a, b: fla.lstsq(a, b)[0], lambda a, b: np.linalg.lstsq(a, b)[0], (a(5, 2), a(5, 3)),
+             lambda a, b: T.linalg.lstsq(a, b, driver="gelsd").solution, label="tall", vmap=False),
+        Case(lambda a, b: fla.lstsq(a, b)[0], lambda a, b: np.linalg.lstsq(a, b)[0], (a(2, 4), a(2)),
+             label="wide", vmap=False),
+        Case(lambda a, b: fla.lstsq(a, b)[1], lambda a, b: np.linalg.lstsq(a, b)[1], (a(5, 2), a(5)),
+             label="residuals", vmap=False),
+        Case(lambda a, b: fla.lstsq(a, b)[3], lambda a, b: np.linalg.lstsq(a, b)[3], (a(5, 2), a(5)),
+             label="singular values", vmap=False),
+    ],
+    "linalg.matrix_power": [
+        case("linalg.matrix_power", (a(3, 3),), lambda x: T.linalg.matrix_power(x, 3), n=3),
+        case("linalg.matrix_power", (a(2, 3, 3),), lambda x: T.linalg.matrix_power(x, 6), n=6),
+        case("linalg.matrix_power", (wellcond(3, 3),), lambda x: T.linalg.matrix_power(x, -2), n=-2),
+        case("linalg.matrix_power", (a(3, 3),), n=1, label="1"),
+    ],
+    "linalg.cond": [case("linalg.cond", (wellcond(3, 3),), T.linalg.cond),
+                    case("linalg.cond", (wellcond(3, 3),), p="fro", label="fro")],
+    "linalg.matrix_rank": [case("linalg.matrix_rank", (a(3, 3),))],
+    "linalg.matrix_transpose": [case("linalg.matrix_transpose", (a(2, 3, 4),), lambda x: x.mT)],
+    "linalg.vector_norm": [case("linalg.vector_norm", (a(2, 3),), T.linalg.vector_norm),
+                           case("linalg.vector_norm", (a(2, 3),), ord=1, axis=1, label="axis 1")],
+    "linalg.matrix_norm": [case("linalg.matrix_norm", (a(2, 3),), T.linalg.matrix_norm),
+                           case("linalg.matrix_norm", (a(2, 3, 3),), lambda x: T.linalg.matrix_norm(x, 2),
+                                ord=2)],
+    "linalg.multi_dot": [
+        Case(lambda *xs: fla.multi_dot(xs), lambda *xs: np.linalg.multi_dot(xs),
+             (a(2, 3), a(3, 5), a(5, 2)), lambda *xs: T.linalg.multi_dot(xs), label="three"),
+        Case(lambda *xs: fla.multi_dot(xs), lambda *xs: np.linalg.multi_dot(xs),
+             (a(3), a(3, 4), a(4, 2), a(2)), label="1-D ends", vmap=False),
+    ],
+})
+CASES["linalg.norm"] += [
+    case("linalg.norm", (a(3, 2),), tnorm(2), ord=2),
+    case("linalg.norm", (a(3, 2),), tnorm(-2), ord=-2),
+    case("linalg.norm", (a(3, 2),), tnorm("nuc"), ord="nuc"),
+    case("linalg.norm", (a(2, 3, 4),), tnorm(2, (2, 0), True), ord=2, axis=(2, 0), keepdims=True),
+]
+
+NOT_FUNCTIONS = {"linalg", "LinAlgError", "SlogdetResult", "EighResult", "SVDResult", "QRResult",
+                 "EigResult"}
 
 
 def all_cases():
@@ -374,11 +464,12 @@ def test_eigh_gradient_is_for_distinct_eigenvalues():
     np.testing.assert_allclose(g, np.array([[0.5, 0.0], [1.0, 0.5]]), atol=1e-12)
 
 
-def test_matrix_two_norm_has_no_rule_but_a_value():
+def test_matrix_two_norm_gradient_is_the_top_singular_pair():
     x = a(3, 3)
-    assert fla.norm(x, ord=2) == np.linalg.norm(x, ord=2)
-    with pytest.raises(fg.errors.MissingRuleError, match="norm.*ord=2.*singular value"):
-        fg.grad(lambda m: fla.norm(m, ord=2))(x)
+    u, s, vh = np.linalg.svd(x)
+    np.testing.assert_allclose(fg.grad(lambda m: fla.norm(m, ord=2))(x), np.outer(u[:, 0], vh[0]),
+                               rtol=1e-10)
+    np.testing.assert_allclose(fg.grad(lambda m: fla.norm(m, ord="nuc"))(x), u @ vh, rtol=1e-10)
 
 
 # ----------------------------------------------------------------- errors
@@ -417,8 +508,8 @@ def test_linalg_shape_errors_are_also_numpys_linalg_errors():
 
 
 def test_other_functions_and_forms_are_refused_clearly():
-    with pytest.raises(fg.errors.NoRuleError, match="numpy.linalg.svd"):
-        fla.svd
+    with pytest.raises(fg.errors.NoRuleError, match="numpy.linalg.tensorinv"):
+        fla.tensorinv
     with pytest.raises(TypeError, match="subscripts string first"):
         fnp.einsum(np.ones(2), [0], np.ones(2), [0])
     with pytest.raises(TypeError, match="out="):

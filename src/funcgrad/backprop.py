@@ -11,12 +11,13 @@ import operator
 import numpy as np
 
 from .errors import MissingRuleError, ShapeError
-from .fold import fold_back
-from .node import CONST
+from .fold import fold_back, reverse_fold
+from .node import CONST, VAR, Node, ReverseTrace
 from .nodemap import node_map
-from .order import check_outputs
+from .order import check_outputs, dfs_order
 from .primitive import is_joint, per_argument_rule
 from .rules.elementwise import pullback, real_part_for
+from .traces import new_level
 from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed"]
@@ -98,11 +99,32 @@ def general_vjp_step(node, g):
             out.append(None)
             continue
         rule = per_argument_rule(rules, i)
-        if rule is None:
+        if rule is not None:
+            c = rule(g, node._value, *values, **params)
+        elif rules is None and per_argument_rule(prim.jvp, i) is not None:
+            c = transposed_jvp(prim.jvp[i], g, node._value, values, i, params)
+        else:
             raise _missing_rule(prim, i)
-        c = rule(g, node._value, *values, **params)
         out.append(None if c is None else real_part_for(c, values[i]))
     return out
+
+
+def transposed_jvp(rule, g, ans, values, i, params):
+    """The reverse rule of argument ``i`` derived from its forward rule.
+
+    A forward rule ``t -> J_i t`` is linear in ``t``, so backprop through it
+    from the seed ``g`` gives ``J_i^T g``: trace the rule on a fresh tangent
+    variable, then fold back from its output. (Forward mode does the same the
+    other way round, so a primitive needs only one of its two rules.)
+    """
+    trace = ReverseTrace(new_level())
+    t = Node(zeros_like_value(values[i]), VAR, (), None, "t", trace)
+    out = rule(t, ans, *values, **params)
+    if not trace.owns(out):
+        return None            # the rule ignores t: a zero map
+    grads = reverse_fold(dfs_order((out,)), out, g, vjp_step, add_cotangents,
+                         keep=lambda n: n is t)
+    return grads.get(t)
 
 
 def default_seed(output, who):

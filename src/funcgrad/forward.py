@@ -87,7 +87,8 @@ def jvp_of(prim, tangents, ans, primals, params):
                 c = rule(t, ans, *primals, **params)
             else:
                 c = _transposed_vjp(prim, i, t, ans, primals, params)
-            out = c if out is None else add_cotangents(out, c)
+            if c is not None:     # None: this argument does not move the output
+                out = c if out is None else add_cotangents(out, c)
     if out is None:
         return zeros_like_value(ans)
     if type(out) is not float and is_complex(out) and not is_complex(ans):

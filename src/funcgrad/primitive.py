@@ -24,7 +24,8 @@ arguments in ``argnums`` (the ones that need one), in that order.
 (the sum over arguments is the output's tangent), or one joint rule
 ``rule(tangents, ans, *args, **params)`` with ``None`` for zero tangents.
 Without ``jvp``, forward mode transposes the reverse rules (a reverse rule is
-linear in ``g``; its transpose is the forward rule).
+linear in ``g``; its transpose is the forward rule); without ``vjp``, reverse
+mode transposes the forward rules the same way. One of the two is enough.
 
 ``batch(size, prim, values, batched, params)`` gets the arguments one level
 down (a batched one carries ``size`` examples on its leading axis) and

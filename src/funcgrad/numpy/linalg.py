@@ -12,8 +12,12 @@ function maps over leading (stack) axes as NumPy does. Conventions:
   eigenvectors are not determined and the gradient is infinite or NaN.
 - ``norm``'s gradient at zero (2-norm and Frobenius norm) is 0, a subgradient
   (PyTorch returns the same); ties of ``inf``/``1`` matrix norms and of the
-  ``inf`` vector norm share the gradient evenly. Matrix norms that need an SVD
-  (``ord=2, -2, 'nuc'``) have values but no derivative rule.
+  ``inf`` vector norm share the gradient evenly. The matrix norms ``ord=2,
+  -2, 'nuc'`` differentiate through the singular values.
+- ``svd``, ``qr``, ``eig``/``eigvals``, ``lstsq`` and ``matrix_power`` are in
+  :mod:`funcgrad.numpy._decompositions`; singular vectors and eigenvectors
+  are unique up to sign (phase), so only losses that do not depend on it have
+  a derivative.
 - ``det``, ``slogdet`` and ``inv`` differentiate through ``inv``: at a
   singular matrix the gradient raises ``LinAlgError``. ``pinv``'s gradient
   holds where the rank is locally constant (e.g. full rank).
@@ -26,10 +30,10 @@ Other NumPy linear algebra names raise :class:`funcgrad.errors.NoRuleError`.
 >>> fg.grad(lambda a: fnp.linalg.det(a))(a)
 array([[ 3., -1.],
        [-1.,  2.]])
->>> fnp.linalg.svd
+>>> fnp.linalg.matrix_exp
 Traceback (most recent call last):
 ...
-funcgrad.errors.NoRuleError: funcgrad.numpy.linalg has no derivative rule for numpy.linalg.svd; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
+AttributeError: module 'funcgrad.numpy.linalg' has no attribute 'matrix_exp'
 """
 
 from collections import namedtuple as _namedtuple
@@ -43,10 +47,29 @@ from ..rules.arrays import getitem as _getitem
 from ..rules.arrays import swapaxes as _swapaxes
 from ..rules.elementwise import real as _real
 from ..values import is_complex
+from ..values import shape_of as _shape_of
+from ..rules.arrays import reshape as _reshape
+from ..rules import decompositions as _dec
+from ..rules.products import matmul as _matmul
+from ._decompositions import (  # noqa: F401
+    EigResult,
+    QRResult,
+    SVDResult,
+    eig,
+    eigvals,
+    lstsq,
+    matrix_power,
+    qr,
+    svd,
+    svd_norm,
+    svdvals,
+)
 from ._helpers import lists_as_arrays
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "norm", "eigh", "pinv",
-           "SlogdetResult", "EighResult"]
+           "eigvalsh", "svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "matrix_power",
+           "multi_dot", "cond", "matrix_rank", "matrix_transpose", "vector_norm", "matrix_norm",
+           "SlogdetResult", "EighResult", "SVDResult", "QRResult", "EigResult"]
 
 SlogdetResult = _namedtuple("SlogdetResult", "sign logabsdet")
 EighResult = _namedtuple("EighResult", "eigenvalues eigenvectors")
@@ -112,7 +135,7 @@ def cholesky(a, /, *, upper=False):
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     """Vector norms (``ord`` None/2, 1, inf, -inf, 0, any p) and matrix norms
-    (``'fro'``, 1, -1, inf, -inf) along ``axis``, as ``numpy.linalg.norm``.
+    (``'fro'``, ``'nuc'``, 1, -1, 2, -2, inf, -inf) along ``axis``, as ``numpy.linalg.norm``.
 
     >>> import numpy as np
     >>> norm(np.array([3.0, 4.0]))
@@ -122,7 +145,13 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     """
     if isinstance(axis, list):
         axis = tuple(axis)
-    return _la.norm(lists_as_arrays(x), ord=ord, axis=axis, keepdims=keepdims)
+    x = lists_as_arrays(x)
+    nd = len(_shape_of(x))
+    matrix_axes = (nd - 2, nd - 1) if axis is None and nd == 2 else axis
+    if ord in (2, -2, "nuc") and isinstance(matrix_axes, tuple) and len(matrix_axes) == 2:
+        row, col = (a % nd for a in matrix_axes)
+        return svd_norm(x, ord, row, col, keepdims)
+    return _la.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
@@ -142,6 +171,131 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
     if is_complex(w):   # a Hermitian matrix: its eigenvalues are real, as NumPy returns them
         w = _real(w)
     return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's name
+    """The eigenvalues (ascending) of a symmetric or Hermitian matrix, reading its
+    ``UPLO`` triangle.
+
+    >>> import numpy as np
+    >>> eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    array([1., 3.])
+    """
+    if UPLO not in ("L", "U", "l", "u"):
+        raise ValueError(f"eigvalsh: UPLO must be 'L' or 'U'; got {UPLO!r}")
+    return _dec.eigvalsh(lists_as_arrays(a), UPLO=UPLO)
+
+
+def cond(x, p=None):
+    """The condition number, from the singular values (``p`` None, 2, -2) or as
+    ``norm(x, p) * norm(inv(x), p)`` for the other norms, as NumPy computes it.
+
+    >>> import numpy as np
+    >>> cond(np.array([[2.0, 0.0], [0.0, 0.5]]))
+    np.float64(4.0)
+    """
+    x = lists_as_arrays(x)
+    if p is None or p in (2, -2):
+        s = svdvals(x)
+        first = _getitem(s, index=(Ellipsis, 0))
+        last = _getitem(s, index=(Ellipsis, -1))
+        return last / first if p == -2 else first / last
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803 - NumPy's name
+    """``numpy.linalg.matrix_rank`` of the values (an integer: no derivative).
+
+    >>> import numpy as np
+    >>> int(matrix_rank(np.ones((3, 3))))
+    1
+    """
+    params = {k: v for k, v in (("tol", tol), ("rtol", rtol)) if v is not None}
+    return _dec.matrix_rank(lists_as_arrays(A), hermitian=hermitian, **params)
+
+
+def matrix_transpose(x, /):
+    """The transpose of the last two axes.
+
+    >>> import numpy as np
+    >>> matrix_transpose(np.ones((2, 3))).shape
+    (3, 2)
+    """
+    return _swapaxes(lists_as_arrays(x), axis1=-1, axis2=-2)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002 - NumPy's name
+    """``numpy.linalg.vector_norm``: a vector norm over ``axis`` (all axes by default).
+
+    >>> import numpy as np
+    >>> vector_norm(np.ones((2, 2)))
+    np.float64(2.0)
+    """
+    x = lists_as_arrays(x)
+    if axis is None:
+        out = norm(_reshape(x, shape=(-1,)), ord=ord)
+        return _reshape(out, shape=(1,) * len(_shape_of(x))) if keepdims else out
+    return norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002 - NumPy's name
+    """``numpy.linalg.matrix_norm``: a matrix norm over the last two axes.
+
+    >>> import numpy as np
+    >>> matrix_norm(np.eye(2), ord=2)
+    np.float64(1.0)
+    """
+    return norm(lists_as_arrays(x), ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def multi_dot(arrays, *, out=None):
+    """A chain of matrix products in NumPy's order (the cheapest one), 1-D ends read as a
+    row and a column vector, so the values are NumPy's.
+
+    >>> import numpy as np
+    >>> multi_dot([np.ones(2), np.eye(2), np.ones(2)])
+    np.float64(2.0)
+    """
+    if out is not None:
+        raise TypeError("multi_dot: out= is not supported (funcgrad never writes into arrays)")
+    arrays = [lists_as_arrays(a) for a in arrays]
+    if len(arrays) < 2:
+        raise ValueError("multi_dot: expecting at least two arrays")
+    first_1d, last_1d = len(_shape_of(arrays[0])) == 1, len(_shape_of(arrays[-1])) == 1
+    if first_1d:
+        arrays[0] = _reshape(arrays[0], shape=(1, -1))
+    if last_1d:
+        arrays[-1] = _reshape(arrays[-1], shape=(-1, 1))
+    result = _chain(arrays, _chain_order([_shape_of(a) for a in arrays]), 0, len(arrays) - 1)
+    if first_1d and last_1d:
+        return _getitem(result, index=(0, 0))
+    if first_1d or last_1d:
+        return _reshape(result, shape=(-1,))
+    return result
+
+
+def _chain_order(shapes):
+    """``split[i][j]``: where the cheapest product of matrices i..j splits (matrix-chain DP)."""
+    dims = [s[0] for s in shapes] + [shapes[-1][1]]
+    n = len(shapes)
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain(arrays, split, i, j):
+    if i == j:
+        return arrays[i]
+    k = split[i][j]
+    return _matmul(_chain(arrays, split, i, k), _chain(arrays, split, k + 1, j))
 
 
 _NO_VALUE = object()

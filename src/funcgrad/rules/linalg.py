@@ -15,8 +15,8 @@ diagonals and triangles are in :mod:`.products`.
     cholesky        L with L L^H = A          A: L^-T Phi(L^T g) conj(L)^-1, lower      L Phi(L^-1 tA L^-H)
     eigh_packed     [w; V] of A = V w V^H     conj(V) (diag(gw) + F*(V^T gV)) V^T,      [diag(V^H tA V); V (F*(V^H tA V))]
                                               lower part
-    pinv            A^+                       see _pinv_vjp (constant rank; hermitian:  see _pinv_jvp
-                                              lower triangle, as eigh)
+    pinv            A^+                       the transpose of the forward rule          see _pinv_jvp (constant rank;
+                                                                                        hermitian: lower triangle)
     norm            np.linalg.norm            D * g (D: the norm's gradient)            sum(D * t)
 
 For complex matrices ``^H`` is the conjugate transpose and the rules are the
@@ -77,6 +77,7 @@ from .products import (  # noqa: F401
 __all__ = [
     "LinAlgShapeError",
     "inv", "det", "logabsdet", "slogdet_sign", "solve", "cholesky", "eigh_packed", "pinv", "norm",
+    "mH", "hermitian_seen",
 ]
 
 
@@ -250,16 +251,16 @@ def mH(x):
     return ew.conjugate(mT(x)) if is_complex(x) else mT(x)
 
 
-def _sym_from(t, lower):
+def hermitian_seen(t, lower):
     """The symmetric (Hermitian) matrix a function reading one triangle of ``t`` sees
     (LAPACK reads only the real part of a complex diagonal)."""
     part = tril(t, k=-1) if lower else triu(t, k=1)
     return part + mH(part) + _real_diagonal(t)
 
 
-def _sym_from_T(c, lower):
-    """The transpose of :func:`_sym_from`: a cotangent of the symmetric matrix, on one
-    triangle (the mirrored triangle is conjugated, as :func:`_sym_from` conjugates it)."""
+def hermitian_seen_T(c, lower):
+    """The transpose of :func:`hermitian_seen`: a cotangent of the symmetric matrix, on one
+    triangle (the mirrored triangle is conjugated, as :func:`hermitian_seen` conjugates it)."""
     if lower:
         return tril(c, k=-1) + tril(mH(c), k=-1) + _real_diagonal(c)
     return triu(c, k=1) + triu(mH(c), k=1) + _real_diagonal(c)
@@ -278,7 +279,7 @@ def _phi(x):
 
 def _cholesky_jvp(t, ans, a):
     low = ans
-    x = solve(low, mH(solve(low, _sym_from(t, True))))        # L^-1 S L^-H
+    x = solve(low, mH(solve(low, hermitian_seen(t, True))))        # L^-1 S L^-H
     return matmul(low, _phi(x))
 
 
@@ -286,7 +287,7 @@ def _cholesky_vjp(g, ans, a):
     low = ans
     p = _phi(matmul(mT(low), g))
     s = mT(solve(mH(low), mT(solve(mT(low), p))))            # L^-T p conj(L)^-1
-    return _sym_from_T(s, True)
+    return hermitian_seen_T(s, True)
 
 
 def _eigh_impl(a, UPLO="L"):  # noqa: N803 - NumPy's name
@@ -341,12 +342,12 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
                 f"{shape_of(a)}); those are not unique, so the loss has no derivative there. "
                 f"Use the eigenvalues, or perturb the matrix so that its eigenvalues are distinct")
         inner_ = inner_ + _eigh_gaps(w, repeated, unknown) * matmul(mT(v), gv)
-    return _sym_from_T(matmul(_conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
+    return hermitian_seen_T(matmul(_conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
 
 
 def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
     w, v = _eigh_parts(ans)
-    m = matmul(mH(v), matmul(_sym_from(t, UPLO.upper() == "L"), v))
+    m = matmul(mH(v), matmul(hermitian_seen(t, UPLO.upper() == "L"), v))
     dw = diagonal(m, axis1=-2, axis2=-1)
     # The eigenvectors of a repeated eigenvalue have no derivative: NaN marks their
     # tangents; the eigenvalues' tangents stay exact (and are often all that is used).
@@ -372,25 +373,17 @@ def _pinv_impl(a, **params):
 
 def _pinv_jvp(t, ans, a, **params):
     if params.get("hermitian"):     # NumPy reads the lower triangle then
-        t = _sym_from(t, True)
-    # d A+ = -A+ dA A+ + A+ A+^T dA^T (I - A A+) + (I - A+ A) dA^T A+^T A+   (constant rank)
-    p, pt, tt = ans, mT(ans), mT(t)
+        t = hermitian_seen(t, True)
+    # d A+ = -A+ dA A+ + A+ A+^H dA^H (I - A A+) + (I - A+ A) dA^H A+^H A+   (constant rank);
+    # reverse mode transposes it
+    p, ph, th = ans, mH(ans), mH(t)
     left = np.eye(shape_of(a)[-2]) - matmul(a, p)
     right = np.eye(shape_of(a)[-1]) - matmul(p, a)
-    return (-matmul(p, matmul(t, p)) + matmul(matmul(p, pt), matmul(tt, left))
-            + matmul(right, matmul(tt, matmul(pt, p))))
+    return (-matmul(p, matmul(t, p)) + matmul(matmul(p, ph), matmul(th, left))
+            + matmul(right, matmul(th, matmul(ph, p))))
 
 
-def _pinv_vjp(g, ans, a, **params):
-    p, pt, gt = ans, mT(ans), mT(g)
-    left = np.eye(shape_of(a)[-2]) - matmul(a, p)
-    right = np.eye(shape_of(a)[-1]) - matmul(p, a)
-    ct = (-matmul(pt, matmul(g, pt)) + matmul(left, matmul(gt, matmul(p, pt)))
-          + matmul(matmul(pt, p), matmul(gt, right)))
-    return _sym_from_T(ct, True) if params.get("hermitian") else ct
-
-
-pinv = Primitive("pinv", _pinv_impl, vjp=(_pinv_vjp,), jvp=(_pinv_jvp,), batch=_stacked)
+pinv = Primitive("pinv", _pinv_impl, jvp=(_pinv_jvp,), batch=_stacked)
 
 
 # ---------------------------------------------------------------- norms
