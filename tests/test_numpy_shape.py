@@ -162,6 +162,8 @@ INT_CASES = {
 NO_VMAP_INT = {"nonzero"}
 
 CONSTRUCTORS = {
+    "array": lambda m: m.array([[1, 2], [3, 4]], dtype=float, ndmin=3),
+    "asarray": lambda m: m.asarray([1.0, 2.0], dtype=np.float32),
     "zeros": lambda m: m.zeros((2, 3)),
     "ones": lambda m: m.ones(3, dtype=int),
     "empty": lambda m: m.empty((2, 0)),

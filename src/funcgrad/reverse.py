@@ -172,7 +172,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
             aux = result_of(trace, aux)
         check_scalar_output(out, who, holomorphic)
         value = result_of(trace, out)
-        grads = pull_back(trace, (out,), (1.0,), inputs)   # the output is a scalar
+        shape = shape_of(out)     # () or one element, e.g. (1,)
+        seed = np.ones(shape, dtype=float_dtype(out)) if shape else 1.0
+        grads = pull_back(trace, (out,), (seed,), inputs)
         g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g
 

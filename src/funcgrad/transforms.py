@@ -11,6 +11,7 @@ Each call of a transformed function opens a trace of its own (see
 once never share state.
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -103,7 +104,7 @@ def check_scalar_output(out, who, holomorphic=False):
         raise TypeError(f"{who}: grad needs a float output, but the function returned the "
                         f"integer {v!r:.60}; integers have no derivative")
     shape = shape_of(out)
-    if shape != ():
+    if math.prod(shape) != 1:     # one element, of shape () or (1,) or (1, 1), ...
         raise ShapeError(f"{who}: grad needs a scalar output, but the function returned shape "
                          f"{shape}; use jacrev or vjp for non-scalar outputs")
     check_complex_output(out, who, holomorphic)

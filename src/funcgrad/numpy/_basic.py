@@ -10,8 +10,6 @@ import math
 
 import numpy as _np
 from numpy import (  # noqa: F401
-           array,
-           asarray,
            e,
            float32,
            float64,
@@ -23,11 +21,25 @@ from numpy import (  # noqa: F401
            pi,
 )
 
+from ..rules.elementwise import equal as _equal
+from ..rules.elementwise import imag as _imag
+from ..rules.elementwise import not_equal as _not_equal
 from ..traces import Box
-from ..values import ndim_of, shape_of
+from ..values import ndim_of, raw, shape_of
 
-__all__ = ["array", "asarray", "e", "float32", "float64", "inf", "int32", "int64", "nan",
-           "newaxis", "pi", "shape", "ndim", "size"]
+# NumPy's functions that touch no array values (error settings, dtype queries): the same
+# objects as NumPy's.
+PASS_THROUGH = ("seterr", "geterr", "errstate", "seterrcall", "geterrcall", "finfo", "iinfo",
+                "dtype", "promote_types", "can_cast", "issubdtype", "printoptions",
+                "set_printoptions", "get_printoptions", "broadcast_shapes", "index_exp", "s_",
+                "ndindex", "float16", "complex64", "complex128", "int8", "int16", "uint8",
+                "bool_", "integer", "floating", "inexact", "complexfloating", "number",
+                "euler_gamma")
+
+__all__ = ["e", "float32", "float64", "inf", "int32", "int64", "nan",
+           "newaxis", "pi", "shape", "ndim", "size", "result_type", "isscalar", "iscomplex", "isreal",
+           *PASS_THROUGH]
+globals().update({name: getattr(_np, name) for name in PASS_THROUGH})
 
 
 def shape(a):
@@ -38,6 +50,49 @@ def shape(a):
     ((1, 2), 0, 2)
     """
     return shape_of(a) if isinstance(a, Box) else _np.shape(a)
+
+
+def result_type(*arrays_and_dtypes):
+    """``numpy.result_type``, reading the dtypes of traced values.
+
+    >>> import funcgrad as fg
+    >>> import numpy as np
+    >>> result_type(fg.var(np.array([1.0 + 2.0j])), float32)
+    dtype('complex128')
+    """
+    return _np.result_type(*[raw(a) for a in arrays_and_dtypes])
+
+
+def iscomplex(x):
+    """``numpy.iscomplex``: where the imaginary part is nonzero (a mask, no derivative).
+
+    >>> import numpy as np
+    >>> iscomplex(np.array([1.0, 1.0 + 1.0j]))
+    array([False,  True])
+    """
+    return _not_equal(_imag(x), 0.0) if isinstance(x, Box) else _np.iscomplex(x)
+
+
+def isreal(x):
+    """``numpy.isreal``: where the imaginary part is zero (a mask, no derivative).
+
+    >>> import numpy as np
+    >>> isreal(np.array([1.0, 1.0 + 1.0j]))
+    array([ True, False])
+    """
+    return _equal(_imag(x), 0.0) if isinstance(x, Box) else _np.isreal(x)
+
+
+def isscalar(element):
+    """``numpy.isscalar``; a traced value is a scalar when it has no axes.
+
+    >>> import funcgrad as fg
+    >>> isscalar(fg.var(2.0)), isscalar(fg.var([2.0]))
+    (True, False)
+    """
+    return shape_of(element) == () if isinstance(element, Box) else _np.isscalar(element)
+
+
 
 
 def ndim(a):

@@ -12,7 +12,6 @@ from numpy import (  # noqa: F401  NumPy's constructors, passed through
     arange,
     empty,
     eye,
-    full,
     identity,
     indices,
     linspace,
@@ -38,10 +37,70 @@ from ._shape import broadcast_to, ravel
 
 __all__ = [
     "take", "take_along_axis", "choose", "select", "argsort", "argmax", "argmin", "nonzero",
-    "searchsorted", "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
+    "searchsorted", "array", "asarray", "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
     "logspace", "tri", "meshgrid", "indices", "zeros_like", "ones_like", "empty_like",
     "full_like", "random",
 ]
+
+
+# ---------------------------------------------------------------- constructors of traced values
+
+def _holds_traced(obj):
+    if isinstance(obj, Box):
+        return True
+    return isinstance(obj, (list, tuple)) and any(_holds_traced(o) for o in obj)
+
+
+def _stacked(obj):
+    return stack([_stacked(o) for o in obj]) if isinstance(obj, (list, tuple)) else obj
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
+    """``numpy.array``; nested lists holding traced values are stacked into one traced
+    array (NumPy would make an array of objects that no derivative reaches).
+
+    >>> import funcgrad as fg
+    >>> fg.grad(lambda x: array([[x, 2.0], [x * x, 1.0]]).sum())(3.0)
+    np.float64(7.0)
+    """
+    if not _holds_traced(object):
+        return _np.array(object, dtype=dtype, copy=copy, order=order, subok=subok, ndmin=ndmin,
+                         like=like)
+    out = _stacked(object)
+    if dtype is not None:
+        out = out.astype(dtype)
+    for _ in range(ndmin - len(_shape_of(out))):
+        out = out[None]
+    return out
+
+
+def asarray(a, dtype=None, order=None, *, like=None, **kwargs):
+    """``numpy.asarray``; a traced value is returned as it is, nested lists holding
+    traced values are stacked, as in :func:`array`.
+
+    >>> import funcgrad as fg
+    >>> asarray([fg.var(1.0), 2.0]).shape
+    (2,)
+    """
+    if isinstance(a, Box):
+        return a if dtype is None else a.astype(dtype)
+    if _holds_traced(a):
+        return array(a, dtype=dtype)
+    return _np.asarray(a, dtype=dtype, order=order, like=like, **kwargs)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, like=None):
+    """``numpy.full``; a traced fill value gives a traced array (broadcast to ``shape``).
+
+    >>> import funcgrad as fg
+    >>> fg.grad(lambda x: full((2, 3), x).sum())(1.0)
+    np.float64(6.0)
+    """
+    if not isinstance(fill_value, Box):
+        return _np.full(shape, fill_value, dtype=dtype, order=order, like=like)
+    shape = (shape,) if isinstance(shape, (int, _np.integer)) else tuple(shape)
+    out = broadcast_to(fill_value, shape)
+    return out if dtype is None else out.astype(dtype)
 
 
 # ---------------------------------------------------------------- indexing

@@ -60,6 +60,8 @@ def _cast(a, dtype):
 
 def _float_input(a):
     """``a`` cast to float64 if it holds integers or bools, as mean and var do."""
+    if isinstance(a, (list, tuple)):
+        a = _np.asarray(a)
     dt = _np.result_type(_raw(a))
     return a if _np.issubdtype(dt, _np.inexact) else _cast(a, _np.float64)
 
