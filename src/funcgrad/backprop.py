@@ -20,7 +20,7 @@ from .rules.elementwise import pullback, real_part_for
 from .traces import new_level
 from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
-__all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed"]
+__all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed", "transpose"]
 
 _NO_PARAMS = {}
 
@@ -110,21 +110,27 @@ def general_vjp_step(node, g):
 
 
 def transposed_jvp(rule, g, ans, values, i, params):
-    """The reverse rule of argument ``i`` derived from its forward rule.
+    """The reverse rule of argument ``i`` derived from its forward rule ``t -> J_i t``."""
+    return transpose(lambda t: rule(t, ans, *values, **params), values[i], g)
 
-    A forward rule ``t -> J_i t`` is linear in ``t``, so backprop through it
-    from the seed ``g`` gives ``J_i^T g``: trace the rule on a fresh tangent
-    variable, then fold back from its output. (Forward mode does the same the
-    other way round, so a primitive needs only one of its two rules.)
+
+def transpose(linear, like, seed):
+    """``linear``'s transpose applied to ``seed``, where ``linear`` is a linear map of
+    one value shaped like ``like`` written with primitives; None where it ignores its input.
+
+    Backprop through a linear map from ``seed`` gives its transpose: trace the map
+    on a fresh variable, then fold back from its output. Reverse mode derives a
+    missing reverse rule from the forward rule this way, forward mode the other way
+    round, so a primitive needs only one of its two rules.
     """
     trace = ReverseTrace(new_level())
-    t = Node(zeros_like_value(values[i]), VAR, (), None, "t", trace)
-    out = rule(t, ans, *values, **params)
+    x = Node(zeros_like_value(like), VAR, (), None, "x", trace)
+    out = linear(x)
     if not trace.owns(out):
-        return None            # the rule ignores t: a zero map
-    grads = reverse_fold(dfs_order((out,)), out, g, vjp_step, add_cotangents,
-                         keep=lambda n: n is t)
-    return grads.get(t)
+        return None            # a zero map
+    grads = reverse_fold(dfs_order((out,)), out, seed, vjp_step, add_cotangents,
+                         keep=lambda n: n is x)
+    return grads.get(x)
 
 
 def default_seed(output, who):

@@ -10,12 +10,9 @@ gives the forward rule.
 """
 
 from .arraylike import ArrayLike
-from .backprop import add_cotangents, vjp_step
+from .backprop import add_cotangents, transpose
 from .errors import MissingRuleError, ShapeError
 from .finite import unwatched, watched
-from .fold import reverse_fold
-from .node import VAR, Node, ReverseTrace
-from .order import dfs_order
 from .primitive import is_joint, per_argument_rule
 from .rules.arrays import broadcast_to
 from .rules.elementwise import real
@@ -107,26 +104,15 @@ def _reverse_rule(prim, i):
 
 
 def _transposed_vjp(prim, i, t, ans, primals, params):
-    """Forward rule for argument ``i`` derived from its reverse rule.
-
-    The reverse rule ``g -> J_i^T g`` is linear, so its own reverse pass with
-    seed ``t`` gives ``J_i t``: trace the rule on a fresh cotangent variable,
-    then fold back from its output.
-    """
+    """Forward rule for argument ``i`` derived from its reverse rule ``g -> J_i^T g``,
+    which is linear: its transpose applied to ``t`` is ``J_i t`` (None: zero)."""
     rule = _reverse_rule(prim, i)
     if rule is None:
         raise MissingRuleError(
             f"primitive '{prim.name}' has no forward-mode rule and no reverse-mode rule for "
             f"argument {i}; define one with fg.defjvp({prim.name}, ...) or fg.defvjp"
         )
-    trace = ReverseTrace(new_level())
-    g = Node(zeros_like_value(ans), VAR, (), None, "g", trace)
-    out = rule(g, ans, *primals, **params)
-    if not trace.owns(out):
-        return zeros_like_value(primals[i])  # the rule ignores g: a zero map
-    grads = reverse_fold(dfs_order((out,)), out, t, vjp_step, add_cotangents,
-                         keep=lambda n: n is g)
-    return grads.get(g, zeros_like_value(ans))
+    return transpose(lambda g: rule(g, ans, *primals, **params), ans, t)
 
 
 # ------------------------------------------------------------------ the transform

@@ -93,8 +93,6 @@ def isscalar(element):
     return shape_of(element) == () if isinstance(element, Box) else _np.isscalar(element)
 
 
-
-
 def ndim(a):
     """``numpy.ndim``, of plain and traced values alike."""
     return ndim_of(a) if isinstance(a, Box) else _np.ndim(a)
