@@ -1,4 +1,4 @@
-"""Decompositions of funcgrad.numpy.linalg: svd, qr, eig, eigvals, eigvalsh, lstsq,
+"""Decompositions of funcgrad.numpy.linalg: svd, svdvals, qr, eig, eigvals, lstsq,
 matrix_power, and the SVD-based matrix norms, with NumPy's signatures and values.
 
 The rules are in :mod:`funcgrad.rules.decompositions`. Singular vectors and
@@ -25,12 +25,10 @@ from ..rules.arrays import concatenate as _concatenate
 from ..rules.arrays import reshape as _reshape
 from ..rules.arrays import sum as _sum
 from ..rules.arrays import transpose as _transpose
-from ..rules.elementwise import conjugate as _conjugate
-from ..rules.elementwise import real as _real
 from ..rules.linalg import inv as _inv
+from ..rules.linalg import mH
 from ..rules.products import matmul as _matmul
-from ..rules.products import mT as _mT
-from ..values import is_complex, raw, shape_of
+from ..values import raw, shape_of
 from ._helpers import lists_as_arrays
 
 __all__ = ["svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "matrix_power", "svd_norm",
@@ -39,10 +37,6 @@ __all__ = ["svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "matrix_power", "s
 SVDResult = _namedtuple("SVDResult", "U S Vh")
 QRResult = _namedtuple("QRResult", "Q R")
 EigResult = _namedtuple("EigResult", "eigenvalues eigenvectors")
-
-
-def _mH(x):
-    return _conjugate(_mT(x)) if is_complex(x) else _mT(x)
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -59,7 +53,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     m, n = shape_of(a)[-2:]
     packed = _d.svd_packed(a, full_matrices=bool(full_matrices), hermitian=hermitian)
     u, s, v = _d.svd_parts(packed, m)
-    vh = _mH(v)
+    vh = mH(v)
     if full_matrices and m > n:
         u = _concatenate(u, _d.complement(a, of="svd_u"), axis=-1)
     if full_matrices and n > m:
@@ -123,7 +117,7 @@ def eigvals(a):
 
 def lstsq(a, b, rcond=None):
     """``numpy.linalg.lstsq``: ``(x, residuals, rank, s)``; ``x``, the residuals and ``s``
-    are differentiable (where the rank is locally constant), ``rank`` is an int.
+    are differentiable (where the rank is locally constant), ``rank`` is an integer.
 
     >>> import numpy as np
     >>> x, res, rank, s = lstsq(np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]]), np.array([1.0, 2.0, 2.0]))

@@ -15,9 +15,9 @@ import numpy as _np
 
 from ..rules import arrays as _arrays
 from ..rules import products as _products
-from ..rules.elementwise import conjugate as _conjugate
 from ..rules.elementwise import multiply as _multiply
-from ..values import is_complex, ndim_of
+from ..rules.linalg import conj as _conj
+from ..values import ndim_of
 from ..values import shape_of as _shape_of
 from . import linalg
 from ._helpers import lists_as_arrays, refuse
@@ -54,8 +54,7 @@ def vdot(a, b, /):
     np.complex128(1+0j)
     """
     a, b = lists_as_arrays(a), lists_as_arrays(b)
-    if is_complex(a):
-        a = _conjugate(a)
+    a = _conj(a)
     return _products.vdot(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
 
 

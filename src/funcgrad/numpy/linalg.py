@@ -14,8 +14,8 @@ function maps over leading (stack) axes as NumPy does. Conventions:
   (PyTorch returns the same); ties of ``inf``/``1`` matrix norms and of the
   ``inf`` vector norm share the gradient evenly. The matrix norms ``ord=2,
   -2, 'nuc'`` differentiate through the singular values.
-- ``svd``, ``qr``, ``eig``/``eigvals``, ``lstsq`` and ``matrix_power`` are in
-  :mod:`funcgrad.numpy._decompositions`; singular vectors and eigenvectors
+- ``svd``, ``svdvals``, ``qr``, ``eig``/``eigvals``, ``lstsq`` and ``matrix_power``
+  are in :mod:`funcgrad.numpy._decompositions`; singular vectors and eigenvectors
   are unique up to sign (phase), so only losses that do not depend on it have
   a derivative.
 - ``det``, ``slogdet`` and ``inv`` differentiate through ``inv``: at a
@@ -42,15 +42,15 @@ import numpy as _np
 from numpy.linalg import LinAlgError  # noqa: F401  NumPy's own error class
 
 from ..errors import NoRuleError as _NoRuleError
+from ..rules import decompositions as _dec
 from ..rules import linalg as _la
 from ..rules.arrays import getitem as _getitem
+from ..rules.arrays import reshape as _reshape
 from ..rules.arrays import swapaxes as _swapaxes
 from ..rules.elementwise import real as _real
+from ..rules.products import matmul as _matmul
 from ..values import is_complex
 from ..values import shape_of as _shape_of
-from ..rules.arrays import reshape as _reshape
-from ..rules import decompositions as _dec
-from ..rules.products import matmul as _matmul
 from ._decompositions import (  # noqa: F401
     EigResult,
     QRResult,

@@ -37,7 +37,7 @@ from ..values import is_complex, plain, shape_of
 from . import elementwise as ew
 from .arrays import batch_elementwise, concatenate, getitem, reshape
 from .arrays import sum as asum
-from .linalg import eigh_packed, hermitian_seen, inv, mH, pinv, solve
+from .linalg import conj, eigh_packed, hermitian_seen, inv, mH, pinv, solve
 from .products import diagonal, matmul, mT, tril
 
 __all__ = ["svd_packed", "svdvals", "qr_packed", "eig_packed", "eigvalsh", "lstsq_x",
@@ -203,8 +203,7 @@ def _eig_jvp(t, ans, a):
     dw = diagonal(m, axis1=-2, axis2=-1)
     dv = matmul(v, _gaps(_row(w) - _col(w)) * m)
     # NumPy's eigenvectors have unit norm: drop the part of dv that would change it
-    conj_v = ew.conjugate(v) if is_complex(v) else v
-    dv = dv - v * _row(_real(asum(conj_v * dv, axis=-2)))
+    dv = dv - v * _row(_real(asum(conj(v) * dv, axis=-2)))
     return concatenate(_row(dw), dv, axis=-2)
 
 
@@ -258,8 +257,7 @@ def _residuals_jvp(which):
         x2, b2 = (_col(x), _col(b)) if vec else (x, b)
         r = b2 - matmul(a, x2)
         moved = -matmul(t, x2) if which == 0 else (_col(t) if vec else t)
-        conj_r = ew.conjugate(r) if is_complex(r) else r
-        return 2.0 * _real(asum(conj_r * moved, axis=0))
+        return 2.0 * _real(asum(conj(r) * moved, axis=0))
     return rule
 
 

@@ -77,7 +77,7 @@ from .products import (  # noqa: F401
 __all__ = [
     "LinAlgShapeError",
     "inv", "det", "logabsdet", "slogdet_sign", "solve", "cholesky", "eigh_packed", "pinv", "norm",
-    "mH", "hermitian_seen",
+    "conj", "mH", "hermitian_seen",
 ]
 
 
@@ -246,9 +246,14 @@ solve = Primitive("solve", _solve_impl, vjp=(_solve_vjp_a, _solve_vjp_b),
 
 # ---------------------------------------------------------------- symmetric decompositions
 
+def conj(x):
+    """The complex conjugate (``x`` itself when real: no node for the identity)."""
+    return ew.conjugate(x) if is_complex(x) else x
+
+
 def mH(x):
     """The conjugate transpose of the last two axes (the transpose for real ``x``)."""
-    return ew.conjugate(mT(x)) if is_complex(x) else mT(x)
+    return conj(mT(x))
 
 
 def hermitian_seen(t, lower):
@@ -342,7 +347,7 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
                 f"{shape_of(a)}); those are not unique, so the loss has no derivative there. "
                 f"Use the eigenvalues, or perturb the matrix so that its eigenvalues are distinct")
         inner_ = inner_ + _eigh_gaps(w, repeated, unknown) * matmul(mT(v), gv)
-    return hermitian_seen_T(matmul(_conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
+    return hermitian_seen_T(matmul(conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
 
 
 def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
@@ -405,10 +410,6 @@ def _share_of_extremes(values, extreme, axes):
     return hit / asum(hit, axis=axes, keepdims=True)
 
 
-def _conj(x):
-    return ew.conjugate(x) if is_complex(x) else x
-
-
 def _phase(x):
     """d|x|/dx as a cotangent: sign(x) on reals, conj(x)/|x| on complex numbers."""
     return ew.conjugate(ew.unit(x)) if is_complex(x) else ew.sign(x)
@@ -424,7 +425,7 @@ def _norm_direction(x, ans, ord, axis, keepdims):  # noqa: A002
         # At x = 0 the 2-norm has no gradient; we return 0 there (a subgradient, as PyTorch
         # does), and 0 is also its derivative there, as for abs (x itself would give I).
         zero = plain(ans_k) == 0
-        return ew.where(zero, 0.0, _conj(x)) / ew.where(zero, 1.0, ans_k)
+        return ew.where(zero, 0.0, conj(x)) / ew.where(zero, 1.0, ans_k)
     if matrix:
         if ord in (1, -1, np.inf, -np.inf):
             summed, along = (axes[0], axes[1]) if ord in (1, -1) else (axes[1], axes[0])
