@@ -321,6 +321,11 @@ CASES = [
     Case("searchsorted", [np.array([-1.0, 0.0, 2.0]), _a(4)], diff=(), label="vector"),
     Case("round", [np.array([0.2, 1.3, -0.7])], {"decimals": 0}, label="off-halves"),
     Case("astype", [_a(2, 3)], {"dtype": np.float64}, label="float64"),
+    Case("fft", [_a(2, 4)], {"axis": 1, "norm": "backward", "inverse": False}, label="rows"),
+    Case("fft", [_a(3, 2)], {"axis": 0, "norm": "ortho", "inverse": True}, label="inverse ortho"),
+    Case("rfft", [_a(2, 5)], {"axis": -1, "norm": "forward"}, label="odd"),
+    Case("irfft", [_a(3, 2)], {"axis": 0, "n": 4, "norm": "backward"}, label="even"),
+    Case("irfft", [_a(2, 3)], {"axis": 1, "n": 5, "norm": "ortho"}, label="odd"),
 ]
 
 
@@ -564,6 +569,7 @@ def _torch_table(torch):
         "searchsorted": lambda a, v, side="left": torch.searchsorted(a, v, right=side == "right"),
         "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
         "astype": lambda x, dtype: x.to(getattr(torch, np.dtype(dtype).name)),
+        "irfft": lambda x, axis, n, norm: torch.fft.irfft(x, n=n, dim=axis, norm=norm),
         # SciPy's special functions (funcgrad.rules.special)
         "gammaln": torch.special.gammaln,
         # torch's trigamma (digamma's derivative) is accurate to 1e-10 only, and its
@@ -587,6 +593,8 @@ NO_TORCH_EQUIVALENT = {
     **{name: "packed outputs; tests/test_numpy_linalg.py compares them with torch.linalg"
        for name in ("svd", "svdvals", "qr", "eig", "lstsq", "lstsq_residuals",
                     "lstsq_singular_values", "complement", "lstsq_rank", "matrix_rank")},
+    **{name: "complex outputs, which this table's real cotangents miss: tests/test_fft.py "
+             "compares them with torch.fft" for name in ("fft", "rfft")},
     "eigvalsh": "tests/test_numpy_linalg.py compares it with torch.linalg.eigvalsh",
     "complex_sign": "complex inputs only: tests/test_complex.py checks it against PyTorch's sgn",
     "eigh": "eigenvector signs are a LAPACK convention; the packed output differs in sign",

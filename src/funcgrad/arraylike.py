@@ -60,7 +60,7 @@ _MASKS = {
 }
 
 numpy_layer = {}
-"""``{"numpy": funcgrad.numpy, "linalg": funcgrad.numpy.linalg}`` once the NumPy
+"""``{"numpy": funcgrad.numpy, "linalg": ..., "fft": ...}`` once the NumPy
 layer is imported (it registers itself); NumPy's functions and ufuncs called
 on traced values then run their namesakes there."""
 
@@ -74,9 +74,15 @@ def _refuse_conversion(x, what):
         f"node.value")
 
 
-def _namesake(name, linalg=False):
+def _submodule(func):
+    """``"linalg"`` or ``"fft"`` for NumPy's functions in those submodules, else ``"numpy"``."""
+    last = func.__module__.rsplit(".", 1)[-1]
+    return last if last in ("linalg", "fft") else "numpy"
+
+
+def _namesake(name, module="numpy"):
     """funcgrad.numpy's function called ``name`` (NumPy's own objects don't count), or None."""
-    namespace = numpy_layer.get("linalg" if linalg else "numpy")
+    namespace = numpy_layer.get(module)
     target = getattr(namespace, name, None) if namespace is not None else None
     if target is None or getattr(target, "__module__", "").startswith("numpy"):
         return None
@@ -149,10 +155,10 @@ class ArrayLike(Box):
         query = _QUERIES.get(func)
         if query is not None:
             return query(*args, **kwargs)
-        linalg = func.__module__.endswith("linalg")
-        target = _namesake(func.__name__, linalg)
+        module = _submodule(func)
+        target = _namesake(func.__name__, module)
         if target is None:
-            where = "numpy.linalg" if linalg else "numpy"
+            where = "numpy" if module == "numpy" else f"numpy.{module}"
             raise TypeError(
                 f"{where}.{func.__name__} was called on a traced value, and funcgrad.numpy has no "
                 f"derivative rule for it; compute it outside the differentiated function, or "

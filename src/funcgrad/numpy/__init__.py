@@ -25,7 +25,7 @@ import numpy as _np
 from .. import arraylike as _arraylike
 from ..errors import NoRuleError as _NoRuleError
 from . import (_basic, _indexing, _joining, _logic, _math, _methods, _products, _reductions,
-               _shape, linalg)
+               _shape, fft, linalg)
 from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
 from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
 from ._logic import *        # noqa: F401,F403  comparisons, predicates, logic: masks
@@ -35,13 +35,13 @@ from ._shape import *        # noqa: F401,F403  reshape, transpose, broadcasting
 from ._joining import *      # noqa: F401,F403  joining, splitting, rearranging, sorting
 from ._indexing import *     # noqa: F401,F403  indexing, integer-valued, constructors
 
-__all__ = [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing)
+__all__ = ["fft"] + [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing)
            for n in m.__all__]
 
 # Traced values get NumPy's array methods, and NumPy's functions and ufuncs
 # called on them run the namesakes here.
 _methods.install(_arraylike.ArrayLike, _sys.modules[__name__])
-_arraylike.numpy_layer.update(numpy=_sys.modules[__name__], linalg=linalg)
+_arraylike.numpy_layer.update(numpy=_sys.modules[__name__], linalg=linalg, fft=fft)
 
 
 def __getattr__(name):
