@@ -1,11 +1,15 @@
 """NumPy code as users write it: traced values inside constructors, lists into
 reductions, outputs of one element, and NumPy's derivative-free helpers."""
 
+from collections import namedtuple
+
 import numpy as np
 import pytest
+import torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.numpy import _calculus, _statistics
 
 
 def test_array_of_traced_values_is_a_traced_array():
@@ -47,3 +51,186 @@ def test_derivative_free_helpers_are_numpys():
     assert fnp.isscalar(fg.var(2.0)) and not fnp.isscalar(x) and fnp.isscalar(2.0)
     with fnp.errstate(divide="ignore"):
         assert fnp.log(0.0) == -np.inf
+
+
+# ---------------------------------------------------------------- the table of further functions
+# Differences, integrals, convolution, interpolation (_calculus) and order statistics,
+# NaN-skipping reductions, covariance, counting (_statistics). Each row: call(m, *xs)
+# for m = numpy or funcgrad.numpy, its arguments, whether values are NumPy's bits
+# (else to 1e-13), whether it has a derivative, and a PyTorch twin where one exists.
+
+Row = namedtuple("Row", "call args exact grad torch", defaults=(True, True, None))
+
+_R = np.random.default_rng(0)
+X = _R.standard_normal((3, 5))
+V = _R.standard_normal(5)
+K = _R.standard_normal(3)
+C = np.cumsum(_R.uniform(0.5, 1.5, 5))
+XN = X.copy()
+XN[0, 1] = XN[2, 3] = np.nan
+XP, FP = np.array([0.0, 1.0, 2.5, 3.0]), np.array([1.0, -1.0, 2.0, 0.5])
+PHASE = np.angle(np.exp(1j * np.linspace(0.0, 12.0, 15))).reshape(3, 5)
+W5 = np.abs(V) + 0.5
+
+ROWS = {
+    "diff": Row(lambda m, x: m.diff(x, n=2, axis=0, prepend=1.0), (X,), torch=lambda t, x: torch.diff(
+        torch.cat([torch.ones(1, 5, dtype=x.dtype), x]), n=2, dim=0)),
+    "diff:append": Row(lambda m, x, y: m.diff(x, append=y), (X, X[:, :1])),
+    "ediff1d": Row(lambda m, x: m.ediff1d(x, to_begin=[1.0, 2.0], to_end=3.0), (X,)),
+    "gradient": Row(lambda m, x: m.stack(m.gradient(x)), (X,), torch=lambda t, x: torch.stack(torch.gradient(x))),
+    "gradient:edge2": Row(lambda m, x: m.gradient(x, 0.5, axis=1, edge_order=2), (X,),
+                          torch=lambda t, x: torch.gradient(x, spacing=0.5, dim=1, edge_order=2)[0]),
+    "gradient:coords": Row(lambda m, x: m.gradient(x, C, axis=-1), (X,)),
+    "gradient:coords2": Row(lambda m, x: m.gradient(x, C, edge_order=2), (V,)),
+    "trapezoid": Row(lambda m, y: m.trapezoid(y, dx=0.3), (X,),
+                     torch=lambda t, y: torch.trapezoid(y, dx=0.3)),
+    "trapezoid:x": Row(lambda m, y, x: m.trapezoid(y, x=x), (X, C), torch=lambda t, y, x: torch.trapezoid(y, x)),
+    "cumulative_sum": Row(lambda m, x: m.cumulative_sum(x, axis=1, include_initial=True), (X,)),
+    "cumulative_prod": Row(lambda m, x: m.cumulative_prod(x, axis=0), (X,),
+                           torch=lambda t, x: torch.cumprod(x, dim=0)),
+    "convolve": Row(lambda m, a, v: m.convolve(a, v), (V, K), torch=lambda t, a, v: torch.nn.functional.conv1d(
+        a[None, None], v.flip(0)[None, None], padding=2)[0, 0]),
+    "convolve:same": Row(lambda m, a, v: m.convolve(a, v, "same"), (K, V)),
+    "convolve:valid": Row(lambda m, a, v: m.convolve(a, v, mode="valid"), (V, K[:2])),
+    "correlate": Row(lambda m, a, v: m.correlate(a, v), (V, K), torch=lambda t, a, v: torch.nn.functional.conv1d(
+        a[None, None], v[None, None])[0, 0]),
+    "correlate:full": Row(lambda m, a, v: m.correlate(a, v, "full"), (K[:2], V)),
+    "correlate:same": Row(lambda m, a, v: m.correlate(a, v, "same"), (K, V), exact=False),
+    "interp": Row(lambda m, x, xp, fp: m.interp(x, xp, fp), (np.array([-1.0, 0.3, 1.2, 2.7, 3.5]), XP, FP)),
+    "interp:left_right": Row(lambda m, x, fp: m.interp(x, XP, fp, left=-5.0, right=7.0),
+                             (np.array([[-1.0, 0.3], [2.9, 3.5]]), FP)),
+    "unwrap": Row(lambda m, p: m.unwrap(p), (PHASE,)),
+    "median": Row(lambda m, x: m.median(x), (X,), torch=lambda t, x: torch.quantile(x, 0.5)),
+    "median:axis": Row(lambda m, x: m.median(x, axis=1, keepdims=True), (X[:, :4],)),
+    "quantile": Row(lambda m, x: m.quantile(x, [0.1, 0.5, 1.0], axis=1), (X,), exact=False,
+                    torch=lambda t, x: torch.quantile(x, torch.tensor([0.1, 0.5, 1.0], dtype=x.dtype), dim=1)),
+    "quantile:lower": Row(lambda m, x: m.quantile(x, [0.1, 0.9], axis=(0, 1), method="lower"), (X,)),
+    "quantile:higher": Row(lambda m, x: m.quantile(x, 0.3, axis=0, method="higher"), (X,)),
+    "quantile:nearest": Row(lambda m, x: m.quantile(x, [0.33, 0.5], method="nearest"), (X,)),
+    "quantile:midpoint": Row(lambda m, x: m.quantile(x, [0.33, 0.5], axis=1, method="midpoint"), (X,)),
+    "percentile": Row(lambda m, x: m.percentile(x, [[10, 90], [50, 25]], axis=0), (X,), exact=False),
+    "nanmedian": Row(lambda m, x: m.nanmedian(x, axis=1), (XN,)),
+    "nanquantile": Row(lambda m, x: m.nanquantile(x, [0.2, 0.7], axis=1), (XN,)),
+    "nanpercentile": Row(lambda m, x: m.nanpercentile(x, 40), (XN,), exact=False),
+    "nanmax": Row(lambda m, x: m.nanmax(x, axis=1), (XN,)),
+    "nanmin": Row(lambda m, x: m.nanmin(x, axis=0), (XN,)),
+    "nanprod": Row(lambda m, x: m.nanprod(x, axis=0), (XN,)),
+    "nanvar": Row(lambda m, x: m.nanvar(x, axis=1, ddof=1), (XN,)),
+    "nanstd": Row(lambda m, x: m.nanstd(x), (XN,)),
+    "nancumsum": Row(lambda m, x: m.nancumsum(x, axis=1), (XN,)),
+    "nancumprod": Row(lambda m, x: m.nancumprod(x), (XN,)),
+    "cov": Row(lambda m, x: m.cov(x), (X,), torch=lambda t, x: torch.cov(x)),
+    "cov:y": Row(lambda m, x, y: m.cov(x, y, rowvar=False), (X, X[:, :2] * 2.0)),
+    "cov:weights": Row(lambda m, x, w: m.cov(x, aweights=w, fweights=np.array([1, 2, 1, 3, 1])), (X, W5),
+                       torch=lambda t, x, w: torch.cov(x, aweights=w, fweights=torch.tensor([1, 2, 1, 3, 1]))),
+    "cov:bias": Row(lambda m, x: m.cov(x, bias=True), (X,), torch=lambda t, x: torch.cov(x, correction=0)),
+    "corrcoef": Row(lambda m, x: m.corrcoef(x), (X,), torch=lambda t, x: torch.corrcoef(x)),
+    "corrcoef:xy": Row(lambda m, x, y: m.corrcoef(x, y), (V, V[::-1] + K[0])),
+    "count_nonzero": Row(lambda m, x: m.count_nonzero(x > 0, axis=1), (X,), grad=False),
+    "any": Row(lambda m, x: m.any(x > 1, axis=0), (X,), grad=False),
+    "all": Row(lambda m, x: m.all(x), (X,), grad=False),
+    "digitize": Row(lambda m, x: m.digitize(x, np.array([-1.0, 0.0, 1.0])), (X,), grad=False),
+    "digitize:decreasing": Row(lambda m, x: m.digitize(x, np.array([1.0, 0.0, -1.0]), right=True), (X,),
+                               grad=False),
+    "bincount": Row(lambda m, w: m.bincount(np.array([0, 3, 3, 1, 0]), w), (V,)),
+    "histogram": Row(lambda m, w: m.histogram(X[1], bins=3, weights=w)[0], (V,)),
+    "histogram:density": Row(lambda m, w: m.histogram(X[1], bins=4, weights=w, density=True)[0], (W5,),
+                             exact=False),
+}
+# Rows whose inputs hold NaNs: check_grads compares the finite entries' derivatives.
+NAN_ROWS = {name for name, row in ROWS.items() if any(np.isnan(a).any() for a in row.args)}
+# Functions that read values to decide a shape (bins, counts) run eagerly, not under vmap or jit.
+EAGER_ONLY = {"bincount", "histogram"}
+TABLE_MODULES = (_calculus, _statistics)
+
+
+def _base(name):
+    return name.split(":")[0]
+
+
+def test_every_table_function_has_a_row_and_an_example():
+    covered = {_base(n) for n in ROWS}
+    for module in TABLE_MODULES:
+        assert not set(module.__all__) - covered, set(module.__all__) - covered
+        for name in module.__all__:
+            assert ">>>" in (getattr(module, name).__doc__ or ""), f"{name} needs a >>> example"
+
+
+def _close(got, want, exact, what):
+    got = fg.stop_gradient(got)
+    if exact:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14, err_msg=what)
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_table_values_are_numpys(name):
+    row = ROWS[name]
+    want = row.call(np, *row.args)
+    _close(row.call(fnp, *row.args), want, True, "plain arrays: NumPy's own call")
+    out, _ = fg.vjp(lambda *xs: row.call(fnp, *xs), *row.args)
+    assert np.shape(out) == np.shape(want)
+    _close(out, want, row.exact, "traced")
+    if name.split(":")[0] not in EAGER_ONLY:
+        _close(fg.jit(lambda *xs: row.call(fnp, *xs))(*row.args), want, row.exact, "jit")
+
+
+def _finite_part(row):
+    """The row as a function of the non-NaN entries of its first argument."""
+    x = row.args[0]
+    keep = ~np.isnan(x)
+
+    def f(v, *rest):
+        full = fg.at(np.where(keep, 0.0, np.nan))[keep].set(v)
+        return row.call(fnp, full, *rest)
+    return f, (x[keep], *row.args[1:])
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.grad))
+def test_table_second_order_both_modes(name):
+    row = ROWS[name]
+    if name in NAN_ROWS:
+        f, args = _finite_part(row)
+        out = row.call(np, *row.args)
+        finite = ~np.isnan(out)
+        fg.check_grads(lambda *a: f(*a)[finite] if np.ndim(out) else f(*a), args, order=2, modes=("fwd", "rev"))
+    else:
+        fg.check_grads(lambda *xs: row.call(fnp, *xs), row.args, order=2, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if _base(n) not in EAGER_ONLY))
+def test_table_vmap_equals_a_loop(name):
+    row = ROWS[name]
+    batch = [np.stack([a, a * 1.5, a[::-1] if np.ndim(a) else a]) for a in row.args[:1]]
+    want = [row.call(np, b, *row.args[1:]) for b in batch[0]]
+    got = fg.vmap(lambda x: row.call(fnp, x, *row.args[1:]))(batch[0])
+    np.testing.assert_allclose(fg.stop_gradient(got), np.stack(want), rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.torch))
+def test_table_gradients_match_torch(name):
+    row = ROWS[name]
+    w = np.random.default_rng(5).standard_normal(np.shape(row.call(np, *row.args)))
+    grads = fg.grad(lambda *xs: fnp.sum(row.call(fnp, *xs) * w), argnums=tuple(range(len(row.args))))(*row.args)
+    ts = [torch.tensor(a, requires_grad=True) for a in row.args]
+    (row.torch(torch, *ts) * torch.tensor(w)).sum().backward()
+    for g, t in zip(grads, ts):
+        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_nan_entries_get_zero_gradients():
+    for f in (fnp.nanmax, fnp.nanmin, fnp.nansum, fnp.nanprod, fnp.nanvar, fnp.nanstd, fnp.nanmedian,
+              lambda x: fnp.nanquantile(x, 0.3), lambda x: fnp.sum(fnp.nancumsum(x))):
+        g = fg.grad(f)(XN)
+        assert np.all(g[np.isnan(XN)] == 0.0) and np.all(np.isfinite(g))
+
+
+def test_median_of_data_with_a_nan_is_nan_as_in_numpy():
+    assert np.isnan(fnp.median(fg.var(XN)).value)
+    np.testing.assert_array_equal(fnp.median(fg.var(XN), axis=1).value, np.median(XN, axis=1))
+
+
+def test_interp_derivative_is_the_slope_of_the_piece():
+    g = fg.grad(lambda x: fnp.sum(fnp.interp(x, XP, FP)))(np.array([-1.0, 0.5, 2.0, 2.75, 4.0]))
+    np.testing.assert_array_equal(g, [0.0, -2.0, 2.0, -3.0, 0.0])

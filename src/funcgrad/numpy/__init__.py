@@ -12,10 +12,10 @@ an error naming it, rather than giving a silently wrong gradient.
 >>> y = fnp.sum(fnp.exp(x) * 2.0)
 >>> fg.backprop(y)[x]
 array([2.        , 5.43656366])
->>> fnp.unwrap
+>>> fnp.packbits
 Traceback (most recent call last):
 ...
-funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.unwrap; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
+funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.packbits; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
 """
 
 import sys as _sys
@@ -24,8 +24,8 @@ import numpy as _np
 
 from .. import arraylike as _arraylike
 from ..errors import NoRuleError as _NoRuleError
-from . import (_basic, _indexing, _joining, _logic, _math, _methods, _products, _reductions,
-               _shape, fft, linalg)
+from . import (_basic, _calculus, _indexing, _joining, _logic, _math, _methods, _products, _reductions,
+               _shape, _statistics, fft, linalg)
 from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
 from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
 from ._logic import *        # noqa: F401,F403  comparisons, predicates, logic: masks
@@ -34,8 +34,11 @@ from ._products import *     # noqa: F401,F403  products, einsum, diagonals, tri
 from ._shape import *        # noqa: F401,F403  reshape, transpose, broadcasting
 from ._joining import *      # noqa: F401,F403  joining, splitting, rearranging, sorting
 from ._indexing import *     # noqa: F401,F403  indexing, integer-valued, constructors
+from ._calculus import *     # noqa: F401,F403  differences, integrals, convolution, interpolation
+from ._statistics import *   # noqa: F401,F403  quantiles, NaN-skipping, covariance, counting
 
-__all__ = ["fft"] + [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing)
+__all__ = ["fft"] + [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing,
+                                        _calculus, _statistics)
            for n in m.__all__]
 
 # Traced values get NumPy's array methods, and NumPy's functions and ufuncs

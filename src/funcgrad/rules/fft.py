@@ -29,7 +29,7 @@ import numpy as np
 from ..primitive import Primitive
 from ..values import shape_of
 from . import elementwise as ew
-from .arrays import batch_along_axis, concatenate, reshape
+from .arrays import batch_along_axis, concatenate
 
 __all__ = ["fft", "rfft", "irfft"]
 

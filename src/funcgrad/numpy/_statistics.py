@@ -1,0 +1,465 @@
+"""Order statistics, NaN-skipping reductions, covariance and counting, NumPy's signatures.
+
+``median``, ``percentile``, ``quantile`` and their NaN-skipping versions sort
+along the axes and interpolate between neighbours exactly as NumPy's code
+does (methods ``linear``, ``lower``, ``higher``, ``nearest``, ``midpoint``),
+so the gradient goes to the one or two elements each result is made of.
+``nanmax``, ``nanmin``, ``nanprod``, ``nanvar``, ``nanstd``, ``nancumsum`` and
+``nancumprod`` give NaNs a zero derivative; ``cov`` and ``corrcoef`` take
+NumPy's weights; ``count_nonzero``, ``any``, ``all``, ``digitize`` and
+``histogram``'s counts have no derivative (``histogram``'s ``weights`` and
+``bincount``'s do).
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> fg.grad(lambda x: fnp.median(x))(np.array([3.0, 1.0, 4.0, 2.0]))
+array([0.5, 0. , 0. , 0.5])
+>>> fnp.nanmax(np.array([1.0, np.nan, 3.0]))
+np.float64(3.0)
+"""
+
+import builtins
+
+import numpy as _np
+
+from ..rules import elementwise as _ew
+from ..rules import shape as _s
+from ..rules import ufuncs as _u
+from ..values import plain as _plain
+from ..values import raw as _raw
+from ..values import shape_of as _shape_of
+from ._helpers import as_array, check_axes, is_traced, refuse
+from ._joining import concatenate, sort
+from ._products import dot
+from ._reductions import average, cumprod, cumsum, max, min, prod, sum
+from ._shape import moveaxis, ravel, reshape, transpose
+
+__all__ = ["median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile",
+           "nanmax", "nanmin", "nanprod", "nanvar", "nanstd", "nancumsum", "nancumprod",
+           "cov", "corrcoef", "count_nonzero", "any", "all", "digitize", "bincount", "histogram"]
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _last_axis(a, axis):
+    """``a`` with the axes ``axis`` (None: all) merged into one last axis, and the
+    shape keepdims gives the result."""
+    shape = _shape_of(a)
+    axes = tuple(range(len(shape))) if axis is None else check_axes(axis, len(shape), "quantile")
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    moved = transpose(a, kept + axes)
+    merged = reshape(moved, tuple(shape[i] for i in kept) + (-1,))
+    keep_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return merged, tuple(shape[i] for i in kept), keep_shape
+
+
+def _indexes(virtual, count, method):
+    """NumPy's neighbouring indexes and weight of the upper one, from plain values."""
+    if method == "lower":
+        virtual = _u.floor(virtual)
+    elif method == "higher":
+        virtual = _u.ceil(virtual)
+    elif method == "nearest":
+        virtual = _u.rint(virtual)
+    below = _u.floor(virtual)
+    last = count - 1.0
+    above = virtual >= last
+    lo = _ew.where(above, last, _ew.where(virtual < 0, 0.0, below))
+    hi = _ew.where(above, last, _ew.where(virtual < 0, 0.0, below + 1.0))
+    gamma = virtual - lo
+    if method == "midpoint":
+        gamma = _ew.where(gamma == 0, 0.0, 0.5)
+    to_int = lambda i: _u.astype(_ew.maximum(i, 0.0), dtype=_np.intp)   # noqa: E731
+    return to_int(lo), to_int(hi), gamma
+
+
+def _lerp(a, b, t):
+    d = b - a
+    return _ew.where(t >= 0.5, b - d * (1.0 - t), a + d * t)
+
+
+def _quantile(who, a, q, axis, method, keepdims, skip_nan):
+    if is_traced(q):
+        raise NotImplementedError(f"{who}: a traced q is not supported; the derivative with "
+                                  f"respect to the data is; pass q as a plain number or array")
+    if method not in _METHODS:
+        raise NotImplementedError(f"{who}: method={method!r} is not supported; use one of {_METHODS}")
+    q = _np.asarray(q, dtype=float)
+    if _np.any((q < 0) | (q > 1)):
+        raise ValueError(f"{who}: quantiles must be in the range [0, 1] (percentiles in [0, 100]); got {q}")
+    merged, rest, keep_shape = _last_axis(as_array(a), axis)
+    ordered = sort(merged, axis=-1)                # NaNs sort last
+    nan = _ew.not_equal(_plain(ordered), _plain(ordered))
+    n = _shape_of(merged)[-1]
+    count = (sum(_ew.where(nan, 0.0, 1.0), axis=-1, keepdims=True) if skip_nan
+             else _np.full(rest + (1,), float(n)))
+    qs = q.reshape(-1)
+    virtual = count * qs + (1.0 + qs * -1.0) - 1.0          # NumPy's formula, alpha = beta = 1
+    lo, hi, gamma = _indexes(virtual, count, method)
+    out = _lerp(_s.take_along(ordered, lo, axis=-1), _s.take_along(ordered, hi, axis=-1), gamma)
+    if not skip_nan:
+        has_nan = _s.take_along(nan, _np.full(rest + (1,), n - 1), axis=-1)
+        out = _ew.where(has_nan, _np.nan, out)
+    out = moveaxis(out, -1, 0)                       # q's axes lead, as in NumPy
+    out_shape = keep_shape if keepdims else rest
+    return reshape(out, q.shape + out_shape)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+             *, weights=None):
+    """``numpy.quantile``: the q-th quantiles (q in [0, 1]) along ``axis``.
+
+    >>> import numpy as np
+    >>> quantile(np.array([[1.0, 2.0, 3.0, 4.0]]), [0.25, 0.5], axis=1)
+    array([[1.75],
+           [2.5 ]])
+    """
+    refuse("quantile", out=out, weights=weights)
+    if not is_traced(a):
+        return _np.quantile(a, q, axis=axis, method=method, keepdims=keepdims)
+    return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+               *, weights=None):
+    """``numpy.percentile``: quantile with q in percent.
+
+    >>> import numpy as np
+    >>> float(percentile(np.array([1.0, 2.0, 3.0, 4.0]), 50))
+    2.5
+    """
+    refuse("percentile", out=out, weights=weights)
+    if not is_traced(a):
+        return _np.percentile(a, q, axis=axis, method=method, keepdims=keepdims)
+    return _quantile("percentile", a, _np.true_divide(q, 100), axis, method, keepdims, skip_nan=False)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``numpy.median``: the middle value, or the mean of the two middle values.
+
+    >>> import numpy as np
+    >>> median(np.array([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]]), axis=1)
+    array([2., 3.])
+    """
+    refuse("median", out=out)
+    if not is_traced(a):
+        return _np.median(a, axis=axis, keepdims=keepdims)
+    return _quantile("median", a, 0.5, axis, "linear", keepdims, skip_nan=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+                *, weights=None):
+    """``numpy.nanquantile``: quantile of the elements that are not NaN.
+
+    >>> import numpy as np
+    >>> float(nanquantile(np.array([1.0, np.nan, 3.0]), 0.5))
+    2.0
+    """
+    refuse("nanquantile", out=out, weights=weights)
+    if not is_traced(a):
+        return _np.nanquantile(a, q, axis=axis, method=method, keepdims=keepdims)
+    return _quantile("nanquantile", a, q, axis, method, keepdims, skip_nan=True)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+                  *, weights=None):
+    """``numpy.nanpercentile``: percentile of the elements that are not NaN.
+
+    >>> import numpy as np
+    >>> float(nanpercentile(np.array([1.0, np.nan, 3.0]), 100))
+    3.0
+    """
+    refuse("nanpercentile", out=out, weights=weights)
+    if not is_traced(a):
+        return _np.nanpercentile(a, q, axis=axis, method=method, keepdims=keepdims)
+    return _quantile("nanpercentile", a, _np.true_divide(q, 100), axis, method, keepdims, skip_nan=True)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``numpy.nanmedian``: median of the elements that are not NaN.
+
+    >>> import numpy as np
+    >>> float(nanmedian(np.array([1.0, np.nan, 3.0, 10.0])))
+    3.0
+    """
+    refuse("nanmedian", out=out)
+    if not is_traced(a):
+        return _np.nanmedian(a, axis=axis, keepdims=keepdims)
+    return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, skip_nan=True)
+
+
+def _nan(a):
+    p = _plain(a)
+    return _ew.not_equal(p, p)
+
+
+def _replace_nan(a, value):
+    a = as_array(a)
+    return _ew.where(_nan(a), value, a)
+
+
+def _all_nan(a, axis, keepdims):
+    return _ew.equal(sum(_ew.where(_nan(a), 0.0, 1.0), axis=axis, keepdims=keepdims), 0.0)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``numpy.nanmax``: the maximum ignoring NaNs (NaN where every element is NaN).
+
+    >>> import numpy as np
+    >>> nanmax(np.array([[np.nan, 2.0], [np.nan, np.nan]]), axis=1)
+    array([ 2., nan])
+    """
+    refuse("nanmax", out=out, initial=initial, where=where)
+    if not is_traced(a):
+        return _np.nanmax(a, axis=axis, keepdims=keepdims)
+    best = max(_replace_nan(a, -_np.inf), axis=axis, keepdims=keepdims)
+    return _ew.where(_all_nan(a, axis, keepdims), _np.nan, best)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``numpy.nanmin``: the minimum ignoring NaNs (NaN where every element is NaN).
+
+    >>> import numpy as np
+    >>> float(nanmin(np.array([np.nan, 2.0, -1.0])))
+    -1.0
+    """
+    refuse("nanmin", out=out, initial=initial, where=where)
+    if not is_traced(a):
+        return _np.nanmin(a, axis=axis, keepdims=keepdims)
+    best = min(_replace_nan(a, _np.inf), axis=axis, keepdims=keepdims)
+    return _ew.where(_all_nan(a, axis, keepdims), _np.nan, best)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``numpy.nanprod``: NaNs count as one.
+
+    >>> import numpy as np
+    >>> float(nanprod(np.array([2.0, np.nan, 3.0])))
+    6.0
+    """
+    refuse("nanprod", out=out, initial=initial, where=where)
+    if not is_traced(a):
+        return _np.nanprod(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    return prod(_replace_nan(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """``numpy.nancumsum``: the running sum with NaNs as zero.
+
+    >>> import numpy as np
+    >>> nancumsum(np.array([1.0, np.nan, 2.0]))
+    array([1., 1., 3.])
+    """
+    refuse("nancumsum", out=out)
+    if not is_traced(a):
+        return _np.nancumsum(a, axis=axis, dtype=dtype)
+    return cumsum(_replace_nan(a, 0.0), axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """``numpy.nancumprod``: the running product with NaNs as one.
+
+    >>> import numpy as np
+    >>> nancumprod(np.array([2.0, np.nan, 3.0]))
+    array([2., 2., 6.])
+    """
+    refuse("nancumprod", out=out)
+    if not is_traced(a):
+        return _np.nancumprod(a, axis=axis, dtype=dtype)
+    return cumprod(_replace_nan(a, 1.0), axis=axis, dtype=dtype)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+           correction=None):
+    """``numpy.nanvar``: the variance of the elements that are not NaN.
+
+    >>> import numpy as np
+    >>> float(nanvar(np.array([1.0, np.nan, 3.0])))
+    1.0
+    """
+    refuse("nanvar", out=out, where=where, mean=mean, correction=correction)
+    if not is_traced(a):
+        return _np.nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    valid = _ew.where(_nan(a), 0.0, 1.0)
+    count = sum(valid, axis=axis, keepdims=True)
+    zeroed = _replace_nan(a, 0.0)
+    centred = zeroed - sum(zeroed, axis=axis, keepdims=True) / count
+    squares = _ew.where(_nan(a), 0.0, _u.real(centred * _u.conjugate(centred)))
+    total = sum(squares, axis=axis, keepdims=keepdims)
+    return total / (sum(valid, axis=axis, keepdims=keepdims) - ddof)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+           correction=None):
+    """``numpy.nanstd``: the standard deviation of the elements that are not NaN.
+
+    >>> import numpy as np
+    >>> float(nanstd(np.array([1.0, np.nan, 3.0])))
+    1.0
+    """
+    refuse("nanstd", out=out, where=where, mean=mean, correction=correction)
+    if not is_traced(a):
+        return _np.nanstd(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return _ew.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+
+
+def _as_rows(x, rowvar):
+    x = as_array(x)
+    nd = len(_shape_of(x))
+    if nd > 2:
+        raise ValueError(f"cov: m has more than 2 dimensions (shape {_shape_of(x)})")
+    x = reshape(x, (1, -1)) if nd < 2 else x
+    return x if rowvar or _shape_of(x)[0] == 1 and nd < 2 else transpose(x)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    """``numpy.cov``: the covariance matrix of the variables (rows, or columns if
+    ``rowvar=False``), with frequency and reliability weights.
+
+    >>> import numpy as np
+    >>> cov(np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    if not is_traced(m, y, fweights, aweights):
+        return _np.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
+    x = _as_rows(m, rowvar)
+    if y is not None:
+        x = concatenate([x, _as_rows(y, rowvar)], axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    w = None
+    if fweights is not None:
+        w = as_array(fweights)
+    if aweights is not None:
+        w = as_array(aweights) if w is None else w * as_array(aweights)
+    if w is None:
+        avg = average(x, axis=1)
+        w_sum = float(_shape_of(x)[1])
+        fact = w_sum - ddof
+    else:
+        avg, w_sum = average(x, axis=1, weights=w, returned=True)
+        w_sum = w_sum[0]
+        fact = w_sum - ddof if aweights is None else w_sum - ddof * sum(w * as_array(aweights)) / w_sum
+    x = x - reshape(avg, (-1, 1))
+    xt = transpose(x if w is None else x * w)
+    c = dot(x, _u.conjugate(xt)) * (1.0 / fact)
+    return reshape(c, ()) if _shape_of(c) == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """``numpy.corrcoef``: the correlation coefficients, cov / (std_i std_j), clipped to [-1, 1].
+
+    >>> import numpy as np
+    >>> corrcoef(np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.5]])).round(4)
+    array([[ 1.   , -0.982],
+           [-0.982,  1.   ]])
+    """
+    if not is_traced(x, y):
+        return _np.corrcoef(x, y, rowvar, dtype=dtype)
+    c = cov(x, y, rowvar)
+    if not _shape_of(c):
+        return c / c
+    d = _np.arange(_shape_of(c)[0])
+    std = _ew.sqrt(_u.real(c[d, d]))
+    c = c / reshape(std, (-1, 1))
+    c = c / reshape(std, (1, -1))
+    return _u.clip(c, -1.0, 1.0)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """``numpy.count_nonzero``: how many elements are not zero (an integer, no derivative).
+
+    >>> import numpy as np
+    >>> int(count_nonzero(np.array([0.0, 1.5, -2.0])))
+    2
+    """
+    if not is_traced(a):
+        return _np.count_nonzero(a, axis=axis, keepdims=keepdims)
+    ones = _ew.where(_ew.not_equal(_plain(a), 0), 1, 0)
+    return _u.astype(sum(ones, axis=axis, keepdims=keepdims), dtype=_np.intp)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):   # noqa: A001 - NumPy's name
+    """``numpy.any``: whether any element is true (not zero); no derivative.
+
+    >>> import numpy as np
+    >>> any(np.array([[0.0, 1.0], [0.0, 0.0]]), axis=1)
+    array([ True, False])
+    """
+    refuse("any", out=out, where=where)
+    if not is_traced(a):
+        return _np.any(a, axis=axis, keepdims=keepdims)
+    return _ew.greater(count_nonzero(a, axis=axis, keepdims=keepdims), 0)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):   # noqa: A001 - NumPy's name
+    """``numpy.all``: whether every element is true (not zero); no derivative.
+
+    >>> import numpy as np
+    >>> bool(all(np.array([1.0, 2.0])))
+    True
+    """
+    refuse("all", out=out, where=where)
+    if not is_traced(a):
+        return _np.all(a, axis=axis, keepdims=keepdims)
+    zeros = sum(_ew.where(_ew.equal(_plain(a), 0), 1, 0), axis=axis, keepdims=keepdims)
+    return _ew.equal(zeros, 0)
+
+
+def digitize(x, bins, right=False):
+    """``numpy.digitize``: the index of the bin each value falls in (an integer, no derivative).
+
+    >>> import numpy as np
+    >>> digitize(np.array([0.5, 1.5, 3.0]), np.array([0.0, 1.0, 2.0]))
+    array([1, 2, 3])
+    """
+    if not is_traced(x, bins):
+        return _np.digitize(x, bins, right)
+    bins = _raw(bins)
+    side = "left" if right else "right"
+    if bins[-1] >= bins[0]:
+        return _s.searchsorted(bins, _plain(x), side=side)
+    return len(bins) - _s.searchsorted(bins[::-1], _plain(x), side=side)
+
+
+def bincount(x, /, weights=None, minlength=0):
+    """``numpy.bincount``: how often each non-negative integer occurs, or the sum of its
+    ``weights`` (differentiable in the weights).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.grad(lambda w: bincount(np.array([0, 2, 2]), w)[2])(np.array([1.0, 2.0, 3.0]))
+    array([0., 1., 1.])
+    """
+    if not is_traced(x, weights):
+        return _np.bincount(x, weights, minlength)
+    if is_traced(x):
+        raise TypeError("bincount: x holds integers, which have no derivative; pass "
+                        "fg.stop_gradient(x)")
+    x = _np.asarray(x)
+    length = builtins.max(int(x.max()) + 1 if x.size else 0, minlength)
+    return _s.put_along(ravel(weights) * 1.0, x.ravel(), axis=0, shape=(length,))
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):   # noqa: A002 - NumPy's name
+    """``numpy.histogram``: counts per bin and the bin edges. The counts have no derivative
+    with respect to ``a``; with ``weights`` they are sums, differentiable in the weights.
+
+    >>> import numpy as np
+    >>> counts, edges = histogram(np.array([0.1, 0.4, 0.6]), bins=2, range=(0.0, 1.0))
+    >>> counts, edges
+    (array([2, 1]), array([0. , 0.5, 1. ]))
+    """
+    if not is_traced(weights):
+        return _np.histogram(_raw(a), bins, range, density, _raw(weights) if weights is not None else None)
+    values = _np.ravel(_raw(a))
+    edges = _np.histogram_bin_edges(values, bins, range)
+    index = _np.searchsorted(edges, values, side="right") - 1
+    index[values == edges[-1]] = len(edges) - 2          # the last bin is closed
+    inside = (index >= 0) & (index < len(edges) - 1)
+    w = ravel(weights)[_np.flatnonzero(inside)]
+    counts = _s.put_along(w * 1.0, index[inside], axis=0, shape=(len(edges) - 1,))
+    if density:
+        counts = counts / (sum(counts) * _np.diff(edges))
+    return counts, edges
+
