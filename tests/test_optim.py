@@ -21,6 +21,11 @@ def _loss(params, X, y):
 
 @pytest.mark.parametrize("make, steps", [
     (lambda: fg.optim.sgd(0.1), 300),
+    (lambda: fg.optim.nesterov(0.05), 300),
+    (lambda: fg.optim.rmsprop(fg.optim.exponential_decay(0.02, 0.001, 1500)), 1500),
+    (lambda: fg.optim.adagrad(0.5), 1500),
+    (lambda: fg.optim.adamw(0.05, weight_decay=0.0), 600),
+    (lambda: fg.optim.sgd(fg.optim.cosine_decay(0.2, 300, alpha=0.1)), 300),
     (lambda: fg.optim.momentum(0.05, mass=0.9), 300),
     (lambda: fg.optim.adam(0.05), 600),
 ])
@@ -54,3 +59,110 @@ def test_update_is_pure():
 def test_bad_learning_rate_is_refused():
     with pytest.raises(ValueError, match="learning_rate"):
         fg.optim.sgd(-1.0)
+
+
+# (funcgrad optimizer, torch.optim class and keywords): the same formulas and defaults
+TORCH_TWINS = {
+    "sgd": (lambda: fg.optim.sgd(0.1), "SGD", {"lr": 0.1}),
+    "momentum": (lambda: fg.optim.momentum(0.1, mass=0.8), "SGD", {"lr": 0.1, "momentum": 0.8}),
+    "nesterov": (lambda: fg.optim.nesterov(0.1), "SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True}),
+    "adagrad": (lambda: fg.optim.adagrad(0.1), "Adagrad", {"lr": 0.1}),
+    "rmsprop": (lambda: fg.optim.rmsprop(0.01), "RMSprop", {"lr": 0.01}),
+    "adam": (lambda: fg.optim.adam(0.05), "Adam", {"lr": 0.05}),
+    "adamw": (lambda: fg.optim.adamw(0.05, weight_decay=0.1), "AdamW", {"lr": 0.05, "weight_decay": 0.1}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_TWINS))
+def test_trajectory_equals_torch_optim(name):
+    torch = pytest.importorskip("torch")
+    make, cls, kw = TORCH_TWINS[name]
+    X, y = _data()
+    params = {"w": np.array([0.3, -0.2]), "b": 0.1}
+    tw = torch.tensor(params["w"], requires_grad=True)
+    tb = torch.tensor(params["b"], requires_grad=True, dtype=torch.float64)
+    opt = getattr(torch.optim, cls)([tw, tb], **kw)
+    init, update = make()
+    state = init(params)
+    for _ in range(8):
+        params, state = update(fg.grad(_loss)(params, X, y), state, params)
+        opt.zero_grad()
+        ((torch.tensor(X) @ tw + tb - torch.tensor(y)) ** 2).mean().backward()
+        opt.step()
+    np.testing.assert_allclose(params["w"], tw.detach().numpy(), rtol=1e-12)
+    assert params["b"] == pytest.approx(tb.item(), rel=1e-12)
+
+
+def test_schedules_follow_the_step_count():
+    seen = []
+    init, update = fg.optim.sgd(lambda step: seen.append(step) or 0.1)
+    p, s = 0.0, init(0.0)
+    for _ in range(3):
+        p, s = update(1.0, s, p)
+    assert seen == [0, 1, 2] and s.step == 3 and p == pytest.approx(-0.3)
+    sched = fg.optim.exponential_decay(1.0, 0.1, 10, staircase=True)
+    assert [sched(k) for k in (0, 9, 10, 25)] == pytest.approx([1.0, 1.0, 0.1, 0.01])
+    warm = fg.optim.warmup_cosine_decay(2.0, 4, 12, end_value=0.5)
+    assert warm(2) == pytest.approx(1.0) and warm(4) == pytest.approx(2.0) and warm(12) == pytest.approx(0.5)
+
+
+def test_clipping():
+    g = {"a": np.array([3.0, 0.0]), "b": 4.0}
+    c = fg.optim.clip_by_global_norm(g, 2.5)
+    np.testing.assert_allclose(c["a"], [1.5, 0.0])
+    assert c["b"] == pytest.approx(2.0)
+    assert fg.optim.clip_by_global_norm(g, 10.0) is g
+    np.testing.assert_array_equal(fg.optim.clip_by_value(g, -1.0, 1.0)["a"], [1.0, 0.0])
+    with pytest.raises(ValueError, match="max_norm"):
+        fg.optim.clip_by_global_norm(g, 0.0)
+
+
+def test_wrong_state_is_refused():
+    init, update = fg.optim.adam()
+    with pytest.raises(TypeError, match="state"):
+        update(1.0, {"m": 0.0}, 1.0)
+
+
+# ---------------------------------------------------------------- funcgrad.nn against torch
+
+NN_TWINS = {
+    "softplus": (lambda x: fg.nn.softplus(x), lambda t, x: t.nn.functional.softplus(x)),
+    "log_sigmoid": (lambda x: fg.nn.log_sigmoid(x), lambda t, x: t.nn.functional.logsigmoid(x)),
+    "gelu": (lambda x: fg.nn.gelu(x), lambda t, x: t.nn.functional.gelu(x)),
+    "gelu_tanh": (lambda x: fg.nn.gelu(x, approximate=True),
+                  lambda t, x: t.nn.functional.gelu(x, approximate="tanh")),
+    "silu": (lambda x: fg.nn.silu(x), lambda t, x: t.nn.functional.silu(x)),
+    "elu": (lambda x: fg.nn.elu(x, 0.7), lambda t, x: t.nn.functional.elu(x, 0.7)),
+    "leaky_relu": (lambda x: fg.nn.leaky_relu(x, 0.1), lambda t, x: t.nn.functional.leaky_relu(x, 0.1)),
+    "cross_entropy": (lambda x: fg.nn.cross_entropy(x, np.array([0, 2, 1])),
+                      lambda t, x: t.nn.functional.cross_entropy(x, t.tensor([0, 2, 1]))),
+    "cross_entropy_probs": (lambda x: fg.nn.cross_entropy(x, np.full((3, 3), 1 / 3), reduction="sum"),
+                            lambda t, x: t.nn.functional.cross_entropy(
+                                x, t.full((3, 3), 1 / 3, dtype=t.float64), reduction="sum")),
+    "bce_logits": (lambda x: fg.nn.binary_cross_entropy_with_logits(x, np.eye(3)),
+                   lambda t, x: t.nn.functional.binary_cross_entropy_with_logits(x, t.eye(3, dtype=t.float64))),
+    "mse_loss": (lambda x: fg.nn.mse_loss(x, np.eye(3)),
+                 lambda t, x: t.nn.functional.mse_loss(x, t.eye(3, dtype=t.float64))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN_TWINS))
+def test_nn_functions_match_torch(name):
+    torch = pytest.importorskip("torch")
+    ours, theirs = NN_TWINS[name]
+    x = np.random.default_rng(1).normal(size=(3, 3)) * 3.0
+    w = np.random.default_rng(2).normal(size=np.shape(ours(x)))
+    t = torch.tensor(x, requires_grad=True)
+    out = theirs(torch, t)
+    np.testing.assert_allclose(ours(x), out.detach().numpy(), rtol=1e-12, atol=1e-14)
+    (out * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(ours(x) * w))(x), t.grad.numpy(), rtol=1e-10, atol=1e-14)
+    fg.check_grads(ours, (x,), order=2, modes=("fwd", "rev"))
+
+
+def test_one_hot_and_its_errors():
+    np.testing.assert_array_equal(fg.nn.one_hot(np.array([[1], [0]]), 2), [[[0.0, 1.0]], [[1.0, 0.0]]])
+    with pytest.raises(ValueError, match=r"one_hot: labels must lie in \[0, 2\)"):
+        fg.nn.one_hot(np.array([2]), 2)
+    with pytest.raises(TypeError, match="integers"):
+        fg.nn.one_hot(np.array([0.5]), 2)

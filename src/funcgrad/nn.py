@@ -1,4 +1,9 @@
-"""Neural-network functions of the two-page backprop note, differentiable.
+"""Neural-network functions: activations, one-hot encoding, losses; all differentiable.
+
+Activations follow PyTorch's definitions and defaults (``gelu`` is the exact,
+erf-based one unless ``approximate=True``, which is JAX's default);
+``cross_entropy`` takes integer labels or class probabilities and averages
+over the batch, as ``torch.nn.functional.cross_entropy`` does.
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -10,7 +15,155 @@
 array([ 0.09  ,  0.2447, -0.3348])
 """
 
-from .rules.elementwise import relu, sigmoid, tanh
-from .rules.nn import log_softmax, logsumexp, pnls, softmax
+import math
 
-__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "pnls"]
+import numpy as np
+
+from .rules import arrays as _arrays
+from .rules.elementwise import abs as _abs
+from .rules.elementwise import exp, maximum, minimum, relu, sigmoid, tanh, where
+from .rules.nn import log_softmax, logsumexp, pnls, softmax
+from .rules.nn import one_hot as _one_hot
+from .rules.ufuncs import erf, expm1, log1p, logaddexp
+from .traces import Box
+from .values import plain, shape_of
+
+__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "pnls",
+           "softplus", "log_sigmoid", "gelu", "silu", "elu", "leaky_relu", "one_hot",
+           "cross_entropy", "binary_cross_entropy_with_logits", "mse_loss"]
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, without overflow.
+
+    >>> import numpy as np
+    >>> softplus(np.array([-1000.0, 0.0, 1000.0])).tolist()
+    [0.0, 0.6931471805599453, 1000.0]
+    """
+    return logaddexp(0.0, x)
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``, without overflow.
+
+    >>> round(float(log_sigmoid(0.0)), 6)
+    -0.693147
+    """
+    return -logaddexp(0.0, -x)
+
+
+def gelu(x, approximate=False):
+    """``x * Phi(x)`` (Phi the standard normal CDF); ``approximate=True``: the tanh form.
+
+    >>> round(float(gelu(1.0)), 6), round(float(gelu(1.0, approximate=True)), 6)
+    (0.841345, 0.841192)
+    """
+    if approximate:
+        return 0.5 * x * (1.0 + tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+
+
+def silu(x):
+    """``x * sigmoid(x)`` (swish).
+
+    >>> round(float(silu(1.0)), 6)
+    0.731059
+    """
+    return x * sigmoid(x)
+
+
+def elu(x, alpha=1.0):
+    """``x`` for x > 0, ``alpha * (exp(x) - 1)`` otherwise.
+
+    >>> import numpy as np
+    >>> elu(np.array([-1.0, 2.0])).round(4)
+    array([-0.6321,  2.    ])
+    """
+    return where(plain(x) > 0, x, alpha * expm1(minimum(x, 0.0)))
+
+
+def leaky_relu(x, negative_slope=0.01):
+    """``x`` for x >= 0, ``negative_slope * x`` otherwise.
+
+    >>> import numpy as np
+    >>> leaky_relu(np.array([-2.0, 3.0]))
+    array([-0.02,  3.  ])
+    """
+    return where(plain(x) >= 0, x, negative_slope * x)
+
+
+def one_hot(labels, num_classes):
+    """Rows of the identity: ``one_hot(labels, n)[..., k] = (labels == k)``; no derivative.
+
+    >>> import numpy as np
+    >>> one_hot(np.array([0, 2]), 3)
+    array([[1., 0., 0.],
+           [0., 0., 1.]])
+    """
+    labels = np.asarray(plain(labels))
+    if not np.issubdtype(labels.dtype, np.integer):
+        raise TypeError(f"one_hot: labels must be integers; got dtype {labels.dtype}")
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        raise ValueError(f"one_hot: labels must lie in [0, {num_classes}); got {labels.min()} to "
+                         f"{labels.max()}")
+    return _one_hot(labels, depth=int(num_classes))
+
+
+def _reduce(losses, reduction, who):
+    if reduction == "mean":
+        n = int(np.prod(shape_of(losses), dtype=np.int64))
+        return _arrays.sum(losses) / max(n, 1)
+    if reduction == "sum":
+        return _arrays.sum(losses)
+    if reduction == "none":
+        return losses
+    raise ValueError(f"{who}: reduction must be 'mean', 'sum' or 'none'; got {reduction!r}")
+
+
+def cross_entropy(logits, labels, reduction="mean"):
+    """The cross-entropy of ``softmax(logits)`` (classes on the last axis) against integer
+    ``labels`` or class probabilities shaped like ``logits``.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> logits = np.array([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    >>> round(float(cross_entropy(logits, np.array([0, 1]))), 4)
+    0.6691
+    >>> fg.grad(cross_entropy)(logits, np.array([0, 1])).round(3)
+    array([[-0.107,  0.053,  0.053],
+           [ 0.167, -0.333,  0.167]])
+    """
+    if not isinstance(labels, Box) and np.issubdtype(np.asarray(labels).dtype, np.integer):
+        losses = pnls(logits, np.asarray(labels))
+    else:
+        if shape_of(labels) != shape_of(logits):
+            raise ValueError(f"cross_entropy: probability labels must be shaped like the logits "
+                             f"{shape_of(logits)}; got {shape_of(labels)} (integer labels: an "
+                             f"integer array of the batch shape)")
+        losses = -_arrays.sum(labels * log_softmax(logits), axis=-1)
+    return _reduce(losses, reduction, "cross_entropy")
+
+
+def binary_cross_entropy_with_logits(logits, targets, reduction="mean"):
+    """``-(t log sigmoid(z) + (1 - t) log(1 - sigmoid(z)))``, computed without overflow.
+
+    >>> import numpy as np
+    >>> round(float(binary_cross_entropy_with_logits(np.array([0.0, 100.0]), np.array([1.0, 1.0]))), 6)
+    0.346574
+    """
+    losses = maximum(logits, 0.0) - logits * targets + log1p(exp(-_abs(logits)))
+    return _reduce(losses, reduction, "binary_cross_entropy_with_logits")
+
+
+def mse_loss(predictions, targets, reduction="mean"):
+    """The mean (or sum) of squared differences.
+
+    >>> import numpy as np
+    >>> float(mse_loss(np.array([1.0, 2.0]), np.array([0.0, 0.0])))
+    2.5
+    """
+    d = predictions - targets
+    return _reduce(d * d, reduction, "mse_loss")
+

@@ -1,27 +1,39 @@
-"""Optimizers as pure ``(init, update)`` pairs over pytrees.
+"""Optimizers as pure ``(init, update)`` pairs over pytrees, schedules and clipping.
 
 ``state = init(params)`` and ``params, state = update(grads, state, params)``:
-nothing is changed in place, so a training loop is a fold over batches.
+nothing is changed in place, so a training loop is a fold over batches. Every
+state is a NamedTuple whose ``step`` counts the updates made. The optimizers
+(``sgd``, ``momentum``, ``nesterov``, ``adagrad``, ``rmsprop``, ``adam``,
+``adamw``) follow PyTorch's formulas and defaults (``torch.optim``), so a
+trajectory can be checked step for step. A learning rate is a number or a
+schedule, a function of the step count (0 at the first update):
+``exponential_decay``, ``cosine_decay``, ``piecewise_constant``,
+``warmup_cosine_decay``. ``clip_by_global_norm`` and ``clip_by_value`` clip a
+pytree of gradients before the update.
 
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> loss = lambda p: (p["w"] - 3.0) ** 2
->>> init, update = fg.optim.sgd(0.1)
+>>> init, update = fg.optim.sgd(fg.optim.exponential_decay(0.2, 0.5, 100))
 >>> params = {"w": 0.0}
 >>> state = init(params)
 >>> for _ in range(100):
-...     params, state = update(fg.grad(loss)(params), state, params)
->>> round(params["w"], 6)
-np.float64(3.0)
+...     grads = fg.optim.clip_by_global_norm(fg.grad(loss)(params), 1.0)
+...     params, state = update(grads, state, params)
+>>> round(float(params["w"]), 6), state.step
+(3.0, 100)
 """
 
+import math
 from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .tree import tree_flatten, tree_map
-from .values import float_dtype
+from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .values import float_dtype, raw
 
-__all__ = ["Optimizer", "sgd", "momentum", "adam"]
+__all__ = ["Optimizer", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
+           "exponential_decay", "cosine_decay", "piecewise_constant", "warmup_cosine_decay",
+           "clip_by_global_norm", "clip_by_value"]
 
 
 class Optimizer(NamedTuple):
@@ -29,14 +41,117 @@ class Optimizer(NamedTuple):
     update: Callable
 
 
-def _check_rate(learning_rate, who):
-    if not (isinstance(learning_rate, (int, float)) and learning_rate > 0):
-        raise ValueError(f"{who}: learning_rate must be a positive number; got {learning_rate!r}")
-    return float(learning_rate)
+class State(NamedTuple):
+    """The state of every optimizer: the update count and up to two running pytrees."""
+    step: int
+    m: object = ()
+    v: object = ()
 
 
-def _check_step(who, grads, params, state=None, state_like=None):
-    """grads shaped like params (and the state like what init made), else a clear error."""
+AdamState = State     # the name earlier versions gave it
+
+
+# ---------------------------------------------------------------- schedules
+
+def _rate(learning_rate, who):
+    """A schedule ``step -> rate``: a positive number stays constant."""
+    if callable(learning_rate):
+        return learning_rate
+    if not (isinstance(learning_rate, (int, float)) and not isinstance(learning_rate, bool)
+            and learning_rate > 0):
+        raise ValueError(f"{who}: learning_rate must be a positive number or a schedule "
+                         f"(a function of the step count); got {learning_rate!r}")
+    value = float(learning_rate)
+    return lambda step: value
+
+
+def exponential_decay(init_value, decay_rate, decay_steps, staircase=False):
+    """``init_value * decay_rate ** (step / decay_steps)`` (the exponent floored if staircase).
+
+    >>> [round(exponential_decay(1.0, 0.5, 2)(s), 4) for s in range(4)]
+    [1.0, 0.7071, 0.5, 0.3536]
+    """
+    def schedule(step):
+        exponent = step // decay_steps if staircase else step / decay_steps
+        return init_value * decay_rate ** exponent
+    return schedule
+
+
+def cosine_decay(init_value, decay_steps, alpha=0.0):
+    """From ``init_value`` down a half cosine to ``alpha * init_value`` at ``decay_steps``, then flat.
+
+    >>> [round(cosine_decay(1.0, 4)(s), 4) for s in (0, 2, 4, 9)]
+    [1.0, 0.5, 0.0, 0.0]
+    """
+    def schedule(step):
+        t = min(step, decay_steps) / decay_steps
+        return init_value * ((1.0 - alpha) * 0.5 * (1.0 + math.cos(math.pi * t)) + alpha)
+    return schedule
+
+
+def piecewise_constant(boundaries, values):
+    """``values[i]`` for steps in ``[boundaries[i-1], boundaries[i])``: one more value than boundaries.
+
+    >>> [piecewise_constant([2, 4], [1.0, 0.1, 0.01])(s) for s in (0, 2, 5)]
+    [1.0, 0.1, 0.01]
+    """
+    if len(values) != len(boundaries) + 1:
+        raise ValueError(f"piecewise_constant: give one more value than boundaries; got "
+                         f"{len(boundaries)} boundaries and {len(values)} values")
+    return lambda step: values[int(np.searchsorted(boundaries, step, side="right"))]
+
+
+def warmup_cosine_decay(peak_value, warmup_steps, decay_steps, end_value=0.0):
+    """A linear rise from 0 to ``peak_value`` over ``warmup_steps``, then a cosine decay to
+    ``end_value`` at ``decay_steps`` (counted from the start).
+
+    >>> [round(warmup_cosine_decay(1.0, 2, 6)(s), 3) for s in (0, 1, 2, 4, 6)]
+    [0.0, 0.5, 1.0, 0.5, 0.0]
+    """
+    def schedule(step):
+        if step < warmup_steps:
+            return peak_value * step / warmup_steps
+        t = min(step - warmup_steps, decay_steps - warmup_steps) / max(decay_steps - warmup_steps, 1)
+        return end_value + (peak_value - end_value) * 0.5 * (1.0 + math.cos(math.pi * t))
+    return schedule
+
+
+# ---------------------------------------------------------------- clipping
+
+def clip_by_global_norm(grads, max_norm):
+    """``grads`` scaled down so that the norm of all their entries together is at most ``max_norm``.
+
+    >>> import numpy as np
+    >>> clip_by_global_norm({"a": np.array([3.0]), "b": np.array([4.0])}, 1.0)
+    {'a': array([0.6]), 'b': array([0.8])}
+    """
+    if not max_norm > 0:
+        raise ValueError(f"clip_by_global_norm: max_norm must be positive; got {max_norm!r}")
+    total = math.sqrt(sum(float(np.sum(np.abs(raw(g)) ** 2)) for g in tree_leaves(grads)))
+    if total <= max_norm:
+        return grads
+    scale = max_norm / total
+    return tree_map(lambda g: g * scale, grads)
+
+
+def clip_by_value(grads, low, high):
+    """Every gradient entry clipped to ``[low, high]``.
+
+    >>> import numpy as np
+    >>> clip_by_value([np.array([-3.0, 0.5, 2.0])], -1.0, 1.0)
+    [array([-1. ,  0.5,  1. ])]
+    """
+    return tree_map(lambda g: np.clip(g, low, high), grads)
+
+
+# ---------------------------------------------------------------- optimizers
+
+def _zeros(params):
+    return tree_map(lambda p: np.zeros_like(p, dtype=float_dtype(p)) if np.ndim(p) else 0.0, params)
+
+
+def _check_step(who, grads, params, state):
+    """grads shaped like params, and the state what init made; else a clear error."""
     g_leaves, g_def = tree_flatten(grads)
     p_leaves, p_def = tree_flatten(params)
     if g_def != p_def:
@@ -46,80 +161,132 @@ def _check_step(who, grads, params, state=None, state_like=None):
         if np.shape(g) != np.shape(p):
             raise ValueError(f"{who}: gradient {k} has shape {np.shape(g)}, but its parameter "
                              f"has shape {np.shape(p)}")
-    if state_like is not None and not state_like(state):
+    if not isinstance(state, State):
         raise TypeError(f"{who}: the state is a {type(state).__name__}, not what this "
                         f"optimizer's init made; pass the state its init (or last update) returned")
 
 
-def sgd(learning_rate):
-    """Plain gradient descent: ``p - learning_rate * g``."""
-    lr = _check_rate(learning_rate, "sgd")
+def _optimizer(who, learning_rate, slots, step_rule):
+    """An (init, update) pair: ``step_rule(lr, step, p, g, *slots) -> (p, *slots)`` per leaf."""
+    schedule = _rate(learning_rate, who)
 
     def init(params):
-        return ()
+        zeros = _zeros(params)
+        return State(0, *([zeros] * slots))
 
     def update(grads, state, params):
-        _check_step("sgd.update", grads, params)
-        return tree_map(lambda p, g: p - lr * g, params, grads), state
+        _check_step(f"{who}.update", grads, params, state)
+        lr = schedule(state.step)
+        p_leaves, treedef = tree_flatten(params)
+        columns = [tree_leaves(grads)] + [tree_leaves(s) for s in state[1:1 + slots]]
+        rows = [step_rule(lr, state.step + 1, p, *leaf) for p, *leaf in zip(p_leaves, *columns)]
+        unflatten = lambda k: tree_unflatten(treedef, [r[k] for r in rows])   # noqa: E731
+        return unflatten(0), State(state.step + 1, *[unflatten(k) for k in range(1, 1 + slots)])
 
     return Optimizer(init, update)
 
 
-def momentum(learning_rate, mass=0.9):
-    """Heavy-ball momentum: ``v = mass * v + g``; ``p - learning_rate * v``.
+def sgd(learning_rate):
+    """Plain gradient descent: ``p - lr * g``.
+
+    >>> import funcgrad as fg
+    >>> init, update = fg.optim.sgd(0.5)
+    >>> update(2.0, init(1.0), 1.0)[0]
+    0.0
+    """
+    return _optimizer("sgd", learning_rate, 0, lambda lr, t, p, g: (p - lr * g,))
+
+
+def momentum(learning_rate, mass=0.9, nesterov=False):
+    """Heavy-ball momentum (``torch.optim.SGD(momentum=mass)``): ``v = mass * v + g``,
+    ``p - lr * v``; with ``nesterov=True`` the step is ``g + mass * v``.
 
     >>> import funcgrad as fg
     >>> init, update = fg.optim.momentum(0.05)
     >>> p = 0.0; s = init(p)
     >>> for _ in range(300):
     ...     p, s = update(fg.grad(lambda w: (w - 1.0) ** 2)(p), s, p)
-    >>> round(p, 6)
-    np.float64(1.0)
+    >>> round(float(p), 6)
+    1.0
     """
-    lr = _check_rate(learning_rate, "momentum")
-
-    def init(params):
-        return tree_map(lambda p: 0.0 * np.asarray(p) if np.ndim(p) else 0.0, params)
-
-    def update(grads, velocity, params):
-        _check_step("momentum.update", grads, params, velocity,
-                    lambda v: tree_flatten(v)[1] == tree_flatten(params)[1])
-        velocity = tree_map(lambda v, g: mass * v + g, velocity, grads)
-        return tree_map(lambda p, v: p - lr * v, params, velocity), velocity
-
-    return Optimizer(init, update)
+    def rule(lr, t, p, g, v):
+        v = mass * v + g
+        return p - lr * (g + mass * v if nesterov else v), v
+    return _optimizer("nesterov" if nesterov else "momentum", learning_rate, 1, rule)
 
 
-class AdamState(NamedTuple):
-    step: int
-    m: object
-    v: object
+def nesterov(learning_rate, mass=0.9):
+    """Nesterov momentum: ``momentum(learning_rate, mass, nesterov=True)``.
+
+    >>> import funcgrad as fg
+    >>> init, update = fg.optim.nesterov(0.1)
+    >>> round(float(update(1.0, init(0.0), 0.0)[0]), 6)
+    -0.19
+    """
+    return momentum(learning_rate, mass, nesterov=True)
+
+
+def adagrad(learning_rate=0.01, eps=1e-10):
+    """AdaGrad (``torch.optim.Adagrad``): ``s = s + g^2``, ``p - lr * g / (sqrt(s) + eps)``.
+
+    >>> import funcgrad as fg
+    >>> init, update = fg.optim.adagrad(0.5)
+    >>> round(float(update(2.0, init(1.0), 1.0)[0]), 6)
+    0.5
+    """
+    def rule(lr, t, p, g, s):
+        s = s + g * g
+        return p - lr * g / (np.sqrt(s) + eps), s
+    return _optimizer("adagrad", learning_rate, 1, rule)
+
+
+def rmsprop(learning_rate=0.01, decay=0.99, eps=1e-8):
+    """RMSProp (``torch.optim.RMSprop(alpha=decay)``): ``v = decay * v + (1 - decay) g^2``,
+    ``p - lr * g / (sqrt(v) + eps)``.
+
+    >>> import funcgrad as fg
+    >>> init, update = fg.optim.rmsprop(0.1, decay=0.75)
+    >>> round(float(update(3.0, init(0.0), 0.0)[0]), 6)
+    -0.2
+    """
+    def rule(lr, t, p, g, v):
+        v = decay * v + (1.0 - decay) * g * g
+        return p - lr * g / (np.sqrt(v) + eps), v
+    return _optimizer("rmsprop", learning_rate, 1, rule)
+
+
+def _adam_rule(b1, b2, eps, weight_decay):
+    def rule(lr, t, p, g, m, v):
+        if weight_decay:
+            p = p - lr * weight_decay * p
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        c1, c2 = 1 - b1 ** t, 1 - b2 ** t
+        return p - lr * (m / c1) / ((v / c2) ** 0.5 + eps), m, v
+    return rule
 
 
 def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8):
-    """Adam with bias correction (Kingma and Ba, 2015).
+    """Adam with bias correction (Kingma and Ba, 2015; ``torch.optim.Adam``).
 
     >>> import funcgrad as fg
     >>> init, update = fg.optim.adam(0.1)
     >>> p = 5.0; s = init(p)
     >>> for _ in range(500):
     ...     p, s = update(fg.grad(lambda w: (w + 2.0) ** 2)(p), s, p)
-    >>> round(p, 3)
-    np.float64(-2.0)
+    >>> round(float(p), 3)
+    -2.0
     """
-    lr = _check_rate(learning_rate, "adam")
+    return _optimizer("adam", learning_rate, 2, _adam_rule(b1, b2, eps, 0.0))
 
-    def init(params):
-        zeros = tree_map(lambda p: np.zeros_like(p, dtype=float_dtype(p)) if np.ndim(p) else 0.0, params)
-        return AdamState(0, zeros, zeros)
 
-    def update(grads, state, params):
-        _check_step("adam.update", grads, params, state, lambda s: isinstance(s, AdamState))
-        step = state.step + 1
-        m = tree_map(lambda m, g: b1 * m + (1 - b1) * g, state.m, grads)
-        v = tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, state.v, grads)
-        c1, c2 = 1 - b1 ** step, 1 - b2 ** step
-        new = tree_map(lambda p, m, v: p - lr * (m / c1) / ((v / c2) ** 0.5 + eps), params, m, v)
-        return new, AdamState(step, m, v)
+def adamw(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
+    """Adam with decoupled weight decay (Loshchilov and Hutter, 2019; ``torch.optim.AdamW``):
+    ``p - lr * weight_decay * p`` before Adam's step.
 
-    return Optimizer(init, update)
+    >>> import funcgrad as fg
+    >>> init, update = fg.optim.adamw(0.1, weight_decay=0.5)
+    >>> round(float(update(0.0, init(2.0), 2.0)[0]), 6)
+    1.9
+    """
+    return _optimizer("adamw", learning_rate, 2, _adam_rule(b1, b2, eps, weight_decay))
