@@ -73,7 +73,7 @@ LAYERS = [   # bottom first; a module may import only from its own layer or belo
     ["arraylike", "node"],
     ["order", "finite", "fold", "backprop", "semiring", "nodemap"],
     ["forward", "batching", "staging", "transforms", "reverse", "jacobians"],
-    ["numpy", "scipy", "nn", "at", "optim", "check", "extend"],
+    ["numpy", "scipy", "nn", "at", "optim", "ravel", "check", "extend"],
     ["show", "serialize", "tablefile", "expr", "cli", "demo", "__main__"],
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -234,3 +234,20 @@ def test_median_of_data_with_a_nan_is_nan_as_in_numpy():
 def test_interp_derivative_is_the_slope_of_the_piece():
     g = fg.grad(lambda x: fnp.sum(fnp.interp(x, XP, FP)))(np.array([-1.0, 0.5, 2.0, 2.75, 4.0]))
     np.testing.assert_array_equal(g, [0.0, -2.0, 2.0, -3.0, 0.0])
+
+
+def test_ravel_pytree_round_trips_and_differentiates():
+    tree = {"w": np.arange(6.0).reshape(2, 3), "layers": [1.5, (np.ones(2), np.zeros((1, 1)))]}
+    flat, unravel = fg.ravel_pytree(tree)
+    assert flat.shape == (10,)
+    back = unravel(flat)
+    assert back["layers"][0] == 1.5 and type(back["layers"][0]) is float
+    np.testing.assert_array_equal(back["w"], tree["w"])
+    assert back["layers"][1][1].shape == (1, 1)
+    loss = lambda v: fnp.sum(unravel(v)["w"] ** 2) * unravel(v)["layers"][0]   # noqa: E731
+    fg.check_grads(loss, (flat,), order=2, modes=("fwd", "rev"))
+    g = fg.grad(lambda t: fg.ravel_pytree(t)[0] @ np.arange(10.0))(tree)    # ravel is differentiable too
+    np.testing.assert_array_equal(g["w"], np.arange(4.0, 10.0).reshape(2, 3))   # keys sorted: layers first
+    with pytest.raises(ValueError, match=r"unravel: expected a vector of shape \(10,\)"):
+        unravel(np.ones(9))
+    assert fg.ravel_pytree({})[0].shape == (0,)

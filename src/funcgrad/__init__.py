@@ -33,6 +33,7 @@ from .finite import debug_nans
 # pytrees
 from .tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
                    register_pytree_node)
+from .ravel import ravel_pytree
 
 # your own primitives (funcgrad.extend has the whole form)
 from .primitive import Primitive, primitive, defvjp, defjvp, defbatch
@@ -59,7 +60,7 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "register_pytree_node",
+    "register_pytree_node", "ravel_pytree",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
     "numpy", "nn", "optim", "extend", "at",
     "show", "to_dot", "to_svg", "render", "dumps", "loads",
