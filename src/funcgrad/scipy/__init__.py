@@ -1,4 +1,5 @@
-"""A differentiable SciPy: ``funcgrad.scipy.special`` and ``funcgrad.scipy.stats``.
+"""A differentiable SciPy: ``funcgrad.scipy.special``, ``stats``, ``integrate`` (odeint) and
+``signal`` (convolve, correlate).
 
 SciPy is needed (``pip install funcgrad[scipy]``): values come from it.
 
@@ -8,6 +9,6 @@ SciPy is needed (``pip install funcgrad[scipy]``): values come from it.
 np.float64(1.3862943611198906)
 """
 
-from . import special, stats
+from . import integrate, signal, special, stats
 
-__all__ = ["special", "stats"]
+__all__ = ["special", "stats", "integrate", "signal"]

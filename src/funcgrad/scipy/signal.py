@@ -1,0 +1,82 @@
+"""``funcgrad.scipy.signal``: ``convolve`` and ``correlate`` of N-dimensional arrays.
+
+SciPy's signatures and modes (``full``, ``same``, ``valid``); values equal
+``scipy.signal.convolve``'s to rounding (SciPy may use an FFT; funcgrad sums the
+products directly, see :mod:`funcgrad.rules.convolution`). Both operands are
+differentiable, to any order and in both modes.
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> image, kernel = np.arange(9.0).reshape(3, 3), np.array([[1.0, -1.0]])
+>>> convolve(image, kernel, mode="valid")
+array([[1., 1.],
+       [1., 1.],
+       [1., 1.]])
+>>> fg.grad(lambda k: convolve(image, k, mode="valid").sum())(kernel)
+array([[27., 21.]])
+"""
+
+import scipy.signal
+
+from ..numpy._helpers import as_array, is_traced
+from ..rules.arrays import getitem
+from ..rules.convolution import convolve as _convolve
+from ..rules.elementwise import conjugate
+from ..values import shape_of
+
+__all__ = ["convolve", "correlate"]
+
+def _cut(full, s1, s2, mode, who):
+    """The part of the full result ``mode`` keeps, centred as SciPy centres it."""
+    if mode == "full":
+        return full
+    if mode == "same":
+        target = s1
+    elif mode == "valid":
+        if not (all(a >= b for a, b in zip(s1, s2)) or all(a <= b for a, b in zip(s1, s2))):
+            raise ValueError(f"{who}: for mode='valid' one input must be at least as large as the "
+                             f"other in every dimension; got shapes {s1} and {s2}")
+        target = tuple(abs(a - b) + 1 for a, b in zip(s1, s2))
+    else:
+        raise ValueError(f"{who}: mode must be 'full', 'same' or 'valid'; got {mode!r}")
+    start = [(f - n) // 2 for f, n in zip(shape_of(full), target)]
+    return getitem(full, index=tuple(slice(a, a + n) for a, n in zip(start, target)))
+
+def _operands(who, in1, in2):
+    in1, in2 = as_array(in1), as_array(in2)
+    s1, s2 = shape_of(in1), shape_of(in2)
+    if len(s1) != len(s2):
+        raise ValueError(f"{who}: in1 and in2 should have the same dimensionality; got shapes "
+                         f"{s1} and {s2}")
+    if 0 in s1 or 0 in s2:
+        raise ValueError(f"{who}: neither input can be empty; got shapes {s1} and {s2}")
+    return in1, in2, s1, s2
+
+def convolve(in1, in2, mode="full", method="auto"):
+    """``scipy.signal.convolve``: the N-dimensional convolution of ``in1`` and ``in2``.
+
+    >>> import numpy as np
+    >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), mode="same")
+    array([1., 3., 5.])
+    """
+    if not is_traced(in1, in2):
+        return scipy.signal.convolve(in1, in2, mode=mode, method=method)
+    in1, in2, s1, s2 = _operands("convolve", in1, in2)
+    if not s1:
+        return in1 * in2
+    return _cut(_convolve(in1, in2), s1, s2, mode, "convolve")
+
+def correlate(in1, in2, mode="full", method="auto"):
+    """``scipy.signal.correlate``: ``in1`` correlated with ``in2`` (``in2`` flipped and conjugated).
+
+    >>> import numpy as np
+    >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0]), mode="valid")
+    array([1., 2.])
+    """
+    if not is_traced(in1, in2):
+        return scipy.signal.correlate(in1, in2, mode=mode, method=method)
+    in1, in2, s1, s2 = _operands("correlate", in1, in2)
+    if not s1:
+        return in1 * conjugate(in2)
+    flipped = conjugate(getitem(in2, index=(slice(None, None, -1),) * len(s2)))
+    return _cut(_convolve(in1, flipped), s1, s2, mode, "correlate")
