@@ -251,3 +251,17 @@ def test_ravel_pytree_round_trips_and_differentiates():
     with pytest.raises(ValueError, match=r"unravel: expected a vector of shape \(10,\)"):
         unravel(np.ones(9))
     assert fg.ravel_pytree({})[0].shape == (0,)
+
+
+@pytest.mark.parametrize("args", [
+    lambda a, b: (a, [0, 1], b, [1, 2], [0, 2]),
+    lambda a, b: (a, [0, 1], b, [1, 2]),
+    lambda a, b: (a, [Ellipsis, 1], b, [1, 2], [Ellipsis, 2]),
+    lambda a, b: (a, [0, 1], [1]),
+])
+def test_einsum_sublist_form_is_numpys(args):
+    a, b = np.random.default_rng(1).standard_normal((2, 3)), np.random.default_rng(2).standard_normal((3, 4))
+    want = np.einsum(*args(a, b))
+    np.testing.assert_array_equal(fnp.einsum(*args(a, b)), want)
+    np.testing.assert_array_equal(fg.vjp(lambda a, b: fnp.einsum(*args(a, b)), a, b)[0], want)
+    fg.check_grads(lambda a, b: fnp.einsum(*args(a, b)), (a, b), order=2, modes=("fwd", "rev"))

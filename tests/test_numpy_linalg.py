@@ -510,7 +510,7 @@ def test_linalg_shape_errors_are_also_numpys_linalg_errors():
 def test_other_functions_and_forms_are_refused_clearly():
     with pytest.raises(fg.errors.NoRuleError, match="numpy.linalg.tensorinv"):
         fla.tensorinv
-    with pytest.raises(TypeError, match="subscripts string first"):
-        fnp.einsum(np.ones(2), [0], np.ones(2), [0])
+    with pytest.raises(ValueError, match="einsum: a sublist holds axis numbers"):
+        fnp.einsum(np.ones(2), [60], np.ones(2), [60])
     with pytest.raises(TypeError, match="out="):
         fnp.dot(np.ones(2), np.ones(2), out=np.empty(()))

@@ -25,6 +25,8 @@ array([ 1., -1.])
 np.complex128(6+8j)
 """
 
+import numpy as _np
+
 from ..rules import ufuncs as _u
 from ..rules.elementwise import (  # noqa: F401
     abs,
@@ -91,6 +93,7 @@ from ..rules.ufuncs import (  # noqa: F401
 from ..rules.elementwise import sign as _sign
 from ..rules.elementwise import unit as _unit
 from ..values import is_complex
+from ..values import plain as _plain
 from ._helpers import refuse
 
 # NumPy's other names for the same functions.
@@ -171,11 +174,18 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A
 
 def astype(x, dtype, /, *, copy=True, device=None):
     """``numpy.astype``: a cast; the cotangent is cast back to the input's float type.
+    A cast to an integer or boolean type gives that array with no derivative, as in
+    NumPy code (``x.astype(int)`` as an index): the integers carry no gradient.
 
     >>> import numpy as np
+    >>> import funcgrad as fg
     >>> astype(np.array([1.5, 2.5]), np.float32)
     array([1.5, 2.5], dtype=float32)
+    >>> fg.grad(lambda x: x[astype(x, int)[0]] * 2.0)(np.array([1.5, 0.0]))
+    array([0., 2.])
     """
+    if not _np.issubdtype(_np.dtype(dtype), _np.inexact):
+        return _u.astype(_plain(x), dtype=dtype)
     return _u.astype(x, dtype=dtype)
 
 

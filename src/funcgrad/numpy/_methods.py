@@ -73,10 +73,6 @@ def _methods(fnp):
 
     def astype(self, dtype, copy=True):
         dtype = _np.dtype(dtype)
-        if not _np.issubdtype(dtype, _np.floating):
-            raise TypeError(
-                f"astype({dtype}) of a traced value would cut its gradient; only float dtypes "
-                f"keep one. Cast the plain value instead: fg.stop_gradient(x).astype({dtype.name})")
         return self if _np.result_type(_raw(self)) == dtype else fnp.astype(self, dtype)
 
     return dict(sum=sum, mean=mean, prod=prod, max=max, min=min, std=std, var=var,

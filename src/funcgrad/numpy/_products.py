@@ -134,19 +134,41 @@ def einsum(subscripts, *operands, optimize=False):
     (``'ij,jk'``) output, repeated letters (``'ii->i'``, ``'ii'``) and ellipses.
 
     Its reverse rule is again an einsum, so it can be differentiated to any order.
-    NumPy's interleaved form ``einsum(a, [0, 1], b, [1, 2])`` is not supported.
+    NumPy's interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (axes as
+    integers, ``...`` as Ellipsis, the output list optional) is read as the
+    string it stands for.
 
     >>> import numpy as np
     >>> einsum("ii->i", np.arange(4.0).reshape(2, 2))
     array([0., 3.])
     >>> einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4))).shape
     (5, 2, 4)
+    >>> einsum(np.ones((2, 3)), [0, 1], np.ones((3, 4)), [1, 2], [0, 2]).shape
+    (2, 4)
     """
     if not isinstance(subscripts, str):
-        raise TypeError("funcgrad.numpy.einsum needs the subscripts string first, e.g. "
-                        "einsum('ij,jk->ik', a, b); NumPy's interleaved operand/sublist form "
-                        "is not supported")
+        subscripts, operands = _from_sublists((subscripts,) + operands)
     return _products.einsum(*map(lists_as_arrays, operands), subscripts=subscripts, optimize=optimize)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _from_sublists(args):
+    """NumPy's interleaved einsum arguments ``op, sublist, op, sublist, ..., [out]`` as
+    ``(subscripts, operands)``."""
+    def letters(sublist):
+        try:
+            return "".join("..." if k is Ellipsis else _LETTERS[int(k)] for k in sublist)
+        except (IndexError, TypeError, ValueError):
+            raise ValueError(f"einsum: a sublist holds axis numbers 0 to 51 or Ellipsis; got "
+                             f"{sublist!r}") from None
+    pairs, out = args, None
+    if len(args) % 2:
+        pairs, out = args[:-1], args[-1]
+    operands, terms = pairs[0::2], [letters(s) for s in pairs[1::2]]
+    subscripts = ",".join(terms) + ("" if out is None else "->" + letters(out))
+    return subscripts, operands
 
 
 def kron(a, b):
