@@ -9,7 +9,7 @@ import torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.numpy import _calculus, _statistics
+from funcgrad.numpy import _calculus, _editing, _floats, _functional, _polynomials, _statistics
 
 
 def test_array_of_traced_values_is_a_traced_array():
@@ -136,12 +136,76 @@ ROWS = {
     "histogram": Row(lambda m, w: m.histogram(X[1], bins=3, weights=w)[0], (V,)),
     "histogram:density": Row(lambda m, w: m.histogram(X[1], bins=4, weights=w, density=True)[0], (W5,),
                              exact=False),
+    # -- _editing
+    "append": Row(lambda m, x, y: m.append(x, y), (X, V)),
+    "append:axis": Row(lambda m, x, y: m.append(x, y, axis=0), (X, X[:1] * 2.0),
+                       torch=lambda t, x, y: torch.cat([x, y])),
+    "insert": Row(lambda m, x, y: m.insert(x, 1, y), (V, K)),
+    "insert:axis": Row(lambda m, x: m.insert(x, [0, 2, 2], 7.0, axis=1), (X,)),
+    "insert:broadcast": Row(lambda m, x, y: m.insert(x, 3, y, axis=1), (X, K)),
+    "delete": Row(lambda m, x: m.delete(x, [0, 3], axis=1), (X,)),
+    "delete:flat": Row(lambda m, x: m.delete(x, slice(2, 9, 3)), (X,)),
+    "resize": Row(lambda m, x: m.resize(x, (4, 4)), (X,)),
+    "trim_zeros": Row(lambda m, x: m.trim_zeros(x), (np.array([0.0, 0.0, 1.5, 0.0, -2.0, 0.0]),)),
+    "trim_zeros:back": Row(lambda m, x: m.trim_zeros(x, "b"), (np.array([0.0, 1.5, 0.0]),)),
+    "compress": Row(lambda m, x: m.compress([True, False, True], x, axis=0), (X,)),
+    "extract": Row(lambda m, x: m.extract(np.arange(15).reshape(3, 5) % 4 == 1, x), (X,)),
+    "unique": Row(lambda m, x: m.unique(x), (np.array([3.0, 1.0, 3.0, 2.0, 1.0]),)),
+    "unique:counts": Row(lambda m, x: m.unique(x, return_counts=True)[0] * m.unique(x, return_counts=True)[1],
+                         (np.array([3.0, 1.0, 3.0, 2.0]),)),
+    "partition": Row(lambda m, x: m.partition(x, 2)[..., 2], (X,)),
+    "argpartition": Row(lambda m, x: m.argpartition(x, 0, axis=0)[0], (X,), grad=False),
+    "block": Row(lambda m, x, y: m.block([[x, y], [y, x]]), (X[:2, :2], X[:2, 2:4] * 3.0)),
+    "block:flat": Row(lambda m, x, y: m.block([x, y, 1.5]), (V, K)),
+    "row_stack": Row(lambda m, x, y: m.vstack([x, y]) if m is np else m.row_stack([x, y]), (V, V * 2.0)),
+    "concat": Row(lambda m, x, y: m.concat([x, y], axis=1), (X, X[:, :2]), torch=lambda t, x, y: torch.cat([x, y], 1)),
+    # -- _floats
+    # the largest floats overflow finite differences: test_nan_entries_get_zero_gradients checks it
+    "nan_to_num": Row(lambda m, x: m.nan_to_num(x + np.array([1.0, np.inf, -np.inf, np.nan, 1.0])), (V,),
+                      grad=False),
+    "nan_to_num:values": Row(lambda m, x: m.nan_to_num(x + np.array([1.0, np.nan, np.inf, -np.inf, 1.0]),
+                                                       nan=-1.0, posinf=5.0, neginf=-5.0), (V,)),
+    "nan_to_num:complex": Row(lambda m, x: m.real(m.nan_to_num((x + 1j * np.inf) * 1.0)), (V,), grad=False),
+    "real_if_close": Row(lambda m, x: m.real_if_close(x + 1e-20j), (V,)),
+    "ldexp": Row(lambda m, x: m.ldexp(x, np.array([1, -2, 0, 3, 1])), (V,)),
+    "frexp": Row(lambda m, x: m.frexp(x)[0] * m.frexp(x)[1], (V * 10.0,), torch=lambda t, x: torch.frexp(x)[0] * torch.frexp(x)[1]),
+    "modf": Row(lambda m, x: m.modf(x * 3.0)[0], (V,)),
+    "divmod": Row(lambda m, x: m.divmod(x, 0.7)[1], (V,)),
+    "iscomplexobj": Row(lambda m, x: m.iscomplexobj(x), (V,), grad=False),
+    "isrealobj": Row(lambda m, x: m.isrealobj(x), (V,), grad=False),
+    "shares_memory": Row(lambda m, x: m.shares_memory(x, np.ones(2)), (V,), grad=False),
+    "may_share_memory": Row(lambda m, x: m.may_share_memory(x, np.ones(2)), (V,), grad=False),
+    "copy": Row(lambda m, x: m.copy(x) * 2.0, (V,)),
+    "isposinf": Row(lambda m, x: m.isposinf(x / np.array([0.0, 0.0, 1.0, 0.0, 2.0])), (V,), grad=False),
+    "isneginf": Row(lambda m, x: m.isneginf(x / np.array([0.0, 0.0, 1.0, 0.0, 2.0])), (V,), grad=False),
+    # -- _polynomials
+    "polyval": Row(lambda m, p, x: m.polyval(p, x), (K, V)),
+    "polyadd": Row(lambda m, p, q: m.polyadd(p, q), (K, V)),
+    "polysub": Row(lambda m, p, q: m.polysub(p, q), (V, K)),
+    "polymul": Row(lambda m, p, q: m.polymul(p, q), (K, V)),
+    "polyder": Row(lambda m, p: m.polyder(p, 2), (V,)),
+    "polyint": Row(lambda m, p: m.polyint(p, 2, k=[1.0, 2.0]), (V,)),
+    "vander": Row(lambda m, x: m.vander(x, 4), (V,)),
+    "vander:increasing": Row(lambda m, x: m.vander(x, increasing=True), (K,)),
+    "polyfit": Row(lambda m, x, y: m.polyfit(x, y, 2), (C, V), exact=False),
+    "polyfit:weights": Row(lambda m, y, w: m.polyfit(C, y, 1, w=w), (V, W5), exact=False),
+    "roots": Row(lambda m, p: m.sort(m.real(m.roots(p))), (np.array([1.0, -6.0, 11.0, -6.0]),), exact=False),
+    # -- _functional
+    "apply_along_axis": Row(lambda m, x: m.apply_along_axis(lambda v: v[::-1] * v[0], 1, x), (X,)),
+    "apply_along_axis:scalar": Row(lambda m, x: m.apply_along_axis(lambda v: (v * v).sum(), 0, x), (X,)),
+    "vectorize": Row(lambda m, x: m.vectorize(lambda v: v * v if v > 0 else -v)(x), (X,)),
+    "vectorize:two": Row(lambda m, x, y: m.vectorize(lambda a, b: a * b + 1.0)(x, y), (X, V)),
+    "piecewise": Row(lambda m, x: m.piecewise(x, [x < 0, x > 1], [lambda v: v ** 2, lambda v: 3.0 * v, 0.5]), (X,)),
 }
 # Rows whose inputs hold NaNs: check_grads compares the finite entries' derivatives.
 NAN_ROWS = {name for name, row in ROWS.items() if any(np.isnan(a).any() for a in row.args)}
 # Functions that read values to decide a shape (bins, counts) run eagerly, not under vmap or jit.
-EAGER_ONLY = {"bincount", "histogram"}
-TABLE_MODULES = (_calculus, _statistics)
+# Functions whose result's shape follows the values: finite differences cannot cross that,
+# so test_value_dependent_shapes_route_the_gradient checks them.
+NO_DIFFERENCES = {"trim_zeros", "unique"}
+EAGER_ONLY = {"bincount", "histogram", "trim_zeros", "unique", "roots", "piecewise", "vectorize",
+              "real_if_close"}
+TABLE_MODULES = (_calculus, _statistics, _editing, _floats, _polynomials, _functional)
 
 
 def _base(name):
@@ -187,7 +251,7 @@ def _finite_part(row):
     return f, (x[keep], *row.args[1:])
 
 
-@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.grad))
+@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.grad and _base(n) not in NO_DIFFERENCES))
 def test_table_second_order_both_modes(name):
     row = ROWS[name]
     if name in NAN_ROWS:
@@ -224,6 +288,8 @@ def test_nan_entries_get_zero_gradients():
               lambda x: fnp.nanquantile(x, 0.3), lambda x: fnp.sum(fnp.nancumsum(x))):
         g = fg.grad(f)(XN)
         assert np.all(g[np.isnan(XN)] == 0.0) and np.all(np.isfinite(g))
+    g = fg.grad(lambda x: fnp.sum(fnp.nan_to_num(x + np.array([1.0, np.inf, -np.inf, np.nan, 1.0]))))(V)
+    np.testing.assert_array_equal(g, [1.0, 0.0, 0.0, 0.0, 1.0])
 
 
 def test_median_of_data_with_a_nan_is_nan_as_in_numpy():
@@ -265,3 +331,14 @@ def test_einsum_sublist_form_is_numpys(args):
     np.testing.assert_array_equal(fnp.einsum(*args(a, b)), want)
     np.testing.assert_array_equal(fg.vjp(lambda a, b: fnp.einsum(*args(a, b)), a, b)[0], want)
     fg.check_grads(lambda a, b: fnp.einsum(*args(a, b)), (a, b), order=2, modes=("fwd", "rev"))
+
+
+def test_value_dependent_shapes_route_the_gradient():
+    x = np.array([0.0, 0.0, 1.5, 0.0, -2.0, 0.0])
+    np.testing.assert_array_equal(fg.grad(lambda v: fnp.sum(fnp.trim_zeros(v) * np.array([1.0, 2.0, 3.0])))(x),
+                                  [0.0, 0.0, 1.0, 2.0, 3.0, 0.0])
+    u = np.array([3.0, 1.0, 3.0, 2.0])          # each distinct value's first occurrence carries it
+    np.testing.assert_array_equal(fg.grad(lambda v: fnp.sum(fnp.unique(v) * np.array([1.0, 2.0, 3.0])))(u),
+                                  [3.0, 1.0, 0.0, 2.0])
+    with pytest.raises(fg.ConcretizationError, match="unique reads the values"):
+        fg.jit(fnp.unique)(u)

@@ -162,6 +162,18 @@ CASES = {
         case("einsum", (a(2, 3), a(3, 4)), subscripts="ij,jk->ik", optimize=True, label="optimize"),
         case("einsum", (a(2, 2, 2),), subscripts="iii->i", label="iii"),
     ],
+    "cross": [
+        case("cross", (a(3), a(3)), lambda x, y: T.linalg.cross(x, y)),
+        case("cross", (a(4, 3), a(3)), lambda x, y: T.linalg.cross(x, y.expand(4, 3))),
+        case("cross", (a(2, 2), a(2, 3)), label="2-vectors"),
+        case("cross", (a(2), a(2)), label="z only"),
+        case("cross", (a(3, 2), a(2, 3)), label="axes", axisa=0, axisc=0),
+    ],
+    "vecdot": [
+        case("vecdot", (a(2, 3), a(3)), lambda x, y: T.linalg.vecdot(x, y)),
+        case("vecdot", (a(3, 2), a(3, 2)), lambda x, y: T.linalg.vecdot(x, y, dim=0), axis=0),
+    ],
+    "diagflat": [case("diagflat", (a(2, 2),)), case("diagflat", (a(3),), k=-1)],
     "kron": [
         case("kron", (a(2, 2), a(3, 2)), T.kron),
         case("kron", (a(2), a(2, 3)), T.kron),

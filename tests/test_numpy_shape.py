@@ -71,6 +71,10 @@ CASES = {
                        lambda t, x: torch.atleast_3d(x)),
     "atleast_1d:many": Case(lambda m, x, y: _weighted(m, [m.ravel(p) for p in m.atleast_1d(x, y)]),
                             [((), (2,))]),
+    "rollaxis": Case(lambda m, x: m.rollaxis(x, 2), M3, lambda t, x: torch.movedim(x, 2, 0)),
+    "rollaxis:start": Case(lambda m, x: m.rollaxis(x, 0, 3), M3, lambda t, x: torch.movedim(x, 0, 2)),
+    "permute_dims": Case(lambda m, x: m.permute_dims(x, (1, 2, 0)), M3, lambda t, x: x.permute(1, 2, 0)),
+    "matrix_transpose": Case(lambda m, x: m.matrix_transpose(x), M3, lambda t, x: x.mT),
     # -- joining
     "concatenate": Case(lambda m, x, y: m.concatenate([x, y, x], axis=1), [((2, 3), (2, 1)), ((1, 2), (1, 4))],
                         lambda t, x, y: torch.cat([x, y, x], dim=1)),
@@ -144,6 +148,11 @@ CASES = {
                                lambda t, x: x[[0, 1, 1], [2, 0, 2]]),
     "getitem:split_arrays": Case(lambda m, x: x[[0, 1], :, [1, 0]], [((2, 3, 2),), ((2, 1, 2),)]),
     "getitem:mask": Case(lambda m, x: x[np.arange(x.size).reshape(x.shape) % 2 == 0], M2, vmap=True),
+    "linspace:traced_ends": Case(lambda m, x, y: m.linspace(x, y, 4, axis=-1), [((3,), (3,)), ((2, 1), (3,))],
+                                 lambda t, x, y: x[..., None] + (y - x)[..., None] * torch.arange(4.0) / 3.0),
+    "linspace:open": Case(lambda m, x: m.linspace(x, 2.0, 3, endpoint=False), V1),
+    "logspace:traced": Case(lambda m, x: m.logspace(x, 1.0, 3, base=2.0), V1),
+    "geomspace:traced": Case(lambda m, x: m.geomspace(m.exp(x), 3.0, 4), V1),
     "getitem:row_mask": Case(lambda m, x: x[np.array([True, False, True])], [((3,),), ((3, 2),)]),
 }
 
@@ -158,8 +167,9 @@ INT_CASES = {
     "searchsorted": lambda m, x: m.searchsorted(np.array([-0.5, 0.0, 0.5]), x),
     "searchsorted:sorted_x": lambda m, x: m.searchsorted(m.sort(m.ravel(x)), 0.1, side="right"),
     "nonzero": lambda m, x: m.nonzero(x > 0),
+    "lexsort": lambda m, x: m.lexsort((x[0], x[1] > 0)),
 }
-NO_VMAP_INT = {"nonzero"}
+NO_VMAP_INT = {"nonzero", "lexsort"}
 
 CONSTRUCTORS = {
     "array": lambda m: m.array([[1, 2], [3, 4]], dtype=float, ndmin=3),
@@ -173,6 +183,7 @@ CONSTRUCTORS = {
     "arange": lambda m: m.arange(1.0, 2.0, 0.25),
     "linspace": lambda m: m.linspace(0.0, 1.0, 7),
     "logspace": lambda m: m.logspace(0.0, 2.0, 3),
+    "geomspace": lambda m: m.geomspace(1.0, 8.0, 4),
     "tri": lambda m: m.tri(3, 4, k=-1),
     "meshgrid": lambda m: m.meshgrid(np.arange(3.0), np.arange(2.0), indexing="ij"),
     "indices": lambda m: m.indices((2, 3)),

@@ -326,6 +326,7 @@ CASES = [
     Case("rfft", [_a(2, 5)], {"axis": -1, "norm": "forward"}, label="odd"),
     Case("irfft", [_a(3, 2)], {"axis": 0, "n": 4, "norm": "backward"}, label="even"),
     Case("irfft", [_a(2, 3)], {"axis": 1, "n": 5, "norm": "ortho"}, label="odd"),
+    Case("frexp_exponent", [_a(2, 3) * 10.0], diff=(), label="an integer"),
     Case("convolve", [_a(4), _a(3)], label="1-D"),
     Case("convolve", [_a(2), _a(5)], label="1-D, longer kernel"),
     Case("convolve", [_a(3, 2), _a(2, 2)], label="2-D"),
@@ -572,6 +573,7 @@ def _torch_table(torch):
         "searchsorted": lambda a, v, side="left": torch.searchsorted(a, v, right=side == "right"),
         "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
         "astype": lambda x, dtype: x.to(getattr(torch, np.dtype(dtype).name)),
+        "frexp_exponent": lambda x: torch.frexp(x).exponent,
         "convolve": lambda a, v: (torch.nn.functional.conv1d if a.dim() == 1 else torch.nn.functional.conv2d)(
             a[None, None], v.flip(tuple(range(v.dim())))[None, None],
             padding=tuple(m - 1 for m in v.shape))[0, 0],

@@ -24,8 +24,8 @@ import numpy as _np
 
 from .. import arraylike as _arraylike
 from ..errors import NoRuleError as _NoRuleError
-from . import (_basic, _calculus, _indexing, _joining, _logic, _math, _methods, _products, _reductions,
-               _shape, _statistics, fft, linalg)
+from . import (_basic, _calculus, _editing, _floats, _functional, _indexing, _joining, _logic, _math,
+               _methods, _polynomials, _products, _reductions, _shape, _statistics, fft, linalg)
 from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
 from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
 from ._logic import *        # noqa: F401,F403  comparisons, predicates, logic: masks
@@ -36,9 +36,14 @@ from ._joining import *      # noqa: F401,F403  joining, splitting, rearranging,
 from ._indexing import *     # noqa: F401,F403  indexing, integer-valued, constructors
 from ._calculus import *     # noqa: F401,F403  differences, integrals, convolution, interpolation
 from ._statistics import *   # noqa: F401,F403  quantiles, NaN-skipping, covariance, counting
+from ._editing import *      # noqa: F401,F403  append, insert, delete, unique, partition, block
+from ._floats import *       # noqa: F401,F403  nan_to_num, frexp, modf, dtype questions
+from ._polynomials import *  # noqa: F401,F403  polyval, polyfit, roots, ...
+from ._functional import *   # noqa: F401,F403  apply_along_axis, vectorize, piecewise
 
 __all__ = ["fft"] + [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing,
-                                        _calculus, _statistics)
+                                        _calculus, _statistics, _editing, _floats, _polynomials,
+                                        _functional)
            for n in m.__all__]
 
 # Traced values get NumPy's array methods, and NumPy's functions and ufuncs

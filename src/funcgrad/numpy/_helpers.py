@@ -16,11 +16,12 @@ TypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are 
 
 import numpy as np
 
+from ..errors import ConcretizationError
 from ..rules.arrays import getitem
 from ..traces import Box
 
 __all__ = ["is_traced", "as_array", "lists_as_arrays", "check_axis", "check_axes",
-           "axis_param", "refuse", "take_on_axis", "fmt_shape"]
+           "axis_param", "refuse", "take_on_axis", "fmt_shape", "concrete"]
 
 
 def is_traced(*xs):
@@ -85,3 +86,16 @@ def take_on_axis(x, index, axis):
 def fmt_shape(shape):
     """A shape as error messages print it: ``(2, 3)``."""
     return str(tuple(shape))
+
+
+def concrete(x, who):
+    """The plain value under ``x`` for a function whose result's shape or layout depends on
+    it (``unique``, ``trim_zeros``, ...). Derivative traces are looked through; jit and vmap,
+    whose values stand for many, get a ConcretizationError naming ``who``."""
+    while isinstance(x, Box):
+        if x._trace.opaque:
+            raise ConcretizationError(
+                f"funcgrad.numpy.{who} reads the values to decide the shape of its result, which "
+                f"jit and vmap cannot do (their values stand for many); call it outside jit/vmap")
+        x = x._value
+    return x

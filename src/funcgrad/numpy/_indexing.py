@@ -7,6 +7,8 @@ return plain integer arrays; they carry no gradient. Constructors are
 NumPy's; the ``*_like`` ones also accept traced values.
 """
 
+import operator
+
 import numpy as _np
 from numpy import (  # noqa: F401  NumPy's constructors, passed through
     arange,
@@ -14,8 +16,6 @@ from numpy import (  # noqa: F401  NumPy's constructors, passed through
     eye,
     identity,
     indices,
-    linspace,
-    logspace,
     meshgrid,
     ones,
     random,
@@ -26,20 +26,24 @@ from numpy import (  # noqa: F401  NumPy's constructors, passed through
 from ..errors import ShapeError
 from ..rules import arrays as _a
 from ..rules import shape as _s
+from ..rules.elementwise import power as _power
+from ..rules.elementwise import sign as _sign
 from ..rules.elementwise import where as _where
+from ..rules.ufuncs import astype as _astype
+from ..rules.ufuncs import log10 as _log10
 from ..traces import Box
 from ..values import plain as _plain
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axis, fmt_shape, is_traced, take_on_axis
+from ._helpers import as_array, check_axis, concrete, fmt_shape, is_traced, take_on_axis
 from ._joining import stack
-from ._shape import broadcast_to, ravel
+from ._shape import broadcast_to, moveaxis as _shape_moveaxis, ravel
 
 __all__ = [
     "take", "take_along_axis", "choose", "select", "argsort", "argmax", "argmin", "nonzero",
     "searchsorted", "array", "asarray", "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
     "logspace", "tri", "meshgrid", "indices", "zeros_like", "ones_like", "empty_like",
-    "full_like", "random",
+    "full_like", "random", "geomspace", "lexsort",
 ]
 
 
@@ -352,3 +356,85 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
         return _np.full_like(a, fill_value, dtype=dtype, order=order, subok=subok, shape=shape)
     shape, dtype = _like(a, dtype, shape)
     return _np.full(shape, _raw(fill_value), dtype=dtype)
+
+
+# ---------------------------------------------------------------- ranges with traced ends
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """``numpy.linspace``; with traced ``start``/``stop`` each point is
+    ``start + k * step`` as in NumPy's code (the last one ``stop`` itself).
+
+    >>> import funcgrad as fg
+    >>> float(fg.grad(lambda a: linspace(a, 1.0, 5)[1])(0.0))     # 1 - k / (num - 1) at k = 1
+    0.75
+    """
+    if not (isinstance(start, Box) or isinstance(stop, Box)):
+        return _np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
+    start, stop = start * 1.0, stop * 1.0
+    div = (num - 1) if endpoint else num
+    delta = stop - start
+    extra = _np.broadcast_shapes(_shape_of(start), _shape_of(stop))
+    ramp = _np.arange(0, num, dtype=float).reshape((-1,) + (1,) * len(extra))
+    step = delta / div if div > 0 else _np.nan * delta
+    y = ramp * step + start if div > 0 else ramp * delta + start
+    if endpoint and num > 1:
+        last = _a.reshape(_a.broadcast_to(stop, shape=extra) if _shape_of(stop) != extra else stop,
+                          shape=(1,) + extra)
+        y = _a.concatenate(_a.getitem(y, index=slice(0, num - 1)), last, axis=0)
+    if axis != 0:
+        y = _shape_moveaxis(y, 0, axis)
+    if dtype is not None:
+        y = _astype(y, dtype=dtype)
+    return (y, step) if retstep else y
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``numpy.logspace``: ``base ** linspace(start, stop)``.
+
+    >>> logspace(0.0, 2.0, 3)
+    array([  1.,  10., 100.])
+    """
+    if not any(isinstance(x, Box) for x in (start, stop, base)):
+        return _np.logspace(start, stop, num, endpoint, base, dtype, axis)
+    y = _power(base, linspace(start, stop, num, endpoint, axis=axis))
+    return y if dtype is None else _astype(y, dtype=dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``numpy.geomspace``: a geometric progression from ``start`` to ``stop`` (real, of one
+    sign), its ends exactly ``start`` and ``stop``, computed as NumPy computes it.
+
+    >>> geomspace(1.0, 1000.0, 4)
+    array([   1.,   10.,  100., 1000.])
+    """
+    if not (isinstance(start, Box) or isinstance(stop, Box)):
+        return _np.geomspace(start, stop, num, endpoint, dtype, axis)
+    sign = _sign(_plain(start))                 # NumPy rotates start to the positive reals
+    start, stop = start / sign, stop / sign
+    y = _power(10.0, linspace(_log10(start), _log10(stop), num, endpoint))
+    extra = _shape_of(y)[1:]
+    as_row = lambda v: _a.reshape(broadcast_to(v * 1.0, extra), shape=(1,) + extra)   # noqa: E731
+    closed = endpoint and num > 1
+    pieces = [as_row(start), _a.getitem(y, index=slice(1, num - 1 if closed else num))]
+    if closed:
+        pieces.append(as_row(stop))
+    y = (_a.concatenate(*pieces, axis=0) if num > 1 else y) * sign
+    if axis != 0:
+        y = _shape_moveaxis(y, 0, axis)
+    return y if dtype is None else _astype(y, dtype=dtype)
+
+
+def lexsort(keys, axis=-1):
+    """``numpy.lexsort``: indices sorting by the last key, then the one before, ...; no
+    derivative. Read from the values (eagerly, not under jit).
+
+    >>> import numpy as np
+    >>> lexsort((np.array([1.0, 0.0, 2.0]), np.array([0.0, 1.0, 0.0])))
+    array([0, 2, 1])
+    """
+    if not any(isinstance(k, Box) for k in keys):
+        return _np.lexsort(keys, axis)
+    return _np.lexsort([concrete(k, "lexsort") for k in keys], axis)

@@ -26,7 +26,7 @@ from ._helpers import is_traced
 __all__ = ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
            "isnan", "isinf", "isfinite", "signbit",
            "logical_and", "logical_or", "logical_not", "logical_xor",
-           "where", "isclose", "allclose", "array_equal"]
+           "where", "isclose", "allclose", "array_equal", "isposinf", "isneginf"]
 
 
 def _mask(prim, *example):
@@ -101,3 +101,29 @@ def array_equal(a1, a2, equal_nan=False):
     True
     """
     return bool(_np.array_equal(_plain(a1), _plain(a2), equal_nan=equal_nan))
+
+
+def isposinf(x, out=None):
+    """``numpy.isposinf``: a mask of the entries equal to +inf.
+
+    >>> import numpy as np
+    >>> isposinf(np.array([np.inf, -np.inf, 1.0]))
+    array([ True, False, False])
+    """
+    if not is_traced(x):
+        return _np.isposinf(x, out)
+    p = _plain(x)
+    return _u.logical_and(_u.isinf(p), _ew.greater(p, 0))
+
+
+def isneginf(x, out=None):
+    """``numpy.isneginf``: a mask of the entries equal to -inf.
+
+    >>> import numpy as np
+    >>> isneginf(np.array([np.inf, -np.inf, 1.0]))
+    array([False,  True, False])
+    """
+    if not is_traced(x):
+        return _np.isneginf(x, out)
+    p = _plain(x)
+    return _u.logical_and(_u.isinf(p), _ew.less(p, 0))

@@ -17,13 +17,14 @@ from ..rules import arrays as _arrays
 from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
 from ..rules.linalg import conj as _conj
+from ..traces import Box as _Box
 from ..values import ndim_of
 from ..values import shape_of as _shape_of
 from . import linalg
 from ._helpers import lists_as_arrays, refuse
 
 __all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",
-           "diag", "diagonal", "triu", "tril", "linalg"]
+           "diag", "diagonal", "triu", "tril", "linalg", "cross", "vecdot", "diagflat"]
 
 
 def dot(a, b, out=None):
@@ -251,3 +252,68 @@ def tril(m, k=0):
 
 
 
+
+
+def _component(x, i):
+    return _arrays.getitem(x, index=(Ellipsis, i))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """``numpy.cross``: the cross product of 3-vectors (2-vectors count as z = 0; two
+    2-vectors give the z component), broadcast over the other axes.
+
+    >>> import numpy as np
+    >>> cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+    array([0., 0., 1.])
+    """
+    if not any(isinstance(x, _Box) for x in (a, b)):
+        return _np.cross(a, b, axisa, axisb, axisc, axis)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = _moveaxis(lists_as_arrays(a), axisa, -1)
+    b = _moveaxis(lists_as_arrays(b), axisb, -1)
+    na, nb = _shape_of(a)[-1], _shape_of(b)[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError(f"cross: incompatible dimensions for cross product (dimension must be 2 "
+                         f"or 3); got {na} and {nb}")
+    a0, a1, b0, b1 = _component(a, 0), _component(a, 1), _component(b, 0), _component(b, 1)
+    z = a0 * b1 - a1 * b0
+    if na == 2 and nb == 2:
+        return z
+    a2 = _component(a, 2) if na == 3 else 0.0
+    b2 = _component(b, 2) if nb == 3 else 0.0
+    parts = [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, z]
+    shape = _np.broadcast_shapes(*[_shape_of(p) for p in parts])
+    out = _arrays.concatenate(*[_arrays.reshape(_arrays.broadcast_to(p, shape=shape) if _shape_of(p) != shape
+                                                else p, shape=shape + (1,)) for p in parts], axis=len(shape))
+    return _moveaxis(out, -1, axisc)
+
+
+def _moveaxis(x, source, destination):
+    nd = len(_shape_of(x))
+    order = [i for i in range(nd) if i != source % nd]
+    order.insert(destination % nd, source % nd)
+    return x if order == list(range(nd)) else _arrays.transpose(x, axes=tuple(order))
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """``numpy.vecdot``: ``sum(conj(x1) * x2)`` along ``axis``, broadcast over the rest.
+
+    >>> import numpy as np
+    >>> vecdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
+    array([3., 7.])
+    """
+    if not any(isinstance(x, _Box) for x in (x1, x2)):
+        return _np.vecdot(x1, x2, axis=axis)
+    return _arrays.sum(_multiply(_conj(lists_as_arrays(x1)), lists_as_arrays(x2)), axis=axis)
+
+
+def diagflat(v, k=0):
+    """``numpy.diagflat``: the flattened ``v`` on diagonal ``k`` of a square matrix.
+
+    >>> import numpy as np
+    >>> diagflat(np.array([[1.0, 2.0]]))
+    array([[1., 0.],
+           [0., 2.]])
+    """
+    return diag(_arrays.reshape(lists_as_arrays(v), shape=(-1,)), k)

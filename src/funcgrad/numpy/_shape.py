@@ -23,6 +23,7 @@ from ._helpers import as_array, check_axes, check_axis, fmt_shape, is_traced
 __all__ = [
     "reshape", "ravel", "squeeze", "expand_dims", "transpose", "swapaxes", "moveaxis",
     "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d",
+    "rollaxis", "permute_dims", "matrix_transpose",
 ]
 
 
@@ -245,3 +246,44 @@ def atleast_3d(*arys):
     (2, 3, 1)
     """
     return _atleast_n(3, "atleast_3d", arys)
+
+
+def rollaxis(a, axis, start=0):
+    """``numpy.rollaxis``: ``axis`` moved to sit before ``start`` (the older moveaxis).
+
+    >>> import numpy as np
+    >>> rollaxis(np.ones((2, 3, 4)), 2).shape
+    (4, 2, 3)
+    """
+    if not is_traced(a):
+        return _np.rollaxis(a, axis, start)
+    nd = len(_shape_of(a))
+    axis = check_axis(axis, nd, "rollaxis")
+    if not -nd <= start <= nd:
+        raise _np.exceptions.AxisError(f"rollaxis: start {start} is out of bounds for {nd} dimensions")
+    start = start % (nd + 1) if start < 0 else start
+    if axis < start:
+        start -= 1
+    return a if axis == start else moveaxis(a, axis, start)
+
+
+def permute_dims(a, /, axes=None):
+    """``numpy.permute_dims``: the Array API's name for transpose.
+
+    >>> import numpy as np
+    >>> permute_dims(np.ones((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
+    return transpose(a, axes)
+
+
+def matrix_transpose(x, /):
+    """``numpy.matrix_transpose``: the last two axes swapped.
+
+    >>> import numpy as np
+    >>> matrix_transpose(np.ones((5, 2, 3))).shape
+    (5, 3, 2)
+    """
+    if len(_shape_of(x)) < 2:
+        raise ValueError(f"matrix_transpose: needs at least 2 dimensions; got shape {_shape_of(x)}")
+    return swapaxes(x, -1, -2)

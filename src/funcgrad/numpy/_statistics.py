@@ -26,9 +26,8 @@ from ..rules import elementwise as _ew
 from ..rules import shape as _s
 from ..rules import ufuncs as _u
 from ..values import plain as _plain
-from ..values import raw as _raw
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axes, is_traced, refuse
+from ._helpers import as_array, check_axes, concrete, is_traced, refuse
 from ._joining import concatenate, sort
 from ._products import dot
 from ._reductions import average, cumprod, cumsum, max, min, prod, sum
@@ -415,7 +414,7 @@ def digitize(x, bins, right=False):
     """
     if not is_traced(x, bins):
         return _np.digitize(x, bins, right)
-    bins = _raw(bins)
+    bins = concrete(bins, "digitize")
     side = "left" if right else "right"
     if bins[-1] >= bins[0]:
         return _s.searchsorted(bins, _plain(x), side=side)
@@ -433,10 +432,7 @@ def bincount(x, /, weights=None, minlength=0):
     """
     if not is_traced(x, weights):
         return _np.bincount(x, weights, minlength)
-    if is_traced(x):
-        raise TypeError("bincount: x holds integers, which have no derivative; pass "
-                        "fg.stop_gradient(x)")
-    x = _np.asarray(x)
+    x = _np.asarray(concrete(x, "bincount"))
     length = builtins.max(int(x.max()) + 1 if x.size else 0, minlength)
     return _s.put_along(ravel(weights) * 1.0, x.ravel(), axis=0, shape=(length,))
 
@@ -450,9 +446,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):   # noqa: A00
     >>> counts, edges
     (array([2, 1]), array([0. , 0.5, 1. ]))
     """
+    values = concrete(a, "histogram")
     if not is_traced(weights):
-        return _np.histogram(_raw(a), bins, range, density, _raw(weights) if weights is not None else None)
-    values = _np.ravel(_raw(a))
+        return _np.histogram(values, bins, range, density, weights)
+    values = _np.ravel(values)
     edges = _np.histogram_bin_edges(values, bins, range)
     index = _np.searchsorted(edges, values, side="right") - 1
     index[values == edges[-1]] = len(edges) - 2          # the last bin is closed

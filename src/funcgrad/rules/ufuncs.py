@@ -52,7 +52,7 @@ __all__ = [
     "sinc", "deg2rad", "rad2deg", "positive", "real", "imag", "conjugate", "angle",
     "floor", "ceil", "rint", "trunc", "fix", "round", "floor_divide", "heaviside",
     "float_power", "fmax", "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2",
-    "mod", "fmod", "copysign", "clip", "logit", "erf", "astype",
+    "mod", "fmod", "copysign", "clip", "logit", "erf", "astype", "frexp_exponent",
     "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
     "logical_xor",
 ]
@@ -247,6 +247,8 @@ round = Primitive(  # noqa: A001 - NumPy's name, on purpose
     jvp=(lambda t, ans, x, decimals=0: None,),
     batch=_unary_batch,
 )
+# frexp's integer exponent: read from the value, no derivative (frexp's mantissa is x / 2**e)
+frexp_exponent = Primitive("frexp_exponent", lambda x: np.frexp(x)[1], batch=_unary_batch)
 astype = Primitive(
     "astype", _astype_impl,
     vjp=(_astype_vjp,),

@@ -1,0 +1,257 @@
+"""Adding, removing, selecting and reordering elements, with NumPy's signatures.
+
+``append``, ``insert``, ``delete``, ``resize``, ``trim_zeros``, ``compress``,
+``extract``, ``unique``, ``partition``/``argpartition``, ``block``,
+``row_stack`` and ``concat``. Each places elements without computing new
+ones, so on traced values it is a gather: NumPy's own function run on the
+positions of the elements says where each one goes, which keeps NumPy's
+semantics exactly (scalar or list ``obj``, broadcasting ``values``, axis
+``None``), and the derivative follows each element to its place.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> fnp.insert(np.array([1.0, 2.0, 3.0]), 1, [9.0, 8.0])
+array([1., 9., 8., 2., 3.])
+>>> fg.grad(lambda x: fnp.sum(fnp.delete(x, [0, 2]) * 10.0))(np.ones(4))
+array([ 0., 10.,  0., 10.])
+"""
+
+import numpy as _np
+
+from ..rules import arrays as _a
+from ..rules import shape as _s
+from ..values import plain as _plain
+from ..values import shape_of as _shape_of
+from ._helpers import as_array, check_axis, concrete, is_traced
+from ._joining import concatenate, sort, vstack
+from ._shape import ravel, reshape
+
+__all__ = ["append", "insert", "delete", "resize", "trim_zeros", "compress", "extract", "unique",
+           "partition", "argpartition", "block", "row_stack", "concat"]
+
+
+def _gather(sources, positions):
+    """Elements of the flattened ``sources`` (joined in order) at integer ``positions``."""
+    flat = concatenate([ravel(as_array(s)) for s in sources]) if len(sources) > 1 else ravel(sources[0])
+    return _a.getitem(flat, index=_np.asarray(positions, dtype=_np.intp))
+
+
+def _labels(x, start=0):
+    """The flat positions of ``x``'s elements, shaped like ``x``: NumPy moves these for us."""
+    shape = _shape_of(x)
+    return _np.arange(start, start + int(_np.prod(shape, dtype=_np.int64))).reshape(shape)
+
+
+def append(arr, values, axis=None):
+    """``numpy.append``: ``values`` joined after ``arr`` (both flattened if ``axis`` is None).
+
+    >>> import numpy as np
+    >>> append(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]), axis=0)
+    array([[1., 2.],
+           [3., 4.]])
+    """
+    if not is_traced(arr, values):
+        return _np.append(arr, values, axis)
+    if axis is None:
+        return concatenate([ravel(as_array(arr)), ravel(as_array(values))])
+    return concatenate([as_array(arr), as_array(values)], axis=axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """``numpy.insert``: ``values`` inserted before the index or indices ``obj``.
+
+    >>> import numpy as np
+    >>> insert(np.zeros((2, 2)), 1, 5.0, axis=1)
+    array([[0., 5., 0.],
+           [0., 5., 0.]])
+    """
+    if not is_traced(arr, values):
+        return _np.insert(arr, obj, values, axis)
+    obj = concrete(obj, "insert")
+    arr, values = as_array(arr), as_array(values)
+    here = _labels(arr)
+    there = _labels(values, start=here.size)
+    positions = _np.insert(here, obj, there, axis)
+    return reshape(_gather([arr, values], positions.ravel()), positions.shape)
+
+
+def delete(arr, obj, axis=None):
+    """``numpy.delete``: ``arr`` without the entries ``obj`` (indices, a slice or a mask).
+
+    >>> import numpy as np
+    >>> delete(np.arange(6.0).reshape(2, 3), 1, axis=1)
+    array([[0., 2.],
+           [3., 5.]])
+    """
+    if not is_traced(arr):
+        return _np.delete(arr, obj, axis)
+    arr = as_array(arr)
+    positions = _np.delete(_labels(arr), concrete(obj, "delete"), axis)
+    return reshape(_gather([arr], positions.ravel()), positions.shape)
+
+
+def resize(a, new_shape):
+    """``numpy.resize``: ``a`` repeated (or cut) to fill ``new_shape``.
+
+    >>> import numpy as np
+    >>> resize(np.array([1.0, 2.0, 3.0]), (2, 2))
+    array([[1., 2.],
+           [3., 1.]])
+    """
+    if not is_traced(a):
+        return _np.resize(a, new_shape)
+    a = as_array(a)
+    positions = _np.resize(_labels(a), new_shape)
+    return reshape(_gather([a], positions.ravel()), positions.shape)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """``numpy.trim_zeros``: leading and/or trailing zeros cut from a 1-D array. The cut
+    depends on the values, so it is read from them (eagerly, not under jit).
+
+    >>> import numpy as np
+    >>> trim_zeros(np.array([0.0, 1.0, 0.0, 2.0, 0.0]))
+    array([1., 0., 2.])
+    """
+    if not is_traced(filt):
+        return _np.trim_zeros(filt, trim)
+    nonzero = _np.flatnonzero(concrete(filt, "trim_zeros"))
+    n = _shape_of(filt)[0]
+    if not nonzero.size:
+        return _a.getitem(filt, index=slice(0, 0))
+    start = int(nonzero[0]) if "f" in trim.lower() else 0
+    stop = int(nonzero[-1]) + 1 if "b" in trim.lower() else n
+    return _a.getitem(filt, index=slice(start, stop))
+
+
+def compress(condition, a, axis=None, out=None):
+    """``numpy.compress``: the slices of ``a`` along ``axis`` where ``condition`` is true.
+
+    >>> import numpy as np
+    >>> compress([False, True, True], np.arange(6.0).reshape(2, 3), axis=1)
+    array([[1., 2.],
+           [4., 5.]])
+    """
+    if not is_traced(a):
+        return _np.compress(condition, a, axis, out)
+    a = as_array(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = check_axis(axis, len(_shape_of(a)), "compress")
+    index = _np.flatnonzero(concrete(condition, "compress"))
+    return _a.getitem(a, index=(slice(None),) * axis + (index,))
+
+
+def extract(condition, arr):
+    """``numpy.extract``: the elements of ``arr`` where ``condition`` is true, flattened.
+
+    >>> import numpy as np
+    >>> extract(np.array([[True, False], [False, True]]), np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([1., 4.])
+    """
+    if not is_traced(arr):
+        return _np.extract(condition, arr)
+    return _gather([arr], _np.flatnonzero(concrete(condition, "extract")))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):   # noqa: A002 - NumPy's name
+    """``numpy.unique``: the sorted distinct values (each one's first occurrence carries the
+    derivative); the indices and counts are integers. Read from the values, eagerly.
+
+    >>> import numpy as np
+    >>> unique(np.array([3.0, 1.0, 3.0, 2.0]), return_counts=True)
+    (array([1., 2., 3.]), array([1, 1, 2]))
+    """
+    if not is_traced(ar):
+        return _np.unique(ar, return_index, return_inverse, return_counts, axis, equal_nan=equal_nan)
+    if axis is not None:
+        raise NotImplementedError("unique: axis= is not supported on traced values; "
+                                  "use axis=None (the flattened array)")
+    values, first, inverse, counts = _np.unique(concrete(ar, "unique"), True, True, True,
+                                               equal_nan=equal_nan)
+    out = (_gather([ar], first),)
+    out += (first,) * return_index + (inverse,) * return_inverse
+    out += (counts,) * return_counts
+    return out if len(out) > 1 else out[0]
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """``numpy.partition``: every element at position ``kth`` is where sorting would put it,
+    smaller ones before, larger after. funcgrad returns the sorted array, one such
+    arrangement (NumPy leaves the order within each side unspecified).
+
+    >>> import numpy as np
+    >>> float(partition(np.array([3.0, 1.0, 4.0, 1.5]), 2)[2])
+    3.0
+    """
+    if not is_traced(a):
+        return _np.partition(a, kth, axis, kind, order)
+    return sort(a, axis=axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """``numpy.argpartition``: indices that partition ``a`` (here: that sort it); no derivative.
+
+    >>> import numpy as np
+    >>> int(argpartition(np.array([3.0, 1.0, 4.0]), 0)[0])
+    1
+    """
+    if not is_traced(a):
+        return _np.argpartition(a, kth, axis, kind, order)
+    if axis is None:
+        a, axis = ravel(a), 0
+    return _s.argsort(_plain(a), axis=axis, kind="stable")
+
+
+def block(arrays):
+    """``numpy.block``: an array assembled from nested lists of blocks, the innermost
+    list joined along the last axis.
+
+    >>> import numpy as np
+    >>> block([[np.eye(2), np.zeros((2, 1))], [np.ones((1, 2)), np.full((1, 1), 5.0)]])
+    array([[1., 0., 0.],
+           [0., 1., 0.],
+           [1., 1., 5.]])
+    """
+    if not is_traced(*_leaves(arrays)):
+        return _np.block(arrays)
+    depth = _depth(arrays)
+    ndim = max(depth, *(len(_shape_of(x)) for x in _leaves(arrays)))
+
+    def join(item, level):
+        if not isinstance(item, list):
+            x = as_array(item)
+            return reshape(x, (1,) * (ndim - len(_shape_of(x))) + _shape_of(x))
+        return concatenate([join(i, level + 1) for i in item], axis=ndim - depth + level)
+    return join(arrays, 0)
+
+
+def _leaves(arrays):
+    return [y for x in arrays for y in _leaves(x)] if isinstance(arrays, list) else [arrays]
+
+
+def _depth(arrays):
+    return 1 + _depth(arrays[0]) if isinstance(arrays, list) else 0
+
+
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """``numpy.row_stack``: the old name of vstack.
+
+    >>> import numpy as np
+    >>> row_stack([np.ones(2), np.zeros(2)])
+    array([[1., 1.],
+           [0., 0.]])
+    """
+    return vstack(tup, dtype=dtype, casting=casting)
+
+
+def concat(arrays, /, *, axis=0):
+    """``numpy.concat``: the Array API's name for concatenate.
+
+    >>> import numpy as np
+    >>> concat([np.ones(1), np.zeros(2)])
+    array([1., 0., 0.])
+    """
+    return concatenate(arrays, axis=axis)
+

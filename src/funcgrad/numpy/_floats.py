@@ -1,0 +1,182 @@
+"""Floating-point housekeeping, with NumPy's signatures: ``nan_to_num``, ``real_if_close``,
+``ldexp``, ``frexp``, ``modf``, ``divmod``, and questions that need no derivative
+(``iscomplexobj``, ``isrealobj``, ``shares_memory``, ``may_share_memory``) plus ``copy``.
+
+Replacements and splits keep the derivative where the value passes through
+unchanged: ``nan_to_num``'s finite entries, ``modf``'s fractional part,
+``frexp``'s mantissa (``x / 2**e``, with the integer exponent read from the
+value by a primitive, so jit replays it).
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> fg.grad(lambda x: fnp.sum(fnp.nan_to_num(x * 2.0)))(np.array([1.0, np.inf]))
+array([2., 0.])
+"""
+
+import numpy as _np
+
+from ..rules import elementwise as _ew
+from ..rules import ufuncs as _u
+from ..traces import Box
+from ..values import is_complex
+from ..values import plain as _plain
+from ..values import raw as _raw
+from ._helpers import concrete, is_traced, refuse
+
+__all__ = ["nan_to_num", "real_if_close", "ldexp", "frexp", "modf", "divmod", "iscomplexobj",
+           "isrealobj", "shares_memory", "may_share_memory", "copy"]
+
+
+def _replace(x, nan, posinf, neginf, big):
+    p = _plain(x)
+    out = _ew.where(_ew.not_equal(p, p), nan, x)
+    out = _ew.where(_u.logical_and(_u.isinf(p), _ew.greater(p, 0)), big if posinf is None else posinf, out)
+    return _ew.where(_u.logical_and(_u.isinf(p), _ew.less(p, 0)), -big if neginf is None else neginf, out)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``numpy.nan_to_num``: NaN by ``nan``, infinities by the largest finite floats (or
+    ``posinf``/``neginf``); real and imaginary parts each. Replaced entries get a zero derivative.
+
+    >>> import numpy as np
+    >>> nan_to_num(np.array([np.nan, -np.inf, 1.5]), neginf=-9.0)
+    array([ 0. , -9. ,  1.5])
+    """
+    if not is_traced(x):
+        return _np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
+    big = _np.finfo(_np.result_type(_raw(x))).max
+    if is_complex(x):
+        return (_replace(_u.real(x), nan, posinf, neginf, big)
+                + 1j * _replace(_u.imag(x), nan, posinf, neginf, big))
+    return _replace(x, nan, posinf, neginf, big)
+
+
+def real_if_close(a, tol=100):
+    """``numpy.real_if_close``: the real part when every imaginary part is within ``tol``
+    machine epsilons of zero (read from the values), else ``a`` unchanged.
+
+    >>> import numpy as np
+    >>> real_if_close(np.array([1.0 + 1e-20j, 2.0]))
+    array([1., 2.])
+    """
+    if not is_traced(a):
+        return _np.real_if_close(a, tol)
+    if not is_complex(a):
+        return a
+    eps = _np.finfo(_np.result_type(_raw(a))).eps
+    limit = tol * eps if tol > 1 else tol
+    return _u.real(a) if _np.all(_np.abs(_np.imag(concrete(a, "real_if_close"))) < limit) else a
+
+
+def ldexp(x1, x2, out=None):
+    """``numpy.ldexp``: ``x1 * 2**x2`` for integer ``x2``; differentiable in ``x1``.
+
+    >>> import numpy as np
+    >>> ldexp(np.array([1.5, 3.0]), np.array([2, -1]))
+    array([6. , 1.5])
+    """
+    refuse("ldexp", out=out)
+    if not is_traced(x1, x2):
+        return _np.ldexp(x1, x2)
+    if is_traced(x2) or not _np.issubdtype(_np.result_type(_raw(x2)), _np.integer):
+        raise TypeError("ldexp: the exponent x2 must be plain integers (no derivative); "
+                        "use x1 * 2.0 ** x2 for a differentiable exponent")
+    return x1 * _np.ldexp(1.0, x2)
+
+
+def frexp(x, out=None):
+    """``numpy.frexp``: ``(mantissa, exponent)`` with ``x = mantissa * 2**exponent`` and
+    ``0.5 <= |mantissa| < 1``; the mantissa's derivative is ``2**-exponent``.
+
+    >>> import numpy as np
+    >>> frexp(np.array([8.0, 0.75]))
+    (array([0.5 , 0.75]), array([4, 0], dtype=int32))
+    """
+    refuse("frexp", out=out)
+    if not is_traced(x):
+        return _np.frexp(x)
+    exponent = _u.frexp_exponent(_plain(x))
+    return x * _u.exp2(-_u.astype(exponent, dtype=_np.float64)), exponent
+
+
+def modf(x, out=None):
+    """``numpy.modf``: ``(fractional part, integral part)``, both with x's sign; the
+    fractional part's derivative is 1, the integral part's 0.
+
+    >>> import numpy as np
+    >>> modf(np.array([2.5, -1.25]))
+    (array([ 0.5 , -0.25]), array([ 2., -1.]))
+    """
+    refuse("modf", out=out)
+    if not is_traced(x):
+        return _np.modf(x)
+    whole = _u.trunc(x)
+    return x - whole, whole
+
+
+def divmod(x1, x2, out=None):   # noqa: A001 - NumPy's name
+    """``numpy.divmod``: ``(floor_divide(x1, x2), mod(x1, x2))``.
+
+    >>> import numpy as np
+    >>> divmod(np.array([7.0, -7.0]), 2.0)
+    (array([ 3., -4.]), array([1., 1.]))
+    """
+    refuse("divmod", out=out)
+    if not is_traced(x1, x2):
+        return _np.divmod(x1, x2)
+    return _u.floor_divide(x1, x2), _u.mod(x1, x2)
+
+
+def iscomplexobj(x):
+    """``numpy.iscomplexobj``: whether the dtype is complex.
+
+    >>> import funcgrad as fg
+    >>> iscomplexobj(fg.var(1.0 + 2.0j)), iscomplexobj([1.0])
+    (True, False)
+    """
+    return is_complex(x) if isinstance(x, Box) else _np.iscomplexobj(x)
+
+
+def isrealobj(x):
+    """``numpy.isrealobj``: whether the dtype is not complex.
+
+    >>> import funcgrad as fg
+    >>> isrealobj(fg.var(1.0))
+    True
+    """
+    return not iscomplexobj(x)
+
+
+def shares_memory(a, b, max_work=None):
+    """``numpy.shares_memory``; traced values are immutable and share nothing writable.
+
+    >>> import numpy as np
+    >>> x = np.ones(3)
+    >>> shares_memory(x, x[1:])
+    True
+    """
+    if is_traced(a, b):
+        return False
+    return _np.shares_memory(a, b, max_work)
+
+
+def may_share_memory(a, b, max_work=None):
+    """``numpy.may_share_memory``; traced values are immutable and share nothing writable.
+
+    >>> import numpy as np
+    >>> may_share_memory(np.ones(2), np.ones(2))
+    False
+    """
+    if is_traced(a, b):
+        return False
+    return _np.may_share_memory(a, b, max_work)
+
+
+def copy(a, order="K", subok=False):
+    """``numpy.copy``; a traced value is immutable, so it is its own copy.
+
+    >>> import numpy as np
+    >>> copy(np.array([1.0, 2.0]))
+    array([1., 2.])
+    """
+    return a if isinstance(a, Box) else _np.copy(a, order=order, subok=subok)

@@ -1,0 +1,191 @@
+"""Polynomials as coefficient arrays, highest power first, with NumPy's signatures.
+
+``polyval`` (Horner's rule, in NumPy's order), ``polyadd``, ``polysub``,
+``polymul``, ``polyder``, ``polyint``, ``vander``, ``polyfit`` (least squares
+through funcgrad.numpy.linalg.lstsq, so the fit differentiates in ``x``, ``y``
+and ``w``) and ``roots`` (eigenvalues of the companion matrix, differentiable
+where the roots are distinct).
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> fnp.polyval(np.array([1.0, 0.0, -2.0]), 3.0)       # x^2 - 2 at 3
+np.float64(7.0)
+>>> fg.grad(lambda p: fnp.polyval(p, 3.0))(np.array([1.0, 0.0, -2.0]))
+array([9., 3., 1.])
+"""
+
+import numpy as _np
+
+from ..rules import arrays as _a
+from ..values import shape_of as _shape_of
+from . import _decompositions
+from ._calculus import convolve
+from ._helpers import as_array, concrete, is_traced
+from ._joining import concatenate
+from ._reductions import cumprod, sum
+from ._shape import reshape
+
+__all__ = ["polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "vander",
+           "polyfit", "roots"]
+
+
+def polyval(p, x):
+    """``numpy.polyval``: ``p[0] x^(n-1) + ... + p[n-1]``, by Horner's rule.
+
+    >>> import numpy as np
+    >>> polyval([1.0, 2.0], np.array([0.0, 1.0]))
+    array([2., 3.])
+    """
+    if not is_traced(p, x):
+        return _np.polyval(p, x)
+    p, x = as_array(p), as_array(x)
+    y = _np.zeros(_shape_of(x))
+    for k in range(_shape_of(p)[0]):
+        y = y * x + p[k]
+    return y
+
+
+def _padded(a, n):
+    a = as_array(a)
+    extra = n - _shape_of(a)[0]
+    return concatenate([_np.zeros(extra), a]) if extra > 0 else a
+
+
+def polyadd(a1, a2):
+    """``numpy.polyadd``: the sum, shorter coefficients padded at the high end.
+
+    >>> import numpy as np
+    >>> polyadd(np.array([1.0, 2.0]), np.array([1.0, 0.0, 3.0]))
+    array([1., 1., 5.])
+    """
+    if not is_traced(a1, a2):
+        return _np.polyadd(a1, a2)
+    n = max(_np.size(a1), _np.size(a2))
+    return _padded(a1, n) + _padded(a2, n)
+
+
+def polysub(a1, a2):
+    """``numpy.polysub``: the difference.
+
+    >>> import numpy as np
+    >>> polysub(np.array([1.0, 2.0]), np.array([1.0, 0.0, 3.0]))
+    array([-1.,  1., -1.])
+    """
+    if not is_traced(a1, a2):
+        return _np.polysub(a1, a2)
+    n = max(_np.size(a1), _np.size(a2))
+    return _padded(a1, n) - _padded(a2, n)
+
+
+def polymul(a1, a2):
+    """``numpy.polymul``: the product (a convolution of the coefficients).
+
+    >>> import numpy as np
+    >>> polymul(np.array([1.0, 1.0]), np.array([1.0, -1.0]))
+    array([ 1.,  0., -1.])
+    """
+    if not is_traced(a1, a2):
+        return _np.polymul(a1, a2)
+    return convolve(as_array(a1), as_array(a2))
+
+
+def polyder(p, m=1):
+    """``numpy.polyder``: the ``m``-th derivative.
+
+    >>> import numpy as np
+    >>> polyder(np.array([1.0, 1.0, 1.0, 1.0]), 2)
+    array([6., 2.])
+    """
+    if not is_traced(p):
+        return _np.polyder(p, m)
+    p = as_array(p)
+    for _ in range(m):
+        n = _shape_of(p)[0] - 1
+        p = _a.getitem(p, index=slice(0, n)) * _np.arange(n, 0, -1.0) if n > 0 else p * 0.0
+    return p
+
+
+def polyint(p, m=1, k=None):
+    """``numpy.polyint``: the ``m``-th antiderivative, integration constants ``k`` (default 0).
+
+    >>> import numpy as np
+    >>> polyint(np.array([3.0, 2.0]), k=5.0)
+    array([1.5, 2. , 5. ])
+    """
+    if not is_traced(p, k):
+        return _np.polyint(p, m, k)
+    constants = [0.0] * m if k is None else ([k] * m if _np.ndim(k) == 0 else list(k))
+    p = as_array(p)
+    for c in constants[:m]:
+        n = _shape_of(p)[0]
+        p = concatenate([p / _np.arange(n, 0, -1.0), reshape(as_array(c) * 1.0, (1,))])
+    return p
+
+
+def vander(x, N=None, increasing=False):
+    """``numpy.vander``: columns ``x^(N-1), ..., x, 1`` (reversed if ``increasing``).
+
+    >>> import numpy as np
+    >>> vander(np.array([2.0, 3.0]), 3)
+    array([[4., 2., 1.],
+           [9., 3., 1.]])
+    """
+    if not is_traced(x):
+        return _np.vander(x, N, increasing)
+    x = as_array(x)
+    n = _shape_of(x)[0]
+    N = n if N is None else N
+    if N == 0:
+        return _np.zeros((n, 0))
+    columns = reshape(x, (n, 1)) * _np.ones((1, N - 1))
+    powers = concatenate([_np.ones((n, 1)), cumprod(columns, axis=1)], axis=1)
+    return powers if increasing else _a.getitem(powers, index=(slice(None), slice(None, None, -1)))
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """``numpy.polyfit``: least-squares coefficients, highest power first (``full`` and
+    ``cov`` are not supported on traced values).
+
+    >>> import numpy as np
+    >>> polyfit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0]), 1).round(12)
+    array([2., 1.])
+    """
+    if not is_traced(x, y, w):
+        return _np.polyfit(x, y, deg, rcond, full, w, cov)
+    if full or cov:
+        raise NotImplementedError("polyfit: full= and cov= are not supported on traced values")
+    x, y = as_array(x) * 1.0, as_array(y) * 1.0
+    lhs = vander(x, deg + 1)
+    rhs = y
+    if w is not None:
+        lhs = lhs * reshape(as_array(w), (-1, 1))
+        rhs = rhs * (as_array(w) if len(_shape_of(y)) == 1 else reshape(as_array(w), (-1, 1)))
+    scale = sum(lhs * lhs, axis=0) ** 0.5
+    rcond = _shape_of(x)[0] * _np.finfo(float).eps if rcond is None else rcond
+    c = _decompositions.lstsq(lhs / scale, rhs, rcond)[0]
+    return c / (scale if len(_shape_of(c)) == 1 else reshape(scale, (-1, 1)))
+
+
+def roots(p):
+    """``numpy.roots``: the roots, as the eigenvalues of the companion matrix.
+
+    >>> import numpy as np
+    >>> np.sort(roots(np.array([1.0, -3.0, 2.0])))
+    array([1., 2.])
+    """
+    if not is_traced(p):
+        return _np.roots(p)
+    p = as_array(p)
+    nonzero = _np.flatnonzero(concrete(p, "roots"))
+    if not nonzero.size:
+        return _np.zeros(0)
+    trailing = _shape_of(p)[0] - 1 - nonzero[-1]
+    p = _a.getitem(p, index=slice(int(nonzero[0]), int(nonzero[-1]) + 1))
+    n = _shape_of(p)[0]
+    if n < 2:
+        found = _np.zeros(0)
+    else:
+        top = reshape(-_a.getitem(p, index=slice(1, None)) / p[0], (1, n - 1))
+        companion = concatenate([top, _np.eye(n - 2, n - 1)], axis=0)
+        found = _decompositions.eigvals(companion)
+    return concatenate([found, _np.zeros(trailing)]) if trailing else found
