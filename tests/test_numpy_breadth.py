@@ -159,6 +159,9 @@ ROWS = {
     "block:flat": Row(lambda m, x, y: m.block([x, y, 1.5]), (V, K)),
     "row_stack": Row(lambda m, x, y: m.vstack([x, y]) if m is np else m.row_stack([x, y]), (V, V * 2.0)),
     "concat": Row(lambda m, x, y: m.concat([x, y], axis=1), (X, X[:, :2]), torch=lambda t, x, y: torch.cat([x, y], 1)),
+    "r_": Row(lambda m, x, y: m.r_[x, y, 1:4, 2.5], (V, K)),
+    "c_": Row(lambda m, x: m.c_[x, X[0], x], (V,)),
+    "c_:matrices": Row(lambda m, x: m.c_[x, X], (X,)),
     # -- _floats
     # the largest floats overflow finite differences: test_nan_entries_get_zero_gradients checks it
     "nan_to_num": Row(lambda m, x: m.nan_to_num(x + np.array([1.0, np.inf, -np.inf, np.nan, 1.0])), (V,),
@@ -342,3 +345,12 @@ def test_value_dependent_shapes_route_the_gradient():
                                   [3.0, 1.0, 0.0, 2.0])
     with pytest.raises(fg.ConcretizationError, match="unique reads the values"):
         fg.jit(fnp.unique)(u)
+
+
+def test_lists_of_traced_values_are_arrays_everywhere():
+    g = fg.grad(lambda a, b: fnp.sum(fnp.append(a, b) ** 2), argnums=(0, 1))([1.0, 2.0, 3.0], 4.0)
+    assert [float(v) for v in g[0]] == [2.0, 4.0, 6.0] and g[1] == 8.0
+    fg.check_grads(lambda x: fnp.max(fnp.array([[x, x], [x, 0.5]]), axis=1), (1.0,), order=2)
+    for num in (0, 1, 5):
+        for a, b in ((1.2, 3.4), (1.2, -3.4), (1.2, 1.2)):
+            fg.check_grads(lambda x, y: fnp.linspace(x, y, num), (a, b), order=2)

@@ -133,13 +133,18 @@ ROWS = {
        for name, dom in [("gammaln", unit), ("digamma", unit), ("psi", unit), ("gamma", unit),
                          ("erfc", normal), ("erfinv", unit), ("erfcinv", unit), ("ndtr", normal),
                          ("log_ndtr", normal), ("ndtri", unit), ("i0", normal), ("i1", normal),
-                         ("i0e", normal), ("i1e", normal), ("entr", unit)]},
+                         ("i0e", normal), ("i1e", normal), ("entr", unit), ("j0", unit), ("j1", unit),
+                         ("y0", unit), ("y1", unit), ("gammasgn", normal), ("rgamma", unit)]},
     **{name: Row((lambda name: lambda m, x, y: _sp(name)(m, x, y))(name), [((2, 3), (3,))], None,
                  (unit, unit), scipy=True)
        for name in ["betaln", "beta", "xlogy", "xlog1py"]},
     **{name: Row((lambda name: lambda m, x: _sp(name)(m, 2.5, x))(name), ALL, None, (unit,), scipy=True)
        for name in ["gammainc", "gammaincc"]},
     "polygamma": Row(lambda m, x: _sp("polygamma")(m, 2, x), ALL, None, (unit,), scipy=True),
+    **{name: Row((lambda name: lambda m, x: _sp(name)(m, 1.5, x + 0.5))(name), ALL, None, (unit,), scipy=True)
+       for name in ["jv", "yv", "iv", "ive"]},
+    **{name: Row((lambda name: lambda m, x: _sp(name)(m, 2, x + 0.5))(name), ALL, None, (unit,), scipy=True)
+       for name in ["jn", "yn"]},
     "betainc": Row(lambda m, x: _sp("betainc")(m, 2.0, 3.0, x), ALL, None, (unit,), scipy=True),
     "multigammaln": Row(lambda m, x: _sp("multigammaln")(m, x + 2.0, 3), ALL, None, (unit,),
                         scipy=True),

@@ -418,6 +418,21 @@ METHODS = {
     "astype": lambda v: v.astype(np.float32),
     "astype:same": lambda v: v.astype(float),
     "copy": lambda v: v.copy(),
+    "conj": lambda v: v.conj(),
+    "conjugate": lambda v: v.conjugate() * 2.0,
+    "real": lambda v: v.real,
+    "imag": lambda v: v.imag + v,
+    "cumsum": lambda v: v.cumsum(axis=1),
+    "cumprod": lambda v: v.cumprod(),
+    "trace": lambda v: v.trace(),
+    "diagonal": lambda v: v.diagonal(offset=1),
+    "repeat": lambda v: v.repeat(2, axis=0),
+    "take": lambda v: v.take([0, 2], axis=1),
+    "any": lambda v: v.any(axis=0),
+    "all": lambda v: v.all(),
+    "argmax": lambda v: v.argmax(axis=1),
+    "argmin": lambda v: v.argmin(),
+    "argsort": lambda v: v.argsort(axis=0),
 }
 DELEGATED = {"mean", "prod", "max", "min", "std", "var", "clip", "round"}
 

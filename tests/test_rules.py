@@ -100,6 +100,13 @@ DOMAINS = {
     ("betainc", 0): _uniform(0.5, 3.0), ("betainc", 1): _uniform(0.5, 3.0),
     ("betainc", 2): _uniform(0.2, 0.8),
     ("entr", 0): _uniform(0.3, 3.0),
+    ("j0", 0): _uniform(0.3, 8.0), ("j1", 0): _uniform(0.3, 8.0),
+    ("y0", 0): _uniform(0.3, 8.0), ("y1", 0): _uniform(0.3, 8.0),
+    ("jv", 0): lambda rng, n: rng.integers(0, 4, n).astype(float), ("jv", 1): _uniform(0.3, 8.0),
+    ("yv", 0): lambda rng, n: rng.integers(0, 4, n).astype(float), ("yv", 1): _uniform(0.3, 8.0),
+    ("iv", 0): _uniform(0.5, 3.0), ("iv", 1): _uniform(0.3, 4.0),
+    ("ive", 0): _uniform(0.5, 3.0), ("ive", 1): _uniform(0.3, 4.0),
+    ("gammasgn", 0): _uniform(-2.7, 3.0), ("rgamma", 0): _uniform(0.3, 3.0),
 }
 # Kinked binary functions: arguments kept at least this far apart.
 SEPARATED = {"maximum": 0.2, "minimum": 0.2}
@@ -282,6 +289,8 @@ CASES = [
     Case("lstsq_singular_values", [_a(4, 2), _a(4)], diff=(0,), label="tall"),
     Case("complement", [_a(3, 3)], {"of": "svd_u"}, label="square: empty"),
     Case("eigvalsh", [_a(3, 3)], pre=_sym, label="symmetric"),
+    Case("eigvals", [_well(3, 3) @ np.diag([1.0, 3.0, 5.0]) @ np.linalg.inv(_well(3, 3))],
+         label="real eigenvalues"),
     Case("lstsq_rank", [_a(4, 2), _a(4)], diff=(), label="an integer"),
     Case("matrix_rank", [_a(3, 3)], diff=(), label="an integer"),
     Case("norm", [_a(4)], label="vector"),
@@ -326,6 +335,12 @@ CASES = [
     Case("rfft", [_a(2, 5)], {"axis": -1, "norm": "forward"}, label="odd"),
     Case("irfft", [_a(3, 2)], {"axis": 0, "n": 4, "norm": "backward"}, label="even"),
     Case("irfft", [_a(2, 3)], {"axis": 1, "n": 5, "norm": "ortho"}, label="odd"),
+    Case("solve_triangular", [_well(3, 3), _a(3)], {"lower": True}, label="lower vector"),
+    Case("solve_triangular", [_well(3, 3), _a(3, 2)], {"trans": 1, "unit_diagonal": True},
+         label="upper transposed unit"),
+    Case("solve_sylvester", [_well(3, 3), _well(3, 3, seed=1), _a(3, 3)], label="3x3"),
+    Case("sqrtm", [_a(3, 3)], pre=_sym, label="spd"),
+    Case("expm", [_a(3, 3) * 0.5], label="3x3"),
     Case("frexp_exponent", [_a(2, 3) * 10.0], diff=(), label="an integer"),
     Case("convolve", [_a(4), _a(3)], label="1-D"),
     Case("convolve", [_a(2), _a(5)], label="1-D, longer kernel"),
@@ -574,6 +589,14 @@ def _torch_table(torch):
         "round": lambda x, decimals=0: torch.round(x, decimals=decimals),
         "astype": lambda x, dtype: x.to(getattr(torch, np.dtype(dtype).name)),
         "frexp_exponent": lambda x: torch.frexp(x).exponent,
+        "solve_triangular": lambda a, b, trans=0, lower=False, unit_diagonal=False: (
+            torch.linalg.solve_triangular(a.mT if trans else a, b if b.dim() == 2 else b[:, None],
+                                          upper=not lower if not trans else lower,
+                                          unitriangular=unit_diagonal)
+            if b.dim() == 2 else torch.linalg.solve_triangular(
+                a.mT if trans else a, b[:, None], upper=not lower if not trans else lower,
+                unitriangular=unit_diagonal)[:, 0]),
+        "expm": torch.linalg.matrix_exp,
         "convolve": lambda a, v: (torch.nn.functional.conv1d if a.dim() == 1 else torch.nn.functional.conv2d)(
             a[None, None], v.flip(tuple(range(v.dim())))[None, None],
             padding=tuple(m - 1 for m in v.shape))[0, 0],
@@ -587,6 +610,8 @@ def _torch_table(torch):
         "log_ndtr": torch.special.log_ndtr, "ndtri": torch.special.ndtri,
         "xlogy": torch.special.xlogy, "xlog1py": torch.special.xlog1py,
         "entr": torch.special.entr, "i0": torch.special.i0,
+        # torch's Bessel functions of the first and second kind have no derivative
+        "j0": None, "j1": None, "y0": None, "y1": None,
     }
 
 
@@ -598,8 +623,12 @@ NO_TORCH_EQUIVALENT = {
     "i0e": "no derivative of i0e in torch", "i1e": "no derivative of i1e in torch",
     "gammainc": "torch gives no derivative in x", "gammaincc": "no derivative in x",
     "betainc": "no betainc",
+    "jv": "no real-order Bessel functions", "yv": "no real-order Bessel functions",
+    "iv": "no real-order modified Bessel functions", "ive": "no ive",
+    "gammasgn": "no gammasgn", "rgamma": "no rgamma",
+    "solve_sylvester": "no Sylvester solver", "sqrtm": "no matrix square root",
     **{name: "packed outputs; tests/test_numpy_linalg.py compares them with torch.linalg"
-       for name in ("svd", "svdvals", "qr", "eig", "lstsq", "lstsq_residuals",
+       for name in ("svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "lstsq_residuals",
                     "lstsq_singular_values", "complement", "lstsq_rank", "matrix_rank")},
     **{name: "complex outputs, which this table's real cotangents miss: tests/test_fft.py "
              "compares them with torch.fft" for name in ("fft", "rfft")},

@@ -21,6 +21,8 @@ CASES = [
     ("norm", "sf", (X, 0.3, 1.7), (0, 1, 2)),
     ("norm", "logsf", (X, 0.3, 1.7), (0, 1, 2)),
     ("norm", "ppf", (U, 0.3, 1.7), (0, 1, 2)),
+    ("norm", "isf", (U, 0.3, 1.7), (0, 1, 2)),
+    ("t", "logcdf", (X - 1.0, 4.5, 0.3, 1.7), (0, 2, 3)),
     ("t", "logpdf", (X, 4.5, 0.3, 1.7), (0, 1, 2, 3)),
     ("t", "pdf", (X, 4.5, 0.3, 1.7), (0, 1, 2, 3)),
     ("t", "cdf", (X - 1.0, 4.5, 0.3, 1.7), (0, 2, 3)),
@@ -108,3 +110,21 @@ def test_under_jit_and_vmap():
     g = fg.grad(f)
     np.testing.assert_allclose(fg.jit(g)(0.4), g(0.4), rtol=1e-12)
     np.testing.assert_allclose(fg.vmap(g)(np.array([0.4, -1.0])), [g(0.4), g(-1.0)], rtol=1e-12)
+
+
+SPD = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.5]])
+
+
+def test_multivariate_normal_entropy_and_singular_covariances():
+    mean = np.array([0.1, -0.4, 0.3])
+    assert fst.multivariate_normal.entropy(mean, SPD) == pytest.approx(ss.multivariate_normal.entropy(mean, SPD))
+    fg.check_grads(lambda c: fst.multivariate_normal.entropy(mean, 0.5 * (c + c.T)), (SPD,), order=2)
+    singular = np.diag([1.0, 2.0, 0.0])
+    x = np.array([0.3, -0.2, 0.3])
+    want = ss.multivariate_normal.logpdf(x, mean, singular, allow_singular=True)
+    assert fst.multivariate_normal.logpdf(x, mean, singular, allow_singular=True) == pytest.approx(want)
+    fg.check_grads(lambda m: fst.multivariate_normal.logpdf(x, m, singular, allow_singular=True),
+                   (mean,), order=2, modes=("rev", "fwd"))
+    full = fst.multivariate_normal.logpdf(x, mean, SPD, allow_singular=True)
+    assert full == pytest.approx(ss.multivariate_normal.logpdf(x, mean, SPD))
+    assert fst.dirichlet.rvs(np.ones(3), size=2, random_state=0).shape == (2, 3)

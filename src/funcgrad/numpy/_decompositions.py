@@ -106,13 +106,19 @@ def eig(a):
 
 
 def eigvals(a):
-    """``numpy.linalg.eigvals``: the eigenvalues of a general square matrix.
+    """``numpy.linalg.eigvals``: the eigenvalues of a general square matrix. Their derivative
+    needs no eigenvector derivative, so it exists at repeated eigenvalues too (of a
+    diagonalizable matrix): the gradient of ``sum(eigvals(a))`` is the identity everywhere.
 
     >>> import numpy as np
+    >>> import funcgrad as fg
     >>> eigvals(np.array([[2.0, 1.0], [0.0, 3.0]]))
     array([2., 3.])
+    >>> fg.grad(lambda a: eigvals(a).real.sum())(np.eye(2))
+    array([[1., 0.],
+           [0., 1.]])
     """
-    return eig(a)[0]
+    return _d.eigvals(lists_as_arrays(a))
 
 
 def lstsq(a, b, rcond=None):

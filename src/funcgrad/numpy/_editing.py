@@ -20,6 +20,7 @@ import numpy as _np
 
 from ..rules import arrays as _a
 from ..rules import shape as _s
+from ..traces import Box
 from ..values import plain as _plain
 from ..values import shape_of as _shape_of
 from ._helpers import as_array, check_axis, concrete, is_traced
@@ -27,7 +28,7 @@ from ._joining import concatenate, sort, vstack
 from ._shape import ravel, reshape
 
 __all__ = ["append", "insert", "delete", "resize", "trim_zeros", "compress", "extract", "unique",
-           "partition", "argpartition", "block", "row_stack", "concat"]
+           "partition", "argpartition", "block", "row_stack", "concat", "r_", "c_"]
 
 
 def _gather(sources, positions):
@@ -255,3 +256,43 @@ def concat(arrays, /, *, axis=0):
     """
     return concatenate(arrays, axis=axis)
 
+
+
+class _Joiner:
+    """``np.r_`` and ``np.c_``: ``r_[a, b, 1:4]`` joins along the first axis, ``c_[...]``
+    along the last with 1-D pieces as columns; traced pieces stay traced."""
+
+    def __init__(self, columns):
+        self.columns = columns
+
+    def __getitem__(self, key):
+        items = key if isinstance(key, tuple) else (key,)
+        plain_items = not any(isinstance(i, Box) for i in items)
+        if plain_items:
+            return (_np.c_ if self.columns else _np.r_)[key]
+        if any(isinstance(i, str) for i in items):
+            raise NotImplementedError("r_/c_: string directives are not supported on traced values; "
+                                      "use concatenate or stack")
+        pieces = [as_array(_np.r_[i] if isinstance(i, slice) else i) for i in items]
+        if not self.columns:
+            return concatenate([reshape(p, (1,)) if not _shape_of(p) else p for p in pieces])
+        pieces = [reshape(p, (-1, 1)) if len(_shape_of(p)) < 2 else p for p in pieces]
+        return concatenate(pieces, axis=-1)
+
+
+r_ = _Joiner(columns=False)
+r_.__doc__ = """``numpy.r_``: pieces (arrays, scalars, slices as ranges) joined along the first axis.
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> fg.grad(lambda x: (r_[x, 0.5, x] * np.arange(5.0)).sum())(np.ones(2))
+array([3., 5.])
+"""
+c_ = _Joiner(columns=True)
+c_.__doc__ = """``numpy.c_``: pieces joined along the last axis, 1-D ones as columns.
+
+>>> import numpy as np
+>>> c_[np.ones(2), np.zeros(2)]
+array([[1., 0.],
+       [1., 0.]])
+"""

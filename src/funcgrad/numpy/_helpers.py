@@ -17,10 +17,11 @@ TypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are 
 import numpy as np
 
 from ..errors import ConcretizationError
-from ..rules.arrays import getitem
+from ..rules.arrays import concatenate, getitem, reshape
 from ..traces import Box
+from ..values import shape_of
 
-__all__ = ["is_traced", "as_array", "lists_as_arrays", "check_axis", "check_axes",
+__all__ = ["is_traced", "as_array", "holds_traced", "stacked", "lists_as_arrays", "check_axis", "check_axes",
            "axis_param", "refuse", "take_on_axis", "fmt_shape", "concrete"]
 
 
@@ -30,8 +31,32 @@ def is_traced(*xs):
 
 
 def as_array(x):
-    """A traced value as it is; anything else (lists, numbers) as a NumPy array."""
-    return x if isinstance(x, Box) else np.asarray(x)
+    """A traced value as it is; lists holding traced values stacked into one traced array
+    (as ``fnp.array`` does); anything else (lists, numbers) as a NumPy array."""
+    if isinstance(x, Box):
+        return x
+    if holds_traced(x):
+        return stacked(x)
+    return np.asarray(x)
+
+
+def holds_traced(obj):
+    """Whether ``obj`` is a traced value or a (nested) list or tuple holding one."""
+    if isinstance(obj, Box):
+        return True
+    return isinstance(obj, (list, tuple)) and any(holds_traced(o) for o in obj)
+
+
+def stacked(obj):
+    """Nested lists of equal-shaped values stacked into one array along new leading axes."""
+    if not isinstance(obj, (list, tuple)):
+        return obj if isinstance(obj, Box) else np.asarray(obj)
+    parts = [stacked(o) for o in obj]
+    shapes = {shape_of(p) for p in parts}
+    if len(shapes) > 1:
+        raise ValueError(f"array: the nested sequences have inhomogeneous shapes {sorted(shapes)}; "
+                         f"every element of a list must have the same shape")
+    return concatenate(*[reshape(p, shape=(1,) + shape_of(p)) for p in parts], axis=0)
 
 
 def lists_as_arrays(x):

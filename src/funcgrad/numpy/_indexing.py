@@ -35,7 +35,8 @@ from ..traces import Box
 from ..values import plain as _plain
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axis, concrete, fmt_shape, is_traced, take_on_axis
+from ._helpers import (as_array, check_axis, concrete, fmt_shape, holds_traced, is_traced, stacked,
+                       take_on_axis)
 from ._joining import stack
 from ._shape import broadcast_to, moveaxis as _shape_moveaxis, ravel
 
@@ -49,16 +50,6 @@ __all__ = [
 
 # ---------------------------------------------------------------- constructors of traced values
 
-def _holds_traced(obj):
-    if isinstance(obj, Box):
-        return True
-    return isinstance(obj, (list, tuple)) and any(_holds_traced(o) for o in obj)
-
-
-def _stacked(obj):
-    return stack([_stacked(o) for o in obj]) if isinstance(obj, (list, tuple)) else obj
-
-
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
     """``numpy.array``; nested lists holding traced values are stacked into one traced
     array (NumPy would make an array of objects that no derivative reaches).
@@ -67,10 +58,10 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     >>> fg.grad(lambda x: array([[x, 2.0], [x * x, 1.0]]).sum())(3.0)
     np.float64(7.0)
     """
-    if not _holds_traced(object):
+    if not holds_traced(object):
         return _np.array(object, dtype=dtype, copy=copy, order=order, subok=subok, ndmin=ndmin,
                          like=like)
-    out = _stacked(object)
+    out = stacked(object)
     if dtype is not None:
         out = out.astype(dtype)
     for _ in range(ndmin - len(_shape_of(out))):
@@ -88,7 +79,7 @@ def asarray(a, dtype=None, order=None, *, like=None, **kwargs):
     """
     if isinstance(a, Box):
         return a if dtype is None else a.astype(dtype)
-    if _holds_traced(a):
+    if holds_traced(a):
         return array(a, dtype=dtype)
     return _np.asarray(a, dtype=dtype, order=order, like=like, **kwargs)
 

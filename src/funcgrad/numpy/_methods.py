@@ -75,14 +75,59 @@ def _methods(fnp):
         dtype = _np.dtype(dtype)
         return self if _np.result_type(_raw(self)) == dtype else fnp.astype(self, dtype)
 
+    def conj(self):
+        return fnp.conjugate(self)
+
+    def real(self):
+        return fnp.real(self)
+
+    def imag(self):
+        return fnp.imag(self)
+
+    def cumsum(self, axis=None, dtype=None):
+        return fnp.cumsum(self, axis=axis, dtype=dtype)
+
+    def cumprod(self, axis=None, dtype=None):
+        return fnp.cumprod(self, axis=axis, dtype=dtype)
+
+    def any(self, axis=None, keepdims=False):
+        return fnp.any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return fnp.all(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return fnp.argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return fnp.argmin(self, axis=axis, keepdims=keepdims)
+
+    def argsort(self, axis=-1, kind=None):
+        return fnp.argsort(self, axis=axis, kind=kind)
+
+    def trace(self, offset=0, axis1=0, axis2=1):
+        return fnp.trace(self, offset=offset, axis1=axis1, axis2=axis2)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return fnp.diagonal(self, offset=offset, axis1=axis1, axis2=axis2)
+
+    def repeat(self, repeats, axis=None):
+        return fnp.repeat(self, repeats, axis=axis)
+
+    def take(self, indices, axis=None):
+        return fnp.take(self, indices, axis=axis)
+
     return dict(sum=sum, mean=mean, prod=prod, max=max, min=min, std=std, var=var,
                 reshape=reshape, ravel=ravel, flatten=ravel, transpose=transpose,
                 swapaxes=swapaxes, squeeze=squeeze, dot=dot, clip=clip, round=round,
-                astype=astype)
+                astype=astype, conj=conj, conjugate=conj, real=property(real),
+                imag=property(imag), cumsum=cumsum, cumprod=cumprod, any=any, all=all,
+                argmax=argmax, argmin=argmin, argsort=argsort, trace=trace,
+                diagonal=diagonal, repeat=repeat, take=take)
 
 
 def install(cls, fnp):
     """Give ``cls`` (the base of traced values) the array methods, calling ``fnp``."""
     for name, method in _methods(fnp).items():
-        method.__qualname__ = f"{cls.__name__}.{name}"
+        (method.fget if isinstance(method, property) else method).__qualname__ = f"{cls.__name__}.{name}"
         setattr(cls, name, method)

@@ -40,7 +40,7 @@ from .arrays import sum as asum
 from .linalg import conj, eigh_packed, hermitian_seen, inv, mH, pinv, solve
 from .products import diagonal, matmul, mT, tril
 
-__all__ = ["svd_packed", "svdvals", "qr_packed", "eig_packed", "eigvalsh", "lstsq_x",
+__all__ = ["svd_packed", "svdvals", "qr_packed", "eig_packed", "eigvals", "eigvalsh", "lstsq_x",
            "lstsq_residuals", "lstsq_rank", "lstsq_singular_values", "matrix_rank", "complement"]
 
 
@@ -208,6 +208,24 @@ def _eig_jvp(t, ans, a):
 
 
 eig_packed = Primitive("eig", _eig_impl, jvp=(_eig_jvp,), batch=batch_elementwise)
+
+
+def _eigvals_impl(a):
+    _matrix("eigvals")(a)
+    if np.shape(a)[-1] != np.shape(a)[-2]:
+        raise LinAlgShapeError(f"eigvals needs a square matrix or a stack of them, shape (..., n, n); "
+                               f"got shape {np.shape(a)}")
+    return np.linalg.eigvals(a)
+
+
+def _eigvals_jvp(t, ans, a):
+    # dw = diag(V^-1 dA V) alone: defined at repeated eigenvalues too (where eig's
+    # eigenvector rule is not), as long as the matrix is diagonalizable
+    _, v = eig_parts(eig_packed(a))
+    return diagonal(solve(v, matmul(t, v)), axis1=-2, axis2=-1)
+
+
+eigvals = Primitive("eigvals", _eigvals_impl, jvp=(_eigvals_jvp,), batch=batch_elementwise)
 
 
 def _eigvalsh_jvp(t, ans, a, UPLO="L"):  # noqa: N803 - NumPy's name

@@ -27,7 +27,8 @@ from ..values import plain
 __all__ = [
     "gammaln", "digamma", "polygamma", "gamma", "betaln", "beta", "erfc", "erfinv", "erfcinv",
     "ndtr", "log_ndtr", "ndtri", "xlogy", "xlog1py", "i0", "i1", "i0e", "i1e", "gammainc",
-    "gammaincc", "betainc", "entr",
+    "gammaincc", "betainc", "entr", "j0", "j1", "y0", "y1", "jv", "yv", "iv", "ive", "gammasgn",
+    "rgamma",
 ]
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -90,3 +91,18 @@ gammaincc = elementwise("gammaincc", ufunc_impl(sc.gammaincc), _, lambda ans, a,
 betainc  = elementwise("betainc",  ufunc_impl(sc.betainc),  _, _, _betainc_dx)
 # entr(x) = -x log x, 0 at x = 0.
 entr     = elementwise("entr",     ufunc_impl(sc.entr),     lambda ans, x: -(log(x) + 1.0))
+
+# Bessel functions of the first (j) and second (y) kind and the modified ones (i); the order
+# v has no derivative. Recurrences: J_v' = (J_{v-1} - J_{v+1}) / 2, the same for Y;
+# I_v' = (I_{v-1} + I_{v+1}) / 2; ive = iv e^-|x|.
+j0       = elementwise("j0",       ufunc_impl(sc.j0),       lambda ans, x: -j1(x))
+j1       = elementwise("j1",       ufunc_impl(sc.j1),       lambda ans, x: 0.5 * (j0(x) - jv(2.0, x)))
+y0       = elementwise("y0",       ufunc_impl(sc.y0),       lambda ans, x: -y1(x))
+y1       = elementwise("y1",       ufunc_impl(sc.y1),       lambda ans, x: 0.5 * (y0(x) - yv(2.0, x)))
+jv       = elementwise("jv",       ufunc_impl(sc.jv),       _, lambda ans, v, x: 0.5 * (jv(plain(v) - 1.0, x) - jv(plain(v) + 1.0, x)))
+yv       = elementwise("yv",       ufunc_impl(sc.yv),       _, lambda ans, v, x: 0.5 * (yv(plain(v) - 1.0, x) - yv(plain(v) + 1.0, x)))
+iv       = elementwise("iv",       ufunc_impl(sc.iv),       _, lambda ans, v, x: 0.5 * (iv(plain(v) - 1.0, x) + iv(plain(v) + 1.0, x)))
+ive      = elementwise("ive",      ufunc_impl(sc.ive),      _, lambda ans, v, x: 0.5 * (ive(plain(v) - 1.0, x) + ive(plain(v) + 1.0, x)) - sign(x) * ans)
+# gammasgn is piecewise constant; rgamma = 1 / gamma.
+gammasgn = elementwise("gammasgn", ufunc_impl(sc.gammasgn), lambda ans, x: 0.0 * x)
+rgamma   = elementwise("rgamma",   ufunc_impl(sc.rgamma),   lambda ans, x: -ans * digamma(x))

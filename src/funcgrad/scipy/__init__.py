@@ -1,5 +1,5 @@
-"""A differentiable SciPy: ``funcgrad.scipy.special``, ``stats``, ``integrate`` (odeint) and
-``signal`` (convolve, correlate).
+"""A differentiable SciPy: ``funcgrad.scipy.special``, ``stats``, ``linalg``, ``integrate``
+(odeint) and ``signal`` (convolve, correlate).
 
 SciPy is needed (``pip install funcgrad[scipy]``): values come from it.
 
@@ -9,6 +9,6 @@ SciPy is needed (``pip install funcgrad[scipy]``): values come from it.
 np.float64(1.3862943611198906)
 """
 
-from . import integrate, signal, special, stats
+from . import integrate, linalg, signal, special, stats
 
-__all__ = ["special", "stats", "integrate", "signal"]
+__all__ = ["special", "stats", "linalg", "integrate", "signal"]

@@ -7,7 +7,9 @@ SciPy's names and signatures: the log-domain functions ``logsumexp`` (with
 ``polygamma``, ``gamma``, ``multigammaln``, ``betaln``, ``beta``; the error
 functions ``erf``, ``erfc``, ``erfinv``, ``erfcinv`` and the normal's ``ndtr``,
 ``log_ndtr``, ``ndtri``; ``xlogy``, ``xlog1py``, ``entr``; the Bessel functions
-``i0``, ``i1``, ``i0e``, ``i1e``; and the regularized incomplete ``gammainc``,
+``i0``, ``i1``, ``i0e``, ``i1e``, ``j0``, ``j1``, ``y0``, ``y1``, ``jv``/``jn``,
+``yv``/``yn``, ``iv``, ``ive`` (differentiable in x, not the order); ``gammasgn``,
+``rgamma``; and the regularized incomplete ``gammainc``,
 ``gammaincc``, ``betainc`` (differentiable in ``x``; their shape parameters
 raise MissingRuleError). Values are SciPy's (the log-domain ones agree to
 rounding); derivatives are exact to any order in both modes.
@@ -26,7 +28,8 @@ from ..rules.elementwise import log as _log
 from ..rules.elementwise import sigmoid as expit
 from ..rules.special import (  # noqa: F401
     beta, betainc, betaln, digamma, entr, erfc, erfcinv, erfinv, gamma, gammainc, gammaincc,
-    gammaln, i0, i0e, i1, i1e, log_ndtr, ndtr, ndtri, polygamma, xlog1py, xlogy,
+    gammaln, gammasgn, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, log_ndtr, ndtr, ndtri, polygamma,
+    rgamma, xlog1py, xlogy, y0, y1, yv,
 )
 from ..rules.ufuncs import erf, logit  # noqa: F401
 from ..values import normalize_axes as _normalize_axes
@@ -38,9 +41,12 @@ __all__ = [
     "gammaln", "digamma", "psi", "polygamma", "gamma", "multigammaln", "betaln", "beta",
     "erf", "erfc", "erfinv", "erfcinv", "ndtr", "log_ndtr", "ndtri",
     "xlogy", "xlog1py", "entr", "i0", "i1", "i0e", "i1e", "gammainc", "gammaincc", "betainc",
+    "j0", "j1", "y0", "y1", "jv", "jn", "yv", "yn", "iv", "ive", "gammasgn", "rgamma",
 ]
 
 psi = digamma
+jn = jv      # SciPy's integer-order names for the same functions
+yn = yv
 
 
 def multigammaln(a, d):

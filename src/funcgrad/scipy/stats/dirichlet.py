@@ -8,10 +8,12 @@ one point, (k, n) for n points.
 True
 """
 
+import scipy.stats
+
 from ... import numpy as fnp
 from .. import special
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "rvs"]
 
 
 def logpdf(x, alpha):
@@ -22,3 +24,6 @@ def logpdf(x, alpha):
 
 def pdf(x, alpha):
     return fnp.exp(logpdf(x, alpha))
+
+
+rvs = scipy.stats.dirichlet.rvs   # sampling has no derivative: SciPy's own

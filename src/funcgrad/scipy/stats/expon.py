@@ -6,7 +6,6 @@ and ``scale``.
 True
 """
 
-import numpy as np
 
 from ... import numpy as fnp
 from ._common import on_support, standardize

@@ -1,7 +1,9 @@
 """``scipy.stats.multivariate_normal``: the multivariate normal, differentiable in ``x``,
 ``mean`` and ``cov`` (through its Cholesky factor). Points run along the last axis of
 ``x``; ``cov`` may be a matrix, a vector (its diagonal) or a number (times the identity),
-as in SciPy.
+as in SciPy. ``allow_singular=True`` uses the pseudo-inverse and pseudo-determinant over
+the eigenvalues SciPy keeps (a singular ``cov`` is differentiable where its nonzero
+eigenvalues are distinct); ``entropy`` is ``(d log(2 pi e) + log det cov) / 2``.
 
 >>> import numpy as np, scipy.stats
 >>> x, mean = np.array([0.3, -1.0]), np.array([0.0, 0.5])
@@ -13,10 +15,12 @@ True
 import math
 
 import numpy as np
+import scipy.stats
 
 from ... import numpy as fnp
+from ...values import plain as fg_plain
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "entropy", "rvs"]
 
 
 def _as_matrix(cov, d):
@@ -28,12 +32,28 @@ def _as_matrix(cov, d):
     return cov
 
 
+def _singular_logpdf(diff, cov):
+    """SciPy's allow_singular density: eigenvalues below its cutoff count as zero."""
+    w, v = fnp.linalg.eigh(cov)
+    plain = np.asarray(fg_plain(w))
+    keep = plain > _cutoff(plain)
+    safe = fnp.where(keep, w, 1.0)
+    scaled = v * fnp.where(keep, 1.0 / fnp.sqrt(safe), 0.0)
+    maha = fnp.sum(fnp.matmul(diff, scaled) ** 2, axis=-1)
+    log_pdet = fnp.sum(fnp.where(keep, fnp.log(safe), 0.0))
+    rank = int(np.sum(keep))
+    return -0.5 * (rank * math.log(2.0 * math.pi) + log_pdet + maha)
+
+
+def _cutoff(w):
+    """SciPy's: eigenvalues at most 1e6 * eps * max|w| are treated as zero (float64)."""
+    return 1e6 * np.finfo(np.float64).eps * np.max(np.abs(w))
+
+
 def logpdf(x, mean=None, cov=1.0, allow_singular=False):
-    if allow_singular:
-        raise NotImplementedError(
-            "funcgrad.scipy.stats.multivariate_normal.logpdf: allow_singular=True is not "
-            "supported; add a small multiple of the identity to cov instead")
     d = fnp.shape(x)[-1]
+    if allow_singular:
+        return _singular_logpdf(x if mean is None else x - mean, _as_matrix(cov, d))
     diff = x if mean is None else x - mean
     chol = fnp.linalg.cholesky(_as_matrix(cov, d))
     # Solve L y = diff for every point at once: y = L^-1 diff^T.
@@ -46,3 +66,13 @@ def logpdf(x, mean=None, cov=1.0, allow_singular=False):
 
 def pdf(x, mean=None, cov=1.0, allow_singular=False):
     return fnp.exp(logpdf(x, mean, cov, allow_singular))
+
+
+def entropy(mean=None, cov=1.0):
+    d = fnp.shape(mean)[-1] if mean is not None and fnp.ndim(mean) else (
+        fnp.shape(cov)[-1] if fnp.ndim(cov) else 1)
+    _, log_det = fnp.linalg.slogdet(_as_matrix(cov, d))
+    return 0.5 * (d * math.log(2.0 * math.pi * math.e) + log_det)
+
+
+rvs = scipy.stats.multivariate_normal.rvs   # sampling has no derivative: SciPy's own

@@ -10,11 +10,13 @@ True
 
 import math
 
+import scipy.stats
+
 from ... import numpy as fnp
 from .. import special
 from ._common import standardize
 
-__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "rvs"]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -46,3 +48,10 @@ def logsf(x, loc=0.0, scale=1.0):
 
 def ppf(q, loc=0.0, scale=1.0):
     return loc + scale * special.ndtri(q)
+
+
+def isf(q, loc=0.0, scale=1.0):
+    return loc - scale * special.ndtri(q)
+
+
+rvs = scipy.stats.norm.rvs   # sampling has no derivative: SciPy's own

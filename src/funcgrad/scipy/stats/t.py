@@ -14,7 +14,7 @@ from ... import numpy as fnp
 from .. import special
 from ._common import standardize
 
-__all__ = ["logpdf", "pdf", "cdf"]
+__all__ = ["logpdf", "pdf", "cdf", "logcdf"]
 
 
 def logpdf(x, df, loc=0.0, scale=1.0):
@@ -32,3 +32,7 @@ def cdf(x, df, loc=0.0, scale=1.0):
     z = (x - loc) / scale
     tail = 0.5 * special.betainc(0.5 * df, 0.5, df / (df + z * z))   # P(T < -|z|)
     return fnp.where(z < 0, tail, 1.0 - tail)
+
+
+def logcdf(x, df, loc=0.0, scale=1.0):
+    return fnp.log(cdf(x, df, loc, scale))

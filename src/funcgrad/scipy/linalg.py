@@ -1,0 +1,199 @@
+"""``funcgrad.scipy.linalg``: SciPy's linear algebra, differentiable.
+
+SciPy's names and signatures: ``solve_triangular`` (``trans`` 0/1/2 or N/T/C,
+``lower``, ``unit_diagonal``), ``cholesky`` (upper by default, as in SciPy),
+``cho_factor``/``cho_solve``, ``solve_banded``, ``solve``, ``inv``, ``det``,
+``solve_sylvester``, ``sqrtm`` and ``expm``. The rules are in
+:mod:`funcgrad.rules.scipy_linalg` (and funcgrad.numpy.linalg's for the rest);
+triangular functions read only their triangle, and their derivative is that
+function's (the other triangle gets zero).
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> a = np.array([[4.0, 1.0], [1.0, 3.0]])
+>>> x = cho_solve(cho_factor(a), np.array([1.0, 2.0]))
+>>> bool(np.allclose(a @ x, [1.0, 2.0]))
+True
+>>> fg.grad(lambda t: expm(t * a)[0, 1])(0.0)     # d/dt e^(tA) at 0 is A
+np.float64(1.0)
+"""
+
+import numpy as np
+import scipy.linalg
+
+from ..numpy import linalg as _la
+from ..numpy._helpers import as_array, concrete, is_traced
+from ..rules import scipy_linalg as _s
+from ..rules.arrays import concatenate, getitem, reshape
+from ..rules.linalg import conj, mH
+from ..values import shape_of
+
+__all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve_banded", "solve",
+           "inv", "det", "solve_sylvester", "sqrtm", "expm"]
+
+_TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
+
+
+
+def solve(a, b, **options):
+    """``scipy.linalg.solve``; traced, funcgrad.numpy.linalg.solve (``options`` such as
+    ``assume_a`` only speed SciPy up: the answer is the same).
+
+    >>> import numpy as np
+    >>> solve(np.eye(2) * 2.0, np.ones(2))
+    array([0.5, 0.5])
+    """
+    return _la.solve(a, b) if is_traced(a, b) else scipy.linalg.solve(a, b, **options)
+
+
+def inv(a, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.inv``.
+
+    >>> import numpy as np
+    >>> inv(np.eye(2) * 2.0)
+    array([[0.5, 0. ],
+           [0. , 0.5]])
+    """
+    return _la.inv(a) if is_traced(a) else scipy.linalg.inv(a, overwrite_a, check_finite)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.det``.
+
+    >>> import numpy as np
+    >>> float(det(np.eye(2) * 2.0))
+    4.0
+    """
+    return _la.det(a) if is_traced(a) else scipy.linalg.det(a, overwrite_a, check_finite)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     check_finite=True):
+    """``scipy.linalg.solve_triangular``: ``x`` with ``op(a) x = b``, reading one triangle of ``a``.
+
+    >>> import numpy as np
+    >>> solve_triangular(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([2.0, 3.0]), lower=True)
+    array([1., 2.])
+    """
+    if trans not in _TRANS:
+        raise ValueError(f"solve_triangular: trans must be 0, 1, 2 or 'N', 'T', 'C'; got {trans!r}")
+    if not is_traced(a, b):
+        return scipy.linalg.solve_triangular(a, b, trans, lower, unit_diagonal, overwrite_b,
+                                             check_finite=check_finite)
+    a, b = as_array(a), as_array(b)
+    if len(shape_of(a)) != 2 or shape_of(a)[0] != shape_of(a)[1] or shape_of(b)[0] != shape_of(a)[0]:
+        raise ValueError(f"solve_triangular: a must be square and b's first axis as long as a's; "
+                         f"got shapes {shape_of(a)} and {shape_of(b)}")
+    mode = _TRANS[trans]
+    if mode == 2:           # the conjugate transpose: solve with conj(a) transposed
+        a, mode = conj(a), 1
+    return _s.solve_triangular(a, b, trans=mode, lower=bool(lower), unit_diagonal=bool(unit_diagonal))
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.cholesky``: ``U`` with ``a = U^H U`` (``lower=True``: ``L``, ``a = L L^H``),
+    reading that triangle of ``a``.
+
+    >>> import numpy as np
+    >>> cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
+    array([[2., 1.],
+           [0., 1.]])
+    """
+    if not is_traced(a):
+        return scipy.linalg.cholesky(a, lower, overwrite_a, check_finite)
+    return _la.cholesky(a) if lower else mH(_la.cholesky(mH(as_array(a))))
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.cho_factor``: ``(c, lower)`` for cho_solve; ``c``'s other triangle is zero
+    here (SciPy leaves whatever was there; cho_solve never reads it).
+
+    >>> import numpy as np
+    >>> c, low = cho_factor(np.array([[4.0, 2.0], [2.0, 2.0]]), lower=True)
+    >>> c, low
+    (array([[2., 0.],
+           [1., 1.]]), True)
+    """
+    if not is_traced(a):
+        c = cholesky(a, lower, overwrite_a, check_finite)
+        return c, lower
+    return cholesky(a, lower), lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.cho_solve``: ``x`` with ``a x = b`` from cho_factor's ``(c, lower)``.
+
+    >>> import numpy as np
+    >>> cho_solve((np.array([[2.0, 0.0], [1.0, 1.0]]), True), np.array([4.0, 2.0]))
+    array([1., 0.])
+    """
+    c, lower = c_and_lower
+    if not is_traced(c, b):
+        return scipy.linalg.cho_solve((c, lower), b, overwrite_b, check_finite)
+    if lower:
+        y = solve_triangular(c, b, lower=True)
+        return solve_triangular(c, y, trans="C", lower=True)
+    y = solve_triangular(c, b, trans="C", lower=False)
+    return solve_triangular(c, y, lower=False)
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.solve_banded``: ``a x = b`` for ``a`` given by its diagonals ``ab``
+    (``ab[u + i - j, j] = a[i, j]``); traced, the band is unpacked and solved densely.
+
+    >>> import numpy as np
+    >>> ab = np.array([[0.0, 1.0, 1.0], [2.0, 2.0, 2.0], [1.0, 1.0, 0.0]])   # tridiagonal
+    >>> solve_banded((1, 1), ab, np.array([3.0, 4.0, 3.0]))
+    array([1., 1., 1.])
+    """
+    if not is_traced(ab, b):
+        return scipy.linalg.solve_banded(l_and_u, ab, b, overwrite_ab, overwrite_b, check_finite)
+    low, up = (int(v) for v in concrete(l_and_u, "scipy.linalg.solve_banded"))
+    ab = as_array(ab)
+    rows, n = shape_of(ab)
+    if rows != low + up + 1:
+        raise ValueError(f"solve_banded: ab must have l + u + 1 = {low + up + 1} rows; got {rows}")
+    i, j = np.indices((n, n))
+    band = (j - i <= up) & (i - j <= low)
+    index = np.where(band, (up + i - j) * n + j, rows * n)          # rows * n: a zero
+    flat = concatenate(reshape(ab, shape=(-1,)), np.zeros(1), axis=0)
+    return _la.solve(getitem(flat, index=index), b)
+
+
+def solve_sylvester(a, b, q):
+    """``scipy.linalg.solve_sylvester``: ``x`` with ``a x + x b = q``.
+
+    >>> import numpy as np
+    >>> solve_sylvester(np.eye(2), np.eye(2), np.ones((2, 2)))
+    array([[0.5, 0.5],
+           [0.5, 0.5]])
+    """
+    if not is_traced(a, b, q):
+        return scipy.linalg.solve_sylvester(a, b, q)
+    return _s.solve_sylvester(as_array(a), as_array(b), as_array(q))
+
+
+def sqrtm(A, disp=True, blocksize=64):
+    """``scipy.linalg.sqrtm``: the principal square root ``X``, ``X X = A``.
+
+    >>> import numpy as np
+    >>> sqrtm(np.array([[4.0, 0.0], [0.0, 9.0]]))
+    array([[2., 0.],
+           [0., 3.]])
+    """
+    if not is_traced(A):
+        return scipy.linalg.sqrtm(A)
+    return _s.sqrtm(as_array(A))
+
+
+def expm(A):
+    """``scipy.linalg.expm``: the matrix exponential.
+
+    >>> import numpy as np
+    >>> expm(np.zeros((2, 2)))
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    if not is_traced(A):
+        return scipy.linalg.expm(A)
+    return _s.expm(as_array(A))

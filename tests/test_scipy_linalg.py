@@ -1,0 +1,97 @@
+"""funcgrad.scipy.linalg: SciPy's values (on plain and traced arguments) and derivatives
+to second order in both modes, against finite differences and PyTorch."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+import torch
+
+import funcgrad as fg
+import funcgrad.scipy.linalg as fsl
+
+R = np.random.default_rng(0)
+M = R.standard_normal((3, 3)) + 3.0 * np.eye(3)
+B = R.standard_normal((3, 2))
+SPD = M @ M.T + np.eye(3)
+AB = np.array([[0.0, 1.0, 0.5], [3.0, 2.5, 2.0], [0.7, 0.3, 0.0]])     # (1, 1)-banded
+
+
+def _sym(a):
+    return 0.5 * (a + a.T)
+
+
+# name: (call with a module m, arguments, values exactly SciPy's)
+CASES = {
+    "solve_triangular:lower": (lambda m, a, b: m.solve_triangular(a, b, lower=True), (M, B), True),
+    "solve_triangular:upper_T": (lambda m, a, b: m.solve_triangular(a, b, trans="T"), (M, B[:, 0]), True),
+    "solve_triangular:unit_C": (lambda m, a, b: m.solve_triangular(a, b, trans=2, unit_diagonal=True),
+                                (M, B), True),
+    "cholesky": (lambda m, a: m.cholesky(_sym(a)), (SPD,), False),
+    "cholesky:lower": (lambda m, a: m.cholesky(_sym(a), lower=True), (SPD,), False),
+    "cho_solve": (lambda m, a, b: m.cho_solve(m.cho_factor(_sym(a)), b), (SPD, B), False),
+    "cho_solve:lower": (lambda m, a, b: m.cho_solve(m.cho_factor(_sym(a), lower=True), b), (SPD, B), False),
+    "solve_banded": (lambda m, ab, b: m.solve_banded((1, 1), ab, b), (AB, B), False),
+    "solve": (lambda m, a, b: m.solve(a, b), (M, B), True),
+    "inv": (lambda m, a: m.inv(a), (M,), False),
+    "det": (lambda m, a: m.det(a), (M,), False),
+    "solve_sylvester": (lambda m, a, b, q: m.solve_sylvester(a, b, q), (M, SPD, B @ B.T), True),
+    "sqrtm": (lambda m, a: m.sqrtm(_sym(a)), (SPD,), True),
+    "expm": (lambda m, a: m.expm(a * 0.3), (M,), True),
+}
+
+
+def test_every_function_has_a_case():
+    assert set(fsl.__all__) - {"cho_factor"} == {name.split(":")[0] for name in CASES}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_are_scipys(name):
+    call, args, exact = CASES[name]
+    want = call(scipy.linalg, *args)
+    np.testing.assert_array_equal(call(fsl, *args), want)
+    got = fg.vjp(lambda *xs: call(fsl, *xs), *args)[0]
+    if exact:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_second_order_both_modes(name):
+    call, args, _ = CASES[name]
+    fg.check_grads(lambda *xs: call(fsl, *xs), args, order=2, modes=("fwd", "rev"))
+
+
+def test_triangular_functions_read_one_triangle():
+    g = fg.grad(lambda a: fsl.solve_triangular(a, B, lower=True).sum())(M)
+    assert not np.any(np.triu(g, 1))
+    g = fg.grad(lambda a: fsl.cholesky(a).sum())(SPD)
+    assert not np.any(np.tril(g, -1))
+
+
+def test_expm_and_solve_triangular_match_torch():
+    w = R.standard_normal((3, 3))
+    ta = torch.tensor(M * 0.3, requires_grad=True)
+    (torch.linalg.matrix_exp(ta) * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(fg.grad(lambda a: (fsl.expm(a) * w).sum())(M * 0.3), ta.grad.numpy(), rtol=1e-9)
+    ta, tb = torch.tensor(M, requires_grad=True), torch.tensor(B, requires_grad=True)
+    (torch.linalg.solve_triangular(ta, tb, upper=True) * torch.tensor(w[:, :2])).sum().backward()
+    ga, gb = fg.grad(lambda a, b: (fsl.solve_triangular(a, b) * w[:, :2]).sum(), argnums=(0, 1))(M, B)
+    np.testing.assert_allclose(ga, ta.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(gb, tb.grad.numpy(), rtol=1e-10)
+
+
+def test_complex_triangular_solve():
+    a = np.triu(M + 1j * R.standard_normal((3, 3)))
+    b = B + 1j
+    for trans in (0, 1, 2):
+        got = fg.vjp(lambda a: fsl.solve_triangular(a, b, trans=trans), a)[0]
+        np.testing.assert_allclose(got, scipy.linalg.solve_triangular(a, b, trans=trans), rtol=1e-12)
+        fg.check_grads(lambda a: fsl.solve_triangular(a, b, trans=trans), (a,), order=1, modes=("rev",))
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="solve_triangular: trans must be"):
+        fsl.solve_triangular(fg.var(M), B, trans="X")
+    with pytest.raises(ValueError, match="solve_banded: ab must have"):
+        fsl.solve_banded((2, 1), fg.var(AB), B)
