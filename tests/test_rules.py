@@ -345,6 +345,8 @@ CASES = [
     Case("convolve", [_a(4), _a(3)], label="1-D"),
     Case("convolve", [_a(2), _a(5)], label="1-D, longer kernel"),
     Case("convolve", [_a(3, 2), _a(2, 2)], label="2-D"),
+    Case("convolve", [_a(6), _a(3)], {"mode": "valid"}, label="1-D valid"),
+    Case("convolve", [_a(4, 3), _a(2, 2)], {"mode": "valid"}, label="2-D valid"),
 ]
 
 
@@ -597,9 +599,10 @@ def _torch_table(torch):
                 a.mT if trans else a, b[:, None], upper=not lower if not trans else lower,
                 unitriangular=unit_diagonal)[:, 0]),
         "expm": torch.linalg.matrix_exp,
-        "convolve": lambda a, v: (torch.nn.functional.conv1d if a.dim() == 1 else torch.nn.functional.conv2d)(
+        "convolve": lambda a, v, mode="full": (
+            torch.nn.functional.conv1d if a.dim() == 1 else torch.nn.functional.conv2d)(
             a[None, None], v.flip(tuple(range(v.dim())))[None, None],
-            padding=tuple(m - 1 for m in v.shape))[0, 0],
+            padding=tuple(m - 1 for m in v.shape) if mode == "full" else 0)[0, 0],
         "irfft": lambda x, axis, n, norm: torch.fft.irfft(x, n=n, dim=axis, norm=norm),
         # SciPy's special functions (funcgrad.rules.special)
         "gammaln": torch.special.gammaln,

@@ -256,6 +256,13 @@ def _cut(full, n, m, mode, who, correlating=False):
     raise ValueError(f"{who}: mode must be 'full', 'same' or 'valid'; got {mode!r}")
 
 
+def _valid(a, v):
+    """The valid part of the convolution, the longer operand first as the primitive needs."""
+    if _shape_of(a)[0] < _shape_of(v)[0]:
+        a, v = v, a
+    return _convolve(a, v, mode="valid")
+
+
 def convolve(a, v, mode="full"):
     """``numpy.convolve``: the discrete convolution of two 1-D arrays.
 
@@ -269,6 +276,8 @@ def convolve(a, v, mode="full"):
     _one_d("convolve", a, v)
     if _shape_of(a)[0] == 0 or _shape_of(v)[0] == 0:
         raise ValueError("convolve: neither operand can be empty")
+    if mode == "valid":      # only the valid part: computed alone (convolution commutes)
+        return _valid(a, v)
     return _cut(_convolve(a, v), _shape_of(a)[0], _shape_of(v)[0], mode, "convolve")
 
 
@@ -284,6 +293,8 @@ def correlate(a, v, mode="valid"):
     a, v = as_array(a), as_array(v)
     _one_d("correlate", a, v)
     flipped = _u.conjugate(v[::-1])
+    if mode == "valid":
+        return _valid(a, flipped)
     return _cut(_convolve(a, flipped), _shape_of(a)[0], _shape_of(v)[0], mode, "correlate",
                 correlating=True)
 

@@ -1,15 +1,22 @@
-"""Full discrete convolution of two arrays with the same number of axes.
+"""Discrete convolution of two arrays with the same number of axes, full or valid.
 
-``convolve(a, v)[k] = sum_j a[j] v[k - j]`` over every axis, the output ``n + m - 1``
-long on each. It is bilinear, and each partial map's transpose is a convolution
-again: with ``v`` flipped on every axis, the full convolution of the cotangent
-``g`` cut to ``[m - 1, m - 1 + n)`` on each axis is ``a``'s cotangent (and the same
-with the roles swapped). So the rules use this primitive itself and differentiate
-to any order. funcgrad.numpy.convolve/correlate and funcgrad.scipy.signal cut
-the full result to the mode asked for.
+``convolve(a, v)[k] = sum_j a[j] v[k - j]`` over every axis: ``mode="full"`` keeps
+every output (``n + m - 1`` long on each axis), ``mode="valid"`` (``a`` at least as
+large as ``v`` on every axis) only those where ``v`` lies inside ``a`` (``n - m + 1``).
+It is bilinear, and each partial map's transpose is a convolution again, with the
+other operand flipped on every axis:
+
+    mode    cotangent of a             cotangent of v
+    -----   ------------------------   ---------------------------------
+    full    valid(g, flip(v))          valid(g, flip(a))
+    valid   full(g, flip(v))           flip(valid(a, flip(g)))
+
+so the rules use this primitive itself, differentiate to any order, and cost what
+the forward convolution costs. funcgrad.numpy.convolve/correlate and
+funcgrad.scipy.signal cut the result to the mode asked for.
 
 One-dimensional values are ``numpy.convolve``'s; more axes sum one shifted
-product per element of the smaller operand.
+product per element of ``v``.
 
 >>> import numpy as np
 >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]))
@@ -25,32 +32,45 @@ from .arrays import getitem
 __all__ = ["convolve"]
 
 
-def _impl(a, v):
+def _impl(a, v, mode="full"):
     a, v = np.asarray(a), np.asarray(v)
     if a.ndim != v.ndim:
         raise ValueError(f"convolve: the operands need the same number of axes; got shapes "
                          f"{a.shape} and {v.shape}")
+    if mode == "valid" and any(n < m for n, m in zip(a.shape, v.shape)):
+        raise ValueError(f"convolve: mode 'valid' needs the first operand at least as large as the "
+                         f"second on every axis; got shapes {a.shape} and {v.shape}")
     if a.ndim == 1:
-        return np.convolve(a, v)
-    if a.size < v.size:
-        a, v = v, a
-    out = np.zeros(tuple(n + m - 1 for n, m in zip(a.shape, v.shape)), dtype=np.result_type(a, v))
+        return np.convolve(a, v, mode)
+    if mode == "full":
+        out = np.zeros(tuple(n + m - 1 for n, m in zip(a.shape, v.shape)), dtype=np.result_type(a, v))
+        for index in np.ndindex(*v.shape):
+            out[tuple(slice(i, i + n) for i, n in zip(index, a.shape))] += v[index] * a
+        return out
+    size = tuple(n - m + 1 for n, m in zip(a.shape, v.shape))
+    out = np.zeros(size, dtype=np.result_type(a, v))
     for index in np.ndindex(*v.shape):
-        window = tuple(slice(i, i + n) for i, n in zip(index, a.shape))
-        out[window] += v[index] * a
+        start = tuple(m - 1 - i for i, m in zip(index, v.shape))
+        out += v[index] * a[tuple(slice(s, s + k) for s, k in zip(start, size))]
     return out
 
 
-def _transpose(g, other, like):
-    """The cotangent of one operand: g convolved with the other flipped, cut to its shape."""
-    flipped = getitem(other, index=(slice(None, None, -1),) * len(shape_of(other)))
-    full = convolve(g, flipped)
-    return getitem(full, index=tuple(slice(m - 1, m - 1 + n)
-                                     for n, m in zip(shape_of(like), shape_of(other))))
+def _flip(x):
+    return getitem(x, index=(slice(None, None, -1),) * len(shape_of(x)))
+
+
+def _vjp_a(g, ans, a, v, mode="full"):
+    return convolve(g, _flip(v), mode="valid" if mode == "full" else "full")
+
+
+def _vjp_v(g, ans, a, v, mode="full"):
+    if mode == "full":
+        return convolve(g, _flip(a), mode="valid")
+    return _flip(convolve(a, _flip(g), mode="valid"))
 
 
 convolve = Primitive(
-    "convolve", _impl,
-    vjp=(lambda g, ans, a, v: _transpose(g, v, a), lambda g, ans, a, v: _transpose(g, a, v)),
-    jvp=(lambda t, ans, a, v: convolve(t, v), lambda t, ans, a, v: convolve(a, t)),
+    "convolve", _impl, vjp=(_vjp_a, _vjp_v),
+    jvp=(lambda t, ans, a, v, mode="full": convolve(t, v, mode=mode),
+         lambda t, ans, a, v, mode="full": convolve(a, t, mode=mode)),
 )

@@ -37,6 +37,7 @@ from ..ravel import ravel_pytree
 from ..rules.arrays import getitem, reshape
 from ..traces import Box
 from ..reverse import vjp
+from ..staging import jit
 from ..tree import tree_flatten, tree_unflatten
 from ..values import shape_of
 
@@ -93,10 +94,14 @@ def _adjoint(g, ys, y0, t, *leaves, func, treedef, options):
     n, m, steps = np.size(y0), np.size(system.args), len(t)
     g, ys = np.reshape(g, (steps, n)), np.reshape(ys, (steps, n))
 
+    def pulled(y, s, args, a):
+        dy, pull = vjp(system, y, s, args)
+        return (dy, *pull(-a))
+
+    pulled = jit(pulled)        # traced once per solve, replayed at every step of it
+
     def backwards(state, s):
-        y, a = state[:n], state[n:2 * n]
-        dy, pull = vjp(system, y, s, system.args)
-        dy_bar, ds_bar, da_bar = pull(-a)
+        dy, dy_bar, ds_bar, da_bar = pulled(state[:n], s, system.args, state[n:2 * n])
         return np.concatenate([dy, dy_bar, np.ravel(ds_bar), np.ravel(da_bar)])
 
     a, a_t0, a_args = g[-1], 0.0, np.zeros(m)
@@ -118,9 +123,12 @@ def _sensitivity(dy0, dt, *dleaves_and_rest, func, treedef, options, count):
     n = np.size(y0)
     da = ravel_pytree(list(dleaves))[0]
 
+    @jit
+    def pushed(y, s, args, sens, da):
+        return jvp(system, (y, s, args), (sens, 0.0 * s, da))
+
     def forwards(state, s):
-        y, sens = state[:n], state[n:]
-        dy, dsens = jvp(system, (y, s, system.args), (sens, 0.0, da))
+        dy, dsens = pushed(state[:n], s, system.args, state[n:], da)
         return np.concatenate([dy, dsens])
 
     ys_flat = np.reshape(ys, (len(t), n))

@@ -42,6 +42,15 @@ def _cut(full, s1, s2, mode, who):
     start = [(f - n) // 2 for f, n in zip(shape_of(full), target)]
     return getitem(full, index=tuple(slice(a, a + n) for a, n in zip(start, target)))
 
+def _convolved(in1, in2, s1, s2, mode, who):
+    """The convolution cut to ``mode``; the valid part is computed alone."""
+    if mode == "valid" and all(a >= b for a, b in zip(s1, s2)):
+        return _convolve(in1, in2, mode="valid")
+    if mode == "valid" and all(a <= b for a, b in zip(s1, s2)):
+        return _convolve(in2, in1, mode="valid")
+    return _cut(_convolve(in1, in2), s1, s2, mode, who)
+
+
 def _operands(who, in1, in2):
     in1, in2 = as_array(in1), as_array(in2)
     s1, s2 = shape_of(in1), shape_of(in2)
@@ -64,7 +73,7 @@ def convolve(in1, in2, mode="full", method="auto"):
     in1, in2, s1, s2 = _operands("convolve", in1, in2)
     if not s1:
         return in1 * in2
-    return _cut(_convolve(in1, in2), s1, s2, mode, "convolve")
+    return _convolved(in1, in2, s1, s2, mode, "convolve")
 
 def correlate(in1, in2, mode="full", method="auto"):
     """``scipy.signal.correlate``: ``in1`` correlated with ``in2`` (``in2`` flipped and conjugated).
@@ -79,4 +88,4 @@ def correlate(in1, in2, mode="full", method="auto"):
     if not s1:
         return in1 * conjugate(in2)
     flipped = conjugate(getitem(in2, index=(slice(None, None, -1),) * len(s2)))
-    return _cut(_convolve(in1, flipped), s1, s2, mode, "correlate")
+    return _convolved(in1, flipped, s1, s2, mode, "correlate")
