@@ -308,7 +308,7 @@ def _as_rows(x, rowvar):
     if nd > 2:
         raise ValueError(f"cov: m has more than 2 dimensions (shape {_shape_of(x)})")
     x = reshape(x, (1, -1)) if nd < 2 else x
-    return x if rowvar or _shape_of(x)[0] == 1 and nd < 2 else transpose(x)
+    return x if rowvar or _shape_of(x)[0] == 1 else transpose(x)   # NumPy keeps a single row
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
