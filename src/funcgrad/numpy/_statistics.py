@@ -308,7 +308,7 @@ def _as_rows(x, rowvar):
     if nd > 2:
         raise ValueError(f"cov: m has more than 2 dimensions (shape {_shape_of(x)})")
     x = reshape(x, (1, -1)) if nd < 2 else x
-    return x if rowvar or _shape_of(x)[0] == 1 else transpose(x)   # NumPy keeps a single row
+    return x if rowvar or nd < 2 else transpose(x)   # NumPy never transposes a 1-D input
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
@@ -334,7 +334,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if w is None:
         avg = average(x, axis=1)
         w_sum = float(_shape_of(x)[1])
-        fact = w_sum - ddof
+        fact = _np.float64(w_sum - ddof)      # NumPy: inf, not an exception, at fact = 0
     else:
         avg, w_sum = average(x, axis=1, weights=w, returned=True)
         w_sum = w_sum[0]
