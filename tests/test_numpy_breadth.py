@@ -123,6 +123,8 @@ ROWS = {
     "cov:y": Row(lambda m, x, y: m.cov(x, y, rowvar=False), (X, X[:, :2] * 2.0)),
     "cov:weights": Row(lambda m, x, w: m.cov(x, aweights=w, fweights=np.array([1, 2, 1, 3, 1])), (X, W5),
                        torch=lambda t, x, w: torch.cov(x, aweights=w, fweights=torch.tensor([1, 2, 1, 3, 1]))),
+    "cov:columns": Row(lambda m, x: m.cov(x, rowvar=False), (X[:, :2],)),
+    "cov:vector_columns": Row(lambda m, x: m.cov(x, rowvar=False), (V,)),
     "cov:bias": Row(lambda m, x: m.cov(x, bias=True), (X,), torch=lambda t, x: torch.cov(x, correction=0)),
     "corrcoef": Row(lambda m, x: m.corrcoef(x), (X,), torch=lambda t, x: torch.corrcoef(x)),
     "corrcoef:xy": Row(lambda m, x, y: m.corrcoef(x, y), (V, V[::-1] + K[0])),
