@@ -21,17 +21,17 @@ from ..traces import Box
 from ..values import is_complex
 from ..values import plain as _plain
 from ..values import raw as _raw
-from ._helpers import concrete, is_traced, refuse
+from ._helpers import concrete, is_traced, nan_mask, refuse
+from ._logic import isneginf, isposinf
 
 __all__ = ["nan_to_num", "real_if_close", "ldexp", "frexp", "modf", "divmod", "iscomplexobj",
            "isrealobj", "shares_memory", "may_share_memory", "copy"]
 
 
 def _replace(x, nan, posinf, neginf, big):
-    p = _plain(x)
-    out = _ew.where(_ew.not_equal(p, p), nan, x)
-    out = _ew.where(_u.logical_and(_u.isinf(p), _ew.greater(p, 0)), big if posinf is None else posinf, out)
-    return _ew.where(_u.logical_and(_u.isinf(p), _ew.less(p, 0)), -big if neginf is None else neginf, out)
+    out = _ew.where(nan_mask(x), nan, x)
+    out = _ew.where(isposinf(x), big if posinf is None else posinf, out)
+    return _ew.where(isneginf(x), -big if neginf is None else neginf, out)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):

@@ -18,11 +18,12 @@ import numpy as np
 
 from ..errors import ConcretizationError
 from ..rules.arrays import concatenate, getitem, reshape
+from ..rules.elementwise import not_equal
 from ..traces import Box
-from ..values import shape_of
+from ..values import plain, shape_of
 
 __all__ = ["is_traced", "as_array", "holds_traced", "stacked", "lists_as_arrays", "check_axis", "check_axes",
-           "axis_param", "refuse", "take_on_axis", "fmt_shape", "concrete"]
+           "axis_param", "refuse", "take_on_axis", "fmt_shape", "concrete", "nan_mask"]
 
 
 def is_traced(*xs):
@@ -124,3 +125,9 @@ def concrete(x, who):
                 f"jit and vmap cannot do (their values stand for many); call it outside jit/vmap")
         x = x._value
     return x
+
+
+def nan_mask(a):
+    """Where ``a`` is NaN (a mask, no derivative; jit and vmap record the comparison)."""
+    p = plain(a)
+    return not_equal(p, p)   # NaN is the one value unequal to itself

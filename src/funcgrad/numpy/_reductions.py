@@ -29,11 +29,10 @@ from ..rules import ufuncs as _u
 from ..rules.elementwise import sqrt as _sqrt
 from ..rules.elementwise import where as _where
 from ..traces import Box as _Box
-from ..values import plain as _plain
 from ..values import raw as _raw
 from ..values import is_complex
 from ..values import shape_of as _shape_of
-from ._helpers import axis_param, refuse
+from ._helpers import axis_param, nan_mask, refuse
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",
            "cumsum", "cumprod", "average", "nansum", "nanmean"]
@@ -276,11 +275,6 @@ def _size(shape):
     return n
 
 
-def _nan_mask(a):
-    p = _plain(a)
-    return _ew.not_equal(p, p)   # NaN is the one value unequal to itself
-
-
 def _is_float(a):
     return _np.issubdtype(_np.result_type(_raw(a)), _np.inexact)
 
@@ -294,7 +288,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     """
     refuse("nansum", out=out, initial=initial, where=where)
     if _is_float(a):
-        mask = _nan_mask(a)
+        mask = nan_mask(a)
         a = (0.0 if mask else a) if type(mask) is bool else _where(mask, 0.0, a)
     return sum(a, axis, dtype, keepdims=keepdims)
 
@@ -310,7 +304,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     if not _is_float(a):
         return mean(a, axis, dtype, keepdims=keepdims)
     axis = axis_param(axis)
-    mask = _nan_mask(a)
+    mask = nan_mask(a)
     ones = (0.0 if mask else 1.0) if type(mask) is bool else _where(mask, 0.0, 1.0)
     count = _arrays.sum(ones, axis=axis, keepdims=keepdims)
     return nansum(a, axis, dtype, keepdims=keepdims) / count

@@ -27,7 +27,7 @@ from ..rules import shape as _s
 from ..rules import ufuncs as _u
 from ..values import plain as _plain
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axes, concrete, is_traced, refuse
+from ._helpers import as_array, check_axes, concrete, is_traced, nan_mask, refuse
 from ._joining import concatenate, sort
 from ._products import dot
 from ._reductions import average, cumprod, cumsum, max, min, prod, sum
@@ -88,7 +88,7 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan):
         raise ValueError(f"{who}: quantiles must be in the range [0, 1] (percentiles in [0, 100]); got {q}")
     merged, rest, keep_shape = _last_axis(as_array(a), axis)
     ordered = sort(merged, axis=-1)                # NaNs sort last
-    nan = _ew.not_equal(_plain(ordered), _plain(ordered))
+    nan = nan_mask(ordered)
     n = _shape_of(merged)[-1]
     count = (sum(_ew.where(nan, 0.0, 1.0), axis=-1, keepdims=True) if skip_nan
              else _np.full(rest + (1,), float(n)))
@@ -187,18 +187,13 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, skip_nan=True)
 
 
-def _nan(a):
-    p = _plain(a)
-    return _ew.not_equal(p, p)
-
-
 def _replace_nan(a, value):
     a = as_array(a)
-    return _ew.where(_nan(a), value, a)
+    return _ew.where(nan_mask(a), value, a)
 
 
 def _all_nan(a, axis, keepdims):
-    return _ew.equal(sum(_ew.where(_nan(a), 0.0, 1.0), axis=axis, keepdims=keepdims), 0.0)
+    return _ew.equal(sum(_ew.where(nan_mask(a), 0.0, 1.0), axis=axis, keepdims=keepdims), 0.0)
 
 
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -279,11 +274,11 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     refuse("nanvar", out=out, where=where, mean=mean, correction=correction)
     if not is_traced(a):
         return _np.nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    valid = _ew.where(_nan(a), 0.0, 1.0)
+    valid = _ew.where(nan_mask(a), 0.0, 1.0)
     count = sum(valid, axis=axis, keepdims=True)
     zeroed = _replace_nan(a, 0.0)
     centred = zeroed - sum(zeroed, axis=axis, keepdims=True) / count
-    squares = _ew.where(_nan(a), 0.0, _u.real(centred * _u.conjugate(centred)))
+    squares = _ew.where(nan_mask(a), 0.0, _u.real(centred * _u.conjugate(centred)))
     total = sum(squares, axis=axis, keepdims=keepdims)
     return total / (sum(valid, axis=axis, keepdims=keepdims) - ddof)
 

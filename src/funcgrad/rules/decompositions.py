@@ -37,7 +37,7 @@ from ..values import is_complex, plain, shape_of
 from . import elementwise as ew
 from .arrays import batch_elementwise, concatenate, getitem, reshape
 from .arrays import sum as asum
-from .linalg import conj, eigh_packed, hermitian_seen, inv, mH, pinv, solve
+from .linalg import conj, eigh_packed, hermitian_seen, inv, mH, pinv, solve, square_matrices
 from .products import diagonal, matmul, mT, tril
 
 __all__ = ["svd_packed", "svdvals", "qr_packed", "eig_packed", "eigvals", "eigvalsh", "lstsq_x",
@@ -184,11 +184,7 @@ qr_packed = Primitive("qr", _qr_impl, jvp=(_qr_jvp,), batch=batch_elementwise)
 
 # ---------------------------------------------------------------- eig
 
-def _eig_impl(a):
-    _matrix("eig")(a)
-    if np.shape(a)[-1] != np.shape(a)[-2]:
-        raise LinAlgShapeError(f"eig needs a square matrix or a stack of them, shape (..., n, n); "
-                               f"got shape {np.shape(a)}")
+def _eig_pack(a):
     w, v = np.linalg.eig(a)
     return np.concatenate([w[..., None, :], v], axis=-2)
 
@@ -207,15 +203,8 @@ def _eig_jvp(t, ans, a):
     return concatenate(_row(dw), dv, axis=-2)
 
 
-eig_packed = Primitive("eig", _eig_impl, jvp=(_eig_jvp,), batch=batch_elementwise)
-
-
-def _eigvals_impl(a):
-    _matrix("eigvals")(a)
-    if np.shape(a)[-1] != np.shape(a)[-2]:
-        raise LinAlgShapeError(f"eigvals needs a square matrix or a stack of them, shape (..., n, n); "
-                               f"got shape {np.shape(a)}")
-    return np.linalg.eigvals(a)
+eig_packed = Primitive("eig", square_matrices("eig", _eig_pack), jvp=(_eig_jvp,),
+                       batch=batch_elementwise)
 
 
 def _eigvals_jvp(t, ans, a):
@@ -225,7 +214,8 @@ def _eigvals_jvp(t, ans, a):
     return diagonal(solve(v, matmul(t, v)), axis1=-2, axis2=-1)
 
 
-eigvals = Primitive("eigvals", _eigvals_impl, jvp=(_eigvals_jvp,), batch=batch_elementwise)
+eigvals = Primitive("eigvals", square_matrices("eigvals", np.linalg.eigvals), jvp=(_eigvals_jvp,),
+                    batch=batch_elementwise)
 
 
 def _eigvalsh_jvp(t, ans, a, UPLO="L"):  # noqa: N803 - NumPy's name

@@ -77,13 +77,13 @@ from .products import (  # noqa: F401
 __all__ = [
     "LinAlgShapeError",
     "inv", "det", "logabsdet", "slogdet_sign", "solve", "cholesky", "eigh_packed", "pinv", "norm",
-    "conj", "mH", "hermitian_seen",
+    "conj", "mH", "hermitian_seen", "square_matrices",
 ]
 
 
 # ---------------------------------------------------------------- helpers
 
-def _square(name, fun):
+def square_matrices(name, fun):
     """``fun`` on stacks of square matrices, refusing other shapes with a clear error."""
     def impl(a, *rest, **params):
         s = np.shape(a)
@@ -202,11 +202,11 @@ def _solve_batch(size, prim, values, batched, params):
 
 
 inv = Primitive(
-    "inv", _square("inv", np.linalg.inv),
+    "inv", square_matrices("inv", np.linalg.inv),
     vjp=(lambda g, ans, a: -matmul(mT(ans), matmul(g, mT(ans))),),
     jvp=(lambda t, ans, a: -matmul(ans, matmul(t, ans)),), batch=_stacked,
 )
-det = Primitive("det", _square("det", np.linalg.det), vjp=(_det_vjp,), jvp=(_det_jvp,),
+det = Primitive("det", square_matrices("det", np.linalg.det), vjp=(_det_vjp,), jvp=(_det_jvp,),
                 batch=_stacked)
 def _inv_for_logabsdet(a):
     """inv(a), the derivative of log|det a|; a singular ``a`` (log|det| = -inf) has none."""
@@ -220,7 +220,7 @@ def _inv_for_logabsdet(a):
 
 
 logabsdet = Primitive(
-    "logabsdet", _square("slogdet", lambda a: np.linalg.slogdet(a)[1]),
+    "logabsdet", square_matrices("slogdet", lambda a: np.linalg.slogdet(a)[1]),
     vjp=(lambda g, ans, a: _mat_scalar(g) * mT(_inv_for_logabsdet(a)),),
     jvp=(lambda t, ans, a: asum(mT(_inv_for_logabsdet(a)) * t, axis=(-2, -1)),), batch=_stacked,
 )
@@ -238,7 +238,7 @@ def _sign_jvp(t, ans, a):
     return 1j * ans * ew.imag(asum(mT(inv(a)) * t, axis=(-2, -1)))
 
 
-slogdet_sign = Primitive("slogdet_sign", _square("slogdet", lambda a: np.linalg.slogdet(a)[0]),
+slogdet_sign = Primitive("slogdet_sign", square_matrices("slogdet", lambda a: np.linalg.slogdet(a)[0]),
                          vjp=(_sign_vjp,), jvp=(_sign_jvp,), batch=_stacked)
 solve = Primitive("solve", _solve_impl, vjp=(_solve_vjp_a, _solve_vjp_b),
                   jvp=(_solve_jvp_a, _solve_jvp_b), batch=_solve_batch)
@@ -361,9 +361,9 @@ def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
     return concatenate(reshape(dw, shape=shape_of(dw)[:-1] + (1,) + shape_of(dw)[-1:]), dv, axis=-2)
 
 
-cholesky = Primitive("cholesky", _square("cholesky", np.linalg.cholesky),
+cholesky = Primitive("cholesky", square_matrices("cholesky", np.linalg.cholesky),
                      vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), batch=_stacked)
-eigh_packed = Primitive("eigh", _square("eigh", _eigh_impl), vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
+eigh_packed = Primitive("eigh", square_matrices("eigh", _eigh_impl), vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
                         batch=_stacked)
 
 
