@@ -28,6 +28,10 @@ from .batching import vmap
 from .staging import jit
 from .transforms import stop_gradient
 from .check import check_grads
+
+# control flow: loops and branches as single nodes
+from .loops import scan, fori_loop, while_loop
+from .branches import cond, switch
 from .finite import debug_nans
 
 # pytrees
@@ -59,6 +63,7 @@ __all__ = [
     "sum_product",
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
+    "scan", "fori_loop", "while_loop", "cond", "switch",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
     "register_pytree_node", "ravel_pytree",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",

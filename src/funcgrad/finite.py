@@ -67,6 +67,8 @@ def debug_nans():
 
 def _finite(v):
     v = raw(v)
+    if isinstance(v, tuple):      # a primitive's several results, or their cotangents
+        return all(p is None or _finite(p) for p in v)
     if type(v) is float:
         return v - v == 0.0          # False for nan and +-inf
     try:

@@ -19,7 +19,8 @@ from .rules.elementwise import real
 from .traces import Trace, new_level
 from .transforms import diff_leaf, fun_name, result_of
 from .tree import tree_flatten, tree_unflatten
-from .values import as_dtype_of, format_value, is_complex, numpy_scalar, shape_of, zeros_like_value
+from .values import (as_dtype_of, format_value, is_complex, numpy_scalar, raw, shape_of,
+                     zeros_like_value)
 
 __all__ = ["Dual", "ForwardTrace", "jvp_of", "jvp"]
 
@@ -74,6 +75,8 @@ def jvp_of(prim, tangents, ans, primals, params):
     rules = prim.jvp
     if is_joint(rules):
         out = rules(tuple(tangents), ans, *primals, **params)
+        if type(raw(ans)) is tuple:     # several results (a loop's): one tangent each
+            return out
     else:
         out = None
         for i, t in enumerate(tangents):

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 
+from .body import Body
 from .errors import GraphvizNotFound
 from .node import Leaf, Node
 from .order import check_outputs, toposort
@@ -92,6 +93,45 @@ def _show_plans(jitted, limit):
     return "\n\n".join(texts)
 
 
+def _bodies(node):
+    """The bodies a loop or branch node holds, each with a title."""
+    found = []
+    for key, v in (node._params or {}).items():
+        for k, b in enumerate(v if isinstance(v, tuple) else (v,)):
+            if isinstance(b, Body):
+                found.append((f"{key} {k}" if isinstance(v, tuple) else key, b))
+    return found
+
+
+def _body_listing(body, indent):
+    """A body's graph as indented lines: its inputs, its steps, which nodes it returns."""
+    position = {n: i for i, n in enumerate(body.order)}
+    declared = len(body.inputs) - body.n_captured
+    names = {x: f"in{k}" if k < declared else f"captured{k - declared}"
+             for k, x in enumerate(body.inputs)}
+    returned = {}
+    for k, o in enumerate(body.outputs):
+        returned.setdefault(o, []).append(f"out{k}")
+    rows = []
+    for i, n in enumerate(body.order):
+        name = names.get(n, "")
+        text = _label(n, position) if n._prim.name != "const" else f"const {format_value(n._value)}"
+        rows.append((f"%{i}", name, text, ", ".join(returned.get(n, []))))
+    widths = [max((len(r[k]) for r in rows), default=0) for k in range(3)]
+    lines = []
+    for r in rows:
+        line = f"{indent}{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}"
+        lines.append((line + (f"  -> {r[3]}" if r[3] else "")).rstrip())
+        for title, inner in _bodies(body.order[int(r[0][1:])]):
+            lines.append(f"{indent}    {title}: {inner!r}")
+            lines.extend(_body_listing(inner, indent + "    | "))
+    plain = [f"out{k} = {format_value(o)}" for k, o in enumerate(body.outputs)
+             if o not in position]
+    if plain:
+        lines.append(f"{indent}returns constants: {', '.join(plain)}")
+    return lines
+
+
 def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
     """A listing of the graph, one line per node in topological order.
 
@@ -150,6 +190,10 @@ def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
         if grads is not None:
             line += f"  grad {r[4]}"
         lines.append(line.rstrip())
+        node = order[int(r[0][1:])]
+        for title, body in _bodies(node):
+            lines.append(f"      {title}: {body!r}")
+            lines.extend(_body_listing(body, "      | "))
         if skipped and k == limit // 2 - 1:
             lines.append(f"... {skipped} more nodes not shown (pass limit=None to list them all)")
     return "\n".join(lines)
@@ -225,6 +269,8 @@ def to_dot(*outputs, grads=None, limit=400, method="dfs", labels=None, backward=
             fields.append(f"backward step {last - i}")
         style = _STYLE[n.kind] + (", penwidth=2" if n in output_set else "")
         lines.append(f'  n{i} [label="{{{" | ".join(_dot_escape(f) for f in fields)}}}"{style}];')
+    for n in drawn:
+        lines.extend(_dot_bodies(n, f"n{position[n]}", "  "))
     cut = []
     for n in drawn:
         numbered = len(n._args) > 1 and n.op not in _SYMMETRIC
@@ -241,6 +287,28 @@ def to_dot(*outputs, grads=None, limit=400, method="dfs", labels=None, backward=
         lines.extend(f"  note -> n{position[n]} [style=dashed];" for n in cut)
     lines.append("}")
     return "\n".join(lines)
+
+
+def _dot_bodies(node, node_id, indent):
+    """A loop or branch node's bodies as Graphviz clusters, each joined to the node."""
+    lines = []
+    for title, body in _bodies(node):
+        cid = f"{node_id}_{title.replace(' ', '')}"
+        position = {n: i for i, n in enumerate(body.order)}
+        lines += [f"{indent}subgraph cluster_{cid} {{",
+                  f'{indent}  label="{_dot_escape(title)}: {_dot_escape(body.who)}"; '
+                  f'style=dashed; color="#888888";']
+        for n, i in position.items():
+            kind = n.kind if n.op is None else n.op
+            lines.append(f'{indent}  {cid}_{i} [label="{{%{i} | {_dot_escape(kind)}}}"'
+                         f'{_STYLE[n.kind]}];')
+            lines.extend(_dot_bodies(n, f"{cid}_{i}", indent + "  "))
+        for n, i in position.items():
+            lines.extend(f"{indent}  {cid}_{position[a]} -> {cid}_{i};" for a in n._args)
+        lines.append(f"{indent}}}")
+        lines.extend(f"{indent}{cid}_{position[o]} -> {node_id} [style=dotted];"
+                     for o in dict.fromkeys(body.outputs) if o in position)
+    return lines
 
 
 def _dot_program():

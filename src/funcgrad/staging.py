@@ -52,7 +52,8 @@ from .traces import Box, new_level
 from .tree import tree_flatten, tree_map, tree_unflatten
 from .values import frozen_copy, numpy_scalar, shape_of
 
-__all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan"]
+__all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan",
+           "ABSTRACT"]
 
 
 class Staged(Node):
@@ -75,6 +76,8 @@ class Staged(Node):
     __hash__ = object.__hash__
 
     def _refuse(self, what):
+        if self._trace.refusal is not None:
+            raise ConcretizationError(self._trace.refusal())
         if self._prim in (VAR, CONST):
             source = "an input"
         else:
@@ -100,9 +103,25 @@ class StagingTrace(ReverseTrace):
     __slots__ = ()
     box_type = Staged
     opaque = True
+    refusal = None    # a body's trace says why it refuses a bool; jit's says it below
+
+    def process(self, prim, args, params):
+        shapes = ABSTRACT.get(prim)
+        if shapes is None:
+            return super().process(prim, args, params)
+        # A loop's value here only stands for its shapes: do not run the loop to trace it.
+        parents = tuple(a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self)
+                        for a in args)
+        value = shapes(*[p._value for p in parents], **params)
+        return Staged(value, prim, parents, params or None, None, self)
 
     def __repr__(self):
         return f"<staging trace {self.level}>"
+
+
+ABSTRACT = {}
+"""``{primitive: shapes}`` for primitives too costly to run while tracing (loops):
+``shapes(*values, **params)`` gives values of the result's shapes and dtypes."""
 
 
 # ---------------------------------------------------------------- compiling
@@ -186,7 +205,7 @@ def _kept(value):
     return value
 
 
-def _compile(nodes, inputs, out_leaves, out_def):
+def compile_plan(nodes, inputs, out_leaves, out_def):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``."""
     env = {}                                   # names the code refers to
     name_of = {n: f"a{k}" for k, n in enumerate(inputs)}
@@ -245,7 +264,7 @@ def _compile(nodes, inputs, out_leaves, out_def):
         dead = [a for a in dict.fromkeys(n._args)
                 if last_use.get(a) == i and a not in outputs and a._prim not in (VAR, CONST)]
         for a in dead:
-            if shape_of(a._value) and name_of[a] != reg:
+            if (type(a._value) is tuple or shape_of(a._value)) and name_of[a] != reg:
                 lines.append(f"    del {name_of[a]}")
             if name_of[a] != reg:
                 free.append(name_of[a])
@@ -359,7 +378,7 @@ def jit(fun, static_argnums=(), static_argnames=()):
         mine = [o for o in out_leaves if trace.owns(o)]
         nodes = dfs_order(tuple(unique(inputs + mine))) if (inputs or mine) else ()
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
-        return _compile(nodes, inputs, out_leaves, out_def)
+        return compile_plan(nodes, inputs, out_leaves, out_def)
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):

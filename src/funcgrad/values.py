@@ -154,6 +154,8 @@ def format_value(v, width=None):
         if len(text) > 10:
             text = f"{f:.6g}"
         return text
+    if type(v) is tuple:     # a primitive's several results
+        return "(" + ", ".join(format_value(p) for p in v) + ")"
     if isinstance(v, np.ndarray):
         if v.size <= 6:
             return np.array2string(v, precision=4, separator=", ", suppress_small=True).replace("\n", "")
