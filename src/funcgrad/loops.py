@@ -43,7 +43,7 @@ from .staging import ABSTRACT
 from .traces import Box
 from .transforms import fun_name
 from .tree import tree_flatten, tree_unflatten
-from .values import numpy_scalar, shape_of, zeros_like_value
+from .values import numpy_scalar, raw, shape_of, zeros_like_value
 
 __all__ = ["scan", "fori_loop", "while_loop", "scan_p", "while_p", "history_p"]
 
@@ -61,14 +61,8 @@ def _results(prim, operands, params):
     """Bind ``prim`` and return its results as a list (picked one by one when traced)."""
     out = prim(*operands, **params)
     if isinstance(out, Box):
-        return [pick(out, index=k) for k in range(len(_examples(out)))]
+        return [pick(out, index=k) for k in range(len(raw(out)))]
     return list(out)
-
-
-def _examples(out):
-    while isinstance(out, Box):
-        out = out._value
-    return out
 
 
 def _moved(x, src, dst):
