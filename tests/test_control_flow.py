@@ -245,7 +245,8 @@ def test_a_carry_that_changes_shape_names_the_loop_the_carry_and_both_shapes():
         fg.while_loop(lambda i: i < 3, lambda i: i + 0.5, 0)
     with pytest.raises(ShapeError, match="structure"):
         fg.fori_loop(0, 3, lambda i, c: (c, c), 1.0)
-    with pytest.raises(ShapeError, match=r"shape \(2,\) float64 in branch 0 \(<lambda>\) but shape \(1,\)"):
+    with pytest.raises(ShapeError,
+                       match=r"shape \(2,\) float64 in branch 0 \(<lambda>\) but shape \(1,\)"):
         fg.cond(True, lambda x: x, lambda x: fnp.concatenate([x, x]), np.ones(1))
 
 

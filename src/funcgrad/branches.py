@@ -21,7 +21,7 @@ import numpy as np
 from .body import (Parts, abstract, batch_fun, batched_outputs, differentiable, jvp_fun,
                    leaf_paths, trace_body, vjp_fun)
 from .errors import ShapeError
-from .loops import _against, _results
+from .loops import _against, _fresh, _results
 from .primitive import Primitive
 from .rules.arrays import broadcast_to
 from .rules.elementwise import equal, where
@@ -47,9 +47,7 @@ def _groups(operands, n_ops, n_consts):
 def _switch_impl(*operands, branches, n_ops, n_consts):
     index, ops, consts = _groups(operands, n_ops, n_consts)
     k = min(max(int(index), 0), len(branches) - 1)     # out of range: the nearest (as JAX)
-    out = branches[k].plan(*ops, *consts[k])
-    return tuple(o.copy() if type(o) is np.ndarray and any(o is x for x in operands) else o
-                 for o in out)
+    return tuple(_fresh(branches[k].plan(*ops, *consts[k]), operands))
 
 
 def _switch_shapes(*operands, branches, n_ops, n_consts):
@@ -65,6 +63,11 @@ def _bind_switch(index, funs, ops, who):
         consts.append(captured)
     params = dict(branches=tuple(bodies), n_ops=len(ops), n_consts=tuple(map(len, consts)))
     return _results(switch_p, [index] + list(ops) + [c for cs in consts for c in cs], params)
+
+
+def _switch_who(branches):
+    """The switch's own name, from its first branch's ("switch of f, g, branch 0")."""
+    return branches[0].who.rsplit(", branch", 1)[0]
 
 
 def _switch_vjp(argnums, g, ans, *operands, branches, n_ops, n_consts):
@@ -90,7 +93,7 @@ def _switch_vjp(argnums, g, ans, *operands, branches, n_ops, n_consts):
         return branch
 
     out = iter(_bind_switch(index, [pullback_of(k) for k in range(len(branches))],
-                            every + cts, branches[0].who.rsplit(", branch", 1)[0]))
+                            every + cts, _switch_who(branches)))
     full = [None] + [next(out) if w else None for w in wrt_all]
     return [full[i] for i in argnums]
 
@@ -115,7 +118,7 @@ def _switch_jvp(tangents, ans, *operands, branches, n_ops, n_consts):
         return branch
 
     out = _bind_switch(index, [push_of(k) for k in range(len(branches))], every + dots,
-                       branches[0].who.rsplit(", branch", 1)[0])
+                       _switch_who(branches))
     d = iter(out[len(out_float):])
     return Parts([next(d) if f else None for f in out_float])
 
@@ -131,7 +134,7 @@ def _switch_batch(size, prim, values, batched, params):
         out_flags = [f or i_flag or o for f, o in zip(out_flags, found)]
     funs = [_batched_branch(b, list(op_flags) + list(k_flags[k]), size, out_flags, consts[k])
             for k, b in enumerate(branches)]
-    who = branches[0].who.rsplit(", branch", 1)[0]
+    who = _switch_who(branches)
     if not i_flag:
         out = _bind_switch(index, funs, ops, who)
     else:     # every branch on the whole batch, each example taking its own branch's result

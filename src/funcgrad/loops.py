@@ -96,13 +96,17 @@ def _scan_impl(*operands, body, n_carry, n_xs, length, reverse):
             carry = out[:n_carry]
             for acc, v in zip(ys, out[n_carry:]):
                 acc.append(v)
-    stacked = []
-    for acc, e in zip(ys, body.out_examples()[n_carry:]):
-        if reverse:
+    if reverse:
+        for acc in ys:
             acc.reverse()
-        shape, dtype = (n,) + np.shape(e), np.result_type(e)
-        stacked.append(np.array(acc, dtype=dtype).reshape(shape) if acc else np.empty(shape, dtype))
+    stacked = [_stacked(acc, e) for acc, e in zip(ys, body.out_examples()[n_carry:])]
     return tuple(_fresh(carry, operands)) + tuple(stacked)
+
+
+def _stacked(values, like):
+    """``values`` (each of the shape and dtype of ``like``) stacked along a new first axis."""
+    shape, dtype = (len(values),) + np.shape(like), np.result_type(like)
+    return np.array(values, dtype=dtype).reshape(shape) if values else np.empty(shape, dtype)
 
 
 def _per_step(x):
@@ -375,14 +379,9 @@ def _history_impl(*operands, cond, body, n_carry, n_cond):
     while test(*carry, *cc)[0]:
         hist.append(carry)
         carry = run(*carry, *bc)
-    stacked = []
-    for k, c in enumerate(carry):
-        a = np.empty((len(hist),) + np.shape(c), np.result_type(c))
-        for t, h in enumerate(hist):
-            a[t] = h[k]
-        stacked.append(a)
-    carry = _fresh(carry, operands)
-    return tuple(carry) + tuple(stacked) + (np.ones(len(hist), dtype=bool),)
+    stacked = [_stacked([h[k] for h in hist], c) for k, c in enumerate(carry)]
+    return (tuple(_fresh(carry, operands)) + tuple(stacked)
+            + (np.ones(len(hist), dtype=bool),))
 
 
 def _while_shapes(*operands, cond, body, n_carry, n_cond):

@@ -114,15 +114,14 @@ def _body_listing(body, indent):
         returned.setdefault(o, []).append(f"out{k}")
     rows = []
     for i, n in enumerate(body.order):
-        name = names.get(n, "")
-        text = _label(n, position) if n._prim.name != "const" else f"const {format_value(n._value)}"
-        rows.append((f"%{i}", name, text, ", ".join(returned.get(n, []))))
+        text = f"const {format_value(n._value)}" if n.kind == "const" else _label(n, position)
+        rows.append((f"%{i}", names.get(n, ""), text, ", ".join(returned.get(n, []))))
     widths = [max((len(r[k]) for r in rows), default=0) for k in range(3)]
     lines = []
-    for r in rows:
+    for n, r in zip(body.order, rows):
         line = f"{indent}{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}"
         lines.append((line + (f"  -> {r[3]}" if r[3] else "")).rstrip())
-        for title, inner in _bodies(body.order[int(r[0][1:])]):
+        for title, inner in _bodies(n):
             lines.append(f"{indent}    {title}: {inner!r}")
             lines.extend(_body_listing(inner, indent + "    | "))
     plain = [f"out{k} = {format_value(o)}" for k, o in enumerate(body.outputs)
@@ -175,23 +174,21 @@ def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
     _check_grads(grads, "show")
     order = toposort(*outputs, method=method)
     skipped = 0
+    shown = range(len(order))
     if limit is not None and len(order) > limit:
         head, tail = limit // 2, limit - limit // 2
         skipped = len(order) - limit
-        keep = list(range(head)) + list(range(len(order) - tail, len(order)))
-        rows = list(_rows(order, grads, labels, keep))   # format only what is printed
-    else:
-        rows = list(_rows(order, grads, labels))
+        shown = list(range(head)) + list(range(len(order) - tail, len(order)))
+    rows = list(_rows(order, grads, labels, shown))   # format only what is printed
     widths = [max(len(r[k]) for r in rows) for k in range(4)]
     lines = []
-    for k, r in enumerate(rows):
+    for k, (i, r) in enumerate(zip(shown, rows)):
         line = (f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  -->  "
                 f"{r[3]:>{widths[3]}}")
         if grads is not None:
             line += f"  grad {r[4]}"
         lines.append(line.rstrip())
-        node = order[int(r[0][1:])]
-        for title, body in _bodies(node):
+        for title, body in _bodies(order[i]):
             lines.append(f"      {title}: {body!r}")
             lines.extend(_body_listing(body, "      | "))
         if skipped and k == limit // 2 - 1:
