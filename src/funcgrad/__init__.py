@@ -32,6 +32,7 @@ from .check import check_grads
 # control flow: loops and branches as single nodes
 from .loops import scan, fori_loop, while_loop
 from .branches import cond, switch
+from .custom import custom_jvp, custom_vjp
 from .finite import debug_nans
 
 # pytrees
@@ -63,7 +64,7 @@ __all__ = [
     "sum_product",
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
-    "scan", "fori_loop", "while_loop", "cond", "switch",
+    "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
     "register_pytree_node", "ravel_pytree",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
