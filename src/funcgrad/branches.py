@@ -21,7 +21,8 @@ import numpy as np
 from .body import (Parts, abstract, batch_fun, batched_outputs, differentiable, jvp_fun,
                    leaf_paths, trace_body, vjp_fun)
 from .errors import ShapeError
-from .loops import _against, _fresh, _results
+from .scanloop import bind_results, fresh_carry
+from .whileloop import against
 from .primitive import Primitive
 from .rules.arrays import broadcast_to
 from .rules.elementwise import equal, where
@@ -47,7 +48,7 @@ def _groups(operands, n_ops, n_consts):
 def _switch_impl(*operands, branches, n_ops, n_consts):
     index, ops, consts = _groups(operands, n_ops, n_consts)
     k = min(max(int(index), 0), len(branches) - 1)     # out of range: the nearest (as JAX)
-    return tuple(_fresh(branches[k].plan(*ops, *consts[k]), operands))
+    return tuple(fresh_carry(branches[k].plan(*ops, *consts[k]), operands))
 
 
 def _switch_shapes(*operands, branches, n_ops, n_consts):
@@ -62,7 +63,7 @@ def _bind_switch(index, funs, ops, who):
         bodies.append(body)
         consts.append(captured)
     params = dict(branches=tuple(bodies), n_ops=len(ops), n_consts=tuple(map(len, consts)))
-    return _results(switch_p, [index] + list(ops) + [c for cs in consts for c in cs], params)
+    return bind_results(switch_p, [index] + list(ops) + [c for cs in consts for c in cs], params)
 
 
 def _switch_who(branches):
@@ -143,7 +144,7 @@ def _switch_batch(size, prim, values, batched, params):
         out = results[0]
         for j in range(1, len(results)):
             pick_j = equal(k, j)
-            out = [where(_against(pick_j, b), b, a) for a, b in zip(out, results[j])]
+            out = [where(against(pick_j, b), b, a) for a, b in zip(out, results[j])]
     return tuple(o if f else broadcast_to(o, shape=(size,) + shape_of(o))
                  for o, f in zip(out, out_flags))
 
