@@ -33,6 +33,8 @@ from .check import check_grads
 from .loops import scan, fori_loop, while_loop
 from .branches import cond, switch
 from .custom import custom_jvp, custom_vjp
+from .remat import checkpoint, checkpoint_plan
+remat = checkpoint
 from .finite import debug_nans
 
 # pytrees
@@ -65,6 +67,7 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
     "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp",
+    "checkpoint", "remat", "checkpoint_plan",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
     "register_pytree_node", "ravel_pytree",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",

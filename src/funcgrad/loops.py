@@ -34,7 +34,7 @@ import numpy as np
 
 from .body import abstract, check_same_leaves
 from .errors import ShapeError
-from .scanloop import bind_scan
+from .remat import nested_scan, plan_segments, segmented_while
 from .transforms import fun_name
 from .tree import tree_flatten, tree_unflatten
 from .values import numpy_scalar, shape_of
@@ -44,7 +44,7 @@ from .whileloop import bind_while, while_p
 __all__ = ["scan", "fori_loop", "while_loop"]
 
 
-def scan(f, init, xs=None, length=None, reverse=False):
+def scan(f, init, xs=None, length=None, reverse=False, checkpoints=None):
     """Loop ``f`` over the leading axis of ``xs``, carrying a state: JAX's ``lax.scan``.
 
     ``f(carry, x)`` returns ``(carry, y)``; the result is the last carry and
@@ -52,7 +52,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
     pytree, which keeps its structure, shapes and dtypes from step to step;
     ``xs`` any pytree of arrays of one length (``None`` with ``length``: no
     inputs). ``reverse=True`` runs from the last step to the first. The loop
-    is one node of the graph, in every transform.
+    is one node of the graph, in every transform. ``checkpoints=k`` bounds
+    the carries reverse mode holds to about ``k``, for a few more runs of the
+    body (:func:`funcgrad.checkpoint_plan` prints the plan).
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -63,10 +65,10 @@ def scan(f, init, xs=None, length=None, reverse=False):
     >>> ys.shape, fg.grad(lambda h0: fg.scan(rnn, h0, np.ones(3))[0])(0.0).round(4)
     ((3,), np.float64(0.0024))
     """
-    return _scan_tree(f, init, xs, length, reverse, f"scan of {fun_name(f)}")
+    return _scan_tree(f, init, xs, length, reverse, f"scan of {fun_name(f)}", checkpoints)
 
 
-def _scan_tree(f, init, xs, length, reverse, who):
+def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
     init_leaves, init_def = tree_flatten(init)
     xs_leaves, xs_def = tree_flatten(xs)
     n = _length(xs_leaves, length, who)
@@ -84,7 +86,8 @@ def _scan_tree(f, init, xs, length, reverse, who):
         y_def.append(y_tree)
         return c_leaves + y_leaves
 
-    out = bind_scan(flat, init_leaves, xs_leaves, n, bool(reverse), who)
+    segments = plan_segments(n, checkpoints, who)
+    out = nested_scan(flat, init_leaves, xs_leaves, n, segments, bool(reverse), who)
     out = [numpy_scalar(o) for o in out]     # a Python float comes back as NumPy's, as from grad
     k = len(init_leaves)
     return tree_unflatten(init_def, out[:k]), tree_unflatten(y_def[0], out[k:])
@@ -119,7 +122,7 @@ def _carry_out(who, new, init, init_def, before):
 
 # ---------------------------------------------------------------- fori_loop
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, checkpoints=None):
     """``body_fun(i, val)`` for ``i`` from ``lower`` to ``upper - 1``: JAX's ``fori_loop``.
 
     With Python int bounds it is a scan of ``upper - lower`` steps; with
@@ -141,7 +144,7 @@ def fori_loop(lower, upper, body_fun, init_val):
             return (i + 1, body_fun(i, val)), None
 
         (_, val), _ = _scan_tree(step, (lower, init_val), None, max(upper - lower, 0), False,
-                                 who)
+                                 who, checkpoints)
         return val
 
     def cond(carry):
@@ -151,19 +154,20 @@ def fori_loop(lower, upper, body_fun, init_val):
         i, val = carry
         return i + 1, body_fun(i, val)
 
-    return _while_tree(cond, step, (lower, init_val), who)[1]
+    return _while_tree(cond, step, (lower, init_val), who, checkpoints)[1]
 
 
 def _static_int(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
-def while_loop(cond_fun, body_fun, init_val):
+def while_loop(cond_fun, body_fun, init_val, *, checkpoints=None):
     """``val = body_fun(val)`` while ``cond_fun(val)``: JAX's ``lax.while_loop``.
 
     The trip count may depend on the values, and reverse mode still works
     (where JAX's refuses): the backward pass replays the carries the loop went
-    through, so it keeps one carry per step it ran.
+    through, so it keeps one carry per step it ran; with ``checkpoints=k``
+    about ``k + T / k`` of them for ``T`` steps (counted in a first pass).
 
     >>> import funcgrad as fg
     >>> fg.while_loop(lambda x: x < 100.0, lambda x: x * 3.0, 1.0)
@@ -171,10 +175,11 @@ def while_loop(cond_fun, body_fun, init_val):
     >>> fg.grad(lambda a: fg.while_loop(lambda x: x < 100.0, lambda x: x * a, 1.0))(3.0)
     np.float64(405.0)
     """
-    return _while_tree(cond_fun, body_fun, init_val, f"while_loop of {fun_name(body_fun)}")
+    return _while_tree(cond_fun, body_fun, init_val, f"while_loop of {fun_name(body_fun)}",
+                       checkpoints)
 
 
-def _while_tree(cond_fun, body_fun, init_val, who):
+def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
     leaves, treedef = tree_flatten(init_val)
 
     def test(*c):
@@ -188,6 +193,9 @@ def _while_tree(cond_fun, body_fun, init_val, who):
     def step(*c):
         return _carry_out(who, body_fun(tree_unflatten(treedef, c)), init_val, treedef, c)
 
-    out = bind_while(while_p, test, step, leaves, who)
+    if checkpoints is None:
+        out = bind_while(while_p, test, step, leaves, who)
+    else:
+        out = segmented_while(test, step, leaves, checkpoints, who)
     return tree_unflatten(treedef, [numpy_scalar(o) for o in out])
 
