@@ -73,7 +73,7 @@ LAYERS = [   # bottom first; a module may import only from its own layer or belo
     ["arraylike", "node"],
     ["order", "finite", "fold", "backprop", "semiring", "nodemap"],
     ["forward", "batching", "staging", "transforms", "reverse", "jacobians"],
-    ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom"],
+    ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom", "linear", "implicit"],
     ["numpy", "scipy", "nn", "at", "optim", "ravel", "check", "extend"],
     ["show", "serialize", "tablefile", "expr", "cli", "demo", "__main__"],
 ]

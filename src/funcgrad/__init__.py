@@ -34,6 +34,8 @@ from .loops import scan, fori_loop, while_loop
 from .branches import cond, switch
 from .custom import custom_jvp, custom_vjp
 from .remat import checkpoint, checkpoint_plan
+from .linear import linearize, linear_transpose
+from .implicit import fixed_point, NoConvergenceError
 remat = checkpoint
 from .finite import debug_nans
 
@@ -67,7 +69,8 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
     "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp",
-    "checkpoint", "remat", "checkpoint_plan",
+    "checkpoint", "remat", "checkpoint_plan", "linearize", "linear_transpose",
+    "fixed_point", "NoConvergenceError",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
     "register_pytree_node", "ravel_pytree",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",

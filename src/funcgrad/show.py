@@ -131,6 +131,13 @@ def _body_listing(body, indent):
     return lines
 
 
+def _show_linear_map(m):
+    """A linear map (``fg.linearize``'s, ``fg.linear_transpose``'s): its graph's steps."""
+    n_in, n_out = len(m.body.inputs) - m.body.n_captured, len(m.body.outputs)
+    head = f"{m.who}: {n_in} input{'s' * (n_in != 1)}, {n_out} output{'s' * (n_out != 1)}"
+    return "\n".join([head] + _body_listing(m.body, ""))
+
+
 def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
     """A listing of the graph, one line per node in topological order.
 
@@ -170,6 +177,8 @@ def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
     """
     if len(outputs) == 1 and callable(getattr(outputs[0], "plans", None)):
         return _show_plans(outputs[0], limit)
+    if len(outputs) == 1 and isinstance(getattr(outputs[0], "body", None), Body):
+        return _show_linear_map(outputs[0])
     check_outputs(outputs, "show")
     _check_grads(grads, "show")
     order = toposort(*outputs, method=method)
