@@ -20,6 +20,7 @@ SMALL = {
     "digits_mlp.py": ["--limit", "120", "--epochs", "2", "--hidden", "8", "--batch", "32"],
     "newton.py": ["--dim", "2"],
     "custom_primitive.py": ["--points", "20"],
+    "rnn_scan.py": ["--length", "60", "--steps", "5", "--hidden", "4"],
 }
 EXPECT = {
     "worked_examples.py": "backward order (reversed):   L, c, d, b, a",
@@ -28,12 +29,14 @@ EXPECT = {
     "digits_mlp.py": "final test accuracy",
     "newton.py": "converged to [1.0, 1.0]",
     "custom_primitive.py": "check_grads: reverse and forward rules agree",
+    "rnn_scan.py": "next-value error on 60 unseen steps",
 }
 PNG = {
     "two_moons.py": "two_moons.png",
     "digits_mlp.py": "digits_curves.png",
     "newton.py": "newton.png",
     "custom_primitive.py": "softplus.png",
+    "rnn_scan.py": "rnn_scan.png",
 }
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py"))

@@ -35,7 +35,7 @@ from .branches import cond, switch
 from .custom import custom_jvp, custom_vjp
 from .remat import checkpoint, checkpoint_plan
 from .linear import linearize, linear_transpose
-from .implicit import fixed_point, NoConvergenceError
+from .implicit import fixed_point
 remat = checkpoint
 from .finite import debug_nans
 
@@ -59,7 +59,7 @@ from .tablefile import dumps, loads
 from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
                      NoRuleError, ShapeError, LinAlgShapeError, CycleError, ConcretizationError,
                      NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError,
-                     NoDerivativeError)
+                     NoDerivativeError, NoConvergenceError)
 
 __version__ = "0.1.0"
 

@@ -63,3 +63,7 @@ class ConcretizationError(FuncgradError, TypeError):
 
 class GradientCheckError(FuncgradError, AssertionError):
     """A derivative disagrees with finite differences (raised by fg.check_grads)."""
+
+
+class NoConvergenceError(FuncgradError, ArithmeticError):
+    """An iteration (fg.fixed_point's) that did not settle within its number of steps."""

@@ -19,7 +19,7 @@ fixed point whatever ``x0`` was.
 from functools import partial
 
 from .custom import custom_vjp
-from .errors import FuncgradError
+from .errors import NoConvergenceError
 from .loops import while_loop
 from .reverse import vjp
 from .rules.elementwise import abs as aabs, maximum, subtract
@@ -30,11 +30,7 @@ from .transforms import fun_name
 from .tree import tree_leaves, tree_map
 from .values import raw
 
-__all__ = ["fixed_point", "NoConvergenceError"]
-
-
-class NoConvergenceError(FuncgradError, ArithmeticError):
-    """An iteration that did not settle within its number of steps."""
+__all__ = ["fixed_point"]
 
 
 def _change(new, old):

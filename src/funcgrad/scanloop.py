@@ -127,16 +127,18 @@ def _scan_vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse):
         out = body(*leaves, *consts)
         return list(out[:n_carry]) + list(leaves[:n_carry])
     hist = bind_scan(with_history, carry, xs, length, reverse, body.who)[n_carry:]
-    cts = scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse)
+    cts = scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, set(argnums))
     return [cts[i] for i in argnums]
 
 
-def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse):
+def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, needed=None):
     """The cotangents of ``(*carry, *xs, *consts)`` of a scan whose carry before each
     step is ``hist``, given ``g``, the cotangents of its results: a scan the other way
-    through the body's reverse mode. None for what has no derivative."""
+    through the body's reverse mode. None for what has no derivative, and for the xs
+    and consts not in ``needed`` (the carries' pass from step to step, so all come)."""
     inputs = list(carry) + list(xs) + list(consts)
-    wrt = [differentiable(x) for x in inputs]
+    wrt = [differentiable(x) and (k < n_carry or needed is None or k in needed)
+           for k, x in enumerate(inputs)]
     outs = body.out_examples()
     g = list(g) + [None] * (len(outs) - len(g))
     seeded = [differentiable(o) and (k < n_carry or g[k] is not None) for k, o in enumerate(outs)]
