@@ -141,15 +141,17 @@ def _zeros(results, k):
     return zeros_like_value(results.examples[k])
 
 
-def _check_tangents(who, what, got, want, results):
+def _matching(who, rule, what, got, want_def, want, of):
+    """The leaves of ``got`` (a rule's result), checked against the structure
+    ``want_def`` and the shapes of ``want``."""
     leaves, treedef = tree_flatten(got)
-    if treedef != results.out_def:
-        raise ShapeError(f"{who}: the rule returned a {what} of structure {treedef!r} for an "
-                         f"output of structure {results.out_def!r}; give one per output leaf")
+    if treedef != want_def:
+        raise ShapeError(f"{who}: {rule} returned {what}s of structure {treedef!r} for "
+                         f"{of}s of structure {want_def!r}; give one per {of} leaf")
     for k, (t, o) in enumerate(zip(leaves, want)):
         if shape_of(t) != shape_of(o):
-            raise ShapeError(f"{who}: the rule's {what} for output leaf {k} has shape "
-                             f"{shape_of(t)}, but the output has shape {shape_of(o)}")
+            raise ShapeError(f"{who}: {rule}'s {what} for {of} leaf {k} has shape "
+                             f"{shape_of(t)}, but the {of} has shape {shape_of(o)}")
     return leaves
 
 
@@ -201,7 +203,8 @@ class custom_jvp(_Custom):
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
             raise TypeError(f"{self.who}: the jvp rule must return a pair (out, tangent_out); "
                             f"got {type(got).__name__}")
-        return _check_tangents(self.who, "tangent", got[1], results.examples, results)
+        return _matching(self.who, "the jvp rule", "tangent", got[1], results.out_def,
+                         results.examples, "output")
 
     def _jvp(self, tangents, ans, *leaves, static, in_def, results):
         tangents = [zeros_like_value(x) if t is None else t for x, t in zip(leaves, tangents)]
@@ -284,14 +287,7 @@ class custom_vjp(_Custom):
                 f"{f' of {len(got)}' if isinstance(got, (tuple, list)) else ''}")
         filled = tuple(tree_map(zeros_like_value, a) if c is None else c
                        for a, c in zip(diff, got))
-        ct_leaves, ct_def = tree_flatten(filled)
-        if ct_def != in_def:
-            raise ShapeError(f"{self.who}: bwd returned cotangents of structure {ct_def!r} "
-                             f"for arguments of structure {in_def!r}")
-        for k, (c, x) in enumerate(zip(ct_leaves, leaves)):
-            if shape_of(c) != shape_of(x):
-                raise ShapeError(f"{self.who}: bwd's cotangent for argument leaf {k} has shape "
-                                 f"{shape_of(c)}, but the argument has shape {shape_of(x)}")
+        ct_leaves = _matching(self.who, "bwd", "cotangent", filled, in_def, leaves, "argument")
         out = [ct_leaves[i] for i in argnums]
         if any(c is not None for c in list(g)[n:]):
             # Cotangents on the residuals (second order: an outer reverse pass differentiates
