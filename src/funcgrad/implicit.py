@@ -54,7 +54,7 @@ def _iterate(step, x0, tol, max_iter, who, what):
         return i + 1, new, _change(new, x)
 
     first = step(x0)
-    steps, x, change = while_loop(cond, body, (1, first, _change(first, x0)))
+    _, x, change = while_loop(cond, body, (1, first, _change(first, x0)))
     if not isinstance(change, Box) and raw(change) > tol:
         raise NoConvergenceError(
             f"{who}: the {what} iteration still moves by {float(raw(change)):.3g} after "
@@ -75,9 +75,9 @@ def _fixed_point_fwd(f, a, x0, tol, max_iter, who):
 
 def _fixed_point_bwd(f, tol, max_iter, who, res, g):
     a, x = res
+    _, pull_x = vjp(lambda x: f(a, x), x)     # f runs once here, not once per iteration
 
     def adjoint(w):          # w = g + (df/dx)^T w at the fixed point
-        _, pull_x = vjp(lambda x: f(a, x), x)
         return tree_map(lambda gi, pi: gi + pi, g, pull_x(w)[0])
 
     w = _iterate(adjoint, g, tol, max_iter, who, "adjoint")
