@@ -141,6 +141,16 @@ def _zeros(results, k):
     return zeros_like_value(results.examples[k])
 
 
+def _pulled_back(fn, values, argnums, cotangents):
+    """Reverse mode of ``fn`` (a list of values -> a list of output leaves) at ``values``:
+    the cotangents of ``values[i]`` for ``i`` in ``argnums``, given the outputs'."""
+    trace = ReverseTrace(new_level())
+    xs = [Node(x, VAR, (), None, None, trace) for x in values]
+    wanted = [xs[i] for i in argnums]
+    (grads,) = pull_back(trace, fn(xs), cotangents, [(wanted, tree_flatten(wanted)[1])])
+    return grads
+
+
 def _matching(who, rule, what, got, want_def, want, of):
     """The leaves of ``got`` (a rule's result), checked against the structure
     ``want_def`` and the shapes of ``want``."""
@@ -213,13 +223,9 @@ class custom_jvp(_Custom):
 
     def _vjp(self, argnums, g, ans, *leaves, static, in_def, results):
         # The rule is linear in the tangents: trace it on tangent variables, fold back.
-        trace = ReverseTrace(new_level())
-        tvars = [Node(zeros_like_value(x), VAR, (), None, None, trace) for x in leaves]
-        dots = self._run_rule(leaves, tvars, static, in_def, results)
-        wanted = [tvars[i] for i in argnums]
-        (grads,) = pull_back(trace, dots, [g] if results.single else list(g),
-                             [(wanted, tree_flatten(wanted)[1])])
-        return grads
+        return _pulled_back(lambda ts: self._run_rule(leaves, ts, static, in_def, results),
+                            [zeros_like_value(x) for x in leaves], argnums,
+                            [g] if results.single else list(g))
 
 
 class custom_vjp(_Custom):
@@ -292,11 +298,9 @@ class custom_vjp(_Custom):
         if any(c is not None for c in list(g)[n:]):
             # Cotangents on the residuals (second order: an outer reverse pass differentiates
             # bwd, which read them) reach the arguments through fwd's own derivative.
-            trace = ReverseTrace(new_level())
-            xs = [Node(x, VAR, (), None, None, trace) for x in leaves]
-            res_out = tree_flatten(self.fwd(*self._args(static, in_def, xs))[1])[0]
-            wanted = [xs[i] for i in argnums]
-            (extra,) = pull_back(trace, res_out, list(g)[n:], [(wanted, tree_flatten(wanted)[1])])
+            extra = _pulled_back(
+                lambda xs: tree_flatten(self.fwd(*self._args(static, in_def, xs))[1])[0],
+                leaves, argnums, list(g)[n:])
             out = [a + b for a, b in zip(out, extra)]
         return out
 
@@ -328,8 +332,10 @@ def _batch_each(size, prim, values, batched, params):
     per_example = [prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)],
                         **params) for i in range(size)]
     if not isinstance(raw(per_example[0]), tuple):
-        return concatenate(*[reshape(o, shape=(1,) + shape_of(o)) for o in per_example], axis=0)
-    n = len(raw(per_example[0]))
-    return tuple(concatenate(*[reshape(p, shape=(1,) + shape_of(p))
-                               for p in (pick(o, index=k) for o in per_example)], axis=0)
-                 for k in range(n))
+        return _stacked(per_example)
+    return tuple(_stacked([pick(o, index=k) for o in per_example])
+                 for k in range(len(raw(per_example[0]))))
+
+
+def _stacked(values):
+    return concatenate(*[reshape(v, shape=(1,) + shape_of(v)) for v in values], axis=0)
