@@ -71,9 +71,10 @@ LAYERS = [   # bottom first; a module may import only from its own layer or belo
     ["primitive"],
     ["rules"],
     ["arraylike", "node"],
-    ["order", "finite", "fold", "backprop", "semiring", "nodemap"],
+    ["order", "finite", "fold", "backprop", "semiring", "nodemap", "coloring"],
     ["forward", "batching", "staging", "transforms", "reverse", "jacobians"],
-    ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom", "linear", "implicit"],
+    ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom", "linear", "implicit",
+     "sparsity", "sparse"],
     ["numpy", "scipy", "nn", "at", "optim", "ravel", "check", "extend"],
     ["show", "serialize", "tablefile", "expr", "cli", "demo", "__main__"],
 ]

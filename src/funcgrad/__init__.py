@@ -13,6 +13,8 @@ that threads a persistent gradient map through the reversed order.
 (1.0, 2.0)
 """
 
+import importlib
+
 # expressions, orderings and the folds over them
 from .node import Node, var, const
 from .order import graph, toposort
@@ -61,6 +63,22 @@ from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, Miss
                      NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError,
                      NoDerivativeError, NoConvergenceError)
 
+# the boolean fold's sparse derivatives need SciPy (pip install "funcgrad[scipy]"): loaded on use
+_SPARSE = {"jacobian_sparsity": "sparsity", "hessian_sparsity": "sparsity",
+           "sparse_jacobian": "sparse", "sparse_hessian": "sparse"}
+
+
+def __getattr__(name):
+    if name in _SPARSE:
+        try:
+            module = importlib.import_module(f"funcgrad.{_SPARSE[name]}")
+        except ImportError as e:
+            raise ImportError(f"fg.{name} builds SciPy sparse matrices and needs SciPy: "
+                              f'pip install "funcgrad[scipy]" ({e})') from None
+        return getattr(module, name)
+    raise AttributeError(f"module 'funcgrad' has no attribute {name!r}")
+
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -80,4 +98,4 @@ __all__ = [
     "NoRuleError", "ShapeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
     "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",
     "NoDerivativeError",
-]
+] + (list(_SPARSE) if importlib.util.find_spec("scipy") else [])
