@@ -71,7 +71,7 @@ LAYERS = [   # bottom first; a module may import only from its own layer or belo
     ["primitive"],
     ["rules"],
     ["arraylike", "node"],
-    ["order", "finite", "fold", "backprop", "semiring", "nodemap", "coloring"],
+    ["order", "finite", "fold", "backprop", "semiring", "nodemap", "coloring", "paths"],
     ["forward", "batching", "staging", "transforms", "reverse", "jacobians"],
     ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom", "linear", "implicit",
      "sparsity", "sparse"],

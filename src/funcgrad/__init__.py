@@ -21,6 +21,7 @@ from .order import graph, toposort
 from .rules.arrays import add_n
 from .backprop import backprop
 from .semiring import Semiring, semirings, sum_product
+from .paths import best_path, k_best_paths
 
 # transforms
 from .reverse import grad, value_and_grad, vjp, elementwise_grad, trace
@@ -83,7 +84,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Node", "var", "const", "graph", "toposort", "add_n", "backprop", "Semiring", "semirings",
-    "sum_product",
+    "sum_product", "best_path", "k_best_paths",
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
     "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp",

@@ -32,11 +32,12 @@ from .backprop import backprop
 from .node import var
 from .order import toposort
 from .rules.arrays import add_n
+from .paths import best_path
 from .semiring import semirings, sum_product
 from .show import format_value, show
 
 __all__ = ["gates", "shared", "chain", "micrograd", "network", "layered_dag", "SECTIONS",
-           "section", "run", "finite_difference_error", "best_path", "all_paths"]
+           "section", "run", "finite_difference_error", "all_paths"]
 
 
 # ---------------------------------------------------------------- builders
@@ -191,29 +192,6 @@ def _children(output):
     return kids
 
 
-def best_path(output, source, weight, semiring, values):
-    """Follow the best edges from ``source`` to ``output`` given ``sum_product`` ``values``.
-
-    At each node the next step is the child whose path value, extended by the
-    edge, is the node's own value (the term the semiring's ``plus`` picked).
-
-    >>> t, s, names = layered_dag(layers=2, width=2)
-    >>> w = lambda p, c: 1.0
-    >>> vals = sum_product(t, w, semirings.min_plus)
-    >>> [names[n] for n in best_path(t, s, w, semirings.min_plus, vals)]
-    ['s', 'L1a', 'L2a', 't']
-    """
-    kids = _children(output)
-    path = [source]
-    node = source
-    while node is not output:
-        options = [(semiring.times(values[c], weight(node, c)), c) for c in kids[node]]
-        target = values[node]
-        node = next(c for v, c in options if v == target)
-        path.append(node)
-    return path
-
-
 def all_paths(output, source):
     """Every path ``source -> output`` as a list of nodes (exponential: for checks only).
 
@@ -362,8 +340,8 @@ def _paths_text(layers=6, width=3):
     shortest = sum_product(t, length, semirings.min_plus)
     likely = sum_product(t, probability, semirings.max_product)
     total = sum_product(t, probability, semirings.real)
-    short_path = best_path(t, s, length, semirings.min_plus, shortest)
-    likely_path = best_path(t, s, probability, semirings.max_product, likely)
+    _, short_path = best_path(t, s, length, semirings.min_plus)
+    _, likely_path = best_path(t, s, probability, semirings.max_product)
     every = list(all_paths(t, s)) if count[s] <= 100_000 else None
 
     def path_length(p):
