@@ -56,6 +56,7 @@ from .at import at
 
 # seeing and saving graphs
 from .show import show, to_dot, to_svg, render
+from .explain import explain, lint
 from .tablefile import dumps, loads
 
 # errors
@@ -94,7 +95,7 @@ __all__ = [
     "register_pytree_node", "ravel_pytree",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
     "numpy", "nn", "optim", "extend", "at",
-    "show", "to_dot", "to_svg", "render", "dumps", "loads",
+    "show", "to_dot", "to_svg", "render", "dumps", "loads", "explain", "lint",
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
     "NoRuleError", "ShapeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
     "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",

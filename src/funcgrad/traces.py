@@ -26,8 +26,10 @@ and the transforms the user calls.
 """
 
 import itertools
+import threading
+from contextlib import contextmanager
 
-__all__ = ["Box", "Trace", "new_level"]
+__all__ = ["Box", "Trace", "new_level", "note_cut", "recording_cuts"]
 
 new_level = itertools.count(1).__next__
 """A fresh level, above every level handed out before (atomic under the GIL)."""
@@ -64,3 +66,25 @@ class Trace:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.level}>"
+
+
+_cuts = threading.local()
+
+
+def note_cut(kind, x):
+    """Tell a running :func:`recording_cuts` that ``x``'s derivative was cut here
+    (``fg.stop_gradient``, a cast to integers): ``fg.explain`` names such cuts."""
+    log = getattr(_cuts, "log", None)
+    if log is not None and isinstance(x, Box):
+        log.append((kind, x))
+
+
+@contextmanager
+def recording_cuts():
+    """Collect ``(kind, value)`` for every cut made in the block, on this thread."""
+    outer = getattr(_cuts, "log", None)
+    _cuts.log = []
+    try:
+        yield _cuts.log
+    finally:
+        _cuts.log = outer

@@ -18,7 +18,7 @@ import numpy as np
 
 from .errors import NotDifferentiableError, ShapeError
 from .primitive import Primitive
-from .traces import Box
+from .traces import Box, note_cut
 from .tree import tree_map
 from .values import is_complex, numpy_scalar, raw, shape_of
 
@@ -156,4 +156,9 @@ def stop_gradient(x):
     >>> fg.grad(lambda x: x * fg.stop_gradient(x))(3.0)
     np.float64(3.0)
     """
-    return tree_map(raw, x)
+    return tree_map(_cut, x)
+
+
+def _cut(v):
+    note_cut("stop_gradient", v)
+    return raw(v)

@@ -92,6 +92,7 @@ from ..rules.ufuncs import (  # noqa: F401
 )
 from ..rules.elementwise import sign as _sign
 from ..rules.elementwise import unit as _unit
+from ..traces import note_cut as _note_cut
 from ..values import is_complex
 from ..values import plain as _plain
 from ._helpers import refuse
@@ -185,6 +186,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     array([0., 2.])
     """
     if not _np.issubdtype(_np.dtype(dtype), _np.inexact):
+        _note_cut(f"astype({_np.dtype(dtype).name})", x)
         return _u.astype(_plain(x), dtype=dtype)
     return _u.astype(x, dtype=dtype)
 
