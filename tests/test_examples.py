@@ -21,6 +21,7 @@ SMALL = {
     "newton.py": ["--dim", "2"],
     "custom_primitive.py": ["--points", "20"],
     "rnn_scan.py": ["--length", "60", "--steps", "5", "--hidden", "4"],
+    "sparsity.py": ["--grid", "8", "--length", "12"],
 }
 EXPECT = {
     "worked_examples.py": "backward order (reversed):   L, c, d, b, a",
@@ -30,6 +31,7 @@ EXPECT = {
     "newton.py": "converged to [1.0, 1.0]",
     "custom_primitive.py": "check_grads: reverse and forward rules agree",
     "rnn_scan.py": "next-value error on 60 unseen steps",
+    "sparsity.py": "largest difference from the dense hessian",
 }
 PNG = {
     "two_moons.py": "two_moons.png",
@@ -37,6 +39,7 @@ PNG = {
     "newton.py": "newton.png",
     "custom_primitive.py": "softplus.png",
     "rnn_scan.py": "rnn_scan.png",
+    "sparsity.py": "sparsity.png",
 }
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py"))
