@@ -74,8 +74,8 @@ LAYERS = [   # bottom first; a module may import only from its own layer or belo
     ["order", "finite", "fold", "backprop", "semiring", "nodemap", "coloring", "paths"],
     ["forward", "batching", "staging", "transforms", "reverse", "jacobians"],
     ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom", "linear", "implicit",
-     "sparsity", "sparse"],
-    ["numpy", "scipy", "nn", "at", "optim", "ravel", "check", "extend"],
+     "sparsity"],
+    ["numpy", "scipy", "nn", "at", "optim", "ravel", "check", "extend", "sparse"],
     ["show", "explain", "serialize", "tablefile", "expr", "cli", "demo", "__main__"],
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -30,11 +30,10 @@ from .coloring import column_coloring, star_coloring
 from .errors import ShapeError
 from .forward import jvp
 from .jacobians import hvp
-from .rules.arrays import concatenate, reshape
+from .ravel import ravel_pytree
 from .sparsity import hessian_sparsity, jacobian_sparsity
-from .transforms import argnums_tuple, fun_name
-from .tree import tree_flatten, tree_leaves, tree_unflatten
-from .values import raw, shape_of
+from .transforms import argnums_tuple, distinct, fun_name
+from .values import raw
 
 __all__ = ["sparse_jacobian", "sparse_hessian", "seed_matrix"]
 
@@ -54,35 +53,16 @@ def seed_matrix(colors):
 
 
 def _flat_call(fun, args, nums):
-    """``fun`` as a map from one flat vector (the leaves of ``args[nums]``) to one flat vector."""
-    defs, sizes, shapes, dtypes = [], [], [], []
-    for i in nums:
-        leaves, treedef = tree_flatten(args[i])
-        defs.append((i, treedef, len(leaves)))
-        for v in leaves:
-            v = raw(v)
-            shapes.append(shape_of(v))
-            sizes.append(int(np.prod(shape_of(v), dtype=np.int64)))
-            dtypes.append(np.result_type(v))
-    x0 = np.concatenate([np.ravel(np.asarray(raw(v), dtype=float)) for i in nums
-                         for v in tree_leaves(args[i])]) if sizes else np.zeros(0)
-    bounds = np.cumsum([0] + sizes)
+    """``fun`` as a map from one flat vector (the leaves of ``args[nums]``, raveled in the
+    order of the pattern's columns) to one flat vector (its output's leaves), and that vector."""
+    flat, unravel = ravel_pytree(tuple(args[i] for i in nums))
 
     def flat_fun(x):
         full = list(args)
-        k = 0
-        for i, treedef, count in defs:
-            leaves = [x[bounds[j]:bounds[j + 1]].reshape(shapes[j]) for j in range(k, k + count)]
-            full[i] = tree_unflatten(treedef, leaves)
-            k += count
-        out = tree_leaves(fun(*full))
-        return _ravel_all(out)
-    return flat_fun, x0
-
-
-def _ravel_all(leaves):
-    flat = [v if len(shape_of(raw(v))) == 1 else reshape(v, shape=(-1,)) for v in leaves]
-    return flat[0] if len(flat) == 1 else concatenate(*flat, axis=0)
+        for i, part in zip(nums, unravel(x)):
+            full[i] = part
+        return ravel_pytree(fun(*full))[0]
+    return flat_fun, np.asarray(raw(flat), dtype=float)
 
 
 def _compressed(product, seeds):
@@ -107,6 +87,7 @@ def sparse_jacobian(fun, *args, argnums=0, pattern=None):
            [ 0., -1.,  6.]])
     """
     nums, _ = argnums_tuple(argnums, len(args), f"sparse_jacobian of {fun_name(fun)}")
+    nums, _ = distinct(nums)      # each argument once, as jacobian_sparsity's columns
     if pattern is None:
         pattern = jacobian_sparsity(fun, *args, argnums=argnums)
     pattern = sp.csr_array(pattern, dtype=bool)
@@ -139,6 +120,7 @@ def sparse_hessian(fun, *args, argnums=0, pattern=None):
            [ 0.,  0.,  0., -1., 13.]])
     """
     nums, _ = argnums_tuple(argnums, len(args), f"sparse_hessian of {fun_name(fun)}")
+    nums, _ = distinct(nums)
     if pattern is None:
         pattern = hessian_sparsity(fun, *args, argnums=argnums)
     pattern = sp.csr_array(pattern, dtype=bool)

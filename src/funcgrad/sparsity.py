@@ -34,16 +34,15 @@ import scipy.sparse as sp
 
 from .errors import ShapeError
 from .fold import reverse_fold_seeds
-from .node import CONST, VAR, Node, ReverseTrace
+from .node import CONST, VAR, Node
 from .order import dfs_order
-from .reverse import grad
+from .reverse import grad, trace_argnums
 from .rules.products import _dot_spec, _inner_spec, _tensordot_spec, parse_einsum
-from .traces import new_level
-from .transforms import argnums_tuple, diff_leaf, fun_name
-from .tree import tree_flatten, tree_leaves, tree_unflatten
+from .transforms import argnums_tuple, fun_name
+from .tree import tree_leaves
 from .values import normalize_axes, raw, shape_of
 
-__all__ = ["jacobian_sparsity", "hessian_sparsity", "trace_flat", "local_pattern"]
+__all__ = ["jacobian_sparsity", "hessian_sparsity", "local_pattern"]
 
 DENSE_LIMIT = 10 ** 8   # entries of a dense block this fold will build before refusing
 
@@ -238,7 +237,7 @@ def _contraction(node, k, touched):
     values = [np.asarray(raw(a._value)) for a in args]
     if node.op in ("outer", "vdot"):
         values = [np.ravel(v) for v in values]
-    masks = [np.ones(v.shape) if (a in touched and i != k) or i == k else (v != 0).astype(float)
+    masks = [np.ones(v.shape) if i == k or a in touched else (v != 0).astype(float)
              for i, (a, v) in enumerate(zip(args, values))]
     keep = "".join(dict.fromkeys(out + terms[k]))
     sizes = {}
@@ -312,23 +311,6 @@ def local_pattern(node, k, touched):
     return _dense(node, k)
 
 
-def trace_flat(fun, args, argnums, who):
-    """Trace ``fun`` on variables for the leaves of ``args[argnums]``: ``(inputs, outputs)``,
-    flat lists of nodes (an output that does not depend on the inputs stays a value)."""
-    nums, _ = argnums_tuple(argnums, len(args), who)
-    trace = ReverseTrace(new_level())
-    inputs = []
-    wrapped = list(args)
-    for i in nums:
-        leaves, treedef = tree_flatten(args[i])
-        nodes = [Node(diff_leaf(v, who, f"argument {i}"), VAR, (), None, f"arg{i}", trace)
-                 for v in leaves]
-        inputs.extend(nodes)
-        wrapped[i] = tree_unflatten(treedef, nodes)
-    outputs = tree_leaves(fun(*wrapped))
-    return inputs, outputs, trace
-
-
 def _fold_patterns(inputs, outputs, trace):
     """The boolean fold from the outputs (seeded with the identity) to the inputs."""
     sizes = [_size(raw(o._value if isinstance(o, Node) else o)) for o in outputs]
@@ -351,8 +333,8 @@ def _fold_patterns(inputs, outputs, trace):
 
     wanted = set(inputs)
     found = reverse_fold_seeds(order, seeds, step, _plus, keep=wanted.__contains__)
-    blocks = [found.get(x) if found.get(x) is not None
-              else sp.csr_array((total, _size(x._value)), dtype=bool) for x in inputs]
+    blocks = [found[x] if x in found else sp.csr_array((total, _size(x._value)), dtype=bool)
+              for x in inputs]
     if not blocks:
         return sp.csr_array((total, 0), dtype=bool)
     return sp.hstack(blocks, format="csr").astype(bool)
@@ -382,8 +364,9 @@ def jacobian_sparsity(fun, *args, argnums=0):
            [False, False,  True]])
     """
     who = f"jacobian_sparsity of {fun_name(fun)}"
-    inputs, outputs, trace = trace_flat(fun, args, argnums, who)
-    return _fold_patterns(inputs, outputs, trace)
+    trace, boxes, out, _, _ = trace_argnums(fun, args, None, argnums, who)
+    inputs = [x for wrapped, _ in boxes for x in wrapped]
+    return _fold_patterns(inputs, tree_leaves(out), trace)
 
 
 def hessian_sparsity(fun, *args, argnums=0):
