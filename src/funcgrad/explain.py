@@ -29,18 +29,18 @@ explain f: d f / d x at 1 of 2 entries is not finite (nan at [1])
     fix: guard the argument too: sqrt(where(cond, x, 1.0)) inside the where
 """
 
-import inspect
-
 import numpy as np
 
 from .backprop import vjp_step
 from .errors import MissingRuleError
+from .finite import all_finite
 from .fold import fold_back
-from .node import CONST, VAR, Node, const, var
+from .node import CONST, VAR, Node, const
 from .order import dfs_order
+from .reverse import named_variables
 from .traces import recording_cuts
 from .transforms import fun_name
-from .tree import tree_flatten, tree_leaves, tree_unflatten
+from .tree import tree_leaves
 from .values import raw, shape_of
 
 __all__ = ["explain", "lint", "Explanation", "Finding"]
@@ -153,16 +153,6 @@ def _entries(mask):
 
 # ---------------------------------------------------------------- the provenance fold
 
-def _finite(v):
-    v = raw(v)
-    if v is None:
-        return True
-    try:
-        return bool(np.all(np.isfinite(v)))
-    except TypeError:
-        return True
-
-
 def _bad(v):
     return ~np.isfinite(np.asarray(raw(v), dtype=complex if np.iscomplexobj(raw(v)) else float))
 
@@ -181,14 +171,14 @@ def _step(node, value):
     except MissingRuleError:
         cs = [None] * len(node._args)
     out = []
-    g_finite = _finite(g)
+    g_finite = all_finite(g)
     g_nonzero = g is not None and np.any(np.asarray(raw(g)) != 0)
     for k, (a, c) in enumerate(zip(node._args, cs)):
         if a._prim is CONST:
             out.append(None)
             continue
         here = {}
-        if c is not None and not _finite(c) and g_finite:
+        if c is not None and not all_finite(c) and g_finite:
             here[("nonfinite", node, k)] = (node, a)
         if g_nonzero and (c is None or node.op in _PIECEWISE or node.op in _SELECTORS
                           or node.op == "multiply"):
@@ -328,17 +318,7 @@ def _traced(fun, args, who):
     if not callable(fun):
         raise TypeError(f"{who} takes a function and its arguments, or an output node; got "
                         f"{type(fun).__name__}")
-    try:
-        names = list(inspect.signature(fun).parameters)
-    except (TypeError, ValueError):
-        names = []
-    wrapped, inputs = [], []
-    for i, a in enumerate(args):
-        leaves, treedef = tree_flatten(a)
-        base = names[i] if i < len(names) else f"arg{i}"
-        nodes = [var(v, name=base if len(leaves) == 1 else f"{base}[{k}]") for k, v in enumerate(leaves)]
-        inputs.extend(nodes)
-        wrapped.append(tree_unflatten(treedef, nodes))
+    wrapped, inputs = named_variables(fun, args, who)
     with recording_cuts() as cuts, np.errstate(all="ignore"):
         out = fun(*wrapped)
     leaves = tree_leaves(out)
@@ -379,8 +359,8 @@ def explain(fun, *args):
     with np.errstate(all="ignore"):
         values, _ = fold_back({output: (seed, {})}, _step, _plus, check=False)
         # a non-finite value matters only if it reaches the output (a where may discard it)
-        forward = [n for n in order if n._args and not _finite(n._value)
-                   and all(_finite(a._value) for a in n._args)] if not _finite(output._value) else []
+        forward = [n for n in order if n._args and not all_finite(n._value)
+                   and all(all_finite(a._value) for a in n._args)] if not all_finite(output._value) else []
         lines, findings, grads = [], [], {}
         for x in inputs:
             g, prov = values.get(x, (np.zeros_like(np.asarray(raw(x._value)), dtype=float), {}))
@@ -464,13 +444,9 @@ def lint(fun, *args):
                 found.append(f)
         reached = set(order)
         for x in inputs:
-            if x not in reached or not _differentiably_reached(x, output):
+            if x not in reached:
                 found.extend(_cut_findings(x, cuts, order, index))
     return found
-
-
-def _differentiably_reached(x, output):
-    return x in set(dfs_order((output,)))
 
 
 def _where_traps(node, index):
@@ -507,7 +483,7 @@ def _lint_node(node, index, trapped):
         return None
     value = np.asarray(raw(node._value))
     if op == "exp":
-        if not _finite(value):
+        if not all_finite(value):
             return Finding("overflow", node, f"{_call(node, index)} overflows to inf at "
                            f"{_entries(~np.isfinite(value))}",
                            "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax")
@@ -535,7 +511,7 @@ def _lint_node(node, index, trapped):
                 continue
             p = node._prim.partials[k]
             d = np.asarray(raw(p(node._value, *[b._value for b in node._args])))
-            if not _finite(d):
+            if not all_finite(d):
                 bad = np.broadcast_to(~np.isfinite(d), np.broadcast(d, value).shape)
                 return Finding("infinite derivative", node,
                                f"the derivative of {_call(node, index)} is not finite at "

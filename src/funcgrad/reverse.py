@@ -35,7 +35,7 @@ from .tree import tree_flatten, tree_unflatten
 from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
-           "trace_argnums", "pull_back"]
+           "trace_argnums", "pull_back", "named_variables"]
 
 
 def _wrap_inputs(args, argnums, box, who):
@@ -240,17 +240,24 @@ def trace(fun, *args):
     %2  y  var                -->  2.0
     %3     multiply(%1, %2)   -->  0.0
     """
+    wrapped, _ = named_variables(fun, args, f"trace of {fun_name(fun)}")
+    return fun(*wrapped)
+
+
+def named_variables(fun, args, who):
+    """``args`` with every leaf made an ``fg.var`` named after ``fun``'s parameters
+    (``x``, or ``p[0]``, ``p[1]`` for a pytree's leaves): ``(wrapped args, the leaves)``."""
     try:
         names = list(inspect.signature(fun).parameters)
     except (TypeError, ValueError):
         names = []
-    who = f"trace of {fun_name(fun)}"
-    wrapped = []
+    wrapped, variables = [], []
     for i, a in enumerate(args):
         base = names[i] if i < len(names) else f"arg{i}"
         leaves, treedef = tree_flatten(a)
         nodes = [Node(diff_leaf(v, who, f"argument {i}"), VAR, (), None,
                       base if len(leaves) == 1 else f"{base}[{k}]", EXPRESSIONS)
                  for k, v in enumerate(leaves)]
+        variables.extend(nodes)
         wrapped.append(tree_unflatten(treedef, nodes))
-    return fun(*wrapped)
+    return wrapped, variables
