@@ -30,7 +30,7 @@ from . import nn
 from . import numpy as fnp
 from .backprop import backprop
 from .node import var
-from .order import toposort
+from .order import children, toposort
 from .rules.arrays import add_n
 from .paths import best_path
 from .semiring import semirings, sum_product
@@ -185,11 +185,7 @@ def finite_difference_error(builder, eps=1e-6, **point):
 
 
 def _children(output):
-    kids = {}
-    for n in toposort(output):
-        for p in n.args:
-            kids.setdefault(p, []).append(n)
-    return kids
+    return children(toposort(output))
 
 
 def all_paths(output, source):

@@ -36,7 +36,7 @@ from .errors import MissingRuleError
 from .finite import all_finite
 from .fold import fold_back
 from .node import CONST, VAR, Node, const
-from .order import dfs_order
+from .order import children, dfs_order
 from .reverse import named_variables
 from .traces import recording_cuts
 from .transforms import fun_name
@@ -159,7 +159,7 @@ def _bad(v):
 
 def _via(path):
     """The primitives a path crossed from its origin to an input, named in order."""
-    ops = [n.op for n in path if n.op not in (None,)]
+    ops = [n.op for n in path if n.op is not None]
     return " -> ".join(ops[1:] if len(ops) > 1 else ops) or "(directly)"
 
 
@@ -200,14 +200,6 @@ def _plus(a, b):
 
 
 # ---------------------------------------------------------------- diagnosis
-
-def _children(order):
-    kids = {}
-    for n in order:
-        for a in n._args:
-            kids.setdefault(a, []).append(n)
-    return kids
-
 
 def _downstream_where(node, kids):
     """The first ``where`` (or other selector) between ``node`` and the output."""
@@ -353,7 +345,7 @@ def explain(fun, *args):
     output, inputs, cuts, name = _traced(fun, args, who)
     order = dfs_order((output,))
     index = _names(output, inputs, cuts)
-    kids = _children(order)
+    kids = children(order)
     seed = np.ones_like(np.asarray(raw(output._value)), dtype=float)
     seed = float(seed) if seed.ndim == 0 else seed
     with np.errstate(all="ignore"):

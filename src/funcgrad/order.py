@@ -18,7 +18,7 @@ from toolz import reduce, unique
 from .errors import CycleError
 from .node import Node
 
-__all__ = ["toposort", "graph", "dfs_order", "kahn_order", "ordering", "check_outputs"]
+__all__ = ["toposort", "graph", "dfs_order", "kahn_order", "ordering", "check_outputs", "children"]
 
 
 def check_outputs(outputs, who):
@@ -74,6 +74,16 @@ def dfs_order(outputs):
     """Depth-first post-order of everything ``outputs`` depend on, inputs first."""
     _, order = reduce(_postorder_from, outputs, ({}, []))
     return tuple(order)
+
+
+def children(order):
+    """``{node: [the nodes that use it, in order]}`` over a topological ``order``; a node
+    that uses a parent twice is listed twice (two edges)."""
+    kids = {}
+    for n in order:
+        for p in n._args:
+            kids.setdefault(p, []).append(n)
+    return kids
 
 
 def _count_children(outputs):
