@@ -42,7 +42,8 @@ from .order import dfs_order
 from .primitive import Primitive
 from .reverse import pull_back
 from .rules.ufuncs import astype
-from .staging import Staged, StagingTrace, compile_plan
+from .plans import compile_plan
+from .staging import Staged, StagingTrace
 from .traces import Box, new_level
 from .tree import tree_flatten
 from .values import raw, shape_of, zeros_like_value

@@ -5,12 +5,9 @@ the liveness of every value, the code) can be computed once. ``fg.jit(fun)``
 traces ``fun`` on *staged* values (graph nodes whose values stand for any
 input of the same structure, shapes and dtypes), which records every
 primitive call, including all those a transform such as ``grad`` makes inside
-it. The graph is then turned into a Python function of straight-line code,
-one line per primitive, built from the graph alone (never from user text),
-with every intermediate array deleted after its last use, or overwritten in
-place by the step that uses it last (``out=``). Later calls with
-the same structure run that code on the new values: no nodes, no dispatch, no
-sort, no fold. A call with a new structure traces again.
+it. :mod:`funcgrad.plans` turns the graph into straight-line Python code, the
+plan. Later calls with the same structure run the plan on the new values: no
+nodes, no dispatch, no sort, no fold. A call with a new structure traces again.
 
 Python control flow cannot be frozen: turning a staged value into a bool (an
 ``if`` or ``while`` on a comparison) raises :class:`ConcretizationError`,
@@ -22,35 +19,26 @@ naming the comparison. Use ``funcgrad.numpy.where``, or name the argument in
 >>> f = fg.jit(fg.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2)))
 >>> f(np.array([0.5, -1.0]))
 array([ 0.72686198, -0.63970001])
->>> print(f.plan(np.array([0.5, -1.0])).source)
-def plan(a0):
-    r0 = f1(a0)
-    r1 = f2(r0, 1)
-    r1 = u3(2, r1, out=r1)
-    r1 = u4(c0, r1, out=r1)
-    r0 = u5(r0, r0, out=r0)
-    r0 = u6(1.0, r0, out=r0)
-    r1 = u7(r1, r0, out=r1)
-    del r0
-    return (r1,)
+>>> f.plan(np.array([0.5, -1.0]))
+<plan: 7 steps>
 """
 
 import functools
 import inspect
-import itertools
-import math
 
 import numpy as np
 from toolz import unique
 
+from ._gc import gc_paused
 from .errors import ConcretizationError, NonFiniteError
 from .finite import all_finite, checking, watched
 from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
-from .rules import elementwise, products
+from .plans import Plan, _kept, compile_plan
+from .rules import elementwise
 from .traces import Box, new_level
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import frozen_copy, numpy_scalar, shape_of
+from .values import numpy_scalar
 
 __all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan",
            "ABSTRACT"]
@@ -122,169 +110,6 @@ class StagingTrace(ReverseTrace):
 ABSTRACT = {}
 """``{primitive: shapes}`` for primitives too costly to run while tracing (loops):
 ``shapes(*values, **params)`` gives values of the result's shapes and dtypes."""
-
-
-# ---------------------------------------------------------------- compiling
-
-_INLINE = {  # primitives whose impl is exactly a Python operator
-    elementwise.add: "{} + {}",
-    elementwise.subtract: "{} - {}",
-    elementwise.multiply: "{} * {}",
-    elementwise.negative: "-{}",
-}
-
-
-class Plan:
-    """A compiled function: straight-line code over plain values, plus its source."""
-
-    def __init__(self, run, source, out_def, n_steps):
-        self.run = run
-        self.source = source      # the plan itself, readable; the staged graph is not kept
-        self.out_def = out_def
-        self.n_steps = n_steps
-
-    def __call__(self, leaves):
-        return tree_unflatten(self.out_def, self.run(*leaves))
-
-    def __repr__(self):
-        return f"<plan: {self.n_steps} steps>"
-
-
-def _literal(v):
-    """Source text for a Python number that round-trips exactly, or None."""
-    if type(v) is float and math.isfinite(v):
-        return repr(v)
-    if type(v) is int:
-        return repr(v)
-    return None
-
-
-_OPERATOR_UFUNCS = {elementwise.add: np.add, elementwise.subtract: np.subtract,
-                    elementwise.multiply: np.multiply, elementwise.divide: np.true_divide}
-
-
-def _ufunc_of(prim):
-    """The NumPy ufunc a primitive's impl is on arrays (one that takes ``out=``), or None."""
-    u = _OPERATOR_UFUNCS.get(prim) or getattr(prim.impl, "ufunc", None)
-    return u if isinstance(u, np.ufunc) else None
-
-
-def _fresh(prim):
-    """Whether ``prim`` always returns a new array, never a view of an operand."""
-    return _ufunc_of(prim) is not None or prim is products.matmul
-
-
-def _dead_buffer(n, i, last_use, outputs, consumers):
-    """An operand of step ``i`` whose array the step may overwrite, or None.
-
-    The step must be a ufunc with an array result; the operand must be a
-    computed value (not an input or constant) used here for the last time, not
-    an output, of the result's shape and dtype, made by a primitive that
-    returns fresh arrays and only ever read by such primitives (so no view of
-    it can still be alive). Writing the same ufunc's result with ``out=``
-    gives the same bits.
-    """
-    if n._params or _ufunc_of(n._prim) is None or type(n._value) is not np.ndarray:
-        return None
-    for a in n._args:
-        v = a._value
-        if (a._prim not in (VAR, CONST) and last_use.get(a) == i and a not in outputs
-                and type(v) is np.ndarray and v.shape == n._value.shape
-                and v.dtype == n._value.dtype and _fresh(a._prim)
-                and all(_fresh(p) for p in consumers[a])):
-            return a
-    return None
-
-
-def _kept(value):
-    """What a plan keeps of a constant: a read-only copy of a writable array (its caller
-    may change it after tracing); a read-only one (a broadcast, or a value funcgrad made)
-    as it is, since copying would change its layout and so, at times, the last bit."""
-    if isinstance(value, np.ndarray) and value.flags.writeable:
-        return frozen_copy(value)
-    return value
-
-
-def compile_plan(nodes, inputs, out_leaves, out_def):
-    """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``."""
-    env = {}                                   # names the code refers to
-    name_of = {n: f"a{k}" for k, n in enumerate(inputs)}
-    outputs = {o for o in out_leaves if isinstance(o, Node)}
-    last_use = {}
-    consumers = {}
-    for i, n in enumerate(nodes):
-        for a in n._args:
-            last_use[a] = i
-            consumers.setdefault(a, []).append(n._prim)
-    free = []                                  # registers whose values are dead
-    counter = itertools.count()
-    lines = []
-    steps = 0
-    for i, n in enumerate(nodes):
-        prim = n._prim
-        if prim is VAR:
-            continue
-        if prim is CONST:
-            text = _literal(n._value)
-            if text is None:
-                text = f"c{len(env)}"
-                env[text] = _kept(n._value)
-            name_of[n] = text
-            continue
-        args = [name_of[a] for a in n._args]
-        template = _INLINE.get(prim)
-        ufunc = getattr(prim.impl, "ufunc", None)
-        if template is not None and not n._params:
-            expr = template.format(*args)
-        elif (ufunc is not None and not n._params and type(n._value) is float
-              and all(type(a._value) is float for a in n._args)):
-            # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
-            # itself (same value, bit for bit) and skip the wrapper's checks.
-            fn = f"u{len(env)}"
-            env[fn] = ufunc
-            expr = f"float({fn}({', '.join(args)}))"
-        else:
-            fn = f"f{len(env)}"
-            env[fn] = functools.partial(prim.impl, **n._params) if n._params else prim.impl
-            expr = f"{fn}({', '.join(args)})"
-        reuse = _dead_buffer(n, i, last_use, outputs, consumers)
-        if reuse is not None:
-            # Write the result into an operand's array that dies here: no new memory.
-            fn = f"u{len(env)}"
-            env[fn] = _ufunc_of(prim)
-            reg = name_of[reuse]
-            lines.append(f"    {reg} = {fn}({', '.join(args)}, out={reg})")
-        else:
-            reg = free.pop() if free else f"r{next(counter)}"
-            lines.append(f"    {reg} = {expr}")
-        steps += 1
-        name_of[n] = reg
-        # Registers of values used here for the last time are free again; arrays
-        # are deleted at once so their memory goes back before the next step.
-        dead = [a for a in dict.fromkeys(n._args)
-                if last_use.get(a) == i and a not in outputs and a._prim not in (VAR, CONST)]
-        for a in dead:
-            if (type(a._value) is tuple or shape_of(a._value)) and name_of[a] != reg:
-                lines.append(f"    del {name_of[a]}")
-            if name_of[a] != reg:
-                free.append(name_of[a])
-    results = []
-    for o in out_leaves:
-        if isinstance(o, Node):
-            results.append(name_of[o])
-        else:
-            text = _literal(o)
-            if text is None:
-                text = f"c{len(env)}"
-                env[text] = o
-            results.append(text)
-    params = ", ".join(f"a{k}" for k in range(len(inputs)))
-    source = "\n".join([f"def plan({params}):"] + lines +
-                       [f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})"])
-    code = compile(source, "<funcgrad plan>", "exec")
-    namespace = dict(env)
-    exec(code, namespace)  # our own generated code: names of registers and of env entries only
-    return Plan(namespace["plan"], source, out_def, steps)
 
 
 def _abstract(leaf, who):
@@ -363,7 +188,10 @@ def jit(fun, static_argnums=(), static_argnames=()):
                             f"hashable arguments in static_argnums / static_argnames") from None
         plan = cache.get(key)
         if plan is None:
-            plan = _trace_and_compile(args, kwargs, leaves, treedef)
+            # The trace is a graph without cycles, freed by reference counting: the cyclic
+            # collector would only walk it again and again while it grows.
+            with gc_paused():
+                plan = _trace_and_compile(args, kwargs, leaves, treedef)
             cache[key] = plan
         return plan, leaves
 

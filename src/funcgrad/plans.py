@@ -1,0 +1,378 @@
+"""Compiling a graph to a plan: straight-line Python code that jit replays.
+
+A plan is built from the graph alone, never from user text: one line per
+primitive call, over registers that are reused once their value is dead. Every
+intermediate array is deleted after its last use, or overwritten in place by
+the ufunc that uses it last (``out=``). Functions and constants are named
+after what they are (``tanh``, ``np_add``, ``c0``), each once per plan.
+
+Python's compiler takes about 10 us per line, which would make a plan of a
+million steps take longer to compile than to trace. A plan longer than
+``BLOCK`` steps is therefore cut into blocks: each block is a function of the
+values it reads from before it, returning those read after it, and a short
+driver calls the blocks in turn. A loop unrolled by Python yields blocks with
+the same code, and each distinct block is compiled once, so compile time and
+the code kept grow with the number of *distinct* blocks, not with the steps.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> f = fg.jit(fg.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2)))
+>>> print(f.plan(np.array([0.5, -1.0])).source)
+def plan(a0):
+    r0 = tanh(a0)
+    r1 = power(r0, 1)
+    r1 = np_multiply(2, r1, out=r1)
+    r1 = np_multiply(c0, r1, out=r1)
+    r0 = np_multiply(r0, r0, out=r0)
+    r0 = np_subtract(1.0, r0, out=r0)
+    r1 = np_multiply(r1, r0, out=r1)
+    del r0
+    return (r1,)
+"""
+
+import functools
+import keyword
+import math
+import re
+
+import numpy as np
+
+from .node import CONST, VAR, Node
+from .rules import elementwise, products
+from .tree import tree_unflatten
+from .values import frozen_copy
+
+__all__ = ["Plan", "compile_plan", "BLOCK"]
+
+BLOCK = 256
+"""Steps per block function in a plan longer than this (see the module's docstring)."""
+
+
+class Plan:
+    """A compiled function: straight-line code over plain values, plus its source."""
+
+    def __init__(self, run, source, out_def, n_steps, n_blocks=1, n_distinct=1):
+        self.run = run
+        self.source = source      # the plan itself, readable; the graph is not kept
+        self.out_def = out_def
+        self.n_steps = n_steps
+        self.n_blocks = n_blocks          # block functions the driver calls (1: no driver)
+        self.n_distinct = n_distinct      # of which distinct, each compiled once
+
+    def __call__(self, leaves):
+        return tree_unflatten(self.out_def, self.run(*leaves))
+
+    def __repr__(self):
+        return f"<plan: {self.n_steps} steps>"
+
+
+# ---------------------------------------------------------------- one step
+
+_INLINE = {  # primitives whose impl is exactly a Python operator
+    elementwise.add: "{} + {}",
+    elementwise.subtract: "{} - {}",
+    elementwise.multiply: "{} * {}",
+    elementwise.negative: "-{}",
+}
+
+_OPERATOR_UFUNCS = {elementwise.add: np.add, elementwise.subtract: np.subtract,
+                    elementwise.multiply: np.multiply, elementwise.divide: np.true_divide}
+
+
+def _ufunc_of(prim):
+    """The NumPy ufunc a primitive's impl is on arrays (one that takes ``out=``), or None."""
+    u = _OPERATOR_UFUNCS.get(prim) or getattr(prim.impl, "ufunc", None)
+    return u if isinstance(u, np.ufunc) else None
+
+
+def _fresh(prim):
+    """Whether ``prim`` always returns a new array, never a view of an operand."""
+    return _ufunc_of(prim) is not None or prim is products.matmul
+
+
+def _dead_buffer(n, i, graph):
+    """An operand of step ``i`` whose array the step may overwrite, or None.
+
+    The step must be a ufunc with an array result; the operand must be a
+    computed value (not an input or constant) used here for the last time, not
+    an output, of the result's shape and dtype, made by a primitive that
+    returns fresh arrays and only ever read by such primitives (so no view of
+    it can still be alive). Writing the same ufunc's result with ``out=``
+    gives the same bits.
+    """
+    if n._params or type(n._value) is not np.ndarray or _ufunc_of(n._prim) is None:
+        return None
+    for a in n._args:
+        v = a._value
+        if (type(v) is np.ndarray and graph.last_use[a] == i and a._prim is not VAR
+                and a._prim is not CONST and a not in graph.outputs and a not in graph.viewed
+                and v.shape == n._value.shape and v.dtype == n._value.dtype
+                and _fresh(a._prim)):
+            return a
+    return None
+
+
+def _holds_memory(v):
+    """Whether a value is worth deleting as soon as it is dead: an array or a tuple."""
+    return type(v) is not float and (type(v) is tuple or getattr(v, "ndim", 0) > 0)
+
+
+def _kept(value):
+    """What a plan keeps of a constant: a read-only copy of a writable array (its caller
+    may change it after tracing); a read-only one (a broadcast, or a value funcgrad made)
+    as it is, since copying would change its layout and so, at times, the last bit."""
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        return frozen_copy(value)
+    return value
+
+
+def _literal(v):
+    """Source text for a Python number that round-trips exactly, or None."""
+    if type(v) is float and math.isfinite(v):
+        return repr(v)
+    if type(v) is int:
+        return repr(v)
+    return None
+
+
+def _exact_key(v):
+    """A hashable key equal only for parameters that give the same call, or None."""
+    if v is None or type(v) in (bool, int, str):
+        return (type(v), v)
+    if type(v) is float and not math.isnan(v):
+        return (float, v)
+    if type(v) is tuple:
+        keys = tuple(_exact_key(x) for x in v)
+        return None if None in keys else (tuple, keys)
+    if isinstance(v, np.dtype):
+        return (np.dtype, v.str)
+    return None
+
+
+_RESERVED = re.compile(r"^([arcb]\d+|float|plan)$")
+
+
+class _Namespace:
+    """The functions and constants a plan's code refers to, each named once."""
+
+    def __init__(self):
+        self.env = {}
+        self._by_key = {}
+        self._constants = 0
+
+    def _name(self, key, value, base):
+        name = self._by_key.get(key) if key is not None else None
+        if name is None:
+            base = re.sub(r"\W", "_", base)
+            if not base.isidentifier() or keyword.iskeyword(base) or _RESERVED.match(base):
+                base += "_"
+            name, k = base, 0
+            while name in self.env:
+                k += 1
+                name = f"{base}_{k}"
+            self.env[name] = value
+            if key is not None:
+                self._by_key[key] = name
+        return name
+
+    def impl(self, prim, params):
+        if not params:
+            return self._name(prim, prim.impl, prim.name)
+        items = tuple(sorted((k, _exact_key(v)) for k, v in params.items()))
+        key = (prim, items) if all(k is not None for _, k in items) else None
+        return self._name(key, functools.partial(prim.impl, **params), prim.name)
+
+    def ufunc(self, u):
+        return self._name(u, u, f"np_{u.__name__}")
+
+    def constant(self, value):
+        # Numbered by first use; the same object is one constant however often it appears.
+        key = ("constant", id(value))
+        name = self._by_key.get(key)
+        if name is None:
+            name = f"c{self._constants}"
+            self._constants += 1
+            self.env[name] = _kept(value)
+            self._by_key[key] = name
+        return name
+
+
+
+# ---------------------------------------------------------------- compiling
+
+class _Graph:
+    """What every function of a plan needs to know about the steps: where each value is
+    used last, which values some step may return a view of, which leave the plan."""
+
+    def __init__(self, steps, out_leaves):
+        self.steps = steps
+        self.outputs = {o for o in out_leaves if isinstance(o, Node)}
+        self.last_use = last_use = {}
+        self.viewed = viewed = set()
+        fresh = {}
+        for i, n in enumerate(steps):
+            for a in n._args:
+                last_use[a] = i
+            prim = n._prim
+            is_fresh = fresh.get(prim)
+            if is_fresh is None:
+                is_fresh = fresh[prim] = _fresh(prim)
+            if not is_fresh:
+                viewed.update(n._args)
+
+
+def _function(graph, lo, hi, names, outside, live_out):
+    """The body lines computing steps ``lo:hi`` and the registers of ``live_out`` nodes.
+
+    ``outside(node)`` names a value not computed here (an argument or constant).
+    """
+    last_use, outputs = graph.last_use, graph.outputs
+    name_of = {}
+    free = []
+    lines = []
+    counter = 0
+    for i in range(lo, hi):
+        n = graph.steps[i]
+        prim = n._prim
+        args = [name_of[a] if a in name_of else outside(a) for a in n._args]
+        reuse = _dead_buffer(n, i, graph)
+        if reuse is not None:
+            # Write the result into an operand's array that dies here: no new memory.
+            reg = name_of[reuse] if reuse in name_of else outside(reuse)
+            lines.append(f"    {reg} = {names.ufunc(_ufunc_of(prim))}({', '.join(args)}, out={reg})")
+        else:
+            template = _INLINE.get(prim)
+            ufunc = getattr(prim.impl, "ufunc", None)
+            if template is not None and not n._params:
+                expr = template.format(*args)
+            elif (ufunc is not None and not n._params and type(n._value) is float
+                  and all(type(a._value) is float for a in n._args)):
+                # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
+                # itself (same value, bit for bit) and skip the wrapper's checks.
+                expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
+            else:
+                expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
+            if free:
+                reg = free.pop()
+            else:
+                reg, counter = f"r{counter}", counter + 1
+            lines.append(f"    {reg} = {expr}")
+        name_of[n] = reg
+        # Registers of values used here for the last time are free again; arrays
+        # are deleted at once so their memory goes back before the next step.
+        for a in dict.fromkeys(n._args):
+            if last_use[a] == i and a in name_of and a not in outputs and name_of[a] != reg:
+                if _holds_memory(a._value):
+                    lines.append(f"    del {name_of[a]}")
+                free.append(name_of[a])
+    return lines, [name_of[o] for o in live_out]
+
+
+def _tuple(texts):
+    return f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
+
+
+def compile_plan(nodes, inputs, out_leaves, out_def, block=None):
+    """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``,
+    in blocks of ``block`` steps (default ``BLOCK``) if it is longer."""
+    block = block or BLOCK
+    names = _Namespace()
+    steps = [n for n in nodes if n._prim is not VAR and n._prim is not CONST]
+    graph = _Graph(steps, out_leaves)
+    arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
+
+    def top(n):               # an input or a constant, named in the driver or a single plan
+        name = arg_of.get(n)
+        if name is None:
+            name = _literal(n._value) or names.constant(n._value)
+        return name
+
+    def result(o):
+        return o if isinstance(o, str) else top(o)
+
+    params = ", ".join(arg_of[n] for n in inputs)
+    if len(steps) <= block:
+        mine = list(dict.fromkeys(o for o in out_leaves if isinstance(o, Node) and o not in arg_of))
+        lines, regs = _function(graph, 0, len(steps), names, top, mine)
+        reg_of = dict(zip(mine, regs))
+        results = [_result(o, reg_of, top, names) for o in out_leaves]
+        source = "\n".join([f"def plan({params}):"] + lines + [f"    return {_tuple(results)}"])
+        return _build(source, names, "plan", out_def, len(steps), 1, 1)
+    blocks, driver = _blocks(graph, names, top, block)
+    reg_of = driver.pop()
+    results = [_result(o, reg_of, top, names) for o in out_leaves]
+    source = "\n".join(blocks + [f"def plan({params}):"] + driver
+                       + [f"    return {_tuple(results)}"])
+    n_blocks = -(-len(steps) // block)
+    return _build(source, names, "plan", out_def, len(steps), n_blocks, len(blocks))
+
+
+def _result(o, reg_of, top, names):
+    """The text a plan returns for output ``o``: a register, an input or a constant."""
+    if isinstance(o, Node):
+        return reg_of.get(o) or top(o)
+    return _literal(o) or names.constant(o)
+
+
+def _blocks(graph, names, top, block):
+    """The distinct block functions' sources and the driver's lines calling them (the
+    driver's register of each value it holds is appended last, as a dict)."""
+    steps, last_use, outputs = graph.steps, graph.last_use, graph.outputs
+    position = {n: i for i, n in enumerate(steps)}
+    distinct = {}             # body text -> function name
+    sources = []
+    driver = []
+    reg_of = {}               # values the driver holds between blocks
+    free = []
+    counter = 0
+    for lo in range(0, len(steps), block):
+        hi = min(lo + block, len(steps))
+        params = []           # values read from before the block, in order of first use
+        param_of = {}
+
+        def outside(n):
+            name = param_of.get(n)
+            if name is None:
+                text = _literal(n._value) if n._prim is CONST else None
+                if text is not None:
+                    return text
+                name = param_of[n] = f"a{len(params)}"
+                params.append(n)
+            return name
+
+        live_out = [n for n in steps[lo:hi] if last_use.get(n, -1) >= hi or n in outputs]
+        lines, regs = _function(graph, lo, hi, names, outside, live_out)
+        body = "\n".join(lines + [f"    return {_tuple(regs)}"])
+        key = (len(params), body)
+        fn = distinct.get(key)
+        if fn is None:
+            fn = distinct[key] = f"b{len(distinct)}"
+            sources.append(f"def {fn}({', '.join(param_of[p] for p in params)}):\n{body}\n")
+        args = [reg_of[p] if p in position else top(p) for p in params]
+        # Values read here for the last time leave the driver's registers.
+        dying = [p for p in params if p in position and last_use[p] < hi and p not in outputs]
+        for p in dying:
+            free.append(reg_of[p])
+        targets = []
+        for n in live_out:
+            if free:
+                reg_of[n] = free.pop()
+            else:
+                reg_of[n], counter = f"r{counter}", counter + 1
+            targets.append(reg_of[n])
+        driver.append(f"    {', '.join(targets)}{',' if len(targets) == 1 else ''} = "
+                      f"{fn}({', '.join(args)})")
+        dead = [reg_of.pop(p) for p in dying]
+        dead = [r for p, r in zip(dying, dead)
+                if r not in targets and _holds_memory(p._value)]
+        if dead:
+            driver.append(f"    del {', '.join(dead)}")
+    driver.append(reg_of)
+    return sources, driver
+
+
+def _build(source, names, entry, out_def, n_steps, n_blocks, n_distinct):
+    code = compile(source, "<funcgrad plan>", "exec")
+    namespace = dict(names.env)
+    exec(code, namespace)  # our own generated code: names of registers and of env entries only
+    return Plan(namespace[entry], source, out_def, n_steps, n_blocks, n_distinct)

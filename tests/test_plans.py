@@ -1,0 +1,84 @@
+"""Plans cut into blocks compute the same bits as one straight-line function and as eager."""
+
+import re
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad import plans
+
+
+def chain(x):
+    for _ in range(40):
+        x = fnp.tanh(x) * 0.5 + x * 0.5
+    return x
+
+
+def mlp(w1, w2, x):
+    h = fnp.tanh(x @ w1)
+    return fnp.sum(fnp.exp(-(h @ w2) ** 2)), h.sum(axis=0)
+
+
+rng = np.random.default_rng(0)
+CASES = {
+    "scalar chain": (fg.value_and_grad(chain), (0.3,)),
+    "array chain": (fg.value_and_grad(lambda x: fnp.sum(chain(x))), (rng.normal(size=7),)),
+    "mlp with aux and two gradients": (
+        fg.value_and_grad(mlp, argnums=(0, 1), has_aux=True),
+        (rng.normal(size=(3, 5)), rng.normal(size=(5, 2)), rng.normal(size=(4, 3)))),
+    "outputs that are inputs and constants": (
+        lambda x, y: (x, fnp.sin(x) * y, 2.0, y, fnp.cos(y) + x), (0.5, np.arange(3.0))),
+    "hessian": (fg.hessian(lambda x: fnp.sum(fnp.tanh(x) ** 3)), (rng.normal(size=4),)),
+}
+
+
+def flat(tree):
+    return [np.asarray(leaf) for leaf in fg.tree_flatten(tree)[0]]
+
+
+@pytest.mark.parametrize("block", [1, 3, 17])
+@pytest.mark.parametrize("case", CASES)
+def test_blocks_give_the_bits_of_eager_and_of_one_function(case, block, monkeypatch):
+    fun, args = CASES[case]
+    whole = fg.jit(fun)
+    one = flat(whole(*args))
+    monkeypatch.setattr(plans, "BLOCK", block)
+    blocked = fg.jit(fun)
+    got = flat(blocked(*args))
+    plan = blocked.plan(*args)
+    assert plan.n_blocks == -(-plan.n_steps // block)
+    want = flat(fun(*args))
+    for g, o, w in zip(got, one, want, strict=True):
+        assert g.dtype == w.dtype and np.array_equal(g, w) and np.array_equal(o, w)
+    # Called again on other values, the blocked plan still agrees.
+    other = [a * 0.7 if not isinstance(a, float) else a * 0.7 for a in args]
+    for g, w in zip(flat(blocked(*other)), flat(fun(*other)), strict=True):
+        assert np.array_equal(g, w)
+
+
+def test_an_unrolled_loop_compiles_few_distinct_blocks(monkeypatch):
+    monkeypatch.setattr(plans, "BLOCK", 40)
+    f = fg.jit(fg.value_and_grad(lambda x: fnp.sum(chain(chain(chain(x))))))
+    x = np.linspace(-1.0, 1.0, 5)
+    plan = f.plan(x)
+    assert plan.n_blocks >= 25 and plan.n_distinct <= 8
+    assert plan.source.count("\ndef b") + plan.source.startswith("def b") == plan.n_distinct
+
+
+def test_blocks_never_write_into_an_input_or_keep_a_dead_array(monkeypatch):
+    monkeypatch.setattr(plans, "BLOCK", 2)
+    x = np.ones(6)
+    f = fg.jit(lambda x: fnp.sum(fnp.exp(fnp.sin(x) * 2.0) + x) * fnp.cos(x))
+    np.testing.assert_array_equal(f(x), fnp.sum(fnp.exp(fnp.sin(x) * 2.0) + x) * fnp.cos(x))
+    np.testing.assert_array_equal(x, np.ones(6))
+    src = f.plan(x).source
+    driver = src[src.index("def plan"):]
+    assert "out=" in src and set(re.findall(r"\br\d+\b", driver)) == {"r0", "r1"}
+
+
+def test_functions_are_named_after_their_primitives_once_per_parameter_set():
+    f = fg.jit(lambda x: fnp.sum(x, axis=0) + fnp.sum(x, axis=1) + fnp.sum(x * 2.0, axis=0))
+    src = f.plan(np.ones((2, 2))).source
+    assert "sum(" in src and "sum_1(" in src and "sum_2" not in src
