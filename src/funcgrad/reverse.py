@@ -31,7 +31,7 @@ from .transforms import (
     result_of,
     split_aux,
 )
-from .tree import tree_flatten, tree_unflatten
+from .tree import LEAF, tree_flatten, tree_unflatten
 from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
@@ -43,7 +43,12 @@ def _wrap_inputs(args, argnums, box, who):
     args = list(args)
     boxes = []
     for i in argnums:
-        leaves, treedef = tree_flatten(args[i])
+        a = args[i]
+        if type(a) is float or type(a) is np.ndarray:     # one leaf: the common call
+            args[i] = node = box(diff_leaf(a, who, f"argument {i}"), 0)
+            boxes.append(([node], LEAF))
+            continue
+        leaves, treedef = tree_flatten(a)
         wrapped = [box(diff_leaf(v, who, f"argument {i}"), k) for k, v in enumerate(leaves)]
         boxes.append((wrapped, treedef))
         args[i] = tree_unflatten(treedef, wrapped)
@@ -68,10 +73,21 @@ def trace_argnums(fun, args, kwargs, argnums, who):
     """``fun`` traced in a new reverse trace with the ``argnums`` arguments as variables
     (each once, however often named): ``(trace, inputs, out, single, where)``, where
     ``where`` places each requested argnum among the distinct ones."""
-    nums, single = argnums_tuple(argnums, len(args), who)
-    unique, where = distinct(nums)
+    # Checked once per form of call; only exact ints are remembered (True == 1 as a key).
+    exact = type(argnums) is int or (type(argnums) is tuple
+                                     and all(type(a) is int for a in argnums))
+    found = _ARGNUMS.get((argnums, len(args))) if exact else None
+    if found is None:
+        nums, single = argnums_tuple(argnums, len(args), who)
+        found = (single, *distinct(nums))
+        if exact:
+            _ARGNUMS[(argnums, len(args))] = found
+    single, unique, where = found
     trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
     return trace, inputs, out, single, where
+
+
+_ARGNUMS = {}   # (argnums, number of arguments) -> (single, distinct argnums, where each is)
 
 
 def _same(v):
@@ -101,6 +117,8 @@ def pull_back(trace, out_leaves, cotangents, inputs):
 def _like(g, x):
     """A gradient in the form of its input: a NumPy float64 scalar for a Python float,
     and an array of the input's float dtype for an array (float32 in, float32 out)."""
+    if type(x) is float and type(g) is float:
+        return np.float64(g)
     if type(x) is float or type(x) is complex:
         if not isinstance(g, Box) and np.ndim(g) == 0:
             return np.float64(g) if type(x) is float else np.complex128(g)

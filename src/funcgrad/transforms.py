@@ -90,6 +90,8 @@ def distinct(nums):
 
 def check_scalar_output(out, who, holomorphic=False):
     """The output of a function ``grad`` differentiates: one float, else a clear error."""
+    if type(raw(out)) is float:     # the common case, and always fine
+        return
     if isinstance(out, (tuple, list, dict)):
         raise ShapeError(f"{who}: grad needs a scalar output, but the function returned a "
                          f"{type(out).__name__}; use jacrev or vjp for non-scalar outputs")
@@ -146,6 +148,8 @@ def split_aux(out, who):
 def result_of(trace, tree):
     """A transform's result: ``tree`` with ``trace``'s boxes taken off and Python floats
     made NumPy float64 scalars (so results have ``.item()``, as NumPy's and JAX's do)."""
+    if isinstance(tree, Box):
+        return numpy_scalar(trace.unbox(tree))
     return tree_map(lambda v: numpy_scalar(trace.unbox(v)), tree)
 
 

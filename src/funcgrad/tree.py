@@ -16,6 +16,7 @@ order, so equal trees flatten alike.
 
 from typing import Any, NamedTuple
 
+import numpy as np
 from pyrsistent import PMap, PVector, pmap, pvector
 
 __all__ = ["TreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_leaves",
@@ -120,6 +121,8 @@ def _rebuild(kind, aux, children):
 
 def tree_flatten(tree):
     """``(leaves, treedef)``: the leaves in a fixed order and the structure around them."""
+    if type(tree) in _PLAIN_LEAVES:     # the common call: one number or array
+        return [tree], LEAF
     leaves = []
 
     def walk(x):
@@ -138,6 +141,8 @@ def tree_unflatten(treedef, leaves):
     if not isinstance(treedef, TreeDef):
         raise TypeError(f"tree_unflatten: the first argument must be a structure from "
                         f"tree_flatten or tree_structure; got {type(treedef).__name__} {treedef!r:.40}")
+    if treedef is LEAF and type(leaves) is list and len(leaves) == 1:
+        return leaves[0]
     try:
         it = iter(leaves)
     except TypeError:
@@ -158,6 +163,7 @@ def tree_unflatten(treedef, leaves):
 
 
 _END = object()
+_PLAIN_LEAVES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.complex128})
 
 
 def tree_leaves(tree):

@@ -56,6 +56,8 @@ def shape_of(x):
     while isinstance(x, Box):
         batch_axes += x._trace.batch_axes
         x = x._value
+    if type(x) is float:
+        return ()
     shape = x.shape if type(x) is np.ndarray else np.shape(x)
     return shape[batch_axes:] if batch_axes else shape
 
