@@ -13,12 +13,19 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+import plansize
 from common import ALPHA, LR, unflatten
 from engine_funcgrad import _mlp, ovc_fun, ovg_fun, w4_loss, w5_fun
 
 NAME = "funcgrad_jit"
 relu = fg.nn.relu
 _w1 = None
+_latest = []        # the jitted function the latest *_make timed, for plan_stats()
+
+
+def plan_stats():
+    """Steps and bytes of the plans of the function the latest ``*_make`` built."""
+    return plansize.plan_stats(_latest[-1])
 
 
 def _w1_loss(X, Y):
@@ -36,6 +43,7 @@ def w1_compile(X, Y):
     global _w1
     _w1 = fg.jit(fg.value_and_grad(_w1_loss(X, Y)))
     _w1([0.0] * sum((a + 1) * b for a, b in zip((2, 16, 16), (16, 16, 1))))
+    _latest[:] = [_w1]
 
 
 def w1_step(params, X, Y):
@@ -62,6 +70,7 @@ def w2_compile(depth, x0):
     f = fg.jit(fg.value_and_grad(_chain(depth)))
     f(x0)
     _w2[depth] = f
+    _latest[:] = [f]
     return f.plans()[0].n_steps
 
 
@@ -82,6 +91,7 @@ def w4_make(X, y, params, lr):
 
     step_jit = fg.jit(train_step)
     vg_jit = fg.jit(vg)
+    _latest[:] = [step_jit]
     state = [np.array(p) for p in params]
 
     def step():
@@ -97,16 +107,19 @@ def w4_make(X, y, params, lr):
 
 def w5_make(A, x0):
     h = fg.jit(fg.hessian(w5_fun(A)))
+    _latest[:] = [h]
     return (lambda: h(x0)), (lambda: [np.asarray(h(x0))])
 
 
 def ovg_make(x):
     g = fg.jit(fg.grad(ovg_fun))
+    _latest[:] = [g]
     return (lambda: g(x)), (lambda: [np.float64(g(x))])
 
 
 def ovc_make(v0, K):
     vg = fg.jit(fg.value_and_grad(ovc_fun(K)))
+    _latest[:] = [vg]
 
     def result():
         loss, g = vg(v0)

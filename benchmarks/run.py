@@ -301,7 +301,7 @@ def time_arrays(workers, s, log, outdir):
                 ans = w.ask("setup", workload=wl, variant=variant, outdir=outdir)
                 cells[(name, variant)] = ({"error": ans["error"]} if "error" in ans else
                                           {"first": ans["first_seconds"], "file": ans["file"],
-                                           "key": ans["key"], "times": []})
+                                           "key": ans["key"], "times": [], "plan": ans.get("plan")})
         if wl == "w5":
             want, what = [common.w5_closed_form(*common.w5_inputs())], "the closed form"
         else:
@@ -372,6 +372,11 @@ def fmt_time(t):
     return f"{t * 1e9:.0f} ns"
 
 
+def plan_text(plan):
+    """A compiled plan's size: its steps and the bytes it keeps per step."""
+    return f"{plan['steps']:,} plan steps, {plan['bytes'] / max(plan['steps'], 1):.0f} B per step kept"
+
+
 def cell_text(cell):
     if cell is None:
         return "-"
@@ -430,7 +435,8 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
     if "funcgrad_jit" in w1c:
         L += ["", "funcgrad jit: `fg.jit(fg.value_and_grad(loss))` over the flat list of 337 floats "
               "(the 100 points are constants of the trace); the SGD update runs outside jit, on the "
-              f"floats. One-time trace + compile: {fmt_time(w1c['funcgrad_jit'])} (not in the step time)."]
+              f"floats. One-time trace + compile: {fmt_time(w1c['funcgrad_jit'][0])} (not in the step "
+              f"time); {plan_text(w1c['funcgrad_jit'][1])}."]
     L += ["", "### W2: chain x <- tanh(x)*0.5 + x*0.5 (build + backward; funcgrad jit: replay of "
           "`fg.jit(fg.value_and_grad(chain))`)", ""]
     depths = list(w2)
@@ -443,7 +449,7 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
         L.append(f"| {LABELS[name]} | " + " | ".join(row) + " |")
     for name, per in w2c.items():
         L.append(f"| {LABELS[name]} one-time trace + compile | " + " | ".join(
-            f"{fmt_time(per[d]['seconds'])} ({per[d]['steps']:,} plan steps)" if "seconds" in per.get(d, {}) else "-"
+            f"{fmt_time(per[d]['seconds'])} ({plan_text(per[d]['plan'])})" if "seconds" in per.get(d, {}) else "-"
             for d in depths) + " |")
     L.append("| funcgrad jit / hand-written | " + " | ".join(
         _r(ratio(w2[d].get("funcgrad_jit"), w2[d].get("python"))) for d in depths) + " |")
@@ -501,7 +507,7 @@ def array_tables(arrays):
             L += ["| engine | median per call | / hand-written | minus hand-written | per primitive call |",
                   "| --- | --- | --- | --- | --- |"]
         else:
-            L += ["| engine | median per call | / hand-written | / funcgrad eager | first call (jit: trace + compile) |",
+            L += ["| engine | median per call | / hand-written | / funcgrad eager | first call (jit: trace + compile; the plan kept) |",
                   "| --- | --- | --- | --- | --- |"]
         for (name, variant), c in cells.items():
             label = ARRAY_LABELS[name] + (f" ({variant})" if variant else "")
@@ -520,6 +526,8 @@ def array_tables(arrays):
                     L.append(f"| {label} | {text} | {_r(ratio(c, ref))} | - | - |")
             else:
                 first = fmt_time(c.get("first")) if "first" in c else "-"
+                if c.get("plan"):
+                    first += f"; {plan_text(c['plan'])}"
                 L.append(f"| {label} | {text} | {_r(ratio(c, ref))} | {_r(ratio(c, fge))} | {first} |")
         if wl == "w5":
             L += ["", "Every Hessian was checked against the closed form A^T diag(-2 t (1 - t^2)) A + 2I, "
@@ -671,7 +679,8 @@ def main(argv=None):
                 log("  all engines agree to 1e-9 relative")
             log("W1 ...")
             w1 = time_w1(workers, checks, s)
-            w1c = {n: c["w1_compile_seconds"] for n, c in checks.items() if "w1_compile_seconds" in c}
+            w1c = {n: (c["w1_compile_seconds"], c["w1_plan"]) for n, c in checks.items()
+                   if "w1_compile_seconds" in c}
             log("W2 ...")
             w2, w2c = time_w2(workers, checks, s, log)
             log("W3 ...")
@@ -716,10 +725,22 @@ def main(argv=None):
         ]
         if missing:
             header += ["Not installed: " + ", ".join(f"{k} ({v})" for k, v in missing.items()), ""]
-        with open(os.path.join(HERE, "RESULTS.md"), "w") as f:
-            f.write("\n".join(header + body) + "\n")
+        others = _other_sections(path := os.path.join(HERE, "RESULTS.md"))
+        with open(path, "w") as f:
+            f.write("\n".join(header + body) + "\n" + others)
         log("wrote benchmarks/RESULTS.md")
     return 1 if failures else 0
+
+
+def _other_sections(path):
+    """The sections other scripts wrote into RESULTS.md (each a level-2 heading), kept."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return ""
+    at = text.find("\n## ")
+    return "" if at < 0 else text[at:]
 
 
 if __name__ == "__main__":

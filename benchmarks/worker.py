@@ -109,7 +109,10 @@ class Worker:
         self.cells[key] = run
         path = os.path.join(outdir, key.replace(" ", "_").replace("=", "") + ".npz")
         np.savez(path, *[np.asarray(a, dtype=np.float64) for a in numbers])
-        return {"key": key, "file": path, "first_seconds": first, "build_seconds": built - t0}
+        out = {"key": key, "file": path, "first_seconds": first, "build_seconds": built - t0}
+        if hasattr(e, "plan_stats"):
+            out["plan"] = e.plan_stats()
+        return out
 
     def bench(self, key, inner):
         run = self.cells[key]
@@ -121,7 +124,10 @@ class Worker:
     def w2_compile(self, depth):
         t = time.perf_counter()
         steps = self.engine.w2_compile(depth, common.X0)
-        return {"seconds": time.perf_counter() - t, "steps": steps}
+        out = {"seconds": time.perf_counter() - t, "steps": steps}
+        if hasattr(self.engine, "plan_stats"):
+            out["plan"] = self.engine.plan_stats()
+        return out
 
     def check(self):
         """The numbers every engine must agree on, computed before any timing."""
@@ -131,6 +137,7 @@ class Worker:
             t = time.perf_counter()
             e.w1_compile(self.X, self.Y)
             out["w1_compile_seconds"] = time.perf_counter() - t
+            out["w1_plan"] = e.plan_stats()
         if hasattr(e, "w1_step"):
             t = time.perf_counter()
             loss, grads, new = e.w1_step(common.init_params(), self.X, self.Y)

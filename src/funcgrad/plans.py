@@ -31,6 +31,7 @@ def plan(a0):
 """
 
 import functools
+import importlib
 import keyword
 import math
 import re
@@ -51,13 +52,23 @@ BLOCK = 256
 class Plan:
     """A compiled function: straight-line code over plain values, plus its source."""
 
-    def __init__(self, run, source, out_def, n_steps, n_blocks=1, n_distinct=1):
+    def __init__(self, run, source, out_def, n_steps, n_blocks=1, block_names=(),
+                 backend="python"):
         self.run = run
         self.source = source      # the plan itself, readable; the graph is not kept
         self.out_def = out_def
         self.n_steps = n_steps
-        self.n_blocks = n_blocks          # block functions the driver calls (1: no driver)
-        self.n_distinct = n_distinct      # of which distinct, each compiled once
+        self.n_blocks = n_blocks                  # block calls the driver makes (1: no driver)
+        self.block_names = tuple(block_names)     # the distinct blocks, each compiled once
+        self.n_distinct = max(1, len(self.block_names))
+        self.backend = backend
+
+    def native_blocks(self):
+        """The distinct blocks running machine code (the numba backend, once called)."""
+        if self.backend != "numba":
+            return []
+        return importlib.import_module("funcgrad.native").native_blocks(
+            self.run.__globals__, self.block_names)
 
     def __call__(self, leaves):
         return tree_unflatten(self.out_def, self.run(*leaves))
@@ -221,10 +232,12 @@ class _Graph:
                 viewed.update(n._args)
 
 
-def _function(graph, lo, hi, names, outside, live_out):
+def _function(graph, lo, hi, names, outside, live_out, native=False):
     """The body lines computing steps ``lo:hi`` and the registers of ``live_out`` nodes.
 
     ``outside(node)`` names a value not computed here (an argument or constant).
+    ``native``: code numba can type (:mod:`funcgrad.native`): ufuncs called directly on
+    arrays too, ``out=`` by position, no ``del``.
     """
     last_use, outputs = graph.last_use, graph.outputs
     name_of = {}
@@ -239,7 +252,8 @@ def _function(graph, lo, hi, names, outside, live_out):
         if reuse is not None:
             # Write the result into an operand's array that dies here: no new memory.
             reg = name_of[reuse] if reuse in name_of else outside(reuse)
-            lines.append(f"    {reg} = {names.ufunc(_ufunc_of(prim))}({', '.join(args)}, out={reg})")
+            out = reg if native else f"out={reg}"
+            lines.append(f"    {reg} = {names.ufunc(_ufunc_of(prim))}({', '.join(args)}, {out})")
         else:
             template = _INLINE.get(prim)
             ufunc = getattr(prim.impl, "ufunc", None)
@@ -250,6 +264,8 @@ def _function(graph, lo, hi, names, outside, live_out):
                 # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
                 # itself (same value, bit for bit) and skip the wrapper's checks.
                 expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
+            elif native and _ufunc_of(prim) is not None and not n._params:
+                expr = f"{names.ufunc(_ufunc_of(prim))}({', '.join(args)})"
             else:
                 expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
             if free:
@@ -262,7 +278,7 @@ def _function(graph, lo, hi, names, outside, live_out):
         # are deleted at once so their memory goes back before the next step.
         for a in dict.fromkeys(n._args):
             if last_use[a] == i and a in name_of and a not in outputs and name_of[a] != reg:
-                if _holds_memory(a._value):
+                if _holds_memory(a._value) and not native:
                     lines.append(f"    del {name_of[a]}")
                 free.append(name_of[a])
     return lines, [name_of[o] for o in live_out]
@@ -272,10 +288,12 @@ def _tuple(texts):
     return f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
 
 
-def compile_plan(nodes, inputs, out_leaves, out_def, block=None):
+def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python"):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``,
-    in blocks of ``block`` steps (default ``BLOCK``) if it is longer."""
+    in blocks of ``block`` steps (default ``BLOCK``) if it is longer; ``backend="numba"``
+    always in blocks, each compiled natively where numba can (:mod:`funcgrad.native`)."""
     block = block or BLOCK
+    native = backend == "numba"
     names = _Namespace()
     steps = [n for n in nodes if n._prim is not VAR and n._prim is not CONST]
     graph = _Graph(steps, out_leaves)
@@ -291,20 +309,21 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None):
         return o if isinstance(o, str) else top(o)
 
     params = ", ".join(arg_of[n] for n in inputs)
-    if len(steps) <= block:
+    if len(steps) <= block and not native:
         mine = list(dict.fromkeys(o for o in out_leaves if isinstance(o, Node) and o not in arg_of))
         lines, regs = _function(graph, 0, len(steps), names, top, mine)
         reg_of = dict(zip(mine, regs))
         results = [_result(o, reg_of, top, names) for o in out_leaves]
         source = "\n".join([f"def plan({params}):"] + lines + [f"    return {_tuple(results)}"])
-        return _build(source, names, "plan", out_def, len(steps), 1, 1)
-    blocks, driver = _blocks(graph, names, top, block)
+        return _build(source, names, out_def, len(steps), 1, [])
+    blocks, driver = _blocks(graph, names, top, block, native)
     reg_of = driver.pop()
     results = [_result(o, reg_of, top, names) for o in out_leaves]
     source = "\n".join(blocks + [f"def plan({params}):"] + driver
                        + [f"    return {_tuple(results)}"])
     n_blocks = -(-len(steps) // block)
-    return _build(source, names, "plan", out_def, len(steps), n_blocks, len(blocks))
+    return _build(source, names, out_def, len(steps), n_blocks,
+                  [f"b{k}" for k in range(len(blocks))], native)
 
 
 def _result(o, reg_of, top, names):
@@ -314,7 +333,7 @@ def _result(o, reg_of, top, names):
     return _literal(o) or names.constant(o)
 
 
-def _blocks(graph, names, top, block):
+def _blocks(graph, names, top, block, native=False):
     """The distinct block functions' sources and the driver's lines calling them (the
     driver's register of each value it holds is appended last, as a dict)."""
     steps, last_use, outputs = graph.steps, graph.last_use, graph.outputs
@@ -341,7 +360,7 @@ def _blocks(graph, names, top, block):
             return name
 
         live_out = [n for n in steps[lo:hi] if last_use.get(n, -1) >= hi or n in outputs]
-        lines, regs = _function(graph, lo, hi, names, outside, live_out)
+        lines, regs = _function(graph, lo, hi, names, outside, live_out, native)
         body = "\n".join(lines + [f"    return {_tuple(regs)}"])
         key = (len(params), body)
         fn = distinct.get(key)
@@ -371,8 +390,11 @@ def _blocks(graph, names, top, block):
     return sources, driver
 
 
-def _build(source, names, entry, out_def, n_steps, n_blocks, n_distinct):
+def _build(source, names, out_def, n_steps, n_blocks, block_names, native=False):
     code = compile(source, "<funcgrad plan>", "exec")
     namespace = dict(names.env)
     exec(code, namespace)  # our own generated code: names of registers and of env entries only
-    return Plan(namespace[entry], source, out_def, n_steps, n_blocks, n_distinct)
+    if native:
+        importlib.import_module("funcgrad.native").compile_blocks(namespace, block_names)
+    return Plan(namespace["plan"], source, out_def, n_steps, n_blocks, block_names,
+                "numba" if native else "python")

@@ -24,6 +24,7 @@ array([ 0.72686198, -0.63970001])
 """
 
 import functools
+import importlib.util
 import inspect
 
 import numpy as np
@@ -144,7 +145,7 @@ def _static_positions(fun, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
-def jit(fun, static_argnums=(), static_argnames=()):
+def jit(fun, static_argnums=(), static_argnames=(), backend="python"):
     """Compile ``fun`` once per input structure and replay the compiled plan.
 
     Positional and keyword arguments are traced alike (any pytree of numbers
@@ -153,6 +154,9 @@ def jit(fun, static_argnums=(), static_argnames=()):
     finds the other through ``fun``'s signature. The compiled function has
     ``plan(*args, **kwargs)`` to look at the plan for given arguments, and is
     traced through (not compiled) when called inside another transform.
+    ``backend="numba"`` compiles the plan's blocks to machine code where numba
+    can (:mod:`funcgrad.native`; the ``native`` extra), agreeing with the
+    default Python backend to rounding rather than bit for bit.
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> f = fg.jit(lambda x, y: fnp.sin(x) * y + x)
@@ -164,6 +168,7 @@ def jit(fun, static_argnums=(), static_argnames=()):
     >>> g(3.0, scale=2.0), g(3.0, scale=2.0, power=3)
     (np.float64(18.0), np.float64(54.0))
     """
+    _check_backend(backend)
     statics, static_names = _static_positions(fun, static_argnums, static_argnames)
     cache = {}
     name = getattr(fun, "__name__", type(fun).__name__)
@@ -206,7 +211,7 @@ def jit(fun, static_argnums=(), static_argnames=()):
         mine = [o for o in out_leaves if trace.owns(o)]
         nodes = dfs_order(tuple(unique(inputs + mine))) if (inputs or mine) else ()
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
-        return compile_plan(nodes, inputs, out_leaves, out_def)
+        return compile_plan(nodes, inputs, out_leaves, out_def, backend=backend)
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
@@ -236,6 +241,15 @@ def jit(fun, static_argnums=(), static_argnames=()):
     jitted.plans = lambda: list(cache.values())
     jitted.cache_size = lambda: len(cache)
     return jitted
+
+
+def _check_backend(backend):
+    if backend not in ("python", "numba"):
+        raise ValueError(f"jit: backend={backend!r} is not one of 'python' (the default) and "
+                         f"'numba' (native code for the blocks numba can compile)")
+    if backend == "numba" and importlib.util.find_spec("numba") is None:
+        raise ImportError('jit: backend="numba" needs numba, which is not installed: '
+                          'pip install "funcgrad[native]"')
 
 
 def _plain_output(o):

@@ -1,0 +1,146 @@
+"""jit's one-time cost: trace + compile time and the memory a plan keeps, by size.
+
+    python benchmarks/jit_compile.py [--max-depth 100000] [--no-jax]
+
+``fg.jit(fg.value_and_grad(chain))`` for the chain ``x <- tanh(x)*0.5 + x*0.5``
+(W2) at depths 10^3 .. 10^5 (10^4 .. 10^6 plan steps), on a Python float and
+on arrays of 16, written two ways: unrolled by a Python loop, and with
+``fg.fori_loop`` (a loop construct: one plan step for the whole loop); on
+floats also unrolled with ``backend="numba"`` (the native blocks). Each row
+runs in a fresh process, with one thread; it reports the trace (until the
+graph is handed to the compiler) and compile time, the plan's steps, blocks
+and distinct blocks, the bytes the plan keeps per step (benchmarks/plansize.py),
+the growth of the process's resident memory per step after the trace is freed,
+and a replay; the first call's run of the plan is taken off its compile time. The jitted result is checked bit for bit against eager (to
+1e-12 for the numba backend).
+JAX's jit of the same chain (unrolled, and with ``lax.fori_loop``) is timed
+for comparison, compile only (first call less a later one).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CHILD = r"""
+import gc, json, os, sys, time
+sys.path.insert(0, {here!r})
+import numpy as np
+depth, value, form = {depth}, {value!r}, {form!r}
+x0 = 0.3 if value == "float" else np.linspace(-1.0, 1.0, 16)
+
+def rss():
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+if form.startswith("jax"):
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    def body(i, x): return jnp.tanh(x) * 0.5 + x * 0.5
+    if form == "jax unrolled":
+        def f(x):
+            for _ in range(depth): x = body(0, x)
+            return jnp.sum(x)
+    else:
+        def f(x): return jnp.sum(jax.lax.fori_loop(0, depth, body, x))
+    g = jax.jit(jax.value_and_grad(f))
+    t = time.perf_counter(); jax.block_until_ready(g(x0)); first = time.perf_counter() - t
+    t = time.perf_counter(); jax.block_until_ready(g(x0)); run = time.perf_counter() - t
+    print(json.dumps({{"total": first - run, "run": run}}))
+    sys.exit()
+
+import funcgrad as fg, funcgrad.numpy as fnp
+from funcgrad import staging
+import plansize
+def body(i, x): return fnp.tanh(x) * 0.5 + x * 0.5
+if form.startswith("unrolled"):
+    def f(x):
+        for _ in range(depth): x = body(0, x)
+        return fnp.sum(x)
+else:
+    def f(x): return fnp.sum(fg.fori_loop(0, depth, body, x))
+marks = {{}}
+compile_plan = staging.compile_plan
+def timed(*a, **k):
+    marks["traced"] = time.perf_counter()
+    return compile_plan(*a, **k)
+staging.compile_plan = timed
+gc.collect(); r0 = rss()
+g = fg.jit(fg.value_and_grad(f), backend="numba" if form.endswith("numba") else "python")
+t = time.perf_counter(); out = g(x0); done = time.perf_counter()
+gc.collect()
+plan = g.plans()[0]
+stats = plansize.plan_stats(g)
+grown = rss() - r0
+t1 = time.perf_counter(); g(x0); run = time.perf_counter() - t1
+want = fg.value_and_grad(f)(x0)
+if form.endswith("numba"):
+    same = all(np.allclose(a, b, rtol=1e-12, atol=0) for a, b in zip(out, want))
+else:
+    same = all(np.array_equal(a, b) for a, b in zip(out, want))
+# The first call also ran the plan once: take one run off, as for JAX below.
+print(json.dumps({{"trace": marks["traced"] - t, "compile": done - marks["traced"] - run,
+                  "total": done - t - run,
+                  "steps": plan.n_steps, "blocks": plan.n_blocks, "distinct": plan.n_distinct,
+                  "bytes": stats["bytes"], "rss": grown, "run": run, "same": bool(same)}}))
+"""
+
+
+def row(depth, value, form):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    code = CHILD.format(here=HERE, depth=depth, value=value, form=form)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if res.returncode:
+        return {"error": (res.stderr.strip().splitlines() or ["died"])[-1]}
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def _agree(form, same):
+    if form.endswith("numba"):
+        return "within 1e-12" if same else "NO"
+    return "yes" if same else "NO"
+
+
+def main(max_depth, jax, jax_unrolled_to):
+    print("| value | form | depth | plan steps (blocks, distinct) | trace | compile | total | "
+          "plan kept per step | RSS growth per step | replay | same bits as eager |")
+    print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    depth = 1000
+    while depth <= max_depth:
+        for value in ("float", "array of 16"):
+            forms = ["unrolled", "fori_loop"] + (["unrolled numba"] if value == "float" else [])
+            if jax:
+                forms += ["jax fori_loop"] + (["jax unrolled"] if depth <= jax_unrolled_to else [])
+            for form in forms:
+                r = row(depth, value, form)
+                if "error" in r:
+                    print(f"| {value} | {form} | {depth:,} | {r['error']} |", flush=True)
+                elif form.startswith("jax"):
+                    print(f"| {value} | JAX jit, {form[4:]} | {depth:,} | | | | {r['total']:.2f} s | "
+                          f"| | {r['run'] * 1e3:.2f} ms | |", flush=True)
+                else:
+                    n = r["steps"]
+                    kept = (f"{r['bytes'] / n:.0f} B" if n >= 1000 else
+                            f"{r['bytes'] / 1e3:.1f} KB in all")
+                    print(f"| {value} | funcgrad jit, {form} | {depth:,} | {n:,} ({r['blocks']:,}, "
+                          f"{r['distinct']}) | {r['trace']:.2f} s | {r['compile']:.2f} s | "
+                          f"{r['total']:.2f} s | {kept} | {r['rss'] / n:.0f} B | "
+                          f"{r['run'] * 1e3:.2f} ms | {_agree(form, r['same'])} |", flush=True)
+        depth *= 10
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--max-depth", type=int, default=10**5)
+    ap.add_argument("--no-jax", action="store_true")
+    ap.add_argument("--jax-unrolled-to", type=int, default=10**3)
+    a = ap.parse_args()
+    t = time.perf_counter()
+    main(a.max_depth, not a.no_jax, a.jax_unrolled_to)
+    print(f"\n({time.perf_counter() - t:.0f} s)")
