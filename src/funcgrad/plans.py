@@ -151,7 +151,7 @@ def _exact_key(v):
     if v is None or type(v) in (bool, int, str):
         return (type(v), v)
     if type(v) is float and not math.isnan(v):
-        return (float, v)
+        return (float, v, math.copysign(1.0, v))     # -0.0 == 0.0, but not the same call
     if type(v) is tuple:
         keys = tuple(_exact_key(x) for x in v)
         return None if None in keys else (tuple, keys)
@@ -206,7 +206,6 @@ class _Namespace:
             self.env[name] = _kept(value)
             self._by_key[key] = name
         return name
-
 
 
 # ---------------------------------------------------------------- compiling
@@ -305,9 +304,6 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
             name = _literal(n._value) or names.constant(n._value)
         return name
 
-    def result(o):
-        return o if isinstance(o, str) else top(o)
-
     params = ", ".join(arg_of[n] for n in inputs)
     if len(steps) <= block and not native:
         mine = list(dict.fromkeys(o for o in out_leaves if isinstance(o, Node) and o not in arg_of))
@@ -316,8 +312,7 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
         results = [_result(o, reg_of, top, names) for o in out_leaves]
         source = "\n".join([f"def plan({params}):"] + lines + [f"    return {_tuple(results)}"])
         return _build(source, names, out_def, len(steps), 1, [])
-    blocks, driver = _blocks(graph, names, top, block, native)
-    reg_of = driver.pop()
+    blocks, driver, reg_of = _blocks(graph, names, top, block, native)
     results = [_result(o, reg_of, top, names) for o in out_leaves]
     source = "\n".join(blocks + [f"def plan({params}):"] + driver
                        + [f"    return {_tuple(results)}"])
@@ -334,8 +329,8 @@ def _result(o, reg_of, top, names):
 
 
 def _blocks(graph, names, top, block, native=False):
-    """The distinct block functions' sources and the driver's lines calling them (the
-    driver's register of each value it holds is appended last, as a dict)."""
+    """The distinct block functions' sources, the driver's lines calling them, and the
+    driver's register of each value it holds at the end."""
     steps, last_use, outputs = graph.steps, graph.last_use, graph.outputs
     position = {n: i for i, n in enumerate(steps)}
     distinct = {}             # body text -> function name
@@ -379,15 +374,15 @@ def _blocks(graph, names, top, block, native=False):
             else:
                 reg_of[n], counter = f"r{counter}", counter + 1
             targets.append(reg_of[n])
-        driver.append(f"    {', '.join(targets)}{',' if len(targets) == 1 else ''} = "
-                      f"{fn}({', '.join(args)})")
+        call = f"{fn}({', '.join(args)})"
+        driver.append(f"    {', '.join(targets)}{',' if len(targets) == 1 else ''} = {call}"
+                      if targets else f"    {call}")
         dead = [reg_of.pop(p) for p in dying]
         dead = [r for p, r in zip(dying, dead)
                 if r not in targets and _holds_memory(p._value)]
         if dead:
             driver.append(f"    del {', '.join(dead)}")
-    driver.append(reg_of)
-    return sources, driver
+    return sources, driver, reg_of
 
 
 def _build(source, names, out_def, n_steps, n_blocks, block_names, native=False):
