@@ -46,7 +46,6 @@ def _first_call(namespace, name, python):
         namespace[name] = compiled      # the driver's next call goes straight to it
         return out
 
-    first_call.python = python
     return first_call
 
 

@@ -170,6 +170,7 @@ class _Namespace:
         self.env = {}
         self._by_key = {}
         self._constants = 0
+        self._suffix = {}    # base -> last suffix tried: finding a free name stays O(1)
 
     def _name(self, key, value, base):
         name = self._by_key.get(key) if key is not None else None
@@ -177,10 +178,13 @@ class _Namespace:
             base = re.sub(r"\W", "_", base)
             if not base.isidentifier() or keyword.iskeyword(base) or _RESERVED.match(base):
                 base += "_"
-            name, k = base, 0
+            name, k = base, self._suffix.get(base, 0)
+            if k:
+                name = f"{base}_{k}"
             while name in self.env:
                 k += 1
                 name = f"{base}_{k}"
+            self._suffix[base] = k
             self.env[name] = value
             if key is not None:
                 self._by_key[key] = name
@@ -263,8 +267,8 @@ def _function(graph, lo, hi, names, outside, live_out, native=False):
                 # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
                 # itself (same value, bit for bit) and skip the wrapper's checks.
                 expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
-            elif native and _ufunc_of(prim) is not None and not n._params:
-                expr = f"{names.ufunc(_ufunc_of(prim))}({', '.join(args)})"
+            elif native and not n._params and (u := _ufunc_of(prim)) is not None:
+                expr = f"{names.ufunc(u)}({', '.join(args)})"
             else:
                 expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
             if free:
@@ -332,7 +336,6 @@ def _blocks(graph, names, top, block, native=False):
     """The distinct block functions' sources, the driver's lines calling them, and the
     driver's register of each value it holds at the end."""
     steps, last_use, outputs = graph.steps, graph.last_use, graph.outputs
-    position = {n: i for i, n in enumerate(steps)}
     distinct = {}             # body text -> function name
     sources = []
     driver = []
@@ -362,9 +365,11 @@ def _blocks(graph, names, top, block, native=False):
         if fn is None:
             fn = distinct[key] = f"b{len(distinct)}"
             sources.append(f"def {fn}({', '.join(param_of[p] for p in params)}):\n{body}\n")
-        args = [reg_of[p] if p in position else top(p) for p in params]
+        # A parameter is a value an earlier block computed (the driver holds it), or an
+        # input or a constant.
+        args = [reg_of[p] if p in reg_of else top(p) for p in params]
         # Values read here for the last time leave the driver's registers.
-        dying = [p for p in params if p in position and last_use[p] < hi and p not in outputs]
+        dying = [p for p in params if p in reg_of and last_use[p] < hi and p not in outputs]
         for p in dying:
             free.append(reg_of[p])
         targets = []
