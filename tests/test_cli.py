@@ -274,3 +274,53 @@ def test_entry_points_exit_codes_and_no_traceback(launcher):
     demo = subprocess.run(launcher + ["demo"], capture_output=True, text=True,
                           env={**os.environ, "PYTHONWARNINGS": "error"})
     assert demo.returncode == 0 and "729" in demo.stdout and demo.stderr == ""
+
+
+# ---------------------------------------------------------------- a newcomer's first commands
+
+def test_version_is_the_installed_one(capsys):
+    import importlib.metadata
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"funcgrad {importlib.metadata.version('funcgrad')}"
+
+
+def test_tan_and_the_constant_e(capsys):
+    code, out, _ = run(capsys, "grad", "tan(x) + e**x", "--at", "x=0.5")
+    assert code == 0
+    assert value(out) == pytest.approx(math.tan(0.5) + math.exp(0.5), rel=1e-9)
+    assert partials(out)["x"] == pytest.approx(1 / math.cos(0.5) ** 2 + math.exp(0.5), rel=1e-9)
+    code, _, err = run(capsys, "grad", "e * x", "--at", "x=1", "--at", "e=2")
+    assert code == 2 and "'e' is a constant" in err
+
+
+def test_a_nan_point_is_named_as_the_cause(capsys):
+    code, out, _ = run(capsys, "grad", "log(x)", "--at", "x=nan")
+    assert code == 0 and "x = nan at this point" in out and "None" not in out
+
+
+def test_an_unquoted_formula_gets_the_hint_to_quote_it(capsys):
+    code, _, err = run(capsys, "grad", "x", "*", "y", "--at", "x=1")
+    assert code == 2 and "quote it in the shell" in err
+
+
+def test_a_drawing_is_written_in_the_format_its_name_says(capsys, tmp_path):
+    code, _, err = run(capsys, "grad", "x*x", "--at", "x=2", "--svg", str(tmp_path / "a.png"))
+    assert code == 2 and "--png" in err and not (tmp_path / "a.png").exists()
+    code, _, _ = run(capsys, "grad", "x*x", "--at", "x=2", "--png", str(tmp_path / "a.png"),
+                     "--draw", str(tmp_path / "b.svg"))
+    assert code == 0
+    assert (tmp_path / "a.png").read_bytes().startswith(b"\x89PNG")
+    assert ET.parse(tmp_path / "b.svg").getroot().tag.endswith("svg")
+    code, _, err = run(capsys, "grad", "x*x", "--at", "x=2", "--draw", str(tmp_path / "c.bmp"))
+    assert code == 2 and "cannot tell the format" in err
+
+
+def test_explain_says_where_a_nan_gradient_began(capsys):
+    code, out, _ = run(capsys, "explain", "sqrt(x) * log(y)", "--at", "x=0", "--at", "y=1")
+    assert code == 0
+    assert "d output / d x is nan" in out and "sqrt(x)" in out and "fix:" in out
+    assert "d output / d y is 0" in out
+    code, out, _ = run(capsys, "explain", "x * y", "--at", "x=1", "--at", "y=2")
+    assert code == 0 and "finite and nonzero" in out
+    code, _, err = run(capsys, "explain", "2 * pi")
+    assert code == 2 and "no variables" in err

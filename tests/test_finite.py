@@ -14,14 +14,14 @@ def test_check_names_the_first_op_whose_value_is_not_finite():
         y = fnp.log(x)            # nan at -1: this is the origin
         z = fnp.exp(y) * 2.0      # nan spreads, but its inputs are already nan
         f = fnp.sum(z)
-    with pytest.raises(fg.NonFiniteError, match=r"value of log node #\d+ is not finite.*inputs are finite"):
+    with pytest.raises(fg.NonFiniteError, match=r"value of log\(x\) is not finite.*inputs are finite"):
         fg.backprop(f, check=True)
 
 
 def test_check_names_the_edge_whose_cotangent_is_not_finite():
     x = fg.var(0.0, name="x")
     f = fnp.sqrt(x) + x          # values finite; d sqrt / dx at 0 is inf
-    with pytest.raises(fg.NonFiniteError, match=r"sqrt node #\d+ sends to its argument 0 \(var x"):
+    with pytest.raises(fg.NonFiniteError, match=r"sqrt\(x\) sends to its argument 0 \(var x\)"):
         fg.backprop(f, check=True)
     assert fg.backprop(f)[x] == np.inf          # unchecked: NumPy's answer, no error
 

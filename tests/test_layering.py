@@ -69,7 +69,7 @@ SRC = pathlib.Path(funcgrad.__file__).parent
 LAYERS = [   # bottom first; a module may import only from its own layer or below
     ["errors", "traces", "values", "tree", "_gc"],
     ["primitive"],
-    ["rules"],
+    ["rules", "pages"],
     ["arraylike", "node"],
     ["order", "finite", "fold", "backprop", "semiring", "nodemap", "coloring", "paths"],
     ["forward", "batching", "plans", "native", "staging", "transforms", "reverse", "jacobians"],

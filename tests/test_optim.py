@@ -1,5 +1,7 @@
 """Optimizers train a small model to a known loss."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -42,6 +44,43 @@ def test_linear_regression_reaches_zero_loss(make, steps):
     assert _loss(params, X, y) < 1e-6 < start
     np.testing.assert_allclose(params["w"], [2.0, -3.0], atol=1e-3)
     assert params["b"] == pytest.approx(0.5, abs=1e-3)
+
+
+@pytest.mark.parametrize("name", ["sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam",
+                                  "adamw"])
+def test_optax_shape_follows_the_same_trajectory(name):
+    # update(grads, state, params) -> (updates, state), then apply_updates, as in optax.
+    make = getattr(fg.optim, name)
+    X, y = _data()
+    init, update = make(0.05)
+    tx = make(0.05).transformation()
+    params = optax_params = {"w": np.zeros(2), "b": 0.0}
+    state, tx_state = init(params), tx.init(params)
+    for _ in range(20):
+        params, state = update(fg.grad(_loss)(params, X, y), state, params)
+        updates, tx_state = tx.update(fg.grad(_loss)(optax_params, X, y), tx_state, optax_params)
+        optax_params = fg.optim.apply_updates(optax_params, updates)
+    np.testing.assert_array_equal(optax_params["w"], params["w"])
+    assert optax_params["b"] == params["b"] and tx_state.step == state.step == 20
+
+
+def test_optimizers_step_a_registered_dataclass():
+    @fg.register_dataclass
+    @dataclasses.dataclass
+    class Model:
+        w: np.ndarray
+        b: float
+        activation: str = dataclasses.field(default="linear", metadata={"static": True})
+
+    X, y = _data()
+    loss = lambda m: fnp.mean((X @ m.w + m.b - y) ** 2)   # noqa: E731
+    init, update = fg.optim.adam(0.05)
+    model = Model(np.zeros(2), 0.0)
+    state = init(model)
+    for _ in range(600):
+        model, state = update(fg.grad(loss)(model), state, model)
+    assert isinstance(model, Model) and model.activation == "linear"
+    np.testing.assert_allclose(model.w, [2.0, -3.0], atol=1e-3)
 
 
 def test_update_is_pure():

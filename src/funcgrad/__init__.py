@@ -44,7 +44,7 @@ from .finite import debug_nans
 
 # pytrees
 from .tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
-                   register_pytree_node)
+                   register_pytree_node, register_dataclass)
 from .ravel import ravel_pytree
 
 # your own primitives (funcgrad.extend has the whole form)
@@ -92,7 +92,7 @@ __all__ = [
     "checkpoint", "remat", "checkpoint_plan", "linearize", "linear_transpose",
     "fixed_point", "NoConvergenceError",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "register_pytree_node", "ravel_pytree",
+    "register_pytree_node", "register_dataclass", "ravel_pytree",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
     "numpy", "nn", "optim", "extend", "at",
     "show", "to_dot", "to_svg", "render", "dumps", "loads", "explain", "lint",

@@ -1,12 +1,18 @@
 """The ``funcgrad`` command (also ``python -m funcgrad``).
 
-    funcgrad grad EXPR [--at NAME=VALUE ...] [--order dfs|kahn] [--dot FILE] [--svg FILE]
+    funcgrad grad EXPR [--at NAME=VALUE ...] [--order dfs|kahn]
+                       [--dot FILE] [--svg FILE] [--png FILE] [--draw FILE]
+    funcgrad explain EXPR [--at NAME=VALUE ...]
     funcgrad demo [SECTION ...]
+    funcgrad --version
 
 ``grad`` parses EXPR with funcgrad's own parser (:mod:`funcgrad.expr`; the
 text is never evaluated as Python), builds its graph at the given point and
 prints the value, every partial derivative, the listing of the graph and the
-forward and backward orders. ``demo`` prints the worked examples.
+forward and backward orders. ``explain`` says why a partial derivative is
+NaN, infinite or zero there (:func:`funcgrad.explain`) and what in the graph
+will make gradients go wrong (:func:`funcgrad.lint`). ``demo`` prints the
+worked examples.
 
 Exit status: 0 on success, 2 on bad input (the message points at the
 offending part of EXPR with a caret), 1 when the input was fine but an output
@@ -22,6 +28,8 @@ df/dy = 3.0
 """
 
 import argparse
+import importlib.metadata
+import os
 import re
 import sys
 import textwrap
@@ -30,28 +38,39 @@ import numpy as np
 
 from .backprop import backprop
 from .demo import SECTIONS, run
+from .explain import explain, lint
 from .expr import CONSTANTS, FUNCTIONS, ExprError, build
 from .show import GraphvizNotFound, render, show, to_dot
 
 __all__ = ["main", "parser"]
 
-_OPTIONS_WITH_VALUE = ("--at", "--order", "--dot", "--svg")
+
+def _version():
+    try:
+        return importlib.metadata.version("funcgrad")
+    except importlib.metadata.PackageNotFoundError:     # run from a source tree
+        return "(not installed)"
+
+_OPTIONS_WITH_VALUE = ("--at", "--order", "--dot", "--svg", "--png", "--draw")
 
 _GRAD_EPILOG = """\
 EXPR uses numbers, variable names, + - * / ** (right-associative, as in
-Python), unary minus, parentheses, the constant pi and these functions:
+Python), unary minus, parentheses, the constants {constants} and these functions:
   {functions}
 Quote EXPR in the shell. Example:
-  funcgrad grad "sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))" --at x=1
+  funcgrad {command} "sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))" --at x=1
 Exit status: 0 success, 1 an output could not be written, 2 bad input."""
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse with exit status 2 and a hint, never a traceback."""
 
-    def error(self, message):
+    def error(self, message, hint=""):
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n(run '{self.prog} --help' for help)\n")
+        self.exit(2, f"{self.prog}: error: {message}\n{hint}(run '{self.prog} --help' for help)\n")
+
+
+_TAKES_EXPR = ("grad", "explain")
 
 
 def parser():
@@ -61,22 +80,23 @@ def parser():
     ['x=2']
     """
     top = _Parser(prog="funcgrad", description="funcgrad: reverse-mode autodiff, on the command line.")
+    top.add_argument("--version", action="version", version=f"funcgrad {_version()}")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    g = sub.add_parser(
-        "grad", help="differentiate a formula at a point", allow_abbrev=False,
-        description="Evaluate EXPR at a point and print its value, every partial "
-                    "derivative, its graph and the forward and backward orders.",
-        epilog=_GRAD_EPILOG.format(functions=textwrap.fill(", ".join(sorted(FUNCTIONS)), 76,
-                                                           subsequent_indent="  ")),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    g.add_argument("expr", metavar="EXPR", nargs="?", help="the formula, e.g. \"(x + y) * z\"")
-    g.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
-                   help="the value of one variable (repeat for each variable)")
+    g = _expr_parser(sub, "grad", "differentiate a formula at a point",
+                     "Evaluate EXPR at a point and print its value, every partial derivative, "
+                     "its graph and the forward and backward orders.")
     g.add_argument("--order", choices=("dfs", "kahn"), default="dfs",
                    help="topological order to list and to backpropagate in (default dfs)")
     g.add_argument("--dot", metavar="FILE", help="write the graph with values and gradients as Graphviz DOT")
     g.add_argument("--svg", metavar="FILE", help="draw the graph as SVG (needs Graphviz's dot program)")
+    g.add_argument("--png", metavar="FILE", help="draw the graph as PNG (needs Graphviz's dot program)")
+    g.add_argument("--draw", metavar="FILE",
+                   help="draw the graph in the format its name ends in: .svg, .png, .pdf or .dot")
+    _expr_parser(sub, "explain", "say why a derivative is NaN, infinite or zero",
+                 "Evaluate EXPR at a point and explain every partial derivative that is NaN, "
+                 "infinite or zero (where it began, the path it took, the usual fix), then "
+                 "list what in the graph makes gradients go wrong.")
     d = sub.add_parser("demo", help="walk through the worked examples",
                        description="Print the worked examples: values, orders and gradients.")
     d.add_argument("sections", nargs="*", metavar="SECTION",
@@ -84,9 +104,23 @@ def parser():
     return top
 
 
+def _expr_parser(sub, name, summary, description):
+    """A subcommand reading a formula and a point: EXPR and --at."""
+    p = sub.add_parser(
+        name, help=summary, description=description, allow_abbrev=False,
+        epilog=_GRAD_EPILOG.format(
+            command=name, constants=", ".join(sorted(CONSTANTS)),
+            functions=textwrap.fill(", ".join(sorted(FUNCTIONS)), 76, subsequent_indent="  ")),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("expr", metavar="EXPR", nargs="?", help="the formula, e.g. \"(x + y) * z\"")
+    p.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
+                   help="the value of one variable (repeat for each variable)")
+    return p
+
+
 def _take_dash_expr(argv):
     """Take out an EXPR that starts with '-' ("-x**2"), which argparse would read as an option."""
-    if not argv or argv[0] != "grad":
+    if not argv or argv[0] not in _TAKES_EXPR:
         return argv, None
     i = 1
     while i < len(argv):
@@ -157,7 +191,12 @@ def _non_finite_notes(order, grads, labels):
     """Where a value or gradient first stops being finite, in words."""
     notes = []
     for n in order:
-        if not np.all(np.isfinite(n.value)) and all(np.all(np.isfinite(a.value)) for a in n.args):
+        if np.all(np.isfinite(n.value)):
+            continue
+        if not n.args:
+            notes.append(f"note: {labels.get(n, n.kind)} = {_fmt(n.value)} at this point, so every "
+                         f"value that depends on it is not finite either")
+        elif all(np.all(np.isfinite(a.value)) for a in n.args):
             notes.append(f"note: {labels.get(n, n.op)} = {_fmt(n.value)} although its arguments are "
                          f"finite (outside {n.op}'s domain, or an overflow)")
     for n in order:
@@ -169,18 +208,65 @@ def _non_finite_notes(order, grads, labels):
     return notes
 
 
-def _grad(args, out, err):
+def _built(args, method="dfs"):
+    """The graph of EXPR at the point given by --at."""
     if args.expr is None:
-        raise _BadInput("grad needs EXPR, e.g. funcgrad grad \"x * y\" --at x=2 --at y=3")
-    text = args.expr
+        raise _BadInput(f"{args.command} needs EXPR, e.g. funcgrad {args.command} \"x * y\" "
+                        f"--at x=2 --at y=3")
     values = _read_point(args.at)
-    built = build(text, values, method=args.order)
-    names = list(built.variables)
+    built = build(args.expr, values, method=method)
     extra = [n for n in values if n not in built.variables and n not in CONSTANTS]
     if extra:
-        known = ", ".join(names) if names else "none"
+        known = ", ".join(built.variables) if built.variables else "none"
         raise _BadInput(f"--at {extra[0]}=...: EXPR has no variable {extra[0]!r} "
                         f"(its variables: {known}); remove it or check the spelling")
+    return built
+
+
+def _explain(args, out):
+    built = _built(args)
+    if not built.variables:
+        raise _BadInput("EXPR has no variables, so there is no derivative to explain")
+    with np.errstate(all="ignore"):
+        report = explain(built.output)
+        findings = lint(built.output)
+    print(report, file=out)
+    if findings:
+        print("\nwhat in the graph makes gradients go wrong (fg.lint):", file=out)
+        for finding in findings:
+            print(_wrapped("  ", str(finding)), file=out)
+    return 0
+
+
+_FORMATS = {"svg": "--svg", "png": "--png", "pdf": "--draw", "dot": "--dot", "gv": "--dot"}
+
+
+def _drawings(args):
+    """(path, format) for each drawing asked for; a name whose suffix names another format
+    than its option is refused rather than written with the wrong bytes."""
+    asked = []
+    for option, path, fmt in (("--dot", args.dot, "dot"), ("--svg", args.svg, "svg"),
+                              ("--png", args.png, "png"), ("--draw", args.draw, None)):
+        if path is None:
+            continue
+        suffix = os.path.splitext(path)[1].lstrip(".").lower()
+        if fmt is None:
+            if suffix not in _FORMATS:
+                raise _BadInput(f"--draw {path}: cannot tell the format from the name; end it in "
+                                f".svg, .png, .pdf or .dot")
+            fmt = suffix
+        elif suffix in _FORMATS and _FORMATS[suffix] != option:
+            raise _BadInput(f"{option} {path}: the name ends in .{suffix} but {option} writes "
+                            f"{fmt.upper()}; use {_FORMATS[suffix]} {path}, or --draw {path}")
+        asked.append((path, "dot" if fmt == "gv" else fmt))
+    return asked
+
+
+def _grad(args, out, err):
+    text = args.expr
+    built = _built(args, method=args.order)
+    drawings = _drawings(args)
+    names = list(built.variables)
     with np.errstate(all="ignore"):
         try:
             grads = backprop(built.output, method=args.order)
@@ -201,17 +287,15 @@ def _grad(args, out, err):
     print(_wrapped(title, _order_text(order, labels)), file=out)
     print(_wrapped("backward order:".ljust(len(title)), _order_text(order[::-1], labels)), file=out)
     options = dict(grads=grads, method=args.order, labels=labels, backward=True)
-    for path, fmt in ((args.dot, "dot"), (args.svg, "svg")):
-        if path is None:
-            continue
+    for path, fmt in drawings:
         try:
             if fmt == "dot":
                 with open(path, "w") as fh:
                     fh.write(to_dot(f, **options) + "\n")
             else:
-                render(f, path, format="svg", **options)
+                render(f, path, format=fmt, **options)
         except GraphvizNotFound as e:
-            print(f"funcgrad grad: error: --svg {path}: {e}", file=err)
+            print(f"funcgrad grad: error: {path}: {e}", file=err)
             return 1
         except OSError as e:
             print(f"funcgrad grad: error: cannot write {path}: {e.strerror or e}", file=err)
@@ -230,7 +314,15 @@ def main(argv=None):
     out, err = sys.stdout, sys.stderr
     argv, dash_expr = _take_dash_expr(argv)
     try:
-        args = parser().parse_args(argv)
+        top = parser()
+        args, extra = top.parse_known_args(argv)
+        if extra:
+            hint = ""
+            if args.command in _TAKES_EXPR:
+                # `funcgrad grad x * y`: the shell split the formula (and expanded * into file names)
+                hint = (f"hint: EXPR is one argument; quote it in the shell, e.g. "
+                        f"funcgrad {args.command} \"x * y\" --at x=2 --at y=3\n")
+            top.error(f"unrecognized arguments: {' '.join(extra)}", hint)
     except SystemExit as done:           # --help (0) or a usage error (2), already printed
         return done.code if isinstance(done.code, int) else 2
     if dash_expr is not None:
@@ -246,6 +338,8 @@ def main(argv=None):
                 raise _BadInput(f"no demo section {unknown[0]!r}; choose from {', '.join(SECTIONS)}")
             run(args.sections or None, write=lambda text: print(text, file=out))
             return 0
+        if args.command == "explain":
+            return _explain(args, out)
         return _grad(args, out, err)
     except ExprError as e:
         print(f"funcgrad grad: error: {e}", file=err)

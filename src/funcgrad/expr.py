@@ -131,15 +131,19 @@ def tokenize(text):
 # The functions a formula may call, by name: (funcgrad function, number of arguments).
 def _functions():
     one = {name: (getattr(fnp, name), 1) for name in
-           ("exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "absolute", "negative")}
-    one.update(relu=(nn.relu, 1), sigmoid=(nn.sigmoid, 1))
+           ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "square",
+            "sin", "cos", "tan", "arcsin", "arccos", "arctan", "asin", "acos", "atan",
+            "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "asinh", "acosh", "atanh",
+            "abs", "absolute", "negative", "reciprocal", "sinc")}
+    one.update(relu=(nn.relu, 1), sigmoid=(nn.sigmoid, 1), softplus=(nn.softplus, 1))
     two = {name: (getattr(fnp, name), 2) for name in
-           ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum")}
+           ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "hypot",
+            "arctan2", "atan2", "logaddexp")}
     return {**one, **two}
 
 
 FUNCTIONS = _functions()
-CONSTANTS = {"pi": float(np.pi)}
+CONSTANTS = {"pi": float(np.pi), "e": float(np.e), "tau": 2.0 * float(np.pi)}
 
 _BINARY = {"+": ("add", 1), "-": ("subtract", 1), "*": ("multiply", 2), "/": ("divide", 2),
            "**": ("power", 4)}

@@ -20,7 +20,7 @@ function again, primitive by primitive, to name the first culprit).
 >>> fg.backprop(f, check=True)
 Traceback (most recent call last):
 ...
-funcgrad.errors.NonFiniteError: backprop: the cotangent that sqrt node #... sends to its argument 0 (var x #...) is not finite: inf; the node's inputs: 0.0
+funcgrad.errors.NonFiniteError: backprop: the cotangent that sqrt(x) sends to its argument 0 (var x) is not finite: inf; the node's inputs: 0.0
 """
 
 import threading
@@ -30,7 +30,7 @@ import numpy as np
 
 from .arraylike import ArrayLike
 from .errors import NonFiniteError
-from .node import CONST, Leaf
+from .node import CONST, Leaf, short_label
 from .traces import Trace, new_level
 from .tree import tree_flatten, tree_map, tree_unflatten
 from .values import format_value, raw
@@ -56,7 +56,7 @@ def debug_nans():
     ...     fg.grad(lambda x: fnp.sum(fnp.log(x)))(np.array([1.0, -1.0]))
     Traceback (most recent call last):
     ...
-    funcgrad.errors.NonFiniteError: the value of log node #... is not finite: [ 0., nan]; its inputs are finite: [ 1., -1.]
+    funcgrad.errors.NonFiniteError: the value of log(var) is not finite: [ 0., nan]; its inputs are finite: [ 1., -1.]
     """
     _local.depth = getattr(_local, "depth", 0) + 1
     try:
@@ -80,8 +80,9 @@ def _finite(v):
 def _describe(node):
     prim = node._prim
     if type(prim) is Leaf:
-        return f"{prim.name}{' ' + node._name if node._name else ''} #{node._id}"
-    return f"{prim.name} node #{node._id}"
+        return f"{prim.name}{' ' + node._name if node._name else ''}"
+    args = ", ".join(short_label(a) for a in node._args[:4]) + (", ..." if len(node._args) > 4 else "")
+    return f"{node._name + ' = ' if node._name else ''}{prim.name}({args})"
 
 
 def check_values(order):

@@ -16,8 +16,11 @@ array([ 0.09  ,  0.2447, -0.3348])
 """
 
 import math
+import sys
 
 import numpy as np
+
+from .pages import Page, write_pages
 
 from .rules import arrays as _arrays
 from .rules.elementwise import abs as _abs
@@ -167,3 +170,42 @@ def mse_loss(predictions, targets, reduction="mean"):
     d = predictions - targets
     return _reduce(d * d, reduction, "mse_loss")
 
+
+
+# help() pages of the functions here that are primitives (objects, not Python functions);
+# tanh's is funcgrad.numpy's.
+_PAGES = {
+    "relu": Page(
+        "x, /", "The rectifier max(x, 0), elementwise.",
+        "1 where x > 0, else 0 (0 at the kink, like PyTorch and JAX)",
+        (("fnn.relu(np.array([-1.0, 2.0]))", "array([0., 2.])"),
+         ("fg.grad(lambda x: fnn.relu(x).sum())(np.array([-1.0, 2.0]))", "array([0., 1.])"))),
+    "sigmoid": Page(
+        "x, /", "The logistic sigmoid 1 / (1 + exp(-x)), elementwise "
+        "(``funcgrad.scipy.special.expit``).",
+        "sigmoid(x) (1 - sigmoid(x))",
+        (("fnn.sigmoid(0.0)", "0.5"), ("fg.grad(fnn.sigmoid)(0.0)", "np.float64(0.25)"))),
+    "softmax": Page(
+        "x, axis=-1", "exp(x) / sum(exp(x)) along ``axis``, without overflow.",
+        "the vector-Jacobian product s * (g - sum(s * g)), s the softmax",
+        (("fnn.softmax(np.log(np.array([1.0, 3.0])))", "array([0.25, 0.75])"),
+         ("fg.grad(lambda x: fnn.softmax(x)[1])(np.log(np.array([1.0, 3.0])))",
+          "array([-0.1875,  0.1875])"))),
+    "log_softmax": Page(
+        "x, axis=-1", "x - logsumexp(x) along ``axis``: log-probabilities from logits.",
+        "g - softmax(x) * sum(g)",
+        (("np.exp(fnn.log_softmax(np.log(np.array([1.0, 3.0]))))", "array([0.25, 0.75])"),)),
+    "logsumexp": Page(
+        "x, axis=None, keepdims=False", "log(sum(exp(x))) over ``axis``, without overflow.",
+        "softmax(x) over the same axes",
+        (("fnn.logsumexp(np.zeros(4))", "np.float64(1.3862943611198906)"),
+         ("fg.grad(fnn.logsumexp)(np.zeros(4))", "array([0.25, 0.25, 0.25, 0.25])"))),
+    "pnls": Page(
+        "x, label", "Cross-entropy of logits ``x`` (last axis) against integer ``label``s: "
+        "logsumexp(x) - x[label].",
+        "softmax(x) - one_hot(label) in x; none in the integer label",
+        (("fnn.pnls(np.zeros(4), 1)", "np.float64(1.3862943611198906)"),
+         ("fg.grad(fnn.pnls)(np.zeros(4), 1)", "array([ 0.25, -0.75,  0.25,  0.25])"))),
+}
+write_pages(sys.modules[__name__], "funcgrad.nn", _PAGES,
+            "import numpy as np, funcgrad as fg, funcgrad.nn as fnn", None)

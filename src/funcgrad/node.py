@@ -35,9 +35,10 @@ from .arraylike import ArrayLike
 from .errors import ImmutableError, NotDifferentiableError
 from .rules import elementwise as ew
 from .traces import Box, Trace
-from .values import frozen_copy
+from .values import format_value, frozen_copy
 
-__all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const"]
+__all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
+           "short_label"]
 
 
 class Leaf:
@@ -58,6 +59,25 @@ CONST = Leaf("const")
 _next_id = itertools.count().__next__       # atomic under the GIL: safe across threads
 
 
+def short_label(node):
+    """How reprs and messages name a node, without numbering it: its name if it has one,
+    a constant's value, else its op (``add(...)``).
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(2.0, name="x")
+    >>> [short_label(n) for n in (x, fg.const(0.5), fg.var(1.0), x * x)]
+    ['x', '0.5', 'var', 'multiply(...)']
+    """
+    if node._name:
+        return node._name
+    prim = node._prim
+    if prim is CONST:
+        return format_value(node._value)
+    if type(prim) is Leaf:
+        return prim.name
+    return f"{prim.name}(...)"
+
+
 def _readonly(name, doc):
     """A property that reads slot ``_name`` and refuses to be set."""
     def refuse(self, value):
@@ -70,6 +90,12 @@ def _readonly(name, doc):
 
 class Node(ArrayLike):
     """An immutable vertex of an expression DAG; see the module docstring.
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(2.0, name="x")
+    >>> y = (x + 1.0) * x
+    >>> y, y.value, y.op, y.args[1] is x
+    (<Node multiply(add(...), x) = 6.0>, 6.0, 'multiply', True)
 
     The slots are private; the public attributes are read-only properties over
     them, and a node has no ``__dict__``, so no attribute can be added. (There

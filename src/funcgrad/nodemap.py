@@ -9,7 +9,7 @@ Jupyter.
 >>> x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
 >>> g = fg.backprop((x + y) * x)
 >>> g
-<NodeMap of 4 nodes: x 1.0, y 2.0, add #... 2.0, multiply #... 1.0>
+<NodeMap of 4 nodes: x 1.0, y 2.0, add(...) 2.0, multiply(...) 1.0>
 >>> from pyrsistent import PMap
 >>> isinstance(g, PMap)
 True
@@ -19,6 +19,7 @@ from html import escape
 
 from pyrsistent import PMap, pmap
 
+from .node import Node, short_label
 from .values import format_value
 
 __all__ = ["NodeMap", "node_map"]
@@ -39,11 +40,7 @@ def _key(node):
 
 
 def _label(node):
-    name = getattr(node, "_name", None)
-    op = getattr(node, "op", None)
-    if name:
-        return name
-    return f"{op or getattr(node, 'kind', 'node')} #{_key(node)}"
+    return short_label(node) if isinstance(node, Node) else repr(node)
 
 
 class NodeMap(PMap):
@@ -116,12 +113,11 @@ class NodeMap(PMap):
     def _repr_html_(self):
         items = self._ordered()
         rows = "".join(
-            f"<tr><td>#{_key(k)}</td><td>{escape(str(getattr(k, '_name', '') or ''))}</td>"
-            f"<td>{escape(str(getattr(k, 'op', None) or getattr(k, 'kind', '')))}</td>"
+            f"<tr><td>{escape(_label(k))}</td>"
             f"<td>{escape(format_value(getattr(k, '_value', '')))}</td>"
             f"<td>{escape(format_value(v))}</td></tr>"
             for k, v in items[:_ROWS])
-        note = (f"<tr><td colspan=5>... {len(items) - _ROWS} more nodes</td></tr>"
+        note = (f"<tr><td colspan=3>... {len(items) - _ROWS} more nodes</td></tr>"
                 if len(items) > _ROWS else "")
-        return ("<table><tr><th>node</th><th>name</th><th>op</th><th>value</th>"
+        return ("<table><tr><th>node</th><th>value</th>"
                 f"<th>gradient</th></tr>{rows}{note}</table>")

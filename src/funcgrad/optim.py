@@ -21,9 +21,22 @@ pytree of gradients before the update.
 ...     params, state = update(grads, state, params)
 >>> round(float(params["w"]), 6), state.step
 (3.0, 100)
+
+Every optimizer also comes in optax's shape, ``updates, state = update(grads,
+state, params)`` followed by ``params = apply_updates(params, updates)``:
+
+>>> tx = fg.optim.adam(0.1).transformation()
+>>> params = {"w": 0.0}
+>>> state = tx.init(params)
+>>> for _ in range(300):
+...     updates, state = tx.update(fg.grad(loss)(params), state, params)
+...     params = fg.optim.apply_updates(params, updates)
+>>> round(float(params["w"]), 3)
+3.0
 """
 
 import math
+from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -31,14 +44,61 @@ import numpy as np
 from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .values import float_dtype, raw
 
-__all__ = ["Optimizer", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
+__all__ = ["Optimizer", "Transformation", "apply_updates", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
            "exponential_decay", "cosine_decay", "piecewise_constant", "warmup_cosine_decay",
            "clip_by_global_norm", "clip_by_value"]
 
 
-class Optimizer(NamedTuple):
+class Transformation(NamedTuple):
+    """An optimizer in optax's shape: ``update`` returns the change to make, not the params.
+
+    ``state = init(params)``; ``updates, state = update(grads, state, params)``;
+    then ``params = apply_updates(params, updates)``.
+    """
+
     init: Callable
     update: Callable
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    """An optimizer as a pure pair: ``state = init(params)`` and
+    ``params, state = update(grads, state, params)``; unpacks as ``init, update``.
+
+    >>> import funcgrad as fg
+    >>> init, update = fg.optim.sgd(0.1)
+    >>> update(1.0, init(2.0), 2.0)
+    (1.9, State(step=1, m=(), v=()))
+    """
+
+    init: Callable
+    update: Callable
+    delta: Callable = field(repr=False)   # update returning the changes (optax's update)
+
+    def __iter__(self):
+        return iter((self.init, self.update))
+
+    def transformation(self):
+        """The same optimizer in optax's shape (see :class:`Transformation`).
+
+        >>> import funcgrad as fg
+        >>> tx = fg.optim.sgd(0.5).transformation()
+        >>> updates, state = tx.update({"w": 2.0}, tx.init({"w": 1.0}), {"w": 1.0})
+        >>> updates, fg.optim.apply_updates({"w": 1.0}, updates)
+        ({'w': -1.0}, {'w': 0.0})
+        """
+        return Transformation(self.init, self.delta)
+
+
+def apply_updates(params, updates):
+    """``params + updates``, leaf by leaf (optax's ``apply_updates``), in each param's dtype.
+
+    >>> import numpy as np
+    >>> apply_updates({"w": np.array([1.0, 2.0])}, {"w": np.array([0.5, -0.5])})
+    {'w': array([1.5, 1.5])}
+    """
+    return tree_map(lambda p, u: p + u if np.ndim(p) == 0 else (p + u).astype(np.result_type(p), copy=False),
+                    params, updates)
 
 
 class State(NamedTuple):
@@ -167,23 +227,26 @@ def _check_step(who, grads, params, state):
 
 
 def _optimizer(who, learning_rate, slots, step_rule):
-    """An (init, update) pair: ``step_rule(lr, step, p, g, *slots) -> (p, *slots)`` per leaf."""
+    """An optimizer from ``step_rule(lr, step, p, g, *slots) -> (change of p, *slots)`` per leaf."""
     schedule = _rate(learning_rate, who)
 
     def init(params):
         zeros = _zeros(params)
         return State(0, *([zeros] * slots))
 
-    def update(grads, state, params):
+    def step(grads, state, params, apply):
         _check_step(f"{who}.update", grads, params, state)
         lr = schedule(state.step)
         p_leaves, treedef = tree_flatten(params)
         columns = [tree_leaves(grads)] + [tree_leaves(s) for s in state[1:1 + slots]]
         rows = [step_rule(lr, state.step + 1, p, *leaf) for p, *leaf in zip(p_leaves, *columns)]
+        moved = [p + r[0] if apply else r[0] for p, r in zip(p_leaves, rows)]
         unflatten = lambda k: tree_unflatten(treedef, [r[k] for r in rows])   # noqa: E731
-        return unflatten(0), State(state.step + 1, *[unflatten(k) for k in range(1, 1 + slots)])
+        return (tree_unflatten(treedef, moved),
+                State(state.step + 1, *[unflatten(k) for k in range(1, 1 + slots)]))
 
-    return Optimizer(init, update)
+    return Optimizer(init, lambda grads, state, params: step(grads, state, params, True),
+                     lambda grads, state, params: step(grads, state, params, False))
 
 
 def sgd(learning_rate):
@@ -194,7 +257,7 @@ def sgd(learning_rate):
     >>> update(2.0, init(1.0), 1.0)[0]
     0.0
     """
-    return _optimizer("sgd", learning_rate, 0, lambda lr, t, p, g: (p - lr * g,))
+    return _optimizer("sgd", learning_rate, 0, lambda lr, t, p, g: (-lr * g,))
 
 
 def momentum(learning_rate, mass=0.9, nesterov=False):
@@ -211,7 +274,7 @@ def momentum(learning_rate, mass=0.9, nesterov=False):
     """
     def rule(lr, t, p, g, v):
         v = mass * v + g
-        return p - lr * (g + mass * v if nesterov else v), v
+        return -lr * (g + mass * v if nesterov else v), v
     return _optimizer("nesterov" if nesterov else "momentum", learning_rate, 1, rule)
 
 
@@ -236,7 +299,7 @@ def adagrad(learning_rate=0.01, eps=1e-10):
     """
     def rule(lr, t, p, g, s):
         s = s + g * g
-        return p - lr * g / (np.sqrt(s) + eps), s
+        return -lr * g / (np.sqrt(s) + eps), s
     return _optimizer("adagrad", learning_rate, 1, rule)
 
 
@@ -251,18 +314,17 @@ def rmsprop(learning_rate=0.01, decay=0.99, eps=1e-8):
     """
     def rule(lr, t, p, g, v):
         v = decay * v + (1.0 - decay) * g * g
-        return p - lr * g / (np.sqrt(v) + eps), v
+        return -lr * g / (np.sqrt(v) + eps), v
     return _optimizer("rmsprop", learning_rate, 1, rule)
 
 
 def _adam_rule(b1, b2, eps, weight_decay):
     def rule(lr, t, p, g, m, v):
-        if weight_decay:
-            p = p - lr * weight_decay * p
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         c1, c2 = 1 - b1 ** t, 1 - b2 ** t
-        return p - lr * (m / c1) / ((v / c2) ** 0.5 + eps), m, v
+        change = -lr * (m / c1) / ((v / c2) ** 0.5 + eps)
+        return (change - lr * weight_decay * p if weight_decay else change), m, v
     return rule
 
 

@@ -37,6 +37,9 @@ The public makers :func:`defvjp`, :func:`defjvp` and :func:`defbatch` write
 into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
 """
 
+import ast
+import inspect
+
 import numpy as np
 
 from .errors import ShapeError
@@ -44,7 +47,7 @@ from .traces import Box
 from .values import raw, shape_of
 
 __all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "per_argument_rule",
-           "is_joint"]
+           "is_joint", "describe"]
 
 
 class Primitive:
@@ -57,7 +60,9 @@ class Primitive:
     <primitive cube>
     """
 
-    __slots__ = ("name", "impl", "vjp", "jvp", "batch", "partials", "__weakref__")
+    # __dict__ holds what help(), inspect and doctest read from a primitive itself:
+    # __doc__, __module__ and __signature__ (see describe).
+    __slots__ = ("name", "impl", "vjp", "jvp", "batch", "partials", "__dict__", "__weakref__")
 
     def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None):
         self.name = name
@@ -66,6 +71,16 @@ class Primitive:
         self.jvp = jvp
         self.batch = batch
         self.partials = partials
+        self.__doc__ = f"The funcgrad primitive {name!r}."
+        self.__signature__ = _signature_of(impl)
+
+    # A primitive reads as the function it is: help(), inspect.signature, doctest.
+    __name__ = property(lambda self: self.name)
+
+    def __get__(self, obj, cls=None):
+        # Stored on a class, a primitive stays itself (not a bound method); defining this
+        # also makes inspect.isroutine true, so help() shows a function page.
+        return self
 
     def __call__(self, *args, **params):
         if len(args) == 1:  # the commonest call, without the search below
@@ -86,6 +101,49 @@ class Primitive:
 
     def __repr__(self):
         return f"<primitive {self.name}>"
+
+
+def _signature_of(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def describe(prim, signature, doc, module=None):
+    """Give ``prim`` the signature and docstring ``help()`` shows, and its home module.
+
+    ``signature`` is the parameter list as written in Python (``"x, /"``).
+
+    >>> cube = Primitive("cube", lambda x: x ** 3)
+    >>> describe(cube, "x, /", "x cubed, elementwise.")
+    >>> import inspect
+    >>> inspect.signature(cube), cube.__doc__
+    (<Signature (x, /)>, 'x cubed, elementwise.')
+    """
+    prim.__signature__ = _parse_signature(signature) if isinstance(signature, str) else signature
+    prim.__doc__ = doc
+    if module is not None:
+        prim.__module__ = module
+
+
+def _parse_signature(params):
+    """An ``inspect.Signature`` from a parameter list, read by the ast (never evaluated)."""
+    tree = ast.parse(f"def f({params}): pass").body[0].args
+    kinds = inspect.Parameter
+    out = [kinds(a.arg, kinds.POSITIONAL_ONLY) for a in tree.posonlyargs]
+    out += [kinds(a.arg, kinds.POSITIONAL_OR_KEYWORD) for a in tree.args]
+    defaults = [ast.literal_eval(d) for d in tree.defaults]
+    for i, d in enumerate(defaults, len(out) - len(defaults)):
+        out[i] = out[i].replace(default=d)
+    if tree.vararg:
+        out.append(kinds(tree.vararg.arg, kinds.VAR_POSITIONAL))
+    for a, d in zip(tree.kwonlyargs, tree.kw_defaults):
+        default = kinds.empty if d is None else ast.literal_eval(d)
+        out.append(kinds(a.arg, kinds.KEYWORD_ONLY, default=default))
+    if tree.kwarg:
+        out.append(kinds(tree.kwarg.arg, kinds.VAR_KEYWORD))
+    return inspect.Signature(out)
 
 
 def is_joint(rules):
@@ -120,7 +178,10 @@ def primitive(fun):
         return fun
     if not callable(fun):
         raise TypeError(f"fg.primitive needs a function; got {type(fun).__name__}")
-    return Primitive(getattr(fun, "__name__", "primitive"), fun)
+    prim = Primitive(getattr(fun, "__name__", "primitive"), fun)
+    describe(prim, _signature_of(fun), fun.__doc__ or prim.__doc__,
+             getattr(fun, "__module__", None))
+    return prim
 
 
 def _check_primitive(prim, who):

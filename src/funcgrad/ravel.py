@@ -31,6 +31,13 @@ def ravel_pytree(tree):
     """``(flat, unravel)``: the leaves of ``tree`` flattened and joined into one 1-D
     array, and a function mapping such an array back to a tree of that structure
     (leaves of the original shapes and dtypes; Python floats stay floats).
+
+    >>> import numpy as np
+    >>> flat, unravel = ravel_pytree({"w": np.array([[1.0, 2.0]]), "b": 3.0})
+    >>> flat
+    array([3., 1., 2.])
+    >>> unravel(flat * 10)
+    {'b': 30.0, 'w': array([[10., 20.]])}
     """
     leaves, treedef = tree_flatten(tree)
     shapes = [shape_of(leaf) for leaf in leaves]

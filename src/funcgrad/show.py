@@ -1,7 +1,11 @@
 """Seeing a graph: a short repr, a program-like listing, and Graphviz source.
 
 Nothing here walks more than it prints: a node's repr reads only the node and
-its parents' ids, and listings of huge graphs keep their head and tail.
+its parents, and listings of huge graphs keep their head and tail. One
+numbering scheme: a listing numbers nodes by position (``%0``, ``%1``, ...) in
+its own order; a repr numbers nothing (it names parents by name, constant
+value or op), so reprs do not change from run to run and users' doctests can
+show them.
 
 Importing this module installs how a node prints (``repr``) and draws in
 Jupyter (``_repr_svg_``), so that :mod:`funcgrad.node` needs no pictures.
@@ -10,14 +14,15 @@ Jupyter (``_repr_svg_``), so that :mod:`funcgrad.node` needs no pictures.
 import os
 import shutil
 import subprocess
+from html import escape
 
 from .body import Body
 from .errors import GraphvizNotFound
-from .node import Leaf, Node
+from .node import Leaf, Node, short_label
 from .order import check_outputs, toposort
 from .values import format_value
 
-__all__ = ["show", "to_dot", "to_svg", "render", "GraphvizNotFound", "node_repr", "format_value"]
+__all__ = ["show", "Listing", "to_dot", "to_svg", "render", "GraphvizNotFound", "node_repr", "format_value"]
 
 
 _ARGS_SHOWN = 6   # a node with more parents lists the first few and the last
@@ -32,13 +37,20 @@ def _arg_list(args, name_of):
 
 
 def node_repr(node):
-    """``<Node #id op(#parent, ...) = value>``: the node and its parents' ids only."""
+    """``<Node op(parent, ...) = value>``, parents by :func:`~funcgrad.node.short_label`.
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(2.0, name="x")
+    >>> x, x * x + 1.0
+    (<Node var x = 2.0>, <Node add(multiply(...), 1.0) = 5.0>)
+    """
     prim = node._prim
     if type(prim) is Leaf:
         label = prim.name + (f" {node._name}" if node._name else "")
     else:
-        label = f"{prim.name}({_arg_list(node._args, lambda a: '#%d' % a._id)})"
-    return f"<Node #{node._id} {label} = {format_value(node._value)}>"
+        named = f"{node._name}: " if node._name else ""
+        label = f"{named}{prim.name}({_arg_list(node._args, short_label)})"
+    return f"<Node {label} = {format_value(node._value)}>"
 
 
 def _label(node, position):
@@ -175,6 +187,33 @@ def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
         r1 = r0 * a0
         return (r1,)
     """
+    return Listing(_listing(outputs, grads, limit, method, labels))
+
+
+class Listing(str):
+    """What :func:`show` returns: its text, as a ``str`` (equal to the text, printable,
+    searchable), that the REPL shows without quotes and Jupyter as preformatted HTML.
+
+    >>> import funcgrad as fg
+    >>> listing = fg.show(fg.var(2.0, name="x") * 3.0)
+    >>> listing
+    %0  x  var                -->  2.0
+    %1     const              -->  3.0
+    %2     multiply(%0, %1)   -->  6.0
+    >>> listing == str(listing), listing._repr_html_().startswith("<pre>")
+    (True, True)
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return str(self)
+
+    def _repr_html_(self):
+        return f"<pre>{escape(str(self))}</pre>"
+
+
+def _listing(outputs, grads, limit, method, labels):
     if len(outputs) == 1 and callable(getattr(outputs[0], "plans", None)):
         return _show_plans(outputs[0], limit)
     if len(outputs) == 1 and isinstance(getattr(outputs[0], "body", None), Body):
@@ -328,7 +367,14 @@ def _dot_program():
 
 
 def to_svg(*outputs, **options):
-    """The graph drawn by Graphviz as SVG text (options as for :func:`to_dot`)."""
+    """The graph drawn by Graphviz as SVG text (options as for :func:`to_dot`).
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(2.0, name="x")
+    >>> svg = fg.to_svg(x * x + 1.0)
+    >>> svg.startswith("<?xml") and "multiply" in svg
+    True
+    """
     return _run_dot(to_dot(*outputs, **options), "svg").decode()
 
 

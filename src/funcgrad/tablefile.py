@@ -288,6 +288,13 @@ def loads(data, primitives=None):
     ``primitives``: your own primitives the file may name (funcgrad's are
     always known). Anything else in the file, or anything malformed, raises
     :class:`~funcgrad.serialize.SerializationError`.
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(3.0, name="x")
+    >>> y = fg.loads(fg.dumps(x * x + 1.0))
+    >>> x2 = fg.toposort(y)[0]               # a new leaf, not x itself
+    >>> y.value, x2.name, fg.backprop(y)[x2]
+    (10.0, 'x', 6.0)
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"fg.loads takes bytes; got {type(data).__name__}")

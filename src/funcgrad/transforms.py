@@ -11,6 +11,7 @@ Each call of a transformed function opens a trace of its own (see
 once never share state.
 """
 
+import dataclasses
 import math
 import numbers
 
@@ -59,6 +60,11 @@ def diff_leaf(x, who, where):
         return float(x)
     if isinstance(x, numbers.Complex):
         return complex(x)
+    if dataclasses.is_dataclass(x) or hasattr(x, "__dict__") and not callable(x):
+        raise NotDifferentiableError(
+            f"{who}: {where} is {type(x).__name__} {x!r:.60}, which funcgrad does not know as "
+            f"a container; register its class as a pytree: @fg.register_dataclass above "
+            f"@dataclass, or fg.register_pytree_node(cls, flatten, unflatten)")
     raise NotDifferentiableError(
         f"{who}: {where} is {type(x).__name__} {x!r}, which cannot be differentiated; "
         f"pass numbers or float arrays (or fix it with functools.partial)"

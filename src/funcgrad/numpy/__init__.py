@@ -25,7 +25,8 @@ import numpy as _np
 from .. import arraylike as _arraylike
 from ..errors import NoRuleError as _NoRuleError
 from . import (_basic, _calculus, _editing, _floats, _functional, _indexing, _joining, _logic, _math,
-               _methods, _polynomials, _products, _reductions, _shape, _statistics, fft, linalg)
+               _methods, _pages, _polynomials, _products, _reductions, _shape, _statistics, fft,
+               linalg)
 from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
 from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
 from ._logic import *        # noqa: F401,F403  comparisons, predicates, logic: masks
@@ -50,6 +51,8 @@ __all__ = ["fft"] + [n for m in (_basic, _math, _logic, _reductions, _products, 
 # called on them run the namesakes here.
 _methods.install(_arraylike.ArrayLike, _sys.modules[__name__])
 _arraylike.numpy_layer.update(numpy=_sys.modules[__name__], linalg=linalg, fft=fft)
+# help() pages for the functions that are primitives (objects, not Python functions).
+_pages.write(_sys.modules[__name__])
 
 
 def __getattr__(name):

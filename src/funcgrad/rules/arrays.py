@@ -27,7 +27,7 @@ from functools import reduce
 
 import numpy as np
 
-from ..primitive import Primitive
+from ..primitive import Primitive, describe
 from ..values import float_dtype, ndim_of, normalize_axes, shape_of, zeros_like_value
 
 __all__ = [
@@ -329,3 +329,14 @@ add_n = Primitive(
     jvp=_add_n_jvp,
     batch=batch_elementwise,
 )
+describe(add_n, "*xs", """The sum of any number of arrays or numbers (broadcast), as one node.
+
+One node with n parents instead of a chain of n - 1 additions: the graph stays
+shallow and backprop hands every argument the cotangent at once.
+
+>>> import funcgrad as fg
+>>> x, y, z = fg.var(1.0), fg.var(2.0), fg.var(3.0)
+>>> total = fg.add_n(x, y, z, x)
+>>> total.value, fg.backprop(total)[x]
+(7.0, 2.0)
+""", "funcgrad")

@@ -20,8 +20,11 @@ rounding); derivatives are exact to any order in both modes.
 array([0.25, 0.25, 0.25, 0.25])
 """
 
+import sys as _sys
+
 import numpy as _np
 
+from . import _pages
 from ..rules import arrays as _arrays
 from ..rules import nn as _nn
 from ..rules.elementwise import log as _log
@@ -129,3 +132,7 @@ def log_softmax(x, axis=None):
     array([0.25, 0.75])
     """
     return _over_axes(_nn.log_softmax, x, axis)
+
+
+# help() pages for the functions that are primitives (objects, not Python functions).
+_pages.write(_sys.modules[__name__])
