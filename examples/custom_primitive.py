@@ -1,5 +1,7 @@
 """A custom primitive with its own rule: a numerically stable softplus.
 
+Needs the examples extra (matplotlib): ``pip install -e ".[examples]"``.
+
     python examples/custom_primitive.py
     python examples/custom_primitive.py --points 50 --out /tmp/softplus
 
@@ -15,11 +17,18 @@ Writes OUT/softplus.png: softplus and its first two derivatives.
 
 import argparse
 import pathlib
+import sys
 
 import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+
+try:      # the examples extra; say so before any work, not after training
+    import matplotlib
+except ImportError as missing:
+    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+             f'pip install -e ".[examples]"')
 
 
 @fg.primitive
@@ -39,7 +48,6 @@ def naive_softplus(x):
 
 
 def plot(xs, path):
-    import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -1,5 +1,7 @@
 """An MLP classifies scikit-learn's handwritten digits, trained with Adam under fg.jit.
 
+Needs the examples extra (matplotlib, scikit-learn and tqdm): ``pip install -e ".[examples]"``.
+
     python examples/digits_mlp.py                            # 1797 images, 30 epochs
     python examples/digits_mlp.py --limit 300 --epochs 2 --out /tmp/digits
 
@@ -21,6 +23,14 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+
+try:      # the examples extra; say so before any work, not after training
+    import matplotlib
+    import sklearn  # noqa: F401 - its bundled digits are read in load()
+    from tqdm import tqdm
+except ImportError as missing:
+    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+             f'pip install -e ".[examples]"')
 
 
 def load(limit, rng):
@@ -59,15 +69,7 @@ def accuracy(params, X, y):
     return float(np.mean(np.argmax(logits(params, X), axis=-1) == y))
 
 
-def progress(epoch, epochs, done, total, value, width=30):
-    filled = int(width * done / total)
-    bar = "#" * filled + "." * (width - filled)
-    sys.stdout.write(f"\repoch {epoch:3d}/{epochs} [{bar}] {done:4d}/{total} loss {value:.4f}")
-    sys.stdout.flush()
-
-
 def plot(history, path):
-    import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -121,16 +123,21 @@ def main(argv=None):
     for epoch in range(1, a.epochs + 1):
         order = rng.permutation(len(y_train))
         total = 0.0
-        for b in range(n_batches):
-            idx = order[b * batch:(b + 1) * batch]
-            value, grads = step(params, X_train[idx], Y_train[idx])
-            params, state = update(grads, state, params)
-            total += float(value)
-            progress(epoch, a.epochs, b + 1, n_batches, total / (b + 1))
+        # tqdm draws a bar on a terminal and stays silent when output goes to a file (disable=None)
+        with tqdm(total=n_batches, desc=f"epoch {epoch:3d}/{a.epochs}", disable=None,
+                  leave=False) as bar:
+            for b in range(n_batches):
+                idx = order[b * batch:(b + 1) * batch]
+                value, grads = step(params, X_train[idx], Y_train[idx])
+                params, state = update(grads, state, params)
+                total += float(value)
+                bar.update()
+                bar.set_postfix(loss=f"{total / (b + 1):.4f}")
         history["loss"].append(total / n_batches)
         history["train"].append(accuracy(params, X_train, y_train))
         history["test"].append(accuracy(params, X_test, y_test))
-        sys.stdout.write(f"  train {history['train'][-1]:.1%}  test {history['test'][-1]:.1%}\n")
+        print(f"epoch {epoch:3d}/{a.epochs}  loss {history['loss'][-1]:.4f}  "
+              f"train {history['train'][-1]:.1%}  test {history['test'][-1]:.1%}")
     elapsed = time.perf_counter() - start
 
     print(f"final test accuracy {history['test'][-1]:.1%} after {a.epochs} epochs "

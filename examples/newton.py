@@ -1,5 +1,7 @@
 """Newton's method with fg.hessian and fg.grad on the Rosenbrock function.
 
+Needs the examples extra (matplotlib): ``pip install -e ".[examples]"``.
+
     python examples/newton.py                    # 2-D, from (-1.2, 1)
     python examples/newton.py --dim 10           # the n-dimensional Rosenbrock
     python examples/newton.py --out /tmp/newton
@@ -15,11 +17,18 @@ path over the function's contours; otherwise the error per iteration).
 
 import argparse
 import pathlib
+import sys
 
 import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+
+try:      # the examples extra; say so before any work, not after training
+    import matplotlib
+except ImportError as missing:
+    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+             f'pip install -e ".[examples]"')
 
 
 def rosenbrock(x):
@@ -45,7 +54,6 @@ def newton(f, x0, iters, tol=1e-12):
 
 
 def plot(path, errors, out):
-    import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -1,5 +1,7 @@
 """An RNN trained with fg.scan under fg.jit: it learns to predict a noisy wave's next value.
 
+Needs the examples extra (matplotlib): ``pip install -e ".[examples]"``.
+
     python examples/rnn_scan.py                        # 400 steps of sequence, 300 updates
     python examples/rnn_scan.py --length 100 --steps 20 --out /tmp/rnn
 
@@ -11,18 +13,25 @@ backward pass holds (``fg.checkpoint_plan`` prints how). Adam, from
 ``funcgrad.optim``, updates the parameters (a dict: a pytree). After training
 the RNN reads the stretch of the wave that follows, which it never saw, and
 predicts each next value. Writes OUT/rnn_scan.png: the training curve and
-those predictions (needs matplotlib: ``pip install -e ".[examples]"``).
+those predictions.
 """
 
 import argparse
 import math
 import pathlib
+import sys
 import time
 
 import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+
+try:      # the examples extra; say so before any work, not after training
+    import matplotlib
+except ImportError as missing:
+    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+             f'pip install -e ".[examples]"')
 
 
 def init(hidden, rng):
@@ -51,7 +60,6 @@ def predict(p, xs):
 
 
 def plot(losses, xs, test, predicted, path):
-    import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -102,11 +110,6 @@ def main():
     rms = np.sqrt(np.mean((predicted - test[1:]) ** 2))
     print(f"next-value error on {len(test)} unseen steps: {rms:.3f} root mean square "
           f"(the wave's own: {np.sqrt(np.mean(test ** 2)):.3f}; its noise: 0.050)")
-    try:
-        import matplotlib  # noqa: F401 - only to ask whether it is there
-    except ImportError:
-        print('matplotlib is not installed: no plot (pip install -e ".[examples]")')
-        return
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     plot(losses, xs, test, predicted, out / "rnn_scan.png")

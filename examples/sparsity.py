@@ -1,17 +1,19 @@
 """Sparse Hessians by the boolean fold, and an alignment by the log semiring.
 
+Needs the examples extra (matplotlib): ``pip install -e ".[examples]"``.
+
 Builds the Hessian of a 2-D Laplacian energy on an m x m grid with
 ``fg.sparse_hessian`` (one Hessian-vector product per colour of a star
 colouring), checks it against the dense ``fg.hessian``, then aligns two
 noisy sine waves with soft-DTW, whose gradient is the expected alignment.
-Plots the pattern coloured by colour and the alignment (needs matplotlib:
-``pip install -e ".[examples]"``).
+Plots the pattern coloured by colour and the alignment.
 
     python examples/sparsity.py --grid 12 --out /tmp/sparsity
 """
 
 import argparse
 import pathlib
+import sys
 import time
 
 import numpy as np
@@ -19,6 +21,12 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.coloring import star_coloring
+
+try:      # the examples extra; say so before any work, not after training
+    import matplotlib
+except ImportError as missing:
+    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+             f'pip install -e ".[examples]"')
 
 
 def energy(u):
@@ -42,11 +50,6 @@ def soft_dtw(D, gamma):
 
 
 def plot(pattern, colors, alignment, path):
-    try:
-        import matplotlib
-    except ImportError:
-        print('no plot: matplotlib is missing (pip install -e ".[examples]")')
-        return
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4.6))

@@ -1,5 +1,7 @@
 """micrograd's demo in funcgrad: an MLP 2-16-16-1 learns two moons with SGD.
 
+Needs the examples extra (matplotlib): ``pip install -e ".[examples]"``.
+
     python examples/two_moons.py                       # 100 points, 100 steps
     python examples/two_moons.py --points 40 --steps 10 --out /tmp/moons
 
@@ -13,12 +15,19 @@ Writes OUT/two_moons.png: the decision boundary over the points.
 
 import argparse
 import pathlib
+import sys
 import time
 
 import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+
+try:      # the examples extra; say so before any work, not after training
+    import matplotlib
+except ImportError as missing:
+    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+             f'pip install -e ".[examples]"')
 
 
 def make_moons(n, noise, rng):
@@ -64,7 +73,6 @@ def loss(params, X, y, alpha=1e-4):
 
 
 def plot(params, X, y, path):
-    import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

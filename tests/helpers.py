@@ -1,6 +1,25 @@
-"""Finite differences and comparisons shared by the tests."""
+"""Finite differences and comparisons shared by the tests, and the optional PyTorch."""
+
+import importlib
 
 import numpy as np
+import pytest
+
+try:      # cross-checks only: the light test install has no PyTorch
+    torch = importlib.import_module("torch")
+except ImportError:
+    torch = None
+
+_NO_TORCH = ("a cross-check against PyTorch, which is not installed "
+             "(pip install -e '.[test,torch]' runs it)")
+requires_torch = pytest.mark.skipif(torch is None, reason=_NO_TORCH)
+
+
+def needs_torch():
+    """PyTorch, or skip the calling test saying why."""
+    if torch is None:
+        pytest.skip(_NO_TORCH)
+    return torch
 
 EPS = 1e-6
 
@@ -38,5 +57,5 @@ def numeric_grad(f, args, argnum, eps=EPS):
 def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
     """``got`` equals ``want`` within tolerance, with the same shape."""
     assert np.shape(got) == np.shape(want), f"{what}: shape {np.shape(got)} != {np.shape(want)}"
-    np.testing.assert_allclose(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64),
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want),      # complex compared whole
                                rtol=rtol, atol=atol, err_msg=what)

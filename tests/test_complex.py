@@ -11,6 +11,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from helpers import requires_torch, torch
 
 RNG = np.random.default_rng(7)
 Z = np.array([0.3 + 0.4j, -0.5 + 0.2j, 0.7 - 0.6j])
@@ -171,11 +172,9 @@ def test_hand_built_expressions_take_complex_leaves():
     assert fg.backprop(out)[z] == pytest.approx(2.0 + 4.0j)   # d(x^2 - y^2) = 2x - i(-2y)
 
 
-torch = pytest.importorskip("torch")
-
-
 @pytest.mark.parametrize("name", ["exp", "sin", "tanh", "sqrt", "log", "abs", "real", "imag",
                                   "conj", "angle", "sign"])
+@requires_torch
 def test_against_pytorch_which_returns_the_conjugate(name):
     ours = getattr(fnp, name)
     theirs = {"conj": lambda t: t.conj().resolve_conj(), "sign": torch.sgn}.get(

@@ -126,3 +126,35 @@ def test_bad_sizes_are_refused_with_status_2():
     done = subprocess.run([sys.executable, str(EXAMPLES / "path_semirings.py"), "--layers", "0"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "at least 1" in done.stderr
+
+
+# A script that hides one module from the example it runs, as on a machine without the extra.
+_WITHOUT = """
+import importlib.abc, runpy, sys
+class Hide(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] == {hidden!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+sys.meta_path.insert(0, Hide())
+sys.argv = [{script!r}] + {args!r}
+runpy.run_path({script!r}, run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("name", sorted(PNG))
+def test_each_example_names_its_extra_up_front(name, tmp_path):
+    text = (EXAMPLES / name).read_text()
+    assert 'pip install -e ".[examples]"' in text.split('"""')[1]      # in its docstring
+    script = _WITHOUT.format(hidden="matplotlib", script=str(EXAMPLES / name),
+                             args=SMALL.get(name, []) + ["--out", str(tmp_path)])
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert 'needs matplotlib, from the examples extra: pip install -e ".[examples]"' in done.stderr
+    assert done.stdout == ""                      # said before any work, not after training
+
+
+def test_progress_bars_stay_out_of_redirected_output(tmp_path):
+    done = run("digits_mlp.py", *SMALL["digits_mlp.py"], "--out", str(tmp_path))
+    assert done.returncode == 0 and "\r" not in done.stdout + done.stderr
+    assert done.stdout.count("epoch ") == 2

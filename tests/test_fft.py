@@ -9,11 +9,11 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
-import torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.numpy import fft as ffft
+from helpers import requires_torch, torch
 
 Case = namedtuple("Case", "fun shape complex_ok torch", defaults=(True, None))
 
@@ -109,6 +109,7 @@ def test_vmap_and_jit_agree(name):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
+@requires_torch
 def test_gradients_match_torch(name):
     case = CASES[name]
     for x in _inputs(case, seed=3):

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.numpy import _math
+from helpers import needs_torch
 
 
 def uniform(lo, hi):
@@ -303,7 +304,7 @@ def test_vmap_equals_a_loop(name):
 
 @pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.torch is not None))
 def test_gradients_match_torch(name):
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     rng = np.random.default_rng(9)
     for shapes in shapes_of(name):
         args = sample(name, shapes, rng)

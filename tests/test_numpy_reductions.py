@@ -18,6 +18,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.scipy.special as fsp
 from funcgrad.numpy import _reductions
+from helpers import needs_torch
 
 
 def normal(rng, shape):
@@ -298,7 +299,7 @@ def test_vmap_equals_a_loop(name):
 
 @pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.torch is not None))
 def test_gradients_match_torch(name):
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     row = ROWS[name]
     rng = np.random.default_rng(9)
     for shapes in row.shapes:

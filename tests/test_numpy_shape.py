@@ -13,12 +13,12 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from helpers import requires_torch, torch
 from funcgrad.numpy import _indexing, _joining, _shape
 
 Case = namedtuple("Case", "fun shapes torch vmap", defaults=(None, True))
@@ -266,6 +266,7 @@ def test_vmap_equals_a_loop(name):
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.torch))
+@requires_torch
 def test_gradients_match_torch(name):
     case = CASES[name]
     for i, shapes in enumerate(case.shapes):

@@ -7,6 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from helpers import needs_torch
 
 
 def _data():
@@ -114,7 +115,7 @@ TORCH_TWINS = {
 
 @pytest.mark.parametrize("name", sorted(TORCH_TWINS))
 def test_trajectory_equals_torch_optim(name):
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     make, cls, kw = TORCH_TWINS[name]
     X, y = _data()
     params = {"w": np.array([0.3, -0.2]), "b": 0.1}
@@ -187,7 +188,7 @@ NN_TWINS = {
 
 @pytest.mark.parametrize("name", sorted(NN_TWINS))
 def test_nn_functions_match_torch(name):
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     ours, theirs = NN_TWINS[name]
     x = np.random.default_rng(1).normal(size=(3, 3)) * 3.0
     w = np.random.default_rng(2).normal(size=np.shape(ours(x)))

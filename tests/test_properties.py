@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 import funcgrad as fg
 from funcgrad.rules import elementwise as ew
 
-from helpers import numeric_grad
+from helpers import needs_torch, numeric_grad
 from strategies import programs, run, torch_ops
 
 SETTINGS = settings(max_examples=100, deadline=None)
@@ -45,7 +45,7 @@ def test_gradients_match_central_differences(program):
 @SETTINGS
 @given(programs(arrays=True))
 def test_gradients_match_torch(program):
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     leaves, values, out = _build(program)
     g = fg.backprop(out)
     tleaves = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in program.inputs]

@@ -26,7 +26,7 @@ from functools import reduce
 import numpy as np
 import pytest
 import scipy.special
-from helpers import assert_close, numeric_grad
+from helpers import assert_close, needs_torch, numeric_grad
 from test_numpy_math import ROWS as MATH_ROWS
 
 import funcgrad as fg
@@ -396,7 +396,9 @@ def reverse_vs_differences(prim, args, params, diff, pre=None):
         return
     nodes, out, w, grads = forward_and_backprop(prim, args, params, diff, pre)
     for i in diff:
-        want = numeric_grad(lambda *xs: np.sum(_call(prim, xs, params, diff, pre) * w), args, i)
+        # a real cotangent w pairs with the real part of a complex output: Re(sum(out * w))
+        want = numeric_grad(lambda *xs: np.real(np.sum(_call(prim, xs, params, diff, pre) * w)),
+                            args, i)
         assert_close(grads[nodes[i]], want, what=f"{prim.name} d/d arg{i}")
 
 
@@ -448,8 +450,10 @@ def forward_vs_differences(prim, args, params, diff, pre=None, seed=1):
     plus = f(*[np.add(x, eps * t) if np.ndim(x) else x + eps * t for x, t in zip(primals, tangents)])
     minus = f(*[np.subtract(x, eps * t) if np.ndim(x) else x - eps * t
                 for x, t in zip(primals, tangents)])
-    want = (np.asarray(plus, dtype=np.float64) - np.asarray(minus, dtype=np.float64)) / (2 * eps)
-    assert_close(np.asarray(t_out, dtype=np.float64).reshape(np.shape(want)), want, rtol=1e-5,
+    # bool outputs as 0/1; complex outputs stay complex
+    want = (np.asarray(plus, dtype=np.result_type(plus, float))
+            - np.asarray(minus, dtype=np.result_type(minus, float))) / (2 * eps)
+    assert_close(np.asarray(t_out).reshape(np.shape(want)), want, rtol=1e-5,
                  atol=1e-6, what=f"{prim.name} jvp")
     assert np.shape(t_out) == np.shape(out), f"{prim.name}: tangent shape != output shape"
 
@@ -657,7 +661,7 @@ def torch_function(torch, name):
 
 
 def reverse_vs_torch(prim, args, params, diff, pre=None):
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     f = torch_function(torch, prim.name)
     if f is None:   # no PyTorch counterpart; central differences check it above
         return
@@ -697,7 +701,7 @@ def test_structural_gradient_matches_torch(case):
 
 
 def test_every_primitive_has_a_torch_equivalent_or_a_reason():
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     for name in PRIMITIVES:
         torch_function(torch, name)
 

@@ -4,10 +4,10 @@ to second order in both modes, against finite differences and PyTorch."""
 import numpy as np
 import pytest
 import scipy.linalg
-import torch
 
 import funcgrad as fg
 import funcgrad.scipy.linalg as fsl
+from helpers import requires_torch, torch
 
 R = np.random.default_rng(0)
 M = R.standard_normal((3, 3)) + 3.0 * np.eye(3)
@@ -69,6 +69,7 @@ def test_triangular_functions_read_one_triangle():
     assert not np.any(np.tril(g, -1))
 
 
+@requires_torch
 def test_expm_and_solve_triangular_match_torch():
     w = R.standard_normal((3, 3))
     ta = torch.tensor(M * 0.3, requires_grad=True)

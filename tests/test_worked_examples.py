@@ -13,7 +13,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-from helpers import assert_close, numeric_grad
+from helpers import assert_close, needs_torch, numeric_grad
 
 
 def check_against_differences(f, point, grads, leaves, rtol=1e-6, atol=1e-7):
@@ -146,7 +146,7 @@ def test_micrograd_expression():
 
 
 def test_micrograd_expression_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     a = torch.tensor(-4.0, dtype=torch.float64, requires_grad=True)
     b = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
     c = a + b
@@ -223,7 +223,7 @@ def test_softmax_then_pick_equals_pnls():
 
 
 def test_tiny_network_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = needs_torch()
     rng = np.random.default_rng(2)
     vals = [rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(3, 4))]
     leaves = [fg.var(v) for v in vals]

@@ -13,6 +13,8 @@ Under ``vmap`` a comparison cannot be a plain bool (each example has its own
 answer), so a batched value compares into a batched mask instead.
 """
 
+from typing import Any, Callable
+
 import numpy as np
 
 from .errors import ConversionError
@@ -59,7 +61,7 @@ _MASKS = {
                     "logical_not", "logical_xor")},
 }
 
-numpy_layer = {}
+numpy_layer: dict[str, Any] = {}
 """``{"numpy": funcgrad.numpy, "linalg": ..., "fft": ...}`` once the NumPy
 layer is imported (it registers itself); NumPy's functions and ufuncs called
 on traced values then run their namesakes there."""
@@ -90,7 +92,7 @@ def _namesake(name, module="numpy"):
 
 
 # Questions about a traced value's shape have answers that need no derivative.
-_QUERIES = {
+_QUERIES: dict[Callable, Callable] = {
     np.shape: lambda a: shape_of(a),
     np.ndim: lambda a: len(shape_of(a)),
     np.size: lambda a, axis=None: (int(np.prod(shape_of(a), dtype=np.int64)) if axis is None

@@ -154,4 +154,4 @@ def at(x):
     return _At(x)
 
 
-ArrayLike.at = property(at, doc="``x.at[idx].set(v)``: the same as ``fg.at(x)[idx].set(v)``.")
+setattr(ArrayLike, "at", property(at, doc="``x.at[idx].set(v)``: the same as ``fg.at(x)[idx].set(v)``."))

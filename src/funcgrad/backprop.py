@@ -8,6 +8,8 @@ contributions meeting at a parent are added. Constants are not differentiated.
 
 import operator
 
+from typing import Any
+
 import numpy as np
 
 from .errors import MissingRuleError, ShapeError
@@ -22,7 +24,7 @@ from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_
 
 __all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed", "transpose"]
 
-_NO_PARAMS = {}
+_NO_PARAMS: dict = {}
 
 
 add_cotangents = operator.add  # the real semiring's sum: numbers, arrays, traced values
@@ -158,7 +160,7 @@ def _check_seed(seed, output):
     return seed
 
 
-def backprop(output, seed=None, method="dfs", check=False):
+def backprop(output: Any, seed: Any = None, method: str = "dfs", check: bool = False) -> Any:
     """The gradient of ``output`` with respect to every node it depends on.
 
     Returns a persistent map ``{node: d output / d node}`` covering the output,

@@ -25,6 +25,8 @@ array([ 5., 25.])
 """
 
 
+from typing import Any, Callable
+
 import numpy as np
 
 from .arraylike import ArrayLike
@@ -114,7 +116,7 @@ def _per_entry(axes, n, who, what):
     return [_check_axis(axes, who)] * n
 
 
-def vmap(fun, in_axes=0, out_axes=0):
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
     """Map ``fun`` over an axis of its arguments, in one pass, as if on one example.
 
     ``in_axes`` is an int, ``None`` (not mapped) or a tuple with one of those

@@ -9,6 +9,8 @@ linear in the cotangent, so pulling the tangent back through that linear map
 gives the forward rule.
 """
 
+from typing import Any, Callable, Sequence
+
 from .arraylike import ArrayLike
 from .backprop import add_cotangents, transpose
 from .errors import MissingRuleError, ShapeError
@@ -120,7 +122,7 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
 
 # ------------------------------------------------------------------ the transform
 
-def jvp(fun, primals, tangents):
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
     """``(out, tangent_out)``: ``fun`` at ``primals`` and its derivative along ``tangents``.
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp

@@ -8,6 +8,8 @@ mode), ``jacfwd`` pushes a batch of tangents forward. ``hessian`` is
 
 import functools
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from .batching import Batched, BatchTrace, leave
@@ -66,7 +68,8 @@ def _jacobian_tree(blocks, out_def, in_def, single, where):
     return tree_unflatten(out_def, per_out)
 
 
-def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
     """The full Jacobian by reverse mode, shape ``out.shape + in.shape``.
 
     The function is traced once, then folded back once with every output
@@ -123,7 +126,8 @@ def _jacrev(trace, inputs, out, single, where):
 jacobian = jacrev
 
 
-def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
     """The full Jacobian by forward mode, every input direction in one pass.
 
     With ``has_aux`` the function returns ``(out, aux)`` and the result is
@@ -193,7 +197,7 @@ def _check_real_inputs(leaves, who):
                 f"(docs/complex.md)")
 
 
-def hessian(fun, argnums=0, holomorphic=False):
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, holomorphic: bool = False) -> Callable:
     """The Hessian of a scalar function: forward mode over reverse mode.
 
     >>> import numpy as np
@@ -205,7 +209,7 @@ def hessian(fun, argnums=0, holomorphic=False):
     return jacfwd(jacrev(fun, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
 
 
-def hvp(fun, primals, tangents):
+def hvp(fun: Callable, primals: Sequence, tangents: Sequence) -> Any:
     """The Hessian-vector product of a scalar function, without forming the Hessian.
 
     Forward mode over reverse: the derivative of the gradient along ``tangents``.

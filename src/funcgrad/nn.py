@@ -201,8 +201,8 @@ _PAGES = {
         (("fnn.logsumexp(np.zeros(4))", "np.float64(1.3862943611198906)"),
          ("fg.grad(fnn.logsumexp)(np.zeros(4))", "array([0.25, 0.25, 0.25, 0.25])"))),
     "pnls": Page(
-        "x, label", "Cross-entropy of logits ``x`` (last axis) against integer ``label``s: "
-        "logsumexp(x) - x[label].",
+        "x, label", "Cross-entropy of logits ``x`` (last axis) against the integer class "
+        "``label``: logsumexp(x) - x[label].",
         "softmax(x) - one_hot(label) in x; none in the integer label",
         (("fnn.pnls(np.zeros(4), 1)", "np.float64(1.3862943611198906)"),
          ("fg.grad(fnn.pnls)(np.zeros(4), 1)", "array([ 0.25, -0.75,  0.25,  0.25])"))),

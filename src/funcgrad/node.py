@@ -29,6 +29,8 @@ import itertools
 import operator
 from numbers import Number
 
+from typing import Any
+
 import numpy as np
 
 from .arraylike import ArrayLike
@@ -317,7 +319,7 @@ def _leaf_value(value, who):
     return arr
 
 
-def var(value, name=None):
+def var(value: Any, name: str | None = None) -> "Node":
     """A leaf to differentiate with respect to.
 
     ``value`` is a Python number (ints become floats) or a float NumPy array.
@@ -344,7 +346,7 @@ def var(value, name=None):
     return Node(frozen_copy(_leaf_value(value, "fg.var")), VAR, (), None, name, EXPRESSIONS)
 
 
-def const(value, name=None):
+def const(value: Any, name: str | None = None) -> "Node":
     """A leaf that is never differentiated (backprop gives it no gradient).
 
     >>> import funcgrad as fg

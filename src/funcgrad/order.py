@@ -15,6 +15,8 @@ private working set for its run and returns a fresh tuple.
 from pyrsistent import pmap
 from toolz import reduce, unique
 
+from typing import Any
+
 from .errors import CycleError
 from .node import Node
 
@@ -130,7 +132,7 @@ def ordering(method):
         raise ValueError(f"toposort: method must be 'dfs' or 'kahn'; got {method!r}") from None
 
 
-def toposort(*outputs, method="dfs"):
+def toposort(*outputs: Any, method: str = "dfs") -> tuple:
     """Every node the outputs depend on, each after all of its parents.
 
     >>> import funcgrad as fg

@@ -13,6 +13,8 @@ never sees an outer one's perturbation.
 import functools
 import inspect
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from .backprop import add_cotangents, vjp_step
@@ -87,7 +89,7 @@ def trace_argnums(fun, args, kwargs, argnums, who):
     return trace, inputs, out, single, where
 
 
-_ARGNUMS = {}   # (argnums, number of arguments) -> (single, distinct argnums, where each is)
+_ARGNUMS: dict = {}   # (argnums, number of arguments) -> (single, distinct argnums, where each is)
 
 
 def _same(v):
@@ -126,7 +128,7 @@ def _like(g, x):
     return as_dtype_of(g, x)
 
 
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(out, vjp_fn)``: the value of ``fun`` and its vector-Jacobian product.
 
     ``vjp_fn(cotangent)`` takes a cotangent shaped like ``out`` and returns a
@@ -166,7 +168,8 @@ def vjp(fun, *primals, has_aux=False):
     return value, vjp_fn
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False) -> Callable:
     """A function giving ``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with aux.
 
     For complex inputs the gradient is ``df/dx - i df/dy`` (JAX's and
@@ -199,7 +202,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
     return value_and_grad_fun
 
 
-def grad(fun, argnums=0, has_aux=False, holomorphic=False):
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable:
     """The gradient of a scalar function with respect to argument(s) ``argnums``.
 
     Complex inputs and ``holomorphic=True`` are as in :func:`value_and_grad`.

@@ -114,9 +114,9 @@ class SerializationError(FuncgradError, pickle.PicklingError):
 
 _LEAF_REFS = {VAR: "var", CONST: "const"}
 _LEAVES = {"var": VAR, "const": CONST}
-_refs = {}                            # id(maker) -> (maker, reference), found once each
+_refs: dict = {}                      # id(maker) -> (maker, reference), found once each
 _builtin_refs = None                  # id -> (primitive, ref), built once from funcgrad.rules
-_resolved = {}                        # ref -> primitive, on loading
+_resolved: dict = {}                  # ref -> primitive, on loading
 _lock = threading.Lock()
 
 

@@ -16,6 +16,8 @@ import shutil
 import subprocess
 from html import escape
 
+from typing import Any
+
 from .body import Body
 from .errors import GraphvizNotFound
 from .node import Leaf, Node, short_label
@@ -150,7 +152,8 @@ def _show_linear_map(m):
     return "\n".join([head] + _body_listing(m.body, ""))
 
 
-def show(*outputs, grads=None, limit=60, method="dfs", labels=None):
+def show(*outputs: Any, grads: Any = None, limit: int | None = 60, method: str = "dfs",
+         labels: Any = None) -> "Listing":
     """A listing of the graph, one line per node in topological order.
 
     Columns: position, name, op with its arguments by position, value and (if
@@ -395,14 +398,14 @@ def render(outputs, path, grads=None, format=None, **options):
     are those of :func:`to_dot`. Returns ``path``. Without Graphviz's ``dot``
     program, raises :class:`GraphvizNotFound` naming what to install.
 
-    >>> import os, tempfile
+    >>> import os, pathlib, tempfile
     >>> import funcgrad as fg
     >>> from funcgrad.show import render, GraphvizNotFound
     >>> x = fg.var(3.0, name="x")
     >>> path = os.path.join(tempfile.mkdtemp(), "square.svg")
     >>> try:
     ...     drawn = render(x * x, path, grads=fg.backprop(x * x))
-    ...     print(open(drawn).read().count('class="node"'))
+    ...     print(pathlib.Path(drawn).read_text().count('class="node"'))
     ... except GraphvizNotFound as err:          # no Graphviz: the error names it
     ...     print(2 if "apt-get install graphviz" in str(err) else err)
     2
@@ -431,5 +434,7 @@ def _node_svg(node):
         return None        # Jupyter falls back to the text repr
 
 
-Node.__repr__ = node_repr
-Node._repr_svg_ = _node_svg
+# Installed from here so that the core never imports pictures (setattr: mypy checks the class
+# as written in node.py).
+setattr(Node, "__repr__", node_repr)
+setattr(Node, "_repr_svg_", _node_svg)

@@ -27,6 +27,8 @@ import functools
 import importlib.util
 import inspect
 
+from typing import Callable, Sequence
+
 import numpy as np
 from toolz import unique
 
@@ -108,7 +110,7 @@ class StagingTrace(ReverseTrace):
         return f"<staging trace {self.level}>"
 
 
-ABSTRACT = {}
+ABSTRACT: dict = {}
 """``{primitive: shapes}`` for primitives too costly to run while tracing (loops):
 ``shapes(*values, **params)`` gives values of the result's shapes and dtypes."""
 
@@ -145,7 +147,8 @@ def _static_positions(fun, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
-def jit(fun, static_argnums=(), static_argnames=(), backend="python"):
+def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), backend: str = "python") -> Callable:
     """Compile ``fun`` once per input structure and replay the compiled plan.
 
     Positional and keyword arguments are traced alike (any pytree of numbers
@@ -170,7 +173,7 @@ def jit(fun, static_argnums=(), static_argnames=(), backend="python"):
     """
     _check_backend(backend)
     statics, static_names = _static_positions(fun, static_argnums, static_argnames)
-    cache = {}
+    cache: dict = {}
     name = getattr(fun, "__name__", type(fun).__name__)
 
     def split(args, kwargs):
@@ -237,9 +240,10 @@ def jit(fun, static_argnums=(), static_argnames=(), backend="python"):
     def plan(*args, **kwargs):
         return plan_for(args, kwargs)[0]
 
-    jitted.plan = plan
-    jitted.plans = lambda: list(cache.values())
-    jitted.cache_size = lambda: len(cache)
+    # the compiled function answers questions about its plans (fg.show lists them)
+    setattr(jitted, "plan", plan)
+    setattr(jitted, "plans", lambda: list(cache.values()))
+    setattr(jitted, "cache_size", lambda: len(cache))
     return jitted
 
 

@@ -45,7 +45,7 @@ class Trace:
     """One transform's view of the primitives called on its values; see the module docstring."""
 
     __slots__ = ("level",)
-    box_type = Box
+    box_type: type = Box
     opaque = False
     batch_axes = 0
 

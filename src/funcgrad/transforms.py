@@ -15,6 +15,8 @@ import dataclasses
 import math
 import numbers
 
+from typing import Any
+
 import numpy as np
 
 from .errors import NotDifferentiableError, ShapeError
@@ -159,7 +161,7 @@ def result_of(trace, tree):
     return tree_map(lambda v: numpy_scalar(trace.unbox(v)), tree)
 
 
-def stop_gradient(x):
+def stop_gradient(x: Any) -> Any:
     """``x`` with every trace removed: every transform sees a constant.
 
     >>> import funcgrad as fg

@@ -15,7 +15,7 @@ order, so equal trees flatten alike.
 """
 
 import dataclasses
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 from pyrsistent import PMap, PVector, pmap, pvector
@@ -46,10 +46,10 @@ class TreeDef(NamedTuple):
 
 LEAF = TreeDef(None, None, ())
 
-_registry = {}
+_registry: dict[type, tuple[Callable, Callable]] = {}
 
 
-def register_pytree_node(kind, flatten, unflatten):
+def register_pytree_node(kind: type, flatten: Callable, unflatten: Callable) -> None:
     """Teach funcgrad a container type.
 
     ``flatten(x)`` returns ``(children, aux)``; ``unflatten(aux, children)``
@@ -169,7 +169,7 @@ def _rebuild(kind, aux, children):
     return kind(*children)  # a namedtuple
 
 
-def tree_flatten(tree):
+def tree_flatten(tree: Any) -> tuple[list, TreeDef]:
     """``(leaves, treedef)``: the leaves in a fixed order and the structure around them.
 
     >>> leaves, treedef = tree_flatten({"w": [1.0, 2.0], "b": 0.5})
@@ -191,7 +191,7 @@ def tree_flatten(tree):
     return leaves, walk(tree)
 
 
-def tree_unflatten(treedef, leaves):
+def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
     """The tree with structure ``treedef`` and the given leaves, in flatten order.
 
     >>> tree_unflatten(tree_structure((1.0, [2.0])), ["a", "b"])
@@ -225,7 +225,7 @@ _END = object()
 _PLAIN_LEAVES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.complex128})
 
 
-def tree_leaves(tree):
+def tree_leaves(tree: Any) -> list:
     """The leaves of ``tree``, in flatten order.
 
     >>> tree_leaves({"b": (1.0, None), "a": 2.0})
@@ -234,7 +234,7 @@ def tree_leaves(tree):
     return tree_flatten(tree)[0]
 
 
-def tree_structure(tree):
+def tree_structure(tree: Any) -> TreeDef:
     """The structure of ``tree`` without its leaves.
 
     >>> tree_structure({"w": [1.0, 2.0], "b": 0.5}).num_leaves
@@ -243,7 +243,7 @@ def tree_structure(tree):
     return tree_flatten(tree)[1]
 
 
-def tree_map(f, tree, *rest):
+def tree_map(f: Callable, tree: Any, *rest: Any) -> Any:
     """Apply ``f`` leaf by leaf across trees of one structure.
 
     >>> import funcgrad as fg

@@ -94,11 +94,22 @@ def isscalar(element):
 
 
 def ndim(a):
-    """``numpy.ndim``, of plain and traced values alike."""
+    """``numpy.ndim``, of plain and traced values alike.
+
+    >>> import numpy as np, funcgrad as fg
+    >>> fg.grad(lambda x: x.sum() * ndim(x))(np.ones((2, 3)))
+    array([[2., 2., 2.],
+           [2., 2., 2.]])
+    """
     return ndim_of(a) if isinstance(a, Box) else _np.ndim(a)
 
 
 def size(a, axis=None):
-    """``numpy.size``, of plain and traced values alike."""
+    """``numpy.size``, of plain and traced values alike.
+
+    >>> import numpy as np, funcgrad as fg
+    >>> fg.grad(lambda x: x.sum() / size(x))(np.ones(4))
+    array([0.25, 0.25, 0.25, 0.25])
+    """
     s = shape(a)
     return s[axis] if axis is not None else math.prod(s)

@@ -237,7 +237,7 @@ ROWS = {
         (('fnp.conj(3.0 + 4.0j)', 'np.complex128(3-4j)'), ('fg.grad(lambda z: fnp.real(z * fnp.conj(z)))(3.0 + 4.0j)', 'np.complex128(6-8j)'))),
     'angle': Page(
         'z, deg=False', 'The argument (phase) of complex numbers, in radians or degrees.',
-        'for z = x + iy, (-y - ix) / |z|**2 in the d/dx - i d/dy convention of docs/complex.md',
+        'for z = x + iy, (-y - ix) / abs(z)**2 in the d/dx - i d/dy convention of docs/complex.md',
         (('fnp.angle(1.0 + 1.0j)', 'np.float64(0.7853981634)'), ('fg.grad(fnp.angle)(1.0 + 1.0j)', 'np.complex128(-0.5-0.5j)'))),
 }
 

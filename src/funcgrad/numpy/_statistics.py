@@ -199,8 +199,10 @@ def _all_nan(a, axis, keepdims):
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.nanmax``: the maximum ignoring NaNs (NaN where every element is NaN).
 
-    >>> import numpy as np
-    >>> nanmax(np.array([[np.nan, 2.0], [np.nan, np.nan]]), axis=1)
+    >>> import numpy as np, warnings
+    >>> with warnings.catch_warnings():      # NumPy warns of the all-NaN row, as here
+    ...     warnings.simplefilter("ignore", RuntimeWarning)
+    ...     nanmax(np.array([[np.nan, 2.0], [np.nan, np.nan]]), axis=1)
     array([ 2., nan])
     """
     refuse("nanmax", out=out, initial=initial, where=where)
