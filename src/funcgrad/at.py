@@ -12,6 +12,8 @@ follow NumPy: ``set`` keeps the last value written, ``add`` and ``multiply``
 accumulate every value, like ``np.add.at`` and ``np.multiply.at``.
 """
 
+from typing import Any
+
 import numpy as np
 
 from .arraylike import ArrayLike
@@ -136,7 +138,7 @@ class _At:
         return f"<at of an array of shape {shape_of(self.x)}>"
 
 
-def at(x):
+def at(x: Any) -> Any:
     """Functional indexed update of ``x``: ``at(x)[idx].set(v)``, ``.add(v)``,
     ``.multiply(v)`` or ``.get()``. ``x`` itself never changes.
 

@@ -16,6 +16,8 @@ branch's result.
 np.True_
 """
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from .body import (Parts, abstract, batch_fun, batched_outputs, differentiable, jvp_fun,
@@ -158,7 +160,7 @@ switch_p = Primitive("switch", _switch_impl, vjp=_switch_vjp, jvp=_switch_jvp,
                      batch=_switch_batch)
 
 
-def switch(index, branches, *operands):
+def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     """``branches[index](*operands)``, as one node whatever ``index`` is: JAX's
     ``lax.switch``. An index out of range takes the nearest branch. Every branch
     returns the same structure of shapes and dtypes.
@@ -214,7 +216,7 @@ def _check_same_outputs(out_defs, who):
                                  f"branch returns the same shapes and dtypes")
 
 
-def cond(pred, true_fun, false_fun, *operands):
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one node:
     JAX's ``lax.cond``. ``pred`` is one bool, plain or traced.
 

@@ -7,6 +7,8 @@ function along ``t``, by forward mode (``<v, jvp(t)>``) and by reverse mode
 ``(x, t) -> jvp(t)`` are functions too, and are checked the same way.
 """
 
+from typing import Callable, Sequence
+
 import numpy as np
 
 from .errors import GradientCheckError
@@ -61,8 +63,8 @@ def _close(a, b, rtol, atol):
     return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
 
 
-def check_grads(fun, args, order=2, modes=("fwd", "rev"), eps=1e-6, rtol=1e-5, atol=1e-6,
-                seed=0):
+def check_grads(fun: Callable, args: Sequence, order: int = 2, modes: Sequence[str] = ("fwd", "rev"),
+                eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0) -> None:
     """Check ``fun``'s derivatives at ``args`` up to ``order``, in the given modes.
 
     Raises :class:`GradientCheckError` naming the function, the mode, the

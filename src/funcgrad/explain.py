@@ -29,6 +29,8 @@ explain f: d f / d x at 1 of 2 entries is not finite (nan at [1])
     fix: guard the argument too: sqrt(where(cond, x, 1.0)) inside the where
 """
 
+from typing import Any
+
 import numpy as np
 
 from .backprop import vjp_step
@@ -323,7 +325,7 @@ def _traced(fun, args, who):
     return output, inputs, cuts, fun_name(fun)
 
 
-def explain(fun, *args):
+def explain(fun: Any, *args: Any) -> Any:
     """Why the gradient of ``fun`` at ``args`` (or of a hand-built output node) has entries
     that are NaN, infinite or exactly zero: an :class:`Explanation` that prints as text.
 
@@ -346,8 +348,8 @@ def explain(fun, *args):
     order = dfs_order((output,))
     index = _names(output, inputs, cuts)
     kids = children(order)
-    seed = np.ones_like(np.asarray(raw(output._value)), dtype=float)
-    seed = float(seed) if seed.ndim == 0 else seed
+    ones = np.ones_like(np.asarray(raw(output._value)), dtype=float)
+    seed = float(ones) if ones.ndim == 0 else ones
     with np.errstate(all="ignore"):
         values, _ = fold_back({output: (seed, {})}, _step, _plus, check=False)
         # a non-finite value matters only if it reaches the output (a where may discard it)
@@ -408,7 +410,7 @@ def _explain_input(x, g, bad, zero, prov, values, forward, cuts, order, index, k
 
 # ---------------------------------------------------------------- lint
 
-def lint(fun, *args):
+def lint(fun: Any, *args: Any) -> list:
     """Findings about ``fun`` at ``args`` that will make gradients NaN, infinite or zero,
     read from the traced graph before any gradient is taken: a list of :class:`Finding`,
     each printing as one line that names the node, the primitive and the fix.

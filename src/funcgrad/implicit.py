@@ -18,6 +18,8 @@ fixed point whatever ``x0`` was.
 
 from functools import partial
 
+from typing import Any, Callable
+
 from .custom import custom_vjp
 from .errors import NoConvergenceError
 from .loops import while_loop
@@ -88,7 +90,7 @@ def _fixed_point_bwd(f, tol, max_iter, who, res, g):
 _fixed_point.defvjp(_fixed_point_fwd, _fixed_point_bwd)
 
 
-def fixed_point(f, a, x0, *, tol=1e-10, max_iter=1000):
+def fixed_point(f: Callable, a: Any, x0: Any, *, tol: float = 1e-10, max_iter: int = 1000) -> Any:
     """``x*`` with ``x* = f(a, x*)``, iterated from ``x0``; differentiable in ``a``
     (any pytree) by the implicit function theorem.
 

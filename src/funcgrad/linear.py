@@ -36,6 +36,8 @@ The constants are the primal values the tangent rules read: ``x = 2`` and
 ``x + y = -1``.
 """
 
+from typing import Any, Callable
+
 import numpy as np
 
 from .body import differentiable, trace_body, vjp_fun
@@ -90,7 +92,7 @@ def _primal_leaves(primals, who):
     return [diff_leaf(p, who, f"primal {k}") for k, p in enumerate(leaves)], treedef
 
 
-def linearize(fun, *primals):
+def linearize(fun: Callable, *primals: Any) -> tuple[Any, Any]:
     """``(out, f_jvp)``: ``fun(*primals)`` and its derivative there as a linear map.
 
     ``f_jvp(*tangents)`` equals ``fg.jvp(fun, primals, tangents)[1]`` but
@@ -159,7 +161,7 @@ def _check_linear(body, who):
         moving.add(n)
 
 
-def linear_transpose(fun, *primals):
+def linear_transpose(fun: Callable, *primals: Any) -> Any:
     """The transpose of the linear function ``fun``, as a :class:`LinearMap`.
 
     ``primals`` give the shapes and dtypes of ``fun``'s inputs (their values

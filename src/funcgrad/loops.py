@@ -30,6 +30,8 @@ Each transform of a loop is a loop of the transformed body:
 np.float64(12.0)
 """
 
+from typing import Any, Callable
+
 import numpy as np
 
 from .body import abstract, check_same_leaves
@@ -44,7 +46,8 @@ from .whileloop import bind_while, while_p
 __all__ = ["scan", "fori_loop", "while_loop"]
 
 
-def scan(f, init, xs=None, length=None, reverse=False, checkpoints=None):
+def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reverse: bool = False,
+         checkpoints: int | None = None) -> tuple[Any, Any]:
     """Loop ``f`` over the leading axis of ``xs``, carrying a state: JAX's ``lax.scan``.
 
     ``f(carry, x)`` returns ``(carry, y)``; the result is the last carry and
@@ -122,7 +125,8 @@ def _carry_out(who, new, init, init_def, before):
 
 # ---------------------------------------------------------------- fori_loop
 
-def fori_loop(lower, upper, body_fun, init_val, *, checkpoints=None):
+def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
+              checkpoints: int | None = None) -> Any:
     """``body_fun(i, val)`` for ``i`` from ``lower`` to ``upper - 1``: JAX's ``fori_loop``.
 
     With Python int bounds it is a scan of ``upper - lower`` steps; with
@@ -139,11 +143,11 @@ def fori_loop(lower, upper, body_fun, init_val, *, checkpoints=None):
     if _static_int(lower) and _static_int(upper):
         lower, upper = int(lower), int(upper)
 
-        def step(carry, _):
+        def scan_step(carry, _):
             i, val = carry
             return (i + 1, body_fun(i, val)), None
 
-        (_, val), _ = _scan_tree(step, (lower, init_val), None, max(upper - lower, 0), False,
+        (_, val), _ = _scan_tree(scan_step, (lower, init_val), None, max(upper - lower, 0), False,
                                  who, checkpoints)
         return val
 
@@ -161,7 +165,8 @@ def _static_int(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
-def while_loop(cond_fun, body_fun, init_val, *, checkpoints=None):
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
+               checkpoints: int | None = None) -> Any:
     """``val = body_fun(val)`` while ``cond_fun(val)``: JAX's ``lax.while_loop``.
 
     The trip count may depend on the values, and reverse mode still works

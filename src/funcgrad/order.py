@@ -146,7 +146,7 @@ def toposort(*outputs: Any, method: str = "dfs") -> tuple:
     return ordering(method)(check_outputs(outputs, "toposort"))
 
 
-def graph(*outputs):
+def graph(*outputs: Any) -> Any:
     """The DAG below ``outputs`` as a persistent map from node id to node.
 
     >>> import funcgrad as fg

@@ -20,6 +20,8 @@ each node, merged by ``plus``'s preference.
 
 import functools
 
+from typing import Any
+
 from .fold import fold_back
 from .node import Node
 from .order import check_outputs
@@ -60,7 +62,7 @@ def _unreached(who, source):
                       f"below the output (fg.toposort(output) lists them)")
 
 
-def best_path(output, source, weight, semiring=semirings.max_plus):
+def best_path(output: Any, source: Any, weight: Any, semiring: Semiring = semirings.max_plus) -> tuple:
     """The best path from ``source`` to ``output`` and its score: ``(score, nodes)``.
 
     ``weight(parent, child)`` gives each edge's weight; the score is the
@@ -99,7 +101,8 @@ def best_path(output, source, weight, semiring=semirings.max_plus):
     return score, nodes
 
 
-def k_best_paths(output, source, weight, k, semiring=semirings.max_plus):
+def k_best_paths(output: Any, source: Any, weight: Any, k: int,
+                 semiring: Semiring = semirings.max_plus) -> list:
     """The ``k`` best paths from ``source`` to ``output``, best first: a list of ``(score, nodes)``.
 
     Each node keeps its ``k`` best (score, path) pairs; a parent merges what its
@@ -118,7 +121,11 @@ def k_best_paths(output, source, weight, k, semiring=semirings.max_plus):
         raise ValueError(f"{who}: k must be a positive int; got {k!r}")
     first = _prefer(semiring, who)
     times = semiring.times
-    order_key = functools.cmp_to_key(lambda a, b: 0 if a[0] == b[0] else (-1 if first(a[0], b[0]) else 1))
+
+    def compare(a: tuple, b: tuple) -> int:      # (score, path) pairs, best score first
+        return 0 if a[0] == b[0] else (-1 if first(a[0], b[0]) else 1)
+
+    order_key = functools.cmp_to_key(compare)
 
     def step(node, value):
         return [tuple((times(score, w), (node, tail)) for score, tail in value)

@@ -40,6 +40,8 @@ into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
 import ast
 import inspect
 
+from typing import Callable
+
 import numpy as np
 
 from .errors import ShapeError
@@ -158,7 +160,7 @@ def per_argument_rule(rules, i):
     return rules[i]
 
 
-def primitive(fun):
+def primitive(fun: Callable) -> "Primitive":
     """Turn a function on plain NumPy values into a funcgrad primitive.
 
     The function body is never traced: give it derivative rules with
@@ -193,7 +195,7 @@ def _check_primitive(prim, who):
         )
 
 
-def defvjp(prim, *makers):
+def defvjp(prim: "Primitive", *makers: Callable | None) -> None:
     """Give ``prim`` reverse-mode rules, one maker per positional argument.
 
     Each maker is called as ``maker(ans, *args, **params)`` and returns a
@@ -212,7 +214,7 @@ def defvjp(prim, *makers):
     np.float64(3.0)
     """
     _check_primitive(prim, "defvjp")
-    rules = []
+    rules: list = []
     for i, maker in enumerate(makers):
         if maker is None:
             rules.append(None)
@@ -266,7 +268,7 @@ def _broadcasts(a, b):
         return False
 
 
-def defjvp(prim, *rules):
+def defjvp(prim: "Primitive", *rules: Callable | None) -> None:
     """Give ``prim`` forward-mode rules, one per positional argument.
 
     Each rule is called as ``rule(t, ans, *args, **params)`` with the tangent
@@ -298,7 +300,7 @@ def _checked_jvp(prim, i, user_rule):
     return rule
 
 
-def defbatch(prim, rule):
+def defbatch(prim: "Primitive", rule: Callable) -> None:
     """Give ``prim`` a batching rule, so ``vmap`` runs it on a whole batch at once.
 
     ``rule(size, prim, values, batched, params)`` gets the arguments one level

@@ -18,6 +18,8 @@ array([[2., 4.],
 array([3. , 0. , 0. , 0.5, 0. ])
 """
 
+from typing import Any, Callable
+
 import numpy as np
 
 from .rules.arrays import concatenate, getitem, reshape
@@ -27,7 +29,7 @@ from .values import raw, shape_of
 __all__ = ["ravel_pytree"]
 
 
-def ravel_pytree(tree):
+def ravel_pytree(tree: Any) -> tuple[Any, Callable]:
     """``(flat, unravel)``: the leaves of ``tree`` flattened and joined into one 1-D
     array, and a function mapping such an array back to a tree of that structure
     (leaves of the original shapes and dtypes; Python floats stay floats).

@@ -28,6 +28,8 @@ scan of 100000 steps with checkpoints=1000: 2 levels, segments of 317 steps
 import functools
 import math
 
+from typing import Any, Callable, Sequence
+
 from .body import Parts, batch_fun, differentiable, jvp_fun, trace_body, vjp_fun
 from .primitive import Primitive
 from .rules.arrays import concatenate, getitem, reshape
@@ -85,7 +87,7 @@ remat_p = Primitive("checkpoint", _remat_impl, vjp=_remat_vjp, jvp=_remat_jvp,
 ABSTRACT[remat_p] = lambda *operands, body: tuple(body.out_examples())
 
 
-def checkpoint(fun, static_argnums=()):
+def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Callable:
     """``fun``, recomputed in the backward pass instead of keeping its intermediates
     (JAX's ``jax.checkpoint``, also called ``remat``).
 
@@ -224,7 +226,7 @@ def _size(n):
         n /= 1000.0
 
 
-def checkpoint_plan(length, checkpoints, carry=None):
+def checkpoint_plan(length: int, checkpoints: int | None, carry: Any = None) -> Any:
     """The plan ``fg.scan(..., checkpoints=checkpoints)`` follows for ``length`` steps:
     prints the segments, the carries the backward pass holds (with their bytes when an
     example ``carry`` is given) and the body runs it costs.

@@ -226,7 +226,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     return grad_fun
 
 
-def elementwise_grad(fun, argnums=0):
+def elementwise_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The vjp of ``fun`` with a ones cotangent: the derivative of an elementwise function.
 
     >>> import numpy as np
@@ -246,7 +246,7 @@ def elementwise_grad(fun, argnums=0):
     return egrad_fun
 
 
-def trace(fun, *args):
+def trace(fun: Callable, *args: Any) -> Any:
     """Run ``fun`` on leaves made from ``args`` and return its output node(s).
 
     The leaves are ``fg.var`` nodes named after the function's parameters, so

@@ -65,7 +65,7 @@ class semirings:
         raise TypeError("fg.semirings is a namespace; use fg.semirings.count and its siblings")
 
 
-def sum_product(output, weight, semiring):
+def sum_product(output: Any, weight: Any, semiring: Any) -> Any:
     """For every node below ``output``: the sum over its paths to ``output`` of the path products.
 
     ``weight(parent, child)`` gives the semiring weight of each edge; ``None``

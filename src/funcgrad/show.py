@@ -265,7 +265,8 @@ def _dot_escape(text):
     return text
 
 
-def to_dot(*outputs, grads=None, limit=400, method="dfs", labels=None, backward=False):
+def to_dot(*outputs: Any, grads: Any = None, limit: int | None = 400, method: str = "dfs",
+           labels: Any = None, backward: bool = False) -> str:
     """Graphviz DOT source for the graph: one box per node, shared nodes drawn once.
 
     Each box shows the topological position, name (or ``labels[node]``), op,
@@ -319,7 +320,7 @@ def to_dot(*outputs, grads=None, limit=400, method="dfs", labels=None, backward=
         lines.append(f'  n{i} [label="{{{" | ".join(_dot_escape(f) for f in fields)}}}"{style}];')
     for n in drawn:
         lines.extend(_dot_bodies(n, f"n{position[n]}", "  "))
-    cut = []
+    cut: list = []
     for n in drawn:
         numbered = len(n._args) > 1 and n.op not in _SYMMETRIC
         for k, a in enumerate(n._args):
@@ -369,7 +370,7 @@ def _dot_program():
     return path
 
 
-def to_svg(*outputs, **options):
+def to_svg(*outputs: Any, **options: Any) -> str:
     """The graph drawn by Graphviz as SVG text (options as for :func:`to_dot`).
 
     >>> import funcgrad as fg
@@ -390,7 +391,8 @@ def _run_dot(src, fmt):
     return done.stdout
 
 
-def render(outputs, path, grads=None, format=None, **options):
+def render(outputs: Any, path: Any, grads: Any = None, format: str | None = None,
+           **options: Any) -> Any:
     """Draw the graph of ``outputs`` (a node or a tuple of nodes) into the file ``path``.
 
     The format comes from ``format`` or the file's suffix: ``svg``, ``png``,

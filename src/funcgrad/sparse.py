@@ -22,6 +22,8 @@ else at row ``j`` of colour ``c(i)``, which the star colouring guarantees.
 True
 """
 
+from typing import Any, Callable
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -72,7 +74,7 @@ def _compressed(product, seeds):
     return np.asarray(raw(vmap(product)(np.ascontiguousarray(seeds.T))))
 
 
-def sparse_jacobian(fun, *args, argnums=0, pattern=None):
+def sparse_jacobian(fun: Callable, *args: Any, argnums: int = 0, pattern: Any = None) -> Any:
     """The Jacobian of ``fun`` as a ``scipy.sparse`` CSR matrix, one jvp per column colour.
 
     Rows and columns are raveled as in :func:`fg.jacobian_sparsity
@@ -103,7 +105,7 @@ def sparse_jacobian(fun, *args, argnums=0, pattern=None):
     return sp.csr_array((values, (rows, cols)), shape=pattern.shape)
 
 
-def sparse_hessian(fun, *args, argnums=0, pattern=None):
+def sparse_hessian(fun: Callable, *args: Any, argnums: int = 0, pattern: Any = None) -> Any:
     """The Hessian of a scalar ``fun`` as a ``scipy.sparse`` CSR matrix, one Hessian-vector
     product per colour of a star colouring.
 

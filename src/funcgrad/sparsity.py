@@ -29,6 +29,8 @@ array([[0, 1, 0, 0],
        [0, 0, 1, 0]])
 """
 
+from typing import Any, Callable
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -348,7 +350,7 @@ def _plus(a, b):
     return a + b
 
 
-def jacobian_sparsity(fun, *args, argnums=0):
+def jacobian_sparsity(fun: Callable, *args: Any, argnums: int = 0) -> Any:
     """Which outputs of ``fun`` can depend on which inputs: a boolean ``scipy.sparse`` matrix.
 
     Rows are the output's elements (a pytree's leaves raveled one after another),
@@ -369,7 +371,7 @@ def jacobian_sparsity(fun, *args, argnums=0):
     return _fold_patterns(inputs, tree_leaves(out), trace)
 
 
-def hessian_sparsity(fun, *args, argnums=0):
+def hessian_sparsity(fun: Callable, *args: Any, argnums: int = 0) -> Any:
     """The pattern of the Hessian of a scalar ``fun``: the Jacobian pattern of its gradient.
 
     >>> import numpy as np

@@ -44,6 +44,8 @@ import json
 import math
 import struct
 
+from typing import Any
+
 import numpy as np
 
 from ._gc import gc_paused
@@ -111,7 +113,7 @@ class _Writer:
         return len(self.arrays) - 1
 
 
-def dumps(outputs):
+def dumps(outputs: Any) -> bytes:
     """Bytes holding a node, or a tuple, list or dict of nodes (plain data, no pickle).
 
     >>> import funcgrad as fg
@@ -282,7 +284,7 @@ def _rows(header, reader, resolve):
     return out
 
 
-def loads(data, primitives=None):
+def loads(data: bytes, primitives: Any = None) -> Any:
     """The nodes written by :func:`dumps`, as new nodes in the same structure.
 
     ``primitives``: your own primitives the file may name (funcgrad's are

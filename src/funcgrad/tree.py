@@ -15,7 +15,7 @@ order, so equal trees flatten alike.
 """
 
 import dataclasses
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 from pyrsistent import PMap, PVector, pmap, pvector
@@ -69,7 +69,8 @@ def register_pytree_node(kind: type, flatten: Callable, unflatten: Callable) -> 
     _registry[kind] = (flatten, unflatten)
 
 
-def register_dataclass(cls=None, *, data_fields=None, meta_fields=None):
+def register_dataclass(cls: type | None = None, *, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None) -> Any:
     """Register a dataclass as a pytree: a one-line way to make a model differentiable.
 
     Use it as a decorator (above ``@dataclass``) or call it on the class. Its
@@ -97,9 +98,9 @@ def register_dataclass(cls=None, *, data_fields=None, meta_fields=None):
                         f"with @dataclasses.dataclass first, or use fg.register_pytree_node")
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     if data_fields is None:
-        meta = set(meta_fields or ()) | {f.name for f in dataclasses.fields(cls)
-                                         if f.metadata.get("static", False)}
-        data = [n for n in names if n not in meta]
+        static = set(meta_fields or ()) | {f.name for f in dataclasses.fields(cls)
+                                           if f.metadata.get("static", False)}
+        data = [n for n in names if n not in static]
     else:
         data = list(data_fields)
     unknown = set(data) - set(names)
