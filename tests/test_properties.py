@@ -15,6 +15,11 @@ from funcgrad.rules import elementwise as ew
 from helpers import needs_torch, numeric_grad
 from strategies import programs, run, torch_ops
 
+# Random programs overflow (exp of exp of exp) and make inf - inf: NumPy's warnings about
+# that say nothing about backprop; the tests that need finite values assume them.
+pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")]
+
 SETTINGS = settings(max_examples=100, deadline=None)
 
 
