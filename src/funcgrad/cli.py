@@ -44,13 +44,6 @@ from .show import GraphvizNotFound, render, show, to_dot
 
 __all__ = ["main", "parser"]
 
-
-def _version():
-    try:
-        return importlib.metadata.version("funcgrad")
-    except importlib.metadata.PackageNotFoundError:     # run from a source tree
-        return "(not installed)"
-
 _OPTIONS_WITH_VALUE = ("--at", "--order", "--dot", "--svg", "--png", "--draw")
 
 _GRAD_EPILOG = """\
@@ -102,6 +95,13 @@ def parser():
     d.add_argument("sections", nargs="*", metavar="SECTION",
                    help=f"only these sections, out of: {', '.join(SECTIONS)}")
     return top
+
+
+def _version():
+    try:
+        return importlib.metadata.version("funcgrad")
+    except importlib.metadata.PackageNotFoundError:     # run from a source tree
+        return "(not installed)"
 
 
 def _expr_parser(sub, name, summary, description):
