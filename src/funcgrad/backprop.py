@@ -7,7 +7,6 @@ contributions meeting at a parent are added. Constants are not differentiated.
 """
 
 import operator
-
 from typing import Any
 
 import numpy as np

@@ -39,10 +39,10 @@ from .errors import ShapeError
 from .forward import Dual, ForwardTrace
 from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
+from .plans import compile_plan
 from .primitive import Primitive
 from .reverse import pull_back
 from .rules.ufuncs import astype
-from .plans import compile_plan
 from .staging import Staged, StagingTrace
 from .traces import Box, new_level
 from .tree import tree_flatten

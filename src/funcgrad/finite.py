@@ -30,7 +30,7 @@ import numpy as np
 
 from .arraylike import ArrayLike
 from .errors import NonFiniteError
-from .node import CONST, Leaf, short_label
+from .node import CONST, Leaf, arg_list
 from .traces import Trace, new_level
 from .tree import tree_flatten, tree_map, tree_unflatten
 from .values import format_value, raw
@@ -81,8 +81,7 @@ def _describe(node):
     prim = node._prim
     if type(prim) is Leaf:
         return f"{prim.name}{' ' + node._name if node._name else ''}"
-    args = ", ".join(short_label(a) for a in node._args[:4]) + (", ..." if len(node._args) > 4 else "")
-    return f"{node._name + ' = ' if node._name else ''}{prim.name}({args})"
+    return f"{node._name + ' = ' if node._name else ''}{prim.name}({arg_list(node._args)})"
 
 
 def check_values(order):

@@ -17,7 +17,6 @@ fixed point whatever ``x0`` was.
 """
 
 from functools import partial
-
 from typing import Any, Callable
 
 from .custom import custom_vjp

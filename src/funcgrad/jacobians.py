@@ -7,7 +7,6 @@ mode), ``jacfwd`` pushes a batch of tangents forward. ``hessian`` is
 """
 
 import functools
-
 from typing import Any, Callable, Sequence
 
 import numpy as np

@@ -21,7 +21,6 @@ import sys
 import numpy as np
 
 from .pages import Page, write_pages
-
 from .rules import arrays as _arrays
 from .rules.elementwise import abs as _abs
 from .rules.elementwise import exp, maximum, minimum, relu, sigmoid, tanh, where

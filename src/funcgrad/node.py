@@ -28,7 +28,6 @@ funcgrad.errors.ImmutableError: nodes are immutable: cannot set 'value'; build a
 import itertools
 import operator
 from numbers import Number
-
 from typing import Any
 
 import numpy as np
@@ -40,7 +39,7 @@ from .traces import Box, Trace
 from .values import format_value, frozen_copy
 
 __all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
-           "short_label"]
+           "short_label", "arg_list"]
 
 
 class Leaf:
@@ -78,6 +77,23 @@ def short_label(node):
     if type(prim) is Leaf:
         return prim.name
     return f"{prim.name}(...)"
+
+
+_ARGS_SHOWN = 6   # a node with more parents lists the first few and the last
+
+
+def arg_list(args, name_of=short_label):
+    """``a, b, c`` for a few arguments; the first and last of many, with a count.
+
+    >>> import funcgrad as fg
+    >>> xs = [fg.var(float(i), name=f"x{i}") for i in range(9)]
+    >>> arg_list(xs[:3]), arg_list(xs)
+    ('x0, x1, x2', 'x0, x1, x2, x3, x4, x5, ... 2 more ..., x8')
+    """
+    if len(args) <= _ARGS_SHOWN + 1:
+        return ", ".join(name_of(a) for a in args)
+    head = ", ".join(name_of(a) for a in args[:_ARGS_SHOWN])
+    return f"{head}, ... {len(args) - _ARGS_SHOWN - 1} more ..., {name_of(args[-1])}"
 
 
 def _readonly(name, doc):

@@ -36,6 +36,7 @@ state, params)`` followed by ``params = apply_updates(params, updates)``:
 """
 
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
@@ -44,7 +45,8 @@ import numpy as np
 from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .values import float_dtype, raw
 
-__all__ = ["Optimizer", "Transformation", "apply_updates", "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
+__all__ = ["Optimizer", "Transformation", "apply_updates",
+           "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
            "exponential_decay", "cosine_decay", "piecewise_constant", "warmup_cosine_decay",
            "clip_by_global_norm", "clip_by_value"]
 
@@ -91,14 +93,14 @@ class Optimizer:
 
 
 def apply_updates(params, updates):
-    """``params + updates``, leaf by leaf (optax's ``apply_updates``), in each param's dtype.
+    """``params + updates``, leaf by leaf (optax's ``apply_updates``): the same addition an
+    optimizer's own ``update`` makes, so both shapes agree bit for bit.
 
     >>> import numpy as np
     >>> apply_updates({"w": np.array([1.0, 2.0])}, {"w": np.array([0.5, -0.5])})
     {'w': array([1.5, 1.5])}
     """
-    return tree_map(lambda p, u: p + u if np.ndim(p) == 0 else (p + u).astype(np.result_type(p), copy=False),
-                    params, updates)
+    return tree_map(operator.add, params, updates)
 
 
 class State(NamedTuple):

@@ -12,10 +12,10 @@ private working set for its run and returns a fresh tuple.
   from the outputs backwards, releasing a parent once its last child is out.
 """
 
+from typing import Any
+
 from pyrsistent import pmap
 from toolz import reduce, unique
-
-from typing import Any
 
 from .errors import CycleError
 from .node import Node

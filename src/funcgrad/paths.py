@@ -19,7 +19,6 @@ each node, merged by ``plus``'s preference.
 """
 
 import functools
-
 from typing import Any
 
 from .fold import fold_back

@@ -39,7 +39,6 @@ into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
 
 import ast
 import inspect
-
 from typing import Callable
 
 import numpy as np
@@ -180,8 +179,8 @@ def primitive(fun: Callable) -> "Primitive":
         return fun
     if not callable(fun):
         raise TypeError(f"fg.primitive needs a function; got {type(fun).__name__}")
-    prim = Primitive(getattr(fun, "__name__", "primitive"), fun)
-    describe(prim, _signature_of(fun), fun.__doc__ or prim.__doc__,
+    prim = Primitive(getattr(fun, "__name__", "primitive"), fun)   # reads fun's signature
+    describe(prim, prim.__signature__, fun.__doc__ or prim.__doc__,
              getattr(fun, "__module__", None))
     return prim
 

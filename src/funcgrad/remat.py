@@ -27,7 +27,6 @@ scan of 100000 steps with checkpoints=1000: 2 levels, segments of 317 steps
 
 import functools
 import math
-
 from typing import Any, Callable, Sequence
 
 from .body import Parts, batch_fun, differentiable, jvp_fun, trace_body, vjp_fun

@@ -12,7 +12,6 @@ never sees an outer one's perturbation.
 
 import functools
 import inspect
-
 from typing import Any, Callable, Sequence
 
 import numpy as np

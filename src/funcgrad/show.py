@@ -15,27 +15,15 @@ import os
 import shutil
 import subprocess
 from html import escape
-
 from typing import Any
 
 from .body import Body
 from .errors import GraphvizNotFound
-from .node import Leaf, Node, short_label
+from .node import Leaf, Node, arg_list
 from .order import check_outputs, toposort
 from .values import format_value
 
 __all__ = ["show", "Listing", "to_dot", "to_svg", "render", "GraphvizNotFound", "node_repr", "format_value"]
-
-
-_ARGS_SHOWN = 6   # a node with more parents lists the first few and the last
-
-
-def _arg_list(args, name_of):
-    """``a, b, c`` for a few arguments; the first and last of many, with a count."""
-    if len(args) <= _ARGS_SHOWN + 1:
-        return ", ".join(name_of(a) for a in args)
-    head = ", ".join(name_of(a) for a in args[:_ARGS_SHOWN])
-    return f"{head}, ... {len(args) - _ARGS_SHOWN - 1} more ..., {name_of(args[-1])}"
 
 
 def node_repr(node):
@@ -51,7 +39,7 @@ def node_repr(node):
         label = prim.name + (f" {node._name}" if node._name else "")
     else:
         named = f"{node._name}: " if node._name else ""
-        label = f"{named}{prim.name}({_arg_list(node._args, short_label)})"
+        label = f"{named}{prim.name}({arg_list(node._args)})"
     return f"<Node {label} = {format_value(node._value)}>"
 
 
@@ -59,7 +47,7 @@ def _label(node, position):
     prim = node._prim
     if type(prim) is Leaf:
         return prim.name
-    return f"{prim.name}({_arg_list(node._args, lambda a: '%' + str(position[a]))})"
+    return f"{prim.name}({arg_list(node._args, lambda a: '%' + str(position[a]))})"
 
 
 def _name_of(node, labels):

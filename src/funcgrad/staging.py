@@ -26,7 +26,6 @@ array([ 0.72686198, -0.63970001])
 import functools
 import importlib.util
 import inspect
-
 from typing import Callable, Sequence
 
 import numpy as np

@@ -43,7 +43,6 @@ with ``funcgrad.serialize.from_table(pickle.loads(data))``.
 import json
 import math
 import struct
-
 from typing import Any
 
 import numpy as np

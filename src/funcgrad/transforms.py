@@ -14,7 +14,6 @@ once never share state.
 import dataclasses
 import math
 import numbers
-
 from typing import Any
 
 import numpy as np

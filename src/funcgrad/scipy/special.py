@@ -24,7 +24,6 @@ import sys as _sys
 
 import numpy as _np
 
-from . import _pages
 from ..rules import arrays as _arrays
 from ..rules import nn as _nn
 from ..rules.elementwise import log as _log
@@ -38,6 +37,7 @@ from ..rules.ufuncs import erf, logit  # noqa: F401
 from ..values import normalize_axes as _normalize_axes
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
+from . import _pages
 
 __all__ = [
     "logsumexp", "softmax", "log_softmax", "expit", "logit",
