@@ -22,6 +22,7 @@ SMALL = {
     "custom_primitive.py": ["--points", "20"],
     "rnn_scan.py": ["--length", "60", "--steps", "5", "--hidden", "4"],
     "sparsity.py": ["--grid", "8", "--length", "12"],
+    "dask_logistic.py": ["--rows", "40_000", "--chunk", "10_000", "--steps", "4", "--workers", "1"],
 }
 EXPECT = {
     "worked_examples.py": "backward order (reversed):   L, c, d, b, a",
@@ -32,6 +33,7 @@ EXPECT = {
     "custom_primitive.py": "check_grads: reverse and forward rules agree",
     "rnn_scan.py": "next-value error on 60 unseen steps",
     "sparsity.py": "largest difference from the dense hessian",
+    "dask_logistic.py": "rows per second",
 }
 PNG = {
     "two_moons.py": "two_moons.png",
@@ -158,3 +160,16 @@ def test_progress_bars_stay_out_of_redirected_output(tmp_path):
     done = run("digits_mlp.py", *SMALL["digits_mlp.py"], "--out", str(tmp_path))
     assert done.returncode == 0 and "\r" not in done.stdout + done.stderr
     assert done.stdout.count("epoch ") == 2
+
+
+def test_dask_example_learns_and_names_its_extras_up_front():
+    done = run("dask_logistic.py", *SMALL["dask_logistic.py"])
+    assert done.returncode == 0, done.stderr
+    losses = re.search(r"loss ([0-9.]+) -> ([0-9.]+)", done.stdout)
+    assert float(losses.group(2)) < float(losses.group(1)) - 0.05, done.stdout
+    script = _WITHOUT.format(hidden="distributed", script=str(EXAMPLES / "dask_logistic.py"),
+                             args=SMALL["dask_logistic.py"])
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1 and done.stdout == ""
+    assert 'needs distributed, from the dask and examples extras' in done.stderr

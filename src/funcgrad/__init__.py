@@ -63,7 +63,7 @@ from .tablefile import dumps, loads
 from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
                      NoRuleError, ShapeError, LinAlgShapeError, CycleError, ConcretizationError,
                      NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError,
-                     NoDerivativeError, NoConvergenceError)
+                     NoDerivativeError, NoConvergenceError, NamespaceError)
 
 # the boolean fold's sparse derivatives need SciPy (pip install "funcgrad[scipy]"): loaded on use
 _SPARSE = {"jacobian_sparsity": "sparsity", "hessian_sparsity": "sparsity",
@@ -90,7 +90,7 @@ __all__ = [
     "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
     "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp",
     "checkpoint", "remat", "checkpoint_plan", "linearize", "linear_transpose",
-    "fixed_point", "NoConvergenceError",
+    "fixed_point", "NoConvergenceError", "NamespaceError",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
     "register_pytree_node", "register_dataclass", "ravel_pytree",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",

@@ -21,7 +21,7 @@ from .errors import ConversionError
 from .primitive import Primitive
 from .rules import arrays, elementwise, products, ufuncs
 from .traces import Box
-from .values import is_complex, plain, raw, shape_of
+from .values import dtype_of, is_complex, plain, raw, shape_of
 
 __all__ = ["ArrayLike"]
 
@@ -228,7 +228,7 @@ class ArrayLike(Box):
 
     @property
     def dtype(self):
-        return np.result_type(raw(self))
+        return dtype_of(self)
 
     @property
     def T(self):

@@ -19,7 +19,7 @@ from .order import check_outputs, dfs_order
 from .primitive import is_joint, per_argument_rule
 from .rules.elementwise import pullback, real_part_for
 from .traces import new_level
-from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
+from .values import as_dtype_of, frozen_copy, ones_like_value, shape_of, zeros_like_value
 
 __all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed", "transpose"]
 
@@ -143,7 +143,7 @@ def default_seed(output, who):
             f"seed=<cotangent of shape {shape}>, e.g. seed=np.ones({shape})"
         )
     v = output._value
-    return 1.0 if type(v) is float else np.ones_like(v, dtype=float_dtype(v))
+    return 1.0 if type(v) is float else ones_like_value(v)
 
 
 def _check_seed(seed, output):

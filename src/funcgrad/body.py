@@ -46,7 +46,7 @@ from .rules.ufuncs import astype
 from .staging import Staged, StagingTrace
 from .traces import Box, new_level
 from .tree import tree_flatten
-from .values import raw, shape_of, zeros_like_value
+from .values import dtype_of, raw, shape_of, zeros_like_value
 
 __all__ = ["Body", "BodyTrace", "trace_body", "Parts", "pick", "example", "abstract",
            "differentiable", "jvp_fun", "vjp_fun", "batch_fun", "leaf_paths", "check_same_leaves"]
@@ -98,12 +98,12 @@ def example(x):
 
 def abstract(x):
     """``(shape, dtype)`` of a plain or traced value: what a carry must keep."""
-    return shape_of(x), np.result_type(raw(x))
+    return shape_of(x), dtype_of(x)
 
 
 def differentiable(x):
     """Whether a value has a derivative (a float or complex one; not an int or a bool)."""
-    return np.result_type(raw(x)).kind in "fc"
+    return dtype_of(x).kind in "fc"
 
 
 def leaf_paths(tree):
@@ -264,8 +264,8 @@ def trace_body(fun, leaves, who):
 def _cast_like(t, like):
     """A tangent or cotangent in the dtype of the value it belongs to (a loop's carries
     keep their dtype, so a float32 carry's tangent stays float32)."""
-    want = np.result_type(raw(like))
-    return t if np.result_type(raw(t)) == want else astype(t, dtype=want)
+    want = dtype_of(like)
+    return t if dtype_of(t) == want else astype(t, dtype=want)
 
 
 def jvp_fun(body, moving):

@@ -32,7 +32,7 @@ from .rules.ufuncs import astype, clip
 from .traces import Box
 from .transforms import fun_name
 from .tree import tree_flatten, tree_unflatten
-from .values import numpy_scalar, raw, shape_of, zeros_like_value
+from .values import dtype_of, numpy_scalar, shape_of, zeros_like_value
 
 __all__ = ["switch", "cond", "switch_p"]
 
@@ -187,7 +187,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
             return out_leaves
         return branch
 
-    if isinstance(index, Box) and np.result_type(raw(index)).kind == "b":
+    if isinstance(index, Box) and dtype_of(index).kind == "b":
         index = astype(index, dtype=np.int64)
     out = _bind_switch(index, [flat(k, f) for k, f in enumerate(branches)], leaves, who)
     _check_same_outputs(out_defs, who)
@@ -195,10 +195,10 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 
 
 def _check_index(index, who):
-    kind = np.result_type(raw(index)).kind
+    kind = dtype_of(index).kind
     if kind not in "biu" or shape_of(index) != ():
         raise TypeError(f"{who}: the index must be one integer (or a bool for cond); got "
-                        f"{shape_of(index)} {np.result_type(raw(index))}")
+                        f"{shape_of(index)} {dtype_of(index)}")
 
 
 def _check_same_outputs(out_defs, who):

@@ -67,3 +67,8 @@ class GradientCheckError(FuncgradError, AssertionError):
 
 class NoConvergenceError(FuncgradError, ArithmeticError):
     """An iteration (fg.fixed_point's) that did not settle within its number of steps."""
+
+
+class NamespaceError(FuncgradError, TypeError):
+    """Arrays of two libraries in one operation, or an operation that has no form for a
+    library's arrays: funcgrad never converts or moves a foreign array on its own."""

@@ -40,7 +40,7 @@ True
 """
 
 from .arraylike import ArrayLike
-from .primitive import Primitive, defbatch, defjvp, defvjp, is_joint, primitive
+from .primitive import Primitive, defbatch, defjvp, defvjp, defxp, is_joint, primitive
 from .rules.arrays import (
                            all_batched,
                            batch_along_axis,
@@ -59,7 +59,7 @@ from .values import ndim_of, normalize_axes, plain, raw, shape_of, zeros_like_va
 
 __all__ = [
     # the form of a primitive, and the makers of its rules
-    "Primitive", "primitive", "elementwise", "defvjp", "defjvp", "defbatch", "is_joint",
+    "Primitive", "primitive", "elementwise", "defvjp", "defjvp", "defbatch", "defxp", "is_joint",
     # writing rules
     "raw", "plain", "shape_of", "ndim_of", "zeros_like_value", "normalize_axes",
     "unbroadcast", "pullback",

@@ -35,7 +35,8 @@ import numpy as np
 from .arraylike import ArrayLike
 from .errors import ImmutableError, NotDifferentiableError
 from .rules import elementwise as ew
-from .traces import Box, Trace
+from .namespaces import PLAIN_TYPES, dtype_kind, is_foreign, library_of
+from .traces import Trace
 from .values import format_value, frozen_copy
 
 __all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
@@ -273,8 +274,8 @@ class ReverseTrace(Trace):
         if len(args) == 1:
             a = args[0]
             if type(a) is make and a._trace is self:
-                v = a._value   # a plain value goes straight to the impl; a traced one recurses
-                value = prim(v, **params) if isinstance(v, Box) else prim.impl(v, **params)
+                v = a._value   # NumPy's value goes straight to the impl; others dispatch
+                value = prim.impl(v, **params) if type(v) in PLAIN_TYPES else prim(v, **params)
                 if type(value) is np.ndarray:
                     value.flags.writeable = False
                 return make(value, prim, args, params or None, None, self)
@@ -321,6 +322,12 @@ def _leaf_value(value, who):
         arr = np.asarray(value)
     elif isinstance(value, Number):
         arr = np.asarray(value)
+    elif is_foreign(value):   # another library's array stays that library's (funcgrad.namespaces)
+        if dtype_kind(value) not in "fc":
+            raise NotDifferentiableError(
+                f"{who} got a {library_of(value)} array of dtype {value.dtype}; gradients need "
+                f"floats: convert it to a floating dtype first")
+        return value
     else:
         raise NotDifferentiableError(
             f"{who} takes a number or a NumPy array; got {type(value).__name__} {value!r}"

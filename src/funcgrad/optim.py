@@ -43,7 +43,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
-from .values import float_dtype, raw
+from .namespaces import is_foreign
+from .values import raw, zeros_like_value
 
 __all__ = ["Optimizer", "Transformation", "apply_updates",
            "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
@@ -209,7 +210,13 @@ def clip_by_value(grads, low, high):
 # ---------------------------------------------------------------- optimizers
 
 def _zeros(params):
-    return tree_map(lambda p: np.zeros_like(p, dtype=float_dtype(p)) if np.ndim(p) else 0.0, params)
+    """Zero slots like the params: NumPy's, or each param's own library (lazy for Dask)."""
+    return tree_map(lambda p: zeros_like_value(p) if np.ndim(p) else 0.0, params)
+
+
+def _sqrt(v):
+    """NumPy's sqrt, or the value's own square root for another library's array."""
+    return v ** 0.5 if is_foreign(v) else np.sqrt(v)
 
 
 def _check_step(who, grads, params, state):
@@ -301,7 +308,7 @@ def adagrad(learning_rate=0.01, eps=1e-10):
     """
     def rule(lr, t, p, g, s):
         s = s + g * g
-        return -lr * g / (np.sqrt(s) + eps), s
+        return -lr * g / (_sqrt(s) + eps), s
     return _optimizer("adagrad", learning_rate, 1, rule)
 
 
@@ -316,7 +323,7 @@ def rmsprop(learning_rate=0.01, decay=0.99, eps=1e-8):
     """
     def rule(lr, t, p, g, v):
         v = decay * v + (1.0 - decay) * g * g
-        return -lr * g / (np.sqrt(v) + eps), v
+        return -lr * g / (_sqrt(v) + eps), v
     return _optimizer("rmsprop", learning_rate, 1, rule)
 
 

@@ -8,6 +8,7 @@ processes the call (see :mod:`funcgrad.traces`).
 The one form of a primitive, read like a reference sheet::
 
     Primitive(name, impl,
+              xp=...,        # the impl on another library's arrays: xp(namespace, *args, **params)
               vjp=...,       # reverse mode: cotangent of the output -> of the arguments
               jvp=...,       # forward mode: tangents of the arguments -> of the output
               batch=...,     # vmap: the call on a whole batch at once
@@ -43,11 +44,12 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import ShapeError
+from .errors import NamespaceError, ShapeError
+from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
 from .traces import Box
-from .values import raw, shape_of
+from .values import dtype_of, shape_of
 
-__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "per_argument_rule",
+__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "defxp", "per_argument_rule",
            "is_joint", "describe"]
 
 
@@ -63,11 +65,13 @@ class Primitive:
 
     # __dict__ holds what help(), inspect and doctest read from a primitive itself:
     # __doc__, __module__ and __signature__ (see describe).
-    __slots__ = ("name", "impl", "vjp", "jvp", "batch", "partials", "__dict__", "__weakref__")
+    __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "__dict__",
+                 "__weakref__")
 
-    def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None):
+    def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None):
         self.name = name
         self.impl = impl
+        self.xp = xp
         self.vjp = vjp
         self.jvp = jvp
         self.batch = batch
@@ -86,22 +90,49 @@ class Primitive:
     def __call__(self, *args, **params):
         if len(args) == 1:  # the commonest call, without the search below
             a = args[0]
+            if type(a) in PLAIN_TYPES:
+                return self.impl(a, **params)
             if isinstance(a, Box):
                 return a._trace.process(self, args, params)
-            return self.impl(a, **params)
+            return self.run(args, params)
         top = None
         level = -1
+        other = False   # an argument that may be another library's array
         for a in args:
             if isinstance(a, Box):
                 t = a._trace
                 if t.level > level:
                     top, level = t, t.level
-        if top is None:
+            elif type(a) not in PLAIN_TYPES:
+                other = True
+        if top is not None:
+            return top.process(self, args, params)
+        if other:
+            return self.run(args, params)
+        return self.impl(*args, **params)
+
+    def run(self, args, params):
+        """The primitive on plain values of any library: NumPy's through ``impl``, another
+        library's arrays through ``xp`` and their own namespace (see funcgrad.namespaces)."""
+        xp = namespace_of(args)
+        if xp is None:
             return self.impl(*args, **params)
-        return top.process(self, args, params)
+        if self.xp is None:
+            a = next(a for a in args if is_foreign(a))
+            raise NamespaceError(
+                f"{self.name} has no Array API form, so it cannot run on {library_of(a)}'s "
+                f"{type(a).__name__} without converting it to NumPy, which funcgrad never does "
+                f"on its own; convert the array yourself (np.asarray, or .compute() for Dask), "
+                f"or give the primitive one with funcgrad.extend.defxp")
+        return self.xp(xp, *[_scalar(a) for a in args], **params)
 
     def __repr__(self):
         return f"<primitive {self.name}>"
+
+
+def _scalar(a):
+    """A NumPy scalar as Python's number, which every Array API namespace takes."""
+    return a.item() if isinstance(a, np.generic) else a
 
 
 def _signature_of(fun):
@@ -242,11 +273,11 @@ def _checked(prim, i, mode, out, like, exact):
         raise TypeError(
             f"{prim.name}: the {mode} rule for argument {i} returned a {type(out).__name__} "
             f"({out!r:.40}); a rule returns a number or an array (None for zero)")
-    kind = np.result_type(raw(out)).kind
+    kind = dtype_of(out).kind
     if kind not in "fc" and not (kind in "iu" and isinstance(out, int)):
         raise TypeError(
             f"{prim.name}: the {mode} rule for argument {i} returned dtype "
-            f"{np.result_type(raw(out))}; derivatives are floats")
+            f"{dtype_of(out)}; derivatives are floats")
     got, want = shape_of(out), shape_of(like)
     fits = got == want if exact else np.broadcast_shapes(got, want) == want if _broadcasts(got, want) else False
     if not fits:
@@ -323,3 +354,27 @@ def defbatch(prim: "Primitive", rule: Callable) -> None:
         raise TypeError(f"defbatch({prim.name}, ...): the rule must be a function "
                         f"`rule(size, prim, values, batched, params)`; got {type(rule).__name__}")
     prim.batch = rule
+
+
+def defxp(prim: "Primitive", rule: Callable) -> None:
+    """Give ``prim`` its form on other libraries' arrays (PyTorch, CuPy, Dask, ...).
+
+    ``rule(xp, *args, **params)`` computes the primitive with the functions of
+    the Array API namespace ``xp`` of its arguments (see
+    :mod:`funcgrad.namespaces`). Without one, calling the primitive on another
+    library's array raises a NamespaceError instead of converting it to NumPy.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> @fg.primitive
+    ... def softplus(x):
+    ...     return np.logaddexp(0.0, x)
+    >>> fg.extend.defxp(softplus, lambda xp, x: xp.logaddexp(xp.zeros_like(x), x))
+    >>> softplus.xp is not None
+    True
+    """
+    _check_primitive(prim, "defxp")
+    if not callable(rule):
+        raise TypeError(f"defxp({prim.name}, ...): the rule must be a function "
+                        f"`rule(xp, *args, **params)`; got {type(rule).__name__}")
+    prim.xp = rule

@@ -33,7 +33,7 @@ from .transforms import (
     split_aux,
 )
 from .tree import LEAF, tree_flatten, tree_unflatten
-from .values import as_dtype_of, float_dtype, frozen_copy, shape_of, zeros_like_value
+from .values import as_dtype_of, frozen_copy, ones_like_value, shape_of, zeros_like_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
            "trace_argnums", "pull_back", "named_variables"]
@@ -193,7 +193,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         check_scalar_output(out, who, holomorphic)
         value = result_of(trace, out)
         shape = shape_of(out)     # () or one element, e.g. (1,)
-        seed = np.ones(shape, dtype=float_dtype(out)) if shape else 1.0
+        seed = ones_like_value(out) if shape else 1.0
         grads = pull_back(trace, (out,), (seed,), inputs)
         g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g
@@ -238,7 +238,7 @@ def elementwise_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callabl
         who = f"elementwise_grad of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         leaves, _ = tree_flatten(out)
-        ones = [np.ones(shape_of(o), dtype=float_dtype(o)) if shape_of(o) else 1.0 for o in leaves]
+        ones = [ones_like_value(o) if shape_of(o) else 1.0 for o in leaves]
         grads = pull_back(trace, leaves, ones, inputs)
         return grads[0] if single else tuple(grads[k] for k in where)
 

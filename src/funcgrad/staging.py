@@ -32,7 +32,8 @@ import numpy as np
 from toolz import unique
 
 from ._gc import gc_paused
-from .errors import ConcretizationError, NonFiniteError
+from .errors import ConcretizationError, NamespaceError, NonFiniteError
+from .namespaces import is_foreign, library_of
 from .finite import all_finite, checking, watched
 from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
@@ -122,6 +123,13 @@ def _abstract(leaf, who):
         return (type(leaf),)
     if isinstance(leaf, (np.ndarray, np.generic)):
         return (np.ndarray, leaf.shape, leaf.dtype.str)
+    if is_foreign(leaf):
+        raise NamespaceError(
+            f"{who}: an argument is {library_of(leaf)}'s {type(leaf).__name__}, and jit compiles "
+            f"plans of NumPy calls, which would have to turn it into a NumPy array (computing a "
+            f"lazy Dask array, copying a GPU array to the host); call the function without "
+            f"fg.jit: funcgrad differentiates it all the same, Dask optimizes its own task "
+            f"graph, and PyTorch and CuPy run each operation on the device")
     raise TypeError(
         f"{who}: an argument leaf is {type(leaf).__name__} {leaf!r}; jit traces numbers and "
         f"arrays only: pass other values through static_argnums")

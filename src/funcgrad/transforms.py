@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from .errors import NotDifferentiableError, ShapeError
+from .namespaces import dtype_kind, is_foreign, library_of
 from .primitive import Primitive
 from .traces import Box, note_cut
 from .tree import tree_map
-from .values import is_complex, numpy_scalar, raw, shape_of
+from .values import dtype_of, is_complex, numpy_scalar, raw, shape_of
 
 __all__ = ["fun_name", "diff_leaf", "argnums_tuple", "distinct", "check_scalar_output",
            "check_complex_output", "check_holomorphic_inputs",
@@ -61,6 +62,13 @@ def diff_leaf(x, who, where):
         return float(x)
     if isinstance(x, numbers.Complex):
         return complex(x)
+    if is_foreign(x):   # another library's array, differentiated in its own namespace
+        kind = dtype_kind(x)
+        if kind in "fc":
+            return x
+        raise NotDifferentiableError(
+            f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}; gradients need "
+            f"floats: convert it to a floating dtype first")
     if dataclasses.is_dataclass(x) or hasattr(x, "__dict__") and not callable(x):
         raise NotDifferentiableError(
             f"{who}: {where} is {type(x).__name__} {x!r:.60}, which funcgrad does not know as "
@@ -103,9 +111,9 @@ def check_scalar_output(out, who, holomorphic=False):
         raise ShapeError(f"{who}: grad needs a scalar output, but the function returned a "
                          f"{type(out).__name__}; use jacrev or vjp for non-scalar outputs")
     v = raw(out)
-    kind = getattr(getattr(v, "dtype", None), "kind", "")
+    kind = dtype_kind(v) if is_foreign(v) else getattr(getattr(v, "dtype", None), "kind", "")
     if isinstance(v, (bool, np.bool_)) or kind in ("b", "U", "S", "O", "V") or not isinstance(
-            v, (float, int, complex, np.ndarray, np.generic)):
+            v, (float, int, complex, np.ndarray, np.generic)) and not is_foreign(v):
         hint = " (did the function forget to return?)" if v is None else ""
         raise TypeError(f"{who}: grad needs a float output, but the function returned "
                         f"{type(v).__name__} {v!r:.60}{hint}; return a float, e.g. fnp.sum(...)")
@@ -128,12 +136,12 @@ def check_complex_output(out, who, holomorphic):
     complex_out = is_complex(out)
     if complex_out and not holomorphic:
         raise TypeError(
-            f"{who}: the output is complex ({np.result_type(raw(out))}), and a complex output "
+            f"{who}: the output is complex ({dtype_of(out)}), and a complex output "
             f"has no gradient of its own; differentiate fnp.real(...) or fnp.abs(...) of it, or "
             f"pass holomorphic=True if the function is holomorphic (see docs/complex.md)")
     if holomorphic and not complex_out:
         raise TypeError(f"{who}: holomorphic=True needs a complex output; got "
-                        f"{np.result_type(raw(out))}")
+                        f"{dtype_of(out)}")
 
 
 def check_holomorphic_inputs(leaves, who):
@@ -142,7 +150,7 @@ def check_holomorphic_inputs(leaves, who):
     for v in leaves:
         if not is_complex(v):
             raise TypeError(
-                f"{who}: holomorphic=True needs complex inputs; got {np.result_type(raw(v))}: "
+                f"{who}: holomorphic=True needs complex inputs; got {dtype_of(v)}: "
                 f"pass it as x.astype(complex)")
 
 

@@ -14,11 +14,12 @@ answers unwrap boxes until they reach a plain number or array.
 
 import numpy as np
 
+from .namespaces import dtype_kind, is_foreign, namespace_of, numpy_dtype
 from .traces import Box
 
-__all__ = ["raw", "plain", "shape_of", "ndim_of", "is_complex", "float_dtype", "as_dtype_of",
+__all__ = ["raw", "plain", "shape_of", "ndim_of", "is_complex", "dtype_of", "float_dtype", "as_dtype_of",
            "numpy_scalar",
-           "zeros_like_value", "normalize_axes", "read_only", "frozen_copy", "format_value"]
+           "zeros_like_value", "ones_like_value", "filled_like", "normalize_axes", "read_only", "frozen_copy", "format_value"]
 
 
 def raw(x):
@@ -75,15 +76,22 @@ def is_complex(x):
         return False
     if t is complex:
         return True
+    if is_foreign(x):
+        return dtype_kind(x) == "c"
     dtype = getattr(x, "dtype", None)
     return dtype is not None and dtype.kind == "c"
+
+
+def dtype_of(x):
+    """NumPy's dtype of a plain or traced value (of the same name for a foreign array)."""
+    return numpy_dtype(raw(x))
 
 
 def float_dtype(x):
     """The dtype a derivative of ``x`` has: its own if it is a float or complex
     (float32 stays float32, complex stays complex), else float64 (an integer's
     derivative is a float)."""
-    dtype = np.result_type(raw(x))
+    dtype = dtype_of(x)
     return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
@@ -110,7 +118,28 @@ def zeros_like_value(x):
     v = raw(x)
     if type(v) is float or type(v) is int:
         return 0.0
-    return np.zeros(shape_of(x), dtype=float_dtype(v))
+    return filled_like(x, 0.0)
+
+
+def ones_like_value(x):
+    """A plain one of the shape and float dtype of ``x`` (the seed of an output)."""
+    v = raw(x)
+    if type(v) is float or type(v) is int:
+        return 1.0
+    return filled_like(x, 1.0)
+
+
+def filled_like(x, fill, shape=None):
+    """An array of ``fill`` in the shape (or ``shape``) and float dtype of ``x``, made by
+    the library of its value: NumPy's, or another library's on the same device (lazily,
+    for Dask)."""
+    v = raw(x)
+    shape = shape_of(x) if shape is None else shape
+    if not is_foreign(v):
+        return np.full(shape, fill, dtype=float_dtype(v))
+    xp = namespace_of((v,))
+    dtype = v.dtype if dtype_kind(v) in "fc" else xp.float64
+    return xp.full(shape, fill, dtype=dtype, device=getattr(v, "device", None))
 
 
 def read_only(x):

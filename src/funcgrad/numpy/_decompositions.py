@@ -28,7 +28,7 @@ from ..rules.arrays import transpose as _transpose
 from ..rules.linalg import inv as _inv
 from ..rules.linalg import mH
 from ..rules.products import matmul as _matmul
-from ..values import raw, shape_of
+from ..values import dtype_of, shape_of
 from ._helpers import lists_as_arrays
 
 __all__ = ["svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "matrix_power", "svd_norm",
@@ -88,7 +88,7 @@ def qr(a, mode="reduced"):
     q, r = _d.qr_parts(_d.qr_packed(a, mode="complete" if mode == "complete" else "reduced"), m)
     if mode == "complete" and m > n:
         q = _concatenate(q, _d.complement(a, of="qr_q"), axis=-1)
-        r = _concatenate(r, _np.zeros(shape_of(a)[:-2] + (m - n, n), dtype=_np.result_type(raw(r))),
+        r = _concatenate(r, _np.zeros(shape_of(a)[:-2] + (m - n, n), dtype=dtype_of(r)),
                          axis=-2)
     return r if mode == "r" else QRResult(q, r)
 
@@ -151,7 +151,7 @@ def matrix_power(a, n):
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise _np.linalg.LinAlgError(f"matrix_power needs a square matrix (or a stack); got shape {shape}")
     if n == 0:
-        return _np.broadcast_to(_np.eye(shape[-1], dtype=_np.result_type(raw(a))), shape).copy()
+        return _np.broadcast_to(_np.eye(shape[-1], dtype=dtype_of(a)), shape).copy()
     if n < 0:
         a, n = _inv(a), -n
     if n == 1:

@@ -18,9 +18,9 @@ import numpy as _np
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
 from ..traces import Box
+from ..values import dtype_of as _dtype_of
 from ..values import is_complex
 from ..values import plain as _plain
-from ..values import raw as _raw
 from ._helpers import concrete, is_traced, nan_mask, refuse
 from ._logic import isneginf, isposinf
 
@@ -44,7 +44,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """
     if not is_traced(x):
         return _np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
-    big = _np.finfo(_np.result_type(_raw(x))).max
+    big = _np.finfo(_dtype_of(x)).max
     if is_complex(x):
         return (_replace(_u.real(x), nan, posinf, neginf, big)
                 + 1j * _replace(_u.imag(x), nan, posinf, neginf, big))
@@ -63,7 +63,7 @@ def real_if_close(a, tol=100):
         return _np.real_if_close(a, tol)
     if not is_complex(a):
         return a
-    eps = _np.finfo(_np.result_type(_raw(a))).eps
+    eps = _np.finfo(_dtype_of(a)).eps
     limit = tol * eps if tol > 1 else tol
     return _u.real(a) if _np.all(_np.abs(_np.imag(concrete(a, "real_if_close"))) < limit) else a
 
@@ -78,7 +78,7 @@ def ldexp(x1, x2, out=None):
     refuse("ldexp", out=out)
     if not is_traced(x1, x2):
         return _np.ldexp(x1, x2)
-    if is_traced(x2) or not _np.issubdtype(_np.result_type(_raw(x2)), _np.integer):
+    if is_traced(x2) or not _np.issubdtype(_dtype_of(x2), _np.integer):
         raise TypeError("ldexp: the exponent x2 must be plain integers (no derivative); "
                         "use x1 * 2.0 ** x2 for a differentiable exponent")
     return x1 * _np.ldexp(1.0, x2)

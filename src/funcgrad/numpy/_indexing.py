@@ -32,6 +32,7 @@ from ..rules.elementwise import where as _where
 from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import log10 as _log10
 from ..traces import Box
+from ..values import dtype_of as _dtype_of
 from ..values import plain as _plain
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
@@ -294,7 +295,7 @@ def searchsorted(a, v, side="left", sorter=None):
 def _like(a, dtype, shape):
     """Shape and dtype for a ``*_like`` constructor given a traced value."""
     if dtype is None:
-        dtype = _np.result_type(_raw(a))
+        dtype = _dtype_of(a)
         if not _np.issubdtype(dtype, _np.inexact):
             dtype = _np.float64
     return _shape_of(a) if shape is None else shape, dtype

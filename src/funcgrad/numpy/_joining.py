@@ -11,8 +11,8 @@ import numpy as _np
 from ..errors import ShapeError
 from ..rules import arrays as _a
 from ..rules import shape as _s
+from ..values import dtype_of as _dtype_of
 from ..values import plain as _plain
-from ..values import raw as _raw
 from ..values import shape_of as _shape_of
 from ._helpers import (
     as_array,
@@ -415,7 +415,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if unknown:
             raise TypeError(f"pad: unsupported keyword arguments for mode 'constant': {sorted(unknown)}")
         values = _pairs(kwargs.get("constant_values", 0), nd, "pad", "constant_values")
-        dtype = _np.result_type(_raw(array))
+        dtype = _dtype_of(array)
         for ax in range(nd):
             parts = []
             cur = _shape_of(x)

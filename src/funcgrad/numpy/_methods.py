@@ -14,7 +14,7 @@ array([1., 2., 1., 2.])
 
 import numpy as _np
 
-from ..values import raw as _raw
+from ..values import dtype_of as _dtype_of
 
 __all__ = ["install"]
 
@@ -73,7 +73,7 @@ def _methods(fnp):
 
     def astype(self, dtype, copy=True):
         dtype = _np.dtype(dtype)
-        return self if _np.result_type(_raw(self)) == dtype else fnp.astype(self, dtype)
+        return self if _dtype_of(self) == dtype else fnp.astype(self, dtype)
 
     def conj(self):
         return fnp.conjugate(self)

@@ -29,6 +29,8 @@ from ..rules import ufuncs as _u
 from ..rules.elementwise import sqrt as _sqrt
 from ..rules.elementwise import where as _where
 from ..traces import Box as _Box
+from ..namespaces import is_foreign as _is_foreign
+from ..values import dtype_of as _dtype_of
 from ..values import raw as _raw
 from ..values import is_complex
 from ..values import shape_of as _shape_of
@@ -52,7 +54,7 @@ def _cast(a, dtype):
     """``a`` as ``dtype`` (None: unchanged; integers summed as float64 where NumPy does)."""
     if dtype is None:
         return a
-    if _np.result_type(_raw(a)) == _np.dtype(dtype):
+    if _dtype_of(a) == _np.dtype(dtype):
         return a
     return _u.astype(a, dtype=dtype)
 
@@ -61,7 +63,7 @@ def _float_input(a):
     """``a`` cast to float64 if it holds integers or bools, as mean and var do."""
     if isinstance(a, (list, tuple)):
         a = _np.asarray(a)
-    dt = _np.result_type(_raw(a))
+    dt = _dtype_of(a)
     return a if _np.issubdtype(dt, _np.inexact) else _cast(a, _np.float64)
 
 
@@ -257,7 +259,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
             w = _arrays.transpose(w, axes=tuple(int(i) for i in _np.argsort(axis)))
             w = _arrays.reshape(w, shape=tuple(s if x in axis else 1 for x, s in enumerate(shape)))
         scl = _arrays.sum(w, axis=axis, keepdims=keepdims)
-        if _np.any(_raw(scl) == 0.0):
+        if not _is_foreign(_raw(scl)) and _np.any(_raw(scl) == 0.0):   # never computes a lazy one
             raise ZeroDivisionError("average: the weights sum to zero along an axis, so they "
                                     "cannot be normalized")
         avg = _arrays.sum(_float_input(a) * w, axis=axis, keepdims=keepdims) / scl
@@ -276,7 +278,7 @@ def _size(shape):
 
 
 def _is_float(a):
-    return _np.issubdtype(_np.result_type(_raw(a)), _np.inexact)
+    return _np.issubdtype(_dtype_of(a), _np.inexact)
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):

@@ -28,7 +28,7 @@ from functools import reduce
 import numpy as np
 
 from ..primitive import Primitive, describe
-from ..values import float_dtype, ndim_of, normalize_axes, shape_of, zeros_like_value
+from ..values import filled_like, float_dtype, ndim_of, normalize_axes, shape_of, zeros_like_value
 
 __all__ = [
     "unbroadcast", "restore_reduced_axes",
@@ -82,7 +82,7 @@ def _sum_impl(x, axis=None, keepdims=False):
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
     shape = shape_of(x)
     if type(g) is float and shape:   # a Python float spread over x: in x's dtype (float32 stays)
-        return np.full(shape, g, dtype=float_dtype(x))
+        return filled_like(x, g)
     if not keepdims and shape:
         kept = list(shape)
         for a in normalize_axes(axis, len(shape)):
@@ -121,6 +121,83 @@ def _concat_jvp(tangents, ans, *xs, axis=0):
 def _add_n_jvp(tangents, ans, *xs):
     present = [t for t in tangents if t is not None]
     return reduce(operator.add, present)
+
+
+# ---------------------------------------------------------------- other libraries' arrays
+# The forms of these primitives in an Array API namespace ``xp`` (see funcgrad.namespaces).
+# Indices are static parameters, so they stay NumPy's and are read here in NumPy.
+
+def _xp_index(xp, index, like):
+    """An index for another library's array: its integer and boolean arrays in that library."""
+    def part(p):
+        if isinstance(p, (np.ndarray, list)):
+            return xp.asarray(np.asarray(p), device=getattr(like, "device", None))
+        return p
+    return tuple(part(p) for p in index) if isinstance(index, tuple) else part(index)
+
+
+def _xp_getitem(xp, x, index):
+    """``x[index]``; a slice with a negative step (which PyTorch refuses) reads the flipped
+    axis forwards instead."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts) and all(
+            isinstance(p, slice) for p in parts):
+        forward = []
+        for axis, p in enumerate(parts):
+            if p.step is not None and p.step < 0:
+                n = x.shape[axis]
+                at = np.arange(n)[p]
+                x = xp.flip(x, axis=axis)
+                p = slice(n - 1 - at[0], n - at[-1], -p.step) if at.size else slice(0, 0)
+            forward.append(p)
+        index = tuple(forward)
+    return x[_xp_index(xp, index, x)]
+
+
+def _xp_untake(xp, g, index, shape):
+    """Zeros of ``shape`` with ``g`` added at ``index``, by gathers only (the standard has no
+    scatter-add): the positions ``index`` reads are worked out in NumPy, repeated positions
+    summed by one matrix product."""
+    size = int(np.prod(shape, dtype=np.int64))
+    positions = np.arange(size).reshape(shape)[index].ravel()
+    flat = xp.reshape(g if hasattr(g, "shape") else xp.asarray(g), (-1,))
+    flat = xp.broadcast_to(flat, positions.shape) if flat.shape != positions.shape else flat
+    unique, inverse = np.unique(positions, return_inverse=True)
+    device = getattr(flat, "device", None)
+    if unique.size != positions.size:      # repeats: sum each position's entries
+        onehot = (inverse[None, :] == np.arange(unique.size)[:, None]).astype(np.float64)
+        flat = xp.matmul(xp.astype(xp.asarray(onehot, device=device), flat.dtype), flat)
+    source = np.full(size, unique.size)
+    source[unique] = np.arange(unique.size)
+    padded = xp.concat([flat, xp.zeros((1,), dtype=flat.dtype, device=device)])
+    return xp.reshape(xp.take(padded, xp.asarray(source, device=device)), shape)
+
+
+def _xp_expand_dims(xp, x, axis):
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    for a in normalize_axes(axes, x.ndim + len(axes)):
+        x = xp.expand_dims(x, axis=a)
+    return x
+
+
+def _xp_squeeze(xp, x, axis=None):
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    return xp.squeeze(x, axis=axis)
+
+
+def _xp_transpose(xp, x, axes=None):
+    return xp.permute_dims(x, tuple(reversed(range(x.ndim))) if axes is None else tuple(axes))
+
+
+def _xp_swapaxes(xp, x, axis1, axis2):
+    order = list(range(x.ndim))
+    order[axis1], order[axis2] = order[axis2], order[axis1]
+    return xp.permute_dims(x, tuple(order))
+
+
+def _xp_sum(xp, x, axis=None, keepdims=False):
+    return xp.sum(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
 
 
 # ---------------------------------------------------------------- batching helpers
@@ -268,66 +345,77 @@ reshape = Primitive(
     vjp=(lambda g, ans, x, shape: reshape(g, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, shape: reshape(t, shape=shape),),
     batch=_reshape_batch,
+    xp=lambda xp, x, shape: xp.reshape(x, tuple(shape)),
 )
 broadcast_to = Primitive(
     "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
     vjp=(lambda g, ans, x, shape: unbroadcast(g, x),),
     jvp=(lambda t, ans, x, shape: broadcast_to(t, shape=shape),),
     batch=_broadcast_to_batch,
+    xp=lambda xp, x, shape: xp.broadcast_to(x, tuple(shape)),
 )
 expand_dims = Primitive(
     "expand_dims", lambda x, axis: np.expand_dims(x, axis),
     vjp=(lambda g, ans, x, axis: reshape(g, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, axis: expand_dims(t, axis=axis),),
     batch=_expand_dims_batch,
+    xp=_xp_expand_dims,
 )
 squeeze = Primitive(
     "squeeze", lambda x, axis=None: np.squeeze(x, axis),
     vjp=(lambda g, ans, x, axis=None: reshape(g, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, axis=None: squeeze(t, axis=axis),),
     batch=_squeeze_batch,
+    xp=_xp_squeeze,
 )
 transpose = Primitive(
     "transpose", lambda x, axes=None: np.transpose(x, axes),
     vjp=(_transpose_vjp,),
     jvp=(lambda t, ans, x, axes=None: transpose(t, axes=axes),),
     batch=_transpose_batch,
+    xp=_xp_transpose,
 )
 swapaxes = Primitive(
     "swapaxes", lambda x, axis1, axis2: np.swapaxes(x, axis1, axis2),
     vjp=(lambda g, ans, x, axis1, axis2: swapaxes(g, axis1=axis1, axis2=axis2),),
     jvp=(lambda t, ans, x, axis1, axis2: swapaxes(t, axis1=axis1, axis2=axis2),),
     batch=_swapaxes_batch,
+    xp=_xp_swapaxes,
 )
 sum = Primitive(  # noqa: A001 - NumPy's name, on purpose
     "sum", _sum_impl,
     vjp=(_sum_vjp,),
     jvp=(lambda t, ans, x, axis=None, keepdims=False: sum(t, axis=axis, keepdims=keepdims),),
     batch=batch_reduction,
+    xp=_xp_sum,
 )
 getitem = Primitive(
     "getitem", lambda x, index: x[index],
     vjp=(lambda g, ans, x, index: untake(g, index=index, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, index: getitem(t, index=index),),
     batch=_getitem_batch,
+    xp=_xp_getitem,
 )
 untake = Primitive(
     "untake", _untake_impl,
     vjp=(lambda g, ans, x, index, shape: getitem(g, index=index),),
     jvp=(lambda t, ans, x, index, shape: untake(t, index=index, shape=shape),),
     batch=_untake_batch,
+    xp=_xp_untake,
 )
 concatenate = Primitive(
     "concatenate", lambda *xs, axis=0: np.concatenate(xs, axis=axis),
     vjp=_concat_vjp,
     jvp=_concat_jvp,
     batch=_concatenate_batch,
+    xp=lambda xp, *xs, axis=0: xp.concat(list(xs), axis=axis),
 )
 add_n = Primitive(
     "add_n", lambda *xs: reduce(operator.add, xs),
     vjp=lambda argnums, g, ans, *xs: [unbroadcast(g, xs[i]) for i in argnums],
     jvp=_add_n_jvp,
     batch=batch_elementwise,
+    xp=lambda xp, *xs: reduce(operator.add, xs),
 )
 describe(add_n, "*xs", """The sum of any number of arrays or numbers (broadcast), as one node.
 

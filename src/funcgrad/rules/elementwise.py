@@ -16,14 +16,14 @@ import operator
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import NamespaceError, ShapeError
 from ..primitive import Primitive
 from ..traces import Box
 from ..values import is_complex, plain
 from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [
-    "elementwise", "pullback", "partial_at", "tie_share", "sign_constant",
+    "elementwise", "standard_form", "pullback", "partial_at", "tie_share", "sign_constant",
     "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
     "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
     "real", "imag", "conjugate", "complex_sign", "real_part_for", "unit",
@@ -213,7 +213,34 @@ def _push(partial):
     return rule
 
 
-def elementwise(name, impl, *partials):
+# NumPy's names that the Array API standard spells differently.
+_STANDARD_NAMES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+                   "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",
+                   "conjugate": "conj", "fabs": "abs", "absolute": "abs", "rint": "round",
+                   "mod": "remainder", "remainder": "remainder", "true_divide": "divide"}
+
+
+def standard_form(name):
+    """The Array API form of NumPy's ufunc ``name``: the standard's function of that name
+    (``arctan`` is ``atan``), called in the arrays' own namespace."""
+    standard = _STANDARD_NAMES.get(name, name)
+
+    def form(xp, *args):
+        fun = getattr(xp, standard, None)
+        if fun is None:
+            raise NamespaceError(f"{name}: {xp.__name__} has no {standard}; convert the array "
+                                 f"to NumPy's first (np.asarray) to use NumPy's")
+        return fun(*args)
+    form.__name__ = standard
+    return form
+
+
+def _generic_form(impl):
+    """An impl written with Python's operators, which every array library has."""
+    return lambda xp, *args: impl(*args)
+
+
+def elementwise(name, impl, *partials, xp=None):
     """An elementwise primitive from its partial derivatives, one per argument.
 
     ``partials[i](ans, *args)`` is d f / d args[i], elementwise (``None``: the
@@ -221,14 +248,42 @@ def elementwise(name, impl, *partials):
     multiplies the cotangent by it and sums over broadcast axes, forward mode
     multiplies the tangent by it, vmap broadcasts. For scalars it is exactly
     the edge weight of the sum-product view of backprop.
+
+    ``xp(namespace, *args)`` computes it on another library's arrays; a ufunc's
+    impl gets the Array API function of the ufunc's name by default.
     """
+    if xp is None and hasattr(impl, "ufunc"):
+        xp = standard_form(impl.ufunc.__name__)
     return Primitive(
         name, impl,
         vjp=tuple(None if p is None else _pull(i, p) for i, p in enumerate(partials)),
         jvp=tuple(None if p is None else _push(p) for p in partials),
         batch=batch_elementwise,
         partials=partials,
+        xp=xp,
     )
+
+
+def _xp_where(xp, c, x, y):
+    """where in a namespace that refuses two Python numbers: the numbers as float64 arrays."""
+    if not hasattr(x, "shape") and not hasattr(y, "shape"):
+        device = getattr(c, "device", None)
+        x = xp.full(c.shape, x, dtype=xp.float64, device=device)
+    return xp.where(c, x, y)
+
+
+def _xp_sigmoid(xp, x):
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _xp_step(xp, x):
+    return xp.astype(x > 0, x.dtype if xp.isdtype(x.dtype, "real floating") else xp.float64)
+
+
+def _xp_complex_sign(xp, z):
+    m = xp.abs(z)
+    return xp.where(m == 0, 0.0 * z, z / xp.where(m == 0, 1.0, m))
 
 
 def _safe_log(x):
@@ -262,14 +317,14 @@ _add, _sub, _mul = (_operator(operator.add, "add"), _operator(operator.sub, "sub
                     _operator(operator.mul, "multiply"))
 
 # name                          impl                d f / d x                          d f / d y
-add      = elementwise("add",      _add,       lambda ans, x, y: 1.0,             lambda ans, x, y: 1.0)
-subtract = elementwise("subtract", _sub,       lambda ans, x, y: 1.0,             lambda ans, x, y: -1.0)
-multiply = elementwise("multiply", _mul,       lambda ans, x, y: y,               lambda ans, x, y: x)
-divide   = elementwise("divide",   _divide,            lambda ans, x, y: divide(1.0, y),  lambda ans, x, y: divide(-ans, y))
+add      = elementwise("add",      _add,       lambda ans, x, y: 1.0,             lambda ans, x, y: 1.0, xp=_generic_form(_add))
+subtract = elementwise("subtract", _sub,       lambda ans, x, y: 1.0,             lambda ans, x, y: -1.0, xp=_generic_form(_sub))
+multiply = elementwise("multiply", _mul,       lambda ans, x, y: y,               lambda ans, x, y: x, xp=_generic_form(_mul))
+divide   = elementwise("divide",   _divide,            lambda ans, x, y: divide(1.0, y),  lambda ans, x, y: divide(-ans, y), xp=_generic_form(_divide))
 power    = elementwise("power",    _ufunc(np.power),   _power_dx,                         _power_dy)
 maximum  = elementwise("maximum",  _ufunc(np.maximum), lambda ans, x, y: tie_share(x, y, operator.gt), lambda ans, x, y: tie_share(y, x, operator.gt))
 minimum  = elementwise("minimum",  _ufunc(np.minimum), lambda ans, x, y: tie_share(x, y, operator.lt), lambda ans, x, y: tie_share(y, x, operator.lt))
-negative = elementwise("negative", operator.neg,       lambda ans, x: -1.0)
+negative = elementwise("negative", operator.neg,       lambda ans, x: -1.0, xp=_generic_form(operator.neg))
 exp      = elementwise("exp",      _ufunc(np.exp),     lambda ans, x: ans)
 log      = elementwise("log",      _ufunc(np.log),     lambda ans, x: divide(1.0, x))
 sqrt     = elementwise("sqrt",     _ufunc(np.sqrt),    lambda ans, x: divide(0.5, ans))
@@ -279,13 +334,13 @@ tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans 
 abs      = elementwise("abs",      _ufunc(np.abs),     _abs_dx)  # noqa: A001
 real     = elementwise("real",     _ufunc(np.real),    lambda ans, x: 1.0)
 imag     = elementwise("imag",     _ufunc(np.imag),    lambda ans, x: -1j)   # the cotangent pairing is Re(c * dz)
-sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans))
-relu     = elementwise("relu",     _relu,              lambda ans, x: step(x))
+sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans), xp=_xp_sigmoid)
+relu     = elementwise("relu",     _relu,              lambda ans, x: step(x), xp=lambda xp, x: xp.maximum(x, 0.0))
 # Piecewise-constant functions: their derivative is zero wherever it exists.
 _zero1 = lambda ans, x: 0.0        # noqa: E731
 _zero2 = lambda ans, x, y: 0.0     # noqa: E731
 sign          = elementwise("sign",          _ufunc(np.sign),          _zero1)
-step          = elementwise("step",          _step,                    _zero1)
+step          = elementwise("step",          _step,                    _zero1, xp=_xp_step)
 greater       = elementwise("greater",       _ufunc(np.greater),       _zero2, _zero2)
 greater_equal = elementwise("greater_equal", _ufunc(np.greater_equal), _zero2, _zero2)
 less          = elementwise("less",          _ufunc(np.less),          _zero2, _zero2)
@@ -296,7 +351,8 @@ not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _
 # The condition is a mask: no gradient, but a zero partial so that a traced mask (one
 # computed from values a derivative trace carries) is accepted, as a comparison's are.
 where    = elementwise("where",    _ufunc(np.where),   lambda ans, c, x, y: 0.0,
-                       lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False))
+                       lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False),
+                       xp=_xp_where)
 
 # conj is not holomorphic: its rules conjugate the cotangent and the tangent instead of
 # multiplying by a partial.
@@ -305,6 +361,7 @@ conjugate = Primitive(
     vjp=(lambda g, ans, x: conjugate(g),),
     jvp=(lambda t, ans, x: conjugate(t),),
     batch=batch_elementwise,
+    xp=standard_form("conjugate"),
 )
 
 # The complex sign u = z / |z| moves only along the circle: du = i u Im(conj(u) dz) / |z|,
@@ -314,4 +371,5 @@ complex_sign = Primitive(
     vjp=(lambda g, ans, z: -1j * conjugate(ans) * real(1j * g * ans) / _safe_abs(z),),
     jvp=(lambda t, ans, z: 1j * ans * imag(conjugate(ans) * t) / _safe_abs(z),),
     batch=batch_elementwise,
+    xp=_xp_complex_sign,
 )

@@ -55,6 +55,20 @@ def _log_softmax_impl(x, axis=-1):
     return a - _logsumexp_impl(a, axis=axis, keepdims=True)
 
 
+def _xp_logsumexp(xp, x, axis=None, keepdims=False):
+    m = xp.max(x, axis=axis, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0.0)
+    out = xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True)) + m
+    if keepdims:
+        return out
+    return xp.reshape(out, ()) if axis is None else xp.squeeze(out, axis=axis)
+
+
+def _xp_softmax(xp, x, axis=-1):
+    e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
+    return e / xp.sum(e, axis=axis, keepdims=True)
+
+
 def _onehot(label, x):
     return one_hot(label, depth=shape_of(x)[-1])
 
@@ -80,7 +94,7 @@ one_hot = Primitive("one_hot", lambda label, depth: np.eye(depth)[np.asarray(lab
                     batch=lambda size, prim, values, batched, params: one_hot(values[0], **params))
 
 logsumexp = Primitive(
-    "logsumexp", _logsumexp_impl,
+    "logsumexp", _logsumexp_impl, xp=_xp_logsumexp,
     vjp=(lambda g, ans, x, axis=None, keepdims=False:
           restore_reduced_axes(g, x, axis, keepdims) * exp(x - restore_reduced_axes(ans, x, axis, keepdims)),),
     jvp=(lambda t, ans, x, axis=None, keepdims=False:
@@ -88,13 +102,14 @@ logsumexp = Primitive(
     batch=batch_reduction,
 )
 softmax = Primitive(
-    "softmax", _softmax_impl,
+    "softmax", _softmax_impl, xp=_xp_softmax,
     vjp=(lambda g, ans, x, axis=-1: ans * (g - sum(ans * g, axis=axis, keepdims=True)),),
     jvp=(lambda t, ans, x, axis=-1: ans * (t - sum(ans * t, axis=axis, keepdims=True)),),
     batch=batch_along_axis,
 )
 log_softmax = Primitive(
     "log_softmax", _log_softmax_impl,
+    xp=lambda xp, x, axis=-1: x - _xp_logsumexp(xp, x, axis=axis, keepdims=True),
     vjp=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
     jvp=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
     batch=batch_along_axis,

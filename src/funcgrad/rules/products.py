@@ -30,7 +30,7 @@ from string import ascii_letters
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import NamespaceError, ShapeError
 from ..primitive import Primitive
 from ..values import shape_of
 from .arrays import (
@@ -211,9 +211,23 @@ def _contraction(name, impl, spec, hint, fast_vjp=None):
         terms, out = spec(*shapes, **params)
         return _batch_einsum(size, values, batched, terms, out)
 
+    def xp_form(xp, x, y, **params):
+        terms, out = spec(tuple(x.shape), tuple(y.shape), **params)
+        return _xp_einsum(xp, ",".join(terms) + "->" + out, x, y)
+
     prim = Primitive(name, checked_impl(name, impl, hint), vjp=(partial(vjp, 0), partial(vjp, 1)),
-                     jvp=(partial(jvp, 0), partial(jvp, 1)), batch=batch)
+                     jvp=(partial(jvp, 0), partial(jvp, 1)), batch=batch, xp=xp_form)
     return prim
+
+
+def _xp_einsum(xp, subscripts, *ops, optimize=False):
+    """einsum in another library's namespace (PyTorch's, Dask's, CuPy's have one; the
+    standard does not)."""
+    fun = getattr(xp, "einsum", None)
+    if fun is None:
+        raise NamespaceError(f"einsum {subscripts!r}: {xp.__name__} has no einsum; use "
+                             f"matmul or tensordot, which the Array API standard has")
+    return fun(subscripts, *ops)
 
 
 def _letters(n, skip=""):
@@ -270,7 +284,8 @@ def _kron_vjp(i, g, ans, x, y):
     return reshape(out, shape=sy)
 
 
-einsum = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp, batch=_einsum_batch)
+einsum = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp, batch=_einsum_batch,
+                   xp=lambda xp, *ops, subscripts, optimize=False: _xp_einsum(xp, subscripts, *ops))
 
 
 def _dot_vjp_by_matmul(i, g, ans, x, y):
@@ -299,6 +314,7 @@ vdot = _contraction("vdot", _vdot_impl, lambda sa, sb: (["a", "a"], ""),
                     "both operands must have the same number of elements")
 tensordot = _contraction("tensordot", _tensordot_impl, _tensordot_spec,
                          "the summed axes of both operands must have the same lengths")
+tensordot.xp = lambda xp, x, y, axes: xp.tensordot(x, y, axes=axes)   # in the standard itself
 kron = Primitive(
     "kron", np.kron, vjp=(partial(_kron_vjp, 0), partial(_kron_vjp, 1)),
     jvp=(lambda t, ans, x, y: kron(t, y), lambda t, ans, x, y: kron(x, t)),
@@ -365,6 +381,7 @@ matmul = Primitive(
     vjp=(_matmul_vjp_x, _matmul_vjp_y),
     jvp=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
     batch=_matmul_batch,
+    xp=lambda xp, x, y: xp.matmul(x, y),
 )
 
 

@@ -23,7 +23,7 @@ array([0., 6., 0.])
 import numpy as np
 
 from ..primitive import Primitive
-from ..values import ndim_of, normalize_axes, plain, shape_of
+from ..values import filled_like, ndim_of, normalize_axes, plain, shape_of
 from .arrays import (
     batch_along_axis,
     batch_reduction,
@@ -50,22 +50,23 @@ def _flip(x, axis):
     return getitem(x, index=(slice(None),) * axis + (slice(None, None, -1),))
 
 
-def _fill(shape, axis, count, value):
-    s = list(shape)
+def _fill(like, axis, count, value):
+    """``value`` in the shape of ``like`` but ``count`` long along ``axis``, in its library."""
+    s = list(shape_of(like))
     s[axis] = count
-    return np.full(tuple(s), value)
+    return filled_like(like, value, shape=tuple(s))
 
 
 def _shift_in(y, s, axis, fill):
     """``y`` moved ``s`` places along ``axis`` (towards the end), ``fill`` coming in."""
     shape = shape_of(y)
-    return concatenate(_fill(shape, axis, s, fill), _slice(y, 0, shape[axis] - s, axis), axis=axis)
+    return concatenate(_fill(y, axis, s, fill), _slice(y, 0, shape[axis] - s, axis), axis=axis)
 
 
 def _shift_out(g, s, axis):
     """The transpose of ``_shift_in(., s, axis, 0.0)``: ``g`` moved back, zeros coming in."""
     shape = shape_of(g)
-    return concatenate(_slice(g, s, shape[axis], axis), _fill(shape, axis, s, 0.0), axis=axis)
+    return concatenate(_slice(g, s, shape[axis], axis), _fill(g, axis, s, 0.0), axis=axis)
 
 
 def _scan_rounds(x, axis):
@@ -151,10 +152,25 @@ def _reducer(fun):
     return impl
 
 
+def _xp_reducer(name):
+    """The reduction ``name`` of an Array API namespace (axes as a tuple, as it takes them)."""
+    def form(xp, x, axis=None, keepdims=False):
+        return getattr(xp, name)(x, axis=tuple(axis) if isinstance(axis, list) else axis,
+                                 keepdims=keepdims)
+    return form
+
+
+def _xp_scan(name):
+    """A cumulative sum or product along ``axis`` in an Array API namespace."""
+    def form(xp, x, axis):
+        return getattr(xp, name)(x, axis=axis)
+    return form
+
+
 # ---------------------------------------------------------------- the table
 
 prod = Primitive(
-    "prod", _reducer(np.prod),
+    "prod", _reducer(np.prod), xp=_xp_reducer("prod"),
     vjp=(lambda g, ans, x, axis=None, keepdims=False:
           _grow(g, x, axis, keepdims) * others_product(x, axis),),
     jvp=(lambda t, ans, x, axis=None, keepdims=False:
@@ -162,7 +178,7 @@ prod = Primitive(
     batch=batch_reduction,
 )
 max = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "max", _reducer(np.max),
+    "max", _reducer(np.max), xp=_xp_reducer("max"),
     vjp=(lambda g, ans, x, axis=None, keepdims=False:
           _grow(g, x, axis, keepdims) * _tie_weights(x, ans, axis, keepdims),),
     jvp=(lambda t, ans, x, axis=None, keepdims=False:
@@ -170,19 +186,19 @@ max = Primitive(  # noqa: A001 - NumPy's name, on purpose
     batch=batch_reduction,
 )
 min = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "min", _reducer(np.min),
+    "min", _reducer(np.min), xp=_xp_reducer("min"),
     vjp=max.vjp,
     jvp=max.jvp,
     batch=batch_reduction,
 )
 cumsum = Primitive(
-    "cumsum", lambda x, axis: np.cumsum(x, axis=axis),
+    "cumsum", lambda x, axis: np.cumsum(x, axis=axis), xp=_xp_scan("cumulative_sum"),
     vjp=(lambda g, ans, x, axis: _flip(cumsum(_flip(g, axis % ndim_of(x)), axis=axis), axis % ndim_of(x)),),
     jvp=(lambda t, ans, x, axis: cumsum(t, axis=axis),),
     batch=batch_along_axis,
 )
 cumprod = Primitive(
-    "cumprod", lambda x, axis: np.cumprod(x, axis=axis),
+    "cumprod", lambda x, axis: np.cumprod(x, axis=axis), xp=_xp_scan("cumulative_prod"),
     vjp=(_cumprod_vjp,),
     jvp=(_cumprod_jvp,),
     batch=batch_along_axis,

@@ -25,9 +25,10 @@ import operator
 
 import numpy as np
 
+from ..errors import NamespaceError
 from ..primitive import Primitive
 from ..traces import Box
-from ..values import is_complex, plain, raw
+from ..values import dtype_of, is_complex, plain
 from .elementwise import abs as absolute
 from .elementwise import (
     conjugate,
@@ -216,6 +217,74 @@ copysign    = elementwise("copysign",    _ufunc(np.copysign),    _copysign_dx, _
 clip        = elementwise("clip",        _ufunc(np.clip),        _clip_dx, _clip_dlo, _clip_dhi)
 
 
+# The functions the Array API standard lacks, composed from those it has: the forms these
+# primitives take on another library's arrays (close to NumPy's values, not bit for bit).
+def _arrays(xp, x, y):
+    """Both operands as arrays of one dtype and device (one may be a Python number)."""
+    like = x if hasattr(x, "shape") else y
+    x, y = (v if hasattr(v, "shape") else xp.asarray(v, dtype=like.dtype, device=like.device)
+            for v in (x, y))
+    return x, y
+
+
+def _xp_fmax(xp, x, y):
+    x, y = _arrays(xp, x, y)
+    return xp.where(y != y, x, xp.where(x != x, y, xp.maximum(x, y)))   # NaN: unequal to itself
+
+
+def _xp_fmin(xp, x, y):
+    x, y = _arrays(xp, x, y)
+    return xp.where(y != y, x, xp.where(x != x, y, xp.minimum(x, y)))
+
+
+def _xp_part(name):
+    """real or imag: a real array's imaginary part is zero, as NumPy's (the standard
+    takes complex arrays only)."""
+    def form(xp, x):
+        if xp.isdtype(x.dtype, "complex floating"):
+            return getattr(xp, name)(x)
+        return x if name == "real" else xp.zeros_like(x)
+    return form
+
+
+def _xp_sinc(xp, x):
+    px = _PI * x
+    zero = px == 0
+    return xp.where(zero, 1.0, xp.sin(px) / xp.where(zero, 1.0, px))
+
+
+def _xp_angle(xp, z):
+    if xp.isdtype(z.dtype, "complex floating"):
+        return xp.atan2(xp.imag(z), xp.real(z))
+    return xp.atan2(xp.zeros_like(z), z)   # pi below zero (and at -0.0), as NumPy's
+
+
+def _xp_heaviside(xp, x, h):
+    return xp.where(x < 0, 0.0 * x, xp.where(x > 0, 1.0 + 0.0 * x, h + 0.0 * x))
+
+
+_XP_FORMS = {
+    exp2: lambda xp, x: 2.0 ** x,
+    cbrt: lambda xp, x: xp.sign(x) * xp.abs(x) ** (1.0 / 3.0),
+    sinc: _xp_sinc,
+    deg2rad: lambda xp, x: x * (_PI / 180.0),
+    rad2deg: lambda xp, x: x * (180.0 / _PI),
+    angle: _xp_angle,
+    logit: lambda xp, p: xp.log(p / (1.0 - p)),
+    fix: lambda xp, x: xp.trunc(x),
+    heaviside: _xp_heaviside,
+    float_power: lambda xp, x, y: xp.pow(x, y),
+    fmax: _xp_fmax,
+    fmin: _xp_fmin,
+    logaddexp2: lambda xp, x, y: xp.logaddexp(x * _LN2, y * _LN2) / _LN2,
+    fmod: lambda xp, x, y: x - xp.trunc(x / y) * y,
+    real: _xp_part("real"),
+    imag: _xp_part("imag"),
+}
+for _prim, _form in _XP_FORMS.items():
+    _prim.xp = _form
+
+
 # ------------------------------------------- with a static parameter
 
 def _unary_batch(size, prim, values, batched, params):
@@ -235,22 +304,38 @@ def _astype_impl(x, dtype):
 
 
 def _astype_vjp(g, ans, x, dtype):
-    back = np.result_type(raw(x))
+    back = dtype_of(x)
     if not np.issubdtype(back, np.inexact):
         back = np.dtype(np.float64)
     return g if back == np.dtype(dtype) else astype(g, dtype=back)
 
 
+def _xp_round(xp, x, decimals=0):
+    if decimals == 0:
+        return xp.round(x)
+    scale = 10.0 ** decimals
+    return xp.round(x * scale) / scale
+
+
 round = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "round", _round_impl,
+    "round", _round_impl, xp=_xp_round,
     vjp=(lambda g, ans, x, decimals=0: None,),
     jvp=(lambda t, ans, x, decimals=0: None,),
     batch=_unary_batch,
 )
 # frexp's integer exponent: read from the value, no derivative (frexp's mantissa is x / 2**e)
 frexp_exponent = Primitive("frexp_exponent", lambda x: np.frexp(x)[1], batch=_unary_batch)
+def _xp_astype(xp, x, dtype):
+    name = np.dtype(dtype).name
+    target = getattr(xp, name, None)
+    if target is None:
+        raise NamespaceError(f"astype: {xp.__name__} has no {name}; NumPy's arrays have it "
+                             f"(np.asarray first)")
+    return xp.astype(x, target)
+
+
 astype = Primitive(
-    "astype", _astype_impl,
+    "astype", _astype_impl, xp=_xp_astype,
     vjp=(_astype_vjp,),
     jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
     batch=_unary_batch,

@@ -1,0 +1,135 @@
+"""Array namespaces: which library a value belongs to, and that library's functions.
+
+NumPy is funcgrad's default and its only requirement. A value of another
+library that speaks the Array API standard (a Dask array, a PyTorch tensor
+on any device, a CuPy array, an ``array_api_strict`` array) is *foreign*:
+a primitive runs on it through the Array API namespace of its own library
+(as ``array-api-compat`` gives it), so the value is never turned into a
+NumPy array, never moved off its device, and a lazy one is never computed.
+
+>>> import numpy as np
+>>> namespace_of((np.ones(2), 2.0)) is None      # NumPy and Python numbers: the default
+True
+>>> is_foreign(np.ones(2)), library_of(np.ones(2))
+(False, 'numpy')
+
+One call takes one library's arrays. Python numbers and NumPy scalars go
+with any of them, and NumPy arrays go with Dask's (a Dask array takes them
+in as one chunk); any other mix raises :class:`NamespaceError`.
+"""
+
+import importlib
+
+import numpy as np
+
+from .errors import NamespaceError
+from .traces import Box
+
+__all__ = ["is_foreign", "library_of", "namespace_of", "array_api_compat", "dtype_kind",
+           "numpy_dtype",
+           "PLAIN_TYPES"]
+
+PLAIN_TYPES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.float32,
+                         np.complex128, np.complex64, np.int64, np.int32, np.bool_})
+"""Types that are NumPy's or Python's for certain: the fast path of every call checks these."""
+
+# Libraries known to make Array API arrays, by the top-level name of the array's module.
+_LIBRARIES = {"torch": "torch", "dask": "dask", "cupy": "cupy",
+              "array_api_strict": "array_api_strict", "jax": "jax", "jaxlib": "jax"}
+_NAMESPACES: dict = {}   # the array type -> its namespace (looked up once per type)
+
+
+def library_of(x):
+    """The name of the library a value belongs to (``'numpy'`` for numbers too)."""
+    root = type(x).__module__.partition(".")[0]
+    return _LIBRARIES.get(root, "numpy" if root in ("numpy", "builtins") else root)
+
+
+def is_foreign(x):
+    """Whether ``x`` is an array of a library other than NumPy that funcgrad runs on
+    through its own namespace (plain and traced values are not)."""
+    t = type(x)
+    if t in PLAIN_TYPES or isinstance(x, (Box, np.ndarray, np.generic)):
+        return False
+    return t.__module__.partition(".")[0] in _LIBRARIES or hasattr(x, "__array_namespace__")
+
+
+def array_api_compat():
+    """The ``array_api_compat`` module, or an error that says how to install it."""
+    try:
+        return importlib.import_module("array_api_compat")
+    except ImportError:
+        raise NamespaceError(
+            "funcgrad runs arrays of libraries other than NumPy through array-api-compat, "
+            "which is not installed; pip install 'funcgrad[gpu]' (or 'funcgrad[dask]')") from None
+
+
+def _namespace_of_type(x):
+    t = type(x)
+    xp = _NAMESPACES.get(t)
+    if xp is None:
+        xp = _NAMESPACES[t] = array_api_compat().array_namespace(x)
+    return xp
+
+
+def namespace_of(values):
+    """The Array API namespace of the foreign arrays among ``values``, or None when all
+    are NumPy's or Python's (boxes are not looked into: pass values one level down).
+
+    Raises :class:`NamespaceError` when the values come from two libraries.
+    """
+    xp = first = None
+    numpy_array = None
+    for v in values:
+        t = type(v)
+        if t in PLAIN_TYPES or isinstance(v, np.generic):
+            if t is np.ndarray and numpy_array is None:
+                numpy_array = v
+            continue
+        if not is_foreign(v):
+            if isinstance(v, np.ndarray):
+                numpy_array = v
+            continue
+        here = _namespace_of_type(v)
+        if xp is None:
+            xp, first = here, v
+        elif here is not xp:
+            raise _mixed(first, v)
+    if xp is not None and numpy_array is not None and library_of(first) != "dask":
+        raise _mixed(first, numpy_array)
+    return xp
+
+
+def _mixed(a, b):
+    la, lb = library_of(a), library_of(b)
+    return NamespaceError(
+        f"one operation got arrays of two libraries, {la} ({type(a).__name__}) and {lb} "
+        f"({type(b).__name__}); funcgrad never moves an array between libraries or devices on "
+        f"its own: convert one side first (e.g. {la}'s asarray on the {lb} array)")
+
+
+def numpy_dtype(x):
+    """NumPy's dtype of a value, or NumPy's dtype of the same name for a foreign array
+    (``torch.float32`` reads as ``float32``): what dtype checks and messages compare."""
+    if not is_foreign(x):
+        return np.result_type(x)
+    dtype = x.dtype
+    if isinstance(dtype, np.dtype):     # Dask's arrays carry NumPy's dtypes
+        return dtype
+    try:
+        return np.dtype(str(dtype).rpartition(".")[2])
+    except TypeError:
+        return np.dtype(object)
+
+
+def dtype_kind(x):
+    """NumPy's one-letter kind of a value's dtype (``'f'``, ``'c'``, ``'i'``, ``'u'``,
+    ``'b'``), for NumPy's values and foreign arrays alike."""
+    if not is_foreign(x):
+        return np.result_type(x).kind
+    xp = _namespace_of_type(x)
+    for kind, name in (("f", "real floating"), ("c", "complex floating"),
+                       ("i", "signed integer"), ("u", "unsigned integer"), ("b", "bool")):
+        if xp.isdtype(x.dtype, name):
+            return kind
+    return "O"

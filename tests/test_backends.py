@@ -1,0 +1,136 @@
+"""funcgrad.numpy's tables on other libraries' arrays: array-api-strict and PyTorch CPU tensors.
+
+The rows that check funcgrad.numpy on NumPy (``test_numpy_math``,
+``test_numpy_reductions``, ``test_numpy_shape``) run again with their arrays
+made in another library. For every row, in float64: the value is an array of
+that library (never NumPy's) equal to NumPy's value, and the gradient in
+reverse mode and the tangent in forward mode are that library's arrays equal
+to the ones funcgrad computes on NumPy. A row that has no form in the Array
+API standard is listed in NO_FORM and must raise a NamespaceError that names
+the operation (never a silent conversion to NumPy).
+"""
+
+import numpy as np
+import pytest
+import test_numpy_math as math_table
+import test_numpy_reductions as reduction_table
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.namespaces import library_of
+
+xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
+torch = pytest.importorskip("torch", reason="PyTorch: pip install -e '.[test,torch]'")
+
+
+def _strict(a):
+    return xs.asarray(a)
+
+
+def _torch(a):
+    return torch.asarray(a)
+
+
+BACKENDS = {"array_api_strict": (_strict, type(xs.ones(1))), "torch": (_torch, torch.Tensor)}
+
+
+def to_numpy(x):
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu().numpy()
+    if library_of(x) == "array_api_strict":
+        return np.from_dlpack(x)
+    return np.asarray(x)
+
+
+# Rows whose function the Array API standard cannot express without NumPy; each must be
+# refused by name. The reason is beside each.
+NO_FORM = {
+    "astype": "the row casts to float128 (np.longdouble), which only NumPy has",
+}
+
+ROWS = ([("math", n) for n in sorted(math_table.ROWS)]
+        + [("reductions", n) for n, row in sorted(reduction_table.ROWS.items()) if not row.scipy])
+
+
+def _case(table, name, rng):
+    """``(function of the arrays, the arrays)`` for a row: NumPy arrays, at the row's first
+    shapes that hold an array (Python numbers go with every library as they are)."""
+    if table == "math":
+        for shapes in math_table.shapes_of(name):
+            if any(s != () for s in shapes):
+                args = math_table.sample(name, shapes, rng)
+                return (lambda *a: math_table.call(name, fnp, *a)), args
+    if True:   # the reductions table
+        row = reduction_table.ROWS[name]
+        shapes = row.shapes[0]
+        args = [d(rng, s) for d, s in zip(row.domains, shapes)]
+        return (lambda *a: row.call(fnp, *a)), args
+
+
+def _differentiable(args):
+    return [i for i, a in enumerate(args) if isinstance(a, np.ndarray)
+            and a.dtype.kind == "f"]
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("table, name", ROWS)
+def test_values_and_gradients_equal_numpys(backend, table, name):
+    make, array_type = BACKENDS[backend]
+    fun, args = _case(table, name, np.random.default_rng(7))
+    foreign = [make(a) if isinstance(a, np.ndarray) else a for a in args]
+    if name in NO_FORM:
+        with pytest.raises(fg.NamespaceError, match="no Array API form|has no"):
+            fun(*foreign)
+        return
+    want = fun(*args)
+    got = fun(*foreign)
+    for g, w in zip(fg.tree_leaves(got), fg.tree_leaves(want)):
+        if isinstance(w, np.ndarray):
+            assert isinstance(g, array_type), f"{name}: {type(g).__name__} from {backend}"
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-12, atol=1e-12, err_msg=name)
+    diff = _differentiable(args)
+    if not diff or not all(np.asarray(w).dtype.kind == "f" for w in fg.tree_leaves(want)):
+        return
+    rng = np.random.default_rng(8)
+    weights = [rng.normal(size=np.shape(w)) for w in fg.tree_leaves(want)]
+
+    def loss(module, make_w):
+        def f(*a):
+            outs = fg.tree_leaves(fun(*a))
+            return sum(fnp.sum(o * make_w(w)) for o, w in zip(outs, weights))
+        return f
+
+    want_grads = fg.grad(loss(np, np.asarray), argnums=tuple(diff))(*args)
+    got_grads = fg.grad(loss(None, make), argnums=tuple(diff))(*foreign)
+    for g, w in zip(got_grads, want_grads):
+        assert isinstance(g, array_type), f"{name}: a {type(g).__name__} gradient from {backend}"
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-10, atol=1e-12, err_msg=f"{name} grad")
+    tangents = [rng.normal(size=np.shape(args[i])) for i in diff]
+
+    def along(*t):
+        return fun(*[t[diff.index(i)] if i in diff else a for i, a in enumerate(args)])
+
+    def along_foreign(*t):
+        return fun(*[t[diff.index(i)] if i in diff else a for i, a in enumerate(foreign)])
+
+    _, want_t = fg.jvp(along, tuple(args[i] for i in diff), tuple(tangents))
+    _, got_t = fg.jvp(along_foreign, tuple(foreign[i] for i in diff),
+                      tuple(make(t) for t in tangents))
+    for g, w in zip(fg.tree_leaves(got_t), fg.tree_leaves(want_t)):
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-10, atol=1e-12, err_msg=f"{name} jvp")
+
+
+def test_mixing_libraries_is_refused_by_name():
+    x = torch.ones(3, dtype=torch.float64)
+    with pytest.raises(fg.NamespaceError, match="torch .*numpy.*convert one side"):
+        fnp.add(x, np.ones(3))
+    with pytest.raises(fg.NamespaceError, match="two libraries"):
+        fg.grad(lambda a, b: fnp.sum(a * b))(x, xs.ones(3))
+
+
+def test_gradients_keep_the_library_and_dtype():
+    for make, array_type in BACKENDS.values():
+        x = make(np.array([0.5, -1.0], dtype=np.float32))
+        g = fg.grad(lambda v: fnp.sum(fnp.tanh(v) ** 2))(x)
+        assert isinstance(g, array_type) and library_of(g) == library_of(x)
+        assert g.dtype == x.dtype
