@@ -134,3 +134,85 @@ def test_gradients_keep_the_library_and_dtype():
         g = fg.grad(lambda v: fnp.sum(fnp.tanh(v) ** 2))(x)
         assert isinstance(g, array_type) and library_of(g) == library_of(x)
         assert g.dtype == x.dtype
+
+
+# Shapes, indexing, products and the nn functions, on the same two libraries.
+STRUCTURE = {
+    "reshape": (lambda x: fnp.reshape(x, (3, 2)), [(2, 3)]),
+    "transpose": (lambda x: fnp.transpose(x, (2, 0, 1)), [(2, 3, 4)]),
+    "swapaxes": (lambda x: fnp.swapaxes(x, 0, 2), [(2, 3, 4)]),
+    "expand_dims": (lambda x: fnp.expand_dims(x, (0, 2)), [(2, 3)]),
+    "squeeze": (lambda x: fnp.squeeze(x), [(1, 3, 1)]),
+    "broadcast_to": (lambda x: fnp.broadcast_to(x, (4, 3)), [(3,)]),
+    "concatenate": (lambda x, y: fnp.concatenate([x, y], axis=1), [(2, 3), (2, 2)]),
+    "slices": (lambda x: x[1:, ::2], [(3, 4)]),
+    "reversed": (lambda x: fnp.flip(x, axis=0)[:, 1], [(3, 4)]),
+    "repeated indices": (lambda x: fnp.take(x, np.array([0, 2, 0, 0]), axis=0), [(3, 2)]),
+    "matmul": (lambda x, y: x @ y, [(2, 3), (3, 4)]),
+    "matrix-vector": (lambda x, y: fnp.matmul(x, y), [(2, 3), (3,)]),
+    "softmax": (lambda x: fg.nn.softmax(x, axis=-1), [(2, 5)]),
+    "log_softmax": (lambda x: fg.nn.log_softmax(x, axis=0), [(3, 2)]),
+    "logsumexp": (lambda x: fg.nn.logsumexp(x, axis=1), [(2, 5)]),
+}
+NEEDS_EINSUM = {  # the standard has no einsum: PyTorch's, Dask's and CuPy's namespaces do
+    "dot": (lambda x, y: fnp.dot(x, y), [(2, 3), (3, 4)]),
+    "inner": (lambda x, y: fnp.inner(x, y), [(2, 3), (4, 3)]),
+    "outer": (lambda x, y: fnp.outer(x, y), [(3,), (4,)]),
+    "einsum": (lambda x, y: fnp.einsum("ij,jk->ik", x, y), [(2, 3), (3, 4)]),
+    # tensordot's value is the standard's own; its gradient is an einsum
+    "tensordot": (lambda x, y: fnp.tensordot(x, y, axes=([1, 2], [0, 1])), [(2, 3, 4), (3, 4, 2)]),
+}
+
+
+def _check_structure(backend, fun, shapes):
+    make, array_type = BACKENDS[backend]
+    rng = np.random.default_rng(9)
+    args = [rng.normal(size=s) for s in shapes]
+    want = fun(*args)
+    got = fun(*[make(a) for a in args])
+    assert isinstance(got, array_type)
+    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-12, atol=1e-14)
+    w = rng.normal(size=np.shape(want))
+    argnums = tuple(range(len(args)))
+    want_g = fg.grad(lambda *a: fnp.sum(fun(*a) * w), argnums=argnums)(*args)
+    got_g = fg.grad(lambda *a: fnp.sum(fun(*a) * make(w)), argnums=argnums)(*[make(a) for a in args])
+    for g, wg in zip(got_g, want_g):
+        assert isinstance(g, array_type)
+        np.testing.assert_allclose(to_numpy(g), wg, rtol=1e-12, atol=1e-14)
+    tangents = [rng.normal(size=s) for s in shapes]
+    want_t = fg.jvp(fun, tuple(args), tuple(tangents))[1]
+    got_t = fg.jvp(fun, tuple(make(a) for a in args), tuple(make(t) for t in tangents))[1]
+    np.testing.assert_allclose(to_numpy(got_t), want_t, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("name", sorted(STRUCTURE))
+def test_shapes_products_and_nn_equal_numpys(backend, name):
+    _check_structure(backend, *STRUCTURE[name])
+
+
+@pytest.mark.parametrize("name", sorted(NEEDS_EINSUM))
+def test_einsum_family_on_torch_and_refused_on_the_bare_standard(name):
+    fun, shapes = NEEDS_EINSUM[name]
+    _check_structure("torch", fun, shapes)
+    with pytest.raises(fg.NamespaceError, match="has no einsum"):
+        fg.grad(lambda *a: fnp.sum(fun(*a)))(*[xs.asarray(np.ones(s)) for s in shapes])
+
+
+def test_a_function_without_an_array_api_form_is_refused_by_name():
+    import funcgrad.scipy.special as fsp
+    with pytest.raises(fg.NamespaceError, match="gammaln: array_api_strict has no gammaln"):
+        fsp.gammaln(xs.asarray([1.5, 2.0]))
+    with pytest.raises(fg.NamespaceError, match="svd has no Array API form"):
+        fnp.linalg.svd(torch.ones((2, 2), dtype=torch.float64))
+
+
+def test_hessian_and_vmap_build_their_bases_in_the_values_library():
+    for make, array_type in BACKENDS.values():
+        x = make(np.array([0.5, -1.0, 2.0]))
+        h = fg.hessian(lambda v: fnp.sum(fnp.tanh(v) ** 2))(x)
+        assert isinstance(h, array_type)
+        np.testing.assert_allclose(to_numpy(h), fg.hessian(lambda v: fnp.sum(fnp.tanh(v) ** 2))(
+            np.array([0.5, -1.0, 2.0])), rtol=1e-12)
+        rows = fg.vmap(lambda v: fnp.sum(v ** 2))(make(np.arange(6.0).reshape(2, 3)))
+        np.testing.assert_allclose(to_numpy(rows), [5.0, 50.0])

@@ -28,7 +28,7 @@ from .transforms import (
     split_aux,
 )
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import float_dtype, is_complex, shape_of, zeros_like_value
+from .values import float_dtype, in_library_of, is_complex, shape_of, zeros_like_value
 
 __all__ = ["jacrev", "jacfwd", "jacobian", "hessian", "hvp"]
 
@@ -37,17 +37,18 @@ def _size(shape):
     return int(np.prod(shape, dtype=np.int64))
 
 
-def _basis_batch(shapes, dtypes):
+def _basis_batch(leaves):
     """One-hot directions over several leaves at once: per leaf, an array of
-    shape ``(total,) + shape`` (in the leaf's float dtype) whose rows for that
-    leaf's elements are the unit vectors and whose other rows are zero."""
+    shape ``(total,) + shape`` (in the leaf's float dtype and library) whose rows
+    for that leaf's elements are the unit vectors and whose other rows are zero."""
+    shapes = [shape_of(v) for v in leaves]
     total = sum(_size(s) for s in shapes)
     blocks, start = [], 0
-    for shape, dtype in zip(shapes, dtypes):
+    for leaf, shape in zip(leaves, shapes):
         n = _size(shape)
-        block = np.zeros((total, n), dtype=dtype)
+        block = np.zeros((total, n), dtype=float_dtype(leaf))
         block[start:start + n] = np.eye(n)
-        blocks.append(block.reshape((total,) + shape))
+        blocks.append(in_library_of(block.reshape((total,) + shape), leaf))
         start += n
     return total, blocks
 
@@ -106,7 +107,7 @@ def _jacrev(trace, inputs, out, single, where):
     out_shapes = [shape_of(o) for o in out_leaves]
     in_nodes = [n for nodes, _ in inputs for n in nodes]
     in_def = tree_flatten(tuple(tree_unflatten(td, nodes) for nodes, td in inputs))[1]
-    total, directions = _basis_batch(out_shapes, [float_dtype(o) for o in out_leaves])
+    total, directions = _basis_batch(out_leaves)
     if total == 0:
         return _jacobian_tree([[np.zeros(s + shape_of(n._value)) for n in in_nodes]
                                for s in out_shapes], out_def, in_def, single, where)
@@ -151,7 +152,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         else:
             _check_real_inputs(in_leaves, who)
         in_shapes = [shape_of(v) for v in in_leaves]
-        total, directions = _basis_batch(in_shapes, [float_dtype(v) for v in in_leaves])
+        total, directions = _basis_batch(in_leaves)
         (in_leaves, directions), watch = watched((in_leaves, directions), who)
         batch = BatchTrace(new_level(), max(total, 1))
         forward = ForwardTrace(new_level())

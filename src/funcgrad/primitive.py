@@ -90,20 +90,22 @@ class Primitive:
     def __call__(self, *args, **params):
         if len(args) == 1:  # the commonest call, without the search below
             a = args[0]
-            if type(a) in PLAIN_TYPES:
-                return self.impl(a, **params)
             if isinstance(a, Box):
                 return a._trace.process(self, args, params)
+            if type(a) in PLAIN_TYPES:
+                return self.impl(a, **params)
             return self.run(args, params)
         top = None
         level = -1
         other = False   # an argument that may be another library's array
         for a in args:
+            if type(a) in PLAIN_TYPES:   # the commonest argument: NumPy's or Python's
+                continue
             if isinstance(a, Box):
                 t = a._trace
                 if t.level > level:
                     top, level = t, t.level
-            elif type(a) not in PLAIN_TYPES:
+            else:
                 other = True
         if top is not None:
             return top.process(self, args, params)

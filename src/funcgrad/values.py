@@ -19,7 +19,7 @@ from .traces import Box
 
 __all__ = ["raw", "plain", "shape_of", "ndim_of", "is_complex", "dtype_of", "float_dtype", "as_dtype_of",
            "numpy_scalar",
-           "zeros_like_value", "ones_like_value", "filled_like", "normalize_axes", "read_only", "frozen_copy", "format_value"]
+           "zeros_like_value", "ones_like_value", "filled_like", "in_library_of", "normalize_axes", "read_only", "frozen_copy", "format_value"]
 
 
 def raw(x):
@@ -140,6 +140,17 @@ def filled_like(x, fill, shape=None):
     xp = namespace_of((v,))
     dtype = v.dtype if dtype_kind(v) in "fc" else xp.float64
     return xp.full(shape, fill, dtype=dtype, device=getattr(v, "device", None))
+
+
+def in_library_of(a, x):
+    """The NumPy array ``a`` (a constant funcgrad made: a basis, a mask) in the library and on
+    the device of the value ``x``, and in its dtype; as it is when ``x`` is NumPy's."""
+    v = raw(x)
+    if not is_foreign(v):
+        return a
+    xp = namespace_of((v,))
+    dtype = v.dtype if dtype_kind(v) in "fc" else xp.float64
+    return xp.asarray(a, dtype=dtype, device=getattr(v, "device", None))
 
 
 def read_only(x):

@@ -17,6 +17,7 @@ TypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are 
 import numpy as np
 
 from ..errors import ConcretizationError
+from ..namespaces import is_foreign
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.elementwise import not_equal
 from ..traces import Box
@@ -27,14 +28,17 @@ __all__ = ["is_traced", "as_array", "holds_traced", "stacked", "lists_as_arrays"
 
 
 def is_traced(*xs):
-    """Whether any of ``xs`` is a traced value (a transform is watching it)."""
-    return any(isinstance(x, Box) for x in xs)
+    """Whether any of ``xs`` must go through funcgrad's primitives: a traced value (a
+    transform is watching it) or another library's array (whose own namespace computes
+    it: NumPy's shortcut would convert it)."""
+    return any(isinstance(x, Box) or is_foreign(x) for x in xs)
 
 
 def as_array(x):
-    """A traced value as it is; lists holding traced values stacked into one traced array
-    (as ``fnp.array`` does); anything else (lists, numbers) as a NumPy array."""
-    if isinstance(x, Box):
+    """A traced value or another library's array as it is; lists holding traced values
+    stacked into one traced array (as ``fnp.array`` does); anything else (lists, numbers)
+    as a NumPy array."""
+    if isinstance(x, Box) or is_foreign(x):
         return x
     if holds_traced(x):
         return stacked(x)

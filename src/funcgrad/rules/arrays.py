@@ -128,12 +128,21 @@ def _add_n_jvp(tangents, ans, *xs):
 # Indices are static parameters, so they stay NumPy's and are read here in NumPy.
 
 def _xp_index(xp, index, like):
-    """An index for another library's array: its integer and boolean arrays in that library."""
+    """An index for another library's array: its integer and boolean arrays in that library,
+    and the trailing ``...`` NumPy leaves implicit, which the standard asks for."""
     def part(p):
         if isinstance(p, (np.ndarray, list)):
             return xp.asarray(np.asarray(p), device=getattr(like, "device", None))
         return p
-    return tuple(part(p) for p in index) if isinstance(index, tuple) else part(index)
+    parts = index if isinstance(index, tuple) else (index,)
+    covered = 0   # the axes the index names (a boolean mask names as many as it has)
+    for p in parts:
+        if p is not None and p is not Ellipsis:
+            mask = isinstance(p, (np.ndarray, list)) and np.asarray(p).dtype == bool
+            covered += np.ndim(p) if mask else 1
+    if not any(p is Ellipsis for p in parts) and covered < like.ndim:
+        parts = parts + (Ellipsis,)
+    return tuple(part(p) for p in parts)
 
 
 def _xp_getitem(xp, x, index):
@@ -151,6 +160,16 @@ def _xp_getitem(xp, x, index):
                 p = slice(n - 1 - at[0], n - at[-1], -p.step) if at.size else slice(0, 0)
             forward.append(p)
         index = tuple(forward)
+    arrays = [i for i, p in enumerate(parts) if isinstance(p, (np.ndarray, list))]
+    if len(arrays) == 1 and np.ndim(parts[arrays[0]]) == 1 and all(
+            p == slice(None) for i, p in enumerate(parts) if i != arrays[0]):
+        # one integer array among whole axes: take, which every library has (array-api-strict
+        # refuses to mix an integer array with slices)
+        at = np.asarray(parts[arrays[0]])
+        if at.dtype != bool:
+            n = x.shape[arrays[0]]
+            at = xp.asarray(np.where(at < 0, at + n, at), device=getattr(x, "device", None))
+            return xp.take(x, at, axis=arrays[0])
     return x[_xp_index(xp, index, x)]
 
 
@@ -164,11 +183,12 @@ def _xp_untake(xp, g, index, shape):
     flat = xp.broadcast_to(flat, positions.shape) if flat.shape != positions.shape else flat
     unique, inverse = np.unique(positions, return_inverse=True)
     device = getattr(flat, "device", None)
-    if unique.size != positions.size:      # repeats: sum each position's entries
+    if unique.size != positions.size:      # repeats: sum each position's entries, in order
         onehot = (inverse[None, :] == np.arange(unique.size)[:, None]).astype(np.float64)
         flat = xp.matmul(xp.astype(xp.asarray(onehot, device=device), flat.dtype), flat)
-    source = np.full(size, unique.size)
-    source[unique] = np.arange(unique.size)
+        positions = unique
+    source = np.full(size, positions.size)   # where each output element reads from; the end: 0
+    source[positions] = np.arange(positions.size)
     padded = xp.concat([flat, xp.zeros((1,), dtype=flat.dtype, device=device)])
     return xp.reshape(xp.take(padded, xp.asarray(source, device=device)), shape)
 
