@@ -13,8 +13,8 @@ True
 >>> is_foreign(np.ones(2)), library_of(np.ones(2))
 (False, 'numpy')
 
-One call takes one library's arrays. Python numbers and NumPy scalars go
-with any of them, and NumPy arrays go with Dask's (a Dask array takes them
+One call takes one library's arrays. Python numbers and NumPy scalars (0-d
+arrays too) go with any of them, and NumPy arrays go with Dask's (a Dask array takes them
 in as one chunk); any other mix raises :class:`NamespaceError`.
 """
 
@@ -26,7 +26,7 @@ from .errors import NamespaceError
 from .traces import Box
 
 __all__ = ["is_foreign", "library_of", "namespace_of", "array_api_compat", "dtype_kind",
-           "numpy_dtype",
+           "numpy_dtype", "known_all",
            "PLAIN_TYPES"]
 
 PLAIN_TYPES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.float32,
@@ -83,11 +83,11 @@ def namespace_of(values):
     for v in values:
         t = type(v)
         if t in PLAIN_TYPES or isinstance(v, np.generic):
-            if t is np.ndarray and numpy_array is None:
+            if t is np.ndarray and v.ndim and numpy_array is None:   # 0-d: a number
                 numpy_array = v
             continue
         if not is_foreign(v):
-            if isinstance(v, np.ndarray):
+            if isinstance(v, np.ndarray) and v.ndim:
                 numpy_array = v
             continue
         here = _namespace_of_type(v)
@@ -106,6 +106,17 @@ def _mixed(a, b):
         f"one operation got arrays of two libraries, {la} ({type(a).__name__}) and {lb} "
         f"({type(b).__name__}); funcgrad never moves an array between libraries or devices on "
         f"its own: convert one side first (e.g. {la}'s asarray on the {lb} array)")
+
+
+def known_all(mask):
+    """Whether every element of a boolean array is true, when that can be read without
+    computing anything lazy: a bool for NumPy's and eager libraries' arrays, None for a
+    Dask array (whose answer funcgrad never computes behind the user's back)."""
+    if not is_foreign(mask):
+        return bool(np.all(mask))
+    if library_of(mask) == "dask":
+        return None
+    return bool(_namespace_of_type(mask).all(mask))
 
 
 def numpy_dtype(x):

@@ -133,8 +133,9 @@ class Primitive:
 
 
 def _scalar(a):
-    """A NumPy scalar as Python's number, which every Array API namespace takes."""
-    return a.item() if isinstance(a, np.generic) else a
+    """A NumPy scalar (or 0-d array) as Python's number, which every Array API namespace
+    takes."""
+    return a.item() if isinstance(a, np.generic) or type(a) is np.ndarray and a.ndim == 0 else a
 
 
 def _signature_of(fun):
@@ -271,7 +272,8 @@ def _checked(prim, i, mode, out, like, exact):
     dtype, shaped like ``like`` (``exact``) or broadcasting to its shape."""
     if out is None:
         return None
-    if not isinstance(out, (float, int, np.ndarray, np.generic, Box)) or isinstance(out, bool):
+    if not isinstance(out, (float, int, np.ndarray, np.generic, Box)) and not is_foreign(out) or (
+            isinstance(out, bool)):
         raise TypeError(
             f"{prim.name}: the {mode} rule for argument {i} returned a {type(out).__name__} "
             f"({out!r:.40}); a rule returns a number or an array (None for zero)")

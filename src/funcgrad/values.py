@@ -143,13 +143,18 @@ def filled_like(x, fill, shape=None):
 
 
 def in_library_of(a, x):
-    """The NumPy array ``a`` (a constant funcgrad made: a basis, a mask) in the library and on
-    the device of the value ``x``, and in its dtype; as it is when ``x`` is NumPy's."""
+    """The NumPy array ``a`` (a constant: a basis, a ramp, indices) in the library and on the
+    device of the value ``x``, as it is when ``x`` is NumPy's. Numbers take the float dtype
+    of ``x``; integers and booleans keep theirs."""
     v = raw(x)
-    if not is_foreign(v):
+    if not is_foreign(v) or is_foreign(a):
         return a
     xp = namespace_of((v,))
-    dtype = v.dtype if dtype_kind(v) in "fc" else xp.float64
+    a = np.array(a)   # a writable copy (PyTorch warns on a read-only one)
+    if a.dtype.kind in "iub":
+        dtype = getattr(xp, a.dtype.name)
+    else:
+        dtype = v.dtype if dtype_kind(v) in "fc" else xp.float64
     return xp.asarray(a, dtype=dtype, device=getattr(v, "device", None))
 
 

@@ -28,11 +28,14 @@ from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..rules.elementwise import power as _power
 from ..rules.elementwise import sign as _sign
+from ..rules.elementwise import subtract as _subtract
 from ..rules.elementwise import where as _where
 from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import log10 as _log10
 from ..traces import Box
+from ..namespaces import is_foreign as _is_foreign
 from ..values import dtype_of as _dtype_of
+from ..values import in_library_of as _in_library_of
 from ..values import plain as _plain
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
@@ -143,9 +146,10 @@ def take_along_axis(arr, indices, axis=-1):
         return _np.take_along_axis(arr, indices, axis=axis)
     indices = _plain(indices)
     if not isinstance(indices, Box):
-        indices = _np.asarray(indices)
-        if not _np.issubdtype(indices.dtype, _np.integer):
+        indices = indices if _is_foreign(indices) else _np.asarray(indices)
+        if _dtype_of(indices).kind not in "iu":
             raise IndexError(f"take_along_axis: indices must be integers; got dtype {indices.dtype}")
+        indices = _in_library_of(indices, arr)   # NumPy's indices into another library's array
     if axis is None:
         arr, axis = ravel(arr), 0
     shape, ishape = _shape_of(arr), _shape_of(indices)
@@ -207,9 +211,9 @@ def select(condlist, choicelist, default=0):
     result = default
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
         cond = _plain(cond)
-        if not isinstance(cond, Box) and _np.asarray(cond).dtype != bool:
+        if not isinstance(cond, Box) and _dtype_of(cond) != bool:
             raise TypeError(f"select: invalid entry in condlist: should be boolean ndarray; got "
-                            f"dtype {_np.asarray(cond).dtype}")
+                            f"dtype {_dtype_of(cond)}")
         result = _where(cond, choice, result)
     return broadcast_to(result, shape) if _shape_of(result) != shape else result
 
@@ -232,7 +236,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     array([1, 2, 0])
     """
     p = _plain(a)
-    if not isinstance(p, Box):
+    if not isinstance(p, Box) and not _is_foreign(p):
         return _np.argsort(p, axis=axis, kind=kind, order=order, stable=stable)
     if stable:
         kind = "stable"
@@ -247,7 +251,7 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
     2
     """
     p = _plain(a)
-    if not isinstance(p, Box):
+    if not isinstance(p, Box) and not _is_foreign(p):
         return _np.argmax(p, axis=axis, out=out, keepdims=keepdims)
     return _s.argmax(p, axis=axis, keepdims=keepdims)
 
@@ -260,7 +264,7 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     array([1, 0])
     """
     p = _plain(a)
-    if not isinstance(p, Box):
+    if not isinstance(p, Box) and not _is_foreign(p):
         return _np.argmin(p, axis=axis, out=out, keepdims=keepdims)
     return _s.argmin(p, axis=axis, keepdims=keepdims)
 
@@ -367,12 +371,14 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
     start, stop = start * 1.0, stop * 1.0
     div = (num - 1) if endpoint else num
-    delta = stop - start
+    delta = _subtract(stop, start)   # the primitive: a plain array of another library may lead
     extra = _np.broadcast_shapes(_shape_of(start), _shape_of(stop))
-    ramp = _np.arange(0, num, dtype=float).reshape((-1,) + (1,) * len(extra))
+    ramp = _in_library_of(_np.arange(0, num, dtype=float).reshape((-1,) + (1,) * len(extra)), delta)
     step = delta / div if div > 0 else _np.nan * delta
-    y = ramp * step + start if div > 0 else ramp * delta + start
+    y = step * ramp + start if div > 0 else delta * ramp + start   # the traced side first
     if endpoint and num > 1:
+        if _is_foreign(_raw(delta)) and not isinstance(stop, Box) and not _is_foreign(stop):
+            stop = _in_library_of(_np.asarray(stop, dtype=float), delta)   # a plain end, in theirs
         last = _a.reshape(_a.broadcast_to(stop, shape=extra) if _shape_of(stop) != extra else stop,
                           shape=(1,) + extra)
         y = _a.concatenate(_a.getitem(y, index=slice(0, num - 1)), last, axis=0)

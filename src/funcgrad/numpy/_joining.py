@@ -12,6 +12,7 @@ from ..errors import ShapeError
 from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..values import dtype_of as _dtype_of
+from ..values import in_library_of as _in_library_of
 from ..values import plain as _plain
 from ..values import shape_of as _shape_of
 from ._helpers import (
@@ -423,7 +424,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 w = widths[ax, side]
                 if w:
                     block = _np.full(cur[:ax] + (w,) + cur[ax + 1:], values[ax, side], dtype=dtype)
-                    parts.append(block)
+                    parts.append(_in_library_of(block, array))   # a foreign array's own
                 if side == 0:
                     parts.append(x)
             if len(parts) > 1:

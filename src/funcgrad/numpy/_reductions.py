@@ -29,7 +29,7 @@ from ..rules import ufuncs as _u
 from ..rules.elementwise import sqrt as _sqrt
 from ..rules.elementwise import where as _where
 from ..traces import Box as _Box
-from ..namespaces import is_foreign as _is_foreign
+from ..namespaces import known_all as _known_all
 from ..values import dtype_of as _dtype_of
 from ..values import raw as _raw
 from ..values import is_complex
@@ -259,7 +259,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
             w = _arrays.transpose(w, axes=tuple(int(i) for i in _np.argsort(axis)))
             w = _arrays.reshape(w, shape=tuple(s if x in axis else 1 for x, s in enumerate(shape)))
         scl = _arrays.sum(w, axis=axis, keepdims=keepdims)
-        if not _is_foreign(_raw(scl)) and _np.any(_raw(scl) == 0.0):   # never computes a lazy one
+        if _known_all(_raw(scl) != 0.0) is False:   # None for a lazy array, never computed
             raise ZeroDivisionError("average: the weights sum to zero along an axis, so they "
                                     "cannot be normalized")
         avg = _arrays.sum(_float_input(a) * w, axis=axis, keepdims=keepdims) / scl

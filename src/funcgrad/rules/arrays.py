@@ -131,8 +131,8 @@ def _xp_index(xp, index, like):
     """An index for another library's array: its integer and boolean arrays in that library,
     and the trailing ``...`` NumPy leaves implicit, which the standard asks for."""
     def part(p):
-        if isinstance(p, (np.ndarray, list)):
-            return xp.asarray(np.asarray(p), device=getattr(like, "device", None))
+        if isinstance(p, (np.ndarray, list)):   # a writable copy: PyTorch warns on read-only
+            return xp.asarray(np.array(p), device=getattr(like, "device", None))
         return p
     parts = index if isinstance(index, tuple) else (index,)
     covered = 0   # the axes the index names (a boolean mask names as many as it has)
@@ -149,8 +149,10 @@ def _xp_getitem(xp, x, index):
     """``x[index]``; a slice with a negative step (which PyTorch refuses) reads the flipped
     axis forwards instead."""
     parts = index if isinstance(index, tuple) else (index,)
-    if any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts) and all(
-            isinstance(p, slice) for p in parts):
+    backwards = any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts)
+    if backwards and not all(isinstance(p, slice) for p in parts):
+        return _xp_gather(xp, x, index)
+    if backwards:
         forward = []
         for axis, p in enumerate(parts):
             if p.step is not None and p.step < 0:
@@ -170,7 +172,20 @@ def _xp_getitem(xp, x, index):
             n = x.shape[arrays[0]]
             at = xp.asarray(np.where(at < 0, at + n, at), device=getattr(x, "device", None))
             return xp.take(x, at, axis=arrays[0])
+    if arrays:   # any other advanced index: a gather of the positions it reads
+        return _xp_gather(xp, x, index)
     return x[_xp_index(xp, index, x)]
+
+
+def _xp_gather(xp, x, index):
+    """``x[index]`` for any NumPy index, as one ``take`` from the flattened array: the index
+    is static, so the positions it reads are worked out in NumPy (the standard's own
+    integer-array indexing is narrower than NumPy's)."""
+    positions = np.arange(int(np.prod(x.shape, dtype=np.int64))).reshape(x.shape)[index]
+    flat = xp.take(xp.reshape(x, (-1,)),
+                   xp.asarray(np.array(positions.ravel()), device=getattr(x, "device", None)),
+                   axis=0)
+    return xp.reshape(flat, positions.shape)
 
 
 def _xp_untake(xp, g, index, shape):

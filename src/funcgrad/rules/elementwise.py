@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from ..errors import NamespaceError, ShapeError
+from ..namespaces import known_all
 from ..primitive import Primitive
 from ..traces import Box
 from ..values import is_complex, plain
@@ -295,12 +296,12 @@ def _power_dy(ans, x, y):
     """x ** y * log(x); a real x under a complex power takes the complex logarithm."""
     if is_complex(ans) and not is_complex(x):
         x = x * (1.0 + 0.0j)
-    return ans * _safe_log(x)
+    return multiply(ans, _safe_log(x))   # the primitive: a NumPy scalar log may meet another library's ans
 
 
 def _power_dx(ans, x, y):
     y0 = plain(y)
-    if not isinstance(y0, Box) and np.all(y0 == 0):   # a known zero exponent: x ** 0 is flat
+    if not isinstance(y0, Box) and known_all(y0 == 0):   # a known zero exponent: x ** 0 is flat
         return 0.0 * x
     return y * power(x, y - 1)
 

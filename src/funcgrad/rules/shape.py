@@ -76,16 +76,32 @@ def _put_along_batch(size, prim, values, batched, params):
     return put_along(g, idx, axis=params["axis"] % len(shape) + 1, shape=(size,) + shape)
 
 
+# ---------------------------------------------------------------- other libraries' arrays
+
+def _xp_put_along(xp, h, idx, axis, shape):
+    """Zeros of ``shape`` with ``h`` added at ``idx`` along ``axis``: a one-hot sum, since
+    the standard has no scatter-add (and the indices stay on the arrays' device)."""
+    axis = axis % len(shape)
+    n = shape[axis]
+    hits = xp.expand_dims(idx, axis=-1) == xp.arange(n, device=getattr(idx, "device", None))
+    spread = xp.sum(xp.where(hits, xp.expand_dims(h, axis=-1), 0.0 * xp.expand_dims(h, axis=-1)),
+                    axis=axis)
+    order = list(range(len(shape) - 1))
+    order.insert(axis, len(shape) - 1)
+    return xp.broadcast_to(xp.permute_dims(spread, tuple(order)), shape)
+
+
 # ---------------------------------------------------------------- the table
 
 take_along = Primitive(
     "take_along", lambda x, idx, axis: np.take_along_axis(x, idx, axis),
+    xp=lambda xp, x, idx, axis: xp.take_along_axis(x, idx, axis=axis),
     vjp=(lambda g, ans, x, idx, axis: put_along(g, idx, axis=axis, shape=shape_of(x)), None),
     jvp=(lambda t, ans, x, idx, axis: take_along(t, idx, axis=axis), None),
     batch=_take_along_batch,
 )
 put_along = Primitive(
-    "put_along", _put_along_impl,
+    "put_along", _put_along_impl, xp=_xp_put_along,
     vjp=(lambda g, ans, h, idx, axis, shape: take_along(g, idx, axis=axis), None),
     jvp=(lambda t, ans, h, idx, axis, shape: put_along(t, idx, axis=axis, shape=shape), None),
     batch=_put_along_batch,
@@ -119,8 +135,14 @@ def _argmin_impl(x, axis=None, keepdims=False):
     return np.argmin(x, axis=axis, keepdims=keepdims)
 
 
-argsort = Primitive("argsort", _argsort_impl, batch=_arg_batch)
-argmax = Primitive("argmax", _argmax_impl, batch=_arg_batch)
-argmin = Primitive("argmin", _argmin_impl, batch=_arg_batch)
+def _xp_argsort(xp, x, axis=-1, kind=None):
+    return xp.argsort(x, axis=-1 if axis is None else axis, stable=kind in ("stable", "mergesort"))
+
+
+argsort = Primitive("argsort", _argsort_impl, batch=_arg_batch, xp=_xp_argsort)
+argmax = Primitive("argmax", _argmax_impl, batch=_arg_batch,
+                   xp=lambda xp, x, axis=None, keepdims=False: xp.argmax(x, axis=axis, keepdims=keepdims))
+argmin = Primitive("argmin", _argmin_impl, batch=_arg_batch,
+                   xp=lambda xp, x, axis=None, keepdims=False: xp.argmin(x, axis=axis, keepdims=keepdims))
 # No batching rule: applied example by example under vmap.
 searchsorted = Primitive("searchsorted", lambda a, v, side="left": np.searchsorted(a, v, side=side))

@@ -26,6 +26,7 @@ import operator
 import numpy as np
 
 from ..errors import NamespaceError
+from ..namespaces import known_all
 from ..primitive import Primitive
 from ..traces import Box
 from ..values import dtype_of, is_complex, plain
@@ -116,7 +117,7 @@ def _sinc_dx(ans, x):
 
 def _float_power_dx(ans, x, y):
     y0 = plain(y)
-    if not isinstance(y0, Box) and np.all(y0 == 0):   # a known zero exponent: flat
+    if not isinstance(y0, Box) and known_all(y0 == 0):   # a known zero exponent: flat
         return 0.0 * x
     return y * float_power(x, y - 1.0)
 
@@ -191,7 +192,7 @@ floor       = elementwise("floor",       _ufunc(np.floor),       _zero1)
 ceil        = elementwise("ceil",        _ufunc(np.ceil),        _zero1)
 rint        = elementwise("rint",        _ufunc(np.rint),        _zero1)
 trunc       = elementwise("trunc",       _ufunc(np.trunc),       _zero1)
-fix         = elementwise("fix",         _ufunc(np.fix),         _zero1)
+fix         = elementwise("fix",         _ufunc(np.trunc, "fix"), _zero1)   # NumPy 2.5 deprecates np.fix
 floor_divide = elementwise("floor_divide", _ufunc(np.floor_divide), _zero2, _zero2)
 heaviside   = elementwise("heaviside",   _ufunc(np.heaviside),   _zero2, _zero2)
 # Predicates and logic: masks, constant wherever they are defined.
@@ -271,7 +272,6 @@ _XP_FORMS = {
     rad2deg: lambda xp, x: x * (180.0 / _PI),
     angle: _xp_angle,
     logit: lambda xp, p: xp.log(p / (1.0 - p)),
-    fix: lambda xp, x: xp.trunc(x),
     heaviside: _xp_heaviside,
     float_power: lambda xp, x, y: xp.pow(x, y),
     fmax: _xp_fmax,
