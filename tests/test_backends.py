@@ -262,3 +262,69 @@ def test_hessian_and_vmap_build_their_bases_in_the_values_library():
             np.array([0.5, -1.0, 2.0])), rtol=1e-12)
         rows = fg.vmap(lambda v: fnp.sum(v ** 2))(make(np.arange(6.0).reshape(2, 3)))
         np.testing.assert_allclose(to_numpy(rows), [5.0, 50.0])
+
+
+LINALG = {
+    "inv": (lambda a: fnp.linalg.inv(a), [(3, 3)]),
+    "det": (lambda a: fnp.linalg.det(a), [(3, 3)]),
+    "slogdet": (lambda a: fnp.linalg.slogdet(a)[1], [(3, 3)]),
+    "solve vector": (lambda a, b: fnp.linalg.solve(a, b), [(3, 3), (3,)]),
+    "solve matrix": (lambda a, b: fnp.linalg.solve(a, b), [(3, 3), (3, 2)]),
+    "stacked inv": (lambda a: fnp.linalg.inv(a), [(2, 3, 3)]),
+}
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linear_algebra_equals_numpys(backend, name):
+    fun, shapes = LINALG[name]
+    make, array_type = BACKENDS[backend]
+    rng = np.random.default_rng(10)
+    args = [rng.normal(size=s) + (3.0 * np.eye(s[-1]) if len(s) >= 2 and s[-1] == s[-2] else 0.0)
+            for s in shapes]
+    want, want_g = fun(*args), fg.grad(lambda *a: fnp.sum(fun(*a) ** 2), argnums=(0,))(*args)
+    foreign = [make(a) for a in args]
+    got, got_g = fun(*foreign), fg.grad(lambda *a: fnp.sum(fun(*a) ** 2), argnums=(0,))(*foreign)
+    assert isinstance(got, array_type) and isinstance(got_g[0], array_type)
+    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-10)
+    np.testing.assert_allclose(to_numpy(got_g[0]), want_g[0], rtol=1e-10)
+
+
+def test_a_singular_matrix_is_refused_by_name_not_converted():
+    singular = torch.asarray(np.ones((2, 2)))
+    with pytest.raises(np.linalg.LinAlgError, match="inv"):
+        fnp.linalg.inv(singular)
+    with pytest.raises(fg.NamespaceError, match="det: the gradient at a singular matrix"):
+        fg.grad(fnp.linalg.det)(singular)
+
+
+FFT = {
+    "fft": lambda x: fnp.real(fnp.fft.fft(x)) + fnp.imag(fnp.fft.fft(x)) ** 2,
+    "ifft": lambda x: fnp.abs(fnp.fft.ifft(x * 1.5)),
+    "rfft": lambda x: fnp.abs(fnp.fft.rfft(x, axis=0)),
+    "irfft": lambda x: fnp.fft.irfft(fnp.fft.rfft(x) * 2.0, n=6),
+}
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("name", sorted(FFT))
+def test_fourier_transforms_equal_numpys(backend, name):
+    fun = FFT[name]
+    make, array_type = BACKENDS[backend]
+    x = np.random.default_rng(11).normal(size=(6, 2) if name == "rfft" else (6,))
+    want, got = fun(x), fun(make(x))
+    assert isinstance(got, array_type)
+    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-10, atol=1e-12)
+    w = np.random.default_rng(12).normal(size=np.shape(want))
+    want_g = fg.grad(lambda v: fnp.sum(fun(v) * w))(x)
+    got_g = fg.grad(lambda v: fnp.sum(fun(v) * make(w)))(make(x))
+    np.testing.assert_allclose(to_numpy(got_g), want_g, rtol=1e-10, atol=1e-12)
+
+
+def test_a_node_keeps_its_own_copy_of_a_mutable_tensor():
+    t = torch.ones(3, dtype=torch.float64)
+    x = fg.var(t)
+    y = x * 2.0
+    t[0] = 100.0                                   # the caller changes its tensor afterwards
+    assert float(x.value[0]) == 1.0 and float(y.value[0]) == 2.0
+    assert float(fg.backprop(fnp.sum(x * x))[x][0]) == 2.0

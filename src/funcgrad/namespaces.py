@@ -14,8 +14,9 @@ True
 (False, 'numpy')
 
 One call takes one library's arrays. Python numbers and NumPy scalars (0-d
-arrays too) go with any of them, and NumPy arrays go with Dask's (a Dask array takes them
-in as one chunk); any other mix raises :class:`NamespaceError`.
+arrays too) go with any of them, and NumPy arrays go with Dask's (a Dask
+array takes them in as one chunk); any other mix raises
+:class:`NamespaceError`.
 """
 
 import importlib
@@ -26,8 +27,7 @@ from .errors import NamespaceError
 from .traces import Box
 
 __all__ = ["is_foreign", "library_of", "namespace_of", "array_api_compat", "dtype_kind",
-           "numpy_dtype", "known_all",
-           "PLAIN_TYPES"]
+           "numpy_dtype", "known_all", "PLAIN_TYPES"]
 
 PLAIN_TYPES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.float32,
                          np.complex128, np.complex64, np.int64, np.int32, np.bool_})
@@ -136,11 +136,4 @@ def numpy_dtype(x):
 def dtype_kind(x):
     """NumPy's one-letter kind of a value's dtype (``'f'``, ``'c'``, ``'i'``, ``'u'``,
     ``'b'``), for NumPy's values and foreign arrays alike."""
-    if not is_foreign(x):
-        return np.result_type(x).kind
-    xp = _namespace_of_type(x)
-    for kind, name in (("f", "real floating"), ("c", "complex floating"),
-                       ("i", "signed integer"), ("u", "unsigned integer"), ("b", "bool")):
-        if xp.isdtype(x.dtype, name):
-            return kind
-    return "O"
+    return numpy_dtype(x).kind

@@ -14,7 +14,7 @@ answers unwrap boxes until they reach a plain number or array.
 
 import numpy as np
 
-from .namespaces import dtype_kind, is_foreign, namespace_of, numpy_dtype
+from .namespaces import dtype_kind, is_foreign, library_of, namespace_of, numpy_dtype
 from .traces import Box
 
 __all__ = ["raw", "plain", "shape_of", "ndim_of", "is_complex", "dtype_of", "float_dtype", "as_dtype_of",
@@ -167,10 +167,14 @@ def read_only(x):
 
 def frozen_copy(x):
     """A read-only copy of an array, other values as they are: what a graph keeps of an
-    array it was handed, so that the caller changing that array later changes nothing."""
+    array it was handed, so that the caller changing that array later changes nothing.
+    Another library's array is copied in its library (a Dask array, which never changes,
+    is kept as it is)."""
     if isinstance(x, np.ndarray):
         x = x.copy(order="K")     # the same memory order: a transposed view stays Fortran-ordered
         x.flags.writeable = False
+    elif is_foreign(x) and library_of(x) != "dask":
+        x = namespace_of((x,)).asarray(x, copy=True)
     return x
 
 

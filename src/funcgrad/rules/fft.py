@@ -27,7 +27,7 @@ array([ 2.,  4.,  0., -2.])
 import numpy as np
 
 from ..primitive import Primitive
-from ..values import shape_of
+from ..values import in_library_of, shape_of
 from . import elementwise as ew
 from .arrays import batch_along_axis, concatenate
 
@@ -37,25 +37,34 @@ def _fft_impl(x, axis=-1, norm="backward", inverse=False):
     return (np.fft.ifft if inverse else np.fft.fft)(x, axis=axis, norm=norm)
 
 
+def _xp_fft(xp, x, axis=-1, norm="backward", inverse=False):
+    """fft in the Array API fft extension, which takes complex input only."""
+    if not xp.isdtype(x.dtype, "complex floating"):
+        x = xp.astype(x, xp.complex64 if x.dtype == xp.float32 else xp.complex128)
+    return (xp.fft.ifft if inverse else xp.fft.fft)(x, axis=axis, norm=norm)
+
+
 def _itself(g, ans, x, **params):
     return fft(g, **params)
 
 
-fft = Primitive("fft", _fft_impl, vjp=(_itself,), jvp=(_itself,), batch=batch_along_axis)
+fft = Primitive("fft", _fft_impl, vjp=(_itself,), jvp=(_itself,), batch=batch_along_axis,
+                xp=_xp_fft)
 
 
 def _rfft_vjp(g, ans, x, axis=-1, norm="backward"):
     n = shape_of(x)[axis]
     shape = list(shape_of(g))
     shape[axis] = n - shape[axis]
-    padded = concatenate(g, np.zeros(shape, dtype=complex), axis=axis % len(shape))
+    padded = concatenate(g, in_library_of(np.zeros(shape, dtype=complex), g), axis=axis % len(shape))
     return ew.real(fft(padded, axis=axis, norm=norm, inverse=False))
 
 
 rfft = Primitive("rfft", lambda x, axis=-1, norm="backward": np.fft.rfft(x, axis=axis, norm=norm),
                  vjp=(_rfft_vjp,),
                  jvp=(lambda t, ans, x, **params: rfft(ew.real(t), **params),),
-                 batch=batch_along_axis)
+                 batch=batch_along_axis,
+                 xp=lambda xp, x, axis=-1, norm="backward": xp.fft.rfft(x, axis=axis, norm=norm))
 
 
 def _irfft_vjp(g, ans, x, axis=-1, n=None, norm="backward"):
@@ -67,10 +76,12 @@ def _irfft_vjp(g, ans, x, axis=-1, n=None, norm="backward"):
     weights *= {"backward": 1.0 / n, "ortho": 1.0 / np.sqrt(n), "forward": 1.0}[norm]
     ndim = len(shape_of(x))
     weights = weights.reshape((m,) + (1,) * (ndim - 1 - axis % ndim))
-    return ew.conjugate(rfft(g, axis=axis, norm="backward")) * weights
+    return ew.conjugate(rfft(g, axis=axis, norm="backward")) * in_library_of(weights, g)
 
 
 irfft = Primitive("irfft",
                   lambda x, axis=-1, n=None, norm="backward": np.fft.irfft(x, n=n, axis=axis, norm=norm),
                   vjp=(_irfft_vjp,),
-                  jvp=(lambda t, ans, x, **params: irfft(t, **params),), batch=batch_along_axis)
+                  jvp=(lambda t, ans, x, **params: irfft(t, **params),), batch=batch_along_axis,
+                  xp=lambda xp, x, axis=-1, n=None, norm="backward": xp.fft.irfft(x, n=n, axis=axis,
+                                                                                  norm=norm))

@@ -37,7 +37,8 @@ Shape errors name the operation and the operands' shapes.
 
 import numpy as np
 
-from ..errors import LinAlgShapeError, MissingRuleError, NoDerivativeError
+from ..errors import LinAlgShapeError, MissingRuleError, NamespaceError, NoDerivativeError
+from ..namespaces import is_foreign, library_of
 from ..primitive import Primitive
 from ..traces import Box
 from ..values import float_dtype, is_complex, plain, shape_of
@@ -110,6 +111,33 @@ def _eye(x):
     return np.eye(shape_of(x)[-1])
 
 
+def _xp_linalg(name, pick=None):
+    """The Array API linalg extension's ``name`` on a square matrix (stack), with NumPy's
+    error for a singular one, whatever the library calls it."""
+    def form(xp, a):
+        s = tuple(a.shape)
+        if len(s) < 2 or s[-1] != s[-2]:
+            raise LinAlgShapeError(f"{name} needs a square matrix or a stack of them, shape "
+                                   f"(..., n, n); got shape {s}")
+        linalg = getattr(xp, "linalg", None)
+        if linalg is None or not hasattr(linalg, name):
+            raise NamespaceError(f"{name}: {xp.__name__} has no linalg.{name}")
+        try:
+            out = getattr(linalg, name)(a)
+        except Exception as e:   # noqa: BLE001 - each library names its singular-matrix error
+            if "singular" in str(e).lower():
+                raise np.linalg.LinAlgError(f"{name}: {e}") from e
+            raise
+        return out if pick is None else out[pick]
+    return form
+
+
+def _xp_solve(xp, a, b):
+    if len(tuple(b.shape)) == 1:   # NumPy's vector right-hand side, as one column
+        return xp.squeeze(xp.linalg.solve(a, xp.expand_dims(b, axis=-1)), axis=-1)
+    return xp.linalg.solve(a, b)
+
+
 # inv, det, cholesky, ...: NumPy maps them over leading axes already, so under
 # vmap the batch axis is one more leading axis, as for elementwise primitives.
 _stacked = batch_elementwise
@@ -132,6 +160,11 @@ def _cofactors(a):
             "det: second derivatives at a singular matrix are not supported (its inverse does "
             "not exist and the cofactor rule is not differentiated again); move the point off "
             "the singular set, e.g. a + 1e-12 * eye")
+    if is_foreign(a):
+        raise NamespaceError(
+            f"det: the gradient at a singular matrix is computed from NumPy's SVD, and funcgrad "
+            f"does not convert {library_of(a)}'s arrays to NumPy; move the point off the "
+            f"singular set (a + 1e-12 * eye), or use NumPy arrays here")
     u, s, vh = np.linalg.svd(a)
     n = s.shape[-1]
     others = np.stack([np.prod(np.where(np.arange(n) == i, 1.0, s), axis=-1) for i in range(n)],
@@ -205,9 +238,10 @@ inv = Primitive(
     "inv", square_matrices("inv", np.linalg.inv),
     vjp=(lambda g, ans, a: -matmul(mT(ans), matmul(g, mT(ans))),),
     jvp=(lambda t, ans, a: -matmul(ans, matmul(t, ans)),), batch=_stacked,
+    xp=_xp_linalg("inv"),
 )
 det = Primitive("det", square_matrices("det", np.linalg.det), vjp=(_det_vjp,), jvp=(_det_jvp,),
-                batch=_stacked)
+                batch=_stacked, xp=_xp_linalg("det"))
 def _inv_for_logabsdet(a):
     """inv(a), the derivative of log|det a|; a singular ``a`` (log|det| = -inf) has none."""
     try:
@@ -223,6 +257,7 @@ logabsdet = Primitive(
     "logabsdet", square_matrices("slogdet", lambda a: np.linalg.slogdet(a)[1]),
     vjp=(lambda g, ans, a: _mat_scalar(g) * mT(_inv_for_logabsdet(a)),),
     jvp=(lambda t, ans, a: asum(mT(_inv_for_logabsdet(a)) * t, axis=(-2, -1)),), batch=_stacked,
+    xp=_xp_linalg("slogdet", pick=1),
 )
 def _sign_vjp(g, ans, a):
     """The sign of a real determinant is piecewise constant; a complex one is the phase
@@ -239,9 +274,10 @@ def _sign_jvp(t, ans, a):
 
 
 slogdet_sign = Primitive("slogdet_sign", square_matrices("slogdet", lambda a: np.linalg.slogdet(a)[0]),
-                         vjp=(_sign_vjp,), jvp=(_sign_jvp,), batch=_stacked)
+                         vjp=(_sign_vjp,), jvp=(_sign_jvp,), batch=_stacked,
+                         xp=_xp_linalg("slogdet", pick=0))
 solve = Primitive("solve", _solve_impl, vjp=(_solve_vjp_a, _solve_vjp_b),
-                  jvp=(_solve_jvp_a, _solve_jvp_b), batch=_solve_batch)
+                  jvp=(_solve_jvp_a, _solve_jvp_b), batch=_solve_batch, xp=_xp_solve)
 
 
 # ---------------------------------------------------------------- symmetric decompositions
