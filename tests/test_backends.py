@@ -1,8 +1,8 @@
 """funcgrad.numpy's tables on other libraries' arrays: array-api-strict and PyTorch CPU tensors.
 
 The rows that check funcgrad.numpy on NumPy (``test_numpy_math``,
-``test_numpy_reductions``, ``test_numpy_shape``) run again with their arrays
-made in another library. For every row, in float64: the value is an array of
+``test_numpy_reductions``, ``test_numpy_shape``, ``test_numpy_linalg``) run
+again with their arrays made in another library. For every row, in float64: the value is an array of
 that library (never NumPy's) equal to NumPy's value, and the gradient in
 reverse mode and the tangent in forward mode are that library's arrays equal
 to the ones funcgrad computes on NumPy. A row that has no form in the Array
@@ -14,6 +14,7 @@ import importlib
 
 import numpy as np
 import pytest
+import test_numpy_linalg as linalg_table
 import test_numpy_math as math_table
 import test_numpy_reductions as reduction_table
 import test_numpy_shape as shape_table
@@ -31,7 +32,7 @@ def _strict(a):
 
 
 def _torch(a):
-    return torch.asarray(a)
+    return torch.asarray(np.array(a))   # a writable copy: PyTorch warns on a read-only array
 
 
 BACKENDS = {"array_api_strict": (_strict, type(xs.ones(1))), "torch": (_torch, torch.Tensor)}
@@ -249,8 +250,8 @@ def test_a_function_without_an_array_api_form_is_refused_by_name():
     import funcgrad.scipy.special as fsp
     with pytest.raises(fg.NamespaceError, match="gammaln: array_api_strict has no gammaln"):
         fsp.gammaln(xs.asarray([1.5, 2.0]))
-    with pytest.raises(fg.NamespaceError, match="svd has no Array API form"):
-        fnp.linalg.svd(torch.ones((2, 2), dtype=torch.float64))
+    with pytest.raises(fg.NamespaceError, match="eig has no Array API form"):
+        fnp.linalg.eig(torch.ones((2, 2), dtype=torch.float64))
 
 
 def test_hessian_and_vmap_build_their_bases_in_the_values_library():
@@ -328,3 +329,62 @@ def test_a_node_keeps_its_own_copy_of_a_mutable_tensor():
     t[0] = 100.0                                   # the caller changes its tensor afterwards
     assert float(x.value[0]) == 1.0 and float(y.value[0]) == 2.0
     assert float(fg.backprop(fnp.sum(x * x))[x][0]) == 2.0
+
+
+# funcgrad.numpy's linear-algebra table (tests/test_numpy_linalg.py), every case. The
+# standard has no eig, eigvals or lstsq: those must be refused by name.
+LINALG_NO_FORM = {"linalg.eig", "linalg.eigvals", "linalg.lstsq"}
+LINALG_CASES = [(name, i) for name, cases in sorted(linalg_table.CASES.items())
+                for i in range(len(cases))]
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+@pytest.mark.parametrize("name, i", LINALG_CASES)
+def test_the_linear_algebra_table_on_other_libraries(backend, name, i):
+    case = linalg_table.CASES[name][i]
+    make, array_type = BACKENDS[backend]
+    args = list(case.args)
+    foreign = [make(a) if isinstance(a, np.ndarray) else a for a in args]
+    if name in LINALG_NO_FORM:
+        with pytest.raises(fg.NamespaceError, match="has no Array API form"):
+            fg.tree_map(lambda v: v, case.f(*foreign))
+        return
+    if backend == "array_api_strict" and name in {"dot", "inner", "vdot", "einsum", "outer",
+                                                  "multi_dot", "vecdot", "tensordot", "kron"} and (
+            _needs_einsum(case, args)):
+        with pytest.raises(fg.NamespaceError, match="has no einsum"):
+            fg.grad(lambda *a: _total(case.f(*a)), argnums=_floats(args))(*foreign)
+        return
+    want = case.f(*args)
+    got = fg.vjp(case.f, *foreign)[0]
+    for g, w in zip(fg.tree_leaves(got), fg.tree_leaves(want)):
+        assert library_of(g) == backend.split("-")[0] or np.ndim(w) == 0
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-10, atol=1e-12, err_msg=name)
+    if not all(np.asarray(w).dtype.kind in "fc" for w in fg.tree_leaves(want)):
+        return   # an integer result (matrix_rank): its value is all there is
+    argnums = _floats(args)
+    want_g = fg.grad(lambda *a: _total(case.f(*a)), argnums=argnums)(*args)
+    got_g = fg.grad(lambda *a: _total(case.f(*a)), argnums=argnums)(*foreign)
+    for g, w in zip(got_g, want_g):
+        assert isinstance(g, array_type)
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-9, atol=1e-11, err_msg=f"{name} grad")
+
+
+def _floats(args):
+    return tuple(k for k, a in enumerate(args) if isinstance(a, np.ndarray))
+
+
+def _total(out):
+    """A real number from every output: the sum of each, real and imaginary parts apart."""
+    parts = [fnp.sum(fnp.real(o) * 1.3 + fnp.imag(o) * 0.7) for o in fg.tree_leaves(out)]
+    return sum(parts[1:], parts[0])
+
+
+def _needs_einsum(case, args):
+    """Whether the case's gradient goes through an einsum (array-api-strict has none)."""
+    try:
+        fg.grad(lambda *a: _total(case.f(*a)), argnums=_floats(args))(
+            *[xs.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+    except fg.NamespaceError as e:
+        return "has no einsum" in str(e)
+    return False

@@ -27,7 +27,7 @@ from .errors import NamespaceError
 from .traces import Box
 
 __all__ = ["is_foreign", "library_of", "namespace_of", "array_api_compat", "dtype_kind",
-           "numpy_dtype", "known_all", "PLAIN_TYPES"]
+           "numpy_dtype", "known_all", "known_any", "PLAIN_TYPES"]
 
 PLAIN_TYPES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.float32,
                          np.complex128, np.complex64, np.int64, np.int32, np.bool_})
@@ -117,6 +117,16 @@ def known_all(mask):
     if library_of(mask) == "dask":
         return None
     return bool(_namespace_of_type(mask).all(mask))
+
+
+def known_any(mask):
+    """Whether some element of a boolean array is true, when that can be read without
+    computing anything lazy (None for a Dask array), as :func:`known_all`."""
+    if not is_foreign(mask):
+        return bool(np.any(mask))
+    if library_of(mask) == "dask":
+        return None
+    return bool(_namespace_of_type(mask).any(mask))
 
 
 def numpy_dtype(x):

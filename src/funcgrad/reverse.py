@@ -20,6 +20,7 @@ from .backprop import add_cotangents, vjp_step
 from .rules.elementwise import real_part_for
 from .errors import ShapeError
 from .fold import fold_back
+from .namespaces import is_foreign
 from .node import EXPRESSIONS, VAR, Node, ReverseTrace
 from .traces import Box, new_level
 from .transforms import (
@@ -33,7 +34,7 @@ from .transforms import (
     split_aux,
 )
 from .tree import LEAF, tree_flatten, tree_unflatten
-from .values import as_dtype_of, frozen_copy, ones_like_value, shape_of, zeros_like_value
+from .values import as_dtype_of, frozen_copy, ones_like_value, raw, shape_of, zeros_like_value
 
 __all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
            "trace_argnums", "pull_back", "named_variables"]
@@ -193,7 +194,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         check_scalar_output(out, who, holomorphic)
         value = result_of(trace, out)
         shape = shape_of(out)     # () or one element, e.g. (1,)
-        seed = ones_like_value(out) if shape else 1.0
+        seed = ones_like_value(out) if shape or is_foreign(raw(out)) else 1.0   # in out's library
         grads = pull_back(trace, (out,), (seed,), inputs)
         g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g
@@ -238,7 +239,7 @@ def elementwise_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callabl
         who = f"elementwise_grad of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         leaves, _ = tree_flatten(out)
-        ones = [ones_like_value(o) if shape_of(o) else 1.0 for o in leaves]
+        ones = [ones_like_value(o) if shape_of(o) or is_foreign(raw(o)) else 1.0 for o in leaves]
         grads = pull_back(trace, leaves, ones, inputs)
         return grads[0] if single else tuple(grads[k] for k in where)
 

@@ -34,6 +34,7 @@ from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import log10 as _log10
 from ..traces import Box
 from ..namespaces import is_foreign as _is_foreign
+from ..namespaces import namespace_of as _namespace_of
 from ..values import dtype_of as _dtype_of
 from ..values import in_library_of as _in_library_of
 from ..values import plain as _plain
@@ -287,11 +288,12 @@ def searchsorted(a, v, side="left", sorter=None):
     array([2, 0])
     """
     pa, pv = _plain(a), _plain(v)
-    if not isinstance(pa, Box) and not isinstance(pv, Box):
+    if not is_traced(pa, pv):
         return _np.searchsorted(pa, pv, side=side, sorter=sorter)
     if sorter is not None:
         pa = take_along_axis(pa, _plain(sorter), axis=0)
-    return _s.searchsorted(pa, pv if isinstance(pv, Box) else _np.asarray(pv), side=side)
+    return _s.searchsorted(pa, pv if isinstance(pv, Box) or _is_foreign(pv) else _np.asarray(pv),
+                           side=side)
 
 
 # ---------------------------------------------------------------- constructors
@@ -305,6 +307,18 @@ def _like(a, dtype, shape):
     return _shape_of(a) if shape is None else shape, dtype
 
 
+def _filled(a, fill, dtype, shape):
+    """``fill`` in the shape and dtype a ``*_like`` constructor of a traced value or another
+    library's array gives: NumPy's array, or one of the value's library on its device."""
+    shape, dtype = _like(a, dtype, shape)
+    v = _raw(a)
+    if not _is_foreign(v):
+        return _np.full(shape, fill, dtype=dtype)
+    xp = _namespace_of((v,))
+    return xp.full(shape, fill, dtype=getattr(xp, _np.dtype(dtype).name),
+                   device=getattr(v, "device", None))
+
+
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     """``numpy.zeros_like``; a traced value gives plain zeros of its shape.
 
@@ -312,9 +326,9 @@ def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
     >>> fnp.zeros_like(fg.var(fnp.ones(2)))
     array([0., 0.])
     """
-    if not isinstance(a, Box):
+    if not is_traced(a):
         return _np.zeros_like(a, dtype=dtype, order=order, subok=subok, shape=shape)
-    return _np.zeros(*_like(a, dtype, shape))
+    return _filled(a, 0, dtype, shape)
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -324,9 +338,9 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
     >>> fnp.ones_like(fg.var(fnp.zeros(2)))
     array([1., 1.])
     """
-    if not isinstance(a, Box):
+    if not is_traced(a):
         return _np.ones_like(a, dtype=dtype, order=order, subok=subok, shape=shape)
-    return _np.ones(*_like(a, dtype, shape))
+    return _filled(a, 1, dtype, shape)
 
 
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -336,9 +350,11 @@ def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, devi
     >>> fnp.empty_like(fg.var(fnp.zeros((2, 3)))).shape
     (2, 3)
     """
-    if not isinstance(prototype, Box):
+    if not is_traced(prototype):
         return _np.empty_like(prototype, dtype=dtype, order=order, subok=subok, shape=shape)
-    return _np.empty(*_like(prototype, dtype, shape))
+    if not _is_foreign(_raw(prototype)):
+        return _np.empty(*_like(prototype, dtype, shape))
+    return _filled(prototype, 0, dtype, shape)   # the standard's empty has no fill; zeros do
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -348,10 +364,9 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     >>> fnp.full_like(fg.var(fnp.zeros(2)), 7.0)
     array([7., 7.])
     """
-    if not isinstance(a, Box):
+    if not is_traced(a):
         return _np.full_like(a, fill_value, dtype=dtype, order=order, subok=subok, shape=shape)
-    shape, dtype = _like(a, dtype, shape)
-    return _np.full(shape, _raw(fill_value), dtype=dtype)
+    return _filled(a, _raw(fill_value), dtype, shape)
 
 
 # ---------------------------------------------------------------- ranges with traced ends
@@ -364,7 +379,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     >>> float(fg.grad(lambda a: linspace(a, 1.0, 5)[1])(0.0))     # 1 - k / (num - 1) at k = 1
     0.75
     """
-    if not (isinstance(start, Box) or isinstance(stop, Box)):
+    if not is_traced(start, stop):
         return _np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     num = operator.index(num)
     if num < 0:
@@ -395,7 +410,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     >>> logspace(0.0, 2.0, 3)
     array([  1.,  10., 100.])
     """
-    if not any(isinstance(x, Box) for x in (start, stop, base)):
+    if not is_traced(start, stop, base):
         return _np.logspace(start, stop, num, endpoint, base, dtype, axis)
     y = _power(base, linspace(start, stop, num, endpoint, axis=axis))
     return y if dtype is None else _astype(y, dtype=dtype)
@@ -408,7 +423,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     >>> geomspace(1.0, 1000.0, 4)
     array([   1.,   10.,  100., 1000.])
     """
-    if not (isinstance(start, Box) or isinstance(stop, Box)):
+    if not is_traced(start, stop):
         return _np.geomspace(start, stop, num, endpoint, dtype, axis)
     sign = _sign(_plain(start))                 # NumPy rotates start to the positive reals
     start, stop = start / sign, stop / sign

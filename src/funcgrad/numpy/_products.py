@@ -17,11 +17,10 @@ from ..rules import arrays as _arrays
 from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
 from ..rules.linalg import conj as _conj
-from ..traces import Box as _Box
 from ..values import ndim_of
 from ..values import shape_of as _shape_of
 from . import linalg
-from ._helpers import lists_as_arrays, refuse
+from ._helpers import is_traced, lists_as_arrays, refuse
 
 __all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",
            "diag", "diagonal", "triu", "tril", "linalg", "cross", "vecdot", "diagflat"]
@@ -266,7 +265,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     >>> cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
     array([0., 0., 1.])
     """
-    if not any(isinstance(x, _Box) for x in (a, b)):
+    if not is_traced(a, b):
         return _np.cross(a, b, axisa, axisb, axisc, axis)
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -303,7 +302,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     >>> vecdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
     array([3., 7.])
     """
-    if not any(isinstance(x, _Box) for x in (x1, x2)):
+    if not is_traced(x1, x2):
         return _np.vecdot(x1, x2, axis=axis)
     return _arrays.sum(_multiply(_conj(lists_as_arrays(x1)), lists_as_arrays(x2)), axis=axis)
 

@@ -28,13 +28,12 @@ from ..rules import reductions as _r
 from ..rules import ufuncs as _u
 from ..rules.elementwise import sqrt as _sqrt
 from ..rules.elementwise import where as _where
-from ..traces import Box as _Box
 from ..namespaces import known_all as _known_all
 from ..values import dtype_of as _dtype_of
 from ..values import raw as _raw
 from ..values import is_complex
 from ..values import shape_of as _shape_of
-from ._helpers import axis_param, nan_mask, refuse
+from ._helpers import axis_param, is_traced, nan_mask, refuse
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",
            "cumsum", "cumprod", "average", "nansum", "nanmean"]
@@ -75,7 +74,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     (np.float64(15.0), array([[2., 2., 2.]]))
     """
     refuse("sum", out=out, initial=initial, where=where)
-    if dtype is not None and not isinstance(a, _Box):
+    if dtype is not None and not is_traced(a):
         return _np.sum(a, axis=axis_param(axis), dtype=dtype, keepdims=keepdims)
     return _arrays.sum(_cast(a, dtype), axis=axis_param(axis), keepdims=keepdims)
 
@@ -102,7 +101,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     array([ 0., 10.,  0.])
     """
     refuse("prod", out=out, initial=initial, where=where)
-    if dtype is not None and not isinstance(a, _Box):
+    if dtype is not None and not is_traced(a):
         return _np.prod(a, axis=axis_param(axis), dtype=dtype, keepdims=keepdims)
     return _r.prod(_cast(a, dtype), axis=axis_param(axis), keepdims=keepdims)
 
@@ -198,7 +197,7 @@ def _scan(name, numpy_fun, prim, a, axis, dtype, out):
     """A running reduction (cumsum, cumprod): NumPy's for a plain value with a
     dtype, else the primitive, over the flattened array when ``axis`` is None."""
     refuse(name, out=out)
-    if dtype is not None and not isinstance(a, _Box):
+    if dtype is not None and not is_traced(a):
         return numpy_fun(a, axis=axis, dtype=dtype)
     a = _cast(a, dtype)
     if axis is None:

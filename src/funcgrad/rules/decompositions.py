@@ -30,10 +30,11 @@ does not depend on the gauge gets the right one.
 
 import numpy as np
 
-from ..errors import LinAlgShapeError, NoDerivativeError
+from ..errors import LinAlgShapeError, NamespaceError, NoDerivativeError
+from ..namespaces import known_any
 from ..primitive import Primitive
 from ..traces import Box
-from ..values import is_complex, plain, shape_of
+from ..values import in_library_of, is_complex, plain, shape_of
 from . import elementwise as ew
 from .arrays import batch_elementwise, concatenate, getitem, reshape
 from .arrays import sum as asum
@@ -71,7 +72,7 @@ def _real(x):
 
 def _gaps(row_minus_col):
     """1 / d off the diagonal, 0 on it (d: a (..., k, k) matrix of differences)."""
-    eye = np.eye(shape_of(row_minus_col)[-1], dtype=bool)
+    eye = in_library_of(np.eye(shape_of(row_minus_col)[-1], dtype=bool), row_minus_col)
     return ew.where(eye, 0.0, 1.0 / ew.where(eye, 1.0, row_minus_col))
 
 
@@ -108,12 +109,12 @@ def _svd_jvp(t, ans, a, full_matrices=False, hermitian=False):
     ds = _real(diagonal(dp, axis1=-2, axis2=-1))
     srow, scol = _row(s), _col(s)
     f = _gaps((srow + scol) * (srow - scol))          # 1 / (s_j^2 - s_i^2)
-    dps = dp * srow
-    sdp = scol * dp
-    du = matmul(u, f * (dps + mH(dps)))
-    dv = matmul(v, f * (sdp + mH(sdp)))
+    dps = dp * srow   # the traced factor first: array-api-strict's operators refuse it second
+    sdp = dp * scol
+    du = matmul(u, (dps + mH(dps)) * f)
+    dv = matmul(v, (sdp + mH(sdp)) * f)
     if is_complex(dp):   # the phase of the pair (u_i, v_i) is free: put its change on u
-        du = du + matmul(u, np.eye(k) * (dp - mH(dp)) * 0.5 / _safe(srow))
+        du = du + matmul(u, in_library_of(np.eye(k), dp) * (dp - mH(dp)) * 0.5 / _safe(srow))
     if m > n:
         dav = matmul(t, v)
         du = du + (dav - matmul(u, matmul(mH(u), dav))) / _safe(srow)
@@ -123,7 +124,22 @@ def _svd_jvp(t, ans, a, full_matrices=False, hermitian=False):
     return concatenate(du, _row(ds), dv, axis=-2)
 
 
-svd_packed = Primitive("svd", _svd_impl, jvp=(_svd_jvp,), batch=batch_elementwise)
+def _xp_matrix(xp, name, a):
+    """The linalg extension's ``name`` of ``a``, refusing a non-matrix as NumPy's impl does."""
+    if a.ndim < 2:
+        raise LinAlgShapeError(f"{name} needs a matrix or a stack of them, shape (..., m, n); "
+                               f"got shape {tuple(a.shape)}")
+    return getattr(xp.linalg, name)
+
+
+def _xp_svd(xp, a, full_matrices=False, hermitian=False):
+    u, s, vh = _xp_matrix(xp, "svd", a)(a, full_matrices=full_matrices)
+    k = s.shape[-1]
+    v = xp.conj(xp.matrix_transpose(vh[..., :k, :]))
+    return xp.concat([u[..., :, :k], xp.astype(xp.expand_dims(s, axis=-2), u.dtype), v], axis=-2)
+
+
+svd_packed = Primitive("svd", _svd_impl, jvp=(_svd_jvp,), batch=batch_elementwise, xp=_xp_svd)
 
 
 def _svdvals_impl(a, hermitian=False):
@@ -138,7 +154,8 @@ def _svdvals_jvp(t, ans, a, hermitian=False):
     return _real(diagonal(matmul(mH(u), matmul(t, v)), axis1=-2, axis2=-1))
 
 
-svdvals = Primitive("svdvals", _svdvals_impl, jvp=(_svdvals_jvp,), batch=batch_elementwise)
+svdvals = Primitive("svdvals", _svdvals_impl, jvp=(_svdvals_jvp,), batch=batch_elementwise,
+                    xp=lambda xp, a, hermitian=False: _xp_matrix(xp, "svdvals", a)(a))
 
 
 # ---------------------------------------------------------------- QR
@@ -162,7 +179,7 @@ def _qr_square_jvp(t, q, r):
     low = tril(x, k=-1)
     do = low - mH(low)
     if is_complex(x):   # the diagonal's phase: R keeps a real diagonal
-        do = do + np.eye(shape_of(x)[-1]) * (x - ew.real(x))
+        do = do + in_library_of(np.eye(shape_of(x)[-1]), x) * (x - ew.real(x))
     return matmul(q, do - x) + dar, matmul(x - do, r)
 
 
@@ -179,7 +196,13 @@ def _qr_jvp(t, ans, a, mode="reduced"):
     return concatenate(dq, mT(dr), axis=-2)
 
 
-qr_packed = Primitive("qr", _qr_impl, jvp=(_qr_jvp,), batch=batch_elementwise)
+def _xp_qr(xp, a, mode="reduced"):
+    q, r = _xp_matrix(xp, "qr", a)(a, mode=mode)
+    k = min(a.shape[-2:])
+    return xp.concat([q[..., :, :k], xp.matrix_transpose(r[..., :k, :])], axis=-2)
+
+
+qr_packed = Primitive("qr", _qr_impl, jvp=(_qr_jvp,), batch=batch_elementwise, xp=_xp_qr)
 
 
 # ---------------------------------------------------------------- eig
@@ -226,8 +249,14 @@ def _eigvalsh_jvp(t, ans, a, UPLO="L"):  # noqa: N803 - NumPy's name
 
 # NumPy's eigvalsh runs a LAPACK routine of its own (no eigenvectors), so its values are
 # not eigh's to the last bit: a primitive of its own, with eigh's eigenvalue rule.
+def _xp_eigvalsh(xp, a, UPLO="L"):  # noqa: N803
+    if UPLO.upper() != "L":   # the upper triangle of a is the lower one of its conjugate transpose
+        a = xp.conj(xp.matrix_transpose(a))
+    return xp.linalg.eigvalsh(a)
+
+
 eigvalsh = Primitive("eigvalsh", lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO),  # noqa: N803
-                     jvp=(_eigvalsh_jvp,), batch=batch_elementwise)
+                     jvp=(_eigvalsh_jvp,), batch=batch_elementwise, xp=_xp_eigvalsh)
 
 
 # ---------------------------------------------------------------- least squares
@@ -276,8 +305,15 @@ lstsq_residuals = Primitive("lstsq_residuals", lambda a, b, rcond=None: _lstsq(a
 # Ranks are integers: no derivative (a zero tangent forward; reverse mode transposes it).
 lstsq_rank = Primitive("lstsq_rank", lambda a, b, rcond=None: np.asarray(_lstsq(a, b, rcond)[2]),
                        jvp=(_no_derivative, _no_derivative))
+def _xp_matrix_rank(xp, a, tol=None, hermitian=False, rtol=None):
+    if tol is not None:
+        raise NamespaceError("matrix_rank: an absolute tol has no Array API form (the standard "
+                             "takes rtol, relative to the largest singular value)")
+    return xp.linalg.matrix_rank(a) if rtol is None else xp.linalg.matrix_rank(a, rtol=rtol)
+
+
 matrix_rank = Primitive("matrix_rank", lambda a, **params: np.asarray(np.linalg.matrix_rank(a, **params)),
-                        jvp=(_no_derivative,), batch=batch_elementwise)
+                        jvp=(_no_derivative,), batch=batch_elementwise, xp=_xp_matrix_rank)
 lstsq_singular_values = Primitive(
     "lstsq_singular_values", lambda a, b, rcond=None: _lstsq(a, b, rcond)[3],
     jvp=(lambda t, ans, a, b, rcond=None: _svdvals_jvp(t, ans, a), lambda t, ans, a, b, rcond=None: None))
@@ -296,10 +332,11 @@ def _complement_impl(a, of):
 
 def _complement_vjp(g, ans, a, of):
     used = plain(g)
-    if isinstance(used, Box):     # jit, vmap: the values are not known yet; NaN marks it
+    known = None if isinstance(used, Box) else known_any(used)
+    if known is None:     # jit, vmap, a lazy array: the values are not known yet; NaN marks it
         hit = ew.greater(asum(ew.abs(used)), 0.0)
-        return ew.where(hit, np.nan, 0.0) * np.ones(shape_of(a))
-    if not np.any(used):
+        return ew.where(hit, np.nan, 0.0) * in_library_of(np.ones(shape_of(a)), a)
+    if not known:
         return None
     raise NoDerivativeError(
         f"{of.split('_')[0]}: the loss uses the columns of a full decomposition of a non-square "
@@ -308,6 +345,16 @@ def _complement_vjp(g, ans, a, of):
         f"mode='reduced' (qr)")
 
 
+def _xp_complement(xp, a, of):
+    k = min(a.shape[-2:])
+    if of == "svd_u":
+        return xp.linalg.svd(a, full_matrices=True)[0][..., :, k:]
+    if of == "svd_vh":
+        return xp.linalg.svd(a, full_matrices=True)[2][..., k:, :]
+    return xp.linalg.qr(a, mode="complete")[0][..., :, k:]
+
+
 complement = Primitive(
     "complement", _complement_impl, vjp=(_complement_vjp,),
-    jvp=(lambda t, ans, a, of: np.full(shape_of(ans), np.nan),), batch=batch_elementwise)
+    jvp=(lambda t, ans, a, of: in_library_of(np.full(shape_of(ans), np.nan), ans),),
+    batch=batch_elementwise, xp=_xp_complement)

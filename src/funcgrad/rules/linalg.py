@@ -38,10 +38,10 @@ Shape errors name the operation and the operands' shapes.
 import numpy as np
 
 from ..errors import LinAlgShapeError, MissingRuleError, NamespaceError, NoDerivativeError
-from ..namespaces import is_foreign, library_of
+from ..namespaces import is_foreign, known_any, library_of
 from ..primitive import Primitive
 from ..traces import Box
-from ..values import float_dtype, is_complex, plain, shape_of
+from ..values import float_dtype, in_library_of, is_complex, plain, shape_of
 from . import elementwise as ew
 from .arrays import (
     batch_elementwise,
@@ -107,8 +107,9 @@ def _mat_scalar(s):
     return reshape(s, shape=shape_of(s) + (1, 1))
 
 
-def _eye(x):
-    return np.eye(shape_of(x)[-1])
+def _eye(x, dtype=float):
+    """The identity of the last axis of ``x``, in the library (and on the device) of ``x``."""
+    return in_library_of(np.eye(shape_of(x)[-1], dtype=dtype), x)
 
 
 def _xp_linalg(name, pick=None):
@@ -347,11 +348,11 @@ def _repeated(w):
     eigenvalues, built with primitives so that jit and vmap record it."""
     w = plain(w)
     n = shape_of(w)[-1]
-    eps = np.finfo(float_dtype(w)).eps
+    eps = float(np.finfo(float_dtype(w)).eps)   # a Python number goes with every library
     scale = reshape(rmax(ew.abs(w), axis=-1, keepdims=True), shape=shape_of(w)[:-1] + (1, 1))
     diff = ew.abs(reshape(w, shape=shape_of(w)[:-1] + (1, n)) - _col(w))
     close = ew.where(ew.less_equal(diff, 8 * n * eps * ew.maximum(scale, 1e-300)), 1.0, 0.0)
-    return ew.where(np.eye(n, dtype=bool), 0.0, close)
+    return ew.where(_eye(w, bool), 0.0, close)
 
 
 def _eigh_gaps(w, repeated, unknown):
@@ -359,7 +360,7 @@ def _eigh_gaps(w, repeated, unknown):
     repeated eigenvalues, NaN at the pairs in ``unknown`` (a 0/1 mask): repeated pairs whose
     eigenvectors the derivative needs, which are not unique and have no derivative there."""
     diff = reshape(w, shape=shape_of(w)[:-1] + (1,) + shape_of(w)[-1:]) - _col(w)
-    off = ew.greater(repeated + np.eye(shape_of(w)[-1]), 0.5)
+    off = ew.greater(repeated + _eye(w), 0.5)
     gaps = ew.where(off, 0.0, 1.0 / ew.where(off, 1.0, diff))
     return ew.where(ew.greater(unknown, 0.5), np.nan, gaps)
 
@@ -368,8 +369,8 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
     w, v = _eigh_parts(ans)
     gw, gv = _eigh_parts(g)
     n = shape_of(w)[-1]
-    inner_ = reshape(gw, shape=shape_of(gw)[:-1] + (1, n)) * np.eye(n)
-    if isinstance(gv, Box) or np.any(gv):
+    inner_ = reshape(gw, shape=shape_of(gw)[:-1] + (1, n)) * _eye(w)
+    if isinstance(gv, Box) or known_any(gv) is not False:   # a lazy gv may be nonzero
         # Eigenvectors enter the loss. Those of a repeated eigenvalue are not unique, so a
         # loss that uses one (a nonzero column of gv) has no derivative: raised eagerly,
         # NaN where the values are not known yet (jit, vmap). A loss of the eigenvalues
@@ -377,7 +378,7 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
         repeated = _repeated(w)
         used = ew.where(ew.greater(rmax(ew.abs(plain(gv)), axis=-2, keepdims=True), 0.0), 1.0, 0.0)
         unknown = repeated * ew.maximum(used, mT(used))
-        if not isinstance(unknown, Box) and np.any(unknown):
+        if not isinstance(unknown, Box) and known_any(unknown):   # lazy: NaN marks it
             raise NoDerivativeError(
                 f"eigh: the loss uses an eigenvector of a repeated eigenvalue (matrix shape "
                 f"{shape_of(a)}); those are not unique, so the loss has no derivative there. "
@@ -397,10 +398,18 @@ def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
     return concatenate(reshape(dw, shape=shape_of(dw)[:-1] + (1,) + shape_of(dw)[-1:]), dv, axis=-2)
 
 
+def _xp_eigh(xp, a, UPLO="L"):  # noqa: N803
+    if UPLO.upper() != "L":   # the upper triangle of a is the lower one of its conjugate transpose
+        a = xp.conj(xp.matrix_transpose(a))
+    w, v = _xp_linalg("eigh")(xp, a)
+    return xp.concat([xp.expand_dims(w, axis=-2), v], axis=-2)
+
+
 cholesky = Primitive("cholesky", square_matrices("cholesky", np.linalg.cholesky),
-                     vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), batch=_stacked)
+                     vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), batch=_stacked,
+                     xp=_xp_linalg("cholesky"))
 eigh_packed = Primitive("eigh", square_matrices("eigh", _eigh_impl), vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
-                        batch=_stacked)
+                        batch=_stacked, xp=_xp_eigh)
 
 
 # ---------------------------------------------------------------- pseudo-inverse
@@ -418,13 +427,18 @@ def _pinv_jvp(t, ans, a, **params):
     # d A+ = -A+ dA A+ + A+ A+^H dA^H (I - A A+) + (I - A+ A) dA^H A+^H A+   (constant rank);
     # reverse mode transposes it
     p, ph, th = ans, mH(ans), mH(t)
-    left = np.eye(shape_of(a)[-2]) - matmul(a, p)
-    right = np.eye(shape_of(a)[-1]) - matmul(p, a)
+    left = in_library_of(np.eye(shape_of(a)[-2]), a) - matmul(a, p)
+    right = in_library_of(np.eye(shape_of(a)[-1]), a) - matmul(p, a)
     return (-matmul(p, matmul(t, p)) + matmul(matmul(p, ph), matmul(th, left))
             + matmul(right, matmul(th, matmul(ph, p))))
 
 
-pinv = Primitive("pinv", _pinv_impl, jvp=(_pinv_jvp,), batch=_stacked)
+def _xp_pinv(xp, a, rcond=None, hermitian=False, rtol=None):
+    tol = rtol if rtol is not None else rcond
+    return xp.linalg.pinv(a) if tol is None else xp.linalg.pinv(a, rtol=tol)
+
+
+pinv = Primitive("pinv", _pinv_impl, jvp=(_pinv_jvp,), batch=_stacked, xp=_xp_pinv)
 
 
 # ---------------------------------------------------------------- norms
@@ -507,5 +521,23 @@ def _norm_impl(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     return np.linalg.norm(x, ord, axis, keepdims)
 
 
+def _xp_norm(xp, x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """NumPy's norm from the standard's vector_norm and matrix_norm (whose matrix axes
+    are the last two)."""
+    nd = x.ndim
+    axes, matrix = _norm_kind(nd, ord, axis)
+    if not matrix:
+        flat = ord is None and axis is None
+        return xp.linalg.vector_norm(x, axis=None if flat else axes, keepdims=keepdims,
+                                     ord=2 if ord is None else ord)
+    rest = tuple(i for i in range(nd) if i not in axes)
+    out = xp.linalg.matrix_norm(xp.permute_dims(x, rest + axes),
+                                ord="fro" if ord is None else ord)
+    if keepdims:
+        for a in sorted(axes):
+            out = xp.expand_dims(out, axis=a)
+    return out
+
+
 norm = Primitive("norm", checked_impl("norm", _norm_impl, "check ord against the number of axes"),
-                 vjp=(_norm_vjp,), jvp=(_norm_jvp,), batch=_norm_batch)
+                 vjp=(_norm_vjp,), jvp=(_norm_jvp,), batch=_norm_batch, xp=_xp_norm)

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import NamespaceError, ShapeError
 from ..primitive import Primitive
-from ..values import shape_of
+from ..values import in_library_of, shape_of
 from .arrays import (
     batch_example_by_example,
     broadcast_to,
@@ -43,6 +43,7 @@ from .arrays import (
     swapaxes,
     unbroadcast,
 )
+from .foreign_indexing import gather_form, untake_form
 
 __all__ = [
     "checked_impl", "mT", "parse_einsum", "einsum_cotangent",
@@ -134,17 +135,17 @@ def einsum_cotangent(i, g, operands, terms, out, optimize=False):
             f = next(fresh)
             target.append(f)
             extra_terms.append(c + f)
-            extra_ops.append(np.eye(n))
+            extra_ops.append(in_library_of(np.eye(n), g))
         elif n == 1 and sizes[c] > 1:             # broadcast along c: sum over it
             f = next(fresh)
             target.append(f)
             extra_terms.append(f)
-            extra_ops.append(np.ones(1))
+            extra_ops.append(in_library_of(np.ones(1), g))
         else:
             target.append(c)
             if c not in others:                   # summed away by this operand alone
                 extra_terms.append(c)
-                extra_ops.append(np.ones(n))
+                extra_ops.append(in_library_of(np.ones(n), g))
         seen.add(c)
     ops = [g] + [operands[j] for j in range(len(operands)) if j != i] + extra_ops
     lhs = [out] + [terms[j] for j in range(len(terms)) if j != i] + extra_terms
@@ -315,10 +316,19 @@ vdot = _contraction("vdot", _vdot_impl, lambda sa, sb: (["a", "a"], ""),
 tensordot = _contraction("tensordot", _tensordot_impl, _tensordot_spec,
                          "the summed axes of both operands must have the same lengths")
 tensordot.xp = lambda xp, x, y, axes: xp.tensordot(x, y, axes=axes)   # in the standard itself
+def _xp_kron(xp, a, b):
+    nd = max(a.ndim, b.ndim)
+    a = xp.reshape(a, (1,) * (nd - a.ndim) + tuple(a.shape))
+    b = xp.reshape(b, (1,) * (nd - b.ndim) + tuple(b.shape))
+    wide_a = xp.reshape(a, tuple(n for d in a.shape for n in (d, 1)))
+    wide_b = xp.reshape(b, tuple(n for d in b.shape for n in (1, d)))
+    return xp.reshape(wide_a * wide_b, tuple(p * q for p, q in zip(a.shape, b.shape)))
+
+
 kron = Primitive(
     "kron", np.kron, vjp=(partial(_kron_vjp, 0), partial(_kron_vjp, 1)),
     jvp=(lambda t, ans, x, y: kron(t, y), lambda t, ans, x, y: kron(x, t)),
-    batch=batch_example_by_example,
+    batch=batch_example_by_example, xp=_xp_kron,
 )
 
 
@@ -432,30 +442,62 @@ def _triangle_batch(size, prim, values, batched, params):
     return batch_example_by_example(size, prim, values, batched, params)
 
 
+# Their forms on other libraries' arrays: the two axes moved last, the diagonal read and
+# written by gathers at positions worked out in NumPy (see .foreign_indexing).
+def _moved_last(nd, axis1, axis2):
+    a1, a2 = _axes2(nd, axis1, axis2)
+    return tuple(i for i in range(nd) if i not in (a1, a2)) + (a1, a2)
+
+
+def _xp_diagonal(xp, x, offset=0, axis1=0, axis2=1):
+    x = xp.permute_dims(x, _moved_last(x.ndim, axis1, axis2))
+    rows, cols = _diag_index(x.shape[-2], x.shape[-1], offset)
+    return gather_form(xp, x, (Ellipsis, rows, cols))
+
+
+def _xp_undiagonal(xp, g, offset, axis1, axis2, shape):
+    order = _moved_last(len(shape), axis1, axis2)
+    moved = tuple(shape[i] for i in order)
+    rows, cols = _diag_index(moved[-2], moved[-1], offset)
+    out = untake_form(xp, g, (Ellipsis, rows, cols), moved)
+    return xp.permute_dims(out, tuple(np.argsort(order)))
+
+
+def _xp_triangle(keep):
+    def form(xp, x, k=0):
+        if x.ndim < 2:   # NumPy reads a vector as the rows of a square matrix
+            x = xp.broadcast_to(x, (x.shape[0], x.shape[0]))
+        mask = keep(np.ones(x.shape[-2:], dtype=bool), k)
+        return xp.where(xp.asarray(mask, device=getattr(x, "device", None)), x, 0.0 * x)
+    return form
+
+
 trace = Primitive(
     "trace", lambda x, offset=0, axis1=0, axis2=1: np.trace(x, offset, axis1, axis2),
     vjp=(_trace_vjp,),
     jvp=(lambda t, ans, x, **p: trace(t, **p),), batch=_shift_axes,
+    xp=lambda xp, x, offset=0, axis1=0, axis2=1: xp.sum(_xp_diagonal(xp, x, offset, axis1, axis2),
+                                                          axis=-1),
 )
 diagonal = Primitive(
     "diagonal", lambda x, offset=0, axis1=0, axis2=1: np.diagonal(x, offset, axis1, axis2),
     vjp=(lambda g, ans, x, offset=0, axis1=0, axis2=1: undiagonal(
         g, offset=offset, axis1=axis1, axis2=axis2, shape=shape_of(x)),),
-    jvp=(lambda t, ans, x, **p: diagonal(t, **p),), batch=_shift_axes,
+    jvp=(lambda t, ans, x, **p: diagonal(t, **p),), batch=_shift_axes, xp=_xp_diagonal,
 )
 undiagonal = Primitive(
     "undiagonal", _undiagonal_impl,
     vjp=(lambda g, ans, x, offset, axis1, axis2, shape: diagonal(
         g, offset=offset, axis1=axis1, axis2=axis2),),
-    jvp=(lambda t, ans, x, **p: undiagonal(t, **p),), batch=_shift_axes,
+    jvp=(lambda t, ans, x, **p: undiagonal(t, **p),), batch=_shift_axes, xp=_xp_undiagonal,
 )
 triu = Primitive(
     "triu", lambda x, k=0: np.triu(x, k),
     vjp=(lambda g, ans, x, k=0: unbroadcast(triu(g, k=k), x),),
-    jvp=(lambda t, ans, x, k=0: triu(t, k=k),), batch=_triangle_batch,
+    jvp=(lambda t, ans, x, k=0: triu(t, k=k),), batch=_triangle_batch, xp=_xp_triangle(np.triu),
 )
 tril = Primitive(
     "tril", lambda x, k=0: np.tril(x, k),
     vjp=(lambda g, ans, x, k=0: unbroadcast(tril(g, k=k), x),),
-    jvp=(lambda t, ans, x, k=0: tril(t, k=k),), batch=_triangle_batch,
+    jvp=(lambda t, ans, x, k=0: tril(t, k=k),), batch=_triangle_batch, xp=_xp_triangle(np.tril),
 )
