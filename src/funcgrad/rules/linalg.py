@@ -134,9 +134,14 @@ def _xp_linalg(name, pick=None):
 
 
 def _xp_solve(xp, a, b):
-    if len(tuple(b.shape)) == 1:   # NumPy's vector right-hand side, as one column
-        return xp.squeeze(xp.linalg.solve(a, xp.expand_dims(b, axis=-1)), axis=-1)
-    return xp.linalg.solve(a, b)
+    vector = len(tuple(b.shape)) == 1   # NumPy's vector right-hand side, as one column
+    if vector:
+        b = xp.expand_dims(b, axis=-1)
+    stack = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))   # as NumPy
+    a = xp.broadcast_to(a, stack + tuple(a.shape[-2:]))                     # broadcasts
+    b = xp.broadcast_to(b, stack + tuple(b.shape[-2:]))
+    x = xp.linalg.solve(a, b)
+    return xp.squeeze(x, axis=-1) if vector else x
 
 
 # inv, det, cholesky, ...: NumPy maps them over leading axes already, so under
