@@ -393,3 +393,29 @@ def _needs_einsum(case, args):
     except fg.NamespaceError as e:
         return "has no einsum" in str(e)
     return False
+
+
+def test_clipping_stays_in_the_gradients_library():
+    for make, array_type in BACKENDS.values():
+        g = {"a": make(np.array([3.0, 0.0])), "b": make(np.array([4.0]))}
+        clipped = fg.optim.clip_by_global_norm(g, 1.0)
+        assert isinstance(clipped["a"], array_type)
+        np.testing.assert_allclose(to_numpy(clipped["a"]), [0.6, 0.0])
+        np.testing.assert_allclose(to_numpy(fg.optim.clip_by_value(g, -1.0, 1.0)["b"]), [1.0])
+
+
+def test_optimizers_step_other_libraries_pytrees():
+    def loss(p):
+        return fnp.sum((p["w"] - 1.0) ** 2) + fnp.sum(fnp.tanh(p["w"]))
+
+    for make, array_type in BACKENDS.values():
+        for opt in (fg.optim.adam(0.1), fg.optim.rmsprop(0.05), fg.optim.momentum(0.1),
+                    fg.optim.adagrad(0.1), fg.optim.adamw(0.1)):
+            init, update = opt
+            p, q = {"w": np.array([0.5, -2.0])}, {"w": make(np.array([0.5, -2.0]))}
+            s, t = init(p), init(q)
+            for _ in range(3):
+                p, s = update(fg.grad(loss)(p), s, p)
+                q, t = update(fg.grad(loss)(q), t, q)
+            assert isinstance(q["w"], array_type)
+            np.testing.assert_allclose(to_numpy(q["w"]), p["w"], rtol=1e-12)

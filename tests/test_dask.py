@@ -105,3 +105,16 @@ def test_dask_arrays_do_not_mix_with_other_libraries():
     torch = pytest.importorskip("torch")
     with pytest.raises(fg.NamespaceError, match="two libraries, dask .* and torch"):
         fnp.multiply(da.ones(3, chunks=3), torch.ones(3, dtype=torch.float64))
+
+
+def test_clipping_keeps_dask_gradients_lazy():
+    g = {"a": np.array([3.0, 0.0]), "b": np.array([4.0])}
+    lazy = {k: da.from_array(v, chunks=1) for k, v in g.items()}
+    with dask.config.set(scheduler=_refuse):
+        clipped = fg.optim.clip_by_global_norm(lazy, 1.0)
+        bounded = fg.optim.clip_by_value(lazy, -1.0, 3.5)
+    assert isinstance(clipped["a"], da.Array) and isinstance(bounded["b"], da.Array)
+    want = fg.optim.clip_by_global_norm(g, 1.0)
+    np.testing.assert_allclose(clipped["a"].compute(), want["a"])
+    np.testing.assert_allclose(clipped["b"].compute(), want["b"])
+    np.testing.assert_allclose(bounded["b"].compute(), [3.5])

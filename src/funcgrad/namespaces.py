@@ -112,21 +112,20 @@ def known_all(mask):
     """Whether every element of a boolean array is true, when that can be read without
     computing anything lazy: a bool for NumPy's and eager libraries' arrays, None for a
     Dask array (whose answer funcgrad never computes behind the user's back)."""
-    if not is_foreign(mask):
-        return bool(np.all(mask))
-    if library_of(mask) == "dask":
-        return None
-    return bool(_namespace_of_type(mask).all(mask))
+    return _known(mask, "all")
 
 
 def known_any(mask):
-    """Whether some element of a boolean array is true, when that can be read without
-    computing anything lazy (None for a Dask array), as :func:`known_all`."""
+    """Whether some element of a boolean array is true, as :func:`known_all` reads it."""
+    return _known(mask, "any")
+
+
+def _known(mask, reduction):
     if not is_foreign(mask):
-        return bool(np.any(mask))
+        return bool(getattr(np, reduction)(mask))
     if library_of(mask) == "dask":
         return None
-    return bool(_namespace_of_type(mask).any(mask))
+    return bool(getattr(_namespace_of_type(mask), reduction)(mask))
 
 
 def numpy_dtype(x):

@@ -43,7 +43,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
-from .namespaces import is_foreign
+from .namespaces import is_foreign, namespace_of
 from .values import raw, zeros_like_value
 
 __all__ = ["Optimizer", "Transformation", "apply_updates",
@@ -190,7 +190,15 @@ def clip_by_global_norm(grads, max_norm):
     """
     if not max_norm > 0:
         raise ValueError(f"clip_by_global_norm: max_norm must be positive; got {max_norm!r}")
-    total = math.sqrt(sum(float(np.sum(np.abs(raw(g)) ** 2)) for g in tree_leaves(grads)))
+    leaves = [raw(g) for g in tree_leaves(grads)]
+    foreign = [g for g in leaves if is_foreign(g)]
+    if foreign:   # the norm in the gradients' own library: lazy for Dask, on the device for GPUs
+        xp = namespace_of(foreign)
+        total = sum((xp.sum(xp.abs(g) ** 2) if is_foreign(g) else float(np.sum(np.abs(g) ** 2))
+                     for g in leaves), 0.0) ** 0.5
+        scale = max_norm / xp.maximum(total, max_norm)
+        return tree_map(lambda g: g * scale, grads)
+    total = math.sqrt(sum(float(np.sum(np.abs(g) ** 2)) for g in leaves))
     if total <= max_norm:
         return grads
     scale = max_norm / total
@@ -204,7 +212,8 @@ def clip_by_value(grads, low, high):
     >>> clip_by_value([np.array([-3.0, 0.5, 2.0])], -1.0, 1.0)
     [array([-1. ,  0.5,  1. ])]
     """
-    return tree_map(lambda g: np.clip(g, low, high), grads)
+    return tree_map(lambda g: namespace_of((g,)).clip(g, low, high) if is_foreign(g)
+                    else np.clip(g, low, high), grads)
 
 
 # ---------------------------------------------------------------- optimizers
