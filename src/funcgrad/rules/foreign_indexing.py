@@ -41,8 +41,9 @@ def index_for(xp, index, like):
 
 
 def getitem_form(xp, x, index):
-    """``x[index]``; a slice with a negative step (which PyTorch refuses) reads the flipped
-    axis forwards instead."""
+    """``x[index]``: slices by the library's own indexing (a negative step, which PyTorch
+    refuses, reads the flipped axis forwards), one integer array among whole axes by
+    ``take``, any other advanced index by one gather (:func:`gather_form`)."""
     parts = index if isinstance(index, tuple) else (index,)
     backwards = any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts)
     if backwards and not all(isinstance(p, slice) for p in parts):
