@@ -118,3 +118,12 @@ def test_clipping_keeps_dask_gradients_lazy():
     np.testing.assert_allclose(clipped["a"].compute(), want["a"])
     np.testing.assert_allclose(clipped["b"].compute(), want["b"])
     np.testing.assert_allclose(bounded["b"].compute(), [3.5])
+
+
+def test_what_dask_lacks_is_refused_by_name_and_the_rest_stays_lazy():
+    x = da.from_array(np.array([3.0, 1.0, 2.0]), chunks=2)
+    with dask.config.set(scheduler=_refuse):
+        clipped = fnp.fmax(x, 2.0)                    # a Python number beside a Dask array
+    np.testing.assert_array_equal(clipped.compute(), [3.0, 2.0, 2.0])
+    with pytest.raises(fg.NamespaceError, match="take_along: .*dask.* lacks .*take_along_axis"):
+        fnp.sort(x)                                   # sort's gradient needs take_along_axis

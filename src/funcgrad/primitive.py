@@ -126,7 +126,13 @@ class Primitive:
                 f"{type(a).__name__} without converting it to NumPy, which funcgrad never does "
                 f"on its own; convert the array yourself (np.asarray, or .compute() for Dask), "
                 f"or give the primitive one with funcgrad.extend.defxp")
-        return self.xp(xp, *[_scalar(a) for a in args], **params)
+        try:
+            return self.xp(xp, *[_scalar(a) for a in args], **params)
+        except AttributeError as e:   # the library's namespace lacks a function the form needs
+            if "module" not in str(e):
+                raise
+            raise NamespaceError(f"{self.name}: {xp.__name__} lacks what its Array API form "
+                                 f"calls ({e}); use NumPy's arrays for it") from e
 
     def __repr__(self):
         return f"<primitive {self.name}>"

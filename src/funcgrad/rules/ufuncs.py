@@ -223,7 +223,8 @@ clip        = elementwise("clip",        _ufunc(np.clip),        _clip_dx, _clip
 def _arrays(xp, x, y):
     """Both operands as arrays of one dtype and device (one may be a Python number)."""
     like = x if hasattr(x, "shape") else y
-    x, y = (v if hasattr(v, "shape") else xp.asarray(v, dtype=like.dtype, device=like.device)
+    device = getattr(like, "device", None)
+    x, y = (v if hasattr(v, "shape") else xp.asarray(v, dtype=like.dtype, device=device)
             for v in (x, y))
     return x, y
 
