@@ -27,7 +27,7 @@ from .errors import NamespaceError
 from .traces import Box
 
 __all__ = ["is_foreign", "library_of", "namespace_of", "array_api_compat", "dtype_kind",
-           "numpy_dtype", "known_all", "known_any", "PLAIN_TYPES"]
+           "numpy_dtype", "dtype_in", "known_all", "known_any", "PLAIN_TYPES"]
 
 PLAIN_TYPES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.float32,
                          np.complex128, np.complex64, np.int64, np.int32, np.bool_})
@@ -106,6 +106,17 @@ def _mixed(a, b):
         f"one operation got arrays of two libraries, {la} ({type(a).__name__}) and {lb} "
         f"({type(b).__name__}); funcgrad never moves an array between libraries or devices on "
         f"its own: convert one side first (e.g. {la}'s asarray on the {lb} array)")
+
+
+def dtype_in(xp, dtype, who="a dtype"):
+    """NumPy's ``dtype`` as the namespace ``xp`` spells it (``float32`` is ``torch.float32``),
+    or an error naming the operation (``who``) and what the library lacks."""
+    name = np.dtype(dtype).name
+    found = getattr(xp, name, None)
+    if found is None:
+        raise NamespaceError(f"{who}: {xp.__name__} has no {name}; NumPy's arrays have it "
+                             f"(np.asarray first)")
+    return found
 
 
 def known_all(mask):

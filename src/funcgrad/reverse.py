@@ -128,6 +128,12 @@ def _like(g, x):
     return as_dtype_of(g, x)
 
 
+def _seed(out):
+    """The cotangent 1 of an output: a Python 1.0 for a NumPy or Python scalar, else ones of
+    its shape and dtype in its own library (a 0-d one too: a foreign scalar stays foreign)."""
+    return ones_like_value(out) if shape_of(out) or is_foreign(raw(out)) else 1.0
+
+
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(out, vjp_fn)``: the value of ``fun`` and its vector-Jacobian product.
 
@@ -193,8 +199,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
             aux = result_of(trace, aux)
         check_scalar_output(out, who, holomorphic)
         value = result_of(trace, out)
-        shape = shape_of(out)     # () or one element, e.g. (1,)
-        seed = ones_like_value(out) if shape or is_foreign(raw(out)) else 1.0   # in out's library
+        seed = _seed(out)    # out has shape () or one element, e.g. (1,)
         grads = pull_back(trace, (out,), (seed,), inputs)
         g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g
@@ -239,7 +244,7 @@ def elementwise_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callabl
         who = f"elementwise_grad of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
         leaves, _ = tree_flatten(out)
-        ones = [ones_like_value(o) if shape_of(o) or is_foreign(raw(o)) else 1.0 for o in leaves]
+        ones = [_seed(o) for o in leaves]
         grads = pull_back(trace, leaves, ones, inputs)
         return grads[0] if single else tuple(grads[k] for k in where)
 

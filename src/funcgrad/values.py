@@ -14,7 +14,7 @@ answers unwrap boxes until they reach a plain number or array.
 
 import numpy as np
 
-from .namespaces import dtype_kind, is_foreign, library_of, namespace_of, numpy_dtype
+from .namespaces import dtype_in, dtype_kind, is_foreign, library_of, namespace_of, numpy_dtype
 from .traces import Box
 
 __all__ = ["raw", "plain", "shape_of", "ndim_of", "is_complex", "dtype_of", "float_dtype", "as_dtype_of",
@@ -129,17 +129,22 @@ def ones_like_value(x):
     return filled_like(x, 1.0)
 
 
-def filled_like(x, fill, shape=None):
-    """An array of ``fill`` in the shape (or ``shape``) and float dtype of ``x``, made by
-    the library of its value: NumPy's, or another library's on the same device (lazily,
-    for Dask)."""
+def filled_like(x, fill, shape=None, dtype=None):
+    """An array of ``fill`` in the shape (or ``shape``) and float dtype (or NumPy's
+    ``dtype``) of ``x``, made by the library of its value: NumPy's, or another library's
+    on the same device (lazily, for Dask)."""
     v = raw(x)
     shape = shape_of(x) if shape is None else shape
     if not is_foreign(v):
-        return np.full(shape, fill, dtype=float_dtype(v))
+        return np.full(shape, fill, dtype=float_dtype(v) if dtype is None else dtype)
     xp = namespace_of((v,))
-    dtype = v.dtype if dtype_kind(v) in "fc" else xp.float64
+    dtype = _float_dtype_in(xp, v) if dtype is None else dtype_in(xp, dtype)
     return xp.full(shape, fill, dtype=dtype, device=getattr(v, "device", None))
+
+
+def _float_dtype_in(xp, v):
+    """The dtype a derivative of the foreign array ``v`` has, in its own namespace."""
+    return v.dtype if dtype_kind(v) in "fc" else xp.float64
 
 
 def in_library_of(a, x):
@@ -151,10 +156,7 @@ def in_library_of(a, x):
         return a
     xp = namespace_of((v,))
     a = np.array(a)   # a writable copy (PyTorch warns on a read-only one)
-    if a.dtype.kind in "iub":
-        dtype = getattr(xp, a.dtype.name)
-    else:
-        dtype = v.dtype if dtype_kind(v) in "fc" else xp.float64
+    dtype = dtype_in(xp, a.dtype) if a.dtype.kind in "iub" else _float_dtype_in(xp, v)
     return xp.asarray(a, dtype=dtype, device=getattr(v, "device", None))
 
 

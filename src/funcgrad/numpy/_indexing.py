@@ -34,8 +34,8 @@ from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import log10 as _log10
 from ..traces import Box
 from ..namespaces import is_foreign as _is_foreign
-from ..namespaces import namespace_of as _namespace_of
 from ..values import dtype_of as _dtype_of
+from ..values import filled_like as _filled_like
 from ..values import in_library_of as _in_library_of
 from ..values import plain as _plain
 from ..values import raw as _raw
@@ -237,7 +237,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     array([1, 2, 0])
     """
     p = _plain(a)
-    if not isinstance(p, Box) and not _is_foreign(p):
+    if not is_traced(p):
         return _np.argsort(p, axis=axis, kind=kind, order=order, stable=stable)
     if stable:
         kind = "stable"
@@ -252,7 +252,7 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
     2
     """
     p = _plain(a)
-    if not isinstance(p, Box) and not _is_foreign(p):
+    if not is_traced(p):
         return _np.argmax(p, axis=axis, out=out, keepdims=keepdims)
     return _s.argmax(p, axis=axis, keepdims=keepdims)
 
@@ -265,7 +265,7 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     array([1, 0])
     """
     p = _plain(a)
-    if not isinstance(p, Box) and not _is_foreign(p):
+    if not is_traced(p):
         return _np.argmin(p, axis=axis, out=out, keepdims=keepdims)
     return _s.argmin(p, axis=axis, keepdims=keepdims)
 
@@ -292,8 +292,7 @@ def searchsorted(a, v, side="left", sorter=None):
         return _np.searchsorted(pa, pv, side=side, sorter=sorter)
     if sorter is not None:
         pa = take_along_axis(pa, _plain(sorter), axis=0)
-    return _s.searchsorted(pa, pv if isinstance(pv, Box) or _is_foreign(pv) else _np.asarray(pv),
-                           side=side)
+    return _s.searchsorted(pa, pv if is_traced(pv) else _np.asarray(pv), side=side)
 
 
 # ---------------------------------------------------------------- constructors
@@ -311,12 +310,7 @@ def _filled(a, fill, dtype, shape):
     """``fill`` in the shape and dtype a ``*_like`` constructor of a traced value or another
     library's array gives: NumPy's array, or one of the value's library on its device."""
     shape, dtype = _like(a, dtype, shape)
-    v = _raw(a)
-    if not _is_foreign(v):
-        return _np.full(shape, fill, dtype=dtype)
-    xp = _namespace_of((v,))
-    return xp.full(shape, fill, dtype=getattr(xp, _np.dtype(dtype).name),
-                   device=getattr(v, "device", None))
+    return _filled_like(a, fill, shape=shape, dtype=dtype)
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):

@@ -49,7 +49,7 @@ def _matrix(name):
     def check(a):
         if np.ndim(a) < 2:
             raise LinAlgShapeError(f"{name} needs a matrix or a stack of them, shape (..., m, n); "
-                                   f"got shape {np.shape(a)}")
+                                   f"got shape {tuple(np.shape(a))}")
     return check
 
 
@@ -126,9 +126,7 @@ def _svd_jvp(t, ans, a, full_matrices=False, hermitian=False):
 
 def _xp_matrix(xp, name, a):
     """The linalg extension's ``name`` of ``a``, refusing a non-matrix as NumPy's impl does."""
-    if a.ndim < 2:
-        raise LinAlgShapeError(f"{name} needs a matrix or a stack of them, shape (..., m, n); "
-                               f"got shape {tuple(a.shape)}")
+    _matrix(name)(a)
     return getattr(xp.linalg, name)
 
 

@@ -218,7 +218,7 @@ def _push(partial):
 _STANDARD_NAMES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
                    "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",
                    "conjugate": "conj", "fabs": "abs", "absolute": "abs", "rint": "round",
-                   "mod": "remainder", "remainder": "remainder", "true_divide": "divide"}
+                   "mod": "remainder", "true_divide": "divide"}
 
 
 def standard_form(name):

@@ -84,14 +84,19 @@ __all__ = [
 
 # ---------------------------------------------------------------- helpers
 
+def _check_square(name, a):
+    """Refuse anything but a square matrix or a stack of them, naming ``name``."""
+    s = tuple(np.shape(a))
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise LinAlgShapeError(
+            f"{name} needs a square matrix or a stack of them, shape (..., n, n); "
+            f"got shape {s}")
+
+
 def square_matrices(name, fun):
     """``fun`` on stacks of square matrices, refusing other shapes with a clear error."""
     def impl(a, *rest, **params):
-        s = np.shape(a)
-        if len(s) < 2 or s[-1] != s[-2]:
-            raise LinAlgShapeError(
-                f"{name} needs a square matrix or a stack of them, shape (..., n, n); "
-                f"got shape {s}")
+        _check_square(name, a)
         return fun(a, *rest, **params)
     impl.__name__ = name
     return impl
@@ -116,10 +121,7 @@ def _xp_linalg(name, pick=None):
     """The Array API linalg extension's ``name`` on a square matrix (stack), with NumPy's
     error for a singular one, whatever the library calls it."""
     def form(xp, a):
-        s = tuple(a.shape)
-        if len(s) < 2 or s[-1] != s[-2]:
-            raise LinAlgShapeError(f"{name} needs a square matrix or a stack of them, shape "
-                                   f"(..., n, n); got shape {s}")
+        _check_square(name, a)
         linalg = getattr(xp, "linalg", None)
         if linalg is None or not hasattr(linalg, name):
             raise NamespaceError(f"{name}: {xp.__name__} has no linalg.{name}")

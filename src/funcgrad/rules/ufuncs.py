@@ -25,8 +25,7 @@ import operator
 
 import numpy as np
 
-from ..errors import NamespaceError
-from ..namespaces import known_all
+from ..namespaces import dtype_in, known_all
 from ..primitive import Primitive
 from ..traces import Box
 from ..values import dtype_of, is_complex, plain
@@ -229,14 +228,12 @@ def _arrays(xp, x, y):
     return x, y
 
 
-def _xp_fmax(xp, x, y):
-    x, y = _arrays(xp, x, y)
-    return xp.where(y != y, x, xp.where(x != x, y, xp.maximum(x, y)))   # NaN: unequal to itself
-
-
-def _xp_fmin(xp, x, y):
-    x, y = _arrays(xp, x, y)
-    return xp.where(y != y, x, xp.where(x != x, y, xp.minimum(x, y)))
+def _xp_nan_ignoring(extreme):
+    """fmax or fmin from maximum or minimum: a NaN operand gives way to the other one."""
+    def form(xp, x, y):
+        x, y = _arrays(xp, x, y)
+        return xp.where(y != y, x, xp.where(x != x, y, getattr(xp, extreme)(x, y)))   # NaN != NaN
+    return form
 
 
 def _xp_part(name):
@@ -275,8 +272,8 @@ _XP_FORMS = {
     logit: lambda xp, p: xp.log(p / (1.0 - p)),
     heaviside: _xp_heaviside,
     float_power: lambda xp, x, y: xp.pow(x, y),
-    fmax: _xp_fmax,
-    fmin: _xp_fmin,
+    fmax: _xp_nan_ignoring("maximum"),
+    fmin: _xp_nan_ignoring("minimum"),
     logaddexp2: lambda xp, x, y: xp.logaddexp(x * _LN2, y * _LN2) / _LN2,
     fmod: lambda xp, x, y: x - xp.trunc(x / y) * y,
     real: _xp_part("real"),
@@ -326,17 +323,8 @@ round = Primitive(  # noqa: A001 - NumPy's name, on purpose
 )
 # frexp's integer exponent: read from the value, no derivative (frexp's mantissa is x / 2**e)
 frexp_exponent = Primitive("frexp_exponent", lambda x: np.frexp(x)[1], batch=_unary_batch)
-def _xp_astype(xp, x, dtype):
-    name = np.dtype(dtype).name
-    target = getattr(xp, name, None)
-    if target is None:
-        raise NamespaceError(f"astype: {xp.__name__} has no {name}; NumPy's arrays have it "
-                             f"(np.asarray first)")
-    return xp.astype(x, target)
-
-
 astype = Primitive(
-    "astype", _astype_impl, xp=_xp_astype,
+    "astype", _astype_impl, xp=lambda xp, x, dtype: xp.astype(x, dtype_in(xp, dtype, "astype")),
     vjp=(_astype_vjp,),
     jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
     batch=_unary_batch,
