@@ -18,6 +18,7 @@ from common import ALPHA, LR, unflatten
 from engine_funcgrad import _mlp, ovc_fun, ovg_fun, w4_loss, w5_fun
 
 NAME = "funcgrad_jit"
+BACKEND = "python"  # engine_funcgrad_numba sets "numba"
 relu = fg.nn.relu
 _w1 = None
 _latest = []        # the jitted function the latest *_make timed, for plan_stats()
@@ -41,7 +42,7 @@ def _w1_loss(X, Y):
 def w1_compile(X, Y):
     """Build the jitted ``value_and_grad`` and trace + compile it once."""
     global _w1
-    _w1 = fg.jit(fg.value_and_grad(_w1_loss(X, Y)))
+    _w1 = fg.jit(fg.value_and_grad(_w1_loss(X, Y)), backend=BACKEND)
     _w1([0.0] * sum((a + 1) * b for a, b in zip((2, 16, 16), (16, 16, 1))))
     _latest[:] = [_w1]
 
@@ -67,7 +68,7 @@ _w2 = {}
 def w2_compile(depth, x0):
     """Trace and compile the chain of this depth (the one-time cost); number of plan steps."""
     _w2.clear()   # one depth at a time: a deep plan's code is large
-    f = fg.jit(fg.value_and_grad(_chain(depth)))
+    f = fg.jit(fg.value_and_grad(_chain(depth)), backend=BACKEND)
     f(x0)
     _w2[depth] = f
     _latest[:] = [f]
@@ -89,8 +90,8 @@ def w4_make(X, y, params, lr):
         loss, grads = vg(ps, X, y)
         return loss, [p - lr * g for p, g in zip(ps, grads)]
 
-    step_jit = fg.jit(train_step)
-    vg_jit = fg.jit(vg)
+    step_jit = fg.jit(train_step, backend=BACKEND)
+    vg_jit = fg.jit(vg, backend=BACKEND)
     _latest[:] = [step_jit]
     state = [np.array(p) for p in params]
 
@@ -106,19 +107,19 @@ def w4_make(X, y, params, lr):
 
 
 def w5_make(A, x0):
-    h = fg.jit(fg.hessian(w5_fun(A)))
+    h = fg.jit(fg.hessian(w5_fun(A)), backend=BACKEND)
     _latest[:] = [h]
     return (lambda: h(x0)), (lambda: [np.asarray(h(x0))])
 
 
 def ovg_make(x):
-    g = fg.jit(fg.grad(ovg_fun))
+    g = fg.jit(fg.grad(ovg_fun), backend=BACKEND)
     _latest[:] = [g]
     return (lambda: g(x)), (lambda: [np.float64(g(x))])
 
 
 def ovc_make(v0, K):
-    vg = fg.jit(fg.value_and_grad(ovc_fun(K)))
+    vg = fg.jit(fg.value_and_grad(ovc_fun(K)), backend=BACKEND)
     _latest[:] = [vg]
 
     def result():

@@ -37,8 +37,10 @@ sys.path.insert(0, HERE)
 
 import common  # noqa: E402
 
-ENGINES = ("funcgrad", "funcgrad_jit", "micrograd", "torch", "autograd", "jax", "jax_jit", "python")
-LABELS = {"funcgrad": "funcgrad eager", "funcgrad_jit": "funcgrad jit", "micrograd": "micrograd",
+ENGINES = ("funcgrad", "funcgrad_jit", "funcgrad_numba", "micrograd", "torch", "autograd", "jax",
+           "jax_jit", "python")
+LABELS = {"funcgrad": "funcgrad eager", "funcgrad_jit": "funcgrad jit",
+          "funcgrad_numba": "funcgrad jit, numba", "micrograd": "micrograd",
           "torch": "PyTorch 0-dim", "autograd": "autograd", "jax": "JAX eager", "jax_jit": "JAX jit",
           "python": "hand-written Python"}
 ARRAY_LABELS = dict(LABELS, torch="PyTorch eager", python="hand-written NumPy")
@@ -346,7 +348,8 @@ def time_arrays(workers, s, log, outdir):
 def measure_w6(engines, s, log):
     out = {}
     for name in engines:
-        if name in ("python", "funcgrad_jit", "funcgrad_jit@base", "jax", "jax_jit"):  # no graph kept
+        if name in ("python", "funcgrad_jit", "funcgrad_numba", "funcgrad_jit@base", "jax",
+                    "jax_jit"):  # no graph kept
             continue
         log(f"  W6 {name} ...")
         proc = subprocess.run([sys.executable, os.path.join(HERE, "worker.py"), name, "--w6", str(s.w6_depth)],
@@ -435,10 +438,20 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
     if "funcgrad_jit" in w1c:
         L += ["", "funcgrad jit: `fg.jit(fg.value_and_grad(loss))` over the flat list of 337 floats "
               "(the 100 points are constants of the trace); the SGD update runs outside jit, on the "
-              f"floats. One-time trace + compile: {fmt_time(w1c['funcgrad_jit'][0])} (not in the step "
-              f"time); {plan_text(w1c['funcgrad_jit'][1])}."]
+              "floats; `backend=\"numba\"` runs the same plan on the register machine. JAX jit: "
+              "JAX's jit of the scalar program as written did not finish compiling in 15 minutes, so "
+              "its row is the same network as batched matrix products, update included."]
+    for name in ("funcgrad_jit", "funcgrad_numba", "jax_jit"):
+        if name in w1c:
+            compiled, plan = w1c[name]
+            L.append(f"- {LABELS[name]}: one-time trace + compile {fmt_time(compiled)} (not in the "
+                     f"step time)" + (f"; {plan_text(plan)}" if plan else ""))
+    r = ratio(w1.get("funcgrad_numba"), w1.get("jax_jit"))
+    if r is not None:
+        L.append(f"- funcgrad jit, numba / JAX jit: {_r(r)}")
     L += ["", "### W2: chain x <- tanh(x)*0.5 + x*0.5 (build + backward; funcgrad jit: replay of "
-          "`fg.jit(fg.value_and_grad(chain))`)", ""]
+          "`fg.jit(fg.value_and_grad(chain))`, the chain unrolled by Python; JAX jit: "
+          "`jax.jit(jax.value_and_grad(f))` of a `lax.fori_loop`)", ""]
     depths = list(w2)
     L.append("| engine | " + " | ".join(f"depth {d:,}" for d in depths) + " |")
     L.append("| --- |" + " --- |" * len(depths))
@@ -449,10 +462,13 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
         L.append(f"| {LABELS[name]} | " + " | ".join(row) + " |")
     for name, per in w2c.items():
         L.append(f"| {LABELS[name]} one-time trace + compile | " + " | ".join(
-            f"{fmt_time(per[d]['seconds'])} ({plan_text(per[d]['plan'])})" if "seconds" in per.get(d, {}) else "-"
-            for d in depths) + " |")
+            (f"{fmt_time(per[d]['seconds'])}" + (f" ({plan_text(per[d]['plan'])})" if per[d].get("plan") else ""))
+            if "seconds" in per.get(d, {}) else "-" for d in depths) + " |")
     L.append("| funcgrad jit / hand-written | " + " | ".join(
         _r(ratio(w2[d].get("funcgrad_jit"), w2[d].get("python"))) for d in depths) + " |")
+    if any("funcgrad_numba" in w2[d] for d in depths):
+        L.append("| funcgrad jit, numba / JAX jit | " + " | ".join(
+            _r(ratio(w2[d].get("funcgrad_numba"), w2[d].get("jax_jit"))) for d in depths) + " |")
     L.append("| funcgrad / PyTorch | " + " | ".join(_r(ratio(w2[d].get("funcgrad"), w2[d].get("torch"))) for d in depths) + " |")
     L.append("| funcgrad / micrograd | " + " | ".join(_r(ratio(w2[d].get("funcgrad"), w2[d].get("micrograd"))) for d in depths) + " |")
     for name in ("funcgrad", "micrograd", "torch"):
@@ -679,7 +695,7 @@ def main(argv=None):
                 log("  all engines agree to 1e-9 relative")
             log("W1 ...")
             w1 = time_w1(workers, checks, s)
-            w1c = {n: (c["w1_compile_seconds"], c["w1_plan"]) for n, c in checks.items()
+            w1c = {n: (c["w1_compile_seconds"], c.get("w1_plan")) for n, c in checks.items()
                    if "w1_compile_seconds" in c}
             log("W2 ...")
             w2, w2c = time_w2(workers, checks, s, log)

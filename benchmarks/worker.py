@@ -137,7 +137,8 @@ class Worker:
             t = time.perf_counter()
             e.w1_compile(self.X, self.Y)
             out["w1_compile_seconds"] = time.perf_counter() - t
-            out["w1_plan"] = e.plan_stats()
+            if hasattr(e, "plan_stats"):
+                out["w1_plan"] = e.plan_stats()
         if hasattr(e, "w1_step"):
             t = time.perf_counter()
             loss, grads, new = e.w1_step(common.init_params(), self.X, self.Y)

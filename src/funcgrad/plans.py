@@ -38,6 +38,7 @@ import re
 
 import numpy as np
 
+from . import machine
 from .node import CONST, VAR, Node
 from .rules import elementwise, products
 from .tree import tree_unflatten
@@ -53,15 +54,21 @@ class Plan:
     """A compiled function: straight-line code over plain values, plus its source."""
 
     def __init__(self, run, source, out_def, n_steps, n_blocks=1, block_names=(),
-                 backend="python"):
+                 backend="python", program=None):
         self.run = run
-        self.source = source      # the plan itself, readable; the graph is not kept
+        self._source = source     # the plan itself, readable; the graph is not kept
+        self.program = program    # a numba plan of floats: its register program (machine.py)
         self.out_def = out_def
         self.n_steps = n_steps
         self.n_blocks = n_blocks                  # block calls the driver makes (1: no driver)
         self.block_names = tuple(block_names)     # the distinct blocks, each compiled once
         self.n_distinct = max(1, len(self.block_names))
         self.backend = backend
+
+    @property
+    def source(self):
+        """The plan as text: its Python code, or its register program's listing."""
+        return self._source if self.program is None else self.program.listing()
 
     def native_blocks(self):
         """The distinct blocks running machine code (the numba backend, once called)."""
@@ -299,6 +306,10 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
     native = backend == "numba"
     names = _Namespace()
     steps = [n for n in nodes if n._prim is not VAR and n._prim is not CONST]
+    if native:
+        program = machine.program(steps, inputs, out_leaves)
+        if program is not None:
+            return _machine_plan(program, out_def, len(steps))
     graph = _Graph(steps, out_leaves)
     arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
 
@@ -388,6 +399,32 @@ def _blocks(graph, names, top, block, native=False):
         if dead:
             driver.append(f"    del {', '.join(dead)}")
     return sources, driver, reg_of
+
+
+def _machine_plan(program, out_def, n_steps):
+    """A plan running ``program`` on numba's register machine (:mod:`funcgrad.machine`)."""
+    run_machine = importlib.import_module("funcgrad.native").run_machine
+    code, n_inputs = program.code, program.n_inputs
+    constants, first_constant = program.constants, program.first_constant
+    where = [r if in_register else None for in_register, r in program.outputs]
+    plain = [v for in_register, v in program.outputs if not in_register]
+    read = np.array([r for r in where if r is not None], dtype=np.intp)
+    spare = []     # register files of finished calls: a call takes one or makes one
+
+    def run(*leaves):
+        registers = spare.pop() if spare else np.empty(program.n_registers)
+        registers[:n_inputs] = leaves
+        registers[first_constant:] = constants
+        run_machine(code, registers)
+        values = registers[read].tolist()
+        spare.append(registers)
+        if not plain:
+            return tuple(values)
+        values.reverse()
+        rest = iter(plain)
+        return tuple(values.pop() if r is not None else next(rest) for r in where)
+
+    return Plan(run, None, out_def, n_steps, backend="numba", program=program)
 
 
 def _build(source, names, out_def, n_steps, n_blocks, block_names, native=False):

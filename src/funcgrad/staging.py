@@ -29,14 +29,12 @@ import inspect
 from typing import Callable, Sequence
 
 import numpy as np
-from toolz import unique
 
 from ._gc import gc_paused
 from .errors import ConcretizationError, NamespaceError, NonFiniteError
 from .namespaces import is_foreign, library_of
 from .finite import all_finite, checking, watched
 from .node import CONST, VAR, Node, ReverseTrace
-from .order import dfs_order
 from .plans import Plan, _kept, compile_plan
 from .rules import elementwise
 from .traces import Box, new_level
@@ -91,20 +89,30 @@ class StagingTrace(ReverseTrace):
     rule may read one as a constant.
     """
 
-    __slots__ = ()
+    __slots__ = ("steps",)
     box_type = Staged
     opaque = True
     refusal = None    # a body's trace says why it refuses a bool; jit's says it below
 
+    def __init__(self, level, persistent=False, record=False):
+        super().__init__(level, persistent)
+        # jit's trace lists its steps as they are made: creation order is a topological
+        # order, and sweeping it once is cheaper than sorting a graph of 10^6 nodes.
+        self.steps = [] if record else None
+
     def process(self, prim, args, params):
         shapes = ABSTRACT.get(prim)
         if shapes is None:
-            return super().process(prim, args, params)
-        # A loop's value here only stands for its shapes: do not run the loop to trace it.
-        parents = tuple(a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self)
-                        for a in args)
-        value = shapes(*[p._value for p in parents], **params)
-        return Staged(value, prim, parents, params or None, None, self)
+            out = super().process(prim, args, params)
+        else:
+            # A loop's value here only stands for its shapes: do not run the loop to trace it.
+            parents = tuple(a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self)
+                            for a in args)
+            value = shapes(*[p._value for p in parents], **params)
+            out = Staged(value, prim, parents, params or None, None, self)
+        if self.steps is not None:
+            self.steps.append(out)
+        return out
 
     def __repr__(self):
         return f"<staging trace {self.level}>"
@@ -211,17 +219,21 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
         return plan, leaves
 
     def _trace_and_compile(args, kwargs, leaves, treedef):
-        trace = StagingTrace(new_level())
-        inputs = [Staged(l, VAR, (), None, f"a{k}", trace) for k, l in enumerate(leaves)]
-        staged_args, staged_kwargs = tree_unflatten(treedef, inputs)
-        staged_args = iter(staged_args)
-        call = [a if i in statics else next(staged_args) for i, a in enumerate(args)]
-        call_kwargs = {k: v if k in static_names else staged_kwargs[k] for k, v in kwargs.items()}
-        out_leaves, out_def = tree_flatten(fun(*call, **call_kwargs))
-        mine = [o for o in out_leaves if trace.owns(o)]
-        nodes = dfs_order(tuple(unique(inputs + mine))) if (inputs or mine) else ()
+        trace = StagingTrace(new_level(), record=True)
+        try:
+            inputs = [Staged(l, VAR, (), None, f"a{k}", trace) for k, l in enumerate(leaves)]
+            staged_args, staged_kwargs = tree_unflatten(treedef, inputs)
+            staged_args = iter(staged_args)
+            call = [a if i in statics else next(staged_args) for i, a in enumerate(args)]
+            call_kwargs = {k: v if k in static_names else staged_kwargs[k]
+                           for k, v in kwargs.items()}
+            out_leaves, out_def = tree_flatten(fun(*call, **call_kwargs))
+            mine = [o for o in out_leaves if trace.owns(o)]
+            steps = needed_steps(trace.steps, mine)
+        finally:
+            trace.steps = None     # the list would keep every node alive with the trace
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
-        return compile_plan(nodes, inputs, out_leaves, out_def, backend=backend)
+        return compile_plan(steps, inputs, out_leaves, out_def, backend=backend)
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
@@ -261,6 +273,18 @@ def _check_backend(backend):
     if backend == "numba" and importlib.util.find_spec("numba") is None:
         raise ImportError('jit: backend="numba" needs numba, which is not installed: '
                           'pip install "funcgrad[native]"')
+
+
+def needed_steps(steps, outputs):
+    """The steps (in the order made, a topological order) that ``outputs`` depend on."""
+    needed = set(outputs)
+    kept = []
+    for n in reversed(steps):
+        if n in needed:
+            kept.append(n)
+            needed.update(n._args)
+    kept.reverse()
+    return kept
 
 
 def _plain_output(o):

@@ -1,0 +1,169 @@
+"""A plan of Python floats as a program for a register machine.
+
+A plan whose every value is a Python float (micrograd's scalar networks, a
+deep scalar chain, most of what ``backend="numba"`` is asked to speed up) needs
+no code generated per plan at all: each step is one instruction of four
+integers, ``(opcode, out, a, b)``, over a file of float64 registers, and one
+interpreter compiled once by numba (:func:`funcgrad.native.run_machine`) runs
+every such plan. Building the program is a single pass over the steps, so a
+plan of a million steps compiles nothing and keeps 16 bytes per step.
+
+Each value has a register of its own: the inputs first, then one per step,
+then the constants (8 bytes a step more while the plan runs; the register
+file is reused from call to call). A plan with anything else (an array, an
+integer input, a primitive the machine lacks, a call with parameters) is not a
+program: it runs as numba-compiled blocks (:mod:`funcgrad.native`).
+
+This module only encodes; it never imports numba.
+
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> f = fg.jit(fg.grad(lambda x: fnp.tanh(x) * x), backend="numba")
+>>> round(float(f(0.5)), 12)                    # d/dx x tanh(x) = tanh(x) + x (1 - tanh^2)
+0.855341023743
+>>> print(f.plan(0.5).source)
+# 9 registers: inputs from r0, constants from r8: [1.0]
+r1 = tanh(r0)
+r2 = multiply(r8, r0)
+r3 = multiply(r8, r1)
+r4 = multiply(r1, r1)
+r5 = subtract(r8, r4)
+r6 = multiply(r2, r5)
+r7 = add(r3, r6)
+return (r7,)
+"""
+
+import math
+
+import numpy as np
+
+from .node import CONST, Node
+from .rules import elementwise, ufuncs
+
+__all__ = ["Program", "program", "OPCODES"]
+
+# One opcode per operation the interpreter knows, keyed by the NumPy ufunc a
+# primitive's impl is on floats (or, for the few whose impl is their own code, by
+# the primitive). The numbers are the interpreter's branch labels in native.py.
+_UNARY = (np.negative, np.positive, np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10,
+          np.log1p, np.sqrt, np.cbrt, np.square, np.reciprocal, np.fabs, np.absolute, np.sin,
+          np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh,
+          np.arcsinh, np.arccosh, np.arctanh, np.deg2rad, np.rad2deg, np.floor, np.ceil,
+          np.rint, np.trunc, np.sign)
+_BINARY = (np.add, np.subtract, np.multiply, np.true_divide, np.power, np.maximum,
+           np.minimum, np.fmax, np.fmin, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
+           np.copysign, np.float_power, np.fmod)
+_OWN = ("relu", "step", "sigmoid")     # primitives whose float impl is not a ufunc
+
+OPCODES = {u.__name__: k for k, u in enumerate(_UNARY + _BINARY)}
+OPCODES.update((name, len(OPCODES) + k) for k, name in enumerate(_OWN))
+
+_BY_UFUNC = {u: OPCODES[u.__name__] for u in _UNARY + _BINARY}
+_BY_PRIMITIVE = {
+    elementwise.add: OPCODES["add"], elementwise.subtract: OPCODES["subtract"],
+    elementwise.multiply: OPCODES["multiply"], elementwise.divide: OPCODES["divide"],
+    elementwise.negative: OPCODES["negative"], elementwise.relu: OPCODES["relu"],
+    elementwise.step: OPCODES["step"], elementwise.sigmoid: OPCODES["sigmoid"],
+    ufuncs.fix: OPCODES["trunc"],
+}
+_NAMES = {k: name for name, k in OPCODES.items()}
+
+_EXACT_INT = 2 ** 53        # an int constant above this would not survive a float64 register
+
+
+def _opcode(prim):
+    code = _BY_PRIMITIVE.get(prim)
+    if code is None:
+        ufunc = getattr(prim.impl, "ufunc", None)
+        code = _BY_UFUNC.get(ufunc) if isinstance(ufunc, np.ufunc) else None
+    return code
+
+
+class Program:
+    """Instructions ``code`` (int32, one row ``(opcode, out, a, b)`` per step) over a
+    file of ``n_registers`` float64 registers: the inputs first, then one per step, then
+    the ``constants`` from ``first_constant`` on; and where each output is: a register,
+    or a plain value."""
+
+    def __init__(self, code, n_inputs, constants, outputs):
+        self.code = code
+        self.n_inputs = n_inputs
+        self.constants = constants
+        self.first_constant = n_inputs + len(code)
+        self.n_registers = self.first_constant + len(constants)
+        self.outputs = outputs           # [(True, register) or (False, value)]
+
+    @property
+    def nbytes(self):
+        """What the program keeps: its instructions and constants."""
+        return self.code.nbytes + self.constants.nbytes
+
+    def listing(self):
+        """The program as text, one instruction per line (made when asked, not kept)."""
+        lines = [f"# {self.n_registers} registers: inputs from r0, constants from "
+                 f"r{self.first_constant}: {self.constants.tolist()}"]
+        for op, out, a, b in self.code.tolist():
+            name = _NAMES[op]
+            operands = f"r{a}" if OPCODES[name] < len(_UNARY) or name in _OWN else f"r{a}, r{b}"
+            lines.append(f"r{out} = {name}({operands})")
+        outs = [f"r{r}" if is_reg else repr(r) for is_reg, r in self.outputs]
+        lines.append(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+        return "\n".join(lines)
+
+
+def program(steps, inputs, out_leaves):
+    """The register program of a plan, or None if some value is not a Python float or
+    some step is not an operation the machine has (the plan then runs as blocks)."""
+    if any(type(n._value) is not float for n in inputs):
+        return None
+    n_inputs, n_steps = len(inputs), len(steps)
+    # Every value has its own register (8 bytes a step): no liveness to work out, and
+    # the register of step i is simply n_inputs + i. Constants come after the steps.
+    reg_of = dict(zip(inputs, range(n_inputs)))
+    reg_of.update(zip(steps, range(n_inputs, n_inputs + n_steps)))
+    constants = {}                         # exact number -> register
+    opcode_of = {}
+    ops, first, second = [], [], []
+    for n in steps:
+        prim = n._prim
+        code = opcode_of.get(prim)
+        if code is None:
+            code = opcode_of[prim] = _opcode(prim)
+            if code is None:
+                return None
+        args = n._args
+        if n._params or type(n._value) is not float or not 1 <= len(args) <= 2:
+            return None
+        regs = []
+        for a in args:
+            r = reg_of.get(a)
+            if r is None:                  # a constant: one register per distinct number
+                v = a._value
+                if a._prim is not CONST or not _fits(v):
+                    return None
+                key = (float(v), math.copysign(1.0, v)) if v == v else "nan"
+                r = constants.get(key)
+                if r is None:
+                    r = constants[key] = n_inputs + n_steps + len(constants)
+            regs.append(r)
+        ops.append(code)
+        first.append(regs[0])
+        second.append(regs[-1])
+    numbers = np.array([math.nan if key == "nan" else key[0] for key in constants])
+    code = np.empty((n_steps, 4), dtype=np.int32)
+    code[:, 0] = ops
+    code[:, 1] = np.arange(n_inputs, n_inputs + n_steps)
+    code[:, 2] = first
+    code[:, 3] = second
+    outs = []
+    for o in out_leaves:
+        r = reg_of.get(o) if isinstance(o, Node) else None
+        if r is not None:
+            outs.append((True, r))
+        else:                              # a constant, returned as it is
+            outs.append((False, o._value if isinstance(o, Node) else o))
+    return Program(code, n_inputs, numbers, outs)
+
+
+def _fits(v):
+    """Whether a constant is exactly a float64: a float, or an int or bool small enough."""
+    return type(v) is float or (type(v) in (int, bool) and -_EXACT_INT <= v <= _EXACT_INT)
