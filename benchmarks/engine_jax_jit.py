@@ -49,14 +49,14 @@ def w1_compile(X, Y):
         loss, g = vg(flat)
         return loss, g, flat - LR * g
 
-    jax.block_until_ready(step(jnp.asarray(init_params())))
+    jax.block_until_ready(step(jnp.asarray(np.array(init_params()))))
     _w1 = step
 
 
 def w1_step(params, X, Y):
     if _w1 is None:
         w1_compile(X, Y)
-    loss, g, new = _w1(jnp.asarray(params))
+    loss, g, new = _w1(jnp.asarray(np.array(params)))   # a list straight to jnp is slow
     return float(loss), np.asarray(g).tolist(), np.asarray(new).tolist()
 
 

@@ -632,6 +632,35 @@ def targets_6(w1, w2, arrays, s):
     return L
 
 
+def targets_15(w1, w2, w2c, arrays):
+    """The targets of issue 15 (jit that scales; near-native plans), each with its figure."""
+    L = ["", "### Targets (issue 15)", ""]
+
+    def line(text, value, ok, shown):
+        L.append(f"- {text}: not measured -> NOT met" if value is None
+                 else f"- {text}: {shown(value)} -> {_met(ok(value))}")
+
+    d = 10**5
+    for name in ("funcgrad_jit", "funcgrad_numba"):
+        c = w2c.get(name, {}).get(d, {})
+        line(f"W2 depth {d:,} (10^6 plan steps), {LABELS[name]}: trace + compile <= 5 s",
+             c.get("seconds"), lambda v: v <= 5.0, fmt_time)
+        plan = c.get("plan")
+        line(f"W2 depth {d:,}, {LABELS[name]}: plan kept <= 300 B per step",
+             plan["bytes"] / max(plan["steps"], 1) if plan else None, lambda v: v <= 300,
+             lambda v: f"{v:.0f} B")
+    line("W1 funcgrad jit, numba <= 2x JAX jit", ratio(w1.get("funcgrad_numba"), w1.get("jax_jit")),
+         lambda v: v <= 2.0, _r)
+    line(f"W2 depth {d:,} funcgrad jit, numba <= 2x JAX jit (fori_loop)",
+         ratio(w2.get(d, {}).get("funcgrad_numba"), w2.get(d, {}).get("jax_jit")),
+         lambda v: v <= 2.0, _r)
+    for wl, batch in (("w4_b256", 256), ("w4_b1797", 1797)):
+        cells = arrays.get(wl, {})
+        line(f"W4 batch {batch} funcgrad jit, numba <= 1.00x hand-written NumPy (preallocated)",
+             ratio(cells.get(("funcgrad_numba", None)), _ref_cell(cells)), lambda v: v <= 1.0, _r)
+    return L
+
+
 def _r(x):
     return "-" if x is None else f"{x:.2f}x"
 
@@ -713,10 +742,11 @@ def main(argv=None):
     m = machine()
     cmd = "python benchmarks/run.py" + (" --quick" if args.quick else "")
     if args.arrays_only:
-        body = array_tables(arrays) + targets_6(w1, w2, arrays, s)
+        body = array_tables(arrays) + targets_6(w1, w2, arrays, s) + targets_15(w1, w2, w2c, arrays)
     else:
         body = (tables(engines, w1, w2, probe, w3, w6, failures, s, w1c, w2c) + array_tables(arrays)
-                + targets(w1, w2, w6, s) + targets_6(w1, w2, arrays, s))
+                + targets(w1, w2, w6, s) + targets_6(w1, w2, arrays, s)
+                + targets_15(w1, w2, w2c, arrays))
     print("\n".join(body))
     print(f"\n({elapsed:.0f} s; {m['nproc']} cores, {m['cpu']}, Python {m['python']}, "
           f"load {load_before} -> {m['load']})")

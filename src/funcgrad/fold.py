@@ -21,6 +21,8 @@ __all__ = ["fold_back", "reverse_fold", "reverse_fold_seeds"]
 def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None, finish=None):
     """The reverse pass from ``seeds`` (``{output: seed}``): ``(values, order)``.
 
+    ``method`` names an ordering (:func:`funcgrad.order.ordering`) or is one.
+
     ``check=True`` raises at the first node whose value, or whose pullback of
     a finite value, is not finite; ``None`` checks inside ``fg.debug_nans()``
     only; ``False`` never (folds over other semirings, where infinities are
@@ -31,7 +33,7 @@ def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None, finis
     if check is None:
         check = checking()
     with gc_paused():
-        order = ordering(method)(tuple(seeds))
+        order = (method if callable(method) else ordering(method))(tuple(seeds))
         if check:
             check_values(order)
             node_step = checked(node_step)

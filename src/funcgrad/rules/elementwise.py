@@ -177,6 +177,9 @@ def pullback(g, d, x):
         return c
     if type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape:
         return c if c.dtype.kind != "c" or x.dtype.kind == "c" else np.real(c)
+    if isinstance(c, Box) and type(c._value) is float and (
+            type(x) is float or isinstance(x, Box) and type(x._value) is float):
+        return c             # a traced real scalar for a real scalar: nothing to sum or cut
     return real_part_for(unbroadcast(c, x), x)
 
 
