@@ -12,6 +12,7 @@ from pyrsistent import PMap
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.node import Node
+from funcgrad.order import creation_order
 
 from strategies import programs, run
 
@@ -121,6 +122,15 @@ def test_random_dags_both_orderings_valid(program):
     for method in METHODS:
         assert_topological(fg.toposort(out, method=method), out)
         assert_topological(fg.toposort(extra, out, method=method), extra, out)
+    # the reverse transforms' order: the same nodes, sorted by creation number
+    assert_topological(creation_order((out,)), out)
+    assert_topological(creation_order((extra, out)), extra, out)
+
+
+def test_creation_order_is_the_order_nodes_were_made():
+    x, y, s, a, b, out = _example()
+    assert creation_order((out,)) == tuple(sorted(ancestors(out).values(), key=lambda n: n.id))
+    assert creation_order((b, a)) == (x, y, s, a, b)
 
 
 SCRIPT = textwrap.dedent("""

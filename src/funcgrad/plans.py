@@ -300,8 +300,10 @@ def _tuple(texts):
 
 def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python"):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``,
-    in blocks of ``block`` steps (default ``BLOCK``) if it is longer; ``backend="numba"``
-    always in blocks, each compiled natively where numba can (:mod:`funcgrad.native`)."""
+    in blocks of ``block`` steps (default ``BLOCK``) if it is longer. ``backend="numba"``:
+    a plan of Python floats becomes a register program (:mod:`funcgrad.machine`), any
+    other is always cut into blocks, each compiled natively where numba can
+    (:mod:`funcgrad.native`)."""
     block = block or BLOCK
     native = backend == "numba"
     names = _Namespace()
@@ -412,7 +414,10 @@ def _machine_plan(program, out_def, n_steps):
     spare = []     # register files of finished calls: a call takes one or makes one
 
     def run(*leaves):
-        registers = spare.pop() if spare else np.empty(program.n_registers)
+        try:
+            registers = spare.pop()       # atomic: two threads never get the same one
+        except IndexError:
+            registers = np.empty(program.n_registers)
         registers[:n_inputs] = leaves
         registers[first_constant:] = constants
         run_machine(code, registers)

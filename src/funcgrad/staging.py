@@ -38,7 +38,7 @@ from .node import CONST, VAR, Node, ReverseTrace
 from .plans import Plan, _kept, compile_plan
 from .rules import elementwise
 from .traces import Box, new_level
-from .tree import tree_flatten, tree_map, tree_unflatten
+from .tree import tree_flatten, tree_leaves, tree_unflatten
 from .values import numpy_scalar
 
 __all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan",
@@ -124,6 +124,9 @@ ABSTRACT: dict = {}
 ``shapes(*values, **params)`` gives values of the result's shapes and dtypes."""
 
 
+_NUMBER_KEYS = {float: (float,), int: (int,), bool: (bool,)}   # _abstract of a plain number
+
+
 def _abstract(leaf, who):
     """The cache-key part of a dynamic leaf: its type, shape and dtype."""
     if isinstance(leaf, (bool, np.bool_)):
@@ -173,9 +176,10 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
     finds the other through ``fun``'s signature. The compiled function has
     ``plan(*args, **kwargs)`` to look at the plan for given arguments, and is
     traced through (not compiled) when called inside another transform.
-    ``backend="numba"`` compiles the plan's blocks to machine code where numba
-    can (:mod:`funcgrad.native`; the ``native`` extra), agreeing with the
-    default Python backend to rounding rather than bit for bit.
+    ``backend="numba"`` (the ``native`` extra) runs a plan of Python floats on a
+    register machine compiled once (:mod:`funcgrad.machine`) and compiles any
+    other plan's blocks to machine code where numba can (:mod:`funcgrad.native`),
+    agreeing with the default Python backend to rounding rather than bit for bit.
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> f = fg.jit(lambda x, y: fnp.sin(x) * y + x)
@@ -200,11 +204,18 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
         return dynamic, static
 
     def plan_for(args, kwargs):
+        """The plan for these arguments and their leaves; None if some are traced values
+        (the call is inside another transform)."""
         dynamic, static = split(args, kwargs)
         leaves, treedef = tree_flatten(dynamic)
+        if any(isinstance(l, Box) for l in leaves) or (
+                static != ((), ()) and any(isinstance(l, Box) for l in tree_leaves(static))):
+            return None, leaves
         # NumPy float64 scalars (what transforms return) run as Python floats, the fast path.
         leaves = [float(l) if type(l) is np.float64 else l for l in leaves]
-        key = (treedef, tuple(_abstract(l, f"jit of {name}") for l in leaves), static, len(args))
+        who = f"jit of {name}"
+        key = (treedef, tuple(_NUMBER_KEYS.get(type(l)) or _abstract(l, who) for l in leaves),
+               static, len(args))
         try:
             hash(key)
         except TypeError:
@@ -238,12 +249,11 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
-        if any(isinstance(l, Box) for l in tree_flatten((args, kwargs))[0]):
-            return fun(*args, **kwargs)      # inside another transform: trace straight through
         plan, leaves = plan_for(args, kwargs)
-        out = plan(leaves)
-        if type(out) is not np.ndarray:    # Python-float results come back as NumPy's float64
-            out = tree_map(numpy_scalar, out)
+        if plan is None:
+            return fun(*args, **kwargs)      # inside another transform: trace straight through
+        # Python-float results come back as NumPy's float64
+        out = tree_unflatten(plan.out_def, [numpy_scalar(v) for v in plan.run(*leaves)])
         if checking() and not all_finite(out):
             _find_non_finite(args, kwargs)
         return out
@@ -258,7 +268,11 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
                              f"from finite inputs: an argument is not finite")
 
     def plan(*args, **kwargs):
-        return plan_for(args, kwargs)[0]
+        found = plan_for(args, kwargs)[0]
+        if found is None:
+            raise TypeError(f"jit of {name}: plan() takes plain values; these arguments are "
+                            f"traced by another transform, which traces the function through")
+        return found
 
     # the compiled function answers questions about its plans (fg.show lists them)
     setattr(jitted, "plan", plan)

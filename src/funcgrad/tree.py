@@ -182,6 +182,9 @@ def tree_flatten(tree: Any) -> tuple[list, TreeDef]:
     leaves = []
 
     def walk(x):
+        if type(x) in _PLAIN_LEAVES:    # a number or an array: no container to look for
+            leaves.append(x)
+            return LEAF
         parts = _node_parts(x)
         if parts is None:
             leaves.append(x)
