@@ -37,7 +37,7 @@ import math
 import numpy as np
 
 from .node import CONST, Node
-from .rules import elementwise, ufuncs
+from .rules import arrays, elementwise, reductions, ufuncs
 
 __all__ = ["Program", "program", "OPCODES"]
 
@@ -52,7 +52,7 @@ _UNARY = (np.negative, np.positive, np.exp, np.exp2, np.expm1, np.log, np.log2, 
 _BINARY = (np.add, np.subtract, np.multiply, np.true_divide, np.power, np.maximum,
            np.minimum, np.fmax, np.fmin, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
            np.copysign, np.float_power, np.fmod)
-_OWN = ("relu", "step", "sigmoid")     # primitives whose float impl is not a ufunc
+_OWN = ("relu", "step", "sigmoid", "copy")   # primitives whose float impl is not a ufunc
 
 OPCODES = {u.__name__: k for k, u in enumerate(_UNARY + _BINARY)}
 OPCODES.update((name, len(OPCODES) + k) for k, name in enumerate(_OWN))
@@ -65,7 +65,12 @@ _BY_PRIMITIVE = {
     elementwise.step: OPCODES["step"], elementwise.sigmoid: OPCODES["sigmoid"],
     ufuncs.fix: OPCODES["trunc"],
 }
+# Reductions of one number are that number (the end of a scalar loss: fnp.sum(x)); their
+# only parameters may be axis and keepdims, which a float's trace has already checked.
+_IDENTITIES = frozenset({arrays.sum, reductions.max, reductions.min, reductions.prod})
+_REDUCING = frozenset({"axis", "keepdims"})
 _NAMES = {k: name for name, k in OPCODES.items()}
+_COPY = OPCODES["copy"]
 
 _EXACT_INT = 2 ** 53        # an int constant above this would not survive a float64 register
 
@@ -125,13 +130,18 @@ def program(steps, inputs, out_leaves):
     ops, first, second = [], [], []
     for n in steps:
         prim = n._prim
-        code = opcode_of.get(prim)
-        if code is None:
-            code = opcode_of[prim] = _opcode(prim)
-            if code is None:
+        if n._params:
+            if prim not in _IDENTITIES or not _REDUCING.issuperset(n._params):
                 return None
+            code = _COPY
+        else:
+            code = opcode_of.get(prim)
+            if code is None:
+                code = opcode_of[prim] = _opcode(prim)
+                if code is None:
+                    return None
         args = n._args
-        if n._params or type(n._value) is not float or not 1 <= len(args) <= 2:
+        if type(n._value) is not float or not 1 <= len(args) <= 2:
             return None
         regs = []
         for a in args:

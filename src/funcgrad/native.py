@@ -5,10 +5,12 @@ encodes it as instructions, and :func:`run_machine`, compiled once (and cached
 on disk by numba), runs every such plan. Any other plan is built as the
 Python backend builds it, always cut into blocks (:mod:`funcgrad.plans`), with
 code numba can type: NumPy's ufuncs called directly, ``out=`` passed by
-position, no ``del``. Each distinct block is compiled by ``numba.njit`` at its first call, for the
-types it is called with. A block numba cannot compile (a primitive whose
-implementation is Python code: a gather, a sort, a call with parameters)
-stays Python, so a plan always runs, natively where it can. The driver that
+position, no ``del``. Each distinct block of operators and ufuncs is compiled by ``numba.njit`` at
+its first call, for the types it is called with. A block with any other step
+(a primitive whose implementation is Python code: a gather, a sort, a matrix
+product, a call with parameters) is written and run as the Python backend's,
+as is a block numba fails to compile, so a plan always runs, natively where it
+can; a plan with no such block is simply the Python plan. The driver that
 calls the blocks is Python.
 
 Results agree with the Python backend to rounding, not bit for bit: numba
@@ -72,6 +74,7 @@ _LOG = OPCODES['log']
 _RELU = OPCODES['relu']
 _STEP = OPCODES['step']
 _SIGMOID = OPCODES['sigmoid']
+_COPY = OPCODES['copy']
 _SQRT = OPCODES['sqrt']
 _SIN = OPCODES['sin']
 _COS = OPCODES['cos']
@@ -145,6 +148,8 @@ def run_machine(code, registers):
             r = 1.0 if x > 0.0 else 0.0
         elif op == _SIGMOID:
             r = 1.0 / (1.0 + np.exp(-x)) if x >= 0.0 else np.exp(x) / (1.0 + np.exp(x))
+        elif op == _COPY:
+            r = x
         elif op == _SQRT:
             r = np.sqrt(x)
         elif op == _SIN:

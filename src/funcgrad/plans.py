@@ -302,8 +302,8 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``,
     in blocks of ``block`` steps (default ``BLOCK``) if it is longer. ``backend="numba"``:
     a plan of Python floats becomes a register program (:mod:`funcgrad.machine`), any
-    other is always cut into blocks, each compiled natively where numba can
-    (:mod:`funcgrad.native`)."""
+    other with a step numba can type is always cut into blocks, those of such steps
+    only compiled natively (:mod:`funcgrad.native`)."""
     block = block or BLOCK
     native = backend == "numba"
     names = _Namespace()
@@ -312,6 +312,10 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
         program = machine.program(steps, inputs, out_leaves)
         if program is not None:
             return _machine_plan(program, out_def, len(steps))
+        # numba types only ufuncs and operators: a plan with no block of just those is
+        # the Python plan.
+        native = any(all(map(_typable, steps[lo:lo + block]))
+                     for lo in range(0, len(steps), block))
     graph = _Graph(steps, out_leaves)
     arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
 
@@ -329,13 +333,18 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
         results = [_result(o, reg_of, top, names) for o in out_leaves]
         source = "\n".join([f"def plan({params}):"] + lines + [f"    return {_tuple(results)}"])
         return _build(source, names, out_def, len(steps), 1, [])
-    blocks, driver, reg_of = _blocks(graph, names, top, block, native)
+    blocks, driver, reg_of, typed = _blocks(graph, names, top, block, native)
     results = [_result(o, reg_of, top, names) for o in out_leaves]
     source = "\n".join(blocks + [f"def plan({params}):"] + driver
                        + [f"    return {_tuple(results)}"])
     n_blocks = -(-len(steps) // block)
     return _build(source, names, out_def, len(steps), n_blocks,
-                  [f"b{k}" for k in range(len(blocks))], native)
+                  [f"b{k}" for k in range(len(blocks))], typed if native else None)
+
+
+def _typable(n):
+    """Whether numba can type step ``n``: an operator or a ufunc, called without parameters."""
+    return not n._params and (n._prim in _INLINE or _ufunc_of(n._prim) is not None)
 
 
 def _result(o, reg_of, top, names):
@@ -346,8 +355,10 @@ def _result(o, reg_of, top, names):
 
 
 def _blocks(graph, names, top, block, native=False):
-    """The distinct block functions' sources, the driver's lines calling them, and the
-    driver's register of each value it holds at the end."""
+    """The distinct block functions' sources, the driver's lines calling them, the
+    driver's register of each value it holds at the end, and the names of the blocks
+    written for numba (``native``: those whose every step numba can type; the others
+    are written as for Python)."""
     steps, last_use, outputs = graph.steps, graph.last_use, graph.outputs
     distinct = {}             # body text -> function name
     sources = []
@@ -355,6 +366,7 @@ def _blocks(graph, names, top, block, native=False):
     reg_of = {}               # values the driver holds between blocks
     free = []
     counter = 0
+    typed_names = []
     for lo in range(0, len(steps), block):
         hi = min(lo + block, len(steps))
         params = []           # values read from before the block, in order of first use
@@ -371,13 +383,16 @@ def _blocks(graph, names, top, block, native=False):
             return name
 
         live_out = [n for n in steps[lo:hi] if last_use.get(n, -1) >= hi or n in outputs]
-        lines, regs = _function(graph, lo, hi, names, outside, live_out, native)
+        typed = native and all(map(_typable, steps[lo:hi]))
+        lines, regs = _function(graph, lo, hi, names, outside, live_out, typed)
         body = "\n".join(lines + [f"    return {_tuple(regs)}"])
         key = (len(params), body)
         fn = distinct.get(key)
         if fn is None:
             fn = distinct[key] = f"b{len(distinct)}"
             sources.append(f"def {fn}({', '.join(param_of[p] for p in params)}):\n{body}\n")
+            if typed:
+                typed_names.append(fn)
         # A parameter is a value an earlier block computed (the driver holds it), or an
         # input or a constant.
         args = [reg_of[p] if p in reg_of else top(p) for p in params]
@@ -400,7 +415,7 @@ def _blocks(graph, names, top, block, native=False):
                 if r not in targets and _holds_memory(p._value)]
         if dead:
             driver.append(f"    del {', '.join(dead)}")
-    return sources, driver, reg_of
+    return sources, driver, reg_of, typed_names
 
 
 def _machine_plan(program, out_def, n_steps):
@@ -432,11 +447,12 @@ def _machine_plan(program, out_def, n_steps):
     return Plan(run, None, out_def, n_steps, backend="numba", program=program)
 
 
-def _build(source, names, out_def, n_steps, n_blocks, block_names, native=False):
+def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
+    """The plan from its source; ``typed``: the blocks numba is to compile (numba backend)."""
     code = compile(source, "<funcgrad plan>", "exec")
     namespace = dict(names.env)
     exec(code, namespace)  # our own generated code: names of registers and of env entries only
-    if native:
-        importlib.import_module("funcgrad.native").compile_blocks(namespace, block_names)
+    if typed is not None:
+        importlib.import_module("funcgrad.native").compile_blocks(namespace, typed)
     return Plan(namespace["plan"], source, out_def, n_steps, n_blocks, block_names,
-                "numba" if native else "python")
+                "numba" if typed is not None else "python")
