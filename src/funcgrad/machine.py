@@ -71,6 +71,7 @@ _IDENTITIES = frozenset({arrays.sum, reductions.max, reductions.min, reductions.
 _REDUCING = frozenset({"axis", "keepdims"})
 _NAMES = {k: name for name, k in OPCODES.items()}
 _COPY = OPCODES["copy"]
+_TWO = frozenset(OPCODES[u.__name__] for u in _BINARY)     # the others take one operand
 
 _EXACT_INT = 2 ** 53        # an int constant above this would not survive a float64 register
 
@@ -108,7 +109,7 @@ class Program:
                  f"r{self.first_constant}: {self.constants.tolist()}"]
         for op, out, a, b in self.code.tolist():
             name = _NAMES[op]
-            operands = f"r{a}" if OPCODES[name] < len(_UNARY) or name in _OWN else f"r{a}, r{b}"
+            operands = f"r{a}, r{b}" if op in _TWO else f"r{a}"
             lines.append(f"r{out} = {name}({operands})")
         outs = [f"r{r}" if is_reg else repr(r) for is_reg, r in self.outputs]
         lines.append(f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
@@ -141,7 +142,7 @@ def program(steps, inputs, out_leaves):
                 if code is None:
                     return None
         args = n._args
-        if type(n._value) is not float or not 1 <= len(args) <= 2:
+        if type(n._value) is not float or len(args) != (2 if code in _TWO else 1):
             return None
         regs = []
         for a in args:
