@@ -32,7 +32,8 @@ r7 = add(r3, r6)
 return (r7,)
 """
 
-import math
+from itertools import chain, compress
+from operator import attrgetter
 
 import numpy as np
 
@@ -72,6 +73,10 @@ _REDUCING = frozenset({"axis", "keepdims"})
 _NAMES = {k: name for name, k in OPCODES.items()}
 _COPY = OPCODES["copy"]
 _TWO = frozenset(OPCODES[u.__name__] for u in _BINARY)     # the others take one operand
+_TWO_ARRAY = np.array(sorted(_TWO), dtype=np.int32)
+_FLOAT, _NUMBER, _CONST = frozenset({float}), frozenset({float, int, bool}), frozenset({CONST})
+_VALUE, _PRIM, _PARAMS, _ARGS, _ID = (attrgetter(a) for a in
+                                      ("_value", "_prim", "_params", "_args", "_id"))
 
 _EXACT_INT = 2 ** 53        # an int constant above this would not survive a float64 register
 
@@ -119,60 +124,85 @@ class Program:
 def program(steps, inputs, out_leaves):
     """The register program of a plan, or None if some value is not a Python float or
     some step is not an operation the machine has (the plan then runs as blocks)."""
-    if any(type(n._value) is not float for n in inputs):
+    if (any(type(n._value) is not float for n in inputs)
+            or not _FLOAT.issuperset(map(type, map(_VALUE, steps)))):
+        return None
+    opcodes = _opcodes(steps)
+    if opcodes is None:
         return None
     n_inputs, n_steps = len(inputs), len(steps)
-    # Every value has its own register (8 bytes a step): no liveness to work out, and
-    # the register of step i is simply n_inputs + i. Constants come after the steps.
-    reg_of = dict(zip(inputs, range(n_inputs)))
-    reg_of.update(zip(steps, range(n_inputs, n_inputs + n_steps)))
-    constants = {}                         # exact number -> register
-    opcode_of = {}
-    ops, first, second = [], [], []
-    for n in steps:
-        prim = n._prim
-        if n._params:
-            if prim not in _IDENTITIES or not _REDUCING.issuperset(n._params):
-                return None
-            code = _COPY
-        else:
-            code = opcode_of.get(prim)
-            if code is None:
-                code = opcode_of[prim] = _opcode(prim)
-                if code is None:
-                    return None
-        args = n._args
-        if type(n._value) is not float or len(args) != (2 if code in _TWO else 1):
-            return None
-        regs = []
-        for a in args:
-            r = reg_of.get(a)
-            if r is None:                  # a constant: one register per distinct number
-                v = a._value
-                if a._prim is not CONST or not _fits(v):
-                    return None
-                key = (float(v), math.copysign(1.0, v)) if v == v else "nan"
-                r = constants.get(key)
-                if r is None:
-                    r = constants[key] = n_inputs + n_steps + len(constants)
-            regs.append(r)
-        ops.append(code)
-        first.append(regs[0])
-        second.append(regs[-1])
-    numbers = np.array([math.nan if key == "nan" else key[0] for key in constants])
+    args = list(map(_ARGS, steps))
+    arity = np.fromiter(map(len, args), np.int32, n_steps)
+    if not np.array_equal(arity, np.where(np.isin(opcodes, _TWO_ARRAY), 2, 1)):
+        return None
+    # Every value has its own register (8 bytes a step): no liveness to work out. The
+    # inputs come first, then step i in register n_inputs + i, then the constants. An
+    # operand's register is found by its node's creation number; each pass over the
+    # steps is one of map's loops in C, so a million steps take a fraction of a second.
+    operands = list(chain.from_iterable(args))
+    locate = _Locator(list(inputs) + steps)
+    registers = locate(operands)
+    holes = np.flatnonzero(registers < 0)
+    numbers = _constants(list(map(operands.__getitem__, holes.tolist())))
+    if numbers is None:
+        return None
+    # one register per distinct number, bit for bit (0.0 and -0.0 are two)
+    bits, where = np.unique(numbers.view(np.int64), return_inverse=True)
+    registers[holes] = n_inputs + n_steps + where.reshape(-1)
+    first = np.cumsum(arity) - arity
     code = np.empty((n_steps, 4), dtype=np.int32)
-    code[:, 0] = ops
+    code[:, 0] = opcodes
     code[:, 1] = np.arange(n_inputs, n_inputs + n_steps)
-    code[:, 2] = first
-    code[:, 3] = second
-    outs = []
+    code[:, 2] = registers[first]
+    code[:, 3] = registers[first + arity - 1]
+    nodes = [o for o in out_leaves if isinstance(o, Node)]
+    found = iter(locate(nodes).tolist())
+    outs = []                              # a register, or a value returned as it is
     for o in out_leaves:
-        r = reg_of.get(o) if isinstance(o, Node) else None
-        if r is not None:
-            outs.append((True, r))
-        else:                              # a constant, returned as it is
-            outs.append((False, o._value if isinstance(o, Node) else o))
-    return Program(code, n_inputs, numbers, outs)
+        r = next(found) if isinstance(o, Node) else -1
+        outs.append((True, r) if r >= 0 else (False, o._value if isinstance(o, Node) else o))
+    return Program(code, n_inputs, bits.view(np.float64), outs)
+
+
+def _opcodes(steps):
+    """The opcode of every step, or None if the machine lacks one."""
+    prims = list(map(_PRIM, steps))
+    code_of = {prim: _opcode(prim) for prim in set(prims)}
+    ops = list(map(code_of.__getitem__, prims))
+    for i in compress(range(len(steps)), map(_PARAMS, steps)):
+        # only a reduction of one number may have parameters
+        ok = prims[i] in _IDENTITIES and _REDUCING.issuperset(steps[i]._params)
+        ops[i] = _COPY if ok else None
+    return None if None in ops else np.array(ops, dtype=np.int32)
+
+
+class _Locator:
+    """Registers of nodes by creation number: the position of a node among ``nodes``,
+    -1 for a node not among them (a constant)."""
+
+    def __init__(self, nodes):
+        numbers = np.fromiter(map(_ID, nodes), np.int64, len(nodes))
+        self.order = np.argsort(numbers, kind="stable")
+        self.numbers = numbers[self.order]
+
+    def __call__(self, nodes):
+        wanted = np.fromiter(map(_ID, nodes), np.int64, len(nodes))
+        if not len(self.numbers):
+            return np.full(len(nodes), -1)
+        at = np.minimum(np.searchsorted(self.numbers, wanted), len(self.numbers) - 1)
+        return np.where(self.numbers[at] == wanted, self.order[at], -1)
+
+
+def _constants(nodes):
+    """The float64 values of constant operands, or None if one is not a constant a
+    float64 register holds exactly."""
+    if not _CONST.issuperset(map(_PRIM, nodes)):
+        return None
+    values = list(map(_VALUE, nodes))
+    kinds = set(map(type, values))
+    if not _NUMBER.issuperset(kinds) or (kinds != _FLOAT and not all(map(_fits, values))):
+        return None
+    return np.array(values, dtype=np.float64)
 
 
 def _fits(v):
