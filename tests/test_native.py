@@ -163,6 +163,21 @@ def test_outputs_may_be_inputs_constants_and_plain_values():
     assert jitted.plan(1.5, -2.0).program is not None
 
 
+def test_constants_keep_their_bits_and_each_number_has_one_register():
+    jitted = fg.jit(lambda x: (x * 0.0, x * -0.0, x + np.nan, x * 3, x * 3.0, x + 0.5, x - 0.5),
+                    backend="numba")
+    got = jitted(-2.0)
+    assert np.signbit(got[0]) and not np.signbit(got[1]) and np.isnan(got[2])
+    assert got[3:] == (-6.0, -6.0, -1.5, -2.5)
+    constants = jitted.plan(-2.0).program.constants
+    assert len(constants) == 5              # 0.0, -0.0, nan, 3 and 3.0 as one, 0.5
+    assert np.signbit(constants[constants == 0.0]).tolist() in ([False, True], [True, False])
+    # an int a float64 register cannot hold exactly: the plan runs as blocks, exactly
+    big = 2 ** 60 + 1
+    jitted = fg.jit(lambda x: x * big, backend="numba")
+    assert jitted.plan(1.0).program is None and jitted(1.0) == 1.0 * big
+
+
 def test_what_the_machine_cannot_hold_runs_as_blocks():
     # An integer input could exceed a float64 register; a call with parameters (clip's
     # bounds are operands, but sum's axis is a parameter) is not an instruction.
