@@ -178,6 +178,33 @@ def test_constants_keep_their_bits_and_each_number_has_one_register():
     assert jitted.plan(1.0).program is None and jitted(1.0) == 1.0 * big
 
 
+def test_steps_no_output_needs_are_left_out_of_the_program():
+    def f(x):
+        fnp.exp(x) * 3.0                    # computed, never used
+        return fnp.sin(x) * x, x, 2.0
+
+    jitted = fg.jit(f, backend="numba")
+    assert jitted(0.7) == (np.sin(0.7) * 0.7, 0.7, 2.0)
+    plan = jitted.plan(0.7)
+    assert plan.n_steps == fg.jit(f).plan(0.7).n_steps == 2
+    assert plan.source.splitlines()[1:] == ["r1 = sin(r0)", "r2 = multiply(r1, r0)",
+                                            "return (r2, r0, 2.0)"]
+    # the registers of the pruned program are renumbered, constants included: dead steps
+    # (the tanh) lie between live ones
+    def g(x):
+        a = fnp.exp(x) + 5.0
+        fnp.tanh(a) * 4.0
+        b = fnp.cos(x * 7.0) * 8.0
+        return b, a * 6.0
+
+    jitted = fg.jit(g, backend="numba")
+    close(jitted(0.3), (np.cos(0.3 * 7.0) * 8.0, (np.exp(0.3) + 5.0) * 6.0))
+    assert jitted.plan(0.3).n_steps == fg.jit(g).plan(0.3).n_steps == 6
+    # an unneeded step the machine could not run does not keep the rest off it
+    jitted = fg.jit(lambda x: (fnp.sort(fnp.array([x, 1.0])), fnp.sin(x))[1], backend="numba")
+    assert jitted(0.3) == np.sin(0.3) and jitted.plan(0.3).program is not None
+
+
 def test_what_the_machine_cannot_hold_runs_as_blocks():
     # An integer input could exceed a float64 register; a call with parameters (clip's
     # bounds are operands, but sum's axis is a parameter) is not an instruction.

@@ -108,6 +108,27 @@ class Program:
         """What the program keeps: its instructions and constants."""
         return self.code.nbytes + self.constants.nbytes
 
+    def output_registers(self):
+        """The registers the outputs are read from."""
+        return np.array([r for in_register, r in self.outputs if in_register], dtype=np.intp)
+
+    def keep(self, live):
+        """The program of only the steps ``live`` (a boolean per instruction) marks,
+        registers renumbered; ``live`` must hold every step a kept one or an output
+        reads."""
+        if live.all():
+            return self
+        n_inputs, kept = self.n_inputs, self.code[live]
+        renumber = np.empty(self.n_registers, dtype=np.int64)
+        renumber[:n_inputs] = np.arange(n_inputs)
+        renumber[n_inputs:self.first_constant] = n_inputs + np.cumsum(live) - 1
+        renumber[self.first_constant:] = n_inputs + len(kept) + np.arange(len(self.constants))
+        code = kept.copy()
+        code[:, 1:] = renumber[kept[:, 1:]]
+        outputs = [(True, int(renumber[r])) if in_register else (False, r)
+                   for in_register, r in self.outputs]
+        return Program(code, n_inputs, self.constants, outputs)
+
     def listing(self):
         """The program as text, one instruction per line (made when asked, not kept)."""
         lines = [f"# {self.n_registers} registers: inputs from r0, constants from "

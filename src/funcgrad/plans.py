@@ -44,7 +44,7 @@ from .rules import elementwise, products
 from .tree import tree_unflatten
 from .values import frozen_copy
 
-__all__ = ["Plan", "compile_plan", "BLOCK"]
+__all__ = ["Plan", "compile_plan", "needed_steps", "BLOCK"]
 
 BLOCK = 256
 """Steps per block function in a plan longer than this (see the module's docstring)."""
@@ -298,24 +298,35 @@ def _tuple(texts):
     return f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
 
 
-def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python"):
+def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python",
+                 pruned=True):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``,
     in blocks of ``block`` steps (default ``BLOCK``) if it is longer. ``backend="numba"``:
     a plan of Python floats becomes a register program (:mod:`funcgrad.machine`), any
     other with a step numba can type is always cut into blocks, those of such steps
-    only compiled natively (:mod:`funcgrad.native`)."""
+    only compiled natively (:mod:`funcgrad.native`). ``pruned=False``: ``nodes`` may
+    hold steps the outputs do not need, which the plan leaves out."""
     block = block or BLOCK
     native = backend == "numba"
     names = _Namespace()
     steps = [n for n in nodes if n._prim is not VAR and n._prim is not CONST]
+    outputs = [o for o in out_leaves if isinstance(o, Node)]
     if native:
         program = machine.program(steps, inputs, out_leaves)
+        if program is None and not pruned:     # perhaps only an unneeded step was in the way
+            steps, pruned = needed_steps(steps, outputs), True
+            program = machine.program(steps, inputs, out_leaves)
         if program is not None:
-            return _machine_plan(program, out_def, len(steps))
+            if not pruned:   # a sweep over the instructions in native code: milliseconds
+                native_code = importlib.import_module("funcgrad.native")
+                program = program.keep(native_code.live_steps(program))
+            return _machine_plan(program, out_def)
         # numba types only ufuncs and operators: a plan with no block of just those is
         # the Python plan.
         native = any(all(map(_typable, steps[lo:lo + block]))
                      for lo in range(0, len(steps), block))
+    if not pruned:
+        steps = needed_steps(steps, outputs)
     graph = _Graph(steps, out_leaves)
     arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
 
@@ -340,6 +351,18 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
     n_blocks = -(-len(steps) // block)
     return _build(source, names, out_def, len(steps), n_blocks,
                   [f"b{k}" for k in range(len(blocks))], typed if native else None)
+
+
+def needed_steps(steps, outputs):
+    """The steps (in the order given, a topological order) that ``outputs`` depend on."""
+    needed = set(outputs)
+    kept = []
+    for n in reversed(steps):
+        if n in needed:
+            kept.append(n)
+            needed.update(n._args)
+    kept.reverse()
+    return kept
 
 
 def _typable(n):
@@ -418,14 +441,14 @@ def _blocks(graph, names, top, block, native=False):
     return sources, driver, reg_of, typed_names
 
 
-def _machine_plan(program, out_def, n_steps):
+def _machine_plan(program, out_def):
     """A plan running ``program`` on numba's register machine (:mod:`funcgrad.machine`)."""
     run_machine = importlib.import_module("funcgrad.native").run_machine
     code, n_inputs = program.code, program.n_inputs
     constants, first_constant = program.constants, program.first_constant
     where = [r if in_register else None for in_register, r in program.outputs]
     plain = [v for in_register, v in program.outputs if not in_register]
-    read = np.array([r for r in where if r is not None], dtype=np.intp)
+    read = program.output_registers()
     spare = []     # register files of finished calls: a call takes one or makes one
 
     def run(*leaves):
@@ -444,7 +467,7 @@ def _machine_plan(program, out_def, n_steps):
         rest = iter(plain)
         return tuple(values.pop() if r is not None else next(rest) for r in where)
 
-    return Plan(run, None, out_def, n_steps, backend="numba", program=program)
+    return Plan(run, None, out_def, len(program.code), backend="numba", program=program)
 
 
 def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):

@@ -240,12 +240,11 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
             call_kwargs = {k: v if k in static_names else staged_kwargs[k]
                            for k, v in kwargs.items()}
             out_leaves, out_def = tree_flatten(fun(*call, **call_kwargs))
-            mine = [o for o in out_leaves if trace.owns(o)]
-            steps = needed_steps(trace.steps, mine)
+            steps = trace.steps      # as made: a topological order, some perhaps unneeded
         finally:
             trace.steps = None     # the list would keep every node alive with the trace
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
-        return compile_plan(steps, inputs, out_leaves, out_def, backend=backend)
+        return compile_plan(steps, inputs, out_leaves, out_def, backend=backend, pruned=False)
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
@@ -288,18 +287,6 @@ def _check_backend(backend):
     if backend == "numba" and importlib.util.find_spec("numba") is None:
         raise ImportError('jit: backend="numba" needs numba, which is not installed: '
                           'pip install "funcgrad[native]"')
-
-
-def needed_steps(steps, outputs):
-    """The steps (in the order made, a topological order) that ``outputs`` depend on."""
-    needed = set(outputs)
-    kept = []
-    for n in reversed(steps):
-        if n in needed:
-            kept.append(n)
-            needed.update(n._args)
-    kept.reverse()
-    return kept
 
 
 def _plain_output(o):
