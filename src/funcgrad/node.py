@@ -124,7 +124,6 @@ class Node(ArrayLike):
     """
 
     __slots__ = ("_value", "_prim", "_args", "_params", "_name", "_id", "_trace")
-    _fast = True     # the operators' fast paths below apply (a subclass may opt out)
 
     def __init__(self, value, prim, args, params, name, trace):
         self._value = value
@@ -173,27 +172,26 @@ class Node(ArrayLike):
     # than the check).
     def __add__(self, other):
         make = type(self)
-        if make._fast:
-            t = self._trace
-            if type(other) is make and other._trace is t:
-                try:
-                    value = self._value + other._value
-                except ValueError:   # the general path says which shapes did not broadcast
-                    return ew.add(self, other)
-                if type(value) is np.ndarray:
-                    value.flags.writeable = False
-                return make(value, ew.add, (self, other), None, None, t)
-            if type(other) is float:
-                value = self._value + other
-                if type(value) is np.ndarray:
-                    value.flags.writeable = False
-                return make(value, ew.add, (self, make(other, CONST, (), None, None, t)),
-                            None, None, t)
+        t = self._trace
+        if type(other) is make and other._trace is t:
+            try:
+                value = self._value + other._value
+            except ValueError:   # the general path says which shapes did not broadcast
+                return ew.add(self, other)
+            if type(value) is np.ndarray:
+                value.flags.writeable = False
+            return make(value, ew.add, (self, other), None, None, t)
+        if type(other) is float:
+            value = self._value + other
+            if type(value) is np.ndarray:
+                value.flags.writeable = False
+            return make(value, ew.add, (self, make(other, CONST, (), None, None, t)),
+                        None, None, t)
         return ew.add(self, other)
 
     def __radd__(self, other):
         make = type(self)
-        if make._fast and type(other) is float:
+        if type(other) is float:
             t = self._trace
             value = other + self._value
             if type(value) is np.ndarray:
@@ -203,27 +201,26 @@ class Node(ArrayLike):
 
     def __mul__(self, other):
         make = type(self)
-        if make._fast:
-            t = self._trace
-            if type(other) is make and other._trace is t:
-                try:
-                    value = self._value * other._value
-                except ValueError:   # the general path says which shapes did not broadcast
-                    return ew.multiply(self, other)
-                if type(value) is np.ndarray:
-                    value.flags.writeable = False
-                return make(value, ew.multiply, (self, other), None, None, t)
-            if type(other) is float:
-                value = self._value * other
-                if type(value) is np.ndarray:
-                    value.flags.writeable = False
-                return make(value, ew.multiply, (self, make(other, CONST, (), None, None, t)),
-                            None, None, t)
+        t = self._trace
+        if type(other) is make and other._trace is t:
+            try:
+                value = self._value * other._value
+            except ValueError:   # the general path says which shapes did not broadcast
+                return ew.multiply(self, other)
+            if type(value) is np.ndarray:
+                value.flags.writeable = False
+            return make(value, ew.multiply, (self, other), None, None, t)
+        if type(other) is float:
+            value = self._value * other
+            if type(value) is np.ndarray:
+                value.flags.writeable = False
+            return make(value, ew.multiply, (self, make(other, CONST, (), None, None, t)),
+                        None, None, t)
         return ew.multiply(self, other)
 
     def __rmul__(self, other):
         make = type(self)
-        if make._fast and type(other) is float:
+        if type(other) is float:
             t = self._trace
             value = other * self._value
             if type(value) is np.ndarray:
@@ -234,22 +231,21 @@ class Node(ArrayLike):
 
     def __sub__(self, other):
         make = type(self)
-        if make._fast:
-            t = self._trace
-            if type(other) is make and other._trace is t:
-                try:
-                    value = self._value - other._value
-                except ValueError:   # the general path says which shapes did not broadcast
-                    return ew.subtract(self, other)
-                if type(value) is np.ndarray:
-                    value.flags.writeable = False
-                return make(value, ew.subtract, (self, other), None, None, t)
-            if type(other) is float:
-                value = self._value - other
-                if type(value) is np.ndarray:
-                    value.flags.writeable = False
-                return make(value, ew.subtract, (self, make(other, CONST, (), None, None, t)),
-                            None, None, t)
+        t = self._trace
+        if type(other) is make and other._trace is t:
+            try:
+                value = self._value - other._value
+            except ValueError:   # the general path says which shapes did not broadcast
+                return ew.subtract(self, other)
+            if type(value) is np.ndarray:
+                value.flags.writeable = False
+            return make(value, ew.subtract, (self, other), None, None, t)
+        if type(other) is float:
+            value = self._value - other
+            if type(value) is np.ndarray:
+                value.flags.writeable = False
+            return make(value, ew.subtract, (self, make(other, CONST, (), None, None, t)),
+                        None, None, t)
         return ew.subtract(self, other)
 
 

@@ -313,20 +313,21 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
     outputs = [o for o in out_leaves if isinstance(o, Node)]
     if native:
         program = machine.program(steps, inputs, out_leaves)
-        if program is None and not pruned:     # perhaps only an unneeded step was in the way
+        if program is not None and not pruned:   # a sweep in native code: milliseconds
+            live = importlib.import_module("funcgrad.native").live_steps(program)
+            program = program.keep(live)
+        elif program is None and not pruned:     # perhaps only an unneeded step was in the way
             steps, pruned = needed_steps(steps, outputs), True
             program = machine.program(steps, inputs, out_leaves)
         if program is not None:
-            if not pruned:   # a sweep over the instructions in native code: milliseconds
-                native_code = importlib.import_module("funcgrad.native")
-                program = program.keep(native_code.live_steps(program))
             return _machine_plan(program, out_def)
+    if not pruned:
+        steps = needed_steps(steps, outputs)
+    if native:
         # numba types only ufuncs and operators: a plan with no block of just those is
         # the Python plan.
         native = any(all(map(_typable, steps[lo:lo + block]))
                      for lo in range(0, len(steps), block))
-    if not pruned:
-        steps = needed_steps(steps, outputs)
     graph = _Graph(steps, out_leaves)
     arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
 
