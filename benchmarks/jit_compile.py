@@ -5,8 +5,9 @@
 ``fg.jit(fg.value_and_grad(chain))`` for the chain ``x <- tanh(x)*0.5 + x*0.5``
 (W2) at depths 10^3 .. 10^5 (10^4 .. 10^6 plan steps), on a Python float and
 on arrays of 16, written two ways: unrolled by a Python loop, and with
-``fg.fori_loop`` (a loop construct: one plan step for the whole loop); on
-floats also unrolled with ``backend="numba"`` (the native blocks). Each row
+``fg.fori_loop`` (a loop construct: one plan step for the whole loop), and
+unrolled with ``backend="numba"`` (numba's register machine: a register is a
+float, or a row of 16 for the arrays). Each row
 runs in a fresh process, with one thread; it reports the trace (until the
 graph is handed to the compiler) and compile time, the plan's steps, blocks
 and distinct blocks, the bytes the plan keeps per step (benchmarks/plansize.py),
@@ -80,7 +81,9 @@ grown = rss() - r0
 t1 = time.perf_counter(); g(x0); run = time.perf_counter() - t1
 want = fg.value_and_grad(f)(x0)
 if form.endswith("numba"):
-    same = all(np.allclose(a, b, rtol=1e-12, atol=0) for a, b in zip(out, want))
+    # to 1e-12 of the values' size: the chain is odd, so its sum over the symmetric
+    # array cancels to about 1e-16, where the last bit of a tanh is all there is
+    same = all(np.allclose(a, b, rtol=1e-12, atol=1e-12) for a, b in zip(out, want))
 else:
     same = all(np.array_equal(a, b) for a, b in zip(out, want))
 # The first call also ran the plan once: take one run off, as for JAX below.
@@ -114,7 +117,7 @@ def main(max_depth, jax, jax_unrolled_to):
     depth = 1000
     while depth <= max_depth:
         for value in ("float", "array of 16"):
-            forms = ["unrolled", "fori_loop"] + (["unrolled numba"] if value == "float" else [])
+            forms = ["unrolled", "fori_loop", "unrolled numba"]
             if jax:
                 forms += ["jax fori_loop"] + (["jax unrolled"] if depth <= jax_unrolled_to else [])
             for form in forms:

@@ -50,7 +50,7 @@ def test_arrays_and_two_outputs_agree():
     w, x = np.linspace(-1.0, 1.0, 4), np.linspace(0.5, 2.0, 4)
     close(jitted(w, x), f(w, x))
     plan = jitted.plan(w, x)
-    assert plan.program is None
+    assert plan.program.shape == (4,)         # arrays of one shape: the vector machine
     np.testing.assert_array_equal(w, np.linspace(-1.0, 1.0, 4))   # inputs never written into
 
 
@@ -103,7 +103,7 @@ def same(got, want):
 
 
 def test_every_opcode_is_tested_here():
-    assert set(UNARY) | set(BINARY) == set(OPCODES)
+    assert set(UNARY) | set(BINARY) | {"sum"} == set(OPCODES)   # sum: vector programs
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -212,9 +212,10 @@ def test_what_the_machine_cannot_hold_runs_as_blocks():
     assert jitted(3, 0.5) == 2.0 and jitted.plan(3, 0.5).program is None
     big = 2 ** 60 + 1
     assert jitted(big, 1.0) == float(big * 1.0 + 1.0)
-    jitted = fg.jit(lambda x: fnp.sum(fnp.sin(x)), backend="numba")
-    close(jitted(np.array([0.1, 0.2])), np.sin(0.1) + np.sin(0.2))
-    assert jitted.plan(np.array([0.1, 0.2])).program is None
+    jitted = fg.jit(lambda x: fnp.sum(fnp.sin(x), axis=0), backend="numba")
+    x = np.array([[0.1, 0.2], [0.3, 0.4]])
+    close(jitted(x), np.sin(x).sum(axis=0))
+    assert jitted.plan(x).program is None       # a sum over one axis of two
 
 
 def test_calls_from_threads_do_not_share_registers():
@@ -253,3 +254,135 @@ def test_blocks_of_untypable_steps_are_written_for_python():
     blocks = plan.source.split("\ndef ")
     python = [b for b in blocks if b.split("(")[0] in set(plan.block_names) - set(native)]
     assert python and all("sort" in b or "del " in b or "out=" in b for b in python)
+
+
+# ---------------------------------------------------------------- the vector machine
+# Arrays of one shape (and single numbers) run on the same machine, a row per register.
+
+from funcgrad.machine import VECTOR_WIDTH  # noqa: E402
+from funcgrad.native import _pairwise_sum  # noqa: E402
+
+VECTOR_POINTS = np.array(POINTS)
+
+
+def same_arrays(got, want):
+    assert np.shape(got) == np.shape(want) and type(got) is type(want)
+    for g, w in zip(np.ravel(got), np.ravel(want)):
+        same(g, w)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_each_unary_instruction_agrees_with_eager_on_arrays(name):
+    f = UNARY[name]
+    if name == "copy":
+        f = lambda x: fnp.sum(x, keepdims=True, axis=1) * 1.0   # over an axis of length 1
+        x = VECTOR_POINTS.reshape(-1, 1)
+    else:
+        x = VECTOR_POINTS
+    jitted = fg.jit(f, backend="numba")
+    with np.errstate(all="ignore"):
+        assert jitted.plan(x).program.shape == x.shape
+        same_arrays(jitted(x), f(x))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_each_binary_instruction_agrees_with_eager_on_arrays(name):
+    f = BINARY[name]
+    jitted = fg.jit(f, backend="numba")
+    ys = np.resize([0.3, -1.7, 2.0, 0.0, np.nan], len(POINTS))
+    with np.errstate(all="ignore"):
+        for x, y in ((VECTOR_POINTS, ys), (VECTOR_POINTS, -1.7), (0.25, ys)):
+            assert jitted.plan(x, y).program is not None
+            same_arrays(jitted(x, y), f(x, y))
+
+
+@pytest.mark.parametrize("n", [1, 5, 8, 9, 16, 127, 128, 129, 200, 256, 300, 512])
+def test_a_vector_sum_has_numpys_bits(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)
+    jitted = fg.jit(fnp.sum, backend="numba")
+    assert jitted.plan(x).program is not None
+    assert jitted(x) == np.sum(x) and type(jitted(x)) is type(np.sum(x))
+
+
+def test_numpys_summation_order_is_followed_past_the_machines_width():
+    rng = np.random.default_rng(7)
+    for n in (1000, 4099, 100_003):
+        x = rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)
+        assert _pairwise_sum(x) == np.sum(x)
+    assert _pairwise_sum(np.array([-0.0, -0.0])) == 0.0 and not np.signbit(
+        _pairwise_sum(np.array([-0.0, -0.0])))       # NumPy starts from +0.0 too
+
+
+def test_a_deep_array_chain_runs_on_a_shallow_register_file():
+    f = fg.value_and_grad(lambda x: fnp.sum(chain(x, 500)))
+    jitted = fg.jit(f, backend="numba")
+    x = np.linspace(-1.5, 0.9, 16)
+    close(jitted(x), f(x))
+    program = jitted.plan(x).program
+    # registers are shared once a value is dead: what stays is one row per tanh that the
+    # backward pass reads (500), not one per step (4999)
+    assert program.shape == (16,) and len(program.code) > 4000
+    assert program.n_registers < 520
+
+
+def test_vector_programs_take_numbers_constants_and_give_eagers_forms():
+    scale = np.linspace(1.0, 2.0, 3)            # captured: broadcast over the rows
+    table = np.arange(12.0).reshape(4, 3)       # captured, of the plan's shape
+
+    def f(x, s):
+        y = fnp.tanh(x * scale + table * s) - 1.5
+        return {"y": y, "total": fnp.sum(y * y), "x": x, "k": 3.0, "s": s * 2.0,
+                "one": fnp.sum(fnp.reshape(fnp.sum(y), (1, 1)), keepdims=True)}
+
+    jitted, python = fg.jit(f, backend="numba"), fg.jit(f)
+    x = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+    for s in (0.5, -0.25):
+        got, want = jitted(x, s), python(x, s)
+        assert got.keys() == want.keys()
+        for k in got:
+            assert type(got[k]) is type(want[k]) and np.shape(got[k]) == np.shape(want[k]), k
+        close(got, f(x, s))
+    assert jitted.plan(x, 0.5).program.shape == (4, 3)
+    # a result is the caller's: changing it changes neither the plan nor the next call
+    out = jitted(x, 0.5)["y"]
+    out[...] = 0.0
+    close(jitted(x, 0.5)["y"], f(x, 0.5)["y"])
+    # an input that is a view with strides runs the same
+    wide = np.linspace(-1.0, 1.0, 24).reshape(4, 6)[:, ::2]
+    close(jitted(wide, 0.5), f(wide, 0.5))
+
+
+def test_gradients_through_reshape_and_broadcast_stay_on_the_machine():
+    g = fg.grad(lambda x, y: fnp.sum(x) * fnp.sum(fnp.tanh(y) * x))
+    jitted = fg.jit(g, backend="numba")
+    x, y = np.linspace(0.1, 0.9, 5), np.linspace(-2.0, 2.0, 5)
+    close(jitted(x, y), g(x, y))
+    assert jitted.plan(x, y).program is not None
+
+
+def test_what_the_vector_machine_cannot_hold_runs_as_blocks():
+    def cases():
+        yield lambda x, b: fnp.sum(fnp.tanh(x + b), axis=0), (np.ones((3, 2)), np.ones(2))
+        yield lambda x: fnp.exp(x) * 2.0, (np.ones(VECTOR_WIDTH + 1),)        # too wide
+        yield lambda x: fnp.exp(x) * 2.0, (np.ones(4, dtype=np.float32) / 3,)  # not float64
+        yield lambda x: fnp.where(x > 0.0, x, 0.0), (np.linspace(-1.0, 1.0, 4),)  # a mask
+        yield lambda x: x * np.arange(4), (np.ones(4),)                        # int array
+        yield lambda x: fnp.sum(fnp.exp(x)), (np.ones(0),)                    # empty
+    for f, args in cases():
+        jitted = fg.jit(f, backend="numba")
+        assert jitted.plan(*args).program is None
+        got, want = jitted(*args), f(*args)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6 if got.dtype == np.float32 else 1e-12)
+
+
+def test_vector_calls_from_threads_do_not_share_registers():
+    import concurrent.futures
+    f = fg.value_and_grad(lambda x: fnp.sum(chain(x, 100)))
+    jitted = fg.jit(f, backend="numba")
+    xs = [np.linspace(-2.0, 1.0, 8) * k for k in np.linspace(0.1, 1.0, 32)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(jitted, xs))
+    for x, g in zip(xs, got):
+        close(g, f(x))

@@ -1,4 +1,4 @@
-"""A plan of Python floats as a program for a register machine.
+"""A plan of numbers, or of small arrays of one shape, as a program for a register machine.
 
 A plan whose every value is a Python float (micrograd's scalar networks, a
 deep scalar chain, most of what ``backend="numba"`` is asked to speed up) needs
@@ -11,9 +11,20 @@ steps compiles nothing, is built in about a second and keeps 16 bytes per step.
 
 Each value has a register of its own: the inputs first, then one per step,
 then the constants (8 bytes a step more while the plan runs; the register
-file is reused from call to call). A plan with anything else (an array, an
-integer input, a primitive the machine lacks, a call with parameters) is not a
-program: it runs as numba-compiled blocks (:mod:`funcgrad.native`).
+file is reused from call to call).
+
+A plan of float64 arrays of one shape of at most :data:`VECTOR_WIDTH`
+elements, with single numbers beside them (a deep chain on a vector, a
+small elementwise network), is a *vector program*: the same instructions
+over registers that are rows of the shape's elements, a number filling its
+row, with a sum of a whole array as one more instruction and reshapes and
+broadcasts of a number as copies (the gradient of a sum). Its registers are
+shared once a value is dead (:func:`funcgrad.native.share_registers`), so the
+register file holds only the rows that are live at once.
+
+A plan with anything else (an integer input, arrays of two shapes, a
+primitive the machine lacks, a call with other parameters) is not a program:
+it runs as numba-compiled blocks (:mod:`funcgrad.native`).
 
 This module only encodes; it never imports numba.
 
@@ -31,9 +42,25 @@ r5 = subtract(r8, r4)
 r6 = multiply(r2, r5)
 r7 = add(r3, r6)
 return (r7,)
-"""
+>>> import numpy as np
+>>> v = fg.jit(fg.value_and_grad(lambda x: fnp.sum(fnp.tanh(x) * x)), backend="numba")
+>>> print(v.plan(np.zeros(3)).source)       # the 1.0 of r6 is the array of ones
+# 7 registers: inputs from r0, constants from r5: [1.0, 1.0]; each a vector of shape (3,)
+r1 = tanh(r0)
+r2 = multiply(r1, r0)
+r2 = sum(r2)
+r3 = multiply(r6, r0)
+r4 = multiply(r6, r1)
+r1 = multiply(r1, r1)
+r1 = subtract(r5, r1)
+r1 = multiply(r3, r1)
+r1 = add(r4, r1)
+return (r2, r1)
+"""""
 
+import math
 from itertools import chain, compress
+import operator
 from operator import attrgetter
 
 import numpy as np
@@ -41,7 +68,12 @@ import numpy as np
 from .node import CONST, Node
 from .rules import arrays, elementwise, reductions, ufuncs
 
-__all__ = ["Program", "program", "OPCODES"]
+__all__ = ["Program", "program", "OPCODES", "VECTOR_WIDTH"]
+
+VECTOR_WIDTH = 512
+"""The most elements the arrays of a vector program may have. Past it NumPy's own loops
+(SIMD ``tanh``, ``exp``) outrun the machine's element by element dispatch, which
+saves only Python's microsecond a step: such plans run as blocks."""
 
 # One opcode per operation the interpreter knows, keyed by the NumPy ufunc a
 # primitive's impl is on floats (or, for the few whose impl is their own code, by
@@ -54,7 +86,8 @@ _UNARY = (np.negative, np.positive, np.exp, np.exp2, np.expm1, np.log, np.log2, 
 _BINARY = (np.add, np.subtract, np.multiply, np.true_divide, np.power, np.maximum,
            np.minimum, np.fmax, np.fmin, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
            np.copysign, np.float_power, np.fmod)
-_OWN = ("relu", "step", "sigmoid", "copy")   # primitives whose float impl is not a ufunc
+# primitives whose float impl is not a ufunc, and the sum of a vector register
+_OWN = ("relu", "step", "sigmoid", "copy", "sum")
 
 OPCODES = {u.__name__: k for k, u in enumerate(_UNARY + _BINARY)}
 OPCODES.update((name, len(OPCODES) + k) for k, name in enumerate(_OWN))
@@ -71,13 +104,20 @@ _BY_PRIMITIVE = {
 # only parameters may be axis and keepdims, which a float's trace has already checked.
 _IDENTITIES = frozenset({arrays.sum, reductions.max, reductions.min, reductions.prod})
 _REDUCING = frozenset({"axis", "keepdims"})
+# A vector program moves a number into an array's shape (the gradient of a sum) as a copy:
+# a register holding one number holds it in every element.
+_SHAPING = frozenset({arrays.reshape, arrays.broadcast_to})
 _NAMES = {k: name for name, k in OPCODES.items()}
-_COPY = OPCODES["copy"]
+_COPY, _SUM = OPCODES["copy"], OPCODES["sum"]
 _TWO = frozenset(OPCODES[u.__name__] for u in _BINARY)     # the others take one operand
 _TWO_ARRAY = np.array(sorted(_TWO), dtype=np.int32)
 _FLOAT, _NUMBER, _CONST = frozenset({float}), frozenset({float, int, bool}), frozenset({CONST})
 _VALUE, _PRIM, _PARAMS, _ARGS, _ID = (attrgetter(a) for a in
                                       ("_value", "_prim", "_params", "_args", "_id"))
+_SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
+_VECTOR_KINDS = frozenset({float, np.float64, np.ndarray})
+_SCALAR = frozenset({float, int, bool, np.float64})     # a number a vector row holds
+_F64 = frozenset({np.dtype(np.float64)})
 
 _EXACT_INT = 2 ** 53        # an int constant above this would not survive a float64 register
 
@@ -94,15 +134,25 @@ class Program:
     """Instructions ``code`` (int32, one row ``(opcode, out, a, b)`` per step) over a
     file of ``n_registers`` float64 registers: the inputs first, then one per step, then
     the ``constants`` from ``first_constant`` on; and where each output is: a register,
-    or a plain value."""
+    or a plain value.
 
-    def __init__(self, code, n_inputs, constants, outputs):
+    A *vector* program (``shape`` not None) runs on arrays of that shape: each register
+    is a row of ``width`` elements, a number fills its row, and ``forms`` says what each
+    output is (an array of the shape, or a number) to give it back as eager gives it.
+    """
+
+    def __init__(self, code, n_inputs, constants, outputs, first_constant=None, n_registers=None,
+                 shape=None, forms=None):
         self.code = code
         self.n_inputs = n_inputs
         self.constants = constants
-        self.first_constant = n_inputs + len(code)
-        self.n_registers = self.first_constant + len(constants)
+        self.first_constant = n_inputs + len(code) if first_constant is None else first_constant
+        self.n_registers = (self.first_constant + len(constants) if n_registers is None
+                            else n_registers)
         self.outputs = outputs           # [(True, register) or (False, value)]
+        self.shape = shape
+        self.width = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
+        self.forms = forms               # per output: (type, shape) of eager's value
 
     @property
     def nbytes(self):
@@ -112,6 +162,12 @@ class Program:
     def output_registers(self):
         """The registers the outputs are read from."""
         return np.array([r for in_register, r in self.outputs if in_register], dtype=np.intp)
+
+    def _replace(self, code, renumber, first_constant, n_registers):
+        outputs = [(True, int(renumber[r])) if in_register else (False, r)
+                   for in_register, r in self.outputs]
+        return Program(code, self.n_inputs, self.constants, outputs, first_constant,
+                       n_registers, self.shape, self.forms)
 
     def keep(self, live):
         """The program of only the steps ``live`` (a boolean per instruction) marks,
@@ -126,14 +182,24 @@ class Program:
         renumber[self.first_constant:] = n_inputs + len(kept) + np.arange(len(self.constants))
         code = kept.copy()
         code[:, 1:] = renumber[kept[:, 1:]]
-        outputs = [(True, int(renumber[r])) if in_register else (False, r)
-                   for in_register, r in self.outputs]
-        return Program(code, n_inputs, self.constants, outputs)
+        return self._replace(code, renumber, None, None)
+
+    def reuse(self, code, renumber, n_pool):
+        """This program with its steps' registers shared: ``code`` and ``renumber`` from
+        :func:`funcgrad.native.share_registers`, ``n_pool`` registers for the steps."""
+        first_constant = self.n_inputs + n_pool
+        return self._replace(code, renumber, first_constant,
+                             first_constant + len(self.constants))
 
     def listing(self):
         """The program as text, one instruction per line (made when asked, not kept)."""
+        numbers = (self.constants.tolist() if self.shape is None
+                   else [row[0] if len(set(row)) == 1 else f"<array {k}>"
+                         for k, row in enumerate(self.constants.tolist())])
         lines = [f"# {self.n_registers} registers: inputs from r0, constants from "
-                 f"r{self.first_constant}: {self.constants.tolist()}"]
+                 f"r{self.first_constant}: {numbers}"]
+        if self.shape is not None:
+            lines[0] += f"; each a vector of shape {self.shape}"
         for op, out, a, b in self.code.tolist():
             name = _NAMES[op]
             operands = f"r{a}, r{b}" if op in _TWO else f"r{a}"
@@ -144,12 +210,14 @@ class Program:
 
 
 def program(steps, inputs, out_leaves):
-    """The register program of a plan, or None if some value is not a Python float or
-    some step is not an operation the machine has (the plan then runs as blocks)."""
-    if (any(type(n._value) is not float for n in inputs)
-            or not _FLOAT.issuperset(map(type, map(_VALUE, steps)))):
+    """The register program of a plan, or None if some step is not an operation the
+    machine has or some value is neither a Python float nor (a vector program) a
+    float64 array of the plan's one shape or a single number (the plan then runs as
+    blocks)."""
+    shape = _vector_shape(inputs, steps)
+    if shape is False:
         return None
-    opcodes = _opcodes(steps)
+    opcodes = _opcodes(steps, shape is not None)
     if opcodes is None:
         return None
     n_inputs, n_steps = len(inputs), len(steps)
@@ -165,12 +233,12 @@ def program(steps, inputs, out_leaves):
     locate = _Locator(list(inputs) + steps)
     registers = locate(operands)
     holes = np.flatnonzero(registers < 0)
-    numbers = _constants(list(map(operands.__getitem__, holes.tolist())))
-    if numbers is None:
+    held = list(map(operands.__getitem__, holes.tolist()))
+    found = _constants(held) if shape is None else _rows(held, shape)
+    if found is None:
         return None
-    # one register per distinct number, bit for bit (0.0 and -0.0 are two)
-    bits, where = np.unique(numbers.view(np.int64), return_inverse=True)
-    registers[holes] = n_inputs + n_steps + where.reshape(-1)
+    constants, where = found
+    registers[holes] = n_inputs + n_steps + where
     first = np.cumsum(arity) - arity
     code = np.empty((n_steps, 4), dtype=np.int32)
     code[:, 0] = opcodes
@@ -178,24 +246,65 @@ def program(steps, inputs, out_leaves):
     code[:, 2] = registers[first]
     code[:, 3] = registers[first + arity - 1]
     nodes = [o for o in out_leaves if isinstance(o, Node)]
-    found = iter(locate(nodes).tolist())
+    located = iter(locate(nodes).tolist())
     outs = []                              # a register, or a value returned as it is
     for o in out_leaves:
-        r = next(found) if isinstance(o, Node) else -1
+        r = next(located) if isinstance(o, Node) else -1
         outs.append((True, r) if r >= 0 else (False, o._value if isinstance(o, Node) else o))
-    return Program(code, n_inputs, bits.view(np.float64), outs)
+    forms = None
+    if shape is not None:
+        forms = [(type(o._value), np.shape(o._value)) if in_register else None
+                 for o, (in_register, _) in zip(out_leaves, outs)]
+    return Program(code, n_inputs, constants, outs, shape=shape, forms=forms)
 
 
-def _opcodes(steps):
+def _vector_shape(inputs, steps):
+    """None for a plan of Python floats; for one of float64 arrays of a single shape
+    and single numbers, that shape; False for any other plan."""
+    values = list(map(_VALUE, chain(inputs, steps)))
+    kinds = set(map(type, values))
+    if _FLOAT.issuperset(kinds):
+        return None
+    if not _VECTOR_KINDS.issuperset(kinds):
+        return False
+    typed = [v for v in values if type(v) is not float] if float in kinds else values
+    if not _F64.issuperset(map(_DTYPE, typed)):
+        return False
+    shapes = set(map(_SHAPE, typed))
+    full = [s for s in shapes if math.prod(s) != 1]
+    if len(full) > 1 or (full and not 0 < math.prod(full[0]) <= VECTOR_WIDTH):   # or empty
+        return False
+    return full[0] if full else ()
+
+
+def _opcodes(steps, vector=False):
     """The opcode of every step, or None if the machine lacks one."""
     prims = list(map(_PRIM, steps))
     code_of = {prim: _opcode(prim) for prim in set(prims)}
     ops = list(map(code_of.__getitem__, prims))
     for i in compress(range(len(steps)), map(_PARAMS, steps)):
-        # only a reduction of one number may have parameters
-        ok = prims[i] in _IDENTITIES and _REDUCING.issuperset(steps[i]._params)
-        ops[i] = _COPY if ok else None
+        ops[i] = _shaping(steps[i], prims[i]) if vector else _reducing(steps[i], prims[i])
     return None if None in ops else np.array(ops, dtype=np.int32)
+
+
+def _reducing(step, prim):
+    """A reduction of one number (the end of a scalar loss: fnp.sum(x)) is a copy; its
+    only parameters may be axis and keepdims, which a float's trace has already checked."""
+    return _COPY if prim in _IDENTITIES and _REDUCING.issuperset(step._params) else None
+
+
+def _shaping(step, prim):
+    """The opcode of a step with parameters in a vector program, where every value is
+    of the plan's shape or a single number: reshapes and broadcasts copy, a reduction of
+    one number copies, and a sum of a whole array sums; anything else is None."""
+    if prim in _SHAPING:
+        return _COPY
+    if prim not in _IDENTITIES or not _REDUCING.issuperset(step._params):
+        return None
+    before, after = np.shape(step._args[0]._value), np.shape(step._value)
+    if math.prod(before) == 1 or before == after:   # over axes of length one: a copy
+        return _COPY
+    return _SUM if prim is arrays.sum and math.prod(after) == 1 else None
 
 
 class _Locator:
@@ -216,15 +325,62 @@ class _Locator:
 
 
 def _constants(nodes):
-    """The float64 values of constant operands, or None if one is not a constant a
-    float64 register holds exactly."""
+    """The registers' float64 values of constant operands, one per distinct number bit
+    for bit (0.0 and -0.0 are two), and each operand's index among them; None if one is
+    not a constant a float64 register holds exactly."""
+    if not _CONST.issuperset(map(_PRIM, nodes)):
+        return None
+    return _numbers(list(map(_VALUE, nodes)), _NUMBER)
+
+
+def _numbers(values, allowed):
+    """As :func:`_constants` for plain ``values`` of the types ``allowed``."""
+    kinds = set(map(type, values))
+    if not allowed.issuperset(kinds) or (not _FLOAT.issuperset(kinds)
+                                         and not all(map(_fits, values))):
+        return None
+    bits, where = np.unique(np.array(values, dtype=np.float64).view(np.int64),
+                            return_inverse=True)
+    return bits.view(np.float64), where.reshape(-1)
+
+
+def _rows(nodes, shape):
+    """As :func:`_constants` for a vector program of ``shape``: a row per distinct
+    number (filled with it) and per distinct array (broadcast to the shape)."""
     if not _CONST.issuperset(map(_PRIM, nodes)):
         return None
     values = list(map(_VALUE, nodes))
-    kinds = set(map(type, values))
-    if not _NUMBER.issuperset(kinds) or (kinds != _FLOAT and not all(map(_fits, values))):
+    is_number = list(map(_SCALAR.__contains__, map(type, values)))
+    found = _numbers(list(compress(values, is_number)), _SCALAR)
+    if found is None:
         return None
-    return np.array(values, dtype=np.float64)
+    numbers, number_at = found
+    width = math.prod(shape)
+    rows, row_of, array_at = [], {}, []     # the arrays: few, each its own row
+    for v in compress(values, map(operator.not_, is_number)):
+        if type(v) is not np.ndarray or v.dtype != np.float64:
+            return None
+        k = row_of.get(id(v))
+        if k is None:
+            if v.size == 1:              # a single number, whatever its shape
+                row = np.full(width, v.reshape(()))
+            else:
+                try:
+                    row = np.broadcast_to(v, shape).reshape(width)
+                except ValueError:       # an array that does not broadcast to the shape
+                    return None
+            k = row_of[id(v)] = len(rows)
+            rows.append(row)
+        array_at.append(k)
+    table = np.empty((len(numbers) + len(rows), width))
+    table[:len(numbers)] = numbers[:, None]
+    if rows:
+        table[len(numbers):] = rows
+    where = np.empty(len(values), dtype=np.int64)
+    mask = np.array(is_number, dtype=bool)
+    where[mask] = number_at
+    where[~mask] = len(numbers) + np.array(array_at, dtype=np.int64)
+    return table, where
 
 
 def _fits(v):

@@ -319,6 +319,9 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
         elif program is None and not pruned:     # perhaps only an unneeded step was in the way
             steps, pruned = needed_steps(steps, outputs), True
             program = machine.program(steps, inputs, out_leaves)
+        if program is not None and program.shape is not None:
+            # rows of arrays: a register for each value only while it is live
+            program = importlib.import_module("funcgrad.native").share_registers(program)
         if program is not None:
             return _machine_plan(program, out_def)
     if not pruned:
@@ -444,23 +447,32 @@ def _blocks(graph, names, top, block, native=False):
 
 def _machine_plan(program, out_def):
     """A plan running ``program`` on numba's register machine (:mod:`funcgrad.machine`)."""
-    run_machine = importlib.import_module("funcgrad.native").run_machine
+    native = importlib.import_module("funcgrad.native")
+    vector = program.shape is not None
+    run_machine = native.run_vector_machine if vector else native.run_machine
     code, n_inputs = program.code, program.n_inputs
     constants, first_constant = program.constants, program.first_constant
     where = [r if in_register else None for in_register, r in program.outputs]
     plain = [v for in_register, v in program.outputs if not in_register]
     read = program.output_registers()
+    shape = (program.n_registers, program.width) if vector else program.n_registers
+    forms = [f for f in program.forms if f is not None] if vector else None
     spare = []     # register files of finished calls: a call takes one or makes one
 
     def run(*leaves):
         try:
             registers = spare.pop()       # atomic: two threads never get the same one
         except IndexError:
-            registers = np.empty(program.n_registers)
-        registers[:n_inputs] = leaves
+            registers = np.empty(shape)
+        if vector:
+            for k, leaf in enumerate(leaves):    # an array fills its row, a number all of it
+                registers[k] = np.ravel(leaf)
+        else:
+            registers[:n_inputs] = leaves
         registers[first_constant:] = constants
         run_machine(code, registers)
-        values = registers[read].tolist()
+        values = (registers[read].tolist() if not vector
+                  else [_as_eager(registers[r], form) for r, form in zip(read, forms)])
         spare.append(registers)
         if not plain:
             return tuple(values)
@@ -469,6 +481,15 @@ def _machine_plan(program, out_def):
         return tuple(values.pop() if r is not None else next(rest) for r in where)
 
     return Plan(run, None, out_def, len(program.code), backend="numba", program=program)
+
+
+def _as_eager(row, form):
+    """A vector register's row as eager gives the value: an array of its shape (a copy:
+    the register file is reused), or a number."""
+    kind, shape = form
+    if kind is np.ndarray:
+        return row[:math.prod(shape)].reshape(shape).copy()
+    return kind(row[0])
 
 
 def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
