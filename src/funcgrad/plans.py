@@ -74,8 +74,7 @@ class Plan:
         """The distinct blocks running machine code (the numba backend, once called)."""
         if self.backend != "numba":
             return []
-        return importlib.import_module("funcgrad.native").native_blocks(
-            self.run.__globals__, self.block_names)
+        return _native().native_blocks(self.run.__globals__, self.block_names)
 
     def __call__(self, leaves):
         return tree_unflatten(self.out_def, self.run(*leaves))
@@ -302,9 +301,9 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
                  pruned=True):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``,
     in blocks of ``block`` steps (default ``BLOCK``) if it is longer. ``backend="numba"``:
-    a plan of Python floats becomes a register program (:mod:`funcgrad.machine`), any
-    other with a step numba can type is always cut into blocks, those of such steps
-    only compiled natively (:mod:`funcgrad.native`). ``pruned=False``: ``nodes`` may
+    a plan of Python floats, or of small float64 arrays of one shape, becomes a register
+    program (:mod:`funcgrad.machine`), any other with a step numba can type is always cut
+    into blocks, those of such steps only compiled natively (:mod:`funcgrad.native`). ``pruned=False``: ``nodes`` may
     hold steps the outputs do not need, which the plan leaves out."""
     block = block or BLOCK
     native = backend == "numba"
@@ -314,14 +313,13 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
     if native:
         program = machine.program(steps, inputs, out_leaves)
         if program is not None and not pruned:   # a sweep in native code: milliseconds
-            live = importlib.import_module("funcgrad.native").live_steps(program)
-            program = program.keep(live)
+            program = program.keep(_native().live_steps(program))
         elif program is None and not pruned:     # perhaps only an unneeded step was in the way
             steps, pruned = needed_steps(steps, outputs), True
             program = machine.program(steps, inputs, out_leaves)
         if program is not None and program.shape is not None:
             # rows of arrays: a register for each value only while it is live
-            program = importlib.import_module("funcgrad.native").share_registers(program)
+            program = _native().share_registers(program)
         if program is not None:
             return _machine_plan(program, out_def)
     if not pruned:
@@ -445,9 +443,14 @@ def _blocks(graph, names, top, block, native=False):
     return sources, driver, reg_of, typed_names
 
 
+def _native():
+    """:mod:`funcgrad.native`, which imports numba: loaded only when a plan asks for it."""
+    return importlib.import_module("funcgrad.native")
+
+
 def _machine_plan(program, out_def):
     """A plan running ``program`` on numba's register machine (:mod:`funcgrad.machine`)."""
-    native = importlib.import_module("funcgrad.native")
+    native = _native()
     vector = program.shape is not None
     run_machine = native.run_vector_machine if vector else native.run_machine
     code, n_inputs = program.code, program.n_inputs
@@ -498,6 +501,6 @@ def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
     namespace = dict(names.env)
     exec(code, namespace)  # our own generated code: names of registers and of env entries only
     if typed is not None:
-        importlib.import_module("funcgrad.native").compile_blocks(namespace, typed)
+        _native().compile_blocks(namespace, typed)
     return Plan(namespace["plan"], source, out_def, n_steps, n_blocks, block_names,
                 "numba" if typed is not None else "python")
