@@ -108,27 +108,29 @@ def differentiable(x):
 
 def leaf_paths(tree):
     """A short path for each leaf of ``tree``, in flatten order: ``[0]['h']``, ``.b``."""
-    paths = []
-
-    def walk(x, path):
-        if isinstance(x, dict):
-            for k in sorted(x):
-                walk(x[k], f"{path}[{k!r}]")
-        elif isinstance(x, (tuple, list)) and not hasattr(x, "_fields"):
-            for i, v in enumerate(x):
-                walk(v, f"{path}[{i}]")
-        elif isinstance(x, tuple):   # a namedtuple
-            for k, v in zip(x._fields, x):
-                walk(v, f"{path}.{k}")
-        elif x is not None:
-            leaves = tree_flatten(x)[0]
-            if len(leaves) == 1 and leaves[0] is x:
-                paths.append(path)
-            else:
-                paths.extend(f"{path}<{i}>" for i in range(len(leaves)))
-
-    walk(tree, "")
+    paths: list = []
+    _add_paths(tree, "", paths)
     return paths
+
+
+def _add_paths(x, path, paths):
+    """Append the paths of ``x``'s leaves under ``path`` (a module function: a closure
+    calling itself would be a reference cycle)."""
+    if isinstance(x, dict):
+        for k in sorted(x):
+            _add_paths(x[k], f"{path}[{k!r}]", paths)
+    elif isinstance(x, (tuple, list)) and not hasattr(x, "_fields"):
+        for i, v in enumerate(x):
+            _add_paths(v, f"{path}[{i}]", paths)
+    elif isinstance(x, tuple):   # a namedtuple
+        for k, v in zip(x._fields, x):
+            _add_paths(v, f"{path}.{k}", paths)
+    elif x is not None:
+        leaves = tree_flatten(x)[0]
+        if len(leaves) == 1 and leaves[0] is x:
+            paths.append(path)
+        else:
+            paths.extend(f"{path}<{i}>" for i in range(len(leaves)))
 
 
 def check_same_leaves(who, what, before, after, tree):
@@ -256,7 +258,11 @@ def trace_body(fun, leaves, who):
     roots = inputs + captured + [o for o in outs if trace.owns(o)]
     order = dfs_order(tuple(unique(roots)))
     body = Body(who, inputs + captured, outs, order, len(captured))
-    return body, [x for x, _ in trace.captured.values()]
+    outer = [x for x, _ in trace.captured.values()]
+    # The trace's nodes point at the trace: emptying its table leaves no cycle to keep
+    # the outer values (perhaps a whole outer graph) alive until the cyclic collector runs.
+    trace.captured = {}
+    return body, outer
 
 
 # ---------------------------------------------------------------- transformed bodies

@@ -179,20 +179,23 @@ def tree_flatten(tree: Any) -> tuple[list, TreeDef]:
     """
     if type(tree) in _PLAIN_LEAVES:     # the common call: one number or array
         return [tree], LEAF
-    leaves = []
+    leaves: list = []
+    return leaves, _flatten_into(tree, leaves)
 
-    def walk(x):
-        if type(x) in _PLAIN_LEAVES:    # a number or an array: no container to look for
-            leaves.append(x)
-            return LEAF
-        parts = _node_parts(x)
-        if parts is None:
-            leaves.append(x)
-            return LEAF
-        kind, children, aux = parts
-        return TreeDef(kind, aux, tuple(walk(c) for c in children))
 
-    return leaves, walk(tree)
+def _flatten_into(x, leaves):
+    """``x``'s structure, its leaves appended to ``leaves``. (A module function, not a
+    closure: a closure calling itself is a reference cycle, which would keep the leaves,
+    a whole graph perhaps, alive until the cyclic collector runs.)"""
+    if type(x) in _PLAIN_LEAVES:    # a number or an array: no container to look for
+        leaves.append(x)
+        return LEAF
+    parts = _node_parts(x)
+    if parts is None:
+        leaves.append(x)
+        return LEAF
+    kind, children, aux = parts
+    return TreeDef(kind, aux, tuple([_flatten_into(c, leaves) for c in children]))
 
 
 def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
@@ -210,19 +213,21 @@ def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
         it = iter(leaves)
     except TypeError:
         raise TypeError(f"tree_unflatten: leaves must be a list; got {type(leaves).__name__}") from None
-
-    def build(td):
-        if td.kind is None:
-            try:
-                return next(it)
-            except StopIteration:
-                raise ValueError(f"tree_unflatten: too few leaves for structure {treedef!r}") from None
-        return _rebuild(td.kind, td.aux, [build(c) for c in td.children])
-
-    tree = build(treedef)
+    tree = _build(treedef, it, treedef)
     if next(it, _END) is not _END:
         raise ValueError(f"tree_unflatten: too many leaves for structure {treedef!r}")
     return tree
+
+
+def _build(td, it, whole):
+    """The tree of structure ``td`` from the leaves ``it`` yields (a module function for
+    the reason :func:`_flatten_into` gives)."""
+    if td.kind is None:
+        try:
+            return next(it)
+        except StopIteration:
+            raise ValueError(f"tree_unflatten: too few leaves for structure {whole!r}") from None
+    return _rebuild(td.kind, td.aux, [_build(c, it, whole) for c in td.children])
 
 
 _END = object()

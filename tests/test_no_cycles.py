@@ -1,0 +1,81 @@
+"""Graphs are freed by reference counting alone: no transform leaves a reference cycle.
+
+A cycle anywhere on the way (a closure that calls itself, a trace whose table
+points back at its nodes) keeps what it reaches, perhaps a whole graph of a
+million nodes, alive until Python's cyclic collector runs; jit's trace of a
+10^6-step plan stayed alive that way for about a second after every compile.
+Each case below runs with the collector off and then asks it what it would
+have had to free.
+"""
+
+import gc
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.node import Node
+from funcgrad.tree import tree_flatten, tree_unflatten
+
+
+def f(x):
+    return fnp.sum(fnp.tanh(x) ** 2)
+
+
+def loss(p, x):
+    return fnp.sum((fnp.tanh(x @ p["w"]) + p["b"]) ** 2)
+
+
+X = np.linspace(-1.0, 1.0, 4)
+P = {"w": np.ones((4, 3)), "b": np.zeros(3)}
+BATCH = np.ones((2, 4))
+JITTED = fg.jit(fg.value_and_grad(loss))
+JITTED_LOOP = fg.jit(fg.grad(lambda c: fnp.sum(fg.fori_loop(0, 3, lambda i, c: fnp.sin(c), c))))
+
+CASES = {
+    "grad": lambda: fg.grad(f)(X),
+    "value_and_grad of a tree": lambda: fg.value_and_grad(loss)(P, BATCH),
+    "var and backprop": lambda: fg.backprop(f(fg.var(X))),
+    "jit": lambda: JITTED(P, BATCH),
+    "jit of a loop": lambda: JITTED_LOOP(X),
+    "jvp": lambda: fg.jvp(f, (X,), (X,)),
+    "vjp": lambda: fg.vjp(f, X)[1](1.0),
+    "hessian": lambda: fg.hessian(f)(X),
+    "jacfwd": lambda: fg.jacfwd(fnp.tanh)(X),
+    "vmap": lambda: fg.vmap(f)(np.ones((3, 4))),
+    "scan": lambda: fg.grad(lambda c: fnp.sum(
+        fg.scan(lambda c, _: (fnp.sin(c), c), c, None, length=3)[0]))(X),
+    "cond": lambda: fg.grad(lambda c: fnp.sum(fg.cond(True, fnp.sin, fnp.cos, c)))(X),
+    "checkpoint": lambda: fg.grad(lambda c: fnp.sum(fg.checkpoint(fnp.sin)(c)))(X),
+}
+
+
+def garbage_after(call):
+    """The objects the cyclic collector finds unreachable after ``call()``."""
+    call()                        # warm any caches, which are meant to stay
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        call()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        found = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        if was_enabled:
+            gc.enable()
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_node_is_left_to_the_cyclic_collector(name):
+    left = [o for o in garbage_after(CASES[name]) if isinstance(o, Node)]
+    assert not left, f"{name}: {len(left)} nodes in reference cycles, e.g. {left[0]!r}"
+
+
+def test_tree_flatten_and_unflatten_make_no_cycle():
+    leaf = np.ones(3)
+    assert garbage_after(lambda: tree_unflatten(*reversed(tree_flatten({"a": [leaf, (leaf,)]})))) == []
