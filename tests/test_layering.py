@@ -72,7 +72,7 @@ LAYERS = [   # bottom first; a module may import only from its own layer or belo
     ["rules", "pages"],
     ["arraylike", "node"],
     ["order", "finite", "fold", "backprop", "semiring", "nodemap", "coloring", "paths"],
-    ["forward", "batching", "machine", "plans", "native", "staging", "transforms", "reverse", "jacobians"],
+    ["forward", "batching", "steptable", "machine", "plans", "native", "staging", "transforms", "reverse", "jacobians"],
     ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom", "linear", "implicit",
      "sparsity"],
     ["numpy", "scipy", "nn", "at", "optim", "ravel", "check", "extend", "sparse"],

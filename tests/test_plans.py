@@ -82,3 +82,28 @@ def test_functions_are_named_after_their_primitives_once_per_parameter_set():
     f = fg.jit(lambda x: fnp.sum(x, axis=0) + fnp.sum(x, axis=1) + fnp.sum(x * 2.0, axis=0))
     src = f.plan(np.ones((2, 2))).source
     assert "sum(" in src and "sum_1(" in src and "sum_2" not in src
+
+
+@pytest.mark.parametrize("block", [1, 2, 5, 17])
+@pytest.mark.parametrize("case", CASES)
+def test_blocks_of_one_fingerprint_have_one_code(case, block, monkeypatch):
+    # A block's code is written once per fingerprint: two blocks with the same one must
+    # have the same code, written out here for every block.
+    fun, args = CASES[case]
+    code_of = {}
+    calls = []
+    fingerprint = plans.StepTable.fingerprint
+
+    def checked(table, lo, hi, typed):
+        key, params, live = fingerprint(table, lo, hi, typed)
+        code = plans._block_source(table, lo, hi, "b", params, live, plans._Namespace(), typed)
+        assert code_of.setdefault(key, code) == code
+        calls.append(key)
+        return key, params, live
+
+    monkeypatch.setattr(plans.StepTable, "fingerprint", checked)
+    monkeypatch.setattr(plans, "BLOCK", block)
+    plan = fg.jit(fun).plan(*args)
+    assert len(calls) == (plan.n_blocks if plan.n_blocks > 1 else 0)
+    assert plan.n_distinct == max(1, len(code_of))
+    fg.jit(fun, backend="numba")(*args)

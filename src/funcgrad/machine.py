@@ -67,6 +67,7 @@ import numpy as np
 
 from .node import CONST, Node
 from .rules import arrays, elementwise, reductions, ufuncs
+from .steptable import Locator
 
 __all__ = ["Program", "program", "OPCODES", "VECTOR_WIDTH"]
 
@@ -230,7 +231,7 @@ def program(steps, inputs, out_leaves):
     # operand's register is found by its node's creation number; each pass over the
     # steps is one of map's loops in C, so a million steps take a fraction of a second.
     operands = list(chain.from_iterable(args))
-    locate = _Locator(list(inputs) + steps)
+    locate = Locator(list(inputs) + steps)
     registers = locate(operands)
     holes = np.flatnonzero(registers < 0)
     held = list(map(operands.__getitem__, holes.tolist()))
@@ -305,23 +306,6 @@ def _shaping(step, prim):
     if math.prod(before) == 1 or before == after:   # over axes of length one: a copy
         return _COPY
     return _SUM if prim is arrays.sum and math.prod(after) == 1 else None
-
-
-class _Locator:
-    """Registers of nodes by creation number: the position of a node among ``nodes``,
-    -1 for a node not among them (a constant)."""
-
-    def __init__(self, nodes):
-        numbers = np.fromiter(map(_ID, nodes), np.int64, len(nodes))
-        self.order = np.argsort(numbers, kind="stable")
-        self.numbers = numbers[self.order]
-
-    def __call__(self, nodes):
-        wanted = np.fromiter(map(_ID, nodes), np.int64, len(nodes))
-        if not len(self.numbers):
-            return np.full(len(nodes), -1)
-        at = np.minimum(np.searchsorted(self.numbers, wanted), len(self.numbers) - 1)
-        return np.where(self.numbers[at] == wanted, self.order[at], -1)
 
 
 def _constants(nodes):

@@ -11,8 +11,12 @@ million steps take longer to compile than to trace. A plan longer than
 ``BLOCK`` steps is therefore cut into blocks: each block is a function of the
 values it reads from before it, returning those read after it, and a short
 driver calls the blocks in turn. A loop unrolled by Python yields blocks with
-the same code, and each distinct block is compiled once, so compile time and
-the code kept grow with the number of *distinct* blocks, not with the steps.
+the same code: each block's fingerprint (:mod:`funcgrad.steptable`, integer
+tables of the steps built in passes that run in C) finds the code already
+written, and each distinct block is written and compiled once, so compile time
+and the code kept grow with the number of *distinct* blocks, not with the
+steps; what grows with the steps is the table (about 1.5 us a step) and the
+driver's calls.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -33,6 +37,7 @@ def plan(a0):
 import functools
 import importlib
 import keyword
+from itertools import compress
 import math
 import re
 
@@ -40,7 +45,8 @@ import numpy as np
 
 from . import machine
 from .node import CONST, VAR, Node
-from .rules import elementwise, products
+from .rules import elementwise
+from .steptable import StepTable, call_key, ufunc_of
 from .tree import tree_unflatten
 from .values import frozen_copy
 
@@ -92,48 +98,6 @@ _INLINE = {  # primitives whose impl is exactly a Python operator
     elementwise.negative: "-{}",
 }
 
-_OPERATOR_UFUNCS = {elementwise.add: np.add, elementwise.subtract: np.subtract,
-                    elementwise.multiply: np.multiply, elementwise.divide: np.true_divide}
-
-
-def _ufunc_of(prim):
-    """The NumPy ufunc a primitive's impl is on arrays (one that takes ``out=``), or None."""
-    u = _OPERATOR_UFUNCS.get(prim) or getattr(prim.impl, "ufunc", None)
-    return u if isinstance(u, np.ufunc) else None
-
-
-def _fresh(prim):
-    """Whether ``prim`` always returns a new array, never a view of an operand."""
-    return _ufunc_of(prim) is not None or prim is products.matmul
-
-
-def _dead_buffer(n, i, graph):
-    """An operand of step ``i`` whose array the step may overwrite, or None.
-
-    The step must be a ufunc with an array result; the operand must be a
-    computed value (not an input or constant) used here for the last time, not
-    an output, of the result's shape and dtype, made by a primitive that
-    returns fresh arrays and only ever read by such primitives (so no view of
-    it can still be alive). Writing the same ufunc's result with ``out=``
-    gives the same bits.
-    """
-    if n._params or type(n._value) is not np.ndarray or _ufunc_of(n._prim) is None:
-        return None
-    for a in n._args:
-        v = a._value
-        if (type(v) is np.ndarray and graph.last_use[a] == i and a._prim is not VAR
-                and a._prim is not CONST and a not in graph.outputs and a not in graph.viewed
-                and v.shape == n._value.shape and v.dtype == n._value.dtype
-                and _fresh(a._prim)):
-            return a
-    return None
-
-
-def _holds_memory(v):
-    """Whether a value is worth deleting as soon as it is dead: an array or a tuple."""
-    return type(v) is not float and (type(v) is tuple or getattr(v, "ndim", 0) > 0)
-
-
 def _kept(value):
     """What a plan keeps of a constant: a read-only copy of a writable array (its caller
     may change it after tracing); a read-only one (a broadcast, or a value funcgrad made)
@@ -149,20 +113,6 @@ def _literal(v):
         return repr(v)
     if type(v) is int:
         return repr(v)
-    return None
-
-
-def _exact_key(v):
-    """A hashable key equal only for parameters that give the same call, or None."""
-    if v is None or type(v) in (bool, int, str):
-        return (type(v), v)
-    if type(v) is float and not math.isnan(v):
-        return (float, v, math.copysign(1.0, v))     # -0.0 == 0.0, but not the same call
-    if type(v) is tuple:
-        keys = tuple(_exact_key(x) for x in v)
-        return None if None in keys else (tuple, keys)
-    if isinstance(v, np.dtype):
-        return (np.dtype, v.str)
     return None
 
 
@@ -199,9 +149,8 @@ class _Namespace:
     def impl(self, prim, params):
         if not params:
             return self._name(prim, prim.impl, prim.name)
-        items = tuple(sorted((k, _exact_key(v)) for k, v in params.items()))
-        key = (prim, items) if all(k is not None for _, k in items) else None
-        return self._name(key, functools.partial(prim.impl, **params), prim.name)
+        return self._name(call_key(prim, params), functools.partial(prim.impl, **params),
+                          prim.name)
 
     def ufunc(self, u):
         return self._name(u, u, f"np_{u.__name__}")
@@ -220,60 +169,48 @@ class _Namespace:
 
 # ---------------------------------------------------------------- compiling
 
-class _Graph:
-    """What every function of a plan needs to know about the steps: where each value is
-    used last, which values some step may return a view of, which leave the plan."""
+def _function(table, lo, hi, names, operand_text, live_out, native=False):
+    """The body lines computing steps ``lo:hi`` and the registers of the values at
+    positions ``live_out`` (see :class:`~funcgrad.steptable.StepTable`).
 
-    def __init__(self, steps, out_leaves):
-        self.steps = steps
-        self.outputs = {o for o in out_leaves if isinstance(o, Node)}
-        self.last_use = last_use = {}
-        self.viewed = viewed = set()
-        fresh = {}
-        for i, n in enumerate(steps):
-            for a in n._args:
-                last_use[a] = i
-            prim = n._prim
-            is_fresh = fresh.get(prim)
-            if is_fresh is None:
-                is_fresh = fresh[prim] = _fresh(prim)
-            if not is_fresh:
-                viewed.update(n._args)
-
-
-def _function(graph, lo, hi, names, outside, live_out, native=False):
-    """The body lines computing steps ``lo:hi`` and the registers of ``live_out`` nodes.
-
-    ``outside(node)`` names a value not computed here (an argument or constant).
-    ``native``: code numba can type (:mod:`funcgrad.native`): ufuncs called directly on
-    arrays too, ``out=`` by position, no ``del``.
+    ``operand_text(j)`` names operand ``j`` where its value is not computed here (an
+    argument or a constant). ``native``: code numba can type (:mod:`funcgrad.native`):
+    ufuncs called directly on arrays too, ``out=`` by position, no ``del``.
     """
-    last_use, outputs = graph.last_use, graph.outputs
-    name_of = {}
+    steps, n_in = table.steps, table.n_inputs
+    s, e = int(table.bounds[lo]), int(table.bounds[hi])
+    position = dict(enumerate(table.position[s:e].tolist(), s))
+    floats = dict(enumerate(table.operand_float[s:e].tolist(), s))
+    bounds = table.bounds[lo:hi + 1].tolist()
+    reuse, plain = table.reuse[lo:hi].tolist(), table.plain[lo:hi].tolist()
+    last, output, holds = table.last, table.output, table.holds
+    name_of = {}              # position -> register
     free = []
     lines = []
     counter = 0
     for i in range(lo, hi):
-        n = graph.steps[i]
+        n = steps[i]
         prim = n._prim
-        args = [name_of[a] if a in name_of else outside(a) for a in n._args]
-        reuse = _dead_buffer(n, i, graph)
-        if reuse is not None:
+        operands = range(bounds[i - lo], bounds[i - lo + 1])
+        args = [name_of[position[j]] if position[j] in name_of else operand_text(j)
+                for j in operands]
+        slot = reuse[i - lo]
+        if slot >= 0:
             # Write the result into an operand's array that dies here: no new memory.
-            reg = name_of[reuse] if reuse in name_of else outside(reuse)
+            reg = args[slot]
             out = reg if native else f"out={reg}"
-            lines.append(f"    {reg} = {names.ufunc(_ufunc_of(prim))}({', '.join(args)}, {out})")
+            lines.append(f"    {reg} = {names.ufunc(ufunc_of(prim))}({', '.join(args)}, {out})")
         else:
             template = _INLINE.get(prim)
             ufunc = getattr(prim.impl, "ufunc", None)
-            if template is not None and not n._params:
+            if template is not None and plain[i - lo]:
                 expr = template.format(*args)
-            elif (ufunc is not None and not n._params and type(n._value) is float
-                  and all(type(a._value) is float for a in n._args)):
+            elif (ufunc is not None and plain[i - lo] and type(n._value) is float
+                  and all(floats[j] for j in operands)):
                 # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
                 # itself (same value, bit for bit) and skip the wrapper's checks.
                 expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
-            elif native and not n._params and (u := _ufunc_of(prim)) is not None:
+            elif native and plain[i - lo] and (u := ufunc_of(prim)) is not None:
                 expr = f"{names.ufunc(u)}({', '.join(args)})"
             else:
                 expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
@@ -282,15 +219,15 @@ def _function(graph, lo, hi, names, outside, live_out, native=False):
             else:
                 reg, counter = f"r{counter}", counter + 1
             lines.append(f"    {reg} = {expr}")
-        name_of[n] = reg
+        name_of[n_in + i] = reg
         # Registers of values used here for the last time are free again; arrays
         # are deleted at once so their memory goes back before the next step.
-        for a in dict.fromkeys(n._args):
-            if last_use[a] == i and a in name_of and a not in outputs and name_of[a] != reg:
-                if _holds_memory(a._value) and not native:
-                    lines.append(f"    del {name_of[a]}")
-                free.append(name_of[a])
-    return lines, [name_of[o] for o in live_out]
+        for p in dict.fromkeys(position[j] for j in operands):
+            if p in name_of and last[p] == i and not output[p] and name_of[p] != reg:
+                if holds[p] and not native:
+                    lines.append(f"    del {name_of[p]}")
+                free.append(name_of[p])
+    return lines, [name_of[p] for p in live_out]
 
 
 def _tuple(texts):
@@ -322,14 +259,18 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
             program = _native().share_registers(program)
         if program is not None:
             return _machine_plan(program, out_def)
+    table = StepTable(steps, inputs, out_leaves)
     if not pruned:
-        steps = needed_steps(steps, outputs)
+        needed = table.needed()
+        if needed is None or not needed.all():
+            steps = (needed_steps(steps, outputs) if needed is None
+                     else list(compress(steps, needed.tolist())))
+            table = StepTable(steps, inputs, out_leaves)
     if native:
         # numba types only ufuncs and operators: a plan with no block of just those is
         # the Python plan.
         native = any(all(map(_typable, steps[lo:lo + block]))
                      for lo in range(0, len(steps), block))
-    graph = _Graph(steps, out_leaves)
     arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
 
     def top(n):               # an input or a constant, named in the driver or a single plan
@@ -340,16 +281,16 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
 
     params = ", ".join(arg_of[n] for n in inputs)
     if len(steps) <= block and not native:
-        mine = list(dict.fromkeys(o for o in out_leaves if isinstance(o, Node) and o not in arg_of))
-        lines, regs = _function(graph, 0, len(steps), names, top, mine)
+        mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
+        operands = table.operands
+        lines, regs = _function(table, 0, len(steps), names, lambda j: top(operands[j]), mine)
         reg_of = dict(zip(mine, regs))
-        results = [_result(o, reg_of, top, names) for o in out_leaves]
-        source = "\n".join([f"def plan({params}):"] + lines + [f"    return {_tuple(results)}"])
+        source = "\n".join([f"def plan({params}):"] + lines
+                           + [f"    return {_results(table, out_leaves, reg_of, top, names)}"])
         return _build(source, names, out_def, len(steps), 1, [])
-    blocks, driver, reg_of, typed = _blocks(graph, names, top, block, native)
-    results = [_result(o, reg_of, top, names) for o in out_leaves]
+    blocks, driver, reg_of, typed = _blocks(table, names, top, block, native)
     source = "\n".join(blocks + [f"def plan({params}):"] + driver
-                       + [f"    return {_tuple(results)}"])
+                       + [f"    return {_results(table, out_leaves, reg_of, top, names)}"])
     n_blocks = -(-len(steps) // block)
     return _build(source, names, out_def, len(steps), n_blocks,
                   [f"b{k}" for k in range(len(blocks))], typed if native else None)
@@ -369,78 +310,101 @@ def needed_steps(steps, outputs):
 
 def _typable(n):
     """Whether numba can type step ``n``: an operator or a ufunc, called without parameters."""
-    return not n._params and (n._prim in _INLINE or _ufunc_of(n._prim) is not None)
+    return not n._params and (n._prim in _INLINE or ufunc_of(n._prim) is not None)
 
 
-def _result(o, reg_of, top, names):
-    """The text a plan returns for output ``o``: a register, an input or a constant."""
-    if isinstance(o, Node):
-        return reg_of.get(o) or top(o)
-    return _literal(o) or names.constant(o)
+def _results(table, out_leaves, reg_of, top, names):
+    """The tuple a plan returns: for each output a register, an input or a constant."""
+    texts = []
+    for o, p in zip(out_leaves, table.out_positions):
+        if p in reg_of:
+            texts.append(reg_of[p])
+        elif isinstance(o, Node):
+            texts.append(top(o))
+        else:
+            texts.append(_literal(o) or names.constant(o))
+    return _tuple(texts)
 
 
-def _blocks(graph, names, top, block, native=False):
+def _blocks(table, names, top, block, native=False):
     """The distinct block functions' sources, the driver's lines calling them, the
-    driver's register of each value it holds at the end, and the names of the blocks
-    written for numba (``native``: those whose every step numba can type; the others
-    are written as for Python)."""
-    steps, last_use, outputs = graph.steps, graph.last_use, graph.outputs
-    distinct = {}             # body text -> function name
+    driver's register of each value (by position) it holds at the end, and the names of
+    the blocks written for numba (``native``: those whose every step numba can type;
+    the others are written as for Python).
+
+    A block's code is written once per fingerprint (:meth:`StepTable.fingerprint`):
+    the blocks of an unrolled loop share a few."""
+    steps, operands = table.steps, table.operands
+    last, output, holds = table.last.tolist(), table.output.tolist(), table.holds.tolist()
+    position = table.position
+    distinct = {}             # fingerprint -> function name
     sources = []
     driver = []
-    reg_of = {}               # values the driver holds between blocks
+    reg_of = {}               # position -> the driver's register of a value it holds
     free = []
     counter = 0
     typed_names = []
     for lo in range(0, len(steps), block):
         hi = min(lo + block, len(steps))
-        params = []           # values read from before the block, in order of first use
-        param_of = {}
-
-        def outside(n):
-            name = param_of.get(n)
-            if name is None:
-                text = _literal(n._value) if n._prim is CONST else None
-                if text is not None:
-                    return text
-                name = param_of[n] = f"a{len(params)}"
-                params.append(n)
-            return name
-
-        live_out = [n for n in steps[lo:hi] if last_use.get(n, -1) >= hi or n in outputs]
         typed = native and all(map(_typable, steps[lo:hi]))
-        lines, regs = _function(graph, lo, hi, names, outside, live_out, typed)
-        body = "\n".join(lines + [f"    return {_tuple(regs)}"])
-        key = (len(params), body)
+        key, params, live_out = table.fingerprint(lo, hi, typed)
         fn = distinct.get(key)
         if fn is None:
             fn = distinct[key] = f"b{len(distinct)}"
-            sources.append(f"def {fn}({', '.join(param_of[p] for p in params)}):\n{body}\n")
+            sources.append(_block_source(table, lo, hi, fn, params, live_out, names, typed))
             if typed:
                 typed_names.append(fn)
         # A parameter is a value an earlier block computed (the driver holds it), or an
         # input or a constant.
-        args = [reg_of[p] if p in reg_of else top(p) for p in params]
+        held = position[params].tolist()
+        args = [reg_of[p] if p in reg_of else top(operands[j]) for j, p in zip(params, held)]
         # Values read here for the last time leave the driver's registers.
-        dying = [p for p in params if p in reg_of and last_use[p] < hi and p not in outputs]
+        dying = [p for p in dict.fromkeys(held) if p in reg_of and last[p] < hi and not output[p]]
         for p in dying:
             free.append(reg_of[p])
         targets = []
-        for n in live_out:
+        for p in live_out:
             if free:
-                reg_of[n] = free.pop()
+                reg_of[p] = free.pop()
             else:
-                reg_of[n], counter = f"r{counter}", counter + 1
-            targets.append(reg_of[n])
+                reg_of[p], counter = f"r{counter}", counter + 1
+            targets.append(reg_of[p])
         call = f"{fn}({', '.join(args)})"
         driver.append(f"    {', '.join(targets)}{',' if len(targets) == 1 else ''} = {call}"
                       if targets else f"    {call}")
         dead = [reg_of.pop(p) for p in dying]
-        dead = [r for p, r in zip(dying, dead)
-                if r not in targets and _holds_memory(p._value)]
+        dead = [r for p, r in zip(dying, dead) if r not in targets and holds[p]]
         if dead:
             driver.append(f"    del {', '.join(dead)}")
     return sources, driver, reg_of, typed_names
+
+
+def _block_source(table, lo, hi, fn, params, live_out, names, typed):
+    """The source of block function ``fn`` computing steps ``lo:hi``."""
+    param_of = {}
+    for j in params:
+        param_of[j] = f"a{len(param_of)}"
+    # a parameter's other operands: the same value (position) or the same constant node
+    stands = {}
+    for j in params:
+        stands[_stands_for(table, j)] = param_of[j]
+    operands = table.operands
+
+    def outside(j):
+        text = stands.get(_stands_for(table, j))
+        if text is None:
+            text = _literal(operands[j]._value)
+        return text
+
+    lines, regs = _function(table, lo, hi, names, outside, live_out, typed)
+    body = "\n".join(lines + [f"    return {_tuple(regs)}"])
+    return f"def {fn}({', '.join(param_of.values())}):\n{body}\n"
+
+
+def _stands_for(table, j):
+    """What operand ``j`` reads: a value's position, or (a constant) -1 less its number."""
+    p = int(table.position[j])
+    return p if p >= 0 else -1 - int(table.constant_number[j])
 
 
 def _native():
