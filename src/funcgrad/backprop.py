@@ -197,5 +197,5 @@ def _gradient_map(grads, order):
         elif type(g) is np.ndarray:
             if g.dtype != np.float64:        # float32 in, float32 out (no cast for float64)
                 g = grads[n] = as_dtype_of(g, n._value)
-            g.flags.writeable = False
+            g.setflags(write=False)
     return node_map(grads)

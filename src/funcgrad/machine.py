@@ -59,15 +59,13 @@ return (r2, r1)
 """""
 
 import math
-from itertools import chain, compress
+from itertools import compress
 import operator
-from operator import attrgetter
 
 import numpy as np
 
-from .node import CONST, Node
+from .node import Node
 from .rules import arrays, elementwise, reductions, ufuncs
-from .steptable import Locator
 
 __all__ = ["Program", "program", "OPCODES", "VECTOR_WIDTH"]
 
@@ -112,10 +110,7 @@ _NAMES = {k: name for name, k in OPCODES.items()}
 _COPY, _SUM = OPCODES["copy"], OPCODES["sum"]
 _TWO = frozenset(OPCODES[u.__name__] for u in _BINARY)     # the others take one operand
 _TWO_ARRAY = np.array(sorted(_TWO), dtype=np.int32)
-_FLOAT, _NUMBER, _CONST = frozenset({float}), frozenset({float, int, bool}), frozenset({CONST})
-_VALUE, _PRIM, _PARAMS, _ARGS, _ID = (attrgetter(a) for a in
-                                      ("_value", "_prim", "_params", "_args", "_id"))
-_SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
+_FLOAT, _NUMBER = frozenset({float}), frozenset({float, int, bool})
 _VECTOR_KINDS = frozenset({float, np.float64, np.ndarray})
 _SCALAR = frozenset({float, int, bool, np.float64})     # a number a vector row holds
 _F64 = frozenset({np.dtype(np.float64)})
@@ -170,21 +165,6 @@ class Program:
         return Program(code, self.n_inputs, self.constants, outputs, first_constant,
                        n_registers, self.shape, self.forms)
 
-    def keep(self, live):
-        """The program of only the steps ``live`` (a boolean per instruction) marks,
-        registers renumbered; ``live`` must hold every step a kept one or an output
-        reads."""
-        if live.all():
-            return self
-        n_inputs, kept = self.n_inputs, self.code[live]
-        renumber = np.empty(self.n_registers, dtype=np.int64)
-        renumber[:n_inputs] = np.arange(n_inputs)
-        renumber[n_inputs:self.first_constant] = n_inputs + np.cumsum(live) - 1
-        renumber[self.first_constant:] = n_inputs + len(kept) + np.arange(len(self.constants))
-        code = kept.copy()
-        code[:, 1:] = renumber[kept[:, 1:]]
-        return self._replace(code, renumber, None, None)
-
     def reuse(self, code, renumber, n_pool):
         """This program with its steps' registers shared: ``code`` and ``renumber`` from
         :func:`funcgrad.native.share_registers`, ``n_pool`` registers for the steps."""
@@ -210,82 +190,69 @@ class Program:
         return "\n".join(lines)
 
 
-def program(steps, inputs, out_leaves):
-    """The register program of a plan, or None if some step is not an operation the
-    machine has or some value is neither a Python float nor (a vector program) a
-    float64 array of the plan's one shape or a single number (the plan then runs as
-    blocks)."""
-    shape = _vector_shape(inputs, steps)
+def program(table, out_leaves):
+    """The register program of a plan (its :class:`~funcgrad.steptable.StepTable`), or
+    None if some step is not an operation the machine has or some value is neither a
+    Python float nor (a vector program) a float64 array of the plan's one shape or a
+    single number (the plan then runs as blocks)."""
+    shape = _vector_shape(table)
     if shape is False:
         return None
-    opcodes = _opcodes(steps, shape is not None)
+    opcodes = _opcodes(table, shape is not None)
     if opcodes is None:
         return None
-    n_inputs, n_steps = len(inputs), len(steps)
-    args = list(map(_ARGS, steps))
-    arity = np.fromiter(map(len, args), np.int32, n_steps)
+    arity = table.arity
     if not np.array_equal(arity, np.where(np.isin(opcodes, _TWO_ARRAY), 2, 1)):
         return None
     # Every value has its own register (8 bytes a step): no liveness to work out. The
-    # inputs come first, then step i in register n_inputs + i, then the constants. An
-    # operand's register is found by its node's creation number; each pass over the
-    # steps is one of map's loops in C, so a million steps take a fraction of a second.
-    operands = list(chain.from_iterable(args))
-    locate = Locator(list(inputs) + steps)
-    registers = locate(operands)
-    holes = np.flatnonzero(registers < 0)
-    held = list(map(operands.__getitem__, holes.tolist()))
-    found = _constants(held) if shape is None else _rows(held, shape)
+    # inputs come first, then step i in register n_inputs + i (the table's positions),
+    # then the constants.
+    n_inputs, n_steps = table.n_inputs, len(table.steps)
+    registers = table.position.copy()
+    found = _constants(table) if shape is None else _rows(table, shape)
     if found is None:
         return None
     constants, where = found
-    registers[holes] = n_inputs + n_steps + where
-    first = np.cumsum(arity) - arity
+    registers[table.held] = n_inputs + n_steps + where
     code = np.empty((n_steps, 4), dtype=np.int32)
     code[:, 0] = opcodes
     code[:, 1] = np.arange(n_inputs, n_inputs + n_steps)
-    code[:, 2] = registers[first]
-    code[:, 3] = registers[first + arity - 1]
-    nodes = [o for o in out_leaves if isinstance(o, Node)]
-    located = iter(locate(nodes).tolist())
+    code[:, 2] = registers[table.start]
+    code[:, 3] = registers[table.start + arity - 1]
     outs = []                              # a register, or a value returned as it is
-    for o in out_leaves:
-        r = next(located) if isinstance(o, Node) else -1
+    for o, r in zip(out_leaves, table.out_positions):
         outs.append((True, r) if r >= 0 else (False, o._value if isinstance(o, Node) else o))
     forms = None
     if shape is not None:
-        forms = [(type(o._value), np.shape(o._value)) if in_register else None
-                 for o, (in_register, _) in zip(out_leaves, outs)]
+        forms = [(type(table.values[r]), np.shape(table.values[r])) if in_register else None
+                 for in_register, r in outs]
     return Program(code, n_inputs, constants, outs, shape=shape, forms=forms)
 
 
-def _vector_shape(inputs, steps):
+def _vector_shape(table):
     """None for a plan of Python floats; for one of float64 arrays of a single shape
     and single numbers, that shape; False for any other plan."""
-    values = list(map(_VALUE, chain(inputs, steps)))
-    kinds = set(map(type, values))
+    kinds = set(table.kind_of)
     if _FLOAT.issuperset(kinds):
         return None
-    if not _VECTOR_KINDS.issuperset(kinds):
-        return False
-    typed = [v for v in values if type(v) is not float] if float in kinds else values
-    if not _F64.issuperset(map(_DTYPE, typed)):
-        return False
-    shapes = set(map(_SHAPE, typed))
-    full = [s for s in shapes if math.prod(s) != 1]
+    if not _VECTOR_KINDS.issuperset(kinds) or not _F64.issuperset(table.dtypes):
+        return False     # (a NumPy float64 number is a float64 too)
+    full = [s for s in table.shapes if math.prod(s) != 1]
     if len(full) > 1 or (full and not 0 < math.prod(full[0]) <= VECTOR_WIDTH):   # or empty
         return False
     return full[0] if full else ()
 
 
-def _opcodes(steps, vector=False):
+def _opcodes(table, vector=False):
     """The opcode of every step, or None if the machine lacks one."""
-    prims = list(map(_PRIM, steps))
-    code_of = {prim: _opcode(prim) for prim in set(prims)}
-    ops = list(map(code_of.__getitem__, prims))
-    for i in compress(range(len(steps)), map(_PARAMS, steps)):
-        ops[i] = _shaping(steps[i], prims[i]) if vector else _reducing(steps[i], prims[i])
-    return None if None in ops else np.array(ops, dtype=np.int32)
+    by_prim = [_opcode(prim) for prim in table.prim_of]
+    ops = np.array([-1 if c is None else c for c in by_prim], dtype=np.int32)[table.prims]
+    steps = table.steps
+    for i in np.flatnonzero(~table.plain).tolist():
+        prim = steps[i]._prim
+        code = _shaping(steps[i], prim) if vector else _reducing(steps[i], prim)
+        ops[i] = -1 if code is None else code
+    return None if (ops < 0).any() else ops
 
 
 def _reducing(step, prim):
@@ -308,13 +275,13 @@ def _shaping(step, prim):
     return _SUM if prim is arrays.sum and math.prod(after) == 1 else None
 
 
-def _constants(nodes):
-    """The registers' float64 values of constant operands, one per distinct number bit
-    for bit (0.0 and -0.0 are two), and each operand's index among them; None if one is
-    not a constant a float64 register holds exactly."""
-    if not _CONST.issuperset(map(_PRIM, nodes)):
+def _constants(table):
+    """The registers' float64 values of the constant operands, one per distinct number
+    bit for bit (0.0 and -0.0 are two), and each operand's index among them; None if one
+    is not a constant a float64 register holds exactly."""
+    if not table.constant_is_const.all():
         return None
-    return _numbers(list(map(_VALUE, nodes)), _NUMBER)
+    return _numbers(table.constant_values, _NUMBER)
 
 
 def _numbers(values, allowed):
@@ -328,12 +295,12 @@ def _numbers(values, allowed):
     return bits.view(np.float64), where.reshape(-1)
 
 
-def _rows(nodes, shape):
+def _rows(table, shape):
     """As :func:`_constants` for a vector program of ``shape``: a row per distinct
     number (filled with it) and per distinct array (broadcast to the shape)."""
-    if not _CONST.issuperset(map(_PRIM, nodes)):
+    if not table.constant_is_const.all():
         return None
-    values = list(map(_VALUE, nodes))
+    values = table.constant_values
     is_number = list(map(_SCALAR.__contains__, map(type, values)))
     found = _numbers(list(compress(values, is_number)), _SCALAR)
     if found is None:

@@ -34,7 +34,7 @@ import numpy as np
 from .machine import OPCODES
 
 __all__ = ["compile_blocks", "native_blocks", "run_machine", "run_vector_machine",
-           "live_steps", "share_registers"]
+           "share_registers"]
 
 
 def compile_blocks(namespace, names):
@@ -326,25 +326,6 @@ def run_vector_machine(code, registers):
         else:
             for j in range(width):
                 out[j] = _apply(op, x[j], y[j])
-
-
-def live_steps(program):
-    """Which instructions of a :class:`funcgrad.machine.Program` its outputs need."""
-    return _live(program.code, program.n_inputs, program.n_registers,
-                 program.output_registers())
-
-
-@numba.njit(cache=True, nogil=True)
-def _live(code, n_inputs, n_registers, outputs):
-    needed = np.zeros(n_registers, dtype=np.bool_)
-    needed[outputs] = True
-    live = np.zeros(code.shape[0], dtype=np.bool_)
-    for i in range(code.shape[0] - 1, -1, -1):   # a step is live if a live one reads it
-        if needed[n_inputs + i]:
-            live[i] = True
-            needed[code[i, 2]] = True
-            needed[code[i, 3]] = True
-    return live
 
 
 def share_registers(program):

@@ -179,12 +179,12 @@ class Node(ArrayLike):
             except ValueError:   # the general path says which shapes did not broadcast
                 return ew.add(self, other)
             if type(value) is np.ndarray:
-                value.flags.writeable = False
+                value.setflags(write=False)
             return make(value, ew.add, (self, other), None, None, t)
         if type(other) is float:
             value = self._value + other
             if type(value) is np.ndarray:
-                value.flags.writeable = False
+                value.setflags(write=False)
             return make(value, ew.add, (self, make(other, CONST, (), None, None, t)),
                         None, None, t)
         return ew.add(self, other)
@@ -195,7 +195,7 @@ class Node(ArrayLike):
             t = self._trace
             value = other + self._value
             if type(value) is np.ndarray:
-                value.flags.writeable = False
+                value.setflags(write=False)
             return make(value, ew.add, (make(other, CONST, (), None, None, t), self), None, None, t)
         return ew.add(other, self)
 
@@ -208,12 +208,12 @@ class Node(ArrayLike):
             except ValueError:   # the general path says which shapes did not broadcast
                 return ew.multiply(self, other)
             if type(value) is np.ndarray:
-                value.flags.writeable = False
+                value.setflags(write=False)
             return make(value, ew.multiply, (self, other), None, None, t)
         if type(other) is float:
             value = self._value * other
             if type(value) is np.ndarray:
-                value.flags.writeable = False
+                value.setflags(write=False)
             return make(value, ew.multiply, (self, make(other, CONST, (), None, None, t)),
                         None, None, t)
         return ew.multiply(self, other)
@@ -224,7 +224,7 @@ class Node(ArrayLike):
             t = self._trace
             value = other * self._value
             if type(value) is np.ndarray:
-                value.flags.writeable = False
+                value.setflags(write=False)
             return make(value, ew.multiply, (make(other, CONST, (), None, None, t), self),
                         None, None, t)
         return ew.multiply(other, self)
@@ -238,12 +238,12 @@ class Node(ArrayLike):
             except ValueError:   # the general path says which shapes did not broadcast
                 return ew.subtract(self, other)
             if type(value) is np.ndarray:
-                value.flags.writeable = False
+                value.setflags(write=False)
             return make(value, ew.subtract, (self, other), None, None, t)
         if type(other) is float:
             value = self._value - other
             if type(value) is np.ndarray:
-                value.flags.writeable = False
+                value.setflags(write=False)
             return make(value, ew.subtract, (self, make(other, CONST, (), None, None, t)),
                         None, None, t)
         return ew.subtract(self, other)
@@ -280,7 +280,7 @@ class ReverseTrace(Trace):
                 v = a._value   # NumPy's value goes straight to the impl; others dispatch
                 value = prim.impl(v, **params) if type(v) in PLAIN_TYPES else prim(v, **params)
                 if type(value) is np.ndarray:
-                    value.flags.writeable = False
+                    value.setflags(write=False)
                 return make(value, prim, args, params or None, None, self)
         parents = []
         values = []
@@ -305,7 +305,7 @@ class ReverseTrace(Trace):
                     plain = False
         value = prim.impl(*values, **params) if plain else prim(*values, **params)
         if type(value) is np.ndarray:
-            value.flags.writeable = False
+            value.setflags(write=False)
         return make(value, prim, tuple(parents), params or None, None, self)
 
     def __repr__(self):

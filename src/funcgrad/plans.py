@@ -37,20 +37,19 @@ def plan(a0):
 import functools
 import importlib
 import keyword
-from itertools import compress
 import math
 import re
 
 import numpy as np
 
 from . import machine
-from .node import CONST, VAR, Node
+from .node import Node
 from .rules import elementwise
-from .steptable import StepTable, call_key, ufunc_of
+from .steptable import StepTable, call_key, needed_steps, ufunc_of
 from .tree import tree_unflatten
 from .values import frozen_copy
 
-__all__ = ["Plan", "compile_plan", "needed_steps", "BLOCK"]
+__all__ = ["Plan", "compile_plan", "needed_steps", "BLOCK"]   # needed_steps: steptable's
 
 BLOCK = 256
 """Steps per block function in a plan longer than this (see the module's docstring)."""
@@ -245,27 +244,16 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
     block = block or BLOCK
     native = backend == "numba"
     names = _Namespace()
-    steps = [n for n in nodes if n._prim is not VAR and n._prim is not CONST]
-    outputs = [o for o in out_leaves if isinstance(o, Node)]
+    table = StepTable(nodes, inputs, out_leaves, prune=not pruned)
     if native:
-        program = machine.program(steps, inputs, out_leaves)
-        if program is not None and not pruned:   # a sweep in native code: milliseconds
-            program = program.keep(_native().live_steps(program))
-        elif program is None and not pruned:     # perhaps only an unneeded step was in the way
-            steps, pruned = needed_steps(steps, outputs), True
-            program = machine.program(steps, inputs, out_leaves)
+        program = machine.program(table, out_leaves)
         if program is not None and program.shape is not None:
             # rows of arrays: a register for each value only while it is live
             program = _native().share_registers(program)
         if program is not None:
             return _machine_plan(program, out_def)
-    table = StepTable(steps, inputs, out_leaves)
-    if not pruned:
-        needed = table.needed()
-        if needed is None or not needed.all():
-            steps = (needed_steps(steps, outputs) if needed is None
-                     else list(compress(steps, needed.tolist())))
-            table = StepTable(steps, inputs, out_leaves)
+    steps = table.steps
+    table.read_code_columns()
     if native:
         # numba types only ufuncs and operators: a plan with no block of just those is
         # the Python plan.
@@ -294,18 +282,6 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
     n_blocks = -(-len(steps) // block)
     return _build(source, names, out_def, len(steps), n_blocks,
                   [f"b{k}" for k in range(len(blocks))], typed if native else None)
-
-
-def needed_steps(steps, outputs):
-    """The steps (in the order given, a topological order) that ``outputs`` depend on."""
-    needed = set(outputs)
-    kept = []
-    for n in reversed(steps):
-        if n in needed:
-            kept.append(n)
-            needed.update(n._args)
-    kept.reverse()
-    return kept
 
 
 def _typable(n):

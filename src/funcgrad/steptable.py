@@ -29,19 +29,21 @@ written for a few thousand.
 
 import math
 from itertools import chain, compress
+import operator
 from operator import attrgetter
 
 import numpy as np
 
-from .node import CONST, Node
+from .node import CONST, VAR, Node
 from .rules import elementwise, products
 
-__all__ = ["StepTable", "Locator", "call_key", "ufunc_of", "fresh"]
+__all__ = ["StepTable", "Locator", "call_key", "ufunc_of", "fresh", "needed_steps"]
 
 _ARGS, _VALUE, _PRIM, _PARAMS, _ID = (attrgetter(a) for a in
                                       ("_args", "_value", "_prim", "_params", "_id"))
 _SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
 _CONST, _FLOAT, _INT = frozenset({CONST}), frozenset({float}), frozenset({int})
+_LEAVES = frozenset({VAR, CONST})
 _PLAIN_KINDS = frozenset({float, int, bool, tuple, np.ndarray})   # holds is known for these
 _PEELS = 16     # rounds of dropping unused steps before the exact sweep takes over
 
@@ -123,13 +125,26 @@ def _codes(items):
     return np.fromiter(map(number.__getitem__, items), np.int64, len(items)), number
 
 
+def needed_steps(steps, outputs):
+    """The steps (in the order given, a topological order) that ``outputs`` depend on."""
+    needed = {o for o in outputs if isinstance(o, Node)}
+    kept = []
+    for n in reversed(steps):
+        if n in needed:
+            kept.append(n)
+            needed.update(n._args)
+    kept.reverse()
+    return kept
+
+
 def _each(items, test):
     """``test`` of each item, as booleans."""
     return np.fromiter(map(test, items), bool, len(items))
 
 
 class StepTable:
-    """``steps`` (a topological order, no inputs or constants among them) as arrays.
+    """The steps of ``nodes`` (a topological order; inputs and constants among them are
+    skipped) as arrays; ``prune``: only the steps the outputs need.
 
     *Values* are numbered inputs first, then steps (step ``i`` is value
     ``n_inputs + i``); *operands* are the steps' arguments in order: step ``i``
@@ -137,146 +152,79 @@ class StepTable:
 
     - ``position``: per operand, the value it reads; -1 for a constant;
     - ``last``: per value, the last step that reads it (-1: none); ``output``:
-      whether the plan returns it; ``holds``: whether it is an array or a tuple,
-      worth deleting once dead;
+      whether the plan returns it; ``values``, and the distinct ``shapes`` and
+      ``dtypes`` of the arrays among them;
+    - ``prims``: per step, its primitive's number in ``prim_of``; ``plain``: whether
+      it is called without parameters; the constants: ``held`` (the operands that
+      read one), ``constant_values``, ``constant_is_const``.
+
+    The columns below are only for writing code, read by :meth:`read_code_columns`
+    (a register program needs none of them):
+
     - ``reuse``: per step, the operand slot whose array its ufunc may overwrite
       with ``out=`` (-1: none): that operand is a computed array of the
       result's shape and dtype, read here for the last time, no output, made by
       a primitive that returns fresh arrays and read only by such, so no view
       of it can be alive. The same ufunc writing there gives the same bits.
     - ``literal``: per operand, a number for the constant's source text where
-      it is a Python number written as a literal (-1 otherwise).
+      it is a Python number written as a literal (-1 otherwise);
+    - ``holds``: per value, whether it is an array or a tuple, worth deleting once
+      dead; ``signature``: per step, its call and what its value is, as a number.
     """
 
-    def __init__(self, steps, inputs, out_leaves):
-        self.steps, self.inputs = steps, list(inputs)
-        self.n_inputs = n_in = len(self.inputs)
-        n = len(steps)
+    def __init__(self, nodes, inputs, out_leaves, prune=False):
+        self.inputs, self.n_inputs = list(inputs), len(inputs)
+        steps = list(compress(nodes, map(operator.not_, map(_LEAVES.__contains__,
+                                                              map(_PRIM, nodes)))))
+        self._read_operands(steps, out_leaves)
+        if prune:
+            needed = self._needed()
+            if needed is None:          # a long unused chain: one sweep from the outputs
+                self._read_operands(needed_steps(steps, out_leaves), out_leaves)
+            elif not needed.all():
+                self._keep(needed)
+        self._read_values()
+        self._read_calls()
+        self._read_constants()
+
+    def read_code_columns(self):
+        """Read the columns only code generation needs (see the class docstring)."""
+        self._read_layouts()
+        self._read_signatures()
+        self._read_literals()
+        self.reuse = self._reusable()
+
+    # -- which values each step reads -------------------------------------------
+
+    def _read_operands(self, steps, out_leaves):
+        self.steps = steps
         args = list(map(_ARGS, steps))
-        self.arity = arity = np.fromiter(map(len, args), np.int64, n)
+        arity = np.fromiter(map(len, args), np.int64, len(steps))
+        self.operands = list(chain.from_iterable(args))
+        self.locate = Locator(self.inputs + steps)
+        self.numbers = np.fromiter(map(_ID, self.operands), np.int64, len(self.operands))
+        is_node = [isinstance(o, Node) for o in out_leaves]
+        found = iter(self.locate(list(compress(out_leaves, is_node))).tolist())
+        # per output leaf, its value's position (-1: a constant, or not a node)
+        out_positions = [next(found) if k else -1 for k in is_node]
+        self._index(arity, self.locate.find(self.numbers), out_positions)
+
+    def _index(self, arity, position, out_positions):
+        """Set the columns that follow from the operands' positions."""
+        n, m = len(arity), self.n_inputs + len(arity)
+        self.arity, self.position, self.out_positions = arity, position, out_positions
         self.bounds = np.concatenate(([0], np.cumsum(arity)))
         self.start = self.bounds[:-1]
-        self.operands = operands = list(chain.from_iterable(args))
-        self.owner = owner = np.repeat(np.arange(n), arity)
-        locate = Locator(self.inputs + steps)
-        numbers = np.fromiter(map(_ID, operands), np.int64, len(operands))
-        self.position = position = locate.find(numbers)
+        self.owner = np.repeat(np.arange(n), arity)
         located = position >= 0
-        m = n_in + n
-
-        self.last = last = np.full(m, -1, dtype=np.int64)
-        np.maximum.at(last, position[located], owner[located])
+        self.last = np.full(m, -1, dtype=np.int64)
+        np.maximum.at(self.last, position[located], self.owner[located])
         self.output = np.zeros(m, dtype=bool)
-        # per output leaf, its value's position (-1: a constant, or not a node)
-        is_node = [isinstance(o, Node) for o in out_leaves]
-        found = locate(list(compress(out_leaves, is_node)))
-        self.output[found[found >= 0]] = True
-        self.out_positions = [-1] * len(out_leaves)
-        for k, p in zip(compress(range(len(out_leaves)), is_node), found.tolist()):
-            self.out_positions[k] = p
+        self.output[[p for p in out_positions if p >= 0]] = True
 
-        values = list(map(_VALUE, chain(self.inputs, steps)))
-        kinds, kind_of = _codes(list(map(type, values)))
-        is_float = kinds == kind_of.get(float, -1)
-        is_array = kinds == kind_of.get(np.ndarray, -1)
-        # an array's shape and dtype as one number (-1 for other values), and whether it
-        # is worth deleting once dead: a tuple, or an array of at least one dimension
-        layout = np.full(m, -1, dtype=np.int64)
-        self.holds = kinds == kind_of.get(tuple, -1)
-        arrays = list(compress(values, is_array))
-        if arrays:
-            shapes = list(map(_SHAPE, arrays))
-            # dtypes by identity: two equal dtype objects only cost a missed reuse
-            dtypes = np.unique(np.fromiter(map(id, map(_DTYPE, arrays)), np.int64, len(arrays)),
-                               return_inverse=True)
-            layout[is_array] = _codes(shapes)[0] * len(dtypes[0]) + dtypes[1].reshape(-1)
-            self.holds[is_array] = np.fromiter(map(len, shapes), np.int64, len(arrays)) > 0
-        others = [k for t, k in kind_of.items() if t not in _PLAIN_KINDS]
-        for i in np.flatnonzero(np.isin(kinds, others)).tolist():     # rare: other types
-            self.holds[i] = getattr(values[i], "ndim", 0) > 0
-
-        prims, prim_of = _codes(list(map(_PRIM, steps)))
-        step_fresh = _each(prim_of, fresh)[prims]
-        has_ufunc = _each(prim_of, lambda prim: ufunc_of(prim) is not None)[prims]
-        plain = ~np.fromiter(map(bool, map(_PARAMS, steps)), bool, n)
-        self.plain = plain
-        # a call's signature: its primitive and parameters (a number of its own when they
-        # cannot be compared), whether its value is a float, and whether it holds memory
-        calls = prims.copy()
-        unkeyed = 0
-        if not plain.all():
-            keyed = []
-            for i in np.flatnonzero(~plain).tolist():
-                key = call_key(steps[i]._prim, steps[i]._params)
-                if key is None:
-                    unkeyed += 1
-                    key = ("unkeyed", unkeyed)
-                keyed.append(key)
-            calls[~plain] = len(prim_of) + _codes(keyed)[0]
-        self.signature = (calls * 4 + is_float[n_in:] * 2 + self.holds[n_in:]).astype(np.int64)
-
-        # the operands' constants: a literal's number, or -1
-        operand_float = np.zeros(len(operands), dtype=bool)
-        operand_float[located] = is_float[position[located]]
-        self.literal = np.full(len(operands), -1, dtype=np.int64)
-        self.constant_number = np.full(len(operands), -1, dtype=np.int64)
-        held = np.flatnonzero(~located)
-        if len(held):
-            nodes = list(compress(operands, (~located).tolist()))
-            cvalues = list(map(_VALUE, nodes))
-            cprims = list(map(_PRIM, nodes))
-            ckinds = list(map(type, cvalues))
-            is_const = np.fromiter(map(_CONST.__contains__, cprims), bool, len(nodes))
-            cfloat = np.fromiter(map(_FLOAT.__contains__, ckinds), bool, len(nodes))
-            operand_float[held] = cfloat
-            codes = np.full(len(nodes), -1, dtype=np.int64)
-            floats = cfloat & is_const
-            if floats.any():
-                x = np.array(list(compress(cvalues, floats)), dtype=np.float64)
-                bits, where = np.unique(x.view(np.int64), return_inverse=True)
-                codes[floats] = np.where(np.isfinite(x), where.reshape(-1), -1)
-            integers = np.flatnonzero(
-                is_const & np.fromiter(map(_INT.__contains__, ckinds), bool, len(nodes)))
-            if len(integers):
-                first = len(bits) if floats.any() else 0
-                number = _codes([cvalues[k] for k in integers.tolist()])[0]
-                codes[integers] = first + number
-            self.literal[held] = codes
-            # a constant that is not a literal is a parameter of its block, one per node
-            self.constant_number[held] = np.unique(numbers[held], return_inverse=True)[1]
-        self.operand_float = operand_float
-
-        self.reuse = self._reusable(position, located, owner, is_array, layout, plain,
-                                    has_ufunc, step_fresh, n_in, n)
-
-    def _reusable(self, position, located, owner, is_array, layout, plain, has_ufunc,
-                  step_fresh, n_in, n):
-        """The ``reuse`` column (see the class docstring)."""
-        reuse = np.full(n, -1, dtype=np.int64)
-        if not is_array.any():          # a plan of numbers overwrites nothing
-            return reuse
-        viewed = np.zeros(n_in + n, dtype=bool)
-        reads = located & ~step_fresh[owner]
-        viewed[position[reads]] = True
-        p = np.where(located, position, 0)
-        made = p - n_in                      # the step that made the operand, if one did
-        ok = (located & (p >= n_in) & is_array[p] & (self.last[p] == owner) & ~self.output[p]
-              & ~viewed[p] & (layout[p] == layout[n_in + owner]))
-        ok &= step_fresh[np.maximum(made, 0)]
-        step_ok = plain & has_ufunc & is_array[n_in:]
-        ok &= step_ok[owner]
-        if not ok.any():
-            return reuse
-        slot = np.arange(len(position)) - self.start[owner]
-        first = np.where(ok, slot, np.iinfo(np.int64).max)
-        some = self.arity > 0
-        best = np.minimum.reduceat(first, self.start[some])
-        reuse[some] = np.where(best == np.iinfo(np.int64).max, -1, best)
-        return reuse
-
-    def needed(self):
+    def _needed(self):
         """Per step, whether an output depends on it; None where finding out takes more
-        than a few rounds of dropping unused steps (a long unused chain)."""
+        than a few rounds of dropping unused steps."""
         n_in, n = self.n_inputs, len(self.steps)
         alive = np.ones(n, dtype=bool)
         located = self.position >= 0
@@ -286,9 +234,143 @@ class StepTable:
             if not dead.any():
                 return alive
             alive &= ~dead
-            gone = dead[self.owner] & located
-            users -= np.bincount(self.position[gone], minlength=n_in + n)
-        return None     # a long chain of unused steps: the caller sweeps from the outputs
+            users -= np.bincount(self.position[dead[self.owner] & located], minlength=n_in + n)
+        return None
+
+    def _keep(self, needed):
+        """Only the steps ``needed`` marks (which read only needed values), renumbered."""
+        n_in = self.n_inputs
+        kept = needed[self.owner]
+        renumber = np.concatenate((np.arange(n_in), n_in + np.cumsum(needed) - 1))
+        position = self.position[kept]
+        self.steps = list(compress(self.steps, needed.tolist()))
+        self.operands = list(compress(self.operands, kept.tolist()))
+        self.numbers = self.numbers[kept]
+        self._index(self.arity[needed], np.where(position >= 0, renumber[position], -1),
+                    [int(renumber[p]) if p >= 0 else -1 for p in self.out_positions])
+
+    # -- what each value is -------------------------------------------------------
+
+    def _read_values(self):
+        self.values = values = list(map(_VALUE, chain(self.inputs, self.steps)))
+        self.kinds, self.kind_of = _codes(list(map(type, values)))
+        self.is_float = self.kinds == self.kind_of.get(float, -1)
+        self.is_array = self.kinds == self.kind_of.get(np.ndarray, -1)
+        self.arrays = arrays = list(compress(values, self.is_array))
+        self.dtypes = set(map(_DTYPE, arrays))
+        self.shapes = dict.fromkeys(map(_SHAPE, arrays))
+
+    def _read_calls(self):
+        steps = self.steps
+        self.prims, self.prim_of = _codes(list(map(_PRIM, steps)))
+        self.plain = ~np.fromiter(map(bool, map(_PARAMS, steps)), bool, len(steps))
+
+    def _read_layouts(self):
+        """``layout``: an array's shape and dtype as one number (-1 for other values);
+        ``holds``: whether a value is worth deleting once dead: a tuple, or an array of
+        at least one dimension."""
+        kinds, kind_of, arrays, is_array = self.kinds, self.kind_of, self.arrays, self.is_array
+        self.layout = np.full(len(kinds), -1, dtype=np.int64)
+        self.holds = kinds == kind_of.get(tuple, -1)
+        if arrays:
+            shapes = list(map(_SHAPE, arrays))
+            shape_codes = _codes(shapes)[0]
+            if len(self.dtypes) > 1:    # by identity: equal dtype objects only miss a reuse
+                ids, which = np.unique(
+                    np.fromiter(map(id, map(_DTYPE, arrays)), np.int64, len(arrays)),
+                    return_inverse=True)
+                shape_codes = shape_codes * len(ids) + which.reshape(-1)
+            self.layout[is_array] = shape_codes
+            self.holds[is_array] = np.fromiter(map(len, shapes), np.int64, len(arrays)) > 0
+        others = [k for t, k in kind_of.items() if t not in _PLAIN_KINDS]
+        for i in np.flatnonzero(np.isin(kinds, others)).tolist():     # rare: other types
+            self.holds[i] = getattr(self.values[i], "ndim", 0) > 0
+
+    def _read_signatures(self):
+        """A call's signature: its primitive and parameters (a number of its own when
+        they cannot be compared), whether its value is a float, and whether it holds
+        memory."""
+        steps, n_in, prim_of = self.steps, self.n_inputs, self.prim_of
+        self.step_fresh = _each(prim_of, fresh)[self.prims]
+        self.has_ufunc = _each(prim_of, lambda prim: ufunc_of(prim) is not None)[self.prims]
+        calls = self.prims.copy()
+        unkeyed = 0
+        if not self.plain.all():
+            keyed = []
+            for i in np.flatnonzero(~self.plain).tolist():
+                key = call_key(steps[i]._prim, steps[i]._params)
+                if key is None:
+                    unkeyed += 1
+                    key = ("unkeyed", unkeyed)
+                keyed.append(key)
+            calls[~self.plain] = len(prim_of) + _codes(keyed)[0]
+        self.signature = calls * 4 + self.is_float[n_in:] * 2 + self.holds[n_in:]
+
+    def _read_constants(self):
+        """The operands no step or input makes: their values, whether each is a constant
+        node (``held`` are the operands' indices)."""
+        located = self.position >= 0
+        self.held = np.flatnonzero(~located)
+        nodes = list(compress(self.operands, (~located).tolist())) if len(self.held) else []
+        self.constant_nodes = nodes
+        self.constant_values = list(map(_VALUE, nodes))
+        self.constant_is_const = np.fromiter(map(_CONST.__contains__, map(_PRIM, nodes)), bool,
+                                             len(nodes))
+
+    def _read_literals(self):
+        """Per operand: a literal's number, or -1; a number for each constant node; whether
+        it is a float."""
+        position, held = self.position, self.held
+        located = position >= 0
+        self.operand_float = np.zeros(len(position), dtype=bool)
+        self.operand_float[located] = self.is_float[position[located]]
+        self.literal = np.full(len(position), -1, dtype=np.int64)
+        self.constant_number = np.full(len(position), -1, dtype=np.int64)
+        if not len(held):
+            return
+        values, is_const = self.constant_values, self.constant_is_const
+        kinds = list(map(type, values))
+        is_float = np.fromiter(map(_FLOAT.__contains__, kinds), bool, len(values))
+        self.operand_float[held] = is_float
+        codes = np.full(len(values), -1, dtype=np.int64)
+        floats = is_float & is_const
+        n_bits = 0
+        if floats.any():
+            x = np.array(list(compress(values, floats)), dtype=np.float64)
+            bits, where = np.unique(x.view(np.int64), return_inverse=True)
+            codes[floats] = np.where(np.isfinite(x), where.reshape(-1), -1)
+            n_bits = len(bits)
+        integers = np.flatnonzero(
+            is_const & np.fromiter(map(_INT.__contains__, kinds), bool, len(values)))
+        if len(integers):
+            codes[integers] = n_bits + _codes([values[k] for k in integers.tolist()])[0]
+        self.literal[held] = codes
+        # a constant that is not a literal is a parameter of its block, one per node
+        self.constant_number[held] = np.unique(self.numbers[held], return_inverse=True)[1]
+
+    def _reusable(self):
+        """The ``reuse`` column (see the class docstring)."""
+        n_in, n = self.n_inputs, len(self.steps)
+        position, owner, is_array, layout = self.position, self.owner, self.is_array, self.layout
+        reuse = np.full(n, -1, dtype=np.int64)
+        if not is_array.any():          # a plan of numbers overwrites nothing
+            return reuse
+        located = position >= 0
+        viewed = np.zeros(n_in + n, dtype=bool)
+        viewed[position[located & ~self.step_fresh[owner]]] = True
+        p = np.where(located, position, 0)
+        ok = (located & (p >= n_in) & is_array[p] & (self.last[p] == owner) & ~self.output[p]
+              & ~viewed[p] & (layout[p] == layout[n_in + owner]))
+        ok &= self.step_fresh[np.maximum(p - n_in, 0)]     # made by a step returning fresh arrays
+        ok &= (self.plain & self.has_ufunc & is_array[n_in:])[owner]
+        if not ok.any():
+            return reuse
+        slot = np.arange(len(position)) - self.start[owner]
+        never = np.iinfo(np.int64).max
+        some = self.arity > 0
+        best = np.minimum.reduceat(np.where(ok, slot, never), self.start[some])
+        reuse[some] = np.where(best == never, -1, best)
+        return reuse
 
     def fingerprint(self, lo, hi, typed):
         """``(key, params, live)`` for the block of steps ``lo:hi``: ``key`` is equal for

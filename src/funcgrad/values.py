@@ -163,7 +163,7 @@ def in_library_of(a, x):
 def read_only(x):
     """``x``, an array made read-only in place (for arrays a graph computed itself)."""
     if type(x) is np.ndarray:
-        x.flags.writeable = False
+        x.setflags(write=False)
     return x
 
 
@@ -174,7 +174,7 @@ def frozen_copy(x):
     is kept as it is)."""
     if isinstance(x, np.ndarray):
         x = x.copy(order="K")     # the same memory order: a transposed view stays Fortran-ordered
-        x.flags.writeable = False
+        x.setflags(write=False)
     elif is_foreign(x) and library_of(x) != "dask":
         x = namespace_of((x,)).asarray(x, copy=True)
     return x
