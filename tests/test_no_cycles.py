@@ -33,7 +33,26 @@ BATCH = np.ones((2, 4))
 JITTED = fg.jit(fg.value_and_grad(loss))
 JITTED_LOOP = fg.jit(fg.grad(lambda c: fnp.sum(fg.fori_loop(0, 3, lambda i, c: fnp.sin(c), c))))
 
+def _grad_of_a_function_that_raises():
+    def f(x):
+        fnp.sum(fnp.tanh(x) * 2.0)
+        raise ValueError("stop")
+    try:
+        fg.grad(f)(X)
+    except ValueError:
+        pass
+
+
+def _grad_of_a_vector():
+    try:
+        fg.grad(lambda x: x * 2.0)(X)          # not a scalar: grad's check raises
+    except fg.ShapeError:
+        pass
+
+
 CASES = {
+    "grad of a function that raises": _grad_of_a_function_that_raises,
+    "grad with a check that raises": _grad_of_a_vector,
     "grad": lambda: fg.grad(f)(X),
     "value_and_grad of a tree": lambda: fg.value_and_grad(loss)(P, BATCH),
     "var and backprop": lambda: fg.backprop(f(fg.var(X))),
@@ -74,6 +93,35 @@ def garbage_after(call):
 def test_no_node_is_left_to_the_cyclic_collector(name):
     left = [o for o in garbage_after(CASES[name]) if isinstance(o, Node)]
     assert not left, f"{name}: {len(left)} nodes in reference cycles, e.g. {left[0]!r}"
+
+
+def test_grad_folds_the_nodes_in_the_order_made_and_forgets_them():
+    # value_and_grad folds its trace's record of nodes (no walk of the graph), dead
+    # branches included; inside debug_nans it walks the graph from the output instead.
+    # Both give the same bits, and the record is dropped once folded.
+    def f(x):
+        unused = fnp.exp(x) * 3.0
+        y = fnp.tanh(x) * x
+        return fnp.sum(y * y + fnp.sin(x)), unused
+
+    seen = []
+    real_pull_back = fg.reverse.pull_back
+
+    def spy(trace, *args):
+        seen.append(trace)
+        return real_pull_back(trace, *args)
+
+    x = np.linspace(-2.0, 2.0, 7)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(fg.reverse, "pull_back", spy)
+    try:
+        (value, _), g = fg.value_and_grad(f, has_aux=True)(x)
+        with fg.debug_nans():
+            (value_walked, _), g_walked = fg.value_and_grad(f, has_aux=True)(x)
+    finally:
+        mp.undo()
+    assert value == value_walked and np.array_equal(g, g_walked)
+    assert len(seen) == 2 and all(t.made is None for t in seen)
 
 
 def test_tree_flatten_and_unflatten_make_no_cycle():

@@ -133,6 +133,9 @@ class Node(ArrayLike):
         self._name = name
         self._id = _next_id()
         self._trace = trace
+        made = trace.made
+        if made is not None:       # a trace that keeps its nodes in order (grad, jit)
+            made.append(self)
 
     # -- the record: read-only views of the slots ----------------------------
     value = _readonly("value", "The number or array this node stands for.")
@@ -265,12 +268,16 @@ class ReverseTrace(Trace):
     end with their call and copy nothing.
     """
 
-    __slots__ = ("persistent",)
+    __slots__ = ("persistent", "made")
     box_type = Node  # what this trace records; jit's staging trace records Staged nodes
 
-    def __init__(self, level, persistent=False):
+    def __init__(self, level, persistent=False, record=False):
         super().__init__(level)
         self.persistent = persistent
+        # record: every node made, in order (a topological order), so that a fold needs
+        # no walk of the graph to order it. Whoever asks for it sets it to None once
+        # done: the list and the nodes' traces would otherwise be a reference cycle.
+        self.made = [] if record else None
 
     def process(self, prim, args, params):
         make = self.box_type

@@ -19,6 +19,7 @@ import numpy as np
 from .backprop import add_cotangents, vjp_step
 from .rules.elementwise import real_part_for
 from .errors import ShapeError
+from .finite import checking
 from .fold import fold_back
 from .namespaces import is_foreign
 from .node import EXPRESSIONS, VAR, Node, ReverseTrace
@@ -58,24 +59,30 @@ def _wrap_inputs(args, argnums, box, who):
     return args, boxes
 
 
-def linearize_rev(fun, args, argnums, who, kwargs=None, persistent=False):
+def linearize_rev(fun, args, argnums, who, kwargs=None, persistent=False, record=False):
     """Trace ``fun`` in a new reverse trace; return ``(trace, inputs, out)``.
 
     ``persistent``: the graph outlives this call (``vjp``), so it keeps
-    read-only copies of the arrays it is handed.
+    read-only copies of the arrays it is handed. ``record``: the trace lists its
+    nodes as made, for the one :func:`pull_back` that follows.
     """
-    trace = ReverseTrace(new_level(), persistent)
+    trace = ReverseTrace(new_level(), persistent, record)
     keep = frozen_copy if persistent else _same
     args, inputs = _wrap_inputs(args, argnums,
                                 lambda v, k: Node(keep(v), VAR, (), None, None, trace), who)
-    out = fun(*args, **(kwargs or {}))
+    try:
+        out = fun(*args, **(kwargs or {}))
+    except BaseException:
+        trace.made = None          # no cycle of the nodes and their trace left behind
+        raise
     return trace, inputs, out
 
 
-def trace_argnums(fun, args, kwargs, argnums, who):
+def trace_argnums(fun, args, kwargs, argnums, who, record=False):
     """``fun`` traced in a new reverse trace with the ``argnums`` arguments as variables
     (each once, however often named): ``(trace, inputs, out, single, where)``, where
-    ``where`` places each requested argnum among the distinct ones."""
+    ``where`` places each requested argnum among the distinct ones. ``record``: as in
+    :func:`linearize_rev` (whoever asks for it calls :func:`pull_back`)."""
     # Checked once per form of call; only exact ints are remembered (True == 1 as a key).
     exact = type(argnums) is int or (type(argnums) is tuple
                                      and all(type(a) is int for a in argnums))
@@ -86,7 +93,7 @@ def trace_argnums(fun, args, kwargs, argnums, who):
         if exact:
             _ARGNUMS[(argnums, len(args))] = found
     single, unique, where = found
-    trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs)
+    trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs, record=record)
     return trace, inputs, out, single, where
 
 
@@ -98,7 +105,12 @@ def _same(v):
 
 
 def pull_back(trace, out_leaves, cotangents, inputs):
-    """Cotangents of the inputs, given the cotangents of the output leaves."""
+    """Cotangents of the inputs, given the cotangents of the output leaves.
+
+    A trace that recorded its nodes (``record``) is folded in that order, with no walk
+    of the graph to order it (inside ``fg.debug_nans()`` the walk stays, so that only
+    values the outputs depend on are checked); the record ends here."""
+    made, trace.made = trace.made, None
     seeds = {}
     for o, ct in zip(out_leaves, cotangents):
         if trace.owns(o) and ct is not None:
@@ -107,8 +119,9 @@ def pull_back(trace, out_leaves, cotangents, inputs):
     result = []
     if seeds:
         wanted = {n for nodes, _ in inputs for n in nodes}
+        order = creation_order if made is None or checking() else (lambda _: made)
         grads, _ = fold_back(seeds, vjp_step, add_cotangents, keep=wanted.__contains__,
-                             method=creation_order)
+                             method=order)
     else:
         grads = {}
     for nodes, treedef in inputs:
@@ -193,7 +206,14 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         who = f"grad of {fun_name(fun)}"
-        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
+        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
+                                                          record=True)
+        try:
+            return _value_and_grad(trace, inputs, out, single, where, who)
+        finally:
+            trace.made = None        # where a check below raised before pull_back
+
+    def _value_and_grad(trace, inputs, out, single, where, who):
         if holomorphic:
             check_holomorphic_inputs([n._value for nodes, _ in inputs for n in nodes], who)
         if has_aux:

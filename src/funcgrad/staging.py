@@ -50,11 +50,6 @@ class Staged(Node):
 
     __slots__ = ()
 
-    def __init__(self, value, prim, args, params, name, trace):
-        Node.__init__(self, value, prim, args, params, name, trace)
-        if args and trace.steps is not None:    # a step (not an input or a constant)
-            trace.steps.append(self)
-
     # Comparisons are recorded, so a mask computed from them is part of the plan.
     def __lt__(self, other): return elementwise.less(self, other)
     def __le__(self, other): return elementwise.less_equal(self, other)
@@ -94,16 +89,10 @@ class StagingTrace(ReverseTrace):
     rule may read one as a constant.
     """
 
-    __slots__ = ("steps",)
+    __slots__ = ()
     box_type = Staged
     opaque = True
     refusal = None    # a body's trace says why it refuses a bool; jit's says it below
-
-    def __init__(self, level, persistent=False, record=False):
-        super().__init__(level, persistent)
-        # jit's trace lists its steps as they are made (Staged.__init__): creation order
-        # is a topological order, and one sweep of it is cheaper than sorting 10^6 nodes.
-        self.steps = [] if record else None
 
     def process(self, prim, args, params):
         shapes = ABSTRACT.get(prim)
@@ -240,11 +229,11 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
             call_kwargs = {k: v if k in static_names else staged_kwargs[k]
                            for k, v in kwargs.items()}
             out_leaves, out_def = tree_flatten(fun(*call, **call_kwargs))
-            steps = trace.steps      # as made: a topological order, some perhaps unneeded
+            made = trace.made        # a topological order, some perhaps unneeded
         finally:
-            trace.steps = None     # the list would keep every node alive with the trace
+            trace.made = None      # the list would keep every node alive with the trace
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
-        return compile_plan(steps, inputs, out_leaves, out_def, backend=backend, pruned=False)
+        return compile_plan(made, inputs, out_leaves, out_def, backend=backend, pruned=False)
 
     @functools.wraps(fun)
     def jitted(*args, **kwargs):

@@ -20,7 +20,7 @@ written for a few thousand.
 >>> trace = StagingTrace(new_level(), record=True)
 >>> x = Staged(2.0, VAR, (), None, "x", trace)
 >>> y = fnp.sin(x) * x + 1.0
->>> table = StepTable(trace.steps, [x], [y])
+>>> table = StepTable(trace.made, [x], [y])
 >>> table.position.tolist()        # sin reads x; multiply reads sin and x; add, the product
 [0, 1, 0, 2, -1]
 >>> table.last.tolist(), table.output.tolist()      # per value: x, sin, multiply, add
