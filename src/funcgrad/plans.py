@@ -15,7 +15,7 @@ the same code: each block's fingerprint (:mod:`funcgrad.steptable`, integer
 tables of the steps built in passes that run in C) finds the code already
 written, and each distinct block is written and compiled once, so compile time
 and the code kept grow with the number of *distinct* blocks, not with the
-steps; what grows with the steps is the table (about 1.5 us a step) and the
+steps; what grows with the steps is the table (1 to 2 us a step) and the
 driver's calls.
 
 >>> import numpy as np

@@ -10,8 +10,8 @@ the integer arrays that gives.
 
 A long plan's blocks are compared by :meth:`StepTable.fingerprint`: the bytes
 of everything a block's code depends on. An unrolled loop gives a few
-distinct fingerprints however long it runs, so the code of a million steps is
-written for a few thousand.
+distinct fingerprints however long it runs, so of a million steps only a few
+blocks' code is written.
 
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> from funcgrad.staging import StagingTrace, Staged
