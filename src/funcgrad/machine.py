@@ -5,9 +5,10 @@ deep scalar chain, most of what ``backend="numba"`` is asked to speed up) needs
 no code generated per plan at all: each step is one instruction of four
 integers, ``(opcode, out, a, b)``, over a file of float64 registers, and one
 interpreter compiled once by numba (:func:`funcgrad.native.run_machine`) runs
-every such plan. The program is read off the steps in a few passes that run
-in C (map over attribute getters, NumPy for the rest), so a plan of a million
-steps compiles nothing, is built in about a second and keeps 16 bytes per step.
+every such plan. The program is read off the plan's step table
+(:mod:`funcgrad.steptable`, built in passes that run in C), so a plan of a
+million steps compiles nothing, is built in one to two seconds and keeps 16
+bytes per step.
 
 Each value has a register of its own: the inputs first, then one per step,
 then the constants (8 bytes a step more while the plan runs; the register
