@@ -62,6 +62,8 @@ CASES = {
     "vjp": lambda: fg.vjp(f, X)[1](1.0),
     "hessian": lambda: fg.hessian(f)(X),
     "jacfwd": lambda: fg.jacfwd(fnp.tanh)(X),
+    "jacrev": lambda: fg.jacrev(fnp.tanh)(X),
+    "elementwise_grad": lambda: fg.elementwise_grad(fnp.tanh)(X),
     "vmap": lambda: fg.vmap(f)(np.ones((3, 4))),
     "scan": lambda: fg.grad(lambda c: fnp.sum(
         fg.scan(lambda c, _: (fnp.sin(c), c), c, None, length=3)[0]))(X),

@@ -87,16 +87,20 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
         who = f"jacrev of {fun_name(fun)}"
-        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
-        if holomorphic:
-            check_holomorphic_inputs([n._value for nodes, _ in inputs for n in nodes], who)
-        if has_aux:
-            out, aux = split_aux(out, who)
-        for o in tree_flatten(out)[0]:
-            check_complex_output(o, who, holomorphic)
-        if has_aux:
-            return _jacrev(trace, inputs, out, single, where), result_of(trace, aux)
-        return _jacrev(trace, inputs, out, single, where)
+        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
+                                                          record=True)
+        try:
+            if holomorphic:
+                check_holomorphic_inputs([n._value for nodes, _ in inputs for n in nodes], who)
+            if has_aux:
+                out, aux = split_aux(out, who)
+            for o in tree_flatten(out)[0]:
+                check_complex_output(o, who, holomorphic)
+            if has_aux:
+                return _jacrev(trace, inputs, out, single, where), result_of(trace, aux)
+            return _jacrev(trace, inputs, out, single, where)
+        finally:
+            trace.made = None        # where a check raised before the fold
 
     return jac_fun
 

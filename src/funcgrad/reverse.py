@@ -264,10 +264,14 @@ def elementwise_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callabl
     @functools.wraps(fun)
     def egrad_fun(*args, **kwargs):
         who = f"elementwise_grad of {fun_name(fun)}"
-        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who)
-        leaves, _ = tree_flatten(out)
-        ones = [_seed(o) for o in leaves]
-        grads = pull_back(trace, leaves, ones, inputs)
+        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
+                                                          record=True)
+        try:
+            leaves, _ = tree_flatten(out)
+            ones = [_seed(o) for o in leaves]
+            grads = pull_back(trace, leaves, ones, inputs)
+        finally:
+            trace.made = None
         return grads[0] if single else tuple(grads[k] for k in where)
 
     return egrad_fun
