@@ -177,9 +177,17 @@ def pullback(g, d, x):
         return c
     if type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape:
         return c if c.dtype.kind != "c" or x.dtype.kind == "c" else np.real(c)
-    if isinstance(c, Box) and type(c._value) is float and (
-            type(x) is float or isinstance(x, Box) and type(x._value) is float):
-        return c             # a traced real scalar for a real scalar: nothing to sum or cut
+    if isinstance(c, Box):
+        v = c._value
+        if type(v) is float and (
+                type(x) is float or isinstance(x, Box) and type(x._value) is float):
+            return c         # a traced real scalar for a real scalar: nothing to sum or cut
+        if type(v) is np.ndarray and not c._trace.batch_axes:
+            # a traced array (jit's trace, a grad of a grad) of the shape of x: the same
+            xv = x._value if isinstance(x, Box) and not x._trace.batch_axes else x
+            if (type(xv) is np.ndarray and v.shape == xv.shape
+                    and (v.dtype.kind != "c" or xv.dtype.kind == "c")):
+                return c
     return real_part_for(unbroadcast(c, x), x)
 
 
