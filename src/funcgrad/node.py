@@ -133,8 +133,10 @@ class Node(ArrayLike):
         self._name = name
         self._id = _next_id()
         self._trace = trace
+        # A trace that keeps its nodes in order (grad, jit) lists all but the constants,
+        # which no fold needs.
         made = trace.made
-        if made is not None:       # a trace that keeps its nodes in order (grad, jit)
+        if made is not None and prim is not CONST:
             made.append(self)
 
     # -- the record: read-only views of the slots ----------------------------
@@ -274,9 +276,9 @@ class ReverseTrace(Trace):
     def __init__(self, level, persistent=False, record=False):
         super().__init__(level)
         self.persistent = persistent
-        # record: every node made, in order (a topological order), so that a fold needs
-        # no walk of the graph to order it. Whoever asks for it sets it to None once
-        # done: the list and the nodes' traces would otherwise be a reference cycle.
+        # record: every node made but the constants, in order (a topological order), so
+        # that a fold needs no walk of the graph to order it. Whoever asks for it sets it
+        # to None once done: the list and the nodes' traces would otherwise be a cycle.
         self.made = [] if record else None
 
     def process(self, prim, args, params):
