@@ -58,6 +58,8 @@ class Leaf:
 VAR = Leaf("var")
 CONST = Leaf("const")
 
+RECORD_LIMIT = 4096   # elements: a recording trace stops at a larger array (ReverseTrace)
+
 _next_id = itertools.count().__next__       # atomic under the GIL: safe across threads
 
 
@@ -137,7 +139,10 @@ class Node(ArrayLike):
         # which no fold needs.
         made = trace.made
         if made is not None and prim is not CONST:
-            made.append(self)
+            if type(value) is not np.ndarray or value.size <= RECORD_LIMIT or trace.opaque:
+                made.append(self)
+            else:
+                trace.made = None      # a big array: see ReverseTrace.__init__
 
     # -- the record: read-only views of the slots ----------------------------
     value = _readonly("value", "The number or array this node stands for.")
@@ -279,6 +284,10 @@ class ReverseTrace(Trace):
         # record: every node made but the constants, in order (a topological order), so
         # that a fold needs no walk of the graph to order it. Whoever asks for it sets it
         # to None once done: the list and the nodes' traces would otherwise be a cycle.
+        # The list also keeps values the function dropped (a scratch array in a loop)
+        # until the fold: a grad stops recording at its first array of more than
+        # RECORD_LIMIT elements, where a walk costs little beside NumPy's work and
+        # memory matters more (jit's trace, which compiles from the record, never stops).
         self.made = [] if record else None
 
     def process(self, prim, args, params):
