@@ -57,11 +57,12 @@ def reverse_fold_seeds(order, seeds, node_step, plus, keep=None):
     done = acc if keep is None else {}
     get = acc.get
     pop = acc.pop
+    keeping = keep is not None
     for node in reversed(order):
-        m = get(node) if keep is None else pop(node, None)
+        m = pop(node, None) if keeping else get(node)
         if m is None:
             continue
-        if keep is not None and keep(node):
+        if keeping and keep(node):
             done[node] = m
         args = node._args
         if not args:

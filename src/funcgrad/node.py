@@ -296,7 +296,10 @@ class ReverseTrace(Trace):
             a = args[0]
             if type(a) is make and a._trace is self:
                 v = a._value   # NumPy's value goes straight to the impl; others dispatch
-                value = prim.impl(v, **params) if type(v) in PLAIN_TYPES else prim(v, **params)
+                if type(v) not in PLAIN_TYPES:
+                    value = prim(v, **params)
+                else:      # no parameters: the commonest call, without unpacking them
+                    value = prim.impl(v, **params) if params else prim.impl(v)
                 if type(value) is np.ndarray:
                     value.setflags(write=False)
                 return make(value, prim, args, params or None, None, self)
