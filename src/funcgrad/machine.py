@@ -210,7 +210,10 @@ def program(table, out_leaves):
     # then the constants.
     n_inputs, n_steps = table.n_inputs, len(table.steps)
     registers = table.position.copy()
-    found = _constants(table) if shape is None else _rows(table, shape)
+    if not table.constant_is_const.all():      # an operand from outside the plan
+        return None
+    values = table.constant_values
+    found = _numbers(values, _NUMBER) if shape is None else _rows(values, shape)
     if found is None:
         return None
     constants, where = found
@@ -276,17 +279,10 @@ def _shaping(step, prim):
     return _SUM if prim is arrays.sum and math.prod(after) == 1 else None
 
 
-def _constants(table):
-    """The registers' float64 values of the constant operands, one per distinct number
-    bit for bit (0.0 and -0.0 are two), and each operand's index among them; None if one
-    is not a constant a float64 register holds exactly."""
-    if not table.constant_is_const.all():
-        return None
-    return _numbers(table.constant_values, _NUMBER)
-
-
 def _numbers(values, allowed):
-    """As :func:`_constants` for plain ``values`` of the types ``allowed``."""
+    """The registers' float64 values of the constants ``values``, one per distinct number
+    bit for bit (0.0 and -0.0 are two), and each value's index among them; None if one
+    is not of the types ``allowed`` or not a number a float64 register holds exactly."""
     kinds = set(map(type, values))
     if not allowed.issuperset(kinds) or (not _FLOAT.issuperset(kinds)
                                          and not all(map(_fits, values))):
@@ -296,12 +292,9 @@ def _numbers(values, allowed):
     return bits.view(np.float64), where.reshape(-1)
 
 
-def _rows(table, shape):
-    """As :func:`_constants` for a vector program of ``shape``: a row per distinct
+def _rows(values, shape):
+    """As :func:`_numbers` for a vector program of ``shape``: a row per distinct
     number (filled with it) and per distinct array (broadcast to the shape)."""
-    if not table.constant_is_const.all():
-        return None
-    values = table.constant_values
     is_number = list(map(_SCALAR.__contains__, map(type, values)))
     found = _numbers(list(compress(values, is_number)), _SCALAR)
     if found is None:
@@ -324,15 +317,15 @@ def _rows(table, shape):
             k = row_of[id(v)] = len(rows)
             rows.append(row)
         array_at.append(k)
-    table = np.empty((len(numbers) + len(rows), width))
-    table[:len(numbers)] = numbers[:, None]
+    filled = np.empty((len(numbers) + len(rows), width))
+    filled[:len(numbers)] = numbers[:, None]
     if rows:
-        table[len(numbers):] = rows
+        filled[len(numbers):] = rows
     where = np.empty(len(values), dtype=np.int64)
     mask = np.array(is_number, dtype=bool)
     where[mask] = number_at
     where[~mask] = len(numbers) + np.array(array_at, dtype=np.int64)
-    return table, where
+    return filled, where
 
 
 def _fits(v):

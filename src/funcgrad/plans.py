@@ -254,11 +254,11 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
             return _machine_plan(program, out_def)
     steps = table.steps
     table.read_code_columns()
-    if native:
-        # numba types only ufuncs and operators: a plan with no block of just those is
-        # the Python plan.
-        native = any(all(map(_typable, steps[lo:lo + block]))
-                     for lo in range(0, len(steps), block))
+    typable = _typable(table) if native else None
+    if typable is not None and not any(typable[lo:lo + block].all()
+                                       for lo in range(0, len(steps), block)):
+        typable = None    # numba types only ufuncs and operators: no block of just those
+    native = typable is not None
     arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
 
     def top(n):               # an input or a constant, named in the driver or a single plan
@@ -276,7 +276,7 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
         source = "\n".join([f"def plan({params}):"] + lines
                            + [f"    return {_results(table, out_leaves, reg_of, top, names)}"])
         return _build(source, names, out_def, len(steps), 1, [])
-    blocks, driver, reg_of, typed = _blocks(table, names, top, block, native)
+    blocks, driver, reg_of, typed = _blocks(table, names, top, block, typable)
     source = "\n".join(blocks + [f"def plan({params}):"] + driver
                        + [f"    return {_results(table, out_leaves, reg_of, top, names)}"])
     n_blocks = -(-len(steps) // block)
@@ -284,9 +284,11 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
                   [f"b{k}" for k in range(len(blocks))], typed if native else None)
 
 
-def _typable(n):
-    """Whether numba can type step ``n``: an operator or a ufunc, called without parameters."""
-    return not n._params and (n._prim in _INLINE or ufunc_of(n._prim) is not None)
+def _typable(table):
+    """Per step, whether numba can type it: an operator or a ufunc, called without
+    parameters."""
+    inline = np.fromiter((prim in _INLINE for prim in table.prim_of), bool, len(table.prim_of))
+    return table.plain & (table.has_ufunc | inline[table.prims])
 
 
 def _results(table, out_leaves, reg_of, top, names):
@@ -302,11 +304,12 @@ def _results(table, out_leaves, reg_of, top, names):
     return _tuple(texts)
 
 
-def _blocks(table, names, top, block, native=False):
+def _blocks(table, names, top, block, typable=None):
     """The distinct block functions' sources, the driver's lines calling them, the
     driver's register of each value (by position) it holds at the end, and the names of
-    the blocks written for numba (``native``: those whose every step numba can type;
-    the others are written as for Python).
+    the blocks written for numba (``typable``, per step whether numba can type it, for
+    the numba backend: the blocks of only such steps; the others are written as for
+    Python).
 
     A block's code is written once per fingerprint (:meth:`StepTable.fingerprint`):
     the blocks of an unrolled loop share a few."""
@@ -322,7 +325,7 @@ def _blocks(table, names, top, block, native=False):
     typed_names = []
     for lo in range(0, len(steps), block):
         hi = min(lo + block, len(steps))
-        typed = native and all(map(_typable, steps[lo:hi]))
+        typed = typable is not None and bool(typable[lo:hi].all())
         key, params, live_out = table.fingerprint(lo, hi, typed)
         fn = distinct.get(key)
         if fn is None:
@@ -357,13 +360,9 @@ def _blocks(table, names, top, block, native=False):
 
 def _block_source(table, lo, hi, fn, params, live_out, names, typed):
     """The source of block function ``fn`` computing steps ``lo:hi``."""
-    param_of = {}
-    for j in params:
-        param_of[j] = f"a{len(param_of)}"
-    # a parameter's other operands: the same value (position) or the same constant node
-    stands = {}
-    for j in params:
-        stands[_stands_for(table, j)] = param_of[j]
+    # parameter k is a0, a1, ...; any operand reading the same value (a position) or
+    # the same constant node is that parameter
+    stands = {_stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
     operands = table.operands
 
     def outside(j):
@@ -374,7 +373,7 @@ def _block_source(table, lo, hi, fn, params, live_out, names, typed):
 
     lines, regs = _function(table, lo, hi, names, outside, live_out, typed)
     body = "\n".join(lines + [f"    return {_tuple(regs)}"])
-    return f"def {fn}({', '.join(param_of.values())}):\n{body}\n"
+    return f"def {fn}({', '.join(stands.values())}):\n{body}\n"
 
 
 def _stands_for(table, j):

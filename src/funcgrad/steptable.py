@@ -201,13 +201,13 @@ class StepTable:
         args = list(map(_ARGS, steps))
         arity = np.fromiter(map(len, args), np.int64, len(steps))
         self.operands = list(chain.from_iterable(args))
-        self.locate = Locator(self.inputs + steps)
+        locate = Locator(self.inputs + steps)
         self.numbers = np.fromiter(map(_ID, self.operands), np.int64, len(self.operands))
         is_node = [isinstance(o, Node) for o in out_leaves]
-        found = iter(self.locate(list(compress(out_leaves, is_node))).tolist())
+        found = iter(locate(list(compress(out_leaves, is_node))).tolist())
         # per output leaf, its value's position (-1: a constant, or not a node)
         out_positions = [next(found) if k else -1 for k in is_node]
-        self._index(arity, self.locate.find(self.numbers), out_positions)
+        self._index(arity, locate.find(self.numbers), out_positions)
 
     def _index(self, arity, position, out_positions):
         """Set the columns that follow from the operands' positions."""
