@@ -120,8 +120,11 @@ class Locator:
 
 
 def _codes(items):
-    """Each item's number among the distinct items, in order of first appearance."""
+    """Each item's number among the distinct items, in order of first appearance; and
+    the numbers by item."""
     number = {v: k for k, v in enumerate(dict.fromkeys(items))}
+    if len(number) == 1:        # one kind of value, one shape: nothing to look up
+        return np.zeros(len(items), dtype=np.int64), number
     return np.fromiter(map(number.__getitem__, items), np.int64, len(items)), number
 
 
@@ -152,8 +155,9 @@ class StepTable:
 
     - ``position``: per operand, the value it reads; -1 for a constant;
     - ``last``: per value, the last step that reads it (-1: none); ``output``:
-      whether the plan returns it; ``values``, and the distinct ``shapes`` and
-      ``dtypes`` of the arrays among them;
+      whether the plan returns it; ``values``, the distinct ``shapes`` (a dict, in
+      order of first use) and ``dtypes`` of the arrays among them, and per array
+      its shape's number (``shape_codes``);
     - ``prims``: per step, its primitive's number in ``prim_of``; ``plain``: whether
       it is called without parameters; the constants: ``held`` (the operands that
       read one), ``constant_values``, ``constant_is_const``.
@@ -258,7 +262,9 @@ class StepTable:
         self.is_array = self.kinds == self.kind_of.get(np.ndarray, -1)
         self.arrays = arrays = list(compress(values, self.is_array))
         self.dtypes = set(map(_DTYPE, arrays))
-        self.shapes = dict.fromkeys(map(_SHAPE, arrays))
+        # each array's shape read once (a pass over a million arrays costs a third of a
+        # second): the distinct shapes, and per array its shape's number among them
+        self.shape_codes, self.shapes = _codes(list(map(_SHAPE, arrays)))
 
     def _read_calls(self):
         steps = self.steps
@@ -273,15 +279,15 @@ class StepTable:
         self.layout = np.full(len(kinds), -1, dtype=np.int64)
         self.holds = kinds == kind_of.get(tuple, -1)
         if arrays:
-            shapes = list(map(_SHAPE, arrays))
-            shape_codes = _codes(shapes)[0]
+            shape_codes = self.shape_codes
             if len(self.dtypes) > 1:    # by identity: equal dtype objects only miss a reuse
                 ids, which = np.unique(
                     np.fromiter(map(id, map(_DTYPE, arrays)), np.int64, len(arrays)),
                     return_inverse=True)
                 shape_codes = shape_codes * len(ids) + which.reshape(-1)
             self.layout[is_array] = shape_codes
-            self.holds[is_array] = np.fromiter(map(len, shapes), np.int64, len(arrays)) > 0
+            ndims = np.fromiter(map(len, self.shapes), np.int64, len(self.shapes))
+            self.holds[is_array] = ndims[self.shape_codes] > 0
         others = [k for t, k in kind_of.items() if t not in _PLAIN_KINDS]
         for i in np.flatnonzero(np.isin(kinds, others)).tolist():     # rare: other types
             self.holds[i] = getattr(self.values[i], "ndim", 0) > 0
