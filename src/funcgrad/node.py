@@ -63,6 +63,30 @@ RECORD_LIMIT = 4096   # elements: a recording trace stops at a larger array (Rev
 _next_id = itertools.count().__next__       # atomic under the GIL: safe across threads
 
 
+class Record(list):
+    """A recording trace's nodes in the order made (see :class:`ReverseTrace`), and
+    ``constants``: its constant node of each Python float, made once. ``x * 0.5`` in a
+    loop otherwise makes a node for 0.5 per iteration, a third of a jit trace's nodes."""
+
+    __slots__ = ("constants",)
+
+    def __init__(self):
+        super().__init__()
+        self.constants = {}
+
+
+def _constant(v, make, t):
+    """The constant node of trace ``t`` for the Python float ``v``: one per value while
+    ``t`` records (0.0 and -0.0 are one key of a dict, but two constants: not shared)."""
+    made = t.made
+    if made is None or not v:
+        return make(v, CONST, (), None, None, t)
+    node = made.constants.get(v)
+    if node is None:
+        node = made.constants[v] = make(v, CONST, (), None, None, t)
+    return node
+
+
 def short_label(node):
     """How reprs and messages name a node, without numbering it: its name if it has one,
     a constant's value, else its op (``add(...)``).
@@ -195,7 +219,7 @@ class Node(ArrayLike):
             value = self._value + other
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.add, (self, make(other, CONST, (), None, None, t)),
+            return make(value, ew.add, (self, _constant(other, make, t)),
                         None, None, t)
         return ew.add(self, other)
 
@@ -206,7 +230,7 @@ class Node(ArrayLike):
             value = other + self._value
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.add, (make(other, CONST, (), None, None, t), self), None, None, t)
+            return make(value, ew.add, (_constant(other, make, t), self), None, None, t)
         return ew.add(other, self)
 
     def __mul__(self, other):
@@ -224,7 +248,7 @@ class Node(ArrayLike):
             value = self._value * other
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.multiply, (self, make(other, CONST, (), None, None, t)),
+            return make(value, ew.multiply, (self, _constant(other, make, t)),
                         None, None, t)
         return ew.multiply(self, other)
 
@@ -235,7 +259,7 @@ class Node(ArrayLike):
             value = other * self._value
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.multiply, (make(other, CONST, (), None, None, t), self),
+            return make(value, ew.multiply, (_constant(other, make, t), self),
                         None, None, t)
         return ew.multiply(other, self)
 
@@ -254,7 +278,7 @@ class Node(ArrayLike):
             value = self._value - other
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.subtract, (self, make(other, CONST, (), None, None, t)),
+            return make(value, ew.subtract, (self, _constant(other, make, t)),
                         None, None, t)
         return ew.subtract(self, other)
 
@@ -282,13 +306,14 @@ class ReverseTrace(Trace):
         super().__init__(level)
         self.persistent = persistent
         # record: every node made but the constants, in order (a topological order), so
-        # that a fold needs no walk of the graph to order it. Whoever asks for it sets it
+        # that a fold needs no walk of the graph to order it (a Record, which also shares
+        # the constant nodes of Python floats). Whoever asks for it sets it
         # to None once done: the list and the nodes' traces would otherwise be a cycle.
         # The list also keeps values the function dropped (a scratch array in a loop)
         # until the fold: a grad stops recording at its first array of more than
         # RECORD_LIMIT elements, where a walk costs little beside NumPy's work and
         # memory matters more (jit's trace, which compiles from the record, never stops).
-        self.made = [] if record else None
+        self.made = Record() if record else None
 
     def process(self, prim, args, params):
         make = self.box_type
@@ -320,7 +345,8 @@ class ReverseTrace(Trace):
                         f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
                 if self.persistent:
                     a = frozen_copy(a)
-                parents.append(make(a, CONST, (), None, None, self))
+                parents.append(_constant(a, make, self) if type(a) is float
+                               else make(a, CONST, (), None, None, self))
                 values.append(a)
                 if plain and type(a) not in PLAIN_TYPES:
                     plain = False
