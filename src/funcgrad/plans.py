@@ -9,8 +9,9 @@ after what they are (``tanh``, ``np_add``, ``c0``), each once per plan.
 Python's compiler takes about 10 us per line, which would make a plan of a
 million steps take longer to compile than to trace. A plan longer than
 ``BLOCK`` steps is therefore cut into blocks: each block is a function of the
-values it reads from before it, returning those read after it, and a short
-driver calls the blocks in turn. A loop unrolled by Python yields blocks with
+values it reads from before it, returning those read after it in a tuple per
+block that reads them last, and a short driver calls the blocks in turn,
+handing the tuples on. A loop unrolled by Python yields blocks with
 the same code: each block's fingerprint (:mod:`funcgrad.steptable`, integer
 tables of the steps built in passes that run in C) finds the code already
 written, and each distinct block is written and compiled once, so compile time
@@ -115,7 +116,7 @@ def _literal(v):
     return None
 
 
-_RESERVED = re.compile(r"^([arcb]\d+|float|plan)$")
+_RESERVED = re.compile(r"^([arcbt]\d+|float|plan)$")
 
 
 class _Namespace:
@@ -276,9 +277,9 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
         source = "\n".join([f"def plan({params}):"] + lines
                            + [f"    return {_results(table, out_leaves, reg_of, top, names)}"])
         return _build(source, names, out_def, len(steps), 1, [])
-    blocks, driver, reg_of, typed = _blocks(table, names, top, block, typable)
+    blocks, driver, text_of, typed = _blocks(table, names, top, block, typable)
     source = "\n".join(blocks + [f"def plan({params}):"] + driver
-                       + [f"    return {_results(table, out_leaves, reg_of, top, names)}"])
+                       + [f"    return {_results(table, out_leaves, text_of, top, names)}"])
     n_blocks = -(-len(steps) // block)
     return _build(source, names, out_def, len(steps), n_blocks,
                   [f"b{k}" for k in range(len(blocks))], typed if native else None)
@@ -305,65 +306,132 @@ def _results(table, out_leaves, reg_of, top, names):
 
 
 def _blocks(table, names, top, block, typable=None):
-    """The distinct block functions' sources, the driver's lines calling them, the
-    driver's register of each value (by position) it holds at the end, and the names of
-    the blocks written for numba (``typable``, per step whether numba can type it, for
-    the numba backend: the blocks of only such steps; the others are written as for
-    Python).
+    """The distinct block functions' sources, the driver's lines calling them, the text
+    naming each value (by position) the plan returns, and the names of the blocks
+    written for numba (``typable``, per step whether numba can type it, for the numba
+    backend: the blocks of only such steps; the others are written as for Python).
 
-    A block's code is written once per fingerprint (:meth:`StepTable.fingerprint`):
-    the blocks of an unrolled loop share a few."""
-    steps, operands = table.steps, table.operands
+    A block returns the values later blocks read in tuples, one per block that reads
+    them last (and one of values the plan returns), so the driver holds, passes and
+    deletes a few tuples per call, not every value: its text, which Python compiles,
+    stays short however many values cross blocks. A block's code is written once per
+    fingerprint (:meth:`StepTable.fingerprint` and the tuples' layout): the blocks of
+    an unrolled loop share a few."""
+    steps = table.steps
     last, output, holds = table.last.tolist(), table.output.tolist(), table.holds.tolist()
-    position = table.position
-    distinct = {}             # fingerprint -> function name
+    distinct = {}             # fingerprint and layout -> function name
     sources = []
     driver = []
-    reg_of = {}               # position -> the driver's register of a value it holds
+    home = {}                 # position -> (the driver's register of its tuple, index there)
+    tuples = {}               # the driver's register -> (its tuple's last reader, holds
+                              # memory, length)
     free = []
     counter = 0
     typed_names = []
-    for lo in range(0, len(steps), block):
+    for b, lo in enumerate(range(0, len(steps), block)):
         hi = min(lo + block, len(steps))
         typed = typable is not None and bool(typable[lo:hi].all())
-        key, params, live_out = table.fingerprint(lo, hi, typed)
+        key, params, live_out, call, reader, grouping = _block_layout(
+            table, lo, hi, typed, block, home, tuples, top, last, output)
         fn = distinct.get(key)
         if fn is None:
             fn = distinct[key] = f"b{len(distinct)}"
-            sources.append(_block_source(table, lo, hi, fn, params, live_out, names, typed))
+            sources.append(_block_source(table, lo, hi, fn, params, live_out, call, grouping,
+                                         names, typed))
             if typed:
                 typed_names.append(fn)
-        # A parameter is a value an earlier block computed (the driver holds it), or an
-        # input or a constant.
-        held = position[params].tolist()
-        args = [reg_of[p] if p in reg_of else top(operands[j]) for j, p in zip(params, held)]
-        # Values read here for the last time leave the driver's registers.
-        dying = [p for p in dict.fromkeys(held) if p in reg_of and last[p] < hi and not output[p]]
-        for p in dying:
-            free.append(reg_of[p])
+        # Tuples read here for the last time leave the driver's registers.
+        dying = [r for r in call.args if r in tuples and tuples[r][0] == b]
+        dying_holds = [tuples.pop(r)[1] for r in dying]
+        free.extend(dying)
         targets = []
-        for p in live_out:
+        for e in sorted(set(reader)):     # one tuple per last reader, as grouping numbers them
+            members = [p for p, r in zip(live_out, reader) if r == e]
             if free:
-                reg_of[p] = free.pop()
+                reg = free.pop()
             else:
-                reg_of[p], counter = f"r{counter}", counter + 1
-            targets.append(reg_of[p])
-        call = f"{fn}({', '.join(args)})"
-        driver.append(f"    {', '.join(targets)}{',' if len(targets) == 1 else ''} = {call}"
-                      if targets else f"    {call}")
-        dead = [reg_of.pop(p) for p in dying]
-        dead = [r for p, r in zip(dying, dead) if r not in targets and holds[p]]
+                reg, counter = f"r{counter}", counter + 1
+            home.update((p, (reg, i)) for i, p in enumerate(members))
+            tuples[reg] = (e, any(holds[p] for p in members), len(members))
+            targets.append(reg)
+        text = f"{fn}({', '.join(call.args)})"
+        driver.append(f"    {', '.join(targets)}, = {text}" if targets else f"    {text}")
+        dead = [r for r, h in zip(dying, dying_holds) if h and r not in targets]
         if dead:
             driver.append(f"    del {', '.join(dead)}")
-    return sources, driver, reg_of, typed_names
+    text_of = {p: f"{home[p][0]}[{home[p][1]}]" for p in table.out_positions if p in home}
+    return sources, driver, text_of, typed_names
 
 
-def _block_source(table, lo, hi, fn, params, live_out, names, typed):
-    """The source of block function ``fn`` computing steps ``lo:hi``."""
-    # parameter k is a0, a1, ...; any operand reading the same value (a position) or
-    # the same constant node is that parameter
+_NEVER = math.inf       # the last reader of a value the plan returns
+
+
+def _block_layout(table, lo, hi, typed, block, home, tuples, top, last, output):
+    """``(key, params, live_out, call, reader, grouping)`` for the block of steps
+    ``lo:hi``: ``key`` is equal for two blocks exactly when their code is; ``params``
+    and ``live_out`` are as :meth:`StepTable.fingerprint` gives them; ``call`` (a
+    :class:`_Call`) says how the driver passes them; ``reader`` is the block that
+    reads each value of ``live_out`` last, and ``grouping`` numbers the tuple each
+    is returned in (one per reader, in order)."""
+    key, params, live_out = table.fingerprint(lo, hi, typed)
+    call = _Call(params, table.position[params].tolist(), home, tuples, table.operands, top)
+    reader = [_NEVER if output[p] else last[p] // block for p in live_out]
+    number = {e: k for k, e in enumerate(sorted(set(reader)))}
+    grouping = tuple(map(number.__getitem__, reader))
+    return (key, call.layout, grouping), params, live_out, call, reader, grouping
+
+
+class _Call:
+    """How the driver calls a block whose parameters are the values at ``held``
+    (operands ``params``): ``args``, the driver's text for each of the block's
+    parameters (a tuple it holds, an input or a constant); ``where``, per value, the
+    tuple parameter and index it is read from (None: a parameter of its own);
+    ``lengths``, each tuple's length; ``layout``, all the block's code depends on."""
+
+    __slots__ = ("args", "where", "lengths", "layout")
+
+    def __init__(self, params, held, home, tuples, operands, top):
+        self.args, self.where, self.lengths = [], [], []
+        number = {}            # the driver's register -> its number among the tuples
+        for j, p in zip(params, held):
+            found = home.get(p)
+            if found is None:
+                self.where.append(None)
+                self.args.append(top(operands[j]))
+                continue
+            reg, i = found
+            m = number.get(reg)
+            if m is None:
+                m = number[reg] = len(number)
+                self.args.append(reg)
+                self.lengths.append(tuples[reg][2])
+            self.where.append((m, i))
+        self.layout = (tuple(self.where), tuple(self.lengths))
+
+
+def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, typed):
+    """The source of block function ``fn`` computing steps ``lo:hi``, called as ``call``
+    says, returning the values ``live_out`` in the tuples ``grouping`` numbers."""
+    # value k is a{k}, a parameter or read from a tuple parameter t{m}; any operand
+    # reading the same value (a position) or the same constant node is that value
     stands = {_stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
     operands = table.operands
+    signature = []
+    reads = [[] for _ in call.lengths]      # per tuple: (index, name) of the values read
+    for k, w in enumerate(call.where):
+        if w is None:
+            signature.append(f"a{k}")
+            continue
+        m, i = w
+        if not reads[m]:
+            signature.append(f"t{m}")
+        reads[m].append((i, f"a{k}"))
+    prologue = []
+    for m, (read, length) in enumerate(zip(reads, call.lengths)):
+        if len(read) == length:             # read whole: unpacked at once
+            prologue.append(f"    {_unpacked([name for _, name in sorted(read)])} = t{m}")
+        else:
+            prologue.extend(f"    {name} = t{m}[{i}]" for i, name in read)
 
     def outside(j):
         text = stands.get(_stands_for(table, j))
@@ -372,8 +440,15 @@ def _block_source(table, lo, hi, fn, params, live_out, names, typed):
         return text
 
     lines, regs = _function(table, lo, hi, names, outside, live_out, typed)
-    body = "\n".join(lines + [f"    return {_tuple(regs)}"])
-    return f"def {fn}({', '.join(stands.values())}):\n{body}\n"
+    groups = [[] for _ in range(max(grouping, default=-1) + 1)]
+    for reg, g in zip(regs, grouping):
+        groups[g].append(reg)
+    body = "\n".join(prologue + lines + [f"    return {_tuple([_tuple(g) for g in groups])}"])
+    return f"def {fn}({', '.join(signature)}):\n{body}\n"
+
+
+def _unpacked(names):
+    return f"{', '.join(names)}{',' if len(names) == 1 else ''}"
 
 
 def _stands_for(table, j):
