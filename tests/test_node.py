@@ -294,3 +294,29 @@ def test_operator_fast_paths_build_what_the_primitive_builds(op, prim, left, rig
     g_fast, g_general = fg.backprop(fnp.sum(fast)), fg.backprop(fnp.sum(general))
     for x in xs:
         assert np.array_equal(g_fast[x], g_general[x])
+
+
+def test_a_recording_trace_makes_one_constant_node_per_float_value():
+    from funcgrad.node import CONST, VAR, ReverseTrace
+    from funcgrad.traces import new_level
+    trace = ReverseTrace(new_level(), record=True)
+    x = Node(2.0, VAR, (), None, None, trace)
+    y = 0.5 * ((x * 0.5) - 0.5) + 0.5
+    halves = [a for n in trace.made for a in n._args if a._prim is CONST]
+    assert len(halves) == 4 and len(set(map(id, halves))) == 1 and y.value == 0.75
+    # 0.0 and -0.0 are equal keys of a dict, but not the same constant
+    zero, minus_zero = (x * 0.0)._args[1], (x * -0.0)._args[1]
+    assert zero is not minus_zero and np.signbit(minus_zero.value) and not np.signbit(zero.value)
+    trace.made = None
+    # a trace that does not record (hand-built expressions) makes a node per constant
+    a = fg.var(1.0)
+    assert (a * 0.5)._args[1] is not (a * 0.5)._args[1]
+
+
+def test_shared_constants_keep_their_signs_in_a_plan():
+    f = fg.jit(fg.grad(lambda x: fnp.sum(x * 0.0 + x * -0.0 + x * 0.5 * 0.5)))
+    x = np.array([1.0, -2.0])
+    np.testing.assert_array_equal(f(x), np.full(2, 0.25))
+    g = fg.jit(lambda x: (x * 0.0, x * -0.0, x * 0.5, x * 0.5))
+    got = g(3.0)
+    assert [np.signbit(v) for v in got[:2]] == [False, True] and got[2:] == (1.5, 1.5)
