@@ -68,6 +68,7 @@ CASES = {
     "softmax": (lambda a: nn.softmax(a, axis=-1), (X,)),
     "log_softmax": (lambda a: nn.log_softmax(a, axis=-1), (X,)),
     "pnls": (lambda a: nn.pnls(a, label=LABEL), (X,)),
+    "pnls_slope": (lambda a: nn.pnls_slope(a, LABEL), (X,)),
     "one_hot": (lambda a: a * nn.one_hot(LABEL, depth=3), (X,)),
 }
 

@@ -309,6 +309,9 @@ CASES = [
     Case("pnls", [_a(4), 2], diff=(0,), label="vector"),
     Case("pnls", [_a(2, 3), np.array([0, 2])], diff=(0,), label="batch"),
     Case("pnls", [_a(1, 3), np.array([1])], diff=(0,), label="size1"),
+    Case("pnls_slope", [_a(4), 2], diff=(0,), label="vector"),
+    Case("pnls_slope", [_a(2, 3), np.array([0, 2])], diff=(0,), label="batch"),
+    Case("pnls_slope", [_a(2, 2, 3), np.array([[0, 2], [1, 1]])], diff=(0,), label="stacks"),
     Case("prod", [_a(2, 3)], label="all"),
     Case("prod", [_a(2, 3)], {"axis": 1}, label="axis1"),
     Case("prod", [np.array([[1.5, 0.0, 2.0], [0.5, 1.0, -1.0]])], {"axis": 1}, label="a-zero"),
@@ -594,6 +597,8 @@ def _torch_table(torch):
         "softmax": lambda x, axis=-1: torch.softmax(x, dim=axis),
         "log_softmax": lambda x, axis=-1: torch.log_softmax(x, dim=axis),
         "pnls": pnls,
+        "pnls_slope": lambda x, label: torch.softmax(x, dim=-1) - torch.nn.functional.one_hot(
+            torch.as_tensor(label), x.shape[-1]).to(torch.float64),
         "step": lambda x: (x > 0).to(torch.float64),
         "equal": torch.eq,  # torch.equal compares whole tensors
         "one_hot": lambda label, depth: torch.nn.functional.one_hot(label, depth).to(torch.float64),

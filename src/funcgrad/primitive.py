@@ -65,10 +65,11 @@ class Primitive:
 
     # __dict__ holds what help(), inspect and doctest read from a primitive itself:
     # __doc__, __module__ and __signature__ (see describe).
-    __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "__dict__",
+    __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "fresh", "__dict__",
                  "__weakref__")
 
-    def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None):
+    def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None,
+                 fresh=False):
         self.name = name
         self.impl = impl
         self.xp = xp
@@ -76,6 +77,9 @@ class Primitive:
         self.jvp = jvp
         self.batch = batch
         self.partials = partials
+        # fresh: the impl always returns a new array, never a view of an operand, so a jit
+        # plan may write into it once it is dead (ufuncs are known to be fresh)
+        self.fresh = fresh
         self.__doc__ = f"The funcgrad primitive {name!r}."
         self.__signature__ = _signature_of(impl)
 

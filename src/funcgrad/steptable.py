@@ -35,7 +35,7 @@ from operator import attrgetter
 import numpy as np
 
 from .node import CONST, VAR, Node
-from .rules import elementwise, products
+from .rules import elementwise
 
 __all__ = ["StepTable", "Locator", "call_key", "ufunc_of", "fresh", "needed_steps"]
 
@@ -60,7 +60,7 @@ def ufunc_of(prim):
 
 def fresh(prim):
     """Whether ``prim`` always returns a new array, never a view of an operand."""
-    return ufunc_of(prim) is not None or prim is products.matmul
+    return prim.fresh or ufunc_of(prim) is not None
 
 
 def _exact_key(v):

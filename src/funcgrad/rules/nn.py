@@ -5,8 +5,10 @@
     logsumexp     log(sum(exp(x)))  (stable)              g * exp(x - ans), axes restored
     softmax       exp(x) / sum(exp(x))                     ans * (g - sum(ans * g))
     log_softmax   x - logsumexp(x)                         g - exp(ans) * sum(g)
-    pnls          logsumexp(x) - x[label]  (the note's     g * (softmax(x) - onehot(label))
+    pnls          logsumexp(x) - x[label]  (the note's     g * pnls_slope(x, label)
                   pick-negative-log-softmax loss)
+    pnls_slope    softmax(x) - onehot(label)  (pnls's      s * (g - sum(s * g)), s = softmax(x)
+                  derivative in x, in one call)
 
 Each reverse rule is symmetric in the sense that the forward rule is the same
 expression applied to a tangent (softmax's Jacobian is symmetric), summed where
@@ -27,7 +29,7 @@ from .arrays import (
 )
 from .elementwise import exp
 
-__all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "one_hot"]
+__all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "pnls_slope", "one_hot"]
 
 
 def _scalar_back(out, x):
@@ -80,12 +82,28 @@ def _pnls_impl(x, label):
     return out[()] if np.ndim(out) == 0 else out
 
 
+def _pnls_slope_impl(x, label):
+    """``softmax(x) - one_hot(label)`` in place in one array, with the bits of the two
+    computed apart (subtracting the one-hot row's 0.0 changes nothing)."""
+    a = np.asarray(x)
+    e = a - a.max(axis=-1, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(axis=-1, keepdims=True)
+    labels = np.asarray(label)
+    if labels.shape != a.shape[:-1]:
+        labels = np.broadcast_to(labels, a.shape[:-1])
+    rows = e.reshape(-1, e.shape[-1])     # a view: e is a fresh array
+    rows[np.arange(len(rows)), labels.reshape(-1)] -= 1.0
+    return e
+
+
 def _pnls_batch(size, prim, values, batched, params):
-    """pnls(x, label): both get the batch axis; the label may be an operand or a keyword."""
+    """pnls(x, label) and pnls_slope: both get the batch axis; the label may be an operand
+    or a keyword."""
     if "label" in params:
         values, batched = values + [params["label"]], batched + [False]
     x, label = all_batched(size, values, batched)
-    return pnls(x, label)
+    return prim(x, label)
 
 
 # one_hot(label, depth): rows of the identity; integer labels have no derivative. Under
@@ -106,6 +124,7 @@ softmax = Primitive(
     vjp=(lambda g, ans, x, axis=-1: ans * (g - sum(ans * g, axis=axis, keepdims=True)),),
     jvp=(lambda t, ans, x, axis=-1: ans * (t - sum(ans * t, axis=axis, keepdims=True)),),
     batch=batch_along_axis,
+    fresh=True,
 )
 log_softmax = Primitive(
     "log_softmax", _log_softmax_impl,
@@ -113,11 +132,20 @@ log_softmax = Primitive(
     vjp=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
     jvp=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
     batch=batch_along_axis,
+    fresh=True,
+)
+pnls_slope = Primitive(  # pnls's derivative in x: its Jacobian is softmax's
+    "pnls_slope", _pnls_slope_impl,
+    vjp=(lambda g, ans, x, label: softmax(x) * (g - sum(softmax(x) * g, axis=-1, keepdims=True)),
+         None),
+    jvp=(lambda t, ans, x, label: softmax(x) * (t - sum(softmax(x) * t, axis=-1, keepdims=True)),),
+    batch=_pnls_batch,
+    fresh=True,
 )
 pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
     "pnls", _pnls_impl,
-    vjp=(lambda g, ans, x, label:
-          reshape(g, shape=shape_of(g) + (1,)) * (softmax(x) - _onehot(label, x)), None),
-    jvp=(lambda t, ans, x, label: sum((softmax(x) - _onehot(label, x)) * t, axis=-1),),
+    vjp=(lambda g, ans, x, label: reshape(g, shape=shape_of(g) + (1,)) * pnls_slope(x, label),
+         None),
+    jvp=(lambda t, ans, x, label: sum(pnls_slope(x, label) * t, axis=-1),),
     batch=_pnls_batch,
 )

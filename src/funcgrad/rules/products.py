@@ -392,6 +392,7 @@ matmul = Primitive(
     jvp=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
     batch=_matmul_batch,
     xp=lambda xp, x, y: xp.matmul(x, y),
+    fresh=True,
 )
 
 
