@@ -114,6 +114,8 @@ ABSTRACT: dict = {}
 
 
 _NUMBER_KEYS = {float: (float,), int: (int,), bool: (bool,)}   # _abstract of a plain number
+_FLOAT_KEY = _NUMBER_KEYS[float]
+_NO_STATICS = ((), ())
 
 
 def _abstract(leaf, who):
@@ -123,7 +125,7 @@ def _abstract(leaf, who):
     if isinstance(leaf, (int, float)):
         return (type(leaf),)
     if isinstance(leaf, (np.ndarray, np.generic)):
-        return (np.ndarray, leaf.shape, leaf.dtype.str)
+        return (np.ndarray, leaf.shape, leaf.dtype)
     if is_foreign(leaf):
         raise NamespaceError(
             f"{who}: an argument is {library_of(leaf)}'s {type(leaf).__name__}, and jit compiles "
@@ -185,7 +187,11 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
     cache: dict = {}
     name = getattr(fun, "__name__", type(fun).__name__)
 
+    who = f"jit of {name}"
+
     def split(args, kwargs):
+        if not statics and not static_names:      # the common call: every argument traced
+            return ([*args], kwargs), _NO_STATICS
         dynamic = ([a for i, a in enumerate(args) if i not in statics],
                    {k: v for k, v in kwargs.items() if k not in static_names})
         static = (tuple((i, args[i]) for i in sorted(statics) if i < len(args)),
@@ -197,14 +203,21 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
         (the call is inside another transform)."""
         dynamic, static = split(args, kwargs)
         leaves, treedef = tree_flatten(dynamic)
-        if any(isinstance(l, Box) for l in leaves) or (
-                static != ((), ()) and any(isinstance(l, Box) for l in tree_leaves(static))):
+        if static is not _NO_STATICS and any(isinstance(l, Box) for l in tree_leaves(static)):
             return None, leaves
-        # NumPy float64 scalars (what transforms return) run as Python floats, the fast path.
-        leaves = [float(l) if type(l) is np.float64 else l for l in leaves]
-        who = f"jit of {name}"
-        key = (treedef, tuple(_NUMBER_KEYS.get(type(l)) or _abstract(l, who) for l in leaves),
-               static, len(args))
+        parts = []      # each leaf's part of the cache key: its type, shape and dtype
+        for k, l in enumerate(leaves):
+            kind = type(l)
+            if kind is np.ndarray:
+                parts.append((np.ndarray, l.shape, l.dtype))
+            elif kind is np.float64:    # what transforms return: runs as a Python float
+                leaves[k] = float(l)
+                parts.append(_FLOAT_KEY)
+            elif isinstance(l, Box):
+                return None, leaves
+            else:
+                parts.append(_NUMBER_KEYS.get(kind) or _abstract(l, who))
+        key = (treedef, tuple(parts), static, len(args))
         try:
             hash(key)
         except TypeError:

@@ -38,9 +38,13 @@ def _scalar_back(out, x):
 
 def _logsumexp_impl(x, axis=None, keepdims=False):
     a = np.asarray(x)
-    m = np.max(a, axis=axis, keepdims=True)
+    m = np.maximum.reduce(a, axis=axis, keepdims=True)     # np.max's call, without dispatch
     m = np.where(np.isfinite(m), m, 0.0)
-    out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    e = a - m
+    np.exp(e, out=e)
+    out = np.add.reduce(e, axis=axis, keepdims=True)
+    np.log(out, out=out)
+    out += m
     if not keepdims:
         out = np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
     return _scalar_back(out[()] if out.ndim == 0 else out, x)
@@ -77,9 +81,27 @@ def _onehot(label, x):
 
 def _pnls_impl(x, label):
     a = np.asarray(x)
-    picked = np.take_along_axis(a, np.asarray(label)[..., None], axis=-1)[..., 0]
-    out = _logsumexp_impl(a, axis=-1) - picked
+    out = _logsumexp_impl(a, axis=-1)
+    out -= _picked(a, label)
     return out[()] if np.ndim(out) == 0 else out
+
+
+def _picked(a, label):
+    """``a[..., label]`` along the last axis, one label per row (``take_along_axis``'s
+    answer by one fancy index)."""
+    rows = a.reshape(-1, a.shape[-1])
+    return rows[np.arange(len(rows)), _row_labels(a, label)].reshape(a.shape[:-1])
+
+
+def _row_labels(a, label):
+    """The label of each row of ``a`` (its last axis), flat."""
+    labels = np.asarray(label)
+    if labels.dtype.kind not in "iu":     # a mask would index, but pick the wrong entries
+        raise IndexError(f"pnls: labels must be integers; got dtype {labels.dtype}: pass "
+                         f"labels.astype(int)")
+    if labels.shape != a.shape[:-1]:
+        labels = np.broadcast_to(labels, a.shape[:-1])
+    return labels.reshape(-1)
 
 
 def _pnls_slope_impl(x, label):
@@ -89,11 +111,8 @@ def _pnls_slope_impl(x, label):
     e = a - a.max(axis=-1, keepdims=True)
     np.exp(e, out=e)
     e /= e.sum(axis=-1, keepdims=True)
-    labels = np.asarray(label)
-    if labels.shape != a.shape[:-1]:
-        labels = np.broadcast_to(labels, a.shape[:-1])
     rows = e.reshape(-1, e.shape[-1])     # a view: e is a fresh array
-    rows[np.arange(len(rows)), labels.reshape(-1)] -= 1.0
+    rows[np.arange(len(rows)), _row_labels(a, label)] -= 1.0
     return e
 
 
