@@ -99,3 +99,16 @@ def test_optimizers_check_their_arguments(make):
         update({"w": np.ones(3), "b": 0.0}, state, params)
     new, _ = update({"w": np.ones(2), "b": 1.0}, state, params)
     assert new["w"].shape == (2,)
+
+
+@pytest.mark.parametrize("labels", [np.array([True, False]), np.array([0.0, 1.0])])
+def test_pnls_refuses_labels_that_are_not_integers(labels):
+    # a boolean array would index as a mask and pick the wrong entries, silently
+    z = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(IndexError, match=r"pnls: labels must be integers; got dtype .*astype"):
+        fg.nn.pnls(z, labels)
+    with pytest.raises(IndexError, match="pnls: labels must be integers"):
+        fg.grad(lambda z: fnp.sum(fg.nn.pnls(z, labels)))(z)
+    ints = labels.astype(int)
+    want = np.log(np.exp(z).sum(axis=1)) - z[[0, 1], ints]
+    np.testing.assert_allclose(fg.nn.pnls(z, ints), want)
