@@ -119,3 +119,38 @@ def test_blocks_of_one_fingerprint_have_one_code(case, block, monkeypatch):
     assert len(calls) == (plan.n_blocks if plan.n_blocks > 1 else 0)
     assert plan.n_distinct == max(1, len(code_of))
     fg.jit(fun, backend="numba")(*args)
+
+
+def _transposed_twice(h):
+    return fnp.swapaxes(fnp.swapaxes(h, 0, 1), 0, 1)
+
+
+VIEWS = {
+    # h's last use may write into h: its view died before
+    "dead view": (lambda h, v: (fnp.sum(v * 3.0), h * h), True),
+    # the view is read after h's last use: h must stay as it is
+    "live view": (lambda h, v: (h * h, fnp.sum(v * 3.0)), False),
+    # the view is returned: never written into
+    "returned view": (lambda h, v: (h * h, v), False),
+    # a view of the view, read after: never written into
+    "view of a view": (lambda h, v: (h * h, _transposed_twice(v) * 1.0), False),
+}
+
+
+@pytest.mark.parametrize("case", VIEWS)
+def test_an_array_is_overwritten_in_place_only_once_no_view_of_it_is_alive(case):
+    body, reusable = VIEWS[case]
+
+    def f(x):
+        h = fnp.tanh(x)                 # a fresh array
+        return body(h, fnp.swapaxes(h, 0, 1))
+
+    x = np.arange(6.0).reshape(2, 3) / 7.0
+    jitted = fg.jit(f)
+    got, want = flat(jitted(x)), flat(f(x))
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(g, w)
+    src = jitted.plan(x).source
+    in_place = re.search(r"(r\d+) = np_multiply\(\1, \1, out=\1\)", src)
+    fresh = re.search(r"(r\d+) = (r\d+) \* \2\n", src)
+    assert (in_place, fresh)[not reusable] and not (in_place, fresh)[reusable], src

@@ -168,8 +168,9 @@ class StepTable:
     - ``reuse``: per step, the operand slot whose array its ufunc may overwrite
       with ``out=`` (-1: none): that operand is a computed array of the
       result's shape and dtype, read here for the last time, no output, made by
-      a primitive that returns fresh arrays and read only by such, so no view
-      of it can be alive. The same ufunc writing there gives the same bits.
+      a primitive that returns fresh arrays, and no view of it is alive (a
+      result of a step that is not fresh, read no more, neither returned nor
+      viewed in turn). The same ufunc writing there gives the same bits.
     - ``literal``: per operand, a number for the constant's source text where
       it is a Python number written as a literal (-1 otherwise);
     - ``holds``: per value, whether it is an array or a tuple, worth deleting once
@@ -362,11 +363,22 @@ class StepTable:
         if not is_array.any():          # a plan of numbers overwrites nothing
             return reuse
         located = position >= 0
+        last = self.last
+        # A step that may return a view of an operand (any but a fresh one) keeps that
+        # operand's array from being overwritten while its result is alive: until its last
+        # use (``view_end``), or for good where the result is returned or viewed in turn.
+        through = located & ~self.step_fresh[owner]
+        bases, views = position[through], n_in + owner[through]
         viewed = np.zeros(n_in + n, dtype=bool)
-        viewed[position[located & ~self.step_fresh[owner]]] = True
+        viewed[bases] = True
+        deep = viewed[views] | self.output[views]
+        kept = np.zeros(n_in + n, dtype=bool)
+        kept[bases[deep]] = True
+        view_end = np.full(n_in + n, -1, dtype=np.int64)
+        np.maximum.at(view_end, bases[~deep], last[views[~deep]])
         p = np.where(located, position, 0)
-        ok = (located & (p >= n_in) & is_array[p] & (self.last[p] == owner) & ~self.output[p]
-              & ~viewed[p] & (layout[p] == layout[n_in + owner]))
+        ok = (located & (p >= n_in) & is_array[p] & (last[p] == owner) & ~self.output[p]
+              & ~kept[p] & (view_end[p] < owner) & (layout[p] == layout[n_in + owner]))
         ok &= self.step_fresh[np.maximum(p - n_in, 0)]     # made by a step returning fresh arrays
         ok &= (self.plain & self.has_ufunc & is_array[n_in:])[owner]
         if not ok.any():
