@@ -311,107 +311,119 @@ def _blocks(table, names, top, block, typable=None):
     written for numba (``typable``, per step whether numba can type it, for the numba
     backend: the blocks of only such steps; the others are written as for Python).
 
-    A block returns the values later blocks read in tuples, one per block that reads
-    them last (and one of values the plan returns), so the driver holds, passes and
-    deletes a few tuples per call, not every value: its text, which Python compiles,
-    stays short however many values cross blocks. A block's code is written once per
-    fingerprint (:meth:`StepTable.fingerprint` and the tuples' layout): the blocks of
-    an unrolled loop share a few."""
+    A block's code is written once per fingerprint (:meth:`StepTable.fingerprint`).
+    Where the blocks repeat (an unrolled loop: at least ``_REPEATS`` blocks per
+    distinct fingerprint), a block returns the values later blocks read in tuples,
+    one per block that reads them last (and one of values the plan returns), so the
+    driver holds, passes and deletes a few tuples per call, not every value: its text,
+    which Python compiles, stays short however many values cross blocks. The tuples'
+    layout is then part of a block's code; where blocks seldom repeat, it would only
+    multiply the distinct blocks, and the driver holds every value itself."""
     steps = table.steps
     last, output, holds = table.last.tolist(), table.output.tolist(), table.holds.tolist()
-    distinct = {}             # fingerprint and layout -> function name
+    spans = [(lo, min(lo + block, len(steps))) for lo in range(0, len(steps), block)]
+    typed = [typable is not None and bool(typable[lo:hi].all()) for lo, hi in spans]
+    prints = [table.fingerprint(lo, hi, t) for (lo, hi), t in zip(spans, typed)]
+    tupled = len({key for key, _, _ in prints}) * _REPEATS <= len(prints)
+    distinct = {}             # fingerprint (and layout) -> function name
     sources = []
     driver = []
-    home = {}                 # position -> (the driver's register of its tuple, index there)
-    tuples = {}               # the driver's register -> (its tuple's last reader, holds
-                              # memory, length)
+    home = {}                 # position -> (the driver's register holding it, its index in
+                              # the tuple there, or None: the register holds the value)
+    held = {}                 # the driver's register -> (the block reading it last, whether
+                              # it holds memory, its tuple's length)
     free = []
     counter = 0
     typed_names = []
-    for b, lo in enumerate(range(0, len(steps), block)):
-        hi = min(lo + block, len(steps))
-        typed = typable is not None and bool(typable[lo:hi].all())
-        key, params, live_out, call, reader, grouping = _block_layout(
-            table, lo, hi, typed, block, home, tuples, top, last, output)
+    for b, ((lo, hi), t, found) in enumerate(zip(spans, typed, prints)):
+        key, params, live_out, call, groups, grouping = _block_layout(
+            table, found, block, home, held, top, last, output, tupled)
         fn = distinct.get(key)
         if fn is None:
             fn = distinct[key] = f"b{len(distinct)}"
             sources.append(_block_source(table, lo, hi, fn, params, live_out, call, grouping,
-                                         names, typed))
-            if typed:
+                                         names, t))
+            if t:
                 typed_names.append(fn)
-        # Tuples read here for the last time leave the driver's registers.
-        dying = [r for r in call.args if r in tuples and tuples[r][0] == b]
-        dying_holds = [tuples.pop(r)[1] for r in dying]
+        # Registers read here for the last time leave the driver.
+        dying = [r for r in dict.fromkeys(call.args) if r in held and held[r][0] == b]
+        dying_holds = [held.pop(r)[1] for r in dying]
         free.extend(dying)
         targets = []
-        for e in sorted(set(reader)):     # one tuple per last reader, as grouping numbers them
-            members = [p for p, r in zip(live_out, reader) if r == e]
+        for reader, members in groups:
             if free:
                 reg = free.pop()
             else:
                 reg, counter = f"r{counter}", counter + 1
-            home.update((p, (reg, i)) for i, p in enumerate(members))
-            tuples[reg] = (e, any(holds[p] for p in members), len(members))
+            home.update((p, (reg, i if tupled else None)) for i, p in enumerate(members))
+            held[reg] = (reader, any(holds[p] for p in members), len(members))
             targets.append(reg)
         text = f"{fn}({', '.join(call.args)})"
         driver.append(f"    {', '.join(targets)}, = {text}" if targets else f"    {text}")
         dead = [r for r, h in zip(dying, dying_holds) if h and r not in targets]
         if dead:
             driver.append(f"    del {', '.join(dead)}")
-    text_of = {p: f"{home[p][0]}[{home[p][1]}]" for p in table.out_positions if p in home}
+    text_of = {p: reg if i is None else f"{reg}[{i}]"
+               for p in table.out_positions if p in home for reg, i in [home[p]]}
     return sources, driver, text_of, typed_names
 
 
+_REPEATS = 4            # blocks per distinct fingerprint from which blocks return tuples
 _NEVER = math.inf       # the last reader of a value the plan returns
 
 
-def _block_layout(table, lo, hi, typed, block, home, tuples, top, last, output):
-    """``(key, params, live_out, call, reader, grouping)`` for the block of steps
-    ``lo:hi``: ``key`` is equal for two blocks exactly when their code is; ``params``
-    and ``live_out`` are as :meth:`StepTable.fingerprint` gives them; ``call`` (a
-    :class:`_Call`) says how the driver passes them; ``reader`` is the block that
-    reads each value of ``live_out`` last, and ``grouping`` numbers the tuple each
-    is returned in (one per reader, in order)."""
-    key, params, live_out = table.fingerprint(lo, hi, typed)
-    call = _Call(params, table.position[params].tolist(), home, tuples, table.operands, top)
+def _block_layout(table, found, block, home, held, top, last, output, tupled):
+    """``(key, params, live_out, call, groups, grouping)`` for a block whose fingerprint
+    :meth:`StepTable.fingerprint` ``found`` (``key, params, live_out``): ``key`` is
+    equal for two blocks exactly when their code is; ``call`` (a :class:`_Call`) says
+    how the driver passes the parameters; ``groups`` lists, in the order returned,
+    ``(reader, values)``: the block reading the values last and their positions;
+    ``grouping`` numbers the tuple each value of ``live_out`` is returned in (None:
+    ``tupled`` is false, and the block returns the values themselves)."""
+    key, params, live_out = found
+    call = _Call(params, table.position[params].tolist(), home, held, table.operands, top)
     reader = [_NEVER if output[p] else last[p] // block for p in live_out]
-    number = {e: k for k, e in enumerate(sorted(set(reader)))}
+    if not tupled:
+        return key, params, live_out, call, [(r, [p]) for p, r in zip(live_out, reader)], None
+    ends = sorted(set(reader))
+    number = {e: k for k, e in enumerate(ends)}
     grouping = tuple(map(number.__getitem__, reader))
-    return (key, call.layout, grouping), params, live_out, call, reader, grouping
+    groups = [(e, [p for p, r in zip(live_out, reader) if r == e]) for e in ends]
+    return (key, call.layout, grouping), params, live_out, call, groups, grouping
 
 
 class _Call:
     """How the driver calls a block whose parameters are the values at ``held``
     (operands ``params``): ``args``, the driver's text for each of the block's
-    parameters (a tuple it holds, an input or a constant); ``where``, per value, the
-    tuple parameter and index it is read from (None: a parameter of its own);
-    ``lengths``, each tuple's length; ``layout``, all the block's code depends on."""
+    parameters (a register, an input or a constant); ``where``, per value, the tuple
+    parameter and index it is read from (None: a parameter of its own); ``lengths``,
+    each tuple's length; ``layout``, all the block's code depends on."""
 
     __slots__ = ("args", "where", "lengths", "layout")
 
-    def __init__(self, params, held, home, tuples, operands, top):
+    def __init__(self, params, held, home, registers, operands, top):
         self.args, self.where, self.lengths = [], [], []
         number = {}            # the driver's register -> its number among the tuples
         for j, p in zip(params, held):
             found = home.get(p)
-            if found is None:
+            if found is None or found[1] is None:    # an input, a constant, a register
                 self.where.append(None)
-                self.args.append(top(operands[j]))
+                self.args.append(top(operands[j]) if found is None else found[0])
                 continue
             reg, i = found
             m = number.get(reg)
             if m is None:
                 m = number[reg] = len(number)
                 self.args.append(reg)
-                self.lengths.append(tuples[reg][2])
+                self.lengths.append(registers[reg][2])
             self.where.append((m, i))
         self.layout = (tuple(self.where), tuple(self.lengths))
 
 
 def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, typed):
     """The source of block function ``fn`` computing steps ``lo:hi``, called as ``call``
-    says, returning the values ``live_out`` in the tuples ``grouping`` numbers."""
+    says, returning the values ``live_out`` in the tuples ``grouping`` numbers (None:
+    the values themselves)."""
     # value k is a{k}, a parameter or read from a tuple parameter t{m}; any operand
     # reading the same value (a position) or the same constant node is that value
     stands = {_stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
@@ -429,7 +441,7 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     prologue = []
     for m, (read, length) in enumerate(zip(reads, call.lengths)):
         if len(read) == length:             # read whole: unpacked at once
-            prologue.append(f"    {_unpacked([name for _, name in sorted(read)])} = t{m}")
+            prologue.append(f"    {_tuple([name for _, name in sorted(read)])} = t{m}")
         else:
             prologue.extend(f"    {name} = t{m}[{i}]" for i, name in read)
 
@@ -440,15 +452,15 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
         return text
 
     lines, regs = _function(table, lo, hi, names, outside, live_out, typed)
-    groups = [[] for _ in range(max(grouping, default=-1) + 1)]
-    for reg, g in zip(regs, grouping):
-        groups[g].append(reg)
-    body = "\n".join(prologue + lines + [f"    return {_tuple([_tuple(g) for g in groups])}"])
+    if grouping is None:
+        returned = _tuple(regs)
+    else:
+        groups = [[] for _ in range(max(grouping, default=-1) + 1)]
+        for reg, g in zip(regs, grouping):
+            groups[g].append(reg)
+        returned = _tuple([_tuple(g) for g in groups])
+    body = "\n".join(prologue + lines + [f"    return {returned}"])
     return f"def {fn}({', '.join(signature)}):\n{body}\n"
-
-
-def _unpacked(names):
-    return f"{', '.join(names)}{',' if len(names) == 1 else ''}"
 
 
 def _stands_for(table, j):
