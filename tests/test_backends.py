@@ -428,3 +428,11 @@ def test_optimizers_step_other_libraries_pytrees():
                 q, t = update(fg.grad(loss)(q), t, q)
             assert isinstance(q["w"], array_type)
             np.testing.assert_allclose(to_numpy(q["w"]), p["w"], rtol=1e-12)
+
+
+def test_jit_refuses_a_foreign_array_by_name_yet_is_traced_through_inside_grad():
+    f = fg.jit(lambda t, x: x * 2.0)
+    with pytest.raises(fg.NamespaceError, match="jit of <lambda>: an argument is"):
+        f(_strict([1.0]), 3.0)
+    # inside grad the call is traced straight through, whatever leaf comes first
+    assert fg.grad(lambda x: f(_strict([1.0]), x))(3.0) == 2.0

@@ -216,7 +216,12 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
             elif isinstance(l, Box):
                 return None, leaves
             else:
-                parts.append(_NUMBER_KEYS.get(kind) or _abstract(l, who))
+                part = _NUMBER_KEYS.get(kind)
+                if part is None:        # a traced value further on is traced through first
+                    if any(isinstance(x, Box) for x in leaves):
+                        return None, leaves
+                    part = _abstract(l, who)
+                parts.append(part)
         key = (treedef, tuple(parts), static, len(args))
         try:
             hash(key)

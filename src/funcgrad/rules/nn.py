@@ -38,13 +38,9 @@ def _scalar_back(out, x):
 
 def _logsumexp_impl(x, axis=None, keepdims=False):
     a = np.asarray(x)
-    m = np.maximum.reduce(a, axis=axis, keepdims=True)     # np.max's call, without dispatch
+    m = np.max(a, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
-    e = a - m
-    np.exp(e, out=e)
-    out = np.add.reduce(e, axis=axis, keepdims=True)
-    np.log(out, out=out)
-    out += m
+    out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
     if not keepdims:
         out = np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
     return _scalar_back(out[()] if out.ndim == 0 else out, x)
