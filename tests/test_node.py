@@ -275,9 +275,10 @@ def test_const_is_a_leaf_without_gradient():
 @pytest.mark.parametrize("op, prim", [(operator.add, ew.add), (operator.mul, ew.multiply),
                                       (operator.sub, ew.subtract)])
 @pytest.mark.parametrize("left, right", [("node", "node"), ("node", "float"), ("float", "node"),
-                                         ("array", "array"), ("array", "float")])
+                                         ("array", "array"), ("array", "float"),
+                                         ("float", "array")])
 def test_operator_fast_paths_build_what_the_primitive_builds(op, prim, left, right):
-    # Node.__add__/__mul__/__sub__ (and the reflected forms) skip the search for
+    # Node.__add__/__mul__/__sub__ (and their reflected forms) skip the search for
     # the innermost trace; the node they build must be the general path's.
     def make(kind, v):
         if kind == "float":

@@ -282,6 +282,16 @@ class Node(ArrayLike):
                         None, None, t)
         return ew.subtract(self, other)
 
+    def __rsub__(self, other):      # 1.0 - x: the rules of tanh, sigmoid and others
+        make = type(self)
+        if type(other) is float:
+            t = self._trace
+            value = other - self._value
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.subtract, (_constant(other, make, t), self), None, None, t)
+        return ew.subtract(other, self)
+
 
 class ReverseTrace(Trace):
     """A reverse-mode trace: records each primitive call on its nodes as a new node.
