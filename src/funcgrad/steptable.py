@@ -179,17 +179,25 @@ class StepTable:
 
     def __init__(self, nodes, inputs, out_leaves, prune=False):
         self.inputs, self.n_inputs = list(inputs), len(inputs)
-        steps = list(compress(nodes, map(operator.not_, map(_LEAVES.__contains__,
-                                                              map(_PRIM, nodes)))))
+        n_in = self.n_inputs
+        prims = list(map(_PRIM, nodes))
+        if (all(map(operator.is_, nodes[:n_in], self.inputs)) and prims.count(VAR) == n_in
+                and CONST not in prims):   # the inputs, then steps only (jit's record)
+            steps, prims = list(nodes[n_in:]), prims[n_in:]
+        else:
+            step = list(map(operator.not_, map(_LEAVES.__contains__, prims)))
+            steps, prims = list(compress(nodes, step)), list(compress(prims, step))
         self._read_operands(steps, out_leaves)
         if prune:
             needed = self._needed()
             if needed is None:          # a long unused chain: one sweep from the outputs
                 self._read_operands(needed_steps(steps, out_leaves), out_leaves)
+                prims = list(map(_PRIM, self.steps))
             elif not needed.all():
                 self._keep(needed)
+                prims = list(compress(prims, needed.tolist()))
         self._read_values()
-        self._read_calls()
+        self._read_calls(prims)
         self._read_constants()
 
     def read_code_columns(self):
@@ -267,9 +275,9 @@ class StepTable:
         # second): the distinct shapes, and per array its shape's number among them
         self.shape_codes, self.shapes = _codes(list(map(_SHAPE, arrays)))
 
-    def _read_calls(self):
+    def _read_calls(self, prims):
         steps = self.steps
-        self.prims, self.prim_of = _codes(list(map(_PRIM, steps)))
+        self.prims, self.prim_of = _codes(prims)
         self.plain = ~np.fromiter(map(bool, map(_PARAMS, steps)), bool, len(steps))
 
     def _read_layouts(self):
@@ -335,10 +343,15 @@ class StepTable:
         self.constant_number = np.full(len(position), -1, dtype=np.int64)
         if not len(held):
             return
-        values, is_const = self.constant_values, self.constant_is_const
+        # each constant node once (a recording trace shares them): the operands reading
+        # one take its number, which stands for it where it is not a literal
+        first, number = np.unique(self.numbers[held], return_index=True, return_inverse=True)[1:]
+        number = number.reshape(-1)
+        values = [self.constant_values[k] for k in first.tolist()]
+        is_const = self.constant_is_const[first]
         kinds = list(map(type, values))
         is_float = np.fromiter(map(_FLOAT.__contains__, kinds), bool, len(values))
-        self.operand_float[held] = is_float
+        self.operand_float[held] = is_float[number]
         codes = np.full(len(values), -1, dtype=np.int64)
         floats = is_float & is_const
         n_bits = 0
@@ -351,9 +364,8 @@ class StepTable:
             is_const & np.fromiter(map(_INT.__contains__, kinds), bool, len(values)))
         if len(integers):
             codes[integers] = n_bits + _codes([values[k] for k in integers.tolist()])[0]
-        self.literal[held] = codes
-        # a constant that is not a literal is a parameter of its block, one per node
-        self.constant_number[held] = np.unique(self.numbers[held], return_inverse=True)[1]
+        self.literal[held] = codes[number]
+        self.constant_number[held] = number
 
     def _reusable(self):
         """The ``reuse`` column (see the class docstring)."""
