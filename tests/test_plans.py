@@ -110,8 +110,9 @@ def test_blocks_of_one_fingerprint_have_one_code(case, block, tupled, monkeypatc
         key, params, live, call, _, grouping = got
         assert (grouping is not None) is tupled
         lo = block * sum(t is table for t in calls)      # blocks come in order
+        typed = (key[0] if tupled else key)[0]            # the fingerprint's first entry
         code = plans._block_source(table, lo, min(lo + block, len(table.steps)), "b", params,
-                                   live, call, grouping, plans._Namespace(), False)
+                                   live, call, grouping, plans._Namespace(), typed)
         assert code_of.setdefault((id(table), key), code) == code
         calls.append(table)
         return got

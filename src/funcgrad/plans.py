@@ -330,14 +330,14 @@ def _blocks(table, names, top, block, typable=None):
     driver = []
     home = {}                 # position -> (the driver's register holding it, its index in
                               # the tuple there, or None: the register holds the value)
-    held = {}                 # the driver's register -> (the block reading it last, whether
+    registers = {}            # the driver's register -> (the block reading it last, whether
                               # it holds memory, its tuple's length)
     free = []
     counter = 0
     typed_names = []
     for b, ((lo, hi), t, found) in enumerate(zip(spans, typed, prints)):
         key, params, live_out, call, groups, grouping = _block_layout(
-            table, found, block, home, held, top, last, output, tupled)
+            table, found, block, home, registers, top, last, output, tupled)
         fn = distinct.get(key)
         if fn is None:
             fn = distinct[key] = f"b{len(distinct)}"
@@ -346,8 +346,9 @@ def _blocks(table, names, top, block, typable=None):
             if t:
                 typed_names.append(fn)
         # Registers read here for the last time leave the driver.
-        dying = [r for r in dict.fromkeys(call.args) if r in held and held[r][0] == b]
-        dying_holds = [held.pop(r)[1] for r in dying]
+        dying = [r for r in dict.fromkeys(call.args)
+                 if r in registers and registers[r][0] == b]
+        dying_holds = [registers.pop(r)[1] for r in dying]
         free.extend(dying)
         targets = []
         for reader, members in groups:
@@ -356,7 +357,7 @@ def _blocks(table, names, top, block, typable=None):
             else:
                 reg, counter = f"r{counter}", counter + 1
             home.update((p, (reg, i if tupled else None)) for i, p in enumerate(members))
-            held[reg] = (reader, any(holds[p] for p in members), len(members))
+            registers[reg] = (reader, any(holds[p] for p in members), len(members))
             targets.append(reg)
         text = f"{fn}({', '.join(call.args)})"
         driver.append(f"    {', '.join(targets)}, = {text}" if targets else f"    {text}")
@@ -372,7 +373,7 @@ _REPEATS = 4            # blocks per distinct fingerprint from which blocks retu
 _NEVER = math.inf       # the last reader of a value the plan returns
 
 
-def _block_layout(table, found, block, home, held, top, last, output, tupled):
+def _block_layout(table, found, block, home, registers, top, last, output, tupled):
     """``(key, params, live_out, call, groups, grouping)`` for a block whose fingerprint
     :meth:`StepTable.fingerprint` ``found`` (``key, params, live_out``): ``key`` is
     equal for two blocks exactly when their code is; ``call`` (a :class:`_Call`) says
@@ -381,7 +382,7 @@ def _block_layout(table, found, block, home, held, top, last, output, tupled):
     ``grouping`` numbers the tuple each value of ``live_out`` is returned in (None:
     ``tupled`` is false, and the block returns the values themselves)."""
     key, params, live_out = found
-    call = _Call(params, table.position[params].tolist(), home, held, table.operands, top)
+    call = _Call(params, table.position[params].tolist(), home, registers, table.operands, top)
     reader = [_NEVER if output[p] else last[p] // block for p in live_out]
     if not tupled:
         return key, params, live_out, call, [(r, [p]) for p, r in zip(live_out, reader)], None
@@ -393,18 +394,18 @@ def _block_layout(table, found, block, home, held, top, last, output, tupled):
 
 
 class _Call:
-    """How the driver calls a block whose parameters are the values at ``held``
-    (operands ``params``): ``args``, the driver's text for each of the block's
+    """How the driver calls a block whose parameters are the values at ``positions``
+    (read by operands ``params``): ``args``, the driver's text for each of the block's
     parameters (a register, an input or a constant); ``where``, per value, the tuple
     parameter and index it is read from (None: a parameter of its own); ``lengths``,
     each tuple's length; ``layout``, all the block's code depends on."""
 
     __slots__ = ("args", "where", "lengths", "layout")
 
-    def __init__(self, params, held, home, registers, operands, top):
+    def __init__(self, params, positions, home, registers, operands, top):
         self.args, self.where, self.lengths = [], [], []
         number = {}            # the driver's register -> its number among the tuples
-        for j, p in zip(params, held):
+        for j, p in zip(params, positions):
             found = home.get(p)
             if found is None or found[1] is None:    # an input, a constant, a register
                 self.where.append(None)
