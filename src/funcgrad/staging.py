@@ -208,7 +208,7 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
         parts = []      # each leaf's part of the cache key: its type, shape and dtype
         for k, l in enumerate(leaves):
             kind = type(l)
-            if kind is np.ndarray:
+            if kind is np.ndarray:     # _abstract's answer, written out on the hot path
                 parts.append((np.ndarray, l.shape, l.dtype))
             elif kind is np.float64:    # what transforms return: runs as a Python float
                 leaves[k] = float(l)

@@ -48,8 +48,8 @@ def _logsumexp_impl(x, axis=None, keepdims=False):
 
 def _softmax_impl(x, axis=-1):
     a = np.asarray(x)
-    e = np.exp(a - np.max(a, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    e = np.exp(a - a.max(axis=axis, keepdims=True))    # the methods: np.max's call, direct
+    return e / e.sum(axis=axis, keepdims=True)
 
 
 def _log_softmax_impl(x, axis=-1):
@@ -101,15 +101,19 @@ def _row_labels(a, label):
 
 
 def _pnls_slope_impl(x, label):
-    """``softmax(x) - one_hot(label)`` in place in one array, with the bits of the two
-    computed apart (subtracting the one-hot row's 0.0 changes nothing)."""
+    """``softmax(x) - one_hot(label)`` in one array, with the bits of the two computed
+    apart (subtracting the one-hot row's 0.0 changes nothing)."""
     a = np.asarray(x)
-    e = a - a.max(axis=-1, keepdims=True)
-    np.exp(e, out=e)
-    e /= e.sum(axis=-1, keepdims=True)
+    e = _softmax_impl(a)
     rows = e.reshape(-1, e.shape[-1])     # a view: e is a fresh array
     rows[np.arange(len(rows)), _row_labels(a, label)] -= 1.0
     return e
+
+
+def _softmax_product(s, v, axis=-1):
+    """Softmax's Jacobian at ``s = softmax(x)`` times ``v`` (it is symmetric: the forward
+    and the reverse rule alike)."""
+    return s * (v - sum(s * v, axis=axis, keepdims=True))
 
 
 def _pnls_batch(size, prim, values, batched, params):
@@ -136,8 +140,8 @@ logsumexp = Primitive(
 )
 softmax = Primitive(
     "softmax", _softmax_impl, xp=_xp_softmax,
-    vjp=(lambda g, ans, x, axis=-1: ans * (g - sum(ans * g, axis=axis, keepdims=True)),),
-    jvp=(lambda t, ans, x, axis=-1: ans * (t - sum(ans * t, axis=axis, keepdims=True)),),
+    vjp=(lambda g, ans, x, axis=-1: _softmax_product(ans, g, axis),),
+    jvp=(lambda t, ans, x, axis=-1: _softmax_product(ans, t, axis),),
     batch=batch_along_axis,
     fresh=True,
 )
@@ -151,9 +155,8 @@ log_softmax = Primitive(
 )
 pnls_slope = Primitive(  # pnls's derivative in x: its Jacobian is softmax's
     "pnls_slope", _pnls_slope_impl,
-    vjp=(lambda g, ans, x, label: softmax(x) * (g - sum(softmax(x) * g, axis=-1, keepdims=True)),
-         None),
-    jvp=(lambda t, ans, x, label: softmax(x) * (t - sum(softmax(x) * t, axis=-1, keepdims=True)),),
+    vjp=(lambda g, ans, x, label: _softmax_product(softmax(x), g), None),
+    jvp=(lambda t, ans, x, label: _softmax_product(softmax(x), t),),
     batch=_pnls_batch,
     fresh=True,
 )
