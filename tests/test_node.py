@@ -321,3 +321,17 @@ def test_shared_constants_keep_their_signs_in_a_plan():
     g = fg.jit(lambda x: (x * 0.0, x * -0.0, x * 0.5, x * 0.5))
     got = g(3.0)
     assert [np.signbit(v) for v in got[:2]] == [False, True] and got[2:] == (1.5, 1.5)
+
+
+@pytest.mark.parametrize("value", [np.linspace(-1.0, 1.0, 5), np.array(0.25), np.arange(4),
+                                   np.array([1 + 2j, -0.5j]), np.ones(3, dtype=np.float32)],
+                         ids=["float64", "0-d", "int", "complex", "float32"])
+def test_a_traced_unary_ufunc_on_an_array_gives_its_impls_answer(value):
+    # a trace calls a unary ufunc's ufunc itself on an array (Primitive.on_array): the
+    # same type, dtype and bits as the impl, a 0-d array's NumPy scalar included
+    for prim in (fnp.tanh, fnp.exp, fnp.negative, fnp.abs):
+        got = prim(fg.var(value) if value.dtype.kind == "f" else fg.const(value)).value
+        want = prim.impl(value)
+        assert type(got) is type(want) and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    assert fnp.tanh.on_array is np.tanh and fnp.add.on_array is fnp.add.impl

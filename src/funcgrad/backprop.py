@@ -21,7 +21,7 @@ from .rules.elementwise import pullback, real_part_for
 from .traces import new_level
 from .values import as_dtype_of, frozen_copy, ones_like_value, shape_of, zeros_like_value
 
-__all__ = ["backprop", "vjp_step", "add_cotangents", "default_seed", "transpose"]
+__all__ = ["backprop", "vjp_step", "vjp_edge", "add_cotangents", "default_seed", "transpose"]
 
 _NO_PARAMS: dict = {}
 
@@ -48,37 +48,50 @@ def vjp_step(node, g):
     and its pullback the one elementwise :func:`~funcgrad.rules.elementwise.pullback`
     (tests check both paths give the same bits).
     """
-    prim = node._prim
     args = node._args
+    if len(args) == 1:
+        return (vjp_edge(node, g),)
+    prim = node._prim
     partials = prim.partials
-    if partials is not None and len(args) <= 2:
+    if partials is not None and len(args) == 2:
         ans = node._value
+        a, b = args
+        x, y = a._value, b._value
+        pa, pb = partials
         try:
-            if len(args) == 2:
-                a, b = args
-                x, y = a._value, b._value
-                pa, pb = partials
-                if a._prim is CONST:
-                    ca = None
-                elif pa is None:
-                    raise _missing_rule(prim, 0)
-                else:
-                    ca = pullback(g, pa(ans, x, y), x)
-                if b._prim is CONST:
-                    return (ca, None)
-                if pb is None:
-                    raise _missing_rule(prim, 1)
-                return (ca, pullback(g, pb(ans, x, y), y))
-            a = args[0]
             if a._prim is CONST:
-                return (None,)
-            if partials[0] is None:
+                ca = None
+            elif pa is None:
                 raise _missing_rule(prim, 0)
-            x = a._value
-            return (pullback(g, partials[0](ans, x), x),)
+            else:
+                ca = pullback(g, pa(ans, x, y), x)
+            if b._prim is CONST:
+                return (ca, None)
+            if pb is None:
+                raise _missing_rule(prim, 1)
+            return (ca, pullback(g, pb(ans, x, y), y))
         except ZeroDivisionError:
             pass   # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
     return general_vjp_step(node, g)
+
+
+def vjp_edge(node, g):
+    """:func:`vjp_step` of a node of one argument: that argument's cotangent alone (or
+    None), without the tuple. The fold calls it for every such node."""
+    partials = node._prim.partials
+    if partials is not None:
+        a = node._args[0]
+        if a._prim is CONST:
+            return None
+        partial = partials[0]
+        if partial is None:
+            raise _missing_rule(node._prim, 0)
+        x = a._value
+        try:
+            return pullback(g, partial(node._value, x), x)
+        except ZeroDivisionError:
+            pass
+    return general_vjp_step(node, g)[0]
 
 
 def general_vjp_step(node, g):
@@ -130,7 +143,7 @@ def transpose(linear, like, seed):
     if not trace.owns(out):
         return None            # a zero map
     grads = reverse_fold(dfs_order((out,)), out, seed, vjp_step, add_cotangents,
-                         keep=lambda n: n is x)
+                         keep=lambda n: n is x, edge_step=vjp_edge)
     return grads.get(x)
 
 
@@ -181,7 +194,7 @@ def backprop(output: Any, seed: Any = None, method: str = "dfs", check: bool = F
     (output,) = check_outputs((output,), "backprop")
     seed = default_seed(output, "backprop") if seed is None else frozen_copy(_check_seed(seed, output))
     return fold_back({output: seed}, vjp_step, add_cotangents, method=method,
-                     check=check or None, finish=_gradient_map)
+                     check=check or None, finish=_gradient_map, edge_step=vjp_edge)
 
 
 def _gradient_map(grads, order):

@@ -331,9 +331,11 @@ class ReverseTrace(Trace):
             a = args[0]
             if type(a) is make and a._trace is self:
                 v = a._value   # NumPy's value goes straight to the impl; others dispatch
-                if type(v) not in PLAIN_TYPES:
+                if type(v) is np.ndarray and not params:     # the commonest call
+                    value = prim.on_array(v)
+                elif type(v) not in PLAIN_TYPES:
                     value = prim(v, **params)
-                else:      # no parameters: the commonest call, without unpacking them
+                else:
                     value = prim.impl(v, **params) if params else prim.impl(v)
                 if type(value) is np.ndarray:
                     value.setflags(write=False)

@@ -65,8 +65,8 @@ class Primitive:
 
     # __dict__ holds what help(), inspect and doctest read from a primitive itself:
     # __doc__, __module__ and __signature__ (see describe).
-    __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "fresh", "__dict__",
-                 "__weakref__")
+    __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "fresh", "on_array",
+                 "__dict__", "__weakref__")
 
     def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None,
                  fresh=False):
@@ -80,6 +80,10 @@ class Primitive:
         # fresh: the impl always returns a new array, never a view of an operand, so a jit
         # plan may write into it once it is dead (ufuncs are known to be fresh)
         self.fresh = fresh
+        # on_array: the impl called on one NumPy array without parameters; a unary ufunc's
+        # impl only adds the checks for Python floats there, so traces call the ufunc itself
+        ufunc = getattr(impl, "ufunc", None)
+        self.on_array = ufunc if isinstance(ufunc, np.ufunc) and ufunc.nin == 1 else impl
         self.__doc__ = f"The funcgrad primitive {name!r}."
         self.__signature__ = _signature_of(impl)
 

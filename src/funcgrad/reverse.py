@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .backprop import add_cotangents, vjp_step
+from .backprop import add_cotangents, vjp_edge, vjp_step
 from .rules.elementwise import real_part_for
 from .errors import ShapeError
 from .finite import checking
@@ -121,7 +121,7 @@ def pull_back(trace, out_leaves, cotangents, inputs):
         wanted = {n for nodes, _ in inputs for n in nodes}
         order = creation_order if made is None or checking() else (lambda _: made)
         grads, _ = fold_back(seeds, vjp_step, add_cotangents, keep=wanted.__contains__,
-                             method=order)
+                             method=order, edge_step=vjp_edge)
     else:
         grads = {}
     for nodes, treedef in inputs:
