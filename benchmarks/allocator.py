@@ -8,7 +8,8 @@ jit, and the hand-written NumPy step plain (fresh arrays) and preallocated
 (buffers made once). Each configuration runs in two fresh processes, one with
 glibc's default malloc settings and one with ``TUNED`` below; one thread;
 rounds interleaved; medians of the rounds, with the minor page faults per step
-(``getrusage``).
+(``getrusage``). Losses and gradients are checked against the preallocated
+step to 1e-9 before timing.
 
 Why: a step's big temporaries (a 256 x 256 float64 array is 512 KiB) come from
 the heap's top, and once a step frees them glibc trims the heap back to the
@@ -35,16 +36,21 @@ TUNED = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(
 CHILD = r"""
 import json, resource, statistics, sys, time
 sys.path.insert(0, {here!r})
+import numpy as np
 import common, engine_funcgrad, engine_funcgrad_jit, engine_python
 batch, hidden, rounds = {batch}, {hidden}, {rounds}
 X, y = common.digits(batch)
 params = common.mlp_params(hidden)
-steps = {{
-    "funcgrad eager": engine_funcgrad.w4_make(X, y, params, common.W4_LR)[0],
-    "funcgrad jit": engine_funcgrad_jit.w4_make(X, y, params, common.W4_LR)[0],
-    "hand-written NumPy, plain": engine_python.w4_make(X, y, params, common.W4_LR, "plain")[0],
-    "hand-written NumPy, preallocated": engine_python.w4_make(X, y, params, common.W4_LR)[0],
+made = {{
+    "funcgrad eager": engine_funcgrad.w4_make(X, y, params, common.W4_LR),
+    "funcgrad jit": engine_funcgrad_jit.w4_make(X, y, params, common.W4_LR),
+    "hand-written NumPy, plain": engine_python.w4_make(X, y, params, common.W4_LR, "plain"),
+    "hand-written NumPy, preallocated": engine_python.w4_make(X, y, params, common.W4_LR),
 }}
+want = made["hand-written NumPy, preallocated"][1]()
+for name, (_, evaluate) in made.items():   # loss and gradients agree before timing
+    assert all(np.allclose(a, b, rtol=1e-9, atol=1e-12) for a, b in zip(evaluate(), want)), name
+steps = {{name: step for name, (step, _) in made.items()}}
 for step in steps.values():
     step(); step()
 t = time.perf_counter(); steps["funcgrad eager"](); once = time.perf_counter() - t
