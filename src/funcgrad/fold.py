@@ -58,7 +58,7 @@ def reverse_fold_seeds(order, seeds, node_step, plus, keep=None, edge_step=None)
 
     ``edge_step(node, m)``, if given, is ``node_step(node, m)[0]`` for a node of one
     argument, without the tuple and its unpacking (with the rest of ``vjp_edge``, the
-    per-primitive overhead of an eager grad on small arrays: 2.07 -> 1.91 us).
+    per-primitive overhead of an eager grad on small arrays: 2.03 -> 1.85 us).
     """
     acc = dict(seeds)
     done = acc if keep is None else {}

@@ -71,10 +71,6 @@ def _xp_softmax(xp, x, axis=-1):
     return e / xp.sum(e, axis=axis, keepdims=True)
 
 
-def _onehot(label, x):
-    return one_hot(label, depth=shape_of(x)[-1])
-
-
 def _pnls_impl(x, label):
     a = np.asarray(x)
     out = _logsumexp_impl(a, axis=-1)
