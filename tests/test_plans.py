@@ -8,6 +8,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import plans
+from funcgrad.rules import nn
 
 
 def chain(x):
@@ -31,6 +32,9 @@ CASES = {
     "outputs that are inputs and constants": (
         lambda x, y: (x, fnp.sin(x) * y, 2.0, y, fnp.cos(y) + x), (0.5, np.arange(3.0))),
     "hessian": (fg.hessian(lambda x: fnp.sum(fnp.tanh(x) ** 3)), (rng.normal(size=4),)),
+    "classifier": (  # pnls and pnls_slope: one call where a block holds both
+        fg.value_and_grad(lambda w, x: fnp.mean(fg.nn.pnls(fnp.tanh(x @ w), np.arange(5) % 4))),
+        (rng.normal(size=(3, 4)), rng.normal(size=(5, 3)))),
 }
 
 
@@ -162,3 +166,60 @@ def test_an_array_is_overwritten_in_place_only_once_no_view_of_it_is_alive(case)
     in_place = re.search(r"(r\d+) = np_multiply\(\1, \1, out=\1\)", src)
     fresh = re.search(r"(r\d+) = (r\d+) \* \2\n", src)
     assert (in_place, fresh)[not reusable] and not (in_place, fresh)[reusable], src
+
+
+LOSS_CASES = {   # logits, labels
+    "a batch": (rng.normal(size=(6, 4)) * 3.0, rng.integers(0, 4, 6)),
+    "one row": (rng.normal(size=4), 2),
+    "a label for every row": (rng.normal(size=(2, 3, 4)) * 40.0, rng.integers(0, 4, (2, 3))),
+    "a row's maximum infinite": (np.array([[1.0, np.inf, 2.0], [0.5, 0.0, -1.0]]), np.array([1, 0])),
+    "a row of minus infinity": (np.array([[-np.inf] * 3, [0.0, 1.0, 2.0]]), np.array([1, 2])),
+}
+
+
+@pytest.mark.parametrize("case", LOSS_CASES)
+def test_a_loss_and_its_slope_are_one_call_with_the_bits_of_two(case):
+    logits, labels = LOSS_CASES[case]
+
+    def f(z):
+        return fnp.sum(fg.nn.pnls(z * 1.0, labels))
+
+    jitted = fg.jit(fg.value_and_grad(f))
+    with np.errstate(all="ignore"):
+        got, want = flat(jitted(logits)), flat(fg.value_and_grad(f)(logits))
+        joint = nn._pnls_with_slope(logits, labels)
+        apart = nn._pnls_impl(logits, labels), nn._pnls_slope_impl(logits, labels)
+    for g, w in zip(got + list(joint), want + list(apart), strict=True):
+        assert type(g) is type(w) and g.dtype == w.dtype
+        assert np.array_equal(g, w, equal_nan=True) and np.array_equal(np.signbit(g), np.signbit(w))
+    src = jitted.plan(logits).source
+    assert src.count("pnls_with_pnls_slope(") == 1
+    assert not re.search(r"= pnls(_slope)?\(", src), src
+
+
+def test_calls_together_only_on_one_label_object_in_blocks_of_one_code(monkeypatch):
+    # Two constant nodes of one array are one operand; equal arrays are two. Blocks of one
+    # round each, alternating the two cases, must not share code, or one would read the
+    # wrong label.
+    z0, y = rng.normal(size=(3, 4)), np.array([0, 1, 3])
+    labels = [(y, y), (y, y[::-1].copy()), (y, y), (y, y[::-1].copy())]
+
+    def f(z):
+        total = fnp.sum(z)
+        for _ in range(7):                # 8 steps before the rounds of 8 steps
+            total = total + 1.0
+        for first, second in labels:
+            w = z * 1.5
+            slope = nn.pnls_slope(w, second) * z       # its sum would not depend on the label
+            total = total + fnp.sum(fg.nn.pnls(w, first)) + fnp.sum(slope)
+        return total
+
+    eager = flat(fg.value_and_grad(f)(z0))
+    whole = fg.jit(fg.value_and_grad(f)).plan(z0)
+    assert whole.source.count("pnls_with_pnls_slope(") == 4     # a round's pair, two vjps'
+    monkeypatch.setattr(plans, "_REPEATS", 0)
+    for block in (8, 2, 3):
+        monkeypatch.setattr(plans, "BLOCK", block)
+        jitted = fg.jit(fg.value_and_grad(f))
+        for g, w in zip(flat(jitted(z0)), eager, strict=True):
+            assert np.array_equal(g, w)

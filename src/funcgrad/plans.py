@@ -152,6 +152,13 @@ class _Namespace:
         return self._name(call_key(prim, params), functools.partial(prim.impl, **params),
                           prim.name)
 
+    def together(self, prim, params):
+        """The name of ``prim.together``'s impl, called with ``params``."""
+        impl = prim.together[1]
+        key = ("together", call_key(prim, params))
+        return self._name(key, functools.partial(impl, **params) if params else impl,
+                          f"{prim.name}_with_{prim.together[0].name}")
+
     def ufunc(self, u):
         return self._name(u, u, f"np_{u.__name__}")
 
@@ -188,38 +195,54 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False):
     free = []
     lines = []
     counter = 0
+    pairs = {} if native else _called_together(table, lo, hi)
     for i in range(lo, hi):
         n = steps[i]
         prim = n._prim
         operands = range(bounds[i - lo], bounds[i - lo + 1])
-        args = [name_of[position[j]] if position[j] in name_of else operand_text(j)
-                for j in operands]
-        slot = reuse[i - lo]
-        if slot >= 0:
-            # Write the result into an operand's array that dies here: no new memory.
-            reg = args[slot]
-            out = reg if native else f"out={reg}"
-            lines.append(f"    {reg} = {names.ufunc(ufunc_of(prim))}({', '.join(args)}, {out})")
-        else:
-            template = _INLINE.get(prim)
-            ufunc = getattr(prim.impl, "ufunc", None)
-            if template is not None and plain[i - lo]:
-                expr = template.format(*args)
-            elif (ufunc is not None and plain[i - lo] and type(n._value) is float
-                  and all(floats[j] for j in operands)):
-                # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
-                # itself (same value, bit for bit) and skip the wrapper's checks.
-                expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
-            elif native and plain[i - lo] and (u := ufunc_of(prim)) is not None:
-                expr = f"{names.ufunc(u)}({', '.join(args)})"
+        reg = name_of.get(n_in + i)   # made already, by a call together with an earlier step
+        if reg is None:
+            args = [name_of[position[j]] if position[j] in name_of else operand_text(j)
+                    for j in operands]
+            slot = reuse[i - lo]
+            if i in pairs:
+                # One call makes this step's value and a later step's (Primitive.together).
+                later, first = pairs[i]
+                both = []
+                for _ in range(2):
+                    if free:
+                        both.append(free.pop())
+                    else:
+                        both.append(f"r{counter}")
+                        counter += 1
+                impl = names.together(first._prim, first._params)
+                lines.append(f"    {both[0]}, {both[1]} = {impl}({', '.join(args)})")
+                reg, name_of[n_in + later] = both if first is n else both[::-1]
+            elif slot >= 0:
+                # Write the result into an operand's array that dies here: no new memory.
+                reg = args[slot]
+                out = reg if native else f"out={reg}"
+                lines.append(f"    {reg} = {names.ufunc(ufunc_of(prim))}({', '.join(args)}, {out})")
             else:
-                expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
-            if free:
-                reg = free.pop()
-            else:
-                reg, counter = f"r{counter}", counter + 1
-            lines.append(f"    {reg} = {expr}")
-        name_of[n_in + i] = reg
+                template = _INLINE.get(prim)
+                ufunc = getattr(prim.impl, "ufunc", None)
+                if template is not None and plain[i - lo]:
+                    expr = template.format(*args)
+                elif (ufunc is not None and plain[i - lo] and type(n._value) is float
+                      and all(floats[j] for j in operands)):
+                    # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
+                    # itself (same value, bit for bit) and skip the wrapper's checks.
+                    expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
+                elif native and plain[i - lo] and (u := ufunc_of(prim)) is not None:
+                    expr = f"{names.ufunc(u)}({', '.join(args)})"
+                else:
+                    expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
+                if free:
+                    reg = free.pop()
+                else:
+                    reg, counter = f"r{counter}", counter + 1
+                lines.append(f"    {reg} = {expr}")
+            name_of[n_in + i] = reg
         # Registers of values used here for the last time are free again; arrays
         # are deleted at once so their memory goes back before the next step.
         for p in dict.fromkeys(position[j] for j in operands):
@@ -228,6 +251,37 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False):
                     lines.append(f"    del {name_of[p]}")
                 free.append(name_of[p])
     return lines, [name_of[p] for p in live_out]
+
+
+def _called_together(table, lo, hi):
+    """``{i: (j, first)}`` for the pairs of steps ``i < j`` among ``lo:hi`` that one call
+    computes: a primitive with ``together=(other, impl)`` and ``other``, called on the same
+    operands with the same parameters (``first``: the step of the primitive itself, whose
+    impl returns its value, then the other's)."""
+    primary = {}      # each primitive of a pair -> the one holding ``together``
+    for p in table.prim_of:
+        if p.together is not None:
+            primary[p] = primary[p.together[0]] = p
+    if not primary:
+        return {}
+    wanted = [k for k, p in enumerate(table.prim_of) if p in primary]
+    bounds = table.bounds
+    waiting = {}       # (pair, parameters, operands) -> the latest step calling them
+    pairs = {}
+    for i in (lo + np.flatnonzero(np.isin(table.prims[lo:hi], wanted))).tolist():
+        n = table.steps[i]
+        key = call_key(n._prim, n._params)
+        if key is None:
+            continue
+        operands = tuple(_stands_for(table, j) for j in range(bounds[i], bounds[i + 1]))
+        key = (primary[n._prim], () if key is n._prim else key[1], operands)
+        k = waiting.pop(key, None)
+        if k is not None and table.steps[k]._prim is not n._prim:
+            m = table.steps[k]
+            pairs[k] = (i, m if m._prim is key[0] else n)
+        else:
+            waiting[key] = i
+    return pairs
 
 
 def _tuple(texts):

@@ -12,7 +12,9 @@ The one form of a primitive, read like a reference sheet::
               vjp=...,       # reverse mode: cotangent of the output -> of the arguments
               jvp=...,       # forward mode: tangents of the arguments -> of the output
               batch=...,     # vmap: the call on a whole batch at once
-              partials=...)  # elementwise shortcut: d f / d args[i], from which vjp, jvp follow
+              partials=...,  # elementwise shortcut: d f / d args[i], from which vjp, jvp follow
+              together=...)  # (other, impl): jit computes this and other's call on the same
+                             # operands in one impl call returning both (a loss, its slope)
 
 ``vjp`` is either a tuple with one rule per argument, ``rule(g, ans, *args,
 **params)`` giving that argument's cotangent (``None`` in the tuple: no
@@ -66,10 +68,10 @@ class Primitive:
     # __dict__ holds what help(), inspect and doctest read from a primitive itself:
     # __doc__, __module__ and __signature__ (see describe).
     __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "fresh", "on_array",
-                 "__dict__", "__weakref__")
+                 "together", "__dict__", "__weakref__")
 
     def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None,
-                 fresh=False):
+                 fresh=False, together=None):
         self.name = name
         self.impl = impl
         self.xp = xp
@@ -80,6 +82,10 @@ class Primitive:
         # fresh: the impl always returns a new array, never a view of an operand, so a jit
         # plan may write into it once it is dead (ufuncs are known to be fresh)
         self.fresh = fresh
+        # together: (other, impl); a jit plan that calls this primitive and ``other`` on the
+        # same operands and parameters calls ``impl`` once instead, which returns both
+        # values with the bits of the two calls (a loss and its slope share their work)
+        self.together = together
         # on_array: the impl called on one NumPy array without parameters; a unary ufunc's
         # impl only adds the checks for Python floats there, so traces call the ufunc itself
         ufunc = getattr(impl, "ufunc", None)

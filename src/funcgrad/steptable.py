@@ -343,9 +343,12 @@ class StepTable:
         self.constant_number = np.full(len(position), -1, dtype=np.int64)
         if not len(held):
             return
-        # each constant node once (a recording trace shares them): the operands reading
-        # one take its number, which stands for it where it is not a literal
-        first, number = np.unique(self.numbers[held], return_index=True, return_inverse=True)[1:]
+        # each constant once: the operands reading one object (through one constant node
+        # or several: a rule may wrap its argument's value again) take one number, which
+        # stands for it where it is not a literal
+        same = np.fromiter(map(id, self.constant_values), np.int64, len(held))
+        same = same * 2 + self.constant_is_const
+        first, number = np.unique(same, return_index=True, return_inverse=True)[1:]
         number = number.reshape(-1)
         values = [self.constant_values[k] for k in first.tolist()]
         is_const = self.constant_is_const[first]

@@ -12,7 +12,9 @@
 
 Each reverse rule is symmetric in the sense that the forward rule is the same
 expression applied to a tangent (softmax's Jacobian is symmetric), summed where
-the primitive reduces.
+the primitive reduces. A jit plan that calls pnls and pnls_slope on the same
+operands (a classifier's loss and gradient) calls ``_pnls_with_slope`` once
+instead (``Primitive.together``).
 """
 
 import numpy as np
@@ -106,6 +108,27 @@ def _pnls_slope_impl(x, label):
     return e
 
 
+def _pnls_with_slope(x, label):
+    """``(pnls(x, label), pnls_slope(x, label))`` with the bits of the two calls, sharing
+    the row maxima, the exponentials and their sums (jit's plans call this where they
+    call both: a classifier's loss and its gradient). A row whose maximum is not finite
+    is shifted differently by the two, which are then called apart."""
+    a = np.asarray(x)
+    m = a.max(axis=-1, keepdims=True)
+    if not np.isfinite(m).all():
+        return _pnls_impl(x, label), _pnls_slope_impl(x, label)
+    e = np.exp(a - m)
+    s = e.sum(axis=-1, keepdims=True)
+    lse = np.log(s) + m
+    loss = lse.reshape(lse.shape[:-1])
+    loss = loss[()] if loss.ndim == 0 else loss     # as logsumexp gives a 1-d row's value
+    loss -= _picked(a, label)
+    slope = e / s
+    rows = slope.reshape(-1, slope.shape[-1])
+    rows[np.arange(len(rows)), _row_labels(a, label)] -= 1.0
+    return loss[()] if np.ndim(loss) == 0 else loss, slope
+
+
 def _softmax_product(s, v, axis=-1):
     """Softmax's Jacobian at ``s = softmax(x)`` times ``v`` (it is symmetric: the forward
     and the reverse rule alike)."""
@@ -162,4 +185,5 @@ pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
          None),
     jvp=(lambda t, ans, x, label: sum(pnls_slope(x, label) * t, axis=-1),),
     batch=_pnls_batch,
+    together=(pnls_slope, _pnls_with_slope),
 )
