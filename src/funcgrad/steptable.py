@@ -333,8 +333,8 @@ class StepTable:
                                              len(nodes))
 
     def _read_literals(self):
-        """Per operand: a literal's number, or -1; a number for each constant node; whether
-        it is a float."""
+        """Per operand: a literal's number, or -1; a number for each constant (one object,
+        whichever nodes hold it); whether it is a float."""
         position, held = self.position, self.held
         located = position >= 0
         self.operand_float = np.zeros(len(position), dtype=bool)
@@ -346,10 +346,12 @@ class StepTable:
         # each constant once: the operands reading one object (through one constant node
         # or several: a rule may wrap its argument's value again) take one number, which
         # stands for it where it is not a literal
-        same = np.fromiter(map(id, self.constant_values), np.int64, len(held))
-        same = same * 2 + self.constant_is_const
-        first, number = np.unique(same, return_index=True, return_inverse=True)[1:]
-        number = number.reshape(-1)
+        first, number = np.unique(self.numbers[held], return_index=True, return_inverse=True)[1:]
+        read = self.constant_values
+        same = np.fromiter((id(read[k]) for k in first.tolist()), np.int64, len(first))
+        same = same * 2 + self.constant_is_const[first]
+        merged, which = np.unique(same, return_index=True, return_inverse=True)[1:]
+        first, number = first[merged], which.reshape(-1)[number.reshape(-1)]
         values = [self.constant_values[k] for k in first.tolist()]
         is_const = self.constant_is_const[first]
         kinds = list(map(type, values))
