@@ -1,6 +1,6 @@
 """jit's one-time cost: trace + compile time and the memory a plan keeps, by size.
 
-    python benchmarks/jit_compile.py [--max-depth 100000] [--no-jax]
+    python benchmarks/jit_compile.py [--max-depth 100000] [--no-jax] [--runs 3]
 
 ``fg.jit(fg.value_and_grad(chain))`` for the chain ``x <- tanh(x)*0.5 + x*0.5``
 (W2) at depths 10^3 .. 10^5 (10^4 .. 10^6 plan steps), on a Python float and
@@ -8,12 +8,14 @@ on arrays of 16, written two ways: unrolled by a Python loop, and with
 ``fg.fori_loop`` (a loop construct: one plan step for the whole loop), and
 unrolled with ``backend="numba"`` (numba's register machine: a register is a
 float, or a row of 16 for the arrays). Each row
-runs in a fresh process, with one thread; it reports the trace (until the
-graph is handed to the compiler) and compile time, the plan's steps, blocks
-and distinct blocks, the bytes the plan keeps per step (benchmarks/plansize.py),
-the growth of the process's resident memory per step after the trace is freed,
-and a replay; the first call's run of the plan is taken off its compile time. The jitted result is checked bit for bit against eager (to
-1e-12 for the numba backend).
+runs in ``--runs`` fresh processes (3), with one thread, and shows the one
+with the median total, the least and the most total in brackets; it reports
+the trace (until the graph is handed to the compiler) and compile time, the
+plan's steps, blocks and distinct blocks, the bytes the plan keeps per step
+(benchmarks/plansize.py), the growth of the process's resident memory per step
+after the trace is freed, and a replay; the first call's run of the plan is
+taken off its compile time. The jitted result is checked bit for bit against
+eager (to 1e-12 for the numba backend).
 JAX's jit of the same chain (unrolled, and with ``lax.fori_loop``) is timed
 for comparison, compile only (first call less a later one).
 """
@@ -94,7 +96,27 @@ print(json.dumps({{"trace": marks["traced"] - t, "compile": max(0.0, done - mark
 """
 
 
-def row(depth, value, form):
+def row(depth, value, form, runs=1):
+    """The row's figures from the median of ``runs`` fresh processes (by total time), with
+    ``spread``, the least and the most total seen: a first call's time on this machine
+    varies by a fifth between processes, with how much of the memory it touches the
+    system has already handed out."""
+    results = [_one_row(depth, value, form) for _ in range(runs)]
+    failed = [r for r in results if "error" in r]
+    if failed:
+        return failed[0]
+    results.sort(key=lambda r: r["total"])
+    chosen = dict(results[len(results) // 2])
+    chosen["spread"] = (results[0]["total"], results[-1]["total"])
+    return chosen
+
+
+def _spread(r):
+    low, high = r["spread"]
+    return f" ({low:.2f}-{high:.2f})" if high > low else ""
+
+
+def _one_row(depth, value, form):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
     code = CHILD.format(here=HERE, depth=depth, value=value, form=form)
@@ -110,7 +132,7 @@ def _agree(form, same):
     return "yes" if same else "NO"
 
 
-def main(max_depth, jax, jax_unrolled_to):
+def main(max_depth, jax, jax_unrolled_to, runs):
     print("| value | form | depth | plan steps (blocks, distinct) | trace | compile | total | "
           "plan kept (per step) | RSS growth (per step) | replay | same bits as eager |")
     print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
@@ -121,11 +143,12 @@ def main(max_depth, jax, jax_unrolled_to):
             if jax:
                 forms += ["jax fori_loop"] + (["jax unrolled"] if depth <= jax_unrolled_to else [])
             for form in forms:
-                r = row(depth, value, form)
+                r = row(depth, value, form, runs)
                 if "error" in r:
                     print(f"| {value} | {form} | {depth:,} | {r['error']} |", flush=True)
                 elif form.startswith("jax"):
-                    print(f"| {value} | JAX jit, {form[4:]} | {depth:,} | | | | {r['total']:.2f} s | "
+                    print(f"| {value} | JAX jit, {form[4:]} | {depth:,} | | | | "
+                          f"{r['total']:.2f} s{_spread(r)} | "
                           f"| | {r['run'] * 1e3:.2f} ms | |", flush=True)
                 else:
                     n = r["steps"]
@@ -134,7 +157,7 @@ def main(max_depth, jax, jax_unrolled_to):
                     grown = f"{r['rss'] / n:.0f} B" if per else f"{r['rss'] / 1e6:.1f} MB in all"
                     print(f"| {value} | funcgrad jit, {form} | {depth:,} | {n:,} ({r['blocks']:,}, "
                           f"{r['distinct']}) | {r['trace']:.2f} s | {r['compile']:.2f} s | "
-                          f"{r['total']:.2f} s | {kept} | {grown} | "
+                          f"{r['total']:.2f} s{_spread(r)} | {kept} | {grown} | "
                           f"{r['run'] * 1e3:.2f} ms | {_agree(form, r['same'])} |", flush=True)
         depth *= 10
 
@@ -144,7 +167,9 @@ if __name__ == "__main__":
     ap.add_argument("--max-depth", type=int, default=10**5)
     ap.add_argument("--no-jax", action="store_true")
     ap.add_argument("--jax-unrolled-to", type=int, default=10**3)
+    ap.add_argument("--runs", type=int, default=3,
+                    help="fresh processes per row; the row is the median's (default 3)")
     a = ap.parse_args()
     t = time.perf_counter()
-    main(a.max_depth, not a.no_jax, a.jax_unrolled_to)
+    main(a.max_depth, not a.no_jax, a.jax_unrolled_to, a.runs)
     print(f"\n({time.perf_counter() - t:.0f} s)")

@@ -366,11 +366,12 @@ def measure_w6(engines, s, log):
 def fmt_time(t):
     if t is None:
         return "-"
-    if t >= 1.0:
+    size = abs(t)        # a difference may be negative: its unit is its size's
+    if size >= 1.0:
         return f"{t:.2f} s"
-    if t >= 1e-3:
+    if size >= 1e-3:
         return f"{t * 1e3:.1f} ms"
-    if t >= 1e-6:
+    if size >= 1e-6:
         return f"{t * 1e6:.0f} us"
     return f"{t * 1e9:.0f} ns"
 
