@@ -216,7 +216,9 @@ def test_calls_together_only_on_one_label_object_in_blocks_of_one_code(monkeypat
 
     eager = flat(fg.value_and_grad(f)(z0))
     whole = fg.jit(fg.value_and_grad(f)).plan(z0)
-    assert whole.source.count("pnls_with_pnls_slope(") == 4     # a round's pair, two vjps'
+    # rounds of one label object: pnls with the slope called beside it; of two: pnls with
+    # the slope its own rule calls
+    assert whole.source.count("pnls_with_pnls_slope(") == 4
     monkeypatch.setattr(plans, "_REPEATS", 0)
     for block in (8, 2, 3):
         monkeypatch.setattr(plans, "BLOCK", block)
