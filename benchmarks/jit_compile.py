@@ -99,8 +99,7 @@ print(json.dumps({{"trace": marks["traced"] - t, "compile": max(0.0, done - mark
 def row(depth, value, form, runs=1):
     """The row's figures from the median of ``runs`` fresh processes (by total time), with
     ``spread``, the least and the most total seen: a first call's time on this machine
-    varies by a fifth between processes, with how much of the memory it touches the
-    system has already handed out."""
+    varies by a fifth between processes (RESULTS.md gives what was measured)."""
     results = [_one_row(depth, value, form) for _ in range(runs)]
     failed = [r for r in results if "error" in r]
     if failed:

@@ -480,7 +480,7 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     says, returning the values ``live_out`` in the tuples ``grouping`` numbers (None:
     the values themselves)."""
     # value k is a{k}, a parameter or read from a tuple parameter t{m}; any operand
-    # reading the same value (a position) or the same constant node is that value
+    # reading the same value (a position) or the same constant object is that value
     stands = {_stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
     operands = table.operands
     signature = []

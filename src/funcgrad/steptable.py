@@ -352,7 +352,7 @@ class StepTable:
         same = same * 2 + self.constant_is_const[first]
         merged, which = np.unique(same, return_index=True, return_inverse=True)[1:]
         first, number = first[merged], which.reshape(-1)[number.reshape(-1)]
-        values = [self.constant_values[k] for k in first.tolist()]
+        values = [read[k] for k in first.tolist()]
         is_const = self.constant_is_const[first]
         kinds = list(map(type, values))
         is_float = np.fromiter(map(_FLOAT.__contains__, kinds), bool, len(values))

@@ -102,7 +102,11 @@ def _pnls_slope_impl(x, label):
     """``softmax(x) - one_hot(label)`` in one array, with the bits of the two computed
     apart (subtracting the one-hot row's 0.0 changes nothing)."""
     a = np.asarray(x)
-    e = _softmax_impl(a)
+    return _less_one_hot(_softmax_impl(a), a, label)
+
+
+def _less_one_hot(e, a, label):
+    """``e`` (a fresh array of ``a``'s shape) less 1 at each row's label, in place."""
     rows = e.reshape(-1, e.shape[-1])     # a view: e is a fresh array
     rows[np.arange(len(rows)), _row_labels(a, label)] -= 1.0
     return e
@@ -123,9 +127,7 @@ def _pnls_with_slope(x, label):
     loss = lse.reshape(lse.shape[:-1])
     loss = loss[()] if loss.ndim == 0 else loss     # as logsumexp gives a 1-d row's value
     loss -= _picked(a, label)
-    slope = e / s
-    rows = slope.reshape(-1, slope.shape[-1])
-    rows[np.arange(len(rows)), _row_labels(a, label)] -= 1.0
+    slope = _less_one_hot(e / s, a, label)
     return loss[()] if np.ndim(loss) == 0 else loss, slope
 
 
