@@ -34,6 +34,7 @@ import funcgrad.rules
 from funcgrad.backprop import general_vjp_step, vjp_step
 from funcgrad.primitive import Primitive
 from funcgrad.rules import elementwise, special
+from funcgrad.rules.cuts import Cut
 
 RULE_MODULES = [importlib.import_module(m.name) for m in
                 pkgutil.iter_modules(funcgrad.rules.__path__, funcgrad.rules.__name__ + ".")]
@@ -79,6 +80,7 @@ def _condition(rng, n):
 DOMAINS = {
     ("log", 0): _uniform(0.3, 3.0),
     ("sqrt", 0): _uniform(0.3, 3.0),
+    ("spread_sqrt", 0): _uniform(0.3, 3.0),
     ("power", 0): _uniform(0.5, 2.0),
     ("divide", 1): _away_from_zero,
     ("abs", 0): _away_from_zero,
@@ -327,6 +329,25 @@ CASES = [
          label="rows"),
     Case("put_along", [_a(2, 3), np.array([[2, 0, 0], [1, 1, 2]])], {"axis": 1, "shape": (2, 3)},
          diff=(0,), label="rows"),
+    Case("gather", [_a(3, 4), np.array([2, 0, 2])], {"template": ("traced",), "mode": "raise"},
+         diff=(0,), label="rows"),
+    Case("gather", [_a(3, 4), np.array([[3, -1], [0, 1]])],
+         {"template": (slice(None), "traced"), "mode": "raise"}, diff=(0,), label="columns"),
+    Case("gather", [_a(5), np.array([7, -7])], {"template": ("traced",), "mode": "clip"},
+         diff=(0,), label="clip"),
+    Case("scatter_add", [_a(3, 2), _a(4, 2), np.array([0, 2, 0, 1])],
+         {"template": ("traced",), "mode": "raise"}, diff=(0, 1), label="repeated-rows"),
+    Case("scatter_add", [_a(4), 1.5, np.array([1, 3])], {"template": ("traced",), "mode": "wrap"},
+         diff=(0, 1), label="scalar"),
+    Case("scatter_set", [_a(3, 2), _a(3, 2), np.array([2, 0, 2])],
+         {"template": ("traced",), "mode": "raise"}, diff=(0, 1), label="last-write"),
+    Case("last_writes", [np.array([1, 0, 1])], {"template": ("traced",), "mode": "raise",
+                                                "shape": (3,)}, diff=(), label="repeat"),
+    Case("stop_gradient", [_a(2, 3)], diff=(), label="matrix"),
+    Case("vecdot", [_a(2, 3), _a(3)], {"axis": -1}, label="broadcast"),
+    Case("spectral", [_a(3, 3), _a(3)], {"UPLO": "L"}, label="weights"),
+    Case("spectral", [_a(2, 3, 3), _a(2, 3)], {"UPLO": "U"}, label="stack-upper"),
+    Case("vecdot", [_a(3, 2), _a(3, 2)], {"axis": 0}, label="axis0"),
     Case("argsort", [_a(2, 3)], {"axis": 1}, diff=(), label="rows"),
     Case("argmax", [_a(2, 3)], {"axis": 0}, diff=(), label="axis0"),
     Case("argmin", [_a(2, 3)], {}, diff=(), label="all"),
@@ -393,6 +414,10 @@ def forward_and_backprop(prim, args, params, diff, pre=None, seed=0):
 
 def reverse_vs_differences(prim, args, params, diff, pre=None):
     """Backprop with a random cotangent against central differences, argument by argument."""
+    if isinstance(prim, Cut):   # stop_gradient: reverse mode steps over it, no node
+        out = prim(fg.var(args[0]))
+        assert not isinstance(out, fg.Node) and np.array_equal(out, args[0])
+        return
     if not diff:  # integer-valued: the primitive must declare no derivative at all
         assert not prim.vjp or all(rule is None for rule in prim.vjp), \
             f"{prim.name} has a rule for nothing"
@@ -627,6 +652,14 @@ def _torch_table(torch):
         "take_along": lambda x, idx, axis: torch.take_along_dim(x, torch.as_tensor(idx), dim=axis),
         "put_along": lambda h, idx, axis, shape: torch.zeros(shape, dtype=torch.float64).scatter_add(
             axis, torch.as_tensor(idx), h),
+        "gather": lambda x, *idx, template, mode: x[_torch_gather_index(torch, x, template, idx, mode)],
+        "scatter_add": lambda x, v, *idx, template, mode: x.index_put(
+            _torch_gather_index(torch, x, template, idx, mode), torch.as_tensor(v).expand_as(
+                x[_torch_gather_index(torch, x, template, idx, mode)]), accumulate=True),
+        "scatter_set": lambda x, v, *idx, template, mode: _torch_writes(torch, x, v, idx, template),
+        "stop_gradient": lambda x: x.detach(),
+        "spread_sqrt": torch.sqrt,   # the same away from zero, where the tests sample it
+        "vecdot": lambda x1, x2, axis=-1: torch.linalg.vecdot(x1, x2, dim=axis),
         "argsort": lambda x, axis=-1, kind=None: torch.argsort(x, dim=axis, stable=True),
         "argmax": lambda x, axis=None, keepdims=False: torch.argmax(x, dim=axis, keepdim=keepdims),
         "argmin": lambda x, axis=None, keepdims=False: torch.argmin(x, dim=axis, keepdim=keepdims),
@@ -661,6 +694,31 @@ def _torch_table(torch):
     }
 
 
+def _torch_gather_index(torch, x, template, idx, mode):
+    """funcgrad.rules.gather's template and index operands as a torch index."""
+    ops = iter(idx)
+    parts = []
+    for axis, p in enumerate(template):
+        if isinstance(p, str):
+            i, n = np.asarray(next(ops)), x.shape[axis]
+            i = np.clip(i, -n, n - 1) if mode == "clip" else np.mod(i, n) if mode == "wrap" else i
+            parts.append(torch.as_tensor(i))
+        else:
+            parts.append(p)
+    return tuple(parts)
+
+
+def _torch_writes(torch, x, v, idx, template):
+    """NumPy's assignment ``x[i] = v`` through rows, one write at a time, so the last write
+    to a repeated row wins in torch's derivative too (its index_put leaves that undefined)."""
+    assert template == ("traced",)
+    out = x.clone()
+    v = torch.as_tensor(v).expand((len(idx[0]),) + tuple(x.shape[1:]))
+    for k, i in enumerate(np.asarray(idx[0]).tolist()):
+        out[i] = v[k]
+    return out
+
+
 # Primitives PyTorch has no like-for-like counterpart of (central differences still check them).
 NO_TORCH_EQUIVALENT = {
     # torch has them, but without a derivative (i1, i0e, i1e: not implemented in autograd)
@@ -681,6 +739,9 @@ NO_TORCH_EQUIVALENT = {
     "eigvalsh": "tests/test_numpy_linalg.py compares it with torch.linalg.eigvalsh",
     "complex_sign": "complex inputs only: tests/test_complex.py checks it against PyTorch's sgn",
     "eigh": "eigenvector signs are a LAPACK convention; the packed output differs in sign",
+    "spectral": "the gradient of a weighted eigenvalue sum: tests/test_numpy_linalg.py "
+                "checks eigvalsh's Hessian against PyTorch's",
+    "last_writes": "an integer-valued helper of scatter_set's rule: test_gather.py checks it",
 }
 
 
@@ -752,7 +813,7 @@ NUMPY_REFERENCE = {
     "power": np.power, "maximum": np.maximum, "minimum": np.minimum, "negative": np.negative,
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
     "tanh": np.tanh, "abs": np.abs, "relu": lambda x: np.maximum(x, 0.0), "where": np.where,
-    "step": lambda x: np.heaviside(x, 0.0),
+    "step": lambda x: np.heaviside(x, 0.0), "spread_sqrt": np.sqrt,
     **{name: getattr(scipy.special, name) for name in special.__all__},
 }
 # NumPy has no sigmoid, logit or erf; funcgrad's forms are compared within rounding instead.

@@ -17,29 +17,59 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import ConversionError
+from .errors import ConversionError, IndexingError
 from .primitive import Primitive
-from .rules import arrays, elementwise, products, ufuncs
+from .rules import arrays, elementwise, gather, products, ufuncs
 from .traces import Box
 from .values import dtype_of, is_complex, plain, raw, shape_of
 
-__all__ = ["ArrayLike"]
+__all__ = ["ArrayLike", "TracedIndex", "index_param", "traced_index"]
 
 
-def _index_param(index):
-    """An index with traced parts refused (indices are static) and lists made arrays."""
+def index_param(index):
+    """An index with its derivative traces taken off (an index has no derivative) and lists
+    made arrays. Parts still traced (by jit or vmap) come back as a ``(template,
+    operands)`` pair for :mod:`funcgrad.rules.gather`."""
     parts = index if isinstance(index, tuple) else (index,)
-    for part in parts:
-        if isinstance(part, Box):
-            raise TypeError(
-                "indexing with a traced value is not supported: an index must be a "
-                "plain int, slice or integer array; use fg.stop_gradient on it"
-            )
+    if any(isinstance(p, Box) for p in parts):
+        for p in parts:
+            if isinstance(p, Box) and dtype_of(p).kind not in "iub":
+                raise IndexingError(
+                    f"indexing: an index must hold integers or booleans; got a traced "
+                    f"{dtype_of(p)} value. Compute the index from integers (fnp.argsort, "
+                    f"fnp.argmax, x.astype(int)), or index with plain values")
+        parts = tuple(plain(p) for p in parts)
+        if any(isinstance(p, Box) for p in parts):
+            return traced_index(parts, "indexing")
+        index = parts if isinstance(index, tuple) else parts[0]
     if isinstance(index, list):
         return np.asarray(index)
     if isinstance(index, tuple) and any(isinstance(p, list) for p in index):
         return tuple(np.asarray(p) if isinstance(p, list) else p for p in index)
     return index
+
+
+class TracedIndex(tuple):
+    """``(template, operands)``: an index some of whose parts jit or vmap trace."""
+
+    __slots__ = ()
+
+
+def traced_index(parts, who):
+    """The template and operands of an index with traced parts, which must be integers."""
+    template, operands = [], []
+    for p in parts:
+        if isinstance(p, Box):
+            if dtype_of(p).kind not in "iu":
+                raise IndexingError(
+                    f"{who}: a traced index part must hold integers; got {dtype_of(p)} (a "
+                    f"boolean mask's result shape depends on its values, which jit and vmap do "
+                    f"not know: use fnp.where(mask, x, 0.0) or fnp.nonzero outside the trace)")
+            template.append(gather.TRACED)
+            operands.append(p)
+        else:
+            template.append(np.asarray(p) if isinstance(p, list) else p)
+    return TracedIndex((tuple(template), tuple(operands)))
 
 
 # The ufuncs the core's primitives are, so that ``ndarray * node`` and
@@ -244,7 +274,11 @@ class ArrayLike(Box):
         return (self[i] for i in range(len(self)))
 
     def __getitem__(self, index):
-        return arrays.getitem(self, index=_index_param(index))
+        index = index_param(index)
+        if type(index) is TracedIndex:
+            template, operands = index
+            return gather.gather(self, *operands, template=template, mode="raise")
+        return arrays.getitem(self, index=index)
 
     def __setitem__(self, index, value):
         raise TypeError(

@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .arraylike import ArrayLike
-from .rules import arrays
+from .arraylike import ArrayLike, TracedIndex
+from .arraylike import index_param
+from .rules import arrays, gather
 from .rules.elementwise import where
 from .traces import Box
 from .values import shape_of
@@ -39,6 +40,9 @@ class _Ref:
 
     def get(self):
         """``x[index]``."""
+        if type(self.index) is TracedIndex:
+            template, operands = self.index
+            return gather.gather(_operand(self.x), *operands, template=template, mode="raise")
         return self.x[self.index]
 
     def set(self, v):
@@ -55,6 +59,8 @@ class _Ref:
 
     def _update(self, v, how):
         x, index = self.x, self.index
+        if type(index) is TracedIndex:
+            return _traced_index_update(_operand(x), index, v, how)
         if not isinstance(x, Box) and not isinstance(v, Box):
             out = np.array(x, copy=True)
             if how == "set":
@@ -117,6 +123,18 @@ def _traced_update(x, index, v, how):
     return arrays.reshape(out, shape=shape) if shape != (size,) else out
 
 
+def _traced_index_update(x, index, v, how):
+    """An update at an index that jit or vmap traces: one scatter primitive."""
+    template, operands = index
+    if how == "set":
+        return gather.scatter_set(x, v, *operands, template=template, mode="raise")
+    if how == "add":
+        return gather.scatter_add(x, v, *operands, template=template, mode="raise")
+    raise NotImplementedError(
+        "at(x)[index].multiply(v) with an index computed under jit or vmap is not supported; "
+        "multiply by fg.at(fnp.ones_like(x))[index].set(v) instead, or index with plain values")
+
+
 class _At:
     __slots__ = ("x",)
 
@@ -124,15 +142,7 @@ class _At:
         self.x = x
 
     def __getitem__(self, index):
-        if isinstance(index, list):
-            index = np.asarray(index)
-        parts = index if isinstance(index, tuple) else (index,)
-        if any(isinstance(p, Box) for p in parts):
-            raise TypeError("at(x)[index]: the index must be plain (ints, slices, integer or boolean "
-                            "arrays), not a traced value; use fg.stop_gradient on it")
-        if isinstance(index, tuple):
-            index = tuple(np.asarray(p) if isinstance(p, list) else p for p in index)
-        return _Ref(self.x, index)
+        return _Ref(self.x, index_param(index))
 
     def __repr__(self):
         return f"<at of an array of shape {shape_of(self.x)}>"

@@ -128,17 +128,19 @@ def transposed_jvp(rule, g, ans, values, i, params):
     return transpose(lambda t: rule(t, ans, *values, **params), values[i], g)
 
 
-def transpose(linear, like, seed):
+def transpose(linear, like, seed, at=None):
     """``linear``'s transpose applied to ``seed``, where ``linear`` is a linear map of
     one value shaped like ``like`` written with primitives; None where it ignores its input.
 
     Backprop through a linear map from ``seed`` gives its transpose: trace the map
     on a fresh variable, then fold back from its output. Reverse mode derives a
     missing reverse rule from the forward rule this way, forward mode the other way
-    round, so a primitive needs only one of its two rules.
+    round, so a primitive needs only one of its two rules. The map is traced at zero
+    unless ``at`` says where: a map linear in value but whose control flow reads its
+    input (an iteration run until it stops moving) must be traced where it moves.
     """
     trace = ReverseTrace(new_level())
-    x = Node(zeros_like_value(like), VAR, (), None, "x", trace)
+    x = Node(zeros_like_value(like) if at is None else at, VAR, (), None, "x", trace)
     out = linear(x)
     if not trace.owns(out):
         return None            # a zero map

@@ -34,8 +34,10 @@ function must not close over a traced value: pass it as an argument.
 (np.float64(1.0), np.float64(0.0), np.float64(0.25))
 """
 
+import contextlib
 import functools
 import inspect
+import threading
 
 from .body import Parts, pick
 from .errors import ShapeError
@@ -49,7 +51,7 @@ from .rules.arrays import sum as asum
 from .rules.elementwise import multiply
 from .traces import Box, new_level
 from .tree import tree_flatten, tree_map, tree_unflatten
-from .values import raw, shape_of, zeros_like_value
+from .values import ones_like_value, raw, shape_of, zeros_like_value
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -80,8 +82,21 @@ class _Custom:
         self._signature = None
         self.prim = Primitive(self.name, self._impl, vjp=self._vjp, jvp=self._jvp,
                               batch=_batch_each)
+        self._plain = threading.local()
+
+    @contextlib.contextmanager
+    def _plain_calls(self):
+        """Within the block, calling the function runs its body without its rule."""
+        plain = self._plain
+        plain.depth = getattr(plain, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            plain.depth -= 1
 
     def __call__(self, *args, **kwargs):
+        if getattr(self._plain, "depth", 0):
+            return self.fun(*args, **kwargs)
         self._check_rules()
         if kwargs:
             if self._signature is None:
@@ -315,13 +330,19 @@ class custom_vjp(_Custom):
                 cts = self._vjp(everything, g, ans, *leaves, static=static, in_def=in_def,
                                 results=results)
                 return sum(asum(multiply(c, t)) for c, t in zip(cts, tangents))
-            dot = transpose(linear, results.examples[k], 1.0)
+            # Traced at ones, not zero: a bwd that iterates until its answer stops moving
+            # (a fixed point's adjoint) would stop at once from zero, and its transpose
+            # would hold one iteration instead of the converged sum.
+            dot = transpose(linear, results.examples[k], 1.0, at=ones_like_value(results.examples[k]))
             return _zeros(results, k) if dot is None else dot
 
-        # The residuals are fwd's values: their tangents are fwd's own derivative.
+        # The residuals are fwd's values: their tangents are fwd's own derivative. A fwd
+        # that calls the function itself (JAX's idiom) runs it plainly there, so the
+        # derivative of its output is that of its body, not this rule again.
         trace = ForwardTrace(new_level())
         duals = [Dual(x, t, trace) for x, t in zip(leaves, tangents)]
-        res = tree_flatten(self.fwd(*self._args(static, in_def, duals))[1])[0]
+        with self._plain_calls():
+            res = tree_flatten(self.fwd(*self._args(static, in_def, duals))[1])[0]
         return Parts([along(k) for k in range(n)]
                      + [r._tangent if trace.owns(r) else None for r in res])
 

@@ -28,6 +28,10 @@ class NoDerivativeError(FuncgradError, ArithmeticError):
     eigenvectors of a repeated eigenvalue): raised rather than returning inf or NaN."""
 
 
+class IndexingError(FuncgradError, IndexError):
+    """An index funcgrad cannot use: a traced float, a traced boolean mask under jit."""
+
+
 class ShapeError(FuncgradError, ValueError):
     """Operand shapes that do not fit the operation."""
 

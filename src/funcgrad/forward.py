@@ -54,6 +54,7 @@ class ForwardTrace(Trace):
 
     __slots__ = ()
     box_type = Dual
+    differentiates = True
 
     def process(self, prim, args, params):
         primals = []

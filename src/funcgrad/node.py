@@ -37,7 +37,7 @@ from .errors import ImmutableError, NotDifferentiableError
 from .rules import elementwise as ew
 from .namespaces import PLAIN_TYPES, dtype_kind, is_foreign, library_of
 from .traces import Trace
-from .values import format_value, frozen_copy
+from .values import format_value, frozen_copy, kept_constant
 
 __all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
            "short_label", "arg_list"]
@@ -311,6 +311,7 @@ class ReverseTrace(Trace):
 
     __slots__ = ("persistent", "made")
     box_type = Node  # what this trace records; jit's staging trace records Staged nodes
+    differentiates = True
 
     def __init__(self, level, persistent=False, record=False):
         super().__init__(level)
@@ -356,7 +357,7 @@ class ReverseTrace(Trace):
                         f"{prim.name}: got a {type(a).__name__} as a positional operand; pass "
                         f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
                 if self.persistent:
-                    a = frozen_copy(a)
+                    a = kept_constant(a)
                 parents.append(_constant(a, make, self) if type(a) is float
                                else make(a, CONST, (), None, None, self))
                 values.append(a)

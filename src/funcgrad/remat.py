@@ -29,7 +29,17 @@ import functools
 import math
 from typing import Any, Callable, Sequence
 
-from .body import Parts, batch_fun, differentiable, jvp_fun, trace_body, vjp_fun
+import numpy as np
+
+from .body import (
+    Parts,
+    batch_fun,
+    differentiable,
+    example,
+    jvp_fun,
+    trace_body,
+    vjp_fun,
+)
 from .primitive import Primitive
 from .rules.arrays import concatenate, getitem, reshape
 from .rules.ufuncs import floor_divide, logical_and
@@ -242,6 +252,18 @@ def checkpoint_plan(length: int, checkpoints: int | None, carry: Any = None) -> 
     return CheckpointPlan(length, checkpoints, segments, nbytes)
 
 
+class _Traced:
+    """A loop's function traced once: its graph, run with the outer values it captured."""
+
+    __slots__ = ("body", "captured")
+
+    def __init__(self, body, captured):
+        self.body, self.captured = body, captured
+
+    def __call__(self, *leaves):
+        return self.body(*leaves, *self.captured)
+
+
 def nested_scan(fun, carry, xs, n, segments, reverse, who):
     """``bind_scan(fun, ...)`` over ``n`` steps, run as scans of scans: each outer step
     a scan of ``segments[0]`` steps, and so on down (a last shorter segment included)."""
@@ -250,6 +272,11 @@ def nested_scan(fun, carry, xs, n, segments, reverse, who):
     m = segments[0]
     if m >= n:
         return nested_scan(fun, carry, xs, n, segments[1:], reverse, who)
+    if not isinstance(fun, _Traced):
+        # Traced once here: every level's trace then runs this graph, whose constants are
+        # frozen already, so a captured weight is kept once however often levels re-trace.
+        steps = [np.zeros(shape_of(x)[1:], example(x).dtype) for x in xs]
+        fun = _Traced(*trace_body(fun, list(carry) + steps, who))
     q, r = divmod(n, m)
     k = len(carry)
     head = [reshape(getitem(x, index=slice(0, q * m)), shape=(q, m) + shape_of(x)[1:])

@@ -92,6 +92,7 @@ class StagingTrace(ReverseTrace):
     __slots__ = ()
     box_type = Staged
     opaque = True
+    differentiates = False   # it records fg.stop_gradient as a step, so every call runs it
     refusal = None    # a body's trace says why it refuses a bool; jit's says it below
 
     def process(self, prim, args, params):

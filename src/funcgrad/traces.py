@@ -17,6 +17,8 @@ A trace is four things:
   value one level down (a rule may then read that value as a constant), and
   how many leading axes of the value underneath the traced function does not
   see (vmap's batch);
+- ``differentiates``: whether it follows derivatives (reverse and forward
+  mode), so that ``fg.stop_gradient`` removes its boxes instead of asking it;
 - :meth:`Trace.process`: what a primitive call on its values becomes.
 
 The traces are :class:`funcgrad.node.ReverseTrace`,
@@ -48,6 +50,7 @@ class Trace:
     box_type: type = Box
     opaque = False
     batch_axes = 0
+    differentiates = False   # grad's and jvp's traces: fg.stop_gradient steps over them
 
     def __init__(self, level):
         self.level = level

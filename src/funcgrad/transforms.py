@@ -21,6 +21,7 @@ import numpy as np
 from .errors import NotDifferentiableError, ShapeError
 from .namespaces import dtype_kind, is_foreign, library_of
 from .primitive import Primitive
+from .rules.cuts import stop_gradient as cut
 from .traces import Box, note_cut
 from .tree import tree_map
 from .values import dtype_of, is_complex, numpy_scalar, raw, shape_of
@@ -169,7 +170,11 @@ def result_of(trace, tree):
 
 
 def stop_gradient(x: Any) -> Any:
-    """``x`` with every trace removed: every transform sees a constant.
+    """``x`` as a constant to every derivative, and unchanged to every other transform.
+
+    Under ``grad``, ``jvp`` and their relatives the leaves of ``x`` are cut off
+    from the variables; under ``vmap`` each example keeps its own value and
+    under ``jit`` every call its own (see :mod:`funcgrad.rules.cuts`).
 
     >>> import funcgrad as fg
     >>> fg.grad(lambda x: x * fg.stop_gradient(x))(3.0)
@@ -180,4 +185,4 @@ def stop_gradient(x: Any) -> Any:
 
 def _cut(v):
     note_cut("stop_gradient", v)
-    return raw(v)
+    return cut(v)

@@ -180,6 +180,21 @@ def frozen_copy(x):
     return x
 
 
+def kept_constant(x):
+    """What a lasting graph keeps of a constant it is handed: ``x`` itself where nobody can
+    change it (a read-only NumPy array whose memory is read-only all the way down, such as
+    one funcgrad froze), else :func:`frozen_copy`. A loop body traced again closes over its
+    first trace's frozen constants, so a captured weight is copied once, not per trace."""
+    if isinstance(x, np.ndarray):
+        b = x
+        while isinstance(b, np.ndarray):
+            if b.flags.writeable:
+                return frozen_copy(x)
+            b = b.base
+        return x if b is None else frozen_copy(x)
+    return frozen_copy(x)
+
+
 def normalize_axes(axis, ndim):
     """The axes ``axis`` names in an array of ``ndim`` dims (None: all) as a sorted tuple."""
     if axis is None:

@@ -23,7 +23,7 @@ import numpy as np
 
 from .body import Parts, batch_fun, batched_outputs, differentiable, jvp_fun, pick, trace_body
 from .primitive import Primitive
-from .rules.arrays import broadcast_to, reshape
+from .rules.arrays import broadcast_to, expand_dims, reshape
 from .rules.arrays import sum as asum
 from .rules.elementwise import greater, where
 from .scanloop import (batched_carry, bind_results, fresh_carry, moved_axis, scan_backward,
@@ -172,8 +172,7 @@ def _while_batch_parts(size, values, batched, cond, body, n_carry, n_cond, histo
         out = bind_while(history_p if history else while_p,
                           lambda *c: cond_b(*c, *cc), lambda *c: body_b(*c, *bc),
                           carry, body.who)
-        alive = out[-1] if history else None
-        return out, c_flags, alive
+        return out, c_flags, None     # one trip count for all: alive is not batched
 
     def alive_now(c):
         return cond_b(*c, *cc)[0]
@@ -214,17 +213,26 @@ def _while_batch(size, prim, values, batched, params):
                  for o, f in zip(out[:n_carry], c_flags))
 
 
+def _repeated_for_batch(x, size):
+    """``x`` repeated along a new leading batch axis. A history's length is the trip count,
+    which jit does not know while tracing, so its shape is not written into the step: the
+    repeat is a broadcast ``where``, not a ``broadcast_to`` to a shape."""
+    nd = len(shape_of(x))
+    every = np.ones((size,) + (1,) * nd, dtype=bool)
+    lifted = expand_dims(x, axis=0)
+    return where(every, lifted, lifted)
+
+
 def _history_batch(size, prim, values, batched, params):
     n_carry = params["n_carry"]
     out, c_flags, alive = _while_batch_parts(size, values, batched, params["cond"],
                                              params["body"], n_carry, params["n_cond"], True)
     final = [o if f else broadcast_to(o, shape=(size,) + shape_of(o))
              for o, f in zip(out[:n_carry], c_flags)]
-    hist = [moved_axis(o, 1, 0) if f else broadcast_to(o, shape=(size,) + shape_of(o))
+    hist = [moved_axis(o, 1, 0) if f else _repeated_for_batch(o, size)
             for o, f in zip(out[n_carry:2 * n_carry], c_flags)]
-    if alive is None:      # one trip count for all: the unbatched flags, broadcast
-        alive = out[2 * n_carry]
-        alive = broadcast_to(alive, shape=(size,) + shape_of(alive))
+    if alive is None:      # one trip count for all: the unbatched flags, repeated
+        alive = _repeated_for_batch(out[2 * n_carry], size)
     return tuple(final + hist + [alive])
 
 

@@ -304,7 +304,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     """
     if not is_traced(x1, x2):
         return _np.vecdot(x1, x2, axis=axis)
-    return _arrays.sum(_multiply(_conj(lists_as_arrays(x1)), lists_as_arrays(x2)), axis=axis)
+    return _products.vecdot(lists_as_arrays(x1), lists_as_arrays(x2), axis=axis)
 
 
 def diagflat(v, k=0):

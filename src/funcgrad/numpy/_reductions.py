@@ -26,7 +26,6 @@ from ..rules import arrays as _arrays
 from ..rules import elementwise as _ew
 from ..rules import reductions as _r
 from ..rules import ufuncs as _u
-from ..rules.elementwise import sqrt as _sqrt
 from ..rules.elementwise import where as _where
 from ..namespaces import known_all as _known_all
 from ..values import dtype_of as _dtype_of
@@ -189,7 +188,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     >>> std(np.array([[1.0, 3.0], [2.0, 2.0]]), axis=1)
     array([1., 0.])
     """
-    return _sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+    return _u.spread_sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
                      correction=correction))
 
 

@@ -296,7 +296,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     refuse("nanstd", out=out, where=where, mean=mean, correction=correction)
     if not is_traced(a):
         return _np.nanstd(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    return _ew.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    return _u.spread_sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 
 def _as_rows(x, rowvar):

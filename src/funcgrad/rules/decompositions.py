@@ -36,12 +36,13 @@ from ..primitive import Primitive
 from ..traces import Box
 from ..values import in_library_of, is_complex, plain, shape_of
 from . import elementwise as ew
-from .arrays import batch_elementwise, concatenate, getitem, reshape
+from .arrays import batch_elementwise, broadcast_to, concatenate, getitem, reshape
 from .arrays import sum as asum
-from .linalg import conj, eigh_packed, hermitian_seen, inv, mH, pinv, solve, square_matrices
+from .linalg import (conj, eigh_packed, hermitian_seen, hermitian_seen_T, inv, mH, pinv,
+                     repeated_pairs, solve, square_matrices)
 from .products import diagonal, matmul, mT, tril
 
-__all__ = ["svd_packed", "svdvals", "qr_packed", "eig_packed", "eigvals", "eigvalsh", "lstsq_x",
+__all__ = ["svd_packed", "svdvals", "qr_packed", "eig_packed", "eigvals", "eigvalsh", "spectral", "lstsq_x",
            "lstsq_residuals", "lstsq_rank", "lstsq_singular_values", "matrix_rank", "complement"]
 
 
@@ -253,8 +254,90 @@ def _xp_eigvalsh(xp, a, UPLO="L"):  # noqa: N803
     return xp.linalg.eigvalsh(a)
 
 
+def _eigvalsh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
+    # conj(V diag(g) V^H) on the triangle read: the transpose of the forward rule, through
+    # spectral so that its own derivative is defined at repeated eigenvalues
+    return hermitian_seen_T(conj(spectral(a, g, UPLO=UPLO)), UPLO.upper() == "L")
+
+
 eigvalsh = Primitive("eigvalsh", lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO),  # noqa: N803
-                     jvp=(_eigvalsh_jvp,), batch=batch_elementwise, xp=_xp_eigvalsh)
+                     vjp=(_eigvalsh_vjp,), jvp=(_eigvalsh_jvp,), batch=batch_elementwise,
+                     xp=_xp_eigvalsh)
+
+
+# ---------------------------------------------------------------- spectral functions
+
+def _spectral_impl(a, g, UPLO="L"):  # noqa: N803
+    """``V diag(g) V^H`` for the eigenvectors ``V`` of the Hermitian ``a``."""
+    _, v = np.linalg.eigh(a, UPLO)
+    return (v * np.expand_dims(g, -2)) @ np.conj(np.swapaxes(v, -1, -2))
+
+
+def _divided_differences(w, g):
+    """D_ij = (g_j - g_i) / (w_j - w_i), 0 on the diagonal and where repeated eigenvalues
+    carry equal weights (the derivative of V diag(g) V^H exists there: the weights do not
+    tell the eigenvectors of a repeated eigenvalue apart); NaN at repeated eigenvalues with
+    unequal weights, where none exists (raised when the values are known)."""
+    repeated = repeated_pairs(w)
+    gdiff = _row(g) - _col(g)
+    unequal = ew.where(ew.not_equal(plain(gdiff), 0.0), 1.0, 0.0)
+    unknown = repeated * unequal
+    if not isinstance(unknown, Box) and known_any(unknown):
+        raise NoDerivativeError(
+            "eigvalsh: the derivative of its gradient weights two equal eigenvalues unequally "
+            "(the matrix has a repeated eigenvalue), so it does not exist there; perturb the "
+            "matrix so that its eigenvalues are distinct")
+    eye = in_library_of(np.eye(shape_of(w)[-1]), w)
+    off = ew.greater(repeated + eye, 0.5)
+    d = ew.where(off, 0.0, gdiff / ew.where(off, 1.0, _row(w) - _col(w)))
+    return ew.where(ew.greater(unknown, 0.5), np.nan, d)
+
+
+def _eigen(a, UPLO):  # noqa: N803
+    packed = eigh_packed(a, UPLO=UPLO)
+    return getitem(packed, index=(Ellipsis, 0, slice(None))), _rows(packed, 1, None)
+
+
+def _spectral_jvp_a(t, ans, a, g, UPLO="L"):  # noqa: N803
+    w, v = _eigen(a, UPLO)
+    s = matmul(mH(v), matmul(hermitian_seen(t, UPLO.upper() == "L"), v))
+    return matmul(v, matmul(_divided_differences(w, g) * s, mH(v)))
+
+
+def _spectral_vjp_a(c, ans, a, g, UPLO="L"):  # noqa: N803
+    # the transpose of the rule above (D is symmetric), in the pairing Re(sum(c * t))
+    w, v = _eigen(a, UPLO)
+    inner_ = _divided_differences(w, g) * matmul(mT(v), matmul(c, conj(v)))
+    return hermitian_seen_T(matmul(conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
+
+
+def _spectral_vjp_g(c, ans, a, g, UPLO="L"):  # noqa: N803
+    _, v = _eigen(a, UPLO)
+    return diagonal(matmul(mT(v), matmul(c, conj(v))), axis1=-2, axis2=-1)
+
+
+def _xp_spectral(xp, a, g, UPLO="L"):  # noqa: N803
+    if UPLO.upper() != "L":   # the upper triangle of a is the lower one of its conjugate transpose
+        a = xp.conj(xp.matrix_transpose(a))
+    _, v = xp.linalg.eigh(a)
+    return xp.matmul(v * xp.expand_dims(g, axis=-2), xp.conj(xp.matrix_transpose(v)))
+
+
+def _spectral_batch(size, prim, values, batched, params):
+    a, g = (v if b else broadcast_to(v, shape=(size,) + shape_of(v))
+            for v, b in zip(values, batched))
+    return prim(a, g, **params)
+
+
+# The first derivative of a sum of weighted eigenvalues (the gradient of eigvalsh): a
+# primitive so that its own derivative is the Daleckii-Krein divided differences, finite
+# at repeated eigenvalues of equal weight (the Hessian of sum(eigvalsh(A)) = trace(A) is
+# zero, not NaN).
+spectral = Primitive(
+    "spectral", _spectral_impl,
+    vjp=(_spectral_vjp_a, _spectral_vjp_g),
+    jvp=(_spectral_jvp_a, lambda t, ans, a, g, UPLO="L": spectral(a, t, UPLO=UPLO)),  # noqa: N803
+    batch=_spectral_batch, xp=_xp_spectral)
 
 
 # ---------------------------------------------------------------- least squares

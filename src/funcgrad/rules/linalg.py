@@ -78,7 +78,7 @@ from .products import (  # noqa: F401
 __all__ = [
     "LinAlgShapeError",
     "inv", "det", "logabsdet", "slogdet_sign", "solve", "cholesky", "eigh_packed", "pinv", "norm",
-    "conj", "mH", "hermitian_seen", "square_matrices",
+    "conj", "mH", "hermitian_seen", "hermitian_seen_T", "repeated_pairs", "square_matrices",
 ]
 
 
@@ -350,7 +350,7 @@ def _eigh_parts(packed):
     return w, v
 
 
-def _repeated(w):
+def repeated_pairs(w):
     """A mask (1.0 or 0.0, shape (..., n, n)) of the pairs i != j of numerically equal
     eigenvalues, built with primitives so that jit and vmap record it."""
     w = plain(w)
@@ -382,7 +382,7 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
         # loss that uses one (a nonzero column of gv) has no derivative: raised eagerly,
         # NaN where the values are not known yet (jit, vmap). A loss of the eigenvalues
         # alone has a constant zero gv and skips this.
-        repeated = _repeated(w)
+        repeated = repeated_pairs(w)
         used = ew.where(ew.greater(rmax(ew.abs(plain(gv)), axis=-2, keepdims=True), 0.0), 1.0, 0.0)
         unknown = repeated * ew.maximum(used, mT(used))
         if not isinstance(unknown, Box) and known_any(unknown):   # lazy: NaN marks it
@@ -400,7 +400,7 @@ def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
     dw = diagonal(m, axis1=-2, axis2=-1)
     # The eigenvectors of a repeated eigenvalue have no derivative: NaN marks their
     # tangents; the eigenvalues' tangents stay exact (and are often all that is used).
-    repeated = _repeated(w)
+    repeated = repeated_pairs(w)
     dv = matmul(v, _eigh_gaps(w, repeated, repeated) * m)
     return concatenate(reshape(dw, shape=shape_of(dw)[:-1] + (1,) + shape_of(dw)[-1:]), dv, axis=-2)
 

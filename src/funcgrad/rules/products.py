@@ -43,11 +43,13 @@ from .arrays import (
     swapaxes,
     unbroadcast,
 )
+from .arrays import sum as _sum
+from .elementwise import conjugate, multiply
 from .foreign_indexing import gather_form, untake_form
 
 __all__ = [
     "checked_impl", "mT", "parse_einsum", "einsum_cotangent",
-    "matmul", "einsum", "dot", "inner", "outer", "vdot", "tensordot", "kron",
+    "matmul", "einsum", "dot", "inner", "outer", "vdot", "vecdot", "tensordot", "kron",
     "trace", "diagonal", "undiagonal", "triu", "tril",
 ]
 
@@ -501,4 +503,30 @@ tril = Primitive(
     "tril", lambda x, k=0: np.tril(x, k),
     vjp=(lambda g, ans, x, k=0: unbroadcast(tril(g, k=k), x),),
     jvp=(lambda t, ans, x, k=0: tril(t, k=k),), batch=_triangle_batch, xp=_xp_triangle(np.tril),
+)
+
+
+# ---------------------------------------------------------------- vecdot
+
+def _vecdot_batch(size, prim, values, batched, params):
+    """The axis counted from the end, the same for both operands, is past the batch axis."""
+    ndims = [len(example_shape(v, b)) for v, b in zip(values, batched)]
+    ends = {params["axis"] % n - n for n in ndims}
+    if len(ends) != 1:
+        return batch_example_by_example(size, prim, values, batched, params)
+    nd = max(ndims)
+    aligned = [lead_axes(v, nd) if b else v for v, b in zip(values, batched)]
+    return vecdot(*aligned, axis=ends.pop())
+
+
+# NumPy's own call for the value (a sum of products through the elementwise primitives
+# rounds differently wherever NumPy's vecdot uses wider vector units, AVX-512 for one);
+# reverse mode transposes the forward rules.
+vecdot = Primitive(
+    "vecdot", lambda x1, x2, axis=-1: np.vecdot(x1, x2, axis=axis),  # type: ignore[call-overload]
+    jvp=(lambda t, ans, x1, x2, axis=-1: _sum(multiply(conjugate(t), x2), axis=axis),
+         lambda t, ans, x1, x2, axis=-1: _sum(multiply(conjugate(x1), t), axis=axis)),
+    batch=_vecdot_batch,
+    xp=lambda xp, x1, x2, axis=-1: xp.vecdot(   # the standard counts the axis from the end
+        x1, x2, axis=axis if axis < 0 else axis - max(x1.ndim, x2.ndim)),
 )

@@ -54,7 +54,7 @@ __all__ = [
     "floor", "ceil", "rint", "trunc", "fix", "round", "floor_divide", "heaviside",
     "float_power", "fmax", "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2",
     "mod", "fmod", "copysign", "clip", "logit", "erf", "astype", "frexp_exponent",
-    "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
+    "spread_sqrt", "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
     "logical_xor",
 ]
 
@@ -72,6 +72,11 @@ def _angle_dx(ans, x):
         return 0.0
     m = absolute(x)
     return -1j * conjugate(x) / where(plain(m) == 0, 1.0, m * m)
+
+
+def _spread_sqrt_dx(ans, x):
+    positive = plain(ans) > 0.0
+    return _select(positive, 0.5 / _select(positive, ans, 1.0), 0.0)
 
 
 def _select(c, a, b):
@@ -186,6 +191,9 @@ angle       = elementwise("angle",       _ufunc(np.angle),       _angle_dx)
 logit       = elementwise("logit",       _ufunc(lambda p: np.log(np.divide(p, np.subtract(1.0, p)))),
                           lambda ans, p: 1.0 / (p * (1.0 - p)))
 erf         = elementwise("erf",         _erf,                   lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)))
+# The square root of a spread (std of var): a zero derivative where the spread is zero, as
+# PyTorch's std has; a spread that is zero for every input (one sample) then gives 0, not NaN.
+spread_sqrt = elementwise("spread_sqrt", _ufunc(np.sqrt, "spread_sqrt"), _spread_sqrt_dx)
 # Piecewise constant: zero derivative wherever it exists.
 floor       = elementwise("floor",       _ufunc(np.floor),       _zero1)
 ceil        = elementwise("ceil",        _ufunc(np.ceil),        _zero1)

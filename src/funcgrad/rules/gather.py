@@ -1,0 +1,182 @@
+"""Gathers and scatters whose integer index is itself traced (under ``jit`` or ``vmap``).
+
+``getitem`` takes its index as a parameter: a constant of the graph. Under
+``jit`` an index computed from the inputs (``x[fnp.argsort(x)]``) stands for
+every call's index, and under ``vmap`` for one index per example, so it must
+be an operand the trace can see. These primitives take the traced parts of an
+index as operands and the rest of it (ints, slices, ``None``, ``...``, plain
+arrays) as a *template*, with the string ``"traced"`` where an operand goes.
+
+    primitive     value                                 reverse rule
+    -----------   -----------------------------------   ------------------------------------
+    gather        x[index]                              scatter_add(zeros, g) at index
+    scatter_add   x with v added at index (np.add.at)   g; gather(g) summed to v's shape
+    scatter_set   x with x[index] = v (last write wins) g zeroed at index; gather(g) where v won
+
+The indices follow NumPy for in-bounds values. ``mode`` says what an
+out-of-bounds index does, as for ``numpy.take``: ``"raise"`` (NumPy's
+IndexError when the value is computed), ``"clip"`` or ``"wrap"``. The index
+operands have no derivative.
+
+>>> import numpy as np
+>>> x, i = np.array([3.0, 1.0, 2.0]), np.array([1, 2, 0])
+>>> gather(x, i, template=("traced",), mode="raise")
+array([1., 2., 3.])
+>>> scatter_add(np.zeros(3), np.ones(2), np.array([2, 2]), template=("traced",), mode="raise")
+array([0., 0., 2.])
+"""
+
+import numpy as np
+
+from ..primitive import Primitive
+from ..values import float_dtype, shape_of
+from .arrays import batch_example_by_example, broadcast_to, unbroadcast
+from .elementwise import multiply
+
+__all__ = ["TRACED", "gather", "scatter_add", "scatter_set", "last_writes", "index_axes"]
+
+TRACED = "traced"   # where a template holds an operand (no index part is a string)
+MODES = ("raise", "clip", "wrap")
+
+
+def index_axes(template, ndim):
+    """The axis of the array each part of an index reads (None for ``None``, ``...``)."""
+    consumed = sum(np.ndim(p) if _is_mask(p) else 1 for p in template
+                   if p is not None and p is not Ellipsis)
+    axes, d = [], 0
+    for p in template:
+        if p is None:
+            axes.append(None)
+        elif p is Ellipsis:
+            axes.append(None)
+            d += ndim - consumed
+        else:
+            axes.append(d)
+            d += np.ndim(p) if _is_mask(p) else 1
+    return axes
+
+
+def _is_mask(p):
+    return isinstance(p, np.ndarray) and p.dtype == bool
+
+
+def _index(template, idx, shape, mode):
+    """The NumPy index: the template with the operands in, brought in bounds by ``mode``."""
+    it = iter(idx)
+    parts = [next(it) if type(p) is str else p for p in template]
+    if mode != "raise":
+        axes = index_axes(template, len(shape))
+        for k, p in enumerate(template):
+            if type(p) is str:
+                n = shape[axes[k]]
+                parts[k] = np.clip(parts[k], -n, n - 1) if mode == "clip" else np.mod(parts[k], n)
+    return tuple(parts)
+
+
+def _gather_impl(x, *idx, template, mode):
+    return np.asarray(x)[_index(template, idx, np.shape(x), mode)]
+
+
+def _scatter_add_impl(x, v, *idx, template, mode):
+    out = np.array(x, dtype=np.result_type(x, v), copy=True)
+    np.add.at(out, _index(template, idx, out.shape, mode), v)
+    return out
+
+
+def _scatter_set_impl(x, v, *idx, template, mode):
+    out = np.array(x, dtype=np.result_type(x, v), copy=True)
+    out[_index(template, idx, out.shape, mode)] = v
+    return out
+
+
+def _last_writes_impl(*idx, template, mode, shape):
+    """A mask of the indexed shape: True where an assignment's value is the one kept
+    (NumPy's assignment keeps the last write to a repeated position)."""
+    index = _index(template, idx, shape, mode)
+    size = int(np.prod(shape, dtype=np.int64))
+    targets = np.arange(size).reshape(shape)[index].ravel()
+    last = np.full(size, -1)
+    last[targets] = np.arange(targets.size)
+    won = np.zeros(targets.size, dtype=bool)
+    won[last[last >= 0]] = True
+    return won.reshape(np.shape(np.arange(size).reshape(shape)[index]))
+
+
+def _zeros_of(x):
+    return np.zeros(shape_of(x), dtype=float_dtype(x))
+
+
+def _gather_vjp(argnums, g, ans, x, *idx, template, mode):
+    return [scatter_add(_zeros_of(x), g, *idx, template=template, mode=mode) if i == 0 else None
+            for i in argnums]
+
+
+def _gather_jvp(tangents, ans, x, *idx, template, mode):
+    t = tangents[0]
+    return None if t is None else gather(t, *idx, template=template, mode=mode)
+
+
+def _selected(g, v, idx, template, mode):
+    """The cotangent of the values written at ``index``, summed to ``v``'s shape."""
+    picked = gather(g, *idx, template=template, mode=mode)
+    return unbroadcast(picked, v) if shape_of(picked) != shape_of(v) else picked
+
+
+def _scatter_add_vjp(argnums, g, ans, x, v, *idx, template, mode):
+    out = {0: g, 1: None}
+    if 1 in argnums:
+        out[1] = _selected(g, v, idx, template, mode)
+    return [out.get(i) for i in argnums]
+
+
+def _scatter_add_jvp(tangents, ans, x, v, *idx, template, mode):
+    tx, tv = tangents[0], tangents[1]
+    if tx is None and tv is None:
+        return None
+    tx = _zeros_of(ans) if tx is None else broadcast_to(tx, shape=shape_of(ans))
+    tv = np.zeros(shape_of(v), dtype=float_dtype(ans)) if tv is None else tv
+    return scatter_add(tx, tv, *idx, template=template, mode=mode)
+
+
+def _scatter_set_vjp(argnums, g, ans, x, v, *idx, template, mode):
+    out = {}
+    if 0 in argnums:
+        out[0] = scatter_set(g, 0.0, *idx, template=template, mode=mode)
+    if 1 in argnums:
+        won = last_writes(*idx, template=template, mode=mode, shape=shape_of(x))
+        picked = multiply(gather(g, *idx, template=template, mode=mode), won)
+        out[1] = unbroadcast(picked, v) if shape_of(picked) != shape_of(v) else picked
+    return [out.get(i) for i in argnums]
+
+
+def _scatter_set_jvp(tangents, ans, x, v, *idx, template, mode):
+    tx, tv = tangents[0], tangents[1]
+    if tx is None and tv is None:
+        return None
+    tx = _zeros_of(ans) if tx is None else broadcast_to(tx, shape=shape_of(ans))
+    tv = 0.0 if tv is None else tv
+    return scatter_set(tx, tv, *idx, template=template, mode=mode)
+
+
+def _gather_batch(size, prim, values, batched, params):
+    """``x[i]`` with one traced integer array: one fancy index with the batch's rows in
+    front; any other index, example by example."""
+    template = params["template"]
+    if template != (TRACED,) or params["mode"] != "raise":
+        return batch_example_by_example(size, prim, values, batched, params)
+    x, i = values
+    if not batched[0]:
+        x = broadcast_to(x, shape=(size,) + shape_of(x))
+    if not batched[1]:
+        i = broadcast_to(i, shape=(size,) + shape_of(i))
+    rows = np.arange(size).reshape((size,) + (1,) * (len(shape_of(i)) - 1))
+    return gather(x, i, template=(rows, TRACED), mode="raise")
+
+
+gather = Primitive("gather", _gather_impl, vjp=_gather_vjp, jvp=_gather_jvp, batch=_gather_batch)
+scatter_add = Primitive("scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp,
+                        jvp=_scatter_add_jvp, fresh=True)
+scatter_set = Primitive("scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp,
+                        jvp=_scatter_set_jvp, fresh=True)
+# Integer-valued (a mask): a primitive only so that jit stages it and vmap batches it.
+last_writes = Primitive("last_writes", _last_writes_impl)
