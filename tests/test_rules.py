@@ -344,6 +344,12 @@ CASES = [
     Case("last_writes", [np.array([1, 0, 1])], {"template": ("traced",), "mode": "raise",
                                                 "shape": (3,)}, diff=(), label="repeat"),
     Case("stop_gradient", [_a(2, 3)], diff=(), label="matrix"),
+    Case("zeros_like", [_a(2, 3)], diff=(0,), label="matrix"),
+    *[Case(name, [np.array([[3, 5, 6]]), np.array([1, 2, 3])], diff=(), label="ints")
+      for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")],
+    Case("bitwise_and", [np.array([True, False]), np.array([True, True])], diff=(), label="bools"),
+    Case("invert", [np.array([3, -4])], diff=(), label="ints"),
+    Case("invert", [np.array([True, False])], diff=(), label="bools"),
     Case("vecdot", [_a(2, 3), _a(3)], {"axis": -1}, label="broadcast"),
     Case("spectral", [_a(3, 3), _a(3)], {"UPLO": "L"}, label="weights"),
     Case("spectral", [_a(2, 3, 3), _a(2, 3)], {"UPLO": "U"}, label="stack-upper"),
@@ -658,6 +664,9 @@ def _torch_table(torch):
                 x[_torch_gather_index(torch, x, template, idx, mode)]), accumulate=True),
         "scatter_set": lambda x, v, *idx, template, mode: _torch_writes(torch, x, v, idx, template),
         "stop_gradient": lambda x: x.detach(),
+        "zeros_like": torch.zeros_like,
+        "invert": torch.bitwise_not, "left_shift": torch.bitwise_left_shift,
+        "right_shift": torch.bitwise_right_shift,
         "spread_sqrt": torch.sqrt,   # the same away from zero, where the tests sample it
         "vecdot": lambda x1, x2, axis=-1: torch.linalg.vecdot(x1, x2, dim=axis),
         "argsort": lambda x, axis=-1, kind=None: torch.argsort(x, dim=axis, stable=True),

@@ -132,6 +132,16 @@ _QUERIES: dict[Callable, Callable] = {
 }
 
 
+def _bitwise(prim, *operands):
+    """A bitwise operation on the values under derivative traces (jit's and vmap's record it)."""
+    values = [plain(v) for v in operands]
+    for v in values:
+        if dtype_of(v).kind not in "biu":
+            raise TypeError(f"{prim.name}: operands must be integers or booleans, as for NumPy's "
+                            f"operator; got {dtype_of(v)}")
+    return prim(*values)
+
+
 class ArrayLike(Box):
     """Operator overloads and array attributes shared by every traced value.
 
@@ -213,6 +223,25 @@ class ArrayLike(Box):
     def __rmatmul__(self, other):  return products.matmul(other, self)
     def __neg__(self):             return elementwise.negative(self)
     def __pos__(self):             return self
+    def __mod__(self, other):      return ufuncs.mod(self, other)
+    def __rmod__(self, other):     return ufuncs.mod(other, self)
+    def __floordiv__(self, other): return ufuncs.floor_divide(self, other)
+    def __rfloordiv__(self, other): return ufuncs.floor_divide(other, self)
+    def __divmod__(self, other):   return self // other, self % other
+    def __rdivmod__(self, other):  return other // self, other % self
+    # Bitwise operators take integers and booleans, which have no derivative: they read the
+    # values underneath, as comparisons do (jit's and vmap's values record the operation).
+    def __and__(self, other):      return _bitwise(ufuncs.bitwise_and, self, other)
+    def __rand__(self, other):     return _bitwise(ufuncs.bitwise_and, other, self)
+    def __or__(self, other):       return _bitwise(ufuncs.bitwise_or, self, other)
+    def __ror__(self, other):      return _bitwise(ufuncs.bitwise_or, other, self)
+    def __xor__(self, other):      return _bitwise(ufuncs.bitwise_xor, self, other)
+    def __rxor__(self, other):     return _bitwise(ufuncs.bitwise_xor, other, self)
+    def __lshift__(self, other):   return _bitwise(ufuncs.left_shift, self, other)
+    def __rlshift__(self, other):  return _bitwise(ufuncs.left_shift, other, self)
+    def __rshift__(self, other):   return _bitwise(ufuncs.right_shift, self, other)
+    def __rrshift__(self, other):  return _bitwise(ufuncs.right_shift, other, self)
+    def __invert__(self):          return _bitwise(ufuncs.invert, self)
     def __abs__(self):             return elementwise.abs(self)
 
     # -- comparisons read plain values --------------------------------------

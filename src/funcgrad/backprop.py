@@ -19,9 +19,18 @@ from .order import check_outputs, dfs_order
 from .primitive import is_joint, per_argument_rule
 from .rules.elementwise import pullback, real_part_for
 from .traces import new_level
-from .values import as_dtype_of, frozen_copy, ones_like_value, shape_of, zeros_like_value
+from .values import (
+    as_dtype_of,
+    dtype_of,
+    frozen_copy,
+    ones_like_value,
+    raw,
+    shape_of,
+    zeros_like_value,
+)
 
-__all__ = ["backprop", "vjp_step", "vjp_edge", "add_cotangents", "default_seed", "transpose"]
+__all__ = ["backprop", "vjp_step", "vjp_edge", "add_cotangents", "default_seed", "transpose",
+           "integer_valued"]
 
 _NO_PARAMS: dict = {}
 
@@ -29,6 +38,13 @@ _NO_PARAMS: dict = {}
 add_cotangents = operator.add  # the real semiring's sum: numbers, arrays, traced values
 
 _value_of = operator.attrgetter("_value")
+
+
+def integer_valued(*values):
+    """Whether any of ``values`` holds integers or booleans: a primitive with such an
+    argument or result has no derivative through it (it is piecewise constant), so a
+    missing rule there means zero, not an error."""
+    return any(type(raw(v)) is not tuple and dtype_of(v).kind in "biu" for v in values)
 
 
 def _missing_rule(prim, i):
@@ -62,13 +78,17 @@ def vjp_step(node, g):
             if a._prim is CONST:
                 ca = None
             elif pa is None:
-                raise _missing_rule(prim, 0)
+                if not integer_valued(x, ans):
+                    raise _missing_rule(prim, 0)
+                ca = None
             else:
                 ca = pullback(g, pa(ans, x, y), x)
             if b._prim is CONST:
                 return (ca, None)
             if pb is None:
-                raise _missing_rule(prim, 1)
+                if not integer_valued(y, ans):
+                    raise _missing_rule(prim, 1)
+                return (ca, None)
             return (ca, pullback(g, pb(ans, x, y), y))
         except ZeroDivisionError:
             pass   # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
@@ -84,9 +104,11 @@ def vjp_edge(node, g):
         if a._prim is CONST:
             return None
         partial = partials[0]
-        if partial is None:
-            raise _missing_rule(node._prim, 0)
         x = a._value
+        if partial is None:
+            if integer_valued(x, node._value):
+                return None
+            raise _missing_rule(node._prim, 0)
         try:
             return pullback(g, partial(node._value, x), x)
         except ZeroDivisionError:
@@ -117,6 +139,8 @@ def general_vjp_step(node, g):
             c = rule(g, node._value, *values, **params)
         elif rules is None and per_argument_rule(prim.jvp, i) is not None:
             c = transposed_jvp(prim.jvp[i], g, node._value, values, i, params)
+        elif integer_valued(values[i], node._value):
+            c = None
         else:
             raise _missing_rule(prim, i)
         out.append(None if c is None else real_part_for(c, values[i]))
@@ -212,5 +236,9 @@ def _gradient_map(grads, order):
         elif type(g) is np.ndarray:
             if g.dtype != np.float64:        # float32 in, float32 out (no cast for float64)
                 g = grads[n] = as_dtype_of(g, n._value)
-            g.setflags(write=False)
+            if g.flags.writeable:
+                # a view: a rule may hand back an array of the caller's (the weight w of
+                # w * x), whose own flags must not change
+                g = grads[n] = g.view()
+                g.setflags(write=False)
     return node_map(grads)

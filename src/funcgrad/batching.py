@@ -30,7 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .arraylike import ArrayLike
-from .errors import ShapeError
+from .errors import ConcretizationError, ShapeError
 from .finite import unwatched, watched
 from .rules import elementwise
 from .rules.arrays import batch_example_by_example, broadcast_to, transpose
@@ -60,7 +60,7 @@ class Batched(ArrayLike):
     __hash__ = object.__hash__
 
     def __bool__(self):
-        raise TypeError(
+        raise ConcretizationError(
             "a batched value has no single truth value: under vmap each example may "
             "branch differently; use funcgrad.numpy.where instead of if/while"
         )

@@ -28,6 +28,11 @@ class NoDerivativeError(FuncgradError, ArithmeticError):
     eigenvectors of a repeated eigenvalue): raised rather than returning inf or NaN."""
 
 
+class ArgumentError(FuncgradError, ValueError):
+    """An argument whose value the function cannot take (a label out of range, a setting
+    outside its interval); the message names the argument, what it got and a fix."""
+
+
 class IndexingError(FuncgradError, IndexError):
     """An index funcgrad cannot use: a traced float, a traced boolean mask under jit."""
 

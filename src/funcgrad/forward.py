@@ -12,17 +12,25 @@ gives the forward rule.
 from typing import Any, Callable, Sequence
 
 from .arraylike import ArrayLike
-from .backprop import add_cotangents, transpose
+from .backprop import add_cotangents, integer_valued, transpose
 from .errors import MissingRuleError, ShapeError
 from .finite import unwatched, watched
 from .primitive import is_joint, per_argument_rule
 from .rules.arrays import broadcast_to
 from .rules.elementwise import real
-from .traces import Trace, new_level
+from .rules.cuts import zeros_like
+from .traces import Box, Trace, new_level
 from .transforms import diff_leaf, fun_name, result_of
 from .tree import tree_flatten, tree_unflatten
-from .values import (as_dtype_of, format_value, is_complex, numpy_scalar, raw, shape_of,
-                     zeros_like_value)
+from .values import (
+    as_dtype_of,
+    format_value,
+    is_complex,
+    numpy_scalar,
+    raw,
+    shape_of,
+    zeros_like_value,
+)
 
 __all__ = ["Dual", "ForwardTrace", "jvp_of", "jvp"]
 
@@ -93,6 +101,8 @@ def jvp_of(prim, tangents, ans, primals, params):
             if c is not None:     # None: this argument does not move the output
                 out = c if out is None else add_cotangents(out, c)
     if out is None:
+        if isinstance(ans, Box) and ans._trace.opaque and not ans._trace.batch_axes:
+            return zeros_like(ans)     # a staged value's zero, computed when the plan runs
         return zeros_like_value(ans)
     if type(out) is not float and is_complex(out) and not is_complex(ans):
         out = real(out)    # a real output of complex inputs moves along the real axis only
@@ -114,6 +124,8 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
     which is linear: its transpose applied to ``t`` is ``J_i t`` (None: zero)."""
     rule = _reverse_rule(prim, i)
     if rule is None:
+        if integer_valued(primals[i], ans):
+            return None     # piecewise constant through an integer: a zero tangent
         raise MissingRuleError(
             f"primitive '{prim.name}' has no forward-mode rule and no reverse-mode rule for "
             f"argument {i}; define one with fg.defjvp({prim.name}, ...) or fg.defvjp"

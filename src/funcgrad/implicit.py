@@ -19,6 +19,8 @@ fixed point whatever ``x0`` was.
 from functools import partial
 from typing import Any, Callable
 
+import numpy as np
+
 from .custom import custom_vjp
 from .errors import NoConvergenceError
 from .loops import while_loop
@@ -29,7 +31,7 @@ from .rules.ufuncs import logical_and
 from .traces import Box
 from .transforms import fun_name
 from .tree import tree_leaves, tree_map
-from .values import raw
+from .values import dtype_of, raw
 
 __all__ = ["fixed_point"]
 
@@ -89,11 +91,13 @@ def _fixed_point_bwd(f, tol, max_iter, who, res, g):
 _fixed_point.defvjp(_fixed_point_fwd, _fixed_point_bwd)
 
 
-def fixed_point(f: Callable, a: Any, x0: Any, *, tol: float = 1e-10, max_iter: int = 1000) -> Any:
+def fixed_point(f: Callable, a: Any, x0: Any, *, tol: float | None = None, max_iter: int = 1000) -> Any:
     """``x*`` with ``x* = f(a, x*)``, iterated from ``x0``; differentiable in ``a``
     (any pytree) by the implicit function theorem.
 
-    The iteration stops when no entry of ``x`` changes by more than ``tol``;
+    The iteration stops when no entry of ``x`` changes by more than ``tol``
+    (by default 1e-10, or 1e-5 where ``x0`` or ``a`` is float32, whose steps
+    move by rounding errors well above 1e-10);
     one that has not stopped after ``max_iter`` steps raises
     :class:`NoConvergenceError`. ``x0`` has no derivative: the fixed point does
     not depend on where the iteration started.
@@ -106,4 +110,7 @@ def fixed_point(f: Callable, a: Any, x0: Any, *, tol: float = 1e-10, max_iter: i
     True
     """
     who = f"fixed_point of {fun_name(f)}"
+    if tol is None:
+        single = any(dtype_of(v) == np.float32 for v in tree_leaves((a, x0)))
+        tol = 1e-5 if single else 1e-10
     return _fixed_point(f, a, x0, tol, max_iter, who)

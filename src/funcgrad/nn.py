@@ -28,7 +28,8 @@ from .rules.nn import log_softmax, logsumexp, pnls, softmax
 from .rules.nn import one_hot as _one_hot
 from .rules.ufuncs import erf, expm1, log1p, logaddexp
 from .traces import Box
-from .values import plain, shape_of
+from .errors import NotDifferentiableError
+from .values import dtype_of, plain, shape_of
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "pnls",
            "softplus", "log_sigmoid", "gelu", "silu", "elu", "leaky_relu", "one_hot",
@@ -104,12 +105,13 @@ def one_hot(labels, num_classes):
     array([[1., 0., 0.],
            [0., 0., 1.]])
     """
-    labels = np.asarray(plain(labels))
-    if not np.issubdtype(labels.dtype, np.integer):
-        raise TypeError(f"one_hot: labels must be integers; got dtype {labels.dtype}")
-    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
-        raise ValueError(f"one_hot: labels must lie in [0, {num_classes}); got {labels.min()} to "
-                         f"{labels.max()}")
+    labels = plain(labels)       # no derivative; jit's and vmap's labels stay traced
+    if not isinstance(labels, Box):
+        labels = np.asarray(labels)
+    if dtype_of(labels).kind not in "iu":
+        raise NotDifferentiableError(
+            f"one_hot: labels must be integers; got dtype {dtype_of(labels)}: pass class "
+            f"numbers, e.g. labels.astype(int)")
     return _one_hot(labels, depth=int(num_classes))
 
 

@@ -339,6 +339,8 @@ class ReverseTrace(Trace):
                 else:
                     value = prim.impl(v, **params) if params else prim.impl(v)
                 if type(value) is np.ndarray:
+                    if value is v:       # an impl that returns its operand (real of reals):
+                        value = v.view()  # freeze a view, never the caller's array
                     value.setflags(write=False)
                 return make(value, prim, args, params or None, None, self)
         parents = []
@@ -365,6 +367,8 @@ class ReverseTrace(Trace):
                     plain = False
         value = prim.impl(*values, **params) if plain else prim(*values, **params)
         if type(value) is np.ndarray:
+            if any(value is v for v in values):
+                value = value.view()     # an operand handed back: freeze a view of it
             value.setflags(write=False)
         return make(value, prim, tuple(parents), params or None, None, self)
 

@@ -42,9 +42,11 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .namespaces import is_foreign, namespace_of
-from .values import raw, zeros_like_value
+from .rules import arrays, elementwise
+from .traces import Box
+from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .values import is_complex, raw, zeros_like_value
 
 __all__ = ["Optimizer", "Transformation", "apply_updates",
            "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
@@ -190,6 +192,17 @@ def clip_by_global_norm(grads, max_norm):
     """
     if not max_norm > 0:
         raise ValueError(f"clip_by_global_norm: max_norm must be positive; got {max_norm!r}")
+    traced = [g for g in tree_leaves(grads) if isinstance(g, Box)]
+    if traced:
+        # Under a transform the norm is part of the function: differentiated, batched per
+        # example, computed at every jitted call (reading the values would freeze one).
+        total = None
+        for g in tree_leaves(grads):
+            squares = elementwise.real(g * elementwise.conjugate(g)) if is_complex(g) else g * g
+            part = arrays.sum(squares)
+            total = part if total is None else total + part
+        scale = max_norm / elementwise.maximum(elementwise.sqrt(total), float(max_norm))
+        return tree_map(lambda g: g * scale, grads)
     leaves = [raw(g) for g in tree_leaves(grads)]
     foreign = [g for g in leaves if is_foreign(g)]
     if foreign:   # the norm in the gradients' own library: lazy for Dask, on the device for GPUs

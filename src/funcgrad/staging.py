@@ -82,6 +82,10 @@ class Staged(Node):
     def __bool__(self):  self._refuse("a Python bool")
 
 
+def _apart(v, operands):
+    return v.view() if type(v) is np.ndarray and any(v is o for o in operands) else v
+
+
 class StagingTrace(ReverseTrace):
     """The trace of jit: records every primitive call as a Staged node.
 
@@ -102,7 +106,10 @@ class StagingTrace(ReverseTrace):
         # A loop's value here only stands for its shapes: do not run the loop to trace it.
         parents = tuple(a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self)
                         for a in args)
-        value = shapes(*[p._value for p in parents], **params)
+        operands = [p._value for p in parents]
+        value = shapes(*operands, **params)
+        if type(value) is tuple:     # a loop's carries stand for themselves: views, so that
+            value = tuple(_apart(v, operands) for v in value)   # freezing one spares the caller's
         return Staged(value, prim, parents, params or None, None, self)
 
     def __repr__(self):

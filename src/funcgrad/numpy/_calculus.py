@@ -26,7 +26,7 @@ from ..rules import ufuncs as _u
 from ..rules.convolution import convolve as _convolve
 from ..values import plain as _plain
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axis, is_traced, take_on_axis
+from ._helpers import as_array, check_axis, in_float_dtype_of, is_traced, numpys_dtype, take_on_axis
 from ._joining import concatenate
 from ._reductions import cumprod, cumsum, sum
 from ._shape import broadcast_to, ravel, reshape
@@ -86,7 +86,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
         parts.insert(0, ravel(to_begin))
     if to_end is not None:
         parts.append(ravel(to_end))
-    return concatenate(parts) if len(parts) > 1 else parts[0]
+    return in_float_dtype_of(concatenate(parts) if len(parts) > 1 else parts[0], ary)
 
 
 def _spacings(varargs, shape, axes):
@@ -167,7 +167,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     axes = (tuple(range(len(shape))) if axis is None else
             tuple(check_axis(ax, len(shape), "gradient") for ax in
                   ((axis,) if isinstance(axis, int) else axis)))
-    out = tuple(_gradient_axis(f, ax, h, edge_order)
+    out = tuple(in_float_dtype_of(_gradient_axis(f, ax, h, edge_order), f)
                 for ax, h in zip(axes, _spacings(varargs, shape, axes)))
     return out[0] if len(out) == 1 else out
 
@@ -332,7 +332,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     px, lo, hi = _plain(x), _plain(xp)[0], _plain(xp)[-1]
     out = _ew.where(px == hi, fp[-1], inside)
     out = _ew.where(px > hi, fp[-1] if right is None else right, out)
-    return _ew.where(px < lo, fp[0] if left is None else left, out)
+    out = _ew.where(px < lo, fp[0] if left is None else left, out)
+    return numpys_dtype(out, _np.float64)      # NumPy's interp computes in double
 
 
 def unwrap(p, discont=None, axis=-1, *, period=2 * _np.pi):

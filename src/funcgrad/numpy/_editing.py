@@ -21,9 +21,10 @@ import numpy as _np
 from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..traces import Box
+from ..values import float_dtype
 from ..values import plain as _plain
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axis, concrete, is_traced
+from ._helpers import as_array, check_axis, concrete, is_traced, numpys_dtype
 from ._joining import concatenate, sort, vstack
 from ._shape import ravel, reshape
 
@@ -73,7 +74,8 @@ def insert(arr, obj, values, axis=None):
     here = _labels(arr)
     there = _labels(values, start=here.size)
     positions = _np.insert(here, obj, there, axis)
-    return reshape(_gather([arr, values], positions.ravel()), positions.shape)
+    out = reshape(_gather([arr, values], positions.ravel()), positions.shape)
+    return numpys_dtype(out, _np.result_type(float_dtype(arr)))    # values take arr's type
 
 
 def delete(arr, obj, axis=None):

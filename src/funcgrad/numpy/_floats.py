@@ -21,7 +21,7 @@ from ..traces import Box
 from ..values import dtype_of as _dtype_of
 from ..values import is_complex
 from ..values import plain as _plain
-from ._helpers import concrete, is_traced, nan_mask, refuse
+from ._helpers import concrete, in_float_dtype_of, is_traced, nan_mask, refuse
 from ._logic import isneginf, isposinf
 
 __all__ = ["nan_to_num", "real_if_close", "ldexp", "frexp", "modf", "divmod", "iscomplexobj",
@@ -81,7 +81,7 @@ def ldexp(x1, x2, out=None):
     if is_traced(x2) or not _np.issubdtype(_dtype_of(x2), _np.integer):
         raise TypeError("ldexp: the exponent x2 must be plain integers (no derivative); "
                         "use x1 * 2.0 ** x2 for a differentiable exponent")
-    return x1 * _np.ldexp(1.0, x2)
+    return in_float_dtype_of(x1 * _np.ldexp(1.0, x2), x1)
 
 
 def frexp(x, out=None):

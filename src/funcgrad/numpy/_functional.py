@@ -21,7 +21,7 @@ import numpy as _np
 from ..rules import arrays as _a
 from ..traces import Box
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axis, concrete, is_traced
+from ._helpers import as_array, check_axis, concrete, in_float_dtype_of, is_traced
 from ._joining import stack
 from ._shape import broadcast_arrays, moveaxis, ravel, reshape
 
@@ -127,4 +127,4 @@ def piecewise(x, condlist, funclist, *args, **kw):
     out = _np.zeros(size)
     for piece, where in zip(pieces, positions):
         out = out + _a.untake(piece, index=where, shape=(size,))
-    return reshape(out, shape)
+    return in_float_dtype_of(reshape(out, shape), x)

@@ -20,11 +20,13 @@ from ..errors import ConcretizationError
 from ..namespaces import is_foreign
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.elementwise import not_equal
+from ..rules.ufuncs import astype
 from ..traces import Box
-from ..values import plain, shape_of
+from ..values import dtype_of, float_dtype, plain, shape_of
 
 __all__ = ["is_traced", "as_array", "holds_traced", "stacked", "lists_as_arrays", "check_axis", "check_axes",
-           "axis_param", "refuse", "take_on_axis", "fmt_shape", "concrete", "nan_mask"]
+           "axis_param", "refuse", "take_on_axis", "fmt_shape", "concrete", "nan_mask",
+           "in_float_dtype_of", "numpys_dtype"]
 
 
 def is_traced(*xs):
@@ -135,3 +137,20 @@ def nan_mask(a):
     """Where ``a`` is NaN (a mask, no derivative; jit and vmap record the comparison)."""
     p = plain(a)
     return not_equal(p, p)   # NaN is the one value unequal to itself
+
+
+def numpys_dtype(out, dtype):
+    """``out`` cast to ``dtype``, the float type NumPy's own function returns, where the
+    traced computation (with float64 constants: ramps, weights, counts) promoted it. A
+    complex ``out`` stays complex, at ``dtype``'s precision."""
+    dtype = np.dtype(dtype)
+    if dtype_of(out).kind == "c" and dtype.kind != "c":
+        dtype = np.result_type(dtype, np.complex64)
+    return out if dtype_of(out) == dtype else astype(out, dtype=dtype)
+
+
+def in_float_dtype_of(out, *inputs):
+    """``out`` in the float type NumPy gives for ``inputs`` (float32 in, float32 out; Python
+    numbers are weak, as in NumPy: they do not widen an array's type)."""
+    arrays = [float_dtype(x) for x in inputs if not isinstance(x, (float, int, complex))]
+    return numpys_dtype(out, np.result_type(*arrays)) if arrays else out

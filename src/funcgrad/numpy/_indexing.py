@@ -16,14 +16,13 @@ from numpy import (  # noqa: F401  NumPy's constructors, passed through
     eye,
     identity,
     indices,
-    meshgrid,
     ones,
     random,
     tri,
     zeros,
 )
 
-from ..errors import ShapeError
+from ..errors import ConcretizationError, ShapeError
 from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..rules.elementwise import power as _power
@@ -36,12 +35,13 @@ from ..traces import Box
 from ..namespaces import is_foreign as _is_foreign
 from ..values import dtype_of as _dtype_of
 from ..values import filled_like as _filled_like
+from ..values import float_dtype as _float_dtype
 from ..values import in_library_of as _in_library_of
 from ..values import plain as _plain
 from ..values import raw as _raw
 from ..values import shape_of as _shape_of
-from ._helpers import (as_array, check_axis, concrete, fmt_shape, holds_traced, is_traced, stacked,
-                       take_on_axis)
+from ._helpers import (as_array, check_axis, concrete, fmt_shape, holds_traced, in_float_dtype_of,
+                       is_traced, numpys_dtype, stacked, take_on_axis)
 from ._joining import stack
 from ._shape import broadcast_to, moveaxis as _shape_moveaxis, ravel
 
@@ -224,7 +224,7 @@ def select(condlist, choicelist, default=0):
 def _no_batch(x, who):
     p = _plain(x)
     if isinstance(p, Box):
-        raise TypeError(f"{who}: the result's shape depends on the values, so it cannot be "
+        raise ConcretizationError(f"{who}: the result's shape depends on the values, so it cannot be "
                         f"computed under vmap or jit; call it outside the transformed function")
     return p
 
@@ -382,7 +382,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     div = (num - 1) if endpoint else num
     delta = _subtract(stop, start)   # the primitive: a plain array of another library may lead
     extra = _np.broadcast_shapes(_shape_of(start), _shape_of(stop))
-    ramp = _in_library_of(_np.arange(0, num, dtype=float).reshape((-1,) + (1,) * len(extra)), delta)
+    ramp = _in_library_of(_np.arange(0, num, dtype=_float_dtype(delta)).reshape(   # float32 stays
+        (-1,) + (1,) * len(extra)), delta)
     step = delta / div if div > 0 else _np.nan * delta
     y = step * ramp + start if div > 0 else delta * ramp + start   # the traced side first
     if endpoint and num > 1:
@@ -398,6 +399,33 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (y, step) if retstep else y
 
 
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """``numpy.meshgrid``: coordinate arrays from coordinate vectors, differentiable in them.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x, y = meshgrid(np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0]))
+    >>> x.shape, float(fg.grad(lambda v: (meshgrid(v, np.ones(2))[0] ** 2).sum())(2.0))
+    ((2, 3), 8.0)
+    """
+    if not is_traced(*xi):
+        return _np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij'; got {indexing!r}")
+    n = len(xi)
+    grids = []
+    for i, x in enumerate(xi):
+        shape = [1] * n
+        shape[i] = -1
+        if indexing == "xy" and n > 1 and i < 2:     # the first two axes swapped, as in NumPy
+            shape[0], shape[1] = shape[1], shape[0]
+        grids.append(_a.reshape(as_array(x), shape=tuple(shape)))
+    if not sparse:
+        full = _np.broadcast_shapes(*[_shape_of(g) for g in grids])
+        grids = [_a.broadcast_to(g, shape=full) for g in grids]
+    return tuple(grids)
+
+
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``numpy.logspace``: ``base ** linspace(start, stop)``.
 
@@ -406,7 +434,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """
     if not is_traced(start, stop, base):
         return _np.logspace(start, stop, num, endpoint, base, dtype, axis)
-    y = _power(base, linspace(start, stop, num, endpoint, axis=axis))
+    y = in_float_dtype_of(_power(base, linspace(start, stop, num, endpoint, axis=axis)), start, stop)
     return y if dtype is None else _astype(y, dtype=dtype)
 
 
@@ -431,6 +459,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     y = (_a.concatenate(*pieces, axis=0) if num > 1 else y) * sign
     if axis != 0:
         y = _shape_moveaxis(y, 0, axis)
+    y = numpys_dtype(y, _np.result_type(_float_dtype(start), _float_dtype(stop), _np.float64))
     return y if dtype is None else _astype(y, dtype=dtype)
 
 

@@ -21,7 +21,7 @@ import numpy as _np
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
 from ..values import plain as _plain
-from ._helpers import is_traced
+from ._helpers import concrete, is_traced
 
 __all__ = ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
            "isnan", "isinf", "isfinite", "signbit",
@@ -91,7 +91,8 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> allclose([1.0, 2.0], [1.0, 2.0 + 1e-9])
     True
     """
-    return bool(_np.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    close = isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return bool(_np.all(concrete(close, "allclose")))
 
 
 def array_equal(a1, a2, equal_nan=False):
@@ -100,7 +101,8 @@ def array_equal(a1, a2, equal_nan=False):
     >>> array_equal([1.0, 2.0], [1.0, 2.0])
     True
     """
-    return bool(_np.array_equal(_plain(a1), _plain(a2), equal_nan=equal_nan))
+    return bool(_np.array_equal(concrete(a1, "array_equal"), concrete(a2, "array_equal"),
+                                equal_nan=equal_nan))
 
 
 def isposinf(x, out=None):

@@ -20,7 +20,7 @@ from ..rules import arrays as _a
 from ..values import shape_of as _shape_of
 from . import _decompositions
 from ._calculus import convolve
-from ._helpers import as_array, concrete, is_traced
+from ._helpers import as_array, concrete, in_float_dtype_of, is_traced
 from ._joining import concatenate
 from ._reductions import cumprod, sum
 from ._shape import reshape
@@ -42,7 +42,7 @@ def polyval(p, x):
     y = _np.zeros(_shape_of(x))
     for k in range(_shape_of(p)[0]):
         y = y * x + p[k]
-    return y
+    return in_float_dtype_of(y, p, x)
 
 
 def _padded(a, n):
@@ -61,7 +61,7 @@ def polyadd(a1, a2):
     if not is_traced(a1, a2):
         return _np.polyadd(a1, a2)
     n = max(_np.size(a1), _np.size(a2))
-    return _padded(a1, n) + _padded(a2, n)
+    return in_float_dtype_of(_padded(a1, n) + _padded(a2, n), a1, a2)
 
 
 def polysub(a1, a2):
@@ -74,7 +74,7 @@ def polysub(a1, a2):
     if not is_traced(a1, a2):
         return _np.polysub(a1, a2)
     n = max(_np.size(a1), _np.size(a2))
-    return _padded(a1, n) - _padded(a2, n)
+    return in_float_dtype_of(_padded(a1, n) - _padded(a2, n), a1, a2)
 
 
 def polymul(a1, a2):
@@ -188,4 +188,4 @@ def roots(p):
         top = reshape(-_a.getitem(p, index=slice(1, None)) / p[0], (1, n - 1))
         companion = concatenate([top, _np.eye(n - 2, n - 1)], axis=0)
         found = _decompositions.eigvals(companion)
-    return concatenate([found, _np.zeros(trailing)]) if trailing else found
+    return in_float_dtype_of(concatenate([found, _np.zeros(trailing)]) if trailing else found, p)

@@ -25,9 +25,11 @@ import numpy as _np
 from ..rules import elementwise as _ew
 from ..rules import shape as _s
 from ..rules import ufuncs as _u
+from ..values import float_dtype
 from ..values import plain as _plain
 from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axes, concrete, is_traced, nan_mask, refuse
+from ._helpers import (as_array, check_axes, concrete, in_float_dtype_of, is_traced, nan_mask,
+                       numpys_dtype, refuse)
 from ._joining import concatenate, sort
 from ._products import dot
 from ._reductions import average, cumprod, cumsum, max, min, prod, sum
@@ -77,12 +79,13 @@ def _lerp(a, b, t):
     return _ew.where(t >= 0.5, b - d * (1.0 - t), a + d * t)
 
 
-def _quantile(who, a, q, axis, method, keepdims, skip_nan):
+def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
     if is_traced(q):
         raise NotImplementedError(f"{who}: a traced q is not supported; the derivative with "
                                   f"respect to the data is; pass q as a plain number or array")
     if method not in _METHODS:
         raise NotImplementedError(f"{who}: method={method!r} is not supported; use one of {_METHODS}")
+    q_weak = isinstance(q, (float, int)) if q_weak is None else q_weak
     q = _np.asarray(q, dtype=float)
     if _np.any((q < 0) | (q > 1)):
         raise ValueError(f"{who}: quantiles must be in the range [0, 1] (percentiles in [0, 100]); got {q}")
@@ -101,7 +104,11 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan):
         out = _ew.where(has_nan, _np.nan, out)
     out = moveaxis(out, -1, 0)                       # q's axes lead, as in NumPy
     out_shape = keep_shape if keepdims else rest
-    return reshape(out, q.shape + out_shape)
+    out = reshape(out, q.shape + out_shape)
+    # NumPy's type: the input's where no interpolation weight enters (the picking methods)
+    # or q is a Python number (weak, as NumPy takes it); else the input's and q's together
+    picks = method in ("lower", "higher", "nearest")
+    return numpys_dtype(out, float_dtype(a) if picks or q_weak else _np.result_type(float_dtype(a), q))
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
@@ -130,7 +137,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     refuse("percentile", out=out, weights=weights)
     if not is_traced(a):
         return _np.percentile(a, q, axis=axis, method=method, keepdims=keepdims)
-    return _quantile("percentile", a, _np.true_divide(q, 100), axis, method, keepdims, skip_nan=False)
+    return _quantile("percentile", a, _np.true_divide(q, 100), axis, method, keepdims, skip_nan=False,
+                     q_weak=isinstance(q, (float, int)))
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -171,7 +179,8 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     refuse("nanpercentile", out=out, weights=weights)
     if not is_traced(a):
         return _np.nanpercentile(a, q, axis=axis, method=method, keepdims=keepdims)
-    return _quantile("nanpercentile", a, _np.true_divide(q, 100), axis, method, keepdims, skip_nan=True)
+    return _quantile("nanpercentile", a, _np.true_divide(q, 100), axis, method, keepdims,
+                     skip_nan=True, q_weak=isinstance(q, (float, int)))
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -282,7 +291,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     centred = zeroed - sum(zeroed, axis=axis, keepdims=True) / count
     squares = _ew.where(nan_mask(a), 0.0, _u.real(centred * _u.conjugate(centred)))
     total = sum(squares, axis=axis, keepdims=keepdims)
-    return total / (sum(valid, axis=axis, keepdims=keepdims) - ddof)
+    return in_float_dtype_of(total / (sum(valid, axis=axis, keepdims=keepdims) - ddof), a)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
@@ -431,7 +440,8 @@ def bincount(x, /, weights=None, minlength=0):
         return _np.bincount(x, weights, minlength)
     x = _np.asarray(concrete(x, "bincount"))
     length = builtins.max(int(x.max()) + 1 if x.size else 0, minlength)
-    return _s.put_along(ravel(weights) * 1.0, x.ravel(), axis=0, shape=(length,))
+    counts = _s.put_along(ravel(weights) * 1.0, x.ravel(), axis=0, shape=(length,))
+    return numpys_dtype(counts, _np.result_type(float_dtype(weights), _np.float64))  # NumPy's
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):   # noqa: A002 - NumPy's name

@@ -20,6 +20,7 @@ import numpy as _np
 from ..rules import fft as _f
 from ..rules.arrays import concatenate as _concatenate
 from ..rules.elementwise import conjugate as _conjugate
+from ..values import float_dtype as _float_dtype
 from ..values import is_complex as _is_complex
 from ..values import shape_of as _shape_of
 from ._helpers import as_array as _as_array
@@ -58,7 +59,7 @@ def _resized(a, n, axis, who):
         return _take_on_axis(a, slice(0, n), axis)
     shape = list(_shape_of(a))
     shape[axis] = n - length
-    zeros = _np.zeros(shape, dtype=complex if _is_complex(a) else float)
+    zeros = _np.zeros(shape, dtype=_float_dtype(a))     # float32 stays float32, as in NumPy
     return _concatenate(a, zeros, axis=axis)
 
 

@@ -19,15 +19,19 @@ np.float64(3.0)
 array([2., 4.])
 """
 
+import numpy as np
+
 from ..primitive import Primitive
 from ..traces import Box
 from .arrays import batch_elementwise
 
-__all__ = ["stop_gradient"]
+__all__ = ["stop_gradient", "zeros_like"]
 
 
 def _identity(x):
-    return x
+    # a view, not the array itself: traces mark what a primitive returns read-only, and the
+    # caller's own array must keep its flags
+    return x.view() if isinstance(x, np.ndarray) else x
 
 
 def _no_derivative(*_, **__):
@@ -49,3 +53,15 @@ class Cut(Primitive):
 
 stop_gradient = Cut("stop_gradient", _identity, vjp=(_no_derivative,), jvp=(_no_derivative,),
                     batch=batch_elementwise, xp=lambda xp, x: x)
+
+
+def _zeros_batch(size, prim, values, batched, params):
+    return prim(values[0])
+
+
+# A zero tangent of a staged value. Most zeros are plain constants of the value's shape; a
+# while loop's history has the length of its trip count, which tracing does not know, so
+# its zero is computed when the plan runs, from the value itself. No derivative.
+zeros_like = Primitive("zeros_like", lambda x: np.zeros_like(x, dtype=np.result_type(x, 0.0)),
+                       vjp=(_no_derivative,), jvp=(_no_derivative,), batch=_zeros_batch,
+                       xp=lambda xp, x: xp.zeros_like(x))

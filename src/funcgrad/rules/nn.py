@@ -19,6 +19,7 @@ instead (``Primitive.together``).
 
 import numpy as np
 
+from ..errors import ArgumentError
 from ..primitive import Primitive
 from ..values import shape_of
 from .arrays import (
@@ -148,7 +149,15 @@ def _pnls_batch(size, prim, values, batched, params):
 
 # one_hot(label, depth): rows of the identity; integer labels have no derivative. Under
 # vmap, indexing rows keeps the batch axis in front.
-one_hot = Primitive("one_hot", lambda label, depth: np.eye(depth)[np.asarray(label)], vjp=(None,),
+def _one_hot_impl(label, depth):
+    label = np.asarray(label)
+    if label.size and (label.min() < 0 or label.max() >= depth):
+        raise ArgumentError(f"one_hot: labels must lie in [0, {depth}); got {label.min()} to "
+                            f"{label.max()}: give class numbers below num_classes")
+    return np.eye(depth)[label]
+
+
+one_hot = Primitive("one_hot", _one_hot_impl, vjp=(None,),
                     batch=lambda size, prim, values, batched, params: one_hot(values[0], **params))
 
 logsumexp = Primitive(

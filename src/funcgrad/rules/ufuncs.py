@@ -27,6 +27,7 @@ import numpy as np
 
 from ..namespaces import dtype_in, known_all
 from ..primitive import Primitive
+from .arrays import batch_elementwise
 from ..traces import Box
 from ..values import dtype_of, is_complex, plain
 from .elementwise import abs as absolute
@@ -54,7 +55,8 @@ __all__ = [
     "floor", "ceil", "rint", "trunc", "fix", "round", "floor_divide", "heaviside",
     "float_power", "fmax", "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2",
     "mod", "fmod", "copysign", "clip", "logit", "erf", "astype", "frexp_exponent",
-    "spread_sqrt", "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
+    "spread_sqrt", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
+    "right_shift", "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
     "logical_xor",
 ]
 
@@ -202,6 +204,14 @@ trunc       = elementwise("trunc",       _ufunc(np.trunc),       _zero1)
 fix         = elementwise("fix",         _ufunc(np.trunc, "fix"), _zero1)   # NumPy 2.5 deprecates np.fix
 floor_divide = elementwise("floor_divide", _ufunc(np.floor_divide), _zero2, _zero2)
 heaviside   = elementwise("heaviside",   _ufunc(np.heaviside),   _zero2, _zero2)
+# Bitwise operations on integers and booleans: no rules (their operands and results are
+# never floats, so no derivative reaches them); vmap broadcasts them as any ufunc.
+bitwise_and = Primitive("bitwise_and", _ufunc(np.bitwise_and), batch=batch_elementwise)
+bitwise_or  = Primitive("bitwise_or",  _ufunc(np.bitwise_or),  batch=batch_elementwise)
+bitwise_xor = Primitive("bitwise_xor", _ufunc(np.bitwise_xor), batch=batch_elementwise)
+invert      = Primitive("invert",      _ufunc(np.invert),      batch=batch_elementwise)
+left_shift  = Primitive("left_shift",  _ufunc(np.left_shift),  batch=batch_elementwise)
+right_shift = Primitive("right_shift", _ufunc(np.right_shift), batch=batch_elementwise)
 # Predicates and logic: masks, constant wherever they are defined.
 isnan       = elementwise("isnan",       _ufunc(np.isnan),       _zero1)
 isinf       = elementwise("isinf",       _ufunc(np.isinf),       _zero1)

@@ -22,11 +22,11 @@ import numpy as np
 import scipy.linalg
 
 from ..numpy import linalg as _la
-from ..numpy._helpers import as_array, concrete, is_traced
+from ..numpy._helpers import as_array, concrete, is_traced, numpys_dtype
 from ..rules import scipy_linalg as _s
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.linalg import conj, mH
-from ..values import shape_of
+from ..values import dtype_of, float_dtype, shape_of
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve_banded", "solve",
            "inv", "det", "solve_sylvester", "sqrtm", "expm"]
@@ -64,7 +64,10 @@ def det(a, overwrite_a=False, check_finite=True):
     >>> float(det(np.eye(2) * 2.0))
     4.0
     """
-    return _la.det(a) if is_traced(a) else scipy.linalg.det(a, overwrite_a, check_finite)
+    if not is_traced(a):
+        return scipy.linalg.det(a, overwrite_a, check_finite)
+    # SciPy's own result type for this input type (its LAPACK call may widen float32)
+    return numpys_dtype(_la.det(a), scipy.linalg.det(np.eye(1, dtype=dtype_of(a))).dtype)
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
@@ -156,7 +159,7 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     i, j = np.indices((n, n))
     band = (j - i <= up) & (i - j <= low)
     index = np.where(band, (up + i - j) * n + j, rows * n)          # rows * n: a zero
-    flat = concatenate(reshape(ab, shape=(-1,)), np.zeros(1), axis=0)
+    flat = concatenate(reshape(ab, shape=(-1,)), np.zeros(1, dtype=float_dtype(ab)), axis=0)
     return _la.solve(getitem(flat, index=index), b)
 
 

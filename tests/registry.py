@@ -1,0 +1,358 @@
+"""One registry of funcgrad's public callables, with sample inputs, for the conformance matrix.
+
+An :class:`Op` is a function of float arrays (written with funcgrad's names)
+and a few sample argument tuples; ``tests/test_conformance.py`` runs every
+sample through every transform against an oracle that does not use it. The
+rows come from the tables that test each namespace in depth (their domains,
+shapes and PyTorch twins are written once, there) and from the entries below
+for what no table holds: cuts, custom rules, checkpoints, loops, branches,
+fixed points, linearize, ``at[]``, ``nn`` and the optimizers' updates.
+
+The registry is the one place a new callable must appear:
+``test_every_public_callable_is_registered`` lists the ones that do not.
+"""
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+import funcgrad.scipy.integrate as fsi
+import funcgrad.scipy.linalg as fsl
+import funcgrad.scipy.signal as fsg
+import funcgrad.scipy.special as fsp
+import funcgrad.scipy.stats as fss
+import test_fft
+import test_numpy_breadth
+import test_numpy_linalg
+import test_numpy_math
+import test_numpy_reductions
+import test_numpy_shape
+import test_scipy_linalg
+import test_scipy_stats
+
+
+@dataclass
+class Op:
+    """``fun(*args)`` for each ``args`` in ``samples``; ``skip`` maps a transform of the
+    matrix to the reason it does not apply (a refusal that is itself tested elsewhere)."""
+
+    name: str
+    fun: Callable
+    samples: list
+    skip: dict = field(default_factory=dict)
+
+    def __repr__(self):
+        return self.name
+
+
+OPS: list[Op] = []
+
+
+def register(name, fun, *samples, **skip):
+    OPS.append(Op(name, fun, [tuple(s) for s in samples], skip))
+
+
+def _rng(name, k=0):
+    return np.random.default_rng(abs(hash((name, k))) % 2 ** 32)
+
+
+# ---------------------------------------------------------------- from the namespace tables
+
+def _math_rows():
+    """Elementwise math: a vector sample and a broadcasting one, inside each domain."""
+    for name, row in test_numpy_math.TABLE.items():
+        fun = ((lambda row: lambda *xs: row.call(fnp, *xs))(row) if row.call
+               else getattr(fnp, name))
+        samples = []
+        for shapes in ([(3,)] * len(row.domains), [(2, 3)] + [(3,)] * (len(row.domains) - 1)):
+            rng = _rng(name, len(samples))
+            for _ in range(100):
+                args = [d(rng, int(np.prod(s))).reshape(s) for d, s in zip(row.domains, shapes)]
+                if row.valid is None or row.valid(*args):
+                    samples.append(args)
+                    break
+        register(f"numpy.{name}", fun, *samples)
+
+
+def _reduction_rows():
+    for name, row in test_numpy_reductions.ROWS.items():
+        samples = []
+        for k, shapes in enumerate(row.shapes[:2]):
+            rng = _rng(name, k)
+            domains = list(row.domains) + [row.domains[-1]] * (len(shapes) - len(row.domains))
+            samples.append([d(rng, s) for d, s in zip(domains, shapes)])
+        prefix = "scipy.special" if row.scipy else "numpy"
+        register(f"{prefix}.{name}", (lambda row: lambda *xs: row.call(fnp, *xs))(row), *samples)
+
+
+def _shape_rows():
+    for name, case in test_numpy_shape.CASES.items():
+        samples = [test_numpy_shape._args(s, k) for k, s in enumerate(case.shapes[:2])]
+        register(f"numpy.{name}", (lambda case: lambda *xs: case.fun(fnp, *xs))(case), *samples)
+
+
+def _linalg_rows():
+    for name, cases in test_numpy_linalg.CASES.items():
+        for k, c in enumerate(cases[:2]):
+            register(f"numpy.{name}:{c.label or k}", c.f, c.args)
+
+
+# Functions whose result's shape (or whose Python function's branches) depend on the values:
+# eager only, and refused by name under jit and vmap ("vectorize" is the row whose function
+# branches with ``if``; "vectorize:two" runs under both).
+SHAPE_FROM_VALUES = {"trim_zeros", "unique", "real_if_close", "roots", "piecewise", "vectorize"}
+
+
+def _breadth_rows():
+    for name, row in test_numpy_breadth.ROWS.items():
+        if any(not isinstance(a, (float, np.ndarray)) or np.isnan(a).any() for a in row.args):
+            continue    # NaN-skipping reductions: tests/test_numpy_breadth.py checks them apart
+        skip = {}
+        if not row.grad:
+            skip["grad"] = "no derivative (integer-valued or piecewise constant in every input)"
+        if name in SHAPE_FROM_VALUES or name.split(":")[0] in SHAPE_FROM_VALUES - {"vectorize"}:
+            skip["jit"] = skip["vmap"] = ("refused: the result's shape (or a Python branch) "
+                                          "depends on the values (ConcretizationError)")
+        if name.split(":")[0] in ("trim_zeros", "unique"):
+            skip["grad"] = ("a step of central differences changes which entries are kept, and "
+                            "so the result's shape; tests/test_numpy_breadth.py checks the kept "
+                            "entries' gradients")
+        register(f"numpy.{name}", (lambda row: lambda *xs: row.call(fnp, *xs))(row), row.args,
+                 **skip)
+
+
+def _fft_rows():
+    for name, case in test_fft.CASES.items():
+        x = _rng(name).normal(size=case.shape)
+        register(f"numpy.fft.{name}", (lambda case: lambda x: case.fun(fnp, x))(case), (x,))
+
+
+def _scipy_rows():
+    for name, (call, args, _) in test_scipy_linalg.CASES.items():
+        register(f"scipy.linalg.{name}", (lambda call: lambda *xs: call(fsl, *xs))(call), args)
+    for dist, fn, args, diff in test_scipy_stats.CASES:
+        f = getattr(getattr(fss, dist), fn)
+        args = [np.asarray(a, dtype=float) for a in args]
+        # the differentiated arguments are the op's; the others (counts, shapes) constants
+        register(f"scipy.stats.{dist}.{fn}", _with_constants(f, args, diff),
+                 [args[i] for i in diff])
+
+
+def _with_constants(f, args, diff):
+    def call(*xs):
+        full = list(args)
+        for i, x in zip(diff, xs):
+            full[i] = x
+        return f(*full)
+    return call
+
+
+_math_rows()
+_reduction_rows()
+_shape_rows()
+_linalg_rows()
+_breadth_rows()
+_fft_rows()
+_scipy_rows()
+
+
+# ---------------------------------------------------------------- what no table holds
+
+V3 = np.array([0.4, -1.1, 0.7])
+M23 = np.array([[0.3, -0.5, 1.2], [0.8, 0.1, -0.6]])
+
+CUT = ("central differences see through a cut (its derivative is not the function's): "
+       "tests/test_composition.py derives the cut's derivatives by hand")
+register("stop_gradient", lambda x: fg.stop_gradient(x) * x + fnp.sin(x), (V3,), (M23,),
+         grad=CUT)
+register("stop_gradient:pytree", lambda x: fg.stop_gradient({"a": x, "b": (x * 2.0,)})["b"][0] * x,
+         (V3,), grad=CUT)
+
+
+@fg.custom_jvp
+def softplus(x):
+    return fnp.logaddexp(0.0, x)
+
+
+@softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return softplus(x), t * fg.nn.sigmoid(x)
+
+
+@fg.custom_vjp
+def clipped_square(x):
+    return x * x
+
+
+clipped_square.defvjp(lambda x: (x * x, x), lambda x, g: (fnp.clip(2.0 * x * g, -50.0, 50.0),))
+
+
+@fg.custom_vjp
+def sin_times(x, y):
+    return fnp.sin(x) * y
+
+
+sin_times.defvjp(lambda x, y: (sin_times(x, y), (fnp.cos(x), fnp.sin(x), y)),
+                 lambda res, g: (res[0] * g * res[2], res[1] * g))
+
+register("custom_jvp", lambda x: softplus(x) * x, (V3,), (M23,))
+register("custom_vjp", lambda x: clipped_square(x) + x, (V3,), (M23,))
+register("custom_vjp:fwd-calls-itself", lambda x, y: sin_times(x, y), (V3, V3[::-1].copy()))
+register("checkpoint", fg.checkpoint(lambda x: fnp.tanh(x) * fnp.exp(x)), (V3,), (M23,))
+register("checkpoint:nested", lambda x: fg.checkpoint(lambda y: fg.checkpoint(fnp.sin)(y) * y)(x),
+         (V3,))
+W = np.array([[0.5, -0.2, 0.1], [0.3, 0.4, -0.6], [-0.1, 0.2, 0.3]])
+
+
+def _rnn(h, x):
+    h = fnp.tanh(W @ h + x)
+    return h, fnp.sum(h * h)
+
+
+PROMOTED = ("refused: the body's float64 weight makes a float32 carry float64, and a loop "
+            "refuses a carry that changes dtype (ShapeError)")
+register("scan", lambda h, xs: fg.scan(_rnn, h, xs)[1], (V3, np.outer([1.0, -0.5, 0.2, 0.9], V3)),
+         float32=PROMOTED)
+register("scan:checkpoints", lambda h, xs: fg.scan(_rnn, h, xs, checkpoints=6)[0],
+         (V3, np.outer(np.linspace(-1.0, 1.0, 9), V3)), float32=PROMOTED)
+register("scan:reverse", lambda h, xs: fg.scan(_rnn, h, xs, reverse=True)[0],
+         (V3, np.outer([1.0, -0.5, 0.2], V3)), float32=PROMOTED)
+register("fori_loop", lambda x: fg.fori_loop(0, 4, lambda i, c: fnp.sin(c) * 1.5 + 0.1 * i, x),
+         (V3,), (M23,))
+register("while_loop", lambda x: fg.while_loop(lambda c: c[0] < 3,
+                                               lambda c: (c[0] + 1, fnp.cos(c[1]) * c[1]), (0, x))[1],
+         (V3,), (M23,))
+register("while_loop:checkpoints", lambda x: fg.while_loop(
+    lambda c: c[0] < 5, lambda c: (c[0] + 1, fnp.sin(c[1]) + 0.5 * c[1]), (0, x),
+    checkpoints=2)[1], (V3,))
+register("cond", lambda p, x: fg.cond(p > 0, lambda x: fnp.sin(x) * 2.0, lambda x: fnp.cos(x), x),
+         (0.7, V3), (-0.4, M23))
+register("switch", lambda k, x: fg.switch(fnp.astype(k, int), [fnp.sin, fnp.cos, fnp.tanh], x),
+         (1.2, V3), (2.4, V3))
+register("fixed_point", lambda a: fg.fixed_point(lambda a, z: 0.5 * fnp.cos(z) + 0.1 * a, a,
+                                                 fnp.zeros_like(a)), (V3,), (M23,))
+register("linearize", lambda x: fg.linearize(lambda v: fnp.sin(v) * v, x)[1](x), (V3,))
+register("at.set", lambda x, v: fg.at(x)[1:].set(v), (V3, np.array([2.0, -3.0])))
+register("at.add:traced-index", lambda x: fg.at(x)[fnp.argsort(x)[:2]].add(x[:2] ** 2), (V3,), (M23[0],))
+register("at.set:traced-index", lambda x: fg.at(x)[fnp.argsort(x)[:2]].set(x[1:] * 3.0), (V3,),
+         (M23[0],))
+register("at.get:traced-index", lambda x: x[fnp.argsort(x)] * x, (V3,), (M23[1],))
+register("nn.softmax", lambda x: fg.nn.softmax(x, axis=-1), (V3,), (M23,))
+register("nn.log_softmax", lambda x: fg.nn.log_softmax(x, axis=-1), (V3,), (M23,))
+register("nn.logsumexp", lambda x: fg.nn.logsumexp(x, axis=-1), (V3,), (M23,))
+register("nn.relu", lambda x: fg.nn.relu(x), (V3,), (M23,))
+register("nn.sigmoid", lambda x: fg.nn.sigmoid(x), (V3,), (M23,))
+register("nn.tanh", lambda x: fg.nn.tanh(x), (V3,), (M23,))
+register("nn.pnls", lambda x: fg.nn.pnls(x, np.array([2, 0])), (M23,))
+
+
+for _name, _f in [("softplus", fg.nn.softplus), ("log_sigmoid", fg.nn.log_sigmoid),
+                  ("gelu", fg.nn.gelu), ("gelu:tanh", lambda x: fg.nn.gelu(x, approximate=True)),
+                  ("silu", fg.nn.silu), ("elu", fg.nn.elu), ("leaky_relu", fg.nn.leaky_relu)]:
+    register(f"nn.{_name}", _f, (V3,), (M23,))
+register("nn.cross_entropy", lambda x: fg.nn.cross_entropy(x, np.array([2, 0])), (M23,))
+register("nn.binary_cross_entropy_with_logits",
+         lambda x, t: fg.nn.binary_cross_entropy_with_logits(x, t, reduction="none"),
+         (V3, np.array([0.2, 0.9, 0.5])))
+register("nn.mse_loss", lambda p, t: fg.nn.mse_loss(p, t), (V3, V3[::-1].copy()))
+register("nn.one_hot", lambda x: fg.nn.one_hot(fnp.argmax(x, axis=-1), 3) * x, (M23,))
+
+
+def _two_steps(make):
+    def step(p):
+        init, update = make()
+        state = init({"w": p})
+        new, state = update({"w": p * p}, state, {"w": p})
+        new, _ = update({"w": fnp.sin(new["w"])}, state, new)
+        return new["w"]
+    return step
+
+
+for _name, _make in [("sgd", lambda: fg.optim.sgd(0.1)), ("momentum", lambda: fg.optim.momentum(0.1)),
+                     ("nesterov", lambda: fg.optim.nesterov(0.1)),
+                     ("adagrad", lambda: fg.optim.adagrad(0.1)),
+                     ("rmsprop", lambda: fg.optim.rmsprop(0.1)), ("adam", lambda: fg.optim.adam(0.1)),
+                     ("adamw", lambda: fg.optim.adamw(0.1))]:
+    register(f"optim.{_name}:update", _two_steps(_make), (V3,))
+register("optim.clip_by_global_norm", lambda g: fg.optim.clip_by_global_norm({"a": g}, 0.5)["a"],
+         (V3,), (M23 * 0.1,))
+register("optim.clip_by_value", lambda g: fg.optim.clip_by_value([g], -0.6, 0.6)[0], (V3,))
+register("optim.apply_updates", lambda p, u: fg.optim.apply_updates({"w": p}, {"w": u * p})["w"],
+         (V3, V3[::-1].copy()))
+
+
+# ---------------------------------------------------------------- integer-valued, masks, queries
+
+def _register_numpy(name, fun, *samples, **skip):
+    register(f"numpy.{name}", fun, *samples, **skip)
+
+
+for _name in ("isnan", "isinf", "isfinite", "signbit", "iscomplex", "isreal"):
+    _register_numpy(_name, (lambda n: lambda x: getattr(fnp, n)(x) * x)(_name), (V3,), (M23,))
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    _register_numpy(_name, (lambda n: lambda x, y: fnp.where(getattr(fnp, n)(x > 0, y > 0), x, y))(_name),
+                    (V3, V3[::-1].copy()))
+_register_numpy("logical_not", lambda x: fnp.where(fnp.logical_not(x > 0), x, -x), (V3,))
+_register_numpy("isclose", lambda x, y: fnp.where(fnp.isclose(x, y, atol=0.5), x, y),
+                (V3, V3[::-1].copy()))
+_register_numpy("allclose", lambda x: x * float(fnp.allclose(fnp.sign(x), np.sign(V3))),
+                (V3,), jit="refused: a Python bool of a traced value (ConcretizationError)",
+                vmap="refused: a Python bool of a batched value (ConcretizationError)")
+_register_numpy("array_equal", lambda x: x * float(fnp.array_equal(fnp.sign(x), np.sign(V3))),
+                (V3,), jit="refused: a Python bool of a traced value (ConcretizationError)",
+                vmap="refused: a Python bool of a batched value (ConcretizationError)")
+for _name in ("argmax", "argmin", "argsort"):
+    _register_numpy(_name, (lambda n: lambda x: x[getattr(fnp, n)(x)] * x)(_name), (V3,), (M23[0],))
+_register_numpy("lexsort", lambda x, y: x[fnp.lexsort((x, y))] * y, (V3, V3[::-1].copy()),
+                jit="refused: lexsort reads the values (ConcretizationError); use argsort",
+                vmap="refused: lexsort reads the values (ConcretizationError); use argsort")
+_register_numpy("searchsorted", lambda x: x[fnp.minimum(fnp.searchsorted(np.array([-0.5, 0.5]), x), 2)],
+                (V3,))
+_register_numpy("nonzero", lambda x: x[fnp.nonzero(x > 0)] * 2.0, (V3,),
+                jit="refused: the result's shape depends on the values (ConcretizationError)",
+                vmap="refused: the result's shape depends on the values (ConcretizationError)")
+_register_numpy("shape", lambda x: x * float(fnp.shape(x)[-1]), (V3,), (M23,))
+_register_numpy("ndim", lambda x: x * float(fnp.ndim(x)), (V3,), (M23,))
+_register_numpy("size", lambda x: x / float(fnp.size(x)), (V3,), (M23,))
+_register_numpy("sum", lambda x: fnp.sum(x, axis=-1), (V3,), (M23,))
+_register_numpy("array", lambda x: fnp.array([x[0], x[1] * 2.0, 1.5]), (V3,))
+_register_numpy("asarray", lambda x: fnp.asarray(x) * x, (V3,), (M23,))
+_register_numpy("full", lambda x: fnp.full((2, 3), x[0]) * x, (V3,))
+for _name in ("zeros_like", "ones_like", "empty_like"):
+    _register_numpy(_name, (lambda n: lambda x: getattr(fnp, n)(x) * 0.0 + x * 2.0)(_name), (V3,), (M23,))
+_register_numpy("full_like", lambda x: fnp.full_like(x, 2.0) * x, (V3,), (M23,))
+_register_numpy("meshgrid", lambda x, y: fnp.meshgrid(x, y)[0] * fnp.meshgrid(x, y)[1],
+                (V3, M23[0]))
+for _name in ("nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanmedian",
+              "nancumsum", "nancumprod"):
+    _register_numpy(_name, (lambda n: lambda x: getattr(fnp, n)(x, axis=-1))(_name), (V3,), (M23,))
+_register_numpy("nanquantile", lambda x: fnp.nanquantile(x, [0.25, 0.5], axis=-1), (V3,), (M23,))
+_register_numpy("nanpercentile", lambda x: fnp.nanpercentile(x, 30.0, axis=-1), (V3,), (M23,))
+register("scipy.linalg.cho_factor", lambda a: fsl.cho_factor(a @ a.T + 3.0 * np.eye(3))[0],
+         (W,))
+register("scipy.integrate.odeint", lambda y0: fsi.odeint(
+    lambda y, t, w: fnp.tanh(w @ y) * fnp.cos(t), y0, np.array([0.0, 0.4, 1.1]), (W[:2, :2],),
+    rtol=1e-12, atol=1e-12),
+    (V3[:2],), hessian="refused: odeint has first derivatives only (MissingRuleError by name)")
+register("scipy.signal.convolve", lambda a, v: fsg.convolve(a, v, mode="same"), (M23, W[:2, :2]))
+register("scipy.signal.correlate", lambda a, v: fsg.correlate(a, v), (V3, M23[0]))
+register("scipy.stats.multivariate_normal.logpdf",
+         lambda x, mean: fss.multivariate_normal.logpdf(x, mean, W @ W.T + np.eye(3)),
+         (M23, V3))
+register("scipy.stats.dirichlet.logpdf",
+         lambda a: fss.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), a), (np.array([1.5, 2.0, 0.7]),))
+register("add_n", lambda x, y: fg.add_n(x, y * 2.0, x * y), (V3, V3[::-1].copy()), (M23, M23 * 0.5))
+
+
+def _bits(x):
+    k = fnp.astype(fnp.floor(x * 3.0), int)
+    mask = ((k & 1) | (k ^ 2)) >= (~k << 1 >> 1)
+    return fnp.where(mask, x, -x)
+
+
+register("operators.bitwise", _bits, (V3 + 0.05,), (M23 + 0.05,))
+register("operators.mod", lambda x: x % 0.45 + x // 0.45 + divmod(x, 0.3)[1], (V3 + 0.01,), (M23 + 0.01,))

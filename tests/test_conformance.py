@@ -1,0 +1,349 @@
+"""The conformance matrix: every registered callable, every sample, every transform.
+
+Each transform is checked against an oracle that does not use it: the plain
+NumPy call for values (traced eagerly, and under ``jit``), a Python loop for
+``vmap``, central differences for ``grad``, ``jvp`` and the Hessian, the other
+mode for ``jacrev`` against ``jacfwd``, and a loop of gradients for ``vmap`` of
+``grad``, ``grad`` of ``vmap`` and ``jit`` of ``vmap`` of ``grad``. float32
+inputs give what NumPy gives them. Derivatives are taken with respect to the
+first argument, of ``sum(w * real(out)) + sum(w' * imag(out))`` with fixed
+random weights, so every output entry counts.
+
+The registry (tests/registry.py) says where a transform does not apply and why;
+``refused`` there means funcgrad refuses it by name, and the matrix checks that
+it does.
+"""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from helpers import numeric_grad
+from funcgrad.rules.cuts import Cut
+from registry import OPS
+
+TRANSFORMS = ["eager", "jit", "vmap", "grad", "jvp", "jacobians", "hessian", "vmap_of_grad",
+              "grad_of_vmap", "jit_of_vmap_of_grad", "float32"]
+DERIVATIVES = {"grad", "jvp", "jacobians", "hessian", "vmap_of_grad", "grad_of_vmap",
+               "jit_of_vmap_of_grad"}
+
+
+def _leaves(out):
+    return [np.asarray(fg.stop_gradient(v)) for v in fg.tree_leaves(out)]
+
+
+def _floats(leaves):
+    return [v for v in leaves if v.dtype.kind in "fc"]
+
+
+def _plain(op, args):
+    with np.errstate(all="ignore"):
+        return _leaves(op.fun(*args))
+
+
+def _weights(leaves, seed=0):
+    rng = np.random.default_rng(seed)
+    return [(rng.uniform(0.5, 1.5, v.shape), rng.uniform(0.5, 1.5, v.shape)) for v in leaves]
+
+
+def _scalar(op, args, weights):
+    """The function of the first argument whose derivatives the matrix checks."""
+    rest = args[1:]
+
+    def loss(x, *more):
+        outs = [v for v in fg.tree_leaves(op.fun(x, *(more or rest)))
+                if getattr(v, "dtype", np.asarray(0.0).dtype).kind in "fc"]
+        total = 0.0
+        for v, (w, w2) in zip(outs, weights):
+            total = total + fnp.sum(fnp.real(v) * w) + fnp.sum(fnp.imag(v) * w2)
+        return total
+    return loss
+
+
+def _batch(args):
+    """Two examples per argument, near the sample (sorted inputs stay sorted)."""
+    return tuple(np.stack([np.asarray(a, dtype=float), np.asarray(a, dtype=float) * 1.001 + 0.001])
+                 for a in args)
+
+
+def _example(batch, k):
+    return tuple(b[k] for b in batch)
+
+
+def _close(got, want, rtol, atol, what):
+    got, want = list(got), list(want)
+    assert len(got) == len(want), f"{what}: {len(got)} outputs, want {len(want)}"
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape, f"{what}: shape {g.shape}, want {w.shape}"
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+
+
+def _fd_tolerance(want):
+    return dict(rtol=2e-5, atol=2e-6 * max(1.0, float(np.max(np.abs(want), initial=0.0))))
+
+
+# What each transform is made of: a reason the registry gives for one of these applies.
+PARTS = {"vmap_of_grad": ("vmap", "grad"), "grad_of_vmap": ("vmap", "grad"),
+         "jit_of_vmap_of_grad": ("jit", "vmap", "grad"), "jvp": ("grad",), "jacobians": ("grad",),
+         "hessian": ("grad",)}
+
+
+def reason_not_run(op, transform):
+    """The registry's reason this transform does not apply to ``op``, or None."""
+    for part in (transform, *PARTS.get(transform, ())):
+        if part in op.skip:
+            return op.skip[part]
+    return None
+
+
+def _cases():
+    out = []
+    for op in OPS:
+        for k in range(len(op.samples)):
+            for t in TRANSFORMS:
+                reason = reason_not_run(op, t)
+                if reason is not None and not reason.startswith("refused"):
+                    continue
+                out.append(pytest.param(op, k, t, id=f"{op.name}-{k}-{t}"))
+    return out
+
+
+@pytest.mark.parametrize("op, k, transform", _cases())
+def test_matrix(op, k, transform):
+    args = op.samples[k]
+    want = _plain(op, args)
+    if reason_not_run(op, transform) is not None:      # refused, by name
+        with pytest.raises(fg.FuncgradError):
+            RUN[transform](op, args, want)
+        return
+    differentiable = isinstance(args[0], float) or np.asarray(args[0]).dtype.kind == "f"
+    if transform in DERIVATIVES and not (_floats(want) and differentiable):
+        return      # an integer or boolean result: nothing to differentiate (checked by eager)
+    before = [(a, a.copy(), a.flags.writeable) for a in args if isinstance(a, np.ndarray)]
+    with np.errstate(all="ignore"):
+        RUN[transform](op, args, want)
+    for a, copy, writeable in before:     # a transform never changes its caller's arrays
+        assert a.flags.writeable == writeable, f"{transform} made an argument read-only"
+        np.testing.assert_array_equal(a, copy, err_msg=f"{transform} changed an argument")
+
+
+def _eager(op, args, want):
+    out, _ = fg.vjp(lambda *xs: op.fun(*xs), *args)
+    _close(_leaves(out), want, 1e-12, 1e-14, "traced eagerly vs NumPy")
+
+
+def _jit(op, args, want):
+    _close(_leaves(fg.jit(op.fun)(*args)), want, 1e-12, 1e-14, "jit vs eager")
+
+
+def _vmap(op, args, want):
+    batch = _batch(args)
+    got = _leaves(fg.vmap(op.fun)(*batch))
+    loop = [_plain(op, _example(batch, i)) for i in range(2)]
+    stacked = [np.stack(vs) for vs in zip(*loop)]
+    _close(got, stacked, 1e-12, 1e-14, "vmap vs a loop")
+
+
+def _grad(op, args, want):
+    loss = _scalar(op, args, _weights(_floats(want)))
+    got = fg.grad(loss)(*args)
+    fd = numeric_grad(lambda *xs: loss(*xs), [a if isinstance(a, float) else np.asarray(a, float)
+                                               for a in args], 0)
+    _close([got], [fd], what="grad vs central differences", **_fd_tolerance(fd))
+
+
+def _jvp(op, args, want):
+    loss = _scalar(op, args, _weights(_floats(want)))
+    x = args[0]
+    t = np.random.default_rng(1).uniform(-1.0, 1.0, np.shape(x))
+    t = float(t) if isinstance(x, float) else t
+    _, tangent = fg.jvp(lambda x: loss(x), (x,), (t,))
+    eps = 1e-6
+    fd = (loss(x + eps * t) - loss(x - eps * t)) / (2 * eps)
+    _close([tangent], [fd], what="jvp vs central differences", **_fd_tolerance(fd))
+
+
+def _flat_out(op, args):
+    def f(x):
+        outs = [v for v in fg.tree_leaves(op.fun(x, *args[1:]))
+                if getattr(v, "dtype", np.asarray(0.0).dtype).kind in "fc"]
+        return fnp.concatenate([fnp.ravel(fnp.real(v)) for v in outs]
+                               + [fnp.ravel(fnp.imag(v)) for v in outs])
+    return f
+
+
+def _jacobians(op, args, want):
+    f = _flat_out(op, args)
+    rev, fwd = fg.jacrev(f)(args[0]), fg.jacfwd(f)(args[0])
+    _close([rev], [fwd], 1e-8, 1e-10 * max(1.0, float(np.max(np.abs(fwd), initial=0.0))),
+           "jacrev vs jacfwd")
+
+
+def _hessian(op, args, want):
+    if np.size(args[0]) > 12:
+        return
+    loss = _scalar(op, args, _weights(_floats(want)))
+    h = fg.hessian(loss)(*args)
+    x = np.asarray(args[0], dtype=float)
+    grad = fg.grad(loss)
+    eps = 1e-5
+    columns = []
+    for index in np.ndindex(*x.shape):
+        e = np.zeros(x.shape)
+        e[index] = eps
+        up, down = (x + e, x - e) if x.shape else (float(x + eps), float(x - eps))
+        columns.append((np.asarray(grad(up, *args[1:])) - np.asarray(grad(down, *args[1:]))) / (2 * eps))
+    fd = np.stack(columns, axis=-1).reshape(x.shape + x.shape) if x.shape else columns[0]
+    _close([h], [fd], what="hessian vs central differences of grad", **_fd_tolerance(fd))
+
+
+def _per_example_grads(op, batch, weights):
+    return np.stack([fg.grad(_scalar(op, _example(batch, i), weights))(*_example(batch, i))
+                     for i in range(2)])
+
+
+def _batched_loss(op, batch, weights):
+    # the weights are one example's: vmap sees one example at a time
+    return lambda *xs: _scalar(op, xs, weights)(*xs)
+
+
+def _vmap_of_grad(op, args, want):
+    batch, weights = _batch(args), _weights(_floats(want))
+    got = fg.vmap(fg.grad(_batched_loss(op, batch, weights)))(*batch)
+    want_g = _per_example_grads(op, batch, weights)
+    _close([got], [want_g], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(want_g)))), "vmap of grad")
+
+
+def _grad_of_vmap(op, args, want):
+    batch, weights = _batch(args), _weights(_floats(want))
+    total = lambda *xs: fnp.sum(fg.vmap(_batched_loss(op, batch, weights))(*xs))   # noqa: E731
+    got = fg.grad(total)(*batch)
+    want_g = _per_example_grads(op, batch, weights)
+    _close([got], [want_g], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(want_g)))), "grad of vmap")
+
+
+def _jit_of_vmap_of_grad(op, args, want):
+    batch, weights = _batch(args), _weights(_floats(want))
+    got = fg.jit(fg.vmap(fg.grad(_batched_loss(op, batch, weights))))(*batch)
+    want_g = _per_example_grads(op, batch, weights)
+    _close([got], [want_g], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(want_g)))),
+           "jit of vmap of grad")
+
+
+def _float32(op, args, want):
+    args32 = tuple(np.float32(a) if isinstance(a, float) else np.asarray(a, np.float32) for a in args)
+    plain = _plain(op, args32)
+    out, _ = fg.vjp(lambda *xs: op.fun(*xs), *args32)
+    traced = _leaves(out)
+    assert [v.dtype for v in traced] == [v.dtype for v in plain], \
+        f"traced dtypes {[v.dtype for v in traced]}, NumPy's {[v.dtype for v in plain]}"
+    _close(traced, plain, 2e-5, 2e-6, "float32 traced vs NumPy")
+
+
+RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "grad": _grad, "jvp": _jvp,
+       "jacobians": _jacobians, "hessian": _hessian, "vmap_of_grad": _vmap_of_grad,
+       "grad_of_vmap": _grad_of_vmap, "jit_of_vmap_of_grad": _jit_of_vmap_of_grad,
+       "float32": _float32}
+
+
+# ---------------------------------------------------------------- coverage
+
+# Public names that take no traced value: types, constructors from shapes, settings, queries
+# of dtypes. They are NumPy's own objects or calls, checked in tests/test_numpy_shape.py.
+NOT_TRACED = {
+    **{f"numpy.{n}": "a NumPy type" for n in (
+        "bool_", "complex128", "complex64", "complexfloating", "dtype", "float16", "float32",
+        "float64", "floating", "inexact", "int16", "int32", "int64", "int8", "integer",
+        "number", "uint8")},
+    **{f"numpy.{n}": "a constructor from a shape or range, NumPy's own" for n in (
+        "arange", "empty", "eye", "identity", "indices", "ones", "tri", "zeros")},
+    **{f"numpy.fft.{n}": "sample frequencies from a length, NumPy's own" for n in ("fftfreq", "rfftfreq")},
+    **{f"numpy.{n}": "a setting or a question about dtypes and shapes, NumPy's own" for n in (
+        "broadcast_shapes", "can_cast", "errstate", "finfo", "iinfo", "get_printoptions",
+        "geterr", "geterrcall", "isscalar", "issubdtype", "ndindex", "printoptions",
+        "promote_types", "result_type", "set_printoptions", "seterr", "seterrcall")},
+    **{f"numpy.linalg.{n}": "a result type or an error class" for n in (
+        "EigResult", "EighResult", "LinAlgError", "QRResult", "SVDResult", "SlogdetResult")},
+}
+
+# The features of funcgrad itself that take or return traced values, by registry name.
+FEATURES = ["stop_gradient", "custom_jvp", "custom_vjp", "checkpoint", "scan", "fori_loop",
+            "while_loop", "cond", "switch", "fixed_point", "linearize", "at.set", "at.add",
+            "at.get", "optim.sgd", "optim.momentum", "optim.nesterov", "optim.adagrad",
+            "optim.rmsprop", "optim.adam", "optim.adamw", "optim.clip_by_global_norm",
+            "optim.clip_by_value", "optim.apply_updates"]
+
+
+def public_callables():
+    import funcgrad.scipy.integrate as fsi
+    import funcgrad.scipy.linalg as fsl
+    import funcgrad.scipy.signal as fsg
+    import funcgrad.scipy.special as fsp
+    import funcgrad.scipy.stats as fss
+    names = set()
+    for module, prefix in [(fnp, "numpy"), (fnp.linalg, "numpy.linalg"), (fnp.fft, "numpy.fft"),
+                           (fsp, "scipy.special"), (fsl, "scipy.linalg"), (fg.nn, "nn"),
+                           (fsi, "scipy.integrate"), (fsg, "scipy.signal")]:
+        names |= {f"{prefix}.{n}" for n in module.__all__ if callable(getattr(module, n))}
+    names |= {f"scipy.stats.{n}" for n in fss.__all__}
+    return names
+
+
+def test_every_public_callable_is_registered():
+    registered = {op.name.split(":")[0] for op in OPS}
+    prefixes = {name.rsplit(".", 1)[0] for name in registered}      # scipy.stats.norm.logpdf
+    missing = sorted(n for n in public_callables() - set(NOT_TRACED)
+                     if n not in registered and n not in prefixes)
+    assert not missing, f"register these in tests/registry.py (or say why not): {missing}"
+    features = sorted(f for f in FEATURES if not any(r.split(":")[0].startswith(f) for r in registered))
+    assert not features, f"register these features in tests/registry.py: {features}"
+    # A name excused as taking no traced value must still be public (no stale excuses).
+    assert set(NOT_TRACED) <= public_callables(), set(NOT_TRACED) - public_callables()
+
+
+def test_every_primitive_is_reached_by_the_matrix():
+    """A new primitive needs a registry entry that calls it (or a reason, below)."""
+    from funcgrad.primitive import Primitive
+    seen = set()
+    original = Primitive.__call__
+
+    def noting(self, *args, **params):
+        seen.add(self.name)
+        return original(self, *args, **params)
+
+    Primitive.__call__ = noting
+    cut_call = Cut.__call__
+    Cut.__call__ = lambda self, x: (seen.add(self.name), cut_call(self, x))[1]
+    try:
+        for op in OPS:
+            args = op.samples[0]
+            with np.errstate(all="ignore"):
+                for transform in ("eager", "vmap", "jit_of_vmap_of_grad", "hessian"):
+                    if reason_not_run(op, transform) is None:
+                        want = _plain(op, args)
+                        if transform == "eager" or (_floats(want) and np.ndim(args[0]) >= 0):
+                            try:
+                                RUN[transform](op, args, want)
+                            except AssertionError:
+                                pass      # test_matrix reports it
+    finally:
+        Primitive.__call__ = original
+        Cut.__call__ = cut_call
+    import importlib
+    import pkgutil
+
+    import funcgrad.rules
+    rule_modules = [importlib.import_module(m.name) for m in
+                    pkgutil.iter_modules(funcgrad.rules.__path__, "funcgrad.rules.")]
+    every = {p.name for m in rule_modules for p in vars(m).values() if isinstance(p, Primitive)}
+    unreached = sorted(every - seen - UNREACHED_BY_DESIGN)
+    assert not unreached, f"no registry entry reaches these primitives: {unreached}"
+
+
+# Primitives no real-valued registry entry reaches, each checked where it is reached.
+UNREACHED_BY_DESIGN = {
+    "complex_sign",        # complex inputs only: tests/test_complex.py, against PyTorch's sgn
+    "complement",          # lstsq's null-space part of wide systems: tests/test_numpy_linalg.py
+}
