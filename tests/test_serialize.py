@@ -6,8 +6,11 @@ values, names, parameters and primitives, and the same gradients, bit for bit.
 
 import copy
 import gc
+import io
 import pickle
+import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -312,3 +315,57 @@ def test_pickling_inside_a_transform_gives_an_expression():
     leaf = fg.toposort(g)[0]
     assert leaf.kind == "var" and g.value == np.sin(0.3) * 0.3
     assert fg.backprop(g)[leaf] == fg.grad(f)(0.3)
+
+
+class _Naming:
+    """Pickles as funcgrad's own node loader, naming a module of the attacker's choice."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __reduce__(self):
+        from funcgrad import serialize
+        return serialize._node_v1, ((self.module, "x"), (), None, None, 1.0)
+
+
+class _OnlyFuncgradsLoaders(pickle.Unpickler):
+    """The usual safeguard: an unpickler that finds funcgrad's versioned loaders and nothing else."""
+
+    def find_class(self, module, name):
+        if module == "funcgrad.serialize" and name.endswith("_v1"):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"refused {module}.{name}")
+
+
+@pytest.mark.parametrize("module", ["this", "antigravity", "os.path"])
+def test_loading_imports_nothing_a_stream_names(module):
+    # A module not imported yet stays so: the row is refused by name instead.
+    was_loaded = module in sys.modules
+    data = pickle.dumps(_Naming(module))
+    with pytest.raises(serialize.SerializationError, match="never imports a module a file names"
+                       if not was_loaded else "not a funcgrad primitive|has no attribute|x"):
+        _OnlyFuncgradsLoaders(io.BytesIO(data)).load()
+    assert (module in sys.modules) == was_loaded
+
+
+def test_the_base_install_loads_without_scipy(tmp_path):
+    # funcgrad.rules.scipy_linalg needs SciPy; the table of built-in primitives skips a rules
+    # module whose extra is missing instead of failing every save and load.
+    probe = textwrap.dedent("""
+        import sys
+        sys.modules["scipy"] = None          # as if SciPy were not installed
+        import pickle
+        import funcgrad as fg
+        x = fg.var(2.0, name="x")
+        assert fg.loads(fg.dumps(x * x)).value == 4.0
+        assert pickle.loads(pickle.dumps(fg.numpy.sin(x) * 2.0)).op == "multiply"
+        try:
+            import funcgrad.scipy
+        except ModuleNotFoundError as e:
+            assert "funcgrad[scipy]" in str(e), e
+        else:
+            raise AssertionError("imported funcgrad.scipy without SciPy")
+        print("ok")
+    """)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -146,9 +146,11 @@ def _builtin_table():
     if _builtin_refs is None:
 
         found = {}
-        names = sorted(m.name for m in pkgutil.iter_modules(rules.__path__, rules.__name__ + "."))
-        for modname in names + [rules.__name__]:
-            module = importlib.import_module(modname)
+        for modname in _rule_modules() + [rules.__name__]:
+            try:
+                module = importlib.import_module(modname)
+            except ImportError:      # an extra's rules (SciPy's) without the extra installed
+                continue
             defined = _defined_names(module)
             for attr, obj in sorted(vars(module).items()):
                 if isinstance(obj, Primitive) and id(obj) not in found:
@@ -158,9 +160,29 @@ def _builtin_table():
     return _builtin_refs
 
 
+def _rule_modules():
+    return sorted(m.name for m in pkgutil.iter_modules(rules.__path__, rules.__name__ + "."))
+
+
 def _lookup(modname, qualname):
-    obj = importlib.import_module(modname)
+    """The object a reference names, found in a module already imported (funcgrad's own rule
+    modules excepted): loading a file or a pickle never imports what it names."""
+    if type(modname) is not str or type(qualname) is not str:
+        raise SerializationError(f"a primitive reference must be two names; got "
+                                 f"{modname!r}, {qualname!r}")
+    module = sys.modules.get(modname)
+    if module is None and modname in _rule_modules():
+        module = importlib.import_module(modname)     # funcgrad's own (SciPy's: its extra)
+    if module is None:
+        raise SerializationError(
+            f"the stream names primitive {qualname!r} of module {modname!r}, which is not "
+            f"imported; funcgrad never imports a module a file names: import it yourself "
+            f"before loading if you trust it, or pass the primitive: fg.loads(data, "
+            f"primitives=[...])")
+    obj = module
     for part in qualname.split("."):
+        if not part.isidentifier() or part.startswith("__"):
+            raise SerializationError(f"not a primitive's name: {qualname!r}")
         obj = getattr(obj, part)
     return obj
 

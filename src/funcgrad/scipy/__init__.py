@@ -9,6 +9,13 @@ SciPy is needed (``pip install funcgrad[scipy]``): values come from it.
 np.float64(1.3862943611198906)
 """
 
-from . import integrate, linalg, signal, special, stats
+try:
+    import scipy  # noqa: F401 - its values are SciPy's
+except ImportError:
+    raise ModuleNotFoundError(
+        "funcgrad.scipy needs SciPy, which is not installed: pip install 'funcgrad[scipy]' "
+        "(the rest of funcgrad works without it)", name="scipy") from None
+
+from . import integrate, linalg, signal, special, stats  # noqa: E402 - after the check
 
 __all__ = ["special", "stats", "linalg", "integrate", "signal"]
