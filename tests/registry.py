@@ -22,7 +22,6 @@ import funcgrad.numpy as fnp
 import funcgrad.scipy.integrate as fsi
 import funcgrad.scipy.linalg as fsl
 import funcgrad.scipy.signal as fsg
-import funcgrad.scipy.special as fsp
 import funcgrad.scipy.stats as fss
 import test_fft
 import test_numpy_breadth
@@ -43,6 +42,7 @@ class Op:
     fun: Callable
     samples: list
     skip: dict = field(default_factory=dict)
+    torch: Callable | None = None    # torch_twin(torch, *tensors), the same function in PyTorch
 
     def __repr__(self):
         return self.name
@@ -51,8 +51,8 @@ class Op:
 OPS: list[Op] = []
 
 
-def register(name, fun, *samples, **skip):
-    OPS.append(Op(name, fun, [tuple(s) for s in samples], skip))
+def register(name, fun, *samples, torch=None, **skip):
+    OPS.append(Op(name, fun, [tuple(s) for s in samples], skip, torch))
 
 
 def _rng(name, k=0):
@@ -67,31 +67,34 @@ def _math_rows():
         fun = ((lambda row: lambda *xs: row.call(fnp, *xs))(row) if row.call
                else getattr(fnp, name))
         samples = []
-        for shapes in ([(3,)] * len(row.domains), [(2, 3)] + [(3,)] * (len(row.domains) - 1)):
+        for shapes in ([(3,)] * len(row.domains), [(2, 3)] + [(3,)] * (len(row.domains) - 1),
+                       [(2, 1)] + [()] * (len(row.domains) - 1)):
             rng = _rng(name, len(samples))
             for _ in range(100):
                 args = [d(rng, int(np.prod(s))).reshape(s) for d, s in zip(row.domains, shapes)]
                 if row.valid is None or row.valid(*args):
                     samples.append(args)
                     break
-        register(f"numpy.{name}", fun, *samples)
+        register(f"numpy.{name}", fun, *samples, torch=row.torch)
 
 
 def _reduction_rows():
     for name, row in test_numpy_reductions.ROWS.items():
         samples = []
-        for k, shapes in enumerate(row.shapes[:2]):
+        for k, shapes in enumerate(row.shapes):
             rng = _rng(name, k)
             domains = list(row.domains) + [row.domains[-1]] * (len(shapes) - len(row.domains))
             samples.append([d(rng, s) for d, s in zip(domains, shapes)])
         prefix = "scipy.special" if row.scipy else "numpy"
-        register(f"{prefix}.{name}", (lambda row: lambda *xs: row.call(fnp, *xs))(row), *samples)
+        register(f"{prefix}.{name}", (lambda row: lambda *xs: row.call(fnp, *xs))(row), *samples,
+                 torch=row.torch)
 
 
 def _shape_rows():
     for name, case in test_numpy_shape.CASES.items():
-        samples = [test_numpy_shape._args(s, k) for k, s in enumerate(case.shapes[:2])]
-        register(f"numpy.{name}", (lambda case: lambda *xs: case.fun(fnp, *xs))(case), *samples)
+        samples = [test_numpy_shape._args(s, k) for k, s in enumerate(case.shapes)]
+        register(f"numpy.{name}", (lambda case: lambda *xs: case.fun(fnp, *xs))(case), *samples,
+                 torch=case.torch)
 
 
 def _linalg_rows():
@@ -108,9 +111,10 @@ SHAPE_FROM_VALUES = {"trim_zeros", "unique", "real_if_close", "roots", "piecewis
 
 def _breadth_rows():
     for name, row in test_numpy_breadth.ROWS.items():
-        if any(not isinstance(a, (float, np.ndarray)) or np.isnan(a).any() for a in row.args):
-            continue    # NaN-skipping reductions: tests/test_numpy_breadth.py checks them apart
         skip = {}
+        if any(np.isnan(a).any() for a in row.args):
+            skip["grad"] = ("NaN entries, which central differences cannot step: "
+                            "tests/test_numpy_breadth.py checks the finite part's derivatives")
         if not row.grad:
             skip["grad"] = "no derivative (integer-valued or piecewise constant in every input)"
         if name in SHAPE_FROM_VALUES or name.split(":")[0] in SHAPE_FROM_VALUES - {"vectorize"}:
@@ -121,13 +125,15 @@ def _breadth_rows():
                             "so the result's shape; tests/test_numpy_breadth.py checks the kept "
                             "entries' gradients")
         register(f"numpy.{name}", (lambda row: lambda *xs: row.call(fnp, *xs))(row), row.args,
-                 **skip)
+                 torch=row.torch, **skip)
 
 
 def _fft_rows():
     for name, case in test_fft.CASES.items():
         x = _rng(name).normal(size=case.shape)
-        register(f"numpy.fft.{name}", (lambda case: lambda x: case.fun(fnp, x))(case), (x,))
+        twin = None if case.torch is None else (lambda case: lambda torch, x: case.torch(x))(case)
+        register(f"numpy.fft.{name}", (lambda case: lambda x: case.fun(fnp, x))(case), (x,),
+                 torch=twin)
 
 
 def _scipy_rows():

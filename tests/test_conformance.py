@@ -19,14 +19,14 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from helpers import numeric_grad
+from helpers import needs_torch, numeric_grad
 from funcgrad.rules.cuts import Cut
 from registry import OPS
 
 TRANSFORMS = ["eager", "jit", "vmap", "grad", "jvp", "jacobians", "hessian", "vmap_of_grad",
-              "grad_of_vmap", "jit_of_vmap_of_grad", "float32"]
+              "grad_of_vmap", "jit_of_vmap_of_grad", "float32", "torch"]
 DERIVATIVES = {"grad", "jvp", "jacobians", "hessian", "vmap_of_grad", "grad_of_vmap",
-               "jit_of_vmap_of_grad"}
+               "jit_of_vmap_of_grad", "torch"}
 
 
 def _leaves(out):
@@ -87,7 +87,7 @@ def _fd_tolerance(want):
 # What each transform is made of: a reason the registry gives for one of these applies.
 PARTS = {"vmap_of_grad": ("vmap", "grad"), "grad_of_vmap": ("vmap", "grad"),
          "jit_of_vmap_of_grad": ("jit", "vmap", "grad"), "jvp": ("grad",), "jacobians": ("grad",),
-         "hessian": ("grad",)}
+         "hessian": ("grad",), "torch": ("grad",)}
 
 
 def reason_not_run(op, transform):
@@ -105,6 +105,8 @@ def _cases():
             for t in TRANSFORMS:
                 reason = reason_not_run(op, t)
                 if reason is not None and not reason.startswith("refused"):
+                    continue
+                if t == "torch" and (op.torch is None or reason is not None):
                     continue
                 out.append(pytest.param(op, k, t, id=f"{op.name}-{k}-{t}"))
     return out
@@ -242,10 +244,40 @@ def _float32(op, args, want):
     _close(traced, plain, 2e-5, 2e-6, "float32 traced vs NumPy")
 
 
+def _torch(op, args, want):
+    """The values and the gradient in every float argument, against PyTorch in float64."""
+    torch = needs_torch()
+    which = tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
+    weights = _weights(_floats(want))
+
+    def loss(*xs):
+        return _scalar(op, xs, weights)(*xs)
+
+    got = fg.grad(loss, argnums=which)(*args)
+    ts = [torch.tensor(np.asarray(a, dtype=float), requires_grad=i in which)
+          for i, a in enumerate(args)]
+    out = op.torch(torch, *ts)
+    touts = [t for t in (out if isinstance(out, (tuple, list)) else [out])
+             if t.dtype.is_floating_point or t.dtype.is_complex]
+    _close([t.detach().resolve_conj().numpy() for t in touts], _floats(want), 1e-12, 1e-12,
+           "values vs PyTorch")
+    total = 0.0
+    for t, (w, w2) in zip(touts, weights):
+        total = total + (t.real * torch.tensor(w)).sum()
+        if t.dtype.is_complex:
+            total = total + (t.imag * torch.tensor(w2)).sum()
+    total.backward()
+    for g, i in zip(got, which):
+        tgrad = ts[i].grad
+        ref = np.zeros(np.shape(args[i])) if tgrad is None else tgrad.numpy()
+        _close([g], [ref], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(ref), initial=0.0))),
+               f"d/d argument {i} vs PyTorch")
+
+
 RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "grad": _grad, "jvp": _jvp,
        "jacobians": _jacobians, "hessian": _hessian, "vmap_of_grad": _vmap_of_grad,
        "grad_of_vmap": _grad_of_vmap, "jit_of_vmap_of_grad": _jit_of_vmap_of_grad,
-       "float32": _float32}
+       "float32": _float32, "torch": _torch}
 
 
 # ---------------------------------------------------------------- coverage

@@ -9,7 +9,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.numpy import _calculus, _editing, _floats, _functional, _polynomials, _statistics
-from helpers import requires_torch, torch
+from helpers import torch
 
 
 def test_array_of_traced_values_is_a_traced_array():
@@ -274,32 +274,6 @@ def test_table_second_order_both_modes(name):
         fg.check_grads(lambda *a: f(*a)[finite] if np.ndim(out) else f(*a), args, order=2, modes=("fwd", "rev"))
     else:
         fg.check_grads(lambda *xs: row.call(fnp, *xs), row.args, order=2, modes=("fwd", "rev"))
-
-
-@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if _base(n) not in EAGER_ONLY))
-def test_table_vmap_equals_a_loop(name):
-    with np.errstate(**_QUIET.get(name, {})):
-        _vmap_equals_a_loop(name)
-
-
-def _vmap_equals_a_loop(name):
-    row = ROWS[name]
-    batch = [np.stack([a, a * 1.5, a[::-1] if np.ndim(a) else a]) for a in row.args[:1]]
-    want = [row.call(np, b, *row.args[1:]) for b in batch[0]]
-    got = fg.vmap(lambda x: row.call(fnp, x, *row.args[1:]))(batch[0])
-    np.testing.assert_allclose(fg.stop_gradient(got), np.stack(want), rtol=1e-13, atol=1e-14)
-
-
-@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.torch))
-@requires_torch
-def test_table_gradients_match_torch(name):
-    row = ROWS[name]
-    w = np.random.default_rng(5).standard_normal(np.shape(row.call(np, *row.args)))
-    grads = fg.grad(lambda *xs: fnp.sum(row.call(fnp, *xs) * w), argnums=tuple(range(len(row.args))))(*row.args)
-    ts = [torch.tensor(a, requires_grad=True) for a in row.args]
-    (row.torch(torch, *ts) * torch.tensor(w)).sum().backward()
-    for g, t in zip(grads, ts):
-        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_nan_entries_get_zero_gradients():

@@ -4,8 +4,10 @@ Every name in ``_reductions.__all__`` and ``special.__all__`` has rows: a call
 written once for any module (``call(np, x)`` and ``call(fnp, x)`` are the same
 line), the shapes it runs on (size-1 axes included), the domain, and the
 PyTorch twin. For every row: second derivatives in both modes over
-hypothesis-drawn shapes, NumPy's values bit for bit (SciPy's to rounding),
-``vmap`` equal to a loop, and float64 gradients equal to PyTorch's.
+hypothesis-drawn shapes and NumPy's values bit for bit (SciPy's to rounding);
+the conformance matrix (tests/registry.py takes the rows from here) runs every
+row under every transform, ``vmap`` against a loop and float64 gradients against
+PyTorch's among them.
 """
 
 import numpy as np
@@ -18,7 +20,6 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.scipy.special as fsp
 from funcgrad.numpy import _reductions
-from helpers import needs_torch
 
 
 def normal(rng, shape):
@@ -276,42 +277,4 @@ def test_unsupported_arguments_are_refused_clearly():
         fsp.logsumexp(np.ones(2), b=np.array([1.0, 0.0]))
 
 
-# ------------------------------------------------ vmap equals a loop
 
-@pytest.mark.parametrize("name", sorted(ROWS))
-def test_vmap_equals_a_loop(name):
-    row = ROWS[name]
-    rng = np.random.default_rng(5)
-    shapes = row.shapes[0]
-    examples = [sample(name, shapes, rng) for _ in range(3)]
-    batched = [np.stack([e[i] for e in examples]) for i in range(len(shapes))]
-    fun = lambda *xs: row.call(fnp, *xs)   # noqa: E731
-    outs = fg.vmap(fun)(*batched)
-    for got, want in zip(_leaves(outs), zip(*[_leaves(fun(*e)) for e in examples])):
-        np.testing.assert_allclose(got, np.stack(want), rtol=1e-14, atol=1e-15)
-    if len(shapes) == 1 and not isinstance(fun(*examples[0]), tuple):
-        grads = fg.vmap(fg.grad(lambda x: fnp.nansum(fun(x))))(batched[0])
-        loop = np.stack([fg.grad(lambda x: fnp.nansum(fun(x)))(e[0]) for e in examples])
-        np.testing.assert_allclose(grads, loop, rtol=1e-13, atol=1e-15)
-
-
-# ------------------------------------------------ gradients against PyTorch
-
-@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.torch is not None))
-def test_gradients_match_torch(name):
-    torch = needs_torch()
-    row = ROWS[name]
-    rng = np.random.default_rng(9)
-    for shapes in row.shapes:
-        args = sample(name, shapes, rng)
-        out, pullback = fg.vjp(lambda *xs: row.call(fnp, *xs), *args)
-        ws = [rng.normal(size=np.shape(o)) for o in _leaves(out)]
-        grads = pullback(tuple(ws) if isinstance(out, tuple) else ws[0])
-        targs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in args]
-        touts = _leaves(row.torch(torch, *targs))
-        for o, t in zip(_leaves(out), touts):
-            np.testing.assert_allclose(o, t.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=f"{name} value")
-        torch.autograd.backward(touts, [torch.as_tensor(w, dtype=torch.float64) for w in ws])
-        for i, (g, t) in enumerate(zip(grads, targs)):
-            np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-10, atol=1e-12,
-                                       err_msg=f"{name} d/d arg{i} at shapes {shapes}")

@@ -4,8 +4,9 @@ Every case is one function ``f(m, *xs)`` written once for a module ``m``: with
 ``m = numpy`` it gives the reference, with ``m = funcgrad.numpy`` the traced
 version. Each case runs: values bit-identical to NumPy on traced inputs (both
 modes), ``check_grads`` to second order in both modes over several shapes
-(size-1 axes included), ``vmap`` against a loop, and float64 gradients against
-PyTorch where it has the function. A name in the ``__all__`` of ``_shape``,
+(size-1 axes included); the conformance matrix (tests/registry.py takes the
+cases from here) runs each under every transform, ``vmap`` against a loop and
+float64 gradients against PyTorch where it has the function among them. A name in the ``__all__`` of ``_shape``,
 ``_joining`` or ``_indexing`` with no case fails ``test_every_function_has_a_case``.
 """
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from helpers import requires_torch, torch
+from helpers import torch
 from funcgrad.numpy import _indexing, _joining, _shape
 
 Case = namedtuple("Case", "fun shapes torch vmap", defaults=(None, True))
@@ -252,31 +253,6 @@ def test_second_order_both_modes(name, data):
     shapes = data.draw(st.sampled_from(case.shapes), label="shapes")
     args = _args(shapes, data.draw(st.integers(0, 2 ** 16), label="seed"))
     fg.check_grads(_traced(case), args, order=2, modes=("fwd", "rev"))
-
-
-@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.vmap))
-def test_vmap_equals_a_loop(name):
-    case = CASES[name]
-    for i, shapes in enumerate(case.shapes):
-        args = _args(shapes, i)
-        batch = tuple(np.stack([np.asarray(a) + k for k in (0.0, -0.7, 0.4)]) for a in args)
-        want = np.stack([_numpy(case, [b[k] for b in batch]) for k in range(3)])
-        got = fg.vmap(_traced(case))(*batch)
-        np.testing.assert_array_equal(got, want, err_msg=f"{name} {shapes}")
-
-
-@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.torch))
-@requires_torch
-def test_gradients_match_torch(name):
-    case = CASES[name]
-    for i, shapes in enumerate(case.shapes):
-        args = _args(shapes, i)
-        w = np.random.default_rng(99).standard_normal(np.shape(_numpy(case, args)))
-        grads = fg.grad(lambda *xs: fnp.sum(_traced(case)(*xs) * w), argnums=tuple(range(len(args))))(*args)
-        ts = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in args]
-        (case.torch(torch, *ts) * torch.tensor(w)).sum().backward()
-        for g, t in zip(grads, ts):
-            np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-12, atol=1e-12, err_msg=f"{name} {shapes}")
 
 
 @pytest.mark.parametrize("name", sorted(INT_CASES))

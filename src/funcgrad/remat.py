@@ -40,6 +40,7 @@ from .body import (
     trace_body,
     vjp_fun,
 )
+from .errors import ArgumentError, ArgumentTypeError
 from .primitive import Primitive
 from .rules.arrays import concatenate, getitem, reshape
 from .rules.ufuncs import floor_divide, logical_and
@@ -125,7 +126,7 @@ def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Calla
     %4     sum(%3)             -->               -0.299477
     """
     if not callable(fun):
-        raise TypeError(f"fg.checkpoint needs a function; got {type(fun).__name__}")
+        raise ArgumentTypeError(f"fg.checkpoint needs a function; got {type(fun).__name__}")
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     who = f"checkpoint of {fun_name(fun)}"
 
@@ -154,20 +155,36 @@ def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Calla
 
 # ---------------------------------------------------------------- checkpointed loops
 
+_MOST_STEPS = 2 ** 62      # no loop runs longer; the planner's arithmetic stays exact below
+
+
 def plan_segments(length, checkpoints, who="scan"):
     """The segment lengths, outermost first, of a scan of ``length`` steps that holds
     about ``checkpoints`` carries: ``()`` when every carry fits."""
-    if checkpoints is None or checkpoints >= length:
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
+        raise ArgumentTypeError(f"{who}: the length must be a whole number of steps; got "
+                                f"{type(length).__name__} {length!r:.40}")
+    if not 0 <= length <= _MOST_STEPS:
+        raise ArgumentError(f"{who}: the length must be a number of steps from 0 to 2**62; got "
+                            f"{length}")
+    if checkpoints is None:
         return ()
-    if not isinstance(checkpoints, int) or isinstance(checkpoints, bool) or checkpoints < 1:
-        raise TypeError(f"{who}: checkpoints must be a positive int; got {checkpoints!r}")
+    if isinstance(checkpoints, bool) or not isinstance(checkpoints, (int, np.integer)):
+        raise ArgumentTypeError(f"{who}: checkpoints must be a positive int (carries kept) or "
+                                f"None; got {type(checkpoints).__name__} {checkpoints!r:.40}")
+    if checkpoints < 1:
+        raise ArgumentError(f"{who}: checkpoints must be a positive int (carries kept) or None; "
+                            f"got {checkpoints}")
+    length, checkpoints = int(length), int(checkpoints)
+    if checkpoints >= length:
+        return ()
     fewest = None
     for levels in range(2, max(2, length.bit_length()) + 1):
         b = _root(length, levels)
         fewest = levels * b if fewest is None else min(fewest, levels * b)
         if levels * b <= checkpoints:
             return tuple(b ** j for j in range(levels - 1, 0, -1))
-    raise ValueError(f"{who}: checkpoints={checkpoints} is too few for {length} steps; the "
+    raise ArgumentError(f"{who}: checkpoints={checkpoints} is too few for {length} steps; the "
                      f"fewest this schedule can keep is {fewest}: pass checkpoints={fewest} "
                      f"or more")
 
@@ -312,7 +329,7 @@ def segmented_while(test, step, carry, checkpoints, who):
     holds about ``checkpoints + T / checkpoints`` carries for ``T`` steps: the steps are
     counted first, then run as a loop over segments of ``ceil(T / checkpoints)`` steps."""
     if not isinstance(checkpoints, int) or isinstance(checkpoints, bool) or checkpoints < 1:
-        raise TypeError(f"{who}: checkpoints must be a positive int; got {checkpoints!r}")
+        raise ArgumentTypeError(f"{who}: checkpoints must be a positive int; got {checkpoints!r}")
     k = len(carry)
     counted = bind_while(while_p, lambda i, *c: test(*c), lambda i, *c: [i + 1] + list(step(*c)),
                          [0] + list(carry), who)
