@@ -222,3 +222,30 @@ def test_mistakes_are_named():
     traced_static.defvjp(lambda a, x: (a * x, None), lambda a, res, g: (a * g,))
     with pytest.raises(TypeError, match="argument 0 is in nondiff_argnums but is traced"):
         fg.grad(traced_static)(2.0, 1.0)
+
+
+def test_defjvps_one_rule_per_argument_in_both_modes():
+    @fg.custom_jvp
+    def f(x, y):
+        return fnp.sin(x) * y
+
+    f.defjvps(lambda t, ans, x, y: fnp.cos(x) * t * y, lambda t, ans, x, y: fnp.sin(x) * t)
+    x, y = np.array([0.5, -1.0]), np.array([2.0, 3.0])
+    loss = lambda x, y: fnp.sum(f(x, y) ** 2)   # noqa: E731
+    gx, gy = fg.grad(loss, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, 2 * np.sin(x) * y * np.cos(x) * y, rtol=1e-12)
+    np.testing.assert_allclose(gy, 2 * np.sin(x) * y * np.sin(x), rtol=1e-12)
+    _, t = fg.jvp(f, (x, y), (np.ones(2), np.zeros(2)))
+    np.testing.assert_allclose(t, np.cos(x) * y, rtol=1e-12)
+    np.testing.assert_allclose(fg.vmap(fg.grad(lambda a: f(a, 2.0)))(x), 2 * np.cos(x), rtol=1e-12)
+
+    @fg.custom_jvp
+    def g(x, y):
+        return x * y
+
+    g.defjvps(None, lambda t, ans, x, y: x * t)     # no derivative in x, by the rule
+    assert fg.grad(g, argnums=(0, 1))(2.0, 3.0) == (0.0, 2.0)
+    with pytest.raises(fg.ArgumentTypeError, match="2 rules for 1 arguments"):
+        h = fg.custom_jvp(lambda x: x)
+        h.defjvps(None, None)
+        fg.grad(h)(1.0)

@@ -40,7 +40,7 @@ import inspect
 import threading
 
 from .body import Parts, pick
-from .errors import ShapeError
+from .errors import ArgumentTypeError, ShapeError
 from .forward import Dual, ForwardTrace
 from .backprop import transpose
 from .node import VAR, Node, ReverseTrace
@@ -211,6 +211,41 @@ class custom_jvp(_Custom):
             raise TypeError(f"{self.who}.defjvp needs a function; got {type(rule).__name__}")
         self.rule = rule
         return rule
+
+    def defjvps(self, *jvps):
+        """One forward rule per differentiated argument, JAX's ``defjvps``: ``jvps[i](t,
+        ans, *primals)`` is the output's tangent caused by argument ``i``'s tangent ``t``
+        (``None`` in ``jvps``: no derivative in that argument); they are added.
+
+        >>> import funcgrad as fg, funcgrad.numpy as fnp
+        >>> @fg.custom_jvp
+        ... def f(x, y):
+        ...     return fnp.sin(x) * y
+        >>> f.defjvps(lambda t, ans, x, y: fnp.cos(x) * t * y, lambda t, ans, x, y: fnp.sin(x) * t)
+        >>> round(float(fg.grad(f, argnums=1)(0.5, 2.0)), 6)
+        0.479426
+        """
+        if self.nondiff_argnums:
+            raise ArgumentTypeError(f"{self.who}.defjvps takes no nondiff_argnums; use defjvp")
+        for k, rule in enumerate(jvps):
+            if rule is not None and not callable(rule):
+                raise ArgumentTypeError(f"{self.who}.defjvps: rule {k} is a "
+                                        f"{type(rule).__name__}, not a function or None")
+
+        def rule(primals, tangents):
+            if len(jvps) != len(primals):
+                raise ArgumentTypeError(f"{self.who}.defjvps has {len(jvps)} rules for "
+                                        f"{len(primals)} arguments; give one per argument")
+            ans = self.fun(*primals)
+            out = None
+            for jvp_k, t in zip(jvps, tangents):
+                if jvp_k is None:
+                    continue
+                part = jvp_k(t, ans, *primals)
+                out = part if out is None else tree_map(lambda a, b: a + b, out, part)
+            return ans, tree_map(zeros_like_value, ans) if out is None else out
+
+        self.rule = rule
 
     def _check_rules(self):
         if self.rule is None:
