@@ -136,7 +136,8 @@ def test_your_own_primitives_load_when_you_pass_them():
 
 
 @pytest.mark.parametrize("arrays, message", [
-    ([["<f8", [10 ** 12]]], "past the end"),             # a huge shape, no bytes behind it
+    ([["<f8", [10 ** 12]]], "sizes the data can hold"),  # a huge shape, no bytes behind it
+    ([["<f8", [0, 2 ** 63]]], "sizes the data can hold"),  # no elements, a size NumPy refuses
     ([["<f8", [-1]]], "not a list of sizes"),
     ([["|O", [1]]], "not a numeric dtype"),             # object arrays would unpickle
     ([["<U3", [1]]], "not a numeric dtype"),
@@ -242,3 +243,28 @@ def test_old_pickled_tables_can_still_be_read_on_purpose():
     old = pickle.dumps(serialize.to_table(x * x))     # what fg.dumps wrote before
     y = serialize.from_table(pickle.loads(old))
     assert y.value == 4.0 and y.args[0].name == "x"
+
+
+def test_mutated_files_raise_only_serialization_errors_and_import_nothing():
+    # tests/fuzz_files.py runs the same check on any number of files (10^5: see its docstring)
+    import fuzz_files
+    counts, slowest, imported = fuzz_files.run(1500, seed=1)
+    assert counts["refused"] > 0 and counts["loaded"] > 0, counts
+    assert imported == [], imported
+    assert slowest < 1.0, slowest
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda rows: rows[1].__setitem__(1, [0, 0]), "sum does not take 2 operand"),      # two parents
+    (lambda rows: rows[1].__setitem__(2, {"dict": [["bogus", 1]]}), "parameters \\['bogus'\\]"),
+    (lambda rows: rows[1].__setitem__(4, {"float": "nan"}) or rows[1].__setitem__(
+        2, {"dict": [["axis", 0]]}), "gives shape \\(3,\\) float64, but the row.s value is shape \\(\\)"),
+])
+def test_a_row_that_does_not_match_its_primitive_is_refused(change, message):
+    # Such rows loaded, then backprop failed with "_sum_vjp() got multiple values for 'axis'"
+    import fuzz_files
+    data = fg.dumps(fnp.sum(fg.var(np.ones((2, 3)), name="x")))
+    header, payload = fuzz_files._split(data)
+    change(header["rows"])
+    with pytest.raises(fg.serialize.SerializationError, match=message):
+        fg.loads(fuzz_files._join(header, payload))

@@ -89,6 +89,8 @@ import pkgutil
 import sys
 import threading
 
+import numpy as np
+
 from . import rules
 from ._gc import gc_paused
 from .arraylike import ArrayLike
@@ -100,7 +102,7 @@ from .staging import Staged
 from .values import read_only
 
 __all__ = ["VERSION", "FORMAT", "SerializationError", "to_table", "from_table", "builtin_refs",
-           "op_ref", "resolve_op", "reduce_node"]
+           "op_ref", "resolve_op", "reduce_node", "row_problem"]
 
 VERSION = 1
 FORMAT = "funcgrad-table"
@@ -175,7 +177,7 @@ def _lookup(modname, qualname):
         module = importlib.import_module(modname)     # funcgrad's own (SciPy's: its extra)
     if module is None:
         raise SerializationError(
-            f"the stream names primitive {qualname!r} of module {modname!r}, which is not "
+            f"cannot load primitive {qualname!r} of module {modname!r}, which is not "
             f"imported; funcgrad never imports a module a file names: import it yourself "
             f"before loading if you trust it, or pass the primitive: fg.loads(data, "
             f"primitives=[...])")
@@ -255,10 +257,48 @@ def resolve_op(ref):
     return maker
 
 
+_signatures: dict = {}     # primitive -> its impl's signature, read once
+
+
+def row_problem(prim, operands, params, value):
+    """What is wrong with a row of a file or a pickle that says ``value`` is ``prim`` of
+    ``operands`` with ``params``, or None: the primitive must take these operands and
+    parameters and, on them, give a value of the row's shape and dtype. (It computes the row
+    once: a stream's graph is checked, not trusted, before any node is built.)"""
+    if prim.partials is not None and not params:      # elementwise: its arity says it all
+        if len(prim.partials) != len(operands):
+            return (f"{prim.name} takes {len(prim.partials)} operand(s); the row names "
+                    f"{len(operands)}")
+    else:
+        signature = _signatures.get(prim)
+        if signature is None:
+            signature = _signatures[prim] = inspect.signature(prim.impl)
+        try:
+            signature.bind(*operands, **(params or {}))
+        except TypeError as err:
+            return (f"{prim.name} does not take {len(operands)} operand(s) and parameters "
+                    f"{sorted(params or {})}: {err}")
+    try:
+        with np.errstate(all="ignore"):
+            got = prim.impl(*operands, **params) if params else prim.impl(*operands)
+    except Exception as err:      # noqa: BLE001 - any failure of a stream's row is the stream's
+        return f"{prim.name} of its parents fails: {type(err).__name__}: {err}"
+    if type(got) is float and type(value) is float:      # the commonest row, at once
+        return None
+    if np.shape(got) != np.shape(value) or np.result_type(got) != np.result_type(value):
+        return (f"{prim.name} of its parents gives shape {np.shape(got)} {np.result_type(got)}, "
+                f"but the row's value is shape {np.shape(value)} {np.result_type(value)}")
+    return None
+
+
 def _make(ref, parents, params, name, value):
     maker = _resolved.get(ref)
     if maker is None:
         maker = resolve_op(ref)
+    if isinstance(maker, Primitive):
+        problem = row_problem(maker, [p._value for p in parents], params, value)
+        if problem:
+            raise SerializationError(f"a pickled node does not match its primitive: {problem}")
     return Node(read_only(value), maker, parents, params or None, name, EXPRESSIONS)
 
 

@@ -57,6 +57,7 @@ from .serialize import (
     builtin_refs,
     from_table,
     op_ref,
+    row_problem,
     to_table,
 )
 
@@ -151,13 +152,17 @@ class _Reader:
                 _fail("an 'arrays' entry is not [dtype, shape]")
             dtype, shape = _dtype(spec[0]), spec[1]
             if (type(shape) is not list or len(shape) > _MAX_DIMS
-                    or any(type(n) is not int or n < 0 for n in shape)):
-                _fail(f"an array shape {shape!r:.60} is not a list of sizes")
+                    or any(type(n) is not int or not 0 <= n <= len(payload) for n in shape)):
+                _fail(f"an array shape {shape!r:.60} is not a list of sizes the data can hold")
             count = math.prod(shape)
             end = offset + count * dtype.itemsize
             if end > len(payload):
                 _fail("an array runs past the end of the data")
-            self.arrays.append(np.frombuffer(payload, dtype, count, offset).reshape(shape).copy())
+            try:
+                array = np.frombuffer(payload, dtype, count, offset).reshape(shape).copy()
+            except ValueError as err:       # a shape NumPy refuses (too many elements, ...)
+                _fail(f"an array of shape {shape!r:.60}: {err}")
+            self.arrays.append(array)
             offset = end
         if offset != len(payload):
             _fail(f"{len(payload) - offset} bytes after the last array")
@@ -214,7 +219,7 @@ class _Reader:
 def _dtype(text):
     try:
         dtype = np.dtype(text) if type(text) is str and len(text) <= 8 else None
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):   # NumPy's parser of dtype strings refuses it
         dtype = None
     if dtype is None or dtype.kind not in _NUMERIC or dtype.fields is not None or dtype.shape:
         _fail(f"{text!r:.60} is not a numeric dtype")
@@ -232,7 +237,8 @@ def _resolver(primitives):
     def resolve(ref):
         if ref == "var" or ref == "const":
             return VAR if ref == "var" else CONST
-        prim = known.get(tuple(ref)) if type(ref) is list and len(ref) == 2 else None
+        prim = (known.get(tuple(ref)) if type(ref) is list and len(ref) == 2
+                and all(type(part) is str for part in ref) else None)
         if prim is None:
             raise SerializationError(
                 f"fg.loads: the file names primitive {ref!r:.80}, which is not one of funcgrad's "
@@ -279,6 +285,10 @@ def _rows(header, reader, resolve):
         if not (type(value) in (int, float, complex)
                 or isinstance(value, (np.ndarray, np.generic))):
             _fail(f"row {i} has a value that is not a number or an array")
+        if isinstance(maker, Primitive):
+            problem = row_problem(maker, [out[a][4] for a in args], params, value)
+            if problem:
+                _fail(f"row {i}: {problem}")
         out.append((maker, tuple(args), params, name, value))
     return out
 
