@@ -233,3 +233,15 @@ def test_tiny_network_matches_torch():
     torch.nn.functional.cross_entropy(logits[None], torch.tensor([2])).backward()
     for leaf, tv in zip(leaves, t):
         assert_close(g[leaf], tv.grad.numpy(), rtol=1e-10, atol=1e-13)
+
+
+def test_the_demo_numbers_each_node_once_per_order():
+    # At x = 1, x**2 = 1.0 = x: numbering nodes with list.index (which asks ==) gave x's
+    # number to x**2 (dfs order: %0 %1 %0 %3 ...).
+    from funcgrad import demo
+    text = demo.section("shared")
+    assert "x = 1 ==" in text.splitlines()[0]
+    for line in text.splitlines():
+        if line.startswith(("dfs order:", "kahn order:")):
+            numbers = line.split(":", 1)[1].split("(")[0].split()
+            assert sorted(numbers, key=lambda n: int(n[1:])) == [f"%{i}" for i in range(len(numbers))], line

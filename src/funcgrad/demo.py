@@ -237,6 +237,9 @@ def _shared_text():
     c = 1.0 + np.e
     hand = (0.5 / np.sqrt(c) - np.sin(c)) * 2.0 * (1.0 + np.e)
     paths = sum_product(f, None, semirings.count)[x]
+    # Nodes are found by identity: list.index compares with ==, which compares values, and
+    # x**2 = 1.0 = x here would be taken for x.
+    number = {id(n): i for i, n in enumerate(dfs)}
     return "\n".join([
         "== f(x) = sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))  at  x = 1 ==",
         "a = x**2, b = exp(a), c = a + b, d = sqrt(c), e = cos(c), f = d + e: a and c are shared",
@@ -244,9 +247,9 @@ def _shared_text():
         f"df/dx = {g[x]:.6f}; by hand (1/(2 sqrt c) - sin c) * 2x(1 + e^(x^2)) = {hand:.6f}",
         f"{paths} paths lead from x to f; backprop walks each of the {sum(len(n.args) for n in dfs)} "
         f"edges once",
-        f"dfs order:   {' '.join('%' + str(dfs.index(n)) for n in dfs)}",
-        f"kahn order:  {' '.join('%' + str(dfs.index(n)) for n in kahn)}"
-        + ("  (the same here)" if dfs == kahn else ""),
+        f"dfs order:   {' '.join('%' + str(number[id(n)]) for n in dfs)}",
+        f"kahn order:  {' '.join('%' + str(number[id(n)]) for n in kahn)}"
+        + ("  (the same here)" if [id(n) for n in dfs] == [id(n) for n in kahn] else ""),
         f"finite differences agree to {finite_difference_error(shared):.0e}",
     ])
 
