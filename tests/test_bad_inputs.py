@@ -112,3 +112,57 @@ def test_pnls_refuses_labels_that_are_not_integers(labels):
     ints = labels.astype(int)
     want = np.log(np.exp(z).sum(axis=1)) - z[[0, 1], ints]
     np.testing.assert_allclose(fg.nn.pnls(z, ints), want)
+
+
+# Each bad input below once got NumPy's or Python's generic words, an internal error, or
+# was taken silently (wrongly). Each is a FuncgradError now, still the matching built-in
+# class, naming the argument and what it got.
+def _rnn(c, x):
+    return c * 0.5 + x, c
+
+
+BAD_CALLS = [
+    (lambda: fg.grad(lambda x, y: x * y, argnums="a")(1.0, 2.0), TypeError, "argnums must be an int"),
+    (lambda: fg.grad(lambda x, y: x * y, argnums=(0, 5))(1.0, 2.0), ValueError, "out of range"),
+    (lambda: fg.grad(lambda x: fnp.sum(x * x))(None), TypeError, "argument 0 is None"),
+    (lambda: fg.jit(lambda x: x, static_argnums=-5), ValueError, r"static_argnums \[-5\] out of range"),
+    (lambda: fg.jit(lambda x: x, static_argnums="a"), TypeError, "static_argnums must be an int"),
+    (lambda: fg.jit(lambda x: x, static_argnames=3), TypeError, "static_argnames must be a name"),
+    (lambda: fg.checkpoint_plan(10.5, 3), TypeError, "whole number of steps; got float 10.5"),
+    (lambda: fg.checkpoint_plan(-1, 3), ValueError, "from 0 to 2\\*\\*62; got -1"),
+    (lambda: fg.checkpoint_plan(10 ** 50, 10), ValueError, "from 0 to 2\\*\\*62"),
+    (lambda: fg.checkpoint_plan(100, 0), ValueError, "positive int .carries kept. or None; got 0"),
+    (lambda: fg.scan(_rnn, 0.0, np.ones(3), checkpoints="a"), TypeError, "checkpoints must be a positive int"),
+    (lambda: fg.cond("no", lambda v: v + 1.0, lambda v: v, 1.0), TypeError, "pred must be one bool .or a number.; got str"),
+    (lambda: fg.cond(None, lambda v: v + 1.0, lambda v: v, 1.0), TypeError, "got NoneType"),
+    (lambda: fg.while_loop(lambda c: None, lambda c: c + 1.0, 0.0), TypeError, "cond_fun must return one bool; got NoneType"),
+    (lambda: fg.optim.adam(0.1, b1=2.0), ValueError, r"b1 must lie in \[0.0, 1.0\); got 2.0"),
+    (lambda: fg.optim.adam(0.1, eps=float("nan")), ValueError, "eps must lie in"),
+    (lambda: fg.optim.rmsprop(0.1, decay=1.5), ValueError, "decay must lie in"),
+    (lambda: fg.optim.momentum(0.1, mass="a"), TypeError, "mass must be a number"),
+    (lambda: fg.optim.sgd(-1.0), ValueError, "learning_rate must be a positive number"),
+    (lambda: fg.show(fg.var(1.0) * 2.0, limit=0), ValueError, "limit must be at least 2"),
+    (lambda: fg.to_dot(fg.var(1.0) * 2.0, limit="a"), TypeError, "limit must be an int"),
+    (lambda: fg.vmap(lambda v: v, in_axes="a")(np.ones(2)), TypeError, "in_axes must be an int or None"),
+    (lambda: fg.vmap(lambda v: v, in_axes=(0, 0))(np.ones(2)), ValueError, "in_axes has 2 entries for 1"),
+    (lambda: fg.backprop(fg.var(1.0) * 2.0, seed="a"), TypeError, "seed must be a number"),
+    (lambda: fg.nn.one_hot(np.array([3]), 3), ValueError, r"labels must lie in \[0, 3\)"),
+    (lambda: fg.jit(lambda x: fg.nn.one_hot(fnp.argmax(x) + 5, 3))(np.ones(2)), ValueError,
+     r"labels must lie in \[0, 3\)"),
+    (lambda: fg.jit(lambda x: x, max_plans=0), ValueError, "max_plans must be a positive int"),
+    (lambda: fg.jit(lambda x: fnp.array_equal(x, x))(np.ones(2)), TypeError, "array_equal"),
+]
+
+
+@pytest.mark.parametrize("call, builtin, message", BAD_CALLS,
+                         ids=[f"{i}" for i in range(len(BAD_CALLS))])
+def test_a_bad_argument_is_a_funcgrad_error_naming_it(call, builtin, message):
+    with pytest.raises(fg.FuncgradError, match=message) as info:
+        call()
+    assert isinstance(info.value, builtin)
+
+
+def test_argnums_take_numpy_integers():
+    assert fg.grad(lambda x, y: x * y, argnums=np.int64(1))(2.0, 3.0) == 2.0
+    assert fg.grad(lambda x, y: x * y, argnums=(np.int32(0), 1))(2.0, 3.0) == (3.0, 2.0)
+    assert fg.jit(lambda x, n: x * n, static_argnums=np.int64(-1))(2.0, 3) == 6.0

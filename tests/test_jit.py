@@ -144,3 +144,55 @@ def test_ties_between_two_traced_values_are_compared_not_identity():
     tie = np.array([1.0, 2.0])
     _same(jg(tie, tie), g(tie, tie))
     np.testing.assert_array_equal(jg(tie, tie)[0], [0.5, 0.5])
+
+
+def test_the_plan_cache_keeps_the_plans_used_last():
+    f = fg.jit(lambda x: fnp.sum(x * 2.0), max_plans=3)
+    for n in range(1, 6):                        # five shapes, three plans kept
+        assert f(np.ones(n)) == 2.0 * n
+    assert f.cache_size() == 3 and len(f.plans()) == 3
+    plan_5 = f.plan(np.ones(5))
+    f(np.ones(3))                                # used: moves to the end
+    f(np.ones(6))                                # drops the least recently used (4)
+    assert f.plan(np.ones(5)) is plan_5 and f.cache_size() == 3
+    assert f.plan(np.ones(3)) in f.plans() and f.cache_size() == 3
+    assert fg.jit(lambda x: x).cache_size() == 0
+    from funcgrad import staging
+    g = fg.jit(lambda x: x + 1.0)
+    for n in range(staging.PLANS_KEPT + 10):
+        g(np.zeros(n + 1))
+    assert g.cache_size() == staging.PLANS_KEPT
+    with pytest.raises(fg.ArgumentError, match="max_plans must be a positive int"):
+        fg.jit(lambda x: x, max_plans=0)
+
+
+def test_jit_with_options_is_a_decorator():
+    @fg.jit(static_argnames=("n",))
+    def power(x, n):
+        return fnp.sum(x ** n)
+
+    x = np.array([1.0, 2.0])
+    assert power(x, n=3) == 9.0 and power(x, n=2) == 5.0 and power.cache_size() == 2
+    np.testing.assert_allclose(fg.grad(power)(x, n=3), 3 * x ** 2)
+
+    @fg.jit(static_argnums=1, max_plans=1)
+    def scaled(x, k):
+        return x * k
+
+    assert scaled(2.0, 3) == 6.0 and scaled(2.0, 4) == 8.0 and scaled.cache_size() == 1
+    with pytest.raises(fg.ArgumentTypeError, match="jit needs a function"):
+        fg.jit(3.0)
+
+
+@pytest.mark.parametrize("loss", [lambda x: fnp.sum(fnp.tanh(x) ** 2), lambda x: fnp.mean(x * x),
+                                  lambda x: 2.0 * fnp.sum(fnp.sin(x))], ids=["sum", "mean", "scaled"])
+def test_a_jitted_gradient_keeps_no_array_of_the_inputs_size(loss):
+    # The seed's cotangent (a Python 1.0 spread over x) was a full array folded into each
+    # plan: one jitted gradient called on many shapes kept one input-sized array per shape.
+    f = fg.jit(fg.grad(loss))
+    x = np.linspace(-1.0, 1.0, 10 ** 5)
+    np.testing.assert_allclose(f(x), fg.grad(loss)(x), rtol=1e-12)
+    constants = [v for k, v in f.plan(x).run.__globals__.items()
+                 if k.startswith("c") and isinstance(v, np.ndarray)]
+    spans = [np.subtract(*reversed(np.lib.array_utils.byte_bounds(c))) for c in constants]
+    assert sum(spans) < 1024, spans

@@ -61,7 +61,7 @@ from .tablefile import dumps, loads
 
 # errors
 from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
-                     NoRuleError, ShapeError, IndexingError, ArgumentError, LinAlgShapeError, CycleError, ConcretizationError,
+                     NoRuleError, ShapeError, IndexingError, ArgumentError, ArgumentTypeError, LinAlgShapeError, CycleError, ConcretizationError,
                      NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError,
                      NoDerivativeError, NoConvergenceError, NamespaceError)
 
@@ -97,7 +97,7 @@ __all__ = [
     "numpy", "nn", "optim", "extend", "at",
     "show", "to_dot", "to_svg", "render", "dumps", "loads", "explain", "lint",
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
-    "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "LinAlgShapeError", "CycleError", "ConcretizationError",
+    "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "ArgumentTypeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
     "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",
     "NoDerivativeError",
 ] + (list(_SPARSE) if importlib.util.find_spec("scipy") else [])

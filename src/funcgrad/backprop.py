@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MissingRuleError, ShapeError
+from .errors import ArgumentTypeError, MissingRuleError, ShapeError
 from .fold import fold_back, reverse_fold
 from .node import CONST, VAR, Node, ReverseTrace
 from .nodemap import node_map
@@ -188,7 +188,7 @@ def default_seed(output, who):
 def _check_seed(seed, output):
     if isinstance(seed, bool) or not isinstance(seed, (float, int, np.ndarray, np.generic)) or (
             np.result_type(seed).kind not in "fciu"):
-        raise TypeError(f"backprop: seed must be a number or a float array shaped like the "
+        raise ArgumentTypeError(f"backprop: seed must be a number or a float array shaped like the "
                         f"output (the output's cotangent); got {type(seed).__name__} {seed!r:.40}")
     if shape_of(seed) != shape_of(output._value):
         raise ShapeError(

@@ -30,7 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .arraylike import ArrayLike
-from .errors import ConcretizationError, ShapeError
+from .errors import ArgumentError, ArgumentTypeError, ConcretizationError, ShapeError
 from .finite import unwatched, watched
 from .rules import elementwise
 from .rules.arrays import batch_example_by_example, broadcast_to, transpose
@@ -103,7 +103,7 @@ class BatchTrace(Trace):
 
 def _check_axis(ax, who):
     if ax is not None and (not isinstance(ax, (int, np.integer)) or isinstance(ax, bool)):
-        raise TypeError(f"vmap: {who} must be an int or None; got {ax!r}")
+        raise ArgumentTypeError(f"vmap: {who} must be an int or None; got {ax!r}")
     return ax
 
 
@@ -111,7 +111,8 @@ def _per_entry(axes, n, who, what):
     """``in_axes``/``out_axes`` as one entry per argument (or per output element)."""
     if isinstance(axes, (tuple, list)):
         if len(axes) != n:
-            raise ValueError(f"vmap: {who} has {len(axes)} entries for {n} {what}")
+            raise ArgumentError(f"vmap: {who} has {len(axes)} entries for {n} {what}; give one "
+                                f"per {what[:-1] if what.endswith('s') else what} or a single int")
         return [_check_axis(ax, who) for ax in axes]
     return [_check_axis(axes, who)] * n
 

@@ -20,19 +20,28 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .body import (Parts, abstract, batch_fun, batched_outputs, differentiable, jvp_fun,
-                   leaf_paths, trace_body, vjp_fun)
-from .errors import ShapeError
-from .scanloop import bind_results, fresh_carry
-from .whileloop import against
+from .body import (
+    Parts,
+    abstract,
+    batch_fun,
+    batched_outputs,
+    differentiable,
+    jvp_fun,
+    leaf_paths,
+    trace_body,
+    vjp_fun,
+)
+from .errors import ArgumentError, ArgumentTypeError, ShapeError
 from .primitive import Primitive
 from .rules.arrays import broadcast_to
 from .rules.elementwise import equal, where
 from .rules.ufuncs import astype, clip
+from .scanloop import bind_results, fresh_carry
 from .traces import Box
 from .transforms import fun_name
 from .tree import tree_flatten, tree_unflatten
 from .values import dtype_of, numpy_scalar, shape_of, zeros_like_value
+from .whileloop import against
 
 __all__ = ["switch", "cond", "switch_p"]
 
@@ -175,7 +184,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     who = f"switch of {', '.join(fun_name(f) for f in branches)}"
     branches = list(branches)
     if not branches:
-        raise ValueError(f"{who}: give at least one branch")
+        raise ArgumentError(f"{who}: give at least one branch")
     _check_index(index, who)
     leaves, treedef = tree_flatten(operands)
     out_defs = []
@@ -197,7 +206,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 def _check_index(index, who):
     kind = dtype_of(index).kind
     if kind not in "biu" or shape_of(index) != ():
-        raise TypeError(f"{who}: the index must be one integer (or a bool for cond); got "
+        raise ArgumentTypeError(f"{who}: the index must be one integer (or a bool for cond); got "
                         f"{shape_of(index)} {dtype_of(index)}")
 
 
@@ -225,8 +234,12 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     np.float64(2.0)
     """
     who = f"cond of {fun_name(true_fun)} / {fun_name(false_fun)}"
+    if not isinstance(pred, (Box, bool, int, float, np.bool_, np.number, np.ndarray)) or (
+            dtype_of(pred).kind not in "biuf"):
+        raise ArgumentTypeError(f"{who}: pred must be one bool (or a number); got "
+                                f"{type(pred).__name__} {pred!r:.40}: e.g. fg.cond(x > 0, ...)")
     if shape_of(pred) != ():
-        raise TypeError(f"{who}: pred must be one bool; got shape {shape_of(pred)} (use "
+        raise ArgumentTypeError(f"{who}: pred must be one bool; got shape {shape_of(pred)} (use "
                         f"funcgrad.numpy.where to choose elementwise)")
     index = astype(pred, dtype=np.int64) if isinstance(pred, Box) else int(bool(pred))
     return switch(index, [false_fun, true_fun], *operands)

@@ -33,6 +33,11 @@ class ArgumentError(FuncgradError, ValueError):
     outside its interval); the message names the argument, what it got and a fix."""
 
 
+class ArgumentTypeError(FuncgradError, TypeError):
+    """An argument of a kind the function does not take (a string for a number, a float for
+    a count); the message names the argument, what it got and a fix."""
+
+
 class IndexingError(FuncgradError, IndexError):
     """An index funcgrad cannot use: a traced float, a traced boolean mask under jit."""
 

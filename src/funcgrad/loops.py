@@ -35,13 +35,13 @@ from typing import Any, Callable
 import numpy as np
 
 from .body import abstract, check_same_leaves
-from .errors import ShapeError
+from .errors import ArgumentTypeError, ShapeError
 from .remat import nested_scan, plan_segments, segmented_while
+from .traces import Box
 from .transforms import fun_name
 from .tree import tree_flatten, tree_unflatten
 from .values import numpy_scalar, shape_of
 from .whileloop import bind_while, while_p
-
 
 __all__ = ["scan", "fori_loop", "while_loop"]
 
@@ -82,7 +82,7 @@ def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
         x = tree_unflatten(xs_def, leaves[len(init_leaves):])
         out = f(c, x)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(f"{who}: the body must return a pair (carry, y); got "
+            raise ArgumentTypeError(f"{who}: the body must return a pair (carry, y); got "
                             f"{type(out).__name__}")
         c_leaves = _carry_out(who, out[0], init, init_def, leaves[:len(init_leaves)])
         y_leaves, y_tree = tree_flatten(out[1])
@@ -103,7 +103,7 @@ def _length(xs_leaves, length, who):
                          f"scalar")
     if length is not None:
         if not isinstance(length, (int, np.integer)) or isinstance(length, bool) or length < 0:
-            raise TypeError(f"{who}: length must be a non-negative int; got {length!r}")
+            raise ArgumentTypeError(f"{who}: length must be a non-negative int; got {length!r}")
         lengths.add(int(length))
     if len(lengths) != 1:
         raise ShapeError(f"{who}: xs leaves and length disagree on the number of steps: "
@@ -189,10 +189,14 @@ def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
 
     def test(*c):
         pred = cond_fun(tree_unflatten(treedef, c))
+        if not isinstance(pred, (Box, bool, int, float, np.bool_, np.number, np.ndarray)):
+            raise ArgumentTypeError(f"{who}: cond_fun must return one bool; got "
+                                    f"{type(pred).__name__} {pred!r:.40} (did it forget to "
+                                    f"return?)")
         shape, dtype = abstract(pred)
         if shape != () or dtype.kind not in "biuf":
-            raise TypeError(f"{who}: cond_fun must return one bool (shape ()); got "
-                            f"{shape} {dtype}")
+            raise ArgumentTypeError(f"{who}: cond_fun must return one bool (shape ()); got "
+                                    f"{shape} {dtype}")
         return [pred]
 
     def step(*c):

@@ -46,6 +46,7 @@ from .namespaces import is_foreign, namespace_of
 from .rules import arrays, elementwise
 from .traces import Box
 from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .errors import ArgumentError, ArgumentTypeError
 from .values import is_complex, raw, zeros_like_value
 
 __all__ = ["Optimizer", "Transformation", "apply_updates",
@@ -118,13 +119,30 @@ AdamState = State     # the name earlier versions gave it
 
 # ---------------------------------------------------------------- schedules
 
+def _setting(who, name, value, low, high, low_open=False, high_open=True):
+    """``value`` as a float inside its interval (a decay in [0, 1), an eps >= 0), else an
+    ArgumentError naming it."""
+    number = isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(value, bool)
+    if not number:
+        raise ArgumentTypeError(f"{who}: {name} must be a number; got {type(value).__name__} "
+                                f"{value!r:.40}")
+    value = float(value)
+    above = value > low if low_open else value >= low
+    below = value < high if high_open else value <= high
+    if not (above and below and math.isfinite(value)):
+        interval = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+        raise ArgumentError(f"{who}: {name} must lie in {interval}; got {value!r} (the usual "
+                            f"values: b1=0.9, b2=0.999, decay=0.99, mass=0.9, eps=1e-8)")
+    return value
+
+
 def _rate(learning_rate, who):
     """A schedule ``step -> rate``: a positive number stays constant."""
     if callable(learning_rate):
         return learning_rate
     if not (isinstance(learning_rate, (int, float)) and not isinstance(learning_rate, bool)
             and learning_rate > 0):
-        raise ValueError(f"{who}: learning_rate must be a positive number or a schedule "
+        raise ArgumentError(f"{who}: learning_rate must be a positive number or a schedule "
                          f"(a function of the step count); got {learning_rate!r}")
     value = float(learning_rate)
     return lambda step: value
@@ -303,6 +321,7 @@ def momentum(learning_rate, mass=0.9, nesterov=False):
     >>> round(float(p), 6)
     1.0
     """
+    mass = _setting("momentum", "mass", mass, 0.0, 1.0)
     def rule(lr, t, p, g, v):
         v = mass * v + g
         return -lr * (g + mass * v if nesterov else v), v
@@ -328,6 +347,7 @@ def adagrad(learning_rate=0.01, eps=1e-10):
     >>> round(float(update(2.0, init(1.0), 1.0)[0]), 6)
     0.5
     """
+    eps = _setting("adagrad", "eps", eps, 0.0, math.inf)
     def rule(lr, t, p, g, s):
         s = s + g * g
         return -lr * g / (_sqrt(s) + eps), s
@@ -343,6 +363,8 @@ def rmsprop(learning_rate=0.01, decay=0.99, eps=1e-8):
     >>> round(float(update(3.0, init(0.0), 0.0)[0]), 6)
     -0.2
     """
+    decay = _setting("rmsprop", "decay", decay, 0.0, 1.0)
+    eps = _setting("rmsprop", "eps", eps, 0.0, math.inf)
     def rule(lr, t, p, g, v):
         v = decay * v + (1.0 - decay) * g * g
         return -lr * g / (_sqrt(v) + eps), v
@@ -370,6 +392,9 @@ def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8):
     >>> round(float(p), 3)
     -2.0
     """
+    who = "adam"
+    b1, b2 = _setting(who, "b1", b1, 0.0, 1.0), _setting(who, "b2", b2, 0.0, 1.0)
+    eps = _setting(who, "eps", eps, 0.0, math.inf)
     return _optimizer("adam", learning_rate, 2, _adam_rule(b1, b2, eps, 0.0))
 
 
@@ -382,4 +407,8 @@ def adamw(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
     >>> round(float(update(0.0, init(2.0), 2.0)[0]), 6)
     1.9
     """
+    who = "adamw"
+    b1, b2 = _setting(who, "b1", b1, 0.0, 1.0), _setting(who, "b2", b2, 0.0, 1.0)
+    eps = _setting(who, "eps", eps, 0.0, math.inf)
+    weight_decay = _setting(who, "weight_decay", weight_decay, 0.0, math.inf)
     return _optimizer("adamw", learning_rate, 2, _adam_rule(b1, b2, eps, weight_decay))

@@ -18,7 +18,7 @@ import numpy as np
 
 from .backprop import add_cotangents, vjp_edge, vjp_step
 from .rules.elementwise import real_part_for
-from .errors import ShapeError
+from .errors import NotDifferentiableError, ShapeError
 from .finite import checking
 from .fold import fold_back
 from .namespaces import is_foreign
@@ -52,6 +52,10 @@ def _wrap_inputs(args, argnums, box, who):
             args[i] = node = box(diff_leaf(a, who, f"argument {i}"), 0)
             boxes.append(([node], LEAF))
             continue
+        if a is None:     # an empty pytree, which is almost always a missing argument
+            raise NotDifferentiableError(
+                f"{who}: argument {i} is None, which holds no number to differentiate; pass a "
+                f"float or an array, or leave it out of argnums")
         leaves, treedef = tree_flatten(a)
         wrapped = [box(diff_leaf(v, who, f"argument {i}"), k) for k, v in enumerate(leaves)]
         boxes.append((wrapped, treedef))

@@ -17,8 +17,10 @@ import subprocess
 from html import escape
 from typing import Any
 
+import numpy as np
+
 from .body import Body
-from .errors import GraphvizNotFound
+from .errors import ArgumentError, ArgumentTypeError, GraphvizNotFound
 from .node import Leaf, Node, arg_list
 from .order import check_outputs, toposort
 from .values import format_value
@@ -178,7 +180,7 @@ def show(*outputs: Any, grads: Any = None, limit: int | None = 60, method: str =
         r1 = r0 * a0
         return (r1,)
     """
-    return Listing(_listing(outputs, grads, limit, method, labels))
+    return Listing(_listing(outputs, grads, _check_limit(limit, "show"), method, labels))
 
 
 class Listing(str):
@@ -202,6 +204,19 @@ class Listing(str):
 
     def _repr_html_(self):
         return f"<pre>{escape(str(self))}</pre>"
+
+
+def _check_limit(limit, who):
+    """``limit``: None (everything) or a number of lines of at least 2 (a first and a last)."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)):
+        raise ArgumentTypeError(f"{who}: limit must be an int (lines kept) or None (all); got "
+                                f"{type(limit).__name__} {limit!r:.40}")
+    if limit < 2:
+        raise ArgumentError(f"{who}: limit must be at least 2 (the first and the last lines) or "
+                            f"None for all; got {limit}")
+    return int(limit)
 
 
 def _listing(outputs, grads, limit, method, labels):
@@ -285,6 +300,7 @@ def to_dot(*outputs: Any, grads: Any = None, limit: int | None = 400, method: st
     """
     check_outputs(outputs, "to_dot")
     _check_grads(grads, "to_dot")
+    limit = _check_limit(limit, "to_dot")
     order = toposort(*outputs, method=method)
     position = {n: i for i, n in enumerate(order)}
     last = len(order) - 1

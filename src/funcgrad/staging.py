@@ -26,12 +26,13 @@ array([ 0.72686198, -0.63970001])
 import functools
 import importlib.util
 import inspect
+from collections import OrderedDict
 from typing import Callable, Sequence
 
 import numpy as np
 
 from ._gc import gc_paused
-from .errors import ConcretizationError, NamespaceError, NonFiniteError
+from .errors import ArgumentError, ArgumentTypeError, ConcretizationError, NamespaceError, NonFiniteError
 from .namespaces import is_foreign, library_of
 from .finite import all_finite, checking, watched
 from .node import CONST, VAR, Node, ReverseTrace
@@ -149,14 +150,38 @@ def _abstract(leaf, who):
 def _static_positions(fun, static_argnums, static_argnames):
     """The positions and the names of the static arguments, each completed from the other
     through ``fun``'s signature (as JAX does), where it has one."""
-    nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
-    names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
+    if isinstance(static_argnums, (int, np.integer)) and not isinstance(static_argnums, bool):
+        nums = {int(static_argnums)}
+    elif isinstance(static_argnums, (tuple, list, set, frozenset)) and all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in static_argnums):
+        nums = {int(i) for i in static_argnums}
+    else:
+        raise ArgumentTypeError(f"jit: static_argnums must be an int or a tuple of ints; got "
+                                f"{static_argnums!r:.40}")
+    if isinstance(static_argnames, str):
+        names = {static_argnames}
+    elif isinstance(static_argnames, (tuple, list, set, frozenset)) and all(
+            isinstance(n, str) for n in static_argnames):
+        names = set(static_argnames)
+    else:
+        raise ArgumentTypeError(f"jit: static_argnames must be a name or a tuple of names; got "
+                                f"{static_argnames!r:.40}")
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         params = []
     positional = [p.name for p in params
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    fixed = params and not any(p.kind is p.VAR_POSITIONAL for p in params)
+    if fixed:     # as JAX: negative positions count from the end of the parameters
+        bad = sorted(i for i in nums if not -len(positional) <= i < len(positional))
+        if bad:
+            raise ArgumentError(f"jit: static_argnums {bad} out of range for a function of "
+                                f"{len(positional)} positional parameter(s) ({', '.join(positional)})")
+        nums = {i % len(positional) for i in nums}
+    elif any(i < 0 for i in nums):
+        raise ArgumentError(f"jit: a negative static_argnums needs a function with a fixed "
+                            f"number of positional parameters; got {sorted(nums)}")
     for i, pname in enumerate(positional):
         if pname in names:
             nums.add(i)
@@ -165,8 +190,13 @@ def _static_positions(fun, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
-def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), backend: str = "python") -> Callable:
+PLANS_KEPT = 64
+"""How many plans a jitted function keeps by default (``fg.jit(..., max_plans=)``)."""
+
+
+def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), backend: str = "python",
+        max_plans: int | None = None) -> Callable:
     """Compile ``fun`` once per input structure and replay the compiled plan.
 
     Positional and keyword arguments are traced alike (any pytree of numbers
@@ -180,6 +210,11 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
     other plan's blocks to machine code where numba can (:mod:`funcgrad.native`),
     agreeing with the default Python backend to rounding rather than bit for bit.
 
+    A plan is compiled per input structure (shapes, dtypes, static values) and
+    kept: the ``max_plans`` used last (``PLANS_KEPT``, 64, by default); calling
+    with a 65th structure drops the plan used longest ago, which is compiled
+    again if it comes back. ``f.cache_size()`` says how many are kept.
+
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> f = fg.jit(lambda x, y: fnp.sin(x) * y + x)
     >>> f(0.0, 2.0), f(1.0, 2.0)
@@ -189,10 +224,26 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
     >>> g = fg.jit(lambda x, scale=1.0, power=2: scale * x ** power, static_argnames="power")
     >>> g(3.0, scale=2.0), g(3.0, scale=2.0, power=3)
     (np.float64(18.0), np.float64(54.0))
+
+    Without a function, as JAX's ``jit`` with options, it is a decorator:
+
+    >>> @fg.jit(static_argnames=("n",))
+    ... def power(x, n):
+    ...     return x ** n
+    >>> power(2.0, n=3)
+    np.float64(8.0)
     """
+    if fun is None:
+        return lambda f: jit(f, static_argnums, static_argnames, backend, max_plans)
+    if not callable(fun):
+        raise ArgumentTypeError(f"jit needs a function; got {type(fun).__name__} {fun!r:.40}")
     _check_backend(backend)
     statics, static_names = _static_positions(fun, static_argnums, static_argnames)
-    cache: dict = {}
+    keep = PLANS_KEPT if max_plans is None else max_plans
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+        raise ArgumentError(f"jit: max_plans must be a positive int (plans kept per function); "
+                            f"got {max_plans!r}")
+    cache: OrderedDict = OrderedDict()     # the plans, least recently used first
     name = getattr(fun, "__name__", type(fun).__name__)
 
     who = f"jit of {name}"
@@ -243,6 +294,10 @@ def jit(fun: Callable, static_argnums: int | Sequence[int] = (),
             with gc_paused():
                 plan = _trace_and_compile(args, kwargs, leaves, treedef)
             cache[key] = plan
+            if len(cache) > keep:
+                cache.popitem(last=False)
+        elif len(cache) > 1:
+            cache.move_to_end(key)
         return plan, leaves
 
     def _trace_and_compile(args, kwargs, leaves, treedef):

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import NotDifferentiableError, ShapeError
+from .errors import ArgumentError, ArgumentTypeError, NotDifferentiableError, ShapeError
 from .namespaces import dtype_kind, is_foreign, library_of
 from .primitive import Primitive
 from .rules.cuts import stop_gradient as cut
@@ -82,15 +82,21 @@ def diff_leaf(x, who, where):
 
 
 def argnums_tuple(argnums, nargs, who):
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
+    single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
+    if single:
+        nums = (int(argnums),)
+    elif isinstance(argnums, (tuple, list)):
+        nums = tuple(int(a) if isinstance(a, np.integer) else a for a in argnums)
+    else:
+        raise ArgumentTypeError(f"{who}: argnums must be an int or a tuple of ints; got "
+                                f"{type(argnums).__name__} {argnums!r:.40}: e.g. argnums=(0, 1)")
     if not nums:
-        raise ValueError(f"{who}: argnums is empty; name at least one argument to differentiate")
+        raise ArgumentError(f"{who}: argnums is empty; name at least one argument to differentiate")
     for a in nums:
         if not isinstance(a, int) or isinstance(a, bool):
-            raise TypeError(f"{who}: argnums must be ints; got {a!r}")
+            raise ArgumentTypeError(f"{who}: argnums must be ints; got {a!r}: e.g. argnums=(0, 1)")
         if not -nargs <= a < nargs:
-            raise ValueError(
+            raise ArgumentError(
                 f"{who}: argnums={argnums!r} is out of range for a call with {nargs} "
                 f"positional argument{'s' if nargs != 1 else ''}"
             )
@@ -116,11 +122,13 @@ def check_scalar_output(out, who, holomorphic=False):
     if isinstance(v, (bool, np.bool_)) or kind in ("b", "U", "S", "O", "V") or not isinstance(
             v, (float, int, complex, np.ndarray, np.generic)) and not is_foreign(v):
         hint = " (did the function forget to return?)" if v is None else ""
-        raise TypeError(f"{who}: grad needs a float output, but the function returned "
-                        f"{type(v).__name__} {v!r:.60}{hint}; return a float, e.g. fnp.sum(...)")
+        raise NotDifferentiableError(
+            f"{who}: grad needs a float output, but the function returned "
+            f"{type(v).__name__} {v!r:.60}{hint}; return a float, e.g. fnp.sum(...)")
     if isinstance(v, int) or kind in ("i", "u"):
-        raise TypeError(f"{who}: grad needs a float output, but the function returned the "
-                        f"integer {v!r:.60}; integers have no derivative")
+        raise NotDifferentiableError(
+            f"{who}: grad needs a float output, but the function returned the "
+            f"integer {v!r:.60}; integers have no derivative")
     shape = shape_of(out)
     if math.prod(shape) != 1:     # one element, of shape () or (1,) or (1, 1), ...
         raise ShapeError(f"{who}: grad needs a scalar output, but the function returned shape "

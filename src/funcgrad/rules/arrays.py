@@ -28,7 +28,7 @@ from functools import reduce
 import numpy as np
 
 from ..primitive import Primitive, describe
-from ..values import filled_like, float_dtype, ndim_of, normalize_axes, shape_of, zeros_like_value
+from ..values import filled_like, float_dtype, ndim_of, normalize_axes, raw, shape_of, zeros_like_value
 from .foreign_indexing import getitem_form, untake_form
 
 __all__ = [
@@ -85,6 +85,10 @@ def _sum_impl(x, axis=None, keepdims=False):
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
     shape = shape_of(x)
     if type(g) is float and shape:   # a Python float spread over x: in x's dtype (float32 stays)
+        if type(raw(x)) is np.ndarray:
+            # a read-only view of one number, not an array of x's size: under jit the seed's
+            # cotangents are folded while tracing, and the plan would keep them
+            return np.broadcast_to(np.asarray(g, dtype=float_dtype(x)), shape)
         return filled_like(x, g)
     if not keepdims and shape:
         kept = list(shape)
