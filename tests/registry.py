@@ -362,3 +362,24 @@ def _bits(x):
 
 register("operators.bitwise", _bits, (V3 + 0.05,), (M23 + 0.05,))
 register("operators.mod", lambda x: x % 0.45 + x // 0.45 + divmod(x, 0.3)[1], (V3 + 0.01,), (M23 + 0.01,))
+register("at.get:fill", lambda x: fg.at(x)[np.array([0, 5, -1])].get(mode="fill", fill_value=0.5) * x,
+         (V3,))
+register("at.get:clip-traced", lambda x: fg.at(x)[fnp.argsort(x) + 1].get(mode="clip") * x, (V3,))
+register("at.add:drop-traced", lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 2.0, mode="drop"),
+         (V3,), (M23[0],))
+
+
+# ---------------------------------------------------------------- complex inputs
+
+import test_complex  # noqa: E402 - its lists of the functions defined on complex numbers
+
+HOLOMORPHIC_ONLY = ("refused: jacfwd and the Hessian of a function of complex inputs need "
+                    "holomorphic=True (docs/complex.md); tests/test_complex.py checks them so")
+COMPLEX_SKIPS = dict(jacobians=HOLOMORPHIC_ONLY, hessian=HOLOMORPHIC_ONLY)
+for _name in (test_complex.HOLOMORPHIC + test_complex.REAL_VALUED + test_complex.COMPLEX_OTHER
+              + test_complex.REDUCTIONS):
+    register(f"numpy.{_name}:complex", (lambda n: lambda z: getattr(fnp, n)(z) * test_complex.C)(_name),
+             (test_complex.Z,), **COMPLEX_SKIPS)
+for _name in test_complex.BINARY:
+    register(f"numpy.{_name}:complex", (lambda n: lambda z, w: getattr(fnp, n)(z, w))(_name),
+             (test_complex.Z, test_complex.W), **COMPLEX_SKIPS)

@@ -63,8 +63,7 @@ def _scalar(op, args, weights):
 
 def _batch(args):
     """Two examples per argument, near the sample (sorted inputs stay sorted)."""
-    return tuple(np.stack([np.asarray(a, dtype=float), np.asarray(a, dtype=float) * 1.001 + 0.001])
-                 for a in args)
+    return tuple(np.stack([np.asarray(a) * 1.0, np.asarray(a) * 1.001 + 0.001]) for a in args)
 
 
 def _example(batch, k):
@@ -120,7 +119,7 @@ def test_matrix(op, k, transform):
         with pytest.raises(fg.FuncgradError):
             RUN[transform](op, args, want)
         return
-    differentiable = isinstance(args[0], float) or np.asarray(args[0]).dtype.kind == "f"
+    differentiable = isinstance(args[0], float) or np.asarray(args[0]).dtype.kind in "fc"
     if transform in DERIVATIVES and not (_floats(want) and differentiable):
         return      # an integer or boolean result: nothing to differentiate (checked by eager)
     before = [(a, a.copy(), a.flags.writeable) for a in args if isinstance(a, np.ndarray)]
@@ -151,15 +150,25 @@ def _vmap(op, args, want):
 def _grad(op, args, want):
     loss = _scalar(op, args, _weights(_floats(want)))
     got = fg.grad(loss)(*args)
-    fd = numeric_grad(lambda *xs: loss(*xs), [a if isinstance(a, float) else np.asarray(a, float)
-                                               for a in args], 0)
+    x = args[0]
+    if np.iscomplexobj(x):    # docs/complex.md: grad f = df/dx - i df/dy, both by differences
+        x = np.asarray(x)
+        along_x = numeric_grad(lambda re: loss(re + 1j * x.imag, *args[1:]), (x.real,), 0)
+        along_y = numeric_grad(lambda im: loss(x.real + 1j * im, *args[1:]), (x.imag,), 0)
+        fd = along_x - 1j * along_y
+    else:
+        fd = numeric_grad(lambda *xs: loss(*xs), [a if isinstance(a, float) else np.asarray(a, float)
+                                                   for a in args], 0)
     _close([got], [fd], what="grad vs central differences", **_fd_tolerance(fd))
 
 
 def _jvp(op, args, want):
     loss = _scalar(op, args, _weights(_floats(want)))
     x = args[0]
-    t = np.random.default_rng(1).uniform(-1.0, 1.0, np.shape(x))
+    rng = np.random.default_rng(1)
+    t = rng.uniform(-1.0, 1.0, np.shape(x))
+    if np.iscomplexobj(x):
+        t = t + 1j * rng.uniform(-1.0, 1.0, np.shape(x))
     t = float(t) if isinstance(x, float) else t
     _, tangent = fg.jvp(lambda x: loss(x), (x,), (t,))
     eps = 1e-6
@@ -235,7 +244,8 @@ def _jit_of_vmap_of_grad(op, args, want):
 
 
 def _float32(op, args, want):
-    args32 = tuple(np.float32(a) if isinstance(a, float) else np.asarray(a, np.float32) for a in args)
+    args32 = tuple(np.float32(a) if isinstance(a, float) else np.asarray(a).astype(
+        np.complex64 if np.iscomplexobj(a) else np.float32) for a in args)
     plain = _plain(op, args32)
     out, _ = fg.vjp(lambda *xs: op.fun(*xs), *args32)
     traced = _leaves(out)

@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .batching import Batched, BatchTrace, leave
+from .errors import NotDifferentiableError
 from .finite import unwatched, watched
 from .forward import Dual, ForwardTrace, jvp
 from .reverse import grad, pull_back, trace_argnums
@@ -195,7 +196,7 @@ def _check_real_inputs(leaves, who):
     """Forward mode pushes one real direction per input; a complex input has two."""
     for v in leaves:
         if is_complex(v):
-            raise TypeError(
+            raise NotDifferentiableError(
                 f"{who}: an input is complex; jacfwd pushes real directions only. Use jacrev "
                 f"for a real-valued function, or holomorphic=True for a holomorphic one "
                 f"(docs/complex.md)")

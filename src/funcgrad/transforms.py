@@ -144,12 +144,12 @@ def check_complex_output(out, who, holomorphic):
     user's choice, never a silent one."""
     complex_out = is_complex(out)
     if complex_out and not holomorphic:
-        raise TypeError(
+        raise NotDifferentiableError(
             f"{who}: the output is complex ({dtype_of(out)}), and a complex output "
             f"has no gradient of its own; differentiate fnp.real(...) or fnp.abs(...) of it, or "
             f"pass holomorphic=True if the function is holomorphic (see docs/complex.md)")
     if holomorphic and not complex_out:
-        raise TypeError(f"{who}: holomorphic=True needs a complex output; got "
+        raise NotDifferentiableError(f"{who}: holomorphic=True needs a complex output; got "
                         f"{dtype_of(out)}")
 
 
@@ -158,7 +158,7 @@ def check_holomorphic_inputs(leaves, who):
     along the imaginary axis a holomorphic derivative needs)."""
     for v in leaves:
         if not is_complex(v):
-            raise TypeError(
+            raise NotDifferentiableError(
                 f"{who}: holomorphic=True needs complex inputs; got {dtype_of(v)}: "
                 f"pass it as x.astype(complex)")
 
