@@ -124,3 +124,50 @@ def test_errors():
         fg.at(fg.var(np.zeros(4)))[:2].set(np.ones(3))
     with pytest.raises(IndexError, match="integers or booleans; got a traced float64"):
         fg.at(np.zeros(3))[fg.var(1.0)]
+
+
+V3 = np.array([1.0, 2.0, 3.0])
+OUT = np.array([0, 5, -1, -7])        # in bounds, past the end, negative in bounds, before the start
+
+
+def test_get_with_fill_and_clip_modes():
+    for x in (V3, fg.var(V3)):
+        np.testing.assert_array_equal(fg.stop_gradient(fg.at(x)[OUT].get(mode="fill", fill_value=-9.0)),
+                                      [1.0, -9.0, 3.0, -9.0])
+        np.testing.assert_array_equal(fg.stop_gradient(fg.at(x)[OUT].get(mode="clip")), [1.0, 3.0, 3.0, 1.0])
+    assert np.isnan(fg.at(V3)[7].get(mode="fill"))
+    M = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(fg.at(M)[:, np.array([0, 3])].get(mode="fill", fill_value=0.0),
+                                  [[0.0, 0.0], [3.0, 0.0]])
+    weights = np.arange(4.0)
+    g = fg.grad(lambda x: fnp.sum(fg.at(x)[OUT].get(mode="fill", fill_value=0.0) * weights))(V3)
+    np.testing.assert_array_equal(g, [0.0, 0.0, 2.0])
+
+
+def test_updates_with_drop_and_clip_modes():
+    np.testing.assert_array_equal(fg.at(V3)[OUT].add(10.0, mode="drop"), [11.0, 2.0, 13.0])
+    np.testing.assert_array_equal(fg.at(V3)[OUT].set(10.0, mode="clip"), [10.0, 2.0, 10.0])
+    np.testing.assert_array_equal(fg.at(V3)[OUT].multiply(2.0, mode="drop"), [2.0, 2.0, 6.0])
+    g = fg.grad(lambda x: fnp.sum(fg.at(x)[OUT].set(5.0, mode="drop") ** 2))(V3)
+    np.testing.assert_array_equal(g, [0.0, 4.0, 0.0])
+    with pytest.raises(fg.ArgumentError, match="mode must be one of"):
+        fg.at(V3)[0].add(1.0, mode="fill")
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: fg.at(x)[fnp.argsort(x) + 2].get(mode="fill", fill_value=0.0) * x,
+    lambda x: fg.at(x)[fnp.argsort(x) + 2].get(mode="clip") * x,
+    lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 10.0, mode="drop"),
+    lambda x: fg.at(x)[fnp.argsort(x) - 4].set(x[0], mode="clip"),
+], ids=["fill", "clip", "add-drop", "set-clip"])
+def test_modes_with_traced_indices_under_every_transform(f):
+    xs = np.array([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]])
+    want = np.stack([f(x) for x in xs])
+    np.testing.assert_array_equal(fg.jit(f)(xs[0]), want[0])
+    np.testing.assert_array_equal(fg.vmap(f)(xs), want)
+    loss = lambda x: fnp.sum(f(x) * np.array([1.0, 2.0, 3.0]))   # noqa: E731
+    grads = np.stack([fg.grad(loss)(x) for x in xs])
+    np.testing.assert_allclose(fg.jit(fg.vmap(fg.grad(loss)))(xs), grads, rtol=1e-12)
+    eps = 1e-6
+    fd = [(loss(xs[0] + eps * e) - loss(xs[0] - eps * e)) / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(grads[0], fd, rtol=1e-6, atol=1e-8)

@@ -67,7 +67,7 @@ import funcgrad  # noqa: E402
 
 SRC = pathlib.Path(funcgrad.__file__).parent
 LAYERS = [   # bottom first; a module may import only from its own layer or below
-    ["errors", "traces", "namespaces", "values", "tree", "_gc"],
+    ["errors", "traces", "namespaces", "values", "tree", "tree_paths", "_gc"],
     ["primitive"],
     ["rules", "pages"],
     ["arraylike", "node"],

@@ -344,3 +344,23 @@ def test_lists_of_traced_values_are_arrays_everywhere():
     for num in (0, 1, 5):
         for a, b in ((1.2, 3.4), (1.2, -3.4), (1.2, 1.2)):
             fg.check_grads(lambda x, y: fnp.linspace(x, y, num), (a, b), order=2)
+
+
+@pytest.mark.parametrize("name, f, want", [
+    ("mean", lambda x: fnp.mean([x, x + 2.0]), 1.0),
+    ("std", lambda x: fnp.std([x, x * 2.0]), 0.5),
+    ("var", lambda x: fnp.var([x, x * 2.0]), 0.75),
+    ("norm", lambda x: fnp.linalg.norm([x, x * 2.0]), 5.0 ** 0.5),
+    ("append", lambda x: fnp.sum(fnp.append([x], [x * 2.0])), 3.0),
+    ("sum", lambda x: fnp.sum([x, 3.0]), 1.0),
+    ("prod", lambda x: fnp.prod([x, 3.0]), 3.0),
+    ("max", lambda x: fnp.max([x, 3.0 * x]), 3.0),
+    ("min", lambda x: fnp.min([x, 3.0 * x]), 1.0),
+    ("cumsum", lambda x: fnp.sum(fnp.cumsum([x, x])), 3.0),
+])
+def test_lists_of_traced_scalars_reduce_as_arrays(name, f, want):
+    # autograd's own tests write these; they raised ConversionError (NumPy's asarray of nodes)
+    assert np.isclose(fg.grad(f)(1.5), want)
+    assert np.isclose(fg.jit(fg.grad(f))(1.5), want)
+    xs = np.array([1.5, 2.5])
+    np.testing.assert_allclose(fg.vmap(fg.grad(f))(xs), [fg.grad(f)(x) for x in xs], rtol=1e-12)

@@ -45,6 +45,9 @@ from .finite import debug_nans
 # pytrees
 from .tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
                    register_pytree_node, register_dataclass)
+from .tree_paths import (DictKey, SequenceKey, GetAttrKey, FlattenedIndexKey, keystr,
+                         tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path,
+                         tree_transpose, register_pytree_node_class)
 from .ravel import ravel_pytree
 
 # your own primitives (funcgrad.extend has the whole form)
@@ -93,6 +96,9 @@ __all__ = [
     "fixed_point", "NoConvergenceError", "NamespaceError",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
     "register_pytree_node", "register_dataclass", "ravel_pytree",
+    "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
+    "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "tree_transpose",
+    "register_pytree_node_class",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
     "numpy", "nn", "optim", "extend", "at",
     "show", "to_dot", "to_svg", "render", "dumps", "loads", "explain", "lint",

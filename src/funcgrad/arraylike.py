@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import ConversionError, IndexingError
+from .errors import ArgumentTypeError, ConversionError, IndexingError
 from .primitive import Primitive
 from .rules import arrays, elementwise, gather, products, ufuncs
 from .traces import Box
@@ -137,7 +137,7 @@ def _bitwise(prim, *operands):
     values = [plain(v) for v in operands]
     for v in values:
         if dtype_of(v).kind not in "biu":
-            raise TypeError(f"{prim.name}: operands must be integers or booleans, as for NumPy's "
+            raise ArgumentTypeError(f"{prim.name}: operands must be integers or booleans, as for NumPy's "
                             f"operator; got {dtype_of(v)}")
     return prim(*values)
 
@@ -160,7 +160,7 @@ class ArrayLike(Box):
     >>> x[0] = 1.0
     Traceback (most recent call last):
     ...
-    TypeError: traced values are immutable, so item assignment x[idx] = v is not supported; build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))
+    funcgrad.errors.ArgumentTypeError: traced values are immutable, so item assignment x[idx] = v is not supported; build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))
     """
 
     __slots__ = ()
@@ -183,7 +183,7 @@ class ArrayLike(Box):
             if prim is not None:
                 return prim(*inputs)
         name = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
-        raise TypeError(
+        raise ArgumentTypeError(
             f"numpy.{name} cannot differentiate a traced value; use funcgrad.numpy's "
             f"{ufunc.__name__} (import funcgrad.numpy as fnp) inside differentiated code"
         )
@@ -201,7 +201,7 @@ class ArrayLike(Box):
         target = _namesake(func.__name__, module)
         if target is None:
             where = "numpy" if module == "numpy" else f"numpy.{module}"
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{where}.{func.__name__} was called on a traced value, and funcgrad.numpy has no "
                 f"derivative rule for it; compute it outside the differentiated function, or "
                 f"define it with fg.primitive and fg.defvjp")
@@ -296,7 +296,7 @@ class ArrayLike(Box):
     def __len__(self):
         shape = self.shape
         if not shape:
-            raise TypeError("len() of a 0-d traced value")
+            raise ArgumentTypeError("len() of a 0-d traced value")
         return shape[0]
 
     def __iter__(self):
@@ -310,7 +310,7 @@ class ArrayLike(Box):
         return arrays.getitem(self, index=index)
 
     def __setitem__(self, index, value):
-        raise TypeError(
+        raise ArgumentTypeError(
             "traced values are immutable, so item assignment x[idx] = v is not supported; "
             "build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))"
         )

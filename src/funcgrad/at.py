@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from .arraylike import ArrayLike, TracedIndex
-from .arraylike import index_param
-from .rules import arrays, gather
-from .rules.elementwise import where
+from .arraylike import ArrayLike, TracedIndex, index_param
+from .errors import ArgumentError
+from .rules import arrays, gather, ufuncs
+from .rules.elementwise import less, where
 from .traces import Box
-from .values import shape_of
+from .values import dtype_of, shape_of
 
 __all__ = ["at"]
 
@@ -38,26 +38,42 @@ class _Ref:
     def __repr__(self):
         return f"<at[{self.index!r}] of an array of shape {shape_of(self.x)}>"
 
-    def get(self):
-        """``x[index]``."""
-        if type(self.index) is TracedIndex:
-            template, operands = self.index
-            return gather.gather(_operand(self.x), *operands, template=template, mode="raise")
-        return self.x[self.index]
+    def get(self, mode=None, fill_value=None):
+        """``x[index]``. ``mode``: None (NumPy's: an index out of bounds raises IndexError),
+        ``"clip"`` (each integer index clamped into its axis) or ``"fill"`` (entries read
+        out of bounds are ``fill_value``, NaN by default), as JAX's ``.at[].get``."""
+        x, index = self.x, self.index
+        if mode is not None:
+            x, index = _within(x if isinstance(x, Box) else np.asarray(x), index,
+                               _mode(mode, ("clip", "fill"), "get"),
+                               np.nan if fill_value is None else fill_value)
+        if type(index) is TracedIndex:
+            template, operands = index
+            return gather.gather(_operand(x), *operands, template=template, mode="raise")
+        return x[index]
 
-    def set(self, v):
-        """``x`` with ``x[index]`` replaced by ``v`` (broadcast to the indexed shape)."""
-        return self._update(v, "set")
+    def set(self, v, mode=None):
+        """``x`` with ``x[index]`` replaced by ``v`` (broadcast to the indexed shape).
+        ``mode``: None (NumPy's), ``"clip"`` or ``"drop"`` (writes out of bounds dropped)."""
+        return self._update(v, "set", mode)
 
-    def add(self, v):
-        """``x`` with ``v`` added at ``index`` (repeated positions add up)."""
-        return self._update(v, "add")
+    def add(self, v, mode=None):
+        """``x`` with ``v`` added at ``index`` (repeated positions add up); ``mode`` as for
+        :meth:`set`."""
+        return self._update(v, "add", mode)
 
-    def multiply(self, v):
-        """``x`` with ``x[index]`` multiplied by ``v`` (repeated positions multiply up)."""
-        return self._update(v, "multiply")
+    def multiply(self, v, mode=None):
+        """``x`` with ``x[index]`` multiplied by ``v`` (repeated positions multiply up);
+        ``mode`` as for :meth:`set`."""
+        return self._update(v, "multiply", mode)
 
-    def _update(self, v, how):
+    def _update(self, v, how, mode=None):
+        if mode is not None:
+            mode = _mode(mode, ("clip", "drop"), how)
+            x = self.x if isinstance(self.x, Box) else np.asarray(self.x)
+            x, index = _within(x, self.index, mode, 0.0)
+            out = _Ref(x, index)._update(v, how)
+            return _unpadded(out, shape_of(self.x)) if mode == "drop" else out
         x, index = self.x, self.index
         if type(index) is TracedIndex:
             return _traced_index_update(_operand(x), index, v, how)
@@ -71,6 +87,87 @@ class _Ref:
                 np.multiply.at(out, index, v)
             return out
         return _traced_update(_operand(x), index, v, how)
+
+
+def _mode(mode, allowed, who):
+    if mode not in allowed:
+        raise ArgumentError(f"at[...].{who}: mode must be one of {allowed} or None (NumPy's: "
+                            f"out of bounds raises); got {mode!r}")
+    return mode
+
+
+def _is_integer_part(p):
+    if isinstance(p, (bool, np.bool_)):
+        return False
+    if isinstance(p, (int, np.integer)):
+        return True
+    return isinstance(p, (np.ndarray, Box)) and dtype_of(p).kind in "iu"
+
+
+def _within(x, index, mode, fill):
+    """``x`` and ``index`` with every integer part of the index brought in bounds: clamped
+    (``"clip"``), or sent to one slot past the end of its axis, which ``x`` gains, holding
+    ``fill`` (``"fill"``, ``"drop"``: reads there give ``fill``, writes there are cut off
+    with the slot). NumPy then places every dimension as it would for ``index``."""
+    if type(index) is TracedIndex:
+        template, operands = index
+        it = iter(operands)
+        parts = [next(it) if type(p) is str else p for p in template]
+    else:
+        parts = list(index) if isinstance(index, tuple) else [index]
+    template = tuple(gather.TRACED if isinstance(p, Box) else p for p in parts)
+    shape = shape_of(x)
+    axes = gather.index_axes(template, len(shape))
+    padded = []
+    for k, p in enumerate(parts):
+        if not _is_integer_part(p) or axes[k] is None:
+            continue
+        n = shape[axes[k]]
+        wrapped = _where(_less(p, 0), p + n, p)
+        if mode == "clip":
+            parts[k] = _clip(wrapped, 0, n - 1)
+        else:
+            inside = _logical_and(_less(-n - 1, p), _less(p, n))
+            parts[k] = _where(inside, wrapped, n)
+            padded.append(axes[k])
+    for axis in sorted(set(padded)):
+        slot_shape = list(shape_of(x))
+        slot_shape[axis] = 1
+        slot = np.full(slot_shape, fill, dtype=np.result_type(dtype_of(x), fill))  # fill is weak
+        x = arrays.concatenate(x, slot, axis=axis) if isinstance(x, Box) else np.concatenate(
+            [x, slot], axis=axis)
+    new = tuple(parts)
+    if any(isinstance(p, Box) for p in new):
+        return x, index_param(new)
+    return x, new if isinstance(index, tuple) or len(new) != 1 else new[0]
+
+
+def _unpadded(out, shape):
+    """``out`` without the slots :func:`_within` added past the ends of its axes."""
+    extra = tuple(slice(0, n) for n in shape)
+    return out[extra] if shape_of(out) != shape else out
+
+
+def _less(a, b):
+    return less(a, b) if isinstance(a, Box) or isinstance(b, Box) else np.less(a, b)
+
+
+def _logical_and(a, b):
+    return ufuncs.logical_and(a, b) if isinstance(a, Box) or isinstance(b, Box) else np.logical_and(a, b)
+
+
+def _where(c, a, b):
+    if isinstance(c, Box) or isinstance(a, Box) or isinstance(b, Box):
+        return where(c, a, b)
+    out = np.where(c, a, b)
+    return int(out) if np.ndim(out) == 0 else out
+
+
+def _clip(a, lo, hi):
+    if isinstance(a, Box):
+        return ufuncs.clip(a, lo, hi)
+    out = np.clip(a, lo, hi)
+    return int(out) if np.ndim(out) == 0 else out
 
 
 def _operand(x):

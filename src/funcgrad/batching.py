@@ -35,7 +35,7 @@ from .finite import unwatched, watched
 from .rules import elementwise
 from .rules.arrays import batch_example_by_example, broadcast_to, transpose
 from .traces import Trace, new_level
-from .tree import tree_flatten, tree_unflatten
+from .tree import node_parts, tree_flatten, tree_unflatten
 from .values import shape_of
 
 __all__ = ["Batched", "BatchTrace", "vmap", "leave"]
@@ -108,12 +108,16 @@ def _check_axis(ax, who):
 
 
 def _per_entry(axes, n, who, what):
-    """``in_axes``/``out_axes`` as one entry per argument (or per output element)."""
+    """``in_axes``/``out_axes`` as one entry per argument (or per output element); an entry
+    may be a tree (see :func:`_leaf_axes`)."""
+    if isinstance(axes, dict):
+        raise ArgumentTypeError(f"vmap: {who} is a dict; give an int, None, or a tuple with one "
+                                f"entry per {what[:-1]} (each entry may be a dict)")
     if isinstance(axes, (tuple, list)):
         if len(axes) != n:
             raise ArgumentError(f"vmap: {who} has {len(axes)} entries for {n} {what}; give one "
                                 f"per {what[:-1] if what.endswith('s') else what} or a single int")
-        return [_check_axis(ax, who) for ax in axes]
+        return [_check_axis_tree(ax, who) for ax in axes]
     return [_check_axis(axes, who)] * n
 
 
@@ -143,17 +147,22 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
 
     def _batched_call(args):
         axes = _per_entry(in_axes, len(args), "in_axes", "arguments")
+        # one axis per leaf: an entry is an int or None for a whole argument, or a tree
+        # matching the argument's structure down to where ints or None take over (JAX's)
+        leaf_axes = [_leaf_axes(ax, a, f"in_axes for argument {i}") for i, (a, ax)
+                     in enumerate(zip(args, axes))]
         sizes = set()
-        for i, (a, ax) in enumerate(zip(args, axes)):
-            if ax is not None:
-                for leaf in tree_flatten(a)[0]:
-                    shape = shape_of(leaf)
-                    if not shape:
-                        raise ShapeError("vmap: a mapped argument is a scalar; it needs an axis to map over")
-                    if not -len(shape) <= ax < len(shape):
-                        raise ValueError(f"vmap: in_axes={ax} for argument {i}, but it has shape "
-                                         f"{shape}: choose an axis from {-len(shape)} to {len(shape) - 1}")
-                    sizes.add(shape[ax])
+        for i, (a, per_leaf) in enumerate(zip(args, leaf_axes)):
+            for leaf, ax in zip(tree_flatten(a)[0], per_leaf):
+                if ax is None:
+                    continue
+                shape = shape_of(leaf)
+                if not shape:
+                    raise ShapeError("vmap: a mapped argument is a scalar; it needs an axis to map over")
+                if not -len(shape) <= ax < len(shape):
+                    raise ArgumentError(f"vmap: in_axes={ax} for argument {i}, but it has shape "
+                                        f"{shape}: choose an axis from {-len(shape)} to {len(shape) - 1}")
+                sizes.add(shape[ax])
         if len(sizes) != 1:
             raise ShapeError(
                 f"vmap: mapped axes must all have one size; got sizes {sorted(sizes)}"
@@ -167,34 +176,57 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
                 leaf, axes=(ax % nd,) + tuple(i for i in range(nd) if i != ax % nd))
             return Batched(moved, trace)
 
-        wrapped = [a if ax is None else tree_unflatten(tree_flatten(a)[1],
-                                                      [enter(l, ax) for l in tree_flatten(a)[0]])
-                   for a, ax in zip(args, axes)]
+        wrapped = []
+        for a, per_leaf in zip(args, leaf_axes):
+            leaves, treedef = tree_flatten(a)
+            wrapped.append(tree_unflatten(treedef, [l if ax is None else enter(l, ax)
+                                                    for l, ax in zip(leaves, per_leaf)]))
         out = fun(*wrapped)
         if isinstance(out, (tuple, list)) and isinstance(out_axes, (tuple, list)):
             parts = _per_entry(out_axes, len(out), "out_axes", "outputs")
             return type(out)(_leave_tree(o, trace, ax) for o, ax in zip(out, parts))
-        return _leave_tree(out, trace, _per_entry(out_axes, 1, "out_axes", "outputs")[0])
+        return _leave_tree(out, trace, out_axes)
 
     return batched_fun
 
 
-def _leave_tree(out, trace, out_axis):
+def _check_axis_tree(ax, who):
+    return ax if isinstance(ax, (tuple, list, dict)) else _check_axis(ax, who)
+
+
+def _leaf_axes(axes, value, who):
+    """The axis of each leaf of ``value``: ``axes`` is an int or None for all of them, or a
+    tree of ``value``'s structure (a prefix: an int or None stands for a whole subtree)."""
+    if not isinstance(axes, (tuple, list, dict)):
+        return [_check_axis(axes, who)] * len(tree_flatten(value)[0])
+    mine, theirs = node_parts(axes), node_parts(value)
+    sequences = isinstance(value, (tuple, list)) and isinstance(axes, (tuple, list))
+    matches = theirs is not None and (mine[0] is theirs[0] or sequences) and (
+        mine[2] == theirs[2] and len(mine[1]) == len(theirs[1]))
+    if not matches:
+        raise ArgumentError(f"vmap: {who} is {axes!r:.60}, whose structure does not match the "
+                            f"value's ({tree_flatten(value)[1]!r:.60}); give an int, None, or a "
+                            f"tree of that structure")
+    return [ax for a, v in zip(mine[1], theirs[1]) for ax in _leaf_axes(a, v, who)]
+
+
+def _leave_tree(out, trace, out_axes):
     leaves, treedef = tree_flatten(out)
-    return tree_unflatten(treedef, [_place(leaf, trace, out_axis) for leaf in leaves])
+    per_leaf = _leaf_axes(out_axes, out, "out_axes")
+    return tree_unflatten(treedef, [_place(leaf, trace, ax) for leaf, ax in zip(leaves, per_leaf)])
 
 
 def _place(leaf, trace, out_axis):
     """An output with its mapped axis at ``out_axis`` (``None``: an unmapped output)."""
     if out_axis is None:
         if trace.owns(leaf):
-            raise ValueError("vmap: out_axes=None for an output that depends on the mapped "
+            raise ArgumentError("vmap: out_axes=None for an output that depends on the mapped "
                              "axis; give it an axis (e.g. out_axes=0)")
         return leaf
     out = leave(leaf, trace)
     nd = len(shape_of(out))
     if not -nd <= out_axis < nd:
-        raise ValueError(f"vmap: out_axes={out_axis} for an output of {nd - 1} dimensions "
+        raise ArgumentError(f"vmap: out_axes={out_axis} for an output of {nd - 1} dimensions "
                          f"(plus the mapped one)")
     axis = out_axis % nd
     if axis == 0:

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import GradientCheckError
+from .errors import ArgumentError, ArgumentTypeError, GradientCheckError
 from .forward import jvp
 from .reverse import vjp
 from .transforms import fun_name
@@ -84,12 +84,12 @@ def check_grads(fun: Callable, args: Sequence, order: int = 2, modes: Sequence[s
     funcgrad.errors.GradientCheckError: check_grads: reverse mode of bad_square (order 1, arguments 0..0): <vjp(v), t> = ... but finite differences give ...
     """
     if not isinstance(args, (tuple, list)):
-        raise TypeError("check_grads: args must be a tuple of arguments, e.g. (x,)")
+        raise ArgumentTypeError("check_grads: args must be a tuple of arguments, e.g. (x,)")
     unknown = set(modes) - {"fwd", "rev"}
     if unknown:
-        raise ValueError(f"check_grads: modes must be 'fwd' and/or 'rev'; got {sorted(unknown)}")
+        raise ArgumentError(f"check_grads: modes must be 'fwd' and/or 'rev'; got {sorted(unknown)}")
     if not isinstance(order, int) or order < 1:
-        raise ValueError(f"check_grads: order must be a positive int; got {order!r}")
+        raise ArgumentError(f"check_grads: order must be a positive int; got {order!r}")
     rng = np.random.default_rng(seed)
     _check(fun, _as_floats(tuple(args)), order, tuple(modes), eps, rtol, atol, rng, fun_name(fun), 1)
 

@@ -73,7 +73,7 @@ class _Custom:
 
     def __init__(self, fun, nondiff_argnums=()):
         if not callable(fun):
-            raise TypeError(f"fg.{self.kind} decorates a function; got {type(fun).__name__}")
+            raise ArgumentTypeError(f"fg.{self.kind} decorates a function; got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(sorted(set(nondiff_argnums)))
@@ -103,14 +103,14 @@ class _Custom:
                 self._signature = inspect.signature(self.fun)
             bound = self._signature.bind(*args, **kwargs)
             if bound.kwargs:
-                raise TypeError(f"{self.who}: keyword-only arguments cannot be differentiated; "
+                raise ArgumentTypeError(f"{self.who}: keyword-only arguments cannot be differentiated; "
                                 f"pass {sorted(bound.kwargs)} positionally")
             args = bound.args
         static, diff = [], []
         for i, a in enumerate(args):
             if i in self.nondiff_argnums:
                 if any(isinstance(v, Box) for v in tree_flatten(a)[0]):
-                    raise TypeError(
+                    raise ArgumentTypeError(
                         f"{self.who}: argument {i} is in nondiff_argnums but is traced (an "
                         f"outer grad, vmap or jit follows it); nondiff_argnums is for "
                         f"functions, ints and flags: pass arrays as ordinary arguments")
@@ -129,7 +129,7 @@ class _Custom:
 
     def _unboxed(self, out):
         if any(isinstance(v, Box) for v in tree_flatten(out)[0]):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{self.who} closes over a traced value (a variable of an outer grad, vmap or "
                 f"jit), so its rule would miss that dependence; pass the value as an argument")
         return out
@@ -208,7 +208,7 @@ class custom_jvp(_Custom):
     def defjvp(self, rule):
         """Set the forward rule ``rule(*nondiff, primals, tangents) -> (out, tangent_out)``."""
         if not callable(rule):
-            raise TypeError(f"{self.who}.defjvp needs a function; got {type(rule).__name__}")
+            raise ArgumentTypeError(f"{self.who}.defjvp needs a function; got {type(rule).__name__}")
         self.rule = rule
         return rule
 
@@ -249,7 +249,7 @@ class custom_jvp(_Custom):
 
     def _check_rules(self):
         if self.rule is None:
-            raise TypeError(f"{self.who} has no rule yet: define one with @{self.name}.defjvp")
+            raise ArgumentTypeError(f"{self.who} has no rule yet: define one with @{self.name}.defjvp")
 
     def _impl(self, *leaves, static, in_def, results):
         out_leaves = self._learn(results, self.fun(*self._args(static, in_def, leaves)))
@@ -261,7 +261,7 @@ class custom_jvp(_Custom):
         dots = tuple(tree_unflatten(in_def, list(tangents)))
         got = self.rule(*[a for _, a in static], primals, dots)
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            raise TypeError(f"{self.who}: the jvp rule must return a pair (out, tangent_out); "
+            raise ArgumentTypeError(f"{self.who}: the jvp rule must return a pair (out, tangent_out); "
                             f"got {type(got).__name__}")
         return _matching(self.who, "the jvp rule", "tangent", got[1], results.out_def,
                          results.examples, "output")
@@ -310,19 +310,19 @@ class custom_vjp(_Custom):
         """Set the rule: ``fwd(*args) -> (out, residuals)``, ``bwd(*nondiff, residuals, g)``."""
         for part, f in (("fwd", fwd), ("bwd", bwd)):
             if not callable(f):
-                raise TypeError(f"{self.who}.defvjp: {part} must be a function; got "
+                raise ArgumentTypeError(f"{self.who}.defvjp: {part} must be a function; got "
                                 f"{type(f).__name__}")
         self.fwd, self.bwd = fwd, bwd
 
     def _check_rules(self):
         if self.fwd is None:
-            raise TypeError(f"{self.who} has no rule yet: define one with "
+            raise ArgumentTypeError(f"{self.who} has no rule yet: define one with "
                             f"{self.name}.defvjp(fwd, bwd)")
 
     def _impl(self, *leaves, static, in_def, results):
         got = self.fwd(*self._args(static, in_def, leaves))
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            raise TypeError(f"{self.who}: fwd must return a pair (out, residuals); got "
+            raise ArgumentTypeError(f"{self.who}: fwd must return a pair (out, residuals); got "
                             f"{type(got).__name__}")
         out_leaves = self._learn(results, got[0])
         res_leaves, results.res_def = tree_flatten(self._unboxed(got[1]))
@@ -337,7 +337,7 @@ class custom_vjp(_Custom):
         got = self.bwd(*[a for _, a in static], res, tree_unflatten(results.out_def, cts))
         diff = tree_unflatten(in_def, list(leaves))
         if not isinstance(got, (tuple, list)) or len(got) != len(diff):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{self.who}: bwd must return a tuple with one cotangent per differentiated "
                 f"argument ({len(diff)}); got {type(got).__name__}"
                 f"{f' of {len(got)}' if isinstance(got, (tuple, list)) else ''}")

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .backprop import vjp_step
-from .errors import MissingRuleError
+from .errors import ArgumentTypeError, MissingRuleError
 from .finite import all_finite
 from .fold import fold_back
 from .node import CONST, VAR, Node, const
@@ -310,14 +310,14 @@ def _traced(fun, args, who):
     if isinstance(fun, Node) and not args:
         return fun, [n for n in dfs_order((fun,)) if n._prim is VAR], [], fun.name or "output"
     if not callable(fun):
-        raise TypeError(f"{who} takes a function and its arguments, or an output node; got "
+        raise ArgumentTypeError(f"{who} takes a function and its arguments, or an output node; got "
                         f"{type(fun).__name__}")
     wrapped, inputs = named_variables(fun, args, who)
     with recording_cuts() as cuts, np.errstate(all="ignore"):
         out = fun(*wrapped)
     leaves = tree_leaves(out)
     if len(leaves) != 1:
-        raise TypeError(f"{who}: {fun_name(fun)} must return one array or number; got "
+        raise ArgumentTypeError(f"{who}: {fun_name(fun)} must return one array or number; got "
                         f"{len(leaves)} values")
     output = leaves[0]
     if not isinstance(output, Node):     # computed without the inputs: every gradient is 0

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 from .arraylike import ArrayLike
 from .backprop import add_cotangents, integer_valued, transpose
-from .errors import MissingRuleError, ShapeError
+from .errors import ArgumentTypeError, MissingRuleError, ShapeError
 from .finite import unwatched, watched
 from .primitive import is_joint, per_argument_rule
 from .rules.arrays import broadcast_to
@@ -144,7 +144,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]
     """
     who = f"jvp of {fun_name(fun)}"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError(f"{who}: primals and tangents must be tuples, e.g. jvp(f, (x,), (t,))")
+        raise ArgumentTypeError(f"{who}: primals and tangents must be tuples, e.g. jvp(f, (x,), (t,))")
     p_leaves, p_def = tree_flatten(tuple(primals))
     t_leaves, t_def = tree_flatten(tuple(tangents))
     if p_def != t_def:
@@ -156,7 +156,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]
              for k, (p, t) in enumerate(zip(p_leaves, t_leaves))]
     for k, (p, t) in enumerate(pairs):
         if is_complex(t) and not is_complex(p):
-            raise TypeError(f"{who}: tangent {k} is complex but its primal is real; a real "
+            raise ArgumentTypeError(f"{who}: tangent {k} is complex but its primal is real; a real "
                             f"input moves along the real axis only: pass the primal as complex")
     pairs, watch = watched(pairs, who)     # inside fg.debug_nans(): check every value
     trace = ForwardTrace(new_level())

@@ -41,7 +41,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .body import differentiable, trace_body, vjp_fun
-from .errors import ShapeError
+from .errors import ArgumentTypeError, ShapeError
 from .forward import Dual, ForwardTrace
 from .node import CONST, VAR
 from .traces import new_level
@@ -71,7 +71,7 @@ class LinearMap:
 
     def __call__(self, *args):
         if self.takes_one and len(args) != 1:
-            raise TypeError(f"{self.who}: takes one cotangent (any pytree); got {len(args)}")
+            raise ArgumentTypeError(f"{self.who}: takes one cotangent (any pytree); got {len(args)}")
         leaves, treedef = tree_flatten(args[0] if self.takes_one else args)
         if treedef != self.in_def:
             raise ShapeError(f"{self.who}: takes values of structure {self.in_def!r}; got "
@@ -153,7 +153,7 @@ def _check_linear(body, who):
         if name == "astype" and not np.issubdtype(np.result_type(n._value), np.inexact):
             fine = False
         if not fine:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{who}: the function is not linear in its inputs: {name} is applied to "
                 f"{'values that depend' if len(hit) > 1 else 'a value that depends'} on them "
                 f"(argument{'s' * (len(hit) > 1)} {', '.join(map(str, hit))}); "

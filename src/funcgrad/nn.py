@@ -28,7 +28,7 @@ from .rules.nn import log_softmax, logsumexp, pnls, softmax
 from .rules.nn import one_hot as _one_hot
 from .rules.ufuncs import erf, expm1, log1p, logaddexp
 from .traces import Box
-from .errors import NotDifferentiableError
+from .errors import ArgumentError, NotDifferentiableError
 from .values import dtype_of, plain, shape_of
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "pnls",
@@ -123,7 +123,7 @@ def _reduce(losses, reduction, who):
         return _arrays.sum(losses)
     if reduction == "none":
         return losses
-    raise ValueError(f"{who}: reduction must be 'mean', 'sum' or 'none'; got {reduction!r}")
+    raise ArgumentError(f"{who}: reduction must be 'mean', 'sum' or 'none'; got {reduction!r}")
 
 
 def cross_entropy(logits, labels, reduction="mean"):
@@ -143,7 +143,7 @@ def cross_entropy(logits, labels, reduction="mean"):
         losses = pnls(logits, np.asarray(labels))
     else:
         if shape_of(labels) != shape_of(logits):
-            raise ValueError(f"cross_entropy: probability labels must be shaped like the logits "
+            raise ArgumentError(f"cross_entropy: probability labels must be shaped like the logits "
                              f"{shape_of(logits)}; got {shape_of(labels)} (integer labels: an "
                              f"integer array of the batch shape)")
         losses = -_arrays.sum(labels * log_softmax(logits), axis=-1)

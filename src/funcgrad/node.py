@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .arraylike import ArrayLike
-from .errors import ImmutableError, NotDifferentiableError
+from .errors import ArgumentTypeError, ImmutableError, NotDifferentiableError
 from .rules import elementwise as ew
 from .namespaces import PLAIN_TYPES, dtype_kind, is_foreign, library_of
 from .traces import Trace
@@ -355,7 +355,7 @@ class ReverseTrace(Trace):
                     plain = False
             else:  # a constant here, possibly traced by an outer trace
                 if isinstance(a, (tuple, list, str, dict)) or a is None:
-                    raise TypeError(
+                    raise ArgumentTypeError(
                         f"{prim.name}: got a {type(a).__name__} as a positional operand; pass "
                         f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
                 if self.persistent:
@@ -382,7 +382,7 @@ EXPRESSIONS = ReverseTrace(0, persistent=True)
 
 def _leaf_value(value, who):
     if isinstance(value, ArrayLike):
-        raise TypeError(f"{who} takes a plain number or array; got a traced value ({value!r})")
+        raise ArgumentTypeError(f"{who} takes a plain number or array; got a traced value ({value!r})")
     if isinstance(value, bool) or isinstance(value, np.bool_):
         raise NotDifferentiableError(f"{who} takes a number or array; got the bool {value!r}")
     if isinstance(value, int):
@@ -438,7 +438,7 @@ def var(value: Any, name: str | None = None) -> "Node":
     ValueError: assignment destination is read-only
     """
     if name is not None and not isinstance(name, str):
-        raise TypeError(f"var: name must be a string; got {type(name).__name__}")
+        raise ArgumentTypeError(f"var: name must be a string; got {type(name).__name__}")
     return Node(frozen_copy(_leaf_value(value, "fg.var")), VAR, (), None, name, EXPRESSIONS)
 
 
@@ -452,7 +452,7 @@ def const(value: Any, name: str | None = None) -> "Node":
     5.0
     """
     if isinstance(value, ArrayLike):
-        raise TypeError("const takes a plain number or array; got a traced value")
+        raise ArgumentTypeError("const takes a plain number or array; got a traced value")
     if isinstance(value, (list, tuple)):
         value = np.asarray(value)
     elif isinstance(value, int) and not isinstance(value, bool):

@@ -179,7 +179,7 @@ def piecewise_constant(boundaries, values):
     [1.0, 0.1, 0.01]
     """
     if len(values) != len(boundaries) + 1:
-        raise ValueError(f"piecewise_constant: give one more value than boundaries; got "
+        raise ArgumentError(f"piecewise_constant: give one more value than boundaries; got "
                          f"{len(boundaries)} boundaries and {len(values)} values")
     return lambda step: values[int(np.searchsorted(boundaries, step, side="right"))]
 
@@ -209,7 +209,7 @@ def clip_by_global_norm(grads, max_norm):
     {'a': array([0.6]), 'b': array([0.8])}
     """
     if not max_norm > 0:
-        raise ValueError(f"clip_by_global_norm: max_norm must be positive; got {max_norm!r}")
+        raise ArgumentError(f"clip_by_global_norm: max_norm must be positive; got {max_norm!r}")
     traced = [g for g in tree_leaves(grads) if isinstance(g, Box)]
     if traced:
         # Under a transform the norm is part of the function: differentiated, batched per
@@ -264,14 +264,14 @@ def _check_step(who, grads, params, state):
     g_leaves, g_def = tree_flatten(grads)
     p_leaves, p_def = tree_flatten(params)
     if g_def != p_def:
-        raise ValueError(f"{who}: grads have structure {g_def!r}, but params have {p_def!r}; "
+        raise ArgumentError(f"{who}: grads have structure {g_def!r}, but params have {p_def!r}; "
                          f"pass update(grads, state, params) with grads of the params")
     for k, (g, p) in enumerate(zip(g_leaves, p_leaves)):
         if np.shape(g) != np.shape(p):
-            raise ValueError(f"{who}: gradient {k} has shape {np.shape(g)}, but its parameter "
+            raise ArgumentError(f"{who}: gradient {k} has shape {np.shape(g)}, but its parameter "
                              f"has shape {np.shape(p)}")
     if not isinstance(state, State):
-        raise TypeError(f"{who}: the state is a {type(state).__name__}, not what this "
+        raise ArgumentTypeError(f"{who}: the state is a {type(state).__name__}, not what this "
                         f"optimizer's init made; pass the state its init (or last update) returned")
 
 

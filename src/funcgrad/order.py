@@ -23,7 +23,7 @@ from typing import Any
 from pyrsistent import pmap
 from toolz import reduce, unique
 
-from .errors import CycleError
+from .errors import ArgumentError, ArgumentTypeError, CycleError
 from .node import Node
 
 __all__ = ["toposort", "graph", "dfs_order", "kahn_order", "creation_order", "ordering",
@@ -33,11 +33,11 @@ __all__ = ["toposort", "graph", "dfs_order", "kahn_order", "creation_order", "or
 def check_outputs(outputs, who):
     """The outputs as a tuple of nodes, or a clear error about the odd one out."""
     if not outputs:
-        raise TypeError(f"{who} needs at least one output node")
+        raise ArgumentTypeError(f"{who} needs at least one output node")
     for out in outputs:
         if type(out) is not Node:
             hint = " (make a leaf with fg.var)" if not hasattr(out, "_trace") else ""
-            raise TypeError(f"{who} takes graph nodes; got {type(out).__name__} {out!r}{hint}")
+            raise ArgumentTypeError(f"{who} takes graph nodes; got {type(out).__name__} {out!r}{hint}")
     return outputs
 
 
@@ -156,7 +156,7 @@ def ordering(method):
     try:
         return _ORDERINGS[method]
     except (KeyError, TypeError):
-        raise ValueError(f"toposort: method must be 'dfs' or 'kahn'; got {method!r}") from None
+        raise ArgumentError(f"toposort: method must be 'dfs' or 'kahn'; got {method!r}") from None
 
 
 def toposort(*outputs: Any, method: str = "dfs") -> tuple:

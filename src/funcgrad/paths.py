@@ -21,6 +21,7 @@ each node, merged by ``plus``'s preference.
 import functools
 from typing import Any
 
+from .errors import ArgumentError, ArgumentTypeError
 from .fold import fold_back
 from .node import Node
 from .order import check_outputs
@@ -32,12 +33,12 @@ __all__ = ["best_path", "k_best_paths"]
 def _check(output, source, weight, semiring, who):
     (output,) = check_outputs((output,), who)
     if not isinstance(source, Node):
-        raise TypeError(f"{who}: source must be a node below the output; got {type(source).__name__}")
+        raise ArgumentTypeError(f"{who}: source must be a node below the output; got {type(source).__name__}")
     if not isinstance(semiring, Semiring):
-        raise TypeError(f"{who}: semiring must be a fg.Semiring (e.g. fg.semirings.max_plus); "
+        raise ArgumentTypeError(f"{who}: semiring must be a fg.Semiring (e.g. fg.semirings.max_plus); "
                         f"got {semiring!r}")
     if not callable(weight):
-        raise TypeError(f"{who}: weight must be a function weight(parent, child); got {weight!r}")
+        raise ArgumentTypeError(f"{who}: weight must be a function weight(parent, child); got {weight!r}")
     return output
 
 
@@ -49,7 +50,7 @@ def _prefer(semiring, who):
             return True
         if chosen == b:
             return False
-        raise ValueError(
+        raise ArgumentError(
             f"{who}: the semiring {semiring.name!r} is not selective: plus({a!r}, {b!r}) = "
             f"{chosen!r} is neither argument, so no single path has that score; use "
             f"max_plus, min_plus or max_product (fg.sum_product gives {semiring.name}'s totals)")
@@ -117,7 +118,7 @@ def k_best_paths(output: Any, source: Any, weight: Any, k: int,
     who = "k_best_paths"
     output = _check(output, source, weight, semiring, who)
     if not isinstance(k, int) or k < 1:
-        raise ValueError(f"{who}: k must be a positive int; got {k!r}")
+        raise ArgumentError(f"{who}: k must be a positive int; got {k!r}")
     first = _prefer(semiring, who)
     times = semiring.times
 

@@ -46,7 +46,7 @@ from typing import Callable
 
 import numpy as np
 
-from .errors import NamespaceError, ShapeError
+from .errors import ArgumentTypeError, NamespaceError, ShapeError
 from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
 from .traces import Box
 from .values import dtype_of, shape_of
@@ -232,7 +232,7 @@ def primitive(fun: Callable) -> "Primitive":
     if isinstance(fun, Primitive):
         return fun
     if not callable(fun):
-        raise TypeError(f"fg.primitive needs a function; got {type(fun).__name__}")
+        raise ArgumentTypeError(f"fg.primitive needs a function; got {type(fun).__name__}")
     prim = Primitive(getattr(fun, "__name__", "primitive"), fun)   # reads fun's signature
     describe(prim, prim.__signature__, fun.__doc__ or prim.__doc__,
              getattr(fun, "__module__", None))
@@ -242,7 +242,7 @@ def primitive(fun: Callable) -> "Primitive":
 def _check_primitive(prim, who):
     if not isinstance(prim, Primitive):
         name = getattr(prim, "__name__", type(prim).__name__)
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{who} expects a funcgrad primitive; got {name!r}. "
             f"Decorate the function with @fg.primitive first."
         )
@@ -272,7 +272,7 @@ def defvjp(prim: "Primitive", *makers: Callable | None) -> None:
         if maker is None:
             rules.append(None)
         elif not callable(maker):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"defvjp({prim.name}, ...): rule {i} must be a function "
                 f"`lambda ans, *args: lambda g: ...` or None; got {type(maker).__name__}"
             )
@@ -294,12 +294,12 @@ def _checked(prim, i, mode, out, like, exact):
         return None
     if not isinstance(out, (float, int, np.ndarray, np.generic, Box)) and not is_foreign(out) or (
             isinstance(out, bool)):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{prim.name}: the {mode} rule for argument {i} returned a {type(out).__name__} "
             f"({out!r:.40}); a rule returns a number or an array (None for zero)")
     kind = dtype_of(out).kind
     if kind not in "fc" and not (kind in "iu" and isinstance(out, int)):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{prim.name}: the {mode} rule for argument {i} returned dtype "
             f"{dtype_of(out)}; derivatives are floats")
     got, want = shape_of(out), shape_of(like)
@@ -341,7 +341,7 @@ def defjvp(prim: "Primitive", *rules: Callable | None) -> None:
     _check_primitive(prim, "defjvp")
     for i, r in enumerate(rules):
         if r is not None and not callable(r):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"defjvp({prim.name}, ...): rule {i} must be a function "
                 f"`lambda t, ans, *args: ...` or None; got {type(r).__name__}"
             )
@@ -375,7 +375,7 @@ def defbatch(prim: "Primitive", rule: Callable) -> None:
     """
     _check_primitive(prim, "defbatch")
     if not callable(rule):
-        raise TypeError(f"defbatch({prim.name}, ...): the rule must be a function "
+        raise ArgumentTypeError(f"defbatch({prim.name}, ...): the rule must be a function "
                         f"`rule(size, prim, values, batched, params)`; got {type(rule).__name__}")
     prim.batch = rule
 
@@ -399,6 +399,6 @@ def defxp(prim: "Primitive", rule: Callable) -> None:
     """
     _check_primitive(prim, "defxp")
     if not callable(rule):
-        raise TypeError(f"defxp({prim.name}, ...): the rule must be a function "
+        raise ArgumentTypeError(f"defxp({prim.name}, ...): the rule must be a function "
                         f"`rule(xp, *args, **params)`; got {type(rule).__name__}")
     prim.xp = rule

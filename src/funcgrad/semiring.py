@@ -15,6 +15,7 @@ import math
 import operator
 from typing import Any, Callable, NamedTuple
 
+from .errors import ArgumentTypeError
 from .fold import fold_back
 from .nodemap import node_map
 from .order import check_outputs
@@ -62,7 +63,7 @@ class semirings:
     log = Semiring("log", -math.inf, 0.0, _log_plus, operator.add)
 
     def __init__(self):
-        raise TypeError("fg.semirings is a namespace; use fg.semirings.count and its siblings")
+        raise ArgumentTypeError("fg.semirings is a namespace; use fg.semirings.count and its siblings")
 
 
 def sum_product(output: Any, weight: Any, semiring: Any) -> Any:
@@ -81,7 +82,7 @@ def sum_product(output: Any, weight: Any, semiring: Any) -> Any:
     """
     (output,) = check_outputs((output,), "sum_product")
     if not isinstance(semiring, Semiring):
-        raise TypeError(f"sum_product: semiring must be a fg.Semiring (e.g. fg.semirings.count); got {semiring!r}")
+        raise ArgumentTypeError(f"sum_product: semiring must be a fg.Semiring (e.g. fg.semirings.count); got {semiring!r}")
     times = semiring.times
     if weight is None:
         one = semiring.one
@@ -92,6 +93,6 @@ def sum_product(output: Any, weight: Any, semiring: Any) -> Any:
         def step(node, m):
             return [times(m, weight(p, node)) for p in node._args]
     else:
-        raise TypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
+        raise ArgumentTypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
     return fold_back({output: semiring.one}, step, semiring.plus, check=False,
                      finish=lambda values, order: node_map(values))

@@ -62,7 +62,7 @@ def _name_of(node, labels):
 
 def _check_grads(grads, who):
     if grads is not None and not hasattr(grads, "get"):
-        raise TypeError(f"{who}: grads must be a map node -> gradient, such as "
+        raise ArgumentTypeError(f"{who}: grads must be a map node -> gradient, such as "
                         f"fg.backprop(f) returns; got {type(grads).__name__}")
 
 
@@ -419,7 +419,7 @@ def render(outputs: Any, path: Any, grads: Any = None, format: str | None = None
     outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
     fmt = (format or os.path.splitext(str(path))[1].lstrip(".") or "svg").lower()
     if fmt not in ("svg", "png", "pdf", "dot", "gv"):
-        raise ValueError(f"render: cannot write format {fmt!r}; use a path ending in "
+        raise ArgumentError(f"render: cannot write format {fmt!r}; use a path ending in "
                          f".svg, .png, .pdf or .dot (or pass format=)")
     src = to_dot(*outputs, grads=grads, **options)
     if fmt in ("dot", "gv"):

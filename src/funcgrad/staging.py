@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._gc import gc_paused
-from .errors import ArgumentError, ArgumentTypeError, ConcretizationError, NamespaceError, NonFiniteError
+from .errors import (ArgumentError, ArgumentTypeError, ConcretizationError, NamespaceError, NonFiniteError)
 from .namespaces import is_foreign, library_of
 from .finite import all_finite, checking, watched
 from .node import CONST, VAR, Node, ReverseTrace
@@ -142,7 +142,7 @@ def _abstract(leaf, who):
             f"lazy Dask array, copying a GPU array to the host); call the function without "
             f"fg.jit: funcgrad differentiates it all the same, Dask optimizes its own task "
             f"graph, and PyTorch and CuPy run each operation on the device")
-    raise TypeError(
+    raise ArgumentTypeError(
         f"{who}: an argument leaf is {type(leaf).__name__} {leaf!r}; jit traces numbers and "
         f"arrays only: pass other values through static_argnums")
 
@@ -285,8 +285,13 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
         try:
             hash(key)
         except TypeError:
-            raise TypeError(f"jit of {name}: static arguments must be hashable; name only "
-                            f"hashable arguments in static_argnums / static_argnames") from None
+            try:       # a registered class's aux data may hold a dict or a list: by value
+                hash(static)
+            except TypeError:
+                raise ArgumentTypeError(
+                    f"jit of {name}: static arguments must be hashable; name only hashable "
+                    f"arguments in static_argnums / static_argnames") from None
+            key = (_by_value(treedef), tuple(parts), static, len(args))
         plan = cache.get(key)
         if plan is None:
             # The trace is a graph without cycles, freed by reference counting: the cyclic
@@ -339,7 +344,7 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
     def plan(*args, **kwargs):
         found = plan_for(args, kwargs)[0]
         if found is None:
-            raise TypeError(f"jit of {name}: plan() takes plain values; these arguments are "
+            raise ArgumentTypeError(f"jit of {name}: plan() takes plain values; these arguments are "
                             f"traced by another transform, which traces the function through")
         return found
 
@@ -350,9 +355,29 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
     return jitted
 
 
+def _by_value(x):
+    """A hashable stand-in for a structure whose aux data holds dicts, lists or sets (a
+    registered class's settings): equal by value where the original is."""
+    if isinstance(x, dict):
+        return ("dict", tuple(sorted(((_by_value(k), _by_value(v)) for k, v in x.items()),
+                                     key=repr)))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_by_value(v) for v in x))
+    if isinstance(x, (set, frozenset)):
+        return ("set", frozenset(_by_value(v) for v in x))
+    if isinstance(x, np.ndarray):
+        return ("array", x.shape, x.dtype.str, x.tobytes())
+    try:
+        hash(x)
+    except TypeError:
+        raise ArgumentTypeError(f"jit: a pytree's aux data holds {type(x).__name__} {x!r:.40}, "
+                                f"which cannot be compared by value; make it hashable") from None
+    return x
+
+
 def _check_backend(backend):
     if backend not in ("python", "numba"):
-        raise ValueError(f"jit: backend={backend!r} is not one of 'python' (the default) and "
+        raise ArgumentError(f"jit: backend={backend!r} is not one of 'python' (the default) and "
                          f"'numba' (native code for the blocks numba can compile)")
     if backend == "numba" and importlib.util.find_spec("numba") is None:
         raise ImportError('jit: backend="numba" needs numba, which is not installed: '
@@ -361,5 +386,5 @@ def _check_backend(backend):
 
 def _plain_output(o):
     if isinstance(o, Node):
-        raise TypeError("jit: the function returned a node of another trace; return arrays")
+        raise ArgumentTypeError("jit: the function returned a node of another trace; return arrays")
     return o

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import ArgumentTypeError
 from ._gc import gc_paused
 from .node import CONST, VAR
 from .primitive import Primitive
@@ -231,7 +232,7 @@ def _resolver(primitives):
     known = dict(builtin_refs())
     for prim in primitives or ():
         if not isinstance(prim, Primitive):
-            raise TypeError(f"fg.loads: primitives must be funcgrad primitives; got {prim!r}")
+            raise ArgumentTypeError(f"fg.loads: primitives must be funcgrad primitives; got {prim!r}")
         known[op_ref(prim)] = prim
 
     def resolve(ref):
@@ -308,7 +309,7 @@ def loads(data: bytes, primitives: Any = None) -> Any:
     (10.0, 'x', 6.0)
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"fg.loads takes bytes; got {type(data).__name__}")
+        raise ArgumentTypeError(f"fg.loads takes bytes; got {type(data).__name__}")
     data = bytes(data)
     if not data.startswith(MAGIC):
         if data[:1] == b"\x80":

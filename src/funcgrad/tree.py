@@ -20,8 +20,10 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 from pyrsistent import PMap, PVector, pmap, pvector
 
+from .errors import ArgumentError, ArgumentTypeError
+
 __all__ = ["TreeDef", "register_pytree_node", "register_dataclass", "tree_flatten", "tree_unflatten", "tree_leaves",
-           "tree_map", "tree_structure"]
+           "tree_map", "tree_structure", "node_parts", "field_names"]
 
 
 class TreeDef(NamedTuple):
@@ -47,6 +49,12 @@ class TreeDef(NamedTuple):
 LEAF = TreeDef(None, None, ())
 
 _registry: dict[type, tuple[Callable, Callable]] = {}
+_fields: dict[type, tuple] = {}       # a registered dataclass's data fields, for key paths
+
+
+def field_names(kind):
+    """The names of a registered dataclass's children, or None for any other type."""
+    return _fields.get(kind)
 
 
 def register_pytree_node(kind: type, flatten: Callable, unflatten: Callable) -> None:
@@ -63,9 +71,9 @@ def register_pytree_node(kind: type, flatten: Callable, unflatten: Callable) -> 
     [1.0, 2.0]
     """
     if not isinstance(kind, type):
-        raise TypeError(f"register_pytree_node needs a type; got {kind!r}")
+        raise ArgumentTypeError(f"register_pytree_node needs a type; got {kind!r}")
     if not (callable(flatten) and callable(unflatten)):
-        raise TypeError("register_pytree_node needs flatten and unflatten functions")
+        raise ArgumentTypeError("register_pytree_node needs flatten and unflatten functions")
     _registry[kind] = (flatten, unflatten)
 
 
@@ -94,7 +102,7 @@ def register_dataclass(cls: type | None = None, *, data_fields: Sequence[str] | 
     if cls is None:
         return lambda c: register_dataclass(c, data_fields=data_fields, meta_fields=meta_fields)
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
-        raise TypeError(f"register_dataclass needs a dataclass; got {cls!r}. Decorate the class "
+        raise ArgumentTypeError(f"register_dataclass needs a dataclass; got {cls!r}. Decorate the class "
                         f"with @dataclasses.dataclass first, or use fg.register_pytree_node")
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     if data_fields is None:
@@ -105,7 +113,7 @@ def register_dataclass(cls: type | None = None, *, data_fields: Sequence[str] | 
         data = list(data_fields)
     unknown = set(data) - set(names)
     if unknown:
-        raise ValueError(f"register_dataclass({cls.__name__}): no init field named "
+        raise ArgumentError(f"register_dataclass({cls.__name__}): no init field named "
                          f"{sorted(unknown)}; its fields are {names}")
     meta = tuple(n for n in names if n not in data)
 
@@ -116,6 +124,7 @@ def register_dataclass(cls: type | None = None, *, data_fields: Sequence[str] | 
         return cls(**dict(zip(data, children)), **dict(zip(meta, aux)))
 
     register_pytree_node(cls, flatten, unflatten)
+    _fields[cls] = tuple(data)
     return cls
 
 
@@ -123,10 +132,10 @@ def _sorted_keys(mapping, what):
     try:
         return sorted(mapping)
     except TypeError:
-        raise TypeError(f"a {what} in a pytree needs sortable keys; got {list(mapping)!r}") from None
+        raise ArgumentTypeError(f"a {what} in a pytree needs sortable keys; got {list(mapping)!r}") from None
 
 
-def _node_parts(x):
+def node_parts(x):
     """``(kind, children, aux)`` for a container, or None for a leaf."""
     t = type(x)
     if t is tuple:
@@ -170,17 +179,32 @@ def _rebuild(kind, aux, children):
     return kind(*children)  # a namedtuple
 
 
-def tree_flatten(tree: Any) -> tuple[list, TreeDef]:
+def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, TreeDef]:
     """``(leaves, treedef)``: the leaves in a fixed order and the structure around them.
+    A node for which ``is_leaf(node)`` is true is a leaf, whatever it holds.
 
     >>> leaves, treedef = tree_flatten({"w": [1.0, 2.0], "b": 0.5})
     >>> leaves, treedef
     ([0.5, 1.0, 2.0], dict(*, list(*, *)))
+    >>> tree_flatten({"w": [1.0, 2.0], "b": 0.5}, is_leaf=lambda x: type(x) is list)[0]
+    [0.5, [1.0, 2.0]]
     """
     if type(tree) in _PLAIN_LEAVES:     # the common call: one number or array
         return [tree], LEAF
     leaves: list = []
+    if is_leaf is not None:
+        return leaves, _flatten_testing(tree, leaves, is_leaf)
     return leaves, _flatten_into(tree, leaves)
+
+
+def _flatten_testing(x, leaves, is_leaf):
+    """:func:`_flatten_into` asking ``is_leaf`` of every node first."""
+    parts = None if is_leaf(x) else node_parts(x)
+    if parts is None:
+        leaves.append(x)
+        return LEAF
+    kind, children, aux = parts
+    return TreeDef(kind, aux, tuple([_flatten_testing(c, leaves, is_leaf) for c in children]))
 
 
 def _flatten_into(x, leaves):
@@ -190,7 +214,7 @@ def _flatten_into(x, leaves):
     if type(x) in _PLAIN_LEAVES:    # a number or an array: no container to look for
         leaves.append(x)
         return LEAF
-    parts = _node_parts(x)
+    parts = node_parts(x)
     if parts is None:
         leaves.append(x)
         return LEAF
@@ -205,17 +229,17 @@ def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
     ('a', ['b'])
     """
     if not isinstance(treedef, TreeDef):
-        raise TypeError(f"tree_unflatten: the first argument must be a structure from "
+        raise ArgumentTypeError(f"tree_unflatten: the first argument must be a structure from "
                         f"tree_flatten or tree_structure; got {type(treedef).__name__} {treedef!r:.40}")
     if treedef is LEAF and type(leaves) is list and len(leaves) == 1:
         return leaves[0]
     try:
         it = iter(leaves)
     except TypeError:
-        raise TypeError(f"tree_unflatten: leaves must be a list; got {type(leaves).__name__}") from None
+        raise ArgumentTypeError(f"tree_unflatten: leaves must be a list; got {type(leaves).__name__}") from None
     tree = _build(treedef, it, treedef)
     if next(it, _END) is not _END:
-        raise ValueError(f"tree_unflatten: too many leaves for structure {treedef!r}")
+        raise ArgumentError(f"tree_unflatten: too many leaves for structure {treedef!r}")
     return tree
 
 
@@ -226,7 +250,7 @@ def _build(td, it, whole):
         try:
             return next(it)
         except StopIteration:
-            raise ValueError(f"tree_unflatten: too few leaves for structure {whole!r}") from None
+            raise ArgumentError(f"tree_unflatten: too few leaves for structure {whole!r}") from None
     return _rebuild(td.kind, td.aux, [_build(c, it, whole) for c in td.children])
 
 
@@ -234,13 +258,13 @@ _END = object()
 _PLAIN_LEAVES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.complex128})
 
 
-def tree_leaves(tree: Any) -> list:
-    """The leaves of ``tree``, in flatten order.
+def tree_leaves(tree: Any, is_leaf: Callable | None = None) -> list:
+    """The leaves of ``tree``, in flatten order (``is_leaf`` as for :func:`tree_flatten`).
 
     >>> tree_leaves({"b": (1.0, None), "a": 2.0})
     [2.0, 1.0]
     """
-    return tree_flatten(tree)[0]
+    return tree_flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree: Any) -> TreeDef:
@@ -252,19 +276,22 @@ def tree_structure(tree: Any) -> TreeDef:
     return tree_flatten(tree)[1]
 
 
-def tree_map(f: Callable, tree: Any, *rest: Any) -> Any:
-    """Apply ``f`` leaf by leaf across trees of one structure.
+def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None) -> Any:
+    """Apply ``f`` leaf by leaf across trees of one structure (``is_leaf`` as for
+    :func:`tree_flatten`).
 
     >>> import funcgrad as fg
     >>> fg.tree_map(lambda a, b: a + b, {"w": 1.0, "b": (2.0,)}, {"w": 10.0, "b": (20.0,)})
     {'b': (22.0,), 'w': 11.0}
+    >>> fg.tree_map(len, {"a": [1.0, 2.0], "b": [3.0]}, is_leaf=lambda x: type(x) is list)
+    {'a': 2, 'b': 1}
     """
-    leaves, treedef = tree_flatten(tree)
+    leaves, treedef = tree_flatten(tree, is_leaf)
     others = []
     for i, r in enumerate(rest):
-        r_leaves, r_def = tree_flatten(r)
+        r_leaves, r_def = tree_flatten(r, is_leaf)
         if r_def != treedef:
-            raise ValueError(
+            raise ArgumentError(
                 f"tree_map: tree {i + 1} has structure {r_def!r}, but the first has {treedef!r}"
             )
         others.append(r_leaves)

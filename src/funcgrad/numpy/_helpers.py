@@ -33,7 +33,8 @@ def is_traced(*xs):
     """Whether any of ``xs`` must go through funcgrad's primitives: a traced value (a
     transform is watching it) or another library's array (whose own namespace computes
     it: NumPy's shortcut would convert it)."""
-    return any(isinstance(x, Box) or is_foreign(x) for x in xs)
+    return any(isinstance(x, Box) or is_foreign(x)
+               or (type(x) is list or type(x) is tuple) and holds_traced(x) for x in xs)
 
 
 def as_array(x):
@@ -67,8 +68,9 @@ def stacked(obj):
 
 
 def lists_as_arrays(x):
-    """Lists and tuples as arrays, as NumPy reads them; traced values and numbers unchanged."""
-    return np.asarray(x) if isinstance(x, (list, tuple)) else x
+    """Lists and tuples as arrays, as NumPy reads them (stacked into one traced array where
+    they hold traced values); traced values and numbers unchanged."""
+    return as_array(x) if isinstance(x, (list, tuple)) else x
 
 
 def check_axis(axis, ndim, who):

@@ -32,7 +32,7 @@ from ..values import dtype_of as _dtype_of
 from ..values import raw as _raw
 from ..values import is_complex
 from ..values import shape_of as _shape_of
-from ._helpers import axis_param, is_traced, nan_mask, refuse
+from ._helpers import as_array, axis_param, is_traced, nan_mask, refuse
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",
            "cumsum", "cumprod", "average", "nansum", "nanmean"]
@@ -49,7 +49,10 @@ def _count(a, axis):
 
 
 def _cast(a, dtype):
-    """``a`` as ``dtype`` (None: unchanged; integers summed as float64 where NumPy does)."""
+    """``a`` as ``dtype`` (None: unchanged; integers summed as float64 where NumPy does);
+    a list holding traced values stacked into one traced array first."""
+    if isinstance(a, (list, tuple)):
+        a = as_array(a)
     if dtype is None:
         return a
     if _dtype_of(a) == _np.dtype(dtype):
@@ -60,7 +63,7 @@ def _cast(a, dtype):
 def _float_input(a):
     """``a`` cast to float64 if it holds integers or bools, as mean and var do."""
     if isinstance(a, (list, tuple)):
-        a = _np.asarray(a)
+        a = as_array(a)        # lists of traced scalars stack into one traced array
     dt = _dtype_of(a)
     return a if _np.issubdtype(dt, _np.inexact) else _cast(a, _np.float64)
 
@@ -114,7 +117,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     array([0.5, 0. , 0.5])
     """
     refuse("max", out=out, initial=initial, where=where)
-    return _r.max(a, axis=axis_param(axis), keepdims=keepdims)
+    return _r.max(_cast(a, None), axis=axis_param(axis), keepdims=keepdims)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
@@ -125,7 +128,7 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     array([1., 0.])
     """
     refuse("min", out=out, initial=initial, where=where)
-    return _r.min(a, axis=axis_param(axis), keepdims=keepdims)
+    return _r.min(_cast(a, None), axis=axis_param(axis), keepdims=keepdims)
 
 
 def amax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
