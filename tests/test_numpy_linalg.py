@@ -12,7 +12,7 @@ import funcgrad.numpy as fnp
 import funcgrad.numpy.linalg as fla
 from funcgrad.numpy import _products
 from funcgrad.tree import tree_flatten, tree_unflatten
-from helpers import requires_torch, torch
+from helpers import needs_torch, requires_torch, torch
 
 rng = np.random.default_rng(42)
 
@@ -531,3 +531,21 @@ def test_other_functions_and_forms_are_refused_clearly():
         fnp.einsum(np.ones(2), [60], np.ones(2), [60])
     with pytest.raises(TypeError, match="out="):
         fnp.dot(np.ones(2), np.ones(2), out=np.empty(()))
+
+
+@pytest.mark.parametrize("f, tf", [
+    (lambda m: fnp.sum(fnp.linalg.cholesky(m) ** 2 * np.arange(1.0, 10.0).reshape(3, 3)),
+     lambda t, m: (t.linalg.cholesky(m) ** 2 * t.arange(1.0, 10.0, dtype=t.float64).reshape(3, 3)).sum()),
+    (lambda m: fnp.sum(fnp.linalg.eigvalsh(m) ** 3), lambda t, m: (t.linalg.eigvalsh(m) ** 3).sum()),
+], ids=["cholesky", "eigvalsh"])
+def test_the_symmetrised_gradient_is_the_ecosystems(f, tf):
+    # docs/numpy.md: funcgrad's gradient lies in the triangle read; its average with its
+    # transpose is JAX's, PyTorch's and autograd's gradient of a symmetric input
+    torch = needs_torch()
+    r = np.random.default_rng(3).normal(size=(3, 3))
+    a = r @ r.T + 3.0 * np.eye(3)
+    g = fg.grad(f)(a)
+    assert np.all(np.triu(g, 1) == 0.0)
+    t = torch.tensor(a, requires_grad=True)
+    tf(torch, t).backward()
+    np.testing.assert_allclose(0.5 * (g + g.T), t.grad.numpy(), rtol=1e-10, atol=1e-12)

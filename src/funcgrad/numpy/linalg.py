@@ -122,7 +122,9 @@ def solve(a, b):
 
 def cholesky(a, /, *, upper=False):
     """The Cholesky factor ``L`` (lower; ``upper=True`` gives ``L^T``) of a symmetric
-    positive definite matrix, reading its lower triangle.
+    positive definite matrix, reading its lower triangle. Its gradient lies in that
+    triangle; JAX's and PyTorch's (of a symmetric input) is its average with its
+    transpose, ``0.5 * (g + g.T)`` (docs/numpy.md).
 
     >>> import numpy as np
     >>> cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
