@@ -184,7 +184,7 @@ def _traced_update(x, index, v, how):
         if np.broadcast_shapes(vshape, sel_shape) != sel_shape:
             raise ValueError
     except ValueError:
-        raise ValueError(
+        raise ArgumentError(
             f"at(x)[index].{how}(v): v of shape {vshape} cannot be broadcast to the indexed "
             f"shape {sel_shape}; give v that shape or one that broadcasts to it") from None
     flat_t = targets.ravel()

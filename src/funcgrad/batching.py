@@ -157,6 +157,10 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
                 if ax is None:
                     continue
                 shape = shape_of(leaf)
+                if isinstance(leaf, np.ndarray) and leaf.dtype.kind not in "biufc":
+                    raise ArgumentTypeError(f"vmap: argument {i} holds an array of dtype "
+                                            f"{leaf.dtype}, not numbers; map numeric arrays (or "
+                                            f"give it in_axes=None)")
                 if not shape:
                     raise ShapeError("vmap: a mapped argument is a scalar; it needs an axis to map over")
                 if not -len(shape) <= ax < len(shape):

@@ -204,6 +204,9 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 
 
 def _check_index(index, who):
+    if not isinstance(index, (Box, bool, int, np.integer, np.bool_, np.ndarray)):
+        raise ArgumentTypeError(f"{who}: the index must be one integer (or a bool for cond); got "
+                                f"{type(index).__name__} {index!r:.40}")
     kind = dtype_of(index).kind
     if kind not in "biu" or shape_of(index) != ():
         raise ArgumentTypeError(f"{who}: the index must be one integer (or a bool for cond); got "

@@ -88,8 +88,9 @@ def check_grads(fun: Callable, args: Sequence, order: int = 2, modes: Sequence[s
     unknown = set(modes) - {"fwd", "rev"}
     if unknown:
         raise ArgumentError(f"check_grads: modes must be 'fwd' and/or 'rev'; got {sorted(unknown)}")
-    if not isinstance(order, int) or order < 1:
-        raise ArgumentError(f"check_grads: order must be a positive int; got {order!r}")
+    if isinstance(order, bool) or not isinstance(order, int) or not 1 <= order <= 6:
+        raise ArgumentError(f"check_grads: order must be an int from 1 to 6 (each order "
+                            f"differentiates the last once more); got {order!r:.40}")
     rng = np.random.default_rng(seed)
     _check(fun, _as_floats(tuple(args)), order, tuple(modes), eps, rtol, atol, rng, fun_name(fun), 1)
 

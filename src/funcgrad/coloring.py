@@ -25,6 +25,8 @@ array([0, 1, 0, 2, 0, 1])
 import numpy as np
 import scipy.sparse as sp
 
+from .errors import ArgumentError
+
 __all__ = ["column_coloring", "star_coloring", "check_star_coloring"]
 
 
@@ -70,7 +72,7 @@ def star_coloring(pattern):
     """
     p = sp.csr_array(pattern, dtype=bool)
     if p.shape[0] != p.shape[1]:
-        raise ValueError(f"star_coloring: the pattern must be square (a Hessian's); got shape {p.shape}")
+        raise ArgumentError(f"star_coloring: the pattern must be square (a Hessian's); got shape {p.shape}")
     nbrs = _neighbours(p + p.T)
     n = p.shape[0]
     colors = [-1] * n

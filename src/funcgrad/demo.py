@@ -26,6 +26,7 @@ backward order (reversed):  L, c, d, b, a
 
 import numpy as np
 
+from .errors import ArgumentError
 from . import nn
 from . import numpy as fnp
 from .backprop import backprop
@@ -388,7 +389,7 @@ def section(name, **options):
     try:
         make = SECTIONS[name]
     except KeyError:
-        raise ValueError(f"no demo section {name!r}; choose from {', '.join(SECTIONS)}") from None
+        raise ArgumentError(f"no demo section {name!r}; choose from {', '.join(SECTIONS)}") from None
     with np.printoptions(precision=4, suppress=True):
         return make(**options)
 

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .custom import custom_vjp
-from .errors import NoConvergenceError
+from .errors import ArgumentError, NoConvergenceError
 from .loops import while_loop
 from .reverse import vjp
 from .rules.elementwise import abs as aabs, maximum, subtract
@@ -110,6 +110,12 @@ def fixed_point(f: Callable, a: Any, x0: Any, *, tol: float | None = None, max_i
     True
     """
     who = f"fixed_point of {fun_name(f)}"
+    if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating))
+                            or not tol >= 0):
+        raise ArgumentError(f"{who}: tol must be a number >= 0 (the largest change that stops "
+                            f"the iteration); got {tol!r:.40}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ArgumentError(f"{who}: max_iter must be a positive int; got {max_iter!r:.40}")
     if tol is None:
         single = any(dtype_of(v) == np.float32 for v in tree_leaves((a, x0)))
         tol = 1e-5 if single else 1e-10

@@ -40,7 +40,7 @@ from .remat import nested_scan, plan_segments, segmented_while
 from .traces import Box
 from .transforms import fun_name
 from .tree import tree_flatten, tree_unflatten
-from .values import numpy_scalar, shape_of
+from .values import dtype_of, numpy_scalar, shape_of
 from .whileloop import bind_while, while_p
 
 __all__ = ["scan", "fori_loop", "while_loop"]
@@ -140,6 +140,10 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
     np.float64(1.998047)
     """
     who = f"fori_loop of {fun_name(body_fun)}"
+    for name, bound in (("lower", lower), ("upper", upper)):
+        if not (_static_int(bound) or isinstance(bound, Box) and dtype_of(bound).kind in "iu"):
+            raise ArgumentTypeError(f"{who}: {name} must be an int (or a traced integer); got "
+                                    f"{type(bound).__name__} {bound!r:.40}")
     if _static_int(lower) and _static_int(upper):
         lower, upper = int(lower), int(upper)
 

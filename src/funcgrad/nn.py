@@ -107,7 +107,11 @@ def one_hot(labels, num_classes):
     """
     labels = plain(labels)       # no derivative; jit's and vmap's labels stay traced
     if not isinstance(labels, Box):
-        labels = np.asarray(labels)
+        try:
+            labels = np.asarray(labels)
+        except ValueError:
+            raise ArgumentError(f"one_hot: labels must be an array of class numbers; got a list "
+                                f"whose rows have different lengths: {labels!r:.60}") from None
     if dtype_of(labels).kind not in "iu":
         raise NotDifferentiableError(
             f"one_hot: labels must be integers; got dtype {dtype_of(labels)}: pass class "

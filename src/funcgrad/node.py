@@ -392,7 +392,11 @@ def _leaf_value(value, who):
     if isinstance(value, np.generic) or isinstance(value, np.ndarray):
         arr = value
     elif isinstance(value, (list, tuple)):
-        arr = np.asarray(value)
+        try:
+            arr = np.asarray(value)
+        except ValueError:      # a ragged list
+            raise NotDifferentiableError(f"{who} takes a number or an array; got a list whose "
+                                         f"rows have different lengths: {value!r:.60}") from None
     elif isinstance(value, Number):
         arr = np.asarray(value)
     elif is_foreign(value):   # another library's array stays that library's (funcgrad.namespaces)

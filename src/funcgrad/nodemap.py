@@ -19,6 +19,7 @@ from html import escape
 
 from pyrsistent import PMap, pmap
 
+from .errors import ArgumentTypeError
 from .node import Node, short_label
 from .values import format_value
 
@@ -99,7 +100,7 @@ class NodeMap(PMap):
         return node_map(entries)
 
     def evolver(self):
-        raise TypeError("a NodeMap has no evolver; build a dict and call funcgrad.nodemap.node_map")
+        raise ArgumentTypeError("a NodeMap has no evolver; build a dict and call funcgrad.nodemap.node_map")
 
     def _ordered(self):
         return sorted(self.items(), key=lambda kv: _key(kv[0]))

@@ -208,8 +208,10 @@ def clip_by_global_norm(grads, max_norm):
     >>> clip_by_global_norm({"a": np.array([3.0]), "b": np.array([4.0])}, 1.0)
     {'a': array([0.6]), 'b': array([0.8])}
     """
-    if not max_norm > 0:
-        raise ArgumentError(f"clip_by_global_norm: max_norm must be positive; got {max_norm!r}")
+    if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float, np.floating)) or not (
+            max_norm > 0):
+        raise ArgumentError(f"clip_by_global_norm: max_norm must be a positive number; got "
+                            f"{max_norm!r:.40}")
     traced = [g for g in tree_leaves(grads) if isinstance(g, Box)]
     if traced:
         # Under a transform the norm is part of the function: differentiated, batched per

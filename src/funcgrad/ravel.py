@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .errors import ArgumentError
 from .rules.arrays import concatenate, getitem, reshape
 from .tree import tree_flatten, tree_unflatten
 from .values import raw, shape_of
@@ -53,7 +54,7 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable]:
 
     def unravel(vector):
         if shape_of(vector) != (total,):
-            raise ValueError(f"unravel: expected a vector of shape ({total},), the size of the "
+            raise ArgumentError(f"unravel: expected a vector of shape ({total},), the size of the "
                              f"pytree it came from; got shape {shape_of(vector)}")
         out = []
         for start, stop, shape, scalar in zip(offsets[:-1], offsets[1:], shapes, scalars):

@@ -18,7 +18,7 @@ import numpy as np
 
 from .backprop import add_cotangents, vjp_edge, vjp_step
 from .rules.elementwise import real_part_for
-from .errors import NotDifferentiableError, ShapeError
+from .errors import ArgumentTypeError, NotDifferentiableError, ShapeError
 from .finite import checking
 from .fold import fold_back
 from .namespaces import is_foreign
@@ -168,7 +168,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """
     who = f"vjp of {fun_name(fun)}"
     if not primals:
-        raise TypeError(f"{who}: give at least one primal to differentiate at")
+        raise ArgumentTypeError(f"{who}: give at least one primal to differentiate at")
     trace, inputs, out = linearize_rev(fun, primals, tuple(range(len(primals))), who,
                                        persistent=True)
     if has_aux:

@@ -94,7 +94,7 @@ import numpy as np
 from . import rules
 from ._gc import gc_paused
 from .arraylike import ArrayLike
-from .errors import CycleError, FuncgradError
+from .errors import ArgumentTypeError, CycleError, FuncgradError
 from .node import CONST, EXPRESSIONS, VAR, Leaf, Node
 from .order import toposort
 from .primitive import Primitive
@@ -323,7 +323,7 @@ def _output_indices(obj, index, who):
         return type(obj)(_output_indices(o, index, who) for o in obj)
     if type(obj) is dict:
         return {k: _output_indices(v, index, who) for k, v in obj.items()}
-    raise TypeError(f"{who} takes a node or a tuple, list or dict of nodes; got "
+    raise ArgumentTypeError(f"{who} takes a node or a tuple, list or dict of nodes; got "
                     f"{type(obj).__name__} {obj!r}")
 
 
@@ -337,7 +337,7 @@ def _collect(obj, out, who):
         for v in obj.values():
             _collect(v, out, who)
     else:
-        raise TypeError(f"{who} takes a node or a tuple, list or dict of nodes; got "
+        raise ArgumentTypeError(f"{who} takes a node or a tuple, list or dict of nodes; got "
                         f"{type(obj).__name__} {obj!r}"
                         + (" (make a leaf with fg.var)" if isinstance(obj, (int, float)) else ""))
 
@@ -354,7 +354,7 @@ def to_table(outputs):
     nodes = []
     _collect(outputs, nodes, "fg.dumps")
     if not nodes:
-        raise TypeError("fg.dumps needs at least one node")
+        raise ArgumentTypeError("fg.dumps needs at least one node")
     for n in nodes:
         _check_node(n)
     with gc_paused():

@@ -34,7 +34,7 @@ from typing import Any, Callable
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import ShapeError
+from .errors import ArgumentError, ShapeError
 from .fold import reverse_fold_seeds
 from .node import CONST, VAR, Node
 from .order import dfs_order
@@ -84,7 +84,7 @@ def _dense(node, k):
     """Every output element may depend on every element of argument ``k``."""
     m, n = _size(node._value), _size(node._args[k]._value)
     if m * n > DENSE_LIMIT:
-        raise ValueError(
+        raise ArgumentError(
             f"jacobian_sparsity: {node.op} gives every one of its {m} outputs a dependence on "
             f"each of the {n} elements of argument {k} ({m * n} entries); write the step with "
             f"elementwise operations, slices or sums, whose patterns are known, or compute a "

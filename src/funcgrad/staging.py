@@ -268,6 +268,10 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
         for k, l in enumerate(leaves):
             kind = type(l)
             if kind is np.ndarray:     # _abstract's answer, written out on the hot path
+                if l.dtype.kind not in "biufc":
+                    raise ArgumentTypeError(f"jit of {name}: argument leaf {k} is an array of "
+                                            f"dtype {l.dtype}, not numbers; pass numeric arrays "
+                                            f"(strings and objects are static: static_argnums)")
                 parts.append((np.ndarray, l.shape, l.dtype))
             elif kind is np.float64:    # what transforms return: runs as a Python float
                 leaves[k] = float(l)

@@ -165,7 +165,7 @@ def check_holomorphic_inputs(leaves, who):
 
 def split_aux(out, who):
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise TypeError(f"{who}: has_aux=True needs the function to return a pair (output, aux)")
+        raise ArgumentTypeError(f"{who}: has_aux=True needs the function to return a pair (output, aux)")
     return out[0], out[1]
 
 

@@ -20,6 +20,7 @@ array([0.25, 0.5 , 0.5 , 0.25])
 
 import numpy as _np
 
+from ..errors import ArgumentError, ArgumentTypeError
 from ..rules import elementwise as _ew
 from ..rules import shape as _s
 from ..rules import ufuncs as _u
@@ -58,7 +59,7 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
     if not is_traced(a, *extra):
         return _np.diff(a, n, axis, prepend, append)
     if n < 0:
-        raise ValueError(f"diff: order must be non-negative; got n={n}")
+        raise ArgumentError(f"diff: order must be non-negative; got n={n}")
     a = as_array(a)
     axis = check_axis(axis, len(_shape_of(a)), "diff")
     parts = [a]
@@ -96,14 +97,14 @@ def _spacings(varargs, shape, axes):
     if len(varargs) == 1 and _np.ndim(varargs[0]) == 0:
         return [varargs[0]] * len(axes)
     if len(varargs) != len(axes):
-        raise TypeError(f"gradient: give one spacing, or one per axis ({len(axes)}); got {len(varargs)}")
+        raise ArgumentTypeError(f"gradient: give one spacing, or one per axis ({len(axes)}); got {len(varargs)}")
     out = []
     for d, ax in zip(varargs, axes):
         if _np.ndim(d) == 0:
             out.append(d)
             continue
         if _np.ndim(d) != 1 or _shape_of(d)[0] != shape[ax]:
-            raise ValueError(f"gradient: the coordinates along axis {ax} must be 1-D of length "
+            raise ArgumentError(f"gradient: the coordinates along axis {ax} must be 1-D of length "
                              f"{shape[ax]}; got shape {_shape_of(d)}")
         dx = diff(as_array(d))
         uniform = not is_traced(d) and _np.all(dx == dx[0])
@@ -120,7 +121,7 @@ def _gradient_axis(f, axis, h, edge_order):
     n, nd = _shape_of(f)[axis], len(_shape_of(f))
     at = lambda i: take_on_axis(f, i, axis)   # noqa: E731
     if n < edge_order + 1:
-        raise ValueError(f"gradient: shape {_shape_of(f)} is too small along axis {axis} for "
+        raise ArgumentError(f"gradient: shape {_shape_of(f)} is too small along axis {axis} for "
                          f"edge_order={edge_order}; it needs at least {edge_order + 1} points")
     if _np.ndim(h) == 0:
         inner = (at(slice(2, None)) - at(slice(None, -2))) / (2.0 * h)
@@ -161,7 +162,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     if not is_traced(f, *varargs):
         return _np.gradient(f, *varargs, axis=axis, edge_order=edge_order)
     if edge_order not in (1, 2):
-        raise ValueError(f"gradient: edge_order must be 1 or 2; got {edge_order}")
+        raise ArgumentError(f"gradient: edge_order must be 1 or 2; got {edge_order}")
     f = as_array(f)
     shape = _shape_of(f)
     axes = (tuple(range(len(shape))) if axis is None else
@@ -199,7 +200,7 @@ def _cumulative(name, scan, initial, x, axis, dtype, include_initial):
     nd = len(_shape_of(x))
     if axis is None:
         if nd > 1:
-            raise ValueError(f"{name}: axis is required for arrays of more than one dimension")
+            raise ArgumentError(f"{name}: axis is required for arrays of more than one dimension")
         axis = 0
     axis = check_axis(axis, nd, name)
     out = scan(x, axis=axis, dtype=dtype)
@@ -237,7 +238,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
 def _one_d(who, *xs):
     for x in xs:
         if _np.ndim(x) != 1:
-            raise ValueError(f"{who}: both operands must be 1-D (NumPy's rule); got shape {_shape_of(x)}; "
+            raise ArgumentError(f"{who}: both operands must be 1-D (NumPy's rule); got shape {_shape_of(x)}; "
                              f"funcgrad.scipy.signal.{who} takes any number of axes")
 
 
@@ -253,7 +254,7 @@ def _cut(full, n, m, mode, who, correlating=False):
         return full[start:start + long_]
     if mode == "valid":
         return full[short - 1:long_]
-    raise ValueError(f"{who}: mode must be 'full', 'same' or 'valid'; got {mode!r}")
+    raise ArgumentError(f"{who}: mode must be 'full', 'same' or 'valid'; got {mode!r}")
 
 
 def _valid(a, v):
@@ -275,7 +276,7 @@ def convolve(a, v, mode="full"):
     a, v = as_array(a), as_array(v)
     _one_d("convolve", a, v)
     if _shape_of(a)[0] == 0 or _shape_of(v)[0] == 0:
-        raise ValueError("convolve: neither operand can be empty")
+        raise ArgumentError("convolve: neither operand can be empty")
     if mode == "valid":      # only the valid part: computed alone (convolution commutes)
         return _valid(a, v)
     return _cut(_convolve(a, v), _shape_of(a)[0], _shape_of(v)[0], mode, "convolve")
@@ -319,7 +320,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
                                   "one period first (x % period) and extend xp, fp by one period")
     xp, fp = as_array(xp), as_array(fp)
     if _np.ndim(xp) != 1 or _shape_of(xp) != _shape_of(fp) or not _shape_of(xp)[0]:
-        raise ValueError(f"interp: xp and fp must be 1-D of the same non-zero length; got shapes "
+        raise ArgumentError(f"interp: xp and fp must be 1-D of the same non-zero length; got shapes "
                          f"{_shape_of(xp)} and {_shape_of(fp)}")
     n = _shape_of(xp)[0]
     x = as_array(x)

@@ -19,6 +19,7 @@ from collections import namedtuple as _namedtuple
 
 import numpy as _np
 
+from ..errors import ArgumentTypeError
 from ..rules import decompositions as _d
 from ..rules import reductions as _r
 from ..rules.arrays import concatenate as _concatenate
@@ -146,7 +147,7 @@ def matrix_power(a, n):
     """
     a = lists_as_arrays(a)
     if not isinstance(n, (int, _np.integer)) or isinstance(n, bool):
-        raise TypeError(f"matrix_power: the exponent must be an integer; got {n!r}")
+        raise ArgumentTypeError(f"matrix_power: the exponent must be an integer; got {n!r}")
     shape = shape_of(a)
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise _np.linalg.LinAlgError(f"matrix_power needs a square matrix (or a stack); got shape {shape}")

@@ -15,6 +15,7 @@ array([2., 0.])
 
 import numpy as _np
 
+from ..errors import ArgumentTypeError
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
 from ..traces import Box
@@ -79,7 +80,7 @@ def ldexp(x1, x2, out=None):
     if not is_traced(x1, x2):
         return _np.ldexp(x1, x2)
     if is_traced(x2) or not _np.issubdtype(_dtype_of(x2), _np.integer):
-        raise TypeError("ldexp: the exponent x2 must be plain integers (no derivative); "
+        raise ArgumentTypeError("ldexp: the exponent x2 must be plain integers (no derivative); "
                         "use x1 * 2.0 ** x2 for a differentiable exponent")
     return in_float_dtype_of(x1 * _np.ldexp(1.0, x2), x1)
 

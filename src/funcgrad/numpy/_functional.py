@@ -18,6 +18,7 @@ array([1., 2.])
 
 import numpy as _np
 
+from ..errors import ArgumentError
 from ..rules import arrays as _a
 from ..traces import Box
 from ..values import shape_of as _shape_of
@@ -107,7 +108,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     if len(funclist) == len(conds) + 1:
         conds.append(~_np.any(conds, axis=0) if conds else _np.ones(shape, bool))
     elif len(funclist) != len(conds):
-        raise ValueError(f"piecewise: with {len(conds)} condition(s), give {len(conds)} or "
+        raise ArgumentError(f"piecewise: with {len(conds)} condition(s), give {len(conds)} or "
                          f"{len(conds) + 1} functions; got {len(funclist)}")
     flat_x = ravel(x)
     taken = _np.zeros(shape, bool)

@@ -11,12 +11,12 @@ immutable value cannot honour.
 >>> refuse("dot", out=[0.0])
 Traceback (most recent call last):
 ...
-TypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are immutable; use the returned value instead
+funcgrad.errors.ArgumentTypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are immutable; use the returned value instead
 """
 
 import numpy as np
 
-from ..errors import ConcretizationError
+from ..errors import ArgumentError, ArgumentTypeError, ConcretizationError
 from ..namespaces import is_foreign
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.elementwise import not_equal
@@ -62,7 +62,7 @@ def stacked(obj):
     parts = [stacked(o) for o in obj]
     shapes = {shape_of(p) for p in parts}
     if len(shapes) > 1:
-        raise ValueError(f"array: the nested sequences have inhomogeneous shapes {sorted(shapes)}; "
+        raise ArgumentError(f"array: the nested sequences have inhomogeneous shapes {sorted(shapes)}; "
                          f"every element of a list must have the same shape")
     return concatenate(*[reshape(p, shape=(1,) + shape_of(p)) for p in parts], axis=0)
 
@@ -86,7 +86,7 @@ def check_axes(axis, ndim, who):
     axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = tuple(check_axis(int(a), ndim, who) for a in axis)
     if len(set(out)) != len(out):
-        raise ValueError(f"{who}: repeated axis in {axis}")
+        raise ArgumentError(f"{who}: repeated axis in {axis}")
     return out
 
 
@@ -106,9 +106,9 @@ def refuse(name, **unsupported):
         if value is None:
             continue
         if key == "out":
-            raise TypeError(f"funcgrad.numpy.{name}: out= is not supported, since funcgrad "
+            raise ArgumentTypeError(f"funcgrad.numpy.{name}: out= is not supported, since funcgrad "
                             f"values are immutable; use the returned value instead")
-        raise TypeError(f"funcgrad.numpy.{name}: {key}= is not supported; select the elements "
+        raise ArgumentTypeError(f"funcgrad.numpy.{name}: {key}= is not supported; select the elements "
                         f"first, e.g. with funcgrad.numpy.where")
 
 

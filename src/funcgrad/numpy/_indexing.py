@@ -22,7 +22,7 @@ from numpy import (  # noqa: F401  NumPy's constructors, passed through
     zeros,
 )
 
-from ..errors import ConcretizationError, ShapeError
+from ..errors import ArgumentError, ArgumentTypeError, ConcretizationError, ShapeError
 from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..rules.elementwise import power as _power
@@ -112,7 +112,7 @@ def _index_mode(indices, n, mode, who):
     if mode == "clip":
         return _np.clip(indices, 0, n - 1)
     if mode != "raise":
-        raise ValueError(f"{who}: mode must be 'raise', 'wrap' or 'clip'; got {mode!r}")
+        raise ArgumentError(f"{who}: mode must be 'raise', 'wrap' or 'clip'; got {mode!r}")
     return indices
 
 
@@ -170,7 +170,7 @@ def choose(a, choices, out=None, mode="raise"):
     if not is_traced(a, *choices):
         return _np.choose(a, choices, out=out, mode=mode)
     if isinstance(a, Box):
-        raise TypeError("choose: the index array `a` must be a plain integer array, not a traced "
+        raise ArgumentTypeError("choose: the index array `a` must be a plain integer array, not a traced "
                         "value; use fg.stop_gradient on it")
     choices = [as_array(c) for c in choices]
     a = _index_mode(a, len(choices), mode, "choose")
@@ -181,7 +181,7 @@ def choose(a, choices, out=None, mode="raise"):
         raise ShapeError(f"choose: shapes {', '.join(map(fmt_shape, shapes))} do not broadcast "
                          f"together") from None
     if a.size and (a.min() < 0 or a.max() >= len(choices)):
-        raise ValueError(f"choose: invalid entry in the index array: entries must lie in "
+        raise ArgumentError(f"choose: invalid entry in the index array: entries must lie in "
                          f"[0, {len(choices)}), or use mode='wrap' or 'clip'")
     stacked = stack([broadcast_to(c, shape) for c in choices])
     grids = _np.indices(shape, sparse=True)
@@ -197,12 +197,12 @@ def select(condlist, choicelist, default=0):
     array([ 0.,  9.,  9., -3.])
     """
     if len(condlist) != len(choicelist):
-        raise ValueError(f"select: condlist and choicelist must have the same length; got "
+        raise ArgumentError(f"select: condlist and choicelist must have the same length; got "
                          f"{len(condlist)} conditions and {len(choicelist)} choices")
     if not is_traced(default, *condlist, *choicelist):
         return _np.select(condlist, choicelist, default)
     if not condlist:
-        raise ValueError("select: select with an empty condition list is not possible")
+        raise ArgumentError("select: select with an empty condition list is not possible")
     shapes = [_shape_of(c) for c in condlist] + [_shape_of(c) for c in choicelist] + [_shape_of(default)]
     try:
         shape = _np.broadcast_shapes(*shapes)
@@ -213,7 +213,7 @@ def select(condlist, choicelist, default=0):
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
         cond = _plain(cond)
         if not isinstance(cond, Box) and _dtype_of(cond) != bool:
-            raise TypeError(f"select: invalid entry in condlist: should be boolean ndarray; got "
+            raise ArgumentTypeError(f"select: invalid entry in condlist: should be boolean ndarray; got "
                             f"dtype {_dtype_of(cond)}")
         result = _where(cond, choice, result)
     return broadcast_to(result, shape) if _shape_of(result) != shape else result
@@ -377,7 +377,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         return _np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     num = operator.index(num)
     if num < 0:
-        raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
+        raise ArgumentError(f"linspace: number of samples, {num}, must be non-negative")
     start, stop = start * 1.0, stop * 1.0
     div = (num - 1) if endpoint else num
     delta = _subtract(stop, start)   # the primitive: a plain array of another library may lead
@@ -411,7 +411,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if not is_traced(*xi):
         return _np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
     if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij'; got {indexing!r}")
+        raise ArgumentError(f"meshgrid: indexing must be 'xy' or 'ij'; got {indexing!r}")
     n = len(xi)
     grids = []
     for i, x in enumerate(xi):

@@ -8,7 +8,7 @@ the values.
 
 import numpy as _np
 
-from ..errors import ShapeError
+from ..errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..values import dtype_of as _dtype_of
@@ -60,13 +60,13 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """
     arrays = [as_array(x) for x in arrays]
     if not arrays:
-        raise ValueError("concatenate: need at least one array to concatenate")
+        raise ArgumentError("concatenate: need at least one array to concatenate")
     if axis is None:
         arrays = [ravel(x) for x in arrays]
         axis = 0
     shapes = [_shape_of(x) for x in arrays]
     if not shapes[0]:
-        raise ValueError("concatenate: zero-dimensional arrays cannot be concatenated; "
+        raise ArgumentError("concatenate: zero-dimensional arrays cannot be concatenated; "
                          "use stack, or atleast_1d first")
     axis = check_axis(axis, len(shapes[0]), "concatenate")
     _check_join("concatenate", shapes, axis)
@@ -86,7 +86,7 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """
     arrays = [as_array(x) for x in arrays]
     if not arrays:
-        raise ValueError("stack: need at least one array to stack")
+        raise ArgumentError("stack: need at least one array to stack")
     shapes = [_shape_of(x) for x in arrays]
     _check_join("stack", shapes, None)
     if not is_traced(*arrays):
@@ -159,7 +159,7 @@ def _split(ary, indices_or_sections, axis, equal, who):
     if isinstance(indices_or_sections, (int, _np.integer)):
         sections = int(indices_or_sections)
         if sections <= 0:
-            raise ValueError(f"{who}: the number of sections must be larger than 0; got {sections}")
+            raise ArgumentError(f"{who}: the number of sections must be larger than 0; got {sections}")
         if equal and n % sections:
             raise ShapeError(f"{who}: axis {axis} of shape {fmt_shape(shape)} has size {n}, which "
                              f"{sections} sections cannot divide equally; use array_split")
@@ -208,7 +208,7 @@ def hsplit(ary, indices_or_sections):
         return _np.hsplit(ary, indices_or_sections)
     nd = len(_shape_of(ary))
     if nd == 0:
-        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+        raise ArgumentError("hsplit only works on arrays of 1 or more dimensions")
     return _split(ary, indices_or_sections, 1 if nd > 1 else 0, True, "hsplit")
 
 
@@ -222,7 +222,7 @@ def vsplit(ary, indices_or_sections):
     if not is_traced(ary):
         return _np.vsplit(ary, indices_or_sections)
     if len(_shape_of(ary)) < 2:
-        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+        raise ArgumentError("vsplit only works on arrays of 2 or more dimensions")
     return _split(ary, indices_or_sections, 0, True, "vsplit")
 
 
@@ -236,7 +236,7 @@ def dsplit(ary, indices_or_sections):
     if not is_traced(ary):
         return _np.dsplit(ary, indices_or_sections)
     if len(_shape_of(ary)) < 3:
-        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+        raise ArgumentError("dsplit only works on arrays of 3 or more dimensions")
     return _split(ary, indices_or_sections, 2, True, "dsplit")
 
 
@@ -311,7 +311,7 @@ def fliplr(m):
     if not is_traced(m):
         return _np.fliplr(m)
     if len(_shape_of(m)) < 2:
-        raise ValueError("fliplr: input must be >= 2-d")
+        raise ArgumentError("fliplr: input must be >= 2-d")
     return flip(m, 1)
 
 
@@ -325,7 +325,7 @@ def flipud(m):
     if not is_traced(m):
         return _np.flipud(m)
     if len(_shape_of(m)) < 1:
-        raise ValueError("flipud: input must be >= 1-d")
+        raise ArgumentError("flipud: input must be >= 1-d")
     return flip(m, 0)
 
 
@@ -365,10 +365,10 @@ def rot90(m, k=1, axes=(0, 1)):
     axes = tuple(axes)
     nd = len(_shape_of(m))
     if len(axes) != 2:
-        raise ValueError("rot90: len(axes) must be 2")
+        raise ArgumentError("rot90: len(axes) must be 2")
     a0, a1 = check_axis(axes[0], nd, "rot90"), check_axis(axes[1], nd, "rot90")
     if a0 == a1:
-        raise ValueError("rot90: axes must be different")
+        raise ArgumentError("rot90: axes must be different")
     k %= 4
     if k == 0:
         return m
@@ -385,7 +385,7 @@ def _pairs(value, nd, who, what):
     try:
         return _np.broadcast_to(_np.asarray(value), (nd, 2))
     except ValueError:
-        raise ValueError(f"{who}: {what} {value!r} does not fit an array of dimension {nd}; give "
+        raise ArgumentError(f"{who}: {what} {value!r} does not fit an array of dimension {nd}; give "
                          f"one (before, after) pair per axis, one pair, or one number") from None
 
 
@@ -409,12 +409,12 @@ def pad(array, pad_width, mode="constant", **kwargs):
     nd = len(shape)
     widths = _pairs(pad_width, nd, "pad", "pad_width").astype(int)
     if (widths < 0).any():
-        raise ValueError(f"pad: pad_width must be non-negative; got {pad_width!r}")
+        raise ArgumentError(f"pad: pad_width must be non-negative; got {pad_width!r}")
     x = array
     if mode == "constant":
         unknown = set(kwargs) - {"constant_values"}
         if unknown:
-            raise TypeError(f"pad: unsupported keyword arguments for mode 'constant': {sorted(unknown)}")
+            raise ArgumentTypeError(f"pad: unsupported keyword arguments for mode 'constant': {sorted(unknown)}")
         values = _pairs(kwargs.get("constant_values", 0), nd, "pad", "constant_values")
         dtype = _dtype_of(array)
         for ax in range(nd):
@@ -435,7 +435,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
             raise NotImplementedError("pad: reflect_type='odd' is not supported; use 'even'")
         unknown = set(kwargs) - {"reflect_type"}
         if unknown:
-            raise TypeError(f"pad: unsupported keyword arguments for mode {mode!r}: {sorted(unknown)}")
+            raise ArgumentTypeError(f"pad: unsupported keyword arguments for mode {mode!r}: {sorted(unknown)}")
         for ax in range(nd):
             before, after = widths[ax]
             if before or after:

@@ -27,6 +27,7 @@ np.complex128(6+8j)
 
 import numpy as _np
 
+from ..errors import ArgumentTypeError
 from ..rules import ufuncs as _u
 from ..rules.elementwise import (  # noqa: F401
     abs,
@@ -158,11 +159,11 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A
     refuse("clip", out=out)
     if min is not None:
         if a_min is not None:
-            raise TypeError("clip: give the lower bound once, as a_min or as min, not both")
+            raise ArgumentTypeError("clip: give the lower bound once, as a_min or as min, not both")
         a_min = min
     if max is not None:
         if a_max is not None:
-            raise TypeError("clip: give the upper bound once, as a_max or as max, not both")
+            raise ArgumentTypeError("clip: give the upper bound once, as a_max or as max, not both")
         a_max = max
     if a_min is None and a_max is None:
         return positive(a)

@@ -13,6 +13,7 @@ array([[2., 4.]])
 
 import numpy as _np
 
+from ..errors import ArgumentError, ArgumentTypeError
 from ..rules import arrays as _arrays
 from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
@@ -108,7 +109,7 @@ def _tensordot_axes(axes, na, nb):
     try:
         xa, xb = axes
     except (TypeError, ValueError):
-        raise TypeError(f"tensordot: axes must be an int or a pair of axis lists, "
+        raise ArgumentTypeError(f"tensordot: axes must be an int or a pair of axis lists, "
                         f"e.g. ([1, 0], [0, 1]); got {axes!r}") from None
     xa = (xa,) if isinstance(xa, (int, _np.integer)) else tuple(xa)
     xb = (xb,) if isinstance(xb, (int, _np.integer)) else tuple(xb)
@@ -161,7 +162,7 @@ def _from_sublists(args):
         try:
             return "".join("..." if k is Ellipsis else _LETTERS[int(k)] for k in sublist)
         except (IndexError, TypeError, ValueError):
-            raise ValueError(f"einsum: a sublist holds axis numbers 0 to 51 or Ellipsis; got "
+            raise ArgumentError(f"einsum: a sublist holds axis numbers 0 to 51 or Ellipsis; got "
                              f"{sublist!r}") from None
     pairs, out = args, None
     if len(args) % 2:
@@ -191,7 +192,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """
     refuse("trace", out=out)
     if dtype is not None:
-        raise TypeError("funcgrad.numpy.trace does not take dtype=; convert the input instead")
+        raise ArgumentTypeError("funcgrad.numpy.trace does not take dtype=; convert the input instead")
     return _products.trace(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
 
 
@@ -273,7 +274,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     b = _moveaxis(lists_as_arrays(b), axisb, -1)
     na, nb = _shape_of(a)[-1], _shape_of(b)[-1]
     if na not in (2, 3) or nb not in (2, 3):
-        raise ValueError(f"cross: incompatible dimensions for cross product (dimension must be 2 "
+        raise ArgumentError(f"cross: incompatible dimensions for cross product (dimension must be 2 "
                          f"or 3); got {na} and {nb}")
     a0, a1, b0, b1 = _component(a, 0), _component(a, 1), _component(b, 0), _component(b, 1)
     z = a0 * b1 - a1 * b0

@@ -22,6 +22,7 @@ import builtins
 
 import numpy as _np
 
+from ..errors import ArgumentError, ArgumentTypeError
 from ..rules import arrays as _arrays
 from ..rules import elementwise as _ew
 from ..rules import reductions as _r
@@ -172,7 +173,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     refuse("var", out=out, where=where, mean=mean)
     if correction is not None:
         if ddof != 0:
-            raise ValueError("var: give ddof or correction, not both (they are the same thing)")
+            raise ArgumentError("var: give ddof or correction, not both (they are the same thing)")
         ddof = correction
     axis = axis_param(axis)
     a = _float_input(a) if dtype is None else _cast(a, dtype)
@@ -252,10 +253,10 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         w = weights
         if wshape != shape:
             if axis is None:
-                raise TypeError("average: give axis when weights and a differ in shape "
+                raise ArgumentTypeError("average: give axis when weights and a differ in shape "
                                 f"(a has shape {shape}, weights {wshape})")
             if wshape != tuple(shape[x] for x in axis):
-                raise ValueError(f"average: weights of shape {wshape} do not match a's shape "
+                raise ArgumentError(f"average: weights of shape {wshape} do not match a's shape "
                                  f"{shape} along axis {axis}")
             w = _arrays.transpose(w, axes=tuple(int(i) for i in _np.argsort(axis)))
             w = _arrays.reshape(w, shape=tuple(s if x in axis else 1 for x, s in enumerate(shape)))

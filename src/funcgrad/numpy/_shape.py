@@ -15,7 +15,7 @@ from functools import reduce
 
 import numpy as _np
 
-from ..errors import ShapeError
+from ..errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..rules import arrays as _a
 from ..values import shape_of as _shape_of
 from ._helpers import as_array, check_axes, check_axis, fmt_shape, is_traced
@@ -39,7 +39,7 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     if shape is None:
         shape = newshape
     if shape is None:
-        raise TypeError("reshape: missing the new shape, e.g. reshape(a, (2, 3))")
+        raise ArgumentTypeError("reshape: missing the new shape, e.g. reshape(a, (2, 3))")
     if not is_traced(a):
         return _np.reshape(a, shape, order=order)
     shape = (shape,) if isinstance(shape, (int, _np.integer)) else tuple(int(n) for n in shape)
@@ -119,7 +119,7 @@ def transpose(a, axes=None):
         return a if nd < 2 else _a.transpose(a)
     axes = check_axes(axes, nd, "transpose")
     if len(axes) != nd:
-        raise ValueError(f"transpose: axes {tuple(axes)} don't match an array of dimension {nd}; "
+        raise ArgumentError(f"transpose: axes {tuple(axes)} don't match an array of dimension {nd}; "
                          f"give one entry per axis")
     return a if axes == tuple(range(nd)) else _a.transpose(a, axes=axes)
 
@@ -150,7 +150,7 @@ def moveaxis(a, source, destination):
     source = check_axes(source, nd, "moveaxis")
     destination = check_axes(destination, nd, "moveaxis")
     if len(source) != len(destination):
-        raise ValueError("moveaxis: `source` and `destination` must have the same number of axes")
+        raise ArgumentError("moveaxis: `source` and `destination` must have the same number of axes")
     order = [n for n in range(nd) if n not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
@@ -285,5 +285,5 @@ def matrix_transpose(x, /):
     (5, 3, 2)
     """
     if len(_shape_of(x)) < 2:
-        raise ValueError(f"matrix_transpose: needs at least 2 dimensions; got shape {_shape_of(x)}")
+        raise ArgumentError(f"matrix_transpose: needs at least 2 dimensions; got shape {_shape_of(x)}")
     return swapaxes(x, -1, -2)

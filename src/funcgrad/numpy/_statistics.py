@@ -22,6 +22,7 @@ import builtins
 
 import numpy as _np
 
+from ..errors import ArgumentError
 from ..rules import elementwise as _ew
 from ..rules import shape as _s
 from ..rules import ufuncs as _u
@@ -88,7 +89,7 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
     q_weak = isinstance(q, (float, int)) if q_weak is None else q_weak
     q = _np.asarray(q, dtype=float)
     if _np.any((q < 0) | (q > 1)):
-        raise ValueError(f"{who}: quantiles must be in the range [0, 1] (percentiles in [0, 100]); got {q}")
+        raise ArgumentError(f"{who}: quantiles must be in the range [0, 1] (percentiles in [0, 100]); got {q}")
     merged, rest, keep_shape = _last_axis(as_array(a), axis)
     ordered = sort(merged, axis=-1)                # NaNs sort last
     nan = nan_mask(ordered)
@@ -312,7 +313,7 @@ def _as_rows(x, rowvar):
     x = as_array(x)
     nd = len(_shape_of(x))
     if nd > 2:
-        raise ValueError(f"cov: m has more than 2 dimensions (shape {_shape_of(x)})")
+        raise ArgumentError(f"cov: m has more than 2 dimensions (shape {_shape_of(x)})")
     x = reshape(x, (1, -1)) if nd < 2 else x
     return x if rowvar or nd < 2 else transpose(x)   # NumPy never transposes a 1-D input
 

@@ -17,6 +17,7 @@ array([ 0.,  8.,  0., -8.])
 
 import numpy as _np
 
+from ..errors import ArgumentError, ArgumentTypeError
 from ..rules import fft as _f
 from ..rules.arrays import concatenate as _concatenate
 from ..rules.elementwise import conjugate as _conjugate
@@ -43,7 +44,7 @@ _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 def _norm(norm, who):
     norm = "backward" if norm is None else norm
     if norm not in _NORMS:
-        raise ValueError(f"funcgrad.numpy.fft.{who}: norm must be one of {_NORMS} or None; got {norm!r}")
+        raise ArgumentError(f"funcgrad.numpy.fft.{who}: norm must be one of {_NORMS} or None; got {norm!r}")
     return norm
 
 
@@ -53,7 +54,7 @@ def _resized(a, n, axis, who):
     if n is None or n == length:
         return a
     if n < 1:
-        raise ValueError(f"funcgrad.numpy.fft.{who}: invalid number of FFT data points ({n}); "
+        raise ArgumentError(f"funcgrad.numpy.fft.{who}: invalid number of FFT data points ({n}); "
                          f"n must be at least 1")
     if n < length:
         return _take_on_axis(a, slice(0, n), axis)
@@ -108,7 +109,7 @@ def rfft(a, n=None, axis=-1, norm=None, out=None):
         return _np.fft.rfft(a, n, axis, norm)
     a, axis = _one_axis("rfft", a, axis)
     if _is_complex(a):
-        raise TypeError("funcgrad.numpy.fft.rfft: the input must be real (got a complex array); "
+        raise ArgumentTypeError("funcgrad.numpy.fft.rfft: the input must be real (got a complex array); "
                         "use fft for complex signals")
     return _f.rfft(_resized(a, n, axis, "rfft"), axis=axis, norm=_norm(norm, "rfft"))
 
@@ -127,7 +128,7 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
     a, axis = _one_axis("irfft", a, axis)
     n = 2 * (_shape_of(a)[axis] - 1) if n is None else int(n)
     if n < 1:
-        raise ValueError(f"funcgrad.numpy.fft.irfft: invalid number of FFT data points ({n}); "
+        raise ArgumentError(f"funcgrad.numpy.fft.irfft: invalid number of FFT data points ({n}); "
                          f"n must be at least 1")
     return _f.irfft(_resized(a, n // 2 + 1, axis, "irfft"), axis=axis, n=n, norm=_norm(norm, "irfft"))
 
@@ -165,14 +166,14 @@ def _nd_args(a, s, axes, who, invreal=False):
     shape = _shape_of(a)
     if axes is None:
         if s is not None:
-            raise TypeError(f"funcgrad.numpy.fft.{who}: give axes= with s= (NumPy 2 deprecates s "
+            raise ArgumentTypeError(f"funcgrad.numpy.fft.{who}: give axes= with s= (NumPy 2 deprecates s "
                             f"without axes)")
         axes = list(range(-len(shape), 0))
     axes = [_check_axis(ax, len(shape), f"funcgrad.numpy.fft.{who}") for ax in axes]
     given = s is not None
     s = [shape[ax] for ax in axes] if s is None else list(s)
     if len(s) != len(axes):
-        raise ValueError(f"funcgrad.numpy.fft.{who}: s and axes have different lengths "
+        raise ArgumentError(f"funcgrad.numpy.fft.{who}: s and axes have different lengths "
                          f"({len(s)} and {len(axes)})")
     if invreal and not given:
         s[-1] = 2 * (shape[axes[-1]] - 1)

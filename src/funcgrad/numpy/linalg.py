@@ -41,6 +41,7 @@ from collections import namedtuple as _namedtuple
 import numpy as _np
 from numpy.linalg import LinAlgError  # noqa: F401  NumPy's own error class
 
+from ..errors import ArgumentError, ArgumentTypeError
 from ..errors import NoRuleError as _NoRuleError
 from ..rules import decompositions as _dec
 from ..rules import linalg as _la
@@ -166,7 +167,7 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
     array([1., 3.])
     """
     if UPLO not in ("L", "U", "l", "u"):
-        raise ValueError(f"eigh: UPLO must be 'L' or 'U'; got {UPLO!r}")
+        raise ArgumentError(f"eigh: UPLO must be 'L' or 'U'; got {UPLO!r}")
     packed = _la.eigh_packed(lists_as_arrays(a), UPLO=UPLO)
     w = _getitem(packed, index=(Ellipsis, 0, slice(None)))
     v = _getitem(packed, index=(Ellipsis, slice(1, None), slice(None)))
@@ -184,7 +185,7 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's name
     array([1., 3.])
     """
     if UPLO not in ("L", "U", "l", "u"):
-        raise ValueError(f"eigvalsh: UPLO must be 'L' or 'U'; got {UPLO!r}")
+        raise ArgumentError(f"eigvalsh: UPLO must be 'L' or 'U'; got {UPLO!r}")
     return _dec.eigvalsh(lists_as_arrays(a), UPLO=UPLO)
 
 
@@ -259,10 +260,10 @@ def multi_dot(arrays, *, out=None):
     np.float64(2.0)
     """
     if out is not None:
-        raise TypeError("multi_dot: out= is not supported (funcgrad never writes into arrays)")
+        raise ArgumentTypeError("multi_dot: out= is not supported (funcgrad never writes into arrays)")
     arrays = [lists_as_arrays(a) for a in arrays]
     if len(arrays) < 2:
-        raise ValueError("multi_dot: expecting at least two arrays")
+        raise ArgumentError("multi_dot: expecting at least two arrays")
     first_1d, last_1d = len(_shape_of(arrays[0])) == 1, len(_shape_of(arrays[-1])) == 1
     if first_1d:
         arrays[0] = _reshape(arrays[0], shape=(1, -1))

@@ -25,6 +25,7 @@ array([0. , 1. , 2.5, 4. , 1.5])
 
 import numpy as np
 
+from ..errors import ArgumentError
 from ..primitive import Primitive
 from ..values import shape_of
 from .arrays import getitem
@@ -35,10 +36,10 @@ __all__ = ["convolve"]
 def _impl(a, v, mode="full"):
     a, v = np.asarray(a), np.asarray(v)
     if a.ndim != v.ndim:
-        raise ValueError(f"convolve: the operands need the same number of axes; got shapes "
+        raise ArgumentError(f"convolve: the operands need the same number of axes; got shapes "
                          f"{a.shape} and {v.shape}")
     if mode == "valid" and any(n < m for n, m in zip(a.shape, v.shape)):
-        raise ValueError(f"convolve: mode 'valid' needs the first operand at least as large as the "
+        raise ArgumentError(f"convolve: mode 'valid' needs the first operand at least as large as the "
                          f"second on every axis; got shapes {a.shape} and {v.shape}")
     if a.ndim == 1:
         return np.convolve(a, v, mode)

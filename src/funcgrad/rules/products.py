@@ -30,7 +30,7 @@ from string import ascii_letters
 
 import numpy as np
 
-from ..errors import NamespaceError, ShapeError
+from ..errors import ArgumentError, NamespaceError, ShapeError
 from ..primitive import Primitive
 from ..values import in_library_of, shape_of
 from .arrays import (
@@ -309,7 +309,7 @@ def _vdot_impl(a, b):
     """The sum of products, not conjugating: funcgrad.numpy.vdot conjugates ``a`` itself,
     with its own rule, so this primitive stays bilinear."""
     if np.shape(a) != np.shape(b):
-        raise ValueError("cannot reshape")   # NumPy's vdot refuses operands of different sizes
+        raise ArgumentError("cannot reshape")   # NumPy's vdot refuses operands of different sizes
     return np.dot(a, b)
 
 

@@ -31,6 +31,7 @@ MissingRuleError (it would need the adjoint of the adjoint).
 import numpy as np
 import scipy.integrate
 
+from ..errors import ArgumentError
 from ..forward import jvp
 from ..primitive import Primitive
 from ..ravel import ravel_pytree
@@ -59,7 +60,7 @@ def odeint(func, y0, t, args=(), rtol=None, atol=None, mxstep=None, hmax=None, h
     y0 = y0 if isinstance(y0, Box) else np.asarray(y0, dtype=float)
     t = t if isinstance(t, Box) else np.asarray(t, dtype=float)
     if len(shape_of(t)) != 1 or shape_of(t)[0] < 1:
-        raise ValueError(f"odeint: t must be a 1-D array of times; got shape {shape_of(t)}")
+        raise ArgumentError(f"odeint: t must be a 1-D array of times; got shape {shape_of(t)}")
     given = (("rtol", rtol), ("atol", atol), ("mxstep", mxstep), ("hmax", hmax), ("hmin", hmin))
     options = tuple((k, v) for k, v in given if v is not None)   # SciPy's defaults otherwise
     return _odeint(y0, t, *leaves, func=func, treedef=treedef, options=options)

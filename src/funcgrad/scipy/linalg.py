@@ -21,6 +21,7 @@ np.float64(1.0)
 import numpy as np
 import scipy.linalg
 
+from ..errors import ArgumentError
 from ..numpy import linalg as _la
 from ..numpy._helpers import as_array, concrete, is_traced, numpys_dtype
 from ..rules import scipy_linalg as _s
@@ -79,13 +80,13 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     array([1., 2.])
     """
     if trans not in _TRANS:
-        raise ValueError(f"solve_triangular: trans must be 0, 1, 2 or 'N', 'T', 'C'; got {trans!r}")
+        raise ArgumentError(f"solve_triangular: trans must be 0, 1, 2 or 'N', 'T', 'C'; got {trans!r}")
     if not is_traced(a, b):
         return scipy.linalg.solve_triangular(a, b, trans, lower, unit_diagonal, overwrite_b,
                                              check_finite=check_finite)
     a, b = as_array(a), as_array(b)
     if len(shape_of(a)) != 2 or shape_of(a)[0] != shape_of(a)[1] or shape_of(b)[0] != shape_of(a)[0]:
-        raise ValueError(f"solve_triangular: a must be square and b's first axis as long as a's; "
+        raise ArgumentError(f"solve_triangular: a must be square and b's first axis as long as a's; "
                          f"got shapes {shape_of(a)} and {shape_of(b)}")
     mode = _TRANS[trans]
     if mode == 2:           # the conjugate transpose: solve with conj(a) transposed
@@ -155,7 +156,7 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     ab = as_array(ab)
     rows, n = shape_of(ab)
     if rows != low + up + 1:
-        raise ValueError(f"solve_banded: ab must have l + u + 1 = {low + up + 1} rows; got {rows}")
+        raise ArgumentError(f"solve_banded: ab must have l + u + 1 = {low + up + 1} rows; got {rows}")
     i, j = np.indices((n, n))
     band = (j - i <= up) & (i - j <= low)
     index = np.where(band, (up + i - j) * n + j, rows * n)          # rows * n: a zero

@@ -18,6 +18,7 @@ array([[27., 21.]])
 
 import scipy.signal
 
+from ..errors import ArgumentError
 from ..numpy._helpers import as_array, is_traced
 from ..rules.arrays import getitem
 from ..rules.convolution import convolve as _convolve
@@ -34,11 +35,11 @@ def _cut(full, s1, s2, mode, who):
         target = s1
     elif mode == "valid":
         if not (all(a >= b for a, b in zip(s1, s2)) or all(a <= b for a, b in zip(s1, s2))):
-            raise ValueError(f"{who}: for mode='valid' one input must be at least as large as the "
+            raise ArgumentError(f"{who}: for mode='valid' one input must be at least as large as the "
                              f"other in every dimension; got shapes {s1} and {s2}")
         target = tuple(abs(a - b) + 1 for a, b in zip(s1, s2))
     else:
-        raise ValueError(f"{who}: mode must be 'full', 'same' or 'valid'; got {mode!r}")
+        raise ArgumentError(f"{who}: mode must be 'full', 'same' or 'valid'; got {mode!r}")
     start = [(f - n) // 2 for f, n in zip(shape_of(full), target)]
     return getitem(full, index=tuple(slice(a, a + n) for a, n in zip(start, target)))
 
@@ -55,10 +56,10 @@ def _operands(who, in1, in2):
     in1, in2 = as_array(in1), as_array(in2)
     s1, s2 = shape_of(in1), shape_of(in2)
     if len(s1) != len(s2):
-        raise ValueError(f"{who}: in1 and in2 should have the same dimensionality; got shapes "
+        raise ArgumentError(f"{who}: in1 and in2 should have the same dimensionality; got shapes "
                          f"{s1} and {s2}")
     if 0 in s1 or 0 in s2:
-        raise ValueError(f"{who}: neither input can be empty; got shapes {s1} and {s2}")
+        raise ArgumentError(f"{who}: neither input can be empty; got shapes {s1} and {s2}")
     return in1, in2, s1, s2
 
 def convolve(in1, in2, mode="full", method="auto"):

@@ -24,6 +24,7 @@ import sys as _sys
 
 import numpy as _np
 
+from ..errors import ArgumentError
 from ..rules import arrays as _arrays
 from ..rules import nn as _nn
 from ..rules.elementwise import log as _log
@@ -62,7 +63,7 @@ def multigammaln(a, d):
     """
     d = int(d)
     if d < 1:
-        raise ValueError(f"funcgrad.scipy.special.multigammaln: d must be a positive integer; got {d}")
+        raise ArgumentError(f"funcgrad.scipy.special.multigammaln: d must be a positive integer; got {d}")
     total = 0.25 * d * (d - 1) * _np.log(_np.pi)
     for j in range(d):
         total = total + gammaln(a - 0.5 * j)
@@ -86,7 +87,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         axis = tuple(axis)
     if b is not None:
         if _np.any(_np.asarray(_raw(b)) <= 0):
-            raise ValueError(
+            raise ArgumentError(
                 "funcgrad.scipy.special.logsumexp: weights b must be positive (their log "
                 "is taken); drop the zero-weight elements before the call")
         a = a + _log(b)
