@@ -3,11 +3,13 @@
 Each transform is checked against an oracle that does not use it: the plain
 NumPy call for values (traced eagerly, and under ``jit``), a Python loop for
 ``vmap``, central differences for ``grad``, ``jvp`` and the Hessian, the other
-mode for ``jacrev`` against ``jacfwd``, and a loop of gradients for ``vmap`` of
-``grad``, ``grad`` of ``vmap`` and ``jit`` of ``vmap`` of ``grad``. float32
-inputs give what NumPy gives them. Derivatives are taken with respect to the
-first argument, of ``sum(w * real(out)) + sum(w' * imag(out))`` with fixed
-random weights, so every output entry counts.
+mode for ``jacrev`` against ``jacfwd``, a loop of gradients for ``vmap`` of
+``grad``, ``grad`` of ``vmap`` and ``jit`` of ``vmap`` of ``grad``, and PyTorch in
+float64 (values, and the gradient in every float argument) where the entry
+names a twin. float32 inputs give what NumPy gives them. Derivatives are taken
+with respect to the first argument, of ``sum(w * real(out)) + sum(w' *
+imag(out))`` with fixed random weights, so every output entry counts; a complex
+input's gradient is ``df/dx - i df/dy`` (docs/complex.md), both by differences.
 
 The registry (tests/registry.py) says where a transform does not apply and why;
 ``refused`` there means funcgrad refuses it by name, and the matrix checks that

@@ -6,6 +6,8 @@
   every table's batching rules share
 - :mod:`.reductions`: products, extrema, cumulative sums and products
 - :mod:`.shape`: sorting and gathering with an index computed from values
+- :mod:`.gather`: gathers and scatters whose index jit or vmap traces
+- :mod:`.cuts`: primitives without a derivative (``stop_gradient``, ``zeros_like``)
 - :mod:`.products`: matrix products, contractions, diagonals, triangles
 - :mod:`.linalg`: inverses, determinants, solves, decompositions, norms
 - :mod:`.nn`: softmax, logsumexp and the note's pnls loss

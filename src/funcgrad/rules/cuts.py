@@ -1,4 +1,5 @@
-"""``stop_gradient``: the identity on values, a constant to every derivative.
+"""Primitives without a derivative: ``stop_gradient``, the identity on values and a
+constant to every derivative, and ``zeros_like``, a zero computed when a plan runs.
 
 A cut must be invisible to the derivative traces and visible to the others.
 Stripping every box off a value (what ``raw`` does) is right under ``grad`` and
