@@ -3,10 +3,10 @@
 A funcgrad graph holds no reference cycles (a node points only at older
 nodes), so reference counting frees it. During a fold over a large graph the
 cyclic collector would only traverse the whole graph again and again while the
-fold allocates, freeing nothing (a fold of 10^5 nodes runs 1.6x slower). Walks
-of a graph and folds of large ones (``funcgrad.fold.PAUSE_ABOVE`` nodes) therefore
-pause it, and the last one to finish restores it; pauses nest and are safe
-across threads. The pause holds for the whole process, so small folds, which
+fold allocates, freeing nothing (a fold of 10^5 nodes runs 1.6-2.3x slower:
+benchmarks/gc_pause.py). Walks of a graph and folds of large ones (more than
+``funcgrad.fold.PAUSE_ABOVE`` nodes) therefore pause it, and the last one to
+finish restores it; pauses nest and are safe across threads. The pause holds for the whole process, so small folds, which
 gain nothing from it, leave the collector on for the other threads.
 """
 

@@ -44,7 +44,8 @@ def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None, finis
     with gc_paused():      # a walk of the graph: short for a small one
         order = (method if callable(method) else ordering(method))(tuple(seeds))
     # Only a large fold keeps the collector paused, which is off for the whole process
-    # (every thread) meanwhile: a fold of 10^5 nodes runs 1.6x slower with it on, a small
+    # (every thread) meanwhile: a fold of 10^5 nodes runs 1.6-2.3x slower with it on
+    # (benchmarks/gc_pause.py), a small
     # one allocates too little for a collection to cost anything.
     with gc_paused() if len(order) > PAUSE_ABOVE else _NO_PAUSE:
         if check:
