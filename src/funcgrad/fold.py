@@ -34,9 +34,9 @@ def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None, finis
     ``check=True`` raises at the first node whose value, or whose pullback of
     a finite value, is not finite; ``None`` checks inside ``fg.debug_nans()``
     only; ``False`` never (folds over other semirings, where infinities are
-    ordinary values). ``finish(values, order)``, if given, runs while the
-    collector is still paused (building the result map allocates as much as
-    the fold) and its result is returned instead. ``edge_step`` is as in
+    ordinary values). ``finish(values, order)``, if given, runs inside the
+    fold's pause of the collector, if it has one (building the result map
+    allocates as much as the fold), and its result is returned instead. ``edge_step`` is as in
     :func:`reverse_fold_seeds`.
     """
     if check is None:
