@@ -9,7 +9,13 @@ Any NumPy index works: ints, slices, ``None``, ``...``, integer arrays and
 boolean masks. The update is written through the flat positions the index
 selects (``arange(x.size).reshape(x.shape)[idx]``), so repeated positions
 follow NumPy: ``set`` keeps the last value written, ``add`` and ``multiply``
-accumulate every value, like ``np.add.at`` and ``np.multiply.at``.
+accumulate every value, like ``np.add.at`` and ``np.multiply.at``. An index
+computed under ``jit`` or ``vmap`` is an operand of the gather and scatter
+primitives (:mod:`funcgrad.rules.gather`).
+
+An index out of bounds raises, as in NumPy, unless ``mode`` says otherwise, as
+in JAX: ``get(mode="clip")`` or ``get(mode="fill", fill_value=...)``, and
+``set``/``add``/``multiply`` with ``mode="clip"`` or ``mode="drop"``.
 """
 
 from typing import Any
