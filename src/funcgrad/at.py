@@ -128,20 +128,20 @@ def _within(x, index, mode, fill):
     for k, p in enumerate(parts):
         if not _is_integer_part(p) or axes[k] is None:
             continue
+        # the primitives run NumPy's ufuncs on plain indices and record traced ones
         n = shape[axes[k]]
-        wrapped = _where(_less(p, 0), p + n, p)
+        wrapped = where(less(p, 0), p + n, p)
         if mode == "clip":
-            parts[k] = _clip(wrapped, 0, n - 1)
+            parts[k] = _index_part(ufuncs.clip(wrapped, 0, n - 1))
         else:
-            inside = _logical_and(_less(-n - 1, p), _less(p, n))
-            parts[k] = _where(inside, wrapped, n)
+            inside = ufuncs.logical_and(less(-n - 1, p), less(p, n))
+            parts[k] = _index_part(where(inside, wrapped, n))
             padded.append(axes[k])
     for axis in sorted(set(padded)):
         slot_shape = list(shape_of(x))
         slot_shape[axis] = 1
         slot = np.full(slot_shape, fill, dtype=np.result_type(dtype_of(x), fill))  # fill is weak
-        x = arrays.concatenate(x, slot, axis=axis) if isinstance(x, Box) else np.concatenate(
-            [x, slot], axis=axis)
+        x = arrays.concatenate(x, slot, axis=axis)
     new = tuple(parts)
     if any(isinstance(p, Box) for p in new):
         return x, index_param(new)
@@ -154,26 +154,10 @@ def _unpadded(out, shape):
     return out[extra] if shape_of(out) != shape else out
 
 
-def _less(a, b):
-    return less(a, b) if isinstance(a, Box) or isinstance(b, Box) else np.less(a, b)
-
-
-def _logical_and(a, b):
-    return ufuncs.logical_and(a, b) if isinstance(a, Box) or isinstance(b, Box) else np.logical_and(a, b)
-
-
-def _where(c, a, b):
-    if isinstance(c, Box) or isinstance(a, Box) or isinstance(b, Box):
-        return where(c, a, b)
-    out = np.where(c, a, b)
-    return int(out) if np.ndim(out) == 0 else out
-
-
-def _clip(a, lo, hi):
-    if isinstance(a, Box):
-        return ufuncs.clip(a, lo, hi)
-    out = np.clip(a, lo, hi)
-    return int(out) if np.ndim(out) == 0 else out
+def _index_part(p):
+    """A plain 0-d result as the Python int an index part is; arrays and traced values as
+    they are."""
+    return int(p) if not isinstance(p, Box) and np.ndim(p) == 0 else p
 
 
 def _operand(x):

@@ -47,7 +47,7 @@ from .rules.ufuncs import floor_divide, logical_and
 from .scanloop import bind_results, bind_scan
 from .staging import ABSTRACT
 from .traces import Box
-from .transforms import fun_name
+from .transforms import fun_name, int_argument
 from .tree import tree_flatten, tree_unflatten
 from .values import numpy_scalar, raw, shape_of
 from .whileloop import bind_while, while_p
@@ -161,21 +161,12 @@ _MOST_STEPS = 2 ** 62      # no loop runs longer; the planner's arithmetic stays
 def plan_segments(length, checkpoints, who="scan"):
     """The segment lengths, outermost first, of a scan of ``length`` steps that holds
     about ``checkpoints`` carries: ``()`` when every carry fits."""
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)):
-        raise ArgumentTypeError(f"{who}: the length must be a whole number of steps; got "
-                                f"{type(length).__name__} {length!r:.40}")
-    if not 0 <= length <= _MOST_STEPS:
-        raise ArgumentError(f"{who}: the length must be a number of steps from 0 to 2**62; got "
-                            f"{length}")
+    length = int_argument(length, who, "the length must be a whole number of steps",
+                          "the length must be a number of steps from 0 to 2**62", 0, _MOST_STEPS)
     if checkpoints is None:
         return ()
-    if isinstance(checkpoints, bool) or not isinstance(checkpoints, (int, np.integer)):
-        raise ArgumentTypeError(f"{who}: checkpoints must be a positive int (carries kept) or "
-                                f"None; got {type(checkpoints).__name__} {checkpoints!r:.40}")
-    if checkpoints < 1:
-        raise ArgumentError(f"{who}: checkpoints must be a positive int (carries kept) or None; "
-                            f"got {checkpoints}")
-    length, checkpoints = int(length), int(checkpoints)
+    positive = "checkpoints must be a positive int (carries kept) or None"
+    checkpoints = int_argument(checkpoints, who, positive, positive, 1)
     if checkpoints >= length:
         return ()
     fewest = None

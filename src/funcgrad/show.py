@@ -17,12 +17,11 @@ import subprocess
 from html import escape
 from typing import Any
 
-import numpy as np
-
 from .body import Body
 from .errors import ArgumentError, ArgumentTypeError, GraphvizNotFound
 from .node import Leaf, Node, arg_list
 from .order import check_outputs, toposort
+from .transforms import int_argument
 from .values import format_value
 
 __all__ = ["show", "Listing", "to_dot", "to_svg", "render", "GraphvizNotFound", "node_repr", "format_value"]
@@ -210,13 +209,9 @@ def _check_limit(limit, who):
     """``limit``: None (everything) or a number of lines of at least 2 (a first and a last)."""
     if limit is None:
         return None
-    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)):
-        raise ArgumentTypeError(f"{who}: limit must be an int (lines kept) or None (all); got "
-                                f"{type(limit).__name__} {limit!r:.40}")
-    if limit < 2:
-        raise ArgumentError(f"{who}: limit must be at least 2 (the first and the last lines) or "
-                            f"None for all; got {limit}")
-    return int(limit)
+    return int_argument(limit, who, "limit must be an int (lines kept) or None (all)",
+                        "limit must be at least 2 (the first and the last lines) or None for all",
+                        2)
 
 
 def _listing(outputs, grads, limit, method, labels):

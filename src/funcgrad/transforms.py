@@ -26,7 +26,7 @@ from .traces import Box, note_cut
 from .tree import tree_map
 from .values import dtype_of, is_complex, numpy_scalar, raw, shape_of
 
-__all__ = ["fun_name", "diff_leaf", "argnums_tuple", "distinct", "check_scalar_output",
+__all__ = ["fun_name", "diff_leaf", "int_argument", "argnums_tuple", "distinct", "check_scalar_output",
            "check_complex_output", "check_holomorphic_inputs",
            "split_aux", "result_of", "stop_gradient"]
 
@@ -79,6 +79,17 @@ def diff_leaf(x, who, where):
         f"{who}: {where} is {type(x).__name__} {x!r}, which cannot be differentiated; "
         f"pass numbers or float arrays (or fix it with functools.partial)"
     )
+
+
+def int_argument(value, who, kind, bounds, low, high=None):
+    """``value`` as a Python int from ``low`` to ``high`` (None: no upper bound); else an
+    ArgumentTypeError saying ``who: kind; got <type> <value>`` or an ArgumentError saying
+    ``who: bounds; got <value>``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError(f"{who}: {kind}; got {type(value).__name__} {value!r:.40}")
+    if value < low or high is not None and value > high:
+        raise ArgumentError(f"{who}: {bounds}; got {value}")
+    return int(value)
 
 
 def argnums_tuple(argnums, nargs, who):

@@ -116,9 +116,12 @@ def _gather_jvp(tangents, ans, x, *idx, template, mode):
     return None if t is None else gather(t, *idx, template=template, mode=mode)
 
 
-def _selected(g, v, idx, template, mode):
-    """The cotangent of the values written at ``index``, summed to ``v``'s shape."""
+def _selected(g, v, idx, template, mode, won=None):
+    """The cotangent of the values written at ``index`` (those that ``won`` where a write
+    can be overwritten), summed to ``v``'s shape."""
     picked = gather(g, *idx, template=template, mode=mode)
+    if won is not None:
+        picked = multiply(picked, won)
     return unbroadcast(picked, v) if shape_of(picked) != shape_of(v) else picked
 
 
@@ -129,33 +132,26 @@ def _scatter_add_vjp(argnums, g, ans, x, v, *idx, template, mode):
     return [out.get(i) for i in argnums]
 
 
-def _scatter_add_jvp(tangents, ans, x, v, *idx, template, mode):
-    tx, tv = tangents[0], tangents[1]
-    if tx is None and tv is None:
-        return None
-    tx = _zeros_of(ans) if tx is None else broadcast_to(tx, shape=shape_of(ans))
-    tv = np.zeros(shape_of(v), dtype=float_dtype(ans)) if tv is None else tv
-    return scatter_add(tx, tv, *idx, template=template, mode=mode)
-
-
 def _scatter_set_vjp(argnums, g, ans, x, v, *idx, template, mode):
     out = {}
     if 0 in argnums:
         out[0] = scatter_set(g, 0.0, *idx, template=template, mode=mode)
     if 1 in argnums:
         won = last_writes(*idx, template=template, mode=mode, shape=shape_of(x))
-        picked = multiply(gather(g, *idx, template=template, mode=mode), won)
-        out[1] = unbroadcast(picked, v) if shape_of(picked) != shape_of(v) else picked
+        out[1] = _selected(g, v, idx, template, mode, won)
     return [out.get(i) for i in argnums]
 
 
-def _scatter_set_jvp(tangents, ans, x, v, *idx, template, mode):
-    tx, tv = tangents[0], tangents[1]
-    if tx is None and tv is None:
-        return None
-    tx = _zeros_of(ans) if tx is None else broadcast_to(tx, shape=shape_of(ans))
-    tv = 0.0 if tv is None else tv
-    return scatter_set(tx, tv, *idx, template=template, mode=mode)
+def _scatter_jvp(prim):
+    """A scatter is linear in ``x`` and ``v`` together: its tangent is the same scatter of
+    their tangents (a zero ``v`` tangent writes zeros)."""
+    def jvp(tangents, ans, x, v, *idx, template, mode):
+        tx, tv = tangents[0], tangents[1]
+        if tx is None and tv is None:
+            return None
+        tx = _zeros_of(ans) if tx is None else broadcast_to(tx, shape=shape_of(ans))
+        return prim(tx, 0.0 if tv is None else tv, *idx, template=template, mode=mode)
+    return jvp
 
 
 def _gather_batch(size, prim, values, batched, params):
@@ -174,9 +170,9 @@ def _gather_batch(size, prim, values, batched, params):
 
 
 gather = Primitive("gather", _gather_impl, vjp=_gather_vjp, jvp=_gather_jvp, batch=_gather_batch)
-scatter_add = Primitive("scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp,
-                        jvp=_scatter_add_jvp, fresh=True)
-scatter_set = Primitive("scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp,
-                        jvp=_scatter_set_jvp, fresh=True)
+scatter_add = Primitive("scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp, fresh=True)
+scatter_set = Primitive("scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp, fresh=True)
+scatter_add.jvp = _scatter_jvp(scatter_add)
+scatter_set.jvp = _scatter_jvp(scatter_set)
 # Integer-valued (a mask): a primitive only so that jit stages it and vmap batches it.
 last_writes = Primitive("last_writes", _last_writes_impl)
