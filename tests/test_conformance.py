@@ -26,7 +26,7 @@ from funcgrad.rules.cuts import Cut
 from registry import OPS
 
 TRANSFORMS = ["eager", "jit", "vmap", "grad", "jvp", "jacobians", "hessian", "vmap_of_grad",
-              "grad_of_vmap", "jit_of_vmap_of_grad", "float32", "torch"]
+              "grad_of_vmap", "jit_of_vmap_of_grad", "scan_of_checkpoint", "float32", "torch"]
 DERIVATIVES = {"grad", "jvp", "jacobians", "hessian", "vmap_of_grad", "grad_of_vmap",
                "jit_of_vmap_of_grad", "torch"}
 
@@ -87,6 +87,7 @@ def _fd_tolerance(want):
 
 # What each transform is made of: a reason the registry gives for one of these applies.
 PARTS = {"vmap_of_grad": ("vmap", "grad"), "grad_of_vmap": ("vmap", "grad"),
+         "scan_of_checkpoint": ("jit",),
          "jit_of_vmap_of_grad": ("jit", "vmap", "grad"), "jvp": ("grad",), "jacobians": ("grad",),
          "hessian": ("grad",), "torch": ("grad",)}
 
@@ -217,32 +218,52 @@ def _per_example_grads(op, batch, weights):
                      for i in range(2)])
 
 
-def _batched_loss(op, batch, weights):
+def _loss_of_one_example(op, weights):
     # the weights are one example's: vmap sees one example at a time
     return lambda *xs: _scalar(op, xs, weights)(*xs)
 
 
-def _vmap_of_grad(op, args, want):
+def _against_a_loop_of_grads(transform, op, args, want, what):
+    """``transform`` of grad (a function of the loss) on a batch, against a loop of grads."""
     batch, weights = _batch(args), _weights(_floats(want))
-    got = fg.vmap(fg.grad(_batched_loss(op, batch, weights)))(*batch)
+    got = transform(_loss_of_one_example(op, weights))(*batch)
     want_g = _per_example_grads(op, batch, weights)
-    _close([got], [want_g], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(want_g)))), "vmap of grad")
+    _close([got], [want_g], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(want_g)))), what)
+
+
+def _vmap_of_grad(op, args, want):
+    _against_a_loop_of_grads(lambda loss: fg.vmap(fg.grad(loss)), op, args, want, "vmap of grad")
 
 
 def _grad_of_vmap(op, args, want):
-    batch, weights = _batch(args), _weights(_floats(want))
-    total = lambda *xs: fnp.sum(fg.vmap(_batched_loss(op, batch, weights))(*xs))   # noqa: E731
-    got = fg.grad(total)(*batch)
-    want_g = _per_example_grads(op, batch, weights)
-    _close([got], [want_g], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(want_g)))), "grad of vmap")
+    _against_a_loop_of_grads(lambda loss: fg.grad(lambda *xs: fnp.sum(fg.vmap(loss)(*xs))),
+                             op, args, want, "grad of vmap")
 
 
 def _jit_of_vmap_of_grad(op, args, want):
+    _against_a_loop_of_grads(lambda loss: fg.jit(fg.vmap(fg.grad(loss))), op, args, want,
+                             "jit of vmap of grad")
+
+
+def _scan_of_checkpoint(op, args, want):
+    """The function as the checkpointed body of a scan over two examples: the outputs
+    against a loop, and the gradient of their loss against a loop of gradients."""
     batch, weights = _batch(args), _weights(_floats(want))
-    got = fg.jit(fg.vmap(fg.grad(_batched_loss(op, batch, weights))))(*batch)
-    want_g = _per_example_grads(op, batch, weights)
-    _close([got], [want_g], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(want_g)))),
-           "jit of vmap of grad")
+    body = fg.checkpoint(lambda *xs: op.fun(*xs))
+
+    def run(*xs):
+        return fg.scan(lambda c, x: (c, body(*x)), 0.0, xs)[1]
+
+    got = _leaves(run(*batch))
+    loop = [_plain(op, _example(batch, i)) for i in range(2)]
+    _close(got, [np.stack(vs) for vs in zip(*loop)], 1e-12, 1e-14, "scan of checkpoint vs a loop")
+    refused = op.skip.get("grad", "").startswith("refused")
+    if not _floats(want) or refused or np.asarray(args[0]).dtype.kind not in "fc":
+        return
+    loss = _loss_of_one_example(op, weights)
+    total = lambda *xs: fg.scan(lambda c, x: (c + fg.checkpoint(loss)(*x), None), 0.0, xs)[0]  # noqa: E731
+    _close([fg.grad(total)(*batch)], [_per_example_grads(op, batch, weights)], 1e-10, 1e-12,
+           "grad of a scan of checkpoint vs a loop of grads")
 
 
 def _float32(op, args, want):
@@ -289,6 +310,7 @@ def _torch(op, args, want):
 RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "grad": _grad, "jvp": _jvp,
        "jacobians": _jacobians, "hessian": _hessian, "vmap_of_grad": _vmap_of_grad,
        "grad_of_vmap": _grad_of_vmap, "jit_of_vmap_of_grad": _jit_of_vmap_of_grad,
+       "scan_of_checkpoint": _scan_of_checkpoint,
        "float32": _float32, "torch": _torch}
 
 
