@@ -19,6 +19,7 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad import serialize, tablecolumns, tablefile
 from funcgrad.serialize import SerializationError
 from funcgrad.tablefile import MAGIC
 
@@ -26,17 +27,48 @@ _EXTREMES = [0, -1, 1, 2 ** 31, 2 ** 63, -(2 ** 63), 10 ** 30, 1e308, -0.0, None
              [], {}, [0, 0], [["a"], "b"], {"array": 0}, {"float": "nan"}, {"tuple": [1, 2]}]
 
 
+def dumps_v1(outputs):
+    """What ``fg.dumps`` wrote before version 2: every row as JSON (such files still load)."""
+    _, _, rows, spec = serialize.to_table(outputs)
+    w = tablefile._Writer()
+    encoded = [[op if type(op) is str else list(op), list(args), w.encode(params), name,
+                w.encode(value)] for op, args, params, name, value in rows]
+    header = {"format": serialize.FORMAT, "version": 1, "rows": encoded,
+              "outputs": w.encode(spec),
+              "arrays": [[a.dtype.str, list(a.shape)] for a in w.arrays]}
+    return _join(header, b"".join(a.tobytes() for a in w.arrays))
+
+
 def seeds():
-    """Valid files of graphs that exercise every row kind: leaves, arrays, parameters."""
+    """Valid files of graphs that exercise every row kind: leaves, arrays, parameters,
+    integer operands; each in both versions of the file."""
     x = fg.var(np.array([[1.0, -2.0], [0.5, 3.0]]), name="x")
     y = fg.var(0.7, name="y")
-    out = [
-        fg.dumps((x + y) * x),
-        fg.dumps(fnp.sum(fnp.tanh(x @ x.T) * y, axis=1)),
-        fg.dumps({"a": fnp.max(x, axis=0), "b": x[0, 1:] ** 2.0, "c": fnp.reshape(x, (4,))}),
-        fg.dumps(fnp.sum(fnp.exp(fnp.transpose(x)) / fnp.sqrt(y))),
+    graphs = [
+        (x + y) * x,
+        fnp.sum(fnp.tanh(x @ x.T) * y, axis=1),
+        {"a": fnp.max(x, axis=0), "b": x[0, 1:] ** 2.0, "c": fnp.reshape(x, (4,))},
+        fnp.sum(fnp.exp(fnp.transpose(x)) / fnp.sqrt(y)),
+        fnp.sum(x[fnp.argsort(x[0])] * y),
     ]
-    return out
+    return [dump(g) for g in graphs for dump in (fg.dumps, dumps_v1)]
+
+
+def columns(data):
+    """A version 2 file's header, its columns (writable copies) and the arrays' bytes."""
+    header, payload = _split(data)
+    cols, at = {}, 0
+    for name, dtype, length in header["columns"]:
+        size = length * np.dtype(dtype).itemsize
+        cols[name] = np.frombuffer(payload, dtype, length, at).copy()
+        at += size
+    return header, cols, payload[at:]
+
+
+def join_columns(header, cols, rest):
+    """A version 2 file of these columns (the header's lengths made to match them)."""
+    header["columns"] = [[k, d, len(cols[k])] for k, d, _ in header["columns"]]
+    return _join(header, b"".join(c.tobytes() for c in cols.values()) + rest)
 
 
 def _split(data):
@@ -66,8 +98,24 @@ def _set(obj, path, value):
     obj[path[-1]] = value
 
 
+def _mutate_column(data, rng):
+    header, cols, rest = columns(data)
+    name = list(cols)[rng.integers(len(cols))]
+    col = cols[name]
+    if len(col) == 0 or rng.random() < 0.1:       # a column made longer or shorter
+        cols[name] = np.concatenate([col, col[:1]]) if rng.random() < 0.5 else col[:-1]
+    else:
+        n = header["rows"]
+        col[rng.integers(len(col))] = [-2, -1, 0, 1, n - 1, n, n + 1, 2 ** 31 - 1,
+                                       -(2 ** 31), rng.integers(-n, 2 * n + 1)][rng.integers(10)]
+    return join_columns(header, cols, rest)
+
+
 def mutate(data, rng):
-    kind = rng.integers(4)
+    version = _split(data)[0]["version"]
+    kind = rng.integers(5 if version == 2 else 4)
+    if kind == 4:                                   # an entry of a column replaced
+        return _mutate_column(data, rng)
     if kind == 0:                                   # a byte flipped anywhere
         b = bytearray(data)
         b[rng.integers(len(b))] ^= 1 << int(rng.integers(8))

@@ -162,6 +162,13 @@ BAD_CALLS = [
     (lambda: fg.nn.one_hot([[1], [2, 0]], 3), ValueError, "rows have different lengths"),
     (lambda: fg.jit(lambda x: x)(np.array(["x"])), TypeError, "dtype <U1, not numbers"),
     (lambda: fg.vmap(lambda x: x)(np.array(["x", "y"])), TypeError, "dtype <U1, not numbers"),
+    # a carry holding a string reached the body as a traced "value"
+    (lambda: fg.fori_loop(0, 3, lambda i, c: c, ("a", 1.0)), TypeError, "input leaf is str 'a'"),
+    (lambda: fg.while_loop(lambda c: c[1] < 2.0, lambda c: c, ("a", 1.0)), TypeError,
+     "while_loop of .*input leaf is str"),
+    (lambda: fg.scan(lambda c, x: (c, x), "a", np.ones(3)), TypeError, "scan of .*input leaf is str"),
+    (lambda: fg.cond(True, lambda v: v, lambda v: v, object()), TypeError, "input leaf is object"),
+    (lambda: fg.dump(fg.var(1.0), 3), TypeError, "a path or a binary file"),
 ]
 
 

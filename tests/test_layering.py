@@ -76,7 +76,7 @@ LAYERS = [   # bottom first; a module may import only from its own layer or belo
     ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom", "linear", "implicit",
      "sparsity"],
     ["numpy", "scipy", "nn", "at", "optim", "ravel", "check", "extend", "sparse"],
-    ["show", "explain", "serialize", "tablefile", "expr", "cli", "demo", "__main__"],
+    ["show", "explain", "serialize", "tablecolumns", "tablefile", "expr", "cli", "demo", "__main__"],
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 

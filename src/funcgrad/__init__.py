@@ -60,7 +60,7 @@ from .at import at
 # seeing and saving graphs
 from .show import show, to_dot, to_svg, render
 from .explain import explain, lint
-from .tablefile import dumps, loads
+from .tablefile import dump, dumps, load, loads
 
 # errors
 from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
@@ -101,7 +101,7 @@ __all__ = [
     "register_pytree_node_class",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
     "numpy", "nn", "optim", "extend", "at",
-    "show", "to_dot", "to_svg", "render", "dumps", "loads", "explain", "lint",
+    "show", "to_dot", "to_svg", "render", "dumps", "loads", "dump", "load", "explain", "lint",
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
     "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "ArgumentTypeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
     "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",

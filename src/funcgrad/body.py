@@ -35,7 +35,7 @@ import numpy as np
 
 from .backprop import add_cotangents
 from .batching import Batched, BatchTrace, leave
-from .errors import ShapeError
+from .errors import ArgumentTypeError, ShapeError
 from .forward import Dual, ForwardTrace
 from .node import CONST, VAR, Node, ReverseTrace
 from .order import dfs_order
@@ -250,6 +250,8 @@ def trace_body(fun, leaves, who):
     Returns ``(body, captured)``: ``captured`` are the outer traces' values the
     body closes over, its last inputs, which the caller passes as operands.
     """
+    for x in leaves:
+        _check_leaf(x, who)
     trace = BodyTrace(new_level(), who)
     inputs = [Staged(example(x), VAR, (), None, None, trace) for x in leaves]
     outs = [trace.capture(o) if isinstance(o, Box) and not trace.owns(o) else o
@@ -263,6 +265,20 @@ def trace_body(fun, leaves, who):
     # the outer values (perhaps a whole outer graph) alive until the cyclic collector runs.
     trace.captured = {}
     return body, outer
+
+
+def _check_leaf(x, who):
+    v = raw(x)
+    if type(v) in (bool, int, float, complex):
+        return
+    try:
+        kind = dtype_of(v).kind if hasattr(v, "dtype") else "O"
+    except (TypeError, ValueError):
+        kind = "O"
+    if kind not in "biufc":
+        raise ArgumentTypeError(
+            f"{who}: an input leaf is {type(x).__name__} {x!r:.40}; a loop or branch passes "
+            f"numbers and arrays only: let the function close over it instead")
 
 
 # ---------------------------------------------------------------- transformed bodies

@@ -101,8 +101,22 @@ from .primitive import Primitive
 from .staging import Staged
 from .values import read_only
 
-__all__ = ["VERSION", "FORMAT", "SerializationError", "to_table", "from_table", "builtin_refs",
-           "op_ref", "resolve_op", "reduce_node", "row_problem"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "SerializationError",
+    "builtin_refs",
+    "check_node",
+    "from_table",
+    "nodes_of_rows",
+    "op_ref",
+    "output_nodes",
+    "rebuild_outputs",
+    "reduce_node",
+    "resolve_op",
+    "row_problem",
+    "to_table",
+]
 
 VERSION = 1
 FORMAT = "funcgrad-table"
@@ -302,7 +316,8 @@ def _make(ref, parents, params, name, value):
     return Node(read_only(value), maker, parents, params or None, name, EXPRESSIONS)
 
 
-def _check_node(node):
+def check_node(node):
+    """Raises SerializationError for a node that cannot be written (a value inside a transform)."""
     if type(node) is not Node:
         raise SerializationError(
             f"cannot pickle a {type(node).__name__}: it is a value inside a transform "
@@ -342,6 +357,18 @@ def _collect(obj, out, who):
                         + (" (make a leaf with fg.var)" if isinstance(obj, (int, float)) else ""))
 
 
+def output_nodes(outputs, who):
+    """The nodes in ``outputs`` (a node, or tuples, lists and dicts of them), each one that
+    can be written; raises for anything else."""
+    nodes = []
+    _collect(outputs, nodes, who)
+    if not nodes:
+        raise ArgumentTypeError(f"{who} needs at least one node")
+    for n in nodes:
+        check_node(n)
+    return nodes
+
+
 def to_table(outputs):
     """The table ``(FORMAT, VERSION, rows, outputs)`` of a node or container of nodes.
 
@@ -351,12 +378,7 @@ def to_table(outputs):
     >>> version, out, rows[1][:2]
     (1, [1], (('funcgrad.rules.elementwise', 'multiply'), (0, 0)))
     """
-    nodes = []
-    _collect(outputs, nodes, "fg.dumps")
-    if not nodes:
-        raise ArgumentTypeError("fg.dumps needs at least one node")
-    for n in nodes:
-        _check_node(n)
+    nodes = output_nodes(outputs, "fg.dumps")
     with gc_paused():
         order = toposort(*nodes)
         index = {}
@@ -364,7 +386,7 @@ def to_table(outputs):
         append = rows.append
         for i, n in enumerate(order):
             if type(n) is not Node or isinstance(n._value, ArrayLike):
-                _check_node(n)
+                check_node(n)
             index[n._id] = i
             args = n._args
             append((op_ref(n._prim),
@@ -385,13 +407,14 @@ def _check_header(table):
             f"{version!r}; upgrade funcgrad to read it")
 
 
-def _rebuild_outputs(spec, nodes):
+def rebuild_outputs(spec, nodes):
+    """``spec`` (a row index, or tuples, lists and dicts of them) with each index's node."""
     if type(spec) is int:
         return nodes[spec]
     if type(spec) in (tuple, list):
-        return type(spec)(_rebuild_outputs(s, nodes) for s in spec)
+        return type(spec)(rebuild_outputs(s, nodes) for s in spec)
     if type(spec) is dict:
-        return {k: _rebuild_outputs(v, nodes) for k, v in spec.items()}
+        return {k: rebuild_outputs(v, nodes) for k, v in spec.items()}
     raise SerializationError(f"corrupt funcgrad table: unexpected output entry {spec!r}")
 
 
@@ -404,7 +427,11 @@ def from_table(table, resolve=None):
     """
     _check_header(table)
     _, _, rows, outputs = table
-    resolve = resolve or resolve_op
+    return rebuild_outputs(outputs, nodes_of_rows(rows, resolve or resolve_op))
+
+
+def nodes_of_rows(rows, resolve):
+    """A table's rows as new nodes, in row order."""
     nodes = []
     append = nodes.append
     with gc_paused():
@@ -419,7 +446,7 @@ def from_table(table, resolve=None):
                     f"corrupt funcgrad table: row {i} names parents {args!r}, but a row may only "
                     f"name earlier rows, by index (the table is in topological order)") from None
             append(Node(read_only(value), maker, parents, params or None, name, EXPRESSIONS))
-        return _rebuild_outputs(outputs, nodes)
+    return nodes
 
 
 def builtin_refs():
@@ -502,7 +529,7 @@ def _unwritten_ancestors(node, marks):
 
 
 def _row(node):
-    _check_node(node)
+    check_node(node)
     return (op_ref(node._prim), node._args, node._params, node._name, node._value)
 
 
@@ -523,7 +550,7 @@ def reduce_node(node):
     if not ancestors:
         return (_node_v1, _row(node))
     for n in ancestors:            # find every primitive before marking anything
-        op_ref(n._prim) if type(n) is Node else _check_node(n)
+        op_ref(n._prim) if type(n) is Node else check_node(n)
     row = _row(node)
     ids = [n._id for n in ancestors]
     ids.append(node._id)

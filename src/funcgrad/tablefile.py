@@ -1,16 +1,19 @@
 """``fg.dumps`` / ``fg.loads``: graphs as plain data that loading never turns into code.
 
-The bytes hold the table of :func:`funcgrad.serialize.to_table` (every node
-after its parents, each row naming its parents by position) in a format
-read by a parser of its own, not by ``pickle``::
+The bytes hold the nodes of a graph, every node after its parents, in a
+format read by a parser of its own, not by ``pickle``::
 
     MAGIC                       b"\\x93FUNCGRAD-TABLE\\n"
     header length               8 bytes, little-endian
-    header                      JSON (UTF-8): {"format", "version", "rows", "outputs", "arrays"}
-    payload                     the arrays' bytes, one after another
+    header                      JSON (UTF-8): {"format", "version", ...}
+    payload                     the columns' bytes (version 2), then the arrays' bytes
 
-A row is ``[op, parents, params, name, value]``: ``op`` is ``"var"``,
-``"const"`` or ``[module, name]`` of a primitive; ``parents`` are row
+Version 2 (written since funcgrad 0.2) stores one entry per node in typed
+columns, described in :mod:`funcgrad.tablecolumns`, and in the header only
+what a graph has few of: its distinct primitives, parameter dicts, names and
+non-float values. Version 1 (still read) wrote each node as a JSON row
+``[op, parents, params, name, value]``. In both, ``op`` is ``"var"``,
+``"const"`` or ``[module, name]`` of a primitive; a node's parents are row
 indices, each smaller than the row's own. Values and parameters are JSON
 numbers, strings, booleans and null, or one-key objects for the rest:
 ``{"float": "nan"}``, ``{"complex": [re, im]}``, ``{"tuple": [...]}``,
@@ -22,8 +25,10 @@ lists ``[dtype, shape]`` of each array in the payload (numeric dtypes only).
 Loading checks everything and raises :class:`SerializationError` at the first
 thing that is not so: nothing in a file can run code, import a module, or
 change the process (the garbage collector is restored whatever happens), and
-no array is larger than the bytes that hold it. A primitive is found only
-among funcgrad's own and those passed in ``primitives``.
+no column or array is larger than the bytes that hold it. A primitive is found
+only among funcgrad's own and those passed in ``primitives``. :func:`dump` and
+:func:`load` write and read a file piece by piece (a graph of 10^6 nodes: a
+38 MB file written in 1.4 s and read in 1.1 s; ``benchmarks/serialization.py``).
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -42,29 +47,31 @@ with ``funcgrad.serialize.from_table(pickle.loads(data))``.
 
 import json
 import math
+import os
 import struct
 from typing import Any
 
 import numpy as np
 
-from .errors import ArgumentTypeError
 from ._gc import gc_paused
+from .errors import ArgumentTypeError
 from .node import CONST, VAR
 from .primitive import Primitive
 from .serialize import (
     FORMAT,
-    VERSION,
     SerializationError,
     builtin_refs,
-    from_table,
+    nodes_of_rows,
     op_ref,
+    rebuild_outputs,
     row_problem,
-    to_table,
 )
+from .tablecolumns import COLUMNS, column_lengths, decode_graph, encode_graph
 
-__all__ = ["dumps", "loads", "MAGIC"]
+__all__ = ["FILE_VERSION", "MAGIC", "dump", "dumps", "load", "loads"]
 
 MAGIC = b"\x93FUNCGRAD-TABLE\n"
+FILE_VERSION = 2      # what dumps writes; loads reads versions 1 and 2
 _LENGTH = struct.Struct("<Q")
 _NUMERIC = "biufc"    # the dtype kinds an array in a file may have
 _MAX_DEPTH = 64       # parameters and output structures never nest deeper
@@ -114,6 +121,17 @@ class _Writer:
         return len(self.arrays) - 1
 
 
+def _parts(outputs):
+    """The file's pieces, in order: magic, header length, header, columns, arrays."""
+    w = _Writer()
+    fields, cols = encode_graph(outputs, w)
+    header = {"format": FORMAT, "version": FILE_VERSION, **fields,
+              "columns": [[k, COLUMNS[k], len(c)] for k, c in cols.items()],
+              "arrays": [[a.dtype.str, list(a.shape)] for a in w.arrays]}
+    text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    return [MAGIC, _LENGTH.pack(len(text)), text, *cols.values(), *w.arrays]
+
+
 def dumps(outputs: Any) -> bytes:
     """Bytes holding a node, or a tuple, list or dict of nodes (plain data, no pickle).
 
@@ -123,15 +141,31 @@ def dumps(outputs: Any) -> bytes:
     >>> y.value, fg.backprop(y)[y.args[0]]
     (8.0, 12.0)
     """
-    _, _, rows, spec = to_table(outputs)
-    w = _Writer()
-    encoded = [[op if type(op) is str else list(op), list(args), w.encode(params), name,
-                w.encode(value)] for op, args, params, name, value in rows]
-    header = {"format": FORMAT, "version": VERSION, "rows": encoded,
-              "outputs": w.encode(spec),
-              "arrays": [[a.dtype.str, list(a.shape)] for a in w.arrays]}
-    text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
-    return b"".join([MAGIC, _LENGTH.pack(len(text)), text] + [a.tobytes() for a in w.arrays])
+    return b"".join(_parts(outputs))
+
+
+def dump(outputs: Any, file: Any) -> None:
+    """Writes what :func:`dumps` returns to ``file`` (a path or a binary file), piece by piece,
+    without holding the whole file in memory.
+
+    >>> import io
+    >>> import funcgrad as fg
+    >>> f = io.BytesIO()
+    >>> x = fg.var(2.0, name="x")
+    >>> fg.dump({"y": x * x}, f)
+    >>> _ = f.seek(0)
+    >>> fg.load(f)["y"].value
+    4.0
+    """
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "wb") as f:
+            dump(outputs, f)
+        return
+    if not hasattr(file, "write"):
+        raise ArgumentTypeError(f"fg.dump writes to a path or a binary file; got "
+                                f"{type(file).__name__}")
+    for part in _parts(outputs):
+        file.write(part if type(part) is bytes else memoryview(part).cast("B"))
 
 
 # -- reading --------------------------------------------------------------------
@@ -140,33 +174,55 @@ def _fail(what):
     raise SerializationError(f"fg.loads: not a valid funcgrad file: {what}")
 
 
+class _Source:
+    """The bytes of a file being read, taken front to back; nothing is read or allocated
+    past what the data holds."""
+
+    def __init__(self, data=None, file=None):
+        self.file = file
+        if file is None:
+            self.view = memoryview(data)
+            self.left = len(self.view)
+        else:
+            here = file.tell()
+            self.left = file.seek(0, os.SEEK_END) - here
+            file.seek(here)
+        self.pos = 0
+
+    def take(self, n, what):
+        if n > self.left:
+            _fail(f"{what} runs past the end of the data")
+        self.left -= n
+        if self.file is None:
+            self.pos += n
+            return self.view[self.pos - n:self.pos]
+        got = self.file.read(n)
+        if len(got) != n:
+            _fail(f"{what} runs past the end of the data")
+        return got
+
+
 class _Reader:
     """Decodes the header's data, checking every field; arrays come from the payload."""
 
-    def __init__(self, specs, payload):
+    def __init__(self, specs, source):
         if type(specs) is not list:
             _fail("'arrays' is not a list")
         self.arrays = []
-        offset = 0
         for spec in specs:
             if type(spec) is not list or len(spec) != 2:
                 _fail("an 'arrays' entry is not [dtype, shape]")
             dtype, shape = _dtype(spec[0]), spec[1]
             if (type(shape) is not list or len(shape) > _MAX_DIMS
-                    or any(type(n) is not int or not 0 <= n <= len(payload) for n in shape)):
+                    or any(type(n) is not int or not 0 <= n <= source.left for n in shape)):
                 _fail(f"an array shape {shape!r:.60} is not a list of sizes the data can hold")
             count = math.prod(shape)
-            end = offset + count * dtype.itemsize
-            if end > len(payload):
-                _fail("an array runs past the end of the data")
+            data = source.take(count * dtype.itemsize, "an array")
             try:
-                array = np.frombuffer(payload, dtype, count, offset).reshape(shape).copy()
+                array = np.frombuffer(data, dtype, count).reshape(shape).copy()
             except ValueError as err:       # a shape NumPy refuses (too many elements, ...)
                 _fail(f"an array of shape {shape!r:.60}: {err}")
             self.arrays.append(array)
-            offset = end
-        if offset != len(payload):
-            _fail(f"{len(payload) - offset} bytes after the last array")
 
     def decode(self, v, depth=0):
         t = type(v)
@@ -294,6 +350,52 @@ def _rows(header, reader, resolve):
     return out
 
 
+def _header(source):
+    if bytes(source.take(len(MAGIC), "the magic bytes")) != MAGIC:
+        _fail("it does not start with funcgrad's magic bytes")
+    (length,) = _LENGTH.unpack(source.take(_LENGTH.size, "the header length"))
+    text = source.take(length, "the header")
+    try:
+        header = json.loads(bytes(text).decode("utf-8"),
+                            parse_constant=lambda c: _fail(f"{c} in the header"))
+    except (ValueError, RecursionError) as err:   # UnicodeDecodeError and JSONDecodeError too
+        raise SerializationError(
+            f"fg.loads: not a valid funcgrad file: the header: {err}") from None
+    if type(header) is not dict or header.get("format") != FORMAT:
+        _fail("the header does not say it is a funcgrad table")
+    if header.get("version") not in (1, FILE_VERSION):
+        raise SerializationError(
+            f"fg.loads: this funcgrad reads file versions 1 to {FILE_VERSION}, but the file is "
+            f"version {header.get('version')!r:.20}; upgrade funcgrad to read it")
+    return header
+
+
+def _arrays(header, source):
+    """The payload's arrays (the last thing in a file), as a reader of the header's values."""
+    reader = _Reader(header.get("arrays"), source)
+    if source.left:
+        _fail(f"{source.left} bytes after the last array")
+    return reader
+
+
+def _load(source, primitives):
+    resolve = _resolver(primitives)
+    header = _header(source)
+    with gc_paused():
+        if header["version"] == 1:
+            reader = _arrays(header, source)
+            rows = _rows(header, reader, resolve)
+            nodes = nodes_of_rows(rows, lambda maker: maker)   # rows hold resolved makers
+        else:
+            lengths = column_lengths(header)
+            cols = {k: np.frombuffer(source.take(lengths[k] * np.dtype(d).itemsize,
+                                                 f"column {k!r}"), d)
+                    for k, d in COLUMNS.items()}
+            reader = _arrays(header, source)
+            nodes = decode_graph(header, cols, reader, resolve)
+        return rebuild_outputs(_outputs(reader.decode(header.get("outputs")), len(nodes)), nodes)
+
+
 def loads(data: bytes, primitives: Any = None) -> Any:
     """The nodes written by :func:`dumps`, as new nodes in the same structure.
 
@@ -310,34 +412,34 @@ def loads(data: bytes, primitives: Any = None) -> Any:
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ArgumentTypeError(f"fg.loads takes bytes; got {type(data).__name__}")
-    data = bytes(data)
-    if not data.startswith(MAGIC):
-        if data[:1] == b"\x80":
-            _fail("it is a pickle (fg.dumps wrote pickles before funcgrad 0.2, and unpickling "
-                  "can run any code); if you trust it, use "
-                  "funcgrad.serialize.from_table(pickle.loads(data))")
-        _fail("it does not start with funcgrad's magic bytes")
-    resolve = _resolver(primitives)
-    start = len(MAGIC) + _LENGTH.size
-    if len(data) < start:
-        _fail("it ends inside the header length")
-    (length,) = _LENGTH.unpack_from(data, len(MAGIC))
-    if length > len(data) - start:
-        _fail("the header runs past the end of the data")
-    try:
-        header = json.loads(data[start:start + length].decode("utf-8"),
-                            parse_constant=lambda c: _fail(f"{c} in the header"))
-    except (ValueError, RecursionError) as err:   # UnicodeDecodeError and JSONDecodeError too
-        raise SerializationError(f"fg.loads: not a valid funcgrad file: the header: {err}") from None
-    if type(header) is not dict or header.get("format") != FORMAT:
-        _fail("the header does not say it is a funcgrad table")
-    if header.get("version") != VERSION:
-        raise SerializationError(
-            f"fg.loads: this funcgrad reads table version {VERSION}, but the file is version "
-            f"{header.get('version')!r:.20}; upgrade funcgrad to read it")
-    with gc_paused():
-        reader = _Reader(header.get("arrays"), data[start + length:])
-        rows = _rows(header, reader, resolve)
-        outputs = _outputs(reader.decode(header.get("outputs")), len(rows))
-        # The rows hold their makers, already resolved among the known ones.
-        return from_table((FORMAT, VERSION, rows, outputs), resolve=lambda maker: maker)
+    if bytes(data[:1]) == b"\x80":
+        _fail("it is a pickle (fg.dumps wrote pickles before funcgrad 0.2, and unpickling "
+              "can run any code); if you trust it, use "
+              "funcgrad.serialize.from_table(pickle.loads(data))")
+    return _load(_Source(data), primitives)
+
+
+def load(file: Any, primitives: Any = None) -> Any:
+    """The nodes :func:`dump` wrote to ``file`` (a path or a binary file), read piece by piece.
+
+    A file that cannot seek (a pipe, a socket) is read whole first. Otherwise
+    as :func:`loads`.
+
+    >>> import os, tempfile
+    >>> import funcgrad as fg
+    >>> x = fg.var(3.0, name="x")
+    >>> path = os.path.join(tempfile.mkdtemp(), "graph.fg")
+    >>> fg.dump(x * x, path)
+    >>> y = fg.load(path)
+    >>> y.value, y.args[0].name
+    (9.0, 'x')
+    """
+    if isinstance(file, (str, os.PathLike)):
+        with open(file, "rb") as f:
+            return load(f, primitives)
+    if not hasattr(file, "read"):
+        raise ArgumentTypeError(f"fg.load reads a path or a binary file; got {type(file).__name__}")
+    seekable = getattr(file, "seekable", None)
+    if seekable is None or not seekable():
+        return loads(file.read(), primitives)
+    return _load(_Source(file=file), primitives)
