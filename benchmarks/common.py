@@ -92,7 +92,9 @@ def digits(batch):
     """``(X, y)``: the first ``batch`` rows of scikit-learn's bundled digits, X / 16, int labels."""
     global _DIGITS
     if _DIGITS is None:
-        from sklearn.datasets import load_digits  # bundled with scikit-learn: no download
+        from sklearn.datasets import (
+            load_digits,  # bundled with scikit-learn: no download
+        )
         d = load_digits()
         _DIGITS = (np.ascontiguousarray(d.data / 16.0, dtype=np.float64), d.target.astype(np.int64))
     X, y = _DIGITS

@@ -30,9 +30,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 # benchmarks/sparse.py would shadow the sparse package Dask looks for: drop this folder
 sys.path = [p for p in sys.path if pathlib.Path(p or ".").resolve() != HERE]
 sys.path.insert(0, str(HERE.parent / "examples"))
-import dask_logistic as example  # noqa: E402
-
 import dask  # noqa: E402
+import dask_logistic as example  # noqa: E402
 import distributed  # noqa: E402
 
 

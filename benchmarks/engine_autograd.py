@@ -3,8 +3,7 @@
 import autograd.numpy as anp
 from autograd import grad, value_and_grad
 from autograd.core import make_vjp
-
-from common import ALPHA, LR, unflatten, mlp_forward
+from common import ALPHA, LR, mlp_forward, unflatten
 
 NAME = "autograd"
 

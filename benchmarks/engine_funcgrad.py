@@ -5,10 +5,10 @@ Parameters live as Python floats between steps; each step wraps them with
 """
 
 import numpy as np
+from common import ALPHA, LR, mlp_forward, unflatten
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from common import ALPHA, LR, unflatten, mlp_forward
 
 NAME = "funcgrad"
 relu, tanh = fg.nn.relu, fg.nn.tanh

@@ -10,12 +10,12 @@ params)``. W5 is ``fg.jit(fg.hessian(f))``; the overheads jit the same
 """
 
 import numpy as np
-
-import funcgrad as fg
-import funcgrad.numpy as fnp
 import plansize
 from common import ALPHA, LR, unflatten
 from engine_funcgrad import _mlp, ovc_fun, ovg_fun, w4_loss, w5_fun
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
 
 NAME = "funcgrad_jit"
 BACKEND = "python"  # engine_funcgrad_numba sets "numba"

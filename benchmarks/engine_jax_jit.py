@@ -2,11 +2,10 @@
 jitted whole (W4: the training step with its update; W5: ``jax.jit(jax.hessian(f))``);
 W1 as batched matrix products and W2 as a ``lax.fori_loop`` (see engine_jax)."""
 
+import engine_jax
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-import engine_jax
 from common import ALPHA, LR, init_params, layer_shapes
 from engine_jax import ovc_make, ovg_make, w4_make, w5_make  # noqa: F401
 

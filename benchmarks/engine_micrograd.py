@@ -7,10 +7,9 @@ constructor, exactly as micrograd's own operations are written.
 import math
 import sys
 
+from common import ALPHA, LAYERS, LR
 from micrograd.engine import Value
 from micrograd.nn import MLP
-
-from common import ALPHA, LAYERS, LR
 
 NAME = "micrograd"
 _model = None

@@ -7,7 +7,6 @@ closed form (for context: no engine differentiates it this way).
 import math
 
 import numpy as np
-
 from common import ALPHA, LAYERS, LR, layer_shapes
 
 NAME = "python"

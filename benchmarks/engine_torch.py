@@ -1,8 +1,7 @@
 """PyTorch eager on 0-dim float64 tensors: scalar by scalar, like micrograd."""
 
 import torch
-
-from common import ALPHA, LR, unflatten, mlp_forward
+from common import ALPHA, LR, mlp_forward, unflatten
 
 NAME = "torch"
 torch.set_num_threads(1)

@@ -4,7 +4,7 @@
 
 Backprop of a chain y <- tanh(y) * 0.9 of n levels, with the collector
 paused during the fold (funcgrad's behaviour for graphs of more than
-``funcgrad.fold.PAUSE_ABOVE`` nodes) and with the pause taken out; the
+``funcgrad.dag.fold.PAUSE_ABOVE`` nodes) and with the pause taken out; the
 least of two interleaved runs each. The gradients are checked to agree.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad import _gc
+from funcgrad.core import collector as _gc
 
 
 def chain(n, size):

@@ -58,7 +58,7 @@ if form.startswith("jax"):
     sys.exit()
 
 import funcgrad as fg, funcgrad.numpy as fnp
-from funcgrad import staging
+from funcgrad.jit import staging
 import plansize
 def body(i, x): return fnp.tanh(x) * 0.5 + x * 0.5
 if form.startswith("unrolled"):

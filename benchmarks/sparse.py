@@ -18,7 +18,7 @@ CHILD = r'''
 import json, sys, time, tracemalloc
 import numpy as np
 import funcgrad as fg, funcgrad.numpy as fnp
-from funcgrad.coloring import column_coloring, star_coloring
+from funcgrad.analysis.coloring import column_coloring, star_coloring
 
 def tridiagonal(x):
     inner = x[:-2] - 2.0 * x[1:-1] + x[2:] + fnp.sin(x[1:-1]) * x[2:]

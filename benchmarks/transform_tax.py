@@ -26,12 +26,12 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_v] = "1"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import numpy as np  # noqa: E402
-
 import common  # noqa: E402
 import engine_python  # noqa: E402
-import funcgrad as fg  # noqa: E402
+import numpy as np  # noqa: E402
 from engine_funcgrad import ovc_fun, ovg_fun, w4_loss  # noqa: E402
+
+import funcgrad as fg  # noqa: E402
 
 
 def by_backprop(f):

@@ -10,7 +10,7 @@ of WIDTH nodes, a sink. There are WIDTH**LAYERS paths from source to sink, and
 
 import argparse
 
-from funcgrad import demo
+from funcgrad.cli import demo
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -20,7 +20,7 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.coloring import star_coloring
+from funcgrad.analysis.coloring import star_coloring
 
 try:      # the examples extra; say so before any work, not after training
     import matplotlib

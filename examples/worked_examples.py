@@ -3,7 +3,7 @@
     python examples/worked_examples.py                 # all of them (= funcgrad demo)
     python examples/worked_examples.py chain shared    # only these
 
-The examples themselves live in ``funcgrad.demo`` (so ``funcgrad demo`` works
+The examples themselves live in ``funcgrad.cli.demo`` (so ``funcgrad demo`` works
 from an installed package); each is a small builder you can also call yourself:
 
     >>> from funcgrad import demo
@@ -12,7 +12,7 @@ from an installed package); each is a small builder you can also call yourself:
 
 import sys
 
-from funcgrad import demo
+from funcgrad.cli import demo
 
 SCALAR = ["gates", "shared", "chain", "micrograd", "network"]
 

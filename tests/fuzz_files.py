@@ -19,9 +19,9 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad import serialize, tablecolumns, tablefile
-from funcgrad.serialize import SerializationError
-from funcgrad.tablefile import MAGIC
+from funcgrad.io import serialize, tablecolumns, tablefile
+from funcgrad.io.serialize import SerializationError
+from funcgrad.io.tablefile import MAGIC
 
 _EXTREMES = [0, -1, 1, 2 ** 31, 2 ** 63, -(2 ** 63), 10 ** 30, 1e308, -0.0, None, True, "x",
              [], {}, [0, 0], [["a"], "b"], {"array": 0}, {"float": "nan"}, {"tuple": [1, 2]}]

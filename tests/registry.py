@@ -16,6 +16,15 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+import test_fft
+import test_numpy_breadth
+import test_numpy_linalg
+import test_numpy_math
+import test_numpy_reductions
+import test_numpy_shape
+import test_scipy_linalg
+import test_scipy_stats
+from test_custom_rules import softplus  # a custom_jvp whose rule is its true derivative
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -23,15 +32,6 @@ import funcgrad.scipy.integrate as fsi
 import funcgrad.scipy.linalg as fsl
 import funcgrad.scipy.signal as fsg
 import funcgrad.scipy.stats as fss
-import test_fft
-import test_numpy_breadth
-import test_numpy_linalg
-import test_numpy_math
-import test_numpy_reductions
-import test_numpy_shape
-from test_custom_rules import softplus     # a custom_jvp whose rule is its true derivative
-import test_scipy_linalg
-import test_scipy_stats
 
 
 @dataclass

@@ -18,12 +18,11 @@ import test_numpy_linalg as linalg_table
 import test_numpy_math as math_table
 import test_numpy_reductions as reduction_table
 import test_numpy_shape as shape_table
-
 from helpers import requires_torch, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.namespaces import library_of
+from funcgrad.core.namespaces import library_of
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 

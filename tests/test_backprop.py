@@ -4,12 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from pyrsistent import PMap
+from helpers import assert_close, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-
-from helpers import assert_close, numeric_grad
+from funcgrad.dag.nodemap import NodeMap
 
 
 def _example():
@@ -23,7 +22,7 @@ def _example():
 def test_returns_a_pmap_over_every_non_constant_node():
     x, y, a, b, out = _example()
     g = fg.backprop(out)
-    assert isinstance(g, PMap)
+    assert isinstance(g, NodeMap)
     order = fg.toposort(out)
     consts = {n for n in order if n.kind == "const"}
     assert len(consts) == 1 and next(iter(consts)).value == 3.0
@@ -193,9 +192,14 @@ def test_the_one_argument_shortcut_gives_the_folds_bits():
     # The fold hands nodes of one argument to vjp_edge (no tuple); the same fold
     # through the rules alone (general_vjp_step) gives the same gradients, bit for bit,
     # on a graph of elementwise, structural and constant one-argument nodes.
-    from funcgrad.backprop import add_cotangents, general_vjp_step, vjp_edge, vjp_step
-    from funcgrad.fold import reverse_fold
-    from funcgrad.order import dfs_order
+    from funcgrad.dag.backprop import (
+        add_cotangents,
+        general_vjp_step,
+        vjp_edge,
+        vjp_step,
+    )
+    from funcgrad.dag.fold import reverse_fold
+    from funcgrad.dag.order import dfs_order
     x = fg.var(np.linspace(-1.0, 1.0, 6).reshape(2, 3), name="x")
     c = fg.const(np.arange(6.0).reshape(2, 3))
     h = fnp.tanh(x) * fnp.exp(-x) + fnp.sin(c)            # sin of a constant: no cotangent
@@ -216,8 +220,8 @@ def test_only_a_large_fold_pauses_the_collector():
     # slower without it, a small fold gains nothing from it.
     import gc
 
-    from funcgrad import fold
-    from funcgrad.backprop import vjp_step
+    from funcgrad.dag import fold
+    from funcgrad.dag.backprop import vjp_step
 
     seen = []
 

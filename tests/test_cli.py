@@ -14,8 +14,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from funcgrad import cli
-from funcgrad.expr import FUNCTIONS, build, parse
+from funcgrad.cli import commands as cli
+from funcgrad.io.expr import FUNCTIONS, build, parse
 
 
 def run(capsys, *argv):

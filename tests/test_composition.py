@@ -12,10 +12,10 @@ from functools import partial
 
 import numpy as np
 import pytest
+from helpers import needs_torch, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from helpers import needs_torch, numeric_grad
 
 RNG = np.random.default_rng(0)
 
@@ -255,7 +255,7 @@ def test_a_checkpointed_scan_keeps_its_captured_weight_once():
     h0 = RNG.normal(size=40)
     np.testing.assert_allclose(fg.grad(partial(loss, checkpoints=12))(h0),
                                fg.grad(partial(loss, checkpoints=None))(h0), rtol=1e-10)
-    from funcgrad import values
+    from funcgrad.core import values
     copies, original = [], values.frozen_copy
 
     def counting(x):

@@ -18,17 +18,22 @@ it does.
 
 import numpy as np
 import pytest
+from helpers import needs_torch, numeric_grad
+from registry import OPS
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from helpers import needs_torch, numeric_grad
+from funcgrad.dag.backprop import add_cotangents, vjp_step
+from funcgrad.dag.fold import reference_fold, reverse_fold_seeds
+from funcgrad.dag.nodemap import node_map
+from funcgrad.dag.order import dfs_order
 from funcgrad.rules.cuts import Cut
-from registry import OPS
 
 TRANSFORMS = ["eager", "jit", "vmap", "grad", "jvp", "jacobians", "hessian", "vmap_of_grad",
-              "grad_of_vmap", "jit_of_vmap_of_grad", "scan_of_checkpoint", "float32", "torch"]
+              "grad_of_vmap", "jit_of_vmap_of_grad", "scan_of_checkpoint", "float32", "torch",
+              "reference_fold"]
 DERIVATIVES = {"grad", "jvp", "jacobians", "hessian", "vmap_of_grad", "grad_of_vmap",
-               "jit_of_vmap_of_grad", "torch"}
+               "jit_of_vmap_of_grad", "torch", "reference_fold"}
 
 
 def _leaves(out):
@@ -89,7 +94,7 @@ def _fd_tolerance(want):
 PARTS = {"vmap_of_grad": ("vmap", "grad"), "grad_of_vmap": ("vmap", "grad"),
          "scan_of_checkpoint": ("jit",),
          "jit_of_vmap_of_grad": ("jit", "vmap", "grad"), "jvp": ("grad",), "jacobians": ("grad",),
-         "hessian": ("grad",), "torch": ("grad",)}
+         "hessian": ("grad",), "torch": ("grad",), "reference_fold": ("grad",)}
 
 
 def reason_not_run(op, transform):
@@ -307,11 +312,38 @@ def _torch(op, args, want):
                f"d/d argument {i} vs PyTorch")
 
 
+def _reference_fold(op, args, want):
+    """backprop's fold (a dict as its transient) gives the map the pure reduction gives."""
+    loss = _scalar(op, args, _weights(_floats(want)))
+    x = args[0]
+    out = loss(fg.var(x if isinstance(x, float) else np.asarray(x)), *args[1:])
+    if not isinstance(out, fg.Node):
+        return      # the loss does not depend on x: no graph to fold
+    order = dfs_order((out,))
+    fast = node_map(reverse_fold_seeds(order, {out: 1.0}, vjp_step, add_cotangents))
+    pure = reference_fold(order, {out: 1.0}, vjp_step, add_cotangents)
+    assert len(fast) == len(pure) and all(n in pure for n in fast)
+    for n, g in fast.items():
+        _same_cotangent(g, pure[n])
+
+
+def _same_cotangent(a, b):
+    """Equal, bit for bit; a loop's cotangent is a tuple of them (None for a zero)."""
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b)
+        for p, q in zip(a, b):
+            _same_cotangent(p, q)
+    elif a is None:
+        assert b is None
+    else:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
 RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "grad": _grad, "jvp": _jvp,
        "jacobians": _jacobians, "hessian": _hessian, "vmap_of_grad": _vmap_of_grad,
        "grad_of_vmap": _grad_of_vmap, "jit_of_vmap_of_grad": _jit_of_vmap_of_grad,
        "scan_of_checkpoint": _scan_of_checkpoint,
-       "float32": _float32, "torch": _torch}
+       "float32": _float32, "torch": _torch, "reference_fold": _reference_fold}
 
 
 # ---------------------------------------------------------------- coverage
@@ -371,7 +403,7 @@ def test_every_public_callable_is_registered():
 
 def test_every_primitive_is_reached_by_the_matrix():
     """A new primitive needs a registry entry that calls it (or a reason, below)."""
-    from funcgrad.primitive import Primitive
+    from funcgrad.core.primitive import Primitive
     seen = set()
     original = Primitive.__call__
 

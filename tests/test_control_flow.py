@@ -7,7 +7,7 @@ from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.errors import ConcretizationError, ShapeError
+from funcgrad.core.errors import ConcretizationError, ShapeError
 
 RNG = np.random.default_rng(0)
 W = RNG.normal(size=(3, 3)) * 0.4

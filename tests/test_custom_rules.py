@@ -8,7 +8,6 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-
 # -- a function whose true derivative is known, with a custom rule that is the same --------
 
 @fg.custom_jvp

@@ -5,7 +5,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.finite import all_finite
+from funcgrad.dag.finite import all_finite
 
 
 def test_check_names_the_first_op_whose_value_is_not_finite():

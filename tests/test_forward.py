@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import funcgrad as fg
-from funcgrad.primitive import Primitive
+from funcgrad.core.primitive import Primitive
 from funcgrad.rules import arrays, elementwise, nn, products
 
 rng = np.random.default_rng(7)

@@ -40,6 +40,7 @@ def test_help_shows_a_real_signature_and_an_example(fun):
 
 def test_help_renders_a_primitive_as_its_function():
     import pydoc
+
     import funcgrad.numpy as fnp
     page = pydoc.render_doc(fnp.arctan2, renderer=pydoc.plaintext)
     assert "arctan2(x1, x2, /)" in page and "Derivative:" in page and ">>>" in page

@@ -13,7 +13,7 @@ import tracemalloc
 import pytest
 
 import funcgrad as fg
-from funcgrad.node import Node
+from funcgrad.dag.node import Node
 
 N = 10 ** 6
 _CHAIN = {}

@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
+from test_forward import CASES, EXTRA
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-
-from test_forward import CASES, EXTRA
 
 
 def _other(args, seed):
@@ -157,7 +156,7 @@ def test_the_plan_cache_keeps_the_plans_used_last():
     assert f.plan(np.ones(5)) is plan_5 and f.cache_size() == 3
     assert f.plan(np.ones(3)) in f.plans() and f.cache_size() == 3
     assert fg.jit(lambda x: x).cache_size() == 0
-    from funcgrad import staging
+    from funcgrad.jit import staging
     g = fg.jit(lambda x: x + 1.0)
     for n in range(staging.PLANS_KEPT + 10):
         g(np.zeros(n + 1))

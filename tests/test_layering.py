@@ -1,6 +1,6 @@
 """The core does not import the NumPy layer (checked in a fresh interpreter).
 
-``funcgrad/__init__.py`` re-exports everything, so importing ``funcgrad.node``
+``funcgrad/__init__.py`` re-exports everything, so importing ``funcgrad.dag.node``
 the ordinary way runs it and loads ``funcgrad.numpy`` whatever the core does.
 The probe therefore registers a bare ``funcgrad`` package (its path, without
 running its ``__init__``), imports one core module, exercises it, and reports
@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
-CORE = ["funcgrad.node", "funcgrad.order", "funcgrad.fold", "funcgrad.backprop",
-        "funcgrad.semiring"]
+CORE = ["funcgrad.dag.node", "funcgrad.dag.order", "funcgrad.dag.fold",
+        "funcgrad.dag.backprop", "funcgrad.dag.semiring"]
 
 PROBE = textwrap.dedent("""
     import importlib, importlib.util, sys, types
@@ -26,10 +26,10 @@ PROBE = textwrap.dedent("""
     importlib.import_module({module!r})
     at_import = "funcgrad.numpy" in sys.modules
     # Use the core too, so imports deferred into functions are caught.
-    from funcgrad.node import var
-    from funcgrad.order import toposort
-    from funcgrad.backprop import backprop
-    from funcgrad.semiring import sum_product, semirings
+    from funcgrad.dag.node import var
+    from funcgrad.dag.order import toposort
+    from funcgrad.dag.backprop import backprop
+    from funcgrad.dag.semiring import sum_product, semirings
     x = var(2.0, name="x")
     f = (x * x + 1.0) * x
     assert backprop(f)[x] == 13.0 and len(toposort(f, method="kahn")) == 5
@@ -55,7 +55,7 @@ def test_core_module_does_not_import_funcgrad_numpy(module):
 
 def test_the_probe_would_notice():
     # Through the package root (which re-exports funcgrad.numpy) the probe sees it.
-    assert probe("funcgrad.node", bare=False) == ["True", "True"]
+    assert probe("funcgrad.dag.node", bare=False) == ["True", "True"]
 
 
 # -- every import points down the layers of docs/architecture.md -------------
@@ -66,17 +66,16 @@ import pathlib  # noqa: E402
 import funcgrad  # noqa: E402
 
 SRC = pathlib.Path(funcgrad.__file__).parent
-LAYERS = [   # bottom first; a module may import only from its own layer or below
-    ["errors", "traces", "namespaces", "values", "tree", "tree_paths", "_gc"],
-    ["primitive"],
-    ["rules", "pages"],
-    ["arraylike", "node"],
-    ["order", "finite", "fold", "backprop", "semiring", "nodemap", "coloring", "paths"],
-    ["forward", "batching", "steptable", "machine", "plans", "native", "staging", "transforms", "reverse", "jacobians"],
-    ["body", "scanloop", "whileloop", "remat", "loops", "branches", "custom", "linear", "implicit",
-     "sparsity"],
-    ["numpy", "scipy", "nn", "at", "optim", "ravel", "check", "extend", "sparse"],
-    ["show", "explain", "serialize", "tablecolumns", "tablefile", "expr", "cli", "demo", "__main__"],
+LAYERS = [   # bottom first; a package may import only from its own layer or below
+    ["core"],                                   # errors, traces, values, pytrees, Primitive
+    ["rules"],                                  # the primitives and their derivative rules
+    ["dag"],                                  # nodes, orderings, folds, backprop, semirings
+    ["transforms", "jit"],                      # reverse, forward, vmap, Jacobians; staging, plans
+    ["control"],                                # loops, branches, checkpoints, custom rules
+    ["analysis"],                               # explain, lint, sparsity, paths, check_grads
+    ["numpy", "scipy", "nn", "optim", "at", "extend"],   # what users call
+    ["io"],                                     # show, files, pickles, the formula parser
+    ["cli", "__main__"],                        # the funcgrad command
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 
@@ -152,3 +151,11 @@ def test_no_imports_inside_functions():
                 inner += [f"{path.name}:{n.lineno}" for n in ast.walk(fn)
                           if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert not inner, f"imports inside functions: {inner}"
+
+
+def test_the_top_of_the_package_is_short_and_no_module_is_long():
+    top = sorted(p.name for p in SRC.glob("*.py"))
+    assert len(top) <= 12, f"{len(top)} modules at the top of funcgrad: {top}"
+    long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 600}
+    assert not long, f"modules over 600 lines: {long}"

@@ -16,8 +16,8 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.node import Node
-from funcgrad.tree import tree_flatten, tree_unflatten
+from funcgrad.core.tree import tree_flatten, tree_unflatten
+from funcgrad.dag.node import Node
 
 
 def f(x):
@@ -108,7 +108,7 @@ def test_grad_folds_the_nodes_in_the_order_made_and_forgets_them():
         return fnp.sum(y * y + fnp.sin(x)), unused
 
     seen = []
-    real_pull_back = fg.reverse.pull_back
+    real_pull_back = fg.transforms.reverse.pull_back
 
     def spy(trace, *args):
         seen.append(trace)
@@ -116,7 +116,7 @@ def test_grad_folds_the_nodes_in_the_order_made_and_forgets_them():
 
     x = np.linspace(-2.0, 2.0, 7)
     mp = pytest.MonkeyPatch()
-    mp.setattr(fg.reverse, "pull_back", spy)
+    mp.setattr(fg.transforms.reverse, "pull_back", spy)
     try:
         (value, _), g = fg.value_and_grad(f, has_aux=True)(x)
         with fg.debug_nans():

@@ -5,13 +5,12 @@ import operator
 
 import numpy as np
 import pytest
-from funcgrad.nodemap import NodeMap, node_map
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.node import EXPRESSIONS, Node
+from funcgrad.dag.node import EXPRESSIONS, Node
+from funcgrad.dag.nodemap import NodeMap, node_map
 from funcgrad.rules import elementwise as ew
-
 
 # ------------------------------------------------------------ immutability
 
@@ -223,7 +222,7 @@ def test_reprs_hold_no_counter_so_they_repeat_from_run_to_run():
     assert first.id != second.id                       # two graphs, each its own nodes
     assert repr(first) == repr(second) == "<Node add(multiply(...), 0.5) = 9.5>"
     assert repr(fg.backprop(first)) == repr(fg.backprop(second))
-    named = fg.Node(1.0, fg.numpy.exp, (fg.var(0.0, name="t"),), None, "loss", fg.node.EXPRESSIONS)
+    named = fg.Node(1.0, fg.numpy.exp, (fg.var(0.0, name="t"),), None, "loss", fg.dag.node.EXPRESSIONS)
     assert repr(named) == "<Node loss: exp(t) = 1.0>"
 
 
@@ -298,8 +297,8 @@ def test_operator_fast_paths_build_what_the_primitive_builds(op, prim, left, rig
 
 
 def test_a_recording_trace_makes_one_constant_node_per_float_value():
-    from funcgrad.node import CONST, VAR, ReverseTrace
-    from funcgrad.traces import new_level
+    from funcgrad.core.traces import new_level
+    from funcgrad.dag.node import CONST, VAR, ReverseTrace
     trace = ReverseTrace(new_level(), record=True)
     x = Node(2.0, VAR, (), None, None, trace)
     y = 0.5 * ((x * 0.5) - 0.5) + 0.5

@@ -5,11 +5,18 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
+from helpers import torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.numpy import _calculus, _editing, _floats, _functional, _polynomials, _statistics
-from helpers import torch
+from funcgrad.numpy import (
+    _calculus,
+    _editing,
+    _floats,
+    _functional,
+    _polynomials,
+    _statistics,
+)
 
 
 def test_array_of_traced_values_is_a_traced_array():

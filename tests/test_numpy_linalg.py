@@ -6,13 +6,13 @@ vmap against a loop, and float64 gradients against PyTorch where it has the func
 
 import numpy as np
 import pytest
+from helpers import needs_torch, requires_torch, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.numpy.linalg as fla
+from funcgrad.core.tree import tree_flatten, tree_unflatten
 from funcgrad.numpy import _products
-from funcgrad.tree import tree_flatten, tree_unflatten
-from helpers import needs_torch, requires_torch, torch
 
 rng = np.random.default_rng(42)
 
@@ -514,7 +514,7 @@ def test_matrix_two_norm_gradient_is_the_top_singular_pair():
 def test_shape_errors_name_the_op_and_the_shapes(fun, args, words):
     with pytest.raises(ValueError) as info:
         fun(*args)
-    assert isinstance(info.value, fg.errors.ShapeError)
+    assert isinstance(info.value, fg.core.errors.ShapeError)
     for w in words:
         assert w in str(info.value), (w, str(info.value))
 
@@ -525,7 +525,7 @@ def test_linalg_shape_errors_are_also_numpys_linalg_errors():
 
 
 def test_other_functions_and_forms_are_refused_clearly():
-    with pytest.raises(fg.errors.NoRuleError, match="numpy.linalg.tensorinv"):
+    with pytest.raises(fg.core.errors.NoRuleError, match="numpy.linalg.tensorinv"):
         fla.tensorinv
     with pytest.raises(ValueError, match="einsum: a sublist holds axis numbers"):
         fnp.einsum(np.ones(2), [60], np.ones(2), [60])

@@ -14,12 +14,12 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
+from helpers import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from helpers import torch
 from funcgrad.numpy import _indexing, _joining, _shape
 
 Case = namedtuple("Case", "fun shapes torch vmap", defaults=(None, True))

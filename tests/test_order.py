@@ -8,13 +8,12 @@ import textwrap
 import pytest
 from hypothesis import given, settings
 from pyrsistent import PMap
+from strategies import programs, run
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.node import Node
-from funcgrad.order import creation_order
-
-from strategies import programs, run
+from funcgrad.dag.node import Node
+from funcgrad.dag.order import creation_order
 
 METHODS = ["dfs", "kahn"]
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import funcgrad as fg
-from funcgrad.demo import all_paths, layered_dag
+from funcgrad.cli.demo import all_paths, layered_dag
 
 rng = np.random.default_rng(3)
 

@@ -7,7 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad import plans
+from funcgrad.jit import plans
 from funcgrad.rules import nn
 
 

@@ -31,8 +31,8 @@ from test_numpy_math import ROWS as MATH_ROWS
 
 import funcgrad as fg
 import funcgrad.rules
-from funcgrad.backprop import general_vjp_step, vjp_step
-from funcgrad.primitive import Primitive
+from funcgrad.core.primitive import Primitive
+from funcgrad.dag.backprop import general_vjp_step, vjp_step
 from funcgrad.rules import elementwise, special
 from funcgrad.rules.cuts import Cut
 
@@ -480,10 +480,10 @@ def test_pullback_of_traced_values_is_the_general_one(case, traced):
     # elementwise.pullback returns a traced cotangent as it is when nothing is to be
     # summed or cut (jit's trace, a grad of a grad); it must give what the general
     # path (unbroadcast, then the real part) gives, traced the same way.
-    from funcgrad.node import VAR, ReverseTrace, Node
+    from funcgrad.core.traces import new_level
+    from funcgrad.dag.node import VAR, Node, ReverseTrace
+    from funcgrad.jit.staging import Staged, StagingTrace
     from funcgrad.rules.arrays import unbroadcast
-    from funcgrad.staging import Staged, StagingTrace
-    from funcgrad.traces import new_level
 
     g, d, x = PULLBACK_CASES[case]
     trace = (StagingTrace if traced == "jit" else ReverseTrace)(new_level())

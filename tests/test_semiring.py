@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pyrsistent import PMap
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.dag.nodemap import NodeMap
 from funcgrad.rules import elementwise as ew
 
 S = fg.semirings
@@ -34,7 +34,7 @@ def test_notes_dag_has_729_paths_in_51_edges():
     edges = sum(len(n.args) for n in order)
     assert (len(order), edges) == (20, 51)     # 1 + 6*3 + 1 nodes; 3 + 5*9 + 3 edges
     counts = fg.sum_product(sink, None, S.count)
-    assert isinstance(counts, PMap)
+    assert isinstance(counts, NodeMap)
     # Paths from layer k (1..6) to the sink: 3 choices at each of the 6 - k later layers.
     for k, layer in enumerate(layers, start=1):
         assert [counts[n] for n in layer] == [3 ** (6 - k)] * 3

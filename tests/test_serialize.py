@@ -17,10 +17,10 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad import serialize
-from funcgrad.errors import CycleError
-from funcgrad.node import Node
-from funcgrad.primitive import Primitive
+from funcgrad.core.errors import CycleError
+from funcgrad.core.primitive import Primitive
+from funcgrad.dag.node import Node
+from funcgrad.io import serialize
 from funcgrad.scipy import special
 
 PROTOCOLS = range(pickle.HIGHEST_PROTOCOL + 1)
@@ -272,7 +272,7 @@ def test_table_format_is_plain_data_with_a_version():
     assert rows[0] == ("var", (), None, "x", 3.0)
     assert rows[1] == (("funcgrad.rules.elementwise", "multiply"), (0, 0), None, None, 9.0)
     # The bytes name no funcgrad class or function: plain data only.
-    assert b"funcgrad.serialize" not in fg.dumps(x * x) and b"Node" not in fg.dumps(x * x)
+    assert b"funcgrad.io.serialize" not in fg.dumps(x * x) and b"Node" not in fg.dumps(x * x)
 
 
 @pytest.mark.parametrize("table, message", [
@@ -324,7 +324,7 @@ class _Naming:
         self.module = module
 
     def __reduce__(self):
-        from funcgrad import serialize
+        from funcgrad.io import serialize
         return serialize._node_v1, ((self.module, "x"), (), None, None, 1.0)
 
 
@@ -332,7 +332,7 @@ class _OnlyFuncgradsLoaders(pickle.Unpickler):
     """The usual safeguard: an unpickler that finds funcgrad's versioned loaders and nothing else."""
 
     def find_class(self, module, name):
-        if module == "funcgrad.serialize" and name.endswith("_v1"):
+        if module == "funcgrad.io.serialize" and name.endswith("_v1"):
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"refused {module}.{name}")
 

@@ -15,8 +15,8 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad import demo
-from funcgrad.show import GraphvizNotFound, format_value, render, to_svg
+from funcgrad.cli import demo
+from funcgrad.io.show import GraphvizNotFound, format_value, render, to_svg
 
 SVG = {"svg": "http://www.w3.org/2000/svg"}
 

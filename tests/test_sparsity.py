@@ -11,7 +11,11 @@ import scipy.sparse as sp
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.coloring import check_star_coloring, column_coloring, star_coloring
+from funcgrad.analysis.coloring import (
+    check_star_coloring,
+    column_coloring,
+    star_coloring,
+)
 
 rng = np.random.default_rng(0)
 C = rng.normal(size=(4, 6))

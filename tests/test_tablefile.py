@@ -12,15 +12,14 @@ import pickle
 import struct
 import sys
 
+import fuzz_files
 import numpy as np
 import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad import serialize, tablefile
-from funcgrad.serialize import SerializationError
-
-import fuzz_files
+from funcgrad.io import serialize, tablefile
+from funcgrad.io.serialize import SerializationError
 
 
 @fg.primitive
@@ -253,7 +252,7 @@ def test_files_round_trip_through_paths_and_streams(tmp_path):
 
 
 def test_rows_that_share_a_signature_are_checked_once_but_integer_rows_each_time(monkeypatch):
-    from funcgrad import tablecolumns
+    from funcgrad.io import tablecolumns
     calls = []
     real = tablecolumns.row_problem
     monkeypatch.setattr(tablecolumns, "row_problem",
@@ -358,7 +357,7 @@ def test_a_row_that_does_not_match_its_primitive_is_refused(change, message):
     data = fuzz_files.dumps_v1(fnp.sum(fg.var(np.ones((2, 3)), name="x")))
     header, payload = fuzz_files._split(data)
     change(header["rows"])
-    with pytest.raises(fg.serialize.SerializationError, match=message):
+    with pytest.raises(fg.io.serialize.SerializationError, match=message):
         fg.loads(fuzz_files._join(header, payload))
 
 
@@ -380,5 +379,5 @@ def test_a_version_2_row_that_does_not_match_its_primitive_is_refused(change, me
         header["params"].append({"dict": [["axis", None]]})
         cols["params"][1] = 0
     change(header, cols)
-    with pytest.raises(fg.serialize.SerializationError, match=message):
+    with pytest.raises(fg.io.serialize.SerializationError, match=message):
         fg.loads(fuzz_files.join_columns(header, cols, rest))

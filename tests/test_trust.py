@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.node import Node
+from funcgrad.dag.node import Node
 from funcgrad.rules import arrays
 
 W = 10 ** 5

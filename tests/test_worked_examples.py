@@ -9,11 +9,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers import assert_close, needs_torch, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-
-from helpers import assert_close, needs_torch, numeric_grad
 
 
 def check_against_differences(f, point, grads, leaves, rtol=1e-6, atol=1e-7):
@@ -238,7 +237,7 @@ def test_tiny_network_matches_torch():
 def test_the_demo_numbers_each_node_once_per_order():
     # At x = 1, x**2 = 1.0 = x: numbering nodes with list.index (which asks ==) gave x's
     # number to x**2 (dfs order: %0 %1 %0 %3 ...).
-    from funcgrad import demo
+    from funcgrad.cli import demo
     text = demo.section("shared")
     assert "x = 1 ==" in text.splitlines()[0]
     for line in text.splitlines():

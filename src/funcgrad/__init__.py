@@ -16,61 +16,61 @@ that threads a persistent gradient map through the reversed order.
 import importlib
 
 # expressions, orderings and the folds over them
-from .node import Node, var, const
-from .order import graph, toposort
+from .dag.node import Node, var, const
+from .dag.order import graph, toposort
 from .rules.arrays import add_n
-from .backprop import backprop
-from .semiring import Semiring, semirings, sum_product
-from .paths import best_path, k_best_paths
+from .dag.backprop import backprop
+from .dag.semiring import Semiring, semirings, sum_product
+from .analysis.paths import best_path, k_best_paths
 
 # transforms
-from .reverse import grad, value_and_grad, vjp, elementwise_grad, trace
-from .forward import jvp
-from .jacobians import jacrev, jacfwd, jacobian, hessian, hvp
-from .batching import vmap
-from .staging import jit
-from .transforms import stop_gradient
-from .check import check_grads
+from .transforms.reverse import grad, value_and_grad, vjp, elementwise_grad, trace
+from .transforms.forward import jvp
+from .transforms.jacobians import jacrev, jacfwd, jacobian, hessian, hvp
+from .transforms.batching import vmap
+from .jit.staging import jit
+from .transforms.arguments import stop_gradient
+from .analysis.check import check_grads
 
 # control flow: loops and branches as single nodes
-from .loops import scan, fori_loop, while_loop
-from .branches import cond, switch
-from .custom import custom_jvp, custom_vjp
-from .remat import checkpoint, checkpoint_plan
-from .linear import linearize, linear_transpose
-from .implicit import fixed_point
+from .control.loops import scan, fori_loop, while_loop
+from .control.branches import cond, switch
+from .control.custom_rules import custom_jvp, custom_vjp
+from .control.checkpoint import checkpoint, checkpoint_plan
+from .control.linear_maps import linearize, linear_transpose
+from .control.fixed_points import fixed_point
 remat = checkpoint
-from .finite import debug_nans
+from .dag.finite import debug_nans
 
 # pytrees
-from .tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
+from .core.tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
                    register_pytree_node, register_dataclass)
-from .tree_paths import (DictKey, SequenceKey, GetAttrKey, FlattenedIndexKey, keystr,
+from .core.tree_paths import (DictKey, SequenceKey, GetAttrKey, FlattenedIndexKey, keystr,
                          tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path,
                          tree_transpose, register_pytree_node_class)
-from .ravel import ravel_pytree
+from .transforms.ravel import ravel_pytree
 
 # your own primitives (funcgrad.extend has the whole form)
-from .primitive import Primitive, primitive, defvjp, defjvp, defbatch
+from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 
 # arrays and training
 from . import numpy, nn, optim, extend
 from .at import at
 
 # seeing and saving graphs
-from .show import show, to_dot, to_svg, render
-from .explain import explain, lint
-from .tablefile import dump, dumps, load, loads
+from .io.show import show, to_dot, to_svg, render
+from .analysis.explain import explain, lint
+from .io.tablefile import dump, dumps, load, loads
 
 # errors
-from .errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
+from .core.errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
                      NoRuleError, ShapeError, IndexingError, ArgumentError, ArgumentTypeError, LinAlgShapeError, CycleError, ConcretizationError,
                      NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError,
                      NoDerivativeError, NoConvergenceError, NamespaceError)
 
 # the boolean fold's sparse derivatives need SciPy (pip install "funcgrad[scipy]"): loaded on use
-_SPARSE = {"jacobian_sparsity": "sparsity", "hessian_sparsity": "sparsity",
-           "sparse_jacobian": "sparse", "sparse_hessian": "sparse"}
+_SPARSE = {"jacobian_sparsity": "analysis.sparsity", "hessian_sparsity": "analysis.sparsity",
+           "sparse_jacobian": "analysis.sparse", "sparse_hessian": "analysis.sparse"}
 
 
 def __getattr__(name):
@@ -83,6 +83,11 @@ def __getattr__(name):
         return getattr(module, name)
     raise AttributeError(f"module 'funcgrad' has no attribute {name!r}")
 
+
+# Modules moved into packages keep their old names (funcgrad.node, funcgrad.serialize):
+# pickles written before the move name them, and so does code.
+from .io import legacy_names
+legacy_names.install()
 
 __version__ = "0.1.0"
 

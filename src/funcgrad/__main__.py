@@ -1,5 +1,5 @@
 """``python -m funcgrad``: the same command line as the ``funcgrad`` script."""
 
-from .cli import main
+from .cli.commands import main
 
 raise SystemExit(main())

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from .arraylike import ArrayLike, TracedIndex, index_param
-from .errors import ArgumentError
+from .core.errors import ArgumentError
+from .core.traces import Box
+from .core.values import dtype_of, shape_of
+from .dag.arraylike import ArrayLike, TracedIndex, index_param
 from .rules import arrays, gather, ufuncs
 from .rules.elementwise import less, where
-from .traces import Box
-from .values import dtype_of, shape_of
 
 __all__ = ["at"]
 

@@ -1,7 +1,7 @@
 """The home of rule authors: the one primitive form funcgrad's own tables use.
 
 A primitive is its impl with its rules side by side (see
-:mod:`funcgrad.primitive` for the form): ``vjp`` and ``jvp`` per argument
+:mod:`funcgrad.core.primitive` for the form): ``vjp`` and ``jvp`` per argument
 or joint, ``batch`` for vmap, and, for elementwise functions, the one-line
 shortcut of their partial derivatives. Everything funcgrad's rule tables use
 to write rules is here too: the value and shape questions, the elementwise
@@ -39,8 +39,18 @@ that moves its axis past vmap's batch axis:
 True
 """
 
-from .arraylike import ArrayLike
-from .primitive import Primitive, defbatch, defjvp, defvjp, defxp, is_joint, primitive
+from .core.primitive import (
+                           Primitive,
+                           defbatch,
+                           defjvp,
+                           defvjp,
+                           defxp,
+                           is_joint,
+                           primitive,
+)
+from .core.traces import Box, Trace, new_level
+from .core.values import ndim_of, normalize_axes, plain, raw, shape_of, zeros_like_value
+from .dag.arraylike import ArrayLike
 from .rules.arrays import (
                            all_batched,
                            batch_along_axis,
@@ -54,8 +64,6 @@ from .rules.arrays import (
                            unbroadcast,
 )
 from .rules.elementwise import elementwise, pullback
-from .traces import Box, Trace, new_level
-from .values import ndim_of, normalize_axes, plain, raw, shape_of, zeros_like_value
 
 __all__ = [
     # the form of a primitive, and the makers of its rules

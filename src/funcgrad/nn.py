@@ -20,16 +20,16 @@ import sys
 
 import numpy as np
 
-from .pages import Page, write_pages
+from .core.errors import ArgumentError, NotDifferentiableError
+from .core.pages import Page, write_pages
+from .core.traces import Box
+from .core.values import dtype_of, plain, shape_of
 from .rules import arrays as _arrays
 from .rules.elementwise import abs as _abs
 from .rules.elementwise import exp, maximum, minimum, relu, sigmoid, tanh, where
 from .rules.nn import log_softmax, logsumexp, pnls, softmax
 from .rules.nn import one_hot as _one_hot
 from .rules.ufuncs import erf, expm1, log1p, logaddexp
-from .traces import Box
-from .errors import ArgumentError, NotDifferentiableError
-from .values import dtype_of, plain, shape_of
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "pnls",
            "softplus", "log_sigmoid", "gelu", "silu", "elu", "leaky_relu", "one_hot",

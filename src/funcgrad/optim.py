@@ -42,12 +42,12 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .namespaces import is_foreign, namespace_of
+from .core.errors import ArgumentError, ArgumentTypeError
+from .core.namespaces import is_foreign, namespace_of
+from .core.traces import Box
+from .core.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .core.values import is_complex, raw, zeros_like_value
 from .rules import arrays, elementwise
-from .traces import Box
-from .tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
-from .errors import ArgumentError, ArgumentTypeError
-from .values import is_complex, raw, zeros_like_value
 
 __all__ = ["Optimizer", "Transformation", "apply_updates",
            "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",

@@ -15,18 +15,16 @@ array([2.        , 5.43656366])
 >>> fnp.packbits
 Traceback (most recent call last):
 ...
-funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.packbits; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
+funcgrad.core.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.packbits; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
 """
 
 import sys as _sys
 
 import numpy as _np
 
-from .. import arraylike as _arraylike
-from ..errors import NoRuleError as _NoRuleError
-from . import (_basic, _calculus, _editing, _floats, _functional, _indexing, _joining, _logic, _math,
-               _methods, _pages, _polynomials, _products, _reductions, _shape, _statistics, fft,
-               linalg)
+from ..dag import arraylike as _arraylike
+from ..core.errors import NoRuleError as _NoRuleError
+from . import _basic, _calculus, _editing, _floats, _functional, _indexing, _joining, _logic, _math, _methods, _pages, _polynomials, _products, _reductions, _shape, _statistics, fft, linalg
 from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
 from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
 from ._logic import *        # noqa: F401,F403  comparisons, predicates, logic: masks

@@ -10,22 +10,22 @@ import math
 
 import numpy as _np
 from numpy import (  # noqa: F401
-           e,
-           float32,
-           float64,
-           inf,
-           int32,
-           int64,
-           nan,
-           newaxis,
-           pi,
+    e,
+    float32,
+    float64,
+    inf,
+    int32,
+    int64,
+    nan,
+    newaxis,
+    pi,
 )
 
+from ..core.traces import Box
+from ..core.values import ndim_of, raw, shape_of
 from ..rules.elementwise import equal as _equal
 from ..rules.elementwise import imag as _imag
 from ..rules.elementwise import not_equal as _not_equal
-from ..traces import Box
-from ..values import ndim_of, raw, shape_of
 
 # NumPy's functions that touch no array values (error settings, dtype queries): the same
 # objects as NumPy's.

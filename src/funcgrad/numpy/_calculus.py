@@ -20,14 +20,21 @@ array([0.25, 0.5 , 0.5 , 0.25])
 
 import numpy as _np
 
-from ..errors import ArgumentError, ArgumentTypeError
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.values import plain as _plain
+from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
 from ..rules import shape as _s
 from ..rules import ufuncs as _u
 from ..rules.convolution import convolve as _convolve
-from ..values import plain as _plain
-from ..values import shape_of as _shape_of
-from ._helpers import as_array, check_axis, in_float_dtype_of, is_traced, numpys_dtype, take_on_axis
+from ._helpers import (
+    as_array,
+    check_axis,
+    in_float_dtype_of,
+    is_traced,
+    numpys_dtype,
+    take_on_axis,
+)
 from ._joining import concatenate
 from ._reductions import cumprod, cumsum, sum
 from ._shape import broadcast_to, ravel, reshape

@@ -5,7 +5,7 @@ The rules are in :mod:`funcgrad.rules.decompositions`. Singular vectors and
 eigenvectors are unique only up to sign (a complex phase), so only losses that
 do not depend on that choice have a derivative; so are the columns of a full
 SVD or complete QR of a non-square matrix beyond the first min(m, n), which
-raise :class:`~funcgrad.errors.NoDerivativeError` when a loss uses them.
+raise :class:`~funcgrad.core.errors.NoDerivativeError` when a loss uses them.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -19,7 +19,8 @@ from collections import namedtuple as _namedtuple
 
 import numpy as _np
 
-from ..errors import ArgumentTypeError
+from ..core.errors import ArgumentTypeError
+from ..core.values import dtype_of, shape_of
 from ..rules import decompositions as _d
 from ..rules import reductions as _r
 from ..rules.arrays import concatenate as _concatenate
@@ -29,7 +30,6 @@ from ..rules.arrays import transpose as _transpose
 from ..rules.linalg import inv as _inv
 from ..rules.linalg import mH
 from ..rules.products import matmul as _matmul
-from ..values import dtype_of, shape_of
 from ._helpers import lists_as_arrays
 
 __all__ = ["svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "matrix_power", "svd_norm",

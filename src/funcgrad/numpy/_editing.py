@@ -18,12 +18,12 @@ array([ 0., 10.,  0., 10.])
 
 import numpy as _np
 
+from ..core.traces import Box
+from ..core.values import float_dtype
+from ..core.values import plain as _plain
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import shape as _s
-from ..traces import Box
-from ..values import float_dtype
-from ..values import plain as _plain
-from ..values import shape_of as _shape_of
 from ._helpers import as_array, check_axis, concrete, is_traced, numpys_dtype
 from ._joining import concatenate, sort, vstack
 from ._shape import ravel, reshape

@@ -15,13 +15,13 @@ array([2., 0.])
 
 import numpy as _np
 
-from ..errors import ArgumentTypeError
+from ..core.errors import ArgumentTypeError
+from ..core.traces import Box
+from ..core.values import dtype_of as _dtype_of
+from ..core.values import is_complex
+from ..core.values import plain as _plain
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
-from ..traces import Box
-from ..values import dtype_of as _dtype_of
-from ..values import is_complex
-from ..values import plain as _plain
 from ._helpers import concrete, in_float_dtype_of, is_traced, nan_mask, refuse
 from ._logic import isneginf, isposinf
 

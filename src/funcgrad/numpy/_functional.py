@@ -18,10 +18,10 @@ array([1., 2.])
 
 import numpy as _np
 
-from ..errors import ArgumentError
+from ..core.errors import ArgumentError
+from ..core.traces import Box
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
-from ..traces import Box
-from ..values import shape_of as _shape_of
 from ._helpers import as_array, check_axis, concrete, in_float_dtype_of, is_traced
 from ._joining import stack
 from ._shape import broadcast_arrays, moveaxis, ravel, reshape

@@ -11,18 +11,18 @@ immutable value cannot honour.
 >>> refuse("dot", out=[0.0])
 Traceback (most recent call last):
 ...
-funcgrad.errors.ArgumentTypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are immutable; use the returned value instead
+funcgrad.core.errors.ArgumentTypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are immutable; use the returned value instead
 """
 
 import numpy as np
 
-from ..errors import ArgumentError, ArgumentTypeError, ConcretizationError
-from ..namespaces import is_foreign
+from ..core.errors import ArgumentError, ArgumentTypeError, ConcretizationError
+from ..core.namespaces import is_foreign
+from ..core.traces import Box
+from ..core.values import dtype_of, float_dtype, plain, shape_of
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.elementwise import not_equal
 from ..rules.ufuncs import astype
-from ..traces import Box
-from ..values import dtype_of, float_dtype, plain, shape_of
 
 __all__ = ["is_traced", "as_array", "holds_traced", "stacked", "lists_as_arrays", "check_axis", "check_axes",
            "axis_param", "refuse", "take_on_axis", "fmt_shape", "concrete", "nan_mask",

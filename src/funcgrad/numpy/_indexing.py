@@ -22,7 +22,21 @@ from numpy import (  # noqa: F401  NumPy's constructors, passed through
     zeros,
 )
 
-from ..errors import ArgumentError, ArgumentTypeError, ConcretizationError, ShapeError
+from ..core.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    ConcretizationError,
+    ShapeError,
+)
+from ..core.namespaces import is_foreign as _is_foreign
+from ..core.traces import Box
+from ..core.values import dtype_of as _dtype_of
+from ..core.values import filled_like as _filled_like
+from ..core.values import float_dtype as _float_dtype
+from ..core.values import in_library_of as _in_library_of
+from ..core.values import plain as _plain
+from ..core.values import raw as _raw
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import shape as _s
 from ..rules.elementwise import power as _power
@@ -31,19 +45,21 @@ from ..rules.elementwise import subtract as _subtract
 from ..rules.elementwise import where as _where
 from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import log10 as _log10
-from ..traces import Box
-from ..namespaces import is_foreign as _is_foreign
-from ..values import dtype_of as _dtype_of
-from ..values import filled_like as _filled_like
-from ..values import float_dtype as _float_dtype
-from ..values import in_library_of as _in_library_of
-from ..values import plain as _plain
-from ..values import raw as _raw
-from ..values import shape_of as _shape_of
-from ._helpers import (as_array, check_axis, concrete, fmt_shape, holds_traced, in_float_dtype_of,
-                       is_traced, numpys_dtype, stacked, take_on_axis)
+from ._helpers import (
+    as_array,
+    check_axis,
+    concrete,
+    fmt_shape,
+    holds_traced,
+    in_float_dtype_of,
+    is_traced,
+    numpys_dtype,
+    stacked,
+    take_on_axis,
+)
 from ._joining import stack
-from ._shape import broadcast_to, moveaxis as _shape_moveaxis, ravel
+from ._shape import broadcast_to, ravel
+from ._shape import moveaxis as _shape_moveaxis
 
 __all__ = [
     "take", "take_along_axis", "choose", "select", "argsort", "argmax", "argmin", "nonzero",

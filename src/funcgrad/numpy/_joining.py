@@ -8,13 +8,13 @@ the values.
 
 import numpy as _np
 
-from ..errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.values import dtype_of as _dtype_of
+from ..core.values import in_library_of as _in_library_of
+from ..core.values import plain as _plain
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import shape as _s
-from ..values import dtype_of as _dtype_of
-from ..values import in_library_of as _in_library_of
-from ..values import plain as _plain
-from ..values import shape_of as _shape_of
 from ._helpers import (
     as_array,
     check_axes,
@@ -56,7 +56,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     >>> fnp.concatenate([fnp.zeros((2, 3)), fnp.ones((2, 4))], axis=0)
     Traceback (most recent call last):
     ...
-    funcgrad.errors.ShapeError: concatenate: cannot join arrays of shapes (2, 3) and (2, 4) along axis 0; all sizes must match except along the joining axis
+    funcgrad.core.errors.ShapeError: concatenate: cannot join arrays of shapes (2, 3) and (2, 4) along axis 0; all sizes must match except along the joining axis
     """
     arrays = [as_array(x) for x in arrays]
     if not arrays:

@@ -18,9 +18,9 @@ np.float64(1.0)
 
 import numpy as _np
 
+from ..core.values import plain as _plain
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
-from ..values import plain as _plain
 from ._helpers import concrete, is_traced
 
 __all__ = ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal",

@@ -27,7 +27,10 @@ np.complex128(6+8j)
 
 import numpy as _np
 
-from ..errors import ArgumentTypeError
+from ..core.errors import ArgumentTypeError
+from ..core.traces import note_cut as _note_cut
+from ..core.values import is_complex
+from ..core.values import plain as _plain
 from ..rules import ufuncs as _u
 from ..rules.elementwise import (  # noqa: F401
     abs,
@@ -46,6 +49,8 @@ from ..rules.elementwise import (  # noqa: F401
     subtract,
     tanh,
 )
+from ..rules.elementwise import sign as _sign
+from ..rules.elementwise import unit as _unit
 from ..rules.ufuncs import (  # noqa: F401
     angle,
     arccos,
@@ -91,11 +96,6 @@ from ..rules.ufuncs import (  # noqa: F401
     tan,
     trunc,
 )
-from ..rules.elementwise import sign as _sign
-from ..rules.elementwise import unit as _unit
-from ..traces import note_cut as _note_cut
-from ..values import is_complex
-from ..values import plain as _plain
 from ._helpers import refuse
 
 # NumPy's other names for the same functions.

@@ -2,7 +2,7 @@
 
 ``x.sum(axis=0)``, ``x.reshape(2, 3)``, ``x.astype(np.float32)`` on a traced
 value call the namesake in :mod:`funcgrad.numpy`, with NumPy's signatures.
-They live here, not in :mod:`funcgrad.arraylike`, so that the core never
+They live here, not in :mod:`funcgrad.dag.arraylike`, so that the core never
 imports the NumPy layer; :func:`install` puts them on every traced value's
 class when ``funcgrad.numpy`` is imported.
 
@@ -14,7 +14,7 @@ array([1., 2., 1., 2.])
 
 import numpy as _np
 
-from ..values import dtype_of as _dtype_of
+from ..core.values import dtype_of as _dtype_of
 
 __all__ = ["install"]
 

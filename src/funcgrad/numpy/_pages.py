@@ -1,10 +1,10 @@
-"""help() pages of funcgrad.numpy's elementwise primitives (see :mod:`funcgrad.pages`).
+"""help() pages of funcgrad.numpy's elementwise primitives (see :mod:`funcgrad.core.pages`).
 
 The examples use Python floats, so each shows the value NumPy gives and the
 derivative; aliases (``absolute``, ``pow``, ``acos``, ...) share their page.
 """
 
-from ..pages import Page, write_pages
+from ..core.pages import Page, write_pages
 
 ROWS = {
     'abs': Page(

@@ -16,8 +16,8 @@ array([9., 3., 1.])
 
 import numpy as _np
 
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
-from ..values import shape_of as _shape_of
 from . import _decompositions
 from ._calculus import convolve
 from ._helpers import as_array, concrete, in_float_dtype_of, is_traced

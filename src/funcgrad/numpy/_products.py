@@ -13,13 +13,13 @@ array([[2., 4.]])
 
 import numpy as _np
 
-from ..errors import ArgumentError, ArgumentTypeError
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.values import ndim_of
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
 from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
 from ..rules.linalg import conj as _conj
-from ..values import ndim_of
-from ..values import shape_of as _shape_of
 from . import linalg
 from ._helpers import is_traced, lists_as_arrays, refuse
 
@@ -94,7 +94,7 @@ def matmul(x1, x2, /):
     >>> matmul(np.ones((2, 3)), np.ones((4, 5)))
     Traceback (most recent call last):
     ...
-    funcgrad.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
+    funcgrad.core.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
     """
     return _products.matmul(lists_as_arrays(x1), lists_as_arrays(x2))
 

@@ -22,17 +22,17 @@ import builtins
 
 import numpy as _np
 
-from ..errors import ArgumentError, ArgumentTypeError
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.namespaces import known_all as _known_all
+from ..core.values import dtype_of as _dtype_of
+from ..core.values import is_complex
+from ..core.values import raw as _raw
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
 from ..rules import elementwise as _ew
 from ..rules import reductions as _r
 from ..rules import ufuncs as _u
 from ..rules.elementwise import where as _where
-from ..namespaces import known_all as _known_all
-from ..values import dtype_of as _dtype_of
-from ..values import raw as _raw
-from ..values import is_complex
-from ..values import shape_of as _shape_of
 from ._helpers import as_array, axis_param, is_traced, nan_mask, refuse
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",

@@ -15,9 +15,9 @@ from functools import reduce
 
 import numpy as _np
 
-from ..errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
-from ..values import shape_of as _shape_of
 from ._helpers import as_array, check_axes, check_axis, fmt_shape, is_traced
 
 __all__ = [

@@ -22,15 +22,23 @@ import builtins
 
 import numpy as _np
 
-from ..errors import ArgumentError
+from ..core.errors import ArgumentError
+from ..core.values import float_dtype
+from ..core.values import plain as _plain
+from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
 from ..rules import shape as _s
 from ..rules import ufuncs as _u
-from ..values import float_dtype
-from ..values import plain as _plain
-from ..values import shape_of as _shape_of
-from ._helpers import (as_array, check_axes, concrete, in_float_dtype_of, is_traced, nan_mask,
-                       numpys_dtype, refuse)
+from ._helpers import (
+    as_array,
+    check_axes,
+    concrete,
+    in_float_dtype_of,
+    is_traced,
+    nan_mask,
+    numpys_dtype,
+    refuse,
+)
 from ._joining import concatenate, sort
 from ._products import dot
 from ._reductions import average, cumprod, cumsum, max, min, prod, sum

@@ -17,13 +17,13 @@ array([ 0.,  8.,  0., -8.])
 
 import numpy as _np
 
-from ..errors import ArgumentError, ArgumentTypeError
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.values import float_dtype as _float_dtype
+from ..core.values import is_complex as _is_complex
+from ..core.values import shape_of as _shape_of
 from ..rules import fft as _f
 from ..rules.arrays import concatenate as _concatenate
 from ..rules.elementwise import conjugate as _conjugate
-from ..values import float_dtype as _float_dtype
-from ..values import is_complex as _is_complex
-from ..values import shape_of as _shape_of
 from ._helpers import as_array as _as_array
 from ._helpers import check_axis as _check_axis
 from ._helpers import is_traced as _is_traced

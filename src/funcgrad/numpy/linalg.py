@@ -22,7 +22,7 @@ function maps over leading (stack) axes as NumPy does. Conventions:
   singular matrix the gradient raises ``LinAlgError``. ``pinv``'s gradient
   holds where the rank is locally constant (e.g. full rank).
 
-Other NumPy linear algebra names raise :class:`funcgrad.errors.NoRuleError`.
+Other NumPy linear algebra names raise :class:`funcgrad.core.errors.NoRuleError`.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -41,8 +41,10 @@ from collections import namedtuple as _namedtuple
 import numpy as _np
 from numpy.linalg import LinAlgError  # noqa: F401  NumPy's own error class
 
-from ..errors import ArgumentError, ArgumentTypeError
-from ..errors import NoRuleError as _NoRuleError
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.errors import NoRuleError as _NoRuleError
+from ..core.values import is_complex
+from ..core.values import shape_of as _shape_of
 from ..rules import decompositions as _dec
 from ..rules import linalg as _la
 from ..rules.arrays import getitem as _getitem
@@ -50,8 +52,6 @@ from ..rules.arrays import reshape as _reshape
 from ..rules.arrays import swapaxes as _swapaxes
 from ..rules.elementwise import real as _real
 from ..rules.products import matmul as _matmul
-from ..values import is_complex
-from ..values import shape_of as _shape_of
 from ._decompositions import (  # noqa: F401
     EigResult,
     QRResult,

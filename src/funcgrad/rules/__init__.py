@@ -12,5 +12,5 @@
 - :mod:`.linalg`: inverses, determinants, solves, decompositions, norms
 - :mod:`.nn`: softmax, logsumexp and the note's pnls loss
 
-See :mod:`funcgrad.primitive` for the form of a primitive and its rules.
+See :mod:`funcgrad.core.primitive` for the form of a primitive and its rules.
 """

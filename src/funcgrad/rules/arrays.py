@@ -27,8 +27,16 @@ from functools import reduce
 
 import numpy as np
 
-from ..primitive import Primitive, describe
-from ..values import filled_like, float_dtype, ndim_of, normalize_axes, raw, shape_of, zeros_like_value
+from ..core.primitive import Primitive, describe
+from ..core.values import (
+    filled_like,
+    float_dtype,
+    ndim_of,
+    normalize_axes,
+    raw,
+    shape_of,
+    zeros_like_value,
+)
 from .foreign_indexing import getitem_form, untake_form
 
 __all__ = [
@@ -131,7 +139,7 @@ def _add_n_jvp(tangents, ans, *xs):
 
 
 # ---------------------------------------------------------------- other libraries' arrays
-# The forms of these primitives in an Array API namespace ``xp`` (see funcgrad.namespaces);
+# The forms of these primitives in an Array API namespace ``xp`` (see funcgrad.core.namespaces);
 # indexing's are in .foreign_indexing.
 
 def _xp_expand_dims(xp, x, axis):

@@ -25,9 +25,9 @@ array([0. , 1. , 2.5, 4. , 1.5])
 
 import numpy as np
 
-from ..errors import ArgumentError
-from ..primitive import Primitive
-from ..values import shape_of
+from ..core.errors import ArgumentError
+from ..core.primitive import Primitive
+from ..core.values import shape_of
 from .arrays import getitem
 
 __all__ = ["convolve"]

@@ -22,8 +22,8 @@ array([2., 4.])
 
 import numpy as np
 
-from ..primitive import Primitive
-from ..traces import Box
+from ..core.primitive import Primitive
+from ..core.traces import Box
 from .arrays import batch_elementwise
 
 __all__ = ["stop_gradient", "zeros_like"]

@@ -1,7 +1,7 @@
 """Matrix decompositions with derivatives: SVD, QR, the general eigenproblem, least squares.
 
 Each primitive gives its forward rule only; reverse mode transposes it (a
-forward rule is linear in the tangent, see :mod:`funcgrad.backprop`), so one
+forward rule is linear in the tangent, see :mod:`funcgrad.dag.backprop`), so one
 formula serves both modes and every rule differentiates again. Outputs of
 different shapes are packed into one array along the second-to-last axis and
 unpacked by funcgrad.numpy.linalg. Matrices are the last two axes; ``^H`` is
@@ -30,16 +30,26 @@ does not depend on the gauge gets the right one.
 
 import numpy as np
 
-from ..errors import LinAlgShapeError, NamespaceError, NoDerivativeError
-from ..namespaces import known_any
-from ..primitive import Primitive
-from ..traces import Box
-from ..values import in_library_of, is_complex, plain, shape_of
+from ..core.errors import LinAlgShapeError, NamespaceError, NoDerivativeError
+from ..core.namespaces import known_any
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.values import in_library_of, is_complex, plain, shape_of
 from . import elementwise as ew
 from .arrays import batch_elementwise, broadcast_to, concatenate, getitem, reshape
 from .arrays import sum as asum
-from .linalg import (conj, eigh_packed, hermitian_seen, hermitian_seen_T, inv, mH, pinv,
-                     repeated_pairs, solve, square_matrices)
+from .linalg import (
+    conj,
+    eigh_packed,
+    hermitian_seen,
+    hermitian_seen_T,
+    inv,
+    mH,
+    pinv,
+    repeated_pairs,
+    solve,
+    square_matrices,
+)
 from .products import diagonal, matmul, mT, tril
 
 __all__ = ["svd_packed", "svdvals", "qr_packed", "eig_packed", "eigvals", "eigvalsh", "spectral", "lstsq_x",

@@ -16,11 +16,11 @@ import operator
 
 import numpy as np
 
-from ..errors import NamespaceError, ShapeError
-from ..namespaces import known_all
-from ..primitive import Primitive
-from ..traces import Box
-from ..values import is_complex, plain
+from ..core.errors import NamespaceError, ShapeError
+from ..core.namespaces import known_all
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.values import is_complex, plain
 from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [

@@ -26,8 +26,8 @@ array([ 2.,  4.,  0., -2.])
 
 import numpy as np
 
-from ..primitive import Primitive
-from ..values import in_library_of, shape_of
+from ..core.primitive import Primitive
+from ..core.values import in_library_of, shape_of
 from . import elementwise as ew
 from .arrays import batch_along_axis, concatenate
 

@@ -28,8 +28,8 @@ array([0., 0., 2.])
 
 import numpy as np
 
-from ..primitive import Primitive
-from ..values import float_dtype, shape_of
+from ..core.primitive import Primitive
+from ..core.values import float_dtype, shape_of
 from .arrays import batch_example_by_example, broadcast_to, unbroadcast
 from .elementwise import multiply
 

@@ -37,11 +37,16 @@ Shape errors name the operation and the operands' shapes.
 
 import numpy as np
 
-from ..errors import LinAlgShapeError, MissingRuleError, NamespaceError, NoDerivativeError
-from ..namespaces import is_foreign, known_any, library_of
-from ..primitive import Primitive
-from ..traces import Box
-from ..values import float_dtype, in_library_of, is_complex, plain, shape_of
+from ..core.errors import (
+    LinAlgShapeError,
+    MissingRuleError,
+    NamespaceError,
+    NoDerivativeError,
+)
+from ..core.namespaces import is_foreign, known_any, library_of
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.values import float_dtype, in_library_of, is_complex, plain, shape_of
 from . import elementwise as ew
 from .arrays import (
     batch_elementwise,
@@ -54,7 +59,6 @@ from .arrays import (
     unbroadcast,
 )
 from .arrays import sum as asum
-from .reductions import max as rmax
 
 # Streams pickled before the products moved to .products name them here; keep them loadable.
 from .products import (  # noqa: F401
@@ -74,6 +78,7 @@ from .products import (  # noqa: F401
     undiagonal,
     vdot,
 )
+from .reductions import max as rmax
 
 __all__ = [
     "LinAlgShapeError",

@@ -19,9 +19,9 @@ instead (``Primitive.together``).
 
 import numpy as np
 
-from ..errors import ArgumentError
-from ..primitive import Primitive
-from ..values import shape_of
+from ..core.errors import ArgumentError
+from ..core.primitive import Primitive
+from ..core.values import shape_of
 from .arrays import (
     all_batched,
     batch_along_axis,

@@ -30,9 +30,9 @@ from string import ascii_letters
 
 import numpy as np
 
-from ..errors import ArgumentError, NamespaceError, ShapeError
-from ..primitive import Primitive
-from ..values import in_library_of, shape_of
+from ..core.errors import ArgumentError, NamespaceError, ShapeError
+from ..core.primitive import Primitive
+from ..core.values import in_library_of, shape_of
 from .arrays import (
     batch_example_by_example,
     broadcast_to,

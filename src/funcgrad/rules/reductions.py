@@ -22,8 +22,8 @@ array([0., 6., 0.])
 
 import numpy as np
 
-from ..primitive import Primitive
-from ..values import filled_like, ndim_of, normalize_axes, plain, shape_of
+from ..core.primitive import Primitive
+from ..core.values import filled_like, ndim_of, normalize_axes, plain, shape_of
 from .arrays import (
     batch_along_axis,
     batch_reduction,

@@ -26,8 +26,8 @@ array([0., 1.])
 import numpy as np
 import scipy.linalg as sl
 
-from ..primitive import Primitive
-from ..values import shape_of
+from ..core.primitive import Primitive
+from ..core.values import shape_of
 from .arrays import concatenate, getitem, reshape
 from .products import matmul, mT, tril, triu
 

@@ -28,8 +28,8 @@ array([[0., 1., 0.]])
 
 import numpy as np
 
-from ..primitive import Primitive
-from ..values import float_dtype, plain, shape_of
+from ..core.primitive import Primitive
+from ..core.values import float_dtype, plain, shape_of
 from .arrays import broadcast_to, reshape
 
 __all__ = ["take_along", "put_along", "argsort", "argmax", "argmin", "searchsorted"]

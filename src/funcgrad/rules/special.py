@@ -20,9 +20,9 @@ import math
 import numpy as np
 import scipy.special as sc
 
+from ..core.values import plain
 from .elementwise import elementwise, exp, log, sign, ufunc_impl, where
 from .ufuncs import log1p
-from ..values import plain
 
 __all__ = [
     "gammaln", "digamma", "polygamma", "gamma", "betaln", "beta", "erfc", "erfinv", "erfcinv",

@@ -25,11 +25,11 @@ import operator
 
 import numpy as np
 
-from ..namespaces import dtype_in, known_all
-from ..primitive import Primitive
+from ..core.namespaces import dtype_in, known_all
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.values import dtype_of, is_complex, plain
 from .arrays import batch_elementwise
-from ..traces import Box
-from ..values import dtype_of, is_complex, plain
 from .elementwise import abs as absolute
 from .elementwise import (
     conjugate,

@@ -1,9 +1,9 @@
-"""help() pages of funcgrad.scipy.special's elementwise primitives (see :mod:`funcgrad.pages`).
+"""help() pages of funcgrad.scipy.special's elementwise primitives (see :mod:`funcgrad.core.pages`).
 
 ``expit`` is ``funcgrad.nn.sigmoid``, whose page funcgrad.nn writes.
 """
 
-from ..pages import Page, write_pages
+from ..core.pages import Page, write_pages
 
 ROWS = {
     'logit': Page(

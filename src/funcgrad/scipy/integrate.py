@@ -31,16 +31,16 @@ MissingRuleError (it would need the adjoint of the adjoint).
 import numpy as np
 import scipy.integrate
 
-from ..errors import ArgumentError
-from ..forward import jvp
-from ..primitive import Primitive
-from ..ravel import ravel_pytree
+from ..core.errors import ArgumentError
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.tree import tree_flatten, tree_unflatten
+from ..core.values import shape_of
+from ..jit.staging import jit
 from ..rules.arrays import getitem, reshape
-from ..traces import Box
-from ..reverse import vjp
-from ..staging import jit
-from ..tree import tree_flatten, tree_unflatten
-from ..values import shape_of
+from ..transforms.forward import jvp
+from ..transforms.ravel import ravel_pytree
+from ..transforms.reverse import vjp
 
 __all__ = ["odeint"]
 

@@ -21,13 +21,13 @@ np.float64(1.0)
 import numpy as np
 import scipy.linalg
 
-from ..errors import ArgumentError
+from ..core.errors import ArgumentError
+from ..core.values import dtype_of, float_dtype, shape_of
 from ..numpy import linalg as _la
 from ..numpy._helpers import as_array, concrete, is_traced, numpys_dtype
 from ..rules import scipy_linalg as _s
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.linalg import conj, mH
-from ..values import dtype_of, float_dtype, shape_of
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve_banded", "solve",
            "inv", "det", "solve_sylvester", "sqrtm", "expm"]

@@ -18,12 +18,12 @@ array([[27., 21.]])
 
 import scipy.signal
 
-from ..errors import ArgumentError
+from ..core.errors import ArgumentError
+from ..core.values import shape_of
 from ..numpy._helpers import as_array, is_traced
 from ..rules.arrays import getitem
 from ..rules.convolution import convolve as _convolve
 from ..rules.elementwise import conjugate
-from ..values import shape_of
 
 __all__ = ["convolve", "correlate"]
 

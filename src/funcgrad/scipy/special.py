@@ -24,20 +24,49 @@ import sys as _sys
 
 import numpy as _np
 
-from ..errors import ArgumentError
+from ..core.errors import ArgumentError
+from ..core.values import normalize_axes as _normalize_axes
+from ..core.values import raw as _raw
+from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
 from ..rules import nn as _nn
 from ..rules.elementwise import log as _log
 from ..rules.elementwise import sigmoid as expit
 from ..rules.special import (  # noqa: F401
-    beta, betainc, betaln, digamma, entr, erfc, erfcinv, erfinv, gamma, gammainc, gammaincc,
-    gammaln, gammasgn, i0, i0e, i1, i1e, iv, ive, j0, j1, jv, log_ndtr, ndtr, ndtri, polygamma,
-    rgamma, xlog1py, xlogy, y0, y1, yv,
+    beta,
+    betainc,
+    betaln,
+    digamma,
+    entr,
+    erfc,
+    erfcinv,
+    erfinv,
+    gamma,
+    gammainc,
+    gammaincc,
+    gammaln,
+    gammasgn,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    iv,
+    ive,
+    j0,
+    j1,
+    jv,
+    log_ndtr,
+    ndtr,
+    ndtri,
+    polygamma,
+    rgamma,
+    xlog1py,
+    xlogy,
+    y0,
+    y1,
+    yv,
 )
 from ..rules.ufuncs import erf, logit  # noqa: F401
-from ..values import normalize_axes as _normalize_axes
-from ..values import raw as _raw
-from ..values import shape_of as _shape_of
 from . import _pages
 
 __all__ = [

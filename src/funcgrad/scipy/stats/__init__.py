@@ -13,7 +13,18 @@ funcgrad.numpy and funcgrad.scipy.special, so every transform applies.
 np.float64(4.0)
 """
 
-from . import beta, chi2, dirichlet, expon, gamma, laplace, multivariate_normal, norm, poisson, t
+from . import (
+           beta,
+           chi2,
+           dirichlet,
+           expon,
+           gamma,
+           laplace,
+           multivariate_normal,
+           norm,
+           poisson,
+           t,
+)
 
 __all__ = ["norm", "multivariate_normal", "t", "gamma", "beta", "dirichlet", "poisson", "expon",
            "chi2", "laplace"]

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.stats
 
 from ... import numpy as fnp
-from ...values import plain as fg_plain
+from ...core.values import plain as fg_plain
 
 __all__ = ["logpdf", "pdf", "entropy", "rvs"]
 

@@ -1,0 +1,1 @@
+"""Folds that explain: NaN provenance, lint, sparsity, paths, derivative checks."""

@@ -1,0 +1,515 @@
+"""Why is this gradient NaN, infinite or zero? Folds that carry provenance.
+
+``fg.explain`` runs backprop once over the product of two semirings: the real
+numbers (the cotangents) and *provenance*, a map from each origin (the edge
+where a cotangent first became non-finite, or where a nonzero cotangent was
+blocked) to one path by which it travelled. At a parent, contributions add
+and their provenances merge, exactly as the cotangents do, so each input ends
+with its gradient and the origins of whatever is wrong with it. Values are
+checked in topological order for the first node whose value is not finite
+although its inputs are. Nothing runs twice: the graph is traced once and
+folded once.
+
+``fg.lint`` reads the same graph before anything goes wrong: ``where``
+branches whose unselected entries have an infinite derivative (the where
+trap), derivatives infinite at the current point, an ``exp`` that overflows
+or feeds a hand-made softmax, a ``log`` of a probability that underflowed, a
+``relu`` that is never active, an input cut off by ``stop_gradient`` or a cast
+to integers.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> def f(x):
+...     return fnp.sum(fnp.where(x > 0, fnp.sqrt(x), 0.0))
+>>> with np.errstate(invalid="ignore"):
+...     report = fg.explain(f, np.array([4.0, -1.0]))
+>>> print(report)
+explain f: d f / d x at 1 of 2 entries is not finite (nan at [1])
+  where trap: at %4 where(<bool[2]>, %2, 0): the zero cotangent of its unselected branch meets the infinite derivative of %2 sqrt(x) at [1] (0 * inf = nan); reached x through sqrt
+    fix: guard the argument too: sqrt(where(cond, x, 1.0)) inside the where
+"""
+
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import ArgumentTypeError, MissingRuleError
+from ..core.traces import recording_cuts
+from ..core.tree import tree_leaves
+from ..core.values import raw, shape_of
+from ..dag.backprop import vjp_step
+from ..dag.finite import all_finite
+from ..dag.fold import fold_back
+from ..dag.node import CONST, VAR, Node, const
+from ..dag.order import children, dfs_order
+from ..transforms.arguments import fun_name
+from ..transforms.reverse import named_variables
+
+__all__ = ["explain", "lint", "Explanation", "Finding"]
+
+# Elementwise primitives whose derivative is infinite where the argument sits on a boundary,
+# with what keeps it off the boundary.
+_BOUNDARY = {
+    "exp": "exp overflows above 709: subtract the max first, or use fg.nn.logsumexp / fg.nn.softmax",
+    "sqrt": "add a small eps (sqrt(x + 1e-12)) or keep x > 0; for a norm use fnp.linalg.norm, "
+            "whose derivative at 0 is 0",
+    "log": "keep the argument positive: log(x + eps), or compute the log directly "
+           "(fg.nn.log_softmax, fnp.logaddexp, -fnp.logaddexp(0, -x) for log(sigmoid(x)))",
+    "divide": "keep the denominator away from 0 (a where on the denominator, or + eps)",
+    "power": "a fractional power has an infinite derivative at 0: add eps or guard with a where",
+    "arcsin": "keep the argument inside (-1, 1), e.g. clip it to 1 - eps",
+    "arccos": "keep the argument inside (-1, 1), e.g. clip it to 1 - eps",
+    "arctanh": "keep the argument inside (-1, 1), e.g. clip it to 1 - eps",
+    "reciprocal": "keep the argument away from 0",
+    "cbrt": "the cube root's derivative is infinite at 0: add eps",
+    "log2": "keep the argument positive", "log10": "keep the argument positive",
+    "log1p": "keep the argument above -1",
+}
+_PIECEWISE = {"sign", "step", "floor", "ceil", "rint", "trunc", "fix", "round", "greater",
+              "greater_equal", "less", "less_equal", "equal", "not_equal", "heaviside"}
+_SELECTORS = {"where", "maximum", "minimum", "relu", "clip", "abs", "fmax", "fmin"}
+
+
+class Finding:
+    """One thing found: the node, its primitive, what went wrong, and the usual fix.
+
+    ``kind`` is a short tag (``"where trap"``, ``"infinite derivative"``,
+    ``"overflow"``, ``"underflow"``, ``"dead relu"``, ``"blocked"``, ``"cut"``,
+    ``"not finite"``); ``str()`` is the whole finding, one line for ``lint``.
+    """
+
+    __slots__ = ("kind", "node", "message", "fix")
+
+    def __init__(self, kind, node, message, fix):
+        self.kind, self.node, self.message, self.fix = kind, node, message, fix
+
+    @property
+    def primitive(self):
+        return None if self.node is None else self.node.op
+
+    def __str__(self):
+        return f"{self.kind}: {self.message}; fix: {self.fix}"
+
+    __repr__ = __str__
+
+
+class Explanation:
+    """What ``fg.explain`` found: ``lines`` per input (``str()`` prints them) and the findings."""
+
+    __slots__ = ("lines", "findings", "gradients")
+
+    def __init__(self, lines, findings, gradients):
+        self.lines, self.findings, self.gradients = lines, findings, gradients
+
+    def __str__(self):
+        return "\n".join(self.lines)
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+    def __bool__(self):
+        """True when something is wrong."""
+        return bool(self.findings)
+
+
+# ---------------------------------------------------------------- naming nodes
+
+def _names(output, inputs, cuts):
+    """Numbers for every node the report may name: the output's graph, then the inputs and
+    the values that were cut from it."""
+    cut = tuple(b for _, b in cuts if isinstance(b, Node))
+    return {n: i for i, n in enumerate(dfs_order((output, *inputs, *cut)))}
+
+
+def _ref(node, index):
+    if node._prim is VAR:
+        return node._name or f"%{index[node]}"
+    return f"%{index[node]}"
+
+
+def _call(node, index):
+    """``%3 sqrt(x)``: the node, its primitive and its arguments."""
+    if node._prim is VAR or node._prim is CONST:
+        return _ref(node, index)
+    args = ", ".join(_ref(a, index) if a._prim is not CONST else _short(a._value) for a in node._args)
+    if len(args) > 30:
+        args = "..."
+    return f"%{index[node]} {node.op}({args})"
+
+
+def _short(v):
+    v = np.asarray(raw(v))
+    if v.ndim == 0:
+        return f"{v.item():g}" if np.issubdtype(v.dtype, np.number) else str(v.item())
+    return f"<{v.dtype.name}{list(v.shape)}>"
+
+
+def _entries(mask):
+    """``[1]`` or ``[0, 3, ...]``: the first few flat indices where ``mask`` holds."""
+    where = np.flatnonzero(mask)
+    head = ", ".join(str(i) for i in where[:6])
+    return f"[{head}{', ...' if where.size > 6 else ''}]"
+
+
+# ---------------------------------------------------------------- the provenance fold
+
+def _bad(v):
+    return ~np.isfinite(np.asarray(raw(v), dtype=complex if np.iscomplexobj(raw(v)) else float))
+
+
+def _via(path):
+    """The primitives a path crossed from its origin to an input, named in order."""
+    ops = [n.op for n in path if n.op is not None]
+    return " -> ".join(ops[1:] if len(ops) > 1 else ops) or "(directly)"
+
+
+def _step(node, value):
+    """One edge of the product fold: the real cotangents, and the provenance they carry."""
+    g, prov = value
+    try:
+        cs = vjp_step(node, g)
+    except MissingRuleError:
+        cs = [None] * len(node._args)
+    out = []
+    g_finite = all_finite(g)
+    g_nonzero = g is not None and np.any(np.asarray(raw(g)) != 0)
+    for k, (a, c) in enumerate(zip(node._args, cs)):
+        if a._prim is CONST:
+            out.append(None)
+            continue
+        here = {}
+        if c is not None and not all_finite(c) and g_finite:
+            here[("nonfinite", node, k)] = (node, a)
+        if g_nonzero and (c is None or node.op in _PIECEWISE or node.op in _SELECTORS
+                          or node.op == "multiply"):
+            zero = c is None or np.any(np.asarray(raw(c)) == 0)
+            if zero:
+                here[("blocked", node, k)] = (node, a)
+        merged = {key: path + (a,) for key, path in prov.items()}
+        merged.update(here)
+        if c is None:
+            c = 0.0 * np.asarray(raw(a._value), dtype=float) if here else None
+        out.append(None if c is None else (c, merged))
+    return out
+
+
+def _plus(a, b):
+    prov = dict(b[1])
+    prov.update(a[1])
+    return (a[0] + b[0], prov)
+
+
+# ---------------------------------------------------------------- diagnosis
+
+def _downstream_where(node, kids):
+    """The first ``where`` (or other selector) between ``node`` and the output."""
+    frontier, seen = list(kids.get(node, ())), set()
+    while frontier:
+        n = frontier.pop(0)
+        if n in seen:
+            continue
+        seen.add(n)
+        if n.op in ("where", "maximum", "minimum", "clip", "fmax", "fmin"):
+            return n
+        frontier.extend(kids.get(n, ()))
+    return None
+
+
+def _nonfinite_finding(node, k, g, index, kids, path, x):
+    """Why the cotangent ``node`` sends to argument ``k`` is not finite."""
+    cs = vjp_step(node, g)
+    bad = _bad(cs[k])
+    arg = node._args[k]
+    zero_g = np.broadcast_to(np.asarray(raw(g)) == 0, np.shape(bad)) if np.shape(bad) else np.asarray(raw(g)) == 0
+    via = f"reached {_ref(x, index)} through {_via(path)}"
+    selector = _downstream_where(node, kids)
+    if np.any(zero_g & bad) and selector is not None:
+        return Finding(
+            "where trap", node,
+            f"at {_call(selector, index)}: the zero cotangent of its unselected branch meets the "
+            f"infinite derivative of {_call(node, index)} at {_entries(bad)} (0 * inf = nan); {via}",
+            f"guard the argument too: {node.op}(where(cond, {_ref(arg, index)}, 1.0)) inside the where")
+    values = np.asarray(raw(arg._value))
+    at = values.ravel()[np.flatnonzero(bad)[:1]] if values.size == bad.size else values.ravel()[:1]
+    return Finding(
+        "infinite derivative", node,
+        f"the derivative of {_call(node, index)} is not finite at {_entries(bad)} "
+        f"(argument {_short(at[0]) if at.size else '?'}); {via}",
+        _BOUNDARY.get(node.op, "keep the argument inside the function's domain"))
+
+
+def _forward_finding(node, index):
+    """The first node whose value is not finite although its inputs are."""
+    v = np.asarray(raw(node._value))
+    bad = _bad(v)
+    what = "is nan" if np.any(np.isnan(v)) else "is -inf" if np.any(v == -np.inf) else "overflows to inf"
+    if node.op == "exp":
+        return Finding("overflow", node, f"{_call(node, index)} {what} at {_entries(bad)}",
+                       "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax, "
+                       "or subtract the max before exp")
+    if node.op == "log":
+        src = node._args[0]
+        if src.op in ("exp", "sigmoid", "softmax", "divide", "multiply"):
+            return Finding("underflow", node,
+                           f"{_call(node, index)} is -inf at {_entries(bad)}: the probability "
+                           f"from %{index[src]} {src.op} underflowed to 0",
+                           "compute the log-probability directly: fg.nn.log_softmax, "
+                           "fnp.logaddexp(0, -x) for -log(sigmoid(x)), fg.nn.logsumexp")
+    return Finding("not finite", node, f"the value of {_call(node, index)} {what} at "
+                   f"{_entries(bad)} although its inputs are finite",
+                   _BOUNDARY.get(node.op, "keep the arguments inside the function's domain; "
+                                 "inf - inf and 0 * inf give nan"))
+
+
+def _blocked_finding(node, k, index, path, x):
+    arg = node._args[k]
+    via = f"on the way to {_ref(x, index)} through {_via(path)}"
+    op = node.op
+    if op in ("relu", "maximum") and np.all(np.asarray(raw(node._value)) == 0):
+        return Finding("dead relu", node,
+                       f"{_call(node, index)} is inactive on every entry, so no gradient passes; {via}",
+                       "a dead ReLU: check the scale of its input, start biases positive, or use "
+                       "a leaky relu (fnp.maximum(x, 0.01 * x))")
+    if op in _PIECEWISE:
+        return Finding("blocked", node, f"{_call(node, index)} is piecewise constant: its "
+                       f"derivative is 0; {via}",
+                       "use a smooth surrogate (fg.nn.sigmoid(x / t) for a step) or a "
+                       "straight-through estimator with fg.custom_vjp")
+    if op in _SELECTORS:
+        c = vjp_step(node, np.ones_like(np.asarray(raw(node._value)), dtype=float))[k]
+        zero = np.asarray(raw(c)) == 0 if c is not None else np.ones(1, dtype=bool)
+        return Finding("blocked", node, f"{_call(node, index)} passes no gradient to "
+                       f"{_ref(arg, index)} at {_entries(zero)} (the other branch is selected); {via}",
+                       "expected where the other branch is meant; otherwise check the condition")
+    if op == "multiply":
+        return Finding("blocked", node, f"{_call(node, index)} multiplies by 0 at some entries; {via}",
+                       "expected if the factor is meant to be 0 there")
+    return Finding("blocked", node, f"{_call(node, index)} has no derivative for argument {k}; {via}",
+                   "give it a rule with fg.defvjp, or remove it from the differentiated path")
+
+
+def _cut_findings(x, cuts, order, index):
+    """Cuts (stop_gradient, integer casts) applied to values computed from ``x``."""
+    found = []
+    for kind, box in cuts:
+        if isinstance(box, Node) and box in index and (box is x or x in set(dfs_order((box,)))):
+            where = _ref(x, index) if box is x else _call(box, index)
+            found.append(Finding("cut", box, f"{kind} applied to {where} removes it from the "
+                                 f"graph, so {_ref(x, index)} gets no gradient through it",
+                                 "remove the stop_gradient where a derivative is wanted"
+                                 if kind == "stop_gradient" else "cast to a float type "
+                                 "(astype(float)) where a derivative is wanted"))
+    return found
+
+
+# ---------------------------------------------------------------- explain
+
+def _traced(fun, args, who):
+    if isinstance(fun, Node) and not args:
+        return fun, [n for n in dfs_order((fun,)) if n._prim is VAR], [], fun.name or "output"
+    if not callable(fun):
+        raise ArgumentTypeError(f"{who} takes a function and its arguments, or an output node; got "
+                        f"{type(fun).__name__}")
+    wrapped, inputs = named_variables(fun, args, who)
+    with recording_cuts() as cuts, np.errstate(all="ignore"):
+        out = fun(*wrapped)
+    leaves = tree_leaves(out)
+    if len(leaves) != 1:
+        raise ArgumentTypeError(f"{who}: {fun_name(fun)} must return one array or number; got "
+                        f"{len(leaves)} values")
+    output = leaves[0]
+    if not isinstance(output, Node):     # computed without the inputs: every gradient is 0
+        output = const(output)
+    return output, inputs, cuts, fun_name(fun)
+
+
+def explain(fun: Any, *args: Any) -> Any:
+    """Why the gradient of ``fun`` at ``args`` (or of a hand-built output node) has entries
+    that are NaN, infinite or exactly zero: an :class:`Explanation` that prints as text.
+
+    For each input it lists the entries that are not finite or zero, the node
+    where each problem began (the first non-finite value, the first edge whose
+    cotangent became non-finite, the first edge that blocked a nonzero one, a
+    ``stop_gradient`` or integer cast), the primitives it crossed on the way to
+    the input, and the usual fix. A non-scalar output is explained for the
+    gradient of its sum.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> x = fg.var(-2.0, name="x")
+    >>> print(fg.explain(fnp.maximum(x, 0.0) * 3.0))
+    explain output: d output / d x is 0
+      dead relu: %2 maximum(x, 0) is inactive on every entry, so no gradient passes; on the way to x through maximum
+        fix: a dead ReLU: check the scale of its input, start biases positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))
+    """
+    who = "explain"
+    output, inputs, cuts, name = _traced(fun, args, who)
+    order = dfs_order((output,))
+    index = _names(output, inputs, cuts)
+    kids = children(order)
+    ones = np.ones_like(np.asarray(raw(output._value)), dtype=float)
+    seed = float(ones) if ones.ndim == 0 else ones
+    with np.errstate(all="ignore"):
+        values, _ = fold_back({output: (seed, {})}, _step, _plus, check=False)
+        # a non-finite value matters only if it reaches the output (a where may discard it)
+        forward = [n for n in order if n._args and not all_finite(n._value)
+                   and all(all_finite(a._value) for a in n._args)] if not all_finite(output._value) else []
+        lines, findings, grads = [], [], {}
+        for x in inputs:
+            g, prov = values.get(x, (np.zeros_like(np.asarray(raw(x._value)), dtype=float), {}))
+            g = np.asarray(raw(g))
+            grads[x] = g
+            bad, zero = _bad(g), np.asarray(g) == 0
+            if not bad.any() and not zero.any():
+                continue
+            found = _explain_input(x, g, bad, zero, prov, values, forward, cuts, order, index, kids)
+            what = _summary(bad, zero, g)
+            lines.append(f"explain {name}: d {name} / d {_ref(x, index)} {what}")
+            for f in found:
+                lines.append(f"  {f.kind}: {f.message}")
+                lines.append(f"    fix: {f.fix}")
+            findings.extend(found)
+    if not lines:
+        lines = [f"explain {name}: every gradient entry is finite and nonzero"]
+    return Explanation(lines, findings, grads)
+
+
+def _summary(bad, zero, g):
+    n = g.size
+    parts = []
+    if bad.any():
+        kinds = "nan" if np.isnan(g).all() or not np.isinf(g).any() else "inf" if not np.isnan(g).any() else "nan/inf"
+        parts.append(f"at {int(bad.sum())} of {n} entries is not finite ({kinds} at {_entries(bad)})"
+                     if n > 1 else f"is {g.item()}")
+    if zero.any():
+        parts.append(f"is 0 at {int(zero.sum())} of {n} entries {_entries(zero)}" if n > 1 else "is 0")
+    return "; ".join(parts)
+
+
+def _explain_input(x, g, bad, zero, prov, values, forward, cuts, order, index, kids):
+    found = []
+    if bad.any():
+        reach = [n for n in forward if x in set(dfs_order((n,)))]
+        found.extend(_forward_finding(n, index) for n in reach[:1])
+        for (kind, node, k), path in prov.items():
+            if kind == "nonfinite":
+                found.append(_nonfinite_finding(node, k, values[node][0], index, kids, path, x))
+    if zero.any():
+        for (kind, node, k), path in prov.items():
+            if kind == "blocked":
+                found.append(_blocked_finding(node, k, index, path, x))
+        if x not in values or not found:
+            found.extend(_cut_findings(x, cuts, order, index))
+        if not found:
+            found.append(Finding("unused", x, f"{_ref(x, index)} does not reach the output "
+                                 "through any differentiable operation",
+                                 "check that the function uses this argument"))
+    return found
+
+
+# ---------------------------------------------------------------- lint
+
+def lint(fun: Any, *args: Any) -> list:
+    """Findings about ``fun`` at ``args`` that will make gradients NaN, infinite or zero,
+    read from the traced graph before any gradient is taken: a list of :class:`Finding`,
+    each printing as one line that names the node, the primitive and the fix.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> for f in fg.lint(lambda x: fnp.sum(fnp.where(x > 0, fnp.log(x), 0.0)), np.array([1.0, 0.0])):
+    ...     print(f)
+    where trap: %4 where(...) discards branch %2 log(x) at [1], where its derivative is not finite; the gradient there will be nan; fix: guard the argument too: log(where(cond, x, 1.0)) inside the where
+    """
+    who = "lint"
+    output, inputs, cuts, _ = _traced(fun, args, who)
+    order = dfs_order((output,))
+    index = _names(output, inputs, cuts)
+    found, trapped = [], set()
+    with np.errstate(all="ignore"):
+        for node in order:
+            if node.op == "where":
+                for f in _where_traps(node, index):
+                    trapped.add(f.node)
+                    found.append(f)
+        for node in order:
+            f = _lint_node(node, index, trapped)
+            if f is not None:
+                found.append(f)
+        reached = set(order)
+        for x in inputs:
+            if x not in reached:
+                found.extend(_cut_findings(x, cuts, order, index))
+    return found
+
+
+def _where_traps(node, index):
+    """Branches of a where whose unselected entries have a non-finite local derivative."""
+    cond = np.asarray(raw(node._args[0]._value), dtype=bool)
+    shape = shape_of(node._value)
+    found = []
+    for k, unselected in ((1, ~cond), (2, cond)):
+        branch = node._args[k]
+        if branch._prim is CONST or not np.any(unselected):
+            continue
+        mask = np.broadcast_to(unselected, shape).astype(float)
+        if shape_of(branch._value) != shape:
+            continue
+        seed = mask if mask.ndim else float(mask)
+        values, _ = fold_back({branch: (seed, {})}, _step, _plus, check=False)
+        origins = {node_k for v in values.values() for node_k in v[1] if node_k[0] == "nonfinite"}
+        for _, origin, k2 in sorted(origins, key=lambda o: index[o[1]]):
+            arg = origin._args[k2]
+            found.append(Finding(
+                "where trap", origin,
+                f"{_call(node, index)} discards branch {_call(origin, index)} at "
+                f"{_entries(np.broadcast_to(unselected, shape))}, where its derivative is not finite; "
+                f"the gradient there will be nan",
+                f"guard the argument too: {origin.op}(where(cond, {_ref(arg, index)}, 1.0)) inside the where"))
+            break
+    return found
+
+
+def _lint_node(node, index, trapped):
+    """Problems one node shows at this point, without a gradient."""
+    op = node.op
+    if op is None or node in trapped:
+        return None
+    value = np.asarray(raw(node._value))
+    if op == "exp":
+        if not all_finite(value):
+            return Finding("overflow", node, f"{_call(node, index)} overflows to inf at "
+                           f"{_entries(~np.isfinite(value))}",
+                           "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax")
+        return None
+    if op == "divide" and node._args[0].op == "exp":
+        return Finding("overflow", node, f"{_call(node, index)} divides an exp by a sum: a "
+                       f"hand-made softmax overflows for logits above 709",
+                       "use fg.nn.softmax (or fg.nn.log_softmax for log-probabilities)")
+    if op == "log":
+        src = node._args[0]
+        v = np.asarray(raw(src._value))
+        if src.op in ("exp", "sigmoid", "softmax", "divide") and np.any(v == 0):
+            return Finding("underflow", node, f"{_call(node, index)} takes the log of "
+                           f"%{index[src]} {src.op}, which underflowed to 0 at {_entries(v == 0)}",
+                           "compute the log-probability directly: fg.nn.log_softmax, "
+                           "-fnp.logaddexp(0, -x) for log(sigmoid(x)), fg.nn.logsumexp")
+    if op in ("relu", "maximum") and node._args and value.size > 0 and np.all(value == 0):
+        if op == "relu" or node._args[1]._prim is CONST:
+            return Finding("dead relu", node, f"{_call(node, index)} is inactive on every entry: "
+                           "no gradient will pass", "check the scale of its input, start biases "
+                           "positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))")
+    if op in _BOUNDARY and node._prim.partials is not None:
+        for k, a in enumerate(node._args):
+            if a._prim is CONST:
+                continue
+            p = node._prim.partials[k]
+            d = np.asarray(raw(p(node._value, *[b._value for b in node._args])))
+            if not all_finite(d):
+                bad = np.broadcast_to(~np.isfinite(d), np.broadcast(d, value).shape)
+                return Finding("infinite derivative", node,
+                               f"the derivative of {_call(node, index)} is not finite at "
+                               f"{_entries(bad)}: its gradient there will be inf or nan",
+                               _BOUNDARY[op])
+    return None
+

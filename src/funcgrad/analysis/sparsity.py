@@ -1,0 +1,389 @@
+"""Sparsity patterns: the reverse fold over the semiring of boolean matrices.
+
+Over the reals, backprop multiplies a node's cotangent by each edge's local
+Jacobian and adds what meets at a parent. Replace every number by "nonzero
+or not" and every local Jacobian by its *pattern*, a boolean matrix (output
+elements x argument elements), and the same fold, seeded with the identity at
+the output, ends at each input with the pattern of the whole Jacobian: which
+outputs can depend on which inputs, element by element. The sum is ``or``, the
+product boolean matrix multiplication, both SciPy sparse.
+
+The pattern is *structural*: it holds wherever the inputs move. A constant
+matrix's zeros are known (``A @ x`` reads only ``A``'s nonzeros), but masks are
+taken to move with the inputs: a ``where`` keeps both branches. The
+Hessian's pattern is the Jacobian pattern of the gradient, whose graph
+funcgrad traces like any other function.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> def f(x):
+...     return x[1:] * x[:-1]            # each output reads two neighbours
+>>> fg.jacobian_sparsity(f, np.ones(4)).toarray().astype(int)
+array([[1, 1, 0, 0],
+       [0, 1, 1, 0],
+       [0, 0, 1, 1]])
+>>> fg.hessian_sparsity(lambda x: fnp.sum(f(x)), np.ones(4)).toarray().astype(int)
+array([[0, 1, 0, 0],
+       [1, 0, 1, 0],
+       [0, 1, 0, 1],
+       [0, 0, 1, 0]])
+"""
+
+from typing import Any, Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..core.errors import ArgumentError, ShapeError
+from ..core.tree import tree_leaves
+from ..core.values import normalize_axes, raw, shape_of
+from ..dag.fold import reverse_fold_seeds
+from ..dag.node import CONST, VAR, Node
+from ..dag.order import dfs_order
+from ..rules.products import _dot_spec, _inner_spec, _tensordot_spec, parse_einsum
+from ..transforms.arguments import argnums_tuple, fun_name
+from ..transforms.reverse import grad, trace_argnums
+
+__all__ = ["jacobian_sparsity", "hessian_sparsity", "local_pattern"]
+
+DENSE_LIMIT = 10 ** 8   # entries of a dense block this fold will build before refusing
+
+# Derivatives that are zero wherever they exist: no entries.
+_FLAT = {"sign", "step", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+         "floor", "ceil", "rint", "trunc", "fix", "round", "floor_divide", "heaviside", "isnan",
+         "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
+         "logical_xor", "frexp_exponent", "argsort", "argmax", "argmin", "searchsorted",
+         "one_hot", "matrix_rank", "gammasgn", "slogdet_sign"}
+_FLAT_ARGS = {"where": {0}, "copysign": {1}}
+
+# Operations that only move elements: their pattern is their own value on an array of
+# element numbers (1-based, so that 0 marks an element that reads nothing).
+_MOVES = {"reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
+          "getitem", "concatenate", "diagonal", "undiagonal", "tril", "triu", "take_along", "pick"}
+_ELEMENTWISE = {"conjugate", "complex_sign"}   # elementwise, with rules other than partials
+# Their transposes, which add elements into zeros: the moving operation's pattern, transposed.
+_SCATTERS = {"untake", "put_along"}
+_REDUCTIONS = {"sum", "prod", "max", "min", "logsumexp", "norm"}
+_ALONG_AXIS = {"softmax", "log_softmax", "cumsum", "cumprod"}
+_CONTRACTIONS = {"matmul", "dot", "inner", "outer", "vdot", "tensordot", "einsum"}
+
+
+def _size(v):
+    if isinstance(v, tuple):
+        return sum(_size(p) for p in v)
+    return int(np.prod(shape_of(v), dtype=np.int64))
+
+
+def _pattern(rows, cols, shape):
+    data = np.ones(len(rows), dtype=bool)
+    return sp.csr_array((data, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+                        shape=shape)
+
+
+def _dense(node, k):
+    """Every output element may depend on every element of argument ``k``."""
+    m, n = _size(node._value), _size(node._args[k]._value)
+    if m * n > DENSE_LIMIT:
+        raise ArgumentError(
+            f"jacobian_sparsity: {node.op} gives every one of its {m} outputs a dependence on "
+            f"each of the {n} elements of argument {k} ({m * n} entries); write the step with "
+            f"elementwise operations, slices or sums, whose patterns are known, or compute a "
+            f"dense Jacobian")
+    return sp.csr_array(np.ones((m, n), dtype=bool))
+
+
+def _known(node, touched):
+    """The value of a matrix operand that is a genuine constant, or None.
+
+    Only products and convolutions read their constant operands' zeros (a constant
+    sparse matrix ``A @ x``). Elementwise masks are never read: a traced graph's
+    boolean and integer constants are computed from the inputs (``x > 0``,
+    ``argsort(x)``), and so are the 0/1 float masks inside derivative rules, so
+    a ``where`` keeps both branches and ``x * mask`` its whole diagonal.
+    """
+    if node in touched:
+        return None
+    v = np.asarray(raw(node._value))
+    return v if np.issubdtype(v.dtype, np.inexact) else None
+
+
+def _elementwise(node, k):
+    """A broadcast diagonal: output element ``i`` reads the element of argument ``k`` broadcast to it."""
+    out_shape = shape_of(node._value)
+    arg = node._args[k]
+    idx = np.broadcast_to(np.arange(_size(arg._value)).reshape(shape_of(arg._value)), out_shape)
+    return _pattern(np.arange(idx.size), idx.ravel(), (_size(node._value), _size(arg._value)))
+
+
+def _numbers(v):
+    """Element numbers 1..size in ``v``'s shape (0 will mean 'reads nothing')."""
+    return np.arange(1, _size(v) + 1, dtype=np.int64).reshape(shape_of(v))
+
+
+def _moved(prim, values, k, params, out_size):
+    """The pattern of an element-moving primitive for argument ``k``: apply it to numbers."""
+    probe = [_numbers(v) if i == k
+             else np.zeros(shape_of(v), dtype=np.int64) if np.issubdtype(np.result_type(v), np.inexact)
+             else v                                # an index operand keeps its value
+             for i, v in enumerate(values)]
+    out = prim.impl(*probe, **params)
+    flat = np.concatenate([np.ravel(p) for p in out]) if isinstance(out, tuple) else np.ravel(out)
+    src = np.asarray(np.real(flat), dtype=np.int64)
+    rows = np.flatnonzero(src)
+    return _pattern(rows, src[rows] - 1, (out_size, _size(values[k])))
+
+
+def _moves(node, k):
+    values = [raw(a._value) for a in node._args]
+    if node.op == "take_along":   # its index is read from values (a sort's): the whole axis
+        return None if k == 1 else _along_axis(node, k)
+    if node.op == "pick":         # one result of a several-result primitive
+        parts = values[0]
+        index = node._params["index"]
+        start = sum(_size(p) for p in parts[:index])
+        n = _size(parts[index])
+        return _pattern(np.arange(n), np.arange(start, start + n), (n, _size(parts)))
+    return _moved(node._prim, values, k, node._params or {}, _size(node._value))
+
+
+def _scatter(node, k):
+    """``untake``/``put_along`` add ``g`` into zeros: the transpose of the matching gather."""
+    if k != 0:
+        return None
+    params = dict(node._params or {})
+    out = raw(node._value)
+    values = [raw(a._value) for a in node._args]
+    if node.op == "put_along":   # a sort's transpose: the whole axis, as for take_along
+        return _along_axis(node, k)
+    src = np.ravel(_numbers(out)[params["index"]])
+    return _pattern(src - 1, np.arange(src.size), (_size(out), _size(values[0])))
+
+
+def _reduction(node, k):
+    """Each output element depends on every input element it reduces over."""
+    x = raw(node._args[k]._value)
+    shape = shape_of(x)
+    params = node._params or {}
+    axes = normalize_axes(params.get("axis"), len(shape))
+    kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    out_of = np.broadcast_to(np.arange(int(np.prod(kept, dtype=np.int64))).reshape(kept), shape)
+    return _pattern(out_of.ravel(), np.arange(_size(x)), (_size(node._value), _size(x)))
+
+
+def _fibers(shape, axis):
+    """Element numbers of an array of ``shape``, one row per fiber along ``axis``."""
+    n = int(np.prod(shape, dtype=np.int64))
+    if not shape:
+        return np.zeros((1, 1), dtype=np.int64)
+    return np.moveaxis(np.arange(n).reshape(shape), axis, -1).reshape(-1, shape[axis])
+
+
+def _along_axis(node, k):
+    """Each output depends on its whole fiber along ``axis`` (cumulative ones: the part up to it)."""
+    x = raw(node._args[k]._value)
+    in_shape, out_shape = shape_of(x), shape_of(raw(node._value))
+    axis = (node._params or {}).get("axis", -1)
+    if axis is None:          # cumsum of a flattened array
+        in_shape, axis = (_size(x),), 0
+    axis = axis % len(out_shape) if out_shape else 0
+    outs, ins = _fibers(out_shape, axis), _fibers(in_shape, axis)
+    rows = np.repeat(outs, ins.shape[1], axis=1).ravel()
+    cols = np.tile(ins, (1, outs.shape[1])).ravel()
+    if node.op in ("cumsum", "cumprod"):
+        pos = np.arange(ins.shape[1])
+        keep = np.tile((pos[:, None] >= pos[None, :]).ravel(), outs.shape[0])
+        rows, cols = rows[keep], cols[keep]
+    return _pattern(rows, cols, (_size(node._value), _size(x)))
+
+
+def _matmul_spec(sa, sb):
+    """matmul as an einsum: 1-D operands promoted, stack axes aligned from the right."""
+    stack = max(len(sa), len(sb)) - 2 if len(sa) > 1 and len(sb) > 1 else 0
+    s = "ABCDEFGHIJ"[:max(stack, len(sa) - 2, len(sb) - 2, 0)]
+    a = (s[len(s) - (len(sa) - 2):] if len(sa) > 2 else "") + ("ik" if len(sa) > 1 else "k")
+    b = (s[len(s) - (len(sb) - 2):] if len(sb) > 2 else "") + ("kj" if len(sb) > 1 else "k")
+    out = s + ("i" if len(sa) > 1 else "") + ("j" if len(sb) > 1 else "")
+    return [a, b], out
+
+
+def _contraction_spec(node):
+    shapes = [shape_of(raw(a._value)) for a in node._args]
+    params = node._params or {}
+    name = node.op
+    if name == "einsum":
+        return parse_einsum(params["subscripts"], shapes)
+    if name == "matmul":
+        return _matmul_spec(*shapes)
+    if name == "dot":
+        if not shapes[0] or not shapes[1]:
+            return None
+        return _dot_spec(*shapes)
+    if name == "inner":
+        return _inner_spec(*shapes) if shapes[0] and shapes[1] else None
+    if name == "outer":
+        return ["a", "b"], "ab"
+    if name == "vdot":
+        return ["a", "a"], ""
+    return _tensordot_spec(*shapes, **params)
+
+
+def _contraction(node, k, touched):
+    """A product's pattern for operand ``k``: an einsum of the other operands' nonzero masks
+    (all ones where they move with the inputs) over the indices neither the output nor
+    operand ``k`` keeps; what is left links output elements to operand elements."""
+    spec = _contraction_spec(node)
+    if spec is None:
+        return _elementwise(node, k)   # a 0-d operand: a scaling
+    terms, out = spec
+    args = node._args
+    values = [np.asarray(raw(a._value)) for a in args]
+    if node.op in ("outer", "vdot"):
+        values = [np.ravel(v) for v in values]
+    masks = [np.ones(v.shape) if i == k or a in touched else (v != 0).astype(float)
+             for i, (a, v) in enumerate(zip(args, values))]
+    keep = "".join(dict.fromkeys(out + terms[k]))
+    sizes = {}
+    for t, v in zip(terms, values):
+        for c, n in zip(t, v.shape):
+            sizes[c] = max(sizes.get(c, 1), n)
+    if int(np.prod([sizes[c] for c in keep], dtype=np.int64)) > DENSE_LIMIT:
+        return _dense(node, k)
+    linked = np.einsum(",".join(terms) + "->" + keep, *masks) != 0
+    coords = dict(zip(keep, np.nonzero(linked)))
+    out_shape = tuple(sizes[c] for c in out)
+    rows = np.ravel_multi_index(tuple(coords[c] for c in out), out_shape) if out else \
+        np.zeros(len(next(iter(coords.values()), [])), dtype=np.int64)
+    k_shape = values[k].shape
+    cols = np.ravel_multi_index(tuple(coords[c] % n for c, n in zip(terms[k], k_shape)), k_shape) \
+        if terms[k] else np.zeros_like(rows)
+    return _pattern(rows, cols, (_size(node._value), _size(values[k])))
+
+
+def _trace(node, k):
+    """``trace``: each output sums the diagonal of its matrix."""
+    x = raw(node._args[k]._value)
+    p = dict(node._params or {})
+    diag = np.diagonal(_numbers(x) - 1, p.get("offset", 0), p.get("axis1", 0), p.get("axis2", 1))
+    rows = np.repeat(np.arange(_size(node._value)), diag.shape[-1])
+    return _pattern(rows, diag.ravel(), (_size(node._value), _size(x)))
+
+
+def _convolve(node, k, touched):
+    """A 1-D convolution is banded: output ``i + j - start`` reads ``a[i] * v[j]``."""
+    a, v = (np.asarray(raw(n._value)) for n in node._args)
+    if a.ndim != 1:
+        return _dense(node, k)
+    mode = (node._params or {}).get("mode", "full")
+    short = min(a.size, v.size)
+    start = {"full": 0, "same": (short - 1) // 2, "valid": short - 1}[mode]
+    other = _known(node._args[1 - k], touched)
+    support = np.arange((v if k == 0 else a).size) if other is None else np.flatnonzero(other)
+    mine = np.arange((a if k == 0 else v).size)
+    rows = (mine[None, :] + support[:, None] - start).ravel()
+    cols = np.broadcast_to(mine[None, :], (support.size, mine.size)).ravel()
+    inside = (rows >= 0) & (rows < _size(node._value))
+    return _pattern(rows[inside], cols[inside], (_size(node._value), mine.size))
+
+
+def local_pattern(node, k, touched):
+    """The pattern (outputs x elements of argument ``k``) of one node's local Jacobian, or
+    None where it is zero. ``touched``: the nodes that depend on the inputs at all."""
+    name = node.op
+    if name in _FLAT or k in _FLAT_ARGS.get(name, ()):
+        return None
+    if node._prim.partials is not None or name in _ELEMENTWISE:
+        return _elementwise(node, k)
+    if name in _MOVES:
+        return _moves(node, k)
+    if name in _SCATTERS:
+        return _scatter(node, k)
+    if name in _REDUCTIONS:
+        return _reduction(node, k)
+    if name in _ALONG_AXIS:
+        return _along_axis(node, k)
+    if name in _CONTRACTIONS:
+        return _contraction(node, k, touched)
+    if name == "trace":
+        return _trace(node, k)
+    if name == "convolve":
+        return _convolve(node, k, touched)
+    if name == "astype":
+        dtype = np.dtype((node._params or {})["dtype"])
+        return _elementwise(node, k) if np.issubdtype(dtype, np.inexact) else None
+    return _dense(node, k)
+
+
+def _fold_patterns(inputs, outputs, trace):
+    """The boolean fold from the outputs (seeded with the identity) to the inputs."""
+    sizes = [_size(raw(o._value if isinstance(o, Node) else o)) for o in outputs]
+    total = sum(sizes)
+    seeds, start = {}, 0
+    for o, n in zip(outputs, sizes):
+        if isinstance(o, Node) and o._trace is trace:
+            block = _pattern(np.arange(start, start + n), np.arange(n), (total, n))
+            seeds[o] = block if o not in seeds else seeds[o] + block
+        start += n
+    order = dfs_order(tuple(seeds))
+    touched = set(inputs)
+    for node in order:
+        if node._prim is not VAR and node._prim is not CONST and any(a in touched for a in node._args):
+            touched.add(node)
+
+    def step(node, m):
+        return [None if a not in touched else _times(m, local_pattern(node, k, touched))
+                for k, a in enumerate(node._args)]
+
+    wanted = set(inputs)
+    found = reverse_fold_seeds(order, seeds, step, _plus, keep=wanted.__contains__)
+    blocks = [found[x] if x in found else sp.csr_array((total, _size(x._value)), dtype=bool)
+              for x in inputs]
+    if not blocks:
+        return sp.csr_array((total, 0), dtype=bool)
+    return sp.hstack(blocks, format="csr").astype(bool)
+
+
+def _times(m, w):
+    return None if w is None else (m @ w)
+
+
+def _plus(a, b):
+    return a + b
+
+
+def jacobian_sparsity(fun: Callable, *args: Any, argnums: int = 0) -> Any:
+    """Which outputs of ``fun`` can depend on which inputs: a boolean ``scipy.sparse`` matrix.
+
+    Rows are the output's elements (a pytree's leaves raveled one after another),
+    columns the elements of ``args[argnums]`` (likewise); ``J[i, j]`` is True
+    where the Jacobian entry can be nonzero. One boolean fold over the traced
+    graph, so its cost is that of the graph's patterns, never of a dense Jacobian.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> A = np.array([[2.0, 0.0, 0.0], [0.0, 0.0, 3.0]])
+    >>> fg.jacobian_sparsity(lambda x: A @ fnp.sin(x), np.ones(3)).toarray()
+    array([[ True, False, False],
+           [False, False,  True]])
+    """
+    who = f"jacobian_sparsity of {fun_name(fun)}"
+    trace, boxes, out, _, _ = trace_argnums(fun, args, None, argnums, who)
+    inputs = [x for wrapped, _ in boxes for x in wrapped]
+    return _fold_patterns(inputs, tree_leaves(out), trace)
+
+
+def hessian_sparsity(fun: Callable, *args: Any, argnums: int = 0) -> Any:
+    """The pattern of the Hessian of a scalar ``fun``: the Jacobian pattern of its gradient.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.hessian_sparsity(lambda x: fnp.sum(x ** 2) + x[0] * x[2], np.ones(3)).toarray()
+    array([[ True, False,  True],
+           [False,  True, False],
+           [ True, False,  True]])
+    """
+    nums, _ = argnums_tuple(argnums, len(args), f"hessian_sparsity of {fun_name(fun)}")
+    gradient = grad(fun, argnums=nums if len(nums) > 1 else nums[0])
+    pattern = jacobian_sparsity(gradient, *args, argnums=argnums)
+    if pattern.shape[0] != pattern.shape[1]:
+        raise ShapeError(f"hessian_sparsity: {fun_name(fun)} must return a scalar")
+    return pattern

@@ -1,0 +1,5 @@
+"""The ``funcgrad`` command (:mod:`.commands`) and the examples it demonstrates (:mod:`.demo`)."""
+
+from .commands import main
+
+__all__ = ["main"]

@@ -1,0 +1,1 @@
+"""Loops, branches, checkpoints and custom rules, each one node holding a body."""

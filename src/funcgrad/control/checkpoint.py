@@ -1,0 +1,335 @@
+"""Trading time for memory in reverse mode: ``fg.checkpoint`` and checkpointed loops.
+
+Reverse mode keeps what the backward pass reads. ``fg.checkpoint(fun)``
+makes a call of ``fun`` one node of the graph (its body a graph of its own,
+:mod:`funcgrad.control.body`) that keeps only its inputs and outputs; the backward
+pass runs ``fun`` again to pull the cotangent through it.
+
+A loop's backward pass keeps one carry per step (its history). With
+``checkpoints=k`` a scan of ``N`` steps becomes a scan of segments, each a
+scan of the next level's segments: the history of one level is kept only for
+the segment being reversed, and an inner segment is run again from the carry
+its outer step kept. With ``L`` levels of ``b`` steps (``b ** L >= N``) the
+backward pass holds about ``L * b`` carries and runs the body ``2 L`` times
+per step plus one reverse step (``2`` and one without checkpoints):
+:func:`checkpoint_plan` picks the fewest levels that fit ``k`` and prints it.
+A ``while_loop``, whose trip count ``T`` is known only at run time, counts
+its steps first, then runs as a loop of ``k`` segments of ``ceil(T / k)``
+steps: it holds about ``k + T / k`` carries.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> print(fg.checkpoint_plan(100_000, checkpoints=1_000, carry=np.zeros(100)))
+scan of 100000 steps with checkpoints=1000: 2 levels, segments of 317 steps
+  carries held in the backward pass: 632 of 100000 (800 B each: 505.6 KB instead of 80.0 MB)
+  body runs per step: 4 forward + 1 reverse (2 forward + 1 reverse without checkpoints)
+"""
+
+import functools
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.tree import tree_flatten, tree_unflatten
+from ..core.values import numpy_scalar, raw, shape_of
+from ..jit.staging import ABSTRACT
+from ..rules.arrays import concatenate, getitem, reshape
+from ..rules.ufuncs import floor_divide, logical_and
+from ..transforms.arguments import fun_name, int_argument
+from .body import (
+    Parts,
+    batch_fun,
+    differentiable,
+    example,
+    jvp_fun,
+    trace_body,
+    vjp_fun,
+)
+from .scan_primitive import bind_results, bind_scan
+from .while_primitive import bind_while, while_p
+
+__all__ = ["checkpoint", "remat_p", "checkpoint_plan", "CheckpointPlan", "nested_scan",
+           "segmented_while"]
+
+
+# ---------------------------------------------------------------- fg.checkpoint
+
+def _remat_impl(*operands, body):
+    return tuple(body.plan(*operands))
+
+
+def _remat_vjp(argnums, g, ans, *operands, body):
+    outs = body.out_examples()
+    g = list(g) + [None] * (len(outs) - len(g))
+    wanted = set(argnums)
+    wrt = [i in wanted and differentiable(x) for i, x in enumerate(operands)]
+    seeded = [c is not None and differentiable(o) for c, o in zip(g, outs)]
+    if not any(seeded) or not any(wrt):
+        return [None] * len(argnums)
+    # The body runs again here, under the reverse trace: this is the recomputation.
+    grads = iter(vjp_fun(body, wrt, seeded)(*operands, *[c for c, s in zip(g, seeded) if s]))
+    cts = [next(grads) if w else None for w in wrt]
+    return [cts[i] for i in argnums]
+
+
+def _remat_jvp(tangents, ans, *operands, body):
+    moving = [t is not None for t in tangents]
+    out = jvp_fun(body, moving)(*operands, *[t for t in tangents if t is not None])
+    dots = iter(out[len(body.outputs):])
+    return Parts([next(dots) if differentiable(o) else None for o in body.out_examples()])
+
+
+def _remat_batch(size, prim, values, batched, params):
+    body = params["body"]
+    # The batched body stays behind a checkpoint of its own, so grad(vmap(...)) saves as
+    # little as grad(...) does.
+    inner = batch_fun(body, batched, size, [True] * len(body.outputs))
+    batched_body, captured = trace_body(inner, list(values), body.who)
+    return tuple(bind_results(remat_p, list(values) + captured, dict(body=batched_body)))
+
+
+remat_p = Primitive("checkpoint", _remat_impl, vjp=_remat_vjp, jvp=_remat_jvp,
+                    batch=_remat_batch)
+ABSTRACT[remat_p] = lambda *operands, body: tuple(body.out_examples())
+
+
+def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Callable:
+    """``fun``, recomputed in the backward pass instead of keeping its intermediates
+    (JAX's ``jax.checkpoint``, also called ``remat``).
+
+    Each call is one node of the graph that keeps only the call's inputs and
+    outputs; reverse mode runs ``fun`` again to differentiate it. Arguments
+    named in ``static_argnums`` (ints, flags, functions) are not traced.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> block = fg.checkpoint(lambda w, x: fnp.tanh(x @ w))
+    >>> w, x = np.eye(2), np.array([[0.5, -1.0]])
+    >>> loss = lambda w: fnp.sum(block(w, block(w, x)))
+    >>> bool(np.allclose(fg.grad(loss)(w),
+    ...      fg.grad(lambda w: fnp.sum(fnp.tanh(fnp.tanh(x @ w) @ w)))(w)))
+    True
+    >>> print(fg.show(fg.trace(lambda w: fnp.sum(block(w, x)), w)))   # one node per call
+    %0  w  var                 -->    [[1., 0.], [0., 1.]]
+    %1     const               -->          [[ 0.5, -1. ]]
+    %2     checkpoint(%0, %1)  -->  ([[ 0.4621, -0.7616]])
+          body: <body of checkpoint of <lambda>: 2 inputs, 1 output, 2 steps>
+          | %0  in0  var
+          | %1  in1  var
+          | %2       matmul(%1, %0)
+          | %3       tanh(%2)        -> out0
+    %3     pick(%2)            -->    [[ 0.4621, -0.7616]]
+    %4     sum(%3)             -->               -0.299477
+    """
+    if not callable(fun):
+        raise ArgumentTypeError(f"fg.checkpoint needs a function; got {type(fun).__name__}")
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    who = f"checkpoint of {fun_name(fun)}"
+
+    @functools.wraps(fun)
+    def rematerialized(*args):
+        fixed = {i % len(args): args[i] for i in static if -len(args) <= i < len(args)}
+        leaves, in_def = tree_flatten(tuple(a for i, a in enumerate(args) if i not in fixed))
+        out_def = []
+
+        def flat(*xs):
+            full = list(tree_unflatten(in_def, list(xs)))
+            for i in sorted(fixed):
+                full.insert(i, fixed[i])
+            out_leaves, treedef = tree_flatten(fun(*full))
+            out_def.append(treedef)
+            return out_leaves
+
+        body, captured = trace_body(flat, leaves, who)
+        if not captured and not any(isinstance(x, Box) for x in leaves):
+            return tree_unflatten(out_def[0], list(body.plan(*leaves)))
+        out = bind_results(remat_p, list(leaves) + captured, dict(body=body))
+        return tree_unflatten(out_def[0], [numpy_scalar(o) for o in out])
+
+    return rematerialized
+
+
+# ---------------------------------------------------------------- checkpointed loops
+
+_MOST_STEPS = 2 ** 62      # no loop runs longer; the planner's arithmetic stays exact below
+
+
+def plan_segments(length, checkpoints, who="scan"):
+    """The segment lengths, outermost first, of a scan of ``length`` steps that holds
+    about ``checkpoints`` carries: ``()`` when every carry fits."""
+    length = int_argument(length, who, "the length must be a whole number of steps",
+                          "the length must be a number of steps from 0 to 2**62", 0, _MOST_STEPS)
+    if checkpoints is None:
+        return ()
+    positive = "checkpoints must be a positive int (carries kept) or None"
+    checkpoints = int_argument(checkpoints, who, positive, positive, 1)
+    if checkpoints >= length:
+        return ()
+    fewest = None
+    for levels in range(2, max(2, length.bit_length()) + 1):
+        b = _root(length, levels)
+        fewest = levels * b if fewest is None else min(fewest, levels * b)
+        if levels * b <= checkpoints:
+            return tuple(b ** j for j in range(levels - 1, 0, -1))
+    raise ArgumentError(f"{who}: checkpoints={checkpoints} is too few for {length} steps; the "
+                     f"fewest this schedule can keep is {fewest}: pass checkpoints={fewest} "
+                     f"or more")
+
+
+def _root(n, levels):
+    """The least ``b`` with ``b ** levels >= n``."""
+    b = max(2, math.ceil(n ** (1.0 / levels)))
+    while (b - 1) ** levels >= n and b > 2:
+        b -= 1
+    while b ** levels < n:
+        b += 1
+    return b
+
+
+def _held(n, segments):
+    """Carries the backward pass holds at its peak for ``n`` steps in these segments."""
+    if not segments or segments[0] >= n:
+        return n if not segments else _held(n, segments[1:])
+    q, r = divmod(n, segments[0])
+    return max(q + _held(segments[0], segments[1:]), _held(r, segments[1:]) if r else 0)
+
+
+class CheckpointPlan:
+    """How a checkpointed scan runs backward: segment lengths, the carries it holds, the
+    body runs it costs. Prints as a short report; see :func:`checkpoint_plan`."""
+
+    def __init__(self, length, checkpoints, segments, carry_bytes):
+        self.length = length
+        self.checkpoints = checkpoints
+        self.segments = segments
+        self.carry_bytes = carry_bytes
+        self.held = _held(length, segments)
+        self.levels = len(segments) + 1
+
+    @property
+    def forward_runs(self):
+        """Forward runs of the body per step, in value and gradient together."""
+        return 2 * self.levels
+
+    def __str__(self):
+        if not self.segments:
+            head = f"scan of {self.length} steps: every carry kept, no checkpoints needed"
+        else:
+            head = (f"scan of {self.length} steps with checkpoints={self.checkpoints}: "
+                    f"{self.levels} levels, segments of "
+                    f"{', '.join(str(s) for s in self.segments)} steps")
+        held = f"  carries held in the backward pass: {self.held} of {self.length}"
+        if self.carry_bytes is not None:
+            held += (f" ({_size(self.carry_bytes)} each: {_size(self.held * self.carry_bytes)}"
+                     f" instead of {_size(self.length * self.carry_bytes)})")
+        runs = f"  body runs per step: {self.forward_runs} forward + 1 reverse"
+        if self.segments:
+            runs += " (2 forward + 1 reverse without checkpoints)"
+        return "\n".join([head, held, runs])
+
+    def __repr__(self):
+        return (f"<CheckpointPlan {self.length} steps, segments {self.segments}, "
+                f"{self.held} carries held>")
+
+
+def _size(n):
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000.0
+
+
+def checkpoint_plan(length: int, checkpoints: int | None, carry: Any = None) -> Any:
+    """The plan ``fg.scan(..., checkpoints=checkpoints)`` follows for ``length`` steps:
+    prints the segments, the carries the backward pass holds (with their bytes when an
+    example ``carry`` is given) and the body runs it costs.
+
+    >>> import funcgrad as fg
+    >>> plan = fg.checkpoint_plan(10 ** 6, checkpoints=300)
+    >>> plan.segments, plan.held, plan.forward_runs
+    ((10000, 100), 300, 6)
+    """
+    segments = plan_segments(length, checkpoints, "checkpoint_plan")
+    nbytes = None
+    if carry is not None:
+        nbytes = sum(getattr(raw(x), "nbytes", 8) for x in tree_flatten(carry)[0])
+    return CheckpointPlan(length, checkpoints, segments, nbytes)
+
+
+class _Traced:
+    """A loop's function traced once: its graph, run with the outer values it captured."""
+
+    __slots__ = ("body", "captured")
+
+    def __init__(self, body, captured):
+        self.body, self.captured = body, captured
+
+    def __call__(self, *leaves):
+        return self.body(*leaves, *self.captured)
+
+
+def nested_scan(fun, carry, xs, n, segments, reverse, who):
+    """``bind_scan(fun, ...)`` over ``n`` steps, run as scans of scans: each outer step
+    a scan of ``segments[0]`` steps, and so on down (a last shorter segment included)."""
+    if not segments:
+        return bind_scan(fun, carry, xs, n, reverse, who)
+    m = segments[0]
+    if m >= n:
+        return nested_scan(fun, carry, xs, n, segments[1:], reverse, who)
+    if not isinstance(fun, _Traced):
+        # Traced once here: every level's trace then runs this graph, whose constants are
+        # frozen already, so a captured weight is kept once however often levels re-trace.
+        steps = [np.zeros(shape_of(x)[1:], example(x).dtype) for x in xs]
+        fun = _Traced(*trace_body(fun, list(carry) + steps, who))
+    q, r = divmod(n, m)
+    k = len(carry)
+    head = [reshape(getitem(x, index=slice(0, q * m)), shape=(q, m) + shape_of(x)[1:])
+            for x in xs]
+    tail = [getitem(x, index=slice(q * m, n)) for x in xs]
+
+    def segment(*leaves):
+        return nested_scan(fun, leaves[:k], leaves[k:], m, segments[1:], reverse, who)
+
+    def run_head(c):
+        out = bind_scan(segment, c, head, q, reverse, who)
+        return out[:k], [reshape(y, shape=(q * m,) + shape_of(y)[2:]) for y in out[k:]]
+
+    def run_tail(c):
+        if not r:
+            return c, None
+        out = nested_scan(fun, c, tail, r, segments[1:], reverse, who)
+        return out[:k], out[k:]
+
+    if reverse:       # the last steps run first
+        c, tail_ys = run_tail(list(carry))
+        c, head_ys = run_head(c)
+    else:
+        c, head_ys = run_head(list(carry))
+        c, tail_ys = run_tail(c)
+    ys = head_ys if tail_ys is None else [concatenate(a, b, axis=0)
+                                          for a, b in zip(head_ys, tail_ys)]
+    return list(c) + list(ys)
+
+
+def segmented_while(test, step, carry, checkpoints, who):
+    """A while loop (flat ``test(*c) -> [pred]``, ``step(*c) -> c``) whose backward pass
+    holds about ``checkpoints + T / checkpoints`` carries for ``T`` steps: the steps are
+    counted first, then run as a loop over segments of ``ceil(T / checkpoints)`` steps."""
+    if not isinstance(checkpoints, int) or isinstance(checkpoints, bool) or checkpoints < 1:
+        raise ArgumentTypeError(f"{who}: checkpoints must be a positive int; got {checkpoints!r}")
+    k = len(carry)
+    counted = bind_while(while_p, lambda i, *c: test(*c), lambda i, *c: [i + 1] + list(step(*c)),
+                         [0] + list(carry), who)
+    per_segment = floor_divide(counted[0] + (checkpoints - 1), checkpoints)
+
+    def segment(*c):
+        inner = bind_while(while_p,
+                           lambda j, *c: [logical_and(j < per_segment, test(*c)[0])],
+                           lambda j, *c: [j + 1] + list(step(*c)), [0] + list(c), who)
+        return inner[1:]
+
+    return bind_while(while_p, test, segment, list(carry), who)[:k]

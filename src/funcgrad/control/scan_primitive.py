@@ -1,0 +1,244 @@
+"""The scan primitive: a loop over the leading axis of its inputs, as one node.
+
+``scan_p`` takes the carries, the inputs to loop over and the values its body
+closes over; its parameters hold the body, traced once (:mod:`funcgrad.control.body`).
+Each transform of it is a scan of the transformed body:
+
+- forward mode carries the tangents beside the carries (``jvp_fun``);
+- reverse mode runs the loop again keeping the carry before every step (the
+  *history*), then a reverse scan that pulls the cotangent back through one
+  step at a time (``vjp_fun``), adding up the cotangents of the values the
+  body closes over (:func:`scan_backward`, which the while loop shares);
+- vmap runs the body on the whole batch, the carries the batch reaches
+  batched (found by a fixed point).
+
+The public ``fg.scan`` is in :mod:`funcgrad.control.loops`.
+
+>>> import numpy as np
+>>> from funcgrad.control.body import trace_body
+>>> body, _ = trace_body(lambda c, x: [c + x, c], [0.0, 0.0], "a sum")
+>>> scan_p(0.0, np.arange(4.0), body=body, n_carry=1, n_xs=1, length=4, reverse=False)
+(6.0, array([0., 0., 1., 3.]))
+"""
+
+
+import numpy as np
+
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.values import raw, shape_of, zeros_like_value
+from ..jit.staging import ABSTRACT
+from ..rules.arrays import broadcast_to, transpose
+from .body import (
+    Parts,
+    batch_fun,
+    batched_outputs,
+    differentiable,
+    example,
+    jvp_fun,
+    pick,
+    trace_body,
+    vjp_fun,
+)
+
+__all__ = ["scan_p", "bind_scan", "bind_results", "scan_backward", "batched_carry", "split_at",
+           "moved_axis", "fresh_carry", "stacked"]
+
+
+def split_at(seq, *sizes):
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(seq[start:start + n]))
+        start += n
+    out.append(list(seq[start:]))
+    return out
+
+
+def bind_results(prim, operands, params):
+    """Bind ``prim`` and return its results as a list (picked one by one when traced)."""
+    out = prim(*operands, **params)
+    if isinstance(out, Box):
+        return [pick(out, index=k) for k in range(len(raw(out)))]
+    return list(out)
+
+
+def moved_axis(x, src, dst):
+    """``x`` with axis ``src`` moved to ``dst``, through the transpose primitive."""
+    axes = list(range(len(shape_of(x))))
+    axes.insert(dst, axes.pop(src))
+    return transpose(x, axes=tuple(axes))
+
+
+# ---------------------------------------------------------------- scan
+
+def fresh_carry(carry, operands):
+    """A carry the body passed through unchanged is the caller's array: hand back a copy."""
+    return [c.copy() if type(c) is np.ndarray and any(c is o for o in operands) else c
+            for c in carry]
+
+
+def _scan_impl(*operands, body, n_carry, n_xs, length, reverse):
+    carry, xs, consts = split_at(operands, n_carry, n_xs)
+    n = len(xs[0]) if xs else length
+    run = body.plan
+    steps = [_per_step(x) for x in xs]
+    ys = [[] for _ in body.outputs[n_carry:]]
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    if not ys and not steps:                  # the tightest loop: a fori_loop's
+        for _ in order:
+            carry = run(*carry, *consts)
+    else:
+        for i in order:
+            out = run(*carry, *[s[i] for s in steps], *consts)
+            carry = out[:n_carry]
+            for acc, v in zip(ys, out[n_carry:]):
+                acc.append(v)
+    if reverse:
+        for acc in ys:
+            acc.reverse()
+    ys = [stacked(acc, e) for acc, e in zip(ys, body.out_examples()[n_carry:])]
+    return tuple(fresh_carry(carry, operands)) + tuple(ys)
+
+
+def stacked(values, like):
+    """``values`` (each of the shape and dtype of ``like``) stacked along a new first axis."""
+    shape, dtype = (len(values),) + np.shape(like), np.result_type(like)
+    return np.array(values, dtype=dtype).reshape(shape) if values else np.empty(shape, dtype)
+
+
+def _per_step(x):
+    """What step ``i`` of a scan reads, ``x[i]``: Python floats for a float64 vector (the
+    compiled body's arithmetic on them is the fastest), the array's rows otherwise."""
+    return x.tolist() if x.ndim == 1 and x.dtype == np.float64 else x
+
+
+def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
+    xs = operands[n_carry:n_carry + n_xs]
+    n = len(xs[0]) if xs else length
+    ys = [np.broadcast_to(np.asarray(e), (n,) + np.shape(e)) for e in body.out_examples()[n_carry:]]
+    return tuple(operands[:n_carry]) + tuple(ys)
+
+
+def bind_scan(fun, carry, xs, length, reverse, who):
+    """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan."""
+    steps = [_per_step(example(x))[0] if shape_of(x)[0] else
+             np.zeros(shape_of(x)[1:], example(x).dtype) for x in xs]
+    body, captured = trace_body(fun, list(carry) + steps, who)
+    params = dict(body=body, n_carry=len(carry), n_xs=len(xs), length=length, reverse=reverse)
+    return bind_results(scan_p, list(carry) + list(xs) + captured, params)
+
+
+def _scan_vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse):
+    carry, xs, consts = split_at(operands, n_carry, n_xs)
+    # The carry before every step, kept by running the loop once more.
+    def with_history(*leaves):
+        out = body(*leaves, *consts)
+        return list(out[:n_carry]) + list(leaves[:n_carry])
+    hist = bind_scan(with_history, carry, xs, length, reverse, body.who)[n_carry:]
+    cts = scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, set(argnums))
+    return [cts[i] for i in argnums]
+
+
+def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, needed=None):
+    """The cotangents of ``(*carry, *xs, *consts)`` of a scan whose carry before each
+    step is ``hist``, given ``g``, the cotangents of its results: a scan the other way
+    through the body's reverse mode. None for what has no derivative, and for the xs
+    and consts not in ``needed`` (the carries' pass from step to step, so all come)."""
+    inputs = list(carry) + list(xs) + list(consts)
+    wrt = [differentiable(x) and (k < n_carry or needed is None or k in needed)
+           for k, x in enumerate(inputs)]
+    outs = body.out_examples()
+    g = list(g) + [None] * (len(outs) - len(g))
+    seeded = [differentiable(o) and (k < n_carry or g[k] is not None) for k, o in enumerate(outs)]
+    ct_carry = [zeros_like_value(c) if g[k] is None else g[k]
+                for k, c in enumerate(carry) if seeded[k]]
+    ct_ys = [g[k] for k in range(n_carry, len(outs)) if seeded[k]]
+    c_wrt, x_wrt, k_wrt = split_at(wrt, n_carry, len(xs))
+    acc = [zeros_like_value(k) for k, w in zip(consts, k_wrt) if w]
+    pull = vjp_fun(body, wrt, seeded)
+    n_ct, n_acc = len(ct_carry), len(acc)
+
+    def step(*leaves):
+        ct, total, h, x, cy = split_at(leaves, n_ct, n_acc, n_carry, len(xs))
+        grads = iter(pull(*h, *x, *consts, *ct, *cy))
+        dc = [next(grads) for w in c_wrt if w]
+        dx = [next(grads) for w in x_wrt if w]
+        dk = [next(grads) for w in k_wrt if w]
+        return dc + [a + d for a, d in zip(total, dk)] + dx
+
+    out = bind_scan(step, ct_carry + acc, list(hist) + list(xs) + ct_ys, len(hist[0]) if hist
+                     else 0, not reverse, body.who)
+    dc, dk, dx = split_at(out, n_ct, n_acc)
+    it_c, it_x, it_k = iter(dc), iter(dx), iter(dk)
+    return ([next(it_c) if w else None for w in c_wrt] + [next(it_x) if w else None for w in x_wrt]
+            + [next(it_k) if w else None for w in k_wrt])
+
+
+def _scan_jvp(tangents, ans, *operands, body, n_carry, n_xs, length, reverse):
+    carry, xs, consts = split_at(operands, n_carry, n_xs)
+    t_carry, t_xs, t_consts = split_at(tangents, n_carry, n_xs)
+    # Every differentiable carry moves (a tangent anywhere reaches it after one step).
+    c_moving = [differentiable(c) for c in carry]
+    x_moving = [t is not None for t in t_xs]
+    k_moving = [t is not None for t in t_consts]
+    dots = [t if t is not None else zeros_like_value(c)
+            for c, t, m in zip(carry, t_carry, c_moving) if m]
+    x_dots = [t for t in t_xs if t is not None]
+    k_dots = [t for t in t_consts if t is not None]
+    push = jvp_fun(body, c_moving + x_moving + k_moving)
+    n_dot = len(dots)
+    out_float = [differentiable(o) for o in body.out_examples()]
+    n_carry_dots = sum(out_float[:n_carry])
+
+    def step(*leaves):
+        c, cd, x, xd = split_at(leaves, n_carry, n_dot, len(xs))
+        out = push(*c, *x, *consts, *cd, *xd, *k_dots)
+        primal, d = out[:len(out_float)], out[len(out_float):]
+        return primal[:n_carry] + d[:n_carry_dots] + primal[n_carry:] + d[n_carry_dots:]
+
+    out = bind_scan(step, list(carry) + dots, list(xs) + x_dots, length, reverse, body.who)
+    _, c_dots, _, y_dots = split_at(out, n_carry, n_dot, len(out_float) - n_carry)
+    c_dots, y_dots = iter(c_dots), iter(y_dots)
+    return Parts([next(c_dots) if f else None for f in out_float[:n_carry]]
+                 + [next(y_dots) if f else None for f in out_float[n_carry:]])
+
+
+def batched_carry(body, batched, n_carry, size):
+    """Which carries must carry the batch: those batched going in, and those the body
+    makes batched from a batched input (until nothing changes)."""
+    flags = list(batched)
+    while True:
+        out = batched_outputs(body, flags, size)
+        grown = [f or o for f, o in zip(flags[:n_carry], out[:n_carry])]
+        if grown == flags[:n_carry]:
+            return flags, out
+        flags[:n_carry] = grown
+
+
+def _scan_batch(size, prim, values, batched, params):
+    body, n_carry, n_xs = params["body"], params["n_carry"], params["n_xs"]
+    flags, out_flags = batched_carry(body, batched, n_carry, size)
+    carry, xs, consts = split_at(values, n_carry, n_xs)
+    carry = [broadcast_to(c, shape=(size,) + shape_of(c)) if f and not b else c
+             for c, f, b in zip(carry, flags, batched)]
+    xs = [moved_axis(x, 0, 1) if b else x for x, b in zip(xs, flags[n_carry:n_carry + n_xs])]
+    inner = batch_fun(body, flags, size, out_flags)
+
+    def step(*leaves):
+        return inner(*leaves, *consts)
+
+    out = bind_scan(step, carry, xs, params["length"], params["reverse"], body.who)
+    results = []
+    for k, (o, f) in enumerate(zip(out, out_flags)):
+        if k < n_carry:
+            results.append(o if f else broadcast_to(o, shape=(size,) + shape_of(o)))
+        elif f:
+            results.append(moved_axis(o, 1, 0))
+        else:
+            results.append(broadcast_to(o, shape=(size,) + shape_of(o)))
+    return tuple(results)
+
+
+scan_p = Primitive("scan", _scan_impl, vjp=_scan_vjp, jvp=_scan_jvp, batch=_scan_batch)
+ABSTRACT[scan_p] = _scan_shapes
+

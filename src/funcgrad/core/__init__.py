@@ -1,0 +1,1 @@
+"""The ground floor: errors, traces, values, pytrees and the primitive."""

@@ -1,0 +1,404 @@
+"""Primitives: the operations funcgrad knows how to differentiate, in one form.
+
+A primitive is a plain function on NumPy values (its *impl*) with its rules
+beside it. Calling a primitive *binds* it to its arguments: when none is
+traced the impl simply runs; otherwise the innermost trace among them
+processes the call (see :mod:`funcgrad.core.traces`).
+
+The one form of a primitive, read like a reference sheet::
+
+    Primitive(name, impl,
+              xp=...,        # the impl on another library's arrays: xp(namespace, *args, **params)
+              vjp=...,       # reverse mode: cotangent of the output -> of the arguments
+              jvp=...,       # forward mode: tangents of the arguments -> of the output
+              batch=...,     # vmap: the call on a whole batch at once
+              partials=...,  # elementwise shortcut: d f / d args[i], from which vjp, jvp follow
+              together=...)  # (other, impl): jit computes this and other's call on the same
+                             # operands in one impl call returning both (a loss, its slope)
+
+``vjp`` is either a tuple with one rule per argument, ``rule(g, ans, *args,
+**params)`` giving that argument's cotangent (``None`` in the tuple: no
+derivative), or one *joint* rule for primitives of any number of arguments,
+``rule(argnums, g, ans, *args, **params)`` giving the cotangents of the
+arguments in ``argnums`` (the ones that need one), in that order.
+
+``jvp`` is either a tuple with one rule per argument, ``rule(t, ans, *args,
+**params)`` giving the output tangent caused by that argument's tangent ``t``
+(the sum over arguments is the output's tangent), or one joint rule
+``rule(tangents, ans, *args, **params)`` with ``None`` for zero tangents.
+Without ``jvp``, forward mode transposes the reverse rules (a reverse rule is
+linear in ``g``; its transpose is the forward rule); without ``vjp``, reverse
+mode transposes the forward rules the same way. One of the two is enough.
+
+``batch(size, prim, values, batched, params)`` gets the arguments one level
+down (a batched one carries ``size`` examples on its leading axis) and
+returns the result with the batch leading. Without it, vmap runs the
+primitive example by example, which is always right.
+
+Rules are written with funcgrad's own primitives, so they differentiate again.
+The public makers :func:`defvjp`, :func:`defjvp` and :func:`defbatch` write
+into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
+"""
+
+import ast
+import inspect
+from typing import Callable
+
+import numpy as np
+
+from .errors import ArgumentTypeError, NamespaceError, ShapeError
+from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
+from .traces import Box
+from .values import dtype_of, shape_of
+
+__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "defxp", "per_argument_rule",
+           "is_joint", "describe"]
+
+
+class Primitive:
+    """An operation with an implementation on plain values and its rules.
+
+    >>> cube = Primitive("cube", lambda x: x ** 3)
+    >>> cube(2.0)
+    8.0
+    >>> cube
+    <primitive cube>
+    """
+
+    # __dict__ holds what help(), inspect and doctest read from a primitive itself:
+    # __doc__, __module__ and __signature__ (see describe).
+    __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "fresh", "on_array",
+                 "together", "__dict__", "__weakref__")
+
+    def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None,
+                 fresh=False, together=None):
+        self.name = name
+        self.impl = impl
+        self.xp = xp
+        self.vjp = vjp
+        self.jvp = jvp
+        self.batch = batch
+        self.partials = partials
+        # fresh: the impl always returns a new array, never a view of an operand, so a jit
+        # plan may write into it once it is dead (ufuncs are known to be fresh)
+        self.fresh = fresh
+        # together: (other, impl); a jit plan that calls this primitive and ``other`` on the
+        # same operands and parameters calls ``impl`` once instead, which returns both
+        # values with the bits of the two calls (a loss and its slope share their work)
+        self.together = together
+        # on_array: the impl called on one NumPy array without parameters; a unary ufunc's
+        # impl only adds the checks for Python floats there, so traces call the ufunc itself
+        ufunc = getattr(impl, "ufunc", None)
+        self.on_array = ufunc if isinstance(ufunc, np.ufunc) and ufunc.nin == 1 else impl
+        self.__doc__ = f"The funcgrad primitive {name!r}."
+        self.__signature__ = _signature_of(impl)
+
+    # A primitive reads as the function it is: help(), inspect.signature, doctest.
+    __name__ = property(lambda self: self.name)
+
+    def __get__(self, obj, cls=None):
+        # Stored on a class, a primitive stays itself (not a bound method); defining this
+        # also makes inspect.isroutine true, so help() shows a function page.
+        return self
+
+    def __call__(self, *args, **params):
+        if len(args) == 1:  # the commonest call, without the search below
+            a = args[0]
+            if isinstance(a, Box):
+                return a._trace.process(self, args, params)
+            if type(a) in PLAIN_TYPES:
+                return self.impl(a, **params)
+            return self.run(args, params)
+        top = None
+        level = -1
+        other = False   # an argument that may be another library's array
+        for a in args:
+            if type(a) in PLAIN_TYPES:   # the commonest argument: NumPy's or Python's
+                continue
+            if isinstance(a, Box):
+                t = a._trace
+                if t.level > level:
+                    top, level = t, t.level
+            else:
+                other = True
+        if top is not None:
+            return top.process(self, args, params)
+        if other:
+            return self.run(args, params)
+        return self.impl(*args, **params)
+
+    def run(self, args, params):
+        """The primitive on plain values of any library: NumPy's through ``impl``, another
+        library's arrays through ``xp`` and their own namespace (see funcgrad.core.namespaces)."""
+        xp = namespace_of(args)
+        if xp is None:
+            return self.impl(*args, **params)
+        if self.xp is None:
+            a = next(a for a in args if is_foreign(a))
+            raise NamespaceError(
+                f"{self.name} has no Array API form, so it cannot run on {library_of(a)}'s "
+                f"{type(a).__name__} without converting it to NumPy, which funcgrad never does "
+                f"on its own; convert the array yourself (np.asarray, or .compute() for Dask), "
+                f"or give the primitive one with funcgrad.extend.defxp")
+        try:
+            return self.xp(xp, *[_scalar(a) for a in args], **params)
+        except AttributeError as e:   # the library's namespace lacks a function the form needs
+            if "module" not in str(e):
+                raise
+            raise NamespaceError(f"{self.name}: {xp.__name__} lacks what its Array API form "
+                                 f"calls ({e}); use NumPy's arrays for it") from e
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+def _scalar(a):
+    """A NumPy scalar (or 0-d array) as Python's number, which every Array API namespace
+    takes."""
+    return a.item() if isinstance(a, np.generic) or type(a) is np.ndarray and a.ndim == 0 else a
+
+
+def _signature_of(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def describe(prim, signature, doc, module=None):
+    """Give ``prim`` the signature and docstring ``help()`` shows, and its home module.
+
+    ``signature`` is the parameter list as written in Python (``"x, /"``).
+
+    >>> cube = Primitive("cube", lambda x: x ** 3)
+    >>> describe(cube, "x, /", "x cubed, elementwise.")
+    >>> import inspect
+    >>> inspect.signature(cube), cube.__doc__
+    (<Signature (x, /)>, 'x cubed, elementwise.')
+    """
+    prim.__signature__ = _parse_signature(signature) if isinstance(signature, str) else signature
+    prim.__doc__ = doc
+    if module is not None:
+        prim.__module__ = module
+
+
+def _parse_signature(params):
+    """An ``inspect.Signature`` from a parameter list, read by the ast (never evaluated)."""
+    tree = ast.parse(f"def f({params}): pass").body[0].args
+    kinds = inspect.Parameter
+    out = [kinds(a.arg, kinds.POSITIONAL_ONLY) for a in tree.posonlyargs]
+    out += [kinds(a.arg, kinds.POSITIONAL_OR_KEYWORD) for a in tree.args]
+    defaults = [ast.literal_eval(d) for d in tree.defaults]
+    for i, d in enumerate(defaults, len(out) - len(defaults)):
+        out[i] = out[i].replace(default=d)
+    if tree.vararg:
+        out.append(kinds(tree.vararg.arg, kinds.VAR_POSITIONAL))
+    for a, d in zip(tree.kwonlyargs, tree.kw_defaults):
+        default = kinds.empty if d is None else ast.literal_eval(d)
+        out.append(kinds(a.arg, kinds.KEYWORD_ONLY, default=default))
+    if tree.kwarg:
+        out.append(kinds(tree.kwarg.arg, kinds.VAR_KEYWORD))
+    return inspect.Signature(out)
+
+
+def is_joint(rules):
+    """Whether a ``vjp`` or ``jvp`` field holds one joint rule (not a per-argument tuple)."""
+    return rules is not None and not isinstance(rules, tuple)
+
+
+def per_argument_rule(rules, i):
+    """The per-argument rule for argument ``i`` in a ``vjp``/``jvp`` tuple, or None."""
+    if rules is None or i >= len(rules):
+        return None
+    return rules[i]
+
+
+def primitive(fun: Callable) -> "Primitive":
+    """Turn a function on plain NumPy values into a funcgrad primitive.
+
+    The function body is never traced: give it derivative rules with
+    :func:`defvjp` (and optionally :func:`defjvp`).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> @fg.primitive
+    ... def logsumexp(x):
+    ...     m = np.max(x)
+    ...     return m + np.log(np.sum(np.exp(x - m)))
+    >>> fg.defvjp(logsumexp, lambda ans, x: lambda g: g * fnp.exp(x - ans))
+    >>> fg.grad(logsumexp)(np.zeros(4))
+    array([0.25, 0.25, 0.25, 0.25])
+    """
+    if isinstance(fun, Primitive):
+        return fun
+    if not callable(fun):
+        raise ArgumentTypeError(f"fg.primitive needs a function; got {type(fun).__name__}")
+    prim = Primitive(getattr(fun, "__name__", "primitive"), fun)   # reads fun's signature
+    describe(prim, prim.__signature__, fun.__doc__ or prim.__doc__,
+             getattr(fun, "__module__", None))
+    return prim
+
+
+def _check_primitive(prim, who):
+    if not isinstance(prim, Primitive):
+        name = getattr(prim, "__name__", type(prim).__name__)
+        raise ArgumentTypeError(
+            f"{who} expects a funcgrad primitive; got {name!r}. "
+            f"Decorate the function with @fg.primitive first."
+        )
+
+
+def defvjp(prim: "Primitive", *makers: Callable | None) -> None:
+    """Give ``prim`` reverse-mode rules, one maker per positional argument.
+
+    Each maker is called as ``maker(ans, *args, **params)`` and returns a
+    function of the output cotangent ``g`` giving that argument's cotangent
+    (autograd's form). ``None`` means the argument has no gradient
+    (differentiating through it is an error that names the primitive and the
+    argument). The makers become ``prim.vjp``, the per-argument rules every
+    built-in primitive has.
+
+    >>> import funcgrad as fg
+    >>> @fg.primitive
+    ... def scale(x, a):
+    ...     return a * x
+    >>> fg.defvjp(scale, lambda ans, x, a: lambda g: g * a, None)
+    >>> fg.grad(scale)(1.0, 3.0)
+    np.float64(3.0)
+    """
+    _check_primitive(prim, "defvjp")
+    rules: list = []
+    for i, maker in enumerate(makers):
+        if maker is None:
+            rules.append(None)
+        elif not callable(maker):
+            raise ArgumentTypeError(
+                f"defvjp({prim.name}, ...): rule {i} must be a function "
+                f"`lambda ans, *args: lambda g: ...` or None; got {type(maker).__name__}"
+            )
+        else:
+            rules.append(_from_maker(prim, i, maker))
+    prim.vjp = tuple(rules)
+
+
+def _from_maker(prim, i, maker):
+    def rule(g, ans, *args, **params):
+        return _checked(prim, i, "reverse", maker(ans, *args, **params)(g), args[i], exact=True)
+    return rule
+
+
+def _checked(prim, i, mode, out, like, exact):
+    """A user rule's result, checked: a number or an array (or a traced one), of a float
+    dtype, shaped like ``like`` (``exact``) or broadcasting to its shape."""
+    if out is None:
+        return None
+    if not isinstance(out, (float, int, np.ndarray, np.generic, Box)) and not is_foreign(out) or (
+            isinstance(out, bool)):
+        raise ArgumentTypeError(
+            f"{prim.name}: the {mode} rule for argument {i} returned a {type(out).__name__} "
+            f"({out!r:.40}); a rule returns a number or an array (None for zero)")
+    kind = dtype_of(out).kind
+    if kind not in "fc" and not (kind in "iu" and isinstance(out, int)):
+        raise ArgumentTypeError(
+            f"{prim.name}: the {mode} rule for argument {i} returned dtype "
+            f"{dtype_of(out)}; derivatives are floats")
+    got, want = shape_of(out), shape_of(like)
+    fits = got == want if exact else np.broadcast_shapes(got, want) == want if _broadcasts(got, want) else False
+    if not fits:
+        what = "cotangent" if mode == "reverse" else "tangent"
+        of = f"argument {i}" if mode == "reverse" else "the output"
+        raise ShapeError(
+            f"{prim.name}: the {mode} rule for argument {i} returned shape {got}, but {of} has "
+            f"shape {want}; a {what} has the shape of {of} (sum over broadcast axes, e.g. with "
+            f"funcgrad.extend.unbroadcast)")
+    return out
+
+
+def _broadcasts(a, b):
+    try:
+        np.broadcast_shapes(a, b)
+        return True
+    except ValueError:
+        return False
+
+
+def defjvp(prim: "Primitive", *rules: Callable | None) -> None:
+    """Give ``prim`` forward-mode rules, one per positional argument.
+
+    Each rule is called as ``rule(t, ans, *args, **params)`` with the tangent
+    ``t`` of its argument and returns the tangent of the output: the same
+    per-argument form as the built-in primitives' ``jvp``. Without forward
+    rules funcgrad derives them from the reverse rules.
+
+    >>> import funcgrad as fg
+    >>> @fg.primitive
+    ... def double(x):
+    ...     return 2.0 * x
+    >>> fg.defjvp(double, lambda t, ans, x: 2.0 * t)
+    >>> fg.jvp(double, (1.0,), (0.5,))
+    (np.float64(2.0), np.float64(1.0))
+    """
+    _check_primitive(prim, "defjvp")
+    for i, r in enumerate(rules):
+        if r is not None and not callable(r):
+            raise ArgumentTypeError(
+                f"defjvp({prim.name}, ...): rule {i} must be a function "
+                f"`lambda t, ans, *args: ...` or None; got {type(r).__name__}"
+            )
+    prim.jvp = tuple(None if r is None else _checked_jvp(prim, i, r) for i, r in enumerate(rules))
+
+
+def _checked_jvp(prim, i, user_rule):
+    def rule(t, ans, *args, **params):
+        return _checked(prim, i, "forward", user_rule(t, ans, *args, **params), ans, exact=False)
+    return rule
+
+
+def defbatch(prim: "Primitive", rule: Callable) -> None:
+    """Give ``prim`` a batching rule, so ``vmap`` runs it on a whole batch at once.
+
+    ``rule(size, prim, values, batched, params)`` gets the arguments one level
+    down (a batched one carries ``size`` examples on its leading axis;
+    ``batched`` says which) and returns the result with the batch on its
+    leading axis, computed with funcgrad's primitives. Without a rule a
+    primitive is applied example by example, which is always right.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> @fg.primitive
+    ... def cumulative(x):
+    ...     return np.cumsum(x, axis=-1)
+    >>> fg.defbatch(cumulative, lambda size, prim, values, batched, params: cumulative(values[0]))
+    >>> fg.vmap(cumulative)(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[1., 3.],
+           [3., 7.]])
+    """
+    _check_primitive(prim, "defbatch")
+    if not callable(rule):
+        raise ArgumentTypeError(f"defbatch({prim.name}, ...): the rule must be a function "
+                        f"`rule(size, prim, values, batched, params)`; got {type(rule).__name__}")
+    prim.batch = rule
+
+
+def defxp(prim: "Primitive", rule: Callable) -> None:
+    """Give ``prim`` its form on other libraries' arrays (PyTorch, CuPy, Dask, ...).
+
+    ``rule(xp, *args, **params)`` computes the primitive with the functions of
+    the Array API namespace ``xp`` of its arguments (see
+    :mod:`funcgrad.core.namespaces`). Without one, calling the primitive on another
+    library's array raises a NamespaceError instead of converting it to NumPy.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> @fg.primitive
+    ... def softplus(x):
+    ...     return np.logaddexp(0.0, x)
+    >>> fg.extend.defxp(softplus, lambda xp, x: xp.logaddexp(xp.zeros_like(x), x))
+    >>> softplus.xp is not None
+    True
+    """
+    _check_primitive(prim, "defxp")
+    if not callable(rule):
+        raise ArgumentTypeError(f"defxp({prim.name}, ...): the rule must be a function "
+                        f"`rule(xp, *args, **params)`; got {type(rule).__name__}")
+    prim.xp = rule

@@ -1,0 +1,93 @@
+"""The trace protocol: how a transform sees the primitives called on its values.
+
+A transform wraps the values it follows in *boxes* of its own trace. When a
+primitive is called, the innermost trace among its arguments (the one with the
+highest ``level``) *processes* the call: reverse mode records a graph node,
+forward mode pushes a tangent, vmap rewrites the call for a whole batch, jit
+stages it. Each computes what it needs one level down by calling primitives on
+the unwrapped values, so outer traces process their part of the same call in
+turn. Nesting transforms is nothing more than this recursion.
+
+A trace is four things:
+
+- ``level``: later traces nest inside earlier ones (:func:`new_level`);
+- ``box_type``: the class of its values; :meth:`Trace.owns` says whether a
+  value is one of its own, :meth:`Trace.unbox` unwraps it if so;
+- ``opaque`` and ``batch_axes``: whether its values stand for one concrete
+  value one level down (a rule may then read that value as a constant), and
+  how many leading axes of the value underneath the traced function does not
+  see (vmap's batch);
+- ``differentiates``: whether it follows derivatives (reverse and forward
+  mode), so that ``fg.stop_gradient`` removes its boxes instead of asking it;
+- :meth:`Trace.process`: what a primitive call on its values becomes.
+
+The traces are :class:`funcgrad.dag.node.ReverseTrace`,
+:class:`funcgrad.transforms.forward.ForwardTrace`, :class:`funcgrad.transforms.batching.BatchTrace`
+and :class:`funcgrad.jit.staging.StagingTrace`; each module also holds its box
+and the transforms the user calls.
+"""
+
+import itertools
+import threading
+from contextlib import contextmanager
+
+__all__ = ["Box", "Trace", "new_level", "note_cut", "recording_cuts"]
+
+new_level = itertools.count(1).__next__
+"""A fresh level, above every level handed out before (atomic under the GIL)."""
+
+
+class Box:
+    """Base class of traced values: ``_value`` one level down, ``_trace`` the owner."""
+
+    __slots__ = ()
+
+
+class Trace:
+    """One transform's view of the primitives called on its values; see the module docstring."""
+
+    __slots__ = ("level",)
+    box_type: type = Box
+    opaque = False
+    batch_axes = 0
+    differentiates = False   # grad's and jvp's traces: fg.stop_gradient steps over them
+
+    def __init__(self, level):
+        self.level = level
+
+    def owns(self, x):
+        """Whether ``x`` is a value of this trace (not of an outer or inner one)."""
+        return type(x) is self.box_type and x._trace is self
+
+    def unbox(self, x):
+        """``x`` one level down if it is this trace's value, else ``x`` unchanged."""
+        return x._value if type(x) is self.box_type and x._trace is self else x
+
+    def process(self, prim, args, params):
+        """The result of ``prim(*args, **params)``, some of whose ``args`` are this trace's."""
+        raise NotImplementedError(f"{type(self).__name__} does not process primitives")
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.level}>"
+
+
+_cuts = threading.local()
+
+
+def note_cut(kind, x):
+    """Tell a running :func:`recording_cuts` that ``x``'s derivative was cut here
+    (``fg.stop_gradient``, a cast to integers): ``fg.explain`` names such cuts."""
+    log = getattr(_cuts, "log", None)
+    if log is not None and isinstance(x, Box):
+        log.append((kind, x))
+
+
+@contextmanager
+def recording_cuts():
+    """Collect ``(kind, value)`` for every cut made in the block, on this thread."""
+    outer = getattr(_cuts, "log", None)
+    _cuts.log = []
+    try:
+        yield _cuts.log
+    finally:
+        _cuts.log = outer

@@ -1,0 +1,194 @@
+"""Pytrees with key paths, leaves chosen by a predicate, transposition, and classes that
+flatten themselves: the rest of JAX's ``tree_util`` that programs reach for.
+
+A *key path* says where a leaf sits: one key per level, ``DictKey`` for a dict's
+(or a PMap's) key, ``SequenceKey`` for a position in a tuple, list or PVector,
+``GetAttrKey`` for a namedtuple's or a registered dataclass's field, and
+``FlattenedIndexKey`` for a child of another registered type. ``keystr`` writes
+one the way it would be read in Python.
+
+>>> import funcgrad as fg
+>>> tree = {"w": [1.0, 2.0], "b": 0.5}
+>>> [(fg.keystr(path), leaf) for path, leaf in fg.tree_flatten_with_path(tree)[0]]
+[("['b']", 0.5), ("['w'][0]", 1.0), ("['w'][1]", 2.0)]
+>>> fg.tree_map_with_path(lambda path, x: x * 10 if path[0].key == "w" else x, tree)
+{'b': 0.5, 'w': [10.0, 20.0]}
+"""
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .errors import ArgumentError, ArgumentTypeError
+from .tree import (
+    LEAF,
+    TreeDef,
+    field_names,
+    node_parts,
+    register_pytree_node,
+    tree_flatten,
+    tree_unflatten,
+)
+
+__all__ = ["DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
+           "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
+           "tree_transpose", "register_pytree_node_class"]
+
+
+@dataclass(frozen=True)
+class DictKey:
+    """A dict's (or PMap's) key."""
+    key: Any
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+
+@dataclass(frozen=True)
+class SequenceKey:
+    """A position in a tuple, list or PVector."""
+    idx: int
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+
+@dataclass(frozen=True)
+class GetAttrKey:
+    """A field of a namedtuple or of a registered dataclass."""
+    name: str
+
+    def __str__(self):
+        return f".{self.name}"
+
+
+@dataclass(frozen=True)
+class FlattenedIndexKey:
+    """The position of a child of another registered container."""
+    key: int
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+
+def keystr(path: tuple) -> str:
+    """A key path as Python would read it.
+
+    >>> keystr((DictKey("layers"), SequenceKey(0), GetAttrKey("w")))
+    "['layers'][0].w"
+    """
+    return "".join(str(k) for k in path)
+
+
+def _keys(x, kind, aux, n):
+    """The key of each of ``n`` children of ``x`` (a container of ``kind``)."""
+    if kind is dict or kind.__name__ == "PMap":
+        return [DictKey(k) for k in aux]
+    if kind in (tuple, list) or kind.__name__ == "PVector":
+        return [SequenceKey(i) for i in range(n)]
+    fields = getattr(kind, "_fields", None) or field_names(kind)
+    if fields is not None and len(fields) == n:
+        return [GetAttrKey(f) for f in fields]
+    return [FlattenedIndexKey(i) for i in range(n)]
+
+
+def _walk(x, path, out, is_leaf):
+    """``x``'s structure; ``(path, leaf)`` pairs appended to ``out``."""
+    if is_leaf is not None and is_leaf(x):
+        out.append((path, x))
+        return LEAF
+    parts = node_parts(x)
+    if parts is None:
+        out.append((path, x))
+        return LEAF
+    kind, children, aux = parts
+    keys = _keys(x, kind, aux, len(children))
+    return TreeDef(kind, aux, tuple(_walk(c, path + (k,), out, is_leaf)
+                                    for k, c in zip(keys, children)))
+
+
+def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None) -> tuple[list, TreeDef]:
+    """``([(path, leaf), ...], treedef)``, in :func:`~funcgrad.tree_flatten`'s order; a node
+    for which ``is_leaf`` is true is a leaf, whatever it holds.
+
+    >>> pairs, treedef = tree_flatten_with_path((1.0, {"a": 2.0}))
+    >>> [keystr(p) for p, _ in pairs], treedef
+    (['[0]', "[1]['a']"], tuple(*, dict(*)))
+    """
+    out: list = []
+    return out, _walk(tree, (), out, is_leaf)
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: Callable | None = None) -> list:
+    """The ``(path, leaf)`` pairs of ``tree``.
+
+    >>> [keystr(p) for p, _ in tree_leaves_with_path([1.0, (2.0,)])]
+    ['[0]', '[1][0]']
+    """
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None) -> Any:
+    """``f(path, leaf, *others)`` leaf by leaf across trees of one structure.
+
+    >>> tree_map_with_path(lambda p, x, y: (keystr(p), x + y), {"a": 1.0}, {"a": 2.0})
+    {'a': ("['a']", 3.0)}
+    """
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = []
+    for i, r in enumerate(rest):
+        leaves, r_def = tree_flatten(r, is_leaf=is_leaf)
+        if r_def != treedef:
+            raise ArgumentError(f"tree_map_with_path: tree {i + 1} has structure {r_def!r}, but "
+                             f"the first has {treedef!r}")
+        others.append(leaves)
+    return tree_unflatten(treedef, [f(p, x, *o) for (p, x), *o in zip(pairs, *others)])
+
+
+def tree_transpose(outer_treedef: TreeDef, inner_treedef: TreeDef, pytree_to_transpose: Any) -> Any:
+    """A tree of structure ``outer(inner)`` as one of structure ``inner(outer)``.
+
+    >>> import funcgrad as fg
+    >>> tree_transpose(fg.tree_structure([0, 0]), fg.tree_structure((0, 0)), [(1, 2), (3, 4)])
+    ([1, 3], [2, 4])
+    """
+    flat, treedef = tree_flatten(pytree_to_transpose)
+    n_inner, n_outer = inner_treedef.num_leaves, outer_treedef.num_leaves
+    if len(flat) != n_inner * n_outer or treedef != _compose(outer_treedef, inner_treedef):
+        raise ArgumentError(f"tree_transpose: the tree has structure {treedef!r}, not the outer "
+                         f"structure {outer_treedef!r} holding {inner_treedef!r}")
+    per_outer = [flat[i * n_inner:(i + 1) * n_inner] for i in range(n_outer)]
+    columns = [tree_unflatten(outer_treedef, [row[j] for row in per_outer]) for j in range(n_inner)]
+    return tree_unflatten(inner_treedef, columns)
+
+
+def _compose(outer, inner):
+    """The structure of ``outer`` with ``inner`` at every leaf."""
+    if outer.kind is None:
+        return inner
+    return TreeDef(outer.kind, outer.aux, tuple(_compose(c, inner) for c in outer.children))
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Register a class that flattens itself: ``obj.tree_flatten() -> (children, aux)`` and
+    the classmethod ``cls.tree_unflatten(aux, children)`` (JAX's decorator).
+
+    >>> import funcgrad as fg
+    >>> @register_pytree_node_class
+    ... class Scale:
+    ...     def __init__(self, k, name):
+    ...         self.k, self.name = k, name
+    ...     def tree_flatten(self):
+    ...         return (self.k,), self.name
+    ...     @classmethod
+    ...     def tree_unflatten(cls, aux, children):
+    ...         return cls(*children, aux)
+    >>> fg.grad(lambda s, x: s.k * x)(Scale(2.0, "s"), 3.0).k
+    np.float64(3.0)
+    """
+    if not isinstance(cls, type) or not callable(getattr(cls, "tree_flatten", None)) or not callable(
+            getattr(cls, "tree_unflatten", None)):
+        raise ArgumentTypeError(f"register_pytree_node_class needs a class with a tree_flatten method "
+                        f"and a tree_unflatten classmethod; got {cls!r}")
+    register_pytree_node(cls, lambda x: x.tree_flatten(), getattr(cls, "tree_unflatten"))
+    return cls
+

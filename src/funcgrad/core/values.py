@@ -1,0 +1,238 @@
+"""Questions about values, plain or traced: what is underneath, and its shape.
+
+The bottom layer: everything above may ask these, and they import nothing of
+funcgrad's but the trace protocol's base class. A traced value (a
+:class:`~funcgrad.core.traces.Box`) stands for the value one level down, so the
+answers unwrap boxes until they reach a plain number or array.
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> x = fg.var(np.zeros((2, 3)))
+>>> raw(x) is x.value, shape_of(x), shape_of(2.0), normalize_axes(-1, 2)
+(True, (2, 3), (), (1,))
+"""
+
+import numpy as np
+
+from .namespaces import (
+    dtype_in,
+    dtype_kind,
+    is_foreign,
+    library_of,
+    namespace_of,
+    numpy_dtype,
+)
+from .traces import Box
+
+__all__ = ["raw", "plain", "shape_of", "ndim_of", "is_complex", "dtype_of", "float_dtype", "as_dtype_of",
+           "numpy_scalar",
+           "zeros_like_value", "ones_like_value", "filled_like", "in_library_of", "normalize_axes", "read_only", "frozen_copy", "format_value"]
+
+
+def raw(x):
+    """``x`` with every trace removed: the plain number or array underneath."""
+    while isinstance(x, Box):
+        x = x._value
+    return x
+
+
+def plain(x):
+    """``x`` without derivative traces, down to its value or an opaque box.
+
+    Masks and other constants computed in rules read values through
+    ``plain``: a value of an opaque trace (vmap's batch, jit's staging) is
+    kept, so that comparing it records a comparison instead of freezing one
+    value's answer.
+    """
+    while isinstance(x, Box) and not x._trace.opaque:
+        x = x._value
+    return x
+
+
+def shape_of(x):
+    """The shape of a plain or traced value (``()`` for a Python number).
+
+    A batch trace owns the leading axis of its values, which is not part of
+    the shape a function under vmap sees.
+    """
+    t = type(x)
+    if t is np.ndarray:
+        return x.shape
+    if t is float:
+        return ()
+    batch_axes = 0
+    while isinstance(x, Box):
+        batch_axes += x._trace.batch_axes
+        x = x._value
+    if type(x) is float:
+        return ()
+    shape = x.shape if type(x) is np.ndarray else np.shape(x)
+    return shape[batch_axes:] if batch_axes else shape
+
+
+def ndim_of(x):
+    """The number of axes of a plain or traced value."""
+    return len(shape_of(x))
+
+
+def is_complex(x):
+    """Whether a plain or traced value holds complex numbers."""
+    x = raw(x)
+    t = type(x)
+    if t is float:
+        return False
+    if t is complex:
+        return True
+    if is_foreign(x):
+        return dtype_kind(x) == "c"
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtype.kind == "c"
+
+
+def dtype_of(x):
+    """NumPy's dtype of a plain or traced value (of the same name for a foreign array)."""
+    return numpy_dtype(raw(x))
+
+
+def float_dtype(x):
+    """The dtype a derivative of ``x`` has: its own if it is a float or complex
+    (float32 stays float32, complex stays complex), else float64 (an integer's
+    derivative is a float)."""
+    dtype = dtype_of(x)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
+
+
+def as_dtype_of(g, x):
+    """A derivative ``g`` of ``x`` in ``x``'s dtype (a plain array is cast, a real one to
+    complex for a complex ``x``; traced values and Python numbers are left as they are)."""
+    if isinstance(g, (np.ndarray, np.generic)) and not isinstance(x, float):
+        dtype = float_dtype(x)
+        if g.dtype != dtype and (g.dtype.kind == "f" or dtype.kind == "c"):
+            return g.astype(dtype)
+    return g
+
+
+def numpy_scalar(v):
+    """A transform's Python-float result as NumPy's ``float64``: still a ``float``,
+    and with the array methods (``.item()``, ``.dtype``, ``.shape``) NumPy and JAX
+    results have. Other values are returned as they are."""
+    t = type(v)
+    return np.float64(v) if t is float else np.complex128(v) if t is complex else v
+
+
+def zeros_like_value(x):
+    """A plain zero of the shape and float dtype of ``x`` (a zero tangent)."""
+    v = raw(x)
+    if type(v) is float or type(v) is int:
+        return 0.0
+    return filled_like(x, 0.0)
+
+
+def ones_like_value(x):
+    """A plain one of the shape and float dtype of ``x`` (the seed of an output)."""
+    v = raw(x)
+    if type(v) is float or type(v) is int:
+        return 1.0
+    return filled_like(x, 1.0)
+
+
+def filled_like(x, fill, shape=None, dtype=None):
+    """An array of ``fill`` in the shape (or ``shape``) and float dtype (or NumPy's
+    ``dtype``) of ``x``, made by the library of its value: NumPy's, or another library's
+    on the same device (lazily, for Dask)."""
+    v = raw(x)
+    shape = shape_of(x) if shape is None else shape
+    if not is_foreign(v):
+        return np.full(shape, fill, dtype=float_dtype(v) if dtype is None else dtype)
+    xp = namespace_of((v,))
+    dtype = _float_dtype_in(xp, v) if dtype is None else dtype_in(xp, dtype)
+    return xp.full(shape, fill, dtype=dtype, device=getattr(v, "device", None))
+
+
+def _float_dtype_in(xp, v):
+    """The dtype a derivative of the foreign array ``v`` has, in its own namespace."""
+    return v.dtype if dtype_kind(v) in "fc" else xp.float64
+
+
+def in_library_of(a, x):
+    """The NumPy array ``a`` (a constant: a basis, a ramp, indices) in the library and on the
+    device of the value ``x``, as it is when ``x`` is NumPy's. Numbers take the float dtype
+    of ``x``; integers and booleans keep theirs."""
+    v = raw(x)
+    if not is_foreign(v) or is_foreign(a):
+        return a
+    xp = namespace_of((v,))
+    a = np.array(a)   # a writable copy (PyTorch warns on a read-only one)
+    dtype = dtype_in(xp, a.dtype) if a.dtype.kind in "iub" else _float_dtype_in(xp, v)
+    return xp.asarray(a, dtype=dtype, device=getattr(v, "device", None))
+
+
+def read_only(x):
+    """``x``, an array made read-only in place (for arrays a graph computed itself)."""
+    if type(x) is np.ndarray:
+        x.setflags(write=False)
+    return x
+
+
+def frozen_copy(x):
+    """A read-only copy of an array, other values as they are: what a graph keeps of an
+    array it was handed, so that the caller changing that array later changes nothing.
+    Another library's array is copied in its library (a Dask array, which never changes,
+    is kept as it is)."""
+    if isinstance(x, np.ndarray):
+        x = x.copy(order="K")     # the same memory order: a transposed view stays Fortran-ordered
+        x.setflags(write=False)
+    elif is_foreign(x) and library_of(x) != "dask":
+        x = namespace_of((x,)).asarray(x, copy=True)
+    return x
+
+
+def kept_constant(x):
+    """What a lasting graph keeps of a constant it is handed: ``x`` itself where nobody can
+    change it (a read-only NumPy array whose memory is read-only all the way down, such as
+    one funcgrad froze), else :func:`frozen_copy`. A loop body traced again closes over its
+    first trace's frozen constants, so a captured weight is copied once, not per trace."""
+    if isinstance(x, np.ndarray):
+        b = x
+        while isinstance(b, np.ndarray):
+            if b.flags.writeable:
+                return frozen_copy(x)
+            b = b.base
+        return x if b is None else frozen_copy(x)
+    return frozen_copy(x)
+
+
+def normalize_axes(axis, ndim):
+    """The axes ``axis`` names in an array of ``ndim`` dims (None: all) as a sorted tuple."""
+    if axis is None:
+        return tuple(range(ndim))
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
+    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+
+
+def format_value(v, width=None):
+    """A short, stable text for a number or array.
+
+    >>> import numpy as np
+    >>> format_value(2.0), format_value(1 / 3), format_value(np.array(1.0))
+    ('2.0', '0.333333', '1.0')
+    >>> format_value(np.array([1.0, 0.5])), format_value(np.zeros((3, 4)))
+    ('[1. , 0.5]', 'array(3, 4)')
+    """
+    v = raw(v)
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
+    if isinstance(v, (float, int, np.floating, np.integer, np.bool_)) and not isinstance(v, bool):
+        f = float(v)
+        text = repr(f)
+        if len(text) > 10:
+            text = f"{f:.6g}"
+        return text
+    if type(v) is tuple:     # a primitive's several results
+        return "(" + ", ".join(format_value(p) for p in v) + ")"
+    if isinstance(v, np.ndarray):
+        if v.size <= 6:
+            return np.array2string(v, precision=4, separator=", ", suppress_small=True).replace("\n", "")
+        return f"array{v.shape}"
+    return repr(v)

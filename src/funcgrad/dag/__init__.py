@@ -1,0 +1,1 @@
+"""Expressions as immutable DAGs: nodes, their orderings, and the folds over them."""

@@ -1,0 +1,322 @@
+"""What every traced value can do: arithmetic, comparisons, and array manners.
+
+Graph nodes (reverse mode) and duals (forward mode) both behave like the number
+or array they stand for. Arithmetic builds new traced values through the
+primitives; comparisons, ``bool`` and ``float`` read the plain value underneath,
+so Python control flow inside a traced function works as it would on NumPy.
+
+``==`` and ``!=`` compare values too, elementwise, as NumPy's do. Nodes hash
+by identity, so dicts, sets and gradient maps (which look keys up by
+identity, see :mod:`funcgrad.dag.nodemap`) keep two nodes of equal values apart.
+
+Under ``vmap`` a comparison cannot be a plain bool (each example has its own
+answer), so a batched value compares into a batched mask instead.
+"""
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core.errors import ArgumentTypeError, ConversionError, IndexingError
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.values import dtype_of, is_complex, plain, raw, shape_of
+from ..rules import arrays, elementwise, gather, products, ufuncs
+
+__all__ = ["ArrayLike", "TracedIndex", "index_param", "traced_index"]
+
+
+def index_param(index):
+    """An index with its derivative traces taken off (an index has no derivative) and lists
+    made arrays. Parts still traced (by jit or vmap) come back as a ``(template,
+    operands)`` pair for :mod:`funcgrad.rules.gather`."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(p, Box) for p in parts):
+        for p in parts:
+            if isinstance(p, Box) and dtype_of(p).kind not in "iub":
+                raise IndexingError(
+                    f"indexing: an index must hold integers or booleans; got a traced "
+                    f"{dtype_of(p)} value. Compute the index from integers (fnp.argsort, "
+                    f"fnp.argmax, x.astype(int)), or index with plain values")
+        parts = tuple(plain(p) for p in parts)
+        if any(isinstance(p, Box) for p in parts):
+            return traced_index(parts, "indexing")
+        index = parts if isinstance(index, tuple) else parts[0]
+    if isinstance(index, list):
+        return np.asarray(index)
+    if isinstance(index, tuple) and any(isinstance(p, list) for p in index):
+        return tuple(np.asarray(p) if isinstance(p, list) else p for p in index)
+    return index
+
+
+class TracedIndex(tuple):
+    """``(template, operands)``: an index some of whose parts jit or vmap trace."""
+
+    __slots__ = ()
+
+
+def traced_index(parts, who):
+    """The template and operands of an index with traced parts, which must be integers."""
+    template, operands = [], []
+    for p in parts:
+        if isinstance(p, Box):
+            if dtype_of(p).kind not in "iu":
+                raise IndexingError(
+                    f"{who}: a traced index part must hold integers; got {dtype_of(p)} (a "
+                    f"boolean mask's result shape depends on its values, which jit and vmap do "
+                    f"not know: use fnp.where(mask, x, 0.0) or fnp.nonzero outside the trace)")
+            template.append(gather.TRACED)
+            operands.append(p)
+        else:
+            template.append(np.asarray(p) if isinstance(p, list) else p)
+    return TracedIndex((tuple(template), tuple(operands)))
+
+
+# The ufuncs the core's primitives are, so that ``ndarray * node`` and
+# ``np.sin(node)`` work without the NumPy layer; it adds every other ufunc it
+# defines, by name (see numpy_layer).
+_CORE_UFUNCS = {
+    **{getattr(np, p.name): p for p in vars(elementwise).values()
+       if isinstance(p, Primitive) and isinstance(getattr(np, p.name, None), np.ufunc)},
+    np.absolute: elementwise.abs, np.matmul: products.matmul,
+}
+# Comparisons, predicates and logic give masks, which have no gradient: they read
+# the values underneath (an opaque trace's value records the call instead).
+_MASKS = {
+    np.greater: elementwise.greater, np.greater_equal: elementwise.greater_equal,
+    np.less: elementwise.less, np.less_equal: elementwise.less_equal,
+    np.equal: elementwise.equal, np.not_equal: elementwise.not_equal,
+    **{getattr(np, name): getattr(ufuncs, name)
+       for name in ("isnan", "isinf", "isfinite", "signbit", "logical_and", "logical_or",
+                    "logical_not", "logical_xor")},
+}
+
+numpy_layer: dict[str, Any] = {}
+"""``{"numpy": funcgrad.numpy, "linalg": ..., "fft": ...}`` once the NumPy
+layer is imported (it registers itself); NumPy's functions and ufuncs called
+on traced values then run their namesakes there."""
+
+
+def _refuse_conversion(x, what):
+    raise ConversionError(
+        f"{what} of a traced value would cut it out of the graph and lose its derivative "
+        f"without a word (math.exp and the other math functions call float()). Use "
+        f"funcgrad.numpy's functions (fnp.exp, not math.exp) to keep it differentiable; wrap "
+        f"it in fg.stop_gradient(x) if the cut is meant; read a hand-built node's number as "
+        f"node.value")
+
+
+def _submodule(func):
+    """``"linalg"`` or ``"fft"`` for NumPy's functions in those submodules, else ``"numpy"``."""
+    last = func.__module__.rsplit(".", 1)[-1]
+    return last if last in ("linalg", "fft") else "numpy"
+
+
+def _namesake(name, module="numpy"):
+    """funcgrad.numpy's function called ``name`` (NumPy's own objects don't count), or None."""
+    namespace = numpy_layer.get(module)
+    target = getattr(namespace, name, None) if namespace is not None else None
+    if target is None or getattr(target, "__module__", "").startswith("numpy"):
+        return None
+    return target
+
+
+# Questions about a traced value's shape have answers that need no derivative.
+_QUERIES: dict[Callable, Callable] = {
+    np.shape: lambda a: shape_of(a),
+    np.ndim: lambda a: len(shape_of(a)),
+    np.size: lambda a, axis=None: (int(np.prod(shape_of(a), dtype=np.int64)) if axis is None
+                                   else shape_of(a)[axis]),
+    np.iscomplexobj: lambda a: is_complex(a),
+    np.isrealobj: lambda a: not is_complex(a),
+}
+
+
+def _bitwise(prim, *operands):
+    """A bitwise operation on the values under derivative traces (jit's and vmap's record it)."""
+    values = [plain(v) for v in operands]
+    for v in values:
+        if dtype_of(v).kind not in "biu":
+            raise ArgumentTypeError(f"{prim.name}: operands must be integers or booleans, as for NumPy's "
+                            f"operator; got {dtype_of(v)}")
+    return prim(*values)
+
+
+class ArrayLike(Box):
+    """Operator overloads and array attributes shared by every traced value.
+
+    The array methods have NumPy's signatures and delegate to funcgrad.numpy
+    (which installs them); item assignment is refused in favour of ``fg.at``.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x = fg.var(np.arange(6.0).reshape(2, 3))
+    >>> x.shape, x.ndim, x.size, len(x), x.dtype
+    ((2, 3), 2, 6, 2, dtype('float64'))
+    >>> fg.stop_gradient(x.T.reshape(-1))
+    array([0., 3., 1., 4., 2., 5.])
+    >>> fg.grad(lambda v: v.reshape(2, 2).sum(axis=0).dot(np.array([1.0, 2.0])))(np.ones(4))
+    array([1., 2., 1., 2.])
+    >>> x[0] = 1.0
+    Traceback (most recent call last):
+    ...
+    funcgrad.core.errors.ArgumentTypeError: traced values are immutable, so item assignment x[idx] = v is not supported; build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))
+    """
+
+    __slots__ = ()
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy's ufuncs on traced values (``ndarray * node``, ``np.sin(node)``).
+
+        The ufuncs funcgrad's core has as primitives dispatch to them, and
+        comparisons read plain values as the comparison operators do; any other
+        ufunc is refused with a pointer to funcgrad.numpy, rather than letting
+        NumPy make an object array or a constant out of a traced value.
+        """
+        if method == "__call__" and not kwargs:
+            compare = _MASKS.get(ufunc)
+            if compare is not None:
+                values = [plain(i) for i in inputs]
+                if any(isinstance(v, Box) for v in values):   # opaque: record the comparison
+                    return compare(*values)
+                return ufunc(*values)
+            prim = _CORE_UFUNCS.get(ufunc) or _namesake(ufunc.__name__)
+            if prim is not None:
+                return prim(*inputs)
+        name = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
+        raise ArgumentTypeError(
+            f"numpy.{name} cannot differentiate a traced value; use funcgrad.numpy's "
+            f"{ufunc.__name__} (import funcgrad.numpy as fnp) inside differentiated code"
+        )
+
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy's other functions on traced values run funcgrad.numpy's namesake.
+
+        ``np.cumsum(node)`` is ``fnp.cumsum(node)``; a function funcgrad.numpy
+        does not have raises, instead of NumPy quietly building an object array.
+        """
+        query = _QUERIES.get(func)
+        if query is not None:
+            return query(*args, **kwargs)
+        module = _submodule(func)
+        target = _namesake(func.__name__, module)
+        if target is None:
+            where = "numpy" if module == "numpy" else f"numpy.{module}"
+            raise ArgumentTypeError(
+                f"{where}.{func.__name__} was called on a traced value, and funcgrad.numpy has no "
+                f"derivative rule for it; compute it outside the differentiated function, or "
+                f"define it with fg.primitive and fg.defvjp")
+        return target(*args, **kwargs)
+    __array_priority__ = 1000
+
+    # -- arithmetic: every operator is a primitive --------------------------
+    def __add__(self, other):      return elementwise.add(self, other)
+    def __radd__(self, other):     return elementwise.add(other, self)
+    def __sub__(self, other):      return elementwise.subtract(self, other)
+    def __rsub__(self, other):     return elementwise.subtract(other, self)
+    def __mul__(self, other):      return elementwise.multiply(self, other)
+    def __rmul__(self, other):     return elementwise.multiply(other, self)
+    def __truediv__(self, other):  return elementwise.divide(self, other)
+    def __rtruediv__(self, other): return elementwise.divide(other, self)
+    def __pow__(self, other):      return elementwise.power(self, other)
+    def __rpow__(self, other):     return elementwise.power(other, self)
+    def __matmul__(self, other):   return products.matmul(self, other)
+    def __rmatmul__(self, other):  return products.matmul(other, self)
+    def __neg__(self):             return elementwise.negative(self)
+    def __pos__(self):             return self
+    def __mod__(self, other):      return ufuncs.mod(self, other)
+    def __rmod__(self, other):     return ufuncs.mod(other, self)
+    def __floordiv__(self, other): return ufuncs.floor_divide(self, other)
+    def __rfloordiv__(self, other): return ufuncs.floor_divide(other, self)
+    def __divmod__(self, other):   return self // other, self % other
+    def __rdivmod__(self, other):  return other // self, other % self
+    # Bitwise operators take integers and booleans, which have no derivative: they read the
+    # values underneath, as comparisons do (jit's and vmap's values record the operation).
+    def __and__(self, other):      return _bitwise(ufuncs.bitwise_and, self, other)
+    def __rand__(self, other):     return _bitwise(ufuncs.bitwise_and, other, self)
+    def __or__(self, other):       return _bitwise(ufuncs.bitwise_or, self, other)
+    def __ror__(self, other):      return _bitwise(ufuncs.bitwise_or, other, self)
+    def __xor__(self, other):      return _bitwise(ufuncs.bitwise_xor, self, other)
+    def __rxor__(self, other):     return _bitwise(ufuncs.bitwise_xor, other, self)
+    def __lshift__(self, other):   return _bitwise(ufuncs.left_shift, self, other)
+    def __rlshift__(self, other):  return _bitwise(ufuncs.left_shift, other, self)
+    def __rshift__(self, other):   return _bitwise(ufuncs.right_shift, self, other)
+    def __rrshift__(self, other):  return _bitwise(ufuncs.right_shift, other, self)
+    def __invert__(self):          return _bitwise(ufuncs.invert, self)
+    def __abs__(self):             return elementwise.abs(self)
+
+    # -- comparisons read plain values --------------------------------------
+    def __lt__(self, other): return plain(self) < plain(other)
+    def __le__(self, other): return plain(self) <= plain(other)
+    def __gt__(self, other): return plain(self) > plain(other)
+    def __ge__(self, other): return plain(self) >= plain(other)
+
+    # == and != are NumPy's, elementwise, between traced values too. Nodes still hash by
+    # identity (gradient maps, dicts and sets find them by identity).
+    def __eq__(self, other): return plain(self) == plain(other)
+    def __ne__(self, other): return plain(self) != plain(other)
+
+    __hash__ = object.__hash__
+
+    # Python control flow may branch on a traced value (piecewise functions):
+    # bool() reads the value. Conversions to plain numbers would cut the value
+    # out of the graph and lose its derivative without a word, so they raise.
+    def __bool__(self):  return bool(raw(self))
+    def __float__(self): _refuse_conversion(self, "float()")
+    def __int__(self):   _refuse_conversion(self, "int()")
+    def __complex__(self): _refuse_conversion(self, "complex()")
+    def __index__(self): _refuse_conversion(self, "operator.index() (an index, a slice bound)")
+    def item(self, *args): _refuse_conversion(self, ".item()")
+    def tolist(self):    _refuse_conversion(self, ".tolist()")
+
+    def __array__(self, dtype=None, copy=None):
+        _refuse_conversion(self, "numpy.asarray() (or np.array, or a NumPy function "
+                                 "funcgrad.numpy does not have)")
+
+    # -- array manners -------------------------------------------------------
+    @property
+    def shape(self):
+        return shape_of(self)
+
+    @property
+    def ndim(self):
+        return len(shape_of(self))
+
+    @property
+    def size(self):
+        return int(np.prod(shape_of(self), dtype=np.int64))
+
+    @property
+    def dtype(self):
+        return dtype_of(self)
+
+    @property
+    def T(self):
+        return arrays.transpose(self)
+
+    def __len__(self):
+        shape = self.shape
+        if not shape:
+            raise ArgumentTypeError("len() of a 0-d traced value")
+        return shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __getitem__(self, index):
+        index = index_param(index)
+        if type(index) is TracedIndex:
+            template, operands = index
+            return gather.gather(self, *operands, template=template, mode="raise")
+        return arrays.getitem(self, index=index)
+
+    def __setitem__(self, index, value):
+        raise ArgumentTypeError(
+            "traced values are immutable, so item assignment x[idx] = v is not supported; "
+            "build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))"
+        )
+
+    # The array methods with NumPy's signatures (sum, reshape, astype, ...) are
+    # installed by funcgrad.numpy, and ``x.at[idx]`` by funcgrad.at.
+
+    def copy(self):
+        return self  # traced values never change, so a copy is the value itself

@@ -1,0 +1,244 @@
+"""Backprop: the reverse fold over the real semiring, with local VJPs as edge weights.
+
+For each node, from the output back to the inputs, each parent receives the
+node's cotangent pulled back through the primitive's rule for that argument
+(the closed-form vector-Jacobian products of the two-page note), and
+contributions meeting at a parent are added. Constants are not differentiated.
+"""
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
+from ..core.primitive import is_joint, per_argument_rule
+from ..core.traces import new_level
+from ..core.values import (
+    as_dtype_of,
+    dtype_of,
+    frozen_copy,
+    ones_like_value,
+    raw,
+    shape_of,
+    zeros_like_value,
+)
+from ..rules.elementwise import pullback, real_part_for
+from .fold import fold_back, reverse_fold
+from .node import CONST, VAR, Node, ReverseTrace
+from .nodemap import node_map
+from .order import check_outputs, dfs_order
+
+__all__ = ["backprop", "vjp_step", "vjp_edge", "add_cotangents", "default_seed", "transpose",
+           "integer_valued"]
+
+_NO_PARAMS: dict = {}
+
+
+add_cotangents = operator.add  # the real semiring's sum: numbers, arrays, traced values
+
+_value_of = operator.attrgetter("_value")
+
+
+def integer_valued(*values):
+    """Whether any of ``values`` holds integers or booleans: a primitive with such an
+    argument or result has no derivative through it (it is piecewise constant), so a
+    missing rule there means zero, not an error."""
+    return any(type(raw(v)) is not tuple and dtype_of(v).kind in "biu" for v in values)
+
+
+def _missing_rule(prim, i):
+    return MissingRuleError(
+        f"primitive '{prim.name}' has no reverse-mode rule for argument {i}, "
+        f"but that argument depends on a variable; define one with "
+        f"fg.defvjp({prim.name}, ...) or wrap the argument in fg.stop_gradient"
+    )
+
+
+def vjp_step(node, g):
+    """The cotangent ``node`` sends to each argument, given its own cotangent ``g``.
+
+    This is the primitive's ``vjp`` rule, per argument or joint. Elementwise
+    nodes of one or two arguments take a path written out by hand, the
+    hottest code in funcgrad: each edge's weight is the partial derivative,
+    and its pullback the one elementwise :func:`~funcgrad.rules.elementwise.pullback`
+    (tests check both paths give the same bits).
+    """
+    args = node._args
+    if len(args) == 1:
+        return (vjp_edge(node, g),)
+    prim = node._prim
+    partials = prim.partials
+    if partials is not None and len(args) == 2:
+        ans = node._value
+        a, b = args
+        x, y = a._value, b._value
+        pa, pb = partials
+        try:
+            if a._prim is CONST:
+                ca = None
+            elif pa is None:
+                if not integer_valued(x, ans):
+                    raise _missing_rule(prim, 0)
+                ca = None
+            else:
+                ca = pullback(g, pa(ans, x, y), x)
+            if b._prim is CONST:
+                return (ca, None)
+            if pb is None:
+                if not integer_valued(y, ans):
+                    raise _missing_rule(prim, 1)
+                return (ca, None)
+            return (ca, pullback(g, pb(ans, x, y), y))
+        except ZeroDivisionError:
+            pass   # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
+    return general_vjp_step(node, g)
+
+
+def vjp_edge(node, g):
+    """:func:`vjp_step` of a node of one argument: that argument's cotangent alone (or
+    None), without the tuple. The fold calls it for every such node."""
+    partials = node._prim.partials
+    if partials is not None:
+        a = node._args[0]
+        if a._prim is CONST:
+            return None
+        partial = partials[0]
+        x = a._value
+        if partial is None:
+            if integer_valued(x, node._value):
+                return None
+            raise _missing_rule(node._prim, 0)
+        try:
+            return pullback(g, partial(node._value, x), x)
+        except ZeroDivisionError:
+            pass
+    return general_vjp_step(node, g)[0]
+
+
+def general_vjp_step(node, g):
+    """:func:`vjp_step` for every primitive, through its ``vjp`` rules only."""
+    prim = node._prim
+    args = node._args
+    values = tuple(map(_value_of, args))
+    params = node._params or _NO_PARAMS
+    rules = prim.vjp
+    if is_joint(rules):   # one call for every argument that needs a cotangent
+        argnums = [i for i, a in enumerate(args) if a._prim is not CONST]
+        out = [None] * len(args)
+        for i, c in zip(argnums, rules(argnums, g, node._value, *values, **params)):
+            out[i] = None if c is None else real_part_for(c, values[i])
+        return out
+    out = []
+    for i, a in enumerate(args):
+        if a._prim is CONST:
+            out.append(None)
+            continue
+        rule = per_argument_rule(rules, i)
+        if rule is not None:
+            c = rule(g, node._value, *values, **params)
+        elif rules is None and per_argument_rule(prim.jvp, i) is not None:
+            c = transposed_jvp(prim.jvp[i], g, node._value, values, i, params)
+        elif integer_valued(values[i], node._value):
+            c = None
+        else:
+            raise _missing_rule(prim, i)
+        out.append(None if c is None else real_part_for(c, values[i]))
+    return out
+
+
+def transposed_jvp(rule, g, ans, values, i, params):
+    """The reverse rule of argument ``i`` derived from its forward rule ``t -> J_i t``."""
+    return transpose(lambda t: rule(t, ans, *values, **params), values[i], g)
+
+
+def transpose(linear, like, seed, at=None):
+    """``linear``'s transpose applied to ``seed``, where ``linear`` is a linear map of
+    one value shaped like ``like`` written with primitives; None where it ignores its input.
+
+    Backprop through a linear map from ``seed`` gives its transpose: trace the map
+    on a fresh variable, then fold back from its output. Reverse mode derives a
+    missing reverse rule from the forward rule this way, forward mode the other way
+    round, so a primitive needs only one of its two rules. The map is traced at zero
+    unless ``at`` says where: a map linear in value but whose control flow reads its
+    input (an iteration run until it stops moving) must be traced where it moves.
+    """
+    trace = ReverseTrace(new_level())
+    x = Node(zeros_like_value(like) if at is None else at, VAR, (), None, "x", trace)
+    out = linear(x)
+    if not trace.owns(out):
+        return None            # a zero map
+    grads = reverse_fold(dfs_order((out,)), out, seed, vjp_step, add_cotangents,
+                         keep=lambda n: n is x, edge_step=vjp_edge)
+    return grads.get(x)
+
+
+def default_seed(output, who):
+    """1 for a scalar output; anything else needs an explicit seed."""
+    shape = shape_of(output._value)
+    if shape:
+        raise ShapeError(
+            f"{who} of a non-scalar output (shape {shape}) needs a seed: pass "
+            f"seed=<cotangent of shape {shape}>, e.g. seed=np.ones({shape})"
+        )
+    v = output._value
+    return 1.0 if type(v) is float else ones_like_value(v)
+
+
+def _check_seed(seed, output):
+    if isinstance(seed, bool) or not isinstance(seed, (float, int, np.ndarray, np.generic)) or (
+            np.result_type(seed).kind not in "fciu"):
+        raise ArgumentTypeError(f"backprop: seed must be a number or a float array shaped like the "
+                        f"output (the output's cotangent); got {type(seed).__name__} {seed!r:.40}")
+    if shape_of(seed) != shape_of(output._value):
+        raise ShapeError(
+            f"backprop: seed has shape {shape_of(seed)} but the output has shape "
+            f"{shape_of(output._value)}; the seed is the output's cotangent and must match it"
+        )
+    return seed
+
+
+def backprop(output: Any, seed: Any = None, method: str = "dfs", check: bool = False) -> Any:
+    """The gradient of ``output`` with respect to every node it depends on.
+
+    Returns a persistent map ``{node: d output / d node}`` covering the output,
+    every intermediate node and every variable. Constants (``fg.const`` and the
+    plain numbers mixed into an expression) are not differentiated and are not
+    in the map. Nothing is stored on the nodes: calling it twice gives the same
+    map. ``check=True`` (or running inside ``fg.debug_nans()``) raises
+    :class:`NonFiniteError` at the first node whose value or cotangent is a NaN
+    or an infinity, naming the primitive, the node and its inputs.
+
+    >>> import funcgrad as fg
+    >>> x, y, z = fg.var(-2.0, name="x"), fg.var(5.0, name="y"), fg.var(-4.0, name="z")
+    >>> q = x + y
+    >>> f = q * z
+    >>> g = fg.backprop(f)
+    >>> g[x], g[y], g[z], g[q], g[f]
+    (-4.0, -4.0, 3.0, -4.0, 1.0)
+    """
+    (output,) = check_outputs((output,), "backprop")
+    seed = default_seed(output, "backprop") if seed is None else frozen_copy(_check_seed(seed, output))
+    return fold_back({output: seed}, vjp_step, add_cotangents, method=method,
+                     check=check or None, finish=_gradient_map, edge_step=vjp_edge)
+
+
+def _gradient_map(grads, order):
+    """The fold's gradients as a map, with a zero for every node reached only
+    through rules that returned an exact zero; its arrays are read-only, as a
+    persistent map's values must be, and in their node's float dtype."""
+    get = grads.get
+    for n in order:     # one pass over the nodes
+        g = get(n)
+        if g is None:
+            if n._prim is not CONST:
+                grads[n] = zeros_like_value(n._value)
+        elif type(g) is np.ndarray:
+            if g.dtype != np.float64:        # float32 in, float32 out (no cast for float64)
+                g = grads[n] = as_dtype_of(g, n._value)
+            if g.flags.writeable:
+                # a view: a rule may hand back an array of the caller's (the weight w of
+                # w * x), whose own flags must not change
+                g = grads[n] = g.view()
+                g.setflags(write=False)
+    return node_map(grads)

@@ -1,0 +1,464 @@
+"""The node record: one immutable vertex of an expression DAG.
+
+A node holds its value, the primitive that made it, its parents (``args``), the
+static parameters of the call, an optional name, a creation number and the
+trace it belongs to. Building a node touches nothing but its parents'
+references, so its cost does not depend on the size of the graph beneath it.
+
+Nodes hash by identity, so two nodes with equal values are two keys of a dict,
+a set or a gradient map; ``==`` between nodes compares values, elementwise.
+They never change: every public attribute is read-only, and there are no others
+to set. A node is also the box of the reverse trace (:class:`ReverseTrace`),
+the trace every reverse-mode transform opens. How a node prints and draws is
+installed by :mod:`funcgrad.io.show`, how it pickles by :mod:`funcgrad.io.serialize`
+(through ``copyreg``), so this module imports neither.
+
+>>> import funcgrad as fg
+>>> x = fg.var(2.0, name="x")
+>>> y = fg.var(-3.0, name="y")
+>>> f = (x + y) * x
+>>> f.value, f.op, [a.op for a in f.args]
+(-2.0, 'multiply', ['add', None])
+>>> x.value = 5.0
+Traceback (most recent call last):
+...
+funcgrad.core.errors.ImmutableError: nodes are immutable: cannot set 'value'; build a new node instead (e.g. fg.var(5.0))
+"""
+
+import itertools
+import operator
+from numbers import Number
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import ArgumentTypeError, ImmutableError, NotDifferentiableError
+from ..core.namespaces import PLAIN_TYPES, dtype_kind, is_foreign, library_of
+from ..core.traces import Trace
+from ..core.values import format_value, frozen_copy, kept_constant
+from ..rules import elementwise as ew
+from .arraylike import ArrayLike
+
+__all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
+           "short_label", "arg_list"]
+
+
+class Leaf:
+    """The maker of a leaf node: ``VAR`` (differentiated) or ``CONST`` (not)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name.upper()
+
+
+VAR = Leaf("var")
+CONST = Leaf("const")
+
+RECORD_LIMIT = 4096   # elements: a recording trace stops at a larger array (ReverseTrace)
+
+_next_id = itertools.count().__next__       # atomic under the GIL: safe across threads
+
+
+class Record(list):
+    """A recording trace's nodes in the order made (see :class:`ReverseTrace`), and
+    ``constants``: its constant node of each Python float, made once. ``x * 0.5`` in a
+    loop otherwise makes a node for 0.5 per iteration, a third of a jit trace's nodes."""
+
+    __slots__ = ("constants",)
+
+    def __init__(self):
+        super().__init__()
+        self.constants = {}
+
+
+def _constant(v, make, t):
+    """The constant node of trace ``t`` for the Python float ``v``: one per value while
+    ``t`` records (0.0 and -0.0 are one key of a dict, but two constants: not shared)."""
+    made = t.made
+    if made is None or not v:
+        return make(v, CONST, (), None, None, t)
+    node = made.constants.get(v)
+    if node is None:
+        node = made.constants[v] = make(v, CONST, (), None, None, t)
+    return node
+
+
+def short_label(node):
+    """How reprs and messages name a node, without numbering it: its name if it has one,
+    a constant's value, else its op (``add(...)``).
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(2.0, name="x")
+    >>> [short_label(n) for n in (x, fg.const(0.5), fg.var(1.0), x * x)]
+    ['x', '0.5', 'var', 'multiply(...)']
+    """
+    if node._name:
+        return node._name
+    prim = node._prim
+    if prim is CONST:
+        return format_value(node._value)
+    if type(prim) is Leaf:
+        return prim.name
+    return f"{prim.name}(...)"
+
+
+_ARGS_SHOWN = 6   # a node with more parents lists the first few and the last
+
+
+def arg_list(args, name_of=short_label):
+    """``a, b, c`` for a few arguments; the first and last of many, with a count.
+
+    >>> import funcgrad as fg
+    >>> xs = [fg.var(float(i), name=f"x{i}") for i in range(9)]
+    >>> arg_list(xs[:3]), arg_list(xs)
+    ('x0, x1, x2', 'x0, x1, x2, x3, x4, x5, ... 2 more ..., x8')
+    """
+    if len(args) <= _ARGS_SHOWN + 1:
+        return ", ".join(name_of(a) for a in args)
+    head = ", ".join(name_of(a) for a in args[:_ARGS_SHOWN])
+    return f"{head}, ... {len(args) - _ARGS_SHOWN - 1} more ..., {name_of(args[-1])}"
+
+
+def _readonly(name, doc):
+    """A property that reads slot ``_name`` and refuses to be set."""
+    def refuse(self, value):
+        raise ImmutableError(
+            f"nodes are immutable: cannot set {name!r}; build a new node instead "
+            f"(e.g. fg.var({value!r}))"
+        )
+    return property(operator.attrgetter("_" + name), refuse, doc=doc)
+
+
+class Node(ArrayLike):
+    """An immutable vertex of an expression DAG; see the module docstring.
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(2.0, name="x")
+    >>> y = (x + 1.0) * x
+    >>> y, y.value, y.op, y.args[1] is x
+    (<Node multiply(add(...), x) = 6.0>, 6.0, 'multiply', True)
+
+    The slots are private; the public attributes are read-only properties over
+    them, and a node has no ``__dict__``, so no attribute can be added. (There
+    is deliberately no ``__setattr__`` or ``__delattr__``: either would route
+    every slot store in ``__init__`` through Python and make building a node
+    several times slower.)
+    """
+
+    __slots__ = ("_value", "_prim", "_args", "_params", "_name", "_id", "_trace")
+
+    def __init__(self, value, prim, args, params, name, trace):
+        self._value = value
+        self._prim = prim
+        self._args = args
+        self._params = params
+        self._name = name
+        self._id = _next_id()
+        self._trace = trace
+        # A trace that keeps its nodes in order (grad, jit) lists all but the constants,
+        # which no fold needs.
+        made = trace.made
+        if made is not None and prim is not CONST:
+            if type(value) is not np.ndarray or value.size <= RECORD_LIMIT or trace.opaque:
+                made.append(self)
+            else:
+                trace.made = None      # a big array: see ReverseTrace.__init__
+
+    # -- the record: read-only views of the slots ----------------------------
+    value = _readonly("value", "The number or array this node stands for.")
+    args = _readonly("args", "The parent nodes, in argument order.")
+    name = _readonly("name", "The name given to the leaf, or None.")
+    id = _readonly("id", "The creation number: unique, and larger than every parent's.")
+
+    @property
+    def op(self):
+        """The name of the primitive that made this node; ``None`` for a leaf."""
+        prim = self._prim
+        return None if type(prim) is Leaf else prim.name
+
+    @property
+    def kind(self):
+        """``'var'``, ``'const'`` or ``'op'``."""
+        prim = self._prim
+        return prim.name if type(prim) is Leaf else "op"
+
+    @property
+    def params(self):
+        """The static parameters of the call (axis, shape, index...), as a new dict."""
+        return dict(self._params) if self._params else {}
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    # -- fast paths for the commonest operators ------------------------------
+    # On two nodes of one trace, or a node and a Python float, they build the
+    # same node the general path builds (multiply(self, other)) without its
+    # search for the innermost trace; tests check the two agree. jit's Staged
+    # nodes take them too (``make`` is the node's own class). An array a node
+    # computes is made read-only where it is made (written out: a call costs more
+    # than the check).
+    def __add__(self, other):
+        make = type(self)
+        t = self._trace
+        if type(other) is make and other._trace is t:
+            try:
+                value = self._value + other._value
+            except ValueError:   # the general path says which shapes did not broadcast
+                return ew.add(self, other)
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.add, (self, other), None, None, t)
+        if type(other) is float:
+            value = self._value + other
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.add, (self, _constant(other, make, t)),
+                        None, None, t)
+        return ew.add(self, other)
+
+    def __radd__(self, other):
+        make = type(self)
+        if type(other) is float:
+            t = self._trace
+            value = other + self._value
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.add, (_constant(other, make, t), self), None, None, t)
+        return ew.add(other, self)
+
+    def __mul__(self, other):
+        make = type(self)
+        t = self._trace
+        if type(other) is make and other._trace is t:
+            try:
+                value = self._value * other._value
+            except ValueError:   # the general path says which shapes did not broadcast
+                return ew.multiply(self, other)
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.multiply, (self, other), None, None, t)
+        if type(other) is float:
+            value = self._value * other
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.multiply, (self, _constant(other, make, t)),
+                        None, None, t)
+        return ew.multiply(self, other)
+
+    def __rmul__(self, other):
+        make = type(self)
+        if type(other) is float:
+            t = self._trace
+            value = other * self._value
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.multiply, (_constant(other, make, t), self),
+                        None, None, t)
+        return ew.multiply(other, self)
+
+    def __sub__(self, other):
+        make = type(self)
+        t = self._trace
+        if type(other) is make and other._trace is t:
+            try:
+                value = self._value - other._value
+            except ValueError:   # the general path says which shapes did not broadcast
+                return ew.subtract(self, other)
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.subtract, (self, other), None, None, t)
+        if type(other) is float:
+            value = self._value - other
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.subtract, (self, _constant(other, make, t)),
+                        None, None, t)
+        return ew.subtract(self, other)
+
+    def __rsub__(self, other):      # 1.0 - x: the rules of tanh, sigmoid and others
+        make = type(self)
+        if type(other) is float:
+            t = self._trace
+            value = other - self._value
+            if type(value) is np.ndarray:
+                value.setflags(write=False)
+            return make(value, ew.subtract, (_constant(other, make, t), self), None, None, t)
+        return ew.subtract(other, self)
+
+
+class ReverseTrace(Trace):
+    """A reverse-mode trace: records each primitive call on its nodes as a new node.
+
+    ``level`` orders nested traces: a primitive called on nodes of several
+    traces is recorded by the innermost (highest level) first. The checks
+    "is this argument mine?" are written out in :meth:`process` rather than
+    calling :meth:`~funcgrad.core.traces.Trace.owns`: this is the hottest loop of
+    eager mode.
+
+    Every array a node computes is read-only. A trace whose graph outlives the
+    call that built it (``persistent``: hand-built expressions, ``vjp``) keeps
+    read-only copies of the constant arrays it is handed, so a caller changing
+    its array later changes nothing; the traces of ``grad`` and the Jacobians
+    end with their call and copy nothing.
+    """
+
+    __slots__ = ("persistent", "made")
+    box_type = Node  # what this trace records; jit's staging trace records Staged nodes
+    differentiates = True
+
+    def __init__(self, level, persistent=False, record=False):
+        super().__init__(level)
+        self.persistent = persistent
+        # record: every node made but the constants, in order (a topological order), so
+        # that a fold needs no walk of the graph to order it (a Record, which also shares
+        # the constant nodes of Python floats). Whoever asks for it sets it
+        # to None once done: the list and the nodes' traces would otherwise be a cycle.
+        # The list also keeps values the function dropped (a scratch array in a loop)
+        # until the fold: a grad stops recording at its first array of more than
+        # RECORD_LIMIT elements, where a walk costs little beside NumPy's work and
+        # memory matters more (jit's trace, which compiles from the record, never stops).
+        self.made = Record() if record else None
+
+    def process(self, prim, args, params):
+        make = self.box_type
+        if len(args) == 1:
+            a = args[0]
+            if type(a) is make and a._trace is self:
+                v = a._value   # NumPy's value goes straight to the impl; others dispatch
+                if type(v) is np.ndarray and not params:     # the commonest call
+                    value = prim.on_array(v)
+                elif type(v) not in PLAIN_TYPES:
+                    value = prim(v, **params)
+                else:
+                    value = prim.impl(v, **params) if params else prim.impl(v)
+                if type(value) is np.ndarray:
+                    if value is v:       # an impl that returns its operand (real of reals):
+                        value = v.view()  # freeze a view, never the caller's array
+                    value.setflags(write=False)
+                return make(value, prim, args, params or None, None, self)
+        parents = []
+        values = []
+        plain = True     # every value NumPy's or Python's: the impl runs without dispatch
+        for a in args:
+            if type(a) is make and a._trace is self:
+                parents.append(a)
+                v = a._value
+                values.append(v)
+                if plain and type(v) not in PLAIN_TYPES:
+                    plain = False
+            else:  # a constant here, possibly traced by an outer trace
+                if isinstance(a, (tuple, list, str, dict)) or a is None:
+                    raise ArgumentTypeError(
+                        f"{prim.name}: got a {type(a).__name__} as a positional operand; pass "
+                        f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
+                if self.persistent:
+                    a = kept_constant(a)
+                parents.append(_constant(a, make, self) if type(a) is float
+                               else make(a, CONST, (), None, None, self))
+                values.append(a)
+                if plain and type(a) not in PLAIN_TYPES:
+                    plain = False
+        value = prim.impl(*values, **params) if plain else prim(*values, **params)
+        if type(value) is np.ndarray:
+            if any(value is v for v in values):
+                value = value.view()     # an operand handed back: freeze a view of it
+            value.setflags(write=False)
+        return make(value, prim, tuple(parents), params or None, None, self)
+
+    def __repr__(self):
+        return f"<reverse trace {self.level}>"
+
+
+EXPRESSIONS = ReverseTrace(0, persistent=True)
+"""The trace of hand-built expressions (``fg.var``, ``fg.const``)."""
+
+
+def _leaf_value(value, who):
+    if isinstance(value, ArrayLike):
+        raise ArgumentTypeError(f"{who} takes a plain number or array; got a traced value ({value!r})")
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        raise NotDifferentiableError(f"{who} takes a number or array; got the bool {value!r}")
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, (float, complex)):
+        return value
+    if isinstance(value, np.generic) or isinstance(value, np.ndarray):
+        arr = value
+    elif isinstance(value, (list, tuple)):
+        try:
+            arr = np.asarray(value)
+        except ValueError:      # a ragged list
+            raise NotDifferentiableError(f"{who} takes a number or an array; got a list whose "
+                                         f"rows have different lengths: {value!r:.60}") from None
+    elif isinstance(value, Number):
+        arr = np.asarray(value)
+    elif is_foreign(value):   # another library's array stays that library's (funcgrad.core.namespaces)
+        if dtype_kind(value) not in "fc":
+            raise NotDifferentiableError(
+                f"{who} got a {library_of(value)} array of dtype {value.dtype}; gradients need "
+                f"floats: convert it to a floating dtype first")
+        return value
+    else:
+        raise NotDifferentiableError(
+            f"{who} takes a number or a NumPy array; got {type(value).__name__} {value!r}"
+        )
+    if arr.dtype.kind in "iub":
+        raise NotDifferentiableError(
+            f"{who} got an integer array ({arr.dtype}); gradients need floats: "
+            f"pass it as x.astype(float)"
+        )
+    if arr.dtype.kind not in "fc":
+        raise NotDifferentiableError(f"{who} takes numbers; got an array of dtype {arr.dtype}")
+    return arr
+
+
+def var(value: Any, name: str | None = None) -> "Node":
+    """A leaf to differentiate with respect to.
+
+    ``value`` is a Python number (ints become floats) or a float NumPy array.
+    The node keeps a read-only copy of an array: changing yours later changes
+    nothing in the graph, and the node's value cannot be written.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x = fg.var(3, name="x")
+    >>> x.value, x.name, x.op, x.args
+    (3.0, 'x', None, ())
+    >>> a = np.array([1.0, 2.0])
+    >>> v = fg.var(a)
+    >>> a[0] = 7.0
+    >>> v.value
+    array([1., 2.])
+    >>> v.value[0] = 7.0
+    Traceback (most recent call last):
+    ...
+    ValueError: assignment destination is read-only
+    """
+    if name is not None and not isinstance(name, str):
+        raise ArgumentTypeError(f"var: name must be a string; got {type(name).__name__}")
+    return Node(frozen_copy(_leaf_value(value, "fg.var")), VAR, (), None, name, EXPRESSIONS)
+
+
+def const(value: Any, name: str | None = None) -> "Node":
+    """A leaf that is never differentiated (backprop gives it no gradient).
+
+    >>> import funcgrad as fg
+    >>> x = fg.var(2.0)
+    >>> g = fg.backprop(x * fg.const(5.0))
+    >>> g[x]
+    5.0
+    """
+    if isinstance(value, ArrayLike):
+        raise ArgumentTypeError("const takes a plain number or array; got a traced value")
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    return Node(frozen_copy(value), CONST, (), None, name, EXPRESSIONS)

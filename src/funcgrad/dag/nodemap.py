@@ -1,0 +1,194 @@
+"""The maps the folds return: persistent maps keyed by nodes, that print briefly.
+
+A :class:`NodeMap` is a persistent map (pyrsistent's ``PMap`` API: ``set``,
+``remove``, ``discard``, ``update``, ``evolver``) that finds its keys by
+identity. A node's ``==`` compares values elementwise, as NumPy's does, so a
+node cannot be a key of a map that finds keys by ``==``: a NodeMap holds a
+``pyrsistent.pmap`` whose keys are :class:`Same` wrappers, equal only to a
+wrapper of the same object. Every update is pyrsistent's own, through its
+public API: it shares structure with the map it came from and costs O(log n)
+(a ``set`` on a map of 10^5 nodes takes microseconds, not a copy).
+
+>>> import funcgrad as fg
+>>> x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
+>>> g = fg.backprop((x + y) * x)
+>>> g
+<NodeMap of 4 nodes: x 1.0, y 2.0, add(...) 2.0, multiply(...) 1.0>
+>>> g2 = g.set(x, 5.0)            # a new map; g is unchanged
+>>> g[x], g2[x], len(g2), y in g2
+(1.0, 5.0, 4, True)
+>>> e = g.evolver()               # a transient: mutate it, then freeze it
+>>> e[y] = 0.0
+>>> e.persistent()[y], g[y]
+(0.0, 2.0)
+"""
+
+from collections.abc import Mapping
+from html import escape
+
+from pyrsistent import pmap
+
+from ..core.values import format_value
+from .node import Node, short_label
+
+__all__ = ["NodeMap", "Same", "node_map"]
+
+_SHOWN = 6
+_ROWS = 50
+
+
+class Same:
+    """A key equal only to a key of the same object: a node found by identity."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+    def __eq__(self, other):
+        return type(other) is Same and other.obj is self.obj
+
+    def __repr__(self):
+        return f"Same({self.obj!r})"
+
+
+def node_map(entries):
+    """A NodeMap holding the dict (or NodeMap) ``entries``."""
+    if isinstance(entries, NodeMap):
+        return entries
+    return NodeMap(pmap({Same(k): v for k, v in entries.items()}))
+
+
+def _label(node):
+    return short_label(node) if isinstance(node, Node) else repr(node)
+
+
+class NodeMap(Mapping):
+    """A persistent map from nodes to values (gradients, path sums), keyed by identity.
+
+    ``g[x]``, ``x in g`` and ``g.get(x)`` find a node by identity; ``set``,
+    ``remove``, ``discard`` and ``update`` return new NodeMaps sharing
+    structure with this one; ``evolver()`` gives a transient to change in place
+    and freeze with ``persistent()``.
+    """
+
+    __slots__ = ("_map",)
+
+    def __init__(self, entries=None):
+        self._map = pmap() if entries is None else entries    # a PMap of Same -> value
+
+    def __getitem__(self, key):
+        try:
+            return self._map[Same(key)]
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __contains__(self, key):
+        return Same(key) in self._map
+
+    def get(self, key, default=None):
+        return self._map.get(Same(key), default)
+
+    def __iter__(self):
+        return (k.obj for k in self._map)
+
+    def __len__(self):
+        return len(self._map)
+
+    def items(self):
+        return [(k.obj, v) for k, v in self._map.items()]
+
+    def values(self):
+        return list(self._map.values())
+
+    def set(self, key, value):
+        return NodeMap(self._map.set(Same(key), value))
+
+    def remove(self, key):
+        if key not in self:
+            raise KeyError(key)
+        return NodeMap(self._map.remove(Same(key)))
+
+    def discard(self, key):
+        return NodeMap(self._map.discard(Same(key)))
+
+    def update(self, *maps):
+        e = self.evolver()
+        for m in maps:
+            for k, v in m.items():
+                e[k] = v
+        return e.persistent()
+
+    def evolver(self):
+        return NodeMapEvolver(self._map.evolver())
+
+    def __reduce__(self):
+        return (node_map, (dict(self.items()),))
+
+    def _ordered(self):
+        return sorted(self.items(), key=lambda kv: getattr(kv[0], "_id", 0))
+
+    def __repr__(self):
+        items = self._ordered()
+        shown = ", ".join(f"{_label(k)} {format_value(v)}" for k, v in items[:_SHOWN])
+        more = f", ... {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
+        return f"<NodeMap of {len(items)} nodes: {shown}{more}>"
+
+    def _repr_html_(self):
+        items = self._ordered()
+        rows = "".join(
+            f"<tr><td>{escape(_label(k))}</td>"
+            f"<td>{escape(format_value(getattr(k, '_value', '')))}</td>"
+            f"<td>{escape(format_value(v))}</td></tr>"
+            for k, v in items[:_ROWS])
+        note = (f"<tr><td colspan=3>... {len(items) - _ROWS} more nodes</td></tr>"
+                if len(items) > _ROWS else "")
+        return ("<table><tr><th>node</th><th>value</th>"
+                f"<th>gradient</th></tr>{rows}{note}</table>")
+
+
+class NodeMapEvolver:
+    """A NodeMap's transient (pyrsistent's evolver): changed in place, frozen by
+    :meth:`persistent`, which shares structure with the map it came from."""
+
+    __slots__ = ("_evolver",)
+
+    def __init__(self, evolver):
+        self._evolver = evolver
+
+    def __getitem__(self, key):
+        try:
+            return self._evolver[Same(key)]
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __setitem__(self, key, value):
+        self._evolver[Same(key)] = value
+
+    def __delitem__(self, key):
+        try:
+            del self._evolver[Same(key)]
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __contains__(self, key):
+        return Same(key) in self._evolver
+
+    def __len__(self):
+        return len(self._evolver)
+
+    def get(self, key, default=None):
+        try:
+            return self._evolver[Same(key)]
+        except KeyError:
+            return default
+
+    def set(self, key, value):
+        self[key] = value
+        return self
+
+    def persistent(self):
+        return NodeMap(self._evolver.persistent())

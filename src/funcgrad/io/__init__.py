@@ -1,0 +1,1 @@
+"""Graphs in and out: listings and pictures, files, pickles, the expression parser."""

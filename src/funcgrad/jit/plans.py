@@ -1,0 +1,587 @@
+"""Compiling a graph to a plan: straight-line Python code that jit replays.
+
+A plan is built from the graph alone, never from user text: one line per
+primitive call, over registers that are reused once their value is dead. Every
+intermediate array is deleted after its last use, or overwritten in place by
+the ufunc that uses it last (``out=``). Functions and constants are named
+after what they are (``tanh``, ``np_add``, ``c0``), each once per plan.
+
+Python's compiler takes about 10 us per line, which would make a plan of a
+million steps take longer to compile than to trace. A plan longer than
+``BLOCK`` steps is therefore cut into blocks: each block is a function of the
+values it reads from before it, returning those read after it in a tuple per
+block that reads them last, and a short driver calls the blocks in turn,
+handing the tuples on. A loop unrolled by Python yields blocks with
+the same code: each block's fingerprint (:mod:`funcgrad.jit.steptable`, integer
+tables of the steps built in passes that run in C) finds the code already
+written, and each distinct block is written and compiled once, so compile time
+and the code kept grow with the number of *distinct* blocks, not with the
+steps; what grows with the steps is the table (1 to 2 us a step) and the
+driver's calls.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> f = fg.jit(fg.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2)))
+>>> print(f.plan(np.array([0.5, -1.0])).source)
+def plan(a0):
+    r0 = tanh(a0)
+    r1 = power(r0, 1)
+    r1 = np_multiply(2, r1, out=r1)
+    r1 = np_multiply(c0, r1, out=r1)
+    r0 = np_multiply(r0, r0, out=r0)
+    r0 = np_subtract(1.0, r0, out=r0)
+    r1 = np_multiply(r1, r0, out=r1)
+    del r0
+    return (r1,)
+"""
+
+import functools
+import importlib
+import keyword
+import math
+import re
+
+import numpy as np
+
+from ..core.tree import tree_unflatten
+from ..core.values import frozen_copy
+from ..dag.node import Node
+from ..rules import elementwise
+from . import machine
+from .steptable import StepTable, call_key, needed_steps, ufunc_of
+
+__all__ = ["Plan", "compile_plan", "needed_steps", "BLOCK"]   # needed_steps: steptable's
+
+BLOCK = 256
+"""Steps per block function in a plan longer than this (see the module's docstring)."""
+
+
+class Plan:
+    """A compiled function: straight-line code over plain values, plus its source."""
+
+    def __init__(self, run, source, out_def, n_steps, n_blocks=1, block_names=(),
+                 backend="python", program=None):
+        self.run = run
+        self._source = source     # the plan itself, readable; the graph is not kept
+        self.program = program    # a numba plan of floats: its register program (machine.py)
+        self.out_def = out_def
+        self.n_steps = n_steps
+        self.n_blocks = n_blocks                  # block calls the driver makes (1: no driver)
+        self.block_names = tuple(block_names)     # the distinct blocks, each compiled once
+        self.n_distinct = max(1, len(self.block_names))
+        self.backend = backend
+
+    @property
+    def source(self):
+        """The plan as text: its Python code, or its register program's listing."""
+        return self._source if self.program is None else self.program.listing()
+
+    def native_blocks(self):
+        """The distinct blocks running machine code (the numba backend, once called)."""
+        if self.backend != "numba":
+            return []
+        return _native().native_blocks(self.run.__globals__, self.block_names)
+
+    def __call__(self, leaves):
+        return tree_unflatten(self.out_def, self.run(*leaves))
+
+    def __repr__(self):
+        return f"<plan: {self.n_steps} steps>"
+
+
+# ---------------------------------------------------------------- one step
+
+_INLINE = {  # primitives whose impl is exactly a Python operator
+    elementwise.add: "{} + {}",
+    elementwise.subtract: "{} - {}",
+    elementwise.multiply: "{} * {}",
+    elementwise.negative: "-{}",
+}
+
+def _kept(value):
+    """What a plan keeps of a constant: a read-only copy of a writable array (its caller
+    may change it after tracing); a read-only one (a broadcast, or a value funcgrad made)
+    as it is, since copying would change its layout and so, at times, the last bit."""
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        return frozen_copy(value)
+    return value
+
+
+def _literal(v):
+    """Source text for a Python number that round-trips exactly, or None."""
+    if type(v) is float and math.isfinite(v):
+        return repr(v)
+    if type(v) is int:
+        return repr(v)
+    return None
+
+
+_RESERVED = re.compile(r"^([arcbt]\d+|float|plan)$")
+
+
+class _Namespace:
+    """The functions and constants a plan's code refers to, each named once."""
+
+    def __init__(self):
+        self.env = {}
+        self._by_key = {}
+        self._constants = 0
+        self._suffix = {}    # base -> last suffix tried: finding a free name stays O(1)
+
+    def _name(self, key, value, base):
+        name = self._by_key.get(key) if key is not None else None
+        if name is None:
+            base = re.sub(r"\W", "_", base)
+            if not base.isidentifier() or keyword.iskeyword(base) or _RESERVED.match(base):
+                base += "_"
+            name, k = base, self._suffix.get(base, 0)
+            if k:
+                name = f"{base}_{k}"
+            while name in self.env:
+                k += 1
+                name = f"{base}_{k}"
+            self._suffix[base] = k
+            self.env[name] = value
+            if key is not None:
+                self._by_key[key] = name
+        return name
+
+    def impl(self, prim, params):
+        if not params:
+            return self._name(prim, prim.impl, prim.name)
+        return self._name(call_key(prim, params), functools.partial(prim.impl, **params),
+                          prim.name)
+
+    def together(self, prim, params):
+        """The name of ``prim.together``'s impl, called with ``params``."""
+        impl = prim.together[1]
+        key = ("together", call_key(prim, params))
+        return self._name(key, functools.partial(impl, **params) if params else impl,
+                          f"{prim.name}_with_{prim.together[0].name}")
+
+    def ufunc(self, u):
+        return self._name(u, u, f"np_{u.__name__}")
+
+    def constant(self, value):
+        # Numbered by first use; the same object is one constant however often it appears.
+        key = ("constant", id(value))
+        name = self._by_key.get(key)
+        if name is None:
+            name = f"c{self._constants}"
+            self._constants += 1
+            self.env[name] = _kept(value)
+            self._by_key[key] = name
+        return name
+
+
+# ---------------------------------------------------------------- compiling
+
+def _function(table, lo, hi, names, operand_text, live_out, native=False):
+    """The body lines computing steps ``lo:hi`` and the registers of the values at
+    positions ``live_out`` (see :class:`~funcgrad.jit.steptable.StepTable`).
+
+    ``operand_text(j)`` names operand ``j`` where its value is not computed here (an
+    argument or a constant). ``native``: code numba can type (:mod:`funcgrad.jit.native`):
+    ufuncs called directly on arrays too, ``out=`` by position, no ``del``.
+    """
+    steps, n_in = table.steps, table.n_inputs
+    s, e = int(table.bounds[lo]), int(table.bounds[hi])
+    position = dict(enumerate(table.position[s:e].tolist(), s))
+    floats = dict(enumerate(table.operand_float[s:e].tolist(), s))
+    bounds = table.bounds[lo:hi + 1].tolist()
+    reuse, plain = table.reuse[lo:hi].tolist(), table.plain[lo:hi].tolist()
+    last, output, holds = table.last, table.output, table.holds
+    name_of = {}              # position -> register
+    free = []
+    lines = []
+    counter = 0
+    pairs = {} if native else _called_together(table, lo, hi)
+    for i in range(lo, hi):
+        n = steps[i]
+        prim = n._prim
+        operands = range(bounds[i - lo], bounds[i - lo + 1])
+        reg = name_of.get(n_in + i)   # made already, by a call together with an earlier step
+        if reg is None:
+            args = [name_of[position[j]] if position[j] in name_of else operand_text(j)
+                    for j in operands]
+            slot = reuse[i - lo]
+            if i in pairs:
+                # One call makes this step's value and a later step's (Primitive.together).
+                later, first = pairs[i]
+                both = []
+                for _ in range(2):
+                    if free:
+                        both.append(free.pop())
+                    else:
+                        both.append(f"r{counter}")
+                        counter += 1
+                impl = names.together(first._prim, first._params)
+                lines.append(f"    {both[0]}, {both[1]} = {impl}({', '.join(args)})")
+                reg, name_of[n_in + later] = both if first is n else both[::-1]
+            elif slot >= 0:
+                # Write the result into an operand's array that dies here: no new memory.
+                reg = args[slot]
+                out = reg if native else f"out={reg}"
+                lines.append(f"    {reg} = {names.ufunc(ufunc_of(prim))}({', '.join(args)}, {out})")
+            else:
+                template = _INLINE.get(prim)
+                ufunc = getattr(prim.impl, "ufunc", None)
+                if template is not None and plain[i - lo]:
+                    expr = template.format(*args)
+                elif (ufunc is not None and plain[i - lo] and type(n._value) is float
+                      and all(floats[j] for j in operands)):
+                    # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
+                    # itself (same value, bit for bit) and skip the wrapper's checks.
+                    expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
+                elif native and plain[i - lo] and (u := ufunc_of(prim)) is not None:
+                    expr = f"{names.ufunc(u)}({', '.join(args)})"
+                else:
+                    expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
+                if free:
+                    reg = free.pop()
+                else:
+                    reg, counter = f"r{counter}", counter + 1
+                lines.append(f"    {reg} = {expr}")
+            name_of[n_in + i] = reg
+        # Registers of values used here for the last time are free again; arrays
+        # are deleted at once so their memory goes back before the next step.
+        for p in dict.fromkeys(position[j] for j in operands):
+            if p in name_of and last[p] == i and not output[p] and name_of[p] != reg:
+                if holds[p] and not native:
+                    lines.append(f"    del {name_of[p]}")
+                free.append(name_of[p])
+    return lines, [name_of[p] for p in live_out]
+
+
+def _called_together(table, lo, hi):
+    """``{i: (j, first)}`` for the pairs of steps ``i < j`` among ``lo:hi`` that one call
+    computes: a primitive with ``together=(other, impl)`` and ``other``, called on the same
+    operands with the same parameters (``first``: the step of the primitive itself, whose
+    impl returns its value, then the other's)."""
+    primary = {}      # each primitive of a pair -> the one holding ``together``
+    for p in table.prim_of:
+        if p.together is not None:
+            primary[p] = primary[p.together[0]] = p
+    if not primary:
+        return {}
+    wanted = [k for k, p in enumerate(table.prim_of) if p in primary]
+    bounds = table.bounds
+    waiting = {}       # (pair, parameters, operands) -> the latest step calling them
+    pairs = {}
+    for i in (lo + np.flatnonzero(np.isin(table.prims[lo:hi], wanted))).tolist():
+        n = table.steps[i]
+        key = call_key(n._prim, n._params)
+        if key is None:
+            continue
+        operands = tuple(_stands_for(table, j) for j in range(bounds[i], bounds[i + 1]))
+        key = (primary[n._prim], () if key is n._prim else key[1], operands)
+        k = waiting.pop(key, None)
+        if k is not None and table.steps[k]._prim is not n._prim:
+            m = table.steps[k]
+            pairs[k] = (i, m if m._prim is key[0] else n)
+        else:
+            waiting[key] = i
+    return pairs
+
+
+def _tuple(texts):
+    return f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
+
+
+def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python",
+                 pruned=True):
+    """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``,
+    in blocks of ``block`` steps (default ``BLOCK``) if it is longer. ``backend="numba"``:
+    a plan of Python floats, or of small float64 arrays of one shape, becomes a register
+    program (:mod:`funcgrad.jit.machine`), any other with a step numba can type is always cut
+    into blocks, those of such steps only compiled natively (:mod:`funcgrad.jit.native`). ``pruned=False``: ``nodes`` may
+    hold steps the outputs do not need, which the plan leaves out."""
+    block = block or BLOCK
+    native = backend == "numba"
+    names = _Namespace()
+    table = StepTable(nodes, inputs, out_leaves, prune=not pruned)
+    if native:
+        program = machine.program(table, out_leaves)
+        if program is not None and program.shape is not None:
+            # rows of arrays: a register for each value only while it is live
+            program = _native().share_registers(program)
+        if program is not None:
+            return _machine_plan(program, out_def)
+    steps = table.steps
+    table.read_code_columns()
+    typable = _typable(table) if native else None
+    if typable is not None and not any(typable[lo:lo + block].all()
+                                       for lo in range(0, len(steps), block)):
+        typable = None    # numba types only ufuncs and operators: no block of just those
+    native = typable is not None
+    arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
+
+    def top(n):               # an input or a constant, named in the driver or a single plan
+        name = arg_of.get(n)
+        if name is None:
+            name = _literal(n._value) or names.constant(n._value)
+        return name
+
+    params = ", ".join(arg_of[n] for n in inputs)
+    if len(steps) <= block and not native:
+        mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
+        operands = table.operands
+        lines, regs = _function(table, 0, len(steps), names, lambda j: top(operands[j]), mine)
+        reg_of = dict(zip(mine, regs))
+        source = "\n".join([f"def plan({params}):"] + lines
+                           + [f"    return {_results(table, out_leaves, reg_of, top, names)}"])
+        return _build(source, names, out_def, len(steps), 1, [])
+    blocks, driver, text_of, typed = _blocks(table, names, top, block, typable)
+    source = "\n".join(blocks + [f"def plan({params}):"] + driver
+                       + [f"    return {_results(table, out_leaves, text_of, top, names)}"])
+    n_blocks = -(-len(steps) // block)
+    return _build(source, names, out_def, len(steps), n_blocks,
+                  [f"b{k}" for k in range(len(blocks))], typed if native else None)
+
+
+def _typable(table):
+    """Per step, whether numba can type it: an operator or a ufunc, called without
+    parameters."""
+    inline = np.fromiter((prim in _INLINE for prim in table.prim_of), bool, len(table.prim_of))
+    return table.plain & (table.has_ufunc | inline[table.prims])
+
+
+def _results(table, out_leaves, reg_of, top, names):
+    """The tuple a plan returns: for each output a register, an input or a constant."""
+    texts = []
+    for o, p in zip(out_leaves, table.out_positions):
+        if p in reg_of:
+            texts.append(reg_of[p])
+        elif isinstance(o, Node):
+            texts.append(top(o))
+        else:
+            texts.append(_literal(o) or names.constant(o))
+    return _tuple(texts)
+
+
+def _blocks(table, names, top, block, typable=None):
+    """The distinct block functions' sources, the driver's lines calling them, the text
+    naming each value (by position) the plan returns, and the names of the blocks
+    written for numba (``typable``, per step whether numba can type it, for the numba
+    backend: the blocks of only such steps; the others are written as for Python).
+
+    A block's code is written once per fingerprint (:meth:`StepTable.fingerprint`).
+    Where the blocks repeat (an unrolled loop: at least ``_REPEATS`` blocks per
+    distinct fingerprint), a block returns the values later blocks read in tuples,
+    one per block that reads them last (and one of values the plan returns), so the
+    driver holds, passes and deletes a few tuples per call, not every value: its text,
+    which Python compiles, stays short however many values cross blocks. The tuples'
+    layout is then part of a block's code; where blocks seldom repeat, it would only
+    multiply the distinct blocks, and the driver holds every value itself."""
+    steps = table.steps
+    last, output, holds = table.last.tolist(), table.output.tolist(), table.holds.tolist()
+    spans = [(lo, min(lo + block, len(steps))) for lo in range(0, len(steps), block)]
+    typed = [typable is not None and bool(typable[lo:hi].all()) for lo, hi in spans]
+    prints = [table.fingerprint(lo, hi, t) for (lo, hi), t in zip(spans, typed)]
+    tupled = len({key for key, _, _ in prints}) * _REPEATS <= len(prints)
+    distinct = {}             # fingerprint (and layout) -> function name
+    sources = []
+    driver = []
+    home = {}                 # position -> (the driver's register holding it, its index in
+                              # the tuple there, or None: the register holds the value)
+    registers = {}            # the driver's register -> (the block reading it last, whether
+                              # it holds memory, its tuple's length)
+    free = []
+    counter = 0
+    typed_names = []
+    for b, ((lo, hi), t, found) in enumerate(zip(spans, typed, prints)):
+        key, params, live_out, call, groups, grouping = _block_layout(
+            table, found, block, home, registers, top, last, output, tupled)
+        fn = distinct.get(key)
+        if fn is None:
+            fn = distinct[key] = f"b{len(distinct)}"
+            sources.append(_block_source(table, lo, hi, fn, params, live_out, call, grouping,
+                                         names, t))
+            if t:
+                typed_names.append(fn)
+        # Registers read here for the last time leave the driver.
+        dying = [r for r in dict.fromkeys(call.args)
+                 if r in registers and registers[r][0] == b]
+        dying_holds = [registers.pop(r)[1] for r in dying]
+        free.extend(dying)
+        targets = []
+        for reader, members in groups:
+            if free:
+                reg = free.pop()
+            else:
+                reg, counter = f"r{counter}", counter + 1
+            home.update((p, (reg, i if tupled else None)) for i, p in enumerate(members))
+            registers[reg] = (reader, any(holds[p] for p in members), len(members))
+            targets.append(reg)
+        text = f"{fn}({', '.join(call.args)})"
+        driver.append(f"    {', '.join(targets)}, = {text}" if targets else f"    {text}")
+        dead = [r for r, h in zip(dying, dying_holds) if h and r not in targets]
+        if dead:
+            driver.append(f"    del {', '.join(dead)}")
+    text_of = {p: reg if i is None else f"{reg}[{i}]"
+               for p in table.out_positions if p in home for reg, i in [home[p]]}
+    return sources, driver, text_of, typed_names
+
+
+_REPEATS = 4            # blocks per distinct fingerprint from which blocks return tuples
+_NEVER = math.inf       # the last reader of a value the plan returns
+
+
+def _block_layout(table, found, block, home, registers, top, last, output, tupled):
+    """``(key, params, live_out, call, groups, grouping)`` for a block whose fingerprint
+    :meth:`StepTable.fingerprint` ``found`` (``key, params, live_out``): ``key`` is
+    equal for two blocks exactly when their code is; ``call`` (a :class:`_Call`) says
+    how the driver passes the parameters; ``groups`` lists, in the order returned,
+    ``(reader, values)``: the block reading the values last and their positions;
+    ``grouping`` numbers the tuple each value of ``live_out`` is returned in (None:
+    ``tupled`` is false, and the block returns the values themselves)."""
+    key, params, live_out = found
+    call = _Call(params, table.position[params].tolist(), home, registers, table.operands, top)
+    reader = [_NEVER if output[p] else last[p] // block for p in live_out]
+    if not tupled:
+        return key, params, live_out, call, [(r, [p]) for p, r in zip(live_out, reader)], None
+    ends = sorted(set(reader))
+    number = {e: k for k, e in enumerate(ends)}
+    grouping = tuple(map(number.__getitem__, reader))
+    groups = [(e, [p for p, r in zip(live_out, reader) if r == e]) for e in ends]
+    return (key, call.layout, grouping), params, live_out, call, groups, grouping
+
+
+class _Call:
+    """How the driver calls a block whose parameters are the values at ``positions``
+    (read by operands ``params``): ``args``, the driver's text for each of the block's
+    parameters (a register, an input or a constant); ``where``, per value, the tuple
+    parameter and index it is read from (None: a parameter of its own); ``lengths``,
+    each tuple's length; ``layout``, all the block's code depends on."""
+
+    __slots__ = ("args", "where", "lengths", "layout")
+
+    def __init__(self, params, positions, home, registers, operands, top):
+        self.args, self.where, self.lengths = [], [], []
+        number = {}            # the driver's register -> its number among the tuples
+        for j, p in zip(params, positions):
+            found = home.get(p)
+            if found is None or found[1] is None:    # an input, a constant, a register
+                self.where.append(None)
+                self.args.append(top(operands[j]) if found is None else found[0])
+                continue
+            reg, i = found
+            m = number.get(reg)
+            if m is None:
+                m = number[reg] = len(number)
+                self.args.append(reg)
+                self.lengths.append(registers[reg][2])
+            self.where.append((m, i))
+        self.layout = (tuple(self.where), tuple(self.lengths))
+
+
+def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, typed):
+    """The source of block function ``fn`` computing steps ``lo:hi``, called as ``call``
+    says, returning the values ``live_out`` in the tuples ``grouping`` numbers (None:
+    the values themselves)."""
+    # value k is a{k}, a parameter or read from a tuple parameter t{m}; any operand
+    # reading the same value (a position) or the same constant object is that value
+    stands = {_stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
+    operands = table.operands
+    signature = []
+    reads = [[] for _ in call.lengths]      # per tuple: (index, name) of the values read
+    for k, w in enumerate(call.where):
+        if w is None:
+            signature.append(f"a{k}")
+            continue
+        m, i = w
+        if not reads[m]:
+            signature.append(f"t{m}")
+        reads[m].append((i, f"a{k}"))
+    prologue = []
+    for m, (read, length) in enumerate(zip(reads, call.lengths)):
+        if len(read) == length:             # read whole: unpacked at once
+            prologue.append(f"    {_tuple([name for _, name in sorted(read)])} = t{m}")
+        else:
+            prologue.extend(f"    {name} = t{m}[{i}]" for i, name in read)
+
+    def outside(j):
+        text = stands.get(_stands_for(table, j))
+        if text is None:
+            text = _literal(operands[j]._value)
+        return text
+
+    lines, regs = _function(table, lo, hi, names, outside, live_out, typed)
+    if grouping is None:
+        returned = _tuple(regs)
+    else:
+        groups = [[] for _ in range(max(grouping, default=-1) + 1)]
+        for reg, g in zip(regs, grouping):
+            groups[g].append(reg)
+        returned = _tuple([_tuple(g) for g in groups])
+    body = "\n".join(prologue + lines + [f"    return {returned}"])
+    return f"def {fn}({', '.join(signature)}):\n{body}\n"
+
+
+def _stands_for(table, j):
+    """What operand ``j`` reads: a value's position, or (a constant) -1 less its number."""
+    p = int(table.position[j])
+    return p if p >= 0 else -1 - int(table.constant_number[j])
+
+
+def _native():
+    """:mod:`funcgrad.jit.native`, which imports numba: loaded only when a plan asks for it."""
+    return importlib.import_module("funcgrad.jit.native")
+
+
+def _machine_plan(program, out_def):
+    """A plan running ``program`` on numba's register machine (:mod:`funcgrad.jit.machine`)."""
+    native = _native()
+    vector = program.shape is not None
+    run_machine = native.run_vector_machine if vector else native.run_machine
+    code, n_inputs = program.code, program.n_inputs
+    constants, first_constant = program.constants, program.first_constant
+    where = [r if in_register else None for in_register, r in program.outputs]
+    plain = [v for in_register, v in program.outputs if not in_register]
+    read = program.output_registers()
+    shape = (program.n_registers, program.width) if vector else program.n_registers
+    forms = [f for f in program.forms if f is not None] if vector else None
+    spare = []     # register files of finished calls: a call takes one or makes one
+
+    def run(*leaves):
+        try:
+            registers = spare.pop()       # atomic: two threads never get the same one
+        except IndexError:
+            registers = np.empty(shape)
+        if vector:
+            for k, leaf in enumerate(leaves):    # an array fills its row, a number all of it
+                registers[k] = np.ravel(leaf)
+        else:
+            registers[:n_inputs] = leaves
+        registers[first_constant:] = constants
+        run_machine(code, registers)
+        values = (registers[read].tolist() if not vector
+                  else [_as_eager(registers[r], form) for r, form in zip(read, forms)])
+        spare.append(registers)
+        if not plain:
+            return tuple(values)
+        values.reverse()
+        rest = iter(plain)
+        return tuple(values.pop() if r is not None else next(rest) for r in where)
+
+    return Plan(run, None, out_def, len(program.code), backend="numba", program=program)
+
+
+def _as_eager(row, form):
+    """A vector register's row as eager gives the value: an array of its shape (a copy:
+    the register file is reused), or a number."""
+    kind, shape = form
+    if kind is np.ndarray:
+        return row[:math.prod(shape)].reshape(shape).copy()
+    return kind(row[0])
+
+
+def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
+    """The plan from its source; ``typed``: the blocks numba is to compile (numba backend)."""
+    code = compile(source, "<funcgrad plan>", "exec")
+    namespace = dict(names.env)
+    exec(code, namespace)  # our own generated code: names of registers and of env entries only
+    if typed is not None:
+        _native().compile_blocks(namespace, typed)
+    return Plan(namespace["plan"], source, out_def, n_steps, n_blocks, block_names,
+                "numba" if typed is not None else "python")

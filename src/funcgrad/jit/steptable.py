@@ -1,0 +1,439 @@
+"""A plan's steps as integer tables, read in a few passes that run in C.
+
+Writing a plan's code asks the same questions of every step: which values
+does it read, is this their last use, may it write its result into an
+operand's array, does the plan return it? Asked node by node through dicts
+they cost about two microseconds a step, as much as tracing the step did.
+:class:`StepTable` answers them for every step at once: operands are located
+by their nodes' creation numbers (:class:`Locator`), and the rest is NumPy on
+the integer arrays that gives.
+
+A long plan's blocks are compared by :meth:`StepTable.fingerprint`: the bytes
+of everything a block's code depends on. An unrolled loop gives a few
+distinct fingerprints however long it runs, so of a million steps only a few
+blocks' code is written.
+
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> from funcgrad.jit.staging import StagingTrace, Staged
+>>> from funcgrad.core.traces import new_level
+>>> from funcgrad.dag.node import VAR
+>>> trace = StagingTrace(new_level(), record=True)
+>>> x = Staged(2.0, VAR, (), None, "x", trace)
+>>> y = fnp.sin(x) * x + 1.0
+>>> table = StepTable(trace.made, [x], [y])
+>>> table.position.tolist()        # sin reads x; multiply reads sin and x; add, the product
+[0, 1, 0, 2, -1]
+>>> table.last.tolist(), table.output.tolist()      # per value: x, sin, multiply, add
+([1, 1, 2, -1], [False, False, False, True])
+"""
+
+import math
+import operator
+from itertools import chain, compress
+from operator import attrgetter
+
+import numpy as np
+
+from ..dag.node import CONST, VAR, Node
+from ..rules import elementwise
+
+__all__ = ["StepTable", "Locator", "call_key", "ufunc_of", "fresh", "needed_steps"]
+
+_ARGS, _VALUE, _PRIM, _PARAMS, _ID = (attrgetter(a) for a in
+                                      ("_args", "_value", "_prim", "_params", "_id"))
+_SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
+_CONST, _FLOAT, _INT = frozenset({CONST}), frozenset({float}), frozenset({int})
+_LEAVES = frozenset({VAR, CONST})
+_PLAIN_KINDS = frozenset({float, int, bool, tuple, np.ndarray})   # holds is known for these
+_PEELS = 16     # rounds of dropping unused steps before the exact sweep takes over
+
+
+_OPERATOR_UFUNCS = {elementwise.add: np.add, elementwise.subtract: np.subtract,
+                    elementwise.multiply: np.multiply, elementwise.divide: np.true_divide}
+
+
+def ufunc_of(prim):
+    """The NumPy ufunc a primitive's impl is on arrays (one that takes ``out=``), or None."""
+    u = _OPERATOR_UFUNCS.get(prim) or getattr(prim.impl, "ufunc", None)
+    return u if isinstance(u, np.ufunc) else None
+
+
+def fresh(prim):
+    """Whether ``prim`` always returns a new array, never a view of an operand."""
+    return prim.fresh or ufunc_of(prim) is not None
+
+
+def _exact_key(v):
+    """A hashable key equal only for parameters that give the same call, or None."""
+    if v is None or type(v) in (bool, int, str):
+        return (type(v), v)
+    if type(v) is float and not math.isnan(v):
+        return (float, v, math.copysign(1.0, v))     # -0.0 == 0.0, but not the same call
+    if type(v) is tuple:
+        keys = tuple(_exact_key(x) for x in v)
+        return None if None in keys else (tuple, keys)
+    if isinstance(v, np.dtype):
+        return (np.dtype, v.str)
+    return None
+
+
+def call_key(prim, params):
+    """A key equal for two calls of ``prim`` exactly when they are the same call, or None
+    when the parameters cannot be compared (an array among them)."""
+    if not params:
+        return prim
+    items = tuple(sorted((k, _exact_key(v)) for k, v in params.items()))
+    return (prim, items) if all(k is not None for _, k in items) else None
+
+
+class Locator:
+    """Positions of nodes by creation number: the index of a node among ``nodes``,
+    -1 for a node not among them (a constant)."""
+
+    def __init__(self, nodes):
+        numbers = np.fromiter(map(_ID, nodes), np.int64, len(nodes))
+        self.low = int(numbers.min()) if len(numbers) else 0
+        span = int(numbers.max()) - self.low + 1 if len(numbers) else 0
+        if span <= 4 * len(numbers) + 1024:
+            # numbers close together (one trace's nodes): a table indexed by number
+            self.table = np.full(span, -1, dtype=np.int64)
+            self.table[numbers - self.low] = np.arange(len(numbers))
+        else:
+            self.table = None
+            self.order = np.argsort(numbers, kind="stable")
+            self.numbers = numbers[self.order]
+
+    def __call__(self, nodes):
+        return self.find(np.fromiter(map(_ID, nodes), np.int64, len(nodes)))
+
+    def find(self, wanted):
+        """The positions of the nodes numbered ``wanted``."""
+        if self.table is not None:
+            at = wanted - self.low
+            inside = (at >= 0) & (at < len(self.table))
+            return np.where(inside, self.table[np.where(inside, at, 0)], -1) if len(self.table) \
+                else np.full(len(wanted), -1)
+        if not len(self.numbers):
+            return np.full(len(wanted), -1)
+        at = np.minimum(np.searchsorted(self.numbers, wanted), len(self.numbers) - 1)
+        return np.where(self.numbers[at] == wanted, self.order[at], -1)
+
+
+def _codes(items):
+    """Each item's number among the distinct items, in order of first appearance; and
+    the numbers by item."""
+    number = {v: k for k, v in enumerate(dict.fromkeys(items))}
+    if len(number) == 1:        # one kind of value, one shape: nothing to look up
+        return np.zeros(len(items), dtype=np.int64), number
+    return np.fromiter(map(number.__getitem__, items), np.int64, len(items)), number
+
+
+def needed_steps(steps, outputs):
+    """The steps (in the order given, a topological order) that ``outputs`` depend on."""
+    needed = {o for o in outputs if isinstance(o, Node)}
+    kept = []
+    for n in reversed(steps):
+        if n in needed:
+            kept.append(n)
+            needed.update(n._args)
+    kept.reverse()
+    return kept
+
+
+def _each(items, test):
+    """``test`` of each item, as booleans."""
+    return np.fromiter(map(test, items), bool, len(items))
+
+
+class StepTable:
+    """The steps of ``nodes`` (a topological order; inputs and constants among them are
+    skipped) as arrays; ``prune``: only the steps the outputs need.
+
+    *Values* are numbered inputs first, then steps (step ``i`` is value
+    ``n_inputs + i``); *operands* are the steps' arguments in order: step ``i``
+    reads operands ``start[i]:start[i] + arity[i]``.
+
+    - ``position``: per operand, the value it reads; -1 for a constant;
+    - ``last``: per value, the last step that reads it (-1: none); ``output``:
+      whether the plan returns it; ``values``, the distinct ``shapes`` (a dict, in
+      order of first use) and ``dtypes`` of the arrays among them, and per array
+      its shape's number (``shape_codes``);
+    - ``prims``: per step, its primitive's number in ``prim_of``; ``plain``: whether
+      it is called without parameters; the constants: ``held`` (the operands that
+      read one), ``constant_values``, ``constant_is_const``.
+
+    The columns below are only for writing code, read by :meth:`read_code_columns`
+    (a register program needs none of them):
+
+    - ``reuse``: per step, the operand slot whose array its ufunc may overwrite
+      with ``out=`` (-1: none): that operand is a computed array of the
+      result's shape and dtype, read here for the last time, no output, made by
+      a primitive that returns fresh arrays, and no view of it is alive (a
+      result of a step that is not fresh, read no more, neither returned nor
+      viewed in turn). The same ufunc writing there gives the same bits.
+    - ``literal``: per operand, a number for the constant's source text where
+      it is a Python number written as a literal (-1 otherwise);
+    - ``holds``: per value, whether it is an array or a tuple, worth deleting once
+      dead; ``signature``: per step, its call and what its value is, as a number.
+    """
+
+    def __init__(self, nodes, inputs, out_leaves, prune=False):
+        self.inputs, self.n_inputs = list(inputs), len(inputs)
+        n_in = self.n_inputs
+        prims = list(map(_PRIM, nodes))
+        if (all(map(operator.is_, nodes[:n_in], self.inputs)) and prims.count(VAR) == n_in
+                and CONST not in prims):   # the inputs, then steps only (jit's record)
+            steps, prims = list(nodes[n_in:]), prims[n_in:]
+        else:
+            step = list(map(operator.not_, map(_LEAVES.__contains__, prims)))
+            steps, prims = list(compress(nodes, step)), list(compress(prims, step))
+        self._read_operands(steps, out_leaves)
+        if prune:
+            needed = self._needed()
+            if needed is None:          # a long unused chain: one sweep from the outputs
+                self._read_operands(needed_steps(steps, out_leaves), out_leaves)
+                prims = list(map(_PRIM, self.steps))
+            elif not needed.all():
+                self._keep(needed)
+                prims = list(compress(prims, needed.tolist()))
+        self._read_values()
+        self._read_calls(prims)
+        self._read_constants()
+
+    def read_code_columns(self):
+        """Read the columns only code generation needs (see the class docstring)."""
+        self._read_layouts()
+        self._read_signatures()
+        self._read_literals()
+        self.reuse = self._reusable()
+
+    # -- which values each step reads -------------------------------------------
+
+    def _read_operands(self, steps, out_leaves):
+        self.steps = steps
+        args = list(map(_ARGS, steps))
+        arity = np.fromiter(map(len, args), np.int64, len(steps))
+        self.operands = list(chain.from_iterable(args))
+        locate = Locator(self.inputs + steps)
+        self.numbers = np.fromiter(map(_ID, self.operands), np.int64, len(self.operands))
+        is_node = [isinstance(o, Node) for o in out_leaves]
+        found = iter(locate(list(compress(out_leaves, is_node))).tolist())
+        # per output leaf, its value's position (-1: a constant, or not a node)
+        out_positions = [next(found) if k else -1 for k in is_node]
+        self._index(arity, locate.find(self.numbers), out_positions)
+
+    def _index(self, arity, position, out_positions):
+        """Set the columns that follow from the operands' positions."""
+        n, m = len(arity), self.n_inputs + len(arity)
+        self.arity, self.position, self.out_positions = arity, position, out_positions
+        self.bounds = np.concatenate(([0], np.cumsum(arity)))
+        self.start = self.bounds[:-1]
+        self.owner = np.repeat(np.arange(n), arity)
+        located = position >= 0
+        self.last = np.full(m, -1, dtype=np.int64)
+        np.maximum.at(self.last, position[located], self.owner[located])
+        self.output = np.zeros(m, dtype=bool)
+        self.output[[p for p in out_positions if p >= 0]] = True
+
+    def _needed(self):
+        """Per step, whether an output depends on it; None where finding out takes more
+        than a few rounds of dropping unused steps."""
+        n_in, n = self.n_inputs, len(self.steps)
+        alive = np.ones(n, dtype=bool)
+        located = self.position >= 0
+        users = np.bincount(self.position[located], minlength=n_in + n)
+        for _ in range(_PEELS):
+            dead = alive & (users[n_in:] == 0) & ~self.output[n_in:]
+            if not dead.any():
+                return alive
+            alive &= ~dead
+            users -= np.bincount(self.position[dead[self.owner] & located], minlength=n_in + n)
+        return None
+
+    def _keep(self, needed):
+        """Only the steps ``needed`` marks (which read only needed values), renumbered."""
+        n_in = self.n_inputs
+        kept = needed[self.owner]
+        renumber = np.concatenate((np.arange(n_in), n_in + np.cumsum(needed) - 1))
+        position = self.position[kept]
+        self.steps = list(compress(self.steps, needed.tolist()))
+        self.operands = list(compress(self.operands, kept.tolist()))
+        self.numbers = self.numbers[kept]
+        self._index(self.arity[needed], np.where(position >= 0, renumber[position], -1),
+                    [int(renumber[p]) if p >= 0 else -1 for p in self.out_positions])
+
+    # -- what each value is -------------------------------------------------------
+
+    def _read_values(self):
+        self.values = values = list(map(_VALUE, chain(self.inputs, self.steps)))
+        self.kinds, self.kind_of = _codes(list(map(type, values)))
+        self.is_float = self.kinds == self.kind_of.get(float, -1)
+        self.is_array = self.kinds == self.kind_of.get(np.ndarray, -1)
+        self.arrays = arrays = list(compress(values, self.is_array))
+        self.dtypes = set(map(_DTYPE, arrays))
+        # each array's shape read once (a pass over a million arrays costs a third of a
+        # second): the distinct shapes, and per array its shape's number among them
+        self.shape_codes, self.shapes = _codes(list(map(_SHAPE, arrays)))
+
+    def _read_calls(self, prims):
+        steps = self.steps
+        self.prims, self.prim_of = _codes(prims)
+        self.plain = ~np.fromiter(map(bool, map(_PARAMS, steps)), bool, len(steps))
+
+    def _read_layouts(self):
+        """``layout``: an array's shape and dtype as one number (-1 for other values);
+        ``holds``: whether a value is worth deleting once dead: a tuple, or an array of
+        at least one dimension."""
+        kinds, kind_of, arrays, is_array = self.kinds, self.kind_of, self.arrays, self.is_array
+        self.layout = np.full(len(kinds), -1, dtype=np.int64)
+        self.holds = kinds == kind_of.get(tuple, -1)
+        if arrays:
+            shape_codes = self.shape_codes
+            if len(self.dtypes) > 1:    # by identity: equal dtype objects only miss a reuse
+                ids, which = np.unique(
+                    np.fromiter(map(id, map(_DTYPE, arrays)), np.int64, len(arrays)),
+                    return_inverse=True)
+                shape_codes = shape_codes * len(ids) + which.reshape(-1)
+            self.layout[is_array] = shape_codes
+            ndims = np.fromiter(map(len, self.shapes), np.int64, len(self.shapes))
+            self.holds[is_array] = ndims[self.shape_codes] > 0
+        others = [k for t, k in kind_of.items() if t not in _PLAIN_KINDS]
+        for i in np.flatnonzero(np.isin(kinds, others)).tolist():     # rare: other types
+            self.holds[i] = getattr(self.values[i], "ndim", 0) > 0
+
+    def _read_signatures(self):
+        """A call's signature: its primitive and parameters (a number of its own when
+        they cannot be compared), whether its value is a float, and whether it holds
+        memory."""
+        steps, n_in, prim_of = self.steps, self.n_inputs, self.prim_of
+        self.step_fresh = _each(prim_of, fresh)[self.prims]
+        self.has_ufunc = _each(prim_of, lambda prim: ufunc_of(prim) is not None)[self.prims]
+        calls = self.prims.copy()
+        unkeyed = 0
+        if not self.plain.all():
+            keyed = []
+            for i in np.flatnonzero(~self.plain).tolist():
+                key = call_key(steps[i]._prim, steps[i]._params)
+                if key is None:
+                    unkeyed += 1
+                    key = ("unkeyed", unkeyed)
+                keyed.append(key)
+            calls[~self.plain] = len(prim_of) + _codes(keyed)[0]
+        self.signature = calls * 4 + self.is_float[n_in:] * 2 + self.holds[n_in:]
+
+    def _read_constants(self):
+        """The operands no step or input makes: their values, whether each is a constant
+        node (``held`` are the operands' indices)."""
+        located = self.position >= 0
+        self.held = np.flatnonzero(~located)
+        nodes = list(compress(self.operands, (~located).tolist())) if len(self.held) else []
+        self.constant_nodes = nodes
+        self.constant_values = list(map(_VALUE, nodes))
+        self.constant_is_const = np.fromiter(map(_CONST.__contains__, map(_PRIM, nodes)), bool,
+                                             len(nodes))
+
+    def _read_literals(self):
+        """Per operand: a literal's number, or -1; a number for each constant (one object,
+        whichever nodes hold it); whether it is a float."""
+        position, held = self.position, self.held
+        located = position >= 0
+        self.operand_float = np.zeros(len(position), dtype=bool)
+        self.operand_float[located] = self.is_float[position[located]]
+        self.literal = np.full(len(position), -1, dtype=np.int64)
+        self.constant_number = np.full(len(position), -1, dtype=np.int64)
+        if not len(held):
+            return
+        # each constant once: the operands reading one object (through one constant node
+        # or several: a rule may wrap its argument's value again) take one number, which
+        # stands for it where it is not a literal
+        first, number = np.unique(self.numbers[held], return_index=True, return_inverse=True)[1:]
+        read = self.constant_values
+        same = np.fromiter((id(read[k]) for k in first.tolist()), np.int64, len(first))
+        same = same * 2 + self.constant_is_const[first]
+        merged, which = np.unique(same, return_index=True, return_inverse=True)[1:]
+        first, number = first[merged], which.reshape(-1)[number.reshape(-1)]
+        values = [read[k] for k in first.tolist()]
+        is_const = self.constant_is_const[first]
+        kinds = list(map(type, values))
+        is_float = np.fromiter(map(_FLOAT.__contains__, kinds), bool, len(values))
+        self.operand_float[held] = is_float[number]
+        codes = np.full(len(values), -1, dtype=np.int64)
+        floats = is_float & is_const
+        n_bits = 0
+        if floats.any():
+            x = np.array(list(compress(values, floats)), dtype=np.float64)
+            bits, where = np.unique(x.view(np.int64), return_inverse=True)
+            codes[floats] = np.where(np.isfinite(x), where.reshape(-1), -1)
+            n_bits = len(bits)
+        integers = np.flatnonzero(
+            is_const & np.fromiter(map(_INT.__contains__, kinds), bool, len(values)))
+        if len(integers):
+            codes[integers] = n_bits + _codes([values[k] for k in integers.tolist()])[0]
+        self.literal[held] = codes[number]
+        self.constant_number[held] = number
+
+    def _reusable(self):
+        """The ``reuse`` column (see the class docstring)."""
+        n_in, n = self.n_inputs, len(self.steps)
+        position, owner, is_array, layout = self.position, self.owner, self.is_array, self.layout
+        reuse = np.full(n, -1, dtype=np.int64)
+        if not is_array.any():          # a plan of numbers overwrites nothing
+            return reuse
+        located = position >= 0
+        last = self.last
+        # A step that may return a view of an operand (any but a fresh one) keeps that
+        # operand's array from being overwritten while its result is alive: until its last
+        # use (``view_end``), or for good where the result is returned or viewed in turn.
+        through = located & ~self.step_fresh[owner]
+        bases, views = position[through], n_in + owner[through]
+        viewed = np.zeros(n_in + n, dtype=bool)
+        viewed[bases] = True
+        deep = viewed[views] | self.output[views]
+        kept = np.zeros(n_in + n, dtype=bool)
+        kept[bases[deep]] = True
+        view_end = np.full(n_in + n, -1, dtype=np.int64)
+        np.maximum.at(view_end, bases[~deep], last[views[~deep]])
+        p = np.where(located, position, 0)
+        ok = (located & (p >= n_in) & is_array[p] & (last[p] == owner) & ~self.output[p]
+              & ~kept[p] & (view_end[p] < owner) & (layout[p] == layout[n_in + owner]))
+        ok &= self.step_fresh[np.maximum(p - n_in, 0)]     # made by a step returning fresh arrays
+        ok &= (self.plain & self.has_ufunc & is_array[n_in:])[owner]
+        if not ok.any():
+            return reuse
+        slot = np.arange(len(position)) - self.start[owner]
+        never = np.iinfo(np.int64).max
+        some = self.arity > 0
+        best = np.minimum.reduceat(np.where(ok, slot, never), self.start[some])
+        reuse[some] = np.where(best == never, -1, best)
+        return reuse
+
+    def fingerprint(self, lo, hi, typed):
+        """``(key, params, live)`` for the block of steps ``lo:hi``: ``key`` is equal for
+        two blocks exactly when their code is; ``params`` are the operands (indices)
+        the block reads from before it, in order of first use; ``live`` the values
+        (positions) it computes that are used after it or returned."""
+        n_in = self.n_inputs
+        s, e = self.bounds[lo], self.bounds[hi]
+        p = self.position[s:e]
+        local = p >= n_in + lo             # a step of this block: made before it is read
+        literal = self.literal[s:e]
+        param = ~local & (literal < 0)
+        # the value a parameter stands for: a position, or the constant's own number
+        stands = np.where(p >= 0, p, n_in + len(self.steps) + self.constant_number[s:e])[param]
+        distinct, first, inverse = np.unique(stands, return_index=True, return_inverse=True)
+        rank = np.empty(len(distinct), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(distinct))
+        ref = np.where(local, p - (n_in + lo), literal)
+        ref[param] = rank[inverse.reshape(-1)]
+        kind = local.astype(np.int8) + 2 * param
+        owner = self.owner[s:e]
+        # a value of the block read for the last time (and not returned): its register is free
+        q = np.maximum(p, 0)
+        freed = local & (self.last[q] == owner) & ~self.output[q]
+        values = slice(n_in + lo, n_in + hi)
+        live = (self.last[values] >= hi) | self.output[values]
+        key = (typed, kind.tobytes(), ref.tobytes(), freed.tobytes(),
+               self.operand_float[s:e].tobytes(), self.arity[lo:hi].tobytes(),
+               self.signature[lo:hi].tobytes(), self.reuse[lo:hi].tobytes(), live.tobytes())
+        params = (s + np.flatnonzero(param)[np.sort(first)]).tolist()
+        return key, params, (n_in + lo + np.flatnonzero(live)).tolist()

@@ -1,0 +1,1 @@
+"""Reverse and forward mode, batching, Jacobians: the transforms over traces."""

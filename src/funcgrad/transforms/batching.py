@@ -1,0 +1,252 @@
+"""Batching (vmap): run a function on a whole batch at once, as if on one example.
+
+A :class:`Batched` value carries a batch of examples along a leading axis that
+the function never sees. When a primitive meets batched values, the batch
+trace rewrites the call for the whole batch: elementwise primitives align the
+batch axis and broadcast, structural ones shift their axis arguments past it,
+``matmul`` treats it as a broadcast batch dimension. A primitive without a
+batching rule is applied example by example and the results stacked, which is
+slow but always right.
+
+Jacobians and Hessians use this to push every basis vector through a single
+forward or reverse pass instead of one pass each.
+
+A batching rule has the shape ``rule(size, prim, values, batched, params)``:
+``values`` are the arguments one level down (a batched one has the batch of
+``size`` examples on its leading axis), ``batched`` says which are, and the
+rule returns the result with the batch on its leading axis, computed with
+funcgrad's primitives so that outer traces still see it. Every primitive
+carries its rule beside its others, as ``Primitive(..., batch=rule)``.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> fg.vmap(lambda x: fnp.sum(x * x))(np.array([[1.0, 2.0], [3.0, 4.0]]))
+array([ 5., 25.])
+"""
+
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..core.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    ConcretizationError,
+    ShapeError,
+)
+from ..core.traces import Trace, new_level
+from ..core.tree import node_parts, tree_flatten, tree_unflatten
+from ..core.values import shape_of
+from ..dag.arraylike import ArrayLike
+from ..dag.finite import unwatched, watched
+from ..rules import elementwise
+from ..rules.arrays import batch_example_by_example, broadcast_to, transpose
+
+__all__ = ["Batched", "BatchTrace", "vmap", "leave"]
+
+
+class Batched(ArrayLike):
+    """A batch of values stacked along a leading axis, belonging to one batch trace."""
+
+    __slots__ = ("_value", "_trace")
+
+    def __init__(self, value, trace):
+        self._value = value
+        self._trace = trace
+
+    # Each example has its own answer, so comparisons give a batched mask.
+    def __lt__(self, other): return elementwise.less(self, other)
+    def __le__(self, other): return elementwise.less_equal(self, other)
+    def __gt__(self, other): return elementwise.greater(self, other)
+    def __ge__(self, other): return elementwise.greater_equal(self, other)
+    def __eq__(self, other): return elementwise.equal(self, other)
+    def __ne__(self, other): return elementwise.not_equal(self, other)
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise ConcretizationError(
+            "a batched value has no single truth value: under vmap each example may "
+            "branch differently; use funcgrad.numpy.where instead of if/while"
+        )
+
+    def __repr__(self):
+        return f"<Batched {self._trace.size} x {shape_of(self)}>"
+
+
+class BatchTrace(Trace):
+    """A batching trace: ``size`` examples along the leading axis of every Batched value.
+
+    Its values are opaque (one stands for ``size`` values) and own one leading
+    axis that the function under vmap does not see.
+    """
+
+    __slots__ = ("size",)
+    box_type = Batched
+    opaque = True
+    batch_axes = 1
+
+    def __init__(self, level, size):
+        super().__init__(level)
+        self.size = size
+
+    def process(self, prim, args, params):
+        values = []
+        batched = []
+        for a in args:
+            mine = type(a) is Batched and a._trace is self
+            values.append(a._value if mine else a)
+            batched.append(mine)
+        rule = prim.batch or batch_example_by_example
+        return Batched(rule(self.size, prim, values, batched, params), self)
+
+    def __repr__(self):
+        return f"<batch trace {self.level} of {self.size}>"
+
+
+# ---------------------------------------------------------------- vmap
+
+def _check_axis(ax, who):
+    if ax is not None and (not isinstance(ax, (int, np.integer)) or isinstance(ax, bool)):
+        raise ArgumentTypeError(f"vmap: {who} must be an int or None; got {ax!r}")
+    return ax
+
+
+def _per_entry(axes, n, who, what):
+    """``in_axes``/``out_axes`` as one entry per argument (or per output element); an entry
+    may be a tree (see :func:`_leaf_axes`)."""
+    if isinstance(axes, dict):
+        raise ArgumentTypeError(f"vmap: {who} is a dict; give an int, None, or a tuple with one "
+                                f"entry per {what[:-1]} (each entry may be a dict)")
+    if isinstance(axes, (tuple, list)):
+        if len(axes) != n:
+            raise ArgumentError(f"vmap: {who} has {len(axes)} entries for {n} {what}; give one "
+                                f"per {what[:-1] if what.endswith('s') else what} or a single int")
+        return [_check_axis_tree(ax, who) for ax in axes]
+    return [_check_axis(axes, who)] * n
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
+    """Map ``fun`` over an axis of its arguments, in one pass, as if on one example.
+
+    ``in_axes`` is an int, ``None`` (not mapped) or a tuple with one of those
+    per positional argument. ``out_axes`` says where the mapped axis goes in
+    each output: an int, ``None`` (an output that does not depend on the
+    mapped axis, returned once) or, for a function returning a tuple or list,
+    one of those per element.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> W = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> fg.vmap(lambda x: W @ x)(np.array([[1.0, 1.0], [2.0, 3.0]]))
+    array([[1., 2.],
+           [2., 6.]])
+    >>> fg.vmap(fg.grad(lambda x: fnp.sum(x ** 3)))(np.array([[1.0, 2.0]]))
+    array([[ 3., 12.]])
+    >>> fg.vmap(lambda x: x * 2.0, in_axes=1, out_axes=1)(np.array([[1.0, 2.0, 3.0]]))
+    array([[2., 4., 6.]])
+    """
+    def batched_fun(*args):
+        args, watch = watched(args, "vmap")     # inside fg.debug_nans(): check every value
+        return unwatched(_batched_call(args), watch)
+
+    def _batched_call(args):
+        axes = _per_entry(in_axes, len(args), "in_axes", "arguments")
+        # one axis per leaf: an entry is an int or None for a whole argument, or a tree
+        # matching the argument's structure down to where ints or None take over (JAX's)
+        leaf_axes = [_leaf_axes(ax, a, f"in_axes for argument {i}") for i, (a, ax)
+                     in enumerate(zip(args, axes))]
+        sizes = set()
+        for i, (a, per_leaf) in enumerate(zip(args, leaf_axes)):
+            for leaf, ax in zip(tree_flatten(a)[0], per_leaf):
+                if ax is None:
+                    continue
+                shape = shape_of(leaf)
+                if isinstance(leaf, np.ndarray) and leaf.dtype.kind not in "biufc":
+                    raise ArgumentTypeError(f"vmap: argument {i} holds an array of dtype "
+                                            f"{leaf.dtype}, not numbers; map numeric arrays (or "
+                                            f"give it in_axes=None)")
+                if not shape:
+                    raise ShapeError("vmap: a mapped argument is a scalar; it needs an axis to map over")
+                if not -len(shape) <= ax < len(shape):
+                    raise ArgumentError(f"vmap: in_axes={ax} for argument {i}, but it has shape "
+                                        f"{shape}: choose an axis from {-len(shape)} to {len(shape) - 1}")
+                sizes.add(shape[ax])
+        if len(sizes) != 1:
+            raise ShapeError(
+                f"vmap: mapped axes must all have one size; got sizes {sorted(sizes)}"
+                if sizes else "vmap: no argument is mapped (every in_axes entry is None)")
+        size = sizes.pop()
+        trace = BatchTrace(new_level(), size)
+
+        def enter(leaf, ax):
+            nd = len(shape_of(leaf))
+            moved = leaf if ax % nd == 0 else transpose(
+                leaf, axes=(ax % nd,) + tuple(i for i in range(nd) if i != ax % nd))
+            return Batched(moved, trace)
+
+        wrapped = []
+        for a, per_leaf in zip(args, leaf_axes):
+            leaves, treedef = tree_flatten(a)
+            wrapped.append(tree_unflatten(treedef, [l if ax is None else enter(l, ax)
+                                                    for l, ax in zip(leaves, per_leaf)]))
+        out = fun(*wrapped)
+        if isinstance(out, (tuple, list)) and isinstance(out_axes, (tuple, list)):
+            parts = _per_entry(out_axes, len(out), "out_axes", "outputs")
+            return type(out)(_leave_tree(o, trace, ax) for o, ax in zip(out, parts))
+        return _leave_tree(out, trace, out_axes)
+
+    return batched_fun
+
+
+def _check_axis_tree(ax, who):
+    return ax if isinstance(ax, (tuple, list, dict)) else _check_axis(ax, who)
+
+
+def _leaf_axes(axes, value, who):
+    """The axis of each leaf of ``value``: ``axes`` is an int or None for all of them, or a
+    tree of ``value``'s structure (a prefix: an int or None stands for a whole subtree)."""
+    if not isinstance(axes, (tuple, list, dict)):
+        return [_check_axis(axes, who)] * len(tree_flatten(value)[0])
+    mine, theirs = node_parts(axes), node_parts(value)
+    sequences = isinstance(value, (tuple, list)) and isinstance(axes, (tuple, list))
+    matches = theirs is not None and (mine[0] is theirs[0] or sequences) and (
+        mine[2] == theirs[2] and len(mine[1]) == len(theirs[1]))
+    if not matches:
+        raise ArgumentError(f"vmap: {who} is {axes!r:.60}, whose structure does not match the "
+                            f"value's ({tree_flatten(value)[1]!r:.60}); give an int, None, or a "
+                            f"tree of that structure")
+    return [ax for a, v in zip(mine[1], theirs[1]) for ax in _leaf_axes(a, v, who)]
+
+
+def _leave_tree(out, trace, out_axes):
+    leaves, treedef = tree_flatten(out)
+    per_leaf = _leaf_axes(out_axes, out, "out_axes")
+    return tree_unflatten(treedef, [_place(leaf, trace, ax) for leaf, ax in zip(leaves, per_leaf)])
+
+
+def _place(leaf, trace, out_axis):
+    """An output with its mapped axis at ``out_axis`` (``None``: an unmapped output)."""
+    if out_axis is None:
+        if trace.owns(leaf):
+            raise ArgumentError("vmap: out_axes=None for an output that depends on the mapped "
+                             "axis; give it an axis (e.g. out_axes=0)")
+        return leaf
+    out = leave(leaf, trace)
+    nd = len(shape_of(out))
+    if not -nd <= out_axis < nd:
+        raise ArgumentError(f"vmap: out_axes={out_axis} for an output of {nd - 1} dimensions "
+                         f"(plus the mapped one)")
+    axis = out_axis % nd
+    if axis == 0:
+        return out
+    order = list(range(1, nd))
+    order.insert(axis, 0)
+    return transpose(out, axes=tuple(order))
+
+
+def leave(x, trace):
+    """An output of a batched function as an array with the batch axis first."""
+    if trace.owns(x):
+        return x._value
+    return broadcast_to(x, shape=(trace.size,) + shape_of(x))
