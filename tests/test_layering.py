@@ -159,3 +159,40 @@ def test_the_top_of_the_package_is_short_and_no_module_is_long():
     long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py")
             if (n := len(p.read_text().splitlines())) > 600}
     assert not long, f"modules over 600 lines: {long}"
+
+
+# -- a primitive's facts live with the primitive -------------------------------
+
+# Modules whose tables of names are vocabularies (the namespaces users call, the formula
+# parser, help pages), not facts about primitives.
+_VOCABULARIES = ("rules/", "numpy/", "scipy/", "core/pages.py", "io/expr.py", "nn.py", "optim.py",
+                 "__init__.py")
+
+
+def _primitive_names():
+    from funcgrad.io.serialize import builtin_refs
+    return {p.name for p in builtin_refs().values()}
+
+
+def test_no_table_outside_the_rules_names_primitives_by_string():
+    names = _primitive_names()
+    found = []
+    for path in SRC.rglob("*.py"):
+        rel = str(path.relative_to(SRC))
+        if rel.startswith(_VOCABULARIES):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            strings = []
+            if isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+                strings = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+            elif isinstance(node, ast.Dict):
+                strings = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            elif isinstance(node, ast.Compare) and any(
+                    isinstance(side, ast.Attribute) and side.attr in ("op", "name")
+                    for side in [node.left, *node.comparators]):
+                strings = [c.value for c in node.comparators if isinstance(c, ast.Constant)]
+            hits = [s for s in strings if isinstance(s, str) and s in names]
+            if len(hits) >= 2 or (hits and isinstance(node, ast.Compare)):
+                found.append(f"{rel}:{node.lineno}: {hits}")
+    assert not found, ("declare these as facts of the primitives (core/facts.py) instead of "
+                       "naming them here:\n" + "\n".join(found))

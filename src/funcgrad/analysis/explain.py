@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, MissingRuleError
+from ..core.facts import flat_everywhere
 from ..core.traces import recording_cuts
 from ..core.tree import tree_leaves
 from ..core.values import raw, shape_of
@@ -42,32 +43,26 @@ from ..dag.finite import all_finite
 from ..dag.fold import fold_back
 from ..dag.node import CONST, VAR, Node, const
 from ..dag.order import children, dfs_order
+from ..rules import elementwise as ew
+from ..rules import nn as nn_rules
 from ..transforms.arguments import fun_name
 from ..transforms.reverse import named_variables
 
 __all__ = ["explain", "lint", "Explanation", "Finding"]
 
-# Elementwise primitives whose derivative is infinite where the argument sits on a boundary,
-# with what keeps it off the boundary.
-_BOUNDARY = {
-    "exp": "exp overflows above 709: subtract the max first, or use fg.nn.logsumexp / fg.nn.softmax",
-    "sqrt": "add a small eps (sqrt(x + 1e-12)) or keep x > 0; for a norm use fnp.linalg.norm, "
-            "whose derivative at 0 is 0",
-    "log": "keep the argument positive: log(x + eps), or compute the log directly "
-           "(fg.nn.log_softmax, fnp.logaddexp, -fnp.logaddexp(0, -x) for log(sigmoid(x)))",
-    "divide": "keep the denominator away from 0 (a where on the denominator, or + eps)",
-    "power": "a fractional power has an infinite derivative at 0: add eps or guard with a where",
-    "arcsin": "keep the argument inside (-1, 1), e.g. clip it to 1 - eps",
-    "arccos": "keep the argument inside (-1, 1), e.g. clip it to 1 - eps",
-    "arctanh": "keep the argument inside (-1, 1), e.g. clip it to 1 - eps",
-    "reciprocal": "keep the argument away from 0",
-    "cbrt": "the cube root's derivative is infinite at 0: add eps",
-    "log2": "keep the argument positive", "log10": "keep the argument positive",
-    "log1p": "keep the argument above -1",
-}
-_PIECEWISE = {"sign", "step", "floor", "ceil", "rint", "trunc", "fix", "round", "greater",
-              "greater_equal", "less", "less_equal", "equal", "not_equal", "heaviside"}
-_SELECTORS = {"where", "maximum", "minimum", "relu", "clip", "abs", "fmax", "fmin"}
+# The primitives whose values are probabilities that can underflow to 0 (a log of one is
+# then -inf): explain's own knowledge of how a log-probability goes wrong.
+_PROBABILITIES = (ew.exp, ew.sigmoid, nn_rules.softmax, ew.divide, ew.multiply)
+
+
+def _piecewise(node):
+    """Whether the node's primitive is piecewise constant (core/facts.py: ``flat``)."""
+    return flat_everywhere(node._prim, len(node._args))
+
+
+def _hint(node, default):
+    """What keeps the node's argument off its boundary (core/facts.py: ``hint``)."""
+    return getattr(node._prim, "hint", None) or default
 
 
 class Finding:
@@ -182,8 +177,8 @@ def _step(node, value):
         here = {}
         if c is not None and not all_finite(c) and g_finite:
             here[("nonfinite", node, k)] = (node, a)
-        if g_nonzero and (c is None or node.op in _PIECEWISE or node.op in _SELECTORS
-                          or node.op == "multiply"):
+        if g_nonzero and (c is None or _piecewise(node) or node._prim.selects
+                          or node._prim is ew.multiply):
             zero = c is None or np.any(np.asarray(raw(c)) == 0)
             if zero:
                 here[("blocked", node, k)] = (node, a)
@@ -211,7 +206,7 @@ def _downstream_where(node, kids):
         if n in seen:
             continue
         seen.add(n)
-        if n.op in ("where", "maximum", "minimum", "clip", "fmax", "fmin"):
+        if getattr(n._prim, "selects", False) and len(n._args) > 1:   # a choice between operands
             return n
         frontier.extend(kids.get(n, ()))
     return None
@@ -237,7 +232,7 @@ def _nonfinite_finding(node, k, g, index, kids, path, x):
         "infinite derivative", node,
         f"the derivative of {_call(node, index)} is not finite at {_entries(bad)} "
         f"(argument {_short(at[0]) if at.size else '?'}); {via}",
-        _BOUNDARY.get(node.op, "keep the argument inside the function's domain"))
+        _hint(node, "keep the argument inside the function's domain"))
 
 
 def _forward_finding(node, index):
@@ -245,13 +240,13 @@ def _forward_finding(node, index):
     v = np.asarray(raw(node._value))
     bad = _bad(v)
     what = "is nan" if np.any(np.isnan(v)) else "is -inf" if np.any(v == -np.inf) else "overflows to inf"
-    if node.op == "exp":
+    if node._prim is ew.exp:
         return Finding("overflow", node, f"{_call(node, index)} {what} at {_entries(bad)}",
                        "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax, "
                        "or subtract the max before exp")
-    if node.op == "log":
+    if node._prim is ew.log:
         src = node._args[0]
-        if src.op in ("exp", "sigmoid", "softmax", "divide", "multiply"):
+        if src._prim in _PROBABILITIES:
             return Finding("underflow", node,
                            f"{_call(node, index)} is -inf at {_entries(bad)}: the probability "
                            f"from %{index[src]} {src.op} underflowed to 0",
@@ -259,31 +254,31 @@ def _forward_finding(node, index):
                            "fnp.logaddexp(0, -x) for -log(sigmoid(x)), fg.nn.logsumexp")
     return Finding("not finite", node, f"the value of {_call(node, index)} {what} at "
                    f"{_entries(bad)} although its inputs are finite",
-                   _BOUNDARY.get(node.op, "keep the arguments inside the function's domain; "
-                                 "inf - inf and 0 * inf give nan"))
+                   _hint(node, "keep the arguments inside the function's domain; "
+                               "inf - inf and 0 * inf give nan"))
 
 
 def _blocked_finding(node, k, index, path, x):
     arg = node._args[k]
     via = f"on the way to {_ref(x, index)} through {_via(path)}"
-    op = node.op
-    if op in ("relu", "maximum") and np.all(np.asarray(raw(node._value)) == 0):
+    prim = node._prim
+    if prim in (ew.relu, ew.maximum) and np.all(np.asarray(raw(node._value)) == 0):
         return Finding("dead relu", node,
                        f"{_call(node, index)} is inactive on every entry, so no gradient passes; {via}",
                        "a dead ReLU: check the scale of its input, start biases positive, or use "
                        "a leaky relu (fnp.maximum(x, 0.01 * x))")
-    if op in _PIECEWISE:
+    if _piecewise(node):
         return Finding("blocked", node, f"{_call(node, index)} is piecewise constant: its "
                        f"derivative is 0; {via}",
                        "use a smooth surrogate (fg.nn.sigmoid(x / t) for a step) or a "
                        "straight-through estimator with fg.custom_vjp")
-    if op in _SELECTORS:
+    if prim.selects:
         c = vjp_step(node, np.ones_like(np.asarray(raw(node._value)), dtype=float))[k]
         zero = np.asarray(raw(c)) == 0 if c is not None else np.ones(1, dtype=bool)
         return Finding("blocked", node, f"{_call(node, index)} passes no gradient to "
                        f"{_ref(arg, index)} at {_entries(zero)} (the other branch is selected); {via}",
                        "expected where the other branch is meant; otherwise check the condition")
-    if op == "multiply":
+    if prim is ew.multiply:
         return Finding("blocked", node, f"{_call(node, index)} multiplies by 0 at some entries; {via}",
                        "expected if the factor is meant to be 0 there")
     return Finding("blocked", node, f"{_call(node, index)} has no derivative for argument {k}; {via}",
@@ -428,7 +423,7 @@ def lint(fun: Any, *args: Any) -> list:
     found, trapped = [], set()
     with np.errstate(all="ignore"):
         for node in order:
-            if node.op == "where":
+            if node._prim is ew.where:
                 for f in _where_traps(node, index):
                     trapped.add(f.node)
                     found.append(f)
@@ -472,34 +467,34 @@ def _where_traps(node, index):
 
 def _lint_node(node, index, trapped):
     """Problems one node shows at this point, without a gradient."""
-    op = node.op
-    if op is None or node in trapped:
+    prim = node._prim
+    if not node._args or node in trapped:
         return None
     value = np.asarray(raw(node._value))
-    if op == "exp":
+    if prim is ew.exp:
         if not all_finite(value):
             return Finding("overflow", node, f"{_call(node, index)} overflows to inf at "
                            f"{_entries(~np.isfinite(value))}",
                            "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax")
         return None
-    if op == "divide" and node._args[0].op == "exp":
+    if prim is ew.divide and node._args[0]._prim is ew.exp:
         return Finding("overflow", node, f"{_call(node, index)} divides an exp by a sum: a "
                        f"hand-made softmax overflows for logits above 709",
                        "use fg.nn.softmax (or fg.nn.log_softmax for log-probabilities)")
-    if op == "log":
+    if prim is ew.log:
         src = node._args[0]
         v = np.asarray(raw(src._value))
-        if src.op in ("exp", "sigmoid", "softmax", "divide") and np.any(v == 0):
+        if src._prim in _PROBABILITIES[:-1] and np.any(v == 0):
             return Finding("underflow", node, f"{_call(node, index)} takes the log of "
                            f"%{index[src]} {src.op}, which underflowed to 0 at {_entries(v == 0)}",
                            "compute the log-probability directly: fg.nn.log_softmax, "
                            "-fnp.logaddexp(0, -x) for log(sigmoid(x)), fg.nn.logsumexp")
-    if op in ("relu", "maximum") and node._args and value.size > 0 and np.all(value == 0):
-        if op == "relu" or node._args[1]._prim is CONST:
+    if prim in (ew.relu, ew.maximum) and value.size > 0 and np.all(value == 0):
+        if prim is ew.relu or node._args[1]._prim is CONST:
             return Finding("dead relu", node, f"{_call(node, index)} is inactive on every entry: "
                            "no gradient will pass", "check the scale of its input, start biases "
                            "positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))")
-    if op in _BOUNDARY and node._prim.partials is not None:
+    if prim.hint is not None and prim.partials is not None:
         for k, a in enumerate(node._args):
             if a._prim is CONST:
                 continue
@@ -510,6 +505,6 @@ def _lint_node(node, index, trapped):
                 return Finding("infinite derivative", node,
                                f"the derivative of {_call(node, index)} is not finite at "
                                f"{_entries(bad)}: its gradient there will be inf or nan",
-                               _BOUNDARY[op])
+                               prim.hint)
     return None
 

@@ -40,33 +40,12 @@ from ..core.values import normalize_axes, raw, shape_of
 from ..dag.fold import reverse_fold_seeds
 from ..dag.node import CONST, VAR, Node
 from ..dag.order import dfs_order
-from ..rules.products import _dot_spec, _inner_spec, _tensordot_spec, parse_einsum
 from ..transforms.arguments import argnums_tuple, fun_name
 from ..transforms.reverse import grad, trace_argnums
 
 __all__ = ["jacobian_sparsity", "hessian_sparsity", "local_pattern"]
 
 DENSE_LIMIT = 10 ** 8   # entries of a dense block this fold will build before refusing
-
-# Derivatives that are zero wherever they exist: no entries.
-_FLAT = {"sign", "step", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
-         "floor", "ceil", "rint", "trunc", "fix", "round", "floor_divide", "heaviside", "isnan",
-         "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
-         "logical_xor", "frexp_exponent", "argsort", "argmax", "argmin", "searchsorted",
-         "one_hot", "matrix_rank", "gammasgn", "slogdet_sign"}
-_FLAT_ARGS = {"where": {0}, "copysign": {1}}
-
-# Operations that only move elements: their pattern is their own value on an array of
-# element numbers (1-based, so that 0 marks an element that reads nothing).
-_MOVES = {"reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
-          "getitem", "concatenate", "diagonal", "undiagonal", "tril", "triu", "take_along", "pick"}
-_ELEMENTWISE = {"conjugate", "complex_sign"}   # elementwise, with rules other than partials
-# Their transposes, which add elements into zeros: the moving operation's pattern, transposed.
-_SCATTERS = {"untake", "put_along"}
-_REDUCTIONS = {"sum", "prod", "max", "min", "logsumexp", "norm"}
-_ALONG_AXIS = {"softmax", "log_softmax", "cumsum", "cumprod"}
-_CONTRACTIONS = {"matmul", "dot", "inner", "outer", "vdot", "tensordot", "einsum"}
-
 
 def _size(v):
     if isinstance(v, tuple):
@@ -135,26 +114,25 @@ def _moved(prim, values, k, params, out_size):
 
 def _moves(node, k):
     values = [raw(a._value) for a in node._args]
-    if node.op == "take_along":   # its index is read from values (a sort's): the whole axis
-        return None if k == 1 else _along_axis(node, k)
-    if node.op == "pick":         # one result of a several-result primitive
-        parts = values[0]
-        index = node._params["index"]
-        start = sum(_size(p) for p in parts[:index])
-        n = _size(parts[index])
-        return _pattern(np.arange(n), np.arange(start, start + n), (n, _size(parts)))
     return _moved(node._prim, values, k, node._params or {}, _size(node._value))
 
 
+def _pick(node, k):
+    """One result of a several-result primitive: its block of the tuple's elements."""
+    parts = raw(node._args[0]._value)
+    index = node._params["index"]
+    start = sum(_size(p) for p in parts[:index])
+    n = _size(parts[index])
+    return _pattern(np.arange(n), np.arange(start, start + n), (n, _size(parts)))
+
+
 def _scatter(node, k):
-    """``untake``/``put_along`` add ``g`` into zeros: the transpose of the matching gather."""
+    """``untake`` adds ``g`` into zeros: the transpose of the matching gather."""
     if k != 0:
         return None
     params = dict(node._params or {})
     out = raw(node._value)
     values = [raw(a._value) for a in node._args]
-    if node.op == "put_along":   # a sort's transpose: the whole axis, as for take_along
-        return _along_axis(node, k)
     src = np.ravel(_numbers(out)[params["index"]])
     return _pattern(src - 1, np.arange(src.size), (_size(out), _size(values[0])))
 
@@ -178,8 +156,10 @@ def _fibers(shape, axis):
     return np.moveaxis(np.arange(n).reshape(shape), axis, -1).reshape(-1, shape[axis])
 
 
-def _along_axis(node, k):
-    """Each output depends on its whole fiber along ``axis`` (cumulative ones: the part up to it)."""
+def _along_axis(node, k, cumulative=False):
+    """Each output depends on its whole fiber along ``axis`` (cumulative ones: the part up to it).
+    A sort's gather and scatter (``take_along``, ``put_along``) read their index from values,
+    so they too link each element to its whole fiber."""
     x = raw(node._args[k]._value)
     in_shape, out_shape = shape_of(x), shape_of(raw(node._value))
     axis = (node._params or {}).get("axis", -1)
@@ -189,56 +169,24 @@ def _along_axis(node, k):
     outs, ins = _fibers(out_shape, axis), _fibers(in_shape, axis)
     rows = np.repeat(outs, ins.shape[1], axis=1).ravel()
     cols = np.tile(ins, (1, outs.shape[1])).ravel()
-    if node.op in ("cumsum", "cumprod"):
+    if cumulative:
         pos = np.arange(ins.shape[1])
         keep = np.tile((pos[:, None] >= pos[None, :]).ravel(), outs.shape[0])
         rows, cols = rows[keep], cols[keep]
     return _pattern(rows, cols, (_size(node._value), _size(x)))
 
 
-def _matmul_spec(sa, sb):
-    """matmul as an einsum: 1-D operands promoted, stack axes aligned from the right."""
-    stack = max(len(sa), len(sb)) - 2 if len(sa) > 1 and len(sb) > 1 else 0
-    s = "ABCDEFGHIJ"[:max(stack, len(sa) - 2, len(sb) - 2, 0)]
-    a = (s[len(s) - (len(sa) - 2):] if len(sa) > 2 else "") + ("ik" if len(sa) > 1 else "k")
-    b = (s[len(s) - (len(sb) - 2):] if len(sb) > 2 else "") + ("kj" if len(sb) > 1 else "k")
-    out = s + ("i" if len(sa) > 1 else "") + ("j" if len(sb) > 1 else "")
-    return [a, b], out
-
-
-def _contraction_spec(node):
-    shapes = [shape_of(raw(a._value)) for a in node._args]
-    params = node._params or {}
-    name = node.op
-    if name == "einsum":
-        return parse_einsum(params["subscripts"], shapes)
-    if name == "matmul":
-        return _matmul_spec(*shapes)
-    if name == "dot":
-        if not shapes[0] or not shapes[1]:
-            return None
-        return _dot_spec(*shapes)
-    if name == "inner":
-        return _inner_spec(*shapes) if shapes[0] and shapes[1] else None
-    if name == "outer":
-        return ["a", "b"], "ab"
-    if name == "vdot":
-        return ["a", "a"], ""
-    return _tensordot_spec(*shapes, **params)
-
-
 def _contraction(node, k, touched):
     """A product's pattern for operand ``k``: an einsum of the other operands' nonzero masks
     (all ones where they move with the inputs) over the indices neither the output nor
     operand ``k`` keeps; what is left links output elements to operand elements."""
-    spec = _contraction_spec(node)
+    args = node._args
+    values = [np.asarray(raw(a._value)) for a in args]
+    spec = node._prim.spec([v.shape for v in values], node._params or {})
     if spec is None:
         return _elementwise(node, k)   # a 0-d operand: a scaling
     terms, out = spec
-    args = node._args
-    values = [np.asarray(raw(a._value)) for a in args]
-    if node.op in ("outer", "vdot"):
-        values = [np.ravel(v) for v in values]
+    values = [np.ravel(v) if len(t) == 1 else v for t, v in zip(terms, values)]
     masks = [np.ones(v.shape) if i == k or a in touched else (v != 0).astype(float)
              for i, (a, v) in enumerate(zip(args, values))]
     keep = "".join(dict.fromkeys(out + terms[k]))
@@ -285,32 +233,39 @@ def _convolve(node, k, touched):
     return _pattern(rows[inside], cols[inside], (_size(node._value), mine.size))
 
 
+def _cast(node, k):
+    dtype = np.dtype((node._params or {})["dtype"])
+    return _elementwise(node, k) if np.issubdtype(dtype, np.inexact) else None
+
+
+# Each primitive says how its Jacobian's pattern is found (its ``structure`` fact,
+# declared where it is defined; core/facts.py).
+_BY_STRUCTURE = {
+    "elementwise": lambda node, k, touched: _elementwise(node, k),
+    "moves": lambda node, k, touched: _moves(node, k),
+    "pick": lambda node, k, touched: _pick(node, k),
+    "scatter": lambda node, k, touched: _scatter(node, k),
+    "sort_gather": lambda node, k, touched: _along_axis(node, k),
+    "sort_scatter": lambda node, k, touched: _along_axis(node, k) if k == 0 else None,
+    "reduction": lambda node, k, touched: _reduction(node, k),
+    "along_axis": lambda node, k, touched: _along_axis(node, k),
+    "cumulative": lambda node, k, touched: _along_axis(node, k, cumulative=True),
+    "contraction": _contraction,
+    "diagonal_sum": lambda node, k, touched: _trace(node, k),
+    "banded": _convolve,
+    "cast": lambda node, k, touched: _cast(node, k),
+}
+
+
 def local_pattern(node, k, touched):
     """The pattern (outputs x elements of argument ``k``) of one node's local Jacobian, or
     None where it is zero. ``touched``: the nodes that depend on the inputs at all."""
-    name = node.op
-    if name in _FLAT or k in _FLAT_ARGS.get(name, ()):
+    prim = node._prim
+    if k in prim.flat:
         return None
-    if node._prim.partials is not None or name in _ELEMENTWISE:
-        return _elementwise(node, k)
-    if name in _MOVES:
-        return _moves(node, k)
-    if name in _SCATTERS:
-        return _scatter(node, k)
-    if name in _REDUCTIONS:
-        return _reduction(node, k)
-    if name in _ALONG_AXIS:
-        return _along_axis(node, k)
-    if name in _CONTRACTIONS:
-        return _contraction(node, k, touched)
-    if name == "trace":
-        return _trace(node, k)
-    if name == "convolve":
-        return _convolve(node, k, touched)
-    if name == "astype":
-        dtype = np.dtype((node._params or {})["dtype"])
-        return _elementwise(node, k) if np.issubdtype(dtype, np.inexact) else None
-    return _dense(node, k)
+    kind = prim.structure or ("elementwise" if prim.partials is not None else None)
+    structure = _BY_STRUCTURE.get(kind)
+    return _dense(node, k) if structure is None else structure(node, k, touched)
 
 
 def _fold_patterns(inputs, outputs, trace):

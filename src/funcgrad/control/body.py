@@ -79,6 +79,7 @@ pick = Primitive(
     vjp=(_pick_vjp,),
     jvp=(_pick_jvp,),
     batch=lambda size, prim, values, batched, params: values[0][params["index"]],
+    structure="pick", linear="all",
 )
 """One result of a primitive that returns several, ``pick(results, index=k)``."""
 

@@ -32,11 +32,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import numpy_scalar, raw, shape_of
-from ..jit.staging import ABSTRACT
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.ufuncs import floor_divide, logical_and
 from ..transforms.arguments import fun_name, int_argument
@@ -94,7 +94,7 @@ def _remat_batch(size, prim, values, batched, params):
 
 remat_p = Primitive("checkpoint", _remat_impl, vjp=_remat_vjp, jvp=_remat_jvp,
                     batch=_remat_batch)
-ABSTRACT[remat_p] = lambda *operands, body: tuple(body.out_examples())
+declare(remat_p, abstract=lambda *operands, body: tuple(body.out_examples()))
 
 
 def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Callable:

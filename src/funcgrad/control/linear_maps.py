@@ -45,6 +45,7 @@ from ..core.traces import new_level
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import as_dtype_of, numpy_scalar, shape_of, zeros_like_value
 from ..dag.node import CONST, VAR
+from ..rules.ufuncs import astype
 from ..transforms.arguments import diff_leaf, fun_name
 from ..transforms.forward import Dual, ForwardTrace
 from .body import differentiable, trace_body, vjp_fun
@@ -123,19 +124,6 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Any]:
                           found["out_def"], leaves)
 
 
-# Primitives linear in every argument that depends on the input.
-_LINEAR = {"add", "subtract", "negative", "positive", "add_n", "sum", "reshape", "transpose",
-           "broadcast_to", "concatenate", "expand_dims", "getitem", "squeeze", "swapaxes",
-           "untake", "diagonal", "undiagonal", "tril", "triu", "trace", "real", "imag",
-           "conjugate", "cumsum", "fft", "rfft", "irfft", "deg2rad", "rad2deg", "take_along",
-           "pick", "astype"}
-# Linear in each argument while the others are held fixed: one may depend on the input.
-_BILINEAR = {"multiply", "matmul", "dot", "einsum", "inner", "outer", "tensordot", "vdot",
-             "kron", "convolve"}
-# Linear in some arguments only: the others must not depend on the input.
-_LINEAR_IN = {"divide": {0}, "where": {1, 2}}
-
-
 def _check_linear(body, who):
     """Raise if ``body`` is not linear in its declared inputs, naming the first step
     that is not (read from the graph: which steps see the inputs, and how)."""
@@ -148,10 +136,11 @@ def _check_linear(body, who):
         if not hit:
             continue
         name = n._prim.name
-        fine = (name in _LINEAR or (name in _BILINEAR and len(hit) == 1)
-                or set(hit) <= _LINEAR_IN.get(name, set()))
-        if name == "astype" and not np.issubdtype(np.result_type(n._value), np.inexact):
-            fine = False
+        linear = n._prim.linear      # declared with the primitive (core/facts.py)
+        fine = (linear == "all" or (linear == "each" and len(hit) == 1)
+                or (isinstance(linear, frozenset) and set(hit) <= linear))
+        if n._prim is astype and not np.issubdtype(np.result_type(n._value), np.inexact):
+            fine = False                 # a cast to integers is not linear
         if not fine:
             raise ArgumentTypeError(
                 f"{who}: the function is not linear in its inputs: {name} is applied to "

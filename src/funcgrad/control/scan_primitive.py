@@ -24,10 +24,10 @@ The public ``fg.scan`` is in :mod:`funcgrad.control.loops`.
 
 import numpy as np
 
+from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import raw, shape_of, zeros_like_value
-from ..jit.staging import ABSTRACT
 from ..rules.arrays import broadcast_to, transpose
 from .body import (
     Parts,
@@ -240,5 +240,5 @@ def _scan_batch(size, prim, values, batched, params):
 
 
 scan_p = Primitive("scan", _scan_impl, vjp=_scan_vjp, jvp=_scan_jvp, batch=_scan_batch)
-ABSTRACT[scan_p] = _scan_shapes
+declare(scan_p, abstract=_scan_shapes)
 

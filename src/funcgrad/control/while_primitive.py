@@ -21,10 +21,10 @@ The public ``fg.while_loop`` is in :mod:`funcgrad.control.loops`.
 
 import numpy as np
 
+from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import shape_of, zeros_like_value
-from ..jit.staging import ABSTRACT
 from ..rules.arrays import broadcast_to, expand_dims, reshape
 from ..rules.arrays import sum as asum
 from ..rules.elementwise import greater, where
@@ -254,6 +254,6 @@ while_p = Primitive("while_loop", _while_impl, vjp=_while_vjp, jvp=_while_jvp,
                     batch=_while_batch)
 history_p = Primitive("while_history", _history_impl, vjp=_history_vjp, jvp=_history_jvp,
                       batch=_history_batch)
-ABSTRACT[while_p] = _while_shapes
-ABSTRACT[history_p] = _history_shapes
+declare(while_p, abstract=_while_shapes)
+declare(history_p, abstract=_history_shapes)
 

@@ -13,8 +13,9 @@ The one form of a primitive, read like a reference sheet::
               jvp=...,       # forward mode: tangents of the arguments -> of the output
               batch=...,     # vmap: the call on a whole batch at once
               partials=...,  # elementwise shortcut: d f / d args[i], from which vjp, jvp follow
-              together=...)  # (other, impl): jit computes this and other's call on the same
+              together=...,  # (other, impl): jit computes this and other's call on the same
                              # operands in one impl call returning both (a loss, its slope)
+              **facts)       # what the analyses read: flat, linear, structure, ... (core/facts.py)
 
 ``vjp`` is either a tuple with one rule per argument, ``rule(g, ans, *args,
 **params)`` giving that argument's cotangent (``None`` in the tuple: no
@@ -47,6 +48,7 @@ from typing import Callable
 import numpy as np
 
 from .errors import ArgumentTypeError, NamespaceError, ShapeError
+from .facts import FACTS, declare
 from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
 from .traces import Box
 from .values import dtype_of, shape_of
@@ -68,10 +70,13 @@ class Primitive:
     # __dict__ holds what help(), inspect and doctest read from a primitive itself:
     # __doc__, __module__ and __signature__ (see describe).
     __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "fresh", "on_array",
-                 "together", "__dict__", "__weakref__")
+                 "together", *FACTS, "__dict__", "__weakref__")
 
     def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None,
-                 fresh=False, together=None):
+                 fresh=False, together=None, **facts):
+        for fact, default in FACTS.items():     # what the analyses read (core/facts.py)
+            setattr(self, fact, default)
+        declare(self, **facts)
         self.name = name
         self.impl = impl
         self.xp = xp

@@ -86,9 +86,10 @@ _MASKS = {
     np.greater: elementwise.greater, np.greater_equal: elementwise.greater_equal,
     np.less: elementwise.less, np.less_equal: elementwise.less_equal,
     np.equal: elementwise.equal, np.not_equal: elementwise.not_equal,
-    **{getattr(np, name): getattr(ufuncs, name)
-       for name in ("isnan", "isinf", "isfinite", "signbit", "logical_and", "logical_or",
-                    "logical_not", "logical_xor")},
+    np.isnan: ufuncs.isnan, np.isinf: ufuncs.isinf, np.isfinite: ufuncs.isfinite,
+    np.signbit: ufuncs.signbit, np.logical_and: ufuncs.logical_and,
+    np.logical_or: ufuncs.logical_or, np.logical_not: ufuncs.logical_not,
+    np.logical_xor: ufuncs.logical_xor,
 }
 
 numpy_layer: dict[str, Any] = {}

@@ -247,9 +247,6 @@ def _listing(outputs, grads, limit, method, labels):
 
 # ---------------------------------------------------------------- Graphviz
 
-# Ops whose arguments commute: their edges need no argument number.
-_SYMMETRIC = frozenset({"add", "multiply", "add_n", "maximum", "minimum"})
-
 _STYLE = {
     "var": ', style="filled,bold", fillcolor="#dbe9ff"',
     "const": ', style="filled,dashed", fillcolor="#f2f2f2", fontcolor="#555555"',
@@ -321,7 +318,8 @@ def to_dot(*outputs: Any, grads: Any = None, limit: int | None = 400, method: st
         lines.extend(_dot_bodies(n, f"n{position[n]}", "  "))
     cut: list = []
     for n in drawn:
-        numbered = len(n._args) > 1 and n.op not in _SYMMETRIC
+        # a primitive whose operands commute needs no argument numbers on its edges
+        numbered = len(n._args) > 1 and not getattr(n._prim, "commutative", False)
         for k, a in enumerate(n._args):
             if a in drawn_set:
                 attrs = f' [label="{k}", fontsize=8]' if numbered else ""

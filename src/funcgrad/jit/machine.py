@@ -86,11 +86,13 @@ _UNARY = (np.negative, np.positive, np.exp, np.exp2, np.expm1, np.log, np.log2, 
 _BINARY = (np.add, np.subtract, np.multiply, np.true_divide, np.power, np.maximum,
            np.minimum, np.fmax, np.fmin, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
            np.copysign, np.float_power, np.fmod)
-# primitives whose float impl is not a ufunc, and the sum of a vector register
-_OWN = ("relu", "step", "sigmoid", "copy", "sum")
+# primitives whose float impl is not a ufunc; then a register's copy and the sum of a vector
+_OWN = (elementwise.relu, elementwise.step, elementwise.sigmoid)
+_REGISTER = ("copy", "sum")
 
 OPCODES = {u.__name__: k for k, u in enumerate(_UNARY + _BINARY)}
-OPCODES.update((name, len(OPCODES) + k) for k, name in enumerate(_OWN))
+OPCODES.update((name, len(OPCODES) + k)
+               for k, name in enumerate([p.name for p in _OWN] + list(_REGISTER)))
 
 _BY_UFUNC = {u: OPCODES[u.__name__] for u in _UNARY + _BINARY}
 _BY_PRIMITIVE = {

@@ -48,8 +48,7 @@ from ..dag.node import CONST, VAR, Node, ReverseTrace
 from ..rules import elementwise
 from .plans import Plan, _kept, compile_plan
 
-__all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan",
-           "ABSTRACT"]
+__all__ = ["jit", "Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan"]
 
 
 class Staged(Node):
@@ -107,7 +106,7 @@ class StagingTrace(ReverseTrace):
     refusal = None    # a body's trace says why it refuses a bool; jit's says it below
 
     def process(self, prim, args, params):
-        shapes = ABSTRACT.get(prim)
+        shapes = prim.abstract      # a loop's: too costly to run while tracing (core/facts.py)
         if shapes is None:
             return super().process(prim, args, params)
         # A loop's value here only stands for its shapes: do not run the loop to trace it.
@@ -121,11 +120,6 @@ class StagingTrace(ReverseTrace):
 
     def __repr__(self):
         return f"<staging trace {self.level}>"
-
-
-ABSTRACT: dict = {}
-"""``{primitive: shapes}`` for primitives too costly to run while tracing (loops):
-``shapes(*values, **params)`` gives values of the result's shapes and dtypes."""
 
 
 _NUMBER_KEYS = {float: (float,), int: (int,), bool: (bool,)}   # _abstract of a plain number

@@ -27,6 +27,7 @@ from functools import reduce
 
 import numpy as np
 
+from ..core.facts import ALL, declare
 from ..core.primitive import Primitive, describe
 from ..core.values import (
     filled_like,
@@ -398,3 +399,11 @@ shallow and backprop hands every argument the cotangent at once.
 >>> total.value, fg.backprop(total)[x]
 (7.0, 2.0)
 """, "funcgrad")
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(reshape, broadcast_to, expand_dims, squeeze, transpose, swapaxes, getitem, concatenate,
+        structure="moves", linear="all")
+declare(untake, structure="scatter", linear="all")
+declare(sum, structure="reduction", linear="all")
+declare(add_n, linear="all", commutative=True)

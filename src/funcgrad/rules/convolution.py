@@ -26,6 +26,7 @@ array([0. , 1. , 2.5, 4. , 1.5])
 import numpy as np
 
 from ..core.errors import ArgumentError
+from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import getitem
@@ -75,3 +76,7 @@ convolve = Primitive(
     jvp=(lambda t, ans, a, v, mode="full": convolve(t, v, mode=mode),
          lambda t, ans, a, v, mode="full": convolve(a, t, mode=mode)),
 )
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(convolve, structure="banded", linear="each")

@@ -31,6 +31,7 @@ does not depend on the gauge gets the right one.
 import numpy as np
 
 from ..core.errors import LinAlgShapeError, NamespaceError, NoDerivativeError
+from ..core.facts import ALL, declare
 from ..core.namespaces import known_any
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -449,3 +450,7 @@ complement = Primitive(
     "complement", _complement_impl, vjp=(_complement_vjp,),
     jvp=(lambda t, ans, a, of: in_library_of(np.full(shape_of(ans), np.nan), ans),),
     batch=batch_elementwise, xp=_xp_complement)
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(matrix_rank, flat=ALL)

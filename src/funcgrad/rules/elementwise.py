@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from ..core.errors import NamespaceError, ShapeError
+from ..core.facts import ALL, declare
 from ..core.namespaces import known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -252,7 +253,7 @@ def _generic_form(impl):
     return lambda xp, *args: impl(*args)
 
 
-def elementwise(name, impl, *partials, xp=None):
+def elementwise(name, impl, *partials, xp=None, **facts):
     """An elementwise primitive from its partial derivatives, one per argument.
 
     ``partials[i](ans, *args)`` is d f / d args[i], elementwise (``None``: the
@@ -262,10 +263,16 @@ def elementwise(name, impl, *partials, xp=None):
     the edge weight of the sum-product view of backprop.
 
     ``xp(namespace, *args)`` computes it on another library's arrays; a ufunc's
-    impl gets the Array API function of the ufunc's name by default.
+    impl gets the Array API function of the ufunc's name by default. ``facts``
+    are as for :class:`Primitive`; ``flat`` follows from the zero partials
+    (:data:`ZERO`), which say that an argument's derivative is zero wherever it
+    exists.
     """
     if xp is None and hasattr(impl, "ufunc"):
         xp = standard_form(impl.ufunc.__name__)
+    zero = frozenset(i for i, p in enumerate(partials) if p in ZERO)
+    facts.setdefault("flat", ALL if partials and len(zero) == len(partials) else zero)
+    facts.setdefault("structure", "elementwise")
     return Primitive(
         name, impl,
         vjp=tuple(None if p is None else _pull(i, p) for i, p in enumerate(partials)),
@@ -273,7 +280,13 @@ def elementwise(name, impl, *partials, xp=None):
         batch=batch_elementwise,
         partials=partials,
         xp=xp,
+        **facts,
     )
+
+
+# The zero partial of a function of one, two or three arguments: the derivative of a
+# piecewise-constant function (zero wherever it exists), or of a mask.
+ZERO = (lambda ans, x: 0.0, lambda ans, x, y: 0.0, lambda ans, c, x, y: 0.0)
 
 
 def _xp_where(xp, c, x, y):
@@ -349,8 +362,7 @@ imag     = elementwise("imag",     _ufunc(np.imag),    lambda ans, x: -1j)   # t
 sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans), xp=_xp_sigmoid)
 relu     = elementwise("relu",     _relu,              lambda ans, x: step(x), xp=lambda xp, x: xp.maximum(x, 0.0))
 # Piecewise-constant functions: their derivative is zero wherever it exists.
-_zero1 = lambda ans, x: 0.0        # noqa: E731
-_zero2 = lambda ans, x, y: 0.0     # noqa: E731
+_zero1, _zero2, _zero3 = ZERO
 sign          = elementwise("sign",          _ufunc(np.sign),          _zero1)
 step          = elementwise("step",          _step,                    _zero1, xp=_xp_step)
 greater       = elementwise("greater",       _ufunc(np.greater),       _zero2, _zero2)
@@ -362,7 +374,7 @@ not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _
 
 # The condition is a mask: no gradient, but a zero partial so that a traced mask (one
 # computed from values a derivative trace carries) is accepted, as a comparison's are.
-where    = elementwise("where",    _ufunc(np.where),   lambda ans, c, x, y: 0.0,
+where    = elementwise("where",    _ufunc(np.where),   _zero3,
                        lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False),
                        xp=_xp_where)
 
@@ -374,6 +386,7 @@ conjugate = Primitive(
     jvp=(lambda t, ans, x: conjugate(t),),
     batch=batch_elementwise,
     xp=standard_form("conjugate"),
+    structure="elementwise", linear="all",
 )
 
 # The complex sign u = z / |z| moves only along the circle: du = i u Im(conj(u) dz) / |z|,
@@ -384,4 +397,23 @@ complex_sign = Primitive(
     jvp=(lambda t, ans, z: 1j * ans * imag(conjugate(ans) * t) / _safe_abs(z),),
     batch=batch_elementwise,
     xp=_xp_complex_sign,
+    structure="elementwise",
 )
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(add, subtract, negative, real, imag, linear="all")
+declare(add, multiply, maximum, minimum, commutative=True)
+declare(multiply, linear="each")
+declare(divide, linear=frozenset({0}))
+declare(where, linear=frozenset({1, 2}))
+declare(maximum, minimum, relu, abs, where, selects=True)
+declare(exp, hint="exp overflows above 709: subtract the max first, or use fg.nn.logsumexp / "
+                  "fg.nn.softmax")
+declare(sqrt, hint="add a small eps (sqrt(x + 1e-12)) or keep x > 0; for a norm use "
+                   "fnp.linalg.norm, whose derivative at 0 is 0")
+declare(log, hint="keep the argument positive: log(x + eps), or compute the log directly "
+                  "(fg.nn.log_softmax, fnp.logaddexp, -fnp.logaddexp(0, -x) for log(sigmoid(x)))")
+declare(divide, hint="keep the denominator away from 0 (a where on the denominator, or + eps)")
+declare(power, hint="a fractional power has an infinite derivative at 0: add eps or guard with "
+                    "a where")

@@ -26,6 +26,7 @@ array([ 2.,  4.,  0., -2.])
 
 import numpy as np
 
+from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import in_library_of, shape_of
 from . import elementwise as ew
@@ -85,3 +86,7 @@ irfft = Primitive("irfft",
                   jvp=(lambda t, ans, x, **params: irfft(t, **params),), batch=batch_along_axis,
                   xp=lambda xp, x, axis=-1, n=None, norm="backward": xp.fft.irfft(x, n=n, axis=axis,
                                                                                   norm=norm))
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(fft, rfft, irfft, linear="all")

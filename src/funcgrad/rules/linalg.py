@@ -43,6 +43,7 @@ from ..core.errors import (
     NamespaceError,
     NoDerivativeError,
 )
+from ..core.facts import ALL, declare
 from ..core.namespaces import is_foreign, known_any, library_of
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -553,3 +554,8 @@ def _xp_norm(xp, x, ord=None, axis=None, keepdims=False):  # noqa: A002
 
 norm = Primitive("norm", checked_impl("norm", _norm_impl, "check ord against the number of axes"),
                  vjp=(_norm_vjp,), jvp=(_norm_jvp,), batch=_norm_batch, xp=_xp_norm)
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(slogdet_sign, flat=ALL)
+declare(norm, structure="reduction")

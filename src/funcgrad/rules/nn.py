@@ -20,6 +20,7 @@ instead (``Primitive.together``).
 import numpy as np
 
 from ..core.errors import ArgumentError
+from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import (
@@ -198,3 +199,9 @@ pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
     batch=_pnls_batch,
     together=(pnls_slope, _pnls_with_slope),
 )
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(one_hot, flat=ALL)
+declare(logsumexp, structure="reduction")
+declare(softmax, log_softmax, structure="along_axis")

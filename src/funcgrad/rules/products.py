@@ -31,6 +31,7 @@ from string import ascii_letters
 import numpy as np
 
 from ..core.errors import ArgumentError, NamespaceError, ShapeError
+from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import in_library_of, shape_of
 from .arrays import (
@@ -530,3 +531,29 @@ vecdot = Primitive(
     xp=lambda xp, x1, x2, axis=-1: xp.vecdot(   # the standard counts the axis from the end
         x1, x2, axis=axis if axis < 0 else axis - max(x1.ndim, x2.ndim)),
 )
+
+
+def _matmul_spec(sa, sb):
+    """matmul as an einsum: 1-D operands promoted, stack axes aligned from the right."""
+    stack = max(len(sa), len(sb)) - 2 if len(sa) > 1 and len(sb) > 1 else 0
+    s = "ABCDEFGHIJ"[:max(stack, len(sa) - 2, len(sb) - 2, 0)]
+    a = (s[len(s) - (len(sa) - 2):] if len(sa) > 2 else "") + ("ik" if len(sa) > 1 else "k")
+    b = (s[len(s) - (len(sb) - 2):] if len(sb) > 2 else "") + ("kj" if len(sb) > 1 else "k")
+    out = s + ("i" if len(sa) > 1 else "") + ("j" if len(sb) > 1 else "")
+    return [a, b], out
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py). A contraction's
+# spec is its einsum: the index letters of each operand (an operand of one letter is read
+# raveled) and of the output, or None where an operand is 0-d (a scaling).
+declare(matmul, dot, inner, outer, vdot, tensordot, einsum, kron, linear="each")
+declare(matmul, dot, inner, outer, vdot, tensordot, einsum, structure="contraction")
+declare(einsum, spec=lambda shapes, params: parse_einsum(params["subscripts"], shapes))
+declare(matmul, spec=lambda shapes, params: _matmul_spec(*shapes))
+declare(dot, spec=lambda shapes, params: _dot_spec(*shapes) if all(shapes) else None)
+declare(inner, spec=lambda shapes, params: _inner_spec(*shapes) if all(shapes) else None)
+declare(outer, spec=lambda shapes, params: (["a", "b"], "ab"))
+declare(vdot, spec=lambda shapes, params: (["a", "a"], ""))
+declare(tensordot, spec=lambda shapes, params: _tensordot_spec(*shapes, **params))
+declare(trace, structure="diagonal_sum", linear="all")
+declare(diagonal, undiagonal, tril, triu, structure="moves", linear="all")

@@ -22,6 +22,7 @@ array([0., 6., 0.])
 
 import numpy as np
 
+from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import filled_like, ndim_of, normalize_axes, plain, shape_of
 from .arrays import (
@@ -203,3 +204,9 @@ cumprod = Primitive(
     jvp=(_cumprod_jvp,),
     batch=batch_along_axis,
 )
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(prod, max, min, structure="reduction")
+declare(cumsum, structure="cumulative", linear="all")
+declare(cumprod, structure="cumulative")

@@ -28,6 +28,7 @@ array([[0., 1., 0.]])
 
 import numpy as np
 
+from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import float_dtype, plain, shape_of
 from .arrays import broadcast_to, reshape
@@ -146,3 +147,9 @@ argmin = Primitive("argmin", _argmin_impl, batch=_arg_batch,
                    xp=lambda xp, x, axis=None, keepdims=False: xp.argmin(x, axis=axis, keepdims=keepdims))
 # No batching rule: applied example by example under vmap.
 searchsorted = Primitive("searchsorted", lambda a, v, side="left": np.searchsorted(a, v, side=side))
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(argsort, argmax, argmin, searchsorted, flat=ALL)
+declare(take_along, structure="sort_gather", flat=frozenset({1}), linear=frozenset({0}))
+declare(put_along, structure="sort_scatter")

@@ -20,6 +20,7 @@ import math
 import numpy as np
 import scipy.special as sc
 
+from ..core.facts import ALL, declare
 from ..core.values import plain
 from .elementwise import elementwise, exp, log, sign, ufunc_impl, where
 from .ufuncs import log1p
@@ -106,3 +107,7 @@ ive      = elementwise("ive",      ufunc_impl(sc.ive),      _, lambda ans, v, x:
 # gammasgn is piecewise constant; rgamma = 1 / gamma.
 gammasgn = elementwise("gammasgn", ufunc_impl(sc.gammasgn), lambda ans, x: 0.0 * x)
 rgamma   = elementwise("rgamma",   ufunc_impl(sc.rgamma),   lambda ans, x: -ans * digamma(x))
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(gammasgn, flat=ALL)

@@ -25,13 +25,14 @@ import operator
 
 import numpy as np
 
+from ..core.facts import ALL, declare
 from ..core.namespaces import dtype_in, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import dtype_of, is_complex, plain
 from .arrays import batch_elementwise
-from .elementwise import abs as absolute
 from .elementwise import (
+    ZERO,
     conjugate,
     cos,
     elementwise,
@@ -47,6 +48,7 @@ from .elementwise import (
     ufunc_impl,
     where,
 )
+from .elementwise import abs as absolute
 
 __all__ = [
     "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "square", "reciprocal", "fabs",
@@ -162,8 +164,7 @@ def _copysign_dx(ans, x, y):
     return copysign(1.0, plain(x)) * copysign(1.0, plain(y))
 
 
-_zero1 = lambda ans, x: 0.0        # noqa: E731
-_zero2 = lambda ans, x, y: 0.0     # noqa: E731
+_zero1, _zero2, _ = ZERO
 _one1 = lambda ans, x: 1.0         # noqa: E731
 
 # name                                    impl                       d f / d x (, d f / d y, d f / d z)
@@ -347,3 +348,16 @@ astype = Primitive(
     jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
     batch=_unary_batch,
 )
+
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(round, frexp_exponent, flat=ALL)
+declare(positive, deg2rad, rad2deg, linear="all")
+declare(fmax, fmin, commutative=True)
+declare(clip, fmax, fmin, selects=True)
+declare(astype, structure="cast", linear="all")
+declare(arcsin, arccos, arctanh, hint="keep the argument inside (-1, 1), e.g. clip it to 1 - eps")
+declare(reciprocal, hint="keep the argument away from 0")
+declare(cbrt, hint="the cube root's derivative is infinite at 0: add eps")
+declare(log2, log10, hint="keep the argument positive")
+declare(log1p, hint="keep the argument above -1")
