@@ -115,7 +115,7 @@ def _breadth_rows():
         skip = {}
         if any(np.isnan(a).any() for a in row.args):
             skip["grad"] = ("NaN entries, which central differences cannot step: "
-                            "tests/test_numpy_breadth.py checks the finite part's derivatives")
+                            "tests/numpy/test_numpy_breadth.py checks the finite part's derivatives")
         if not row.grad:
             skip["grad"] = "no derivative (integer-valued or piecewise constant in every input)"
         if name in SHAPE_FROM_VALUES or name.split(":")[0] in SHAPE_FROM_VALUES - {"vectorize"}:
@@ -123,7 +123,7 @@ def _breadth_rows():
                                           "depends on the values (ConcretizationError)")
         if name.split(":")[0] in ("trim_zeros", "unique"):
             skip["grad"] = ("a step of central differences changes which entries are kept, and "
-                            "so the result's shape; tests/test_numpy_breadth.py checks the kept "
+                            "so the result's shape; tests/numpy/test_numpy_breadth.py checks the kept "
                             "entries' gradients")
         register(f"numpy.{name}", (lambda row: lambda *xs: row.call(fnp, *xs))(row), row.args,
                  torch=row.torch, **skip)
@@ -172,7 +172,7 @@ V3 = np.array([0.4, -1.1, 0.7])
 M23 = np.array([[0.3, -0.5, 1.2], [0.8, 0.1, -0.6]])
 
 CUT = ("central differences see through a cut (its derivative is not the function's): "
-       "tests/test_composition.py derives the cut's derivatives by hand")
+       "tests/transforms/test_composition.py derives the cut's derivatives by hand")
 register("stop_gradient", lambda x: fg.stop_gradient(x) * x + fnp.sin(x), (V3,), (M23,),
          grad=CUT)
 register("stop_gradient:pytree", lambda x: fg.stop_gradient({"a": x, "b": (x * 2.0,)})["b"][0] * x,
@@ -364,7 +364,7 @@ register("at.add:drop-traced", lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 2.
 import test_complex  # noqa: E402 - its lists of the functions defined on complex numbers
 
 HOLOMORPHIC_ONLY = ("refused: jacfwd and the Hessian of a function of complex inputs need "
-                    "holomorphic=True (docs/complex.md); tests/test_complex.py checks them so")
+                    "holomorphic=True (docs/complex.md); tests/rules/test_complex.py checks them so")
 COMPLEX_SKIPS = dict(jacobians=HOLOMORPHIC_ONLY, hessian=HOLOMORPHIC_ONLY)
 for _name in (test_complex.HOLOMORPHIC + test_complex.REAL_VALUED + test_complex.COMPLEX_OTHER
               + test_complex.REDUCTIONS):

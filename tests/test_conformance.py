@@ -349,7 +349,7 @@ RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "grad": _grad, "jvp": _jvp,
 # ---------------------------------------------------------------- coverage
 
 # Public names that take no traced value: types, constructors from shapes, settings, queries
-# of dtypes. They are NumPy's own objects or calls, checked in tests/test_numpy_shape.py.
+# of dtypes. They are NumPy's own objects or calls, checked in tests/numpy/test_numpy_shape.py.
 NOT_TRACED = {
     **{f"numpy.{n}": "a NumPy type" for n in (
         "bool_", "complex128", "complex64", "complexfloating", "dtype", "float16", "float32",
@@ -442,6 +442,6 @@ def test_every_primitive_is_reached_by_the_matrix():
 
 # Primitives no real-valued registry entry reaches, each checked where it is reached.
 UNREACHED_BY_DESIGN = {
-    "complex_sign",        # complex inputs only: tests/test_complex.py, against PyTorch's sgn
-    "complement",          # lstsq's null-space part of wide systems: tests/test_numpy_linalg.py
+    "complex_sign",        # complex inputs only: tests/rules/test_complex.py, against PyTorch's sgn
+    "complement",          # lstsq's null-space part of wide systems: tests/numpy/test_numpy_linalg.py
 }

@@ -1,4 +1,4 @@
-"""Writes the saved graphs that tests/test_old_files.py loads (run once per format change).
+"""Writes the saved graphs that tests/io/test_old_files.py loads (run once per format change).
 
 The files in this folder were written by the funcgrad version named in their
 file names; later versions must keep loading them. Do not regenerate an

@@ -360,7 +360,7 @@ def test_every_function_has_a_case():
     names = [n for n in _products.__all__ if n not in NOT_FUNCTIONS]
     names += ["linalg." + n for n in fla.__all__ if n not in NOT_FUNCTIONS]
     missing = [n for n in names if not CASES.get(n)]
-    assert not missing, f"add cases to CASES in tests/test_numpy_linalg.py for: {missing}"
+    assert not missing, f"add cases to CASES in tests/numpy/test_numpy_linalg.py for: {missing}"
 
 
 def test_the_linalg_submodule_is_the_namespaces():

@@ -171,7 +171,7 @@ def covered(name):
 def test_every_function_has_a_row():
     names = set(_reductions.__all__) | set(fsp.__all__)
     missing = names - {covered(n) for n in ROWS}
-    assert not missing, f"add rows to ROWS in tests/test_numpy_reductions.py for: {sorted(missing)}"
+    assert not missing, f"add rows to ROWS in tests/numpy/test_numpy_reductions.py for: {sorted(missing)}"
 
 
 def test_the_namespace_serves_these_reductions():

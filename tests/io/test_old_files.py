@@ -14,7 +14,7 @@ import pytest
 
 import funcgrad as fg
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 _spec = importlib.util.spec_from_file_location("make_old_files", DATA / "make_old_files.py")
 make_old_files = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_old_files)

@@ -207,6 +207,7 @@ def test_every_node_of_a_long_chain_in_one_list():
     assert all(b.args[0] is a for a, b in zip(backwards[1:], backwards))
 
 
+@pytest.mark.slow
 def test_a_million_node_chain_pickles_flat():
     assert sys.getrecursionlimit() <= 1000 * 10         # the default, or near it
     x = fg.var(0.75, name="x")

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 SMALL = {
     "worked_examples.py": ["gates", "chain"],
     "path_semirings.py": ["--layers", "3", "--width", "2"],
@@ -93,6 +93,7 @@ def test_new_examples_refuse_bad_sizes_with_status_2(name, args, tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_two_moons_at_full_size_separates_the_training_set(tmp_path):
     done = run("two_moons.py", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
@@ -100,6 +101,7 @@ def test_two_moons_at_full_size_separates_the_training_set(tmp_path):
     assert accuracy >= 97.0, done.stdout
 
 
+@pytest.mark.slow
 def test_digits_at_full_size_reaches_95_percent_on_the_test_set(tmp_path):
     done = run("digits_mlp.py", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
@@ -162,6 +164,7 @@ def test_progress_bars_stay_out_of_redirected_output(tmp_path):
     assert done.stdout.count("epoch ") == 2
 
 
+@pytest.mark.slow
 def test_dask_example_learns_and_names_its_extras_up_front():
     done = run("dask_logistic.py", *SMALL["dask_logistic.py"])
     assert done.returncode == 0, done.stderr

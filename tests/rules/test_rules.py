@@ -383,7 +383,7 @@ CASES = [
 def test_every_structural_primitive_has_cases():
     covered = {c.name for c in CASES}
     missing = [name for name in STRUCTURAL if name not in covered]
-    assert not missing, f"add rows to CASES in tests/test_rules.py for: {missing}"
+    assert not missing, f"add rows to CASES in tests/rules/test_rules.py for: {missing}"
 
 
 def structural_cases():
@@ -740,15 +740,15 @@ NO_TORCH_EQUIVALENT = {
     "iv": "no real-order modified Bessel functions", "ive": "no ive",
     "gammasgn": "no gammasgn", "rgamma": "no rgamma",
     "solve_sylvester": "no Sylvester solver", "sqrtm": "no matrix square root",
-    **{name: "packed outputs; tests/test_numpy_linalg.py compares them with torch.linalg"
+    **{name: "packed outputs; tests/numpy/test_numpy_linalg.py compares them with torch.linalg"
        for name in ("svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "lstsq_residuals",
                     "lstsq_singular_values", "complement", "lstsq_rank", "matrix_rank")},
-    **{name: "complex outputs, which this table's real cotangents miss: tests/test_fft.py "
+    **{name: "complex outputs, which this table's real cotangents miss: tests/numpy/test_fft.py "
              "compares them with torch.fft" for name in ("fft", "rfft")},
-    "eigvalsh": "tests/test_numpy_linalg.py compares it with torch.linalg.eigvalsh",
-    "complex_sign": "complex inputs only: tests/test_complex.py checks it against PyTorch's sgn",
+    "eigvalsh": "tests/numpy/test_numpy_linalg.py compares it with torch.linalg.eigvalsh",
+    "complex_sign": "complex inputs only: tests/rules/test_complex.py checks it against PyTorch's sgn",
     "eigh": "eigenvector signs are a LAPACK convention; the packed output differs in sign",
-    "spectral": "the gradient of a weighted eigenvalue sum: tests/test_numpy_linalg.py "
+    "spectral": "the gradient of a weighted eigenvalue sum: tests/numpy/test_numpy_linalg.py "
                 "checks eigvalsh's Hessian against PyTorch's",
     "last_writes": "an integer-valued helper of scatter_set's rule: test_gather.py checks it",
 }
@@ -844,7 +844,7 @@ def test_elementwise_values_are_numpys(name, shapes):
     prim = PRIMITIVES[name]
     reference = NUMPY_REFERENCE.get(name, getattr(np, name, None))  # NumPy's own name by default
     assert reference is not None or name in NO_NUMPY_EQUIVALENT, (
-        f"add the NumPy equivalent of {name!r} to NUMPY_REFERENCE in tests/test_rules.py")
+        f"add the NumPy equivalent of {name!r} to NUMPY_REFERENCE in tests/rules/test_rules.py")
     args = elementwise_args(name, shapes, seed=3)
     plain = prim(*args)
     diff = differentiated(name)

@@ -170,7 +170,7 @@ def shapes_of(name):
 
 def test_every_function_has_a_row():
     missing = set(_math.__all__) - set(TABLE)
-    assert not missing, f"add rows to TABLE in tests/test_numpy_math.py for: {sorted(missing)}"
+    assert not missing, f"add rows to TABLE in tests/numpy/test_numpy_math.py for: {sorted(missing)}"
 
 
 def test_every_name_is_reachable_from_the_namespace():

@@ -339,7 +339,7 @@ def test_a_node_keeps_its_own_copy_of_a_mutable_tensor():
     assert float(fg.backprop(fnp.sum(x * x))[x][0]) == 2.0
 
 
-# funcgrad.numpy's linear-algebra table (tests/test_numpy_linalg.py), every case. The
+# funcgrad.numpy's linear-algebra table (tests/numpy/test_numpy_linalg.py), every case. The
 # standard has no eig, eigvals or lstsq: those must be refused by name.
 LINALG_NO_FORM = {"linalg.eig", "linalg.eigvals", "linalg.lstsq"}
 # Cases whose value is a matrix of eigenvectors or singular vectors: each column's sign is

@@ -6,7 +6,7 @@ import pathlib
 import nbclient
 import nbformat
 
-TOUR = pathlib.Path(__file__).resolve().parent.parent / "examples" / "tour.ipynb"
+TOUR = pathlib.Path(__file__).resolve().parents[2] / "examples" / "tour.ipynb"
 
 
 def test_the_tour_runs_and_displays_svg_html_and_a_plot(tmp_path):

@@ -172,6 +172,7 @@ def _grow(step, warmup=20, calls=200):
     return end - start
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["grad", "jacfwd", "hessian", "jit", "jit_grad", "vmap"])
 def test_repeated_transforms_keep_memory_flat(name):
     x = np.linspace(-1.0, 1.0, 4)

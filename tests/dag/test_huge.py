@@ -15,6 +15,8 @@ import pytest
 import funcgrad as fg
 from funcgrad.dag.node import Node
 
+pytestmark = pytest.mark.slow      # graphs of 10^6 nodes: minutes
+
 N = 10 ** 6
 _CHAIN = {}
 

@@ -242,6 +242,7 @@ def test_a_plan_numba_cannot_type_is_the_python_plan():
     assert plan.backend == "python" and plan.source == python.source
 
 
+@pytest.mark.slow
 def test_blocks_of_untypable_steps_are_written_for_python():
     def f(x):   # a long elementwise chain (numba's), then a sort (Python's)
         return fnp.sum(fnp.sort(chain(x, 100)))
