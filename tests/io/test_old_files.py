@@ -50,3 +50,31 @@ def test_old_tables_load(path):
 @pytest.mark.parametrize("path", PICKLES, ids=lambda p: p.name)
 def test_old_pickles_load(path):
     _same_graph(pickle.loads(path.read_bytes()), make_old_files.graph())
+
+
+def test_a_primitive_named_by_its_module_before_a_rename_still_loads():
+    import fuzz_files
+
+    from funcgrad.rules import sorting
+    x = fg.var(np.array([3.0, 1.0, 2.0]))
+    y = fg.numpy.sum(sorting.take_along(x, np.array([1, 2, 0]), axis=0) * 2.0)
+    header, cols, rest = fuzz_files.columns(fg.dumps(y))
+    header["ops"] = [["funcgrad.rules.shape", op[1]] if op[0] == "funcgrad.rules.sorting" else op
+                     for op in header["ops"]]         # what a file of funcgrad 0.1 names
+    assert fg.loads(fuzz_files.join_columns(header, cols, rest)).value == y.value
+
+
+@pytest.mark.parametrize("old, new", [("funcgrad.node", "funcgrad.dag.node"),
+                                      ("funcgrad.serialize", "funcgrad.io.serialize"),
+                                      ("funcgrad.scanloop", "funcgrad.control.scan_primitive"),
+                                      ("funcgrad.rules.shape", "funcgrad.rules.sorting")])
+def test_old_module_names_import_as_the_new_modules(old, new):
+    import importlib
+    assert importlib.import_module(old) is importlib.import_module(new)
+
+
+def test_old_names_that_are_now_functions_stay_functions():
+    import importlib
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("funcgrad.show")
+    assert callable(fg.show) and callable(fg.backprop)

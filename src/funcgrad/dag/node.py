@@ -25,6 +25,7 @@ Traceback (most recent call last):
 funcgrad.core.errors.ImmutableError: nodes are immutable: cannot set 'value'; build a new node instead (e.g. fg.var(5.0))
 """
 
+import contextlib
 import itertools
 import operator
 from numbers import Number
@@ -325,6 +326,24 @@ class ReverseTrace(Trace):
         # RECORD_LIMIT elements, where a walk costs little beside NumPy's work and
         # memory matters more (jit's trace, which compiles from the record, never stops).
         self.made = Record() if record else None
+
+    @contextlib.contextmanager
+    def recording(self):
+        """The block that uses this trace's record (``made``, if it keeps one); the record is
+        dropped on leaving it, however it is left, so no cycle of the nodes and their trace
+        outlives the call.
+
+        >>> t = ReverseTrace(0, record=True)
+        >>> with t.recording() as made:
+        ...     made is not None
+        True
+        >>> t.made is None
+        True
+        """
+        try:
+            yield self.made
+        finally:
+            self.made = None
 
     def process(self, prim, args, params):
         make = self.box_type

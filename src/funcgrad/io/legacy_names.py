@@ -20,7 +20,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-__all__ = ["MOVED", "current_name", "install"]
+__all__ = ["MOVED", "RENAMED", "current_name", "install"]
 
 MOVED = {   # old module under funcgrad -> where it lives now
     "errors": "core.errors", "traces": "core.traces", "namespaces": "core.namespaces",
@@ -46,8 +46,15 @@ MOVED = {   # old module under funcgrad -> where it lives now
 }
 
 
+RENAMED = {   # modules renamed inside a package
+    "funcgrad.rules.shape": "funcgrad.rules.sorting",
+}
+
+
 def current_name(modname):
     """The module's name today: ``funcgrad.node`` -> ``funcgrad.dag.node``; others as given."""
+    if modname in RENAMED:
+        return RENAMED[modname]
     head, dot, rest = modname.partition(".")
     if head != "funcgrad" or not rest:
         return modname

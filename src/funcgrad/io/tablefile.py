@@ -57,6 +57,7 @@ from ..core.collector import gc_paused
 from ..core.errors import ArgumentTypeError
 from ..core.primitive import Primitive
 from ..dag.node import CONST, VAR
+from .legacy_names import current_name
 from .serialize import (
     FORMAT,
     SerializationError,
@@ -294,7 +295,7 @@ def _resolver(primitives):
     def resolve(ref):
         if ref == "var" or ref == "const":
             return VAR if ref == "var" else CONST
-        prim = (known.get(tuple(ref)) if type(ref) is list and len(ref) == 2
+        prim = (known.get((current_name(ref[0]), ref[1])) if type(ref) is list and len(ref) == 2
                 and all(type(part) is str for part in ref) else None)
         if prim is None:
             raise SerializationError(

@@ -311,7 +311,7 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
 
     def _trace_and_compile(args, kwargs, leaves, treedef):
         trace = StagingTrace(new_level(), record=True)
-        try:
+        with trace.recording() as made:   # a topological order, some perhaps unneeded
             inputs = [Staged(l, VAR, (), None, f"a{k}", trace) for k, l in enumerate(leaves)]
             staged_args, staged_kwargs = tree_unflatten(treedef, inputs)
             staged_args = iter(staged_args)
@@ -319,9 +319,6 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
             call_kwargs = {k: v if k in static_names else staged_kwargs[k]
                            for k, v in kwargs.items()}
             out_leaves, out_def = tree_flatten(fun(*call, **call_kwargs))
-            made = trace.made        # a topological order, some perhaps unneeded
-        finally:
-            trace.made = None      # the list would keep every node alive with the trace
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
         return compile_plan(made, inputs, out_leaves, out_def, backend=backend, pruned=False)
 

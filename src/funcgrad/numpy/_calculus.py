@@ -24,7 +24,7 @@ from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
-from ..rules import shape as _s
+from ..rules import sorting as _s
 from ..rules import ufuncs as _u
 from ..rules.convolution import convolve as _convolve
 from ._helpers import (

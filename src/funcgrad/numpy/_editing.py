@@ -23,7 +23,7 @@ from ..core.values import float_dtype
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
-from ..rules import shape as _s
+from ..rules import sorting as _s
 from ._helpers import as_array, check_axis, concrete, is_traced, numpys_dtype
 from ._joining import concatenate, sort, vstack
 from ._shape import ravel, reshape

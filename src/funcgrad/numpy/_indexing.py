@@ -38,7 +38,7 @@ from ..core.values import plain as _plain
 from ..core.values import raw as _raw
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
-from ..rules import shape as _s
+from ..rules import sorting as _s
 from ..rules.elementwise import power as _power
 from ..rules.elementwise import sign as _sign
 from ..rules.elementwise import subtract as _subtract

@@ -2,7 +2,7 @@
 
 As in :mod:`._shape`: NumPy's own call on plain arrays, a composition of
 structural primitives (``concatenate``, ``getitem``, ...) on traced values.
-Sorting alone needs more (:mod:`funcgrad.rules.shape`): its index depends on
+Sorting alone needs more (:mod:`funcgrad.rules.sorting`): its index depends on
 the values.
 """
 
@@ -14,7 +14,7 @@ from ..core.values import in_library_of as _in_library_of
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
-from ..rules import shape as _s
+from ..rules import sorting as _s
 from ._helpers import (
     as_array,
     check_axes,

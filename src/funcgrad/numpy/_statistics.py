@@ -27,7 +27,7 @@ from ..core.values import float_dtype
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
-from ..rules import shape as _s
+from ..rules import sorting as _s
 from ..rules import ufuncs as _u
 from ._helpers import (
     as_array,

@@ -27,7 +27,7 @@ from functools import reduce
 
 import numpy as np
 
-from ..core.facts import ALL, declare
+from ..core.facts import declare
 from ..core.primitive import Primitive, describe
 from ..core.values import (
     filled_like,

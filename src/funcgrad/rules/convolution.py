@@ -26,7 +26,7 @@ array([0. , 1. , 2.5, 4. , 1.5])
 import numpy as np
 
 from ..core.errors import ArgumentError
-from ..core.facts import ALL, declare
+from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import getitem

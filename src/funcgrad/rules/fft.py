@@ -26,7 +26,7 @@ array([ 2.,  4.,  0., -2.])
 
 import numpy as np
 
-from ..core.facts import ALL, declare
+from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import in_library_of, shape_of
 from . import elementwise as ew

@@ -22,7 +22,7 @@ array([0., 6., 0.])
 
 import numpy as np
 
-from ..core.facts import ALL, declare
+from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import filled_like, ndim_of, normalize_axes, plain, shape_of
 from .arrays import (

@@ -96,7 +96,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         who = f"jacrev of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
                                                           record=True)
-        try:
+        with trace.recording():
             if holomorphic:
                 check_holomorphic_inputs([n._value for nodes, _ in inputs for n in nodes], who)
             if has_aux:
@@ -106,8 +106,6 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             if has_aux:
                 return _jacrev(trace, inputs, out, single, where), result_of(trace, aux)
             return _jacrev(trace, inputs, out, single, where)
-        finally:
-            trace.made = None        # where a check raised before the fold
 
     return jac_fun
 

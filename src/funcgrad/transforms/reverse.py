@@ -45,7 +45,7 @@ from .arguments import (
     split_aux,
 )
 
-__all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "linearize_rev",
+__all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "trace_reverse",
            "trace_argnums", "pull_back", "named_variables"]
 
 
@@ -70,7 +70,7 @@ def _wrap_inputs(args, argnums, box, who):
     return args, boxes
 
 
-def linearize_rev(fun, args, argnums, who, kwargs=None, persistent=False, record=False):
+def trace_reverse(fun, args, argnums, who, kwargs=None, persistent=False, record=False):
     """Trace ``fun`` in a new reverse trace; return ``(trace, inputs, out)``.
 
     ``persistent``: the graph outlives this call (``vjp``), so it keeps
@@ -84,8 +84,8 @@ def linearize_rev(fun, args, argnums, who, kwargs=None, persistent=False, record
     try:
         out = fun(*args, **(kwargs or {}))
     except BaseException:
-        trace.made = None          # no cycle of the nodes and their trace left behind
-        raise
+        with trace.recording():    # the record is dropped: the caller will not fold
+            raise
     return trace, inputs, out
 
 
@@ -93,7 +93,7 @@ def trace_argnums(fun, args, kwargs, argnums, who, record=False):
     """``fun`` traced in a new reverse trace with the ``argnums`` arguments as variables
     (each once, however often named): ``(trace, inputs, out, single, where)``, where
     ``where`` places each requested argnum among the distinct ones. ``record``: as in
-    :func:`linearize_rev` (whoever asks for it calls :func:`pull_back`)."""
+    :func:`trace_reverse` (whoever asks for it calls :func:`pull_back`)."""
     # Checked once per form of call; only exact ints are remembered (True == 1 as a key).
     exact = type(argnums) is int or (type(argnums) is tuple
                                      and all(type(a) is int for a in argnums))
@@ -104,7 +104,7 @@ def trace_argnums(fun, args, kwargs, argnums, who, record=False):
         if exact:
             _ARGNUMS[(argnums, len(args))] = found
     single, unique, where = found
-    trace, inputs, out = linearize_rev(fun, args, unique, who, kwargs, record=record)
+    trace, inputs, out = trace_reverse(fun, args, unique, who, kwargs, record=record)
     return trace, inputs, out, single, where
 
 
@@ -121,7 +121,11 @@ def pull_back(trace, out_leaves, cotangents, inputs):
     A trace that recorded its nodes (``record``) is folded in that order, with no walk
     of the graph to order it (inside ``fg.debug_nans()`` the walk stays, so that only
     values the outputs depend on are checked); the record ends here."""
-    made, trace.made = trace.made, None
+    with trace.recording() as made:
+        return _pull_back(trace, made, out_leaves, cotangents, inputs)
+
+
+def _pull_back(trace, made, out_leaves, cotangents, inputs):
     seeds = {}
     for o, ct in zip(out_leaves, cotangents):
         if trace.owns(o) and ct is not None:
@@ -176,7 +180,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     who = f"vjp of {fun_name(fun)}"
     if not primals:
         raise ArgumentTypeError(f"{who}: give at least one primal to differentiate at")
-    trace, inputs, out = linearize_rev(fun, primals, tuple(range(len(primals))), who,
+    trace, inputs, out = trace_reverse(fun, primals, tuple(range(len(primals))), who,
                                        persistent=True)
     if has_aux:
         out, aux = split_aux(out, who)
@@ -219,10 +223,8 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         who = f"grad of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
                                                           record=True)
-        try:
+        with trace.recording():
             return _value_and_grad(trace, inputs, out, single, where, who)
-        finally:
-            trace.made = None        # where a check below raised before pull_back
 
     def _value_and_grad(trace, inputs, out, single, where, who):
         if holomorphic:
@@ -277,12 +279,10 @@ def elementwise_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callabl
         who = f"elementwise_grad of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
                                                           record=True)
-        try:
+        with trace.recording():
             leaves, _ = tree_flatten(out)
             ones = [_seed(o) for o in leaves]
             grads = pull_back(trace, leaves, ones, inputs)
-        finally:
-            trace.made = None
         return grads[0] if single else tuple(grads[k] for k in where)
 
     return egrad_fun
