@@ -28,7 +28,7 @@ from .transforms.reverse import grad, value_and_grad, vjp, elementwise_grad, tra
 from .transforms.forward import jvp
 from .transforms.jacobians import jacrev, jacfwd, jacobian, hessian, hvp
 from .transforms.batching import vmap
-from .jit.staging import jit
+from .jit.jitted import jit
 from .transforms.arguments import stop_gradient
 from .analysis.check import check_grads
 

@@ -156,11 +156,11 @@ def test_the_plan_cache_keeps_the_plans_used_last():
     assert f.plan(np.ones(5)) is plan_5 and f.cache_size() == 3
     assert f.plan(np.ones(3)) in f.plans() and f.cache_size() == 3
     assert fg.jit(lambda x: x).cache_size() == 0
-    from funcgrad.jit import staging
+    from funcgrad.jit import jitted
     g = fg.jit(lambda x: x + 1.0)
-    for n in range(staging.PLANS_KEPT + 10):
+    for n in range(jitted.PLANS_KEPT + 10):
         g(np.zeros(n + 1))
-    assert g.cache_size() == staging.PLANS_KEPT
+    assert g.cache_size() == jitted.PLANS_KEPT
     with pytest.raises(fg.ArgumentError, match="max_plans must be a positive int"):
         fg.jit(lambda x: x, max_plans=0)
 

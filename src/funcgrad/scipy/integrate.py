@@ -36,7 +36,7 @@ from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import shape_of
-from ..jit.staging import jit
+from ..jit.jitted import jit
 from ..rules.arrays import getitem, reshape
 from ..transforms.forward import jvp
 from ..transforms.ravel import ravel_pytree

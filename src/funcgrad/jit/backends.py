@@ -1,0 +1,68 @@
+"""jit's backends: how a traced graph becomes the code a plan runs.
+
+A backend is an object with a ``name``, ``check()`` (which raises where it
+cannot run, naming what to install) and ``compile(nodes, inputs, out_leaves,
+out_def)``, which turns the staged graph (its nodes in topological order, the
+staged inputs and outputs, the outputs' tree structure) into a
+:class:`~funcgrad.jit.plans.Plan`. ``fg.jit(f, backend=name)`` asks the backend
+of that name; adding a backend is adding one to :data:`BACKENDS`.
+
+- ``"python"`` (the default): straight-line Python over NumPy calls, cut into
+  blocks compiled once per distinct block (:mod:`funcgrad.jit.plans`).
+- ``"numba"``: a plan of Python floats, or of small arrays of one shape, as a
+  program for one register machine numba compiles once
+  (:mod:`funcgrad.jit.machine`); any other plan's blocks of typable steps
+  compiled to machine code (:mod:`funcgrad.jit.native`).
+
+>>> sorted(BACKENDS)
+['numba', 'python']
+>>> backend_named("python")
+<jit backend 'python'>
+"""
+
+import importlib.util
+
+from ..core.errors import ArgumentError
+from .plans import compile_plan
+
+__all__ = ["Backend", "BACKENDS", "backend_named"]
+
+
+class Backend:
+    """A way to compile a staged graph into a plan (see the module's docstring)."""
+
+    __slots__ = ("name", "needs", "extra", "about")
+
+    def __init__(self, name, about, needs=None, extra=None):
+        self.name = name
+        self.about = about
+        self.needs = needs      # the module it imports, if any
+        self.extra = extra      # funcgrad's extra that installs it
+
+    def check(self):
+        if self.needs and importlib.util.find_spec(self.needs) is None:
+            raise ImportError(f'jit: backend="{self.name}" needs {self.needs}, which is not '
+                              f'installed: pip install "funcgrad[{self.extra}]"')
+
+    def compile(self, nodes, inputs, out_leaves, out_def):
+        return compile_plan(nodes, inputs, out_leaves, out_def, backend=self.name, pruned=False)
+
+    def __repr__(self):
+        return f"<jit backend {self.name!r}>"
+
+
+BACKENDS = {
+    "python": Backend("python", "straight-line Python over NumPy calls"),
+    "numba": Backend("numba", "native code for the blocks numba can compile",
+                     needs="numba", extra="native"),
+}
+
+
+def backend_named(name):
+    """The backend called ``name``, ready to run here (or a clear error)."""
+    backend = BACKENDS.get(name) if isinstance(name, str) else None
+    if backend is None:
+        known = ", ".join(f"{b.name!r} ({b.about})" for b in BACKENDS.values())
+        raise ArgumentError(f"jit: backend={name!r} is not one of {known}")
+    backend.check()
+    return backend

@@ -1,0 +1,335 @@
+"""``fg.jit``: a function compiled once per input structure, as an object.
+
+``fg.jit(fun)`` is a :class:`Jitted`: it holds ``fun``, which arguments are
+static, its backend (:mod:`funcgrad.jit.backends`) and the plans compiled so
+far, the ``max_plans`` used last, keyed by the structure of the arguments
+(pytree, shapes, dtypes, static values). Calling it finds or makes the plan
+for the arguments and runs it; :mod:`funcgrad.jit.staging` traces the function
+into the graph a backend compiles.
+
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> f = fg.jit(lambda x: fnp.tanh(x) * 2.0)
+>>> f
+<jit of <lambda>: 0 plans, backend 'python'>
+>>> f(0.5) == 2.0 * fnp.tanh(0.5), f.cache_size()
+(np.True_, 1)
+"""
+
+import functools
+import inspect
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..core.collector import gc_paused
+from ..core.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    NamespaceError,
+    NonFiniteError,
+)
+from ..core.namespaces import is_foreign, library_of
+from ..core.traces import Box, new_level
+from ..core.tree import tree_flatten, tree_leaves, tree_unflatten
+from ..core.values import numpy_scalar
+from ..dag.finite import all_finite, checking, watched
+from ..dag.node import VAR, Node
+from .backends import backend_named
+from .staging import Staged, StagingTrace
+
+__all__ = ["jit", "Jitted", "PLANS_KEPT"]
+
+PLANS_KEPT = 64
+"""How many plans a jitted function keeps by default (``fg.jit(..., max_plans=)``)."""
+
+
+def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), backend: str = "python",
+        max_plans: int | None = None) -> Any:
+    """Compile ``fun`` once per input structure and replay the compiled plan.
+
+    Positional and keyword arguments are traced alike (any pytree of numbers
+    and arrays). ``static_argnums`` and ``static_argnames`` name arguments
+    whose values (hashable) select the plan instead of being traced; either
+    finds the other through ``fun``'s signature. The compiled function has
+    ``plan(*args, **kwargs)`` to look at the plan for given arguments, and is
+    traced through (not compiled) when called inside another transform. It is a
+    :class:`Jitted` object: the function, its static arguments, its
+    :mod:`backend <funcgrad.jit.backends>` and the plans it keeps.
+    ``backend="numba"`` (the ``native`` extra) runs a plan of Python floats on a
+    register machine compiled once (:mod:`funcgrad.jit.machine`) and compiles any
+    other plan's blocks to machine code where numba can (:mod:`funcgrad.jit.native`),
+    agreeing with the default Python backend to rounding rather than bit for bit.
+
+    A plan is compiled per input structure (shapes, dtypes, static values) and
+    kept: the ``max_plans`` used last (``PLANS_KEPT``, 64, by default); calling
+    with a 65th structure drops the plan used longest ago, which is compiled
+    again if it comes back. ``f.cache_size()`` says how many are kept.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> f = fg.jit(lambda x, y: fnp.sin(x) * y + x)
+    >>> f(0.0, 2.0), f(1.0, 2.0)
+    (np.float64(0.0), np.float64(2.682941969615793))
+    >>> f.plan(0.0, 2.0)
+    <plan: 3 steps>
+    >>> g = fg.jit(lambda x, scale=1.0, power=2: scale * x ** power, static_argnames="power")
+    >>> g(3.0, scale=2.0), g(3.0, scale=2.0, power=3)
+    (np.float64(18.0), np.float64(54.0))
+
+    Without a function, as JAX's ``jit`` with options, it is a decorator:
+
+    >>> @fg.jit(static_argnames=("n",))
+    ... def power(x, n):
+    ...     return x ** n
+    >>> power(2.0, n=3)
+    np.float64(8.0)
+    """
+    if fun is None:
+        return lambda f: jit(f, static_argnums, static_argnames, backend, max_plans)
+    return Jitted(fun, static_argnums, static_argnames, backend, max_plans)
+
+
+class Jitted:
+    """A function compiled once per input structure and replayed (made by :func:`jit`)."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), backend="python",
+                 max_plans=None):
+        if not callable(fun):
+            raise ArgumentTypeError(f"jit needs a function; got {type(fun).__name__} {fun!r:.40}")
+        # its name, docstring and signature; not its __dict__ (a Jitted's own fields, if fun
+        # is a function made from another Jitted by functools.wraps, as grad's is)
+        functools.update_wrapper(self, fun, updated=())
+        self.backend = backend_named(backend)
+        self.statics, self.static_names = _static_positions(fun, static_argnums,
+                                                            static_argnames)
+        keep = PLANS_KEPT if max_plans is None else max_plans
+        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+            raise ArgumentError(f"jit: max_plans must be a positive int (plans kept per "
+                                f"function); got {max_plans!r}")
+        self.max_plans = keep
+        self._every_argument_traced = not self.statics and not self.static_names
+        self.fun = fun
+        self.name = getattr(fun, "__name__", type(fun).__name__)
+        self._cache: OrderedDict = OrderedDict()     # the plans, least recently used first
+
+    def __repr__(self):
+        n = len(self._cache)
+        return (f"<jit of {self.name}: {n} plan{'s' * (n != 1)}, "
+                f"backend {self.backend.name!r}>")
+
+    def __get__(self, obj, cls=None):
+        # a jitted function stored on a class is a method: bound to the instance
+        return self if obj is None else functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        plan, leaves = self._plan_for(args, kwargs)
+        if plan is None:
+            return self.fun(*args, **kwargs)   # inside another transform: trace straight through
+        # Python-float results come back as NumPy's float64
+        out = tree_unflatten(plan.out_def, [numpy_scalar(v) for v in plan.run(*leaves)])
+        if checking() and not all_finite(out):
+            self._find_non_finite(args, kwargs)
+        return out
+
+    def plan(self, *args, **kwargs):
+        """The plan these arguments run (compiled now if it is new)."""
+        found = self._plan_for(args, kwargs)[0]
+        if found is None:
+            raise ArgumentTypeError(f"jit of {self.name}: plan() takes plain values; these "
+                                    f"arguments are traced by another transform, which traces "
+                                    f"the function through")
+        return found
+
+    def plans(self):
+        """The plans kept, least recently used first."""
+        return list(self._cache.values())
+
+    def cache_size(self):
+        """How many plans are kept."""
+        return len(self._cache)
+
+    def _split(self, args, kwargs):
+        statics, static_names = self.statics, self.static_names
+        if not statics and not static_names:      # the common call: every argument traced
+            return ([*args], kwargs), _NO_STATICS
+        dynamic = ([a for i, a in enumerate(args) if i not in statics],
+                   {k: v for k, v in kwargs.items() if k not in static_names})
+        static = (tuple((i, args[i]) for i in sorted(statics) if i < len(args)),
+                  tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names)))
+        return dynamic, static
+
+    def _plan_for(self, args, kwargs):
+        """The plan for these arguments and their leaves; None if some are traced values
+        (the call is inside another transform)."""
+        if self._every_argument_traced:      # the common call, without _split
+            dynamic, static = ([*args], kwargs), _NO_STATICS
+        else:
+            dynamic, static = self._split(args, kwargs)
+        leaves, treedef = tree_flatten(dynamic)
+        if static is not _NO_STATICS and any(isinstance(l, Box) for l in tree_leaves(static)):
+            return None, leaves
+        parts = []      # each leaf's part of the cache key: its type, shape and dtype
+        for k, l in enumerate(leaves):
+            kind = type(l)
+            if kind is np.ndarray:     # _abstract's answer, written out on the hot path
+                if l.dtype.kind not in "biufc":
+                    raise ArgumentTypeError(f"jit of {self.name}: argument leaf {k} is an array "
+                                            f"of dtype {l.dtype}, not numbers; pass numeric "
+                                            f"arrays (strings and objects are static: "
+                                            f"static_argnums)")
+                parts.append((np.ndarray, l.shape, l.dtype))
+            elif kind is np.float64:    # what transforms return: runs as a Python float
+                leaves[k] = float(l)
+                parts.append(_FLOAT_KEY)
+            elif isinstance(l, Box):
+                return None, leaves
+            else:
+                part = _NUMBER_KEYS.get(kind)
+                if part is None:        # a traced value further on is traced through first
+                    if any(isinstance(x, Box) for x in leaves):
+                        return None, leaves
+                    part = _abstract(l, f"jit of {self.name}")
+                parts.append(part)
+        key = (treedef, tuple(parts), static, len(args))
+        try:
+            hash(key)
+        except TypeError:
+            try:       # a registered class's aux data may hold a dict or a list: by value
+                hash(static)
+            except TypeError:
+                raise ArgumentTypeError(
+                    f"jit of {self.name}: static arguments must be hashable; name only "
+                    f"hashable arguments in static_argnums / static_argnames") from None
+            key = (_by_value(treedef), tuple(parts), static, len(args))
+        cache = self._cache
+        plan = cache.get(key)
+        if plan is None:
+            # The trace is a graph without cycles, freed by reference counting: the cyclic
+            # collector would only walk it again and again while it grows.
+            with gc_paused():
+                plan = self._trace_and_compile(args, kwargs, leaves, treedef)
+            cache[key] = plan
+            if len(cache) > self.max_plans:
+                cache.popitem(last=False)
+        elif len(cache) > 1:
+            cache.move_to_end(key)
+        return plan, leaves
+
+    def _trace_and_compile(self, args, kwargs, leaves, treedef):
+        statics, static_names = self.statics, self.static_names
+        trace = StagingTrace(new_level(), record=True)
+        with trace.recording() as made:   # a topological order, some perhaps unneeded
+            inputs = [Staged(l, VAR, (), None, f"a{k}", trace) for k, l in enumerate(leaves)]
+            staged_args, staged_kwargs = tree_unflatten(treedef, inputs)
+            staged_args = iter(staged_args)
+            call = [a if i in statics else next(staged_args) for i, a in enumerate(args)]
+            call_kwargs = {k: v if k in static_names else staged_kwargs[k]
+                           for k, v in kwargs.items()}
+            out_leaves, out_def = tree_flatten(self.fun(*call, **call_kwargs))
+        out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
+        return self.backend.compile(made, inputs, out_leaves, out_def)
+
+    def _find_non_finite(self, args, kwargs):
+        """Inside fg.debug_nans(), a non-finite result: run the function again, primitive
+        by primitive, to name the first one that made a NaN or an infinity."""
+        who = f"jit of {self.name}"
+        (args, kwargs), watch = watched((args, kwargs), who)
+        self.fun(*args, **kwargs)
+        raise NonFiniteError(f"{who}: the result is not finite, but no primitive made it so "
+                             f"from finite inputs: an argument is not finite")
+
+
+_NUMBER_KEYS = {float: (float,), int: (int,), bool: (bool,)}   # _abstract of a plain number
+_FLOAT_KEY = _NUMBER_KEYS[float]
+_NO_STATICS = ((), ())
+
+
+def _abstract(leaf, who):
+    """The cache-key part of a dynamic leaf: its type, shape and dtype."""
+    if isinstance(leaf, (bool, np.bool_)):
+        return (bool,)
+    if isinstance(leaf, (int, float)):
+        return (type(leaf),)
+    if isinstance(leaf, (np.ndarray, np.generic)):
+        return (np.ndarray, leaf.shape, leaf.dtype)
+    if is_foreign(leaf):
+        raise NamespaceError(
+            f"{who}: an argument is {library_of(leaf)}'s {type(leaf).__name__}, and jit compiles "
+            f"plans of NumPy calls, which would have to turn it into a NumPy array (computing a "
+            f"lazy Dask array, copying a GPU array to the host); call the function without "
+            f"fg.jit: funcgrad differentiates it all the same, Dask optimizes its own task "
+            f"graph, and PyTorch and CuPy run each operation on the device")
+    raise ArgumentTypeError(
+        f"{who}: an argument leaf is {type(leaf).__name__} {leaf!r}; jit traces numbers and "
+        f"arrays only: pass other values through static_argnums")
+
+
+def _static_positions(fun, static_argnums, static_argnames):
+    """The positions and the names of the static arguments, each completed from the other
+    through ``fun``'s signature (as JAX does), where it has one."""
+    if isinstance(static_argnums, (int, np.integer)) and not isinstance(static_argnums, bool):
+        nums = {int(static_argnums)}
+    elif isinstance(static_argnums, (tuple, list, set, frozenset)) and all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in static_argnums):
+        nums = {int(i) for i in static_argnums}
+    else:
+        raise ArgumentTypeError(f"jit: static_argnums must be an int or a tuple of ints; got "
+                                f"{static_argnums!r:.40}")
+    if isinstance(static_argnames, str):
+        names = {static_argnames}
+    elif isinstance(static_argnames, (tuple, list, set, frozenset)) and all(
+            isinstance(n, str) for n in static_argnames):
+        names = set(static_argnames)
+    else:
+        raise ArgumentTypeError(f"jit: static_argnames must be a name or a tuple of names; got "
+                                f"{static_argnames!r:.40}")
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    fixed = params and not any(p.kind is p.VAR_POSITIONAL for p in params)
+    if fixed:     # as JAX: negative positions count from the end of the parameters
+        bad = sorted(i for i in nums if not -len(positional) <= i < len(positional))
+        if bad:
+            raise ArgumentError(f"jit: static_argnums {bad} out of range for a function of "
+                                f"{len(positional)} positional parameter(s) ({', '.join(positional)})")
+        nums = {i % len(positional) for i in nums}
+    elif any(i < 0 for i in nums):
+        raise ArgumentError(f"jit: a negative static_argnums needs a function with a fixed "
+                            f"number of positional parameters; got {sorted(nums)}")
+    for i, pname in enumerate(positional):
+        if pname in names:
+            nums.add(i)
+        if i in nums and params[i].kind is not params[i].POSITIONAL_ONLY:
+            names.add(pname)
+    return frozenset(nums), frozenset(names)
+
+
+
+def _by_value(x):
+    """A hashable stand-in for a structure whose aux data holds dicts, lists or sets (a
+    registered class's settings): equal by value where the original is."""
+    if isinstance(x, dict):
+        return ("dict", tuple(sorted(((_by_value(k), _by_value(v)) for k, v in x.items()),
+                                     key=repr)))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_by_value(v) for v in x))
+    if isinstance(x, (set, frozenset)):
+        return ("set", frozenset(_by_value(v) for v in x))
+    if isinstance(x, np.ndarray):
+        return ("array", x.shape, x.dtype.str, x.tobytes())
+    try:
+        hash(x)
+    except TypeError:
+        raise ArgumentTypeError(f"jit: a pytree's aux data holds {type(x).__name__} {x!r:.40}, "
+                                f"which cannot be compared by value; make it hashable") from None
+    return x
+
+
+def _plain_output(o):
+    if isinstance(o, Node):
+        raise ArgumentTypeError("jit: the function returned a node of another trace; return arrays")
+    return o
