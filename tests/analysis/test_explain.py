@@ -111,3 +111,45 @@ def test_explain_a_hand_built_graph():
 def test_explain_rejects_what_is_not_a_function():
     with pytest.raises(TypeError, match="explain takes a function"):
         fg.explain(3.0)
+
+
+# ---------------------------------------------------------------- values and latent traps
+
+def test_explain_names_the_first_non_finite_value_when_the_gradient_is_finite():
+    report = fg.explain(lambda x: fnp.log(x) * 2.0, -1.0)
+    text = str(report)
+    assert "the value of <lambda> is not finite (nan)" in text
+    assert "log(x) is nan" in text and "its argument is -1 there" in text
+    assert "keep the argument positive" in text
+    assert report and report.findings[0].primitive == "log"
+
+
+def test_explain_names_a_division_by_zero_and_its_operands():
+    text = str(fg.explain(lambda x: fnp.sum(x / (x - 1.0)), np.array([1.0, 2.0])))
+    assert "divide(x, %2) is inf at [0]" in text and "its arguments are 1, 0 there" in text
+
+
+def test_a_finite_value_gets_no_value_finding():
+    assert not fg.explain(lambda x: fnp.log(x) * 2.0, 2.0)
+
+
+@pytest.mark.parametrize("singular", [fnp.sqrt, fnp.log, fnp.arcsin, fnp.log1p,
+                                      lambda v: 1.0 / v])
+def test_lint_finds_a_where_trap_no_input_has_reached_yet(singular):
+    found = fg.lint(lambda x: fnp.sum(fnp.where(x > 0.5, singular(x), 0.0)),
+                    np.array([0.6, 0.9]))
+    assert [f.kind for f in found] == ["where trap"]
+    assert "no input given here does yet" in found[0].message
+    assert "inside the where" in found[0].fix
+
+
+def test_lint_leaves_a_guarded_branch_and_a_smooth_one_alone():
+    guarded = lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(fnp.where(x > 0, x, 1.0)), 0.0))
+    smooth = lambda x: fnp.sum(fnp.where(x > 0, fnp.exp(x) * x, 0.0))
+    for f in (guarded, smooth):
+        assert fg.lint(f, np.array([1.0, 4.0])) == []
+    # and the latent trap it flags is real: an input at the edge gives a nan gradient
+    trap = lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(x), 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert np.isnan(fg.grad(trap)(np.array([0.0, 4.0]))[0])
+        assert np.isfinite(fg.grad(guarded)(np.array([0.0, 4.0]))).all()

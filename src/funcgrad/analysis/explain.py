@@ -239,8 +239,9 @@ def _forward_finding(node, index):
     """The first node whose value is not finite although its inputs are."""
     v = np.asarray(raw(node._value))
     bad = _bad(v)
-    what = "is nan" if np.any(np.isnan(v)) else "is -inf" if np.any(v == -np.inf) else "overflows to inf"
+    what = "is nan" if np.any(np.isnan(v)) else "is -inf" if np.any(v == -np.inf) else "is inf"
     if node._prim is ew.exp:
+        what = "overflows to inf" if what == "is inf" else what
         return Finding("overflow", node, f"{_call(node, index)} {what} at {_entries(bad)}",
                        "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax, "
                        "or subtract the max before exp")
@@ -252,10 +253,32 @@ def _forward_finding(node, index):
                            f"from %{index[src]} {src.op} underflowed to 0",
                            "compute the log-probability directly: fg.nn.log_softmax, "
                            "fnp.logaddexp(0, -x) for -log(sigmoid(x)), fg.nn.logsumexp")
+    at = _arguments_at(node, bad)
     return Finding("not finite", node, f"the value of {_call(node, index)} {what} at "
-                   f"{_entries(bad)} although its inputs are finite",
+                   f"{_entries(bad)} although its inputs are finite{at}",
                    _hint(node, "keep the arguments inside the function's domain; "
                                "inf - inf and 0 * inf give nan"))
+
+
+def _arguments_at(node, bad):
+    """``" (its argument is -1.0 there)"``: the operands at the first bad entry, so the
+    report says why (a log of a negative number, a division by zero)."""
+    first = np.flatnonzero(np.ravel(bad))[:1]
+    if not first.size:
+        return ""
+    shape = np.shape(bad)
+    found = []
+    for a in node._args:
+        v = np.asarray(raw(a._value))
+        if v.dtype.kind not in "fc":
+            continue
+        v = np.broadcast_to(v, shape) if v.shape != shape and v.size else v
+        found.append(_short(v.ravel()[first[0]]) if v.size == np.prod(shape, dtype=int) else "?")
+    if not found:
+        return ""
+    if len(found) == 1:
+        return f" (its argument is {found[0]} there)"
+    return f" (its arguments are {', '.join(found)} there)"
 
 
 def _blocked_finding(node, k, index, path, x):
@@ -365,6 +388,13 @@ def explain(fun: Any, *args: Any) -> Any:
                 lines.append(f"  {f.kind}: {f.message}")
                 lines.append(f"    fix: {f.fix}")
             findings.extend(found)
+        if forward:       # the value itself is not finite: where it first became so, and why
+            v = np.asarray(raw(output._value))
+            origin = _forward_finding(forward[0], index)
+            lines[:0] = [f"explain {name}: the value of {name} is not finite "
+                         f"({_summary(_bad(v), np.zeros(v.shape, bool), v).removeprefix('is ')})",
+                         f"  {origin.kind}: {origin.message}", f"    fix: {origin.fix}"]
+            findings.insert(0, origin)
     if not lines:
         lines = [f"explain {name}: every gradient entry is finite and nonzero"]
     return Explanation(lines, findings, grads)
@@ -431,10 +461,45 @@ def lint(fun: Any, *args: Any) -> list:
             f = _lint_node(node, index, trapped)
             if f is not None:
                 found.append(f)
+        found.extend(_latent_where_traps(order, inputs, index, trapped))
         reached = set(order)
         for x in inputs:
             if x not in reached:
                 found.extend(_cut_findings(x, cuts, order, index))
+    return found
+
+
+def _latent_where_traps(order, inputs, index, trapped):
+    """Wheres that discard a branch through a primitive whose derivative is infinite on a
+    boundary of its domain (core/facts.py: ``singular``), unguarded: read from the graph,
+    so found before any input reaches the boundary."""
+    moving = set(inputs)
+    for node in order:
+        if any(a in moving for a in node._args):
+            moving.add(node)
+    found = []
+    for node in order:
+        if node._prim is not ew.where:
+            continue
+        for branch in node._args[1:]:
+            if branch not in moving:
+                continue
+            origin = next((n for n in dfs_order((branch,)) if n not in trapped
+                           and getattr(n._prim, "singular", False)
+                           and any(a in moving and a._prim is not ew.where for a in n._args)),
+                          None)
+            if origin is None:
+                continue
+            arg = next(a for a in origin._args if a in moving)
+            trapped.add(origin)
+            found.append(Finding(
+                "where trap", origin,
+                f"{_call(node, index)} chooses between branches, and branch "
+                f"{_call(origin, index)} has an infinite derivative where "
+                f"{_ref(arg, index)} reaches the edge of its domain: wherever the where "
+                f"discards it there, the gradient will be nan (no input given here does yet)",
+                f"guard the argument too: {origin.op}(where(cond, {_ref(arg, index)}, 1.0)) "
+                f"inside the where"))
     return found
 
 

@@ -26,6 +26,9 @@ fact           meaning (default)
 ``spec``       a contraction as an einsum: ``spec(shapes, params)`` gives (each
                operand's index letters, the output's), or None for a scaling (None)
 ``commutative`` its operands may be listed in any order (False)
+``singular``   its derivative is infinite on a boundary of its domain (``sqrt`` and
+               ``log`` at 0, ``arcsin`` at 1, a division by 0), so a ``where`` that
+               discards it there gives nan: what ``lint`` looks for (False)
 ``hint``       what keeps the argument off the boundary where the derivative is
                infinite, for ``explain`` (None)
 ``abstract``   ``abstract(*operands, **params)`` gives example outputs, for jit's
@@ -53,7 +56,7 @@ class _All:
 ALL = _All()
 
 FACTS = {"flat": frozenset(), "selects": False, "linear": None, "structure": None,
-         "spec": None, "commutative": False, "hint": None, "abstract": None}
+         "spec": None, "commutative": False, "singular": False, "hint": None, "abstract": None}
 
 
 def declare(*prims, **facts):

@@ -408,6 +408,7 @@ declare(multiply, linear="each")
 declare(divide, linear=frozenset({0}))
 declare(where, linear=frozenset({1, 2}))
 declare(maximum, minimum, relu, abs, where, selects=True)
+declare(sqrt, log, divide, power, singular=True)
 declare(exp, hint="exp overflows above 709: subtract the max first, or use fg.nn.logsumexp / "
                   "fg.nn.softmax")
 declare(sqrt, hint="add a small eps (sqrt(x + 1e-12)) or keep x > 0; for a norm use "
