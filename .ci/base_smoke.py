@@ -6,9 +6,11 @@ README promises without an extra. CI runs this in a fresh virtual environment ho
 """
 
 import importlib.util
+import os
 import pickle
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -47,6 +49,17 @@ def _():
     assert np.allclose(back.value, f.value)
     again = pickle.loads(pickle.dumps(f))
     assert np.allclose(again.value, f.value)
+    with tempfile.TemporaryDirectory() as tmp:
+        fg.dump({"f": f}, os.path.join(tmp, "graph.fg"))
+        assert np.allclose(fg.load(os.path.join(tmp, "graph.fg"))["f"].value, f.value)
+
+
+@check("random numbers with keys")
+def _():
+    k1, k2 = fg.random.split(fg.random.key(0))
+    noise = fg.jit(lambda k: fg.random.normal(k, (3,)))
+    assert np.array_equal(noise(k1), fg.random.normal(k1, (3,)))
+    assert fg.vmap(lambda k: fg.random.uniform(k, ()))(fg.random.split(k2, 4)).shape == (4,)
 
 
 @check("transforms, jit, vmap")

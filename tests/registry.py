@@ -359,6 +359,40 @@ register("at.add:drop-traced", lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 2.
          (V3,), (M23[0],))
 
 
+# ---------------------------------------------------------------- random numbers
+
+# A key made by each of funcgrad.random's key functions; the numbers drawn from it are
+# constants of the function, so every transform must give what the loop or eager call gives.
+_KEY = fg.random.fold_in(fg.random.split(fg.random.key(3), 2)[1], 7)
+_COV = W @ W.T + np.eye(3)
+register("random.uniform", lambda x: fg.random.uniform(_KEY, np.shape(x), minval=x, maxval=2.0 * x + 3.0),
+         (V3,), (M23,))
+register("random.normal", lambda x: x + x * fg.random.normal(_KEY, np.shape(x)), (V3,), (M23,))
+for _name in ("exponential", "gumbel", "laplace", "logistic"):
+    register(f"random.{_name}", (lambda n: lambda x: x * getattr(fg.random, n)(_KEY, np.shape(x)))(_name),
+             (V3,), (M23,))
+register("random.truncated_normal", lambda x: x * fg.random.truncated_normal(_KEY, -1.0, 2.0, np.shape(x)),
+         (V3,), (M23,))
+register("random.bernoulli", lambda x: fnp.where(fg.random.bernoulli(_KEY, 0.4, np.shape(x)), x, -x),
+         (V3,), (M23,))
+register("random.categorical", lambda x: x * fnp.expand_dims(fg.random.categorical(_KEY, x), -1),
+         (V3,), (M23,))
+register("random.randint", lambda x: x * fg.random.randint(_KEY, np.shape(x), 0, 5), (V3,), (M23,))
+register("random.permutation", lambda x: fg.random.permutation(_KEY, x, axis=-1) * x, (V3,), (M23,))
+register("random.choice", lambda x: fg.random.choice(_KEY, x, (4,), axis=-1), (V3,), (M23,))
+register("random.choice:weighted", lambda x: fg.random.choice(
+    _KEY, x, (2,), replace=False, p=np.array([0.2, 0.3, 0.5]), axis=-1), (V3,))
+# keys computed inside the function, from a traced index: each example its own key under vmap
+register("random.fold_in", lambda x: x * fg.random.normal(fg.random.fold_in(_KEY, fnp.argmax(x)),
+                                                          np.shape(x)), (V3,), (M23,))
+register("random.split", lambda x: x * fg.random.uniform(
+    fnp.take(fg.random.split(_KEY, 3), fnp.argmin(x) % 3, axis=0), np.shape(x)), (V3,), (M23,))
+register("random.multivariate_normal", lambda m: fg.random.multivariate_normal(_KEY, m, _COV), (V3,))
+register("random.multivariate_normal:cov",
+         lambda a: fg.random.multivariate_normal(_KEY, V3, a @ fnp.swapaxes(a, -1, -2) + np.eye(3)),
+         (W,))
+
+
 # ---------------------------------------------------------------- complex inputs
 
 import test_complex  # noqa: E402 - its lists of the functions defined on complex numbers

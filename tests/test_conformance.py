@@ -364,6 +364,9 @@ NOT_TRACED = {
         "promote_types", "result_type", "set_printoptions", "seterr", "seterrcall")},
     **{f"numpy.linalg.{n}": "a result type or an error class" for n in (
         "EigResult", "EighResult", "LinAlgError", "QRResult", "SVDResult", "SlogdetResult")},
+    **{f"random.{n}": "makes keys from seeds and keys (integers): the registry's random entries "
+                      "run every key function under the matrix" for n in (
+        "key", "PRNGKey", "key_data")},
 }
 
 # The features of funcgrad itself that take or return traced values, by registry name.
@@ -383,7 +386,8 @@ def public_callables():
     names = set()
     for module, prefix in [(fnp, "numpy"), (fnp.linalg, "numpy.linalg"), (fnp.fft, "numpy.fft"),
                            (fsp, "scipy.special"), (fsl, "scipy.linalg"), (fg.nn, "nn"),
-                           (fsi, "scipy.integrate"), (fsg, "scipy.signal")]:
+                           (fsi, "scipy.integrate"), (fsg, "scipy.signal"),
+                           (fg.random, "random")]:
         names |= {f"{prefix}.{n}" for n in module.__all__ if callable(getattr(module, n))}
     names |= {f"scipy.stats.{n}" for n in fss.__all__}
     return names

@@ -355,6 +355,10 @@ CASES = [
     Case("spectral", [_a(2, 3, 3), _a(2, 3)], {"UPLO": "U"}, label="stack-upper"),
     Case("vecdot", [_a(3, 2), _a(3, 2)], {"axis": 0}, label="axis0"),
     Case("argsort", [_a(2, 3)], {"axis": 1}, diff=(), label="rows"),
+    Case("split", [np.array([0, 7], dtype=np.uint32)], {"num": 3}, diff=(), label="three"),
+    Case("fold_in", [np.array([0, 7], dtype=np.uint32), 5], diff=(), label="data"),
+    Case("sample", [np.array([0, 7], dtype=np.uint32)],
+         {"distribution": "normal", "shape": (2, 3), "dtype": "<f8"}, diff=(), label="normal"),
     Case("argmax", [_a(2, 3)], {"axis": 0}, diff=(), label="axis0"),
     Case("argmin", [_a(2, 3)], {}, diff=(), label="all"),
     Case("searchsorted", [np.array([-1.0, 0.0, 2.0]), _a(4)], diff=(), label="vector"),
@@ -751,6 +755,8 @@ NO_TORCH_EQUIVALENT = {
     "spectral": "the gradient of a weighted eigenvalue sum: tests/numpy/test_numpy_linalg.py "
                 "checks eigvalsh's Hessian against PyTorch's",
     "last_writes": "an integer-valued helper of scatter_set's rule: test_gather.py checks it",
+    **{name: "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks "
+             "their distributions" for name in ("split", "fold_in", "sample")},
 }
 
 

@@ -37,12 +37,14 @@ from ..core.values import in_library_of as _in_library_of
 from ..core.values import plain as _plain
 from ..core.values import raw as _raw
 from ..core.values import shape_of as _shape_of
+from ..dag.arraylike import TracedIndex, index_param
 from ..rules import arrays as _a
 from ..rules import sorting as _s
 from ..rules.elementwise import power as _power
 from ..rules.elementwise import sign as _sign
 from ..rules.elementwise import subtract as _subtract
 from ..rules.elementwise import where as _where
+from ..rules.gather import gather
 from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import log10 as _log10
 from ._helpers import (
@@ -140,6 +142,18 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     >>> fg.grad(lambda x: fnp.sum(fnp.take(x, [0, 0, 2])))(fnp.ones(3))
     array([2., 0., 1.])
     """
+    if is_traced(indices):      # computed from traced values (an argmax, a key's choice)
+        if axis is None:
+            a, axis = ravel(a), 0
+        shape = _shape_of(a)
+        axis = check_axis(axis, len(shape), "take")
+        if mode not in ("raise", "wrap", "clip"):
+            raise ArgumentError(f"take: mode must be 'raise', 'wrap' or 'clip'; got {mode!r}")
+        index = index_param((slice(None),) * axis + (indices,))
+        if type(index) is TracedIndex:
+            template, operands = index
+            return gather(a, *operands, template=template, mode=mode)
+        indices = index[axis]      # an index a derivative trace held: its plain value
     if not is_traced(a):
         return _np.take(a, indices, axis=axis, out=out, mode=mode)
     if axis is None:
