@@ -393,6 +393,22 @@ register("random.multivariate_normal:cov",
          (W,))
 
 
+# ---------------------------------------------------------------- seeing values
+
+def _plain_only(v):
+    """A debug callback sees runtime values, never a transform's tracer."""
+    if isinstance(v, fg.extend.Box):
+        raise AssertionError(f"fg.debug.callback was handed a traced value: {v!r}")
+
+
+def _debugged(x):
+    fg.debug.callback(_plain_only, x * 2.0)
+    return fnp.tanh(x) * x
+
+
+register("debug.callback", _debugged, (V3,), (M23,))
+
+
 # ---------------------------------------------------------------- complex inputs
 
 import test_complex  # noqa: E402 - its lists of the functions defined on complex numbers

@@ -73,7 +73,7 @@ LAYERS = [   # bottom first; a package may import only from its own layer or bel
     ["transforms", "jit"],                      # reverse, forward, vmap, Jacobians; staging, plans
     ["control"],                                # loops, branches, checkpoints, custom rules
     ["analysis"],                               # explain, lint, sparsity, paths, check_grads
-    ["numpy", "scipy", "nn", "optim", "at", "extend", "random"],   # what users call
+    ["numpy", "scipy", "nn", "optim", "at", "extend", "random", "debug"],   # what users call
     ["io"],                                     # show, files, pickles, the formula parser
     ["cli", "__main__"],                        # the funcgrad command
 ]

@@ -54,7 +54,7 @@ from .transforms.ravel import ravel_pytree
 from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 
 # arrays and training
-from . import numpy, nn, optim, extend, random
+from . import numpy, nn, optim, extend, random, debug
 from .at import at
 
 # seeing and saving graphs
@@ -105,7 +105,7 @@ __all__ = [
     "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "tree_transpose",
     "register_pytree_node_class",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
-    "numpy", "nn", "optim", "extend", "random", "at",
+    "numpy", "nn", "optim", "extend", "random", "debug", "at",
     "show", "to_dot", "to_svg", "render", "dumps", "loads", "dump", "load", "explain", "lint",
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
     "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "ArgumentTypeError", "LinAlgShapeError", "CycleError", "ConcretizationError",

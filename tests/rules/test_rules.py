@@ -356,6 +356,7 @@ CASES = [
     Case("vecdot", [_a(3, 2), _a(3, 2)], {"axis": 0}, label="axis0"),
     Case("argsort", [_a(2, 3)], {"axis": 1}, diff=(), label="rows"),
     Case("split", [np.array([0, 7], dtype=np.uint32)], {"num": 3}, diff=(), label="three"),
+    Case("debug_callback", [_a(2, 3)], {"callback": lambda x: None}, label="no-op"),
     Case("fold_in", [np.array([0, 7], dtype=np.uint32), 5], diff=(), label="data"),
     Case("sample", [np.array([0, 7], dtype=np.uint32)],
          {"distribution": "normal", "shape": (2, 3), "dtype": "<f8"}, diff=(), label="normal"),
@@ -757,6 +758,7 @@ NO_TORCH_EQUIVALENT = {
     "last_writes": "an integer-valued helper of scatter_set's rule: test_gather.py checks it",
     **{name: "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks "
              "their distributions" for name in ("split", "fold_in", "sample")},
+    "debug_callback": "a call for its effect, whose value is 0: tests/test_debug.py checks it",
 }
 
 

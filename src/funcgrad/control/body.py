@@ -190,14 +190,15 @@ class Body:
     ``outputs`` are nodes of the body (or plain constants it returns).
     """
 
-    __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "_plan")
+    __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "effects", "_plan")
 
-    def __init__(self, who, inputs, outputs, order, n_captured=0):
+    def __init__(self, who, inputs, outputs, order, n_captured=0, effects=()):
         self.who = who
         self.n_captured = n_captured
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.order = order
+        self.effects = tuple(effects)    # steps run for their effect (fg.debug.callback)
         self._plan = None
 
     @property
@@ -209,8 +210,10 @@ class Body:
     def plan(self):
         """The body compiled to straight-line code on plain values (once, when first run)."""
         if self._plan is None:
-            self._plan = compile_plan(self.order, self.inputs, self.outputs, None)
-        return self._plan.run
+            plan = compile_plan(self.order, self.inputs, self.outputs + self.effects, None)
+            run, n = plan.run, len(self.outputs)
+            self._plan = run if not self.effects else (lambda *leaves: run(*leaves)[:n])
+        return self._plan
 
     def out_examples(self):
         """A plain value standing for each output (its shape and dtype)."""
@@ -257,9 +260,10 @@ def trace_body(fun, leaves, who):
     outs = [trace.capture(o) if isinstance(o, Box) and not trace.owns(o) else o
             for o in fun(*inputs)]
     captured = [node for _, node in trace.captured.values()]
-    roots = inputs + captured + [o for o in outs if trace.owns(o)]
+    effects, trace.effects = trace.effects, []
+    roots = inputs + captured + [o for o in outs if trace.owns(o)] + effects
     order = dfs_order(tuple(unique(roots)))
-    body = Body(who, inputs + captured, outs, order, len(captured))
+    body = Body(who, inputs + captured, outs, order, len(captured), effects)
     outer = [x for x, _ in trace.captured.values()]
     # The trace's nodes point at the trace: emptying its table leaves no cycle to keep
     # the outer values (perhaps a whole outer graph) alive until the cyclic collector runs.

@@ -33,6 +33,8 @@ fact           meaning (default)
                infinite, for ``explain`` (None)
 ``abstract``   ``abstract(*operands, **params)`` gives example outputs, for jit's
                staging of a primitive whose impl cannot run on examples (None)
+``effect``     it is called for what it does, not for its value (``fg.debug.callback``):
+               a staged plan or loop body runs it though no output needs it (False)
 =============  ==========================================================================
 
 >>> from funcgrad.rules import elementwise as ew
@@ -56,7 +58,8 @@ class _All:
 ALL = _All()
 
 FACTS = {"flat": frozenset(), "selects": False, "linear": None, "structure": None,
-         "spec": None, "commutative": False, "singular": False, "hint": None, "abstract": None}
+         "spec": None, "commutative": False, "singular": False, "hint": None, "abstract": None,
+         "effect": False}
 
 
 def declare(*prims, **facts):

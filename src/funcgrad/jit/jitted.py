@@ -126,8 +126,11 @@ class Jitted:
         plan, leaves = self._plan_for(args, kwargs)
         if plan is None:
             return self.fun(*args, **kwargs)   # inside another transform: trace straight through
+        values = plan.run(*leaves)
+        if plan.hidden:
+            values = values[:len(values) - plan.hidden]   # the effects' own outputs
         # Python-float results come back as NumPy's float64
-        out = tree_unflatten(plan.out_def, [numpy_scalar(v) for v in plan.run(*leaves)])
+        out = tree_unflatten(plan.out_def, [numpy_scalar(v) for v in values])
         if checking() and not all_finite(out):
             self._find_non_finite(args, kwargs)
         return out
@@ -228,7 +231,11 @@ class Jitted:
                            for k, v in kwargs.items()}
             out_leaves, out_def = tree_flatten(self.fun(*call, **call_kwargs))
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
-        return self.backend.compile(made, inputs, out_leaves, out_def)
+        # steps run for their effect are outputs too, so the plan keeps them; dropped on return
+        effects, trace.effects = trace.effects, []    # no cycle of the trace and its nodes
+        plan = self.backend.compile(made, inputs, out_leaves + effects, out_def)
+        plan.hidden = len(effects)
+        return plan
 
     def _find_non_finite(self, args, kwargs):
         """Inside fg.debug_nans(), a non-finite result: run the function again, primitive

@@ -70,6 +70,7 @@ class Plan:
         self.block_names = tuple(block_names)     # the distinct blocks, each compiled once
         self.n_distinct = max(1, len(self.block_names))
         self.backend = backend
+        self.hidden = 0           # outputs after out_def's: steps run for their effect
 
     @property
     def source(self):
@@ -83,7 +84,8 @@ class Plan:
         return _native().native_blocks(self.run.__globals__, self.block_names)
 
     def __call__(self, leaves):
-        return tree_unflatten(self.out_def, self.run(*leaves))
+        values = self.run(*leaves)
+        return tree_unflatten(self.out_def, values[:len(values) - self.hidden])
 
     def __repr__(self):
         return f"<plan: {self.n_steps} steps>"

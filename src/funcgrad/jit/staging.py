@@ -84,11 +84,17 @@ class StagingTrace(ReverseTrace):
     rule may read one as a constant.
     """
 
-    __slots__ = ()
+    __slots__ = ("effects",)
     box_type = Staged
     opaque = True
     differentiates = False   # it records fg.stop_gradient as a step, so every call runs it
     refusal = None    # a body's trace says why it refuses a bool; jit's says it below
+
+    def __init__(self, level, persistent=False, record=False):
+        super().__init__(level, persistent, record)
+        # the steps run for their effect (fg.debug.callback), which no output needs: a plan
+        # keeps them as outputs of its own, so they run each time it does
+        self.effects = []
 
     def process(self, prim, args, params):
         shapes = prim.abstract      # a loop's: too costly to run while tracing (core/facts.py)
@@ -101,7 +107,10 @@ class StagingTrace(ReverseTrace):
         value = shapes(*operands, **params)
         if type(value) is tuple:     # a loop's carries stand for themselves: views, so that
             value = tuple(_apart(v, operands) for v in value)   # freezing one spares the caller's
-        return Staged(value, prim, parents, params or None, None, self)
+        node = Staged(value, prim, parents, params or None, None, self)
+        if prim.effect:
+            self.effects.append(node)
+        return node
 
     def __repr__(self):
         return f"<staging trace {self.level}>"
