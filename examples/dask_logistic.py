@@ -53,15 +53,15 @@ def loss(w, X, y):
 
 def train(X, y, steps, learning_rate, show=True):
     """``steps`` steps of Adam; each computes one lazy value and gradient on the cluster."""
-    init, update = fg.optim.adam(learning_rate)
+    opt = fg.optim.adam(learning_rate)
     w = np.zeros(X.shape[1])
-    state = init(w)
+    state = opt.init(w)
     step = fg.value_and_grad(loss)
     losses = []
     bar = tqdm(range(steps), desc="steps", disable=None if show else True)
     for _ in bar:
         value, g = dask.compute(*step(w, X, y))     # one pass over the data
-        w, state = update(g, state, w)
+        w, state = opt.step(g, state, w)
         losses.append(float(value))
         bar.set_postfix(loss=f"{value:.4f}")
     return w, losses

@@ -10,7 +10,7 @@ download), split 75/25 into training and test sets. The network is
 64-HIDDEN-10 with tanh, the loss softmax cross-entropy plus a small L2
 penalty. One training step is ``fg.jit(fg.value_and_grad(loss))``: traced and
 compiled on the first batch, replayed on every later one; the optimizer is
-``funcgrad.optim.adam``, a pure ``(init, update)`` pair over the parameter
+``funcgrad.optim.adam``, pure ``init`` and ``step`` functions over the parameter
 dict. Writes OUT/digits_curves.png: loss and accuracy per epoch.
 """
 
@@ -114,8 +114,8 @@ def main(argv=None):
           f"MLP 64-{a.hidden}-10, batches of {batch}, {a.epochs} epochs")
 
     params = init_params(64, a.hidden, 10, rng)
-    init, update = fg.optim.adam(a.lr)
-    state = init(params)
+    opt = fg.optim.adam(a.lr)
+    state = opt.init(params)
     step = fg.jit(fg.value_and_grad(loss))
 
     history = {"loss": [], "train": [], "test": []}
@@ -129,7 +129,7 @@ def main(argv=None):
             for b in range(n_batches):
                 idx = order[b * batch:(b + 1) * batch]
                 value, grads = step(params, X_train[idx], Y_train[idx])
-                params, state = update(grads, state, params)
+                params, state = opt.step(grads, state, params)
                 total += float(value)
                 bar.update()
                 bar.set_postfix(loss=f"{total / (b + 1):.4f}")

@@ -93,13 +93,13 @@ def main():
 
     step_fn = fg.jit(fg.value_and_grad(make_loss(checkpoints)))
     params = init(a.hidden, rng)
-    opt_init, opt_update = fg.optim.adam(0.01)
-    state = opt_init(params)
+    opt = fg.optim.adam(0.01)
+    state = opt.init(params)
     losses = []
     start = time.perf_counter()
     for i in range(a.steps):
         value, grads = step_fn(params, xs)
-        params, state = opt_update(grads, state, params)
+        params, state = opt.step(grads, state, params)
         losses.append(float(value))
         if i % max(1, a.steps // 6) == 0 or i == a.steps - 1:
             print(f"update {i:4d}  loss {value:.5f}")

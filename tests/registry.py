@@ -260,11 +260,11 @@ register("nn.one_hot", lambda x: fg.nn.one_hot(fnp.argmax(x, axis=-1), 3) * x, (
 
 def _two_steps(make):
     def step(p):
-        init, update = make()
-        state = init({"w": p})
-        new, state = update({"w": p * p}, state, {"w": p})
-        new, _ = update({"w": fnp.sin(new["w"])}, state, new)
-        return new["w"]
+        opt = make()
+        state = opt.init({"w": p})
+        new, state = opt.step({"w": p * p}, state, {"w": p})
+        updates, _ = opt.update({"w": fnp.sin(new["w"])}, state, new)    # optax's shape
+        return fg.optim.apply_updates(new, updates)["w"]
     return step
 
 
@@ -272,7 +272,11 @@ for _name, _make in [("sgd", lambda: fg.optim.sgd(0.1)), ("momentum", lambda: fg
                      ("nesterov", lambda: fg.optim.nesterov(0.1)),
                      ("adagrad", lambda: fg.optim.adagrad(0.1)),
                      ("rmsprop", lambda: fg.optim.rmsprop(0.1)), ("adam", lambda: fg.optim.adam(0.1)),
-                     ("adamw", lambda: fg.optim.adamw(0.1))]:
+                     ("adamw", lambda: fg.optim.adamw(0.1)),
+                     ("chain", lambda: fg.optim.chain(fg.optim.clip_by_global_norm(1.0),
+                                                      fg.optim.add_decayed_weights(0.1),
+                                                      fg.optim.clip_by_value(-2.0, 2.0),
+                                                      fg.optim.scale(0.5), fg.optim.adam(0.1)))]:
     register(f"optim.{_name}:update", _two_steps(_make), (V3,))
 register("optim.clip_by_global_norm", lambda g: fg.optim.clip_by_global_norm({"a": g}, 0.5)["a"],
          (V3,), (M23 * 0.1,))

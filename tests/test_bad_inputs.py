@@ -90,7 +90,8 @@ def test_tree_unflatten_checks_its_arguments():
 
 @pytest.mark.parametrize("make", [fg.optim.sgd, fg.optim.momentum, fg.optim.adam])
 def test_optimizers_check_their_arguments(make):
-    init, update = make(0.1)
+    _opt = make(0.1)
+    init, update = _opt.init, _opt.step
     params = {"w": np.ones(2), "b": 0.0}
     state = init(params)
     with pytest.raises(ValueError, match="grads have structure"):

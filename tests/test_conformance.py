@@ -374,7 +374,7 @@ FEATURES = ["stop_gradient", "custom_jvp", "custom_vjp", "checkpoint", "scan", "
             "while_loop", "cond", "switch", "fixed_point", "linearize", "at.set", "at.add",
             "at.get", "optim.sgd", "optim.momentum", "optim.nesterov", "optim.adagrad",
             "optim.rmsprop", "optim.adam", "optim.adamw", "optim.clip_by_global_norm",
-            "optim.clip_by_value", "optim.apply_updates", "debug.callback"]
+            "optim.clip_by_value", "optim.apply_updates", "optim.chain", "debug.callback"]
 
 
 def public_callables():

@@ -34,7 +34,8 @@ def _loss(params, X, y):
 ])
 def test_linear_regression_reaches_zero_loss(make, steps):
     X, y = _data()
-    init, update = make()
+    _opt = make()
+    init, update = _opt.init, _opt.step
     params = {"w": np.zeros(2), "b": 0.0}
     state = init(params)
     start = _loss(params, X, y)
@@ -53,7 +54,8 @@ def test_optax_shape_follows_the_same_trajectory(name):
     # update(grads, state, params) -> (updates, state), then apply_updates, as in optax.
     make = getattr(fg.optim, name)
     X, y = _data()
-    init, update = make(0.05)
+    _opt = make(0.05)
+    init, update = _opt.init, _opt.step
     tx = make(0.05).transformation()
     params = optax_params = {"w": np.zeros(2), "b": 0.0}
     state, tx_state = init(params), tx.init(params)
@@ -75,7 +77,8 @@ def test_optimizers_step_a_registered_dataclass():
 
     X, y = _data()
     loss = lambda m: fnp.mean((X @ m.w + m.b - y) ** 2)   # noqa: E731
-    init, update = fg.optim.adam(0.05)
+    _opt = fg.optim.adam(0.05)
+    init, update = _opt.init, _opt.step
     model = Model(np.zeros(2), 0.0)
     state = init(model)
     for _ in range(600):
@@ -85,7 +88,8 @@ def test_optimizers_step_a_registered_dataclass():
 
 
 def test_update_is_pure():
-    init, update = fg.optim.adam(0.1)
+    _opt = fg.optim.adam(0.1)
+    init, update = _opt.init, _opt.step
     params = {"w": np.ones(3)}
     state = init(params)
     grads = {"w": np.full(3, 0.5)}
@@ -122,7 +126,8 @@ def test_trajectory_equals_torch_optim(name):
     tw = torch.tensor(params["w"], requires_grad=True)
     tb = torch.tensor(params["b"], requires_grad=True, dtype=torch.float64)
     opt = getattr(torch.optim, cls)([tw, tb], **kw)
-    init, update = make()
+    _opt = make()
+    init, update = _opt.init, _opt.step
     state = init(params)
     for _ in range(8):
         params, state = update(fg.grad(_loss)(params, X, y), state, params)
@@ -135,7 +140,8 @@ def test_trajectory_equals_torch_optim(name):
 
 def test_schedules_follow_the_step_count():
     seen = []
-    init, update = fg.optim.sgd(lambda step: seen.append(step) or 0.1)
+    _opt = fg.optim.sgd(lambda step: seen.append(step) or 0.1)
+    init, update = _opt.init, _opt.step
     p, s = 0.0, init(0.0)
     for _ in range(3):
         p, s = update(1.0, s, p)
@@ -158,7 +164,8 @@ def test_clipping():
 
 
 def test_wrong_state_is_refused():
-    init, update = fg.optim.adam()
+    _opt = fg.optim.adam()
+    init, update = _opt.init, _opt.step
     with pytest.raises(TypeError, match="state"):
         update(1.0, {"m": 0.0}, 1.0)
 
@@ -206,3 +213,70 @@ def test_one_hot_and_its_errors():
         fg.nn.one_hot(np.array([2]), 2)
     with pytest.raises(TypeError, match="integers"):
         fg.nn.one_hot(np.array([0.5]), 2)
+
+
+# ---------------------------------------------------------------- optax's shape
+
+def test_update_returns_updates_as_optax_does():
+    # the example: optax's code, with adam(0.1), moves w from 1.0 to 1.1, not 1.9
+    opt = fg.optim.adam(0.1)
+    params = {"w": 1.0}
+    state = opt.init(params)
+    updates, state = opt.update(fg.grad(lambda p: (p["w"] - 3.0) ** 2)(params), state, params)
+    assert updates["w"] == pytest.approx(0.1)
+    assert fg.optim.apply_updates(params, updates)["w"] == pytest.approx(1.1)
+
+
+@pytest.mark.parametrize("make", [fg.optim.sgd, fg.optim.adam, fg.optim.rmsprop])
+def test_unpacking_an_optimizer_raises_naming_both_forms(make):
+    with pytest.raises(TypeError, match="opt.update.*apply_updates.*opt.step"):
+        init, update = make(0.1)
+
+
+def test_step_is_update_then_apply_updates_bit_for_bit():
+    opt = fg.optim.adamw(0.05, weight_decay=0.1)
+    p1 = p2 = {"w": np.array([1.0, -2.0]), "b": 0.5}
+    s1 = s2 = opt.init(p1)
+    loss = lambda p: fnp.sum(fnp.sin(p["w"]) * p["b"]) + p["b"] ** 2   # noqa: E731
+    for _ in range(5):
+        p1, s1 = opt.step(fg.grad(loss)(p1), s1, p1)
+        updates, s2 = opt.update(fg.grad(loss)(p2), s2, p2)
+        p2 = fg.optim.apply_updates(p2, updates)
+    np.testing.assert_array_equal(p1["w"], p2["w"])
+    assert p1["b"] == p2["b"]
+
+
+def test_chain_clips_then_steps():
+    g = {"w": np.array([3.0, 4.0])}
+    p = {"w": np.zeros(2)}
+    opt = fg.optim.chain(fg.optim.clip_by_global_norm(1.0), fg.optim.sgd(0.5))
+    updates, state = opt.update(g, opt.init(p), p)
+    np.testing.assert_allclose(updates["w"], -0.5 * np.array([0.6, 0.8]))
+    assert len(state) == 2 and state[1].step == 1
+    by_hand = fg.optim.sgd(0.5).update(fg.optim.clip_by_global_norm(g, 1.0), fg.optim.sgd(0.5).init(p), p)
+    np.testing.assert_array_equal(updates["w"], by_hand[0]["w"])
+
+
+def test_decayed_weights_then_sgd_is_torchs_weight_decay():
+    torch = needs_torch()
+    w0 = np.array([1.0, -0.5, 2.0])
+    target = np.array([0.3, 0.1, -0.2])
+    opt = fg.optim.chain(fg.optim.add_decayed_weights(0.1), fg.optim.sgd(0.05))
+    p = {"w": w0}
+    state = opt.init(p)
+    t = torch.tensor(w0, requires_grad=True)
+    torch_opt = torch.optim.SGD([t], lr=0.05, weight_decay=0.1)
+    for _ in range(10):
+        p, state = opt.step(fg.grad(lambda q: fnp.sum((q["w"] - target) ** 2))(p), state, p)
+        torch_opt.zero_grad()
+        ((t - torch.tensor(target)) ** 2).sum().backward()
+        torch_opt.step()
+    np.testing.assert_allclose(p["w"], t.detach().numpy(), rtol=1e-13)
+
+
+def test_transformations_refuse_a_state_from_elsewhere():
+    opt = fg.optim.chain(fg.optim.scale(-0.1))
+    with pytest.raises(TypeError, match="not what this chain's init made"):
+        opt.update(1.0, fg.optim.sgd(0.1).init(1.0), 1.0)
+    with pytest.raises(TypeError, match="every part must be a transformation"):
+        fg.optim.chain(lambda g: g)

@@ -1,37 +1,41 @@
-"""Optimizers as pure ``(init, update)`` pairs over pytrees, schedules and clipping.
+"""Optimizers in optax's shape over pytrees, their building blocks, schedules and clipping.
 
-``state = init(params)`` and ``params, state = update(grads, state, params)``:
-nothing is changed in place, so a training loop is a fold over batches. Every
-state is a NamedTuple whose ``step`` counts the updates made. The optimizers
-(``sgd``, ``momentum``, ``nesterov``, ``adagrad``, ``rmsprop``, ``adam``,
-``adamw``) follow PyTorch's formulas and defaults (``torch.optim``), so a
-trajectory can be checked step for step. A learning rate is a number or a
-schedule, a function of the step count (0 at the first update):
+``state = opt.init(params)``; ``updates, state = opt.update(grads, state,
+params)``; ``params = apply_updates(params, updates)``: ``update`` returns the
+change to make, as optax's does, and nothing is changed in place, so a
+training loop is a fold over batches. ``opt.step(grads, state, params)`` makes
+both calls at once and returns ``(params, state)``. An optimizer does not
+unpack into a pair: the pair ``init, update`` once returned new parameters
+where optax returns updates, and code written for one would silently run the
+other, so unpacking raises, naming both forms.
+
+The optimizers (``sgd``, ``momentum``, ``nesterov``, ``adagrad``,
+``rmsprop``, ``adam``, ``adamw``) follow PyTorch's formulas and defaults
+(``torch.optim``), so a trajectory can be checked step for step; every state
+is a NamedTuple whose ``step`` counts the updates made. A learning rate is a
+number or a schedule, a function of the step count (0 at the first update):
 ``exponential_decay``, ``cosine_decay``, ``piecewise_constant``,
-``warmup_cosine_decay``. ``clip_by_global_norm`` and ``clip_by_value`` clip a
-pytree of gradients before the update.
+``warmup_cosine_decay``. Transformations compose with :func:`chain`, as
+optax's do: ``clip_by_global_norm(max_norm)``, ``clip_by_value(low, high)``,
+``add_decayed_weights(weight_decay)`` and ``scale(factor)`` are
+transformations too (with gradients as well, ``clip_by_global_norm(grads,
+max_norm)`` clips them at once).
 
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> loss = lambda p: (p["w"] - 3.0) ** 2
->>> init, update = fg.optim.sgd(fg.optim.exponential_decay(0.2, 0.5, 100))
+>>> opt = fg.optim.adam(0.1)
+>>> params = {"w": 1.0}
+>>> state = opt.init(params)
+>>> updates, state = opt.update(fg.grad(loss)(params), state, params)
+>>> fg.optim.apply_updates(params, updates)                 # optax's answer
+{'w': np.float64(1.1)}
+>>> opt = fg.optim.chain(fg.optim.clip_by_global_norm(1.0),
+...                      fg.optim.sgd(fg.optim.exponential_decay(0.2, 0.5, 100)))
 >>> params = {"w": 0.0}
->>> state = init(params)
+>>> state = opt.init(params)
 >>> for _ in range(100):
-...     grads = fg.optim.clip_by_global_norm(fg.grad(loss)(params), 1.0)
-...     params, state = update(grads, state, params)
->>> round(float(params["w"]), 6), state.step
-(3.0, 100)
-
-Every optimizer also comes in optax's shape, ``updates, state = update(grads,
-state, params)`` followed by ``params = apply_updates(params, updates)``:
-
->>> tx = fg.optim.adam(0.1).transformation()
->>> params = {"w": 0.0}
->>> state = tx.init(params)
->>> for _ in range(300):
-...     updates, state = tx.update(fg.grad(loss)(params), state, params)
-...     params = fg.optim.apply_updates(params, updates)
->>> round(float(params["w"]), 3)
+...     params, state = opt.step(fg.grad(loss)(params), state, params)
+>>> round(float(params["w"]), 6)
 3.0
 """
 
@@ -49,51 +53,124 @@ from .core.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .core.values import is_complex, raw, zeros_like_value
 from .rules import arrays, elementwise
 
-__all__ = ["Optimizer", "Transformation", "apply_updates",
+__all__ = ["Optimizer", "Transformation", "apply_updates", "chain", "add_decayed_weights", "scale",
            "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
            "exponential_decay", "cosine_decay", "piecewise_constant", "warmup_cosine_decay",
            "clip_by_global_norm", "clip_by_value"]
 
 
 class Transformation(NamedTuple):
-    """An optimizer in optax's shape: ``update`` returns the change to make, not the params.
-
-    ``state = init(params)``; ``updates, state = update(grads, state, params)``;
-    then ``params = apply_updates(params, updates)``.
-    """
+    """A gradient transformation in optax's shape: ``state = init(params)`` and
+    ``updates, state = update(grads, state, params)``."""
 
     init: Callable
     update: Callable
 
 
+_NO_UNPACKING = (
+    "fg.optim's optimizers are optax-shaped and do not unpack as (init, update): write "
+    "state = opt.init(params); updates, state = opt.update(grads, state, params); "
+    "params = fg.optim.apply_updates(params, updates), or params, state = "
+    "opt.step(grads, state, params), which does both")
+
+
 @dataclass(frozen=True)
 class Optimizer:
-    """An optimizer as a pure pair: ``state = init(params)`` and
-    ``params, state = update(grads, state, params)``; unpacks as ``init, update``.
+    """An optimizer: ``init(params)``, ``update(grads, state, params) -> (updates, state)``
+    (optax's shape) and ``step(grads, state, params) -> (params, state)`` (both at once).
 
     >>> import funcgrad as fg
-    >>> init, update = fg.optim.sgd(0.1)
-    >>> update(1.0, init(2.0), 2.0)
+    >>> opt = fg.optim.sgd(0.1)
+    >>> opt.update(1.0, opt.init(2.0), 2.0)
+    (-0.1, State(step=1, m=(), v=()))
+    >>> opt.step(1.0, opt.init(2.0), 2.0)
     (1.9, State(step=1, m=(), v=()))
     """
 
     init: Callable
     update: Callable
-    delta: Callable = field(repr=False)   # update returning the changes (optax's update)
+    step: Callable = field(repr=False)
 
     def __iter__(self):
-        return iter((self.init, self.update))
+        raise ArgumentTypeError(_NO_UNPACKING)
 
     def transformation(self):
-        """The same optimizer in optax's shape (see :class:`Transformation`).
+        """The optimizer itself (it has optax's shape); kept for code written before."""
+        return Transformation(self.init, self.update)
 
-        >>> import funcgrad as fg
-        >>> tx = fg.optim.sgd(0.5).transformation()
-        >>> updates, state = tx.update({"w": 2.0}, tx.init({"w": 1.0}), {"w": 1.0})
-        >>> updates, fg.optim.apply_updates({"w": 1.0}, updates)
-        ({'w': -1.0}, {'w': 0.0})
-        """
-        return Transformation(self.init, self.delta)
+
+def _with_step(transformation):
+    """An Optimizer from a transformation: ``step`` applies its updates."""
+    def step(grads, state, params):
+        updates, state = transformation.update(grads, state, params)
+        return apply_updates(params, updates), state
+    return Optimizer(transformation.init, transformation.update, step)
+
+
+def chain(*transformations):
+    """The transformations applied in turn, each to the updates the one before gave (optax's
+    ``chain``): ``chain(clip_by_global_norm(1.0), adam(1e-3))``.
+
+    >>> import funcgrad as fg
+    >>> opt = fg.optim.chain(fg.optim.clip_by_value(-1.0, 1.0), fg.optim.sgd(0.5))
+    >>> float(opt.update(4.0, opt.init(0.0), 0.0)[0])
+    -0.5
+    """
+    for t in transformations:
+        if not (callable(getattr(t, "init", None)) and callable(getattr(t, "update", None))):
+            raise ArgumentTypeError(f"chain: every part must be a transformation (init and "
+                                    f"update); got {type(t).__name__} {t!r:.40}")
+
+    def init(params):
+        return tuple(t.init(params) for t in transformations)
+
+    def update(grads, state, params):
+        if not isinstance(state, tuple) or len(state) != len(transformations):
+            raise ArgumentTypeError("chain.update: the state is not what this chain's init made; "
+                                    "pass the state its init (or last update) returned")
+        states = []
+        for t, s in zip(transformations, state):
+            grads, s = t.update(grads, s, params)
+            states.append(s)
+        return grads, tuple(states)
+
+    return _with_step(Transformation(init, update))
+
+
+def _stateless(who, change):
+    """A transformation keeping no state but its step count: ``change(updates, params)``."""
+    def update(updates, state, params):
+        if not isinstance(state, State):
+            raise ArgumentTypeError(f"{who}.update: the state is a {type(state).__name__}, not "
+                                    f"what its init made")
+        return change(updates, params), State(state.step + 1)
+    return _with_step(Transformation(lambda params: State(0), update))
+
+
+def add_decayed_weights(weight_decay):
+    """``updates + weight_decay * params`` (L2 regularization, before the optimizer in a chain).
+
+    >>> import funcgrad as fg
+    >>> t = fg.optim.add_decayed_weights(0.1)
+    >>> t.update({"w": 1.0}, t.init({"w": 2.0}), {"w": 2.0})[0]
+    {'w': 1.2}
+    """
+    wd = _setting("add_decayed_weights", "weight_decay", weight_decay, 0.0, math.inf)
+    return _stateless("add_decayed_weights",
+                      lambda u, p: tree_map(lambda ui, pi: ui + wd * pi, u, p))
+
+
+def scale(factor):
+    """``factor * updates``.
+
+    >>> import funcgrad as fg
+    >>> t = fg.optim.scale(-0.5)
+    >>> t.update([2.0], t.init([0.0]), [0.0])[0]
+    [-1.0]
+    """
+    if isinstance(factor, bool) or not isinstance(factor, (int, float, np.floating)):
+        raise ArgumentTypeError(f"scale: factor must be a number; got {factor!r:.40}")
+    return _stateless("scale", lambda u, p: tree_map(lambda ui: factor * ui, u))
 
 
 def apply_updates(params, updates):
@@ -201,13 +278,18 @@ def warmup_cosine_decay(peak_value, warmup_steps, decay_steps, end_value=0.0):
 
 # ---------------------------------------------------------------- clipping
 
-def clip_by_global_norm(grads, max_norm):
-    """``grads`` scaled down so that the norm of all their entries together is at most ``max_norm``.
+def clip_by_global_norm(grads, max_norm=None):
+    """``grads`` scaled down so that the norm of all their entries together is at most
+    ``max_norm``; ``clip_by_global_norm(max_norm)`` alone is that transformation (optax's).
 
     >>> import numpy as np
     >>> clip_by_global_norm({"a": np.array([3.0]), "b": np.array([4.0])}, 1.0)
     {'a': array([0.6]), 'b': array([0.8])}
     """
+    if max_norm is None:
+        limit = grads
+        clip_by_global_norm(0.0, limit)          # checks the limit now, not at the first update
+        return _stateless("clip_by_global_norm", lambda u, p: clip_by_global_norm(u, limit))
     if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float, np.floating)) or not (
             max_norm > 0):
         raise ArgumentError(f"clip_by_global_norm: max_norm must be a positive number; got "
@@ -238,13 +320,17 @@ def clip_by_global_norm(grads, max_norm):
     return tree_map(lambda g: g * scale, grads)
 
 
-def clip_by_value(grads, low, high):
-    """Every gradient entry clipped to ``[low, high]``.
+def clip_by_value(grads, low, high=None):
+    """Every gradient entry clipped to ``[low, high]``; ``clip_by_value(low, high)`` alone is
+    that transformation (optax's).
 
     >>> import numpy as np
     >>> clip_by_value([np.array([-3.0, 0.5, 2.0])], -1.0, 1.0)
     [array([-1. ,  0.5,  1. ])]
     """
+    if high is None:
+        lo, hi = grads, low
+        return _stateless("clip_by_value", lambda u, p: clip_by_value(u, lo, hi))
     return tree_map(lambda g: namespace_of((g,)).clip(g, low, high) if is_foreign(g)
                     else np.clip(g, low, high), grads)
 
@@ -285,7 +371,7 @@ def _optimizer(who, learning_rate, slots, step_rule):
         zeros = _zeros(params)
         return State(0, *([zeros] * slots))
 
-    def step(grads, state, params, apply):
+    def move(grads, state, params, apply):
         _check_step(f"{who}.update", grads, params, state)
         lr = schedule(state.step)
         p_leaves, treedef = tree_flatten(params)
@@ -296,16 +382,16 @@ def _optimizer(who, learning_rate, slots, step_rule):
         return (tree_unflatten(treedef, moved),
                 State(state.step + 1, *[unflatten(k) for k in range(1, 1 + slots)]))
 
-    return Optimizer(init, lambda grads, state, params: step(grads, state, params, True),
-                     lambda grads, state, params: step(grads, state, params, False))
+    return Optimizer(init, lambda grads, state, params: move(grads, state, params, False),
+                     lambda grads, state, params: move(grads, state, params, True))
 
 
 def sgd(learning_rate):
     """Plain gradient descent: ``p - lr * g``.
 
     >>> import funcgrad as fg
-    >>> init, update = fg.optim.sgd(0.5)
-    >>> update(2.0, init(1.0), 1.0)[0]
+    >>> opt = fg.optim.sgd(0.5)
+    >>> opt.step(2.0, opt.init(1.0), 1.0)[0]
     0.0
     """
     return _optimizer("sgd", learning_rate, 0, lambda lr, t, p, g: (-lr * g,))
@@ -316,10 +402,10 @@ def momentum(learning_rate, mass=0.9, nesterov=False):
     ``p - lr * v``; with ``nesterov=True`` the step is ``g + mass * v``.
 
     >>> import funcgrad as fg
-    >>> init, update = fg.optim.momentum(0.05)
-    >>> p = 0.0; s = init(p)
+    >>> opt = fg.optim.momentum(0.05)
+    >>> p = 0.0; s = opt.init(p)
     >>> for _ in range(300):
-    ...     p, s = update(fg.grad(lambda w: (w - 1.0) ** 2)(p), s, p)
+    ...     p, s = opt.step(fg.grad(lambda w: (w - 1.0) ** 2)(p), s, p)
     >>> round(float(p), 6)
     1.0
     """
@@ -334,8 +420,8 @@ def nesterov(learning_rate, mass=0.9):
     """Nesterov momentum: ``momentum(learning_rate, mass, nesterov=True)``.
 
     >>> import funcgrad as fg
-    >>> init, update = fg.optim.nesterov(0.1)
-    >>> round(float(update(1.0, init(0.0), 0.0)[0]), 6)
+    >>> opt = fg.optim.nesterov(0.1)
+    >>> round(float(opt.step(1.0, opt.init(0.0), 0.0)[0]), 6)
     -0.19
     """
     return momentum(learning_rate, mass, nesterov=True)
@@ -345,8 +431,8 @@ def adagrad(learning_rate=0.01, eps=1e-10):
     """AdaGrad (``torch.optim.Adagrad``): ``s = s + g^2``, ``p - lr * g / (sqrt(s) + eps)``.
 
     >>> import funcgrad as fg
-    >>> init, update = fg.optim.adagrad(0.5)
-    >>> round(float(update(2.0, init(1.0), 1.0)[0]), 6)
+    >>> opt = fg.optim.adagrad(0.5)
+    >>> round(float(opt.step(2.0, opt.init(1.0), 1.0)[0]), 6)
     0.5
     """
     eps = _setting("adagrad", "eps", eps, 0.0, math.inf)
@@ -361,8 +447,8 @@ def rmsprop(learning_rate=0.01, decay=0.99, eps=1e-8):
     ``p - lr * g / (sqrt(v) + eps)``.
 
     >>> import funcgrad as fg
-    >>> init, update = fg.optim.rmsprop(0.1, decay=0.75)
-    >>> round(float(update(3.0, init(0.0), 0.0)[0]), 6)
+    >>> opt = fg.optim.rmsprop(0.1, decay=0.75)
+    >>> round(float(opt.step(3.0, opt.init(0.0), 0.0)[0]), 6)
     -0.2
     """
     decay = _setting("rmsprop", "decay", decay, 0.0, 1.0)
@@ -387,10 +473,10 @@ def adam(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8):
     """Adam with bias correction (Kingma and Ba, 2015; ``torch.optim.Adam``).
 
     >>> import funcgrad as fg
-    >>> init, update = fg.optim.adam(0.1)
-    >>> p = 5.0; s = init(p)
+    >>> opt = fg.optim.adam(0.1)
+    >>> p = 5.0; s = opt.init(p)
     >>> for _ in range(500):
-    ...     p, s = update(fg.grad(lambda w: (w + 2.0) ** 2)(p), s, p)
+    ...     p, s = opt.step(fg.grad(lambda w: (w + 2.0) ** 2)(p), s, p)
     >>> round(float(p), 3)
     -2.0
     """
@@ -405,8 +491,8 @@ def adamw(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
     ``p - lr * weight_decay * p`` before Adam's step.
 
     >>> import funcgrad as fg
-    >>> init, update = fg.optim.adamw(0.1, weight_decay=0.5)
-    >>> round(float(update(0.0, init(2.0), 2.0)[0]), 6)
+    >>> opt = fg.optim.adamw(0.1, weight_decay=0.5)
+    >>> round(float(opt.step(0.0, opt.init(2.0), 2.0)[0]), 6)
     1.9
     """
     who = "adamw"

@@ -41,7 +41,8 @@ def test_every_transform_keeps_the_dtype(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("make", [fg.optim.sgd, fg.optim.momentum, fg.optim.adam])
 def test_optimizer_steps_keep_the_dtype(make, dtype):
-    init, update = make(0.1)
+    _opt = make(0.1)
+    init, update = _opt.init, _opt.step
     params = {"w": np.ones(3, dtype=dtype)}
     state = init(params)
     for _ in range(3):

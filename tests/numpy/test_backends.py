@@ -419,7 +419,8 @@ def test_optimizers_step_other_libraries_pytrees():
     for make, array_type in BACKENDS.values():
         for opt in (fg.optim.adam(0.1), fg.optim.rmsprop(0.05), fg.optim.momentum(0.1),
                     fg.optim.adagrad(0.1), fg.optim.adamw(0.1)):
-            init, update = opt
+            _opt = opt
+            init, update = _opt.init, _opt.step
             p, q = {"w": np.array([0.5, -2.0])}, {"w": make(np.array([0.5, -2.0]))}
             s, t = init(p), init(q)
             for _ in range(3):

@@ -83,7 +83,9 @@ def test_optimizers_step_dask_pytrees_lazily(client):
     def loss(params, X, y):
         return logistic_loss(params["w"], X, y) + 0.01 * fnp.sum(params["w"] ** 2)
 
-    init, update = fg.optim.adam(0.1)
+    _opt = fg.optim.adam(0.1)
+
+    init, update = _opt.init, _opt.step
     params = {"w": np.zeros(5)}
     lazy = {"w": da.zeros(5, chunks=5)}
     state, lazy_state = init(params), init(lazy)
