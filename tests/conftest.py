@@ -10,8 +10,6 @@ test folder is importable by module name. Tests marked ``slow`` run only with
 import os
 import sys
 
-import pytest
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 for entry in sorted(os.scandir(HERE), key=lambda e: e.name, reverse=True):
     if entry.is_dir() and not entry.name.startswith((".", "_", "data")):

@@ -19,9 +19,9 @@ import numpy as np
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.io import serialize, tablecolumns, tablefile
+from funcgrad.io import files, serialize
+from funcgrad.io.files import MAGIC
 from funcgrad.io.serialize import SerializationError
-from funcgrad.io.tablefile import MAGIC
 
 _EXTREMES = [0, -1, 1, 2 ** 31, 2 ** 63, -(2 ** 63), 10 ** 30, 1e308, -0.0, None, True, "x",
              [], {}, [0, 0], [["a"], "b"], {"array": 0}, {"float": "nan"}, {"tuple": [1, 2]}]
@@ -30,7 +30,7 @@ _EXTREMES = [0, -1, 1, 2 ** 31, 2 ** 63, -(2 ** 63), 10 ** 30, 1e308, -0.0, None
 def dumps_v1(outputs):
     """What ``fg.dumps`` wrote before version 2: every row as JSON (such files still load)."""
     _, _, rows, spec = serialize.to_table(outputs)
-    w = tablefile._Writer()
+    w = files._Writer()
     encoded = [[op if type(op) is str else list(op), list(args), w.encode(params), name,
                 w.encode(value)] for op, args, params, name, value in rows]
     header = {"format": serialize.FORMAT, "version": 1, "rows": encoded,

@@ -165,7 +165,7 @@ def test_clipping():
 
 def test_wrong_state_is_refused():
     _opt = fg.optim.adam()
-    init, update = _opt.init, _opt.step
+    update = _opt.step
     with pytest.raises(TypeError, match="state"):
         update(1.0, {"m": 0.0}, 1.0)
 

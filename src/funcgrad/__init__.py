@@ -60,7 +60,7 @@ from .at import at
 # seeing and saving graphs
 from .io.show import show, to_dot, to_svg, render
 from .analysis.explain import explain, lint
-from .io.tablefile import dump, dumps, load, loads
+from .io.files import dump, dumps, load, loads
 
 # errors
 from .core.errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,

@@ -67,7 +67,8 @@ def test_a_primitive_named_by_its_module_before_a_rename_still_loads():
 @pytest.mark.parametrize("old, new", [("funcgrad.node", "funcgrad.dag.node"),
                                       ("funcgrad.serialize", "funcgrad.io.serialize"),
                                       ("funcgrad.scanloop", "funcgrad.control.scan_primitive"),
-                                      ("funcgrad.rules.shape", "funcgrad.rules.sorting")])
+                                      ("funcgrad.rules.shape", "funcgrad.rules.sorting"),
+                                      ("funcgrad.tablefile", "funcgrad.io.files")])
 def test_old_module_names_import_as_the_new_modules(old, new):
     import importlib
     assert importlib.import_module(old) is importlib.import_module(new)

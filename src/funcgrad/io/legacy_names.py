@@ -41,13 +41,15 @@ MOVED = {   # old module under funcgrad -> where it lives now
     "explain": "analysis.explain", "sparsity": "analysis.sparsity",
     "coloring": "analysis.coloring", "paths": "analysis.paths", "check": "analysis.check",
     "sparse": "analysis.sparse",
-    "show": "io.show", "serialize": "io.serialize", "tablefile": "io.tablefile",
+    "show": "io.show", "serialize": "io.serialize", "tablefile": "io.files",
     "expr": "io.expr", "demo": "cli.demo",
 }
 
 
 RENAMED = {   # modules renamed inside a package
     "funcgrad.rules.shape": "funcgrad.rules.sorting",
+    "funcgrad.io.tablefile": "funcgrad.io.files",
+    "funcgrad.io.tablecolumns": "funcgrad.io.file_columns",
 }
 
 

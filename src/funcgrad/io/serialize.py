@@ -6,7 +6,7 @@ position, and read back in one loop. Two ways out, one row shape:
 
 - the *table* (:func:`to_table` / :func:`from_table`), which ``fg.dumps`` and
   ``fg.loads`` write as plain data that loading never turns into code (see
-  :mod:`funcgrad.io.tablefile`; **use it for data you did not make**)::
+  :mod:`funcgrad.io.files`; **use it for data you did not make**)::
 
       (FORMAT, VERSION, rows, outputs)
       rows[i] = (op, args, params, name, value)

@@ -9,7 +9,7 @@ format read by a parser of its own, not by ``pickle``::
     payload                     the columns' bytes (version 2), then the arrays' bytes
 
 Version 2 (written since funcgrad 0.2) stores one entry per node in typed
-columns, described in :mod:`funcgrad.io.tablecolumns`, and in the header only
+columns, described in :mod:`funcgrad.io.file_columns`, and in the header only
 what a graph has few of: its distinct primitives, parameter dicts, names and
 non-float values. Version 1 (still read) wrote each node as a JSON row
 ``[op, parents, params, name, value]``. In both, ``op`` is ``"var"``,
@@ -57,6 +57,7 @@ from ..core.collector import gc_paused
 from ..core.errors import ArgumentTypeError
 from ..core.primitive import Primitive
 from ..dag.node import CONST, VAR
+from .file_columns import COLUMNS, column_lengths, decode_graph, encode_graph
 from .legacy_names import current_name
 from .serialize import (
     FORMAT,
@@ -67,7 +68,6 @@ from .serialize import (
     rebuild_outputs,
     row_problem,
 )
-from .tablecolumns import COLUMNS, column_lengths, decode_graph, encode_graph
 
 __all__ = ["FILE_VERSION", "MAGIC", "dump", "dumps", "load", "loads"]
 

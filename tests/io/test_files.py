@@ -18,7 +18,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.io import serialize, tablefile
+from funcgrad.io import files, serialize
 from funcgrad.io.serialize import SerializationError
 
 
@@ -86,7 +86,7 @@ def test_round_trip_keeps_values_parameters_dtypes_and_gradients(name, out):
 
 def test_the_bytes_are_not_a_pickle_and_name_no_python_object():
     data = fg.dumps(fnp.sin(fg.var(1.0)))
-    assert data.startswith(tablefile.MAGIC) and b"\x80" != data[:1]
+    assert data.startswith(files.MAGIC) and b"\x80" != data[:1]
     assert b"Node" not in data and b"builtins" not in data
 
 
@@ -106,14 +106,14 @@ def test_a_pickle_is_refused_without_running_it():
 
 
 def _header(data):
-    n = struct.unpack_from("<Q", data, len(tablefile.MAGIC))[0]
-    start = len(tablefile.MAGIC) + 8
+    n = struct.unpack_from("<Q", data, len(files.MAGIC))[0]
+    start = len(files.MAGIC) + 8
     return json.loads(data[start:start + n]), data[start + n:]
 
 
 def _file(header, payload=b""):
     text = json.dumps(header).encode()
-    return tablefile.MAGIC + struct.pack("<Q", len(text)) + text + payload
+    return files.MAGIC + struct.pack("<Q", len(text)) + text + payload
 
 
 def test_a_foreign_module_is_neither_imported_nor_called():
@@ -171,7 +171,7 @@ def test_deep_nesting_is_refused_not_a_recursion_error():
         fg.loads(_file(header, payload))
     text = b"[" * 100000 + b"]" * 100000
     with pytest.raises(SerializationError):
-        fg.loads(tablefile.MAGIC + struct.pack("<Q", len(text)) + text)
+        fg.loads(files.MAGIC + struct.pack("<Q", len(text)) + text)
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -252,10 +252,10 @@ def test_files_round_trip_through_paths_and_streams(tmp_path):
 
 
 def test_rows_that_share_a_signature_are_checked_once_but_integer_rows_each_time(monkeypatch):
-    from funcgrad.io import tablecolumns
+    from funcgrad.io import file_columns
     calls = []
-    real = tablecolumns.row_problem
-    monkeypatch.setattr(tablecolumns, "row_problem",
+    real = file_columns.row_problem
+    monkeypatch.setattr(file_columns, "row_problem",
                         lambda *a: calls.append(a[0].name) or real(*a))
     x = fg.var(0.5)
     y = x
@@ -265,8 +265,8 @@ def test_rows_that_share_a_signature_are_checked_once_but_integer_rows_each_time
     assert sorted(calls) == ["multiply", "tanh"]
     calls.clear()
     # an integer value is a key of its own row: such a row is never taken as checked
-    assert tablecolumns._signature(np.arange(3), 7) == 7
-    assert tablecolumns._signature(np.arange(3.0), 7) == (np.ndarray, "<f8", (3,))
+    assert file_columns._signature(np.arange(3), 7) == 7
+    assert file_columns._signature(np.arange(3.0), 7) == (np.ndarray, "<f8", (3,))
 
 
 def _corruptions(data, rng, n):
@@ -283,7 +283,7 @@ def _corruptions(data, rng, n):
             at = int(rng.integers(len(b) + 1))
             b[at:at] = rng.bytes(int(rng.integers(1, 64)))
         elif kind == 3:    # a wrong header length
-            struct.pack_into("<Q", b, len(tablefile.MAGIC), int(rng.integers(0, 2 ** 63)))
+            struct.pack_into("<Q", b, len(files.MAGIC), int(rng.integers(0, 2 ** 63)))
         else:              # a JSON field replaced by another JSON value
             h = json.loads(json.dumps(header))
             junk = [None, True, -1, 10 ** 30, 0.5, "x", [], {}, [[1]], {"array": 0},
