@@ -8,39 +8,50 @@ attribute of the primitive object, given at its definition (or by
 :func:`declare` just after it, in the same module), so adding a primitive
 touches one file; no table elsewhere names primitives by string.
 
-=============  ==========================================================================
-fact           meaning (default)
-=============  ==========================================================================
-``flat``       the arguments whose derivative is zero wherever it exists (none; ``ALL``:
-               every one, a piecewise-constant function). An elementwise primitive's
-               zero partials say it by themselves.
-``selects``    each output element takes one operand's element, so the cotangent is
-               routed, not scaled (``where``, ``maximum``, ``relu``, ``clip``) (False)
-``linear``     ``"all"``: linear in every operand; ``"each"``: in each operand with the
-               others fixed (a product); or the operands it is linear in (None)
-``structure``  how its Jacobian's pattern is found (elementwise if it has partials,
-               else dense): ``"elementwise"``, ``"moves"`` (only moves elements),
-               ``"scatter"``, ``"reduction"``, ``"along_axis"``, ``"cumulative"``,
-               ``"contraction"``, ``"diagonal_sum"``, ``"banded"``, ``"cast"``, ``"pick"``,
-               ``"sort_gather"``, ``"sort_scatter"`` (a sort's gather and its transpose)
-``spec``       a contraction as an einsum: ``spec(shapes, params)`` gives (each
-               operand's index letters, the output's), or None for a scaling (None)
-``commutative`` its operands may be listed in any order (False)
-``singular``   its derivative is infinite on a boundary of its domain (``sqrt`` and
-               ``log`` at 0, ``arcsin`` at 1, a division by 0), so a ``where`` that
-               discards it there gives nan: what ``lint`` looks for (False)
-``hint``       what keeps the argument off the boundary where the derivative is
-               infinite, for ``explain`` (None)
-``abstract``   ``abstract(*operands, **params)`` gives example outputs, for jit's
-               staging of a primitive whose impl cannot run on examples (None)
-``effect``     it is called for what it does, not for its value (``fg.debug.callback``):
-               a staged plan or loop body runs it though no output needs it (False)
-=============  ==========================================================================
+The facts, each with its default:
+
+``flat`` (none)
+    the arguments whose derivative is zero wherever it exists; ``ALL``: every
+    one, a piecewise-constant function. An elementwise primitive's zero
+    partials say it by themselves.
+``selects`` (False)
+    each output element takes one operand's element, so the cotangent is
+    routed, not scaled (``where``, ``maximum``, ``relu``, ``clip``).
+``linear`` (None)
+    ``"all"``: linear in every operand; ``"each"``: in each operand with the
+    others fixed (a product); or the operands it is linear in.
+``structure`` (elementwise if it has partials, else dense)
+    how its Jacobian's sparsity pattern is found: ``"elementwise"``,
+    ``"moves"`` (only moves elements), ``"scatter"``, ``"reduction"``,
+    ``"along_axis"``, ``"cumulative"``, ``"contraction"``,
+    ``"diagonal_sum"``, ``"banded"``, ``"cast"``, ``"pick"``,
+    ``"sort_gather"``, ``"sort_scatter"`` (a sort's gather and its transpose).
+``spec`` (None)
+    a contraction as an einsum: ``spec(shapes, params)`` gives each
+    operand's index letters and the output's, or None for a scaling.
+``commutative`` (False)
+    its operands may be listed in any order.
+``singular`` (False)
+    its derivative is infinite on a boundary of its domain (``sqrt`` and
+    ``log`` at 0, ``arcsin`` at 1, a division by 0), so a ``where`` that
+    discards it there gives nan: what ``lint`` looks for.
+``hint`` (None)
+    what keeps the argument off the boundary where the derivative is
+    infinite, for ``explain``.
+``abstract`` (None)
+    ``abstract(*operands, **params)`` gives example outputs, for jit's
+    staging of a primitive whose impl cannot run on examples (a loop).
+``effect`` (False)
+    it is called for what it does, not for its value
+    (``fg.debug.callback``): a staged plan or a loop's body runs it though no
+    output needs it.
 
 >>> from funcgrad.rules import elementwise as ew
 >>> ew.sign.flat is ALL, 0 in ew.where.flat, 1 in ew.where.flat, ew.maximum.selects
 (True, True, False, True)
 """
+
+from .errors import ArgumentTypeError
 
 __all__ = ["ALL", "FACTS", "declare", "flat_everywhere"]
 
@@ -66,7 +77,8 @@ def declare(*prims, **facts):
     """Sets ``facts`` on each primitive; returns the last one (to write at a definition)."""
     unknown = sorted(set(facts) - set(FACTS))
     if unknown:
-        raise TypeError(f"declare: unknown facts {unknown}; the facts are {sorted(FACTS)}")
+        raise ArgumentTypeError(f"declare: unknown facts {unknown}; the facts are "
+                                f"{sorted(FACTS)}")
     for prim in prims:
         for name, value in facts.items():
             setattr(prim, name, value)
