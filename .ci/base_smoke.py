@@ -96,12 +96,13 @@ def _():
 
 @check("optim, nn")
 def _():
-    init, update = fg.optim.adam(0.1)
+    opt = fg.optim.chain(fg.optim.clip_by_global_norm(1.0), fg.optim.adam(0.1))
     params = {"w": np.zeros(2)}
-    state = init(params)
+    state = opt.init(params)
     for _ in range(3):
-        params, state = update(fg.grad(lambda p: fnp.sum((p["w"] - 1.0) ** 2))(params), state,
-                               params)
+        updates, state = opt.update(fg.grad(lambda p: fnp.sum((p["w"] - 1.0) ** 2))(params),
+                                    state, params)
+        params = fg.optim.apply_updates(params, updates)
     assert np.all(params["w"] > 0)
     logits = np.array([[1.0, 2.0, 0.5]])
     assert np.isfinite(fg.grad(lambda z: fg.nn.cross_entropy(z, np.array([1])))(logits)).all()

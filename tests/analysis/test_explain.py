@@ -153,3 +153,19 @@ def test_lint_leaves_a_guarded_branch_and_a_smooth_one_alone():
     with np.errstate(divide="ignore", invalid="ignore"):
         assert np.isnan(fg.grad(trap)(np.array([0.0, 4.0]))[0])
         assert np.isfinite(fg.grad(guarded)(np.array([0.0, 4.0]))).all()
+
+
+def test_explain_of_a_long_chain_with_underflowing_edges():
+    # 0.5**n underflows past n ~ 1075: every multiply further back blocks its cotangent.
+    # Each such origin once copied every path so far at every step (quadratic: 16 GB at
+    # 1,600 levels); paths are cons cells and a cotangent carries at most 16 origins.
+    def chain(n):
+        def f(v):
+            y = v
+            for _ in range(n):
+                y = fnp.tanh(y) * 0.5 + v
+            return fnp.sum(y)
+        return f
+    report = fg.explain(chain(4000), np.linspace(-1.0, 1.0, 4))     # 16,000 nodes
+    assert "finite and nonzero" in str(report)
+    # (benchmarks/analysis_scale.py times explain against grad on 10^5 and 10^6 nodes)

@@ -154,6 +154,24 @@ def _bad(v):
     return ~np.isfinite(np.asarray(raw(v), dtype=complex if np.iscomplexobj(raw(v)) else float))
 
 
+class _Path:
+    """A path back from a problem's origin, one node longer at each step of the fold: a cons
+    cell, so the step costs O(1), not a copy of the path so far (which made a fold over a
+    chain quadratic once a problem arose deep in it)."""
+
+    __slots__ = ("before", "node")
+
+    def __init__(self, before, node):
+        self.before, self.node = before, node
+
+    def __iter__(self):
+        nodes, p = [], self
+        while p is not None:
+            nodes.append(p.node)
+            p = p.before
+        return reversed(nodes)
+
+
 def _via(path):
     """The primitives a path crossed from its origin to an input, named in order."""
     ops = [n.op for n in path if n.op is not None]
@@ -176,23 +194,32 @@ def _step(node, value):
             continue
         here = {}
         if c is not None and not all_finite(c) and g_finite:
-            here[("nonfinite", node, k)] = (node, a)
+            here[("nonfinite", node, k)] = _Path(_Path(None, node), a)
         if g_nonzero and (c is None or _piecewise(node) or node._prim.selects
                           or node._prim is ew.multiply):
             zero = c is None or np.any(np.asarray(raw(c)) == 0)
             if zero:
-                here[("blocked", node, k)] = (node, a)
-        merged = {key: path + (a,) for key, path in prov.items()}
-        merged.update(here)
+                here[("blocked", node, k)] = _Path(_Path(None, node), a)
+        merged = {key: _Path(path, a) for key, path in prov.items()}
+        for key, path in here.items():
+            if len(merged) < _KEPT:
+                merged[key] = path
         if c is None:
             c = 0.0 * np.asarray(raw(a._value), dtype=float) if here else None
         out.append(None if c is None else (c, merged))
     return out
 
 
+_KEPT = 16
+"""Origins a cotangent carries at most: the report names the first problems on the way
+back from the output; carrying every one would make a long chain's fold quadratic."""
+
+
 def _plus(a, b):
     prov = dict(b[1])
-    prov.update(a[1])
+    for key, path in a[1].items():
+        if key in prov or len(prov) < _KEPT:
+            prov[key] = path
     return (a[0] + b[0], prov)
 
 

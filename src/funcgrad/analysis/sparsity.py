@@ -284,25 +284,57 @@ def _fold_patterns(inputs, outputs, trace):
         if node._prim is not VAR and node._prim is not CONST and any(a in touched for a in node._args):
             touched.add(node)
 
+    seeds = {o: _small(p) for o, p in seeds.items()}
+
     def step(node, m):
-        return [None if a not in touched else _times(m, local_pattern(node, k, touched))
+        prim = node._prim
+        same = _passes_through(node, prim)
+        return [None if a not in touched or k in prim.flat
+                else m if same and shape_of(a._value) == shape_of(node._value)
+                else _times(m, local_pattern(node, k, touched))
                 for k, a in enumerate(node._args)]
 
     wanted = set(inputs)
     found = reverse_fold_seeds(order, seeds, step, _plus, keep=wanted.__contains__)
-    blocks = [found[x] if x in found else sp.csr_array((total, _size(x._value)), dtype=bool)
-              for x in inputs]
+    blocks = [sp.csr_array(found[x]) if x in found
+              else sp.csr_array((total, _size(x._value)), dtype=bool) for x in inputs]
     if not blocks:
         return sp.csr_array((total, 0), dtype=bool)
     return sp.hstack(blocks, format="csr").astype(bool)
 
 
+SMALL = 1 << 16
+"""Patterns of at most this many entries are dense boolean arrays in the fold: a sparse
+matrix costs tens of microseconds to make, add or multiply, a small array one."""
+
+
+def _small(p):
+    """A pattern as a dense boolean array if it is small, else as it is (sparse)."""
+    if isinstance(p, np.ndarray) or p.shape[0] * p.shape[1] > SMALL:
+        return p
+    return p.toarray().astype(bool)
+
+
+def _passes_through(node, prim):
+    """Whether the node's Jacobian is the identity for each argument of its own shape (an
+    elementwise primitive: the pattern of such an argument is the node's, unchanged)."""
+    kind = prim.structure or ("elementwise" if prim.partials is not None else None)
+    return kind == "elementwise"
+
+
 def _times(m, w):
-    return None if w is None else (m @ w)
+    if w is None:
+        return None
+    if isinstance(m, np.ndarray):        # small: (w^T m^T)^T in integers, back to booleans
+        out = (w.T.astype(np.int32) @ m.T.astype(np.int32)).T
+        return _small(sp.csr_array(out)) if sp.issparse(out) else np.asarray(out) != 0
+    return _small(m @ w)
 
 
 def _plus(a, b):
-    return a + b
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a | b
+    return _small(sp.csr_array(a) + sp.csr_array(b))
 
 
 def jacobian_sparsity(fun: Callable, *args: Any, argnums: int = 0) -> Any:
