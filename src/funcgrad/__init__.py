@@ -1,8 +1,10 @@
 """funcgrad: reverse-mode automatic differentiation in a functional style.
 
 Backpropagation is a topological ordering followed by a fold. Expressions are
-immutable DAGs, orderings are pure folds over them, and backprop is a reduction
-that threads a persistent gradient map through the reversed order.
+immutable DAGs, orderings are folds over them, and backprop is a reduction over
+the reversed order that returns a persistent gradient map (each fold's
+accumulator is private to its run and changed in place, for speed; the pure
+form of backprop's is ``funcgrad.dag.fold.reference_fold``).
 
 >>> import funcgrad as fg
 >>> x = fg.var(2.0, name="x")

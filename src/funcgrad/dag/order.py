@@ -1,10 +1,13 @@
-"""Topological orderings of an expression DAG, each a pure fold.
+"""Topological orderings of an expression DAG, each a fold over the outputs.
 
-Both orderings are iterative (a graph of any depth works: there is no
-recursion anywhere), deterministic (they follow each node's argument order and
-never the iteration order of a hash set, so every process gives the same
-order), and linear in nodes plus edges. Neither touches a node: each owns a
-private working set for its run and returns a fresh tuple.
+Each ordering is a pure function of the outputs: it touches no node and
+returns a fresh tuple. Inside, it is a fold (``toolz.reduce`` over the outputs)
+whose accumulator, the set of nodes seen and the order so far, is private to
+the one run and grows in place, as backprop's gradient map does (a transient:
+see :mod:`funcgrad.dag.fold`). Both orderings are iterative (a graph of any
+depth works: there is no recursion anywhere), deterministic (they follow each
+node's argument order and never the iteration order of a hash set, so every
+process gives the same order), and linear in nodes plus edges.
 
 - ``dfs``: depth-first post-order, the order of the classic recursive
   ``build_topo``, produced with an explicit stack.
