@@ -61,7 +61,8 @@ from .at import at
 
 # seeing and saving graphs
 from .io.show import show, to_dot, to_svg, render
-from .analysis.explain import explain, lint
+from .analysis.explain import explain
+from .analysis.lint import lint
 from .io.files import dump, dumps, load, loads
 
 # errors

@@ -36,7 +36,8 @@ import textwrap
 
 import numpy as np
 
-from ..analysis.explain import explain, lint
+from ..analysis.explain import explain
+from ..analysis.lint import lint
 from ..dag.backprop import backprop
 from ..io.expr import CONSTANTS, FUNCTIONS, ExprError, build
 from ..io.show import GraphvizNotFound, render, show, to_dot
