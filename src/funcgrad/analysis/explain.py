@@ -1,14 +1,15 @@
 """Why is this gradient NaN, infinite or zero? Folds that carry provenance.
 
 ``fg.explain`` runs backprop once over the product of two semirings: the real
-numbers (the cotangents) and *provenance*, a map from each origin (the edge
-where a cotangent first became non-finite, or where a nonzero cotangent was
-blocked) to one path by which it travelled. At a parent, contributions add
-and their provenances merge, exactly as the cotangents do, so each input ends
-with its gradient and the origins of whatever is wrong with it. Values are
-checked in topological order for the first node whose value is not finite
-although its inputs are. Nothing runs twice: the graph is traced once and
-folded once.
+numbers (the cotangents) and *provenance*, the set of origins of whatever is
+wrong with a cotangent (the edge where it first became non-finite, or where a
+nonzero cotangent was blocked; at most 16, the first met on the way back from
+the output). At a parent, contributions add and their provenances merge,
+exactly as the cotangents do, so each input ends with its gradient and the
+origins of whatever is wrong with it; a path from each origin to the input is
+found when it is reported. Values are checked in topological order for the
+first node whose value is not finite although its inputs are. The graph is
+traced once and folded once.
 
 ``fg.lint`` (:mod:`funcgrad.analysis.lint`) reads the same graph before
 anything goes wrong, in the same words.
@@ -150,22 +151,26 @@ def _bad(v):
     return ~np.isfinite(np.asarray(raw(v), dtype=complex if np.iscomplexobj(raw(v)) else float))
 
 
-class _Path:
-    """A path back from a problem's origin, one node longer at each step of the fold: a cons
-    cell, so the step costs O(1), not a copy of the path so far (which made a fold over a
-    chain quadratic once a problem arose deep in it)."""
-
-    __slots__ = ("before", "node")
-
-    def __init__(self, before, node):
-        self.before, self.node = before, node
-
-    def __iter__(self):
-        nodes, p = [], self
-        while p is not None:
-            nodes.append(p.node)
-            p = p.before
-        return reversed(nodes)
+def _path(node, k, x):
+    """A path from ``node`` through its argument ``k`` down to ``x``: the nodes in order.
+    The fold carries only each problem's origin; the path is found when it is reported
+    (carrying paths, each one node longer at every step, made the fold slow)."""
+    start = node._args[k]
+    came_from = {start: None}
+    stack = [start]
+    while stack:
+        n = stack.pop()
+        if n is x:
+            break
+        for p in n._args:
+            if p not in came_from:
+                came_from[p] = n
+                stack.append(p)
+    nodes, n = [], x if x in came_from else start
+    while n is not None:
+        nodes.append(n)
+        n = came_from[n]
+    return [node, *reversed(nodes)]
 
 
 def _via(path):
@@ -182,24 +187,28 @@ def _step(node, value):
     except MissingRuleError:
         cs = [None] * len(node._args)
     out = []
-    g_finite = all_finite(g)
-    g_nonzero = g is not None and np.any(np.asarray(raw(g)) != 0)
+    g_finite = g_nonzero = None      # asked only where an edge needs them: most never do
     for k, (a, c) in enumerate(zip(node._args, cs)):
         if a._prim is CONST:
             out.append(None)
             continue
         here = {}
-        if c is not None and not all_finite(c) and g_finite:
-            here[("nonfinite", node, k)] = _Path(_Path(None, node), a)
-        if g_nonzero and (c is None or _piecewise(node) or node._prim.selects
-                          or node._prim is ew.multiply):
-            zero = c is None or np.any(np.asarray(raw(c)) == 0)
-            if zero:
-                here[("blocked", node, k)] = _Path(_Path(None, node), a)
-        merged = {key: _Path(path, a) for key, path in prov.items()}
-        for key, path in here.items():
-            if len(merged) < _KEPT:
-                merged[key] = path
+        if c is not None and not all_finite(c):
+            if g_finite is None:
+                g_finite = all_finite(g)
+            if g_finite:
+                here[("nonfinite", node, k)] = True
+        if c is None or _piecewise(node) or node._prim.selects or node._prim is ew.multiply:
+            if g_nonzero is None:
+                g_nonzero = g is not None and bool(np.any(np.asarray(raw(g)) != 0))
+            if g_nonzero and (c is None or np.any(np.asarray(raw(c)) == 0)):
+                here[("blocked", node, k)] = True
+        merged = prov            # shared: no dict is changed once made
+        if here:
+            merged = dict(prov)
+            for key in here:
+                if len(merged) < _KEPT:
+                    merged[key] = True
         if c is None:
             c = 0.0 * np.asarray(raw(a._value), dtype=float) if here else None
         out.append(None if c is None else (c, merged))
@@ -208,14 +217,14 @@ def _step(node, value):
 
 _KEPT = 16
 """Origins a cotangent carries at most: the report names the first problems on the way
-back from the output; carrying every one would make a long chain's fold quadratic."""
+back from the output; carrying every one made a long chain's fold quadratic."""
 
 
 def _plus(a, b):
     prov = dict(b[1])
-    for key, path in a[1].items():
+    for key in a[1]:
         if key in prov or len(prov) < _KEPT:
-            prov[key] = path
+            prov[key] = True
     return (a[0] + b[0], prov)
 
 
@@ -235,13 +244,13 @@ def _downstream_where(node, kids):
     return None
 
 
-def _nonfinite_finding(node, k, g, index, kids, path, x):
+def _nonfinite_finding(node, k, g, index, kids, x):
     """Why the cotangent ``node`` sends to argument ``k`` is not finite."""
     cs = vjp_step(node, g)
     bad = _bad(cs[k])
     arg = node._args[k]
     zero_g = np.broadcast_to(np.asarray(raw(g)) == 0, np.shape(bad)) if np.shape(bad) else np.asarray(raw(g)) == 0
-    via = f"reached {_ref(x, index)} through {_via(path)}"
+    via = f"reached {_ref(x, index)} through {_via(_path(node, k, x))}"
     selector = _downstream_where(node, kids)
     if np.any(zero_g & bad) and selector is not None:
         return Finding(
@@ -304,9 +313,9 @@ def _arguments_at(node, bad):
     return f" (its arguments are {', '.join(found)} there)"
 
 
-def _blocked_finding(node, k, index, path, x):
+def _blocked_finding(node, k, index, x):
     arg = node._args[k]
-    via = f"on the way to {_ref(x, index)} through {_via(path)}"
+    via = f"on the way to {_ref(x, index)} through {_via(_path(node, k, x))}"
     prim = node._prim
     if prim in (ew.relu, ew.maximum) and np.all(np.asarray(raw(node._value)) == 0):
         return Finding("dead relu", node,
@@ -440,13 +449,13 @@ def _explain_input(x, g, bad, zero, prov, values, forward, cuts, order, index, k
     if bad.any():
         reach = [n for n in forward if x in set(dfs_order((n,)))]
         found.extend(_forward_finding(n, index) for n in reach[:1])
-        for (kind, node, k), path in prov.items():
+        for kind, node, k in prov:
             if kind == "nonfinite":
-                found.append(_nonfinite_finding(node, k, values[node][0], index, kids, path, x))
+                found.append(_nonfinite_finding(node, k, values[node][0], index, kids, x))
     if zero.any():
-        for (kind, node, k), path in prov.items():
+        for kind, node, k in prov:
             if kind == "blocked":
-                found.append(_blocked_finding(node, k, index, path, x))
+                found.append(_blocked_finding(node, k, index, x))
         if x not in values or not found:
             found.extend(_cut_findings(x, cuts, order, index))
         if not found:
