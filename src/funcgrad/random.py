@@ -110,11 +110,16 @@ def _draw(k, distribution, shape, dtype, *parameters, who):
                         shape=_shape(shape, who), dtype=dtype)
 
 
+def _standard(k, distribution, shape, dtype):
+    """Numbers of a standard distribution (no parameters but the key), of a float dtype."""
+    who = f"fg.random.{distribution}"
+    return _draw(k, distribution, shape, _float(dtype, who), who=who)
+
+
 def uniform(k: Any, shape: Any = (), dtype: Any = float, minval: Any = 0.0,
             maxval: Any = 1.0) -> Any:
     """Numbers uniform in [minval, maxval), differentiable in ``minval`` and ``maxval``."""
-    who = "fg.random.uniform"
-    u = _draw(k, "uniform", shape, _float(dtype, who), who=who)
+    u = _standard(k, "uniform", shape, dtype)
     if _is(minval, 0.0) and _is(maxval, 1.0):
         return u
     return minval + (maxval - minval) * u
@@ -126,8 +131,7 @@ def _is(v, number):
 
 def normal(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Standard normal numbers (scale and shift them: ``mu + sigma * normal(k)``)."""
-    who = "fg.random.normal"
-    return _draw(k, "normal", shape, _float(dtype, who), who=who)
+    return _standard(k, "normal", shape, dtype)
 
 
 def truncated_normal(k: Any, lower: Any, upper: Any, shape: Any = None,
@@ -141,26 +145,22 @@ def truncated_normal(k: Any, lower: Any, upper: Any, shape: Any = None,
 
 def exponential(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Exponential numbers of rate 1."""
-    who = "fg.random.exponential"
-    return _draw(k, "exponential", shape, _float(dtype, who), who=who)
+    return _standard(k, "exponential", shape, dtype)
 
 
 def gumbel(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Standard Gumbel numbers (the noise of the Gumbel-max trick)."""
-    who = "fg.random.gumbel"
-    return _draw(k, "gumbel", shape, _float(dtype, who), who=who)
+    return _standard(k, "gumbel", shape, dtype)
 
 
 def laplace(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Standard Laplace numbers."""
-    who = "fg.random.laplace"
-    return _draw(k, "laplace", shape, _float(dtype, who), who=who)
+    return _standard(k, "laplace", shape, dtype)
 
 
 def logistic(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Standard logistic numbers."""
-    who = "fg.random.logistic"
-    return _draw(k, "logistic", shape, _float(dtype, who), who=who)
+    return _standard(k, "logistic", shape, dtype)
 
 
 def bernoulli(k: Any, p: Any = 0.5, shape: Any = None) -> Any:

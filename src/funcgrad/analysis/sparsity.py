@@ -263,9 +263,14 @@ def local_pattern(node, k, touched):
     prim = node._prim
     if k in prim.flat:
         return None
-    kind = prim.structure or ("elementwise" if prim.partials is not None else None)
-    structure = _BY_STRUCTURE.get(kind)
+    structure = _BY_STRUCTURE.get(_structure(prim))
     return _dense(node, k) if structure is None else structure(node, k, touched)
+
+
+def _structure(prim):
+    """How the primitive's pattern is found: its ``structure`` fact; a primitive given by
+    its partials (``fg.extend``'s elementwise form) is elementwise, any other dense."""
+    return prim.structure or ("elementwise" if prim.partials is not None else None)
 
 
 def _fold_patterns(inputs, outputs, trace):
@@ -288,7 +293,7 @@ def _fold_patterns(inputs, outputs, trace):
 
     def step(node, m):
         prim = node._prim
-        same = _passes_through(node, prim)
+        same = _structure(prim) == "elementwise"   # the identity for an operand of its shape
         return [None if a not in touched or k in prim.flat
                 else m if same and shape_of(a._value) == shape_of(node._value)
                 else _times(m, local_pattern(node, k, touched))
@@ -313,13 +318,6 @@ def _small(p):
     if isinstance(p, np.ndarray) or p.shape[0] * p.shape[1] > SMALL:
         return p
     return p.toarray().astype(bool)
-
-
-def _passes_through(node, prim):
-    """Whether the node's Jacobian is the identity for each argument of its own shape (an
-    elementwise primitive: the pattern of such an argument is the node's, unchanged)."""
-    kind = prim.structure or ("elementwise" if prim.partials is not None else None)
-    return kind == "elementwise"
 
 
 def _times(m, w):

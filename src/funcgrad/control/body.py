@@ -210,9 +210,9 @@ class Body:
     def plan(self):
         """The body compiled to straight-line code on plain values (once, when first run)."""
         if self._plan is None:
-            plan = compile_plan(self.order, self.inputs, self.outputs + self.effects, None)
-            run, n = plan.run, len(self.outputs)
-            self._plan = run if not self.effects else (lambda *leaves: run(*leaves)[:n])
+            plan = compile_plan(self.order, self.inputs, self.outputs, None,
+                                effects=self.effects)
+            self._plan = plan.outputs if plan.hidden else plan.run
         return self._plan
 
     def out_examples(self):

@@ -23,7 +23,7 @@ from ..core.traces import Box
 from ..core.values import dtype_of, is_complex, plain, raw, shape_of
 from ..rules import arrays, elementwise, gather, products, ufuncs
 
-__all__ = ["ArrayLike", "TracedIndex", "index_param", "traced_index"]
+__all__ = ["RecordedComparisons", "ArrayLike", "TracedIndex", "index_param", "traced_index"]
 
 
 def index_param(index):
@@ -321,3 +321,21 @@ class ArrayLike(Box):
 
     def copy(self):
         return self  # traced values never change, so a copy is the value itself
+
+
+class RecordedComparisons:
+    """Comparisons that are primitive calls, for a value standing for many (jit's staged
+    values, vmap's batches): each input or example has its own answer, so ``<`` and ``==``
+    give a traced mask rather than reading one value (ArrayLike's own compare the value
+    beneath). Such values are keys of plain dicts and sets only, which compare by identity
+    first, so a trace's own bookkeeping is unaffected."""
+
+    __slots__ = ()
+
+    def __lt__(self, other): return elementwise.less(self, other)
+    def __le__(self, other): return elementwise.less_equal(self, other)
+    def __gt__(self, other): return elementwise.greater(self, other)
+    def __ge__(self, other): return elementwise.greater_equal(self, other)
+    def __eq__(self, other): return elementwise.equal(self, other)
+    def __ne__(self, other): return elementwise.not_equal(self, other)
+    __hash__ = object.__hash__

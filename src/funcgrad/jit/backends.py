@@ -2,7 +2,7 @@
 
 A backend is an object with a ``name``, ``check()`` (which raises where it
 cannot run, naming what to install) and ``compile(nodes, inputs, out_leaves,
-out_def)``, which turns the staged graph (its nodes in topological order, the
+out_def, effects)``, which turns the staged graph (its nodes in topological order, the
 staged inputs and outputs, the outputs' tree structure) into a
 :class:`~funcgrad.jit.plans.Plan`. ``fg.jit(f, backend=name)`` asks the backend
 of that name; adding a backend is adding one to :data:`BACKENDS`.
@@ -44,8 +44,9 @@ class Backend:
             raise ImportError(f'jit: backend="{self.name}" needs {self.needs}, which is not '
                               f'installed: pip install "funcgrad[{self.extra}]"')
 
-    def compile(self, nodes, inputs, out_leaves, out_def):
-        return compile_plan(nodes, inputs, out_leaves, out_def, backend=self.name, pruned=False)
+    def compile(self, nodes, inputs, out_leaves, out_def, effects=()):
+        return compile_plan(nodes, inputs, out_leaves, out_def, backend=self.name,
+                            pruned=False, effects=effects)
 
     def __repr__(self):
         return f"<jit backend {self.name!r}>"

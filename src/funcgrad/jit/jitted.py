@@ -126,11 +126,8 @@ class Jitted:
         plan, leaves = self._plan_for(args, kwargs)
         if plan is None:
             return self.fun(*args, **kwargs)   # inside another transform: trace straight through
-        values = plan.run(*leaves)
-        if plan.hidden:
-            values = values[:len(values) - plan.hidden]   # the effects' own outputs
         # Python-float results come back as NumPy's float64
-        out = tree_unflatten(plan.out_def, [numpy_scalar(v) for v in values])
+        out = tree_unflatten(plan.out_def, [numpy_scalar(v) for v in plan.outputs(*leaves)])
         if checking() and not all_finite(out):
             self._find_non_finite(args, kwargs)
         return out
@@ -153,9 +150,8 @@ class Jitted:
         return len(self._cache)
 
     def _split(self, args, kwargs):
+        """The traced and the static parts of a call (of a function with static arguments)."""
         statics, static_names = self.statics, self.static_names
-        if not statics and not static_names:      # the common call: every argument traced
-            return ([*args], kwargs), _NO_STATICS
         dynamic = ([a for i, a in enumerate(args) if i not in statics],
                    {k: v for k, v in kwargs.items() if k not in static_names})
         static = (tuple((i, args[i]) for i in sorted(statics) if i < len(args)),
@@ -231,11 +227,8 @@ class Jitted:
                            for k, v in kwargs.items()}
             out_leaves, out_def = tree_flatten(self.fun(*call, **call_kwargs))
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
-        # steps run for their effect are outputs too, so the plan keeps them; dropped on return
         effects, trace.effects = trace.effects, []    # no cycle of the trace and its nodes
-        plan = self.backend.compile(made, inputs, out_leaves + effects, out_def)
-        plan.hidden = len(effects)
-        return plan
+        return self.backend.compile(made, inputs, out_leaves, out_def, effects)
 
     def _find_non_finite(self, args, kwargs):
         """Inside fg.debug_nans(), a non-finite result: run the function again, primitive

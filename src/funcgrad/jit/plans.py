@@ -83,9 +83,13 @@ class Plan:
             return []
         return _native().native_blocks(self.run.__globals__, self.block_names)
 
-    def __call__(self, leaves):
+    def outputs(self, *leaves):
+        """The plan's results on ``leaves``, without those of steps run for their effect."""
         values = self.run(*leaves)
-        return tree_unflatten(self.out_def, values[:len(values) - self.hidden])
+        return values[:len(values) - self.hidden] if self.hidden else values
+
+    def __call__(self, leaves):
+        return tree_unflatten(self.out_def, self.outputs(*leaves))
 
     def __repr__(self):
         return f"<plan: {self.n_steps} steps>"
@@ -291,13 +295,20 @@ def _tuple(texts):
 
 
 def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python",
-                 pruned=True):
-    """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``,
-    in blocks of ``block`` steps (default ``BLOCK``) if it is longer. ``backend="numba"``:
-    a plan of Python floats, or of small float64 arrays of one shape, becomes a register
-    program (:mod:`funcgrad.jit.machine`), any other with a step numba can type is always cut
-    into blocks, those of such steps only compiled natively (:mod:`funcgrad.jit.native`). ``pruned=False``: ``nodes`` may
-    hold steps the outputs do not need, which the plan leaves out."""
+                 pruned=True, effects=()):
+    """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``, in
+    blocks of ``block`` steps (default ``BLOCK``) if it is longer. ``backend="numba"``: a
+    plan of Python floats, or of small float64 arrays of one shape, becomes a register
+    program (:mod:`funcgrad.jit.machine`); any other with a step numba can type is cut into
+    blocks, those of such steps compiled natively (:mod:`funcgrad.jit.native`).
+    ``pruned=False``: ``nodes`` may hold steps the outputs do not need, left out. ``effects``:
+    steps run for their effect (``fg.debug.callback``), outputs :meth:`Plan.outputs` drops."""
+    plan = _compile(nodes, inputs, [*out_leaves, *effects], out_def, block, backend, pruned)
+    plan.hidden = len(effects)
+    return plan
+
+
+def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
     block = block or BLOCK
     native = backend == "numba"
     names = _Namespace()

@@ -29,31 +29,19 @@ import numpy as np
 from ..core.errors import (
     ConcretizationError,
 )
+from ..dag.arraylike import RecordedComparisons
 from ..dag.node import CONST, VAR, Node, ReverseTrace
-from ..rules import elementwise
 from .plans import Plan, _kept, compile_plan
 
 __all__ = ["Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan"]
 
 
-class Staged(Node):
-    """A node of a jit trace: its value stands for every input of its shape."""
+class Staged(RecordedComparisons, Node):
+    """A node of a jit trace: its value stands for every input of its shape. Its
+    comparisons are recorded, so a mask computed from them is part of the plan (reading
+    one trace's answer would freeze it into the plan)."""
 
     __slots__ = ()
-
-    # Comparisons are recorded, so a mask computed from them is part of the plan.
-    def __lt__(self, other): return elementwise.less(self, other)
-    def __le__(self, other): return elementwise.less_equal(self, other)
-    def __gt__(self, other): return elementwise.greater(self, other)
-    def __ge__(self, other): return elementwise.greater_equal(self, other)
-
-    # == and != between staged values compare elementwise too (identity would freeze one
-    # trace's answer into the plan). Staged values are keys of plain dicts and sets only,
-    # which compare by identity first, so the plan's own bookkeeping is unaffected.
-    def __eq__(self, other): return elementwise.equal(self, other)
-    def __ne__(self, other): return elementwise.not_equal(self, other)
-
-    __hash__ = object.__hash__
 
     def _refuse(self, what):
         if self._trace.refusal is not None:

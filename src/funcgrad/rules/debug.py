@@ -15,8 +15,6 @@ vmap calls it once per example. It has no derivative and passes none.
 [(2.0, 3.0)]
 """
 
-import numpy as np
-
 from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 
@@ -28,16 +26,11 @@ def _impl(*leaves, callback):
     return 0.0
 
 
-def _example_by_example(size, prim, values, batched, params):
-    for i in range(size):
-        prim(*[v[i] if b else v for v, b in zip(values, batched)], **params)
-    return np.zeros(size)
-
-
+# No batch rule: vmap runs a primitive without one example by example, which is what a
+# callback should see (rules.arrays.batch_example_by_example).
 debug_callback = Primitive(
     "debug_callback", _impl,
     vjp=lambda argnums, g, ans, *leaves, **params: [None for _ in argnums],
     jvp=lambda tangents, ans, *leaves, **params: None,
-    batch=_example_by_example,
 )
 declare(debug_callback, flat=ALL, effect=True, abstract=lambda *leaves, callback: 0.0)

@@ -38,15 +38,14 @@ from ..core.errors import (
 from ..core.traces import Trace, new_level
 from ..core.tree import node_parts, tree_flatten, tree_unflatten
 from ..core.values import shape_of
-from ..dag.arraylike import ArrayLike
+from ..dag.arraylike import ArrayLike, RecordedComparisons
 from ..dag.finite import unwatched, watched
-from ..rules import elementwise
 from ..rules.arrays import batch_example_by_example, broadcast_to, transpose
 
 __all__ = ["Batched", "BatchTrace", "vmap", "leave"]
 
 
-class Batched(ArrayLike):
+class Batched(RecordedComparisons, ArrayLike):
     """A batch of values stacked along a leading axis, belonging to one batch trace."""
 
     __slots__ = ("_value", "_trace")
@@ -54,15 +53,6 @@ class Batched(ArrayLike):
     def __init__(self, value, trace):
         self._value = value
         self._trace = trace
-
-    # Each example has its own answer, so comparisons give a batched mask.
-    def __lt__(self, other): return elementwise.less(self, other)
-    def __le__(self, other): return elementwise.less_equal(self, other)
-    def __gt__(self, other): return elementwise.greater(self, other)
-    def __ge__(self, other): return elementwise.greater_equal(self, other)
-    def __eq__(self, other): return elementwise.equal(self, other)
-    def __ne__(self, other): return elementwise.not_equal(self, other)
-    __hash__ = object.__hash__
 
     def __bool__(self):
         raise ConcretizationError(
