@@ -4,10 +4,11 @@ A :class:`NodeMap` is a persistent map (pyrsistent's ``PMap`` API: ``set``,
 ``remove``, ``discard``, ``update``, ``evolver``) that finds its keys by
 identity. A node's ``==`` compares values elementwise, as NumPy's does, so a
 node cannot be a key of a map that finds keys by ``==``: a NodeMap holds a
-``pyrsistent.pmap`` whose keys are :class:`Same` wrappers, equal only to a
-wrapper of the same object. Every update is pyrsistent's own, through its
-public API: it shares structure with the map it came from and costs O(log n)
-(a ``set`` on a map of 10^5 nodes takes microseconds, not a copy).
+``pyrsistent.pmap`` from each node's ``id`` to the pair ``(node, value)``
+(the pair keeps the node, and so its ``id``, alive). Every update is
+pyrsistent's own, through its public API: it shares structure with the map it
+came from and costs O(log n) (a ``set`` on a map of 10^5 nodes takes
+microseconds, not a copy).
 
 >>> import funcgrad as fg
 >>> x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
@@ -31,35 +32,17 @@ from pyrsistent import pmap
 from ..core.values import format_value
 from .node import Node, short_label
 
-__all__ = ["NodeMap", "Same", "node_map"]
+__all__ = ["NodeMap", "node_map"]
 
 _SHOWN = 6
 _ROWS = 50
-
-
-class Same:
-    """A key equal only to a key of the same object: a node found by identity."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj):
-        self.obj = obj
-
-    def __hash__(self):
-        return id(self.obj)
-
-    def __eq__(self, other):
-        return type(other) is Same and other.obj is self.obj
-
-    def __repr__(self):
-        return f"Same({self.obj!r})"
 
 
 def node_map(entries):
     """A NodeMap holding the dict (or NodeMap) ``entries``."""
     if isinstance(entries, NodeMap):
         return entries
-    return NodeMap(pmap({Same(k): v for k, v in entries.items()}))
+    return NodeMap(pmap({id(k): (k, v) for k, v in entries.items()}))
 
 
 def _label(node):
@@ -78,42 +61,43 @@ class NodeMap(Mapping):
     __slots__ = ("_map",)
 
     def __init__(self, entries=None):
-        self._map = pmap() if entries is None else entries    # a PMap of Same -> value
+        self._map = pmap() if entries is None else entries    # a PMap: id -> (node, value)
 
     def __getitem__(self, key):
-        try:
-            return self._map[Same(key)]
-        except KeyError:
-            raise KeyError(key) from None
+        entry = self._map.get(id(key))
+        if entry is None:
+            raise KeyError(key)
+        return entry[1]
 
     def __contains__(self, key):
-        return Same(key) in self._map
+        return id(key) in self._map
 
     def get(self, key, default=None):
-        return self._map.get(Same(key), default)
+        entry = self._map.get(id(key))
+        return default if entry is None else entry[1]
 
     def __iter__(self):
-        return (k.obj for k in self._map)
+        return (k for k, _ in self._map.values())
 
     def __len__(self):
         return len(self._map)
 
     def items(self):
-        return [(k.obj, v) for k, v in self._map.items()]
-
-    def values(self):
         return list(self._map.values())
 
+    def values(self):
+        return [v for _, v in self._map.values()]
+
     def set(self, key, value):
-        return NodeMap(self._map.set(Same(key), value))
+        return NodeMap(self._map.set(id(key), (key, value)))
 
     def remove(self, key):
         if key not in self:
             raise KeyError(key)
-        return NodeMap(self._map.remove(Same(key)))
+        return NodeMap(self._map.remove(id(key)))
 
     def discard(self, key):
-        return NodeMap(self._map.discard(Same(key)))
+        return NodeMap(self._map.discard(id(key)))
 
     def update(self, *maps):
         e = self.evolver()
@@ -161,28 +145,28 @@ class NodeMapEvolver:
 
     def __getitem__(self, key):
         try:
-            return self._evolver[Same(key)]
+            return self._evolver[id(key)][1]
         except KeyError:
             raise KeyError(key) from None
 
     def __setitem__(self, key, value):
-        self._evolver[Same(key)] = value
+        self._evolver[id(key)] = (key, value)
 
     def __delitem__(self, key):
         try:
-            del self._evolver[Same(key)]
+            del self._evolver[id(key)]
         except KeyError:
             raise KeyError(key) from None
 
     def __contains__(self, key):
-        return Same(key) in self._evolver
+        return id(key) in self._evolver
 
     def __len__(self):
         return len(self._evolver)
 
     def get(self, key, default=None):
         try:
-            return self._evolver[Same(key)]
+            return self._evolver[id(key)][1]
         except KeyError:
             return default
 
