@@ -62,6 +62,17 @@ def _():
     assert fg.vmap(lambda k: fg.random.uniform(k, ()))(fg.random.split(k2, 4)).shape == (4,)
 
 
+@check("debug.callback under jit, vmap and a loop")
+def _():
+    seen = []
+    def f(x):
+        fg.debug.callback(seen.append, x)
+        return fg.fori_loop(0, 2, lambda i, c: (fg.debug.callback(seen.append, i), c * 2.0)[1], x)
+    assert fg.jit(f)(1.0) == 4.0
+    fg.vmap(lambda v: fg.debug.callback(seen.append, v) or v)(np.arange(2.0))
+    assert [float(v) for v in seen] == [1.0, 0.0, 1.0, 0.0, 1.0]
+
+
 @check("transforms, jit, vmap")
 def _():
     f = lambda x: fnp.sum(fnp.tanh(x) ** 2)   # noqa: E731
