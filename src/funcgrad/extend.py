@@ -4,8 +4,10 @@ A primitive is its impl with its rules side by side (see
 :mod:`funcgrad.core.primitive` for the form): ``vjp`` and ``jvp`` per argument
 or joint, ``batch`` for vmap, and, for elementwise functions, the one-line
 shortcut of their partial derivatives. Everything funcgrad's rule tables use
-to write rules is here too: the value and shape questions, the elementwise
-pullback, ``unbroadcast``, and the helpers of batching rules.
+to write rules is here too: the value and shape questions, the cotangent
+arithmetic (the elementwise ``pullback``, ``unbroadcast``,
+``restore_reduced_axes``, ``real_part_for``, ``add_cotangents``), and the
+helpers of batching rules.
 
 An elementwise primitive from its partial derivative; reverse mode, forward
 mode and vmap follow from it:
@@ -61,16 +63,19 @@ from .rules.arrays import (
                            lead_axes,
                            positive_axes,
                            shift_axes,
+                           restore_reduced_axes,
                            unbroadcast,
 )
-from .rules.elementwise import elementwise, pullback
+from .dag.backprop import add_cotangents
+from .rules.elementwise import elementwise, pullback, real_part_for
 
 __all__ = [
     # the form of a primitive, and the makers of its rules
     "Primitive", "primitive", "elementwise", "defvjp", "defjvp", "defbatch", "defxp", "is_joint",
     # writing rules
     "raw", "plain", "shape_of", "ndim_of", "zeros_like_value", "normalize_axes",
-    "unbroadcast", "pullback",
+    # cotangent arithmetic (each helper lives with the primitives it is made of)
+    "unbroadcast", "restore_reduced_axes", "pullback", "real_part_for", "add_cotangents",
     # writing batching rules
     "example_shape", "positive_axes", "shift_axes", "lead_axes", "all_batched",
     "batch_elementwise", "batch_reduction", "batch_along_axis", "batch_example_by_example",
