@@ -148,4 +148,16 @@ def _():
     assert "grad" in demo.stdout
 
 
+
+@check("fg.explore's page is installed with the package")
+def _():
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "fold.html")
+        subprocess.run([sys.executable, "-m", "funcgrad", "explore", "(x + y) * z", "--at", "x=-2",
+                        "--at", "y=5", "--at", "z=-4", "--html", page], check=True,
+                       capture_output=True)
+        text = open(page).read()
+    assert "fg-data" in text and "addEventListener" in text and ".node.current" in text
+
+
 print(f"base install: {len(checks)} passed, 0 failed")

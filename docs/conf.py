@@ -21,6 +21,8 @@ autodoc_default_options = {"members": True, "undoc-members": False}
 # Links from a page to files outside docs/ (examples, the README) are fine on GitHub and
 # in a checkout; the site lists the examples on its own page instead.
 suppress_warnings = ["myst.xref_missing"]
+# explorer-seeds.html, the page fg.explore saves, embedded in expressions-and-orderings.md
+html_static_path = ["_static"]
 
 
 def _skip_numpys_own(app, what, name, obj, skip, options):

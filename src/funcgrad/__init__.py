@@ -61,6 +61,7 @@ from .at import at
 
 # seeing and saving graphs
 from .io.show import show, to_dot, to_svg, render
+from .io.explore import explore
 from .analysis.explain import explain
 from .analysis.lint import lint
 from .io.files import dump, dumps, load, loads
@@ -109,7 +110,7 @@ __all__ = [
     "register_pytree_node_class",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
     "numpy", "nn", "optim", "extend", "random", "debug", "at",
-    "show", "to_dot", "to_svg", "render", "dumps", "loads", "dump", "load", "explain", "lint",
+    "show", "to_dot", "to_svg", "render", "explore", "dumps", "loads", "dump", "load", "explain", "lint",
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
     "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "ArgumentTypeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
     "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",

@@ -1,5 +1,6 @@
 """examples/tour.ipynb runs headless from top to bottom and shows what it promises:
-a node drawn as SVG, the gradient map and the listing as HTML, a trained model, a plot."""
+a node drawn as SVG, the gradient map and the listing as HTML, the explorer's page, a
+trained model, a plot."""
 
 import pathlib
 
@@ -23,6 +24,8 @@ def test_the_tour_runs_and_displays_svg_html_and_a_plot(tmp_path):
     html = [o.data["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     assert any("<table>" in h and "gradient" in h for h in html)   # the NodeMap
     assert any(h.startswith("<pre>") and "multiply(%2, %0)" in h for h in html)   # fg.show
+    assert any(h.startswith("<iframe srcdoc=") and "fg-data" in h for h in html)  # fg.explore
+    assert (tmp_path / "fold.html").read_text().startswith("<!DOCTYPE html>")
     assert any("image/png" in k for k in kinds)                  # the decision boundary
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "accuracy 100%" in printed

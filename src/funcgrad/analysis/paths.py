@@ -62,6 +62,22 @@ def _unreached(who, source):
                       f"below the output (fg.toposort(output) lists them)")
 
 
+def best_path_fold(weight, semiring, who):
+    """The step and plus of the best-path fold: each node's value is ``(score, next)``, its
+    best score to the output and the child that score goes through (its back-pointer)."""
+    first = _prefer(semiring, who)
+    times = semiring.times
+
+    def step(node, value):
+        score = value[0]
+        return [(times(score, weight(p, node)), node) for p in node._args]
+
+    def plus(a, b):
+        return a if first(a[0], b[0]) else b
+
+    return step, plus
+
+
 def best_path(output: Any, source: Any, weight: Any, semiring: Semiring = semirings.max_plus) -> tuple:
     """The best path from ``source`` to ``output`` and its score: ``(score, nodes)``.
 
@@ -80,16 +96,7 @@ def best_path(output: Any, source: Any, weight: Any, semiring: Semiring = semiri
     """
     who = "best_path"
     output = _check(output, source, weight, semiring, who)
-    first = _prefer(semiring, who)
-    times = semiring.times
-
-    def step(node, value):
-        score = value[0]
-        return [(times(score, weight(p, node)), node) for p in node._args]
-
-    def plus(a, b):
-        return a if first(a[0], b[0]) else b
-
+    step, plus = best_path_fold(weight, semiring, who)
     values, _ = fold_back({output: (semiring.one, None)}, step, plus, check=False)
     if source not in values:
         raise _unreached(who, source)

@@ -3,6 +3,7 @@
     funcgrad grad EXPR [--at NAME=VALUE ...] [--order dfs|kahn]
                        [--dot FILE] [--svg FILE] [--png FILE] [--draw FILE]
     funcgrad explain EXPR [--at NAME=VALUE ...]
+    funcgrad explore EXPR [--at NAME=VALUE ...] --html FILE
     funcgrad demo [SECTION ...]
     funcgrad --version
 
@@ -11,8 +12,9 @@ text is never evaluated as Python), builds its graph at the given point and
 prints the value, every partial derivative, the listing of the graph and the
 forward and backward orders. ``explain`` says why a partial derivative is
 NaN, infinite or zero there (:func:`funcgrad.explain`) and what in the graph
-will make gradients go wrong (:func:`funcgrad.lint`). ``demo`` prints the
-worked examples.
+will make gradients go wrong (:func:`funcgrad.lint`). ``explore`` writes the
+page of :func:`funcgrad.explore`: the graph, its orders and its folds, to step
+through in a browser. ``demo`` prints the worked examples.
 
 Exit status: 0 on success, 2 on bad input (the message points at the
 offending part of EXPR with a caret), 1 when the input was fine but an output
@@ -40,12 +42,13 @@ from ..analysis.explain import explain
 from ..analysis.lint import lint
 from ..dag.backprop import backprop
 from ..io.expr import CONSTANTS, FUNCTIONS, ExprError, build
+from ..io.explore import explore
 from ..io.show import GraphvizNotFound, render, show, to_dot
 from .demo import SECTIONS, run
 
 __all__ = ["main", "parser"]
 
-_OPTIONS_WITH_VALUE = ("--at", "--order", "--dot", "--svg", "--png", "--draw")
+_OPTIONS_WITH_VALUE = ("--at", "--order", "--dot", "--svg", "--png", "--draw", "--html")
 
 _GRAD_EPILOG = """\
 EXPR uses numbers, variable names, + - * / ** (right-associative, as in
@@ -64,7 +67,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n{hint}(run '{self.prog} --help' for help)\n")
 
 
-_TAKES_EXPR = ("grad", "explain")
+_TAKES_EXPR = ("grad", "explain", "explore")
 
 
 def parser():
@@ -91,6 +94,12 @@ def parser():
                  "Evaluate EXPR at a point and explain every partial derivative that is NaN, "
                  "infinite or zero (where it began, the path it took, the usual fix), then "
                  "list what in the graph makes gradients go wrong.")
+    e = _expr_parser(sub, "explore", "write a page that steps through the graph and its folds",
+                     "Build EXPR's graph at a point and write one self-contained HTML page "
+                     "(fg.explore) that walks its DFS or Kahn order, then the reverse fold, "
+                     "over the real semiring (gradients) or the others (path counts, "
+                     "reachability, the best path).")
+    e.add_argument("--html", metavar="FILE", help="the page to write (open it in any browser)")
     d = sub.add_parser("demo", help="walk through the worked examples",
                        description="Print the worked examples: values, orders and gradients.")
     d.add_argument("sections", nargs="*", metavar="SECTION",
@@ -263,6 +272,22 @@ def _drawings(args):
     return asked
 
 
+def _explore(args, out, err):
+    if args.html is None:
+        raise _BadInput("explore needs --html FILE, the page to write, e.g. funcgrad explore "
+                        "\"(x + y) * z\" --at x=-2 --at y=5 --at z=-4 --html page.html")
+    built = _built(args)
+    page = explore(built.output, labels=built.labels)
+    try:
+        page.save(args.html, title=f"funcgrad explore: {' '.join(args.expr.split())}")
+    except OSError as e:
+        print(f"funcgrad explore: error: cannot write {args.html}: {e.strerror or e}", file=err)
+        return 1
+    print(f"wrote {args.html}: {len(page.nodes)} nodes; open it in a browser and step with "
+          f"the arrow keys", file=out)
+    return 0
+
+
 def _grad(args, out, err):
     text = args.expr
     built = _built(args, method=args.order)
@@ -341,6 +366,8 @@ def main(argv=None):
             return 0
         if args.command == "explain":
             return _explain(args, out)
+        if args.command == "explore":
+            return _explore(args, out, err)
         return _grad(args, out, err)
     except ExprError as e:
         print(f"funcgrad grad: error: {e}", file=err)
