@@ -256,6 +256,20 @@ register("nn.binary_cross_entropy_with_logits",
          (V3, np.array([0.2, 0.9, 0.5])))
 register("nn.mse_loss", lambda p, t: fg.nn.mse_loss(p, t), (V3, V3[::-1].copy()))
 register("nn.one_hot", lambda x: fg.nn.one_hot(fnp.argmax(x, axis=-1), 3) * x, (M23,))
+_IMG = _rng("conv").normal(size=(1, 2, 4, 4))          # N, C, H, W
+_KER = _rng("conv", 1).normal(size=(2, 1, 2, 2))       # O, I, H, W: two groups of one
+register("nn.conv_general_dilated",
+         lambda x, w: fg.nn.conv_general_dilated(x, w, (1, 2), [(1, 0), (0, 1)], rhs_dilation=(2, 1),
+                                                 feature_group_count=2), (_IMG, _KER),
+         torch=lambda torch, x, w: torch.nn.functional.conv2d(
+             torch.nn.functional.pad(x, (0, 1, 1, 0)), w, stride=(1, 2), dilation=(2, 1), groups=2))
+register("nn.conv", lambda x, w: fg.nn.conv(x, fnp.concatenate([w, w], axis=1), (1, 1), "SAME"),
+         (_IMG, _KER))
+register("nn.max_pool", lambda x: fg.nn.max_pool(x, (2, 2), (1, 2), "SAME", data_format="NCHW"),
+         (_IMG,), torch=lambda torch, x: torch.nn.functional.max_pool2d(
+             torch.nn.functional.pad(x, (0, 0, 0, 1), value=-float("inf")), 2, stride=(1, 2)))
+register("nn.avg_pool", lambda x: fg.nn.avg_pool(x, (3, 1), (1, 1), "SAME", count_include_pad=False),
+         (_IMG,))
 
 
 def _two_steps(make):

@@ -165,7 +165,7 @@ def test_the_top_of_the_package_is_short_and_no_module_is_long():
 
 # Modules whose tables of names are vocabularies (the namespaces users call, the formula
 # parser, help pages), not facts about primitives.
-_VOCABULARIES = ("rules/", "numpy/", "scipy/", "core/pages.py", "io/expr.py", "nn.py", "optim.py",
+_VOCABULARIES = ("rules/", "numpy/", "scipy/", "core/pages.py", "io/expr.py", "nn/", "optim.py",
                  "random.py",
                  "__init__.py")
 

@@ -18,6 +18,7 @@ SMALL = {
     "path_semirings.py": ["--layers", "3", "--width", "2"],
     "two_moons.py": ["--points", "30", "--steps", "5", "--hidden", "4"],
     "digits_mlp.py": ["--limit", "120", "--epochs", "2", "--hidden", "8", "--batch", "32"],
+    "digits_cnn.py": ["--limit", "120", "--epochs", "2", "--width", "4", "--batch", "32"],
     "newton.py": ["--dim", "2"],
     "custom_primitive.py": ["--points", "20"],
     "rnn_scan.py": ["--length", "60", "--steps", "5", "--hidden", "4"],
@@ -29,6 +30,7 @@ EXPECT = {
     "path_semirings.py": "paths s -> t: 8 = 2^3",
     "two_moons.py": "training accuracy",
     "digits_mlp.py": "final test accuracy",
+    "digits_cnn.py": "final test accuracy",
     "newton.py": "converged to [1.0, 1.0]",
     "custom_primitive.py": "check_grads: reverse and forward rules agree",
     "rnn_scan.py": "next-value error on 60 unseen steps",
@@ -38,6 +40,7 @@ EXPECT = {
 PNG = {
     "two_moons.py": "two_moons.png",
     "digits_mlp.py": "digits_curves.png",
+    "digits_cnn.py": "digits_cnn.png",
     "newton.py": "newton.png",
     "custom_primitive.py": "softplus.png",
     "rnn_scan.py": "rnn_scan.png",
@@ -108,6 +111,14 @@ def test_digits_at_full_size_reaches_95_percent_on_the_test_set(tmp_path):
     accuracy = float(re.search(r"final test accuracy ([0-9.]+)%", done.stdout).group(1))
     assert accuracy >= 95.0, done.stdout[-500:]
     assert "compiled plans: 1)" in done.stdout     # one batch shape: traced once, replayed
+
+
+@pytest.mark.slow
+def test_the_cnn_at_full_size_reaches_97_percent_on_the_test_set(tmp_path):
+    done = run("digits_cnn.py", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    accuracy = float(re.search(r"final test accuracy ([0-9.]+)%", done.stdout).group(1))
+    assert accuracy >= 97.0, done.stdout[-500:]
 
 
 def test_newton_converges_quadratically(tmp_path):

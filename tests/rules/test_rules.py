@@ -205,6 +205,11 @@ def _a(*shape, seed=0):
     return np.random.default_rng(seed + 7 * len(shape) + sum(shape)).uniform(-2.0, 2.0, shape)
 
 
+_WINDOW_1D = dict(axes=(1,), window=(2,), strides=(2,), padding=((1, 0),), lhs_dilation=(1,),
+                  rhs_dilation=(2,))
+_WINDOW_2D = dict(axes=(0, 1), window=(2, 2), strides=(2, 3), padding=((0, 1), (-1, 2)),
+                  lhs_dilation=(2, 1), rhs_dilation=(1, 2))
+
 CASES = [
     Case("reshape", [_a(2, 3)], {"shape": (3, 2)}, label="2x3->3x2"),
     Case("reshape", [_a(6)], {"shape": (2, 1, 3)}, label="6->2x1x3"),
@@ -382,6 +387,10 @@ CASES = [
     Case("convolve", [_a(3, 2), _a(2, 2)], label="2-D"),
     Case("convolve", [_a(6), _a(3)], {"mode": "valid"}, label="1-D valid"),
     Case("convolve", [_a(4, 3), _a(2, 2)], {"mode": "valid"}, label="2-D valid"),
+    Case("windows", [_a(2, 5)], dict(_WINDOW_1D), label="1-D, stride 2, padded, dilated"),
+    Case("windows", [_a(4, 5)], dict(_WINDOW_2D), label="2-D, input dilation, cropped"),
+    Case("unwindows", [_a(2, 2, 2)], {**_WINDOW_1D, "shape": (2, 5)}, label="1-D"),
+    Case("unwindows", [_a(4, 2, 2, 2)], {**_WINDOW_2D, "shape": (4, 5)}, label="2-D"),
 ]
 
 
@@ -759,6 +768,8 @@ NO_TORCH_EQUIVALENT = {
     **{name: "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks "
              "their distributions" for name in ("split", "fold_in", "sample")},
     "debug_callback": "a call for its effect, whose value is 0: tests/test_debug.py checks it",
+    **{name: "the gather beneath convolutions and pooling: tests/nn/test_convolution.py compares "
+             "those, values and gradients, with torch.nn.functional" for name in ("windows", "unwindows")},
 }
 
 

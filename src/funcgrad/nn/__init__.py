@@ -1,4 +1,5 @@
-"""Neural-network functions: activations, one-hot encoding, losses; all differentiable.
+"""Neural-network functions: activations, one-hot encoding, losses, convolutions and
+pooling; all differentiable.
 
 Activations follow PyTorch's definitions and defaults (``gelu`` is the exact,
 erf-based one unless ``approximate=True``, which is JAX's default);
@@ -20,20 +21,23 @@ import sys
 
 import numpy as np
 
-from .core.errors import ArgumentError, NotDifferentiableError
-from .core.pages import Page, write_pages
-from .core.traces import Box
-from .core.values import dtype_of, plain, shape_of
-from .rules import arrays as _arrays
-from .rules.elementwise import abs as _abs
-from .rules.elementwise import exp, maximum, minimum, relu, sigmoid, tanh, where
-from .rules.nn import log_softmax, logsumexp, pnls, softmax
-from .rules.nn import one_hot as _one_hot
-from .rules.ufuncs import erf, expm1, log1p, logaddexp
+from ..core.errors import ArgumentError, NotDifferentiableError
+from ..core.pages import Page, write_pages
+from ..core.traces import Box
+from ..core.values import dtype_of, plain, shape_of
+from ..rules import arrays as _arrays
+from ..rules.elementwise import abs as _abs
+from ..rules.elementwise import exp, maximum, minimum, relu, sigmoid, tanh, where
+from ..rules.nn import log_softmax, logsumexp, pnls, softmax
+from ..rules.nn import one_hot as _one_hot
+from ..rules.ufuncs import erf, expm1, log1p, logaddexp
+from .convolution import conv, conv_general_dilated
+from .pooling import avg_pool, max_pool
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "pnls",
            "softplus", "log_sigmoid", "gelu", "silu", "elu", "leaky_relu", "one_hot",
-           "cross_entropy", "binary_cross_entropy_with_logits", "mse_loss"]
+           "cross_entropy", "binary_cross_entropy_with_logits", "mse_loss",
+           "conv_general_dilated", "conv", "max_pool", "avg_pool"]
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -143,8 +147,10 @@ def cross_entropy(logits, labels, reduction="mean"):
     array([[-0.107,  0.053,  0.053],
            [ 0.167, -0.333,  0.167]])
     """
-    if not isinstance(labels, Box) and np.issubdtype(np.asarray(labels).dtype, np.integer):
-        losses = pnls(logits, np.asarray(labels))
+    if not isinstance(labels, Box):
+        labels = np.asarray(labels)
+    if np.issubdtype(dtype_of(labels), np.integer):      # traced labels too (jit, vmap)
+        losses = pnls(logits, labels)
     else:
         if shape_of(labels) != shape_of(logits):
             raise ArgumentError(f"cross_entropy: probability labels must be shaped like the logits "
