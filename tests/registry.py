@@ -199,6 +199,12 @@ register("custom_jvp", lambda x: softplus(x) * x, (V3,), (M23,))
 register("custom_vjp", lambda x: clipped_square(x) + x, (V3,), (M23,))
 register("custom_vjp:fwd-calls-itself", lambda x, y: sin_times(x, y), (V3, V3[::-1].copy()))
 register("checkpoint", fg.checkpoint(lambda x: fnp.tanh(x) * fnp.exp(x)), (V3,), (M23,))
+register("checkpoint:policy", fg.checkpoint(
+    lambda x: fnp.tanh(fg.checkpoint_name(x @ x.T, "gram")) @ x,
+    policy=fg.checkpoint_policies.save_from_both_policies(
+        fg.checkpoint_policies.dots_saveable, fg.checkpoint_policies.save_only_these_names("gram"))),
+    (M23,))
+register("checkpoint_name", lambda x: fnp.sin(fg.checkpoint_name(x * x, "sq")), (V3,), (M23,))
 register("checkpoint:nested", lambda x: fg.checkpoint(lambda y: fg.checkpoint(fnp.sin)(y) * y)(x),
          (V3,))
 W = np.array([[0.5, -0.2, 0.1], [0.3, 0.4, -0.6], [-0.1, 0.2, 0.3]])

@@ -39,6 +39,7 @@ from .control.loops import scan, fori_loop, while_loop
 from .control.branches import cond, switch
 from .control.custom_rules import custom_jvp, custom_vjp
 from .control.checkpoint import checkpoint, checkpoint_plan
+from .control.checkpoint_policies import checkpoint_name, checkpoint_policies
 from .control.linear_maps import linearize, linear_transpose
 from .control.fixed_points import fixed_point
 remat = checkpoint
@@ -101,7 +102,8 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
     "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp",
-    "checkpoint", "remat", "checkpoint_plan", "linearize", "linear_transpose",
+    "checkpoint", "remat", "checkpoint_plan", "checkpoint_name", "checkpoint_policies",
+    "linearize", "linear_transpose",
     "fixed_point", "NoConvergenceError", "NamespaceError",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
     "register_pytree_node", "register_dataclass", "ravel_pytree",

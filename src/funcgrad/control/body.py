@@ -190,7 +190,7 @@ class Body:
     ``outputs`` are nodes of the body (or plain constants it returns).
     """
 
-    __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "effects", "_plan")
+    __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "effects", "_plan", "saving")
 
     def __init__(self, who, inputs, outputs, order, n_captured=0, effects=()):
         self.who = who
@@ -200,6 +200,7 @@ class Body:
         self.order = order
         self.effects = tuple(effects)    # steps run for their effect (fg.debug.callback)
         self._plan = None
+        self.saving = {}     # a checkpoint policy -> this body with the values it saves as outputs
 
     @property
     def steps(self):
@@ -226,8 +227,12 @@ class Body:
                 return self.evaluate(leaves)
         return self.plan(*leaves)
 
-    def evaluate(self, leaves):
-        """The outputs on ``leaves``, binding each primitive, so that traces see them."""
+    def evaluate(self, leaves, known=None, trace=None):
+        """The outputs on ``leaves``, binding each primitive, so that traces see them.
+
+        ``known`` maps some of the body's nodes to values computed before (a checkpoint's
+        saved values): those are not computed again, but recorded by ``trace`` (a reverse
+        trace) with their primitive, so that derivatives flow through them."""
         env = dict(zip(self.inputs, leaves))
         for n in self.order:
             if n in env:
@@ -235,6 +240,10 @@ class Body:
             prim = n._prim
             if prim is CONST:
                 env[n] = n._value
+            elif known is not None and n in known:
+                args = [env[a] for a in n._args]
+                env[n] = (trace.known(prim, args, n._params, known[n])
+                          if any(trace.owns(a) for a in args) else known[n])
             else:
                 args = [env[a] for a in n._args]
                 env[n] = prim(*args, **n._params) if n._params else prim(*args)
@@ -313,17 +322,18 @@ def jvp_fun(body, moving):
     return jvp_body
 
 
-def vjp_fun(body, wrt, seeded):
+def vjp_fun(body, wrt, seeded, known=None):
     """The body's reverse mode, as a function of ``(*inputs, *cotangents)`` with one
     cotangent for each output flagged in ``seeded``, returning the cotangent of each
-    input flagged in ``wrt`` (zeros where the body does not depend on it)."""
+    input flagged in ``wrt`` (zeros where the body does not depend on it). ``known``:
+    values of some of the body's nodes, used instead of computing them again."""
     n = len(body.inputs)
 
     def vjp_body(*leaves):
         trace = ReverseTrace(new_level())
         ins = [Node(x, VAR, (), None, None, trace) if w else x
                for x, w in zip(leaves[:n], wrt)]
-        outs = body.evaluate(ins)
+        outs = body.evaluate(ins, known, trace)
         seeds = [o for o, s in zip(outs, seeded) if s]
         variables = [x for x, w in zip(ins, wrt) if w]
         (grads,) = pull_back(trace, seeds, leaves[n:], [(variables, tree_flatten(variables)[1])])

@@ -37,11 +37,15 @@ from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import numpy_scalar, raw, shape_of
+from ..dag.node import CONST, VAR
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.ufuncs import floor_divide, logical_and
 from ..transforms.arguments import fun_name, int_argument
+from .checkpoint_policies import name_p
 from .body import (
+    Body,
     Parts,
+    pick,
     batch_fun,
     differentiable,
     example,
@@ -58,52 +62,91 @@ __all__ = ["checkpoint", "remat_p", "checkpoint_plan", "CheckpointPlan", "nested
 
 # ---------------------------------------------------------------- fg.checkpoint
 
-def _remat_impl(*operands, body):
-    return tuple(body.plan(*operands))
+def saving(body, policy):
+    """``(body, saved)``: with a policy, the body with the values the policy keeps as extra
+    outputs after its own, and those nodes; without one, the body and no nodes."""
+    if policy is None:
+        return body, ()
+    found = body.saving.get(policy)
+    if found is None:
+        taken = set(body.inputs)
+        saved = tuple(n for n in body.order
+                      if n not in taken and n._prim is not CONST and n not in body.effects
+                      and policy(n._prim, *map(example, n._args), **(n._params or {})))
+        found = (Body(body.who, body.inputs, body.outputs + saved, body.order, body.n_captured,
+                      body.effects), saved)
+        body.saving[policy] = found
+    return found
 
 
-def _remat_vjp(argnums, g, ans, *operands, body):
-    outs = body.out_examples()
+def _remat_impl(*operands, body, policy=None):
+    return tuple(saving(body, policy)[0].plan(*operands))
+
+
+def _remat_vjp(argnums, g, ans, *operands, body, policy=None):
+    full, saved = saving(body, policy)
+    outs = full.out_examples()
     g = list(g) + [None] * (len(outs) - len(g))
     wanted = set(argnums)
     wrt = [i in wanted and differentiable(x) for i, x in enumerate(operands)]
     seeded = [c is not None and differentiable(o) for c, o in zip(g, outs)]
     if not any(seeded) or not any(wrt):
         return [None] * len(argnums)
-    # The body runs again here, under the reverse trace: this is the recomputation.
-    grads = iter(vjp_fun(body, wrt, seeded)(*operands, *[c for c, s in zip(g, seeded) if s]))
+    # The body runs again here, under the reverse trace: this is the recomputation, of all
+    # but the values the policy kept (the outputs after the body's own).
+    # ans: the outputs, a tuple, or a value of an outer trace (vmap's, jvp's) that holds one
+    part = (lambda k: pick(ans, index=k)) if isinstance(ans, Box) else ans.__getitem__
+    known = dict(zip(saved, map(part, range(len(body.outputs), len(outs)))))
+    for n in saved:       # a saved name's value is its argument's, which need not run again
+        parent = n._args[0] if n._prim is name_p else None
+        if isinstance(parent, Box) and parent._prim is not VAR and parent._prim is not CONST:
+            known.setdefault(parent, known[n])
+    grads = iter(vjp_fun(full, wrt, seeded, known or None)(
+        *operands, *[c for c, s in zip(g, seeded) if s]))
     cts = [next(grads) if w else None for w in wrt]
     return [cts[i] for i in argnums]
 
 
-def _remat_jvp(tangents, ans, *operands, body):
+def _remat_jvp(tangents, ans, *operands, body, policy=None):
+    full, _ = saving(body, policy)
     moving = [t is not None for t in tangents]
-    out = jvp_fun(body, moving)(*operands, *[t for t in tangents if t is not None])
-    dots = iter(out[len(body.outputs):])
-    return Parts([next(dots) if differentiable(o) else None for o in body.out_examples()])
+    out = jvp_fun(full, moving)(*operands, *[t for t in tangents if t is not None])
+    dots = iter(out[len(full.outputs):])
+    return Parts([next(dots) if differentiable(o) else None for o in full.out_examples()])
 
 
 def _remat_batch(size, prim, values, batched, params):
-    body = params["body"]
-    # The batched body stays behind a checkpoint of its own, so grad(vmap(...)) saves as
-    # little as grad(...) does.
-    inner = batch_fun(body, batched, size, [True] * len(body.outputs))
-    batched_body, captured = trace_body(inner, list(values), body.who)
-    return tuple(bind_results(remat_p, list(values) + captured, dict(body=batched_body)))
+    policy = params.get("policy")
+    full, _ = saving(params["body"], policy)
+    # The batched body stays behind a checkpoint of its own, with the same policy, so
+    # grad(vmap(...)) saves as little as grad(...) does; the values the unbatched body
+    # would keep are outputs of the batched one.
+    inner = batch_fun(full, batched, size, [True] * len(full.outputs))
+    batched_body, captured = trace_body(inner, list(values), full.who)
+    kept = {} if policy is None else {"policy": policy}
+    out = bind_results(remat_p, list(values) + captured, dict(body=batched_body, **kept))
+    return tuple(out[:len(full.outputs)])
 
 
 remat_p = Primitive("checkpoint", _remat_impl, vjp=_remat_vjp, jvp=_remat_jvp,
                     batch=_remat_batch)
-declare(remat_p, abstract=lambda *operands, body: tuple(body.out_examples()))
+declare(remat_p, abstract=lambda *operands, body, policy=None: tuple(
+    saving(body, policy)[0].out_examples()))
 
 
-def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Callable:
+def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = (), *,
+               policy: Callable | None = None, prevent_cse: bool = True) -> Callable:
     """``fun``, recomputed in the backward pass instead of keeping its intermediates
     (JAX's ``jax.checkpoint``, also called ``remat``).
 
     Each call is one node of the graph that keeps only the call's inputs and
     outputs; reverse mode runs ``fun`` again to differentiate it. Arguments
     named in ``static_argnums`` (ints, flags, functions) are not traced.
+    ``policy`` (one of ``fg.checkpoint_policies`` or a function
+    ``policy(prim, *args, **params) -> bool``) names values to keep as well, which
+    the backward pass then does not compute again (see
+    :mod:`funcgrad.control.checkpoint_policies`). ``prevent_cse`` is accepted for
+    JAX's signature; funcgrad never merges a checkpoint's recomputation away.
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -127,6 +170,11 @@ def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Calla
     """
     if not callable(fun):
         raise ArgumentTypeError(f"fg.checkpoint needs a function; got {type(fun).__name__}")
+    if policy is not None and not callable(policy):
+        raise ArgumentTypeError(f"fg.checkpoint: policy must be a function policy(prim, *args, "
+                                f"**params) -> bool, such as fg.checkpoint_policies.dots_saveable; "
+                                f"got {type(policy).__name__} {policy!r:.40}")
+    kept = {} if policy is None else {"policy": policy}
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     who = f"checkpoint of {fun_name(fun)}"
 
@@ -147,8 +195,8 @@ def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = ()) -> Calla
         body, captured = trace_body(flat, leaves, who)
         if not captured and not any(isinstance(x, Box) for x in leaves):
             return tree_unflatten(out_def[0], list(body.plan(*leaves)))
-        out = bind_results(remat_p, list(leaves) + captured, dict(body=body))
-        return tree_unflatten(out_def[0], [numpy_scalar(o) for o in out])
+        out = bind_results(remat_p, list(leaves) + captured, dict(body=body, **kept))
+        return tree_unflatten(out_def[0], [numpy_scalar(o) for o in out[:len(body.outputs)]])
 
     return rematerialized
 

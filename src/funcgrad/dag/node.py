@@ -345,6 +345,19 @@ class ReverseTrace(Trace):
         finally:
             self.made = None
 
+    def known(self, prim, args, params, value):
+        """The node of ``prim(*args, **params)`` whose value is known already (a value a
+        checkpoint saved in its forward pass): recorded as :meth:`process` records it, without
+        running the primitive; its derivatives are the primitive's."""
+        make = self.box_type
+        parents = tuple(a if type(a) is make and a._trace is self
+                        else _constant(a, make, self) if type(a) is float
+                        else make(a, CONST, (), None, None, self) for a in args)
+        if type(value) is np.ndarray and value.flags.writeable:
+            value = value.view()
+            value.setflags(write=False)
+        return make(value, prim, parents, params or None, None, self)
+
     def process(self, prim, args, params):
         make = self.box_type
         if len(args) == 1:

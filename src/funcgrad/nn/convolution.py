@@ -183,6 +183,12 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
     """JAX's ``lax.conv``: :func:`conv_general_dilated` of an NCHW input and an OIHW kernel
-    (or their 1-d and 3-d forms), without dilation or groups."""
+    (or their 1-d and 3-d forms), without dilation or groups.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.nn.conv(np.arange(5.0).reshape(1, 1, 5), np.array([[[1.0, -1.0]]]), (1,), "VALID")
+    array([[[-1., -1., -1., -1.]]])
+    """
     return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
                                 preferred_element_type=preferred_element_type)

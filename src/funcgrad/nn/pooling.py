@@ -99,7 +99,16 @@ def _tiles(x, params, pads):
 
 def max_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
              data_format=None):
-    """The maximum of every window (flax's ``nn.max_pool``); see the module docstring."""
+    """The maximum of every window (flax's ``nn.max_pool``); see the module docstring.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x = np.array([[1.0, 3.0, 2.0, 5.0]])[..., None]         # N, W, C
+    >>> fg.nn.max_pool(x, (2,), strides=(1,))[..., 0]
+    array([[3., 3., 5.]])
+    >>> fg.grad(lambda v: fg.nn.max_pool(v, (2,), strides=(2,)).sum())(x)[..., 0]
+    array([[0., 1., 0., 1.]])
+    """
     params, pads, window_axes = _setup(inputs, window_shape, strides, padding, dilation,
                                        data_format, "max_pool")
     tiles = _tiles(inputs, params, pads)
@@ -114,7 +123,16 @@ def max_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
 
 def avg_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
              count_include_pad=True, data_format=None):
-    """The mean of every window (flax's ``nn.avg_pool``); see the module docstring."""
+    """The mean of every window (flax's ``nn.avg_pool``); see the module docstring.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x = np.array([[1.0, 3.0, 2.0, 6.0]])[..., None]         # N, W, C
+    >>> fg.nn.avg_pool(x, (2,), strides=(2,))[..., 0]
+    array([[2., 4.]])
+    >>> fg.nn.avg_pool(x, (3,), strides=(1,), padding="SAME", count_include_pad=False)[..., 0]
+    array([[2.        , 2.        , 3.66666667, 4.        ]])
+    """
     params, pads, window_axes = _setup(inputs, window_shape, strides, padding, dilation,
                                        data_format, "avg_pool")
     tiles = _tiles(inputs, params, pads)
