@@ -17,6 +17,7 @@ the rows per second, and how close the fitted direction is to ``w_true``.
 """
 
 import argparse
+import logging
 import sys
 import time
 
@@ -82,12 +83,16 @@ def main(argv=None):
     X, y, w_true = make_data(args.rows, args.features, min(args.chunk, args.rows))
     size_gb = args.rows * args.features * 8 / 1e9
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         print(f"{args.rows:,} rows x {args.features} features = {size_gb:.1f} GB of float64, "
               f"in {X.numblocks[0]} chunks, on {args.workers} workers")
         start = time.perf_counter()
         w, losses = train(X, y, args.steps, args.lr)
         seconds = time.perf_counter() - start
+        # The work is done: stop the workers before the scheduler, so that none is caught
+        # sending a heartbeat to a closed scheduler (distributed logs that as a traceback).
+        client.retire_workers(close_workers=True)
+        logging.getLogger("distributed.worker").setLevel(logging.CRITICAL)
     cosine = float(w @ w_true / (np.linalg.norm(w) * np.linalg.norm(w_true)))
     print(f"loss {losses[0]:.4f} -> {losses[-1]:.4f} in {args.steps} steps, {seconds:.1f} s: "
           f"{args.rows * args.steps / seconds:,.0f} rows per second")
