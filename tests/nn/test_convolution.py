@@ -38,7 +38,7 @@ def loop_conv(x, w, strides, pads, lhs_dil, rhs_dil, groups):
             at = tuple(32 + p * s + jj * rd for p, s, jj, rd in zip(pos, strides, j, rhs_dil))
             patch = big[(slice(None), slice(None)) + at]                    # (n, c)
             for g in range(groups):
-                wg = w[g * og:(g + 1) * og, :, *j]                             # (og, i)
+                wg = w[(slice(g * og, (g + 1) * og), slice(None)) + j]        # (og, i)
                 out[(slice(None), slice(g * og, (g + 1) * og)) + pos] += patch[:, g * i:(g + 1) * i] @ wg.T
     assert k == len(counts)
     return out

@@ -108,11 +108,25 @@ class Explanation:
 
 # ---------------------------------------------------------------- naming nodes
 
-def _names(output, inputs, cuts):
-    """Numbers for every node the report may name: the output's graph, then the inputs and
-    the values that were cut from it."""
+def _ordered(output, inputs, cuts):
+    """``(order, numbers)``: every node the report may name, in one DFS order (the output's
+    graph, then the inputs and the values that were cut from it), and their numbers. The
+    fold runs over the same order: the nodes the output does not reach get no value."""
     cut = tuple(b for _, b in cuts if isinstance(b, Node))
-    return {n: i for i, n in enumerate(dfs_order((output, *inputs, *cut)))}
+    order = dfs_order((output, *inputs, *cut))
+    return order, {n: i for i, n in enumerate(order)}
+
+
+class _Children:
+    """The users of each node, found on the first question (most reports ask none)."""
+
+    def __init__(self, order):
+        self.order, self.kids = order, None
+
+    def get(self, node, default):
+        if self.kids is None:
+            self.kids = children(self.order)
+        return self.kids.get(node, default)
 
 
 def _ref(node, index):
@@ -179,6 +193,22 @@ def _via(path):
     return " -> ".join(ops[1:] if len(ops) > 1 else ops) or "(directly)"
 
 
+def _any_zero(v):
+    if type(v) is float:
+        return v == 0.0
+    if type(v) is np.ndarray:
+        return bool((v == 0).any())
+    return bool(np.any(np.asarray(raw(v)) == 0))
+
+
+def _all_zero(v):
+    if type(v) is float:
+        return v == 0.0
+    if type(v) is np.ndarray:
+        return not v.any()
+    return not np.any(np.asarray(raw(v)) != 0)
+
+
 def _step(node, value):
     """One edge of the product fold: the real cotangents, and the provenance they carry."""
     g, prov = value
@@ -200,8 +230,8 @@ def _step(node, value):
                 here[("nonfinite", node, k)] = True
         if c is None or _piecewise(node) or node._prim.selects or node._prim is ew.multiply:
             if g_nonzero is None:
-                g_nonzero = g is not None and bool(np.any(np.asarray(raw(g)) != 0))
-            if g_nonzero and (c is None or np.any(np.asarray(raw(c)) == 0)):
+                g_nonzero = g is not None and not _all_zero(g)
+            if g_nonzero and (c is None or _any_zero(c)):
                 here[("blocked", node, k)] = True
         merged = prov            # shared: no dict is changed once made
         if here:
@@ -395,13 +425,13 @@ def explain(fun: Any, *args: Any) -> Any:
     """
     who = "explain"
     output, inputs, cuts, name = _traced(fun, args, who)
-    order = dfs_order((output,))
-    index = _names(output, inputs, cuts)
-    kids = children(order)
+    order, index = _ordered(output, inputs, cuts)
+    kids = _Children(order)
     ones = np.ones_like(np.asarray(raw(output._value)), dtype=float)
     seed = float(ones) if ones.ndim == 0 else ones
     with np.errstate(all="ignore"):
-        values, _ = fold_back({output: (seed, {})}, _step, _plus, check=False)
+        values, _ = fold_back({output: (seed, {})}, _step, _plus, check=False,
+                              method=lambda outputs: order)
         # a non-finite value matters only if it reaches the output (a where may discard it)
         forward = [n for n in order if n._args and not all_finite(n._value)
                    and all(all_finite(a._value) for a in n._args)] if not all_finite(output._value) else []

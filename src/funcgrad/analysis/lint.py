@@ -31,7 +31,7 @@ from .explain import (
     _call,
     _cut_findings,
     _entries,
-    _names,
+    _ordered,
     _plus,
     _ref,
     _step,
@@ -55,7 +55,7 @@ def lint(fun: Any, *args: Any) -> list:
     who = "lint"
     output, inputs, cuts, _ = _traced(fun, args, who)
     order = dfs_order((output,))
-    index = _names(output, inputs, cuts)
+    _, index = _ordered(output, inputs, cuts)
     found, trapped = [], set()
     with np.errstate(all="ignore"):
         for node in order:

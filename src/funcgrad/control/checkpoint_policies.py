@@ -43,11 +43,15 @@ from ..core.values import shape_of
 __all__ = ["checkpoint_name", "name_p", "checkpoint_policies"]
 
 
+def _name_batch(size, prim, values, batched, params):
+    return prim(values[0], **params)
+
+
 name_p = Primitive(
     "checkpoint_name", lambda x, name: x,
     vjp=(lambda g, ans, x, name: g,),
     jvp=(lambda t, ans, x, name: t,),
-    batch=lambda size, prim, values, batched, params: name_p(values[0], **params),
+    batch=_name_batch,
 )
 declare(name_p, linear="each", structure="elementwise")
 

@@ -167,6 +167,11 @@ def unwatched(tree, trace):
 
 def all_finite(tree):
     """Whether every number in a pytree of results is finite."""
+    kind = type(tree)
+    if kind is float:                 # the common cases first: no pytree walk
+        return tree - tree == 0.0
+    if kind is np.ndarray and tree.dtype.kind in "fc":
+        return bool(np.isfinite(tree).all())
     return all(_finite(v) for v in tree_flatten(tree)[0])
 
 

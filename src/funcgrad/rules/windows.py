@@ -118,7 +118,7 @@ def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilat
         index = [slice(None)] * len(padded)
         for a, j, s, n, rd in zip(axes_g, offsets, strides, counts, rhs_dilation):
             index[a] = slice(j * rd, j * rd + (n - 1) * s + 1, s)
-        acc[tuple(index)] += g[(Ellipsis, *offsets)]
+        acc[tuple(index)] += g[(Ellipsis,) + offsets]
     # back from padded, dilated coordinates to the input's
     out = np.zeros(full, dtype=g.dtype)
     take, put = [slice(None)] * len(full), [slice(None)] * len(full)
