@@ -13,7 +13,8 @@ with the median total, the least and the most total in brackets; it reports
 the trace (until the graph is handed to the compiler) and compile time, the
 plan's steps, blocks and distinct blocks, the bytes the plan keeps per step
 (benchmarks/plansize.py), the growth of the process's resident memory per step
-after the trace is freed, and a replay; the first call's run of the plan is
+after the trace is freed (jit gives a large trace's pages back to the system:
+funcgrad/core/heap.py), the process's peak resident memory, and a replay; the first call's run of the plan is
 taken off its compile time. The jitted result is checked bit for bit against
 eager (to 1e-12 for the numba backend).
 JAX's jit of the same chain (unrolled, and with ``lax.fori_loop``) is timed
@@ -30,7 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 CHILD = r"""
-import gc, json, os, sys, time
+import gc, json, os, resource, sys, time
 sys.path.insert(0, {here!r})
 import numpy as np
 depth, value, form = {depth}, {value!r}, {form!r}
@@ -58,7 +59,7 @@ if form.startswith("jax"):
     sys.exit()
 
 import funcgrad as fg, funcgrad.numpy as fnp
-from funcgrad.jit import staging
+from funcgrad.jit import backends
 import plansize
 def body(i, x): return fnp.tanh(x) * 0.5 + x * 0.5
 if form.startswith("unrolled"):
@@ -68,11 +69,11 @@ if form.startswith("unrolled"):
 else:
     def f(x): return fnp.sum(fg.fori_loop(0, depth, body, x))
 marks = {{}}
-compile_plan = staging.compile_plan
+compile_plan = backends.compile_plan      # what every backend calls once the trace is done
 def timed(*a, **k):
     marks["traced"] = time.perf_counter()
     return compile_plan(*a, **k)
-staging.compile_plan = timed
+backends.compile_plan = timed
 gc.collect(); r0 = rss()
 g = fg.jit(fg.value_and_grad(f), backend="numba" if form.endswith("numba") else "python")
 t = time.perf_counter(); out = g(x0); done = time.perf_counter()
@@ -92,7 +93,8 @@ else:
 print(json.dumps({{"trace": marks["traced"] - t, "compile": max(0.0, done - marks["traced"] - run),
                   "total": max(0.0, done - t - run),
                   "steps": plan.n_steps, "blocks": plan.n_blocks, "distinct": plan.n_distinct,
-                  "bytes": stats["bytes"], "rss": grown, "run": run, "same": bool(same)}}))
+                  "bytes": stats["bytes"], "rss": grown, "run": run, "same": bool(same),
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
 """
 
 
@@ -133,8 +135,8 @@ def _agree(form, same):
 
 def main(max_depth, jax, jax_unrolled_to, runs):
     print("| value | form | depth | plan steps (blocks, distinct) | trace | compile | total | "
-          "plan kept (per step) | RSS growth (per step) | replay | same bits as eager |")
-    print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+          "plan kept (per step) | RSS growth (per step) | peak RSS | replay | same bits as eager |")
+    print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     depth = 1000
     while depth <= max_depth:
         for value in ("float", "array of 16"):
@@ -148,7 +150,7 @@ def main(max_depth, jax, jax_unrolled_to, runs):
                 elif form.startswith("jax"):
                     print(f"| {value} | JAX jit, {form[4:]} | {depth:,} | | | | "
                           f"{r['total']:.2f} s{_spread(r)} | "
-                          f"| | {r['run'] * 1e3:.2f} ms | |", flush=True)
+                          f"| | | {r['run'] * 1e3:.2f} ms | |", flush=True)
                 else:
                     n = r["steps"]
                     per = n >= 1000      # a loop's plan has a handful of steps: give totals
@@ -157,7 +159,8 @@ def main(max_depth, jax, jax_unrolled_to, runs):
                     print(f"| {value} | funcgrad jit, {form} | {depth:,} | {n:,} ({r['blocks']:,}, "
                           f"{r['distinct']}) | {r['trace']:.2f} s | {r['compile']:.2f} s | "
                           f"{r['total']:.2f} s{_spread(r)} | {kept} | {grown} | "
-                          f"{r['run'] * 1e3:.2f} ms | {_agree(form, r['same'])} |", flush=True)
+                          f"{r['peak'] / 1e6:.0f} MB | {r['run'] * 1e3:.2f} ms | "
+                          f"{_agree(form, r['same'])} |", flush=True)
         depth *= 10
 
 

@@ -29,6 +29,7 @@ from ..core.errors import (
     NamespaceError,
     NonFiniteError,
 )
+from ..core.heap import TRIM_ABOVE, trim_heap
 from ..core.namespaces import is_foreign, library_of
 from ..core.traces import Box, new_level
 from ..core.tree import tree_flatten, tree_leaves, tree_unflatten
@@ -208,6 +209,8 @@ class Jitted:
             # collector would only walk it again and again while it grows.
             with gc_paused():
                 plan = self._trace_and_compile(args, kwargs, leaves, treedef)
+            if plan.n_steps > TRIM_ABOVE:    # the freed trace's pages back to the system
+                trim_heap()
             cache[key] = plan
             if len(cache) > self.max_plans:
                 cache.popitem(last=False)
