@@ -321,3 +321,15 @@ def test_tiling_pools_take_the_reshape_path_and_match_pytorch():
         assert_close(fg.vjp(f, x)[1](seed)[0], tx.grad.numpy(), rtol=1e-12, atol=1e-14)
         graph = fg.trace(f, x)
         assert "windows" not in {n.op for n in fg.toposort(graph)}     # a reshape, no gather
+
+
+def test_integer_pools_pad_with_the_least_integer_and_refusals_name_the_call():
+    x = np.arange(16).reshape(1, 4, 4, 1)
+    out = fg.nn.max_pool(x, (2, 2), (1, 1), "SAME")
+    assert out.dtype == x.dtype and out[0, 3, 3, 0] == 15 and out[0, 0, 0, 0] == 5
+    with pytest.raises(fg.FuncgradError, match="max_pool: window_shape needs"):
+        fg.nn.max_pool(x, (0, 2))
+    with pytest.raises(fg.FuncgradError, match="avg_pool: a window of 5"):
+        fg.nn.avg_pool(x, (5, 1))
+    with pytest.raises(fg.FuncgradError, match="conv_general_dilated: a window of 5"):
+        fg.nn.conv(np.ones((1, 1, 4)), np.ones((1, 1, 5)), (1,), "VALID")

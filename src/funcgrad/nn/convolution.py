@@ -34,7 +34,7 @@ import numpy as np
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import shape_of
 from ..numpy import einsum, matmul, reshape, transpose
-from ..rules.windows import windows
+from ..rules.windows import window_counts, windows
 
 __all__ = ["conv_general_dilated", "conv", "conv_dimension_numbers", "padding_pairs"]
 
@@ -166,6 +166,11 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
                             f"dilation {lhs_dilation} (a transposed convolution); give the "
                             f"(low, high) pairs, as JAX asks too")
     pads = padding_pairs(padding, sizes, window, strides, lhs_dilation, rhs_dilation, who)
+    if any(size < 1 for size in window):
+        raise ArgumentError(f"{who}: the kernel's spatial axes must not be empty; got a kernel of "
+                            f"shape {shape_of(rhs)}")
+    window_counts(shape_of(x), tuple(range(1, 1 + k)), window, strides, pads, lhs_dilation,
+                  rhs_dilation, who)
     patches = windows(x, axes=tuple(range(1, 1 + k)), window=tuple(window), strides=strides,
                       padding=pads, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation)
     counts = shape_of(patches)[1:1 + k]

@@ -26,11 +26,11 @@ array([[ 5.,  7.],
 
 import numpy as np
 
-from ..core.errors import ArgumentError
-from ..core.values import shape_of
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.values import dtype_of, shape_of
 from ..numpy import max as _max
 from ..numpy import pad, reshape, sum
-from ..rules.windows import windows
+from ..rules.windows import window_counts, windows
 from .convolution import _tuple, padding_pairs
 
 __all__ = ["max_pool", "avg_pool", "pool_axes"]
@@ -53,7 +53,14 @@ def pool_axes(ndim, k, data_format, who):
 
 
 def _setup(x, window_shape, strides, padding, dilation, data_format, who):
-    window = tuple(int(k) for k in window_shape)
+    try:
+        window = tuple(int(k) for k in window_shape)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{who}: window_shape must be a sequence of ints, one per spatial "
+                                f"axis, e.g. (2, 2); got {window_shape!r}") from None
+    if not window or any(k < 1 for k in window):
+        raise ArgumentError(f"{who}: window_shape needs one size of at least 1 per spatial axis; "
+                            f"got {window_shape!r}")
     k = len(window)
     shape = shape_of(x)
     axes = pool_axes(len(shape), k, data_format, who)
@@ -63,6 +70,7 @@ def _setup(x, window_shape, strides, padding, dilation, data_format, who):
     pads = padding_pairs(padding, [shape[a] for a in axes], window, strides, ones, dilation, who)
     params = dict(axes=axes, window=window, strides=strides, lhs_dilation=ones,
                   rhs_dilation=dilation)
+    window_counts(shape, axes, window, strides, pads, ones, dilation, who)
     return params, pads, tuple(range(len(shape), len(shape) + k))
 
 
@@ -115,8 +123,11 @@ def max_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
     if tiles is not None:
         return _max(*tiles[:1], axis=tiles[1])
     x = inputs
-    if any(p != (0, 0) for p in pads):
-        x = _padded(x, params["axes"], pads, -np.inf)
+    if any(p != (0, 0) for p in pads):      # padding that never wins: the dtype's least
+        kind = dtype_of(x)
+        lowest = (-np.inf if kind.kind in "fc" else np.iinfo(kind).min if kind.kind in "iu"
+                  else False)
+        x = _padded(x, params["axes"], pads, lowest)
     patches = windows(x, padding=((0, 0),) * len(pads), **params)
     return _max(patches, axis=window_axes)
 

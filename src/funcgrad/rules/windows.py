@@ -42,7 +42,7 @@ from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 
-__all__ = ["windows", "unwindows", "window_positions"]
+__all__ = ["windows", "unwindows", "window_positions", "window_counts"]
 
 
 def window_positions(size, window, stride, padding, lhs_dilation, rhs_dilation):
@@ -52,7 +52,9 @@ def window_positions(size, window, stride, padding, lhs_dilation, rhs_dilation):
     return (dilated + padding[0] + padding[1] - reach) // stride + 1
 
 
-def _geometry(shape, axes, window, strides, padding, lhs_dilation, rhs_dilation, who):
+def window_counts(shape, axes, window, strides, padding, lhs_dilation, rhs_dilation, who):
+    """The window positions along each of ``axes``; a ShapeError naming ``who`` where a window
+    does not fit."""
     counts = []
     for a, k, s, p, ld, rd in zip(axes, window, strides, padding, lhs_dilation, rhs_dilation):
         n = window_positions(shape[a], k, s, p, ld, rd)
@@ -89,8 +91,8 @@ def _dilated_padded(x, axes, padding, lhs_dilation):
 
 def _windows(x, axes, window, strides, padding, lhs_dilation, rhs_dilation):
     x = np.asarray(x)
-    counts = _geometry(x.shape, axes, window, strides, padding, lhs_dilation, rhs_dilation,
-                       "windows")
+    counts = window_counts(x.shape, axes, window, strides, padding, lhs_dilation, rhs_dilation,
+                           "windows")
     y = _dilated_padded(x, axes, padding, lhs_dilation)
     reach = [(k - 1) * d + 1 for k, d in zip(window, rhs_dilation)]
     view = sliding_window_view(y, reach, axis=axes)
@@ -105,8 +107,8 @@ def _windows(x, axes, window, strides, padding, lhs_dilation, rhs_dilation):
 def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilation):
     """The transpose of :func:`_windows`: each window's entries added back into ``shape``."""
     g = np.asarray(g)
-    counts = _geometry(shape, axes, window, strides, padding, lhs_dilation, rhs_dilation,
-                       "unwindows")
+    counts = window_counts(shape, axes, window, strides, padding, lhs_dilation, rhs_dilation,
+                           "unwindows")
     lead = g.ndim - len(shape) - len(window)       # batch axes in front (vmap's)
     full = list(g.shape[:lead]) + list(shape)
     axes_g = [lead + a for a in axes]
