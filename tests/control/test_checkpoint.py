@@ -89,16 +89,26 @@ def test_a_budget_bounds_the_carries_held():
     assert with_budget < 4 * fg.checkpoint_plan(2000, 100).held * carry < without / 5
 
 
-def test_the_plan_prints_and_too_small_a_budget_is_named():
+def test_the_plan_prints_both_schedules():
     plan = fg.checkpoint_plan(10 ** 5, checkpoints=1000, carry=np.zeros(100))
-    assert plan.segments == (317,) and plan.held <= 1000
+    assert plan.held == 1000 and plan.segments == (317,) and plan.nested_held <= 1000
     text = str(plan)
-    assert "2 levels" in text and "80.0 MB" in text
-    assert fg.checkpoint_plan(10 ** 5, 40).held <= 40
-    assert fg.checkpoint_plan(50, 100).segments == ()
-    with pytest.raises(ValueError, match="scan of step: checkpoints=5 is too few for 103 "
-                                         "steps; the fewest .* is 14"):
-        rnn_loss(H0, 5)
+    assert "binomial schedule" in text and "2 levels" in text and "80.0 MB" in text
+    assert fg.checkpoint_plan(10 ** 5, 40).held == 40
+    assert fg.checkpoint_plan(50, 100).segments == () and fg.checkpoint_plan(50, 100).recomputed == 0
+    # the case: 14 carries for 100 steps recompute 1.84 steps a step (14 nested levels)
+    plan = fg.checkpoint_plan(100, 14)
+    assert plan.recomputed == 184 and plan.nested_forward_runs == 14
+
+
+@pytest.mark.parametrize("checkpoints", [1, 2, 5])
+def test_a_budget_below_what_nested_segments_need_works_on_plain_values_and_under_jit(checkpoints):
+    want = fg.value_and_grad(rnn_loss)(H0)
+    got = fg.value_and_grad(rnn_loss)(H0, checkpoints)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    # under jit the nested schedule holds the fewest carries it can (14 for 103 steps)
+    jitted = fg.jit(fg.value_and_grad(rnn_loss), static_argnums=1)(H0, checkpoints)
+    np.testing.assert_allclose(jitted[1], want[1], rtol=1e-12)
 
 
 def test_checkpoint_of_a_function():

@@ -6,13 +6,15 @@ makes a call of ``fun`` one node of the graph (its body a graph of its own,
 pass runs ``fun`` again to pull the cotangent through it.
 
 A loop's backward pass keeps one carry per step (its history). With
-``checkpoints=k`` a scan of ``N`` steps becomes a scan of segments, each a
-scan of the next level's segments: the history of one level is kept only for
-the segment being reversed, and an inner segment is run again from the carry
-its outer step kept. With ``L`` levels of ``b`` steps (``b ** L >= N``) the
-backward pass holds about ``L * b`` carries and runs the body ``2 L`` times
-per step plus one reverse step (``2`` and one without checkpoints):
-:func:`checkpoint_plan` picks the fewest levels that fit ``k`` and prints it.
+``checkpoints=k`` a scan (or ``fori_loop``) holds at most ``k`` carries:
+on plain values its backward pass follows Griewank's binomial schedule
+(:mod:`funcgrad.control.revolve`, in :mod:`funcgrad.control.checkpointed_scan`),
+which recomputes as few steps as ``k`` carries allow; on traced values (under
+``jit``, ``vmap``, or a derivative of a derivative), where the backward pass must
+be a graph of primitives, it runs as a scan of segments, each a scan of the
+next level's segments (:func:`nested_scan`): with ``L`` levels of ``b`` steps
+(``b ** L >= N``) it holds about ``L * b`` carries and runs the body ``2 L``
+times per step. :func:`checkpoint_plan` prints both.
 A ``while_loop``, whose trip count ``T`` is known only at run time, counts
 its steps first, then runs as a loop of ``k`` segments of ``ceil(T / k)``
 steps: it holds about ``k + T / k`` carries.
@@ -20,9 +22,10 @@ steps: it holds about ``k + T / k`` carries.
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> print(fg.checkpoint_plan(100_000, checkpoints=1_000, carry=np.zeros(100)))
-scan of 100000 steps with checkpoints=1000: 2 levels, segments of 317 steps
-  carries held in the backward pass: 632 of 100000 (800 B each: 505.6 KB instead of 80.0 MB)
-  body runs per step: 4 forward + 1 reverse (2 forward + 1 reverse without checkpoints)
+scan of 100000 steps with checkpoints=1000: the binomial schedule (revolve), each step recomputed at most 2 times
+  carries held in the backward pass: 1000 of 100000 (800 B each: 800.0 KB instead of 80.0 MB)
+  body runs per step: 1 forward + 1.99 recomputed + 1 reverse (2 forward + 1 reverse without checkpoints)
+  under jit, vmap or nested derivatives: 2 levels of nested segments (317 steps), 632 carries, 4 forward + 1 reverse per step
 """
 
 import functools
@@ -42,6 +45,7 @@ from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.ufuncs import floor_divide, logical_and
 from ..transforms.arguments import fun_name, int_argument
 from .checkpoint_policies import name_p
+from .revolve import forward_steps, repetitions
 from .body import (
     Body,
     Parts,
@@ -228,6 +232,13 @@ def plan_segments(length, checkpoints, who="scan"):
                      f"or more")
 
 
+def fewest_carries(length):
+    """The fewest carries the nested schedule can hold for ``length`` steps (about
+    ``e ln length``)."""
+    return min(levels * _root(length, levels)
+               for levels in range(2, max(2, int(length).bit_length()) + 1))
+
+
 def _root(n, levels):
     """The least ``b`` with ``b ** levels >= n``."""
     b = max(2, math.ceil(n ** (1.0 / levels)))
@@ -247,41 +258,58 @@ def _held(n, segments):
 
 
 class CheckpointPlan:
-    """How a checkpointed scan runs backward: segment lengths, the carries it holds, the
-    body runs it costs. Prints as a short report; see :func:`checkpoint_plan`."""
+    """How a checkpointed scan runs backward: the carries it holds and the body runs it costs,
+    by the binomial schedule (plain values) and by nested segments (traced values). Prints as
+    a short report; see :func:`checkpoint_plan`."""
 
-    def __init__(self, length, checkpoints, segments, carry_bytes):
+    def __init__(self, length, checkpoints, carry_bytes):
         self.length = length
         self.checkpoints = checkpoints
-        self.segments = segments
         self.carry_bytes = carry_bytes
-        self.held = _held(length, segments)
-        self.levels = len(segments) + 1
+        self.checkpointed = checkpoints is not None and checkpoints < length
+        k = checkpoints if self.checkpointed else length
+        self.held = min(k, length)
+        self.recomputed = forward_steps(length, k) if self.checkpointed else 0
+        self.repetitions = repetitions(length, k) if self.checkpointed else 0
+        fewest = fewest_carries(length) if self.checkpointed else 0
+        self.segments = (plan_segments(length, max(checkpoints, fewest), "checkpoint_plan")
+                         if self.checkpointed else ())
+        self.nested_held = _held(length, self.segments)
+        self.levels = len(self.segments) + 1
 
     @property
     def forward_runs(self):
-        """Forward runs of the body per step, in value and gradient together."""
+        """Forward runs of the body per step, value and gradient together (binomial schedule):
+        the forward pass's one and the recomputations."""
+        return 1 + self.recomputed / self.length if self.length else 1
+
+    @property
+    def nested_forward_runs(self):
+        """The same for nested segments (under jit, vmap, or a derivative of a derivative)."""
         return 2 * self.levels
 
     def __str__(self):
-        if not self.segments:
-            head = f"scan of {self.length} steps: every carry kept, no checkpoints needed"
-        else:
-            head = (f"scan of {self.length} steps with checkpoints={self.checkpoints}: "
-                    f"{self.levels} levels, segments of "
-                    f"{', '.join(str(s) for s in self.segments)} steps")
+        if not self.checkpointed:
+            return "\n".join([f"scan of {self.length} steps: every carry kept, no checkpoints "
+                              f"needed", "  body runs per step: 2 forward + 1 reverse"])
         held = f"  carries held in the backward pass: {self.held} of {self.length}"
         if self.carry_bytes is not None:
             held += (f" ({_size(self.carry_bytes)} each: {_size(self.held * self.carry_bytes)}"
                      f" instead of {_size(self.length * self.carry_bytes)})")
-        runs = f"  body runs per step: {self.forward_runs} forward + 1 reverse"
-        if self.segments:
-            runs += " (2 forward + 1 reverse without checkpoints)"
-        return "\n".join([head, held, runs])
+        return "\n".join([
+            f"scan of {self.length} steps with checkpoints={self.checkpoints}: the binomial "
+            f"schedule (revolve), each step recomputed at most {self.repetitions} times",
+            held,
+            f"  body runs per step: 1 forward + {self.recomputed / self.length:.2f} recomputed "
+            f"+ 1 reverse (2 forward + 1 reverse without checkpoints)",
+            f"  under jit, vmap or nested derivatives: {self.levels} levels of nested segments "
+            f"({', '.join(str(s) for s in self.segments)} steps), {self.nested_held} carries, "
+            f"{self.nested_forward_runs} forward + 1 reverse per step",
+        ])
 
     def __repr__(self):
-        return (f"<CheckpointPlan {self.length} steps, segments {self.segments}, "
-                f"{self.held} carries held>")
+        return (f"<CheckpointPlan {self.length} steps, checkpoints={self.checkpoints}, "
+                f"{self.recomputed} steps recomputed, {self.held} carries held>")
 
 
 def _size(n):
@@ -292,20 +320,27 @@ def _size(n):
 
 
 def checkpoint_plan(length: int, checkpoints: int | None, carry: Any = None) -> Any:
-    """The plan ``fg.scan(..., checkpoints=checkpoints)`` follows for ``length`` steps:
-    prints the segments, the carries the backward pass holds (with their bytes when an
-    example ``carry`` is given) and the body runs it costs.
+    """The plan ``fg.scan(..., checkpoints=checkpoints)`` (and ``fori_loop``) follows for
+    ``length`` steps: the carries the backward pass holds (with their bytes when an example
+    ``carry`` is given) and the body runs it costs, by the binomial schedule it runs on plain
+    values and by the nested segments it runs on traced ones.
 
     >>> import funcgrad as fg
-    >>> plan = fg.checkpoint_plan(10 ** 6, checkpoints=300)
-    >>> plan.segments, plan.held, plan.forward_runs
-    ((10000, 100), 300, 6)
+    >>> plan = fg.checkpoint_plan(100, checkpoints=14)
+    >>> plan.held, plan.recomputed, plan.repetitions, plan.forward_runs
+    (14, 184, 2, 2.84)
+    >>> plan.segments, plan.nested_forward_runs        # the nested schedule's 7 levels of 2
+    ((64, 32, 16, 8, 4, 2), 14)
     """
-    segments = plan_segments(length, checkpoints, "checkpoint_plan")
+    length = int_argument(length, "checkpoint_plan", "the length must be a whole number of steps",
+                          "the length must be a number of steps from 0 to 2**62", 0, _MOST_STEPS)
+    if checkpoints is not None:
+        positive = "checkpoints must be a positive int (carries kept) or None"
+        checkpoints = int_argument(checkpoints, "checkpoint_plan", positive, positive, 1)
     nbytes = None
     if carry is not None:
         nbytes = sum(getattr(raw(x), "nbytes", 8) for x in tree_flatten(carry)[0])
-    return CheckpointPlan(length, checkpoints, segments, nbytes)
+    return CheckpointPlan(length, checkpoints, nbytes)
 
 
 class _Traced:

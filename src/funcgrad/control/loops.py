@@ -38,9 +38,11 @@ from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import dtype_of, numpy_scalar, shape_of
-from ..transforms.arguments import fun_name
+from ..transforms.arguments import fun_name, int_argument
 from .body import abstract, check_same_leaves
-from .checkpoint import nested_scan, plan_segments, segmented_while
+from .checkpoint import segmented_while
+from .checkpointed_scan import bind_checkpointed_scan
+from .scan_primitive import bind_scan
 from .while_primitive import bind_while, while_p
 
 __all__ = ["scan", "fori_loop", "while_loop"]
@@ -89,8 +91,14 @@ def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
         y_def.append(y_tree)
         return c_leaves + y_leaves
 
-    segments = plan_segments(n, checkpoints, who)
-    out = nested_scan(flat, init_leaves, xs_leaves, n, segments, bool(reverse), who)
+    if checkpoints is not None:
+        positive = "checkpoints must be a positive int (carries kept) or None"
+        checkpoints = int_argument(checkpoints, who, positive, positive, 1)
+    if checkpoints is not None and checkpoints < n:
+        out = bind_checkpointed_scan(flat, init_leaves, xs_leaves, n, bool(reverse), who,
+                                     checkpoints)
+    else:
+        out = bind_scan(flat, init_leaves, xs_leaves, n, bool(reverse), who)
     out = [numpy_scalar(o) for o in out]     # a Python float comes back as NumPy's, as from grad
     k = len(init_leaves)
     return tree_unflatten(init_def, out[:k]), tree_unflatten(y_def[0], out[k:])

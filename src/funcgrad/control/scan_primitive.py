@@ -119,13 +119,15 @@ def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
     return tuple(operands[:n_carry]) + tuple(ys)
 
 
-def bind_scan(fun, carry, xs, length, reverse, who):
-    """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan."""
+def bind_scan(fun, carry, xs, length, reverse, who, prim=None, **extra):
+    """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan (``prim``,
+    scan_p by default, with ``extra`` parameters)."""
     steps = [_per_step(example(x))[0] if shape_of(x)[0] else
              np.zeros(shape_of(x)[1:], example(x).dtype) for x in xs]
     body, captured = trace_body(fun, list(carry) + steps, who)
-    params = dict(body=body, n_carry=len(carry), n_xs=len(xs), length=length, reverse=reverse)
-    return bind_results(scan_p, list(carry) + list(xs) + captured, params)
+    params = dict(body=body, n_carry=len(carry), n_xs=len(xs), length=length, reverse=reverse,
+                  **extra)
+    return bind_results(prim or scan_p, list(carry) + list(xs) + captured, params)
 
 
 def _scan_vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse):
@@ -139,39 +141,61 @@ def _scan_vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse):
     return [cts[i] for i in argnums]
 
 
+class BackwardStep:
+    """One step of a scan's reverse pass, as a function of flat leaves: ``(*ct, *total, *h, *x,
+    *cy) -> (*ct', *total', *dx)``, where ``ct`` are the cotangents of the carry after the step,
+    ``total`` the sums of the constants' cotangents so far, ``h`` the carry before the step,
+    ``x`` its inputs and ``cy`` the cotangents of its outputs; with the first ``ct``, ``total``
+    and ``cy`` stacked over the steps, and what to make of the last leaves (:meth:`results`)."""
+
+    def __init__(self, body, n_carry, xs, consts, carry, g, needed=None):
+        inputs = list(carry) + list(xs) + list(consts)
+        wrt = [differentiable(x) and (k < n_carry or needed is None or k in needed)
+               for k, x in enumerate(inputs)]
+        outs = body.out_examples()
+        g = list(g) + [None] * (len(outs) - len(g))
+        seeded = [differentiable(o) and (k < n_carry or g[k] is not None)
+                  for k, o in enumerate(outs)]
+        self.ct = [zeros_like_value(c) if g[k] is None else g[k]
+                   for k, c in enumerate(carry) if seeded[k]]
+        self.ct_ys = [g[k] for k in range(n_carry, len(outs)) if seeded[k]]
+        self.c_wrt, self.x_wrt, self.k_wrt = split_at(wrt, n_carry, len(xs))
+        self.acc = [zeros_like_value(k) for k, w in zip(consts, self.k_wrt) if w]
+        self.n_ct, self.n_acc = len(self.ct), len(self.acc)
+        self.who = body.who
+        pull = vjp_fun(body, wrt, seeded)
+        n_ct, n_acc, n_xs = self.n_ct, self.n_acc, len(xs)
+        c_wrt, x_wrt, k_wrt = self.c_wrt, self.x_wrt, self.k_wrt
+
+        def step(*leaves):
+            ct, total, h, x, cy = split_at(leaves, n_ct, n_acc, n_carry, n_xs)
+            grads = iter(pull(*h, *x, *consts, *ct, *cy))
+            dc = [next(grads) for w in c_wrt if w]
+            dx = [next(grads) for w in x_wrt if w]
+            dk = [next(grads) for w in k_wrt if w]
+            return dc + [a + d for a, d in zip(total, dk)] + dx
+
+        self.step = step
+
+    def results(self, out):
+        """The cotangents of ``(*carry, *xs, *consts)`` from the last step's ``(*ct, *total)``
+        followed by the stacked ``dx`` (None for what has no derivative)."""
+        dc, dk, dx = split_at(out, self.n_ct, self.n_acc)
+        it_c, it_x, it_k = iter(dc), iter(dx), iter(dk)
+        return ([next(it_c) if w else None for w in self.c_wrt]
+                + [next(it_x) if w else None for w in self.x_wrt]
+                + [next(it_k) if w else None for w in self.k_wrt])
+
+
 def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, needed=None):
     """The cotangents of ``(*carry, *xs, *consts)`` of a scan whose carry before each
     step is ``hist``, given ``g``, the cotangents of its results: a scan the other way
     through the body's reverse mode. None for what has no derivative, and for the xs
     and consts not in ``needed`` (the carries' pass from step to step, so all come)."""
-    inputs = list(carry) + list(xs) + list(consts)
-    wrt = [differentiable(x) and (k < n_carry or needed is None or k in needed)
-           for k, x in enumerate(inputs)]
-    outs = body.out_examples()
-    g = list(g) + [None] * (len(outs) - len(g))
-    seeded = [differentiable(o) and (k < n_carry or g[k] is not None) for k, o in enumerate(outs)]
-    ct_carry = [zeros_like_value(c) if g[k] is None else g[k]
-                for k, c in enumerate(carry) if seeded[k]]
-    ct_ys = [g[k] for k in range(n_carry, len(outs)) if seeded[k]]
-    c_wrt, x_wrt, k_wrt = split_at(wrt, n_carry, len(xs))
-    acc = [zeros_like_value(k) for k, w in zip(consts, k_wrt) if w]
-    pull = vjp_fun(body, wrt, seeded)
-    n_ct, n_acc = len(ct_carry), len(acc)
-
-    def step(*leaves):
-        ct, total, h, x, cy = split_at(leaves, n_ct, n_acc, n_carry, len(xs))
-        grads = iter(pull(*h, *x, *consts, *ct, *cy))
-        dc = [next(grads) for w in c_wrt if w]
-        dx = [next(grads) for w in x_wrt if w]
-        dk = [next(grads) for w in k_wrt if w]
-        return dc + [a + d for a, d in zip(total, dk)] + dx
-
-    out = bind_scan(step, ct_carry + acc, list(hist) + list(xs) + ct_ys, len(hist[0]) if hist
-                     else 0, not reverse, body.who)
-    dc, dk, dx = split_at(out, n_ct, n_acc)
-    it_c, it_x, it_k = iter(dc), iter(dx), iter(dk)
-    return ([next(it_c) if w else None for w in c_wrt] + [next(it_x) if w else None for w in x_wrt]
-            + [next(it_k) if w else None for w in k_wrt])
+    back = BackwardStep(body, n_carry, xs, consts, carry, g, needed)
+    out = bind_scan(back.step, back.ct + back.acc, list(hist) + list(xs) + back.ct_ys,
+                    len(hist[0]) if hist else 0, not reverse, body.who)
+    return back.results(out)
 
 
 def _scan_jvp(tangents, ans, *operands, body, n_carry, n_xs, length, reverse):
@@ -215,7 +239,7 @@ def batched_carry(body, batched, n_carry, size):
         flags[:n_carry] = grown
 
 
-def _scan_batch(size, prim, values, batched, params):
+def _scan_batch(size, prim, values, batched, params, bind=None):
     body, n_carry, n_xs = params["body"], params["n_carry"], params["n_xs"]
     flags, out_flags = batched_carry(body, batched, n_carry, size)
     carry, xs, consts = split_at(values, n_carry, n_xs)
@@ -227,7 +251,7 @@ def _scan_batch(size, prim, values, batched, params):
     def step(*leaves):
         return inner(*leaves, *consts)
 
-    out = bind_scan(step, carry, xs, params["length"], params["reverse"], body.who)
+    out = (bind or bind_scan)(step, carry, xs, params["length"], params["reverse"], body.who)
     results = []
     for k, (o, f) in enumerate(zip(out, out_flags)):
         if k < n_carry:

@@ -1,0 +1,136 @@
+"""A scan whose backward pass holds at most ``checkpoints`` carries: the binomial schedule.
+
+``fg.scan(..., checkpoints=k)`` (and ``fori_loop``) binds this primitive. Its
+value and its forward mode are the scan's. Its reverse mode:
+
+- on plain values (a first-order ``grad``, ``vjp`` or ``value_and_grad``), runs
+  the binomial schedule of :mod:`funcgrad.control.revolve`: the body's compiled
+  plan advances from kept carries, and the compiled reverse of one step runs
+  once per step, holding at most ``k`` carries at a time;
+- on traced values (under ``jit``, ``vmap``, or a derivative of a derivative),
+  where the reverse pass must itself be a graph of primitives, differentiates
+  the equivalent scan of nested segments (:func:`~funcgrad.control.checkpoint.nested_scan`),
+  whose reverse pass holds about ``k`` carries too and runs the body ``2 L`` times
+  a step for ``L`` levels.
+
+``fg.checkpoint_plan`` prints both.
+"""
+
+import numpy as np
+
+from ..core.facts import declare
+from ..core.primitive import Primitive
+from ..core.traces import Box
+from .body import differentiable, trace_body, vjp_fun
+from .checkpoint import fewest_carries, nested_scan, plan_segments
+from .revolve import reverse_loop
+from .scan_primitive import (
+    BackwardStep,
+    _per_step,
+    _scan_batch,
+    _scan_impl,
+    _scan_jvp,
+    _scan_shapes,
+    bind_scan,
+    split_at,
+    stacked,
+)
+
+__all__ = ["checkpointed_scan_p", "bind_checkpointed_scan"]
+
+
+def _impl(*operands, checkpoints, **params):
+    return _scan_impl(*operands, **params)
+
+
+def _shapes(*operands, checkpoints, **params):
+    return _scan_shapes(*operands, **params)
+
+
+def _jvp(tangents, ans, *operands, checkpoints, **params):
+    return _scan_jvp(tangents, ans, *operands, **params)     # forward mode keeps no history
+
+
+def _batch(size, prim, values, batched, params):
+    checkpoints = params["checkpoints"]
+    plain = {k: v for k, v in params.items() if k != "checkpoints"}
+    return _scan_batch(size, prim, values, batched, plain,
+                       bind=lambda *a: bind_checkpointed_scan(*a, checkpoints=checkpoints))
+
+
+def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, checkpoints):
+    traced = any(isinstance(v, Box) for v in (*operands, *g))
+    if traced:
+        cts = _nested_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints)
+    else:
+        cts = _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints,
+                            set(argnums))
+    return [cts[i] for i in argnums]
+
+
+def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed):
+    carry, xs, consts = split_at(operands, n_carry, n_xs)
+    n = len(xs[0]) if xs else length
+    back = BackwardStep(body, n_carry, xs, consts, carry, g, needed)
+    steps = [_per_step(x) for x in xs]
+    ct_ys = [_per_step(c) for c in back.ct_ys]
+    if n == 0:
+        return back.results(back.ct + back.acc + [x[:0] for x, w in zip(xs, back.x_wrt) if w])
+    examples = (back.ct + back.acc + list(carry) + [s[0] for s in steps] + [c[0] for c in ct_ys])
+    step_body, captured = trace_body(back.step, examples, body.who)
+    run_back = step_body.plan
+    run = body.plan
+    at = (lambda i: n - 1 - i) if reverse else (lambda i: i)
+    state = back.ct + back.acc
+    dxs = [[None] * n for w in back.x_wrt if w]
+
+    def advance(c, i, j):
+        for s in range(i, j):
+            c = run(*c, *[x[at(s)] for x in steps], *consts)[:n_carry]
+        return c
+
+    def back_step(i, c):
+        nonlocal state
+        out = run_back(*state, *c, *[x[at(i)] for x in steps], *[y[at(i)] for y in ct_ys],
+                       *captured)
+        state = list(out[:back.n_ct + back.n_acc])
+        for acc, d in zip(dxs, out[back.n_ct + back.n_acc:]):
+            acc[at(i)] = d
+
+    reverse_loop(n, k, list(carry), advance, back_step)
+    wanted = [x for x, w in zip(xs, back.x_wrt) if w]
+    dx = [stacked(values, np.zeros(np.shape(x)[1:], np.asarray(x).dtype))
+          for values, x in zip(dxs, wanted)]
+    return back.results(state + dx)
+
+
+def _nested_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints):
+    # Nested segments hold at least about e ln(length) carries: a smaller budget holds that.
+    segments = plan_segments(length, max(checkpoints, fewest_carries(length)), body.who)
+
+    def whole(*leaves):
+        carry, xs, consts = split_at(leaves, n_carry, n_xs)
+        return nested_scan(lambda *step: body(*step, *consts), carry, xs, length, segments,
+                           reverse, body.who)
+
+    full, captured = trace_body(whole, list(operands), body.who)
+    outs = full.out_examples()
+    g = list(g) + [None] * (len(outs) - len(g))
+    wrt = [differentiable(x) for x in operands] + [False] * len(captured)
+    seeded = [c is not None and differentiable(o) for c, o in zip(g, outs)]
+    if not any(seeded) or not any(wrt):
+        return [None] * len(operands)
+    grads = iter(vjp_fun(full, wrt, seeded)(*operands, *captured,
+                                            *[c for c, s in zip(g, seeded) if s]))
+    return [next(grads) if w else None for w in wrt[:len(operands)]]
+
+
+checkpointed_scan_p = Primitive("checkpointed_scan", _impl, vjp=_vjp, jvp=_jvp, batch=_batch)
+declare(checkpointed_scan_p, abstract=_shapes)
+
+
+def bind_checkpointed_scan(fun, carry, xs, length, reverse, who, checkpoints):
+    """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan whose
+    backward pass holds at most ``checkpoints`` carries."""
+    return bind_scan(fun, carry, xs, length, reverse, who, prim=checkpointed_scan_p,
+                     checkpoints=checkpoints)

@@ -1,0 +1,130 @@
+"""The binomial schedule: optimal against every schedule, within its budget of carries, and
+what a checkpointed scan actually runs."""
+
+import weakref
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from helpers import assert_close
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad import extend
+from funcgrad.control.revolve import forward_steps, repetitions, reverse_loop
+
+
+@lru_cache(None)
+def fewest(n, free):
+    """The fewest forward steps any schedule needs to reverse ``n`` steps with ``free``
+    carries besides the first: an exhaustive search over where the next carry is kept."""
+    if n <= 1:
+        return 0
+    if free == 0:
+        return n * (n - 1) // 2
+    return min(m + fewest(n - m, free - 1) + fewest(m, free) for m in range(1, n))
+
+
+def run(n, k):
+    advanced, reversed_, held = [], [], []
+    kept = []
+
+    def advance(c, i, j):
+        assert c == i                   # the carry advanced is the one before step i
+        advanced.append(j - i)
+        kept.append(j)
+        return j
+
+    def back(i, c):
+        assert c == i
+        reversed_.append(i)
+    reverse_loop(n, k, 0, advance, back)
+    return sum(advanced), reversed_
+
+
+@pytest.mark.parametrize("k", range(1, 9))
+def test_the_schedule_is_the_fewest_recomputation_and_reverses_every_step(k):
+    for n in range(1, 100):
+        steps, order = run(n, k)
+        assert order == list(range(n - 1, -1, -1))
+        assert steps == forward_steps(n, k) == fewest(n, k - 1), (n, k)
+
+
+class Carry:
+    def __init__(self, step):
+        self.step = step
+
+
+def test_the_schedule_holds_at_most_its_budget_of_carries():
+    for n, k in [(100, 3), (1000, 10), (5000, 2), (777, 50), (60, 1)]:
+        live, peak = weakref.WeakSet(), [0]
+
+        def made(step):
+            c = Carry(step)
+            live.add(c)
+            return c
+
+        def advance(c, i, j):
+            assert c.step == i
+            return made(j)
+
+        def back(i, c):
+            assert c.step == i
+            # the kept carries, and the one whose step is being reversed
+            peak[0] = max(peak[0], len(live))
+        reverse_loop(n, k, made(0), advance, back)
+        assert peak[0] <= k + 1, (n, k, peak[0])
+
+
+def test_the_issues_case_recomputes_under_two_runs_per_step():
+    assert forward_steps(100, 14) == 184                # 1.84 a step; 14 nested levels before
+
+
+RUNS = []
+counted = extend.Primitive("counted_step", lambda x: RUNS.append(1) or np.sin(x),
+                           vjp=(lambda g, ans, x: g * fnp.cos(x),))
+
+
+@pytest.mark.parametrize("n,k", [(100, 14), (100, 3), (1000, 10), (37, 1)])
+def test_a_checkpointed_loop_runs_the_body_as_the_schedule_says(n, k):
+    f = lambda v: fg.fori_loop(0, n, lambda i, c: counted(c) * 0.9 + v, v, checkpoints=k)
+    RUNS.clear()
+    g = fg.grad(f)(0.5)
+    # the forward pass, the schedule's recomputation, two traces of the body
+    assert len(RUNS) == n + forward_steps(n, k) + 2
+    plain = lambda v: fg.fori_loop(0, n, lambda i, c: fnp.sin(c) * 0.9 + v, v)
+    assert g == fg.grad(plain)(0.5)
+
+
+RNG = np.random.default_rng(3)
+W = RNG.normal(size=(3, 3)) * 0.5
+XS = RNG.normal(size=(23, 3))
+
+
+def loss(w, xs, k, reverse=False):
+    def step(h, x):
+        h = fnp.tanh(h @ w + x)
+        return h, fnp.sum(h * x)
+    h, ys = fg.scan(step, np.zeros(3), xs, checkpoints=k, reverse=reverse)
+    return fnp.sum(h ** 2) + fnp.sum(ys * np.arange(len(xs)))
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 22])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_gradients_in_every_argument_are_the_loops_bit_for_bit(k, reverse):
+    want = fg.grad(loss, (0, 1))(W, XS, None, reverse)
+    got = fg.grad(loss, (0, 1))(W, XS, k, reverse)
+    for a, b in zip(got, want):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_under_transforms_the_nested_schedule_gives_the_same_derivatives(k):
+    want = fg.grad(loss)(W, XS, None)
+    assert_close(fg.jit(fg.grad(loss), static_argnums=2)(W, XS, k), want, rtol=1e-12)
+    batched = fg.vmap(fg.grad(loss), in_axes=(0, None, None))(np.stack([W, 2 * W]), XS, k)
+    assert_close(batched[1], fg.grad(loss)(2 * W, XS, None), rtol=1e-12)
+    assert_close(fg.hessian(loss)(W, XS, k), fg.hessian(loss)(W, XS, None), rtol=1e-10,
+                 atol=1e-12)
+    v = RNG.normal(size=W.shape)
+    assert np.isclose(fg.jvp(lambda w: loss(w, XS, k), (W,), (v,))[1], np.sum(want * v))
