@@ -9,6 +9,13 @@ each configuration in a fresh process:
 
 - funcgrad, ``fg.scan`` under ``fg.value_and_grad``: every carry kept, and
   ``checkpoints=2 * ceil(sqrt(N))``;
+- funcgrad's budgets (also ``checkpoints=40``, a tight one) run the binomial
+  schedule (its first-order gradient on plain values); RESULTS.md has the same
+  runs with the nested segments used before;
+- JAX (when installed), ``jax.jit(jax.value_and_grad(...))`` of ``lax.scan``:
+  every step kept, and a scan of segments (the largest divisor of N up to
+  ceil(sqrt(N)) steps) each under ``jax.checkpoint``, JAX's usual idiom; its
+  call is measured after the one that compiles it;
 - PyTorch (when installed), the same loop written step by step with
   ``loss.backward()``: every step kept, and the loop cut into segments of
   ceil(sqrt(N)) steps, each under ``torch.utils.checkpoint.checkpoint``
@@ -23,6 +30,7 @@ wall time. Gradients are checked against each other (1e-9) first.
 """
 
 import argparse
+import importlib.util
 import json
 import math
 import subprocess
@@ -32,6 +40,7 @@ import time
 import numpy as np
 
 D = 8
+SMALL = 40     # a tight budget for funcgrad: the binomial schedule's case
 
 
 def data(n, hidden):
@@ -67,7 +76,7 @@ def run_funcgrad(n, hidden, budget):
     import funcgrad as fg
     import funcgrad.numpy as fnp
     W, U, h0, xs = data(n, hidden)
-    checkpoints = 2 * math.ceil(math.sqrt(n)) if budget else None
+    checkpoints = {0: None, 1: 2 * math.ceil(math.sqrt(n)), 2: SMALL}[budget]
 
     def loss(W, U, h0):
         def step(h, x):
@@ -115,9 +124,47 @@ def run_torch(n, hidden, budget):
     return value, grads, seconds, peak
 
 
+def _segment_size(n):
+    """The largest divisor of ``n`` up to ceil(sqrt(n)): JAX's segments must tile the loop."""
+    top = math.ceil(math.sqrt(n))
+    return max(d for d in range(1, top + 1) if n % d == 0)
+
+
+def run_jax(n, hidden, budget):
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    W, U, h0, xs = data(n, hidden)
+
+    def step(carry, x):
+        h, W, U = carry
+        h = jnp.tanh(W @ h + U @ x)
+        return (h, W, U), h.sum()
+
+    def loss(W, U, h0):
+        if budget:      # the usual JAX idiom: a scan of checkpointed segments of scans
+            size = _segment_size(n)
+
+            @jax.checkpoint
+            def segment(carry, x_seg):
+                return jax.lax.scan(step, carry, x_seg)
+
+            (h, _, _), ys = jax.lax.scan(segment, (h0, W, U), xs.reshape(n // size, size, D))
+        else:
+            (h, _, _), ys = jax.lax.scan(step, (h0, W, U), xs)
+        return (h ** 2).sum() + 1e-3 * ys.sum()
+
+    g = jax.jit(jax.value_and_grad(loss, argnums=(0, 1, 2)))
+    jax.block_until_ready(g(W, U, h0))        # compiled before the measured call
+    (value, grads), seconds, peak = measure(lambda: jax.block_until_ready(g(W, U, h0)))
+    return value, [np.asarray(x) for x in grads], seconds, peak
+
+
+ENGINES = {"funcgrad": run_funcgrad, "torch": run_torch, "jax": run_jax}
+
+
 def one(engine, n, hidden, budget):
-    value, grads, seconds, peak = (run_funcgrad if engine == "funcgrad" else run_torch)(
-        n, hidden, budget)
+    value, grads, seconds, peak = ENGINES[engine](n, hidden, budget)
     print(json.dumps({"value": float(value), "grads": [g.ravel().tolist()[:20] for g in grads],
                       "seconds": seconds, "peak": peak}))
 
@@ -138,12 +185,9 @@ def main():
     args = ap.parse_args()
     if args.one:
         engine, n, hidden, budget = args.one
-        return one(engine, int(n), int(hidden), bool(int(budget)))
-    try:
-        import torch  # noqa: F401 - only to ask whether it is there
-        engines = ["funcgrad", "torch"]
-    except ImportError:
-        engines = ["funcgrad"]
+        return one(engine, int(n), int(hidden), int(budget))
+    engines = ["funcgrad"] + [name for name in ("torch", "jax")
+                              if importlib.util.find_spec(name) is not None]
     sizes = [10 ** 3, 10 ** 4] if args.quick else [10 ** 3, 10 ** 4, 10 ** 5]
     print(f"RNN, hidden {args.hidden}, value and gradient; carry = {8 * args.hidden} B")
     print("| N | engine | budget | peak (MB) | time (s) | peak / no budget | time / no budget |")
@@ -152,16 +196,19 @@ def main():
         reference = None
         for engine in engines:
             base = None
-            for budget in (False, True):
+            for budget in ((0, 1, 2) if engine == "funcgrad" else (0, 1)):
                 r = child(engine, n, args.hidden, budget)
                 if reference is None:
                     reference = r
                 for a, b in zip(r["grads"], reference["grads"]):
                     np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
                 base = base or r
-                label = f"checkpoints={2 * math.ceil(math.sqrt(n))}" if budget else "none"
+                label = ("none", f"checkpoints={2 * math.ceil(math.sqrt(n))}",
+                         f"checkpoints={SMALL}")[budget]
                 if engine == "torch" and budget:
                     label = f"checkpoint() per {math.ceil(math.sqrt(n))} steps"
+                if engine == "jax" and budget:
+                    label = f"jax.checkpoint per {_segment_size(n)} steps"
                 print(f"| 10^{round(math.log10(n))} | {engine} | {label} | "
                       f"{r['peak'] / 1e6:.1f} | {r['seconds']:.2f} | "
                       f"{r['peak'] / base['peak']:.3f} | {r['seconds'] / base['seconds']:.2f}x |",

@@ -73,7 +73,7 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed):
     n = len(xs[0]) if xs else length
     back = BackwardStep(body, n_carry, xs, consts, carry, g, needed)
     steps = [_per_step(x) for x in xs]
-    ct_ys = [_per_step(c) for c in back.ct_ys]
+    ct_ys = back.ct_ys        # arrays: a list of Python floats would cost 4 times the memory
     if n == 0:
         return back.results(back.ct + back.acc + [x[:0] for x, w in zip(xs, back.x_wrt) if w])
     examples = (back.ct + back.acc + list(carry) + [s[0] for s in steps] + [c[0] for c in ct_ys])
