@@ -150,3 +150,11 @@ def test_refusals():
     assert repr(P.save_only_these_names("a", "b")) == \
         "fg.checkpoint_policies.save_only_these_names('a', 'b')"
     assert P.save_only_these_names("a") == P.save_only_these_names("a")
+
+
+def test_a_named_value_saves_and_loads():
+    x = fg.var(1.5, name="x")
+    out = fnp.sin(fg.checkpoint_name(x * 2.0, "h"))
+    back = fg.loads(fg.dumps(out))
+    assert back.value == out.value and back.args[0].op == "checkpoint_name"
+    assert fg.backprop(back)[back.args[0].args[0].args[0]] == fg.backprop(out)[x]

@@ -387,6 +387,7 @@ CASES = [
     Case("convolve", [_a(3, 2), _a(2, 2)], label="2-D"),
     Case("convolve", [_a(6), _a(3)], {"mode": "valid"}, label="1-D valid"),
     Case("convolve", [_a(4, 3), _a(2, 2)], {"mode": "valid"}, label="2-D valid"),
+    Case("checkpoint_name", [_a(2, 3)], {"name": "h"}, label="the identity"),
     Case("windows", [_a(2, 5)], dict(_WINDOW_1D), label="1-D, stride 2, padded, dilated"),
     Case("windows", [_a(4, 5)], dict(_WINDOW_2D), label="2-D, input dilation, cropped"),
     Case("unwindows", [_a(2, 2, 2)], {**_WINDOW_1D, "shape": (2, 5)}, label="1-D"),
@@ -768,6 +769,7 @@ NO_TORCH_EQUIVALENT = {
     **{name: "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks "
              "their distributions" for name in ("split", "fold_in", "sample")},
     "debug_callback": "a call for its effect, whose value is 0: tests/test_debug.py checks it",
+    "checkpoint_name": "the identity, naming a value for checkpoint policies",
     **{name: "the gather beneath convolutions and pooling: tests/nn/test_convolution.py compares "
              "those, values and gradients, with torch.nn.functional" for name in ("windows", "unwindows")},
 }

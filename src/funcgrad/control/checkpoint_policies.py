@@ -35,25 +35,11 @@ True
 from typing import Any, Callable
 
 from ..core.errors import ArgumentTypeError
-from ..core.facts import declare
-from ..core.primitive import Primitive
 from ..core.tree import tree_map
 from ..core.values import shape_of
+from ..rules.names import checkpoint_name as name_p
 
 __all__ = ["checkpoint_name", "name_p", "checkpoint_policies"]
-
-
-def _name_batch(size, prim, values, batched, params):
-    return prim(values[0], **params)
-
-
-name_p = Primitive(
-    "checkpoint_name", lambda x, name: x,
-    vjp=(lambda g, ans, x, name: g,),
-    jvp=(lambda t, ans, x, name: t,),
-    batch=_name_batch,
-)
-declare(name_p, linear="each", structure="elementwise")
 
 
 def checkpoint_name(x: Any, name: str) -> Any:
