@@ -82,22 +82,31 @@ def _scan_impl(*operands, body, n_carry, n_xs, length, reverse):
     n = len(xs[0]) if xs else length
     run = body.plan
     steps = [_per_step(x) for x in xs]
-    ys = [[] for _ in body.outputs[n_carry:]]
+    ys = [np.empty((n,) + np.shape(e), np.result_type(e)) for e in body.out_examples()[n_carry:]]
     order = range(n - 1, -1, -1) if reverse else range(n)
     if not ys and not steps:                  # the tightest loop: a fori_loop's
         for _ in order:
             carry = run(*carry, *consts)
-    else:
-        for i in order:
+        return tuple(fresh_carry(carry, operands))
+    # The outputs are gathered in lists, fastest to append to, and written into their
+    # stacked arrays every CHUNK steps: a list of a whole loop's values (NumPy scalars, for
+    # a scalar output) would take four times the stacked array's memory.
+    for start in range(0, n, CHUNK):
+        part = order[start:start + CHUNK]
+        got = [[] for _ in ys]
+        for i in part:
             out = run(*carry, *[s[i] for s in steps], *consts)
             carry = out[:n_carry]
-            for acc, v in zip(ys, out[n_carry:]):
+            for acc, v in zip(got, out[n_carry:]):
                 acc.append(v)
-    if reverse:
-        for acc in ys:
-            acc.reverse()
-    ys = [stacked(acc, e) for acc, e in zip(ys, body.out_examples()[n_carry:])]
+        low, high = min(part[0], part[-1]), max(part[0], part[-1]) + 1
+        for y, acc in zip(ys, got):
+            y[low:high] = acc[::-1] if reverse else acc
     return tuple(fresh_carry(carry, operands)) + tuple(ys)
+
+
+CHUNK = 4096
+"""Steps between writes of a scan's outputs into their stacked arrays."""
 
 
 def stacked(values, like):
