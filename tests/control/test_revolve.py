@@ -128,3 +128,20 @@ def test_under_transforms_the_nested_schedule_gives_the_same_derivatives(k):
                  atol=1e-12)
     v = RNG.normal(size=W.shape)
     assert np.isclose(fg.jvp(lambda w: loss(w, XS, k), (W,), (v,))[1], np.sum(want * v))
+
+
+def test_a_checkpointed_while_loop_counts_then_follows_the_schedule():
+    def loop(a, k):
+        return fg.while_loop(lambda c: c[0] < 60,
+                             lambda c: (c[0] + 1, counted(c[1]) * a + 0.1), (0, 0.5),
+                             checkpoints=k)[1]
+    want = fg.grad(lambda a: loop(a, None))(0.9)
+    for k in (1, 4, 20):
+        RUNS.clear()
+        assert fg.grad(lambda a: loop(a, k))(0.9) == want
+        # counting the steps, the scan's forward pass, the schedule, each reverse step (the
+        # product's derivative in a reads the sine's value), and the traces
+        assert len(RUNS) == 60 + 60 + forward_steps(60, k) + 60 + 3
+    assert_close(fg.jit(fg.grad(lambda a: loop(a, 4)))(0.9), want, rtol=1e-12)
+    assert_close(fg.vmap(fg.grad(lambda a: loop(a, 4)))(np.array([0.9, 0.7]))[0], want,
+                 rtol=1e-12)

@@ -16,8 +16,10 @@ next level's segments (:func:`nested_scan`): with ``L`` levels of ``b`` steps
 (``b ** L >= N``) it holds about ``L * b`` carries and runs the body ``2 L``
 times per step. :func:`checkpoint_plan` prints both.
 A ``while_loop``, whose trip count ``T`` is known only at run time, counts
-its steps first, then runs as a loop of ``k`` segments of ``ceil(T / k)``
-steps: it holds about ``k + T / k`` carries.
+its steps first. Where the count is a number (a gradient on plain values) the
+loop is then a checkpointed scan of ``T`` steps, reversed by the binomial
+schedule; where it is traced, it runs as ``k`` segments of ``ceil(T / k)``
+steps and holds about ``k + T / k`` carries.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -61,7 +63,7 @@ from .scan_primitive import bind_results, bind_scan
 from .while_primitive import bind_while, while_p
 
 __all__ = ["checkpoint", "remat_p", "checkpoint_plan", "CheckpointPlan", "nested_scan",
-           "segmented_while"]
+           "segmented_while", "counted_while"]
 
 
 # ---------------------------------------------------------------- fg.checkpoint
@@ -398,15 +400,22 @@ def nested_scan(fun, carry, xs, n, segments, reverse, who):
     return list(c) + list(ys)
 
 
-def segmented_while(test, step, carry, checkpoints, who):
+def counted_while(test, step, carry, who):
+    """The while loop run with a counter in front of its carry: ``[steps, *carry]``."""
+    return bind_while(while_p, lambda i, *c: test(*c), lambda i, *c: [i + 1] + list(step(*c)),
+                      [0] + list(carry), who)
+
+
+def segmented_while(test, step, carry, checkpoints, who, counted=None):
     """A while loop (flat ``test(*c) -> [pred]``, ``step(*c) -> c``) whose backward pass
     holds about ``checkpoints + T / checkpoints`` carries for ``T`` steps: the steps are
-    counted first, then run as a loop over segments of ``ceil(T / checkpoints)`` steps."""
+    counted first (``counted``, if given, is that run), then run as a loop over segments
+    of ``ceil(T / checkpoints)`` steps."""
     if not isinstance(checkpoints, int) or isinstance(checkpoints, bool) or checkpoints < 1:
         raise ArgumentTypeError(f"{who}: checkpoints must be a positive int; got {checkpoints!r}")
     k = len(carry)
-    counted = bind_while(while_p, lambda i, *c: test(*c), lambda i, *c: [i + 1] + list(step(*c)),
-                         [0] + list(carry), who)
+    if counted is None:
+        counted = counted_while(test, step, carry, who)
     per_segment = floor_divide(counted[0] + (checkpoints - 1), checkpoints)
 
     def segment(*c):

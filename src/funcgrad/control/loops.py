@@ -38,9 +38,10 @@ from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import dtype_of, numpy_scalar, shape_of
+from ..dag.node import Node
 from ..transforms.arguments import fun_name, int_argument
 from .body import abstract, check_same_leaves
-from .checkpoint import segmented_while
+from .checkpoint import counted_while, segmented_while
 from .checkpointed_scan import bind_checkpointed_scan
 from .scan_primitive import bind_scan
 from .while_primitive import bind_while, while_p
@@ -183,8 +184,10 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
 
     The trip count may depend on the values, and reverse mode still works
     (where JAX's refuses): the backward pass replays the carries the loop went
-    through, so it keeps one carry per step it ran; with ``checkpoints=k``
-    about ``k + T / k`` of them for ``T`` steps (counted in a first pass).
+    through, so it keeps one carry per step it ran. With ``checkpoints=k`` the
+    steps are counted in a first pass; a gradient on plain values then holds at
+    most ``k`` carries by the binomial schedule, and under ``jit`` or ``vmap``
+    about ``k + T / k`` for ``T`` steps, in segments.
 
     >>> import funcgrad as fg
     >>> fg.while_loop(lambda x: x < 100.0, lambda x: x * 3.0, 1.0)
@@ -217,6 +220,27 @@ def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
     if checkpoints is None:
         out = bind_while(while_p, test, step, leaves, who)
     else:
-        out = segmented_while(test, step, leaves, checkpoints, who)
+        out = _checkpointed_while(test, step, leaves, checkpoints, who)
     return tree_unflatten(treedef, [numpy_scalar(o) for o in out])
+
+
+def _checkpointed_while(test, step, carry, checkpoints, who):
+    """A while loop whose backward pass holds at most ``checkpoints`` carries. Its steps are
+    counted first; where the count is a number (grad on plain values), the loop is then a
+    scan of that many steps and reverses by the binomial schedule; where it is a traced
+    value (jit, vmap), it runs as segments of ``ceil(T / checkpoints)`` steps."""
+    positive = "checkpoints must be a positive int (carries kept) or None"
+    checkpoints = int_argument(checkpoints, who, positive, positive, 1)
+    counted = counted_while(test, step, carry, who)
+    steps = counted[0]
+    if not isinstance(steps, Box):          # nothing traced: nothing to differentiate
+        return counted[1:]
+    n = steps._value if type(steps) is Node else None
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        return segmented_while(test, step, carry, checkpoints, who, counted)
+    n = int(n)
+    if checkpoints >= n:
+        return bind_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who)
+    return bind_checkpointed_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who,
+                                  checkpoints)
 
