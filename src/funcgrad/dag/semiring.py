@@ -83,16 +83,17 @@ def sum_product(output: Any, weight: Any, semiring: Any) -> Any:
     (output,) = check_outputs((output,), "sum_product")
     if not isinstance(semiring, Semiring):
         raise ArgumentTypeError(f"sum_product: semiring must be a fg.Semiring (e.g. fg.semirings.count); got {semiring!r}")
+    if weight is not None and not callable(weight):
+        raise ArgumentTypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
+    return fold_back({output: semiring.one}, path_step(semiring, weight), semiring.plus,
+                     check=False, finish=lambda values, order: node_map(values))
+
+
+def path_step(semiring, weight):
+    """The step of the sum-product fold: a node's value extended along each edge to its
+    arguments by ``times`` with the edge's weight (``weight(parent, child)``; None: one)."""
     times = semiring.times
     if weight is None:
         one = semiring.one
-
-        def step(node, m):
-            return [times(m, one) for _ in node._args]
-    elif callable(weight):
-        def step(node, m):
-            return [times(m, weight(p, node)) for p in node._args]
-    else:
-        raise ArgumentTypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
-    return fold_back({output: semiring.one}, step, semiring.plus, check=False,
-                     finish=lambda values, order: node_map(values))
+        return lambda node, m: [times(m, one) for _ in node._args]
+    return lambda node, m: [times(m, weight(p, node)) for p in node._args]

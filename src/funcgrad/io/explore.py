@@ -45,10 +45,11 @@ from ..core.errors import ArgumentError, ArgumentTypeError, GraphvizNotFound
 from ..core.values import format_value, ones_like_value, raw
 from ..dag.backprop import add_cotangents, vjp_step
 from ..dag.fold import fold_back
-from ..dag.node import Leaf
+from ..dag.node import VAR, Leaf
 from ..dag.order import check_outputs, dfs_order, kahn_order
-from ..dag.semiring import Semiring, semirings
+from ..dag.semiring import Semiring, path_step, semirings
 from ..transforms.arguments import int_argument
+from .show import run_dot
 
 __all__ = ["explore", "Explorer"]
 
@@ -139,9 +140,9 @@ class Explorer:
                 self._fold_semirings(semiring, weight, source)
         self.layout = None
         if layout == "dot" and not self.large:
-            self.layout = _dot_layout(self.nodes, self.folds, timeout=120)
+            self.layout = _dot_layout(self.nodes, self.folds, asked=True)
         elif layout == "auto" and len(order) <= DOT_NODES and shutil.which("dot"):
-            self.layout = _dot_layout(self.nodes, self.folds, timeout=10)
+            self.layout = _dot_layout(self.nodes, self.folds, asked=False)
 
     # -- the folds, recorded ------------------------------------------------------
 
@@ -155,10 +156,11 @@ class Explorer:
                                    for p, c in zip(node._args, out) if c is not None]
             return out
 
-        values, _ = fold_back(seeds, recording, plus, check=False)
+        # a summary page shows no step of the fold: what each node sends is not written
+        values, _ = fold_back(seeds, step if self.large else recording, plus, check=False)
         fold = {"title": title,
                 "values": {number[n]: text(v) for n, v in values.items() if n in number},
-                "sends": {} if self.large else sends}
+                "sends": sends}
         self.folds[name] = fold
         return fold, values
 
@@ -171,14 +173,9 @@ class Explorer:
                      seeds, vjp_step, add_cotangents)
 
     def _fold_semirings(self, semiring, weight, source):
-        def weighed(s, w):
-            times, one = s.times, s.one
-            if w is None:
-                return lambda node, m: [times(m, one) for _ in node._args]
-            return lambda node, m: [times(m, w(p, node)) for p in node._args]
-
         def total(name, title, s, w):
-            self._record(name, title, dict.fromkeys(self.outputs, s.one), weighed(s, w), s.plus)
+            self._record(name, title, dict.fromkeys(self.outputs, s.one), path_step(s, w),
+                         s.plus)
 
         given = semiring is not None
         total("paths", "paths to the output (the count semiring)", semirings.count,
@@ -199,19 +196,16 @@ class Explorer:
             self.start = semiring.name
 
     def _best(self, semiring, weight, source):
-        who = "explore"
-        weight = weight or (lambda parent, child: 1.0)
-        step, plus = best_path_fold(weight, semiring, who)
+        edges = "each edge weighs 1" if weight is None else "weights given"
+        step, plus = best_path_fold(weight or (lambda parent, child: 1.0), semiring, "explore")
         seeds = {out: (semiring.one, None) for out in self.outputs}
-        edges = "each edge weighs 1" if weight.__name__ == "<lambda>" else "weights given"
         fold, values = self._record(
             "best", f"best path to the output ({semiring.name}, {edges}), back-pointers marked",
             seeds, step, plus, text=lambda v: _value_text(v[0]))
         number = self.number
         fold["pointer"] = {number[n]: number[v[1]] for n, v in values.items() if v[1] is not None}
         if source is None:
-            source = next((n for n in number if n._prim is not None and n._prim.name == "var"
-                           and type(n._prim) is Leaf), None)
+            source = next((n for n in number if n._prim is VAR), None)
         elif source not in number:
             raise ArgumentError(f"explore: source {source!r} is not in the graph below the "
                                 f"outputs; pass one of its nodes (fg.toposort lists them)")
@@ -306,30 +300,30 @@ def _dot_label(node, folds):
     return "\\n".join(line.replace("\\", "\\\\").replace('"', '\\"') for line in lines)
 
 
-def _dot_layout(nodes, folds, timeout):
+def _dot_layout(nodes, folds, asked):
     """Positions from ``dot -Tplain``: per node its centre and size, per edge its spline, in
-    points with y growing downwards (as the page draws); None where dot fails or takes more
-    than ``timeout`` seconds with ``layout="auto"`` (the page then lays the graph out)."""
-    dot = shutil.which("dot")
-    if dot is None:
+    points with y growing downwards (as the page draws). Where dot fails, or takes more than
+    10 s when the layout was not ``asked`` for (``layout="auto"``), None: the page lays the
+    graph out itself."""
+    if shutil.which("dot") is None:
         raise GraphvizNotFound("explore(layout='dot') needs Graphviz's 'dot' program on the "
                                "PATH; install Graphviz or pass layout='layered'")
     lines = ['digraph G {', 'graph [rankdir=TB, nodesep=0.3, ranksep=0.4];',
              'node [shape=box, fontname="Helvetica", fontsize=11, margin="0.14,0.05", height=0.75];']
     lines += [f'n{n["id"]} [label="{_dot_label(n, folds)}"];' for n in nodes]
     lines += [f"n{a} -> n{n['id']};" for n in nodes for a in n["args"]]
+    timeout = 120 if asked else 10
     try:
-        done = subprocess.run([dot, "-Tplain"], input="\n".join(lines + ["}"]).encode(),
-                              capture_output=True, timeout=timeout)
+        plain = run_dot("\n".join(lines + ["}"]), "plain", timeout=timeout)
     except subprocess.TimeoutExpired:
-        if timeout < 60:
+        if not asked:
             return None
         raise GraphvizNotFound(f"explore: Graphviz took over {timeout} s to lay out {len(nodes)} "
                                f"nodes; pass layout='layered' to let the page do it") from None
-    if done.returncode != 0:
-        return None        # the page lays the graph out itself
+    except RuntimeError:      # dot refused the graph: the page lays it out itself
+        return None
     boxes, splines, height = {}, {}, 0.0
-    for row in done.stdout.decode().splitlines():
+    for row in plain.decode().splitlines():
         parts = row.split()
         if parts[0] == "graph":
             height = float(parts[3]) * 72

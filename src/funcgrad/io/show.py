@@ -376,12 +376,14 @@ def to_svg(*outputs: Any, **options: Any) -> str:
     >>> svg.startswith("<?xml") and "multiply" in svg
     True
     """
-    return _run_dot(to_dot(*outputs, **options), "svg").decode()
+    return run_dot(to_dot(*outputs, **options), "svg").decode()
 
 
-def _run_dot(src, fmt):
+def run_dot(src, fmt, timeout=120):
+    """Graphviz's ``dot -T<fmt>`` of the DOT source ``src``: its output bytes (a
+    RuntimeError if dot refuses the graph, subprocess.TimeoutExpired after ``timeout`` s)."""
     done = subprocess.run([_dot_program(), f"-T{fmt}"], input=src.encode(), capture_output=True,
-                          timeout=120)
+                          timeout=timeout)
     if done.returncode != 0:
         raise RuntimeError(f"Graphviz's dot could not draw the graph: "
                            f"{done.stderr.decode(errors='replace').strip()}")
@@ -419,7 +421,7 @@ def render(outputs: Any, path: Any, grads: Any = None, format: str | None = None
         with open(path, "w") as fh:
             fh.write(src + "\n")
         return path
-    data = _run_dot(src, fmt)
+    data = run_dot(src, fmt)
     with open(path, "wb") as fh:
         fh.write(data)
     return path

@@ -29,13 +29,8 @@
   if (D.large) { summary(); return; }
 
   // -- layout: Graphviz's, or layers by depth with each layer ordered by its parents --------
-  const box = {}, spline = {};
-  if (D.layout) {
-    for (const i in D.layout.boxes) box[i] = D.layout.boxes[i];
-    for (const k in D.layout.splines) spline[k] = D.layout.splines[k].slice();
-  } else {
-    layered();
-  }
+  const box = D.layout ? D.layout.boxes : {}, spline = D.layout ? D.layout.splines : {};
+  if (!D.layout) layered();
 
   function layered() {
     const depth = new Array(N).fill(0);
@@ -170,7 +165,7 @@
       if (onPath.has(e.from + "-" + e.to)) cls.push("best");
       e.path.setAttribute("class", cls.join(" "));
     }
-    status(current, s, fold, order, folded, received);
+    status(current, s, fold, folded);
     table(sequence, fold, current);
     $("fg-counter").textContent = `step ${s} of ${last}`;
     document.body.dataset.step = s;
@@ -178,7 +173,7 @@
     document.body.dataset.ready = "1";
   }
 
-  function status(current, s, fold, order, folded, received) {
+  function status(current, s, fold, folded) {
     const out = $("fg-status");
     if (current === null) {
       out.textContent = `${N} nodes. Step forward to build the ${state.order === "dfs" ? "DFS post-order" : "Kahn order"}, then to fold back over it (${fold.title}).`;
