@@ -240,12 +240,12 @@ class Body:
             prim = n._prim
             if prim is CONST:
                 env[n] = n._value
-            elif known is not None and n in known:
-                args = [env[a] for a in n._args]
+                continue
+            args = [env[a] for a in n._args]
+            if known is not None and n in known:
                 env[n] = (trace.known(prim, args, n._params, known[n])
                           if any(trace.owns(a) for a in args) else known[n])
             else:
-                args = [env[a] for a in n._args]
                 env[n] = prim(*args, **n._params) if n._params else prim(*args)
         return tuple(env[o] if isinstance(o, Staged) else o for o in self.outputs)
 

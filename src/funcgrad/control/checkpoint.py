@@ -63,7 +63,7 @@ from .scan_primitive import bind_results, bind_scan
 from .while_primitive import bind_while, while_p
 
 __all__ = ["checkpoint", "remat_p", "checkpoint_plan", "CheckpointPlan", "nested_scan",
-           "segmented_while", "counted_while"]
+           "segmented_while", "counted_while", "checkpoint_budget"]
 
 
 # ---------------------------------------------------------------- fg.checkpoint
@@ -212,26 +212,35 @@ def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = (), *,
 _MOST_STEPS = 2 ** 62      # no loop runs longer; the planner's arithmetic stays exact below
 
 
+def loop_length(length, who):
+    """``length`` as a number of loop steps, or an error naming ``who``."""
+    return int_argument(length, who, "the length must be a whole number of steps",
+                        "the length must be a number of steps from 0 to 2**62", 0, _MOST_STEPS)
+
+
+def checkpoint_budget(checkpoints, who):
+    """``checkpoints`` (carries a backward pass may hold) as a positive int, or None."""
+    if checkpoints is None:
+        return None
+    positive = "checkpoints must be a positive int (carries kept) or None"
+    return int_argument(checkpoints, who, positive, positive, 1)
+
+
 def plan_segments(length, checkpoints, who="scan"):
     """The segment lengths, outermost first, of a scan of ``length`` steps that holds
     about ``checkpoints`` carries: ``()`` when every carry fits."""
-    length = int_argument(length, who, "the length must be a whole number of steps",
-                          "the length must be a number of steps from 0 to 2**62", 0, _MOST_STEPS)
-    if checkpoints is None:
+    length = loop_length(length, who)
+    checkpoints = checkpoint_budget(checkpoints, who)
+    if checkpoints is None or checkpoints >= length:
         return ()
-    positive = "checkpoints must be a positive int (carries kept) or None"
-    checkpoints = int_argument(checkpoints, who, positive, positive, 1)
-    if checkpoints >= length:
-        return ()
-    fewest = None
     for levels in range(2, max(2, length.bit_length()) + 1):
         b = _root(length, levels)
-        fewest = levels * b if fewest is None else min(fewest, levels * b)
         if levels * b <= checkpoints:
             return tuple(b ** j for j in range(levels - 1, 0, -1))
+    fewest = fewest_carries(length)
     raise ArgumentError(f"{who}: checkpoints={checkpoints} is too few for {length} steps; the "
-                     f"fewest this schedule can keep is {fewest}: pass checkpoints={fewest} "
-                     f"or more")
+                        f"fewest this schedule can keep is {fewest}: pass checkpoints={fewest} "
+                        f"or more")
 
 
 def fewest_carries(length):
@@ -334,11 +343,8 @@ def checkpoint_plan(length: int, checkpoints: int | None, carry: Any = None) -> 
     >>> plan.segments, plan.nested_forward_runs        # the nested schedule's 7 levels of 2
     ((64, 32, 16, 8, 4, 2), 14)
     """
-    length = int_argument(length, "checkpoint_plan", "the length must be a whole number of steps",
-                          "the length must be a number of steps from 0 to 2**62", 0, _MOST_STEPS)
-    if checkpoints is not None:
-        positive = "checkpoints must be a positive int (carries kept) or None"
-        checkpoints = int_argument(checkpoints, "checkpoint_plan", positive, positive, 1)
+    length = loop_length(length, "checkpoint_plan")
+    checkpoints = checkpoint_budget(checkpoints, "checkpoint_plan")
     nbytes = None
     if carry is not None:
         nbytes = sum(getattr(raw(x), "nbytes", 8) for x in tree_flatten(carry)[0])
@@ -406,16 +412,12 @@ def counted_while(test, step, carry, who):
                       [0] + list(carry), who)
 
 
-def segmented_while(test, step, carry, checkpoints, who, counted=None):
+def segmented_while(test, step, carry, checkpoints, who, counted):
     """A while loop (flat ``test(*c) -> [pred]``, ``step(*c) -> c``) whose backward pass
-    holds about ``checkpoints + T / checkpoints`` carries for ``T`` steps: the steps are
-    counted first (``counted``, if given, is that run), then run as a loop over segments
-    of ``ceil(T / checkpoints)`` steps."""
-    if not isinstance(checkpoints, int) or isinstance(checkpoints, bool) or checkpoints < 1:
-        raise ArgumentTypeError(f"{who}: checkpoints must be a positive int; got {checkpoints!r}")
+    holds about ``checkpoints`` (a positive int) ``+ T / checkpoints`` carries for ``T``
+    steps: ``counted`` is the loop's run with a counter (:func:`counted_while`), and the
+    steps run again as a loop over segments of ``ceil(T / checkpoints)`` steps."""
     k = len(carry)
-    if counted is None:
-        counted = counted_while(test, step, carry, who)
     per_segment = floor_divide(counted[0] + (checkpoints - 1), checkpoints)
 
     def segment(*c):

@@ -69,13 +69,12 @@ def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, check
 
 
 def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed):
+    # bound only for more steps than carries (loops.py), so at least two steps
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
     back = BackwardStep(body, n_carry, xs, consts, carry, g, needed)
     steps = [_per_step(x) for x in xs]
     ct_ys = back.ct_ys        # arrays: a list of Python floats would cost 4 times the memory
-    if n == 0:
-        return back.results(back.ct + back.acc + [x[:0] for x, w in zip(xs, back.x_wrt) if w])
     examples = (back.ct + back.acc + list(carry) + [s[0] for s in steps] + [c[0] for c in ct_ys])
     step_body, captured = trace_body(back.step, examples, body.who)
     run_back = step_body.plan

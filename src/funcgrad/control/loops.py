@@ -39,9 +39,9 @@ from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import dtype_of, numpy_scalar, shape_of
 from ..dag.node import Node
-from ..transforms.arguments import fun_name, int_argument
+from ..transforms.arguments import fun_name
 from .body import abstract, check_same_leaves
-from .checkpoint import counted_while, segmented_while
+from .checkpoint import checkpoint_budget, counted_while, segmented_while
 from .checkpointed_scan import bind_checkpointed_scan
 from .scan_primitive import bind_scan
 from .while_primitive import bind_while, while_p
@@ -92,9 +92,7 @@ def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
         y_def.append(y_tree)
         return c_leaves + y_leaves
 
-    if checkpoints is not None:
-        positive = "checkpoints must be a positive int (carries kept) or None"
-        checkpoints = int_argument(checkpoints, who, positive, positive, 1)
+    checkpoints = checkpoint_budget(checkpoints, who)
     if checkpoints is not None and checkpoints < n:
         out = bind_checkpointed_scan(flat, init_leaves, xs_leaves, n, bool(reverse), who,
                                      checkpoints)
@@ -229,8 +227,7 @@ def _checkpointed_while(test, step, carry, checkpoints, who):
     counted first; where the count is a number (grad on plain values), the loop is then a
     scan of that many steps and reverses by the binomial schedule; where it is a traced
     value (jit, vmap), it runs as segments of ``ceil(T / checkpoints)`` steps."""
-    positive = "checkpoints must be a positive int (carries kept) or None"
-    checkpoints = int_argument(checkpoints, who, positive, positive, 1)
+    checkpoints = checkpoint_budget(checkpoints, who)
     counted = counted_while(test, step, carry, who)
     steps = counted[0]
     if not isinstance(steps, Box):          # nothing traced: nothing to differentiate
