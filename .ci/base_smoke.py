@@ -160,4 +160,23 @@ def _():
     assert "fg-data" in text and "addEventListener" in text and ".node.current" in text
 
 
+
+@check("convolutions, pooling, checkpoint policies and checkpointed loops")
+def _():
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    w = np.ones((1, 1, 2, 2))
+    f = lambda w: fnp.sum(fg.nn.max_pool(fg.nn.conv(x, w, (1, 1), "SAME"), (2, 2), (2, 2),
+                                         data_format="NCHW"))
+    g, h = fg.grad(f)(w), 1e-6
+    fd = [(f(w + h * e) - f(w - h * e)) / (2 * h) for e in np.eye(4).reshape(4, 1, 1, 2, 2)]
+    assert np.allclose(g.ravel(), fd, rtol=1e-6)
+    layer = fg.checkpoint(lambda w: fnp.tanh(fg.checkpoint_name(w @ w, "h")),
+                          policy=fg.checkpoint_policies.save_only_these_names("h"))
+    m = np.eye(2) * 0.5
+    assert np.allclose(fg.grad(lambda w: fnp.sum(layer(w)))(m),
+                       fg.grad(lambda w: fnp.sum(fnp.tanh(w @ w)))(m))
+    loop = lambda a, k: fg.fori_loop(0, 50, lambda i, c: fnp.sin(c) * a, 0.5, checkpoints=k)
+    assert fg.grad(lambda a: loop(a, 3))(0.9) == fg.grad(lambda a: loop(a, None))(0.9)
+
+
 print(f"base install: {len(checks)} passed, 0 failed")

@@ -13,6 +13,8 @@ import funcgrad.numpy as fnp
 from funcgrad import extend
 from funcgrad.control.revolve import forward_steps, repetitions, reverse_loop
 
+P = fg.checkpoint_policies
+
 
 @lru_cache(None)
 def fewest(n, free):
@@ -145,3 +147,56 @@ def test_a_checkpointed_while_loop_counts_then_follows_the_schedule():
     assert_close(fg.jit(fg.grad(lambda a: loop(a, 4)))(0.9), want, rtol=1e-12)
     assert_close(fg.vmap(fg.grad(lambda a: loop(a, 4)))(np.array([0.9, 0.7]))[0], want,
                  rtol=1e-12)
+
+
+CW = RNG.normal(size=(3, 1, 2)) * 0.5          # a kernel: 3 outputs, 1 input, width 2
+CXS = RNG.normal(size=(5, 1, 1, 6))             # per step: N, C, W
+
+
+def conv_step(c, x, w):
+    y = fg.nn.conv(x + c, w, (1,), "SAME")
+    y = fg.nn.max_pool(fnp.tanh(y), (2,), (1,), "SAME", data_format="NCW")
+    return fnp.sum(y, axis=1, keepdims=True) * 0.3, fnp.sum(y)
+
+
+def conv_loop(w, k=None):
+    c, ys = fg.scan(lambda c, x: conv_step(c, x, w), np.zeros((1, 1, 6)), CXS, checkpoints=k)
+    return fnp.sum(c) + fnp.sum(ys)
+
+
+def conv_unrolled(w):
+    c, total = np.zeros((1, 1, 6)), 0.0
+    for x in CXS:
+        c, y = conv_step(c, x, w)
+        total = total + y
+    return fnp.sum(c) + total
+
+
+def test_convolutions_in_a_checkpointed_scan_in_a_checkpoint_under_every_transform():
+    want = fg.grad(conv_unrolled)(CW)
+    assert np.array_equal(fg.grad(lambda w: conv_loop(w, 2))(CW), want)
+    assert_close(fg.jit(fg.grad(lambda w: conv_loop(w, 2)))(CW), want, rtol=1e-12)
+    kept = fg.checkpoint(lambda w: conv_loop(w, 2), policy=P.dots_saveable)
+    assert_close(fg.grad(kept)(CW), want, rtol=1e-12)
+    assert_close(fg.vmap(fg.grad(lambda w: conv_loop(w, 2)))(np.stack([CW, CW]))[1], want,
+                 rtol=1e-12)
+    v = RNG.normal(size=CW.shape)
+    h = 1e-6
+    fd = (conv_unrolled(CW + h * v) - conv_unrolled(CW - h * v)) / (2 * h)
+    assert np.isclose(fg.jvp(lambda w: conv_loop(w, 2), (CW,), (v,))[1], fd, rtol=1e-7)
+
+
+def test_checkpointed_scans_nest():
+    def nested(a):
+        def outer(c, _):
+            inner, _ = fg.scan(lambda d, _: (fnp.sin(d) * a, None), c, None, length=7,
+                               checkpoints=2)
+            return inner, None
+        return fg.scan(outer, 0.3, None, length=5, checkpoints=2)[0]
+
+    def unrolled(a):
+        c = 0.3
+        for _ in range(35):
+            c = fnp.sin(c) * a
+        return c
+    assert fg.grad(nested)(0.9) == fg.grad(unrolled)(0.9)
