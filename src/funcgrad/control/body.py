@@ -40,6 +40,7 @@ from ..core.values import dtype_of, raw, shape_of, zeros_like_value
 from ..dag.backprop import add_cotangents
 from ..dag.node import CONST, VAR, Node, ReverseTrace
 from ..dag.order import dfs_order
+from ..jit.loops import scan_loop, while_loop
 from ..jit.plans import compile_plan
 from ..jit.staging import Staged, StagingTrace
 from ..rules.ufuncs import astype
@@ -190,7 +191,8 @@ class Body:
     ``outputs`` are nodes of the body (or plain constants it returns).
     """
 
-    __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "effects", "_plan", "saving")
+    __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "effects", "_plan", "saving",
+                 "_loops")
 
     def __init__(self, who, inputs, outputs, order, n_captured=0, effects=()):
         self.who = who
@@ -200,6 +202,7 @@ class Body:
         self.order = order
         self.effects = tuple(effects)    # steps run for their effect (fg.debug.callback)
         self._plan = None
+        self._loops = {}     # how it loops (and with what) -> the loop compiled whole
         self.saving = {}     # a checkpoint policy -> this body with the values it saves as outputs
 
     @property
@@ -215,6 +218,22 @@ class Body:
                                 effects=self.effects)
             self._plan = plan.outputs if plan.hidden else plan.run
         return self._plan
+
+    def scan_loop(self, n_carry, n_xs, reverse, backend="python"):
+        """This body's scan compiled whole (:func:`funcgrad.jit.loops.scan_loop`), or None."""
+        key = (n_carry, n_xs, reverse, backend)
+        if key not in self._loops:
+            self._loops[key] = scan_loop(self.order, self.inputs, self.outputs, n_carry, n_xs,
+                                         reverse, backend, self.effects)
+        return self._loops[key]
+
+    def while_loop(self, cond, n_carry, history, backend="python"):
+        """The while loop of ``cond`` and this body compiled whole
+        (:func:`funcgrad.jit.loops.while_loop`), or None."""
+        key = (cond, n_carry, history, backend)
+        if key not in self._loops:
+            self._loops[key] = while_loop(_parts(cond), _parts(self), n_carry, history, backend)
+        return self._loops[key]
 
     def out_examples(self):
         """A plain value standing for each output (its shape and dtype)."""
@@ -253,6 +272,10 @@ class Body:
         n_in, n_out = len(self.inputs), len(self.outputs)
         return (f"<body of {self.who}: {n_in} input{'s' * (n_in != 1)}, {n_out} "
                 f"output{'s' * (n_out != 1)}, {self.steps} steps>")
+
+
+def _parts(body):
+    return body.order, body.inputs, body.outputs, body.effects
 
 
 def trace_body(fun, leaves, who):

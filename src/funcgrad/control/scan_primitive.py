@@ -22,6 +22,8 @@ The public ``fg.scan`` is in :mod:`funcgrad.control.loops`.
 """
 
 
+import functools
+
 import numpy as np
 
 from ..core.facts import declare
@@ -42,7 +44,7 @@ from .body import (
 )
 
 __all__ = ["scan_p", "bind_scan", "bind_results", "scan_backward", "batched_carry", "split_at",
-           "moved_axis", "fresh_carry", "stacked"]
+           "moved_axis", "fresh_carry", "retyped", "stacked", "lowered_by"]
 
 
 def split_at(seq, *sizes):
@@ -77,17 +79,19 @@ def fresh_carry(carry, operands):
             for c in carry]
 
 
-def _scan_impl(*operands, body, n_carry, n_xs, length, reverse):
+def _scan_impl(*operands, body, n_carry, n_xs, length, reverse, backend="python"):
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
+    ys = [np.empty((n,) + np.shape(e), np.result_type(e)) for e in body.out_examples()[n_carry:]]
+    loop = body.scan_loop(n_carry, n_xs, reverse, backend)
+    if loop is not None:       # the body written inside one loop (jit/loops.py)
+        steps = xs if loop.native else [_per_step(x) for x in xs]
+        last = loop.run(n, *carry, *steps, *consts, *ys)
+        carry = retyped(last, carry) if loop.native else last
+        return tuple(fresh_carry(carry, operands)) + tuple(ys)
     run = body.plan
     steps = [_per_step(x) for x in xs]
-    ys = [np.empty((n,) + np.shape(e), np.result_type(e)) for e in body.out_examples()[n_carry:]]
     order = range(n - 1, -1, -1) if reverse else range(n)
-    if not ys and not steps:                  # the tightest loop: a fori_loop's
-        for _ in order:
-            carry = run(*carry, *consts)
-        return tuple(fresh_carry(carry, operands))
     # The outputs are gathered in lists, fastest to append to, and written into their
     # stacked arrays every CHUNK steps: a list of a whole loop's values (NumPy scalars, for
     # a scalar output) would take four times the stacked array's memory.
@@ -103,6 +107,21 @@ def _scan_impl(*operands, body, n_carry, n_xs, length, reverse):
         for y, acc in zip(ys, got):
             y[low:high] = acc[::-1] if reverse else acc
     return tuple(fresh_carry(carry, operands)) + tuple(ys)
+
+
+def retyped(values, like):
+    """A native loop's carries as the types they came in: numba gives a NumPy scalar
+    (a float64, an int32) back as a Python number."""
+    return [type(c)(v) if isinstance(c, np.generic) and type(v) is not type(c) else v
+            for v, c in zip(values, like)]
+
+
+def lowered_by(impl):
+    """The ``lowered`` fact of a loop primitive whose ``impl`` takes a ``backend``: a jit
+    plan of another backend than Python's calls the loop compiled for it."""
+    def lowered(backend, params):
+        return functools.partial(impl, backend=backend, **params)
+    return lowered
 
 
 CHUNK = 4096
@@ -273,5 +292,5 @@ def _scan_batch(size, prim, values, batched, params, bind=None):
 
 
 scan_p = Primitive("scan", _scan_impl, vjp=_scan_vjp, jvp=_scan_jvp, batch=_scan_batch)
-declare(scan_p, abstract=_scan_shapes)
+declare(scan_p, abstract=_scan_shapes, lowered=lowered_by(_scan_impl))
 

@@ -19,12 +19,14 @@ The public ``fg.while_loop`` is in :mod:`funcgrad.control.loops`.
 """
 
 
+
 import numpy as np
 
 from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import shape_of, zeros_like_value
+from ..jit.loops import run_while
 from ..rules.arrays import broadcast_to, expand_dims, reshape
 from ..rules.arrays import sum as asum
 from ..rules.elementwise import greater, where
@@ -41,7 +43,9 @@ from .scan_primitive import (
     batched_carry,
     bind_results,
     fresh_carry,
+    lowered_by,
     moved_axis,
+    retyped,
     scan_backward,
     split_at,
     stacked,
@@ -52,28 +56,39 @@ __all__ = ["while_p", "history_p", "bind_while", "against"]
 
 # ---------------------------------------------------------------- while_loop
 
-def _while_impl(*operands, cond, body, n_carry, n_cond):
+def _while_impl(*operands, cond, body, n_carry, n_cond, backend="python"):
     carry, cc, bc = split_at(operands, n_carry, n_cond)
-    test, run = cond.plan, body.plan
-    while test(*carry, *cc)[0]:
-        carry = run(*carry, *bc)
-    carry = fresh_carry(carry, operands)
-    return tuple(carry)
+    loop = body.while_loop(cond, n_carry, False, backend)
+    if loop is not None:       # both bodies written inside one loop (jit/loops.py)
+        last, _ = run_while(loop.run, carry, cc + bc, False)
+        carry = retyped(last, carry) if loop.native else last
+    else:
+        test, run = cond.plan, body.plan
+        while test(*carry, *cc)[0]:
+            carry = run(*carry, *bc)
+    return tuple(fresh_carry(carry, operands))
 
 
-def _history_impl(*operands, cond, body, n_carry, n_cond):
+def _history_impl(*operands, cond, body, n_carry, n_cond, backend="python"):
     """The while loop, also giving the carry before every step (stacked) and, per
     step, whether the loop ran it (all True here; under vmap, False for an example
     already finished)."""
     carry, cc, bc = split_at(operands, n_carry, n_cond)
-    test, run = cond.plan, body.plan
-    hist = []
-    while test(*carry, *cc)[0]:
-        hist.append(carry)
-        carry = run(*carry, *bc)
-    kept = [stacked([h[k] for h in hist], c) for k, c in enumerate(carry)]
+    loop = body.while_loop(cond, n_carry, True, backend)
+    if loop is not None:
+        last, n, kept = run_while(loop.run, carry, cc + bc, True)
+        carry = retyped(last, carry) if loop.native else last
+        kept = kept or [np.empty((0,) + np.shape(c), np.result_type(c)) for c in carry]
+    else:
+        test, run = cond.plan, body.plan
+        hist = []
+        while test(*carry, *cc)[0]:
+            hist.append(carry)
+            carry = run(*carry, *bc)
+        n = len(hist)
+        kept = [stacked([h[k] for h in hist], c) for k, c in enumerate(carry)]
     return (tuple(fresh_carry(carry, operands)) + tuple(kept)
-            + (np.ones(len(hist), dtype=bool),))
+            + (np.ones(n, dtype=bool),))
 
 
 def _while_shapes(*operands, cond, body, n_carry, n_cond):
@@ -254,6 +269,6 @@ while_p = Primitive("while_loop", _while_impl, vjp=_while_vjp, jvp=_while_jvp,
                     batch=_while_batch)
 history_p = Primitive("while_history", _history_impl, vjp=_history_vjp, jvp=_history_jvp,
                       batch=_history_batch)
-declare(while_p, abstract=_while_shapes)
-declare(history_p, abstract=_history_shapes)
+declare(while_p, abstract=_while_shapes, lowered=lowered_by(_while_impl))
+declare(history_p, abstract=_history_shapes, lowered=lowered_by(_history_impl))
 

@@ -41,6 +41,10 @@ The facts, each with its default:
 ``abstract`` (None)
     ``abstract(*operands, **params)`` gives example outputs, for jit's
     staging of a primitive whose impl cannot run on examples (a loop).
+``lowered`` (None)
+    ``lowered(backend, params)`` gives the function of the operands a jit plan
+    of that backend (other than Python's) calls instead of the impl: a loop
+    compiled natively.
 ``effect`` (False)
     it is called for what it does, not for its value
     (``fg.debug.callback``): a staged plan or a loop's body runs it though no
@@ -70,7 +74,7 @@ ALL = _All()
 
 FACTS = {"flat": frozenset(), "selects": False, "linear": None, "structure": None,
          "spec": None, "commutative": False, "singular": False, "hint": None, "abstract": None,
-         "effect": False}
+         "lowered": None, "effect": False}
 
 
 def declare(*prims, **facts):

@@ -26,15 +26,17 @@ numba is an extra (``pip install "funcgrad[native]"``); this module is loaded
 only when a plan asks for it.
 """
 
+import math
 import warnings
 
 import numba
 import numpy as np
 
 from .machine import OPCODES
+from .plans import Plan
 
-__all__ = ["compile_blocks", "native_blocks", "run_machine", "run_vector_machine",
-           "share_registers"]
+__all__ = ["compile_blocks", "native_blocks", "machine_plan", "natively", "run_machine",
+           "run_vector_machine", "share_registers"]
 
 
 def compile_blocks(namespace, names):
@@ -59,6 +61,28 @@ def _first_call(namespace, name, python):
         return out
 
     return first_call
+
+
+def natively(python):
+    """``python`` compiled by numba at its first call (a loop compiled whole,
+    :mod:`funcgrad.jit.loops`); ``python`` itself from the first call numba cannot compile
+    on, for good. ``.compiled()`` says which runs."""
+    compiled = numba.njit(error_model="numpy")(python)
+    chosen = [compiled]
+
+    def call(*args):
+        if chosen[0] is python:
+            return python(*args)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", numba.NumbaWarning)
+                return compiled(*args)
+        except Exception:     # numba's typing and lowering errors are of many classes
+            chosen[0] = python
+            return python(*args)
+
+    call.compiled = lambda: chosen[0] is compiled and bool(compiled.signatures)
+    return call
 
 
 def native_blocks(namespace, names):
@@ -326,6 +350,52 @@ def run_vector_machine(code, registers):
         else:
             for j in range(width):
                 out[j] = _apply(op, x[j], y[j])
+
+
+def machine_plan(program, out_def):
+    """A plan running ``program`` on numba's register machine (:mod:`funcgrad.jit.machine`)."""
+    vector = program.shape is not None
+    execute = run_vector_machine if vector else run_machine
+    code, n_inputs = program.code, program.n_inputs
+    constants, first_constant = program.constants, program.first_constant
+    where = [r if in_register else None for in_register, r in program.outputs]
+    plain = [v for in_register, v in program.outputs if not in_register]
+    read = program.output_registers()
+    shape = (program.n_registers, program.width) if vector else program.n_registers
+    forms = [f for f in program.forms if f is not None] if vector else None
+    spare = []     # register files of finished calls: a call takes one or makes one
+
+    def run(*leaves):
+        try:
+            registers = spare.pop()       # atomic: two threads never get the same one
+        except IndexError:
+            registers = np.empty(shape)
+        if vector:
+            for k, leaf in enumerate(leaves):    # an array fills its row, a number all of it
+                registers[k] = np.ravel(leaf)
+        else:
+            registers[:n_inputs] = leaves
+        registers[first_constant:] = constants
+        execute(code, registers)
+        values = (registers[read].tolist() if not vector
+                  else [_as_eager(registers[r], form) for r, form in zip(read, forms)])
+        spare.append(registers)
+        if not plain:
+            return tuple(values)
+        values.reverse()
+        rest = iter(plain)
+        return tuple(values.pop() if r is not None else next(rest) for r in where)
+
+    return Plan(run, None, out_def, len(program.code), backend="numba", program=program)
+
+
+def _as_eager(row, form):
+    """A vector register's row as eager gives the value: an array of its shape (a copy:
+    the register file is reused), or a number."""
+    kind, shape = form
+    if kind is np.ndarray:
+        return row[:math.prod(shape)].reshape(shape).copy()
+    return kind(row[0])
 
 
 def share_registers(program):

@@ -104,6 +104,24 @@ _INLINE = {  # primitives whose impl is exactly a Python operator
     elementwise.negative: "-{}",
 }
 
+_COMPARISONS = {elementwise.less: "<", elementwise.less_equal: "<=", elementwise.greater: ">",
+                elementwise.greater_equal: ">=", elementwise.equal: "==", elementwise.not_equal: "!="}
+_NUMBERS = (int, float)
+
+
+def _scalar_template(n, prim, names):
+    """Python's own code for a ``where`` that picked a Python float, and for a comparison
+    of two Python numbers (NumPy's bool, chosen by Python's comparison): exactly the
+    impl's value, without its call."""
+    if prim is elementwise.where and type(n._value) is float:
+        return "({1} if {0} else {2})"
+    op = _COMPARISONS.get(prim)
+    if (op is not None and type(n._value) is np.bool_ and len(n._args) == 2
+            and all(type(a._value) in _NUMBERS for a in n._args)):
+        return f"({names.constant(np.True_)} if {{}} {op} {{}} else {names.constant(np.False_)})"
+    return None
+
+
 def _kept(value):
     """What a plan keeps of a constant: a read-only copy of a writable array (its caller
     may change it after tracing); a read-only one (a broadcast, or a value funcgrad made)
@@ -122,13 +140,14 @@ def _literal(v):
     return None
 
 
-_RESERVED = re.compile(r"^([arcbt]\d+|float|plan)$")
+_RESERVED = re.compile(r"^([arcbtxykqh]\d+|float|plan|loop|[nmik])$")   # names plans and loops use
 
 
 class _Namespace:
     """The functions and constants a plan's code refers to, each named once."""
 
-    def __init__(self):
+    def __init__(self, backend="python"):
+        self.backend = backend
         self.env = {}
         self._by_key = {}
         self._constants = 0
@@ -153,6 +172,8 @@ class _Namespace:
         return name
 
     def impl(self, prim, params):
+        if prim.lowered is not None and self.backend != "python":     # a loop compiled natively
+            return self._name(None, prim.lowered(self.backend, params), prim.name)
         if not params:
             return self._name(prim, prim.impl, prim.name)
         return self._name(call_key(prim, params), functools.partial(prim.impl, **params),
@@ -230,7 +251,7 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False):
                 out = reg if native else f"out={reg}"
                 lines.append(f"    {reg} = {names.ufunc(ufunc_of(prim))}({', '.join(args)}, {out})")
             else:
-                template = _INLINE.get(prim)
+                template = _INLINE.get(prim) or _scalar_template(n, prim, names)
                 ufunc = getattr(prim.impl, "ufunc", None)
                 if template is not None and plain[i - lo]:
                     expr = template.format(*args)
@@ -311,7 +332,7 @@ def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python
 def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
     block = block or BLOCK
     native = backend == "numba"
-    names = _Namespace()
+    names = _Namespace(backend)
     table = StepTable(nodes, inputs, out_leaves, prune=not pruned)
     if native:
         program = machine.program(table, out_leaves)
@@ -319,7 +340,7 @@ def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
             # rows of arrays: a register for each value only while it is live
             program = _native().share_registers(program)
         if program is not None:
-            return _machine_plan(program, out_def)
+            return _native().machine_plan(program, out_def)
     steps = table.steps
     table.read_code_columns()
     typable = _typable(table) if native else None
@@ -356,7 +377,9 @@ def _typable(table):
     """Per step, whether numba can type it: an operator or a ufunc, called without
     parameters."""
     inline = np.fromiter((prim in _INLINE for prim in table.prim_of), bool, len(table.prim_of))
-    return table.plain & (table.has_ufunc | inline[table.prims])
+    picks = np.fromiter((prim is elementwise.where for prim in table.prim_of), bool,
+                        len(table.prim_of))[table.prims] & table.is_float[table.n_inputs:]
+    return table.plain & (table.has_ufunc | inline[table.prims] | picks)
 
 
 def _results(table, out_leaves, reg_of, top, names):
@@ -540,53 +563,6 @@ def _stands_for(table, j):
 def _native():
     """:mod:`funcgrad.jit.native`, which imports numba: loaded only when a plan asks for it."""
     return importlib.import_module("funcgrad.jit.native")
-
-
-def _machine_plan(program, out_def):
-    """A plan running ``program`` on numba's register machine (:mod:`funcgrad.jit.machine`)."""
-    native = _native()
-    vector = program.shape is not None
-    run_machine = native.run_vector_machine if vector else native.run_machine
-    code, n_inputs = program.code, program.n_inputs
-    constants, first_constant = program.constants, program.first_constant
-    where = [r if in_register else None for in_register, r in program.outputs]
-    plain = [v for in_register, v in program.outputs if not in_register]
-    read = program.output_registers()
-    shape = (program.n_registers, program.width) if vector else program.n_registers
-    forms = [f for f in program.forms if f is not None] if vector else None
-    spare = []     # register files of finished calls: a call takes one or makes one
-
-    def run(*leaves):
-        try:
-            registers = spare.pop()       # atomic: two threads never get the same one
-        except IndexError:
-            registers = np.empty(shape)
-        if vector:
-            for k, leaf in enumerate(leaves):    # an array fills its row, a number all of it
-                registers[k] = np.ravel(leaf)
-        else:
-            registers[:n_inputs] = leaves
-        registers[first_constant:] = constants
-        run_machine(code, registers)
-        values = (registers[read].tolist() if not vector
-                  else [_as_eager(registers[r], form) for r, form in zip(read, forms)])
-        spare.append(registers)
-        if not plain:
-            return tuple(values)
-        values.reverse()
-        rest = iter(plain)
-        return tuple(values.pop() if r is not None else next(rest) for r in where)
-
-    return Plan(run, None, out_def, len(program.code), backend="numba", program=program)
-
-
-def _as_eager(row, form):
-    """A vector register's row as eager gives the value: an array of its shape (a copy:
-    the register file is reused), or a number."""
-    kind, shape = form
-    if kind is np.ndarray:
-        return row[:math.prod(shape)].reshape(shape).copy()
-    return kind(row[0])
 
 
 def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):

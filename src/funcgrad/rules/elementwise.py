@@ -78,6 +78,15 @@ def _operator(op, name):
 
 
 _ufunc = ufunc_impl
+_np_where = ufunc_impl(np.where)
+
+
+def _where_impl(c, x, y):
+    """np.where; on a flag and two Python floats, the float it picks (a loop's masked
+    step), not a 0-d array, as the ufuncs give floats for floats."""
+    if type(x) is float and type(y) is float and type(c) in (bool, np.bool_):
+        return x if c else y
+    return _np_where(c, x, y)
 
 
 def _divide(x, y):
@@ -374,7 +383,7 @@ not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _
 
 # The condition is a mask: no gradient, but a zero partial so that a traced mask (one
 # computed from values a derivative trace carries) is accepted, as a comparison's are.
-where    = elementwise("where",    _ufunc(np.where),   _zero3,
+where    = elementwise("where",    _where_impl,        _zero3,
                        lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False),
                        xp=_xp_where)
 

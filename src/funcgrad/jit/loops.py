@@ -1,0 +1,195 @@
+"""Loops compiled whole: a loop's body written once inside one generated function.
+
+A loop on plain values that called its body's plan once per iteration would pay
+a Python call and its argument handling (about a microsecond) every step: in a
+loop of small steps (a scalar recurrence, the reverse pass over its history)
+more than the body's own arithmetic. Here the body's straight-line code, the
+lines its plan would hold (:mod:`funcgrad.jit.plans`), is written inside the
+loop itself, carries renamed to the body's inputs:
+
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> from funcgrad.control.body import trace_body
+>>> body, _ = trace_body(lambda c, x: [fnp.tanh(c) * x, c], [0.5, 2.0], "a scan")
+>>> print(scan_loop(body.order, body.inputs, body.outputs, 1, 1, False).source)
+def loop(n, a0, x0, y0):
+    for i in range(n):
+        a1 = x0[i]
+        r0 = float(np_tanh(a0))
+        r1 = r0 * a1
+        y0[i] = a0
+        a0 = r1
+    return (a0,)
+
+The same text runs as Python, with no call per iteration, or (``backend="numba"``)
+is compiled by numba into one native loop, so a recurrence of numbers runs at
+machine speed. numba compiles a loop at its first call, for the types it is
+called with. A body with a step numba cannot type (a primitive whose impl is
+Python code), or one numba fails to compile, runs as the Python loop, for good.
+
+A while loop is written the same way, its condition's lines before the body's.
+One that keeps its history (the carry before every step, for reverse mode)
+writes it into buffers it is given and returns when they are full; the caller
+gives it larger ones and calls again (:func:`run_while`).
+
+A body longer than :data:`INLINED` steps is not inlined (None): its plan's call
+is then a small part of each step.
+"""
+
+import numpy as np
+
+from ..dag.node import Node
+from .plans import _function, _literal, _Namespace, _native, _tuple, _typable
+from .steptable import StepTable
+
+__all__ = ["Loop", "scan_loop", "while_loop", "run_while", "INLINED"]
+
+INLINED = 256
+"""The most steps of a body written inside its loop."""
+
+# What numba types as numbers or arrays: a loop whose values are all of these may run natively.
+_NATIVE_KINDS = frozenset({float, int, bool, np.ndarray, np.float64, np.float32, np.int64,
+                           np.int32, np.bool_})
+
+
+class Loop:
+    """A loop compiled whole: ``run`` (Python, or numba's with a fallback to Python), its
+    ``source`` and whether it is to run natively."""
+
+    __slots__ = ("run", "source", "native")
+
+    def __init__(self, source, names, native):
+        namespace = dict(names.env)
+        # our own generated code: names of registers and of the namespace's entries only
+        exec(compile(source, "<funcgrad loop>", "exec"), namespace)
+        python = namespace["loop"]
+        self.source = source
+        self.native = native
+        self.run = _native().natively(python) if native else python
+
+
+class _Body:
+    """One body's lines inside a loop: its inputs named by ``input_names``."""
+
+    def __init__(self, order, inputs, outputs, names, input_names):
+        self.table = table = StepTable(order, inputs, outputs)
+        table.read_code_columns()
+        self.text = dict(zip(inputs, input_names))
+        self.names = names
+        values = table.values
+        self.typable = (bool(_typable(table).all())
+                        and _NATIVE_KINDS.issuperset(map(type, values))
+                        and all(np.ndim(v) for v in values if type(v) is np.ndarray)
+                        and all(_constant_ok(c) for c in table.constant_values))
+        self.outputs = outputs
+
+    def lines(self, native, indent="        "):
+        """The body's lines and the text of each output."""
+        table = self.table
+        operands = table.operands
+        mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
+        lines, regs = _function(table, 0, len(table.steps), self.names,
+                                lambda j: self._top(operands[j]), mine, native)
+        reg_of = dict(zip(mine, regs))
+        outs = []
+        for o, p in zip(self.outputs, table.out_positions):
+            if p in reg_of:
+                outs.append(reg_of[p])
+            elif isinstance(o, Node):
+                outs.append(self._top(o))
+            else:
+                outs.append(_literal(o) or self.names.constant(o))
+        return [indent + line.lstrip() for line in lines], outs
+
+    def _top(self, node):
+        text = self.text.get(node)
+        if text is None:
+            text = _literal(node._value) or self.names.constant(node._value)
+        return text
+
+
+def _constant_ok(v):
+    return type(v) in _NATIVE_KINDS and (type(v) is not np.ndarray or v.ndim > 0)
+
+
+def _too_long(order):
+    return sum(1 for _ in order) > INLINED + 64
+
+
+def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, backend="python", effects=()):
+    """The scan of a body (its ``order``, ``inputs`` ``(*carry, *x, *consts)`` and ``outputs``
+    ``(*carry, *y)``) as one function ``loop(n, *carry, *xs, *consts, *ys)`` returning the
+    last carry, writing step ``i``'s outputs into ``ys[k][i]``; None for a long body."""
+    if _too_long(order):
+        return None
+    names = _Namespace(backend)
+    n_in = len(inputs)
+    input_names = [f"a{k}" for k in range(n_in)]
+    body = _Body(order, inputs, list(outputs) + list(effects), names, input_names)
+    native = backend == "numba" and body.typable and not effects
+    lines, outs = body.lines(native)
+    n_ys = len(outputs) - n_carry
+    xs = [f"x{j}" for j in range(n_xs)]
+    ys = [f"y{j}" for j in range(n_ys)]
+    params = ["n"] + input_names[:n_carry] + xs + input_names[n_carry + n_xs:] + ys
+    steps = "range(n - 1, -1, -1)" if reverse else "range(n)"
+    source = [f"def loop({', '.join(params)}):", f"    for i in {steps}:"]
+    source += [f"        a{n_carry + j} = x{j}[i]" for j in range(n_xs)]
+    source += lines
+    # the outputs are written before the carries move on: an output may be a carry's input
+    source += [f"        y{j}[i] = {outs[n_carry + j]}" for j in range(n_ys)]
+    if n_carry:
+        source.append(f"        {', '.join(input_names[:n_carry])} = {', '.join(outs[:n_carry])}")
+    source.append(f"    return {_tuple(input_names[:n_carry])}")
+    return Loop("\n".join(source) + "\n", names, native)
+
+
+def while_loop(cond, body, n_carry, history, backend="python"):
+    """A while loop of the bodies ``cond`` and ``body`` (each ``(order, inputs, outputs,
+    effects)``, inputs ``(*carry, *consts)``) as one function ``loop(m, *carry, *cond_consts,
+    *body_consts, *buffers)`` returning ``(carry, steps, done)``: it runs at most ``m`` steps
+    (any number where ``m`` is negative), and with ``history``, writes the carry before step
+    ``k`` into ``buffers[j][k]``. None for a long body."""
+    if _too_long(cond[0]) or _too_long(body[0]):
+        return None
+    names = _Namespace(backend)
+    carry = [f"a{k}" for k in range(n_carry)]
+    c_consts = [f"k{j}" for j in range(len(cond[1]) - n_carry)]
+    b_consts = [f"q{j}" for j in range(len(body[1]) - n_carry)]
+    test = _Body(cond[0], cond[1], list(cond[2]) + list(cond[3]), names, carry + c_consts)
+    step = _Body(body[0], body[1], list(body[2]) + list(body[3]), names, carry + b_consts)
+    native = (backend == "numba" and test.typable and step.typable
+              and not cond[3] and not body[3])
+    test_lines, (ok, *_) = test.lines(native)
+    step_lines, outs = step.lines(native)
+    buffers = [f"h{j}" for j in range(n_carry)] if history else []
+    state = f"{_tuple(carry)}, k"
+    source = [f"def loop({', '.join(['m'] + carry + c_consts + b_consts + buffers)}):",
+              "    k = 0", "    while k != m:"]
+    source += test_lines + [f"        if not {ok}:", f"            return {state}, True"]
+    source += [f"        {h}[k] = {a}" for h, a in zip(buffers, carry)]
+    source += step_lines
+    if n_carry:
+        source.append(f"        {', '.join(carry)} = {', '.join(outs[:n_carry])}")
+    source += ["        k += 1", f"    return {state}, False"]
+    return Loop("\n".join(source) + "\n", names, native)
+
+
+def run_while(loop, carry, consts, history):
+    """Run a :func:`while_loop` to its end from ``carry``: ``(carry, steps)``, with
+    ``history``, ``(carry, steps, stacked)``, the carry before each step stacked, grown
+    in buffers of doubling size."""
+    if not history:
+        carry, k, _ = loop(-1, *carry, *consts)
+        return carry, k
+    kept, total, size = [], 0, 64
+    while True:
+        buffers = [np.empty((size,) + np.shape(c), np.result_type(c)) for c in carry]
+        carry, k, done = loop(size, *carry, *consts, *buffers)
+        kept.append([b[:k] for b in buffers])
+        total += k
+        if done:
+            break
+        size = min(2 * size, 1 << 16)
+    stacked = [parts[0] if len(kept) == 1 else np.concatenate(parts)
+               for parts in zip(*kept)] if kept else []
+    return carry, total, stacked

@@ -1,0 +1,273 @@
+"""Loops compiled whole (jit/loops.py): the body written inside one loop, run as Python
+or by numba, checked against Python loops that do not use funcgrad's loops, against
+central differences, and against each other."""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.control.body import trace_body
+from funcgrad.control.scan_primitive import scan_p
+from funcgrad.control.while_primitive import history_p, while_p
+
+BACKENDS = ["python", "numba"]
+
+
+def _needs(backend):
+    if backend == "numba":
+        pytest.importorskip("numba", reason="the numba backend needs the native extra")
+
+
+def _central(f, x, h=1e-6):
+    x = np.asarray(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+# ---------------------------------------------------------------- the recurrence of issue 40
+
+def chain(x, n=1000):
+    return fg.fori_loop(0, n, lambda i, x: fnp.tanh(x) * 0.5 + x * 0.5, x)
+
+
+def chain_by_hand(x, n=1000):
+    xs = []
+    for _ in range(n):
+        xs.append(x)
+        x = np.tanh(x) * 0.5 + x * 0.5
+    g = 1.0
+    for x_t in reversed(xs):
+        g *= 0.5 * (1.0 - np.tanh(x_t) ** 2) + 0.5
+    return x, g
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_jitted_fori_loop_and_its_gradient_match_the_hand_written_loop(backend):
+    _needs(backend)
+    f = fg.jit(fg.value_and_grad(chain), backend=backend)
+    value, slope = f(0.3)
+    want_value, want_slope = chain_by_hand(0.3)
+    assert value == pytest.approx(want_value, rel=1e-13)   # numba's tanh is the C library's
+    assert slope == pytest.approx(want_slope, rel=1e-13)   # the products in another order
+    assert f(0.7) == pytest.approx(chain_by_hand(0.7), rel=1e-12)
+
+
+def test_the_python_loop_gives_eagers_bits():
+    eager = fg.value_and_grad(chain)(0.3)
+    assert fg.jit(fg.value_and_grad(chain))(0.3) == eager
+
+
+def test_a_float_recurrence_runs_as_one_native_loop():
+    pytest.importorskip("numba")
+    body, _ = trace_body(lambda i, x: [i + 1, fnp.tanh(x) * 0.5 + x * 0.5], [0, 0.3], "chain")
+    params = dict(body=body, n_carry=2, n_xs=0, length=50, reverse=False)
+    native = scan_p.lowered("numba", params)
+    i, x = native(0, 0.3)
+    assert i == 50 and type(i) is int and type(x) is float
+    assert x == pytest.approx(chain_by_hand(0.3, 50)[0], rel=1e-14)
+    assert body.scan_loop(2, 0, False, "numba").run.compiled()
+    assert "for i in range(n)" in body.scan_loop(2, 0, False, "numba").source
+
+
+# ---------------------------------------------------------------- scans of arrays
+
+def rnn(params, xs, h0):
+    W, U, b = params
+
+    def step(h, x):
+        h = fnp.tanh(W @ h + U * x + b)
+        return h, fnp.sum(h * h)
+
+    h, ys = fg.scan(step, h0, xs)
+    return fnp.sum(ys) + fnp.sum(h)
+
+
+def rnn_by_hand(params, xs, h0):
+    W, U, b = params
+    h, total = h0, 0.0
+    for x in xs:
+        h = np.tanh(W @ h + U * x + b)
+        total += np.sum(h * h)
+    return total + np.sum(h)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_jitted_rnn_scan_matches_a_python_loop_and_central_differences(backend):
+    _needs(backend)
+    rng = np.random.default_rng(0)
+    params = (rng.normal(size=(4, 4)) * 0.5, rng.normal(size=4), rng.normal(size=4))
+    xs, h0 = rng.normal(size=30), rng.normal(size=4)
+    f = fg.jit(fg.value_and_grad(rnn, argnums=(0, 1, 2)), backend=backend)
+    value, (g_params, g_xs, g_h0) = f(params, xs, h0)
+    assert value == pytest.approx(rnn_by_hand(params, xs, h0), rel=1e-12)
+    assert np.allclose(g_xs, _central(lambda v: rnn_by_hand(params, v, h0), xs), atol=1e-6)
+    assert np.allclose(g_h0, _central(lambda v: rnn_by_hand(params, xs, v), h0), atol=1e-6)
+    W_slope = _central(lambda v: rnn_by_hand((v, params[1], params[2]), xs, h0), params[0])
+    assert np.allclose(g_params[0], W_slope, atol=1e-6)
+    eager = fg.value_and_grad(rnn, argnums=(0, 1, 2))(params, xs, h0)
+    assert np.allclose(eager[1][1], g_xs, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("reverse", [False, True])
+def test_an_elementwise_scan_with_outputs_both_ways(backend, reverse):
+    _needs(backend)
+
+    def f(c, xs):
+        def step(c, x):
+            c = fnp.sin(c) * x + fnp.exp(-c * c)
+            return c, c * x
+        c, ys = fg.scan(step, c, xs, reverse=reverse)
+        return c + fnp.sum(ys * ys)
+
+    def by_hand(c, xs):
+        total = 0.0
+        for x in (xs[::-1] if reverse else xs):
+            c = np.sin(c) * x + np.exp(-c * c)
+            total += (c * x) ** 2
+        return c + total
+
+    xs = np.linspace(-1.0, 1.5, 40)
+    jitted = fg.jit(fg.value_and_grad(f, argnums=(0, 1)), backend=backend)
+    value, (gc, gx) = jitted(0.4, xs)
+    assert value == pytest.approx(by_hand(0.4, xs), rel=1e-12)
+    assert gc == pytest.approx(_central(lambda v: by_hand(v, xs), 0.4), rel=1e-7)
+    assert np.allclose(gx, _central(lambda v: by_hand(0.4, v), xs), atol=1e-7)
+
+
+# ---------------------------------------------------------------- while loops
+
+def halving(x):
+    def body(c):
+        k, x, s = c
+        return k + 1, fnp.sin(x) * 0.9 + 0.05 * x * x, s + x
+    return fg.while_loop(lambda c: c[0] < 200, body, (0, x, 0.0))
+
+
+def halving_by_hand(x):
+    s = 0.0
+    for _ in range(200):
+        x, s = np.sin(x) * 0.9 + 0.05 * x * x, s + x
+    return x + s
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_jitted_while_loop_and_its_gradient(backend):
+    _needs(backend)
+
+    def f(x):
+        _, x, s = halving(x)
+        return x + s
+
+    jitted = fg.jit(fg.value_and_grad(f), backend=backend)
+    value, slope = jitted(0.8)
+    assert value == pytest.approx(halving_by_hand(0.8), rel=1e-13)
+    assert slope == pytest.approx(_central(halving_by_hand, 0.8), rel=1e-7)
+    assert fg.value_and_grad(f)(0.8) == pytest.approx((value, slope), rel=1e-13)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_of_grad_of_a_while_loop_whose_trip_counts_differ(backend):
+    _needs(backend)
+
+    def f(x):
+        _, y = fg.while_loop(lambda c: c[1] < 10.0, lambda c: (c[0] + 1, c[1] * 1.5 + 0.1),
+                             (0, x))
+        return y * y
+
+    def by_hand(x):
+        while x < 10.0:
+            x = x * 1.5 + 0.1
+        return x * x
+
+    xs = np.array([0.5, 2.0, 9.0, 11.0, 0.01])
+    jitted = fg.jit(fg.vmap(fg.grad(f)), backend=backend)
+    want = [_central(by_hand, x) for x in xs]
+    assert np.allclose(jitted(xs), want, rtol=1e-7)
+    assert np.allclose(jitted(xs), [fg.grad(f)(x) for x in xs], rtol=1e-13)
+
+
+def test_a_while_loops_history_grows_past_its_first_buffers():
+    cond, _ = trace_body(lambda k, x: [k < 1000], [0, 1.0], "count")
+    body, _ = trace_body(lambda k, x: [k + 1, x * 1.001], [0, 1.0], "count")
+    out = history_p(0, 1.0, cond=cond, body=body, n_carry=2, n_cond=0)
+    k, x, ks, xs, alive = out
+    assert k == 1000 and ks.tolist() == list(range(1000)) and alive.all()
+    assert xs[0] == 1.0 and xs[-1] == pytest.approx(1.001 ** 999, rel=1e-12)
+    assert while_p(0, 1.0, cond=cond, body=body, n_carry=2, n_cond=0) == (k, x)
+
+
+# ---------------------------------------------------------------- what numba cannot compile
+
+def test_a_body_numba_cannot_type_runs_as_the_python_loop():
+    pytest.importorskip("numba")
+    W = np.array([[0.5, -0.2], [0.1, 0.3]])
+
+    def f(h):
+        return fnp.sum(fg.fori_loop(0, 20, lambda i, h: fnp.sort(W @ h) + 0.1, h))
+
+    h = np.array([1.0, -2.0])
+    got = fg.jit(fg.value_and_grad(f), backend="numba")(h)
+    want = fg.value_and_grad(f)(h)
+    assert got[0] == pytest.approx(want[0], rel=1e-13)
+    assert np.allclose(got[1], want[1], rtol=1e-13)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_callback_in_a_compiled_loop_runs_every_step(backend):
+    _needs(backend)
+    seen = []
+
+    def f(x):
+        def step(i, x):
+            fg.debug.callback(seen.append, i)
+            return x * 1.1
+        return fg.fori_loop(0, 7, step, x)
+
+    assert fg.jit(f, backend=backend)(1.0) == pytest.approx(1.1 ** 7)
+    assert [int(i) for i in seen] == list(range(7))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_carries_keep_their_dtypes(backend):
+    _needs(backend)
+
+    def f(x, k):
+        return fg.fori_loop(0, 5, lambda i, c: (c[0] * np.float32(1.5), c[1] + 2), (x, k))
+
+    x, k = fg.jit(f, backend=backend)(np.float32(1.0), np.int32(3))
+    assert x.dtype == np.float32 and x == np.float32(1.5) ** 5
+    assert k.dtype == np.int32 and k == 13
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nested_loops_and_hessians_of_loops(backend):
+    _needs(backend)
+
+    def f(x):
+        def outer(c, y):
+            inner = fg.fori_loop(0, 3, lambda i, z: fnp.sin(z) + y * z, c)
+            return inner * 0.5, inner
+        c, ys = fg.scan(outer, x, np.linspace(0.1, 0.4, 5))
+        return c + fnp.sum(ys)
+
+    def by_hand(x):
+        total = 0.0
+        for y in np.linspace(0.1, 0.4, 5):
+            z = x
+            for _ in range(3):
+                z = np.sin(z) + y * z
+            x = z * 0.5
+            total += z
+        return x + total
+
+    jitted = fg.jit(fg.grad(fg.grad(f)), backend=backend)
+    h = 1e-4
+    second = (by_hand(0.3 + h) - 2 * by_hand(0.3) + by_hand(0.3 - h)) / h ** 2
+    assert jitted(0.3) == pytest.approx(second, rel=1e-5)
+    assert jitted(0.3) == pytest.approx(fg.grad(fg.grad(f))(0.3), rel=1e-13)
