@@ -3,9 +3,12 @@
     python benchmarks/worker.py ENGINE            # serve commands from stdin
     python benchmarks/worker.py ENGINE --w6 DEPTH # one memory measurement, then exit
 
-Every engine runs on one thread: the BLAS, OpenMP and XLA thread pools are
+Every engine runs on one core: the BLAS, OpenMP and XLA thread pools are
 limited before any engine is imported (the machine is small and shared, and
-one thread keeps the engines comparable; PyTorch sets its own in engine_torch).
+one thread keeps the engines comparable; PyTorch sets its own in engine_torch),
+and the process is pinned to one CPU, since XLA's CPU runtime ran its work on
+two cores despite its flags (CPU time 1.94x wall time for a jitted matmul).
+The engines take turns, so all are pinned to the same CPU.
 
 Commands (JSON lines on stdin): ``{"cmd": "check"}``, ``{"cmd": "w1"}`` (one
 timed SGD step; the parameters carry over to the next call), ``{"cmd": "w2",
@@ -27,6 +30,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                            " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1").strip()
+if hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
 
 import gc  # noqa: E402
 import importlib  # noqa: E402
