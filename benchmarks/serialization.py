@@ -1,9 +1,10 @@
 """Saving and loading large graphs: fg.dump / fg.load against pickle and the disk itself.
 
-    python benchmarks/serialization.py [--nodes 1000000]
+    python benchmarks/serialization.py [--nodes 1000000] [--width 1]
 
 The graph is the chain y <- tanh(y) * 0.5 + x (four nodes a level: a
-constant and three operations), as scalars. Each measurement runs in a fresh
+constant and three operations), as scalars, or with ``--width W`` on vectors of
+W floats (where the arrays' bytes, not the nodes, make the file). Each measurement runs in a fresh
 process (so that peak memory is its own): build the graph, then one of
 
 - ``fg.dump`` to a file / ``fg.load`` from it (the table file, version 2);
@@ -31,12 +32,14 @@ def _peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _child(what, n, path):
+def _child(what, n, path, width):
+    import numpy as np
+
     import funcgrad as fg
     import funcgrad.numpy as fnp
 
     base = _peak_mb()
-    x = fg.var(0.3, name="x")
+    x = fg.var(0.3 if width == 1 else np.linspace(0.0, 0.6, width), name="x")
     y = x
     for _ in range(n // 4):
         y = fnp.tanh(y) * 0.5 + x
@@ -72,15 +75,17 @@ def _child(what, n, path):
         seconds = time.perf_counter() - start
         if what != "disk.read":
             leaves = [m for m in fg.toposort(back) if m.kind == "var"]
-            out["check"] = [back.value, float(fg.backprop(back)[leaves[0]])]
+            back_sum = fnp.sum(back)
+            out["check"] = [float(back_sum.value), float(np.sum(fg.backprop(back_sum)[leaves[0]]))]
         out.update(seconds=seconds, peak_mb=_peak_mb() - before)
         return out
     out.update(seconds=time.perf_counter() - start, peak_mb=_peak_mb() - before)
     return out
 
 
-def _run(what, n, path, size=0):
-    got = subprocess.run([sys.executable, __file__, "--child", what, str(n), path, str(size)],
+def _run(what, n, path, size=0, width=1):
+    got = subprocess.run([sys.executable, __file__, "--child", what, str(n), path, str(size),
+                          str(width)],
                          check=True, capture_output=True, text=True)
     return json.loads(got.stdout)
 
@@ -88,6 +93,7 @@ def _run(what, n, path, size=0):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, nargs="+", default=[10 ** 5, 10 ** 6])
+    ap.add_argument("--width", type=int, default=1, help="floats per value (1: scalars)")
     args = ap.parse_args()
     print("| nodes | what | seconds | MB/s | file MB | peak MB (graph MB) |")
     print("| ---: | --- | ---: | ---: | ---: | ---: |")
@@ -98,7 +104,7 @@ def main():
                                     ("pickle", "pickle.dump", "pickle.load")):
                 path = os.path.join(tmp, fmt)
                 for what in (save, load):
-                    r = _run(what, n, path)
+                    r = _run(what, n, path, width=args.width)
                     mb = os.path.getsize(path) / 1e6
                     print(f"| {n:,} | `{what}` | {r['seconds']:.2f} | {mb / r['seconds']:.0f} | "
                           f"{mb:.1f} | {r['peak_mb']:.0f} ({r['graph_mb']:.0f}) |", flush=True)
@@ -106,7 +112,7 @@ def main():
                         checks.append(r["check"])
             size = os.path.getsize(os.path.join(tmp, "table"))
             for what in ("disk.write", "disk.read"):
-                r = _run(what, n, os.path.join(tmp, "raw"), size)
+                r = _run(what, n, os.path.join(tmp, "raw"), size, args.width)
                 print(f"| {n:,} | {what} of as many bytes | {r['seconds']:.2f} | "
                       f"{size / 1e6 / r['seconds']:.0f} | {size / 1e6:.1f} | {r['peak_mb']:.0f} |",
                       flush=True)
@@ -115,6 +121,6 @@ def main():
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
-        print(json.dumps(_child(sys.argv[2], int(sys.argv[3]), sys.argv[4])))
+        print(json.dumps(_child(sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[6]))))
     else:
         main()

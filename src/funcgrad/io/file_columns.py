@@ -231,8 +231,11 @@ def _build(n, cols, makers, is_primitive, params, names, values):
                                           np.array(params, object)[cols["params"]].tolist(),
                                           np.array(names, object)[cols["name"]].tolist(),
                                           column.tolist()):
-            args = (nodes[nexts()],) if k == 1 else () if k == 0 else tuple(
-                [nodes[nexts()] for _ in range(k)])
+            if k == 2:        # the commonest row: a binary operation
+                args = (nodes[nexts()], nodes[nexts()])
+            else:
+                args = (nodes[nexts()],) if k == 1 else () if k == 0 else tuple(
+                    [nodes[nexts()] for _ in range(k)])
             append(Node(v, maker, args, par, name, EXPRESSIONS))
         _check_rows(nodes, op, count, parents, cols["params"], floating, is_primitive)
     return nodes
