@@ -11,20 +11,28 @@ The programs, each differentiated with respect to its input:
   ``scan`` over N/10 steps, loss sum(h_N ** 2) + 1e-3 sum_t sum(h_t), gradient in W.
 
 Each engine's value and gradient are checked against funcgrad's eager call (1e-9) first;
-times are medians of interleaved calls after the one that compiles. Run it under an older
-checkout (PYTHONPATH=that/src) for the figures before.
+times are medians of interleaved calls after the one that compiles. Every engine runs on
+one core (the process is pinned to one CPU, as benchmarks/worker.py pins the peer table's).
+Run it under an older checkout (PYTHONPATH=that/src) for the figures before.
 """
 
-import argparse
-import math
-import statistics
-import sys
-import time
+import os
 
-import numpy as np
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+if hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
 
-import funcgrad as fg
-import funcgrad.numpy as fnp
+import argparse  # noqa: E402
+import math  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import funcgrad as fg  # noqa: E402
+import funcgrad.numpy as fnp  # noqa: E402
 
 H, D = 64, 8
 

@@ -271,3 +271,54 @@ def test_nested_loops_and_hessians_of_loops(backend):
     second = (by_hand(0.3 + h) - 2 * by_hand(0.3) + by_hand(0.3 - h)) / h ** 2
     assert jitted(0.3) == pytest.approx(second, rel=1e-5)
     assert jitted(0.3) == pytest.approx(fg.grad(fg.grad(f))(0.3), rel=1e-13)
+
+
+# ---------------------------------------------------------------- compiled loops inside transforms
+
+def _elementwise_scan(c, xs, checkpoints=None):
+    def step(c, x):
+        c = fnp.sin(c) * x + fnp.exp(-c * c) * 0.5
+        return c, c * c
+    c, ys = fg.scan(step, c, xs, checkpoints=checkpoints)
+    return c + fnp.sum(ys)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_jvp_vmap_and_checkpoints_of_a_compiled_scan(backend):
+    _needs(backend)
+    xs = np.linspace(-1.0, 1.0, 60)
+    eager_grad = fg.grad(_elementwise_scan)(0.3, xs)
+    # jvp against the gradient (one input: the same number)
+    _, tangent = fg.jit(lambda c: fg.jvp(lambda c: _elementwise_scan(c, xs), (c,), (1.0,)),
+                        backend=backend)(0.3)
+    assert tangent == pytest.approx(eager_grad, rel=1e-12)
+    # vmap against a Python loop over the batch
+    cs = np.array([0.1, 0.3, -0.7])
+    batched = fg.jit(fg.vmap(fg.grad(_elementwise_scan), in_axes=(0, None)), backend=backend)
+    assert np.allclose(batched(cs, xs), [fg.grad(_elementwise_scan)(c, xs) for c in cs],
+                       rtol=1e-12)
+    # a checkpointed scan under jit against the scan that keeps every carry
+    kept = fg.jit(fg.grad(lambda c: _elementwise_scan(c, xs, checkpoints=5)), backend=backend)
+    assert kept(0.3) == pytest.approx(eager_grad, rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_custom_rule_inside_a_compiled_loop(backend):
+    _needs(backend)
+
+    @fg.custom_vjp
+    def clipped(x):
+        return fnp.tanh(x)
+
+    def fwd(x):
+        return fnp.tanh(x), x
+
+    def bwd(x, g):
+        return (g * 0.5,)      # a rule that differs from tanh's derivative on purpose
+
+    clipped.defvjp(fwd, bwd)
+
+    def f(x):
+        return fg.fori_loop(0, 10, lambda i, x: clipped(x) + 0.1, x)
+
+    assert fg.jit(fg.grad(f), backend=backend)(0.4) == pytest.approx(0.5 ** 10, rel=1e-14)

@@ -311,7 +311,8 @@ def _concatenate_batch(size, prim, values, batched, params):
 # ---------------------------------------------------------------- the table
 
 reshape = Primitive(
-    "reshape", lambda x, shape: np.reshape(x, shape),
+    "reshape", lambda x, shape: (x.reshape(shape) if type(x) is np.ndarray     # np.reshape's
+                                 else np.reshape(x, shape)),                 # own call, direct
     vjp=(lambda g, ans, x, shape: reshape(g, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, shape: reshape(t, shape=shape),),
     batch=_reshape_batch,
@@ -339,7 +340,8 @@ squeeze = Primitive(
     xp=_xp_squeeze,
 )
 transpose = Primitive(
-    "transpose", lambda x, axes=None: np.transpose(x, axes),
+    "transpose", lambda x, axes=None: (x.transpose(axes) if type(x) is np.ndarray
+                                       else np.transpose(x, axes)),
     vjp=(_transpose_vjp,),
     jvp=(lambda t, ans, x, axes=None: transpose(t, axes=axes),),
     batch=_transpose_batch,
