@@ -73,11 +73,11 @@ def _child(what, n, path, width):
             with open(path, "rb") as f:
                 back = f.read()
         seconds = time.perf_counter() - start
+        out.update(seconds=seconds, peak_mb=_peak_mb() - before)   # before the check's fold
         if what != "disk.read":
             leaves = [m for m in fg.toposort(back) if m.kind == "var"]
             back_sum = fnp.sum(back)
             out["check"] = [float(back_sum.value), float(np.sum(fg.backprop(back_sum)[leaves[0]]))]
-        out.update(seconds=seconds, peak_mb=_peak_mb() - before)
         return out
     out.update(seconds=time.perf_counter() - start, peak_mb=_peak_mb() - before)
     return out

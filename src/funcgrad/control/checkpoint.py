@@ -27,7 +27,7 @@ steps and holds about ``k + T / k`` carries.
 scan of 100000 steps with checkpoints=1000: the binomial schedule (revolve), each step recomputed at most 2 times
   carries held in the backward pass: 1000 of 100000 (800 B each: 800.0 KB instead of 80.0 MB)
   body runs per step: 1 forward + 1.99 recomputed + 1 reverse (2 forward + 1 reverse without checkpoints)
-  under jit, vmap or nested derivatives: 2 levels of nested segments (317 steps), 632 carries, 4 forward + 1 reverse per step
+  under vmap or nested derivatives: 2 levels of nested segments (317 steps), 632 carries, 4 forward + 1 reverse per step
 """
 
 import functools
@@ -313,7 +313,7 @@ class CheckpointPlan:
             held,
             f"  body runs per step: 1 forward + {self.recomputed / self.length:.2f} recomputed "
             f"+ 1 reverse (2 forward + 1 reverse without checkpoints)",
-            f"  under jit, vmap or nested derivatives: {self.levels} levels of nested segments "
+            f"  under vmap or nested derivatives: {self.levels} levels of nested segments "
             f"({', '.join(str(s) for s in self.segments)} steps), {self.nested_held} carries, "
             f"{self.nested_forward_runs} forward + 1 reverse per step",
         ])

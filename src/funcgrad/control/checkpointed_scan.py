@@ -7,7 +7,10 @@ value and its forward mode are the scan's. Its reverse mode:
   the binomial schedule of :mod:`funcgrad.control.revolve`: the body's compiled
   plan advances from kept carries, and the compiled reverse of one step runs
   once per step, holding at most ``k`` carries at a time;
-- on traced values (under ``jit``, ``vmap``, or a derivative of a derivative),
+- under ``jit`` alone (its values staged, no other transform's), binds
+  ``checkpointed_scan_backward``, one step of the plan that runs the same
+  binomial schedule on the plain values the plan gives it;
+- on other traced values (under ``vmap``, or a derivative of a derivative),
   where the reverse pass must itself be a graph of primitives, differentiates
   the equivalent scan of nested segments (:func:`~funcgrad.control.checkpoint.nested_scan`),
   whose reverse pass holds about ``k`` carries too and runs the body ``2 L`` times
@@ -21,6 +24,7 @@ import numpy as np
 from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
+from ..jit.staging import StagingTrace
 from .body import differentiable, trace_body, vjp_fun
 from .checkpoint import fewest_carries, nested_scan, plan_segments
 from .revolve import reverse_loop
@@ -31,6 +35,7 @@ from .scan_primitive import (
     _scan_impl,
     _scan_jvp,
     _scan_shapes,
+    bind_results,
     bind_scan,
     split_at,
     stacked,
@@ -59,13 +64,42 @@ def _batch(size, prim, values, batched, params):
 
 
 def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, checkpoints):
-    traced = any(isinstance(v, Box) for v in (*operands, *g))
-    if traced:
-        cts = _nested_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints)
-    else:
+    boxes = [v for v in (*operands, *g) if isinstance(v, Box)]
+    if not boxes:
         cts = _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints,
                             set(argnums))
+    elif all(type(b._trace) is StagingTrace for b in boxes):   # jit's values, nothing else
+        wanted = tuple(i for i in argnums if differentiable(operands[i]))
+        seeded = tuple(c is not None for c in g)
+        out = bind_results(backward_p, list(operands) + [c for c in g if c is not None],
+                           dict(body=body, n_carry=n_carry, n_xs=n_xs, length=length,
+                                reverse=reverse, checkpoints=checkpoints, wanted=wanted,
+                                seeded=seeded))
+        cts = dict(zip(wanted, out))
+        return [cts.get(i) for i in argnums]
+    else:
+        cts = _nested_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints)
     return [cts[i] for i in argnums]
+
+
+def _backward_impl(*args, body, n_carry, n_xs, length, reverse, checkpoints, wanted, seeded):
+    n_operands = len(args) - sum(seeded)
+    cotangents = iter(args[n_operands:])
+    g = [next(cotangents) if s else None for s in seeded]
+    cts = _binomial_vjp(g, args[:n_operands], body, n_carry, n_xs, length, reverse,
+                        checkpoints, set(wanted))
+    return tuple(cts[i] for i in wanted)
+
+
+def _backward_shapes(*args, wanted, **params):
+    return tuple(np.zeros(np.shape(args[i]), np.result_type(args[i])) if np.ndim(args[i])
+                 else np.result_type(args[i]).type(0) for i in wanted)
+
+
+backward_p = Primitive("checkpointed_scan_backward", _backward_impl)
+declare(backward_p, abstract=_backward_shapes)
+"""The binomial reverse pass of a checkpointed scan as one step of a jit plan: no rules, so
+it is bound only where nothing differentiates, batches or traces it further."""
 
 
 def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed):
