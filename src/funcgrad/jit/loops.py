@@ -37,7 +37,7 @@ is then a small part of each step.
 
 import numpy as np
 
-from ..dag.node import Node
+from ..dag.node import CONST, VAR, Node
 from .plans import _function, _literal, _Namespace, _native, _tuple, _typable
 from .steptable import StepTable
 
@@ -112,7 +112,7 @@ def _constant_ok(v):
 
 
 def _too_long(order):
-    return sum(1 for _ in order) > INLINED + 64
+    return sum(1 for n in order if n._prim is not VAR and n._prim is not CONST) > INLINED
 
 
 def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, backend="python", effects=()):

@@ -16,6 +16,10 @@ as is a block numba fails to compile, so a plan always runs, natively where it
 can; a plan with no such block is simply the Python plan. The driver that
 calls the blocks is Python.
 
+A loop compiled whole (:mod:`funcgrad.jit.loops`) is one generated function that
+:func:`natively` hands to numba at its first call, falling back to its Python text
+for good where numba cannot compile it.
+
 Results agree with the Python backend to rounding, not bit for bit: numba
 calls the C library's ``tanh``, ``exp`` and the rest where NumPy has its own
 implementations, and may fuse a multiply and an add; a vector program's sum adds

@@ -106,18 +106,19 @@ _INLINE = {  # primitives whose impl is exactly a Python operator
 
 _COMPARISONS = {elementwise.less: "<", elementwise.less_equal: "<=", elementwise.greater: ">",
                 elementwise.greater_equal: ">=", elementwise.equal: "==", elementwise.not_equal: "!="}
-_NUMBERS = (int, float)
+_SAME_KIND = ({int}, {float})
 
 
 def _scalar_template(n, prim, names):
     """Python's own code for a ``where`` that picked a Python float, and for a comparison
-    of two Python numbers (NumPy's bool, chosen by Python's comparison): exactly the
+    of two Python floats or two ints (NumPy's bool, chosen by Python's comparison, which
+    agrees with NumPy's there; an int against a float may not, past 2**53): exactly the
     impl's value, without its call."""
     if prim is elementwise.where and type(n._value) is float:
         return "({1} if {0} else {2})"
     op = _COMPARISONS.get(prim)
     if (op is not None and type(n._value) is np.bool_ and len(n._args) == 2
-            and all(type(a._value) in _NUMBERS for a in n._args)):
+            and {type(a._value) for a in n._args} in _SAME_KIND):
         return f"({names.constant(np.True_)} if {{}} {op} {{}} else {names.constant(np.False_)})"
     return None
 
