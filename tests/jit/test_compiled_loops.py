@@ -322,3 +322,89 @@ def test_a_custom_rule_inside_a_compiled_loop(backend):
         return fg.fori_loop(0, 10, lambda i, x: clipped(x) + 0.1, x)
 
     assert fg.jit(fg.grad(f), backend=backend)(0.4) == pytest.approx(0.5 ** 10, rel=1e-14)
+
+
+# ---------------------------------------------------------------- numba's forms of array steps
+
+def test_an_rnns_loops_run_natively_through_numbas_forms():
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy", reason="numba's matrix product calls SciPy's BLAS")
+    rng = np.random.default_rng(1)
+    W, U = rng.normal(size=(5, 5)) * 0.4, rng.normal(size=(5, 3))
+    xs, h0 = rng.normal(size=(12, 3)), rng.normal(size=5)
+
+    def step(h, x):
+        h = fnp.tanh(W @ h + U @ x)
+        return [h, fnp.sum(h)]
+
+    body, captured = trace_body(step, [h0, xs[0]], "an rnn")
+    params = dict(body=body, n_carry=1, n_xs=1, length=12, reverse=False)
+    h, ys = scan_p.lowered("numba", params)(h0, xs, *captured)
+    loop = body.scan_loop(1, 1, False, "numba")
+    assert loop.native and loop.run.compiled() and "matmul_form" in loop.source
+    want_h, want_ys = scan_p(h0, xs, *captured, **params)
+    assert np.allclose(h, want_h, rtol=1e-13) and np.allclose(ys, want_ys, rtol=1e-13)
+
+    def loss(W):
+        def step(h, x):
+            h = fnp.tanh(W @ h + U @ x)
+            return h, fnp.sum(h)
+        h, ys = fg.scan(step, h0, xs)
+        return fnp.sum(h ** 2) + fnp.sum(ys)
+
+    got = fg.jit(fg.value_and_grad(loss), backend="numba")(W)
+    want = fg.value_and_grad(loss)(W)
+    assert got[0] == pytest.approx(want[0], rel=1e-13)
+    assert np.allclose(got[1], want[1], rtol=1e-12, atol=1e-15)
+
+
+def test_forms_exist_only_where_numba_matches_numpy():
+    from funcgrad.jit.native_forms import form_of
+    from funcgrad.rules import arrays, products
+
+    m = np.ones((2, 3))
+    assert form_of(products.matmul, None, [m, m.T]) is not None
+    assert form_of(products.matmul, None, [np.ones((2, 2, 3)), m.T]) is None    # a stack
+    assert form_of(arrays.sum, {"axis": 1}, [m])(m).tolist() == [3.0, 3.0]
+    assert form_of(arrays.sum, {"axis": 1, "keepdims": True}, [m]) is None
+    assert form_of(arrays.reshape, {"shape": (1,)}, [2.5])(2.5).tolist() == [2.5]
+    assert form_of(arrays.swapaxes, {"axis1": 0, "axis2": 1}, [np.ones(3, np.int64)]) is None
+
+
+# ---------------------------------------------------------------- one forward run under grad
+
+STEPS = []
+counted_sin = fg.extend.Primitive("counted_sin", lambda x: STEPS.append(1) or np.sin(x),
+                                  vjp=(lambda g, ans, x: g * fnp.cos(x),))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("loop", ["scan", "while"])
+def test_a_differentiated_loop_runs_forward_once(backend, loop):
+    _needs(backend)
+    n = 50
+
+    def f(x):
+        if loop == "scan":
+            return fg.fori_loop(0, n, lambda i, c: counted_sin(c) * 0.9 + x, x)
+        return fg.while_loop(lambda c: c[0] < n,
+                             lambda c: (c[0] + 1, counted_sin(c[1]) * 0.9 + x), (0, x))[1]
+
+    def by_hand(x):
+        c = x
+        for _ in range(n):
+            c = np.sin(c) * 0.9 + x
+        return c
+
+    jitted = fg.jit(fg.value_and_grad(f), backend=backend)
+    jitted(0.4)
+    STEPS.clear()
+    value, slope = jitted(0.4)
+    # the forward run keeps its history, and the reverse pass reads it: the body's sin runs
+    # once a step (a plan that ran the loop again for its history ran it twice)
+    assert len(STEPS) == n
+    assert value == pytest.approx(by_hand(0.4), rel=1e-14)
+    assert slope == pytest.approx(_central(by_hand, 0.4), rel=1e-7)
+    STEPS.clear()
+    assert fg.value_and_grad(f)(0.4) == pytest.approx((value, slope), rel=1e-14)
+    assert n <= len(STEPS) <= 2 * n + 4     # eagerly the reverse pass records each step again

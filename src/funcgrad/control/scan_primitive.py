@@ -30,8 +30,11 @@ from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import raw, shape_of, zeros_like_value
+from ..dag.node import ReverseTrace
+from ..jit.staging import StagingTrace
 from ..rules.arrays import broadcast_to, transpose
 from .body import (
+    Body,
     Parts,
     batch_fun,
     batched_outputs,
@@ -44,7 +47,7 @@ from .body import (
 )
 
 __all__ = ["scan_p", "bind_scan", "bind_results", "scan_backward", "batched_carry", "split_at",
-           "moved_axis", "fresh_carry", "retyped", "stacked", "lowered_by"]
+           "moved_axis", "fresh_carry", "retyped", "stacked", "lowered_by", "reverse_follows"]
 
 
 def split_at(seq, *sizes):
@@ -153,18 +156,52 @@ def bind_scan(fun, carry, xs, length, reverse, who, prim=None, **extra):
     steps = [_per_step(example(x))[0] if shape_of(x)[0] else
              np.zeros(shape_of(x)[1:], example(x).dtype) for x in xs]
     body, captured = trace_body(fun, list(carry) + steps, who)
-    params = dict(body=body, n_carry=len(carry), n_xs=len(xs), length=length, reverse=reverse,
+    n_carry = len(carry)
+    keep = prim is None and n_carry and reverse_follows(list(carry) + list(xs) + captured)
+    if keep:     # it will run backward: it keeps its history as it runs (see _scan_vjp)
+        body = Body(body.who, body.inputs, list(body.outputs) + list(body.inputs[:n_carry]),
+                    body.order, body.n_captured, body.effects)
+    params = dict(body=body, n_carry=n_carry, n_xs=len(xs), length=length, reverse=reverse,
                   **extra)
-    return bind_results(prim or scan_p, list(carry) + list(xs) + captured, params)
+    out = bind_results(prim or scan_p, list(carry) + list(xs) + captured, params)
+    return out[:-n_carry] if keep else out
+
+
+def reverse_follows(values):
+    """Whether a gradient's reverse pass (``grad``, ``value_and_grad``, the Jacobians: not
+    jit's staging, nor a graph that outlives its call, such as ``fg.trace``'s, which may never
+    be differentiated) follows one of ``values``: a loop bound on them will run backward
+    at once, and keeping the carry before each step as it runs forward spares running it
+    again for its reverse pass."""
+    for v in values:
+        while isinstance(v, Box):
+            t = v._trace
+            if isinstance(t, ReverseTrace) and not isinstance(t, StagingTrace) \
+                    and not t.persistent:
+                return True
+            v = v._value
+    return False
+
+
+def _history_in(body, n_carry):
+    """Whether the body's last outputs are its carries as they came in: its scan's last
+    results are then the history its reverse pass reads."""
+    outs, ins = body.outputs, body.inputs
+    return (len(outs) >= 2 * n_carry > 0
+            and all(o is i for o, i in zip(outs[len(outs) - n_carry:], ins[:n_carry])))
 
 
 def _scan_vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse):
     carry, xs, consts = split_at(operands, n_carry, n_xs)
-    # The carry before every step, kept by running the loop once more.
-    def with_history(*leaves):
-        out = body(*leaves, *consts)
-        return list(out[:n_carry]) + list(leaves[:n_carry])
-    hist = bind_scan(with_history, carry, xs, length, reverse, body.who)[n_carry:]
+    if _history_in(body, n_carry):     # kept by the forward run itself
+        n_out = len(body.outputs)
+        hist = [pick(ans, index=k) if isinstance(ans, Box) else ans[k]
+                for k in range(n_out - n_carry, n_out)]
+    else:   # the carry before every step, kept by running the loop once more
+        def with_history(*leaves):
+            out = body(*leaves, *consts)
+            return list(out[:n_carry]) + list(leaves[:n_carry])
+        hist = bind_scan(with_history, carry, xs, length, reverse, body.who)[n_carry:]
     cts = scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, set(argnums))
     return [cts[i] for i in argnums]
 

@@ -46,6 +46,7 @@ from .scan_primitive import (
     lowered_by,
     moved_axis,
     retyped,
+    reverse_follows,
     scan_backward,
     split_at,
     stacked,
@@ -106,6 +107,9 @@ def bind_while(prim, cond_fun, body_fun, carry, who):
     cond, cc = trace_body(cond_fun, carry, who)
     body, bc = trace_body(body_fun, carry, who)
     params = dict(cond=cond, body=body, n_carry=len(carry), n_cond=len(cc))
+    if prim is while_p and reverse_follows(list(carry) + cc + bc):
+        # it will run backward: it keeps its history as it runs, which its reverse pass reads
+        return bind_results(history_p, list(carry) + cc + bc, params)[:len(carry)]
     return bind_results(prim, list(carry) + cc + bc, params)
 
 

@@ -21,10 +21,19 @@ def loop(n, a0, x0, y0):
     return (a0,)
 
 The same text runs as Python, with no call per iteration, or (``backend="numba"``)
-is compiled by numba into one native loop, so a recurrence of numbers runs at
-machine speed. numba compiles a loop at its first call, for the types it is
-called with. A body with a step numba cannot type (a primitive whose impl is
-Python code), or one numba fails to compile, runs as the Python loop, for good.
+is written once more for numba and compiled into one native loop, so a
+recurrence of numbers runs at machine speed. numba's text calls ufuncs
+directly and, for a matrix product, a reshape, a broadcast, a swap of axes or a
+sum over one axis, a small function numba compiles with the loop
+(:mod:`funcgrad.jit.native_forms`). numba compiles a loop at its first call, for
+the types it is called with. A body with a step numba cannot type (a primitive
+whose impl is Python code), or one numba fails to compile, runs as the Python
+loop, for good.
+
+Unlike the rest of funcgrad, a compiled loop writes into arrays: each step's
+outputs go into their stacked arrays, made once before the loop, as NumPy code
+fills a preallocated result. The arrays are new, nobody else holds them, and
+they are handed out only when the loop is done: no value anyone can see changes.
 
 A while loop is written the same way, its condition's lines before the body's.
 One that keeps its history (the carry before every step, for reverse mode)
@@ -38,6 +47,7 @@ is then a small part of each step.
 import numpy as np
 
 from ..dag.node import CONST, VAR, Node
+from .native_forms import form_of
 from .plans import _function, _literal, _Namespace, _native, _tuple, _typable
 from .steptable import StepTable
 
@@ -52,59 +62,88 @@ _NATIVE_KINDS = frozenset({float, int, bool, np.ndarray, np.float64, np.float32,
 
 
 class Loop:
-    """A loop compiled whole: ``run`` (Python, or numba's with a fallback to Python), its
-    ``source`` and whether it is to run natively."""
+    """A loop compiled whole from ``write(native)``, which gives the loop's source and its
+    namespace: ``run`` (Python, or with ``native`` numba's, falling back to the Python
+    loop), its ``source`` and whether it is to run natively."""
 
     __slots__ = ("run", "source", "native")
 
-    def __init__(self, source, names, native):
-        namespace = dict(names.env)
-        # our own generated code: names of registers and of the namespace's entries only
-        exec(compile(source, "<funcgrad loop>", "exec"), namespace)
-        python = namespace["loop"]
-        self.source = source
-        self.native = native
-        self.run = _native().natively(python) if native else python
+    def __init__(self, write, native):
+        source, names = write(False)
+        python = _defined(source, names)
+        self.source, self.native, self.run = source, False, python
+        if native:
+            source, names = write(True)
+            self.source, self.native = source, True
+            self.run = _native().natively(python, _defined(source, names), names.forms)
+
+
+def _defined(source, names):
+    namespace = dict(names.env)
+    # our own generated code: names of registers and of the namespace's entries only
+    exec(compile(source, "<funcgrad loop>", "exec"), namespace)
+    return namespace["loop"]
+
+
+class _Names(_Namespace):
+    """A loop's namespace, also naming the functions numba compiles for steps with
+    parameters (:mod:`funcgrad.jit.native_forms`)."""
+
+    def __init__(self, backend):
+        super().__init__(backend)
+        self.forms = []
+
+    def form(self, step):
+        found = form_of(step._prim, step._params, [a._value for a in step._args])
+        if found is None:
+            return None
+        name = self._name(None, found, f"{step._prim.name}_form")
+        self.forms.append(name)
+        return name
 
 
 class _Body:
     """One body's lines inside a loop: its inputs named by ``input_names``."""
 
-    def __init__(self, order, inputs, outputs, names, input_names):
+    def __init__(self, order, inputs, outputs, input_names):
         self.table = table = StepTable(order, inputs, outputs)
         table.read_code_columns()
         self.text = dict(zip(inputs, input_names))
-        self.names = names
         values = table.values
-        self.typable = (bool(_typable(table).all())
+        typable = _typable(table)
+        for i in np.flatnonzero(~typable).tolist():     # a step numba has a form for
+            n = table.steps[i]
+            typable[i] = form_of(n._prim, n._params, [a._value for a in n._args]) is not None
+        self.typable = (bool(typable.all())
                         and _NATIVE_KINDS.issuperset(map(type, values))
                         and all(np.ndim(v) for v in values if type(v) is np.ndarray)
                         and all(_constant_ok(c) for c in table.constant_values))
         self.outputs = outputs
 
-    def lines(self, native, indent="        "):
+    def lines(self, names, native, indent="        "):
         """The body's lines and the text of each output."""
         table = self.table
         operands = table.operands
+
+        def top(node):
+            text = self.text.get(node)
+            if text is None:
+                text = _literal(node._value) or names.constant(node._value)
+            return text
+
         mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
-        lines, regs = _function(table, 0, len(table.steps), self.names,
-                                lambda j: self._top(operands[j]), mine, native)
+        lines, regs = _function(table, 0, len(table.steps), names, lambda j: top(operands[j]),
+                                mine, native, names.form)
         reg_of = dict(zip(mine, regs))
         outs = []
         for o, p in zip(self.outputs, table.out_positions):
             if p in reg_of:
                 outs.append(reg_of[p])
             elif isinstance(o, Node):
-                outs.append(self._top(o))
+                outs.append(top(o))
             else:
-                outs.append(_literal(o) or self.names.constant(o))
+                outs.append(_literal(o) or names.constant(o))
         return [indent + line.lstrip() for line in lines], outs
-
-    def _top(self, node):
-        text = self.text.get(node)
-        if text is None:
-            text = _literal(node._value) or self.names.constant(node._value)
-        return text
 
 
 def _constant_ok(v):
@@ -121,26 +160,29 @@ def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, backend="python", 
     last carry, writing step ``i``'s outputs into ``ys[k][i]``; None for a long body."""
     if _too_long(order):
         return None
-    names = _Namespace(backend)
-    n_in = len(inputs)
-    input_names = [f"a{k}" for k in range(n_in)]
-    body = _Body(order, inputs, list(outputs) + list(effects), names, input_names)
-    native = backend == "numba" and body.typable and not effects
-    lines, outs = body.lines(native)
+    input_names = [f"a{k}" for k in range(len(inputs))]
+    body = _Body(order, inputs, list(outputs) + list(effects), input_names)
     n_ys = len(outputs) - n_carry
     xs = [f"x{j}" for j in range(n_xs)]
     ys = [f"y{j}" for j in range(n_ys)]
     params = ["n"] + input_names[:n_carry] + xs + input_names[n_carry + n_xs:] + ys
     steps = "range(n - 1, -1, -1)" if reverse else "range(n)"
-    source = [f"def loop({', '.join(params)}):", f"    for i in {steps}:"]
-    source += [f"        a{n_carry + j} = x{j}[i]" for j in range(n_xs)]
-    source += lines
-    # the outputs are written before the carries move on: an output may be a carry's input
-    source += [f"        y{j}[i] = {outs[n_carry + j]}" for j in range(n_ys)]
-    if n_carry:
-        source.append(f"        {', '.join(input_names[:n_carry])} = {', '.join(outs[:n_carry])}")
-    source.append(f"    return {_tuple(input_names[:n_carry])}")
-    return Loop("\n".join(source) + "\n", names, native)
+
+    def write(native):
+        names = _Names(backend)
+        lines, outs = body.lines(names, native)
+        source = [f"def loop({', '.join(params)}):", f"    for i in {steps}:"]
+        source += [f"        a{n_carry + j} = x{j}[i]" for j in range(n_xs)]
+        source += lines
+        # the outputs are written before the carries move on: an output may be a carry's input
+        source += [f"        y{j}[i] = {outs[n_carry + j]}" for j in range(n_ys)]
+        if n_carry:
+            source.append(f"        {', '.join(input_names[:n_carry])} = "
+                          f"{', '.join(outs[:n_carry])}")
+        source.append(f"    return {_tuple(input_names[:n_carry])}")
+        return "\n".join(source) + "\n", names
+
+    return Loop(write, backend == "numba" and body.typable and not effects)
 
 
 def while_loop(cond, body, n_carry, history, backend="python"):
@@ -151,27 +193,31 @@ def while_loop(cond, body, n_carry, history, backend="python"):
     ``k`` into ``buffers[j][k]``. None for a long body."""
     if _too_long(cond[0]) or _too_long(body[0]):
         return None
-    names = _Namespace(backend)
     carry = [f"a{k}" for k in range(n_carry)]
     c_consts = [f"k{j}" for j in range(len(cond[1]) - n_carry)]
     b_consts = [f"q{j}" for j in range(len(body[1]) - n_carry)]
-    test = _Body(cond[0], cond[1], list(cond[2]) + list(cond[3]), names, carry + c_consts)
-    step = _Body(body[0], body[1], list(body[2]) + list(body[3]), names, carry + b_consts)
-    native = (backend == "numba" and test.typable and step.typable
-              and not cond[3] and not body[3])
-    test_lines, (ok, *_) = test.lines(native)
-    step_lines, outs = step.lines(native)
+    test = _Body(cond[0], cond[1], list(cond[2]) + list(cond[3]), carry + c_consts)
+    step = _Body(body[0], body[1], list(body[2]) + list(body[3]), carry + b_consts)
     buffers = [f"h{j}" for j in range(n_carry)] if history else []
     state = f"{_tuple(carry)}, k"
-    source = [f"def loop({', '.join(['m'] + carry + c_consts + b_consts + buffers)}):",
-              "    k = 0", "    while k != m:"]
-    source += test_lines + [f"        if not {ok}:", f"            return {state}, True"]
-    source += [f"        {h}[k] = {a}" for h, a in zip(buffers, carry)]
-    source += step_lines
-    if n_carry:
-        source.append(f"        {', '.join(carry)} = {', '.join(outs[:n_carry])}")
-    source += ["        k += 1", f"    return {state}, False"]
-    return Loop("\n".join(source) + "\n", names, native)
+
+    def write(native):
+        names = _Names(backend)
+        test_lines, (ok, *_) = test.lines(names, native)
+        step_lines, outs = step.lines(names, native)
+        source = [f"def loop({', '.join(['m'] + carry + c_consts + b_consts + buffers)}):",
+                  "    k = 0", "    while k != m:"]
+        source += test_lines + [f"        if not {ok}:", f"            return {state}, True"]
+        source += [f"        {h}[k] = {a}" for h, a in zip(buffers, carry)]
+        source += step_lines
+        if n_carry:
+            source.append(f"        {', '.join(carry)} = {', '.join(outs[:n_carry])}")
+        source += ["        k += 1", f"    return {state}, False"]
+        return "\n".join(source) + "\n", names
+
+    native = (backend == "numba" and test.typable and step.typable
+              and not cond[3] and not body[3])
+    return Loop(write, native)
 
 
 def run_while(loop, carry, consts, history):

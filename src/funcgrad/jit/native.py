@@ -67,11 +67,15 @@ def _first_call(namespace, name, python):
     return first_call
 
 
-def natively(python):
-    """``python`` compiled by numba at its first call (a loop compiled whole,
-    :mod:`funcgrad.jit.loops`); ``python`` itself from the first call numba cannot compile
-    on, for good. ``.compiled()`` says which runs."""
-    compiled = numba.njit(error_model="numpy")(python)
+def natively(python, text, forms=()):
+    """``text`` (a loop compiled whole, :mod:`funcgrad.jit.loops`, written for numba) compiled
+    by numba at its first call, with the functions its globals name in ``forms``; ``python``
+    (the same loop written for Python) from the first call numba cannot compile on, for
+    good. ``.compiled()`` says whether numba's code ran."""
+    scope = text.__globals__
+    for name in forms:
+        scope[name] = numba.njit(error_model="numpy")(scope[name])
+    compiled = numba.njit(error_model="numpy")(text)
     chosen = [compiled]
 
     def call(*args):

@@ -204,13 +204,14 @@ class _Namespace:
 
 # ---------------------------------------------------------------- compiling
 
-def _function(table, lo, hi, names, operand_text, live_out, native=False):
+def _function(table, lo, hi, names, operand_text, live_out, native=False, form=None):
     """The body lines computing steps ``lo:hi`` and the registers of the values at
     positions ``live_out`` (see :class:`~funcgrad.jit.steptable.StepTable`).
 
     ``operand_text(j)`` names operand ``j`` where its value is not computed here (an
     argument or a constant). ``native``: code numba can type (:mod:`funcgrad.jit.native`):
-    ufuncs called directly on arrays too, ``out=`` by position, no ``del``.
+    ufuncs called directly on arrays too, ``out=`` by position, no ``del``; and ``form(step)``
+    names a function numba compiles for a step with parameters, or is None.
     """
     steps, n_in = table.steps, table.n_inputs
     s, e = int(table.bounds[lo]), int(table.bounds[hi])
@@ -263,6 +264,8 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False):
                     expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
                 elif native and plain[i - lo] and (u := ufunc_of(prim)) is not None:
                     expr = f"{names.ufunc(u)}({', '.join(args)})"
+                elif native and form is not None and (name := form(n)) is not None:
+                    expr = f"{name}({', '.join(args)})"
                 else:
                     expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
                 if free:
