@@ -365,9 +365,11 @@ def test_forms_exist_only_where_numba_matches_numpy():
     m = np.ones((2, 3))
     assert form_of(products.matmul, None, [m, m.T]) is not None
     assert form_of(products.matmul, None, [np.ones((2, 2, 3)), m.T]) is None    # a stack
-    assert form_of(arrays.sum, {"axis": 1}, [m])(m).tolist() == [3.0, 3.0]
+    fun, extra = form_of(arrays.sum, {"axis": 1}, [m])
+    assert fun(m, *extra).tolist() == [3.0, 3.0]
     assert form_of(arrays.sum, {"axis": 1, "keepdims": True}, [m]) is None
-    assert form_of(arrays.reshape, {"shape": (1,)}, [2.5])(2.5).tolist() == [2.5]
+    fun, extra = form_of(arrays.reshape, {"shape": (1,)}, [2.5])
+    assert fun(2.5, *extra).tolist() == [2.5]
     assert form_of(arrays.swapaxes, {"axis1": 0, "axis2": 1}, [np.ones(3, np.int64)]) is None
 
 

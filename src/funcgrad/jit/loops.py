@@ -93,13 +93,16 @@ class _Names(_Namespace):
         super().__init__(backend)
         self.forms = []
 
-    def form(self, step):
+    def form(self, step, args):
+        """The text of the call of ``step``'s form on ``args``, or None."""
         found = form_of(step._prim, step._params, [a._value for a in step._args])
         if found is None:
             return None
-        name = self._name(None, found, f"{step._prim.name}_form")
-        self.forms.append(name)
-        return name
+        fun, extra = found
+        name = self._name(fun, fun, f"{fun.__name__}_form")
+        if name not in self.forms:
+            self.forms.append(name)
+        return f"{name}({', '.join(list(args) + [repr(e) for e in extra])})"
 
 
 class _Body:

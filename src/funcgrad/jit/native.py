@@ -74,7 +74,7 @@ def natively(python, text, forms=()):
     good. ``.compiled()`` says whether numba's code ran."""
     scope = text.__globals__
     for name in forms:
-        scope[name] = numba.njit(error_model="numpy")(scope[name])
+        scope[name] = _form(scope[name])
     compiled = numba.njit(error_model="numpy")(text)
     chosen = [compiled]
 
@@ -91,6 +91,18 @@ def natively(python, text, forms=()):
 
     call.compiled = lambda: chosen[0] is compiled and bool(compiled.signatures)
     return call
+
+
+def _form(fun):
+    """A form of :mod:`funcgrad.jit.native_forms` compiled by numba, once per process, each
+    signature cached on disk."""
+    compiled = _FORMS.get(fun)
+    if compiled is None:
+        compiled = _FORMS[fun] = numba.njit(cache=True, error_model="numpy")(fun)
+    return compiled
+
+
+_FORMS: dict = {}
 
 
 def native_blocks(namespace, names):

@@ -3,21 +3,25 @@
 numba types a loop body of ufuncs and operators as it is written
 (:mod:`funcgrad.jit.loops`). A recurrent network's body also multiplies
 matrices, reshapes, broadcasts, swaps axes and sums over an axis, whose impls
-are Python code numba cannot call. Each of those has a *form* here: a small
-function numba can compile, made for one step's parameters and operands, or
-None where numba has no version of the call or its version differs from
+are Python code numba cannot call. Each of those has a *form* here: a function
+numba can compile, called with the step's operands and then its parameters, or
+no form where numba has no version of the call or its version differs from
 NumPy's (a matmul of stacks, a sum over several axes or keeping them).
 
+The forms are module functions, so numba compiles each once per signature and
+keeps it in its cache on disk (:func:`funcgrad.jit.native.natively`): compiling
+``np.sum`` over an axis or ``np.dot`` takes numba one to three seconds, which a
+loop's first call would otherwise pay for every step that uses them.
+
 Results agree with NumPy's to rounding: numba's matrix product calls BLAS as
-NumPy's does, and its sums add in numba's order. This module never imports
-numba; :func:`funcgrad.jit.native.natively` compiles the forms with the loop.
+NumPy's does, and its sums add in numba's order. This module never imports numba.
 
 >>> import numpy as np
 >>> from funcgrad.rules import arrays
->>> f = form_of(arrays.swapaxes, {"axis1": 0, "axis2": 1}, [np.zeros((2, 3))])
->>> f(np.arange(6.0).reshape(2, 3)).shape
-(3, 2)
->>> form_of(arrays.sum, {"axis": (0, 1)}, [np.zeros((2, 3))]) is None   # several axes: NumPy's
+>>> fun, extra = form_of(arrays.sum, {"axis": -1}, [np.zeros((2, 3))])
+>>> fun.__name__, extra, fun(np.ones((2, 3)), *extra).tolist()
+('sum_along', (1,), [3.0, 3.0])
+>>> form_of(arrays.sum, {"axis": (0, 1)}, [np.zeros((2, 3))]) is None    # several axes: NumPy's
 True
 """
 
@@ -25,13 +29,14 @@ import numpy as np
 
 from ..rules import arrays, products
 
-__all__ = ["form_of"]
+__all__ = ["form_of", "FORMS"]
 
 
 def form_of(prim, params, operands):
-    """A function numba can compile computing ``prim`` with ``params`` on operands like
-    ``operands`` (example values), or None."""
-    maker = _FORMS.get(prim)
+    """``(function, extra)``: a function numba can compile computing ``prim`` with ``params``
+    on operands like ``operands`` (example values) when called as ``function(*operands,
+    *extra)``; or None."""
+    maker = _MAKERS.get(prim)
     if maker is None or not all(_is_float_array(x) or type(x) in _NUMBERS for x in operands):
         return None
     if prim not in _TAKE_NUMBERS and not all(map(_is_float_array, operands)):
@@ -46,47 +51,66 @@ def _is_float_array(x):
     return type(x) is np.ndarray and x.dtype == np.float64 and x.ndim >= 1
 
 
+# ---------------------------------------------------------------- the forms
+
+def matmul(a, b):
+    return a @ b
+
+
+def reshape(x, shape):
+    return np.ascontiguousarray(x).reshape(shape)      # numba reshapes contiguous arrays only
+
+
+def broadcast_to(x, shape):
+    return np.broadcast_to(x, shape)
+
+
+def filled(x, shape):
+    """A number reshaped or broadcast: an array of that shape holding it (NumPy gives a
+    read-only view, which a plan never writes into; this array is fresh)."""
+    return np.full(shape, x)
+
+
+def transposed(x):
+    return x.T
+
+
+def swapaxes(x, axis1, axis2):
+    return np.swapaxes(x, axis1, axis2)
+
+
+def sum_all(x):
+    return np.sum(x)
+
+
+def sum_along(x, axis):
+    return np.sum(x, axis=axis)
+
+
+FORMS = (matmul, reshape, broadcast_to, filled, transposed, swapaxes, sum_all, sum_along)
+"""Every form, for numba to compile (each once per signature, cached on disk)."""
+
+
+# ---------------------------------------------------------------- which form a step takes
+
 def _matmul(operands):
     if any(x.ndim > 2 for x in operands):
         return None                      # stacks of matrices: numba's @ takes 1-d and 2-d only
-
-    def matmul(a, b):
-        return a @ b
-    return matmul
+    return matmul, ()
 
 
-def _reshape(operands, shape):
-    shape = tuple(int(s) for s in shape)
-    if type(operands[0]) is not np.ndarray:
-        return _filled(shape)
-
-    def reshape(x):                      # numba reshapes contiguous arrays only
-        return np.ascontiguousarray(x).reshape(shape)
-    return reshape
-
-
-def _broadcast_to(operands, shape):
-    shape = tuple(int(s) for s in shape)
-    if type(operands[0]) is not np.ndarray:
-        return _filled(shape)
-
-    def broadcast_to(x):
-        return np.broadcast_to(x, shape)
-    return broadcast_to
-
-
-def _filled(shape):
-    """A number reshaped or broadcast: an array of that shape holding it (NumPy gives a
-    read-only view, which a plan never writes into; numba's array is fresh)."""
-    def filled(x):
-        return np.full(shape, x)
-    return filled
+def _shaped(form):
+    def make(operands, shape):
+        shape = tuple(int(s) for s in shape)
+        return (form if type(operands[0]) is np.ndarray else filled), (shape,)
+    return make
 
 
 def _swapaxes(operands, axis1, axis2):
-    def swapaxes(x):
-        return np.swapaxes(x, axis1, axis2)
-    return swapaxes
+    nd = operands[0].ndim
+    if nd == 2 and axis1 % nd != axis2 % nd:
+        return transposed, ()
+    return swapaxes, (axis1 % nd, axis2 % nd)
 
 
 def _sum(operands, axis=None, keepdims=False):
@@ -97,21 +121,15 @@ def _sum(operands, axis=None, keepdims=False):
             return None
         (axis,) = axis
     if axis is None:
-        def total(x):
-            return np.sum(x)
-        return total
-    axis = int(axis) % operands[0].ndim
-
-    def along(x):
-        return np.sum(x, axis=axis)
-    return along
+        return sum_all, ()
+    return sum_along, (int(axis) % operands[0].ndim,)
 
 
 _TAKE_NUMBERS = frozenset({arrays.reshape, arrays.broadcast_to})
-_FORMS = {
+_MAKERS = {
     products.matmul: _matmul,
-    arrays.reshape: _reshape,
-    arrays.broadcast_to: _broadcast_to,
+    arrays.reshape: _shaped(reshape),
+    arrays.broadcast_to: _shaped(broadcast_to),
     arrays.swapaxes: _swapaxes,
     arrays.sum: _sum,
 }

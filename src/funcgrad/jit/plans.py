@@ -210,8 +210,8 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
 
     ``operand_text(j)`` names operand ``j`` where its value is not computed here (an
     argument or a constant). ``native``: code numba can type (:mod:`funcgrad.jit.native`):
-    ufuncs called directly on arrays too, ``out=`` by position, no ``del``; and ``form(step)``
-    names a function numba compiles for a step with parameters, or is None.
+    ufuncs called directly on arrays too, ``out=`` by position, no ``del``; and ``form(step,
+    args)`` is the text of a call numba compiles for a step with parameters, or None.
     """
     steps, n_in = table.steps, table.n_inputs
     s, e = int(table.bounds[lo]), int(table.bounds[hi])
@@ -264,8 +264,8 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
                     expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
                 elif native and plain[i - lo] and (u := ufunc_of(prim)) is not None:
                     expr = f"{names.ufunc(u)}({', '.join(args)})"
-                elif native and form is not None and (name := form(n)) is not None:
-                    expr = f"{name}({', '.join(args)})"
+                elif native and form is not None and (call := form(n, args)) is not None:
+                    expr = call
                 else:
                     expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
                 if free:
