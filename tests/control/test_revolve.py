@@ -166,6 +166,26 @@ def test_a_checkpointed_while_loop_counts_then_follows_the_schedule():
                  rtol=1e-12)
 
 
+def test_a_checkpointed_while_loop_holds_its_budget_not_its_history():
+    import tracemalloc
+    big = np.linspace(0.0, 1.0, 100_000)         # 800 kB a carry, 40 MB for 50 of them
+
+    def loss(a, k):
+        _, x = fg.while_loop(lambda c: c[0] < 50, lambda c: (c[0] + 1, fnp.sin(c[1]) * a),
+                             (0, big), checkpoints=k)
+        return fnp.sum(x)
+
+    want = fg.grad(lambda a: loss(a, None))(0.9)
+    tracemalloc.start()
+    try:
+        got = fg.grad(lambda a: loss(a, 3))(0.9)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert got == want
+    assert peak < 15e6, peak        # a few carries and temporaries; all 50 would be 40 MB
+
+
 CW = RNG.normal(size=(3, 1, 2)) * 0.5          # a kernel: 3 outputs, 1 input, width 2
 CXS = RNG.normal(size=(5, 1, 1, 6))             # per step: N, C, W
 

@@ -407,9 +407,10 @@ def nested_scan(fun, carry, xs, n, segments, reverse, who):
 
 
 def counted_while(test, step, carry, who):
-    """The while loop run with a counter in front of its carry: ``[steps, *carry]``."""
+    """The while loop run with a counter in front of its carry: ``[steps, *carry]``. It keeps
+    no history: the loop runs again under the budget for its gradient."""
     return bind_while(while_p, lambda i, *c: test(*c), lambda i, *c: [i + 1] + list(step(*c)),
-                      [0] + list(carry), who)
+                      [0] + list(carry), who, keep=False)
 
 
 def segmented_while(test, step, carry, checkpoints, who, counted):

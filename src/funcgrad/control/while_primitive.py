@@ -102,12 +102,14 @@ def _history_shapes(*operands, cond, body, n_carry, n_cond):
             + (np.ones(1, dtype=bool),))
 
 
-def bind_while(prim, cond_fun, body_fun, carry, who):
-    """Trace ``cond_fun`` and ``body_fun`` (flat leaves) and bind a while loop."""
+def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
+    """Trace ``cond_fun`` and ``body_fun`` (flat leaves) and bind a while loop; a ``while_p``
+    under a gradient keeps its history as it runs, unless ``keep`` is false (a run that
+    only counts the steps of a loop whose backward pass holds few carries)."""
     cond, cc = trace_body(cond_fun, carry, who)
     body, bc = trace_body(body_fun, carry, who)
     params = dict(cond=cond, body=body, n_carry=len(carry), n_cond=len(cc))
-    if prim is while_p and reverse_follows(list(carry) + cc + bc):
+    if keep and prim is while_p and reverse_follows(list(carry) + cc + bc):
         # it will run backward: it keeps its history as it runs, which its reverse pass reads
         return bind_results(history_p, list(carry) + cc + bc, params)[:len(carry)]
     return bind_results(prim, list(carry) + cc + bc, params)
