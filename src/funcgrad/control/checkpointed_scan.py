@@ -162,8 +162,9 @@ checkpointed_scan_p = Primitive("checkpointed_scan", _impl, vjp=_vjp, jvp=_jvp, 
 declare(checkpointed_scan_p, abstract=_shapes)
 
 
-def bind_checkpointed_scan(fun, carry, xs, length, reverse, who, checkpoints):
+def bind_checkpointed_scan(fun, carry, xs, length, reverse, who, checkpoints, known=None):
     """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan whose
-    backward pass holds at most ``checkpoints`` carries."""
+    backward pass holds at most ``checkpoints`` carries; ``known``: its results, computed
+    already (see :func:`~funcgrad.control.scan_primitive.bind_scan`)."""
     return bind_scan(fun, carry, xs, length, reverse, who, prim=checkpointed_scan_p,
-                     checkpoints=checkpoints)
+                     known=known, checkpoints=checkpoints)

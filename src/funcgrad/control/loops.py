@@ -225,8 +225,9 @@ def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
 def _checkpointed_while(test, step, carry, checkpoints, who):
     """A while loop whose backward pass holds at most ``checkpoints`` carries. Its steps are
     counted first; where the count is a number (grad on plain values), the loop is then a
-    scan of that many steps and reverses by the binomial schedule; where it is a traced
-    value (jit, vmap), it runs as segments of ``ceil(T / checkpoints)`` steps."""
+    scan of that many steps, whose results are the counting run's, and reverses by the
+    binomial schedule; where it is a traced value (jit, vmap), it runs as segments of
+    ``ceil(T / checkpoints)`` steps."""
     checkpoints = checkpoint_budget(checkpoints, who)
     counted = counted_while(test, step, carry, who)
     steps = counted[0]
@@ -236,8 +237,11 @@ def _checkpointed_while(test, step, carry, checkpoints, who):
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         return segmented_while(test, step, carry, checkpoints, who, counted)
     n = int(n)
+    # The counting run computed the loop's results: the scan's node records them (known)
+    # rather than running the loop a second time forward.
     if checkpoints >= n:
-        return bind_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who)
+        return bind_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who,
+                         known=counted[1:])
     return bind_checkpointed_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who,
-                                  checkpoints)
+                                  checkpoints, known=counted[1:])
 

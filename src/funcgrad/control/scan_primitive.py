@@ -150,9 +150,11 @@ def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
     return tuple(operands[:n_carry]) + tuple(ys)
 
 
-def bind_scan(fun, carry, xs, length, reverse, who, prim=None, **extra):
+def bind_scan(fun, carry, xs, length, reverse, who, prim=None, known=None, **extra):
     """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan (``prim``,
-    scan_p by default, with ``extra`` parameters)."""
+    scan_p by default, with ``extra`` parameters). ``known``: its results, computed already
+    (nodes of one reverse trace, whose values are plain): the scan's node is recorded with
+    them, and the loop does not run again."""
     steps = [_per_step(example(x))[0] if shape_of(x)[0] else
              np.zeros(shape_of(x)[1:], example(x).dtype) for x in xs]
     body, captured = trace_body(fun, list(carry) + steps, who)
@@ -163,6 +165,10 @@ def bind_scan(fun, carry, xs, length, reverse, who, prim=None, **extra):
                     body.order, body.n_captured, body.effects)
     params = dict(body=body, n_carry=n_carry, n_xs=len(xs), length=length, reverse=reverse,
                   **extra)
+    if known is not None:
+        node = known[0]._trace.known(prim or scan_p, list(carry) + list(xs) + captured, params,
+                                     tuple(k._value for k in known))
+        return [pick(node, index=k) for k in range(len(known))]
     out = bind_results(prim or scan_p, list(carry) + list(xs) + captured, params)
     return out[:-n_carry] if keep else out
 
