@@ -410,3 +410,51 @@ def test_a_differentiated_loop_runs_forward_once(backend, loop):
     STEPS.clear()
     assert fg.value_and_grad(f)(0.4) == pytest.approx((value, slope), rel=1e-14)
     assert n <= len(STEPS) <= 2 * n + 4     # eagerly the reverse pass records each step again
+
+
+# ---------------------------------------------------------------- edges
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loops_of_no_steps_constant_outputs_and_carries_passed_through(backend):
+    _needs(backend)
+
+    def f(c, xs):
+        def step(carry, x):
+            a, b = carry
+            return (a * x + 1.0, b), (1.0, a)     # b passes through; a constant output
+        return fg.scan(step, (c, c * 2.0), xs)
+
+    run = fg.jit(f, backend=backend)
+    (a, b), (ones, before) = run(0.5, np.array([2.0, 3.0, -1.0]))
+    want_a, trail = 0.5, []
+    for x in [2.0, 3.0, -1.0]:
+        trail.append(want_a)
+        want_a = want_a * x + 1.0
+    assert a == pytest.approx(want_a, rel=1e-15) and b == 1.0
+    assert ones.tolist() == [1.0, 1.0, 1.0] and before.tolist() == trail
+    (a0, b0), (ones0, before0) = run(0.5, np.zeros(0))
+    assert (a0, b0) == (0.5, 1.0) and ones0.shape == (0,) and before0.shape == (0,)
+    never = fg.jit(lambda x: fg.while_loop(lambda c: c > 10.0, lambda c: c * 2.0, x),
+                   backend=backend)
+    assert never(3.0) == 3.0
+    assert fg.jit(fg.grad(lambda x: fg.while_loop(lambda c: c > 10.0, lambda c: c * 2.0, x)),
+                  backend=backend)(3.0) == 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_rows_reversed_and_complex_carries(backend):
+    _needs(backend)
+    xs = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+
+    def f(c, xs):
+        return fg.scan(lambda c, x: (c * np.float32(0.5) + x, fnp.sum(c)), c, xs, reverse=True)
+
+    c, ys = fg.jit(f, backend=backend)(np.ones(3, np.float32), xs)
+    want, trail = np.ones(3, np.float32), []
+    for x in xs[::-1]:
+        trail.append(want.sum())
+        want = want * np.float32(0.5) + x
+    assert c.dtype == np.float32 and np.allclose(c, want, rtol=1e-6)
+    assert np.allclose(ys, trail[::-1], rtol=1e-6)
+    z = fg.jit(lambda z: fg.fori_loop(0, 3, lambda i, z: z * (1 + 1j), z), backend=backend)(1.0 + 0j)
+    assert z == pytest.approx((1 + 1j) ** 3)

@@ -195,3 +195,10 @@ def test_a_jitted_gradient_keeps_no_array_of_the_inputs_size(loss):
                  if k.startswith("c") and isinstance(v, np.ndarray)]
     spans = [np.subtract(*reversed(np.lib.array_utils.byte_bounds(c))) for c in constants]
     assert sum(spans) < 1024, spans
+
+
+def test_a_python_complex_argument_is_traced_like_a_number():
+    f = lambda z: z * (1 + 1j) + fnp.exp(z)
+    jitted = fg.jit(f)
+    assert jitted(1.0 + 0.5j) == f(1.0 + 0.5j)
+    assert jitted(0.5) == f(0.5) and jitted.cache_size() == 2     # a float is its own plan

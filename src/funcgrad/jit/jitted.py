@@ -252,7 +252,7 @@ def _abstract(leaf, who):
     """The cache-key part of a dynamic leaf: its type, shape and dtype."""
     if isinstance(leaf, (bool, np.bool_)):
         return (bool,)
-    if isinstance(leaf, (int, float)):
+    if isinstance(leaf, (int, float, complex)):
         return (type(leaf),)
     if isinstance(leaf, (np.ndarray, np.generic)):
         return (np.ndarray, leaf.shape, leaf.dtype)
