@@ -8,6 +8,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.control.body import trace_body
+from helpers import numeric_grad
 from funcgrad.control.scan_primitive import scan_p
 from funcgrad.control.while_primitive import history_p, while_p
 
@@ -19,14 +20,8 @@ def _needs(backend):
         pytest.importorskip("numba", reason="the numba backend needs the native extra")
 
 
-def _central(f, x, h=1e-6):
-    x = np.asarray(x, dtype=float)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
+def _central(f, x):
+    return numeric_grad(f, (x,), 0)
 
 
 # ---------------------------------------------------------------- the recurrence of issue 40

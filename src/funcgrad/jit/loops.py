@@ -46,9 +46,9 @@ is then a small part of each step.
 
 import numpy as np
 
-from ..dag.node import CONST, VAR, Node
+from ..dag.node import CONST, VAR
 from .native_forms import form_of
-from .plans import _function, _literal, _Namespace, _native, _tuple, _typable
+from .plans import _function, _literal, _Namespace, _native, _tuple, _typable, output_texts
 from .steptable import StepTable
 
 __all__ = ["Loop", "scan_loop", "while_loop", "run_while", "INLINED"]
@@ -137,15 +137,7 @@ class _Body:
         mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
         lines, regs = _function(table, 0, len(table.steps), names, lambda j: top(operands[j]),
                                 mine, native, names.form)
-        reg_of = dict(zip(mine, regs))
-        outs = []
-        for o, p in zip(self.outputs, table.out_positions):
-            if p in reg_of:
-                outs.append(reg_of[p])
-            elif isinstance(o, Node):
-                outs.append(top(o))
-            else:
-                outs.append(_literal(o) or names.constant(o))
+        outs = output_texts(table, self.outputs, dict(zip(mine, regs)), top, names)
         return [indent + line.lstrip() for line in lines], outs
 
 

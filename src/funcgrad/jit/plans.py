@@ -50,7 +50,7 @@ from ..rules import elementwise
 from . import machine
 from .steptable import StepTable, call_key, needed_steps, ufunc_of
 
-__all__ = ["Plan", "compile_plan", "needed_steps", "BLOCK"]   # needed_steps: steptable's
+__all__ = ["Plan", "compile_plan", "needed_steps", "output_texts", "BLOCK"]   # needed_steps: steptable's
 
 BLOCK = 256
 """Steps per block function in a plan longer than this (see the module's docstring)."""
@@ -388,6 +388,11 @@ def _typable(table):
 
 def _results(table, out_leaves, reg_of, top, names):
     """The tuple a plan returns: for each output a register, an input or a constant."""
+    return _tuple(output_texts(table, out_leaves, reg_of, top, names))
+
+
+def output_texts(table, out_leaves, reg_of, top, names):
+    """The text naming each output: its register, or (``top``) an input, or a constant."""
     texts = []
     for o, p in zip(out_leaves, table.out_positions):
         if p in reg_of:
@@ -396,7 +401,7 @@ def _results(table, out_leaves, reg_of, top, names):
             texts.append(top(o))
         else:
             texts.append(_literal(o) or names.constant(o))
-    return _tuple(texts)
+    return texts
 
 
 def _blocks(table, names, top, block, typable=None):
