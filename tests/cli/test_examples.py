@@ -96,29 +96,31 @@ def test_new_examples_refuse_bad_sizes_with_status_2(name, args, tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
 
 
+def _full_run(name, tmp_path, reported):
+    """Run example ``name`` at full size: its output and the accuracy it reports after
+    ``reported`` (a percentage)."""
+    done = run(name, "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    return done.stdout, float(re.search(reported + r" ([0-9.]+)%", done.stdout).group(1))
+
+
 @pytest.mark.slow
 def test_two_moons_at_full_size_separates_the_training_set(tmp_path):
-    done = run("two_moons.py", "--out", str(tmp_path))
-    assert done.returncode == 0, done.stderr
-    accuracy = float(re.search(r"training accuracy ([0-9.]+)%", done.stdout).group(1))
-    assert accuracy >= 97.0, done.stdout
+    out, accuracy = _full_run("two_moons.py", tmp_path, "training accuracy")
+    assert accuracy >= 97.0, out
 
 
 @pytest.mark.slow
 def test_digits_at_full_size_reaches_95_percent_on_the_test_set(tmp_path):
-    done = run("digits_mlp.py", "--out", str(tmp_path))
-    assert done.returncode == 0, done.stderr
-    accuracy = float(re.search(r"final test accuracy ([0-9.]+)%", done.stdout).group(1))
-    assert accuracy >= 95.0, done.stdout[-500:]
-    assert "compiled plans: 1)" in done.stdout     # one batch shape: traced once, replayed
+    out, accuracy = _full_run("digits_mlp.py", tmp_path, "final test accuracy")
+    assert accuracy >= 95.0, out[-500:]
+    assert "compiled plans: 1)" in out     # one batch shape: traced once, replayed
 
 
 @pytest.mark.slow
 def test_the_cnn_at_full_size_reaches_97_percent_on_the_test_set(tmp_path):
-    done = run("digits_cnn.py", "--out", str(tmp_path))
-    assert done.returncode == 0, done.stderr
-    accuracy = float(re.search(r"final test accuracy ([0-9.]+)%", done.stdout).group(1))
-    assert accuracy >= 97.0, done.stdout[-500:]
+    out, accuracy = _full_run("digits_cnn.py", tmp_path, "final test accuracy")
+    assert accuracy >= 97.0, out[-500:]
 
 
 def test_newton_converges_quadratically(tmp_path):

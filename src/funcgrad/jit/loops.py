@@ -93,9 +93,9 @@ class _Names(_Namespace):
         super().__init__(backend)
         self.forms = []
 
-    def form(self, step, args):
-        """The text of the call of ``step``'s form on ``args``, or None."""
-        found = form_of(step._prim, step._params, [a._value for a in step._args])
+    def form(self, found, args):
+        """The text of the call of a step's form on ``args`` (``found``: what
+        :func:`~funcgrad.jit.native_forms.form_of` gave for the step), or None."""
         if found is None:
             return None
         fun, extra = found
@@ -114,9 +114,13 @@ class _Body:
         self.text = dict(zip(inputs, input_names))
         values = table.values
         typable = _typable(table)
-        for i in np.flatnonzero(~typable).tolist():     # a step numba has a form for
+        self.forms = {}          # step -> its form, for the steps numba types only through one
+        for i in np.flatnonzero(~typable).tolist():
             n = table.steps[i]
-            typable[i] = form_of(n._prim, n._params, [a._value for a in n._args]) is not None
+            found = form_of(n._prim, n._params, [a._value for a in n._args])
+            if found is not None:
+                self.forms[n] = found
+                typable[i] = True
         self.typable = (bool(typable.all())
                         and _NATIVE_KINDS.issuperset(map(type, values))
                         and all(np.ndim(v) for v in values if type(v) is np.ndarray)
@@ -135,8 +139,11 @@ class _Body:
             return text
 
         mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
+        def form(step, args):
+            return names.form(self.forms.get(step), args)
+
         lines, regs = _function(table, 0, len(table.steps), names, lambda j: top(operands[j]),
-                                mine, native, names.form)
+                                mine, native, form)
         outs = output_texts(table, self.outputs, dict(zip(mine, regs)), top, names)
         return [indent + line.lstrip() for line in lines], outs
 

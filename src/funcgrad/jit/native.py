@@ -55,9 +55,7 @@ def _first_call(namespace, name, python):
 
     def first_call(*args):
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", numba.NumbaWarning)
-                out = compiled(*args)
+            out = _quietly(compiled, args)
         except Exception:     # numba's typing and lowering errors are of many classes
             namespace[name] = python
             return python(*args)
@@ -65,6 +63,13 @@ def _first_call(namespace, name, python):
         return out
 
     return first_call
+
+
+def _quietly(compiled, args):
+    """``compiled(*args)`` without numba's performance warnings (a plan is what it is)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", numba.NumbaWarning)
+        return compiled(*args)
 
 
 def natively(python, text, forms=()):
@@ -82,9 +87,7 @@ def natively(python, text, forms=()):
         if chosen[0] is python:
             return python(*args)
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", numba.NumbaWarning)
-                return compiled(*args)
+            return _quietly(compiled, args)
         except Exception:     # numba's typing and lowering errors are of many classes
             chosen[0] = python
             return python(*args)
