@@ -96,9 +96,10 @@ def test_the_plan_prints_both_schedules():
     assert "binomial schedule" in text and "2 levels" in text and "80.0 MB" in text
     assert fg.checkpoint_plan(10 ** 5, 40).held == 40
     assert fg.checkpoint_plan(50, 100).segments == () and fg.checkpoint_plan(50, 100).recomputed == 0
-    # the case: 14 carries for 100 steps recompute 1.84 steps a step (14 nested levels)
+    # the case: 14 carries for 100 steps recompute 1.84 steps a step, 0.87 once the
+    # forward run keeps the first sweep's carries (14 nested levels)
     plan = fg.checkpoint_plan(100, 14)
-    assert plan.recomputed == 184 and plan.nested_forward_runs == 14
+    assert plan.recomputed == 87 and plan.forward_runs < 2 and plan.nested_forward_runs == 14
 
 
 @pytest.mark.parametrize("checkpoints", [1, 2, 5])

@@ -11,7 +11,15 @@ from helpers import assert_close
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import extend
-from funcgrad.control.revolve import forward_steps, repetitions, reverse_loop
+from funcgrad.control.revolve import (
+    OnlineCheckpoints,
+    cheapest_kept,
+    first_sweep,
+    forward_steps,
+    kept_cost,
+    repetitions,
+    reverse_loop,
+)
 
 P = fg.checkpoint_policies
 
@@ -80,6 +88,70 @@ def test_the_schedule_holds_at_most_its_budget_of_carries():
 
 def test_the_issues_case_recomputes_under_two_runs_per_step():
     assert forward_steps(100, 14) == 184                # 1.84 a step; 14 nested levels before
+    # the forward pass keeps the first sweep's carries: 1.87 forward runs a step in all
+    assert 100 + kept_cost(100, 14, first_sweep(100, 14)) == 187
+
+
+def run_from(n, k, steps):
+    """Forward steps and the order of reversal of ``reverse_loop`` given the carries before
+    ``steps``, checking it never holds more than ``k`` carries."""
+    advanced, reversed_, live = [], [], set(steps) | {0}
+    peak = [len(live)]
+
+    def advance(c, i, j):
+        assert c == i
+        advanced.append(j - i)
+        live.add(j)
+        peak[0] = max(peak[0], len(live))
+        return j
+
+    def back(i, c):
+        assert c == i
+        reversed_.append(i)
+        if i:
+            live.discard(i)     # a carry is dropped once the step it comes before is reversed
+    reverse_loop(n, k, 0, advance, back, [(s, s) for s in steps])
+    assert peak[0] <= k + 1
+    return sum(advanced), reversed_
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 14])
+def test_from_kept_carries_the_schedule_costs_what_kept_cost_says(k):
+    rng = np.random.default_rng(k)
+    for n in [2, 3, 10, 57, 100, 333]:
+        choices = [first_sweep(n, k), [], sorted(set(rng.integers(1, n, size=k - 1).tolist()))]
+        for steps in choices:
+            cost, order = run_from(n, k, steps)
+            assert order == list(range(n - 1, -1, -1))
+            assert cost == kept_cost(n, k, steps), (n, k, steps)
+        # the first sweep's carries spare exactly that sweep
+        sweep = first_sweep(n, k)
+        assert kept_cost(n, k, sweep) == forward_steps(n, k) - (sweep or [0])[-1]
+
+
+def test_online_carries_stay_equally_spaced_within_their_slots():
+    for slots in (1, 3, 8, 13):
+        kept = OnlineCheckpoints(slots)
+        for step in range(1, 5000):
+            if kept.wants(step):
+                kept.keep(step, step)
+            assert len(kept.steps) <= slots
+            assert kept.steps == kept.carries
+            d = kept.spacing
+            assert kept.steps == list(range(d, d * len(kept.steps) + 1, d))
+            assert d * (len(kept.steps) + 1) > step        # the latest one is not far behind
+    assert OnlineCheckpoints(0).wants(1) is False
+
+
+@pytest.mark.parametrize("k", [2, 3, 10, 100])
+def test_online_carries_never_cost_more_than_the_schedule_from_the_start(k):
+    for n in [k + 1, 50, 1000, 12345]:
+        if n <= k:
+            continue
+        steps = online_steps(n, k)
+        assert kept_cost(n, k, steps) <= forward_steps(n, k)
+    # and usually much less: a 10^4-step loop with 100 carries
+    assert kept_cost(10 ** 4, 100, online_steps(10 ** 4, 100)) < 0.7 * forward_steps(10 ** 4, 100)
 
 
 RUNS = []
@@ -92,8 +164,9 @@ def test_a_checkpointed_loop_runs_the_body_as_the_schedule_says(n, k):
     f = lambda v: fg.fori_loop(0, n, lambda i, c: counted(c) * 0.9 + v, v, checkpoints=k)
     RUNS.clear()
     g = fg.grad(f)(0.5)
-    # the forward pass, the schedule's recomputation, two traces of the body
-    assert len(RUNS) == n + forward_steps(n, k) + 2
+    # the forward pass (keeping the carries of the schedule's first sweep), the rest of the
+    # schedule, two traces of the body
+    assert len(RUNS) == n + forward_steps(n, k) - (first_sweep(n, k) or [0])[-1] + 2
     plain = lambda v: fg.fori_loop(0, n, lambda i, c: fnp.sin(c) * 0.9 + v, v)
     assert g == fg.grad(plain)(0.5)
 
@@ -105,9 +178,9 @@ def test_under_jit_alone_the_plan_runs_the_binomial_schedule(n, k):
     jitted(0.5)
     RUNS.clear()
     g = jitted(0.5)
-    # a replay of grad alone: the plan drops the pass for the value, so the body runs the
-    # schedule's forward steps, and once more as the reverse step is traced for the call
-    assert len(RUNS) == forward_steps(n, k) + 1
+    # a replay: the forward pass keeping the carries of the schedule's first sweep, the rest
+    # of the schedule, and the body once more as the reverse step is traced for the call
+    assert len(RUNS) == n + kept_cost(n, k, first_sweep(n, k)) + 1
     assert g == fg.grad(f)(0.5)
     # traced further (a second derivative through jit), the nested segments take over
     second = fg.grad(fg.jit(fg.grad(f)))(0.5)
@@ -149,7 +222,17 @@ def test_under_transforms_the_nested_schedule_gives_the_same_derivatives(k):
     assert np.isclose(fg.jvp(lambda w: loss(w, XS, k), (W,), (v,))[1], np.sum(want * v))
 
 
-def test_a_checkpointed_while_loop_counts_then_follows_the_schedule():
+def online_steps(n, k):
+    """The steps whose carries a checkpointed while loop of ``n`` steps keeps for its
+    reverse pass: those it keeps online, thinned to the cheapest subset once it stops."""
+    kept = OnlineCheckpoints(k - 1)
+    for step in range(1, n):        # the carry before each step the loop goes on to
+        if kept.wants(step):
+            kept.keep(step, None)
+    return cheapest_kept(n, k, kept.steps)
+
+
+def test_a_checkpointed_while_loop_keeps_carries_online_then_follows_the_schedule():
     def loop(a, k):
         return fg.while_loop(lambda c: c[0] < 60,
                              lambda c: (c[0] + 1, counted(c[1]) * a + 0.1), (0, 0.5),
@@ -158,10 +241,10 @@ def test_a_checkpointed_while_loop_counts_then_follows_the_schedule():
     for k in (1, 4, 20):
         RUNS.clear()
         assert fg.grad(lambda a: loop(a, k))(0.9) == want
-        # counting the steps (whose results the scan's node records: no second forward
-        # pass), the schedule, each reverse step (the product's derivative in a reads the
-        # sine's value), and the traces
-        assert len(RUNS) == 60 + forward_steps(60, k) + 60 + 3
+        # the run keeping carries online (whose results the scan's node records: no second
+        # forward pass), the schedule from them, each reverse step (the product's derivative
+        # in a reads the sine's value), and the traces
+        assert len(RUNS) == 60 + kept_cost(60, k, online_steps(60, k)) + 60 + 3
     assert_close(fg.jit(fg.grad(lambda a: loop(a, 4)))(0.9), want, rtol=1e-12)
     assert_close(fg.vmap(fg.grad(lambda a: loop(a, 4)))(np.array([0.9, 0.7]))[0], want,
                  rtol=1e-12)

@@ -15,18 +15,21 @@ be a graph of primitives, it runs as a scan of segments, each a scan of the
 next level's segments (:func:`nested_scan`): with ``L`` levels of ``b`` steps
 (``b ** L >= N``) it holds about ``L * b`` carries and runs the body ``2 L``
 times per step. :func:`checkpoint_plan` prints both.
-A ``while_loop``, whose trip count ``T`` is known only at run time, counts
-its steps first. Where the count is a number (a gradient on plain values) the
-loop is then a checkpointed scan of ``T`` steps, reversed by the binomial
-schedule; where it is traced, it runs as ``k`` segments of ``ceil(T / k)``
-steps and holds about ``k + T / k`` carries.
+Under a gradient of first order a scan's forward run keeps the carries of
+the schedule's first sweep, sparing the reverse pass that sweep.
+A ``while_loop``, whose trip count ``T`` is known only at run time, keeps
+carries online as it runs under a gradient on plain values
+(:mod:`funcgrad.control.online_while`) and is then reversed from them as a
+checkpointed scan of ``T`` steps; where its count is traced (jit, vmap), it
+runs as ``k`` segments of ``ceil(T / k)`` steps and holds about ``k + T / k``
+carries.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> print(fg.checkpoint_plan(100_000, checkpoints=1_000, carry=np.zeros(100)))
 scan of 100000 steps with checkpoints=1000: the binomial schedule (revolve), each step recomputed at most 2 times
   carries held in the backward pass: 1000 of 100000 (800 B each: 800.0 KB instead of 80.0 MB)
-  body runs per step: 1 forward + 1.99 recomputed + 1 reverse (2 forward + 1 reverse without checkpoints)
+  body runs per step: 1 forward + 0.99 recomputed + 1 reverse (1 forward + 1 reverse without checkpoints)
   under vmap or nested derivatives: 2 levels of nested segments (317 steps), 632 carries, 4 forward + 1 reverse per step
 """
 
@@ -47,7 +50,7 @@ from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.ufuncs import floor_divide, logical_and
 from ..transforms.arguments import fun_name, int_argument
 from .checkpoint_policies import name_p
-from .revolve import forward_steps, repetitions
+from .revolve import first_sweep, kept_cost, repetitions
 from .body import (
     Body,
     Parts,
@@ -280,7 +283,8 @@ class CheckpointPlan:
         self.checkpointed = checkpoints is not None and checkpoints < length
         k = checkpoints if self.checkpointed else length
         self.held = min(k, length)
-        self.recomputed = forward_steps(length, k) if self.checkpointed else 0
+        # the forward run keeps the carries of the schedule's first sweep
+        self.recomputed = kept_cost(length, k, first_sweep(length, k)) if self.checkpointed else 0
         self.repetitions = repetitions(length, k) if self.checkpointed else 0
         fewest = fewest_carries(length) if self.checkpointed else 0
         self.segments = (plan_segments(length, max(checkpoints, fewest), "checkpoint_plan")
@@ -291,7 +295,8 @@ class CheckpointPlan:
     @property
     def forward_runs(self):
         """Forward runs of the body per step, value and gradient together (binomial schedule):
-        the forward pass's one and the recomputations."""
+        the forward pass's one, which keeps the carries of the schedule's first sweep, and
+        the recomputations."""
         return 1 + self.recomputed / self.length if self.length else 1
 
     @property
@@ -302,7 +307,7 @@ class CheckpointPlan:
     def __str__(self):
         if not self.checkpointed:
             return "\n".join([f"scan of {self.length} steps: every carry kept, no checkpoints "
-                              f"needed", "  body runs per step: 2 forward + 1 reverse"])
+                              f"needed", "  body runs per step: 1 forward + 1 reverse"])
         held = f"  carries held in the backward pass: {self.held} of {self.length}"
         if self.carry_bytes is not None:
             held += (f" ({_size(self.carry_bytes)} each: {_size(self.held * self.carry_bytes)}"
@@ -312,7 +317,7 @@ class CheckpointPlan:
             f"schedule (revolve), each step recomputed at most {self.repetitions} times",
             held,
             f"  body runs per step: 1 forward + {self.recomputed / self.length:.2f} recomputed "
-            f"+ 1 reverse (2 forward + 1 reverse without checkpoints)",
+            f"+ 1 reverse (1 forward + 1 reverse without checkpoints)",
             f"  under vmap or nested derivatives: {self.levels} levels of nested segments "
             f"({', '.join(str(s) for s in self.segments)} steps), {self.nested_held} carries, "
             f"{self.nested_forward_runs} forward + 1 reverse per step",
@@ -339,7 +344,7 @@ def checkpoint_plan(length: int, checkpoints: int | None, carry: Any = None) -> 
     >>> import funcgrad as fg
     >>> plan = fg.checkpoint_plan(100, checkpoints=14)
     >>> plan.held, plan.recomputed, plan.repetitions, plan.forward_runs
-    (14, 184, 2, 2.84)
+    (14, 87, 2, 1.87)
     >>> plan.segments, plan.nested_forward_runs        # the nested schedule's 7 levels of 2
     ((64, 32, 16, 8, 4, 2), 14)
     """

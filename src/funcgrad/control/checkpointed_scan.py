@@ -7,6 +7,12 @@ value and its forward mode are the scan's. Its reverse mode:
   the binomial schedule of :mod:`funcgrad.control.revolve`: the body's compiled
   plan advances from kept carries, and the compiled reverse of one step runs
   once per step, holding at most ``k`` carries at a time;
+- under a gradient of first order (on plain values, or in a jit plan), the
+  forward run keeps the carries the schedule's first sweep would keep
+  (``kept``: the steps before which they are taken; they are the scan's last
+  results, after its own), so the reverse pass starts from them and runs
+  about one body run a step fewer; a ``while_loop`` passes the carries it kept
+  online instead (:mod:`funcgrad.control.checkpoint`);
 - under ``jit`` alone (its values staged, no other transform's), binds
   ``checkpointed_scan_backward``, one step of the plan that runs the same
   binomial schedule on the plain values the plan gives it;
@@ -21,13 +27,15 @@ value and its forward mode are the scan's. Its reverse mode:
 
 import numpy as np
 
+from ..core.errors import FuncgradError
 from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
+from ..core.values import shape_of
 from ..jit.staging import StagingTrace
-from .body import differentiable, trace_body, vjp_fun
+from .body import differentiable, pick, trace_body, vjp_fun
 from .checkpoint import fewest_carries, nested_scan, plan_segments
-from .revolve import reverse_loop
+from .revolve import first_sweep, reverse_loop
 from .scan_primitive import (
     BackwardStep,
     _per_step,
@@ -35,8 +43,11 @@ from .scan_primitive import (
     _scan_impl,
     _scan_jvp,
     _scan_shapes,
+    bind_body,
     bind_results,
-    bind_scan,
+    fresh_carry,
+    gradient_trace,
+    scan_body,
     split_at,
     stacked,
 )
@@ -44,37 +55,69 @@ from .scan_primitive import (
 __all__ = ["checkpointed_scan_p", "bind_checkpointed_scan"]
 
 
-def _impl(*operands, checkpoints, **params):
-    return _scan_impl(*operands, **params)
+def _impl(*operands, checkpoints, kept=(), **params):
+    if not kept:
+        return _scan_impl(*operands, **params)
+    # The loop runs in stretches between the kept steps, handing on the carry before each.
+    n_carry, n_xs, reverse = params["n_carry"], params["n_xs"], params["reverse"]
+    carry, xs, consts = split_at(operands, n_carry, n_xs)
+    n = len(xs[0]) if xs else params["length"]
+    ends = [0, *kept, n]
+    saved, ys = [], []
+    for a, b in zip(ends, ends[1:]):
+        if a:
+            saved.extend(fresh_carry(carry, operands))
+        part = [x[n - b:n - a] if reverse else x[a:b] for x in xs]
+        out = _scan_impl(*carry, *part, *consts, **dict(params, length=b - a))
+        carry, ys_part = split_at(out, n_carry)
+        ys.append(ys_part)
+    if reverse:
+        ys.reverse()
+    stacked_ys = [np.concatenate(parts) for parts in zip(*ys)]
+    return tuple(carry) + tuple(stacked_ys) + tuple(saved)
 
 
-def _shapes(*operands, checkpoints, **params):
-    return _scan_shapes(*operands, **params)
+def _shapes(*operands, checkpoints, kept=(), **params):
+    return _scan_shapes(*operands, **params) + tuple(operands[:params["n_carry"]]) * len(kept)
 
 
-def _jvp(tangents, ans, *operands, checkpoints, **params):
+def _unkept(kept, rule):
+    if kept:       # bound only where a first-order gradient alone follows (bind_checkpointed_scan)
+        raise FuncgradError(f"checkpointed scan: its {rule} reached a scan that keeps the carries "
+                            f"of its first sweep for a reverse pass; this is a funcgrad bug, "
+                            f"please report it (a checkpoints=None loop runs meanwhile)")
+
+
+def _jvp(tangents, ans, *operands, checkpoints, kept=(), **params):
+    _unkept(kept, "forward mode")
     return _scan_jvp(tangents, ans, *operands, **params)     # forward mode keeps no history
 
 
 def _batch(size, prim, values, batched, params):
+    _unkept(params.get("kept"), "vmap rule")
     checkpoints = params["checkpoints"]
-    plain = {k: v for k, v in params.items() if k != "checkpoints"}
+    plain = {k: v for k, v in params.items() if k not in ("checkpoints", "kept")}
     return _scan_batch(size, prim, values, batched, plain,
                        bind=lambda *a: bind_checkpointed_scan(*a, checkpoints=checkpoints))
 
 
-def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, checkpoints):
-    boxes = [v for v in (*operands, *g) if isinstance(v, Box)]
+def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, checkpoints,
+         kept=()):
+    n_out = len(body.outputs)
+    g = list(g)[:n_out]
+    saved = [pick(ans, index=k) if isinstance(ans, Box) else ans[k]
+             for k in range(n_out, n_out + len(kept) * n_carry)]
+    boxes = [v for v in (*operands, *g, *saved) if isinstance(v, Box)]
     if not boxes:
         cts = _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints,
-                            set(argnums))
+                            set(argnums), _pairs(kept, saved, n_carry))
     elif all(type(b._trace) is StagingTrace for b in boxes):   # jit's values, nothing else
         wanted = tuple(i for i in argnums if differentiable(operands[i]))
         seeded = tuple(c is not None for c in g)
-        out = bind_results(backward_p, list(operands) + [c for c in g if c is not None],
+        out = bind_results(backward_p, list(operands) + saved + [c for c in g if c is not None],
                            dict(body=body, n_carry=n_carry, n_xs=n_xs, length=length,
                                 reverse=reverse, checkpoints=checkpoints, wanted=wanted,
-                                seeded=seeded))
+                                seeded=seeded, kept=kept))
         cts = dict(zip(wanted, out))
         return [cts.get(i) for i in argnums]
     else:
@@ -82,12 +125,19 @@ def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, check
     return [cts[i] for i in argnums]
 
 
-def _backward_impl(*args, body, n_carry, n_xs, length, reverse, checkpoints, wanted, seeded):
-    n_operands = len(args) - sum(seeded)
-    cotangents = iter(args[n_operands:])
+def _pairs(kept, saved, n_carry):
+    """``(step, carry)`` for each kept step, from its carries laid end to end."""
+    return [(step, list(saved[j * n_carry:(j + 1) * n_carry])) for j, step in enumerate(kept)]
+
+
+def _backward_impl(*args, body, n_carry, n_xs, length, reverse, checkpoints, wanted, seeded,
+                   kept=()):
+    n_operands = len(args) - sum(seeded) - len(kept) * n_carry
+    saved = args[n_operands:n_operands + len(kept) * n_carry]
+    cotangents = iter(args[n_operands + len(saved):])
     g = [next(cotangents) if s else None for s in seeded]
     cts = _binomial_vjp(g, args[:n_operands], body, n_carry, n_xs, length, reverse,
-                        checkpoints, set(wanted))
+                        checkpoints, set(wanted), _pairs(kept, saved, n_carry))
     return tuple(cts[i] for i in wanted)
 
 
@@ -102,7 +152,7 @@ declare(backward_p, abstract=_backward_shapes)
 it is bound only where nothing differentiates, batches or traces it further."""
 
 
-def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed):
+def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, kept=()):
     # bound only for more steps than carries (loops.py), so at least two steps
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
@@ -130,7 +180,7 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed):
         for acc, d in zip(dxs, out[back.n_ct + back.n_acc:]):
             acc[at(i)] = d
 
-    reverse_loop(n, k, list(carry), advance, back_step)
+    reverse_loop(n, k, list(carry), advance, back_step, kept)
     wanted = [x for x, w in zip(xs, back.x_wrt) if w]
     dx = [stacked(values, np.zeros(np.shape(x)[1:], np.asarray(x).dtype))
           for values, x in zip(dxs, wanted)]
@@ -162,9 +212,19 @@ checkpointed_scan_p = Primitive("checkpointed_scan", _impl, vjp=_vjp, jvp=_jvp, 
 declare(checkpointed_scan_p, abstract=_shapes)
 
 
-def bind_checkpointed_scan(fun, carry, xs, length, reverse, who, checkpoints, known=None):
+def bind_checkpointed_scan(fun, carry, xs, length, reverse, who, checkpoints, known=None,
+                           kept=None):
     """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan whose
-    backward pass holds at most ``checkpoints`` carries; ``known``: its results, computed
-    already (see :func:`~funcgrad.control.scan_primitive.bind_scan`)."""
-    return bind_scan(fun, carry, xs, length, reverse, who, prim=checkpointed_scan_p,
-                     known=known, checkpoints=checkpoints)
+    backward pass holds at most ``checkpoints`` carries. Under a gradient of first order its
+    forward run keeps the carries of the schedule's first sweep; ``kept``, the steps of
+    carries known already instead (with ``known``, ``(trace, values)``: its results computed
+    already, those carries after them; see :func:`~funcgrad.control.scan_primitive.bind_body`).
+    Returns the scan's own results."""
+    body, captured = scan_body(fun, carry, xs, who)
+    if kept is None:
+        n = shape_of(xs[0])[0] if xs else length
+        follows = gradient_trace([*carry, *xs, *captured], staged=True) is not None
+        kept = first_sweep(n, checkpoints) if follows else ()
+    out = bind_body(body, captured, carry, xs, length, reverse, checkpointed_scan_p, known,
+                    checkpoints=checkpoints, kept=tuple(kept))
+    return out[:len(body.outputs)]

@@ -38,11 +38,11 @@ from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import dtype_of, numpy_scalar, shape_of
-from ..dag.node import Node
 from ..transforms.arguments import fun_name
 from .body import abstract, check_same_leaves
 from .checkpoint import checkpoint_budget, counted_while, segmented_while
 from .checkpointed_scan import bind_checkpointed_scan
+from .online_while import online_while
 from .scan_primitive import bind_scan
 from .while_primitive import bind_while, while_p
 
@@ -223,25 +223,16 @@ def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
 
 
 def _checkpointed_while(test, step, carry, checkpoints, who):
-    """A while loop whose backward pass holds at most ``checkpoints`` carries. Its steps are
-    counted first; where the count is a number (grad on plain values), the loop is then a
-    scan of that many steps, whose results are the counting run's, and reverses by the
-    binomial schedule; where it is a traced value (jit, vmap), it runs as segments of
-    ``ceil(T / checkpoints)`` steps."""
+    """A while loop whose backward pass holds at most ``checkpoints`` carries. Under a gradient
+    on plain values it runs once, keeping carries online, and is reversed as a checkpointed
+    scan from them (:mod:`funcgrad.control.online_while`); elsewhere (jit, vmap, nested
+    derivatives) its steps are counted and it runs as segments of ``ceil(T / checkpoints)``
+    steps."""
     checkpoints = checkpoint_budget(checkpoints, who)
+    online = online_while(test, step, carry, checkpoints, who)
+    if online is not None:
+        return online
     counted = counted_while(test, step, carry, who)
-    steps = counted[0]
-    if not isinstance(steps, Box):          # nothing traced: nothing to differentiate
+    if not isinstance(counted[0], Box):       # nothing traced: nothing to differentiate
         return counted[1:]
-    n = steps._value if type(steps) is Node else None
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
-        return segmented_while(test, step, carry, checkpoints, who, counted)
-    n = int(n)
-    # The counting run computed the loop's results: the scan's node records them (known)
-    # rather than running the loop a second time forward.
-    if checkpoints >= n:
-        return bind_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who,
-                         known=counted[1:])
-    return bind_checkpointed_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who,
-                                  checkpoints, known=counted[1:])
-
+    return segmented_while(test, step, carry, checkpoints, who, counted)

@@ -46,8 +46,9 @@ from .body import (
     vjp_fun,
 )
 
-__all__ = ["scan_p", "bind_scan", "bind_results", "scan_backward", "batched_carry", "split_at",
-           "moved_axis", "fresh_carry", "retyped", "stacked", "lowered_by", "reverse_follows"]
+__all__ = ["scan_p", "bind_scan", "bind_body", "scan_body", "gradient_trace", "bind_results",
+           "scan_backward", "batched_carry", "split_at", "moved_axis", "fresh_carry", "retyped",
+           "stacked", "lowered_by", "reverse_follows"]
 
 
 def split_at(seq, *sizes):
@@ -150,27 +151,66 @@ def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
     return tuple(operands[:n_carry]) + tuple(ys)
 
 
-def bind_scan(fun, carry, xs, length, reverse, who, prim=None, known=None, **extra):
-    """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan (``prim``,
-    scan_p by default, with ``extra`` parameters). ``known``: its results, computed already
-    (nodes of one reverse trace, whose values are plain): the scan's node is recorded with
-    them, and the loop does not run again."""
+def scan_body(fun, carry, xs, who):
+    """``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) traced as a scan's body: the
+    body and the outer values it captured."""
     steps = [_per_step(example(x))[0] if shape_of(x)[0] else
              np.zeros(shape_of(x)[1:], example(x).dtype) for x in xs]
-    body, captured = trace_body(fun, list(carry) + steps, who)
+    return trace_body(fun, list(carry) + steps, who)
+
+
+def bind_scan(fun, carry, xs, length, reverse, who, prim=None, known=None, **extra):
+    """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan (``prim``,
+    scan_p by default, with ``extra`` parameters); see :func:`bind_body`."""
+    body, captured = scan_body(fun, carry, xs, who)
+    return bind_body(body, captured, carry, xs, length, reverse, prim, known, **extra)
+
+
+def bind_body(body, captured, carry, xs, length, reverse, prim=None, known=None, **extra):
+    """Bind a scan of the traced ``body``. ``known``: ``(trace, values)``, its results computed
+    already on plain values (a while loop's run), which the scan's node in ``trace`` is
+    recorded with, so that the loop does not run again; for a scan that keeps its history
+    (a ``scan_p`` under a gradient, see :func:`reverse_follows`), ``values`` end with it,
+    else the scan keeps none."""
     n_carry = len(carry)
-    keep = prim is None and n_carry and reverse_follows(list(carry) + list(xs) + captured)
+    operands = list(carry) + list(xs) + captured
+    keep = prim is None and n_carry and reverse_follows(operands)
+    if keep and known is not None and len(known[1]) < len(body.outputs) + n_carry:
+        keep = False     # no history among the known values: the reverse pass runs for it
     if keep:     # it will run backward: it keeps its history as it runs (see _scan_vjp)
         body = Body(body.who, body.inputs, list(body.outputs) + list(body.inputs[:n_carry]),
                     body.order, body.n_captured, body.effects)
     params = dict(body=body, n_carry=n_carry, n_xs=len(xs), length=length, reverse=reverse,
                   **extra)
     if known is not None:
-        node = known[0]._trace.known(prim or scan_p, list(carry) + list(xs) + captured, params,
-                                     tuple(k._value for k in known))
-        return [pick(node, index=k) for k in range(len(known))]
-    out = bind_results(prim or scan_p, list(carry) + list(xs) + captured, params)
+        trace, values = known
+        node = trace.known(prim or scan_p, operands, params, tuple(values))
+        out = [pick(node, index=k) for k in range(len(values))]
+    else:
+        out = bind_results(prim or scan_p, operands, params)
     return out[:-n_carry] if keep else out
+
+
+def gradient_trace(values, staged=False):
+    """The gradient's trace (a :class:`~funcgrad.dag.node.ReverseTrace`, not jit's) that some
+    of ``values`` are nodes of, where it is the only trace among them and its nodes' values
+    are plain (or, with ``staged``, jit's staged values, which may be among ``values`` too):
+    a loop bound on them is differentiated once, by a reverse pass on plain values (or in a
+    jit plan). None otherwise: no trace, or a derivative of a derivative, vmap's, jvp's."""
+    found = None
+    for v in values:
+        if not isinstance(v, Box):
+            continue
+        t, inner = v._trace, v._value
+        if staged and isinstance(t, StagingTrace) and not isinstance(inner, Box):
+            continue
+        if type(t) is not ReverseTrace or (found is not None and t is not found):
+            return None
+        if isinstance(inner, Box) and not (staged and isinstance(inner._trace, StagingTrace)
+                                           and not isinstance(inner._value, Box)):
+            return None
+        found = t
+    return found
 
 
 def reverse_follows(values):
