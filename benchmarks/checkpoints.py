@@ -1,6 +1,6 @@
 """Reverse mode under a memory budget: an RNN of N steps, with and without checkpoints.
 
-    python benchmarks/checkpoints.py [--quick] [--hidden 64]
+    python benchmarks/checkpoints.py [--quick] [--hidden 64] [--engines funcgrad,while,torch,jax]
 
 The RNN is h <- tanh(W h + U x_t) with hidden size H and 8 inputs per step;
 the loss is sum(h_N ** 2) + 1e-3 * sum over steps of sum(h_t) and the
@@ -10,8 +10,12 @@ each configuration in a fresh process:
 - funcgrad, ``fg.scan`` under ``fg.value_and_grad``: every carry kept, and
   ``checkpoints=2 * ceil(sqrt(N))``;
 - funcgrad's budgets (also ``checkpoints=40``, a tight one) run the binomial
-  schedule (its first-order gradient on plain values); RESULTS.md has the same
-  runs with the nested segments used before;
+  schedule (its first-order gradient on plain values), the forward run keeping
+  the carries of its first sweep; RESULTS.md has the same runs with the nested
+  segments used before;
+- funcgrad, the same loop as a ``fg.while_loop`` whose condition reads the step
+  count (engine ``while``): with a budget it keeps carries online as it runs,
+  not knowing its length, and reverses from them;
 - JAX (when installed), ``jax.jit(jax.value_and_grad(...))`` of ``lax.scan``:
   every step kept, and a scan of segments (the largest divisor of N up to
   ceil(sqrt(N)) steps) each under ``jax.checkpoint``, JAX's usual idiom; its
@@ -90,6 +94,26 @@ def run_funcgrad(n, hidden, budget):
     return value, [np.asarray(g) for g in grads], seconds, peak
 
 
+def run_while(n, hidden, budget):
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+    W, U, h0, xs = data(n, hidden)
+    checkpoints = {0: None, 1: 2 * math.ceil(math.sqrt(n)), 2: SMALL}[budget]
+
+    def loss(W, U, h0):
+        def step(c):
+            i, h, total = c
+            h = fnp.tanh(W @ h + U @ fnp.take(xs, i, axis=0))
+            return i + 1, h, total + fnp.sum(h)
+        _, h, total = fg.while_loop(lambda c: c[0] < n, step, (0, h0, 0.0),
+                                    checkpoints=checkpoints)
+        return fnp.sum(h ** 2) + 1e-3 * total
+
+    (value, grads), seconds, peak = measure(
+        lambda: fg.value_and_grad(loss, argnums=(0, 1, 2))(W, U, h0))
+    return value, [np.asarray(g) for g in grads], seconds, peak
+
+
 def run_torch(n, hidden, budget):
     import torch
     from torch.utils.checkpoint import checkpoint
@@ -160,7 +184,8 @@ def run_jax(n, hidden, budget):
     return value, [np.asarray(x) for x in grads], seconds, peak
 
 
-ENGINES = {"funcgrad": run_funcgrad, "torch": run_torch, "jax": run_jax}
+ENGINES = {"funcgrad": run_funcgrad, "while": run_while, "torch": run_torch, "jax": run_jax}
+OURS = ("funcgrad", "while")
 
 
 def one(engine, n, hidden, budget):
@@ -182,12 +207,14 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--one", nargs=4)
+    ap.add_argument("--engines", default="funcgrad,while,torch,jax",
+                    help="which to run, those installed among them")
     args = ap.parse_args()
     if args.one:
         engine, n, hidden, budget = args.one
         return one(engine, int(n), int(hidden), int(budget))
-    engines = ["funcgrad"] + [name for name in ("torch", "jax")
-                              if importlib.util.find_spec(name) is not None]
+    engines = [name for name in args.engines.split(",")
+               if name in OURS or importlib.util.find_spec(name) is not None]
     sizes = [10 ** 3, 10 ** 4] if args.quick else [10 ** 3, 10 ** 4, 10 ** 5]
     print(f"RNN, hidden {args.hidden}, value and gradient; carry = {8 * args.hidden} B")
     print("| N | engine | budget | peak (MB) | time (s) | peak / no budget | time / no budget |")
@@ -196,7 +223,7 @@ def main():
         reference = None
         for engine in engines:
             base = None
-            for budget in ((0, 1, 2) if engine == "funcgrad" else (0, 1)):
+            for budget in ((0, 1, 2) if engine in OURS else (0, 1)):
                 r = child(engine, n, args.hidden, budget)
                 if reference is None:
                     reference = r
@@ -209,7 +236,8 @@ def main():
                     label = f"checkpoint() per {math.ceil(math.sqrt(n))} steps"
                 if engine == "jax" and budget:
                     label = f"jax.checkpoint per {_segment_size(n)} steps"
-                print(f"| 10^{round(math.log10(n))} | {engine} | {label} | "
+                name = "funcgrad while_loop" if engine == "while" else engine
+                print(f"| 10^{round(math.log10(n))} | {name} | {label} | "
                       f"{r['peak'] / 1e6:.1f} | {r['seconds']:.2f} | "
                       f"{r['peak'] / base['peak']:.3f} | {r['seconds'] / base['seconds']:.2f}x |",
                       flush=True)
