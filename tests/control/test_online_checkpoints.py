@@ -2,6 +2,8 @@
 sweep, a while loop keeps carries online. Checked under every transform against the loop
 without checkpoints, a Python loop, central differences and, where installed, PyTorch."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 from helpers import assert_close, numeric_grad, torch
@@ -138,3 +140,29 @@ def test_a_jitted_value_and_gradient_saves_the_first_sweep(n, k):
     assert len(RUNS) < n + 1.2 * n if k == 14 else True
     want = fg.value_and_grad(f)(0.5)
     assert value == want[0] and g == want[1]
+
+
+XS = RNG.normal(size=(30, 4))
+
+
+def scan_loss(w, k, reverse=False):
+    def step(h, x):
+        h = fnp.tanh(h @ w + x)
+        return h, fnp.sum(h * x)
+    h, ys = fg.scan(step, np.zeros(4), XS, checkpoints=k, reverse=reverse)
+    return fnp.stack([fnp.sum(h ** 2), fnp.sum(ys)])
+
+
+@pytest.mark.parametrize("k", [2, 5])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_scan_keeping_its_first_sweep_under_vjp_jacrev_linearize_and_both_backends(k, reverse):
+    want = fg.jacrev(lambda w: scan_loss(w, None, reverse))(W)
+    assert_close(fg.jacrev(lambda w: scan_loss(w, k, reverse))(W), want, rtol=1e-12, atol=1e-14)
+    _, pull = fg.vjp(lambda w: scan_loss(w, k, reverse), W)      # a graph kept for later
+    assert_close(pull(np.array([1.0, 0.0]))[0], want[0], rtol=1e-12, atol=1e-14)
+    assert_close(pull(np.array([0.0, 1.0]))[0], want[1], rtol=1e-12, atol=1e-14)
+    _, lin = fg.linearize(lambda w: scan_loss(w, k, reverse), W)
+    assert_close(lin(W), np.tensordot(want, W, 2), rtol=1e-12, atol=1e-14)
+    for backend in ["python"] + (["numba"] if importlib.util.find_spec("numba") else []):
+        got = fg.jit(fg.grad(lambda w: scan_loss(w, k, reverse)[1]), backend=backend)(W)
+        assert_close(got, want[1], rtol=1e-12, atol=1e-14)
