@@ -255,3 +255,10 @@ def test_a_python_if_in_a_body_says_what_to_use_instead():
         fg.scan(lambda c, x: (c + x if c > 0 else c - x, None), 0.0, np.ones(2))
     with pytest.raises(TypeError, match="pair"):
         fg.scan(lambda c, x: c + x, 0.0, np.ones(2))
+
+
+def test_a_numpy_array_indexed_by_a_loops_counter_says_how_to_pick_the_row():
+    xs = np.arange(5.0)
+    with pytest.raises(fg.FuncgradError, match=r"fnp\.take\(xs, i, axis=0\)"):
+        fg.fori_loop(0, 5, lambda i, c: c + xs[i], 0.0)
+    assert fg.fori_loop(0, 5, lambda i, c: c + fnp.take(xs, i, axis=0), 0.0) == 10.0

@@ -270,8 +270,10 @@ class ArrayLike(Box):
     def tolist(self):    _refuse_conversion(self, ".tolist()")
 
     def __array__(self, dtype=None, copy=None):
-        _refuse_conversion(self, "numpy.asarray() (or np.array, or a NumPy function "
-                                 "funcgrad.numpy does not have)")
+        _refuse_conversion(self, "numpy.asarray() (or np.array, a NumPy function "
+                                 "funcgrad.numpy does not have, or a NumPy array indexed by a "
+                                 "traced index: xs[i] in a loop's body, where fnp.take(xs, i, "
+                                 "axis=0) picks the row)")
 
     # -- array manners -------------------------------------------------------
     @property
