@@ -166,4 +166,3 @@ def test_a_scan_keeping_its_first_sweep_under_vjp_jacrev_linearize_and_both_back
     for backend in ["python"] + (["numba"] if importlib.util.find_spec("numba") else []):
         got = fg.jit(fg.grad(lambda w: scan_loss(w, k, reverse)[1]), backend=backend)(W)
         assert_close(got, want[1], rtol=1e-12, atol=1e-14)
-
