@@ -192,7 +192,7 @@ class Body:
     """
 
     __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "effects", "_plan", "saving",
-                 "_loops")
+                 "_loops", "reverse_steps")
 
     def __init__(self, who, inputs, outputs, order, n_captured=0, effects=()):
         self.who = who
@@ -204,6 +204,8 @@ class Body:
         self._plan = None
         self._loops = {}     # how it loops (and with what) -> the loop compiled whole
         self.saving = {}     # a checkpoint policy -> this body with the values it saves as outputs
+        self.reverse_steps = {}  # the reverse of one step as the binomial schedule runs it, by
+                                 # what it reads (funcgrad.control.checkpointed_scan)
 
     @property
     def steps(self):

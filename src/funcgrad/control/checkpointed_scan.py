@@ -156,12 +156,18 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
     # bound only for more steps than carries (loops.py), so at least two steps
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
-    back = BackwardStep(body, n_carry, xs, consts, carry, g, needed)
+    back = BackwardStep(body, n_carry, xs, consts, carry, g, needed, consts_in=True)
     steps = [_per_step(x) for x in xs]
     ct_ys = back.ct_ys        # arrays: a list of Python floats would cost 4 times the memory
-    examples = (back.ct + back.acc + list(carry) + [s[0] for s in steps] + [c[0] for c in ct_ys])
-    step_body, captured = trace_body(back.step, examples, body.who)
-    run_back = step_body.plan
+    examples = (back.ct + back.acc + list(carry) + [s[0] for s in steps] + [c[0] for c in ct_ys]
+                + list(consts))
+    # The reverse step reads the constants as inputs, so a jit plan calling this again and
+    # again with new values traces and compiles it once.
+    key = (tuple(sorted(needed)), tuple(c is not None for c in g), *map(_layout, examples))
+    run_back = body.reverse_steps.get(key)
+    if run_back is None:
+        step_body, _ = trace_body(back.step, examples, body.who)   # plain values: none captured
+        run_back = body.reverse_steps[key] = step_body.plan
     run = body.plan
     at = (lambda i: n - 1 - i) if reverse else (lambda i: i)
     state = back.ct + back.acc
@@ -175,7 +181,7 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
     def back_step(i, c):
         nonlocal state
         out = run_back(*state, *c, *[x[at(i)] for x in steps], *[y[at(i)] for y in ct_ys],
-                       *captured)
+                       *consts)
         state = list(out[:back.n_ct + back.n_acc])
         for acc, d in zip(dxs, out[back.n_ct + back.n_acc:]):
             acc[at(i)] = d
@@ -185,6 +191,11 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
     dx = [stacked(values, np.zeros(np.shape(x)[1:], np.asarray(x).dtype))
           for values, x in zip(dxs, wanted)]
     return back.results(state + dx)
+
+
+def _layout(v):
+    """What a traced step depends on of a value it reads: its type, shape and dtype."""
+    return type(v), np.shape(v), np.result_type(v)
 
 
 def _nested_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints):

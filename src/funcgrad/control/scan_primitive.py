@@ -257,9 +257,11 @@ class BackwardStep:
     *cy) -> (*ct', *total', *dx)``, where ``ct`` are the cotangents of the carry after the step,
     ``total`` the sums of the constants' cotangents so far, ``h`` the carry before the step,
     ``x`` its inputs and ``cy`` the cotangents of its outputs; with the first ``ct``, ``total``
-    and ``cy`` stacked over the steps, and what to make of the last leaves (:meth:`results`)."""
+    and ``cy`` stacked over the steps, and what to make of the last leaves (:meth:`results`).
+    ``consts_in``: the step also reads the constants, after ``cy``, rather than holding them
+    (a step traced once for every call of its scan's body)."""
 
-    def __init__(self, body, n_carry, xs, consts, carry, g, needed=None):
+    def __init__(self, body, n_carry, xs, consts, carry, g, needed=None, consts_in=False):
         inputs = list(carry) + list(xs) + list(consts)
         wrt = [differentiable(x) and (k < n_carry or needed is None or k in needed)
                for k, x in enumerate(inputs)]
@@ -278,9 +280,11 @@ class BackwardStep:
         n_ct, n_acc, n_xs = self.n_ct, self.n_acc, len(xs)
         c_wrt, x_wrt, k_wrt = self.c_wrt, self.x_wrt, self.k_wrt
 
+        n_cy = len(self.ct_ys)
+
         def step(*leaves):
-            ct, total, h, x, cy = split_at(leaves, n_ct, n_acc, n_carry, n_xs)
-            grads = iter(pull(*h, *x, *consts, *ct, *cy))
+            ct, total, h, x, cy, given = split_at(leaves, n_ct, n_acc, n_carry, n_xs, n_cy)
+            grads = iter(pull(*h, *x, *(given if consts_in else consts), *ct, *cy))
             dc = [next(grads) for w in c_wrt if w]
             dx = [next(grads) for w in x_wrt if w]
             dk = [next(grads) for w in k_wrt if w]
