@@ -12,7 +12,7 @@ value and its forward mode are the scan's. Its reverse mode:
   (``kept``: the steps before which they are taken; they are the scan's last
   results, after its own), so the reverse pass starts from them and runs
   about one body run a step fewer; a ``while_loop`` passes the carries it kept
-  online instead (:mod:`funcgrad.control.checkpoint`);
+  online instead (:mod:`funcgrad.control.online_while`);
 - under ``jit`` alone (its values staged, no other transform's), binds
   ``checkpointed_scan_backward``, one step of the plan that runs the same
   binomial schedule on the plain values the plan gives it;
@@ -85,7 +85,7 @@ def _unkept(kept, rule):
     if kept:       # bound only where a first-order gradient alone follows (bind_checkpointed_scan)
         raise FuncgradError(f"checkpointed scan: its {rule} reached a scan that keeps the carries "
                             f"of its first sweep for a reverse pass; this is a funcgrad bug, "
-                            f"please report it (a checkpoints=None loop runs meanwhile)")
+                            f"please report it (checkpoints=None avoids it meanwhile)")
 
 
 def _jvp(tangents, ans, *operands, checkpoints, kept=(), **params):

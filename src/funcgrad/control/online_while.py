@@ -24,7 +24,7 @@ from .body import trace_body
 from .checkpointed_scan import bind_checkpointed_scan
 from .revolve import OnlineCheckpoints, cheapest_kept
 from .scan_primitive import bind_scan, fresh_carry, gradient_trace, stacked
-from .while_primitive import _while_impl
+from .while_primitive import while_p
 
 __all__ = ["online_while"]
 
@@ -44,21 +44,22 @@ def online_while(test, step, carry, checkpoints, who):
     params = dict(cond=bounded, body=stepped, n_carry=len(carry) + 2, n_cond=len(cc))
 
     def stretch(c, steps):       # at most ``steps`` steps from ``c``: (steps run, carry)
-        ran, _, *c = _while_impl(0, steps, *c, *held_cond, *held_step, **params)
+        ran, _, *c = while_p.impl(0, steps, *c, *held_cond, *held_step, **params)
         return int(ran), c
 
     kept = OnlineCheckpoints(checkpoints - 1)    # the first carry is the last one held
     c, n = start, 0
     while True:
-        ran, c = stretch(c, kept.next_wanted(n) - n)
+        limit = kept.next_wanted(n) - n
+        ran, c = stretch(c, limit)
         n += ran
-        if not ran or not bounded.plan(0, 1, *c, *held_cond)[0]:
-            break                # stopped (a full stretch ending the loop keeps nothing)
+        if ran < limit or not bounded.plan(0, 1, *c, *held_cond)[0]:
+            break                # stopped: the carry after the last step is not kept
         if kept.wants(n):
             kept.keep(n, fresh_carry(c, start))
-    final = fresh_carry(c, start)
     if n == 0:
         return list(carry)
+    final = fresh_carry(c, start)
     if n <= checkpoints:         # every carry kept: the loop's history, stacked
         history = [] if trace.persistent else [     # a graph kept for later keeps none
             stacked([h[i] for h in [start, *kept.carries]], x) for i, x in enumerate(start)]
