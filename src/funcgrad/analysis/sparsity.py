@@ -10,7 +10,10 @@ product boolean matrix multiplication, both SciPy sparse.
 
 The pattern is *structural*: it holds wherever the inputs move. A constant
 matrix's zeros are known (``A @ x`` reads only ``A``'s nonzeros), but masks are
-taken to move with the inputs: a ``where`` keeps both branches. The
+taken to move with the inputs: a ``where`` keeps both branches. A primitive
+with no pattern of its own counts as dense, every output element reading every
+input element: a loop (``scan``, ``while_loop``) is one such node, so a
+pattern through a loop is an upper bound. The
 Hessian's pattern is the Jacobian pattern of the gradient, whose graph
 funcgrad traces like any other function.
 
