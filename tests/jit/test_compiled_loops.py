@@ -368,6 +368,29 @@ def test_forms_exist_only_where_numba_matches_numpy():
     assert form_of(arrays.swapaxes, {"axis1": 0, "axis2": 1}, [np.ones(3, np.int64)]) is None
 
 
+def test_without_scipy_a_product_keeps_numpys_call_and_the_loop_runs_in_python(monkeypatch):
+    # numba's matrix product calls BLAS through SciPy's: without SciPy it aborts the process
+    # on its first call (.ci/native_smoke.py runs that install for real)
+    from funcgrad.jit import native_forms
+    from funcgrad.rules import products
+
+    monkeypatch.setattr(native_forms, "_blas_for_numba", lambda: False)
+    m = np.ones((2, 3))
+    assert native_forms.form_of(products.matmul, None, [m, m.T]) is None
+    rng = np.random.default_rng(5)
+    W, U, h0, xs = (rng.normal(size=(4, 4)) / 2, rng.normal(size=(4, 2)), np.zeros(4),
+                    rng.normal(size=(9, 2)))
+
+    def loss(W):
+        h, ys = fg.scan(lambda h, x: (fnp.tanh(W @ h + U @ x), fnp.sum(h)), h0, xs)
+        return fnp.sum(h ** 2) + fnp.sum(ys)
+
+    got = fg.jit(fg.value_and_grad(loss), backend="numba")(W)
+    want = fg.value_and_grad(loss)(W)
+    assert got[0] == pytest.approx(want[0], rel=1e-13)
+    assert np.allclose(got[1], want[1], rtol=1e-12, atol=1e-15)
+
+
 # ---------------------------------------------------------------- one forward run under grad
 
 STEPS = []

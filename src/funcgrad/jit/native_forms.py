@@ -14,7 +14,8 @@ keeps it in its cache on disk (:func:`funcgrad.jit.native.natively`): compiling
 loop's first call would otherwise pay for every step that uses them.
 
 Results agree with NumPy's to rounding: numba's matrix product calls BLAS as
-NumPy's does, and its sums add in numba's order. This module never imports numba.
+NumPy's does (through SciPy's: without SciPy a product has no form), and its
+sums add in numba's order. This module never imports numba.
 
 >>> import numpy as np
 >>> from funcgrad.rules import arrays
@@ -24,6 +25,9 @@ NumPy's does, and its sums add in numba's order. This module never imports numba
 >>> form_of(arrays.sum, {"axis": (0, 1)}, [np.zeros((2, 3))]) is None    # several axes: NumPy's
 True
 """
+
+import functools
+import importlib.util
 
 import numpy as np
 
@@ -96,7 +100,17 @@ FORMS = (matmul, reshape, broadcast_to, filled, transposed, swapaxes, sum_all, s
 def _matmul(operands):
     if any(x.ndim > 2 for x in operands):
         return None                      # stacks of matrices: numba's @ takes 1-d and 2-d only
+    if not _blas_for_numba():
+        return None
     return matmul, ()
+
+
+@functools.cache
+def _blas_for_numba():
+    """Whether numba's matrix product can run: it calls BLAS through SciPy's, and without
+    SciPy it compiles, then aborts the process on its first call (a fatal error, not an
+    exception), so without SciPy a product keeps NumPy's call."""
+    return importlib.util.find_spec("scipy") is not None
 
 
 def _shaped(form):

@@ -1,0 +1,44 @@
+"""The native extra alone (``pip install .[native]``: numba, and no SciPy) runs jit's numba
+backend, matrix products included. numba's matrix product calls BLAS through SciPy's; without
+SciPy it used to compile and then abort the process on its first call. CI runs this in the
+base install's environment once numba is added to it.
+
+    python .ci/native_smoke.py
+"""
+
+import importlib.util
+
+import numpy as np
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+assert importlib.util.find_spec("numba") is not None, "numba is not installed"
+assert importlib.util.find_spec("scipy") is None, "SciPy is installed: not the native extra alone"
+
+rng = np.random.default_rng(0)
+W, U = rng.normal(size=(8, 8)) / 3, rng.normal(size=(8, 3)) / 2
+XS, H0 = rng.normal(size=(50, 3)), rng.normal(size=8) * 0.1
+
+
+def rnn(w, k=None):
+    def step(h, x):
+        h = fnp.tanh(w @ h + U @ x)
+        return h, fnp.sum(h)
+    h, ys = fg.scan(step, H0, XS, checkpoints=k)
+    return fnp.sum(h ** 2) + 1e-3 * fnp.sum(ys)
+
+
+def close(a, b):
+    return all(np.allclose(x, y, rtol=1e-12, atol=1e-14) for x, y in zip(a, b))
+
+
+want = fg.value_and_grad(rnn)(W)
+assert close(fg.jit(fg.value_and_grad(rnn), backend="numba")(W), want), "a scan of products"
+assert close(fg.jit(fg.value_and_grad(lambda w: rnn(w, 6)), backend="numba")(W), want), \
+    "a checkpointed scan"
+loss = lambda x: fnp.sum(fnp.tanh(W @ x) ** 2)
+assert np.allclose(fg.jit(fg.grad(loss), backend="numba")(H0), fg.grad(loss)(H0), rtol=1e-12)
+chain = lambda x: fg.fori_loop(0, 1000, lambda i, x: fnp.tanh(x) * 0.5 + x * 0.5, x)
+assert close(fg.jit(fg.value_and_grad(chain), backend="numba")(0.3), fg.value_and_grad(chain)(0.3))
+print("native extra without SciPy: 4 checks passed")
