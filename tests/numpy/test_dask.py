@@ -129,3 +129,12 @@ def test_what_dask_lacks_is_refused_by_name_and_the_rest_stays_lazy():
     np.testing.assert_array_equal(clipped.compute(), [3.0, 2.0, 2.0])
     with pytest.raises(fg.NamespaceError, match="take_along: .*dask.* lacks .*take_along_axis"):
         fnp.sort(x)                                   # sort's gradient needs take_along_axis
+
+
+def test_loops_refuse_a_dask_array_by_name():
+    x = da.from_array(np.linspace(0.0, 1.0, 10), chunks=5)
+    for loop in (lambda: fg.scan(lambda c, xi: (c * 0.5 + xi, c), 0.0, x),
+                 lambda: fg.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, x),
+                 lambda: fg.while_loop(lambda c: fnp.sum(c) < 100.0, lambda c: c * 2.0, x + 1.0)):
+        with pytest.raises(fg.NamespaceError, match="no Array API form.*dask's Array"):
+            loop()

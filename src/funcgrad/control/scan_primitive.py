@@ -141,7 +141,7 @@ def stacked(values, like):
 def _per_step(x):
     """What step ``i`` of a scan reads, ``x[i]``: Python floats for a float64 vector (the
     compiled body's arithmetic on them is the fastest), the array's rows otherwise."""
-    return x.tolist() if x.ndim == 1 and x.dtype == np.float64 else x
+    return x.tolist() if type(x) is np.ndarray and x.ndim == 1 and x.dtype == np.float64 else x
 
 
 def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
