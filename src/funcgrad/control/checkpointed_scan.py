@@ -47,6 +47,7 @@ from .scan_primitive import (
     bind_results,
     fresh_carry,
     gradient_trace,
+    lowered_by,
     scan_body,
     split_at,
     stacked,
@@ -220,7 +221,7 @@ def _nested_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints):
 
 
 checkpointed_scan_p = Primitive("checkpointed_scan", _impl, vjp=_vjp, jvp=_jvp, batch=_batch)
-declare(checkpointed_scan_p, abstract=_shapes)
+declare(checkpointed_scan_p, abstract=_shapes, lowered=lowered_by(_impl))
 
 
 def bind_checkpointed_scan(fun, carry, xs, length, reverse, who, checkpoints, known=None,
