@@ -1,6 +1,7 @@
 """Reverse mode under a memory budget: an RNN of N steps, with and without checkpoints.
 
-    python benchmarks/checkpoints.py [--quick] [--hidden 64] [--engines funcgrad,while,torch,jax]
+    python benchmarks/checkpoints.py [--quick] [--hidden 64]
+        [--engines funcgrad,while,jit,jit-numba,torch,jax]
 
 The RNN is h <- tanh(W h + U x_t) with hidden size H and 8 inputs per step;
 the loss is sum(h_N ** 2) + 1e-3 * sum over steps of sum(h_t) and the
@@ -16,6 +17,8 @@ each configuration in a fresh process:
 - funcgrad, the same loop as a ``fg.while_loop`` whose condition reads the step
   count (engine ``while``): with a budget it keeps carries online as it runs,
   not knowing its length, and reverses from them;
+- funcgrad's scan under ``fg.jit`` (engines ``jit`` and ``jit-numba``, the
+  Python and the numba backend), measured after the call that compiles it;
 - JAX (when installed), ``jax.jit(jax.value_and_grad(...))`` of ``lax.scan``:
   every step kept, and a scan of segments (the largest divisor of N up to
   ceil(sqrt(N)) steps) each under ``jax.checkpoint``, JAX's usual idiom; its
@@ -92,6 +95,25 @@ def run_funcgrad(n, hidden, budget):
     (value, grads), seconds, peak = measure(
         lambda: fg.value_and_grad(loss, argnums=(0, 1, 2))(W, U, h0))
     return value, [np.asarray(g) for g in grads], seconds, peak
+
+
+def run_jit(n, hidden, budget, backend="python"):
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+    W, U, h0, xs = data(n, hidden)
+    checkpoints = {0: None, 1: 2 * math.ceil(math.sqrt(n)), 2: SMALL}[budget]
+
+    def loss(W, U, h0, xs):
+        def step(h, x):
+            h = fnp.tanh(W @ h + U @ x)
+            return h, fnp.sum(h)
+        h, ys = fg.scan(step, h0, xs, checkpoints=checkpoints)
+        return fnp.sum(h ** 2) + 1e-3 * fnp.sum(ys)
+
+    g = fg.jit(fg.value_and_grad(loss, argnums=(0, 1, 2)), backend=backend)
+    g(W, U, h0, xs)                      # compiled before the measured call
+    (value, grads), seconds, peak = measure(lambda: g(W, U, h0, xs))
+    return value, [np.asarray(x) for x in grads], seconds, peak
 
 
 def run_while(n, hidden, budget):
@@ -184,8 +206,11 @@ def run_jax(n, hidden, budget):
     return value, [np.asarray(x) for x in grads], seconds, peak
 
 
-ENGINES = {"funcgrad": run_funcgrad, "while": run_while, "torch": run_torch, "jax": run_jax}
-OURS = ("funcgrad", "while")
+ENGINES = {"funcgrad": run_funcgrad, "while": run_while, "jit": run_jit,
+           "jit-numba": lambda *a: run_jit(*a, backend="numba"), "torch": run_torch,
+           "jax": run_jax}
+OURS = ("funcgrad", "while", "jit", "jit-numba")
+NAMES = {"while": "funcgrad while_loop", "jit": "funcgrad jit", "jit-numba": "funcgrad jit, numba"}
 
 
 def one(engine, n, hidden, budget):
@@ -207,7 +232,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--one", nargs=4)
-    ap.add_argument("--engines", default="funcgrad,while,torch,jax",
+    ap.add_argument("--engines", default="funcgrad,while,jit,jit-numba,torch,jax",
                     help="which to run, those installed among them")
     args = ap.parse_args()
     if args.one:
@@ -236,7 +261,7 @@ def main():
                     label = f"checkpoint() per {math.ceil(math.sqrt(n))} steps"
                 if engine == "jax" and budget:
                     label = f"jax.checkpoint per {_segment_size(n)} steps"
-                name = "funcgrad while_loop" if engine == "while" else engine
+                name = NAMES.get(engine, engine)
                 print(f"| 10^{round(math.log10(n))} | {name} | {label} | "
                       f"{r['peak'] / 1e6:.1f} | {r['seconds']:.2f} | "
                       f"{r['peak'] / base['peak']:.3f} | {r['seconds'] / base['seconds']:.2f}x |",

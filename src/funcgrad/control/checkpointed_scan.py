@@ -33,7 +33,7 @@ from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import shape_of
 from ..jit.staging import StagingTrace
-from .body import differentiable, pick, trace_body, vjp_fun
+from .body import Body, differentiable, pick, trace_body, vjp_fun
 from .checkpoint import fewest_carries, nested_scan, plan_segments
 from .revolve import first_sweep, reverse_loop
 from .scan_primitive import (
@@ -49,6 +49,7 @@ from .scan_primitive import (
     gradient_trace,
     lowered_by,
     scan_body,
+    scan_into,
     split_at,
     stacked,
 )
@@ -132,13 +133,13 @@ def _pairs(kept, saved, n_carry):
 
 
 def _backward_impl(*args, body, n_carry, n_xs, length, reverse, checkpoints, wanted, seeded,
-                   kept=()):
+                   kept=(), backend="python"):
     n_operands = len(args) - sum(seeded) - len(kept) * n_carry
     saved = args[n_operands:n_operands + len(kept) * n_carry]
     cotangents = iter(args[n_operands + len(saved):])
     g = [next(cotangents) if s else None for s in seeded]
     cts = _binomial_vjp(g, args[:n_operands], body, n_carry, n_xs, length, reverse,
-                        checkpoints, set(wanted), _pairs(kept, saved, n_carry))
+                        checkpoints, set(wanted), _pairs(kept, saved, n_carry), backend)
     return tuple(cts[i] for i in wanted)
 
 
@@ -148,12 +149,13 @@ def _backward_shapes(*args, wanted, **params):
 
 
 backward_p = Primitive("checkpointed_scan_backward", _backward_impl)
-declare(backward_p, abstract=_backward_shapes)
+declare(backward_p, abstract=_backward_shapes, lowered=lowered_by(_backward_impl))
 """The binomial reverse pass of a checkpointed scan as one step of a jit plan: no rules, so
 it is bound only where nothing differentiates, batches or traces it further."""
 
 
-def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, kept=()):
+def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, kept=(),
+                  backend="python"):
     # bound only for more steps than carries (loops.py), so at least two steps
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
@@ -165,12 +167,13 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
     # The reverse step reads the constants as inputs, so a jit plan calling this again and
     # again with new values traces and compiles it once.
     key = (tuple(sorted(needed)), tuple(c is not None for c in g), *map(_layout, examples))
-    run_back = body.reverse_steps.get(key)
-    if run_back is None:
+    step_body = body.reverse_steps.get(key)
+    if step_body is None:
         step_body, _ = trace_body(back.step, examples, body.who)   # plain values: none captured
-        run_back = body.reverse_steps[key] = step_body.plan
-    run = body.plan
+        body.reverse_steps[key] = step_body
+    run_back, run = step_body.plan, body.plan
     at = (lambda i: n - 1 - i) if reverse else (lambda i: i)
+    n_state = back.n_ct + back.n_acc
     state = back.ct + back.acc
     dxs = [[None] * n for w in back.x_wrt if w]
 
@@ -183,15 +186,49 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
         nonlocal state
         out = run_back(*state, *c, *[x[at(i)] for x in steps], *[y[at(i)] for y in ct_ys],
                        *consts)
-        state = list(out[:back.n_ct + back.n_acc])
-        for acc, d in zip(dxs, out[back.n_ct + back.n_acc:]):
+        state = list(out[:n_state])
+        for acc, d in zip(dxs, out[n_state:]):
             acc[at(i)] = d
 
-    reverse_loop(n, k, list(carry), advance, back_step, kept)
+    def in_step_order(x, i, j):      # what steps i .. j - 1 read of x, in the steps' order
+        return x[n - j:n - i][::-1] if reverse else x[i:j]
+
+    def back_stretch(i, j, c):
+        # The same body runs as advance and back_step would make, in two loops compiled
+        # whole: steps i .. j - 2 forward, writing the carry before each into the history
+        # (its last row, the carry they end with), then the reverse over that history.
+        nonlocal state
+        hist = [np.empty((j - i,) + np.shape(h), np.result_type(h)) for h in c]
+        last = scan_into([h[:-1] for h in hist],
+                         [*c, *[in_step_order(x, i, j - 1) for x in xs], *consts],
+                         _carries_in(body, n_carry), n_carry, n_xs, j - i - 1, False, backend)
+        for h, v in zip(hist, last):
+            h[-1] = v
+        out = _scan_impl(*state, *hist, *[in_step_order(x, i, j) for x in xs],
+                         *[in_step_order(y, i, j) for y in ct_ys], *consts, body=step_body,
+                         n_carry=n_state, n_xs=n_carry + n_xs + len(ct_ys), length=j - i,
+                         reverse=True, backend=backend)
+        state = list(out[:n_state])
+        for acc, d in zip(dxs, out[n_state:]):
+            for s in range(i, j):
+                acc[at(s)] = d[s - i]
+
+    reverse_loop(n, k, list(carry), advance, back_step, kept, back_stretch)
     wanted = [x for x, w in zip(xs, back.x_wrt) if w]
     dx = [stacked(values, np.zeros(np.shape(x)[1:], np.asarray(x).dtype))
           for values, x in zip(dxs, wanted)]
     return back.results(state + dx)
+
+
+def _carries_in(body, n_carry):
+    """``body`` returning its next carry and the carry it was handed, not its outputs (made
+    once): a stretch's forward run that keeps its history."""
+    found = body.reverse_steps.get("carries in")
+    if found is None:
+        found = body.reverse_steps["carries in"] = Body(
+            body.who, body.inputs, list(body.outputs[:n_carry]) + list(body.inputs[:n_carry]),
+            body.order, body.n_captured, body.effects)
+    return found
 
 
 def _layout(v):

@@ -70,13 +70,16 @@ def advance_for(n, k):
     return min(max(1, m), n - 1)
 
 
-def reverse_loop(n, k, carry, advance, back, kept=()):
+def reverse_loop(n, k, carry, advance, back, kept=(), back_stretch=None):
     """Call ``back(i, carry_i)`` for ``i = n - 1, ..., 0``, where ``carry_i`` is the carry before
     step ``i``, holding at most ``k`` carries at once (``carry``, the one before step 0,
     among them). ``advance(c, i, j)`` is the carry after steps ``i .. j - 1`` from ``c``.
     ``kept``: ``(i, carry_i)`` pairs known already (``0 < i < n``, ascending, fewer than
     ``k``), counted among the ``k``; with :func:`first_sweep`'s steps, the schedule is the
-    binomial one less its first sweep.
+    binomial one less its first sweep. ``back_stretch(i, j, carry_i)``, if given, reverses
+    steps ``j - 1, ..., i`` at once where the schedule would keep every carry among them
+    (it may hold them all: a loop compiled whole runs the stretch forward keeping them,
+    then its reverse), in place of the same advances and ``back`` calls one by one.
 
     The schedule is a loop over a stack of kept carries (no recursion, so no depth limit).
 
@@ -96,6 +99,14 @@ def reverse_loop(n, k, carry, advance, back, kept=()):
                 kept.pop()
             continue
         free = k - len(kept) + 1          # carries this stretch may hold, its first included
+        if back_stretch is not None and end - start <= free + 1:
+            # every carry fits (the last one as the one handed to ``back``, as below): the
+            # schedule would run each step forward once, keeping the carries
+            back_stretch(start, end, c)
+            end = start
+            if start > 0:
+                kept.pop()
+            continue
         if free >= 2:
             m = advance_for(end - start, free)
             kept.append((start + m, advance(c, start, start + m)))

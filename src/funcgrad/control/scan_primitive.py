@@ -48,7 +48,7 @@ from .body import (
 
 __all__ = ["scan_p", "bind_scan", "bind_body", "scan_body", "gradient_trace", "bind_results",
            "scan_backward", "batched_carry", "split_at", "moved_axis", "fresh_carry", "retyped",
-           "stacked", "lowered_by", "reverse_follows"]
+           "stacked", "lowered_by", "reverse_follows", "scan_into"]
 
 
 def split_at(seq, *sizes):
@@ -87,6 +87,13 @@ def _scan_impl(*operands, body, n_carry, n_xs, length, reverse, backend="python"
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
     ys = [np.empty((n,) + np.shape(e), np.result_type(e)) for e in body.out_examples()[n_carry:]]
+    return scan_into(ys, operands, body, n_carry, n_xs, n, reverse, backend)
+
+
+def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, backend="python"):
+    """The scan of ``n`` steps of ``body`` over ``operands`` (``*carry, *xs, *consts``), its
+    stacked outputs written into ``ys`` (arrays of ``n`` rows): ``(*carry, *ys)``."""
+    carry, xs, consts = split_at(operands, n_carry, n_xs)
     loop = body.scan_loop(n_carry, n_xs, reverse, backend)
     if loop is not None:       # the body written inside one loop (jit/loops.py)
         steps = xs if loop.native else [_per_step(x) for x in xs]
