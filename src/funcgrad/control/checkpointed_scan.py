@@ -6,7 +6,8 @@ value and its forward mode are the scan's. Its reverse mode:
 - on plain values (a first-order ``grad``, ``vjp`` or ``value_and_grad``), runs
   the binomial schedule of :mod:`funcgrad.control.revolve`: the body's compiled
   plan advances from kept carries, and the compiled reverse of one step runs
-  once per step, holding at most ``k`` carries at a time;
+  once per step, holding at most ``k`` carries at a time; a stretch whose
+  every carry fits runs as two loops compiled whole (:func:`_binomial_vjp`);
 - under a gradient of first order (on plain values, or in a jit plan), the
   forward run keeps the carries the schedule's first sweep would keep
   (``kept``: the steps before which they are taken; they are the scan's last
