@@ -179,6 +179,10 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
     dxs = [[None] * n for w in back.x_wrt if w]
 
     def advance(c, i, j):
+        if j - i >= _WHOLE:      # a loop compiled whole, returning the carry alone
+            return list(scan_into([], [*c, *[in_step_order(x, i, j) for x in xs], *consts],
+                                  _carries_in(body, n_carry, False), n_carry, n_xs, j - i,
+                                  False, backend))
         for s in range(i, j):
             c = run(*c, *[x[at(s)] for x in steps], *consts)[:n_carry]
         return c
@@ -221,14 +225,18 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
     return back.results(state + dx)
 
 
-def _carries_in(body, n_carry):
-    """``body`` returning its next carry and the carry it was handed, not its outputs (made
-    once): a stretch's forward run that keeps its history."""
-    found = body.reverse_steps.get("carries in")
+_WHOLE = 8      # steps from which the schedule advances by a loop compiled whole
+
+
+def _carries_in(body, n_carry, history=True):
+    """``body`` returning its next carry (with ``history``, then the carry it was handed),
+    not its outputs; made once: the forward runs of the schedule."""
+    found = body.reverse_steps.get(("carries", history))
     if found is None:
-        found = body.reverse_steps["carries in"] = Body(
-            body.who, body.inputs, list(body.outputs[:n_carry]) + list(body.inputs[:n_carry]),
-            body.order, body.n_captured, body.effects)
+        kept = list(body.inputs[:n_carry]) if history else []
+        found = body.reverse_steps[("carries", history)] = Body(
+            body.who, body.inputs, list(body.outputs[:n_carry]) + kept, body.order,
+            body.n_captured, body.effects)
     return found
 
 
