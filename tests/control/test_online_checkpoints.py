@@ -10,8 +10,6 @@ from helpers import assert_close, numeric_grad, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad import extend
-from funcgrad.control.revolve import first_sweep, kept_cost
 
 RNG = np.random.default_rng(11)
 W = RNG.normal(size=(4, 4)) * 0.4
@@ -120,26 +118,6 @@ def test_against_pytorch_in_float64():
         i, h = i + 1, 0.1 * torch.tanh(h @ w) + 1.02 * h
     (h * torch.arange(1.0, 5.0, dtype=torch.float64)).sum().backward()
     assert_close(fg.grad(loop)(W, H0, 3), w.grad.numpy(), rtol=1e-12)
-
-
-RUNS = []
-counted = extend.Primitive("counted_body", lambda x: RUNS.append(1) or np.sin(x),
-                           vjp=(lambda g, ans, x: g * fnp.cos(x),))
-
-
-@pytest.mark.parametrize("n,k", [(100, 14), (1000, 10)])
-def test_a_jitted_value_and_gradient_saves_the_first_sweep(n, k):
-    f = lambda v: fg.fori_loop(0, n, lambda i, c: counted(c) * 0.9 + v, v, checkpoints=k)
-    jitted = fg.jit(fg.value_and_grad(f))
-    jitted(0.5)
-    RUNS.clear()
-    value, g = jitted(0.5)
-    # the forward pass keeping the first sweep's carries and the rest of the schedule: the
-    # reverse step, traced at the first call, is not traced again
-    assert len(RUNS) == n + kept_cost(n, k, first_sweep(n, k))
-    assert len(RUNS) < n + 1.2 * n if k == 14 else True
-    want = fg.value_and_grad(f)(0.5)
-    assert value == want[0] and g == want[1]
 
 
 XS = RNG.normal(size=(30, 4))

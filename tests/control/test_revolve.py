@@ -17,7 +17,6 @@ from funcgrad.control.revolve import (
     first_sweep,
     forward_steps,
     kept_cost,
-    repetitions,
     reverse_loop,
 )
 
@@ -36,7 +35,7 @@ def fewest(n, free):
 
 
 def run(n, k):
-    advanced, reversed_, held = [], [], []
+    advanced, reversed_ = [], []
     kept = []
 
     def advance(c, i, j):
@@ -172,16 +171,17 @@ def test_a_checkpointed_loop_runs_the_body_as_the_schedule_says(n, k):
 
 
 @pytest.mark.parametrize("n,k", [(100, 14), (1000, 10)])
-def test_under_jit_alone_the_plan_runs_the_binomial_schedule(n, k):
+@pytest.mark.parametrize("transform", [fg.grad, fg.value_and_grad])
+def test_under_jit_alone_the_plan_runs_the_binomial_schedule(n, k, transform):
     f = lambda v: fg.fori_loop(0, n, lambda i, c: counted(c) * 0.9 + v, v, checkpoints=k)
-    jitted = fg.jit(fg.grad(f))
+    jitted = fg.jit(transform(f))
     jitted(0.5)
     RUNS.clear()
-    g = jitted(0.5)
+    got = jitted(0.5)
     # a replay: the forward pass keeping the carries of the schedule's first sweep and the
     # rest of the schedule (the reverse step was traced once, at the first call)
     assert len(RUNS) == n + kept_cost(n, k, first_sweep(n, k))
-    assert g == fg.grad(f)(0.5)
+    assert got == transform(f)(0.5)
     # traced further (a second derivative through jit), the nested segments take over
     second = fg.grad(fg.jit(fg.grad(f)))(0.5)
     plain = lambda v: fg.fori_loop(0, n, lambda i, c: fnp.sin(c) * 0.9 + v, v)
