@@ -85,6 +85,12 @@ pick = Primitive(
 """One result of a primitive that returns several, ``pick(results, index=k)``."""
 
 
+def result(ans, k):
+    """Result ``k`` of a primitive that returns several, in a rule: ``ans`` is their tuple, or
+    a traced value holding one (vmap's, jvp's, jit's), whose result is picked."""
+    return pick(ans, index=k) if isinstance(ans, Box) else ans[k]
+
+
 # ---------------------------------------------------------------- values standing for others
 
 def example(x):
@@ -236,6 +242,10 @@ class Body:
         if key not in self._loops:
             self._loops[key] = while_loop(_parts(cond), _parts(self), n_carry, history, backend)
         return self._loops[key]
+
+    def returning(self, outputs):
+        """This body with other ``outputs`` (nodes of its graph): the same inputs and steps."""
+        return Body(self.who, self.inputs, outputs, self.order, self.n_captured, self.effects)
 
     def out_examples(self):
         """A plain value standing for each output (its shape and dtype)."""

@@ -52,9 +52,8 @@ from ..transforms.arguments import fun_name, int_argument
 from .checkpoint_policies import name_p
 from .revolve import first_sweep, kept_cost, repetitions
 from .body import (
-    Body,
     Parts,
-    pick,
+    result,
     batch_fun,
     differentiable,
     example,
@@ -82,8 +81,7 @@ def saving(body, policy):
         saved = tuple(n for n in body.order
                       if n not in taken and n._prim is not CONST and n not in body.effects
                       and policy(n._prim, *map(example, n._args), **(n._params or {})))
-        found = (Body(body.who, body.inputs, body.outputs + saved, body.order, body.n_captured,
-                      body.effects), saved)
+        found = (body.returning(body.outputs + saved), saved)
         body.saving[policy] = found
     return found
 
@@ -103,9 +101,7 @@ def _remat_vjp(argnums, g, ans, *operands, body, policy=None):
         return [None] * len(argnums)
     # The body runs again here, under the reverse trace: this is the recomputation, of all
     # but the values the policy kept (the outputs after the body's own).
-    # ans: the outputs, a tuple, or a value of an outer trace (vmap's, jvp's) that holds one
-    part = (lambda k: pick(ans, index=k)) if isinstance(ans, Box) else ans.__getitem__
-    known = dict(zip(saved, map(part, range(len(body.outputs), len(outs)))))
+    known = {n: result(ans, k) for k, n in enumerate(saved, len(body.outputs))}
     for n in saved:       # a saved name's value is its argument's, which need not run again
         parent = n._args[0] if n._prim is name_p else None
         if isinstance(parent, Box) and parent._prim is not VAR and parent._prim is not CONST:

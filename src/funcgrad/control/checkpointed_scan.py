@@ -34,7 +34,7 @@ from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import shape_of
 from ..jit.staging import StagingTrace
-from .body import Body, differentiable, pick, trace_body, vjp_fun
+from .body import differentiable, result, trace_body, vjp_fun
 from .checkpoint import fewest_carries, nested_scan, plan_segments
 from .revolve import first_sweep, reverse_loop
 from .scan_primitive import (
@@ -46,6 +46,7 @@ from .scan_primitive import (
     _scan_shapes,
     bind_body,
     bind_results,
+    empty_outputs,
     fresh_carry,
     gradient_trace,
     lowered_by,
@@ -58,26 +59,25 @@ from .scan_primitive import (
 __all__ = ["checkpointed_scan_p", "bind_checkpointed_scan"]
 
 
-def _impl(*operands, checkpoints, kept=(), **params):
+def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(),
+          backend="python"):
     if not kept:
-        return _scan_impl(*operands, **params)
-    # The loop runs in stretches between the kept steps, handing on the carry before each.
-    n_carry, n_xs, reverse = params["n_carry"], params["n_xs"], params["reverse"]
+        return _scan_impl(*operands, body=body, n_carry=n_carry, n_xs=n_xs, length=length,
+                          reverse=reverse, backend=backend)
+    # The loop runs in stretches between the kept steps, handing on the carry before each and
+    # writing its outputs into their rows of the stacked arrays.
     carry, xs, consts = split_at(operands, n_carry, n_xs)
-    n = len(xs[0]) if xs else params["length"]
+    n = len(xs[0]) if xs else length
+    ys = empty_outputs(body, n_carry, n)
     ends = [0, *kept, n]
-    saved, ys = [], []
+    saved = []
     for a, b in zip(ends, ends[1:]):
         if a:
             saved.extend(fresh_carry(carry, operands))
-        part = [x[n - b:n - a] if reverse else x[a:b] for x in xs]
-        out = _scan_impl(*carry, *part, *consts, **dict(params, length=b - a))
-        carry, ys_part = split_at(out, n_carry)
-        ys.append(ys_part)
-    if reverse:
-        ys.reverse()
-    stacked_ys = [np.concatenate(parts) for parts in zip(*ys)]
-    return tuple(carry) + tuple(stacked_ys) + tuple(saved)
+        rows = slice(n - b, n - a) if reverse else slice(a, b)
+        carry = scan_into([y[rows] for y in ys], [*carry, *[x[rows] for x in xs], *consts], body,
+                          n_carry, n_xs, b - a, reverse, backend)[:n_carry]
+    return tuple(carry) + tuple(ys) + tuple(saved)
 
 
 def _shapes(*operands, checkpoints, kept=(), **params):
@@ -108,8 +108,7 @@ def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, check
          kept=()):
     n_out = len(body.outputs)
     g = list(g)[:n_out]
-    saved = [pick(ans, index=k) if isinstance(ans, Box) else ans[k]
-             for k in range(n_out, n_out + len(kept) * n_carry)]
+    saved = [result(ans, k) for k in range(n_out, n_out + len(kept) * n_carry)]
     boxes = [v for v in (*operands, *g, *saved) if isinstance(v, Box)]
     if not boxes:
         cts = _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints,
@@ -234,9 +233,8 @@ def _carries_in(body, n_carry, history=True):
     found = body.reverse_steps.get(("carries", history))
     if found is None:
         kept = list(body.inputs[:n_carry]) if history else []
-        found = body.reverse_steps[("carries", history)] = Body(
-            body.who, body.inputs, list(body.outputs[:n_carry]) + kept, body.order,
-            body.n_captured, body.effects)
+        found = body.reverse_steps[("carries", history)] = body.returning(
+            list(body.outputs[:n_carry]) + kept)
     return found
 
 

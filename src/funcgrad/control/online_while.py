@@ -18,6 +18,7 @@ counted by a loop of primitives and the loop runs in segments
 (:func:`funcgrad.control.checkpoint.segmented_while`).
 """
 
+from ..core.traces import Box
 from ..core.values import raw
 from ..rules.ufuncs import logical_and
 from .body import trace_body
@@ -33,6 +34,8 @@ def online_while(test, step, carry, checkpoints, who):
     """The results of the while loop (flat ``test(*c) -> [pred]``, ``step(*c) -> c``) whose
     backward pass holds at most ``checkpoints`` carries, run as the module docstring says;
     None where its values are not those of one gradient on plain values."""
+    if any(isinstance(c, Box) for c in carry) and gradient_trace(carry) is None:
+        return None              # told by the carry alone, before tracing the bodies
     bounded, cc = trace_body(lambda j, limit, *c: [logical_and(j < limit, test(*c)[0])],
                              [0, 0, *carry], who)
     stepped, bc = trace_body(lambda j, limit, *c: [j + 1, limit, *step(*c)], [0, 0, *carry], who)

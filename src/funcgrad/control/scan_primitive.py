@@ -34,7 +34,6 @@ from ..dag.node import ReverseTrace
 from ..jit.staging import StagingTrace
 from ..rules.arrays import broadcast_to, transpose
 from .body import (
-    Body,
     Parts,
     batch_fun,
     batched_outputs,
@@ -42,13 +41,14 @@ from .body import (
     example,
     jvp_fun,
     pick,
+    result,
     trace_body,
     vjp_fun,
 )
 
 __all__ = ["scan_p", "bind_scan", "bind_body", "scan_body", "gradient_trace", "bind_results",
            "scan_backward", "batched_carry", "split_at", "moved_axis", "fresh_carry", "retyped",
-           "stacked", "lowered_by", "reverse_follows", "scan_into"]
+           "stacked", "lowered_by", "reverse_follows", "scan_into", "empty_outputs"]
 
 
 def split_at(seq, *sizes):
@@ -86,8 +86,13 @@ def fresh_carry(carry, operands):
 def _scan_impl(*operands, body, n_carry, n_xs, length, reverse, backend="python"):
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
-    ys = [np.empty((n,) + np.shape(e), np.result_type(e)) for e in body.out_examples()[n_carry:]]
-    return scan_into(ys, operands, body, n_carry, n_xs, n, reverse, backend)
+    return scan_into(empty_outputs(body, n_carry, n), operands, body, n_carry, n_xs, n, reverse,
+                     backend)
+
+
+def empty_outputs(body, n_carry, n):
+    """Arrays for the stacked outputs of ``n`` steps of a scan of ``body``."""
+    return [np.empty((n,) + np.shape(e), np.result_type(e)) for e in body.out_examples()[n_carry:]]
 
 
 def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, backend="python"):
@@ -185,8 +190,7 @@ def bind_body(body, captured, carry, xs, length, reverse, prim=None, known=None,
     if keep and known is not None and len(known[1]) < len(body.outputs) + n_carry:
         keep = False     # no history among the known values: the reverse pass runs for it
     if keep:     # it will run backward: it keeps its history as it runs (see _scan_vjp)
-        body = Body(body.who, body.inputs, list(body.outputs) + list(body.inputs[:n_carry]),
-                    body.order, body.n_captured, body.effects)
+        body = body.returning(list(body.outputs) + list(body.inputs[:n_carry]))
     params = dict(body=body, n_carry=n_carry, n_xs=len(xs), length=length, reverse=reverse,
                   **extra)
     if known is not None:
@@ -248,8 +252,7 @@ def _scan_vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse):
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     if _history_in(body, n_carry):     # kept by the forward run itself
         n_out = len(body.outputs)
-        hist = [pick(ans, index=k) if isinstance(ans, Box) else ans[k]
-                for k in range(n_out - n_carry, n_out)]
+        hist = [result(ans, k) for k in range(n_out - n_carry, n_out)]
     else:   # the carry before every step, kept by running the loop once more
         def with_history(*leaves):
             out = body(*leaves, *consts)

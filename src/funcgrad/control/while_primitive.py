@@ -19,12 +19,10 @@ The public ``fg.while_loop`` is in :mod:`funcgrad.control.loops`.
 """
 
 
-
 import numpy as np
 
 from ..core.facts import declare
 from ..core.primitive import Primitive
-from ..core.traces import Box
 from ..core.values import shape_of, zeros_like_value
 from ..jit.loops import run_while
 from ..rules.arrays import broadcast_to, expand_dims, reshape
@@ -36,7 +34,7 @@ from .body import (
     batched_outputs,
     differentiable,
     jvp_fun,
-    pick,
+    result,
     trace_body,
 )
 from .scan_primitive import (
@@ -115,10 +113,6 @@ def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
     return bind_results(prim, list(carry) + cc + bc, params)
 
 
-def _part(ans, k):
-    return pick(ans, index=k) if isinstance(ans, Box) else ans[k]
-
-
 def _while_backward(g_carry, g_hist, operands, hist, alive, body, n_carry, n_cond):
     """Cotangents of a while loop's operands, from those of its final carry and of its
     history: a reverse scan over the history through one step at a time."""
@@ -137,7 +131,7 @@ def _while_backward(g_carry, g_hist, operands, hist, alive, body, n_carry, n_con
 
 
 def _history_vjp(argnums, g, ans, *operands, cond, body, n_carry, n_cond):
-    parts = [_part(ans, k) for k in range(2 * n_carry + 1)]
+    parts = [result(ans, k) for k in range(2 * n_carry + 1)]
     g = list(g) + [None] * (2 * n_carry + 1 - len(g))
     cts = _while_backward(g[:n_carry], g[n_carry:2 * n_carry], operands,
                           parts[n_carry:2 * n_carry], parts[2 * n_carry], body, n_carry, n_cond)

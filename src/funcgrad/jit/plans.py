@@ -50,7 +50,8 @@ from ..rules import elementwise
 from . import machine
 from .steptable import StepTable, call_key, needed_steps, ufunc_of
 
-__all__ = ["Plan", "compile_plan", "needed_steps", "output_texts", "BLOCK"]   # needed_steps: steptable's
+# needed_steps is steptable's, named here too
+__all__ = ["Plan", "compile_plan", "needed_steps", "output_texts", "BLOCK"]
 
 BLOCK = 256
 """Steps per block function in a plan longer than this (see the module's docstring)."""
