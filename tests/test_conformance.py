@@ -2,7 +2,8 @@
 
 Each transform is checked against an oracle that does not use it: the plain
 NumPy call for values (traced eagerly, and under ``jit``), a Python loop for
-``vmap``, central differences for ``grad``, ``jvp`` and the Hessian, the other
+``vmap`` (two nested ones for ``vmap`` of ``vmap``), eager ``grad`` for ``jit`` of
+``grad``, central differences for ``grad``, ``jvp`` and the Hessian, the other
 mode for ``jacrev`` against ``jacfwd``, a loop of gradients for ``vmap`` of
 ``grad``, ``grad`` of ``vmap`` and ``jit`` of ``vmap`` of ``grad``, and PyTorch in
 float64 (values, and the gradient in every float argument) where the entry
@@ -29,11 +30,11 @@ from funcgrad.dag.nodemap import node_map
 from funcgrad.dag.order import dfs_order
 from funcgrad.rules.cuts import Cut
 
-TRANSFORMS = ["eager", "jit", "vmap", "grad", "jvp", "jacobians", "hessian", "vmap_of_grad",
-              "grad_of_vmap", "jit_of_vmap_of_grad", "scan_of_checkpoint", "float32", "torch",
-              "reference_fold"]
-DERIVATIVES = {"grad", "jvp", "jacobians", "hessian", "vmap_of_grad", "grad_of_vmap",
-               "jit_of_vmap_of_grad", "torch", "reference_fold"}
+TRANSFORMS = ["eager", "jit", "vmap", "vmap_of_vmap", "grad", "jit_of_grad", "jvp", "jacobians",
+              "hessian", "vmap_of_grad", "grad_of_vmap", "jit_of_vmap_of_grad",
+              "scan_of_checkpoint", "float32", "torch", "reference_fold"]
+DERIVATIVES = {"grad", "jit_of_grad", "jvp", "jacobians", "hessian", "vmap_of_grad",
+               "grad_of_vmap", "jit_of_vmap_of_grad", "torch", "reference_fold"}
 
 
 def _leaves(out):
@@ -91,7 +92,8 @@ def _fd_tolerance(want):
 
 
 # What each transform is made of: a reason the registry gives for one of these applies.
-PARTS = {"vmap_of_grad": ("vmap", "grad"), "grad_of_vmap": ("vmap", "grad"),
+PARTS = {"vmap_of_vmap": ("vmap",), "jit_of_grad": ("jit", "grad"),
+         "vmap_of_grad": ("vmap", "grad"), "grad_of_vmap": ("vmap", "grad"),
          "scan_of_checkpoint": ("jit",),
          "jit_of_vmap_of_grad": ("jit", "vmap", "grad"), "jvp": ("grad",), "jacobians": ("grad",),
          "hessian": ("grad",), "torch": ("grad",), "reference_fold": ("grad",)}
@@ -155,6 +157,16 @@ def _vmap(op, args, want):
     _close(got, stacked, 1e-12, 1e-14, "vmap vs a loop")
 
 
+def _vmap_of_vmap(op, args, want):
+    """A batch of batches (2 x 2 examples) against two nested loops."""
+    outer = _batch(args)
+    batch = tuple(np.stack([b, b * 0.999 - 0.0005]) for b in outer)
+    got = _leaves(fg.vmap(fg.vmap(op.fun))(*batch))
+    rows = [[np.stack(vs) for vs in zip(*[_plain(op, tuple(b[i][j] for b in batch))
+                                          for j in range(2)])] for i in range(2)]
+    _close(got, [np.stack(vs) for vs in zip(*rows)], 1e-12, 1e-14, "vmap of vmap vs loops")
+
+
 def _grad(op, args, want):
     loss = _scalar(op, args, _weights(_floats(want)))
     got = fg.grad(loss)(*args)
@@ -168,6 +180,13 @@ def _grad(op, args, want):
         fd = numeric_grad(lambda *xs: loss(*xs), [a if isinstance(a, float) else np.asarray(a, float)
                                                    for a in args], 0)
     _close([got], [fd], what="grad vs central differences", **_fd_tolerance(fd))
+
+
+def _jit_of_grad(op, args, want):
+    loss = _scalar(op, args, _weights(_floats(want)))
+    got, plain = fg.jit(fg.grad(loss))(*args), fg.grad(loss)(*args)
+    _close([got], [plain], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(plain), initial=0.0))),
+           "jit of grad vs grad")
 
 
 def _jvp(op, args, want):
@@ -339,7 +358,8 @@ def _same_cotangent(a, b):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
-RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "grad": _grad, "jvp": _jvp,
+RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "vmap_of_vmap": _vmap_of_vmap, "grad": _grad,
+       "jit_of_grad": _jit_of_grad, "jvp": _jvp,
        "jacobians": _jacobians, "hessian": _hessian, "vmap_of_grad": _vmap_of_grad,
        "grad_of_vmap": _grad_of_vmap, "jit_of_vmap_of_grad": _jit_of_vmap_of_grad,
        "scan_of_checkpoint": _scan_of_checkpoint,

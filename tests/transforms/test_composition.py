@@ -123,6 +123,28 @@ def test_jvp_of_a_custom_vjp_whose_fwd_calls_it():
                                fg.jacrev(f, argnums=(0, 1))(3.0, 4.0), rtol=1e-12)
 
 
+def test_jit_of_grad_leaves_the_callers_arrays_writable():
+    """A residual that is the argument itself (or a global) comes out of the tuple of the
+    custom rule's results: the trace froze it, the caller's array, on the first call."""
+    weight = np.array([1.0, 2.0, 3.0])
+
+    @fg.custom_vjp
+    def f(x):
+        return x * x * weight
+
+    f.defvjp(lambda x: (f(x), (x, weight)), lambda res, g: (2.0 * res[0] * res[1] * g,))
+    loss = lambda x: fnp.sum(f(x))
+    x = np.array([0.5, -1.0, 2.0])
+    for transform in (fg.jit(fg.grad(loss)), fg.jit(fg.hessian(loss)),
+                      fg.jit(lambda x: fg.vjp(f, x)[1](np.ones(3))[0])):
+        transform(x)
+        assert x.flags.writeable and weight.flags.writeable
+    fixed = lambda a: fg.fixed_point(lambda a, z: 0.5 * fnp.cos(z) + 0.1 * a, a, a)
+    fg.jit(fg.grad(lambda a: fnp.sum(fixed(a))))(x)
+    assert x.flags.writeable
+    np.testing.assert_allclose(fg.jit(fg.grad(loss))(x), 2.0 * x * weight, rtol=1e-15)
+
+
 # ---------------------------------------------------------------- loops under vmap of grad
 
 def test_vmap_of_grad_of_a_while_loop_with_an_integer_counter():
@@ -182,6 +204,25 @@ def test_a_traced_index_on_a_matrix_and_its_modes():
     assert np.array_equal(gather(x, i, template=("traced",), mode="wrap"), [2.0, 3.0, 2.0])
     with pytest.raises(IndexError):
         fg.jit(lambda v: v[fnp.argmax(v) + 10])(x)
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: x[fnp.argsort(x[:, 0])],
+    lambda x: x[0, fnp.argsort(x[0])],
+    lambda x: x[fnp.argsort(x[:, 0]), fnp.argsort(x[:, 1]) % 5],
+    lambda x: x[:, fnp.argsort(x[0])],
+    lambda x: fnp.take(x, fnp.argsort(x[0]) + 2, axis=1, mode="clip"),
+    lambda x: fg.at(x)[fnp.argmax(x[:, 0])].set(0.0),
+], ids=["rows", "int-and-traced", "two-traced", "slice-and-traced", "clip", "set"])
+def test_a_vmap_of_a_vmap_of_a_traced_index(f):
+    """The inner vmap's index holds its rows as a plain array; the outer one adds its own."""
+    X = RNG.normal(size=(3, 2, 4, 5))
+    want = np.stack([loop(f, x) for x in X])
+    np.testing.assert_array_equal(fg.vmap(fg.vmap(f))(X), want)
+    np.testing.assert_array_equal(fg.jit(fg.vmap(fg.vmap(f)))(X), want)
+    g = fg.grad(lambda x: fnp.sum(f(x) ** 2))
+    np.testing.assert_allclose(fg.vmap(fg.vmap(g))(X), np.stack([loop(g, x) for x in X]),
+                               rtol=1e-12)
 
 
 def test_a_traced_float_index_is_refused_by_name():

@@ -75,8 +75,16 @@ def _pick_jvp(t, ans, parts, index):
     return t[index]
 
 
+def _pick_impl(parts, index):
+    # A view of an array: the traces freeze what a primitive returns, and a result may be
+    # an operand of the primitive that made the tuple (a custom_vjp's residual ``x``), the
+    # caller's own array.
+    v = parts[index]
+    return v.view() if type(v) is np.ndarray else v
+
+
 pick = Primitive(
-    "pick", lambda parts, index: parts[index],
+    "pick", _pick_impl,
     vjp=(_pick_vjp,),
     jvp=(_pick_jvp,),
     batch=lambda size, prim, values, batched, params: values[0][params["index"]],

@@ -23,9 +23,6 @@ array([ 0.72686198, -0.63970001])
 <plan: 7 steps>
 """
 
-
-import numpy as np
-
 from ..core.errors import (
     ConcretizationError,
 )
@@ -61,10 +58,6 @@ class Staged(RecordedComparisons, Node):
     def __bool__(self):  self._refuse("a Python bool")
 
 
-def _apart(v, operands):
-    return v.view() if type(v) is np.ndarray and any(v is o for o in operands) else v
-
-
 class StagingTrace(ReverseTrace):
     """The trace of jit: records every primitive call as a Staged node.
 
@@ -92,9 +85,7 @@ class StagingTrace(ReverseTrace):
         parents = tuple(a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self)
                         for a in args)
         operands = [p._value for p in parents]
-        value = shapes(*operands, **params)
-        if type(value) is tuple:     # a loop's carries stand for themselves: views, so that
-            value = tuple(_apart(v, operands) for v in value)   # freezing one spares the caller's
+        value = shapes(*operands, **params)   # a carry may be an operand: pick hands out views
         node = Staged(value, prim, parents, params or None, None, self)
         if prim.effect:
             self.effects.append(node)

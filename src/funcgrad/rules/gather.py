@@ -155,18 +155,21 @@ def _scatter_jvp(prim):
 
 
 def _gather_batch(size, prim, values, batched, params):
-    """``x[i]`` with one traced integer array: one fancy index with the batch's rows in
-    front; any other index, example by example."""
+    """``x[i, ...]`` with every index part an integer (traced or not, arrays or numbers), so
+    all of them advanced indices side by side: one fancy index with the batch's rows in
+    front (a vmap of a vmap adds rows again); any other index, example by example."""
     template = params["template"]
-    if template != (TRACED,) or params["mode"] != "raise":
+    if not all(type(p) is str or type(p) is int
+               or isinstance(p, np.ndarray) and p.dtype.kind in "iu" for p in template):
         return batch_example_by_example(size, prim, values, batched, params)
-    x, i = values
+    x, *idx = values
     if not batched[0]:
         x = broadcast_to(x, shape=(size,) + shape_of(x))
-    if not batched[1]:
-        i = broadcast_to(i, shape=(size,) + shape_of(i))
-    rows = np.arange(size).reshape((size,) + (1,) * (len(shape_of(i)) - 1))
-    return gather(x, i, template=(rows, TRACED), mode="raise")
+    idx = [i if b else broadcast_to(i, shape=(size,) + shape_of(i))
+           for i, b in zip(idx, batched[1:])]
+    ndim = max([len(shape_of(i)) for i in idx] + [np.ndim(p) + 1 for p in template])
+    rows = np.arange(size).reshape((size,) + (1,) * (ndim - 1))
+    return gather(x, *idx, template=(rows, *template), mode=params["mode"])
 
 
 gather = Primitive("gather", _gather_impl, vjp=_gather_vjp, jvp=_gather_jvp, batch=_gather_batch)
