@@ -1,12 +1,14 @@
 """The analysis folds on a long chain, against the gradient of the same function.
 
-    python benchmarks/analysis_scale.py [--levels 250000]
+    python benchmarks/analysis_scale.py [--levels 250000] [--loop]
 
 f(x) = y_n with y <- tanh(y) * 0.5 + x (four nodes a level) at a vector x of
 4 entries: ``fg.grad`` of its sum, ``fg.jacobian_sparsity``,
 ``fg.hessian_sparsity`` of its sum and ``fg.explain`` of its sum, each timed
 once in this process after a warm-up on a short chain. The sparsity patterns
-are checked (every output reads its own input only).
+are checked (every output reads its own input only). ``--loop``: the same
+chain as one ``fg.fori_loop`` node, whose pattern the folds find by following
+its steps (funcgrad/analysis/body_patterns.py).
 """
 
 import argparse
@@ -27,10 +29,18 @@ def chain(levels):
     return f
 
 
+def loop(levels):
+    def f(x):
+        return fg.fori_loop(0, levels, lambda i, y: fnp.tanh(y) * 0.5 + x, x)
+    return f
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levels", type=int, default=250_000)
+    ap.add_argument("--loop", action="store_true", help="the chain as one fori_loop")
     args = ap.parse_args()
+    make = loop if args.loop else chain
     x = np.linspace(-1.0, 1.0, 4)
     runs = {
         "grad": lambda f: fg.grad(lambda v: fnp.sum(f(v)))(x),
@@ -39,9 +49,10 @@ def main():
         "explain": lambda f: fg.explain(lambda v: fnp.sum(f(v)), x),
     }
     for run in runs.values():
-        run(chain(100))
-    f = chain(args.levels)
-    print(f"{4 * args.levels:,} nodes (x of 4 entries)")
+        run(make(100))
+    f = make(args.levels)
+    print(f"a fori_loop of {args.levels:,} steps" if args.loop else
+          f"{4 * args.levels:,} nodes", "(x of 4 entries)")
     print("| what | seconds | vs grad |")
     print("| --- | ---: | ---: |")
     base = None

@@ -57,6 +57,28 @@ EXACT = {
     "convolve_full": lambda x: fnp.convolve(x, np.array([1.0, 0.0, -1.0])),
     "convolve_same": lambda x: fnp.convolve(np.array([1.0, 2.0]), x, mode="same"),
     "convolve_valid": lambda x: fnp.convolve(x, np.array([1.0, 0.0, -1.0]), mode="valid"),
+    # primitives that hold functions: the pattern of their functions' graphs
+    "fori_loop": lambda x: fg.fori_loop(0, 2, lambda i, c: fnp.sin(c) * 2.0 + fnp.roll(c, 1) * c,
+                                        x),
+    "fori_loop_matrix": lambda x: fg.fori_loop(0, 3, lambda i, c: fnp.tanh(C[:, :4] @ c[:4]) @
+                                               C[:, :4] * c[:4] + c[4:].sum(), x[:4] * 1.0),
+    "fori_loop_counter": lambda x: fg.fori_loop(0, 3, lambda i, c: c * (i + 1.0) + fnp.sin(c), x),
+    "scan_stacked": lambda x: fnp.ravel(fg.scan(lambda c, r: (fnp.sin(c) * r, c * r[0]), x[:2],
+                                                fnp.reshape(x, (3, 2)))[1]),
+    "scan_reverse_checkpointed": lambda x: fg.scan(lambda c, r: (c * fnp.cos(r), c + r), 1.0, x,
+                                                   reverse=True, checkpoints=2)[1],
+    "scan_carry": lambda x: fg.scan(lambda c, r: (fnp.roll(c, 1) * r, None), x,
+                                    fnp.stack([x, x * 2.0]))[0],
+    "scan_of_fori_in_checkpoint": lambda x: fnp.ravel(fg.scan(
+        lambda c, r: (fg.checkpoint(lambda d: fg.fori_loop(0, 2, lambda i, e: fnp.sin(e) * r,
+                                                           d))(c), c), x[:3], x[3:])[1]),
+    "cond": lambda x: fg.cond(x[0] > 0, lambda v: fnp.roll(v, 1) * v, lambda v: v ** 3, x),
+    "switch": lambda x: fg.switch(1, [lambda v: v * 2.0, lambda v: fnp.sin(v) + v[0],
+                                      lambda v: v], x),
+    "checkpoint": lambda x: fg.checkpoint(lambda v: fnp.cumsum(fnp.sin(v)))(x),
+    "checkpoint_policy": lambda x: fg.checkpoint(
+        lambda v: C @ fnp.sin(v) * v[:4], policy=fg.checkpoint_policies.dots_saveable)(x),
+    "custom_jvp": lambda x: softplus(x) * fnp.roll(x, 2),
 }
 SUPERSET = {
     "where_traced_mask": lambda x: fnp.where(x > 0, x ** 2, fnp.sin(x[::-1])),
@@ -65,7 +87,41 @@ SUPERSET = {
     "clip": lambda x: fnp.clip(x, -0.5, 0.5),
     "kron": lambda x: fnp.kron(x[:2], x[2:4]),
     "scan": lambda x: fg.scan(lambda c, xi: (c * xi, c), 1.0, x)[1],
+    # every trip count: the loop stops where the values say
+    "while_loop": lambda x: fg.while_loop(lambda c: fnp.sum(c ** 2) < 50.0,
+                                          lambda c: c * 1.3 + 0.1 * fnp.roll(c, 1), x),
+    # an index the body computes: its value is the loop's, so the step counts as dense
+    "fori_loop_traced_index": lambda x: fg.fori_loop(0, 3, lambda i, c: c + fnp.take(c, i) * 0.5,
+                                                     x),
+    # the rule's derivative need not follow the function's structure
+    "custom_vjp": lambda x: rolled(x),
+    # a function that reads its values in Python cannot be traced: dense
+    "custom_jvp_reading_values": lambda x: doubled_if_positive(x) * x[0],
 }
+
+
+@fg.custom_jvp
+def softplus(x):
+    return fnp.log1p(fnp.exp(x))
+
+
+softplus.defjvp(lambda p, t: (softplus(p[0]), t[0] / (1.0 + fnp.exp(-p[0]))))
+
+
+@fg.custom_vjp
+def rolled(x):
+    return fnp.roll(x, 1) * x
+
+
+rolled.defvjp(lambda x: (rolled(x), (x,)), lambda res, g: (res[0] * g,))
+
+
+@fg.custom_jvp
+def doubled_if_positive(x):
+    return x * 2.0 if float(fnp.sum(x)) > 0 else x
+
+
+doubled_if_positive.defjvp(lambda p, t: (doubled_if_positive(p[0]), 2.0 * t[0]))
 
 
 def dense_structure(f, shape, points=3, positive=False):
@@ -109,6 +165,12 @@ HESSIANS = {
     "relu_times": (lambda x: fnp.sum(fnp.maximum(x, 0.0) * x[::-1]), False),
     "where": (lambda x: fnp.sum(fnp.where(x > 0, x ** 3, x)), False),
     "sort": (lambda x: fnp.sum(fnp.sort(x)[:2] ** 2), False),
+    "fori_loop": (lambda x: fnp.sum(EXACT["fori_loop"](x) ** 2), True),
+    "scan_carry": (lambda x: fnp.sum(EXACT["scan_carry"](x) ** 2), True),
+    "cond": (lambda x: fnp.sum(EXACT["cond"](x) ** 2), True),
+    "checkpoint": (lambda x: fnp.sum(EXACT["checkpoint"](x) ** 2), True),
+    "scan_stacked": (lambda x: fnp.sum(EXACT["scan_stacked"](x) ** 2), False),
+    "while_loop": (lambda x: fnp.sum(SUPERSET["while_loop"](x) ** 2), False),
 }
 
 
@@ -214,6 +276,43 @@ def test_sparse_jacobian_with_a_pytree_argument_and_a_given_pattern():
     np.testing.assert_allclose(J.toarray(), dense)
     with pytest.raises(fg.ShapeError, match="pattern has 4 columns"):
         fg.sparse_jacobian(f, p, 2.0, pattern=pattern[:, :4])
+
+
+def test_loops_are_followed_step_by_step():
+    """The pattern through a loop is its steps' composed: a ring's shift reaches one more
+    neighbour a step; a scan's stacked outputs each read the rows before them; a while
+    loop reaches what any number of steps would."""
+    ring = lambda n: lambda x: fg.fori_loop(0, n, lambda i, c: c + fnp.roll(c, 1) * 0.1, x)
+    for n in (0, 1, 3, 9):
+        want = sum(np.roll(np.eye(9), k, axis=0) for k in range(min(n, 8) + 1)) > 0
+        np.testing.assert_array_equal(fg.jacobian_sparsity(ring(n), np.ones(9)).toarray(), want)
+    prefix = lambda x: fg.scan(lambda c, r: (c + r ** 2, c * r), 0.0, x)[1]
+    np.testing.assert_array_equal(fg.jacobian_sparsity(prefix, np.ones(5)).toarray(),
+                                  np.tril(np.ones((5, 5))) > 0)
+    back = lambda x: fg.scan(lambda c, r: (c + r ** 2, c * r), 0.0, x, reverse=True)[1]
+    np.testing.assert_array_equal(fg.jacobian_sparsity(back, np.ones(5)).toarray(),
+                                  np.triu(np.ones((5, 5))) > 0)
+    halves = lambda x: fg.while_loop(lambda c: c[0] < 10.0, lambda c: c * 2.0, x)
+    np.testing.assert_array_equal(fg.jacobian_sparsity(halves, np.ones(4)).toarray(),
+                                  np.eye(4) > 0)
+
+
+def test_a_long_scan_costs_a_sweep_not_its_square():
+    """Only the rows something reads are pulled back: the final carry of 3000 steps."""
+    W = rng.normal(size=(3, 3))
+    last = lambda xs: fg.scan(lambda c, x: (fnp.tanh(W @ c + x[:3]), None), np.zeros(3), xs)[0]
+    xs = np.ones((3000, 4))
+    pattern = fg.jacobian_sparsity(last, xs).toarray().reshape(3, 3000, 4)
+    assert pattern[:, :-1, :3].all() and not pattern[:, :, 3].any()
+    np.testing.assert_array_equal(pattern[:, -1, :3], np.eye(3) > 0)   # the last step: tanh
+
+
+def test_a_loop_pattern_too_large_is_refused_by_name(monkeypatch):
+    import funcgrad.analysis.body_patterns as body_patterns
+    monkeypatch.setattr(body_patterns, "DENSE_LIMIT", 1000)
+    stacked = lambda x: fg.scan(lambda c, r: (c + r, c * r), 0.0, x)[1]
+    with pytest.raises(fg.ArgumentError, match="pattern of a 100-step scan has more than 1000"):
+        fg.jacobian_sparsity(stacked, np.ones(100))
 
 
 def test_a_dense_block_too_large_is_refused_by_name():

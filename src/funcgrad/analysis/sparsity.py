@@ -12,8 +12,9 @@ The pattern is *structural*: it holds wherever the inputs move. A constant
 matrix's zeros are known (``A @ x`` reads only ``A``'s nonzeros), but masks are
 taken to move with the inputs: a ``where`` keeps both branches. A primitive
 with no pattern of its own counts as dense, every output element reading every
-input element: a loop (``scan``, ``while_loop``) is one such node, so a
-pattern through a loop is an upper bound. The
+input element. A primitive that holds functions (a loop, a branch, a checkpoint, a
+custom rule) has the pattern of its functions' graphs, composed over its steps
+(:mod:`funcgrad.analysis.body_patterns`). The
 Hessian's pattern is the Jacobian pattern of the gradient, whose graph
 funcgrad traces like any other function.
 
@@ -32,6 +33,7 @@ array([[0, 1, 0, 0],
        [0, 0, 1, 0]])
 """
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -45,10 +47,10 @@ from ..dag.node import CONST, VAR, Node
 from ..dag.order import dfs_order
 from ..transforms.arguments import argnums_tuple, fun_name
 from ..transforms.reverse import grad, trace_argnums
+from .body_patterns import DENSE_LIMIT, composite_pattern
 
 __all__ = ["jacobian_sparsity", "hessian_sparsity", "local_pattern"]
 
-DENSE_LIMIT = 10 ** 8   # entries of a dense block this fold will build before refusing
 
 def _size(v):
     if isinstance(v, tuple):
@@ -260,14 +262,48 @@ _BY_STRUCTURE = {
 }
 
 
-def local_pattern(node, k, touched):
+def local_pattern(node, k, touched, in_body=False, wanted=None):
     """The pattern (outputs x elements of argument ``k``) of one node's local Jacobian, or
-    None where it is zero. ``touched``: the nodes that depend on the inputs at all."""
+    None where it is zero. ``touched``: the nodes that depend on the inputs at all.
+    ``in_body``: the node is a step of a traced body, whose values are examples only.
+    ``wanted``: the output elements whose rows matter (all by default)."""
     prim = node._prim
     if k in prim.flat:
         return None
-    structure = _BY_STRUCTURE.get(_structure(prim))
-    return _dense(node, k) if structure is None else structure(node, k, touched)
+    whole = _composite(node, touched, wanted)
+    if whole is not None:
+        start = sum(_size(a._value) for a in node._args[:k])
+        return whole[:, start:start + _size(node._args[k]._value)]
+    structure = _structure(prim)
+    if in_body and structure == "moves" and any(
+            a in touched and not np.issubdtype(np.result_type(raw(a._value)), np.inexact)
+            for a in node._args):
+        return _dense(node, k)      # it moves elements by an index the body computes
+    rule = _BY_STRUCTURE.get(structure)
+    return _dense(node, k) if rule is None else rule(node, k, touched)
+
+
+_last_composite = [None, None]     # the fold asks for each argument of a node in turn
+
+
+def _composite(node, touched, wanted):
+    """The whole pattern of a node of a primitive that holds functions, or None."""
+    if _last_composite[0] is not node:
+        moving = [a in touched for a in node._args]
+        if wanted is None:
+            wanted = np.arange(_size(node._value))
+        found = composite_pattern(node, moving, wanted, _body_pattern, _size)
+        _last_composite[:] = node, (None if found is None else sp.csr_array(found))
+    return _last_composite[1]
+
+
+@functools.lru_cache(maxsize=128)
+def _body_pattern(body):
+    """The pattern of a traced body's outputs in its inputs (a body is traced once, so its
+    pattern is too)."""
+    trace = next((n._trace for n in body.inputs), None)
+    return sp.csr_array(_fold_patterns(list(body.inputs), list(body.outputs), trace,
+                                       in_body=True))
 
 
 def _structure(prim):
@@ -276,7 +312,7 @@ def _structure(prim):
     return prim.structure or ("elementwise" if prim.partials is not None else None)
 
 
-def _fold_patterns(inputs, outputs, trace):
+def _fold_patterns(inputs, outputs, trace, in_body=False):
     """The boolean fold from the outputs (seeded with the identity) to the inputs."""
     sizes = [_size(raw(o._value if isinstance(o, Node) else o)) for o in outputs]
     total = sum(sizes)
@@ -297,9 +333,10 @@ def _fold_patterns(inputs, outputs, trace):
     def step(node, m):
         prim = node._prim
         same = _structure(prim) == "elementwise"   # the identity for an operand of its shape
+        wanted = _columns(m) if isinstance(node._value, tuple) else None
         return [None if a not in touched or k in prim.flat
                 else m if same and shape_of(a._value) == shape_of(node._value)
-                else _times(m, local_pattern(node, k, touched))
+                else _times(m, local_pattern(node, k, touched, in_body, wanted))
                 for k, a in enumerate(node._args)]
 
     wanted = set(inputs)
@@ -309,6 +346,13 @@ def _fold_patterns(inputs, outputs, trace):
     if not blocks:
         return sp.csr_array((total, 0), dtype=bool)
     return sp.hstack(blocks, format="csr").astype(bool)
+
+
+def _columns(m):
+    """The columns where pattern ``m`` has an entry: the node's outputs some output reads."""
+    if isinstance(m, np.ndarray):
+        return np.flatnonzero(m.any(axis=0))
+    return np.unique(sp.coo_array(m).col)
 
 
 SMALL = 1 << 16

@@ -51,7 +51,7 @@ from ..rules.arrays import sum as asum
 from ..rules.elementwise import multiply
 from ..transforms.forward import Dual, ForwardTrace
 from ..transforms.reverse import pull_back
-from .body import Parts, pick
+from .body import Parts, pick, trace_body
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -148,8 +148,24 @@ class _Custom:
         results.examples = out_leaves
         return out_leaves
 
+    def traced(self, leaves, params):
+        """What this primitive's impl runs on leaves like ``leaves`` (the function, or for
+        a custom_vjp ``fwd``'s outputs and residuals), traced into a Body without the rule:
+        for analyses that read the function's graph (sparsity)."""
+        def flat(*xs):
+            return self._result_leaves(self._args(params["static"], params["in_def"], xs))
+        with self._plain_calls():
+            body, _ = trace_body(flat, list(leaves), self.who)
+        return body
+
     def __repr__(self):
         return f"<{self.kind} {self.name}>"
+
+
+def custom_of(prim):
+    """The custom_jvp or custom_vjp whose primitive ``prim`` is, or None."""
+    owner = getattr(prim.impl, "__self__", None)
+    return owner if isinstance(owner, _Custom) else None
 
 
 def _zeros(results, k):
@@ -251,6 +267,9 @@ class custom_jvp(_Custom):
         if self.rule is None:
             raise ArgumentTypeError(f"{self.who} has no rule yet: define one with @{self.name}.defjvp")
 
+    def _result_leaves(self, args):
+        return tree_flatten(self.fun(*args))[0]
+
     def _impl(self, *leaves, static, in_def, results):
         out_leaves = self._learn(results, self.fun(*self._args(static, in_def, leaves)))
         results.single = len(out_leaves) == 1 and results.out_def.kind is None
@@ -318,6 +337,10 @@ class custom_vjp(_Custom):
         if self.fwd is None:
             raise ArgumentTypeError(f"{self.who} has no rule yet: define one with "
                             f"{self.name}.defvjp(fwd, bwd)")
+
+    def _result_leaves(self, args):
+        out, residuals = self.fwd(*args)
+        return tree_flatten(out)[0] + tree_flatten(residuals)[0]
 
     def _impl(self, *leaves, static, in_def, results):
         got = self.fwd(*self._args(static, in_def, leaves))
