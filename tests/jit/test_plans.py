@@ -62,6 +62,26 @@ def test_blocks_give_the_bits_of_eager_and_of_one_function(case, block, monkeypa
         assert np.array_equal(g, w)
 
 
+def test_a_long_plan_takes_longer_blocks(monkeypatch):
+    monkeypatch.setattr(plans, "BLOCK", 8)
+    monkeypatch.setattr(plans, "LONG", 1000)
+    monkeypatch.setattr(plans, "LONG_BLOCK", 32)
+
+    def f(x, times):
+        for _ in range(times):
+            x = chain(x)
+        return fnp.sum(x)
+
+    x = np.linspace(-1.0, 1.0, 5)
+    for times, block in ((1, 8), (3, 32)):
+        g = fg.jit(fg.value_and_grad(f), static_argnums=1)
+        plan = g.plan(x, times)
+        assert (plan.n_steps > 1000) == (block == 32)
+        assert plan.n_blocks == -(-plan.n_steps // block)
+        for got, want in zip(flat(g(x, times)), flat(fg.value_and_grad(f)(x, times)), strict=True):
+            assert np.array_equal(got, want)
+
+
 def test_an_unrolled_loop_compiles_few_distinct_blocks(monkeypatch):
     # However long the loop runs, its plan's blocks have the same few codes.
     monkeypatch.setattr(plans, "BLOCK", 40)
