@@ -40,7 +40,7 @@ from ..control.scan_primitive import scan_p
 from ..control.while_primitive import history_p, while_p
 from ..core.errors import ArgumentError, FuncgradError
 
-__all__ = ["composite_pattern", "DENSE_LIMIT"]
+__all__ = ["composite_pattern", "holds_functions", "DENSE_LIMIT"]
 
 DENSE_LIMIT = 10 ** 8   # entries of a pattern this fold will build before refusing
 
@@ -57,6 +57,15 @@ def _selection(rows, cols, shape):
 
 def _sizes(values, size):
     return [size(v) for v in values]
+
+
+_HOLDERS = frozenset({remat_p, switch_p, scan_p, checkpointed_scan_p, while_p, history_p})
+
+
+def holds_functions(prim):
+    """Whether ``prim`` runs functions of its own (a loop, a branch, a checkpoint, a custom
+    rule), whose pattern :func:`composite_pattern` finds."""
+    return prim in _HOLDERS or custom_of(prim) is not None
 
 
 def composite_pattern(node, moving, wanted, body_pattern, size):
@@ -137,20 +146,27 @@ def _scan(params, operands, moving, wanted, body_pattern, size, n_out, n_in):
 
 class Rows:
     """The wanted rows of a scan by kind (positions among the wanted): ``final`` carries
-    (of element ``final_elem``);
-    ``stacked`` outputs, each at step ``stacked_at`` (in running order) and the body's row
-    ``stacked_row``; carries ``kept`` before step ``kept_at``, of element ``kept_elem``."""
+    (of element ``final_elem``); ``stacked`` outputs, each at step ``stacked_at`` (in
+    running order) and the body's row ``stacked_row``; carries ``kept`` before step
+    ``kept_at``, of element ``kept_elem``. Grouped by step once, for the sweeps."""
 
     def __init__(self, **columns):
         self.__dict__.update(columns)
+        self.by_step = {}
+        for kind, at in (("stacked", self.stacked_at), ("kept", self.kept_at)):
+            order = np.argsort(at, kind="stable")
+            steps, starts = np.unique(at[order], return_index=True)
+            for step, chunk in zip(steps.tolist(), np.split(order, starts[1:])):
+                self.by_step.setdefault(step, {})[kind] = chunk
 
     def joining(self, i):
         """The stacked rows and the kept carries that join at step ``i``."""
-        s, k = self.stacked_at == i, self.kept_at == i
+        group = self.by_step.get(i, {})
+        s, k = group.get("stacked", _NONE), group.get("kept", _NONE)
         return (self.stacked[s], self.stacked_row[s]), (self.kept[k], self.kept_elem[k])
 
-    def steps(self):
-        return set(self.stacked_at.tolist()) | set(self.kept_at.tolist())
+
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 def _too_large(n, entries):
@@ -171,7 +187,6 @@ def _forward(B, c, xw, q, n, reverse, x_at, rows, W):
     from_carry = B[:, :c]
     carry = _selection(np.arange(c), np.arange(c), (c, n_in))
     pieces, entries = [], 0
-    joins = rows.steps()
 
     def read(positions, source, which):
         nonlocal entries
@@ -189,7 +204,7 @@ def _forward(B, c, xw, q, n, reverse, x_at, rows, W):
             read(rows.stacked[y_later], step, rows.stacked_row[y_later])
             read(rows.kept[k_later], carry, rows.kept_elem[k_later])
             break
-        if i in joins:
+        if i in rows.by_step:
             (ys, y_rows), (ks, k_elems) = rows.joining(i)
             read(ys, step, y_rows)
             read(ks, carry, k_elems)

@@ -47,7 +47,7 @@ from ..dag.node import CONST, VAR, Node
 from ..dag.order import dfs_order
 from ..transforms.arguments import argnums_tuple, fun_name
 from ..transforms.reverse import grad, trace_argnums
-from .body_patterns import DENSE_LIMIT, composite_pattern
+from .body_patterns import DENSE_LIMIT, composite_pattern, holds_functions
 
 __all__ = ["jacobian_sparsity", "hessian_sparsity", "local_pattern"]
 
@@ -262,18 +262,15 @@ _BY_STRUCTURE = {
 }
 
 
-def local_pattern(node, k, touched, in_body=False, wanted=None):
+def local_pattern(node, k, touched, in_body=False):
     """The pattern (outputs x elements of argument ``k``) of one node's local Jacobian, or
     None where it is zero. ``touched``: the nodes that depend on the inputs at all.
-    ``in_body``: the node is a step of a traced body, whose values are examples only.
-    ``wanted``: the output elements whose rows matter (all by default)."""
+    ``in_body``: the node is a step of a traced body, whose values are examples only."""
     prim = node._prim
     if k in prim.flat:
         return None
-    whole = _composite(node, touched, wanted)
-    if whole is not None:
-        start = sum(_size(a._value) for a in node._args[:k])
-        return whole[:, start:start + _size(node._args[k]._value)]
+    if holds_functions(prim):
+        return _operand_columns(_composite(node, touched), node, k)
     structure = _structure(prim)
     if in_body and structure == "moves" and any(
             a in touched and not np.issubdtype(np.result_type(raw(a._value)), np.inexact)
@@ -283,18 +280,22 @@ def local_pattern(node, k, touched, in_body=False, wanted=None):
     return _dense(node, k) if rule is None else rule(node, k, touched)
 
 
-_last_composite = [None, None]     # the fold asks for each argument of a node in turn
+def _composite(node, touched, wanted=None):
+    """The pattern of a node of a primitive that holds functions in all its operands'
+    elements (rows ``wanted`` only, all by default), or None for a dense one."""
+    moving = [a in touched for a in node._args]
+    if wanted is None:
+        wanted = np.arange(_size(node._value))
+    found = composite_pattern(node, moving, wanted, _body_pattern, _size)
+    return None if found is None else sp.csr_array(found)
 
 
-def _composite(node, touched, wanted):
-    """The whole pattern of a node of a primitive that holds functions, or None."""
-    if _last_composite[0] is not node:
-        moving = [a in touched for a in node._args]
-        if wanted is None:
-            wanted = np.arange(_size(node._value))
-        found = composite_pattern(node, moving, wanted, _body_pattern, _size)
-        _last_composite[:] = node, (None if found is None else sp.csr_array(found))
-    return _last_composite[1]
+def _operand_columns(whole, node, k):
+    """Argument ``k``'s columns of a node's pattern in all its operands (None: dense)."""
+    if whole is None:
+        return _dense(node, k)
+    start = sum(_size(a._value) for a in node._args[:k])
+    return whole[:, start:start + _size(node._args[k]._value)]
 
 
 @functools.lru_cache(maxsize=128)
@@ -333,10 +334,14 @@ def _fold_patterns(inputs, outputs, trace, in_body=False):
     def step(node, m):
         prim = node._prim
         same = _structure(prim) == "elementwise"   # the identity for an operand of its shape
-        wanted = _columns(m) if isinstance(node._value, tuple) else None
+        if holds_functions(prim):     # its whole pattern once, for the rows read further on
+            whole = _composite(node, touched, _columns(m))
+            return [None if a not in touched or k in prim.flat
+                    else _times(m, _operand_columns(whole, node, k))
+                    for k, a in enumerate(node._args)]
         return [None if a not in touched or k in prim.flat
                 else m if same and shape_of(a._value) == shape_of(node._value)
-                else _times(m, local_pattern(node, k, touched, in_body, wanted))
+                else _times(m, local_pattern(node, k, touched, in_body))
                 for k, a in enumerate(node._args)]
 
     wanted = set(inputs)

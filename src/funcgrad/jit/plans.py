@@ -57,8 +57,8 @@ from .steptable import StepTable, call_key, needed_steps, ufunc_of
 __all__ = ["Plan", "compile_plan", "needed_steps", "output_texts", "BLOCK"]
 
 BLOCK = 256
-LONG, LONG_BLOCK = 1 << 18, 1024      # the blocks of a plan of more than LONG steps
 """Steps per block function in a plan longer than this (see the module's docstring)."""
+LONG, LONG_BLOCK = 1 << 18, 1024      # the blocks of a plan of more than LONG steps
 
 
 class Plan:
