@@ -124,10 +124,17 @@ def fmt_shape(shape):
 
 def concrete(x, who):
     """The plain value under ``x`` for a function whose result's shape or layout depends on
-    it (``unique``, ``trim_zeros``, ...). Derivative traces are looked through; jit and vmap,
-    whose values stand for many, get a ConcretizationError naming ``who``."""
+    it (``unique``, ``trim_zeros``, ...). Derivative traces are looked through; jit, vmap and
+    the bodies of loops, branches and checkpoints, whose values stand for many, get a
+    ConcretizationError naming ``who`` and what traced it."""
     while isinstance(x, Box):
         if x._trace.opaque:
+            body = getattr(x._trace, "who", None)     # a loop's, branch's or checkpoint's body
+            if body:
+                raise ConcretizationError(
+                    f"funcgrad.numpy.{who} reads the values to decide the shape of its result, "
+                    f"which the body of {body} cannot do: it is traced once for all the values "
+                    f"it will see; call it outside that body")
             raise ConcretizationError(
                 f"funcgrad.numpy.{who} reads the values to decide the shape of its result, which "
                 f"jit and vmap cannot do (their values stand for many); call it outside jit/vmap")

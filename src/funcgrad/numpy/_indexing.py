@@ -25,7 +25,6 @@ from numpy import (  # noqa: F401  NumPy's constructors, passed through
 from ..core.errors import (
     ArgumentError,
     ArgumentTypeError,
-    ConcretizationError,
     ShapeError,
 )
 from ..core.namespaces import is_foreign as _is_foreign
@@ -251,14 +250,6 @@ def select(condlist, choicelist, default=0):
 
 # ---------------------------------------------------------------- integer-valued
 
-def _no_batch(x, who):
-    p = _plain(x)
-    if isinstance(p, Box):
-        raise ConcretizationError(f"{who}: the result's shape depends on the values, so it cannot be "
-                        f"computed under vmap or jit; call it outside the transformed function")
-    return p
-
-
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """``numpy.argsort`` of the values (an integer array; no gradient).
 
@@ -307,7 +298,7 @@ def nonzero(a):
     >>> fnp.nonzero(fnp.array([0.0, 2.0, 3.0]))
     (array([1, 2]),)
     """
-    return _np.nonzero(_no_batch(a, "nonzero"))
+    return _np.nonzero(concrete(a, "nonzero"))
 
 
 def searchsorted(a, v, side="left", sorter=None):
