@@ -33,7 +33,6 @@ array([[0, 1, 0, 0],
        [0, 0, 1, 0]])
 """
 
-import functools
 from typing import Any, Callable
 
 import numpy as np
@@ -298,13 +297,15 @@ def _operand_columns(whole, node, k):
     return whole[:, start:start + _size(node._args[k]._value)]
 
 
-@functools.lru_cache(maxsize=128)
 def _body_pattern(body):
     """The pattern of a traced body's outputs in its inputs (a body is traced once, so its
-    pattern is too)."""
-    trace = next((n._trace for n in body.inputs), None)
-    return sp.csr_array(_fold_patterns(list(body.inputs), list(body.outputs), trace,
-                                       in_body=True))
+    pattern is found once, and kept with it)."""
+    pattern = body.found.get("sparsity")
+    if pattern is None:
+        trace = next((n._trace for n in body.inputs), None)
+        pattern = body.found["sparsity"] = sp.csr_array(_fold_patterns(
+            list(body.inputs), list(body.outputs), trace, in_body=True))
+    return pattern
 
 
 def _structure(prim):

@@ -206,7 +206,7 @@ class Body:
     """
 
     __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "effects", "_plan", "saving",
-                 "_loops", "reverse_steps")
+                 "_loops", "reverse_steps", "found")
 
     def __init__(self, who, inputs, outputs, order, n_captured=0, effects=()):
         self.who = who
@@ -220,6 +220,7 @@ class Body:
         self.saving = {}     # a checkpoint policy -> this body with the values it saves as outputs
         self.reverse_steps = {}  # the reverse of one step as the binomial schedule runs it, by
                                  # what it reads (funcgrad.control.checkpointed_scan)
+        self.found = {}      # what analyses found about it, by analysis (its sparsity pattern)
 
     @property
     def steps(self):
