@@ -307,6 +307,29 @@ def test_a_long_scan_costs_a_sweep_not_its_square():
     np.testing.assert_array_equal(pattern[:, -1, :3], np.eye(3) > 0)   # the last step: tanh
 
 
+def test_a_custom_rule_called_many_times_is_traced_once_per_layout():
+    calls = []
+
+    @fg.custom_jvp
+    def halved(x):
+        calls.append(np.shape(x))
+        return fnp.roll(x, 1) * 0.5
+
+    halved.defjvp(lambda p, t: (halved(p[0]), fnp.roll(t[0], 1) * 0.5))
+
+    def chain(x):
+        for _ in range(3):
+            x = halved(x) + x
+        return x
+
+    for n in (4, 4, 5):
+        calls.clear()
+        pattern = fg.jacobian_sparsity(chain, np.ones(n)).toarray()
+        want = sum(np.roll(np.eye(n), k, axis=0) for k in range(4)) > 0
+        np.testing.assert_array_equal(pattern, want)
+        assert len(calls) <= 3 + 1        # the three calls, and at most one trace
+
+
 def test_a_loop_pattern_too_large_is_refused_by_name(monkeypatch):
     import funcgrad.analysis.body_patterns as body_patterns
     monkeypatch.setattr(body_patterns, "DENSE_LIMIT", 1000)

@@ -55,6 +55,11 @@ def _selection(rows, cols, shape):
     return sp.csr_array((np.ones(len(rows), dtype=bool), (rows, cols)), shape=shape)
 
 
+def _placed(count, start, n_in):
+    """``count`` elements as the operands' columns ``start ..``: an identity placed there."""
+    return _selection(np.arange(count), start + np.arange(count), (count, n_in))
+
+
 def _sizes(values, size):
     return [size(v) for v in values]
 
@@ -182,10 +187,10 @@ def _forward(B, c, xw, q, n, reverse, x_at, rows, W):
     (its first carry and captured values: bounded) is carried forward, each wanted row
     read off at its step; once a step changes nothing, every later step is the same."""
     n_in = c + n * xw + q
-    consts = _selection(np.arange(q), n_in - q + np.arange(q), (q, n_in))
+    consts = _placed(q, n_in - q, n_in)
     from_consts = (B[:, c + xw:] @ consts).astype(bool)
     from_carry = B[:, :c]
-    carry = _selection(np.arange(c), np.arange(c), (c, n_in))
+    carry = _placed(c, 0, n_in)
     pieces, entries = [], 0
 
     def read(positions, source, which):
@@ -263,8 +268,8 @@ def _while(params, operands, wanted, body_pattern, size, n_out, n_in):
     c = sum(widths)
     q_start = c + sum(_sizes(operands[n_carry:n_carry + n_cond], size))  # the body's captured
     q = n_in - q_start
-    consts = _selection(np.arange(q), q_start + np.arange(q), (q, n_in))
-    reached = _selection(np.arange(c), np.arange(c), (c, n_in))    # no step at all
+    consts = _placed(q, q_start, n_in)
+    reached = _placed(c, 0, n_in)     # no step at all
     while True:
         grown = (reached + B @ sp.vstack([reached, consts], format="csr")).astype(bool)
         if (grown != reached).nnz == 0:

@@ -218,8 +218,9 @@ class Body:
         self._plan = None
         self._loops = {}     # how it loops (and with what) -> the loop compiled whole
         self.saving = {}     # a checkpoint policy -> this body with the values it saves as outputs
-        self.reverse_steps = {}  # the reverse of one step as the binomial schedule runs it, by
-                                 # what it reads (funcgrad.control.checkpointed_scan)
+        self.reverse_steps = {}  # what the binomial schedule runs of it (one step's reverse, the
+                                 # body returning its carries), by what it reads
+                                 # (funcgrad.control.checkpointed_scan)
         self.found = {}      # what analyses found about it, by analysis (its sparsity pattern)
 
     @property

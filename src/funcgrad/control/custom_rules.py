@@ -51,7 +51,7 @@ from ..rules.arrays import sum as asum
 from ..rules.elementwise import multiply
 from ..transforms.forward import Dual, ForwardTrace
 from ..transforms.reverse import pull_back
-from .body import Parts, pick, trace_body
+from .body import Parts, abstract, pick, trace_body
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -83,6 +83,7 @@ class _Custom:
         self.prim = Primitive(self.name, self._impl, vjp=self._vjp, jvp=self._jvp,
                               batch=_batch_each)
         self._plain = threading.local()
+        self._traced = {}    # what traced() made, by the leaves' layout and the static arguments
 
     @contextlib.contextmanager
     def _plain_calls(self):
@@ -151,11 +152,20 @@ class _Custom:
     def traced(self, leaves, params):
         """What this primitive's impl runs on leaves like ``leaves`` (the function, or for
         a custom_vjp ``fwd``'s outputs and residuals), traced into a Body without the rule:
-        for analyses that read the function's graph (sparsity)."""
-        def flat(*xs):
-            return self._result_leaves(self._args(params["static"], params["in_def"], xs))
-        with self._plain_calls():
-            body, _ = trace_body(flat, list(leaves), self.who)
+        for analyses that read the function's graph (sparsity). Traced once per layout of
+        the leaves and static arguments (where those can be compared)."""
+        key = (params["in_def"], params["static"], tuple(map(abstract, leaves)))
+        try:
+            body = self._traced.get(key)
+        except TypeError:        # a static argument that cannot be a key: traced each time
+            key, body = None, None
+        if body is None:
+            def flat(*xs):
+                return self._result_leaves(self._args(params["static"], params["in_def"], xs))
+            with self._plain_calls():
+                body, _ = trace_body(flat, list(leaves), self.who)
+            if key is not None:
+                self._traced[key] = body
         return body
 
     def __repr__(self):
