@@ -223,6 +223,57 @@ def test_mistakes_are_named():
         fg.grad(traced_static)(2.0, 1.0)
 
 
+def _sin_x(x):
+    return fnp.sin(x) * x
+
+
+@fg.custom_vjp
+def keeps_its_pullback(x):
+    return _sin_x(x)
+
+
+keeps_its_pullback.defvjp(lambda x: fg.vjp(_sin_x, x), lambda pull, g: pull(g))
+
+
+@fg.custom_vjp
+def keeps_a_tag(x):
+    return fnp.sin(x)
+
+
+keeps_a_tag.defvjp(lambda x: (fnp.sin(x), (fnp.cos(x), "tag")), lambda res, g: (g * res[0],))
+
+
+@pytest.mark.parametrize("f", [keeps_its_pullback, keeps_a_tag])
+@pytest.mark.parametrize("transform", [
+    lambda loss, x: fg.jit(fg.grad(loss))(x),
+    lambda loss, x: fg.vmap(fg.grad(loss))(np.stack([x, 2.0 * x])),
+    lambda loss, x: fg.hessian(loss)(x),
+    lambda loss, x: fg.grad(lambda x: fnp.sum(fg.grad(loss)(x)))(x),
+], ids=["jit_of_grad", "vmap_of_grad", "hessian", "grad_of_grad"])
+def test_a_residual_that_is_no_array_is_refused_where_a_transform_traces_it(f, transform):
+    """A function or a string among the residuals would be frozen by jit at the value it
+    had when traced (or fail inside bwd): refused by name, as JAX refuses it."""
+    x = np.array([0.1, 0.2])
+
+    def loss(x):
+        return fnp.sum(f(x))
+
+    with pytest.raises(fg.ArgumentTypeError, match="residual leaf [01] of fwd is a "
+                                                   "(function|str); under jit, vmap"):
+        transform(loss, x)
+
+
+def test_a_residual_that_is_no_array_serves_a_plain_first_derivative():
+    x = np.array([0.1, 0.2])
+    want = np.sin(x) + x * np.cos(x)
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(keeps_its_pullback(x)))(x), want,
+                               rtol=1e-12)
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(keeps_a_tag(x)))(x), np.cos(x),
+                               rtol=1e-12)
+    out, tangent = fg.jvp(keeps_its_pullback, (x,), (np.ones(2),))      # fwd's own derivative
+    np.testing.assert_allclose(tangent, want, rtol=1e-12)
+
+
 def test_defjvps_one_rule_per_argument_in_both_modes():
     @fg.custom_jvp
     def f(x, y):

@@ -39,7 +39,10 @@ import functools
 import inspect
 import threading
 
+import numpy as np
+
 from ..core.errors import ArgumentTypeError, ShapeError
+from ..core.namespaces import is_foreign
 from ..core.primitive import Primitive
 from ..core.traces import Box, new_level
 from ..core.tree import tree_flatten, tree_map, tree_unflatten
@@ -311,8 +314,11 @@ class custom_vjp(_Custom):
     """A function with a reverse-mode rule of your own (JAX's ``custom_vjp``).
 
     ``f.defvjp(fwd, bwd)``: ``fwd(*args)`` returns ``(out, residuals)``, any
-    pytree of values the backward pass needs; ``bwd(*nondiff, residuals, g)``
-    returns one cotangent per differentiated argument (``None``: zero).
+    pytree of the numbers and arrays the backward pass needs; ``bwd(*nondiff,
+    residuals, g)`` returns one cotangent per differentiated argument (``None``:
+    zero). A function or a string among the residuals serves a plain first
+    derivative only: jit, vmap and second derivatives refuse it (as JAX does),
+    since jit would freeze it at its traced value.
     Gradient clipping, with the bounds as non-differentiated arguments:
 
     >>> import numpy as np
@@ -364,7 +370,10 @@ class custom_vjp(_Custom):
 
     def _vjp(self, argnums, g, ans, *leaves, static, in_def, results):
         n = len(results.examples)
-        n_res = len(raw(ans)) - n
+        values = raw(ans)
+        n_res = len(values) - n
+        if isinstance(ans, Box):
+            self._check_residuals(values[n:])
         res = tree_unflatten(results.res_def, [pick(ans, index=n + k) for k in range(n_res)])
         cts = [_zeros(results, k) if gk is None else gk for k, gk in enumerate(list(g)[:n])]
         got = self.bwd(*[a for _, a in static], res, tree_unflatten(results.out_def, cts))
@@ -386,6 +395,22 @@ class custom_vjp(_Custom):
                 leaves, argnums, list(g)[n:])
             out = [a + b for a, b in zip(out, extra)]
         return out
+
+    def _check_residuals(self, values):
+        """Refuse a residual that is not a number or an array where a transform traces it
+        (jit, vmap, a second derivative): a function or a string there would be frozen at
+        the value it had when traced, or fail inside bwd with a raw error."""
+        for k, v in enumerate(map(raw, values)):   # vmap's tuple may hold jit's values
+            if isinstance(v, np.ndarray) and v.dtype.kind in "OSU" and v.size:
+                v = v.flat[0]        # vmap stacked the examples' residuals
+                v = v.item() if isinstance(v, np.generic) else v
+            if not _numeric(v):
+                kind = "a function" if callable(v) else f"a {type(v).__name__}"
+                raise ArgumentTypeError(
+                    f"{self.who}: residual leaf {k} of fwd is {kind}; under jit, vmap or a "
+                    f"second derivative residuals must be numbers or arrays (JAX's rule "
+                    f"too): return the arrays bwd needs (the inputs, say) and compute the "
+                    f"rest in bwd, e.g. with fg.vjp there")
 
     def _jvp(self, tangents, ans, *leaves, static, in_def, results):
         n = len(results.examples)
@@ -413,6 +438,15 @@ class custom_vjp(_Custom):
             res = tree_flatten(self.fwd(*self._args(static, in_def, duals))[1])[0]
         return Parts([along(k) for k in range(n)]
                      + [r._tangent if trace.owns(r) else None for r in res])
+
+
+def _numeric(v):
+    """Whether a plain value is a number or an array of numbers (any library's)."""
+    if isinstance(v, (bool, int, float, complex)):
+        return True
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.dtype.kind in "biufc"
+    return is_foreign(v)
 
 
 def _batch_each(size, prim, values, batched, params):
