@@ -7,6 +7,7 @@ from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.control.scan_primitive import SAVE_FROM
 from funcgrad.core.errors import ConcretizationError, ShapeError
 
 RNG = np.random.default_rng(0)
@@ -64,6 +65,54 @@ def test_scan_forward_mode_and_second_order():
     close(fg.hessian(rnn_scan, argnums=1)(*ARGS), fg.hessian(rnn_unrolled, argnums=1)(*ARGS))
     close(fg.jacfwd(fg.grad(rnn_scan), argnums=2)(*ARGS),
           fg.jacfwd(fg.grad(rnn_unrolled), argnums=2)(*ARGS))
+
+
+def _counting_tanh():
+    """A tanh primitive that counts the calls of its impl, with tanh's rule (it reads the
+    result, as a recurrent network's reverse pass does)."""
+    calls = []
+
+    @fg.primitive
+    def counted_tanh(x):
+        calls.append(1)
+        return np.tanh(x)
+
+    fg.defvjp(counted_tanh, lambda ans, x: lambda g: g * (1.0 - ans * ans))
+    return counted_tanh, calls
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("how", ["eager", "jit"])
+def test_a_scans_reverse_pass_reads_what_its_forward_run_kept(reverse, how):
+    """The values the reverse pass reads (here each step's tanh, the carry after it, and
+    the tanh of an output) are kept by the forward run: the backward calls no tanh, and
+    the gradient has the bits of the unrolled loop's. (An eager scan of fewer than
+    SAVE_FROM steps recomputes them instead.)"""
+    n = SAVE_FROM + 16
+    xs = RNG.normal(size=(n, 3))
+    tanh, calls = _counting_tanh()
+
+    def loss(w, loop):
+        def step(h, x):
+            h = tanh(w @ h + x)
+            return h, tanh(h * 0.5 + 0.1)
+        if loop:
+            h, ys = fg.scan(step, H0, xs, reverse=reverse)
+        else:
+            h, ys = H0, []
+            for t in (range(n - 1, -1, -1) if reverse else range(n)):
+                h, y = step(h, xs[t])
+                ys.append(y)
+        return fnp.sum(h * h) + fnp.sum(fnp.stack(ys) if not loop else ys)
+
+    grad = fg.grad(loss) if how == "eager" else fg.jit(fg.grad(loss), static_argnums=1)
+    want = fg.grad(loss)(W, False)
+    grad(W, True)                 # traces (and compiles) the loop's bodies
+    del calls[:]
+    got = grad(W, True)
+    traced = 2 if how == "eager" else 0    # eager traces the body at every call, on examples
+    assert len(calls) == 2 * n + traced    # the forward run's: none in the reverse pass
+    np.testing.assert_array_equal(got, want)
 
 
 def test_scan_under_vmap_and_jit():

@@ -367,21 +367,28 @@ def jvp_fun(body, moving):
     return jvp_body
 
 
-def vjp_fun(body, wrt, seeded, known=None):
+def vjp_fun(body, wrt, seeded, known=None, given=()):
     """The body's reverse mode, as a function of ``(*inputs, *cotangents)`` with one
     cotangent for each output flagged in ``seeded``, returning the cotangent of each
     input flagged in ``wrt`` (zeros where the body does not depend on it). ``known``:
-    values of some of the body's nodes, used instead of computing them again."""
+    values of some of the body's nodes, used instead of computing them again; ``given``:
+    nodes of the body whose values come as leaves of their own, after the inputs (a
+    scan's values saved by its forward run, different at every step)."""
     n = len(body.inputs)
+    m = n + len(given)
 
     def vjp_body(*leaves):
         trace = ReverseTrace(new_level())
         ins = [Node(x, VAR, (), None, None, trace) if w else x
                for x, w in zip(leaves[:n], wrt)]
-        outs = body.evaluate(ins, known, trace)
+        now = known
+        if given:
+            now = dict(known or {})
+            now.update(zip(given, leaves[n:m]))
+        outs = body.evaluate(ins, now, trace)
         seeds = [o for o, s in zip(outs, seeded) if s]
         variables = [x for x, w in zip(ins, wrt) if w]
-        (grads,) = pull_back(trace, seeds, leaves[n:], [(variables, tree_flatten(variables)[1])])
+        (grads,) = pull_back(trace, seeds, leaves[m:], [(variables, tree_flatten(variables)[1])])
         return [_cast_like(g, x._value) for g, x in zip(grads, variables)]
 
     return vjp_body

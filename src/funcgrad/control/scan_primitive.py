@@ -5,10 +5,12 @@ closes over; its parameters hold the body, traced once (:mod:`funcgrad.control.b
 Each transform of it is a scan of the transformed body:
 
 - forward mode carries the tangents beside the carries (``jvp_fun``);
-- reverse mode runs the loop again keeping the carry before every step (the
-  *history*), then a reverse scan that pulls the cotangent back through one
-  step at a time (``vjp_fun``), adding up the cotangents of the values the
-  body closes over (:func:`scan_backward`, which the while loop shares);
+- reverse mode keeps the carry before every step (the *history*) and the
+  values the body's reverse mode reads (:func:`saved_values`) as the loop runs,
+  then a reverse scan pulls the cotangent back through one step at a time
+  (``vjp_fun``, reading the kept values instead of computing them again),
+  adding up the cotangents of the values the body closes over
+  (:func:`scan_backward`, which the while loop shares);
 - vmap runs the body on the whole batch, the carries the batch reaches
   batched (found by a fixed point).
 
@@ -30,7 +32,7 @@ from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import raw, shape_of, zeros_like_value
-from ..dag.node import ReverseTrace
+from ..dag.node import CONST, VAR, ReverseTrace
 from ..jit.staging import StagingTrace
 from ..rules.arrays import broadcast_to, transpose
 from .body import (
@@ -183,14 +185,25 @@ def bind_body(body, captured, carry, xs, length, reverse, prim=None, known=None,
     already on plain values (a while loop's run), which the scan's node in ``trace`` is
     recorded with, so that the loop does not run again; for a scan that keeps its history
     (a ``scan_p`` under a gradient, see :func:`reverse_follows`), ``values`` end with it,
-    else the scan keeps none."""
+    else the scan keeps none. A scan that keeps its history keeps the values its reverse
+    pass reads (:func:`saved_values`) too, before it."""
     n_carry = len(carry)
     operands = list(carry) + list(xs) + captured
     keep = prim is None and n_carry and reverse_follows(operands)
     if keep and known is not None and len(known[1]) < len(body.outputs) + n_carry:
         keep = False     # no history among the known values: the reverse pass runs for it
+    n_own = len(body.outputs)
     if keep:     # it will run backward: it keeps its history as it runs (see _scan_vjp)
-        body = body.returning(list(body.outputs) + list(body.inputs[:n_carry]))
+        steps = shape_of(xs[0])[0] if xs else length
+        worth = known is None and (steps >= SAVE_FROM or _staged(operands))
+        saved = saved_values(body, n_carry, len(xs)) if worth else ()
+        carried, stacked = _carried(body, n_carry, saved)
+        # a value the scan stacks as an output already is read from there
+        at = {id(o): k for k, o in enumerate(body.outputs) if k >= n_carry}
+        more = [n for n in stacked if id(n) not in at]
+        at.update((id(n), n_own + j) for j, n in enumerate(more))
+        body = body.returning(list(body.outputs) + more + list(body.inputs[:n_carry]))
+        body.found["saved"] = (carried, stacked, [at[id(n)] for n in stacked])
     params = dict(body=body, n_carry=n_carry, n_xs=len(xs), length=length, reverse=reverse,
                   **extra)
     if known is not None:
@@ -199,7 +212,7 @@ def bind_body(body, captured, carry, xs, length, reverse, prim=None, known=None,
         out = [pick(node, index=k) for k in range(len(values))]
     else:
         out = bind_results(prim or scan_p, operands, params)
-    return out[:-n_carry] if keep else out
+    return out[:n_own]
 
 
 def gradient_trace(values, staged=False):
@@ -248,18 +261,106 @@ def _history_in(body, n_carry):
             and all(o is i for o, i in zip(outs[len(outs) - n_carry:], ins[:n_carry])))
 
 
+SAVE_FROM = 64
+"""An eager scan of fewer steps recomputes what its reverse pass reads: finding what to keep
+traces that pass once more, which costs about as much as recomputing 50-100 steps of a small
+body (benchmarks/compiled_loops.py). Under jit, or inside a loop's body, the trace is once
+for every run, and every scan keeps them."""
+
+
+def _staged(values):
+    """Whether jit (or a loop's body) traces one of ``values``."""
+    for v in values:
+        while isinstance(v, Box):
+            if isinstance(v._trace, StagingTrace):
+                return True
+            v = v._value
+    return False
+
+
+def saved_values(body, n_carry, n_xs):
+    """The nodes of ``body`` whose values its reverse pass reads, other than its inputs:
+    a scan under a gradient keeps them as it runs forward (stacked, as outputs after the
+    body's own), so that the reverse pass reads them instead of running each step again
+    (a recurrent network's ``tanh``, whose derivative reads its result). Only values that
+    change from step to step and are numbers or arrays: those of the captured values alone
+    are the same at every step. Found once per body, by tracing its reverse pass with
+    every such value given and seeing which it reads."""
+    key = ("saved", n_carry, n_xs)
+    found = body.found.get(key)
+    if found is None:
+        found = body.found[key] = _saved_values(body, n_carry, n_xs)
+    return found
+
+
+def _saved_values(body, n_carry, n_xs):
+    moving = set(body.inputs[:n_carry + n_xs])
+    effects = {id(e) for e in body.effects}      # by identity: == on nodes records one
+    candidates = []
+    for n in body.order:
+        if n in moving or n._prim is VAR or n._prim is CONST or id(n) in effects:
+            continue
+        if any(a in moving for a in n._args):
+            moving.add(n)
+            v = n._value
+            if type(v) is float or (type(v) is np.ndarray and v.dtype.kind in "fc"):
+                candidates.append(n)
+    if not candidates:
+        return ()
+    inputs = [i._value for i in body.inputs]
+    wrt = [differentiable(x) for x in inputs]
+    outs = body.out_examples()
+    seeded = [differentiable(o) for o in outs]
+    pull = vjp_fun(body, wrt, seeded, given=candidates)
+    leaves = inputs + [n._value for n in candidates] + [o for o, s in zip(outs, seeded) if s]
+    traced, _ = trace_body(pull, leaves, body.who)
+    given = traced.inputs[len(inputs):len(inputs) + len(candidates)]
+    read = {a for n in traced.order for a in n._args}
+    read.update(o for o in traced.outputs if isinstance(o, Box))
+    return tuple(n for n, leaf in zip(candidates, given) if leaf in read)
+
+
+def _carried(body, n_carry, saved):
+    """``saved`` split in two: ``{carry index: node}`` for the carries among them, whose
+    value after a step is the carry before the next (the history has it, and the reverse
+    pass hands it from step to step), and the list of the others, which the scan stacks."""
+    wanted = {id(n) for n in saved}       # by identity: == on nodes records a comparison
+    carried = {}
+    for k, o in enumerate(body.outputs[:n_carry]):
+        if id(o) in wanted:
+            wanted.discard(id(o))
+            carried[k] = o
+    return carried, [n for n in saved if id(n) in wanted]
+
+
 def _scan_vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse):
     carry, xs, consts = split_at(operands, n_carry, n_xs)
+    carried, stacked, where = body.found.get("saved", ({}, [], []))
     if _history_in(body, n_carry):     # kept by the forward run itself
         n_out = len(body.outputs)
         hist = [result(ans, k) for k in range(n_out - n_carry, n_out)]
+        saved = Saved(carried, [result(ans, k) for k in carried], stacked,
+                      [result(ans, k) for k in where])
     else:   # the carry before every step, kept by running the loop once more
         def with_history(*leaves):
             out = body(*leaves, *consts)
             return list(out[:n_carry]) + list(leaves[:n_carry])
         hist = bind_scan(with_history, carry, xs, length, reverse, body.who)[n_carry:]
-    cts = scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, set(argnums))
+        saved = None
+    cts = scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, set(argnums), saved)
     return [cts[i] for i in argnums]
+
+
+class Saved:
+    """What a scan's forward run kept for its reverse pass besides the history: the carries'
+    values after the last step (``last``, for the carries ``carried`` names: the reverse pass
+    hands each step's carry before it to the step before as its carry after), and the
+    stacked values (``rows``) of the nodes ``stacked``."""
+
+    __slots__ = ("carried", "last", "stacked", "rows")
+
+    def __init__(self, carried, last, stacked, rows):
+        self.carried, self.last, self.stacked, self.rows = carried, last, stacked, rows
 
 
 class BackwardStep:
@@ -271,7 +372,8 @@ class BackwardStep:
     ``consts_in``: the step also reads the constants, after ``cy``, rather than holding them
     (a step traced once for every call of its scan's body)."""
 
-    def __init__(self, body, n_carry, xs, consts, carry, g, needed=None, consts_in=False):
+    def __init__(self, body, n_carry, xs, consts, carry, g, needed=None, consts_in=False,
+                 saved=None):
         inputs = list(carry) + list(xs) + list(consts)
         wrt = [differentiable(x) and (k < n_carry or needed is None or k in needed)
                for k, x in enumerate(inputs)]
@@ -286,39 +388,49 @@ class BackwardStep:
         self.acc = [zeros_like_value(k) for k, w in zip(consts, self.k_wrt) if w]
         self.n_ct, self.n_acc = len(self.ct), len(self.acc)
         self.who = body.who
-        pull = vjp_fun(body, wrt, seeded)
-        n_ct, n_acc, n_xs = self.n_ct, self.n_acc, len(xs)
+        carried = list(saved.carried) if saved is not None else []
+        stacked = list(saved.stacked) if saved is not None else []
+        self.n_after = len(carried)
+        pull = vjp_fun(body, wrt, seeded,
+                       given=[saved.carried[k] for k in carried] + stacked if saved else ())
+        n_ct, n_acc, n_xs, n_rows = self.n_ct, self.n_acc, len(xs), len(stacked)
+        n_after = self.n_after
         c_wrt, x_wrt, k_wrt = self.c_wrt, self.x_wrt, self.k_wrt
 
         n_cy = len(self.ct_ys)
 
         def step(*leaves):
-            ct, total, h, x, cy, given = split_at(leaves, n_ct, n_acc, n_carry, n_xs, n_cy)
-            grads = iter(pull(*h, *x, *(given if consts_in else consts), *ct, *cy))
+            ct, total, after, h, r, x, cy, given = split_at(
+                leaves, n_ct, n_acc, n_after, n_carry, n_rows, n_xs, n_cy)
+            grads = iter(pull(*h, *x, *(given if consts_in else consts), *after, *r, *ct, *cy))
             dc = [next(grads) for w in c_wrt if w]
             dx = [next(grads) for w in x_wrt if w]
             dk = [next(grads) for w in k_wrt if w]
-            return dc + [a + d for a, d in zip(total, dk)] + dx
+            # this step's carry before it is the carry after the step the pass takes next
+            return dc + [a + d for a, d in zip(total, dk)] + [h[k] for k in carried] + dx
 
         self.step = step
 
     def results(self, out):
         """The cotangents of ``(*carry, *xs, *consts)`` from the last step's ``(*ct, *total)``
         followed by the stacked ``dx`` (None for what has no derivative)."""
-        dc, dk, dx = split_at(out, self.n_ct, self.n_acc)
+        dc, dk, _, dx = split_at(out, self.n_ct, self.n_acc, self.n_after)
         it_c, it_x, it_k = iter(dc), iter(dx), iter(dk)
         return ([next(it_c) if w else None for w in self.c_wrt]
                 + [next(it_x) if w else None for w in self.x_wrt]
                 + [next(it_k) if w else None for w in self.k_wrt])
 
 
-def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, needed=None):
+def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, needed=None, saved=None):
     """The cotangents of ``(*carry, *xs, *consts)`` of a scan whose carry before each
     step is ``hist``, given ``g``, the cotangents of its results: a scan the other way
     through the body's reverse mode. None for what has no derivative, and for the xs
-    and consts not in ``needed`` (the carries' pass from step to step, so all come)."""
-    back = BackwardStep(body, n_carry, xs, consts, carry, g, needed)
-    out = bind_scan(back.step, back.ct + back.acc, list(hist) + list(xs) + back.ct_ys,
+    and consts not in ``needed`` (the carries' pass from step to step, so all come).
+    ``saved``: what the forward run kept of the body's values (a :class:`Saved`), read
+    instead of computed."""
+    back = BackwardStep(body, n_carry, xs, consts, carry, g, needed, saved=saved)
+    last, rows = (saved.last, saved.rows) if saved is not None else ([], [])
+    out = bind_scan(back.step, back.ct + back.acc + last, list(hist) + rows + list(xs) + back.ct_ys,
                     len(hist[0]) if hist else 0, not reverse, body.who)
     return back.results(out)
 
