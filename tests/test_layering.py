@@ -73,7 +73,8 @@ LAYERS = [   # bottom first; a package may import only from its own layer or bel
     ["transforms", "jit"],                      # reverse, forward, vmap, Jacobians; staging, plans
     ["control"],                                # loops, branches, checkpoints, custom rules
     ["analysis"],                               # explain, lint, sparsity, paths, check_grads
-    ["numpy", "scipy", "nn", "optim", "at", "extend", "random", "debug"],   # what users call
+    ["numpy", "scipy", "nn", "optim", "at", "extend", "random", "debug", "tree", "tree_util",
+     "lax"],                                    # what users call
     ["io"],                                     # show, files, pickles, the formula parser
     ["cli", "__main__"],                        # the funcgrad command
 ]
@@ -165,7 +166,7 @@ def test_the_top_of_the_package_is_short_and_no_module_is_long():
 
 # Modules whose tables of names are vocabularies (the namespaces users call, the formula
 # parser, help pages), not facts about primitives.
-_VOCABULARIES = ("rules/", "numpy/", "scipy/", "core/pages.py", "io/expr.py", "nn/", "optim.py",
+_VOCABULARIES = ("rules/", "numpy/", "scipy/", "lax/", "core/pages.py", "io/expr.py", "nn/", "optim.py",
                  "random.py",
                  "__init__.py")
 

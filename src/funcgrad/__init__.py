@@ -47,7 +47,7 @@ from .dag.finite import debug_nans
 
 # pytrees
 from .core.tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
-                   register_pytree_node, register_dataclass)
+                   tree_reduce, tree_all, register_pytree_node, register_dataclass)
 from .core.tree_paths import (DictKey, SequenceKey, GetAttrKey, FlattenedIndexKey, keystr,
                          tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path,
                          tree_transpose, register_pytree_node_class)
@@ -57,7 +57,7 @@ from .transforms.ravel import ravel_pytree
 from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 
 # arrays and training
-from . import numpy, nn, optim, extend, random, debug
+from . import numpy, nn, optim, extend, random, debug, tree, tree_util, lax
 from .at import at
 
 # seeing and saving graphs
@@ -106,7 +106,7 @@ __all__ = [
     "linearize", "linear_transpose",
     "fixed_point", "NoConvergenceError", "NamespaceError",
     "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "register_pytree_node", "register_dataclass", "ravel_pytree",
+    "tree_reduce", "tree_all", "tree", "tree_util", "lax", "register_pytree_node", "register_dataclass", "ravel_pytree",
     "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
     "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "tree_transpose",
     "register_pytree_node_class",

@@ -1,5 +1,7 @@
-"""What JAX users type works: jit keyword arguments and static_argnames, vmap's
-out_axes and checked in_axes, has_aux on the Jacobians, and bounded listings."""
+"""What JAX users type works: jit keyword arguments, static_argnames and JAX's hints,
+vmap's out_axes, checked in_axes, keyword arguments and axis_size, has_aux on the
+Jacobians and jvp, loops' unroll, the pytree modules by JAX's names, and bounded
+listings."""
 
 import contextlib
 import io
@@ -100,3 +102,128 @@ def test_results_of_python_floats_have_item(transform):
     want = {"jit": 8.0, "hessian": 12.0}.get(transform, 12.0)
     assert result.item() == want and type(result.item()) is float
     assert result.dtype == np.float64 and result.shape == ()
+
+
+def test_jit_takes_jaxs_hints_and_keeps_the_callers_arrays():
+    def step(p, g):
+        return p - 0.5 * g
+    p, g = np.array([1.0, 2.0]), np.array([4.0, 4.0])
+    for options in ({"donate_argnums": 0}, {"donate_argnums": (0, 1)}, {"donate_argnames": "p"},
+                    {"inline": True}, {"keep_unused": True}):
+        f = fg.jit(step, **options)
+        np.testing.assert_array_equal(f(p, g), [-1.0, 0.0])
+        np.testing.assert_array_equal(f(p, g), [-1.0, 0.0])
+        np.testing.assert_array_equal(p, [1.0, 2.0])       # a donated argument is left whole
+    decorated = fg.jit(donate_argnums=0)(step)
+    np.testing.assert_array_equal(decorated(p, g), [-1.0, 0.0])
+    for bad, what in (({"donate_argnums": "p"}, "donate_argnums"), ({"donate_argnames": 0},
+                      "donate_argnames"), ({"inline": "yes"}, "inline")):
+        with pytest.raises(fg.ArgumentTypeError, match=what):
+            fg.jit(step, **bad)
+
+
+def test_vmap_maps_keyword_arguments_over_their_leading_axis():
+    def f(x, scale=1.0, shift=0.0):
+        return x * scale + shift
+    x, s = np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(fg.vmap(f)(x, scale=s), x * s)
+    np.testing.assert_array_equal(fg.vmap(f, in_axes=(None,))(2.0, scale=s, shift=s), 3 * s)
+    loop = np.stack([fg.grad(lambda x, s: f(x, scale=s) ** 2)(a, b) for a, b in zip(x, s)])
+    np.testing.assert_array_equal(
+        fg.jit(fg.vmap(fg.grad(lambda x, s: f(x, scale=s) ** 2)))(x, s), loop)
+    np.testing.assert_array_equal(fg.vmap(fg.grad(lambda x, scale: f(x, scale=scale) ** 2))(
+        x, scale=s), loop)
+    with pytest.raises(fg.ShapeError, match="keyword argument 'scale'"):
+        fg.vmap(f)(x, scale=2.0)
+
+
+def test_vmap_axis_size_makes_a_batch_without_mapped_arguments():
+    np.testing.assert_array_equal(fg.vmap(lambda: np.float64(1.0), axis_size=3)(), np.ones(3))
+    np.testing.assert_array_equal(fg.vmap(lambda w: w * 2.0, in_axes=None, axis_size=2)(
+        np.ones(3)), np.full((2, 3), 2.0))
+    np.testing.assert_array_equal(fg.vmap(lambda x: x, axis_size=2, axis_name="i")(
+        np.ones(2)), np.ones(2))
+    with pytest.raises(fg.ShapeError, match="axis_size=3"):
+        fg.vmap(lambda x: x, axis_size=3)(np.ones(2))
+    with pytest.raises(fg.ShapeError, match="axis_size="):
+        fg.vmap(lambda x: x, in_axes=None)(np.ones(2))
+    with pytest.raises(fg.ArgumentTypeError, match="axis_size"):
+        fg.vmap(lambda x: x, axis_size=-1)
+
+
+def test_jvp_has_aux_carries_aux_out_undifferentiated():
+    def f(x):
+        y = fnp.sin(x) * 2.0
+        return y, {"y": y, "n": 3}
+    x = np.array([0.3, 1.0])
+    out, tangent, aux = fg.jvp(f, (x,), (np.ones(2),), has_aux=True)
+    np.testing.assert_array_equal(out, np.sin(x) * 2.0)
+    np.testing.assert_allclose(tangent, np.cos(x) * 2.0, rtol=1e-15)
+    assert aux["n"] == 3 and type(aux["y"]) is np.ndarray
+    np.testing.assert_array_equal(aux["y"], out)
+    jitted = fg.jit(lambda x: fg.jvp(f, (x,), (np.ones(2),), has_aux=True))(x)
+    np.testing.assert_array_equal(jitted[1], tangent)
+    # under grad, aux is a value of the outer trace: it differentiates there
+    g = fg.grad(lambda x: fnp.sum(fg.jvp(f, (x,), (np.ones(2),), has_aux=True)[2]["y"]))(x)
+    np.testing.assert_allclose(g, 2.0 * np.cos(x), rtol=1e-15)
+    with pytest.raises(fg.ArgumentTypeError, match="has_aux"):
+        fg.jvp(fnp.sin, (x,), (x,), has_aux=True)
+
+
+@pytest.mark.parametrize("unroll", [1, 4, True, False])
+def test_loops_take_unroll_and_give_the_same_numbers(unroll):
+    def f(x):
+        c, ys = fg.scan(lambda c, x: (c * 0.5 + x, c), 0.0, x, unroll=unroll)
+        return c + fnp.sum(ys) + fg.fori_loop(0, 3, lambda i, s: s * x[0], 1.0, unroll=unroll)
+    x = np.array([1.0, 2.0, 3.0])
+
+    def plain(x):
+        c, ys = fg.scan(lambda c, x: (c * 0.5 + x, c), 0.0, x)
+        return c + fnp.sum(ys) + fg.fori_loop(0, 3, lambda i, s: s * x[0], 1.0)
+    assert f(x) == plain(x)
+    np.testing.assert_array_equal(fg.jit(fg.grad(f))(x), fg.grad(plain)(x))
+
+
+def test_loops_refuse_a_bad_unroll():
+    with pytest.raises(fg.ArgumentTypeError, match="unroll"):
+        fg.scan(lambda c, x: (c, x), 0.0, np.ones(2), unroll=0)
+    with pytest.raises(fg.ArgumentTypeError, match="unroll"):
+        fg.fori_loop(0, 2, lambda i, c: c, 0.0, unroll=1.5)
+
+
+def test_the_pytree_modules_by_jaxs_names():
+    tree = {"w": [1.0, 2.0], "b": (3.0, None)}
+    assert fg.tree_util.tree_map(lambda x: x * 2, tree) == fg.tree.map(lambda x: x * 2, tree) \
+        == {"w": [2.0, 4.0], "b": (6.0, None)}
+    assert fg.tree.leaves(tree) == fg.tree_util.tree_leaves(tree) == [3.0, 1.0, 2.0]
+    assert fg.tree.reduce(lambda a, b: a * b, tree) == fg.tree_reduce(lambda a, b: a * b, tree) \
+        == 6.0
+    assert fg.tree.reduce(max, [], 0.0) == 0.0
+    with pytest.raises(fg.ArgumentError, match="initializer"):
+        fg.tree.reduce(max, [])
+    assert fg.tree.all([True, (1, 2.0)]) and not fg.tree_util.tree_all({"a": 0})
+    leaves, treedef = fg.tree.flatten(tree)
+    assert fg.tree.unflatten(treedef, leaves) == tree == fg.tree_util.tree_unflatten(
+        fg.tree.structure(tree), leaves)
+    assert isinstance(treedef, fg.tree_util.PyTreeDef)
+    assert [fg.keystr(p) for p, _ in fg.tree.leaves_with_path(tree)] == [
+        "['b'][0]", "['w'][0]", "['w'][1]"]
+
+
+def test_partial_is_a_pytree_through_the_transforms():
+    Partial = fg.tree_util.Partial
+
+    def apply(f, x):
+        return f(x)
+    scale = Partial(lambda s, x, shift=0.0: s * x + shift, np.array([2.0, 3.0]), shift=1.0)
+    x = np.array([1.0, -1.0])
+    np.testing.assert_array_equal(fg.jit(apply)(scale, x), [3.0, -2.0])
+    g = fg.grad(lambda f: fnp.sum(apply(f, x) ** 2))(scale)
+    assert isinstance(g, Partial)
+    np.testing.assert_array_equal(g.args[0], 2 * (scale.args[0] * x + 1.0) * x)
+    assert g.keywords["shift"] == 2 * np.sum(scale.args[0] * x + 1.0)
+    batch = Partial(lambda s, x: s * x, np.array([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_array_equal(fg.vmap(apply, in_axes=(0, None))(batch, x),
+                                  [[1.0, -2.0], [3.0, -4.0]])
+    carry, _ = fg.scan(lambda c, _: (c, None), scale, None, length=2)
+    assert isinstance(carry, Partial) and carry.keywords == {"shift": 1.0}

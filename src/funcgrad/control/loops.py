@@ -50,7 +50,7 @@ __all__ = ["scan", "fori_loop", "while_loop"]
 
 
 def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reverse: bool = False,
-         checkpoints: int | None = None) -> tuple[Any, Any]:
+         unroll: int | bool = 1, checkpoints: int | None = None) -> tuple[Any, Any]:
     """Loop ``f`` over the leading axis of ``xs``, carrying a state: JAX's ``lax.scan``.
 
     ``f(carry, x)`` returns ``(carry, y)``; the result is the last carry and
@@ -60,7 +60,9 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
     inputs). ``reverse=True`` runs from the last step to the first. The loop
     is one node of the graph, in every transform. ``checkpoints=k`` bounds
     the carries reverse mode holds to about ``k``, for a few more runs of the
-    body (:func:`funcgrad.checkpoint_plan` prints the plan).
+    body (:func:`funcgrad.checkpoint_plan` prints the plan). ``unroll``, JAX's
+    hint of how many steps one iteration of the compiled loop runs, is taken and
+    checked, and changes no result: jit compiles a loop whole instead.
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -71,7 +73,17 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
     >>> ys.shape, fg.grad(lambda h0: fg.scan(rnn, h0, np.ones(3))[0])(0.0).round(4)
     ((3,), np.float64(0.0024))
     """
-    return _scan_tree(f, init, xs, length, reverse, f"scan of {fun_name(f)}", checkpoints)
+    who = f"scan of {fun_name(f)}"
+    _check_unroll(unroll, who)
+    return _scan_tree(f, init, xs, length, reverse, who, checkpoints)
+
+
+def _check_unroll(unroll, who):
+    if unroll is None or isinstance(unroll, bool):
+        return
+    if not isinstance(unroll, (int, np.integer)) or unroll < 1:
+        raise ArgumentTypeError(f"{who}: unroll must be a positive int or a bool (JAX's hint, "
+                                f"which changes no result); got {unroll!r:.40}")
 
 
 def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
@@ -133,12 +145,12 @@ def _carry_out(who, new, init, init_def, before):
 # ---------------------------------------------------------------- fori_loop
 
 def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
-              checkpoints: int | None = None) -> Any:
+              unroll: int | bool | None = None, checkpoints: int | None = None) -> Any:
     """``body_fun(i, val)`` for ``i`` from ``lower`` to ``upper - 1``: JAX's ``fori_loop``.
 
     With Python int bounds it is a scan of ``upper - lower`` steps; with
     traced bounds (under jit) a ``while_loop``. Both differentiate in every
-    mode.
+    mode. ``unroll`` is checked and changes nothing, as in :func:`scan`.
 
     >>> import funcgrad as fg
     >>> fg.fori_loop(0, 5, lambda i, s: s + i, 0)
@@ -147,6 +159,7 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
     np.float64(1.998047)
     """
     who = f"fori_loop of {fun_name(body_fun)}"
+    _check_unroll(unroll, who)
     for name, bound in (("lower", lower), ("upper", upper)):
         if not (_static_int(bound) or isinstance(bound, Box) and dtype_of(bound).kind in "iu"):
             raise ArgumentTypeError(f"{who}: {name} must be an int (or a traced integer); got "

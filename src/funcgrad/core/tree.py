@@ -15,6 +15,7 @@ order, so equal trees flatten alike.
 """
 
 import dataclasses
+import functools
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -23,7 +24,8 @@ from pyrsistent import PMap, PVector, pmap, pvector
 from .errors import ArgumentError, ArgumentTypeError
 
 __all__ = ["TreeDef", "register_pytree_node", "register_dataclass", "tree_flatten", "tree_unflatten", "tree_leaves",
-           "tree_map", "tree_structure", "node_parts", "field_names"]
+           "tree_map", "tree_structure", "tree_reduce", "tree_all", "Partial", "node_parts",
+           "field_names"]
 
 
 class TreeDef(NamedTuple):
@@ -296,3 +298,63 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None
             )
         others.append(r_leaves)
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+_NO_INITIAL = object()
+
+
+def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIAL,
+                is_leaf: Callable | None = None) -> Any:
+    """``function`` folded over the leaves of ``tree`` from the left, as
+    :func:`functools.reduce` folds a list (JAX's ``tree_util.tree_reduce``).
+
+    >>> tree_reduce(lambda a, b: a + b, {"w": [1.0, 2.0], "b": 3.0})
+    6.0
+    >>> tree_reduce(max, [], initializer=0.0)
+    0.0
+    """
+    leaves = tree_flatten(tree, is_leaf)[0]
+    if initializer is _NO_INITIAL:
+        if not leaves:
+            raise ArgumentError("tree_reduce: the tree has no leaves and no initializer was "
+                                "given; pass initializer=")
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree: Any, is_leaf: Callable | None = None) -> bool:
+    """Whether every leaf of ``tree`` is true (True for a tree without leaves).
+
+    >>> tree_all({"a": True, "b": [1, 2]}), tree_all([True, 0])
+    (True, False)
+    """
+    return all(tree_flatten(tree, is_leaf)[0])
+
+
+class Partial(functools.partial):
+    """A function with some arguments given, that is itself a pytree: its leaves are
+    the given arguments, its structure the function, so it passes through ``jit``,
+    ``vmap``, ``scan`` and the other transforms as an argument (JAX's
+    ``tree_util.Partial``).
+
+    >>> import funcgrad as fg
+    >>> add = Partial(lambda x, y: x + y, 2.0)
+    >>> fg.tree_leaves(add), add(1.0)
+    ([2.0], 3.0)
+    >>> fg.jit(lambda f, y: f(y))(add, 1.0)
+    np.float64(3.0)
+    """
+
+
+def _flatten_partial(p):
+    names = tuple(sorted(p.keywords))
+    return (p.args, tuple(p.keywords[k] for k in names)), (p.func, names)
+
+
+def _unflatten_partial(aux, children):
+    func, names = aux
+    args, values = children
+    return Partial(func, *args, **dict(zip(names, values)))
+
+
+register_pytree_node(Partial, _flatten_partial, _unflatten_partial)

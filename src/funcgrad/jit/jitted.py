@@ -47,7 +47,9 @@ PLANS_KEPT = 64
 
 def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), backend: str = "python",
-        max_plans: int | None = None) -> Any:
+        max_plans: int | None = None, *, donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = (), inline: bool = False,
+        keep_unused: bool = False) -> Any:
     """Compile ``fun`` once per input structure and replay the compiled plan.
 
     Positional and keyword arguments are traced alike (any pytree of numbers
@@ -85,10 +87,37 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
     ...     return x ** n
     >>> power(2.0, n=3)
     np.float64(8.0)
+
+    JAX's hints that change no result are taken as JAX programs write them and
+    checked: ``donate_argnums`` / ``donate_argnames`` (a plan never writes into
+    its arguments, so the caller's arrays stay intact, which donation allows),
+    ``inline`` (a jitted function called inside another is traced through
+    already) and ``keep_unused`` (a plan takes every argument).
+
+    >>> step = fg.jit(lambda p, g: p - 0.1 * g, donate_argnums=0)
+    >>> step(1.0, 2.0)
+    np.float64(0.8)
     """
+    _donated(donate_argnums, donate_argnames)
+    if not isinstance(inline, bool) or not isinstance(keep_unused, bool):
+        raise ArgumentTypeError(f"jit: inline and keep_unused are True or False; got "
+                                f"{inline!r:.40} and {keep_unused!r:.40}")
     if fun is None:
         return lambda f: jit(f, static_argnums, static_argnames, backend, max_plans)
     return Jitted(fun, static_argnums, static_argnames, backend, max_plans)
+
+
+def _donated(nums, names):
+    """Check JAX's ``donate_argnums`` / ``donate_argnames``: ints, and names."""
+    nums = (nums,) if isinstance(nums, (int, np.integer)) else nums
+    names = (names,) if isinstance(names, str) else names
+    if (isinstance(nums, bool) or not isinstance(nums, (tuple, list))
+            or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in nums)):
+        raise ArgumentTypeError(f"jit: donate_argnums must be an int or a tuple of ints; got "
+                                f"{nums!r:.40}")
+    if not isinstance(names, (tuple, list)) or not all(isinstance(n, str) for n in names):
+        raise ArgumentTypeError(f"jit: donate_argnames must be a name or a tuple of names; got "
+                                f"{names!r:.40}")
 
 
 class Jitted:

@@ -116,14 +116,20 @@ def _per_entry(axes, n, who, what):
     return [_check_axis(axes, who)] * n
 
 
-def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
+         axis_size: int | None = None) -> Callable:
     """Map ``fun`` over an axis of its arguments, in one pass, as if on one example.
 
     ``in_axes`` is an int, ``None`` (not mapped) or a tuple with one of those
-    per positional argument. ``out_axes`` says where the mapped axis goes in
+    per positional argument; keyword arguments are mapped over their leading
+    axis (JAX's rule). ``out_axes`` says where the mapped axis goes in
     each output: an int, ``None`` (an output that does not depend on the
     mapped axis, returned once) or, for a function returning a tuple or list,
-    one of those per element.
+    one of those per element. ``axis_size`` gives the batch's size where no
+    argument is mapped (and must agree with the mapped ones where some are).
+    ``axis_name`` is taken for JAX's signature; funcgrad offers no collectives
+    (``lax.psum`` and its kin) to use it with: reduce over the mapped axis
+    outside ``vmap`` instead.
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -135,8 +141,33 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
     array([[ 3., 12.]])
     >>> fg.vmap(lambda x: x * 2.0, in_axes=1, out_axes=1)(np.array([[1.0, 2.0, 3.0]]))
     array([[2., 4., 6.]])
+    >>> fg.vmap(lambda x, scale: x * scale)(np.ones(2), scale=np.array([2.0, 3.0]))
+    array([2., 3.])
+    >>> fg.vmap(lambda: np.float64(1.0), axis_size=3)()
+    array([1., 1., 1.])
     """
-    def batched_fun(*args):
+    if axis_size is not None and (isinstance(axis_size, bool) or not isinstance(
+            axis_size, (int, np.integer)) or axis_size < 0):
+        raise ArgumentTypeError(f"vmap: axis_size must be a non-negative int; got "
+                                f"{axis_size!r:.40}")
+
+    def batched_fun(*args, **kwargs):
+        if kwargs:     # mapped over their leading axis, as JAX maps them
+            names = list(kwargs)
+            for name, value in kwargs.items():
+                if any(not shape_of(leaf) for leaf in tree_flatten(value)[0]):
+                    raise ShapeError(
+                        f"vmap: keyword argument {name!r} is mapped over its leading axis "
+                        f"(JAX's rule for keyword arguments), but it holds a scalar; pass it "
+                        f"positionally with in_axes None, or close over it")
+            call = fun
+
+            def fun_of_all(*every):
+                return call(*every[:-1], **dict(zip(names, every[-1])))
+            axes = in_axes if isinstance(in_axes, (tuple, list)) else [in_axes] * len(args)
+            args = args + (tuple(kwargs.values()),)
+            return vmap(fun_of_all, (*_per_entry(axes, len(args) - 1, "in_axes", "arguments"), 0),
+                        out_axes, axis_name, axis_size)(*args)
         args, watch = watched(args, "vmap")     # inside fg.debug_nans(): check every value
         return unwatched(_batched_call(args), watch)
 
@@ -162,10 +193,16 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
                     raise ArgumentError(f"vmap: in_axes={ax} for argument {i}, but it has shape "
                                         f"{shape}: choose an axis from {-len(shape)} to {len(shape) - 1}")
                 sizes.add(shape[ax])
+        if axis_size is not None:
+            if sizes and sizes != {axis_size}:
+                raise ShapeError(f"vmap: axis_size={axis_size}, but the mapped axes have sizes "
+                                 f"{sorted(sizes)}; give the size they have, or leave it out")
+            sizes = {int(axis_size)}
         if len(sizes) != 1:
             raise ShapeError(
                 f"vmap: mapped axes must all have one size; got sizes {sorted(sizes)}"
-                if sizes else "vmap: no argument is mapped (every in_axes entry is None)")
+                if sizes else "vmap: no argument is mapped (every in_axes entry is None); "
+                              "give axis_size= to say how many examples to make")
         size = sizes.pop()
         trace = BatchTrace(new_level(), size)
 

@@ -30,7 +30,7 @@ from ..dag.finite import unwatched, watched
 from ..rules.arrays import broadcast_to
 from ..rules.cuts import zeros_like
 from ..rules.elementwise import real
-from .arguments import diff_leaf, fun_name, result_of
+from .arguments import diff_leaf, fun_name, result_of, split_aux
 
 __all__ = ["Dual", "ForwardTrace", "jvp_of", "jvp"]
 
@@ -135,12 +135,18 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
 
 # ------------------------------------------------------------------ the transform
 
-def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence,
+        has_aux: bool = False) -> tuple[Any, ...]:
     """``(out, tangent_out)``: ``fun`` at ``primals`` and its derivative along ``tangents``.
+
+    With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and the result is
+    ``(out, tangent_out, aux)``: aux is carried out as a value, not differentiated.
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fg.jvp(fnp.sin, (0.0,), (2.0,))
     (np.float64(0.0), np.float64(2.0))
+    >>> fg.jvp(lambda x: (x ** 2, {"x": x}), (3.0,), (1.0,), has_aux=True)
+    (np.float64(9.0), np.float64(6.0), {'x': np.float64(3.0)})
     """
     who = f"jvp of {fun_name(fun)}"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -162,9 +168,13 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]
     trace = ForwardTrace(new_level())
     duals = [Dual(p, t, trace) for p, t in pairs]
     out = fun(*tree_unflatten(p_def, duals))
+    if has_aux:
+        out, aux = split_aux(out, who)
+        aux = unwatched(result_of(trace, aux), watch)
     o_leaves, o_def = tree_flatten(out)
     primal_out = [result_of(trace, o) for o in o_leaves]
     tangent_out = [numpy_scalar(as_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
                    for o, p in zip(o_leaves, primal_out)]
-    return (unwatched(tree_unflatten(o_def, primal_out), watch),
-            unwatched(tree_unflatten(o_def, tangent_out), watch))
+    result = (unwatched(tree_unflatten(o_def, primal_out), watch),
+              unwatched(tree_unflatten(o_def, tangent_out), watch))
+    return result + (aux,) if has_aux else result

@@ -1,0 +1,140 @@
+"""funcgrad.lax: each function against NumPy's meaning of lax's, then under transforms.
+
+Every entry is checked eagerly against a NumPy formula of what ``jax.lax`` defines
+(clamped dynamic slices, C's remainder, lax's order of a general product's axes),
+then: ``jit`` against the eager call, ``vmap`` over two examples against a loop,
+and the gradient of a weighted sum of the output in the first argument against
+central differences, also under ``jit`` and inside a ``fori_loop`` with a traced
+start index where the entry takes one.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from helpers import numeric_grad
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad import lax
+
+RNG = np.random.default_rng(3)
+A = RNG.uniform(0.2, 0.9, (3, 4))
+V = np.array([0.7, -0.3, 0.4, 1.2])
+
+# name: (function of the differentiated first argument, that argument, NumPy's answer)
+CASES = {
+    "rsqrt": (lax.rsqrt, A, 1 / np.sqrt(A)),
+    "rem": (lambda x: lax.rem(x * 7.0, 0.9), V, np.fmod(V * 7.0, 0.9)),
+    "div": (lambda x: lax.div(x, 1.7), V, V / 1.7),
+    "integer_pow": (lambda x: lax.integer_pow(x, 3), V, V ** 3),
+    "clamp": (lambda x: lax.clamp(-0.2, x, 0.5), V, np.clip(V, -0.2, 0.5)),
+    "erfc": (lax.erfc, V, np.array([math.erfc(v) for v in V])),
+    "logistic": (lax.logistic, V, 1 / (1 + np.exp(-V))),
+    "round": (lambda x: lax.round(x * 3.0) * x, V, np.array([2.0, -1.0, 1.0, 4.0]) * V),
+    "reshape": (lambda x: lax.reshape(x, (4, 3), dimensions=(1, 0)), A, A.T.reshape(4, 3)),
+    "broadcast_in_dim": (lambda x: lax.broadcast_in_dim(x, (4, 2), (0,)), V,
+                         np.broadcast_to(V[:, None], (4, 2))),
+    "broadcast": (lambda x: lax.broadcast(x, (2,)), V, np.stack([V, V])),
+    "pad": (lambda x: lax.pad(x, 0.5, [(1, -1, 2)]), V,
+            np.array([0.5, 0.7, 0.5, 0.5, -0.3, 0.5, 0.5, 0.4, 0.5, 0.5])),
+    "pad 2-d": (lambda x: lax.pad(x, 0.0, [(0, 1, 0), (-1, 0, 1)]), A,
+                np.pad(np.insert(A, [1, 2, 3], 0.0, axis=1), [(0, 1), (0, 0)])[:, 1:]),
+    "rev": (lambda x: lax.rev(x, (0, 1)), A, A[::-1, ::-1]),
+    "slice": (lambda x: lax.slice(x, (0, 1), (3, 4), (2, 2)), A, A[0:3:2, 1:4:2]),
+    "dynamic_slice": (lambda x: lax.dynamic_slice(x, (2, 1), (2, 2)), A, A[1:3, 1:3]),
+    "dynamic_slice_in_dim": (lambda x: lax.dynamic_slice_in_dim(x, 3, 2, axis=1), A, A[:, 2:4]),
+    "dynamic_slice from the end": (lambda x: lax.dynamic_slice(x, (-1, -3), (2, 2)), A,
+                                   A[1:3, 1:3]),
+    "dynamic_index_in_dim": (lambda x: lax.dynamic_index_in_dim(x, 1, 1, keepdims=False), A,
+                             A[:, 1]),
+    "dynamic_update_slice": (lambda x: lax.dynamic_update_slice(x, x[:2, :2] * 3.0, (5, 1)), A,
+                             np.concatenate([A[:1], np.c_[A[1:, :1], A[:2, :2] * 3.0,
+                                                          A[1:, 3:]]])),
+    "dynamic_update_index_in_dim": (lambda x: lax.dynamic_update_index_in_dim(
+        x, x[0] * 2.0, 2, 0), A, np.concatenate([A[:2], A[:1] * 2.0])),
+    "dot_general": (lambda x: lax.dot_general(x, np.ones((2, 4, 3)) * V[None, :, None],
+                                              (((1,), (1,)), ((), ()))), A,
+                    np.einsum("ij,kjl->ikl", A, np.ones((2, 4, 3)) * V[None, :, None])),
+    "dot_general batched": (lambda x: lax.dot_general(np.stack([x, x * 2.0]), np.ones((2, 4)),
+                                                      (((2,), (1,)), ((0,), (0,)))), A,
+                            np.stack([A.sum(1), 2 * A.sum(1)])),
+    "cumsum reverse": (lambda x: lax.cumsum(x, axis=1, reverse=True), A,
+                       np.cumsum(A[:, ::-1], axis=1)[:, ::-1]),
+    "cumprod": (lambda x: lax.cumprod(x, axis=0), A, np.cumprod(A, axis=0)),
+    "cummax": (lambda x: lax.cummax(x, axis=1), A, np.maximum.accumulate(A, axis=1)),
+    "cummin reverse": (lambda x: lax.cummin(x, reverse=True), V,
+                       np.minimum.accumulate(V[::-1])[::-1]),
+    "sort": (lambda x: lax.sort(x, dimension=0), A, np.sort(A, axis=0)),
+    "top_k": (lambda x: lax.top_k(x, 2)[0], A, -np.sort(-A, axis=-1)[:, :2]),
+    "reduce_max": (lambda x: lax.reduce_max(x, (1,)), A, A.max(1)),
+    "map": (lambda x: lax.map(lambda row: fnp.sum(row ** 2), x), A, (A ** 2).sum(1)),
+    "select": (lambda x: lax.select(x > 0.5, x, -x), A, np.where(A > 0.5, A, -A)),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_lax_means_what_jax_lax_means(name):
+    fun, x, want = CASES[name]
+    np.testing.assert_allclose(fun(x), want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_lax_under_jit_vmap_and_grad(name):
+    fun, x, _ = CASES[name]
+    out = fun(x)
+    np.testing.assert_array_equal(fg.jit(fun)(x), out)
+    batch = np.stack([x, x * 1.1])
+    np.testing.assert_allclose(fg.vmap(fun)(batch), np.stack([fun(b) for b in batch]),
+                               rtol=1e-13)
+    w = np.random.default_rng(0).uniform(0.5, 1.5, np.shape(out))
+
+    def loss(x):
+        return fnp.sum(fun(x) * w)
+    want = numeric_grad(loss, [x], 0)
+    np.testing.assert_allclose(fg.grad(loss)(x), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(fg.jit(fg.grad(loss))(x), want, rtol=1e-6, atol=1e-8)
+
+
+def test_dynamic_slices_take_a_loops_traced_counter():
+    # the start is the loop's counter, traced in the loop's body: clamped at the end
+    x = np.arange(6.0)
+
+    def windows(x):
+        def body(i, acc):
+            return acc + lax.dynamic_slice(x, (i,), (3,)) * (i + 1.0)
+        return fg.fori_loop(0, 6, body, np.zeros(3))
+
+    want = sum((x[min(i, 3):min(i, 3) + 3] * (i + 1.0) for i in range(6)), np.zeros(3))
+    np.testing.assert_array_equal(windows(x), want)
+    np.testing.assert_array_equal(fg.jit(windows)(x), want)
+    g = fg.grad(lambda x: fnp.sum(windows(x) ** 2))(x)
+    np.testing.assert_allclose(g, numeric_grad(lambda x: np.sum(windows(x) ** 2), [x], 0),
+                               rtol=1e-7)
+
+    def written(x):
+        def body(i, out):
+            return lax.dynamic_update_index_in_dim(out, x[None] * i, i, 0)
+        return fg.fori_loop(0, 3, body, np.zeros((3, 6)))
+    np.testing.assert_array_equal(fg.jit(written)(x), np.outer([0.0, 1.0, 2.0], x))
+
+
+def test_lax_refuses_by_name():
+    with pytest.raises(fg.ArgumentTypeError, match="integer_pow"):
+        lax.integer_pow(2.0, 1.5)
+    with pytest.raises(fg.ShapeError, match="dynamic_slice"):
+        lax.dynamic_slice(np.ones(3), (0,), (4,))
+    with pytest.raises(fg.ArgumentError, match="dot_general"):
+        lax.dot_general(np.ones(2), np.ones(2), (((0,), ()), ((), ())))
+    with pytest.raises(fg.ArgumentError, match="top_k"):
+        lax.top_k(np.ones(3), 4)
+    with pytest.raises(fg.ShapeError, match="select"):
+        lax.select(np.ones(2) > 0, np.ones(3), np.ones(3))
+    with pytest.raises(fg.ArgumentTypeError, match="batch_size"):
+        lax.map(lambda r: r, np.ones((2, 2)), batch_size=0)
+
+
+def test_lax_control_flow_is_funcgrads():
+    assert (lax.scan, lax.fori_loop, lax.while_loop, lax.cond, lax.switch, lax.stop_gradient) == (
+        fg.scan, fg.fori_loop, fg.while_loop, fg.cond, fg.switch, fg.stop_gradient)
+    assert lax.map(lambda r: r * 2.0, np.ones((2, 2)), batch_size=1).tolist() == [[2.0] * 2] * 2
