@@ -335,6 +335,15 @@ _register_numpy("searchsorted", lambda x: x[fnp.minimum(fnp.searchsorted(np.arra
 _register_numpy("nonzero", lambda x: x[fnp.nonzero(x > 0)] * 2.0, (V3,),
                 jit="refused: the result's shape depends on the values (ConcretizationError)",
                 vmap="refused: the result's shape depends on the values (ConcretizationError)")
+# JAX's size= forms: a shape known in advance, so every transform runs them
+_register_numpy("nonzero:size", lambda x: x[fnp.nonzero(x > 0, size=2, fill_value=0)] * 2.0,
+                (V3,), (M23,))
+_register_numpy("flatnonzero", lambda x: fnp.take(x, fnp.flatnonzero(x > 0, size=2)) * x[1:],
+                (V3,))
+_register_numpy("argwhere", lambda x: x[tuple(fnp.argwhere(x > 0, size=2)[:, k]
+                                              for k in range(x.ndim))] * 2.0, (V3,), (M23,))
+_register_numpy("unique:size", lambda x: fnp.unique(x * 2.0, size=4, fill_value=0.5) * 3.0,
+                (V3,), (M23,))
 _register_numpy("shape", lambda x: x * float(fnp.shape(x)[-1]), (V3,), (M23,))
 _register_numpy("ndim", lambda x: x * float(fnp.ndim(x)), (V3,), (M23,))
 _register_numpy("size", lambda x: x / float(fnp.size(x)), (V3,), (M23,))

@@ -168,9 +168,11 @@ INT_CASES = {
     "searchsorted": lambda m, x: m.searchsorted(np.array([-0.5, 0.0, 0.5]), x),
     "searchsorted:sorted_x": lambda m, x: m.searchsorted(m.sort(m.ravel(x)), 0.1, side="right"),
     "nonzero": lambda m, x: m.nonzero(x > 0),
+    "flatnonzero": lambda m, x: m.flatnonzero(x > 0),
+    "argwhere": lambda m, x: m.argwhere(x > 0),
     "lexsort": lambda m, x: m.lexsort((x[0], x[1] > 0)),
 }
-NO_VMAP_INT = {"nonzero", "lexsort"}
+NO_VMAP_INT = {"nonzero", "flatnonzero", "argwhere", "lexsort"}
 
 CONSTRUCTORS = {
     "array": lambda m: m.array([[1, 2], [3, 4]], dtype=float, ndmin=3),

@@ -18,6 +18,7 @@ array([ 0., 10.,  0., 10.])
 
 import numpy as _np
 
+from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.traces import Box
 from ..core.values import float_dtype
 from ..core.values import plain as _plain
@@ -25,7 +26,11 @@ from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import sorting as _s
 from ._helpers import as_array, check_axis, concrete, is_traced, numpys_dtype
+from ..rules.elementwise import where as _where
+from ._indexing import argsort, take
 from ._joining import concatenate, sort, vstack
+from ._logic import isnan
+from ._reductions import cumsum
 from ._shape import ravel, reshape
 
 __all__ = ["append", "insert", "delete", "resize", "trim_zeros", "compress", "extract", "unique",
@@ -158,24 +163,80 @@ def extract(condition, arr):
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-           equal_nan=True, sorted=True):   # noqa: A002 - NumPy's name
+           equal_nan=True, sorted=True, size=None, fill_value=None):   # noqa: A002 - NumPy's name
     """``numpy.unique``: the sorted distinct values (each one's first occurrence carries the
     derivative); the indices and counts are integers. Read from the values, eagerly.
 
+    With ``size`` (JAX's), the first ``size`` distinct values, padded with
+    ``fill_value`` (the smallest value by default; index 0 and count 0 in the
+    other results): a result of a shape known in advance, so it works under
+    ``jit`` and ``vmap`` too.
+
     >>> import numpy as np
+    >>> import funcgrad as fg
     >>> unique(np.array([3.0, 1.0, 3.0, 2.0]), return_counts=True)
     (array([1., 2., 3.]), array([1, 1, 2]))
+    >>> fg.jit(lambda x: unique(x, size=4, fill_value=0.0))(np.array([3.0, 1.0, 3.0]))
+    array([1., 3., 0., 0.])
     """
+    if size is not None:
+        if axis is not None:
+            raise ArgumentError("unique: size= lists the distinct values of the flattened "
+                                "array; leave axis=None")
+        return _unique_sized(ar, size, fill_value, return_index, return_inverse, return_counts,
+                             equal_nan)
+    if fill_value is not None:
+        raise ArgumentError("unique: fill_value pads a result of a given size; give size= too")
     if not is_traced(ar):
         return _np.unique(ar, return_index, return_inverse, return_counts, axis, equal_nan=equal_nan)
     if axis is not None:
-        raise NotImplementedError("unique: axis= is not supported on traced values; "
-                                  "use axis=None (the flattened array)")
+        raise ArgumentError("unique: axis= is not supported on traced values; use axis=None "
+                            "(the flattened array), or call it on plain arrays")
     values, first, inverse, counts = _np.unique(concrete(ar, "unique"), True, True, True,
                                                equal_nan=equal_nan)
     out = (_gather([ar], first),)
     out += (first,) * return_index + (inverse,) * return_inverse
     out += (counts,) * return_counts
+    return out if len(out) > 1 else out[0]
+
+
+def _unique_sized(ar, size, fill_value, return_index, return_inverse, return_counts,
+                  equal_nan):
+    """:func:`unique` with ``size``: sort, mark the first of each run of equal values, and
+    move the marked places to the front by a stable sort of the marks."""
+    if isinstance(size, bool) or not isinstance(size, (int, _np.integer)) or size < 1:
+        raise ArgumentTypeError(f"unique: size must be a positive int; got {size!r:.40}")
+    flat = ravel(ar)
+    n = _shape_of(flat)[0]
+    if n == 0:
+        raise ShapeError("unique: size= needs a non-empty array (its smallest value pads)")
+    order = argsort(_plain(flat), kind="stable")
+    ordered = take(flat, order)
+    p = _plain(ordered)
+    same = p[1:] == p[:-1]
+    if equal_nan:
+        same = same | (isnan(p[1:]) & isnan(p[:-1]))
+    first = concatenate([_np.ones(1, dtype=bool), ~same])
+    # the first place of each run, in order, then the others
+    starts = argsort(_where(first, 0, 1), kind="stable")
+    if size > n:
+        starts = concatenate([starts, _np.zeros(size - n, dtype=starts.dtype)])
+    count = _where(first, 1, 0).sum()
+    slot = _np.arange(size)
+    valid = slot < count
+    # each run ends where the next begins (the last at n), read before the list is cut
+    ends = _where(slot + 1 < count, concatenate([starts[1:], _np.full(1, n, starts.dtype)])[:size],
+                  n)
+    starts = starts[:size]
+    fill = ordered[0] if fill_value is None else fill_value
+    out = (_where(valid, take(ordered, starts), fill),)
+    if return_index:
+        out += (_where(valid, take(order, starts), 0),)
+    if return_inverse:
+        run = cumsum(_where(first, 1, 0)) - 1          # each sorted place's distinct value
+        out += (reshape(take(run, argsort(order, kind="stable")), _shape_of(ar)),)
+    if return_counts:
+        out += (_where(valid, ends - starts, 0),)
     return out if len(out) > 1 else out[0]
 
 

@@ -58,12 +58,13 @@ from ._helpers import (
     stacked,
     take_on_axis,
 )
-from ._joining import stack
+from ._joining import concatenate, stack
 from ._shape import broadcast_to, ravel
 from ._shape import moveaxis as _shape_moveaxis
 
 __all__ = [
     "take", "take_along_axis", "choose", "select", "argsort", "argmax", "argmin", "nonzero",
+    "flatnonzero", "argwhere",
     "searchsorted", "array", "asarray", "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
     "logspace", "tri", "meshgrid", "indices", "zeros_like", "ones_like", "empty_like",
     "full_like", "random", "geomspace", "lexsort",
@@ -291,14 +292,85 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     return _s.argmin(p, axis=axis, keepdims=keepdims)
 
 
-def nonzero(a):
+def nonzero(a, *, size=None, fill_value=None):
     """``numpy.nonzero`` of the values (a tuple of index arrays; no gradient).
 
-    >>> import funcgrad.numpy as fnp
+    With ``size`` (JAX's), the first ``size`` places, padded with ``fill_value``
+    (0, or one per axis): a result whose shape is known before the values are,
+    so it works under ``jit`` and ``vmap`` too.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fnp.nonzero(fnp.array([0.0, 2.0, 3.0]))
     (array([1, 2]),)
+    >>> fg.jit(lambda x: fnp.nonzero(x, size=3, fill_value=-1))(fnp.array([0.0, 2.0, 3.0]))
+    (array([ 1,  2, -1]),)
     """
-    return _np.nonzero(concrete(a, "nonzero"))
+    if size is None:
+        if fill_value is not None:
+            raise ArgumentError("nonzero: fill_value pads a result of a given size; give "
+                                "size= too")
+        return _np.nonzero(concrete(a, "nonzero"))
+    return _nonzero_sized(a, size, fill_value, "nonzero")
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """``numpy.flatnonzero``: the nonzero places of the flattened values; ``size`` and
+    ``fill_value`` as for :func:`nonzero`.
+
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.flatnonzero(fnp.array([[0.0, 1.0], [2.0, 0.0]])), fnp.flatnonzero([1, 0], size=2)
+    (array([1, 2]), array([0, 0]))
+    """
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """``numpy.argwhere``: the nonzero places, one row each; ``size`` and ``fill_value``
+    as for :func:`nonzero`.
+
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.argwhere(fnp.array([[0.0, 1.0], [2.0, 0.0]]), size=3, fill_value=9)
+    array([[0, 1],
+           [1, 0],
+           [9, 9]])
+    """
+    if size is None and fill_value is None:
+        return _np.argwhere(concrete(a, "argwhere"))
+    return stack(nonzero(a, size=size, fill_value=fill_value), axis=-1)
+
+
+def _nonzero_sized(a, size, fill_value, who):
+    """The first ``size`` nonzero places of ``a``, as NumPy orders them (row by row), per
+    axis; slots past the last place hold ``fill_value``."""
+    if isinstance(size, bool) or not isinstance(size, (int, _np.integer)) or size < 0:
+        raise ArgumentTypeError(f"{who}: size must be a non-negative int; got {size!r:.40}")
+    p = _plain(a)
+    if not is_traced(p):
+        p = _np.asarray(p)
+    shape = _shape_of(p)
+    if not shape:
+        raise ShapeError(f"{who}: a 0-d array has no places to list (NumPy refuses it too); "
+                         f"pass fnp.atleast_1d(a)")
+    fills = fill_value if isinstance(fill_value, (tuple, list)) else [fill_value] * len(shape)
+    if len(fills) != len(shape):
+        raise ArgumentError(f"{who}: fill_value gives {len(fills)} values for an array of "
+                            f"{len(shape)} axes; give one, or one per axis")
+    flat = ravel(p != 0)
+    # the nonzero places first, each group in its order: a stable sort of "is zero"
+    order = argsort(_where(flat, 0, 1), kind="stable")
+    n = flat.shape[0]
+    if size > n:
+        order = concatenate([order, _np.zeros(size - n, dtype=_np.int64)])
+    order = order[:size]
+    hit = take(flat, order) if n else _np.zeros(size, dtype=bool)
+    if size > n:
+        hit = _where(_np.arange(size) < n, hit, False)
+    out, stride = [], 1
+    for k in range(len(shape) - 1, -1, -1):
+        place = order // stride % shape[k]
+        out.append(_where(hit, place, 0 if fills[k] is None else fills[k]))
+        stride *= shape[k]
+    return tuple(reversed(out))
 
 
 def searchsorted(a, v, side="left", sorter=None):

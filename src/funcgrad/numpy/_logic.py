@@ -18,10 +18,12 @@ np.float64(1.0)
 
 import numpy as _np
 
+from ..core.errors import ArgumentError
 from ..core.values import plain as _plain
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
 from ._helpers import concrete, is_traced
+from ._indexing import nonzero
 
 __all__ = ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
            "isnan", "isinf", "isfinite", "signbit",
@@ -59,14 +61,25 @@ logical_not = _mask(_u.logical_not, True)
 logical_xor = _mask(_u.logical_xor, True, False)
 
 
-def where(condition, x, y):
+def where(condition, x=None, y=None, *, size=None, fill_value=None):
     """``numpy.where(condition, x, y)``: differentiable in ``x`` and ``y``; the condition
-    is a mask (read from the values underneath a derivative's trace).
+    is a mask (read from the values underneath a derivative's trace). ``where(condition)``
+    alone is :func:`nonzero`, with JAX's ``size`` and ``fill_value``.
 
     >>> import funcgrad as fg
     >>> fg.grad(lambda v: where(v > 0.0, v * v, -v))(3.0)
     np.float64(6.0)
+    >>> where([0.0, 5.0, 7.0], size=1)
+    (array([1]),)
     """
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ArgumentError("where: give both x and y, or neither (where(condition) lists the "
+                            "places where condition holds)")
+    if size is not None or fill_value is not None:
+        raise ArgumentError("where: size and fill_value go with where(condition) alone, which "
+                            "lists places; where(condition, x, y) has the shape of its operands")
     return _ew.where(_plain(condition), x, y)
 
 
