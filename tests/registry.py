@@ -335,6 +335,23 @@ _register_numpy("searchsorted", lambda x: x[fnp.minimum(fnp.searchsorted(np.arra
 _register_numpy("nonzero", lambda x: x[fnp.nonzero(x > 0)] * 2.0, (V3,),
                 jit="refused: the result's shape depends on the values (ConcretizationError)",
                 vmap="refused: the result's shape depends on the values (ConcretizationError)")
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    _register_numpy(_name, (lambda n: lambda x: fnp.where(getattr(fnp, n)(x > 0, x < 1), x, -x))(
+        _name), (V3,), (M23,))
+for _name in ("invert", "bitwise_not", "bitwise_invert"):
+    _register_numpy(_name, (lambda n: lambda x: fnp.where(getattr(fnp, n)(x > 0), x, x * 3.0))(
+        _name), (V3,), (M23,))
+for _name in ("left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift"):
+    _register_numpy(_name, (lambda n: lambda x: x * getattr(fnp, n)(fnp.argsort(x) + 4, 1))(
+        _name), (V3,), (M23,))
+_register_numpy("isin", lambda x: fnp.where(fnp.isin(x, x[..., :1]), x * 2.0, x), (V3,), (M23,))
+for _name in ("nanargmax", "nanargmin"):
+    _register_numpy(_name, (lambda n: lambda x: x[getattr(fnp, n)(x)] * x)(_name), (V3,))
+for _name in ("tril_indices_from", "triu_indices_from", "diag_indices_from"):
+    _register_numpy(_name, (lambda n: lambda x: x[getattr(fnp, n)(x)] * 2.0)(_name), (W,))
+_register_numpy("matvec", lambda a, v: fnp.matvec(a, v), (M23, V3))
+_register_numpy("vecmat", lambda v, a: fnp.vecmat(v, a), (V3[:2], M23))
+_register_numpy("unstack", lambda x: fnp.unstack(x, axis=-1)[1] * 2.0, (M23,))
 # JAX's size= forms: a shape known in advance, so every transform runs them
 _register_numpy("nonzero:size", lambda x: x[fnp.nonzero(x > 0, size=2, fill_value=0)] * 2.0,
                 (V3,), (M23,))

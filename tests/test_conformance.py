@@ -374,7 +374,19 @@ NOT_TRACED = {
     **{f"numpy.{n}": "a NumPy type" for n in (
         "bool_", "complex128", "complex64", "complexfloating", "dtype", "float16", "float32",
         "float64", "floating", "inexact", "int16", "int32", "int64", "int8", "integer",
-        "number", "uint8")},
+        "number", "uint8", "bool", "byte", "bytes_", "cdouble", "character", "clongdouble",
+        "csingle", "datetime64", "double", "flexible", "generic", "half", "int_", "intc",
+        "intp", "longdouble", "longlong", "ndarray", "object_", "short", "signedinteger",
+        "single", "str_", "timedelta64", "ubyte", "ufunc", "uint", "uint16", "uint32", "uint64",
+        "uintc", "uintp", "ulonglong", "unsignedinteger", "ushort", "void")},
+    **{f"numpy.{n}": "index arrays, grids or windows from shapes and plain integers, NumPy's own"
+       for n in ("bartlett", "blackman", "hamming", "hanning", "kaiser", "diag_indices",
+                 "mask_indices", "tril_indices", "triu_indices", "ix_", "unravel_index",
+                 "ravel_multi_index", "fromfunction", "einsum_path")},
+    **{f"numpy.{n}": "reads or writes plain arrays (files, buffers), NumPy's own" for n in (
+        "frombuffer", "fromfile", "fromiter", "fromstring", "load", "save", "savez")},
+    **{f"numpy.{n}": "a question about dtypes or objects, NumPy's own" for n in (
+        "isdtype", "iterable")},
     **{f"numpy.{n}": "a constructor from a shape or range, NumPy's own" for n in (
         "arange", "empty", "eye", "identity", "indices", "ones", "tri", "zeros")},
     **{f"numpy.fft.{n}": "sample frequencies from a length, NumPy's own" for n in ("fftfreq", "rfftfreq")},

@@ -121,6 +121,8 @@ ROWS = {
     "nanpercentile": Row(lambda m, x: m.nanpercentile(x, 40), (XN,), exact=False),
     "nanmax": Row(lambda m, x: m.nanmax(x, axis=1), (XN,)),
     "nanmin": Row(lambda m, x: m.nanmin(x, axis=0), (XN,)),
+    "nanargmax": Row(lambda m, x: m.nanargmax(x, axis=1), (XN,), grad=False),
+    "nanargmin": Row(lambda m, x: m.nanargmin(x), (XN,), grad=False),
     "nanprod": Row(lambda m, x: m.nanprod(x, axis=0), (XN,)),
     "nanvar": Row(lambda m, x: m.nanvar(x, axis=1, ddof=1), (XN,)),
     "nanstd": Row(lambda m, x: m.nanstd(x), (XN,)),

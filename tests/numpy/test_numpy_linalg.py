@@ -347,6 +347,12 @@ CASES["linalg.norm"] += [
     case("linalg.norm", (a(2, 3, 4),), tnorm(2, (2, 0), True), ord=2, axis=(2, 0), keepdims=True),
 ]
 
+# drawn last, so the cases above keep their random inputs
+CASES.update({
+    "matvec": [case("matvec", (a(2, 3), a(3)), T.mv), case("matvec", (a(4, 2, 3), a(4, 3)))],
+    "vecmat": [case("vecmat", (a(2), a(2, 3))), case("vecmat", (a(4, 2), a(2, 3)))],
+})
+
 NOT_FUNCTIONS = {"linalg", "LinAlgError", "SlogdetResult", "EighResult", "SVDResult", "QRResult",
                  "EigResult"}
 

@@ -106,6 +106,8 @@ CASES = {
     "repeat:each": Case(lambda m, x: m.repeat(x, np.arange(x.shape[0]) % 3, axis=0), M2,
                         lambda t, x: torch.repeat_interleave(x, torch.arange(x.shape[0]) % 3, dim=0)),
     "flip": Case(lambda m, x: m.flip(x), M3, lambda t, x: torch.flip(x, (0, 1, 2))),
+    "unstack": Case(lambda m, x: _weighted(m, m.unstack(x, axis=1)), M3,
+                    lambda t, x: _weighted(t, torch.unbind(x, 1))),
     "flip:axes": Case(lambda m, x: m.flip(x, (0, -1)), M3, lambda t, x: torch.flip(x, (0, -1))),
     "fliplr": Case(lambda m, x: m.fliplr(x), M2, lambda t, x: torch.fliplr(x)),
     "flipud": Case(lambda m, x: m.flipud(x), ANY, lambda t, x: torch.flipud(x)),

@@ -21,6 +21,7 @@ from numpy import (  # noqa: F401
     pi,
 )
 
+from ..core.errors import ShapeError
 from ..core.traces import Box
 from ..core.values import ndim_of, raw, shape_of
 from ..rules.elementwise import equal as _equal
@@ -34,12 +35,27 @@ PASS_THROUGH = ("seterr", "geterr", "errstate", "seterrcall", "geterrcall", "fin
                 "set_printoptions", "get_printoptions", "broadcast_shapes", "index_exp", "s_",
                 "ndindex", "float16", "complex64", "complex128", "int8", "int16", "uint8",
                 "bool_", "integer", "floating", "inexact", "complexfloating", "number",
-                "euler_gamma")
+                "euler_gamma",
+                # the other dtypes and scalar types, by every name NumPy gives them
+                "bool", "double", "single", "half", "longdouble", "cdouble", "csingle",
+                "clongdouble", "uint16", "uint32", "uint64", "uint", "int_", "intp", "uintp",
+                "intc", "uintc", "short", "ushort", "byte", "ubyte", "longlong", "ulonglong",
+                "object_", "str_", "bytes_", "void", "generic", "signedinteger",
+                "unsignedinteger", "character", "flexible", "timedelta64", "datetime64",
+                "ndarray", "ufunc", "isdtype", "iterable",
+                # index arrays, grids and windows made from shapes and ints alone
+                "tril_indices", "triu_indices", "diag_indices", "mask_indices", "ix_", "mgrid",
+                "ogrid", "unravel_index", "ravel_multi_index", "hanning", "hamming",
+                "blackman", "bartlett", "kaiser", "fromfunction",
+                # reading and writing plain arrays
+                "frombuffer", "fromstring", "fromiter", "fromfile", "load", "save", "savez",
+                "einsum_path")
 
 __all__ = ["e", "float32", "float64", "inf", "int32", "int64", "nan",
            "newaxis", "pi", "shape", "ndim", "size", "result_type", "isscalar", "iscomplex", "isreal",
-           *PASS_THROUGH]
-globals().update({name: getattr(_np, name) for name in PASS_THROUGH})
+           "tril_indices_from", "triu_indices_from", "diag_indices_from",
+           *[name for name in PASS_THROUGH if hasattr(_np, name)]]
+globals().update({name: getattr(_np, name) for name in PASS_THROUGH if hasattr(_np, name)})
 
 
 def shape(a):
@@ -113,3 +129,49 @@ def size(a, axis=None):
     """
     s = shape(a)
     return s[axis] if axis is not None else math.prod(s)
+
+
+def tril_indices_from(arr, k=0):
+    """``numpy.tril_indices_from``: the lower triangle's places of ``arr``'s last two axes
+    (only its shape is read, so ``arr`` may be traced).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> tril_indices_from(fg.var(np.ones((2, 2))))
+    (array([0, 1, 1]), array([0, 0, 1]))
+    """
+    rows, cols = _last_two(arr, "tril_indices_from")
+    return _np.tril_indices(rows, k, cols)
+
+
+def triu_indices_from(arr, k=0):
+    """``numpy.triu_indices_from``: the upper triangle's places (``arr`` may be traced).
+
+    >>> import numpy as np
+    >>> triu_indices_from(np.ones((2, 3)), 1)
+    (array([0, 0, 1]), array([1, 2, 2]))
+    """
+    rows, cols = _last_two(arr, "triu_indices_from")
+    return _np.triu_indices(rows, k, cols)
+
+
+def diag_indices_from(arr):
+    """``numpy.diag_indices_from``: the main diagonal's places of a square array (``arr``
+    may be traced).
+
+    >>> import numpy as np
+    >>> diag_indices_from(np.ones((2, 2)))
+    (array([0, 1]), array([0, 1]))
+    """
+    dims = shape(arr)
+    if len(dims) < 2 or len(set(dims)) != 1:
+        raise ShapeError(f"diag_indices_from: needs an array of at least 2 axes, all of one "
+                         f"length; got shape {dims}")
+    return _np.diag_indices(dims[0], len(dims))
+
+
+def _last_two(arr, who):
+    dims = shape(arr)
+    if len(dims) != 2:
+        raise ShapeError(f"{who}: needs a 2-d array; got shape {dims}")
+    return dims

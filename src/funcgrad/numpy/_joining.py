@@ -28,7 +28,7 @@ from ._shape import at_least_ndim, ravel, reshape, transpose
 __all__ = [
     "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
     "array_split", "hsplit", "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr", "flipud",
-    "roll", "rot90", "pad", "sort",
+    "roll", "rot90", "pad", "sort", "unstack",
 ]
 
 
@@ -283,6 +283,21 @@ def repeat(a, repeats, axis=None):
         raise ShapeError(f"repeat: repeats of shape {fmt_shape(counts.shape)} do not fit axis {axis} of "
                          f"shape {fmt_shape(shape)}; give one count, or one per element")
     return take_on_axis(a, _np.repeat(_np.arange(shape[axis]), counts), axis)
+
+
+def unstack(x, /, *, axis=0):
+    """``numpy.unstack``: the slices along ``axis``, as a tuple (``stack`` undone).
+
+    >>> import numpy as np
+    >>> [a.tolist() for a in unstack(np.arange(4.0).reshape(2, 2), axis=1)]
+    [[0.0, 2.0], [1.0, 3.0]]
+    """
+    shape = _shape_of(x)
+    if not shape:
+        raise ShapeError("unstack: a 0-d array has no axis to unstack")
+    axis = check_axis(axis, len(shape), "unstack")
+    index = (slice(None),) * axis
+    return tuple(x[index + (k,)] for k in range(shape[axis]))
 
 
 def flip(m, axis=None):

@@ -18,7 +18,8 @@ np.float64(1.0)
 
 import numpy as _np
 
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.values import dtype_of
 from ..core.values import plain as _plain
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
@@ -28,7 +29,9 @@ from ._indexing import nonzero
 __all__ = ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
            "isnan", "isinf", "isfinite", "signbit",
            "logical_and", "logical_or", "logical_not", "logical_xor",
-           "where", "isclose", "allclose", "array_equal", "isposinf", "isneginf"]
+           "where", "isclose", "allclose", "array_equal", "isposinf", "isneginf",
+           "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert",
+           "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "isin"]
 
 
 def _mask(prim, *example):
@@ -55,6 +58,33 @@ isnan = _mask(_u.isnan, float("nan"))
 isinf = _mask(_u.isinf, float("inf"))
 isfinite = _mask(_u.isfinite, 1.0)
 signbit = _mask(_u.signbit, -1.0)
+
+
+def _bits(prim, *example):
+    """NumPy's bitwise function ``prim.name``, on the integers or booleans underneath."""
+    def bits(*args):
+        values = [_plain(a) for a in args]
+        for v in values:
+            if dtype_of(v).kind not in "biu":
+                raise ArgumentTypeError(f"{prim.name}: operands must be integers or booleans, "
+                                        f"as for NumPy's; got {dtype_of(v)}")
+        return prim(*values)
+
+    bits.__name__ = bits.__qualname__ = prim.name
+    bits.__doc__ = (f"``numpy.{prim.name}`` on plain or traced integers (no derivative).\n\n"
+                    f"    >>> {prim.name}{example!r}\n    "
+                    f"{getattr(_np, prim.name)(*example)!r}\n    ")
+    return bits
+
+
+bitwise_and = _bits(_u.bitwise_and, 6, 3)
+bitwise_or = _bits(_u.bitwise_or, 6, 3)
+bitwise_xor = _bits(_u.bitwise_xor, 6, 3)
+invert = _bits(_u.invert, 6)
+left_shift = _bits(_u.left_shift, 3, 2)
+right_shift = _bits(_u.right_shift, 12, 2)
+bitwise_not = bitwise_invert = invert                    # NumPy 2's names for them too
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 logical_and = _mask(_u.logical_and, True, False)
 logical_or = _mask(_u.logical_or, True, False)
 logical_not = _mask(_u.logical_not, True)
@@ -142,3 +172,20 @@ def isneginf(x, out=None):
         return _np.isneginf(x, out)
     p = _plain(x)
     return _u.logical_and(_u.isinf(p), _ew.less(p, 0))
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """``numpy.isin``: where ``element`` equals some entry of ``test_elements`` (a mask,
+    no derivative; either may be traced).
+
+    >>> import numpy as np
+    >>> isin(np.array([1.0, 2.0, 3.0]), [3.0, 1.0], invert=True)
+    array([False,  True, False])
+    """
+    e, t = _plain(element), _plain(test_elements)
+    if not is_traced(e, t):
+        return _np.isin(e, t, assume_unique=assume_unique, invert=invert, kind=kind)
+    e = e if is_traced(e) else _np.asarray(e)
+    t = t if is_traced(t) else _np.asarray(t)
+    found = _ew.equal(e[..., None], t.reshape(-1)).any(axis=-1)   # each against every entry
+    return _u.logical_not(found) if invert else found

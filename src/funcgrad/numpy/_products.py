@@ -14,7 +14,7 @@ array([[2., 4.]])
 import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
-from ..core.values import ndim_of
+from ..core.values import is_complex, ndim_of
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
 from ..rules import products as _products
@@ -23,7 +23,7 @@ from ..rules.linalg import conj as _conj
 from . import linalg
 from ._helpers import is_traced, lists_as_arrays, refuse
 
-__all__ = ["dot", "vdot", "inner", "outer", "matmul", "tensordot", "einsum", "kron", "trace",
+__all__ = ["dot", "vdot", "inner", "outer", "matmul", "matvec", "vecmat", "tensordot", "einsum", "kron", "trace",
            "diag", "diagonal", "triu", "tril", "linalg", "cross", "vecdot", "diagflat"]
 
 
@@ -83,6 +83,34 @@ def outer(a, b, out=None):
     refuse("outer", out=out)
     a, b = lists_as_arrays(a), lists_as_arrays(b)
     return _products.outer(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
+
+
+def matvec(x1, x2, /):
+    """``numpy.matvec``: matrix-vector products over stacks (the matrix's last two axes,
+    the vector's last).
+
+    >>> import numpy as np
+    >>> matvec(np.ones((4, 2, 3)), np.arange(3.0)).shape
+    (4, 2)
+    """
+    if len(_shape_of(x1)) < 2 or len(_shape_of(x2)) < 1:
+        raise ArgumentError(f"matvec: needs a matrix and a vector; got shapes {_shape_of(x1)} "
+                            f"and {_shape_of(x2)}")
+    return matmul(x1, x2[..., None])[..., 0]
+
+
+def vecmat(x1, x2, /):
+    """``numpy.vecmat``: the conjugated vector times the matrix, over stacks.
+
+    >>> import numpy as np
+    >>> vecmat(np.array([1.0, 1j]), np.eye(2))
+    array([1.+0.j, 0.-1.j])
+    """
+    if len(_shape_of(x1)) < 1 or len(_shape_of(x2)) < 2:
+        raise ArgumentError(f"vecmat: needs a vector and a matrix; got shapes {_shape_of(x1)} "
+                            f"and {_shape_of(x2)}")
+    x1 = _conj(x1) if is_complex(x1) else x1
+    return matmul(x1[..., None, :], x2)[..., 0, :]
 
 
 def matmul(x1, x2, /):

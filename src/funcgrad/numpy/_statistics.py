@@ -45,7 +45,7 @@ from ._reductions import average, cumprod, cumsum, max, min, prod, sum
 from ._shape import moveaxis, ravel, reshape, transpose
 
 __all__ = ["median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile",
-           "nanmax", "nanmin", "nanprod", "nanvar", "nanstd", "nancumsum", "nancumprod",
+           "nanmax", "nanmin", "nanargmax", "nanargmin", "nanprod", "nanvar", "nanstd", "nancumsum", "nancumprod",
            "cov", "corrcoef", "count_nonzero", "any", "all", "digitize", "bincount", "histogram"]
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
@@ -228,6 +228,34 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
         return _np.nanmax(a, axis=axis, keepdims=keepdims)
     best = max(_replace_nan(a, -_np.inf), axis=axis, keepdims=keepdims)
     return _ew.where(_all_nan(a, axis, keepdims), _np.nan, best)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """``numpy.nanargmax``: where the maximum is, NaNs left out (no derivative). A slice
+    of NaNs alone has no answer: NumPy raises there, and so does funcgrad on plain
+    values; on traced ones, whose values it cannot read, that slice gives 0.
+
+    >>> import numpy as np
+    >>> nanargmax(np.array([[np.nan, 2.0], [3.0, np.nan]]), axis=1)
+    array([1, 0])
+    """
+    refuse("nanargmax", out=out)
+    if not is_traced(a):
+        return _np.nanargmax(a, axis=axis, keepdims=keepdims)
+    return _s.argmax(_plain(_replace_nan(a, -_np.inf)), axis=axis, keepdims=keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """``numpy.nanargmin``: where the minimum is, NaNs left out (as :func:`nanargmax`).
+
+    >>> import numpy as np
+    >>> int(nanargmin(np.array([np.nan, 2.0, -1.0])))
+    2
+    """
+    refuse("nanargmin", out=out)
+    if not is_traced(a):
+        return _np.nanargmin(a, axis=axis, keepdims=keepdims)
+    return _s.argmin(_plain(_replace_nan(a, _np.inf)), axis=axis, keepdims=keepdims)
 
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
