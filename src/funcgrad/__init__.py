@@ -31,6 +31,7 @@ from .transforms.forward import jvp
 from .transforms.jacobians import jacrev, jacfwd, jacobian, hessian, hvp
 from .transforms.batching import vmap
 from .jit.jitted import jit
+from .jit.abstract import ShapeDtypeStruct, eval_shape, block_until_ready
 from .transforms.arguments import stop_gradient
 from .analysis.check import check_grads
 
@@ -100,7 +101,8 @@ __all__ = [
     "Node", "var", "const", "graph", "toposort", "add_n", "backprop", "Semiring", "semirings",
     "sum_product", "best_path", "k_best_paths",
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
-    "jacobian", "hessian", "hvp", "vmap", "jit", "stop_gradient", "check_grads", "debug_nans",
+    "jacobian", "hessian", "hvp", "vmap", "jit", "eval_shape", "ShapeDtypeStruct",
+    "block_until_ready", "stop_gradient", "check_grads", "debug_nans",
     "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp",
     "checkpoint", "remat", "checkpoint_plan", "checkpoint_name", "checkpoint_policies",
     "linearize", "linear_transpose",

@@ -227,3 +227,41 @@ def test_partial_is_a_pytree_through_the_transforms():
                                   [[1.0, -2.0], [3.0, -4.0]])
     carry, _ = fg.scan(lambda c, _: (c, None), scale, None, length=2)
     assert isinstance(carry, Partial) and carry.keywords == {"shift": 1.0}
+
+
+def _shapes_of(out):
+    return fg.tree_map(lambda o: fg.ShapeDtypeStruct(np.shape(o), np.asarray(o).dtype), out)
+
+
+@pytest.mark.parametrize("name", ["matmul", "grad", "vmap", "scan", "jit", "dict", "float32"])
+def test_eval_shape_gives_the_calls_shapes_and_dtypes(name):
+    S = fg.ShapeDtypeStruct
+    w, x = np.ones((3, 2)), np.linspace(0.1, 1.0, 15).reshape(5, 3)
+    fun, args = {
+        "matmul": (lambda w, x: fnp.tanh(x @ w), (w, x)),
+        "grad": (fg.grad(lambda w, x: fnp.sum(fnp.tanh(x @ w))), (w, x)),
+        "vmap": (fg.vmap(lambda r: fnp.outer(r, r)), (x,)),
+        "scan": (lambda x: fg.scan(lambda c, r: (c + r, fnp.sum(r)), np.zeros(3), x), (x,)),
+        "jit": (fg.jit(lambda x: fnp.sort(x, axis=0)[:2]), (x,)),
+        "dict": (lambda d: {"n": fnp.linalg.norm(d["a"]), "i": fnp.argmax(d["a"])}, ({"a": x},)),
+        "float32": (lambda a: a.astype(np.float32) * 2.0, (x,)),
+    }[name]
+    want = _shapes_of(fun(*args))
+    abstract = fg.tree_map(lambda a: S(a.shape, a.dtype), args)
+    assert fg.eval_shape(fun, *abstract) == want
+    assert fg.eval_shape(fun, *args) == want          # arrays stand for themselves
+
+
+def test_eval_shape_refuses_python_branches_and_bad_structs():
+    with pytest.raises(fg.ConcretizationError, match="eval_shape"):
+        fg.eval_shape(lambda x: x if x > 0 else -x, fg.ShapeDtypeStruct((), np.float64))
+    with pytest.raises(fg.ArgumentTypeError, match="ShapeDtypeStruct"):
+        fg.ShapeDtypeStruct(3, np.float64)
+    s = fg.ShapeDtypeStruct((2, 3), "float32")
+    assert (s.ndim, s.size, repr(s)) == (2, 6, "ShapeDtypeStruct(shape=(2, 3), dtype=float32)")
+    assert {s: 1}[fg.ShapeDtypeStruct([2, 3], np.float32)] == 1
+
+
+def test_block_until_ready_hands_back_what_it_gets():
+    tree = {"w": np.ones(2), "b": (1.0,)}
+    assert fg.block_until_ready(tree) is tree
