@@ -256,6 +256,34 @@ for _name, _f in [("softplus", fg.nn.softplus), ("log_sigmoid", fg.nn.log_sigmoi
                   ("gelu", fg.nn.gelu), ("gelu:tanh", lambda x: fg.nn.gelu(x, approximate=True)),
                   ("silu", fg.nn.silu), ("elu", fg.nn.elu), ("leaky_relu", fg.nn.leaky_relu)]:
     register(f"nn.{_name}", _f, (V3,), (M23,))
+# jax.nn's other activations, with PyTorch's twin where it has one (not hardsigmoid: its
+# slope 1/6 is a float32 constant in PyTorch's float64 backward, 3e-8 off)
+_TWINS = {"relu6": lambda t, x: t.nn.functional.relu6(x),
+          "hard_tanh": lambda t, x: t.nn.functional.hardtanh(x),
+          "hard_silu": lambda t, x: t.nn.functional.hardswish(x),
+          "hard_swish": lambda t, x: t.nn.functional.hardswish(x),
+          "celu": lambda t, x: t.nn.functional.celu(x), "selu": lambda t, x: t.nn.functional.selu(x),
+          "mish": lambda t, x: t.nn.functional.mish(x),
+          "soft_sign": lambda t, x: t.nn.functional.softsign(x),
+          "swish": lambda t, x: t.nn.functional.silu(x), "identity": lambda t, x: x}
+for _name in ("relu6", "hard_tanh", "hard_sigmoid", "hard_silu", "hard_swish", "celu", "selu",
+              "mish", "soft_sign", "squareplus", "sparse_plus", "sparse_sigmoid", "swish",
+              "identity"):
+    register(f"nn.{_name}", (lambda n: lambda x: getattr(fg.nn, n)(x * 3.0))(_name), (V3,), (M23,),
+             torch=None if _name not in _TWINS else (
+                 lambda n: lambda torch, x: _TWINS[n](torch, x * 3.0))(_name))
+register("nn.log1mexp", lambda x: fg.nn.log1mexp(x * x + 0.1), (V3,), (M23,))
+register("nn.glu", lambda x: fg.nn.glu(fnp.concatenate([x, x * 0.5], axis=-1)), (V3,), (M23,),
+         torch=lambda torch, x: torch.nn.functional.glu(torch.cat([x, x * 0.5], -1)))
+register("nn.standardize", lambda x: fg.nn.standardize(x), (V3,), (M23,))
+register("nn.logmeanexp", lambda x: fg.nn.logmeanexp(x, axis=-1), (V3,), (M23,))
+_Q = _rng("attention").normal(size=(3, 2, 2))          # T, N, H
+register("nn.dot_product_attention",
+         lambda q, k: fg.nn.dot_product_attention(q, k, k * 2.0 + 1.0, is_causal=True),
+         (_Q, _Q[::-1] * 0.5), torch=lambda torch, q, k: torch.nn.functional.
+         scaled_dot_product_attention(q.transpose(0, 1), k.transpose(0, 1),
+                                      (k * 2.0 + 1.0).transpose(0, 1),
+                                      is_causal=True).transpose(0, 1))
 register("nn.cross_entropy", lambda x: fg.nn.cross_entropy(x, np.array([2, 0])), (M23,))
 register("nn.binary_cross_entropy_with_logits",
          lambda x, t: fg.nn.binary_cross_entropy_with_logits(x, t, reduction="none"),

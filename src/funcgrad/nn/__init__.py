@@ -2,7 +2,10 @@
 pooling; all differentiable.
 
 Activations follow PyTorch's definitions and defaults (``gelu`` is the exact,
-erf-based one unless ``approximate=True``, which is JAX's default);
+erf-based one unless ``approximate=True``, which is JAX's default); the rest of
+``jax.nn`` (``relu6``, ``selu``, ``glu``, ``mish``, ``dot_product_attention``, ...)
+follows JAX's (:mod:`funcgrad.nn.activations`), and :mod:`funcgrad.nn.initializers`
+has its weight initializers;
 ``cross_entropy`` takes integer labels or class probabilities and averages
 over the batch, as ``torch.nn.functional.cross_entropy`` does.
 
@@ -31,13 +34,20 @@ from ..rules.elementwise import exp, maximum, minimum, relu, sigmoid, tanh, wher
 from ..rules.nn import log_softmax, logsumexp, pnls, softmax
 from ..rules.nn import one_hot as _one_hot
 from ..rules.ufuncs import erf, expm1, log1p, logaddexp
+from . import initializers
+from .activations import (celu, dot_product_attention, glu, hard_sigmoid, hard_silu, hard_swish,
+                          hard_tanh, identity, log1mexp, logmeanexp, mish, relu6, selu, soft_sign,
+                          sparse_plus, sparse_sigmoid, squareplus, standardize, swish)
 from .convolution import conv, conv_general_dilated
 from .pooling import avg_pool, max_pool
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "pnls",
            "softplus", "log_sigmoid", "gelu", "silu", "elu", "leaky_relu", "one_hot",
            "cross_entropy", "binary_cross_entropy_with_logits", "mse_loss",
-           "conv_general_dilated", "conv", "max_pool", "avg_pool"]
+           "conv_general_dilated", "conv", "max_pool", "avg_pool", "relu6", "hard_tanh",
+           "hard_sigmoid", "hard_silu", "hard_swish", "celu", "selu", "glu", "mish", "soft_sign",
+           "squareplus", "sparse_plus", "sparse_sigmoid", "log1mexp", "identity", "swish",
+           "standardize", "logmeanexp", "dot_product_attention", "initializers"]
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
