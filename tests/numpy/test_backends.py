@@ -362,8 +362,9 @@ def test_the_linear_algebra_table_on_other_libraries(backend, name, i):
         with pytest.raises(fg.NamespaceError, match="has no Array API form"):
             fg.tree_map(lambda v: v, case.f(*foreign))
         return
-    if backend == "array_api_strict" and name in {"dot", "inner", "vdot", "einsum", "outer",
-                                                  "multi_dot", "vecdot", "tensordot", "kron"} and (
+    if backend == "array_api_strict" and name.removeprefix("linalg.") in {
+            "dot", "inner", "vdot", "einsum", "outer", "multi_dot", "vecdot", "tensordot",
+            "kron"} and (
             _needs_einsum(case, args)):
         with pytest.raises(fg.NamespaceError, match="has no einsum"):
             fg.grad(lambda *a: _total(case.f(*a)), argnums=_floats(args))(*foreign)

@@ -40,7 +40,7 @@ from ._floats import *       # noqa: F401,F403  nan_to_num, frexp, modf, dtype q
 from ._polynomials import *  # noqa: F401,F403  polyval, polyfit, roots, ...
 from ._functional import *   # noqa: F401,F403  apply_along_axis, vectorize, piecewise
 
-__all__ = ["fft"] + [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing,
+__all__ = ["fft", "linalg"] + [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing,
                                         _calculus, _statistics, _editing, _floats, _polynomials,
                                         _functional)
            for n in m.__all__]

@@ -1,4 +1,4 @@
-"""Products, einsum, diagonals and triangles of funcgrad.numpy, and its ``linalg`` submodule.
+"""Products, einsum, diagonals and triangles of funcgrad.numpy.
 
 Each function has NumPy's name, signature and values (bit for bit on the same
 inputs); the primitives and their rules are in :mod:`funcgrad.rules.products`.
@@ -20,11 +20,10 @@ from ..rules import arrays as _arrays
 from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
 from ..rules.linalg import conj as _conj
-from . import linalg
 from ._helpers import is_traced, lists_as_arrays, refuse
 
 __all__ = ["dot", "vdot", "inner", "outer", "matmul", "matvec", "vecmat", "tensordot", "einsum", "kron", "trace",
-           "diag", "diagonal", "triu", "tril", "linalg", "cross", "vecdot", "diagflat"]
+           "diag", "diagonal", "triu", "tril", "cross", "vecdot", "diagflat"]
 
 
 def dot(a, b, out=None):

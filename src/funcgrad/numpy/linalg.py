@@ -66,11 +66,16 @@ from ._decompositions import (  # noqa: F401
     svdvals,
 )
 from ._helpers import lists_as_arrays
+from . import _products
+from ._products import matmul, tensordot, vecdot
+from ._shape import transpose
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "norm", "eigh", "pinv",
            "eigvalsh", "svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "matrix_power",
            "multi_dot", "cond", "matrix_rank", "matrix_transpose", "vector_norm", "matrix_norm",
-           "SlogdetResult", "EighResult", "SVDResult", "QRResult", "EigResult"]
+           "SlogdetResult", "EighResult", "SVDResult", "QRResult", "EigResult",
+           "matmul", "tensordot", "vecdot", "outer", "cross", "diagonal", "trace", "tensorinv",
+           "tensorsolve"]
 
 SlogdetResult = _namedtuple("SlogdetResult", "sign logabsdet")
 EighResult = _namedtuple("EighResult", "eigenvalues eigenvectors")
@@ -328,3 +333,92 @@ def __getattr__(name):
             f"funcgrad.numpy.linalg has no derivative rule for numpy.linalg.{name}; compute it "
             f"outside the differentiated function, or define it with fg.primitive and fg.defvjp")
     raise AttributeError(f"module 'funcgrad.numpy.linalg' has no attribute {name!r}")
+
+
+# -- NumPy 2's linalg names for products; their axes are the last ones, where the main
+# namespace's diagonal and trace take the first two
+
+def outer(x1, x2, /):
+    """``numpy.linalg.outer``: the outer product of two vectors.
+
+    >>> import numpy as np
+    >>> outer(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    array([[3., 4.],
+           [6., 8.]])
+    """
+    if len(_shape_of(x1)) != 1 or len(_shape_of(x2)) != 1:
+        raise ArgumentError(f"linalg.outer: takes two vectors; got shapes {_shape_of(x1)} and "
+                            f"{_shape_of(x2)} (numpy.outer flattens its arguments)")
+    return _products.outer(x1, x2)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """``numpy.linalg.cross``: the cross product of 3-vectors along ``axis``.
+
+    >>> import numpy as np
+    >>> cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+    array([0., 0., 1.])
+    """
+    if _shape_of(x1)[axis] != 3 or _shape_of(x2)[axis] != 3:
+        raise ArgumentError(f"linalg.cross: takes 3-vectors along axis {axis}; got shapes "
+                            f"{_shape_of(x1)} and {_shape_of(x2)}")
+    return _products.cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset=0):
+    """``numpy.linalg.diagonal``: the diagonals of the last two axes.
+
+    >>> import numpy as np
+    >>> diagonal(np.arange(8.0).reshape(2, 2, 2))
+    array([[0., 3.],
+           [4., 7.]])
+    """
+    return _products.diagonal(x, offset, axis1=-2, axis2=-1)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """``numpy.linalg.trace``: the traces of the last two axes.
+
+    >>> import numpy as np
+    >>> trace(np.arange(8.0).reshape(2, 2, 2))
+    array([ 3., 11.])
+    """
+    return _products.trace(x, offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def tensorinv(a, ind=2):
+    """``numpy.linalg.tensorinv``: the inverse of ``a`` read as a matrix of its first
+    ``ind`` axes by the others.
+
+    >>> import numpy as np
+    >>> tensorinv(np.eye(4).reshape(4, 2, 2), ind=1).shape
+    (2, 2, 4)
+    """
+    shape = _shape_of(a)
+    rows = int(_np.prod(shape[:ind]))
+    if rows != int(_np.prod(shape[ind:])):
+        raise ArgumentError(f"linalg.tensorinv: the first {ind} axes of shape {shape} must hold "
+                            f"as many entries as the others")
+    return _reshape(inv(_reshape(a, shape=(rows, rows))), shape=shape[ind:] + shape[:ind])
+
+
+def tensorsolve(a, b, axes=None):
+    """``numpy.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``.
+
+    >>> import numpy as np
+    >>> a = np.eye(6).reshape(6, 2, 3)
+    >>> tensorsolve(a, np.arange(6.0)).shape
+    (2, 3)
+    """
+    if axes is not None:
+        n = len(_shape_of(a))
+        order = [k for k in range(n) if k not in [x % n for x in axes]] + [x % n for x in axes]
+        a = transpose(a, order)
+    shape = _shape_of(a)
+    rows = int(_np.prod(_shape_of(b)))
+    solution = shape[len(_shape_of(b)):]
+    if rows != int(_np.prod(solution)):
+        raise ArgumentError(f"linalg.tensorsolve: a of shape {shape} is not square for b of "
+                            f"shape {_shape_of(b)}")
+    x = solve(_reshape(a, shape=(rows, rows)), _reshape(b, shape=(rows,)))
+    return _reshape(x, shape=solution)
