@@ -469,6 +469,36 @@ register("random.multivariate_normal", lambda m: fg.random.multivariate_normal(_
 register("random.multivariate_normal:cov",
          lambda a: fg.random.multivariate_normal(_KEY, V3, a @ fnp.swapaxes(a, -1, -2) + np.eye(3)),
          (W,))
+# the reparameterized families: differentiable in their parameters (positive ones here)
+register("random.lognormal", lambda x: fg.random.lognormal(_KEY, x * x + 0.1), (V3,), (M23,))
+register("random.pareto", lambda x: fg.random.pareto(_KEY, x * x + 1.0), (V3,), (M23,))
+register("random.rayleigh", lambda x: fg.random.rayleigh(_KEY, x), (V3,), (M23,))
+register("random.weibull_min", lambda x: fg.random.weibull_min(_KEY, x, 1.5, np.shape(x)),
+         (V3,), (M23,))
+register("random.double_sided_maxwell",
+         lambda x: fg.random.double_sided_maxwell(_KEY, x, x * x + 0.5, np.shape(x)), (V3,), (M23,))
+register("random.triangular", lambda x: fg.random.triangular(_KEY, -2.0, x, 2.0), (V3,), (M23,))
+register("random.ball", lambda x: x * fg.random.ball(_KEY, 3, 2.0, np.shape(x)[:-1]), (V3,), (M23,))
+register("random.orthogonal", lambda x: fg.random.orthogonal(_KEY, 3) @ x, (V3,))
+for _name in ("cauchy", "maxwell", "rademacher", "bits"):
+    register(f"random.{_name}", (lambda n: lambda x: x * getattr(fg.random, n)(_KEY, np.shape(x)))(
+        _name), (V3,), (M23,))
+# the sampled families: their numbers are values of the parameters (refused as variables)
+_SAMPLED = {"gamma": lambda: fg.random.gamma(_KEY, 2.0, (3,)),
+            "loggamma": lambda: fg.random.loggamma(_KEY, 2.0, (3,)),
+            "beta": lambda: fg.random.beta(_KEY, 2.0, 3.0, (3,)),
+            "dirichlet": lambda: fg.random.dirichlet(_KEY, np.array([1.0, 2.0, 3.0])),
+            "poisson": lambda: fg.random.poisson(_KEY, 2.0, (3,)),
+            "binomial": lambda: fg.random.binomial(_KEY, 5, 0.3, (3,)),
+            "multinomial": lambda: fg.random.multinomial(_KEY, 5, np.array([0.2, 0.3, 0.5])),
+            "geometric": lambda: fg.random.geometric(_KEY, 0.4, (3,)),
+            "chisquare": lambda: fg.random.chisquare(_KEY, 3.0, (3,)),
+            "t": lambda: fg.random.t(_KEY, 3.0, (3,)),
+            "f": lambda: fg.random.f(_KEY, 3.0, 4.0, (3,)),
+            "wald": lambda: fg.random.wald(_KEY, 2.0, (3,)),
+            "generalized_normal": lambda: fg.random.generalized_normal(_KEY, 1.5, (3,))}
+for _name in _SAMPLED:
+    register(f"random.{_name}", (lambda n: lambda x: x * _SAMPLED[n]())(_name), (V3,))
 
 
 # ---------------------------------------------------------------- seeing values

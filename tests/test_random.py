@@ -159,3 +159,121 @@ def test_a_gradient_through_a_parameter_without_a_rule_raises():
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(fg.FuncgradError, match=message):
         call()
+
+
+# -- the other families of jax.random: each against SciPy's distribution (Kolmogorov-Smirnov
+# for the continuous ones, frequencies for the counts), under jit and vmap of keys
+
+def _continuous():
+    from scipy import stats
+    return {
+        "lognormal": (lambda k, n: fg.random.lognormal(k, 0.7, (n,)), stats.lognorm(0.7).cdf),
+        "cauchy": (lambda k, n: fg.random.cauchy(k, (n,)), stats.cauchy.cdf),
+        "pareto": (lambda k, n: fg.random.pareto(k, 3.0, (n,)), stats.pareto(3.0).cdf),
+        "rayleigh": (lambda k, n: fg.random.rayleigh(k, 2.0, (n,)), stats.rayleigh(scale=2.0).cdf),
+        "weibull_min": (lambda k, n: fg.random.weibull_min(k, 2.0, 1.5, (n,)),
+                        stats.weibull_min(1.5, scale=2.0).cdf),
+        "maxwell": (lambda k, n: fg.random.maxwell(k, (n,)), stats.maxwell.cdf),
+        "double_sided_maxwell": (lambda k, n: fg.random.double_sided_maxwell(k, 1.0, 2.0, (n,)),
+                                 lambda x: 0.5 + 0.5 * np.sign(x - 1.0) * stats.maxwell.cdf(
+                                     np.abs(x - 1.0) / 2.0)),
+        "triangular": (lambda k, n: fg.random.triangular(k, -1.0, 0.5, 2.0, (n,)),
+                       stats.triang(0.5, loc=-1.0, scale=3.0).cdf),
+        "gamma": (lambda k, n: fg.random.gamma(k, 2.5, (n,)), stats.gamma(2.5).cdf),
+        "loggamma": (lambda k, n: fg.random.loggamma(k, 2.5, (n,)),
+                     lambda x: stats.gamma(2.5).cdf(np.exp(x))),
+        "beta": (lambda k, n: fg.random.beta(k, 2.0, 5.0, (n,)), stats.beta(2.0, 5.0).cdf),
+        "chisquare": (lambda k, n: fg.random.chisquare(k, 3.0, (n,)), stats.chi2(3.0).cdf),
+        "t": (lambda k, n: fg.random.t(k, 4.0, (n,)), stats.t(4.0).cdf),
+        "f": (lambda k, n: fg.random.f(k, 3.0, 7.0, (n,)), stats.f(3.0, 7.0).cdf),
+        "wald": (lambda k, n: fg.random.wald(k, 2.0, (n,)), stats.invgauss(2.0).cdf),
+        "generalized_normal": (lambda k, n: fg.random.generalized_normal(k, 1.5, (n,)),
+                               stats.gennorm(1.5).cdf),
+    }
+
+
+@pytest.mark.parametrize("name", ["lognormal", "cauchy", "pareto", "rayleigh", "weibull_min",
+                                  "maxwell", "double_sided_maxwell", "triangular", "gamma",
+                                  "loggamma", "beta", "chisquare", "t", "f", "wald",
+                                  "generalized_normal"])
+def test_the_other_families_follow_scipys_distributions(name):
+    from scipy import stats
+    draw, cdf = _continuous()[name]
+    x = draw(K, 20_000)
+    assert x.shape == (20_000,) and x.dtype == np.float64
+    assert stats.kstest(x, cdf).pvalue > 1e-4
+    keys = fg.random.split(K, 3)
+    np.testing.assert_array_equal(fg.jit(lambda k: draw(k, 5))(K), draw(K, 5))
+    np.testing.assert_allclose(fg.vmap(lambda k: draw(k, 5))(keys),
+                               np.stack([draw(k, 5) for k in keys]), rtol=1e-13)
+
+
+def test_the_counting_families_have_their_frequencies():
+    n = 40_000
+    pois = fg.random.poisson(K, 3.0, (n,))
+    assert pois.dtype.kind == "i" and abs(pois.mean() - 3.0) < 6 * np.sqrt(3.0 / n)
+    bino = fg.random.binomial(K, 10, 0.3, (n,))
+    assert bino.dtype == np.float64 and abs(bino.mean() - 3.0) < 6 * np.sqrt(2.1 / n)
+    geo = fg.random.geometric(K, 0.25, (n,))
+    assert geo.min() == 1 and abs(geo.mean() - 4.0) < 6 * np.sqrt(12.0 / n)
+    multi = fg.random.multinomial(K, 20, np.array([0.2, 0.5, 0.3]), (n,))
+    assert multi.shape == (n, 3) and (multi.sum(-1) == 20).all()
+    np.testing.assert_allclose(multi.mean(0), [4.0, 10.0, 6.0], atol=0.06)
+    dirichlet = fg.random.dirichlet(K, np.array([1.0, 2.0, 3.0]), (n,))
+    np.testing.assert_allclose(dirichlet.sum(-1), 1.0)
+    np.testing.assert_allclose(dirichlet.mean(0), [1 / 6, 2 / 6, 3 / 6], atol=0.005)
+    signs = fg.random.rademacher(K, (n,))
+    assert set(np.unique(signs).tolist()) == {-1, 1} and abs(signs.mean()) < 0.02
+    words = fg.random.bits(K, (n,))
+    assert words.dtype == np.uint32 and abs(words.mean() / 2 ** 32 - 0.5) < 0.01
+    # parameters of several entries give the default shape, and vmap gives one per key
+    assert fg.random.poisson(K, np.array([1.0, 50.0])).shape == (2,)
+    keys = fg.random.split(K, 4)
+    np.testing.assert_array_equal(fg.vmap(lambda k: fg.random.poisson(k, 3.0, (3,)))(keys),
+                                  np.stack([fg.random.poisson(k, 3.0, (3,)) for k in keys]))
+
+
+def test_orthogonal_and_ball_draws():
+    q = fg.random.orthogonal(K, 4, (100,))
+    np.testing.assert_allclose(q @ np.swapaxes(q, -1, -2), np.broadcast_to(np.eye(4), q.shape),
+                               atol=1e-13)
+    assert abs(np.linalg.det(q).mean()) < 0.3       # Haar: both signs of det, evenly
+    for p in (1.0, 2.0):
+        x = fg.random.ball(K, 3, p, (20_000,))
+        radius = np.sum(np.abs(x) ** p, axis=-1) ** (1 / p)
+        assert radius.max() <= 1.0
+        # uniform in the ball: the radius's d-th power is uniform
+        assert abs((radius ** 3).mean() - 0.5) < 0.01
+
+
+def test_reparameterized_families_differentiate_in_their_parameters():
+    k = fg.random.key(5)
+    cases = {
+        "lognormal": lambda s: fnp.sum(fg.random.lognormal(k, s, (4,))),
+        "pareto": lambda b: fnp.sum(fg.random.pareto(k, b, (4,))),
+        "rayleigh": lambda s: fnp.sum(fg.random.rayleigh(k, s, (4,))),
+        "weibull_min": lambda c: fnp.sum(fg.random.weibull_min(k, 1.5, c, (4,))),
+        "triangular": lambda m: fnp.sum(fg.random.triangular(k, -1.0, m, 2.0, (6,))),
+        "double_sided_maxwell": lambda s: fnp.sum(fg.random.double_sided_maxwell(k, 0.5, s,
+                                                                                  (4,))),
+    }
+    for name, f in cases.items():
+        g = fg.grad(f)(0.8)
+        assert g == pytest.approx(numeric_grad(f, (0.8,), 0), rel=1e-6), name
+        assert fg.jit(fg.grad(f))(0.8) == pytest.approx(g, rel=1e-13), name
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: fg.random.gamma(K, a, (3,)),
+    lambda a: fg.random.beta(K, a, 2.0, (3,)),
+    lambda a: fg.random.dirichlet(K, fnp.stack([a, 1.0])),
+    lambda a: fg.random.poisson(K, a, (3,)).astype(float),
+    lambda a: fg.random.chisquare(K, a, (3,)),
+])
+def test_sampled_families_refuse_a_derivative_in_their_parameters(call):
+    with pytest.raises(fg.NotDifferentiableError, match="not differentiable in"):
+        fg.grad(lambda a: fnp.sum(call(a)))(2.0)
+    with pytest.raises(fg.NotDifferentiableError, match="not differentiable in"):
+        fg.jvp(lambda a: fnp.sum(call(a)), (2.0,), (1.0,))
+    # as values, under jit and vmap, they are fine
+    np.testing.assert_array_equal(fg.jit(call)(2.0), call(2.0))

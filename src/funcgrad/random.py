@@ -35,13 +35,17 @@ from typing import Any
 import numpy as np
 
 from . import numpy as fnp
-from .core.errors import ArgumentError, ArgumentTypeError
+from .core.errors import ArgumentError, ArgumentTypeError, NotDifferentiableError
 from .core.values import plain
 from .rules import random as prims
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "key_data", "uniform", "normal",
            "truncated_normal", "bernoulli", "categorical", "randint", "permutation", "choice",
-           "exponential", "gumbel", "laplace", "logistic", "multivariate_normal"]
+           "exponential", "gumbel", "laplace", "logistic", "multivariate_normal",
+           "lognormal", "cauchy", "pareto", "rayleigh", "weibull_min", "maxwell",
+           "double_sided_maxwell", "triangular", "rademacher", "bits", "orthogonal", "ball",
+           "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "multinomial",
+           "geometric", "chisquare", "t", "f", "wald", "generalized_normal"]
 
 PRNGKey = prims.key
 
@@ -217,3 +221,322 @@ def multivariate_normal(k: Any, mean: Any, cov: Any, shape: Any = None) -> Any:
     batch = np.shape(plain(mean))[:-1] if shape is None else _shape(shape, who)
     z = _draw(k, "normal", batch + (n,), "<f8", who=who)
     return mean + fnp.einsum("...ij,...j->...i", fnp.linalg.cholesky(cov), z)
+
+
+
+# -- transformed standard draws: differentiable in their location, scale and shape
+# parameters, as the reparameterization makes them
+
+def lognormal(k: Any, sigma: Any = 1.0, shape: Any = None, dtype: Any = float) -> Any:
+    """``exp(sigma * normal)``: log-normal numbers (differentiable in ``sigma``).
+
+    >>> import funcgrad as fg
+    >>> bool((lognormal(fg.random.key(0), 0.5, (4,)) > 0).all())
+    True
+    """
+    shape = np.shape(plain(sigma)) if shape is None else shape
+    return fnp.exp(sigma * normal(k, shape, dtype))
+
+
+def cauchy(k: Any, shape: Any = (), dtype: Any = float) -> Any:
+    """Standard Cauchy numbers (``tan(pi * (u - 1/2))``).
+
+    >>> import funcgrad as fg
+    >>> cauchy(fg.random.key(0), (3,)).shape
+    (3,)
+    """
+    return fnp.tan(np.pi * (uniform(k, shape, dtype) - 0.5))
+
+
+def pareto(k: Any, b: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Pareto numbers of shape ``b`` on ``[1, inf)``: ``exp(exponential / b)``
+    (differentiable in ``b``).
+
+    >>> import funcgrad as fg
+    >>> bool((pareto(fg.random.key(0), 3.0, (5,)) >= 1.0).all())
+    True
+    """
+    shape = np.shape(plain(b)) if shape is None else shape
+    return fnp.exp(exponential(k, shape, dtype) / b)
+
+
+def rayleigh(k: Any, scale: Any = 1.0, shape: Any = None, dtype: Any = float) -> Any:
+    """Rayleigh numbers: ``scale * sqrt(2 * exponential)``.
+
+    >>> import funcgrad as fg
+    >>> rayleigh(fg.random.key(0), 2.0, (3,)).shape
+    (3,)
+    """
+    shape = np.shape(plain(scale)) if shape is None else shape
+    return scale * fnp.sqrt(2.0 * exponential(k, shape, dtype))
+
+
+def weibull_min(k: Any, scale: Any, concentration: Any, shape: Any = (),
+                dtype: Any = float) -> Any:
+    """Weibull numbers: ``scale * exponential ** (1 / concentration)``.
+
+    >>> import funcgrad as fg
+    >>> bool((weibull_min(fg.random.key(0), 1.0, 2.0, (4,)) > 0).all())
+    True
+    """
+    return scale * exponential(k, shape, dtype) ** (1.0 / concentration)
+
+
+def maxwell(k: Any, shape: Any = (), dtype: Any = float) -> Any:
+    """Maxwell numbers: the length of a standard normal 3-vector.
+
+    >>> import funcgrad as fg
+    >>> maxwell(fg.random.key(0), (2,)).shape
+    (2,)
+    """
+    return fnp.sqrt(fnp.sum(normal(k, tuple(_shape(shape, "fg.random.maxwell")) + (3,), dtype)
+                            ** 2, axis=-1))
+
+
+def double_sided_maxwell(k: Any, loc: Any, scale: Any, shape: Any = (),
+                         dtype: Any = float) -> Any:
+    """``loc + scale * sign * maxwell``, the sign a fair coin.
+
+    >>> import funcgrad as fg
+    >>> double_sided_maxwell(fg.random.key(0), 0.0, 1.0, (3,)).shape
+    (3,)
+    """
+    k1, k2 = split(k)
+    sign = fnp.where(uniform(k2, shape) < 0.5, -1.0, 1.0)
+    return loc + scale * sign * maxwell(k1, shape, dtype)
+
+
+def triangular(k: Any, left: Any, mode: Any, right: Any, shape: Any = None,
+               dtype: Any = float) -> Any:
+    """Triangular numbers on ``[left, right]`` peaking at ``mode``, by the inverse of the
+    distribution function (differentiable in the three).
+
+    >>> import funcgrad as fg
+    >>> x = triangular(fg.random.key(0), 0.0, 1.0, 3.0, (100,))
+    >>> bool((x >= 0.0).all() and (x <= 3.0).all())
+    True
+    """
+    if shape is None:
+        shape = np.broadcast_shapes(*(np.shape(plain(v)) for v in (left, mode, right)))
+    u = uniform(k, shape, dtype)
+    width = right - left
+    cut = (mode - left) / width
+    low = left + fnp.sqrt(u * width * (mode - left))
+    high = right - fnp.sqrt((1.0 - u) * width * (right - mode))
+    return fnp.where(u < cut, low, high)
+
+
+def rademacher(k: Any, shape: Any = (), dtype: Any = int) -> Any:
+    """-1 or 1, each with probability 1/2.
+
+    >>> import funcgrad as fg
+    >>> sorted(set(rademacher(fg.random.key(0), (50,)).tolist()))
+    [-1, 1]
+    """
+    return fnp.where(uniform(k, shape) < 0.5, -1, 1).astype(dtype)
+
+
+def bits(k: Any, shape: Any = (), dtype: Any = np.uint32) -> Any:
+    """Random unsigned 32-bit words.
+
+    >>> import funcgrad as fg
+    >>> bits(fg.random.key(0), (2,)).dtype
+    dtype('uint32')
+    """
+    return _draw(k, "bits", shape, np.dtype(dtype).str, who="fg.random.bits")
+
+
+def orthogonal(k: Any, n: int, shape: Any = (), dtype: Any = float) -> Any:
+    """Orthogonal ``n x n`` matrices drawn uniformly (Haar): the Q of a normal matrix's
+    QR factorisation, its columns' signs fixed by R's diagonal.
+
+    >>> import funcgrad as fg
+    >>> q = orthogonal(fg.random.key(0), 3)
+    >>> bool(np.allclose(q @ q.T, np.eye(3)))
+    True
+    """
+    z = normal(k, tuple(_shape(shape, "fg.random.orthogonal")) + (n, n), dtype)
+    q, r = fnp.linalg.qr(z)
+    return q * fnp.sign(fnp.diagonal(r, axis1=-2, axis2=-1))[..., None, :]
+
+
+def ball(k: Any, d: int, p: float = 2, shape: Any = (), dtype: Any = float) -> Any:
+    """Points uniform in the unit ``p``-norm ball of ``d`` dimensions.
+
+    >>> import funcgrad as fg
+    >>> x = ball(fg.random.key(0), 3, shape=(50,))
+    >>> x.shape, bool((np.linalg.norm(x, axis=-1) <= 1.0).all())
+    ((50, 3), True)
+    """
+    k1, k2 = split(k)
+    shape = tuple(_shape(shape, "fg.random.ball"))
+    g = generalized_normal(k1, p, shape + (d,), dtype)
+    e = exponential(k2, shape, dtype)
+    return g / (fnp.sum(fnp.abs(g) ** p, axis=-1) + e)[..., None] ** (1.0 / p)
+
+
+# -- NumPy's samplers of these families: the numbers are values of their parameters, not
+# functions to differentiate (JAX reparameterizes gamma, beta and dirichlet; funcgrad
+# refuses the derivative by name rather than give none)
+
+def _value(v, name, who):
+    if plain(v) is not v:
+        raise NotDifferentiableError(
+            f"{who}: the samples are not differentiable in {name} here (JAX differentiates "
+            f"gamma, beta and dirichlet by implicit reparameterization; funcgrad does not): "
+            f"wrap {name} in fg.stop_gradient, or sample a reparameterizable family")
+    return v
+
+
+def _family(k, distribution, shape, dtype, who, **parameters):
+    values = [_value(v, n, who) for n, v in parameters.items()]
+    if shape is None:
+        shape = np.broadcast_shapes(*(np.shape(plain(v)) for v in values))
+    return _draw(k, distribution, shape, dtype, *values, who=who)
+
+
+def gamma(k: Any, a: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Gamma numbers of shape ``a`` and scale 1.
+
+    >>> import funcgrad as fg
+    >>> round(float(gamma(fg.random.key(0), 4.0, (4000,)).mean()), 1)
+    4.0
+    """
+    who = "fg.random.gamma"
+    return _family(k, "gamma", shape, _float(dtype, who), who, a=a)
+
+
+def loggamma(k: Any, a: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """The logarithms of :func:`gamma` numbers.
+
+    >>> import funcgrad as fg
+    >>> loggamma(fg.random.key(0), 2.0, (3,)).shape
+    (3,)
+    """
+    return fnp.log(gamma(k, a, shape, dtype))
+
+
+def beta(k: Any, a: Any, b: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Beta numbers on ``[0, 1]``.
+
+    >>> import funcgrad as fg
+    >>> round(float(beta(fg.random.key(0), 2.0, 6.0, (4000,)).mean()), 2)
+    0.25
+    """
+    who = "fg.random.beta"
+    return _family(k, "beta", shape, _float(dtype, who), who, a=a, b=b)
+
+
+def dirichlet(k: Any, alpha: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Dirichlet vectors of concentration ``alpha`` (the last axis; ``shape`` is the
+    batch's).
+
+    >>> import funcgrad as fg
+    >>> x = dirichlet(fg.random.key(0), np.array([1.0, 2.0, 3.0]), (5,))
+    >>> x.shape, bool(np.allclose(x.sum(-1), 1.0))
+    ((5, 3), True)
+    """
+    who = "fg.random.dirichlet"
+    alpha = _value(alpha, "alpha", who)
+    return _draw(k, "dirichlet", () if shape is None else shape, _float(dtype, who), alpha,
+                 who=who)
+
+
+def poisson(k: Any, lam: Any, shape: Any = None, dtype: Any = int) -> Any:
+    """Poisson counts of mean ``lam``.
+
+    >>> import funcgrad as fg
+    >>> poisson(fg.random.key(0), 3.0, (4,)).dtype.kind
+    'i'
+    """
+    return _family(k, "poisson", shape, np.dtype(dtype).str, "fg.random.poisson", lam=lam)
+
+
+def binomial(k: Any, n: Any, p: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Binomial counts of ``n`` trials of success ``p`` (as floats, as JAX's).
+
+    >>> import funcgrad as fg
+    >>> float(binomial(fg.random.key(0), 10, 1.0))
+    10.0
+    """
+    return _family(k, "binomial", shape, np.dtype(dtype).str, "fg.random.binomial", n=n, p=p)
+
+
+def multinomial(k: Any, n: Any, p: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Counts of ``n`` draws over the categories of ``p`` (the last axis; ``shape`` is the
+    batch's).
+
+    >>> import funcgrad as fg
+    >>> multinomial(fg.random.key(0), 5, np.array([0.0, 1.0, 0.0])).tolist()
+    [0.0, 5.0, 0.0]
+    """
+    who = "fg.random.multinomial"
+    return _draw(k, "multinomial", () if shape is None else shape, np.dtype(dtype).str,
+                 _value(n, "n", who), _value(p, "p", who), who=who)
+
+
+def geometric(k: Any, p: Any, shape: Any = None, dtype: Any = int) -> Any:
+    """The number of trials up to the first success of probability ``p`` (from 1).
+
+    >>> import funcgrad as fg
+    >>> int(geometric(fg.random.key(0), 1.0))
+    1
+    """
+    return _family(k, "geometric", shape, np.dtype(dtype).str, "fg.random.geometric", p=p)
+
+
+def chisquare(k: Any, df: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Chi-square numbers of ``df`` degrees of freedom.
+
+    >>> import funcgrad as fg
+    >>> chisquare(fg.random.key(0), 3.0, (2,)).shape
+    (2,)
+    """
+    who = "fg.random.chisquare"
+    return _family(k, "chisquare", shape, _float(dtype, who), who, df=df)
+
+
+def t(k: Any, df: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Student's t numbers of ``df`` degrees of freedom.
+
+    >>> import funcgrad as fg
+    >>> t(fg.random.key(0), 5.0, (2,)).shape
+    (2,)
+    """
+    who = "fg.random.t"
+    return _family(k, "t", shape, _float(dtype, who), who, df=df)
+
+
+def f(k: Any, dfnum: Any, dfden: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """F numbers of ``dfnum`` and ``dfden`` degrees of freedom.
+
+    >>> import funcgrad as fg
+    >>> bool((f(fg.random.key(0), 3.0, 4.0, (5,)) > 0).all())
+    True
+    """
+    who = "fg.random.f"
+    return _family(k, "f", shape, _float(dtype, who), who, dfnum=dfnum, dfden=dfden)
+
+
+def wald(k: Any, mean: Any, shape: Any = None, dtype: Any = float) -> Any:
+    """Wald (inverse Gaussian) numbers of ``mean`` and scale 1.
+
+    >>> import funcgrad as fg
+    >>> bool((wald(fg.random.key(0), 2.0, (5,)) > 0).all())
+    True
+    """
+    who = "fg.random.wald"
+    return _family(k, "wald", shape, _float(dtype, who), who, mean=mean)
+
+
+def generalized_normal(k: Any, p: Any, shape: Any = (), dtype: Any = float) -> Any:
+    """Numbers of density proportional to ``exp(-|x|**p)``: a gamma number of shape
+    ``1/p`` to the power ``1/p``, with a random sign.
+
+    >>> import funcgrad as fg
+    >>> generalized_normal(fg.random.key(0), 2.0, (3,)).shape
+    (3,)
+    """
+    k1, k2 = split(k)
+    g = gamma(k1, 1.0 / p, shape, dtype)
+    return fnp.where(uniform(k2, shape) < 0.5, -1.0, 1.0) * g ** (1.0 / p)

@@ -120,6 +120,19 @@ DISTRIBUTIONS = {
     "choice": lambda rng, shape, n, p: rng.choice(int(n), size=shape, p=p),
     "choice_without_replacement": lambda rng, shape, n, p: rng.choice(
         int(n), size=shape, replace=False, p=p),
+    # drawn by NumPy's samplers of these families; the parameters are values, not variables
+    "gamma": lambda rng, shape, a: rng.standard_gamma(a, size=shape),
+    "beta": lambda rng, shape, a, b: rng.beta(a, b, size=shape),
+    "dirichlet": lambda rng, shape, alpha: rng.dirichlet(alpha, size=shape),
+    "poisson": lambda rng, shape, lam: rng.poisson(lam, size=shape),
+    "binomial": lambda rng, shape, n, p: rng.binomial(n, p, size=shape),
+    "multinomial": lambda rng, shape, n, p: rng.multinomial(n, p, size=shape),
+    "geometric": lambda rng, shape, p: rng.geometric(p, size=shape),
+    "chisquare": lambda rng, shape, df: rng.chisquare(df, size=shape),
+    "t": lambda rng, shape, df: rng.standard_t(df, size=shape),
+    "f": lambda rng, shape, dfnum, dfden: rng.f(dfnum, dfden, size=shape),
+    "wald": lambda rng, shape, mean: rng.wald(mean, 1.0, size=shape),
+    "bits": lambda rng, shape: rng.integers(0, 1 << 32, size=shape, dtype=np.uint32),
 }
 
 
