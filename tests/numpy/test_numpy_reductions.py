@@ -157,6 +157,28 @@ ROWS = {
     "betainc": Row(lambda m, x: _sp("betainc")(m, 2.0, 3.0, x), ALL, None, (unit,), scipy=True),
     "multigammaln": Row(lambda m, x: _sp("multigammaln")(m, x + 2.0, 3), ALL, None, (unit,),
                         scipy=True),
+    **{name: Row((lambda name: lambda m, x: _sp(name)(m, x + 0.2))(name), ALL, None, (unit,),
+                 scipy=True)
+       for name in ["erfcx", "dawsn", "exp1", "expi", "loggamma", "spence", "sici", "fresnel"]},
+    "expn": Row(lambda m, x: _sp("expn")(m, 2, x + 0.2), ALL, None, (unit,), scipy=True),
+    **{name: Row((lambda name: lambda m, x, y: _sp(name)(m, x + 0.1, y + 0.2))(name),
+                 [((2, 3), (3,))], None, (unit, unit), scipy=True)
+       for name in ["kl_div", "rel_entr", "poch", "owens_t", "boxcox", "boxcox1p"]},
+    "zeta": Row(lambda m, q: _sp("zeta")(m, 2.5, q + 0.5), ALL, None, (unit,), scipy=True),
+    "zeta riemann": Row(lambda m, x: _sp("zeta")(m, 3.0) * x, ALL, None, (unit,), scipy=True),
+    "hyp1f1": Row(lambda m, x: _sp("hyp1f1")(m, 1.5, 2.5, x), ALL, None, (unit,), scipy=True),
+    "hyp2f1": Row(lambda m, x: _sp("hyp2f1")(m, 1.5, 0.5, 3.0, x - 0.5), ALL, None, (unit,),
+                  scipy=True),
+    "factorial": Row(lambda m, x: _sp("factorial")(m, 4.0 * x), ALL, None, (unit,), scipy=True),
+    "comb": Row(lambda m, x: _sp("comb")(m, 6.0 * x + 2.0, 2.0 * x), ALL, None, (unit,),
+                scipy=True),
+    "comb repetition": Row(lambda m, x: _sp("comb")(m, 3.0 * x + 1.0, 2.0, repetition=True), ALL,
+                           None, (unit,), scipy=True),
+    "bernoulli": Row(lambda m, x: _sp("bernoulli")(m, 4) * x[..., None], ALL, None, (unit,),
+                     scipy=True),
+    "bessel_jn": Row(lambda m, x: (_sp("bessel_jn")(m, x + 0.3, v=2) if m is fnp else
+                                   np.stack([scipy.special.jv(k, x + 0.3) for k in range(3)])),
+                     ALL, None, (unit,), scipy=True),
 }
 
 

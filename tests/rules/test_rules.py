@@ -109,6 +109,19 @@ DOMAINS = {
     ("iv", 0): _uniform(0.5, 3.0), ("iv", 1): _uniform(0.3, 4.0),
     ("ive", 0): _uniform(0.5, 3.0), ("ive", 1): _uniform(0.3, 4.0),
     ("gammasgn", 0): _uniform(-2.7, 3.0), ("rgamma", 0): _uniform(0.3, 3.0),
+    ("exp1", 0): _uniform(0.3, 3.0), ("expi", 0): _uniform(0.3, 3.0),
+    ("expn", 0): lambda rng, n: rng.integers(0, 4, n).astype(float), ("expn", 1): _uniform(0.3, 3.0),
+    ("kl_div", 0): _uniform(0.3, 3.0), ("kl_div", 1): _uniform(0.3, 3.0),
+    ("rel_entr", 0): _uniform(0.3, 3.0), ("rel_entr", 1): _uniform(0.3, 3.0),
+    ("loggamma", 0): _uniform(0.3, 4.0), ("poch", 0): _uniform(0.5, 3.0),
+    ("poch", 1): _uniform(0.3, 2.0), ("zeta", 0): _uniform(1.5, 4.0), ("zeta", 1): _uniform(0.5, 3.0),
+    ("spence", 0): _uniform(0.3, 3.0), ("ci", 0): _uniform(0.3, 4.0),
+    ("owens_t", 1): _uniform(-2.0, 2.0),
+    ("hyp1f1", 0): _uniform(0.5, 2.0), ("hyp1f1", 1): _uniform(0.5, 2.0),
+    ("hyp2f1", 0): _uniform(0.5, 2.0), ("hyp2f1", 1): _uniform(0.5, 2.0),
+    ("hyp2f1", 2): _uniform(2.5, 4.0), ("hyp2f1", 3): _uniform(-0.6, 0.6),
+    ("boxcox", 0): _uniform(0.3, 3.0), ("boxcox", 1): _uniform(-1.5, 1.5),
+    ("boxcox1p", 0): _uniform(-0.5, 2.0), ("boxcox1p", 1): _uniform(-1.5, 1.5),
 }
 # Kinked binary functions: arguments kept at least this far apart.
 SEPARATED = {"maximum": 0.2, "minimum": 0.2}
@@ -153,7 +166,9 @@ UNARY_SHAPES = [(), (3,), (2, 3), (2, 1), (1,)]
 BINARY_SHAPES = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)),
                  ((3,), (2, 3)), ((2, 3), (2, 3)), ((1,), (3,)), ((2, 3), (2, 1))]
 TERNARY_SHAPES = [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), ()), ((2, 1), (1, 3), (2, 3))]
-SHAPES_BY_ARITY = {1: [(s,) for s in UNARY_SHAPES], 2: BINARY_SHAPES, 3: TERNARY_SHAPES}
+QUATERNARY_SHAPES = [((), (), (), ()), ((3,), (3,), (), (2, 3))]     # hyp2f1(a, b, c, x)
+SHAPES_BY_ARITY = {1: [(s,) for s in UNARY_SHAPES], 2: BINARY_SHAPES, 3: TERNARY_SHAPES,
+                   4: QUATERNARY_SHAPES}
 
 
 # Boolean arguments: a zero partial (a traced mask is accepted) but nothing to differentiate.
@@ -712,7 +727,9 @@ def _torch_table(torch):
         "erfc": torch.special.erfc, "erfinv": torch.special.erfinv, "ndtr": torch.special.ndtr,
         "log_ndtr": torch.special.log_ndtr, "ndtri": torch.special.ndtri,
         "xlogy": torch.special.xlogy, "xlog1py": torch.special.xlog1py,
-        "entr": torch.special.entr, "i0": torch.special.i0,
+        "entr": torch.special.entr, "i0": torch.special.i0, "erfcx": torch.special.erfcx,
+        # torch.kl_div is the loss over log-probabilities, not SciPy's elementwise kl_div
+        "kl_div": None,
         # torch's Bessel functions of the first and second kind have no derivative
         "j0": None, "j1": None, "y0": None, "y1": None,
     }
@@ -754,6 +771,10 @@ NO_TORCH_EQUIVALENT = {
     "jv": "no real-order Bessel functions", "yv": "no real-order Bessel functions",
     "iv": "no real-order modified Bessel functions", "ive": "no ive",
     "gammasgn": "no gammasgn", "rgamma": "no rgamma",
+    **{name: "not among torch.special's functions" for name in (
+        "dawsn", "exp1", "expi", "expn", "rel_entr", "loggamma", "poch", "zeta",
+        "spence", "si", "ci", "fresnel_s", "fresnel_c", "owens_t", "hyp1f1", "hyp2f1", "boxcox",
+        "boxcox1p")},
     "solve_sylvester": "no Sylvester solver", "sqrtm": "no matrix square root",
     **{name: "packed outputs; tests/numpy/test_numpy_linalg.py compares them with torch.linalg"
        for name in ("svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "lstsq_residuals",
@@ -844,7 +865,12 @@ NUMPY_REFERENCE = {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
     "tanh": np.tanh, "abs": np.abs, "relu": lambda x: np.maximum(x, 0.0), "where": np.where,
     "step": lambda x: np.heaviside(x, 0.0), "spread_sqrt": np.sqrt,
-    **{name: getattr(scipy.special, name) for name in special.__all__},
+    **{name: getattr(scipy.special, name) for name in special.__all__
+       if hasattr(scipy.special, name)},
+    # the halves of SciPy's functions of two results
+    "si": lambda x: scipy.special.sici(x)[0], "ci": lambda x: scipy.special.sici(x)[1],
+    "fresnel_s": lambda x: scipy.special.fresnel(x)[0],
+    "fresnel_c": lambda x: scipy.special.fresnel(x)[1],
 }
 # NumPy has no sigmoid, logit or erf; funcgrad's forms are compared within rounding instead.
 NO_NUMPY_EQUIVALENT = {

@@ -22,14 +22,16 @@ import scipy.special as sc
 
 from ..core.facts import ALL, declare
 from ..core.values import plain
-from .elementwise import elementwise, exp, log, sign, ufunc_impl, where
+from .elementwise import cos, elementwise, exp, log, power, sign, sin, ufunc_impl, where
 from .ufuncs import log1p
 
 __all__ = [
     "gammaln", "digamma", "polygamma", "gamma", "betaln", "beta", "erfc", "erfinv", "erfcinv",
     "ndtr", "log_ndtr", "ndtri", "xlogy", "xlog1py", "i0", "i1", "i0e", "i1e", "gammainc",
     "gammaincc", "betainc", "entr", "j0", "j1", "y0", "y1", "jv", "yv", "iv", "ive", "gammasgn",
-    "rgamma",
+    "rgamma", "erfcx", "dawsn", "exp1", "expi", "expn", "kl_div", "rel_entr", "loggamma", "poch",
+    "zeta", "spence", "si", "ci", "fresnel_s", "fresnel_c", "owens_t", "hyp1f1", "hyp2f1",
+    "boxcox", "boxcox1p",
 ]
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -60,6 +62,32 @@ def _gammainc_dx(ans, a, x):
 def _betainc_dx(ans, a, b, x):
     """d/dx of the regularized incomplete beta: x^(a-1) (1-x)^(b-1) / B(a, b)."""
     return exp((a - 1.0) * log(x) + (b - 1.0) * log1p(-x) - betaln(a, b))
+
+
+def _expn_dx(n, x):
+    """d/dx E_n(x) = -E_{n-1}(x), with E_0(x) = e^-x / x."""
+    n = plain(n)
+    return where(n == 0, -exp(-x) * (x + 1.0) / (x * x), -expn(np.maximum(n - 1, 0), x))
+
+
+def _boxcox_dl(ans, x, lmbda):
+    """d/dlambda of (x^l - 1) / l: (x^l log x - ans) / l, and (log x)^2 / 2 at l = 0."""
+    lx = log(x)
+    l_safe = _safe(lmbda)
+    return where(plain(lmbda) == 0, 0.5 * lx * lx, (power(x, lmbda) * lx - ans) / l_safe)
+
+
+def _first(pair):
+    """The first of the two results of SciPy's ``pair`` (sici, fresnel)."""
+    return lambda x: pair(x)[0]
+
+
+def _second(pair):
+    return lambda x: pair(x)[1]
+
+
+def _erf(x):
+    return 1.0 - erfc(x)
 
 
 # name          primitive                          partial derivative(s), one per argument
@@ -107,6 +135,47 @@ ive      = elementwise("ive",      ufunc_impl(sc.ive),      _, lambda ans, v, x:
 # gammasgn is piecewise constant; rgamma = 1 / gamma.
 gammasgn = elementwise("gammasgn", ufunc_impl(sc.gammasgn), lambda ans, x: 0.0 * x)
 rgamma   = elementwise("rgamma",   ufunc_impl(sc.rgamma),   lambda ans, x: -ans * digamma(x))
+
+
+# The scaled complementary error function and Dawson's integral: erfcx = exp(x^2) erfc(x),
+# dawsn = exp(-x^2) int_0^x exp(t^2) dt.
+erfcx    = elementwise("erfcx",    ufunc_impl(sc.erfcx),    lambda ans, x: 2.0 * x * ans - 2.0 / _SQRT_PI)
+dawsn    = elementwise("dawsn",    ufunc_impl(sc.dawsn),    lambda ans, x: 1.0 - 2.0 * x * ans)
+# Exponential integrals: E1' = -e^-x / x, Ei' = e^x / x, E_n' = -E_{n-1} (E_0 = e^-x / x).
+exp1     = elementwise("exp1",     ufunc_impl(sc.exp1),     lambda ans, x: -exp(-x) / x)
+expi     = elementwise("expi",     ufunc_impl(sc.expi),     lambda ans, x: exp(x) / x)
+expn     = elementwise("expn",     ufunc_impl(sc.expn),     _, lambda ans, n, x: _expn_dx(n, x))
+# Relative entropies: rel_entr = x log(x / y), kl_div = x log(x / y) - x + y.
+rel_entr = elementwise("rel_entr", ufunc_impl(sc.rel_entr), lambda ans, x, y: log(x) - log(y) + 1.0,
+                                                            lambda ans, x, y: -x / y)
+kl_div   = elementwise("kl_div",   ufunc_impl(sc.kl_div),   lambda ans, x, y: log(x) - log(y),
+                                                            lambda ans, x, y: 1.0 - x / y)
+# loggamma is gammaln on the positive reals (SciPy's is complex elsewhere).
+loggamma = elementwise("loggamma", ufunc_impl(sc.loggamma), lambda ans, x: digamma(x))
+# The rising factorial poch(z, m) = gamma(z + m) / gamma(z).
+poch     = elementwise("poch",     ufunc_impl(sc.poch),     lambda ans, z, m: ans * (digamma(z + m) - digamma(z)),
+                                                            lambda ans, z, m: ans * digamma(z + m))
+# Hurwitz's zeta(x, q): d/dq = -x zeta(x + 1, q); none in x.
+zeta     = elementwise("zeta",     ufunc_impl(sc.zeta),     _, lambda ans, x, q: -x * zeta(x + 1.0, q))
+# SciPy's dilogarithm spence(z) = int_1^z log(t) / (1 - t) dt, whose slope is -1 at z = 1.
+spence   = elementwise("spence",   ufunc_impl(sc.spence),   lambda ans, z: where(plain(z) == 1, -1.0, log(z) / _safe(1.0 - z)))
+# The sine and cosine integrals (sici's two results) and Fresnel's S and C (fresnel's).
+si       = elementwise("si",       ufunc_impl(_first(sc.sici), "si"),  lambda ans, x: where(plain(x) == 0, 1.0, sin(x) / _safe(x)))
+ci       = elementwise("ci",       ufunc_impl(_second(sc.sici), "ci"), lambda ans, x: cos(x) / x)
+fresnel_s = elementwise("fresnel_s", ufunc_impl(_first(sc.fresnel), "fresnel_s"),  lambda ans, x: sin((0.5 * math.pi) * x * x))
+fresnel_c = elementwise("fresnel_c", ufunc_impl(_second(sc.fresnel), "fresnel_c"), lambda ans, x: cos((0.5 * math.pi) * x * x))
+# Owen's T(h, a) = (1 / 2 pi) int_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt.
+owens_t  = elementwise("owens_t",  ufunc_impl(sc.owens_t),  lambda ans, h, a: -0.5 * _gauss(h) * _erf(a * h / math.sqrt(2.0)),
+                                                            lambda ans, h, a: exp(-0.5 * h * h * (1.0 + a * a)) / (2.0 * math.pi * (1.0 + a * a)))
+# Hypergeometric functions, differentiable in x: 1F1' = (a / b) 1F1(a+1; b+1; x), and
+# 2F1' = (a b / c) 2F1(a+1, b+1; c+1; x).
+hyp1f1   = elementwise("hyp1f1",   ufunc_impl(sc.hyp1f1),   _, _, lambda ans, a, b, x: a / b * hyp1f1(a + 1.0, b + 1.0, x))
+hyp2f1   = elementwise("hyp2f1",   ufunc_impl(sc.hyp2f1),   _, _, _, lambda ans, a, b, c, x: a * b / c * hyp2f1(a + 1.0, b + 1.0, c + 1.0, x))
+# Box-Cox: (x^l - 1) / l, log x at l = 0; boxcox1p of 1 + x.
+boxcox   = elementwise("boxcox",   ufunc_impl(sc.boxcox),   lambda ans, x, lmbda: power(x, lmbda - 1.0),
+                                                            lambda ans, x, lmbda: _boxcox_dl(ans, x, lmbda))
+boxcox1p = elementwise("boxcox1p", ufunc_impl(sc.boxcox1p), lambda ans, x, lmbda: power(1.0 + x, lmbda - 1.0),
+                                                            lambda ans, x, lmbda: _boxcox_dl(ans, 1.0 + x, lmbda))
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).

@@ -142,6 +142,66 @@ ROWS = {
         'x, /', '1 / Gamma(x), elementwise (zero at the poles of Gamma).',
         '-rgamma(x) digamma(x)',
         (('sp.rgamma(3.0)', '0.5'), ('fg.grad(sp.rgamma)(3.0)', 'np.float64(-0.4613921675)'))),
+    'erfcx': Page(
+        'x, /', 'exp(x**2) erfc(x), elementwise: erfc without its underflow.',
+        '2 x erfcx(x) - 2 / sqrt(pi)',
+        (('sp.erfcx(0.5)', '0.6156903442'), ('fg.grad(sp.erfcx)(0.5)', 'np.float64(-0.5126888229)'))),
+    'dawsn': Page(
+        'x, /', "Dawson's integral exp(-x**2) int_0^x exp(t**2) dt, elementwise.",
+        '1 - 2 x dawsn(x)',
+        (('sp.dawsn(0.5)', '0.4244363835'), ('fg.grad(sp.dawsn)(0.5)', 'np.float64(0.5755636165)'))),
+    'exp1': Page(
+        'x, /', 'The exponential integral E1(x) = int_x^inf exp(-t) / t dt, elementwise.',
+        '-exp(-x) / x',
+        (('sp.exp1(0.5)', '0.5597735948'), ('fg.grad(sp.exp1)(0.5)', 'np.float64(-1.213061319)'))),
+    'expi': Page(
+        'x, /', 'The exponential integral Ei(x), elementwise.',
+        'exp(x) / x',
+        (('sp.expi(0.5)', '0.4542199049'), ('fg.grad(sp.expi)(0.5)', 'np.float64(3.297442541)'))),
+    'expn': Page(
+        'n, x', 'The generalized exponential integral E_n(x), elementwise; n an integer.',
+        '-E_{n-1}(x) in x (E_0 = exp(-x) / x); none in n',
+        (('sp.expn(2, 0.5)', '0.3266438623'), ('fg.grad(sp.expn, argnums=1)(2, 0.5)', 'np.float64(-0.5597735948)'))),
+    'kl_div': Page(
+        'x, y, /', 'x log(x / y) - x + y, elementwise (0 at x = 0, y >= 0).',
+        'log(x / y) in x, 1 - x / y in y',
+        (('sp.kl_div(0.5, 2.0)', '0.8068528194'), ('fg.grad(sp.kl_div, argnums=(0, 1))(0.5, 2.0)', '(np.float64(-1.386294361), np.float64(0.75))'))),
+    'rel_entr': Page(
+        'x, y, /', 'x log(x / y), elementwise (0 at x = 0, y >= 0).',
+        'log(x / y) + 1 in x, -x / y in y',
+        (('sp.rel_entr(0.5, 2.0)', '-0.6931471806'), ('fg.grad(sp.rel_entr, argnums=(0, 1))(0.5, 2.0)', '(np.float64(-0.3862943611), np.float64(-0.25))'))),
+    'loggamma': Page(
+        'x, /', 'log(Gamma(x)) on the positive reals, elementwise.',
+        'digamma(x)',
+        (('sp.loggamma(3.0)', '0.6931471806'), ('fg.grad(sp.loggamma)(3.0)', 'np.float64(0.9227843351)'))),
+    'poch': Page(
+        'z, m, /', 'The rising factorial Gamma(z + m) / Gamma(z), elementwise.',
+        'poch (digamma(z + m) - digamma(z)) in z, poch digamma(z + m) in m',
+        (('sp.poch(2.0, 3.0)', '24.0'), ('fg.grad(sp.poch, argnums=(0, 1))(2.0, 3.0)', '(np.float64(26.0), np.float64(36.14682404))'))),
+    'spence': Page(
+        'z, /', "SciPy's dilogarithm int_1^z log(t) / (1 - t) dt, elementwise.",
+        'log(z) / (1 - z), -1 at z = 1',
+        (('sp.spence(0.5)', '0.5822405265'), ('fg.grad(sp.spence)(0.5)', 'np.float64(-1.386294361)'))),
+    'owens_t': Page(
+        'h, a, /', "Owen's T function, elementwise.",
+        '-phi(h) erf(a h / sqrt 2) / 2 in h, exp(-h**2 (1 + a**2) / 2) / (2 pi (1 + a**2)) in a',
+        (('sp.owens_t(0.5, 2.0)', '0.1415806037'), ('fg.grad(sp.owens_t, argnums=(0, 1))(0.5, 2.0)', '(np.float64(-0.1201756496), np.float64(0.01703790044))'))),
+    'hyp1f1': Page(
+        'a, b, x, /', 'The confluent hypergeometric function 1F1(a; b; x), elementwise.',
+        '(a / b) 1F1(a + 1; b + 1; x) in x; none in a, b',
+        (('sp.hyp1f1(1.5, 2.5, 0.5)', '1.361290826'), ('fg.grad(sp.hyp1f1, argnums=2)(1.5, 2.5, 0.5)', 'np.float64(0.862291333)'))),
+    'hyp2f1': Page(
+        'a, b, c, x, /', 'The Gauss hypergeometric function 2F1(a, b; c; x), elementwise.',
+        '(a b / c) 2F1(a + 1, b + 1; c + 1; x) in x; none in a, b, c',
+        (('sp.hyp2f1(1.5, 0.5, 3.0, 0.5)', '1.167245879'), ('fg.grad(sp.hyp2f1, argnums=3)(1.5, 0.5, 3.0, 0.5)', 'np.float64(0.4589204674)'))),
+    'boxcox': Page(
+        'x, lmbda, /', 'The Box-Cox transform (x**lmbda - 1) / lmbda (log x at lmbda = 0), elementwise.',
+        'x**(lmbda - 1) in x; (x**lmbda log x - boxcox) / lmbda in lmbda',
+        (('sp.boxcox(2.0, 0.5)', '0.8284271247'), ('fg.grad(sp.boxcox, argnums=(0, 1))(2.0, 0.5)', '(np.float64(0.7071067812), np.float64(0.3036620374))'))),
+    'boxcox1p': Page(
+        'x, lmbda, /', 'boxcox(1 + x, lmbda), elementwise, accurate for small x.',
+        "(1 + x)**(lmbda - 1) in x, and boxcox's in lmbda",
+        (('sp.boxcox1p(1.0, 0.5)', '0.8284271247'), ('fg.grad(sp.boxcox1p, argnums=(0, 1))(1.0, 0.5)', '(np.float64(0.7071067812), np.float64(0.3036620374))'))),
 }
 
 

@@ -9,9 +9,13 @@ functions ``erf``, ``erfc``, ``erfinv``, ``erfcinv`` and the normal's ``ndtr``,
 ``log_ndtr``, ``ndtri``; ``xlogy``, ``xlog1py``, ``entr``; the Bessel functions
 ``i0``, ``i1``, ``i0e``, ``i1e``, ``j0``, ``j1``, ``y0``, ``y1``, ``jv``/``jn``,
 ``yv``/``yn``, ``iv``, ``ive`` (differentiable in x, not the order); ``gammasgn``,
-``rgamma``; and the regularized incomplete ``gammainc``,
+``rgamma``; the regularized incomplete ``gammainc``,
 ``gammaincc``, ``betainc`` (differentiable in ``x``; their shape parameters
-raise MissingRuleError). Values are SciPy's (the log-domain ones agree to
+raise MissingRuleError); ``erfcx``, ``dawsn``, the exponential integrals ``exp1``,
+``expi``, ``expn``, ``kl_div``, ``rel_entr``, ``loggamma``, ``poch``, ``zeta``
+(in ``q``), ``spence``, ``sici``, ``fresnel``, ``owens_t``, ``hyp1f1`` and
+``hyp2f1`` (in ``x``), ``boxcox``, ``boxcox1p``, ``factorial``, ``comb``, and
+``bernoulli`` and JAX's ``bessel_jn``. Values are SciPy's (the log-domain ones agree to
 rounding); derivatives are exact to any order in both modes.
 
 >>> import numpy as np
@@ -23,29 +27,45 @@ array([0.25, 0.25, 0.25, 0.25])
 import sys as _sys
 
 import numpy as _np
+import scipy.special as _scipy
 
+from .. import numpy as _fnp
 from ..core.errors import ArgumentError
 from ..core.values import normalize_axes as _normalize_axes
 from ..core.values import raw as _raw
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
 from ..rules import nn as _nn
+from ..rules.elementwise import exp as _exp
 from ..rules.elementwise import log as _log
+from ..rules.elementwise import where as _where
 from ..rules.elementwise import sigmoid as expit
 from ..rules.special import (  # noqa: F401
     beta,
     betainc,
     betaln,
+    boxcox,
+    boxcox1p,
+    ci,
+    dawsn,
     digamma,
     entr,
     erfc,
     erfcinv,
+    erfcx,
     erfinv,
+    exp1,
+    expi,
+    expn,
+    fresnel_c,
+    fresnel_s,
     gamma,
     gammainc,
     gammaincc,
     gammaln,
     gammasgn,
+    hyp1f1,
+    hyp2f1,
     i0,
     i0e,
     i1,
@@ -55,17 +75,25 @@ from ..rules.special import (  # noqa: F401
     j0,
     j1,
     jv,
+    kl_div,
     log_ndtr,
+    loggamma,
     ndtr,
     ndtri,
+    owens_t,
+    poch,
     polygamma,
+    rel_entr,
     rgamma,
+    si,
+    spence,
     xlog1py,
     xlogy,
     y0,
     y1,
     yv,
 )
+from ..rules.special import zeta as _zeta
 from ..rules.ufuncs import erf, logit  # noqa: F401
 from . import _pages
 
@@ -75,6 +103,9 @@ __all__ = [
     "erf", "erfc", "erfinv", "erfcinv", "ndtr", "log_ndtr", "ndtri",
     "xlogy", "xlog1py", "entr", "i0", "i1", "i0e", "i1e", "gammainc", "gammaincc", "betainc",
     "j0", "j1", "y0", "y1", "jv", "jn", "yv", "yn", "iv", "ive", "gammasgn", "rgamma",
+    "erfcx", "dawsn", "exp1", "expi", "expn", "kl_div", "rel_entr", "loggamma", "poch", "zeta",
+    "spence", "sici", "fresnel", "owens_t", "hyp1f1", "hyp2f1", "boxcox", "boxcox1p",
+    "factorial", "comb", "bernoulli", "bessel_jn",
 ]
 
 psi = digamma
@@ -166,3 +197,83 @@ def log_softmax(x, axis=None):
 
 # help() pages for the functions that are primitives (objects, not Python functions).
 _pages.write(_sys.modules[__name__])
+
+
+def zeta(x, q=None):
+    """``scipy.special.zeta``: Riemann's zeta, or Hurwitz's with ``q`` (differentiable in
+    ``q``, not in ``x``).
+
+    >>> round(float(zeta(2.0)), 6), round(float(zeta(2.0, 2.0)), 6)
+    (1.644934, 0.644934)
+    """
+    return _zeta(x, 1.0 if q is None else q)
+
+
+def sici(x):
+    """``scipy.special.sici``: the sine and cosine integrals ``(Si(x), Ci(x))``.
+
+    >>> [round(float(v), 6) for v in sici(1.0)]
+    [0.946083, 0.337404]
+    """
+    return si(x), ci(x)
+
+
+def fresnel(z):
+    """``scipy.special.fresnel``: Fresnel's integrals ``(S(z), C(z))``.
+
+    >>> [round(float(v), 6) for v in fresnel(1.0)]
+    [0.438259, 0.779893]
+    """
+    return fresnel_s(z), fresnel_c(z)
+
+
+def factorial(n, exact=False):
+    """``scipy.special.factorial``: ``gamma(n + 1)``, 0 for negative ``n``; with
+    ``exact=True`` SciPy's integers (of plain values, no derivative).
+
+    >>> factorial(_np.array([3.0, 4.5, -1.0])).round(4)
+    array([ 6.    , 52.3428,  0.    ])
+    """
+    if exact:
+        return _scipy.factorial(n, exact=True)
+    return _where(n < 0, 0.0, gamma(_where(n < 0, 0.0, n) + 1.0))
+
+
+def comb(N, k, exact=False, repetition=False):
+    """``scipy.special.comb``: the binomial coefficient ``N choose k`` through
+    ``gammaln`` (0 where ``k > N`` or either is negative); ``repetition=True`` counts
+    with repetition; ``exact=True`` gives SciPy's integers (plain values).
+
+    >>> float(comb(5.0, 2.0)), float(comb(5.0, 2.0, repetition=True))
+    (10.0, 15.0)
+    """
+    if exact:
+        return _scipy.comb(N, k, exact=True, repetition=repetition)
+    if repetition:
+        N = N + k - 1.0
+    valid = (k >= 0) & (N >= 0) & (k <= N)
+    n_safe, k_safe = _where(valid, N, 1.0), _where(valid, k, 0.0)
+    value = _exp(gammaln(n_safe + 1.0) - gammaln(k_safe + 1.0) - gammaln(n_safe - k_safe + 1.0))
+    return _where(valid, value, 0.0)
+
+
+def bernoulli(n):
+    """``scipy.special.bernoulli``: the Bernoulli numbers ``B_0 .. B_n`` (numbers, not
+    functions to differentiate).
+
+    >>> bernoulli(4)
+    array([ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333333])
+    """
+    return _scipy.bernoulli(n)
+
+
+def bessel_jn(z, *, v, n_iter=50):
+    """JAX's ``bessel_jn``: ``J_0(z) .. J_v(z)`` stacked on a new first axis
+    (``n_iter``, JAX's recurrence length, is taken and unused: the values are SciPy's).
+
+    >>> bessel_jn(_np.array([1.0]), v=2).round(6)
+    array([[0.765198],
+           [0.440051],
+           [0.114903]])
+    """
+    return _fnp.stack([jv(float(order), z) for order in range(int(v) + 1)], axis=0)
