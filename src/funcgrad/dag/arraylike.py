@@ -23,7 +23,8 @@ from ..core.traces import Box
 from ..core.values import dtype_of, is_complex, plain, raw, shape_of
 from ..rules import arrays, elementwise, gather, products, ufuncs
 
-__all__ = ["RecordedComparisons", "ArrayLike", "TracedIndex", "index_param", "traced_index"]
+__all__ = ["RecordedComparisons", "ArrayLike", "TracedIndex", "index_param", "traced_index",
+           "bitwise"]
 
 
 def index_param(index):
@@ -133,7 +134,7 @@ _QUERIES: dict[Callable, Callable] = {
 }
 
 
-def _bitwise(prim, *operands):
+def bitwise(prim, *operands):
     """A bitwise operation on the values under derivative traces (jit's and vmap's record it)."""
     values = [plain(v) for v in operands]
     for v in values:
@@ -232,17 +233,17 @@ class ArrayLike(Box):
     def __rdivmod__(self, other):  return other // self, other % self
     # Bitwise operators take integers and booleans, which have no derivative: they read the
     # values underneath, as comparisons do (jit's and vmap's values record the operation).
-    def __and__(self, other):      return _bitwise(ufuncs.bitwise_and, self, other)
-    def __rand__(self, other):     return _bitwise(ufuncs.bitwise_and, other, self)
-    def __or__(self, other):       return _bitwise(ufuncs.bitwise_or, self, other)
-    def __ror__(self, other):      return _bitwise(ufuncs.bitwise_or, other, self)
-    def __xor__(self, other):      return _bitwise(ufuncs.bitwise_xor, self, other)
-    def __rxor__(self, other):     return _bitwise(ufuncs.bitwise_xor, other, self)
-    def __lshift__(self, other):   return _bitwise(ufuncs.left_shift, self, other)
-    def __rlshift__(self, other):  return _bitwise(ufuncs.left_shift, other, self)
-    def __rshift__(self, other):   return _bitwise(ufuncs.right_shift, self, other)
-    def __rrshift__(self, other):  return _bitwise(ufuncs.right_shift, other, self)
-    def __invert__(self):          return _bitwise(ufuncs.invert, self)
+    def __and__(self, other):      return bitwise(ufuncs.bitwise_and, self, other)
+    def __rand__(self, other):     return bitwise(ufuncs.bitwise_and, other, self)
+    def __or__(self, other):       return bitwise(ufuncs.bitwise_or, self, other)
+    def __ror__(self, other):      return bitwise(ufuncs.bitwise_or, other, self)
+    def __xor__(self, other):      return bitwise(ufuncs.bitwise_xor, self, other)
+    def __rxor__(self, other):     return bitwise(ufuncs.bitwise_xor, other, self)
+    def __lshift__(self, other):   return bitwise(ufuncs.left_shift, self, other)
+    def __rlshift__(self, other):  return bitwise(ufuncs.left_shift, other, self)
+    def __rshift__(self, other):   return bitwise(ufuncs.right_shift, self, other)
+    def __rrshift__(self, other):  return bitwise(ufuncs.right_shift, other, self)
+    def __invert__(self):          return bitwise(ufuncs.invert, self)
     def __abs__(self):             return elementwise.abs(self)
 
     # -- comparisons read plain values --------------------------------------

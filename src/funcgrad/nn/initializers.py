@@ -146,35 +146,22 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: Any = 
     return init
 
 
-def glorot_uniform(in_axis: Any = -2, out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
-    """Glorot (Xavier) uniform: ``variance_scaling(1.0, "fan_avg", "uniform")``."""
-    return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, dtype)
+def _preset(name, scale, mode, distribution, who):
+    """JAX's named member of the variance-scaling family."""
+    def make(in_axis: Any = -2, out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
+        return variance_scaling(scale, mode, distribution, in_axis, out_axis, dtype)
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = f"{who}: ``variance_scaling({scale}, {mode!r}, {distribution!r})``."
+    return make
 
 
-def glorot_normal(in_axis: Any = -2, out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
-    """Glorot (Xavier) normal: ``variance_scaling(1.0, "fan_avg", "truncated_normal")``."""
-    return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, dtype)
-
-
-def lecun_uniform(in_axis: Any = -2, out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
-    """LeCun uniform: ``variance_scaling(1.0, "fan_in", "uniform")``."""
-    return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, dtype)
-
-
-def lecun_normal(in_axis: Any = -2, out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
-    """LeCun normal: ``variance_scaling(1.0, "fan_in", "truncated_normal")``."""
-    return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, dtype)
-
-
-def he_uniform(in_axis: Any = -2, out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
-    """He (Kaiming) uniform: ``variance_scaling(2.0, "fan_in", "uniform")``."""
-    return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, dtype)
-
-
-def he_normal(in_axis: Any = -2, out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
-    """He (Kaiming) normal: ``variance_scaling(2.0, "fan_in", "truncated_normal")``."""
-    return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, dtype)
-
+glorot_uniform = _preset("glorot_uniform", 1.0, "fan_avg", "uniform", "Glorot (Xavier) uniform")
+glorot_normal = _preset("glorot_normal", 1.0, "fan_avg", "truncated_normal",
+                        "Glorot (Xavier) normal")
+lecun_uniform = _preset("lecun_uniform", 1.0, "fan_in", "uniform", "LeCun uniform")
+lecun_normal = _preset("lecun_normal", 1.0, "fan_in", "truncated_normal", "LeCun normal")
+he_uniform = _preset("he_uniform", 2.0, "fan_in", "uniform", "He (Kaiming) uniform")
+he_normal = _preset("he_normal", 2.0, "fan_in", "truncated_normal", "He (Kaiming) normal")
 
 xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal

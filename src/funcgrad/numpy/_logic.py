@@ -16,11 +16,13 @@ array([0., 6.])
 np.float64(1.0)
 """
 
+import functools
+
 import numpy as _np
 
-from ..core.errors import ArgumentError, ArgumentTypeError
-from ..core.values import dtype_of
+from ..core.errors import ArgumentError
 from ..core.values import plain as _plain
+from ..dag.arraylike import bitwise
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
 from ._helpers import concrete, is_traced
@@ -61,20 +63,11 @@ signbit = _mask(_u.signbit, -1.0)
 
 
 def _bits(prim, *example):
-    """NumPy's bitwise function ``prim.name``, on the integers or booleans underneath."""
-    def bits(*args):
-        values = [_plain(a) for a in args]
-        for v in values:
-            if dtype_of(v).kind not in "biu":
-                raise ArgumentTypeError(f"{prim.name}: operands must be integers or booleans, "
-                                        f"as for NumPy's; got {dtype_of(v)}")
-        return prim(*values)
-
-    bits.__name__ = bits.__qualname__ = prim.name
-    bits.__doc__ = (f"``numpy.{prim.name}`` on plain or traced integers (no derivative).\n\n"
-                    f"    >>> {prim.name}{example!r}\n    "
-                    f"{getattr(_np, prim.name)(*example)!r}\n    ")
-    return bits
+    """NumPy's bitwise function ``prim.name``, on the integers or booleans underneath (floats
+    refused, as NumPy refuses them)."""
+    bits = _mask(prim, *example)
+    bits.__doc__ = bits.__doc__.replace("values: a mask, with no gradient", "integers")
+    return functools.wraps(bits)(lambda *args: bitwise(prim, *args))
 
 
 bitwise_and = _bits(_u.bitwise_and, 6, 3)
