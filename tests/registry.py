@@ -107,7 +107,10 @@ def _linalg_rows():
 # Functions whose result's shape (or whose Python function's branches) depend on the values:
 # eager only, and refused by name under jit and vmap ("vectorize" is the row whose function
 # branches with ``if``; "vectorize:two" runs under both).
-SHAPE_FROM_VALUES = {"trim_zeros", "unique", "real_if_close", "roots", "piecewise", "vectorize"}
+SET_ROUTINES = ("unique_values", "unique_counts", "unique_inverse", "unique_all", "union1d",
+                "intersect1d", "setdiff1d", "setxor1d")
+SHAPE_FROM_VALUES = {"trim_zeros", "unique", "real_if_close", "roots", "piecewise", "vectorize",
+                     *SET_ROUTINES}
 
 
 def _breadth_rows():
@@ -121,7 +124,7 @@ def _breadth_rows():
         if name in SHAPE_FROM_VALUES or name.split(":")[0] in SHAPE_FROM_VALUES - {"vectorize"}:
             skip["jit"] = skip["vmap"] = ("refused: the result's shape (or a Python branch) "
                                           "depends on the values (ConcretizationError)")
-        if name.split(":")[0] in ("trim_zeros", "unique"):
+        if name.split(":")[0] in ("trim_zeros", "unique", *SET_ROUTINES):
             skip["grad"] = ("a step of central differences changes which entries are kept, and "
                             "so the result's shape; tests/numpy/test_numpy_breadth.py checks the kept "
                             "entries' gradients")

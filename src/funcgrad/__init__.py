@@ -38,7 +38,7 @@ from .analysis.check import check_grads
 # control flow: loops and branches as single nodes
 from .control.loops import scan, fori_loop, while_loop
 from .control.branches import cond, switch
-from .control.custom_rules import custom_jvp, custom_vjp
+from .control.custom_rules import custom_jvp, custom_vjp, custom_gradient
 from .control.checkpoint import checkpoint, checkpoint_plan
 from .control.checkpoint_policies import checkpoint_name, checkpoint_policies
 from .control.linear_maps import linearize, linear_transpose
@@ -103,7 +103,7 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "eval_shape", "ShapeDtypeStruct",
     "block_until_ready", "stop_gradient", "check_grads", "debug_nans",
-    "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp",
+    "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp", "custom_gradient",
     "checkpoint", "remat", "checkpoint_plan", "checkpoint_name", "checkpoint_policies",
     "linearize", "linear_transpose",
     "fixed_point", "NoConvergenceError", "NamespaceError",

@@ -299,3 +299,40 @@ def test_defjvps_one_rule_per_argument_in_both_modes():
         h = fg.custom_jvp(lambda x: x)
         h.defjvps(None, None)
         fg.grad(h)(1.0)
+
+
+def test_custom_gradient_is_jaxs_under_every_transform():
+    calls = []
+
+    @fg.custom_gradient
+    def scaled_square(x, y):
+        calls.append(1)
+        out = x * x * y
+        # a deliberately different rule: 3x the true gradient in x, the true one in y
+        return out, lambda g: (g * 6.0 * x * y, g * x * x)
+    x, y = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.5, -0.25])
+
+    def loss(x, y):
+        return fnp.sum(scaled_square(x, y) ** 2)
+    np.testing.assert_array_equal(scaled_square(x, y), x * x * y)
+    want_x = 2 * (x * x * y) * 6.0 * x * y
+    want_y = 2 * (x * x * y) * x * x
+    gx, gy = fg.grad(loss, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, want_x, rtol=1e-15)
+    np.testing.assert_allclose(gy, want_y, rtol=1e-15)
+    np.testing.assert_allclose(fg.jit(fg.grad(loss))(x, y), want_x, rtol=1e-15)
+    per = fg.vmap(fg.grad(loss))(x[:, None], y[:, None])
+    np.testing.assert_allclose(per[:, 0], want_x, rtol=1e-15)
+    # the second derivative differentiates vjp_fn: d/dx of 12 x^3 y^2 is 36 x^2 y^2
+    h = fg.hessian(lambda x: fnp.sum(scaled_square(x, y)))(x)
+    np.testing.assert_allclose(np.diag(h), 6.0 * y, rtol=1e-15)
+    np.testing.assert_allclose(fg.jvp(lambda x: scaled_square(x, y), (x,), (np.ones(3),))[1],
+                               6.0 * x * y, rtol=1e-15)
+
+
+def test_custom_gradient_refuses_what_is_no_pair():
+    bad = fg.custom_gradient(lambda x: x * 2.0)
+    with pytest.raises(fg.ArgumentTypeError, match=r"\(value, vjp_fn\)"):
+        fg.grad(bad)(1.0)
+    with pytest.raises(fg.ArgumentTypeError, match="needs a function"):
+        fg.custom_gradient(3.0)

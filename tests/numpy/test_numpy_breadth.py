@@ -164,6 +164,20 @@ ROWS = {
     "unique": Row(lambda m, x: m.unique(x), (np.array([3.0, 1.0, 3.0, 2.0, 1.0]),)),
     "unique:counts": Row(lambda m, x: m.unique(x, return_counts=True)[0] * m.unique(x, return_counts=True)[1],
                          (np.array([3.0, 1.0, 3.0, 2.0]),)),
+    "unique_values": Row(lambda m, x: m.unique_values(x), (np.array([3.0, 1.0, 3.0, 2.0]),)),
+    "unique_counts": Row(lambda m, x: m.unique_counts(x).values * m.unique_counts(x).counts,
+                         (np.array([3.0, 1.0, 3.0, 2.0]),)),
+    "unique_inverse": Row(lambda m, x: m.unique_inverse(x).values[m.unique_inverse(x).inverse_indices],
+                          (np.array([[3.0, 1.0], [3.0, 2.0]]),)),
+    "unique_all": Row(lambda m, x: m.unique_all(x).values * m.unique_all(x).counts
+                      + m.unique_all(x).indices, (np.array([3.0, 1.0, 3.0, 2.0]),)),
+    "union1d": Row(lambda m, x, y: m.union1d(x, y), (np.array([3.0, 1.0, 3.0]), np.array([2.0, 1.0]))),
+    "intersect1d": Row(lambda m, x, y: m.intersect1d(x, y),
+                       (np.array([3.0, 1.0, 2.0, 3.0]), np.array([2.0, 3.0, 5.0]))),
+    "intersect1d:indices": Row(lambda m, x, y: m.intersect1d(x, y, return_indices=True)[0],
+                               (np.array([3.0, 1.0, 2.0]), np.array([2.0, 3.0, 5.0]))),
+    "setdiff1d": Row(lambda m, x, y: m.setdiff1d(x, y), (np.array([3.0, 1.0, 2.0, 1.0]), np.array([2.0]))),
+    "setxor1d": Row(lambda m, x, y: m.setxor1d(x, y), (np.array([3.0, 1.0]), np.array([2.0, 1.0]))),
     "partition": Row(lambda m, x: m.partition(x, 2)[..., 2], (X,)),
     "argpartition": Row(lambda m, x: m.argpartition(x, 0, axis=0)[0], (X,), grad=False),
     "block": Row(lambda m, x, y: m.block([[x, y], [y, x]]), (X[:2, :2], X[:2, 2:4] * 3.0)),
@@ -216,9 +230,11 @@ NAN_ROWS = {name for name, row in ROWS.items() if any(np.isnan(a).any() for a in
 # Functions that read values to decide a shape (bins, counts) run eagerly, not under vmap or jit.
 # Functions whose result's shape follows the values: finite differences cannot cross that,
 # so test_value_dependent_shapes_route_the_gradient checks them.
-NO_DIFFERENCES = {"trim_zeros", "unique"}
+SET_ROUTINES = {"unique_values", "unique_counts", "unique_inverse", "unique_all", "union1d",
+                "intersect1d", "setdiff1d", "setxor1d"}
+NO_DIFFERENCES = {"trim_zeros", "unique", *SET_ROUTINES}
 EAGER_ONLY = {"bincount", "histogram", "trim_zeros", "unique", "roots", "piecewise", "vectorize",
-              "real_if_close"}
+              "real_if_close", *SET_ROUTINES}
 # Rows that make infinities on purpose (x / 0, inf * 0): NumPy warns, in their values too.
 _QUIET = {name: dict(divide="ignore", invalid="ignore")
           for name in ("isposinf", "isneginf", "nan_to_num:complex")}
@@ -344,6 +360,17 @@ def test_value_dependent_shapes_route_the_gradient():
                                   [3.0, 1.0, 0.0, 2.0])
     with pytest.raises(fg.ConcretizationError, match="unique reads the values"):
         fg.jit(fnp.unique)(u)
+    # the set routines: each value's derivative from its first occurrence in the first array
+    a, b = np.array([3.0, 1.0, 2.0, 3.0]), np.array([2.0, 3.0, 5.0])
+    np.testing.assert_array_equal(
+        fg.grad(lambda v: fnp.sum(fnp.intersect1d(v, b) * np.array([1.0, 10.0])))(a),
+        [10.0, 0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(fg.grad(lambda v: fnp.sum(fnp.union1d(a, v) ** 2))(b),
+                                  [0.0, 0.0, 10.0])
+    np.testing.assert_array_equal(fg.grad(lambda v: fnp.sum(fnp.setdiff1d(v, b) * 2.0))(a),
+                                  [0.0, 2.0, 0.0, 0.0])
+    with pytest.raises(fg.ConcretizationError, match="setdiff1d"):
+        fg.jit(fnp.setdiff1d)(a, b)
 
 
 def test_lists_of_traced_values_are_arrays_everywhere():

@@ -16,6 +16,8 @@ array([1., 9., 8., 2., 3.])
 array([ 0., 10.,  0., 10.])
 """
 
+from collections import namedtuple as _namedtuple
+
 import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
@@ -34,7 +36,13 @@ from ._reductions import cumsum
 from ._shape import ravel, reshape
 
 __all__ = ["append", "insert", "delete", "resize", "trim_zeros", "compress", "extract", "unique",
-           "partition", "argpartition", "block", "row_stack", "concat", "r_", "c_"]
+           "unique_values", "unique_counts", "unique_inverse", "unique_all", "union1d",
+           "intersect1d", "setdiff1d", "setxor1d", "partition", "argpartition", "block",
+           "row_stack", "concat", "r_", "c_"]
+
+UniqueAllResult = _namedtuple("UniqueAllResult", "values indices inverse_indices counts")
+UniqueCountsResult = _namedtuple("UniqueCountsResult", "values counts")
+UniqueInverseResult = _namedtuple("UniqueInverseResult", "values inverse_indices")
 
 
 def _gather(sources, positions):
@@ -198,6 +206,107 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     out += (first,) * return_index + (inverse,) * return_inverse
     out += (counts,) * return_counts
     return out if len(out) > 1 else out[0]
+
+
+def unique_values(x):
+    """``numpy.unique_values`` (the Array API's): the sorted distinct values.
+
+    >>> import numpy as np
+    >>> unique_values(np.array([3.0, 1.0, 3.0]))
+    array([1., 3.])
+    """
+    return unique(x)
+
+
+def unique_counts(x):
+    """``numpy.unique_counts``: ``(values, counts)``.
+
+    >>> import numpy as np
+    >>> unique_counts(np.array([3.0, 1.0, 3.0])).counts
+    array([1, 2])
+    """
+    return UniqueCountsResult(*unique(x, return_counts=True))
+
+
+def unique_inverse(x):
+    """``numpy.unique_inverse``: ``(values, inverse_indices)``, the indices in ``x``'s shape.
+
+    >>> import numpy as np
+    >>> unique_inverse(np.array([[3.0, 1.0], [3.0, 3.0]])).inverse_indices
+    array([[1, 0],
+           [1, 1]])
+    """
+    values, inverse = unique(x, return_inverse=True)
+    return UniqueInverseResult(values, _np.reshape(inverse, _shape_of(x)))
+
+
+def unique_all(x):
+    """``numpy.unique_all``: ``(values, indices, inverse_indices, counts)``.
+
+    >>> import numpy as np
+    >>> unique_all(np.array([3.0, 1.0, 3.0])).indices
+    array([1, 0])
+    """
+    values, index, inverse, counts = unique(x, True, True, True)
+    return UniqueAllResult(values, index, _np.reshape(inverse, _shape_of(x)), counts)
+
+
+def _members(a, keep, who):
+    """The sorted distinct values of ``a`` that ``keep`` (a test on ``a``'s plain values)
+    accepts, each carrying the derivative of its first occurrence in ``a``."""
+    flat = ravel(a)
+    plain_values = concrete(flat, who)
+    values, first = _np.unique(plain_values, return_index=True)
+    picked = first[keep(values)]
+    return _gather([flat], picked) if is_traced(flat) else plain_values[picked]
+
+
+def union1d(ar1, ar2):
+    """``numpy.union1d``: the sorted distinct values of both (read from the values, eagerly
+    and under ``grad``).
+
+    >>> import numpy as np
+    >>> union1d(np.array([3.0, 1.0]), np.array([2.0, 1.0]))
+    array([1., 2., 3.])
+    """
+    return unique(concatenate([ravel(ar1), ravel(ar2)]))
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """``numpy.intersect1d``: the sorted values in both, each carrying the derivative of
+    its first occurrence in ``ar1``.
+
+    >>> import numpy as np
+    >>> intersect1d(np.array([3.0, 1.0, 2.0]), np.array([2.0, 3.0, 5.0]))
+    array([2., 3.])
+    """
+    if return_indices:
+        values, i1, i2 = _np.intersect1d(concrete(ar1, "intersect1d"), concrete(
+            ar2, "intersect1d"), assume_unique=assume_unique, return_indices=True)
+        return _gather([ar1], i1) if is_traced(ar1) else values, i1, i2
+    other = concrete(ar2, "intersect1d")
+    return _members(ar1, lambda v: _np.isin(v, other), "intersect1d")
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """``numpy.setdiff1d``: the sorted distinct values of ``ar1`` not in ``ar2``.
+
+    >>> import numpy as np
+    >>> setdiff1d(np.array([3.0, 1.0, 2.0]), np.array([2.0]))
+    array([1., 3.])
+    """
+    other = concrete(ar2, "setdiff1d")
+    return _members(ar1, lambda v: ~_np.isin(v, other), "setdiff1d")
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    """``numpy.setxor1d``: the sorted values in exactly one of the two.
+
+    >>> import numpy as np
+    >>> setxor1d(np.array([3.0, 1.0]), np.array([2.0, 1.0]))
+    array([2., 3.])
+    """
+    return unique(concatenate([setdiff1d(ar1, ar2), setdiff1d(ar2, ar1)]))
 
 
 def _unique_sized(ar, size, fill_value, return_index, return_inverse, return_counts,
