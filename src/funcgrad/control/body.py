@@ -44,7 +44,7 @@ from ..jit.loops import scan_loop, while_loop
 from ..jit.plans import compile_plan
 from ..jit.staging import Staged, StagingTrace
 from ..rules.ufuncs import astype
-from ..transforms.batching import Batched, BatchTrace, leave
+from ..transforms.batching import Batched, BatchTrace, current_axis_name, leave
 from ..transforms.forward import Dual, ForwardTrace
 from ..transforms.reverse import pull_back
 
@@ -399,8 +399,10 @@ def batch_fun(body, batched, size, out_batched):
     flagged one with the batch on its leading axis), returning the outputs flagged in
     ``out_batched`` with the batch leading (broadcast if the body did not batch them)
     and the others as they are."""
+    axis_name = current_axis_name()     # a collective in the body reduces over that axis
+
     def batched_body(*leaves):
-        trace = BatchTrace(new_level(), size)
+        trace = BatchTrace(new_level(), size, axis_name)
         ins = [Batched(x, trace) if b else x for x, b in zip(leaves, batched)]
         return [leave(o, trace) if b else o
                 for o, b in zip(body.evaluate(ins), out_batched)]
@@ -411,7 +413,7 @@ def batch_fun(body, batched, size, out_batched):
 def batched_outputs(body, batched, size):
     """Which outputs of the body depend on the batch, given which inputs carry one
     (found by running the body once on its example values under a batch trace)."""
-    trace = BatchTrace(new_level(), size)
+    trace = BatchTrace(new_level(), size, current_axis_name())
     ins = [Batched(np.broadcast_to(np.asarray(x._value)[None], (size,) + np.shape(x._value)),
                    trace) if b else x._value for x, b in zip(body.inputs, batched)]
     return [trace.owns(o) for o in body.evaluate(ins)]

@@ -44,7 +44,7 @@ import numpy as np
 from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.namespaces import is_foreign
 from ..core.primitive import Primitive
-from ..core.traces import Box, new_level
+from ..core.traces import Box, new_level, one_example_at_a_time
 from ..core.tree import tree_flatten, tree_map, tree_unflatten
 from ..core.values import ones_like_value, raw, shape_of, zeros_like_value
 from ..dag.backprop import transpose
@@ -452,8 +452,9 @@ def _numeric(v):
 def _batch_each(size, prim, values, batched, params):
     """vmap of a custom function: its primitive on each example (so an inner
     transform still meets the custom rule), each result stacked."""
-    per_example = [prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)],
-                        **params) for i in range(size)]
+    with one_example_at_a_time():
+        per_example = [prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)],
+                            **params) for i in range(size)]
     if not isinstance(raw(per_example[0]), tuple):
         return _stacked(per_example)
     return tuple(_stacked([pick(o, index=k) for o in per_example])

@@ -31,7 +31,8 @@ import itertools
 import threading
 from contextlib import contextmanager
 
-__all__ = ["Box", "Trace", "new_level", "note_cut", "recording_cuts"]
+__all__ = ["Box", "Trace", "new_level", "note_cut", "recording_cuts", "one_example_at_a_time",
+           "by_example"]
 
 new_level = itertools.count(1).__next__
 """A fresh level, above every level handed out before (atomic under the GIL)."""
@@ -91,3 +92,23 @@ def recording_cuts():
         yield _cuts.log
     finally:
         _cuts.log = outer
+
+
+_examples = threading.local()
+
+
+@contextmanager
+def one_example_at_a_time():
+    """The block runs a primitive on one example of a vmap's batch at a time (the batch rule
+    of a primitive without one, a custom rule's function): a collective over the batch's
+    axis (``psum``) cannot see the other examples there, and asks :func:`by_example`."""
+    _examples.depth = getattr(_examples, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _examples.depth -= 1
+
+
+def by_example():
+    """Whether this thread runs inside :func:`one_example_at_a_time`."""
+    return getattr(_examples, "depth", 0) > 0

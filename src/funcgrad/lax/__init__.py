@@ -17,8 +17,9 @@ array([3., 4., 5.])
 >>> lax.fori_loop(0, 3, lambda i, s: s + lax.dynamic_index_in_dim(x, i, keepdims=False), 0.0)
 np.float64(3.0)
 
-Collectives (``psum``, ``pmean``, ``all_gather``), which need named axes shared
-across devices, are not offered: reduce over the mapped axis outside ``vmap``.
+The collectives (``psum``, ``pmean``, ``pmax``, ``pmin``, ``all_gather``,
+``axis_index``) reduce over the examples of a ``vmap`` given an ``axis_name``
+(:mod:`funcgrad.transforms.collectives`).
 """
 
 from typing import Any, Callable
@@ -32,6 +33,7 @@ from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
+from ..transforms.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ._reductions import (argmax, argmin, batch_matmul, cummax, cummin, cumprod, cumsum, dot,
                           dot_general, reduce_max, reduce_min, reduce_prod, reduce_sum, sort,
                           top_k)
@@ -47,7 +49,7 @@ __all__ = [
     "sin", "cos", "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "atan2", "asinh",
     "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "integer_pow", "pow", "logistic", "erf",
     "erfc", "max", "min", "clamp", "floor", "ceil", "round", "is_finite", "rem", "reciprocal",
-    "conv", "conv_general_dilated",
+    "conv", "conv_general_dilated", "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index",
     "reshape", "transpose", "broadcast", "broadcast_in_dim", "expand_dims", "squeeze",
     "concatenate", "pad", "rev", "slice", "slice_in_dim", "index_in_dim", "dynamic_slice",
     "dynamic_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_slice",

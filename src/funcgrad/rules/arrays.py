@@ -29,6 +29,7 @@ import numpy as np
 
 from ..core.facts import declare
 from ..core.primitive import Primitive, describe
+from ..core.traces import one_example_at_a_time
 from ..core.values import (
     filled_like,
     float_dtype,
@@ -216,9 +217,11 @@ def batch_elementwise(size, prim, values, batched, params):
 def batch_example_by_example(size, prim, values, batched, params):
     """The rule of a primitive without one: each example on its own, results stacked."""
     outs = []
-    for i in range(size):
-        out = prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)], **params)
-        outs.append(reshape(out, shape=(1,) + shape_of(out)))
+    with one_example_at_a_time():
+        for i in range(size):
+            out = prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)],
+                       **params)
+            outs.append(reshape(out, shape=(1,) + shape_of(out)))
     return concatenate(*outs, axis=0)
 
 

@@ -25,6 +25,7 @@ array([ 5., 25.])
 """
 
 
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -42,7 +43,7 @@ from ..dag.arraylike import ArrayLike, RecordedComparisons
 from ..dag.finite import unwatched, watched
 from ..rules.arrays import batch_example_by_example, broadcast_to, transpose
 
-__all__ = ["Batched", "BatchTrace", "vmap", "leave"]
+__all__ = ["Batched", "BatchTrace", "vmap", "leave", "named_axis", "current_axis_name"]
 
 
 class Batched(RecordedComparisons, ArrayLike):
@@ -68,17 +69,19 @@ class BatchTrace(Trace):
     """A batching trace: ``size`` examples along the leading axis of every Batched value.
 
     Its values are opaque (one stands for ``size`` values) and own one leading
-    axis that the function under vmap does not see.
+    axis that the function under vmap does not see. ``axis_name``, if given,
+    names that axis for the collectives (:mod:`funcgrad.transforms.collectives`).
     """
 
-    __slots__ = ("size",)
+    __slots__ = ("size", "axis_name")
     box_type = Batched
     opaque = True
     batch_axes = 1
 
-    def __init__(self, level, size):
+    def __init__(self, level, size, axis_name=None):
         super().__init__(level)
         self.size = size
+        self.axis_name = axis_name
 
     def process(self, prim, args, params):
         values = []
@@ -87,11 +90,47 @@ class BatchTrace(Trace):
             mine = type(a) is Batched and a._trace is self
             values.append(a._value if mine else a)
             batched.append(mine)
+        if params and "axis_name" in params and getattr(prim, "over_named_axis", None):
+            # a collective: over this trace's axis, or, over another vmap's, on each example
+            if params["axis_name"] == self.axis_name:
+                return Batched(prim.over_named_axis(values[0], self.size, params), self)
+            named_axis(params["axis_name"], prim.name)      # (a jitted plan made elsewhere)
+            return Batched(prim(values[0], **params), self)
         rule = prim.batch or batch_example_by_example
-        return Batched(rule(self.size, prim, values, batched, params), self)
+        if self.axis_name is None:
+            return Batched(rule(self.size, prim, values, batched, params), self)
+        # a loop's or a jitted plan's batch rule runs its body under a trace of its own:
+        # it names that trace's axis after this one (current_axis_name), so a collective
+        # recorded in the body reduces over these examples
+        outer, _RULE.axis_name = getattr(_RULE, "axis_name", None), self.axis_name
+        try:
+            return Batched(rule(self.size, prim, values, batched, params), self)
+        finally:
+            _RULE.axis_name = outer
 
     def __repr__(self):
         return f"<batch trace {self.level} of {self.size}>"
+
+
+_RULE = threading.local()      # the axis name of the batch trace whose rule is running
+
+
+def current_axis_name():
+    """The ``axis_name`` of the batch trace whose primitive's batch rule is running now
+    (None outside one, or where that trace has no name)."""
+    return getattr(_RULE, "axis_name", None)
+
+
+_NAMED = threading.local()      # the vmaps with an axis_name now running, innermost last
+
+
+def named_axis(name, who):
+    """The batch trace of the innermost running ``vmap`` whose axis is called ``name``."""
+    for trace in reversed(getattr(_NAMED, "stack", ())):
+        if trace.axis_name == name:
+            return trace
+    raise ArgumentError(f"{who}: no vmap with axis_name={name!r} encloses this call; map the "
+                        f"function with fg.vmap(f, axis_name={name!r})")
 
 
 # ---------------------------------------------------------------- vmap
@@ -127,9 +166,9 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
     mapped axis, returned once) or, for a function returning a tuple or list,
     one of those per element. ``axis_size`` gives the batch's size where no
     argument is mapped (and must agree with the mapped ones where some are).
-    ``axis_name`` is taken for JAX's signature; funcgrad offers no collectives
-    (``lax.psum`` and its kin) to use it with: reduce over the mapped axis
-    outside ``vmap`` instead.
+    ``axis_name`` names the mapped axis for the collectives of
+    :mod:`funcgrad.lax` (``psum``, ``pmean``, ``pmax``, ``pmin``, ``all_gather``,
+    ``axis_index``), which reduce over the examples inside the mapped function.
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -204,7 +243,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
                 if sizes else "vmap: no argument is mapped (every in_axes entry is None); "
                               "give axis_size= to say how many examples to make")
         size = sizes.pop()
-        trace = BatchTrace(new_level(), size)
+        trace = BatchTrace(new_level(), size, axis_name)
 
         def enter(leaf, ax):
             nd = len(shape_of(leaf))
@@ -217,7 +256,15 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
             leaves, treedef = tree_flatten(a)
             wrapped.append(tree_unflatten(treedef, [l if ax is None else enter(l, ax)
                                                     for l, ax in zip(leaves, per_leaf)]))
-        out = fun(*wrapped)
+        if axis_name is None:
+            out = fun(*wrapped)
+        else:
+            stack = _NAMED.__dict__.setdefault("stack", [])
+            stack.append(trace)
+            try:
+                out = fun(*wrapped)
+            finally:
+                stack.pop()
         if isinstance(out, (tuple, list)) and isinstance(out_axes, (tuple, list)):
             parts = _per_entry(out_axes, len(out), "out_axes", "outputs")
             return type(out)(_leave_tree(o, trace, ax) for o, ax in zip(out, parts))
