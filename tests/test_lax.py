@@ -70,6 +70,18 @@ CASES = {
     "reduce_max": (lambda x: lax.reduce_max(x, (1,)), A, A.max(1)),
     "map": (lambda x: lax.map(lambda row: fnp.sum(row ** 2), x), A, (A ** 2).sum(1)),
     "select": (lambda x: lax.select(x > 0.5, x, -x), A, np.where(A > 0.5, A, -A)),
+    "associative_scan": (lambda x: lax.associative_scan(lax.add, x, axis=1), A,
+                         np.cumsum(A, axis=1)),
+    "associative_scan reverse": (lambda x: lax.associative_scan(lax.mul, x, reverse=True), V,
+                                 np.cumprod(V[::-1])[::-1]),
+    "associative_scan odd length": (
+        lambda x: lax.associative_scan(lax.max, fnp.concatenate([x, x[:3] * 0.5])),
+        V, np.maximum.accumulate(np.concatenate([V, V[:3] * 0.5]))),
+    "associative_scan of pairs": (     # h <- a h + b, the pairs (a, b) composed
+        lambda x: lax.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]),
+                                       (x, x ** 2))[1], V,
+        np.array([sum(V[j] ** 2 * np.prod(V[j + 1:i + 1]) for j in range(i + 1))
+                  for i in range(len(V))])),
 }
 
 
@@ -138,3 +150,12 @@ def test_lax_control_flow_is_funcgrads():
     assert (lax.scan, lax.fori_loop, lax.while_loop, lax.cond, lax.switch, lax.stop_gradient) == (
         fg.scan, fg.fori_loop, fg.while_loop, fg.cond, fg.switch, fg.stop_gradient)
     assert lax.map(lambda r: r * 2.0, np.ones((2, 2)), batch_size=1).tolist() == [[2.0] * 2] * 2
+
+
+def test_associative_scan_checks_its_elements():
+    with pytest.raises(fg.FuncgradError, match="lengths \\[3, 4\\]"):
+        lax.associative_scan(lambda a, b: a, (np.ones(3), np.ones(4)))
+    with pytest.raises(fg.FuncgradError, match="not the structure of elems"):
+        lax.associative_scan(lambda a, b: (a, b), np.ones(3))
+    with pytest.raises(fg.FuncgradError, match="axis 2 is out of range"):
+        lax.associative_scan(lax.add, np.ones(3), axis=2)

@@ -34,6 +34,7 @@ from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
 from ..transforms.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
+from ._associative import associative_scan
 from ._reductions import (argmax, argmin, batch_matmul, cummax, cummin, cumprod, cumsum, dot,
                           dot_general, reduce_max, reduce_min, reduce_prod, reduce_sum, sort,
                           top_k)
@@ -44,7 +45,8 @@ from ._shapes import (broadcast, broadcast_in_dim, concatenate, convert_element_
                       iota, pad, reshape, rev, slice, slice_in_dim, squeeze, transpose)
 
 __all__ = [
-    "scan", "fori_loop", "while_loop", "cond", "switch", "map", "stop_gradient", "select",
+    "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan",
+    "stop_gradient", "select",
     "abs", "add", "sub", "mul", "div", "neg", "sign", "exp", "exp2", "log", "log1p", "expm1",
     "sin", "cos", "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "atan2", "asinh",
     "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "integer_pow", "pow", "logistic", "erf",
