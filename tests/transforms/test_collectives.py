@@ -154,3 +154,37 @@ def test_refusals_name_the_collective():
     # the custom function runs one example at a time: psum there would see one example
     with pytest.raises(MissingRuleError, match="psum: over axis 'i' inside a function"):
         fg.vmap(summed, axis_name="i")(XS)
+
+
+def test_trees_and_tuples_of_axis_names():
+    out = fg.vmap(lambda x: lax.psum({"a": x, "b": (x ** 2, 2 * x)}, "i"), axis_name="i")(XS)
+    np.testing.assert_allclose(out["a"], np.full(3, XS.sum()))
+    np.testing.assert_allclose(out["b"][0], np.full(3, (XS ** 2).sum()))
+    np.testing.assert_allclose(out["b"][1], np.full(3, 2 * XS.sum()))
+    both = fg.vmap(fg.vmap(lambda x: (lax.pmean(x, ("i", "j")), lax.axis_index(("i", "j")),
+                                      lax.pmax(x, ["j", "i"])), axis_name="j"), axis_name="i")
+    mean, index, top = both(X)
+    np.testing.assert_allclose(mean, np.full(X.shape, X.mean()))
+    np.testing.assert_array_equal(index, np.arange(X.size).reshape(X.shape))
+    np.testing.assert_array_equal(top, np.full(X.shape, X.max()))
+    gathered = fg.vmap(lambda x: lax.all_gather({"u": x}, "i"), axis_name="i")(X)["u"]
+    np.testing.assert_array_equal(gathered, np.broadcast_to(X, (3,) + X.shape))
+    with pytest.raises(ArgumentError, match="all_gather: gathers over one axis"):
+        fg.vmap(fg.vmap(lambda x: lax.all_gather(x, ("i", "j")), axis_name="j"),
+                axis_name="i")(X)
+
+
+def test_softmax_over_the_batch_matches_central_differences():
+    # JAX refuses this one (pmax has no derivative, even under stop_gradient)
+    w = np.arange(3.0)
+
+    def loss(z):
+        def one(x):
+            e = fnp.exp(x - fg.stop_gradient(lax.pmax(x, "b")))
+            return e / lax.psum(e, "b")
+        return fnp.sum(fg.vmap(one, axis_name="b")(z) * w)
+
+    def plain(z):
+        e = np.exp(z - z.max())
+        return np.sum(e / e.sum() * w)
+    np.testing.assert_allclose(fg.grad(loss)(XS), central(plain, XS), rtol=1e-6)

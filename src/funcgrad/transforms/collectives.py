@@ -20,13 +20,15 @@ array([0.25, 0.75])
 array([2., 4.])
 """
 
+import math
 from typing import Any
 
 import numpy as np
 
-from ..core.errors import MissingRuleError
+from ..core.errors import ArgumentError, MissingRuleError
 from ..core.primitive import Primitive
 from ..core.traces import by_example
+from ..core.tree import tree_map
 from ..core.values import shape_of
 from ..rules import arrays as _arrays
 from ..rules import reductions as _reductions
@@ -98,13 +100,29 @@ all_gather_p = Collective("all_gather", _gather_constant, _gathered,
                           "Every example's value over a named vmap axis, stacked.")
 
 
+def _names(axis_name):
+    """One name, or JAX's tuple of names (a collective over all of those axes)."""
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _sizes(axis_name, who):
+    return [(name, named_axis(name, who).size) for name in _names(axis_name)]
+
+
 def _bind(prim, x, axis_name, who):
-    trace = named_axis(axis_name, who)
-    return prim(x, axis_name=axis_name, size=trace.size)
+    """``prim`` on each leaf of the tree ``x``, over each of the named axes in turn."""
+    sizes = _sizes(axis_name, who)
+
+    def over_all(leaf):
+        for name, size in sizes:
+            leaf = prim(leaf, axis_name=name, size=size)
+        return leaf
+    return tree_map(over_all, x)
 
 
 def psum(x: Any, axis_name: Any) -> Any:
-    """The sum of ``x`` over the examples of the vmap named ``axis_name``.
+    """The sum of ``x`` (a tree of arrays) over the examples of the vmap named
+    ``axis_name`` (or of each of a tuple of names).
 
     >>> import numpy as np
     >>> import funcgrad as fg
@@ -122,7 +140,8 @@ def pmean(x: Any, axis_name: Any) -> Any:
     >>> fg.vmap(lambda x: pmean(x, "b"), axis_name="b")(np.array([1.0, 2.0]))
     array([1.5, 1.5])
     """
-    return psum(x, axis_name) / named_axis(axis_name, "pmean").size
+    count = math.prod(size for _, size in _sizes(axis_name, "pmean"))
+    return tree_map(lambda leaf: leaf / count, psum(x, axis_name))
 
 
 def pmax(x: Any, axis_name: Any) -> Any:
@@ -157,6 +176,13 @@ def all_gather(x: Any, axis_name: Any, *, axis: int = 0, tiled: bool = False) ->
     array([[1., 2.],
            [1., 2.]])
     """
+    if len(_names(axis_name)) != 1:
+        raise ArgumentError(f"all_gather: gathers over one axis; got the names {axis_name!r}; "
+                            f"call it once per name")
+    return tree_map(lambda leaf: _gather(leaf, axis_name, axis, tiled), x)
+
+
+def _gather(x, axis_name, axis, tiled):
     out = _bind(all_gather_p, x, axis_name, "all_gather")
     if axis:
         out = _move(out, axis)
@@ -183,7 +209,10 @@ def axis_index(axis_name: Any) -> Any:
     >>> fg.vmap(lambda x: x * axis_index("b"), axis_name="b")(np.array([5.0, 5.0, 5.0]))
     array([ 0.,  5., 10.])
     """
-    trace = named_axis(axis_name, "axis_index")
-    _alone("axis_index", axis_name)
-    return Batched(np.arange(trace.size, dtype=np.int32), trace)
+    index: Any = 0
+    for name, size in _sizes(axis_name, "axis_index"):     # several names: row-major
+        _alone("axis_index", name)
+        trace = named_axis(name, "axis_index")
+        index = index * size + Batched(np.arange(size, dtype=np.int32), trace)
+    return index
 
