@@ -15,7 +15,8 @@ form of backprop's is ``funcgrad.dag.fold.reference_fold``).
 (1.0, 2.0)
 """
 
-import importlib
+import importlib as _importlib
+import importlib.util as _importlib_util
 
 # expressions, orderings and the folds over them
 from .dag.node import Node, var, const
@@ -30,7 +31,7 @@ from .transforms.reverse import grad, value_and_grad, vjp, elementwise_grad, tra
 from .transforms.forward import jvp
 from .transforms.jacobians import jacrev, jacfwd, jacobian, hessian, hvp
 from .transforms.batching import vmap
-from .jit.jitted import jit
+from .jit.jitted import jit, disable_jit, clear_caches
 from .jit.abstract import ShapeDtypeStruct, eval_shape, block_until_ready
 from .transforms.arguments import stop_gradient
 from .analysis.check import check_grads
@@ -43,6 +44,7 @@ from .control.checkpoint import checkpoint, checkpoint_plan
 from .control.checkpoint_policies import checkpoint_name, checkpoint_policies
 from .control.linear_maps import linearize, linear_transpose
 from .control.fixed_points import fixed_point
+from .control.callbacks import pure_callback
 remat = checkpoint
 from .dag.finite import debug_nans
 
@@ -60,6 +62,9 @@ from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 # arrays and training
 from . import numpy, nn, optim, extend, random, debug, tree, tree_util, lax
 from .at import at
+from .runtime import (Array, Device, device_put, device_get, devices, local_devices,
+                      default_backend, device_count, local_device_count, process_index,
+                      process_count, named_scope, named_call, ensure_compile_time_eval, config)
 
 # seeing and saving graphs
 from .io.show import show, to_dot, to_svg, render
@@ -82,7 +87,7 @@ _SPARSE = {"jacobian_sparsity": "analysis.sparsity", "hessian_sparsity": "analys
 def __getattr__(name):
     if name in _SPARSE:
         try:
-            module = importlib.import_module(f"funcgrad.{_SPARSE[name]}")
+            module = _importlib.import_module(f"funcgrad.{_SPARSE[name]}")
         except ImportError as e:
             raise ImportError(f"fg.{name} builds SciPy sparse matrices and needs SciPy: "
                               f'pip install "funcgrad[scipy]" ({e})') from None
@@ -102,7 +107,11 @@ __all__ = [
     "sum_product", "best_path", "k_best_paths",
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "eval_shape", "ShapeDtypeStruct",
-    "block_until_ready", "stop_gradient", "check_grads", "debug_nans",
+    "block_until_ready", "stop_gradient", "check_grads", "debug_nans", "disable_jit",
+    "clear_caches", "pure_callback",
+    "Array", "Device", "device_put", "device_get", "devices", "local_devices", "default_backend",
+    "device_count", "local_device_count", "process_index", "process_count", "named_scope",
+    "named_call", "ensure_compile_time_eval", "config",
     "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp", "custom_gradient",
     "checkpoint", "remat", "checkpoint_plan", "checkpoint_name", "checkpoint_policies",
     "linearize", "linear_transpose",
@@ -119,4 +128,4 @@ __all__ = [
     "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "ArgumentTypeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
     "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",
     "NoDerivativeError",
-] + (list(_SPARSE) if importlib.util.find_spec("scipy") else [])
+] + (list(_SPARSE) if _importlib_util.find_spec("scipy") else [])

@@ -39,11 +39,12 @@ __all__ = ["debug_nans", "checking", "check_values", "checked", "FiniteTrace", "
            "unwatched", "all_finite"]
 
 _local = threading.local()
+EVERYWHERE = {"on": False}    # fg.config.update("jax_debug_nans", True): every thread, always
 
 
 def checking():
-    """Whether this thread is inside ``fg.debug_nans()``."""
-    return getattr(_local, "depth", 0) > 0
+    """Whether this thread is inside ``fg.debug_nans()`` (or the check is on everywhere)."""
+    return EVERYWHERE["on"] or getattr(_local, "depth", 0) > 0
 
 
 @contextmanager

@@ -17,7 +17,9 @@ into the graph a backend compiles.
 
 import functools
 import inspect
+import weakref
 from collections import OrderedDict
+from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -39,7 +41,7 @@ from ..dag.node import VAR, Node
 from .backends import backend_named
 from .staging import Staged, StagingTrace
 
-__all__ = ["jit", "Jitted", "PLANS_KEPT"]
+__all__ = ["jit", "Jitted", "PLANS_KEPT", "disable_jit", "clear_caches"]
 
 PLANS_KEPT = 64
 """How many plans a jitted function keeps by default (``fg.jit(..., max_plans=)``)."""
@@ -120,6 +122,44 @@ def _donated(nums, names):
                                 f"{names!r:.40}")
 
 
+_switch = {"disabled": 0}     # how many disable_jit blocks are open (any thread, as JAX's)
+_every_jitted: "weakref.WeakSet[Jitted]" = weakref.WeakSet()    # for clear_caches
+
+
+@contextmanager
+def disable_jit(disable: bool = True):
+    """In the block, jitted functions run their Python function eagerly (JAX's
+    ``jax.disable_jit``): a ``print`` or a debugger sees every call's values.
+
+    >>> import funcgrad as fg
+    >>> f = fg.jit(lambda x: print("called with", x) or x * 2.0)
+    >>> with fg.disable_jit():
+    ...     f(1.0), f(2.0)
+    called with 1.0
+    called with 2.0
+    (2.0, 4.0)
+    """
+    step = 1 if disable else 0
+    _switch["disabled"] += step
+    try:
+        yield
+    finally:
+        _switch["disabled"] -= step
+
+
+def clear_caches() -> None:
+    """Drop the plans of every jitted function (JAX's ``jax.clear_caches``); the next call
+    of each traces again.
+
+    >>> import funcgrad as fg
+    >>> f = fg.jit(lambda x: x + 1.0)
+    >>> _ = f(1.0); fg.clear_caches(); f.cache_size()
+    0
+    """
+    for jitted in list(_every_jitted):
+        jitted._cache.clear()
+
+
 class Jitted:
     """A function compiled once per input structure and replayed (made by :func:`jit`)."""
 
@@ -142,6 +182,7 @@ class Jitted:
         self.fun = fun
         self.name = getattr(fun, "__name__", type(fun).__name__)
         self._cache: OrderedDict = OrderedDict()     # the plans, least recently used first
+        _every_jitted.add(self)
 
     def __repr__(self):
         n = len(self._cache)
@@ -153,6 +194,8 @@ class Jitted:
         return self if obj is None else functools.partial(self, obj)
 
     def __call__(self, *args, **kwargs):
+        if _switch["disabled"]:
+            return self.fun(*args, **kwargs)
         plan, leaves = self._plan_for(args, kwargs)
         if plan is None:
             return self.fun(*args, **kwargs)   # inside another transform: trace straight through
