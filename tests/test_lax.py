@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.special as scipy_special
 from helpers import numeric_grad
 
 import funcgrad as fg
@@ -77,6 +78,34 @@ CASES = {
     "associative_scan odd length": (
         lambda x: lax.associative_scan(lax.max, fnp.concatenate([x, x[:3] * 0.5])),
         V, np.maximum.accumulate(np.concatenate([V, V[:3] * 0.5]))),
+    "cumlogsumexp": (lambda x: lax.cumlogsumexp(x, axis=1), A,
+                     np.log(np.cumsum(np.exp(A), axis=1))),
+    "cumlogsumexp reverse": (lambda x: lax.cumlogsumexp(x * 300.0, reverse=True), V,
+                             300.0 * V.max() + np.log(np.cumsum(
+                                 np.exp(300.0 * (V - V.max()))[::-1])[::-1])),
+    "select_n": (lambda x: lax.select_n(np.array([0, 2, 1, 0]), x, x ** 2, -x), V,
+                 np.array([V[0], -V[1], V[2] ** 2, V[3]])),
+    "select_n bool": (lambda x: lax.select_n(x > 0.5, -x, x), A, np.where(A > 0.5, A, -A)),
+    "sort_key_val": (lambda x: lax.sort_key_val(-x, x * 10.0, dimension=1)[1], A,
+                     -np.sort(-A, axis=1) * 10.0),
+    "reduce": (lambda x: lax.reduce(x, 1.0, lax.mul, (0,)), A, A.prod(0)),
+    "reduce by a function": (lambda x: lax.reduce(x, 0.0, lambda a, b: a + b * b, (1,)), A,
+                             (A ** 2).sum(1)),
+    "reduce two operands": (lambda x: lax.reduce((x, x * 2.0), (0.0, -np.inf),
+                                                 lambda a, b: (a[0] + b[0],
+                                                               lax.max(a[1], b[1])), (0,))[1],
+                            A, 2.0 * A.max(0)),
+    "tile": (lambda x: lax.tile(x, (2, 1)), V, np.tile(V, (2, 1))),
+    "split": (lambda x: fnp.concatenate(lax.split(x, (1, 3), axis=1)[::-1], axis=1), A,
+              np.concatenate([A[:, 1:], A[:, :1]], axis=1)),
+    "collapse": (lambda x: lax.collapse(x, 0), A, A.ravel()),
+    "broadcast_to_rank": (lambda x: lax.broadcast_to_rank(x, 3), V, V[None, None]),
+    "optimization_barrier": (lambda x: lax.optimization_barrier((x, x * 2.0))[1], V, 2.0 * V),
+    "lgamma and digamma": (lambda x: lax.lgamma(x) * lax.digamma(x), A,
+                           np.array([[math.lgamma(a) for a in r] for r in A])
+                           * scipy_special.digamma(A)),
+    "erf_inv": (lambda x: lax.erf_inv(x - 0.5), A, scipy_special.erfinv(A - 0.5)),
+    "bessel_i0e": (lax.bessel_i0e, A, scipy_special.i0e(A)),
     "associative_scan of pairs": (     # h <- a h + b, the pairs (a, b) composed
         lambda x: lax.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]),
                                        (x, x ** 2))[1], V,
@@ -159,3 +188,22 @@ def test_associative_scan_checks_its_elements():
         lax.associative_scan(lambda a, b: (a, b), np.ones(3))
     with pytest.raises(fg.FuncgradError, match="axis 2 is out of range"):
         lax.associative_scan(lax.add, np.ones(3), axis=2)
+
+
+def test_comparisons_bits_and_complex_parts():
+    i = np.array([-8, 5, 127, -1], dtype=np.int8)
+    for got, want in [(lax.lt(A, 0.5), A < 0.5), (lax.ge(A, 0.5), A >= 0.5),
+                      (lax.eq(V, V[::-1]), V == V[::-1]), (lax.ne(V, 0.4), V != 0.4),
+                      (lax.bitwise_xor(i, i[::-1]), i ^ i[::-1]), (lax.bitwise_not(i), ~i),
+                      (lax.shift_right_arithmetic(i, np.int8(2)), i >> 2),
+                      (lax.complex(A, 2.0 * A), A + 2j * A), (lax.imag(A * 1j), A)]:
+        np.testing.assert_array_equal(got, want)
+    for k in range(8):     # a logical shift reads the bits as unsigned
+        want = (i.view(np.uint8) >> k).view(np.int8)
+        np.testing.assert_array_equal(lax.shift_right_logical(i, np.int8(k)), want)
+    assert lax.reduce_xor(i, (0,)) == np.bitwise_xor.reduce(i)
+    assert lax.reduce_and(i, (0,)) == np.bitwise_and.reduce(i)
+    np.testing.assert_array_equal(lax.reduce_or(A > 0.8, (1,)), (A > 0.8).any(1))
+    np.testing.assert_array_equal(lax.broadcasted_iota(np.int32, (2, 3), 0),
+                                  np.repeat(np.arange(2)[:, None], 3, axis=1))
+    assert fg.vmap(lambda x: x * lax.axis_size("i"), axis_name="i")(V).tolist() == (V * 4).tolist()

@@ -35,6 +35,8 @@ from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
 from ..transforms.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ._associative import associative_scan
+from . import _more
+from ._more import *  # noqa: F403 - the comparisons, bits, special functions: _more.__all__
 from ._reductions import (argmax, argmin, batch_matmul, cummax, cummin, cumprod, cumsum, dot,
                           dot_general, reduce_max, reduce_min, reduce_prod, reduce_sum, sort,
                           top_k)
@@ -59,7 +61,7 @@ __all__ = [
     "full", "full_like",
     "dot", "dot_general", "batch_matmul", "argmax", "argmin", "cumsum", "cumprod", "cummax",
     "cummin", "sort", "top_k", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
-]
+] + _more.__all__
 
 # -- control flow ---------------------------------------------------------------------------
 
