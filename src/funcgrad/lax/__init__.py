@@ -29,6 +29,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..control.branches import cond, switch
 from ..control.loops import fori_loop, scan, while_loop
+from ..control.roots import custom_linear_solve, custom_root
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
@@ -48,6 +49,7 @@ from ._shapes import (broadcast, broadcast_in_dim, concatenate, convert_element_
 
 __all__ = [
     "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan",
+    "custom_root", "custom_linear_solve",
     "stop_gradient", "select",
     "abs", "add", "sub", "mul", "div", "neg", "sign", "exp", "exp2", "log", "log1p", "expm1",
     "sin", "cos", "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "atan2", "asinh",
