@@ -106,6 +106,15 @@ CASES = {
                            * scipy_special.digamma(A)),
     "erf_inv": (lambda x: lax.erf_inv(x - 0.5), A, scipy_special.erfinv(A - 0.5)),
     "bessel_i0e": (lax.bessel_i0e, A, scipy_special.i0e(A)),
+    "reduce_window max": (lambda x: lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 2),
+                                                      "SAME"), A,
+                          np.array([[max(np.pad(A, ((0, 1), (0, 0)), constant_values=-np.inf)
+                                         [i:i + 2, j:j + 2].ravel()) for j in (0, 2)]
+                                    for i in range(3)])),
+    "reduce_window sum": (lambda x: lax.reduce_window(x, 1.0, lax.add, (3,), (1,),
+                                                      ((1, 1),)), V,
+                          # init_value once per window; the padding adds nothing (JAX's)
+                          1.0 + np.convolve(np.pad(V, 1), np.ones(3), "valid")),
     "associative_scan of pairs": (     # h <- a h + b, the pairs (a, b) composed
         lambda x: lax.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]),
                                        (x, x ** 2))[1], V,

@@ -46,6 +46,7 @@ from ._shapes import (broadcast, broadcast_in_dim, concatenate, convert_element_
                       dynamic_update_index_in_dim, dynamic_update_slice,
                       dynamic_update_slice_in_dim, expand_dims, full, full_like, index_in_dim,
                       iota, pad, reshape, rev, slice, slice_in_dim, squeeze, transpose)
+from ._windows import reduce_window
 
 __all__ = [
     "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan",
@@ -63,6 +64,7 @@ __all__ = [
     "full", "full_like",
     "dot", "dot_general", "batch_matmul", "argmax", "argmin", "cumsum", "cumprod", "cummax",
     "cummin", "sort", "top_k", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
+    "reduce_window",
 ] + _more.__all__
 
 # -- control flow ---------------------------------------------------------------------------

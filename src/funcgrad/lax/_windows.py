@@ -1,0 +1,106 @@
+"""``reduce_window``: a reduction over every window of an array (lax's pooling).
+
+The windows are gathered as pooling gathers them (:mod:`funcgrad.rules.windows`),
+over every axis (a window of 1 leaves an axis as it is), after padding (with
+what changes nothing: JAX's answer); sums, products and extrema reduce them at once, another
+``computation`` folds them element by element. So it differentiates, batches
+and compiles as ``fg.nn.max_pool`` does.
+
+>>> import numpy as np
+>>> from funcgrad import lax
+>>> x = np.arange(16.0).reshape(1, 4, 4, 1)
+>>> lax.reduce_window(x, -np.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")[0, :, :, 0]
+array([[ 5.,  7.],
+       [13., 15.]])
+"""
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.values import dtype_of, shape_of
+from ..nn.convolution import padding_pairs
+from ..rules.windows import window_counts, windows
+
+__all__ = ["reduce_window"]
+
+_FOLDS: dict[Any, Callable] = {fnp.add: fnp.sum, fnp.multiply: fnp.prod, fnp.maximum: fnp.max,
+                              fnp.minimum: fnp.min}
+_WHO = "lax.reduce_window"
+
+
+def _identity(computation, dtype):
+    """The element that changes nothing in a known fold, in ``dtype``."""
+    if computation is fnp.add:
+        return 0
+    if computation is fnp.multiply:
+        return 1
+    low = computation is fnp.maximum
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min if low else np.iinfo(dtype).max
+    if dtype.kind == "b":
+        return not low
+    return -np.inf if low else np.inf
+
+
+def _ints(values, n, name, default=None):
+    if values is None and default is not None:
+        return (default,) * n
+    try:
+        out = tuple(int(v) for v in values)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{_WHO}: {name} must be a sequence of ints, one per axis; got "
+                                f"{values!r:.60}") from None
+    if len(out) != n or any(v < 1 for v in out):
+        raise ArgumentError(f"{_WHO}: {name} needs {n} positive ints, one per axis of the "
+                            f"operand; got {values!r:.60}")
+    return out
+
+
+def reduce_window(operand: Any, init_value: Any, computation: Callable,
+                  window_dimensions: Sequence[int], window_strides: Sequence[int],
+                  padding: Any, base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None) -> Any:
+    """``computation`` over every window of ``operand`` (one size per axis), from
+    ``init_value``; ``padding`` is ``"VALID"``, ``"SAME"`` or
+    ``(low, high)`` pairs.
+
+    >>> import numpy as np
+    >>> reduce_window(np.arange(5.0), 0.0, fnp.add, (2,), (1,), "VALID")
+    array([1., 3., 5., 7.])
+    """
+    if isinstance(operand, (tuple, list)):
+        raise ArgumentTypeError(f"{_WHO}: reduces one operand; call it once per array")
+    shape = shape_of(operand)
+    n = len(shape)
+    window = _ints(window_dimensions, n, "window_dimensions")
+    strides = _ints(window_strides, n, "window_strides")
+    dilation = _ints(window_dilation, n, "window_dilation", 1)
+    if _ints(base_dilation, n, "base_dilation", 1) != (1,) * n:
+        raise ArgumentError(f"{_WHO}: base_dilation other than 1 is not offered; dilate the "
+                            f"operand yourself (fg.lax.pad with interior padding)")
+    ones = (1,) * n
+    pads = padding_pairs(padding, shape, window, strides, ones, dilation, _WHO)
+    x = operand
+    fold = _FOLDS.get(computation)
+    if any(p != (0, 0) for p in pads):
+        if any(lo < 0 or hi < 0 for lo, hi in pads):
+            raise ArgumentError(f"{_WHO}: negative padding {pads}; crop the operand first")
+        # a padded element counts for nothing in the known folds (JAX's answer: init_value
+        # once per window); another computation sees init_value there
+        filler = init_value if fold is None else _identity(computation, dtype_of(operand))
+        x = fnp.pad(x, pads, constant_values=filler)
+    axes = tuple(range(n))
+    zero = ((0, 0),) * n
+    window_counts(shape_of(x), axes, window, strides, zero, ones, dilation, _WHO)
+    patches = windows(x, axes=axes, window=window, strides=strides, padding=zero,
+                      lhs_dilation=ones, rhs_dilation=dilation)
+    if fold is not None:
+        return computation(init_value, fold(patches, axis=tuple(range(n, 2 * n))))
+    flat = fnp.reshape(patches, shape_of(patches)[:n] + (-1,))
+    acc = fnp.broadcast_to(init_value, shape_of(flat)[:-1])
+    for k in range(shape_of(flat)[-1]):
+        acc = computation(acc, flat[..., k])
+    return acc
