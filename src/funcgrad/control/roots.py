@@ -40,10 +40,10 @@ from ..transforms.reverse import vjp
 from .body import trace_body
 from .custom_rules import custom_vjp
 
-__all__ = ["custom_root", "custom_linear_solve"]
+__all__ = ["custom_root", "custom_linear_solve", "Closed", "pull_captured", "negated"]
 
 
-class _Closed:
+class Closed:
     """A function of one tree with the traced values it closed over made arguments: its
     body, the tree's structure, and the structure of what it returns."""
 
@@ -66,7 +66,7 @@ class _Closed:
         return fun
 
 
-def _negated(tree):
+def negated(tree):
     return tree_map(lambda v: None if v is None else -v, tree)
 
 
@@ -75,8 +75,9 @@ def _float_only(captured):
     return [dtype_of(c).kind in "fc" for c in captured]
 
 
-def _pull_captured(closed, captured, x, u):
-    """``(d closed(x) / d captured)^T u``: None for the captured values without a derivative."""
+def pull_captured(output_of, captured, u):
+    """``(d output_of(captured) / d captured)^T u``: None for the captured values without a
+    derivative (integers, booleans)."""
     wanted = _float_only(captured)
     chosen = [c for c, w in zip(captured, wanted) if w]
     if not chosen:
@@ -84,7 +85,7 @@ def _pull_captured(closed, captured, x, u):
 
     def of_chosen(*values):
         it = iter(values)
-        return closed.at([next(it) if w else c for c, w in zip(captured, wanted)])(x)
+        return output_of([next(it) if w else c for c, w in zip(captured, wanted)])
     pulled = iter(vjp(of_chosen, *chosen)[1](u))
     return tuple(next(pulled) if w else None for w in wanted)
 
@@ -110,7 +111,7 @@ def _root_bwd(closed, solve, tangent_solve, has_aux, res, g):
         g = g[0]
     _, pull_x = vjp(closed.at(captured), x)
     u = tangent_solve(lambda v: pull_x(v)[0], g)           # (df/dx)^T u = g
-    return _negated(_pull_captured(closed, captured, x, u)), None
+    return negated(pull_captured(lambda c: closed.at(c)(x), captured, u)), None
 
 
 _root.defvjp(_root_fwd, _root_bwd)
@@ -136,7 +137,7 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
     for name, fun in (("f", f), ("solve", solve), ("tangent_solve", tangent_solve)):
         if not callable(fun):
             raise ArgumentError(f"{who}: {name} must be a function; got {fun!r:.60}")
-    closed = _Closed(f, initial_guess, who)
+    closed = Closed(f, initial_guess, who)
     if closed.out_def != closed.in_def:
         raise ArgumentError(f"{who}: f returns a {closed.out_def} for a {closed.in_def}; a root "
                             f"needs f(x) of x's structure")
@@ -173,7 +174,7 @@ def _linear_bwd(closed, solve, transpose_solve, symmetric, has_aux, res, g):
     else:
         _, pull = vjp(matvec, x)
         b_bar = transpose_solve(lambda v: pull(v)[0], g)     # matvec^T b_bar = g
-    return _negated(_pull_captured(closed, captured, x, b_bar)), b_bar
+    return negated(pull_captured(lambda c: closed.at(c)(x), captured, b_bar)), b_bar
 
 
 _linear.defvjp(_linear_fwd, _linear_bwd)
@@ -199,6 +200,6 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
     for name, fun in (("matvec", matvec), ("solve", solve)):
         if not callable(fun):
             raise ArgumentError(f"{who}: {name} must be a function; got {fun!r:.60}")
-    closed = _Closed(matvec, b, who)
+    closed = Closed(matvec, b, who)
     return _linear(closed, solve, transpose_solve, bool(symmetric), bool(has_aux),
                    tuple(closed.captured), b)

@@ -70,7 +70,7 @@ def _special(name):
 
 
 def lgamma(x: Any) -> Any:
-    """log |Gamma(x)| (SciPy's ``gammaln``)."""
+    """The log of the absolute value of Gamma(x) (SciPy's ``gammaln``)."""
     return _special("gammaln")(x)
 
 

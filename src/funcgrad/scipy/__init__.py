@@ -1,5 +1,5 @@
-"""A differentiable SciPy: ``funcgrad.scipy.special``, ``stats``, ``linalg``, ``integrate``
-(odeint) and ``signal`` (convolve, correlate).
+"""A differentiable SciPy: ``funcgrad.scipy.special``, ``stats``, ``linalg``, ``optimize``
+(minimize), ``integrate`` (odeint) and ``signal`` (convolve, correlate).
 
 SciPy is needed (``pip install funcgrad[scipy]``): values come from it.
 
@@ -16,6 +16,6 @@ except ImportError:
         "funcgrad.scipy needs SciPy, which is not installed: pip install 'funcgrad[scipy]' "
         "(the rest of funcgrad works without it)", name="scipy") from None
 
-from . import integrate, linalg, signal, special, stats  # noqa: E402 - after the check
+from . import integrate, linalg, optimize, signal, special, stats  # noqa: E402 - after the check
 
-__all__ = ["special", "stats", "linalg", "integrate", "signal"]
+__all__ = ["special", "stats", "linalg", "integrate", "signal", "optimize"]
