@@ -44,6 +44,45 @@ CASES = [
     ("poisson", "logpmf", (np.array([0.0, 2.0, 5.0]), 2.5), (1,)),
     ("poisson", "pmf", (np.array([0.0, 2.0, 5.0]), 2.5), (1,)),
     ("poisson", "cdf", (np.array([0.0, 2.0, 5.0]), 2.5), (1,)),
+    ("logistic", "logpdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("logistic", "cdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("logistic", "logsf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("logistic", "ppf", (U, 0.3, 1.7), (0, 1, 2)),
+    ("logistic", "isf", (U, 0.3, 1.7), (0, 1, 2)),
+    ("uniform", "logpdf", (X, 0.1, 2.5), (2,)),
+    ("uniform", "cdf", (X, 0.1, 2.5), (0, 1, 2)),
+    ("uniform", "ppf", (U, 0.1, 2.5), (0, 1, 2)),
+    ("cauchy", "logpdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("cauchy", "cdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("cauchy", "logsf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("cauchy", "ppf", (U, 0.3, 1.7), (0, 1, 2)),
+    ("cauchy", "isf", (U, 0.3, 1.7), (0, 1, 2)),
+    ("pareto", "logpdf", (X + 1.5, 1.5, 0.2, 1.1), (0, 1, 2, 3)),
+    ("pareto", "cdf", (X + 1.5, 1.5, 0.2, 1.1), (0, 1, 2, 3)),
+    ("gumbel_r", "logpdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("gumbel_r", "logcdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("gumbel_r", "sf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("gumbel_r", "ppf", (U, 0.3, 1.7), (0, 1, 2)),
+    ("gumbel_l", "logpdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("gumbel_l", "cdf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("gumbel_l", "logsf", (X, 0.3, 1.7), (0, 1, 2)),
+    ("gumbel_l", "ppf", (U, 0.3, 1.7), (0, 1, 2)),
+    ("truncnorm", "logpdf", (X, -1.0, 2.0, 0.1, 1.5), (0, 1, 2, 3, 4)),
+    ("truncnorm", "logpdf", (X + 2.0, 1.0, 3.0, 0.1, 1.5), (0, 1, 2, 3, 4)),
+    ("truncnorm", "cdf", (X, -1.0, 2.0, 0.1, 1.5), (0, 1, 2, 3, 4)),
+    ("truncnorm", "logsf", (X, -1.0, 2.0, 0.1, 1.5), (0, 1, 2, 3, 4)),
+    ("gennorm", "logpdf", (X, 1.5, 0.1, 2.0), (0, 1, 2, 3)),
+    ("gennorm", "cdf", (X, 1.5, 0.1, 2.0), (0, 2, 3)),
+    ("vonmises", "logpdf", (X, 2.5, 0.1), (0, 1, 2)),
+    ("vonmises", "pdf", (X, 2.5, 0.1), (0, 1, 2)),
+    ("geom", "logpmf", (np.array([1.0, 2.0, 5.0]), 0.3), (1,)),
+    ("geom", "cdf", (np.array([1.0, 2.0, 5.0]), 0.3), (1,)),
+    ("binom", "logpmf", (np.array([0.0, 3.0, 10.0]), 10.0, 0.3), (2,)),
+    ("binom", "pmf", (np.array([0.0, 3.0, 10.0]), 10.0, 0.3), (2,)),
+    ("nbinom", "logpmf", (np.array([0.0, 3.0, 8.0]), 2.5, 0.3), (1, 2)),
+    ("bernoulli", "logpmf", (np.array([0.0, 1.0]), 0.3), (1,)),
+    ("bernoulli", "cdf", (np.array([-1.0, 0.0, 1.0]), 0.3), (1,)),
+    ("betabinom", "logpmf", (np.array([0.0, 3.0, 10.0]), 10.0, 2.0, 1.5), (2, 3)),
 ]
 
 
@@ -128,3 +167,24 @@ def test_multivariate_normal_entropy_and_singular_covariances():
     full = fst.multivariate_normal.logpdf(x, mean, SPD, allow_singular=True)
     assert full == pytest.approx(ss.multivariate_normal.logpdf(x, mean, SPD))
     assert fst.dirichlet.rvs(np.ones(3), size=2, random_state=0).shape == (2, 3)
+
+
+def test_discrete_distributions_off_their_support():
+    for got, want in [(fst.binom.logpmf(np.array([-1.0, 2.5, 11.0]), 10.0, 0.3),
+                       ss.binom.logpmf(np.array([-1.0, 2.5, 11.0]), 10.0, 0.3)),
+                      (fst.geom.logpmf(np.array([0.0, 1.5]), 0.3),
+                       ss.geom.logpmf(np.array([0.0, 1.5]), 0.3)),
+                      (fst.bernoulli.pmf(np.array([2.0, 0.5]), 0.3),
+                       ss.bernoulli.pmf(np.array([2.0, 0.5]), 0.3)),
+                      (fst.uniform.logpdf(np.array([-0.5, 3.0]), 0.1, 2.5),
+                       ss.uniform.logpdf(np.array([-0.5, 3.0]), 0.1, 2.5)),
+                      (fst.truncnorm.logpdf(np.array([-5.0, 5.0]), -1.0, 2.0),
+                       ss.truncnorm.logpdf(np.array([-5.0, 5.0]), -1.0, 2.0)),
+                      (fst.bernoulli.ppf(np.array([0.5, 0.8]), 0.3),
+                       ss.bernoulli.ppf(np.array([0.5, 0.8]), 0.3))]:
+        np.testing.assert_array_equal(got, want)
+    g = fg.grad(lambda p: fnp.sum(fst.binom.logpmf(np.array([0.0, 3.0]), 10.0, p)))(0.3)
+    assert np.isclose(g, 3 / 0.3 - 17 / 0.7)
+    k = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(fg.vmap(lambda k: fst.geom.logpmf(k, 0.3))(k),
+                               ss.geom.logpmf(k, 0.3), rtol=1e-12)

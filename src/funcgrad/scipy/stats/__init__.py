@@ -2,9 +2,11 @@
 
 Each distribution is a module with SciPy's function names and signatures
 (``norm.logpdf(x, loc, scale)``, ``poisson.logpmf(k, mu)``, ...): norm,
-multivariate_normal, t, gamma, beta, dirichlet, poisson, expon, chi2 and
-laplace, with logpdf/pdf/cdf/logcdf where SciPy has them. They are written with
-funcgrad.numpy and funcgrad.scipy.special, so every transform applies.
+multivariate_normal, t, gamma, beta, dirichlet, poisson, expon, chi2, laplace,
+logistic, uniform, cauchy, pareto, gumbel_r, gumbel_l, truncnorm, gennorm,
+vonmises, geom, binom, nbinom, bernoulli and betabinom, with logpdf/pdf/cdf/logcdf
+(logpmf/pmf) where SciPy has them. They are written with funcgrad.numpy and
+funcgrad.scipy.special, so every transform applies.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -14,17 +16,33 @@ np.float64(4.0)
 """
 
 from . import (
+           bernoulli,
            beta,
+           betabinom,
+           binom,
+           cauchy,
            chi2,
            dirichlet,
            expon,
            gamma,
+           gennorm,
+           geom,
+           gumbel_l,
+           gumbel_r,
            laplace,
+           logistic,
            multivariate_normal,
+           nbinom,
            norm,
+           pareto,
            poisson,
            t,
+           truncnorm,
+           uniform,
+           vonmises,
 )
 
 __all__ = ["norm", "multivariate_normal", "t", "gamma", "beta", "dirichlet", "poisson", "expon",
-           "chi2", "laplace"]
+           "chi2", "laplace", "logistic", "uniform", "cauchy", "pareto", "gumbel_r", "gumbel_l",
+           "truncnorm", "gennorm", "vonmises", "geom", "binom", "nbinom", "bernoulli",
+           "betabinom"]

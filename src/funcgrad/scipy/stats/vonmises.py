@@ -1,0 +1,26 @@
+"""``scipy.stats.vonmises``: the von Mises distribution on the circle, differentiable in
+``x``, the concentration ``kappa``, ``loc`` and ``scale``.
+
+>>> import numpy as np, scipy.stats
+>>> bool(np.isclose(logpdf(0.7, 2.5, 0.1), scipy.stats.vonmises.logpdf(0.7, 2.5, 0.1)))
+True
+"""
+
+import math
+
+from ... import numpy as fnp
+from .. import special
+from ._common import standardize
+
+__all__ = ["logpdf", "pdf"]
+
+
+def logpdf(x, kappa, loc=0.0, scale=1.0):
+    z, log_scale = standardize(x, loc, scale)
+    # log I0(kappa) = log i0e(kappa) + kappa, without overflow at large kappa
+    return (kappa * (fnp.cos(z) - 1.0) - math.log(2.0 * math.pi)
+            - fnp.log(special.i0e(kappa)) - log_scale)
+
+
+def pdf(x, kappa, loc=0.0, scale=1.0):
+    return fnp.exp(logpdf(x, kappa, loc, scale))
