@@ -37,6 +37,19 @@ CASES = {
     "solve_sylvester": (lambda m, a, b, q: m.solve_sylvester(a, b, q), (M, SPD, B @ B.T), True),
     "sqrtm": (lambda m, a: m.sqrtm(_sym(a)), (SPD,), True),
     "expm": (lambda m, a: m.expm(a * 0.3), (M,), True),
+    "eigh": (lambda m, a: m.eigh(_sym(a), eigvals_only=True), (SPD,), False),
+    "eigh:vectors": (lambda m, a: abs(m.eigh(_sym(a))[1][:, 0]), (SPD,), False),
+    "svd": (lambda m, a: m.svd(a, compute_uv=False), (B,), False),
+    "qr": (lambda m, a: abs(m.qr(a, mode="r")[0]), (B.T,), False),
+    "qr:economic": (lambda m, a: abs(m.qr(a, mode="economic")[1]), (B,), False),
+    "polar": (lambda m, a: m.polar(a)[1], (M,), False),
+    "polar:left": (lambda m, a: m.polar(a, side="left")[0], (M,), False),
+    "expm_frechet": (lambda m, a, e: m.expm_frechet(a * 0.3, e, compute_expm=False), (M, SPD),
+                     False),
+    "block_diag": (lambda m, a, b: m.block_diag(a, b, b[:, 0]), (M, B), True),
+    "toeplitz": (lambda m, c, r: m.toeplitz(c, r), (B[:, 0], M[0]), True),
+    "hankel": (lambda m, c, r: m.hankel(c, r), (B[:, 0], M[:, 1]), True),
+    "circulant": (lambda m, c: m.circulant(c), (M[0],), True),
 }
 
 

@@ -3,7 +3,9 @@
 SciPy's names and signatures: ``solve_triangular`` (``trans`` 0/1/2 or N/T/C,
 ``lower``, ``unit_diagonal``), ``cholesky`` (upper by default, as in SciPy),
 ``cho_factor``/``cho_solve``, ``solve_banded``, ``solve``, ``inv``, ``det``,
-``solve_sylvester``, ``sqrtm`` and ``expm``. The rules are in
+``solve_sylvester``, ``sqrtm``, ``expm`` and ``expm_frechet``, ``eigh``, ``svd``,
+``qr`` and ``polar``, and the structured matrices ``block_diag``, ``toeplitz``,
+``hankel`` and ``circulant`` (gathers of their entries). The rules are in
 :mod:`funcgrad.rules.scipy_linalg` (and funcgrad.numpy.linalg's for the rest);
 triangular functions read only their triangle, and their derivative is that
 function's (the other triangle gets zero).
@@ -30,7 +32,8 @@ from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.linalg import conj, mH
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve_banded", "solve",
-           "inv", "det", "solve_sylvester", "sqrtm", "expm"]
+           "inv", "det", "solve_sylvester", "sqrtm", "expm", "eigh", "svd", "qr", "polar",
+           "expm_frechet", "block_diag", "toeplitz", "hankel", "circulant"]
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
@@ -201,3 +204,177 @@ def expm(A):
     if not is_traced(A):
         return scipy.linalg.expm(A)
     return _s.expm(as_array(A))
+
+
+# -- decompositions with SciPy's signatures, and the structured matrices --------------------
+
+def eigh(a, b=None, lower=True, eigvals_only=False, **options):
+    """``scipy.linalg.eigh`` of a symmetric (Hermitian) matrix, reading the ``lower``
+    triangle: eigenvalues ascending and eigenvectors, or the eigenvalues alone.
+
+    >>> import numpy as np
+    >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), eigvals_only=True)
+    array([1., 3.])
+    """
+    if b is not None:
+        raise ArgumentError("scipy.linalg.eigh: the generalized problem (b=) is not offered; "
+                            "reduce it with the Cholesky factor of b (eigh of L^-1 a L^-T)")
+    if not is_traced(a):
+        return scipy.linalg.eigh(a, lower=lower, eigvals_only=eigvals_only, **options)
+    uplo = "L" if lower else "U"
+    if eigvals_only:
+        return _la.eigvalsh(a, UPLO=uplo)
+    return _la.eigh(a, UPLO=uplo)
+
+
+def svd(a, full_matrices=True, compute_uv=True, **options):
+    """``scipy.linalg.svd``: ``(u, s, vh)``, or ``s`` alone.
+
+    >>> import numpy as np
+    >>> svd(np.diag([3.0, 4.0]), compute_uv=False)
+    array([4., 3.])
+    """
+    if not is_traced(a):
+        return scipy.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, **options)
+    return _la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+_QR_MODES = {"full": "complete", "economic": "reduced", "r": "complete"}
+
+
+def qr(a, mode="full", pivoting=False, **options):
+    """``scipy.linalg.qr``: ``(q, r)`` for ``mode`` 'full' or 'economic', ``(r,)`` for 'r'.
+
+    >>> import numpy as np
+    >>> [m.shape for m in qr(np.ones((3, 2)), mode="economic")]
+    [(3, 2), (2, 2)]
+    """
+    if pivoting:
+        raise ArgumentError("scipy.linalg.qr: pivoting=True is not offered (the permutation "
+                            "has no derivative); use pivoting=False")
+    if mode not in _QR_MODES:
+        raise ArgumentError(f"scipy.linalg.qr: mode must be 'full', 'economic' or 'r'; got "
+                            f"{mode!r}")
+    if not is_traced(a):
+        return scipy.linalg.qr(a, mode=mode, **options)
+    if mode == "r":       # SciPy's R has a's shape (NumPy's mode 'r' is the reduced one)
+        return (_la.qr(a, mode="complete")[1],)
+    return tuple(_la.qr(a, mode=_QR_MODES[mode]))
+
+
+def polar(a, side="right"):
+    """``scipy.linalg.polar``: ``(u, p)`` with ``a = u p`` (``side='right'``) or ``a = p u``,
+    ``u`` unitary and ``p`` positive semidefinite, from the SVD.
+
+    >>> import numpy as np
+    >>> u, p = polar(np.array([[0.0, 2.0], [3.0, 0.0]]))
+    >>> u, p
+    (array([[0., 1.],
+           [1., 0.]]), array([[3., 0.],
+           [0., 2.]]))
+    """
+    if side not in ("right", "left"):
+        raise ArgumentError(f"scipy.linalg.polar: side must be 'right' or 'left'; got {side!r}")
+    if not is_traced(a):
+        return scipy.linalg.polar(a, side=side)
+    w, s, vh = _la.svd(a, full_matrices=False)
+    u = w @ vh
+    if side == "right":
+        return u, mH(vh) @ (s[..., :, None] * vh)
+    return u, w @ (s[..., :, None] * mH(w))
+
+
+def expm_frechet(A, E, method=None, compute_expm=True):
+    """``scipy.linalg.expm_frechet``: the derivative of ``expm`` at ``A`` in the direction
+    ``E`` (and ``expm(A)``), read off the exponential of the block matrix
+    ``[[A, E], [0, A]]``.
+
+    >>> import numpy as np
+    >>> expm_frechet(np.zeros((2, 2)), np.eye(2), compute_expm=False)
+    array([[1., 0.],
+           [0., 1.]])
+    """
+    if not is_traced(A, E):
+        return scipy.linalg.expm_frechet(A, E, compute_expm=compute_expm)
+    n = shape_of(A)[-1]
+    zero = np.zeros(shape_of(A))
+    block = concatenate(concatenate(A, E, axis=-1), concatenate(zero, A, axis=-1), axis=-2)
+    big = expm(block)
+    frechet = big[..., :n, n:]
+    return (big[..., :n, :n], frechet) if compute_expm else frechet
+
+
+def block_diag(*arrs):
+    """``scipy.linalg.block_diag``: the arrays (scalars, vectors as rows, matrices) on the
+    diagonal of one matrix, zeros elsewhere.
+
+    >>> import numpy as np
+    >>> block_diag(np.ones((1, 2)), 2.0)
+    array([[1., 1., 0.],
+           [0., 0., 2.]])
+    """
+    if not arrs:
+        return np.zeros((1, 0))
+    blocks = [reshape(as_array(a), shape=(1, -1)) if len(shape_of(a)) < 2 else as_array(a)
+              for a in arrs]
+    cols = sum(shape_of(b)[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        r, c = shape_of(b)
+        pad_left = np.zeros((r, left), dtype=float_dtype(dtype_of(b)))
+        pad_right = np.zeros((r, cols - left - c), dtype=float_dtype(dtype_of(b)))
+        rows.append(concatenate(pad_left, b, pad_right, axis=1))
+        left += c
+    return concatenate(*rows, axis=0)
+
+
+def toeplitz(c, r=None):
+    """``scipy.linalg.toeplitz``: first column ``c``, first row ``r`` (``conj(c)`` by
+    default; its first element is ``c``'s).
+
+    >>> import numpy as np
+    >>> toeplitz(np.array([1.0, 2.0, 3.0]), np.array([1.0, 4.0]))
+    array([[1., 4.],
+           [2., 1.],
+           [3., 2.]])
+    """
+    c = reshape(as_array(c), shape=(-1,))
+    r = conj(c) if r is None else reshape(as_array(r), shape=(-1,))
+    m, n = shape_of(c)[0], shape_of(r)[0]
+    # every diagonal reads one entry of [r reversed (less its first), c]
+    values = concatenate(getitem(r, index=slice(n - 1, 0, -1)), c, axis=0)
+    index = (np.arange(m)[:, None] - np.arange(n)[None, :]) + (n - 1)
+    return getitem(values, index=index)
+
+
+def hankel(c, r=None):
+    """``scipy.linalg.hankel``: first column ``c``, last row ``r`` (zeros by default; its
+    first element is ignored).
+
+    >>> import numpy as np
+    >>> hankel(np.array([1.0, 2.0, 3.0]))
+    array([[1., 2., 3.],
+           [2., 3., 0.],
+           [3., 0., 0.]])
+    """
+    c = reshape(as_array(c), shape=(-1,))
+    m = shape_of(c)[0]
+    r = np.zeros(m, dtype=float_dtype(dtype_of(c))) if r is None else reshape(as_array(r),
+                                                                               shape=(-1,))
+    n = shape_of(r)[0]
+    values = concatenate(c, getitem(r, index=slice(1, None)), axis=0)
+    return getitem(values, index=np.arange(m)[:, None] + np.arange(n)[None, :])
+
+
+def circulant(c):
+    """``scipy.linalg.circulant``: each column ``c`` rolled down one more.
+
+    >>> import numpy as np
+    >>> circulant(np.array([1.0, 2.0, 3.0]))
+    array([[1., 3., 2.],
+           [2., 1., 3.],
+           [3., 2., 1.]])
+    """
+    c = reshape(as_array(c), shape=(-1,))
+    n = shape_of(c)[0]
+    return getitem(c, index=(np.arange(n)[:, None] - np.arange(n)[None, :]) % n)
