@@ -9,6 +9,8 @@ import scipy.signal
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+import funcgrad.scipy.integrate as fss_integrate
+import funcgrad.scipy.signal as fss
 from funcgrad.scipy.integrate import odeint
 from funcgrad.scipy.signal import convolve, correlate
 
@@ -120,3 +122,37 @@ def test_signal_under_vmap():
     a, v = np.arange(12.0).reshape(3, 4), np.array([1.0, -2.0, 0.5])
     got = fg.vmap(lambda row: convolve(row, v, mode="same"))(a)
     np.testing.assert_allclose(got, np.stack([scipy.signal.convolve(r, v, mode="same") for r in a]))
+
+
+@pytest.mark.parametrize("name", ["convolve2d", "correlate2d", "fftconvolve"])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_two_dimensional_signals(name, mode):
+    rng = np.random.default_rng(1)
+    image, kernel = rng.normal(size=(5, 6)), rng.normal(size=(2, 3))
+    ours = getattr(fss, name)
+    want = getattr(scipy.signal, name)(image, kernel, mode=mode)
+    np.testing.assert_allclose(ours(image, kernel, mode=mode), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fg.jit(lambda a, k: ours(a, k, mode=mode))(image, kernel), want,
+                               rtol=1e-12, atol=1e-12)
+    fg.check_grads(lambda a, k: ours(a, k, mode=mode), (image, kernel), order=2,
+                   modes=("rev", "fwd"))
+
+
+def test_two_dimensional_boundaries_other_than_zero_are_refused():
+    with pytest.raises(fg.ArgumentError, match="boundary='fill' with fillvalue=0"):
+        fss.convolve2d(np.ones((3, 3)), np.ones((2, 2)), boundary="wrap")
+
+
+def test_trapezoid_against_scipy_and_differences():
+    rng = np.random.default_rng(2)
+    y, x = rng.normal(size=(3, 7)), np.sort(rng.normal(size=7))
+    xs = np.sort(rng.normal(size=(3, 7)), axis=0)
+    for args, kwargs in [((y,), {}), ((y, x), {}), ((y,), {"dx": 0.3, "axis": 0}),
+                         ((y, xs), {"axis": 0})]:
+        want = scipy.integrate.trapezoid(*args, **kwargs)
+        np.testing.assert_allclose(fss_integrate.trapezoid(*args, **kwargs), want, rtol=1e-12)
+        traced = fg.jit(lambda *a: fss_integrate.trapezoid(*a, **kwargs))(*args)
+        np.testing.assert_allclose(traced, want, rtol=1e-12)
+    fg.check_grads(lambda y, x: fss_integrate.trapezoid(fnp.sin(y), x), (y, x), order=2,
+                   modes=("rev", "fwd"))
+    fg.check_grads(lambda xs: fss_integrate.trapezoid(y, xs, axis=0), (xs,), order=2)

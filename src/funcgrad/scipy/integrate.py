@@ -1,4 +1,5 @@
-"""``funcgrad.scipy.integrate.odeint``: SciPy's ODE solver, differentiable by the adjoint method.
+"""``funcgrad.scipy.integrate.odeint``: SciPy's ODE solver, differentiable by the adjoint method
+(and ``trapezoid``, the trapezoidal rule on samples).
 
 ``odeint(func, y0, t, args=())`` solves ``dy/dt = func(y, t, *args)`` with
 SciPy's LSODA and returns ``y`` at every time in ``t`` (shape ``(len(t),) +
@@ -31,6 +32,7 @@ MissingRuleError (it would need the adjoint of the adjoint).
 import numpy as np
 import scipy.integrate
 
+from .. import numpy as fnp
 from ..core.errors import ArgumentError
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -42,7 +44,7 @@ from ..transforms.forward import jvp
 from ..transforms.ravel import ravel_pytree
 from ..transforms.reverse import vjp
 
-__all__ = ["odeint"]
+__all__ = ["odeint", "trapezoid"]
 
 def odeint(func, y0, t, args=(), rtol=None, atol=None, mxstep=None, hmax=None, hmin=None):
     """``scipy.integrate.odeint(func, y0, t, args)``, differentiable in ``y0``, ``t`` and ``args``.
@@ -163,3 +165,21 @@ def _odeint_jvp(tangents, ys, y0, t, *leaves, func, treedef, options):
 
 
 _odeint = Primitive("odeint", _solve, vjp=_odeint_vjp, jvp=_odeint_jvp)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """``scipy.integrate.trapezoid``: the integral of samples ``y`` along ``axis`` by the
+    trapezoidal rule, at points ``x`` (or spaced by ``dx``); differentiable in all three.
+
+    >>> import numpy as np
+    >>> trapezoid(np.array([1.0, 2.0, 3.0]), dx=0.5)
+    np.float64(2.0)
+    """
+    if not any(isinstance(v, Box) for v in (y, x, dx)):
+        return scipy.integrate.trapezoid(y, x, dx=dx, axis=axis)
+    y = fnp.moveaxis(fnp.asarray(y), axis, -1)
+    widths = dx
+    if x is not None:
+        x = fnp.asarray(x)
+        widths = fnp.diff(fnp.moveaxis(x, axis, -1) if len(shape_of(x)) > 1 else x, axis=-1)
+    return fnp.sum(widths * (y[..., 1:] + y[..., :-1]), axis=-1) / 2.0

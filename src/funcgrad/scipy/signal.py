@@ -1,4 +1,5 @@
-"""``funcgrad.scipy.signal``: ``convolve`` and ``correlate`` of N-dimensional arrays.
+"""``funcgrad.scipy.signal``: ``convolve`` and ``correlate`` of N-dimensional arrays (and
+``convolve2d``, ``correlate2d``, ``fftconvolve``).
 
 SciPy's signatures and modes (``full``, ``same``, ``valid``); values equal
 ``scipy.signal.convolve``'s to rounding (SciPy may use an FFT; funcgrad sums the
@@ -25,7 +26,7 @@ from ..rules.arrays import getitem
 from ..rules.convolution import convolve as _convolve
 from ..rules.elementwise import conjugate
 
-__all__ = ["convolve", "correlate"]
+__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve"]
 
 def _cut(full, s1, s2, mode, who):
     """The part of the full result ``mode`` keeps, centred as SciPy centres it."""
@@ -90,3 +91,62 @@ def correlate(in1, in2, mode="full", method="auto"):
         return in1 * conjugate(in2)
     flipped = conjugate(getitem(in2, index=(slice(None, None, -1),) * len(s2)))
     return _convolved(in1, flipped, s1, s2, mode, "correlate")
+
+
+def _two_d(who, in1, in2, boundary, fillvalue):
+    if boundary != "fill" or fillvalue != 0:
+        raise ArgumentError(f"{who}: only boundary='fill' with fillvalue=0 is offered (JAX's "
+                            f"too); pad the input yourself (funcgrad.numpy.pad, mode='wrap' or "
+                            f"'symmetric') for the others")
+    if len(shape_of(in1)) != 2 or len(shape_of(in2)) != 2:
+        raise ArgumentError(f"{who}: in1 and in2 must be 2-D; got shapes {shape_of(in1)} and "
+                            f"{shape_of(in2)}")
+
+
+def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """``scipy.signal.convolve2d`` (zero boundary).
+
+    >>> import numpy as np
+    >>> convolve2d(np.eye(2), np.ones((1, 2)))
+    array([[1., 1., 0.],
+           [0., 1., 1.]])
+    """
+    _two_d("convolve2d", in1, in2, boundary, fillvalue)
+    if not is_traced(in1, in2):
+        return scipy.signal.convolve2d(in1, in2, mode=mode)
+    return convolve(in1, in2, mode=mode)
+
+
+def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """``scipy.signal.correlate2d`` (zero boundary).
+
+    >>> import numpy as np
+    >>> correlate2d(np.eye(2), np.array([[1.0, 2.0]]), mode="same")
+    array([[2., 0.],
+           [1., 2.]])
+    """
+    _two_d("correlate2d", in1, in2, boundary, fillvalue)
+    if not is_traced(in1, in2):
+        return scipy.signal.correlate2d(in1, in2, mode=mode)
+    if mode != "same":
+        return correlate(in1, in2, mode=mode)
+    # SciPy centres correlate2d's 'same' part half an element later than correlate's
+    full = correlate(in1, in2, mode="full")
+    start = [-(-(f - n) // 2) for f, n in zip(shape_of(full), shape_of(in1))]
+    return getitem(full, index=tuple(slice(a, a + n) for a, n in zip(start, shape_of(in1))))
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    """``scipy.signal.fftconvolve``: the same convolution (computed directly when traced,
+    equal to rounding).
+
+    >>> import numpy as np
+    >>> bool(np.allclose(fftconvolve(np.ones(3), np.ones(2)), [1.0, 2.0, 2.0, 1.0]))
+    True
+    """
+    if axes is not None:
+        raise ArgumentError("fftconvolve: axes= is not offered; convolve along every axis, or "
+                            "vmap over the others")
+    if not is_traced(in1, in2):
+        return scipy.signal.fftconvolve(in1, in2, mode=mode)
+    return convolve(in1, in2, mode=mode)
