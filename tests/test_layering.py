@@ -74,7 +74,7 @@ LAYERS = [   # bottom first; a package may import only from its own layer or bel
     ["control"],                                # loops, branches, checkpoints, custom rules
     ["analysis"],                               # explain, lint, sparsity, paths, check_grads
     ["numpy", "scipy", "nn", "optim", "at", "extend", "random", "debug", "tree", "tree_util",
-     "lax", "runtime"],                         # what users call
+     "lax", "runtime", "image"],                # what users call
     ["io"],                                     # show, files, pickles, the formula parser
     ["cli", "__main__"],                        # the funcgrad command
 ]

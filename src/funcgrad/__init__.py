@@ -60,7 +60,7 @@ from .transforms.ravel import ravel_pytree
 from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 
 # arrays and training
-from . import numpy, nn, optim, extend, random, debug, tree, tree_util, lax
+from . import numpy, nn, optim, extend, random, debug, tree, tree_util, lax, image
 from .at import at
 from .runtime import (Array, Device, device_put, device_get, devices, local_devices,
                       default_backend, device_count, local_device_count, process_index,
@@ -122,7 +122,7 @@ __all__ = [
     "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "tree_transpose",
     "register_pytree_node_class",
     "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
-    "numpy", "nn", "optim", "extend", "random", "debug", "at",
+    "numpy", "nn", "optim", "extend", "random", "debug", "at", "image",
     "show", "to_dot", "to_svg", "render", "explore", "dumps", "loads", "dump", "load", "explain", "lint",
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
     "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "ArgumentTypeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
