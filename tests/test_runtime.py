@@ -87,3 +87,18 @@ def test_config_flags():
         fg.config.update("jax_platforms", "cuda")
     with pytest.raises(fg.ArgumentError, match="no flag 'jax_numpy_rank_promotion'"):
         fg.config.update("jax_numpy_rank_promotion", "raise")
+
+
+def test_pmap_is_a_jitted_vmap_with_collectives():
+    from funcgrad import lax
+    xs = np.array([1.0, 2.0, 4.0])
+    f = fg.pmap(lambda x, n: x ** n + lax.pmean(x, "i"), axis_name="i",
+                static_broadcasted_argnums=1)
+    for n in (2, 3):
+        np.testing.assert_allclose(f(xs, n), xs ** n + xs.mean())
+    np.testing.assert_allclose(fg.pmap(lambda x, y: x + y, in_axes=(0, None))(xs, 10.0),
+                               xs + 10.0)
+    # a derivative through it, against the closed form: d/dw sum(w x) = sum(x)
+    assert fg.grad(lambda w: fnp.sum(fg.pmap(lambda x: x * w)(xs)))(2.0) == xs.sum()
+    with pytest.raises(fg.ArgumentError, match="no 'gpu' backend"):
+        fg.pmap(lambda x: x, backend="gpu")

@@ -45,6 +45,7 @@ from .control.checkpoint_policies import checkpoint_name, checkpoint_policies
 from .control.linear_maps import linearize, linear_transpose
 from .control.fixed_points import fixed_point
 from .control.callbacks import pure_callback
+from .control.closures import closure_convert
 remat = checkpoint
 from .dag.finite import debug_nans
 
@@ -64,7 +65,8 @@ from . import numpy, nn, optim, extend, random, debug, tree, tree_util, lax, ima
 from .at import at
 from .runtime import (Array, Device, device_put, device_get, devices, local_devices,
                       default_backend, device_count, local_device_count, process_index,
-                      process_count, named_scope, named_call, ensure_compile_time_eval, config)
+                      process_count, named_scope, named_call, ensure_compile_time_eval, config,
+                      pmap)
 
 # seeing and saving graphs
 from .io.show import show, to_dot, to_svg, render
@@ -108,7 +110,7 @@ __all__ = [
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
     "jacobian", "hessian", "hvp", "vmap", "jit", "eval_shape", "ShapeDtypeStruct",
     "block_until_ready", "stop_gradient", "check_grads", "debug_nans", "disable_jit",
-    "clear_caches", "pure_callback",
+    "clear_caches", "pure_callback", "closure_convert", "pmap",
     "Array", "Device", "device_put", "device_get", "devices", "local_devices", "default_backend",
     "device_count", "local_device_count", "process_index", "process_count", "named_scope",
     "named_call", "ensure_compile_time_eval", "config",

@@ -29,10 +29,12 @@ from .core.traces import Box
 from .core.tree import tree_map
 from .dag import finite
 from .jit import jitted
+from .transforms.batching import vmap
 
 __all__ = ["Array", "Device", "device_put", "device_get", "devices", "local_devices",
            "default_backend", "device_count", "local_device_count", "process_index",
-           "process_count", "named_scope", "named_call", "ensure_compile_time_eval", "config"]
+           "process_count", "named_scope", "named_call", "ensure_compile_time_eval", "config",
+           "pmap"]
 
 
 class _ArrayType(type):
@@ -237,3 +239,42 @@ class _Config:
 
 
 config = _Config()
+
+
+def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: Any = 0,
+         static_broadcasted_argnums: Any = (), devices: Any = None, backend: str | None = None,
+         axis_size: int | None = None, donate_argnums: Any = (),
+         global_arg_shapes: Any = None) -> Callable:
+    """JAX's ``pmap`` on one CPU: the examples along ``in_axes`` that JAX spreads over
+    devices are computed together, as ``fg.jit(fg.vmap(fun, in_axes, out_axes,
+    axis_name))`` (so ``lax.psum`` and the other collectives over ``axis_name`` work);
+    ``static_broadcasted_argnums`` are jit's static arguments, passed whole to each example.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import lax
+    >>> fg.pmap(lambda x: x / lax.psum(x, "d"), axis_name="d")(np.array([1.0, 3.0]))
+    array([0.25, 0.75])
+    """
+    if not callable(fun):
+        raise ArgumentTypeError(f"pmap needs a function; got {fun!r:.40}")
+    if backend not in (None, "cpu"):
+        raise ArgumentError(f"pmap: funcgrad computes on the CPU; there is no {backend!r} "
+                            f"backend")
+    statics = ((static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int)
+               else tuple(static_broadcasted_argnums))
+
+    def mapped(*args):
+        dynamic = [i for i in range(len(args)) if i not in statics]
+        axes = in_axes
+        if isinstance(in_axes, (tuple, list)) and len(in_axes) == len(args) and statics:
+            axes = tuple(in_axes[i] for i in dynamic)
+
+        def on_dynamic(*values):
+            full = list(args)
+            for i, v in zip(dynamic, values):
+                full[i] = v
+            return fun(*full)
+        return vmap(on_dynamic, in_axes=axes, out_axes=out_axes, axis_name=axis_name,
+                    axis_size=axis_size)(*[args[i] for i in dynamic])
+    return jitted.jit(mapped, static_argnums=statics)

@@ -336,3 +336,29 @@ def test_custom_gradient_refuses_what_is_no_pair():
         fg.grad(bad)(1.0)
     with pytest.raises(fg.ArgumentTypeError, match="needs a function"):
         fg.custom_gradient(3.0)
+
+
+def test_closure_convert_lets_a_custom_vjp_take_what_a_closure_captured():
+    # JAX's recipe: the custom rule gets the closure's traced values as arguments
+    import functools
+
+    @functools.partial(fg.custom_vjp, nondiff_argnums=(0,))
+    def apply(f, x, *consts):
+        return f(x, *consts)
+
+    def fwd(f, x, *consts):
+        return f(x, *consts), (x, consts)
+
+    def bwd(f, res, g):
+        x, consts = res
+        _, pull = fg.vjp(f, x, *consts)
+        return pull(g)
+
+    apply.defvjp(fwd, bwd)
+
+    def loss(a):
+        f, consts = fg.closure_convert(lambda x: fnp.sin(x * a), 0.5)
+        return apply(f, 0.5, *consts)
+    assert np.isclose(fg.grad(loss)(1.3), 0.5 * np.cos(0.5 * 1.3))
+    f, consts = fg.closure_convert(lambda x, y: x * y + 1.0, 2.0, 3.0)
+    assert consts == [] and f(2.0, 3.0) == 7.0

@@ -37,57 +37,10 @@ from ..core.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..core.values import dtype_of
 from ..transforms.arguments import fun_name, stop_gradient
 from ..transforms.reverse import vjp
-from .body import trace_body
+from .closures import Closed, negated, pull_captured
 from .custom_rules import custom_vjp
 
-__all__ = ["custom_root", "custom_linear_solve", "Closed", "pull_captured", "negated"]
-
-
-class Closed:
-    """A function of one tree with the traced values it closed over made arguments: its
-    body, the tree's structure, and the structure of what it returns."""
-
-    def __init__(self, fun, example, who):
-        leaves, self.in_def = tree_flatten(example)
-        out_def = []
-
-        def flat(*xs):
-            out, tree = tree_flatten(fun(tree_unflatten(self.in_def, list(xs))))
-            out_def.append(tree)
-            return out
-        self.body, self.captured = trace_body(flat, leaves, who)
-        self.out_def = out_def[0]
-        self.who = who
-
-    def at(self, captured):
-        """The function of one tree, with ``captured`` for the values it closed over."""
-        def fun(x):
-            return tree_unflatten(self.out_def, list(self.body(*tree_leaves(x), *captured)))
-        return fun
-
-
-def negated(tree):
-    return tree_map(lambda v: None if v is None else -v, tree)
-
-
-def _float_only(captured):
-    """Which captured values have a derivative (floats and complex numbers)."""
-    return [dtype_of(c).kind in "fc" for c in captured]
-
-
-def pull_captured(output_of, captured, u):
-    """``(d output_of(captured) / d captured)^T u``: None for the captured values without a
-    derivative (integers, booleans)."""
-    wanted = _float_only(captured)
-    chosen = [c for c, w in zip(captured, wanted) if w]
-    if not chosen:
-        return tuple(None for _ in captured)
-
-    def of_chosen(*values):
-        it = iter(values)
-        return output_of([next(it) if w else c for c, w in zip(captured, wanted)])
-    pulled = iter(vjp(of_chosen, *chosen)[1](u))
-    return tuple(next(pulled) if w else None for w in wanted)
+__all__ = ["custom_root", "custom_linear_solve"]
 
 
 # -- custom_root ---------------------------------------------------------------------------

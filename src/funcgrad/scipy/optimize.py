@@ -31,7 +31,7 @@ import scipy.optimize
 from .. import numpy as fnp
 from ..control.callbacks import pure_callback
 from ..control.custom_rules import custom_vjp
-from ..control.roots import Closed, negated, pull_captured
+from ..control.closures import Closed, negated, pull_captured
 from ..core.errors import ArgumentError
 from ..core.traces import Box
 from ..core.values import dtype_of, shape_of
