@@ -409,6 +409,35 @@ for _name in ("nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nan
     _register_numpy(_name, (lambda n: lambda x: getattr(fnp, n)(x, axis=-1))(_name), (V3,), (M23,))
 _register_numpy("nanquantile", lambda x: fnp.nanquantile(x, [0.25, 0.5], axis=-1), (V3,), (M23,))
 _register_numpy("nanpercentile", lambda x: fnp.nanpercentile(x, 30.0, axis=-1), (V3,), (M23,))
+# integers and float steps (no derivative through them, or x's own), writes in JAX's form
+_register_numpy("gcd", lambda x: x * fnp.gcd(fnp.argsort(x) + 4, 6), (V3,), (M23,))
+_register_numpy("lcm", lambda x: x * fnp.lcm(fnp.argsort(x) + 1, 2), (V3,), (M23,))
+_register_numpy("bitwise_count", lambda x: x * fnp.bitwise_count(fnp.argsort(x) + 5), (V3,),
+                (M23,))
+_register_numpy("nextafter", lambda x, y: fnp.nextafter(x, y) * y, (V3, V3[::-1].copy()))
+_register_numpy("spacing", lambda x: fnp.where(fnp.spacing(x) > 0, x, -2.0 * x), (V3,), (M23,))
+_register_numpy("fill_diagonal", lambda x: fnp.fill_diagonal(x, x[0, 1], inplace=False), (W,))
+_register_numpy("put", lambda x: fnp.put(x, np.array([0, 2, 2]), x[1:] * 2.0, inplace=False),
+                (V3,))
+_register_numpy("put_along_axis", lambda x: fnp.put_along_axis(
+    x, np.array([[1], [0]]), x[:, :1] * 3.0, axis=1, inplace=False), (M23,))
+_register_numpy("place", lambda x: fnp.place(x, np.array([True, False, True]), x[1:] * 2.0,
+                                             inplace=False), (V3,))
+_register_numpy("poly", lambda x: fnp.poly(x), (V3,))
+_register_numpy("polydiv", lambda u, v: fnp.concatenate(fnp.polydiv(u, v)),
+                (V3, V3[:2] + 2.0))
+_register_numpy("sort_complex", lambda x: fnp.real(fnp.sort_complex(x)) * 2.0, (V3,))
+_register_numpy("apply_over_axes", lambda x: fnp.apply_over_axes(fnp.sum, x ** 2, [0]), (M23,))
+_register_numpy("array_equiv", lambda x: x * float(fnp.array_equiv(fnp.sign(x), np.sign(V3))),
+                (V3,), jit="refused: a Python bool of a traced value (ConcretizationError)",
+                vmap="refused: a Python bool of a batched value (ConcretizationError)")
+_register_numpy("histogram_bin_edges", lambda x: fnp.histogram_bin_edges(x, 4), (V3,))
+register("scipy.integrate.trapezoid", lambda y, x: fsi.trapezoid(y, x), (M23, V3))
+register("scipy.signal.convolve2d", lambda a, v: fsg.convolve2d(a, v, mode="same"),
+         (M23, W[:2, :2]))
+register("scipy.signal.correlate2d", lambda a, v: fsg.correlate2d(a, v, mode="same"),
+         (M23, W[:2, :2]))
+register("scipy.signal.fftconvolve", lambda a, v: fsg.fftconvolve(a, v), (M23, W[:2, :2]))
 register("scipy.linalg.cho_factor", lambda a: fsl.cho_factor(a @ a.T + 3.0 * np.eye(3))[0],
          (W,))
 register("scipy.integrate.odeint", lambda y0: fsi.odeint(

@@ -145,6 +145,7 @@ ROWS = {
                                grad=False),
     "bincount": Row(lambda m, w: m.bincount(np.array([0, 3, 3, 1, 0]), w), (V,)),
     "histogram": Row(lambda m, w: m.histogram(X[1], bins=3, weights=w)[0], (V,)),
+    "histogram_bin_edges": Row(lambda m, x: m.histogram_bin_edges(x, bins=4), (X[1],)),
     "histogram:density": Row(lambda m, w: m.histogram(X[1], bins=4, weights=w, density=True)[0], (W5,),
                              exact=False),
     # -- _editing
@@ -217,10 +218,13 @@ ROWS = {
     "vander:increasing": Row(lambda m, x: m.vander(x, increasing=True), (K,)),
     "polyfit": Row(lambda m, x, y: m.polyfit(x, y, 2), (C, V), exact=False),
     "polyfit:weights": Row(lambda m, y, w: m.polyfit(C, y, 1, w=w), (V, W5), exact=False),
+    "poly": Row(lambda m, z: m.poly(z), (V,)),
+    "polydiv": Row(lambda m, u, v: m.concatenate(m.polydiv(u, v)), (V, K)),
     "roots": Row(lambda m, p: m.sort(m.real(m.roots(p))), (np.array([1.0, -6.0, 11.0, -6.0]),), exact=False),
     # -- _functional
     "apply_along_axis": Row(lambda m, x: m.apply_along_axis(lambda v: v[::-1] * v[0], 1, x), (X,)),
     "apply_along_axis:scalar": Row(lambda m, x: m.apply_along_axis(lambda v: (v * v).sum(), 0, x), (X,)),
+    "apply_over_axes": Row(lambda m, x: m.apply_over_axes(m.sum, x * x, [0, 1]), (X,)),
     "vectorize": Row(lambda m, x: m.vectorize(lambda v: v * v if v > 0 else -v)(x), (X,)),
     "vectorize:two": Row(lambda m, x, y: m.vectorize(lambda a, b: a * b + 1.0)(x, y), (X, V)),
     "piecewise": Row(lambda m, x: m.piecewise(x, [x < 0, x > 1], [lambda v: v ** 2, lambda v: 3.0 * v, 0.5]), (X,)),

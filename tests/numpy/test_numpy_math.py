@@ -121,6 +121,8 @@ TABLE = {
     "fmod": R([REAL, away(0.5)], _t("fmod"), valid=_quotient_off_integers),
     "copysign": R([away(), away()], _t("copysign")),
     "heaviside": R([away(), REAL]),
+    "nextafter": R([REAL, REAL], valid=_apart(0.1)),
+    "spacing": R([away()]),
     "floor_divide": R([REAL, away(0.5)], valid=_quotient_off_integers),
     "clip": R([REAL, uniform(-1.5, -0.5), uniform(0.5, 1.5)], _t("clamp"), valid=_inside_kinks),
 }

@@ -128,6 +128,8 @@ CASES = {
     "pad:wrap": Case(lambda m, x: m.pad(x, (1, 4), mode="wrap"), M2 + V1),
     "sort": Case(lambda m, x: m.sort(x), M2 + V1, lambda t, x: torch.sort(x).values),
     "sort:axis0": Case(lambda m, x: m.sort(x, axis=0), M3, lambda t, x: torch.sort(x, dim=0).values),
+    "sort_complex": Case(lambda m, x: m.real(m.sort_complex(x)), M2 + V1,
+                         lambda t, x: torch.sort(x).values),
     "sort:None": Case(lambda m, x: m.sort(x, axis=None), M2, lambda t, x: torch.sort(x.reshape(-1)).values),
     # -- indexing
     "take": Case(lambda m, x: m.take(x, [0, 0, 2]), M2, lambda t, x: x.reshape(-1)[[0, 0, 2]]),

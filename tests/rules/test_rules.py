@@ -368,6 +368,9 @@ CASES = [
     *[Case(name, [np.array([[3, 5, 6]]), np.array([1, 2, 3])], diff=(), label="ints")
       for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")],
     Case("bitwise_and", [np.array([True, False]), np.array([True, True])], diff=(), label="bools"),
+    *[Case(name, [np.array([[12, 5, 6]]), np.array([8, 15, 4])], diff=(), label="ints")
+      for name in ("gcd", "lcm")],
+    Case("bitwise_count", [np.array([[3, 255, 0]], dtype=np.uint8)], diff=(), label="ints"),
     Case("invert", [np.array([3, -4])], diff=(), label="ints"),
     Case("invert", [np.array([True, False])], diff=(), label="bools"),
     Case("vecdot", [_a(2, 3), _a(3)], {"axis": -1}, label="broadcast"),
@@ -696,6 +699,7 @@ def _torch_table(torch):
         "stop_gradient": lambda x: x.detach(),
         "zeros_like": torch.zeros_like,
         "invert": torch.bitwise_not, "left_shift": torch.bitwise_left_shift,
+        "gcd": torch.gcd, "lcm": torch.lcm,
         "right_shift": torch.bitwise_right_shift,
         "spread_sqrt": torch.sqrt,   # the same away from zero, where the tests sample it
         "vecdot": lambda x1, x2, axis=-1: torch.linalg.vecdot(x1, x2, dim=axis),
@@ -776,6 +780,8 @@ NO_TORCH_EQUIVALENT = {
         "spence", "si", "ci", "fresnel_s", "fresnel_c", "owens_t", "hyp1f1", "hyp2f1", "boxcox",
         "boxcox1p")},
     "solve_sylvester": "no Sylvester solver", "sqrtm": "no matrix square root",
+    "bitwise_count": "no population count in torch",
+    "spacing": "no spacing in torch (its derivative is 0: tests/numpy/test_numpy_math.py)",
     **{name: "packed outputs; tests/numpy/test_numpy_linalg.py compares them with torch.linalg"
        for name in ("svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "lstsq_residuals",
                     "lstsq_singular_values", "complement", "lstsq_rank", "matrix_rank")},

@@ -26,7 +26,7 @@ from ._helpers import as_array, check_axis, concrete, in_float_dtype_of, is_trac
 from ._joining import stack
 from ._shape import broadcast_arrays, moveaxis, ravel, reshape
 
-__all__ = ["apply_along_axis", "vectorize", "piecewise"]
+__all__ = ["apply_along_axis", "vectorize", "piecewise", "apply_over_axes"]
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
@@ -129,3 +129,25 @@ def piecewise(x, condlist, funclist, *args, **kw):
     for piece, where in zip(pieces, positions):
         out = out + _a.untake(piece, index=where, shape=(size,))
     return in_float_dtype_of(reshape(out, shape), x)
+
+
+def apply_over_axes(func, a, axes):
+    """``numpy.apply_over_axes``: ``func(a, axis)`` for each axis in turn, its result given
+    back the reduced axis (as a length-1 axis) where ``func`` dropped it.
+
+    >>> import numpy as np
+    >>> apply_over_axes(np.sum, np.ones((2, 3)), [0, 1])
+    array([[6.]])
+    """
+    out = as_array(a)
+    for axis in ([axes] if isinstance(axes, int) else axes):
+        nd = len(_shape_of(out))
+        axis = axis % nd
+        res = func(out, axis)
+        if len(_shape_of(res)) == nd - 1:
+            res = reshape(res, _shape_of(res)[:axis] + (1,) + _shape_of(res)[axis:])
+        elif len(_shape_of(res)) != nd:
+            raise ArgumentError("apply_over_axes: func must keep or drop exactly the axis "
+                                "it is given")
+        out = res
+    return out

@@ -28,7 +28,7 @@ from ._shape import at_least_ndim, ravel, reshape, transpose
 __all__ = [
     "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
     "array_split", "hsplit", "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr", "flipud",
-    "roll", "rot90", "pad", "sort", "unstack",
+    "roll", "rot90", "pad", "sort", "unstack", "sort_complex",
 ]
 
 
@@ -482,3 +482,15 @@ def sort(a, axis=-1, kind=None, order=None):
     axis = check_axis(axis, nd, "sort")
     index = _s.argsort(_plain(a), axis=axis, kind="stable")
     return _s.take_along(a, index, axis=axis)
+
+
+def sort_complex(a):
+    """``numpy.sort_complex``: sorted by real part, then imaginary part, as complex numbers.
+
+    >>> import numpy as np
+    >>> sort_complex(np.array([3.0, 1.0, 2.0]))
+    array([1.+0.j, 2.+0.j, 3.+0.j])
+    """
+    out = sort(a)            # NumPy orders complex numbers so: real part, then imaginary
+    kind = _dtype_of(out)
+    return out if kind.kind == "c" else out.astype(_np.result_type(kind, _np.complex64))

@@ -22,6 +22,7 @@ import numpy as _np
 
 from ..core.errors import ArgumentError
 from ..core.values import plain as _plain
+from ..core.values import shape_of as _shape_of
 from ..dag.arraylike import bitwise
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
@@ -33,7 +34,8 @@ __all__ = ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal
            "logical_and", "logical_or", "logical_not", "logical_xor",
            "where", "isclose", "allclose", "array_equal", "isposinf", "isneginf",
            "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert",
-           "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "isin"]
+           "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "isin",
+           "bitwise_count", "gcd", "lcm", "array_equiv"]
 
 
 def _mask(prim, *example):
@@ -76,6 +78,9 @@ bitwise_xor = _bits(_u.bitwise_xor, 6, 3)
 invert = _bits(_u.invert, 6)
 left_shift = _bits(_u.left_shift, 3, 2)
 right_shift = _bits(_u.right_shift, 12, 2)
+bitwise_count = _bits(_u.bitwise_count, 7)
+gcd = _bits(_u.gcd, 12, 18)
+lcm = _bits(_u.lcm, 4, 6)
 bitwise_not = bitwise_invert = invert                    # NumPy 2's names for them too
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 logical_and = _mask(_u.logical_and, True, False)
@@ -182,3 +187,18 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     t = t if is_traced(t) else _np.asarray(t)
     found = _ew.equal(e[..., None], t.reshape(-1)).any(axis=-1)   # each against every entry
     return _u.logical_not(found) if invert else found
+
+
+def array_equiv(a1, a2):
+    """``numpy.array_equiv``: whether the arrays broadcast to one shape and are equal there.
+
+    >>> import numpy as np
+    >>> array_equiv(np.array([1.0, 2.0]), np.array([[1.0, 2.0], [1.0, 2.0]]))
+    True
+    """
+    try:
+        _np.broadcast_shapes(_shape_of(a1), _shape_of(a2))
+    except ValueError:
+        return False
+    return _u.logical_not(_ew.not_equal(a1, a2)).all() if is_traced(a1, a2) else bool(
+        _np.array_equiv(a1, a2))

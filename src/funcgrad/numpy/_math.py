@@ -81,6 +81,8 @@ from ..rules.ufuncs import (  # noqa: F401
     imag,
     log1p,
     log2,
+    nextafter,
+    spacing,
     log10,
     logaddexp,
     logaddexp2,
@@ -205,6 +207,6 @@ _UFUNCS = [
     "floor", "ceil", "rint", "trunc", "fix",
     # binary
     "float_power", "fmax", "fmin", "arctan2", "atan2", "hypot", "logaddexp", "logaddexp2",
-    "mod", "remainder", "fmod", "copysign", "heaviside", "floor_divide",
+    "mod", "remainder", "fmod", "copysign", "heaviside", "floor_divide", "nextafter", "spacing",
 ]
 __all__ = _UFUNCS + ["round", "around", "clip", "astype"]

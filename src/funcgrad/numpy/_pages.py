@@ -223,6 +223,14 @@ ROWS = {
         'x1, x2, /', 'floor(x1 / x2), elementwise (``//``).',
         '0 (piecewise constant)',
         (('fnp.floor_divide(7.5, 2.0)', '3.0'), ('fg.grad(fnp.floor_divide, argnums=(0, 1))(7.5, 2.0)', '(np.float64(0.0), np.float64(0.0))'))),
+    'nextafter': Page(
+        'x1, x2, /', 'The next float after x1 toward x2, elementwise.',
+        '1 for x1 (it moves as x1 does), 0 for x2',
+        (('fnp.nextafter(1.0, 2.0)', '1.0000000000000002'), ('fg.grad(fnp.nextafter, argnums=(0, 1))(1.0, 2.0)', '(np.float64(1.0), np.float64(0.0))'))),
+    'spacing': Page(
+        'x, /', 'The gap between x and the next float away from zero, elementwise.',
+        '0 (piecewise constant)',
+        (('fnp.spacing(1.0)', '2.220446049250313e-16'), ('fg.grad(fnp.spacing)(1.0)', 'np.float64(0.0)'))),
     'real': Page(
         'val, /', 'The real part, elementwise.',
         "the cotangent's real part flows back to z (docs/complex.md)",

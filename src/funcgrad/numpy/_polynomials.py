@@ -16,17 +16,18 @@ array([9., 3., 1.])
 
 import numpy as _np
 
+from ..core.errors import ArgumentError
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from . import _decompositions
 from ._calculus import convolve
 from ._helpers import as_array, concrete, in_float_dtype_of, is_traced
-from ._joining import concatenate
+from ._joining import concatenate, stack
 from ._reductions import cumprod, sum
 from ._shape import reshape
 
 __all__ = ["polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "vander",
-           "polyfit", "roots"]
+           "polyfit", "roots", "poly", "polydiv"]
 
 
 def polyval(p, x):
@@ -189,3 +190,61 @@ def roots(p):
         companion = concatenate([top, _np.eye(n - 2, n - 1)], axis=0)
         found = _decompositions.eigvals(companion)
     return in_float_dtype_of(concatenate([found, _np.zeros(trailing)]) if trailing else found, p)
+
+
+def poly(seq_of_zeros):
+    """``numpy.poly``: the monic polynomial with these roots (a square matrix's: of its
+    characteristic polynomial), as coefficients from the highest power.
+
+    >>> import numpy as np
+    >>> poly(np.array([1.0, 2.0]))
+    array([ 1., -3.,  2.])
+    """
+    zeros = as_array(seq_of_zeros)
+    shape = _shape_of(zeros)
+    if len(shape) == 2 and shape[0] == shape[1] and shape[0] > 0:
+        zeros = _decompositions.eigvals(zeros)
+    elif len(shape) > 1:
+        raise ArgumentError("poly: give a 1-D sequence of roots or a square matrix")
+    if _shape_of(zeros)[0] == 0:
+        return 1.0                       # NumPy's answer for no roots
+    coefficients = _np.ones(1)
+    for k in range(_shape_of(zeros)[0]):
+        coefficients = convolve(coefficients, concatenate([_np.ones(1),
+                                                           -reshape(zeros[k], (1,))]))
+    if not is_traced(seq_of_zeros) and _np.iscomplexobj(coefficients):
+        roots = _np.asarray(concrete(zeros, "poly"))
+        pos = _np.sort(roots[roots.imag > 0])
+        neg = _np.sort(_np.conjugate(roots[roots.imag < 0]))
+        if len(pos) == len(neg) and _np.all(pos == neg):
+            return coefficients.real.copy()      # conjugate pairs: NumPy's real polynomial
+    return coefficients
+
+
+def polydiv(u, v):
+    """``numpy.polydiv``: quotient and remainder of ``u / v`` (long division, differentiable
+    in both).
+
+    >>> import numpy as np
+    >>> polydiv(np.array([1.0, -3.0, 2.0]), np.array([1.0, -1.0]))
+    (array([ 1., -2.]), array([0.]))
+    """
+    u, v = as_array(u), as_array(v)
+    m, n = _shape_of(u)[0] - 1, _shape_of(v)[0] - 1
+    scale = 1.0 / v[0]
+    rest = [u[i] for i in range(m + 1)]
+    quotient = []
+    for k in range(max(m - n + 1, 0)):
+        d = scale * rest[k]
+        quotient.append(d)
+        for i in range(n + 1):
+            rest[k + i] = rest[k + i] - d * v[i]
+    q = stack(quotient) if quotient else _np.zeros(1)
+    remainder = rest[max(m - n + 1, 0):] or [u[0] * 0.0]
+    r = stack(remainder)
+    # NumPy drops the remainder's leading near-zeros
+    keep = _np.asarray(concrete(r, "polydiv")) if not is_traced(r) else None
+    if keep is not None:
+        nonzero = _np.flatnonzero(~_np.isclose(keep, 0, rtol=1e-14, atol=0))
+        r = r[nonzero[0]:] if len(nonzero) else r[-1:]
+    return q, r

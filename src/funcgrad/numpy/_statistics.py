@@ -23,6 +23,7 @@ import builtins
 import numpy as _np
 
 from ..core.errors import ArgumentError
+from ..core.values import dtype_of as _dtype_of
 from ..core.values import float_dtype
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
@@ -46,7 +47,8 @@ from ._shape import moveaxis, ravel, reshape, transpose
 
 __all__ = ["median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile",
            "nanmax", "nanmin", "nanargmax", "nanargmin", "nanprod", "nanvar", "nanstd", "nancumsum", "nancumprod",
-           "cov", "corrcoef", "count_nonzero", "any", "all", "digitize", "bincount", "histogram"]
+           "cov", "corrcoef", "count_nonzero", "any", "all", "digitize", "bincount", "histogram",
+           "histogram_bin_edges"]
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
@@ -504,3 +506,24 @@ def histogram(a, bins=10, range=None, density=None, weights=None):   # noqa: A00
         counts = counts / (sum(counts) * _np.diff(edges))
     return counts, edges
 
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - NumPy's name
+    """``numpy.histogram_bin_edges``; with a number of bins and no ``range`` the edges span
+    the data, so they are differentiable in it (the extremes move them).
+
+    >>> import numpy as np
+    >>> histogram_bin_edges(np.array([0.0, 1.0, 4.0]), bins=4)
+    array([0., 1., 2., 3., 4.])
+    """
+    if not is_traced(a) or range is not None or not isinstance(bins, int):
+        edges = _np.histogram_bin_edges(concrete(a, "histogram_bin_edges"), bins, range,
+                                        None if weights is None else concrete(weights, "w"))
+        return edges
+    low, high = min(a), max(a)
+    same = _ew.equal(low, high)
+    low, high = _ew.where(same, low - 0.5, low), _ew.where(same, high + 0.5, high)
+    # NumPy's linspace: k * step + low, the last edge high itself
+    counts = _np.arange(bins).astype(float_dtype(_dtype_of(a)))
+    inner = counts * ((high - low) / bins) + low
+    return concatenate([inner, reshape(high, (1,))])

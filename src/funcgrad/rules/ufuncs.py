@@ -58,7 +58,8 @@ __all__ = [
     "float_power", "fmax", "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2",
     "mod", "fmod", "copysign", "clip", "logit", "erf", "astype", "frexp_exponent",
     "spread_sqrt", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
-    "right_shift", "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
+    "right_shift", "bitwise_count", "gcd", "lcm", "nextafter", "spacing",
+    "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
     "logical_xor",
 ]
 
@@ -213,6 +214,13 @@ bitwise_xor = Primitive("bitwise_xor", _ufunc(np.bitwise_xor), batch=batch_eleme
 invert      = Primitive("invert",      _ufunc(np.invert),      batch=batch_elementwise)
 left_shift  = Primitive("left_shift",  _ufunc(np.left_shift),  batch=batch_elementwise)
 right_shift = Primitive("right_shift", _ufunc(np.right_shift), batch=batch_elementwise)
+bitwise_count = Primitive("bitwise_count", _ufunc(np.bitwise_count), batch=batch_elementwise)
+gcd         = Primitive("gcd",         _ufunc(np.gcd),         batch=batch_elementwise)
+lcm         = Primitive("lcm",         _ufunc(np.lcm),         batch=batch_elementwise)
+# The float next to x (toward y), and the gap to it: x plus a step below rounding, so
+# nextafter moves as x does; the gap is piecewise constant.
+nextafter   = elementwise("nextafter",   _ufunc(np.nextafter),   lambda ans, x, y: 1.0, _zero2)
+spacing     = elementwise("spacing",     _ufunc(np.spacing),     _zero1)
 # Predicates and logic: masks, constant wherever they are defined.
 isnan       = elementwise("isnan",       _ufunc(np.isnan),       _zero1)
 isinf       = elementwise("isinf",       _ufunc(np.isinf),       _zero1)
@@ -297,6 +305,9 @@ _XP_FORMS = {
     fmod: lambda xp, x, y: x - xp.trunc(x / y) * y,
     real: _xp_part("real"),
     imag: _xp_part("imag"),
+    # the step to the next float away from zero (NumPy's spacing)
+    spacing: lambda xp, x: xp.nextafter(x, xp.where(x < 0, xp.full_like(x, -xp.inf),
+                                                     xp.full_like(x, xp.inf))) - x,
 }
 for _prim, _form in _XP_FORMS.items():
     _prim.xp = _form
