@@ -97,12 +97,14 @@ class BatchTrace(Trace):
             named_axis(params["axis_name"], prim.name)      # (a jitted plan made elsewhere)
             return Batched(prim(values[0], **params), self)
         rule = prim.batch or batch_example_by_example
-        if self.axis_name is None:
+        outer = _RULE.axis_name
+        if self.axis_name is None and outer is None:
             return Batched(rule(self.size, prim, values, batched, params), self)
         # a loop's or a jitted plan's batch rule runs its body under a trace of its own:
         # it names that trace's axis after this one (current_axis_name), so a collective
-        # recorded in the body reduces over these examples
-        outer, _RULE.axis_name = getattr(_RULE, "axis_name", None), self.axis_name
+        # recorded in the body reduces over these examples (and an unnamed trace's, inside
+        # a named one's rule, after none)
+        _RULE.axis_name = self.axis_name
         try:
             return Batched(rule(self.size, prim, values, batched, params), self)
         finally:
@@ -112,13 +114,20 @@ class BatchTrace(Trace):
         return f"<batch trace {self.level} of {self.size}>"
 
 
-_RULE = threading.local()      # the axis name of the batch trace whose rule is running
+class _Rule(threading.local):
+    """The axis name of the batch trace whose rule is running, per thread (a class default:
+    reading a missing thread-local attribute costs an exception, ~0.5 us a primitive)."""
+
+    axis_name = None
+
+
+_RULE = _Rule()
 
 
 def current_axis_name():
     """The ``axis_name`` of the batch trace whose primitive's batch rule is running now
     (None outside one, or where that trace has no name)."""
-    return getattr(_RULE, "axis_name", None)
+    return _RULE.axis_name
 
 
 _NAMED = threading.local()      # the vmaps with an axis_name now running, innermost last
