@@ -72,13 +72,20 @@ class Trace:
         return f"<{type(self).__name__} {self.level}>"
 
 
-_cuts = threading.local()
+class _Log(threading.local):
+    """This thread's log of cuts while ``recording_cuts`` runs (None otherwise); a class
+    default, as reading a missing thread-local attribute raises and catches an exception."""
+
+    log = None
+
+
+_cuts = _Log()
 
 
 def note_cut(kind, x):
     """Tell a running :func:`recording_cuts` that ``x``'s derivative was cut here
     (``fg.stop_gradient``, a cast to integers): ``fg.explain`` names such cuts."""
-    log = getattr(_cuts, "log", None)
+    log = _cuts.log
     if log is not None and isinstance(x, Box):
         log.append((kind, x))
 
@@ -86,7 +93,7 @@ def note_cut(kind, x):
 @contextmanager
 def recording_cuts():
     """Collect ``(kind, value)`` for every cut made in the block, on this thread."""
-    outer = getattr(_cuts, "log", None)
+    outer = _cuts.log
     _cuts.log = []
     try:
         yield _cuts.log
@@ -94,7 +101,11 @@ def recording_cuts():
         _cuts.log = outer
 
 
-_examples = threading.local()
+class _Examples(threading.local):
+    depth = 0      # how many one_example_at_a_time blocks this thread is in
+
+
+_examples = _Examples()
 
 
 @contextmanager
@@ -102,7 +113,7 @@ def one_example_at_a_time():
     """The block runs a primitive on one example of a vmap's batch at a time (the batch rule
     of a primitive without one, a custom rule's function): a collective over the batch's
     axis (``psum``) cannot see the other examples there, and asks :func:`by_example`."""
-    _examples.depth = getattr(_examples, "depth", 0) + 1
+    _examples.depth += 1
     try:
         yield
     finally:
@@ -111,4 +122,4 @@ def one_example_at_a_time():
 
 def by_example():
     """Whether this thread runs inside :func:`one_example_at_a_time`."""
-    return getattr(_examples, "depth", 0) > 0
+    return _examples.depth > 0

@@ -38,13 +38,20 @@ from .node import CONST, Leaf, arg_list
 __all__ = ["debug_nans", "checking", "check_values", "checked", "FiniteTrace", "watched",
            "unwatched", "all_finite"]
 
-_local = threading.local()
+class _Depth(threading.local):
+    """How many ``fg.debug_nans()`` blocks this thread is in (a class default: reading a
+    missing thread-local attribute raises and catches an exception, on every call)."""
+
+    depth = 0
+
+
+_local = _Depth()
 EVERYWHERE = {"on": False}    # fg.config.update("jax_debug_nans", True): every thread, always
 
 
 def checking():
     """Whether this thread is inside ``fg.debug_nans()`` (or the check is on everywhere)."""
-    return EVERYWHERE["on"] or getattr(_local, "depth", 0) > 0
+    return EVERYWHERE["on"] or _local.depth > 0
 
 
 @contextmanager
@@ -59,7 +66,7 @@ def debug_nans():
     ...
     funcgrad.core.errors.NonFiniteError: the value of log(var) is not finite: [ 0., nan]; its inputs are finite: [ 1., -1.]
     """
-    _local.depth = getattr(_local, "depth", 0) + 1
+    _local.depth += 1
     try:
         yield
     finally:
