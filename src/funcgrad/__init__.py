@@ -33,6 +33,7 @@ from .transforms.jacobians import jacrev, jacfwd, jacobian, hessian, hvp
 from .transforms.batching import vmap
 from .jit.jitted import jit, disable_jit, clear_caches
 from .jit.abstract import ShapeDtypeStruct, eval_shape, block_until_ready
+from .jit.listing import make_jaxpr
 from .transforms.arguments import stop_gradient
 from .analysis.check import check_grads
 
@@ -108,7 +109,7 @@ __all__ = [
     "Node", "var", "const", "graph", "toposort", "add_n", "backprop", "Semiring", "semirings",
     "sum_product", "best_path", "k_best_paths",
     "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
-    "jacobian", "hessian", "hvp", "vmap", "jit", "eval_shape", "ShapeDtypeStruct",
+    "jacobian", "hessian", "hvp", "vmap", "jit", "eval_shape", "ShapeDtypeStruct", "make_jaxpr",
     "block_until_ready", "stop_gradient", "check_grads", "debug_nans", "disable_jit",
     "clear_caches", "pure_callback", "closure_convert", "pmap",
     "Array", "Device", "device_put", "device_get", "devices", "local_devices", "default_backend",
