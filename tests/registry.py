@@ -30,6 +30,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.scipy.integrate as fsi
 import funcgrad.scipy.linalg as fsl
+import funcgrad.scipy.ndimage as fsn
 import funcgrad.scipy.signal as fsg
 import funcgrad.scipy.stats as fss
 
@@ -432,6 +433,8 @@ _register_numpy("array_equiv", lambda x: x * float(fnp.array_equiv(fnp.sign(x), 
                 (V3,), jit="refused: a Python bool of a traced value (ConcretizationError)",
                 vmap="refused: a Python bool of a batched value (ConcretizationError)")
 _register_numpy("histogram_bin_edges", lambda x: fnp.histogram_bin_edges(x, 4), (V3,))
+register("scipy.ndimage.map_coordinates", lambda a, c: fsn.map_coordinates(
+    a, [c, c[::-1] * 0.5], order=1, mode="reflect"), (M23, V3 * 1.3))
 register("scipy.integrate.trapezoid", lambda y, x: fsi.trapezoid(y, x), (M23, V3))
 register("scipy.signal.convolve2d", lambda a, v: fsg.convolve2d(a, v, mode="same"),
          (M23, W[:2, :2]))

@@ -16,6 +16,6 @@ except ImportError:
         "funcgrad.scipy needs SciPy, which is not installed: pip install 'funcgrad[scipy]' "
         "(the rest of funcgrad works without it)", name="scipy") from None
 
-from . import integrate, linalg, optimize, signal, special, stats  # noqa: E402 - after the check
+from . import integrate, linalg, ndimage, optimize, signal, special, stats  # noqa: E402 - after the check
 
-__all__ = ["special", "stats", "linalg", "integrate", "signal", "optimize"]
+__all__ = ["special", "stats", "linalg", "integrate", "signal", "optimize", "ndimage"]
