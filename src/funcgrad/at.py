@@ -188,12 +188,7 @@ def _traced_update(x, index, v, how):
         flat_v = np.broadcast_to(np.asarray(v, dtype=np.float64), sel_shape).ravel()
     flat_x = arrays.reshape(x, shape=(size,)) if shape != (size,) else x
     if how == "set":
-        last = np.full(size, -1)
-        last[flat_t] = np.arange(flat_t.size)   # NumPy assignment: the last write wins
-        dest = np.flatnonzero(last >= 0)
-        touched = last >= 0
-        new = arrays.untake(arrays.getitem(flat_v, index=last[dest]), index=dest, shape=(size,))
-        out = where(touched, new, flat_x)
+        out = gather.write_flat(flat_x, flat_t, flat_v)     # the last write wins, as NumPy's
     else:
         # One round per repeat of a position, in order, as np.add.at / np.multiply.at do.
         out = flat_x

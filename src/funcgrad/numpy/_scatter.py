@@ -19,7 +19,7 @@ import numpy as _np
 from ..core.errors import ArgumentError
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
-from ..rules.elementwise import where as _where
+from ..rules import gather as _g
 from ._helpers import as_array, concrete, is_traced
 from ._shape import ravel, reshape
 
@@ -28,7 +28,6 @@ __all__ = ["fill_diagonal", "put", "put_along_axis", "place"]
 
 def _written(a, positions, values, who):
     """``a`` (flattened) with ``values`` at the flat ``positions`` (the last of repeats)."""
-    size = int(_np.prod(_shape_of(a)))
     positions = _np.asarray(positions, dtype=_np.intp).ravel()
     values = ravel(as_array(values))
     n_values = _shape_of(values)[0]
@@ -36,12 +35,7 @@ def _written(a, positions, values, who):
         raise ArgumentError(f"{who}: no values to write")
     # NumPy cycles short values over the positions; a repeated position keeps its last write
     values = _a.getitem(values, index=_np.arange(len(positions)) % n_values)
-    last = len(positions) - 1 - _np.unique(positions[::-1], return_index=True)[1]
-    kept = _np.sort(last)
-    mask = _np.zeros(size, dtype=bool)
-    mask[positions[kept]] = True
-    scattered = _a.untake(_a.getitem(values, index=kept), index=positions[kept], shape=(size,))
-    return reshape(_where(mask, scattered, ravel(a)), _shape_of(a))
+    return reshape(_g.write_flat(ravel(a), positions, values), _shape_of(a))
 
 
 def _result(a, out, inplace, who):

@@ -30,10 +30,11 @@ import numpy as np
 
 from ..core.primitive import Primitive
 from ..core.values import float_dtype, shape_of
-from .arrays import batch_example_by_example, broadcast_to, unbroadcast
-from .elementwise import multiply
+from .arrays import batch_example_by_example, broadcast_to, getitem, unbroadcast, untake
+from .elementwise import multiply, where
 
-__all__ = ["TRACED", "gather", "scatter_add", "scatter_set", "last_writes", "index_axes"]
+__all__ = ["TRACED", "gather", "scatter_add", "scatter_set", "last_writes", "index_axes",
+           "write_flat"]
 
 TRACED = "traced"   # where a template holds an operand (no index part is a string)
 MODES = ("raise", "clip", "wrap")
@@ -179,3 +180,15 @@ scatter_add.jvp = _scatter_jvp(scatter_add)
 scatter_set.jvp = _scatter_jvp(scatter_set)
 # Integer-valued (a mask): a primitive only so that jit stages it and vmap batches it.
 last_writes = Primitive("last_writes", _last_writes_impl)
+
+
+def write_flat(flat_x, positions, flat_v):
+    """``flat_x`` (1-D) with ``flat_v[k]`` written at the plain position ``positions[k]``,
+    the last write winning where a position repeats (NumPy's assignment): the values that
+    won scattered to their places, the rest of ``flat_x`` kept. Differentiable in both."""
+    size = shape_of(flat_x)[0]
+    last = np.full(size, -1)
+    last[positions] = np.arange(len(positions))
+    dest = np.flatnonzero(last >= 0)
+    new = untake(getitem(flat_v, index=last[dest]), index=dest, shape=(size,))
+    return where(last >= 0, new, flat_x)
