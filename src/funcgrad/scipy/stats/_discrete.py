@@ -4,6 +4,7 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
+from ._common import on_support
 
 
 def on_whole(k, low, high, logp):
@@ -14,7 +15,7 @@ def on_whole(k, low, high, logp):
     inside = fnp.logical_and(k >= low, k == fnp.floor(k))
     if high is not None:
         inside = fnp.logical_and(inside, k <= high)
-    return fnp.where(inside, logp(fnp.where(inside, k, low)), -np.inf)
+    return on_support(inside, k, low, logp)
 
 
 def log_choose(n, k):

@@ -11,15 +11,14 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
+from ._discrete import on_whole
 
 __all__ = ["logpmf", "pmf", "cdf"]
 
 
 def logpmf(k, mu, loc=0):
-    k = np.asarray(k) - loc
-    whole = (k >= 0) & (k == np.floor(k))
-    safe = np.where(whole, k, 0.0)
-    return fnp.where(whole, special.xlogy(safe, mu) - special.gammaln(safe + 1.0) - mu, -np.inf)
+    return on_whole(fnp.subtract(k, loc), 0.0, None,
+                    lambda k: special.xlogy(k, mu) - special.gammaln(k + 1.0) - mu)
 
 
 def pmf(k, mu, loc=0):
