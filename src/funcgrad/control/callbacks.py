@@ -29,8 +29,9 @@ from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import shape_of
-from ..rules.arrays import broadcast_to, concatenate, getitem, reshape
+from ..rules.arrays import broadcast_to, reshape
 from .body import result
+from .custom_rules import batch_each
 
 __all__ = ["pure_callback"]
 
@@ -86,17 +87,11 @@ def _no_derivative(*args, call, **params):
         f"arguments in fg.stop_gradient")
 
 
-def _stack(parts):
-    return concatenate(*[reshape(p, shape=(1,) + shape_of(p)) for p in parts], axis=0)
-
-
 def _batch(size, prim, values, batched, params):
     spec = params["spec"]
     method = params["vmap_method"]
     if method in (None, "sequential"):
-        per_example = [prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)],
-                            **params) for i in range(size)]
-        return tuple(_stack([result(out, k) for out in per_example]) for k in range(len(spec)))
+        return batch_each(size, prim, values, batched, params)
     # one call on the whole batch: the arguments without it get a leading axis
     whole = [v if b else reshape(v, shape=(1,) + shape_of(v)) if method == "expand_dims"
              else broadcast_to(v, shape=(size,) + shape_of(v))

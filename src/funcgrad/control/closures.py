@@ -50,7 +50,8 @@ class Closed:
 
 
 def negated(tree):
-    return tree_map(lambda v: None if v is None else -v, tree)
+    """``-tree``, leaf by leaf (a None, a cotangent that is not there, stays None)."""
+    return tree_map(lambda v: -v, tree)
 
 
 def _float_only(captured):

@@ -56,7 +56,7 @@ from ..transforms.forward import Dual, ForwardTrace
 from ..transforms.reverse import pull_back
 from .body import Parts, abstract, pick, trace_body
 
-__all__ = ["custom_jvp", "custom_vjp", "custom_gradient"]
+__all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "batch_each"]
 
 
 class _Results:
@@ -84,7 +84,7 @@ class _Custom:
         self.who = f"{self.kind} {self.name}"
         self._signature = None
         self.prim = Primitive(self.name, self._impl, vjp=self._vjp, jvp=self._jvp,
-                              batch=_batch_each)
+                              batch=batch_each)
         self._plain = threading.local()
         self._traced = {}    # what traced() made, by the leaves' layout and the static arguments
 
@@ -449,9 +449,10 @@ def _numeric(v):
     return is_foreign(v)
 
 
-def _batch_each(size, prim, values, batched, params):
-    """vmap of a custom function: its primitive on each example (so an inner
-    transform still meets the custom rule), each result stacked."""
+def batch_each(size, prim, values, batched, params):
+    """vmap of a custom function (or a host call): its primitive on each example (so an
+    inner transform still meets the custom rule), each result, or each of a tuple of
+    results, stacked."""
     with one_example_at_a_time():
         per_example = [prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)],
                             **params) for i in range(size)]

@@ -34,7 +34,8 @@ from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
-from ..transforms.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
+from ..transforms.collectives import (all_gather, axis_index, axis_size, pmax, pmean, pmin,
+                                      psum)
 from ._associative import associative_scan
 from . import _more
 from ._more import *  # noqa: F403 - the comparisons, bits, special functions: _more.__all__
@@ -57,6 +58,7 @@ __all__ = [
     "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "integer_pow", "pow", "logistic", "erf",
     "erfc", "max", "min", "clamp", "floor", "ceil", "round", "is_finite", "rem", "reciprocal",
     "conv", "conv_general_dilated", "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index",
+    "axis_size",
     "reshape", "transpose", "broadcast", "broadcast_in_dim", "expand_dims", "squeeze",
     "concatenate", "pad", "rev", "slice", "slice_in_dim", "index_in_dim", "dynamic_slice",
     "dynamic_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_slice",

@@ -19,7 +19,6 @@ from .. import numpy as fnp
 from ..core.errors import ArgumentError
 from ..core.tree import tree_map
 from ..core.values import dtype_of, shape_of
-from ..transforms.collectives import named_axis
 from ._associative import associative_scan
 
 __all__ = [
@@ -28,7 +27,7 @@ __all__ = [
     "imag", "conj", "complex", "lgamma", "digamma", "erf_inv", "igamma", "igammac", "betainc",
     "polygamma", "zeta", "bessel_i0e", "bessel_i1e", "cumlogsumexp", "select_n",
     "sort_key_val", "reduce", "reduce_and", "reduce_or", "reduce_xor", "tile", "split",
-    "collapse", "broadcasted_iota", "broadcast_to_rank", "optimization_barrier", "axis_size",
+    "collapse", "broadcasted_iota", "broadcast_to_rank", "optimization_barrier",
 ]
 
 eq, ne, lt, le, gt, ge = (fnp.equal, fnp.not_equal, fnp.less, fnp.less_equal, fnp.greater,
@@ -265,12 +264,4 @@ def optimization_barrier(operand: Any) -> Any:
     """``operand`` itself (JAX's barrier to its compiler's reordering; funcgrad's plans
     keep the program's order)."""
     return tree_map(lambda leaf: leaf, operand)
-
-
-def axis_size(axis_name: Any) -> int:
-    """The number of examples of the ``vmap`` named ``axis_name`` (or the product of several
-    names' sizes)."""
-    if isinstance(axis_name, (tuple, list)):
-        return int(np.prod([named_axis(n, "axis_size").size for n in axis_name]))
-    return named_axis(axis_name, "axis_size").size
 

@@ -2,9 +2,9 @@
 
 The windows are gathered as pooling gathers them (:mod:`funcgrad.rules.windows`),
 over every axis (a window of 1 leaves an axis as it is), after padding (with
-what changes nothing: JAX's answer); sums, products and extrema reduce them at once, another
-``computation`` folds them element by element. So it differentiates, batches
-and compiles as ``fg.nn.max_pool`` does.
+what changes nothing: JAX's answer), and reduced by :func:`funcgrad.lax.reduce`
+(sums, products and extrema at once, another ``computation`` element by
+element). So it differentiates, batches and compiles as ``fg.nn.max_pool`` does.
 
 >>> import numpy as np
 >>> from funcgrad import lax
@@ -23,11 +23,12 @@ from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import dtype_of, shape_of
 from ..nn.convolution import padding_pairs
 from ..rules.windows import window_counts, windows
+from ._more import reduce
 
 __all__ = ["reduce_window"]
 
-_FOLDS: dict[Any, Callable] = {fnp.add: fnp.sum, fnp.multiply: fnp.prod, fnp.maximum: fnp.max,
-                              fnp.minimum: fnp.min}
+# the computations whose padding counts for nothing (JAX pads them with their identity)
+_NEUTRAL = (fnp.add, fnp.multiply, fnp.maximum, fnp.minimum)
 _WHO = "lax.reduce_window"
 
 
@@ -84,23 +85,17 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
     ones = (1,) * n
     pads = padding_pairs(padding, shape, window, strides, ones, dilation, _WHO)
     x = operand
-    fold = _FOLDS.get(computation)
     if any(p != (0, 0) for p in pads):
         if any(lo < 0 or hi < 0 for lo, hi in pads):
             raise ArgumentError(f"{_WHO}: negative padding {pads}; crop the operand first")
         # a padded element counts for nothing in the known folds (JAX's answer: init_value
         # once per window); another computation sees init_value there
-        filler = init_value if fold is None else _identity(computation, dtype_of(operand))
+        filler = (_identity(computation, dtype_of(operand)) if computation in _NEUTRAL
+                  else init_value)
         x = fnp.pad(x, pads, constant_values=filler)
     axes = tuple(range(n))
     zero = ((0, 0),) * n
     window_counts(shape_of(x), axes, window, strides, zero, ones, dilation, _WHO)
     patches = windows(x, axes=axes, window=window, strides=strides, padding=zero,
                       lhs_dilation=ones, rhs_dilation=dilation)
-    if fold is not None:
-        return computation(init_value, fold(patches, axis=tuple(range(n, 2 * n))))
-    flat = fnp.reshape(patches, shape_of(patches)[:n] + (-1,))
-    acc = fnp.broadcast_to(init_value, shape_of(flat)[:-1])
-    for k in range(shape_of(flat)[-1]):
-        acc = computation(acc, flat[..., k])
-    return acc
+    return reduce(patches, init_value, computation, tuple(range(n, 2 * n)))

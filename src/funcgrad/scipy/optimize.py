@@ -60,7 +60,7 @@ def _host_bfgs(closed, tol, options, x0, *captured):
     """SciPy's BFGS on plain values, with funcgrad's gradient of the traced objective."""
     objective = closed.at(list(captured))
     found = scipy.optimize.minimize(value_and_grad(objective), np.asarray(x0, np.float64),
-                                    jac=True, method="BFGS", tol=tol, options=options)
+                                    jac=True, method="BFGS", tol=tol, options=dict(options))
     n = np.shape(x0)[0]
     hess_inv = np.asarray(getattr(found, "hess_inv", np.eye(n)), np.float64)
     return (np.asarray(found.x, np.float64), np.bool_(found.success), np.int32(found.status),
@@ -120,19 +120,9 @@ def minimize(fun: Callable, x0: Any, args: tuple = (), *, method: str = "BFGS",
     if dtype_of(x0).kind not in "fc":
         x0 = fnp.asarray(x0, dtype=np.float64)
     closed = Closed(lambda x: fun(x, *args), x0, who)
-    settings = _Options(tuple(sorted((options or {}).items())))
+    settings = tuple(sorted((options or {}).items()))     # hashable: a static argument
     x, success, status, nfev, njev, nit, hess_inv = _minimum(
         closed, tol, settings, tuple(closed.captured), x0)
     value, slope = value_and_grad(closed.at(closed.captured))(x)
     return OptimizeResults(x, success, status, value, slope, hess_inv, nfev, njev, nit)
 
-
-class _Options(dict):
-    """SciPy's options, hashable (a static argument of the custom rule)."""
-
-    def __init__(self, items):
-        super().__init__(items)
-        self._key = tuple(items)
-
-    def __hash__(self):
-        return hash(self._key)

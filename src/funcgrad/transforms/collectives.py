@@ -34,7 +34,7 @@ from ..rules import arrays as _arrays
 from ..rules import reductions as _reductions
 from .batching import Batched, named_axis
 
-__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index"]
+__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size"]
 
 
 def _spread(reduce):
@@ -109,6 +109,10 @@ def _sizes(axis_name, who):
     return [(name, named_axis(name, who).size) for name in _names(axis_name)]
 
 
+def _size(axis_name, who):
+    return math.prod(size for _, size in _sizes(axis_name, who))
+
+
 def _bind(prim, x, axis_name, who):
     """``prim`` on each leaf of the tree ``x``, over each of the named axes in turn."""
     sizes = _sizes(axis_name, who)
@@ -140,8 +144,20 @@ def pmean(x: Any, axis_name: Any) -> Any:
     >>> fg.vmap(lambda x: pmean(x, "b"), axis_name="b")(np.array([1.0, 2.0]))
     array([1.5, 1.5])
     """
-    count = math.prod(size for _, size in _sizes(axis_name, "pmean"))
+    count = _size(axis_name, "pmean")
     return tree_map(lambda leaf: leaf / count, psum(x, axis_name))
+
+
+def axis_size(axis_name: Any) -> int:
+    """The number of examples of the vmap named ``axis_name`` (the product of the sizes, for
+    a tuple of names).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.vmap(lambda x: x * axis_size("b"), axis_name="b")(np.array([1.0, 2.0]))
+    array([2., 4.])
+    """
+    return _size(axis_name, "axis_size")
 
 
 def pmax(x: Any, axis_name: Any) -> Any:
