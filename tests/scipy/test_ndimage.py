@@ -37,6 +37,18 @@ def test_derivatives_in_the_image_and_the_coordinates():
         np.testing.assert_allclose(fg.grad(f, argnums=i)(IMAGE, COORDS[0]),
                                    numeric_grad(f, (IMAGE, COORDS[0]), i), rtol=1e-6,
                                    atol=1e-8)
+    # forward mode in the coordinates of a plain image (the indices are traced integers)
+    t = RNG.normal(size=COORDS[0].shape)
+    _, tangent = fg.jvp(lambda c0: f(IMAGE, c0), (COORDS[0],), (t,))
+    h = 1e-6
+    assert np.isclose(tangent, (f(IMAGE, COORDS[0] + h * t) - f(IMAGE, COORDS[0] - h * t))
+                      / (2 * h), rtol=1e-6)
+    # inside a loop's body, where the coordinates are the body's traced values
+    def looped(c0):
+        return fg.fori_loop(0, 3, lambda i, acc: (acc[0] * 0.9, acc[1] + f(IMAGE, acc[0])),
+                            (c0, 0.0))[1]
+    np.testing.assert_allclose(looped(COORDS[0]),
+                               sum(f(IMAGE, COORDS[0] * 0.9 ** k) for k in range(3)), rtol=1e-12)
     batch = np.stack([IMAGE, 2 * IMAGE])
     np.testing.assert_allclose(
         fg.vmap(lambda a: map_coordinates(a, COORDS, order=1))(batch),

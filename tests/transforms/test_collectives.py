@@ -146,6 +146,10 @@ def test_refusals_name_the_collective():
         fg.vmap(lambda x: lax.psum(x, "j"), axis_name="i")(XS)
     with pytest.raises(MissingRuleError, match="pmax"):
         fg.vmap(fg.grad(lambda x: lax.pmax(x, "i")), axis_name="i")(XS)
+    # outside the vmap it is the maximum over the batch, differentiated as np.max would be
+    outer = fg.grad(lambda xs: fnp.sum(fg.vmap(lambda x: lax.pmin(x, "i"), axis_name="i")(xs)))
+    np.testing.assert_allclose(outer(XS), numeric_grad(lambda xs: len(xs) * np.min(xs), (XS,), 0),
+                               atol=1e-6)
 
     @fg.custom_vjp
     def summed(x):

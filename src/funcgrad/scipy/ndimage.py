@@ -84,10 +84,13 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):  # no
                      else None)
             points.append((fix(index, size), valid, weight))
         per_axis.append(points)
+    strides = [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
+    flat = fnp.ravel(input)        # read by flat position: a plain input takes traced indices
     total = 0.0
     for corner in itertools.product(*per_axis):
         indices, valids, weights = zip(*corner)
-        value = input[tuple(indices)]
+        value = fnp.take(flat, functools.reduce(operator.add,
+                                                [i * n for i, n in zip(indices, strides)]))
         checks = [v for v in valids if v is not None]
         if checks:
             value = fnp.where(functools.reduce(fnp.logical_and, checks), value, cval)

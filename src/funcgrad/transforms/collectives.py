@@ -9,7 +9,10 @@ does not vary along the axis is reduced where the call is made (``psum`` of a
 constant is ``size`` times it), with the size bound as a parameter, so a jitted
 plan needs no vmap around it when it runs. The derivatives are JAX's: ``psum``'s
 tangent is the ``psum`` of the tangents and its cotangent the ``psum`` of the
-cotangents; ``all_gather``, ``pmax`` and ``pmin`` have none (MissingRuleError).
+cotangents; inside the vmap (a ``grad`` of each example) ``all_gather``, ``pmax``
+and ``pmin`` have none (MissingRuleError). A derivative taken outside the vmap
+differentiates the reduction over the whole batch, as for any function (where
+JAX refuses ``pmax``/``pmin``, funcgrad gives the maximum's derivative).
 
 >>> import numpy as np
 >>> import funcgrad as fg
