@@ -400,8 +400,11 @@ _register_numpy("sum", lambda x: fnp.sum(x, axis=-1), (V3,), (M23,))
 _register_numpy("array", lambda x: fnp.array([x[0], x[1] * 2.0, 1.5]), (V3,))
 _register_numpy("asarray", lambda x: fnp.asarray(x) * x, (V3,), (M23,))
 _register_numpy("full", lambda x: fnp.full((2, 3), x[0]) * x, (V3,))
-for _name in ("zeros_like", "ones_like", "empty_like"):
+for _name in ("zeros_like", "ones_like"):
     _register_numpy(_name, (lambda n: lambda x: getattr(fnp, n)(x) * 0.0 + x * 2.0)(_name), (V3,), (M23,))
+# empty_like's entries are whatever memory held (NaN * 0 is NaN): only its shape and type count
+_register_numpy("empty_like", lambda x: fnp.zeros(fnp.empty_like(x).shape,
+                                                  fnp.empty_like(x).dtype) + x * 2.0, (V3,), (M23,))
 _register_numpy("full_like", lambda x: fnp.full_like(x, 2.0) * x, (V3,), (M23,))
 _register_numpy("meshgrid", lambda x, y: fnp.meshgrid(x, y)[0] * fnp.meshgrid(x, y)[1],
                 (V3, M23[0]))
@@ -566,3 +569,23 @@ for _name in (test_complex.HOLOMORPHIC + test_complex.REAL_VALUED + test_complex
 for _name in test_complex.BINARY:
     register(f"numpy.{_name}:complex", (lambda n: lambda z, w: getattr(fnp, n)(z, w))(_name),
              (test_complex.Z, test_complex.W), **COMPLEX_SKIPS)
+
+
+# ---------------------------------------------------------------- dtypes that depend on values
+
+# The dtypes row checks that jit's values, gradients and tangents have the dtypes the eager
+# call gives. Two results' dtypes are NumPy's choice from the values, which a plan cannot see.
+for _op in OPS:
+    if _op.name == "numpy.poly":
+        _op.skip["dtypes"] = ("NumPy's poly returns a real array for complex roots that come in "
+                              "conjugate pairs, a choice made from the values; traced, the "
+                              "result stays complex, as JAX's does")
+    if _op.name == "optim.clip_by_global_norm":
+        _op.skip["dtypes"] = ("integer gradients come back unchanged (integers) below the "
+                              "norm and scaled (floats) above it, a choice made from the values")
+    if _op.name == "fixed_point":
+        _op.skip["dtypes"] = ("its tolerance, 1e-10, is finer than float16 and float32 resolve, "
+                              "so it refuses them by name (NoConvergenceError)")
+    if _op.name == "scipy.signal.fftconvolve":
+        _op.skip["dtypes"] = ("SciPy computes float16 in float32 and returns float32; funcgrad's "
+                              "traced form keeps float16 (JAX's behaviour)")

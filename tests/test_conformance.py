@@ -32,7 +32,7 @@ from funcgrad.rules.cuts import Cut
 
 TRANSFORMS = ["eager", "jit", "vmap", "vmap_of_vmap", "grad", "jit_of_grad", "jvp", "jacobians",
               "hessian", "vmap_of_grad", "grad_of_vmap", "jit_of_vmap_of_grad",
-              "scan_of_checkpoint", "float32", "torch", "reference_fold"]
+              "scan_of_checkpoint", "float32", "dtypes", "torch", "reference_fold"]
 DERIVATIVES = {"grad", "jit_of_grad", "jvp", "jacobians", "hessian", "vmap_of_grad",
                "grad_of_vmap", "jit_of_vmap_of_grad", "torch", "reference_fold"}
 
@@ -92,7 +92,7 @@ def _fd_tolerance(want):
 
 
 # What each transform is made of: a reason the registry gives for one of these applies.
-PARTS = {"vmap_of_vmap": ("vmap",), "jit_of_grad": ("jit", "grad"),
+PARTS = {"vmap_of_vmap": ("vmap",), "dtypes": ("jit",), "jit_of_grad": ("jit", "grad"),
          "vmap_of_grad": ("vmap", "grad"), "grad_of_vmap": ("vmap", "grad"),
          "scan_of_checkpoint": ("jit",),
          "jit_of_vmap_of_grad": ("jit", "vmap", "grad"), "jvp": ("grad",), "jacobians": ("grad",),
@@ -301,6 +301,66 @@ def _float32(op, args, want):
     _close(traced, plain, 2e-5, 2e-6, "float32 traced vs NumPy")
 
 
+DTYPES = (np.float16, np.float32, np.complex64, np.int64)
+
+
+def _in_dtype(a, dtype):
+    """A sample argument in ``dtype`` (integer and boolean arguments, indices, stay as they
+    are; a complex argument takes the complex type of the precision asked for)."""
+    if isinstance(a, float):
+        return np.dtype(dtype).type(a)
+    a = np.asarray(a)
+    if a.dtype.kind not in "fc":
+        return a
+    if np.dtype(dtype).kind == "i":
+        return np.round(a.real).astype(dtype) if a.dtype.kind == "f" else a
+    if a.dtype.kind == "c" and np.dtype(dtype).kind == "f":
+        return a.astype(np.result_type(dtype, np.complex64))
+    return a.astype(dtype)
+
+
+def _dtypes_of(tree):
+    return [np.asarray(v).dtype for v in fg.tree_leaves(tree)]
+
+
+def _dtypes(op, args, want):
+    """For float16, float32, complex64 and integer inputs, jit's values, gradients and
+    tangents have the dtypes the eager call gives (a plan's constants never widen them),
+    values have NumPy's dtypes, and a gradient has its input's dtype."""
+    for dtype in DTYPES:
+        xs = tuple(_in_dtype(a, dtype) for a in args)
+        try:
+            numpys = _plain(op, xs)
+        except Exception:       # NumPy (or SciPy) refuses this dtype: nothing to agree with
+            continue
+        what = f"{np.dtype(dtype).name} inputs"
+        assert _dtypes_of(fg.jit(op.fun)(*xs)) == [v.dtype for v in numpys], f"{what}: jit"
+        x = xs[0]
+        if np.asarray(x).dtype.kind not in "fc":
+            continue      # integers: values only (they have no derivative)
+        eager = fg.vjp(lambda *v: op.fun(*v), *xs)[0]
+        assert _dtypes_of(eager) == [v.dtype for v in numpys], f"{what}: traced vs NumPy"
+        if not _floats(numpys) or reason_not_run(op, "grad") is not None:
+            continue
+
+        def loss(x, *rest):
+            total = 0.0
+            for v in fg.tree_leaves(op.fun(x, *rest)):
+                if np.dtype(getattr(v, "dtype", np.float64)).kind in "fc":
+                    total = total + fnp.sum(fnp.real(v))
+            return total
+        try:
+            g = fg.grad(loss)(*xs)
+        except fg.MissingRuleError:    # refused by name at this dtype (complex digamma)
+            continue
+        assert _dtypes_of(g) == _dtypes_of(x), f"{what}: the gradient's dtype vs the input's"
+        assert _dtypes_of(fg.jit(fg.grad(loss))(*xs)) == _dtypes_of(g), f"{what}: jit of grad"
+        t = np.ones_like(x)
+        tangent = fg.jvp(lambda x: op.fun(x, *xs[1:]), (x,), (t,))[1]
+        staged = fg.jit(lambda x, t: fg.jvp(lambda x: op.fun(x, *xs[1:]), (x,), (t,))[1])(x, t)
+        assert _dtypes_of(staged) == _dtypes_of(tangent), f"{what}: jit of jvp"
+
+
 def _torch(op, args, want):
     """The values and the gradient in every float argument, against PyTorch in float64."""
     torch = needs_torch()
@@ -363,7 +423,7 @@ RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "vmap_of_vmap": _vmap_of_vma
        "jacobians": _jacobians, "hessian": _hessian, "vmap_of_grad": _vmap_of_grad,
        "grad_of_vmap": _grad_of_vmap, "jit_of_vmap_of_grad": _jit_of_vmap_of_grad,
        "scan_of_checkpoint": _scan_of_checkpoint,
-       "float32": _float32, "torch": _torch, "reference_fold": _reference_fold}
+       "float32": _float32, "dtypes": _dtypes, "torch": _torch, "reference_fold": _reference_fold}
 
 
 # ---------------------------------------------------------------- coverage

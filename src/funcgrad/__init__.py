@@ -80,7 +80,7 @@ from .io.files import dump, dumps, load, loads
 from .core.errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
                      NoRuleError, ShapeError, IndexingError, ArgumentError, ArgumentTypeError, LinAlgShapeError, CycleError, ConcretizationError,
                      NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError,
-                     NoDerivativeError, NoConvergenceError, NamespaceError)
+                     NoDerivativeError, NoConvergenceError, NamespaceError, NodeKeyError)
 
 # the boolean fold's sparse derivatives need SciPy (pip install "funcgrad[scipy]"): loaded on use
 _SPARSE = {"jacobian_sparsity": "analysis.sparsity", "hessian_sparsity": "analysis.sparsity",
@@ -130,5 +130,5 @@ __all__ = [
     "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
     "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "ArgumentTypeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
     "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",
-    "NoDerivativeError",
+    "NoDerivativeError", "NodeKeyError",
 ] + (list(_SPARSE) if _importlib_util.find_spec("scipy") else [])

@@ -303,10 +303,10 @@ def test_a_recording_trace_makes_one_constant_node_per_float_value():
     x = Node(2.0, VAR, (), None, None, trace)
     y = 0.5 * ((x * 0.5) - 0.5) + 0.5
     halves = [a for n in trace.made for a in n._args if a._prim is CONST]
-    assert len(halves) == 4 and len(set(map(id, halves))) == 1 and y.value == 0.75
+    assert len(halves) == 4 and len(set(map(id, halves))) == 1 and y._value == 0.75
     # 0.0 and -0.0 are equal keys of a dict, but not the same constant
     zero, minus_zero = (x * 0.0)._args[1], (x * -0.0)._args[1]
-    assert zero is not minus_zero and np.signbit(minus_zero.value) and not np.signbit(zero.value)
+    assert zero is not minus_zero and np.signbit(minus_zero._value) and not np.signbit(zero._value)
     trace.made = None
     # a trace that does not record (hand-built expressions) makes a node per constant
     a = fg.var(1.0)

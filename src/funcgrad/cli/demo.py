@@ -116,8 +116,8 @@ def _network_params():
 def network(label=2, **values):
     """loss = pnls(W2 tanh(W1 x + b1) + b2, label); returns ``(loss, leaves)``.
 
-    The leaves include the logits and the softmax probabilities, so the note's
-    closed form d pnls / d logits = softmax - e_label can be read off.
+    The leaves include the logits and the softmax probabilities, so the closed form
+    d pnls / d logits = softmax - e_label can be read off.
 
     >>> loss, v = network()
     >>> g = backprop(loss)
@@ -133,7 +133,7 @@ def network(label=2, **values):
 
 
 def layered_dag(layers=6, width=3):
-    """The note's DAG: a source, ``layers`` fully connected layers of ``width``, a sink.
+    """A layered DAG: a source, ``layers`` fully connected layers of ``width``, a sink.
 
     Every node adds its parents (``fg.add_n``), so the value at each node, for
     a source of 1, is the number of paths reaching it from the source. Returns
@@ -307,10 +307,11 @@ def _network_text():
     closed = v["probs"].value - np.eye(3)[2]
     return "\n".join([
         "== a tiny network: loss = pnls(W2 tanh(W1 x + b1) + b2, label=2) ==",
+        "(pnls: the softmax cross-entropy, -log softmax(logits)[label], one primitive)",
         show(loss, grads=g, labels={v["h"]: "h", v["logits"]: "logits", loss: "loss"}),
         f"loss = {loss.value:.6f}",
         f"d loss / d logits = {np.round(g[v['logits']], 4).tolist()}",
-        f"softmax(logits) - e_2 = {np.round(closed, 4).tolist()}   (the note's closed form)",
+        f"softmax(logits) - e_2 = {np.round(closed, 4).tolist()}   (its closed form)",
         f"d loss / d W1 =\n{np.round(g[v['W1']], 4)}",
         f"finite differences agree to {finite_difference_error(network):.0e} (all 26 weights)",
     ])
@@ -351,7 +352,7 @@ def _paths_text(layers=6, width=3):
         return float(np.prod([probability(a, b) for a, b in zip(p, p[1:])]))
 
     lines = [
-        f"== the note's DAG: a source, {layers} layers of {width}, a sink: "
+        f"== a layered DAG: a source, {layers} layers of {width}, a sink: "
         f"{len(order)} nodes, {edges} edges ==",
         "each node adds its parents, so with s = 1 a node's value counts the paths from s to it;",
         "the count semiring folds the other way and counts the paths from each node to t:",

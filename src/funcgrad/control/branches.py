@@ -28,7 +28,7 @@ from ..core.values import dtype_of, numpy_scalar, shape_of, zeros_like_value
 from ..rules.arrays import broadcast_to
 from ..rules.elementwise import equal, where
 from ..rules.ufuncs import astype, clip
-from ..transforms.arguments import fun_name
+from ..transforms.arguments import call_user, check_callable, fun_name
 from .body import (
     Parts,
     abstract,
@@ -181,7 +181,11 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     ...     np.array([0, 1, 1]), np.array([1.0, 2.0, 3.0]))
     array([ 1., -2., -3.])
     """
-    who = f"switch of {', '.join(fun_name(f) for f in branches)}"
+    if callable(branches) or not isinstance(branches, (list, tuple)):
+        raise ArgumentTypeError(f"switch: branches must be a list of functions; got "
+                                f"{type(branches).__name__} {branches!r:.40}: e.g. "
+                                f"fg.switch(i, [f, g], x)")
+    who = f"switch of {', '.join(fun_name(check_callable(f, 'switch', 'each branch')) for f in branches)}"
     branches = list(branches)
     if not branches:
         raise ArgumentError(f"{who}: give at least one branch")
@@ -191,7 +195,8 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 
     def flat(k, fun):
         def branch(*xs):
-            out_leaves, out_def = tree_flatten(fun(*tree_unflatten(treedef, xs)))
+            out_leaves, out_def = tree_flatten(call_user(fun, tree_unflatten(treedef, xs), None,
+                                                         who, "a branch is called with the operands"))
             out_defs.append((f"{k} ({fun_name(fun)})", out_def, [abstract(o) for o in out_leaves]))
             return out_leaves
         return branch
@@ -236,6 +241,8 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     >>> fg.cond(True, lambda x: x + 1.0, lambda x: x - 1.0, 1.0)
     np.float64(2.0)
     """
+    check_callable(true_fun, "cond", "true_fun")
+    check_callable(false_fun, "cond", "false_fun")
     who = f"cond of {fun_name(true_fun)} / {fun_name(false_fun)}"
     if not isinstance(pred, (Box, bool, int, float, np.bool_, np.number, np.ndarray)) or (
             dtype_of(pred).kind not in "biuf"):

@@ -43,9 +43,9 @@ import numpy as np
 from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.traces import new_level
 from ..core.tree import tree_flatten, tree_unflatten
-from ..core.values import as_dtype_of, numpy_scalar, shape_of, zeros_like_value
+from ..core.values import numpy_scalar, shape_of, zeros_like_value
 from ..dag.node import CONST, VAR
-from ..rules.ufuncs import astype
+from ..rules.ufuncs import astype, in_dtype_of
 from ..transforms.arguments import diff_leaf, fun_name
 from ..transforms.forward import Dual, ForwardTrace
 from .body import differentiable, trace_body, vjp_fun
@@ -114,7 +114,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Any]:
         duals = [Dual(p, t, trace) for p, t in zip(leaves, tangents)]
         out_leaves, found["out_def"] = tree_flatten(fun(*tree_unflatten(p_def, duals)))
         found["out"] = [trace.unbox(o) for o in out_leaves]
-        return [as_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(p)
+        return [in_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(p)
                 for o, p in zip(out_leaves, found["out"])]
 
     body, captured = trace_body(tangent_steps, [zeros_like_value(p) for p in leaves],

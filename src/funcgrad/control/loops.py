@@ -38,7 +38,7 @@ from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import dtype_of, numpy_scalar, shape_of
-from ..transforms.arguments import fun_name
+from ..transforms.arguments import call_user, check_callable, fun_name
 from .body import abstract, check_same_leaves
 from .checkpoint import checkpoint_budget, counted_while, segmented_while
 from .checkpointed_scan import bind_checkpointed_scan
@@ -73,7 +73,7 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reve
     >>> ys.shape, fg.grad(lambda h0: fg.scan(rnn, h0, np.ones(3))[0])(0.0).round(4)
     ((3,), np.float64(0.0024))
     """
-    who = f"scan of {fun_name(f)}"
+    who = f"scan of {fun_name(check_callable(f, 'scan', 'f'))}"
     _check_unroll(unroll, who)
     return _scan_tree(f, init, xs, length, reverse, who, checkpoints)
 
@@ -95,7 +95,7 @@ def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
     def flat(*leaves):
         c = tree_unflatten(init_def, leaves[:len(init_leaves)])
         x = tree_unflatten(xs_def, leaves[len(init_leaves):])
-        out = f(c, x)
+        out = call_user(f, (c, x), None, who, "scan calls f(carry, x) and takes (carry, y) back")
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise ArgumentTypeError(f"{who}: the body must return a pair (carry, y); got "
                             f"{type(out).__name__}")
@@ -158,8 +158,9 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
     >>> fg.grad(lambda x: fg.fori_loop(0, 10, lambda i, y: y * 0.5 + x, 0.0))(1.0).round(6)
     np.float64(1.998047)
     """
-    who = f"fori_loop of {fun_name(body_fun)}"
+    who = f"fori_loop of {fun_name(check_callable(body_fun, 'fori_loop', 'body_fun'))}"
     _check_unroll(unroll, who)
+    form = "fori_loop calls body_fun(i, val) and takes the new val back"
     for name, bound in (("lower", lower), ("upper", upper)):
         if not (_static_int(bound) or isinstance(bound, Box) and dtype_of(bound).kind in "iu"):
             raise ArgumentTypeError(f"{who}: {name} must be an int (or a traced integer); got "
@@ -169,7 +170,7 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
 
         def scan_step(carry, _):
             i, val = carry
-            return (i + 1, body_fun(i, val)), None
+            return (i + 1, call_user(body_fun, (i, val), None, who, form)), None
 
         (_, val), _ = _scan_tree(scan_step, (lower, init_val), None, max(upper - lower, 0), False,
                                  who, checkpoints)
@@ -180,7 +181,7 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
 
     def step(carry):
         i, val = carry
-        return i + 1, body_fun(i, val)
+        return i + 1, call_user(body_fun, (i, val), None, who, form)
 
     return _while_tree(cond, step, (lower, init_val), who, checkpoints)[1]
 
@@ -206,15 +207,17 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
     >>> fg.grad(lambda a: fg.while_loop(lambda x: x < 100.0, lambda x: x * a, 1.0))(3.0)
     np.float64(405.0)
     """
-    return _while_tree(cond_fun, body_fun, init_val, f"while_loop of {fun_name(body_fun)}",
-                       checkpoints)
+    check_callable(cond_fun, "while_loop", "cond_fun")
+    who = f"while_loop of {fun_name(check_callable(body_fun, 'while_loop', 'body_fun'))}"
+    return _while_tree(cond_fun, body_fun, init_val, who, checkpoints)
 
 
 def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
     leaves, treedef = tree_flatten(init_val)
 
     def test(*c):
-        pred = cond_fun(tree_unflatten(treedef, c))
+        pred = call_user(cond_fun, (tree_unflatten(treedef, c),), None, who,
+                         "while_loop calls cond_fun(val) and body_fun(val)")
         if not isinstance(pred, (Box, bool, int, float, np.bool_, np.number, np.ndarray)):
             raise ArgumentTypeError(f"{who}: cond_fun must return one bool; got "
                                     f"{type(pred).__name__} {pred!r:.40} (did it forget to "
@@ -226,7 +229,9 @@ def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
         return [pred]
 
     def step(*c):
-        return _carry_out(who, body_fun(tree_unflatten(treedef, c)), init_val, treedef, c)
+        new = call_user(body_fun, (tree_unflatten(treedef, c),), None, who,
+                        "while_loop calls cond_fun(val) and body_fun(val)")
+        return _carry_out(who, new, init_val, treedef, c)
 
     if checkpoints is None:
         out = bind_while(while_p, test, step, leaves, who)

@@ -35,6 +35,7 @@ from ..core.values import raw, shape_of, zeros_like_value
 from ..dag.node import CONST, VAR, ReverseTrace
 from ..jit.staging import StagingTrace
 from ..rules.arrays import broadcast_to, transpose
+from ..rules.ufuncs import in_dtype_of
 from .body import (
     Parts,
     batch_fun,
@@ -381,7 +382,9 @@ class BackwardStep:
         g = list(g) + [None] * (len(outs) - len(g))
         seeded = [differentiable(o) and (k < n_carry or g[k] is not None)
                   for k, o in enumerate(outs)]
-        self.ct = [zeros_like_value(c) if g[k] is None else g[k]
+        # the carry's own dtype: a real cotangent of a complex carry (a real loss's) would
+        # otherwise be the buffer the reverse loop adds complex cotangents into
+        self.ct = [zeros_like_value(c) if g[k] is None else in_dtype_of(g[k], c)
                    for k, c in enumerate(carry) if seeded[k]]
         self.ct_ys = [g[k] for k in range(n_carry, len(outs)) if seeded[k]]
         self.c_wrt, self.x_wrt, self.k_wrt = split_at(wrt, n_carry, len(xs))

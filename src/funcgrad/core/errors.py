@@ -33,6 +33,14 @@ class ArgumentError(FuncgradError, ValueError):
     outside its interval); the message names the argument, what it got and a fix."""
 
 
+class NodeKeyError(FuncgradError, KeyError):
+    """A gradient map (or another fold's map) looked up by a node it does not hold, or by a
+    name no node, or more than one, has."""
+
+    def __str__(self):      # KeyError's repr of its argument would quote the whole message
+        return str(self.args[0]) if self.args else ""
+
+
 class ArgumentTypeError(FuncgradError, TypeError):
     """An argument of a kind the function does not take (a string for a number, a float for
     a count); the message names the argument, what it got and a fix."""

@@ -154,12 +154,12 @@ def node_parts(x):
         return PMap, [x[k] for k in keys], tuple(keys)
     if isinstance(x, PVector):
         return PVector, list(x), None
-    if isinstance(x, tuple) and hasattr(t, "_fields"):  # a namedtuple
-        return t, x, None
-    entry = _registry.get(t)
+    entry = _registry.get(t)     # before the namedtuple default: a registration overrides it
     if entry is not None:
         children, aux = entry[0](x)
         return t, children, aux
+    if isinstance(x, tuple) and hasattr(t, "_fields"):  # a namedtuple
+        return t, x, None
     return None
 
 

@@ -23,7 +23,7 @@ from ..core.traces import Box
 from ..core.values import dtype_of, is_complex, plain, raw, shape_of
 from ..rules import arrays, elementwise, gather, products, ufuncs
 
-__all__ = ["RecordedComparisons", "ArrayLike", "TracedIndex", "index_param", "traced_index",
+__all__ = ["RecordedComparisons", "refuse_conversion", "ArrayLike", "TracedIndex", "index_param", "traced_index",
            "bitwise"]
 
 
@@ -99,12 +99,22 @@ layer is imported (it registers itself); NumPy's functions and ufuncs called
 on traced values then run their namesakes there."""
 
 
-def _refuse_conversion(x, what):
+def refuse_conversion(x, what):
+    """Raise the ConversionError for turning traced ``x`` into a plain number (``what``)."""
+    trace = getattr(x, "_trace", None)
+    if getattr(trace, "live", True):
+        raise ConversionError(
+            f"{what} of a traced value (an argument of a function under grad, jit, vmap, "
+            f"jvp, ..., or a value computed from one) would cut it out of the graph: its "
+            f"derivative would be lost without a word, and jit would freeze the first "
+            f"call's number into its plan. Compute with funcgrad.numpy's functions (fnp.exp, "
+            f"not math.exp); for a constant on purpose use fg.stop_gradient(x); to look at "
+            f"it, fg.debug.print(\"{{}}\", x)")
     raise ConversionError(
-        f"{what} of a traced value would cut it out of the graph and lose its derivative "
-        f"without a word (math.exp and the other math functions call float()). Use "
-        f"funcgrad.numpy's functions (fnp.exp, not math.exp) to keep it differentiable; wrap "
-        f"it in fg.stop_gradient(x) if the cut is meant; read a hand-built node's number as "
+        f"{what} of a node would cut it out of the graph and lose its derivative without a "
+        f"word (math.exp and the other math functions call float()). Use funcgrad.numpy's "
+        f"functions (fnp.exp, not math.exp) to keep it differentiable; wrap it in "
+        f"fg.stop_gradient(x) if the cut is meant; read a hand-built node's number as "
         f"node.value")
 
 
@@ -263,18 +273,24 @@ class ArrayLike(Box):
     # bool() reads the value. Conversions to plain numbers would cut the value
     # out of the graph and lose its derivative without a word, so they raise.
     def __bool__(self):  return bool(raw(self))
-    def __float__(self): _refuse_conversion(self, "float()")
-    def __int__(self):   _refuse_conversion(self, "int()")
-    def __complex__(self): _refuse_conversion(self, "complex()")
-    def __index__(self): _refuse_conversion(self, "operator.index() (an index, a slice bound)")
-    def item(self, *args): _refuse_conversion(self, ".item()")
-    def tolist(self):    _refuse_conversion(self, ".tolist()")
+    def __float__(self): refuse_conversion(self, "float()")
+    def __int__(self):   refuse_conversion(self, "int()")
+    def __complex__(self): refuse_conversion(self, "complex()")
+    def __index__(self): refuse_conversion(self, "operator.index() (an index, a slice bound)")
+    def item(self, *args): refuse_conversion(self, ".item()")
+    def tolist(self):    refuse_conversion(self, ".tolist()")
 
     def __array__(self, dtype=None, copy=None):
-        _refuse_conversion(self, "numpy.asarray() (or np.array, a NumPy function "
+        refuse_conversion(self, "numpy.asarray() (or np.array, a NumPy function "
                                  "funcgrad.numpy does not have, or a NumPy array indexed by a "
                                  "traced index: xs[i] in a loop's body, where fnp.take(xs, i, "
                                  "axis=0) picks the row)")
+
+    @property
+    def value(self):
+        """Refused: a traced value's number, read inside the transform, would be a constant
+        with no derivative (a graph node's ``value`` is readable once its function returned)."""
+        refuse_conversion(self, ".value")
 
     # -- array manners -------------------------------------------------------
     @property

@@ -38,7 +38,7 @@ from ..core.namespaces import PLAIN_TYPES, dtype_kind, is_foreign, library_of
 from ..core.traces import Trace
 from ..core.values import format_value, frozen_copy, kept_constant
 from ..rules import elementwise as ew
-from .arraylike import ArrayLike
+from .arraylike import ArrayLike, refuse_conversion
 
 __all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
            "short_label", "arg_list"]
@@ -170,7 +170,29 @@ class Node(ArrayLike):
                 trace.made = None      # a big array: see ReverseTrace.__init__
 
     # -- the record: read-only views of the slots ----------------------------
-    value = _readonly("value", "The number or array this node stands for.")
+    @property
+    def value(self):
+        """The number or array this node stands for.
+
+        Read inside a function being transformed (``grad``, ``jit``, ...), it would be a
+        constant with no derivative, or frozen into a jitted plan, so it raises there:
+        ``fg.stop_gradient(x)`` is a constant on purpose, ``fg.debug.print`` shows it.
+
+        >>> import funcgrad as fg
+        >>> fg.var(2.0).value
+        2.0
+        >>> fg.grad(lambda t: t.value * 2)(3.0)
+        Traceback (most recent call last):
+        ...
+        funcgrad.core.errors.ConversionError: .value of a traced value ...
+        """
+        if self._trace.live:
+            refuse_conversion(self, ".value")
+        return self._value
+
+    @value.setter
+    def value(self, value):
+        _readonly("value", "").fset(self, value)
     args = _readonly("args", "The parent nodes, in argument order.")
     name = _readonly("name", "The name given to the leaf, or None.")
     id = _readonly("id", "The creation number: unique, and larger than every parent's.")
@@ -310,13 +332,17 @@ class ReverseTrace(Trace):
     end with their call and copy nothing.
     """
 
-    __slots__ = ("persistent", "made")
+    __slots__ = ("persistent", "made", "live")
     box_type = Node  # what this trace records; jit's staging trace records Staged nodes
     differentiates = True
 
-    def __init__(self, level, persistent=False, record=False):
+    def __init__(self, level, persistent=False, record=False, live=True):
         super().__init__(level)
         self.persistent = persistent
+        # live: the function being differentiated is still running, so a node's .value
+        # read there would be a constant cut out of the graph (see Node.value). Hand-built
+        # expressions are never live; a transform's graph stops being live once traced.
+        self.live = live
         # record: every node made but the constants, in order (a topological order), so
         # that a fold needs no walk of the graph to order it (a Record, which also shares
         # the constant nodes of Python floats). Whoever asks for it sets it
@@ -387,9 +413,7 @@ class ReverseTrace(Trace):
                     plain = False
             else:  # a constant here, possibly traced by an outer trace
                 if isinstance(a, (tuple, list, str, dict)) or a is None:
-                    raise ArgumentTypeError(
-                        f"{prim.name}: got a {type(a).__name__} as a positional operand; pass "
-                        f"static arguments (shapes, axes, indices) by keyword, e.g. shape=(2, 3)")
+                    raise bad_operand(prim, a)
                 if self.persistent:
                     a = kept_constant(a)
                 parents.append(_constant(a, make, self) if type(a) is float
@@ -408,7 +432,18 @@ class ReverseTrace(Trace):
         return f"<reverse trace {self.level}>"
 
 
-EXPRESSIONS = ReverseTrace(0, persistent=True)
+def bad_operand(prim, a):
+    """The error for an operand that is no number or array (a string, None, a list)."""
+    got = f"{type(a).__name__} {a!r:.40}"
+    if isinstance(a, (tuple, list)):
+        fix = (f"pass an array (np.asarray({a!r:.30})), or, for a static argument of a "
+               f"primitive (a shape, an axis), pass it by keyword, e.g. shape=(2, 3)")
+    else:
+        fix = "operands are numbers or arrays: convert it first (float(s) for a string)"
+    return ArgumentTypeError(f"{prim.name}: got {got} as an operand; {fix}")
+
+
+EXPRESSIONS = ReverseTrace(0, persistent=True, live=False)
 """The trace of hand-built expressions (``fg.var``, ``fg.const``)."""
 
 

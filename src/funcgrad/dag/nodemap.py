@@ -18,6 +18,8 @@ microseconds, not a copy).
 >>> g2 = g.set(x, 5.0)            # a new map; g is unchanged
 >>> g[x], g2[x], len(g2), y in g2
 (1.0, 5.0, 4, True)
+>>> g["y"]                        # by name: the one node called "y"
+2.0
 >>> e = g.evolver()               # a transient: mutate it, then freeze it
 >>> e[y] = 0.0
 >>> e.persistent()[y], g[y]
@@ -29,6 +31,7 @@ from html import escape
 
 from pyrsistent import pmap
 
+from ..core.errors import NodeKeyError
 from ..core.values import format_value
 from .node import Node, short_label
 
@@ -52,7 +55,8 @@ def _label(node):
 class NodeMap(Mapping):
     """A persistent map from nodes to values (gradients, path sums), keyed by identity.
 
-    ``g[x]``, ``x in g`` and ``g.get(x)`` find a node by identity; ``set``,
+    ``g[x]``, ``x in g`` and ``g.get(x)`` find a node by identity (``g["x"]`` the one node
+    named ``"x"``); ``set``,
     ``remove``, ``discard`` and ``update`` return new NodeMaps sharing
     structure with this one; ``evolver()`` gives a transient to change in place
     and freeze with ``persistent()``.
@@ -66,7 +70,12 @@ class NodeMap(Mapping):
     def __getitem__(self, key):
         entry = self._map.get(id(key))
         if entry is None:
-            raise KeyError(key)
+            if type(key) is str:
+                return self._named(key)[1]
+            raise NodeKeyError(
+                f"{_label(key) if isinstance(key, Node) else repr(key)[:60]} is not in this map: "
+                f"its keys are the nodes the output depends on, found by identity (g[x] for the "
+                f"node x itself, or g['x'] for the node named 'x')")
         return entry[1]
 
     def __contains__(self, key):
@@ -74,7 +83,24 @@ class NodeMap(Mapping):
 
     def get(self, key, default=None):
         entry = self._map.get(id(key))
+        if entry is None and type(key) is str:
+            try:
+                return self._named(key)[1]
+            except NodeKeyError:
+                return default
         return default if entry is None else entry[1]
+
+    def _named(self, name):
+        """The one ``(node, value)`` whose node is named ``name``."""
+        found = [kv for kv in self._map.values() if getattr(kv[0], "_name", None) == name]
+        if len(found) == 1:
+            return found[0]
+        names = sorted({k._name for k, _ in self._map.values() if getattr(k, "_name", None)})
+        if found:
+            raise NodeKeyError(f"{len(found)} nodes are named {name!r}; look one up by the "
+                               f"node itself: g[x]")
+        raise NodeKeyError(f"no node named {name!r} in this map; its named nodes: "
+                           f"{', '.join(names) or 'none'} (or look a node up by itself: g[x])")
 
     def __iter__(self):
         return (k for k, _ in self._map.values())

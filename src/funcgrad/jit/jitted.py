@@ -38,6 +38,7 @@ from ..core.tree import tree_flatten, tree_leaves, tree_unflatten
 from ..core.values import numpy_scalar
 from ..dag.finite import all_finite, checking, watched
 from ..dag.node import VAR, Node
+from ..transforms.arguments import call_user
 from .backends import backend_named
 from .staging import Staged, StagingTrace
 
@@ -300,7 +301,8 @@ class Jitted:
             call = [a if i in statics else next(staged_args) for i, a in enumerate(args)]
             call_kwargs = {k: v if k in static_names else staged_kwargs[k]
                            for k, v in kwargs.items()}
-            out_leaves, out_def = tree_flatten(self.fun(*call, **call_kwargs))
+            out_leaves, out_def = tree_flatten(call_user(self.fun, call, call_kwargs,
+                                                         f"jit of {self.name}"))
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
         effects, trace.effects = trace.effects, []    # no cycle of the trace and its nodes
         return self.backend.compile(made, inputs, out_leaves, out_def, effects)

@@ -22,6 +22,7 @@ import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.traces import Box
+from ..core.values import dtype_of as _dtype_of
 from ..core.values import float_dtype
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
@@ -88,7 +89,7 @@ def insert(arr, obj, values, axis=None):
     there = _labels(values, start=here.size)
     positions = _np.insert(here, obj, there, axis)
     out = reshape(_gather([arr, values], positions.ravel()), positions.shape)
-    return numpys_dtype(out, _np.result_type(float_dtype(arr)))    # values take arr's type
+    return numpys_dtype(out, _dtype_of(arr))    # values take arr's type
 
 
 def delete(arr, obj, axis=None):

@@ -158,6 +158,13 @@ def numpys_dtype(out, dtype):
     return out if dtype_of(out) == dtype else astype(out, dtype=dtype)
 
 
+def in_result_dtype_of(out, *inputs):
+    """``out`` in the type NumPy's arithmetic gives ``inputs`` (integers stay integers,
+    float32 stays float32; Python numbers are weak)."""
+    types = [dtype_of(x) for x in inputs if not isinstance(x, (float, int, complex))]
+    return numpys_dtype(out, np.result_type(*types)) if types else out
+
+
 def in_float_dtype_of(out, *inputs):
     """``out`` in the float type NumPy gives for ``inputs`` (float32 in, float32 out; Python
     numbers are weak, as in NumPy: they do not widen an array's type)."""

@@ -393,9 +393,7 @@ def searchsorted(a, v, side="left", sorter=None):
 def _like(a, dtype, shape):
     """Shape and dtype for a ``*_like`` constructor given a traced value."""
     if dtype is None:
-        dtype = _dtype_of(a)
-        if not _np.issubdtype(dtype, _np.inexact):
-            dtype = _np.float64
+        dtype = _dtype_of(a)      # NumPy's: an integer array's is an integer one
     return _shape_of(a) if shape is None else shape, dtype
 
 

@@ -21,7 +21,7 @@ from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from . import _decompositions
 from ._calculus import convolve
-from ._helpers import as_array, concrete, in_float_dtype_of, is_traced
+from ._helpers import as_array, concrete, in_float_dtype_of, in_result_dtype_of, is_traced
 from ._joining import concatenate, stack
 from ._reductions import cumprod, sum
 from ._shape import reshape
@@ -43,7 +43,7 @@ def polyval(p, x):
     y = _np.zeros(_shape_of(x))
     for k in range(_shape_of(p)[0]):
         y = y * x + p[k]
-    return in_float_dtype_of(y, p, x)
+    return in_result_dtype_of(y, p, x)
 
 
 def _padded(a, n):
@@ -62,7 +62,7 @@ def polyadd(a1, a2):
     if not is_traced(a1, a2):
         return _np.polyadd(a1, a2)
     n = max(_np.size(a1), _np.size(a2))
-    return in_float_dtype_of(_padded(a1, n) + _padded(a2, n), a1, a2)
+    return in_result_dtype_of(_padded(a1, n) + _padded(a2, n), a1, a2)
 
 
 def polysub(a1, a2):
@@ -75,7 +75,7 @@ def polysub(a1, a2):
     if not is_traced(a1, a2):
         return _np.polysub(a1, a2)
     n = max(_np.size(a1), _np.size(a2))
-    return in_float_dtype_of(_padded(a1, n) - _padded(a2, n), a1, a2)
+    return in_result_dtype_of(_padded(a1, n) - _padded(a2, n), a1, a2)
 
 
 def polymul(a1, a2):
@@ -99,11 +99,11 @@ def polyder(p, m=1):
     """
     if not is_traced(p):
         return _np.polyder(p, m)
-    p = as_array(p)
+    p = q = as_array(p)
     for _ in range(m):
-        n = _shape_of(p)[0] - 1
-        p = _a.getitem(p, index=slice(0, n)) * _np.arange(n, 0, -1.0) if n > 0 else p * 0.0
-    return p
+        n = _shape_of(q)[0] - 1
+        q = _a.getitem(q, index=slice(0, n)) * _np.arange(n, 0, -1.0) if n > 0 else q * 0.0
+    return in_result_dtype_of(q, p, _np.arange(1))      # NumPy multiplies by an integer ramp
 
 
 def polyint(p, m=1, k=None):
@@ -140,6 +140,7 @@ def vander(x, N=None, increasing=False):
         return _np.zeros((n, 0))
     columns = reshape(x, (n, 1)) * _np.ones((1, N - 1))
     powers = concatenate([_np.ones((n, 1)), cumprod(columns, axis=1)], axis=1)
+    powers = in_result_dtype_of(powers, x, _np.arange(1))     # NumPy's: x's type with int's
     return powers if increasing else _a.getitem(powers, index=(slice(None), slice(None, None, -1)))
 
 

@@ -119,6 +119,8 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
     # NumPy's type: the input's where no interpolation weight enters (the picking methods)
     # or q is a Python number (weak, as NumPy takes it); else the input's and q's together
     picks = method in ("lower", "higher", "nearest")
+    if picks and _dtype_of(a).kind in "iu":       # a picked integer stays an integer
+        return _u.astype(out, dtype=_dtype_of(a))
     return numpys_dtype(out, float_dtype(a) if picks or q_weak else _np.result_type(float_dtype(a), q))
 
 
@@ -216,6 +218,11 @@ def _all_nan(a, axis, keepdims):
     return _ew.equal(sum(_ew.where(nan_mask(a), 0.0, 1.0), axis=axis, keepdims=keepdims), 0.0)
 
 
+def _holds_no_nan(a):
+    """Integers and booleans: NumPy's nan-functions are then the plain ones (same dtype)."""
+    return _dtype_of(a).kind in "biu"
+
+
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.nanmax``: the maximum ignoring NaNs (NaN where every element is NaN).
 
@@ -228,6 +235,8 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     refuse("nanmax", out=out, initial=initial, where=where)
     if not is_traced(a):
         return _np.nanmax(a, axis=axis, keepdims=keepdims)
+    if _holds_no_nan(a):
+        return max(a, axis=axis, keepdims=keepdims)
     best = max(_replace_nan(a, -_np.inf), axis=axis, keepdims=keepdims)
     return _ew.where(_all_nan(a, axis, keepdims), _np.nan, best)
 
@@ -270,6 +279,8 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     refuse("nanmin", out=out, initial=initial, where=where)
     if not is_traced(a):
         return _np.nanmin(a, axis=axis, keepdims=keepdims)
+    if _holds_no_nan(a):
+        return min(a, axis=axis, keepdims=keepdims)
     best = min(_replace_nan(a, _np.inf), axis=axis, keepdims=keepdims)
     return _ew.where(_all_nan(a, axis, keepdims), _np.nan, best)
 
@@ -284,7 +295,8 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     refuse("nanprod", out=out, initial=initial, where=where)
     if not is_traced(a):
         return _np.nanprod(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    return prod(_replace_nan(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
+    return prod(a if _holds_no_nan(a) else _replace_nan(a, 1.0), axis=axis, dtype=dtype,
+                keepdims=keepdims)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
@@ -297,7 +309,7 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     refuse("nancumsum", out=out)
     if not is_traced(a):
         return _np.nancumsum(a, axis=axis, dtype=dtype)
-    return cumsum(_replace_nan(a, 0.0), axis=axis, dtype=dtype)
+    return cumsum(a if _holds_no_nan(a) else _replace_nan(a, 0.0), axis=axis, dtype=dtype)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
@@ -310,7 +322,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     refuse("nancumprod", out=out)
     if not is_traced(a):
         return _np.nancumprod(a, axis=axis, dtype=dtype)
-    return cumprod(_replace_nan(a, 1.0), axis=axis, dtype=dtype)
+    return cumprod(a if _holds_no_nan(a) else _replace_nan(a, 1.0), axis=axis, dtype=dtype)
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
@@ -330,7 +342,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     centred = zeroed - sum(zeroed, axis=axis, keepdims=True) / count
     squares = _ew.where(nan_mask(a), 0.0, _u.real(centred * _u.conjugate(centred)))
     total = sum(squares, axis=axis, keepdims=keepdims)
-    return in_float_dtype_of(total / (sum(valid, axis=axis, keepdims=keepdims) - ddof), a)
+    return numpys_dtype(total / (sum(valid, axis=axis, keepdims=keepdims) - ddof), _ew.real_dtype_of(a))
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
@@ -503,8 +515,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):   # noqa: A00
     w = ravel(weights)[_np.flatnonzero(inside)]
     counts = _s.put_along(w * 1.0, index[inside], axis=0, shape=(len(edges) - 1,))
     if density:
-        counts = counts / (sum(counts) * _np.diff(edges))
-    return counts, edges
+        return counts / (sum(counts) * _np.diff(edges)), edges
+    return numpys_dtype(counts, _dtype_of(weights)), edges      # NumPy's: the weights' type
 
 
 

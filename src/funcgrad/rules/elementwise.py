@@ -18,14 +18,16 @@ import numpy as np
 
 from ..core.errors import NamespaceError, ShapeError
 from ..core.facts import ALL, declare
-from ..core.namespaces import known_all
+from ..core.namespaces import dtype_in, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
-from ..core.values import is_complex, plain
+from ..core.values import dtype_of, is_complex, plain, raw
 from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [
-    "elementwise", "standard_form", "pullback", "partial_at", "tie_share", "sign_constant",
+    "elementwise", "standard_form", "pullback", "partial_at", "tie_share", "real_dtype_of",
+    "weights_where",
+    "sign_constant",
     "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
     "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
     "real", "imag", "conjugate", "complex_sign", "real_part_for", "unit",
@@ -118,20 +120,40 @@ def _sigmoid(x):
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
+def real_dtype_of(*xs):
+    """The real float dtype of a result of ``xs`` (Python numbers count as NumPy counts
+    them; float32 for complex64, float64 for integers). A 0/1 weight on a cotangent is
+    made in it, so a float32 cotangent times its mask stays float32."""
+    dtype = np.result_type(*(v if type(v) in (float, int, bool) else dtype_of(v)
+                             for v in map(raw, xs)))
+    if dtype.kind == "c":
+        return np.finfo(dtype).dtype
+    return dtype if dtype.kind == "f" else np.dtype(np.float64)
+
+
+def weights_where(c, yes, no, dtype):
+    """``where(c, yes, no)`` as an array of ``dtype`` (NumPy scalars of it, so no cast)."""
+    if dtype == np.float64:
+        return where(c, yes, no)
+    return where(c, dtype.type(yes), dtype.type(no))
+
+
 def tie_share(x, y, beats):
-    """The router gate's switch: 1 where ``x`` wins, 0.5 at a tie, 0 where it loses."""
+    """The router gate's switch: 1 where ``x`` wins, 0.5 at a tie, 0 where it loses,
+    in the dtype of ``x`` and ``y`` (float32 values give a float32 switch)."""
     x, y = plain(x), plain(y)
     if type(x) is float and type(y) is float:
         return 1.0 if beats(x, y) else 0.5 if x == y else 0.0
-    return where(beats(x, y), 1.0, where(equal(x, y), 0.5, 0.0))
+    dtype = real_dtype_of(x, y)
+    return where(beats(x, y), dtype.type(1.0), weights_where(equal(x, y), 0.5, 0.0, dtype))
 
 
-def _mask(c, keep):
-    """A where-condition as a float mask: 1 where it selects this branch."""
+def _mask(c, keep, ans):
+    """A where-condition as a float mask of ``ans``'s dtype: 1 where it selects this branch."""
     c = plain(c)
     if type(c) is bool:
         return 1.0 if c == keep else 0.0
-    return where(c, 1.0, 0.0) if keep else where(c, 0.0, 1.0)
+    return weights_where(c, 1.0, 0.0, real_dtype_of(ans)) if keep else weights_where(c, 0.0, 1.0, real_dtype_of(ans))
 
 
 def sign_constant(x):
@@ -299,11 +321,23 @@ ZERO = (lambda ans, x: 0.0, lambda ans, x, y: 0.0, lambda ans, c, x, y: 0.0)
 
 
 def _xp_where(xp, c, x, y):
-    """where in a namespace that refuses two Python numbers: the numbers as float64 arrays."""
-    if not hasattr(x, "shape") and not hasattr(y, "shape"):
+    """where in a namespace that refuses two numbers: the first as an array of their NumPy
+    dtype (float64 for Python floats, float32 for two float32 scalars)."""
+    if _number(x) and _number(y):
         device = getattr(c, "device", None)
-        x = xp.full(c.shape, x, dtype=xp.float64, device=device)
+        dtype = dtype_in(xp, np.result_type(x, y), "where")
+        x = xp.full(c.shape, _item(x), dtype=dtype, device=device)
+        y = _item(y)
     return xp.where(c, x, y)
+
+
+def _number(v):
+    """A Python or NumPy scalar (no array of any library)."""
+    return not hasattr(v, "shape") or isinstance(v, np.generic)
+
+
+def _item(v):
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _xp_sigmoid(xp, x):
@@ -343,7 +377,8 @@ def _step(x):
     """The unit step: 1.0 where x > 0, else 0.0 (the slope of relu)."""
     if type(x) is float:
         return 1.0 if x > 0.0 else 0.0
-    return np.greater(x, 0.0).astype(np.float64)
+    x = np.asarray(x)
+    return np.greater(x, 0.0).astype(x.dtype if x.dtype.kind == "f" else np.float64)
 
 
 _ = None  # no derivative
@@ -384,7 +419,7 @@ not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _
 # The condition is a mask: no gradient, but a zero partial so that a traced mask (one
 # computed from values a derivative trace carries) is accepted, as a comparison's are.
 where    = elementwise("where",    _where_impl,        _zero3,
-                       lambda ans, c, x, y: _mask(c, True), lambda ans, c, x, y: _mask(c, False),
+                       lambda ans, c, x, y: _mask(c, True, ans), lambda ans, c, x, y: _mask(c, False, ans),
                        xp=_xp_where)
 
 # conj is not holomorphic: its rules conjugate the cotangent and the tangent instead of

@@ -469,7 +469,8 @@ def _norm_kind(nd, ord, axis):  # noqa: A002 - NumPy's name
 
 def _share_of_extremes(values, extreme, axes):
     """1/count where ``values`` equals ``extreme`` along ``axes`` (ties split evenly), else 0."""
-    hit = ew.where(ew.equal(plain(values), plain(extreme)), 1.0, 0.0)
+    hit = ew.weights_where(ew.equal(plain(values), plain(extreme)), 1.0, 0.0,
+                           ew.real_dtype_of(values))
     return hit / asum(hit, axis=axes, keepdims=True)
 
 

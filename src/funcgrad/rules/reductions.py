@@ -36,7 +36,7 @@ from .arrays import (
     sum,
     transpose,
 )
-from .elementwise import equal, where
+from .elementwise import equal, real_dtype_of, weights_where, where
 
 __all__ = ["prod", "max", "min", "cumsum", "cumprod", "others_product"]
 
@@ -140,7 +140,8 @@ def _tie_weights(x, ans, axis, keepdims):
     px = plain(x)
     if not shape_of(px):
         return 1.0
-    mask = where(equal(px, restore_reduced_axes(plain(ans), px, axis, keepdims)), 1.0, 0.0)
+    mask = weights_where(equal(px, restore_reduced_axes(plain(ans), px, axis, keepdims)), 1.0, 0.0,
+                         real_dtype_of(px))
     return mask / sum(mask, axis=axis, keepdims=True)
 
 

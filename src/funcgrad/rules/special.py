@@ -20,6 +20,7 @@ import math
 import numpy as np
 import scipy.special as sc
 
+from ..core.errors import MissingRuleError
 from ..core.facts import ALL, declare
 from ..core.values import plain
 from .elementwise import cos, elementwise, exp, log, power, sign, sin, ufunc_impl, where
@@ -50,6 +51,12 @@ def _gauss(x):
 
 
 def _polygamma_impl(n, x):
+    if np.iscomplexobj(x):
+        raise MissingRuleError(
+            "polygamma (digamma's derivative): SciPy has no complex polygamma, so digamma of "
+            "a complex argument has no derivative here; differentiate at real arguments")
+    if np.asarray(x).dtype == np.float16:      # SciPy's zeta has no float16 loop
+        return sc.polygamma(n, np.asarray(x, np.float32)).astype(np.float16)
     out = sc.polygamma(n, x)
     return float(out) if type(x) is float and np.ndim(out) == 0 else out
 

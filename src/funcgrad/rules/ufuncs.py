@@ -29,7 +29,8 @@ from ..core.facts import ALL, declare
 from ..core.namespaces import dtype_in, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
-from ..core.values import dtype_of, is_complex, plain
+from ..core.namespaces import is_foreign
+from ..core.values import as_dtype_of, dtype_of, float_dtype, is_complex, plain, raw
 from .arrays import batch_elementwise
 from .elementwise import (
     ZERO,
@@ -335,7 +336,9 @@ def _astype_vjp(g, ans, x, dtype):
     back = dtype_of(x)
     if not np.issubdtype(back, np.inexact):
         back = np.dtype(np.float64)
-    return g if back == np.dtype(dtype) else astype(g, dtype=back)
+    if is_complex(g) and back.kind != "c":     # a real value cast to complex: its real part acts
+        g = real(g)
+    return g if dtype_of(g) == back else astype(g, dtype=back)
 
 
 def _xp_round(xp, x, decimals=0):
@@ -359,6 +362,33 @@ astype = Primitive(
     jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
     batch=_unary_batch,
 )
+
+
+
+def in_dtype_of(g, x):
+    """A derivative ``g`` of ``x`` in ``x``'s float dtype, traced or not.
+
+    ``as_dtype_of`` casts plain arrays; a traced ``g`` (under ``jit``, or a derivative
+    of a derivative) is cast by the ``astype`` primitive, so the plan computes the
+    same dtype the eager call returns (float32 in, float32 out; a real cotangent of a
+    complex input made complex). A complex ``g`` of a real ``x`` is left to the rules
+    that take its real part.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x = np.float32([1.0, -1.0])
+    >>> fg.jit(fg.grad(lambda x: (fg.numpy.maximum(x, 0.0) * 2.0).sum()))(x).dtype
+    dtype('float32')
+    """
+    if not isinstance(g, Box):
+        return as_dtype_of(g, x)
+    v = raw(x)
+    if type(v) in (float, int, bool) or is_foreign(v) or is_foreign(raw(g)):
+        return g
+    want, have = float_dtype(x), dtype_of(g)
+    if have != want and (have.kind == "f" or want.kind == "c"):
+        return astype(g, dtype=want)
+    return g
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).

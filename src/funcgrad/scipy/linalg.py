@@ -30,6 +30,7 @@ from ..numpy._helpers import as_array, concrete, is_traced, numpys_dtype
 from ..rules import scipy_linalg as _s
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.linalg import conj, mH
+from ..rules.ufuncs import astype
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve_banded", "solve",
            "inv", "det", "solve_sylvester", "sqrtm", "expm", "eigh", "svd", "qr", "polar",
@@ -37,6 +38,13 @@ __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve_ban
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
+
+
+def _lapack(*arrays):
+    """The operands as SciPy hands them to LAPACK: float16 (which LAPACK lacks) as float32,
+    so a traced call gives SciPy's result type instead of NumPy's refusal."""
+    return tuple(astype(x, dtype=np.float32) if dtype_of(x) == np.float16 else as_array(x)
+                 for x in arrays)
 
 
 def solve(a, b, **options):
@@ -47,7 +55,7 @@ def solve(a, b, **options):
     >>> solve(np.eye(2) * 2.0, np.ones(2))
     array([0.5, 0.5])
     """
-    return _la.solve(a, b) if is_traced(a, b) else scipy.linalg.solve(a, b, **options)
+    return _la.solve(*_lapack(a, b)) if is_traced(a, b) else scipy.linalg.solve(a, b, **options)
 
 
 def inv(a, overwrite_a=False, check_finite=True):
@@ -58,7 +66,7 @@ def inv(a, overwrite_a=False, check_finite=True):
     array([[0.5, 0. ],
            [0. , 0.5]])
     """
-    return _la.inv(a) if is_traced(a) else scipy.linalg.inv(a, overwrite_a, check_finite)
+    return _la.inv(_lapack(a)[0]) if is_traced(a) else scipy.linalg.inv(a, overwrite_a, check_finite)
 
 
 def det(a, overwrite_a=False, check_finite=True):
@@ -71,7 +79,7 @@ def det(a, overwrite_a=False, check_finite=True):
     if not is_traced(a):
         return scipy.linalg.det(a, overwrite_a, check_finite)
     # SciPy's own result type for this input type (its LAPACK call may widen float32)
-    return numpys_dtype(_la.det(a), scipy.linalg.det(np.eye(1, dtype=dtype_of(a))).dtype)
+    return numpys_dtype(_la.det(_lapack(a)[0]), scipy.linalg.det(np.eye(1, dtype=dtype_of(a))).dtype)
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
@@ -108,6 +116,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     """
     if not is_traced(a):
         return scipy.linalg.cholesky(a, lower, overwrite_a, check_finite)
+    (a,) = _lapack(a)
     return _la.cholesky(a) if lower else mH(_la.cholesky(mH(as_array(a))))
 
 
@@ -137,6 +146,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = c_and_lower
     if not is_traced(c, b):
         return scipy.linalg.cho_solve((c, lower), b, overwrite_b, check_finite)
+    c, b = _lapack(c, b)
     if lower:
         y = solve_triangular(c, b, lower=True)
         return solve_triangular(c, y, trans="C", lower=True)
@@ -156,7 +166,7 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     if not is_traced(ab, b):
         return scipy.linalg.solve_banded(l_and_u, ab, b, overwrite_ab, overwrite_b, check_finite)
     low, up = (int(v) for v in concrete(l_and_u, "scipy.linalg.solve_banded"))
-    ab = as_array(ab)
+    ab, b = _lapack(ab, b)
     rows, n = shape_of(ab)
     if rows != low + up + 1:
         raise ArgumentError(f"solve_banded: ab must have l + u + 1 = {low + up + 1} rows; got {rows}")
@@ -221,6 +231,7 @@ def eigh(a, b=None, lower=True, eigvals_only=False, **options):
                             "reduce it with the Cholesky factor of b (eigh of L^-1 a L^-T)")
     if not is_traced(a):
         return scipy.linalg.eigh(a, lower=lower, eigvals_only=eigvals_only, **options)
+    (a,) = _lapack(a)
     uplo = "L" if lower else "U"
     if eigvals_only:
         return _la.eigvalsh(a, UPLO=uplo)
@@ -236,7 +247,7 @@ def svd(a, full_matrices=True, compute_uv=True, **options):
     """
     if not is_traced(a):
         return scipy.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, **options)
-    return _la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    return _la.svd(_lapack(a)[0], full_matrices=full_matrices, compute_uv=compute_uv)
 
 
 _QR_MODES = {"full": "complete", "economic": "reduced", "r": "complete"}
@@ -257,6 +268,7 @@ def qr(a, mode="full", pivoting=False, **options):
                             f"{mode!r}")
     if not is_traced(a):
         return scipy.linalg.qr(a, mode=mode, **options)
+    (a,) = _lapack(a)
     if mode == "r":       # SciPy's R has a's shape (NumPy's mode 'r' is the reduced one)
         return (_la.qr(a, mode="complete")[1],)
     return tuple(_la.qr(a, mode=_QR_MODES[mode]))
@@ -277,7 +289,7 @@ def polar(a, side="right"):
         raise ArgumentError(f"scipy.linalg.polar: side must be 'right' or 'left'; got {side!r}")
     if not is_traced(a):
         return scipy.linalg.polar(a, side=side)
-    w, s, vh = _la.svd(a, full_matrices=False)
+    w, s, vh = _la.svd(_lapack(a)[0], full_matrices=False)
     u = w @ vh
     if side == "right":
         return u, mH(vh) @ (s[..., :, None] * vh)

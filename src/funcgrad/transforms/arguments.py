@@ -12,6 +12,7 @@ once never share state.
 """
 
 import dataclasses
+import inspect
 import math
 import numbers
 from typing import Any
@@ -21,6 +22,8 @@ import numpy as np
 from ..core.errors import (
     ArgumentError,
     ArgumentTypeError,
+    ConversionError,
+    FuncgradError,
     NotDifferentiableError,
     ShapeError,
 )
@@ -31,7 +34,7 @@ from ..core.tree import tree_map
 from ..core.values import dtype_of, is_complex, numpy_scalar, raw, shape_of
 from ..rules.cuts import stop_gradient as cut
 
-__all__ = ["fun_name", "diff_leaf", "int_argument", "argnums_tuple", "distinct", "check_scalar_output",
+__all__ = ["fun_name", "check_callable", "call_user", "diff_leaf", "int_argument", "argnums_tuple", "distinct", "check_scalar_output",
            "check_complex_output", "check_holomorphic_inputs",
            "split_aux", "result_of", "stop_gradient"]
 
@@ -40,6 +43,60 @@ def fun_name(fun):
     if isinstance(fun, Primitive):
         return fun.name
     return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def check_callable(fun, who, what="the function"):
+    """``fun``, or an ArgumentTypeError if it cannot be called (``fg.grad(5)`` is refused
+    where it is written, as JAX refuses it, not at the first call)."""
+    if not callable(fun):
+        raise ArgumentTypeError(
+            f"{who}: {what} must be callable; got {type(fun).__name__} {fun!r:.40}: pass the "
+            f"function itself, e.g. fg.grad(f), not fg.grad(f(x))")
+    return fun
+
+
+def call_user(fun, args, kwargs, who, form=None):
+    """``fun(*args, **kwargs)`` for a transform. A TypeError from calling ``fun`` with
+    arguments it does not take, or from a list of numbers given where an array was meant
+    (each number becomes a leaf of its own), is raised again as an ArgumentTypeError
+    that says so; ``form`` says how a loop or branch calls its ``fun`` (whose arguments
+    are then funcgrad's own, never a user's list)."""
+    try:
+        return fun(*args, **(kwargs or {}))
+    except TypeError as e:
+        _explain_call_error(e, fun, args, kwargs or {}, who, form)
+        raise
+
+
+def _explain_call_error(e, fun, args, kwargs, who, form):
+    if not isinstance(e, FuncgradError):
+        try:
+            inspect.signature(fun).bind(*args, **kwargs)
+        except TypeError as mismatch:
+            n = len(args)
+            called = f"{n} positional argument{'s' if n != 1 else ''}"
+            if kwargs:
+                called += f" and keyword{'s' if len(kwargs) > 1 else ''} {', '.join(kwargs)}"
+            fix = form or "call the transformed function with the arguments the function takes"
+            raise ArgumentTypeError(f"{who}: {fun_name(fun)} cannot be called with {called} "
+                                    f"({mismatch}); {fix}") from None
+        except ValueError:        # no signature to read (a builtin)
+            pass
+    if form is not None:           # a loop's body or a branch: its arguments are funcgrad's
+        return
+    listed = isinstance(e, ConversionError) or "'list'" in str(e)
+    for i, a in enumerate(args):
+        if listed and type(a) is list and a and all(
+                isinstance(v, Box) and shape_of(v) == () for v in a):
+            raise ArgumentTypeError(
+                f"{who}: argument {i} is a list of {len(a)} numbers, which a "
+                f"transform takes as a pytree with one scalar leaf per number, so the function "
+                f"failed on it ({_briefly(e)}); pass an array instead: np.array([...])") from e
+
+
+def _briefly(e):
+    """A user's TypeError in a few words (funcgrad's own are long: their class says it)."""
+    return type(e).__name__ if isinstance(e, FuncgradError) else f"{type(e).__name__}: {str(e):.80}"
 
 
 def diff_leaf(x, who, where):
@@ -131,8 +188,14 @@ def check_scalar_output(out, who, holomorphic=False):
     if type(raw(out)) is float:     # the common case, and always fine
         return
     if isinstance(out, (tuple, list, dict)):
+        got = type(out).__name__
+        if isinstance(out, (tuple, list)) and len(out) == 2:
+            raise ShapeError(f"{who}: grad needs a scalar output, but the function returned a "
+                             f"{got} of 2; if it returns (loss, aux), pass has_aux=True (grad "
+                             f"then returns (gradient, aux)); for non-scalar outputs use jacrev "
+                             f"or vjp")
         raise ShapeError(f"{who}: grad needs a scalar output, but the function returned a "
-                         f"{type(out).__name__}; use jacrev or vjp for non-scalar outputs")
+                         f"{got}; use jacrev or vjp for non-scalar outputs")
     v = raw(out)
     kind = dtype_kind(v) if is_foreign(v) else getattr(getattr(v, "dtype", None), "kind", "")
     if isinstance(v, (bool, np.bool_)) or kind in ("b", "U", "S", "O", "V") or not isinstance(

@@ -42,6 +42,7 @@ from ..core.values import shape_of
 from ..dag.arraylike import ArrayLike, RecordedComparisons
 from ..dag.finite import unwatched, watched
 from ..rules.arrays import batch_example_by_example, broadcast_to, transpose
+from .arguments import call_user, check_callable, fun_name
 
 __all__ = ["Batched", "BatchTrace", "vmap", "leave", "named_axis", "current_axis_name"]
 
@@ -194,6 +195,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
     >>> fg.vmap(lambda: np.float64(1.0), axis_size=3)()
     array([1., 1., 1.])
     """
+    check_callable(fun, "vmap")
     if axis_size is not None and (isinstance(axis_size, bool) or not isinstance(
             axis_size, (int, np.integer)) or axis_size < 0):
         raise ArgumentTypeError(f"vmap: axis_size must be a non-negative int; got "
@@ -266,12 +268,12 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
             wrapped.append(tree_unflatten(treedef, [l if ax is None else enter(l, ax)
                                                     for l, ax in zip(leaves, per_leaf)]))
         if axis_name is None:
-            out = fun(*wrapped)
+            out = call_user(fun, wrapped, None, f"vmap of {fun_name(fun)}")
         else:
             stack = _NAMED.__dict__.setdefault("stack", [])
             stack.append(trace)
             try:
-                out = fun(*wrapped)
+                out = call_user(fun, wrapped, None, f"vmap of {fun_name(fun)}")
             finally:
                 stack.pop()
         if isinstance(out, (tuple, list)) and isinstance(out_axes, (tuple, list)):

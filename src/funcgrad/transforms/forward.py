@@ -16,7 +16,6 @@ from ..core.primitive import is_joint, per_argument_rule
 from ..core.traces import Box, Trace, new_level
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import (
-    as_dtype_of,
     format_value,
     is_complex,
     numpy_scalar,
@@ -30,7 +29,8 @@ from ..dag.finite import unwatched, watched
 from ..rules.arrays import broadcast_to
 from ..rules.cuts import zeros_like
 from ..rules.elementwise import real
-from .arguments import diff_leaf, fun_name, result_of, split_aux
+from ..rules.ufuncs import in_dtype_of
+from .arguments import call_user, check_callable, diff_leaf, fun_name, result_of, split_aux
 
 __all__ = ["Dual", "ForwardTrace", "jvp_of", "jvp"]
 
@@ -44,10 +44,6 @@ class Dual(ArrayLike):
         self._value = value
         self._tangent = tangent
         self._trace = trace
-
-    @property
-    def value(self):
-        return self._value
 
     @property
     def tangent(self):
@@ -148,7 +144,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence,
     >>> fg.jvp(lambda x: (x ** 2, {"x": x}), (3.0,), (1.0,), has_aux=True)
     (np.float64(9.0), np.float64(6.0), {'x': np.float64(3.0)})
     """
-    who = f"jvp of {fun_name(fun)}"
+    who = f"jvp of {fun_name(check_callable(fun, 'jvp'))}"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise ArgumentTypeError(f"{who}: primals and tangents must be tuples, e.g. jvp(f, (x,), (t,))")
     p_leaves, p_def = tree_flatten(tuple(primals))
@@ -167,13 +163,13 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence,
     pairs, watch = watched(pairs, who)     # inside fg.debug_nans(): check every value
     trace = ForwardTrace(new_level())
     duals = [Dual(p, t, trace) for p, t in pairs]
-    out = fun(*tree_unflatten(p_def, duals))
+    out = call_user(fun, tree_unflatten(p_def, duals), None, who)
     if has_aux:
         out, aux = split_aux(out, who)
         aux = unwatched(result_of(trace, aux), watch)
     o_leaves, o_def = tree_flatten(out)
     primal_out = [result_of(trace, o) for o in o_leaves]
-    tangent_out = [numpy_scalar(as_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
+    tangent_out = [numpy_scalar(in_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
                    for o, p in zip(o_leaves, primal_out)]
     result = (unwatched(tree_unflatten(o_def, primal_out), watch),
               unwatched(tree_unflatten(o_def, tangent_out), watch))

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..core.errors import NotDifferentiableError
+from ..core.errors import ArgumentTypeError, NotDifferentiableError
 from ..core.traces import new_level
 from ..core.tree import tree_flatten, tree_map, tree_unflatten
 from ..core.values import (
@@ -25,6 +25,8 @@ from ..dag.finite import unwatched, watched
 from ..rules.arrays import getitem, reshape, transpose
 from .arguments import (
     argnums_tuple,
+    call_user,
+    check_callable,
     check_complex_output,
     check_holomorphic_inputs,
     diff_leaf,
@@ -91,6 +93,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     array([[2., 0.],
            [0., 4.]])
     """
+    check_callable(fun, "jacrev")
+
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
         who = f"jacrev of {fun_name(fun)}"
@@ -149,6 +153,8 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     array([[2.        , 0.        ],
            [0.        , 5.43656366]])
     """
+    check_callable(fun, "jacfwd")
+
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
         who = f"jacfwd of {fun_name(fun)}"
@@ -170,7 +176,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         call_args = list(args)
         for i, d in zip(unique, tree_unflatten(in_def, duals)):
             call_args[i] = d
-        out = fun(*call_args, **kwargs)
+        out = call_user(fun, call_args, kwargs, who)
         if has_aux:
             out, aux = split_aux(out, who)
         out_leaves, out_def = tree_flatten(out)
@@ -215,6 +221,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, holomorphic: bool =
     array([[ 6.,  0.],
            [ 0., 12.]])
     """
+    check_callable(fun, "hessian")
     return jacfwd(jacrev(fun, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
 
 
@@ -228,6 +235,12 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence) -> Any:
     >>> fg.hvp(lambda x: fnp.sum(x ** 3), (np.array([1.0, 2.0]),), (np.array([1.0, 0.0]),))
     array([6., 0.])
     """
+    check_callable(fun, "hvp")
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise ArgumentTypeError(
+            f"hvp of {fun_name(fun)}: primals and tangents must be tuples, one entry per "
+            f"argument, e.g. hvp(f, (x,), (v,)); got {type(primals).__name__} and "
+            f"{type(tangents).__name__}")
     primals, tangents = tuple(primals), tuple(tangents)
     gradient = grad(fun, argnums=tuple(range(len(primals))))
     out = jvp(gradient, primals, tangents)[1]

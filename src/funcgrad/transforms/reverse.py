@@ -21,7 +21,6 @@ from ..core.namespaces import is_foreign
 from ..core.traces import Box, new_level
 from ..core.tree import LEAF, tree_flatten, tree_unflatten
 from ..core.values import (
-    as_dtype_of,
     frozen_copy,
     ones_like_value,
     raw,
@@ -34,9 +33,12 @@ from ..dag.fold import fold_back
 from ..dag.node import EXPRESSIONS, VAR, Node, ReverseTrace
 from ..dag.order import creation_order
 from ..rules.elementwise import real_part_for
+from ..rules.ufuncs import in_dtype_of
 from .arguments import (
     argnums_tuple,
     check_holomorphic_inputs,
+    call_user,
+    check_callable,
     check_scalar_output,
     diff_leaf,
     distinct,
@@ -82,10 +84,11 @@ def trace_reverse(fun, args, argnums, who, kwargs=None, persistent=False, record
     args, inputs = _wrap_inputs(args, argnums,
                                 lambda v, k: Node(keep(v), VAR, (), None, None, trace), who)
     try:
-        out = fun(*args, **(kwargs or {}))
+        out = call_user(fun, args, kwargs, who)
     except BaseException:
         with trace.recording():    # the record is dropped: the caller will not fold
             raise
+    trace.live = False             # the graph is made: its nodes' values may now be read
     return trace, inputs, out
 
 
@@ -155,13 +158,16 @@ def _like(g, x):
         if not isinstance(g, Box) and np.ndim(g) == 0:
             return np.float64(g) if type(x) is float else np.complex128(g)
         return g
-    return as_dtype_of(g, x)
+    return in_dtype_of(g, x)
 
 
 def _seed(out):
     """The cotangent 1 of an output: a Python 1.0 for a NumPy or Python scalar, else ones of
     its shape and dtype in its own library (a 0-d one too: a foreign scalar stays foreign)."""
-    return ones_like_value(out) if shape_of(out) or is_foreign(raw(out)) else 1.0
+    if shape_of(out) or is_foreign(raw(out)):
+        return ones_like_value(out)
+    dtype = getattr(raw(out), "dtype", None)     # a float32 scalar's seed is a float32 one,
+    return 1.0 if dtype is None or dtype == np.float64 else dtype.type(1)   # as its cotangents
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
@@ -178,6 +184,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     (array([ 2., -2.]),)
     """
     who = f"vjp of {fun_name(fun)}"
+    check_callable(fun, "vjp")
     if not primals:
         raise ArgumentTypeError(f"{who}: give at least one primal to differentiate at")
     trace, inputs, out = trace_reverse(fun, primals, tuple(range(len(primals))), who,
@@ -218,6 +225,8 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     >>> fg.value_and_grad(lambda z: z ** 3, holomorphic=True)(1j)
     (np.complex128(-0-1j), np.complex128(-3+0j))
     """
+    check_callable(fun, "value_and_grad")
+
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         who = f"grad of {fun_name(fun)}"
@@ -256,6 +265,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     >>> fg.grad(lambda z: fnp.abs(z) ** 2)(1.0 + 2.0j)     # 2 conj(z): descend along its conjugate
     np.complex128(2-4j)
     """
+    check_callable(fun, "grad")
     vg = value_and_grad(fun, argnums, has_aux, holomorphic)
 
     @functools.wraps(fun)
@@ -274,6 +284,8 @@ def elementwise_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callabl
     >>> fg.elementwise_grad(fnp.sin)(np.array([0.0, np.pi]))
     array([ 1., -1.])
     """
+    check_callable(fun, "elementwise_grad")
+
     @functools.wraps(fun)
     def egrad_fun(*args, **kwargs):
         who = f"elementwise_grad of {fun_name(fun)}"
@@ -304,8 +316,9 @@ def trace(fun: Callable, *args: Any) -> Any:
     %2  y  var                -->  2.0
     %3     multiply(%1, %2)   -->  0.0
     """
-    wrapped, _ = named_variables(fun, args, f"trace of {fun_name(fun)}")
-    return fun(*wrapped)
+    who = f"trace of {fun_name(check_callable(fun, 'trace'))}"
+    wrapped, _ = named_variables(fun, args, who)
+    return call_user(fun, wrapped, None, who)
 
 
 def named_variables(fun, args, who):

@@ -84,6 +84,9 @@
     if (curve) {
       d = "M" + curve[0] + "," + curve[1];
       for (let j = 2; j + 6 <= curve.length; j += 6) d += " C" + curve.slice(j, j + 6).join(",");
+      // dot ends a spline where its own arrowhead would begin: carry it on to the box's edge
+      const [, y1, , h1] = box[n.id];
+      d += " L" + curve[curve.length - 2] + "," + (y1 - h1 / 2);
     } else {
       const [x0, y0, , h0] = box[a], [x1, y1, , h1] = box[n.id];
       const bend = (seen - 1) * 18;

@@ -1,0 +1,165 @@
+"""What a person types at a prompt and reads back: right, of one type, and pointing at the fix.
+
+Each test is a row of the REPL issue: a silent wrong answer that now raises or is right,
+or an error that named the wrong fix; each fails on the code before its fix, except the
+one that says what must keep working (a hand-built node's value, the named ways out) and
+the rows of the table of mistakes that were right already (it walks every mistake).
+"""
+
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+F32 = np.float32([1.0, -1.0, 2.0, 0.0])
+
+
+@pytest.mark.parametrize("fun", [
+    lambda x: fnp.sum(fnp.maximum(x, 0.0)),
+    lambda x: fnp.max(x),
+    lambda x: fnp.sum(fg.nn.relu(x)),
+    lambda x: fnp.sum(fnp.where(x > 0, x, 0.0)),
+    lambda x: fnp.sum(fnp.abs(x) * fnp.minimum(x, 1.0)),
+])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_jit_keeps_a_gradients_dtype_where_masks_enter(fun, dtype):
+    x = F32.astype(dtype)
+    eager = fg.grad(fun)(x)
+    jitted = fg.jit(fg.grad(fun))(x)
+    assert eager.dtype == jitted.dtype == dtype
+    np.testing.assert_array_equal(jitted, eager)
+    # the masks themselves are made in the input's type: no float64 pass inside the plan
+    listing = str(fg.make_jaxpr(fg.grad(fun))(x))
+    assert "f64" not in listing, listing
+
+
+def test_a_jitted_adam_loop_keeps_float32_and_traces_once():
+    rng = np.random.default_rng(0)
+    params = {"w": rng.normal(size=(3, 2)).astype(np.float32), "b": np.zeros(2, np.float32)}
+    x = rng.normal(size=(8, 3)).astype(np.float32)
+    y = rng.normal(size=(8, 2)).astype(np.float32)
+
+    def loss(p):
+        return fnp.mean((fg.nn.relu(x @ p["w"] + p["b"]) - y) ** 2)
+
+    opt = fg.optim.adam(1e-2)
+
+    @fg.jit
+    def step(p, state):
+        g = fg.grad(loss)(p)
+        updates, state = opt.update(g, state, p)
+        return fg.optim.apply_updates(p, updates), state
+
+    state = opt.init(params)
+    for _ in range(5):
+        params, state = step(params, state)
+    assert {k: v.dtype for k, v in params.items()} == {"w": np.float32, "b": np.float32}
+    assert all(v.dtype == np.float32 for v in fg.tree_leaves(state) if np.ndim(v))
+    assert step.cache_size() == 1
+
+
+@pytest.mark.parametrize("transform", [
+    lambda f: fg.grad(f)(3.0),
+    lambda f: fg.value_and_grad(f)(3.0),
+    lambda f: fg.jvp(f, (3.0,), (1.0,)),
+    lambda f: fg.vjp(f, 3.0),
+    lambda f: fg.jit(f)(3.0),
+    lambda f: fg.vmap(f)(np.ones(2)),
+    lambda f: fg.hessian(f)(3.0),
+    lambda f: fg.jacfwd(f)(np.ones(2)),
+])
+def test_value_of_a_traced_argument_raises_instead_of_a_silent_constant(transform):
+    with pytest.raises(fg.ConversionError, match=r"\.value of a traced value.*fg\.stop_gradient"
+                                                  r".*fg\.debug\.print"):
+        transform(lambda t: t.value * 2)
+
+
+def test_value_is_readable_on_a_hand_built_node_and_on_a_finished_graph():
+    assert fg.var(2.0).value == 2.0
+    out, _ = fg.vjp(lambda x: x * 2.0, 3.0)
+    assert out == 6.0
+    assert fg.trace(lambda x: x * 2.0, 3.0).value == 6.0
+    assert fg.grad(lambda t: fg.stop_gradient(t) * t)(3.0) == 3.0     # the named way
+
+
+def test_a_registered_namedtuple_flattens_by_its_registration():
+    S = namedtuple("S", "a meta")
+    fg.tree_util.register_pytree_node(S, lambda s: ((s.a,), s.meta),
+                                      lambda meta, children: S(children[0], meta))
+    s = S(np.ones(2), ["a", "list"])
+    assert len(fg.tree_util.tree_leaves(s)) == 1
+    out = fg.jit(lambda s: S(s.a * 2.0, s.meta))(s)
+    assert out.meta == ["a", "list"] and np.array_equal(out.a, [2.0, 2.0])
+    g = fg.grad(lambda s: fnp.sum(s.a ** 2))(s)
+    assert isinstance(g, S) and g.meta == ["a", "list"] and np.array_equal(g.a, [2.0, 2.0])
+
+
+def test_a_gradient_map_is_looked_up_by_a_nodes_name_too():
+    x = fg.var(2.0, name="x")
+    y = fg.var(3.0, name="y")
+    g = fg.backprop(x * y + x)
+    assert g["x"] == g[x] == 4.0 and g["y"] == 2.0 and g.get("z") is None
+    with pytest.raises(KeyError, match="no node named 'z'.*its named nodes: x, y"):
+        g["z"]
+    twins = fg.backprop(fg.var(1.0, name="a") * fg.var(2.0, name="a"))
+    with pytest.raises(fg.FuncgradError, match="2 nodes are named 'a'"):
+        twins["a"]
+    with pytest.raises(KeyError, match="is not in this map"):
+        g[fg.var(1.0, name="w")]
+
+
+# Each: a call a person makes by mistake, the FuncgradError's built-in class, and words of
+# its message that name what was received and the fix.
+MISTAKES = [
+    (lambda: fg.grad(lambda x: fnp.sum(x ** 2))([1.0, 2.0]), TypeError,
+     "argument 0 is a list of 2 numbers.*pass an array"),
+    (lambda: fg.grad(lambda x: fnp.sum(fnp.sin(x)))([1.0, 2.0]), TypeError,
+     "argument 0 is a list of 2 numbers.*pass an array"),
+    (lambda: fg.jit(lambda x: x ** 2)([1.0, 2.0]), TypeError, "list of 2 numbers.*pass an array"),
+    (lambda: fg.hvp(lambda x: x ** 3, 2.0, 1.0), TypeError,
+     r"primals and tangents must be tuples.*hvp\(f, \(x,\), \(v,\)\); got float"),
+    (lambda: fg.var(2.0) + "a", TypeError, "add: got str 'a' as an operand; operands are numbers"),
+    (lambda: fg.var(2.0) * None, TypeError, "multiply: got NoneType None as an operand"),
+    (lambda: fg.grad(lambda x: (x ** 2, 1))(1.0), ValueError, "tuple of 2.*has_aux=True"),
+    (lambda: fg.backprop(fg.var(2.0, name="x") * 2)["y"], KeyError, "no node named 'y'"),
+    (lambda: fg.grad(5), TypeError, "grad: the function must be callable; got int 5"),
+    (lambda: fg.value_and_grad(5), TypeError, "value_and_grad: the function must be callable"),
+    (lambda: fg.jacrev("f"), TypeError, "jacrev: the function must be callable; got str"),
+    (lambda: fg.jacfwd(None), TypeError, "jacfwd: the function must be callable"),
+    (lambda: fg.hessian(1.0), TypeError, "hessian: the function must be callable"),
+    (lambda: fg.elementwise_grad(3), TypeError, "elementwise_grad: the function must be"),
+    (lambda: fg.vmap(3), TypeError, "vmap: the function must be callable"),
+    (lambda: fg.jvp(3, (1.0,), (1.0,)), TypeError, "jvp: the function must be callable"),
+    (lambda: fg.vjp(3, 1.0), TypeError, "vjp: the function must be callable"),
+    (lambda: fg.jit(3), TypeError, "jit needs a function; got int 3"),
+    (lambda: fg.scan(3, 0.0, np.ones(2)), TypeError, "scan: f must be callable"),
+    (lambda: fg.fori_loop(0, 3, 3, 0.0), TypeError, "fori_loop: body_fun must be callable"),
+    (lambda: fg.while_loop(lambda c: c < 1, 3, 0.0), TypeError, "while_loop: body_fun must be"),
+    (lambda: fg.cond(True, 1.0, lambda v: v, 1.0), TypeError, "cond: true_fun must be callable"),
+    (lambda: fg.switch(0, lambda v: v, 1.0), TypeError, "switch: branches must be a list"),
+    (lambda: fg.fori_loop(0, 3, lambda c: c, 0.0), TypeError,
+     r"cannot be called with 2 positional arguments.*body_fun\(i, val\)"),
+    (lambda: fg.scan(lambda c: (c, c), 0.0, np.ones(2)), TypeError,
+     r"cannot be called with 2 positional arguments.*f\(carry, x\)"),
+    (lambda: fg.grad(lambda x: x)(1.0, 2.0), TypeError,
+     "<lambda> cannot be called with 2 positional arguments"),
+    (lambda: fg.grad(lambda x, y: x * y)(1.0), TypeError, "argnums=0|cannot be called with 1"),
+    (lambda: fg.jit(lambda x: x)(1.0, 2.0), TypeError, "cannot be called with 2 positional"),
+    (lambda: fg.vmap(lambda x: x)(np.ones(2), np.ones(2)), TypeError, "cannot be called with 2"),
+    (lambda: fg.jvp(lambda x: x, (1.0, 2.0), (1.0, 1.0)), TypeError, "cannot be called with 2"),
+    (lambda: fg.grad(lambda x: x)("a"), TypeError, "argument 0 is str 'a'"),
+    (lambda: fg.grad(lambda x: x, argnums=3)(1.0), ValueError, "out of range"),
+    (lambda: fg.grad(lambda x: x)(np.arange(3)), TypeError, "integer array.*x.astype\\(float\\)"),
+    (lambda: fg.grad(lambda x: fnp.sum(x))(np.array(["a"])), TypeError, "dtype <U1"),
+    (lambda: fg.grad(lambda x: x * np.ones(2))(1.0), ValueError, "returned shape \\(2,\\)"),
+]
+
+
+@pytest.mark.parametrize("call, builtin, message", MISTAKES, ids=[str(i) for i in range(len(MISTAKES))])
+def test_a_mistake_at_the_prompt_names_what_it_got_and_the_fix(call, builtin, message):
+    with pytest.raises(fg.FuncgradError, match=message) as info:
+        call()
+    assert isinstance(info.value, builtin)
