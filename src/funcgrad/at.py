@@ -164,21 +164,9 @@ def _operand(x):
     return x if isinstance(x, Box) else np.asarray(x, dtype=np.result_type(x, np.float64))
 
 
-def _in_dtype_of_x(v, x):
-    """The update in the array's dtype, as NumPy writes it (and JAX's ``at`` casts it):
-    float32 ``x`` with a float64 ``v`` stays float32. A complex ``v`` for a real ``x``
-    is left to the write, which refuses it as NumPy does."""
-    dtype = dtype_of(x)
-    if not isinstance(v, Box):
-        return np.asarray(v, dtype=dtype if np.asarray(v).dtype.kind != "c" or dtype.kind == "c"
-                          else None)
-    if dtype_of(v) != dtype and (dtype_of(v).kind != "c" or dtype.kind == "c"):
-        return ufuncs.astype(v, dtype=dtype)
-    return v
-
-
 def _in_dtype_of(out, x):
-    """The written array in ``x``'s dtype: an integer array stays one, as NumPy writes it."""
+    """The written array in ``x``'s dtype, as NumPy writes it (and JAX's ``at`` casts it):
+    float32 ``x`` with a float64 update stays float32, an integer array stays one."""
     return out if dtype_of(out) == dtype_of(x) else ufuncs.astype(out, dtype=dtype_of(x))
 
 
@@ -196,7 +184,6 @@ def _traced_update(x, index, v, how):
             f"at(x)[index].{how}(v): v of shape {vshape} cannot be broadcast to the indexed "
             f"shape {sel_shape}; give v that shape or one that broadcasts to it") from None
     flat_t = targets.ravel()
-    v = _in_dtype_of_x(v, x)
     if isinstance(v, Box) and vshape == ():
         flat_v = arrays.broadcast_to(v, shape=(flat_t.size,))
     elif isinstance(v, Box):
@@ -204,7 +191,7 @@ def _traced_update(x, index, v, how):
             v = arrays.broadcast_to(v, shape=sel_shape)
         flat_v = arrays.reshape(v, shape=(flat_t.size,))
     else:
-        flat_v = np.broadcast_to(v, sel_shape).ravel()
+        flat_v = np.broadcast_to(np.asarray(v), sel_shape).ravel()
     flat_x = arrays.reshape(x, shape=(size,)) if shape != (size,) else x
     if how == "set":
         out = gather.write_flat(flat_x, flat_t, flat_v)     # the last write wins, as NumPy's

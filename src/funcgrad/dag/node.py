@@ -124,14 +124,17 @@ def arg_list(args, name_of=short_label):
     return f"{head}, ... {len(args) - _ARGS_SHOWN - 1} more ..., {name_of(args[-1])}"
 
 
+def _refuse_setting(name, value):
+    raise ImmutableError(
+        f"nodes are immutable: cannot set {name!r}; build a new node instead "
+        f"(e.g. fg.var({value!r}))"
+    )
+
+
 def _readonly(name, doc):
     """A property that reads slot ``_name`` and refuses to be set."""
-    def refuse(self, value):
-        raise ImmutableError(
-            f"nodes are immutable: cannot set {name!r}; build a new node instead "
-            f"(e.g. fg.var({value!r}))"
-        )
-    return property(operator.attrgetter("_" + name), refuse, doc=doc)
+    return property(operator.attrgetter("_" + name),
+                    lambda self, value: _refuse_setting(name, value), doc=doc)
 
 
 class Node(ArrayLike):
@@ -192,7 +195,7 @@ class Node(ArrayLike):
 
     @value.setter
     def value(self, value):
-        _readonly("value", "").fset(self, value)
+        _refuse_setting("value", value)
     args = _readonly("args", "The parent nodes, in argument order.")
     name = _readonly("name", "The name given to the leaf, or None.")
     id = _readonly("id", "The creation number: unique, and larger than every parent's.")

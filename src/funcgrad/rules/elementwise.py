@@ -131,11 +131,15 @@ def real_dtype_of(*xs):
     return dtype if dtype.kind == "f" else np.dtype(np.float64)
 
 
+def _number_in(v, dtype):
+    """The Python float ``v`` as a scalar of ``dtype`` (float64: the float itself, which a
+    plan writes as a literal)."""
+    return v if dtype == np.float64 else dtype.type(v)
+
+
 def weights_where(c, yes, no, dtype):
-    """``where(c, yes, no)`` as an array of ``dtype`` (NumPy scalars of it, so no cast)."""
-    if dtype == np.float64:
-        return where(c, yes, no)
-    return where(c, dtype.type(yes), dtype.type(no))
+    """``where(c, yes, no)`` for two Python floats, as an array of ``dtype`` (no cast)."""
+    return where(c, _number_in(yes, dtype), _number_in(no, dtype))
 
 
 def tie_share(x, y, beats):
@@ -145,7 +149,7 @@ def tie_share(x, y, beats):
     if type(x) is float and type(y) is float:
         return 1.0 if beats(x, y) else 0.5 if x == y else 0.0
     dtype = real_dtype_of(x, y)
-    return where(beats(x, y), dtype.type(1.0), weights_where(equal(x, y), 0.5, 0.0, dtype))
+    return where(beats(x, y), _number_in(1.0, dtype), weights_where(equal(x, y), 0.5, 0.0, dtype))
 
 
 def _mask(c, keep, ans):
@@ -153,7 +157,8 @@ def _mask(c, keep, ans):
     c = plain(c)
     if type(c) is bool:
         return 1.0 if c == keep else 0.0
-    return weights_where(c, 1.0, 0.0, real_dtype_of(ans)) if keep else weights_where(c, 0.0, 1.0, real_dtype_of(ans))
+    yes, no = (1.0, 0.0) if keep else (0.0, 1.0)
+    return weights_where(c, yes, no, real_dtype_of(ans))
 
 
 def sign_constant(x):

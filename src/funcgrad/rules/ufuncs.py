@@ -26,10 +26,9 @@ import operator
 import numpy as np
 
 from ..core.facts import ALL, declare
-from ..core.namespaces import dtype_in, known_all
+from ..core.namespaces import dtype_in, is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
-from ..core.namespaces import is_foreign
 from ..core.values import as_dtype_of, dtype_of, float_dtype, is_complex, plain, raw
 from .arrays import batch_elementwise
 from .elementwise import (
@@ -362,7 +361,6 @@ astype = Primitive(
     jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
     batch=_unary_batch,
 )
-
 
 
 def in_dtype_of(g, x):

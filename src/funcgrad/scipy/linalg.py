@@ -117,7 +117,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     if not is_traced(a):
         return scipy.linalg.cholesky(a, lower, overwrite_a, check_finite)
     (a,) = _lapack(a)
-    return _la.cholesky(a) if lower else mH(_la.cholesky(mH(as_array(a))))
+    return _la.cholesky(a) if lower else mH(_la.cholesky(mH(a)))
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):

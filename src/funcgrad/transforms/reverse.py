@@ -166,8 +166,8 @@ def _seed(out):
     its shape and dtype in its own library (a 0-d one too: a foreign scalar stays foreign)."""
     if shape_of(out) or is_foreign(raw(out)):
         return ones_like_value(out)
-    dtype = getattr(raw(out), "dtype", None)     # a float32 scalar's seed is a float32 one,
-    return 1.0 if dtype is None or dtype == np.float64 else dtype.type(1)   # as its cotangents
+    dtype = getattr(raw(out), "dtype", None)     # a float32 scalar's seed is a float32 one
+    return 1.0 if dtype is None or dtype == np.float64 else dtype.type(1)
 
 
 def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
