@@ -437,3 +437,26 @@ def test_jit_refuses_a_foreign_array_by_name_yet_is_traced_through_inside_grad()
         f(_strict([1.0]), 3.0)
     # inside grad the call is traced straight through, whatever leaf comes first
     assert fg.grad(lambda x: f(_strict([1.0]), x))(3.0) == 2.0
+
+
+@pytest.mark.parametrize("fun", [
+    lambda x: fnp.sum(fnp.maximum(x, 0.0)),
+    lambda x: fnp.sum(fnp.minimum(x, 2.0)),
+    lambda x: fnp.max(x),
+    lambda x: fnp.sum(fnp.where(x > 1, x, 0.5 * x)),
+    lambda x: fnp.sum(fg.nn.relu(x)),
+])
+@pytest.mark.parametrize("device", ["CPU_DEVICE", "device1"])
+def test_a_float32_gradient_through_masks_stays_float32_on_the_arrays_device(fun, device):
+    """The masks of maximum, where and the extrema are made in the values' dtype on their
+    device (the namespace is handed numbers as Python's, which carry no dtype)."""
+    x = np.float32([1.0, -1.0, 2.0, 2.0])
+    want = fg.grad(fun)(x)
+    made = [xs.asarray(x, device=xs.Device(device))]
+    if torch is not None:
+        made.append(torch.asarray(x.copy()))
+    for a in made:
+        g = fg.grad(fun)(a)
+        assert library_of(g) == library_of(a) and str(g.dtype).endswith("float32")
+        assert getattr(g, "device", None) == a.device
+        np.testing.assert_array_equal(to_numpy(g), want)

@@ -18,10 +18,10 @@ import numpy as np
 
 from ..core.errors import NamespaceError, ShapeError
 from ..core.facts import ALL, declare
-from ..core.namespaces import dtype_in, known_all
+from ..core.namespaces import dtype_in, is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
-from ..core.values import dtype_of, is_complex, plain, raw
+from ..core.values import dtype_of, filled_like, is_complex, plain, raw
 from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [
@@ -138,7 +138,11 @@ def _number_in(v, dtype):
 
 
 def weights_where(c, yes, no, dtype):
-    """``where(c, yes, no)`` for two Python floats, as an array of ``dtype`` (no cast)."""
+    """``where(c, yes, no)`` for two Python floats, as an array of ``dtype`` (no cast). Another
+    library's namespace is handed numbers as Python's, which carry no dtype: there ``yes``
+    goes in as an array of ``dtype`` on ``c``'s device."""
+    if dtype != np.float64 and is_foreign(raw(c)):
+        return where(c, filled_like(c, yes, dtype=dtype), no)
     return where(c, _number_in(yes, dtype), _number_in(no, dtype))
 
 
