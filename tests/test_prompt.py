@@ -111,6 +111,69 @@ def test_a_gradient_map_is_looked_up_by_a_nodes_name_too():
         g[fg.var(1.0, name="w")]
 
 
+# ------------------------------------------------ one type per result (row 8)
+
+def _numpy_names():
+    import scipy.special
+    import funcgrad.scipy.special as fsp
+    return ([(fnp, np, n) for n in fnp.__all__]
+            + [(fsp, scipy.special, n) for n in fsp.__all__])
+
+
+# NumPy's and SciPy's own oddities for a scalar in (a 0-d array from polygamma and from
+# softmax of one number) and one a polynomial function does not take: not compared.
+_ODD = {"polygamma", "softmax", "log_softmax", "trim_zeros", "polydiv"}
+
+
+def test_the_numpy_layer_returns_numpys_types_for_python_numbers():
+    compared = 0
+    for ours, theirs, name in _numpy_names():
+        mine, ref = getattr(ours, name, None), getattr(theirs, name, None)
+        if (name in _ODD or name in ("seterr", "seterrcall", "set_printoptions") or not callable(mine)
+                or not callable(ref) or isinstance(ref, type)):
+            continue     # (the settings would change the printing of every later test)
+        for args in ((0.5,), (0.5, 0.25), (3,), (3, 2), (0.5, 0.25, 0.75)):
+            try:
+                want = ref(*args)
+            except Exception:
+                continue
+            got = mine(*args)
+            kinds = (lambda v: tuple(map(type, v)) if isinstance(v, tuple) else type(v))
+            assert kinds(got) == kinds(want), f"{name}{args}: {got!r} but NumPy {want!r}"
+            compared += 1
+            break
+    assert compared > 250
+
+
+_INPUTS = [0.0, np.float64(0.0), np.array(0.0)]
+
+
+@pytest.mark.parametrize("x", _INPUTS, ids=["float", "np.float64", "0-d array"])
+def test_every_transform_returns_a_numpy_scalar_for_a_scalar(x):
+    f = lambda v: fnp.log1p(fnp.exp(v))
+    results = {
+        "grad": fg.grad(f)(x), "value_and_grad": fg.value_and_grad(f)(x)[1],
+        "jacrev": fg.jacrev(f)(x), "jacfwd": fg.jacfwd(f)(x), "hessian": fg.hessian(f)(x),
+        "jvp": fg.jvp(f, (x,), (1.0,))[1], "vjp": fg.vjp(f, x)[1](1.0)[0],
+        "linearize": fg.linearize(f, x)[1](1.0), "jit": fg.jit(f)(x),
+        "jit(hessian)": fg.jit(fg.hessian(f))(x), "elementwise_grad": fg.elementwise_grad(f)(x),
+    }
+    for name, r in results.items():
+        assert type(r) is np.float64, f"{name}: {type(r).__name__}"
+    assert fg.hessian(f)(np.float32(0.0)).dtype == np.float32
+
+
+def test_hand_built_expressions_keep_python_floats_and_rules_keep_float32():
+    x = fg.var(0.5, name="x")
+    y = fnp.sin(x) / 2.0 + fnp.log(x)
+    assert type(y.value) is float and type(fg.backprop(y)[x]) is float
+    # funcgrad's rules take Python numbers from its own calls, so a constant's partial
+    # (divide(1.0, 2.0)) does not turn float32 float64 under jit or eagerly.
+    f = lambda v: fnp.sum(fnp.sin(v) / 2.0)
+    for g in (fg.grad(f), fg.jit(fg.grad(f))):
+        assert g(np.float32([1.0, 2.0])).dtype == np.float32
+
+
 # Each: a call a person makes by mistake, the FuncgradError's built-in class, and words of
 # its message that name what was received and the fix.
 MISTAKES = [

@@ -303,18 +303,18 @@ def _micrograd_text():
 def _network_text():
     loss, v = network()
     g = backprop(loss)
-    np.set_printoptions(precision=4, suppress=True)
     closed = v["probs"].value - np.eye(3)[2]
-    return "\n".join([
-        "== a tiny network: loss = pnls(W2 tanh(W1 x + b1) + b2, label=2) ==",
-        "(pnls: the softmax cross-entropy, -log softmax(logits)[label], one primitive)",
-        show(loss, grads=g, labels={v["h"]: "h", v["logits"]: "logits", loss: "loss"}),
-        f"loss = {loss.value:.6f}",
-        f"d loss / d logits = {np.round(g[v['logits']], 4).tolist()}",
-        f"softmax(logits) - e_2 = {np.round(closed, 4).tolist()}   (its closed form)",
-        f"d loss / d W1 =\n{np.round(g[v['W1']], 4)}",
-        f"finite differences agree to {finite_difference_error(network):.0e} (all 26 weights)",
-    ])
+    with np.printoptions(precision=4, suppress=True):   # the caller's options stay theirs
+        return "\n".join([
+            "== a tiny network: loss = pnls(W2 tanh(W1 x + b1) + b2, label=2) ==",
+            "(pnls: the softmax cross-entropy, -log softmax(logits)[label], one primitive)",
+            show(loss, grads=g, labels={v["h"]: "h", v["logits"]: "logits", loss: "loss"}),
+            f"loss = {loss.value:.6f}",
+            f"d loss / d logits = {np.round(g[v['logits']], 4).tolist()}",
+            f"softmax(logits) - e_2 = {np.round(closed, 4).tolist()}   (its closed form)",
+            f"d loss / d W1 =\n{np.round(g[v['W1']], 4)}",
+            f"finite differences agree to {finite_difference_error(network):.0e} (all 26 weights)",
+        ])
 
 
 def _edge_tables(names, kids):

@@ -50,6 +50,7 @@ import numpy as np
 from .errors import ArgumentTypeError, NamespaceError, ShapeError
 from .facts import FACTS, declare
 from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
+from .results import NUMPY_SCALAR, numpy_result
 from .traces import Box
 from .values import dtype_of, shape_of
 
@@ -62,7 +63,7 @@ class Primitive:
 
     >>> cube = Primitive("cube", lambda x: x ** 3)
     >>> cube(2.0)
-    8.0
+    np.float64(8.0)
     >>> cube
     <primitive cube>
     """
@@ -71,6 +72,9 @@ class Primitive:
     # __doc__, __module__ and __signature__ (see describe).
     __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "fresh", "on_array",
                  "together", *FACTS, "__dict__", "__weakref__")
+
+    # The scalar types a call from outside funcgrad gets for Python numbers (numpy_result).
+    scalars = NUMPY_SCALAR
 
     def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None,
                  fresh=False, together=None, **facts):
@@ -112,7 +116,8 @@ class Primitive:
             if isinstance(a, Box):
                 return a._trace.process(self, args, params)
             if type(a) in PLAIN_TYPES:
-                return self.impl(a, **params)
+                out = self.impl(a, **params)
+                return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, self.scalars)
             return self.run(args, params)
         top = None
         level = -1
@@ -130,7 +135,8 @@ class Primitive:
             return top.process(self, args, params)
         if other:
             return self.run(args, params)
-        return self.impl(*args, **params)
+        out = self.impl(*args, **params)
+        return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, self.scalars)
 
     def run(self, args, params):
         """The primitive on plain values of any library: NumPy's through ``impl``, another

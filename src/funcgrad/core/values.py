@@ -113,10 +113,13 @@ def as_dtype_of(g, x):
 
 
 def numpy_scalar(v):
-    """A transform's Python-float result as NumPy's ``float64``: still a ``float``,
-    and with the array methods (``.item()``, ``.dtype``, ``.shape``) NumPy and JAX
-    results have. Other values are returned as they are."""
+    """A transform's 0-d result as NumPy's scalar: a Python float as ``float64``
+    (still a ``float``, with the array methods ``.item()``, ``.dtype``, ``.shape``
+    NumPy and JAX results have), a 0-d array as the scalar of its dtype, as NumPy's
+    own functions return them. Other values are returned as they are."""
     t = type(v)
+    if t is np.ndarray:
+        return v[()] if v.ndim == 0 else v
     return np.float64(v) if t is float else np.complex128(v) if t is complex else v
 
 

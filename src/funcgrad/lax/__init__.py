@@ -30,6 +30,7 @@ from .. import numpy as fnp
 from ..control.branches import cond, switch
 from ..control.loops import fori_loop, scan, while_loop
 from ..control.roots import custom_linear_solve, custom_root
+from ..core.results import publish as _publish
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
@@ -120,7 +121,7 @@ def div(x: Any, y: Any) -> Any:
     """``x / y``; integers divide rounding toward zero (lax's rule, C's).
 
     >>> div(np.array([7, -7]), 2), div(1.0, 4.0)
-    (array([ 3, -3]), 0.25)
+    (array([ 3, -3]), np.float64(0.25))
     """
     if fnp.result_type(x, y).kind in "iu":
         return fnp.trunc(fnp.true_divide(x, y)).astype(fnp.result_type(x, y))
@@ -140,7 +141,7 @@ def rsqrt(x: Any) -> Any:
     """``1 / sqrt(x)``.
 
     >>> rsqrt(4.0)
-    0.5
+    np.float64(0.5)
     """
     return 1.0 / fnp.sqrt(x)
 
@@ -158,7 +159,7 @@ def integer_pow(x: Any, y: int) -> Any:
     """``x ** y`` for a Python int ``y``.
 
     >>> integer_pow(2.0, 3)
-    8.0
+    np.float64(8.0)
     """
     if isinstance(y, bool) or not isinstance(y, (int, np.integer)):
         raise ArgumentTypeError(f"lax.integer_pow: the power must be an int; got {y!r:.40}; "
@@ -189,3 +190,7 @@ def round(x: Any, rounding_method: int = 0) -> Any:   # noqa: A001 - lax's name
         raise ArgumentError(f"lax.round: rounding_method is 0 (away from zero) or 1 (to even); "
                             f"got {rounding_method!r}")
     return fnp.sign(x) * fnp.floor(fnp.abs(x) + 0.5)
+
+
+# Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
+_publish(globals(), __all__)

@@ -24,6 +24,7 @@ import sys
 
 import numpy as np
 
+from ..core.results import publish as _publish
 from ..core.errors import ArgumentError, NotDifferentiableError
 from ..core.pages import Page, write_pages
 from ..core.traces import Box
@@ -205,7 +206,7 @@ _PAGES = {
         "x, /", "The logistic sigmoid 1 / (1 + exp(-x)), elementwise "
         "(``funcgrad.scipy.special.expit``).",
         "sigmoid(x) (1 - sigmoid(x))",
-        (("fnn.sigmoid(0.0)", "0.5"), ("fg.grad(fnn.sigmoid)(0.0)", "np.float64(0.25)"))),
+        (("fnn.sigmoid(0.0)", "np.float64(0.5)"), ("fg.grad(fnn.sigmoid)(0.0)", "np.float64(0.25)"))),
     "softmax": Page(
         "x, axis=-1", "exp(x) / sum(exp(x)) along ``axis``, without overflow.",
         "the vector-Jacobian product s * (g - sum(s * g)), s the softmax",
@@ -230,3 +231,7 @@ _PAGES = {
 }
 write_pages(sys.modules[__name__], "funcgrad.nn", _PAGES,
             "import numpy as np, funcgrad as fg, funcgrad.nn as fnn", None)
+
+
+# Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
+_publish(globals(), __all__)

@@ -24,6 +24,7 @@ import numpy as _np
 
 from ..dag import arraylike as _arraylike
 from ..core.errors import NoRuleError as _NoRuleError
+from ..core.results import publish as _publish
 from . import _basic, _calculus, _editing, _floats, _functional, _indexing, _joining, _logic, _math, _methods, _pages, _polynomials, _products, _reductions, _scatter, _shape, _statistics, fft, linalg
 from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
 from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
@@ -45,6 +46,9 @@ __all__ = ["fft", "linalg"] + [n for m in (_basic, _math, _logic, _reductions, _
                                         _calculus, _statistics, _editing, _floats, _polynomials,
                                         _functional, _scatter)
            for n in m.__all__]
+
+# Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
+_publish(globals(), __all__)
 
 # Traced values get NumPy's array methods, and NumPy's functions and ufuncs
 # called on them run the namesakes here.

@@ -21,6 +21,7 @@ import functools
 import numpy as _np
 
 from ..core.errors import ArgumentError
+from ..core.results import NUMPY_SCALAR, numpy_result
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..dag.arraylike import bitwise
@@ -108,7 +109,13 @@ def where(condition, x=None, y=None, *, size=None, fill_value=None):
     if size is not None or fill_value is not None:
         raise ArgumentError("where: size and fill_value go with where(condition) alone, which "
                             "lists places; where(condition, x, y) has the shape of its operands")
-    return _ew.where(_plain(condition), x, y)
+    out = _ew.where(_plain(condition), x, y)
+    # NumPy's where gives a 0-d array for numbers; funcgrad's own callers keep the number
+    return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, _AS_ARRAY)
+
+
+_AS_ARRAY = dict.fromkeys(NUMPY_SCALAR, _np.asarray)
+where.returns_numpy_scalars = True  # type: ignore[attr-defined]  # not wrapped again
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

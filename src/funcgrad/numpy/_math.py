@@ -16,7 +16,7 @@ their own.
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> bool(fnp.log1p(1e-10) == np.log1p(1e-10)), type(fnp.expm1(0.5))
-(True, <class 'float'>)
+(True, <class 'numpy.float64'>)
 >>> fg.grad(lambda x: fnp.arctan2(x, 1.0) + fnp.hypot(x, 4.0))(3.0)   # 1/10 + 3/5
 np.float64(0.7)
 >>> fg.grad(lambda x: fnp.sum(fnp.floor(x) * x))(np.array([1.5, -0.5]))

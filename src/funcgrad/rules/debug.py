@@ -10,7 +10,7 @@ vmap calls it once per example. It has no derivative and passes none.
 
 >>> seen = []
 >>> debug_callback(2.0, 3.0, callback=lambda *v: seen.append(v))
-0.0
+np.float64(0.0)
 >>> seen
 [(2.0, 3.0)]
 """

@@ -9,7 +9,9 @@ partial is written with funcgrad's own operations, so it can be differentiated
 again.
 
 Values are NumPy's, bit for bit: Python floats go through the same ufuncs and
-come back as Python floats, so a scalar expression prints plainly.
+come back as Python floats, so a scalar expression computes in Python floats and
+the rules' constants stay weak ones (a call from outside funcgrad gets NumPy's
+scalar type instead: see ``core.primitive.numpy_result``).
 """
 
 import operator
@@ -44,8 +46,9 @@ def broadcast_error(name, args):
 
 
 def ufunc_impl(ufunc, name=None):
-    """A ufunc as an impl: Python floats in give a Python float out (NumPy gives
-    np.float64), and operands that do not broadcast raise a ShapeError naming it."""
+    """A ufunc as an impl: Python floats in give a Python float out (the primitive's
+    call turns it into NumPy's float64 for callers outside funcgrad), and operands
+    that do not broadcast raise a ShapeError naming it."""
     name = name or ufunc.__name__
 
     def impl(*args):
@@ -412,6 +415,7 @@ tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans 
 abs      = elementwise("abs",      _ufunc(np.abs),     _abs_dx)  # noqa: A001
 real     = elementwise("real",     _ufunc(np.real),    lambda ans, x: 1.0)
 imag     = elementwise("imag",     _ufunc(np.imag),    lambda ans, x: -1j)   # the cotangent pairing is Re(c * dz)
+real.scalars = imag.scalars = {}   # np.real(0.5) is the Python float's own .real
 sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans), xp=_xp_sigmoid)
 relu     = elementwise("relu",     _relu,              lambda ans, x: step(x), xp=lambda xp, x: xp.maximum(x, 0.0))
 # Piecewise-constant functions: their derivative is zero wherever it exists.
@@ -430,6 +434,7 @@ not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _
 where    = elementwise("where",    _where_impl,        _zero3,
                        lambda ans, c, x, y: _mask(c, True, ans), lambda ans, c, x, y: _mask(c, False, ans),
                        xp=_xp_where)
+where.scalars = dict.fromkeys((float, int, complex, bool), np.asarray)   # np.where's 0-d array
 
 # conj is not holomorphic: its rules conjugate the cotangent and the tangent instead of
 # multiplying by a partial.

@@ -7,7 +7,7 @@ is the identity, its batching is itself. It lives with the rules, so saved
 graphs that hold it load again.
 
 >>> checkpoint_name(2.0, name="h")
-2.0
+np.float64(2.0)
 """
 
 from ..core.facts import declare

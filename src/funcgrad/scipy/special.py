@@ -30,6 +30,7 @@ import numpy as _np
 import scipy.special as _scipy
 
 from .. import numpy as _fnp
+from ..core.results import publish as _publish
 from ..core.errors import ArgumentError
 from ..core.values import normalize_axes as _normalize_axes
 from ..core.values import raw as _raw
@@ -277,3 +278,7 @@ def bessel_jn(z, *, v, n_iter=50):
            [0.114903]])
     """
     return _fnp.stack([jv(float(order), z) for order in range(int(v) + 1)], axis=0)
+
+
+# Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
+_publish(globals(), __all__)

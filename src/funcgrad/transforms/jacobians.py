@@ -18,6 +18,7 @@ from ..core.values import (
     float_dtype,
     in_library_of,
     is_complex,
+    numpy_scalar,
     shape_of,
     zeros_like_value,
 )
@@ -74,7 +75,7 @@ def _jacobian_tree(blocks, out_def, in_def, single, where):
     for row in blocks:
         in_tree = tree_unflatten(in_def, row)
         per_out.append(in_tree[0] if single else tuple(in_tree[k] for k in where))
-    return tree_unflatten(out_def, per_out)
+    return tree_map(numpy_scalar, tree_unflatten(out_def, per_out))
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
