@@ -174,6 +174,57 @@ def test_hand_built_expressions_keep_python_floats_and_rules_keep_float32():
         assert g(np.float32([1.0, 2.0])).dtype == np.float32
 
 
+# ------------------------------------------------ NumPy's warnings at the user's line (row 10)
+
+def _xlogx(p):
+    return fnp.sum(p * fnp.log(p))
+
+
+_AT_ZERO = np.array([0.5, 0.0])
+
+
+def _warnings_of(call):
+    import warnings
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        call()
+    return seen
+
+
+@pytest.mark.parametrize("name, call, op", [
+    ("grad", lambda: fg.grad(_xlogx)(_AT_ZERO), "log"),
+    ("vmap", lambda: fg.vmap(fg.grad(_xlogx))(np.stack([_AT_ZERO] * 2)), "log"),
+    ("jvp", lambda: fg.jvp(_xlogx, (_AT_ZERO,), (np.ones(2),)), "log"),
+    ("backprop", lambda: fg.backprop(fnp.sum(fnp.sqrt(fg.var(_AT_ZERO)))), "divide"),
+])
+def test_numpys_warnings_point_at_the_users_line(name, call, op):
+    seen = _warnings_of(call)
+    assert seen, name
+    assert all(w.filename == __file__ for w in seen), [(w.filename, w.lineno) for w in seen]
+    assert any(f"encountered in {op}" in str(w.message) for w in seen), [str(w.message) for w in seen]
+
+
+def test_a_jitted_plans_warnings_name_its_step_at_the_users_line():
+    f = fg.jit(fg.grad(_xlogx))
+    _warnings_of(lambda: f(_AT_ZERO))     # traced and compiled
+    seen = _warnings_of(lambda: f(_AT_ZERO))
+    assert seen and all(w.filename == __file__ for w in seen)
+    assert any("jit's step `" in str(w.message) and "log(" in str(w.message) for w in seen)
+
+
+def test_numpys_own_settings_still_decide():
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
+        fg.grad(_xlogx)(_AT_ZERO)
+    with np.errstate(all="ignore"):
+        assert not _warnings_of(lambda: fg.grad(_xlogx)(_AT_ZERO))
+    called = []
+    with np.errstate(all="call", call=lambda kind, flag: called.append(kind)):
+        assert not _warnings_of(lambda: fg.grad(_xlogx)(_AT_ZERO))
+    assert "divide by zero" in called      # a callback of the user's own stays theirs
+    assert np.geterr()["divide"] == "warn"
+    assert not _warnings_of(lambda: fg.explain(_xlogx, _AT_ZERO))    # explain: none
+
+
 # Each: a call a person makes by mistake, the FuncgradError's built-in class, and words of
 # its message that name what was received and the fix.
 MISTAKES = [

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
+from ..core.fp_warnings import at_users_line
 from ..core.primitive import is_joint, per_argument_rule
 from ..core.traces import new_level
 from ..core.values import (
@@ -219,8 +220,9 @@ def backprop(output: Any, seed: Any = None, method: str = "dfs", check: bool = F
     """
     (output,) = check_outputs((output,), "backprop")
     seed = default_seed(output, "backprop") if seed is None else frozen_copy(_check_seed(seed, output))
-    return fold_back({output: seed}, vjp_step, add_cotangents, method=method,
-                     check=check or None, finish=_gradient_map, edge_step=vjp_edge)
+    with at_users_line():
+        return fold_back({output: seed}, vjp_step, add_cotangents, method=method,
+                         check=check or None, finish=_gradient_map, edge_step=vjp_edge)
 
 
 def _gradient_map(grads, order):

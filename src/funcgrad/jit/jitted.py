@@ -31,6 +31,7 @@ from ..core.errors import (
     NamespaceError,
     NonFiniteError,
 )
+from ..core.fp_warnings import at_users_line
 from ..core.heap import TRIM_ABOVE, trim_heap
 from ..core.namespaces import is_foreign, library_of
 from ..core.traces import Box, new_level
@@ -201,7 +202,9 @@ class Jitted:
         if plan is None:
             return self.fun(*args, **kwargs)   # inside another transform: trace straight through
         # Python-float results come back as NumPy's float64
-        out = tree_unflatten(plan.out_def, [numpy_scalar(v) for v in plan.outputs(*leaves)])
+        with at_users_line():
+            outputs = plan.outputs(*leaves)
+        out = tree_unflatten(plan.out_def, [numpy_scalar(v) for v in outputs])
         if checking() and not all_finite(out):
             self._find_non_finite(args, kwargs)
         return out

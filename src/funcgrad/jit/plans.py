@@ -583,7 +583,7 @@ def _native():
 def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
     """The plan from its source; ``typed``: the blocks numba is to compile (numba backend)."""
     code = compile(source, "<funcgrad plan>", "exec")
-    namespace = dict(names.env)
+    namespace = dict(names.env, __plan_source__=source)   # (a warning names its step)
     exec(code, namespace)  # our own generated code: names of registers and of env entries only
     if typed is not None:
         _native().compile_blocks(namespace, typed)

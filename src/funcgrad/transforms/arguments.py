@@ -27,6 +27,7 @@ from ..core.errors import (
     NotDifferentiableError,
     ShapeError,
 )
+from ..core.fp_warnings import at_users_line
 from ..core.namespaces import dtype_kind, is_foreign, library_of
 from ..core.primitive import Primitive
 from ..core.traces import Box, note_cut
@@ -62,7 +63,8 @@ def call_user(fun, args, kwargs, who, form=None):
     that says so; ``form`` says how a loop or branch calls its ``fun`` (whose arguments
     are then funcgrad's own, never a user's list)."""
     try:
-        return fun(*args, **(kwargs or {}))
+        with at_users_line():     # NumPy's warnings from the rules name this call's line
+            return fun(*args, **(kwargs or {}))
     except TypeError as e:
         _explain_call_error(e, fun, args, kwargs or {}, who, form)
         raise

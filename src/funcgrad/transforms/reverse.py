@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, NotDifferentiableError, ShapeError
+from ..core.fp_warnings import at_users_line
 from ..core.namespaces import is_foreign
 from ..core.traces import Box, new_level
 from ..core.tree import LEAF, tree_flatten, tree_unflatten
@@ -124,7 +125,7 @@ def pull_back(trace, out_leaves, cotangents, inputs):
     A trace that recorded its nodes (``record``) is folded in that order, with no walk
     of the graph to order it (inside ``fg.debug_nans()`` the walk stays, so that only
     values the outputs depend on are checked); the record ends here."""
-    with trace.recording() as made:
+    with trace.recording() as made, at_users_line():
         return _pull_back(trace, made, out_leaves, cotangents, inputs)
 
 
