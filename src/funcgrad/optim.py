@@ -382,8 +382,20 @@ def _optimizer(who, learning_rate, slots, step_rule):
         return (tree_unflatten(treedef, moved),
                 State(state.step + 1, *[unflatten(k) for k in range(1, 1 + slots)]))
 
-    return Optimizer(init, lambda grads, state, params: move(grads, state, params, False),
-                     lambda grads, state, params: move(grads, state, params, True))
+    def update(grads, state, params=None):
+        return move(grads, state, _given(params, "update"), False)
+
+    def step(grads, state, params=None):
+        return move(grads, state, _given(params, "step"), True)
+
+    def _given(params, method):
+        if params is None:     # optax's update takes no params; a step rule here may read them
+            raise ArgumentTypeError(
+                f"{who}.{method}(grads, state, params): params is missing; pass the parameters "
+                f"the gradients are of as the third argument")
+        return params
+
+    return Optimizer(init, update, step)
 
 
 def sgd(learning_rate):

@@ -415,7 +415,7 @@ class ReverseTrace(Trace):
                 if plain and type(v) not in PLAIN_TYPES:
                     plain = False
             else:  # a constant here, possibly traced by an outer trace
-                if isinstance(a, (tuple, list, str, dict)) or a is None:
+                if isinstance(a, (tuple, list, str, dict, set, frozenset)) or a is None:
                     raise bad_operand(prim, a)
                 if self.persistent:
                     a = kept_constant(a)

@@ -31,7 +31,7 @@ from ..core.fp_warnings import at_users_line
 from ..core.namespaces import dtype_kind, is_foreign, library_of
 from ..core.primitive import Primitive
 from ..core.traces import Box, note_cut
-from ..core.tree import tree_map
+from ..core.tree import tree_leaves, tree_map
 from ..core.values import dtype_of, is_complex, numpy_scalar, raw, shape_of
 from ..rules.cuts import stop_gradient as cut
 
@@ -86,12 +86,21 @@ def _explain_call_error(e, fun, args, kwargs, who, form):
             pass
     if form is not None:           # a loop's body or a branch: its arguments are funcgrad's
         return
-    listed = isinstance(e, ConversionError) or "'list'" in str(e)
+    said = str(e)
     for i, a in enumerate(args):
-        if listed and type(a) is list and a and all(
-                isinstance(v, Box) and shape_of(v) == () for v in a):
+        kind = type(a).__name__
+        named = f"'{kind}'" in said or isinstance(e, ConversionError) or (
+            "sequence" in said and kind in ("list", "tuple"))
+        if not named:
+            continue
+        if a is None:
             raise ArgumentTypeError(
-                f"{who}: argument {i} is a list of {len(a)} numbers, which a "
+                f"{who}: argument {i} is None, on which the function failed ({_briefly(e)}); "
+                f"pass a number or an array") from e
+        if type(a) in (list, tuple, dict) and a and all(
+                isinstance(v, Box) and shape_of(v) == () for v in tree_leaves(a)):
+            raise ArgumentTypeError(
+                f"{who}: argument {i} is a {kind} of {len(a)} numbers, which a "
                 f"transform takes as a pytree with one scalar leaf per number, so the function "
                 f"failed on it ({_briefly(e)}); pass an array instead: np.array([...])") from e
 

@@ -250,7 +250,9 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
             sizes = {int(axis_size)}
         if len(sizes) != 1:
             raise ShapeError(
-                f"vmap: mapped axes must all have one size; got sizes {sorted(sizes)}"
+                f"vmap: mapped axes must all have one size; got sizes {sorted(sizes)}; give "
+                f"the arguments one length on their mapped axes, or leave one unmapped with "
+                f"in_axes=None in its place"
                 if sizes else "vmap: no argument is mapped (every in_axes entry is None); "
                               "give axis_size= to say how many examples to make")
         size = sizes.pop()
