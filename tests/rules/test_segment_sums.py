@@ -1,0 +1,53 @@
+"""The cotangents of gathers by integer arrays (an embedding, a cross-entropy's pick) are
+sums by segment rather than np.add.at; they must equal np.add.at's, repeats and negative
+positions included, in the gradient's dtype."""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.rules.arrays import _untake_impl
+from funcgrad.rules.sorting import _grids, _put_along_impl
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_shape", [(7,), (3, 5), (2, 3, 4)])
+def test_an_untake_by_rows_equals_np_add_at(dtype, index_shape):
+    rng = np.random.default_rng(1)
+    rows = rng.integers(-6, 6, index_shape)          # repeats and negative positions
+    g = rng.normal(size=index_shape + (4, 2)).astype(dtype)
+    want = np.zeros((6, 4, 2), dtype)
+    np.add.at(want, rows, g)
+    got = _untake_impl(g, (rows,), (6, 4, 2))
+    assert got.dtype == dtype
+    # (sums in another order: float32 rounds them differently)
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-6 if dtype == np.float32 else 1e-14)
+
+
+def test_put_along_one_position_per_row_equals_np_add_at():
+    rng = np.random.default_rng(2)
+    idx = rng.integers(0, 9, (4, 5, 1))
+    g = rng.normal(size=(4, 5, 1))
+    want = np.zeros((4, 5, 9))
+    np.add.at(want, _grids(idx, 2, (4, 5, 9)), g)
+    assert np.array_equal(_put_along_impl(g, idx, -1, (4, 5, 9)), want)
+    two = rng.integers(0, 3, (4, 5, 2))           # two picks per row may meet: np.add.at
+    g2 = np.ones((4, 5, 2))
+    want2 = np.zeros((4, 5, 3))
+    np.add.at(want2, _grids(two, 2, (4, 5, 3)), g2)
+    assert np.array_equal(_put_along_impl(g2, two, 2, (4, 5, 3)), want2)
+
+
+def test_an_embeddings_gradient_against_finite_differences_and_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    emb = rng.normal(size=(5, 3))
+    tokens = np.array([[0, 4, 4], [2, 0, -1]])
+    w = rng.normal(size=(2, 3, 3))
+    loss = lambda e: fnp.sum(fnp.tanh(e[tokens]) * w)
+    for g in (fg.grad(loss)(emb), fg.jit(fg.grad(loss))(emb)):
+        t = torch.tensor(emb, requires_grad=True)
+        (torch.tanh(t[torch.tensor(tokens % 5)]) * torch.tensor(w)).sum().backward()
+        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-12)
+    fg.check_grads(loss, (emb,), order=2)
