@@ -1,0 +1,337 @@
+"""The models people train, one training step each: funcgrad against PyTorch and JAX.
+
+    python benchmarks/models.py [--threads 1] [--dtype float32] [--repeats 15]
+                                [--large] [--numba] [--compile]
+
+A step is the loss and the gradient of every parameter, written as users write
+it: a function of a parameter pytree under ``fg.value_and_grad``.
+
+- ``gpt``: 2 layers, d 128, 4 heads, sequence 64, batch 16, vocabulary 96;
+  embedding, causal attention, layer norm, tanh-GELU MLP, tied logits,
+  cross-entropy (``--large``: 4 layers, d 256, sequence 128 as well);
+- ``cnn``: 28x28x1 images, batch 128; conv 3x3 1->16, relu, 2x2 max pool,
+  conv 3x3 16->32, relu, pool, dense, cross-entropy;
+- ``conv``: one convolution alone, 32x32 images, 16->32 channels, 3x3, batch
+  32; the gradient of a squared sum with respect to the kernel and the input.
+
+Before anything is timed, each model's loss and every gradient are compared
+with PyTorch's in float64 from the same parameters. Rows are medians of
+``--repeats`` calls after warm-up calls (which compile the jits), the engines
+taking turns round by round. Peak memory is tracemalloc's peak over one
+funcgrad step (NumPy reports its arrays to tracemalloc; PyTorch's allocator
+does not, so its column is empty). The BLAS NumPy uses is printed with the
+figures: it decides most of a step's time.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import tracemalloc
+
+
+def _options():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--dtype", default="float32", choices=("float32", "float64"))
+    p.add_argument("--repeats", type=int, default=15)
+    p.add_argument("--large", action="store_true", help="the 4-layer d 256 GPT too")
+    p.add_argument("--numba", action="store_true", help="funcgrad's numba backend too")
+    p.add_argument("--compile", action="store_true", help="torch.compile too (minutes)")
+    return p.parse_args()
+
+
+OPTIONS = _options() if __name__ == "__main__" else None
+if OPTIONS is not None:   # the thread count is read when the BLAS loads: before NumPy
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(OPTIONS.threads)
+
+import numpy as np  # noqa: E402
+
+import funcgrad as fg  # noqa: E402
+import funcgrad.numpy as fnp  # noqa: E402
+
+NHWC = ("NHWC", "HWIO", "NHWC")
+
+
+# ---------------------------------------------------------------- the models, in funcgrad
+
+def gpt_shape(large):
+    return dict(V=96, D=256, H=4, T=128, B=16, L=4) if large else dict(V=96, D=128, H=4, T=64, B=16, L=2)
+
+
+def gpt_inputs(shape, rng):
+    V, D, T, B, L = (shape[k] for k in "VDTBL")
+    w = lambda *s: rng.normal(size=s) * 0.05   # noqa: E731
+    params = {"emb": w(V, D), "pos": w(T, D), "layers": [
+        {"qkv": w(D, 3 * D), "proj": w(D, D), "g1": np.ones(D), "b1": np.zeros(D),
+         "fc": w(D, 4 * D), "out": w(4 * D, D), "g2": np.ones(D), "b2": np.zeros(D)}
+        for _ in range(L)]}
+    data = {"tokens": rng.integers(0, V, (B, T)), "targets": rng.integers(0, V, (B, T))}
+    return params, data
+
+
+def _layer_norm(x, g, b):
+    m = fnp.mean(x, -1, keepdims=True)
+    v = fnp.mean((x - m) ** 2, -1, keepdims=True)
+    return (x - m) / fnp.sqrt(v + 1e-5) * g + b
+
+
+def gpt_loss(shape):
+    V, D, H, T, B = (shape[k] for k in "VDHTB")
+    causal = np.tril(np.ones((T, T), bool))
+
+    def loss(p, tokens, targets):
+        x = p["emb"][tokens] + p["pos"]
+        for lay in p["layers"]:
+            h = _layer_norm(x, lay["g1"], lay["b1"]) @ lay["qkv"]
+            q, k, v = (fnp.transpose(fnp.reshape(a, (B, T, H, D // H)), (0, 2, 1, 3))
+                       for a in fnp.split(h, 3, axis=-1))
+            s = q @ fnp.swapaxes(k, -1, -2) / np.sqrt(D // H).astype(x.dtype)
+            s = fnp.where(causal, s, np.asarray(-1e9, x.dtype))
+            a = fg.nn.softmax(s, axis=-1) @ v
+            x = x + fnp.reshape(fnp.transpose(a, (0, 2, 1, 3)), (B, T, D)) @ lay["proj"]
+            x = x + fg.nn.gelu(_layer_norm(x, lay["g2"], lay["b2"]) @ lay["fc"],
+                               approximate=True) @ lay["out"]
+        logp = fg.nn.log_softmax(x @ fnp.transpose(p["emb"]), axis=-1)
+        return -fnp.mean(fnp.take_along_axis(logp, targets[..., None], axis=-1))
+    return loss
+
+
+def cnn_inputs(rng, batch=128):
+    w = lambda *s: rng.normal(size=s) * np.sqrt(2.0 / np.prod(s[:-1]))   # noqa: E731
+    params = {"c1": w(3, 3, 1, 16), "b1": np.zeros(16), "c2": w(3, 3, 16, 32),
+              "b2": np.zeros(32), "d": w(7 * 7 * 32, 10), "b3": np.zeros(10)}
+    data = {"images": rng.normal(size=(batch, 28, 28, 1)), "labels": rng.integers(0, 10, batch)}
+    return params, data
+
+
+def cnn_loss(p, images, labels):
+    h = fg.nn.conv_general_dilated(images, p["c1"], (1, 1), "SAME", dimension_numbers=NHWC)
+    h = fg.nn.max_pool(fg.nn.relu(h + p["b1"]), (2, 2), strides=(2, 2))
+    h = fg.nn.conv_general_dilated(h, p["c2"], (1, 1), "SAME", dimension_numbers=NHWC)
+    h = fg.nn.max_pool(fg.nn.relu(h + p["b2"]), (2, 2), strides=(2, 2))
+    logp = fg.nn.log_softmax(fnp.reshape(h, (h.shape[0], -1)) @ p["d"] + p["b3"], axis=-1)
+    return -fnp.mean(fnp.take_along_axis(logp, labels[:, None], axis=-1))
+
+
+def conv_inputs(rng):
+    return ({"w": rng.normal(size=(3, 3, 16, 32)) * 0.1, "x": rng.normal(size=(32, 32, 32, 16))}, {})
+
+
+def conv_loss(p):
+    y = fg.nn.conv_general_dilated(p["x"], p["w"], (1, 1), "SAME", dimension_numbers=NHWC)
+    return fnp.sum(y * y) / 2
+
+
+# ---------------------------------------------------------------- the same, in PyTorch
+
+def torch_loss(name, shape=None):
+    import torch
+    F = torch.nn.functional
+    if name == "conv":
+        return lambda p: (F.conv2d(p["x"].permute(0, 3, 1, 2), p["w"].permute(3, 2, 0, 1),
+                                   padding=1) ** 2).sum() / 2
+    if name == "cnn":
+        def cnn(p, images, labels):
+            h = images.permute(0, 3, 1, 2)
+            h = F.max_pool2d(F.relu(F.conv2d(h, p["c1"].permute(3, 2, 0, 1), p["b1"], padding=1)), 2)
+            h = F.max_pool2d(F.relu(F.conv2d(h, p["c2"].permute(3, 2, 0, 1), p["b2"], padding=1)), 2)
+            h = h.permute(0, 2, 3, 1).reshape(h.shape[0], -1)    # channels last, as funcgrad's
+            return F.cross_entropy(h @ p["d"] + p["b3"], labels)
+        return cnn
+    V, D, H, T, B = (shape[k] for k in "VDHTB")
+
+    def ln(x, g, b):
+        m = x.mean(-1, keepdim=True)
+        return (x - m) / torch.sqrt(((x - m) ** 2).mean(-1, keepdim=True) + 1e-5) * g + b
+
+    def gpt(p, tokens, targets):
+        causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+        x = p["emb"][tokens] + p["pos"]
+        for lay in p["layers"]:
+            q, k, v = (ln(x, lay["g1"], lay["b1"]) @ lay["qkv"]).split(D, -1)
+            q, k, v = (a.reshape(B, T, H, D // H).transpose(1, 2) for a in (q, k, v))
+            s = (q @ k.transpose(-1, -2) / (D // H) ** 0.5).masked_fill(~causal, -1e9)
+            x = x + (s.softmax(-1) @ v).transpose(1, 2).reshape(B, T, D) @ lay["proj"]
+            x = x + F.gelu(ln(x, lay["g2"], lay["b2"]) @ lay["fc"], approximate="tanh") @ lay["out"]
+        return F.cross_entropy((x @ p["emb"].T).reshape(-1, V), targets.reshape(-1))
+    return gpt
+
+
+def torch_step(loss, params, data, dtype):
+    """A step of PyTorch's eager autograd on copies of ``params`` in ``dtype``, and the
+    leaves in funcgrad's flattening order (to compare gradients)."""
+    import torch
+    kind = getattr(torch, dtype)
+    leaves, treedef = fg.tree_util.tree_flatten(params)
+    tensors = [torch.tensor(v, dtype=kind, requires_grad=True) for v in leaves]
+    p = fg.tree_util.tree_unflatten(treedef, tensors)
+    d = {k: torch.tensor(v, dtype=kind if v.dtype.kind == "f" else torch.int64)
+         for k, v in data.items()}
+
+    def step():
+        for t in tensors:
+            t.grad = None
+        out = loss(p, **d)
+        out.backward()
+        return out
+    return step, tensors
+
+
+# ---------------------------------------------------------------- checks and timing
+
+def cast(tree, dtype):
+    return fg.tree_util.tree_map(
+        lambda v: v.astype(dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v, tree)
+
+
+def check_against_torch(name, loss, tloss, params, data):
+    """Loss and every gradient in float64 against PyTorch's; raises if they differ."""
+    value, grads = fg.value_and_grad(loss)(params, **data)
+    step, tensors = torch_step(tloss, params, data, "float64")
+    want = step().item()
+    assert abs(value - want) <= 1e-10 * max(1.0, abs(want)), (name, value, want)
+    for k, (g, t) in enumerate(zip(fg.tree_util.tree_leaves(grads), tensors)):
+        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-7, atol=1e-10,
+                                   err_msg=f"{name}: gradient {k}")
+    return len(tensors)
+
+
+def timed(calls, repeats):
+    """Median milliseconds of each call, the calls taking turns round by round."""
+    for call in calls.values():
+        for _ in range(2):
+            call()
+    times = {k: [] for k in calls}
+    for _ in range(repeats):
+        for k, call in calls.items():
+            t = time.perf_counter()
+            call()
+            times[k].append(time.perf_counter() - t)
+    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
+
+
+def peak_mib(call):
+    call()
+    tracemalloc.start()
+    call()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def blas():
+    try:
+        info = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        name = f"{info['name']} {info.get('version', '')}".strip()
+    except Exception:
+        name = "unknown"
+    core = os.environ.get("OPENBLAS_CORETYPE")
+    return name + (f" (OPENBLAS_CORETYPE={core})" if core else "")
+
+
+def workloads(large):
+    rng = np.random.default_rng(0)
+    small = gpt_shape(False)
+    yield ("gpt", small, gpt_loss(small), torch_loss("gpt", small), *gpt_inputs(small, rng))
+    if large:
+        big = gpt_shape(True)
+        yield ("gpt-large", big, gpt_loss(big), torch_loss("gpt", big), *gpt_inputs(big, rng))
+    yield ("cnn", None, cnn_loss, torch_loss("cnn"), *cnn_inputs(rng))
+    yield ("conv", None, conv_loss, torch_loss("conv"), *conv_inputs(rng))
+
+
+def main(o):
+    import torch
+    torch.set_num_threads(o.threads)
+    print(f"# {o.dtype}, {o.threads} thread(s); NumPy {np.__version__} on {blas()}; "
+          f"PyTorch {torch.__version__}; median of {o.repeats}")
+    try:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+    except ImportError:
+        jax = None
+    rows = []
+    for name, shape, loss, tloss, params, data in workloads(o.large):
+        n = check_against_torch(name, loss, tloss, params, data)
+        p, d = cast(params, o.dtype), cast(data, o.dtype)
+        eager = fg.value_and_grad(loss)
+        jitted = fg.jit(fg.value_and_grad(loss))
+        calls = {"funcgrad eager": lambda: eager(p, **d), "funcgrad jit": lambda: jitted(p, **d)}
+        if o.numba:
+            native = fg.jit(fg.value_and_grad(loss), backend="numba")
+            calls["funcgrad jit numba"] = lambda: native(p, **d)
+        step, _ = torch_step(tloss, params, data, o.dtype)
+        calls["torch eager"] = step
+        if o.compile:
+            compiled_step, _ = torch_step(torch.compile(tloss), params, data, o.dtype)
+            calls["torch.compile"] = compiled_step
+        if jax is not None:
+            calls["jax jit"] = jax_step(name.split("-")[0], shape, p, d)
+        t = time.perf_counter()
+        jitted(cast(params, o.dtype), **d)       # a fresh plan's first call is the compile
+        first = (time.perf_counter() - t) * 1e3
+        ms = timed(calls, o.repeats)
+        grads = jitted(p, **d)[1]
+        dtypes = sorted({str(g.dtype) for g in fg.tree_util.tree_leaves(grads)})
+        mem = peak_mib(lambda: eager(p, **d))
+        rows.append((name, n, ms, first, dtypes, mem))
+        torch_ms = ms["torch eager"]
+        print(f"\n## {name} ({n} gradients equal PyTorch's in float64; "
+              f"funcgrad's gradients {', '.join(dtypes)}; eager step peak {mem:.1f} MiB)")
+        for k, v in ms.items():
+            print(f"  {k:20s} {v:8.2f} ms  {v / torch_ms:5.2f}x torch eager")
+        print(f"  {'(jit first call)':20s} {first:8.1f} ms")
+    return rows
+
+
+def jax_loss(name, shape=None):
+    """The same models in JAX (jax.numpy, jax.nn, jax.lax), for its jit."""
+    import jax
+    import jax.numpy as jnp
+    conv = lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=NHWC)  # noqa: E731
+    if name == "conv":
+        return lambda p: jnp.sum(conv(p["x"], p["w"]) ** 2) / 2
+    if name == "cnn":
+        pool = lambda h: jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")  # noqa: E731
+
+        def cnn(p, images, labels):
+            h = pool(jax.nn.relu(conv(images, p["c1"]) + p["b1"]))
+            h = pool(jax.nn.relu(conv(h, p["c2"]) + p["b2"]))
+            logp = jax.nn.log_softmax(h.reshape(h.shape[0], -1) @ p["d"] + p["b3"], axis=-1)
+            return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=-1))
+        return cnn
+    V, D, H, T, B = (shape[k] for k in "VDHTB")
+    causal = np.tril(np.ones((T, T), bool))
+
+    def ln(x, g, b):
+        m = jnp.mean(x, -1, keepdims=True)
+        return (x - m) / jnp.sqrt(jnp.mean((x - m) ** 2, -1, keepdims=True) + 1e-5) * g + b
+
+    def gpt(p, tokens, targets):
+        x = p["emb"][tokens] + p["pos"]
+        for lay in p["layers"]:
+            h = ln(x, lay["g1"], lay["b1"]) @ lay["qkv"]
+            q, k, v = (jnp.transpose(a.reshape(B, T, H, D // H), (0, 2, 1, 3))
+                       for a in jnp.split(h, 3, axis=-1))
+            s = jnp.where(causal, q @ jnp.swapaxes(k, -1, -2) / np.sqrt(D // H).astype(x.dtype), -1e9)
+            a = jax.nn.softmax(s, axis=-1) @ v
+            x = x + jnp.transpose(a, (0, 2, 1, 3)).reshape(B, T, D) @ lay["proj"]
+            x = x + jax.nn.gelu(ln(x, lay["g2"], lay["b2"]) @ lay["fc"], approximate=True) @ lay["out"]
+        logp = jax.nn.log_softmax(x @ p["emb"].T, axis=-1)
+        return -jnp.mean(jnp.take_along_axis(logp, targets[..., None], axis=-1))
+    return gpt
+
+
+def jax_step(name, shape, params, data):
+    import jax
+    step = jax.jit(jax.value_and_grad(jax_loss(name, shape)))
+    p = jax.tree_util.tree_map(jax.numpy.asarray, params)
+    d = {k: jax.numpy.asarray(v) for k, v in data.items()}
+    return lambda: jax.block_until_ready(step(p, **d))
+
+
+if __name__ == "__main__":
+    sys.exit(main(OPTIONS) and 0)
