@@ -26,7 +26,6 @@ figures: it decides most of a step's time.
 import argparse
 import os
 import statistics
-import sys
 import time
 import tracemalloc
 
@@ -334,4 +333,4 @@ def jax_step(name, shape, params, data):
 
 
 if __name__ == "__main__":
-    sys.exit(main(OPTIONS) and 0)
+    main(OPTIONS)
