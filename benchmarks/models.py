@@ -270,7 +270,7 @@ def main(o):
         if jax is not None:
             calls["jax jit"] = jax_step(name.split("-")[0], shape, p, d)
         t = time.perf_counter()
-        jitted(cast(params, o.dtype), **d)       # a fresh plan's first call is the compile
+        jitted(p, **d)                  # the first call traces and compiles the plan
         first = (time.perf_counter() - t) * 1e3
         ms = timed(calls, o.repeats)
         grads = jitted(p, **d)[1]

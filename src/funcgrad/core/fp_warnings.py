@@ -34,10 +34,15 @@ import numpy as np
 import pyrsistent
 import toolz
 
+from .results import PACKAGE_DIR
+
 __all__ = ["at_users_line"]
 
-_INSIDE = tuple(os.path.dirname(os.path.abspath(f)) + os.sep for f in (
-    os.path.dirname(__file__), np.__file__, toolz.__file__, pyrsistent.__file__)) + ("<funcgrad",)
+# Frames that are not the user's: funcgrad's files, its plans' and loops' generated code,
+# and the libraries it calls that call back into it.
+_INSIDE = (PACKAGE_DIR, "<funcgrad") + tuple(
+    os.path.dirname(os.path.abspath(f)) + os.sep
+    for f in (np.__file__, toolz.__file__, pyrsistent.__file__))
 
 try:   # NumPy 2 keeps the error state in a context variable: routing is a set and a reset
     from numpy._core._ufunc_config import _extobj_contextvar as _STATE  # type: ignore[attr-defined]

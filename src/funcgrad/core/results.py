@@ -22,18 +22,19 @@ import types
 
 import numpy as np
 
-__all__ = ["NUMPY_SCALAR", "numpy_result", "returns_numpy_scalars", "publish"]
+__all__ = ["NUMPY_SCALAR", "PACKAGE_DIR", "numpy_result", "returns_numpy_scalars", "publish"]
 
 # NumPy's scalar type for each of Python's numbers: what a NumPy function returns for them.
 NUMPY_SCALAR = {float: np.float64, int: np.int64, complex: np.complex128, bool: np.bool_}
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# funcgrad's own folder: frames of files under it are funcgrad's code, not a user's
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def numpy_result(out, depth=2, kinds=NUMPY_SCALAR):
     """``out`` as its NumPy namesake would return it to the code ``depth`` frames up:
     Python's numbers as ``kinds`` says (NumPy's scalars) for a caller outside funcgrad,
     unchanged for funcgrad's own code."""
-    if sys._getframe(depth).f_code.co_filename.startswith(_PACKAGE):
+    if sys._getframe(depth).f_code.co_filename.startswith(PACKAGE_DIR):
         return out
     if type(out) is tuple:
         return tuple(_as_numpy(v, kinds) for v in out)
