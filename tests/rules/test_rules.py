@@ -410,6 +410,8 @@ CASES = [
     Case("windows", [_a(4, 5)], dict(_WINDOW_2D), label="2-D, input dilation, cropped"),
     Case("unwindows", [_a(2, 2, 2)], {**_WINDOW_1D, "shape": (2, 5)}, label="1-D"),
     Case("unwindows", [_a(4, 2, 2, 2)], {**_WINDOW_2D, "shape": (4, 5)}, label="2-D"),
+    Case("tie_weights", [np.round(_a(3, 4)), np.max(np.round(_a(3, 4)), axis=1, keepdims=True)],
+         {"axis": (1,)}, diff=(), label="ties in a row"),
 ]
 
 
@@ -457,9 +459,10 @@ def reverse_vs_differences(prim, args, params, diff, pre=None):
         out = prim(fg.var(args[0]))
         assert not isinstance(out, fg.Node) and np.array_equal(out, args[0])
         return
-    if not diff:  # integer-valued: the primitive must declare no derivative at all
-        assert not prim.vjp or all(rule is None for rule in prim.vjp), \
-            f"{prim.name} has a rule for nothing"
+    if not diff:  # integer-valued or piecewise constant: no derivative, or a zero one
+        ans = prim(*args, **params)
+        assert not prim.vjp or all(rule is None or rule(ans, ans, *args, **params) is None
+                                   for rule in prim.vjp), f"{prim.name} has a rule for nothing"
         return
     nodes, out, w, grads = forward_and_backprop(prim, args, params, diff, pre)
     for i in diff:
@@ -686,6 +689,8 @@ def _torch_table(torch):
             x, dim=() if axis is None else axis, keepdim=keepdims),
         "min": lambda x, axis=None, keepdims=False: torch.amin(
             x, dim=() if axis is None else axis, keepdim=keepdims),
+        "tie_weights": lambda x, top, axis: (x == top).double() / (x == top).double().sum(
+            dim=axis, keepdim=True),
         "cumsum": lambda x, axis: torch.cumsum(x, dim=axis),
         "cumprod": lambda x, axis: torch.cumprod(x, dim=axis),
         "take_along": lambda x, idx, axis: torch.take_along_dim(x, torch.as_tensor(idx), dim=axis),

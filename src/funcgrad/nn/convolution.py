@@ -146,12 +146,13 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
                             f"least 3 (batch, features, one spatial axis); got shapes "
                             f"{shape_of(lhs)} and {shape_of(rhs)}")
     lhs_perm, rhs_perm, out_perm = conv_dimension_numbers(ndim, dimension_numbers, who)
-    # Inside, the input is (N, spatial..., C) and the kernel (I, spatial..., O): the windows
-    # then come out as one (positions, C * window) matrix, and the convolution is one matrix
-    # product with the kernel's (C * window, O) matrix (channels-last input needs no copy).
+    # Inside, the input is (N, spatial..., C) and the kernel (spatial..., I, O): the windows
+    # of a channels-last input are laid out as (positions, window, C) in memory (see
+    # rules.windows), so the convolution is one matrix product of the (positions,
+    # window * C) matrix with the kernel's (window * I, O) matrix, neither copied again.
     x = transpose(lhs, (lhs_perm[0], *lhs_perm[2:], lhs_perm[1]))
-    w = transpose(rhs, (rhs_perm[1], *rhs_perm[2:], rhs_perm[0]))
-    (n, *sizes, c), (i, *window, o) = shape_of(x), shape_of(w)
+    w = transpose(rhs, (*rhs_perm[2:], rhs_perm[1], rhs_perm[0]))
+    (n, *sizes, c), (*window, i, o) = shape_of(x), shape_of(w)
     k = ndim - 2
     groups = int(feature_group_count)
     if groups < 1 or c != i * groups or o % groups:
@@ -174,12 +175,15 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
     patches = windows(x, axes=tuple(range(1, 1 + k)), window=tuple(window), strides=strides,
                       padding=pads, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation)
     counts = shape_of(patches)[1:1 + k]
-    rows, span = n * int(np.prod(counts)), i * int(np.prod(window))
+    taps = int(np.prod(window))
+    rows = n * int(np.prod(counts))
+    # (N, positions..., C, window...) -> (N, positions..., window..., C): the memory's order
+    patches = transpose(patches, (0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1))
     if groups == 1:
-        out = matmul(reshape(patches, (rows, span)), reshape(w, (span, o)))
+        out = matmul(reshape(patches, (rows, taps * c)), reshape(w, (taps * i, o)))
     else:
-        out = einsum("pgk,kgo->pgo", reshape(patches, (rows, groups, span)),
-                     reshape(w, (span, groups, o // groups)), optimize=True)
+        out = einsum("pkgi,kigo->pgo", reshape(patches, (rows, taps, groups, i)),
+                     reshape(w, (taps, i, groups, o // groups)), optimize=True)
     out = reshape(out, (n, *counts, o))
     # back from (N, spatial..., C) to the layout out_spec names
     canonical = (out_perm[0], *out_perm[2:], out_perm[1])

@@ -22,6 +22,7 @@ because they are built from these primitives.
     add_n           x0 + x1 + ... (broadcast) unbroadcast(g, xi), per argument
 """
 
+import math
 import operator
 from functools import reduce
 
@@ -87,9 +88,41 @@ def restore_reduced_axes(r, x, axis, keepdims):
 def _sum_impl(x, axis=None, keepdims=False):
     if type(x) is float:
         return x
-    if type(x) is np.ndarray:     # what np.sum calls, without its dispatch (same bits)
-        return np.add.reduce(x, axis=axis, keepdims=keepdims)
+    if type(x) is np.ndarray:
+        lead = _leading_axes(x, axis)
+        if lead:
+            return _sum_of_rows(x, lead, keepdims)
+        return np.add.reduce(x, axis=axis, keepdims=keepdims)   # what np.sum calls
     return np.sum(x, axis=axis, keepdims=keepdims)
+
+
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _leading_axes(x, axis):
+    """How many leading axes ``axis`` names when a sum over them is worth one BLAS call:
+    a contiguous float array summed over its first axes (a bias's cotangent) with at
+    least 64 rows; else 0."""
+    if axis is None or x.dtype not in _BLAS_FLOATS or not x.flags.c_contiguous:
+        return 0
+    nd = x.ndim
+    try:
+        axes = sorted({int(a) % nd for a in (axis if isinstance(axis, (tuple, list)) else (axis,))})
+    except (TypeError, ZeroDivisionError):
+        return 0      # NumPy raises its own error below
+    k = len(axes)
+    if k >= nd or axes != list(range(k)) or math.prod(x.shape[:k]) < 64 or not x.size:
+        return 0
+    return k
+
+
+def _sum_of_rows(x, lead, keepdims):
+    """The sum over the first ``lead`` axes as ``ones @ rows``: NumPy adds a row at a time
+    along a leading axis (1.5 ms for 100,000 rows of 16), BLAS's matrix-vector product in
+    blocks (0.08 ms), rounding no worse."""
+    rows = math.prod(x.shape[:lead])
+    out = np.ones(rows, x.dtype) @ x.reshape(rows, -1)
+    return out.reshape(((1,) * lead if keepdims else ()) + x.shape[lead:])
 
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
@@ -114,8 +147,15 @@ def _transpose_vjp(g, ans, x, axes=None):
     return transpose(g, axes=tuple(np.argsort(axes)))
 
 
+_BASIC = (int, np.integer, slice, type(None), type(Ellipsis))
+
+
 def _untake_impl(g, index, shape):
     out = np.zeros(shape, dtype=float_dtype(g))
+    parts = index if type(index) is tuple else (index,)
+    if all(isinstance(p, _BASIC) and not isinstance(p, (bool, np.bool_)) for p in parts):
+        out[index] = g      # slices and numbers pick each position once: nothing to add up
+        return out
     rows = index[0] if type(index) is tuple and len(index) == 1 else index
     if (type(rows) is np.ndarray and rows.dtype.kind in "iu" and rows.size > 1
             and type(g) is np.ndarray):

@@ -349,6 +349,12 @@ def _as_matrices(g, x, y):
     return g2, x2, y2
 
 
+def _rows(a):
+    """A stack of matrices as the one matrix of all their rows."""
+    s = shape_of(a)
+    return reshape(a, shape=(int(np.prod(s[:-1])), s[-1]))
+
+
 def _matmul_vjp_x(g, ans, x, y):
     g2, x2, y2 = _as_matrices(g, x, y)
     gx = unbroadcast(matmul(g2, mT(y2)), x2)
@@ -357,8 +363,27 @@ def _matmul_vjp_x(g, ans, x, y):
 
 def _matmul_vjp_y(g, ans, x, y):
     g2, x2, y2 = _as_matrices(g, x, y)
-    gy = unbroadcast(matmul(mT(x2), g2), y2)
+    if len(shape_of(y2)) == 2 and len(shape_of(x2)) > 2:
+        # One matrix shared by a stack (a layer's weight under batch axes): its cotangent
+        # is one product over all the stack's rows, not a stack of products summed.
+        gy = matmul(mT(_rows(x2)), _rows(g2))
+    else:
+        gy = unbroadcast(matmul(mT(x2), g2), y2)
     return gy if y2 is y else reshape(gy, shape=shape_of(y))
+
+
+def _matmul_impl(x, y):
+    """``np.matmul``, a stack times one matrix as one product: NumPy calls BLAS once per
+    matrix of a stack, and one call over all the rows runs at BLAS's full speed. Only
+    where NumPy's own calls are matrix products too (not vector products, which round
+    otherwise), so the bits stay NumPy's."""
+    if (type(x) is np.ndarray and type(y) is np.ndarray and y.ndim == 2 and x.ndim > 2
+            and x.size and y.size and x.shape[-2] > 1 and y.shape[1] > 1):
+        k = x.shape[-1]
+        if k != y.shape[0]:
+            return np.matmul(x, y)     # NumPy's own error
+        return np.matmul(x.reshape(-1, k), y).reshape(x.shape[:-1] + (y.shape[1],))
+    return np.matmul(x, y)
 
 
 def _matmul_batch(size, prim, values, batched, params):
@@ -388,7 +413,7 @@ def _matmul_batch(size, prim, values, batched, params):
 
 
 matmul = Primitive(
-    "matmul", checked_impl("matmul", np.matmul, "the last axis of the first operand must equal the "
+    "matmul", checked_impl("matmul", _matmul_impl, "the last axis of the first operand must equal the "
                        "second-to-last axis of the second (the only axis of a 1-D operand), and "
                        "stack axes must broadcast"),
     vjp=(_matmul_vjp_x, _matmul_vjp_y),

@@ -20,12 +20,16 @@ products, exact at zeros and differentiable again. Values come from NumPy.
 array([0., 6., 0.])
 """
 
+import itertools
+import math
+
 import numpy as np
 
 from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import filled_like, ndim_of, normalize_axes, plain, shape_of
 from .arrays import (
+    all_batched,
     batch_along_axis,
     batch_reduction,
     broadcast_to,
@@ -36,9 +40,9 @@ from .arrays import (
     sum,
     transpose,
 )
-from .elementwise import equal, real_dtype_of, weights_where, where
+from .elementwise import real_dtype_of
 
-__all__ = ["prod", "max", "min", "cumsum", "cumprod", "others_product"]
+__all__ = ["prod", "max", "min", "cumsum", "cumprod", "others_product", "tie_weights"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -140,15 +144,74 @@ def _tie_weights(x, ans, axis, keepdims):
     px = plain(x)
     if not shape_of(px):
         return 1.0
-    mask = weights_where(equal(px, restore_reduced_axes(plain(ans), px, axis, keepdims)), 1.0, 0.0,
-                         real_dtype_of(px))
-    return mask / sum(mask, axis=axis, keepdims=True)
+    top = restore_reduced_axes(plain(ans), px, axis, keepdims)
+    return tie_weights(px, top, axis=normalize_axes(axis, len(shape_of(px))))
 
 
-def _reducer(fun):
+def _tie_weights_impl(x, top, axis):
+    x = np.asarray(x)
+    dtype = real_dtype_of(x)
+    ties = np.equal(x, top)
+    counts = _reduce_few(np.add, ties, axis, keepdims=True, dtype=dtype)
+    if counts is None:
+        counts = np.add.reduce(ties, axis=axis, keepdims=True, dtype=dtype)
+    if counts.min() == 1 == counts.max():      # no ties (the rule with real data): 0 or 1
+        return ties.astype(dtype)
+    with np.errstate(invalid="ignore"):        # a group of NaNs ties with nothing: NaN
+        return ties / counts
+
+
+def _xp_tie_weights(xp, x, top, axis):
+    ties = xp.astype(x == top, xp.float32 if x.dtype == xp.float32 else xp.float64)
+    return ties / xp.sum(ties, axis=tuple(axis), keepdims=True)
+
+
+# The weights are piecewise constant (their derivative is zero) and rules call them on
+# plain values; vmap and jit see the primitive.
+tie_weights = Primitive(
+    "tie_weights", _tie_weights_impl, xp=_xp_tie_weights,
+    vjp=(lambda g, ans, x, top, axis: None, lambda g, ans, x, top, axis: None),
+    jvp=(lambda t, ans, x, top, axis: None, lambda t, ans, x, top, axis: None),
+    batch=lambda size, prim, values, batched, params: tie_weights(
+        *all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"])),
+)
+"""``tie_weights(x, top, axis=axes)``: 1/k on each of the k elements of ``x`` equal to
+``top`` (the extremum of their group along ``axes``, reduced axes kept), else 0."""
+
+
+def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
+    """``ufunc.reduce(x, axis)`` as a loop over the few elements of each group, each step one
+    pass over a strided slice; None where the groups are not few (more than 16) or the
+    array small. NumPy's reduce over a middle axis of two or four elements (a 2x2 pooling
+    window) calls its inner loop once per group: 4.3 ms against 0.5 ms here for 1.6 million
+    floats."""
+    if axis is None or type(x) is not np.ndarray:
+        return None
+    axes = normalize_axes(axis, x.ndim)
+    few = math.prod(x.shape[a] for a in axes)
+    if not 2 <= few <= 16 or x.size < 4096 * few:
+        return None
+    out = None
+    for offsets in itertools.product(*(range(x.shape[a]) for a in axes)):
+        index = [slice(None)] * x.ndim
+        for a, o in zip(axes, offsets):
+            index[a] = slice(o, o + 1) if keepdims else o
+        part = x[tuple(index)]
+        if out is None:
+            out = part.astype(dtype or x.dtype)        # a copy: the loop writes into it
+        else:
+            ufunc(out, part, out=out)
+    return out
+
+
+def _reducer(fun, ufunc=None):
     def impl(x, axis=None, keepdims=False):
         if type(x) is float:
             return x
+        if ufunc is not None:
+            out = _reduce_few(ufunc, x, axis, keepdims)
+            if out is not None:
+                return out
         return fun(x, axis=axis, keepdims=keepdims)
     impl.__name__ = fun.__name__
     return impl
@@ -180,7 +243,7 @@ prod = Primitive(
     batch=batch_reduction,
 )
 max = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "max", _reducer(np.max), xp=_xp_reducer("max"),
+    "max", _reducer(np.max, np.maximum), xp=_xp_reducer("max"),
     vjp=(lambda g, ans, x, axis=None, keepdims=False:
           _grow(g, x, axis, keepdims) * _tie_weights(x, ans, axis, keepdims),),
     jvp=(lambda t, ans, x, axis=None, keepdims=False:
@@ -188,7 +251,7 @@ max = Primitive(  # noqa: A001 - NumPy's name, on purpose
     batch=batch_reduction,
 )
 min = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "min", _reducer(np.min), xp=_xp_reducer("min"),
+    "min", _reducer(np.min, np.minimum), xp=_xp_reducer("min"),
     vjp=max.vjp,
     jvp=max.jvp,
     batch=batch_reduction,

