@@ -1,4 +1,5 @@
-"""How much of an eager training step is the C allocator's? W4 with glibc's defaults and tuned.
+"""How much of an eager training step is the C allocator's? W4 with glibc's defaults and
+with the thresholds funcgrad sets at import (funcgrad/core/heap.py).
 
     python benchmarks/allocator.py [--rounds N]
 
@@ -6,7 +7,8 @@ The digits MLP step (W4) at batch 256 / hidden 256 and batch 1797 / hidden
 1024, four ways: funcgrad eager (``fg.value_and_grad``, SGD after it), funcgrad
 jit, and the hand-written NumPy step plain (fresh arrays) and preallocated
 (buffers made once). Each configuration runs in two fresh processes, one with
-glibc's default malloc settings and one with ``TUNED`` below; one thread;
+glibc's default malloc settings (``FUNCGRAD_KEEP_FREED_MEMORY=0``) and one with
+funcgrad's (arrays up to 32 MiB from the heap, up to 256 MiB kept free); one thread;
 rounds interleaved; medians of the rounds, with the minor page faults per step
 (``getrusage``). Losses and gradients are checked against the preallocated
 step to 1e-9 before timing.
@@ -17,9 +19,9 @@ system whenever more than about twice the largest recent block lies free there;
 the next step then takes a page fault on every 4 KiB it touches again. Eager
 autodiff keeps the forward's intermediates until the backward pass and frees
 cotangents as it goes, so it trims and faults more than the plain hand-written
-step; jit plans and the preallocated step reuse their arrays. ``TUNED`` serves
-arrays up to 32 MiB from the heap (glibc otherwise moves that line as it goes)
-and keeps up to 256 MiB of it free instead of returning it. (A pad alone,
+step; jit plans and the preallocated step reuse their arrays. funcgrad's setting
+serves arrays up to 32 MiB from the heap (glibc otherwise moves that line as it
+goes) and keeps up to 256 MiB of it free instead of returning it. (A pad alone,
 ``MALLOC_TOP_PAD_``, fixes batch 256 but fixes glibc's line at 128 KiB, and
 the 14 MiB arrays of batch 1797 then fault on every step.)
 """
@@ -31,7 +33,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TUNED = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
+GLIBC_DEFAULTS = {"FUNCGRAD_KEEP_FREED_MEMORY": "0"}
+FUNCGRADS = {}      # funcgrad sets its thresholds at import where no MALLOC_ variable is set
 
 CHILD = r"""
 import json, resource, statistics, sys, time
@@ -80,11 +83,12 @@ def measure(batch, hidden, rounds, settings):
 
 def main(rounds):
     for batch, hidden in ((256, 256), (1797, 1024)):
-        default, tuned = (measure(batch, hidden, rounds, settings) for settings in ({}, TUNED))
+        default, tuned = (measure(batch, hidden, rounds, settings)
+                          for settings in (GLIBC_DEFAULTS, FUNCGRADS))
         base = default["hand-written NumPy, preallocated"][0]
         print(f"\nbatch {batch}, hidden {hidden} (ratios against the preallocated step "
               f"with glibc's defaults)\n")
-        print("| step | glibc defaults | page faults per step | tuned (32 MiB, 256 MiB) | "
+        print("| step | glibc defaults | page faults per step | funcgrad's setting | "
               "page faults per step |\n| --- | ---: | ---: | ---: | ---: |")
         for name in default:
             (t0, f0), (t1, f1) = default[name], tuned[name]

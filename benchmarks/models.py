@@ -1,7 +1,7 @@
 """The models people train, one training step each: funcgrad against PyTorch and JAX.
 
     python benchmarks/models.py [--threads 1] [--dtype float32] [--repeats 15]
-                                [--large] [--numba] [--compile]
+                                [--large] [--numba] [--compile] [--fresh]
 
 A step is the loss and the gradient of every parameter, written as users write
 it: a function of a parameter pytree under ``fg.value_and_grad``.
@@ -21,6 +21,12 @@ taking turns round by round. Peak memory is tracemalloc's peak over one
 funcgrad step (NumPy reports its arrays to tracemalloc; PyTorch's allocator
 does not, so its column is empty). The BLAS NumPy uses is printed with the
 figures: it decides most of a step's time.
+
+``--fresh`` also times each engine alone in a fresh process, as a training
+script runs it: there glibc's malloc defaults make an eager step fault on the
+pages it frees (funcgrad sets thresholds at import that keep them; both are
+shown, see funcgrad/core/heap.py), which the interleaved rows above, run after
+a float64 check that warms the heap, do not show.
 """
 
 import argparse
@@ -38,6 +44,10 @@ def _options():
     p.add_argument("--large", action="store_true", help="the 4-layer d 256 GPT too")
     p.add_argument("--numba", action="store_true", help="funcgrad's numba backend too")
     p.add_argument("--compile", action="store_true", help="torch.compile too (minutes)")
+    p.add_argument("--fresh", action="store_true",
+                   help="also each engine alone in a fresh process, with glibc's malloc "
+                        "defaults and with funcgrad's setting (see funcgrad/core/heap.py)")
+    p.add_argument("--alone", nargs=2, metavar=("ENGINE", "MODEL"), help=argparse.SUPPRESS)
     return p.parse_args()
 
 
@@ -332,5 +342,58 @@ def jax_step(name, shape, params, data):
     return lambda: jax.block_until_ready(step(p, **d))
 
 
+FRESH_STEPS = 40
+
+
+def alone(engine, model, o):
+    """One engine's steps in this process only: the time a training script sees, whose
+    heap no other engine (and no float64 check) has warmed. Prints the median of the
+    last half of ``FRESH_STEPS`` steps in milliseconds."""
+    name, shape, loss, tloss, params, data = next(w for w in workloads(model == "gpt-large")
+                                                  if w[0] == model)
+    p, d = cast(params, o.dtype), cast(data, o.dtype)
+    if engine == "torch":
+        import torch
+        torch.set_num_threads(o.threads)
+        step, _ = torch_step(tloss, params, data, o.dtype)
+    else:
+        f = fg.value_and_grad(loss)
+        f = fg.jit(f) if engine == "jit" else f
+        step = lambda: f(p, **d)   # noqa: E731
+    times = []
+    for _ in range(FRESH_STEPS):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    print(statistics.median(times[FRESH_STEPS // 2:]) * 1e3)
+
+
+def fresh(o, models=("gpt", "cnn")):
+    """Each engine alone in fresh processes: funcgrad with glibc's malloc defaults and with
+    the thresholds it sets at import, PyTorch as it comes."""
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    runs = [("funcgrad eager", "eager", {"FUNCGRAD_KEEP_FREED_MEMORY": "0"}, "glibc defaults"),
+            ("funcgrad eager", "eager", {}, "funcgrad's setting"),
+            ("funcgrad jit", "jit", {"FUNCGRAD_KEEP_FREED_MEMORY": "0"}, "glibc defaults"),
+            ("funcgrad jit", "jit", {}, "funcgrad's setting"),
+            ("torch eager", "torch", {}, "")]
+    for model in models:
+        print(f"\n## {model}, each engine alone in a fresh process (median of the last "
+              f"{FRESH_STEPS // 2} of {FRESH_STEPS} steps)")
+        for label, engine, extra, how in runs:
+            out = subprocess.run(
+                [sys.executable, __file__, "--alone", engine, model, "--threads",
+                 str(o.threads), "--dtype", o.dtype], env={**env, **extra}, check=True,
+                capture_output=True, text=True).stdout
+            print(f"  {label:20s} {float(out.split()[-1]):8.2f} ms  {how}", flush=True)
+
+
 if __name__ == "__main__":
-    main(OPTIONS)
+    if OPTIONS.alone:
+        alone(*OPTIONS.alone, OPTIONS)
+    else:
+        main(OPTIONS)
+        if OPTIONS.fresh:
+            fresh(OPTIONS)

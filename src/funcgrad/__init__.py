@@ -103,6 +103,11 @@ def __getattr__(name):
 from .io import legacy_names
 legacy_names.install()
 
+# glibc keeps a step's freed arrays for the next step (see funcgrad.core.heap)
+from .core import heap as _heap
+import os as _os
+_heap.keep_freed_memory_unless_told_not_to(_os.environ)
+
 __version__ = "0.1.0"
 
 __all__ = [

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .core import heap
 from .core.errors import ArgumentError, ArgumentTypeError
 from .core.namespaces import is_foreign
 from .core.traces import Box
@@ -192,7 +193,9 @@ class _Config:
       float32 default, is refused: cast your inputs with ``x.astype(np.float32)``;
     - ``jax_debug_nans`` / ``jax_debug_infs``: ``fg.debug_nans()`` everywhere;
     - ``jax_disable_jit``: ``fg.disable_jit()`` everywhere;
-    - ``jax_platform_name`` / ``jax_platforms``: ``"cpu"``.
+    - ``jax_platform_name`` / ``jax_platforms``: ``"cpu"``;
+    - ``funcgrad_keep_freed_memory``: whether glibc keeps a step's freed arrays for the
+      next step (True by default; see :mod:`funcgrad.core.heap`).
 
     >>> import funcgrad as fg
     >>> fg.config.update("jax_enable_x64", True)
@@ -201,7 +204,7 @@ class _Config:
     """
 
     _FLAGS = ("jax_enable_x64", "jax_debug_nans", "jax_debug_infs", "jax_disable_jit",
-              "jax_platform_name", "jax_platforms")
+              "jax_platform_name", "jax_platforms", "funcgrad_keep_freed_memory")
 
     def __init__(self):
         self._disabled_jit = False
@@ -218,6 +221,8 @@ class _Config:
             if bool(value) != self._disabled_jit:
                 jitted._switch["disabled"] += 1 if value else -1
                 self._disabled_jit = bool(value)
+        elif name == "funcgrad_keep_freed_memory":
+            heap.keep_freed_memory(bool(value))
         elif name in ("jax_platform_name", "jax_platforms"):
             if str(value).split(",")[0] != "cpu":
                 raise ArgumentError(f"config.update({name!r}, {value!r}): funcgrad computes on "
@@ -235,6 +240,8 @@ class _Config:
             return self._disabled_jit
         if name in ("jax_platform_name", "jax_platforms"):
             return "cpu"
+        if name == "funcgrad_keep_freed_memory":
+            return heap.KEPT["on"]
         raise AttributeError(f"config has no flag {name!r}; it has {', '.join(self._FLAGS)}")
 
 

@@ -1,31 +1,62 @@
-"""jit gives a large trace's memory back to the system once the plan is compiled."""
+"""funcgrad sets glibc to keep a step's freed arrays for the next step (core/heap.py):
+without it, an eager step that frees tens of MiB takes a page fault on every 4 KiB it
+touches again in the next step."""
 
-import numpy as np
+import os
+import subprocess
+import sys
 
-import funcgrad as fg
-import funcgrad.numpy as fnp
+import pytest
+
 from funcgrad.core import heap
-from funcgrad.jit import jitted
+
+STEPS = r"""
+import resource, sys
+import numpy as np
+import funcgrad as fg
+def step():
+    arrays = [np.ones(1 << 17) for _ in range(40)]     # 40 arrays of 1 MiB, then freed
+    return sum(float(a[0]) for a in arrays)
+for _ in range(5):
+    step()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(20):
+    step()
+print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) // 20,
+      fg.config.funcgrad_keep_freed_memory)
+"""
 
 
-def test_a_large_plan_trims_the_heap_and_a_small_one_does_not(monkeypatch):
-    calls = []
-    monkeypatch.setattr(jitted, "trim_heap", lambda: calls.append(1) or True)
-    monkeypatch.setattr(jitted, "TRIM_ABOVE", 50)
-
-    def chain(x, n):
-        for _ in range(n):
-            x = fnp.tanh(x) * 0.5 + x
-        return fnp.sum(x)
-    small = fg.jit(fg.grad(lambda x: chain(x, 3)))
-    small(np.ones(2))
-    assert calls == []
-    big = fg.jit(fg.grad(lambda x: chain(x, 40)))
-    assert np.allclose(big(np.ones(2)), fg.grad(lambda x: chain(x, 40))(np.ones(2)))
-    assert calls == [1]
-    big(np.ones(2))                          # a replay compiles nothing
-    assert calls == [1]
+def _faults_per_step(**env):
+    clean = {k: v for k, v in os.environ.items()
+             if not k.startswith("MALLOC_") and k != "FUNCGRAD_KEEP_FREED_MEMORY"}
+    out = subprocess.run([sys.executable, "-c", STEPS], env={**clean, **env}, check=True,
+                         capture_output=True, text=True).stdout.split()
+    return int(out[0]), out[1] == "True"
 
 
-def test_trim_heap_answers_whether_it_released_memory():
-    assert heap.trim_heap() in (True, False)
+def test_freed_arrays_are_reused_without_page_faults():
+    if heap._glibc() is None or getattr(heap._glibc(), "mallopt", None) is None:
+        pytest.skip("only glibc has these thresholds; elsewhere funcgrad leaves malloc alone")
+    kept, on = _faults_per_step()
+    plain, off = _faults_per_step(FUNCGRAD_KEEP_FREED_MEMORY="0")
+    assert on and not off
+    assert kept < 100, kept                  # the memory stays in the process
+    assert plain > 5000, plain               # glibc's defaults: 40 MiB faulted in again
+
+
+def test_the_environment_can_say_no():
+    assert heap.keep_freed_memory_unless_told_not_to({"FUNCGRAD_KEEP_FREED_MEMORY": "0"}) is False
+    assert heap.keep_freed_memory_unless_told_not_to({"MALLOC_TOP_PAD_": "0"}) is False
+
+
+def test_the_config_flag_switches_it():
+    import funcgrad as fg
+    was = fg.config.funcgrad_keep_freed_memory
+    try:
+        fg.config.update("funcgrad_keep_freed_memory", False)
+        assert fg.config.funcgrad_keep_freed_memory is False
+        fg.config.update("funcgrad_keep_freed_memory", True)
+        assert fg.config.funcgrad_keep_freed_memory is (heap._glibc() is not None)
+    finally:
+        fg.config.update("funcgrad_keep_freed_memory", was)
