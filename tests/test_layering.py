@@ -198,3 +198,47 @@ def test_no_table_outside_the_rules_names_primitives_by_string():
                 found.append(f"{rel}:{node.lineno}: {hits}")
     assert not found, ("declare these as facts of the primitives (core/facts.py) instead of "
                        "naming them here:\n" + "\n".join(found))
+
+
+def _jit_imports():
+    """Each module of funcgrad.jit and the modules of funcgrad.jit it imports, at the top or
+    inside a function, by ``import`` or by name (``importlib.import_module("funcgrad.jit.x")``)."""
+    import ast
+    import pathlib
+    import re
+    folder = pathlib.Path(__file__).parents[1] / "src" / "funcgrad" / "jit"
+    names = {p.stem for p in folder.glob("*.py")}
+    graph = {}
+    for path in folder.glob("*.py"):
+        text = path.read_text()
+        found = set(re.findall(r"funcgrad\.jit\.(\w+)", "".join(
+            n.value for n in ast.walk(ast.parse(text))
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and n.value.startswith("funcgrad.jit."))))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    found.add(node.module.split(".")[0])
+                else:
+                    found.update(a.name for a in node.names)
+        graph[path.stem] = found & names - {path.stem}
+    return graph
+
+
+def test_jits_modules_import_each_other_in_layers():
+    graph = _jit_imports()
+    assert "native" in graph["plans"]          # the probe sees the lazy import by name
+    state = {}
+
+    def visit(m, path):
+        if state.get(m) == "open":
+            raise AssertionError(f"funcgrad.jit imports in a circle: {' -> '.join(path + [m])}")
+        if state.get(m) == "done":
+            return
+        state[m] = "open"
+        for n in sorted(graph[m]):
+            visit(n, path + [m])
+        state[m] = "done"
+
+    for m in sorted(graph):
+        visit(m, [])

@@ -37,9 +37,8 @@ import numba
 import numpy as np
 
 from .machine import OPCODES
-from .plans import Plan
 
-__all__ = ["compile_blocks", "native_blocks", "machine_plan", "natively", "run_machine",
+__all__ = ["compile_blocks", "native_blocks", "machine_run", "natively", "run_machine",
            "run_vector_machine", "share_registers"]
 
 
@@ -375,8 +374,10 @@ def run_vector_machine(code, registers):
                 out[j] = _apply(op, x[j], y[j])
 
 
-def machine_plan(program, out_def):
-    """A plan running ``program`` on numba's register machine (:mod:`funcgrad.jit.machine`)."""
+def machine_run(program):
+    """The function of the plan's leaves that runs ``program`` on numba's register machine
+    (:mod:`funcgrad.jit.machine`); :mod:`funcgrad.jit.plans` makes it a plan (this module
+    does not import that one, which loads this one only when a plan asks for numba)."""
     vector = program.shape is not None
     execute = run_vector_machine if vector else run_machine
     code, n_inputs = program.code, program.n_inputs
@@ -409,7 +410,7 @@ def machine_plan(program, out_def):
         rest = iter(plain)
         return tuple(values.pop() if r is not None else next(rest) for r in where)
 
-    return Plan(run, None, out_def, len(program.code), backend="numba", program=program)
+    return run
 
 
 def _as_eager(row, form):

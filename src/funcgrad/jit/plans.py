@@ -350,7 +350,8 @@ def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
             # rows of arrays: a register for each value only while it is live
             program = _native().share_registers(program)
         if program is not None:
-            return _native().machine_plan(program, out_def)
+            return Plan(_native().machine_run(program), None, out_def, len(program.code),
+                        backend="numba", program=program)
     steps = table.steps
     table.read_code_columns()
     typable = _typable(table) if native else None
