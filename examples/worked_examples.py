@@ -6,7 +6,7 @@
 The examples themselves live in ``funcgrad.cli.demo`` (so ``funcgrad demo`` works
 from an installed package); each is a small builder you can also call yourself:
 
-    >>> from funcgrad import demo
+    >>> from funcgrad.cli import demo
     >>> f, v = demo.gates(x=-2.0, y=5.0, z=-4.0)
 """
 

@@ -228,9 +228,17 @@ def test_update_returns_updates_as_optax_does():
 
 
 @pytest.mark.parametrize("make", [fg.optim.sgd, fg.optim.adam, fg.optim.rmsprop])
-def test_unpacking_an_optimizer_raises_naming_both_forms(make):
-    with pytest.raises(TypeError, match="opt.update.*apply_updates.*opt.step"):
-        init, update = make(0.1)
+def test_unpacking_an_optimizer_is_0_1s_pair_with_a_deprecation_warning(make):
+    opt = make(0.1)
+    with pytest.warns(DeprecationWarning, match="opt.step.*opt.update.*apply_updates") as seen:
+        init, update = opt
+    assert seen[0].filename == __file__            # the warning points at the unpacking
+    params = {"w": np.array([1.0, -2.0])}
+    grads = {"w": np.array([0.5, 0.25])}
+    new, state = update(grads, init(params), params)   # 0.1's update: new parameters
+    want, _ = opt.step(grads, opt.init(params), params)
+    np.testing.assert_array_equal(new["w"], want["w"])
+    assert not np.array_equal(new["w"], params["w"])
 
 
 def test_step_is_update_then_apply_updates_bit_for_bit():

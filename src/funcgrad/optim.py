@@ -4,10 +4,10 @@
 params)``; ``params = apply_updates(params, updates)``: ``update`` returns the
 change to make, as optax's does, and nothing is changed in place, so a
 training loop is a fold over batches. ``opt.step(grads, state, params)`` makes
-both calls at once and returns ``(params, state)``. An optimizer does not
-unpack into a pair: the pair ``init, update`` once returned new parameters
-where optax returns updates, and code written for one would silently run the
-other, so unpacking raises, naming both forms.
+both calls at once and returns ``(params, state)``. Unpacking an optimizer
+into ``init, update`` is funcgrad 0.1's form, whose ``update`` returned new
+parameters where optax returns updates: it gives 0.1's pair (``update`` is
+``opt.step``) with a DeprecationWarning naming both forms, until 0.3.
 
 The optimizers (``sgd``, ``momentum``, ``nesterov``, ``adagrad``,
 ``rmsprop``, ``adam``, ``adamw``) follow PyTorch's formulas and defaults
@@ -41,6 +41,7 @@ max_norm)`` clips them at once).
 
 import math
 import operator
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
@@ -67,11 +68,12 @@ class Transformation(NamedTuple):
     update: Callable
 
 
-_NO_UNPACKING = (
-    "fg.optim's optimizers are optax-shaped and do not unpack as (init, update): write "
-    "state = opt.init(params); updates, state = opt.update(grads, state, params); "
-    "params = fg.optim.apply_updates(params, updates), or params, state = "
-    "opt.step(grads, state, params), which does both")
+_OLD_UNPACKING = (
+    "unpacking an optimizer as init, update is funcgrad 0.1's form, where update returned "
+    "(params, state); it keeps working until 0.3. fg.optim's optimizers are optax-shaped: "
+    "write params, state = opt.step(grads, state, params) (0.1's update), or state = "
+    "opt.init(params); updates, state = opt.update(grads, state, params); "
+    "params = fg.optim.apply_updates(params, updates)")
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,9 @@ class Optimizer:
     step: Callable = field(repr=False)
 
     def __iter__(self):
-        raise ArgumentTypeError(_NO_UNPACKING)
+        # funcgrad 0.1's (init, update) pair, whose update is today's step: deprecated
+        warnings.warn(_OLD_UNPACKING, DeprecationWarning, stacklevel=2)
+        return iter((self.init, self.step))
 
     def transformation(self):
         """The optimizer itself (it has optax's shape); kept for code written before."""

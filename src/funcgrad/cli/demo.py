@@ -13,7 +13,7 @@ section returns a string and touches nothing.
     network   a tiny vector network: matmul, tanh, softmax and the pnls loss
     paths     the 729-path DAG of the two-page note, folded over semirings
 
->>> from funcgrad import demo
+>>> from funcgrad.cli import demo
 >>> f, leaves = demo.gates()
 >>> f.value
 -12.0

@@ -8,17 +8,28 @@ except the five old names that are now the package's functions (``show``,
 ``explain``, ``backprop``, ``primitive``, ``remat``): a pickle's primitives are
 looked up through :func:`current_name`, which maps those too.
 
->>> import importlib
->>> importlib.import_module("funcgrad.serialize").__name__
+Code that imports an old name gets a DeprecationWarning at its import line naming
+the new one (the old names go in 0.3: docs/api.md, "Deprecations"); loading an old
+pickle or file does not warn, as its reader cannot change what it names.
+
+>>> import importlib, warnings
+>>> _ = sys.modules.pop("funcgrad.serialize", None)      # as if imported for the first time
+>>> with warnings.catch_warnings(record=True) as seen:
+...     warnings.simplefilter("always")
+...     importlib.import_module("funcgrad.serialize").__name__
 'funcgrad.io.serialize'
+>>> print(seen[0].message)
+funcgrad.serialize moved to funcgrad.io.serialize in funcgrad 0.2; import funcgrad.io.serialize (the old name goes in 0.3)
 >>> current_name("funcgrad.scanloop")
 'funcgrad.control.scan_primitive'
 """
 
+import dis
 import importlib
 import importlib.abc
 import importlib.util
 import sys
+import warnings
 
 __all__ = ["MOVED", "RENAMED", "current_name", "install"]
 
@@ -80,10 +91,36 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec):
-        return importlib.import_module(current_name(spec.name))
+        module = importlib.import_module(current_name(spec.name))
+        _warn_code_that_imports(spec.name, module.__name__)
+        return module
 
     def exec_module(self, module):
         """Nothing to run: the module was imported under its new name."""
+
+
+_IMPORT_NAME = dis.opmap["IMPORT_NAME"]
+
+
+def _warn_code_that_imports(old, new):
+    """A DeprecationWarning at the line of code that imports ``old`` (an import statement or
+    importlib.import_module); none where a pickle's reader asked for it."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        frame = frame.f_back
+    if frame is None:
+        return
+    if frame.f_code is importlib.import_module.__code__:
+        frame = frame.f_back           # the call of import_module is the code's
+    elif frame.f_code.co_code[frame.f_lasti] != _IMPORT_NAME:
+        return                         # not an import statement: pickle's find_class, say
+    if frame is None:
+        return
+    warnings.warn_explicit(
+        f"{old} moved to {new} in funcgrad 0.2; import {new} (the old name goes in 0.3)",
+        DeprecationWarning, frame.f_code.co_filename, frame.f_lineno,
+        module=frame.f_globals.get("__name__", "<unknown>"),
+        registry=frame.f_globals.setdefault("__warningregistry__", {}))
 
 
 def install():
