@@ -47,7 +47,7 @@ __all__ = [
     "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
     "sum", "getitem", "untake", "concatenate", "add_n",
     # helpers for the batching rules of every table
-    "example_shape", "positive_axes", "shift_axes", "lead_axes", "all_batched",
+    "example_shape", "checked_axes", "positive_axes", "shift_axes", "lead_axes", "all_batched",
     "batch_elementwise", "batch_example_by_example", "batch_reduction", "batch_along_axis",
 ]
 
@@ -99,19 +99,36 @@ def _sum_impl(x, axis=None, keepdims=False):
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def checked_axes(axis, ndim):
+    """The axes ``axis`` names in an array of ``ndim`` dims, sorted, as NumPy reads them; None
+    where NumPy refuses them (out of range, repeated, not integers): a fast path then
+    leaves the call, and its error, to NumPy.
+
+    >>> checked_axes(-1, 3), checked_axes((2, 0), 3), checked_axes(3, 3), checked_axes((0, 0), 3)
+    ((2,), (0, 2), None, None)
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    try:
+        axes = [operator.index(a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    except TypeError:
+        return None
+    if not all(-ndim <= a < ndim for a in axes) or len({a % ndim for a in axes}) != len(axes):
+        return None
+    return tuple(sorted(a % ndim for a in axes))
+
+
 def _leading_axes(x, axis):
     """How many leading axes ``axis`` names when a sum over them is worth one BLAS call:
     a contiguous float array summed over its first axes (a bias's cotangent) with at
     least 64 rows; else 0."""
     if axis is None or x.dtype not in _BLAS_FLOATS or not x.flags.c_contiguous:
         return 0
-    nd = x.ndim
-    try:
-        axes = sorted({int(a) % nd for a in (axis if isinstance(axis, (tuple, list)) else (axis,))})
-    except (TypeError, ZeroDivisionError):
-        return 0      # NumPy raises its own error below
+    axes = checked_axes(axis, x.ndim)
+    if axes is None:
+        return 0      # NumPy raises its own error
     k = len(axes)
-    if k >= nd or axes != list(range(k)) or math.prod(x.shape[:k]) < 64 or not x.size:
+    if k >= x.ndim or axes != tuple(range(k)) or math.prod(x.shape[:k]) < 64 or not x.size:
         return 0
     return k
 

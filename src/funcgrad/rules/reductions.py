@@ -30,6 +30,7 @@ from ..core.primitive import Primitive
 from ..core.values import filled_like, ndim_of, normalize_axes, plain, shape_of
 from .arrays import (
     all_batched,
+    checked_axes,
     batch_along_axis,
     batch_reduction,
     broadcast_to,
@@ -187,7 +188,9 @@ def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
     floats."""
     if axis is None or type(x) is not np.ndarray:
         return None
-    axes = normalize_axes(axis, x.ndim)
+    axes = checked_axes(axis, x.ndim)
+    if axes is None:
+        return None          # NumPy's error
     few = math.prod(x.shape[a] for a in axes)
     if not 2 <= few <= 16 or x.size < 4096 * few:
         return None
