@@ -27,6 +27,7 @@ library has no ``malloc_trim`` (macOS, musl, Windows) it does nothing.
 """
 
 import ctypes
+import functools
 import sys
 
 __all__ = ["trim_heap", "TRIM_ABOVE", "keep_freed_memory", "KEPT"]
@@ -34,24 +35,15 @@ __all__ = ["trim_heap", "TRIM_ABOVE", "keep_freed_memory", "KEPT"]
 TRIM_ABOVE = 100_000
 """Plans of more steps than this give their trace's memory back once compiled."""
 
-_libc = None
-_looked = False
-
-
+@functools.cache
 def _glibc():
-    global _libc, _looked
-    if not _looked:
-        _looked = True
-        if sys.platform.startswith("linux"):
-            try:
-                _libc = ctypes.CDLL("libc.so.6")
-            except OSError:          # not glibc (musl names its libc otherwise)
-                _libc = None
-    return _libc
-
-
-def _malloc_trim():
-    return getattr(_glibc(), "malloc_trim", None)
+    """glibc, loaded once; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:          # not glibc (musl names its libc otherwise)
+        return None
 
 
 # glibc's mallopt parameters, and its defaults for them
@@ -95,5 +87,5 @@ def trim_heap():
     >>> isinstance(trim_heap(), bool)
     True
     """
-    trim = _malloc_trim()
+    trim = getattr(_glibc(), "malloc_trim", None)
     return bool(trim(0)) if trim is not None else False

@@ -135,12 +135,6 @@ def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilat
             index[a] = slice(j * rd, j * rd + (n - 1) * s + 1, s)
         acc[tuple(index)] += g[(Ellipsis,) + offsets]
     # back from padded, dilated coordinates to the input's
-    if all(d == 1 for d in lhs_dilation) and all(lo >= 0 and hi >= 0 for lo, hi in padding):
-        inside = [slice(None)] * len(full)      # no holes, no crops: the middle, copied
-        for a, (lo, hi) in zip(axes_g, padding):
-            inside[a] = slice(lo, lo + full[a])
-        return np.ascontiguousarray(acc[tuple(inside)])
-    out = np.zeros(full, dtype=g.dtype)
     take, put = [slice(None)] * len(full), [slice(None)] * len(full)
     for a, ld, (lo, hi) in zip(axes_g, lhs_dilation, padding):
         dilated = (full[a] - 1) * ld + 1
@@ -149,6 +143,9 @@ def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilat
         first += (-first) % ld                        # on a real element, not a hole
         take[a] = slice(first + lo, last + lo, ld)
         put[a] = slice(first // ld, first // ld + len(range(first, last, ld)))
+    if all(len(range(*p.indices(n))) == n for p, n in zip(put, full)):
+        return np.ascontiguousarray(acc[tuple(take)])   # every element read: no zeros to keep
+    out = np.zeros(full, dtype=g.dtype)
     out[tuple(put)] = acc[tuple(take)]
     return out
 
