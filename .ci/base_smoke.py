@@ -28,6 +28,7 @@ def check(name):
         f()
         checks.append(name)
         return f
+
     return run
 
 
@@ -65,9 +66,11 @@ def _():
 @check("debug.callback under jit, vmap and a loop")
 def _():
     seen = []
+
     def f(x):
         fg.debug.callback(seen.append, x)
         return fg.fori_loop(0, 2, lambda i, c: (fg.debug.callback(seen.append, i), c * 2.0)[1], x)
+
     assert fg.jit(f)(1.0) == 4.0
     fg.vmap(lambda v: fg.debug.callback(seen.append, v) or v)(np.arange(2.0))
     assert [float(v) for v in seen] == [1.0, 0.0, 1.0, 0.0, 1.0]
@@ -75,7 +78,7 @@ def _():
 
 @check("transforms, jit, vmap")
 def _():
-    f = lambda x: fnp.sum(fnp.tanh(x) ** 2)   # noqa: E731
+    f = lambda x: fnp.sum(fnp.tanh(x) ** 2)  # noqa: E731
     x = np.array([0.3, -1.2])
     g = fg.grad(f)(x)
     assert np.allclose(fg.jit(fg.grad(f))(x), g)
@@ -95,14 +98,16 @@ def _():
     def rnn(h, x):
         h = fnp.tanh(0.5 * h + x)
         return h, h
-    loss = lambda h0: fnp.sum(fg.scan(rnn, h0, np.ones(20), checkpoints=10)[1])   # noqa: E731
+
+    loss = lambda h0: fnp.sum(fg.scan(rnn, h0, np.ones(20), checkpoints=10)[1])  # noqa: E731
     assert np.isfinite(fg.grad(loss)(0.1))
     assert fg.fori_loop(0, 3, lambda i, c: c * 2.0, 1.0) == 8.0
     assert fg.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, 1.0) == 16.0
     assert fg.cond(True, lambda v: v + 1.0, lambda v: v, 1.0) == 2.0
     assert np.isclose(fg.fixed_point(lambda a, z: 0.5 * (z + a / z), 2.0, 1.0), np.sqrt(2.0))
-    assert np.isclose(fg.grad(fg.checkpoint(lambda v: fnp.sin(v) * v))(0.5),
-                      np.sin(0.5) + 0.5 * np.cos(0.5))
+    assert np.isclose(
+        fg.grad(fg.checkpoint(lambda v: fnp.sin(v) * v))(0.5), np.sin(0.5) + 0.5 * np.cos(0.5)
+    )
 
 
 @check("optim, nn")
@@ -111,8 +116,9 @@ def _():
     params = {"w": np.zeros(2)}
     state = opt.init(params)
     for _ in range(3):
-        updates, state = opt.update(fg.grad(lambda p: fnp.sum((p["w"] - 1.0) ** 2))(params),
-                                    state, params)
+        updates, state = opt.update(
+            fg.grad(lambda p: fnp.sum((p["w"] - 1.0) ** 2))(params), state, params
+        )
         params = fg.optim.apply_updates(params, updates)
     assert np.all(params["w"] > 0)
     logits = np.array([[1.0, 2.0, 0.5]])
@@ -121,7 +127,7 @@ def _():
 
 @check("fft, linalg")
 def _():
-    x = np.array([1.0, 2.0, 0.5, -1.0])      # Parseval: sum |fft(x)|^2 = n sum x^2
+    x = np.array([1.0, 2.0, 0.5, -1.0])  # Parseval: sum |fft(x)|^2 = n sum x^2
     assert np.allclose(fg.grad(lambda v: fnp.sum(fnp.abs(fnp.fft.fft(v)) ** 2))(x), 2 * 4 * x)
     a = np.array([[3.0, 1.0], [1.0, 2.0]])
     assert np.allclose(fg.grad(lambda m: fnp.linalg.slogdet(m)[1])(a), np.linalg.inv(a).T)
@@ -140,41 +146,79 @@ def _():
 
 @check("the command line")
 def _():
-    out = subprocess.run([sys.executable, "-m", "funcgrad", "grad", "(x + y) * z", "--at", "x=-2",
-                          "--at", "y=5", "--at", "z=-4"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "funcgrad",
+            "grad",
+            "(x + y) * z",
+            "--at",
+            "x=-2",
+            "--at",
+            "y=5",
+            "--at",
+            "z=-4",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "-12" in out.stdout or "-12.0" in out.stdout
-    demo = subprocess.run([sys.executable, "-m", "funcgrad", "demo", "chain"], capture_output=True,
-                          text=True, check=True)
+    demo = subprocess.run(
+        [sys.executable, "-m", "funcgrad", "demo", "chain"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "grad" in demo.stdout
-
 
 
 @check("fg.explore's page is installed with the package")
 def _():
     with tempfile.TemporaryDirectory() as tmp:
         page = os.path.join(tmp, "fold.html")
-        subprocess.run([sys.executable, "-m", "funcgrad", "explore", "(x + y) * z", "--at", "x=-2",
-                        "--at", "y=5", "--at", "z=-4", "--html", page], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "funcgrad",
+                "explore",
+                "(x + y) * z",
+                "--at",
+                "x=-2",
+                "--at",
+                "y=5",
+                "--at",
+                "z=-4",
+                "--html",
+                page,
+            ],
+            check=True,
+            capture_output=True,
+        )
         text = open(page).read()
     assert "fg-data" in text and "addEventListener" in text and ".node.current" in text
-
 
 
 @check("convolutions, pooling, checkpoint policies and checkpointed loops")
 def _():
     x = np.arange(16.0).reshape(1, 1, 4, 4)
     w = np.ones((1, 1, 2, 2))
-    f = lambda w: fnp.sum(fg.nn.max_pool(fg.nn.conv(x, w, (1, 1), "SAME"), (2, 2), (2, 2),
-                                         data_format="NCHW"))
+    f = lambda w: fnp.sum(
+        fg.nn.max_pool(fg.nn.conv(x, w, (1, 1), "SAME"), (2, 2), (2, 2), data_format="NCHW")
+    )
     g, h = fg.grad(f)(w), 1e-6
     fd = [(f(w + h * e) - f(w - h * e)) / (2 * h) for e in np.eye(4).reshape(4, 1, 1, 2, 2)]
     assert np.allclose(g.ravel(), fd, rtol=1e-6)
-    layer = fg.checkpoint(lambda w: fnp.tanh(fg.checkpoint_name(w @ w, "h")),
-                          policy=fg.checkpoint_policies.save_only_these_names("h"))
+    layer = fg.checkpoint(
+        lambda w: fnp.tanh(fg.checkpoint_name(w @ w, "h")),
+        policy=fg.checkpoint_policies.save_only_these_names("h"),
+    )
     m = np.eye(2) * 0.5
-    assert np.allclose(fg.grad(lambda w: fnp.sum(layer(w)))(m),
-                       fg.grad(lambda w: fnp.sum(fnp.tanh(w @ w)))(m))
+    assert np.allclose(
+        fg.grad(lambda w: fnp.sum(layer(w)))(m), fg.grad(lambda w: fnp.sum(fnp.tanh(w @ w)))(m)
+    )
     loop = lambda a, k: fg.fori_loop(0, 50, lambda i, c: fnp.sin(c) * a, 0.5, checkpoints=k)
     assert fg.grad(lambda a: loop(a, 3))(0.9) == fg.grad(lambda a: loop(a, None))(0.9)
 

@@ -19,8 +19,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 def source_files():
     """Every file of the package as the wheel names it (``funcgrad/...``)."""
     src = ROOT / "src"
-    return {str(p.relative_to(src)) for p in (src / "funcgrad").rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+    return {
+        str(p.relative_to(src))
+        for p in (src / "funcgrad").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
 
 
 def main(folder):
@@ -30,9 +33,13 @@ def main(folder):
         sys.exit(f"expected one wheel and one sdist in {folder}; found {wheels + sdists}")
     want = source_files()
     problems = []
-    for needed in ("funcgrad/py.typed", "funcgrad/io/page/explorer.html",
-                   "funcgrad/io/page/explorer.js", "funcgrad/io/page/explorer.css",
-                   "funcgrad/cli/__init__.py"):
+    for needed in (
+        "funcgrad/py.typed",
+        "funcgrad/io/page/explorer.html",
+        "funcgrad/io/page/explorer.js",
+        "funcgrad/io/page/explorer.css",
+        "funcgrad/cli/__init__.py",
+    ):
         if needed not in want:
             problems.append(f"the source tree lacks {needed}")
     with zipfile.ZipFile(wheels[0]) as wheel:
@@ -48,14 +55,21 @@ def main(folder):
         top = sdist.getnames()[0].split("/")[0]
         held = {n.split("/", 1)[1] for n in sdist.getnames() if "/" in n}
         problems += [f"sdist lacks src/{f}" for f in sorted(want) if f"src/{f}" not in held]
-        for needed in ("pyproject.toml", "README.md", "LICENSE", "tests/conftest.py",
-                       "docs/index.md"):
+        for needed in (
+            "pyproject.toml",
+            "README.md",
+            "LICENSE",
+            "tests/conftest.py",
+            "docs/index.md",
+        ):
             if needed not in held:
                 problems.append(f"sdist {top} lacks {needed}")
     if problems:
         sys.exit("\n".join(problems))
-    print(f"{wheels[0].name}: {len(want)} package files, py.typed, the page assets, the "
-          f"entry point; {sdists[0].name}: sources, tests and docs")
+    print(
+        f"{wheels[0].name}: {len(want)} package files, py.typed, the page assets, the "
+        f"entry point; {sdists[0].name}: sources, tests and docs"
+    )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,9 @@ def rnn(w, k=None):
     def step(h, x):
         h = fnp.tanh(w @ h + U @ x)
         return h, fnp.sum(h)
+
     h, ys = fg.scan(step, H0, XS, checkpoints=k)
-    return fnp.sum(h ** 2) + 1e-3 * fnp.sum(ys)
+    return fnp.sum(h**2) + 1e-3 * fnp.sum(ys)
 
 
 def close(a, b):
@@ -35,8 +36,9 @@ def close(a, b):
 
 want = fg.value_and_grad(rnn)(W)
 assert close(fg.jit(fg.value_and_grad(rnn), backend="numba")(W), want), "a scan of products"
-assert close(fg.jit(fg.value_and_grad(lambda w: rnn(w, 6)), backend="numba")(W), want), \
+assert close(fg.jit(fg.value_and_grad(lambda w: rnn(w, 6)), backend="numba")(W), want), (
     "a checkpointed scan"
+)
 loss = lambda x: fnp.sum(fnp.tanh(W @ x) ** 2)
 assert np.allclose(fg.jit(fg.grad(loss), backend="numba")(H0), fg.grad(loss)(H0), rtol=1e-12)
 chain = lambda x: fg.fori_loop(0, 1000, lambda i, x: fnp.tanh(x) * 0.5 + x * 0.5, x)

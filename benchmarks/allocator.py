@@ -34,7 +34,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GLIBC_DEFAULTS = {"FUNCGRAD_KEEP_FREED_MEMORY": "0"}
-FUNCGRADS = {}      # funcgrad sets its thresholds at import where no MALLOC_ variable is set
+FUNCGRADS = {}  # funcgrad sets its thresholds at import where no MALLOC_ variable is set
 
 CHILD = r"""
 import json, resource, statistics, sys, time
@@ -76,24 +76,33 @@ def measure(batch, hidden, rounds, settings):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     env.update(settings, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     code = CHILD.format(here=HERE, batch=batch, hidden=hidden, rounds=rounds)
-    out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
 def main(rounds):
     for batch, hidden in ((256, 256), (1797, 1024)):
-        default, tuned = (measure(batch, hidden, rounds, settings)
-                          for settings in (GLIBC_DEFAULTS, FUNCGRADS))
+        default, tuned = (
+            measure(batch, hidden, rounds, settings) for settings in (GLIBC_DEFAULTS, FUNCGRADS)
+        )
         base = default["hand-written NumPy, preallocated"][0]
-        print(f"\nbatch {batch}, hidden {hidden} (ratios against the preallocated step "
-              f"with glibc's defaults)\n")
-        print("| step | glibc defaults | page faults per step | funcgrad's setting | "
-              "page faults per step |\n| --- | ---: | ---: | ---: | ---: |")
+        print(
+            f"\nbatch {batch}, hidden {hidden} (ratios against the preallocated step "
+            f"with glibc's defaults)\n"
+        )
+        print(
+            "| step | glibc defaults | page faults per step | funcgrad's setting | "
+            "page faults per step |\n| --- | ---: | ---: | ---: | ---: |"
+        )
         for name in default:
             (t0, f0), (t1, f1) = default[name], tuned[name]
-            print(f"| {name} | {t0 * 1e3:.2f} ms ({t0 / base:.2f}x) | {f0:.0f} | "
-                  f"{t1 * 1e3:.2f} ms ({t1 / base:.2f}x) | {f1:.0f} |", flush=True)
+            print(
+                f"| {name} | {t0 * 1e3:.2f} ms ({t0 / base:.2f}x) | {f0:.0f} | "
+                f"{t1 * 1e3:.2f} ms ({t1 / base:.2f}x) | {f1:.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -26,12 +26,14 @@ def chain(levels):
         for _ in range(levels):
             y = fnp.tanh(y) * 0.5 + x
         return y
+
     return f
 
 
 def loop(levels):
     def f(x):
         return fg.fori_loop(0, levels, lambda i, y: fnp.tanh(y) * 0.5 + x, x)
+
     return f
 
 
@@ -51,8 +53,10 @@ def main():
     for run in runs.values():
         run(make(100))
     f = make(args.levels)
-    print(f"a fori_loop of {args.levels:,} steps" if args.loop else
-          f"{4 * args.levels:,} nodes", "(x of 4 entries)")
+    print(
+        f"a fori_loop of {args.levels:,} steps" if args.loop else f"{4 * args.levels:,} nodes",
+        "(x of 4 entries)",
+    )
     print("| what | seconds | vs grad |")
     print("| --- | ---: | ---: |")
     base = None

@@ -43,10 +43,11 @@ def torch_grad(loss):
         ts = [torch.tensor(a, requires_grad=True) for a in arrays]
         loss(*ts).backward()
         return [t.grad.numpy() for t in ts]
+
     return run
 
 
-X16 = RNG.standard_normal(2 ** 16)
+X16 = RNG.standard_normal(2**16)
 SIG, KER = RNG.standard_normal(10_000), RNG.standard_normal(64)
 BIG = RNG.standard_normal(100_000)
 ZA = RNG.standard_normal((256, 256)) + 1j * RNG.standard_normal((256, 256))
@@ -54,22 +55,38 @@ ZB = RNG.standard_normal((256, 256)) + 1j * RNG.standard_normal((256, 256))
 M200 = RNG.standard_normal((200, 200))
 
 ROWS = [
-    ("grad of sum abs(fft(x))^2, n = 2^16",
-     lambda x: fnp.sum(fnp.abs(fnp.fft.fft(x)) ** 2),
-     lambda x: (torch.fft.fft(x).abs() ** 2).sum(), (X16,)),
-    ("grad of sum convolve(x, k)^2, 10^4 * 64",
-     lambda x, k: fnp.sum(fnp.convolve(x, k) ** 2),
-     lambda x, k: (torch.nn.functional.conv1d(x[None, None], k.flip(0)[None, None], padding=63)[0, 0] ** 2).sum(),
-     (SIG, KER)),
-    ("grad of quantile(x, 0.3), n = 10^5",
-     lambda x: fnp.quantile(x, 0.3),
-     lambda x: torch.quantile(x, 0.3), (BIG,)),
-    ("grad of sum abs(A @ B)^2, complex 256 x 256",
-     lambda a, b: fnp.sum(fnp.abs(a @ b) ** 2),
-     lambda a, b: ((a @ b).abs() ** 2).sum(), (ZA, ZB)),
-    ("grad of sum svdvals(A), 200 x 200",
-     lambda a: fnp.sum(fnp.linalg.svd(a, compute_uv=False)),
-     lambda a: torch.linalg.svdvals(a).sum(), (M200,)),
+    (
+        "grad of sum abs(fft(x))^2, n = 2^16",
+        lambda x: fnp.sum(fnp.abs(fnp.fft.fft(x)) ** 2),
+        lambda x: (torch.fft.fft(x).abs() ** 2).sum(),
+        (X16,),
+    ),
+    (
+        "grad of sum convolve(x, k)^2, 10^4 * 64",
+        lambda x, k: fnp.sum(fnp.convolve(x, k) ** 2),
+        lambda x, k: (
+            torch.nn.functional.conv1d(x[None, None], k.flip(0)[None, None], padding=63)[0, 0] ** 2
+        ).sum(),
+        (SIG, KER),
+    ),
+    (
+        "grad of quantile(x, 0.3), n = 10^5",
+        lambda x: fnp.quantile(x, 0.3),
+        lambda x: torch.quantile(x, 0.3),
+        (BIG,),
+    ),
+    (
+        "grad of sum abs(A @ B)^2, complex 256 x 256",
+        lambda a, b: fnp.sum(fnp.abs(a @ b) ** 2),
+        lambda a, b: ((a @ b).abs() ** 2).sum(),
+        (ZA, ZB),
+    ),
+    (
+        "grad of sum svdvals(A), 200 x 200",
+        lambda a: fnp.sum(fnp.linalg.svd(a, compute_uv=False)),
+        lambda a: torch.linalg.svdvals(a).sum(),
+        (M200,),
+    ),
 ]
 
 
@@ -102,10 +119,14 @@ def main():
         b = median_time(torch_grad(theirs), *args)
         lines.append(f"| {name} | {a * 1e3:.2f} | {b * 1e3:.2f} | {a / b:.2f}x |")
     forward, gradient = odeint_row()
-    lines.append(f"| odeint (MLP dynamics 2-16-2, 20 times): value {forward * 1e3:.1f} ms, adjoint "
-                 f"gradient {gradient * 1e3:.1f} ms | {gradient * 1e3:.1f} | - | "
-                 f"{gradient / forward:.1f}x the solve |")
-    print(f"python {' '.join(sys.argv)}; NumPy {np.__version__}, PyTorch {torch.__version__}, one thread")
+    lines.append(
+        f"| odeint (MLP dynamics 2-16-2, 20 times): value {forward * 1e3:.1f} ms, adjoint "
+        f"gradient {gradient * 1e3:.1f} ms | {gradient * 1e3:.1f} | - | "
+        f"{gradient / forward:.1f}x the solve |"
+    )
+    print(
+        f"python {' '.join(sys.argv)}; NumPy {np.__version__}, PyTorch {torch.__version__}, one thread"
+    )
     print("\n".join(lines))
 
 

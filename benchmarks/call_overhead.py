@@ -42,9 +42,11 @@ def cases():
     xs = np.linspace(-1.0, 1.0, 32).reshape(8, 4)
     assert jitted(1.5) == 3.0 and slope(1.5) == 3.0
     assert np.allclose(batched(xs), plain_chain(xs), rtol=1e-12)
-    return [("jit call, x * 2.0 on a float", lambda: jitted(1.5), 20000),
-            ("grad call, x * x + 1 on a float", lambda: slope(1.5), 20000),
-            ("vmap call, 300 primitives on (8, 4)", lambda: batched(xs), 50)]
+    return [
+        ("jit call, x * 2.0 on a float", lambda: jitted(1.5), 20000),
+        ("grad call, x * x + 1 on a float", lambda: slope(1.5), 20000),
+        ("vmap call, 300 primitives on (8, 4)", lambda: batched(xs), 50),
+    ]
 
 
 def main(rounds):

@@ -32,20 +32,22 @@ def main():
     h0 = rng.normal(size=args.hidden)
 
     def loss(h, checkpoints):
-        step = lambda h, _: (fnp.tanh(W @ h), None)   # noqa: E731 - the body, closing over W
+        step = lambda h, _: (fnp.tanh(W @ h), None)  # noqa: E731 - the body, closing over W
         h, _ = fg.scan(step, h, None, length=args.steps, checkpoints=checkpoints)
-        return fnp.sum(h ** 2)
+        return fnp.sum(h**2)
 
     want = fg.grad(lambda h: loss(h, None))(h0)
-    got = fg.grad(lambda h: loss(h, args.checkpoints))(h0)   # a warm-up, and the check
+    got = fg.grad(lambda h: loss(h, args.checkpoints))(h0)  # a warm-up, and the check
     assert np.allclose(got, want, rtol=1e-10, atol=1e-12), "checkpointed gradient differs"
     tracemalloc.start()
     fg.grad(lambda h: loss(h, args.checkpoints))(h0)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(fg.checkpoint_plan(args.steps, args.checkpoints, carry=h0))
-    print(f"peak memory of one grad: {peak / 1e6:.2f} MB, {peak / W.nbytes:.1f} times the "
-          f"captured {args.hidden}x{args.hidden} weight ({W.nbytes / 1e6:.2f} MB)")
+    print(
+        f"peak memory of one grad: {peak / 1e6:.2f} MB, {peak / W.nbytes:.1f} times the "
+        f"captured {args.hidden}x{args.hidden} weight ({W.nbytes / 1e6:.2f} MB)"
+    )
 
 
 if __name__ == "__main__":

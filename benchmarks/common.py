@@ -10,11 +10,11 @@ import math
 import numpy as np
 
 # -- W1: micrograd's demo step ----------------------------------------------
-LAYERS = (2, 16, 16, 1)     # relu on the hidden layers, linear output
+LAYERS = (2, 16, 16, 1)  # relu on the hidden layers, linear output
 N_POINTS = 100
 NOISE = 0.1
-ALPHA = 1e-4                # L2 weight
-LR = 0.01                   # plain SGD, fixed rate
+ALPHA = 1e-4  # L2 weight
+LR = 0.01  # plain SGD, fixed rate
 SEED = 1337
 
 
@@ -62,7 +62,7 @@ def unflatten(flat, layers=LAYERS):
     for nin, nout in layer_shapes(layers):
         layer = []
         for _ in range(nout):
-            layer.append((flat[i:i + nin], flat[i + nin]))
+            layer.append((flat[i : i + nin], flat[i + nin]))
             i += nin + 1
         out.append(layer)
     return out
@@ -72,7 +72,7 @@ def unflatten(flat, layers=LAYERS):
 X0 = 0.75
 DEPTHS = (10**3, 10**4, 10**5, 10**6)
 QUICK_DEPTHS = (10**3, 10**4, 10**5)
-OPS_PER_LEVEL = 4           # tanh, two multiplies, one add
+OPS_PER_LEVEL = 4  # tanh, two multiplies, one add
 
 # -- W3: chained diamonds a -> (sin a, cos a) -> sin a + cos a ------------------
 DIAMONDS = (1000, 2000, 4000)
@@ -95,6 +95,7 @@ def digits(batch):
         from sklearn.datasets import (
             load_digits,  # bundled with scikit-learn: no download
         )
+
         d = load_digits()
         _DIGITS = (np.ascontiguousarray(d.data / 16.0, dtype=np.float64), d.target.astype(np.int64))
     X, y = _DIGITS
@@ -128,9 +129,9 @@ def w5_closed_form(A, x):
 
 
 # -- Overheads ------------------------------------------------------------------------
-OV_X = 0.3                  # (a) grad of x*x + sin(x) at a Python float
-OV_K = 200                  # (b) chain v <- tanh(v) * 0.9, K levels, on arrays of size 8,
-OV_SIZE = 8                 #     loss sum(v): 2 K + 1 primitive calls forward
+OV_X = 0.3  # (a) grad of x*x + sin(x) at a Python float
+OV_K = 200  # (b) chain v <- tanh(v) * 0.9, K levels, on arrays of size 8,
+OV_SIZE = 8  #     loss sum(v): 2 K + 1 primitive calls forward
 OV_PRIMS = 2 * OV_K + 1
 
 

@@ -45,14 +45,20 @@ def whiles(n):
     def f(x):
         def body(c):
             return c[0] + 1, fnp.tanh(c[1]) * 0.5 + c[1] * 0.5
+
         return fg.while_loop(lambda c: c[0] < n, body, (0, x))[1]
+
     return f
 
 
 def rnn_data(n):
     rng = np.random.default_rng(0)
-    return (rng.normal(size=(H, H)) / math.sqrt(H), rng.normal(size=(H, D)) / math.sqrt(D),
-            rng.normal(size=H) * 0.1, rng.normal(size=(n, D)))
+    return (
+        rng.normal(size=(H, H)) / math.sqrt(H),
+        rng.normal(size=(H, D)) / math.sqrt(D),
+        rng.normal(size=H) * 0.1,
+        rng.normal(size=(n, D)),
+    )
 
 
 def rnn(n):
@@ -62,8 +68,10 @@ def rnn(n):
         def step(h, x):
             h = fnp.tanh(W @ h + U @ x)
             return h, fnp.sum(h)
+
         h, s = fg.scan(step, h0, xs)
-        return fnp.sum(h ** 2) + 1e-3 * fnp.sum(s)
+        return fnp.sum(h**2) + 1e-3 * fnp.sum(s)
+
     return loss
 
 
@@ -74,6 +82,7 @@ def jax_programs(n):
         return {}
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
+
     _, U, h0, xs = rnn_data(n // 10)
 
     def chain(x):
@@ -81,21 +90,22 @@ def jax_programs(n):
 
     def whiles(x):
         return jax.lax.while_loop(
-            lambda c: c[0] < n, lambda c: (c[0] + 1, jnp.tanh(c[1]) * 0.5 + c[1] * 0.5),
-            (0, x))[1]
+            lambda c: c[0] < n, lambda c: (c[0] + 1, jnp.tanh(c[1]) * 0.5 + c[1] * 0.5), (0, x)
+        )[1]
 
     def loss(W):
         def step(h, x):
             h = jnp.tanh(W @ h + U @ x)
             return h, jnp.sum(h)
+
         h, s = jax.lax.scan(step, jnp.asarray(h0), jnp.asarray(xs))
-        return jnp.sum(h ** 2) + 1e-3 * jnp.sum(s)
+        return jnp.sum(h**2) + 1e-3 * jnp.sum(s)
 
     def wrap(f):
         g = jax.jit(jax.value_and_grad(f))
         return lambda x: jax.block_until_ready(g(x))
 
-    return {"fori": wrap(chain), "rnn": wrap(loss)}   # JAX has no reverse mode of while_loop
+    return {"fori": wrap(chain), "rnn": wrap(loss)}  # JAX has no reverse mode of while_loop
 
 
 def main():
@@ -105,12 +115,16 @@ def main():
     opts = ap.parse_args()
     n = 10**4 if opts.quick else opts.steps
     rounds = 3 if opts.quick else 9
-    programs = {"fori": (fori(n), 0.3), "while": (whiles(n), 0.3),
-                "rnn": (rnn(n // 10), rnn_data(n // 10)[0])}
+    programs = {
+        "fori": (fori(n), 0.3),
+        "while": (whiles(n), 0.3),
+        "rnn": (rnn(n // 10), rnn_data(n // 10)[0]),
+    }
     peers = jax_programs(n)
     backends = ["python"]
     try:
         import numba  # noqa: F401
+
         backends.append("numba")
     except ImportError:
         pass
@@ -118,8 +132,7 @@ def main():
     print("| --- | --- | ---: | ---: |")
     for name, (f, x) in programs.items():
         want = fg.value_and_grad(f)(x)
-        engines = {f"funcgrad jit, {b}": fg.jit(fg.value_and_grad(f), backend=b)
-                   for b in backends}
+        engines = {f"funcgrad jit, {b}": fg.jit(fg.value_and_grad(f), backend=b) for b in backends}
         if name in peers:
             engines["JAX jit"] = peers[name]
         first = {}
@@ -137,8 +150,10 @@ def main():
                 g(x)
                 times[label].append(time.perf_counter() - start)
         for label in engines:
-            print(f"| {name} | {label} | {statistics.median(times[label]) * 1e3:.2f} | "
-                  f"{first[label]:.2f} |")
+            print(
+                f"| {name} | {label} | {statistics.median(times[label]) * 1e3:.2f} | "
+                f"{first[label]:.2f} |"
+            )
 
 
 if __name__ == "__main__":

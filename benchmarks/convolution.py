@@ -37,8 +37,14 @@ def median_ms(call, repeats):
 
 def params(rng):
     he = lambda *s: rng.standard_normal(s) * np.sqrt(2.0 / np.prod(s[:-1]))
-    return {"conv1": he(3, 3, 1, 16), "b1": np.zeros(16), "conv2": he(3, 3, 16, 32),
-            "b2": np.zeros(32), "dense": he(128, 10), "b3": np.zeros(10)}
+    return {
+        "conv1": he(3, 3, 1, 16),
+        "b1": np.zeros(16),
+        "conv2": he(3, 3, 16, 32),
+        "b2": np.zeros(32),
+        "dense": he(128, 10),
+        "b3": np.zeros(10),
+    }
 
 
 def fg_loss(p, x, y):
@@ -52,10 +58,10 @@ def fg_loss(p, x, y):
 def torch_step(torch, p, x, y):
     F = torch.nn.functional
     tp = {k: torch.tensor(v, requires_grad=True) for k, v in p.items()}
-    w1, w2 = tp["conv1"].permute(3, 2, 0, 1), tp["conv2"].permute(3, 2, 0, 1)   # HWIO -> OIHW
+    w1, w2 = tp["conv1"].permute(3, 2, 0, 1), tp["conv2"].permute(3, 2, 0, 1)  # HWIO -> OIHW
     h = F.max_pool2d(F.relu(F.conv2d(x, w1, tp["b1"], padding=1)), 2)
     h = F.avg_pool2d(F.relu(F.conv2d(h, w2, tp["b2"], padding=1)), 2)
-    h = h.permute(0, 2, 3, 1).reshape(h.shape[0], -1)                            # as NHWC flattens
+    h = h.permute(0, 2, 3, 1).reshape(h.shape[0], -1)  # as NHWC flattens
     loss = F.cross_entropy(h @ tp["dense"] + tp["b3"], y)
     loss.backward()
     return loss
@@ -79,11 +85,13 @@ def main():
     a = ap.parse_args()
     try:
         import torch
+
         torch.set_num_threads(2)
     except ImportError:
         torch = None
     try:
         import jax
+
         jax.config.update("jax_enable_x64", True)
     except ImportError:
         jax = None
@@ -98,8 +106,10 @@ def main():
         v1, g1 = step(p, x, y)
         v2, g2 = jitted(p, x, y)
         assert np.isclose(v1, v2) and all(np.allclose(g1[k], g2[k]) for k in p)
-        row = [median_ms(lambda: step(p, x, y), a.repeats),
-               median_ms(lambda: jitted(p, x, y), a.repeats)]
+        row = [
+            median_ms(lambda: step(p, x, y), a.repeats),
+            median_ms(lambda: jitted(p, x, y), a.repeats),
+        ]
         if torch is not None:
             tx, ty = torch.tensor(x).permute(0, 3, 1, 2), torch.tensor(y)
             assert np.isclose(float(torch_step(torch, p, tx, ty).detach()), v1)
@@ -116,25 +126,37 @@ def main():
         print(f"| digits CNN step, batch {batch} | {cells} |", flush=True)
 
     x, w = rng.random((32, 32, 32, 16)), rng.standard_normal((3, 3, 16, 32)) * 0.1
-    layer = lambda w, x: fnp.sum(fg.nn.conv_general_dilated(x, w, (1, 1), "SAME",
-                                                            dimension_numbers=NHWC) ** 2)
+    layer = lambda w, x: fnp.sum(
+        fg.nn.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=NHWC) ** 2
+    )
     layer_step = fg.value_and_grad(layer, argnums=(0, 1))
     jitted_layer = fg.jit(layer_step)
-    row = [median_ms(lambda: layer_step(w, x), max(5, a.repeats // 3)),
-           median_ms(lambda: jitted_layer(w, x), max(5, a.repeats // 3))]
+    row = [
+        median_ms(lambda: layer_step(w, x), max(5, a.repeats // 3)),
+        median_ms(lambda: jitted_layer(w, x), max(5, a.repeats // 3)),
+    ]
     if torch is not None:
+
         def torch_layer():
             tw = torch.tensor(w, requires_grad=True)
             tx = torch.tensor(x, requires_grad=True)
-            out = torch.nn.functional.conv2d(tx.permute(0, 3, 1, 2), tw.permute(3, 2, 0, 1),
-                                             padding=1)
-            (out ** 2).sum().backward()
+            out = torch.nn.functional.conv2d(
+                tx.permute(0, 3, 1, 2), tw.permute(3, 2, 0, 1), padding=1
+            )
+            (out**2).sum().backward()
+
         row.append(median_ms(torch_layer, max(5, a.repeats // 3)))
     else:
         row.append(None)
     if jax is not None:
-        jl = jax.jit(jax.value_and_grad(lambda w, x: (jax.lax.conv_general_dilated(
-            x, w, (1, 1), "SAME", dimension_numbers=NHWC) ** 2).sum(), argnums=(0, 1)))
+        jl = jax.jit(
+            jax.value_and_grad(
+                lambda w, x: (
+                    jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=NHWC) ** 2
+                ).sum(),
+                argnums=(0, 1),
+            )
+        )
         row.append(median_ms(lambda: jax.block_until_ready(jl(w, x)), max(5, a.repeats // 3)))
     else:
         row.append(None)

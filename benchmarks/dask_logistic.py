@@ -65,22 +65,32 @@ def main():
     grad = fg.value_and_grad(example.loss)
     da = sys.modules["dask.array"]
     results = {}
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
         want = dask.compute(*hand_written(w, X, y, da.exp, da.log1p))
         got = dask.compute(*grad(w, X, y))
         np.testing.assert_allclose(got[1], want[1], rtol=1e-9)
         results["funcgrad on Dask (LocalCluster)"] = median_rate(
-            lambda: dask.compute(*grad(w, X, y)), args.rows, args.repeats)
+            lambda: dask.compute(*grad(w, X, y)), args.rows, args.repeats
+        )
         results["hand-written Dask (LocalCluster)"] = median_rate(
-            lambda: dask.compute(*hand_written(w, X, y, da.exp, da.log1p)), args.rows, args.repeats)
+            lambda: dask.compute(*hand_written(w, X, y, da.exp, da.log1p)), args.rows, args.repeats
+        )
         Xn, yn = dask.compute(X, y)
     results["funcgrad on NumPy (in memory)"] = median_rate(
-        lambda: grad(w, Xn, yn), args.rows, args.repeats)
+        lambda: grad(w, Xn, yn), args.rows, args.repeats
+    )
     results["hand-written NumPy (in memory)"] = median_rate(
-        lambda: hand_written(w, Xn, yn, np.exp, np.log1p), args.rows, args.repeats)
-    print(f"{args.rows:,} rows x {args.features} features (float64, "
-          f"{args.rows * args.features * 8 / 1e9:.2f} GB), chunks of {args.chunk:,} rows")
+        lambda: hand_written(w, Xn, yn, np.exp, np.log1p), args.rows, args.repeats
+    )
+    print(
+        f"{args.rows:,} rows x {args.features} features (float64, "
+        f"{args.rows * args.features * 8 / 1e9:.2f} GB), chunks of {args.chunk:,} rows"
+    )
     print()
     print("| step | rows per second | seconds per step |")
     print("| --- | ---: | ---: |")

@@ -19,6 +19,7 @@ def _make_loss(X, Y):
         data_loss = sum(losses) * (1.0 / len(losses))
         reg_loss = ALPHA * sum(p * p for p in params)
         return data_loss + reg_loss
+
     return value_and_grad(loss)
 
 
@@ -39,6 +40,7 @@ def _chain(depth):
         for _ in range(depth):
             x = anp.tanh(x) * 0.5 + x * 0.5
         return x
+
     return f
 
 
@@ -54,8 +56,10 @@ def w2_build(depth, x0):
 
 # -- W4, W5, overheads (autograd.numpy) ---------------------------------------------
 
+
 def _w4_loss(params, X, y):
     from autograd.scipy.special import logsumexp
+
     W1, b1, W2, b2, W3, b3 = params
     h1 = anp.tanh(anp.dot(X, W1) + b1)
     h2 = anp.tanh(anp.dot(h1, W2) + b2)
@@ -65,6 +69,7 @@ def _w4_loss(params, X, y):
 
 def w4_make(X, y, params, lr):
     import numpy as np
+
     vg = value_and_grad(_w4_loss)
     state = [np.array(p) for p in params]
 
@@ -92,6 +97,7 @@ def w5_make(A, x0):
 
 def ovg_make(x):
     import numpy as np
+
     g = grad(lambda x: x * x + anp.sin(x))
     return (lambda: g(x)), (lambda: [np.float64(g(x))])
 

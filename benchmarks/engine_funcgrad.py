@@ -22,8 +22,7 @@ def w1_step(params, X, Y):
     """One step of micrograd's demo: ``(loss, grads, new_params)`` as floats."""
     P = [fg.var(p) for p in params]
     layers = unflatten(P)
-    losses = [relu(1.0 - yi * _mlp(layers, [fg.const(v) for v in xrow]))
-              for xrow, yi in zip(X, Y)]
+    losses = [relu(1.0 - yi * _mlp(layers, [fg.const(v) for v in xrow])) for xrow, yi in zip(X, Y)]
     data_loss = sum(losses) * (1.0 / len(losses))
     reg_loss = ALPHA * sum(p * p for p in P)
     loss = data_loss + reg_loss
@@ -68,6 +67,7 @@ def w3_count(n, a0):
 
 # -- W4: the digits MLP step with funcgrad.numpy ---------------------------------
 
+
 def w4_loss(params, X, y):
     """Mean softmax cross-entropy of the MLP 64-H-H-10 (tanh)."""
     W1, b1, W2, b2, W3, b3 = params
@@ -81,6 +81,7 @@ def _w4_evaluate(vg, state, X, y):
     def evaluate():
         loss, grads = vg(state, X, y)
         return [np.float64(loss)] + [np.asarray(g) for g in grads]
+
     return evaluate
 
 
@@ -99,9 +100,11 @@ def w4_make(X, y, params, lr):
 
 # -- W5: Hessian of sum(tanh(A x)) + x.x -------------------------------------------
 
+
 def w5_fun(A):
     def f(x):
         return fnp.sum(fnp.tanh(fnp.dot(A, x))) + fnp.dot(x, x)
+
     return f
 
 
@@ -111,6 +114,7 @@ def w5_make(A, x0):
 
 
 # -- Overheads -------------------------------------------------------------------------
+
 
 def ovg_fun(x):
     return x * x + fnp.sin(x)
@@ -126,6 +130,7 @@ def ovc_fun(K):
         for _ in range(K):
             v = fnp.tanh(v) * 0.9
         return fnp.sum(v)
+
     return f
 
 

@@ -21,7 +21,7 @@ NAME = "funcgrad_jit"
 BACKEND = "python"  # engine_funcgrad_numba sets "numba"
 relu = fg.nn.relu
 _w1 = None
-_latest = []        # the jitted function the latest *_make timed, for plan_stats()
+_latest = []  # the jitted function the latest *_make timed, for plan_stats()
 
 
 def plan_stats():
@@ -36,6 +36,7 @@ def _w1_loss(X, Y):
         data_loss = sum(losses) * (1.0 / len(losses))
         reg_loss = ALPHA * sum(p * p for p in P)
         return data_loss + reg_loss
+
     return loss
 
 
@@ -59,6 +60,7 @@ def _chain(depth):
         for _ in range(depth):
             x = fnp.tanh(x) * 0.5 + x * 0.5
         return x
+
     return f
 
 
@@ -67,7 +69,7 @@ _w2 = {}
 
 def w2_compile(depth, x0):
     """Trace and compile the chain of this depth (the one-time cost); number of plan steps."""
-    _w2.clear()   # one depth at a time: a deep plan's code is large
+    _w2.clear()  # one depth at a time: a deep plan's code is large
     f = fg.jit(fg.value_and_grad(_chain(depth)), backend=BACKEND)
     f(x0)
     _w2[depth] = f

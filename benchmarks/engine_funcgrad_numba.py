@@ -7,15 +7,15 @@ overhead) run as blocks numba compiles where it can, Python where it cannot.
 
 import engine_funcgrad_jit
 from engine_funcgrad_jit import (  # noqa: F401
-                                 ovc_make,
-                                 ovg_make,
-                                 plan_stats,
-                                 w1_compile,
-                                 w1_step,
-                                 w2_chain,
-                                 w2_compile,
-                                 w4_make,
-                                 w5_make,
+    ovc_make,
+    ovg_make,
+    plan_stats,
+    w1_compile,
+    w1_step,
+    w2_chain,
+    w2_compile,
+    w4_make,
+    w5_make,
 )
 
 engine_funcgrad_jit.BACKEND = "numba"

@@ -88,4 +88,3 @@ def ovc_make(v0, K):
         return [np.asarray(loss), np.asarray(g)]
 
     return run, result
-

@@ -19,6 +19,7 @@ NAME = "jax_jit"
 # written the way JAX is meant to be used: the 100 points as one batch, each layer a
 # matrix product. W2 is the chain as a lax.fori_loop, compiled once per depth.
 
+
 def _w1_loss(X, Y):
     Xj, Yj = jnp.asarray(X), jnp.asarray(Y)
     shapes = layer_shapes()
@@ -26,13 +27,14 @@ def _w1_loss(X, Y):
     def loss(flat):
         h, i = Xj, 0
         for k, (nin, nout) in enumerate(shapes):
-            block = flat[i:i + (nin + 1) * nout].reshape(nout, nin + 1)   # per neuron: w, b
+            block = flat[i : i + (nin + 1) * nout].reshape(nout, nin + 1)  # per neuron: w, b
             i += (nin + 1) * nout
             h = h @ block[:, :nin].T + block[:, nin]
             if k < len(shapes) - 1:
                 h = jax.nn.relu(h)
         data = jnp.mean(jax.nn.relu(1.0 - Yj * h[:, 0]))
         return data + ALPHA * jnp.sum(flat * flat)
+
     return loss
 
 
@@ -55,7 +57,7 @@ def w1_compile(X, Y):
 def w1_step(params, X, Y):
     if _w1 is None:
         w1_compile(X, Y)
-    loss, g, new = _w1(jnp.asarray(np.array(params)))   # a list straight to jnp is slow
+    loss, g, new = _w1(jnp.asarray(np.array(params)))  # a list straight to jnp is slow
     return float(loss), np.asarray(g).tolist(), np.asarray(new).tolist()
 
 
@@ -64,8 +66,10 @@ _w2 = {}
 
 def w2_compile(depth, x0):
     """Compile the chain as a fori_loop of this depth (the one-time cost)."""
+
     def f(x):
         return jax.lax.fori_loop(0, depth, lambda i, x: jnp.tanh(x) * 0.5 + x * 0.5, x)
+
     _w2.clear()
     _w2[depth] = g = jax.jit(jax.value_and_grad(f))
     jax.block_until_ready(g(jnp.float64(x0)))

@@ -21,6 +21,7 @@ def _tanh(v):
 
     def _backward():
         v.grad += (1.0 - t * t) * out.grad
+
     out._backward = _backward
     return out
 

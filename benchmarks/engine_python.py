@@ -92,10 +92,11 @@ def w3_backprop(n, a0):
 
 
 def w3_count(n, a0):
-    return 2 ** n
+    return 2**n
 
 
 # -- W4: the digits MLP step in NumPy -----------------------------------------
+
 
 class _W4:
     """The hand-written step with every array preallocated: no allocation per step.
@@ -123,7 +124,16 @@ class _W4:
         W1, b1, W2, b2, W3, b3 = self.params
         dW1, db1, dW2, db2, dW3, db3 = self.grads
         X, y, rows = self.X, self.y, self.rows
-        h1, h2, d1, d2, z, e, m, s = self.h1, self.h2, self.d1, self.d2, self.z, self.e, self.m, self.s
+        h1, h2, d1, d2, z, e, m, s = (
+            self.h1,
+            self.h2,
+            self.d1,
+            self.d2,
+            self.z,
+            self.e,
+            self.m,
+            self.s,
+        )
         n = X.shape[0]
         np.matmul(X, W1, out=h1)
         h1 += b1
@@ -138,13 +148,13 @@ class _W4:
         np.exp(e, out=e)
         np.sum(e, axis=1, keepdims=True, out=s)
         loss = float(np.mean(np.log(s[:, 0]) + m[:, 0] - z[rows, y]))
-        e /= s                                  # softmax, then the gradient of the mean loss
+        e /= s  # softmax, then the gradient of the mean loss
         e[rows, y] -= 1.0
         e *= 1.0 / n
         np.matmul(h2.T, e, out=dW3)
         np.sum(e, axis=0, out=db3)
         np.matmul(e, W3.T, out=d2)
-        np.multiply(h2, h2, out=h2)             # h2 is spent: 1 - h2^2 in its place
+        np.multiply(h2, h2, out=h2)  # h2 is spent: 1 - h2^2 in its place
         np.subtract(1.0, h2, out=h2)
         d2 *= h2
         np.matmul(h1.T, d2, out=dW2)
@@ -218,6 +228,7 @@ def w4_make(X, y, params, lr, variant=W4_VARIANTS[0]):
 
 # -- W5: the closed-form Hessian (context only) ----------------------------------
 
+
 def w5_make(A, x0):
     eye2 = 2.0 * np.eye(len(x0))
 
@@ -229,6 +240,7 @@ def w5_make(A, x0):
 
 
 # -- Overheads -------------------------------------------------------------------
+
 
 def ovg_make(x):
     """d/dx (x*x + sin x) = 2x + cos x by hand: the floor of a scalar grad call."""

@@ -15,8 +15,10 @@ def _mlp(layers, x):
 def w1_step(params, X, Y):
     P = [torch.tensor(p, dtype=F64, requires_grad=True) for p in params]
     layers = unflatten(P)
-    losses = [torch.relu(1.0 - yi * _mlp(layers, [torch.tensor(v, dtype=F64) for v in xrow]))
-              for xrow, yi in zip(X, Y)]
+    losses = [
+        torch.relu(1.0 - yi * _mlp(layers, [torch.tensor(v, dtype=F64) for v in xrow]))
+        for xrow, yi in zip(X, Y)
+    ]
     data_loss = sum(losses) * (1.0 / len(losses))
     reg_loss = ALPHA * sum(p * p for p in P)
     loss = data_loss + reg_loss
@@ -40,8 +42,10 @@ def w2_chain(depth, x0):
 
 # -- W4, W5, overheads: PyTorch eager on float64 tensors (one thread) ----------------
 
+
 def w4_make(X, y, params, lr):
     import torch.nn.functional as F
+
     Xt, yt = torch.from_numpy(X), torch.from_numpy(y)
     state = [torch.tensor(p, dtype=F64, requires_grad=True) for p in params]
 
@@ -86,6 +90,7 @@ def w5_make(A, x0, variant=W5_VARIANTS[0]):
 
 def ovg_make(x):
     import numpy as np
+
     xt = torch.tensor(x, dtype=F64)
     g = torch.func.grad(lambda x: x * x + torch.sin(x))
     return (lambda: g(xt)), (lambda: [np.float64(g(xt).item())])

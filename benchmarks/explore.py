@@ -32,9 +32,20 @@ def chain(nodes):
 
 def browser_seconds(chromium, url, profile):
     t = time.perf_counter()
-    done = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                           f"--user-data-dir={profile}", "--dump-dom", url],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--user-data-dir={profile}",
+            "--dump-dom",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     seconds = time.perf_counter() - t
     assert 'data-ready="1"' in done.stdout or "about:blank" in url, "the page did not finish"
     return seconds
@@ -50,8 +61,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         profile = os.path.join(tmp, "profile")
         if chromium:
-            print(f"Chromium's start-up (about:blank): "
-                  f"{browser_seconds(chromium, 'about:blank', profile):.2f} s")
+            print(
+                f"Chromium's start-up (about:blank): "
+                f"{browser_seconds(chromium, 'about:blank', profile):.2f} s"
+            )
         print("| nodes | explore | save | page | Chromium load |")
         print("| ---: | ---: | ---: | ---: | ---: |")
         for size in map(int, args.sizes.split(",")):
@@ -68,8 +81,10 @@ def main():
             if chromium:
                 fragment = "#search=x" if page.large else "#step=end"
                 load = f"{browser_seconds(chromium, 'file://' + path + fragment, profile):.2f} s"
-            print(f"| {len(page.nodes):,} | {built:.3f} s | {saved:.3f} s | {mb:.2f} MB | {load} |",
-                  flush=True)
+            print(
+                f"| {len(page.nodes):,} | {built:.3f} s | {saved:.3f} s | {mb:.2f} MB | {load} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -49,10 +49,12 @@ def main():
     order = dfs_order((y,))
     folds = {
         "dict transient (funcgrad)": lambda: node_map(
-            reverse_fold_seeds(order, {y: 1.0}, vjp_step, add_cotangents)),
+            reverse_fold_seeds(order, {y: 1.0}, vjp_step, add_cotangents)
+        ),
         "pyrsistent evolver": lambda: evolver_fold(order, {y: 1.0}, vjp_step, add_cotangents),
         "persistent reduce (reference_fold)": lambda: reference_fold(
-            order, {y: 1.0}, vjp_step, add_cotangents),
+            order, {y: 1.0}, vjp_step, add_cotangents
+        ),
     }
     print(f"{len(order):,} nodes")
     print("| fold | seconds | vs dict |")

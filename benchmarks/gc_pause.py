@@ -41,7 +41,7 @@ def timed(out, paused):
 def main():
     print("| levels | array size | paused | collector on | on / paused |")
     print("| ---: | ---: | ---: | ---: | ---: |")
-    for n, size in [(10 ** 5, 1), (10 ** 5, 8), (2 * 10 ** 5, 1)]:
+    for n, size in [(10**5, 1), (10**5, 8), (2 * 10**5, 1)]:
         x, out = chain(n, size)
         times = {True: [], False: []}
         grads = []

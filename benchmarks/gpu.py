@@ -71,11 +71,12 @@ def main():
     import cupy
     import torch
 
-    lines = [f"GPU: {torch.cuda.get_device_name()}; torch {torch.__version__}, "
-             f"cupy {cupy.__version__}, numpy {np.__version__}"]
+    lines = [
+        f"GPU: {torch.cuda.get_device_name()}; torch {torch.__version__}, "
+        f"cupy {cupy.__version__}, numpy {np.__version__}"
+    ]
     cuda = torch.device("cuda")
-    to_torch = {"torch-CUDA": lambda a: torch.asarray(a, device=cuda),
-                "CuPy": cupy.asarray}
+    to_torch = {"torch-CUDA": lambda a: torch.asarray(a, device=cuda), "CuPy": cupy.asarray}
     back = {"torch-CUDA": lambda a: a.cpu().numpy(), "CuPy": cupy.asnumpy}
 
     # 1. Correctness, float64.
@@ -88,8 +89,10 @@ def main():
         got = fg.grad(mlp_loss)(fg.tree_map(move, params), move(x), move(onehot))
         kinds = {type(v).__module__.partition(".")[0] for v in got.values()}
         diff = relative_difference({k: back[name](v) for k, v in got.items()}, want)
-        lines.append(f"gradient on {name} (float64): largest relative difference from NumPy's "
-                     f"{diff:.1e}; gradients are {', '.join(sorted(kinds))} arrays")
+        lines.append(
+            f"gradient on {name} (float64): largest relative difference from NumPy's "
+            f"{diff:.1e}; gradients are {', '.join(sorted(kinds))} arrays"
+        )
         assert diff < 1e-10, diff
 
     # 2. Speed, float32.
@@ -98,8 +101,11 @@ def main():
     params = make_params(sizes, rng, np.float32)
     x, onehot = make_batch(batch, sizes, rng, np.float32)
     step = fg.value_and_grad(mlp_loss)
-    times = {"funcgrad, NumPy (CPU)": median_time(lambda: step(params, x, onehot),
-                                                  lambda: None, max(3, args.repeats // 4))}
+    times = {
+        "funcgrad, NumPy (CPU)": median_time(
+            lambda: step(params, x, onehot), lambda: None, max(3, args.repeats // 4)
+        )
+    }
     torch_sync = torch.cuda.synchronize
     for name, move in to_torch.items():
         p, xd, od = fg.tree_map(move, params), move(x), move(onehot)
@@ -120,7 +126,9 @@ def main():
     base = times["PyTorch autograd, CUDA"]
     numpy_time = times["funcgrad, NumPy (CPU)"]
     lines.append("")
-    lines.append(f"MLP {'-'.join(map(str, sizes))}, batch {batch}, float32: one value-and-grad step")
+    lines.append(
+        f"MLP {'-'.join(map(str, sizes))}, batch {batch}, float32: one value-and-grad step"
+    )
     lines.append("")
     lines.append("| run | median ms | vs PyTorch on the GPU | speedup over NumPy |")
     lines.append("| --- | ---: | ---: | ---: |")

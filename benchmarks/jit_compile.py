@@ -118,8 +118,13 @@ def _spread(r):
 
 
 def _one_row(depth, value, form):
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+    env = dict(
+        os.environ,
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+    )
     code = CHILD.format(here=HERE, depth=depth, value=value, form=form)
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     if res.returncode:
@@ -134,8 +139,10 @@ def _agree(form, same):
 
 
 def main(max_depth, jax, jax_unrolled_to, runs):
-    print("| value | form | depth | plan steps (blocks, distinct) | trace | compile | total | "
-          "plan kept (per step) | RSS growth (per step) | peak RSS | replay | same bits as eager |")
+    print(
+        "| value | form | depth | plan steps (blocks, distinct) | trace | compile | total | "
+        "plan kept (per step) | RSS growth (per step) | peak RSS | replay | same bits as eager |"
+    )
     print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     depth = 1000
     while depth <= max_depth:
@@ -148,19 +155,25 @@ def main(max_depth, jax, jax_unrolled_to, runs):
                 if "error" in r:
                     print(f"| {value} | {form} | {depth:,} | {r['error']} |", flush=True)
                 elif form.startswith("jax"):
-                    print(f"| {value} | JAX jit, {form[4:]} | {depth:,} | | | | "
-                          f"{r['total']:.2f} s{_spread(r)} | "
-                          f"| | | {r['run'] * 1e3:.2f} ms | |", flush=True)
+                    print(
+                        f"| {value} | JAX jit, {form[4:]} | {depth:,} | | | | "
+                        f"{r['total']:.2f} s{_spread(r)} | "
+                        f"| | | {r['run'] * 1e3:.2f} ms | |",
+                        flush=True,
+                    )
                 else:
                     n = r["steps"]
-                    per = n >= 1000      # a loop's plan has a handful of steps: give totals
+                    per = n >= 1000  # a loop's plan has a handful of steps: give totals
                     kept = f"{r['bytes'] / n:.0f} B" if per else f"{r['bytes'] / 1e3:.1f} KB in all"
                     grown = f"{r['rss'] / n:.0f} B" if per else f"{r['rss'] / 1e6:.1f} MB in all"
-                    print(f"| {value} | funcgrad jit, {form} | {depth:,} | {n:,} ({r['blocks']:,}, "
-                          f"{r['distinct']}) | {r['trace']:.2f} s | {r['compile']:.2f} s | "
-                          f"{r['total']:.2f} s{_spread(r)} | {kept} | {grown} | "
-                          f"{r['peak'] / 1e6:.0f} MB | {r['run'] * 1e3:.2f} ms | "
-                          f"{_agree(form, r['same'])} |", flush=True)
+                    print(
+                        f"| {value} | funcgrad jit, {form} | {depth:,} | {n:,} ({r['blocks']:,}, "
+                        f"{r['distinct']}) | {r['trace']:.2f} s | {r['compile']:.2f} s | "
+                        f"{r['total']:.2f} s{_spread(r)} | {kept} | {grown} | "
+                        f"{r['peak'] / 1e6:.0f} MB | {r['run'] * 1e3:.2f} ms | "
+                        f"{_agree(form, r['same'])} |",
+                        flush=True,
+                    )
         depth *= 10
 
 
@@ -169,8 +182,12 @@ if __name__ == "__main__":
     ap.add_argument("--max-depth", type=int, default=10**5)
     ap.add_argument("--no-jax", action="store_true")
     ap.add_argument("--jax-unrolled-to", type=int, default=10**3)
-    ap.add_argument("--runs", type=int, default=3,
-                    help="fresh processes per row; the row is the median's (default 3)")
+    ap.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="fresh processes per row; the row is the median's (default 3)",
+    )
     a = ap.parse_args()
     t = time.perf_counter()
     main(a.max_depth, not a.no_jax, a.jax_unrolled_to, a.runs)

@@ -46,6 +46,7 @@ def unrolled(n):
         for _ in range(n):
             x = fnp.tanh(x) * 0.5 + x * 0.5
         return x
+
     return fg.jit(fg.value_and_grad(chain))
 
 
@@ -60,6 +61,7 @@ def by_hand(n):
             t = math.tanh(x_t)
             g *= 0.5 * (1.0 - t * t) + 0.5
         return x, g
+
     return run
 
 
@@ -70,8 +72,12 @@ def jax_loop(n):
         return None
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
-    f = jax.jit(jax.value_and_grad(
-        lambda x: jax.lax.fori_loop(0, n, lambda i, x: jnp.tanh(x) * 0.5 + x * 0.5, x)))
+
+    f = jax.jit(
+        jax.value_and_grad(
+            lambda x: jax.lax.fori_loop(0, n, lambda i, x: jnp.tanh(x) * 0.5 + x * 0.5, x)
+        )
+    )
     return lambda x: tuple(float(v) for v in jax.block_until_ready(f(x)))
 
 
@@ -101,8 +107,11 @@ def main():
     rows = []
     for n in depths:
         want = by_hand(n)(X0)
-        engines = {"funcgrad jit, fori_loop": looped(n), "funcgrad eager, fori_loop": eager(n),
-                   "hand-written Python": by_hand(n)}
+        engines = {
+            "funcgrad jit, fori_loop": looped(n),
+            "funcgrad eager, fori_loop": eager(n),
+            "hand-written Python": by_hand(n),
+        }
         if n <= opts.unrolled_to:
             engines["funcgrad jit, unrolled"] = unrolled(n)
         jl = jax_loop(n)
@@ -110,7 +119,7 @@ def main():
             engines["JAX jit, fori_loop"] = jl
         compile_s = {}
         for name, fun in engines.items():
-            t, got = timed(fun, X0)          # the first call compiles where there is a compiler
+            t, got = timed(fun, X0)  # the first call compiles where there is a compiler
             if "jit" in name:
                 compile_s[name] = t
             got = tuple(float(v) for v in got)
@@ -119,8 +128,15 @@ def main():
         run_s = {name: median_time(fun, rounds, budget) for name, fun in engines.items()}
         for name in engines:
             first = compile_s.get(name)
-            rows.append((n, name, run_s[name], None if first is None else first - run_s[name],
-                         run_s[name] / run_s["hand-written Python"]))
+            rows.append(
+                (
+                    n,
+                    name,
+                    run_s[name],
+                    None if first is None else first - run_s[name],
+                    run_s[name] / run_s["hand-written Python"],
+                )
+            )
         steps = looped(n).plan(X0).n_steps
         print(f"depth {n}: fori_loop plan {steps} steps", file=sys.stderr)
     print("| depth | engine | run (ms) | compile (s) | run / hand-written |")

@@ -44,15 +44,18 @@ def _options():
     p.add_argument("--large", action="store_true", help="the 4-layer d 256 GPT too")
     p.add_argument("--numba", action="store_true", help="funcgrad's numba backend too")
     p.add_argument("--compile", action="store_true", help="torch.compile too (minutes)")
-    p.add_argument("--fresh", action="store_true",
-                   help="also each engine alone in a fresh process, with glibc's malloc "
-                        "defaults and with funcgrad's setting (see funcgrad/core/heap.py)")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="also each engine alone in a fresh process, with glibc's malloc "
+        "defaults and with funcgrad's setting (see funcgrad/core/heap.py)",
+    )
     p.add_argument("--alone", nargs=2, metavar=("ENGINE", "MODEL"), help=argparse.SUPPRESS)
     return p.parse_args()
 
 
 OPTIONS = _options() if __name__ == "__main__" else None
-if OPTIONS is not None:   # the thread count is read when the BLAS loads: before NumPy
+if OPTIONS is not None:  # the thread count is read when the BLAS loads: before NumPy
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(OPTIONS.threads)
 
@@ -66,17 +69,35 @@ NHWC = ("NHWC", "HWIO", "NHWC")
 
 # ---------------------------------------------------------------- the models, in funcgrad
 
+
 def gpt_shape(large):
-    return dict(V=96, D=256, H=4, T=128, B=16, L=4) if large else dict(V=96, D=128, H=4, T=64, B=16, L=2)
+    return (
+        dict(V=96, D=256, H=4, T=128, B=16, L=4)
+        if large
+        else dict(V=96, D=128, H=4, T=64, B=16, L=2)
+    )
 
 
 def gpt_inputs(shape, rng):
     V, D, T, B, L = (shape[k] for k in "VDTBL")
-    w = lambda *s: rng.normal(size=s) * 0.05   # noqa: E731
-    params = {"emb": w(V, D), "pos": w(T, D), "layers": [
-        {"qkv": w(D, 3 * D), "proj": w(D, D), "g1": np.ones(D), "b1": np.zeros(D),
-         "fc": w(D, 4 * D), "out": w(4 * D, D), "g2": np.ones(D), "b2": np.zeros(D)}
-        for _ in range(L)]}
+    w = lambda *s: rng.normal(size=s) * 0.05  # noqa: E731
+    params = {
+        "emb": w(V, D),
+        "pos": w(T, D),
+        "layers": [
+            {
+                "qkv": w(D, 3 * D),
+                "proj": w(D, D),
+                "g1": np.ones(D),
+                "b1": np.zeros(D),
+                "fc": w(D, 4 * D),
+                "out": w(4 * D, D),
+                "g2": np.ones(D),
+                "b2": np.zeros(D),
+            }
+            for _ in range(L)
+        ],
+    }
     data = {"tokens": rng.integers(0, V, (B, T)), "targets": rng.integers(0, V, (B, T))}
     return params, data
 
@@ -95,23 +116,35 @@ def gpt_loss(shape):
         x = p["emb"][tokens] + p["pos"]
         for lay in p["layers"]:
             h = _layer_norm(x, lay["g1"], lay["b1"]) @ lay["qkv"]
-            q, k, v = (fnp.transpose(fnp.reshape(a, (B, T, H, D // H)), (0, 2, 1, 3))
-                       for a in fnp.split(h, 3, axis=-1))
+            q, k, v = (
+                fnp.transpose(fnp.reshape(a, (B, T, H, D // H)), (0, 2, 1, 3))
+                for a in fnp.split(h, 3, axis=-1)
+            )
             s = q @ fnp.swapaxes(k, -1, -2) / np.sqrt(D // H).astype(x.dtype)
             s = fnp.where(causal, s, np.asarray(-1e9, x.dtype))
             a = fg.nn.softmax(s, axis=-1) @ v
             x = x + fnp.reshape(fnp.transpose(a, (0, 2, 1, 3)), (B, T, D)) @ lay["proj"]
-            x = x + fg.nn.gelu(_layer_norm(x, lay["g2"], lay["b2"]) @ lay["fc"],
-                               approximate=True) @ lay["out"]
+            x = (
+                x
+                + fg.nn.gelu(_layer_norm(x, lay["g2"], lay["b2"]) @ lay["fc"], approximate=True)
+                @ lay["out"]
+            )
         logp = fg.nn.log_softmax(x @ fnp.transpose(p["emb"]), axis=-1)
         return -fnp.mean(fnp.take_along_axis(logp, targets[..., None], axis=-1))
+
     return loss
 
 
 def cnn_inputs(rng, batch=128):
-    w = lambda *s: rng.normal(size=s) * np.sqrt(2.0 / np.prod(s[:-1]))   # noqa: E731
-    params = {"c1": w(3, 3, 1, 16), "b1": np.zeros(16), "c2": w(3, 3, 16, 32),
-              "b2": np.zeros(32), "d": w(7 * 7 * 32, 10), "b3": np.zeros(10)}
+    w = lambda *s: rng.normal(size=s) * np.sqrt(2.0 / np.prod(s[:-1]))  # noqa: E731
+    params = {
+        "c1": w(3, 3, 1, 16),
+        "b1": np.zeros(16),
+        "c2": w(3, 3, 16, 32),
+        "b2": np.zeros(32),
+        "d": w(7 * 7 * 32, 10),
+        "b3": np.zeros(10),
+    }
     data = {"images": rng.normal(size=(batch, 28, 28, 1)), "labels": rng.integers(0, 10, batch)}
     return params, data
 
@@ -126,7 +159,10 @@ def cnn_loss(p, images, labels):
 
 
 def conv_inputs(rng):
-    return ({"w": rng.normal(size=(3, 3, 16, 32)) * 0.1, "x": rng.normal(size=(32, 32, 32, 16))}, {})
+    return (
+        {"w": rng.normal(size=(3, 3, 16, 32)) * 0.1, "x": rng.normal(size=(32, 32, 32, 16))},
+        {},
+    )
 
 
 def conv_loss(p):
@@ -136,19 +172,29 @@ def conv_loss(p):
 
 # ---------------------------------------------------------------- the same, in PyTorch
 
+
 def torch_loss(name, shape=None):
     import torch
+
     F = torch.nn.functional
     if name == "conv":
-        return lambda p: (F.conv2d(p["x"].permute(0, 3, 1, 2), p["w"].permute(3, 2, 0, 1),
-                                   padding=1) ** 2).sum() / 2
+        return lambda p: (
+            (F.conv2d(p["x"].permute(0, 3, 1, 2), p["w"].permute(3, 2, 0, 1), padding=1) ** 2).sum()
+            / 2
+        )
     if name == "cnn":
+
         def cnn(p, images, labels):
             h = images.permute(0, 3, 1, 2)
-            h = F.max_pool2d(F.relu(F.conv2d(h, p["c1"].permute(3, 2, 0, 1), p["b1"], padding=1)), 2)
-            h = F.max_pool2d(F.relu(F.conv2d(h, p["c2"].permute(3, 2, 0, 1), p["b2"], padding=1)), 2)
-            h = h.permute(0, 2, 3, 1).reshape(h.shape[0], -1)    # channels last, as funcgrad's
+            h = F.max_pool2d(
+                F.relu(F.conv2d(h, p["c1"].permute(3, 2, 0, 1), p["b1"], padding=1)), 2
+            )
+            h = F.max_pool2d(
+                F.relu(F.conv2d(h, p["c2"].permute(3, 2, 0, 1), p["b2"], padding=1)), 2
+            )
+            h = h.permute(0, 2, 3, 1).reshape(h.shape[0], -1)  # channels last, as funcgrad's
             return F.cross_entropy(h @ p["d"] + p["b3"], labels)
+
         return cnn
     V, D, H, T, B = (shape[k] for k in "VDHTB")
 
@@ -166,6 +212,7 @@ def torch_loss(name, shape=None):
             x = x + (s.softmax(-1) @ v).transpose(1, 2).reshape(B, T, D) @ lay["proj"]
             x = x + F.gelu(ln(x, lay["g2"], lay["b2"]) @ lay["fc"], approximate="tanh") @ lay["out"]
         return F.cross_entropy((x @ p["emb"].T).reshape(-1, V), targets.reshape(-1))
+
     return gpt
 
 
@@ -173,12 +220,15 @@ def torch_step(loss, params, data, dtype):
     """A step of PyTorch's eager autograd on copies of ``params`` in ``dtype``, and the
     leaves in funcgrad's flattening order (to compare gradients)."""
     import torch
+
     kind = getattr(torch, dtype)
     leaves, treedef = fg.tree_util.tree_flatten(params)
     tensors = [torch.tensor(v, dtype=kind, requires_grad=True) for v in leaves]
     p = fg.tree_util.tree_unflatten(treedef, tensors)
-    d = {k: torch.tensor(v, dtype=kind if v.dtype.kind == "f" else torch.int64)
-         for k, v in data.items()}
+    d = {
+        k: torch.tensor(v, dtype=kind if v.dtype.kind == "f" else torch.int64)
+        for k, v in data.items()
+    }
 
     def step():
         for t in tensors:
@@ -186,14 +236,17 @@ def torch_step(loss, params, data, dtype):
         out = loss(p, **d)
         out.backward()
         return out
+
     return step, tensors
 
 
 # ---------------------------------------------------------------- checks and timing
 
+
 def cast(tree, dtype):
     return fg.tree_util.tree_map(
-        lambda v: v.astype(dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v, tree)
+        lambda v: v.astype(dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v, tree
+    )
 
 
 def check_against_torch(name, loss, tloss, params, data):
@@ -203,8 +256,9 @@ def check_against_torch(name, loss, tloss, params, data):
     want = step().item()
     assert abs(value - want) <= 1e-10 * max(1.0, abs(want)), (name, value, want)
     for k, (g, t) in enumerate(zip(fg.tree_util.tree_leaves(grads), tensors)):
-        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-7, atol=1e-10,
-                                   err_msg=f"{name}: gradient {k}")
+        np.testing.assert_allclose(
+            g, t.grad.numpy(), rtol=1e-7, atol=1e-10, err_msg=f"{name}: gradient {k}"
+        )
     return len(tensors)
 
 
@@ -254,11 +308,15 @@ def workloads(large):
 
 def main(o):
     import torch
+
     torch.set_num_threads(o.threads)
-    print(f"# {o.dtype}, {o.threads} thread(s); NumPy {np.__version__} on {blas()}; "
-          f"PyTorch {torch.__version__}; median of {o.repeats}")
+    print(
+        f"# {o.dtype}, {o.threads} thread(s); NumPy {np.__version__} on {blas()}; "
+        f"PyTorch {torch.__version__}; median of {o.repeats}"
+    )
     try:
         import jax
+
         jax.config.update("jax_enable_x64", True)
     except ImportError:
         jax = None
@@ -280,7 +338,7 @@ def main(o):
         if jax is not None:
             calls["jax jit"] = jax_step(name.split("-")[0], shape, p, d)
         t = time.perf_counter()
-        jitted(p, **d)                  # the first call traces and compiles the plan
+        jitted(p, **d)  # the first call traces and compiles the plan
         first = (time.perf_counter() - t) * 1e3
         ms = timed(calls, o.repeats)
         grads = jitted(p, **d)[1]
@@ -288,8 +346,10 @@ def main(o):
         mem = peak_mib(lambda: eager(p, **d))
         rows.append((name, n, ms, first, dtypes, mem))
         torch_ms = ms["torch eager"]
-        print(f"\n## {name} ({n} gradients equal PyTorch's in float64; "
-              f"funcgrad's gradients {', '.join(dtypes)}; eager step peak {mem:.1f} MiB)")
+        print(
+            f"\n## {name} ({n} gradients equal PyTorch's in float64; "
+            f"funcgrad's gradients {', '.join(dtypes)}; eager step peak {mem:.1f} MiB)"
+        )
         for k, v in ms.items():
             print(f"  {k:20s} {v:8.2f} ms  {v / torch_ms:5.2f}x torch eager")
         print(f"  {'(jit first call)':20s} {first:8.1f} ms")
@@ -300,17 +360,21 @@ def jax_loss(name, shape=None):
     """The same models in JAX (jax.numpy, jax.nn, jax.lax), for its jit."""
     import jax
     import jax.numpy as jnp
+
     conv = lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=NHWC)  # noqa: E731
     if name == "conv":
         return lambda p: jnp.sum(conv(p["x"], p["w"]) ** 2) / 2
     if name == "cnn":
-        pool = lambda h: jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")  # noqa: E731
+        pool = lambda h: jax.lax.reduce_window(
+            h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"
+        )  # noqa: E731
 
         def cnn(p, images, labels):
             h = pool(jax.nn.relu(conv(images, p["c1"]) + p["b1"]))
             h = pool(jax.nn.relu(conv(h, p["c2"]) + p["b2"]))
             logp = jax.nn.log_softmax(h.reshape(h.shape[0], -1) @ p["d"] + p["b3"], axis=-1)
             return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=-1))
+
         return cnn
     V, D, H, T, B = (shape[k] for k in "VDHTB")
     causal = np.tril(np.ones((T, T), bool))
@@ -323,19 +387,29 @@ def jax_loss(name, shape=None):
         x = p["emb"][tokens] + p["pos"]
         for lay in p["layers"]:
             h = ln(x, lay["g1"], lay["b1"]) @ lay["qkv"]
-            q, k, v = (jnp.transpose(a.reshape(B, T, H, D // H), (0, 2, 1, 3))
-                       for a in jnp.split(h, 3, axis=-1))
-            s = jnp.where(causal, q @ jnp.swapaxes(k, -1, -2) / np.sqrt(D // H).astype(x.dtype), -1e9)
+            q, k, v = (
+                jnp.transpose(a.reshape(B, T, H, D // H), (0, 2, 1, 3))
+                for a in jnp.split(h, 3, axis=-1)
+            )
+            s = jnp.where(
+                causal, q @ jnp.swapaxes(k, -1, -2) / np.sqrt(D // H).astype(x.dtype), -1e9
+            )
             a = jax.nn.softmax(s, axis=-1) @ v
             x = x + jnp.transpose(a, (0, 2, 1, 3)).reshape(B, T, D) @ lay["proj"]
-            x = x + jax.nn.gelu(ln(x, lay["g2"], lay["b2"]) @ lay["fc"], approximate=True) @ lay["out"]
+            x = (
+                x
+                + jax.nn.gelu(ln(x, lay["g2"], lay["b2"]) @ lay["fc"], approximate=True)
+                @ lay["out"]
+            )
         logp = jax.nn.log_softmax(x @ p["emb"].T, axis=-1)
         return -jnp.mean(jnp.take_along_axis(logp, targets[..., None], axis=-1))
+
     return gpt
 
 
 def jax_step(name, shape, params, data):
     import jax
+
     step = jax.jit(jax.value_and_grad(jax_loss(name, shape)))
     p = jax.tree_util.tree_map(jax.numpy.asarray, params)
     d = {k: jax.numpy.asarray(v) for k, v in data.items()}
@@ -349,23 +423,25 @@ def alone(engine, model, o):
     """One engine's steps in this process only: the time a training script sees, whose
     heap no other engine (and no float64 check) has warmed. Prints the median of the
     last half of ``FRESH_STEPS`` steps in milliseconds."""
-    name, shape, loss, tloss, params, data = next(w for w in workloads(model == "gpt-large")
-                                                  if w[0] == model)
+    name, shape, loss, tloss, params, data = next(
+        w for w in workloads(model == "gpt-large") if w[0] == model
+    )
     p, d = cast(params, o.dtype), cast(data, o.dtype)
     if engine == "torch":
         import torch
+
         torch.set_num_threads(o.threads)
         step, _ = torch_step(tloss, params, data, o.dtype)
     else:
         f = fg.value_and_grad(loss)
         f = fg.jit(f) if engine == "jit" else f
-        step = lambda: f(p, **d)   # noqa: E731
+        step = lambda: f(p, **d)  # noqa: E731
     times = []
     for _ in range(FRESH_STEPS):
         t = time.perf_counter()
         step()
         times.append(time.perf_counter() - t)
-    print(statistics.median(times[FRESH_STEPS // 2:]) * 1e3)
+    print(statistics.median(times[FRESH_STEPS // 2 :]) * 1e3)
 
 
 def fresh(o, models=("gpt", "cnn")):
@@ -373,20 +449,38 @@ def fresh(o, models=("gpt", "cnn")):
     the thresholds it sets at import, PyTorch as it comes."""
     import subprocess
     import sys
+
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
-    runs = [("funcgrad eager", "eager", {"FUNCGRAD_KEEP_FREED_MEMORY": "0"}, "glibc defaults"),
-            ("funcgrad eager", "eager", {}, "funcgrad's setting"),
-            ("funcgrad jit", "jit", {"FUNCGRAD_KEEP_FREED_MEMORY": "0"}, "glibc defaults"),
-            ("funcgrad jit", "jit", {}, "funcgrad's setting"),
-            ("torch eager", "torch", {}, "")]
+    runs = [
+        ("funcgrad eager", "eager", {"FUNCGRAD_KEEP_FREED_MEMORY": "0"}, "glibc defaults"),
+        ("funcgrad eager", "eager", {}, "funcgrad's setting"),
+        ("funcgrad jit", "jit", {"FUNCGRAD_KEEP_FREED_MEMORY": "0"}, "glibc defaults"),
+        ("funcgrad jit", "jit", {}, "funcgrad's setting"),
+        ("torch eager", "torch", {}, ""),
+    ]
     for model in models:
-        print(f"\n## {model}, each engine alone in a fresh process (median of the last "
-              f"{FRESH_STEPS // 2} of {FRESH_STEPS} steps)")
+        print(
+            f"\n## {model}, each engine alone in a fresh process (median of the last "
+            f"{FRESH_STEPS // 2} of {FRESH_STEPS} steps)"
+        )
         for label, engine, extra, how in runs:
             out = subprocess.run(
-                [sys.executable, __file__, "--alone", engine, model, "--threads",
-                 str(o.threads), "--dtype", o.dtype], env={**env, **extra}, check=True,
-                capture_output=True, text=True).stdout
+                [
+                    sys.executable,
+                    __file__,
+                    "--alone",
+                    engine,
+                    model,
+                    "--threads",
+                    str(o.threads),
+                    "--dtype",
+                    o.dtype,
+                ],
+                env={**env, **extra},
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
             print(f"  {label:20s} {float(out.split()[-1]):8.2f} ms  {how}", flush=True)
 
 

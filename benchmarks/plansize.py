@@ -20,7 +20,7 @@ _PLAIN = (str, bytes, int, float, complex, bool, type(None))
 
 
 def plan_bytes(plan):
-    if getattr(plan, "program", None) is not None:   # a register program: two arrays
+    if getattr(plan, "program", None) is not None:  # a register program: two arrays
         return plan.program.nbytes
     namespace = plan.run.__globals__
     seen = set()
@@ -32,23 +32,32 @@ def plan_bytes(plan):
         t = type(o)
         if t in _PLAIN:
             return sys.getsizeof(o)
-        if t is types.CodeType:       # getsizeof includes the bytecode (3.11+)
-            return sys.getsizeof(o) + sum(size(x) for x in (
-                o.co_consts, o.co_names, o.co_varnames, o.co_linetable, o.co_exceptiontable))
+        if t is types.CodeType:  # getsizeof includes the bytecode (3.11+)
+            return sys.getsizeof(o) + sum(
+                size(x)
+                for x in (
+                    o.co_consts,
+                    o.co_names,
+                    o.co_varnames,
+                    o.co_linetable,
+                    o.co_exceptiontable,
+                )
+            )
         if t is types.FunctionType:
             if o.__globals__ is not namespace:
-                return 0              # a funcgrad function: shared, not the plan's
+                return 0  # a funcgrad function: shared, not the plan's
             return sys.getsizeof(o) + size(o.__code__) + size(o.__defaults__)
         if t is dict:
-            return sys.getsizeof(o) + sum(size(k) + size(v) for k, v in o.items()
-                                          if k != "__builtins__")
+            return sys.getsizeof(o) + sum(
+                size(k) + size(v) for k, v in o.items() if k != "__builtins__"
+            )
         if t in (tuple, list):
             return sys.getsizeof(o) + sum(size(x) for x in o)
         if t is functools.partial:
             return sys.getsizeof(o) + size(o.args) + size(o.keywords)
         if t is np.ndarray:
-            return sys.getsizeof(o)   # its data too, when it owns them
-        return 0                      # ufuncs, primitives, modules: shared
+            return sys.getsizeof(o)  # its data too, when it owns them
+        return 0  # ufuncs, primitives, modules: shared
 
     return size(plan.source) + size(namespace)
 

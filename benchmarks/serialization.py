@@ -61,7 +61,7 @@ def _child(what, n, path, width):
             f.flush()
             os.fsync(f.fileno())
     else:
-        del x, y                         # the source graph is not needed to load
+        del x, y  # the source graph is not needed to load
         before = _peak_mb()
         start = time.perf_counter()
         if what == "fg.load":
@@ -73,7 +73,7 @@ def _child(what, n, path, width):
             with open(path, "rb") as f:
                 back = f.read()
         seconds = time.perf_counter() - start
-        out.update(seconds=seconds, peak_mb=_peak_mb() - before)   # before the check's fold
+        out.update(seconds=seconds, peak_mb=_peak_mb() - before)  # before the check's fold
         if what != "disk.read":
             leaves = [m for m in fg.toposort(back) if m.kind == "var"]
             back_sum = fnp.sum(back)
@@ -84,15 +84,18 @@ def _child(what, n, path, width):
 
 
 def _run(what, n, path, size=0, width=1):
-    got = subprocess.run([sys.executable, __file__, "--child", what, str(n), path, str(size),
-                          str(width)],
-                         check=True, capture_output=True, text=True)
+    got = subprocess.run(
+        [sys.executable, __file__, "--child", what, str(n), path, str(size), str(width)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(got.stdout)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nodes", type=int, nargs="+", default=[10 ** 5, 10 ** 6])
+    ap.add_argument("--nodes", type=int, nargs="+", default=[10**5, 10**6])
     ap.add_argument("--width", type=int, default=1, help="floats per value (1: scalars)")
     args = ap.parse_args()
     print("| nodes | what | seconds | MB/s | file MB | peak MB (graph MB) |")
@@ -100,22 +103,29 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.nodes:
             checks = []
-            for fmt, save, load in (("table", "fg.dump", "fg.load"),
-                                    ("pickle", "pickle.dump", "pickle.load")):
+            for fmt, save, load in (
+                ("table", "fg.dump", "fg.load"),
+                ("pickle", "pickle.dump", "pickle.load"),
+            ):
                 path = os.path.join(tmp, fmt)
                 for what in (save, load):
                     r = _run(what, n, path, width=args.width)
                     mb = os.path.getsize(path) / 1e6
-                    print(f"| {n:,} | `{what}` | {r['seconds']:.2f} | {mb / r['seconds']:.0f} | "
-                          f"{mb:.1f} | {r['peak_mb']:.0f} ({r['graph_mb']:.0f}) |", flush=True)
+                    print(
+                        f"| {n:,} | `{what}` | {r['seconds']:.2f} | {mb / r['seconds']:.0f} | "
+                        f"{mb:.1f} | {r['peak_mb']:.0f} ({r['graph_mb']:.0f}) |",
+                        flush=True,
+                    )
                     if "check" in r:
                         checks.append(r["check"])
             size = os.path.getsize(os.path.join(tmp, "table"))
             for what in ("disk.write", "disk.read"):
                 r = _run(what, n, os.path.join(tmp, "raw"), size, args.width)
-                print(f"| {n:,} | {what} of as many bytes | {r['seconds']:.2f} | "
-                      f"{size / 1e6 / r['seconds']:.0f} | {size / 1e6:.1f} | {r['peak_mb']:.0f} |",
-                      flush=True)
+                print(
+                    f"| {n:,} | {what} of as many bytes | {r['seconds']:.2f} | "
+                    f"{size / 1e6 / r['seconds']:.0f} | {size / 1e6:.1f} | {r['peak_mb']:.0f} |",
+                    flush=True,
+                )
             assert all(c == checks[0] for c in checks), checks
 
 

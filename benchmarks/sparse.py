@@ -14,7 +14,7 @@ import json
 import subprocess
 import sys
 
-CHILD = r'''
+CHILD = r"""
 import json, sys, time, tracemalloc
 import numpy as np
 import funcgrad as fg, funcgrad.numpy as fnp
@@ -46,28 +46,36 @@ times = []
 for _ in range(3):
     t = time.perf_counter(); call(); times.append(time.perf_counter() - t)
 print(json.dumps({"time": sorted(times)[1], "peak": peak, "colours": colours}))
-'''
+"""
 
 
 def run(case, n, how):
-    out = subprocess.run([sys.executable, "-c", CHILD, case, str(n), how], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, case, str(n), how], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main():
     print("| case | n | colours | sparse time | sparse peak | dense time | dense peak | speedup |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for case, sizes in (("tridiagonal", (10 ** 3, 10 ** 4, 10 ** 5)),
-                        ("laplacian", (32 ** 2, 100 ** 2, 316 ** 2))):
+    for case, sizes in (
+        ("tridiagonal", (10**3, 10**4, 10**5)),
+        ("laplacian", (32**2, 100**2, 316**2)),
+    ):
         for n in sizes:
             s = run(case, n, "sparse")
-            dense_fits = n * n * 8 <= 2e9 and (case == "tridiagonal" or n <= 100 ** 2)
+            dense_fits = n * n * 8 <= 2e9 and (case == "tridiagonal" or n <= 100**2)
             d = run(case, n, "dense") if dense_fits else None
-            dense = (f"{d['time']:.3f} s | {d['peak'] / 1e6:.0f} MB | {d['time'] / s['time']:.0f}x"
-                     if d else f"not run ({n * n * 8 / 1e9:.0f} GB matrix) | | ")
-            print(f"| {case} | {n} | {s['colours']} | {s['time']:.3f} s | {s['peak'] / 1e6:.1f} MB | {dense} |",
-                  flush=True)
+            dense = (
+                f"{d['time']:.3f} s | {d['peak'] / 1e6:.0f} MB | {d['time'] / s['time']:.0f}x"
+                if d
+                else f"not run ({n * n * 8 / 1e9:.0f} GB matrix) | | "
+            )
+            print(
+                f"| {case} | {n} | {s['colours']} | {s['time']:.3f} s | {s['peak'] / 1e6:.1f} MB | {dense} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

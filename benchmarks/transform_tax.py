@@ -36,12 +36,14 @@ import funcgrad as fg  # noqa: E402
 
 def by_backprop(f):
     """value and gradient of ``f`` with respect to its first argument, through the graph API."""
+
     def run(x, *rest):
         leaves, treedef = fg.tree_flatten(x)
         xs = [fg.var(v) for v in leaves]
         out = f(fg.tree_unflatten(treedef, xs), *rest)
         g = fg.backprop(out)
         return out.value, fg.tree_unflatten(treedef, [g[v] for v in xs])
+
     return run
 
 
@@ -51,18 +53,23 @@ def cases():
     yield "x*x + sin(x), a float", ovg_fun, (x,), lambda x: (x * x + np.sin(x), 2 * x + np.cos(x))
     v0 = common.ov_v0()
     hand_chain, _ = engine_python.ovc_make(v0, common.OV_K)
-    yield ("tanh chain, 200 levels, size 8", ovc_fun(common.OV_K), (v0,),
-           lambda v: hand_chain())
+    yield ("tanh chain, 200 levels, size 8", ovc_fun(common.OV_K), (v0,), lambda v: hand_chain())
     for batch, hidden in ((256, 256), (1797, 1024)):
         X, y = common.digits(batch)
         params = [np.array(p) for p in common.mlp_params(hidden)]
-        yield (f"digits MLP, batch {batch}, hidden {hidden}", w4_loss, (params, X, y),
-               lambda p, X, y: engine_python._w4_plain(p, X, y))
+        yield (
+            f"digits MLP, batch {batch}, hidden {hidden}",
+            w4_loss,
+            (params, X, y),
+            lambda p, X, y: engine_python._w4_plain(p, X, y),
+        )
 
 
 def main(rounds):
-    print("| function | fg.value_and_grad | fg.var + fg.backprop | by hand | "
-          "value_and_grad / backprop |\n| --- | ---: | ---: | ---: | ---: |")
+    print(
+        "| function | fg.value_and_grad | fg.var + fg.backprop | by hand | "
+        "value_and_grad / backprop |\n| --- | ---: | ---: | ---: | ---: |"
+    )
     for name, f, args, hand in cases():
         ways = {"vg": fg.value_and_grad(f), "bp": by_backprop(f), "hand": hand}
         (v1, g1), (v2, g2), (v3, g3) = (ways[w](*args) for w in ways)
@@ -78,8 +85,11 @@ def main(rounds):
                     fun(*args)
                 times[w].append((time.perf_counter() - t) / calls)
         med = {w: statistics.median(t) for w, t in times.items()}
-        print(f"| {name} | {_fmt(med['vg'])} | {_fmt(med['bp'])} | {_fmt(med['hand'])} | "
-              f"{med['vg'] / med['bp']:.3f}x |", flush=True)
+        print(
+            f"| {name} | {_fmt(med['vg'])} | {_fmt(med['bp'])} | {_fmt(med['hand'])} | "
+            f"{med['vg'] / med['bp']:.3f}x |",
+            flush=True,
+        )
 
 
 def _fmt(s):

@@ -28,8 +28,10 @@ import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
-os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                           " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1").strip()
+os.environ["XLA_FLAGS"] = (
+    os.environ.get("XLA_FLAGS", "")
+    + " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+).strip()
 if hasattr(os, "sched_setaffinity"):
     os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
 
@@ -54,14 +56,14 @@ def _jsonable(x):
     return x
 
 
-BASELINE = "@base"   # an engine name ending so runs on the funcgrad source in $FUNCGRAD_BASELINE
+BASELINE = "@base"  # an engine name ending so runs on the funcgrad source in $FUNCGRAD_BASELINE
 
 
 def engine_module(name):
     """The engine's module; ``funcgrad@base`` is ``engine_funcgrad`` on the baseline source."""
     if name.endswith(BASELINE):
         sys.path.insert(0, os.environ["FUNCGRAD_BASELINE"])
-        name = name[:-len(BASELINE)]
+        name = name[: -len(BASELINE)]
     return importlib.import_module("engine_" + name)
 
 
@@ -76,12 +78,22 @@ class Worker:
         """What this engine implements: ``{workload: [variants]}`` and the W1/W2 extras."""
         e = self.engine
         arrays = {}
-        for w, fn in (("w4_b256", "w4_make"), ("w4_b1797", "w4_make"), ("w5", "w5_make"),
-                      ("ovg", "ovg_make"), ("ovc", "ovc_make")):
+        for w, fn in (
+            ("w4_b256", "w4_make"),
+            ("w4_b1797", "w4_make"),
+            ("w5", "w5_make"),
+            ("ovg", "ovg_make"),
+            ("ovc", "ovc_make"),
+        ):
             if hasattr(e, fn):
                 arrays[w] = list(getattr(e, w[:2].upper() + "_VARIANTS", [None]))
-        return {"ready": self.engine.NAME, "w1": hasattr(e, "w1_step"), "w2": hasattr(e, "w2_chain"),
-                "w2_compile": hasattr(e, "w2_compile"), "arrays": arrays}
+        return {
+            "ready": self.engine.NAME,
+            "w1": hasattr(e, "w1_step"),
+            "w2": hasattr(e, "w2_chain"),
+            "w2_compile": hasattr(e, "w2_compile"),
+            "arrays": arrays,
+        }
 
     def setup(self, workload, variant, outdir):
         """Build one array workload, time its first call, save its numbers for the check."""
@@ -93,9 +105,9 @@ class Worker:
             X, y = common.digits(batch)
             run, evaluate = e.w4_make(X, y, common.mlp_params(hidden), common.W4_LR, **kw)
             built = time.perf_counter()
-            before = evaluate()       # a jit engine compiles its evaluate here (not timed)
+            before = evaluate()  # a jit engine compiles its evaluate here (not timed)
             t1 = time.perf_counter()
-            run()                     # first step: a jit engine compiles it here
+            run()  # first step: a jit engine compiles it here
             first = time.perf_counter() - t1
             numbers = before + evaluate()
         else:
@@ -138,7 +150,7 @@ class Worker:
         """The numbers every engine must agree on, computed before any timing."""
         e = self.engine
         out = {}
-        if hasattr(e, "w1_compile"):   # jit: trace and compile once, timed apart
+        if hasattr(e, "w1_compile"):  # jit: trace and compile once, timed apart
             t = time.perf_counter()
             e.w1_compile(self.X, self.Y)
             out["w1_compile_seconds"] = time.perf_counter() - t
@@ -149,7 +161,12 @@ class Worker:
             loss, grads, new = e.w1_step(common.init_params(), self.X, self.Y)
             out["w1_seconds"] = time.perf_counter() - t
             loss2, grads2, _ = e.w1_step(new, self.X, self.Y)
-            out["w1"] = {"loss": loss, "grads": grads, "loss_after_step": loss2, "grads_after_step": grads2}
+            out["w1"] = {
+                "loss": loss,
+                "grads": grads,
+                "loss_after_step": loss2,
+                "grads_after_step": grads2,
+            }
         if hasattr(e, "w2_chain"):
             t = time.perf_counter()
             try:
@@ -160,7 +177,9 @@ class Worker:
         for fn in ("backprop", "count"):
             f = getattr(e, "w3_" + fn, None)
             if f is not None:
-                out["w3_" + fn] = [_jsonable(v) for v in _as_tuple(f(common.DIAMONDS[0], common.A0))]
+                out["w3_" + fn] = [
+                    _jsonable(v) for v in _as_tuple(f(common.DIAMONDS[0], common.A0))
+                ]
         return out
 
     def w1(self):
@@ -176,7 +195,10 @@ class Worker:
     def w3(self, fn, n):
         t = time.perf_counter()
         result = getattr(self.engine, "w3_" + fn)(n, common.A0)
-        return {"seconds": time.perf_counter() - t, "result": [_jsonable(v) for v in _as_tuple(result)]}
+        return {
+            "seconds": time.perf_counter() - t,
+            "result": [_jsonable(v) for v in _as_tuple(result)],
+        }
 
     def recursion_limit(self, limit):
         sys.setrecursionlimit(limit)

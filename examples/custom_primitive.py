@@ -24,11 +24,13 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-try:      # the examples extra; say so before any work, not after training
+try:  # the examples extra; say so before any work, not after training
     import matplotlib
 except ImportError as missing:
-    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
-             f'pip install -e ".[examples]"')
+    sys.exit(
+        f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+        f'pip install -e ".[examples]"'
+    )
 
 
 @fg.primitive
@@ -79,15 +81,19 @@ def main(argv=None):
     print("primitive value:  ", softplus(x))
     print("primitive grad:   ", fg.elementwise_grad(softplus)(x).round(6))
 
-    fg.check_grads(softplus, (np.array([-3.0, -0.5, 0.0, 1.5, 4.0]),), order=2,
-                   modes=("fwd", "rev"))
+    fg.check_grads(
+        softplus, (np.array([-3.0, -0.5, 0.0, 1.5, 4.0]),), order=2, modes=("fwd", "rev")
+    )
     print("check_grads: reverse and forward rules agree with finite differences to order 2")
 
     print("grad at 0:         ", fg.grad(softplus)(0.0))
     print("second derivative: ", fg.grad(fg.grad(softplus))(0.0))
     out, tangent = fg.jvp(softplus, (np.array([0.0, 1.0]),), (np.array([1.0, 2.0]),))
     print("jvp:               ", tangent.round(6))
-    print("hessian of sum:    ", np.diag(fg.hessian(lambda v: fnp.sum(softplus(v)))(np.array([0.0, 1.0]))).round(6))
+    print(
+        "hessian of sum:    ",
+        np.diag(fg.hessian(lambda v: fnp.sum(softplus(v)))(np.array([0.0, 1.0]))).round(6),
+    )
     batch = np.array([[0.0, 1.0], [-1.0, 2.0], [3.0, -3.0]])
     per_row = fg.vmap(fg.grad(lambda v: fnp.sum(softplus(v))))(batch)
     print("vmap of grad:      ", per_row.round(4).tolist())

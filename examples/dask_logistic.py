@@ -26,14 +26,16 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-try:      # the dask extra and tqdm; say so before any work
+try:  # the dask extra and tqdm; say so before any work
     import dask
     import dask.array as da
     import distributed
     from tqdm import tqdm
 except ImportError as missing:
-    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the dask and examples extras: "
-             f'pip install -e ".[dask,examples]"')
+    sys.exit(
+        f"{sys.argv[0]}: needs {missing.name}, from the dask and examples extras: "
+        f'pip install -e ".[dask,examples]"'
+    )
 
 
 def make_data(rows, features, chunk, seed=0):
@@ -61,7 +63,7 @@ def train(X, y, steps, learning_rate, show=True):
     losses = []
     bar = tqdm(range(steps), desc="steps", disable=None if show else True)
     for _ in bar:
-        value, g = dask.compute(*step(w, X, y))     # one pass over the data
+        value, g = dask.compute(*step(w, X, y))  # one pass over the data
         w, state = opt.step(g, state, w)
         losses.append(float(value))
         bar.set_postfix(loss=f"{value:.4f}")
@@ -82,10 +84,16 @@ def main(argv=None):
 
     X, y, w_true = make_data(args.rows, args.features, min(args.chunk, args.rows))
     size_gb = args.rows * args.features * 8 / 1e9
-    with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        print(f"{args.rows:,} rows x {args.features} features = {size_gb:.1f} GB of float64, "
-              f"in {X.numblocks[0]} chunks, on {args.workers} workers")
+    with (
+        distributed.LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        print(
+            f"{args.rows:,} rows x {args.features} features = {size_gb:.1f} GB of float64, "
+            f"in {X.numblocks[0]} chunks, on {args.workers} workers"
+        )
         start = time.perf_counter()
         w, losses = train(X, y, args.steps, args.lr)
         seconds = time.perf_counter() - start
@@ -94,8 +102,10 @@ def main(argv=None):
         client.retire_workers(close_workers=True)
         logging.getLogger("distributed.worker").setLevel(logging.CRITICAL)
     cosine = float(w @ w_true / (np.linalg.norm(w) * np.linalg.norm(w_true)))
-    print(f"loss {losses[0]:.4f} -> {losses[-1]:.4f} in {args.steps} steps, {seconds:.1f} s: "
-          f"{args.rows * args.steps / seconds:,.0f} rows per second")
+    print(
+        f"loss {losses[0]:.4f} -> {losses[-1]:.4f} in {args.steps} steps, {seconds:.1f} s: "
+        f"{args.rows * args.steps / seconds:,.0f} rows per second"
+    )
     print(f"cosine between the fitted and the true weights: {cosine:.4f}")
 
 

@@ -30,13 +30,15 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-try:      # the examples extra; say so before any work, not after training
+try:  # the examples extra; say so before any work, not after training
     import matplotlib
     import sklearn.datasets
     from tqdm import tqdm
 except ImportError as missing:
-    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
-             f'pip install -e ".[examples]"')
+    sys.exit(
+        f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+        f'pip install -e ".[examples]"'
+    )
 
 CHANNELS_LAST = ("NHWC", "HWIO", "NHWC")
 
@@ -51,20 +53,28 @@ def load(limit, rng):
 
 
 def init_params(width, rng):
-    def he(*shape):         # He initialisation: variance 2 / fan-in
+    def he(*shape):  # He initialisation: variance 2 / fan-in
         fan_in = np.prod(shape[:-1])
         return rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)
-    return {"conv1": he(3, 3, 1, width), "b1": np.zeros(width),
-            "conv2": he(3, 3, width, 2 * width), "b2": np.zeros(2 * width),
-            "dense": he(8 * width, 10), "b3": np.zeros(10)}
+
+    return {
+        "conv1": he(3, 3, 1, width),
+        "b1": np.zeros(width),
+        "conv2": he(3, 3, width, 2 * width),
+        "b2": np.zeros(2 * width),
+        "dense": he(8 * width, 10),
+        "b3": np.zeros(10),
+    }
 
 
 def logits(params, images):
-    h = fg.nn.conv_general_dilated(images, params["conv1"], (1, 1), "SAME",
-                                   dimension_numbers=CHANNELS_LAST)
+    h = fg.nn.conv_general_dilated(
+        images, params["conv1"], (1, 1), "SAME", dimension_numbers=CHANNELS_LAST
+    )
     h = fg.nn.max_pool(fg.nn.relu(h + params["b1"]), (2, 2), strides=(2, 2))
-    h = fg.nn.conv_general_dilated(h, params["conv2"], (1, 1), "SAME",
-                                   dimension_numbers=CHANNELS_LAST)
+    h = fg.nn.conv_general_dilated(
+        h, params["conv2"], (1, 1), "SAME", dimension_numbers=CHANNELS_LAST
+    )
     h = fg.nn.avg_pool(fg.nn.relu(h + params["b2"]), (2, 2), strides=(2, 2))
     return fnp.reshape(h, (h.shape[0], -1)) @ params["dense"] + params["b3"]
 
@@ -97,11 +107,17 @@ def plot(history, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=int, default=25, help="passes over the training set (default 25)")
-    ap.add_argument("--width", type=int, default=16, help="channels of the first convolution (default 16)")
+    ap.add_argument(
+        "--epochs", type=int, default=25, help="passes over the training set (default 25)"
+    )
+    ap.add_argument(
+        "--width", type=int, default=16, help="channels of the first convolution (default 16)"
+    )
     ap.add_argument("--batch", type=int, default=64, help="batch size (default 64)")
     ap.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate (default 3e-3)")
-    ap.add_argument("--limit", type=int, default=None, help="use only this many images (default all 1797)")
+    ap.add_argument(
+        "--limit", type=int, default=None, help="use only this many images (default all 1797)"
+    )
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--out", default="out", help="folder for the plot (default out/)")
     a = ap.parse_args(argv)
@@ -113,9 +129,11 @@ def main(argv=None):
     rng = np.random.default_rng(a.seed)
     X_train, y_train, X_test, y_test = load(a.limit, rng)
     batch = min(a.batch, len(y_train))
-    n_batches = len(y_train) // batch          # full batches only: one shape, one compiled plan
-    print(f"digits: {len(y_train)} training and {len(y_test)} test images, CNN of "
-          f"{a.width} and {2 * a.width} channels, batches of {batch}, {a.epochs} epochs")
+    n_batches = len(y_train) // batch  # full batches only: one shape, one compiled plan
+    print(
+        f"digits: {len(y_train)} training and {len(y_test)} test images, CNN of "
+        f"{a.width} and {2 * a.width} channels, batches of {batch}, {a.epochs} epochs"
+    )
 
     params = init_params(a.width, rng)
     opt = fg.optim.adam(a.lr)
@@ -127,10 +145,11 @@ def main(argv=None):
     for epoch in range(1, a.epochs + 1):
         order = rng.permutation(len(y_train))
         total = 0.0
-        with tqdm(total=n_batches, desc=f"epoch {epoch:3d}/{a.epochs}", disable=None,
-                  leave=False) as bar:
+        with tqdm(
+            total=n_batches, desc=f"epoch {epoch:3d}/{a.epochs}", disable=None, leave=False
+        ) as bar:
             for b in range(n_batches):
-                idx = order[b * batch:(b + 1) * batch]
+                idx = order[b * batch : (b + 1) * batch]
                 value, grads = step(params, X_train[idx], y_train[idx])
                 updates, state = opt.update(grads, state, params)
                 params = fg.optim.apply_updates(params, updates)
@@ -139,12 +158,16 @@ def main(argv=None):
         history["loss"].append(total / n_batches)
         history["train"].append(accuracy(params, X_train, y_train))
         history["test"].append(accuracy(params, X_test, y_test))
-        print(f"epoch {epoch:3d}/{a.epochs}  loss {history['loss'][-1]:.4f}  "
-              f"train {history['train'][-1]:.1%}  test {history['test'][-1]:.1%}")
+        print(
+            f"epoch {epoch:3d}/{a.epochs}  loss {history['loss'][-1]:.4f}  "
+            f"train {history['train'][-1]:.1%}  test {history['test'][-1]:.1%}"
+        )
     elapsed = time.perf_counter() - start
 
-    print(f"final test accuracy {history['test'][-1]:.1%} after {a.epochs} epochs "
-          f"({elapsed:.1f} s, {elapsed / (a.epochs * n_batches) * 1e3:.1f} ms a step)")
+    print(
+        f"final test accuracy {history['test'][-1]:.1%} after {a.epochs} epochs "
+        f"({elapsed:.1f} s, {elapsed / (a.epochs * n_batches) * 1e3:.1f} ms a step)"
+    )
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     plot(history, out / "digits_cnn.png")

@@ -24,19 +24,22 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-try:      # the examples extra; say so before any work, not after training
+try:  # the examples extra; say so before any work, not after training
     import matplotlib
     import sklearn  # noqa: F401 - its bundled digits are read in load()
     from tqdm import tqdm
 except ImportError as missing:
-    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
-             f'pip install -e ".[examples]"')
+    sys.exit(
+        f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+        f'pip install -e ".[examples]"'
+    )
 
 
 def load(limit, rng):
     from sklearn.datasets import load_digits
+
     digits = load_digits()
-    X = digits.data / 16.0                     # pixels 0..16 -> 0..1
+    X = digits.data / 16.0  # pixels 0..16 -> 0..1
     y = digits.target
     order = rng.permutation(len(y))[:limit]
     X, y = X[order], y[order]
@@ -92,11 +95,15 @@ def plot(history, path):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=int, default=30, help="passes over the training set (default 30)")
+    ap.add_argument(
+        "--epochs", type=int, default=30, help="passes over the training set (default 30)"
+    )
     ap.add_argument("--hidden", type=int, default=64, help="hidden units (default 64)")
     ap.add_argument("--batch", type=int, default=64, help="batch size (default 64)")
     ap.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate (default 3e-3)")
-    ap.add_argument("--limit", type=int, default=None, help="use only this many images (default all 1797)")
+    ap.add_argument(
+        "--limit", type=int, default=None, help="use only this many images (default all 1797)"
+    )
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--out", default="out", help="folder for the plot (default out/)")
     a = ap.parse_args(argv)
@@ -109,9 +116,11 @@ def main(argv=None):
     X_train, y_train, X_test, y_test = load(a.limit, rng)
     Y_train = np.eye(10)[y_train]
     batch = min(a.batch, len(y_train))
-    n_batches = len(y_train) // batch          # full batches only: one shape, one compiled plan
-    print(f"digits: {len(y_train)} training and {len(y_test)} test images, "
-          f"MLP 64-{a.hidden}-10, batches of {batch}, {a.epochs} epochs")
+    n_batches = len(y_train) // batch  # full batches only: one shape, one compiled plan
+    print(
+        f"digits: {len(y_train)} training and {len(y_test)} test images, "
+        f"MLP 64-{a.hidden}-10, batches of {batch}, {a.epochs} epochs"
+    )
 
     params = init_params(64, a.hidden, 10, rng)
     opt = fg.optim.adam(a.lr)
@@ -124,10 +133,11 @@ def main(argv=None):
         order = rng.permutation(len(y_train))
         total = 0.0
         # tqdm draws a bar on a terminal and stays silent when output goes to a file (disable=None)
-        with tqdm(total=n_batches, desc=f"epoch {epoch:3d}/{a.epochs}", disable=None,
-                  leave=False) as bar:
+        with tqdm(
+            total=n_batches, desc=f"epoch {epoch:3d}/{a.epochs}", disable=None, leave=False
+        ) as bar:
             for b in range(n_batches):
-                idx = order[b * batch:(b + 1) * batch]
+                idx = order[b * batch : (b + 1) * batch]
                 value, grads = step(params, X_train[idx], Y_train[idx])
                 params, state = opt.step(grads, state, params)
                 total += float(value)
@@ -136,12 +146,16 @@ def main(argv=None):
         history["loss"].append(total / n_batches)
         history["train"].append(accuracy(params, X_train, y_train))
         history["test"].append(accuracy(params, X_test, y_test))
-        print(f"epoch {epoch:3d}/{a.epochs}  loss {history['loss'][-1]:.4f}  "
-              f"train {history['train'][-1]:.1%}  test {history['test'][-1]:.1%}")
+        print(
+            f"epoch {epoch:3d}/{a.epochs}  loss {history['loss'][-1]:.4f}  "
+            f"train {history['train'][-1]:.1%}  test {history['test'][-1]:.1%}"
+        )
     elapsed = time.perf_counter() - start
 
-    print(f"final test accuracy {history['test'][-1]:.1%} after {a.epochs} epochs "
-          f"({elapsed:.1f} s, compiled plans: {step.cache_size()})")
+    print(
+        f"final test accuracy {history['test'][-1]:.1%} after {a.epochs} epochs "
+        f"({elapsed:.1f} s, compiled plans: {step.cache_size()})"
+    )
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     plot(history, out / "digits_curves.png")

@@ -24,11 +24,13 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-try:      # the examples extra; say so before any work, not after training
+try:  # the examples extra; say so before any work, not after training
     import matplotlib
 except ImportError as missing:
-    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
-             f'pip install -e ".[examples]"')
+    sys.exit(
+        f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+        f'pip install -e ".[examples]"'
+    )
 
 
 def rosenbrock(x):
@@ -43,7 +45,7 @@ def newton(f, x0, iters, tol=1e-12):
     x = x0
     for _ in range(iters):
         g = grad_f(x)
-        if not np.any(g):                         # exactly stationary: nothing left to do
+        if not np.any(g):  # exactly stationary: nothing left to do
             break
         step = np.linalg.solve(hess_f(x), -g)
         x = x + step
@@ -62,7 +64,7 @@ def plot(path, errors, out):
         xs = np.linspace(-2.0, 2.0, 200)
         ys = np.linspace(-1.0, 3.0, 200)
         xx, yy = np.meshgrid(xs, ys)
-        zz = 100.0 * (yy - xx ** 2) ** 2 + (1.0 - xx) ** 2
+        zz = 100.0 * (yy - xx**2) ** 2 + (1.0 - xx) ** 2
         ax.contour(xx, yy, np.log10(zz + 1e-3), levels=25, cmap="viridis", linewidths=0.7)
         p = np.array(path)
         ax.plot(p[:, 0], p[:, 1], "o-", color="crimson", label="Newton iterates")
@@ -88,22 +90,28 @@ def main(argv=None):
         ap.error("--dim must be at least 2 and --iters at least 1")
 
     x0 = np.ones(a.dim)
-    x0[0::2] = -1.2                               # the classic start (-1.2, 1, -1.2, 1, ...)
+    x0[0::2] = -1.2  # the classic start (-1.2, 1, -1.2, 1, ...)
     x_star = np.ones(a.dim)
     path = newton(rosenbrock, x0, a.iters)
     errors = [float(np.linalg.norm(x - x_star)) for x in path]
 
     print(f"Newton's method on the {a.dim}-D Rosenbrock function, from {np.round(x0, 2).tolist()}")
-    print(f"{'k':>3}  {'f(x_k)':>12}  {'|grad f|':>10}  {'|x_k - x*|':>11}  {'|e_k|/|e_(k-1)|^2':>17}")
+    print(
+        f"{'k':>3}  {'f(x_k)':>12}  {'|grad f|':>10}  {'|x_k - x*|':>11}  {'|e_k|/|e_(k-1)|^2':>17}"
+    )
     grad_f = fg.grad(rosenbrock)
     for k, x in enumerate(path):
         ratio = errors[k] / errors[k - 1] ** 2 if k and errors[k - 1] > 0 else float("nan")
         ratio_text = f"{ratio:17.3f}" if np.isfinite(ratio) and errors[k] > 1e-15 else f"{'-':>17}"
-        print(f"{k:3d}  {float(rosenbrock(x)):12.4e}  {np.linalg.norm(grad_f(x)):10.2e}  "
-              f"{errors[k]:11.2e}  {ratio_text}")
+        print(
+            f"{k:3d}  {float(rosenbrock(x)):12.4e}  {np.linalg.norm(grad_f(x)):10.2e}  "
+            f"{errors[k]:11.2e}  {ratio_text}"
+        )
     converged = errors[-1] < 1e-8
-    print(f"{'converged' if converged else 'not converged'} to {np.round(path[-1], 6).tolist()} "
-          f"in {len(path) - 1} iterations")
+    print(
+        f"{'converged' if converged else 'not converged'} to {np.round(path[-1], 6).tolist()} "
+        f"in {len(path) - 1} iterations"
+    )
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     plot(path, errors, out / "newton.png")

@@ -27,17 +27,23 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-try:      # the examples extra; say so before any work, not after training
+try:  # the examples extra; say so before any work, not after training
     import matplotlib
 except ImportError as missing:
-    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
-             f'pip install -e ".[examples]"')
+    sys.exit(
+        f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+        f'pip install -e ".[examples]"'
+    )
 
 
 def init(hidden, rng):
-    return {"W": rng.normal(size=(hidden, hidden)) * 0.5 / math.sqrt(hidden),
-            "U": rng.normal(size=(hidden, 1)), "b": np.zeros(hidden),
-            "v": rng.normal(size=hidden) / math.sqrt(hidden), "c": 0.0}
+    return {
+        "W": rng.normal(size=(hidden, hidden)) * 0.5 / math.sqrt(hidden),
+        "U": rng.normal(size=(hidden, 1)),
+        "b": np.zeros(hidden),
+        "v": rng.normal(size=hidden) / math.sqrt(hidden),
+        "c": 0.0,
+    }
 
 
 def cell(p, h, x):
@@ -50,6 +56,7 @@ def make_loss(checkpoints):
         h0 = fnp.zeros_like(p["b"])
         _, ys = fg.scan(lambda h, x: cell(p, h, x), h0, xs[:-1], checkpoints=checkpoints)
         return fnp.mean((ys - xs[1:]) ** 2)
+
     return loss
 
 
@@ -62,13 +69,14 @@ def predict(p, xs):
 def plot(losses, xs, test, predicted, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
     a.semilogy(losses)
     a.set(xlabel="update", ylabel="mean squared error", title="training (one jitted scan)")
     t = np.arange(len(xs) + len(test))
-    b.plot(t[:len(xs)], xs, color="0.6", lw=1, label="training sequence")
-    b.plot(t[len(xs):], test, color="k", lw=1, label="unseen continuation")
-    b.plot(t[len(xs) + 1:], predicted, color="C3", lw=1.5, label="RNN's next-value prediction")
+    b.plot(t[: len(xs)], xs, color="0.6", lw=1, label="training sequence")
+    b.plot(t[len(xs) :], test, color="k", lw=1, label="unseen continuation")
+    b.plot(t[len(xs) + 1 :], predicted, color="C3", lw=1.5, label="RNN's next-value prediction")
     b.set(xlabel="t", title="predicting the next value")
     b.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
@@ -87,7 +95,7 @@ def main():
     rng = np.random.default_rng(0)
     t = np.arange(2 * a.length) * 0.1
     wave = np.sin(t) * 0.8 + 0.05 * rng.normal(size=t.shape)
-    xs, test = wave[:a.length], wave[a.length:]
+    xs, test = wave[: a.length], wave[a.length :]
     checkpoints = 2 * math.ceil(math.sqrt(a.length))
     print(fg.checkpoint_plan(a.length - 1, checkpoints, carry=np.zeros(a.hidden)))
 
@@ -104,12 +112,16 @@ def main():
         if i % max(1, a.steps // 6) == 0 or i == a.steps - 1:
             print(f"update {i:4d}  loss {value:.5f}")
     seconds = time.perf_counter() - start
-    print(f"{a.steps} updates of a {a.length}-step sequence in {seconds:.1f} s "
-          f"({1e3 * seconds / a.steps:.1f} ms each, the first compiling the plan)")
+    print(
+        f"{a.steps} updates of a {a.length}-step sequence in {seconds:.1f} s "
+        f"({1e3 * seconds / a.steps:.1f} ms each, the first compiling the plan)"
+    )
     predicted = predict(params, test)[:-1]
     rms = np.sqrt(np.mean((predicted - test[1:]) ** 2))
-    print(f"next-value error on {len(test)} unseen steps: {rms:.3f} root mean square "
-          f"(the wave's own: {np.sqrt(np.mean(test ** 2)):.3f}; its noise: 0.050)")
+    print(
+        f"next-value error on {len(test)} unseen steps: {rms:.3f} root mean square "
+        f"(the wave's own: {np.sqrt(np.mean(test**2)):.3f}; its noise: 0.050)"
+    )
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     plot(losses, xs, test, predicted, out / "rnn_scan.png")

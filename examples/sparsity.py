@@ -22,18 +22,23 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.analysis.coloring import star_coloring
 
-try:      # the examples extra; say so before any work, not after training
+try:  # the examples extra; say so before any work, not after training
     import matplotlib
 except ImportError as missing:
-    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
-             f'pip install -e ".[examples]"')
+    sys.exit(
+        f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+        f'pip install -e ".[examples]"'
+    )
 
 
 def energy(u):
     m = int(round(u.shape[0] ** 0.5))
     g = fnp.reshape(u, (m, m))
-    return (0.5 * fnp.sum((g[1:] - g[:-1]) ** 2) + 0.5 * fnp.sum((g[:, 1:] - g[:, :-1]) ** 2)
-            + fnp.sum(fnp.cos(g) * g))
+    return (
+        0.5 * fnp.sum((g[1:] - g[:-1]) ** 2)
+        + 0.5 * fnp.sum((g[:, 1:] - g[:, :-1]) ** 2)
+        + fnp.sum(fnp.cos(g) * g)
+    )
 
 
 def soft_dtw(D, gamma):
@@ -52,14 +57,18 @@ def soft_dtw(D, gamma):
 def plot(pattern, colors, alignment, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4.6))
     rows, cols = pattern.nonzero()
     a.scatter(cols, rows, c=colors[cols], cmap="tab10", s=6, marker="s", vmin=0, vmax=9)
     a.invert_yaxis()
     a.set(title=f"Hessian pattern, {colors.max() + 1} star colours", xlabel="column", ylabel="row")
     b.imshow(alignment, cmap="viridis", origin="lower", aspect="auto")
-    b.set(title="soft-DTW: expected alignment (its gradient)", xlabel="second series",
-          ylabel="first series")
+    b.set(
+        title="soft-DTW: expected alignment (its gradient)",
+        xlabel="second series",
+        ylabel="first series",
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -80,16 +89,20 @@ def main():
     seconds = time.perf_counter() - start
     colors = star_coloring(pattern)
     dense = fg.hessian(energy)(u)
-    print(f"Hessian of a {a.grid}x{a.grid} Laplacian energy: {H.nnz} nonzeros of {u.size ** 2}, "
-          f"{colors.max() + 1} colours, {seconds * 1e3:.0f} ms; "
-          f"largest difference from the dense hessian {abs(H.toarray() - dense).max():.1e}")
+    print(
+        f"Hessian of a {a.grid}x{a.grid} Laplacian energy: {H.nnz} nonzeros of {u.size**2}, "
+        f"{colors.max() + 1} colours, {seconds * 1e3:.0f} ms; "
+        f"largest difference from the dense hessian {abs(H.toarray() - dense).max():.1e}"
+    )
 
     t = np.linspace(0, 2 * np.pi, a.length)
-    x, y = np.sin(t), np.sin(t ** 1.2 / (2 * np.pi) ** 0.2)
+    x, y = np.sin(t), np.sin(t**1.2 / (2 * np.pi) ** 0.2)
     D = (x[:, None] - y[None, :]) ** 2
     value, alignment = fg.value_and_grad(soft_dtw)(D, 0.05)
-    print(f"soft-DTW of the two series: {value:.4f}; each row of the expected alignment sums to "
-          f"{alignment.sum(axis=1).min():.2f}..{alignment.sum(axis=1).max():.2f} matched cells")
+    print(
+        f"soft-DTW of the two series: {value:.4f}; each row of the expected alignment sums to "
+        f"{alignment.sum(axis=1).min():.2f}..{alignment.sum(axis=1).max():.2f} matched cells"
+    )
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     plot(pattern, colors, alignment, out / "sparsity.png")

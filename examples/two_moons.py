@@ -23,11 +23,13 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-try:      # the examples extra; say so before any work, not after training
+try:  # the examples extra; say so before any work, not after training
     import matplotlib
 except ImportError as missing:
-    sys.exit(f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
-             f'pip install -e ".[examples]"')
+    sys.exit(
+        f"{sys.argv[0]}: needs {missing.name}, from the examples extra: "
+        f'pip install -e ".[examples]"'
+    )
 
 
 def make_moons(n, noise, rng):
@@ -81,7 +83,7 @@ def plot(params, X, y, path):
     ys = np.arange(X[:, 1].min() - 1, X[:, 1].max() + 1, h)
     xx, yy = np.meshgrid(xs, ys)
     grid = np.c_[xx.ravel(), yy.ravel()]
-    Z = (mlp(params, grid) > 0).reshape(xx.shape)     # plain arrays in, plain arrays out
+    Z = (mlp(params, grid) > 0).reshape(xx.shape)  # plain arrays in, plain arrays out
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.contourf(xx, yy, Z, cmap=plt.cm.Spectral, alpha=0.8)
     ax.scatter(X[:, 0], X[:, 1], c=y, s=30, cmap=plt.cm.Spectral, edgecolors="k")
@@ -96,7 +98,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=100, help="number of points (default 100)")
     ap.add_argument("--steps", type=int, default=100, help="SGD steps (default 100)")
-    ap.add_argument("--hidden", type=int, default=16, help="width of both hidden layers (default 16)")
+    ap.add_argument(
+        "--hidden", type=int, default=16, help="width of both hidden layers (default 16)"
+    )
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--out", default="out", help="folder for the plot (default out/)")
     a = ap.parse_args(argv)
@@ -120,8 +124,10 @@ def main(argv=None):
     elapsed = time.perf_counter() - start
 
     value, acc = loss(params, X, y)
-    print(f"final: loss {float(value):.4f}, training accuracy {acc:.1%} "
-          f"({a.steps} steps in {elapsed:.2f} s)")
+    print(
+        f"final: loss {float(value):.4f}, training accuracy {acc:.1%} "
+        f"({a.steps} steps in {elapsed:.2f} s)"
+    )
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     plot(params, X, y, out / "two_moons.png")

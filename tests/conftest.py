@@ -19,4 +19,5 @@ sys.path.insert(0, HERE)
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "slow: a long run (large graphs, many files); CI runs these with -m slow")
+        "markers", "slow: a long run (large graphs, many files); CI runs these with -m slow"
+    )

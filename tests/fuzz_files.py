@@ -23,19 +23,44 @@ from funcgrad.io import files, serialize
 from funcgrad.io.files import MAGIC
 from funcgrad.io.serialize import SerializationError
 
-_EXTREMES = [0, -1, 1, 2 ** 31, 2 ** 63, -(2 ** 63), 10 ** 30, 1e308, -0.0, None, True, "x",
-             [], {}, [0, 0], [["a"], "b"], {"array": 0}, {"float": "nan"}, {"tuple": [1, 2]}]
+_EXTREMES = [
+    0,
+    -1,
+    1,
+    2**31,
+    2**63,
+    -(2**63),
+    10**30,
+    1e308,
+    -0.0,
+    None,
+    True,
+    "x",
+    [],
+    {},
+    [0, 0],
+    [["a"], "b"],
+    {"array": 0},
+    {"float": "nan"},
+    {"tuple": [1, 2]},
+]
 
 
 def dumps_v1(outputs):
     """What ``fg.dumps`` wrote before version 2: every row as JSON (such files still load)."""
     _, _, rows, spec = serialize.to_table(outputs)
     w = files._Writer()
-    encoded = [[op if type(op) is str else list(op), list(args), w.encode(params), name,
-                w.encode(value)] for op, args, params, name, value in rows]
-    header = {"format": serialize.FORMAT, "version": 1, "rows": encoded,
-              "outputs": w.encode(spec),
-              "arrays": [[a.dtype.str, list(a.shape)] for a in w.arrays]}
+    encoded = [
+        [op if type(op) is str else list(op), list(args), w.encode(params), name, w.encode(value)]
+        for op, args, params, name, value in rows
+    ]
+    header = {
+        "format": serialize.FORMAT,
+        "version": 1,
+        "rows": encoded,
+        "outputs": w.encode(spec),
+        "arrays": [[a.dtype.str, list(a.shape)] for a in w.arrays],
+    }
     return _join(header, b"".join(a.tobytes() for a in w.arrays))
 
 
@@ -73,8 +98,8 @@ def join_columns(header, cols, rest):
 
 def _split(data):
     start = len(MAGIC) + 8
-    length = int.from_bytes(data[len(MAGIC):start], "little")
-    return json.loads(data[start:start + length]), data[start + length:]
+    length = int.from_bytes(data[len(MAGIC) : start], "little")
+    return json.loads(data[start : start + length]), data[start + length :]
 
 
 def _join(header, payload):
@@ -102,33 +127,47 @@ def _mutate_column(data, rng):
     header, cols, rest = columns(data)
     name = list(cols)[rng.integers(len(cols))]
     col = cols[name]
-    if len(col) == 0 or rng.random() < 0.1:       # a column made longer or shorter
+    if len(col) == 0 or rng.random() < 0.1:  # a column made longer or shorter
         cols[name] = np.concatenate([col, col[:1]]) if rng.random() < 0.5 else col[:-1]
     else:
         n = header["rows"]
-        col[rng.integers(len(col))] = [-2, -1, 0, 1, n - 1, n, n + 1, 2 ** 31 - 1,
-                                       -(2 ** 31), rng.integers(-n, 2 * n + 1)][rng.integers(10)]
+        col[rng.integers(len(col))] = [
+            -2,
+            -1,
+            0,
+            1,
+            n - 1,
+            n,
+            n + 1,
+            2**31 - 1,
+            -(2**31),
+            rng.integers(-n, 2 * n + 1),
+        ][rng.integers(10)]
     return join_columns(header, cols, rest)
 
 
 def mutate(data, rng):
     version = _split(data)[0]["version"]
     kind = rng.integers(5 if version == 2 else 4)
-    if kind == 4:                                   # an entry of a column replaced
+    if kind == 4:  # an entry of a column replaced
         return _mutate_column(data, rng)
-    if kind == 0:                                   # a byte flipped anywhere
+    if kind == 0:  # a byte flipped anywhere
         b = bytearray(data)
         b[rng.integers(len(b))] ^= 1 << int(rng.integers(8))
         return bytes(b)
-    if kind == 1:                                   # cut short or lengthened
+    if kind == 1:  # cut short or lengthened
         n = int(rng.integers(len(data)))
-        return data[:n] if rng.random() < 0.5 else data + bytes(rng.integers(0, 256, n % 64 + 1, dtype=np.uint8))
+        return (
+            data[:n]
+            if rng.random() < 0.5
+            else data + bytes(rng.integers(0, 256, n % 64 + 1, dtype=np.uint8))
+        )
     header, payload = _split(data)
     paths = [p for p in _paths(header) if p]
     path = paths[rng.integers(len(paths))]
-    if kind == 2:                                   # a value replaced by an extreme one
+    if kind == 2:  # a value replaced by an extreme one
         _set(header, path, _EXTREMES[rng.integers(len(_EXTREMES))])
-    else:                                           # a value replaced by another one of the file
+    else:  # a value replaced by another one of the file
         other = paths[rng.integers(len(paths))]
         source = header
         for p in other:
@@ -189,9 +228,11 @@ def main():
     args = ap.parse_args()
     start = time.perf_counter()
     counts, slowest, imported = run(args.count, args.seed)
-    print(f"{args.count} mutated files in {time.perf_counter() - start:.1f} s: "
-          f"{counts['refused']} refused (SerializationError), {counts['loaded']} loaded; "
-          f"slowest {slowest * 1e3:.1f} ms; modules imported: {imported or 'none'}")
+    print(
+        f"{args.count} mutated files in {time.perf_counter() - start:.1f} s: "
+        f"{counts['refused']} refused (SerializationError), {counts['loaded']} loaded; "
+        f"slowest {slowest * 1e3:.1f} ms; modules imported: {imported or 'none'}"
+    )
 
 
 if __name__ == "__main__":

@@ -5,13 +5,14 @@ import importlib
 import numpy as np
 import pytest
 
-try:      # cross-checks only: the light test install has no PyTorch
+try:  # cross-checks only: the light test install has no PyTorch
     torch = importlib.import_module("torch")
 except ImportError:
     torch = None
 
-_NO_TORCH = ("a cross-check against PyTorch, which is not installed "
-             "(pip install -e '.[test,torch]' runs it)")
+_NO_TORCH = (
+    "a cross-check against PyTorch, which is not installed (pip install -e '.[test,torch]' runs it)"
+)
 requires_torch = pytest.mark.skipif(torch is None, reason=_NO_TORCH)
 
 
@@ -20,6 +21,7 @@ def needs_torch():
     if torch is None:
         pytest.skip(_NO_TORCH)
     return torch
+
 
 EPS = 1e-6
 
@@ -57,5 +59,10 @@ def numeric_grad(f, args, argnum, eps=EPS):
 def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
     """``got`` equals ``want`` within tolerance, with the same shape."""
     assert np.shape(got) == np.shape(want), f"{what}: shape {np.shape(got)} != {np.shape(want)}"
-    np.testing.assert_allclose(np.asarray(got), np.asarray(want),      # complex compared whole
-                               rtol=rtol, atol=atol, err_msg=what)
+    np.testing.assert_allclose(
+        np.asarray(got),
+        np.asarray(want),  # complex compared whole
+        rtol=rtol,
+        atol=atol,
+        err_msg=what,
+    )

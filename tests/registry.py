@@ -44,7 +44,7 @@ class Op:
     fun: Callable
     samples: list
     skip: dict = field(default_factory=dict)
-    torch: Callable | None = None    # torch_twin(torch, *tensors), the same function in PyTorch
+    torch: Callable | None = None  # torch_twin(torch, *tensors), the same function in PyTorch
 
     def __repr__(self):
         return self.name
@@ -58,19 +58,22 @@ def register(name, fun, *samples, torch=None, **skip):
 
 
 def _rng(name, k=0):
-    return np.random.default_rng(abs(hash((name, k))) % 2 ** 32)
+    return np.random.default_rng(abs(hash((name, k))) % 2**32)
 
 
 # ---------------------------------------------------------------- from the namespace tables
 
+
 def _math_rows():
     """Elementwise math: a vector sample and a broadcasting one, inside each domain."""
     for name, row in test_numpy_math.TABLE.items():
-        fun = ((lambda row: lambda *xs: row.call(fnp, *xs))(row) if row.call
-               else getattr(fnp, name))
+        fun = (lambda row: lambda *xs: row.call(fnp, *xs))(row) if row.call else getattr(fnp, name)
         samples = []
-        for shapes in ([(3,)] * len(row.domains), [(2, 3)] + [(3,)] * (len(row.domains) - 1),
-                       [(2, 1)] + [()] * (len(row.domains) - 1)):
+        for shapes in (
+            [(3,)] * len(row.domains),
+            [(2, 3)] + [(3,)] * (len(row.domains) - 1),
+            [(2, 1)] + [()] * (len(row.domains) - 1),
+        ):
             rng = _rng(name, len(samples))
             for _ in range(100):
                 args = [d(rng, int(np.prod(s))).reshape(s) for d, s in zip(row.domains, shapes)]
@@ -88,15 +91,23 @@ def _reduction_rows():
             domains = list(row.domains) + [row.domains[-1]] * (len(shapes) - len(row.domains))
             samples.append([d(rng, s) for d, s in zip(domains, shapes)])
         prefix = "scipy.special" if row.scipy else "numpy"
-        register(f"{prefix}.{name}", (lambda row: lambda *xs: row.call(fnp, *xs))(row), *samples,
-                 torch=row.torch)
+        register(
+            f"{prefix}.{name}",
+            (lambda row: lambda *xs: row.call(fnp, *xs))(row),
+            *samples,
+            torch=row.torch,
+        )
 
 
 def _shape_rows():
     for name, case in test_numpy_shape.CASES.items():
         samples = [test_numpy_shape._args(s, k) for k, s in enumerate(case.shapes)]
-        register(f"numpy.{name}", (lambda case: lambda *xs: case.fun(fnp, *xs))(case), *samples,
-                 torch=case.torch)
+        register(
+            f"numpy.{name}",
+            (lambda case: lambda *xs: case.fun(fnp, *xs))(case),
+            *samples,
+            torch=case.torch,
+        )
 
 
 def _linalg_rows():
@@ -108,37 +119,64 @@ def _linalg_rows():
 # Functions whose result's shape (or whose Python function's branches) depend on the values:
 # eager only, and refused by name under jit and vmap ("vectorize" is the row whose function
 # branches with ``if``; "vectorize:two" runs under both).
-SET_ROUTINES = ("unique_values", "unique_counts", "unique_inverse", "unique_all", "union1d",
-                "intersect1d", "setdiff1d", "setxor1d")
-SHAPE_FROM_VALUES = {"trim_zeros", "unique", "real_if_close", "roots", "piecewise", "vectorize",
-                     *SET_ROUTINES}
+SET_ROUTINES = (
+    "unique_values",
+    "unique_counts",
+    "unique_inverse",
+    "unique_all",
+    "union1d",
+    "intersect1d",
+    "setdiff1d",
+    "setxor1d",
+)
+SHAPE_FROM_VALUES = {
+    "trim_zeros",
+    "unique",
+    "real_if_close",
+    "roots",
+    "piecewise",
+    "vectorize",
+    *SET_ROUTINES,
+}
 
 
 def _breadth_rows():
     for name, row in test_numpy_breadth.ROWS.items():
         skip = {}
         if any(np.isnan(a).any() for a in row.args):
-            skip["grad"] = ("NaN entries, which central differences cannot step: "
-                            "tests/numpy/test_numpy_breadth.py checks the finite part's derivatives")
+            skip["grad"] = (
+                "NaN entries, which central differences cannot step: "
+                "tests/numpy/test_numpy_breadth.py checks the finite part's derivatives"
+            )
         if not row.grad:
             skip["grad"] = "no derivative (integer-valued or piecewise constant in every input)"
         if name in SHAPE_FROM_VALUES or name.split(":")[0] in SHAPE_FROM_VALUES - {"vectorize"}:
-            skip["jit"] = skip["vmap"] = ("refused: the result's shape (or a Python branch) "
-                                          "depends on the values (ConcretizationError)")
+            skip["jit"] = skip["vmap"] = (
+                "refused: the result's shape (or a Python branch) "
+                "depends on the values (ConcretizationError)"
+            )
         if name.split(":")[0] in ("trim_zeros", "unique", *SET_ROUTINES):
-            skip["grad"] = ("a step of central differences changes which entries are kept, and "
-                            "so the result's shape; tests/numpy/test_numpy_breadth.py checks the kept "
-                            "entries' gradients")
-        register(f"numpy.{name}", (lambda row: lambda *xs: row.call(fnp, *xs))(row), row.args,
-                 torch=row.torch, **skip)
+            skip["grad"] = (
+                "a step of central differences changes which entries are kept, and "
+                "so the result's shape; tests/numpy/test_numpy_breadth.py checks the kept "
+                "entries' gradients"
+            )
+        register(
+            f"numpy.{name}",
+            (lambda row: lambda *xs: row.call(fnp, *xs))(row),
+            row.args,
+            torch=row.torch,
+            **skip,
+        )
 
 
 def _fft_rows():
     for name, case in test_fft.CASES.items():
         x = _rng(name).normal(size=case.shape)
         twin = None if case.torch is None else (lambda case: lambda torch, x: case.torch(x))(case)
-        register(f"numpy.fft.{name}", (lambda case: lambda x: case.fun(fnp, x))(case), (x,),
-                 torch=twin)
+        register(
+            f"numpy.fft.{name}", (lambda case: lambda x: case.fun(fnp, x))(case), (x,), torch=twin
+        )
 
 
 def _scipy_rows():
@@ -148,8 +186,9 @@ def _scipy_rows():
         f = getattr(getattr(fss, dist), fn)
         args = [np.asarray(a, dtype=float) for a in args]
         # the differentiated arguments are the op's; the others (counts, shapes) constants
-        register(f"scipy.stats.{dist}.{fn}", _with_constants(f, args, diff),
-                 [args[i] for i in diff])
+        register(
+            f"scipy.stats.{dist}.{fn}", _with_constants(f, args, diff), [args[i] for i in diff]
+        )
 
 
 def _with_constants(f, args, diff):
@@ -158,6 +197,7 @@ def _with_constants(f, args, diff):
         for i, x in zip(diff, xs):
             full[i] = x
         return f(*full)
+
     return call
 
 
@@ -175,12 +215,17 @@ _scipy_rows()
 V3 = np.array([0.4, -1.1, 0.7])
 M23 = np.array([[0.3, -0.5, 1.2], [0.8, 0.1, -0.6]])
 
-CUT = ("central differences see through a cut (its derivative is not the function's): "
-       "tests/transforms/test_composition.py derives the cut's derivatives by hand")
-register("stop_gradient", lambda x: fg.stop_gradient(x) * x + fnp.sin(x), (V3,), (M23,),
-         grad=CUT)
-register("stop_gradient:pytree", lambda x: fg.stop_gradient({"a": x, "b": (x * 2.0,)})["b"][0] * x,
-         (V3,), grad=CUT)
+CUT = (
+    "central differences see through a cut (its derivative is not the function's): "
+    "tests/transforms/test_composition.py derives the cut's derivatives by hand"
+)
+register("stop_gradient", lambda x: fg.stop_gradient(x) * x + fnp.sin(x), (V3,), (M23,), grad=CUT)
+register(
+    "stop_gradient:pytree",
+    lambda x: fg.stop_gradient({"a": x, "b": (x * 2.0,)})["b"][0] * x,
+    (V3,),
+    grad=CUT,
+)
 
 
 @fg.custom_vjp
@@ -196,21 +241,30 @@ def sin_times(x, y):
     return fnp.sin(x) * y
 
 
-sin_times.defvjp(lambda x, y: (sin_times(x, y), (fnp.cos(x), fnp.sin(x), y)),
-                 lambda res, g: (res[0] * g * res[2], res[1] * g))
+sin_times.defvjp(
+    lambda x, y: (sin_times(x, y), (fnp.cos(x), fnp.sin(x), y)),
+    lambda res, g: (res[0] * g * res[2], res[1] * g),
+)
 
 register("custom_jvp", lambda x: softplus(x) * x, (V3,), (M23,))
 register("custom_vjp", lambda x: clipped_square(x) + x, (V3,), (M23,))
 register("custom_vjp:fwd-calls-itself", lambda x, y: sin_times(x, y), (V3, V3[::-1].copy()))
 register("checkpoint", fg.checkpoint(lambda x: fnp.tanh(x) * fnp.exp(x)), (V3,), (M23,))
-register("checkpoint:policy", fg.checkpoint(
-    lambda x: fnp.tanh(fg.checkpoint_name(x @ x.T, "gram")) @ x,
-    policy=fg.checkpoint_policies.save_from_both_policies(
-        fg.checkpoint_policies.dots_saveable, fg.checkpoint_policies.save_only_these_names("gram"))),
-    (M23,))
+register(
+    "checkpoint:policy",
+    fg.checkpoint(
+        lambda x: fnp.tanh(fg.checkpoint_name(x @ x.T, "gram")) @ x,
+        policy=fg.checkpoint_policies.save_from_both_policies(
+            fg.checkpoint_policies.dots_saveable,
+            fg.checkpoint_policies.save_only_these_names("gram"),
+        ),
+    ),
+    (M23,),
+)
 register("checkpoint_name", lambda x: fnp.sin(fg.checkpoint_name(x * x, "sq")), (V3,), (M23,))
-register("checkpoint:nested", lambda x: fg.checkpoint(lambda y: fg.checkpoint(fnp.sin)(y) * y)(x),
-         (V3,))
+register(
+    "checkpoint:nested", lambda x: fg.checkpoint(lambda y: fg.checkpoint(fnp.sin)(y) * y)(x), (V3,)
+)
 W = np.array([[0.5, -0.2, 0.1], [0.3, 0.4, -0.6], [-0.1, 0.2, 0.3]])
 
 
@@ -219,33 +273,75 @@ def _rnn(h, x):
     return h, fnp.sum(h * h)
 
 
-PROMOTED = ("refused: the body's float64 weight makes a float32 carry float64, and a loop "
-            "refuses a carry that changes dtype (ShapeError)")
-register("scan", lambda h, xs: fg.scan(_rnn, h, xs)[1], (V3, np.outer([1.0, -0.5, 0.2, 0.9], V3)),
-         float32=PROMOTED)
-register("scan:checkpoints", lambda h, xs: fg.scan(_rnn, h, xs, checkpoints=6)[0],
-         (V3, np.outer(np.linspace(-1.0, 1.0, 9), V3)), float32=PROMOTED)
-register("scan:reverse", lambda h, xs: fg.scan(_rnn, h, xs, reverse=True)[0],
-         (V3, np.outer([1.0, -0.5, 0.2], V3)), float32=PROMOTED)
-register("fori_loop", lambda x: fg.fori_loop(0, 4, lambda i, c: fnp.sin(c) * 1.5 + 0.1 * i, x),
-         (V3,), (M23,))
-register("while_loop", lambda x: fg.while_loop(lambda c: c[0] < 3,
-                                               lambda c: (c[0] + 1, fnp.cos(c[1]) * c[1]), (0, x))[1],
-         (V3,), (M23,))
-register("while_loop:checkpoints", lambda x: fg.while_loop(
-    lambda c: c[0] < 5, lambda c: (c[0] + 1, fnp.sin(c[1]) + 0.5 * c[1]), (0, x),
-    checkpoints=2)[1], (V3,))
-register("cond", lambda p, x: fg.cond(p > 0, lambda x: fnp.sin(x) * 2.0, lambda x: fnp.cos(x), x),
-         (0.7, V3), (-0.4, M23))
-register("switch", lambda k, x: fg.switch(fnp.astype(k, int), [fnp.sin, fnp.cos, fnp.tanh], x),
-         (1.2, V3), (2.4, V3))
-register("fixed_point", lambda a: fg.fixed_point(lambda a, z: 0.5 * fnp.cos(z) + 0.1 * a, a,
-                                                 fnp.zeros_like(a)), (V3,), (M23,))
+PROMOTED = (
+    "refused: the body's float64 weight makes a float32 carry float64, and a loop "
+    "refuses a carry that changes dtype (ShapeError)"
+)
+register(
+    "scan",
+    lambda h, xs: fg.scan(_rnn, h, xs)[1],
+    (V3, np.outer([1.0, -0.5, 0.2, 0.9], V3)),
+    float32=PROMOTED,
+)
+register(
+    "scan:checkpoints",
+    lambda h, xs: fg.scan(_rnn, h, xs, checkpoints=6)[0],
+    (V3, np.outer(np.linspace(-1.0, 1.0, 9), V3)),
+    float32=PROMOTED,
+)
+register(
+    "scan:reverse",
+    lambda h, xs: fg.scan(_rnn, h, xs, reverse=True)[0],
+    (V3, np.outer([1.0, -0.5, 0.2], V3)),
+    float32=PROMOTED,
+)
+register(
+    "fori_loop",
+    lambda x: fg.fori_loop(0, 4, lambda i, c: fnp.sin(c) * 1.5 + 0.1 * i, x),
+    (V3,),
+    (M23,),
+)
+register(
+    "while_loop",
+    lambda x: fg.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, fnp.cos(c[1]) * c[1]), (0, x))[
+        1
+    ],
+    (V3,),
+    (M23,),
+)
+register(
+    "while_loop:checkpoints",
+    lambda x: fg.while_loop(
+        lambda c: c[0] < 5, lambda c: (c[0] + 1, fnp.sin(c[1]) + 0.5 * c[1]), (0, x), checkpoints=2
+    )[1],
+    (V3,),
+)
+register(
+    "cond",
+    lambda p, x: fg.cond(p > 0, lambda x: fnp.sin(x) * 2.0, lambda x: fnp.cos(x), x),
+    (0.7, V3),
+    (-0.4, M23),
+)
+register(
+    "switch",
+    lambda k, x: fg.switch(fnp.astype(k, int), [fnp.sin, fnp.cos, fnp.tanh], x),
+    (1.2, V3),
+    (2.4, V3),
+)
+register(
+    "fixed_point",
+    lambda a: fg.fixed_point(lambda a, z: 0.5 * fnp.cos(z) + 0.1 * a, a, fnp.zeros_like(a)),
+    (V3,),
+    (M23,),
+)
 register("linearize", lambda x: fg.linearize(lambda v: fnp.sin(v) * v, x)[1](x), (V3,))
 register("at.set", lambda x, v: fg.at(x)[1:].set(v), (V3, np.array([2.0, -3.0])))
-register("at.add:traced-index", lambda x: fg.at(x)[fnp.argsort(x)[:2]].add(x[:2] ** 2), (V3,), (M23[0],))
-register("at.set:traced-index", lambda x: fg.at(x)[fnp.argsort(x)[:2]].set(x[1:] * 3.0), (V3,),
-         (M23[0],))
+register(
+    "at.add:traced-index", lambda x: fg.at(x)[fnp.argsort(x)[:2]].add(x[:2] ** 2), (V3,), (M23[0],)
+)
+register(
+    "at.set:traced-index", lambda x: fg.at(x)[fnp.argsort(x)[:2]].set(x[1:] * 3.0), (V3,), (M23[0],)
+)
 register("at.get:traced-index", lambda x: x[fnp.argsort(x)] * x, (V3,), (M23[1],))
 register("nn.softmax", lambda x: fg.nn.softmax(x, axis=-1), (V3,), (M23,))
 register("nn.log_softmax", lambda x: fg.nn.log_softmax(x, axis=-1), (V3,), (M23,))
@@ -256,58 +352,112 @@ register("nn.tanh", lambda x: fg.nn.tanh(x), (V3,), (M23,))
 register("nn.pnls", lambda x: fg.nn.pnls(x, np.array([2, 0])), (M23,))
 
 
-for _name, _f in [("softplus", fg.nn.softplus), ("log_sigmoid", fg.nn.log_sigmoid),
-                  ("gelu", fg.nn.gelu), ("gelu:tanh", lambda x: fg.nn.gelu(x, approximate=True)),
-                  ("silu", fg.nn.silu), ("elu", fg.nn.elu), ("leaky_relu", fg.nn.leaky_relu)]:
+for _name, _f in [
+    ("softplus", fg.nn.softplus),
+    ("log_sigmoid", fg.nn.log_sigmoid),
+    ("gelu", fg.nn.gelu),
+    ("gelu:tanh", lambda x: fg.nn.gelu(x, approximate=True)),
+    ("silu", fg.nn.silu),
+    ("elu", fg.nn.elu),
+    ("leaky_relu", fg.nn.leaky_relu),
+]:
     register(f"nn.{_name}", _f, (V3,), (M23,))
 # jax.nn's other activations, with PyTorch's twin where it has one (not hardsigmoid: its
 # slope 1/6 is a float32 constant in PyTorch's float64 backward, 3e-8 off)
-_TWINS = {"relu6": lambda t, x: t.nn.functional.relu6(x),
-          "hard_tanh": lambda t, x: t.nn.functional.hardtanh(x),
-          "hard_silu": lambda t, x: t.nn.functional.hardswish(x),
-          "hard_swish": lambda t, x: t.nn.functional.hardswish(x),
-          "celu": lambda t, x: t.nn.functional.celu(x), "selu": lambda t, x: t.nn.functional.selu(x),
-          "mish": lambda t, x: t.nn.functional.mish(x),
-          "soft_sign": lambda t, x: t.nn.functional.softsign(x),
-          "swish": lambda t, x: t.nn.functional.silu(x), "identity": lambda t, x: x}
-for _name in ("relu6", "hard_tanh", "hard_sigmoid", "hard_silu", "hard_swish", "celu", "selu",
-              "mish", "soft_sign", "squareplus", "sparse_plus", "sparse_sigmoid", "swish",
-              "identity"):
-    register(f"nn.{_name}", (lambda n: lambda x: getattr(fg.nn, n)(x * 3.0))(_name), (V3,), (M23,),
-             torch=None if _name not in _TWINS else (
-                 lambda n: lambda torch, x: _TWINS[n](torch, x * 3.0))(_name))
+_TWINS = {
+    "relu6": lambda t, x: t.nn.functional.relu6(x),
+    "hard_tanh": lambda t, x: t.nn.functional.hardtanh(x),
+    "hard_silu": lambda t, x: t.nn.functional.hardswish(x),
+    "hard_swish": lambda t, x: t.nn.functional.hardswish(x),
+    "celu": lambda t, x: t.nn.functional.celu(x),
+    "selu": lambda t, x: t.nn.functional.selu(x),
+    "mish": lambda t, x: t.nn.functional.mish(x),
+    "soft_sign": lambda t, x: t.nn.functional.softsign(x),
+    "swish": lambda t, x: t.nn.functional.silu(x),
+    "identity": lambda t, x: x,
+}
+for _name in (
+    "relu6",
+    "hard_tanh",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "celu",
+    "selu",
+    "mish",
+    "soft_sign",
+    "squareplus",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "swish",
+    "identity",
+):
+    register(
+        f"nn.{_name}",
+        (lambda n: lambda x: getattr(fg.nn, n)(x * 3.0))(_name),
+        (V3,),
+        (M23,),
+        torch=None
+        if _name not in _TWINS
+        else (lambda n: lambda torch, x: _TWINS[n](torch, x * 3.0))(_name),
+    )
 register("nn.log1mexp", lambda x: fg.nn.log1mexp(x * x + 0.1), (V3,), (M23,))
-register("nn.glu", lambda x: fg.nn.glu(fnp.concatenate([x, x * 0.5], axis=-1)), (V3,), (M23,),
-         torch=lambda torch, x: torch.nn.functional.glu(torch.cat([x, x * 0.5], -1)))
+register(
+    "nn.glu",
+    lambda x: fg.nn.glu(fnp.concatenate([x, x * 0.5], axis=-1)),
+    (V3,),
+    (M23,),
+    torch=lambda torch, x: torch.nn.functional.glu(torch.cat([x, x * 0.5], -1)),
+)
 register("nn.standardize", lambda x: fg.nn.standardize(x), (V3,), (M23,))
 register("nn.logmeanexp", lambda x: fg.nn.logmeanexp(x, axis=-1), (V3,), (M23,))
-_Q = _rng("attention").normal(size=(3, 2, 2))          # T, N, H
-register("nn.dot_product_attention",
-         lambda q, k: fg.nn.dot_product_attention(q, k, k * 2.0 + 1.0, is_causal=True),
-         (_Q, _Q[::-1] * 0.5), torch=lambda torch, q, k: torch.nn.functional.
-         scaled_dot_product_attention(q.transpose(0, 1), k.transpose(0, 1),
-                                      (k * 2.0 + 1.0).transpose(0, 1),
-                                      is_causal=True).transpose(0, 1))
+_Q = _rng("attention").normal(size=(3, 2, 2))  # T, N, H
+register(
+    "nn.dot_product_attention",
+    lambda q, k: fg.nn.dot_product_attention(q, k, k * 2.0 + 1.0, is_causal=True),
+    (_Q, _Q[::-1] * 0.5),
+    torch=lambda torch, q, k: torch.nn.functional.scaled_dot_product_attention(
+        q.transpose(0, 1), k.transpose(0, 1), (k * 2.0 + 1.0).transpose(0, 1), is_causal=True
+    ).transpose(0, 1),
+)
 register("nn.cross_entropy", lambda x: fg.nn.cross_entropy(x, np.array([2, 0])), (M23,))
-register("nn.binary_cross_entropy_with_logits",
-         lambda x, t: fg.nn.binary_cross_entropy_with_logits(x, t, reduction="none"),
-         (V3, np.array([0.2, 0.9, 0.5])))
+register(
+    "nn.binary_cross_entropy_with_logits",
+    lambda x, t: fg.nn.binary_cross_entropy_with_logits(x, t, reduction="none"),
+    (V3, np.array([0.2, 0.9, 0.5])),
+)
 register("nn.mse_loss", lambda p, t: fg.nn.mse_loss(p, t), (V3, V3[::-1].copy()))
 register("nn.one_hot", lambda x: fg.nn.one_hot(fnp.argmax(x, axis=-1), 3) * x, (M23,))
-_IMG = _rng("conv").normal(size=(1, 2, 4, 4))          # N, C, H, W
-_KER = _rng("conv", 1).normal(size=(2, 1, 2, 2))       # O, I, H, W: two groups of one
-register("nn.conv_general_dilated",
-         lambda x, w: fg.nn.conv_general_dilated(x, w, (1, 2), [(1, 0), (0, 1)], rhs_dilation=(2, 1),
-                                                 feature_group_count=2), (_IMG, _KER),
-         torch=lambda torch, x, w: torch.nn.functional.conv2d(
-             torch.nn.functional.pad(x, (0, 1, 1, 0)), w, stride=(1, 2), dilation=(2, 1), groups=2))
-register("nn.conv", lambda x, w: fg.nn.conv(x, fnp.concatenate([w, w], axis=1), (1, 1), "SAME"),
-         (_IMG, _KER))
-register("nn.max_pool", lambda x: fg.nn.max_pool(x, (2, 2), (1, 2), "SAME", data_format="NCHW"),
-         (_IMG,), torch=lambda torch, x: torch.nn.functional.max_pool2d(
-             torch.nn.functional.pad(x, (0, 0, 0, 1), value=-float("inf")), 2, stride=(1, 2)))
-register("nn.avg_pool", lambda x: fg.nn.avg_pool(x, (3, 1), (1, 1), "SAME", count_include_pad=False),
-         (_IMG,))
+_IMG = _rng("conv").normal(size=(1, 2, 4, 4))  # N, C, H, W
+_KER = _rng("conv", 1).normal(size=(2, 1, 2, 2))  # O, I, H, W: two groups of one
+register(
+    "nn.conv_general_dilated",
+    lambda x, w: fg.nn.conv_general_dilated(
+        x, w, (1, 2), [(1, 0), (0, 1)], rhs_dilation=(2, 1), feature_group_count=2
+    ),
+    (_IMG, _KER),
+    torch=lambda torch, x, w: torch.nn.functional.conv2d(
+        torch.nn.functional.pad(x, (0, 1, 1, 0)), w, stride=(1, 2), dilation=(2, 1), groups=2
+    ),
+)
+register(
+    "nn.conv",
+    lambda x, w: fg.nn.conv(x, fnp.concatenate([w, w], axis=1), (1, 1), "SAME"),
+    (_IMG, _KER),
+)
+register(
+    "nn.max_pool",
+    lambda x: fg.nn.max_pool(x, (2, 2), (1, 2), "SAME", data_format="NCHW"),
+    (_IMG,),
+    torch=lambda torch, x: torch.nn.functional.max_pool2d(
+        torch.nn.functional.pad(x, (0, 0, 0, 1), value=-float("inf")), 2, stride=(1, 2)
+    ),
+)
+register(
+    "nn.avg_pool",
+    lambda x: fg.nn.avg_pool(x, (3, 1), (1, 1), "SAME", count_include_pad=False),
+    (_IMG,),
+)
 
 
 def _two_steps(make):
@@ -315,29 +465,48 @@ def _two_steps(make):
         opt = make()
         state = opt.init({"w": p})
         new, state = opt.step({"w": p * p}, state, {"w": p})
-        updates, _ = opt.update({"w": fnp.sin(new["w"])}, state, new)    # optax's shape
+        updates, _ = opt.update({"w": fnp.sin(new["w"])}, state, new)  # optax's shape
         return fg.optim.apply_updates(new, updates)["w"]
+
     return step
 
 
-for _name, _make in [("sgd", lambda: fg.optim.sgd(0.1)), ("momentum", lambda: fg.optim.momentum(0.1)),
-                     ("nesterov", lambda: fg.optim.nesterov(0.1)),
-                     ("adagrad", lambda: fg.optim.adagrad(0.1)),
-                     ("rmsprop", lambda: fg.optim.rmsprop(0.1)), ("adam", lambda: fg.optim.adam(0.1)),
-                     ("adamw", lambda: fg.optim.adamw(0.1)),
-                     ("chain", lambda: fg.optim.chain(fg.optim.clip_by_global_norm(1.0),
-                                                      fg.optim.add_decayed_weights(0.1),
-                                                      fg.optim.clip_by_value(-2.0, 2.0),
-                                                      fg.optim.scale(0.5), fg.optim.adam(0.1)))]:
+for _name, _make in [
+    ("sgd", lambda: fg.optim.sgd(0.1)),
+    ("momentum", lambda: fg.optim.momentum(0.1)),
+    ("nesterov", lambda: fg.optim.nesterov(0.1)),
+    ("adagrad", lambda: fg.optim.adagrad(0.1)),
+    ("rmsprop", lambda: fg.optim.rmsprop(0.1)),
+    ("adam", lambda: fg.optim.adam(0.1)),
+    ("adamw", lambda: fg.optim.adamw(0.1)),
+    (
+        "chain",
+        lambda: fg.optim.chain(
+            fg.optim.clip_by_global_norm(1.0),
+            fg.optim.add_decayed_weights(0.1),
+            fg.optim.clip_by_value(-2.0, 2.0),
+            fg.optim.scale(0.5),
+            fg.optim.adam(0.1),
+        ),
+    ),
+]:
     register(f"optim.{_name}:update", _two_steps(_make), (V3,))
-register("optim.clip_by_global_norm", lambda g: fg.optim.clip_by_global_norm({"a": g}, 0.5)["a"],
-         (V3,), (M23 * 0.1,))
+register(
+    "optim.clip_by_global_norm",
+    lambda g: fg.optim.clip_by_global_norm({"a": g}, 0.5)["a"],
+    (V3,),
+    (M23 * 0.1,),
+)
 register("optim.clip_by_value", lambda g: fg.optim.clip_by_value([g], -0.6, 0.6)[0], (V3,))
-register("optim.apply_updates", lambda p, u: fg.optim.apply_updates({"w": p}, {"w": u * p})["w"],
-         (V3, V3[::-1].copy()))
+register(
+    "optim.apply_updates",
+    lambda p, u: fg.optim.apply_updates({"w": p}, {"w": u * p})["w"],
+    (V3, V3[::-1].copy()),
+)
 
 
 # ---------------------------------------------------------------- integer-valued, masks, queries
+
 
 def _register_numpy(name, fun, *samples, **skip):
     register(f"numpy.{name}", fun, *samples, **skip)
@@ -346,36 +515,69 @@ def _register_numpy(name, fun, *samples, **skip):
 for _name in ("isnan", "isinf", "isfinite", "signbit", "iscomplex", "isreal"):
     _register_numpy(_name, (lambda n: lambda x: getattr(fnp, n)(x) * x)(_name), (V3,), (M23,))
 for _name in ("logical_and", "logical_or", "logical_xor"):
-    _register_numpy(_name, (lambda n: lambda x, y: fnp.where(getattr(fnp, n)(x > 0, y > 0), x, y))(_name),
-                    (V3, V3[::-1].copy()))
+    _register_numpy(
+        _name,
+        (lambda n: lambda x, y: fnp.where(getattr(fnp, n)(x > 0, y > 0), x, y))(_name),
+        (V3, V3[::-1].copy()),
+    )
 _register_numpy("logical_not", lambda x: fnp.where(fnp.logical_not(x > 0), x, -x), (V3,))
-_register_numpy("isclose", lambda x, y: fnp.where(fnp.isclose(x, y, atol=0.5), x, y),
-                (V3, V3[::-1].copy()))
-_register_numpy("allclose", lambda x: x * float(fnp.allclose(fnp.sign(x), np.sign(V3))),
-                (V3,), jit="refused: a Python bool of a traced value (ConcretizationError)",
-                vmap="refused: a Python bool of a batched value (ConcretizationError)")
-_register_numpy("array_equal", lambda x: x * float(fnp.array_equal(fnp.sign(x), np.sign(V3))),
-                (V3,), jit="refused: a Python bool of a traced value (ConcretizationError)",
-                vmap="refused: a Python bool of a batched value (ConcretizationError)")
+_register_numpy(
+    "isclose", lambda x, y: fnp.where(fnp.isclose(x, y, atol=0.5), x, y), (V3, V3[::-1].copy())
+)
+_register_numpy(
+    "allclose",
+    lambda x: x * float(fnp.allclose(fnp.sign(x), np.sign(V3))),
+    (V3,),
+    jit="refused: a Python bool of a traced value (ConcretizationError)",
+    vmap="refused: a Python bool of a batched value (ConcretizationError)",
+)
+_register_numpy(
+    "array_equal",
+    lambda x: x * float(fnp.array_equal(fnp.sign(x), np.sign(V3))),
+    (V3,),
+    jit="refused: a Python bool of a traced value (ConcretizationError)",
+    vmap="refused: a Python bool of a batched value (ConcretizationError)",
+)
 for _name in ("argmax", "argmin", "argsort"):
     _register_numpy(_name, (lambda n: lambda x: x[getattr(fnp, n)(x)] * x)(_name), (V3,), (M23[0],))
-_register_numpy("lexsort", lambda x, y: x[fnp.lexsort((x, y))] * y, (V3, V3[::-1].copy()),
-                jit="refused: lexsort reads the values (ConcretizationError); use argsort",
-                vmap="refused: lexsort reads the values (ConcretizationError); use argsort")
-_register_numpy("searchsorted", lambda x: x[fnp.minimum(fnp.searchsorted(np.array([-0.5, 0.5]), x), 2)],
-                (V3,))
-_register_numpy("nonzero", lambda x: x[fnp.nonzero(x > 0)] * 2.0, (V3,),
-                jit="refused: the result's shape depends on the values (ConcretizationError)",
-                vmap="refused: the result's shape depends on the values (ConcretizationError)")
+_register_numpy(
+    "lexsort",
+    lambda x, y: x[fnp.lexsort((x, y))] * y,
+    (V3, V3[::-1].copy()),
+    jit="refused: lexsort reads the values (ConcretizationError); use argsort",
+    vmap="refused: lexsort reads the values (ConcretizationError); use argsort",
+)
+_register_numpy(
+    "searchsorted", lambda x: x[fnp.minimum(fnp.searchsorted(np.array([-0.5, 0.5]), x), 2)], (V3,)
+)
+_register_numpy(
+    "nonzero",
+    lambda x: x[fnp.nonzero(x > 0)] * 2.0,
+    (V3,),
+    jit="refused: the result's shape depends on the values (ConcretizationError)",
+    vmap="refused: the result's shape depends on the values (ConcretizationError)",
+)
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    _register_numpy(_name, (lambda n: lambda x: fnp.where(getattr(fnp, n)(x > 0, x < 1), x, -x))(
-        _name), (V3,), (M23,))
+    _register_numpy(
+        _name,
+        (lambda n: lambda x: fnp.where(getattr(fnp, n)(x > 0, x < 1), x, -x))(_name),
+        (V3,),
+        (M23,),
+    )
 for _name in ("invert", "bitwise_not", "bitwise_invert"):
-    _register_numpy(_name, (lambda n: lambda x: fnp.where(getattr(fnp, n)(x > 0), x, x * 3.0))(
-        _name), (V3,), (M23,))
+    _register_numpy(
+        _name,
+        (lambda n: lambda x: fnp.where(getattr(fnp, n)(x > 0), x, x * 3.0))(_name),
+        (V3,),
+        (M23,),
+    )
 for _name in ("left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift"):
-    _register_numpy(_name, (lambda n: lambda x: x * getattr(fnp, n)(fnp.argsort(x) + 4, 1))(
-        _name), (V3,), (M23,))
+    _register_numpy(
+        _name,
+        (lambda n: lambda x: x * getattr(fnp, n)(fnp.argsort(x) + 4, 1))(_name),
+        (V3,),
+        (M23,),
+    )
 _register_numpy("isin", lambda x: fnp.where(fnp.isin(x, x[..., :1]), x * 2.0, x), (V3,), (M23,))
 for _name in ("nanargmax", "nanargmin"):
     _register_numpy(_name, (lambda n: lambda x: x[getattr(fnp, n)(x)] * x)(_name), (V3,))
@@ -385,14 +587,19 @@ _register_numpy("matvec", lambda a, v: fnp.matvec(a, v), (M23, V3))
 _register_numpy("vecmat", lambda v, a: fnp.vecmat(v, a), (V3[:2], M23))
 _register_numpy("unstack", lambda x: fnp.unstack(x, axis=-1)[1] * 2.0, (M23,))
 # JAX's size= forms: a shape known in advance, so every transform runs them
-_register_numpy("nonzero:size", lambda x: x[fnp.nonzero(x > 0, size=2, fill_value=0)] * 2.0,
-                (V3,), (M23,))
-_register_numpy("flatnonzero", lambda x: fnp.take(x, fnp.flatnonzero(x > 0, size=2)) * x[1:],
-                (V3,))
-_register_numpy("argwhere", lambda x: x[tuple(fnp.argwhere(x > 0, size=2)[:, k]
-                                              for k in range(x.ndim))] * 2.0, (V3,), (M23,))
-_register_numpy("unique:size", lambda x: fnp.unique(x * 2.0, size=4, fill_value=0.5) * 3.0,
-                (V3,), (M23,))
+_register_numpy(
+    "nonzero:size", lambda x: x[fnp.nonzero(x > 0, size=2, fill_value=0)] * 2.0, (V3,), (M23,)
+)
+_register_numpy("flatnonzero", lambda x: fnp.take(x, fnp.flatnonzero(x > 0, size=2)) * x[1:], (V3,))
+_register_numpy(
+    "argwhere",
+    lambda x: x[tuple(fnp.argwhere(x > 0, size=2)[:, k] for k in range(x.ndim))] * 2.0,
+    (V3,),
+    (M23,),
+)
+_register_numpy(
+    "unique:size", lambda x: fnp.unique(x * 2.0, size=4, fill_value=0.5) * 3.0, (V3,), (M23,)
+)
 _register_numpy("shape", lambda x: x * float(fnp.shape(x)[-1]), (V3,), (M23,))
 _register_numpy("ndim", lambda x: x * float(fnp.ndim(x)), (V3,), (M23,))
 _register_numpy("size", lambda x: x / float(fnp.size(x)), (V3,), (M23,))
@@ -401,62 +608,104 @@ _register_numpy("array", lambda x: fnp.array([x[0], x[1] * 2.0, 1.5]), (V3,))
 _register_numpy("asarray", lambda x: fnp.asarray(x) * x, (V3,), (M23,))
 _register_numpy("full", lambda x: fnp.full((2, 3), x[0]) * x, (V3,))
 for _name in ("zeros_like", "ones_like"):
-    _register_numpy(_name, (lambda n: lambda x: getattr(fnp, n)(x) * 0.0 + x * 2.0)(_name), (V3,), (M23,))
+    _register_numpy(
+        _name, (lambda n: lambda x: getattr(fnp, n)(x) * 0.0 + x * 2.0)(_name), (V3,), (M23,)
+    )
 # empty_like's entries are whatever memory held (NaN * 0 is NaN): only its shape and type count
-_register_numpy("empty_like", lambda x: fnp.zeros(fnp.empty_like(x).shape,
-                                                  fnp.empty_like(x).dtype) + x * 2.0, (V3,), (M23,))
+_register_numpy(
+    "empty_like",
+    lambda x: fnp.zeros(fnp.empty_like(x).shape, fnp.empty_like(x).dtype) + x * 2.0,
+    (V3,),
+    (M23,),
+)
 _register_numpy("full_like", lambda x: fnp.full_like(x, 2.0) * x, (V3,), (M23,))
-_register_numpy("meshgrid", lambda x, y: fnp.meshgrid(x, y)[0] * fnp.meshgrid(x, y)[1],
-                (V3, M23[0]))
-for _name in ("nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd", "nanvar", "nanmedian",
-              "nancumsum", "nancumprod"):
+_register_numpy(
+    "meshgrid", lambda x, y: fnp.meshgrid(x, y)[0] * fnp.meshgrid(x, y)[1], (V3, M23[0])
+)
+for _name in (
+    "nansum",
+    "nanmean",
+    "nanmax",
+    "nanmin",
+    "nanprod",
+    "nanstd",
+    "nanvar",
+    "nanmedian",
+    "nancumsum",
+    "nancumprod",
+):
     _register_numpy(_name, (lambda n: lambda x: getattr(fnp, n)(x, axis=-1))(_name), (V3,), (M23,))
 _register_numpy("nanquantile", lambda x: fnp.nanquantile(x, [0.25, 0.5], axis=-1), (V3,), (M23,))
 _register_numpy("nanpercentile", lambda x: fnp.nanpercentile(x, 30.0, axis=-1), (V3,), (M23,))
 # integers and float steps (no derivative through them, or x's own), writes in JAX's form
 _register_numpy("gcd", lambda x: x * fnp.gcd(fnp.argsort(x) + 4, 6), (V3,), (M23,))
 _register_numpy("lcm", lambda x: x * fnp.lcm(fnp.argsort(x) + 1, 2), (V3,), (M23,))
-_register_numpy("bitwise_count", lambda x: x * fnp.bitwise_count(fnp.argsort(x) + 5), (V3,),
-                (M23,))
+_register_numpy("bitwise_count", lambda x: x * fnp.bitwise_count(fnp.argsort(x) + 5), (V3,), (M23,))
 _register_numpy("nextafter", lambda x, y: fnp.nextafter(x, y) * y, (V3, V3[::-1].copy()))
 _register_numpy("spacing", lambda x: fnp.where(fnp.spacing(x) > 0, x, -2.0 * x), (V3,), (M23,))
 _register_numpy("fill_diagonal", lambda x: fnp.fill_diagonal(x, x[0, 1], inplace=False), (W,))
-_register_numpy("put", lambda x: fnp.put(x, np.array([0, 2, 2]), x[1:] * 2.0, inplace=False),
-                (V3,))
-_register_numpy("put_along_axis", lambda x: fnp.put_along_axis(
-    x, np.array([[1], [0]]), x[:, :1] * 3.0, axis=1, inplace=False), (M23,))
-_register_numpy("place", lambda x: fnp.place(x, np.array([True, False, True]), x[1:] * 2.0,
-                                             inplace=False), (V3,))
+_register_numpy("put", lambda x: fnp.put(x, np.array([0, 2, 2]), x[1:] * 2.0, inplace=False), (V3,))
+_register_numpy(
+    "put_along_axis",
+    lambda x: fnp.put_along_axis(x, np.array([[1], [0]]), x[:, :1] * 3.0, axis=1, inplace=False),
+    (M23,),
+)
+_register_numpy(
+    "place",
+    lambda x: fnp.place(x, np.array([True, False, True]), x[1:] * 2.0, inplace=False),
+    (V3,),
+)
 _register_numpy("poly", lambda x: fnp.poly(x), (V3,))
-_register_numpy("polydiv", lambda u, v: fnp.concatenate(fnp.polydiv(u, v)),
-                (V3, V3[:2] + 2.0))
+_register_numpy("polydiv", lambda u, v: fnp.concatenate(fnp.polydiv(u, v)), (V3, V3[:2] + 2.0))
 _register_numpy("sort_complex", lambda x: fnp.real(fnp.sort_complex(x)) * 2.0, (V3,))
-_register_numpy("apply_over_axes", lambda x: fnp.apply_over_axes(fnp.sum, x ** 2, [0]), (M23,))
-_register_numpy("array_equiv", lambda x: x * float(fnp.array_equiv(fnp.sign(x), np.sign(V3))),
-                (V3,), jit="refused: a Python bool of a traced value (ConcretizationError)",
-                vmap="refused: a Python bool of a batched value (ConcretizationError)")
+_register_numpy("apply_over_axes", lambda x: fnp.apply_over_axes(fnp.sum, x**2, [0]), (M23,))
+_register_numpy(
+    "array_equiv",
+    lambda x: x * float(fnp.array_equiv(fnp.sign(x), np.sign(V3))),
+    (V3,),
+    jit="refused: a Python bool of a traced value (ConcretizationError)",
+    vmap="refused: a Python bool of a batched value (ConcretizationError)",
+)
 _register_numpy("histogram_bin_edges", lambda x: fnp.histogram_bin_edges(x, 4), (V3,))
-register("scipy.ndimage.map_coordinates", lambda a, c: fsn.map_coordinates(
-    a, [c, c[::-1] * 0.5], order=1, mode="reflect"), (M23, V3 * 1.3))
+register(
+    "scipy.ndimage.map_coordinates",
+    lambda a, c: fsn.map_coordinates(a, [c, c[::-1] * 0.5], order=1, mode="reflect"),
+    (M23, V3 * 1.3),
+)
 register("scipy.integrate.trapezoid", lambda y, x: fsi.trapezoid(y, x), (M23, V3))
-register("scipy.signal.convolve2d", lambda a, v: fsg.convolve2d(a, v, mode="same"),
-         (M23, W[:2, :2]))
-register("scipy.signal.correlate2d", lambda a, v: fsg.correlate2d(a, v, mode="same"),
-         (M23, W[:2, :2]))
+register(
+    "scipy.signal.convolve2d", lambda a, v: fsg.convolve2d(a, v, mode="same"), (M23, W[:2, :2])
+)
+register(
+    "scipy.signal.correlate2d", lambda a, v: fsg.correlate2d(a, v, mode="same"), (M23, W[:2, :2])
+)
 register("scipy.signal.fftconvolve", lambda a, v: fsg.fftconvolve(a, v), (M23, W[:2, :2]))
-register("scipy.linalg.cho_factor", lambda a: fsl.cho_factor(a @ a.T + 3.0 * np.eye(3))[0],
-         (W,))
-register("scipy.integrate.odeint", lambda y0: fsi.odeint(
-    lambda y, t, w: fnp.tanh(w @ y) * fnp.cos(t), y0, np.array([0.0, 0.4, 1.1]), (W[:2, :2],),
-    rtol=1e-12, atol=1e-12),
-    (V3[:2],), hessian="refused: odeint has first derivatives only (MissingRuleError by name)")
+register("scipy.linalg.cho_factor", lambda a: fsl.cho_factor(a @ a.T + 3.0 * np.eye(3))[0], (W,))
+register(
+    "scipy.integrate.odeint",
+    lambda y0: fsi.odeint(
+        lambda y, t, w: fnp.tanh(w @ y) * fnp.cos(t),
+        y0,
+        np.array([0.0, 0.4, 1.1]),
+        (W[:2, :2],),
+        rtol=1e-12,
+        atol=1e-12,
+    ),
+    (V3[:2],),
+    hessian="refused: odeint has first derivatives only (MissingRuleError by name)",
+)
 register("scipy.signal.convolve", lambda a, v: fsg.convolve(a, v, mode="same"), (M23, W[:2, :2]))
 register("scipy.signal.correlate", lambda a, v: fsg.correlate(a, v), (V3, M23[0]))
-register("scipy.stats.multivariate_normal.logpdf",
-         lambda x, mean: fss.multivariate_normal.logpdf(x, mean, W @ W.T + np.eye(3)),
-         (M23, V3))
-register("scipy.stats.dirichlet.logpdf",
-         lambda a: fss.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), a), (np.array([1.5, 2.0, 0.7]),))
+register(
+    "scipy.stats.multivariate_normal.logpdf",
+    lambda x, mean: fss.multivariate_normal.logpdf(x, mean, W @ W.T + np.eye(3)),
+    (M23, V3),
+)
+register(
+    "scipy.stats.dirichlet.logpdf",
+    lambda a: fss.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), a),
+    (np.array([1.5, 2.0, 0.7]),),
+)
 register("add_n", lambda x, y: fg.add_n(x, y * 2.0, x * y), (V3, V3[::-1].copy()), (M23, M23 * 0.5))
 
 
@@ -467,12 +716,21 @@ def _bits(x):
 
 
 register("operators.bitwise", _bits, (V3 + 0.05,), (M23 + 0.05,))
-register("operators.mod", lambda x: x % 0.45 + x // 0.45 + divmod(x, 0.3)[1], (V3 + 0.01,), (M23 + 0.01,))
-register("at.get:fill", lambda x: fg.at(x)[np.array([0, 5, -1])].get(mode="fill", fill_value=0.5) * x,
-         (V3,))
+register(
+    "operators.mod", lambda x: x % 0.45 + x // 0.45 + divmod(x, 0.3)[1], (V3 + 0.01,), (M23 + 0.01,)
+)
+register(
+    "at.get:fill",
+    lambda x: fg.at(x)[np.array([0, 5, -1])].get(mode="fill", fill_value=0.5) * x,
+    (V3,),
+)
 register("at.get:clip-traced", lambda x: fg.at(x)[fnp.argsort(x) + 1].get(mode="clip") * x, (V3,))
-register("at.add:drop-traced", lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 2.0, mode="drop"),
-         (V3,), (M23[0],))
+register(
+    "at.add:drop-traced",
+    lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 2.0, mode="drop"),
+    (V3,),
+    (M23[0],),
+)
 
 
 # ---------------------------------------------------------------- random numbers
@@ -481,65 +739,117 @@ register("at.add:drop-traced", lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 2.
 # constants of the function, so every transform must give what the loop or eager call gives.
 _KEY = fg.random.fold_in(fg.random.split(fg.random.key(3), 2)[1], 7)
 _COV = W @ W.T + np.eye(3)
-register("random.uniform", lambda x: fg.random.uniform(_KEY, np.shape(x), minval=x, maxval=2.0 * x + 3.0),
-         (V3,), (M23,))
+register(
+    "random.uniform",
+    lambda x: fg.random.uniform(_KEY, np.shape(x), minval=x, maxval=2.0 * x + 3.0),
+    (V3,),
+    (M23,),
+)
 register("random.normal", lambda x: x + x * fg.random.normal(_KEY, np.shape(x)), (V3,), (M23,))
 for _name in ("exponential", "gumbel", "laplace", "logistic"):
-    register(f"random.{_name}", (lambda n: lambda x: x * getattr(fg.random, n)(_KEY, np.shape(x)))(_name),
-             (V3,), (M23,))
-register("random.truncated_normal", lambda x: x * fg.random.truncated_normal(_KEY, -1.0, 2.0, np.shape(x)),
-         (V3,), (M23,))
-register("random.bernoulli", lambda x: fnp.where(fg.random.bernoulli(_KEY, 0.4, np.shape(x)), x, -x),
-         (V3,), (M23,))
-register("random.categorical", lambda x: x * fnp.expand_dims(fg.random.categorical(_KEY, x), -1),
-         (V3,), (M23,))
+    register(
+        f"random.{_name}",
+        (lambda n: lambda x: x * getattr(fg.random, n)(_KEY, np.shape(x)))(_name),
+        (V3,),
+        (M23,),
+    )
+register(
+    "random.truncated_normal",
+    lambda x: x * fg.random.truncated_normal(_KEY, -1.0, 2.0, np.shape(x)),
+    (V3,),
+    (M23,),
+)
+register(
+    "random.bernoulli",
+    lambda x: fnp.where(fg.random.bernoulli(_KEY, 0.4, np.shape(x)), x, -x),
+    (V3,),
+    (M23,),
+)
+register(
+    "random.categorical",
+    lambda x: x * fnp.expand_dims(fg.random.categorical(_KEY, x), -1),
+    (V3,),
+    (M23,),
+)
 register("random.randint", lambda x: x * fg.random.randint(_KEY, np.shape(x), 0, 5), (V3,), (M23,))
 register("random.permutation", lambda x: fg.random.permutation(_KEY, x, axis=-1) * x, (V3,), (M23,))
 register("random.choice", lambda x: fg.random.choice(_KEY, x, (4,), axis=-1), (V3,), (M23,))
-register("random.choice:weighted", lambda x: fg.random.choice(
-    _KEY, x, (2,), replace=False, p=np.array([0.2, 0.3, 0.5]), axis=-1), (V3,))
+register(
+    "random.choice:weighted",
+    lambda x: fg.random.choice(_KEY, x, (2,), replace=False, p=np.array([0.2, 0.3, 0.5]), axis=-1),
+    (V3,),
+)
 # keys computed inside the function, from a traced index: each example its own key under vmap
-register("random.fold_in", lambda x: x * fg.random.normal(fg.random.fold_in(_KEY, fnp.argmax(x)),
-                                                          np.shape(x)), (V3,), (M23,))
-register("random.split", lambda x: x * fg.random.uniform(
-    fnp.take(fg.random.split(_KEY, 3), fnp.argmin(x) % 3, axis=0), np.shape(x)), (V3,), (M23,))
-register("random.multivariate_normal", lambda m: fg.random.multivariate_normal(_KEY, m, _COV), (V3,))
-register("random.multivariate_normal:cov",
-         lambda a: fg.random.multivariate_normal(_KEY, V3, a @ fnp.swapaxes(a, -1, -2) + np.eye(3)),
-         (W,))
+register(
+    "random.fold_in",
+    lambda x: x * fg.random.normal(fg.random.fold_in(_KEY, fnp.argmax(x)), np.shape(x)),
+    (V3,),
+    (M23,),
+)
+register(
+    "random.split",
+    lambda x: (
+        x
+        * fg.random.uniform(
+            fnp.take(fg.random.split(_KEY, 3), fnp.argmin(x) % 3, axis=0), np.shape(x)
+        )
+    ),
+    (V3,),
+    (M23,),
+)
+register(
+    "random.multivariate_normal", lambda m: fg.random.multivariate_normal(_KEY, m, _COV), (V3,)
+)
+register(
+    "random.multivariate_normal:cov",
+    lambda a: fg.random.multivariate_normal(_KEY, V3, a @ fnp.swapaxes(a, -1, -2) + np.eye(3)),
+    (W,),
+)
 # the reparameterized families: differentiable in their parameters (positive ones here)
 register("random.lognormal", lambda x: fg.random.lognormal(_KEY, x * x + 0.1), (V3,), (M23,))
 register("random.pareto", lambda x: fg.random.pareto(_KEY, x * x + 1.0), (V3,), (M23,))
 register("random.rayleigh", lambda x: fg.random.rayleigh(_KEY, x), (V3,), (M23,))
-register("random.weibull_min", lambda x: fg.random.weibull_min(_KEY, x, 1.5, np.shape(x)),
-         (V3,), (M23,))
-register("random.double_sided_maxwell",
-         lambda x: fg.random.double_sided_maxwell(_KEY, x, x * x + 0.5, np.shape(x)), (V3,), (M23,))
+register(
+    "random.weibull_min", lambda x: fg.random.weibull_min(_KEY, x, 1.5, np.shape(x)), (V3,), (M23,)
+)
+register(
+    "random.double_sided_maxwell",
+    lambda x: fg.random.double_sided_maxwell(_KEY, x, x * x + 0.5, np.shape(x)),
+    (V3,),
+    (M23,),
+)
 register("random.triangular", lambda x: fg.random.triangular(_KEY, -2.0, x, 2.0), (V3,), (M23,))
 register("random.ball", lambda x: x * fg.random.ball(_KEY, 3, 2.0, np.shape(x)[:-1]), (V3,), (M23,))
 register("random.orthogonal", lambda x: fg.random.orthogonal(_KEY, 3) @ x, (V3,))
 for _name in ("cauchy", "maxwell", "rademacher", "bits"):
-    register(f"random.{_name}", (lambda n: lambda x: x * getattr(fg.random, n)(_KEY, np.shape(x)))(
-        _name), (V3,), (M23,))
+    register(
+        f"random.{_name}",
+        (lambda n: lambda x: x * getattr(fg.random, n)(_KEY, np.shape(x)))(_name),
+        (V3,),
+        (M23,),
+    )
 # the sampled families: their numbers are values of the parameters (refused as variables)
-_SAMPLED = {"gamma": lambda: fg.random.gamma(_KEY, 2.0, (3,)),
-            "loggamma": lambda: fg.random.loggamma(_KEY, 2.0, (3,)),
-            "beta": lambda: fg.random.beta(_KEY, 2.0, 3.0, (3,)),
-            "dirichlet": lambda: fg.random.dirichlet(_KEY, np.array([1.0, 2.0, 3.0])),
-            "poisson": lambda: fg.random.poisson(_KEY, 2.0, (3,)),
-            "binomial": lambda: fg.random.binomial(_KEY, 5, 0.3, (3,)),
-            "multinomial": lambda: fg.random.multinomial(_KEY, 5, np.array([0.2, 0.3, 0.5])),
-            "geometric": lambda: fg.random.geometric(_KEY, 0.4, (3,)),
-            "chisquare": lambda: fg.random.chisquare(_KEY, 3.0, (3,)),
-            "t": lambda: fg.random.t(_KEY, 3.0, (3,)),
-            "f": lambda: fg.random.f(_KEY, 3.0, 4.0, (3,)),
-            "wald": lambda: fg.random.wald(_KEY, 2.0, (3,)),
-            "generalized_normal": lambda: fg.random.generalized_normal(_KEY, 1.5, (3,))}
+_SAMPLED = {
+    "gamma": lambda: fg.random.gamma(_KEY, 2.0, (3,)),
+    "loggamma": lambda: fg.random.loggamma(_KEY, 2.0, (3,)),
+    "beta": lambda: fg.random.beta(_KEY, 2.0, 3.0, (3,)),
+    "dirichlet": lambda: fg.random.dirichlet(_KEY, np.array([1.0, 2.0, 3.0])),
+    "poisson": lambda: fg.random.poisson(_KEY, 2.0, (3,)),
+    "binomial": lambda: fg.random.binomial(_KEY, 5, 0.3, (3,)),
+    "multinomial": lambda: fg.random.multinomial(_KEY, 5, np.array([0.2, 0.3, 0.5])),
+    "geometric": lambda: fg.random.geometric(_KEY, 0.4, (3,)),
+    "chisquare": lambda: fg.random.chisquare(_KEY, 3.0, (3,)),
+    "t": lambda: fg.random.t(_KEY, 3.0, (3,)),
+    "f": lambda: fg.random.f(_KEY, 3.0, 4.0, (3,)),
+    "wald": lambda: fg.random.wald(_KEY, 2.0, (3,)),
+    "generalized_normal": lambda: fg.random.generalized_normal(_KEY, 1.5, (3,)),
+}
 for _name in _SAMPLED:
     register(f"random.{_name}", (lambda n: lambda x: x * _SAMPLED[n]())(_name), (V3,))
 
 
 # ---------------------------------------------------------------- seeing values
+
 
 def _plain_only(v):
     """A debug callback sees runtime values, never a transform's tracer."""
@@ -559,16 +869,30 @@ register("debug.callback", _debugged, (V3,), (M23,))
 
 import test_complex  # noqa: E402 - its lists of the functions defined on complex numbers
 
-HOLOMORPHIC_ONLY = ("refused: jacfwd and the Hessian of a function of complex inputs need "
-                    "holomorphic=True (docs/complex.md); tests/rules/test_complex.py checks them so")
+HOLOMORPHIC_ONLY = (
+    "refused: jacfwd and the Hessian of a function of complex inputs need "
+    "holomorphic=True (docs/complex.md); tests/rules/test_complex.py checks them so"
+)
 COMPLEX_SKIPS = dict(jacobians=HOLOMORPHIC_ONLY, hessian=HOLOMORPHIC_ONLY)
-for _name in (test_complex.HOLOMORPHIC + test_complex.REAL_VALUED + test_complex.COMPLEX_OTHER
-              + test_complex.REDUCTIONS):
-    register(f"numpy.{_name}:complex", (lambda n: lambda z: getattr(fnp, n)(z) * test_complex.C)(_name),
-             (test_complex.Z,), **COMPLEX_SKIPS)
+for _name in (
+    test_complex.HOLOMORPHIC
+    + test_complex.REAL_VALUED
+    + test_complex.COMPLEX_OTHER
+    + test_complex.REDUCTIONS
+):
+    register(
+        f"numpy.{_name}:complex",
+        (lambda n: lambda z: getattr(fnp, n)(z) * test_complex.C)(_name),
+        (test_complex.Z,),
+        **COMPLEX_SKIPS,
+    )
 for _name in test_complex.BINARY:
-    register(f"numpy.{_name}:complex", (lambda n: lambda z, w: getattr(fnp, n)(z, w))(_name),
-             (test_complex.Z, test_complex.W), **COMPLEX_SKIPS)
+    register(
+        f"numpy.{_name}:complex",
+        (lambda n: lambda z, w: getattr(fnp, n)(z, w))(_name),
+        (test_complex.Z, test_complex.W),
+        **COMPLEX_SKIPS,
+    )
 
 
 # ---------------------------------------------------------------- dtypes that depend on values
@@ -577,15 +901,23 @@ for _name in test_complex.BINARY:
 # call gives. Two results' dtypes are NumPy's choice from the values, which a plan cannot see.
 for _op in OPS:
     if _op.name == "numpy.poly":
-        _op.skip["dtypes"] = ("NumPy's poly returns a real array for complex roots that come in "
-                              "conjugate pairs, a choice made from the values; traced, the "
-                              "result stays complex, as JAX's does")
+        _op.skip["dtypes"] = (
+            "NumPy's poly returns a real array for complex roots that come in "
+            "conjugate pairs, a choice made from the values; traced, the "
+            "result stays complex, as JAX's does"
+        )
     if _op.name == "optim.clip_by_global_norm":
-        _op.skip["dtypes"] = ("integer gradients come back unchanged (integers) below the "
-                              "norm and scaled (floats) above it, a choice made from the values")
+        _op.skip["dtypes"] = (
+            "integer gradients come back unchanged (integers) below the "
+            "norm and scaled (floats) above it, a choice made from the values"
+        )
     if _op.name == "fixed_point":
-        _op.skip["dtypes"] = ("its tolerance, 1e-10, is finer than float16 and float32 resolve, "
-                              "so it refuses them by name (NoConvergenceError)")
+        _op.skip["dtypes"] = (
+            "its tolerance, 1e-10, is finer than float16 and float32 resolve, "
+            "so it refuses them by name (NoConvergenceError)"
+        )
     if _op.name == "scipy.signal.fftconvolve":
-        _op.skip["dtypes"] = ("SciPy computes float16 in float32 and returns float32; funcgrad's "
-                              "traced form keeps float16 (JAX's behaviour)")
+        _op.skip["dtypes"] = (
+            "SciPy computes float16 in float32 and returns float32; funcgrad's "
+            "traced form keeps float16 (JAX's behaviour)"
+        )

@@ -32,10 +32,15 @@ OPS = {
 
 def torch_ops(torch):
     return {
-        "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
-        "multiply": lambda a, b: a * b, "negative": lambda a: -a,
-        "sin": torch.sin, "cos": torch.cos, "tanh": torch.tanh,
-        "sigmoid": torch.sigmoid, "exp": torch.exp,
+        "add": lambda a, b: a + b,
+        "subtract": lambda a, b: a - b,
+        "multiply": lambda a, b: a * b,
+        "negative": lambda a: -a,
+        "sin": torch.sin,
+        "cos": torch.cos,
+        "tanh": torch.tanh,
+        "sigmoid": torch.sigmoid,
+        "exp": torch.exp,
     }
 
 
@@ -44,8 +49,8 @@ SHAPES = [(), (3,), (1, 3), (2, 1), (2, 3)]
 
 
 class Program(NamedTuple):
-    inputs: tuple      # plain values: Python floats or float64 arrays
-    steps: tuple       # (op name, argument positions)
+    inputs: tuple  # plain values: Python floats or float64 arrays
+    steps: tuple  # (op name, argument positions)
 
     def unused(self):
         """Positions of the values no step uses, in order."""
@@ -89,8 +94,9 @@ def programs(draw, max_inputs=3, max_steps=8, arrays=False, repeated_parents=Tru
         if repeated_parents:
             args = tuple(draw(st.integers(0, n - 1)) for _ in range(arity))
         elif n >= arity:
-            args = tuple(draw(st.lists(st.integers(0, n - 1), min_size=arity, max_size=arity,
-                                       unique=True)))
+            args = tuple(
+                draw(st.lists(st.integers(0, n - 1), min_size=arity, max_size=arity, unique=True))
+            )
         else:
             name, args = "sin", (draw(st.integers(0, n - 1)),)
         steps.append((name, args))

@@ -30,11 +30,37 @@ from funcgrad.dag.nodemap import node_map
 from funcgrad.dag.order import dfs_order
 from funcgrad.rules.cuts import Cut
 
-TRANSFORMS = ["eager", "jit", "vmap", "vmap_of_vmap", "grad", "jit_of_grad", "jvp", "jacobians",
-              "hessian", "vmap_of_grad", "grad_of_vmap", "jit_of_vmap_of_grad",
-              "scan_of_checkpoint", "float32", "dtypes", "torch", "reference_fold"]
-DERIVATIVES = {"grad", "jit_of_grad", "jvp", "jacobians", "hessian", "vmap_of_grad",
-               "grad_of_vmap", "jit_of_vmap_of_grad", "torch", "reference_fold"}
+TRANSFORMS = [
+    "eager",
+    "jit",
+    "vmap",
+    "vmap_of_vmap",
+    "grad",
+    "jit_of_grad",
+    "jvp",
+    "jacobians",
+    "hessian",
+    "vmap_of_grad",
+    "grad_of_vmap",
+    "jit_of_vmap_of_grad",
+    "scan_of_checkpoint",
+    "float32",
+    "dtypes",
+    "torch",
+    "reference_fold",
+]
+DERIVATIVES = {
+    "grad",
+    "jit_of_grad",
+    "jvp",
+    "jacobians",
+    "hessian",
+    "vmap_of_grad",
+    "grad_of_vmap",
+    "jit_of_vmap_of_grad",
+    "torch",
+    "reference_fold",
+}
 
 
 def _leaves(out):
@@ -60,12 +86,16 @@ def _scalar(op, args, weights):
     rest = args[1:]
 
     def loss(x, *more):
-        outs = [v for v in fg.tree_leaves(op.fun(x, *(more or rest)))
-                if getattr(v, "dtype", np.asarray(0.0).dtype).kind in "fc"]
+        outs = [
+            v
+            for v in fg.tree_leaves(op.fun(x, *(more or rest)))
+            if getattr(v, "dtype", np.asarray(0.0).dtype).kind in "fc"
+        ]
         total = 0.0
         for v, (w, w2) in zip(outs, weights):
             total = total + fnp.sum(fnp.real(v) * w) + fnp.sum(fnp.imag(v) * w2)
         return total
+
     return loss
 
 
@@ -92,11 +122,20 @@ def _fd_tolerance(want):
 
 
 # What each transform is made of: a reason the registry gives for one of these applies.
-PARTS = {"vmap_of_vmap": ("vmap",), "dtypes": ("jit",), "jit_of_grad": ("jit", "grad"),
-         "vmap_of_grad": ("vmap", "grad"), "grad_of_vmap": ("vmap", "grad"),
-         "scan_of_checkpoint": ("jit",),
-         "jit_of_vmap_of_grad": ("jit", "vmap", "grad"), "jvp": ("grad",), "jacobians": ("grad",),
-         "hessian": ("grad",), "torch": ("grad",), "reference_fold": ("grad",)}
+PARTS = {
+    "vmap_of_vmap": ("vmap",),
+    "dtypes": ("jit",),
+    "jit_of_grad": ("jit", "grad"),
+    "vmap_of_grad": ("vmap", "grad"),
+    "grad_of_vmap": ("vmap", "grad"),
+    "scan_of_checkpoint": ("jit",),
+    "jit_of_vmap_of_grad": ("jit", "vmap", "grad"),
+    "jvp": ("grad",),
+    "jacobians": ("grad",),
+    "hessian": ("grad",),
+    "torch": ("grad",),
+    "reference_fold": ("grad",),
+}
 
 
 def reason_not_run(op, transform):
@@ -125,17 +164,17 @@ def _cases():
 def test_matrix(op, k, transform):
     args = op.samples[k]
     want = _plain(op, args)
-    if reason_not_run(op, transform) is not None:      # refused, by name
+    if reason_not_run(op, transform) is not None:  # refused, by name
         with pytest.raises(fg.FuncgradError):
             RUN[transform](op, args, want)
         return
     differentiable = isinstance(args[0], float) or np.asarray(args[0]).dtype.kind in "fc"
     if transform in DERIVATIVES and not (_floats(want) and differentiable):
-        return      # an integer or boolean result: nothing to differentiate (checked by eager)
+        return  # an integer or boolean result: nothing to differentiate (checked by eager)
     before = [(a, a.copy(), a.flags.writeable) for a in args if isinstance(a, np.ndarray)]
     with np.errstate(all="ignore"):
         RUN[transform](op, args, want)
-    for a, copy, writeable in before:     # a transform never changes its caller's arrays
+    for a, copy, writeable in before:  # a transform never changes its caller's arrays
         assert a.flags.writeable == writeable, f"{transform} made an argument read-only"
         np.testing.assert_array_equal(a, copy, err_msg=f"{transform} changed an argument")
 
@@ -162,8 +201,10 @@ def _vmap_of_vmap(op, args, want):
     outer = _batch(args)
     batch = tuple(np.stack([b, b * 0.999 - 0.0005]) for b in outer)
     got = _leaves(fg.vmap(fg.vmap(op.fun))(*batch))
-    rows = [[np.stack(vs) for vs in zip(*[_plain(op, tuple(b[i][j] for b in batch))
-                                          for j in range(2)])] for i in range(2)]
+    rows = [
+        [np.stack(vs) for vs in zip(*[_plain(op, tuple(b[i][j] for b in batch)) for j in range(2)])]
+        for i in range(2)
+    ]
     _close(got, [np.stack(vs) for vs in zip(*rows)], 1e-12, 1e-14, "vmap of vmap vs loops")
 
 
@@ -171,22 +212,30 @@ def _grad(op, args, want):
     loss = _scalar(op, args, _weights(_floats(want)))
     got = fg.grad(loss)(*args)
     x = args[0]
-    if np.iscomplexobj(x):    # docs/complex.md: grad f = df/dx - i df/dy, both by differences
+    if np.iscomplexobj(x):  # docs/complex.md: grad f = df/dx - i df/dy, both by differences
         x = np.asarray(x)
         along_x = numeric_grad(lambda re: loss(re + 1j * x.imag, *args[1:]), (x.real,), 0)
         along_y = numeric_grad(lambda im: loss(x.real + 1j * im, *args[1:]), (x.imag,), 0)
         fd = along_x - 1j * along_y
     else:
-        fd = numeric_grad(lambda *xs: loss(*xs), [a if isinstance(a, float) else np.asarray(a, float)
-                                                   for a in args], 0)
+        fd = numeric_grad(
+            lambda *xs: loss(*xs),
+            [a if isinstance(a, float) else np.asarray(a, float) for a in args],
+            0,
+        )
     _close([got], [fd], what="grad vs central differences", **_fd_tolerance(fd))
 
 
 def _jit_of_grad(op, args, want):
     loss = _scalar(op, args, _weights(_floats(want)))
     got, plain = fg.jit(fg.grad(loss))(*args), fg.grad(loss)(*args)
-    _close([got], [plain], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(plain), initial=0.0))),
-           "jit of grad vs grad")
+    _close(
+        [got],
+        [plain],
+        1e-10,
+        1e-12 * max(1.0, float(np.max(np.abs(plain), initial=0.0))),
+        "jit of grad vs grad",
+    )
 
 
 def _jvp(op, args, want):
@@ -205,18 +254,28 @@ def _jvp(op, args, want):
 
 def _flat_out(op, args):
     def f(x):
-        outs = [v for v in fg.tree_leaves(op.fun(x, *args[1:]))
-                if getattr(v, "dtype", np.asarray(0.0).dtype).kind in "fc"]
-        return fnp.concatenate([fnp.ravel(fnp.real(v)) for v in outs]
-                               + [fnp.ravel(fnp.imag(v)) for v in outs])
+        outs = [
+            v
+            for v in fg.tree_leaves(op.fun(x, *args[1:]))
+            if getattr(v, "dtype", np.asarray(0.0).dtype).kind in "fc"
+        ]
+        return fnp.concatenate(
+            [fnp.ravel(fnp.real(v)) for v in outs] + [fnp.ravel(fnp.imag(v)) for v in outs]
+        )
+
     return f
 
 
 def _jacobians(op, args, want):
     f = _flat_out(op, args)
     rev, fwd = fg.jacrev(f)(args[0]), fg.jacfwd(f)(args[0])
-    _close([rev], [fwd], 1e-8, 1e-10 * max(1.0, float(np.max(np.abs(fwd), initial=0.0))),
-           "jacrev vs jacfwd")
+    _close(
+        [rev],
+        [fwd],
+        1e-8,
+        1e-10 * max(1.0, float(np.max(np.abs(fwd), initial=0.0))),
+        "jacrev vs jacfwd",
+    )
 
 
 def _hessian(op, args, want):
@@ -232,14 +291,17 @@ def _hessian(op, args, want):
         e = np.zeros(x.shape)
         e[index] = eps
         up, down = (x + e, x - e) if x.shape else (float(x + eps), float(x - eps))
-        columns.append((np.asarray(grad(up, *args[1:])) - np.asarray(grad(down, *args[1:]))) / (2 * eps))
+        columns.append(
+            (np.asarray(grad(up, *args[1:])) - np.asarray(grad(down, *args[1:]))) / (2 * eps)
+        )
     fd = np.stack(columns, axis=-1).reshape(x.shape + x.shape) if x.shape else columns[0]
     _close([h], [fd], what="hessian vs central differences of grad", **_fd_tolerance(fd))
 
 
 def _per_example_grads(op, batch, weights):
-    return np.stack([fg.grad(_scalar(op, _example(batch, i), weights))(*_example(batch, i))
-                     for i in range(2)])
+    return np.stack(
+        [fg.grad(_scalar(op, _example(batch, i), weights))(*_example(batch, i)) for i in range(2)]
+    )
 
 
 def _loss_of_one_example(op, weights):
@@ -260,13 +322,19 @@ def _vmap_of_grad(op, args, want):
 
 
 def _grad_of_vmap(op, args, want):
-    _against_a_loop_of_grads(lambda loss: fg.grad(lambda *xs: fnp.sum(fg.vmap(loss)(*xs))),
-                             op, args, want, "grad of vmap")
+    _against_a_loop_of_grads(
+        lambda loss: fg.grad(lambda *xs: fnp.sum(fg.vmap(loss)(*xs))),
+        op,
+        args,
+        want,
+        "grad of vmap",
+    )
 
 
 def _jit_of_vmap_of_grad(op, args, want):
-    _against_a_loop_of_grads(lambda loss: fg.jit(fg.vmap(fg.grad(loss))), op, args, want,
-                             "jit of vmap of grad")
+    _against_a_loop_of_grads(
+        lambda loss: fg.jit(fg.vmap(fg.grad(loss))), op, args, want, "jit of vmap of grad"
+    )
 
 
 def _scan_of_checkpoint(op, args, want):
@@ -286,18 +354,28 @@ def _scan_of_checkpoint(op, args, want):
         return
     loss = _loss_of_one_example(op, weights)
     total = lambda *xs: fg.scan(lambda c, x: (c + fg.checkpoint(loss)(*x), None), 0.0, xs)[0]  # noqa: E731
-    _close([fg.grad(total)(*batch)], [_per_example_grads(op, batch, weights)], 1e-10, 1e-12,
-           "grad of a scan of checkpoint vs a loop of grads")
+    _close(
+        [fg.grad(total)(*batch)],
+        [_per_example_grads(op, batch, weights)],
+        1e-10,
+        1e-12,
+        "grad of a scan of checkpoint vs a loop of grads",
+    )
 
 
 def _float32(op, args, want):
-    args32 = tuple(np.float32(a) if isinstance(a, float) else np.asarray(a).astype(
-        np.complex64 if np.iscomplexobj(a) else np.float32) for a in args)
+    args32 = tuple(
+        np.float32(a)
+        if isinstance(a, float)
+        else np.asarray(a).astype(np.complex64 if np.iscomplexobj(a) else np.float32)
+        for a in args
+    )
     plain = _plain(op, args32)
     out, _ = fg.vjp(lambda *xs: op.fun(*xs), *args32)
     traced = _leaves(out)
-    assert [v.dtype for v in traced] == [v.dtype for v in plain], \
+    assert [v.dtype for v in traced] == [v.dtype for v in plain], (
         f"traced dtypes {[v.dtype for v in traced]}, NumPy's {[v.dtype for v in plain]}"
+    )
     _close(traced, plain, 2e-5, 2e-6, "float32 traced vs NumPy")
 
 
@@ -331,13 +409,13 @@ def _dtypes(op, args, want):
         xs = tuple(_in_dtype(a, dtype) for a in args)
         try:
             numpys = _plain(op, xs)
-        except Exception:       # NumPy (or SciPy) refuses this dtype: nothing to agree with
+        except Exception:  # NumPy (or SciPy) refuses this dtype: nothing to agree with
             continue
         what = f"{np.dtype(dtype).name} inputs"
         assert _dtypes_of(fg.jit(op.fun)(*xs)) == [v.dtype for v in numpys], f"{what}: jit"
         x = xs[0]
         if np.asarray(x).dtype.kind not in "fc":
-            continue      # integers: values only (they have no derivative)
+            continue  # integers: values only (they have no derivative)
         eager = fg.vjp(lambda *v: op.fun(*v), *xs)[0]
         assert _dtypes_of(eager) == [v.dtype for v in numpys], f"{what}: traced vs NumPy"
         if not _floats(numpys) or reason_not_run(op, "grad") is not None:
@@ -349,9 +427,10 @@ def _dtypes(op, args, want):
                 if np.dtype(getattr(v, "dtype", np.float64)).kind in "fc":
                     total = total + fnp.sum(fnp.real(v))
             return total
+
         try:
             g = fg.grad(loss)(*xs)
-        except fg.MissingRuleError:    # refused by name at this dtype (complex digamma)
+        except fg.MissingRuleError:  # refused by name at this dtype (complex digamma)
             continue
         assert _dtypes_of(g) == _dtypes_of(x), f"{what}: the gradient's dtype vs the input's"
         assert _dtypes_of(fg.jit(fg.grad(loss))(*xs)) == _dtypes_of(g), f"{what}: jit of grad"
@@ -371,13 +450,23 @@ def _torch(op, args, want):
         return _scalar(op, xs, weights)(*xs)
 
     got = fg.grad(loss, argnums=which)(*args)
-    ts = [torch.tensor(np.asarray(a, dtype=float), requires_grad=i in which)
-          for i, a in enumerate(args)]
+    ts = [
+        torch.tensor(np.asarray(a, dtype=float), requires_grad=i in which)
+        for i, a in enumerate(args)
+    ]
     out = op.torch(torch, *ts)
-    touts = [t for t in (out if isinstance(out, (tuple, list)) else [out])
-             if t.dtype.is_floating_point or t.dtype.is_complex]
-    _close([t.detach().resolve_conj().numpy() for t in touts], _floats(want), 1e-12, 1e-12,
-           "values vs PyTorch")
+    touts = [
+        t
+        for t in (out if isinstance(out, (tuple, list)) else [out])
+        if t.dtype.is_floating_point or t.dtype.is_complex
+    ]
+    _close(
+        [t.detach().resolve_conj().numpy() for t in touts],
+        _floats(want),
+        1e-12,
+        1e-12,
+        "values vs PyTorch",
+    )
     total = 0.0
     for t, (w, w2) in zip(touts, weights):
         total = total + (t.real * torch.tensor(w)).sum()
@@ -387,8 +476,13 @@ def _torch(op, args, want):
     for g, i in zip(got, which):
         tgrad = ts[i].grad
         ref = np.zeros(np.shape(args[i])) if tgrad is None else tgrad.numpy()
-        _close([g], [ref], 1e-10, 1e-12 * max(1.0, float(np.max(np.abs(ref), initial=0.0))),
-               f"d/d argument {i} vs PyTorch")
+        _close(
+            [g],
+            [ref],
+            1e-10,
+            1e-12 * max(1.0, float(np.max(np.abs(ref), initial=0.0))),
+            f"d/d argument {i} vs PyTorch",
+        )
 
 
 def _reference_fold(op, args, want):
@@ -397,7 +491,7 @@ def _reference_fold(op, args, want):
     x = args[0]
     out = loss(fg.var(x if isinstance(x, float) else np.asarray(x)), *args[1:])
     if not isinstance(out, fg.Node):
-        return      # the loss does not depend on x: no graph to fold
+        return  # the loss does not depend on x: no graph to fold
     order = dfs_order((out,))
     fast = node_map(reverse_fold_seeds(order, {out: 1.0}, vjp_step, add_cotangents))
     pure = reference_fold(order, {out: 1.0}, vjp_step, add_cotangents)
@@ -418,12 +512,25 @@ def _same_cotangent(a, b):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
-RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "vmap_of_vmap": _vmap_of_vmap, "grad": _grad,
-       "jit_of_grad": _jit_of_grad, "jvp": _jvp,
-       "jacobians": _jacobians, "hessian": _hessian, "vmap_of_grad": _vmap_of_grad,
-       "grad_of_vmap": _grad_of_vmap, "jit_of_vmap_of_grad": _jit_of_vmap_of_grad,
-       "scan_of_checkpoint": _scan_of_checkpoint,
-       "float32": _float32, "dtypes": _dtypes, "torch": _torch, "reference_fold": _reference_fold}
+RUN = {
+    "eager": _eager,
+    "jit": _jit,
+    "vmap": _vmap,
+    "vmap_of_vmap": _vmap_of_vmap,
+    "grad": _grad,
+    "jit_of_grad": _jit_of_grad,
+    "jvp": _jvp,
+    "jacobians": _jacobians,
+    "hessian": _hessian,
+    "vmap_of_grad": _vmap_of_grad,
+    "grad_of_vmap": _grad_of_vmap,
+    "jit_of_vmap_of_grad": _jit_of_vmap_of_grad,
+    "scan_of_checkpoint": _scan_of_checkpoint,
+    "float32": _float32,
+    "dtypes": _dtypes,
+    "torch": _torch,
+    "reference_fold": _reference_fold,
+}
 
 
 # ---------------------------------------------------------------- coverage
@@ -431,42 +538,168 @@ RUN = {"eager": _eager, "jit": _jit, "vmap": _vmap, "vmap_of_vmap": _vmap_of_vma
 # Public names that take no traced value: types, constructors from shapes, settings, queries
 # of dtypes. They are NumPy's own objects or calls, checked in tests/numpy/test_numpy_shape.py.
 NOT_TRACED = {
-    **{f"numpy.{n}": "a NumPy type" for n in (
-        "bool_", "complex128", "complex64", "complexfloating", "dtype", "float16", "float32",
-        "float64", "floating", "inexact", "int16", "int32", "int64", "int8", "integer",
-        "number", "uint8", "bool", "byte", "bytes_", "cdouble", "character", "clongdouble",
-        "csingle", "datetime64", "double", "flexible", "generic", "half", "int_", "intc",
-        "intp", "longdouble", "longlong", "ndarray", "object_", "short", "signedinteger",
-        "single", "str_", "timedelta64", "ubyte", "ufunc", "uint", "uint16", "uint32", "uint64",
-        "uintc", "uintp", "ulonglong", "unsignedinteger", "ushort", "void")},
-    **{f"numpy.{n}": "index arrays, grids or windows from shapes and plain integers, NumPy's own"
-       for n in ("bartlett", "blackman", "hamming", "hanning", "kaiser", "diag_indices",
-                 "mask_indices", "tril_indices", "triu_indices", "ix_", "unravel_index",
-                 "ravel_multi_index", "fromfunction", "einsum_path")},
-    **{f"numpy.{n}": "reads or writes plain arrays (files, buffers), NumPy's own" for n in (
-        "frombuffer", "fromfile", "fromiter", "fromstring", "load", "save", "savez")},
-    **{f"numpy.{n}": "a question about dtypes or objects, NumPy's own" for n in (
-        "isdtype", "iterable")},
-    **{f"numpy.{n}": "a constructor from a shape or range, NumPy's own" for n in (
-        "arange", "empty", "eye", "identity", "indices", "ones", "tri", "zeros")},
-    **{f"numpy.fft.{n}": "sample frequencies from a length, NumPy's own" for n in ("fftfreq", "rfftfreq")},
-    **{f"numpy.{n}": "a setting or a question about dtypes and shapes, NumPy's own" for n in (
-        "broadcast_shapes", "can_cast", "errstate", "finfo", "iinfo", "get_printoptions",
-        "geterr", "geterrcall", "isscalar", "issubdtype", "ndindex", "printoptions",
-        "promote_types", "result_type", "set_printoptions", "seterr", "seterrcall")},
-    **{f"numpy.linalg.{n}": "a result type or an error class" for n in (
-        "EigResult", "EighResult", "LinAlgError", "QRResult", "SVDResult", "SlogdetResult")},
-    **{f"random.{n}": "makes keys from seeds and keys (integers): the registry's random entries "
-                      "run every key function under the matrix" for n in (
-        "key", "PRNGKey", "key_data")},
+    **{
+        f"numpy.{n}": "a NumPy type"
+        for n in (
+            "bool_",
+            "complex128",
+            "complex64",
+            "complexfloating",
+            "dtype",
+            "float16",
+            "float32",
+            "float64",
+            "floating",
+            "inexact",
+            "int16",
+            "int32",
+            "int64",
+            "int8",
+            "integer",
+            "number",
+            "uint8",
+            "bool",
+            "byte",
+            "bytes_",
+            "cdouble",
+            "character",
+            "clongdouble",
+            "csingle",
+            "datetime64",
+            "double",
+            "flexible",
+            "generic",
+            "half",
+            "int_",
+            "intc",
+            "intp",
+            "longdouble",
+            "longlong",
+            "ndarray",
+            "object_",
+            "short",
+            "signedinteger",
+            "single",
+            "str_",
+            "timedelta64",
+            "ubyte",
+            "ufunc",
+            "uint",
+            "uint16",
+            "uint32",
+            "uint64",
+            "uintc",
+            "uintp",
+            "ulonglong",
+            "unsignedinteger",
+            "ushort",
+            "void",
+        )
+    },
+    **{
+        f"numpy.{n}": "index arrays, grids or windows from shapes and plain integers, NumPy's own"
+        for n in (
+            "bartlett",
+            "blackman",
+            "hamming",
+            "hanning",
+            "kaiser",
+            "diag_indices",
+            "mask_indices",
+            "tril_indices",
+            "triu_indices",
+            "ix_",
+            "unravel_index",
+            "ravel_multi_index",
+            "fromfunction",
+            "einsum_path",
+        )
+    },
+    **{
+        f"numpy.{n}": "reads or writes plain arrays (files, buffers), NumPy's own"
+        for n in ("frombuffer", "fromfile", "fromiter", "fromstring", "load", "save", "savez")
+    },
+    **{
+        f"numpy.{n}": "a question about dtypes or objects, NumPy's own"
+        for n in ("isdtype", "iterable")
+    },
+    **{
+        f"numpy.{n}": "a constructor from a shape or range, NumPy's own"
+        for n in ("arange", "empty", "eye", "identity", "indices", "ones", "tri", "zeros")
+    },
+    **{
+        f"numpy.fft.{n}": "sample frequencies from a length, NumPy's own"
+        for n in ("fftfreq", "rfftfreq")
+    },
+    **{
+        f"numpy.{n}": "a setting or a question about dtypes and shapes, NumPy's own"
+        for n in (
+            "broadcast_shapes",
+            "can_cast",
+            "errstate",
+            "finfo",
+            "iinfo",
+            "get_printoptions",
+            "geterr",
+            "geterrcall",
+            "isscalar",
+            "issubdtype",
+            "ndindex",
+            "printoptions",
+            "promote_types",
+            "result_type",
+            "set_printoptions",
+            "seterr",
+            "seterrcall",
+        )
+    },
+    **{
+        f"numpy.linalg.{n}": "a result type or an error class"
+        for n in (
+            "EigResult",
+            "EighResult",
+            "LinAlgError",
+            "QRResult",
+            "SVDResult",
+            "SlogdetResult",
+        )
+    },
+    **{
+        f"random.{n}": "makes keys from seeds and keys (integers): the registry's random entries "
+        "run every key function under the matrix"
+        for n in ("key", "PRNGKey", "key_data")
+    },
 }
 
 # The features of funcgrad itself that take or return traced values, by registry name.
-FEATURES = ["stop_gradient", "custom_jvp", "custom_vjp", "checkpoint", "scan", "fori_loop",
-            "while_loop", "cond", "switch", "fixed_point", "linearize", "at.set", "at.add",
-            "at.get", "optim.sgd", "optim.momentum", "optim.nesterov", "optim.adagrad",
-            "optim.rmsprop", "optim.adam", "optim.adamw", "optim.clip_by_global_norm",
-            "optim.clip_by_value", "optim.apply_updates", "optim.chain", "debug.callback"]
+FEATURES = [
+    "stop_gradient",
+    "custom_jvp",
+    "custom_vjp",
+    "checkpoint",
+    "scan",
+    "fori_loop",
+    "while_loop",
+    "cond",
+    "switch",
+    "fixed_point",
+    "linearize",
+    "at.set",
+    "at.add",
+    "at.get",
+    "optim.sgd",
+    "optim.momentum",
+    "optim.nesterov",
+    "optim.adagrad",
+    "optim.rmsprop",
+    "optim.adam",
+    "optim.adamw",
+    "optim.clip_by_global_norm",
+    "optim.clip_by_value",
+    "optim.apply_updates",
+    "optim.chain",
+    "debug.callback",
+]
 
 
 def public_callables():
@@ -475,11 +708,19 @@ def public_callables():
     import funcgrad.scipy.signal as fsg
     import funcgrad.scipy.special as fsp
     import funcgrad.scipy.stats as fss
+
     names = set()
-    for module, prefix in [(fnp, "numpy"), (fnp.linalg, "numpy.linalg"), (fnp.fft, "numpy.fft"),
-                           (fsp, "scipy.special"), (fsl, "scipy.linalg"), (fg.nn, "nn"),
-                           (fsi, "scipy.integrate"), (fsg, "scipy.signal"),
-                           (fg.random, "random")]:
+    for module, prefix in [
+        (fnp, "numpy"),
+        (fnp.linalg, "numpy.linalg"),
+        (fnp.fft, "numpy.fft"),
+        (fsp, "scipy.special"),
+        (fsl, "scipy.linalg"),
+        (fg.nn, "nn"),
+        (fsi, "scipy.integrate"),
+        (fsg, "scipy.signal"),
+        (fg.random, "random"),
+    ]:
         names |= {f"{prefix}.{n}" for n in module.__all__ if callable(getattr(module, n))}
     names |= {f"scipy.stats.{n}" for n in fss.__all__}
     return names
@@ -487,11 +728,14 @@ def public_callables():
 
 def test_every_public_callable_is_registered():
     registered = {op.name.split(":")[0] for op in OPS}
-    prefixes = {name.rsplit(".", 1)[0] for name in registered}      # scipy.stats.norm.logpdf
-    missing = sorted(n for n in public_callables() - set(NOT_TRACED)
-                     if n not in registered and n not in prefixes)
+    prefixes = {name.rsplit(".", 1)[0] for name in registered}  # scipy.stats.norm.logpdf
+    missing = sorted(
+        n for n in public_callables() - set(NOT_TRACED) if n not in registered and n not in prefixes
+    )
     assert not missing, f"register these in tests/registry.py (or say why not): {missing}"
-    features = sorted(f for f in FEATURES if not any(r.split(":")[0].startswith(f) for r in registered))
+    features = sorted(
+        f for f in FEATURES if not any(r.split(":")[0].startswith(f) for r in registered)
+    )
     assert not features, f"register these features in tests/registry.py: {features}"
     # A name excused as taking no traced value must still be public (no stale excuses).
     assert set(NOT_TRACED) <= public_callables(), set(NOT_TRACED) - public_callables()
@@ -500,6 +744,7 @@ def test_every_public_callable_is_registered():
 def test_every_primitive_is_reached_by_the_matrix():
     """A new primitive needs a registry entry that calls it (or a reason, below)."""
     from funcgrad.core.primitive import Primitive
+
     seen = set()
     original = Primitive.__call__
 
@@ -521,7 +766,7 @@ def test_every_primitive_is_reached_by_the_matrix():
                             try:
                                 RUN[transform](op, args, want)
                             except AssertionError:
-                                pass      # test_matrix reports it
+                                pass  # test_matrix reports it
     finally:
         Primitive.__call__ = original
         Cut.__call__ = cut_call
@@ -529,8 +774,11 @@ def test_every_primitive_is_reached_by_the_matrix():
     import pkgutil
 
     import funcgrad.rules
-    rule_modules = [importlib.import_module(m.name) for m in
-                    pkgutil.iter_modules(funcgrad.rules.__path__, "funcgrad.rules.")]
+
+    rule_modules = [
+        importlib.import_module(m.name)
+        for m in pkgutil.iter_modules(funcgrad.rules.__path__, "funcgrad.rules.")
+    ]
     every = {p.name for m in rule_modules for p in vars(m).values() if isinstance(p, Primitive)}
     unreached = sorted(every - seen - UNREACHED_BY_DESIGN)
     assert not unreached, f"no registry entry reaches these primitives: {unreached}"
@@ -538,6 +786,6 @@ def test_every_primitive_is_reached_by_the_matrix():
 
 # Primitives no real-valued registry entry reaches, each checked where it is reached.
 UNREACHED_BY_DESIGN = {
-    "complex_sign",        # complex inputs only: tests/rules/test_complex.py, against PyTorch's sgn
-    "complement",          # lstsq's null-space part of wide systems: tests/numpy/test_numpy_linalg.py
+    "complex_sign",  # complex inputs only: tests/rules/test_complex.py, against PyTorch's sgn
+    "complement",  # lstsq's null-space part of wide systems: tests/numpy/test_numpy_linalg.py
 }

@@ -30,8 +30,7 @@ def test_under_jit_it_prints_each_call_with_that_calls_values(capsys):
         value, grad = g(np.array([v, -v]))
         assert value == _f(np.array([v, -v])) and np.allclose(grad, fg.grad(_f)(np.array([v, -v])))
     # one line per jitted call, then the eager check's two (value and grad) per call
-    assert _lines(capsys) == [line for v in ("1.", "2.", "3.")
-                              for line in [f"x=[ {v} -{v}]"] * 3]
+    assert _lines(capsys) == [line for v in ("1.", "2.", "3.") for line in [f"x=[ {v} -{v}]"] * 3]
     assert g.cache_size() == 1
 
 
@@ -54,7 +53,8 @@ def test_in_a_loop_body_at_every_iteration(capsys, jit):
     def body(i, c):
         fg.debug.print("{} {}", i, c)
         return c * 2.0
-    run = (lambda c: fg.fori_loop(0, 3, body, c))
+
+    run = lambda c: fg.fori_loop(0, 3, body, c)
     assert (fg.jit(run) if jit else run)(1.0) == 8.0
     assert _lines(capsys) == ["0 1.0", "1 2.0", "2 4.0"]
 
@@ -68,10 +68,13 @@ def test_in_scan_while_loop_and_cond(capsys):
 
 def test_callback_gets_pytrees_and_keywords_and_changes_nothing():
     seen = []
+
     def f(params):
-        fg.debug.callback(lambda p, scale=None: seen.append((sorted(p), scale)), params,
-                          scale=params["b"])
+        fg.debug.callback(
+            lambda p, scale=None: seen.append((sorted(p), scale)), params, scale=params["b"]
+        )
         return params["w"] * params["b"]
+
     p = {"w": 2.0, "b": 3.0}
     assert fg.jit(fg.grad(f))(p) == fg.grad(f)(p)
     assert seen == [(["b", "w"], 3.0)] * 2

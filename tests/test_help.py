@@ -12,9 +12,19 @@ import pytest
 
 import funcgrad
 
-MODULES = ["funcgrad", "funcgrad.numpy", "funcgrad.numpy.linalg", "funcgrad.numpy.fft",
-           "funcgrad.scipy.special", "funcgrad.scipy.linalg", "funcgrad.scipy.stats",
-           "funcgrad.scipy.signal", "funcgrad.scipy.integrate", "funcgrad.nn", "funcgrad.optim"]
+MODULES = [
+    "funcgrad",
+    "funcgrad.numpy",
+    "funcgrad.numpy.linalg",
+    "funcgrad.numpy.fft",
+    "funcgrad.scipy.special",
+    "funcgrad.scipy.linalg",
+    "funcgrad.scipy.stats",
+    "funcgrad.scipy.signal",
+    "funcgrad.scipy.integrate",
+    "funcgrad.nn",
+    "funcgrad.optim",
+]
 
 
 def public_functions():
@@ -23,9 +33,9 @@ def public_functions():
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.ismodule(obj) or isinstance(obj, type) or not callable(obj):
-                continue           # submodules, classes (exceptions, NamedTuples), constants
+                continue  # submodules, classes (exceptions, NamedTuples), constants
             if not (getattr(obj, "__module__", "") or "").startswith("funcgrad"):
-                continue           # NumPy's own helpers, re-exported as NumPy has them
+                continue  # NumPy's own helpers, re-exported as NumPy has them
             yield pytest.param(obj, id=f"{module_name}.{name}")
 
 
@@ -42,6 +52,7 @@ def test_help_renders_a_primitive_as_its_function():
     import pydoc
 
     import funcgrad.numpy as fnp
+
     page = pydoc.render_doc(fnp.arctan2, renderer=pydoc.plaintext)
     assert "arctan2(x1, x2, /)" in page and "Derivative:" in page and ">>>" in page
 

@@ -27,27 +27,28 @@ def test_antialiased_halving_is_the_binomial_filter():
 
 def test_cubic_reproduces_quadratics_inside():
     x = np.arange(12.0)
-    q = 0.3 * x ** 2 - x + 2.0
+    q = 0.3 * x**2 - x + 2.0
     out = fg.image.resize(q, (29,), "cubic", antialias=False)
     s = (np.arange(29) + 0.5) * 12 / 29 - 0.5
     inside = (s > 1) & (s < 10)
-    np.testing.assert_allclose(out[inside], (0.3 * s ** 2 - s + 2.0)[inside], rtol=1e-12)
+    np.testing.assert_allclose(out[inside], (0.3 * s**2 - s + 2.0)[inside], rtol=1e-12)
 
 
 @pytest.mark.parametrize("method", ["nearest", "linear", "cubic", "lanczos3", "lanczos5"])
 def test_constants_stay_and_nearest_picks_the_centre(method):
     image = np.full((4, 6, 2), 2.5)
     for shape in [(9, 3, 2), (2, 11, 2)]:
-        np.testing.assert_allclose(fg.image.resize(image, shape, method), np.full(shape, 2.5),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            fg.image.resize(image, shape, method), np.full(shape, 2.5), rtol=1e-12
+        )
     picked = fg.image.resize(V, (4,), "nearest")
     np.testing.assert_array_equal(picked, V[np.floor((np.arange(4) + 0.5) * 10 / 4).astype(int)])
 
 
 def test_scale_and_translate():
     shifted = fg.image.scale_and_translate(V, (10,), (0,), [1.0], [2.0], "lanczos3")
-    np.testing.assert_allclose(shifted[2:], V[:8], rtol=1e-12, atol=1e-15)   # whole pixels
-    np.testing.assert_array_equal(shifted[:2], 0.0)     # outside the input
+    np.testing.assert_allclose(shifted[2:], V[:8], rtol=1e-12, atol=1e-15)  # whole pixels
+    np.testing.assert_array_equal(shifted[:2], 0.0)  # outside the input
     with pytest.raises(fg.ArgumentError, match="'nearest' is not offered"):
         fg.image.scale_and_translate(V, (10,), (0,), [1.0], [0.0], "nearest")
     with pytest.raises(fg.ArgumentError, match="unknown method 'bilinearx'"):
@@ -56,9 +57,14 @@ def test_scale_and_translate():
 
 def test_under_transforms():
     images = RNG.normal(size=(3, 5, 7))
-    f = lambda x: fg.image.resize(x, (8, 4), "cubic")          # noqa: E731
-    np.testing.assert_allclose(fg.jit(fg.vmap(f))(images), np.stack([f(x) for x in images]),
-                               rtol=1e-12)
-    fg.check_grads(lambda x: fg.image.resize(x, (9, 3), "lanczos3"), (images[0],), order=2,
-                   modes=("rev", "fwd"))
+    f = lambda x: fg.image.resize(x, (8, 4), "cubic")  # noqa: E731
+    np.testing.assert_allclose(
+        fg.jit(fg.vmap(f))(images), np.stack([f(x) for x in images]), rtol=1e-12
+    )
+    fg.check_grads(
+        lambda x: fg.image.resize(x, (9, 3), "lanczos3"),
+        (images[0],),
+        order=2,
+        modes=("rev", "fwd"),
+    )
     fg.check_grads(lambda x: fg.image.resize(x, (2, 10), "nearest"), (images[0],), order=1)

@@ -22,16 +22,19 @@ def _loss(params, X, y):
     return fnp.mean((pred - y) ** 2)
 
 
-@pytest.mark.parametrize("make, steps", [
-    (lambda: fg.optim.sgd(0.1), 300),
-    (lambda: fg.optim.nesterov(0.05), 300),
-    (lambda: fg.optim.rmsprop(fg.optim.exponential_decay(0.02, 0.001, 1500)), 1500),
-    (lambda: fg.optim.adagrad(0.5), 1500),
-    (lambda: fg.optim.adamw(0.05, weight_decay=0.0), 600),
-    (lambda: fg.optim.sgd(fg.optim.cosine_decay(0.2, 300, alpha=0.1)), 300),
-    (lambda: fg.optim.momentum(0.05, mass=0.9), 300),
-    (lambda: fg.optim.adam(0.05), 600),
-])
+@pytest.mark.parametrize(
+    "make, steps",
+    [
+        (lambda: fg.optim.sgd(0.1), 300),
+        (lambda: fg.optim.nesterov(0.05), 300),
+        (lambda: fg.optim.rmsprop(fg.optim.exponential_decay(0.02, 0.001, 1500)), 1500),
+        (lambda: fg.optim.adagrad(0.5), 1500),
+        (lambda: fg.optim.adamw(0.05, weight_decay=0.0), 600),
+        (lambda: fg.optim.sgd(fg.optim.cosine_decay(0.2, 300, alpha=0.1)), 300),
+        (lambda: fg.optim.momentum(0.05, mass=0.9), 300),
+        (lambda: fg.optim.adam(0.05), 600),
+    ],
+)
 def test_linear_regression_reaches_zero_loss(make, steps):
     X, y = _data()
     _opt = make()
@@ -48,8 +51,9 @@ def test_linear_regression_reaches_zero_loss(make, steps):
     assert params["b"] == pytest.approx(0.5, abs=1e-3)
 
 
-@pytest.mark.parametrize("name", ["sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam",
-                                  "adamw"])
+@pytest.mark.parametrize(
+    "name", ["sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw"]
+)
 def test_optax_shape_follows_the_same_trajectory(name):
     # update(grads, state, params) -> (updates, state), then apply_updates, as in optax.
     make = getattr(fg.optim, name)
@@ -76,7 +80,7 @@ def test_optimizers_step_a_registered_dataclass():
         activation: str = dataclasses.field(default="linear", metadata={"static": True})
 
     X, y = _data()
-    loss = lambda m: fnp.mean((X @ m.w + m.b - y) ** 2)   # noqa: E731
+    loss = lambda m: fnp.mean((X @ m.w + m.b - y) ** 2)  # noqa: E731
     _opt = fg.optim.adam(0.05)
     init, update = _opt.init, _opt.step
     model = Model(np.zeros(2), 0.0)
@@ -96,7 +100,7 @@ def test_update_is_pure():
     new1, s1 = update(grads, state, params)
     new2, s2 = update(grads, state, params)
     np.testing.assert_array_equal(new1["w"], new2["w"])
-    np.testing.assert_array_equal(params["w"], np.ones(3))     # the input is untouched
+    np.testing.assert_array_equal(params["w"], np.ones(3))  # the input is untouched
     assert state.step == 0 and s1.step == 1
 
 
@@ -109,11 +113,19 @@ def test_bad_learning_rate_is_refused():
 TORCH_TWINS = {
     "sgd": (lambda: fg.optim.sgd(0.1), "SGD", {"lr": 0.1}),
     "momentum": (lambda: fg.optim.momentum(0.1, mass=0.8), "SGD", {"lr": 0.1, "momentum": 0.8}),
-    "nesterov": (lambda: fg.optim.nesterov(0.1), "SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True}),
+    "nesterov": (
+        lambda: fg.optim.nesterov(0.1),
+        "SGD",
+        {"lr": 0.1, "momentum": 0.9, "nesterov": True},
+    ),
     "adagrad": (lambda: fg.optim.adagrad(0.1), "Adagrad", {"lr": 0.1}),
     "rmsprop": (lambda: fg.optim.rmsprop(0.01), "RMSprop", {"lr": 0.01}),
     "adam": (lambda: fg.optim.adam(0.05), "Adam", {"lr": 0.05}),
-    "adamw": (lambda: fg.optim.adamw(0.05, weight_decay=0.1), "AdamW", {"lr": 0.05, "weight_decay": 0.1}),
+    "adamw": (
+        lambda: fg.optim.adamw(0.05, weight_decay=0.1),
+        "AdamW",
+        {"lr": 0.05, "weight_decay": 0.1},
+    ),
 }
 
 
@@ -149,7 +161,11 @@ def test_schedules_follow_the_step_count():
     sched = fg.optim.exponential_decay(1.0, 0.1, 10, staircase=True)
     assert [sched(k) for k in (0, 9, 10, 25)] == pytest.approx([1.0, 1.0, 0.1, 0.01])
     warm = fg.optim.warmup_cosine_decay(2.0, 4, 12, end_value=0.5)
-    assert warm(2) == pytest.approx(1.0) and warm(4) == pytest.approx(2.0) and warm(12) == pytest.approx(0.5)
+    assert (
+        warm(2) == pytest.approx(1.0)
+        and warm(4) == pytest.approx(2.0)
+        and warm(12) == pytest.approx(0.5)
+    )
 
 
 def test_clipping():
@@ -176,20 +192,34 @@ NN_TWINS = {
     "softplus": (lambda x: fg.nn.softplus(x), lambda t, x: t.nn.functional.softplus(x)),
     "log_sigmoid": (lambda x: fg.nn.log_sigmoid(x), lambda t, x: t.nn.functional.logsigmoid(x)),
     "gelu": (lambda x: fg.nn.gelu(x), lambda t, x: t.nn.functional.gelu(x)),
-    "gelu_tanh": (lambda x: fg.nn.gelu(x, approximate=True),
-                  lambda t, x: t.nn.functional.gelu(x, approximate="tanh")),
+    "gelu_tanh": (
+        lambda x: fg.nn.gelu(x, approximate=True),
+        lambda t, x: t.nn.functional.gelu(x, approximate="tanh"),
+    ),
     "silu": (lambda x: fg.nn.silu(x), lambda t, x: t.nn.functional.silu(x)),
     "elu": (lambda x: fg.nn.elu(x, 0.7), lambda t, x: t.nn.functional.elu(x, 0.7)),
-    "leaky_relu": (lambda x: fg.nn.leaky_relu(x, 0.1), lambda t, x: t.nn.functional.leaky_relu(x, 0.1)),
-    "cross_entropy": (lambda x: fg.nn.cross_entropy(x, np.array([0, 2, 1])),
-                      lambda t, x: t.nn.functional.cross_entropy(x, t.tensor([0, 2, 1]))),
-    "cross_entropy_probs": (lambda x: fg.nn.cross_entropy(x, np.full((3, 3), 1 / 3), reduction="sum"),
-                            lambda t, x: t.nn.functional.cross_entropy(
-                                x, t.full((3, 3), 1 / 3, dtype=t.float64), reduction="sum")),
-    "bce_logits": (lambda x: fg.nn.binary_cross_entropy_with_logits(x, np.eye(3)),
-                   lambda t, x: t.nn.functional.binary_cross_entropy_with_logits(x, t.eye(3, dtype=t.float64))),
-    "mse_loss": (lambda x: fg.nn.mse_loss(x, np.eye(3)),
-                 lambda t, x: t.nn.functional.mse_loss(x, t.eye(3, dtype=t.float64))),
+    "leaky_relu": (
+        lambda x: fg.nn.leaky_relu(x, 0.1),
+        lambda t, x: t.nn.functional.leaky_relu(x, 0.1),
+    ),
+    "cross_entropy": (
+        lambda x: fg.nn.cross_entropy(x, np.array([0, 2, 1])),
+        lambda t, x: t.nn.functional.cross_entropy(x, t.tensor([0, 2, 1])),
+    ),
+    "cross_entropy_probs": (
+        lambda x: fg.nn.cross_entropy(x, np.full((3, 3), 1 / 3), reduction="sum"),
+        lambda t, x: t.nn.functional.cross_entropy(
+            x, t.full((3, 3), 1 / 3, dtype=t.float64), reduction="sum"
+        ),
+    ),
+    "bce_logits": (
+        lambda x: fg.nn.binary_cross_entropy_with_logits(x, np.eye(3)),
+        lambda t, x: t.nn.functional.binary_cross_entropy_with_logits(x, t.eye(3, dtype=t.float64)),
+    ),
+    "mse_loss": (
+        lambda x: fg.nn.mse_loss(x, np.eye(3)),
+        lambda t, x: t.nn.functional.mse_loss(x, t.eye(3, dtype=t.float64)),
+    ),
 }
 
 
@@ -203,12 +233,16 @@ def test_nn_functions_match_torch(name):
     out = theirs(torch, t)
     np.testing.assert_allclose(ours(x), out.detach().numpy(), rtol=1e-12, atol=1e-14)
     (out * torch.tensor(w)).sum().backward()
-    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(ours(x) * w))(x), t.grad.numpy(), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(
+        fg.grad(lambda x: fnp.sum(ours(x) * w))(x), t.grad.numpy(), rtol=1e-10, atol=1e-14
+    )
     fg.check_grads(ours, (x,), order=2, modes=("fwd", "rev"))
 
 
 def test_one_hot_and_its_errors():
-    np.testing.assert_array_equal(fg.nn.one_hot(np.array([[1], [0]]), 2), [[[0.0, 1.0]], [[1.0, 0.0]]])
+    np.testing.assert_array_equal(
+        fg.nn.one_hot(np.array([[1], [0]]), 2), [[[0.0, 1.0]], [[1.0, 0.0]]]
+    )
     with pytest.raises(ValueError, match=r"one_hot: labels must lie in \[0, 2\)"):
         fg.nn.one_hot(np.array([2]), 2)
     with pytest.raises(TypeError, match="integers"):
@@ -216,6 +250,7 @@ def test_one_hot_and_its_errors():
 
 
 # ---------------------------------------------------------------- optax's shape
+
 
 def test_update_returns_updates_as_optax_does():
     # the issue's example: optax's code, with adam(0.1), moves w from 1.0 to 1.1, not 1.9
@@ -232,10 +267,10 @@ def test_unpacking_an_optimizer_is_0_1s_pair_with_a_deprecation_warning(make):
     opt = make(0.1)
     with pytest.warns(DeprecationWarning, match="opt.step.*opt.update.*apply_updates") as seen:
         init, update = opt
-    assert seen[0].filename == __file__            # the warning points at the unpacking
+    assert seen[0].filename == __file__  # the warning points at the unpacking
     params = {"w": np.array([1.0, -2.0])}
     grads = {"w": np.array([0.5, 0.25])}
-    new, state = update(grads, init(params), params)   # 0.1's update: new parameters
+    new, state = update(grads, init(params), params)  # 0.1's update: new parameters
     want, _ = opt.step(grads, opt.init(params), params)
     np.testing.assert_array_equal(new["w"], want["w"])
     assert not np.array_equal(new["w"], params["w"])
@@ -245,7 +280,7 @@ def test_step_is_update_then_apply_updates_bit_for_bit():
     opt = fg.optim.adamw(0.05, weight_decay=0.1)
     p1 = p2 = {"w": np.array([1.0, -2.0]), "b": 0.5}
     s1 = s2 = opt.init(p1)
-    loss = lambda p: fnp.sum(fnp.sin(p["w"]) * p["b"]) + p["b"] ** 2   # noqa: E731
+    loss = lambda p: fnp.sum(fnp.sin(p["w"]) * p["b"]) + p["b"] ** 2  # noqa: E731
     for _ in range(5):
         p1, s1 = opt.step(fg.grad(loss)(p1), s1, p1)
         updates, s2 = opt.update(fg.grad(loss)(p2), s2, p2)
@@ -261,7 +296,9 @@ def test_chain_clips_then_steps():
     updates, state = opt.update(g, opt.init(p), p)
     np.testing.assert_allclose(updates["w"], -0.5 * np.array([0.6, 0.8]))
     assert len(state) == 2 and state[1].step == 1
-    by_hand = fg.optim.sgd(0.5).update(fg.optim.clip_by_global_norm(g, 1.0), fg.optim.sgd(0.5).init(p), p)
+    by_hand = fg.optim.sgd(0.5).update(
+        fg.optim.clip_by_global_norm(g, 1.0), fg.optim.sgd(0.5).init(p), p
+    )
     np.testing.assert_array_equal(updates["w"], by_hand[0]["w"])
 
 

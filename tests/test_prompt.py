@@ -17,13 +17,16 @@ import funcgrad.numpy as fnp
 F32 = np.float32([1.0, -1.0, 2.0, 0.0])
 
 
-@pytest.mark.parametrize("fun", [
-    lambda x: fnp.sum(fnp.maximum(x, 0.0)),
-    lambda x: fnp.max(x),
-    lambda x: fnp.sum(fg.nn.relu(x)),
-    lambda x: fnp.sum(fnp.where(x > 0, x, 0.0)),
-    lambda x: fnp.sum(fnp.abs(x) * fnp.minimum(x, 1.0)),
-])
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda x: fnp.sum(fnp.maximum(x, 0.0)),
+        lambda x: fnp.max(x),
+        lambda x: fnp.sum(fg.nn.relu(x)),
+        lambda x: fnp.sum(fnp.where(x > 0, x, 0.0)),
+        lambda x: fnp.sum(fnp.abs(x) * fnp.minimum(x, 1.0)),
+    ],
+)
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_jit_keeps_a_gradients_dtype_where_masks_enter(fun, dtype):
     x = F32.astype(dtype)
@@ -61,19 +64,25 @@ def test_a_jitted_adam_loop_keeps_float32_and_traces_once():
     assert step.cache_size() == 1
 
 
-@pytest.mark.parametrize("transform", [
-    lambda f: fg.grad(f)(3.0),
-    lambda f: fg.value_and_grad(f)(3.0),
-    lambda f: fg.jvp(f, (3.0,), (1.0,)),
-    lambda f: fg.vjp(f, 3.0),
-    lambda f: fg.jit(f)(3.0),
-    lambda f: fg.vmap(f)(np.ones(2)),
-    lambda f: fg.hessian(f)(3.0),
-    lambda f: fg.jacfwd(f)(np.ones(2)),
-])
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda f: fg.grad(f)(3.0),
+        lambda f: fg.value_and_grad(f)(3.0),
+        lambda f: fg.jvp(f, (3.0,), (1.0,)),
+        lambda f: fg.vjp(f, 3.0),
+        lambda f: fg.jit(f)(3.0),
+        lambda f: fg.vmap(f)(np.ones(2)),
+        lambda f: fg.hessian(f)(3.0),
+        lambda f: fg.jacfwd(f)(np.ones(2)),
+    ],
+)
 def test_value_of_a_traced_argument_raises_instead_of_a_silent_constant(transform):
-    with pytest.raises(fg.ConversionError, match=r"\.value of a traced value.*fg\.stop_gradient"
-                                                  r".*fg\.debug\.print"):
+    with pytest.raises(
+        fg.ConversionError,
+        match=r"\.value of a traced value.*fg\.stop_gradient"
+        r".*fg\.debug\.print",
+    ):
         transform(lambda t: t.value * 2)
 
 
@@ -82,18 +91,19 @@ def test_value_is_readable_on_a_hand_built_node_and_on_a_finished_graph():
     out, _ = fg.vjp(lambda x: x * 2.0, 3.0)
     assert out == 6.0
     assert fg.trace(lambda x: x * 2.0, 3.0).value == 6.0
-    assert fg.grad(lambda t: fg.stop_gradient(t) * t)(3.0) == 3.0     # the named way
+    assert fg.grad(lambda t: fg.stop_gradient(t) * t)(3.0) == 3.0  # the named way
 
 
 def test_a_registered_namedtuple_flattens_by_its_registration():
     S = namedtuple("S", "a meta")
-    fg.tree_util.register_pytree_node(S, lambda s: ((s.a,), s.meta),
-                                      lambda meta, children: S(children[0], meta))
+    fg.tree_util.register_pytree_node(
+        S, lambda s: ((s.a,), s.meta), lambda meta, children: S(children[0], meta)
+    )
     s = S(np.ones(2), ["a", "list"])
     assert len(fg.tree_util.tree_leaves(s)) == 1
     out = fg.jit(lambda s: S(s.a * 2.0, s.meta))(s)
     assert out.meta == ["a", "list"] and np.array_equal(out.a, [2.0, 2.0])
-    g = fg.grad(lambda s: fnp.sum(s.a ** 2))(s)
+    g = fg.grad(lambda s: fnp.sum(s.a**2))(s)
     assert isinstance(g, S) and g.meta == ["a", "list"] and np.array_equal(g.a, [2.0, 2.0])
 
 
@@ -113,11 +123,12 @@ def test_a_gradient_map_is_looked_up_by_a_nodes_name_too():
 
 # ------------------------------------------------ one type per result (row 8)
 
+
 def _numpy_names():
     import scipy.special
     import funcgrad.scipy.special as fsp
-    return ([(fnp, np, n) for n in fnp.__all__]
-            + [(fsp, scipy.special, n) for n in fsp.__all__])
+
+    return [(fnp, np, n) for n in fnp.__all__] + [(fsp, scipy.special, n) for n in fsp.__all__]
 
 
 # NumPy's and SciPy's own oddities for a scalar in (a 0-d array from polygamma and from
@@ -129,16 +140,21 @@ def test_the_numpy_layer_returns_numpys_types_for_python_numbers():
     compared = 0
     for ours, theirs, name in _numpy_names():
         mine, ref = getattr(ours, name, None), getattr(theirs, name, None)
-        if (name in _ODD or name in ("seterr", "seterrcall", "set_printoptions") or not callable(mine)
-                or not callable(ref) or isinstance(ref, type)):
-            continue     # (the settings would change the printing of every later test)
+        if (
+            name in _ODD
+            or name in ("seterr", "seterrcall", "set_printoptions")
+            or not callable(mine)
+            or not callable(ref)
+            or isinstance(ref, type)
+        ):
+            continue  # (the settings would change the printing of every later test)
         for args in ((0.5,), (0.5, 0.25), (3,), (3, 2), (0.5, 0.25, 0.75)):
             try:
                 want = ref(*args)
             except Exception:
                 continue
             got = mine(*args)
-            kinds = (lambda v: tuple(map(type, v)) if isinstance(v, tuple) else type(v))
+            kinds = lambda v: tuple(map(type, v)) if isinstance(v, tuple) else type(v)
             assert kinds(got) == kinds(want), f"{name}{args}: {got!r} but NumPy {want!r}"
             compared += 1
             break
@@ -152,11 +168,17 @@ _INPUTS = [0.0, np.float64(0.0), np.array(0.0)]
 def test_every_transform_returns_a_numpy_scalar_for_a_scalar(x):
     f = lambda v: fnp.log1p(fnp.exp(v))
     results = {
-        "grad": fg.grad(f)(x), "value_and_grad": fg.value_and_grad(f)(x)[1],
-        "jacrev": fg.jacrev(f)(x), "jacfwd": fg.jacfwd(f)(x), "hessian": fg.hessian(f)(x),
-        "jvp": fg.jvp(f, (x,), (1.0,))[1], "vjp": fg.vjp(f, x)[1](1.0)[0],
-        "linearize": fg.linearize(f, x)[1](1.0), "jit": fg.jit(f)(x),
-        "jit(hessian)": fg.jit(fg.hessian(f))(x), "elementwise_grad": fg.elementwise_grad(f)(x),
+        "grad": fg.grad(f)(x),
+        "value_and_grad": fg.value_and_grad(f)(x)[1],
+        "jacrev": fg.jacrev(f)(x),
+        "jacfwd": fg.jacfwd(f)(x),
+        "hessian": fg.hessian(f)(x),
+        "jvp": fg.jvp(f, (x,), (1.0,))[1],
+        "vjp": fg.vjp(f, x)[1](1.0)[0],
+        "linearize": fg.linearize(f, x)[1](1.0),
+        "jit": fg.jit(f)(x),
+        "jit(hessian)": fg.jit(fg.hessian(f))(x),
+        "elementwise_grad": fg.elementwise_grad(f)(x),
     }
     for name, r in results.items():
         assert type(r) is np.float64, f"{name}: {type(r).__name__}"
@@ -176,6 +198,7 @@ def test_hand_built_expressions_keep_python_floats_and_rules_keep_float32():
 
 # ------------------------------------------------ NumPy's warnings at the user's line (row 10)
 
+
 def _xlogx(p):
     return fnp.sum(p * fnp.log(p))
 
@@ -185,28 +208,34 @@ _AT_ZERO = np.array([0.5, 0.0])
 
 def _warnings_of(call):
     import warnings
+
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         call()
     return seen
 
 
-@pytest.mark.parametrize("name, call, op", [
-    ("grad", lambda: fg.grad(_xlogx)(_AT_ZERO), "log"),
-    ("vmap", lambda: fg.vmap(fg.grad(_xlogx))(np.stack([_AT_ZERO] * 2)), "log"),
-    ("jvp", lambda: fg.jvp(_xlogx, (_AT_ZERO,), (np.ones(2),)), "log"),
-    ("backprop", lambda: fg.backprop(fnp.sum(fnp.sqrt(fg.var(_AT_ZERO)))), "divide"),
-])
+@pytest.mark.parametrize(
+    "name, call, op",
+    [
+        ("grad", lambda: fg.grad(_xlogx)(_AT_ZERO), "log"),
+        ("vmap", lambda: fg.vmap(fg.grad(_xlogx))(np.stack([_AT_ZERO] * 2)), "log"),
+        ("jvp", lambda: fg.jvp(_xlogx, (_AT_ZERO,), (np.ones(2),)), "log"),
+        ("backprop", lambda: fg.backprop(fnp.sum(fnp.sqrt(fg.var(_AT_ZERO)))), "divide"),
+    ],
+)
 def test_numpys_warnings_point_at_the_users_line(name, call, op):
     seen = _warnings_of(call)
     assert seen, name
     assert all(w.filename == __file__ for w in seen), [(w.filename, w.lineno) for w in seen]
-    assert any(f"encountered in {op}" in str(w.message) for w in seen), [str(w.message) for w in seen]
+    assert any(f"encountered in {op}" in str(w.message) for w in seen), [
+        str(w.message) for w in seen
+    ]
 
 
 def test_a_jitted_plans_warnings_name_its_step_at_the_users_line():
     f = fg.jit(fg.grad(_xlogx))
-    _warnings_of(lambda: f(_AT_ZERO))     # traced and compiled
+    _warnings_of(lambda: f(_AT_ZERO))  # traced and compiled
     seen = _warnings_of(lambda: f(_AT_ZERO))
     assert seen and all(w.filename == __file__ for w in seen)
     assert any("jit's step `" in str(w.message) and "log(" in str(w.message) for w in seen)
@@ -220,24 +249,33 @@ def test_numpys_own_settings_still_decide():
     called = []
     with np.errstate(all="call", call=lambda kind, flag: called.append(kind)):
         assert not _warnings_of(lambda: fg.grad(_xlogx)(_AT_ZERO))
-    assert "divide by zero" in called      # a callback of the user's own stays theirs
+    assert "divide by zero" in called  # a callback of the user's own stays theirs
     assert np.geterr()["divide"] == "warn"
-    assert not _warnings_of(lambda: fg.explain(_xlogx, _AT_ZERO))    # explain: none
+    assert not _warnings_of(lambda: fg.explain(_xlogx, _AT_ZERO))  # explain: none
 
 
 # Each: a call a person makes by mistake, the FuncgradError's built-in class, and words of
 # its message that name what was received and the fix.
 MISTAKES = [
-    (lambda: fg.grad(lambda x: fnp.sum(x ** 2))([1.0, 2.0]), TypeError,
-     "argument 0 is a list of 2 numbers.*pass an array"),
-    (lambda: fg.grad(lambda x: fnp.sum(fnp.sin(x)))([1.0, 2.0]), TypeError,
-     "argument 0 is a list of 2 numbers.*pass an array"),
-    (lambda: fg.jit(lambda x: x ** 2)([1.0, 2.0]), TypeError, "list of 2 numbers.*pass an array"),
-    (lambda: fg.hvp(lambda x: x ** 3, 2.0, 1.0), TypeError,
-     r"primals and tangents must be tuples.*hvp\(f, \(x,\), \(v,\)\); got float"),
+    (
+        lambda: fg.grad(lambda x: fnp.sum(x**2))([1.0, 2.0]),
+        TypeError,
+        "argument 0 is a list of 2 numbers.*pass an array",
+    ),
+    (
+        lambda: fg.grad(lambda x: fnp.sum(fnp.sin(x)))([1.0, 2.0]),
+        TypeError,
+        "argument 0 is a list of 2 numbers.*pass an array",
+    ),
+    (lambda: fg.jit(lambda x: x**2)([1.0, 2.0]), TypeError, "list of 2 numbers.*pass an array"),
+    (
+        lambda: fg.hvp(lambda x: x**3, 2.0, 1.0),
+        TypeError,
+        r"primals and tangents must be tuples.*hvp\(f, \(x,\), \(v,\)\); got float",
+    ),
     (lambda: fg.var(2.0) + "a", TypeError, "add: got str 'a' as an operand; operands are numbers"),
     (lambda: fg.var(2.0) * None, TypeError, "multiply: got NoneType None as an operand"),
-    (lambda: fg.grad(lambda x: (x ** 2, 1))(1.0), ValueError, "tuple of 2.*has_aux=True"),
+    (lambda: fg.grad(lambda x: (x**2, 1))(1.0), ValueError, "tuple of 2.*has_aux=True"),
     (lambda: fg.backprop(fg.var(2.0, name="x") * 2)["y"], KeyError, "no node named 'y'"),
     (lambda: fg.grad(5), TypeError, "grad: the function must be callable; got int 5"),
     (lambda: fg.value_and_grad(5), TypeError, "value_and_grad: the function must be callable"),
@@ -254,12 +292,21 @@ MISTAKES = [
     (lambda: fg.while_loop(lambda c: c < 1, 3, 0.0), TypeError, "while_loop: body_fun must be"),
     (lambda: fg.cond(True, 1.0, lambda v: v, 1.0), TypeError, "cond: true_fun must be callable"),
     (lambda: fg.switch(0, lambda v: v, 1.0), TypeError, "switch: branches must be a list"),
-    (lambda: fg.fori_loop(0, 3, lambda c: c, 0.0), TypeError,
-     r"cannot be called with 2 positional arguments.*body_fun\(i, val\)"),
-    (lambda: fg.scan(lambda c: (c, c), 0.0, np.ones(2)), TypeError,
-     r"cannot be called with 2 positional arguments.*f\(carry, x\)"),
-    (lambda: fg.grad(lambda x: x)(1.0, 2.0), TypeError,
-     "<lambda> cannot be called with 2 positional arguments"),
+    (
+        lambda: fg.fori_loop(0, 3, lambda c: c, 0.0),
+        TypeError,
+        r"cannot be called with 2 positional arguments.*body_fun\(i, val\)",
+    ),
+    (
+        lambda: fg.scan(lambda c: (c, c), 0.0, np.ones(2)),
+        TypeError,
+        r"cannot be called with 2 positional arguments.*f\(carry, x\)",
+    ),
+    (
+        lambda: fg.grad(lambda x: x)(1.0, 2.0),
+        TypeError,
+        "<lambda> cannot be called with 2 positional arguments",
+    ),
     (lambda: fg.grad(lambda x, y: x * y)(1.0), TypeError, "argnums=0|cannot be called with 1"),
     (lambda: fg.jit(lambda x: x)(1.0, 2.0), TypeError, "cannot be called with 2 positional"),
     (lambda: fg.vmap(lambda x: x)(np.ones(2), np.ones(2)), TypeError, "cannot be called with 2"),
@@ -270,43 +317,92 @@ MISTAKES = [
     (lambda: fg.grad(lambda x: fnp.sum(x))(np.array(["a"])), TypeError, "dtype <U1"),
     (lambda: fg.grad(lambda x: x * np.ones(2))(1.0), ValueError, "returned shape \\(2,\\)"),
     # the README's and tour's calls with a container where an array was meant
-    (lambda: fg.grad(lambda x: fnp.sum(x ** 2))((1.0, 2.0)), TypeError,
-     "argument 0 is a tuple of 2 numbers.*pass an array"),
-    (lambda: fg.value_and_grad(lambda x: fnp.sum(x ** 2))({"a": 1.0}), TypeError,
-     "argument 0 is a dict of 1 numbers.*pass an array"),
-    (lambda: fg.jacrev(lambda x: x * 2.0)([1.0, 2.0]), TypeError,
-     "argument 0 is a list of 2 numbers"),
+    (
+        lambda: fg.grad(lambda x: fnp.sum(x**2))((1.0, 2.0)),
+        TypeError,
+        "argument 0 is a tuple of 2 numbers.*pass an array",
+    ),
+    (
+        lambda: fg.value_and_grad(lambda x: fnp.sum(x**2))({"a": 1.0}),
+        TypeError,
+        "argument 0 is a dict of 1 numbers.*pass an array",
+    ),
+    (
+        lambda: fg.jacrev(lambda x: x * 2.0)([1.0, 2.0]),
+        TypeError,
+        "argument 0 is a list of 2 numbers",
+    ),
     (lambda: fg.vjp(lambda x: x * 2.0, (1.0, 2.0)), TypeError, "argument 0 is a tuple of 2"),
-    (lambda: fg.jit(lambda x: fnp.sum(x ** 2))([[1.0], [2.0]]), TypeError,
-     "argument 0 is a list of 2 numbers"),
-    (lambda: fg.jit(lambda x: fnp.sum(x ** 2))(None), TypeError,
-     "argument 0 is None.*pass a number or an array"),
+    (
+        lambda: fg.jit(lambda x: fnp.sum(x**2))([[1.0], [2.0]]),
+        TypeError,
+        "argument 0 is a list of 2 numbers",
+    ),
+    (
+        lambda: fg.jit(lambda x: fnp.sum(x**2))(None),
+        TypeError,
+        "argument 0 is None.*pass a number or an array",
+    ),
     (lambda: fg.jacfwd(lambda x: x * 2.0)(None), TypeError, "argument 0 is None"),
-    (lambda: fg.grad(lambda x: fnp.sum(x + {1.0}))(np.ones(2)), TypeError,
-     "got set .* as an operand"),
-    (lambda: fg.optim.adam(0.1).update({"w": np.ones(2)}, fg.optim.adam(0.1).init({"w": np.ones(2)})),
-     TypeError, r"adam.update\(grads, state, params\): params is missing"),
+    (
+        lambda: fg.grad(lambda x: fnp.sum(x + {1.0}))(np.ones(2)),
+        TypeError,
+        "got set .* as an operand",
+    ),
+    (
+        lambda: fg.optim.adam(0.1).update(
+            {"w": np.ones(2)}, fg.optim.adam(0.1).init({"w": np.ones(2)})
+        ),
+        TypeError,
+        r"adam.update\(grads, state, params\): params is missing",
+    ),
     # wrong shapes, dtypes and argnums
-    (lambda: fg.grad(lambda x: fnp.sum(x + np.ones(3)))(np.ones(2)), ValueError,
-     r"add: operands of shapes \(2,\) and \(3,\) do not broadcast.*reshape"),
-    (lambda: fg.grad(lambda w: fnp.sum(w @ np.ones(3)))(np.ones((2, 2))), ValueError,
-     r"matmul of shapes \(2, 2\) and \(3,\)"),
-    (lambda: fg.vmap(lambda a, b: a + b)(np.ones(2), np.ones(3)), ValueError,
-     r"got sizes \[2, 3\].*in_axes=None"),
-    (lambda: fg.vmap(lambda a: a, in_axes=(0, 0))(np.ones(2)), ValueError,
-     "in_axes has 2 entries for 1 arguments"),
-    (lambda: fg.grad(lambda x: fnp.sum(x), argnums=0.5)(np.ones(2)), TypeError,
-     "argnums must be an int or a tuple of ints; got float 0.5"),
-    (lambda: fg.jvp(lambda x: x, (np.ones(2),), (np.ones(3),)), ValueError,
-     r"tangent 0 has shape \(3,\), but its primal has \(2,\)"),
-    (lambda: fg.jvp(lambda x: x, (np.ones(2),), (np.ones(2, int),)), TypeError,
-     r"tangent 0 is an integer array.*astype\(float\)"),
-    (lambda: fg.vjp(lambda x: x * 2.0, np.ones(2))[1](np.ones(3)), ValueError,
-     r"a cotangent has shape \(3,\) where the output has shape \(2,\)"),
+    (
+        lambda: fg.grad(lambda x: fnp.sum(x + np.ones(3)))(np.ones(2)),
+        ValueError,
+        r"add: operands of shapes \(2,\) and \(3,\) do not broadcast.*reshape",
+    ),
+    (
+        lambda: fg.grad(lambda w: fnp.sum(w @ np.ones(3)))(np.ones((2, 2))),
+        ValueError,
+        r"matmul of shapes \(2, 2\) and \(3,\)",
+    ),
+    (
+        lambda: fg.vmap(lambda a, b: a + b)(np.ones(2), np.ones(3)),
+        ValueError,
+        r"got sizes \[2, 3\].*in_axes=None",
+    ),
+    (
+        lambda: fg.vmap(lambda a: a, in_axes=(0, 0))(np.ones(2)),
+        ValueError,
+        "in_axes has 2 entries for 1 arguments",
+    ),
+    (
+        lambda: fg.grad(lambda x: fnp.sum(x), argnums=0.5)(np.ones(2)),
+        TypeError,
+        "argnums must be an int or a tuple of ints; got float 0.5",
+    ),
+    (
+        lambda: fg.jvp(lambda x: x, (np.ones(2),), (np.ones(3),)),
+        ValueError,
+        r"tangent 0 has shape \(3,\), but its primal has \(2,\)",
+    ),
+    (
+        lambda: fg.jvp(lambda x: x, (np.ones(2),), (np.ones(2, int),)),
+        TypeError,
+        r"tangent 0 is an integer array.*astype\(float\)",
+    ),
+    (
+        lambda: fg.vjp(lambda x: x * 2.0, np.ones(2))[1](np.ones(3)),
+        ValueError,
+        r"a cotangent has shape \(3,\) where the output has shape \(2,\)",
+    ),
 ]
 
 
-@pytest.mark.parametrize("call, builtin, message", MISTAKES, ids=[str(i) for i in range(len(MISTAKES))])
+@pytest.mark.parametrize(
+    "call, builtin, message", MISTAKES, ids=[str(i) for i in range(len(MISTAKES))]
+)
 def test_a_mistake_at_the_prompt_names_what_it_got_and_the_fix(call, builtin, message):
     with pytest.raises(fg.FuncgradError, match=message) as info:
         call()

@@ -13,12 +13,12 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 
 K = fg.random.key(2024)
-N = 200_000      # samples for the distribution checks: standard errors near 0.002
+N = 200_000  # samples for the distribution checks: standard errors near 0.002
 
 
 def test_keys_are_two_uint32_words_and_splits_differ():
     assert fg.random.key(7).dtype == np.uint32 and fg.random.key(7).shape == (2,)
-    assert fg.random.PRNGKey(2 ** 40 + 3).tolist() == [256, 3]
+    assert fg.random.PRNGKey(2**40 + 3).tolist() == [256, 3]
     keys = fg.random.split(K, 5)
     assert keys.shape == (5, 2) and len({tuple(k) for k in keys.tolist()}) == 5
     assert tuple(fg.random.fold_in(K, 1)) != tuple(fg.random.fold_in(K, 2))
@@ -27,10 +27,13 @@ def test_keys_are_two_uint32_words_and_splits_differ():
 
 def test_the_same_key_gives_the_same_numbers_in_another_process():
     here = fg.random.normal(fg.random.split(K)[1], (4,))
-    code = ("import json, funcgrad as fg; k = fg.random.key(2024); "
-            "print(json.dumps(fg.random.normal(fg.random.split(k)[1], (4,)).tolist()))")
-    there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True).stdout
+    code = (
+        "import json, funcgrad as fg; k = fg.random.key(2024); "
+        "print(json.dumps(fg.random.normal(fg.random.split(k)[1], (4,)).tolist()))"
+    )
+    there = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert json.loads(there) == here.tolist()
 
 
@@ -38,20 +41,23 @@ def test_split_streams_are_uncorrelated():
     a, b = fg.random.split(K)
     x, y = fg.random.normal(a, (N,)), fg.random.normal(b, (N,))
     assert abs(np.corrcoef(x, y)[0, 1]) < 0.01
-    assert abs(np.corrcoef(fg.random.normal(K, (N,)), x)[0, 1]) < 0.01   # parent and child
+    assert abs(np.corrcoef(fg.random.normal(K, (N,)), x)[0, 1]) < 0.01  # parent and child
 
 
-@pytest.mark.parametrize("draw, mean, var", [
-    (lambda k: fg.random.uniform(k, (N,)), 0.5, 1 / 12),
-    (lambda k: fg.random.uniform(k, (N,), minval=-2.0, maxval=4.0), 1.0, 3.0),
-    (lambda k: fg.random.normal(k, (N,)), 0.0, 1.0),
-    (lambda k: fg.random.exponential(k, (N,)), 1.0, 1.0),
-    (lambda k: fg.random.laplace(k, (N,)), 0.0, 2.0),
-    (lambda k: fg.random.logistic(k, (N,)), 0.0, np.pi ** 2 / 3),
-    (lambda k: fg.random.gumbel(k, (N,)), np.euler_gamma, np.pi ** 2 / 6),
-    (lambda k: fg.random.bernoulli(k, 0.3, (N,)).astype(float), 0.3, 0.21),
-    (lambda k: fg.random.randint(k, (N,), 2, 7).astype(float), 4.0, 2.0),
-])
+@pytest.mark.parametrize(
+    "draw, mean, var",
+    [
+        (lambda k: fg.random.uniform(k, (N,)), 0.5, 1 / 12),
+        (lambda k: fg.random.uniform(k, (N,), minval=-2.0, maxval=4.0), 1.0, 3.0),
+        (lambda k: fg.random.normal(k, (N,)), 0.0, 1.0),
+        (lambda k: fg.random.exponential(k, (N,)), 1.0, 1.0),
+        (lambda k: fg.random.laplace(k, (N,)), 0.0, 2.0),
+        (lambda k: fg.random.logistic(k, (N,)), 0.0, np.pi**2 / 3),
+        (lambda k: fg.random.gumbel(k, (N,)), np.euler_gamma, np.pi**2 / 6),
+        (lambda k: fg.random.bernoulli(k, 0.3, (N,)).astype(float), 0.3, 0.21),
+        (lambda k: fg.random.randint(k, (N,), 2, 7).astype(float), 4.0, 2.0),
+    ],
+)
 def test_distributions_have_their_moments(draw, mean, var):
     x = draw(K)
     assert abs(x.mean() - mean) < 6 * np.sqrt(var / N)
@@ -61,8 +67,9 @@ def test_distributions_have_their_moments(draw, mean, var):
 def test_truncated_normal_stays_inside_and_has_the_right_mean():
     # the mean of a standard normal truncated to [a, b] is (phi(a) - phi(b)) / (Phi(b) - Phi(a))
     from math import erf, exp, pi, sqrt
-    pdf = lambda t: exp(-t * t / 2) / sqrt(2 * pi)   # noqa: E731
-    cdf = lambda t: 0.5 * (1 + erf(t / sqrt(2)))     # noqa: E731
+
+    pdf = lambda t: exp(-t * t / 2) / sqrt(2 * pi)  # noqa: E731
+    cdf = lambda t: 0.5 * (1 + erf(t / sqrt(2)))  # noqa: E731
     for a, b in [(-1.0, 2.0), (4.0, 5.0), (-6.0, -5.5)]:
         x = fg.random.truncated_normal(K, a, b, (N // 4,))
         assert x.min() >= a and x.max() <= b
@@ -99,6 +106,7 @@ def test_multivariate_normal_has_its_covariance():
 
 # ---------------------------------------------------------------- under the transforms
 
+
 def _model(mu, k):
     eps = fg.random.normal(k, (4,))
     drop = fg.random.bernoulli(fg.random.fold_in(k, 1), 0.8, (4,))
@@ -111,7 +119,7 @@ def test_jit_draws_at_run_time_with_the_key_it_is_given():
     for seed in range(3):
         k = fg.random.key(seed)
         assert f(mu, k) == _model(mu, k)
-    assert f.cache_size() == 1          # one plan, new numbers for each key
+    assert f.cache_size() == 1  # one plan, new numbers for each key
 
 
 def test_vmap_over_keys_is_a_loop_over_keys():
@@ -146,16 +154,19 @@ def test_a_gradient_through_a_parameter_without_a_rule_raises():
         fg.grad(lambda lo: fnp.sum(fg.random.truncated_normal(K, lo, 2.0, (3,))))(0.0)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: fg.random.normal(np.array([1.0, 2.0]), (2,)), "a key is a uint32 array"),
-    (lambda: fg.random.normal(np.array([1, 2, 3], dtype=np.uint32)), "a key is a uint32 array"),
-    (lambda: fg.random.key(1.5), "the seed must be an int"),
-    (lambda: fg.random.split(K, 0), "num must be a positive int"),
-    (lambda: fg.random.normal(K, (-1,)), "shape must not be negative"),
-    (lambda: fg.random.normal(K, (2,), dtype=int), "dtype must be a float dtype"),
-    (lambda: fg.random.randint(K, (2,), 0, 3, dtype=float), "dtype must be an integer dtype"),
-    (lambda: fg.random.truncated_normal(K, 1.0, 0.0, (2,)), "lower bound must be below"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fg.random.normal(np.array([1.0, 2.0]), (2,)), "a key is a uint32 array"),
+        (lambda: fg.random.normal(np.array([1, 2, 3], dtype=np.uint32)), "a key is a uint32 array"),
+        (lambda: fg.random.key(1.5), "the seed must be an int"),
+        (lambda: fg.random.split(K, 0), "num must be a positive int"),
+        (lambda: fg.random.normal(K, (-1,)), "shape must not be negative"),
+        (lambda: fg.random.normal(K, (2,), dtype=int), "dtype must be a float dtype"),
+        (lambda: fg.random.randint(K, (2,), 0, 3, dtype=float), "dtype must be an integer dtype"),
+        (lambda: fg.random.truncated_normal(K, 1.0, 0.0, (2,)), "lower bound must be below"),
+    ],
+)
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(fg.FuncgradError, match=message):
         call()
@@ -164,48 +175,78 @@ def test_bad_arguments_are_named(call, message):
 # -- the other families of jax.random: each against SciPy's distribution (Kolmogorov-Smirnov
 # for the continuous ones, frequencies for the counts), under jit and vmap of keys
 
+
 def _continuous():
     from scipy import stats
+
     return {
         "lognormal": (lambda k, n: fg.random.lognormal(k, 0.7, (n,)), stats.lognorm(0.7).cdf),
         "cauchy": (lambda k, n: fg.random.cauchy(k, (n,)), stats.cauchy.cdf),
         "pareto": (lambda k, n: fg.random.pareto(k, 3.0, (n,)), stats.pareto(3.0).cdf),
         "rayleigh": (lambda k, n: fg.random.rayleigh(k, 2.0, (n,)), stats.rayleigh(scale=2.0).cdf),
-        "weibull_min": (lambda k, n: fg.random.weibull_min(k, 2.0, 1.5, (n,)),
-                        stats.weibull_min(1.5, scale=2.0).cdf),
+        "weibull_min": (
+            lambda k, n: fg.random.weibull_min(k, 2.0, 1.5, (n,)),
+            stats.weibull_min(1.5, scale=2.0).cdf,
+        ),
         "maxwell": (lambda k, n: fg.random.maxwell(k, (n,)), stats.maxwell.cdf),
-        "double_sided_maxwell": (lambda k, n: fg.random.double_sided_maxwell(k, 1.0, 2.0, (n,)),
-                                 lambda x: 0.5 + 0.5 * np.sign(x - 1.0) * stats.maxwell.cdf(
-                                     np.abs(x - 1.0) / 2.0)),
-        "triangular": (lambda k, n: fg.random.triangular(k, -1.0, 0.5, 2.0, (n,)),
-                       stats.triang(0.5, loc=-1.0, scale=3.0).cdf),
+        "double_sided_maxwell": (
+            lambda k, n: fg.random.double_sided_maxwell(k, 1.0, 2.0, (n,)),
+            lambda x: 0.5 + 0.5 * np.sign(x - 1.0) * stats.maxwell.cdf(np.abs(x - 1.0) / 2.0),
+        ),
+        "triangular": (
+            lambda k, n: fg.random.triangular(k, -1.0, 0.5, 2.0, (n,)),
+            stats.triang(0.5, loc=-1.0, scale=3.0).cdf,
+        ),
         "gamma": (lambda k, n: fg.random.gamma(k, 2.5, (n,)), stats.gamma(2.5).cdf),
-        "loggamma": (lambda k, n: fg.random.loggamma(k, 2.5, (n,)),
-                     lambda x: stats.gamma(2.5).cdf(np.exp(x))),
+        "loggamma": (
+            lambda k, n: fg.random.loggamma(k, 2.5, (n,)),
+            lambda x: stats.gamma(2.5).cdf(np.exp(x)),
+        ),
         "beta": (lambda k, n: fg.random.beta(k, 2.0, 5.0, (n,)), stats.beta(2.0, 5.0).cdf),
         "chisquare": (lambda k, n: fg.random.chisquare(k, 3.0, (n,)), stats.chi2(3.0).cdf),
         "t": (lambda k, n: fg.random.t(k, 4.0, (n,)), stats.t(4.0).cdf),
         "f": (lambda k, n: fg.random.f(k, 3.0, 7.0, (n,)), stats.f(3.0, 7.0).cdf),
         "wald": (lambda k, n: fg.random.wald(k, 2.0, (n,)), stats.invgauss(2.0).cdf),
-        "generalized_normal": (lambda k, n: fg.random.generalized_normal(k, 1.5, (n,)),
-                               stats.gennorm(1.5).cdf),
+        "generalized_normal": (
+            lambda k, n: fg.random.generalized_normal(k, 1.5, (n,)),
+            stats.gennorm(1.5).cdf,
+        ),
     }
 
 
-@pytest.mark.parametrize("name", ["lognormal", "cauchy", "pareto", "rayleigh", "weibull_min",
-                                  "maxwell", "double_sided_maxwell", "triangular", "gamma",
-                                  "loggamma", "beta", "chisquare", "t", "f", "wald",
-                                  "generalized_normal"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "lognormal",
+        "cauchy",
+        "pareto",
+        "rayleigh",
+        "weibull_min",
+        "maxwell",
+        "double_sided_maxwell",
+        "triangular",
+        "gamma",
+        "loggamma",
+        "beta",
+        "chisquare",
+        "t",
+        "f",
+        "wald",
+        "generalized_normal",
+    ],
+)
 def test_the_other_families_follow_scipys_distributions(name):
     from scipy import stats
+
     draw, cdf = _continuous()[name]
     x = draw(K, 20_000)
     assert x.shape == (20_000,) and x.dtype == np.float64
     assert stats.kstest(x, cdf).pvalue > 1e-4
     keys = fg.random.split(K, 3)
     np.testing.assert_array_equal(fg.jit(lambda k: draw(k, 5))(K), draw(K, 5))
-    np.testing.assert_allclose(fg.vmap(lambda k: draw(k, 5))(keys),
-                               np.stack([draw(k, 5) for k in keys]), rtol=1e-13)
+    np.testing.assert_allclose(
+        fg.vmap(lambda k: draw(k, 5))(keys), np.stack([draw(k, 5) for k in keys]), rtol=1e-13
+    )
 
 
 def test_the_counting_families_have_their_frequencies():
@@ -225,25 +266,28 @@ def test_the_counting_families_have_their_frequencies():
     signs = fg.random.rademacher(K, (n,))
     assert set(np.unique(signs).tolist()) == {-1, 1} and abs(signs.mean()) < 0.02
     words = fg.random.bits(K, (n,))
-    assert words.dtype == np.uint32 and abs(words.mean() / 2 ** 32 - 0.5) < 0.01
+    assert words.dtype == np.uint32 and abs(words.mean() / 2**32 - 0.5) < 0.01
     # parameters of several entries give the default shape, and vmap gives one per key
     assert fg.random.poisson(K, np.array([1.0, 50.0])).shape == (2,)
     keys = fg.random.split(K, 4)
-    np.testing.assert_array_equal(fg.vmap(lambda k: fg.random.poisson(k, 3.0, (3,)))(keys),
-                                  np.stack([fg.random.poisson(k, 3.0, (3,)) for k in keys]))
+    np.testing.assert_array_equal(
+        fg.vmap(lambda k: fg.random.poisson(k, 3.0, (3,)))(keys),
+        np.stack([fg.random.poisson(k, 3.0, (3,)) for k in keys]),
+    )
 
 
 def test_orthogonal_and_ball_draws():
     q = fg.random.orthogonal(K, 4, (100,))
-    np.testing.assert_allclose(q @ np.swapaxes(q, -1, -2), np.broadcast_to(np.eye(4), q.shape),
-                               atol=1e-13)
-    assert abs(np.linalg.det(q).mean()) < 0.3       # Haar: both signs of det, evenly
+    np.testing.assert_allclose(
+        q @ np.swapaxes(q, -1, -2), np.broadcast_to(np.eye(4), q.shape), atol=1e-13
+    )
+    assert abs(np.linalg.det(q).mean()) < 0.3  # Haar: both signs of det, evenly
     for p in (1.0, 2.0):
         x = fg.random.ball(K, 3, p, (20_000,))
         radius = np.sum(np.abs(x) ** p, axis=-1) ** (1 / p)
         assert radius.max() <= 1.0
         # uniform in the ball: the radius's d-th power is uniform
-        assert abs((radius ** 3).mean() - 0.5) < 0.01
+        assert abs((radius**3).mean() - 0.5) < 0.01
 
 
 def test_reparameterized_families_differentiate_in_their_parameters():
@@ -254,8 +298,7 @@ def test_reparameterized_families_differentiate_in_their_parameters():
         "rayleigh": lambda s: fnp.sum(fg.random.rayleigh(k, s, (4,))),
         "weibull_min": lambda c: fnp.sum(fg.random.weibull_min(k, 1.5, c, (4,))),
         "triangular": lambda m: fnp.sum(fg.random.triangular(k, -1.0, m, 2.0, (6,))),
-        "double_sided_maxwell": lambda s: fnp.sum(fg.random.double_sided_maxwell(k, 0.5, s,
-                                                                                  (4,))),
+        "double_sided_maxwell": lambda s: fnp.sum(fg.random.double_sided_maxwell(k, 0.5, s, (4,))),
     }
     for name, f in cases.items():
         g = fg.grad(f)(0.8)
@@ -263,13 +306,16 @@ def test_reparameterized_families_differentiate_in_their_parameters():
         assert fg.jit(fg.grad(f))(0.8) == pytest.approx(g, rel=1e-13), name
 
 
-@pytest.mark.parametrize("call", [
-    lambda a: fg.random.gamma(K, a, (3,)),
-    lambda a: fg.random.beta(K, a, 2.0, (3,)),
-    lambda a: fg.random.dirichlet(K, fnp.stack([a, 1.0])),
-    lambda a: fg.random.poisson(K, a, (3,)).astype(float),
-    lambda a: fg.random.chisquare(K, a, (3,)),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda a: fg.random.gamma(K, a, (3,)),
+        lambda a: fg.random.beta(K, a, 2.0, (3,)),
+        lambda a: fg.random.dirichlet(K, fnp.stack([a, 1.0])),
+        lambda a: fg.random.poisson(K, a, (3,)).astype(float),
+        lambda a: fg.random.chisquare(K, a, (3,)),
+    ],
+)
 def test_sampled_families_refuse_a_derivative_in_their_parameters(call):
     with pytest.raises(fg.NotDifferentiableError, match="not differentiable in"):
         fg.grad(lambda a: fnp.sum(call(a)))(2.0)

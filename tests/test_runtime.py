@@ -38,6 +38,7 @@ def test_scopes_change_no_result():
     def f(x):
         with fg.named_scope("layer"), fg.ensure_compile_time_eval():
             return fg.named_call(fnp.sin, name="s")(x) * 2
+
     assert f(0.5) == fg.jit(f)(0.5) == 2 * np.sin(0.5)
 
 
@@ -45,10 +46,10 @@ def test_disable_jit_runs_the_python_function():
     calls = []
     f = fg.jit(lambda x: calls.append(x) or x * 2)
     f(1.0), f(2.0)
-    assert len(calls) == 1                   # traced once, then replayed
+    assert len(calls) == 1  # traced once, then replayed
     with fg.disable_jit():
         assert f(3.0) == 6.0 and f(4.0) == 8.0
-    assert calls[1:] == [3.0, 4.0]           # the values themselves, each call
+    assert calls[1:] == [3.0, 4.0]  # the values themselves, each call
     f(5.0)
     assert len(calls) == 3
     fg.config.update("jax_disable_jit", True)
@@ -91,13 +92,12 @@ def test_config_flags():
 
 def test_pmap_is_a_jitted_vmap_with_collectives():
     from funcgrad import lax
+
     xs = np.array([1.0, 2.0, 4.0])
-    f = fg.pmap(lambda x, n: x ** n + lax.pmean(x, "i"), axis_name="i",
-                static_broadcasted_argnums=1)
+    f = fg.pmap(lambda x, n: x**n + lax.pmean(x, "i"), axis_name="i", static_broadcasted_argnums=1)
     for n in (2, 3):
-        np.testing.assert_allclose(f(xs, n), xs ** n + xs.mean())
-    np.testing.assert_allclose(fg.pmap(lambda x, y: x + y, in_axes=(0, None))(xs, 10.0),
-                               xs + 10.0)
+        np.testing.assert_allclose(f(xs, n), xs**n + xs.mean())
+    np.testing.assert_allclose(fg.pmap(lambda x, y: x + y, in_axes=(0, None))(xs, 10.0), xs + 10.0)
     # a derivative through it, against the closed form: d/dw sum(w x) = sum(x)
     assert fg.grad(lambda w: fnp.sum(fg.pmap(lambda x: x * w)(xs)))(2.0) == xs.sum()
     with pytest.raises(fg.ArgumentError, match="no 'gpu' backend"):

@@ -47,15 +47,34 @@ from .control.linear_maps import linearize, linear_transpose
 from .control.fixed_points import fixed_point
 from .control.callbacks import pure_callback
 from .control.closures import closure_convert
+
 remat = checkpoint
 from .dag.finite import debug_nans
 
 # pytrees
-from .core.tree import (tree_map, tree_leaves, tree_flatten, tree_unflatten, tree_structure,
-                   tree_reduce, tree_all, register_pytree_node, register_dataclass)
-from .core.tree_paths import (DictKey, SequenceKey, GetAttrKey, FlattenedIndexKey, keystr,
-                         tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path,
-                         tree_transpose, register_pytree_node_class)
+from .core.tree import (
+    tree_map,
+    tree_leaves,
+    tree_flatten,
+    tree_unflatten,
+    tree_structure,
+    tree_reduce,
+    tree_all,
+    register_pytree_node,
+    register_dataclass,
+)
+from .core.tree_paths import (
+    DictKey,
+    SequenceKey,
+    GetAttrKey,
+    FlattenedIndexKey,
+    keystr,
+    tree_flatten_with_path,
+    tree_leaves_with_path,
+    tree_map_with_path,
+    tree_transpose,
+    register_pytree_node_class,
+)
 from .transforms.ravel import ravel_pytree
 
 # your own primitives (funcgrad.extend has the whole form)
@@ -64,10 +83,24 @@ from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 # arrays and training
 from . import numpy, nn, optim, extend, random, debug, tree, tree_util, lax, image
 from .at import at
-from .runtime import (Array, Device, device_put, device_get, devices, local_devices,
-                      default_backend, device_count, local_device_count, process_index,
-                      process_count, named_scope, named_call, ensure_compile_time_eval, config,
-                      pmap)
+from .runtime import (
+    Array,
+    Device,
+    device_put,
+    device_get,
+    devices,
+    local_devices,
+    default_backend,
+    device_count,
+    local_device_count,
+    process_index,
+    process_count,
+    named_scope,
+    named_call,
+    ensure_compile_time_eval,
+    config,
+    pmap,
+)
 
 # seeing and saving graphs
 from .io.show import show, to_dot, to_svg, render
@@ -77,14 +110,36 @@ from .analysis.lint import lint
 from .io.files import dump, dumps, load, loads
 
 # errors
-from .core.errors import (FuncgradError, ImmutableError, NotDifferentiableError, MissingRuleError,
-                     NoRuleError, ShapeError, IndexingError, ArgumentError, ArgumentTypeError, LinAlgShapeError, CycleError, ConcretizationError,
-                     NonFiniteError, GradientCheckError, GraphvizNotFound, ConversionError,
-                     NoDerivativeError, NoConvergenceError, NamespaceError, NodeKeyError)
+from .core.errors import (
+    FuncgradError,
+    ImmutableError,
+    NotDifferentiableError,
+    MissingRuleError,
+    NoRuleError,
+    ShapeError,
+    IndexingError,
+    ArgumentError,
+    ArgumentTypeError,
+    LinAlgShapeError,
+    CycleError,
+    ConcretizationError,
+    NonFiniteError,
+    GradientCheckError,
+    GraphvizNotFound,
+    ConversionError,
+    NoDerivativeError,
+    NoConvergenceError,
+    NamespaceError,
+    NodeKeyError,
+)
 
 # the boolean fold's sparse derivatives need SciPy (pip install "funcgrad[scipy]"): loaded on use
-_SPARSE = {"jacobian_sparsity": "analysis.sparsity", "hessian_sparsity": "analysis.sparsity",
-           "sparse_jacobian": "analysis.sparse", "sparse_hessian": "analysis.sparse"}
+_SPARSE = {
+    "jacobian_sparsity": "analysis.sparsity",
+    "hessian_sparsity": "analysis.sparsity",
+    "sparse_jacobian": "analysis.sparse",
+    "sparse_hessian": "analysis.sparse",
+}
 
 
 def __getattr__(name):
@@ -92,8 +147,10 @@ def __getattr__(name):
         try:
             module = _importlib.import_module(f"funcgrad.{_SPARSE[name]}")
         except ImportError as e:
-            raise ImportError(f"fg.{name} builds SciPy sparse matrices and needs SciPy: "
-                              f'pip install "funcgrad[scipy]" ({e})') from None
+            raise ImportError(
+                f"fg.{name} builds SciPy sparse matrices and needs SciPy: "
+                f'pip install "funcgrad[scipy]" ({e})'
+            ) from None
         return getattr(module, name)
     raise AttributeError(f"module 'funcgrad' has no attribute {name!r}")
 
@@ -101,39 +158,151 @@ def __getattr__(name):
 # Modules moved into packages keep their old names (funcgrad.node, funcgrad.serialize):
 # pickles written before the move name them, and so does code.
 from .io import legacy_names
+
 legacy_names.install()
 
 # glibc keeps a step's freed arrays for the next step (see funcgrad.core.heap)
 from .core import heap as _heap
 import os as _os
+
 _heap.keep_freed_memory_unless_told_not_to(_os.environ)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Node", "var", "const", "graph", "toposort", "add_n", "backprop", "Semiring", "semirings",
-    "sum_product", "best_path", "k_best_paths",
-    "grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "jvp", "jacrev", "jacfwd",
-    "jacobian", "hessian", "hvp", "vmap", "jit", "eval_shape", "ShapeDtypeStruct", "make_jaxpr",
-    "block_until_ready", "stop_gradient", "check_grads", "debug_nans", "disable_jit",
-    "clear_caches", "pure_callback", "closure_convert", "pmap",
-    "Array", "Device", "device_put", "device_get", "devices", "local_devices", "default_backend",
-    "device_count", "local_device_count", "process_index", "process_count", "named_scope",
-    "named_call", "ensure_compile_time_eval", "config",
-    "scan", "fori_loop", "while_loop", "cond", "switch", "custom_jvp", "custom_vjp", "custom_gradient",
-    "checkpoint", "remat", "checkpoint_plan", "checkpoint_name", "checkpoint_policies",
-    "linearize", "linear_transpose",
-    "fixed_point", "NoConvergenceError", "NamespaceError",
-    "tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-    "tree_reduce", "tree_all", "tree", "tree_util", "lax", "register_pytree_node", "register_dataclass", "ravel_pytree",
-    "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
-    "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "tree_transpose",
+    "Node",
+    "var",
+    "const",
+    "graph",
+    "toposort",
+    "add_n",
+    "backprop",
+    "Semiring",
+    "semirings",
+    "sum_product",
+    "best_path",
+    "k_best_paths",
+    "grad",
+    "value_and_grad",
+    "vjp",
+    "elementwise_grad",
+    "trace",
+    "jvp",
+    "jacrev",
+    "jacfwd",
+    "jacobian",
+    "hessian",
+    "hvp",
+    "vmap",
+    "jit",
+    "eval_shape",
+    "ShapeDtypeStruct",
+    "make_jaxpr",
+    "block_until_ready",
+    "stop_gradient",
+    "check_grads",
+    "debug_nans",
+    "disable_jit",
+    "clear_caches",
+    "pure_callback",
+    "closure_convert",
+    "pmap",
+    "Array",
+    "Device",
+    "device_put",
+    "device_get",
+    "devices",
+    "local_devices",
+    "default_backend",
+    "device_count",
+    "local_device_count",
+    "process_index",
+    "process_count",
+    "named_scope",
+    "named_call",
+    "ensure_compile_time_eval",
+    "config",
+    "scan",
+    "fori_loop",
+    "while_loop",
+    "cond",
+    "switch",
+    "custom_jvp",
+    "custom_vjp",
+    "custom_gradient",
+    "checkpoint",
+    "remat",
+    "checkpoint_plan",
+    "checkpoint_name",
+    "checkpoint_policies",
+    "linearize",
+    "linear_transpose",
+    "fixed_point",
+    "NoConvergenceError",
+    "NamespaceError",
+    "tree_map",
+    "tree_leaves",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_structure",
+    "tree_reduce",
+    "tree_all",
+    "tree",
+    "tree_util",
+    "lax",
+    "register_pytree_node",
+    "register_dataclass",
+    "ravel_pytree",
+    "DictKey",
+    "SequenceKey",
+    "GetAttrKey",
+    "FlattenedIndexKey",
+    "keystr",
+    "tree_flatten_with_path",
+    "tree_leaves_with_path",
+    "tree_map_with_path",
+    "tree_transpose",
     "register_pytree_node_class",
-    "Primitive", "primitive", "defvjp", "defjvp", "defbatch",
-    "numpy", "nn", "optim", "extend", "random", "debug", "at", "image",
-    "show", "to_dot", "to_svg", "render", "explore", "dumps", "loads", "dump", "load", "explain", "lint",
-    "FuncgradError", "ImmutableError", "NotDifferentiableError", "MissingRuleError",
-    "NoRuleError", "ShapeError", "IndexingError", "ArgumentError", "ArgumentTypeError", "LinAlgShapeError", "CycleError", "ConcretizationError",
-    "NonFiniteError", "GradientCheckError", "GraphvizNotFound", "ConversionError",
-    "NoDerivativeError", "NodeKeyError",
+    "Primitive",
+    "primitive",
+    "defvjp",
+    "defjvp",
+    "defbatch",
+    "numpy",
+    "nn",
+    "optim",
+    "extend",
+    "random",
+    "debug",
+    "at",
+    "image",
+    "show",
+    "to_dot",
+    "to_svg",
+    "render",
+    "explore",
+    "dumps",
+    "loads",
+    "dump",
+    "load",
+    "explain",
+    "lint",
+    "FuncgradError",
+    "ImmutableError",
+    "NotDifferentiableError",
+    "MissingRuleError",
+    "NoRuleError",
+    "ShapeError",
+    "IndexingError",
+    "ArgumentError",
+    "ArgumentTypeError",
+    "LinAlgShapeError",
+    "CycleError",
+    "ConcretizationError",
+    "NonFiniteError",
+    "GradientCheckError",
+    "GraphvizNotFound",
+    "ConversionError",
+    "NoDerivativeError",
+    "NodeKeyError",
 ] + (list(_SPARSE) if _importlib_util.find_spec("scipy") else [])

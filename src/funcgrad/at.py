@@ -50,9 +50,12 @@ class _Ref:
         out of bounds are ``fill_value``, NaN by default), as JAX's ``.at[].get``."""
         x, index = self.x, self.index
         if mode is not None:
-            x, index = _within(x if isinstance(x, Box) else np.asarray(x), index,
-                               _mode(mode, ("clip", "fill"), "get"),
-                               np.nan if fill_value is None else fill_value)
+            x, index = _within(
+                x if isinstance(x, Box) else np.asarray(x),
+                index,
+                _mode(mode, ("clip", "fill"), "get"),
+                np.nan if fill_value is None else fill_value,
+            )
         if type(index) is TracedIndex:
             template, operands = index
             return gather.gather(_operand(x), *operands, template=template, mode="raise")
@@ -97,8 +100,10 @@ class _Ref:
 
 def _mode(mode, allowed, who):
     if mode not in allowed:
-        raise ArgumentError(f"at[...].{who}: mode must be one of {allowed} or None (NumPy's: "
-                            f"out of bounds raises); got {mode!r}")
+        raise ArgumentError(
+            f"at[...].{who}: mode must be one of {allowed} or None (NumPy's: "
+            f"out of bounds raises); got {mode!r}"
+        )
     return mode
 
 
@@ -173,7 +178,7 @@ def _in_dtype_of(out, x):
 def _traced_update(x, index, v, how):
     shape = shape_of(x)
     size = int(np.prod(shape, dtype=np.int64))
-    targets = np.arange(size).reshape(shape)[index]     # the flat position of each selected item
+    targets = np.arange(size).reshape(shape)[index]  # the flat position of each selected item
     sel_shape = np.shape(targets)
     vshape = shape_of(v)
     try:
@@ -182,7 +187,8 @@ def _traced_update(x, index, v, how):
     except ValueError:
         raise ArgumentError(
             f"at(x)[index].{how}(v): v of shape {vshape} cannot be broadcast to the indexed "
-            f"shape {sel_shape}; give v that shape or one that broadcasts to it") from None
+            f"shape {sel_shape}; give v that shape or one that broadcasts to it"
+        ) from None
     flat_t = targets.ravel()
     if isinstance(v, Box) and vshape == ():
         flat_v = arrays.broadcast_to(v, shape=(flat_t.size,))
@@ -194,7 +200,7 @@ def _traced_update(x, index, v, how):
         flat_v = np.broadcast_to(np.asarray(v), sel_shape).ravel()
     flat_x = arrays.reshape(x, shape=(size,)) if shape != (size,) else x
     if how == "set":
-        out = gather.write_flat(flat_x, flat_t, flat_v)     # the last write wins, as NumPy's
+        out = gather.write_flat(flat_x, flat_t, flat_v)  # the last write wins, as NumPy's
     else:
         # One round per repeat of a position, in order, as np.add.at / np.multiply.at do.
         out = flat_x
@@ -204,8 +210,9 @@ def _traced_update(x, index, v, how):
             now = remaining[first]
             touched = np.zeros(size, dtype=bool)
             touched[flat_t[now]] = True
-            spread = arrays.untake(arrays.getitem(flat_v, index=now), index=flat_t[now],
-                                   shape=(size,))
+            spread = arrays.untake(
+                arrays.getitem(flat_v, index=now), index=flat_t[now], shape=(size,)
+            )
             out = where(touched, out + spread if how == "add" else out * spread, out)
             remaining = np.setdiff1d(remaining, now)
     out = _in_dtype_of(out, x)
@@ -216,14 +223,13 @@ def _traced_index_update(x, index, v, how):
     """An update at an index that jit or vmap traces: one scatter primitive."""
     template, operands = index
     if how == "set":
-        return _in_dtype_of(gather.scatter_set(x, v, *operands, template=template,
-                                               mode="raise"), x)
+        return _in_dtype_of(gather.scatter_set(x, v, *operands, template=template, mode="raise"), x)
     if how == "add":
-        return _in_dtype_of(gather.scatter_add(x, v, *operands, template=template,
-                                               mode="raise"), x)
+        return _in_dtype_of(gather.scatter_add(x, v, *operands, template=template, mode="raise"), x)
     raise NotImplementedError(
         "at(x)[index].multiply(v) with an index computed under jit or vmap is not supported; "
-        "multiply by fg.at(fnp.ones_like(x))[index].set(v) instead, or index with plain values")
+        "multiply by fg.at(fnp.ones_like(x))[index].set(v) instead, or index with plain values"
+    )
 
 
 class _At:
@@ -257,4 +263,6 @@ def at(x: Any) -> Any:
     return _At(x)
 
 
-setattr(ArrayLike, "at", property(at, doc="``x.at[idx].set(v)``: the same as ``fg.at(x)[idx].set(v)``."))
+setattr(
+    ArrayLike, "at", property(at, doc="``x.at[idx].set(v)``: the same as ``fg.at(x)[idx].set(v)``.")
+)

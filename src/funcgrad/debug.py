@@ -55,11 +55,12 @@ def callback(fun: Callable, *args: Any, **kwargs: Any) -> None:
     [3.0]
     """
     if not callable(fun):
-        raise ArgumentTypeError(f"fg.debug.callback needs a function; got "
-                                f"{type(fun).__name__} {fun!r:.40}")
+        raise ArgumentTypeError(
+            f"fg.debug.callback needs a function; got {type(fun).__name__} {fun!r:.40}"
+        )
     leaves, treedef = tree_flatten((args, kwargs))
     if not any(isinstance(leaf, Box) for leaf in leaves):
-        fun(*args, **kwargs)          # nothing traced: now, as a plain call
+        fun(*args, **kwargs)  # nothing traced: now, as a plain call
         return
     debug_callback(*leaves, callback=_Call(fun, treedef))
 
@@ -67,6 +68,7 @@ def callback(fun: Callable, *args: Any, **kwargs: Any) -> None:
 def print(fmt: str, *args: Any, **kwargs: Any) -> None:  # noqa: A001 - JAX's name, on purpose
     """``print(fmt.format(*args, **kwargs))`` with the runtime values of the arguments."""
     if not isinstance(fmt, str):
-        raise ArgumentTypeError(f"fg.debug.print: the format must be a string; got "
-                                f"{type(fmt).__name__}")
+        raise ArgumentTypeError(
+            f"fg.debug.print: the format must be a string; got {type(fmt).__name__}"
+        )
     callback(lambda *a, **k: builtins.print(fmt.format(*a, **k)), *args, **kwargs)

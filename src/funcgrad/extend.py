@@ -42,43 +42,69 @@ True
 """
 
 from .core.primitive import (
-                           Primitive,
-                           defbatch,
-                           defjvp,
-                           defvjp,
-                           defxp,
-                           is_joint,
-                           primitive,
+    Primitive,
+    defbatch,
+    defjvp,
+    defvjp,
+    defxp,
+    is_joint,
+    primitive,
 )
 from .core.traces import Box, Trace, new_level
 from .core.values import ndim_of, normalize_axes, plain, raw, shape_of, zeros_like_value
 from .dag.arraylike import ArrayLike
 from .rules.arrays import (
-                           all_batched,
-                           batch_along_axis,
-                           batch_elementwise,
-                           batch_example_by_example,
-                           batch_reduction,
-                           example_shape,
-                           lead_axes,
-                           positive_axes,
-                           shift_axes,
-                           restore_reduced_axes,
-                           unbroadcast,
+    all_batched,
+    batch_along_axis,
+    batch_elementwise,
+    batch_example_by_example,
+    batch_reduction,
+    example_shape,
+    lead_axes,
+    positive_axes,
+    shift_axes,
+    restore_reduced_axes,
+    unbroadcast,
 )
 from .dag.backprop import add_cotangents
 from .rules.elementwise import elementwise, pullback, real_part_for
 
 __all__ = [
     # the form of a primitive, and the makers of its rules
-    "Primitive", "primitive", "elementwise", "defvjp", "defjvp", "defbatch", "defxp", "is_joint",
+    "Primitive",
+    "primitive",
+    "elementwise",
+    "defvjp",
+    "defjvp",
+    "defbatch",
+    "defxp",
+    "is_joint",
     # writing rules
-    "raw", "plain", "shape_of", "ndim_of", "zeros_like_value", "normalize_axes",
+    "raw",
+    "plain",
+    "shape_of",
+    "ndim_of",
+    "zeros_like_value",
+    "normalize_axes",
     # cotangent arithmetic (each helper lives with the primitives it is made of)
-    "unbroadcast", "restore_reduced_axes", "pullback", "real_part_for", "add_cotangents",
+    "unbroadcast",
+    "restore_reduced_axes",
+    "pullback",
+    "real_part_for",
+    "add_cotangents",
     # writing batching rules
-    "example_shape", "positive_axes", "shift_axes", "lead_axes", "all_batched",
-    "batch_elementwise", "batch_reduction", "batch_along_axis", "batch_example_by_example",
+    "example_shape",
+    "positive_axes",
+    "shift_axes",
+    "lead_axes",
+    "all_batched",
+    "batch_elementwise",
+    "batch_reduction",
+    "batch_along_axis",
+    "batch_example_by_example",
     # writing a transform: the trace protocol, and the operators every traced value has
-    "Box", "Trace", "new_level", "ArrayLike",
+    "Box",
+    "Trace",
+    "new_level",
+    "ArrayLike",
 ]

@@ -47,12 +47,21 @@ def _lanczos(radius):
         y = radius * np.sin(np.pi * x) * np.sin(np.pi * x / radius)
         safe = np.where(x == 0.0, 1.0, np.pi * np.pi * x * x)
         return np.where(np.abs(x) >= radius, 0.0, np.where(x == 0.0, 1.0, y / safe))
+
     return kernel
 
 
-_KERNELS = {"linear": _triangle, "bilinear": _triangle, "trilinear": _triangle,
-            "triangle": _triangle, "cubic": _keys_cubic, "bicubic": _keys_cubic,
-            "tricubic": _keys_cubic, "lanczos3": _lanczos(3.0), "lanczos5": _lanczos(5.0)}
+_KERNELS = {
+    "linear": _triangle,
+    "bilinear": _triangle,
+    "trilinear": _triangle,
+    "triangle": _triangle,
+    "cubic": _keys_cubic,
+    "bicubic": _keys_cubic,
+    "tricubic": _keys_cubic,
+    "lanczos3": _lanczos(3.0),
+    "lanczos5": _lanczos(5.0),
+}
 
 
 class ResizeMethod:
@@ -72,8 +81,9 @@ def _weights(n_in, n_out, scale, translation, kernel, antialias):
     sample = (np.arange(n_out) + 0.5) * inv_scale - translation * inv_scale - 0.5
     w = kernel(np.abs(sample[None, :] - np.arange(n_in)[:, None]) / widen)
     total = w.sum(axis=0, keepdims=True)
-    w = np.where(np.abs(total) > 1000.0 * np.finfo(np.float32).eps,
-                 w / np.where(total != 0, total, 1.0), 0.0)
+    w = np.where(
+        np.abs(total) > 1000.0 * np.finfo(np.float32).eps, w / np.where(total != 0, total, 1.0), 0.0
+    )
     inside = (sample >= -0.5) & (sample <= n_in - 0.5)
     return np.where(inside[None, :], w, 0.0)
 
@@ -81,8 +91,10 @@ def _weights(n_in, n_out, scale, translation, kernel, antialias):
 def _method(method, who):
     name = str(getattr(method, "value", method)).lower()
     if name != "nearest" and name not in _KERNELS:
-        raise ArgumentError(f"{who}: unknown method {method!r}; give one of 'nearest', "
-                            f"'linear', 'cubic', 'lanczos3', 'lanczos5'")
+        raise ArgumentError(
+            f"{who}: unknown method {method!r}; give one of 'nearest', "
+            f"'linear', 'cubic', 'lanczos3', 'lanczos5'"
+        )
     return name
 
 
@@ -103,14 +115,15 @@ def _float(x):
 def _nearest(x, shape):
     out = x
     for d, (m, n) in enumerate(zip(shape_of(x), shape)):
-        if m != n:     # JAX's offsets, in float32 as JAX computes them
+        if m != n:  # JAX's offsets, in float32 as JAX computes them
             offsets = np.floor((np.arange(n, dtype=np.float32) + 0.5) * m / n).astype(np.int64)
             out = fnp.take(out, np.minimum(offsets, m - 1), axis=d)
     return out
 
 
-def resize(image: Any, shape: Sequence[int], method: Any, antialias: bool = True,
-           precision: Any = None) -> Any:
+def resize(
+    image: Any, shape: Sequence[int], method: Any, antialias: bool = True, precision: Any = None
+) -> Any:
     """``image`` resampled to ``shape`` (one size per axis) by ``method``; see the module
     docstring.
 
@@ -122,8 +135,10 @@ def resize(image: Any, shape: Sequence[int], method: Any, antialias: bool = True
     """
     shape = tuple(int(s) for s in shape)
     if len(shape) != len(shape_of(image)):
-        raise ArgumentError(f"image.resize: shape {shape} must have one size per axis of the "
-                            f"image, which has shape {shape_of(image)}")
+        raise ArgumentError(
+            f"image.resize: shape {shape} must have one size per axis of the "
+            f"image, which has shape {shape_of(image)}"
+        )
     name = _method(method, "image.resize")
     if name == "nearest":
         return _nearest(image, shape)
@@ -132,9 +147,16 @@ def resize(image: Any, shape: Sequence[int], method: Any, antialias: bool = True
     return scale_and_translate(image, shape, dims, scale, [0.0] * len(dims), name, antialias)
 
 
-def scale_and_translate(image: Any, shape: Sequence[int], spatial_dims: Sequence[int],
-                        scale: Any, translation: Any, method: Any = "linear",
-                        antialias: bool = True, precision: Any = None) -> Any:
+def scale_and_translate(
+    image: Any,
+    shape: Sequence[int],
+    spatial_dims: Sequence[int],
+    scale: Any,
+    translation: Any,
+    method: Any = "linear",
+    antialias: bool = True,
+    precision: Any = None,
+) -> Any:
     """``image`` with the axes ``spatial_dims`` scaled by ``scale`` and moved by
     ``translation`` (numbers, one per axis: an output position ``o`` reads the input at
     ``(o + 0.5 - translation) / scale - 0.5``) into ``shape``.
@@ -145,24 +167,34 @@ def scale_and_translate(image: Any, shape: Sequence[int], spatial_dims: Sequence
     """
     name = _method(method, "image.scale_and_translate")
     if name == "nearest":
-        raise ArgumentError("image.scale_and_translate: 'nearest' is not offered (JAX's is "
-                            "not either); use 'linear' or image.resize")
+        raise ArgumentError(
+            "image.scale_and_translate: 'nearest' is not offered (JAX's is "
+            "not either); use 'linear' or image.resize"
+        )
     try:
         scale = [float(s) for s in np.ravel(scale)]
         translation = [float(t) for t in np.ravel(translation)]
     except (TypeError, ValueError):
-        raise ArgumentError("image.scale_and_translate: scale and translation must be plain "
-                            "numbers (a traced scale has no derivative here)") from None
+        raise ArgumentError(
+            "image.scale_and_translate: scale and translation must be plain "
+            "numbers (a traced scale has no derivative here)"
+        ) from None
     dims = [int(d) % len(shape_of(image)) for d in spatial_dims]
     if not len(dims) == len(scale) == len(translation):
-        raise ArgumentError(f"image.scale_and_translate: one scale and one translation per "
-                            f"spatial dim; got {len(dims)} dims, {len(scale)} scales, "
-                            f"{len(translation)} translations")
+        raise ArgumentError(
+            f"image.scale_and_translate: one scale and one translation per "
+            f"spatial dim; got {len(dims)} dims, {len(scale)} scales, "
+            f"{len(translation)} translations"
+        )
     kernel = _KERNELS[name]
-    weights = [_weights(shape_of(image)[d], int(shape[d]), s, t, kernel, antialias)
-               for d, s, t in zip(dims, scale, translation)]
+    weights = [
+        _weights(shape_of(image)[d], int(shape[d]), s, t, kernel, antialias)
+        for d, s, t in zip(dims, scale, translation)
+    ]
     out = _contract(image, weights, dims)
     if math.prod(shape_of(out)) and tuple(shape_of(out)) != tuple(int(s) for s in shape):
-        raise ArgumentError(f"image.scale_and_translate: shape {tuple(shape)} differs from "
-                            f"the image's {shape_of(image)} outside spatial_dims")
+        raise ArgumentError(
+            f"image.scale_and_translate: shape {tuple(shape)} differs from "
+            f"the image's {shape_of(image)} outside spatial_dims"
+        )
     return out

@@ -54,10 +54,27 @@ from .core.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from .core.values import is_complex, raw, zeros_like_value
 from .rules import arrays, elementwise
 
-__all__ = ["Optimizer", "Transformation", "apply_updates", "chain", "add_decayed_weights", "scale",
-           "sgd", "momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw",
-           "exponential_decay", "cosine_decay", "piecewise_constant", "warmup_cosine_decay",
-           "clip_by_global_norm", "clip_by_value"]
+__all__ = [
+    "Optimizer",
+    "Transformation",
+    "apply_updates",
+    "chain",
+    "add_decayed_weights",
+    "scale",
+    "sgd",
+    "momentum",
+    "nesterov",
+    "adagrad",
+    "rmsprop",
+    "adam",
+    "adamw",
+    "exponential_decay",
+    "cosine_decay",
+    "piecewise_constant",
+    "warmup_cosine_decay",
+    "clip_by_global_norm",
+    "clip_by_value",
+]
 
 
 class Transformation(NamedTuple):
@@ -73,7 +90,8 @@ _OLD_UNPACKING = (
     "(params, state); it keeps working until 0.3. fg.optim's optimizers are optax-shaped: "
     "write params, state = opt.step(grads, state, params) (0.1's update), or state = "
     "opt.init(params); updates, state = opt.update(grads, state, params); "
-    "params = fg.optim.apply_updates(params, updates)")
+    "params = fg.optim.apply_updates(params, updates)"
+)
 
 
 @dataclass(frozen=True)
@@ -105,9 +123,11 @@ class Optimizer:
 
 def _with_step(transformation):
     """An Optimizer from a transformation: ``step`` applies its updates."""
+
     def step(grads, state, params):
         updates, state = transformation.update(grads, state, params)
         return apply_updates(params, updates), state
+
     return Optimizer(transformation.init, transformation.update, step)
 
 
@@ -122,16 +142,20 @@ def chain(*transformations):
     """
     for t in transformations:
         if not (callable(getattr(t, "init", None)) and callable(getattr(t, "update", None))):
-            raise ArgumentTypeError(f"chain: every part must be a transformation (init and "
-                                    f"update); got {type(t).__name__} {t!r:.40}")
+            raise ArgumentTypeError(
+                f"chain: every part must be a transformation (init and "
+                f"update); got {type(t).__name__} {t!r:.40}"
+            )
 
     def init(params):
         return tuple(t.init(params) for t in transformations)
 
     def update(grads, state, params):
         if not isinstance(state, tuple) or len(state) != len(transformations):
-            raise ArgumentTypeError("chain.update: the state is not what this chain's init made; "
-                                    "pass the state its init (or last update) returned")
+            raise ArgumentTypeError(
+                "chain.update: the state is not what this chain's init made; "
+                "pass the state its init (or last update) returned"
+            )
         states = []
         for t, s in zip(transformations, state):
             grads, s = t.update(grads, s, params)
@@ -143,11 +167,14 @@ def chain(*transformations):
 
 def _stateless(who, change):
     """A transformation keeping no state but its step count: ``change(updates, params)``."""
+
     def update(updates, state, params):
         if not isinstance(state, State):
-            raise ArgumentTypeError(f"{who}.update: the state is a {type(state).__name__}, not "
-                                    f"what its init made")
+            raise ArgumentTypeError(
+                f"{who}.update: the state is a {type(state).__name__}, not what its init made"
+            )
         return change(updates, params), State(state.step + 1)
+
     return _with_step(Transformation(lambda params: State(0), update))
 
 
@@ -160,8 +187,9 @@ def add_decayed_weights(weight_decay):
     {'w': 1.2}
     """
     wd = _setting("add_decayed_weights", "weight_decay", weight_decay, 0.0, math.inf)
-    return _stateless("add_decayed_weights",
-                      lambda u, p: tree_map(lambda ui, pi: ui + wd * pi, u, p))
+    return _stateless(
+        "add_decayed_weights", lambda u, p: tree_map(lambda ui, pi: ui + wd * pi, u, p)
+    )
 
 
 def scale(factor):
@@ -190,30 +218,37 @@ def apply_updates(params, updates):
 
 class State(NamedTuple):
     """The state of every optimizer: the update count and up to two running pytrees."""
+
     step: int
     m: object = ()
     v: object = ()
 
 
-AdamState = State     # the name earlier versions gave it
+AdamState = State  # the name earlier versions gave it
 
 
 # ---------------------------------------------------------------- schedules
 
+
 def _setting(who, name, value, low, high, low_open=False, high_open=True):
     """``value`` as a float inside its interval (a decay in [0, 1), an eps >= 0), else an
     ArgumentError naming it."""
-    number = isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(value, bool)
+    number = isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(
+        value, bool
+    )
     if not number:
-        raise ArgumentTypeError(f"{who}: {name} must be a number; got {type(value).__name__} "
-                                f"{value!r:.40}")
+        raise ArgumentTypeError(
+            f"{who}: {name} must be a number; got {type(value).__name__} {value!r:.40}"
+        )
     value = float(value)
     above = value > low if low_open else value >= low
     below = value < high if high_open else value <= high
     if not (above and below and math.isfinite(value)):
         interval = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
-        raise ArgumentError(f"{who}: {name} must lie in {interval}; got {value!r} (the usual "
-                            f"values: b1=0.9, b2=0.999, decay=0.99, mass=0.9, eps=1e-8)")
+        raise ArgumentError(
+            f"{who}: {name} must lie in {interval}; got {value!r} (the usual "
+            f"values: b1=0.9, b2=0.999, decay=0.99, mass=0.9, eps=1e-8)"
+        )
     return value
 
 
@@ -221,10 +256,15 @@ def _rate(learning_rate, who):
     """A schedule ``step -> rate``: a positive number stays constant."""
     if callable(learning_rate):
         return learning_rate
-    if not (isinstance(learning_rate, (int, float)) and not isinstance(learning_rate, bool)
-            and learning_rate > 0):
-        raise ArgumentError(f"{who}: learning_rate must be a positive number or a schedule "
-                         f"(a function of the step count); got {learning_rate!r}")
+    if not (
+        isinstance(learning_rate, (int, float))
+        and not isinstance(learning_rate, bool)
+        and learning_rate > 0
+    ):
+        raise ArgumentError(
+            f"{who}: learning_rate must be a positive number or a schedule "
+            f"(a function of the step count); got {learning_rate!r}"
+        )
     value = float(learning_rate)
     return lambda step: value
 
@@ -235,9 +275,11 @@ def exponential_decay(init_value, decay_rate, decay_steps, staircase=False):
     >>> [round(exponential_decay(1.0, 0.5, 2)(s), 4) for s in range(4)]
     [1.0, 0.7071, 0.5, 0.3536]
     """
+
     def schedule(step):
         exponent = step // decay_steps if staircase else step / decay_steps
-        return init_value * decay_rate ** exponent
+        return init_value * decay_rate**exponent
+
     return schedule
 
 
@@ -247,9 +289,11 @@ def cosine_decay(init_value, decay_steps, alpha=0.0):
     >>> [round(cosine_decay(1.0, 4)(s), 4) for s in (0, 2, 4, 9)]
     [1.0, 0.5, 0.0, 0.0]
     """
+
     def schedule(step):
         t = min(step, decay_steps) / decay_steps
         return init_value * ((1.0 - alpha) * 0.5 * (1.0 + math.cos(math.pi * t)) + alpha)
+
     return schedule
 
 
@@ -260,8 +304,10 @@ def piecewise_constant(boundaries, values):
     [1.0, 0.1, 0.01]
     """
     if len(values) != len(boundaries) + 1:
-        raise ArgumentError(f"piecewise_constant: give one more value than boundaries; got "
-                         f"{len(boundaries)} boundaries and {len(values)} values")
+        raise ArgumentError(
+            f"piecewise_constant: give one more value than boundaries; got "
+            f"{len(boundaries)} boundaries and {len(values)} values"
+        )
     return lambda step: values[int(np.searchsorted(boundaries, step, side="right"))]
 
 
@@ -272,15 +318,20 @@ def warmup_cosine_decay(peak_value, warmup_steps, decay_steps, end_value=0.0):
     >>> [round(warmup_cosine_decay(1.0, 2, 6)(s), 3) for s in (0, 1, 2, 4, 6)]
     [0.0, 0.5, 1.0, 0.5, 0.0]
     """
+
     def schedule(step):
         if step < warmup_steps:
             return peak_value * step / warmup_steps
-        t = min(step - warmup_steps, decay_steps - warmup_steps) / max(decay_steps - warmup_steps, 1)
+        t = min(step - warmup_steps, decay_steps - warmup_steps) / max(
+            decay_steps - warmup_steps, 1
+        )
         return end_value + (peak_value - end_value) * 0.5 * (1.0 + math.cos(math.pi * t))
+
     return schedule
 
 
 # ---------------------------------------------------------------- clipping
+
 
 def clip_by_global_norm(grads, max_norm=None):
     """``grads`` scaled down so that the norm of all their entries together is at most
@@ -292,12 +343,16 @@ def clip_by_global_norm(grads, max_norm=None):
     """
     if max_norm is None:
         limit = grads
-        clip_by_global_norm(0.0, limit)          # checks the limit now, not at the first update
+        clip_by_global_norm(0.0, limit)  # checks the limit now, not at the first update
         return _stateless("clip_by_global_norm", lambda u, p: clip_by_global_norm(u, limit))
-    if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float, np.floating)) or not (
-            max_norm > 0):
-        raise ArgumentError(f"clip_by_global_norm: max_norm must be a positive number; got "
-                            f"{max_norm!r:.40}")
+    if (
+        isinstance(max_norm, bool)
+        or not isinstance(max_norm, (int, float, np.floating))
+        or not (max_norm > 0)
+    ):
+        raise ArgumentError(
+            f"clip_by_global_norm: max_norm must be a positive number; got {max_norm!r:.40}"
+        )
     traced = [g for g in tree_leaves(grads) if isinstance(g, Box)]
     if traced:
         # Under a transform the norm is part of the function: differentiated, batched per
@@ -311,10 +366,18 @@ def clip_by_global_norm(grads, max_norm=None):
         return tree_map(lambda g: g * scale, grads)
     leaves = [raw(g) for g in tree_leaves(grads)]
     foreign = [g for g in leaves if is_foreign(g)]
-    if foreign:   # the norm in the gradients' own library: lazy for Dask, on the device for GPUs
+    if foreign:  # the norm in the gradients' own library: lazy for Dask, on the device for GPUs
         xp = namespace_of(foreign)
-        total = sum((xp.sum(xp.abs(g) ** 2) if is_foreign(g) else float(np.sum(np.abs(g) ** 2))
-                     for g in leaves), 0.0) ** 0.5
+        total = (
+            sum(
+                (
+                    xp.sum(xp.abs(g) ** 2) if is_foreign(g) else float(np.sum(np.abs(g) ** 2))
+                    for g in leaves
+                ),
+                0.0,
+            )
+            ** 0.5
+        )
         scale = max_norm / xp.maximum(total, max_norm)
         return tree_map(lambda g: g * scale, grads)
     total = math.sqrt(sum(float(np.sum(np.abs(g) ** 2)) for g in leaves))
@@ -335,11 +398,14 @@ def clip_by_value(grads, low, high=None):
     if high is None:
         lo, hi = grads, low
         return _stateless("clip_by_value", lambda u, p: clip_by_value(u, lo, hi))
-    return tree_map(lambda g: namespace_of((g,)).clip(g, low, high) if is_foreign(g)
-                    else np.clip(g, low, high), grads)
+    return tree_map(
+        lambda g: namespace_of((g,)).clip(g, low, high) if is_foreign(g) else np.clip(g, low, high),
+        grads,
+    )
 
 
 # ---------------------------------------------------------------- optimizers
+
 
 def _zeros(params):
     """Zero slots like the params: NumPy's, or each param's own library (lazy for Dask)."""
@@ -348,7 +414,7 @@ def _zeros(params):
 
 def _sqrt(v):
     """NumPy's sqrt, or the value's own square root for another library's array."""
-    return v ** 0.5 if is_foreign(v) else np.sqrt(v)
+    return v**0.5 if is_foreign(v) else np.sqrt(v)
 
 
 def _check_step(who, grads, params, state):
@@ -356,15 +422,21 @@ def _check_step(who, grads, params, state):
     g_leaves, g_def = tree_flatten(grads)
     p_leaves, p_def = tree_flatten(params)
     if g_def != p_def:
-        raise ArgumentError(f"{who}: grads have structure {g_def!r}, but params have {p_def!r}; "
-                         f"pass update(grads, state, params) with grads of the params")
+        raise ArgumentError(
+            f"{who}: grads have structure {g_def!r}, but params have {p_def!r}; "
+            f"pass update(grads, state, params) with grads of the params"
+        )
     for k, (g, p) in enumerate(zip(g_leaves, p_leaves)):
         if np.shape(g) != np.shape(p):
-            raise ArgumentError(f"{who}: gradient {k} has shape {np.shape(g)}, but its parameter "
-                             f"has shape {np.shape(p)}")
+            raise ArgumentError(
+                f"{who}: gradient {k} has shape {np.shape(g)}, but its parameter "
+                f"has shape {np.shape(p)}"
+            )
     if not isinstance(state, State):
-        raise ArgumentTypeError(f"{who}: the state is a {type(state).__name__}, not what this "
-                        f"optimizer's init made; pass the state its init (or last update) returned")
+        raise ArgumentTypeError(
+            f"{who}: the state is a {type(state).__name__}, not what this "
+            f"optimizer's init made; pass the state its init (or last update) returned"
+        )
 
 
 def _optimizer(who, learning_rate, slots, step_rule):
@@ -379,12 +451,14 @@ def _optimizer(who, learning_rate, slots, step_rule):
         _check_step(f"{who}.update", grads, params, state)
         lr = schedule(state.step)
         p_leaves, treedef = tree_flatten(params)
-        columns = [tree_leaves(grads)] + [tree_leaves(s) for s in state[1:1 + slots]]
+        columns = [tree_leaves(grads)] + [tree_leaves(s) for s in state[1 : 1 + slots]]
         rows = [step_rule(lr, state.step + 1, p, *leaf) for p, *leaf in zip(p_leaves, *columns)]
         moved = [p + r[0] if apply else r[0] for p, r in zip(p_leaves, rows)]
-        unflatten = lambda k: tree_unflatten(treedef, [r[k] for r in rows])   # noqa: E731
-        return (tree_unflatten(treedef, moved),
-                State(state.step + 1, *[unflatten(k) for k in range(1, 1 + slots)]))
+        unflatten = lambda k: tree_unflatten(treedef, [r[k] for r in rows])  # noqa: E731
+        return (
+            tree_unflatten(treedef, moved),
+            State(state.step + 1, *[unflatten(k) for k in range(1, 1 + slots)]),
+        )
 
     def update(grads, state, params=None):
         return move(grads, state, _given(params, "update"), False)
@@ -393,10 +467,11 @@ def _optimizer(who, learning_rate, slots, step_rule):
         return move(grads, state, _given(params, "step"), True)
 
     def _given(params, method):
-        if params is None:     # optax's update takes no params; a step rule here may read them
+        if params is None:  # optax's update takes no params; a step rule here may read them
             raise ArgumentTypeError(
                 f"{who}.{method}(grads, state, params): params is missing; pass the parameters "
-                f"the gradients are of as the third argument")
+                f"the gradients are of as the third argument"
+            )
         return params
 
     return Optimizer(init, update, step)
@@ -426,9 +501,11 @@ def momentum(learning_rate, mass=0.9, nesterov=False):
     1.0
     """
     mass = _setting("momentum", "mass", mass, 0.0, 1.0)
+
     def rule(lr, t, p, g, v):
         v = mass * v + g
         return -lr * (g + mass * v if nesterov else v), v
+
     return _optimizer("nesterov" if nesterov else "momentum", learning_rate, 1, rule)
 
 
@@ -452,9 +529,11 @@ def adagrad(learning_rate=0.01, eps=1e-10):
     0.5
     """
     eps = _setting("adagrad", "eps", eps, 0.0, math.inf)
+
     def rule(lr, t, p, g, s):
         s = s + g * g
         return -lr * g / (_sqrt(s) + eps), s
+
     return _optimizer("adagrad", learning_rate, 1, rule)
 
 
@@ -469,9 +548,11 @@ def rmsprop(learning_rate=0.01, decay=0.99, eps=1e-8):
     """
     decay = _setting("rmsprop", "decay", decay, 0.0, 1.0)
     eps = _setting("rmsprop", "eps", eps, 0.0, math.inf)
+
     def rule(lr, t, p, g, v):
         v = decay * v + (1.0 - decay) * g * g
         return -lr * g / (_sqrt(v) + eps), v
+
     return _optimizer("rmsprop", learning_rate, 1, rule)
 
 
@@ -479,9 +560,10 @@ def _adam_rule(b1, b2, eps, weight_decay):
     def rule(lr, t, p, g, m, v):
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
-        c1, c2 = 1 - b1 ** t, 1 - b2 ** t
+        c1, c2 = 1 - b1**t, 1 - b2**t
         change = -lr * (m / c1) / ((v / c2) ** 0.5 + eps)
         return (change - lr * weight_decay * p if weight_decay else change), m, v
+
     return rule
 
 

@@ -39,13 +39,51 @@ from .core.errors import ArgumentError, ArgumentTypeError, NotDifferentiableErro
 from .core.values import plain
 from .rules import random as prims
 
-__all__ = ["key", "PRNGKey", "split", "fold_in", "key_data", "uniform", "normal",
-           "truncated_normal", "bernoulli", "categorical", "randint", "permutation", "choice",
-           "exponential", "gumbel", "laplace", "logistic", "multivariate_normal",
-           "lognormal", "cauchy", "pareto", "rayleigh", "weibull_min", "maxwell",
-           "double_sided_maxwell", "triangular", "rademacher", "bits", "orthogonal", "ball",
-           "gamma", "loggamma", "beta", "dirichlet", "poisson", "binomial", "multinomial",
-           "geometric", "chisquare", "t", "f", "wald", "generalized_normal"]
+__all__ = [
+    "key",
+    "PRNGKey",
+    "split",
+    "fold_in",
+    "key_data",
+    "uniform",
+    "normal",
+    "truncated_normal",
+    "bernoulli",
+    "categorical",
+    "randint",
+    "permutation",
+    "choice",
+    "exponential",
+    "gumbel",
+    "laplace",
+    "logistic",
+    "multivariate_normal",
+    "lognormal",
+    "cauchy",
+    "pareto",
+    "rayleigh",
+    "weibull_min",
+    "maxwell",
+    "double_sided_maxwell",
+    "triangular",
+    "rademacher",
+    "bits",
+    "orthogonal",
+    "ball",
+    "gamma",
+    "loggamma",
+    "beta",
+    "dirichlet",
+    "poisson",
+    "binomial",
+    "multinomial",
+    "geometric",
+    "chisquare",
+    "t",
+    "f",
+    "wald",
+    "generalized_normal",
+]
 
 PRNGKey = prims.key
 
@@ -96,7 +134,9 @@ def _shape(shape, who):
     try:
         shape = tuple(int(n) for n in shape)
     except TypeError:
-        raise ArgumentTypeError(f"{who}: shape must be a tuple of ints; got {shape!r:.40}") from None
+        raise ArgumentTypeError(
+            f"{who}: shape must be a tuple of ints; got {shape!r:.40}"
+        ) from None
     if any(n < 0 for n in shape):
         raise ArgumentError(f"{who}: shape must not be negative; got {shape}")
     return shape
@@ -110,8 +150,13 @@ def _float(dtype, who):
 
 
 def _draw(k, distribution, shape, dtype, *parameters, who):
-    return prims.sample(prims.check_key(k, who), *parameters, distribution=distribution,
-                        shape=_shape(shape, who), dtype=dtype)
+    return prims.sample(
+        prims.check_key(k, who),
+        *parameters,
+        distribution=distribution,
+        shape=_shape(shape, who),
+        dtype=dtype,
+    )
 
 
 def _standard(k, distribution, shape, dtype):
@@ -120,8 +165,9 @@ def _standard(k, distribution, shape, dtype):
     return _draw(k, distribution, shape, _float(dtype, who), who=who)
 
 
-def uniform(k: Any, shape: Any = (), dtype: Any = float, minval: Any = 0.0,
-            maxval: Any = 1.0) -> Any:
+def uniform(
+    k: Any, shape: Any = (), dtype: Any = float, minval: Any = 0.0, maxval: Any = 1.0
+) -> Any:
     """Numbers uniform in [minval, maxval), differentiable in ``minval`` and ``maxval``."""
     u = _standard(k, "uniform", shape, dtype)
     if _is(minval, 0.0) and _is(maxval, 1.0):
@@ -138,8 +184,7 @@ def normal(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     return _standard(k, "normal", shape, dtype)
 
 
-def truncated_normal(k: Any, lower: Any, upper: Any, shape: Any = None,
-                     dtype: Any = float) -> Any:
+def truncated_normal(k: Any, lower: Any, upper: Any, shape: Any = None, dtype: Any = float) -> Any:
     """Standard normals conditioned on [lower, upper] (bounds broadcast to ``shape``)."""
     who = "fg.random.truncated_normal"
     if shape is None:
@@ -202,8 +247,9 @@ def permutation(k: Any, x: Any, axis: int = 0) -> Any:
     return fnp.take(x, _draw(k, "permutation", (n,), None, who=who), axis=axis)
 
 
-def choice(k: Any, a: Any, shape: Any = (), replace: bool = True, p: Any = None,
-           axis: int = 0) -> Any:
+def choice(
+    k: Any, a: Any, shape: Any = (), replace: bool = True, p: Any = None, axis: int = 0
+) -> Any:
     """Entries of ``a`` (or of ``range(a)``) along ``axis``, with weights ``p`` if given."""
     who = "fg.random.choice"
     whole = isinstance(a, (int, np.integer)) and not isinstance(a, bool)
@@ -223,9 +269,9 @@ def multivariate_normal(k: Any, mean: Any, cov: Any, shape: Any = None) -> Any:
     return mean + fnp.einsum("...ij,...j->...i", fnp.linalg.cholesky(cov), z)
 
 
-
 # -- transformed standard draws: differentiable in their location, scale and shape
 # parameters, as the reparameterization makes them
+
 
 def lognormal(k: Any, sigma: Any = 1.0, shape: Any = None, dtype: Any = float) -> Any:
     """``exp(sigma * normal)``: log-normal numbers (differentiable in ``sigma``).
@@ -271,8 +317,7 @@ def rayleigh(k: Any, scale: Any = 1.0, shape: Any = None, dtype: Any = float) ->
     return scale * fnp.sqrt(2.0 * exponential(k, shape, dtype))
 
 
-def weibull_min(k: Any, scale: Any, concentration: Any, shape: Any = (),
-                dtype: Any = float) -> Any:
+def weibull_min(k: Any, scale: Any, concentration: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Weibull numbers: ``scale * exponential ** (1 / concentration)``.
 
     >>> import funcgrad as fg
@@ -289,12 +334,12 @@ def maxwell(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     >>> maxwell(fg.random.key(0), (2,)).shape
     (2,)
     """
-    return fnp.sqrt(fnp.sum(normal(k, tuple(_shape(shape, "fg.random.maxwell")) + (3,), dtype)
-                            ** 2, axis=-1))
+    return fnp.sqrt(
+        fnp.sum(normal(k, tuple(_shape(shape, "fg.random.maxwell")) + (3,), dtype) ** 2, axis=-1)
+    )
 
 
-def double_sided_maxwell(k: Any, loc: Any, scale: Any, shape: Any = (),
-                         dtype: Any = float) -> Any:
+def double_sided_maxwell(k: Any, loc: Any, scale: Any, shape: Any = (), dtype: Any = float) -> Any:
     """``loc + scale * sign * maxwell``, the sign a fair coin.
 
     >>> import funcgrad as fg
@@ -306,8 +351,9 @@ def double_sided_maxwell(k: Any, loc: Any, scale: Any, shape: Any = (),
     return loc + scale * sign * maxwell(k1, shape, dtype)
 
 
-def triangular(k: Any, left: Any, mode: Any, right: Any, shape: Any = None,
-               dtype: Any = float) -> Any:
+def triangular(
+    k: Any, left: Any, mode: Any, right: Any, shape: Any = None, dtype: Any = float
+) -> Any:
     """Triangular numbers on ``[left, right]`` peaking at ``mode``, by the inverse of the
     distribution function (differentiable in the three).
 
@@ -379,12 +425,14 @@ def ball(k: Any, d: int, p: float = 2, shape: Any = (), dtype: Any = float) -> A
 # functions to differentiate (JAX reparameterizes gamma, beta and dirichlet; funcgrad
 # refuses the derivative by name rather than give none)
 
+
 def _value(v, name, who):
     if plain(v) is not v:
         raise NotDifferentiableError(
             f"{who}: the samples are not differentiable in {name} here (JAX differentiates "
             f"gamma, beta and dirichlet by implicit reparameterization; funcgrad does not): "
-            f"wrap {name} in fg.stop_gradient, or sample a reparameterizable family")
+            f"wrap {name} in fg.stop_gradient, or sample a reparameterizable family"
+        )
     return v
 
 
@@ -438,8 +486,7 @@ def dirichlet(k: Any, alpha: Any, shape: Any = None, dtype: Any = float) -> Any:
     """
     who = "fg.random.dirichlet"
     alpha = _value(alpha, "alpha", who)
-    return _draw(k, "dirichlet", () if shape is None else shape, _float(dtype, who), alpha,
-                 who=who)
+    return _draw(k, "dirichlet", () if shape is None else shape, _float(dtype, who), alpha, who=who)
 
 
 def poisson(k: Any, lam: Any, shape: Any = None, dtype: Any = int) -> Any:
@@ -471,8 +518,15 @@ def multinomial(k: Any, n: Any, p: Any, shape: Any = None, dtype: Any = float) -
     [0.0, 5.0, 0.0]
     """
     who = "fg.random.multinomial"
-    return _draw(k, "multinomial", () if shape is None else shape, np.dtype(dtype).str,
-                 _value(n, "n", who), _value(p, "p", who), who=who)
+    return _draw(
+        k,
+        "multinomial",
+        () if shape is None else shape,
+        np.dtype(dtype).str,
+        _value(n, "n", who),
+        _value(p, "p", who),
+        who=who,
+    )
 
 
 def geometric(k: Any, p: Any, shape: Any = None, dtype: Any = int) -> Any:

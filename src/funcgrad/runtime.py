@@ -32,10 +32,24 @@ from .dag import finite
 from .jit import jitted
 from .transforms.batching import vmap
 
-__all__ = ["Array", "Device", "device_put", "device_get", "devices", "local_devices",
-           "default_backend", "device_count", "local_device_count", "process_index",
-           "process_count", "named_scope", "named_call", "ensure_compile_time_eval", "config",
-           "pmap"]
+__all__ = [
+    "Array",
+    "Device",
+    "device_put",
+    "device_get",
+    "devices",
+    "local_devices",
+    "default_backend",
+    "device_count",
+    "local_device_count",
+    "process_index",
+    "process_count",
+    "named_scope",
+    "named_call",
+    "ensure_compile_time_eval",
+    "config",
+    "pmap",
+]
 
 
 class _ArrayType(type):
@@ -70,8 +84,10 @@ def devices(backend: str | None = None) -> list:
     'cpu'
     """
     if backend not in (None, "cpu"):
-        raise ArgumentError(f"devices: funcgrad computes on the CPU; there is no {backend!r} "
-                            f"backend (arrays of CuPy or PyTorch stay on their own devices)")
+        raise ArgumentError(
+            f"devices: funcgrad computes on the CPU; there is no {backend!r} "
+            f"backend (arrays of CuPy or PyTorch stay on their own devices)"
+        )
     return [_CPU]
 
 
@@ -119,12 +135,11 @@ def process_count() -> int:
 
 def _as_array(leaf):
     if isinstance(leaf, Box) or is_foreign(leaf):
-        return leaf             # a traced value, or an array of another library, stays
+        return leaf  # a traced value, or an array of another library, stays
     return np.asarray(leaf)
 
 
-def device_put(x: Any, device: Any = None, *, donate: bool = False,
-               may_alias: Any = None) -> Any:
+def device_put(x: Any, device: Any = None, *, donate: bool = False, may_alias: Any = None) -> Any:
     """``x`` with each leaf an array (Python numbers and lists become NumPy arrays; traced
     values and other libraries' arrays pass through); ``device`` must be the CPU.
 
@@ -132,8 +147,9 @@ def device_put(x: Any, device: Any = None, *, donate: bool = False,
     (array(1.), array(2., dtype=float32))
     """
     if device is not None and device is not _CPU and not hasattr(device, "memory_kind"):
-        raise ArgumentError(f"device_put: the only device is the CPU (fg.devices()[0]); got "
-                            f"{device!r:.60}")
+        raise ArgumentError(
+            f"device_put: the only device is the CPU (fg.devices()[0]); got {device!r:.60}"
+        )
     return tree_map(_as_array, x)
 
 
@@ -203,8 +219,15 @@ class _Config:
     True
     """
 
-    _FLAGS = ("jax_enable_x64", "jax_debug_nans", "jax_debug_infs", "jax_disable_jit",
-              "jax_platform_name", "jax_platforms", "funcgrad_keep_freed_memory")
+    _FLAGS = (
+        "jax_enable_x64",
+        "jax_debug_nans",
+        "jax_debug_infs",
+        "jax_disable_jit",
+        "jax_platform_name",
+        "jax_platforms",
+        "funcgrad_keep_freed_memory",
+    )
 
     def __init__(self):
         self._disabled_jit = False
@@ -212,9 +235,11 @@ class _Config:
     def update(self, name: str, value: Any) -> None:
         if name == "jax_enable_x64":
             if not value:
-                raise ArgumentError("config.update('jax_enable_x64', False): funcgrad computes "
-                                    "in the inputs' precision, float64 by default; give it "
-                                    "float32 inputs (x.astype(np.float32)) for single precision")
+                raise ArgumentError(
+                    "config.update('jax_enable_x64', False): funcgrad computes "
+                    "in the inputs' precision, float64 by default; give it "
+                    "float32 inputs (x.astype(np.float32)) for single precision"
+                )
         elif name in ("jax_debug_nans", "jax_debug_infs"):
             finite.EVERYWHERE["on"] = bool(value)
         elif name == "jax_disable_jit":
@@ -225,11 +250,13 @@ class _Config:
             heap.keep_freed_memory(bool(value))
         elif name in ("jax_platform_name", "jax_platforms"):
             if str(value).split(",")[0] != "cpu":
-                raise ArgumentError(f"config.update({name!r}, {value!r}): funcgrad computes on "
-                                    f"the CPU only")
+                raise ArgumentError(
+                    f"config.update({name!r}, {value!r}): funcgrad computes on the CPU only"
+                )
         else:
-            raise ArgumentError(f"config.update: funcgrad has no flag {name!r}; it takes "
-                                f"{', '.join(self._FLAGS)}")
+            raise ArgumentError(
+                f"config.update: funcgrad has no flag {name!r}; it takes {', '.join(self._FLAGS)}"
+            )
 
     def __getattr__(self, name):
         if name == "jax_enable_x64":
@@ -248,10 +275,19 @@ class _Config:
 config = _Config()
 
 
-def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: Any = 0,
-         static_broadcasted_argnums: Any = (), devices: Any = None, backend: str | None = None,
-         axis_size: int | None = None, donate_argnums: Any = (),
-         global_arg_shapes: Any = None) -> Callable:
+def pmap(
+    fun: Callable,
+    axis_name: Any = None,
+    *,
+    in_axes: Any = 0,
+    out_axes: Any = 0,
+    static_broadcasted_argnums: Any = (),
+    devices: Any = None,
+    backend: str | None = None,
+    axis_size: int | None = None,
+    donate_argnums: Any = (),
+    global_arg_shapes: Any = None,
+) -> Callable:
     """JAX's ``pmap`` on one CPU: the examples along ``in_axes`` that JAX spreads over
     devices are computed together, as ``fg.jit(fg.vmap(fun, in_axes, out_axes,
     axis_name))`` (so ``lax.psum`` and the other collectives over ``axis_name`` work);
@@ -266,10 +302,12 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     if not callable(fun):
         raise ArgumentTypeError(f"pmap needs a function; got {fun!r:.40}")
     if backend not in (None, "cpu"):
-        raise ArgumentError(f"pmap: funcgrad computes on the CPU; there is no {backend!r} "
-                            f"backend")
-    statics = ((static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int)
-               else tuple(static_broadcasted_argnums))
+        raise ArgumentError(f"pmap: funcgrad computes on the CPU; there is no {backend!r} backend")
+    statics = (
+        (static_broadcasted_argnums,)
+        if isinstance(static_broadcasted_argnums, int)
+        else tuple(static_broadcasted_argnums)
+    )
 
     def mapped(*args):
         dynamic = [i for i in range(len(args)) if i not in statics]
@@ -282,6 +320,9 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
             for i, v in zip(dynamic, values):
                 full[i] = v
             return fun(*full)
-        return vmap(on_dynamic, in_axes=axes, out_axes=out_axes, axis_name=axis_name,
-                    axis_size=axis_size)(*[args[i] for i in dynamic])
+
+        return vmap(
+            on_dynamic, in_axes=axes, out_axes=out_axes, axis_name=axis_name, axis_size=axis_size
+        )(*[args[i] for i in dynamic])
+
     return jitted.jit(mapped, static_argnums=statics)

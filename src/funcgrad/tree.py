@@ -19,5 +19,16 @@ from .core.tree_paths import tree_leaves_with_path as leaves_with_path
 from .core.tree_paths import tree_map_with_path as map_with_path
 from .core.tree_paths import tree_transpose as transpose
 
-__all__ = ["map", "leaves", "flatten", "unflatten", "structure", "reduce", "all", "transpose",
-           "map_with_path", "leaves_with_path", "flatten_with_path"]
+__all__ = [
+    "map",
+    "leaves",
+    "flatten",
+    "unflatten",
+    "structure",
+    "reduce",
+    "all",
+    "transpose",
+    "map_with_path",
+    "leaves_with_path",
+    "flatten_with_path",
+]

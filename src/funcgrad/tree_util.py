@@ -11,18 +11,55 @@ with ``tree_reduce``, ``tree_all`` and ``Partial``.
 6.0
 """
 
-from .core.tree import (Partial, TreeDef, register_dataclass, register_pytree_node, tree_all,
-                        tree_flatten, tree_leaves, tree_map, tree_reduce, tree_structure,
-                        tree_unflatten)
-from .core.tree_paths import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, keystr,
-                              register_pytree_node_class, tree_flatten_with_path,
-                              tree_leaves_with_path, tree_map_with_path, tree_transpose)
+from .core.tree import (
+    Partial,
+    TreeDef,
+    register_dataclass,
+    register_pytree_node,
+    tree_all,
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_reduce,
+    tree_structure,
+    tree_unflatten,
+)
+from .core.tree_paths import (
+    DictKey,
+    FlattenedIndexKey,
+    GetAttrKey,
+    SequenceKey,
+    keystr,
+    register_pytree_node_class,
+    tree_flatten_with_path,
+    tree_leaves_with_path,
+    tree_map_with_path,
+    tree_transpose,
+)
 
 PyTreeDef = TreeDef
 """The structure of a pytree, by JAX's name for it."""
 
-__all__ = ["tree_map", "tree_leaves", "tree_flatten", "tree_unflatten", "tree_structure",
-           "tree_reduce", "tree_all", "tree_transpose", "tree_flatten_with_path",
-           "tree_leaves_with_path", "tree_map_with_path", "keystr", "register_pytree_node",
-           "register_pytree_node_class", "register_dataclass", "Partial", "PyTreeDef",
-           "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey"]
+__all__ = [
+    "tree_map",
+    "tree_leaves",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_structure",
+    "tree_reduce",
+    "tree_all",
+    "tree_transpose",
+    "tree_flatten_with_path",
+    "tree_leaves_with_path",
+    "tree_map_with_path",
+    "keystr",
+    "register_pytree_node",
+    "register_pytree_node_class",
+    "register_dataclass",
+    "Partial",
+    "PyTreeDef",
+    "DictKey",
+    "SequenceKey",
+    "GetAttrKey",
+    "FlattenedIndexKey",
+]

@@ -10,39 +10,135 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-CORPUS = {   # name: (function, point, kind, primitive, fix phrase, found by lint too)
-    "where trap, sqrt": (lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(x), 0.0)), [4.0, -1.0],
-                         "where trap", "sqrt", "sqrt(where(cond, x, 1.0))", True),
-    "where trap, log": (lambda x: fnp.sum(fnp.where(x > 0, fnp.log(x), 0.0)), [1.0, 0.0],
-                        "where trap", "log", "log(where(cond, x, 1.0))", True),
-    "where trap, division": (lambda x: fnp.sum(fnp.where(x != 0, 1.0 / x, 0.0)), [2.0, 0.0],
-                             "where trap", "divide", "inside the where", True),
-    "where trap, nested": (lambda x: fnp.sum(fnp.where(x < 1.0, fnp.arccos(x) * 2.0, x)), [0.5, 2.0],
-                           "where trap", "arccos", "arccos(where(cond, x, 1.0))", True),
-    "norm at zero": (lambda x: fnp.sqrt(fnp.sum(x ** 2)), [0.0, 0.0, 0.0],
-                     "infinite derivative", "sqrt", "fnp.linalg.norm", True),
-    "softmax overflow": (lambda x: fnp.sum(fnp.exp(x) / fnp.sum(fnp.exp(x)) * np.arange(3.0)),
-                         [1000.0, 1.0, 2.0], "overflow", "exp", "fg.nn.softmax", True),
-    "log of an underflowed probability": (lambda x: fnp.sum(fnp.log(fg.nn.sigmoid(x))), [-800.0, 1.0],
-                                          "underflow", "log", "logaddexp", True),
-    "dead relu": (lambda w: fnp.sum(fnp.maximum(w * 2.0 - 10.0, 0.0)), [1.0, 2.0],
-                  "dead relu", "maximum", "leaky relu", True),
-    "dead relu, nn.relu": (lambda x: fnp.sum(fg.nn.relu(x - 5.0)), [1.0, 2.0],
-                           "dead relu", "relu", "leaky relu", True),
-    "integer cast on the only path": (lambda x: fnp.sum(x.astype(int) * 2.0), [1.5, 2.5],
-                                      "cut", None, "float type", True),
-    "stop_gradient on the only path": (lambda x: fnp.sum(fg.stop_gradient(x) ** 2), [1.0, 2.0],
-                                       "cut", None, "remove the stop_gradient", True),
-    "log at zero": (lambda x: fnp.sum(fnp.log(x)), [1.0, 0.0],
-                    "infinite derivative", "log", "keep the argument positive", True),
-    "sqrt at zero": (lambda x: fnp.sum(fnp.sqrt(x)), [0.0, 1.0],
-                     "infinite derivative", "sqrt", "eps", True),
-    "fractional power at zero": (lambda x: fnp.sum(x ** 0.5), [0.0, 4.0],
-                                 "infinite derivative", "power", "fractional power", True),
-    "arcsin at one": (lambda x: fnp.sum(fnp.arcsin(x)), [1.0, 0.5],
-                      "infinite derivative", "arcsin", "(-1, 1)", True),
-    "rounding": (lambda x: fnp.sum(fnp.round(x) * x[0]), [1.2, 2.7],
-                 "blocked", "round", "straight-through", False),
+CORPUS = {  # name: (function, point, kind, primitive, fix phrase, found by lint too)
+    "where trap, sqrt": (
+        lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(x), 0.0)),
+        [4.0, -1.0],
+        "where trap",
+        "sqrt",
+        "sqrt(where(cond, x, 1.0))",
+        True,
+    ),
+    "where trap, log": (
+        lambda x: fnp.sum(fnp.where(x > 0, fnp.log(x), 0.0)),
+        [1.0, 0.0],
+        "where trap",
+        "log",
+        "log(where(cond, x, 1.0))",
+        True,
+    ),
+    "where trap, division": (
+        lambda x: fnp.sum(fnp.where(x != 0, 1.0 / x, 0.0)),
+        [2.0, 0.0],
+        "where trap",
+        "divide",
+        "inside the where",
+        True,
+    ),
+    "where trap, nested": (
+        lambda x: fnp.sum(fnp.where(x < 1.0, fnp.arccos(x) * 2.0, x)),
+        [0.5, 2.0],
+        "where trap",
+        "arccos",
+        "arccos(where(cond, x, 1.0))",
+        True,
+    ),
+    "norm at zero": (
+        lambda x: fnp.sqrt(fnp.sum(x**2)),
+        [0.0, 0.0, 0.0],
+        "infinite derivative",
+        "sqrt",
+        "fnp.linalg.norm",
+        True,
+    ),
+    "softmax overflow": (
+        lambda x: fnp.sum(fnp.exp(x) / fnp.sum(fnp.exp(x)) * np.arange(3.0)),
+        [1000.0, 1.0, 2.0],
+        "overflow",
+        "exp",
+        "fg.nn.softmax",
+        True,
+    ),
+    "log of an underflowed probability": (
+        lambda x: fnp.sum(fnp.log(fg.nn.sigmoid(x))),
+        [-800.0, 1.0],
+        "underflow",
+        "log",
+        "logaddexp",
+        True,
+    ),
+    "dead relu": (
+        lambda w: fnp.sum(fnp.maximum(w * 2.0 - 10.0, 0.0)),
+        [1.0, 2.0],
+        "dead relu",
+        "maximum",
+        "leaky relu",
+        True,
+    ),
+    "dead relu, nn.relu": (
+        lambda x: fnp.sum(fg.nn.relu(x - 5.0)),
+        [1.0, 2.0],
+        "dead relu",
+        "relu",
+        "leaky relu",
+        True,
+    ),
+    "integer cast on the only path": (
+        lambda x: fnp.sum(x.astype(int) * 2.0),
+        [1.5, 2.5],
+        "cut",
+        None,
+        "float type",
+        True,
+    ),
+    "stop_gradient on the only path": (
+        lambda x: fnp.sum(fg.stop_gradient(x) ** 2),
+        [1.0, 2.0],
+        "cut",
+        None,
+        "remove the stop_gradient",
+        True,
+    ),
+    "log at zero": (
+        lambda x: fnp.sum(fnp.log(x)),
+        [1.0, 0.0],
+        "infinite derivative",
+        "log",
+        "keep the argument positive",
+        True,
+    ),
+    "sqrt at zero": (
+        lambda x: fnp.sum(fnp.sqrt(x)),
+        [0.0, 1.0],
+        "infinite derivative",
+        "sqrt",
+        "eps",
+        True,
+    ),
+    "fractional power at zero": (
+        lambda x: fnp.sum(x**0.5),
+        [0.0, 4.0],
+        "infinite derivative",
+        "power",
+        "fractional power",
+        True,
+    ),
+    "arcsin at one": (
+        lambda x: fnp.sum(fnp.arcsin(x)),
+        [1.0, 0.5],
+        "infinite derivative",
+        "arcsin",
+        "(-1, 1)",
+        True,
+    ),
+    "rounding": (
+        lambda x: fnp.sum(fnp.round(x) * x[0]),
+        [1.2, 2.7],
+        "blocked",
+        "round",
+        "straight-through",
+        False,
+    ),
 }
 
 
@@ -76,7 +172,7 @@ def test_lint_finds_it_before_any_gradient(name):
 
 
 def test_the_where_trap_fix_works():
-    safe = lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(fnp.where(x > 0, x, 1.0)), 0.0))   # noqa: E731
+    safe = lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(fnp.where(x > 0, x, 1.0)), 0.0))  # noqa: E731
     x = np.array([4.0, -1.0])
     assert fg.lint(safe, x) == []
     assert np.all(np.isfinite(fg.grad(safe)(x)))
@@ -91,7 +187,7 @@ def test_a_healthy_function_has_nothing_to_report():
 
 
 def test_explain_reports_the_gradient_it_folded():
-    f = lambda x: fnp.sum(fnp.maximum(x, 0.0) ** 2)   # noqa: E731
+    f = lambda x: fnp.sum(fnp.maximum(x, 0.0) ** 2)  # noqa: E731
     x = np.array([-1.0, 2.0])
     report = fg.explain(f, x)
     np.testing.assert_array_equal(next(iter(report.gradients.values())), fg.grad(f)(x))
@@ -105,7 +201,7 @@ def test_explain_a_hand_built_graph():
     report = fg.explain(out)
     assert "d output / d x is inf" in str(report)
     assert [f.primitive for f in report.findings] == ["sqrt", "multiply"]
-    assert "d output / d y is 0" in str(report)       # sqrt(0) multiplies y
+    assert "d output / d y is 0" in str(report)  # sqrt(0) multiplies y
 
 
 def test_explain_rejects_what_is_not_a_function():
@@ -114,6 +210,7 @@ def test_explain_rejects_what_is_not_a_function():
 
 
 # ---------------------------------------------------------------- values and latent traps
+
 
 def test_explain_names_the_first_non_finite_value_when_the_gradient_is_finite():
     report = fg.explain(lambda x: fnp.log(x) * 2.0, -1.0)
@@ -133,11 +230,9 @@ def test_a_finite_value_gets_no_value_finding():
     assert not fg.explain(lambda x: fnp.log(x) * 2.0, 2.0)
 
 
-@pytest.mark.parametrize("singular", [fnp.sqrt, fnp.log, fnp.arcsin, fnp.log1p,
-                                      lambda v: 1.0 / v])
+@pytest.mark.parametrize("singular", [fnp.sqrt, fnp.log, fnp.arcsin, fnp.log1p, lambda v: 1.0 / v])
 def test_lint_finds_a_where_trap_no_input_has_reached_yet(singular):
-    found = fg.lint(lambda x: fnp.sum(fnp.where(x > 0.5, singular(x), 0.0)),
-                    np.array([0.6, 0.9]))
+    found = fg.lint(lambda x: fnp.sum(fnp.where(x > 0.5, singular(x), 0.0)), np.array([0.6, 0.9]))
     assert [f.kind for f in found] == ["where trap"]
     assert "no input given here does yet" in found[0].message
     assert "inside the where" in found[0].fix
@@ -165,7 +260,9 @@ def test_explain_of_a_long_chain_with_underflowing_edges():
             for _ in range(n):
                 y = fnp.tanh(y) * 0.5 + v
             return fnp.sum(y)
+
         return f
-    report = fg.explain(chain(4000), np.linspace(-1.0, 1.0, 4))     # 16,000 nodes
+
+    report = fg.explain(chain(4000), np.linspace(-1.0, 1.0, 4))  # 16,000 nodes
     assert "finite and nonzero" in str(report)
     # (benchmarks/analysis_scale.py times explain against grad on 10^5 and 10^6 nodes)

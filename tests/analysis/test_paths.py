@@ -30,6 +30,7 @@ def edge_weights():
         if key not in table:
             table[key] = float(rng.integers(1, 10))
         return table[key]
+
     return weight
 
 
@@ -52,7 +53,7 @@ def test_best_path_equals_brute_force(seed, name):
     best = max(scores) if name != "min_plus" else min(scores)
     assert math.isclose(score, best)
     assert nodes[0] is s and nodes[-1] is t
-    assert all(a in b.args for a, b in zip(nodes, nodes[1:]))      # a real path
+    assert all(a in b.args for a, b in zip(nodes, nodes[1:]))  # a real path
     assert math.isclose(path_score(nodes, weight, semiring), score)
 
 
@@ -60,17 +61,19 @@ def test_best_path_equals_brute_force(seed, name):
 def test_k_best_paths_equal_brute_force(seed):
     t, s = random_dag(6, 0.5)
     weight = edge_weights()
-    every = sorted((path_score(p, weight, fg.semirings.max_plus) for p in all_paths(t, s)), reverse=True)
+    every = sorted(
+        (path_score(p, weight, fg.semirings.max_plus) for p in all_paths(t, s)), reverse=True
+    )
     found = fg.k_best_paths(t, s, weight, 5)
     assert [score for score, _ in found] == every[:5]
     for score, nodes in found:
         assert math.isclose(path_score(nodes, weight, fg.semirings.max_plus), score)
-    assert len({tuple(map(id, p)) for _, p in found}) == len(found)    # distinct paths
+    assert len({tuple(map(id, p)) for _, p in found}) == len(found)  # distinct paths
 
 
 def test_best_path_on_the_notes_dag_agrees_with_sum_product():
     t, s, names = layered_dag(layers=4, width=3)
-    weight = lambda p, c: float(len(names[p]) + 2 * len(names[c]) % 5)   # noqa: E731
+    weight = lambda p, c: float(len(names[p]) + 2 * len(names[c]) % 5)  # noqa: E731
     score, nodes = fg.best_path(t, s, weight, fg.semirings.min_plus)
     assert score == fg.sum_product(t, weight, fg.semirings.min_plus)[s]
     assert [names[n] for n in nodes][0] == "s" and names[nodes[-1]] == "t"

@@ -58,41 +58,57 @@ EXACT = {
     "convolve_same": lambda x: fnp.convolve(np.array([1.0, 2.0]), x, mode="same"),
     "convolve_valid": lambda x: fnp.convolve(x, np.array([1.0, 0.0, -1.0]), mode="valid"),
     # primitives that hold functions: the pattern of their functions' graphs
-    "fori_loop": lambda x: fg.fori_loop(0, 2, lambda i, c: fnp.sin(c) * 2.0 + fnp.roll(c, 1) * c,
-                                        x),
-    "fori_loop_matrix": lambda x: fg.fori_loop(0, 3, lambda i, c: fnp.tanh(C[:, :4] @ c[:4]) @
-                                               C[:, :4] * c[:4] + c[4:].sum(), x[:4] * 1.0),
+    "fori_loop": lambda x: fg.fori_loop(
+        0, 2, lambda i, c: fnp.sin(c) * 2.0 + fnp.roll(c, 1) * c, x
+    ),
+    "fori_loop_matrix": lambda x: fg.fori_loop(
+        0, 3, lambda i, c: fnp.tanh(C[:, :4] @ c[:4]) @ C[:, :4] * c[:4] + c[4:].sum(), x[:4] * 1.0
+    ),
     "fori_loop_counter": lambda x: fg.fori_loop(0, 3, lambda i, c: c * (i + 1.0) + fnp.sin(c), x),
-    "scan_stacked": lambda x: fnp.ravel(fg.scan(lambda c, r: (fnp.sin(c) * r, c * r[0]), x[:2],
-                                                fnp.reshape(x, (3, 2)))[1]),
-    "scan_reverse_checkpointed": lambda x: fg.scan(lambda c, r: (c * fnp.cos(r), c + r), 1.0, x,
-                                                   reverse=True, checkpoints=2)[1],
-    "scan_carry": lambda x: fg.scan(lambda c, r: (fnp.roll(c, 1) * r, None), x,
-                                    fnp.stack([x, x * 2.0]))[0],
-    "scan_of_fori_in_checkpoint": lambda x: fnp.ravel(fg.scan(
-        lambda c, r: (fg.checkpoint(lambda d: fg.fori_loop(0, 2, lambda i, e: fnp.sin(e) * r,
-                                                           d))(c), c), x[:3], x[3:])[1]),
-    "cond": lambda x: fg.cond(x[0] > 0, lambda v: fnp.roll(v, 1) * v, lambda v: v ** 3, x),
-    "switch": lambda x: fg.switch(1, [lambda v: v * 2.0, lambda v: fnp.sin(v) + v[0],
-                                      lambda v: v], x),
+    "scan_stacked": lambda x: fnp.ravel(
+        fg.scan(lambda c, r: (fnp.sin(c) * r, c * r[0]), x[:2], fnp.reshape(x, (3, 2)))[1]
+    ),
+    "scan_reverse_checkpointed": lambda x: fg.scan(
+        lambda c, r: (c * fnp.cos(r), c + r), 1.0, x, reverse=True, checkpoints=2
+    )[1],
+    "scan_carry": lambda x: fg.scan(
+        lambda c, r: (fnp.roll(c, 1) * r, None), x, fnp.stack([x, x * 2.0])
+    )[0],
+    "scan_of_fori_in_checkpoint": lambda x: fnp.ravel(
+        fg.scan(
+            lambda c, r: (
+                fg.checkpoint(lambda d: fg.fori_loop(0, 2, lambda i, e: fnp.sin(e) * r, d))(c),
+                c,
+            ),
+            x[:3],
+            x[3:],
+        )[1]
+    ),
+    "cond": lambda x: fg.cond(x[0] > 0, lambda v: fnp.roll(v, 1) * v, lambda v: v**3, x),
+    "switch": lambda x: fg.switch(
+        1, [lambda v: v * 2.0, lambda v: fnp.sin(v) + v[0], lambda v: v], x
+    ),
     "checkpoint": lambda x: fg.checkpoint(lambda v: fnp.cumsum(fnp.sin(v)))(x),
     "checkpoint_policy": lambda x: fg.checkpoint(
-        lambda v: C @ fnp.sin(v) * v[:4], policy=fg.checkpoint_policies.dots_saveable)(x),
+        lambda v: C @ fnp.sin(v) * v[:4], policy=fg.checkpoint_policies.dots_saveable
+    )(x),
     "custom_jvp": lambda x: softplus(x) * fnp.roll(x, 2),
 }
 SUPERSET = {
-    "where_traced_mask": lambda x: fnp.where(x > 0, x ** 2, fnp.sin(x[::-1])),
+    "where_traced_mask": lambda x: fnp.where(x > 0, x**2, fnp.sin(x[::-1])),
     "sort": fnp.sort,
     "max_axis": lambda x: fnp.max(fnp.reshape(x, (2, 3)), axis=1),
     "clip": lambda x: fnp.clip(x, -0.5, 0.5),
     "kron": lambda x: fnp.kron(x[:2], x[2:4]),
     "scan": lambda x: fg.scan(lambda c, xi: (c * xi, c), 1.0, x)[1],
     # every trip count: the loop stops where the values say
-    "while_loop": lambda x: fg.while_loop(lambda c: fnp.sum(c ** 2) < 50.0,
-                                          lambda c: c * 1.3 + 0.1 * fnp.roll(c, 1), x),
+    "while_loop": lambda x: fg.while_loop(
+        lambda c: fnp.sum(c**2) < 50.0, lambda c: c * 1.3 + 0.1 * fnp.roll(c, 1), x
+    ),
     # an index the body computes: its value is the loop's, so the step counts as dense
-    "fori_loop_traced_index": lambda x: fg.fori_loop(0, 3, lambda i, c: c + fnp.take(c, i) * 0.5,
-                                                     x),
+    "fori_loop_traced_index": lambda x: fg.fori_loop(
+        0, 3, lambda i, c: c + fnp.take(c, i) * 0.5, x
+    ),
     # the rule's derivative need not follow the function's structure
     "custom_vjp": lambda x: rolled(x),
     # a function that reads its values in Python cannot be traced: dense
@@ -152,7 +168,7 @@ def test_conservative_patterns_never_miss_an_entry(name):
 
 
 HESSIANS = {
-    "quadratic": (lambda x: fnp.sum(x ** 2) + x[0] * x[3], True),
+    "quadratic": (lambda x: fnp.sum(x**2) + x[0] * x[3], True),
     "chain": (lambda x: fnp.sum((x[1:] - x[:-1]) ** 2) + fnp.sum(fnp.sin(x)), True),
     "neighbour_products": (lambda x: fnp.sum(x[1:] * x[:-1]), True),
     "division": (lambda x: fnp.sum(x[:3] / x[3:]), True),
@@ -163,7 +179,7 @@ HESSIANS = {
     "softmax": (lambda x: fnp.sum(fg.nn.softmax(x) * np.arange(6.0)), True),
     "power": (lambda x: fnp.sum(x[:3] ** x[3:]), True),
     "relu_times": (lambda x: fnp.sum(fnp.maximum(x, 0.0) * x[::-1]), False),
-    "where": (lambda x: fnp.sum(fnp.where(x > 0, x ** 3, x)), False),
+    "where": (lambda x: fnp.sum(fnp.where(x > 0, x**3, x)), False),
     "sort": (lambda x: fnp.sum(fnp.sort(x)[:2] ** 2), False),
     "fori_loop": (lambda x: fnp.sum(EXACT["fori_loop"](x) ** 2), True),
     "scan_carry": (lambda x: fnp.sum(EXACT["scan_carry"](x) ** 2), True),
@@ -188,6 +204,7 @@ def test_hessian_pattern(name):
 def test_patterns_of_several_arguments_and_pytree_outputs():
     def f(a, b):
         return {"s": a * b[0], "t": fnp.sum(b)}
+
     p = fg.jacobian_sparsity(f, np.ones(2), np.ones(3), argnums=(0, 1)).toarray()
     # rows: s (2), t (1); columns: a (2), b (3)
     np.testing.assert_array_equal(p, [[1, 0, 1, 0, 0], [0, 1, 1, 0, 0], [0, 0, 1, 1, 1]])
@@ -209,7 +226,7 @@ def test_colourings_are_valid(seed):
     g = random_graph(int(rng.integers(2, 14)), rng.random() * 0.6)
     cols = column_coloring(g)
     dense = g.toarray()
-    for row in dense:        # no two columns of one colour meet in a row
+    for row in dense:  # no two columns of one colour meet in a row
         hit = cols[row]
         assert len(hit) == len(set(hit.tolist()))
     assert check_star_coloring(g, star_coloring(g))
@@ -238,8 +255,11 @@ def tridiagonal(x):
 def laplacian_energy(u):
     m = int(round(u.shape[0] ** 0.5))
     grid = fnp.reshape(u, (m, m))
-    return (0.5 * fnp.sum((grid[1:] - grid[:-1]) ** 2) + 0.5 * fnp.sum((grid[:, 1:] - grid[:, :-1]) ** 2)
-            + fnp.sum(fnp.cos(grid) * grid))
+    return (
+        0.5 * fnp.sum((grid[1:] - grid[:-1]) ** 2)
+        + 0.5 * fnp.sum((grid[:, 1:] - grid[:, :-1]) ** 2)
+        + fnp.sum(fnp.cos(grid) * grid)
+    )
 
 
 def test_sparse_jacobian_equals_the_dense_one():
@@ -260,15 +280,17 @@ def test_sparse_hessian_of_dense_and_random_structures():
     for _ in range(5):
         mask = rng.random((8, 8)) < 0.3
         A = np.where(mask | mask.T, rng.normal(size=(8, 8)), 0.0)
-        f = lambda x: fnp.sum(fnp.sin(A @ x) * x) + fnp.sum(x ** 4)   # noqa: E731
+        f = lambda x: fnp.sum(fnp.sin(A @ x) * x) + fnp.sum(x**4)  # noqa: E731
         x = rng.normal(size=8)
-        np.testing.assert_allclose(fg.sparse_hessian(f, x).toarray(), fg.hessian(f)(x),
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            fg.sparse_hessian(f, x).toarray(), fg.hessian(f)(x), rtol=1e-12, atol=1e-12
+        )
 
 
 def test_sparse_jacobian_with_a_pytree_argument_and_a_given_pattern():
     def f(p, scale):
         return scale * fnp.concatenate([p["a"] ** 2, p["b"] * p["a"][:2]])
+
     p = {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([4.0, 5.0])}
     pattern = fg.jacobian_sparsity(f, p, 2.0)
     J = fg.sparse_jacobian(f, p, 2.0, pattern=pattern)
@@ -286,15 +308,16 @@ def test_loops_are_followed_step_by_step():
     for n in (0, 1, 3, 9):
         want = sum(np.roll(np.eye(9), k, axis=0) for k in range(min(n, 8) + 1)) > 0
         np.testing.assert_array_equal(fg.jacobian_sparsity(ring(n), np.ones(9)).toarray(), want)
-    prefix = lambda x: fg.scan(lambda c, r: (c + r ** 2, c * r), 0.0, x)[1]
-    np.testing.assert_array_equal(fg.jacobian_sparsity(prefix, np.ones(5)).toarray(),
-                                  np.tril(np.ones((5, 5))) > 0)
-    back = lambda x: fg.scan(lambda c, r: (c + r ** 2, c * r), 0.0, x, reverse=True)[1]
-    np.testing.assert_array_equal(fg.jacobian_sparsity(back, np.ones(5)).toarray(),
-                                  np.triu(np.ones((5, 5))) > 0)
+    prefix = lambda x: fg.scan(lambda c, r: (c + r**2, c * r), 0.0, x)[1]
+    np.testing.assert_array_equal(
+        fg.jacobian_sparsity(prefix, np.ones(5)).toarray(), np.tril(np.ones((5, 5))) > 0
+    )
+    back = lambda x: fg.scan(lambda c, r: (c + r**2, c * r), 0.0, x, reverse=True)[1]
+    np.testing.assert_array_equal(
+        fg.jacobian_sparsity(back, np.ones(5)).toarray(), np.triu(np.ones((5, 5))) > 0
+    )
     halves = lambda x: fg.while_loop(lambda c: c[0] < 10.0, lambda c: c * 2.0, x)
-    np.testing.assert_array_equal(fg.jacobian_sparsity(halves, np.ones(4)).toarray(),
-                                  np.eye(4) > 0)
+    np.testing.assert_array_equal(fg.jacobian_sparsity(halves, np.ones(4)).toarray(), np.eye(4) > 0)
 
 
 def test_a_long_scan_costs_a_sweep_not_its_square():
@@ -304,7 +327,7 @@ def test_a_long_scan_costs_a_sweep_not_its_square():
     xs = np.ones((3000, 4))
     pattern = fg.jacobian_sparsity(last, xs).toarray().reshape(3, 3000, 4)
     assert pattern[:, :-1, :3].all() and not pattern[:, :, 3].any()
-    np.testing.assert_array_equal(pattern[:, -1, :3], np.eye(3) > 0)   # the last step: tanh
+    np.testing.assert_array_equal(pattern[:, -1, :3], np.eye(3) > 0)  # the last step: tanh
 
 
 def test_a_custom_rule_called_many_times_is_traced_once_per_layout():
@@ -327,11 +350,12 @@ def test_a_custom_rule_called_many_times_is_traced_once_per_layout():
         pattern = fg.jacobian_sparsity(chain, np.ones(n)).toarray()
         want = sum(np.roll(np.eye(n), k, axis=0) for k in range(4)) > 0
         np.testing.assert_array_equal(pattern, want)
-        assert len(calls) <= 3 + 1        # the three calls, and at most one trace
+        assert len(calls) <= 3 + 1  # the three calls, and at most one trace
 
 
 def test_a_loop_pattern_too_large_is_refused_by_name(monkeypatch):
     import funcgrad.analysis.body_patterns as body_patterns
+
     monkeypatch.setattr(body_patterns, "DENSE_LIMIT", 1000)
     stacked = lambda x: fg.scan(lambda c, r: (c + r, c * r), 0.0, x)[1]
     with pytest.raises(fg.ArgumentError, match="pattern of a 100-step scan has more than 1000"):

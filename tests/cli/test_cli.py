@@ -35,6 +35,7 @@ def value(out):
 
 # ---------------------------------------------------------------- demo
 
+
 def test_demo_prints_every_worked_example_with_known_values(capsys):
     code, out, err = run(capsys, "demo")
     assert code == 0 and err == ""
@@ -81,13 +82,21 @@ CASES = [
     # relu(x) + sigmoid(0) at x = -1: relu is flat there; sigmoid(0) = 1/2
     ("relu(x) + sigmoid(y)", {"x": -1, "y": 0}, 0.5, {"x": 0.0, "y": 0.25}),
     # the shared example at x = 1: c = 1 + e, f' = (1/(2 sqrt c) - sin c) * 2x(1 + e^(x^2))
-    ("sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))", {"x": 1},
-     math.sqrt(1 + math.e) + math.cos(1 + math.e),
-     {"x": (0.5 / math.sqrt(1 + math.e) - math.sin(1 + math.e)) * 2 * (1 + math.e)}),
+    (
+        "sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))",
+        {"x": 1},
+        math.sqrt(1 + math.e) + math.cos(1 + math.e),
+        {"x": (0.5 / math.sqrt(1 + math.e) - math.sin(1 + math.e)) * 2 * (1 + math.e)},
+    ),
     # sin(pi x) at x = 1/2: value 1, derivative pi cos(pi/2) = 0
     ("sin(pi*x)", {"x": 0.5}, 1.0, {"x": 0.0}),
     # log, tanh and abs: d/dx log x = 1/x, d tanh = 1 - tanh^2, d|y| = sign y
-    ("log(x) + tanh(z) + abs(y)", {"x": 2, "y": -3, "z": 0}, math.log(2) + 3, {"x": 0.5, "y": -1.0, "z": 1.0}),
+    (
+        "log(x) + tanh(z) + abs(y)",
+        {"x": 2, "y": -3, "z": 0},
+        math.log(2) + 3,
+        {"x": 0.5, "y": -1.0, "z": 1.0},
+    ),
 ]
 
 
@@ -113,7 +122,9 @@ def test_grad_prints_listing_and_both_orders(capsys):
 
 def test_grad_builds_equal_subexpressions_once(capsys):
     # sqrt(c) + cos(c) with c = x**2 + exp(x**2) written out twice: 8 nodes, not 13
-    code, out, _ = run(capsys, "grad", "sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))", "--at", "x=1")
+    code, out, _ = run(
+        capsys, "grad", "sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))", "--at", "x=1"
+    )
     assert code == 0 and "(8 nodes;" in out
     assert "sqrt(%4)" in out and "cos(%4)" in out
 
@@ -133,7 +144,7 @@ def test_an_expression_starting_with_minus_is_not_taken_for_an_option(capsys):
 
 
 def test_deep_nesting_needs_no_recursion(capsys):
-    depth = 5000                      # far past Python's recursion limit
+    depth = 5000  # far past Python's recursion limit
     expr = "(" * depth + "x" + " + 1)" * depth
     code, out, _ = run(capsys, "grad", expr, "--at", "x=0")
     assert code == 0 and value(out) == depth and partials(out) == {"x": 1.0}
@@ -145,6 +156,7 @@ def test_non_finite_values_are_explained(capsys):
 
 
 # ---------------------------------------------------------------- grad: errors
+
 
 def caret_span(err, text):
     """The [start, end) the carets mark under the echoed formula."""
@@ -175,14 +187,16 @@ ERRORS = [
 
 
 @pytest.mark.parametrize("expr, extra, message, under", ERRORS, ids=[e[0] for e in ERRORS])
-def test_bad_formulas_exit_2_with_a_caret_under_the_offending_part(capsys, expr, extra, message, under):
+def test_bad_formulas_exit_2_with_a_caret_under_the_offending_part(
+    capsys, expr, extra, message, under
+):
     code, out, err = run(capsys, "grad", expr, *extra)
     assert code == 2 and out == ""
     assert message in err and "Traceback" not in err
     start, end = caret_span(err, expr)
     if under:
         assert expr[start:end] == under
-    else:                       # the end of the text: one caret just past it
+    else:  # the end of the text: one caret just past it
         assert (start, end) == (len(expr), len(expr) + 1)
 
 
@@ -193,16 +207,19 @@ def test_hints_suggest_the_fix(capsys):
     assert "--at y=1.0" in err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["grad", "x", "--at", "x=abc"], "'abc' is not a number"),
-    (["grad", "x", "--at", "x"], "expected NAME=VALUE"),
-    (["grad", "x", "--at", "x=1", "--at", "x=2"], "given twice"),
-    (["grad", "x", "--at", "x=1", "--at", "w=2"], "no variable 'w'"),
-    (["grad"], "grad needs EXPR"),
-    (["grad", "x", "--order", "bfs", "--at", "x=1"], "invalid choice"),
-    (["frobnicate"], "invalid choice"),
-    ([], "required"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["grad", "x", "--at", "x=abc"], "'abc' is not a number"),
+        (["grad", "x", "--at", "x"], "expected NAME=VALUE"),
+        (["grad", "x", "--at", "x=1", "--at", "x=2"], "given twice"),
+        (["grad", "x", "--at", "x=1", "--at", "w=2"], "no variable 'w'"),
+        (["grad"], "grad needs EXPR"),
+        (["grad", "x", "--order", "bfs", "--at", "x=1"], "invalid choice"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+    ],
+)
 def test_bad_command_lines_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and message in err and "Traceback" not in err
@@ -211,10 +228,18 @@ def test_bad_command_lines_exit_2(capsys, argv, message):
 def test_the_parser_never_evaluates_python(tmp_path, monkeypatch):
     # If any of these were evaluated, a file would appear; every one is a parse error instead.
     marker = tmp_path / "pwned"
-    attempts = [f"__import__('pathlib').Path('{marker}').touch()",
-                f"open('{marker}', 'w')", "globals()", "x if x else x", "lambda: 1",
-                "[x for x in ()]", "x; import os", "eval('1')", "getattr(x, 'y')"]
-    monkeypatch.setattr("builtins.eval", None)     # and the parser must not need eval at all
+    attempts = [
+        f"__import__('pathlib').Path('{marker}').touch()",
+        f"open('{marker}', 'w')",
+        "globals()",
+        "x if x else x",
+        "lambda: 1",
+        "[x for x in ()]",
+        "x; import os",
+        "eval('1')",
+        "getattr(x, 'y')",
+    ]
+    monkeypatch.setattr("builtins.eval", None)  # and the parser must not need eval at all
     monkeypatch.setattr("builtins.exec", None)
     for text in attempts:
         with pytest.raises(ValueError):
@@ -231,6 +256,7 @@ def test_every_whitelisted_function_is_callable_by_name():
 
 # ---------------------------------------------------------------- files and entry points
 
+
 def test_dot_file_has_values_gradients_and_backward_steps(capsys, tmp_path):
     path = tmp_path / "f.dot"
     code, out, _ = run(capsys, "grad", "x*y + x", "--at", "x=2", "--at", "y=3", "--dot", str(path))
@@ -241,7 +267,7 @@ def test_dot_file_has_values_gradients_and_backward_steps(capsys, tmp_path):
 
 
 def test_svg_without_graphviz_names_the_missing_program(capsys, tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", str(tmp_path))          # no dot here
+    monkeypatch.setenv("PATH", str(tmp_path))  # no dot here
     code, _, err = run(capsys, "grad", "x*x", "--at", "x=1", "--svg", str(tmp_path / "f.svg"))
     assert code == 1 and "'dot' program" in err and "apt-get install graphviz" in err
 
@@ -254,12 +280,19 @@ def test_unwritable_output_exits_1(capsys, tmp_path):
 @pytest.mark.skipif(not __import__("shutil").which("dot"), reason="needs Graphviz's dot")
 def test_svg_is_drawn_for_real(capsys, tmp_path):
     path = tmp_path / "f.svg"
-    code, _, _ = run(capsys, "grad", "sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))",
-                     "--at", "x=1", "--svg", str(path))
+    code, _, _ = run(
+        capsys,
+        "grad",
+        "sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))",
+        "--at",
+        "x=1",
+        "--svg",
+        str(path),
+    )
     assert code == 0
     ns = {"svg": "http://www.w3.org/2000/svg"}
     root = ET.parse(path).getroot()
-    assert len(root.findall(".//svg:g[@class='node']", ns)) == 8     # shared nodes drawn once
+    assert len(root.findall(".//svg:g[@class='node']", ns)) == 8  # shared nodes drawn once
     assert len(root.findall(".//svg:g[@class='edge']", ns)) == 9
 
 
@@ -271,15 +304,21 @@ def test_entry_points_exit_codes_and_no_traceback(launcher):
     assert ok.returncode == 0 and "df/dx = 6.0" in ok.stdout
     bad = subprocess.run(launcher + ["grad", "__import__('os')"], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "^" in bad.stderr
-    demo = subprocess.run(launcher + ["demo"], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONWARNINGS": "error"})
+    demo = subprocess.run(
+        launcher + ["demo"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "error"},
+    )
     assert demo.returncode == 0 and "729" in demo.stdout and demo.stderr == ""
 
 
 # ---------------------------------------------------------------- a newcomer's first commands
 
+
 def test_version_is_the_installed_one(capsys):
     import importlib.metadata
+
     code, out, _ = run(capsys, "--version")
     assert code == 0 and out.strip() == f"funcgrad {importlib.metadata.version('funcgrad')}"
 
@@ -306,8 +345,17 @@ def test_an_unquoted_formula_gets_the_hint_to_quote_it(capsys):
 def test_a_drawing_is_written_in_the_format_its_name_says(capsys, tmp_path):
     code, _, err = run(capsys, "grad", "x*x", "--at", "x=2", "--svg", str(tmp_path / "a.png"))
     assert code == 2 and "--png" in err and not (tmp_path / "a.png").exists()
-    code, _, _ = run(capsys, "grad", "x*x", "--at", "x=2", "--png", str(tmp_path / "a.png"),
-                     "--draw", str(tmp_path / "b.svg"))
+    code, _, _ = run(
+        capsys,
+        "grad",
+        "x*x",
+        "--at",
+        "x=2",
+        "--png",
+        str(tmp_path / "a.png"),
+        "--draw",
+        str(tmp_path / "b.svg"),
+    )
     assert code == 0
     assert (tmp_path / "a.png").read_bytes().startswith(b"\x89PNG")
     assert ET.parse(tmp_path / "b.svg").getroot().tag.endswith("svg")

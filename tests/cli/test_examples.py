@@ -51,8 +51,13 @@ SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py"))
 
 
 def run(name, *args, cwd=EXAMPLES):
-    return subprocess.run([sys.executable, str(EXAMPLES / name), *args],
-                          capture_output=True, text=True, timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
 
 
 def assert_png(path):
@@ -85,12 +90,15 @@ def test_plots_go_to_out_by_default(tmp_path):
     assert_png(tmp_path / "out" / "two_moons.png")
 
 
-@pytest.mark.parametrize("name,args", [
-    ("two_moons.py", ["--points", "1"]),
-    ("digits_mlp.py", ["--epochs", "0"]),
-    ("newton.py", ["--dim", "1"]),
-    ("custom_primitive.py", ["--points", "1"]),
-])
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("two_moons.py", ["--points", "1"]),
+        ("digits_mlp.py", ["--epochs", "0"]),
+        ("newton.py", ["--dim", "1"]),
+        ("custom_primitive.py", ["--points", "1"]),
+    ],
+)
 def test_new_examples_refuse_bad_sizes_with_status_2(name, args, tmp_path):
     done = run(name, *args, "--out", str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
@@ -114,7 +122,7 @@ def test_two_moons_at_full_size_separates_the_training_set(tmp_path):
 def test_digits_at_full_size_reaches_95_percent_on_the_test_set(tmp_path):
     out, accuracy = _full_run("digits_mlp.py", tmp_path, "final test accuracy")
     assert accuracy >= 95.0, out[-500:]
-    assert "compiled plans: 1)" in out     # one batch shape: traced once, replayed
+    assert "compiled plans: 1)" in out  # one batch shape: traced once, replayed
 
 
 @pytest.mark.slow
@@ -129,19 +137,27 @@ def test_newton_converges_quadratically(tmp_path):
     errors = [float(m) for m in re.findall(r"^\s*\d+\s+\S+\s+\S+\s+(\S+)", done.stdout, re.M)]
     small = [e for e in errors if 0 < e < 0.1]
     assert len(small) >= 2 and small[-1] < 1e-8
-    assert all(b <= 10 * a * a for a, b in zip(small, small[1:]))   # e_(k+1) <~ C e_k^2
+    assert all(b <= 10 * a * a for a, b in zip(small, small[1:]))  # e_(k+1) <~ C e_k^2
 
 
 def test_path_example_default_is_the_notes_729_paths():
-    done = subprocess.run([sys.executable, str(EXAMPLES / "path_semirings.py")],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "path_semirings.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0 and "paths s -> t: 729 = 3^6" in done.stdout
     assert "they agree" in done.stdout
 
 
 def test_bad_sizes_are_refused_with_status_2():
-    done = subprocess.run([sys.executable, str(EXAMPLES / "path_semirings.py"), "--layers", "0"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "path_semirings.py"), "--layers", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "at least 1" in done.stderr
 
 
@@ -161,14 +177,18 @@ runpy.run_path({script!r}, run_name="__main__")
 @pytest.mark.parametrize("name", sorted(PNG))
 def test_each_example_names_its_extra_up_front(name, tmp_path):
     text = (EXAMPLES / name).read_text()
-    assert 'pip install -e ".[examples]"' in text.split('"""')[1]      # in its docstring
-    script = _WITHOUT.format(hidden="matplotlib", script=str(EXAMPLES / name),
-                             args=SMALL.get(name, []) + ["--out", str(tmp_path)])
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=300)
+    assert 'pip install -e ".[examples]"' in text.split('"""')[1]  # in its docstring
+    script = _WITHOUT.format(
+        hidden="matplotlib",
+        script=str(EXAMPLES / name),
+        args=SMALL.get(name, []) + ["--out", str(tmp_path)],
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert 'needs matplotlib, from the examples extra: pip install -e ".[examples]"' in done.stderr
-    assert done.stdout == ""                      # said before any work, not after training
+    assert done.stdout == ""  # said before any work, not after training
 
 
 def test_progress_bars_stay_out_of_redirected_output(tmp_path):
@@ -183,9 +203,13 @@ def test_dask_example_learns_and_names_its_extras_up_front():
     assert done.returncode == 0, done.stderr
     losses = re.search(r"loss ([0-9.]+) -> ([0-9.]+)", done.stdout)
     assert float(losses.group(2)) < float(losses.group(1)) - 0.05, done.stdout
-    script = _WITHOUT.format(hidden="distributed", script=str(EXAMPLES / "dask_logistic.py"),
-                             args=SMALL["dask_logistic.py"])
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=300)
+    script = _WITHOUT.format(
+        hidden="distributed",
+        script=str(EXAMPLES / "dask_logistic.py"),
+        args=SMALL["dask_logistic.py"],
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 1 and done.stdout == ""
-    assert 'needs distributed, from the dask and examples extras' in done.stderr
+    assert "needs distributed, from the dask and examples extras" in done.stderr

@@ -23,6 +23,7 @@ def check_against_differences(f, point, grads, leaves, rtol=1e-6, atol=1e-7):
 
 # ------------------------------------------------------------- (x + y) z
 
+
 def test_add_then_multiply():
     def f(x, y, z):
         return (x + y) * z
@@ -47,6 +48,7 @@ def test_add_then_multiply():
 
 # ------------------------------------- sqrt(x^2 + e^(x^2)) + cos(x^2 + e^(x^2))
 
+
 @pytest.mark.parametrize("x0", [0.5, -1.3, 2.0])
 def test_shared_intermediates(x0):
     def f(x):
@@ -55,9 +57,9 @@ def test_shared_intermediates(x0):
         return fnp.sqrt(c) + fnp.cos(c)
 
     x = fg.var(x0, name="x")
-    a = x * x              # shared by exp and by the sum
+    a = x * x  # shared by exp and by the sum
     b = fnp.exp(a)
-    c = a + b              # shared by sqrt and cos
+    c = a + b  # shared by sqrt and cos
     s, k = fnp.sqrt(c), fnp.cos(c)
     out = s + k
     # Each intermediate is one node, however many times it is used:
@@ -82,6 +84,7 @@ def test_shared_intermediates(x0):
 
 # ----------------------------------------------- a, b, c -> d = a*b -> L = d + c
 
+
 def test_scalar_chain_and_backward_order():
     a, b, c = fg.var(2.0, name="a"), fg.var(-3.0, name="b"), fg.var(10.0, name="c")
     d = a * b
@@ -104,17 +107,18 @@ def test_scalar_chain_and_backward_order():
 
 # --------------------------------------------------- micrograd's "more ops"
 
+
 def micrograd_expression(a, b):
     """micrograd's test_more_ops, with each `v += w` read as the new node `v = v + w`."""
     relu = fg.nn.relu
     c = a + b
-    d = a * b + b ** 3
+    d = a * b + b**3
     c = c + (c + 1)
     c = c + (1 + c + (-a))
     d = d + (d * 2 + relu(b + a))
     d = d + (3 * d + relu(b - a))
     e = c - d
-    f = e ** 2
+    f = e**2
     g = f / 2.0
     g = g + 10.0 / f
     return g
@@ -134,13 +138,13 @@ def test_micrograd_expression():
     assert out.value == pytest.approx(f / 2 + 10 / f, rel=1e-15)
     # dg/df = 1/2 - 10/f^2, df/de = 2e,
     # de/da = 3 - (12 B + 0 - 1) = -20,  de/db = 4 - (12 (A + 3B^2) + 0 + 1) = -93.
-    dg_de = (0.5 - 10.0 / f ** 2) * 2.0 * e
+    dg_de = (0.5 - 10.0 / f**2) * 2.0 * e
     de_da = 3.0 - (12.0 * B - 1.0)
-    de_db = 4.0 - (12.0 * (A + 3.0 * B ** 2) + 1.0)
+    de_db = 4.0 - (12.0 * (A + 3.0 * B**2) + 1.0)
     assert (de_da, de_db) == (-20.0, -93.0)
     grads = fg.backprop(out)
-    assert grads[a] == pytest.approx(dg_de * de_da, rel=1e-13)   # 138.8338...
-    assert grads[b] == pytest.approx(dg_de * de_db, rel=1e-13)   # 645.5772...
+    assert grads[a] == pytest.approx(dg_de * de_da, rel=1e-13)  # 138.8338...
+    assert grads[b] == pytest.approx(dg_de * de_db, rel=1e-13)  # 645.5772...
     check_against_differences(micrograd_expression, [A, B], grads, [a, b], rtol=1e-5)
 
 
@@ -149,7 +153,7 @@ def test_micrograd_expression_matches_torch():
     a = torch.tensor(-4.0, dtype=torch.float64, requires_grad=True)
     b = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
     c = a + b
-    d = a * b + b ** 3
+    d = a * b + b**3
     c = c + (c + 1)
     c = c + (1 + c + (-a))
     d = d + (d * 2 + (b + a).relu())
@@ -166,6 +170,7 @@ def test_micrograd_expression_matches_torch():
 
 # -------------------------------------------- a tiny vector network, the note's way
 
+
 def network(x, W1, b1, W2, label):
     h = fnp.tanh(W1 @ x + b1)
     logits = W2 @ h
@@ -174,7 +179,12 @@ def network(x, W1, b1, W2, label):
 
 def test_tiny_network_with_the_notes_closed_forms():
     rng = np.random.default_rng(0)
-    x0, W10, b10, W20 = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(3, 4))
+    x0, W10, b10, W20 = (
+        rng.normal(size=3),
+        rng.normal(size=(4, 3)),
+        rng.normal(size=4),
+        rng.normal(size=(3, 4)),
+    )
     label = 1
     x, W1, b1, W2 = (fg.var(v) for v in (x0, W10, b10, W20))
     pre = W1 @ x + b1
@@ -196,7 +206,7 @@ def test_tiny_network_with_the_notes_closed_forms():
     sm = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
     dz = sm - np.eye(3)[label]
     dh = W20.T @ dz
-    dpre = (1.0 - H ** 2) * dh
+    dpre = (1.0 - H**2) * dh
     assert_close(g[logits], dz, rtol=1e-12, atol=1e-14)
     assert p not in g  # p sits beside the loss, not below it: it has no gradient entry
     assert_close(g[W2], np.outer(dz, H), rtol=1e-12, atol=1e-14)
@@ -207,7 +217,9 @@ def test_tiny_network_with_the_notes_closed_forms():
     assert_close(g[x], W10.T @ dpre, rtol=1e-12, atol=1e-14)
     # Gradient entries of the logits sum to zero: softmax sums to one, e_l too.
     assert abs(g[logits].sum()) < 1e-12
-    check_against_differences(lambda *a: network(*a, label), [x0, W10, b10, W20], g, [x, W1, b1, W2])
+    check_against_differences(
+        lambda *a: network(*a, label), [x0, W10, b10, W20], g, [x, W1, b1, W2]
+    )
 
 
 def test_softmax_then_pick_equals_pnls():
@@ -224,7 +236,12 @@ def test_softmax_then_pick_equals_pnls():
 def test_tiny_network_matches_torch():
     torch = needs_torch()
     rng = np.random.default_rng(2)
-    vals = [rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(3, 4))]
+    vals = [
+        rng.normal(size=3),
+        rng.normal(size=(4, 3)),
+        rng.normal(size=4),
+        rng.normal(size=(3, 4)),
+    ]
     leaves = [fg.var(v) for v in vals]
     g = fg.backprop(network(*leaves, 2))
     t = [torch.tensor(v, requires_grad=True) for v in vals]
@@ -238,9 +255,12 @@ def test_the_demo_numbers_each_node_once_per_order():
     # At x = 1, x**2 = 1.0 = x: numbering nodes with list.index (which asks ==) gave x's
     # number to x**2 (dfs order: %0 %1 %0 %3 ...).
     from funcgrad.cli import demo
+
     text = demo.section("shared")
     assert "x = 1 ==" in text.splitlines()[0]
     for line in text.splitlines():
         if line.startswith(("dfs order:", "kahn order:")):
             numbers = line.split(":", 1)[1].split("(")[0].split()
-            assert sorted(numbers, key=lambda n: int(n[1:])) == [f"%{i}" for i in range(len(numbers))], line
+            assert sorted(numbers, key=lambda n: int(n[1:])) == [
+                f"%{i}" for i in range(len(numbers))
+            ], line

@@ -24,6 +24,7 @@ def test_jit_runs_the_callback_at_each_call_not_while_tracing():
     def host(x):
         seen.append(np.array(x))
         return np.sin(x)
+
     f = fg.jit(lambda x: fg.pure_callback(host, spec_of(x), x) * 2.0)
     np.testing.assert_allclose(f(XS), 2 * np.sin(XS))
     np.testing.assert_allclose(f(2 * XS), 2 * np.sin(2 * XS))
@@ -33,6 +34,7 @@ def test_jit_runs_the_callback_at_each_call_not_while_tracing():
 def test_trees_in_and_out_and_keyword_arguments():
     def host(x, scale):
         return {"sum": np.sum(x) * scale, "cos": np.cos(x)}
+
     promised = {"sum": fg.ShapeDtypeStruct((), np.float64), "cos": spec_of(XS)}
     out = fg.jit(lambda x: fg.pure_callback(host, promised, x, scale=x[0]))(XS)
     assert np.isclose(out["sum"], XS.sum() * XS[0])
@@ -49,6 +51,7 @@ def test_vmap_against_a_loop(method):
 
     def f(x, w):
         return fg.pure_callback(host, spec_of(x), x, w, vmap_method=method)
+
     w = np.array([2.0, -1.0])
     out = fg.jit(fg.vmap(f, in_axes=(0, None)))(X, w)
     np.testing.assert_allclose(out, np.stack([np.sin(row) * w for row in X]))
@@ -61,9 +64,10 @@ def test_inside_a_loop_body_at_every_iteration():
     def host(a):
         count.append(1)
         return np.float64(a) ** 2
+
     promised = fg.ShapeDtypeStruct((), np.float64)
     total, _ = lax.scan(lambda c, a: (c + fg.pure_callback(host, promised, a), None), 0.0, XS)
-    assert np.isclose(total, np.sum(XS ** 2)) and len(count) == 3
+    assert np.isclose(total, np.sum(XS**2)) and len(count) == 3
 
 
 def test_a_custom_rule_gives_it_a_derivative():
@@ -77,6 +81,7 @@ def test_a_custom_rule_gives_it_a_derivative():
 
     def loss(x):
         return fnp.sum(host_sin(x) ** 2)
+
     want = numeric_grad(lambda x: np.sum(np.sin(x) ** 2), (XS,), 0)
     np.testing.assert_allclose(fg.grad(loss)(XS), want, rtol=1e-6)
     np.testing.assert_allclose(fg.jit(fg.grad(loss))(XS), want, rtol=1e-6)

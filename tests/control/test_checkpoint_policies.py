@@ -24,13 +24,23 @@ def _counted_impl(x, w):
 
 
 counted = extend.Primitive(
-    "counted_matmul", _counted_impl,
-    vjp=(lambda g, ans, x, w: g @ fnp.swapaxes(w, -1, -2),
-         lambda g, ans, x, w: fnp.swapaxes(x, -1, -2) @ g),
-    jvp=(lambda t, ans, x, w: t @ w, lambda t, ans, x, w: x @ t))
-declare(counted, structure="contraction",     # as an einsum over operands of equal rank
-        spec=lambda shapes, params: ([b + "ij", b + "jk"], b + "ik")
-        if (b := "zyxw"[:len(shapes[0]) - 2]) is not None else None)
+    "counted_matmul",
+    _counted_impl,
+    vjp=(
+        lambda g, ans, x, w: g @ fnp.swapaxes(w, -1, -2),
+        lambda g, ans, x, w: fnp.swapaxes(x, -1, -2) @ g,
+    ),
+    jvp=(lambda t, ans, x, w: t @ w, lambda t, ans, x, w: x @ t),
+)
+declare(
+    counted,
+    structure="contraction",  # as an einsum over operands of equal rank
+    spec=lambda shapes, params: (
+        ([b + "ij", b + "jk"], b + "ik")
+        if (b := "zyxw"[: len(shapes[0]) - 2]) is not None
+        else None
+    ),
+)
 
 P = fg.checkpoint_policies
 POLICIES = {
@@ -45,16 +55,23 @@ POLICIES = {
     "save_any_names_but_these(other)": P.save_any_names_but_these("other"),
     "save_any_names_but_these(h)": P.save_any_names_but_these("h"),
     "save_anything_except_these_names(h)": P.save_anything_except_these_names("h"),
-    "save_from_both_policies": P.save_from_both_policies(P.nothing_saveable,
-                                                         P.save_only_these_names("h")),
+    "save_from_both_policies": P.save_from_both_policies(
+        P.nothing_saveable, P.save_only_these_names("h")
+    ),
     "a policy of one's own": lambda prim, *args, **params: prim.name == "tanh",
 }
 # Runs of the counted contraction in one grad: tracing the body, the forward pass, and
 # the backward pass's recomputation unless the policy kept its value.
-KEEPS_THE_PRODUCT = {"everything_saveable", "dots_saveable", "checkpoint_dots",
-                     "dots_with_no_batch_dims_saveable", "save_only_these_names(h)",
-                     "save_any_names_but_these(other)", "save_anything_except_these_names(h)",
-                     "save_from_both_policies"}
+KEEPS_THE_PRODUCT = {
+    "everything_saveable",
+    "dots_saveable",
+    "checkpoint_dots",
+    "dots_with_no_batch_dims_saveable",
+    "save_only_these_names(h)",
+    "save_any_names_but_these(other)",
+    "save_anything_except_these_names(h)",
+    "save_from_both_policies",
+}
 
 
 def block(w, x):
@@ -79,7 +96,7 @@ def test_what_a_policy_keeps_is_not_computed_again(name):
     step = fg.jit(fg.value_and_grad(lambda w, x: fnp.sum(f(w, x))))
     step(W, X)
     RUNS.clear()
-    step(W, X)                                  # the compiled plan: forward, backward
+    step(W, X)  # the compiled plan: forward, backward
     # jit's plan also drops recomputed values no rule reads: keeping tanh's value there
     # leaves the product unread (tanh's rule reads its answer; the product's, its operands)
     unread = name in KEEPS_THE_PRODUCT or name == "a policy of one's own"
@@ -102,12 +119,16 @@ def test_every_policy_gives_the_derivatives_of_the_function(name):
     assert_close(summed, sum(fg.grad(plain)(W, x) for x in xs), rtol=1e-12, atol=1e-13)
     v = np.ones_like(W)
     assert np.isclose(fg.jvp(lambda w: kept(w, X), (W,), (v,))[1], np.sum(want * v))
-    assert_close(fg.hessian(lambda w: kept(w, X))(W), fg.hessian(lambda w: plain(w, X))(W),
-                 rtol=1e-10, atol=1e-12)
+    assert_close(
+        fg.hessian(lambda w: kept(w, X))(W),
+        fg.hessian(lambda w: plain(w, X))(W),
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 def test_dots_with_batch_axes_are_recomputed_by_the_no_batch_dims_policy():
-    xs = np.stack([X, X])                        # a batched product: (2, 2, 3) @ (3, 3)
+    xs = np.stack([X, X])  # a batched product: (2, 2, 3) @ (3, 3)
     for policy, runs in [(P.dots_saveable, 2), (P.dots_with_no_batch_dims_saveable, 3)]:
         f = fg.checkpoint(lambda w, x: fnp.tanh(counted(x, fnp.stack([w, w]))), policy=policy)
         RUNS.clear()
@@ -127,6 +148,7 @@ def test_a_policy_inside_a_scan_body_gives_the_scans_derivatives():
         for _ in range(4):
             c = block(w, c)
         return fnp.sum(c)
+
     assert_close(fg.grad(scanned)(W), fg.grad(unrolled)(W), rtol=1e-12, atol=1e-14)
 
 
@@ -147,8 +169,10 @@ def test_refusals():
         fg.checkpoint(block, policy="dots")
     with pytest.raises(fg.FuncgradError, match="namespace"):
         fg.checkpoint_policies()
-    assert repr(P.save_only_these_names("a", "b")) == \
-        "fg.checkpoint_policies.save_only_these_names('a', 'b')"
+    assert (
+        repr(P.save_only_these_names("a", "b"))
+        == "fg.checkpoint_policies.save_only_these_names('a', 'b')"
+    )
     assert P.save_only_these_names("a") == P.save_only_these_names("a")
 
 

@@ -24,10 +24,12 @@ def close(a, b, tol=1e-10):
 
 # ---------------------------------------------------------------- scan
 
+
 def rnn_step(w):
     def step(h, x):
         h = fnp.tanh(w @ h + x)
-        return h, fnp.sum(h ** 2)
+        return h, fnp.sum(h**2)
+
     return step
 
 
@@ -49,8 +51,9 @@ ARGS = (W, H0, XS)
 
 def test_scan_value_and_gradient_equal_the_unrolled_loop():
     close(rnn_scan(*ARGS), rnn_unrolled(*ARGS))
-    close(fg.grad(rnn_scan, argnums=(0, 1, 2))(*ARGS),
-          fg.grad(rnn_unrolled, argnums=(0, 1, 2))(*ARGS))
+    close(
+        fg.grad(rnn_scan, argnums=(0, 1, 2))(*ARGS), fg.grad(rnn_unrolled, argnums=(0, 1, 2))(*ARGS)
+    )
 
 
 @pytest.mark.parametrize("argnum", [0, 1, 2])
@@ -63,8 +66,10 @@ def test_scan_forward_mode_and_second_order():
     tangents = tuple(RNG.normal(size=np.shape(a)) for a in ARGS)
     close(fg.jvp(rnn_scan, ARGS, tangents), fg.jvp(rnn_unrolled, ARGS, tangents))
     close(fg.hessian(rnn_scan, argnums=1)(*ARGS), fg.hessian(rnn_unrolled, argnums=1)(*ARGS))
-    close(fg.jacfwd(fg.grad(rnn_scan), argnums=2)(*ARGS),
-          fg.jacfwd(fg.grad(rnn_unrolled), argnums=2)(*ARGS))
+    close(
+        fg.jacfwd(fg.grad(rnn_scan), argnums=2)(*ARGS),
+        fg.jacfwd(fg.grad(rnn_unrolled), argnums=2)(*ARGS),
+    )
 
 
 def _counting_tanh():
@@ -96,34 +101,41 @@ def test_a_scans_reverse_pass_reads_what_its_forward_run_kept(reverse, how):
         def step(h, x):
             h = tanh(w @ h + x)
             return h, tanh(h * 0.5 + 0.1)
+
         if loop:
             h, ys = fg.scan(step, H0, xs, reverse=reverse)
         else:
             h, ys = H0, []
-            for t in (range(n - 1, -1, -1) if reverse else range(n)):
+            for t in range(n - 1, -1, -1) if reverse else range(n):
                 h, y = step(h, xs[t])
                 ys.append(y)
         return fnp.sum(h * h) + fnp.sum(fnp.stack(ys) if not loop else ys)
 
     grad = fg.grad(loss) if how == "eager" else fg.jit(fg.grad(loss), static_argnums=1)
     want = fg.grad(loss)(W, False)
-    grad(W, True)                 # traces (and compiles) the loop's bodies
+    grad(W, True)  # traces (and compiles) the loop's bodies
     del calls[:]
     got = grad(W, True)
-    traced = 2 if how == "eager" else 0    # eager traces the body at every call, on examples
-    assert len(calls) == 2 * n + traced    # the forward run's: none in the reverse pass
+    traced = 2 if how == "eager" else 0  # eager traces the body at every call, on examples
+    assert len(calls) == 2 * n + traced  # the forward run's: none in the reverse pass
     np.testing.assert_array_equal(got, want)
 
 
 def test_scan_under_vmap_and_jit():
     batch = RNG.normal(size=(4, 3))
-    close(fg.vmap(rnn_scan, in_axes=(None, 0, None))(W, batch, XS),
-          [rnn_unrolled(W, h, XS) for h in batch])
-    close(fg.vmap(fg.grad(rnn_scan), in_axes=(None, 0, None))(W, batch, XS),
-          [fg.grad(rnn_unrolled)(W, h, XS) for h in batch])
+    close(
+        fg.vmap(rnn_scan, in_axes=(None, 0, None))(W, batch, XS),
+        [rnn_unrolled(W, h, XS) for h in batch],
+    )
+    close(
+        fg.vmap(fg.grad(rnn_scan), in_axes=(None, 0, None))(W, batch, XS),
+        [fg.grad(rnn_unrolled)(W, h, XS) for h in batch],
+    )
     xs_batch = RNG.normal(size=(2, 5, 3))
-    close(fg.vmap(rnn_scan, in_axes=(None, None, 0))(W, H0, xs_batch),
-          [rnn_unrolled(W, H0, x) for x in xs_batch])
+    close(
+        fg.vmap(rnn_scan, in_axes=(None, None, 0))(W, H0, xs_batch),
+        [rnn_unrolled(W, H0, x) for x in xs_batch],
+    )
     jitted = fg.jit(fg.grad(rnn_scan))
     close(jitted(*ARGS), fg.grad(rnn_unrolled)(*ARGS))
     close(jitted(W * 0.5, H0, XS), fg.grad(rnn_unrolled)(W * 0.5, H0, XS))
@@ -141,7 +153,7 @@ def test_scan_with_pytrees_reverse_and_no_xs():
 
     def unrolled(a0, us, reverse):
         carry, total = {"a": a0, "b": (1.0,)}, 0.0
-        for t in (reversed(range(len(us))) if reverse else range(len(us))):
+        for t in reversed(range(len(us))) if reverse else range(len(us)):
             carry, (ya, yu) = step(carry, {"u": us[t]})
             total = total + ya + yu
         return carry["a"] + carry["b"][0] + total
@@ -149,9 +161,11 @@ def test_scan_with_pytrees_reverse_and_no_xs():
     us = np.array([0.5, -1.0, 2.0, 0.3])
     for reverse in (False, True):
         close(f(0.7, us, reverse), unrolled(0.7, us, reverse))
-        close(fg.grad(f, argnums=(0, 1))(0.7, us, reverse),
-              fg.grad(unrolled, argnums=(0, 1))(0.7, us, reverse))
-    power = lambda x: fg.scan(lambda c, _: (c * x, None), 1.0, length=4)[0]   # noqa: E731
+        close(
+            fg.grad(f, argnums=(0, 1))(0.7, us, reverse),
+            fg.grad(unrolled, argnums=(0, 1))(0.7, us, reverse),
+        )
+    power = lambda x: fg.scan(lambda c, _: (c * x, None), 1.0, length=4)[0]  # noqa: E731
     assert power(2.0) == 16.0 and fg.grad(power)(2.0) == 32.0
 
 
@@ -162,8 +176,7 @@ def test_scan_keeps_float32_and_counts_integers():
 
     (i, v), ys = fg.scan(step, (0, np.float32(1.0)), np.full(3, 2.0, np.float32))
     assert i == 3 and v.dtype == np.float32 and ys.dtype == np.float32
-    g = fg.grad(lambda x: fg.scan(step, (0, np.float32(1.0)), x)[0][1])(
-        np.full(3, 2.0, np.float32))
+    g = fg.grad(lambda x: fg.scan(step, (0, np.float32(1.0)), x)[0][1])(np.full(3, 2.0, np.float32))
     assert g.dtype == np.float32
     np.testing.assert_allclose(g, [4.0, 4.0, 4.0])
 
@@ -173,7 +186,7 @@ def test_a_long_scan_is_one_node():
         return fg.scan(lambda c, _: (c * 0.999 + x, None), 0.0, length=100_000)[0]
 
     assert len(fg.toposort(fg.trace(decay, 1.0))) < 10
-    np.testing.assert_allclose(fg.grad(decay)(1.0), (1 - 0.999 ** 100_000) / 0.001, rtol=1e-9)
+    np.testing.assert_allclose(fg.grad(decay)(1.0), (1 - 0.999**100_000) / 0.001, rtol=1e-9)
 
 
 def test_show_lists_the_body_under_the_loop_node():
@@ -187,10 +200,12 @@ def test_show_lists_the_body_under_the_loop_node():
 
 # ---------------------------------------------------------------- while_loop and fori_loop
 
+
 def newton_sqrt(a):
     def body(c):
         x, k = c
         return 0.5 * (x + a / x), k + 1
+
     return fg.while_loop(lambda c: fnp.abs(c[0] * c[0] - a) > 1e-12, body, (a, 0))[0]
 
 
@@ -198,7 +213,7 @@ def test_while_loop_reverse_mode_with_a_trip_count_known_at_run_time():
     for a in (2.0, 9.0, 1e4):
         np.testing.assert_allclose(fg.grad(newton_sqrt)(a), 0.5 / np.sqrt(a), rtol=1e-9)
     jitted = fg.jit(fg.grad(newton_sqrt))
-    for a in (2.0, 1e4, 0.01):       # different trip counts, one plan
+    for a in (2.0, 1e4, 0.01):  # different trip counts, one plan
         np.testing.assert_allclose(jitted(a), 0.5 / np.sqrt(a), rtol=1e-9)
     assert jitted.cache_size() == 1
 
@@ -217,7 +232,7 @@ def test_while_loop_matches_unrolled_in_every_mode():
     close(f(1.5, x0), unrolled(1.5, x0))
     close(fg.jacrev(f, argnums=(0, 1))(1.5, x0), fg.jacrev(unrolled, argnums=(0, 1))(1.5, x0))
     close(fg.jacfwd(f, argnums=(0, 1))(1.5, x0), fg.jacrev(unrolled, argnums=(0, 1))(1.5, x0))
-    scalar = lambda a: fnp.sum(f(a, x0))        # noqa: E731
+    scalar = lambda a: fnp.sum(f(a, x0))  # noqa: E731
     close(fg.grad(fg.grad(scalar))(1.5), fg.grad(fg.grad(lambda a: fnp.sum(unrolled(a, x0))))(1.5))
     np.testing.assert_allclose(fg.grad(scalar)(1.5), numeric_grad(scalar, (1.5,), 0), rtol=1e-6)
 
@@ -231,26 +246,27 @@ def test_while_loop_under_vmap_stops_each_example_on_its_own():
 
 
 def test_fori_loop_with_static_and_traced_bounds():
-    body = lambda i, y: y * 0.5 + i * 0.0 + 1.0     # noqa: E731
+    body = lambda i, y: y * 0.5 + i * 0.0 + 1.0  # noqa: E731
     assert fg.fori_loop(0, 5, lambda i, s: s + i, 0) == 10
     want = fg.grad(lambda x: fg.fori_loop(0, 10, lambda i, y: y * 0.5 + x, 0.0))(1.0)
-    np.testing.assert_allclose(want, 2 * (1 - 0.5 ** 10))
+    np.testing.assert_allclose(want, 2 * (1 - 0.5**10))
     jitted = fg.jit(fg.grad(lambda x, n: fg.fori_loop(0, n, lambda i, y: y * 0.5 + x, 0.0)))
     np.testing.assert_allclose(jitted(1.0, 10), want)
-    np.testing.assert_allclose(jitted(1.0, 3), 2 * (1 - 0.5 ** 3))
+    np.testing.assert_allclose(jitted(1.0, 3), 2 * (1 - 0.5**3))
     assert fg.fori_loop(3, 1, body, 7.0) == 7.0
 
 
 def test_a_jitted_loop_compiles_to_the_same_plan_whatever_its_trip_count():
-    f = lambda x: fg.fori_loop(0, 10, lambda i, y: fnp.sin(y) + x, x)         # noqa: E731
-    g = lambda x: fg.fori_loop(0, 100_000, lambda i, y: fnp.sin(y) + x, x)    # noqa: E731
+    f = lambda x: fg.fori_loop(0, 10, lambda i, y: fnp.sin(y) + x, x)  # noqa: E731
+    g = lambda x: fg.fori_loop(0, 100_000, lambda i, y: fnp.sin(y) + x, x)  # noqa: E731
     assert fg.jit(f).plan(0.5).n_steps == fg.jit(g).plan(0.5).n_steps
 
 
 # ---------------------------------------------------------------- cond and switch
 
+
 def test_cond_takes_its_branch_in_every_mode():
-    f = lambda x: fg.cond(x > 0.0, fnp.sin, fnp.cos, x)        # noqa: E731
+    f = lambda x: fg.cond(x > 0.0, fnp.sin, fnp.cos, x)  # noqa: E731
     for x in (-1.0, 1.0):
         want = np.sin(x) if x > 0 else np.cos(x)
         dwant = np.cos(x) if x > 0 else -np.sin(x)
@@ -266,36 +282,47 @@ def test_switch_with_closures_and_a_batch_of_indices():
     w = np.array([2.0, 3.0])
 
     def f(i, x):
-        return fg.switch(i, [lambda v: fnp.sum(v * w), lambda v: fnp.sum(v ** 2) * w[0],
-                             lambda v: fnp.prod(v)], x)
+        return fg.switch(
+            i, [lambda v: fnp.sum(v * w), lambda v: fnp.sum(v**2) * w[0], lambda v: fnp.prod(v)], x
+        )
 
     x = np.array([1.0, -0.5])
     for i in range(3):
-        np.testing.assert_allclose(fg.grad(f, argnums=1)(i, x), numeric_grad(
-            lambda v: f(i, v), (x,), 0), rtol=1e-6)
-    assert f(7, x) == f(2, x) and f(-3, x) == f(0, x)           # clamped, as JAX
+        np.testing.assert_allclose(
+            fg.grad(f, argnums=1)(i, x), numeric_grad(lambda v: f(i, v), (x,), 0), rtol=1e-6
+        )
+    assert f(7, x) == f(2, x) and f(-3, x) == f(0, x)  # clamped, as JAX
     idx = np.array([0, 1, 2, 1])
     xs = RNG.normal(size=(4, 2))
     close(fg.vmap(f)(idx, xs), [f(i, v) for i, v in zip(idx, xs)])
-    close(fg.vmap(fg.grad(f, argnums=1))(idx, xs),
-          [fg.grad(f, argnums=1)(i, v) for i, v in zip(idx, xs)])
+    close(
+        fg.vmap(fg.grad(f, argnums=1))(idx, xs),
+        [fg.grad(f, argnums=1)(i, v) for i, v in zip(idx, xs)],
+    )
     close(fg.hessian(lambda v: f(1, v))(x), 2 * w[0] * np.eye(2))
 
 
 # ---------------------------------------------------------------- errors that name the loop
 
+
 def test_a_carry_that_changes_shape_names_the_loop_the_carry_and_both_shapes():
-    with pytest.raises(ShapeError, match=r"scan of grow: carry\['h'\] is shape \(2,\) float64 "
-                                         r"going in but the body returns shape \(4,\)"):
+    with pytest.raises(
+        ShapeError,
+        match=r"scan of grow: carry\['h'\] is shape \(2,\) float64 "
+        r"going in but the body returns shape \(4,\)",
+    ):
+
         def grow(c, x):
             return {"h": fnp.concatenate([c["h"], c["h"]])}, x
+
         fg.scan(grow, {"h": np.zeros(2)}, np.ones(3))
     with pytest.raises(ShapeError, match=r"while_loop of <lambda>: carry is shape \(\) int64"):
         fg.while_loop(lambda i: i < 3, lambda i: i + 0.5, 0)
     with pytest.raises(ShapeError, match="structure"):
         fg.fori_loop(0, 3, lambda i, c: (c, c), 1.0)
-    with pytest.raises(ShapeError,
-                       match=r"shape \(2,\) float64 in branch 0 \(<lambda>\) but shape \(1,\)"):
+    with pytest.raises(
+        ShapeError, match=r"shape \(2,\) float64 in branch 0 \(<lambda>\) but shape \(1,\)"
+    ):
         fg.cond(True, lambda x: x, lambda x: fnp.concatenate([x, x]), np.ones(1))
 
 

@@ -10,6 +10,7 @@ import funcgrad.numpy as fnp
 
 # -- a function whose true derivative is known, with a custom rule that is the same --------
 
+
 @fg.custom_jvp
 def softplus(x):
     return fnp.logaddexp(0.0, x)
@@ -56,17 +57,20 @@ def test_every_transform_agrees_with_the_function_itself(f):
 
     np.testing.assert_allclose(loss(X), ref(X))
     np.testing.assert_allclose(fg.grad(loss)(X), fg.grad(ref)(X), rtol=1e-12)
-    fg.check_grads(loss, (X,), order=2)          # against finite differences, both modes
+    fg.check_grads(loss, (X,), order=2)  # against finite differences, both modes
     t = np.array([0.3, -1.0, 2.0])
     np.testing.assert_allclose(fg.jvp(loss, (X,), (t,))[1], fg.jvp(ref, (X,), (t,))[1])
     np.testing.assert_allclose(fg.hessian(loss)(X), fg.hessian(ref)(X), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(fg.jacrev(fg.grad(loss))(X), fg.hessian(ref)(X), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        fg.jacrev(fg.grad(loss))(X), fg.hessian(ref)(X), rtol=1e-10, atol=1e-12
+    )
     batch = np.stack([X, 2 * X])
     np.testing.assert_allclose(fg.vmap(loss)(batch), fg.vmap(ref)(batch))
     np.testing.assert_allclose(fg.vmap(fg.grad(loss))(batch), fg.vmap(fg.grad(ref))(batch))
-    np.testing.assert_allclose(fg.grad(lambda b: fnp.sum(fg.vmap(loss)(b)))(batch),
-                               fg.grad(lambda b: fnp.sum(fg.vmap(ref)(b)))(batch))
+    np.testing.assert_allclose(
+        fg.grad(lambda b: fnp.sum(fg.vmap(loss)(b)))(batch),
+        fg.grad(lambda b: fnp.sum(fg.vmap(ref)(b)))(batch),
+    )
     jitted = fg.jit(fg.value_and_grad(loss))
     for x in (X, 3 * X):
         v, g = jitted(x)
@@ -79,7 +83,7 @@ def test_the_custom_rule_is_used_not_the_functions_own_derivative():
     def f(x):
         return fnp.sin(x)
 
-    f.defjvp(lambda p, t: (f(*p), 10.0 * t[0]))      # deliberately not cos
+    f.defjvp(lambda p, t: (f(*p), 10.0 * t[0]))  # deliberately not cos
     assert fg.grad(f)(0.5) == 10.0
     assert fg.jvp(f, (0.5,), (1.0,))[1] == 10.0
     assert fg.jit(fg.grad(f))(0.5) == 10.0
@@ -91,7 +95,7 @@ def test_the_custom_rule_is_used_not_the_functions_own_derivative():
 
     h.defvjp(lambda x: (fnp.sin(x), None), lambda res, g: (-3.0 * g,))
     assert fg.grad(h)(0.5) == -3.0
-    assert fg.jvp(h, (0.5,), (2.0,))[1] == -6.0   # forward mode transposes bwd
+    assert fg.jvp(h, (0.5,), (2.0,))[1] == -6.0  # forward mode transposes bwd
     np.testing.assert_allclose(fg.jacfwd(h)(np.array([0.1, 0.2])), -3.0 * np.eye(2))
 
 
@@ -114,12 +118,13 @@ def test_gradient_clipping_with_nondiff_argnums_and_keywords():
     def clip_gradient(bound, x):
         return x
 
-    clip_gradient.defvjp(lambda bound, x: (x, None),
-                         lambda bound, res, g: (fnp.clip(g, -bound, bound),))
+    clip_gradient.defvjp(
+        lambda bound, x: (x, None), lambda bound, res, g: (fnp.clip(g, -bound, bound),)
+    )
     f = lambda x: fnp.sum(clip_gradient(0.5, x=x) * np.array([2.0, 0.1]))
     np.testing.assert_allclose(fg.grad(f)(np.ones(2)), [0.5, 0.1])
     np.testing.assert_allclose(fg.jit(fg.grad(f))(np.ones(2)), [0.5, 0.1])
-    np.testing.assert_allclose(clip_gradient(0.5, np.ones(2)), np.ones(2))   # no trace: runs f
+    np.testing.assert_allclose(clip_gradient(0.5, np.ones(2)), np.ones(2))  # no trace: runs f
 
 
 def test_pytrees_in_and_out_and_several_arguments():
@@ -150,7 +155,8 @@ def test_pytrees_in_and_out_and_several_arguments():
     assert got[1] == pytest.approx(want[1])
     # Second order runs bwd under an outer trace, which differentiates it again.
     assert fg.grad(fg.grad(loss, argnums=1), argnums=1)(params, 2.0) == pytest.approx(
-        fg.grad(fg.grad(ref, argnums=1), argnums=1)(params, 2.0))
+        fg.grad(fg.grad(ref, argnums=1), argnums=1)(params, 2.0)
+    )
 
 
 def test_custom_functions_inside_loops():
@@ -191,8 +197,11 @@ def test_mistakes_are_named():
         return x * y
 
     wrong_count.defvjp(lambda x, y: (x * y, (x, y)), lambda res, g: (g * res[1],))
-    with pytest.raises(TypeError, match="wrong_count: bwd must return a tuple with one "
-                                        "cotangent per differentiated argument \\(2\\)"):
+    with pytest.raises(
+        TypeError,
+        match="wrong_count: bwd must return a tuple with one "
+        "cotangent per differentiated argument \\(2\\)",
+    ):
         fg.grad(wrong_count)(1.0, 2.0)
 
     @fg.custom_jvp
@@ -207,11 +216,13 @@ def test_mistakes_are_named():
         @fg.custom_jvp
         def scaled(x):
             return w * x
+
         scaled.defjvp(lambda p, t: (scaled(*p), w * t[0]))
         return scaled(2.0)
 
-    with pytest.raises(TypeError, match="scaled closes over a traced value.*pass the value as "
-                                        "an argument"):
+    with pytest.raises(
+        TypeError, match="scaled closes over a traced value.*pass the value as an argument"
+    ):
         fg.grad(closes_over)(3.0)
 
     @partial(fg.custom_vjp, nondiff_argnums=(0,))
@@ -244,12 +255,16 @@ keeps_a_tag.defvjp(lambda x: (fnp.sin(x), (fnp.cos(x), "tag")), lambda res, g: (
 
 
 @pytest.mark.parametrize("f", [keeps_its_pullback, keeps_a_tag])
-@pytest.mark.parametrize("transform", [
-    lambda loss, x: fg.jit(fg.grad(loss))(x),
-    lambda loss, x: fg.vmap(fg.grad(loss))(np.stack([x, 2.0 * x])),
-    lambda loss, x: fg.hessian(loss)(x),
-    lambda loss, x: fg.grad(lambda x: fnp.sum(fg.grad(loss)(x)))(x),
-], ids=["jit_of_grad", "vmap_of_grad", "hessian", "grad_of_grad"])
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda loss, x: fg.jit(fg.grad(loss))(x),
+        lambda loss, x: fg.vmap(fg.grad(loss))(np.stack([x, 2.0 * x])),
+        lambda loss, x: fg.hessian(loss)(x),
+        lambda loss, x: fg.grad(lambda x: fnp.sum(fg.grad(loss)(x)))(x),
+    ],
+    ids=["jit_of_grad", "vmap_of_grad", "hessian", "grad_of_grad"],
+)
 def test_a_residual_that_is_no_array_is_refused_where_a_transform_traces_it(f, transform):
     """A function or a string among the residuals would be frozen by jit at the value it
     had when traced (or fail inside bwd): refused by name, as JAX refuses it."""
@@ -258,19 +273,20 @@ def test_a_residual_that_is_no_array_is_refused_where_a_transform_traces_it(f, t
     def loss(x):
         return fnp.sum(f(x))
 
-    with pytest.raises(fg.ArgumentTypeError, match="residual leaf [01] of fwd is a "
-                                                   "(function|str); under jit, vmap"):
+    with pytest.raises(
+        fg.ArgumentTypeError, match="residual leaf [01] of fwd is a (function|str); under jit, vmap"
+    ):
         transform(loss, x)
 
 
 def test_a_residual_that_is_no_array_serves_a_plain_first_derivative():
     x = np.array([0.1, 0.2])
     want = np.sin(x) + x * np.cos(x)
-    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(keeps_its_pullback(x)))(x), want,
-                               rtol=1e-12)
-    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(keeps_a_tag(x)))(x), np.cos(x),
-                               rtol=1e-12)
-    out, tangent = fg.jvp(keeps_its_pullback, (x,), (np.ones(2),))      # fwd's own derivative
+    np.testing.assert_allclose(
+        fg.grad(lambda x: fnp.sum(keeps_its_pullback(x)))(x), want, rtol=1e-12
+    )
+    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(keeps_a_tag(x)))(x), np.cos(x), rtol=1e-12)
+    out, tangent = fg.jvp(keeps_its_pullback, (x,), (np.ones(2),))  # fwd's own derivative
     np.testing.assert_allclose(tangent, want, rtol=1e-12)
 
 
@@ -281,7 +297,7 @@ def test_defjvps_one_rule_per_argument_in_both_modes():
 
     f.defjvps(lambda t, ans, x, y: fnp.cos(x) * t * y, lambda t, ans, x, y: fnp.sin(x) * t)
     x, y = np.array([0.5, -1.0]), np.array([2.0, 3.0])
-    loss = lambda x, y: fnp.sum(f(x, y) ** 2)   # noqa: E731
+    loss = lambda x, y: fnp.sum(f(x, y) ** 2)  # noqa: E731
     gx, gy = fg.grad(loss, argnums=(0, 1))(x, y)
     np.testing.assert_allclose(gx, 2 * np.sin(x) * y * np.cos(x) * y, rtol=1e-12)
     np.testing.assert_allclose(gy, 2 * np.sin(x) * y * np.sin(x), rtol=1e-12)
@@ -293,7 +309,7 @@ def test_defjvps_one_rule_per_argument_in_both_modes():
     def g(x, y):
         return x * y
 
-    g.defjvps(None, lambda t, ans, x, y: x * t)     # no derivative in x, by the rule
+    g.defjvps(None, lambda t, ans, x, y: x * t)  # no derivative in x, by the rule
     assert fg.grad(g, argnums=(0, 1))(2.0, 3.0) == (0.0, 2.0)
     with pytest.raises(fg.ArgumentTypeError, match="2 rules for 1 arguments"):
         h = fg.custom_jvp(lambda x: x)
@@ -310,10 +326,12 @@ def test_custom_gradient_is_jaxs_under_every_transform():
         out = x * x * y
         # a deliberately different rule: 3x the true gradient in x, the true one in y
         return out, lambda g: (g * 6.0 * x * y, g * x * x)
+
     x, y = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.5, -0.25])
 
     def loss(x, y):
         return fnp.sum(scaled_square(x, y) ** 2)
+
     np.testing.assert_array_equal(scaled_square(x, y), x * x * y)
     want_x = 2 * (x * x * y) * 6.0 * x * y
     want_y = 2 * (x * x * y) * x * x
@@ -326,8 +344,9 @@ def test_custom_gradient_is_jaxs_under_every_transform():
     # the second derivative differentiates vjp_fn: d/dx of 12 x^3 y^2 is 36 x^2 y^2
     h = fg.hessian(lambda x: fnp.sum(scaled_square(x, y)))(x)
     np.testing.assert_allclose(np.diag(h), 6.0 * y, rtol=1e-15)
-    np.testing.assert_allclose(fg.jvp(lambda x: scaled_square(x, y), (x,), (np.ones(3),))[1],
-                               6.0 * x * y, rtol=1e-15)
+    np.testing.assert_allclose(
+        fg.jvp(lambda x: scaled_square(x, y), (x,), (np.ones(3),))[1], 6.0 * x * y, rtol=1e-15
+    )
 
 
 def test_custom_gradient_refuses_what_is_no_pair():
@@ -359,6 +378,7 @@ def test_closure_convert_lets_a_custom_vjp_take_what_a_closure_captured():
     def loss(a):
         f, consts = fg.closure_convert(lambda x: fnp.sin(x * a), 0.5)
         return apply(f, 0.5, *consts)
+
     assert np.isclose(fg.grad(loss)(1.3), 0.5 * np.cos(0.5 * 1.3))
     f, consts = fg.closure_convert(lambda x, y: x * y + 1.0, 2.0, 3.0)
     assert consts == [] and f(2.0, 3.0) == 7.0

@@ -19,11 +19,14 @@ H0 = RNG.normal(size=4) * 0.01
 def loop(w, h, k, limit=2.0):
     """A while loop whose trip count depends on the values: it grows ``h`` until its norm
     passes ``limit`` (or 500 steps), through a weight it closes over."""
+
     def step(c):
         i, h = c
         return i + 1, 0.1 * fnp.tanh(h @ w) + 1.02 * h
-    _, h = fg.while_loop(lambda c: (fnp.sum(c[1] * c[1]) < limit * limit) & (c[0] < 500),
-                         step, (0, h), checkpoints=k)
+
+    _, h = fg.while_loop(
+        lambda c: (fnp.sum(c[1] * c[1]) < limit * limit) & (c[0] < 500), step, (0, h), checkpoints=k
+    )
     return fnp.sum(h * fnp.arange(1.0, 5.0))
 
 
@@ -78,10 +81,10 @@ def test_transforms_that_cannot_keep_carries_online_still_agree():
     want_h = fg.hessian(lambda h: loop(W, h, None))(H0)
     # a derivative of a derivative counts the steps and runs segments instead
     assert_close(fg.hessian(lambda h: loop(W, h, 3))(H0), want_h, rtol=1e-10, atol=1e-12)
-    assert_close(fg.jacfwd(lambda h: loop(W, h, 3))(H0), fg.grad(loop, 1)(W, H0, None),
-                 rtol=1e-12)
-    assert_close(fg.jit(fg.grad(loop), static_argnums=2)(W, H0, 3), fg.grad(loop)(W, H0, None),
-                 rtol=1e-12)
+    assert_close(fg.jacfwd(lambda h: loop(W, h, 3))(H0), fg.grad(loop, 1)(W, H0, None), rtol=1e-12)
+    assert_close(
+        fg.jit(fg.grad(loop), static_argnums=2)(W, H0, 3), fg.grad(loop)(W, H0, None), rtol=1e-12
+    )
     # examples stopping at different steps, batched inside and outside the gradient
     hs = np.stack([H0, 0.3 * H0, 2.0 * H0])
     got = fg.vmap(fg.grad(loop, 1), in_axes=(None, 0, None))(W, hs, 3)
@@ -99,8 +102,12 @@ def test_inside_a_checkpoint_and_around_a_custom_rule():
     soft.defvjp(lambda x: (fnp.tanh(x), x), lambda x, g: (g * (1 - fnp.tanh(x) ** 2),))
 
     def custom(w, k):
-        _, h = fg.while_loop(lambda c: c[0] < 40, lambda c: (c[0] + 1, soft(c[1] @ w) + c[1]),
-                             (0, H0 * 0.1), checkpoints=k)
+        _, h = fg.while_loop(
+            lambda c: c[0] < 40,
+            lambda c: (c[0] + 1, soft(c[1] @ w) + c[1]),
+            (0, H0 * 0.1),
+            checkpoints=k,
+        )
         return fnp.sum(h)
 
     want = fg.grad(lambda w: custom(w, None))(W * 0.1)
@@ -127,8 +134,9 @@ def scan_loss(w, k, reverse=False):
     def step(h, x):
         h = fnp.tanh(h @ w + x)
         return h, fnp.sum(h * x)
+
     h, ys = fg.scan(step, np.zeros(4), XS, checkpoints=k, reverse=reverse)
-    return fnp.stack([fnp.sum(h ** 2), fnp.sum(ys)])
+    return fnp.stack([fnp.sum(h**2), fnp.sum(ys)])
 
 
 @pytest.mark.parametrize("k", [2, 5])
@@ -136,7 +144,7 @@ def scan_loss(w, k, reverse=False):
 def test_a_scan_keeping_its_first_sweep_under_vjp_jacrev_linearize_and_both_backends(k, reverse):
     want = fg.jacrev(lambda w: scan_loss(w, None, reverse))(W)
     assert_close(fg.jacrev(lambda w: scan_loss(w, k, reverse))(W), want, rtol=1e-12, atol=1e-14)
-    _, pull = fg.vjp(lambda w: scan_loss(w, k, reverse), W)      # a graph kept for later
+    _, pull = fg.vjp(lambda w: scan_loss(w, k, reverse), W)  # a graph kept for later
     assert_close(pull(np.array([1.0, 0.0]))[0], want[0], rtol=1e-12, atol=1e-14)
     assert_close(pull(np.array([0.0, 1.0]))[0], want[1], rtol=1e-12, atol=1e-14)
     _, lin = fg.linearize(lambda w: scan_loss(w, k, reverse), W)
@@ -148,6 +156,10 @@ def test_a_scan_keeping_its_first_sweep_under_vjp_jacrev_linearize_and_both_back
 
 def test_a_jitted_reverse_step_traced_once_reads_each_calls_constants():
     jitted = fg.jit(fg.grad(lambda w: scan_loss(w, 3)[1]))
-    for scale in (1.0, -2.0, 0.5):      # the weight is a constant of the scan's body
-        assert_close(jitted(scale * W), fg.grad(lambda w: scan_loss(w, None)[1])(scale * W),
-                     rtol=1e-12, atol=1e-14)
+    for scale in (1.0, -2.0, 0.5):  # the weight is a constant of the scan's body
+        assert_close(
+            jitted(scale * W),
+            fg.grad(lambda w: scan_loss(w, None)[1])(scale * W),
+            rtol=1e-12,
+            atol=1e-14,
+        )

@@ -39,7 +39,7 @@ def run(n, k):
     kept = []
 
     def advance(c, i, j):
-        assert c == i                   # the carry advanced is the one before step i
+        assert c == i  # the carry advanced is the one before step i
         advanced.append(j - i)
         kept.append(j)
         return j
@@ -47,6 +47,7 @@ def run(n, k):
     def back(i, c):
         assert c == i
         reversed_.append(i)
+
     reverse_loop(n, k, 0, advance, back)
     return sum(advanced), reversed_
 
@@ -81,12 +82,13 @@ def test_the_schedule_holds_at_most_its_budget_of_carries():
             assert c.step == i
             # the kept carries, and the one whose step is being reversed
             peak[0] = max(peak[0], len(live))
+
         reverse_loop(n, k, made(0), advance, back)
         assert peak[0] <= k + 1, (n, k, peak[0])
 
 
 def test_the_issues_case_recomputes_under_two_runs_per_step():
-    assert forward_steps(100, 14) == 184                # 1.84 a step; 14 nested levels before
+    assert forward_steps(100, 14) == 184  # 1.84 a step; 14 nested levels before
     # the forward pass keeps the first sweep's carries: 1.87 forward runs a step in all
     assert 100 + kept_cost(100, 14, first_sweep(100, 14)) == 187
 
@@ -108,7 +110,8 @@ def run_from(n, k, steps):
         assert c == i
         reversed_.append(i)
         if i:
-            live.discard(i)     # a carry is dropped once the step it comes before is reversed
+            live.discard(i)  # a carry is dropped once the step it comes before is reversed
+
     reverse_loop(n, k, 0, advance, back, [(s, s) for s in steps])
     assert peak[0] <= k + 1
     return sum(advanced), reversed_
@@ -138,7 +141,7 @@ def test_online_carries_stay_equally_spaced_within_their_slots():
             assert kept.steps == kept.carries
             d = kept.spacing
             assert kept.steps == list(range(d, d * len(kept.steps) + 1, d))
-            assert d * (len(kept.steps) + 1) > step        # the latest one is not far behind
+            assert d * (len(kept.steps) + 1) > step  # the latest one is not far behind
     assert OnlineCheckpoints(0).wants(1) is False
 
 
@@ -150,12 +153,13 @@ def test_online_carries_never_cost_more_than_the_schedule_from_the_start(k):
         steps = online_steps(n, k)
         assert kept_cost(n, k, steps) <= forward_steps(n, k)
     # and usually much less: a 10^4-step loop with 100 carries
-    assert kept_cost(10 ** 4, 100, online_steps(10 ** 4, 100)) < 0.7 * forward_steps(10 ** 4, 100)
+    assert kept_cost(10**4, 100, online_steps(10**4, 100)) < 0.7 * forward_steps(10**4, 100)
 
 
 RUNS = []
-counted = extend.Primitive("counted_step", lambda x: RUNS.append(1) or np.sin(x),
-                           vjp=(lambda g, ans, x: g * fnp.cos(x),))
+counted = extend.Primitive(
+    "counted_step", lambda x: RUNS.append(1) or np.sin(x), vjp=(lambda g, ans, x: g * fnp.cos(x),)
+)
 
 
 @pytest.mark.parametrize("n,k", [(100, 14), (100, 3), (1000, 10), (37, 1)])
@@ -197,8 +201,9 @@ def loss(w, xs, k, reverse=False):
     def step(h, x):
         h = fnp.tanh(h @ w + x)
         return h, fnp.sum(h * x)
+
     h, ys = fg.scan(step, np.zeros(3), xs, checkpoints=k, reverse=reverse)
-    return fnp.sum(h ** 2) + fnp.sum(ys * np.arange(len(xs)))
+    return fnp.sum(h**2) + fnp.sum(ys * np.arange(len(xs)))
 
 
 @pytest.mark.parametrize("k", [1, 2, 4, 22])
@@ -216,8 +221,7 @@ def test_under_transforms_the_nested_schedule_gives_the_same_derivatives(k):
     assert_close(fg.jit(fg.grad(loss), static_argnums=2)(W, XS, k), want, rtol=1e-12)
     batched = fg.vmap(fg.grad(loss), in_axes=(0, None, None))(np.stack([W, 2 * W]), XS, k)
     assert_close(batched[1], fg.grad(loss)(2 * W, XS, None), rtol=1e-12)
-    assert_close(fg.hessian(loss)(W, XS, k), fg.hessian(loss)(W, XS, None), rtol=1e-10,
-                 atol=1e-12)
+    assert_close(fg.hessian(loss)(W, XS, k), fg.hessian(loss)(W, XS, None), rtol=1e-10, atol=1e-12)
     v = RNG.normal(size=W.shape)
     assert np.isclose(fg.jvp(lambda w: loss(w, XS, k), (W,), (v,))[1], np.sum(want * v))
 
@@ -226,7 +230,7 @@ def online_steps(n, k):
     """The steps whose carries a checkpointed while loop of ``n`` steps keeps for its
     reverse pass: those it keeps online, thinned to the cheapest subset once it stops."""
     kept = OnlineCheckpoints(k - 1)
-    for step in range(1, n):        # the carry before each step the loop goes on to
+    for step in range(1, n):  # the carry before each step the loop goes on to
         if kept.wants(step):
             kept.keep(step, None)
     return cheapest_kept(n, k, kept.steps)
@@ -234,9 +238,13 @@ def online_steps(n, k):
 
 def test_a_checkpointed_while_loop_keeps_carries_online_then_follows_the_schedule():
     def loop(a, k):
-        return fg.while_loop(lambda c: c[0] < 60,
-                             lambda c: (c[0] + 1, counted(c[1]) * a + 0.1), (0, 0.5),
-                             checkpoints=k)[1]
+        return fg.while_loop(
+            lambda c: c[0] < 60,
+            lambda c: (c[0] + 1, counted(c[1]) * a + 0.1),
+            (0, 0.5),
+            checkpoints=k,
+        )[1]
+
     want = fg.grad(lambda a: loop(a, None))(0.9)
     for k in (1, 4, 20):
         RUNS.clear()
@@ -246,17 +254,18 @@ def test_a_checkpointed_while_loop_keeps_carries_online_then_follows_the_schedul
         # in a reads the sine's value), and the traces
         assert len(RUNS) == 60 + kept_cost(60, k, online_steps(60, k)) + 60 + 3
     assert_close(fg.jit(fg.grad(lambda a: loop(a, 4)))(0.9), want, rtol=1e-12)
-    assert_close(fg.vmap(fg.grad(lambda a: loop(a, 4)))(np.array([0.9, 0.7]))[0], want,
-                 rtol=1e-12)
+    assert_close(fg.vmap(fg.grad(lambda a: loop(a, 4)))(np.array([0.9, 0.7]))[0], want, rtol=1e-12)
 
 
 def test_a_checkpointed_while_loop_holds_its_budget_not_its_history():
     import tracemalloc
-    big = np.linspace(0.0, 1.0, 100_000)         # 800 kB a carry, 40 MB for 50 of them
+
+    big = np.linspace(0.0, 1.0, 100_000)  # 800 kB a carry, 40 MB for 50 of them
 
     def loss(a, k):
-        _, x = fg.while_loop(lambda c: c[0] < 50, lambda c: (c[0] + 1, fnp.sin(c[1]) * a),
-                             (0, big), checkpoints=k)
+        _, x = fg.while_loop(
+            lambda c: c[0] < 50, lambda c: (c[0] + 1, fnp.sin(c[1]) * a), (0, big), checkpoints=k
+        )
         return fnp.sum(x)
 
     want = fg.grad(lambda a: loss(a, None))(0.9)
@@ -267,11 +276,11 @@ def test_a_checkpointed_while_loop_holds_its_budget_not_its_history():
     finally:
         tracemalloc.stop()
     assert got == want
-    assert peak < 15e6, peak        # a few carries and temporaries; all 50 would be 40 MB
+    assert peak < 15e6, peak  # a few carries and temporaries; all 50 would be 40 MB
 
 
-CW = RNG.normal(size=(3, 1, 2)) * 0.5          # a kernel: 3 outputs, 1 input, width 2
-CXS = RNG.normal(size=(5, 1, 1, 6))             # per step: N, C, W
+CW = RNG.normal(size=(3, 1, 2)) * 0.5  # a kernel: 3 outputs, 1 input, width 2
+CXS = RNG.normal(size=(5, 1, 1, 6))  # per step: N, C, W
 
 
 def conv_step(c, x, w):
@@ -299,8 +308,9 @@ def test_convolutions_in_a_checkpointed_scan_in_a_checkpoint_under_every_transfo
     assert_close(fg.jit(fg.grad(lambda w: conv_loop(w, 2)))(CW), want, rtol=1e-12)
     kept = fg.checkpoint(lambda w: conv_loop(w, 2), policy=P.dots_saveable)
     assert_close(fg.grad(kept)(CW), want, rtol=1e-12)
-    assert_close(fg.vmap(fg.grad(lambda w: conv_loop(w, 2)))(np.stack([CW, CW]))[1], want,
-                 rtol=1e-12)
+    assert_close(
+        fg.vmap(fg.grad(lambda w: conv_loop(w, 2)))(np.stack([CW, CW]))[1], want, rtol=1e-12
+    )
     v = RNG.normal(size=CW.shape)
     h = 1e-6
     fd = (conv_unrolled(CW + h * v) - conv_unrolled(CW - h * v)) / (2 * h)
@@ -310,9 +320,11 @@ def test_convolutions_in_a_checkpointed_scan_in_a_checkpoint_under_every_transfo
 def test_checkpointed_scans_nest():
     def nested(a):
         def outer(c, _):
-            inner, _ = fg.scan(lambda d, _: (fnp.sin(d) * a, None), c, None, length=7,
-                               checkpoints=2)
+            inner, _ = fg.scan(
+                lambda d, _: (fnp.sin(d) * a, None), c, None, length=7, checkpoints=2
+            )
             return inner, None
+
         return fg.scan(outer, 0.3, None, length=5, checkpoints=2)[0]
 
     def unrolled(a):
@@ -320,4 +332,5 @@ def test_checkpointed_scans_nest():
         for _ in range(35):
             c = fnp.sin(c) * a
         return c
+
     assert fg.grad(nested)(0.9) == fg.grad(unrolled)(0.9)

@@ -64,15 +64,18 @@ def test_the_cut_is_available_on_purpose():
 @pytest.mark.parametrize("transform", ["grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian"])
 def test_python_control_flow_on_comparisons_still_works(transform):
     def f(x):
-        if x > 1.0:          # a comparison gives a Python bool where one value is traced
+        if x > 1.0:  # a comparison gives a Python bool where one value is traced
             return x * x
         return -x
-    wrapped = {"grad": lambda: fg.grad(f)(2.0),
-               "vjp": lambda: fg.vjp(f, 2.0)[1](1.0)[0],
-               "jvp": lambda: fg.jvp(f, (2.0,), (1.0,))[1],
-               "jacrev": lambda: fg.jacrev(lambda v: f(v[0]))(np.array([2.0]))[0],
-               "jacfwd": lambda: fg.jacfwd(lambda v: f(v[0]))(np.array([2.0]))[0],
-               "hessian": lambda: fg.hessian(lambda v: f(v[0]))(np.array([2.0]))[0, 0]}
+
+    wrapped = {
+        "grad": lambda: fg.grad(f)(2.0),
+        "vjp": lambda: fg.vjp(f, 2.0)[1](1.0)[0],
+        "jvp": lambda: fg.jvp(f, (2.0,), (1.0,))[1],
+        "jacrev": lambda: fg.jacrev(lambda v: f(v[0]))(np.array([2.0]))[0],
+        "jacfwd": lambda: fg.jacfwd(lambda v: f(v[0]))(np.array([2.0]))[0],
+        "hessian": lambda: fg.hessian(lambda v: f(v[0]))(np.array([2.0]))[0, 0],
+    }
     assert wrapped[transform]() == (2.0 if transform == "hessian" else 4.0)
     assert fg.grad(f)(0.5) == -1.0
 
@@ -80,6 +83,7 @@ def test_python_control_flow_on_comparisons_still_works(transform):
 def test_control_flow_under_jit_and_vmap_still_refuses_clearly():
     def f(x):
         return x if x > 0 else -x
+
     with pytest.raises(fg.ConcretizationError, match="Python bool"):
         fg.jit(f)(1.0)
     with pytest.raises(TypeError, match="no single truth value"):

@@ -26,11 +26,17 @@ def test_every_transform_keeps_the_dtype(dtype):
     x = np.array([0.5, -1.0], dtype=dtype)
     f = _f(np.array([[1.0, 2.0], [0.5, 1.0]], dtype=dtype))
     results = {
-        "value": f(x), "grad": fg.grad(f)(x), "value_and_grad": fg.value_and_grad(f)(x)[1],
-        "vjp": fg.vjp(f, x)[1](np.asarray(1.0, dtype))[0], "jvp": fg.jvp(f, (x,), (x,))[1],
-        "jacfwd": fg.jacfwd(fg.grad(f))(x), "jacrev": fg.jacrev(fg.grad(f))(x),
-        "hessian": fg.hessian(f)(x), "vmap": fg.vmap(fg.grad(f))(np.stack([x, x])),
-        "jit": fg.jit(fg.grad(f))(x), "elementwise_grad": fg.elementwise_grad(fnp.tanh)(x),
+        "value": f(x),
+        "grad": fg.grad(f)(x),
+        "value_and_grad": fg.value_and_grad(f)(x)[1],
+        "vjp": fg.vjp(f, x)[1](np.asarray(1.0, dtype))[0],
+        "jvp": fg.jvp(f, (x,), (x,))[1],
+        "jacfwd": fg.jacfwd(fg.grad(f))(x),
+        "jacrev": fg.jacrev(fg.grad(f))(x),
+        "hessian": fg.hessian(f)(x),
+        "vmap": fg.vmap(fg.grad(f))(np.stack([x, x])),
+        "jit": fg.jit(fg.grad(f))(x),
+        "elementwise_grad": fg.elementwise_grad(fnp.tanh)(x),
     }
     for name, r in results.items():
         assert np.result_type(r) == dtype, f"{name} gave {np.result_type(r)}"
@@ -55,16 +61,18 @@ def test_optimizer_steps_keep_the_dtype(make, dtype):
 def test_a_python_float_never_promotes_a_float32_array():
     x = np.ones(2, dtype=np.float32)
     assert (fg.var(x) * 2.5 + 1.0).value.dtype == np.float32
-    assert fg.grad(lambda v: fnp.sum(v * 0.1 + v ** 2.0))(x).dtype == np.float32
+    assert fg.grad(lambda v: fnp.sum(v * 0.1 + v**2.0))(x).dtype == np.float32
 
 
 @pytest.mark.parametrize("name", sorted(n for n in ROWS if ROWS[n].call is None))
 def test_elementwise_functions_keep_float32(name):
-    args = [np.asarray(a, dtype=np.float32).reshape(-1) for a in
-            sample(name, ((3,),) * len(ROWS[name].domains), np.random.default_rng(0))]
+    args = [
+        np.asarray(a, dtype=np.float32).reshape(-1)
+        for a in sample(name, ((3,),) * len(ROWS[name].domains), np.random.default_rng(0))
+    ]
     f = getattr(fnp, name)
     value = f(*args)
-    if np.result_type(value).kind == "b":       # comparisons: a mask
+    if np.result_type(value).kind == "b":  # comparisons: a mask
         return
     reference = getattr(np, name, None)
     want = np.result_type(reference(*args)) if reference is not None else np.float32

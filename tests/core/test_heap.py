@@ -28,10 +28,18 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) // 20,
 
 
 def _faults_per_step(**env):
-    clean = {k: v for k, v in os.environ.items()
-             if not k.startswith("MALLOC_") and k != "FUNCGRAD_KEEP_FREED_MEMORY"}
-    out = subprocess.run([sys.executable, "-c", STEPS], env={**clean, **env}, check=True,
-                         capture_output=True, text=True).stdout.split()
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("MALLOC_") and k != "FUNCGRAD_KEEP_FREED_MEMORY"
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", STEPS],
+        env={**clean, **env},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     return int(out[0]), out[1] == "True"
 
 
@@ -41,8 +49,8 @@ def test_freed_arrays_are_reused_without_page_faults():
     kept, on = _faults_per_step()
     plain, off = _faults_per_step(FUNCGRAD_KEEP_FREED_MEMORY="0")
     assert on and not off
-    assert kept < 100, kept                  # the memory stays in the process
-    assert plain > 5000, plain               # glibc's defaults: 40 MiB faulted in again
+    assert kept < 100, kept  # the memory stays in the process
+    assert plain > 5000, plain  # glibc's defaults: 40 MiB faulted in again
 
 
 def test_the_environment_can_say_no():
@@ -52,6 +60,7 @@ def test_the_environment_can_say_no():
 
 def test_the_config_flag_switches_it():
     import funcgrad as fg
+
     was = fg.config.funcgrad_keep_freed_memory
     try:
         fg.config.update("funcgrad_keep_freed_memory", False)

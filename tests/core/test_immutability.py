@@ -23,15 +23,20 @@ def test_the_callers_array_changing_later_changes_nothing():
     W[:] = 100.0
     assert np.array_equal(x.value, [1.0, 2.0]) and f.value == 1.0
     np.testing.assert_array_equal(fg.backprop(f)[x], [3.0, -1.0])
-    assert a.flags.writeable and W.flags.writeable      # the caller's arrays stay theirs
+    assert a.flags.writeable and W.flags.writeable  # the caller's arrays stay theirs
 
 
 @pytest.mark.parametrize("which", ["var", "const", "op", "view", "gradient"])
 def test_writing_into_a_held_value_raises(which):
     x = fg.var(np.array([1.0, 2.0, 3.0]))
     y = fnp.exp(x)
-    held = {"var": x.value, "const": fg.const(np.ones(2)).value, "op": y.value,
-            "view": x[1:].value, "gradient": fg.backprop(fnp.sum(y))[x]}[which]
+    held = {
+        "var": x.value,
+        "const": fg.const(np.ones(2)).value,
+        "op": y.value,
+        "view": x[1:].value,
+        "gradient": fg.backprop(fnp.sum(y))[x],
+    }[which]
     with pytest.raises(ValueError, match="read-only"):
         held[0] = 7.0
 
@@ -50,7 +55,7 @@ def test_a_jit_plan_keeps_its_constants():
     A = np.array([[1.0, 2.0], [3.0, 4.0]])
     f = fg.jit(lambda v: fnp.sum(A @ v))
     assert f(np.ones(2)) == 10.0
-    A[:] = 0.0                       # as in JAX: the trace captured A's value
+    A[:] = 0.0  # as in JAX: the trace captured A's value
     assert f(np.ones(2)) == 10.0
 
 
@@ -62,7 +67,7 @@ def test_transforms_never_freeze_the_callers_arrays():
     fg.backprop(x * 2.0, seed=seed)
     jac = fg.jacfwd(lambda v: v * 2.0)(w)
     assert w.flags.writeable and seed.flags.writeable
-    g[0] = 5.0                       # what a transform returns is the caller's to change
+    g[0] = 5.0  # what a transform returns is the caller's to change
     jac[0, 0] = 1.0
 
 

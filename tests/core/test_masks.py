@@ -16,17 +16,23 @@ X = np.array([1.0, 3.0, np.nan, -np.inf])
 Y = np.array([1.0, 2.0, np.nan, 0.0])
 
 MASKS = {
-    "==": lambda x, y: x == y, "!=": lambda x, y: x != y,
-    "greater": lambda x, y: fnp.greater(x, y), "less_equal": lambda x, y: fnp.less_equal(x, y),
-    "equal": lambda x, y: fnp.equal(x, y), "not_equal": lambda x, y: fnp.not_equal(x, y),
-    "isnan": lambda x, y: fnp.isnan(x), "isinf": lambda x, y: fnp.isinf(x),
-    "isfinite": lambda x, y: fnp.isfinite(x), "signbit": lambda x, y: fnp.signbit(x),
+    "==": lambda x, y: x == y,
+    "!=": lambda x, y: x != y,
+    "greater": lambda x, y: fnp.greater(x, y),
+    "less_equal": lambda x, y: fnp.less_equal(x, y),
+    "equal": lambda x, y: fnp.equal(x, y),
+    "not_equal": lambda x, y: fnp.not_equal(x, y),
+    "isnan": lambda x, y: fnp.isnan(x),
+    "isinf": lambda x, y: fnp.isinf(x),
+    "isfinite": lambda x, y: fnp.isfinite(x),
+    "signbit": lambda x, y: fnp.signbit(x),
     "logical_and": lambda x, y: fnp.logical_and(x > 0, y > 0),
     "logical_or": lambda x, y: fnp.logical_or(x > 0, y > 0),
     "logical_xor": lambda x, y: fnp.logical_xor(x > 0, y > 0),
     "logical_not": lambda x, y: fnp.logical_not(x > 0),
     "isclose": lambda x, y: fnp.isclose(x, y),
-    "np.isnan": lambda x, y: np.isnan(x), "np.greater": lambda x, y: np.greater(x, y),
+    "np.isnan": lambda x, y: np.isnan(x),
+    "np.greater": lambda x, y: np.greater(x, y),
 }
 
 
@@ -58,13 +64,15 @@ def test_a_mask_is_numpys_under_every_transform(name):
 def test_equality_between_traced_values_under_jit_is_elementwise():
     f = fg.jit(lambda x, y: fnp.sum(fnp.where(x == y, x, 0.0)))
     assert f(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 3.0])) == 4.0
-    assert f(np.array([1.0, 2.0, 3.0]), np.array([0.0, 2.0, 0.0])) == 2.0   # replayed, not frozen
+    assert f(np.array([1.0, 2.0, 3.0]), np.array([0.0, 2.0, 0.0])) == 2.0  # replayed, not frozen
 
 
 def test_equality_between_traced_values_is_elementwise_eagerly():
     x, y = fg.var(np.array([1.0, 2.0, 3.0])), fg.var(np.array([1.0, 0.0, 3.0]))
     assert fnp.sum(fnp.where(x == y, x, 0.0)).value == 4.0
-    g = fg.grad(lambda a, b: fnp.sum(fnp.where(a == b, a * b, 0.0)), argnums=(0, 1))(x.value, y.value)
+    g = fg.grad(lambda a, b: fnp.sum(fnp.where(a == b, a * b, 0.0)), argnums=(0, 1))(
+        x.value, y.value
+    )
     np.testing.assert_array_equal(g[0], [1.0, 0.0, 3.0])
     np.testing.assert_array_equal(g[1], [1.0, 0.0, 3.0])
 

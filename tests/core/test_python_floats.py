@@ -19,9 +19,20 @@ import funcgrad.scipy.special as fsp
 from funcgrad.numpy import _math
 
 POINTS = [0.0, 1.0, -1.0, 2.0, -0.0, float("nan"), float("inf"), -float("inf")]
-SKIP = {"where", "astype", "round", "around", "clip",   # not plain functions of numbers
-        # comparisons give masks, which have no gradient (grad of a bool output raises)
-        "equal", "not_equal", "greater", "greater_equal", "less", "less_equal"}
+SKIP = {
+    "where",
+    "astype",
+    "round",
+    "around",
+    "clip",  # not plain functions of numbers
+    # comparisons give masks, which have no gradient (grad of a bool output raises)
+    "equal",
+    "not_equal",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+}
 FUNCTIONS = {name: getattr(fnp, name) for name in _math.__all__ if name not in SKIP}
 FUNCTIONS["scipy.special.logit"] = fsp.logit
 

@@ -165,7 +165,7 @@ def test_a_thousand_diamonds():
     assert y.value == 1.25
     g = fg.backprop(y)
     assert g[x] == 1.0
-    assert fg.sum_product(y, None, fg.semirings.count)[x] == 2 ** 1000  # an exact int
+    assert fg.sum_product(y, None, fg.semirings.count)[x] == 2**1000  # an exact int
 
 
 def test_diamonds_with_nonlinear_branches_match_differences():
@@ -200,9 +200,10 @@ def test_the_one_argument_shortcut_gives_the_folds_bits():
     )
     from funcgrad.dag.fold import reverse_fold
     from funcgrad.dag.order import dfs_order
+
     x = fg.var(np.linspace(-1.0, 1.0, 6).reshape(2, 3), name="x")
     c = fg.const(np.arange(6.0).reshape(2, 3))
-    h = fnp.tanh(x) * fnp.exp(-x) + fnp.sin(c)            # sin of a constant: no cotangent
+    h = fnp.tanh(x) * fnp.exp(-x) + fnp.sin(c)  # sin of a constant: no cotangent
     out = fnp.sum(fnp.transpose(h) ** 2.0) + fnp.sum(fnp.abs(x) * 0.5) + fnp.mean(x)
     order = dfs_order((out,))
     with_edges = reverse_fold(order, out, 1.0, vjp_step, add_cotangents, edge_step=vjp_edge)
@@ -210,9 +211,18 @@ def test_the_one_argument_shortcut_gives_the_folds_bits():
     assert with_edges.keys() == without.keys() and c not in with_edges
     for n, g in without.items():
         assert type(with_edges[n]) is type(g) and np.array_equal(with_edges[n], g)
-    assert_close(with_edges[x], numeric_grad(
-        lambda v: float(np.sum((np.tanh(v) * np.exp(-v) + np.sin(c.value)).T ** 2)
-                        + np.sum(np.abs(v) * 0.5) + np.mean(v)), [x.value], 0))
+    assert_close(
+        with_edges[x],
+        numeric_grad(
+            lambda v: float(
+                np.sum((np.tanh(v) * np.exp(-v) + np.sin(c.value)).T ** 2)
+                + np.sum(np.abs(v) * 0.5)
+                + np.mean(v)
+            ),
+            [x.value],
+            0,
+        ),
+    )
 
 
 def test_only_a_large_fold_pauses_the_collector():
@@ -238,8 +248,8 @@ def test_only_a_large_fold_pauses_the_collector():
 
     assert gc.isenabled()
     fold.fold_back({chain(100): 1.0}, step, lambda a, b: a + b)
-    assert seen and all(seen)                       # a small fold: the collector stays on
+    assert seen and all(seen)  # a small fold: the collector stays on
     seen.clear()
     fold.fold_back({chain(fold.PAUSE_ABOVE + 10): 1.0}, step, lambda a, b: a + b)
-    assert seen and not any(seen)                   # a large one: paused while it folds
+    assert seen and not any(seen)  # a large one: paused while it folds
     assert gc.isenabled()

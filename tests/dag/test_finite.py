@@ -11,19 +11,21 @@ from funcgrad.dag.finite import all_finite
 def test_check_names_the_first_op_whose_value_is_not_finite():
     x = fg.var(np.array([1.0, -1.0]), name="x")
     with np.errstate(invalid="ignore"):
-        y = fnp.log(x)            # nan at -1: this is the origin
-        z = fnp.exp(y) * 2.0      # nan spreads, but its inputs are already nan
+        y = fnp.log(x)  # nan at -1: this is the origin
+        z = fnp.exp(y) * 2.0  # nan spreads, but its inputs are already nan
         f = fnp.sum(z)
-    with pytest.raises(fg.NonFiniteError, match=r"value of log\(x\) is not finite.*inputs are finite"):
+    with pytest.raises(
+        fg.NonFiniteError, match=r"value of log\(x\) is not finite.*inputs are finite"
+    ):
         fg.backprop(f, check=True)
 
 
 def test_check_names_the_edge_whose_cotangent_is_not_finite():
     x = fg.var(0.0, name="x")
-    f = fnp.sqrt(x) + x          # values finite; d sqrt / dx at 0 is inf
+    f = fnp.sqrt(x) + x  # values finite; d sqrt / dx at 0 is inf
     with pytest.raises(fg.NonFiniteError, match=r"sqrt\(x\) sends to its argument 0 \(var x\)"):
         fg.backprop(f, check=True)
-    assert fg.backprop(f)[x] == np.inf          # unchecked: NumPy's answer, no error
+    assert fg.backprop(f)[x] == np.inf  # unchecked: NumPy's answer, no error
 
 
 def test_debug_nans_covers_transforms_and_is_per_block():
@@ -32,7 +34,7 @@ def test_debug_nans_covers_transforms_and_is_per_block():
         with pytest.raises(fg.NonFiniteError, match="sqrt"):
             fg.grad(f)(np.array([0.0, 4.0]))
     with np.errstate(divide="ignore"):
-        g = fg.grad(f)(np.array([0.0, 4.0]))    # outside the block: no check, an inf
+        g = fg.grad(f)(np.array([0.0, 4.0]))  # outside the block: no check, an inf
     assert np.isinf(g[0]) and g[1] == 0.25
 
 
@@ -58,7 +60,7 @@ NAN_MAKERS = {
 def test_debug_nans_covers_forward_mode_vmap_and_jit(name):
     make = NAN_MAKERS[name]
     with np.errstate(all="ignore"):
-        assert not all_finite(make())          # silent outside the block
+        assert not all_finite(make())  # silent outside the block
         with fg.debug_nans(), pytest.raises(fg.NonFiniteError, match="not finite"):
             make()
 
@@ -66,11 +68,19 @@ def test_debug_nans_covers_forward_mode_vmap_and_jit(name):
 def test_debug_nans_changes_no_finite_result():
     f = lambda x: fnp.sum(fnp.tanh(x) ** 2)
     x = np.array([0.3, -1.2])
-    plain = (fg.jvp(f, (x,), (x,)), fg.hessian(f)(x), fg.vmap(fg.grad(f))(np.stack([x, x])),
-             fg.jit(fg.grad(f))(x))
+    plain = (
+        fg.jvp(f, (x,), (x,)),
+        fg.hessian(f)(x),
+        fg.vmap(fg.grad(f))(np.stack([x, x])),
+        fg.jit(fg.grad(f))(x),
+    )
     with fg.debug_nans():
-        checked = (fg.jvp(f, (x,), (x,)), fg.hessian(f)(x), fg.vmap(fg.grad(f))(np.stack([x, x])),
-                   fg.jit(fg.grad(f))(x))
+        checked = (
+            fg.jvp(f, (x,), (x,)),
+            fg.hessian(f)(x),
+            fg.vmap(fg.grad(f))(np.stack([x, x])),
+            fg.jit(fg.grad(f))(x),
+        )
     for a, b in zip(fg.tree_leaves(plain), fg.tree_leaves(checked)):
         assert type(a) is type(b) and np.array_equal(a, b)
 

@@ -15,9 +15,9 @@ import pytest
 import funcgrad as fg
 from funcgrad.dag.node import Node
 
-pytestmark = pytest.mark.slow      # graphs of 10^6 nodes: minutes
+pytestmark = pytest.mark.slow  # graphs of 10^6 nodes: minutes
 
-N = 10 ** 6
+N = 10**6
 _CHAIN = {}
 
 
@@ -98,7 +98,7 @@ def test_memory_returns_after_del():
     gc.disable()
     tracemalloc.start()
     try:
-        x, y = build_chain(5 * 10 ** 4)
+        x, y = build_chain(5 * 10**4)
         grads = fg.backprop(y)
         held, _ = tracemalloc.get_traced_memory()
         del x, y, grads
@@ -107,7 +107,7 @@ def test_memory_returns_after_del():
         tracemalloc.stop()
         if was_enabled:
             gc.enable()
-    assert held > 5 * 10 ** 6        # 5 * 10^4 nodes with their gradients: megabytes
+    assert held > 5 * 10**6  # 5 * 10^4 nodes with their gradients: megabytes
     assert left < held / 50
 
 
@@ -123,7 +123,7 @@ def test_the_big_chain_is_freed():
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        _CHAIN.clear()               # no cycles: freed by reference counting, no RecursionError
+        _CHAIN.clear()  # no cycles: freed by reference counting, no RecursionError
         after = live_nodes()
     finally:
         if was_enabled:

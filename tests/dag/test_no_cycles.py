@@ -34,10 +34,12 @@ BATCH = np.ones((2, 4))
 JITTED = fg.jit(fg.value_and_grad(loss))
 JITTED_LOOP = fg.jit(fg.grad(lambda c: fnp.sum(fg.fori_loop(0, 3, lambda i, c: fnp.sin(c), c))))
 
+
 def _grad_of_a_function_that_raises():
     def f(x):
         fnp.sum(fnp.tanh(x) * 2.0)
         raise ValueError("stop")
+
     try:
         fg.grad(f)(X)
     except ValueError:
@@ -46,7 +48,7 @@ def _grad_of_a_function_that_raises():
 
 def _grad_of_a_vector():
     try:
-        fg.grad(lambda x: x * 2.0)(X)          # not a scalar: grad's check raises
+        fg.grad(lambda x: x * 2.0)(X)  # not a scalar: grad's check raises
     except fg.ShapeError:
         pass
 
@@ -66,8 +68,9 @@ CASES = {
     "jacrev": lambda: fg.jacrev(fnp.tanh)(X),
     "elementwise_grad": lambda: fg.elementwise_grad(fnp.tanh)(X),
     "vmap": lambda: fg.vmap(f)(np.ones((3, 4))),
-    "scan": lambda: fg.grad(lambda c: fnp.sum(
-        fg.scan(lambda c, _: (fnp.sin(c), c), c, None, length=3)[0]))(X),
+    "scan": lambda: fg.grad(
+        lambda c: fnp.sum(fg.scan(lambda c, _: (fnp.sin(c), c), c, None, length=3)[0])
+    )(X),
     "cond": lambda: fg.grad(lambda c: fnp.sum(fg.cond(True, fnp.sin, fnp.cos, c)))(X),
     "checkpoint": lambda: fg.grad(lambda c: fnp.sum(fg.checkpoint(fnp.sin)(c)))(X),
 }
@@ -75,7 +78,7 @@ CASES = {
 
 def garbage_after(call):
     """The objects the cyclic collector finds unreachable after ``call()``."""
-    call()                        # warm any caches, which are meant to stay
+    call()  # warm any caches, which are meant to stay
     was_enabled = gc.isenabled()
     gc.collect()
     gc.disable()
@@ -129,19 +132,21 @@ def test_grad_folds_the_nodes_in_the_order_made_and_forgets_them():
 
 def test_tree_flatten_and_unflatten_make_no_cycle():
     leaf = np.ones(3)
-    assert garbage_after(lambda: tree_unflatten(*reversed(tree_flatten({"a": [leaf, (leaf,)]})))) == []
+    assert (
+        garbage_after(lambda: tree_unflatten(*reversed(tree_flatten({"a": [leaf, (leaf,)]})))) == []
+    )
 
 
 def test_grad_frees_big_arrays_the_function_drops():
     # A grad's trace lists its nodes for the fold, which would keep every array the
     # function computed and dropped (a scratch array per iteration) until the fold;
     # at its first big array it stops listing, so they are freed as before.
-    x = np.ones(125_000)        # 1 MB
+    x = np.ones(125_000)  # 1 MB
 
     def f(x, scratch):
         y = x
         for _ in range(30):
-            if scratch and fnp.sum(fnp.exp(y) * 2.0) < 0:   # 2 MB computed and dropped
+            if scratch and fnp.sum(fnp.exp(y) * 2.0) < 0:  # 2 MB computed and dropped
                 break
             y = fnp.sin(y)
         return fnp.sum(y)
@@ -155,4 +160,4 @@ def test_grad_frees_big_arrays_the_function_drops():
         finally:
             tracemalloc.stop()
 
-    assert peak(True) < peak(False) + 10e6      # kept until the fold: 60 MB more
+    assert peak(True) < peak(False) + 10e6  # kept until the fold: 60 MB more

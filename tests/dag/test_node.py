@@ -14,6 +14,7 @@ from funcgrad.rules import elementwise as ew
 
 # ------------------------------------------------------------ immutability
 
+
 @pytest.mark.parametrize("attr", ["value", "args", "name", "id"])
 def test_setting_a_record_field_raises(attr):
     x = fg.var(1.0, name="x")
@@ -37,7 +38,7 @@ def test_deleting_and_adding_attributes_raise():
     with pytest.raises(AttributeError):
         del x.value
     with pytest.raises(AttributeError):
-        x.grad = 0.0   # micrograd's accumulating .grad has nowhere to live
+        x.grad = 0.0  # micrograd's accumulating .grad has nowhere to live
     with pytest.raises(AttributeError):
         x.__dict__
     assert x.value == 1.0
@@ -60,6 +61,7 @@ def test_item_assignment_raises():
 
 
 # ------------------------------------------------------------- identity keys
+
 
 def test_equal_values_are_distinct_keys():
     x, y = fg.var(2.0), fg.var(2.0)
@@ -92,14 +94,21 @@ def test_equal_structure_is_not_equality():
 
 def test_comparisons_read_values_and_return_bools():
     x, y = fg.var(1.0), fg.var(2.0)
-    for result, want in [(x < y, True), (x > y, False), (x <= 1.0, True), (y >= 3.0, False),
-                         (2.0 > x, True)]:
+    for result, want in [
+        (x < y, True),
+        (x > y, False),
+        (x <= 1.0, True),
+        (y >= 3.0, False),
+        (2.0 > x, True),
+    ]:
         assert type(result) is bool and result == want
     assert bool(x) and not bool(fg.var(0.0)) and y.value == 2.0
 
 
-@pytest.mark.parametrize("convert", [float, int, complex, operator.index, np.asarray,
-                                     lambda v: v.item(), lambda v: v.tolist()])
+@pytest.mark.parametrize(
+    "convert",
+    [float, int, complex, operator.index, np.asarray, lambda v: v.item(), lambda v: v.tolist()],
+)
 def test_converting_a_node_to_a_plain_number_raises(convert):
     # It would cut the node out of the graph: x * float(x) would backprop to 2.0, not 4.0.
     with pytest.raises(fg.ConversionError, match="cut it out of the graph.*node.value"):
@@ -122,6 +131,7 @@ def test_copy_and_deepcopy_return_the_node():
 
 # -------------------------------------------------- building changes nothing
 
+
 class Bomb:
     """A stand-in grandparent that fails on any use: touching it means walking the graph."""
 
@@ -137,7 +147,7 @@ class Bomb:
 
 def test_building_repr_hash_and_eq_never_walk_the_graph():
     parent = Node(1.5, ew.negative, (Bomb(),), None, None, EXPRESSIONS)
-    child = parent * 2.0 + parent          # builds two nodes on top of the poisoned one
+    child = parent * 2.0 + parent  # builds two nodes on top of the poisoned one
     assert child.value == 4.5
     assert repr(child) == "<Node add(multiply(...), negative(...)) = 4.5>"
     assert hash(child) == hash(child) and child == child and child != parent
@@ -164,8 +174,11 @@ BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.p
 
 
 @pytest.mark.parametrize("op", BINARY, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("other", [3.0, 2, np.float64(1.5), np.array([1.0, 2.0, 3.0])],
-                         ids=["float", "int", "np.float64", "ndarray"])
+@pytest.mark.parametrize(
+    "other",
+    [3.0, 2, np.float64(1.5), np.array([1.0, 2.0, 3.0])],
+    ids=["float", "int", "np.float64", "ndarray"],
+)
 def test_arithmetic_with_plain_values_on_either_side(op, other):
     x0 = 1.7
     x = fg.var(x0)
@@ -193,10 +206,16 @@ def test_ndarray_times_node_is_a_node():
 
 def test_unary_operators_and_array_manners():
     x = fg.var(np.array([[1.0, -2.0, 3.0]]))
-    for node, want in [(-x, -x.value), (abs(x), np.abs(x.value)), (+x, x.value),
-                       (x.T, x.value.T), (x.sum(), x.value.sum()),
-                       (x.reshape(3), x.value.reshape(3)), (x[0, 1], -2.0),
-                       (x.dot(np.ones(3)), x.value @ np.ones(3))]:
+    for node, want in [
+        (-x, -x.value),
+        (abs(x), np.abs(x.value)),
+        (+x, x.value),
+        (x.T, x.value.T),
+        (x.sum(), x.value.sum()),
+        (x.reshape(3), x.value.reshape(3)),
+        (x[0, 1], -2.0),
+        (x.dot(np.ones(3)), x.value @ np.ones(3)),
+    ]:
         assert isinstance(node, Node)
         np.testing.assert_array_equal(node.value, want)
     assert (x.shape, x.ndim, x.size, len(x)) == ((1, 3), 2, 3, 1)
@@ -204,6 +223,7 @@ def test_unary_operators_and_array_manners():
 
 
 # ------------------------------------------------------------------- repr
+
 
 def test_repr_is_short_and_names_the_op():
     x = fg.var(np.zeros((1000, 1000)), name="big")
@@ -218,15 +238,19 @@ def test_reprs_hold_no_counter_so_they_repeat_from_run_to_run():
     def build():
         x = fg.var(2.0, name="x")
         return (x + 1.0) * fg.var(3.0) + fg.const(0.5)
+
     first, second = build(), build()
-    assert first.id != second.id                       # two graphs, each its own nodes
+    assert first.id != second.id  # two graphs, each its own nodes
     assert repr(first) == repr(second) == "<Node add(multiply(...), 0.5) = 9.5>"
     assert repr(fg.backprop(first)) == repr(fg.backprop(second))
-    named = fg.Node(1.0, fg.numpy.exp, (fg.var(0.0, name="t"),), None, "loss", fg.dag.node.EXPRESSIONS)
+    named = fg.Node(
+        1.0, fg.numpy.exp, (fg.var(0.0, name="t"),), None, "loss", fg.dag.node.EXPRESSIONS
+    )
     assert repr(named) == "<Node loss: exp(t) = 1.0>"
 
 
 # ---------------------------------------------------------------- leaf checks
+
 
 def test_var_converts_ints_and_keeps_floats():
     assert fg.var(3).value == 3.0 and type(fg.var(3).value) is float
@@ -236,14 +260,17 @@ def test_var_converts_ints_and_keeps_floats():
     assert fg.var([1.0, 2.0]).value.tolist() == [1.0, 2.0]
 
 
-@pytest.mark.parametrize("bad, words", [
-    ("abc", ["str"]),
-    (np.array([1, 2, 3]), ["integer", "astype(float)"]),
-    ([1, 2], ["integer"]),
-    (True, ["bool"]),
-    (None, ["NoneType"]),
-    (np.array(["a"]), ["dtype"]),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ("abc", ["str"]),
+        (np.array([1, 2, 3]), ["integer", "astype(float)"]),
+        ([1, 2], ["integer"]),
+        (True, ["bool"]),
+        (None, ["NoneType"]),
+        (np.array(["a"]), ["dtype"]),
+    ],
+)
 def test_var_refuses_what_it_cannot_differentiate(bad, words):
     with pytest.raises(TypeError) as info:
         fg.var(bad)
@@ -271,11 +298,21 @@ def test_const_is_a_leaf_without_gradient():
 
 # ------------------------------------------------------------ the operators' fast paths
 
-@pytest.mark.parametrize("op, prim", [(operator.add, ew.add), (operator.mul, ew.multiply),
-                                      (operator.sub, ew.subtract)])
-@pytest.mark.parametrize("left, right", [("node", "node"), ("node", "float"), ("float", "node"),
-                                         ("array", "array"), ("array", "float"),
-                                         ("float", "array")])
+
+@pytest.mark.parametrize(
+    "op, prim", [(operator.add, ew.add), (operator.mul, ew.multiply), (operator.sub, ew.subtract)]
+)
+@pytest.mark.parametrize(
+    "left, right",
+    [
+        ("node", "node"),
+        ("node", "float"),
+        ("float", "node"),
+        ("array", "array"),
+        ("array", "float"),
+        ("float", "array"),
+    ],
+)
 def test_operator_fast_paths_build_what_the_primitive_builds(op, prim, left, right):
     # Node.__add__/__mul__/__sub__ (and their reflected forms) skip the search for
     # the innermost trace; the node they build must be the general path's.
@@ -283,6 +320,7 @@ def test_operator_fast_paths_build_what_the_primitive_builds(op, prim, left, rig
         if kind == "float":
             return v
         return fg.var(np.array([v, -v]) if kind == "array" else v)
+
     a, b = make(left, 1.5), make(right, -0.25)
     fast, general = op(a, b), prim(a, b)
     assert type(fast) is type(general) is Node and fast.op == general.op
@@ -299,6 +337,7 @@ def test_operator_fast_paths_build_what_the_primitive_builds(op, prim, left, rig
 def test_a_recording_trace_makes_one_constant_node_per_float_value():
     from funcgrad.core.traces import new_level
     from funcgrad.dag.node import CONST, VAR, ReverseTrace
+
     trace = ReverseTrace(new_level(), record=True)
     x = Node(2.0, VAR, (), None, None, trace)
     y = 0.5 * ((x * 0.5) - 0.5) + 0.5
@@ -322,9 +361,17 @@ def test_shared_constants_keep_their_signs_in_a_plan():
     assert [np.signbit(v) for v in got[:2]] == [False, True] and got[2:] == (1.5, 1.5)
 
 
-@pytest.mark.parametrize("value", [np.linspace(-1.0, 1.0, 5), np.array(0.25), np.arange(4),
-                                   np.array([1 + 2j, -0.5j]), np.ones(3, dtype=np.float32)],
-                         ids=["float64", "0-d", "int", "complex", "float32"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.linspace(-1.0, 1.0, 5),
+        np.array(0.25),
+        np.arange(4),
+        np.array([1 + 2j, -0.5j]),
+        np.ones(3, dtype=np.float32),
+    ],
+    ids=["float64", "0-d", "int", "complex", "float32"],
+)
 def test_a_traced_unary_ufunc_on_an_array_gives_its_impls_answer(value):
     # a trace calls a unary ufunc's ufunc itself on an array (Primitive.on_array): the
     # same type, dtype and bits as the impl, a 0-d array's NumPy scalar included

@@ -40,7 +40,7 @@ def assert_topological(order, *outputs):
 
 def _example():
     x, y = fg.var(1.0, name="x"), fg.var(2.0, name="y")
-    s = x * y                      # shared
+    s = x * y  # shared
     a, b = fnp.sin(s), fnp.exp(s)
     return x, y, s, a, b, a * b + s
 
@@ -155,8 +155,9 @@ def test_deterministic_across_hash_seeds():
     outputs = set()
     for seed in ["0", "1", "4242", "random"]:
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        res = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
-                             text=True, check=True)
+        res = subprocess.run(
+            [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True
+        )
         outputs.add(res.stdout)
     assert len(outputs) == 1
     (text,) = outputs

@@ -16,8 +16,10 @@ from funcgrad.rules import elementwise as ew
 
 # Random programs overflow (exp of exp of exp) and make inf - inf: NumPy's warnings about
 # that say nothing about backprop; the tests that need finite values assume them.
-pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
-              pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning"),
+]
 
 SETTINGS = settings(max_examples=100, deadline=None)
 
@@ -53,8 +55,13 @@ def test_gradients_match_torch(program):
     leaves, values, out = _build(program)
     g = fg.backprop(out)
     tleaves = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in program.inputs]
-    _, tout = run(program, tleaves, ops=torch_ops(torch),
-                  add_n=lambda *xs: sum(xs[1:], xs[0]), total=torch.sum)
+    _, tout = run(
+        program,
+        tleaves,
+        ops=torch_ops(torch),
+        add_n=lambda *xs: sum(xs[1:], xs[0]),
+        total=torch.sum,
+    )
     np.testing.assert_allclose(float(out.value), tout.item(), rtol=1e-12, atol=1e-12)
     grads = torch.autograd.grad(tout, tleaves, allow_unused=True)
     for leaf, tg in zip(leaves, grads):
@@ -66,7 +73,7 @@ def _local_partial(parent, child):
     if child.op == "add_n":
         return 1.0
     prim = getattr(ew, child.op)
-    (i,) = [i for i, a in enumerate(child.args) if a is parent]   # no repeated parents
+    (i,) = [i for i, a in enumerate(child.args) if a is parent]  # no repeated parents
     return prim.partials[i](child.value, *(a.value for a in child.args))
 
 
@@ -90,7 +97,7 @@ def test_orderings_agree_and_calls_repeat(program):
     again = fg.backprop(out, method="dfs")
     assert set(dfs) == set(kahn) == set(again)
     for n in dfs:
-        np.testing.assert_array_equal(dfs[n], again[n])   # same order, same bits
+        np.testing.assert_array_equal(dfs[n], again[n])  # same order, same bits
         np.testing.assert_allclose(dfs[n], kahn[n], rtol=1e-12, atol=1e-300)
 
 

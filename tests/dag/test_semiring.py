@@ -20,10 +20,10 @@ S = fg.semirings
 def notes_dag():
     """A source, six fully connected layers of three nodes, a sink (note, Appendix F)."""
     source = fg.var(0.1, name="s")
-    layers = [[fnp.sin(source), fnp.cos(source), fnp.exp(source)]]   # one unary edge each
+    layers = [[fnp.sin(source), fnp.cos(source), fnp.exp(source)]]  # one unary edge each
     for _ in range(5):
         prev = layers[-1]
-        layers.append([fg.add_n(*prev) for _ in range(3)])            # three distinct nodes
+        layers.append([fg.add_n(*prev) for _ in range(3)])  # three distinct nodes
     sink = fg.add_n(*layers[-1])
     return source, layers, sink
 
@@ -32,13 +32,13 @@ def test_notes_dag_has_729_paths_in_51_edges():
     source, layers, sink = notes_dag()
     order = fg.toposort(sink)
     edges = sum(len(n.args) for n in order)
-    assert (len(order), edges) == (20, 51)     # 1 + 6*3 + 1 nodes; 3 + 5*9 + 3 edges
+    assert (len(order), edges) == (20, 51)  # 1 + 6*3 + 1 nodes; 3 + 5*9 + 3 edges
     counts = fg.sum_product(sink, None, S.count)
     assert isinstance(counts, NodeMap)
     # Paths from layer k (1..6) to the sink: 3 choices at each of the 6 - k later layers.
     for k, layer in enumerate(layers, start=1):
         assert [counts[n] for n in layer] == [3 ** (6 - k)] * 3
-    assert counts[source] == 3 * 3 ** 5 == 729
+    assert counts[source] == 3 * 3**5 == 729
     assert counts[sink] == 1 and type(counts[source]) is int
 
 
@@ -59,7 +59,7 @@ def test_repeated_parent_counts_two_paths():
     x = fg.var(1.0)
     assert fg.sum_product(x * x, None, S.count)[x] == 2
     y = fnp.sin(x)
-    f = y * y + y                              # three edges from y, one from x to y
+    f = y * y + y  # three edges from y, one from x to y
     assert fg.sum_product(f, None, S.count)[x] == 3
 
 
@@ -90,6 +90,7 @@ def test_argument_errors():
 
 
 # ---------------------------------------- random DAGs against all-paths brute force
+
 
 @st.composite
 def weighted_dags(draw, max_nodes=9):
@@ -135,8 +136,12 @@ def test_semirings_match_brute_force(dag):
     def weight(p, c):
         return weights[p.id, c.id]
 
-    cases = [(S.min_plus, min, operator.add), (S.max_product, max, operator.mul),
-             (S.max_plus, max, operator.add), (S.real, operator.add, operator.mul)]
+    cases = [
+        (S.min_plus, min, operator.add),
+        (S.max_product, max, operator.mul),
+        (S.max_plus, max, operator.add),
+        (S.real, operator.add, operator.mul),
+    ]
     for semiring, plus, times in cases:
         got = fg.sum_product(sink, weight, semiring)
         want = brute(sink, weights, plus, times, semiring.one)
@@ -148,6 +153,7 @@ def test_semirings_match_brute_force(dag):
 
 
 # ------------------------------------------------ backprop is the real instance
+
 
 def local_partial(parent, child):
     """The scalar d child / d parent from the rule table (add_n: 1 for each argument)."""

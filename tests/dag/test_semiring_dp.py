@@ -50,7 +50,7 @@ def test_hmm_marginals_are_the_gradient_of_log_z(T, S):
 def soft_dtw(D, gamma):
     """Soft-DTW: the smoothed-min dynamic program over alignments of a cost matrix D."""
     n, m = D.shape
-    big = 1e10                      # stands for +inf without making inf - inf
+    big = 1e10  # stands for +inf without making inf - inf
     R = [[big] * (m + 1) for _ in range(n + 1)]
     R[0][0] = 0.0
     for i in range(1, n + 1):
@@ -62,6 +62,7 @@ def soft_dtw(D, gamma):
 
 def alignments(n, m):
     """Every monotone path of cells from (0, 0) to (n - 1, m - 1)."""
+
     def extend(path):
         i, j = path[-1]
         if (i, j) == (n - 1, m - 1):
@@ -70,6 +71,7 @@ def alignments(n, m):
         for di, dj in ((1, 0), (0, 1), (1, 1)):
             if i + di < n and j + dj < m:
                 yield from extend(path + [(i + di, j + dj)])
+
     return list(extend([(0, 0)]))
 
 
@@ -115,14 +117,22 @@ def test_viterbi_by_max_plus_matches_brute_force():
     end = fg.add_n(*nodes[-1])
     where = {n: (t, s) for t, layer in enumerate(nodes) for s, n in enumerate(layer)}
 
-    def weight(parent, child):        # entering child (t, s): transition + emission
+    def weight(parent, child):  # entering child (t, s): transition + emission
         if child is end:
             return 0.0
         t, s = where[child]
         return theta[t, s] + (0.0 if parent is source else log_a[where[parent][1], s])
+
     score, path = fg.best_path(end, source, weight)
-    best = max(itertools.product(range(S), repeat=T),
-               key=lambda z: theta[0, z[0]] + sum(log_a[z[t - 1], z[t]] + theta[t, z[t]] for t in range(1, T)))
+    best = max(
+        itertools.product(range(S), repeat=T),
+        key=lambda z: (
+            theta[0, z[0]] + sum(log_a[z[t - 1], z[t]] + theta[t, z[t]] for t in range(1, T))
+        ),
+    )
     assert [where[n][1] for n in path[1:-1]] == list(best)
-    assert np.isclose(score, theta[0, best[0]] + sum(log_a[best[t - 1], best[t]] + theta[t, best[t]]
-                                                     for t in range(1, T)))
+    assert np.isclose(
+        score,
+        theta[0, best[0]]
+        + sum(log_a[best[t - 1], best[t]] + theta[t, best[t]] for t in range(1, T)),
+    )

@@ -35,14 +35,14 @@ import funcgrad.numpy as fnp
 from funcgrad.dag.node import Node
 from funcgrad.rules import arrays
 
-W = 10 ** 5
+W = 10**5
 _FAN = {}
 
 
 def _build_fan_in(width):
     xs = [fg.var(float(i % 7) - 3.0, name=f"x{i}") for i in range(width)]
     c = fg.var(0.5, name="c")
-    total = fg.add_n(*[x * c for x in xs])         # one node with `width` parents; c has `width` children
+    total = fg.add_n(*[x * c for x in xs])  # one node with `width` parents; c has `width` children
     return xs, c, total
 
 
@@ -54,6 +54,7 @@ def fan():
 
 
 # -- a 10^5-wide fan-in --------------------------------------------------------
+
 
 @pytest.mark.parametrize("method", ["dfs", "kahn"])
 def test_fan_in_toposort(fan, method):
@@ -95,7 +96,7 @@ def test_fan_in_backprop_work_is_linear(monkeypatch):
     xs = [fg.var(1.0) for _ in range(n)]
     g = fg.backprop(fg.add_n(*[fnp.sin(x) for x in xs]))
     assert len(g) == 2 * n + 1
-    assert seen["values"] <= 10 * n          # quadratic work would be n * n = 4 * 10^6
+    assert seen["values"] <= 10 * n  # quadratic work would be n * n = 4 * 10^6
 
 
 def test_fan_in_show_and_dot_are_truncated(fan):
@@ -130,7 +131,7 @@ def test_fan_in_pickle_round_trip(fan):
     xs, c, total = fan
     loaded, loaded_c = pickle.loads(pickle.dumps((total, c)))
     assert loaded.value == total.value and len(loaded.args) == W
-    assert all(p.args[1] is loaded_c for p in loaded.args)      # c stays one node
+    assert all(p.args[1] is loaded_c for p in loaded.args)  # c stays one node
     assert [p.args[0].name for p in loaded.args[:3]] == ["x0", "x1", "x2"]
     counts = fg.sum_product(loaded, None, fg.semirings.count)
     assert counts[loaded_c] == W
@@ -139,7 +140,7 @@ def test_fan_in_pickle_round_trip(fan):
 def test_fan_in_is_freed_by_reference_counting():
     built = list(_build_fan_in(W))
     was = gc.isenabled()
-    gc.disable()               # no cycles: reference counting alone must free the graph
+    gc.disable()  # no cycles: reference counting alone must free the graph
     try:
         before = sum(1 for o in gc.get_objects() if type(o) is Node)
         built.clear()
@@ -151,6 +152,7 @@ def test_fan_in_is_freed_by_reference_counting():
 
 
 # -- memory ------------------------------------------------------------------
+
 
 def _small(x):
     return fnp.sum(fnp.sin(x) * x + fnp.exp(-x * x))
@@ -185,9 +187,9 @@ def test_repeated_transforms_keep_memory_flat(name):
         "vmap": lambda: fg.vmap(fg.grad(_small)),
     }[name]
     arg = np.stack([x, x + 1.0]) if name == "vmap" else x
-    fun = make()                       # the same transformed function called again and again ...
+    fun = make()  # the same transformed function called again and again ...
     growth_same = _grow(lambda: fun(arg))
-    growth_new = _grow(lambda: make()(arg))     # ... and a new one each time
+    growth_new = _grow(lambda: make()(arg))  # ... and a new one each time
     assert growth_same < 1_000_000, f"{name}: {growth_same} bytes kept after 200 calls"
     assert growth_new < 1_000_000, f"{name}: {growth_new} bytes kept after 200 new transforms"
 
@@ -220,6 +222,7 @@ def test_backward_pass_drops_cotangents():
 
 # -- threads -----------------------------------------------------------------
 
+
 def _work(k):
     x = np.linspace(-1.0, 1.0, 3) + k
     return (
@@ -231,12 +234,12 @@ def _work(k):
     )
 
 
-_JITTED = fg.jit(fg.grad(_small))       # one jitted function shared by every thread
+_JITTED = fg.jit(fg.grad(_small))  # one jitted function shared by every thread
 
 
 def _bits(tree):
     leaves = []
-    for leaf in (tree if isinstance(tree, tuple) else (tree,)):
+    for leaf in tree if isinstance(tree, tuple) else (tree,):
         if hasattr(leaf, "__iter__") and not isinstance(leaf, np.ndarray):
             leaf = sorted(float(v) for v in leaf)
         leaves.append(np.asarray(leaf, dtype=np.float64).tobytes())
@@ -253,7 +256,7 @@ def test_many_threads_differentiate_at_once():
             barrier.wait()
             for _ in range(15):
                 got.setdefault(k, set()).add(_bits(_work(k)))
-        except Exception as err:       # pragma: no cover - reported below
+        except Exception as err:  # pragma: no cover - reported below
             errors.append(err)
 
     threads = [threading.Thread(target=run, args=(k,)) for k in range(8)]
@@ -277,7 +280,7 @@ def test_threads_pickling_the_same_graph():
             for _ in range(5):
                 z = pickle.loads(pickle.dumps([y, y.args[0]]))
                 results.append((z[0].value, z[0].args[0] is z[1], len(fg.toposort(z[0]))))
-        except Exception as err:       # pragma: no cover - reported below
+        except Exception as err:  # pragma: no cover - reported below
             errors.append(err)
 
     threads = [threading.Thread(target=run) for _ in range(4)]
@@ -325,8 +328,9 @@ _SCRIPT = textwrap.dedent("""
 
 def _run_with_seed(seed):
     env = dict(os.environ, PYTHONHASHSEED=str(seed))
-    done = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -363,8 +367,10 @@ def _backprop_both(inputs, steps, uses):
         vals.append(ops[op](vals[i], vals[j]))
     ends = [v for k, v in enumerate(vals) if uses[k] == 0]
     out = ends[0] if len(ends) == 1 else fg.add_n(*ends)
-    return [tuple(np.float64(fg.backprop(out, method=m).get(x, 0.0)).tobytes() for x in leaves)
-            for m in ("dfs", "kahn")]
+    return [
+        tuple(np.float64(fg.backprop(out, method=m).get(x, 0.0)).tobytes() for x in leaves)
+        for m in ("dfs", "kahn")
+    ]
 
 
 @settings(max_examples=200, deadline=None)
@@ -383,6 +389,6 @@ def test_orderings_may_round_differently_with_three_uses():
     s2 = fnp.sin(s0) * s1
     out = s1 * s2
     dfs, kahn = (fg.backprop(out, method=m) for m in ("dfs", "kahn"))
-    assert dfs[y] == kahn[y]                              # y is used once: identical
-    assert dfs[x] != kahn[x]                              # x is used three times
-    assert abs(dfs[x] - kahn[x]) <= 4 * np.spacing(abs(dfs[x]))   # by rounding only
+    assert dfs[y] == kahn[y]  # y is used once: identical
+    assert dfs[x] != kahn[x]  # x is used three times
+    assert abs(dfs[x] - kahn[x]) <= 4 * np.spacing(abs(dfs[x]))  # by rounding only

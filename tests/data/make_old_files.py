@@ -24,9 +24,9 @@ def graph():
     z = fg.var(np.array([1.0 + 2.0j, -0.5j]), name="z")
     h = fnp.tanh(x @ w) * s
     y = fnp.sum(fnp.exp(x[:, 1:]) * s, axis=0) + fnp.max(x, axis=1, keepdims=True)
-    m = fnp.where(x > 2.0, fnp.sqrt(x), x ** 2)
+    m = fnp.where(x > 2.0, fnp.sqrt(x), x**2)
     c = fnp.sum(fnp.abs(z * z)) + fnp.real(z[0])
-    loss = fnp.sum(h ** 2) + fnp.mean(y) + fnp.sum(fnp.reshape(m, (3, 2))[::2]) + c
+    loss = fnp.sum(h**2) + fnp.mean(y) + fnp.sum(fnp.reshape(m, (3, 2))[::2]) + c
     return {"loss": loss, "parts": (h, y), "leaves": [x, w, s, z]}
 
 

@@ -35,7 +35,7 @@ def graphs():
     yield "seeds", (f,)
     a = fg.var(np.array([0.5, -1.0, 2.0]), name="a")
     yield "vector", (fnp.sum(fnp.tanh(a) * a + fnp.sin(a) ** 2),)
-    yield "twice", (x * x + x,)                        # two edges from x to one node
+    yield "twice", (x * x + x,)  # two edges from x to one node
     t, _, _ = demo.layered_dag(3, 2)
     yield "layered", (t,)
     yield "two outputs", (fnp.sin(x) * y, x + y)
@@ -57,7 +57,7 @@ def test_orders_and_folds_are_funcgrads_own(name, outputs):
     for n, g in total.items():
         assert shown[n] == fg.io.show.format_value(g), n
     if len(outputs) == 1:
-        out, = outputs
+        (out,) = outputs
         counts = fg.sum_product(out, None, fg.semirings.count)
         reach = fg.sum_product(out, None, fg.semirings.boolean)
         for n in number:
@@ -70,8 +70,10 @@ def test_sends_are_each_nodes_contributions_to_its_parents():
     page = fg.explore(f, layout="layered")
     n = page.number
     # f = (x + y) * x sends x + y = -1 to x (argument 1) and x = 2 to the sum (argument 0)
-    assert page.folds["gradient"]["sends"][n[f]] == [[n[f.args[0]], "2.0", "2.0"],
-                                                      [n[x], "-1.0", "-1.0"]]
+    assert page.folds["gradient"]["sends"][n[f]] == [
+        [n[f.args[0]], "2.0", "2.0"],
+        [n[x], "-1.0", "-1.0"],
+    ]
     assert page.folds["paths"]["sends"][n[f.args[0]]] == [[n[x], "1", "1"], [n[y], "1", "1"]]
 
 
@@ -81,10 +83,13 @@ def test_gradients_match_finite_differences_on_an_array_graph():
     out = fnp.sum(fnp.exp(fnp.sin(a)) * a)
     page = fg.explore(out, layout="layered")
     full = page.folds["gradient"]["values"][page.number[a]][1]
-    shown = np.array([float(v) for v in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", full.split("\n", 1)[1])])
+    shown = np.array(
+        [float(v) for v in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", full.split("\n", 1)[1])]
+    )
 
     def f(v):
         return float(np.sum(np.exp(np.sin(v)) * v))
+
     h = 1e-6
     fd = np.array([(f(a0 + h * e) - f(a0 - h * e)) / (2 * h) for e in np.eye(3)])
     np.testing.assert_allclose(shown, fd, rtol=1e-6)
@@ -98,14 +103,17 @@ def test_a_seed_comes_from_the_grads_given():
     full = page.folds["gradient"]["values"][page.number[a]][1]
     np.testing.assert_allclose(
         [float(v) for v in re.findall(r"-?\d+\.\d+", full.split("\n", 1)[1])],
-        seed * np.cos([1.0, 2.0]), rtol=1e-7)
+        seed * np.cos([1.0, 2.0]),
+        rtol=1e-7,
+    )
 
 
 def test_the_best_path_is_best_path_s_with_back_pointers_everywhere():
     t, s, names = demo.layered_dag(6, 3)
     length, _ = demo._edge_tables(names, demo._children(t))
-    page = fg.explore(t, semiring=fg.semirings.min_plus, weight=length, source=s, labels=names,
-                      layout="layered")
+    page = fg.explore(
+        t, semiring=fg.semirings.min_plus, weight=length, source=s, labels=names, layout="layered"
+    )
     score, nodes = fg.best_path(t, s, length, fg.semirings.min_plus)
     best = page.folds["best"]
     assert page.start == "best"
@@ -125,7 +133,7 @@ def test_start_fold_follows_the_semiring_and_a_custom_semiring_is_its_own_fold()
     longest = fg.Semiring("longest", -math.inf, 0, max, lambda a, b: a + b)
     page = fg.explore(f, semiring=longest, weight=lambda p, c: 1)
     assert page.start == "longest"
-    assert page.folds["longest"]["values"][page.number[x]][0] == "2"     # x -> add -> multiply
+    assert page.folds["longest"]["values"][page.number[x]][0] == "2"  # x -> add -> multiply
 
 
 def test_refusals_name_the_call_and_a_fix():
@@ -145,17 +153,19 @@ def test_refusals_name_the_call_and_a_fix():
 
 
 def embedded(text):
-    found = re.search(r'<script type="application/json" id="fg-data">(.*?)</script>', text, re.DOTALL)
+    found = re.search(
+        r'<script type="application/json" id="fg-data">(.*?)</script>', text, re.DOTALL
+    )
     return json.loads(found.group(1))
 
 
 def test_the_page_is_one_file_whose_data_is_text_not_markup(tmp_path):
-    hostile = '</script><script>alert(1)</script><!--'
+    hostile = "</script><script>alert(1)</script><!--"
     x = fg.var(1.0, name=hostile)
     page = fg.explore(fnp.sin(x), layout="layered")
     path = page.save(tmp_path / "page.html")
     text = path.read_text()
-    assert text.count("</script>") == 2        # the data's end and the script's end, no other
+    assert text.count("</script>") == 2  # the data's end and the script's end, no other
     assert embedded(text)["nodes"][0]["name"] == hostile[:60]
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
     frame = page._repr_html_()
@@ -182,7 +192,8 @@ def test_a_large_graph_is_a_summary_with_its_gradients():
     assert page.large and page.layout is None and set(page.folds) == {"gradient"}
     assert page.folds["gradient"]["sends"] == {}
     assert page.folds["gradient"]["values"][page.number[x]][0] == fg.io.show.format_value(
-        fg.grad(lambda v: _chain(v, 1500))(0.5))
+        fg.grad(lambda v: _chain(v, 1500))(0.5)
+    )
 
 
 def _chain(v, n):
@@ -201,8 +212,20 @@ def test_a_loop_node_folds_like_any_other():
 
 def test_the_command_writes_the_page(tmp_path, capsys):
     path = tmp_path / "cli.html"
-    code = commands.main(["explore", "(x + y) * z", "--at", "x=-2", "--at", "y=5", "--at", "z=-4",
-                          "--html", str(path)])
+    code = commands.main(
+        [
+            "explore",
+            "(x + y) * z",
+            "--at",
+            "x=-2",
+            "--at",
+            "y=5",
+            "--at",
+            "z=-4",
+            "--html",
+            str(path),
+        ]
+    )
     assert code == 0 and "wrote" in capsys.readouterr().out
     data = embedded(path.read_text())
     by_name = {n["name"]: n for n in data["nodes"]}
@@ -221,9 +244,12 @@ def test_the_explorer_is_an_explorer():
 
 def test_the_page_in_the_docs_is_what_explore_saves_today(tmp_path):
     # docs/expressions-and-orderings.md embeds this page; regenerate it with the lines below.
-    committed = pathlib.Path(__file__).resolve().parents[2] / "docs" / "_static" / "explorer-seeds.html"
+    committed = (
+        pathlib.Path(__file__).resolve().parents[2] / "docs" / "_static" / "explorer-seeds.html"
+    )
     x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
     fresh = fg.explore((x + y) * x, layout="layered").html(title="fg.explore((x + y) * x)")
     assert committed.read_text() == fresh, (
         "docs/_static/explorer-seeds.html is stale: save it again with fg.explore((x + y) * x, "
-        "layout='layered').save(path, title='fg.explore((x + y) * x)')")
+        "layout='layered').save(path, title='fg.explore((x + y) * x)')"
+    )

@@ -30,17 +30,33 @@ def chromium():
     if path is None:
         if os.environ.get("CI"):
             pytest.fail("CI must install Chromium (apt-get install chromium) for the browser tests")
-        pytest.skip("no Chromium on this machine: the explorer's browser tests need Debian's "
-                    "chromium package (apt-get install chromium)")
+        pytest.skip(
+            "no Chromium on this machine: the explorer's browser tests need Debian's "
+            "chromium package (apt-get install chromium)"
+        )
     return path
 
 
 def _run(chromium, tmp_path, url, *options):
     done = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr",
-         "--v=0", *options, url],
-        capture_output=True, timeout=120, text=True, errors="replace")
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            *options,
+            url,
+        ],
+        capture_output=True,
+        timeout=120,
+        text=True,
+        errors="replace",
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done
 
@@ -51,7 +67,7 @@ class Dom(HTMLParser):
     def __init__(self, text):
         super().__init__()
         self.body, self.rows, self.classes, self.errors, self.status = {}, {}, {}, "", ""
-        self.texts = {}                     # per drawn node, the lines of text it shows
+        self.texts = {}  # per drawn node, the lines of text it shows
         self._cell, self._row, self._in, self._node, self._depth = None, None, None, None, 0
         self.feed(text)
 
@@ -66,7 +82,8 @@ class Dom(HTMLParser):
             self._depth += 1
         if tag == "path" and "data-from" in a:
             self.classes.setdefault("edges", []).append(
-                (int(a["data-from"]), int(a["data-to"]), set(a.get("class", "").split())))
+                (int(a["data-from"]), int(a["data-to"]), set(a.get("class", "").split()))
+            )
         if tag == "tr" and "data-node" in a:
             self._row = int(a["data-node"])
             self.rows[self._row] = []
@@ -102,8 +119,13 @@ class Dom(HTMLParser):
 
 
 def dump(chromium, tmp_path, page_path, fragment=""):
-    done = _run(chromium, tmp_path, page_path.as_uri() + fragment, "--dump-dom",
-                "--virtual-time-budget=3000")
+    done = _run(
+        chromium,
+        tmp_path,
+        page_path.as_uri() + fragment,
+        "--dump-dom",
+        "--virtual-time-budget=3000",
+    )
     assert "Uncaught" not in done.stderr, done.stderr[-2000:]
     dom = Dom(done.stdout)
     assert dom.body.get("data-ready") == "1", "the page's script did not finish"
@@ -123,18 +145,18 @@ def test_stepping_to_the_end_shows_the_gradients(chromium, tmp_path):
         dom = dump(chromium, tmp_path, path, f"#order={order}&step=end")
         assert dom.body["data-phase"] == "fold"
         assert dom.rows[x][-1] == "1.0" and dom.rows[y][-1] == "2.0"
-        assert len(dom.rows) == 4                  # every node's entry, complete
+        assert len(dom.rows) == 4  # every node's entry, complete
         assert all("folded" in dom.classes[i] for i in range(4))
 
 
 def test_mid_fold_shows_the_completed_entries_only(chromium, tmp_path):
     page, path, x, y = seeds_page(tmp_path)
-    dom = dump(chromium, tmp_path, path, "#step=6")          # 4 placed, 2 folded
+    dom = dump(chromium, tmp_path, path, "#step=6")  # 4 placed, 2 folded
     folded = page.orders["dfs"][::-1][:2]
     assert list(dom.rows) == folded
     assert "current" in dom.classes[folded[-1]]
     carrying = {(a, b) for a, b, cls in dom.classes["edges"] if "carry" in cls}
-    assert carrying == {(x, folded[-1]), (y, folded[-1])}     # the sum sends to x and y
+    assert carrying == {(x, folded[-1]), (y, folded[-1])}  # the sum sends to x and y
     assert "pending" in dom.classes[x] and "folded" not in dom.classes[x]
     assert "sends 2.0 to" in dom.status
 
@@ -167,13 +189,28 @@ def test_keys_and_buttons_step_through_the_page(chromium, tmp_path):
 
 def test_the_command_line_page_shows_minus_twelve(chromium, tmp_path):
     path = tmp_path / "cli.html"
-    assert commands.main(["explore", "(x + y) * z", "--at", "x=-2", "--at", "y=5", "--at", "z=-4",
-                          "--html", str(path)]) == 0
+    assert (
+        commands.main(
+            [
+                "explore",
+                "(x + y) * z",
+                "--at",
+                "x=-2",
+                "--at",
+                "y=5",
+                "--at",
+                "z=-4",
+                "--html",
+                str(path),
+            ]
+        )
+        == 0
+    )
     dom = dump(chromium, tmp_path, path, "#step=end")
     by_label = {cells[0]: cells[-1] for cells in dom.rows.values()}
     assert by_label["%0 x var"] == "-4.0" and by_label["%3 z var"] == "3.0"
-    assert dom.texts[4][:3] == ["%4 (x + y) * z multiply", "-12.0", "1.0"]   # the output
-    dom = dump(chromium, tmp_path, path, "#step=5")             # the order built, nothing folded
+    assert dom.texts[4][:3] == ["%4 (x + y) * z multiply", "-12.0", "1.0"]  # the output
+    dom = dump(chromium, tmp_path, path, "#step=5")  # the order built, nothing folded
     assert dom.rows == {} and dom.body["data-phase"] == "order"
 
 
@@ -185,11 +222,13 @@ def test_the_best_path_is_highlighted_on_the_notes_dag(chromium, tmp_path):
     _, nodes = fg.best_path(t, s, length, fg.semirings.min_plus)
     want = [page.number[n] for n in nodes]
     dom = dump(chromium, tmp_path, path, "#fold=best&step=end")
-    assert sorted(i for i, cls in dom.classes.items() if i != "edges" and "best" in cls) == sorted(want)
+    assert sorted(i for i, cls in dom.classes.items() if i != "edges" and "best" in cls) == sorted(
+        want
+    )
     best_edges = [(a, b) for a, b, cls in dom.classes["edges"] if "best" in cls]
     assert sorted(best_edges) == sorted(zip(want, want[1:]))
     pointers = [(a, b) for a, b, cls in dom.classes["edges"] if "pointer" in cls]
-    assert len(pointers) == len(page.nodes) - 1               # every node but t points on
+    assert len(pointers) == len(page.nodes) - 1  # every node but t points on
     assert "best path: " + " -> ".join(f"%{i}" for i in want) in dom.status
 
 
@@ -197,7 +236,7 @@ def test_a_hostile_name_stays_text(chromium, tmp_path):
     x = fg.var(1.0, name='</script><img src=x onerror="document.title=1">')
     path = fg.explore(fnp.sin(x)).save(tmp_path / "hostile.html")
     dom = dump(chromium, tmp_path, path, "#step=end")
-    assert dom.rows[0][0].startswith("%0 </script><img")          # shown as the text it is
+    assert dom.rows[0][0].startswith("%0 </script><img")  # shown as the text it is
 
 
 def test_a_script_error_is_caught_by_these_tests(chromium, tmp_path):
@@ -219,16 +258,21 @@ def test_a_large_graph_is_a_summary_with_search(chromium, tmp_path):
     assert dom.body["data-phase"] == "summary"
     assert dom.found.startswith("5000 nodes match")
     assert len(dom.rows) == 200
-    assert not [k for k in dom.classes if k != "edges"]      # nothing drawn
+    assert not [k for k in dom.classes if k != "edges"]  # nothing drawn
 
 
 def test_a_screenshot_mid_fold_is_not_blank(chromium, tmp_path):
     image = pytest.importorskip("PIL.Image")
     _, path, _, _ = seeds_page(tmp_path)
     shot = tmp_path / "shot.png"
-    _run(chromium, tmp_path, path.as_uri() + "#step=6", f"--screenshot={shot}",
-         "--window-size=1000,520")
+    _run(
+        chromium,
+        tmp_path,
+        path.as_uri() + "#step=6",
+        f"--screenshot={shot}",
+        "--window-size=1000,520",
+    )
     pixels = np.asarray(image.open(shot).convert("RGB")).reshape(-1, 3)
-    assert len(np.unique(pixels, axis=0)) > 50                   # text, boxes, panels
+    assert len(np.unique(pixels, axis=0)) > 50  # text, boxes, panels
     # the node being folded is outlined in the page's orange (#d9480f)
     assert (np.abs(pixels.astype(int) - [217, 72, 15]).sum(axis=1) < 30).sum() > 100

@@ -24,10 +24,10 @@ from funcgrad.io.serialize import SerializationError
 
 @fg.primitive
 def cube(x):
-    return x ** 3
+    return x**3
 
 
-fg.defvjp(cube, lambda ans, x: lambda g: 3.0 * g * x ** 2)
+fg.defvjp(cube, lambda ans, x: lambda g: 3.0 * g * x**2)
 
 
 def _graphs():
@@ -73,10 +73,15 @@ def test_round_trip_keeps_values_parameters_dtypes_and_gradients(name, out):
         na, nb = fg.toposort(x), fg.toposort(y)
         assert [n.op for n in na] == [n.op for n in nb]
         for p, q in zip(na, nb):
-            assert np.array_equal(p.value, q.value, equal_nan=True) and type(p.value) is type(q.value)
+            assert np.array_equal(p.value, q.value, equal_nan=True) and type(p.value) is type(
+                q.value
+            )
             assert np.result_type(p.value) == np.result_type(q.value)
             assert p.params.keys() == q.params.keys()
-            assert all(_same_param(p.params[k], q.params[k]) for k in p.params), (p.params, q.params)
+            assert all(_same_param(p.params[k], q.params[k]) for k in p.params), (
+                p.params,
+                q.params,
+            )
     if name == "arrays":
         g1, g2 = fg.backprop(out), fg.backprop(back)
         for p, q in zip(fg.toposort(out), fg.toposort(back)):
@@ -98,8 +103,11 @@ class _Boom:
 
 
 def test_a_pickle_is_refused_without_running_it():
-    for payload in (pickle.dumps(_Boom()), pickle.dumps(("funcgrad-table", 1, [], 0)),
-                    pickle.dumps(_Boom(), protocol=2)):
+    for payload in (
+        pickle.dumps(_Boom()),
+        pickle.dumps(("funcgrad-table", 1, [], 0)),
+        pickle.dumps(_Boom(), protocol=2),
+    ):
         with pytest.raises(SerializationError, match="pickle"):
             fg.loads(payload)
     assert _Boom.ran == []
@@ -108,7 +116,7 @@ def test_a_pickle_is_refused_without_running_it():
 def _header(data):
     n = struct.unpack_from("<Q", data, len(files.MAGIC))[0]
     start = len(files.MAGIC) + 8
-    return json.loads(data[start:start + n]), data[start + n:]
+    return json.loads(data[start : start + n]), data[start + n :]
 
 
 def _file(header, payload=b""):
@@ -120,8 +128,12 @@ def test_a_foreign_module_is_neither_imported_nor_called():
     y = fnp.sin(fg.var(1.0))
     old, payload_old = _header(fuzz_files.dumps_v1(y))
     new, payload_new = _header(fg.dumps(y))
-    for ref in (["antigravity", "fly"], ["os", "system"], ["builtins", "eval"],
-                ["funcgrad.rules.elementwise", "__builtins__"]):
+    for ref in (
+        ["antigravity", "fly"],
+        ["os", "system"],
+        ["builtins", "eval"],
+        ["funcgrad.rules.elementwise", "__builtins__"],
+    ):
         old["rows"][1][0] = ref
         new["ops"][1] = ref
         for header, payload in ((old, payload_old), (new, payload_new)):
@@ -140,16 +152,19 @@ def test_your_own_primitives_load_when_you_pass_them():
         fg.loads(data, primitives=[print])
 
 
-@pytest.mark.parametrize("arrays, message", [
-    ([["<f8", [10 ** 12]]], "sizes the data can hold"),  # a huge shape, no bytes behind it
-    ([["<f8", [0, 2 ** 63]]], "sizes the data can hold"),  # no elements, a size NumPy refuses
-    ([["<f8", [-1]]], "not a list of sizes"),
-    ([["|O", [1]]], "not a numeric dtype"),             # object arrays would unpickle
-    ([["<U3", [1]]], "not a numeric dtype"),
-    ([["V8", [1]]], "not a numeric dtype"),
-    ([["<f8", [2]], ["<f8", [2]]], "past the end|sizes the data can hold"),
-    ([], "bytes after the last array"),
-])
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ([["<f8", [10**12]]], "sizes the data can hold"),  # a huge shape, no bytes behind it
+        ([["<f8", [0, 2**63]]], "sizes the data can hold"),  # no elements, a size NumPy refuses
+        ([["<f8", [-1]]], "not a list of sizes"),
+        ([["|O", [1]]], "not a numeric dtype"),  # object arrays would unpickle
+        ([["<U3", [1]]], "not a numeric dtype"),
+        ([["V8", [1]]], "not a numeric dtype"),
+        ([["<f8", [2]], ["<f8", [2]]], "past the end|sizes the data can hold"),
+        ([], "bytes after the last array"),
+    ],
+)
 def test_array_headers_that_lie_are_refused(arrays, message):
     header, payload = _header(fg.dumps(fg.var(np.zeros(2))))
     header["arrays"] = arrays
@@ -174,16 +189,19 @@ def test_deep_nesting_is_refused_not_a_recursion_error():
         fg.loads(files.MAGIC + struct.pack("<Q", len(text)) + text)
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda h: h.update(version=3), "version 3; upgrade"),
-    (lambda h: h.update(format="other"), "does not say it is a funcgrad table"),
-    (lambda h: h["rows"][1].__setitem__(1, [1]), "may only name earlier rows"),
-    (lambda h: h["rows"][0].__setitem__(1, [0]), "may only name earlier rows"),
-    (lambda h: h["rows"][0].__setitem__(0, "leaf"), "not one of funcgrad's own"),
-    (lambda h: h["rows"][0].__setitem__(4, "a string"), "not a number or an array"),
-    (lambda h: h["rows"][0].__setitem__(2, {"list": [1]}), "not a dict of names"),
-    (lambda h: h.update(outputs=7), "names no row"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda h: h.update(version=3), "version 3; upgrade"),
+        (lambda h: h.update(format="other"), "does not say it is a funcgrad table"),
+        (lambda h: h["rows"][1].__setitem__(1, [1]), "may only name earlier rows"),
+        (lambda h: h["rows"][0].__setitem__(1, [0]), "may only name earlier rows"),
+        (lambda h: h["rows"][0].__setitem__(0, "leaf"), "not one of funcgrad's own"),
+        (lambda h: h["rows"][0].__setitem__(4, "a string"), "not a number or an array"),
+        (lambda h: h["rows"][0].__setitem__(2, {"list": [1]}), "not a dict of names"),
+        (lambda h: h.update(outputs=7), "names no row"),
+    ],
+)
 def test_bad_fields_of_version_1_are_refused_with_a_reason(mutate, message):
     header, payload = _header(fuzz_files.dumps_v1(fnp.sin(fg.var(1.0))))
     mutate(header)
@@ -194,28 +212,32 @@ def test_bad_fields_of_version_1_are_refused_with_a_reason(mutate, message):
 def _set_column(name, index, value):
     def change(header, cols):
         cols[name][index] = value
+
     return change
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda h, c: h.update(version=3), "version 3; upgrade"),
-    (lambda h, c: h.update(rows=1), "has 2 entries for 1 rows"),
-    (lambda h, c: h["columns"][2].__setitem__(1, "<i4"), "is not \\['parents', '<i8'"),
-    (lambda h, c: h["ops"].__setitem__(0, "leaf"), "not one of funcgrad's own"),
-    (lambda h, c: h["names"].__setitem__(0, 5), "a name that is not a string"),
-    (lambda h, c: h["values"].append("a string"), "not a number or an array"),
-    (lambda h, c: h["params"].append({"list": [1]}), "not a dict of names"),
-    (lambda h, c: h.update(outputs=7), "names no row"),
-    (_set_column("parents", 0, 1), "not an earlier row"),
-    (_set_column("parents", 0, -1), "not an earlier row"),
-    (_set_column("count", 0, 1), "do not add up"),
-    (_set_column("op", 1, 0), "a leaf row has parents"),
-    (_set_column("op", 1, 7), "an op index out of range"),
-    (_set_column("name", 0, 3), "a name index out of range"),
-    (_set_column("params", 1, 0), "a parameter index out of range"),
-    (_set_column("value", 0, 0), "a value index out of range"),
-    (_set_column("value", 1, 0), "a value index out of range"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda h, c: h.update(version=3), "version 3; upgrade"),
+        (lambda h, c: h.update(rows=1), "has 2 entries for 1 rows"),
+        (lambda h, c: h["columns"][2].__setitem__(1, "<i4"), "is not \\['parents', '<i8'"),
+        (lambda h, c: h["ops"].__setitem__(0, "leaf"), "not one of funcgrad's own"),
+        (lambda h, c: h["names"].__setitem__(0, 5), "a name that is not a string"),
+        (lambda h, c: h["values"].append("a string"), "not a number or an array"),
+        (lambda h, c: h["params"].append({"list": [1]}), "not a dict of names"),
+        (lambda h, c: h.update(outputs=7), "names no row"),
+        (_set_column("parents", 0, 1), "not an earlier row"),
+        (_set_column("parents", 0, -1), "not an earlier row"),
+        (_set_column("count", 0, 1), "do not add up"),
+        (_set_column("op", 1, 0), "a leaf row has parents"),
+        (_set_column("op", 1, 7), "an op index out of range"),
+        (_set_column("name", 0, 3), "a name index out of range"),
+        (_set_column("params", 1, 0), "a parameter index out of range"),
+        (_set_column("value", 0, 0), "a value index out of range"),
+        (_set_column("value", 1, 0), "a value index out of range"),
+    ],
+)
 def test_bad_fields_of_version_2_are_refused_with_a_reason(mutate, message):
     header, cols, rest = fuzz_files.columns(fg.dumps(fnp.sin(fg.var(1.0, name="x"))))
     mutate(header, cols)
@@ -225,6 +247,7 @@ def test_bad_fields_of_version_2_are_refused_with_a_reason(mutate, message):
 
 def test_files_round_trip_through_paths_and_streams(tmp_path):
     import io
+
     x = fg.var(np.arange(3.0), name="x")
     out = {"y": fnp.sum(fnp.sin(x) * 2.0), "x": x}
     fg.dump(out, tmp_path / "g.fgtable")
@@ -234,7 +257,7 @@ def test_files_round_trip_through_paths_and_streams(tmp_path):
     with open(tmp_path / "g.fgtable", "rb") as f:
         assert fg.load(f)["y"].value == out["y"].value
 
-    class Pipe(io.RawIOBase):           # a stream that cannot seek is read whole
+    class Pipe(io.RawIOBase):  # a stream that cannot seek is read whole
         def __init__(self, data):
             self.data = io.BytesIO(data)
 
@@ -253,10 +276,10 @@ def test_files_round_trip_through_paths_and_streams(tmp_path):
 
 def test_rows_that_share_a_signature_are_checked_once_but_integer_rows_each_time(monkeypatch):
     from funcgrad.io import file_columns
+
     calls = []
     real = file_columns.row_problem
-    monkeypatch.setattr(file_columns, "row_problem",
-                        lambda *a: calls.append(a[0].name) or real(*a))
+    monkeypatch.setattr(file_columns, "row_problem", lambda *a: calls.append(a[0].name) or real(*a))
     x = fg.var(0.5)
     y = x
     for _ in range(50):
@@ -274,20 +297,34 @@ def _corruptions(data, rng, n):
     for k in range(n):
         kind = k % 6
         b = bytearray(data)
-        if kind == 0:      # flip bytes anywhere
+        if kind == 0:  # flip bytes anywhere
             for _ in range(rng.integers(1, 8)):
                 b[rng.integers(len(b))] ^= 1 << int(rng.integers(8))
-        elif kind == 1:    # truncate
-            del b[rng.integers(len(b)):]
-        elif kind == 2:    # append or insert junk
+        elif kind == 1:  # truncate
+            del b[rng.integers(len(b)) :]
+        elif kind == 2:  # append or insert junk
             at = int(rng.integers(len(b) + 1))
             b[at:at] = rng.bytes(int(rng.integers(1, 64)))
-        elif kind == 3:    # a wrong header length
-            struct.pack_into("<Q", b, len(files.MAGIC), int(rng.integers(0, 2 ** 63)))
-        else:              # a JSON field replaced by another JSON value
+        elif kind == 3:  # a wrong header length
+            struct.pack_into("<Q", b, len(files.MAGIC), int(rng.integers(0, 2**63)))
+        else:  # a JSON field replaced by another JSON value
             h = json.loads(json.dumps(header))
-            junk = [None, True, -1, 10 ** 30, 0.5, "x", [], {}, [[1]], {"array": 0},
-                    {"dtype": "<f8"}, {"slice": [1, 2, 3]}, {"float": "nan"}, ["os", "system"]]
+            junk = [
+                None,
+                True,
+                -1,
+                10**30,
+                0.5,
+                "x",
+                [],
+                {},
+                [[1]],
+                {"array": 0},
+                {"dtype": "<f8"},
+                {"slice": [1, 2, 3]},
+                {"float": "nan"},
+                ["os", "system"],
+            ]
             if kind == 4 and h["version"] == 1:
                 target = h["rows"][int(rng.integers(len(h["rows"])))]
             elif kind == 4:
@@ -313,13 +350,14 @@ def test_thousands_of_corruptions_raise_only_serialization_errors():
             except SerializationError:
                 seen["refused"] += 1
             else:
-                seen["loaded"] += 1      # a corruption that is still a valid file (a value byte)
+                seen["loaded"] += 1  # a corruption that is still a valid file (a value byte)
     assert seen["refused"] + seen["loaded"] == 3200 and seen["refused"] > 2500, seen
     assert gc.isenabled() == was_enabled
 
 
 def test_a_pickler_kept_alive_leaves_the_collector_on():
     import io
+
     f = fnp.sin(fg.var(1.0)) * 2.0
     assert gc.isenabled()
     pickler = pickle.Pickler(io.BytesIO())
@@ -333,7 +371,7 @@ def test_a_pickler_kept_alive_leaves_the_collector_on():
 
 def test_old_pickled_tables_can_still_be_read_on_purpose():
     x = fg.var(2.0, name="x")
-    old = pickle.dumps(serialize.to_table(x * x))     # what fg.dumps wrote before
+    old = pickle.dumps(serialize.to_table(x * x))  # what fg.dumps wrote before
     y = serialize.from_table(pickle.loads(old))
     assert y.value == 4.0 and y.args[0].name == "x"
 
@@ -346,12 +384,20 @@ def test_mutated_files_raise_only_serialization_errors_and_import_nothing():
     assert slowest < 1.0, slowest
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda rows: rows[1].__setitem__(1, [0, 0]), "sum does not take 2 operand"),      # two parents
-    (lambda rows: rows[1].__setitem__(2, {"dict": [["bogus", 1]]}), "parameters \\['bogus'\\]"),
-    (lambda rows: rows[1].__setitem__(4, {"float": "nan"}) or rows[1].__setitem__(
-        2, {"dict": [["axis", 0]]}), "gives shape \\(3,\\) float64, but the row.s value is shape \\(\\)"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda rows: rows[1].__setitem__(1, [0, 0]), "sum does not take 2 operand"),  # two parents
+        (lambda rows: rows[1].__setitem__(2, {"dict": [["bogus", 1]]}), "parameters \\['bogus'\\]"),
+        (
+            lambda rows: (
+                rows[1].__setitem__(4, {"float": "nan"})
+                or rows[1].__setitem__(2, {"dict": [["axis", 0]]})
+            ),
+            "gives shape \\(3,\\) float64, but the row.s value is shape \\(\\)",
+        ),
+    ],
+)
 def test_a_row_that_does_not_match_its_primitive_is_refused(change, message):
     # Such rows loaded, then backprop failed with "_sum_vjp() got multiple values for 'axis'"
     data = fuzz_files.dumps_v1(fnp.sum(fg.var(np.ones((2, 3)), name="x")))
@@ -366,12 +412,20 @@ def _two_parents(header, cols):
     cols["parents"] = np.array([0, 0])
 
 
-@pytest.mark.parametrize("change, message", [
-    (_two_parents, "sum does not take 2 operand"),
-    (lambda h, c: h["params"].__setitem__(0, {"dict": [["bogus", 1]]}), "parameters \\['bogus'\\]"),
-    (lambda h, c: h["params"].__setitem__(0, {"dict": [["axis", 0]]}),
-     "gives shape \\(3,\\) float64, but the row.s value is shape \\(\\)"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (_two_parents, "sum does not take 2 operand"),
+        (
+            lambda h, c: h["params"].__setitem__(0, {"dict": [["bogus", 1]]}),
+            "parameters \\['bogus'\\]",
+        ),
+        (
+            lambda h, c: h["params"].__setitem__(0, {"dict": [["axis", 0]]}),
+            "gives shape \\(3,\\) float64, but the row.s value is shape \\(\\)",
+        ),
+    ],
+)
 def test_a_version_2_row_that_does_not_match_its_primitive_is_refused(change, message):
     data = fg.dumps(fnp.sum(fg.var(np.ones((2, 3)), name="x"), axis=None))
     header, cols, rest = fuzz_files.columns(data)

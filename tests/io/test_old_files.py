@@ -56,40 +56,53 @@ def test_a_primitive_named_by_its_module_before_a_rename_still_loads():
     import fuzz_files
 
     from funcgrad.rules import sorting
+
     x = fg.var(np.array([3.0, 1.0, 2.0]))
     y = fg.numpy.sum(sorting.take_along(x, np.array([1, 2, 0]), axis=0) * 2.0)
     header, cols, rest = fuzz_files.columns(fg.dumps(y))
-    header["ops"] = [["funcgrad.rules.shape", op[1]] if op[0] == "funcgrad.rules.sorting" else op
-                     for op in header["ops"]]         # what a file of funcgrad 0.1 names
+    header["ops"] = [
+        ["funcgrad.rules.shape", op[1]] if op[0] == "funcgrad.rules.sorting" else op
+        for op in header["ops"]
+    ]  # what a file of funcgrad 0.1 names
     assert fg.loads(fuzz_files.join_columns(header, cols, rest)).value == y.value
 
 
-@pytest.mark.parametrize("old, new", [("funcgrad.node", "funcgrad.dag.node"),
-                                      ("funcgrad.serialize", "funcgrad.io.serialize"),
-                                      ("funcgrad.scanloop", "funcgrad.control.scan_primitive"),
-                                      ("funcgrad.rules.shape", "funcgrad.rules.sorting"),
-                                      ("funcgrad.tablefile", "funcgrad.io.files")])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("funcgrad.node", "funcgrad.dag.node"),
+        ("funcgrad.serialize", "funcgrad.io.serialize"),
+        ("funcgrad.scanloop", "funcgrad.control.scan_primitive"),
+        ("funcgrad.rules.shape", "funcgrad.rules.sorting"),
+        ("funcgrad.tablefile", "funcgrad.io.files"),
+    ],
+)
 def test_old_module_names_import_as_the_new_modules(old, new):
     import importlib
     import sys
-    sys.modules.pop(old, None)              # imported before: import it afresh
+
+    sys.modules.pop(old, None)  # imported before: import it afresh
     with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}.*goes in 0.3") as seen:
         assert importlib.import_module(old) is importlib.import_module(new)
-    assert seen[0].filename == __file__      # at the line that imports it
+    assert seen[0].filename == __file__  # at the line that imports it
 
 
 def test_an_old_pickle_loads_without_a_warning():
     import subprocess
     import sys
+
     # a fresh interpreter, so the pickle's old module names are imported for the first time
-    code = (f"import pickle, warnings; warnings.simplefilter('error'); "
-            f"pickle.loads(open({str(PICKLES[0])!r}, 'rb').read()); print('ok')")
+    code = (
+        f"import pickle, warnings; warnings.simplefilter('error'); "
+        f"pickle.loads(open({str(PICKLES[0])!r}, 'rb').read()); print('ok')"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
 
 
 def test_old_names_that_are_now_functions_stay_functions():
     import importlib
+
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("funcgrad.show")
     assert callable(fg.show) and callable(fg.backprop)

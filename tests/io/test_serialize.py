@@ -29,7 +29,7 @@ PROTOCOLS = range(pickle.HIGHEST_PROTOCOL + 1)
 # A user primitive defined at module level: pickled by reference to this module.
 @fg.primitive
 def cube(x):
-    return x ** 3
+    return x**3
 
 
 fg.defvjp(cube, lambda ans, x: lambda g: g * 3.0 * x * x)
@@ -75,7 +75,7 @@ def _same_grads(a, b, seed=None):
 def _scalar_expr():
     x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
     q = x * y + fnp.sin(x)
-    return fnp.exp(q / 10.0) * q - y ** 2.0 + fg.const(4.0, name="c") * x
+    return fnp.exp(q / 10.0) * q - y**2.0 + fg.const(4.0, name="c") * x
 
 
 def _array_expr():
@@ -94,15 +94,25 @@ def test_scalar_round_trip(protocol):
     g = pickle.loads(pickle.dumps(f, protocol=protocol))
     _same_graph(f, g)
     _same_grads(f, g)
-    assert g.id > max(n.id for n in fg.toposort(f))        # new nodes, made after the originals
+    assert g.id > max(n.id for n in fg.toposort(f))  # new nodes, made after the originals
 
 
 def test_array_and_numpy_primitives_round_trip():
     f = _array_expr()
     g = pickle.loads(pickle.dumps(f))
     oa, ob = _same_graph(f, g)
-    assert {"matmul", "relu", "concatenate", "einsum", "det", "cumsum", "prod", "getitem",
-            "reshape", "logsumexp"} <= {n.op for n in ob}
+    assert {
+        "matmul",
+        "relu",
+        "concatenate",
+        "einsum",
+        "det",
+        "cumsum",
+        "prod",
+        "getitem",
+        "reshape",
+        "logsumexp",
+    } <= {n.op for n in ob}
     _same_grads(f, g)
 
 
@@ -113,8 +123,8 @@ def test_fg_dumps_round_trip_keeps_the_structure():
     assert set(out) == {"f", "pair"} and type(out["pair"]) is tuple and type(out["pair"][1]) is list
     _same_graph(f, out["f"])
     _same_graph(h, out["pair"][0])
-    assert out["pair"][1][1] is out["f"]                    # one node, one object
-    assert out["pair"][1][0] is fg.toposort(out["f"])[0]    # the leaf inside f's graph
+    assert out["pair"][1][1] is out["f"]  # one node, one object
+    assert out["pair"][1][0] is fg.toposort(out["f"])[0]  # the leaf inside f's graph
     _same_grads(h, out["pair"][0])
 
 
@@ -139,9 +149,9 @@ def test_a_primitive_that_cannot_be_found_is_named():
     for dump in (pickle.dumps, fg.dumps):
         with pytest.raises(serialize.SerializationError, match="'local_square'.*module-level"):
             dump(f)
-    with pytest.raises(pickle.PicklingError):                # an ordinary pickling error too
+    with pytest.raises(pickle.PicklingError):  # an ordinary pickling error too
         pickle.dumps([f])
-    assert not getattr(serialize._local, "marks", {})         # nothing left marked
+    assert not getattr(serialize._local, "marks", {})  # nothing left marked
 
 
 @pytest.mark.parametrize("prim_ref", sorted(ref for _, ref in serialize._builtin_table().values()))
@@ -156,6 +166,7 @@ def test_builtin_table_covers_every_primitive_of_the_numpy_layer():
     import funcgrad.nn
     import funcgrad.numpy.linalg
     import funcgrad.scipy.special
+
     known = {id(p) for p, _ in serialize._builtin_table().values()}
     for mod in (fnp, funcgrad.numpy.linalg, funcgrad.nn, funcgrad.scipy.special, fg):
         for name, obj in vars(mod).items():
@@ -197,7 +208,7 @@ def test_every_node_of_a_long_chain_in_one_list():
     # whole ancestry again for each of them (that would be quadratic: 10^8 steps).
     x = fg.var(1.0, name="x")
     y = x
-    for _ in range(10 ** 4):
+    for _ in range(10**4):
         y = fnp.sin(y)
     order = fg.toposort(y)
     loaded = pickle.loads(pickle.dumps(order))
@@ -209,17 +220,17 @@ def test_every_node_of_a_long_chain_in_one_list():
 
 @pytest.mark.slow
 def test_a_million_node_chain_pickles_flat():
-    assert sys.getrecursionlimit() <= 1000 * 10         # the default, or near it
+    assert sys.getrecursionlimit() <= 1000 * 10  # the default, or near it
     x = fg.var(0.75, name="x")
     y = x
-    for _ in range(10 ** 6):
+    for _ in range(10**6):
         y = -y
     data = pickle.dumps(y, protocol=pickle.HIGHEST_PROTOCOL)
     z = pickle.loads(data)
     del data
     g = fg.backprop(z)
     leaf = fg.toposort(z, method="kahn")[0]
-    assert leaf.name == "x" and leaf.value == 0.75 and g[leaf] == 1.0 and len(g) == 10 ** 6 + 1
+    assert leaf.name == "x" and leaf.value == 0.75 and g[leaf] == 1.0 and len(g) == 10**6 + 1
     assert z.args[0].args[0].op == "negative" and g[z.args[0]] == -1.0
     assert not getattr(serialize._local, "marks", {})
 
@@ -227,10 +238,10 @@ def test_a_million_node_chain_pickles_flat():
 def test_a_deep_chain_through_the_table_format():
     x = fg.var(0.75, name="x")
     y = x
-    for _ in range(10 ** 5):
+    for _ in range(10**5):
         y = fnp.sin(y)
     z = fg.loads(fg.dumps(y))
-    assert z.value == y.value and len(fg.graph(z)) == 10 ** 5 + 1
+    assert z.value == y.value and len(fg.graph(z)) == 10**5 + 1
     _same_grads(y, z)
 
 
@@ -259,7 +270,7 @@ def test_forged_cycle_is_refused():
     x = fg.var(1.0)
     a = fnp.sin(x)
     b = fnp.cos(a)
-    a._args = (b,)       # forge a cycle by hand through the private slot
+    a._args = (b,)  # forge a cycle by hand through the private slot
     for dump in (pickle.dumps, fg.dumps):
         with pytest.raises(CycleError, match="cycle"):
             dump(b)
@@ -276,18 +287,34 @@ def test_table_format_is_plain_data_with_a_version():
     assert b"funcgrad.io.serialize" not in fg.dumps(x * x) and b"Node" not in fg.dumps(x * x)
 
 
-@pytest.mark.parametrize("table, message", [
-    (("funcgrad-table", 99, [], 0), "versions 1 to 1, but the data is version 99; upgrade"),
-    (("something", 1, [], 0), "not a funcgrad table"),
-    (("funcgrad-table", 1, [("var", (), None, "x", 1.0),
-                            (("funcgrad.rules.elementwise", "sin"), (1,), None, None, 0.0)], 1),
-     "row 1 names parents"),
-    (("funcgrad-table", 1, [("leaf", (), None, "x", 1.0)], 0), "unknown leaf kind 'leaf'"),
-    (("funcgrad-table", 1, [(("funcgrad.nowhere", "sin"), (), None, None, 0.0)], 0),
-     "cannot load primitive"),
-    (("funcgrad-table", 1, [(("numpy", "sin"), (), None, None, 0.0)], 0),
-     "numpy.sin is a ufunc, not a funcgrad primitive"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        (("funcgrad-table", 99, [], 0), "versions 1 to 1, but the data is version 99; upgrade"),
+        (("something", 1, [], 0), "not a funcgrad table"),
+        (
+            (
+                "funcgrad-table",
+                1,
+                [
+                    ("var", (), None, "x", 1.0),
+                    (("funcgrad.rules.elementwise", "sin"), (1,), None, None, 0.0),
+                ],
+                1,
+            ),
+            "row 1 names parents",
+        ),
+        (("funcgrad-table", 1, [("leaf", (), None, "x", 1.0)], 0), "unknown leaf kind 'leaf'"),
+        (
+            ("funcgrad-table", 1, [(("funcgrad.nowhere", "sin"), (), None, None, 0.0)], 0),
+            "cannot load primitive",
+        ),
+        (
+            ("funcgrad-table", 1, [(("numpy", "sin"), (), None, None, 0.0)], 0),
+            "numpy.sin is a ufunc, not a funcgrad primitive",
+        ),
+    ],
+)
 def test_bad_tables_are_refused_with_a_reason(table, message):
     with pytest.raises(serialize.SerializationError, match=message):
         serialize.from_table(table)
@@ -326,6 +353,7 @@ class _Naming:
 
     def __reduce__(self):
         from funcgrad.io import serialize
+
         return serialize._node_v1, ((self.module, "x"), (), None, None, 1.0)
 
 
@@ -343,8 +371,12 @@ def test_loading_imports_nothing_a_stream_names(module):
     # A module not imported yet stays so: the row is refused by name instead.
     was_loaded = module in sys.modules
     data = pickle.dumps(_Naming(module))
-    with pytest.raises(serialize.SerializationError, match="never imports a module a file names"
-                       if not was_loaded else "not a funcgrad primitive|has no attribute|x"):
+    with pytest.raises(
+        serialize.SerializationError,
+        match="never imports a module a file names"
+        if not was_loaded
+        else "not a funcgrad primitive|has no attribute|x",
+    ):
         _OnlyFuncgradsLoaders(io.BytesIO(data)).load()
     assert (module in sys.modules) == was_loaded
 

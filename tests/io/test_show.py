@@ -31,8 +31,10 @@ def needs_dot():
 
 def svg_counts(text):
     root = ET.fromstring(text)
-    return (len(root.findall(".//svg:g[@class='node']", SVG)),
-            len(root.findall(".//svg:g[@class='edge']", SVG)))
+    return (
+        len(root.findall(".//svg:g[@class='node']", SVG)),
+        len(root.findall(".//svg:g[@class='edge']", SVG)),
+    )
 
 
 def example():
@@ -42,6 +44,7 @@ def example():
 
 
 # ---------------------------------------------------------------- show
+
 
 def test_show_format_is_stable():
     f, x, y = example()
@@ -100,11 +103,12 @@ def test_format_value():
 
 # ---------------------------------------------------------------- to_dot
 
+
 def test_to_dot_draws_shared_nodes_once():
     f, _ = demo.shared()
     src = fg.to_dot(f)
-    assert len(re.findall(r"^  n\d+ \[label=", src, re.M)) == 8     # x, 2, a, b, c, d, e, f
-    assert src.count(" -> ") == 9             # c = a + b has two children, a three edges in
+    assert len(re.findall(r"^  n\d+ \[label=", src, re.M)) == 8  # x, 2, a, b, c, d, e, f
+    assert src.count(" -> ") == 9  # c = a + b has two children, a three edges in
     assert len(re.findall(r"n4 -> ", src)) == 2
 
 
@@ -112,10 +116,10 @@ def test_to_dot_shows_grads_kinds_and_argument_numbers():
     x = fg.var(3.0, name="x")
     f = fg.const(1.0) / x
     src = fg.to_dot(f, grads=fg.backprop(f))
-    assert 'style="filled,bold"' in src                       # the variable
-    assert 'style="filled,dashed"' in src                     # the constant
-    assert 'label="0"' in src and 'label="1"' in src          # divide's arguments are ordered
-    assert "grad -0.111111" in src and "penwidth=2" in src    # the output is bold
+    assert 'style="filled,bold"' in src  # the variable
+    assert 'style="filled,dashed"' in src  # the constant
+    assert 'label="0"' in src and 'label="1"' in src  # divide's arguments are ordered
+    assert "grad -0.111111" in src and "penwidth=2" in src  # the output is bold
 
 
 def test_to_dot_backward_steps_follow_the_reversed_order():
@@ -143,6 +147,7 @@ def test_to_dot_escapes_record_characters():
 
 # ---------------------------------------------------------------- rendered for real
 
+
 def test_svg_of_the_729_path_dag_has_20_nodes_and_51_edges(needs_dot):
     t, s, names = demo.layered_dag()
     nodes, edges = svg_counts(to_svg(t, labels=names))
@@ -163,7 +168,7 @@ def test_summarised_svg_counts_the_note(needs_dot):
     for _ in range(30):
         y = fnp.tanh(y)
     nodes, _ = svg_counts(to_svg(y, limit=10))
-    assert nodes == 11                         # 10 drawn nodes and the note
+    assert nodes == 11  # 10 drawn nodes and the note
 
 
 def test_render_png_and_dot(needs_dot, tmp_path):
@@ -185,7 +190,7 @@ def test_render_without_graphviz_names_the_program(tmp_path, monkeypatch):
     f, x, y = example()
     with pytest.raises(GraphvizNotFound, match="apt-get install graphviz"):
         render(f, tmp_path / "f.svg")
-    with pytest.raises(FileNotFoundError):            # an ordinary FileNotFoundError too
+    with pytest.raises(FileNotFoundError):  # an ordinary FileNotFoundError too
         to_svg(f)
 
 
@@ -195,7 +200,7 @@ def test_gradient_maps_print_briefly_and_draw_as_html():
     text = repr(g)
     assert text == "<NodeMap of 4 nodes: x 1.0, y 2.0, add(...) 2.0, multiply(...) 1.0>"
     html = g._repr_html_()
-    assert html.count("<tr>") == 5 and "multiply" in html      # a header and one row per node
+    assert html.count("<tr>") == 5 and "multiply" in html  # a header and one row per node
     chain = x
     for _ in range(100):
         chain = chain * 1.0

@@ -26,6 +26,7 @@ def _central(f, x):
 
 # ---------------------------------------------------------------- the recurrence of issue 40
 
+
 def chain(x, n=1000):
     return fg.fori_loop(0, n, lambda i, x: fnp.tanh(x) * 0.5 + x * 0.5, x)
 
@@ -47,8 +48,8 @@ def test_a_jitted_fori_loop_and_its_gradient_match_the_hand_written_loop(backend
     f = fg.jit(fg.value_and_grad(chain), backend=backend)
     value, slope = f(0.3)
     want_value, want_slope = chain_by_hand(0.3)
-    assert value == pytest.approx(want_value, rel=1e-13)   # numba's tanh is the C library's
-    assert slope == pytest.approx(want_slope, rel=1e-13)   # the products in another order
+    assert value == pytest.approx(want_value, rel=1e-13)  # numba's tanh is the C library's
+    assert slope == pytest.approx(want_slope, rel=1e-13)  # the products in another order
     assert f(0.7) == pytest.approx(chain_by_hand(0.7), rel=1e-12)
 
 
@@ -70,6 +71,7 @@ def test_a_float_recurrence_runs_as_one_native_loop():
 
 
 # ---------------------------------------------------------------- scans of arrays
+
 
 def rnn(params, xs, h0):
     W, U, b = params
@@ -117,12 +119,13 @@ def test_an_elementwise_scan_with_outputs_both_ways(backend, reverse):
         def step(c, x):
             c = fnp.sin(c) * x + fnp.exp(-c * c)
             return c, c * x
+
         c, ys = fg.scan(step, c, xs, reverse=reverse)
         return c + fnp.sum(ys * ys)
 
     def by_hand(c, xs):
         total = 0.0
-        for x in (xs[::-1] if reverse else xs):
+        for x in xs[::-1] if reverse else xs:
             c = np.sin(c) * x + np.exp(-c * c)
             total += (c * x) ** 2
         return c + total
@@ -137,10 +140,12 @@ def test_an_elementwise_scan_with_outputs_both_ways(backend, reverse):
 
 # ---------------------------------------------------------------- while loops
 
+
 def halving(x):
     def body(c):
         k, x, s = c
         return k + 1, fnp.sin(x) * 0.9 + 0.05 * x * x, s + x
+
     return fg.while_loop(lambda c: c[0] < 200, body, (0, x, 0.0))
 
 
@@ -171,8 +176,7 @@ def test_vmap_of_grad_of_a_while_loop_whose_trip_counts_differ(backend):
     _needs(backend)
 
     def f(x):
-        _, y = fg.while_loop(lambda c: c[1] < 10.0, lambda c: (c[0] + 1, c[1] * 1.5 + 0.1),
-                             (0, x))
+        _, y = fg.while_loop(lambda c: c[1] < 10.0, lambda c: (c[0] + 1, c[1] * 1.5 + 0.1), (0, x))
         return y * y
 
     def by_hand(x):
@@ -193,11 +197,12 @@ def test_a_while_loops_history_grows_past_its_first_buffers():
     out = history_p(0, 1.0, cond=cond, body=body, n_carry=2, n_cond=0)
     k, x, ks, xs, alive = out
     assert k == 1000 and ks.tolist() == list(range(1000)) and alive.all()
-    assert xs[0] == 1.0 and xs[-1] == pytest.approx(1.001 ** 999, rel=1e-12)
+    assert xs[0] == 1.0 and xs[-1] == pytest.approx(1.001**999, rel=1e-12)
     assert while_p(0, 1.0, cond=cond, body=body, n_carry=2, n_cond=0) == (k, x)
 
 
 # ---------------------------------------------------------------- what numba cannot compile
+
 
 def test_a_body_numba_cannot_type_runs_as_the_python_loop():
     pytest.importorskip("numba")
@@ -222,9 +227,10 @@ def test_a_callback_in_a_compiled_loop_runs_every_step(backend):
         def step(i, x):
             fg.debug.callback(seen.append, i)
             return x * 1.1
+
         return fg.fori_loop(0, 7, step, x)
 
-    assert fg.jit(f, backend=backend)(1.0) == pytest.approx(1.1 ** 7)
+    assert fg.jit(f, backend=backend)(1.0) == pytest.approx(1.1**7)
     assert [int(i) for i in seen] == list(range(7))
 
 
@@ -248,6 +254,7 @@ def test_nested_loops_and_hessians_of_loops(backend):
         def outer(c, y):
             inner = fg.fori_loop(0, 3, lambda i, z: fnp.sin(z) + y * z, c)
             return inner * 0.5, inner
+
         c, ys = fg.scan(outer, x, np.linspace(0.1, 0.4, 5))
         return c + fnp.sum(ys)
 
@@ -263,17 +270,19 @@ def test_nested_loops_and_hessians_of_loops(backend):
 
     jitted = fg.jit(fg.grad(fg.grad(f)), backend=backend)
     h = 1e-4
-    second = (by_hand(0.3 + h) - 2 * by_hand(0.3) + by_hand(0.3 - h)) / h ** 2
+    second = (by_hand(0.3 + h) - 2 * by_hand(0.3) + by_hand(0.3 - h)) / h**2
     assert jitted(0.3) == pytest.approx(second, rel=1e-5)
     assert jitted(0.3) == pytest.approx(fg.grad(fg.grad(f))(0.3), rel=1e-13)
 
 
 # ---------------------------------------------------------------- compiled loops inside transforms
 
+
 def _elementwise_scan(c, xs, checkpoints=None):
     def step(c, x):
         c = fnp.sin(c) * x + fnp.exp(-c * c) * 0.5
         return c, c * c
+
     c, ys = fg.scan(step, c, xs, checkpoints=checkpoints)
     return c + fnp.sum(ys)
 
@@ -284,14 +293,14 @@ def test_jvp_vmap_and_checkpoints_of_a_compiled_scan(backend):
     xs = np.linspace(-1.0, 1.0, 60)
     eager_grad = fg.grad(_elementwise_scan)(0.3, xs)
     # jvp against the gradient (one input: the same number)
-    _, tangent = fg.jit(lambda c: fg.jvp(lambda c: _elementwise_scan(c, xs), (c,), (1.0,)),
-                        backend=backend)(0.3)
+    _, tangent = fg.jit(
+        lambda c: fg.jvp(lambda c: _elementwise_scan(c, xs), (c,), (1.0,)), backend=backend
+    )(0.3)
     assert tangent == pytest.approx(eager_grad, rel=1e-12)
     # vmap against a Python loop over the batch
     cs = np.array([0.1, 0.3, -0.7])
     batched = fg.jit(fg.vmap(fg.grad(_elementwise_scan), in_axes=(0, None)), backend=backend)
-    assert np.allclose(batched(cs, xs), [fg.grad(_elementwise_scan)(c, xs) for c in cs],
-                       rtol=1e-12)
+    assert np.allclose(batched(cs, xs), [fg.grad(_elementwise_scan)(c, xs) for c in cs], rtol=1e-12)
     # a checkpointed scan under jit against the scan that keeps every carry
     kept = fg.jit(fg.grad(lambda c: _elementwise_scan(c, xs, checkpoints=5)), backend=backend)
     assert kept(0.3) == pytest.approx(eager_grad, rel=1e-12)
@@ -309,17 +318,18 @@ def test_a_custom_rule_inside_a_compiled_loop(backend):
         return fnp.tanh(x), x
 
     def bwd(x, g):
-        return (g * 0.5,)      # a rule that differs from tanh's derivative on purpose
+        return (g * 0.5,)  # a rule that differs from tanh's derivative on purpose
 
     clipped.defvjp(fwd, bwd)
 
     def f(x):
         return fg.fori_loop(0, 10, lambda i, x: clipped(x) + 0.1, x)
 
-    assert fg.jit(fg.grad(f), backend=backend)(0.4) == pytest.approx(0.5 ** 10, rel=1e-14)
+    assert fg.jit(fg.grad(f), backend=backend)(0.4) == pytest.approx(0.5**10, rel=1e-14)
 
 
 # ---------------------------------------------------------------- numba's forms of array steps
+
 
 def test_an_rnns_loops_run_natively_through_numbas_forms():
     pytest.importorskip("numba")
@@ -344,8 +354,9 @@ def test_an_rnns_loops_run_natively_through_numbas_forms():
         def step(h, x):
             h = fnp.tanh(W @ h + U @ x)
             return h, fnp.sum(h)
+
         h, ys = fg.scan(step, h0, xs)
-        return fnp.sum(h ** 2) + fnp.sum(ys)
+        return fnp.sum(h**2) + fnp.sum(ys)
 
     got = fg.jit(fg.value_and_grad(loss), backend="numba")(W)
     want = fg.value_and_grad(loss)(W)
@@ -359,7 +370,7 @@ def test_forms_exist_only_where_numba_matches_numpy():
 
     m = np.ones((2, 3))
     assert form_of(products.matmul, None, [m, m.T]) is not None
-    assert form_of(products.matmul, None, [np.ones((2, 2, 3)), m.T]) is None    # a stack
+    assert form_of(products.matmul, None, [np.ones((2, 2, 3)), m.T]) is None  # a stack
     fun, extra = form_of(arrays.sum, {"axis": 1}, [m])
     assert fun(m, *extra).tolist() == [3.0, 3.0]
     assert form_of(arrays.sum, {"axis": 1, "keepdims": True}, [m]) is None
@@ -378,12 +389,16 @@ def test_without_scipy_a_product_keeps_numpys_call_and_the_loop_runs_in_python(m
     m = np.ones((2, 3))
     assert native_forms.form_of(products.matmul, None, [m, m.T]) is None
     rng = np.random.default_rng(5)
-    W, U, h0, xs = (rng.normal(size=(4, 4)) / 2, rng.normal(size=(4, 2)), np.zeros(4),
-                    rng.normal(size=(9, 2)))
+    W, U, h0, xs = (
+        rng.normal(size=(4, 4)) / 2,
+        rng.normal(size=(4, 2)),
+        np.zeros(4),
+        rng.normal(size=(9, 2)),
+    )
 
     def loss(W):
         h, ys = fg.scan(lambda h, x: (fnp.tanh(W @ h + U @ x), fnp.sum(h)), h0, xs)
-        return fnp.sum(h ** 2) + fnp.sum(ys)
+        return fnp.sum(h**2) + fnp.sum(ys)
 
     got = fg.jit(fg.value_and_grad(loss), backend="numba")(W)
     want = fg.value_and_grad(loss)(W)
@@ -394,8 +409,9 @@ def test_without_scipy_a_product_keeps_numpys_call_and_the_loop_runs_in_python(m
 # ---------------------------------------------------------------- one forward run under grad
 
 STEPS = []
-counted_sin = fg.extend.Primitive("counted_sin", lambda x: STEPS.append(1) or np.sin(x),
-                                  vjp=(lambda g, ans, x: g * fnp.cos(x),))
+counted_sin = fg.extend.Primitive(
+    "counted_sin", lambda x: STEPS.append(1) or np.sin(x), vjp=(lambda g, ans, x: g * fnp.cos(x),)
+)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -407,8 +423,9 @@ def test_a_differentiated_loop_runs_forward_once(backend, loop):
     def f(x):
         if loop == "scan":
             return fg.fori_loop(0, n, lambda i, c: counted_sin(c) * 0.9 + x, x)
-        return fg.while_loop(lambda c: c[0] < n,
-                             lambda c: (c[0] + 1, counted_sin(c[1]) * 0.9 + x), (0, x))[1]
+        return fg.while_loop(
+            lambda c: c[0] < n, lambda c: (c[0] + 1, counted_sin(c[1]) * 0.9 + x), (0, x)
+        )[1]
 
     def by_hand(x):
         c = x
@@ -427,10 +444,11 @@ def test_a_differentiated_loop_runs_forward_once(backend, loop):
     assert slope == pytest.approx(_central(by_hand, 0.4), rel=1e-7)
     STEPS.clear()
     assert fg.value_and_grad(f)(0.4) == pytest.approx((value, slope), rel=1e-14)
-    assert n <= len(STEPS) <= 2 * n + 4     # eagerly the reverse pass records each step again
+    assert n <= len(STEPS) <= 2 * n + 4  # eagerly the reverse pass records each step again
 
 
 # ---------------------------------------------------------------- edges
+
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_loops_of_no_steps_constant_outputs_and_carries_passed_through(backend):
@@ -439,7 +457,8 @@ def test_loops_of_no_steps_constant_outputs_and_carries_passed_through(backend):
     def f(c, xs):
         def step(carry, x):
             a, b = carry
-            return (a * x + 1.0, b), (1.0, a)     # b passes through; a constant output
+            return (a * x + 1.0, b), (1.0, a)  # b passes through; a constant output
+
         return fg.scan(step, (c, c * 2.0), xs)
 
     run = fg.jit(f, backend=backend)
@@ -452,11 +471,17 @@ def test_loops_of_no_steps_constant_outputs_and_carries_passed_through(backend):
     assert ones.tolist() == [1.0, 1.0, 1.0] and before.tolist() == trail
     (a0, b0), (ones0, before0) = run(0.5, np.zeros(0))
     assert (a0, b0) == (0.5, 1.0) and ones0.shape == (0,) and before0.shape == (0,)
-    never = fg.jit(lambda x: fg.while_loop(lambda c: c > 10.0, lambda c: c * 2.0, x),
-                   backend=backend)
+    never = fg.jit(
+        lambda x: fg.while_loop(lambda c: c > 10.0, lambda c: c * 2.0, x), backend=backend
+    )
     assert never(3.0) == 3.0
-    assert fg.jit(fg.grad(lambda x: fg.while_loop(lambda c: c > 10.0, lambda c: c * 2.0, x)),
-                  backend=backend)(3.0) == 1.0
+    assert (
+        fg.jit(
+            fg.grad(lambda x: fg.while_loop(lambda c: c > 10.0, lambda c: c * 2.0, x)),
+            backend=backend,
+        )(3.0)
+        == 1.0
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -474,5 +499,7 @@ def test_float32_rows_reversed_and_complex_carries(backend):
         want = want * np.float32(0.5) + x
     assert c.dtype == np.float32 and np.allclose(c, want, rtol=1e-6)
     assert np.allclose(ys, trail[::-1], rtol=1e-6)
-    z = fg.jit(lambda z: fg.fori_loop(0, 3, lambda i, z: z * (1 + 1j), z), backend=backend)(1.0 + 0j)
+    z = fg.jit(lambda z: fg.fori_loop(0, 3, lambda i, z: z * (1 + 1j), z), backend=backend)(
+        1.0 + 0j
+    )
     assert z == pytest.approx((1 + 1j) ** 3)

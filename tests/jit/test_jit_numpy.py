@@ -18,8 +18,11 @@ import funcgrad.numpy as fnp
 
 
 def _floats(tree):
-    return [leaf for leaf in fg.tree_leaves(tree)
-            if (leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype).kind == "f"]
+    return [
+        leaf
+        for leaf in fg.tree_leaves(tree)
+        if (leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype).kind == "f"
+    ]
 
 
 def _loss(f):
@@ -28,6 +31,7 @@ def _loss(f):
         for k, leaf in enumerate(_floats(f(*xs))):
             total = total + fnp.sum(leaf * (1.0 + 0.25 * k))
         return total
+
     return loss
 
 
@@ -60,6 +64,7 @@ def _jitter(x, rng):
 
 # ---------------------------------------------------------------- the four tables
 
+
 def _math_args(name, rng):
     row = MA.ROWS[name]
     shapes = MA.SHAPES[len(row.domains)][3 if len(row.domains) > 1 else 2]
@@ -67,7 +72,7 @@ def _math_args(name, rng):
         args = tuple(d(rng, int(np.prod(s))).reshape(s) for d, s in zip(row.domains, shapes))
         if row.valid is None or row.valid(*args):
             return args
-    pytest.skip(f"no valid sample for {name}")   # pragma: no cover - domains are wide
+    pytest.skip(f"no valid sample for {name}")  # pragma: no cover - domains are wide
 
 
 @pytest.mark.parametrize("name", sorted(MA.ROWS))
@@ -100,7 +105,9 @@ def test_shapes(name):
     _check(lambda *xs: case.fun(fnp, *xs), first, second)
 
 
-@pytest.mark.parametrize("name, k", [(n, k) for n in sorted(LA.CASES) for k in range(len(LA.CASES[n]))])
+@pytest.mark.parametrize(
+    "name, k", [(n, k) for n in sorted(LA.CASES) for k in range(len(LA.CASES[n]))]
+)
 def test_linalg(name, k):
     case = LA.CASES[name][k]
     rng = np.random.default_rng(4)

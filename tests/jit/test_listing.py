@@ -11,8 +11,9 @@ from funcgrad import lax
 
 
 def test_equations_follow_the_calls():
-    jaxpr = fg.make_jaxpr(lambda x, y: fnp.tanh(x) * y + 1.0)(np.ones(3, np.float32),
-                                                              np.float32(2.0))
+    jaxpr = fg.make_jaxpr(lambda x, y: fnp.tanh(x) * y + 1.0)(
+        np.ones(3, np.float32), np.float32(2.0)
+    )
     assert jaxpr.invars == ["a", "b"]
     assert [e.primitive for e in jaxpr.eqns] == ["tanh", "multiply", "add"]
     assert jaxpr.eqns[1].inputs == ("c", "b") and jaxpr.eqns[2].inputs == ("d", "1.0")
@@ -25,8 +26,9 @@ def test_equations_follow_the_calls():
 def test_a_gradient_a_loop_and_a_tree():
     grad = fg.make_jaxpr(fg.grad(lambda x: x * x))(3.0)
     assert [e.primitive for e in grad.eqns] == ["multiply", "multiply", "multiply", "add"]
-    loop = fg.make_jaxpr(lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 2.0, x),
-                         static_argnums=1)(1.0, 3)
+    loop = fg.make_jaxpr(
+        lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 2.0, x), static_argnums=1
+    )(1.0, 3)
     assert loop.eqns[0].primitive == "scan" and loop.eqns[0].params["length"] == 3
     assert "(i64[], f64[])" in str(loop)
     tree = fg.make_jaxpr(lambda d: d["a"] @ d["b"])({"a": np.ones((2, 3)), "b": np.ones(3)})

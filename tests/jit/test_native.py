@@ -27,31 +27,33 @@ def test_a_scalar_chain_runs_natively_and_agrees_with_eager():
     for x in (0.3, -1.7, 2.5):
         close(jitted(x), f(x))
     plan = jitted.plan(0.3)
-    assert plan.backend == "numba" and plan.program is not None   # the register machine
+    assert plan.backend == "numba" and plan.program is not None  # the register machine
 
 
 def test_blocks_numba_cannot_compile_stay_python_and_still_agree():
     # sort and a gather are Python code in their rules: those blocks fall back.
     def f(x):
         return fnp.sum(fnp.sort(fnp.tanh(x))[::2] * fnp.arange(3.0)) + fnp.sum(chain(x, 5))
+
     g = fg.grad(f)
     jitted = fg.jit(g, backend="numba")
     x = np.array([0.3, -1.2, 2.0, 0.1, 0.7])
     close(jitted(x), g(x))
     close(jitted(x[::-1].copy()), g(x[::-1].copy()))
-    assert jitted.plan(x).native_blocks() == []   # no block of ufuncs only: Python's plan
+    assert jitted.plan(x).native_blocks() == []  # no block of ufuncs only: Python's plan
 
 
 def test_arrays_and_two_outputs_agree():
     def f(w, x):
         h = fnp.tanh(x * w + 0.1)
         return fnp.sum(h * h), fnp.exp(-h)
+
     jitted = fg.jit(f, backend="numba")
     w, x = np.linspace(-1.0, 1.0, 4), np.linspace(0.5, 2.0, 4)
     close(jitted(w, x), f(w, x))
     plan = jitted.plan(w, x)
-    assert plan.program.shape == (4,)         # arrays of one shape: the vector machine
-    np.testing.assert_array_equal(w, np.linspace(-1.0, 1.0, 4))   # inputs never written into
+    assert plan.program.shape == (4,)  # arrays of one shape: the vector machine
+    np.testing.assert_array_equal(w, np.linspace(-1.0, 1.0, 4))  # inputs never written into
 
 
 def test_division_by_zero_follows_numpy_not_python():
@@ -70,23 +72,61 @@ def test_an_unknown_backend_is_refused_by_name():
 from funcgrad.jit.machine import OPCODES  # noqa: E402
 
 UNARY = {
-    "negative": lambda x: -x, "positive": fnp.positive, "exp": fnp.exp, "exp2": fnp.exp2,
-    "expm1": fnp.expm1, "log": fnp.log, "log2": fnp.log2, "log10": fnp.log10,
-    "log1p": fnp.log1p, "sqrt": fnp.sqrt, "cbrt": fnp.cbrt, "square": fnp.square,
-    "reciprocal": fnp.reciprocal, "fabs": fnp.fabs, "absolute": fnp.abs, "sin": fnp.sin,
-    "cos": fnp.cos, "tan": fnp.tan, "arcsin": fnp.arcsin, "arccos": fnp.arccos,
-    "arctan": fnp.arctan, "sinh": fnp.sinh, "cosh": fnp.cosh, "tanh": fnp.tanh,
-    "arcsinh": fnp.arcsinh, "arccosh": fnp.arccosh, "arctanh": fnp.arctanh,
-    "deg2rad": fnp.deg2rad, "rad2deg": fnp.rad2deg, "floor": fnp.floor, "ceil": fnp.ceil,
-    "rint": fnp.rint, "trunc": fnp.trunc, "sign": fnp.sign, "relu": fg.nn.relu,
-    "step": fg.rules.elementwise.step, "sigmoid": fg.nn.sigmoid, "copy": fnp.sum,
+    "negative": lambda x: -x,
+    "positive": fnp.positive,
+    "exp": fnp.exp,
+    "exp2": fnp.exp2,
+    "expm1": fnp.expm1,
+    "log": fnp.log,
+    "log2": fnp.log2,
+    "log10": fnp.log10,
+    "log1p": fnp.log1p,
+    "sqrt": fnp.sqrt,
+    "cbrt": fnp.cbrt,
+    "square": fnp.square,
+    "reciprocal": fnp.reciprocal,
+    "fabs": fnp.fabs,
+    "absolute": fnp.abs,
+    "sin": fnp.sin,
+    "cos": fnp.cos,
+    "tan": fnp.tan,
+    "arcsin": fnp.arcsin,
+    "arccos": fnp.arccos,
+    "arctan": fnp.arctan,
+    "sinh": fnp.sinh,
+    "cosh": fnp.cosh,
+    "tanh": fnp.tanh,
+    "arcsinh": fnp.arcsinh,
+    "arccosh": fnp.arccosh,
+    "arctanh": fnp.arctanh,
+    "deg2rad": fnp.deg2rad,
+    "rad2deg": fnp.rad2deg,
+    "floor": fnp.floor,
+    "ceil": fnp.ceil,
+    "rint": fnp.rint,
+    "trunc": fnp.trunc,
+    "sign": fnp.sign,
+    "relu": fg.nn.relu,
+    "step": fg.rules.elementwise.step,
+    "sigmoid": fg.nn.sigmoid,
+    "copy": fnp.sum,
 }
 BINARY = {
-    "add": lambda x, y: x + y, "subtract": lambda x, y: x - y,
-    "multiply": lambda x, y: x * y, "divide": fnp.divide, "power": fnp.power,
-    "maximum": fnp.maximum, "minimum": fnp.minimum, "fmax": fnp.fmax, "fmin": fnp.fmin,
-    "arctan2": fnp.arctan2, "hypot": fnp.hypot, "logaddexp": fnp.logaddexp,
-    "logaddexp2": fnp.logaddexp2, "copysign": fnp.copysign, "float_power": fnp.float_power,
+    "add": lambda x, y: x + y,
+    "subtract": lambda x, y: x - y,
+    "multiply": lambda x, y: x * y,
+    "divide": fnp.divide,
+    "power": fnp.power,
+    "maximum": fnp.maximum,
+    "minimum": fnp.minimum,
+    "fmax": fnp.fmax,
+    "fmin": fnp.fmin,
+    "arctan2": fnp.arctan2,
+    "hypot": fnp.hypot,
+    "logaddexp": fnp.logaddexp,
+    "logaddexp2": fnp.logaddexp2,
+    "copysign": fnp.copysign,
+    "float_power": fnp.float_power,
     "fmod": fnp.fmod,
 }
 POINTS = (0.37, -0.8, 0.0, 1.6, -2.5, 40.0, -40.0, 0.5, np.nan, np.inf)
@@ -103,7 +143,7 @@ def same(got, want):
 
 
 def test_every_opcode_is_tested_here():
-    assert set(UNARY) | set(BINARY) | {"sum"} == set(OPCODES)   # sum: vector programs
+    assert set(UNARY) | set(BINARY) | {"sum"} == set(OPCODES)  # sum: vector programs
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -129,14 +169,20 @@ def test_each_binary_instruction_agrees_with_eager(name):
 
 def micrograd_loss(params, points):
     """micrograd's scalar MLP 2-4-4-1 with relu and a hinge loss, over Python floats."""
+
     def neuron(ws, b, xs):
         return sum((w * x for w, x in zip(ws, xs)), b)
+
     total = 0.0
     for (x0, x1), y in points:
-        h = [fg.nn.relu(neuron(params[3 * k:3 * k + 2], params[3 * k + 2], (x0, x1)))
-             for k in range(4)]
-        h2 = [fg.nn.relu(neuron(params[12 + 5 * k:16 + 5 * k], params[16 + 5 * k], h))
-              for k in range(4)]
+        h = [
+            fg.nn.relu(neuron(params[3 * k : 3 * k + 2], params[3 * k + 2], (x0, x1)))
+            for k in range(4)
+        ]
+        h2 = [
+            fg.nn.relu(neuron(params[12 + 5 * k : 16 + 5 * k], params[16 + 5 * k], h))
+            for k in range(4)
+        ]
         out = neuron(params[32:36], params[36], h2)
         total = total + fg.nn.relu(1.0 - y * out)
     return total * (1.0 / len(points)) + 1e-4 * sum(p * p for p in params)
@@ -145,8 +191,9 @@ def micrograd_loss(params, points):
 def test_a_scalar_network_runs_on_the_machine_and_agrees_with_eager():
     rng = np.random.default_rng(0)
     params = rng.uniform(-1.0, 1.0, 37).tolist()
-    points = [((float(a), float(b)), 1.0 if a * b > 0 else -1.0)
-              for a, b in rng.normal(size=(20, 2))]
+    points = [
+        ((float(a), float(b)), 1.0 if a * b > 0 else -1.0) for a, b in rng.normal(size=(20, 2))
+    ]
     f = fg.value_and_grad(lambda p: micrograd_loss(p, points))
     jitted = fg.jit(f, backend="numba")
     close(jitted(params), f(params))
@@ -156,39 +203,45 @@ def test_a_scalar_network_runs_on_the_machine_and_agrees_with_eager():
 
 
 def test_outputs_may_be_inputs_constants_and_plain_values():
-    jitted = fg.jit(lambda x, y: {"x": x, "two": 2.0, "xy": x * y, "c": fnp.sin(0.5)},
-                    backend="numba")
+    jitted = fg.jit(
+        lambda x, y: {"x": x, "two": 2.0, "xy": x * y, "c": fnp.sin(0.5)}, backend="numba"
+    )
     out = jitted(1.5, -2.0)
     assert out == {"x": 1.5, "two": 2.0, "xy": -3.0, "c": np.sin(0.5)}
     assert jitted.plan(1.5, -2.0).program is not None
 
 
 def test_constants_keep_their_bits_and_each_number_has_one_register():
-    jitted = fg.jit(lambda x: (x * 0.0, x * -0.0, x + np.nan, x * 3, x * 3.0, x + 0.5, x - 0.5),
-                    backend="numba")
+    jitted = fg.jit(
+        lambda x: (x * 0.0, x * -0.0, x + np.nan, x * 3, x * 3.0, x + 0.5, x - 0.5), backend="numba"
+    )
     got = jitted(-2.0)
     assert np.signbit(got[0]) and not np.signbit(got[1]) and np.isnan(got[2])
     assert got[3:] == (-6.0, -6.0, -1.5, -2.5)
     constants = jitted.plan(-2.0).program.constants
-    assert len(constants) == 5              # 0.0, -0.0, nan, 3 and 3.0 as one, 0.5
+    assert len(constants) == 5  # 0.0, -0.0, nan, 3 and 3.0 as one, 0.5
     assert np.signbit(constants[constants == 0.0]).tolist() in ([False, True], [True, False])
     # an int a float64 register cannot hold exactly: the plan runs as blocks, exactly
-    big = 2 ** 60 + 1
+    big = 2**60 + 1
     jitted = fg.jit(lambda x: x * big, backend="numba")
     assert jitted.plan(1.0).program is None and jitted(1.0) == 1.0 * big
 
 
 def test_steps_no_output_needs_are_left_out_of_the_program():
     def f(x):
-        fnp.exp(x) * 3.0                    # computed, never used
+        fnp.exp(x) * 3.0  # computed, never used
         return fnp.sin(x) * x, x, 2.0
 
     jitted = fg.jit(f, backend="numba")
     assert jitted(0.7) == (np.sin(0.7) * 0.7, 0.7, 2.0)
     plan = jitted.plan(0.7)
     assert plan.n_steps == fg.jit(f).plan(0.7).n_steps == 2
-    assert plan.source.splitlines()[1:] == ["r1 = sin(r0)", "r2 = multiply(r1, r0)",
-                                            "return (r2, r0, 2.0)"]
+    assert plan.source.splitlines()[1:] == [
+        "r1 = sin(r0)",
+        "r2 = multiply(r1, r0)",
+        "return (r2, r0, 2.0)",
+    ]
+
     # the registers of the pruned program are renumbered, constants included: dead steps
     # (the tanh) lie between live ones
     def g(x):
@@ -210,16 +263,17 @@ def test_what_the_machine_cannot_hold_runs_as_blocks():
     # bounds are operands, but sum's axis is a parameter) is not an instruction.
     jitted = fg.jit(lambda n, x: n * x + x, backend="numba")
     assert jitted(3, 0.5) == 2.0 and jitted.plan(3, 0.5).program is None
-    big = 2 ** 60 + 1
+    big = 2**60 + 1
     assert jitted(big, 1.0) == float(big * 1.0 + 1.0)
     jitted = fg.jit(lambda x: fnp.sum(fnp.sin(x), axis=0), backend="numba")
     x = np.array([[0.1, 0.2], [0.3, 0.4]])
     close(jitted(x), np.sin(x).sum(axis=0))
-    assert jitted.plan(x).program is None       # a sum over one axis of two
+    assert jitted.plan(x).program is None  # a sum over one axis of two
 
 
 def test_calls_from_threads_do_not_share_registers():
     import concurrent.futures
+
     f = fg.value_and_grad(lambda x: chain(x, 200))
     jitted = fg.jit(f, backend="numba")
     xs = np.linspace(-2.0, 2.0, 64).tolist()
@@ -233,6 +287,7 @@ def test_a_plan_numba_cannot_type_is_the_python_plan():
     # matmul, sum and softmax are Python code numba cannot type: no block is handed to it
     def f(w, x):
         return fnp.sum(fg.nn.softmax(x @ w))
+
     g = fg.value_and_grad(f)
     jitted = fg.jit(g, backend="numba")
     w, x = np.linspace(-1.0, 1.0, 6).reshape(3, 2), np.linspace(0.5, 2.0, 12).reshape(4, 3)
@@ -244,8 +299,9 @@ def test_a_plan_numba_cannot_type_is_the_python_plan():
 
 @pytest.mark.slow
 def test_blocks_of_untypable_steps_are_written_for_python():
-    def f(x):   # a long elementwise chain (numba's), then a sort (Python's)
+    def f(x):  # a long elementwise chain (numba's), then a sort (Python's)
         return fnp.sum(fnp.sort(chain(x, 100)))
+
     jitted = fg.jit(fg.grad(f), backend="numba")
     x = np.array([0.3, -1.2, 2.0])
     close(jitted(x), fg.grad(f)(x))
@@ -276,7 +332,7 @@ def same_arrays(got, want):
 def test_each_unary_instruction_agrees_with_eager_on_arrays(name):
     f = UNARY[name]
     if name == "copy":
-        f = lambda x: fnp.sum(x, keepdims=True, axis=1) * 1.0   # over an axis of length 1
+        f = lambda x: fnp.sum(x, keepdims=True, axis=1) * 1.0  # over an axis of length 1
         x = VECTOR_POINTS.reshape(-1, 1)
     else:
         x = VECTOR_POINTS
@@ -312,7 +368,8 @@ def test_numpys_summation_order_is_followed_past_the_machines_width():
         x = rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)
         assert _pairwise_sum(x) == np.sum(x)
     assert _pairwise_sum(np.array([-0.0, -0.0])) == 0.0 and not np.signbit(
-        _pairwise_sum(np.array([-0.0, -0.0])))       # NumPy starts from +0.0 too
+        _pairwise_sum(np.array([-0.0, -0.0]))
+    )  # NumPy starts from +0.0 too
 
 
 def test_a_deep_array_chain_runs_on_a_shallow_register_file():
@@ -328,13 +385,19 @@ def test_a_deep_array_chain_runs_on_a_shallow_register_file():
 
 
 def test_vector_programs_take_numbers_constants_and_give_eagers_forms():
-    scale = np.linspace(1.0, 2.0, 3)            # captured: broadcast over the rows
-    table = np.arange(12.0).reshape(4, 3)       # captured, of the plan's shape
+    scale = np.linspace(1.0, 2.0, 3)  # captured: broadcast over the rows
+    table = np.arange(12.0).reshape(4, 3)  # captured, of the plan's shape
 
     def f(x, s):
         y = fnp.tanh(x * scale + table * s) - 1.5
-        return {"y": y, "total": fnp.sum(y * y), "x": x, "k": 3.0, "s": s * 2.0,
-                "one": fnp.sum(fnp.reshape(fnp.sum(y), (1, 1)), keepdims=True)}
+        return {
+            "y": y,
+            "total": fnp.sum(y * y),
+            "x": x,
+            "k": 3.0,
+            "s": s * 2.0,
+            "one": fnp.sum(fnp.reshape(fnp.sum(y), (1, 1)), keepdims=True),
+        }
 
     jitted, python = fg.jit(f, backend="numba"), fg.jit(f)
     x = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
@@ -372,11 +435,12 @@ def test_gradients_through_reshape_and_broadcast_stay_on_the_machine():
 def test_what_the_vector_machine_cannot_hold_runs_as_blocks():
     def cases():
         yield lambda x, b: fnp.sum(fnp.tanh(x + b), axis=0), (np.ones((3, 2)), np.ones(2))
-        yield lambda x: fnp.exp(x) * 2.0, (np.ones(VECTOR_WIDTH + 1),)        # too wide
+        yield lambda x: fnp.exp(x) * 2.0, (np.ones(VECTOR_WIDTH + 1),)  # too wide
         yield lambda x: fnp.exp(x) * 2.0, (np.ones(4, dtype=np.float32) / 3,)  # not float64
         yield lambda x: fnp.where(x > 0.0, x, 0.0), (np.linspace(-1.0, 1.0, 4),)  # a mask
-        yield lambda x: x * np.arange(4), (np.ones(4),)                        # int array
-        yield lambda x: fnp.sum(fnp.exp(x)), (np.ones(0),)                    # empty
+        yield lambda x: x * np.arange(4), (np.ones(4),)  # int array
+        yield lambda x: fnp.sum(fnp.exp(x)), (np.ones(0),)  # empty
+
     for f, args in cases():
         jitted = fg.jit(f, backend="numba")
         assert jitted.plan(*args).program is None
@@ -387,6 +451,7 @@ def test_what_the_vector_machine_cannot_hold_runs_as_blocks():
 
 def test_vector_calls_from_threads_do_not_share_registers():
     import concurrent.futures
+
     f = fg.value_and_grad(lambda x: fnp.sum(chain(x, 100)))
     jitted = fg.jit(f, backend="numba")
     xs = [np.linspace(-2.0, 1.0, 8) * k for k in np.linspace(0.1, 1.0, 32)]

@@ -19,7 +19,7 @@ def chain(x):
 
 def mlp(w1, w2, x):
     h = fnp.tanh(x @ w1)
-    return fnp.sum(fnp.exp(-(h @ w2) ** 2)), h.sum(axis=0)
+    return fnp.sum(fnp.exp(-((h @ w2) ** 2))), h.sum(axis=0)
 
 
 rng = np.random.default_rng(0)
@@ -28,13 +28,17 @@ CASES = {
     "array chain": (fg.value_and_grad(lambda x: fnp.sum(chain(x))), (rng.normal(size=7),)),
     "mlp with aux and two gradients": (
         fg.value_and_grad(mlp, argnums=(0, 1), has_aux=True),
-        (rng.normal(size=(3, 5)), rng.normal(size=(5, 2)), rng.normal(size=(4, 3)))),
+        (rng.normal(size=(3, 5)), rng.normal(size=(5, 2)), rng.normal(size=(4, 3))),
+    ),
     "outputs that are inputs and constants": (
-        lambda x, y: (x, fnp.sin(x) * y, 2.0, y, fnp.cos(y) + x), (0.5, np.arange(3.0))),
+        lambda x, y: (x, fnp.sin(x) * y, 2.0, y, fnp.cos(y) + x),
+        (0.5, np.arange(3.0)),
+    ),
     "hessian": (fg.hessian(lambda x: fnp.sum(fnp.tanh(x) ** 3)), (rng.normal(size=4),)),
     "classifier": (  # pnls and pnls_slope: one call where a block holds both
         fg.value_and_grad(lambda w, x: fnp.mean(fg.nn.pnls(fnp.tanh(x @ w), np.arange(5) % 4))),
-        (rng.normal(size=(3, 4)), rng.normal(size=(5, 3)))),
+        (rng.normal(size=(3, 4)), rng.normal(size=(5, 3))),
+    ),
 }
 
 
@@ -91,6 +95,7 @@ def test_an_unrolled_loop_compiles_few_distinct_blocks(monkeypatch):
             for _ in range(times):
                 x = chain(x)
             return fnp.sum(x)
+
         return f
 
     x = np.linspace(-1.0, 1.0, 5)
@@ -107,7 +112,7 @@ def test_blocks_never_write_into_an_input_or_keep_a_dead_array(monkeypatch):
     np.testing.assert_array_equal(f(x), fnp.sum(fnp.exp(fnp.sin(x) * 2.0) + x) * fnp.cos(x))
     np.testing.assert_array_equal(x, np.ones(6))
     src = f.plan(x).source
-    driver = src[src.index("def plan"):]
+    driver = src[src.index("def plan") :]
     # the driver holds at most two values at a time: dead ones are deleted
     assert "out=" in src and set(re.findall(r"\br\d+\b", driver)) <= {"r0", "r1"}
 
@@ -133,10 +138,20 @@ def test_blocks_of_one_fingerprint_have_one_code(case, block, tupled, monkeypatc
         got = layout(table, found, *rest)
         key, params, live, call, _, grouping = got
         assert (grouping is not None) is tupled
-        lo = block * sum(t is table for t in calls)      # blocks come in order
-        typed = (key[0] if tupled else key)[0]            # the fingerprint's first entry
-        code = plans._block_source(table, lo, min(lo + block, len(table.steps)), "b", params,
-                                   live, call, grouping, plans._Namespace(), typed)
+        lo = block * sum(t is table for t in calls)  # blocks come in order
+        typed = (key[0] if tupled else key)[0]  # the fingerprint's first entry
+        code = plans._block_source(
+            table,
+            lo,
+            min(lo + block, len(table.steps)),
+            "b",
+            params,
+            live,
+            call,
+            grouping,
+            plans._Namespace(),
+            typed,
+        )
         assert code_of.setdefault((id(table), key), code) == code
         calls.append(table)
         return got
@@ -174,7 +189,7 @@ def test_an_array_is_overwritten_in_place_only_once_no_view_of_it_is_alive(case)
     body, reusable = VIEWS[case]
 
     def f(x):
-        h = fnp.tanh(x)                 # a fresh array
+        h = fnp.tanh(x)  # a fresh array
         return body(h, fnp.swapaxes(h, 0, 1))
 
     x = np.arange(6.0).reshape(2, 3) / 7.0
@@ -188,11 +203,14 @@ def test_an_array_is_overwritten_in_place_only_once_no_view_of_it_is_alive(case)
     assert (in_place, fresh)[not reusable] and not (in_place, fresh)[reusable], src
 
 
-LOSS_CASES = {   # logits, labels
+LOSS_CASES = {  # logits, labels
     "a batch": (rng.normal(size=(6, 4)) * 3.0, rng.integers(0, 4, 6)),
     "one row": (rng.normal(size=4), 2),
     "a label for every row": (rng.normal(size=(2, 3, 4)) * 40.0, rng.integers(0, 4, (2, 3))),
-    "a row's maximum infinite": (np.array([[1.0, np.inf, 2.0], [0.5, 0.0, -1.0]]), np.array([1, 0])),
+    "a row's maximum infinite": (
+        np.array([[1.0, np.inf, 2.0], [0.5, 0.0, -1.0]]),
+        np.array([1, 0]),
+    ),
     "a row of minus infinity": (np.array([[-np.inf] * 3, [0.0, 1.0, 2.0]]), np.array([1, 2])),
 }
 
@@ -226,11 +244,11 @@ def test_calls_together_only_on_one_label_object_in_blocks_of_one_code(monkeypat
 
     def f(z):
         total = fnp.sum(z)
-        for _ in range(7):                # 8 steps before the rounds of 8 steps
+        for _ in range(7):  # 8 steps before the rounds of 8 steps
             total = total + 1.0
         for first, second in labels:
             w = z * 1.5
-            slope = nn.pnls_slope(w, second) * z       # its sum would not depend on the label
+            slope = nn.pnls_slope(w, second) * z  # its sum would not depend on the label
             total = total + fnp.sum(fg.nn.pnls(w, first)) + fnp.sum(slope)
         return total
 

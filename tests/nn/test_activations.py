@@ -10,7 +10,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-X = np.linspace(-7.0, 7.0, 29)          # holds every kink: -3, -1, 0, 1, 3, 6
+X = np.linspace(-7.0, 7.0, 29)  # holds every kink: -3, -1, 0, 1, 3, 6
 SELU = (1.0507009873554804934193349852946, 1.6732632423543772848170429916717)
 
 CLOSED_FORMS = {
@@ -31,37 +31,40 @@ CLOSED_FORMS = {
 
 @pytest.mark.parametrize("name", CLOSED_FORMS)
 def test_activation_is_its_closed_form(name):
-    np.testing.assert_allclose(getattr(fg.nn, name)(X), CLOSED_FORMS[name](X), rtol=1e-14,
-                               atol=1e-15)
+    np.testing.assert_allclose(
+        getattr(fg.nn, name)(X), CLOSED_FORMS[name](X), rtol=1e-14, atol=1e-15
+    )
 
 
 def test_slopes_at_the_kinks_are_jaxs():
     slope = fg.elementwise_grad
     np.testing.assert_array_equal(slope(fg.nn.relu6)(np.array([0.0, 6.0])), [0.0, 0.0])
     assert slope(fg.nn.selu)(np.array([0.0]))[0] == pytest.approx(SELU[0] * SELU[1], rel=1e-15)
-    np.testing.assert_array_equal(slope(fg.nn.hard_tanh)(np.array([-2.0, 0.5, 2.0])),
-                                  [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(
+        slope(fg.nn.hard_tanh)(np.array([-2.0, 0.5, 2.0])), [0.0, 1.0, 0.0]
+    )
 
 
 def test_log1mexp_keeps_its_digits_at_both_ends():
     x = np.array([1e-10, 0.5, 1.0, 40.0])
-    want = [math.log(-math.expm1(-v)) if v < math.log(2) else math.log1p(-math.exp(-v))
-            for v in x]
+    want = [math.log(-math.expm1(-v)) if v < math.log(2) else math.log1p(-math.exp(-v)) for v in x]
     np.testing.assert_allclose(fg.nn.log1mexp(x), want, rtol=1e-15)
 
 
 def test_glu_standardize_logmeanexp():
     x = np.arange(12.0).reshape(3, 4) / 7.0
-    np.testing.assert_allclose(fg.nn.glu(x, axis=-1), x[:, :2] / (1 + np.exp(-x[:, 2:])),
-                               rtol=1e-15)
+    np.testing.assert_allclose(
+        fg.nn.glu(x, axis=-1), x[:, :2] / (1 + np.exp(-x[:, 2:])), rtol=1e-15
+    )
     with pytest.raises(fg.ShapeError, match="odd"):
         fg.nn.glu(x, axis=0)
-    np.testing.assert_allclose(fg.nn.standardize(x, axis=0, epsilon=0.0),
-                               (x - x.mean(0)) / x.std(0), rtol=1e-12)
-    np.testing.assert_allclose(fg.nn.standardize(x, mean=1.0, variance=4.0, epsilon=0.0),
-                               (x - 1.0) / 2.0)
-    np.testing.assert_allclose(fg.nn.logmeanexp(x, axis=1), np.log(np.exp(x).mean(1)),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        fg.nn.standardize(x, axis=0, epsilon=0.0), (x - x.mean(0)) / x.std(0), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        fg.nn.standardize(x, mean=1.0, variance=4.0, epsilon=0.0), (x - 1.0) / 2.0
+    )
+    np.testing.assert_allclose(fg.nn.logmeanexp(x, axis=1), np.log(np.exp(x).mean(1)), rtol=1e-14)
     assert fg.nn.identity(x) is x
 
 
@@ -92,21 +95,27 @@ def test_attention_is_the_loop_over_heads_and_positions(grouped, extras):
     kv_heads = 2 if grouped else 4
     k, v = r.normal(size=(2, 4, kv_heads, 3)), r.normal(size=(2, 4, kv_heads, 3))
     bias = r.normal(size=(2, 4, 4, 4)) if extras == "bias" else None
-    mask = (r.uniform(size=(2, 4, 4, 4)) > 0.3) | np.eye(4, dtype=bool) if extras == "mask" \
-        else None
+    mask = (
+        (r.uniform(size=(2, 4, 4, 4)) > 0.3) | np.eye(4, dtype=bool) if extras == "mask" else None
+    )
     causal = extras == "causal"
     got = fg.nn.dot_product_attention(q, k, v, bias, mask, is_causal=causal)
     want = _attention_loop(q, k, v, bias, mask, 1 / math.sqrt(3), causal)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(fg.nn.dot_product_attention(q[0], k[0], v[0], scale=0.5),
-                               _attention_loop(q[:1], k[:1], v[:1], None, None, 0.5, False)[0],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.nn.dot_product_attention(q[0], k[0], v[0], scale=0.5),
+        _attention_loop(q[:1], k[:1], v[:1], None, None, 0.5, False)[0],
+        rtol=1e-12,
+    )
     # vmap over the batch is the batched call; jit is the eager call
     np.testing.assert_allclose(
         fg.vmap(lambda q, k, v: fg.nn.dot_product_attention(q, k, v, is_causal=causal))(q, k, v),
-        fg.nn.dot_product_attention(q, k, v, is_causal=causal), rtol=1e-14)
-    np.testing.assert_array_equal(fg.jit(lambda q: fg.nn.dot_product_attention(
-        q, k, v, bias, mask, is_causal=causal))(q), got)
+        fg.nn.dot_product_attention(q, k, v, is_causal=causal),
+        rtol=1e-14,
+    )
+    np.testing.assert_array_equal(
+        fg.jit(lambda q: fg.nn.dot_product_attention(q, k, v, bias, mask, is_causal=causal))(q), got
+    )
 
 
 def test_attention_refuses_by_name():

@@ -13,13 +13,21 @@ init = fg.nn.initializers
 KEY = fg.random.key(7)
 
 
-@pytest.mark.parametrize("name, scale, mode", [
-    ("glorot_uniform", 1.0, "fan_avg"), ("glorot_normal", 1.0, "fan_avg"),
-    ("xavier_uniform", 1.0, "fan_avg"), ("xavier_normal", 1.0, "fan_avg"),
-    ("lecun_uniform", 1.0, "fan_in"), ("lecun_normal", 1.0, "fan_in"),
-    ("he_uniform", 2.0, "fan_in"), ("he_normal", 2.0, "fan_in"),
-    ("kaiming_uniform", 2.0, "fan_in"), ("kaiming_normal", 2.0, "fan_in"),
-])
+@pytest.mark.parametrize(
+    "name, scale, mode",
+    [
+        ("glorot_uniform", 1.0, "fan_avg"),
+        ("glorot_normal", 1.0, "fan_avg"),
+        ("xavier_uniform", 1.0, "fan_avg"),
+        ("xavier_normal", 1.0, "fan_avg"),
+        ("lecun_uniform", 1.0, "fan_in"),
+        ("lecun_normal", 1.0, "fan_in"),
+        ("he_uniform", 2.0, "fan_in"),
+        ("he_normal", 2.0, "fan_in"),
+        ("kaiming_uniform", 2.0, "fan_in"),
+        ("kaiming_normal", 2.0, "fan_in"),
+    ],
+)
 @pytest.mark.parametrize("shape", [(300, 200), (3, 3, 40, 60)])
 def test_variance_scaling_gives_the_variance_it_names(name, scale, mode, shape):
     w = getattr(init, name)()(KEY, shape)
@@ -31,7 +39,7 @@ def test_variance_scaling_gives_the_variance_it_names(name, scale, mode, shape):
     assert abs(w.mean()) < 3 * math.sqrt(scale / n / w.size)
     if name.endswith("uniform"):
         assert abs(w).max() <= math.sqrt(3 * scale / n)
-    else:   # truncated at two standard deviations of the untruncated normal
+    else:  # truncated at two standard deviations of the untruncated normal
         assert abs(w).max() <= 2 * math.sqrt(scale / n) / 0.87962566103423978
 
 
@@ -50,8 +58,7 @@ def test_the_same_key_gives_the_same_weights_and_dtypes_follow():
     assert abs(init.truncated_normal(1.0, lower=-1.0, upper=0.5)(KEY, (1000,)) - 0.0).max() <= 1.0
 
 
-@pytest.mark.parametrize("shape, axis", [((5, 3), -1), ((3, 5), -1), ((2, 3, 8), -1),
-                                         ((6, 4), 0)])
+@pytest.mark.parametrize("shape, axis", [((5, 3), -1), ((3, 5), -1), ((2, 3, 8), -1), ((6, 4), 0)])
 def test_orthogonal_is_orthogonal_along_its_columns(shape, axis):
     w = init.orthogonal(scale=2.0, column_axis=axis)(KEY, shape)
     assert w.shape == shape
@@ -66,10 +73,14 @@ def test_initializers_run_under_jit_and_vmap_of_keys():
     make = init.lecun_normal()
     np.testing.assert_array_equal(fg.jit(lambda k: make(k, (3, 4)))(KEY), make(KEY, (3, 4)))
     keys = fg.random.split(KEY, 3)
-    np.testing.assert_array_equal(fg.vmap(lambda k: make(k, (3, 4)))(keys),
-                                  np.stack([make(k, (3, 4)) for k in keys]))
-    np.testing.assert_allclose(fg.jit(lambda k: init.orthogonal()(k, (4, 3)))(KEY),
-                               init.orthogonal()(KEY, (4, 3)), atol=1e-14)
+    np.testing.assert_array_equal(
+        fg.vmap(lambda k: make(k, (3, 4)))(keys), np.stack([make(k, (3, 4)) for k in keys])
+    )
+    np.testing.assert_allclose(
+        fg.jit(lambda k: init.orthogonal()(k, (4, 3)))(KEY),
+        init.orthogonal()(KEY, (4, 3)),
+        atol=1e-14,
+    )
 
 
 def test_initializers_refuse_by_name():

@@ -13,10 +13,13 @@ LABELS = np.array([0, 1, 2, 0])
 def test_cross_entropy_with_traced_integer_labels_is_the_eager_loss():
     eager = fg.nn.cross_entropy(LOGITS, LABELS)
     assert_close(fg.jit(fg.nn.cross_entropy)(LOGITS, LABELS), eager, rtol=1e-15)
-    assert_close(fg.jit(fg.grad(fg.nn.cross_entropy))(LOGITS, LABELS),
-                 fg.grad(fg.nn.cross_entropy)(LOGITS, LABELS), rtol=1e-15)
+    assert_close(
+        fg.jit(fg.grad(fg.nn.cross_entropy))(LOGITS, LABELS),
+        fg.grad(fg.nn.cross_entropy)(LOGITS, LABELS),
+        rtol=1e-15,
+    )
     per_example = fg.vmap(fg.nn.cross_entropy)(LOGITS[:, None], LABELS[:, None])
-    loop = [fg.nn.cross_entropy(LOGITS[i:i + 1], LABELS[i:i + 1]) for i in range(4)]
+    loop = [fg.nn.cross_entropy(LOGITS[i : i + 1], LABELS[i : i + 1]) for i in range(4)]
     assert_close(per_example, np.array(loop), rtol=1e-15)
     assert_close(fg.nn.cross_entropy(LOGITS, LABELS.tolist()), eager, rtol=1e-15)
 

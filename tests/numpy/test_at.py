@@ -54,9 +54,11 @@ def test_values_are_numpys(name, how):
     v = _v(vshape)
     want = _numpy_update(X, index, v, how)
     np.testing.assert_array_equal(_update(X, index, v, how), want)
-    traced = [fg.vjp(lambda x, v: _update(x, index, v, how), X, v)[0],
-              fg.jvp(lambda x, v: _update(x, index, v, how), (X, v), (X, v))[0],
-              fg.vjp(lambda x: _update(x, index, v, how), X)[0]]
+    traced = [
+        fg.vjp(lambda x, v: _update(x, index, v, how), X, v)[0],
+        fg.jvp(lambda x, v: _update(x, index, v, how), (X, v), (X, v))[0],
+        fg.vjp(lambda x: _update(x, index, v, how), X)[0],
+    ]
     for got in traced:
         if how == "set" or "repeated" not in name:
             np.testing.assert_array_equal(got, want)
@@ -67,17 +69,20 @@ def test_values_are_numpys(name, how):
 @pytest.mark.parametrize("how", ["set", "add", "multiply"])
 @pytest.mark.parametrize("name", sorted(INDICES))
 @settings(max_examples=2, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 2 ** 16))
+@given(seed=st.integers(0, 2**16))
 def test_second_order_in_x_and_v(name, how, seed):
     index, vshape = INDICES[name]
     x = np.random.default_rng(seed).standard_normal(X.shape)
-    fg.check_grads(lambda x, v: _update(x, index, v, how), (x, _v(vshape, seed)), order=2,
-                   modes=("fwd", "rev"))
+    fg.check_grads(
+        lambda x, v: _update(x, index, v, how), (x, _v(vshape, seed)), order=2, modes=("fwd", "rev")
+    )
 
 
 def test_set_gradients_by_hand():
-    g = fg.grad(lambda x, v: fnp.sum(fg.at(x)[np.array([0, 0])].set(v) * np.arange(1.0, 4.0)),
-                argnums=(0, 1))(np.ones(3), np.array([5.0, 7.0]))
+    g = fg.grad(
+        lambda x, v: fnp.sum(fg.at(x)[np.array([0, 0])].set(v) * np.arange(1.0, 4.0)),
+        argnums=(0, 1),
+    )(np.ones(3), np.array([5.0, 7.0]))
     # position 0 is overwritten (no gradient to x there); the last write (7.0) wins
     np.testing.assert_array_equal(g[0], [0.0, 2.0, 3.0])
     np.testing.assert_array_equal(g[1], [0.0, 1.0])
@@ -94,8 +99,10 @@ def test_vmap_equals_a_loop(name, how):
     got = fg.vmap(lambda x, v: _update(x, index, v, how))(xs, vs)
     want = np.stack([_numpy_update(x, index, v, how) for x, v in zip(xs, vs)])
     np.testing.assert_allclose(got, want, rtol=1e-15)
-    got = fg.vmap(lambda x: _update(x, index, 3.0, how))(xs)       # v not batched
-    np.testing.assert_allclose(got, np.stack([_numpy_update(x, index, 3.0, how) for x in xs]), rtol=1e-15)
+    got = fg.vmap(lambda x: _update(x, index, 3.0, how))(xs)  # v not batched
+    np.testing.assert_allclose(
+        got, np.stack([_numpy_update(x, index, 3.0, how) for x in xs]), rtol=1e-15
+    )
 
 
 def test_get_is_indexing():
@@ -110,8 +117,9 @@ def test_x_is_never_changed_and_the_method_form_matches():
     fg.at(x)[0].add(100.0)
     np.testing.assert_array_equal(x, X)
     v = fg.var(X)
-    np.testing.assert_array_equal(fg.stop_gradient(v.at[0, 1].set(9.0)),
-                                  fg.stop_gradient(fg.at(v)[0, 1].set(9.0)))
+    np.testing.assert_array_equal(
+        fg.stop_gradient(v.at[0, 1].set(9.0)), fg.stop_gradient(fg.at(v)[0, 1].set(9.0))
+    )
 
 
 def test_plain_update_keeps_numpys_dtype():
@@ -127,18 +135,23 @@ def test_errors():
 
 
 V3 = np.array([1.0, 2.0, 3.0])
-OUT = np.array([0, 5, -1, -7])        # in bounds, past the end, negative in bounds, before the start
+OUT = np.array([0, 5, -1, -7])  # in bounds, past the end, negative in bounds, before the start
 
 
 def test_get_with_fill_and_clip_modes():
     for x in (V3, fg.var(V3)):
-        np.testing.assert_array_equal(fg.stop_gradient(fg.at(x)[OUT].get(mode="fill", fill_value=-9.0)),
-                                      [1.0, -9.0, 3.0, -9.0])
-        np.testing.assert_array_equal(fg.stop_gradient(fg.at(x)[OUT].get(mode="clip")), [1.0, 3.0, 3.0, 1.0])
+        np.testing.assert_array_equal(
+            fg.stop_gradient(fg.at(x)[OUT].get(mode="fill", fill_value=-9.0)),
+            [1.0, -9.0, 3.0, -9.0],
+        )
+        np.testing.assert_array_equal(
+            fg.stop_gradient(fg.at(x)[OUT].get(mode="clip")), [1.0, 3.0, 3.0, 1.0]
+        )
     assert np.isnan(fg.at(V3)[7].get(mode="fill"))
     M = np.arange(6.0).reshape(2, 3)
-    np.testing.assert_array_equal(fg.at(M)[:, np.array([0, 3])].get(mode="fill", fill_value=0.0),
-                                  [[0.0, 0.0], [3.0, 0.0]])
+    np.testing.assert_array_equal(
+        fg.at(M)[:, np.array([0, 3])].get(mode="fill", fill_value=0.0), [[0.0, 0.0], [3.0, 0.0]]
+    )
     weights = np.arange(4.0)
     g = fg.grad(lambda x: fnp.sum(fg.at(x)[OUT].get(mode="fill", fill_value=0.0) * weights))(V3)
     np.testing.assert_array_equal(g, [0.0, 0.0, 2.0])
@@ -154,18 +167,22 @@ def test_updates_with_drop_and_clip_modes():
         fg.at(V3)[0].add(1.0, mode="fill")
 
 
-@pytest.mark.parametrize("f", [
-    lambda x: fg.at(x)[fnp.argsort(x) + 2].get(mode="fill", fill_value=0.0) * x,
-    lambda x: fg.at(x)[fnp.argsort(x) + 2].get(mode="clip") * x,
-    lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 10.0, mode="drop"),
-    lambda x: fg.at(x)[fnp.argsort(x) - 4].set(x[0], mode="clip"),
-], ids=["fill", "clip", "add-drop", "set-clip"])
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: fg.at(x)[fnp.argsort(x) + 2].get(mode="fill", fill_value=0.0) * x,
+        lambda x: fg.at(x)[fnp.argsort(x) + 2].get(mode="clip") * x,
+        lambda x: fg.at(x)[fnp.argsort(x) + 1].add(x * 10.0, mode="drop"),
+        lambda x: fg.at(x)[fnp.argsort(x) - 4].set(x[0], mode="clip"),
+    ],
+    ids=["fill", "clip", "add-drop", "set-clip"],
+)
 def test_modes_with_traced_indices_under_every_transform(f):
     xs = np.array([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]])
     want = np.stack([f(x) for x in xs])
     np.testing.assert_array_equal(fg.jit(f)(xs[0]), want[0])
     np.testing.assert_array_equal(fg.vmap(f)(xs), want)
-    loss = lambda x: fnp.sum(f(x) * np.array([1.0, 2.0, 3.0]))   # noqa: E731
+    loss = lambda x: fnp.sum(f(x) * np.array([1.0, 2.0, 3.0]))  # noqa: E731
     grads = np.stack([fg.grad(loss)(x) for x in xs])
     np.testing.assert_allclose(fg.jit(fg.vmap(fg.grad(loss)))(xs), grads, rtol=1e-12)
     eps = 1e-6

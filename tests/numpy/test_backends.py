@@ -32,11 +32,11 @@ def _strict(a):
 
 
 def _torch(a):
-    return torch.asarray(np.array(a))   # a writable copy: PyTorch warns on a read-only array
+    return torch.asarray(np.array(a))  # a writable copy: PyTorch warns on a read-only array
 
 
 BACKENDS = {"array_api_strict": (_strict, type(xs.ones(1)))}
-if torch is not None:   # PyTorch CPU tensors: the torch extra (CI installs it)
+if torch is not None:  # PyTorch CPU tensors: the torch extra (CI installs it)
     BACKENDS["torch"] = (_torch, torch.Tensor)
 # On a machine with a CUDA GPU the same tables run on its arrays too (CI has none).
 if torch is not None and torch.cuda.is_available():
@@ -52,8 +52,10 @@ if torch is not None and torch.cuda.is_available():
 def no_silent_conversion(monkeypatch):
     """A PyTorch CPU tensor converts to NumPy quietly through ``__array__`` (a CUDA one
     refuses): here it refuses, so a conversion funcgrad makes fails on the CPU too."""
+
     def refuse(self, *args, **kwargs):
         raise AssertionError("a torch tensor was converted to a NumPy array")
+
     if torch is not None:
         monkeypatch.setattr(torch.Tensor, "__array__", refuse)
 
@@ -80,15 +82,17 @@ NUMPY_ATTRIBUTES = {
     "reshape:ints": "the row reads x.size, a method on a torch tensor",
     "getitem:mask": "the row reads x.size, a method on a torch tensor",
     "take_along_axis:argsort": "the row reverses argsort's plain index tensor with [:, ::-1], "
-                               "which PyTorch's own indexing refuses",
+    "which PyTorch's own indexing refuses",
 }
 # Rows that mix libraries: NumPy's atleast_1d makes a NumPy array of a Python number, which
 # then meets the other library's array; funcgrad refuses the mix by name.
 MIXES = {"atleast_1d:many"}
 
-ROWS = ([("math", n) for n in sorted(math_table.ROWS)]
-        + [("reductions", n) for n, row in sorted(reduction_table.ROWS.items()) if not row.scipy]
-        + [("shape", n) for n in sorted(shape_table.CASES)])
+ROWS = (
+    [("math", n) for n in sorted(math_table.ROWS)]
+    + [("reductions", n) for n, row in sorted(reduction_table.ROWS.items()) if not row.scipy]
+    + [("shape", n) for n in sorted(shape_table.CASES)]
+)
 
 
 def _case(table, name, rng):
@@ -105,19 +109,26 @@ def _case(table, name, rng):
         args = [d(rng, s) for d, s in zip(row.domains, shapes)]
         return (lambda *a: row.call(fnp, *a)), args
     case = shape_table.CASES[name]
-    shapes = next((s for s in case.shapes if all(n != () for n in s)),
-                  next((s for s in case.shapes if any(n != () for n in s)), case.shapes[0]))
+    shapes = next(
+        (s for s in case.shapes if all(n != () for n in s)),
+        next((s for s in case.shapes if any(n != () for n in s)), case.shapes[0]),
+    )
     return (lambda *a: case.fun(fnp, *a)), list(shape_table._args(shapes, 7))
 
 
 def _differentiable(args):
-    return [i for i, a in enumerate(args) if isinstance(a, np.ndarray)
-            and a.dtype.kind == "f"]
+    return [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
 
 
-@pytest.mark.parametrize("backend, table, name", [
-    (backend, table, name) for table, name in ROWS for backend in sorted(BACKENDS)
-    if not (backend.startswith("torch") and name in NUMPY_ATTRIBUTES)])
+@pytest.mark.parametrize(
+    "backend, table, name",
+    [
+        (backend, table, name)
+        for table, name in ROWS
+        for backend in sorted(BACKENDS)
+        if not (backend.startswith("torch") and name in NUMPY_ATTRIBUTES)
+    ],
+)
 def test_values_and_gradients_equal_numpys(backend, table, name):
     make, array_type = BACKENDS[backend]
     fun, args = _case(table, name, np.random.default_rng(7))
@@ -148,6 +159,7 @@ def test_values_and_gradients_equal_numpys(backend, table, name):
         def f(*a):
             outs = fg.tree_leaves(fun(*a))
             return sum(fnp.sum(o * make_w(w)) for o, w in zip(outs, weights))
+
         return f
 
     want_grads = fg.grad(loss(np, np.asarray), argnums=tuple(diff))(*args)
@@ -164,8 +176,9 @@ def test_values_and_gradients_equal_numpys(backend, table, name):
         return fun(*[t[diff.index(i)] if i in diff else a for i, a in enumerate(foreign)])
 
     _, want_t = fg.jvp(along, tuple(args[i] for i in diff), tuple(tangents))
-    _, got_t = fg.jvp(along_foreign, tuple(foreign[i] for i in diff),
-                      tuple(make(t) for t in tangents))
+    _, got_t = fg.jvp(
+        along_foreign, tuple(foreign[i] for i in diff), tuple(make(t) for t in tangents)
+    )
     for g, w in zip(fg.tree_leaves(got_t), fg.tree_leaves(want_t)):
         np.testing.assert_allclose(to_numpy(g), w, rtol=1e-10, atol=1e-12, err_msg=f"{name} jvp")
 
@@ -226,7 +239,9 @@ def _check_structure(backend, fun, shapes):
     w = rng.normal(size=np.shape(want))
     argnums = tuple(range(len(args)))
     want_g = fg.grad(lambda *a: fnp.sum(fun(*a) * w), argnums=argnums)(*args)
-    got_g = fg.grad(lambda *a: fnp.sum(fun(*a) * make(w)), argnums=argnums)(*[make(a) for a in args])
+    got_g = fg.grad(lambda *a: fnp.sum(fun(*a) * make(w)), argnums=argnums)(
+        *[make(a) for a in args]
+    )
     for g, wg in zip(got_g, want_g):
         assert isinstance(g, array_type)
         np.testing.assert_allclose(to_numpy(g), wg, rtol=1e-12, atol=1e-14)
@@ -254,6 +269,7 @@ def test_einsum_family_on_torch_and_refused_on_the_bare_standard(name):
 @requires_torch
 def test_a_function_without_an_array_api_form_is_refused_by_name():
     import funcgrad.scipy.special as fsp
+
     with pytest.raises(fg.NamespaceError, match="gammaln: array_api_strict has no gammaln"):
         fsp.gammaln(xs.asarray([1.5, 2.0]))
     with pytest.raises(fg.NamespaceError, match="eig has no Array API form"):
@@ -265,9 +281,12 @@ def test_hessian_and_vmap_build_their_bases_in_the_values_library():
         x = make(np.array([0.5, -1.0, 2.0]))
         h = fg.hessian(lambda v: fnp.sum(fnp.tanh(v) ** 2))(x)
         assert isinstance(h, array_type)
-        np.testing.assert_allclose(to_numpy(h), fg.hessian(lambda v: fnp.sum(fnp.tanh(v) ** 2))(
-            np.array([0.5, -1.0, 2.0])), rtol=1e-12)
-        rows = fg.vmap(lambda v: fnp.sum(v ** 2))(make(np.arange(6.0).reshape(2, 3)))
+        np.testing.assert_allclose(
+            to_numpy(h),
+            fg.hessian(lambda v: fnp.sum(fnp.tanh(v) ** 2))(np.array([0.5, -1.0, 2.0])),
+            rtol=1e-12,
+        )
+        rows = fg.vmap(lambda v: fnp.sum(v**2))(make(np.arange(6.0).reshape(2, 3)))
         np.testing.assert_allclose(to_numpy(rows), [5.0, 50.0])
 
 
@@ -287,8 +306,10 @@ def test_linear_algebra_equals_numpys(backend, name):
     fun, shapes = LINALG[name]
     make, array_type = BACKENDS[backend]
     rng = np.random.default_rng(10)
-    args = [rng.normal(size=s) + (3.0 * np.eye(s[-1]) if len(s) >= 2 and s[-1] == s[-2] else 0.0)
-            for s in shapes]
+    args = [
+        rng.normal(size=s) + (3.0 * np.eye(s[-1]) if len(s) >= 2 and s[-1] == s[-2] else 0.0)
+        for s in shapes
+    ]
     want, want_g = fun(*args), fg.grad(lambda *a: fnp.sum(fun(*a) ** 2), argnums=(0,))(*args)
     foreign = [make(a) for a in args]
     got, got_g = fun(*foreign), fg.grad(lambda *a: fnp.sum(fun(*a) ** 2), argnums=(0,))(*foreign)
@@ -334,7 +355,7 @@ def test_a_node_keeps_its_own_copy_of_a_mutable_tensor():
     t = torch.ones(3, dtype=torch.float64)
     x = fg.var(t)
     y = x * 2.0
-    t[0] = 100.0                                   # the caller changes its tensor afterwards
+    t[0] = 100.0  # the caller changes its tensor afterwards
     assert float(x.value[0]) == 1.0 and float(y.value[0]) == 2.0
     assert float(fg.backprop(fnp.sum(x * x))[x][0]) == 2.0
 
@@ -345,8 +366,9 @@ LINALG_NO_FORM = {"linalg.eig", "linalg.eigvals", "linalg.lstsq"}
 # Cases whose value is a matrix of eigenvectors or singular vectors: each column's sign is
 # the solver's convention (cuSOLVER's differs from LAPACK's), so these compare its square.
 SIGN_FREE = {("linalg.eigh", 3), ("linalg.svd", 3)}
-LINALG_CASES = [(name, i) for name, cases in sorted(linalg_table.CASES.items())
-                for i in range(len(cases))]
+LINALG_CASES = [
+    (name, i) for name, cases in sorted(linalg_table.CASES.items()) for i in range(len(cases))
+]
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
@@ -362,10 +384,12 @@ def test_the_linear_algebra_table_on_other_libraries(backend, name, i):
         with pytest.raises(fg.NamespaceError, match="has no Array API form"):
             fg.tree_map(lambda v: v, case.f(*foreign))
         return
-    if backend == "array_api_strict" and name.removeprefix("linalg.") in {
-            "dot", "inner", "vdot", "einsum", "outer", "multi_dot", "vecdot", "tensordot",
-            "kron"} and (
-            _needs_einsum(case, args)):
+    if (
+        backend == "array_api_strict"
+        and name.removeprefix("linalg.")
+        in {"dot", "inner", "vdot", "einsum", "outer", "multi_dot", "vecdot", "tensordot", "kron"}
+        and (_needs_einsum(case, args))
+    ):
         with pytest.raises(fg.NamespaceError, match="has no einsum"):
             fg.grad(lambda *a: _total(case.f(*a)), argnums=_floats(args))(*foreign)
         return
@@ -375,7 +399,7 @@ def test_the_linear_algebra_table_on_other_libraries(backend, name, i):
         assert library_of(g) == backend.split("-")[0] or np.ndim(w) == 0
         np.testing.assert_allclose(to_numpy(g), w, rtol=1e-10, atol=1e-12, err_msg=name)
     if not all(np.asarray(w).dtype.kind in "fc" for w in fg.tree_leaves(want)):
-        return   # an integer result (matrix_rank): its value is all there is
+        return  # an integer result (matrix_rank): its value is all there is
     argnums = _floats(args)
     want_g = fg.grad(lambda *a: _total(case.f(*a)), argnums=argnums)(*args)
     got_g = fg.grad(lambda *a: _total(case.f(*a)), argnums=argnums)(*foreign)
@@ -398,7 +422,8 @@ def _needs_einsum(case, args):
     """Whether the case's gradient goes through an einsum (array-api-strict has none)."""
     try:
         fg.grad(lambda *a: _total(case.f(*a)), argnums=_floats(args))(
-            *[xs.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+            *[xs.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        )
     except fg.NamespaceError as e:
         return "has no einsum" in str(e)
     return False
@@ -418,8 +443,13 @@ def test_optimizers_step_other_libraries_pytrees():
         return fnp.sum((p["w"] - 1.0) ** 2) + fnp.sum(fnp.tanh(p["w"]))
 
     for make, array_type in BACKENDS.values():
-        for opt in (fg.optim.adam(0.1), fg.optim.rmsprop(0.05), fg.optim.momentum(0.1),
-                    fg.optim.adagrad(0.1), fg.optim.adamw(0.1)):
+        for opt in (
+            fg.optim.adam(0.1),
+            fg.optim.rmsprop(0.05),
+            fg.optim.momentum(0.1),
+            fg.optim.adagrad(0.1),
+            fg.optim.adamw(0.1),
+        ):
             _opt = opt
             init, update = _opt.init, _opt.step
             p, q = {"w": np.array([0.5, -2.0])}, {"w": make(np.array([0.5, -2.0]))}
@@ -439,13 +469,16 @@ def test_jit_refuses_a_foreign_array_by_name_yet_is_traced_through_inside_grad()
     assert fg.grad(lambda x: f(_strict([1.0]), x))(3.0) == 2.0
 
 
-@pytest.mark.parametrize("fun", [
-    lambda x: fnp.sum(fnp.maximum(x, 0.0)),
-    lambda x: fnp.sum(fnp.minimum(x, 2.0)),
-    lambda x: fnp.max(x),
-    lambda x: fnp.sum(fnp.where(x > 1, x, 0.5 * x)),
-    lambda x: fnp.sum(fg.nn.relu(x)),
-])
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda x: fnp.sum(fnp.maximum(x, 0.0)),
+        lambda x: fnp.sum(fnp.minimum(x, 2.0)),
+        lambda x: fnp.max(x),
+        lambda x: fnp.sum(fnp.where(x > 1, x, 0.5 * x)),
+        lambda x: fnp.sum(fg.nn.relu(x)),
+    ],
+)
 @pytest.mark.parametrize("device", ["CPU_DEVICE", "device1"])
 def test_a_float32_gradient_through_masks_stays_float32_on_the_arrays_device(fun, device):
     """The masks of maximum, where and the extrema are made in the values' dtype on their

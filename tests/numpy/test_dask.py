@@ -19,8 +19,9 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    )
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
@@ -50,7 +51,7 @@ def test_gradient_with_respect_to_a_dask_array_is_lazy_and_equals_numpys(client)
         value, g = fg.value_and_grad(logistic_loss)(dw, dX, dy)
     assert isinstance(g, da.Array) and isinstance(value, da.Array)
     want_value, want = fg.value_and_grad(logistic_loss)(w, X, y)
-    got_value, got = dask.compute(value, g)          # on the cluster
+    got_value, got = dask.compute(value, g)  # on the cluster
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(got_value, want_value, rtol=1e-12)
 
@@ -125,16 +126,18 @@ def test_clipping_keeps_dask_gradients_lazy():
 def test_what_dask_lacks_is_refused_by_name_and_the_rest_stays_lazy():
     x = da.from_array(np.array([3.0, 1.0, 2.0]), chunks=2)
     with dask.config.set(scheduler=_refuse):
-        clipped = fnp.fmax(x, 2.0)                    # a Python number beside a Dask array
+        clipped = fnp.fmax(x, 2.0)  # a Python number beside a Dask array
     np.testing.assert_array_equal(clipped.compute(), [3.0, 2.0, 2.0])
     with pytest.raises(fg.NamespaceError, match="take_along: .*dask.* lacks .*take_along_axis"):
-        fnp.sort(x)                                   # sort's gradient needs take_along_axis
+        fnp.sort(x)  # sort's gradient needs take_along_axis
 
 
 def test_loops_refuse_a_dask_array_by_name():
     x = da.from_array(np.linspace(0.0, 1.0, 10), chunks=5)
-    for loop in (lambda: fg.scan(lambda c, xi: (c * 0.5 + xi, c), 0.0, x),
-                 lambda: fg.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, x),
-                 lambda: fg.while_loop(lambda c: fnp.sum(c) < 100.0, lambda c: c * 2.0, x + 1.0)):
+    for loop in (
+        lambda: fg.scan(lambda c, xi: (c * 0.5 + xi, c), 0.0, x),
+        lambda: fg.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, x),
+        lambda: fg.while_loop(lambda c: fnp.sum(c) < 100.0, lambda c: c * 2.0, x + 1.0),
+    ):
         with pytest.raises(fg.NamespaceError, match="no Array API form.*dask's Array"):
             loop()

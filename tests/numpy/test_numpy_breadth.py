@@ -20,7 +20,7 @@ from funcgrad.numpy import (
 
 
 def test_array_of_traced_values_is_a_traced_array():
-    f = lambda x: fnp.sum(fnp.array([[x, x * x], [1.0, fnp.sin(x)]]) ** 2)   # noqa: E731
+    f = lambda x: fnp.sum(fnp.array([[x, x * x], [1.0, fnp.sin(x)]]) ** 2)  # noqa: E731
     fg.check_grads(f, (0.7,), order=2)
     assert fnp.array([fg.var(1.0), 2.0]).value.tolist() == [1.0, 2.0]
     assert fnp.asarray([fg.var(1.0), 2.0]).shape == (2,)
@@ -48,8 +48,17 @@ def test_grad_of_an_output_with_one_element(shape):
 
 
 def test_derivative_free_helpers_are_numpys():
-    for name in ("seterr", "errstate", "finfo", "iinfo", "promote_types", "can_cast",
-                 "issubdtype", "broadcast_shapes", "ndindex"):
+    for name in (
+        "seterr",
+        "errstate",
+        "finfo",
+        "iinfo",
+        "promote_types",
+        "can_cast",
+        "issubdtype",
+        "broadcast_shapes",
+        "ndindex",
+    ):
         assert getattr(fnp, name) is getattr(np, name)
     x = fg.var(np.array([1.0, 2.0 + 1.0j]))
     assert fnp.result_type(x, np.float32) == np.complex128
@@ -80,42 +89,76 @@ PHASE = np.angle(np.exp(1j * np.linspace(0.0, 12.0, 15))).reshape(3, 5)
 W5 = np.abs(V) + 0.5
 
 ROWS = {
-    "diff": Row(lambda m, x: m.diff(x, n=2, axis=0, prepend=1.0), (X,), torch=lambda t, x: torch.diff(
-        torch.cat([torch.ones(1, 5, dtype=x.dtype), x]), n=2, dim=0)),
+    "diff": Row(
+        lambda m, x: m.diff(x, n=2, axis=0, prepend=1.0),
+        (X,),
+        torch=lambda t, x: torch.diff(torch.cat([torch.ones(1, 5, dtype=x.dtype), x]), n=2, dim=0),
+    ),
     "diff:append": Row(lambda m, x, y: m.diff(x, append=y), (X, X[:, :1])),
     "ediff1d": Row(lambda m, x: m.ediff1d(x, to_begin=[1.0, 2.0], to_end=3.0), (X,)),
-    "gradient": Row(lambda m, x: m.stack(m.gradient(x)), (X,), torch=lambda t, x: torch.stack(torch.gradient(x))),
-    "gradient:edge2": Row(lambda m, x: m.gradient(x, 0.5, axis=1, edge_order=2), (X,),
-                          torch=lambda t, x: torch.gradient(x, spacing=0.5, dim=1, edge_order=2)[0]),
+    "gradient": Row(
+        lambda m, x: m.stack(m.gradient(x)), (X,), torch=lambda t, x: torch.stack(torch.gradient(x))
+    ),
+    "gradient:edge2": Row(
+        lambda m, x: m.gradient(x, 0.5, axis=1, edge_order=2),
+        (X,),
+        torch=lambda t, x: torch.gradient(x, spacing=0.5, dim=1, edge_order=2)[0],
+    ),
     "gradient:coords": Row(lambda m, x: m.gradient(x, C, axis=-1), (X,)),
     "gradient:coords2": Row(lambda m, x: m.gradient(x, C, edge_order=2), (V,)),
-    "trapezoid": Row(lambda m, y: m.trapezoid(y, dx=0.3), (X,),
-                     torch=lambda t, y: torch.trapezoid(y, dx=0.3)),
-    "trapezoid:x": Row(lambda m, y, x: m.trapezoid(y, x=x), (X, C), torch=lambda t, y, x: torch.trapezoid(y, x)),
+    "trapezoid": Row(
+        lambda m, y: m.trapezoid(y, dx=0.3), (X,), torch=lambda t, y: torch.trapezoid(y, dx=0.3)
+    ),
+    "trapezoid:x": Row(
+        lambda m, y, x: m.trapezoid(y, x=x), (X, C), torch=lambda t, y, x: torch.trapezoid(y, x)
+    ),
     "cumulative_sum": Row(lambda m, x: m.cumulative_sum(x, axis=1, include_initial=True), (X,)),
-    "cumulative_prod": Row(lambda m, x: m.cumulative_prod(x, axis=0), (X,),
-                           torch=lambda t, x: torch.cumprod(x, dim=0)),
-    "convolve": Row(lambda m, a, v: m.convolve(a, v), (V, K), torch=lambda t, a, v: torch.nn.functional.conv1d(
-        a[None, None], v.flip(0)[None, None], padding=2)[0, 0]),
+    "cumulative_prod": Row(
+        lambda m, x: m.cumulative_prod(x, axis=0), (X,), torch=lambda t, x: torch.cumprod(x, dim=0)
+    ),
+    "convolve": Row(
+        lambda m, a, v: m.convolve(a, v),
+        (V, K),
+        torch=lambda t, a, v: torch.nn.functional.conv1d(
+            a[None, None], v.flip(0)[None, None], padding=2
+        )[0, 0],
+    ),
     "convolve:same": Row(lambda m, a, v: m.convolve(a, v, "same"), (K, V)),
     "convolve:valid": Row(lambda m, a, v: m.convolve(a, v, mode="valid"), (V, K[:2])),
-    "correlate": Row(lambda m, a, v: m.correlate(a, v), (V, K), torch=lambda t, a, v: torch.nn.functional.conv1d(
-        a[None, None], v[None, None])[0, 0]),
+    "correlate": Row(
+        lambda m, a, v: m.correlate(a, v),
+        (V, K),
+        torch=lambda t, a, v: torch.nn.functional.conv1d(a[None, None], v[None, None])[0, 0],
+    ),
     "correlate:full": Row(lambda m, a, v: m.correlate(a, v, "full"), (K[:2], V)),
     "correlate:same": Row(lambda m, a, v: m.correlate(a, v, "same"), (K, V), exact=False),
-    "interp": Row(lambda m, x, xp, fp: m.interp(x, xp, fp), (np.array([-1.0, 0.3, 1.2, 2.7, 3.5]), XP, FP)),
-    "interp:left_right": Row(lambda m, x, fp: m.interp(x, XP, fp, left=-5.0, right=7.0),
-                             (np.array([[-1.0, 0.3], [2.9, 3.5]]), FP)),
+    "interp": Row(
+        lambda m, x, xp, fp: m.interp(x, xp, fp), (np.array([-1.0, 0.3, 1.2, 2.7, 3.5]), XP, FP)
+    ),
+    "interp:left_right": Row(
+        lambda m, x, fp: m.interp(x, XP, fp, left=-5.0, right=7.0),
+        (np.array([[-1.0, 0.3], [2.9, 3.5]]), FP),
+    ),
     "unwrap": Row(lambda m, p: m.unwrap(p), (PHASE,)),
     "median": Row(lambda m, x: m.median(x), (X,), torch=lambda t, x: torch.quantile(x, 0.5)),
     "median:axis": Row(lambda m, x: m.median(x, axis=1, keepdims=True), (X[:, :4],)),
-    "quantile": Row(lambda m, x: m.quantile(x, [0.1, 0.5, 1.0], axis=1), (X,), exact=False,
-                    torch=lambda t, x: torch.quantile(x, torch.tensor([0.1, 0.5, 1.0], dtype=x.dtype), dim=1)),
-    "quantile:lower": Row(lambda m, x: m.quantile(x, [0.1, 0.9], axis=(0, 1), method="lower"), (X,)),
+    "quantile": Row(
+        lambda m, x: m.quantile(x, [0.1, 0.5, 1.0], axis=1),
+        (X,),
+        exact=False,
+        torch=lambda t, x: torch.quantile(x, torch.tensor([0.1, 0.5, 1.0], dtype=x.dtype), dim=1),
+    ),
+    "quantile:lower": Row(
+        lambda m, x: m.quantile(x, [0.1, 0.9], axis=(0, 1), method="lower"), (X,)
+    ),
     "quantile:higher": Row(lambda m, x: m.quantile(x, 0.3, axis=0, method="higher"), (X,)),
     "quantile:nearest": Row(lambda m, x: m.quantile(x, [0.33, 0.5], method="nearest"), (X,)),
-    "quantile:midpoint": Row(lambda m, x: m.quantile(x, [0.33, 0.5], axis=1, method="midpoint"), (X,)),
-    "percentile": Row(lambda m, x: m.percentile(x, [[10, 90], [50, 25]], axis=0), (X,), exact=False),
+    "quantile:midpoint": Row(
+        lambda m, x: m.quantile(x, [0.33, 0.5], axis=1, method="midpoint"), (X,)
+    ),
+    "percentile": Row(
+        lambda m, x: m.percentile(x, [[10, 90], [50, 25]], axis=0), (X,), exact=False
+    ),
     "nanmedian": Row(lambda m, x: m.nanmedian(x, axis=1), (XN,)),
     "nanquantile": Row(lambda m, x: m.nanquantile(x, [0.2, 0.7], axis=1), (XN,)),
     "nanpercentile": Row(lambda m, x: m.nanpercentile(x, 40), (XN,), exact=False),
@@ -130,28 +173,38 @@ ROWS = {
     "nancumprod": Row(lambda m, x: m.nancumprod(x), (XN,)),
     "cov": Row(lambda m, x: m.cov(x), (X,), torch=lambda t, x: torch.cov(x)),
     "cov:y": Row(lambda m, x, y: m.cov(x, y, rowvar=False), (X, X[:, :2] * 2.0)),
-    "cov:weights": Row(lambda m, x, w: m.cov(x, aweights=w, fweights=np.array([1, 2, 1, 3, 1])), (X, W5),
-                       torch=lambda t, x, w: torch.cov(x, aweights=w, fweights=torch.tensor([1, 2, 1, 3, 1]))),
+    "cov:weights": Row(
+        lambda m, x, w: m.cov(x, aweights=w, fweights=np.array([1, 2, 1, 3, 1])),
+        (X, W5),
+        torch=lambda t, x, w: torch.cov(x, aweights=w, fweights=torch.tensor([1, 2, 1, 3, 1])),
+    ),
     "cov:columns": Row(lambda m, x: m.cov(x, rowvar=False), (X[:, :2],)),
     "cov:vector_columns": Row(lambda m, x: m.cov(x, rowvar=False), (V,)),
-    "cov:bias": Row(lambda m, x: m.cov(x, bias=True), (X,), torch=lambda t, x: torch.cov(x, correction=0)),
+    "cov:bias": Row(
+        lambda m, x: m.cov(x, bias=True), (X,), torch=lambda t, x: torch.cov(x, correction=0)
+    ),
     "corrcoef": Row(lambda m, x: m.corrcoef(x), (X,), torch=lambda t, x: torch.corrcoef(x)),
     "corrcoef:xy": Row(lambda m, x, y: m.corrcoef(x, y), (V, V[::-1] + K[0])),
     "count_nonzero": Row(lambda m, x: m.count_nonzero(x > 0, axis=1), (X,), grad=False),
     "any": Row(lambda m, x: m.any(x > 1, axis=0), (X,), grad=False),
     "all": Row(lambda m, x: m.all(x), (X,), grad=False),
     "digitize": Row(lambda m, x: m.digitize(x, np.array([-1.0, 0.0, 1.0])), (X,), grad=False),
-    "digitize:decreasing": Row(lambda m, x: m.digitize(x, np.array([1.0, 0.0, -1.0]), right=True), (X,),
-                               grad=False),
+    "digitize:decreasing": Row(
+        lambda m, x: m.digitize(x, np.array([1.0, 0.0, -1.0]), right=True), (X,), grad=False
+    ),
     "bincount": Row(lambda m, w: m.bincount(np.array([0, 3, 3, 1, 0]), w), (V,)),
     "histogram": Row(lambda m, w: m.histogram(X[1], bins=3, weights=w)[0], (V,)),
     "histogram_bin_edges": Row(lambda m, x: m.histogram_bin_edges(x, bins=4), (X[1],)),
-    "histogram:density": Row(lambda m, w: m.histogram(X[1], bins=4, weights=w, density=True)[0], (W5,),
-                             exact=False),
+    "histogram:density": Row(
+        lambda m, w: m.histogram(X[1], bins=4, weights=w, density=True)[0], (W5,), exact=False
+    ),
     # -- _editing
     "append": Row(lambda m, x, y: m.append(x, y), (X, V)),
-    "append:axis": Row(lambda m, x, y: m.append(x, y, axis=0), (X, X[:1] * 2.0),
-                       torch=lambda t, x, y: torch.cat([x, y])),
+    "append:axis": Row(
+        lambda m, x, y: m.append(x, y, axis=0),
+        (X, X[:1] * 2.0),
+        torch=lambda t, x, y: torch.cat([x, y]),
+    ),
     "insert": Row(lambda m, x, y: m.insert(x, 1, y), (V, K)),
     "insert:axis": Row(lambda m, x: m.insert(x, [0, 2, 2], 7.0, axis=1), (X,)),
     "insert:broadcast": Row(lambda m, x, y: m.insert(x, 3, y, axis=1), (X, K)),
@@ -163,41 +216,76 @@ ROWS = {
     "compress": Row(lambda m, x: m.compress([True, False, True], x, axis=0), (X,)),
     "extract": Row(lambda m, x: m.extract(np.arange(15).reshape(3, 5) % 4 == 1, x), (X,)),
     "unique": Row(lambda m, x: m.unique(x), (np.array([3.0, 1.0, 3.0, 2.0, 1.0]),)),
-    "unique:counts": Row(lambda m, x: m.unique(x, return_counts=True)[0] * m.unique(x, return_counts=True)[1],
-                         (np.array([3.0, 1.0, 3.0, 2.0]),)),
+    "unique:counts": Row(
+        lambda m, x: m.unique(x, return_counts=True)[0] * m.unique(x, return_counts=True)[1],
+        (np.array([3.0, 1.0, 3.0, 2.0]),),
+    ),
     "unique_values": Row(lambda m, x: m.unique_values(x), (np.array([3.0, 1.0, 3.0, 2.0]),)),
-    "unique_counts": Row(lambda m, x: m.unique_counts(x).values * m.unique_counts(x).counts,
-                         (np.array([3.0, 1.0, 3.0, 2.0]),)),
-    "unique_inverse": Row(lambda m, x: m.unique_inverse(x).values[m.unique_inverse(x).inverse_indices],
-                          (np.array([[3.0, 1.0], [3.0, 2.0]]),)),
-    "unique_all": Row(lambda m, x: m.unique_all(x).values * m.unique_all(x).counts
-                      + m.unique_all(x).indices, (np.array([3.0, 1.0, 3.0, 2.0]),)),
-    "union1d": Row(lambda m, x, y: m.union1d(x, y), (np.array([3.0, 1.0, 3.0]), np.array([2.0, 1.0]))),
-    "intersect1d": Row(lambda m, x, y: m.intersect1d(x, y),
-                       (np.array([3.0, 1.0, 2.0, 3.0]), np.array([2.0, 3.0, 5.0]))),
-    "intersect1d:indices": Row(lambda m, x, y: m.intersect1d(x, y, return_indices=True)[0],
-                               (np.array([3.0, 1.0, 2.0]), np.array([2.0, 3.0, 5.0]))),
-    "setdiff1d": Row(lambda m, x, y: m.setdiff1d(x, y), (np.array([3.0, 1.0, 2.0, 1.0]), np.array([2.0]))),
+    "unique_counts": Row(
+        lambda m, x: m.unique_counts(x).values * m.unique_counts(x).counts,
+        (np.array([3.0, 1.0, 3.0, 2.0]),),
+    ),
+    "unique_inverse": Row(
+        lambda m, x: m.unique_inverse(x).values[m.unique_inverse(x).inverse_indices],
+        (np.array([[3.0, 1.0], [3.0, 2.0]]),),
+    ),
+    "unique_all": Row(
+        lambda m, x: m.unique_all(x).values * m.unique_all(x).counts + m.unique_all(x).indices,
+        (np.array([3.0, 1.0, 3.0, 2.0]),),
+    ),
+    "union1d": Row(
+        lambda m, x, y: m.union1d(x, y), (np.array([3.0, 1.0, 3.0]), np.array([2.0, 1.0]))
+    ),
+    "intersect1d": Row(
+        lambda m, x, y: m.intersect1d(x, y),
+        (np.array([3.0, 1.0, 2.0, 3.0]), np.array([2.0, 3.0, 5.0])),
+    ),
+    "intersect1d:indices": Row(
+        lambda m, x, y: m.intersect1d(x, y, return_indices=True)[0],
+        (np.array([3.0, 1.0, 2.0]), np.array([2.0, 3.0, 5.0])),
+    ),
+    "setdiff1d": Row(
+        lambda m, x, y: m.setdiff1d(x, y), (np.array([3.0, 1.0, 2.0, 1.0]), np.array([2.0]))
+    ),
     "setxor1d": Row(lambda m, x, y: m.setxor1d(x, y), (np.array([3.0, 1.0]), np.array([2.0, 1.0]))),
     "partition": Row(lambda m, x: m.partition(x, 2)[..., 2], (X,)),
     "argpartition": Row(lambda m, x: m.argpartition(x, 0, axis=0)[0], (X,), grad=False),
     "block": Row(lambda m, x, y: m.block([[x, y], [y, x]]), (X[:2, :2], X[:2, 2:4] * 3.0)),
     "block:flat": Row(lambda m, x, y: m.block([x, y, 1.5]), (V, K)),
-    "row_stack": Row(lambda m, x, y: m.vstack([x, y]) if m is np else m.row_stack([x, y]), (V, V * 2.0)),
-    "concat": Row(lambda m, x, y: m.concat([x, y], axis=1), (X, X[:, :2]), torch=lambda t, x, y: torch.cat([x, y], 1)),
+    "row_stack": Row(
+        lambda m, x, y: m.vstack([x, y]) if m is np else m.row_stack([x, y]), (V, V * 2.0)
+    ),
+    "concat": Row(
+        lambda m, x, y: m.concat([x, y], axis=1),
+        (X, X[:, :2]),
+        torch=lambda t, x, y: torch.cat([x, y], 1),
+    ),
     "r_": Row(lambda m, x, y: m.r_[x, y, 1:4, 2.5], (V, K)),
     "c_": Row(lambda m, x: m.c_[x, X[0], x], (V,)),
     "c_:matrices": Row(lambda m, x: m.c_[x, X], (X,)),
     # -- _floats
     # the largest floats overflow finite differences: test_nan_entries_get_zero_gradients checks it
-    "nan_to_num": Row(lambda m, x: m.nan_to_num(x + np.array([1.0, np.inf, -np.inf, np.nan, 1.0])), (V,),
-                      grad=False),
-    "nan_to_num:values": Row(lambda m, x: m.nan_to_num(x + np.array([1.0, np.nan, np.inf, -np.inf, 1.0]),
-                                                       nan=-1.0, posinf=5.0, neginf=-5.0), (V,)),
-    "nan_to_num:complex": Row(lambda m, x: m.real(m.nan_to_num((x + 1j * np.inf) * 1.0)), (V,), grad=False),
+    "nan_to_num": Row(
+        lambda m, x: m.nan_to_num(x + np.array([1.0, np.inf, -np.inf, np.nan, 1.0])),
+        (V,),
+        grad=False,
+    ),
+    "nan_to_num:values": Row(
+        lambda m, x: m.nan_to_num(
+            x + np.array([1.0, np.nan, np.inf, -np.inf, 1.0]), nan=-1.0, posinf=5.0, neginf=-5.0
+        ),
+        (V,),
+    ),
+    "nan_to_num:complex": Row(
+        lambda m, x: m.real(m.nan_to_num((x + 1j * np.inf) * 1.0)), (V,), grad=False
+    ),
     "real_if_close": Row(lambda m, x: m.real_if_close(x + 1e-20j), (V,)),
     "ldexp": Row(lambda m, x: m.ldexp(x, np.array([1, -2, 0, 3, 1])), (V,)),
-    "frexp": Row(lambda m, x: m.frexp(x)[0] * m.frexp(x)[1], (V * 10.0,), torch=lambda t, x: torch.frexp(x)[0] * torch.frexp(x)[1]),
+    "frexp": Row(
+        lambda m, x: m.frexp(x)[0] * m.frexp(x)[1],
+        (V * 10.0,),
+        torch=lambda t, x: torch.frexp(x)[0] * torch.frexp(x)[1],
+    ),
     "modf": Row(lambda m, x: m.modf(x * 3.0)[0], (V,)),
     "divmod": Row(lambda m, x: m.divmod(x, 0.7)[1], (V,)),
     "iscomplexobj": Row(lambda m, x: m.iscomplexobj(x), (V,), grad=False),
@@ -205,8 +293,12 @@ ROWS = {
     "shares_memory": Row(lambda m, x: m.shares_memory(x, np.ones(2)), (V,), grad=False),
     "may_share_memory": Row(lambda m, x: m.may_share_memory(x, np.ones(2)), (V,), grad=False),
     "copy": Row(lambda m, x: m.copy(x) * 2.0, (V,)),
-    "isposinf": Row(lambda m, x: m.isposinf(x / np.array([0.0, 0.0, 1.0, 0.0, 2.0])), (V,), grad=False),
-    "isneginf": Row(lambda m, x: m.isneginf(x / np.array([0.0, 0.0, 1.0, 0.0, 2.0])), (V,), grad=False),
+    "isposinf": Row(
+        lambda m, x: m.isposinf(x / np.array([0.0, 0.0, 1.0, 0.0, 2.0])), (V,), grad=False
+    ),
+    "isneginf": Row(
+        lambda m, x: m.isneginf(x / np.array([0.0, 0.0, 1.0, 0.0, 2.0])), (V,), grad=False
+    ),
     # -- _polynomials
     "polyval": Row(lambda m, p, x: m.polyval(p, x), (K, V)),
     "polyadd": Row(lambda m, p, q: m.polyadd(p, q), (K, V)),
@@ -220,28 +312,53 @@ ROWS = {
     "polyfit:weights": Row(lambda m, y, w: m.polyfit(C, y, 1, w=w), (V, W5), exact=False),
     "poly": Row(lambda m, z: m.poly(z), (V,)),
     "polydiv": Row(lambda m, u, v: m.concatenate(m.polydiv(u, v)), (V, K)),
-    "roots": Row(lambda m, p: m.sort(m.real(m.roots(p))), (np.array([1.0, -6.0, 11.0, -6.0]),), exact=False),
+    "roots": Row(
+        lambda m, p: m.sort(m.real(m.roots(p))), (np.array([1.0, -6.0, 11.0, -6.0]),), exact=False
+    ),
     # -- _functional
     "apply_along_axis": Row(lambda m, x: m.apply_along_axis(lambda v: v[::-1] * v[0], 1, x), (X,)),
-    "apply_along_axis:scalar": Row(lambda m, x: m.apply_along_axis(lambda v: (v * v).sum(), 0, x), (X,)),
+    "apply_along_axis:scalar": Row(
+        lambda m, x: m.apply_along_axis(lambda v: (v * v).sum(), 0, x), (X,)
+    ),
     "apply_over_axes": Row(lambda m, x: m.apply_over_axes(m.sum, x * x, [0, 1]), (X,)),
     "vectorize": Row(lambda m, x: m.vectorize(lambda v: v * v if v > 0 else -v)(x), (X,)),
     "vectorize:two": Row(lambda m, x, y: m.vectorize(lambda a, b: a * b + 1.0)(x, y), (X, V)),
-    "piecewise": Row(lambda m, x: m.piecewise(x, [x < 0, x > 1], [lambda v: v ** 2, lambda v: 3.0 * v, 0.5]), (X,)),
+    "piecewise": Row(
+        lambda m, x: m.piecewise(x, [x < 0, x > 1], [lambda v: v**2, lambda v: 3.0 * v, 0.5]), (X,)
+    ),
 }
 # Rows whose inputs hold NaNs: check_grads compares the finite entries' derivatives.
 NAN_ROWS = {name for name, row in ROWS.items() if any(np.isnan(a).any() for a in row.args)}
 # Functions that read values to decide a shape (bins, counts) run eagerly, not under vmap or jit.
 # Functions whose result's shape follows the values: finite differences cannot cross that,
 # so test_value_dependent_shapes_route_the_gradient checks them.
-SET_ROUTINES = {"unique_values", "unique_counts", "unique_inverse", "unique_all", "union1d",
-                "intersect1d", "setdiff1d", "setxor1d"}
+SET_ROUTINES = {
+    "unique_values",
+    "unique_counts",
+    "unique_inverse",
+    "unique_all",
+    "union1d",
+    "intersect1d",
+    "setdiff1d",
+    "setxor1d",
+}
 NO_DIFFERENCES = {"trim_zeros", "unique", *SET_ROUTINES}
-EAGER_ONLY = {"bincount", "histogram", "trim_zeros", "unique", "roots", "piecewise", "vectorize",
-              "real_if_close", *SET_ROUTINES}
+EAGER_ONLY = {
+    "bincount",
+    "histogram",
+    "trim_zeros",
+    "unique",
+    "roots",
+    "piecewise",
+    "vectorize",
+    "real_if_close",
+    *SET_ROUTINES,
+}
 # Rows that make infinities on purpose (x / 0, inf * 0): NumPy warns, in their values too.
-_QUIET = {name: dict(divide="ignore", invalid="ignore")
-          for name in ("isposinf", "isneginf", "nan_to_num:complex")}
+_QUIET = {
+    name: dict(divide="ignore", invalid="ignore")
+    for name in ("isposinf", "isneginf", "nan_to_num:complex")
+}
 TABLE_MODULES = (_calculus, _statistics, _editing, _floats, _polynomials, _functional)
 
 
@@ -290,27 +407,43 @@ def _finite_part(row):
     def f(v, *rest):
         full = fg.at(np.where(keep, 0.0, np.nan))[keep].set(v)
         return row.call(fnp, full, *rest)
+
     return f, (x[keep], *row.args[1:])
 
 
-@pytest.mark.parametrize("name", sorted(n for n, r in ROWS.items() if r.grad and _base(n) not in NO_DIFFERENCES))
+@pytest.mark.parametrize(
+    "name", sorted(n for n, r in ROWS.items() if r.grad and _base(n) not in NO_DIFFERENCES)
+)
 def test_table_second_order_both_modes(name):
     row = ROWS[name]
     if name in NAN_ROWS:
         f, args = _finite_part(row)
         out = row.call(np, *row.args)
         finite = ~np.isnan(out)
-        fg.check_grads(lambda *a: f(*a)[finite] if np.ndim(out) else f(*a), args, order=2, modes=("fwd", "rev"))
+        fg.check_grads(
+            lambda *a: f(*a)[finite] if np.ndim(out) else f(*a), args, order=2, modes=("fwd", "rev")
+        )
     else:
         fg.check_grads(lambda *xs: row.call(fnp, *xs), row.args, order=2, modes=("fwd", "rev"))
 
 
 def test_nan_entries_get_zero_gradients():
-    for f in (fnp.nanmax, fnp.nanmin, fnp.nansum, fnp.nanprod, fnp.nanvar, fnp.nanstd, fnp.nanmedian,
-              lambda x: fnp.nanquantile(x, 0.3), lambda x: fnp.sum(fnp.nancumsum(x))):
+    for f in (
+        fnp.nanmax,
+        fnp.nanmin,
+        fnp.nansum,
+        fnp.nanprod,
+        fnp.nanvar,
+        fnp.nanstd,
+        fnp.nanmedian,
+        lambda x: fnp.nanquantile(x, 0.3),
+        lambda x: fnp.sum(fnp.nancumsum(x)),
+    ):
         g = fg.grad(f)(XN)
         assert np.all(g[np.isnan(XN)] == 0.0) and np.all(np.isfinite(g))
-    g = fg.grad(lambda x: fnp.sum(fnp.nan_to_num(x + np.array([1.0, np.inf, -np.inf, np.nan, 1.0]))))(V)
+    g = fg.grad(
+        lambda x: fnp.sum(fnp.nan_to_num(x + np.array([1.0, np.inf, -np.inf, np.nan, 1.0])))
+    )(V)
     np.testing.assert_array_equal(g, [1.0, 0.0, 0.0, 0.0, 1.0])
 
 
@@ -332,23 +465,33 @@ def test_ravel_pytree_round_trips_and_differentiates():
     assert back["layers"][0] == 1.5 and type(back["layers"][0]) is float
     np.testing.assert_array_equal(back["w"], tree["w"])
     assert back["layers"][1][1].shape == (1, 1)
-    loss = lambda v: fnp.sum(unravel(v)["w"] ** 2) * unravel(v)["layers"][0]   # noqa: E731
+    loss = lambda v: fnp.sum(unravel(v)["w"] ** 2) * unravel(v)["layers"][0]  # noqa: E731
     fg.check_grads(loss, (flat,), order=2, modes=("fwd", "rev"))
-    g = fg.grad(lambda t: fg.ravel_pytree(t)[0] @ np.arange(10.0))(tree)    # ravel is differentiable too
-    np.testing.assert_array_equal(g["w"], np.arange(4.0, 10.0).reshape(2, 3))   # keys sorted: layers first
+    g = fg.grad(lambda t: fg.ravel_pytree(t)[0] @ np.arange(10.0))(
+        tree
+    )  # ravel is differentiable too
+    np.testing.assert_array_equal(
+        g["w"], np.arange(4.0, 10.0).reshape(2, 3)
+    )  # keys sorted: layers first
     with pytest.raises(ValueError, match=r"unravel: expected a vector of shape \(10,\)"):
         unravel(np.ones(9))
     assert fg.ravel_pytree({})[0].shape == (0,)
 
 
-@pytest.mark.parametrize("args", [
-    lambda a, b: (a, [0, 1], b, [1, 2], [0, 2]),
-    lambda a, b: (a, [0, 1], b, [1, 2]),
-    lambda a, b: (a, [Ellipsis, 1], b, [1, 2], [Ellipsis, 2]),
-    lambda a, b: (a, [0, 1], [1]),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        lambda a, b: (a, [0, 1], b, [1, 2], [0, 2]),
+        lambda a, b: (a, [0, 1], b, [1, 2]),
+        lambda a, b: (a, [Ellipsis, 1], b, [1, 2], [Ellipsis, 2]),
+        lambda a, b: (a, [0, 1], [1]),
+    ],
+)
 def test_einsum_sublist_form_is_numpys(args):
-    a, b = np.random.default_rng(1).standard_normal((2, 3)), np.random.default_rng(2).standard_normal((3, 4))
+    a, b = (
+        np.random.default_rng(1).standard_normal((2, 3)),
+        np.random.default_rng(2).standard_normal((3, 4)),
+    )
     want = np.einsum(*args(a, b))
     np.testing.assert_array_equal(fnp.einsum(*args(a, b)), want)
     np.testing.assert_array_equal(fg.vjp(lambda a, b: fnp.einsum(*args(a, b)), a, b)[0], want)
@@ -357,22 +500,29 @@ def test_einsum_sublist_form_is_numpys(args):
 
 def test_value_dependent_shapes_route_the_gradient():
     x = np.array([0.0, 0.0, 1.5, 0.0, -2.0, 0.0])
-    np.testing.assert_array_equal(fg.grad(lambda v: fnp.sum(fnp.trim_zeros(v) * np.array([1.0, 2.0, 3.0])))(x),
-                                  [0.0, 0.0, 1.0, 2.0, 3.0, 0.0])
-    u = np.array([3.0, 1.0, 3.0, 2.0])          # each distinct value's first occurrence carries it
-    np.testing.assert_array_equal(fg.grad(lambda v: fnp.sum(fnp.unique(v) * np.array([1.0, 2.0, 3.0])))(u),
-                                  [3.0, 1.0, 0.0, 2.0])
+    np.testing.assert_array_equal(
+        fg.grad(lambda v: fnp.sum(fnp.trim_zeros(v) * np.array([1.0, 2.0, 3.0])))(x),
+        [0.0, 0.0, 1.0, 2.0, 3.0, 0.0],
+    )
+    u = np.array([3.0, 1.0, 3.0, 2.0])  # each distinct value's first occurrence carries it
+    np.testing.assert_array_equal(
+        fg.grad(lambda v: fnp.sum(fnp.unique(v) * np.array([1.0, 2.0, 3.0])))(u),
+        [3.0, 1.0, 0.0, 2.0],
+    )
     with pytest.raises(fg.ConcretizationError, match="unique reads the values"):
         fg.jit(fnp.unique)(u)
     # the set routines: each value's derivative from its first occurrence in the first array
     a, b = np.array([3.0, 1.0, 2.0, 3.0]), np.array([2.0, 3.0, 5.0])
     np.testing.assert_array_equal(
         fg.grad(lambda v: fnp.sum(fnp.intersect1d(v, b) * np.array([1.0, 10.0])))(a),
-        [10.0, 0.0, 1.0, 0.0])
-    np.testing.assert_array_equal(fg.grad(lambda v: fnp.sum(fnp.union1d(a, v) ** 2))(b),
-                                  [0.0, 0.0, 10.0])
-    np.testing.assert_array_equal(fg.grad(lambda v: fnp.sum(fnp.setdiff1d(v, b) * 2.0))(a),
-                                  [0.0, 2.0, 0.0, 0.0])
+        [10.0, 0.0, 1.0, 0.0],
+    )
+    np.testing.assert_array_equal(
+        fg.grad(lambda v: fnp.sum(fnp.union1d(a, v) ** 2))(b), [0.0, 0.0, 10.0]
+    )
+    np.testing.assert_array_equal(
+        fg.grad(lambda v: fnp.sum(fnp.setdiff1d(v, b) * 2.0))(a), [0.0, 2.0, 0.0, 0.0]
+    )
     with pytest.raises(fg.ConcretizationError, match="setdiff1d"):
         fg.jit(fnp.setdiff1d)(a, b)
 
@@ -386,18 +536,21 @@ def test_lists_of_traced_values_are_arrays_everywhere():
             fg.check_grads(lambda x, y: fnp.linspace(x, y, num), (a, b), order=2)
 
 
-@pytest.mark.parametrize("name, f, want", [
-    ("mean", lambda x: fnp.mean([x, x + 2.0]), 1.0),
-    ("std", lambda x: fnp.std([x, x * 2.0]), 0.5),
-    ("var", lambda x: fnp.var([x, x * 2.0]), 0.75),
-    ("norm", lambda x: fnp.linalg.norm([x, x * 2.0]), 5.0 ** 0.5),
-    ("append", lambda x: fnp.sum(fnp.append([x], [x * 2.0])), 3.0),
-    ("sum", lambda x: fnp.sum([x, 3.0]), 1.0),
-    ("prod", lambda x: fnp.prod([x, 3.0]), 3.0),
-    ("max", lambda x: fnp.max([x, 3.0 * x]), 3.0),
-    ("min", lambda x: fnp.min([x, 3.0 * x]), 1.0),
-    ("cumsum", lambda x: fnp.sum(fnp.cumsum([x, x])), 3.0),
-])
+@pytest.mark.parametrize(
+    "name, f, want",
+    [
+        ("mean", lambda x: fnp.mean([x, x + 2.0]), 1.0),
+        ("std", lambda x: fnp.std([x, x * 2.0]), 0.5),
+        ("var", lambda x: fnp.var([x, x * 2.0]), 0.75),
+        ("norm", lambda x: fnp.linalg.norm([x, x * 2.0]), 5.0**0.5),
+        ("append", lambda x: fnp.sum(fnp.append([x], [x * 2.0])), 3.0),
+        ("sum", lambda x: fnp.sum([x, 3.0]), 1.0),
+        ("prod", lambda x: fnp.prod([x, 3.0]), 3.0),
+        ("max", lambda x: fnp.max([x, 3.0 * x]), 3.0),
+        ("min", lambda x: fnp.min([x, 3.0 * x]), 1.0),
+        ("cumsum", lambda x: fnp.sum(fnp.cumsum([x, x])), 3.0),
+    ],
+)
 def test_lists_of_traced_scalars_reduce_as_arrays(name, f, want):
     # autograd's own tests write these; they raised ConversionError (NumPy's asarray of nodes)
     assert np.isclose(fg.grad(f)(1.5), want)

@@ -48,10 +48,12 @@ class Case:
 
 def call(name, **kw):
     """The funcgrad.numpy and NumPy versions of ``name`` (e.g. 'linalg.inv') with ``kw``."""
+
     def get(mod):
         for part in name.split("."):
             mod = getattr(mod, part)
         return mod
+
     f, ref = get(fnp), get(np)
     if "subscripts" in kw:  # einsum takes its subscripts first
         s = kw.pop("subscripts")
@@ -61,32 +63,39 @@ def call(name, **kw):
 
 def case(name, args, tf=None, label="", vmap=True, symmetric=False, **kw):
     f, ref = call(name, **kw)
-    return Case(f, ref, args, tf, vmap, label or ",".join(str(np.shape(x)) for x in args),
-                symmetric)
+    return Case(
+        f, ref, args, tf, vmap, label or ",".join(str(np.shape(x)) for x in args), symmetric
+    )
 
 
 def eigh_parts(lib, la):
     """Sign-free functions of eigh's outputs: eigenvalues, V*V, and V diag(w^2) V^T."""
+
     def f(x):
         w, v = la.eigh(x)
-        return w, v * v, (v * (w ** 2)[..., None, :]) @ lib.swapaxes(v, -1, -2)
+        return w, v * v, (v * (w**2)[..., None, :]) @ lib.swapaxes(v, -1, -2)
+
     return f
 
 
 def svd_parts(la, **kw):
     """Sign-free functions of the SVD: s, U*U, Vh*Vh and the reconstruction."""
+
     def f(x):
         u, s, vh = la.svd(x, **kw)
         k = s.shape[-1]
         return s, u * u, vh * vh, (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+
     return f
 
 
 def eig_parts(la):
     """Sign-free functions of eig's outputs, for matrices with real eigenvalues."""
+
     def f(x):
         w, v = la.eig(x)
         return w, v * v
+
     return f
 
 
@@ -109,6 +118,7 @@ T = torch if torch is not None else _NoTorch()
 
 def tnorm(ord=None, axis=None, keepdims=False):
     return lambda x: T.linalg.norm(x, ord=ord, dim=axis, keepdim=keepdims)
+
 
 CASES = {
     "dot": [
@@ -140,28 +150,58 @@ CASES = {
         case("tensordot", (a(2, 3, 4), a(3, 4, 2)), lambda x, y: T.tensordot(x, y, dims=2)),
         case("tensordot", (a(2, 3), a(3, 4)), lambda x, y: T.tensordot(x, y, dims=1), axes=1),
         case("tensordot", (a(2, 3), a(4, 5)), lambda x, y: T.tensordot(x, y, dims=0), axes=0),
-        case("tensordot", (a(2, 3, 4), a(4, 3)),
-             lambda x, y: T.tensordot(x, y, dims=([1, 2], [1, 0])), axes=([1, 2], [1, 0])),
-        case("tensordot", (a(3, 2), a(3, 4)), lambda x, y: T.tensordot(x, y, dims=([0], [0])),
-             axes=(0, 0)),
+        case(
+            "tensordot",
+            (a(2, 3, 4), a(4, 3)),
+            lambda x, y: T.tensordot(x, y, dims=([1, 2], [1, 0])),
+            axes=([1, 2], [1, 0]),
+        ),
+        case(
+            "tensordot",
+            (a(3, 2), a(3, 4)),
+            lambda x, y: T.tensordot(x, y, dims=([0], [0])),
+            axes=(0, 0),
+        ),
     ],
     "einsum": [
-        case("einsum", (a(2, 3), a(3, 4)), lambda x, y: T.einsum("ij,jk->ik", x, y),
-             subscripts="ij,jk->ik"),
-        case("einsum", (a(2, 3), a(3, 4)), lambda x, y: T.einsum("ij,jk", x, y), subscripts="ij,jk"),
+        case(
+            "einsum",
+            (a(2, 3), a(3, 4)),
+            lambda x, y: T.einsum("ij,jk->ik", x, y),
+            subscripts="ij,jk->ik",
+        ),
+        case(
+            "einsum", (a(2, 3), a(3, 4)), lambda x, y: T.einsum("ij,jk", x, y), subscripts="ij,jk"
+        ),
         case("einsum", (a(3, 3),), lambda x: T.einsum("ii->i", x), subscripts="ii->i"),
         case("einsum", (a(3, 3),), lambda x: T.einsum("ii", x), subscripts="ii"),
         case("einsum", (a(2, 3),), lambda x: T.einsum("ij->", x), subscripts="ij->"),
         case("einsum", (a(2, 3),), lambda x: T.einsum("ij->ji", x), subscripts="ij->ji"),
-        case("einsum", (a(2, 3), a(2, 3)), lambda x, y: T.einsum("ij,ij->i", x, y),
-             subscripts="ij,ij->i"),
-        case("einsum", (a(5, 2, 3), a(3, 4)), lambda x, y: T.einsum("...ij,jk->...ik", x, y),
-             subscripts="...ij,jk->...ik"),
-        case("einsum", (a(5, 2, 3), a(5, 3, 4)), lambda x, y: T.einsum("...ij,...jk", x, y),
-             subscripts="...ij,...jk"),
+        case(
+            "einsum",
+            (a(2, 3), a(2, 3)),
+            lambda x, y: T.einsum("ij,ij->i", x, y),
+            subscripts="ij,ij->i",
+        ),
+        case(
+            "einsum",
+            (a(5, 2, 3), a(3, 4)),
+            lambda x, y: T.einsum("...ij,jk->...ik", x, y),
+            subscripts="...ij,jk->...ik",
+        ),
+        case(
+            "einsum",
+            (a(5, 2, 3), a(5, 3, 4)),
+            lambda x, y: T.einsum("...ij,...jk", x, y),
+            subscripts="...ij,...jk",
+        ),
         case("einsum", (a(2, 3, 3),), lambda x: T.einsum("bii->b", x), subscripts="bii->b"),
-        case("einsum", (a(3), a(4), a(3, 4)), lambda x, y, z: T.einsum("i,j,ij->", x, y, z),
-             subscripts="i,j,ij->"),
+        case(
+            "einsum",
+            (a(3), a(4), a(3, 4)),
+            lambda x, y, z: T.einsum("i,j,ij->", x, y, z),
+            subscripts="i,j,ij->",
+        ),
         case("einsum", (a(1, 3), a(4, 3)), subscripts="ij,ij->ij", label="size-1 broadcast"),
         case("einsum", (a(2, 3), a(3, 4)), subscripts="ij,jk->ik", optimize=True, label="optimize"),
         case("einsum", (a(2, 2, 2),), subscripts="iii->i", label="iii"),
@@ -200,7 +240,14 @@ CASES = {
     "diagonal": [
         case("diagonal", (a(3, 4),), T.diagonal),
         case("diagonal", (a(3, 4),), lambda x: T.diagonal(x, 2), offset=2),
-        case("diagonal", (a(2, 3, 4),), lambda x: T.diagonal(x, -1, -1, 0), offset=-1, axis1=-1, axis2=0),
+        case(
+            "diagonal",
+            (a(2, 3, 4),),
+            lambda x: T.diagonal(x, -1, -1, 0),
+            offset=-1,
+            axis1=-1,
+            axis2=0,
+        ),
         case("diagonal", (a(2, 3, 3),), lambda x: T.diagonal(x, 0, 1, 2), axis1=1, axis2=2),
     ],
     "triu": [
@@ -239,8 +286,13 @@ CASES = {
     "linalg.cholesky": [
         case("linalg.cholesky", (spd(3, 3),), T.linalg.cholesky, symmetric=True),
         case("linalg.cholesky", (spd(2, 3, 3),), T.linalg.cholesky, symmetric=True),
-        case("linalg.cholesky", (spd(3, 3),), lambda x: T.linalg.cholesky(x, upper=True), upper=True,
-             symmetric=True),
+        case(
+            "linalg.cholesky",
+            (spd(3, 3),),
+            lambda x: T.linalg.cholesky(x, upper=True),
+            upper=True,
+            symmetric=True,
+        ),
     ],
     "linalg.norm": [
         case("linalg.norm", (a(4),), tnorm()),
@@ -260,18 +312,40 @@ CASES = {
         case("linalg.norm", (a(3, 3),), tnorm(-1), ord=-1),
         case("linalg.norm", (a(3, 3),), tnorm(-np.inf), ord=-np.inf),
         case("linalg.norm", (a(2, 3, 4),), tnorm("fro", (2, 0)), ord="fro", axis=(2, 0)),
-        case("linalg.norm", (a(2, 3, 4),), tnorm(1, (0, 2), True), ord=1, axis=(0, 2), keepdims=True),
+        case(
+            "linalg.norm", (a(2, 3, 4),), tnorm(1, (0, 2), True), ord=1, axis=(0, 2), keepdims=True
+        ),
         case("linalg.norm", (a(2, 3, 4),), tnorm(np.inf, (1, 2)), ord=np.inf, axis=(1, 2)),
     ],
     "linalg.eigh": [
-        Case(eigh_parts(fnp, fla), eigh_parts(np, np.linalg), (spd(3, 3),),
-             eigh_parts(T, T.linalg), label="(3,3)", symmetric=True),
-        Case(eigh_parts(fnp, fla), eigh_parts(np, np.linalg), (spd(2, 4, 4),),
-             eigh_parts(T, T.linalg), label="(2,4,4)", symmetric=True),
-        Case(lambda x: fla.eigh(x, UPLO="U")[0], lambda x: np.linalg.eigh(x, UPLO="U")[0],
-             (spd(3, 3),), label="UPLO=U"),
-        Case(lambda x: fla.eigh(x)[1], lambda x: np.linalg.eigh(x)[1], (spd(3, 3),),
-             label="eigenvectors"),
+        Case(
+            eigh_parts(fnp, fla),
+            eigh_parts(np, np.linalg),
+            (spd(3, 3),),
+            eigh_parts(T, T.linalg),
+            label="(3,3)",
+            symmetric=True,
+        ),
+        Case(
+            eigh_parts(fnp, fla),
+            eigh_parts(np, np.linalg),
+            (spd(2, 4, 4),),
+            eigh_parts(T, T.linalg),
+            label="(2,4,4)",
+            symmetric=True,
+        ),
+        Case(
+            lambda x: fla.eigh(x, UPLO="U")[0],
+            lambda x: np.linalg.eigh(x, UPLO="U")[0],
+            (spd(3, 3),),
+            label="UPLO=U",
+        ),
+        Case(
+            lambda x: fla.eigh(x)[1],
+            lambda x: np.linalg.eigh(x)[1],
+            (spd(3, 3),),
+            label="eigenvectors",
+        ),
     ],
     "linalg.pinv": [
         case("linalg.pinv", (a(3, 2),), T.linalg.pinv),
@@ -281,65 +355,148 @@ CASES = {
     ],
 }
 
-CASES.update({
-    "linalg.svd": [
-        Case(svd_parts(fla, full_matrices=False), svd_parts(np.linalg, full_matrices=False), (a(3, 2),),
-             svd_parts(T.linalg, full_matrices=False), label="tall"),
-        Case(svd_parts(fla, full_matrices=False), svd_parts(np.linalg, full_matrices=False), (a(2, 3),),
-             svd_parts(T.linalg, full_matrices=False), label="wide"),
-        Case(svd_parts(fla), svd_parts(np.linalg), (a(2, 3, 3),), svd_parts(T.linalg), label="stack, full"),
-        Case(lambda x: fla.svd(x)[0][:, :2], lambda x: np.linalg.svd(x)[0][:, :2], (a(4, 2),),
-             label="full, the determined columns"),
-        Case(lambda x: fla.svd(x, hermitian=True)[1], lambda x: np.linalg.svd(x, hermitian=True)[1],
-             (spd(3, 3),), label="hermitian", symmetric=True),
-    ],
-    "linalg.svdvals": [case("linalg.svdvals", (a(3, 2),), T.linalg.svdvals),
-                       case("linalg.svdvals", (a(2, 2, 3),), T.linalg.svdvals)],
-    "linalg.qr": [
-        case("linalg.qr", (a(3, 2),), lambda x: tuple(T.linalg.qr(x))),
-        case("linalg.qr", (a(2, 3),), lambda x: tuple(T.linalg.qr(x)), label="wide"),
-        case("linalg.qr", (a(2, 3, 3),), lambda x: tuple(T.linalg.qr(x)), label="stack"),
-        case("linalg.qr", (a(3, 2),), mode="r", label="r"),   # torch has no derivative of mode='r'
-
-        case("linalg.qr", (a(2, 3),), lambda x: tuple(T.linalg.qr(x, mode="complete")),
-             mode="complete"),
-    ],
-    "linalg.eig": [Case(eig_parts(fla), eig_parts(np.linalg), (real_eigenvalues(3),),
-                        label="real eigenvalues")],
-    "linalg.eigvals": [case("linalg.eigvals", (real_eigenvalues(3),))],
-    "linalg.eigvalsh": [case("linalg.eigvalsh", (spd(3, 3),), T.linalg.eigvalsh, symmetric=True)],
-    "linalg.lstsq": [
-        Case(lambda a, b: fla.lstsq(a, b)[0], lambda a, b: np.linalg.lstsq(a, b)[0], (a(5, 2), a(5, 3)),
-             lambda a, b: T.linalg.lstsq(a, b, driver="gelsd").solution, label="tall", vmap=False),
-        Case(lambda a, b: fla.lstsq(a, b)[0], lambda a, b: np.linalg.lstsq(a, b)[0], (a(2, 4), a(2)),
-             label="wide", vmap=False),
-        Case(lambda a, b: fla.lstsq(a, b)[1], lambda a, b: np.linalg.lstsq(a, b)[1], (a(5, 2), a(5)),
-             label="residuals", vmap=False),
-        Case(lambda a, b: fla.lstsq(a, b)[3], lambda a, b: np.linalg.lstsq(a, b)[3], (a(5, 2), a(5)),
-             label="singular values", vmap=False),
-    ],
-    "linalg.matrix_power": [
-        case("linalg.matrix_power", (a(3, 3),), lambda x: T.linalg.matrix_power(x, 3), n=3),
-        case("linalg.matrix_power", (a(2, 3, 3),), lambda x: T.linalg.matrix_power(x, 6), n=6),
-        case("linalg.matrix_power", (wellcond(3, 3),), lambda x: T.linalg.matrix_power(x, -2), n=-2),
-        case("linalg.matrix_power", (a(3, 3),), n=1, label="1"),
-    ],
-    "linalg.cond": [case("linalg.cond", (wellcond(3, 3),), T.linalg.cond),
-                    case("linalg.cond", (wellcond(3, 3),), p="fro", label="fro")],
-    "linalg.matrix_rank": [case("linalg.matrix_rank", (a(3, 3),))],
-    "linalg.matrix_transpose": [case("linalg.matrix_transpose", (a(2, 3, 4),), lambda x: x.mT)],
-    "linalg.vector_norm": [case("linalg.vector_norm", (a(2, 3),), T.linalg.vector_norm),
-                           case("linalg.vector_norm", (a(2, 3),), ord=1, axis=1, label="axis 1")],
-    "linalg.matrix_norm": [case("linalg.matrix_norm", (a(2, 3),), T.linalg.matrix_norm),
-                           case("linalg.matrix_norm", (a(2, 3, 3),), lambda x: T.linalg.matrix_norm(x, 2),
-                                ord=2)],
-    "linalg.multi_dot": [
-        Case(lambda *xs: fla.multi_dot(xs), lambda *xs: np.linalg.multi_dot(xs),
-             (a(2, 3), a(3, 5), a(5, 2)), lambda *xs: T.linalg.multi_dot(xs), label="three"),
-        Case(lambda *xs: fla.multi_dot(xs), lambda *xs: np.linalg.multi_dot(xs),
-             (a(3), a(3, 4), a(4, 2), a(2)), label="1-D ends", vmap=False),
-    ],
-})
+CASES.update(
+    {
+        "linalg.svd": [
+            Case(
+                svd_parts(fla, full_matrices=False),
+                svd_parts(np.linalg, full_matrices=False),
+                (a(3, 2),),
+                svd_parts(T.linalg, full_matrices=False),
+                label="tall",
+            ),
+            Case(
+                svd_parts(fla, full_matrices=False),
+                svd_parts(np.linalg, full_matrices=False),
+                (a(2, 3),),
+                svd_parts(T.linalg, full_matrices=False),
+                label="wide",
+            ),
+            Case(
+                svd_parts(fla),
+                svd_parts(np.linalg),
+                (a(2, 3, 3),),
+                svd_parts(T.linalg),
+                label="stack, full",
+            ),
+            Case(
+                lambda x: fla.svd(x)[0][:, :2],
+                lambda x: np.linalg.svd(x)[0][:, :2],
+                (a(4, 2),),
+                label="full, the determined columns",
+            ),
+            Case(
+                lambda x: fla.svd(x, hermitian=True)[1],
+                lambda x: np.linalg.svd(x, hermitian=True)[1],
+                (spd(3, 3),),
+                label="hermitian",
+                symmetric=True,
+            ),
+        ],
+        "linalg.svdvals": [
+            case("linalg.svdvals", (a(3, 2),), T.linalg.svdvals),
+            case("linalg.svdvals", (a(2, 2, 3),), T.linalg.svdvals),
+        ],
+        "linalg.qr": [
+            case("linalg.qr", (a(3, 2),), lambda x: tuple(T.linalg.qr(x))),
+            case("linalg.qr", (a(2, 3),), lambda x: tuple(T.linalg.qr(x)), label="wide"),
+            case("linalg.qr", (a(2, 3, 3),), lambda x: tuple(T.linalg.qr(x)), label="stack"),
+            case(
+                "linalg.qr", (a(3, 2),), mode="r", label="r"
+            ),  # torch has no derivative of mode='r'
+            case(
+                "linalg.qr",
+                (a(2, 3),),
+                lambda x: tuple(T.linalg.qr(x, mode="complete")),
+                mode="complete",
+            ),
+        ],
+        "linalg.eig": [
+            Case(
+                eig_parts(fla),
+                eig_parts(np.linalg),
+                (real_eigenvalues(3),),
+                label="real eigenvalues",
+            )
+        ],
+        "linalg.eigvals": [case("linalg.eigvals", (real_eigenvalues(3),))],
+        "linalg.eigvalsh": [
+            case("linalg.eigvalsh", (spd(3, 3),), T.linalg.eigvalsh, symmetric=True)
+        ],
+        "linalg.lstsq": [
+            Case(
+                lambda a, b: fla.lstsq(a, b)[0],
+                lambda a, b: np.linalg.lstsq(a, b)[0],
+                (a(5, 2), a(5, 3)),
+                lambda a, b: T.linalg.lstsq(a, b, driver="gelsd").solution,
+                label="tall",
+                vmap=False,
+            ),
+            Case(
+                lambda a, b: fla.lstsq(a, b)[0],
+                lambda a, b: np.linalg.lstsq(a, b)[0],
+                (a(2, 4), a(2)),
+                label="wide",
+                vmap=False,
+            ),
+            Case(
+                lambda a, b: fla.lstsq(a, b)[1],
+                lambda a, b: np.linalg.lstsq(a, b)[1],
+                (a(5, 2), a(5)),
+                label="residuals",
+                vmap=False,
+            ),
+            Case(
+                lambda a, b: fla.lstsq(a, b)[3],
+                lambda a, b: np.linalg.lstsq(a, b)[3],
+                (a(5, 2), a(5)),
+                label="singular values",
+                vmap=False,
+            ),
+        ],
+        "linalg.matrix_power": [
+            case("linalg.matrix_power", (a(3, 3),), lambda x: T.linalg.matrix_power(x, 3), n=3),
+            case("linalg.matrix_power", (a(2, 3, 3),), lambda x: T.linalg.matrix_power(x, 6), n=6),
+            case(
+                "linalg.matrix_power",
+                (wellcond(3, 3),),
+                lambda x: T.linalg.matrix_power(x, -2),
+                n=-2,
+            ),
+            case("linalg.matrix_power", (a(3, 3),), n=1, label="1"),
+        ],
+        "linalg.cond": [
+            case("linalg.cond", (wellcond(3, 3),), T.linalg.cond),
+            case("linalg.cond", (wellcond(3, 3),), p="fro", label="fro"),
+        ],
+        "linalg.matrix_rank": [case("linalg.matrix_rank", (a(3, 3),))],
+        "linalg.matrix_transpose": [case("linalg.matrix_transpose", (a(2, 3, 4),), lambda x: x.mT)],
+        "linalg.vector_norm": [
+            case("linalg.vector_norm", (a(2, 3),), T.linalg.vector_norm),
+            case("linalg.vector_norm", (a(2, 3),), ord=1, axis=1, label="axis 1"),
+        ],
+        "linalg.matrix_norm": [
+            case("linalg.matrix_norm", (a(2, 3),), T.linalg.matrix_norm),
+            case("linalg.matrix_norm", (a(2, 3, 3),), lambda x: T.linalg.matrix_norm(x, 2), ord=2),
+        ],
+        "linalg.multi_dot": [
+            Case(
+                lambda *xs: fla.multi_dot(xs),
+                lambda *xs: np.linalg.multi_dot(xs),
+                (a(2, 3), a(3, 5), a(5, 2)),
+                lambda *xs: T.linalg.multi_dot(xs),
+                label="three",
+            ),
+            Case(
+                lambda *xs: fla.multi_dot(xs),
+                lambda *xs: np.linalg.multi_dot(xs),
+                (a(3), a(3, 4), a(4, 2), a(2)),
+                label="1-D ends",
+                vmap=False,
+            ),
+        ],
+    }
+)
 CASES["linalg.norm"] += [
     case("linalg.norm", (a(3, 2),), tnorm(2), ord=2),
     case("linalg.norm", (a(3, 2),), tnorm(-2), ord=-2),
@@ -348,36 +505,59 @@ CASES["linalg.norm"] += [
 ]
 
 # drawn last, so the cases above keep their random inputs
-CASES.update({
-    "matvec": [case("matvec", (a(2, 3), a(3)), T.mv), case("matvec", (a(4, 2, 3), a(4, 3)))],
-    "vecmat": [case("vecmat", (a(2), a(2, 3))), case("vecmat", (a(4, 2), a(2, 3)))],
-    # NumPy 2's linalg names: the last two axes where the main namespace takes the first two
-    "linalg.matmul": [case("linalg.matmul", (a(2, 2, 3), a(3, 4)), T.matmul)],
-    "linalg.tensordot": [case("linalg.tensordot", (a(2, 3, 4), a(3, 4, 2)),
-                              lambda x, y: T.tensordot(x, y, dims=2))],
-    "linalg.vecdot": [case("linalg.vecdot", (a(2, 3), a(3)), lambda x, y: T.linalg.vecdot(x, y))],
-    "linalg.outer": [case("linalg.outer", (a(3), a(2)), T.outer)],
-    "linalg.cross": [case("linalg.cross", (a(4, 3), a(4, 3)), lambda x, y: T.linalg.cross(x, y))],
-    "linalg.diagonal": [case("linalg.diagonal", (a(2, 3, 3),),
-                             lambda x: T.diagonal(x, dim1=-2, dim2=-1)),
-                        case("linalg.diagonal", (a(3, 4),), offset=1)],
-    "linalg.trace": [case("linalg.trace", (a(2, 3, 3),),
-                          lambda x: T.diagonal(x, dim1=-2, dim2=-1).sum(-1)),
-                     case("linalg.trace", (a(2, 4, 3),), offset=-1)],
-    "linalg.tensorinv": [case("linalg.tensorinv", (wellcond(6, 6).reshape(6, 2, 3),), ind=1)],
-    "linalg.tensorsolve": [case("linalg.tensorsolve", (wellcond(6, 6).reshape(6, 2, 3), a(6)),
-                                vmap=False),
-                           case("linalg.tensorsolve", (wellcond(6, 6).reshape(2, 6, 3), a(6)),
-                                axes=(0,), vmap=False)],
-})
+CASES.update(
+    {
+        "matvec": [case("matvec", (a(2, 3), a(3)), T.mv), case("matvec", (a(4, 2, 3), a(4, 3)))],
+        "vecmat": [case("vecmat", (a(2), a(2, 3))), case("vecmat", (a(4, 2), a(2, 3)))],
+        # NumPy 2's linalg names: the last two axes where the main namespace takes the first two
+        "linalg.matmul": [case("linalg.matmul", (a(2, 2, 3), a(3, 4)), T.matmul)],
+        "linalg.tensordot": [
+            case(
+                "linalg.tensordot", (a(2, 3, 4), a(3, 4, 2)), lambda x, y: T.tensordot(x, y, dims=2)
+            )
+        ],
+        "linalg.vecdot": [
+            case("linalg.vecdot", (a(2, 3), a(3)), lambda x, y: T.linalg.vecdot(x, y))
+        ],
+        "linalg.outer": [case("linalg.outer", (a(3), a(2)), T.outer)],
+        "linalg.cross": [
+            case("linalg.cross", (a(4, 3), a(4, 3)), lambda x, y: T.linalg.cross(x, y))
+        ],
+        "linalg.diagonal": [
+            case("linalg.diagonal", (a(2, 3, 3),), lambda x: T.diagonal(x, dim1=-2, dim2=-1)),
+            case("linalg.diagonal", (a(3, 4),), offset=1),
+        ],
+        "linalg.trace": [
+            case("linalg.trace", (a(2, 3, 3),), lambda x: T.diagonal(x, dim1=-2, dim2=-1).sum(-1)),
+            case("linalg.trace", (a(2, 4, 3),), offset=-1),
+        ],
+        "linalg.tensorinv": [case("linalg.tensorinv", (wellcond(6, 6).reshape(6, 2, 3),), ind=1)],
+        "linalg.tensorsolve": [
+            case("linalg.tensorsolve", (wellcond(6, 6).reshape(6, 2, 3), a(6)), vmap=False),
+            case(
+                "linalg.tensorsolve", (wellcond(6, 6).reshape(2, 6, 3), a(6)), axes=(0,), vmap=False
+            ),
+        ],
+    }
+)
 
-NOT_FUNCTIONS = {"linalg", "LinAlgError", "SlogdetResult", "EighResult", "SVDResult", "QRResult",
-                 "EigResult"}
+NOT_FUNCTIONS = {
+    "linalg",
+    "LinAlgError",
+    "SlogdetResult",
+    "EighResult",
+    "SVDResult",
+    "QRResult",
+    "EigResult",
+}
 
 
 def all_cases():
-    return [pytest.param(c, id=f"{name}-{c.label or i}")
-            for name, cases in CASES.items() for i, c in enumerate(cases)]
+    return [
+        pytest.param(c, id=f"{name}-{c.label or i}")
+        for name, cases in CASES.items()
+        for i, c in enumerate(cases)
+    ]
 
 
 def test_every_function_has_a_case():
@@ -393,6 +573,7 @@ def test_the_linalg_submodule_is_the_namespaces():
 
 
 # ----------------------------------------------------------------- values
+
 
 def _leaves(x):
     return tree_flatten(tuple(x) if isinstance(x, tuple) else x)[0]
@@ -411,6 +592,7 @@ def test_values_are_numpys_bit_for_bit(c):
 
 
 # ----------------------------------------------------------------- derivatives
+
 
 @pytest.mark.parametrize("c", all_cases())
 def test_second_order_both_modes(c):
@@ -434,11 +616,15 @@ def test_gradients_match_torch_float64(c):
     tout = tf(*targs)
     touts = list(tout) if isinstance(tout, tuple) else [tout]
     for o, to in zip(outs, touts):
-        np.testing.assert_allclose(np.asarray(o, dtype=float), to.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            np.asarray(o, dtype=float), to.detach().numpy(), rtol=1e-10, atol=1e-12
+        )
     total = sum((to * T.tensor(s)).sum() for to, s in zip(touts, seeds) if to.requires_grad)
     total.backward()
     for g, ta in zip(grads, targs):
-        np.testing.assert_allclose(np.asarray(g, dtype=float), ta.grad.numpy(), rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(
+            np.asarray(g, dtype=float), ta.grad.numpy(), rtol=1e-8, atol=1e-10
+        )
 
 
 # ----------------------------------------------------------------- vmap
@@ -462,8 +648,10 @@ def test_vmap_equals_a_loop(c):
     for axes in ([0] * len(c.args), [0] + [None] * (len(c.args) - 1)):
         call_args = [b if ax == 0 else x for x, b, ax in zip(c.args, batched, axes)]
         got = _leaves(fg.vmap(c.f, in_axes=tuple(axes))(*call_args))
-        loop = [_leaves(c.ref(*[x[i] if ax == 0 else x for x, ax in zip(call_args, axes)]))
-                for i in range(BATCH)]
+        loop = [
+            _leaves(c.ref(*[x[i] if ax == 0 else x for x, ax in zip(call_args, axes)]))
+            for i in range(BATCH)
+        ]
         for k, g in enumerate(got):
             want = np.stack([np.asarray(example[k], dtype=float) for example in loop])
             np.testing.assert_allclose(np.asarray(g, dtype=float), want, rtol=1e-10, atol=1e-12)
@@ -481,10 +669,12 @@ def test_hessian_of_logdet_uses_batched_rules_and_agrees_both_ways():
 
 # ----------------------------------------------------------------- documented conventions
 
+
 def test_norm_gradient_at_zero_is_zero():
     for f in (fla.norm, lambda x: fla.norm(x, ord="fro"), lambda x: fla.norm(x, axis=1)):
-        np.testing.assert_array_equal(fg.grad(lambda x: fnp.sum(f(x)))(np.zeros((2, 2))),
-                                      np.zeros((2, 2)))
+        np.testing.assert_array_equal(
+            fg.grad(lambda x: fnp.sum(f(x)))(np.zeros((2, 2))), np.zeros((2, 2))
+        )
 
 
 def test_cholesky_and_eigh_read_the_lower_triangle_only():
@@ -508,33 +698,51 @@ def test_eigh_gradient_is_for_distinct_eigenvalues():
 def test_matrix_two_norm_gradient_is_the_top_singular_pair():
     x = a(3, 3)
     u, s, vh = np.linalg.svd(x)
-    np.testing.assert_allclose(fg.grad(lambda m: fla.norm(m, ord=2))(x), np.outer(u[:, 0], vh[0]),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        fg.grad(lambda m: fla.norm(m, ord=2))(x), np.outer(u[:, 0], vh[0]), rtol=1e-10
+    )
     np.testing.assert_allclose(fg.grad(lambda m: fla.norm(m, ord="nuc"))(x), u @ vh, rtol=1e-10)
 
 
 # ----------------------------------------------------------------- errors
 
-@pytest.mark.parametrize("fun, args, words", [
-    (fnp.matmul, (np.ones((2, 3)), np.ones((4, 5))), ["matmul", "(2, 3)", "(4, 5)"]),
-    (lambda x, y: fg.var(x) @ y, (np.ones((2, 3)), np.ones((4, 5))), ["matmul", "(2, 3)", "(4, 5)"]),
-    (fnp.dot, (np.ones((2, 3)), np.ones((4, 5))), ["dot", "(2, 3)", "(4, 5)"]),
-    (fnp.inner, (np.ones((2, 3)), np.ones((4,))), ["inner", "(2, 3)", "(4,)"]),
-    (fnp.vdot, (np.ones(3), np.ones(4)), ["vdot", "(3,)", "(4,)"]),
-    (lambda x, y: fnp.einsum("ij,jk->ik", x, y), (np.ones((2, 3)), np.ones((4, 5))),
-     ["einsum", "(2, 3)", "(4, 5)"]),
-    (lambda x, y: fnp.tensordot(x, y, axes=([0], [0])), (np.ones((2, 3)), np.ones((4, 5))),
-     ["tensordot", "(2, 3)", "(4, 5)"]),
-    (lambda x, y: fnp.tensordot(x, y, axes=([0, 1], [0])), (np.ones((2, 3)), np.ones((4, 5))),
-     ["tensordot", "same length"]),
-    (fla.solve, (np.eye(3), np.ones(4)), ["solve", "(3, 3)", "(4,)"]),
-    (fla.solve, (np.ones((2, 3)), np.ones(3)), ["solve", "square", "(2, 3)"]),
-    (fla.inv, (np.ones((2, 3)),), ["inv", "square", "(2, 3)"]),
-    (fla.det, (np.ones(3),), ["det", "square", "(3,)"]),
-    (fla.cholesky, (np.ones((2, 3)),), ["cholesky", "square"]),
-    (fla.eigh, (np.ones((2, 3)),), ["eigh", "square"]),
-    (fnp.diag, (np.ones((2, 2, 2)),), ["diag", "(2, 2, 2)"]),
-])
+
+@pytest.mark.parametrize(
+    "fun, args, words",
+    [
+        (fnp.matmul, (np.ones((2, 3)), np.ones((4, 5))), ["matmul", "(2, 3)", "(4, 5)"]),
+        (
+            lambda x, y: fg.var(x) @ y,
+            (np.ones((2, 3)), np.ones((4, 5))),
+            ["matmul", "(2, 3)", "(4, 5)"],
+        ),
+        (fnp.dot, (np.ones((2, 3)), np.ones((4, 5))), ["dot", "(2, 3)", "(4, 5)"]),
+        (fnp.inner, (np.ones((2, 3)), np.ones((4,))), ["inner", "(2, 3)", "(4,)"]),
+        (fnp.vdot, (np.ones(3), np.ones(4)), ["vdot", "(3,)", "(4,)"]),
+        (
+            lambda x, y: fnp.einsum("ij,jk->ik", x, y),
+            (np.ones((2, 3)), np.ones((4, 5))),
+            ["einsum", "(2, 3)", "(4, 5)"],
+        ),
+        (
+            lambda x, y: fnp.tensordot(x, y, axes=([0], [0])),
+            (np.ones((2, 3)), np.ones((4, 5))),
+            ["tensordot", "(2, 3)", "(4, 5)"],
+        ),
+        (
+            lambda x, y: fnp.tensordot(x, y, axes=([0, 1], [0])),
+            (np.ones((2, 3)), np.ones((4, 5))),
+            ["tensordot", "same length"],
+        ),
+        (fla.solve, (np.eye(3), np.ones(4)), ["solve", "(3, 3)", "(4,)"]),
+        (fla.solve, (np.ones((2, 3)), np.ones(3)), ["solve", "square", "(2, 3)"]),
+        (fla.inv, (np.ones((2, 3)),), ["inv", "square", "(2, 3)"]),
+        (fla.det, (np.ones(3),), ["det", "square", "(3,)"]),
+        (fla.cholesky, (np.ones((2, 3)),), ["cholesky", "square"]),
+        (fla.eigh, (np.ones((2, 3)),), ["eigh", "square"]),
+        (fnp.diag, (np.ones((2, 2, 2)),), ["diag", "(2, 2, 2)"]),
+    ],
+)
 def test_shape_errors_name_the_op_and_the_shapes(fun, args, words):
     with pytest.raises(ValueError) as info:
         fun(*args)
@@ -550,8 +758,9 @@ def test_linalg_shape_errors_are_also_numpys_linalg_errors():
 
 def test_other_functions_and_forms_are_refused_clearly():
     # every numpy.linalg name is funcgrad's now; NumPy's others without a rule are refused
-    assert not [n for n in dir(np.linalg)
-                if not n.startswith("_") and n != "test" and not hasattr(fla, n)]
+    assert not [
+        n for n in dir(np.linalg) if not n.startswith("_") and n != "test" and not hasattr(fla, n)
+    ]
     with pytest.raises(fg.core.errors.NoRuleError, match="numpy.packbits"):
         fnp.packbits
     with pytest.raises(ValueError, match="einsum: a sublist holds axis numbers"):
@@ -560,11 +769,22 @@ def test_other_functions_and_forms_are_refused_clearly():
         fnp.dot(np.ones(2), np.ones(2), out=np.empty(()))
 
 
-@pytest.mark.parametrize("f, tf", [
-    (lambda m: fnp.sum(fnp.linalg.cholesky(m) ** 2 * np.arange(1.0, 10.0).reshape(3, 3)),
-     lambda t, m: (t.linalg.cholesky(m) ** 2 * t.arange(1.0, 10.0, dtype=t.float64).reshape(3, 3)).sum()),
-    (lambda m: fnp.sum(fnp.linalg.eigvalsh(m) ** 3), lambda t, m: (t.linalg.eigvalsh(m) ** 3).sum()),
-], ids=["cholesky", "eigvalsh"])
+@pytest.mark.parametrize(
+    "f, tf",
+    [
+        (
+            lambda m: fnp.sum(fnp.linalg.cholesky(m) ** 2 * np.arange(1.0, 10.0).reshape(3, 3)),
+            lambda t, m: (
+                t.linalg.cholesky(m) ** 2 * t.arange(1.0, 10.0, dtype=t.float64).reshape(3, 3)
+            ).sum(),
+        ),
+        (
+            lambda m: fnp.sum(fnp.linalg.eigvalsh(m) ** 3),
+            lambda t, m: (t.linalg.eigvalsh(m) ** 3).sum(),
+        ),
+    ],
+    ids=["cholesky", "eigvalsh"],
+)
 def test_the_symmetrised_gradient_is_the_ecosystems(f, tf):
     # docs/numpy.md: funcgrad's gradient lies in the triangle read; its average with its
     # transpose is JAX's, PyTorch's and autograd's gradient of a symmetric input

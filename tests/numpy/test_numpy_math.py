@@ -32,8 +32,14 @@ def away(lo=0.3, hi=2.0):
 
 def off_integers(scale=1.0):
     """Values at least 0.05 * scale from a multiple of ``scale`` (jumps of floor, round...)."""
-    return lambda rng, n: scale * (rng.integers(-3, 3, n) + rng.uniform(0.05, 0.45, n)
-                                   * rng.choice([-1.0, 1.0], n) + 0.5 * rng.integers(0, 2, n))
+    return lambda rng, n: (
+        scale
+        * (
+            rng.integers(-3, 3, n)
+            + rng.uniform(0.05, 0.45, n) * rng.choice([-1.0, 1.0], n)
+            + 0.5 * rng.integers(0, 2, n)
+        )
+    )
 
 
 REAL, POS, UNIT, GT1 = uniform(-2, 2), uniform(0.3, 3.0), uniform(-0.9, 0.9), uniform(1.2, 3.0)
@@ -67,57 +73,100 @@ def _t(name):
 R = Row
 TABLE = {
     # core operations under every NumPy name
-    "abs": R([away()], _t("abs")), "absolute": R([away()], _t("abs")),
-    "add": R([REAL, REAL], _t("add")), "subtract": R([REAL, REAL], _t("subtract")),
-    "multiply": R([REAL, REAL], _t("multiply")), "divide": R([REAL, away()], _t("divide")),
+    "abs": R([away()], _t("abs")),
+    "absolute": R([away()], _t("abs")),
+    "add": R([REAL, REAL], _t("add")),
+    "subtract": R([REAL, REAL], _t("subtract")),
+    "multiply": R([REAL, REAL], _t("multiply")),
+    "divide": R([REAL, away()], _t("divide")),
     "true_divide": R([REAL, away()], _t("true_divide")),
-    "power": R([POS, REAL], _t("pow")), "pow": R([POS, REAL], _t("pow")),
+    "power": R([POS, REAL], _t("pow")),
+    "pow": R([POS, REAL], _t("pow")),
     "negative": R([REAL], _t("negative")),
     "maximum": R([REAL, REAL], _t("maximum"), valid=_apart(0.1)),
     "minimum": R([REAL, REAL], _t("minimum"), valid=_apart(0.1)),
-    "exp": R([REAL], _t("exp")), "log": R([POS], _t("log")), "sqrt": R([POS], _t("sqrt")),
-    "sin": R([REAL], _t("sin")), "cos": R([REAL], _t("cos")), "tanh": R([REAL], _t("tanh")),
+    "exp": R([REAL], _t("exp")),
+    "log": R([POS], _t("log")),
+    "sqrt": R([POS], _t("sqrt")),
+    "sin": R([REAL], _t("sin")),
+    "cos": R([REAL], _t("cos")),
+    "tanh": R([REAL], _t("tanh")),
     "sign": R([away()], _t("sign")),
-    "where": R([away(), REAL], lambda torch, x, y: torch.where(x > 0, x, y),
-               call=lambda m, x, y: m.where(x > 0, x, y)),
-    "greater": R([REAL, REAL], valid=_apart(0.01)), "greater_equal": R([REAL, REAL], valid=_apart(0.01)),
-    "less": R([REAL, REAL], valid=_apart(0.01)), "less_equal": R([REAL, REAL], valid=_apart(0.01)),
-    "equal": R([REAL, REAL], valid=_apart(0.01)), "not_equal": R([REAL, REAL], valid=_apart(0.01)),
+    "where": R(
+        [away(), REAL],
+        lambda torch, x, y: torch.where(x > 0, x, y),
+        call=lambda m, x, y: m.where(x > 0, x, y),
+    ),
+    "greater": R([REAL, REAL], valid=_apart(0.01)),
+    "greater_equal": R([REAL, REAL], valid=_apart(0.01)),
+    "less": R([REAL, REAL], valid=_apart(0.01)),
+    "less_equal": R([REAL, REAL], valid=_apart(0.01)),
+    "equal": R([REAL, REAL], valid=_apart(0.01)),
+    "not_equal": R([REAL, REAL], valid=_apart(0.01)),
     # unary
-    "exp2": R([REAL], _t("exp2")), "expm1": R([REAL], _t("expm1")),
-    "log2": R([POS], _t("log2")), "log10": R([POS], _t("log10")),
+    "exp2": R([REAL], _t("exp2")),
+    "expm1": R([REAL], _t("expm1")),
+    "log2": R([POS], _t("log2")),
+    "log10": R([POS], _t("log10")),
     "log1p": R([uniform(-0.7, 3.0)], _t("log1p")),
     "cbrt": R([away()], lambda torch, x: torch.sign(x) * torch.abs(x) ** (1.0 / 3.0)),
-    "square": R([REAL], _t("square")), "reciprocal": R([away()], _t("reciprocal")),
-    "fabs": R([away()], _t("abs")), "tan": R([uniform(-1.2, 1.2)], _t("tan")),
-    "arcsin": R([UNIT], _t("arcsin")), "arccos": R([UNIT], _t("arccos")),
-    "arctan": R([REAL], _t("arctan")), "sinh": R([REAL], _t("sinh")), "cosh": R([REAL], _t("cosh")),
-    "arcsinh": R([REAL], _t("arcsinh")), "arccosh": R([GT1], _t("arccosh")),
+    "square": R([REAL], _t("square")),
+    "reciprocal": R([away()], _t("reciprocal")),
+    "fabs": R([away()], _t("abs")),
+    "tan": R([uniform(-1.2, 1.2)], _t("tan")),
+    "arcsin": R([UNIT], _t("arcsin")),
+    "arccos": R([UNIT], _t("arccos")),
+    "arctan": R([REAL], _t("arctan")),
+    "sinh": R([REAL], _t("sinh")),
+    "cosh": R([REAL], _t("cosh")),
+    "arcsinh": R([REAL], _t("arcsinh")),
+    "arccosh": R([GT1], _t("arccosh")),
     "arctanh": R([UNIT], _t("arctanh")),
-    "asin": R([UNIT], _t("asin")), "acos": R([UNIT], _t("acos")), "atan": R([REAL], _t("atan")),
-    "asinh": R([REAL], _t("asinh")), "acosh": R([GT1], _t("acosh")), "atanh": R([UNIT], _t("atanh")),
+    "asin": R([UNIT], _t("asin")),
+    "acos": R([UNIT], _t("acos")),
+    "atan": R([REAL], _t("atan")),
+    "asinh": R([REAL], _t("asinh")),
+    "acosh": R([GT1], _t("acosh")),
+    "atanh": R([UNIT], _t("atanh")),
     "sinc": R([REAL], _t("sinc")),
-    "deg2rad": R([REAL], _t("deg2rad")), "radians": R([REAL], _t("deg2rad")),
-    "rad2deg": R([REAL], _t("rad2deg")), "degrees": R([REAL], _t("rad2deg")),
+    "deg2rad": R([REAL], _t("deg2rad")),
+    "radians": R([REAL], _t("deg2rad")),
+    "rad2deg": R([REAL], _t("rad2deg")),
+    "degrees": R([REAL], _t("rad2deg")),
     "positive": R([REAL], _t("positive")),
-    "real": R([REAL], _t("real")), "imag": R([REAL]), "conj": R([REAL], _t("conj")),
-    "conjugate": R([REAL], _t("conj")), "angle": R([away()], _t("angle")),
-    "floor": R([off_integers()], _t("floor")), "ceil": R([off_integers()], _t("ceil")),
-    "rint": R([off_integers()], _t("round")), "trunc": R([off_integers()], _t("trunc")),
+    "real": R([REAL], _t("real")),
+    "imag": R([REAL]),
+    "conj": R([REAL], _t("conj")),
+    "conjugate": R([REAL], _t("conj")),
+    "angle": R([away()], _t("angle")),
+    "floor": R([off_integers()], _t("floor")),
+    "ceil": R([off_integers()], _t("ceil")),
+    "rint": R([off_integers()], _t("round")),
+    "trunc": R([off_integers()], _t("trunc")),
     "fix": R([off_integers()], _t("fix")),
-    "round": R([off_integers(0.1)], lambda torch, x: torch.round(x, decimals=1),
-               call=lambda m, x: m.round(x, decimals=1)),
+    "round": R(
+        [off_integers(0.1)],
+        lambda torch, x: torch.round(x, decimals=1),
+        call=lambda m, x: m.round(x, decimals=1),
+    ),
     "around": R([off_integers()], _t("round")),
-    "astype": R([REAL], lambda torch, x: x * 1.0,
-                call=lambda m, x: m.astype(m.astype(x if m is fnp else np.asarray(x), np.longdouble) * 3.0,
-                                          np.float64) / 3.0),
+    "astype": R(
+        [REAL],
+        lambda torch, x: x * 1.0,
+        call=lambda m, x: (
+            m.astype(m.astype(x if m is fnp else np.asarray(x), np.longdouble) * 3.0, np.float64)
+            / 3.0
+        ),
+    ),
     # binary
     "float_power": R([POS, REAL], _t("float_power")),
     "fmax": R([REAL, REAL], _t("fmax"), valid=_apart(0.1)),
     "fmin": R([REAL, REAL], _t("fmin"), valid=_apart(0.1)),
-    "arctan2": R([REAL, away()], _t("atan2")), "atan2": R([REAL, away()], _t("atan2")),
+    "arctan2": R([REAL, away()], _t("atan2")),
+    "atan2": R([REAL, away()], _t("atan2")),
     "hypot": R([away(), away()], _t("hypot")),
-    "logaddexp": R([REAL, REAL], _t("logaddexp")), "logaddexp2": R([REAL, REAL], _t("logaddexp2")),
+    "logaddexp": R([REAL, REAL], _t("logaddexp")),
+    "logaddexp2": R([REAL, REAL], _t("logaddexp2")),
     "mod": R([REAL, away(0.5)], _t("remainder"), valid=_quotient_off_integers),
     "remainder": R([REAL, away(0.5)], _t("remainder"), valid=_quotient_off_integers),
     "fmod": R([REAL, away(0.5)], _t("fmod"), valid=_quotient_off_integers),
@@ -130,13 +179,24 @@ TABLE = {
 }
 # Extra rows: the same functions called another way.
 EXTRA = {
-    "clip open below": R([REAL, uniform(-1.0, 1.0)], lambda torch, x, hi: torch.clamp(x, max=hi),
-                         call=lambda m, x, hi: m.clip(x, None, hi), valid=_apart(0.1)),
-    "clip open above": R([REAL, uniform(-1.0, 1.0)], lambda torch, x, lo: torch.clamp(x, min=lo),
-                         call=lambda m, x, lo: m.clip(x, lo, None), valid=_apart(0.1)),
-    "clip keywords": R([REAL], lambda torch, x: torch.clamp(x, -0.5, 0.5),
-                       call=lambda m, x: m.clip(x, min=-0.5, max=0.5),
-                       valid=lambda x: np.min(np.abs(np.abs(x) - 0.5)) > 0.1),
+    "clip open below": R(
+        [REAL, uniform(-1.0, 1.0)],
+        lambda torch, x, hi: torch.clamp(x, max=hi),
+        call=lambda m, x, hi: m.clip(x, None, hi),
+        valid=_apart(0.1),
+    ),
+    "clip open above": R(
+        [REAL, uniform(-1.0, 1.0)],
+        lambda torch, x, lo: torch.clamp(x, min=lo),
+        call=lambda m, x, lo: m.clip(x, lo, None),
+        valid=_apart(0.1),
+    ),
+    "clip keywords": R(
+        [REAL],
+        lambda torch, x: torch.clamp(x, -0.5, 0.5),
+        call=lambda m, x: m.clip(x, min=-0.5, max=0.5),
+        valid=lambda x: np.min(np.abs(np.abs(x) - 0.5)) > 0.1,
+    ),
     # PyTorch's sinc derivative cancels badly here: see test_sinc_derivative_near_zero
     "sinc near zero": R([uniform(-1e-3, 1e-3)], None, call=lambda m, x: m.sinc(x)),
     "sinc at zero": R([uniform(0.0, 0.0)], _t("sinc"), call=lambda m, x: m.sinc(x)),
@@ -145,8 +205,15 @@ ROWS = {**TABLE, **EXTRA}
 
 SHAPES = {
     1: [((),), ((3,),), ((2, 3),), ((2, 1),), ((1,),)],
-    2: [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((1,), (3,)),
-        ((2, 3), (2, 1))],
+    2: [
+        ((), ()),
+        ((3,), ()),
+        ((), (3,)),
+        ((2, 3), (3,)),
+        ((2, 1), (1, 3)),
+        ((1,), (3,)),
+        ((2, 3), (2, 1)),
+    ],
     3: [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), ()), ((2, 1), (1, 3), (2, 3))],
 }
 
@@ -174,7 +241,9 @@ def shapes_of(name):
 
 def test_every_function_has_a_row():
     missing = set(_math.__all__) - set(TABLE)
-    assert not missing, f"add rows to TABLE in tests/numpy/test_numpy_math.py for: {sorted(missing)}"
+    assert not missing, (
+        f"add rows to TABLE in tests/numpy/test_numpy_math.py for: {sorted(missing)}"
+    )
 
 
 def test_every_name_is_reachable_from_the_namespace():
@@ -183,8 +252,9 @@ def test_every_name_is_reachable_from_the_namespace():
 
 
 COMPARISONS = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal"}
-UFUNC_NAMES = sorted(n for n in ROWS if isinstance(getattr(np, n, None), np.ufunc)
-                     and ROWS[n].call is None)
+UFUNC_NAMES = sorted(
+    n for n in ROWS if isinstance(getattr(np, n, None), np.ufunc) and ROWS[n].call is None
+)
 
 
 @pytest.mark.parametrize("name", UFUNC_NAMES)
@@ -198,7 +268,7 @@ def test_numpys_own_ufunc_on_a_traced_value_is_funcgrads(name):
     want_value = call(name, fnp, *args)
     got = ufunc(*[fg.var(a) for a in args])
     np.testing.assert_array_equal(got.value if isinstance(got, fg.Node) else got, want_value)
-    if name in COMPARISONS:   # a mask: no gradient to compare
+    if name in COMPARISONS:  # a mask: no gradient to compare
         return
     want = fg.grad(lambda x: fnp.sum(call(name, fnp, x, *args[1:])))(args[0])
     got = fg.grad(lambda x: fnp.sum(ufunc(x, *args[1:])))(args[0])
@@ -207,23 +277,32 @@ def test_numpys_own_ufunc_on_a_traced_value_is_funcgrads(name):
 
 # ------------------------------------------------ derivatives, both modes
 
+
 @pytest.mark.parametrize("name", sorted(ROWS))
 @settings(max_examples=4, deadline=None)
 @given(data=st.data())
 def test_second_order_both_modes(name, data):
     shapes = data.draw(st.sampled_from(shapes_of(name)), label="shapes")
-    args = sample(name, shapes, np.random.default_rng(data.draw(st.integers(0, 2 ** 16), label="seed")))
+    args = sample(
+        name, shapes, np.random.default_rng(data.draw(st.integers(0, 2**16), label="seed"))
+    )
     fg.check_grads(lambda *xs: call(name, fnp, *xs), tuple(args), order=2, modes=("fwd", "rev"))
 
 
 # ------------------------------------------------ values: NumPy, bit for bit
 
+
 def _same(got, want, what):
     if type(want) is np.float64:
         assert type(got) in (float, np.float64), f"{what}: {type(got)} for NumPy's {type(want)}"
     got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape,
-                                                                 want.dtype, want.shape)
+    assert got.dtype == want.dtype and got.shape == want.shape, (
+        what,
+        got.dtype,
+        got.shape,
+        want.dtype,
+        want.shape,
+    )
     np.testing.assert_array_equal(got, want, err_msg=what)
 
 
@@ -234,24 +313,37 @@ def test_values_are_numpys_bit_for_bit(name):
         args = sample(name, shapes, rng)
         want = call(name, np, *args)
         _same(call(name, fnp, *args), want, f"{name} plain {shapes}")
-        traced, _ = fg.jvp(lambda *xs: call(name, fnp, *xs), tuple(args),
-                           tuple(np.ones_like(a) if np.shape(a) else 1.0 for a in args))
+        traced, _ = fg.jvp(
+            lambda *xs: call(name, fnp, *xs),
+            tuple(args),
+            tuple(np.ones_like(a) if np.shape(a) else 1.0 for a in args),
+        )
         _same(traced, want, f"{name} traced {shapes}")
         if all(type(a) is float for a in args):
             # Python floats in: NumPy's scalar type out, as NumPy gives; on nodes (the
             # expression layer) the value stays a Python float.
             assert type(call(name, fnp, *args)) is type(want), f"{name}: {type(want)}"
-            if type(want) is np.float64 and name != "astype":   # astype names NumPy's dtype
+            if type(want) is np.float64 and name != "astype":  # astype names NumPy's dtype
                 assert type(call(name, fnp, *map(fg.var, args)).value) is float, name
 
 
-@pytest.mark.parametrize("name, x, y", [
-    ("floor_divide", np.arange(-4, 5), 3), ("mod", np.arange(-4, 5), 3), ("fmod", np.arange(-4, 5), 3),
-    ("square", np.arange(4), None), ("positive", np.arange(3), None), ("fabs", np.arange(-2, 2), None),
-    ("reciprocal", np.array([1, 2]), None), ("heaviside", np.array([-1.0, 0.0, 2.0]), 0.5),
-    ("copysign", np.array([1.0, -2.0]), np.array([-0.0, 0.0])), ("fmax", np.array([np.nan, 1.0]), 0.5),
-    ("fmin", np.array([np.nan, 1.0]), np.nan), ("clip", np.arange(6), None),
-])
+@pytest.mark.parametrize(
+    "name, x, y",
+    [
+        ("floor_divide", np.arange(-4, 5), 3),
+        ("mod", np.arange(-4, 5), 3),
+        ("fmod", np.arange(-4, 5), 3),
+        ("square", np.arange(4), None),
+        ("positive", np.arange(3), None),
+        ("fabs", np.arange(-2, 2), None),
+        ("reciprocal", np.array([1, 2]), None),
+        ("heaviside", np.array([-1.0, 0.0, 2.0]), 0.5),
+        ("copysign", np.array([1.0, -2.0]), np.array([-0.0, 0.0])),
+        ("fmax", np.array([np.nan, 1.0]), 0.5),
+        ("fmin", np.array([np.nan, 1.0]), np.nan),
+        ("clip", np.arange(6), None),
+    ],
+)
 def test_integer_nan_and_signed_zero_values_are_numpys(name, x, y):
     args = (x,) if y is None else (x, y)
     if name == "clip":
@@ -260,7 +352,9 @@ def test_integer_nan_and_signed_zero_values_are_numpys(name, x, y):
 
 
 def test_a_nan_opponent_gives_fmax_its_whole_derivative():
-    g = fg.grad(lambda x: fnp.sum(fnp.fmax(x, np.array([np.nan, 0.0, 5.0]))))(np.array([1.0, 1.0, 1.0]))
+    g = fg.grad(lambda x: fnp.sum(fnp.fmax(x, np.array([np.nan, 0.0, 5.0]))))(
+        np.array([1.0, 1.0, 1.0])
+    )
     np.testing.assert_array_equal(g, [1.0, 1.0, 0.0])
 
 
@@ -272,10 +366,12 @@ def test_ties_split_the_derivative():
 def test_sinc_derivative_near_zero_is_accurate():
     x = np.array([-1e-3, -1e-6, 0.0, 1e-8, 1e-4, 0.0199, 0.0201])
     p = np.pi
-    series = -p ** 2 * x / 3 + p ** 4 * x ** 3 / 30 - p ** 6 * x ** 5 / 840 + p ** 8 * x ** 7 / 45360
-    np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(fnp.sinc(x)))(x), series, rtol=1e-12, atol=0)
+    series = -(p**2) * x / 3 + p**4 * x**3 / 30 - p**6 * x**5 / 840 + p**8 * x**7 / 45360
+    np.testing.assert_allclose(
+        fg.grad(lambda x: fnp.sum(fnp.sinc(x)))(x), series, rtol=1e-12, atol=0
+    )
     second = fg.grad(fg.grad(fnp.sinc))(0.0)
-    assert abs(second - (-p ** 2 / 3)) < 1e-14
+    assert abs(second - (-(p**2) / 3)) < 1e-14
 
 
 def test_complex_parts_have_their_rules():
@@ -293,13 +389,14 @@ def test_out_is_refused_clearly():
 
 # ------------------------------------------------ vmap equals a loop
 
+
 @pytest.mark.parametrize("name", sorted(ROWS))
 def test_vmap_equals_a_loop(name):
     rng = np.random.default_rng(5)
     shapes = shapes_of(name)[3 if len(shapes_of(name)) > 3 else -1]
     examples = [sample(name, shapes, rng) for _ in range(3)]
     batched = [np.stack([np.asarray(e[i]) for e in examples]) for i in range(len(shapes))]
-    fun = lambda *xs: call(name, fnp, *xs)   # noqa: E731
+    fun = lambda *xs: call(name, fnp, *xs)  # noqa: E731
     want = np.stack([np.asarray(fun(*e)) for e in examples])
     np.testing.assert_array_equal(np.asarray(fg.vmap(fun)(*batched)), want)
     # and per-example gradients of the sum, against a loop of grads
@@ -307,5 +404,3 @@ def test_vmap_equals_a_loop(name):
         g = fg.vmap(fg.grad(lambda x: fnp.sum(fun(x))))(batched[0])
         loop = np.stack([fg.grad(lambda x: fnp.sum(fun(x)))(e[0]) for e in examples])
         np.testing.assert_allclose(g, loop, rtol=1e-13, atol=1e-15)
-
-

@@ -55,10 +55,16 @@ class Row:
     """``call(module, *args)``, its argument shapes (one tuple per draw), domains, torch twin."""
 
     def __init__(self, call, shapes, torch=None, domains=(normal,), scipy=False):
-        self.call, self.shapes, self.torch, self.domains, self.scipy = call, shapes, torch, domains, scipy
+        self.call, self.shapes, self.torch, self.domains, self.scipy = (
+            call,
+            shapes,
+            torch,
+            domains,
+            scipy,
+        )
 
 
-ND = [((2, 3, 4),), ((2, 1, 3),), ((1, 2, 2),)]        # three dims, some of size 1
+ND = [((2, 3, 4),), ((2, 1, 3),), ((1, 2, 2),)]  # three dims, some of size 1
 MAT = [((2, 3),), ((1, 4),), ((3, 1),)]
 ALL = [((4,),), ((2, 3),), ((1, 3, 1),)]
 
@@ -73,114 +79,264 @@ def _avg_torch(torch, x, w, axis):
 
 
 ROWS = {
-    "sum axes keepdims": Row(lambda m, x: m.sum(x, axis=(0, 2), keepdims=True), ND,
-                             lambda t, x: x.sum(dim=(0, 2), keepdim=True)),
+    "sum axes keepdims": Row(
+        lambda m, x: m.sum(x, axis=(0, 2), keepdims=True),
+        ND,
+        lambda t, x: x.sum(dim=(0, 2), keepdim=True),
+    ),
     "sum all": Row(lambda m, x: m.sum(x), ALL, lambda t, x: x.sum()),
     "sum one-tuple axis": Row(lambda m, x: m.sum(x, axis=(1,)), MAT, lambda t, x: x.sum(dim=1)),
     "mean": Row(lambda m, x: m.mean(x, axis=-1), ND, lambda t, x: x.mean(dim=-1)),
-    "mean axes": Row(lambda m, x: m.mean(x, axis=(0, 1), keepdims=True), ND,
-                     lambda t, x: x.mean(dim=(0, 1), keepdim=True)),
+    "mean axes": Row(
+        lambda m, x: m.mean(x, axis=(0, 1), keepdims=True),
+        ND,
+        lambda t, x: x.mean(dim=(0, 1), keepdim=True),
+    ),
     "mean all": Row(lambda m, x: m.mean(x), ALL, lambda t, x: x.mean()),
     "prod": Row(lambda m, x: m.prod(x, axis=1), MAT, lambda t, x: x.prod(dim=1), (with_zeros,)),
     "prod all": Row(lambda m, x: m.prod(x), ALL, lambda t, x: x.prod(), (with_zeros,)),
-    "prod axes": Row(lambda m, x: m.prod(x, axis=(0, 2), keepdims=True), ND,
-                     lambda t, x: x.prod(dim=2, keepdim=True).prod(dim=0, keepdim=True), (with_zeros,)),
+    "prod axes": Row(
+        lambda m, x: m.prod(x, axis=(0, 2), keepdims=True),
+        ND,
+        lambda t, x: x.prod(dim=2, keepdim=True).prod(dim=0, keepdim=True),
+        (with_zeros,),
+    ),
     "max": Row(lambda m, x: m.max(x, axis=1), MAT, lambda t, x: t.amax(x, dim=1)),
-    "max axes": Row(lambda m, x: m.max(x, axis=(0, 2), keepdims=True), ND,
-                    lambda t, x: t.amax(x, dim=(0, 2), keepdim=True)),
+    "max axes": Row(
+        lambda m, x: m.max(x, axis=(0, 2), keepdims=True),
+        ND,
+        lambda t, x: t.amax(x, dim=(0, 2), keepdim=True),
+    ),
     "min": Row(lambda m, x: m.min(x, axis=0), MAT, lambda t, x: t.amin(x, dim=0)),
     "amax": Row(lambda m, x: m.amax(x), ALL, lambda t, x: t.amax(x)),
-    "amin": Row(lambda m, x: m.amin(x, axis=-1, keepdims=True), ND,
-                lambda t, x: t.amin(x, dim=-1, keepdim=True)),
-    "ptp": Row(lambda m, x: m.ptp(x, axis=1), MAT, lambda t, x: t.amax(x, dim=1) - t.amin(x, dim=1)),
+    "amin": Row(
+        lambda m, x: m.amin(x, axis=-1, keepdims=True),
+        ND,
+        lambda t, x: t.amin(x, dim=-1, keepdim=True),
+    ),
+    "ptp": Row(
+        lambda m, x: m.ptp(x, axis=1), MAT, lambda t, x: t.amax(x, dim=1) - t.amin(x, dim=1)
+    ),
     "var": Row(lambda m, x: m.var(x, axis=1), MAT, lambda t, x: t.var(x, dim=1, correction=0)),
     "var ddof": Row(lambda m, x: m.var(x, ddof=1), ALL[:2], lambda t, x: t.var(x, correction=1)),
-    "var axes": Row(lambda m, x: m.var(x, axis=(0, 2), keepdims=True), ND,
-                    lambda t, x: t.var(x, dim=(0, 2), correction=0, keepdim=True)),
-    "std": Row(lambda m, x: m.std(x, axis=0, ddof=1), [((3, 2),), ((2, 1),)],
-               lambda t, x: t.std(x, dim=0, correction=1)),
+    "var axes": Row(
+        lambda m, x: m.var(x, axis=(0, 2), keepdims=True),
+        ND,
+        lambda t, x: t.var(x, dim=(0, 2), correction=0, keepdim=True),
+    ),
+    "std": Row(
+        lambda m, x: m.std(x, axis=0, ddof=1),
+        [((3, 2),), ((2, 1),)],
+        lambda t, x: t.std(x, dim=0, correction=1),
+    ),
     "cumsum": Row(lambda m, x: m.cumsum(x, axis=1), MAT, lambda t, x: t.cumsum(x, dim=1)),
     "cumsum flat": Row(lambda m, x: m.cumsum(x), ALL, lambda t, x: t.cumsum(x.flatten(), dim=0)),
-    "cumprod": Row(lambda m, x: m.cumprod(x, axis=-1), ND, lambda t, x: t.cumprod(x, dim=-1),
-                   (with_zeros,)),
-    "cumprod long": Row(lambda m, x: m.cumprod(x, axis=0), [((11,),)], lambda t, x: t.cumprod(x, dim=0),
-                        (with_zeros,)),
-    "cumprod flat": Row(lambda m, x: m.cumprod(x), MAT, lambda t, x: t.cumprod(x.flatten(), dim=0),
-                        (with_zeros,)),
+    "cumprod": Row(
+        lambda m, x: m.cumprod(x, axis=-1), ND, lambda t, x: t.cumprod(x, dim=-1), (with_zeros,)
+    ),
+    "cumprod long": Row(
+        lambda m, x: m.cumprod(x, axis=0),
+        [((11,),)],
+        lambda t, x: t.cumprod(x, dim=0),
+        (with_zeros,),
+    ),
+    "cumprod flat": Row(
+        lambda m, x: m.cumprod(x), MAT, lambda t, x: t.cumprod(x.flatten(), dim=0), (with_zeros,)
+    ),
     "average": Row(lambda m, x: m.average(x, axis=0), MAT, lambda t, x: x.mean(dim=0)),
-    "average weights": Row(lambda m, x, w: m.average(x, axis=1, weights=w),
-                           [((2, 3), (3,)), ((1, 4), (4,))],
-                           lambda t, x, w: (x * w).sum(dim=1) / w.sum(), (normal, unit)),
-    "average full weights": Row(lambda m, x, w: m.average(x, weights=w, returned=True),
-                                [((2, 3), (2, 3)), ((3,), (3,))],
-                                lambda t, x, w: ((x * w).sum() / w.sum(), w.sum()), (normal, unit)),
-    "average axes weights": Row(lambda m, x, w: m.average(x, axis=(2, 0), weights=w, keepdims=True),
-                                [((2, 3, 4), (4, 2))], None, (normal, unit)),
-    "nansum": Row(lambda m, x: m.nansum(x, axis=1), MAT, lambda t, x: t.nansum(x, dim=1), (with_nans,)),
-    "nanmean": Row(lambda m, x: m.nanmean(x, axis=0), [((4, 2),), ((5, 1),)],
-                   lambda t, x: t.nanmean(x, dim=0), (with_nans,)),
+    "average weights": Row(
+        lambda m, x, w: m.average(x, axis=1, weights=w),
+        [((2, 3), (3,)), ((1, 4), (4,))],
+        lambda t, x, w: (x * w).sum(dim=1) / w.sum(),
+        (normal, unit),
+    ),
+    "average full weights": Row(
+        lambda m, x, w: m.average(x, weights=w, returned=True),
+        [((2, 3), (2, 3)), ((3,), (3,))],
+        lambda t, x, w: ((x * w).sum() / w.sum(), w.sum()),
+        (normal, unit),
+    ),
+    "average axes weights": Row(
+        lambda m, x, w: m.average(x, axis=(2, 0), weights=w, keepdims=True),
+        [((2, 3, 4), (4, 2))],
+        None,
+        (normal, unit),
+    ),
+    "nansum": Row(
+        lambda m, x: m.nansum(x, axis=1), MAT, lambda t, x: t.nansum(x, dim=1), (with_nans,)
+    ),
+    "nanmean": Row(
+        lambda m, x: m.nanmean(x, axis=0),
+        [((4, 2),), ((5, 1),)],
+        lambda t, x: t.nanmean(x, dim=0),
+        (with_nans,),
+    ),
     # funcgrad.scipy.special
-    "logsumexp": Row(lambda m, x: _sp("logsumexp")(m, x, axis=1), MAT,
-                     lambda t, x: t.logsumexp(x, dim=1), scipy=True),
-    "logsumexp all keepdims": Row(lambda m, x: _sp("logsumexp")(m, x, keepdims=True), ALL,
-                                  lambda t, x: t.logsumexp(x.flatten(), dim=0).reshape((1,) * x.ndim),
-                                  scipy=True),
-    "logsumexp b": Row(lambda m, x, b: _sp("logsumexp")(m, x, axis=-1, b=b), [((2, 3), (3,))],
-                       lambda t, x, b: t.logsumexp(x + t.log(b), dim=-1), (normal, unit), scipy=True),
-    "softmax": Row(lambda m, x: _sp("softmax")(m, x, axis=-1), MAT, lambda t, x: t.softmax(x, dim=-1),
-                   scipy=True),
-    "softmax all": Row(lambda m, x: _sp("softmax")(m, x), ALL,
-                       lambda t, x: t.softmax(x.flatten(), dim=0).reshape(x.shape), scipy=True),
+    "logsumexp": Row(
+        lambda m, x: _sp("logsumexp")(m, x, axis=1),
+        MAT,
+        lambda t, x: t.logsumexp(x, dim=1),
+        scipy=True,
+    ),
+    "logsumexp all keepdims": Row(
+        lambda m, x: _sp("logsumexp")(m, x, keepdims=True),
+        ALL,
+        lambda t, x: t.logsumexp(x.flatten(), dim=0).reshape((1,) * x.ndim),
+        scipy=True,
+    ),
+    "logsumexp b": Row(
+        lambda m, x, b: _sp("logsumexp")(m, x, axis=-1, b=b),
+        [((2, 3), (3,))],
+        lambda t, x, b: t.logsumexp(x + t.log(b), dim=-1),
+        (normal, unit),
+        scipy=True,
+    ),
+    "softmax": Row(
+        lambda m, x: _sp("softmax")(m, x, axis=-1),
+        MAT,
+        lambda t, x: t.softmax(x, dim=-1),
+        scipy=True,
+    ),
+    "softmax all": Row(
+        lambda m, x: _sp("softmax")(m, x),
+        ALL,
+        lambda t, x: t.softmax(x.flatten(), dim=0).reshape(x.shape),
+        scipy=True,
+    ),
     "softmax axes": Row(lambda m, x: _sp("softmax")(m, x, axis=(0, 2)), ND, None, scipy=True),
-    "log_softmax": Row(lambda m, x: _sp("log_softmax")(m, x, axis=0), MAT,
-                       lambda t, x: t.log_softmax(x, dim=0), scipy=True),
-    "log_softmax all": Row(lambda m, x: _sp("log_softmax")(m, x), ALL,
-                           lambda t, x: t.log_softmax(x.flatten(), dim=0).reshape(x.shape), scipy=True),
+    "log_softmax": Row(
+        lambda m, x: _sp("log_softmax")(m, x, axis=0),
+        MAT,
+        lambda t, x: t.log_softmax(x, dim=0),
+        scipy=True,
+    ),
+    "log_softmax all": Row(
+        lambda m, x: _sp("log_softmax")(m, x),
+        ALL,
+        lambda t, x: t.log_softmax(x.flatten(), dim=0).reshape(x.shape),
+        scipy=True,
+    ),
     "expit": Row(lambda m, x: _sp("expit")(m, x), ALL, lambda t, x: t.sigmoid(x), scipy=True),
-    "logit": Row(lambda m, x: _sp("logit")(m, x), ALL, lambda t, x: t.logit(x), (unit,), scipy=True),
+    "logit": Row(
+        lambda m, x: _sp("logit")(m, x), ALL, lambda t, x: t.logit(x), (unit,), scipy=True
+    ),
     "erf": Row(lambda m, x: _sp("erf")(m, x), ALL, lambda t, x: t.erf(x), scipy=True),
     # the rest of funcgrad.scipy.special: their rules are checked row by row in test_rules.py
-    **{name: Row((lambda name: lambda m, x: _sp(name)(m, x))(name), ALL, None, (dom,), scipy=True)
-       for name, dom in [("gammaln", unit), ("digamma", unit), ("psi", unit), ("gamma", unit),
-                         ("erfc", normal), ("erfinv", unit), ("erfcinv", unit), ("ndtr", normal),
-                         ("log_ndtr", normal), ("ndtri", unit), ("i0", normal), ("i1", normal),
-                         ("i0e", normal), ("i1e", normal), ("entr", unit), ("j0", unit), ("j1", unit),
-                         ("y0", unit), ("y1", unit), ("gammasgn", normal), ("rgamma", unit)]},
-    **{name: Row((lambda name: lambda m, x, y: _sp(name)(m, x, y))(name), [((2, 3), (3,))], None,
-                 (unit, unit), scipy=True)
-       for name in ["betaln", "beta", "xlogy", "xlog1py"]},
-    **{name: Row((lambda name: lambda m, x: _sp(name)(m, 2.5, x))(name), ALL, None, (unit,), scipy=True)
-       for name in ["gammainc", "gammaincc"]},
+    **{
+        name: Row((lambda name: lambda m, x: _sp(name)(m, x))(name), ALL, None, (dom,), scipy=True)
+        for name, dom in [
+            ("gammaln", unit),
+            ("digamma", unit),
+            ("psi", unit),
+            ("gamma", unit),
+            ("erfc", normal),
+            ("erfinv", unit),
+            ("erfcinv", unit),
+            ("ndtr", normal),
+            ("log_ndtr", normal),
+            ("ndtri", unit),
+            ("i0", normal),
+            ("i1", normal),
+            ("i0e", normal),
+            ("i1e", normal),
+            ("entr", unit),
+            ("j0", unit),
+            ("j1", unit),
+            ("y0", unit),
+            ("y1", unit),
+            ("gammasgn", normal),
+            ("rgamma", unit),
+        ]
+    },
+    **{
+        name: Row(
+            (lambda name: lambda m, x, y: _sp(name)(m, x, y))(name),
+            [((2, 3), (3,))],
+            None,
+            (unit, unit),
+            scipy=True,
+        )
+        for name in ["betaln", "beta", "xlogy", "xlog1py"]
+    },
+    **{
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, 2.5, x))(name), ALL, None, (unit,), scipy=True
+        )
+        for name in ["gammainc", "gammaincc"]
+    },
     "polygamma": Row(lambda m, x: _sp("polygamma")(m, 2, x), ALL, None, (unit,), scipy=True),
-    **{name: Row((lambda name: lambda m, x: _sp(name)(m, 1.5, x + 0.5))(name), ALL, None, (unit,), scipy=True)
-       for name in ["jv", "yv", "iv", "ive"]},
-    **{name: Row((lambda name: lambda m, x: _sp(name)(m, 2, x + 0.5))(name), ALL, None, (unit,), scipy=True)
-       for name in ["jn", "yn"]},
+    **{
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, 1.5, x + 0.5))(name),
+            ALL,
+            None,
+            (unit,),
+            scipy=True,
+        )
+        for name in ["jv", "yv", "iv", "ive"]
+    },
+    **{
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, 2, x + 0.5))(name),
+            ALL,
+            None,
+            (unit,),
+            scipy=True,
+        )
+        for name in ["jn", "yn"]
+    },
     "betainc": Row(lambda m, x: _sp("betainc")(m, 2.0, 3.0, x), ALL, None, (unit,), scipy=True),
-    "multigammaln": Row(lambda m, x: _sp("multigammaln")(m, x + 2.0, 3), ALL, None, (unit,),
-                        scipy=True),
-    **{name: Row((lambda name: lambda m, x: _sp(name)(m, x + 0.2))(name), ALL, None, (unit,),
-                 scipy=True)
-       for name in ["erfcx", "dawsn", "exp1", "expi", "loggamma", "spence", "sici", "fresnel"]},
+    "multigammaln": Row(
+        lambda m, x: _sp("multigammaln")(m, x + 2.0, 3), ALL, None, (unit,), scipy=True
+    ),
+    **{
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, x + 0.2))(name), ALL, None, (unit,), scipy=True
+        )
+        for name in ["erfcx", "dawsn", "exp1", "expi", "loggamma", "spence", "sici", "fresnel"]
+    },
     "expn": Row(lambda m, x: _sp("expn")(m, 2, x + 0.2), ALL, None, (unit,), scipy=True),
-    **{name: Row((lambda name: lambda m, x, y: _sp(name)(m, x + 0.1, y + 0.2))(name),
-                 [((2, 3), (3,))], None, (unit, unit), scipy=True)
-       for name in ["kl_div", "rel_entr", "poch", "owens_t", "boxcox", "boxcox1p"]},
+    **{
+        name: Row(
+            (lambda name: lambda m, x, y: _sp(name)(m, x + 0.1, y + 0.2))(name),
+            [((2, 3), (3,))],
+            None,
+            (unit, unit),
+            scipy=True,
+        )
+        for name in ["kl_div", "rel_entr", "poch", "owens_t", "boxcox", "boxcox1p"]
+    },
     "zeta": Row(lambda m, q: _sp("zeta")(m, 2.5, q + 0.5), ALL, None, (unit,), scipy=True),
     "zeta riemann": Row(lambda m, x: _sp("zeta")(m, 3.0) * x, ALL, None, (unit,), scipy=True),
     "hyp1f1": Row(lambda m, x: _sp("hyp1f1")(m, 1.5, 2.5, x), ALL, None, (unit,), scipy=True),
-    "hyp2f1": Row(lambda m, x: _sp("hyp2f1")(m, 1.5, 0.5, 3.0, x - 0.5), ALL, None, (unit,),
-                  scipy=True),
+    "hyp2f1": Row(
+        lambda m, x: _sp("hyp2f1")(m, 1.5, 0.5, 3.0, x - 0.5), ALL, None, (unit,), scipy=True
+    ),
     "factorial": Row(lambda m, x: _sp("factorial")(m, 4.0 * x), ALL, None, (unit,), scipy=True),
-    "comb": Row(lambda m, x: _sp("comb")(m, 6.0 * x + 2.0, 2.0 * x), ALL, None, (unit,),
-                scipy=True),
-    "comb repetition": Row(lambda m, x: _sp("comb")(m, 3.0 * x + 1.0, 2.0, repetition=True), ALL,
-                           None, (unit,), scipy=True),
-    "bernoulli": Row(lambda m, x: _sp("bernoulli")(m, 4) * x[..., None], ALL, None, (unit,),
-                     scipy=True),
-    "bessel_jn": Row(lambda m, x: (_sp("bessel_jn")(m, x + 0.3, v=2) if m is fnp else
-                                   np.stack([scipy.special.jv(k, x + 0.3) for k in range(3)])),
-                     ALL, None, (unit,), scipy=True),
+    "comb": Row(
+        lambda m, x: _sp("comb")(m, 6.0 * x + 2.0, 2.0 * x), ALL, None, (unit,), scipy=True
+    ),
+    "comb repetition": Row(
+        lambda m, x: _sp("comb")(m, 3.0 * x + 1.0, 2.0, repetition=True),
+        ALL,
+        None,
+        (unit,),
+        scipy=True,
+    ),
+    "bernoulli": Row(
+        lambda m, x: _sp("bernoulli")(m, 4) * x[..., None], ALL, None, (unit,), scipy=True
+    ),
+    "bessel_jn": Row(
+        lambda m, x: (
+            _sp("bessel_jn")(m, x + 0.3, v=2)
+            if m is fnp
+            else np.stack([scipy.special.jv(k, x + 0.3) for k in range(3)])
+        ),
+        ALL,
+        None,
+        (unit,),
+        scipy=True,
+    ),
 }
 
 
@@ -195,7 +351,9 @@ def covered(name):
 def test_every_function_has_a_row():
     names = set(_reductions.__all__) | set(fsp.__all__)
     missing = names - {covered(n) for n in ROWS}
-    assert not missing, f"add rows to ROWS in tests/numpy/test_numpy_reductions.py for: {sorted(missing)}"
+    assert not missing, (
+        f"add rows to ROWS in tests/numpy/test_numpy_reductions.py for: {sorted(missing)}"
+    )
 
 
 def test_the_namespace_serves_these_reductions():
@@ -205,13 +363,16 @@ def test_the_namespace_serves_these_reductions():
 
 # ------------------------------------------------ derivatives, both modes
 
+
 @pytest.mark.parametrize("name", sorted(ROWS))
 @settings(max_examples=3, deadline=None)
 @given(data=st.data())
 def test_second_order_both_modes(name, data):
     row = ROWS[name]
     shapes = data.draw(st.sampled_from(row.shapes), label="shapes")
-    args = sample(name, shapes, np.random.default_rng(data.draw(st.integers(0, 2 ** 16), label="seed")))
+    args = sample(
+        name, shapes, np.random.default_rng(data.draw(st.integers(0, 2**16), label="seed"))
+    )
     fg.check_grads(lambda *xs: row.call(fnp, *xs), tuple(args), order=2, modes=("fwd", "rev"))
 
 
@@ -219,11 +380,18 @@ def test_second_order_both_modes(name, data):
 def test_third_order_sample(name):
     row = ROWS[name]
     args = sample(name, row.shapes[0], np.random.default_rng(1))
-    fg.check_grads(lambda *xs: row.call(fnp, *xs), tuple(args), order=3, modes=("fwd", "rev"),
-                   rtol=1e-4, atol=1e-5)
+    fg.check_grads(
+        lambda *xs: row.call(fnp, *xs),
+        tuple(args),
+        order=3,
+        modes=("fwd", "rev"),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 # ------------------------------------------------ values
+
 
 def _leaves(x):
     return list(x) if isinstance(x, tuple) else [x]
@@ -237,21 +405,34 @@ def test_values_are_numpys(name):
         args = sample(name, shapes, rng)
         want = row.call(np, *args)
         got = row.call(fnp, *args)
-        traced = fg.jvp(lambda *xs: row.call(fnp, *xs), tuple(args), tuple(map(np.ones_like, args)))[0]
+        traced = fg.jvp(
+            lambda *xs: row.call(fnp, *xs), tuple(args), tuple(map(np.ones_like, args))
+        )[0]
         for g, t, w in zip(_leaves(got), _leaves(traced), _leaves(want)):
             for value in (g, t):
-                assert np.shape(value) == np.shape(w) and np.asarray(value).dtype == np.asarray(w).dtype
-                if row.scipy:   # SciPy's stable formulas differ from ours in the last bits
+                assert (
+                    np.shape(value) == np.shape(w)
+                    and np.asarray(value).dtype == np.asarray(w).dtype
+                )
+                if row.scipy:  # SciPy's stable formulas differ from ours in the last bits
                     np.testing.assert_allclose(value, w, rtol=1e-14, atol=1e-15, err_msg=name)
                 else:
                     np.testing.assert_array_equal(value, w, err_msg=name)
 
 
-@pytest.mark.parametrize("name, call", [
-    ("sum", lambda m, x: m.sum(x)), ("mean", lambda m, x: m.mean(x)), ("prod", lambda m, x: m.prod(x)),
-    ("max", lambda m, x: m.max(x)), ("var", lambda m, x: m.var(x)), ("std", lambda m, x: m.std(x)),
-    ("nansum", lambda m, x: m.nansum(x)), ("ptp", lambda m, x: m.ptp(x)),
-])
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("sum", lambda m, x: m.sum(x)),
+        ("mean", lambda m, x: m.mean(x)),
+        ("prod", lambda m, x: m.prod(x)),
+        ("max", lambda m, x: m.max(x)),
+        ("var", lambda m, x: m.var(x)),
+        ("std", lambda m, x: m.std(x)),
+        ("nansum", lambda m, x: m.nansum(x)),
+        ("ptp", lambda m, x: m.ptp(x)),
+    ],
+)
 def test_python_float_and_integer_inputs_give_numpys_values(name, call):
     assert float(call(fnp, 2.5)) == float(call(np, 2.5))
     ints = np.array([[3, 1, 4], [1, 5, 9]])
@@ -283,9 +464,10 @@ def test_prod_and_cumprod_are_exact_at_zeros():
     np.testing.assert_array_equal(fg.hessian(fnp.prod)(x)[1, 3], 6.0)
     x = np.array([3.0, 0.0, 2.0])
     np.testing.assert_array_equal(fg.grad(fnp.prod)(x), [0.0, 6.0, 0.0])
-    np.testing.assert_array_equal(fg.jacobian(fnp.cumprod)(x) if hasattr(fg, "jacobian")
-                                  else fg.jacrev(fnp.cumprod)(x),
-                                  [[1.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 6.0, 0.0]])
+    np.testing.assert_array_equal(
+        fg.jacobian(fnp.cumprod)(x) if hasattr(fg, "jacobian") else fg.jacrev(fnp.cumprod)(x),
+        [[1.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 6.0, 0.0]],
+    )
 
 
 def test_unsupported_arguments_are_refused_clearly():
@@ -299,6 +481,3 @@ def test_unsupported_arguments_are_refused_clearly():
         fnp.average(np.ones((2, 2)), weights=np.ones(2))
     with pytest.raises(ValueError, match="b must be positive"):
         fsp.logsumexp(np.ones(2), b=np.array([1.0, 0.0]))
-
-
-

@@ -24,7 +24,7 @@ from funcgrad.numpy import _indexing, _joining, _shape
 
 Case = namedtuple("Case", "fun shapes torch vmap", defaults=(None, True))
 
-M2 = [((2, 3),), ((1, 4),), ((3, 1),)]          # one 2-D operand, size-1 axes included
+M2 = [((2, 3),), ((1, 4),), ((3, 1),)]  # one 2-D operand, size-1 axes included
 M3 = [((2, 3, 2),), ((1, 2, 1),), ((2, 1, 3),)]
 V1 = [((3,),), ((1,),), ((4,),)]
 ANY = [((3,),), ((2, 3),), ((1, 2, 1),)]
@@ -47,114 +47,220 @@ CASES = {
     "reshape:ints": Case(lambda m, x: m.reshape(x, x.size), M2, lambda t, x: x.reshape(-1)),
     "reshape:F": Case(lambda m, x: m.reshape(x, (x.shape[1], x.shape[0]), order="F"), M2),
     "ravel": Case(lambda m, x: m.ravel(x), M3, lambda t, x: x.reshape(-1)),
-    "squeeze": Case(lambda m, x: m.squeeze(x), [((1, 3),), ((2, 1, 1),), ((1,),)],
-                    lambda t, x: x.squeeze()),
-    "squeeze:axis": Case(lambda m, x: m.squeeze(x, axis=0), [((1, 3),), ((1, 1, 2),)],
-                         lambda t, x: x.squeeze(0)),
+    "squeeze": Case(
+        lambda m, x: m.squeeze(x), [((1, 3),), ((2, 1, 1),), ((1,),)], lambda t, x: x.squeeze()
+    ),
+    "squeeze:axis": Case(
+        lambda m, x: m.squeeze(x, axis=0), [((1, 3),), ((1, 1, 2),)], lambda t, x: x.squeeze(0)
+    ),
     "expand_dims": Case(lambda m, x: m.expand_dims(x, 1), ANY, lambda t, x: x.unsqueeze(1)),
     "expand_dims:tuple": Case(lambda m, x: m.expand_dims(x, (0, -1)), ANY),
     "transpose": Case(lambda m, x: m.transpose(x), M3, lambda t, x: x.permute(2, 1, 0)),
-    "transpose:axes": Case(lambda m, x: m.transpose(x, (1, 2, 0)), M3, lambda t, x: x.permute(1, 2, 0)),
+    "transpose:axes": Case(
+        lambda m, x: m.transpose(x, (1, 2, 0)), M3, lambda t, x: x.permute(1, 2, 0)
+    ),
     "swapaxes": Case(lambda m, x: m.swapaxes(x, 0, -1), M3, lambda t, x: x.transpose(0, -1)),
     "moveaxis": Case(lambda m, x: m.moveaxis(x, 0, -1), M3, lambda t, x: torch.movedim(x, 0, -1)),
-    "moveaxis:tuple": Case(lambda m, x: m.moveaxis(x, (0, 1), (2, 0)), M3,
-                           lambda t, x: torch.movedim(x, (0, 1), (2, 0))),
-    "broadcast_to": Case(lambda m, x: m.broadcast_to(x, (2,) + x.shape), ANY,
-                         lambda t, x: x.broadcast_to((2,) + x.shape)),
+    "moveaxis:tuple": Case(
+        lambda m, x: m.moveaxis(x, (0, 1), (2, 0)),
+        M3,
+        lambda t, x: torch.movedim(x, (0, 1), (2, 0)),
+    ),
+    "broadcast_to": Case(
+        lambda m, x: m.broadcast_to(x, (2,) + x.shape),
+        ANY,
+        lambda t, x: x.broadcast_to((2,) + x.shape),
+    ),
     "broadcast_to:size1": Case(lambda m, x: m.broadcast_to(x, (3, 4)), [((1, 4),), ((3, 1),)]),
-    "broadcast_arrays": Case(lambda m, x, y: _weighted(m, m.broadcast_arrays(x, y)),
-                             [((2, 1), (3,)), ((1, 3), (2, 1))],
-                             lambda t, x, y: _weighted(t, torch.broadcast_tensors(x, y))),
+    "broadcast_arrays": Case(
+        lambda m, x, y: _weighted(m, m.broadcast_arrays(x, y)),
+        [((2, 1), (3,)), ((1, 3), (2, 1))],
+        lambda t, x, y: _weighted(t, torch.broadcast_tensors(x, y)),
+    ),
     "atleast_1d": Case(lambda m, x: m.atleast_1d(x), [((),), ((2,),), ((1, 2),)]),
-    "atleast_2d": Case(lambda m, x: m.atleast_2d(x), [((),), ((2,),), ((1, 2, 1),)],
-                       lambda t, x: torch.atleast_2d(x)),
-    "atleast_3d": Case(lambda m, x: m.atleast_3d(x), [((),), ((2,),), ((2, 3),)],
-                       lambda t, x: torch.atleast_3d(x)),
-    "atleast_1d:many": Case(lambda m, x, y: _weighted(m, [m.ravel(p) for p in m.atleast_1d(x, y)]),
-                            [((), (2,))]),
+    "atleast_2d": Case(
+        lambda m, x: m.atleast_2d(x),
+        [((),), ((2,),), ((1, 2, 1),)],
+        lambda t, x: torch.atleast_2d(x),
+    ),
+    "atleast_3d": Case(
+        lambda m, x: m.atleast_3d(x), [((),), ((2,),), ((2, 3),)], lambda t, x: torch.atleast_3d(x)
+    ),
+    "atleast_1d:many": Case(
+        lambda m, x, y: _weighted(m, [m.ravel(p) for p in m.atleast_1d(x, y)]), [((), (2,))]
+    ),
     "rollaxis": Case(lambda m, x: m.rollaxis(x, 2), M3, lambda t, x: torch.movedim(x, 2, 0)),
-    "rollaxis:start": Case(lambda m, x: m.rollaxis(x, 0, 3), M3, lambda t, x: torch.movedim(x, 0, 2)),
-    "permute_dims": Case(lambda m, x: m.permute_dims(x, (1, 2, 0)), M3, lambda t, x: x.permute(1, 2, 0)),
+    "rollaxis:start": Case(
+        lambda m, x: m.rollaxis(x, 0, 3), M3, lambda t, x: torch.movedim(x, 0, 2)
+    ),
+    "permute_dims": Case(
+        lambda m, x: m.permute_dims(x, (1, 2, 0)), M3, lambda t, x: x.permute(1, 2, 0)
+    ),
     "matrix_transpose": Case(lambda m, x: m.matrix_transpose(x), M3, lambda t, x: x.mT),
     # -- joining
-    "concatenate": Case(lambda m, x, y: m.concatenate([x, y, x], axis=1), [((2, 3), (2, 1)), ((1, 2), (1, 4))],
-                        lambda t, x, y: torch.cat([x, y, x], dim=1)),
-    "concatenate:None": Case(lambda m, x, y: m.concatenate([x, y], axis=None), [((2, 3), (4,)), ((1,), (1, 1))]),
-    "stack": Case(lambda m, x, y: m.stack([x, y], axis=-1), [((2, 3), (2, 3)), ((1,), (1,))],
-                  lambda t, x, y: torch.stack([x, y], dim=-1)),
-    "hstack": Case(lambda m, x, y: m.hstack([x, y]), [((2,), (3,)), ((2, 1), (2, 3))],
-                   lambda t, x, y: torch.hstack([x, y])),
-    "vstack": Case(lambda m, x, y: m.vstack([x, y]), [((3,), (2, 3)), ((1, 2), (1, 2))],
-                   lambda t, x, y: torch.vstack([x, y])),
-    "dstack": Case(lambda m, x, y: m.dstack([x, y]), [((3,), (3,)), ((2, 1), (2, 1))],
-                   lambda t, x, y: torch.dstack([x, y])),
-    "column_stack": Case(lambda m, x, y: m.column_stack([x, y]), [((3,), (3, 2)), ((1,), (1,))],
-                         lambda t, x, y: torch.column_stack([x, y])),
+    "concatenate": Case(
+        lambda m, x, y: m.concatenate([x, y, x], axis=1),
+        [((2, 3), (2, 1)), ((1, 2), (1, 4))],
+        lambda t, x, y: torch.cat([x, y, x], dim=1),
+    ),
+    "concatenate:None": Case(
+        lambda m, x, y: m.concatenate([x, y], axis=None), [((2, 3), (4,)), ((1,), (1, 1))]
+    ),
+    "stack": Case(
+        lambda m, x, y: m.stack([x, y], axis=-1),
+        [((2, 3), (2, 3)), ((1,), (1,))],
+        lambda t, x, y: torch.stack([x, y], dim=-1),
+    ),
+    "hstack": Case(
+        lambda m, x, y: m.hstack([x, y]),
+        [((2,), (3,)), ((2, 1), (2, 3))],
+        lambda t, x, y: torch.hstack([x, y]),
+    ),
+    "vstack": Case(
+        lambda m, x, y: m.vstack([x, y]),
+        [((3,), (2, 3)), ((1, 2), (1, 2))],
+        lambda t, x, y: torch.vstack([x, y]),
+    ),
+    "dstack": Case(
+        lambda m, x, y: m.dstack([x, y]),
+        [((3,), (3,)), ((2, 1), (2, 1))],
+        lambda t, x, y: torch.dstack([x, y]),
+    ),
+    "column_stack": Case(
+        lambda m, x, y: m.column_stack([x, y]),
+        [((3,), (3, 2)), ((1,), (1,))],
+        lambda t, x, y: torch.column_stack([x, y]),
+    ),
     # -- splitting (pieces weighted and joined back)
-    "split": Case(lambda m, x: _weighted(m, m.split(x, 2, axis=-1)), [((2, 4),), ((1, 2),), ((6,),)]),
-    "split:indices": Case(lambda m, x: _weighted(m, m.split(x, [1, 3], axis=-1)), [((2, 4),), ((1, 5),)]),
-    "array_split": Case(lambda m, x: _weighted(m, m.array_split(x, 3, axis=-1)), [((2, 4),), ((5,),), ((1, 3),)]),
+    "split": Case(
+        lambda m, x: _weighted(m, m.split(x, 2, axis=-1)), [((2, 4),), ((1, 2),), ((6,),)]
+    ),
+    "split:indices": Case(
+        lambda m, x: _weighted(m, m.split(x, [1, 3], axis=-1)), [((2, 4),), ((1, 5),)]
+    ),
+    "array_split": Case(
+        lambda m, x: _weighted(m, m.array_split(x, 3, axis=-1)), [((2, 4),), ((5,),), ((1, 3),)]
+    ),
     "hsplit": Case(lambda m, x: _weighted(m, m.hsplit(x, 2)), [((2, 4),), ((4,),)]),
-    "vsplit": Case(lambda m, x: m.concatenate([p * (i + 1.0) for i, p in enumerate(m.vsplit(x, [1]))]),
-                   [((2, 3),), ((3, 1),)]),
+    "vsplit": Case(
+        lambda m, x: m.concatenate([p * (i + 1.0) for i, p in enumerate(m.vsplit(x, [1]))]),
+        [((2, 3),), ((3, 1),)],
+    ),
     "dsplit": Case(lambda m, x: _weighted(m, m.dsplit(x, 2)), [((1, 2, 4),), ((2, 1, 2),)]),
     # -- rearranging
-    "tile": Case(lambda m, x: m.tile(x, (2, 1, 3)), [((3,),), ((1, 2),), ((2, 1),)],
-                 lambda t, x: torch.tile(x, (2, 1, 3))),
+    "tile": Case(
+        lambda m, x: m.tile(x, (2, 1, 3)),
+        [((3,),), ((1, 2),), ((2, 1),)],
+        lambda t, x: torch.tile(x, (2, 1, 3)),
+    ),
     "tile:int": Case(lambda m, x: m.tile(x, 2), M2, lambda t, x: torch.tile(x, (2,))),
-    "repeat": Case(lambda m, x: m.repeat(x, 2), M2, lambda t, x: torch.repeat_interleave(x.reshape(-1), 2)),
-    "repeat:each": Case(lambda m, x: m.repeat(x, np.arange(x.shape[0]) % 3, axis=0), M2,
-                        lambda t, x: torch.repeat_interleave(x, torch.arange(x.shape[0]) % 3, dim=0)),
+    "repeat": Case(
+        lambda m, x: m.repeat(x, 2), M2, lambda t, x: torch.repeat_interleave(x.reshape(-1), 2)
+    ),
+    "repeat:each": Case(
+        lambda m, x: m.repeat(x, np.arange(x.shape[0]) % 3, axis=0),
+        M2,
+        lambda t, x: torch.repeat_interleave(x, torch.arange(x.shape[0]) % 3, dim=0),
+    ),
     "flip": Case(lambda m, x: m.flip(x), M3, lambda t, x: torch.flip(x, (0, 1, 2))),
-    "unstack": Case(lambda m, x: _weighted(m, m.unstack(x, axis=1)), M3,
-                    lambda t, x: _weighted(t, torch.unbind(x, 1))),
+    "unstack": Case(
+        lambda m, x: _weighted(m, m.unstack(x, axis=1)),
+        M3,
+        lambda t, x: _weighted(t, torch.unbind(x, 1)),
+    ),
     "flip:axes": Case(lambda m, x: m.flip(x, (0, -1)), M3, lambda t, x: torch.flip(x, (0, -1))),
     "fliplr": Case(lambda m, x: m.fliplr(x), M2, lambda t, x: torch.fliplr(x)),
     "flipud": Case(lambda m, x: m.flipud(x), ANY, lambda t, x: torch.flipud(x)),
     "roll": Case(lambda m, x: m.roll(x, 2), M2, lambda t, x: torch.roll(x, 2)),
-    "roll:axes": Case(lambda m, x: m.roll(x, (1, -1, 2), axis=(0, 1, 0)), M2,
-                      lambda t, x: torch.roll(x, (1, -1, 2), (0, 1, 0))),
+    "roll:axes": Case(
+        lambda m, x: m.roll(x, (1, -1, 2), axis=(0, 1, 0)),
+        M2,
+        lambda t, x: torch.roll(x, (1, -1, 2), (0, 1, 0)),
+    ),
     "rot90": Case(lambda m, x: m.rot90(x), M2, lambda t, x: torch.rot90(x)),
-    "rot90:k": Case(lambda m, x: m.rot90(x, k=-1, axes=(2, 0)), M3, lambda t, x: torch.rot90(x, -1, (2, 0))),
+    "rot90:k": Case(
+        lambda m, x: m.rot90(x, k=-1, axes=(2, 0)), M3, lambda t, x: torch.rot90(x, -1, (2, 0))
+    ),
     "rot90:2": Case(lambda m, x: m.rot90(x, 2), M2, lambda t, x: torch.rot90(x, 2)),
-    "pad": Case(lambda m, x: m.pad(x, ((1, 0), (2, 1))), M2,
-                lambda t, x: _tpad(t, x, ((1, 0), (2, 1)))),
-    "pad:values": Case(lambda m, x: m.pad(x, ((1, 2), (0, 1)), constant_values=((1.5, 2.0), (-3.0, 4.0))), M2),
-    "pad:edge": Case(lambda m, x: m.pad(x, 2, mode="edge"), M2 + V1,
-                     lambda t, x: _tpad(t, x[None], ((2, 2),) * x.dim(), mode="replicate")[0]),
-    "pad:reflect": Case(lambda m, x: m.pad(x, ((1, 2), (2, 1)), mode="reflect"), [((3, 3),), ((4, 3),)],
-                        lambda t, x: _tpad(t, x[None], ((1, 2), (2, 1)), mode="reflect")[0]),
+    "pad": Case(
+        lambda m, x: m.pad(x, ((1, 0), (2, 1))), M2, lambda t, x: _tpad(t, x, ((1, 0), (2, 1)))
+    ),
+    "pad:values": Case(
+        lambda m, x: m.pad(x, ((1, 2), (0, 1)), constant_values=((1.5, 2.0), (-3.0, 4.0))), M2
+    ),
+    "pad:edge": Case(
+        lambda m, x: m.pad(x, 2, mode="edge"),
+        M2 + V1,
+        lambda t, x: _tpad(t, x[None], ((2, 2),) * x.dim(), mode="replicate")[0],
+    ),
+    "pad:reflect": Case(
+        lambda m, x: m.pad(x, ((1, 2), (2, 1)), mode="reflect"),
+        [((3, 3),), ((4, 3),)],
+        lambda t, x: _tpad(t, x[None], ((1, 2), (2, 1)), mode="reflect")[0],
+    ),
     "pad:symmetric": Case(lambda m, x: m.pad(x, 3, mode="symmetric"), M2),
     "pad:wrap": Case(lambda m, x: m.pad(x, (1, 4), mode="wrap"), M2 + V1),
     "sort": Case(lambda m, x: m.sort(x), M2 + V1, lambda t, x: torch.sort(x).values),
-    "sort:axis0": Case(lambda m, x: m.sort(x, axis=0), M3, lambda t, x: torch.sort(x, dim=0).values),
-    "sort_complex": Case(lambda m, x: m.real(m.sort_complex(x)), M2 + V1,
-                         lambda t, x: torch.sort(x).values),
-    "sort:None": Case(lambda m, x: m.sort(x, axis=None), M2, lambda t, x: torch.sort(x.reshape(-1)).values),
+    "sort:axis0": Case(
+        lambda m, x: m.sort(x, axis=0), M3, lambda t, x: torch.sort(x, dim=0).values
+    ),
+    "sort_complex": Case(
+        lambda m, x: m.real(m.sort_complex(x)), M2 + V1, lambda t, x: torch.sort(x).values
+    ),
+    "sort:None": Case(
+        lambda m, x: m.sort(x, axis=None), M2, lambda t, x: torch.sort(x.reshape(-1)).values
+    ),
     # -- indexing
     "take": Case(lambda m, x: m.take(x, [0, 0, 2]), M2, lambda t, x: x.reshape(-1)[[0, 0, 2]]),
     "take:axis": Case(lambda m, x: m.take(x, [[0, 0], [-1, 0]], axis=1), M2),
     "take:scalar": Case(lambda m, x: m.take(x, -1, axis=0), M2),
     "take:wrap": Case(lambda m, x: m.take(x, [5, -7], axis=0, mode="wrap"), M2),
-    "take_along_axis": Case(lambda m, x: m.take_along_axis(x, np.zeros((1, x.shape[1]), int), axis=0), M2,
-                            lambda t, x: torch.take_along_dim(x, torch.zeros((1, x.shape[1]), dtype=torch.long), 0)),
-    "take_along_axis:argsort": Case(lambda m, x: m.take_along_axis(x, m.argsort(x, axis=1)[:, ::-1], axis=1), M2),
-    "take_along_axis:argmax": Case(lambda m, x: m.take_along_axis(x, m.argmax(x, axis=0, keepdims=True), axis=0), M3),
-    "choose": Case(lambda m, x, y: m.choose(I3, [x, y, 2.0 * x]), [((2, 3), (3,)), ((1, 3), (2, 1))]),
-    "choose:clip": Case(lambda m, x: m.choose(I3 + 1, [x, -x, x * x], mode="clip"), [((2, 3),), ((1, 1),)]),
-    "select": Case(lambda m, x, y: m.select([x > 0, y < 0], [x, y * 3.0], default=0.5), [((2, 3), (3,)), ((1, 1), (2, 1))]),
+    "take_along_axis": Case(
+        lambda m, x: m.take_along_axis(x, np.zeros((1, x.shape[1]), int), axis=0),
+        M2,
+        lambda t, x: torch.take_along_dim(x, torch.zeros((1, x.shape[1]), dtype=torch.long), 0),
+    ),
+    "take_along_axis:argsort": Case(
+        lambda m, x: m.take_along_axis(x, m.argsort(x, axis=1)[:, ::-1], axis=1), M2
+    ),
+    "take_along_axis:argmax": Case(
+        lambda m, x: m.take_along_axis(x, m.argmax(x, axis=0, keepdims=True), axis=0), M3
+    ),
+    "choose": Case(
+        lambda m, x, y: m.choose(I3, [x, y, 2.0 * x]), [((2, 3), (3,)), ((1, 3), (2, 1))]
+    ),
+    "choose:clip": Case(
+        lambda m, x: m.choose(I3 + 1, [x, -x, x * x], mode="clip"), [((2, 3),), ((1, 1),)]
+    ),
+    "select": Case(
+        lambda m, x, y: m.select([x > 0, y < 0], [x, y * 3.0], default=0.5),
+        [((2, 3), (3,)), ((1, 1), (2, 1))],
+    ),
     "select:traced_default": Case(lambda m, x: m.select([x > 0.5], [x], default=-x), M2),
-    "getitem:basic": Case(lambda m, x: x[1:, None, ..., ::-2], M3, lambda t, x: x[1:, None, ...].flip(-1)[..., ::2]),
+    "getitem:basic": Case(
+        lambda m, x: x[1:, None, ..., ::-2], M3, lambda t, x: x[1:, None, ...].flip(-1)[..., ::2]
+    ),
     "getitem:int": Case(lambda m, x: x[-1], ANY, lambda t, x: x[-1]),
-    "getitem:advanced": Case(lambda m, x: x[[0, -1, 0], 1:], [((2, 3),), ((1, 2),)], lambda t, x: x[[0, -1, 0], 1:]),
-    "getitem:repeated": Case(lambda m, x: x[np.array([0, 0, 0, 1])], [((2,),), ((3, 2),)],
-                             lambda t, x: x[[0, 0, 0, 1]]),
-    "getitem:two_arrays": Case(lambda m, x: x[[0, 1, 1], [2, 0, 2]], [((2, 3),), ((3, 4),)],
-                               lambda t, x: x[[0, 1, 1], [2, 0, 2]]),
+    "getitem:advanced": Case(
+        lambda m, x: x[[0, -1, 0], 1:], [((2, 3),), ((1, 2),)], lambda t, x: x[[0, -1, 0], 1:]
+    ),
+    "getitem:repeated": Case(
+        lambda m, x: x[np.array([0, 0, 0, 1])], [((2,),), ((3, 2),)], lambda t, x: x[[0, 0, 0, 1]]
+    ),
+    "getitem:two_arrays": Case(
+        lambda m, x: x[[0, 1, 1], [2, 0, 2]],
+        [((2, 3),), ((3, 4),)],
+        lambda t, x: x[[0, 1, 1], [2, 0, 2]],
+    ),
     "getitem:split_arrays": Case(lambda m, x: x[[0, 1], :, [1, 0]], [((2, 3, 2),), ((2, 1, 2),)]),
-    "getitem:mask": Case(lambda m, x: x[np.arange(x.size).reshape(x.shape) % 2 == 0], M2, vmap=True),
-    "linspace:traced_ends": Case(lambda m, x, y: m.linspace(x, y, 4, axis=-1), [((3,), (3,)), ((2, 1), (3,))],
-                                 lambda t, x, y: x[..., None] + (y - x)[..., None] * torch.arange(4.0) / 3.0),
+    "getitem:mask": Case(
+        lambda m, x: x[np.arange(x.size).reshape(x.shape) % 2 == 0], M2, vmap=True
+    ),
+    "linspace:traced_ends": Case(
+        lambda m, x, y: m.linspace(x, y, 4, axis=-1),
+        [((3,), (3,)), ((2, 1), (3,))],
+        lambda t, x, y: x[..., None] + (y - x)[..., None] * torch.arange(4.0) / 3.0,
+    ),
     "linspace:open": Case(lambda m, x: m.linspace(x, 2.0, 3, endpoint=False), V1),
     "logspace:traced": Case(lambda m, x: m.logspace(x, 1.0, 3, base=2.0), V1),
     "geomspace:traced": Case(lambda m, x: m.geomspace(m.exp(x), 3.0, 4), V1),
@@ -208,7 +314,9 @@ def _base(name):
 
 def _args(shapes, seed):
     rng = np.random.default_rng(seed)
-    return tuple(float(rng.standard_normal()) if s == () else rng.standard_normal(s) for s in shapes)
+    return tuple(
+        float(rng.standard_normal()) if s == () else rng.standard_normal(s) for s in shapes
+    )
 
 
 def _numpy(case, args):
@@ -257,7 +365,7 @@ def test_values_are_numpys_bit_for_bit(name):
 def test_second_order_both_modes(name, data):
     case = CASES[name]
     shapes = data.draw(st.sampled_from(case.shapes), label="shapes")
-    args = _args(shapes, data.draw(st.integers(0, 2 ** 16), label="seed"))
+    args = _args(shapes, data.draw(st.integers(0, 2**16), label="seed"))
     fg.check_grads(_traced(case), args, order=2, modes=("fwd", "rev"))
 
 
@@ -269,11 +377,15 @@ def test_integer_functions_pass_through(name):
     for v in (x, *_traced_kinds(x)):
         got = fun(fnp, v)
         np.testing.assert_equal(got, want)
-        for part in (got if isinstance(got, tuple) else (got,)):
-            assert not isinstance(part, fg.Node) and np.issubdtype(np.asarray(part).dtype, np.integer)
+        for part in got if isinstance(got, tuple) else (got,):
+            assert not isinstance(part, fg.Node) and np.issubdtype(
+                np.asarray(part).dtype, np.integer
+            )
     if name not in NO_VMAP_INT:
         X = np.stack([x, -x, x[::-1]])
-        np.testing.assert_array_equal(fg.vmap(lambda v: fun(fnp, v))(X), np.stack([fun(np, v) for v in X]))
+        np.testing.assert_array_equal(
+            fg.vmap(lambda v: fun(fnp, v))(X), np.stack([fun(np, v) for v in X])
+        )
 
 
 def test_nonzero_under_vmap_is_refused_clearly():
@@ -318,6 +430,7 @@ def test_like_constructors_accept_traced_values(like):
 
 # ---------------------------------------------------------------- errors
 
+
 def _traced_kinds(x):
     yield fg.var(x)
     box = []
@@ -335,7 +448,11 @@ def test_item_assignment_points_to_fg_at():
 
 # (call, message pattern, whether plain arrays get the same message rather than NumPy's own)
 SHAPE_ERRORS = [
-    (lambda x, y: fnp.concatenate([x, y], axis=0), r"concatenate.*\(2, 3\) and \(2, 4\) along axis 0", True),
+    (
+        lambda x, y: fnp.concatenate([x, y], axis=0),
+        r"concatenate.*\(2, 3\) and \(2, 4\) along axis 0",
+        True,
+    ),
     (lambda x, y: fnp.stack([x, y]), r"stack.*\(2, 3\) and \(2, 4\)", True),
     (lambda x, y: fnp.vstack([x, y]), r"concatenate.*\(2, 3\) and \(2, 4\)", False),
     (lambda x, y: fnp.broadcast_to(x, (4, 3)), r"broadcast_to.*\(2, 3\).*\(4, 3\)", True),
@@ -433,7 +550,7 @@ def test_array_methods_on_traced_values(name):
             assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
     if isinstance(want, np.ndarray) and want.dtype.kind == "f" and base != "round":
-        if name == "astype":   # float32 values: finite differences are too coarse
+        if name == "astype":  # float32 values: finite differences are too coarse
             g = fg.grad(lambda v: fnp.sum(fun(v) * 2.0))(X)
             assert g.dtype == np.float64
             np.testing.assert_array_equal(g, np.full(X.shape, 2.0))
@@ -451,8 +568,19 @@ def test_astype_to_int_gives_integers_without_a_gradient():
     np.testing.assert_array_equal(fg.jit(lambda x: fnp.astype(x, bool))(X), X.astype(bool))
 
 
-@pytest.mark.parametrize("name", ["sort", "sort:axis0", "take_along_axis:argsort", "take_along_axis:argmax",
-                                  "select", "pad:reflect", "getitem:mask", "choose"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sort",
+        "sort:axis0",
+        "take_along_axis:argsort",
+        "take_along_axis:argmax",
+        "select",
+        "pad:reflect",
+        "getitem:mask",
+        "choose",
+    ],
+)
 def test_jit_replays_value_dependent_indices(name):
     case = CASES[name]
     f = fg.jit(_traced(case))

@@ -16,21 +16,55 @@ import funcgrad.numpy as fnp
 RNG = np.random.default_rng(7)
 Z = np.array([0.3 + 0.4j, -0.5 + 0.2j, 0.7 - 0.6j])
 W = np.array([0.1 - 0.2j, 0.5 + 0.5j, -1.0 + 0.1j])
-C = 0.5 - 1.5j   # a complex constant, so that real-valued parts see both real directions
+C = 0.5 - 1.5j  # a complex constant, so that real-valued parts see both real directions
 
 
 def _cmat(*shape):
     return RNG.normal(size=shape) + 1j * RNG.normal(size=shape)
 
 
-HOLOMORPHIC = ["exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sqrt", "square",
-               "reciprocal", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-               "log1p", "expm1", "exp2", "log2", "log10", "negative", "positive"]
+HOLOMORPHIC = [
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "sqrt",
+    "square",
+    "reciprocal",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "log1p",
+    "expm1",
+    "exp2",
+    "log2",
+    "log10",
+    "negative",
+    "positive",
+]
 REAL_VALUED = ["real", "imag", "abs", "angle"]
 COMPLEX_OTHER = ["conj", "conjugate", "sign"]
 REDUCTIONS = ["sum", "mean", "prod", "cumsum", "cumprod", "ravel", "flip", "var", "std"]
-BINARY = ["add", "subtract", "multiply", "divide", "power", "dot", "matmul", "inner", "outer",
-          "vdot", "kron"]
+BINARY = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "power",
+    "dot",
+    "matmul",
+    "inner",
+    "outer",
+    "vdot",
+    "kron",
+]
 
 
 @pytest.mark.parametrize("name", HOLOMORPHIC + REAL_VALUED + COMPLEX_OTHER + REDUCTIONS)
@@ -55,9 +89,9 @@ def test_holomorphic_grad_is_the_complex_derivative(holomorphic):
     fun = getattr(fnp, holomorphic)
     z = 0.4 + 0.3j
     h = 1e-6
-    numeric = (fun(z + h) - fun(z - h)) / (2 * h)    # the same from every direction
+    numeric = (fun(z + h) - fun(z - h)) / (2 * h)  # the same from every direction
     assert abs(fg.grad(fun, holomorphic=True)(z) - numeric) < 1e-8
-    assert abs(fg.grad(lambda z: fnp.real(fun(z)))(z) - numeric) < 1e-8   # Cauchy-Riemann
+    assert abs(fg.grad(lambda z: fnp.real(fun(z)))(z) - numeric) < 1e-8  # Cauchy-Riemann
 
 
 def test_the_convention_on_the_worked_example():
@@ -77,9 +111,11 @@ def test_gradients_keep_the_input_dtype():
 def test_real_inputs_through_complex_intermediates():
     """A real input receives the real part of its cotangent: the derivative along the
     only direction it can move, checked against finite differences."""
+
     def f(x):
         z = fnp.exp(1j * x) * (x + 2.0j)
         return fnp.sum(fnp.abs(z) ** 1.5 + fnp.angle(z * z))
+
     x = np.array([0.3, -1.2, 2.0])
     g = fg.grad(f)(x)
     assert g.dtype == np.float64
@@ -89,9 +125,23 @@ def test_real_inputs_through_complex_intermediates():
     fg.check_grads(f, (x,), order=2)
 
 
-@pytest.mark.parametrize("case", ["inv", "det", "solve", "slogdet", "pinv", "cholesky",
-                                  "eigh-values", "eigh-vectors", "norm-vector", "norm-fro",
-                                  "norm-1", "norm-inf"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "inv",
+        "det",
+        "solve",
+        "slogdet",
+        "pinv",
+        "cholesky",
+        "eigh-values",
+        "eigh-vectors",
+        "norm-vector",
+        "norm-fro",
+        "norm-1",
+        "norm-inf",
+    ],
+)
 def test_linalg_on_complex_matrices(case):
     a = _cmat(3, 3)
     h = a @ a.conj().T + 3 * np.eye(3)
@@ -126,30 +176,38 @@ def test_eigh_of_a_hermitian_matrix_gives_real_eigenvalues():
 
 def test_holomorphic_jacobians_and_hessian():
     z = np.array([1.0 + 2.0j, 0.5 - 1.0j])
-    f = lambda z: fnp.sin(z) * z[0]    # noqa: E731
+    f = lambda z: fnp.sin(z) * z[0]  # noqa: E731
     expected = np.diag(np.cos(z) * z[0])
     expected[:, 0] += np.sin(z)
     np.testing.assert_allclose(fg.jacrev(f, holomorphic=True)(z), expected, rtol=1e-12)
     np.testing.assert_allclose(fg.jacfwd(f, holomorphic=True)(z), expected, rtol=1e-12)
-    hess = fg.hessian(lambda z: fnp.sum(z ** 3), holomorphic=True)(z)
+    hess = fg.hessian(lambda z: fnp.sum(z**3), holomorphic=True)(z)
     np.testing.assert_allclose(hess, np.diag(6 * z), rtol=1e-12)
 
 
 def test_real_input_complex_output_jacfwd_and_real_output_complex_input_jacrev():
     x = np.array([0.5, 1.5])
-    np.testing.assert_allclose(fg.jacfwd(lambda x: fnp.exp(1j * x))(x), np.diag(1j * np.exp(1j * x)))
+    np.testing.assert_allclose(
+        fg.jacfwd(lambda x: fnp.exp(1j * x))(x), np.diag(1j * np.exp(1j * x))
+    )
     z = np.array([3.0 + 4.0j, 1.0j])
     np.testing.assert_allclose(fg.jacrev(fnp.abs)(z), np.diag(np.conj(z) / np.abs(z)))
 
 
-@pytest.mark.parametrize("call, words", [
-    (lambda: fg.grad(lambda z: z * z)(1.0j), ["complex", "holomorphic=True", "fnp.real"]),
-    (lambda: fg.grad(lambda z: z * z, holomorphic=True)(1.0), ["complex inputs", "astype(complex)"]),
-    (lambda: fg.grad(fnp.abs, holomorphic=True)(1.0j), ["needs a complex output"]),
-    (lambda: fg.jacrev(lambda z: z * 2.0)(np.ones(2) * 1j), ["complex", "holomorphic=True"]),
-    (lambda: fg.jacfwd(fnp.abs)(np.ones(2) * 1j), ["input is complex", "jacrev"]),
-    (lambda: fg.jvp(fnp.sin, (1.0,), (1.0j,)), ["tangent 0 is complex", "primal is real"]),
-])
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: fg.grad(lambda z: z * z)(1.0j), ["complex", "holomorphic=True", "fnp.real"]),
+        (
+            lambda: fg.grad(lambda z: z * z, holomorphic=True)(1.0),
+            ["complex inputs", "astype(complex)"],
+        ),
+        (lambda: fg.grad(fnp.abs, holomorphic=True)(1.0j), ["needs a complex output"]),
+        (lambda: fg.jacrev(lambda z: z * 2.0)(np.ones(2) * 1j), ["complex", "holomorphic=True"]),
+        (lambda: fg.jacfwd(fnp.abs)(np.ones(2) * 1j), ["input is complex", "jacrev"]),
+        (lambda: fg.jvp(fnp.sin, (1.0,), (1.0j,)), ["tangent 0 is complex", "primal is real"]),
+    ],
+)
 def test_an_undefined_complex_derivative_is_refused(call, words):
     with pytest.raises(TypeError) as info:
         call()
@@ -158,7 +216,7 @@ def test_an_undefined_complex_derivative_is_refused(call, words):
 
 
 def test_vmap_and_jit_agree_with_eager():
-    f = lambda z: fnp.sum(fnp.abs(fnp.exp(z) * fnp.conj(z)) ** 2)    # noqa: E731
+    f = lambda z: fnp.sum(fnp.abs(fnp.exp(z) * fnp.conj(z)) ** 2)  # noqa: E731
     zs = _cmat(4, 3)
     np.testing.assert_allclose(fg.vmap(f)(zs), [f(z) for z in zs], rtol=1e-12)
     np.testing.assert_allclose(fg.vmap(fg.grad(f))(zs), [fg.grad(f)(z) for z in zs], rtol=1e-12)
@@ -169,16 +227,18 @@ def test_vmap_and_jit_agree_with_eager():
 def test_hand_built_expressions_take_complex_leaves():
     z = fg.var(1.0 + 2.0j, name="z")
     out = fnp.real(z * z)
-    assert fg.backprop(out)[z] == pytest.approx(2.0 + 4.0j)   # d(x^2 - y^2) = 2x - i(-2y)
+    assert fg.backprop(out)[z] == pytest.approx(2.0 + 4.0j)  # d(x^2 - y^2) = 2x - i(-2y)
 
 
-@pytest.mark.parametrize("name", ["exp", "sin", "tanh", "sqrt", "log", "abs", "real", "imag",
-                                  "conj", "angle", "sign"])
+@pytest.mark.parametrize(
+    "name", ["exp", "sin", "tanh", "sqrt", "log", "abs", "real", "imag", "conj", "angle", "sign"]
+)
 @requires_torch
 def test_against_pytorch_which_returns_the_conjugate(name):
     ours = getattr(fnp, name)
     theirs = {"conj": lambda t: t.conj().resolve_conj(), "sign": torch.sgn}.get(
-        name, getattr(torch, name, None))
+        name, getattr(torch, name, None)
+    )
 
     def loss(f, real, z):
         out = f(z) * C
@@ -191,9 +251,24 @@ def test_against_pytorch_which_returns_the_conjugate(name):
     np.testing.assert_allclose(g, np.conj(t.grad.resolve_conj().numpy()), rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("case", ["svd-values", "svd-tall", "svd-wide", "qr-tall", "qr-wide",
-                                  "eig-values", "eig-vectors", "lstsq", "lstsq-residuals",
-                                  "matrix-power", "norm-2", "norm-nuc", "stack-svd"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "svd-values",
+        "svd-tall",
+        "svd-wide",
+        "qr-tall",
+        "qr-wide",
+        "eig-values",
+        "eig-vectors",
+        "lstsq",
+        "lstsq-residuals",
+        "matrix-power",
+        "norm-2",
+        "norm-nuc",
+        "stack-svd",
+    ],
+)
 def test_decompositions_of_complex_matrices(case):
     """Gauge-free functions (|U|, |V|, eigenvalues) of complex decompositions, checked to
     second order in both modes; values are NumPy's."""

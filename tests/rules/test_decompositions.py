@@ -23,7 +23,7 @@ def test_full_svd_of_a_tall_matrix_uses_only_the_determined_columns():
     with pytest.raises(fg.NoDerivativeError, match="mode='reduced'"):
         fg.grad(lambda x: fnp.sum(fnp.linalg.qr(x, mode="complete")[0] ** 3))(x)
     jitted = fg.jit(fg.grad(lambda x: fnp.sum(fnp.linalg.svd(x)[0] ** 3)))(x)
-    assert np.all(np.isnan(jitted))      # NaN marks it where values are not known when tracing
+    assert np.all(np.isnan(jitted))  # NaN marks it where values are not known when tracing
 
 
 def test_singular_value_gradients_have_their_closed_form():
@@ -40,21 +40,29 @@ def test_eig_of_a_rotation_gives_complex_eigenvalues_with_derivatives():
     w = fnp.linalg.eigvals(r)
     np.testing.assert_allclose(w, np.exp([1j * theta, -1j * theta]))
     # d/dtheta of the angle of the first eigenvalue is 1
-    angle = lambda t: fnp.angle(fnp.linalg.eigvals(  # noqa: E731
-        fnp.stack([fnp.stack([fnp.cos(t), -fnp.sin(t)]), fnp.stack([fnp.sin(t), fnp.cos(t)])]))[0])
+    angle = lambda t: fnp.angle(
+        fnp.linalg.eigvals(  # noqa: E731
+            fnp.stack([fnp.stack([fnp.cos(t), -fnp.sin(t)]), fnp.stack([fnp.sin(t), fnp.cos(t)])])
+        )[0]
+    )
     assert fg.grad(angle)(theta) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("fun", [
-    lambda x: fnp.linalg.svd(x, full_matrices=False)[1],
-    lambda x: fnp.abs(fnp.linalg.svd(x, full_matrices=False)[0]),
-    lambda x: fnp.linalg.qr(x)[1],
-    lambda x: fnp.linalg.norm(x, "nuc"),
-    lambda x: fnp.linalg.matrix_power(x[:2, :2], 4),
-])
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda x: fnp.linalg.svd(x, full_matrices=False)[1],
+        lambda x: fnp.abs(fnp.linalg.svd(x, full_matrices=False)[0]),
+        lambda x: fnp.linalg.qr(x)[1],
+        lambda x: fnp.linalg.norm(x, "nuc"),
+        lambda x: fnp.linalg.matrix_power(x[:2, :2], 4),
+    ],
+)
 def test_jit_and_vmap_agree_with_eager(fun):
     xs = rng.normal(size=(3, 3, 2))
-    loss = lambda x: fnp.sum(fun(x) * np.arange(1.0, 1.0 + np.size(fun(xs[0]))).reshape(np.shape(fun(xs[0]))))  # noqa: E731
+    loss = lambda x: fnp.sum(
+        fun(x) * np.arange(1.0, 1.0 + np.size(fun(xs[0]))).reshape(np.shape(fun(xs[0])))
+    )  # noqa: E731
     eager = [fg.grad(loss)(x) for x in xs]
     np.testing.assert_allclose(fg.vmap(fg.grad(loss))(xs), eager, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(fg.jit(fg.grad(loss))(xs[1]), eager[1], rtol=1e-10, atol=1e-12)

@@ -33,6 +33,7 @@ def _views(a):
 
 # ---------------------------------------------------------------- matmul
 
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128, np.int64])
 @pytest.mark.parametrize("shape", [(2, 3, 4), (3, 1, 5, 4), (1, 4), (2, 0, 4), (6, 2, 4)])
 def test_a_stack_times_a_matrix_equals_numpys_matmul(dtype, shape):
@@ -82,8 +83,9 @@ def test_the_matmul_fast_paths_under_every_transform():
     # vmap over a batch of weights against a Python loop
     ws = RNG.normal(size=(3, 4, 3))
     got = fg.vmap(fg.grad(_layer, argnums=1), in_axes=(None, 0))(x, ws)
-    np.testing.assert_allclose(got, np.stack([fg.grad(_layer, argnums=1)(x, v) for v in ws]),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        got, np.stack([fg.grad(_layer, argnums=1)(x, v) for v in ws]), rtol=1e-12
+    )
     # forward mode and second order against central differences
     t = RNG.normal(size=w.shape)
     _, slope = fg.jvp(lambda v: _layer(x, v), (w,), (t,))
@@ -94,9 +96,11 @@ def test_the_matmul_fast_paths_under_every_transform():
     gw = fg.grad(_layer, argnums=1)
     fd_h = (gw(x, w + eps * t) - gw(x, w - eps * t)) / (2 * eps)
     np.testing.assert_allclose(np.tensordot(h, t, axes=2), fd_h, rtol=1e-6, atol=1e-9)
+
     # inside a loop: the weight's cotangent summed over iterations
     def looped(v):
         return fg.lax.fori_loop(0, 3, lambda i, acc: acc + _layer(x * (i + 1), v), 0.0)
+
     want = sum(gw(x * (i + 1), w) for i in range(3))
     np.testing.assert_allclose(fg.grad(looped)(w), want, rtol=1e-12)
     fg.check_grads(_layer, (x, w), order=2)
@@ -104,10 +108,19 @@ def test_the_matmul_fast_paths_under_every_transform():
 
 # ---------------------------------------------------------------- untake of slices
 
-@pytest.mark.parametrize("index", [
-    (slice(None), slice(1, 3)), (Ellipsis, slice(None, None, 2)), (1,), (-1, slice(0, 4, 3)),
-    (None, slice(None), 2), (np.int64(2), Ellipsis), (slice(None, None, -1),),
-])
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        (slice(None), slice(1, 3)),
+        (Ellipsis, slice(None, None, 2)),
+        (1,),
+        (-1, slice(0, 4, 3)),
+        (None, slice(None), 2),
+        (np.int64(2), Ellipsis),
+        (slice(None, None, -1),),
+    ],
+)
 def test_a_slices_cotangent_by_assignment_equals_np_add_at(index):
     shape = (4, 5, 3)
     g = RNG.normal(size=np.zeros(shape)[index].shape).astype(np.float32)
@@ -127,19 +140,32 @@ def test_a_split_tensors_cotangent_through_the_slices():
 
 # ---------------------------------------------------------------- sums over leading axes
 
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape, axis", [
-    ((100, 16), 0), ((20, 30, 4), (0, 1)), ((20, 30, 4), (1, 0)), ((70, 3, 2), -3),
-    ((8, 8, 5), (0, 1)), ((100, 1), (0,)), ((64, 2, 3), [0]),
-])
+@pytest.mark.parametrize(
+    "shape, axis",
+    [
+        ((100, 16), 0),
+        ((20, 30, 4), (0, 1)),
+        ((20, 30, 4), (1, 0)),
+        ((70, 3, 2), -3),
+        ((8, 8, 5), (0, 1)),
+        ((100, 1), (0,)),
+        ((64, 2, 3), [0]),
+    ],
+)
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_a_sum_over_leading_axes_equals_numpys(dtype, shape, axis, keepdims):
     x = RNG.normal(size=shape).astype(dtype)
     got = arrays.sum(x, axis=axis, keepdims=keepdims)
     want = np.sum(x.astype(np.float64), axis=tuple(np.atleast_1d(axis)), keepdims=keepdims)
     assert got.shape == want.shape and got.dtype == dtype
-    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-13,
-                               atol=1e-4 if dtype == np.float32 else 1e-12)
+    np.testing.assert_allclose(
+        got,
+        want,
+        rtol=1e-5 if dtype == np.float32 else 1e-13,
+        atol=1e-4 if dtype == np.float32 else 1e-12,
+    )
 
 
 def test_sums_the_fast_path_leaves_alone_are_numpys_own():
@@ -155,12 +181,16 @@ def test_axes_numpy_refuses_are_refused_by_the_fast_paths_too(axis):
     # shapes the fast paths take: a silent wrap of an axis out of range would sum another
     x = RNG.normal(size=(4096, 2))
     y = RNG.normal(size=(64, 2, 32, 2, 4))
-    for call, ref in ((lambda: arrays.sum(x, axis=axis), lambda: np.sum(x, axis=axis)),
-                      (lambda: reductions.max(y, axis=axis if axis != 4 else 7),
-                       lambda: np.max(y, axis=axis if axis != 4 else 7))):
+    for call, ref in (
+        (lambda: arrays.sum(x, axis=axis), lambda: np.sum(x, axis=axis)),
+        (
+            lambda: reductions.max(y, axis=axis if axis != 4 else 7),
+            lambda: np.max(y, axis=axis if axis != 4 else 7),
+        ),
+    ):
         try:
             want = ref()
-        except Exception as e:         # NumPy refuses: so does funcgrad, with NumPy's error
+        except Exception as e:  # NumPy refuses: so does funcgrad, with NumPy's error
             with pytest.raises(type(e)):
                 call()
         else:
@@ -175,18 +205,26 @@ def test_a_bias_gradient_under_transforms():
     for got in (fg.grad(f)(b), fg.jit(fg.grad(f))(b)):
         np.testing.assert_allclose(got, want, rtol=1e-12)
     bs = RNG.normal(size=(2, 3))
-    np.testing.assert_allclose(fg.vmap(fg.grad(f))(bs), np.stack([fg.grad(f)(v) for v in bs]),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.vmap(fg.grad(f))(bs), np.stack([fg.grad(f)(v) for v in bs]), rtol=1e-12
+    )
     fg.check_grads(f, (b,), order=2)
 
 
 # ---------------------------------------------------------------- extrema over few elements
 
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.bool_])
 @pytest.mark.parametrize("keepdims", [False, True])
-@pytest.mark.parametrize("shape, axis", [
-    ((64, 2, 32, 2, 4), (1, 3)), ((4096, 3), 1), ((3, 5000), 0), ((45, 3, 3, 100), (1, 2)),
-])
+@pytest.mark.parametrize(
+    "shape, axis",
+    [
+        ((64, 2, 32, 2, 4), (1, 3)),
+        ((4096, 3), 1),
+        ((3, 5000), 0),
+        ((45, 3, 3, 100), (1, 2)),
+    ],
+)
 def test_a_max_over_few_elements_is_numpys_to_the_bit(dtype, keepdims, shape, axis):
     x = (RNG.normal(size=shape) * 5).astype(dtype)
     if dtype == np.float64:
@@ -208,13 +246,13 @@ def _old_tie_weights(x, top, axis):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape, axis", [((64, 2, 32, 2, 4), (1, 3)), ((5, 3, 4), (0, 2))])
 def test_tie_weights_share_equally_among_ties(dtype, shape, axis):
-    x = np.round(RNG.normal(size=shape)).astype(dtype)       # many ties
-    x.flat[:7] = np.nan                                       # a group of NaNs: NaN weights
+    x = np.round(RNG.normal(size=shape)).astype(dtype)  # many ties
+    x.flat[:7] = np.nan  # a group of NaNs: NaN weights
     top = np.max(x, axis=axis, keepdims=True)
     got = reductions.tie_weights(x, top, axis=axis)
     assert got.dtype == dtype
     np.testing.assert_array_equal(got, _old_tie_weights(x, top, axis))
-    distinct = RNG.normal(size=shape).astype(dtype)         # no ties: zeros and ones
+    distinct = RNG.normal(size=shape).astype(dtype)  # no ties: zeros and ones
     top = np.max(distinct, axis=axis, keepdims=True)
     got = reductions.tie_weights(distinct, top, axis=axis)
     assert set(np.unique(got)) == {0, 1}
@@ -224,7 +262,7 @@ def test_tie_weights_share_equally_among_ties(dtype, shape, axis):
 def test_max_pooling_gradients_with_ties_under_transforms():
     torch = pytest.importorskip("torch")
     x = RNG.normal(size=(2, 8, 8, 3))
-    x[0, 0, 0, 0] = x[0, 0, 1, 0]                              # a tie inside one window
+    x[0, 0, 0, 0] = x[0, 0, 1, 0]  # a tie inside one window
     pool = lambda v: fnp.sum(fnp.sin(fg.nn.max_pool(v, (2, 2), strides=(2, 2))))  # noqa: E731
     for got in (fg.grad(pool)(x), fg.jit(fg.grad(pool))(x)):
         # PyTorch gives a tie's whole cotangent to one element: compare elsewhere
@@ -234,27 +272,38 @@ def test_max_pooling_gradients_with_ties_under_transforms():
         np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
         np.testing.assert_allclose(got[0, 0, :2, 0], [want[0, 0, :2, 0].sum() / 2] * 2)
     xs = RNG.normal(size=(3, 2, 8, 8, 3))
-    np.testing.assert_allclose(fg.vmap(fg.grad(pool))(xs),
-                               np.stack([fg.grad(pool)(v) for v in xs]), rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.vmap(fg.grad(pool))(xs), np.stack([fg.grad(pool)(v) for v in xs]), rtol=1e-12
+    )
     fg.check_grads(pool, (RNG.normal(size=(2, 8, 8, 3)),), order=2)
 
 
 # ---------------------------------------------------------------- convolution windows
 
+
 def _old_windows(x, **params):
     return np.ascontiguousarray(windows._windows(x, **params))
 
 
-@pytest.mark.parametrize("axes, window, strides, padding, rd", [
-    ((1, 2), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
-    ((1, 2), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2)),
-    ((2, 3), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),     # NCHW: window axes last
-    ((1,), (3,), (2,), ((-1, 1),), (1,)),                   # a crop
-])
+@pytest.mark.parametrize(
+    "axes, window, strides, padding, rd",
+    [
+        ((1, 2), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
+        ((1, 2), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2)),
+        ((2, 3), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),  # NCHW: window axes last
+        ((1,), (3,), (2,), ((-1, 1),), (1,)),  # a crop
+    ],
+)
 def test_windows_in_reading_order_hold_the_same_values(axes, window, strides, padding, rd):
     x = RNG.normal(size=(2, 7, 6, 5))
-    params = dict(axes=axes, window=window, strides=strides, padding=padding,
-                  lhs_dilation=(1,) * len(axes), rhs_dilation=rd)
+    params = dict(
+        axes=axes,
+        window=window,
+        strides=strides,
+        padding=padding,
+        lhs_dilation=(1,) * len(axes),
+        rhs_dilation=rd,
+    )
     got = windows.windows(x, **params)
     assert np.array_equal(got, _old_windows(x, **params))
     g = RNG.normal(size=got.shape)
@@ -266,24 +315,34 @@ def test_windows_in_reading_order_hold_the_same_values(axes, window, strides, pa
     np.testing.assert_allclose(np.vdot(got, g), np.vdot(x, a), rtol=1e-12)
 
 
-@pytest.mark.parametrize("groups, layout", [(1, ("NHWC", "HWIO", "NHWC")),
-                                            (2, ("NHWC", "HWIO", "NHWC")),
-                                            (1, ("NCHW", "OIHW", "NCHW"))])
+@pytest.mark.parametrize(
+    "groups, layout",
+    [(1, ("NHWC", "HWIO", "NHWC")), (2, ("NHWC", "HWIO", "NHWC")), (1, ("NCHW", "OIHW", "NCHW"))],
+)
 def test_convolutions_against_torch_under_transforms(groups, layout):
     torch = pytest.importorskip("torch")
-    x = RNG.normal(size=(2, 6, 5, 4))                 # NHWC
-    w = RNG.normal(size=(3, 3, 4 // groups, 6))       # HWIO
+    x = RNG.normal(size=(2, 6, 5, 4))  # NHWC
+    w = RNG.normal(size=(3, 3, 4 // groups, 6))  # HWIO
     if layout[0] == "NCHW":
         x, w = x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1)
 
     def f(x, w):
-        y = fg.nn.conv_general_dilated(x, w, (1, 2), "SAME", rhs_dilation=(2, 1),
-                                       dimension_numbers=layout, feature_group_count=groups)
+        y = fg.nn.conv_general_dilated(
+            x,
+            w,
+            (1, 2),
+            "SAME",
+            rhs_dilation=(2, 1),
+            dimension_numbers=layout,
+            feature_group_count=groups,
+        )
         return fnp.sum(fnp.tanh(y) ** 2)
+
     tx = torch.tensor(x if layout[0] == "NCHW" else x.transpose(0, 3, 1, 2), requires_grad=True)
     tw = torch.tensor(w if layout[0] == "NCHW" else w.transpose(3, 2, 0, 1), requires_grad=True)
-    ty = torch.nn.functional.conv2d(tx, tw, stride=(1, 2), padding=(2, 1), dilation=(2, 1),
-                                    groups=groups)
+    ty = torch.nn.functional.conv2d(
+        tx, tw, stride=(1, 2), padding=(2, 1), dilation=(2, 1), groups=groups
+    )
     (torch.tanh(ty) ** 2).sum().backward()
     want_x, want_w = tx.grad.numpy(), tw.grad.numpy()
     if layout[0] != "NCHW":
@@ -293,8 +352,12 @@ def test_convolutions_against_torch_under_transforms(groups, layout):
         np.testing.assert_allclose(gx, want_x, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(gw, want_w, rtol=1e-10, atol=1e-12)
     xs = np.stack([x, x * 2])
-    np.testing.assert_allclose(fg.vmap(grad, in_axes=(0, None))(xs, w)[1],
-                               np.stack([grad(v, w)[1] for v in xs]), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(
+        fg.vmap(grad, in_axes=(0, None))(xs, w)[1],
+        np.stack([grad(v, w)[1] for v in xs]),
+        rtol=1e-12,
+        atol=1e-13,
+    )
     fg.check_grads(f, (x, w), order=2)
 
 
@@ -306,8 +369,9 @@ def test_a_cnn_layer_inside_loops_and_checkpoint():
     b = RNG.normal(size=3)
 
     def layer(h, w, b):
-        y = fg.nn.conv_general_dilated(h, w, (1, 1), "SAME",
-                                       dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = fg.nn.conv_general_dilated(
+            h, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
         return fnp.tanh(y + b)
 
     def unrolled(w, b):
@@ -321,8 +385,10 @@ def test_a_cnn_layer_inside_loops_and_checkpoint():
         return fnp.sum(fg.nn.max_pool(h, (2, 2), strides=(2, 2)) ** 2)
 
     want = fg.grad(unrolled, argnums=(0, 1))(w, b)
-    for got in (fg.grad(looped, argnums=(0, 1))(w, b),
-                fg.jit(fg.grad(looped, argnums=(0, 1)))(w, b)):
+    for got in (
+        fg.grad(looped, argnums=(0, 1))(w, b),
+        fg.jit(fg.grad(looped, argnums=(0, 1)))(w, b),
+    ):
         for g, v in zip(got, want):
             np.testing.assert_allclose(g, v, rtol=1e-12, atol=1e-14)
     # forward mode through the loop against central differences

@@ -36,8 +36,10 @@ from funcgrad.dag.backprop import general_vjp_step, vjp_step
 from funcgrad.rules import elementwise, special
 from funcgrad.rules.cuts import Cut
 
-RULE_MODULES = [importlib.import_module(m.name) for m in
-                pkgutil.iter_modules(funcgrad.rules.__path__, funcgrad.rules.__name__ + ".")]
+RULE_MODULES = [
+    importlib.import_module(m.name)
+    for m in pkgutil.iter_modules(funcgrad.rules.__path__, funcgrad.rules.__name__ + ".")
+]
 PRIMITIVES = {}
 for _module in RULE_MODULES:
     for _value in vars(_module).values():
@@ -49,20 +51,46 @@ STRUCTURAL = sorted(name for name, p in PRIMITIVES.items() if p.partials is None
 
 def test_discovery_finds_every_rules_module():
     names = {m.__name__.rsplit(".", 1)[1] for m in RULE_MODULES}
-    assert {"arrays", "elementwise", "ufuncs", "reductions", "sorting", "products", "linalg",
-            "nn"} <= names
+    assert {
+        "arrays",
+        "elementwise",
+        "ufuncs",
+        "reductions",
+        "sorting",
+        "products",
+        "linalg",
+        "nn",
+    } <= names
 
 
 def test_discovery_finds_the_tables():
     # The issue's list of primitives must all be there, elementwise ones with partials.
-    for name in ["add", "subtract", "multiply", "divide", "negative", "power", "exp", "log",
-                 "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "maximum", "minimum", "abs"]:
+    for name in [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "negative",
+        "power",
+        "exp",
+        "log",
+        "sqrt",
+        "sin",
+        "cos",
+        "tanh",
+        "sigmoid",
+        "relu",
+        "maximum",
+        "minimum",
+        "abs",
+    ]:
         assert name in ELEMENTWISE
     for name in ["matmul", "concatenate", "getitem", "sum", "softmax", "pnls", "add_n"]:
         assert name in STRUCTURAL
 
 
 # ----------------------------------------------------------------- sampling
+
 
 def _uniform(lo, hi):
     return lambda rng, n: rng.uniform(lo, hi, n)
@@ -88,40 +116,68 @@ DOMAINS = {
     ("where", 0): _condition,
     ("logit", 0): _uniform(0.1, 0.9),
     # SciPy's special functions: their domains, away from poles
-    ("gammaln", 0): _uniform(0.3, 4.0), ("digamma", 0): _uniform(0.3, 4.0),
+    ("gammaln", 0): _uniform(0.3, 4.0),
+    ("digamma", 0): _uniform(0.3, 4.0),
     ("gamma", 0): _uniform(0.3, 3.0),
     ("polygamma", 0): lambda rng, n: rng.integers(0, 3, n).astype(float),
     ("polygamma", 1): _uniform(0.5, 4.0),
-    ("betaln", 0): _uniform(0.3, 3.0), ("betaln", 1): _uniform(0.3, 3.0),
-    ("beta", 0): _uniform(0.3, 3.0), ("beta", 1): _uniform(0.3, 3.0),
-    ("erfinv", 0): _uniform(-0.8, 0.8), ("erfcinv", 0): _uniform(0.2, 1.8),
+    ("betaln", 0): _uniform(0.3, 3.0),
+    ("betaln", 1): _uniform(0.3, 3.0),
+    ("beta", 0): _uniform(0.3, 3.0),
+    ("beta", 1): _uniform(0.3, 3.0),
+    ("erfinv", 0): _uniform(-0.8, 0.8),
+    ("erfcinv", 0): _uniform(0.2, 1.8),
     ("ndtri", 0): _uniform(0.1, 0.9),
-    ("xlogy", 1): _uniform(0.3, 3.0), ("xlog1py", 1): _uniform(-0.5, 2.0),
-    ("gammainc", 0): _uniform(0.5, 3.0), ("gammainc", 1): _uniform(0.3, 3.0),
-    ("gammaincc", 0): _uniform(0.5, 3.0), ("gammaincc", 1): _uniform(0.3, 3.0),
-    ("betainc", 0): _uniform(0.5, 3.0), ("betainc", 1): _uniform(0.5, 3.0),
+    ("xlogy", 1): _uniform(0.3, 3.0),
+    ("xlog1py", 1): _uniform(-0.5, 2.0),
+    ("gammainc", 0): _uniform(0.5, 3.0),
+    ("gammainc", 1): _uniform(0.3, 3.0),
+    ("gammaincc", 0): _uniform(0.5, 3.0),
+    ("gammaincc", 1): _uniform(0.3, 3.0),
+    ("betainc", 0): _uniform(0.5, 3.0),
+    ("betainc", 1): _uniform(0.5, 3.0),
     ("betainc", 2): _uniform(0.2, 0.8),
     ("entr", 0): _uniform(0.3, 3.0),
-    ("j0", 0): _uniform(0.3, 8.0), ("j1", 0): _uniform(0.3, 8.0),
-    ("y0", 0): _uniform(0.3, 8.0), ("y1", 0): _uniform(0.3, 8.0),
-    ("jv", 0): lambda rng, n: rng.integers(0, 4, n).astype(float), ("jv", 1): _uniform(0.3, 8.0),
-    ("yv", 0): lambda rng, n: rng.integers(0, 4, n).astype(float), ("yv", 1): _uniform(0.3, 8.0),
-    ("iv", 0): _uniform(0.5, 3.0), ("iv", 1): _uniform(0.3, 4.0),
-    ("ive", 0): _uniform(0.5, 3.0), ("ive", 1): _uniform(0.3, 4.0),
-    ("gammasgn", 0): _uniform(-2.7, 3.0), ("rgamma", 0): _uniform(0.3, 3.0),
-    ("exp1", 0): _uniform(0.3, 3.0), ("expi", 0): _uniform(0.3, 3.0),
-    ("expn", 0): lambda rng, n: rng.integers(0, 4, n).astype(float), ("expn", 1): _uniform(0.3, 3.0),
-    ("kl_div", 0): _uniform(0.3, 3.0), ("kl_div", 1): _uniform(0.3, 3.0),
-    ("rel_entr", 0): _uniform(0.3, 3.0), ("rel_entr", 1): _uniform(0.3, 3.0),
-    ("loggamma", 0): _uniform(0.3, 4.0), ("poch", 0): _uniform(0.5, 3.0),
-    ("poch", 1): _uniform(0.3, 2.0), ("zeta", 0): _uniform(1.5, 4.0), ("zeta", 1): _uniform(0.5, 3.0),
-    ("spence", 0): _uniform(0.3, 3.0), ("ci", 0): _uniform(0.3, 4.0),
+    ("j0", 0): _uniform(0.3, 8.0),
+    ("j1", 0): _uniform(0.3, 8.0),
+    ("y0", 0): _uniform(0.3, 8.0),
+    ("y1", 0): _uniform(0.3, 8.0),
+    ("jv", 0): lambda rng, n: rng.integers(0, 4, n).astype(float),
+    ("jv", 1): _uniform(0.3, 8.0),
+    ("yv", 0): lambda rng, n: rng.integers(0, 4, n).astype(float),
+    ("yv", 1): _uniform(0.3, 8.0),
+    ("iv", 0): _uniform(0.5, 3.0),
+    ("iv", 1): _uniform(0.3, 4.0),
+    ("ive", 0): _uniform(0.5, 3.0),
+    ("ive", 1): _uniform(0.3, 4.0),
+    ("gammasgn", 0): _uniform(-2.7, 3.0),
+    ("rgamma", 0): _uniform(0.3, 3.0),
+    ("exp1", 0): _uniform(0.3, 3.0),
+    ("expi", 0): _uniform(0.3, 3.0),
+    ("expn", 0): lambda rng, n: rng.integers(0, 4, n).astype(float),
+    ("expn", 1): _uniform(0.3, 3.0),
+    ("kl_div", 0): _uniform(0.3, 3.0),
+    ("kl_div", 1): _uniform(0.3, 3.0),
+    ("rel_entr", 0): _uniform(0.3, 3.0),
+    ("rel_entr", 1): _uniform(0.3, 3.0),
+    ("loggamma", 0): _uniform(0.3, 4.0),
+    ("poch", 0): _uniform(0.5, 3.0),
+    ("poch", 1): _uniform(0.3, 2.0),
+    ("zeta", 0): _uniform(1.5, 4.0),
+    ("zeta", 1): _uniform(0.5, 3.0),
+    ("spence", 0): _uniform(0.3, 3.0),
+    ("ci", 0): _uniform(0.3, 4.0),
     ("owens_t", 1): _uniform(-2.0, 2.0),
-    ("hyp1f1", 0): _uniform(0.5, 2.0), ("hyp1f1", 1): _uniform(0.5, 2.0),
-    ("hyp2f1", 0): _uniform(0.5, 2.0), ("hyp2f1", 1): _uniform(0.5, 2.0),
-    ("hyp2f1", 2): _uniform(2.5, 4.0), ("hyp2f1", 3): _uniform(-0.6, 0.6),
-    ("boxcox", 0): _uniform(0.3, 3.0), ("boxcox", 1): _uniform(-1.5, 1.5),
-    ("boxcox1p", 0): _uniform(-0.5, 2.0), ("boxcox1p", 1): _uniform(-1.5, 1.5),
+    ("hyp1f1", 0): _uniform(0.5, 2.0),
+    ("hyp1f1", 1): _uniform(0.5, 2.0),
+    ("hyp2f1", 0): _uniform(0.5, 2.0),
+    ("hyp2f1", 1): _uniform(0.5, 2.0),
+    ("hyp2f1", 2): _uniform(2.5, 4.0),
+    ("hyp2f1", 3): _uniform(-0.6, 0.6),
+    ("boxcox", 0): _uniform(0.3, 3.0),
+    ("boxcox", 1): _uniform(-1.5, 1.5),
+    ("boxcox1p", 0): _uniform(-0.5, 2.0),
+    ("boxcox1p", 1): _uniform(-1.5, 1.5),
 }
 # Kinked binary functions: arguments kept at least this far apart.
 SEPARATED = {"maximum": 0.2, "minimum": 0.2}
@@ -163,12 +219,25 @@ def elementwise_args(name, shapes, seed=0):
 
 
 UNARY_SHAPES = [(), (3,), (2, 3), (2, 1), (1,)]
-BINARY_SHAPES = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)),
-                 ((3,), (2, 3)), ((2, 3), (2, 3)), ((1,), (3,)), ((2, 3), (2, 1))]
+BINARY_SHAPES = [
+    ((), ()),
+    ((3,), ()),
+    ((), (3,)),
+    ((2, 3), (3,)),
+    ((2, 1), (1, 3)),
+    ((3,), (2, 3)),
+    ((2, 3), (2, 3)),
+    ((1,), (3,)),
+    ((2, 3), (2, 1)),
+]
 TERNARY_SHAPES = [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), ()), ((2, 1), (1, 3), (2, 3))]
-QUATERNARY_SHAPES = [((), (), (), ()), ((3,), (3,), (), (2, 3))]     # hyp2f1(a, b, c, x)
-SHAPES_BY_ARITY = {1: [(s,) for s in UNARY_SHAPES], 2: BINARY_SHAPES, 3: TERNARY_SHAPES,
-                   4: QUATERNARY_SHAPES}
+QUATERNARY_SHAPES = [((), (), (), ()), ((3,), (3,), (), (2, 3))]  # hyp2f1(a, b, c, x)
+SHAPES_BY_ARITY = {
+    1: [(s,) for s in UNARY_SHAPES],
+    2: BINARY_SHAPES,
+    3: TERNARY_SHAPES,
+    4: QUATERNARY_SHAPES,
+}
 
 
 # Boolean arguments: a zero partial (a traced mask is accepted) but nothing to differentiate.
@@ -177,8 +246,11 @@ MASK_ARGUMENTS = {("where", 0)}
 
 def differentiated(name):
     """The arguments of elementwise primitive ``name`` that have a derivative."""
-    return tuple(i for i, p in enumerate(PRIMITIVES[name].partials)
-                 if p is not None and (name, i) not in MASK_ARGUMENTS)
+    return tuple(
+        i
+        for i, p in enumerate(PRIMITIVES[name].partials)
+        if p is not None and (name, i) not in MASK_ARGUMENTS
+    )
 
 
 def elementwise_row(name, shapes, seed=0):
@@ -188,11 +260,15 @@ def elementwise_row(name, shapes, seed=0):
 
 
 def elementwise_cases():
-    return [pytest.param(name, shapes, id=f"{name}-{'-'.join(map(str, shapes))}")
-            for name in ELEMENTWISE for shapes in SHAPES_BY_ARITY[len(PRIMITIVES[name].partials)]]
+    return [
+        pytest.param(name, shapes, id=f"{name}-{'-'.join(map(str, shapes))}")
+        for name in ELEMENTWISE
+        for shapes in SHAPES_BY_ARITY[len(PRIMITIVES[name].partials)]
+    ]
 
 
 # -------------------------------------------------- the non-elementwise table
+
 
 class Case:
     """A call ``prim(*args, **params)``; ``diff`` lists the arguments to differentiate."""
@@ -220,10 +296,17 @@ def _a(*shape, seed=0):
     return np.random.default_rng(seed + 7 * len(shape) + sum(shape)).uniform(-2.0, 2.0, shape)
 
 
-_WINDOW_1D = dict(axes=(1,), window=(2,), strides=(2,), padding=((1, 0),), lhs_dilation=(1,),
-                  rhs_dilation=(2,))
-_WINDOW_2D = dict(axes=(0, 1), window=(2, 2), strides=(2, 3), padding=((0, 1), (-1, 2)),
-                  lhs_dilation=(2, 1), rhs_dilation=(1, 2))
+_WINDOW_1D = dict(
+    axes=(1,), window=(2,), strides=(2,), padding=((1, 0),), lhs_dilation=(1,), rhs_dilation=(2,)
+)
+_WINDOW_2D = dict(
+    axes=(0, 1),
+    window=(2, 2),
+    strides=(2, 3),
+    padding=((0, 1), (-1, 2)),
+    lhs_dilation=(2, 1),
+    rhs_dilation=(1, 2),
+)
 
 CASES = [
     Case("reshape", [_a(2, 3)], {"shape": (3, 2)}, label="2x3->3x2"),
@@ -303,16 +386,22 @@ CASES = [
     Case("svdvals", [_a(3, 2)], label="tall"),
     Case("qr", [_a(3, 2)], label="tall"),
     Case("qr", [_a(2, 3)], label="wide"),
-    Case("eig", [_well(3, 3) @ np.diag([1.0, 3.0, 5.0]) @ np.linalg.inv(_well(3, 3))],
-         label="real eigenvalues"),
+    Case(
+        "eig",
+        [_well(3, 3) @ np.diag([1.0, 3.0, 5.0]) @ np.linalg.inv(_well(3, 3))],
+        label="real eigenvalues",
+    ),
     Case("lstsq", [_a(4, 2), _a(4)], label="tall vector"),
     Case("lstsq", [_a(2, 4), _a(2, 3)], label="wide matrix"),
     Case("lstsq_residuals", [_a(4, 2), _a(4, 3)], label="tall"),
     Case("lstsq_singular_values", [_a(4, 2), _a(4)], diff=(0,), label="tall"),
     Case("complement", [_a(3, 3)], {"of": "svd_u"}, label="square: empty"),
     Case("eigvalsh", [_a(3, 3)], pre=_sym, label="symmetric"),
-    Case("eigvals", [_well(3, 3) @ np.diag([1.0, 3.0, 5.0]) @ np.linalg.inv(_well(3, 3))],
-         label="real eigenvalues"),
+    Case(
+        "eigvals",
+        [_well(3, 3) @ np.diag([1.0, 3.0, 5.0]) @ np.linalg.inv(_well(3, 3))],
+        label="real eigenvalues",
+    ),
     Case("lstsq_rank", [_a(4, 2), _a(4)], diff=(), label="an integer"),
     Case("matrix_rank", [_a(3, 3)], diff=(), label="an integer"),
     Case("norm", [_a(4)], label="vector"),
@@ -345,31 +434,80 @@ CASES = [
     Case("cumsum", [_a(4)], {"axis": 0}, label="vector"),
     Case("cumprod", [_a(2, 3)], {"axis": 1}, label="axis1"),
     Case("cumprod", [_a(3, 2)], {"axis": 0}, label="axis0"),
-    Case("take_along", [_a(2, 3), np.array([[2, 0, 0], [1, 1, 2]])], {"axis": 1}, diff=(0,),
-         label="rows"),
-    Case("put_along", [_a(2, 3), np.array([[2, 0, 0], [1, 1, 2]])], {"axis": 1, "shape": (2, 3)},
-         diff=(0,), label="rows"),
-    Case("gather", [_a(3, 4), np.array([2, 0, 2])], {"template": ("traced",), "mode": "raise"},
-         diff=(0,), label="rows"),
-    Case("gather", [_a(3, 4), np.array([[3, -1], [0, 1]])],
-         {"template": (slice(None), "traced"), "mode": "raise"}, diff=(0,), label="columns"),
-    Case("gather", [_a(5), np.array([7, -7])], {"template": ("traced",), "mode": "clip"},
-         diff=(0,), label="clip"),
-    Case("scatter_add", [_a(3, 2), _a(4, 2), np.array([0, 2, 0, 1])],
-         {"template": ("traced",), "mode": "raise"}, diff=(0, 1), label="repeated-rows"),
-    Case("scatter_add", [_a(4), 1.5, np.array([1, 3])], {"template": ("traced",), "mode": "wrap"},
-         diff=(0, 1), label="scalar"),
-    Case("scatter_set", [_a(3, 2), _a(3, 2), np.array([2, 0, 2])],
-         {"template": ("traced",), "mode": "raise"}, diff=(0, 1), label="last-write"),
-    Case("last_writes", [np.array([1, 0, 1])], {"template": ("traced",), "mode": "raise",
-                                                "shape": (3,)}, diff=(), label="repeat"),
+    Case(
+        "take_along",
+        [_a(2, 3), np.array([[2, 0, 0], [1, 1, 2]])],
+        {"axis": 1},
+        diff=(0,),
+        label="rows",
+    ),
+    Case(
+        "put_along",
+        [_a(2, 3), np.array([[2, 0, 0], [1, 1, 2]])],
+        {"axis": 1, "shape": (2, 3)},
+        diff=(0,),
+        label="rows",
+    ),
+    Case(
+        "gather",
+        [_a(3, 4), np.array([2, 0, 2])],
+        {"template": ("traced",), "mode": "raise"},
+        diff=(0,),
+        label="rows",
+    ),
+    Case(
+        "gather",
+        [_a(3, 4), np.array([[3, -1], [0, 1]])],
+        {"template": (slice(None), "traced"), "mode": "raise"},
+        diff=(0,),
+        label="columns",
+    ),
+    Case(
+        "gather",
+        [_a(5), np.array([7, -7])],
+        {"template": ("traced",), "mode": "clip"},
+        diff=(0,),
+        label="clip",
+    ),
+    Case(
+        "scatter_add",
+        [_a(3, 2), _a(4, 2), np.array([0, 2, 0, 1])],
+        {"template": ("traced",), "mode": "raise"},
+        diff=(0, 1),
+        label="repeated-rows",
+    ),
+    Case(
+        "scatter_add",
+        [_a(4), 1.5, np.array([1, 3])],
+        {"template": ("traced",), "mode": "wrap"},
+        diff=(0, 1),
+        label="scalar",
+    ),
+    Case(
+        "scatter_set",
+        [_a(3, 2), _a(3, 2), np.array([2, 0, 2])],
+        {"template": ("traced",), "mode": "raise"},
+        diff=(0, 1),
+        label="last-write",
+    ),
+    Case(
+        "last_writes",
+        [np.array([1, 0, 1])],
+        {"template": ("traced",), "mode": "raise", "shape": (3,)},
+        diff=(),
+        label="repeat",
+    ),
     Case("stop_gradient", [_a(2, 3)], diff=(), label="matrix"),
     Case("zeros_like", [_a(2, 3)], diff=(0,), label="matrix"),
-    *[Case(name, [np.array([[3, 5, 6]]), np.array([1, 2, 3])], diff=(), label="ints")
-      for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")],
+    *[
+        Case(name, [np.array([[3, 5, 6]]), np.array([1, 2, 3])], diff=(), label="ints")
+        for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
+    ],
     Case("bitwise_and", [np.array([True, False]), np.array([True, True])], diff=(), label="bools"),
-    *[Case(name, [np.array([[12, 5, 6]]), np.array([8, 15, 4])], diff=(), label="ints")
-      for name in ("gcd", "lcm")],
+    *[
+        Case(name, [np.array([[12, 5, 6]]), np.array([8, 15, 4])], diff=(), label="ints")
+        for name in ("gcd", "lcm")
+    ],
     Case("bitwise_count", [np.array([[3, 255, 0]], dtype=np.uint8)], diff=(), label="ints"),
     Case("invert", [np.array([3, -4])], diff=(), label="ints"),
     Case("invert", [np.array([True, False])], diff=(), label="bools"),
@@ -381,8 +519,13 @@ CASES = [
     Case("split", [np.array([0, 7], dtype=np.uint32)], {"num": 3}, diff=(), label="three"),
     Case("debug_callback", [_a(2, 3)], {"callback": lambda x: None}, label="no-op"),
     Case("fold_in", [np.array([0, 7], dtype=np.uint32), 5], diff=(), label="data"),
-    Case("sample", [np.array([0, 7], dtype=np.uint32)],
-         {"distribution": "normal", "shape": (2, 3), "dtype": "<f8"}, diff=(), label="normal"),
+    Case(
+        "sample",
+        [np.array([0, 7], dtype=np.uint32)],
+        {"distribution": "normal", "shape": (2, 3), "dtype": "<f8"},
+        diff=(),
+        label="normal",
+    ),
     Case("argmax", [_a(2, 3)], {"axis": 0}, diff=(), label="axis0"),
     Case("argmin", [_a(2, 3)], {}, diff=(), label="all"),
     Case("searchsorted", [np.array([-1.0, 0.0, 2.0]), _a(4)], diff=(), label="vector"),
@@ -394,8 +537,12 @@ CASES = [
     Case("irfft", [_a(3, 2)], {"axis": 0, "n": 4, "norm": "backward"}, label="even"),
     Case("irfft", [_a(2, 3)], {"axis": 1, "n": 5, "norm": "ortho"}, label="odd"),
     Case("solve_triangular", [_well(3, 3), _a(3)], {"lower": True}, label="lower vector"),
-    Case("solve_triangular", [_well(3, 3), _a(3, 2)], {"trans": 1, "unit_diagonal": True},
-         label="upper transposed unit"),
+    Case(
+        "solve_triangular",
+        [_well(3, 3), _a(3, 2)],
+        {"trans": 1, "unit_diagonal": True},
+        label="upper transposed unit",
+    ),
     Case("solve_sylvester", [_well(3, 3), _well(3, 3, seed=1), _a(3, 3)], label="3x3"),
     Case("sqrtm", [_a(3, 3)], pre=_sym, label="spd"),
     Case("expm", [_a(3, 3) * 0.5], label="3x3"),
@@ -410,8 +557,13 @@ CASES = [
     Case("windows", [_a(4, 5)], dict(_WINDOW_2D), label="2-D, input dilation, cropped"),
     Case("unwindows", [_a(2, 2, 2)], {**_WINDOW_1D, "shape": (2, 5)}, label="1-D"),
     Case("unwindows", [_a(4, 2, 2, 2)], {**_WINDOW_2D, "shape": (4, 5)}, label="2-D"),
-    Case("tie_weights", [np.round(_a(3, 4)), np.max(np.round(_a(3, 4)), axis=1, keepdims=True)],
-         {"axis": (1,)}, diff=(), label="ties in a row"),
+    Case(
+        "tie_weights",
+        [np.round(_a(3, 4)), np.max(np.round(_a(3, 4)), axis=1, keepdims=True)],
+        {"axis": (1,)},
+        diff=(),
+        label="ties in a row",
+    ),
 ]
 
 
@@ -426,6 +578,7 @@ def structural_cases():
 
 
 # ----------------------------------------------------------------- checking
+
 
 def _seed_like(value, rng):
     if type(value) is float:
@@ -455,20 +608,22 @@ def forward_and_backprop(prim, args, params, diff, pre=None, seed=0):
 
 def reverse_vs_differences(prim, args, params, diff, pre=None):
     """Backprop with a random cotangent against central differences, argument by argument."""
-    if isinstance(prim, Cut):   # stop_gradient: reverse mode steps over it, no node
+    if isinstance(prim, Cut):  # stop_gradient: reverse mode steps over it, no node
         out = prim(fg.var(args[0]))
         assert not isinstance(out, fg.Node) and np.array_equal(out, args[0])
         return
     if not diff:  # integer-valued or piecewise constant: no derivative, or a zero one
         ans = prim(*args, **params)
-        assert not prim.vjp or all(rule is None or rule(ans, ans, *args, **params) is None
-                                   for rule in prim.vjp), f"{prim.name} has a rule for nothing"
+        assert not prim.vjp or all(
+            rule is None or rule(ans, ans, *args, **params) is None for rule in prim.vjp
+        ), f"{prim.name} has a rule for nothing"
         return
     nodes, out, w, grads = forward_and_backprop(prim, args, params, diff, pre)
     for i in diff:
         # a real cotangent w pairs with the real part of a complex output: Re(sum(out * w))
-        want = numeric_grad(lambda *xs: np.real(np.sum(_call(prim, xs, params, diff, pre) * w)),
-                            args, i)
+        want = numeric_grad(
+            lambda *xs: np.real(np.sum(_call(prim, xs, params, diff, pre) * w)), args, i
+        )
         assert_close(grads[nodes[i]], want, what=f"{prim.name} d/d arg{i}")
 
 
@@ -485,6 +640,7 @@ def test_structural_gradient_matches_differences(case):
 
 # ------------------------------------------------------------ backprop's hot path
 
+
 @pytest.mark.parametrize("name, shapes", elementwise_cases())
 def test_backprops_hot_path_gives_the_rules_bits(name, shapes):
     # backprop.vjp_step writes the elementwise pullback out by hand; it must give
@@ -499,7 +655,7 @@ def test_backprops_hot_path_gives_the_rules_bits(name, shapes):
             assert type(a) is type(b) and np.array_equal(a, b), f"{name} arg{i}: {a!r} != {b!r}"
 
 
-PULLBACK_CASES = {   # (cotangent, weight, x): what elementwise.pullback is handed
+PULLBACK_CASES = {  # (cotangent, weight, x): what elementwise.pullback is handed
     "same shape": (np.arange(1.0, 7.0).reshape(2, 3), 0.5, np.ones((2, 3))),
     "array weight": (np.arange(1.0, 7.0).reshape(2, 3), np.full((2, 3), -2.0), np.ones((2, 3))),
     "complex for real": (np.arange(6.0).reshape(2, 3) * (1 + 2j), 1.0, np.ones((2, 3))),
@@ -530,10 +686,11 @@ def test_pullback_of_traced_values_is_the_general_one(case, traced):
     v, w = fast._value, general._value
     assert type(v) is type(w) and np.shape(v) == np.shape(w) and np.array_equal(v, w)
     assert np.asarray(v).dtype == np.asarray(w).dtype
-    assert np.array_equal(v, elementwise.pullback(g, d, x))      # and what plain values give
+    assert np.array_equal(v, elementwise.pullback(g, d, x))  # and what plain values give
 
 
 # ------------------------------------------------------------ forward mode
+
 
 def forward_vs_differences(prim, args, params, diff, pre=None, seed=1):
     """``jvp`` along a random tangent against the central difference of ``f`` along it."""
@@ -551,14 +708,24 @@ def forward_vs_differences(prim, args, params, diff, pre=None, seed=1):
     primals = [args[i] for i in diff]
     out, t_out = fg.jvp(f, tuple(primals), tuple(tangents))
     eps = 1e-6
-    plus = f(*[np.add(x, eps * t) if np.ndim(x) else x + eps * t for x, t in zip(primals, tangents)])
-    minus = f(*[np.subtract(x, eps * t) if np.ndim(x) else x - eps * t
-                for x, t in zip(primals, tangents)])
+    plus = f(
+        *[np.add(x, eps * t) if np.ndim(x) else x + eps * t for x, t in zip(primals, tangents)]
+    )
+    minus = f(
+        *[np.subtract(x, eps * t) if np.ndim(x) else x - eps * t for x, t in zip(primals, tangents)]
+    )
     # bool outputs as 0/1; complex outputs stay complex
-    want = (np.asarray(plus, dtype=np.result_type(plus, float))
-            - np.asarray(minus, dtype=np.result_type(minus, float))) / (2 * eps)
-    assert_close(np.asarray(t_out).reshape(np.shape(want)), want, rtol=1e-5,
-                 atol=1e-6, what=f"{prim.name} jvp")
+    want = (
+        np.asarray(plus, dtype=np.result_type(plus, float))
+        - np.asarray(minus, dtype=np.result_type(minus, float))
+    ) / (2 * eps)
+    assert_close(
+        np.asarray(t_out).reshape(np.shape(want)),
+        want,
+        rtol=1e-5,
+        atol=1e-6,
+        what=f"{prim.name} jvp",
+    )
     assert np.shape(t_out) == np.shape(out), f"{prim.name}: tangent shape != output shape"
 
 
@@ -574,6 +741,7 @@ def test_structural_forward_matches_differences(case):
 
 
 # ------------------------------------------------------------ batching
+
 
 def batching_vs_loop(prim, args, params, diff, pre=None, seed=2):
     """``vmap`` over three nearby examples of the batched arguments equals a loop over them.
@@ -600,7 +768,9 @@ def batching_vs_loop(prim, args, params, diff, pre=None, seed=2):
 
     got = fg.vmap(f)(*[stacks[i] for i in batched])
     want = np.stack([np.asarray(f(*[stacks[i][k] for i in batched])) for k in range(3)])
-    assert np.shape(got) == np.shape(want), f"{prim.name}: vmap shape {np.shape(got)} != {np.shape(want)}"
+    assert np.shape(got) == np.shape(want), (
+        f"{prim.name}: vmap shape {np.shape(got)} != {np.shape(want)}"
+    )
     assert_close(got, want, rtol=1e-12, atol=1e-12, what=f"{prim.name} vmap")
 
 
@@ -616,6 +786,7 @@ def test_structural_batching_matches_a_loop(case):
 
 
 # ------------------------------------------------------------ against torch
+
 
 def _torch_index(torch, index):
     parts = index if isinstance(index, tuple) else (index,)
@@ -633,7 +804,8 @@ def _torch_table(torch):
 
     def untake(g, index, shape):
         return torch.zeros(shape, dtype=torch.float64).index_put(
-            (torch.as_tensor(index),), g, accumulate=True)
+            (torch.as_tensor(index),), g, accumulate=True
+        )
 
     def pnls(x, label):
         label = torch.as_tensor(label)
@@ -641,18 +813,31 @@ def _torch_table(torch):
         return torch.logsumexp(x, dim=-1) - picked
 
     return {
-        "add": torch.add, "subtract": torch.sub, "multiply": torch.mul, "divide": torch.div,
-        "power": torch.pow, "maximum": torch.maximum, "minimum": torch.minimum,
-        "negative": torch.neg, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
-        "sin": torch.sin, "cos": torch.cos, "tanh": torch.tanh, "abs": torch.abs,
-        "sigmoid": torch.sigmoid, "relu": torch.relu,
+        "add": torch.add,
+        "subtract": torch.sub,
+        "multiply": torch.mul,
+        "divide": torch.div,
+        "power": torch.pow,
+        "maximum": torch.maximum,
+        "minimum": torch.minimum,
+        "negative": torch.neg,
+        "exp": torch.exp,
+        "log": torch.log,
+        "sqrt": torch.sqrt,
+        "sin": torch.sin,
+        "cos": torch.cos,
+        "tanh": torch.tanh,
+        "abs": torch.abs,
+        "sigmoid": torch.sigmoid,
+        "relu": torch.relu,
         "where": lambda c, x, y: torch.where(torch.as_tensor(c), x, y),
         "reshape": lambda x, shape: x.reshape(shape),
         "broadcast_to": lambda x, shape: torch.broadcast_to(x, shape),
         "expand_dims": lambda x, axis: x.unsqueeze(axis),
         "squeeze": lambda x, axis=None: x.squeeze() if axis is None else x.squeeze(axis),
         "transpose": lambda x, axes=None: x.permute(
-            tuple(reversed(range(x.ndim))) if axes is None else axes),
+            tuple(reversed(range(x.ndim))) if axes is None else axes
+        ),
         "swapaxes": lambda x, axis1, axis2: torch.swapaxes(x, axis1, axis2),
         "sum": tsum,
         "getitem": lambda x, index: x[_torch_index(torch, index)],
@@ -664,49 +849,70 @@ def _torch_table(torch):
         "softmax": lambda x, axis=-1: torch.softmax(x, dim=axis),
         "log_softmax": lambda x, axis=-1: torch.log_softmax(x, dim=axis),
         "pnls": pnls,
-        "pnls_slope": lambda x, label: torch.softmax(x, dim=-1) - torch.nn.functional.one_hot(
-            torch.as_tensor(label), x.shape[-1]).to(torch.float64),
+        "pnls_slope": lambda x, label: (
+            torch.softmax(x, dim=-1)
+            - torch.nn.functional.one_hot(torch.as_tensor(label), x.shape[-1]).to(torch.float64)
+        ),
         "step": lambda x: (x > 0).to(torch.float64),
         "equal": torch.eq,  # torch.equal compares whole tensors
         "one_hot": lambda label, depth: torch.nn.functional.one_hot(label, depth).to(torch.float64),
         "dot": torch.matmul,
         "tensordot": lambda a, b, axes: torch.tensordot(a, b, dims=(list(axes[0]), list(axes[1]))),
         "einsum": lambda *ops, subscripts: torch.einsum(subscripts, *ops),
-        "trace": lambda x, offset=0, axis1=0, axis2=1: torch.diagonal(x, offset, axis1, axis2).sum(-1),
+        "trace": lambda x, offset=0, axis1=0, axis2=1: torch.diagonal(x, offset, axis1, axis2).sum(
+            -1
+        ),
         "diagonal": lambda x, offset=0, axis1=0, axis2=1: torch.diagonal(x, offset, axis1, axis2),
-        "undiagonal": lambda g, offset, axis1, axis2, shape: torch.diag_embed(g, offset, axis1, axis2),
+        "undiagonal": lambda g, offset, axis1, axis2, shape: torch.diag_embed(
+            g, offset, axis1, axis2
+        ),
         "triu": lambda x, k=0: torch.triu(x, k),
         "tril": lambda x, k=0: torch.tril(x, k),
-        "inv": torch.linalg.inv, "det": torch.linalg.det, "solve": torch.linalg.solve,
+        "inv": torch.linalg.inv,
+        "det": torch.linalg.det,
+        "solve": torch.linalg.solve,
         "logabsdet": lambda a: torch.linalg.slogdet(a).logabsdet,
         "slogdet_sign": lambda a: torch.linalg.slogdet(a).sign,
-        "cholesky": torch.linalg.cholesky, "pinv": torch.linalg.pinv,
+        "cholesky": torch.linalg.cholesky,
+        "pinv": torch.linalg.pinv,
         "norm": lambda x, ord=None, axis=None, keepdims=False: torch.linalg.norm(
-            x, ord, dim=axis, keepdim=keepdims),
+            x, ord, dim=axis, keepdim=keepdims
+        ),
         "prod": lambda x, axis=None, keepdims=False: (
-            x.prod() if axis is None else x.prod(dim=axis, keepdim=keepdims)),
+            x.prod() if axis is None else x.prod(dim=axis, keepdim=keepdims)
+        ),
         "max": lambda x, axis=None, keepdims=False: torch.amax(
-            x, dim=() if axis is None else axis, keepdim=keepdims),
+            x, dim=() if axis is None else axis, keepdim=keepdims
+        ),
         "min": lambda x, axis=None, keepdims=False: torch.amin(
-            x, dim=() if axis is None else axis, keepdim=keepdims),
-        "tie_weights": lambda x, top, axis: (x == top).double() / (x == top).double().sum(
-            dim=axis, keepdim=True),
+            x, dim=() if axis is None else axis, keepdim=keepdims
+        ),
+        "tie_weights": lambda x, top, axis: (
+            (x == top).double() / (x == top).double().sum(dim=axis, keepdim=True)
+        ),
         "cumsum": lambda x, axis: torch.cumsum(x, dim=axis),
         "cumprod": lambda x, axis: torch.cumprod(x, dim=axis),
         "take_along": lambda x, idx, axis: torch.take_along_dim(x, torch.as_tensor(idx), dim=axis),
-        "put_along": lambda h, idx, axis, shape: torch.zeros(shape, dtype=torch.float64).scatter_add(
-            axis, torch.as_tensor(idx), h),
-        "gather": lambda x, *idx, template, mode: x[_torch_gather_index(torch, x, template, idx, mode)],
+        "put_along": lambda h, idx, axis, shape: torch.zeros(
+            shape, dtype=torch.float64
+        ).scatter_add(axis, torch.as_tensor(idx), h),
+        "gather": lambda x, *idx, template, mode: x[
+            _torch_gather_index(torch, x, template, idx, mode)
+        ],
         "scatter_add": lambda x, v, *idx, template, mode: x.index_put(
-            _torch_gather_index(torch, x, template, idx, mode), torch.as_tensor(v).expand_as(
-                x[_torch_gather_index(torch, x, template, idx, mode)]), accumulate=True),
+            _torch_gather_index(torch, x, template, idx, mode),
+            torch.as_tensor(v).expand_as(x[_torch_gather_index(torch, x, template, idx, mode)]),
+            accumulate=True,
+        ),
         "scatter_set": lambda x, v, *idx, template, mode: _torch_writes(torch, x, v, idx, template),
         "stop_gradient": lambda x: x.detach(),
         "zeros_like": torch.zeros_like,
-        "invert": torch.bitwise_not, "left_shift": torch.bitwise_left_shift,
-        "gcd": torch.gcd, "lcm": torch.lcm,
+        "invert": torch.bitwise_not,
+        "left_shift": torch.bitwise_left_shift,
+        "gcd": torch.gcd,
+        "lcm": torch.lcm,
         "right_shift": torch.bitwise_right_shift,
-        "spread_sqrt": torch.sqrt,   # the same away from zero, where the tests sample it
+        "spread_sqrt": torch.sqrt,  # the same away from zero, where the tests sample it
         "vecdot": lambda x1, x2, axis=-1: torch.linalg.vecdot(x1, x2, dim=axis),
         "argsort": lambda x, axis=-1, kind=None: torch.argsort(x, dim=axis, stable=True),
         "argmax": lambda x, axis=None, keepdims=False: torch.argmax(x, dim=axis, keepdim=keepdims),
@@ -716,31 +922,52 @@ def _torch_table(torch):
         "astype": lambda x, dtype: x.to(getattr(torch, np.dtype(dtype).name)),
         "frexp_exponent": lambda x: torch.frexp(x).exponent,
         "solve_triangular": lambda a, b, trans=0, lower=False, unit_diagonal=False: (
-            torch.linalg.solve_triangular(a.mT if trans else a, b if b.dim() == 2 else b[:, None],
-                                          upper=not lower if not trans else lower,
-                                          unitriangular=unit_diagonal)
-            if b.dim() == 2 else torch.linalg.solve_triangular(
-                a.mT if trans else a, b[:, None], upper=not lower if not trans else lower,
-                unitriangular=unit_diagonal)[:, 0]),
+            torch.linalg.solve_triangular(
+                a.mT if trans else a,
+                b if b.dim() == 2 else b[:, None],
+                upper=not lower if not trans else lower,
+                unitriangular=unit_diagonal,
+            )
+            if b.dim() == 2
+            else torch.linalg.solve_triangular(
+                a.mT if trans else a,
+                b[:, None],
+                upper=not lower if not trans else lower,
+                unitriangular=unit_diagonal,
+            )[:, 0]
+        ),
         "expm": torch.linalg.matrix_exp,
         "convolve": lambda a, v, mode="full": (
-            torch.nn.functional.conv1d if a.dim() == 1 else torch.nn.functional.conv2d)(
-            a[None, None], v.flip(tuple(range(v.dim())))[None, None],
-            padding=tuple(m - 1 for m in v.shape) if mode == "full" else 0)[0, 0],
+            torch.nn.functional.conv1d if a.dim() == 1 else torch.nn.functional.conv2d
+        )(
+            a[None, None],
+            v.flip(tuple(range(v.dim())))[None, None],
+            padding=tuple(m - 1 for m in v.shape) if mode == "full" else 0,
+        )[0, 0],
         "irfft": lambda x, axis, n, norm: torch.fft.irfft(x, n=n, dim=axis, norm=norm),
         # SciPy's special functions (funcgrad.rules.special)
         "gammaln": torch.special.gammaln,
         # torch's trigamma (digamma's derivative) is accurate to 1e-10 only, and its
         # polygamma takes one integer order, not an array: finite differences check them
-        "digamma": None, "polygamma": None,
-        "erfc": torch.special.erfc, "erfinv": torch.special.erfinv, "ndtr": torch.special.ndtr,
-        "log_ndtr": torch.special.log_ndtr, "ndtri": torch.special.ndtri,
-        "xlogy": torch.special.xlogy, "xlog1py": torch.special.xlog1py,
-        "entr": torch.special.entr, "i0": torch.special.i0, "erfcx": torch.special.erfcx,
+        "digamma": None,
+        "polygamma": None,
+        "erfc": torch.special.erfc,
+        "erfinv": torch.special.erfinv,
+        "ndtr": torch.special.ndtr,
+        "log_ndtr": torch.special.log_ndtr,
+        "ndtri": torch.special.ndtri,
+        "xlogy": torch.special.xlogy,
+        "xlog1py": torch.special.xlog1py,
+        "entr": torch.special.entr,
+        "i0": torch.special.i0,
+        "erfcx": torch.special.erfcx,
         # torch.kl_div is the loss over log-probabilities, not SciPy's elementwise kl_div
         "kl_div": None,
         # torch's Bessel functions of the first and second kind have no derivative
-        "j0": None, "j1": None, "y0": None, "y1": None,
+        "j0": None,
+        "j1": None,
+        "y0": None,
+        "y1": None,
     }
 
 
@@ -772,38 +999,88 @@ def _torch_writes(torch, x, v, idx, template):
 # Primitives PyTorch has no like-for-like counterpart of (central differences still check them).
 NO_TORCH_EQUIVALENT = {
     # torch has them, but without a derivative (i1, i0e, i1e: not implemented in autograd)
-    "gamma": "torch has no gamma function, only its log", "beta": "no beta function",
-    "betaln": "no betaln", "erfcinv": "no erfcinv", "i1": "no derivative of i1 in torch",
-    "i0e": "no derivative of i0e in torch", "i1e": "no derivative of i1e in torch",
-    "gammainc": "torch gives no derivative in x", "gammaincc": "no derivative in x",
+    "gamma": "torch has no gamma function, only its log",
+    "beta": "no beta function",
+    "betaln": "no betaln",
+    "erfcinv": "no erfcinv",
+    "i1": "no derivative of i1 in torch",
+    "i0e": "no derivative of i0e in torch",
+    "i1e": "no derivative of i1e in torch",
+    "gammainc": "torch gives no derivative in x",
+    "gammaincc": "no derivative in x",
     "betainc": "no betainc",
-    "jv": "no real-order Bessel functions", "yv": "no real-order Bessel functions",
-    "iv": "no real-order modified Bessel functions", "ive": "no ive",
-    "gammasgn": "no gammasgn", "rgamma": "no rgamma",
-    **{name: "not among torch.special's functions" for name in (
-        "dawsn", "exp1", "expi", "expn", "rel_entr", "loggamma", "poch", "zeta",
-        "spence", "si", "ci", "fresnel_s", "fresnel_c", "owens_t", "hyp1f1", "hyp2f1", "boxcox",
-        "boxcox1p")},
-    "solve_sylvester": "no Sylvester solver", "sqrtm": "no matrix square root",
+    "jv": "no real-order Bessel functions",
+    "yv": "no real-order Bessel functions",
+    "iv": "no real-order modified Bessel functions",
+    "ive": "no ive",
+    "gammasgn": "no gammasgn",
+    "rgamma": "no rgamma",
+    **{
+        name: "not among torch.special's functions"
+        for name in (
+            "dawsn",
+            "exp1",
+            "expi",
+            "expn",
+            "rel_entr",
+            "loggamma",
+            "poch",
+            "zeta",
+            "spence",
+            "si",
+            "ci",
+            "fresnel_s",
+            "fresnel_c",
+            "owens_t",
+            "hyp1f1",
+            "hyp2f1",
+            "boxcox",
+            "boxcox1p",
+        )
+    },
+    "solve_sylvester": "no Sylvester solver",
+    "sqrtm": "no matrix square root",
     "bitwise_count": "no population count in torch",
     "spacing": "no spacing in torch (its derivative is 0: tests/numpy/test_numpy_math.py)",
-    **{name: "packed outputs; tests/numpy/test_numpy_linalg.py compares them with torch.linalg"
-       for name in ("svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "lstsq_residuals",
-                    "lstsq_singular_values", "complement", "lstsq_rank", "matrix_rank")},
-    **{name: "complex outputs, which this table's real cotangents miss: tests/numpy/test_fft.py "
-             "compares them with torch.fft" for name in ("fft", "rfft")},
+    **{
+        name: "packed outputs; tests/numpy/test_numpy_linalg.py compares them with torch.linalg"
+        for name in (
+            "svd",
+            "svdvals",
+            "qr",
+            "eig",
+            "eigvals",
+            "lstsq",
+            "lstsq_residuals",
+            "lstsq_singular_values",
+            "complement",
+            "lstsq_rank",
+            "matrix_rank",
+        )
+    },
+    **{
+        name: "complex outputs, which this table's real cotangents miss: tests/numpy/test_fft.py "
+        "compares them with torch.fft"
+        for name in ("fft", "rfft")
+    },
     "eigvalsh": "tests/numpy/test_numpy_linalg.py compares it with torch.linalg.eigvalsh",
     "complex_sign": "complex inputs only: tests/rules/test_complex.py checks it against PyTorch's sgn",
     "eigh": "eigenvector signs are a LAPACK convention; the packed output differs in sign",
     "spectral": "the gradient of a weighted eigenvalue sum: tests/numpy/test_numpy_linalg.py "
-                "checks eigvalsh's Hessian against PyTorch's",
+    "checks eigvalsh's Hessian against PyTorch's",
     "last_writes": "an integer-valued helper of scatter_set's rule: test_gather.py checks it",
-    **{name: "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks "
-             "their distributions" for name in ("split", "fold_in", "sample")},
+    **{
+        name: "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks "
+        "their distributions"
+        for name in ("split", "fold_in", "sample")
+    },
     "debug_callback": "a call for its effect, whose value is 0: tests/test_debug.py checks it",
     "checkpoint_name": "the identity, naming a value for checkpoint policies",
-    **{name: "the gather beneath convolutions and pooling: tests/nn/test_convolution.py compares "
-             "those, values and gradients, with torch.nn.functional" for name in ("windows", "unwindows")},
+    **{
+        name: "the gather beneath convolutions and pooling: tests/nn/test_convolution.py compares "
+        "those, values and gradients, with torch.nn.functional"
+        for name in ("windows", "unwindows")
+    },
 }
 
 
@@ -814,26 +1091,29 @@ def torch_function(torch, name):
     row = MATH_ROWS.get(name)  # NumPy's other ufuncs: the twin test_numpy_math.py gives them
     if row is not None and row.call is None:
         if row.torch is None:
-            return None        # that table says PyTorch has no counterpart
+            return None  # that table says PyTorch has no counterpart
         return lambda *xs: row.torch(torch, *xs)
     f = getattr(torch, name, None)  # most elementwise names are NumPy's and torch's alike
     assert f is not None or name in NO_TORCH_EQUIVALENT, (
-        f"add a PyTorch equivalent of {name!r} to _torch_table (or to NO_TORCH_EQUIVALENT)")
+        f"add a PyTorch equivalent of {name!r} to _torch_table (or to NO_TORCH_EQUIVALENT)"
+    )
     return f
 
 
 def reverse_vs_torch(prim, args, params, diff, pre=None):
     torch = needs_torch()
     f = torch_function(torch, prim.name)
-    if f is None:   # no PyTorch counterpart; central differences check it above
+    if f is None:  # no PyTorch counterpart; central differences check it above
         return
     if not diff:  # nothing to differentiate: the values must agree
         want = f(*[torch.as_tensor(a) for a in args], **params)
         assert_close(prim(*args, **params), want.numpy(), rtol=0, atol=0, what="value")
         return
     nodes, out, w, grads = forward_and_backprop(prim, args, params, diff, pre)
-    targs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) if i in diff else a
-             for i, a in enumerate(args)]
+    targs = [
+        torch.tensor(a, dtype=torch.float64, requires_grad=True) if i in diff else a
+        for i, a in enumerate(args)
+    ]
     tout = _call(f, targs, params, diff, pre, const=torch.as_tensor)
     assert_close(out.value, tout.detach().numpy(), rtol=1e-12, atol=1e-12, what="value")
     if not tout.requires_grad:
@@ -846,8 +1126,9 @@ def reverse_vs_torch(prim, args, params, diff, pre=None):
     for i in diff:
         tgrad = targs[i].grad  # None: torch found no path (a zero derivative)
         want = np.zeros(np.shape(args[i])) if tgrad is None else tgrad.numpy()
-        assert_close(grads[nodes[i]], want, rtol=1e-10, atol=1e-12,
-                     what=f"{prim.name} d/d arg{i} vs torch")
+        assert_close(
+            grads[nodes[i]], want, rtol=1e-10, atol=1e-12, what=f"{prim.name} d/d arg{i} vs torch"
+        )
 
 
 @pytest.mark.parametrize("name, shapes", elementwise_cases())
@@ -856,8 +1137,9 @@ def test_elementwise_gradient_matches_torch(name, shapes):
     reverse_vs_torch(prim, args, {}, diff)
 
 
-@pytest.mark.parametrize("case", [c for c in structural_cases()
-                                  if c.values[0].name not in NO_TORCH_EQUIVALENT])
+@pytest.mark.parametrize(
+    "case", [c for c in structural_cases() if c.values[0].name not in NO_TORCH_EQUIVALENT]
+)
 def test_structural_gradient_matches_torch(case):
     reverse_vs_torch(PRIMITIVES[case.name], case.args, case.params, case.diff, case.pre)
 
@@ -871,15 +1153,33 @@ def test_every_primitive_has_a_torch_equivalent_or_a_reason():
 # ------------------------------------------------- values: NumPy, bit for bit
 
 NUMPY_REFERENCE = {
-    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
-    "power": np.power, "maximum": np.maximum, "minimum": np.minimum, "negative": np.negative,
-    "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
-    "tanh": np.tanh, "abs": np.abs, "relu": lambda x: np.maximum(x, 0.0), "where": np.where,
-    "step": lambda x: np.heaviside(x, 0.0), "spread_sqrt": np.sqrt,
-    **{name: getattr(scipy.special, name) for name in special.__all__
-       if hasattr(scipy.special, name)},
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+    "divide": np.divide,
+    "power": np.power,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "negative": np.negative,
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    "abs": np.abs,
+    "relu": lambda x: np.maximum(x, 0.0),
+    "where": np.where,
+    "step": lambda x: np.heaviside(x, 0.0),
+    "spread_sqrt": np.sqrt,
+    **{
+        name: getattr(scipy.special, name)
+        for name in special.__all__
+        if hasattr(scipy.special, name)
+    },
     # the halves of SciPy's functions of two results
-    "si": lambda x: scipy.special.sici(x)[0], "ci": lambda x: scipy.special.sici(x)[1],
+    "si": lambda x: scipy.special.sici(x)[0],
+    "ci": lambda x: scipy.special.sici(x)[1],
     "fresnel_s": lambda x: scipy.special.fresnel(x)[0],
     "fresnel_c": lambda x: scipy.special.fresnel(x)[1],
 }
@@ -893,8 +1193,11 @@ NO_NUMPY_EQUIVALENT = {
 
 def _bit_identical(got, want):
     got, want = np.asarray(got), np.asarray(want)
-    return got.shape == want.shape and got.dtype == want.dtype and np.array_equal(
-        got, want, equal_nan=True)
+    return (
+        got.shape == want.shape
+        and got.dtype == want.dtype
+        and np.array_equal(got, want, equal_nan=True)
+    )
 
 
 @pytest.mark.parametrize("name, shapes", elementwise_cases())
@@ -902,7 +1205,8 @@ def test_elementwise_values_are_numpys(name, shapes):
     prim = PRIMITIVES[name]
     reference = NUMPY_REFERENCE.get(name, getattr(np, name, None))  # NumPy's own name by default
     assert reference is not None or name in NO_NUMPY_EQUIVALENT, (
-        f"add the NumPy equivalent of {name!r} to NUMPY_REFERENCE in tests/rules/test_rules.py")
+        f"add the NumPy equivalent of {name!r} to NUMPY_REFERENCE in tests/rules/test_rules.py"
+    )
     args = elementwise_args(name, shapes, seed=3)
     plain = prim(*args)
     diff = differentiated(name)
@@ -931,8 +1235,12 @@ def test_python_operators_agree_with_numpy_on_nodes():
     for _ in range(50):
         a, b = (float(v) for v in rng.normal(size=2) * 10.0 ** rng.integers(-5, 5, size=2))
         x, y = fg.var(a), fg.var(b)
-        for op, ref in [(operator.add, np.add), (operator.sub, np.subtract),
-                        (operator.mul, np.multiply), (operator.truediv, np.divide)]:
+        for op, ref in [
+            (operator.add, np.add),
+            (operator.sub, np.subtract),
+            (operator.mul, np.multiply),
+            (operator.truediv, np.divide),
+        ]:
             v = op(x, y).value
             assert type(v) is float and v == float(ref(a, b))
 

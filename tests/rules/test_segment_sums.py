@@ -15,7 +15,7 @@ from funcgrad.rules.sorting import _grids, _put_along_impl
 @pytest.mark.parametrize("index_shape", [(7,), (3, 5), (2, 3, 4)])
 def test_an_untake_by_rows_equals_np_add_at(dtype, index_shape):
     rng = np.random.default_rng(1)
-    rows = rng.integers(-6, 6, index_shape)          # repeats and negative positions
+    rows = rng.integers(-6, 6, index_shape)  # repeats and negative positions
     g = rng.normal(size=index_shape + (4, 2)).astype(dtype)
     want = np.zeros((6, 4, 2), dtype)
     np.add.at(want, rows, g)
@@ -32,7 +32,7 @@ def test_put_along_one_position_per_row_equals_np_add_at():
     want = np.zeros((4, 5, 9))
     np.add.at(want, _grids(idx, 2, (4, 5, 9)), g)
     assert np.array_equal(_put_along_impl(g, idx, -1, (4, 5, 9)), want)
-    two = rng.integers(0, 3, (4, 5, 2))           # two picks per row may meet: np.add.at
+    two = rng.integers(0, 3, (4, 5, 2))  # two picks per row may meet: np.add.at
     g2 = np.ones((4, 5, 2))
     want2 = np.zeros((4, 5, 3))
     np.add.at(want2, _grids(two, 2, (4, 5, 3)), g2)

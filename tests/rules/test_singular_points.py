@@ -9,16 +9,18 @@ from helpers import assert_close, numeric_grad
 import funcgrad as fg
 import funcgrad.numpy as fnp
 
-SINGULAR = [np.array([[1.0, 2.0], [2.0, 4.0]]),
-            np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]),
-            np.zeros((3, 3)),
-            np.array([[[1.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 0.0]]])]   # a stack
+SINGULAR = [
+    np.array([[1.0, 2.0], [2.0, 4.0]]),
+    np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]),
+    np.zeros((3, 3)),
+    np.array([[[1.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 0.0]]]),
+]  # a stack
 
 
 @pytest.mark.parametrize("a", SINGULAR, ids=["rank1", "rank2", "zero", "stack"])
 def test_det_has_its_cofactor_gradient_at_singular_matrices(a):
     got = fg.grad(lambda m: fnp.sum(fnp.linalg.det(m)))(a)
-    want = numeric_grad(lambda m: np.sum(np.linalg.det(m)), [a], 0)   # det is a polynomial
+    want = numeric_grad(lambda m: np.sum(np.linalg.det(m)), [a], 0)  # det is a polynomial
     assert_close(got, want, rtol=1e-6, atol=1e-8, what="d det")
 
 
@@ -27,11 +29,14 @@ def test_second_derivatives_at_a_singular_matrix_refuse_clearly():
         fg.hessian(fnp.linalg.det)(SINGULAR[0])
 
 
-@pytest.mark.parametrize("a", [np.eye(3), 2.0 * np.eye(3), np.diag([1.0, 1.0, 3.0])],
-                         ids=["I", "2I", "pair"])
+@pytest.mark.parametrize(
+    "a", [np.eye(3), 2.0 * np.eye(3), np.diag([1.0, 1.0, 3.0])], ids=["I", "2I", "pair"]
+)
 def test_eigenvalue_losses_are_finite_at_repeated_eigenvalues(a):
-    for loss, want in [(lambda w: fnp.sum(w), np.eye(3)),
-                       (lambda w: fnp.sum(w ** 2), 2.0 * np.diag(np.diag(a)))]:
+    for loss, want in [
+        (lambda w: fnp.sum(w), np.eye(3)),
+        (lambda w: fnp.sum(w**2), 2.0 * np.diag(np.diag(a))),
+    ]:
         got = fg.grad(lambda m: loss(fnp.linalg.eigh(m)[0]))(a)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
@@ -48,15 +53,22 @@ def test_the_norm_at_zero_has_zero_derivatives_of_both_orders():
         f = lambda x: fnp.linalg.norm(x, ord)
         np.testing.assert_array_equal(fg.grad(f)(np.zeros(3)), np.zeros(3))
         np.testing.assert_array_equal(fg.hessian(f)(np.zeros(3)), np.zeros((3, 3)))
-    np.testing.assert_array_equal(fg.hessian(fnp.linalg.norm)(np.zeros((2, 2))), np.zeros((2, 2, 2, 2)))
+    np.testing.assert_array_equal(
+        fg.hessian(fnp.linalg.norm)(np.zeros((2, 2))), np.zeros((2, 2, 2, 2))
+    )
 
 
 def test_norm_derivatives_away_from_zero_are_unchanged():
     x = np.array([0.3, -1.2, 2.0])
     for ord in (None, 3):
         f = lambda v: fnp.linalg.norm(v, ord)
-        assert_close(fg.grad(f)(x), numeric_grad(lambda v: np.linalg.norm(v, ord), [x], 0),
-                     rtol=1e-6, atol=1e-9, what=f"d norm ord={ord}")
+        assert_close(
+            fg.grad(f)(x),
+            numeric_grad(lambda v: np.linalg.norm(v, ord), [x], 0),
+            rtol=1e-6,
+            atol=1e-9,
+            what=f"d norm ord={ord}",
+        )
 
 
 def test_logabsdet_of_a_singular_matrix_has_no_derivative():
@@ -69,12 +81,15 @@ def _first_eigenvector_loss(m):
     return fnp.sum(fnp.linalg.eigh(m)[1][:, 0] ** 3)
 
 
-@pytest.mark.parametrize("a", [np.eye(2), 2.0 * np.eye(3), np.diag([1.0, 1.0, 3.0])],
-                         ids=["I", "2I", "pair"])
+@pytest.mark.parametrize(
+    "a", [np.eye(2), 2.0 * np.eye(3), np.diag([1.0, 1.0, 3.0])], ids=["I", "2I", "pair"]
+)
 def test_an_eigenvector_of_a_repeated_eigenvalue_has_no_derivative(a):
     # Which eigenvectors eigh returns is arbitrary there (the loss jumps with the direction
     # a perturbation splits the eigenvalues): an error eagerly, NaN under jit and vmap.
-    with pytest.raises(fg.NoDerivativeError, match="eigh: the loss uses an eigenvector of a repeated"):
+    with pytest.raises(
+        fg.NoDerivativeError, match="eigh: the loss uses an eigenvector of a repeated"
+    ):
         fg.grad(_first_eigenvector_loss)(a)
     with np.errstate(invalid="ignore"):
         assert np.isnan(fg.jit(fg.grad(_first_eigenvector_loss))(a)).any()
@@ -82,11 +97,12 @@ def test_an_eigenvector_of_a_repeated_eigenvalue_has_no_derivative(a):
 
 
 def test_an_eigenvector_of_a_distinct_eigenvalue_beside_a_repeated_one_is_differentiable():
-    a = np.array([[1.0, 0.0, 0.1], [0.0, 1.0, 0.0], [0.1, 0.0, 3.0]])   # eigenvalues ~1, 1, ~3
+    a = np.array([[1.0, 0.0, 0.1], [0.0, 1.0, 0.0], [0.1, 0.0, 3.0]])  # eigenvalues ~1, 1, ~3
     last = lambda m: fnp.sum(fnp.linalg.eigh(m)[1][:, 2] * np.array([1.0, 2.0, 3.0])) ** 2
-    sym = lambda m: np.tril(m) + np.tril(m, -1).T                   # eigh reads the lower triangle
-    want = numeric_grad(lambda m: np.sum(np.linalg.eigh(sym(m))[1][:, 2] * [1.0, 2.0, 3.0]) ** 2,
-                        [a], 0)
+    sym = lambda m: np.tril(m) + np.tril(m, -1).T  # eigh reads the lower triangle
+    want = numeric_grad(
+        lambda m: np.sum(np.linalg.eigh(sym(m))[1][:, 2] * [1.0, 2.0, 3.0]) ** 2, [a], 0
+    )
     assert_close(fg.grad(last)(a), want, rtol=1e-6, atol=1e-8, what="d eigenvector")
     _, tangent = fg.jvp(last, (a,), (np.tril(np.ones((3, 3))),))
     assert np.isfinite(tangent)
@@ -94,7 +110,7 @@ def test_an_eigenvector_of_a_distinct_eigenvalue_beside_a_repeated_one_is_differ
 
 def test_second_derivatives_of_eigenvalue_losses_away_from_repeats():
     a = np.array([[2.0, 1.0], [1.0, 3.0]])
-    f = lambda m: fnp.sum(fnp.linalg.eigh(m)[0] ** 3)       # a mask inside, traced: accepted
+    f = lambda m: fnp.sum(fnp.linalg.eigh(m)[0] ** 3)  # a mask inside, traced: accepted
     h = fg.hessian(f)(a)
     for i, j in np.ndindex(2, 2):
         want = numeric_grad(lambda m: fg.grad(f)(m)[i, j], [a], 0)

@@ -32,7 +32,7 @@ def test_values_are_scipys():
     np.testing.assert_array_equal(odeint(_net, Y0, T, (PARAMS,)), want)
     out, _ = fg.vjp(lambda y0: odeint(_net, y0, T, (PARAMS,)), Y0)
     np.testing.assert_array_equal(out, want)
-    grid = odeint(lambda y, t: -y, np.ones((2, 3)), T)          # y0 of any shape
+    grid = odeint(lambda y, t: -y, np.ones((2, 3)), T)  # y0 of any shape
     np.testing.assert_allclose(grid[-1], np.exp(-2.0) * np.ones((2, 3)), rtol=1e-6)
 
 
@@ -40,11 +40,21 @@ def test_linear_system_gradients_are_the_matrix_exponentials():
     # y(t) = expm(A t) y0, so d y(t)/dA is expm's Frechet derivative: an exact reference
     t = np.array([0.0, 1.5])
     w = np.array([1.0, -2.0])
-    loss = lambda a, y0: odeint(lambda y, s, a: a @ y, y0, t, (a,), **TIGHT)[-1] @ w   # noqa: E731
+    loss = lambda a, y0: odeint(lambda y, s, a: a @ y, y0, t, (a,), **TIGHT)[-1] @ w  # noqa: E731
     g_a, g_y0 = fg.grad(loss, argnums=(0, 1))(A, Y0)
-    want_a = np.array([[scipy.linalg.expm_frechet(A * 1.5, np.eye(2)[:, [i]] @ np.eye(2)[[j]] * 1.5,
-                                                  compute_expm=False) @ Y0 @ w for j in range(2)]
-                       for i in range(2)])
+    want_a = np.array(
+        [
+            [
+                scipy.linalg.expm_frechet(
+                    A * 1.5, np.eye(2)[:, [i]] @ np.eye(2)[[j]] * 1.5, compute_expm=False
+                )
+                @ Y0
+                @ w
+                for j in range(2)
+            ]
+            for i in range(2)
+        ]
+    )
     np.testing.assert_allclose(g_a, want_a, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(g_y0, scipy.linalg.expm(A * 1.5).T @ w, rtol=1e-8)
 
@@ -61,18 +71,21 @@ def _central(f, x, eps=1e-5):
 def test_reverse_and_forward_mode_agree_with_differences():
     def loss(y0, t, W, b):
         ys = odeint(_net, y0, t, ({"W": W, "b": b},), **TIGHT)
-        return fnp.sum(ys ** 2 * np.arange(1.0, 9.0).reshape(4, 2))
+        return fnp.sum(ys**2 * np.arange(1.0, 9.0).reshape(4, 2))
+
     args = (Y0, T, PARAMS["W"], PARAMS["b"])
     grads = fg.grad(loss, argnums=(0, 1, 2, 3))(*args)
     for i, g in enumerate(grads):
+
         def along(x, i=i):
             return loss(*[x if k == i else a for k, a in enumerate(args)])
+
         np.testing.assert_allclose(g, _central(along, args[i]), rtol=1e-5, atol=1e-7)
         assert np.allclose(fg.jacfwd(along)(args[i]), g, rtol=1e-6, atol=1e-8)
 
 
 def test_under_jit_and_vmap():
-    f = lambda y0: odeint(_net, y0, T, (PARAMS,))   # noqa: E731
+    f = lambda y0: odeint(_net, y0, T, (PARAMS,))  # noqa: E731
     np.testing.assert_array_equal(fg.jit(f)(Y0), f(Y0))
     batch = np.stack([Y0, -Y0])
     np.testing.assert_array_equal(fg.vmap(f)(batch), np.stack([f(Y0), f(-Y0)]))
@@ -81,7 +94,7 @@ def test_under_jit_and_vmap():
 
 
 def test_second_derivatives_are_refused_by_name():
-    f = lambda k: odeint(lambda y, t, k: -k * y, Y0, T, (k,))[-1, 0]   # noqa: E731
+    f = lambda k: odeint(lambda y, t, k: -k * y, Y0, T, (k,))[-1, 0]  # noqa: E731
     with pytest.raises(fg.MissingRuleError, match="odeint_adjoint"):
         fg.grad(fg.grad(f))(0.5)
 
@@ -114,8 +127,12 @@ def test_signal_values_and_gradients(name, mode, shapes):
     np.testing.assert_allclose(out, want, rtol=1e-13, atol=1e-13)
     fg.check_grads(lambda a, v: ours(a, v, mode=mode), (a, v), order=2, modes=("fwd", "rev"))
     z = a + 1j * rng.standard_normal(shapes[0])
-    np.testing.assert_allclose(fg.vjp(lambda z: ours(z, v + 0.5j, mode=mode), z)[0],
-                               theirs(z, v + 0.5j, mode=mode, method="direct"), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        fg.vjp(lambda z: ours(z, v + 0.5j, mode=mode), z)[0],
+        theirs(z, v + 0.5j, mode=mode, method="direct"),
+        rtol=1e-13,
+        atol=1e-13,
+    )
 
 
 def test_signal_under_vmap():
@@ -132,10 +149,12 @@ def test_two_dimensional_signals(name, mode):
     ours = getattr(fss, name)
     want = getattr(scipy.signal, name)(image, kernel, mode=mode)
     np.testing.assert_allclose(ours(image, kernel, mode=mode), want, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(fg.jit(lambda a, k: ours(a, k, mode=mode))(image, kernel), want,
-                               rtol=1e-12, atol=1e-12)
-    fg.check_grads(lambda a, k: ours(a, k, mode=mode), (image, kernel), order=2,
-                   modes=("rev", "fwd"))
+    np.testing.assert_allclose(
+        fg.jit(lambda a, k: ours(a, k, mode=mode))(image, kernel), want, rtol=1e-12, atol=1e-12
+    )
+    fg.check_grads(
+        lambda a, k: ours(a, k, mode=mode), (image, kernel), order=2, modes=("rev", "fwd")
+    )
 
 
 def test_two_dimensional_boundaries_other_than_zero_are_refused():
@@ -147,12 +166,17 @@ def test_trapezoid_against_scipy_and_differences():
     rng = np.random.default_rng(2)
     y, x = rng.normal(size=(3, 7)), np.sort(rng.normal(size=7))
     xs = np.sort(rng.normal(size=(3, 7)), axis=0)
-    for args, kwargs in [((y,), {}), ((y, x), {}), ((y,), {"dx": 0.3, "axis": 0}),
-                         ((y, xs), {"axis": 0})]:
+    for args, kwargs in [
+        ((y,), {}),
+        ((y, x), {}),
+        ((y,), {"dx": 0.3, "axis": 0}),
+        ((y, xs), {"axis": 0}),
+    ]:
         want = scipy.integrate.trapezoid(*args, **kwargs)
         np.testing.assert_allclose(fss_integrate.trapezoid(*args, **kwargs), want, rtol=1e-12)
         traced = fg.jit(lambda *a: fss_integrate.trapezoid(*a, **kwargs))(*args)
         np.testing.assert_allclose(traced, want, rtol=1e-12)
-    fg.check_grads(lambda y, x: fss_integrate.trapezoid(fnp.sin(y), x), (y, x), order=2,
-                   modes=("rev", "fwd"))
+    fg.check_grads(
+        lambda y, x: fss_integrate.trapezoid(fnp.sin(y), x), (y, x), order=2, modes=("rev", "fwd")
+    )
     fg.check_grads(lambda xs: fss_integrate.trapezoid(y, xs, axis=0), (xs,), order=2)

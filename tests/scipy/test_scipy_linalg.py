@@ -13,7 +13,7 @@ R = np.random.default_rng(0)
 M = R.standard_normal((3, 3)) + 3.0 * np.eye(3)
 B = R.standard_normal((3, 2))
 SPD = M @ M.T + np.eye(3)
-AB = np.array([[0.0, 1.0, 0.5], [3.0, 2.5, 2.0], [0.7, 0.3, 0.0]])     # (1, 1)-banded
+AB = np.array([[0.0, 1.0, 0.5], [3.0, 2.5, 2.0], [0.7, 0.3, 0.0]])  # (1, 1)-banded
 
 
 def _sym(a):
@@ -23,13 +23,24 @@ def _sym(a):
 # name: (call with a module m, arguments, values exactly SciPy's)
 CASES = {
     "solve_triangular:lower": (lambda m, a, b: m.solve_triangular(a, b, lower=True), (M, B), True),
-    "solve_triangular:upper_T": (lambda m, a, b: m.solve_triangular(a, b, trans="T"), (M, B[:, 0]), True),
-    "solve_triangular:unit_C": (lambda m, a, b: m.solve_triangular(a, b, trans=2, unit_diagonal=True),
-                                (M, B), True),
+    "solve_triangular:upper_T": (
+        lambda m, a, b: m.solve_triangular(a, b, trans="T"),
+        (M, B[:, 0]),
+        True,
+    ),
+    "solve_triangular:unit_C": (
+        lambda m, a, b: m.solve_triangular(a, b, trans=2, unit_diagonal=True),
+        (M, B),
+        True,
+    ),
     "cholesky": (lambda m, a: m.cholesky(_sym(a)), (SPD,), False),
     "cholesky:lower": (lambda m, a: m.cholesky(_sym(a), lower=True), (SPD,), False),
     "cho_solve": (lambda m, a, b: m.cho_solve(m.cho_factor(_sym(a)), b), (SPD, B), False),
-    "cho_solve:lower": (lambda m, a, b: m.cho_solve(m.cho_factor(_sym(a), lower=True), b), (SPD, B), False),
+    "cho_solve:lower": (
+        lambda m, a, b: m.cho_solve(m.cho_factor(_sym(a), lower=True), b),
+        (SPD, B),
+        False,
+    ),
     "solve_banded": (lambda m, ab, b: m.solve_banded((1, 1), ab, b), (AB, B), False),
     "solve": (lambda m, a, b: m.solve(a, b), (M, B), True),
     "inv": (lambda m, a: m.inv(a), (M,), False),
@@ -44,8 +55,11 @@ CASES = {
     "qr:economic": (lambda m, a: abs(m.qr(a, mode="economic")[1]), (B,), False),
     "polar": (lambda m, a: m.polar(a)[1], (M,), False),
     "polar:left": (lambda m, a: m.polar(a, side="left")[0], (M,), False),
-    "expm_frechet": (lambda m, a, e: m.expm_frechet(a * 0.3, e, compute_expm=False), (M, SPD),
-                     False),
+    "expm_frechet": (
+        lambda m, a, e: m.expm_frechet(a * 0.3, e, compute_expm=False),
+        (M, SPD),
+        False,
+    ),
     "block_diag": (lambda m, a, b: m.block_diag(a, b, b[:, 0]), (M, B), True),
     "toeplitz": (lambda m, c, r: m.toeplitz(c, r), (B[:, 0], M[0]), True),
     "hankel": (lambda m, c, r: m.hankel(c, r), (B[:, 0], M[:, 1]), True),
@@ -87,10 +101,14 @@ def test_expm_and_solve_triangular_match_torch():
     w = R.standard_normal((3, 3))
     ta = torch.tensor(M * 0.3, requires_grad=True)
     (torch.linalg.matrix_exp(ta) * torch.tensor(w)).sum().backward()
-    np.testing.assert_allclose(fg.grad(lambda a: (fsl.expm(a) * w).sum())(M * 0.3), ta.grad.numpy(), rtol=1e-9)
+    np.testing.assert_allclose(
+        fg.grad(lambda a: (fsl.expm(a) * w).sum())(M * 0.3), ta.grad.numpy(), rtol=1e-9
+    )
     ta, tb = torch.tensor(M, requires_grad=True), torch.tensor(B, requires_grad=True)
     (torch.linalg.solve_triangular(ta, tb, upper=True) * torch.tensor(w[:, :2])).sum().backward()
-    ga, gb = fg.grad(lambda a, b: (fsl.solve_triangular(a, b) * w[:, :2]).sum(), argnums=(0, 1))(M, B)
+    ga, gb = fg.grad(lambda a, b: (fsl.solve_triangular(a, b) * w[:, :2]).sum(), argnums=(0, 1))(
+        M, B
+    )
     np.testing.assert_allclose(ga, ta.grad.numpy(), rtol=1e-10)
     np.testing.assert_allclose(gb, tb.grad.numpy(), rtol=1e-10)
 
@@ -100,8 +118,12 @@ def test_complex_triangular_solve():
     b = B + 1j
     for trans in (0, 1, 2):
         got = fg.vjp(lambda a: fsl.solve_triangular(a, b, trans=trans), a)[0]
-        np.testing.assert_allclose(got, scipy.linalg.solve_triangular(a, b, trans=trans), rtol=1e-12)
-        fg.check_grads(lambda a: fsl.solve_triangular(a, b, trans=trans), (a,), order=1, modes=("rev",))
+        np.testing.assert_allclose(
+            got, scipy.linalg.solve_triangular(a, b, trans=trans), rtol=1e-12
+        )
+        fg.check_grads(
+            lambda a: fsl.solve_triangular(a, b, trans=trans), (a,), order=1, modes=("rev",)
+        )
 
 
 def test_bad_arguments_are_named():

@@ -10,7 +10,7 @@ import funcgrad.numpy as fnp
 import funcgrad.scipy.stats as fst
 
 X = np.array([0.2, 0.7, 1.9])
-U = np.array([0.15, 0.5, 0.8])       # inside (0, 1), for beta
+U = np.array([0.15, 0.5, 0.8])  # inside (0, 1), for beta
 
 # (distribution, function, arguments, which arguments to differentiate)
 CASES = [
@@ -102,12 +102,18 @@ def test_gradients_to_second_order(case):
     dist, fun, args, diff = case
     f = getattr(getattr(fst, dist), fun)
     for i in diff:
+
         def one(v, i=i):
             call = list(args)
             call[i] = v
             return fnp.sum(f(*call))
-        fg.check_grads(one, (np.float64(args[i]) if np.ndim(args[i]) == 0 else args[i],),
-                       order=2, modes=("rev", "fwd"))
+
+        fg.check_grads(
+            one,
+            (np.float64(args[i]) if np.ndim(args[i]) == 0 else args[i],),
+            order=2,
+            modes=("rev", "fwd"),
+        )
 
 
 def test_outside_the_support_is_minus_inf_with_finite_gradients():
@@ -125,23 +131,37 @@ def test_multivariate_normal_matches_scipy_and_differentiates():
     cov = a @ a.T + 3.0 * np.eye(3)
     mean = rng.normal(size=3)
     x = rng.normal(size=(4, 3))
-    np.testing.assert_allclose(fst.multivariate_normal.logpdf(x, mean, cov),
-                               ss.multivariate_normal.logpdf(x, mean, cov), rtol=1e-12)
-    np.testing.assert_allclose(fst.multivariate_normal.logpdf(x[0], mean, 2.0),
-                               ss.multivariate_normal.logpdf(x[0], mean, 2.0), rtol=1e-12)
-    np.testing.assert_allclose(fst.multivariate_normal.pdf(x, mean, np.diag(cov)),
-                               ss.multivariate_normal.pdf(x, mean, np.diag(cov)), rtol=1e-12)
-    fg.check_grads(lambda m, c: fnp.sum(fst.multivariate_normal.logpdf(x, m, c @ c.T + np.eye(3))),
-                   (mean, a), order=2, modes=("rev", "fwd"))
+    np.testing.assert_allclose(
+        fst.multivariate_normal.logpdf(x, mean, cov),
+        ss.multivariate_normal.logpdf(x, mean, cov),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        fst.multivariate_normal.logpdf(x[0], mean, 2.0),
+        ss.multivariate_normal.logpdf(x[0], mean, 2.0),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        fst.multivariate_normal.pdf(x, mean, np.diag(cov)),
+        ss.multivariate_normal.pdf(x, mean, np.diag(cov)),
+        rtol=1e-12,
+    )
+    fg.check_grads(
+        lambda m, c: fnp.sum(fst.multivariate_normal.logpdf(x, m, c @ c.T + np.eye(3))),
+        (mean, a),
+        order=2,
+        modes=("rev", "fwd"),
+    )
 
 
 def test_dirichlet_matches_scipy_and_differentiates():
-    x = np.array([[0.2, 0.5], [0.3, 0.25], [0.5, 0.25]])     # two points, components on axis 0
+    x = np.array([[0.2, 0.5], [0.3, 0.25], [0.5, 0.25]])  # two points, components on axis 0
     alpha = np.array([1.5, 2.0, 3.0])
     np.testing.assert_allclose(fst.dirichlet.logpdf(x, alpha), ss.dirichlet.logpdf(x, alpha))
     np.testing.assert_allclose(fst.dirichlet.pdf(x[:, 0], alpha), ss.dirichlet.pdf(x[:, 0], alpha))
-    fg.check_grads(lambda a: fnp.sum(fst.dirichlet.logpdf(x, a)), (alpha,), order=2,
-                   modes=("rev", "fwd"))
+    fg.check_grads(
+        lambda a: fnp.sum(fst.dirichlet.logpdf(x, a)), (alpha,), order=2, modes=("rev", "fwd")
+    )
 
 
 def test_under_jit_and_vmap():
@@ -156,35 +176,51 @@ SPD = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.5]])
 
 def test_multivariate_normal_entropy_and_singular_covariances():
     mean = np.array([0.1, -0.4, 0.3])
-    assert fst.multivariate_normal.entropy(mean, SPD) == pytest.approx(ss.multivariate_normal.entropy(mean, SPD))
-    fg.check_grads(lambda c: fst.multivariate_normal.entropy(mean, 0.5 * (c + c.T)), (SPD,), order=2)
+    assert fst.multivariate_normal.entropy(mean, SPD) == pytest.approx(
+        ss.multivariate_normal.entropy(mean, SPD)
+    )
+    fg.check_grads(
+        lambda c: fst.multivariate_normal.entropy(mean, 0.5 * (c + c.T)), (SPD,), order=2
+    )
     singular = np.diag([1.0, 2.0, 0.0])
     x = np.array([0.3, -0.2, 0.3])
     want = ss.multivariate_normal.logpdf(x, mean, singular, allow_singular=True)
-    assert fst.multivariate_normal.logpdf(x, mean, singular, allow_singular=True) == pytest.approx(want)
-    fg.check_grads(lambda m: fst.multivariate_normal.logpdf(x, m, singular, allow_singular=True),
-                   (mean,), order=2, modes=("rev", "fwd"))
+    assert fst.multivariate_normal.logpdf(x, mean, singular, allow_singular=True) == pytest.approx(
+        want
+    )
+    fg.check_grads(
+        lambda m: fst.multivariate_normal.logpdf(x, m, singular, allow_singular=True),
+        (mean,),
+        order=2,
+        modes=("rev", "fwd"),
+    )
     full = fst.multivariate_normal.logpdf(x, mean, SPD, allow_singular=True)
     assert full == pytest.approx(ss.multivariate_normal.logpdf(x, mean, SPD))
     assert fst.dirichlet.rvs(np.ones(3), size=2, random_state=0).shape == (2, 3)
 
 
 def test_discrete_distributions_off_their_support():
-    for got, want in [(fst.binom.logpmf(np.array([-1.0, 2.5, 11.0]), 10.0, 0.3),
-                       ss.binom.logpmf(np.array([-1.0, 2.5, 11.0]), 10.0, 0.3)),
-                      (fst.geom.logpmf(np.array([0.0, 1.5]), 0.3),
-                       ss.geom.logpmf(np.array([0.0, 1.5]), 0.3)),
-                      (fst.bernoulli.pmf(np.array([2.0, 0.5]), 0.3),
-                       ss.bernoulli.pmf(np.array([2.0, 0.5]), 0.3)),
-                      (fst.uniform.logpdf(np.array([-0.5, 3.0]), 0.1, 2.5),
-                       ss.uniform.logpdf(np.array([-0.5, 3.0]), 0.1, 2.5)),
-                      (fst.truncnorm.logpdf(np.array([-5.0, 5.0]), -1.0, 2.0),
-                       ss.truncnorm.logpdf(np.array([-5.0, 5.0]), -1.0, 2.0)),
-                      (fst.bernoulli.ppf(np.array([0.5, 0.8]), 0.3),
-                       ss.bernoulli.ppf(np.array([0.5, 0.8]), 0.3))]:
+    for got, want in [
+        (
+            fst.binom.logpmf(np.array([-1.0, 2.5, 11.0]), 10.0, 0.3),
+            ss.binom.logpmf(np.array([-1.0, 2.5, 11.0]), 10.0, 0.3),
+        ),
+        (fst.geom.logpmf(np.array([0.0, 1.5]), 0.3), ss.geom.logpmf(np.array([0.0, 1.5]), 0.3)),
+        (fst.bernoulli.pmf(np.array([2.0, 0.5]), 0.3), ss.bernoulli.pmf(np.array([2.0, 0.5]), 0.3)),
+        (
+            fst.uniform.logpdf(np.array([-0.5, 3.0]), 0.1, 2.5),
+            ss.uniform.logpdf(np.array([-0.5, 3.0]), 0.1, 2.5),
+        ),
+        (
+            fst.truncnorm.logpdf(np.array([-5.0, 5.0]), -1.0, 2.0),
+            ss.truncnorm.logpdf(np.array([-5.0, 5.0]), -1.0, 2.0),
+        ),
+        (fst.bernoulli.ppf(np.array([0.5, 0.8]), 0.3), ss.bernoulli.ppf(np.array([0.5, 0.8]), 0.3)),
+    ]:
         np.testing.assert_array_equal(got, want)
     g = fg.grad(lambda p: fnp.sum(fst.binom.logpmf(np.array([0.0, 3.0]), 10.0, p)))(0.3)
     assert np.isclose(g, 3 / 0.3 - 17 / 0.7)
     k = np.array([[1.0, 2.0], [3.0, 4.0]])
-    np.testing.assert_allclose(fg.vmap(lambda k: fst.geom.logpmf(k, 0.3))(k),
-                               ss.geom.logpmf(k, 0.3), rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.vmap(lambda k: fst.geom.logpmf(k, 0.3))(k), ss.geom.logpmf(k, 0.3), rtol=1e-12
+    )

@@ -53,7 +53,7 @@ def test_nested_vmap():
 
 
 def test_in_axes_other_than_zero_and_unmapped_arguments():
-    X = np.arange(6.0).reshape(2, 3)          # map over axis 1: three examples of shape (2,)
+    X = np.arange(6.0).reshape(2, 3)  # map over axis 1: three examples of shape (2,)
     w = np.array([10.0, 1.0])
     out = fg.vmap(lambda x, w: fnp.sum(x * w), in_axes=(1, None))(X, w)
     np.testing.assert_array_equal(out, (X * w[:, None]).sum(0))
@@ -79,6 +79,7 @@ def test_a_primitive_without_a_batching_rule_is_applied_example_by_example():
     @fg.primitive
     def cumulative(x):
         return np.cumsum(x)
+
     X = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(fg.vmap(cumulative)(X), np.cumsum(X, axis=1))
 

@@ -34,6 +34,7 @@ def loop(f, *xs, in_axes=None):
 
 # ---------------------------------------------------------------- stop_gradient
 
+
 def test_jit_of_stop_gradient_takes_each_calls_value():
     f = fg.jit(lambda x: fg.stop_gradient(x) * x)
     a, b = np.array([1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.0])
@@ -61,8 +62,9 @@ def test_per_example_semi_gradients_under_every_transform():
     per_example = fg.vmap(fg.grad(td_loss), in_axes=(None, 0, 0, 0))
     np.testing.assert_allclose(per_example(theta, S0, R, S1), want, rtol=1e-12)
     np.testing.assert_allclose(fg.jit(per_example)(theta, S0, R, S1), want, rtol=1e-12)
-    np.testing.assert_allclose(fg.jit(fg.grad(td_loss))(theta, S0[0], R[0], S1[0]), want[0],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.jit(fg.grad(td_loss))(theta, S0[0], R[0], S1[0]), want[0], rtol=1e-12
+    )
     # forward mode and the Hessian see the cut too: d/dtheta of the target is zero
     tangent = fg.jvp(lambda t: td_loss(t, S0[0], R[0], S1[0]), (theta,), (np.ones(3),))[1]
     assert np.isclose(tangent, want[0].sum())
@@ -74,6 +76,7 @@ def test_stop_gradient_inside_a_loop_body_and_a_checkpoint():
     def f(x):
         def body(c, _):
             return c + fg.stop_gradient(c) * c, None
+
         return fnp.sum(fg.scan(body, x, None, length=3)[0])
 
     x = np.array([0.3, -0.2])
@@ -94,11 +97,12 @@ def numeric_grad_cut(x):
 
 # ---------------------------------------------------------------- custom_vjp in forward mode
 
+
 def test_jacfwd_of_a_fixed_point_is_the_implicit_derivative():
     fp = lambda x: fg.fixed_point(lambda a, z: 0.5 * fnp.cos(z) + 0.1 * a, x, fnp.zeros_like(x))
     x = np.array([0.5, -0.8, 1.1])
     z = fp(x)
-    exact = np.diag(0.1 / (1.0 + 0.5 * np.sin(z)))     # dz/da from z = 0.5 cos z + 0.1 a
+    exact = np.diag(0.1 / (1.0 + 0.5 * np.sin(z)))  # dz/da from z = 0.5 cos z + 0.1 a
     np.testing.assert_allclose(fg.jacfwd(fp)(x), exact, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(fg.jacrev(fp)(x), exact, rtol=1e-8, atol=1e-12)
 
@@ -119,8 +123,9 @@ def test_jvp_of_a_custom_vjp_whose_fwd_calls_it():
     out, tangent = fg.jvp(f, (3.0, 4.0), (1.0, 0.5))
     assert np.isclose(out, np.sin(3.0) * 4.0)
     assert np.isclose(tangent, np.cos(3.0) * 4.0 + 0.5 * np.sin(3.0))
-    np.testing.assert_allclose(fg.jacfwd(f, argnums=(0, 1))(3.0, 4.0),
-                               fg.jacrev(f, argnums=(0, 1))(3.0, 4.0), rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.jacfwd(f, argnums=(0, 1))(3.0, 4.0), fg.jacrev(f, argnums=(0, 1))(3.0, 4.0), rtol=1e-12
+    )
 
 
 def test_jit_of_grad_leaves_the_callers_arrays_writable():
@@ -135,8 +140,11 @@ def test_jit_of_grad_leaves_the_callers_arrays_writable():
     f.defvjp(lambda x: (f(x), (x, weight)), lambda res, g: (2.0 * res[0] * res[1] * g,))
     loss = lambda x: fnp.sum(f(x))
     x = np.array([0.5, -1.0, 2.0])
-    for transform in (fg.jit(fg.grad(loss)), fg.jit(fg.hessian(loss)),
-                      fg.jit(lambda x: fg.vjp(f, x)[1](np.ones(3))[0])):
+    for transform in (
+        fg.jit(fg.grad(loss)),
+        fg.jit(fg.hessian(loss)),
+        fg.jit(lambda x: fg.vjp(f, x)[1](np.ones(3))[0]),
+    ):
         transform(x)
         assert x.flags.writeable and weight.flags.writeable
     fixed = lambda a: fg.fixed_point(lambda a, z: 0.5 * fnp.cos(z) + 0.1 * a, a, a)
@@ -147,6 +155,7 @@ def test_jit_of_grad_leaves_the_callers_arrays_writable():
 
 # ---------------------------------------------------------------- loops under vmap of grad
 
+
 def test_vmap_of_grad_of_a_while_loop_with_an_integer_counter():
     def h(x, w):
         out = fg.while_loop(lambda c: c[0] < 4, lambda c: (c[0] + 1, fnp.cos(c[1]) * c[1]), (0, x))
@@ -155,29 +164,36 @@ def test_vmap_of_grad_of_a_while_loop_with_an_integer_counter():
     X, w = RNG.normal(size=(3, 2)), np.array([1.0, 2.0])
     want = loop(lambda x: fg.grad(h)(x, w), X)
     np.testing.assert_allclose(fg.vmap(fg.grad(h), in_axes=(0, None))(X, w), want, rtol=1e-12)
-    np.testing.assert_allclose(fg.jit(fg.vmap(fg.grad(h), in_axes=(0, None)))(X, w), want,
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.jit(fg.vmap(fg.grad(h), in_axes=(0, None)))(X, w), want, rtol=1e-12
+    )
     np.testing.assert_allclose(want[0], fd(lambda x: h(x, w), X[0]), rtol=1e-6)
 
 
 def test_a_batch_as_long_as_the_trip_count_keeps_its_axis():
     # Four examples and four steps: a per-step mask taken for the batch would pass the shapes.
-    h = lambda x: fnp.sum(fg.while_loop(lambda c: c[0] < 4,
-                                        lambda c: (c[0] + 1, fnp.sin(c[1]) + c[1]), (0, x))[1])
+    h = lambda x: fnp.sum(
+        fg.while_loop(lambda c: c[0] < 4, lambda c: (c[0] + 1, fnp.sin(c[1]) + c[1]), (0, x))[1]
+    )
     X = RNG.normal(size=(4, 3))
     np.testing.assert_allclose(fg.vmap(fg.grad(h))(X), loop(fg.grad(h), X), rtol=1e-12)
 
 
 # ---------------------------------------------------------------- traced indices
 
-@pytest.mark.parametrize("f", [
-    lambda x: x[fnp.argsort(x)],
-    lambda x: x[fnp.argsort(x)[::-1]] * x,
-    lambda x: x[fnp.argmax(x)] * x,
-    lambda x: fg.at(x)[fnp.argmin(x)].set(0.0),
-    lambda x: fg.at(x)[fnp.argsort(x)[:2]].add(x[:2] ** 2),
-    lambda x: fg.at(x)[fnp.argmax(x)].get() + x,
-], ids=["sort", "reverse-sort", "max", "set-min", "add-two-smallest", "get-max"])
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: x[fnp.argsort(x)],
+        lambda x: x[fnp.argsort(x)[::-1]] * x,
+        lambda x: x[fnp.argmax(x)] * x,
+        lambda x: fg.at(x)[fnp.argmin(x)].set(0.0),
+        lambda x: fg.at(x)[fnp.argsort(x)[:2]].add(x[:2] ** 2),
+        lambda x: fg.at(x)[fnp.argmax(x)].get() + x,
+    ],
+    ids=["sort", "reverse-sort", "max", "set-min", "add-two-smallest", "get-max"],
+)
 def test_gathers_and_scatters_with_traced_indices(f):
     X = RNG.normal(size=(4, 5))
     want = loop(f, X)
@@ -199,6 +215,7 @@ def test_a_traced_index_on_a_matrix_and_its_modes():
     np.testing.assert_allclose(fg.jit(f)(M), f(M), rtol=0)
     np.testing.assert_allclose(fg.vmap(f)(RNG.normal(size=(2, 3, 3))).shape, (2, 3, 3))
     from funcgrad.rules.gather import gather
+
     x, i = np.arange(5.0), np.array([7, -7, 2])
     assert np.array_equal(gather(x, i, template=("traced",), mode="clip"), [4.0, 0.0, 2.0])
     assert np.array_equal(gather(x, i, template=("traced",), mode="wrap"), [2.0, 3.0, 2.0])
@@ -206,14 +223,18 @@ def test_a_traced_index_on_a_matrix_and_its_modes():
         fg.jit(lambda v: v[fnp.argmax(v) + 10])(x)
 
 
-@pytest.mark.parametrize("f", [
-    lambda x: x[fnp.argsort(x[:, 0])],
-    lambda x: x[0, fnp.argsort(x[0])],
-    lambda x: x[fnp.argsort(x[:, 0]), fnp.argsort(x[:, 1]) % 5],
-    lambda x: x[:, fnp.argsort(x[0])],
-    lambda x: fnp.take(x, fnp.argsort(x[0]) + 2, axis=1, mode="clip"),
-    lambda x: fg.at(x)[fnp.argmax(x[:, 0])].set(0.0),
-], ids=["rows", "int-and-traced", "two-traced", "slice-and-traced", "clip", "set"])
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: x[fnp.argsort(x[:, 0])],
+        lambda x: x[0, fnp.argsort(x[0])],
+        lambda x: x[fnp.argsort(x[:, 0]), fnp.argsort(x[:, 1]) % 5],
+        lambda x: x[:, fnp.argsort(x[0])],
+        lambda x: fnp.take(x, fnp.argsort(x[0]) + 2, axis=1, mode="clip"),
+        lambda x: fg.at(x)[fnp.argmax(x[:, 0])].set(0.0),
+    ],
+    ids=["rows", "int-and-traced", "two-traced", "slice-and-traced", "clip", "set"],
+)
 def test_a_vmap_of_a_vmap_of_a_traced_index(f):
     """The inner vmap's index holds its rows as a plain array; the outer one adds its own."""
     X = RNG.normal(size=(3, 2, 4, 5))
@@ -221,8 +242,9 @@ def test_a_vmap_of_a_vmap_of_a_traced_index(f):
     np.testing.assert_array_equal(fg.vmap(fg.vmap(f))(X), want)
     np.testing.assert_array_equal(fg.jit(fg.vmap(fg.vmap(f)))(X), want)
     g = fg.grad(lambda x: fnp.sum(f(x) ** 2))
-    np.testing.assert_allclose(fg.vmap(fg.vmap(g))(X), np.stack([loop(g, x) for x in X]),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.vmap(fg.vmap(g))(X), np.stack([loop(g, x) for x in X]), rtol=1e-12
+    )
 
 
 def test_a_traced_float_index_is_refused_by_name():
@@ -233,6 +255,7 @@ def test_a_traced_float_index_is_refused_by_name():
 
 
 # ---------------------------------------------------------------- derivatives at edges
+
 
 def test_std_of_a_zero_spread_has_a_zero_gradient_as_in_pytorch():
     x = np.ones((2, 1))
@@ -262,7 +285,8 @@ def test_hessian_of_eigenvalues_at_a_repeated_eigenvalue():
     torch = needs_torch()
     ht = torch.autograd.functional.hessian(
         lambda a: (torch.linalg.eigvalsh(torch.tril(a) + torch.tril(a, -1).mT) ** 3).sum(),
-        torch.tensor(A))
+        torch.tensor(A),
+    )
     np.testing.assert_allclose(H, ht.numpy(), rtol=1e-9, atol=1e-9)
 
 
@@ -276,27 +300,37 @@ def test_unequal_weights_on_a_repeated_eigenvalue_have_no_second_derivative():
 def test_vecdot_values_come_from_numpys_own_call():
     a, b = RNG.normal(size=(5, 7)), RNG.normal(size=(5, 7))
     assert np.array_equal(fg.jit(fnp.vecdot)(a, b), np.vecdot(a, b))
-    assert np.array_equal(fg.value_and_grad(lambda a: fnp.sum(fnp.vecdot(a, b)))(a)[0],
-                          np.sum(np.vecdot(a, b)))
+    assert np.array_equal(
+        fg.value_and_grad(lambda a: fnp.sum(fnp.vecdot(a, b)))(a)[0], np.sum(np.vecdot(a, b))
+    )
     np.testing.assert_allclose(fg.vmap(fnp.vecdot)(a, b), loop(np.vecdot, a, b), rtol=0)
-    np.testing.assert_allclose(fg.grad(lambda a: fnp.sum(fnp.vecdot(a, b) ** 2))(a),
-                               2 * np.vecdot(a, b)[:, None] * b, rtol=1e-12)
+    np.testing.assert_allclose(
+        fg.grad(lambda a: fnp.sum(fnp.vecdot(a, b) ** 2))(a),
+        2 * np.vecdot(a, b)[:, None] * b,
+        rtol=1e-12,
+    )
 
 
 # ---------------------------------------------------------------- memory of a checkpointed loop
+
 
 def test_a_checkpointed_scan_keeps_its_captured_weight_once():
     W = RNG.normal(size=(40, 40)) / 7.0
 
     def loss(h, checkpoints):
-        h, _ = fg.scan(lambda h, _: (fnp.tanh(W @ h), None), h, None, length=60,
-                       checkpoints=checkpoints)
-        return fnp.sum(h ** 2)
+        h, _ = fg.scan(
+            lambda h, _: (fnp.tanh(W @ h), None), h, None, length=60, checkpoints=checkpoints
+        )
+        return fnp.sum(h**2)
 
     h0 = RNG.normal(size=40)
-    np.testing.assert_allclose(fg.grad(partial(loss, checkpoints=12))(h0),
-                               fg.grad(partial(loss, checkpoints=None))(h0), rtol=1e-10)
+    np.testing.assert_allclose(
+        fg.grad(partial(loss, checkpoints=12))(h0),
+        fg.grad(partial(loss, checkpoints=None))(h0),
+        rtol=1e-10,
+    )
     from funcgrad.core import values
+
     copies, original = [], values.frozen_copy
 
     def counting(x):
@@ -319,8 +353,9 @@ def test_a_value_dependent_shape_in_a_body_names_the_body():
     inside = lambda x: fg.checkpoint(lambda v: fnp.sum(v[fnp.nonzero(v > 0)]))(x)
     with pytest.raises(fg.ConcretizationError, match="nonzero .* the body of checkpoint of"):
         fg.grad(inside)(x)
-    looped = lambda x: fg.scan(lambda c, r: (c + fnp.sum(fnp.unique(r)), None), 0.0,
-                               fnp.stack([x, x]))[0]
+    looped = lambda x: fg.scan(
+        lambda c, r: (c + fnp.sum(fnp.unique(r)), None), 0.0, fnp.stack([x, x])
+    )[0]
     with pytest.raises(fg.ConcretizationError, match="unique .* the body of scan of"):
         looped(x)
     with pytest.raises(fg.ConcretizationError, match="jit and vmap cannot do"):

@@ -36,10 +36,16 @@ CASES = {
     "cos": (elementwise.cos, (X,)),
     "tanh": (elementwise.tanh, (X,)),
     "abs": (elementwise.abs, (X,)),
-    "complex_sign": (lambda z: elementwise.real(elementwise.complex_sign(z * (1.0 + 2.0j) + 0.5j)), (X,)),
+    "complex_sign": (
+        lambda z: elementwise.real(elementwise.complex_sign(z * (1.0 + 2.0j) + 0.5j)),
+        (X,),
+    ),
     "real": (lambda z: elementwise.real(z * (1.0 + 2.0j)), (X,)),
     "imag": (lambda z: elementwise.imag(z * (1.0 + 2.0j)), (X,)),
-    "conjugate": (lambda z: elementwise.real(elementwise.conjugate(z * (1.0 + 2.0j)) * (0.5 - 1.0j)), (X,)),
+    "conjugate": (
+        lambda z: elementwise.real(elementwise.conjugate(z * (1.0 + 2.0j)) * (0.5 - 1.0j)),
+        (X,),
+    ),
     "sigmoid": (elementwise.sigmoid, (X,)),
     "relu": (elementwise.relu, (X,)),
     "where": (lambda a, b: elementwise.where(X > 0, a, b), (X, Y)),
@@ -61,7 +67,10 @@ CASES = {
     "sum": (lambda a: arrays.sum(a, axis=1, keepdims=True), (X,)),
     "getitem": (lambda a: arrays.getitem(a, index=(slice(None), np.array([2, 0, 2]))), (X,)),
     "untake": (lambda a: arrays.untake(a, index=np.array([1, 1, 3]), shape=(5,)), (Y,)),
-    "concatenate": (lambda a, b: arrays.concatenate(a, arrays.reshape(b, shape=(1, 3)), axis=0), (X, Y)),
+    "concatenate": (
+        lambda a, b: arrays.concatenate(a, arrays.reshape(b, shape=(1, 3)), axis=0),
+        (X, Y),
+    ),
     "add_n": (lambda a, b, c: arrays.add_n(a, b, c), (X, Y, X)),
     "matmul": (products.matmul, (X, SQ)),
     "logsumexp": (lambda a: nn.logsumexp(a, axis=1), (X,)),
@@ -79,7 +88,10 @@ EXTRA = {
     "matmul vector-vector": (products.matmul, (Y, Y)),
     "matmul batched": (products.matmul, (rng.normal(size=(2, 2, 3)), SQ)),
     "sum all": (lambda a: arrays.sum(a), (X,)),
-    "multiply size-1 axes": (elementwise.multiply, (rng.normal(size=(2, 1)), rng.normal(size=(1, 3)))),
+    "multiply size-1 axes": (
+        elementwise.multiply,
+        (rng.normal(size=(2, 1)), rng.normal(size=(1, 3))),
+    ),
     "power scalar exponent": (lambda a: elementwise.power(a, 3.0), (X,)),
     "scalars": (lambda a, b: elementwise.multiply(elementwise.sin(a), b), (0.3, -1.2)),
     "logsumexp all": (lambda a: nn.logsumexp(a), (X,)),
@@ -107,7 +119,9 @@ def test_second_order_both_modes(name):
     fg.check_grads(fun, args, order=2, modes=("fwd", "rev"))
 
 
-@pytest.mark.parametrize("name", ["multiply", "tanh", "matmul", "softmax", "power", "getitem", "pnls"])
+@pytest.mark.parametrize(
+    "name", ["multiply", "tanh", "matmul", "softmax", "power", "getitem", "pnls"]
+)
 def test_third_order_sample(name):
     fun, args = CASES[name]
     fg.check_grads(fun, args, order=3, modes=("fwd", "rev"), rtol=1e-4, atol=1e-5)
@@ -117,14 +131,15 @@ def test_check_grads_reports_function_mode_and_numbers():
     @fg.primitive
     def wrong_sin(x):
         return np.sin(x)
-    fg.defvjp(wrong_sin, lambda ans, x: lambda g: g * np.sin(x))     # should be cos
-    fg.defjvp(wrong_sin, lambda t, ans, x: t * np.cos(x))            # correct
+
+    fg.defvjp(wrong_sin, lambda ans, x: lambda g: g * np.sin(x))  # should be cos
+    fg.defjvp(wrong_sin, lambda t, ans, x: t * np.cos(x))  # correct
     with pytest.raises(fg.GradientCheckError) as info:
         fg.check_grads(wrong_sin, (0.7,), order=1)
     message = str(info.value)
     assert "reverse mode of wrong_sin" in message
     assert "finite differences give" in message
-    fg.check_grads(wrong_sin, (0.7,), order=1, modes=("fwd",))       # forward is right
+    fg.check_grads(wrong_sin, (0.7,), order=1, modes=("fwd",))  # forward is right
 
 
 def test_forward_mode_tangent_of_broadcast_operand_has_output_shape():

@@ -18,9 +18,9 @@ def test_jit_traces_keyword_arguments():
     f = fg.jit(lambda x, scale=1.0: fnp.sum(x * scale))
     x = np.array([1.0, 2.0])
     assert f(x, scale=2.0) == 6.0 and f(x, scale=3.0) == 9.0 and f(x) == 3.0
-    assert f.cache_size() == 2                    # with and without the keyword; not per value
+    assert f.cache_size() == 2  # with and without the keyword; not per value
     g = fg.jit(fg.grad(lambda w, data=None: fnp.sum((w * data) ** 2)))
-    np.testing.assert_array_equal(g(x, data=np.array([1.0, -1.0])), [2.0, 4.0])   # 2 w d^2
+    np.testing.assert_array_equal(g(x, data=np.array([1.0, -1.0])), [2.0, 4.0])  # 2 w d^2
 
 
 def test_static_argnames_and_argnums_find_each_other():
@@ -28,12 +28,13 @@ def test_static_argnames_and_argnums_find_each_other():
 
     def power(x, n):
         calls.append(n)
-        return x ** n
+        return x**n
+
     f = fg.jit(power, static_argnames="n")
     assert f(2.0, n=3) == 8.0 and f(2.0, 3) == 8.0 and f(3.0, n=3) == 27.0 and f(2.0, n=2) == 4.0
     g = fg.jit(power, static_argnums=1)
     assert g(2.0, n=3) == 8.0 and g(2.0, 3) == 8.0
-    assert all(type(n) is int for n in calls)     # n was never traced
+    assert all(type(n) is int for n in calls)  # n was never traced
 
 
 def test_vmap_out_axes():
@@ -46,12 +47,15 @@ def test_vmap_out_axes():
         fg.vmap(lambda r: r, out_axes=None)(x)
 
 
-@pytest.mark.parametrize("in_axes, error, message", [
-    (2, ValueError, "in_axes=2 for argument 0, but it has shape \\(2, 3\\)"),
-    ("0", TypeError, "in_axes must be an int or None"),
-    (True, TypeError, "in_axes must be an int or None"),
-    ((0, 0), ValueError, "in_axes has 2 entries for 1 arguments"),
-])
+@pytest.mark.parametrize(
+    "in_axes, error, message",
+    [
+        (2, ValueError, "in_axes=2 for argument 0, but it has shape \\(2, 3\\)"),
+        ("0", TypeError, "in_axes must be an int or None"),
+        (True, TypeError, "in_axes must be an int or None"),
+        ((0, 0), ValueError, "in_axes has 2 entries for 1 arguments"),
+    ],
+)
 def test_vmap_checks_in_axes(in_axes, error, message):
     with pytest.raises(error, match=message):
         fg.vmap(lambda r: r, in_axes=in_axes)(np.ones((2, 3)))
@@ -59,7 +63,7 @@ def test_vmap_checks_in_axes(in_axes, error, message):
 
 @pytest.mark.parametrize("jac", [fg.jacrev, fg.jacfwd])
 def test_jacobians_with_aux(jac):
-    f = lambda x: (x ** 2, {"norm": fnp.sum(x * x), "label": "ok"})
+    f = lambda x: (x**2, {"norm": fnp.sum(x * x), "label": "ok"})
     J, aux = jac(f, has_aux=True)(np.array([1.0, 3.0]))
     np.testing.assert_array_equal(J, np.diag([2.0, 6.0]))
     assert aux["norm"] == 10.0 and aux["label"] == "ok" and not isinstance(aux["norm"], fg.Node)
@@ -70,6 +74,7 @@ def test_listings_stay_bounded():
         for _ in range(5000):
             x = fnp.tanh(x) * 0.5 + x * 0.5
         return x
+
     f = fg.jit(fg.value_and_grad(chain))
     f(0.3)
     text = fg.show(f)
@@ -85,8 +90,9 @@ def test_listings_stay_bounded():
     assert order_lines
 
 
-@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jit", "jvp", "vjp", "hessian",
-                                       "jacfwd"])
+@pytest.mark.parametrize(
+    "transform", ["grad", "value_and_grad", "jit", "jvp", "vjp", "hessian", "jacfwd"]
+)
 def test_results_of_python_floats_have_item(transform):
     # A JAX user writes fg.grad(f)(2.0).item(); a Python float has no .item().
     f = lambda x: x * x * x
@@ -107,17 +113,26 @@ def test_results_of_python_floats_have_item(transform):
 def test_jit_takes_jaxs_hints_and_keeps_the_callers_arrays():
     def step(p, g):
         return p - 0.5 * g
+
     p, g = np.array([1.0, 2.0]), np.array([4.0, 4.0])
-    for options in ({"donate_argnums": 0}, {"donate_argnums": (0, 1)}, {"donate_argnames": "p"},
-                    {"inline": True}, {"keep_unused": True}):
+    for options in (
+        {"donate_argnums": 0},
+        {"donate_argnums": (0, 1)},
+        {"donate_argnames": "p"},
+        {"inline": True},
+        {"keep_unused": True},
+    ):
         f = fg.jit(step, **options)
         np.testing.assert_array_equal(f(p, g), [-1.0, 0.0])
         np.testing.assert_array_equal(f(p, g), [-1.0, 0.0])
-        np.testing.assert_array_equal(p, [1.0, 2.0])       # a donated argument is left whole
+        np.testing.assert_array_equal(p, [1.0, 2.0])  # a donated argument is left whole
     decorated = fg.jit(donate_argnums=0)(step)
     np.testing.assert_array_equal(decorated(p, g), [-1.0, 0.0])
-    for bad, what in (({"donate_argnums": "p"}, "donate_argnums"), ({"donate_argnames": 0},
-                      "donate_argnames"), ({"inline": "yes"}, "inline")):
+    for bad, what in (
+        ({"donate_argnums": "p"}, "donate_argnums"),
+        ({"donate_argnames": 0}, "donate_argnames"),
+        ({"inline": "yes"}, "inline"),
+    ):
         with pytest.raises(fg.ArgumentTypeError, match=what):
             fg.jit(step, **bad)
 
@@ -125,24 +140,29 @@ def test_jit_takes_jaxs_hints_and_keeps_the_callers_arrays():
 def test_vmap_maps_keyword_arguments_over_their_leading_axis():
     def f(x, scale=1.0, shift=0.0):
         return x * scale + shift
+
     x, s = np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0])
     np.testing.assert_array_equal(fg.vmap(f)(x, scale=s), x * s)
     np.testing.assert_array_equal(fg.vmap(f, in_axes=(None,))(2.0, scale=s, shift=s), 3 * s)
     loop = np.stack([fg.grad(lambda x, s: f(x, scale=s) ** 2)(a, b) for a, b in zip(x, s)])
     np.testing.assert_array_equal(
-        fg.jit(fg.vmap(fg.grad(lambda x, s: f(x, scale=s) ** 2)))(x, s), loop)
-    np.testing.assert_array_equal(fg.vmap(fg.grad(lambda x, scale: f(x, scale=scale) ** 2))(
-        x, scale=s), loop)
+        fg.jit(fg.vmap(fg.grad(lambda x, s: f(x, scale=s) ** 2)))(x, s), loop
+    )
+    np.testing.assert_array_equal(
+        fg.vmap(fg.grad(lambda x, scale: f(x, scale=scale) ** 2))(x, scale=s), loop
+    )
     with pytest.raises(fg.ShapeError, match="keyword argument 'scale'"):
         fg.vmap(f)(x, scale=2.0)
 
 
 def test_vmap_axis_size_makes_a_batch_without_mapped_arguments():
     np.testing.assert_array_equal(fg.vmap(lambda: np.float64(1.0), axis_size=3)(), np.ones(3))
-    np.testing.assert_array_equal(fg.vmap(lambda w: w * 2.0, in_axes=None, axis_size=2)(
-        np.ones(3)), np.full((2, 3), 2.0))
-    np.testing.assert_array_equal(fg.vmap(lambda x: x, axis_size=2, axis_name="i")(
-        np.ones(2)), np.ones(2))
+    np.testing.assert_array_equal(
+        fg.vmap(lambda w: w * 2.0, in_axes=None, axis_size=2)(np.ones(3)), np.full((2, 3), 2.0)
+    )
+    np.testing.assert_array_equal(
+        fg.vmap(lambda x: x, axis_size=2, axis_name="i")(np.ones(2)), np.ones(2)
+    )
     with pytest.raises(fg.ShapeError, match="axis_size=3"):
         fg.vmap(lambda x: x, axis_size=3)(np.ones(2))
     with pytest.raises(fg.ShapeError, match="axis_size="):
@@ -155,6 +175,7 @@ def test_jvp_has_aux_carries_aux_out_undifferentiated():
     def f(x):
         y = fnp.sin(x) * 2.0
         return y, {"y": y, "n": 3}
+
     x = np.array([0.3, 1.0])
     out, tangent, aux = fg.jvp(f, (x,), (np.ones(2),), has_aux=True)
     np.testing.assert_array_equal(out, np.sin(x) * 2.0)
@@ -175,11 +196,13 @@ def test_loops_take_unroll_and_give_the_same_numbers(unroll):
     def f(x):
         c, ys = fg.scan(lambda c, x: (c * 0.5 + x, c), 0.0, x, unroll=unroll)
         return c + fnp.sum(ys) + fg.fori_loop(0, 3, lambda i, s: s * x[0], 1.0, unroll=unroll)
+
     x = np.array([1.0, 2.0, 3.0])
 
     def plain(x):
         c, ys = fg.scan(lambda c, x: (c * 0.5 + x, c), 0.0, x)
         return c + fnp.sum(ys) + fg.fori_loop(0, 3, lambda i, s: s * x[0], 1.0)
+
     assert f(x) == plain(x)
     np.testing.assert_array_equal(fg.jit(fg.grad(f))(x), fg.grad(plain)(x))
 
@@ -193,21 +216,31 @@ def test_loops_refuse_a_bad_unroll():
 
 def test_the_pytree_modules_by_jaxs_names():
     tree = {"w": [1.0, 2.0], "b": (3.0, None)}
-    assert fg.tree_util.tree_map(lambda x: x * 2, tree) == fg.tree.map(lambda x: x * 2, tree) \
+    assert (
+        fg.tree_util.tree_map(lambda x: x * 2, tree)
+        == fg.tree.map(lambda x: x * 2, tree)
         == {"w": [2.0, 4.0], "b": (6.0, None)}
+    )
     assert fg.tree.leaves(tree) == fg.tree_util.tree_leaves(tree) == [3.0, 1.0, 2.0]
-    assert fg.tree.reduce(lambda a, b: a * b, tree) == fg.tree_reduce(lambda a, b: a * b, tree) \
-        == 6.0
+    assert (
+        fg.tree.reduce(lambda a, b: a * b, tree) == fg.tree_reduce(lambda a, b: a * b, tree) == 6.0
+    )
     assert fg.tree.reduce(max, [], 0.0) == 0.0
     with pytest.raises(fg.ArgumentError, match="initializer"):
         fg.tree.reduce(max, [])
     assert fg.tree.all([True, (1, 2.0)]) and not fg.tree_util.tree_all({"a": 0})
     leaves, treedef = fg.tree.flatten(tree)
-    assert fg.tree.unflatten(treedef, leaves) == tree == fg.tree_util.tree_unflatten(
-        fg.tree.structure(tree), leaves)
+    assert (
+        fg.tree.unflatten(treedef, leaves)
+        == tree
+        == fg.tree_util.tree_unflatten(fg.tree.structure(tree), leaves)
+    )
     assert isinstance(treedef, fg.tree_util.PyTreeDef)
     assert [fg.keystr(p) for p, _ in fg.tree.leaves_with_path(tree)] == [
-        "['b'][0]", "['w'][0]", "['w'][1]"]
+        "['b'][0]",
+        "['w'][0]",
+        "['w'][1]",
+    ]
 
 
 def test_partial_is_a_pytree_through_the_transforms():
@@ -215,6 +248,7 @@ def test_partial_is_a_pytree_through_the_transforms():
 
     def apply(f, x):
         return f(x)
+
     scale = Partial(lambda s, x, shift=0.0: s * x + shift, np.array([2.0, 3.0]), shift=1.0)
     x = np.array([1.0, -1.0])
     np.testing.assert_array_equal(fg.jit(apply)(scale, x), [3.0, -2.0])
@@ -223,8 +257,9 @@ def test_partial_is_a_pytree_through_the_transforms():
     np.testing.assert_array_equal(g.args[0], 2 * (scale.args[0] * x + 1.0) * x)
     assert g.keywords["shift"] == 2 * np.sum(scale.args[0] * x + 1.0)
     batch = Partial(lambda s, x: s * x, np.array([[1.0, 2.0], [3.0, 4.0]]))
-    np.testing.assert_array_equal(fg.vmap(apply, in_axes=(0, None))(batch, x),
-                                  [[1.0, -2.0], [3.0, -4.0]])
+    np.testing.assert_array_equal(
+        fg.vmap(apply, in_axes=(0, None))(batch, x), [[1.0, -2.0], [3.0, -4.0]]
+    )
     carry, _ = fg.scan(lambda c, _: (c, None), scale, None, length=2)
     assert isinstance(carry, Partial) and carry.keywords == {"shift": 1.0}
 
@@ -249,7 +284,7 @@ def test_eval_shape_gives_the_calls_shapes_and_dtypes(name):
     want = _shapes_of(fun(*args))
     abstract = fg.tree_map(lambda a: S(a.shape, a.dtype), args)
     assert fg.eval_shape(fun, *abstract) == want
-    assert fg.eval_shape(fun, *args) == want          # arrays stand for themselves
+    assert fg.eval_shape(fun, *args) == want  # arrays stand for themselves
 
 
 def test_eval_shape_refuses_python_branches_and_bad_structs():

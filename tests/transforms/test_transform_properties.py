@@ -18,13 +18,16 @@ import funcgrad as fg
 
 # Random programs overflow (exp of exp of exp) and make inf - inf: NumPy's warnings about
 # that say nothing about the transforms; the tests that need finite values assume them.
-pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
-              pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning"),
+]
 
 
 def _as_function(program):
     def f(*xs):
         return run(program, xs)[1]
+
     return f
 
 
@@ -47,7 +50,7 @@ def _inner(a, b):
 @settings(max_examples=60, deadline=None)
 @given(programs(arrays=True), st.integers(0, 2**31 - 1))
 def test_jvp_and_vjp_satisfy_the_inner_product_identity(program, seed):
-    _assume_well_scaled(program)      # central differences below need moderate values
+    _assume_well_scaled(program)  # central differences below need moderate values
     f = _as_function(program)
     rng = np.random.default_rng(seed)
     xs = program.inputs

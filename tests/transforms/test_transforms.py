@@ -27,27 +27,29 @@ def central_diff(f, x, eps=1e-6):
 
 # ---------------------------------------------------------------- grad
 
+
 def test_grad_of_polynomial_matches_calculus():
     # d/dx (3x^2 + 2x) = 6x + 2 -> 14 at x = 2
-    assert fg.grad(lambda x: 3 * x ** 2 + 2 * x)(2.0) == 14.0
+    assert fg.grad(lambda x: 3 * x**2 + 2 * x)(2.0) == 14.0
 
 
 def test_grad_argnums_tuple_and_value_and_grad():
     f = lambda x, y: x * y + fnp.sin(x)
     value, (gx, gy) = fg.value_and_grad(f, argnums=(0, 1))(0.5, 2.0)
     assert value == pytest.approx(1.0 + math.sin(0.5))
-    assert gx == pytest.approx(2.0 + math.cos(0.5))   # d/dx = y + cos x
-    assert gy == pytest.approx(0.5)                   # d/dy = x
+    assert gx == pytest.approx(2.0 + math.cos(0.5))  # d/dx = y + cos x
+    assert gy == pytest.approx(0.5)  # d/dy = x
 
 
 def test_grad_negative_argnums_selects_from_the_end():
-    assert fg.grad(lambda x, y: x * y ** 2, argnums=-1)(3.0, 2.0) == 12.0
+    assert fg.grad(lambda x, y: x * y**2, argnums=-1)(3.0, 2.0) == 12.0
 
 
 def test_has_aux_returns_aux_untraced():
     def loss(w):
         pred = w * 3.0
         return (pred - 1.0) ** 2, {"pred": pred}
+
     g, aux = fg.grad(loss, has_aux=True)(1.0)
     assert g == 2 * (3.0 - 1.0) * 3.0
     assert aux == {"pred": 3.0} and type(aux["pred"]) is np.float64
@@ -71,9 +73,10 @@ def test_output_not_depending_on_input_gives_zeros_of_input_shape():
 
 def test_python_control_flow_on_traced_values():
     def f(x):
-        if x > 0:                 # a plain bool
+        if x > 0:  # a plain bool
             return x * x
         return -x
+
     assert fg.grad(f)(3.0) == 6.0
     assert fg.grad(f)(-3.0) == -1.0
 
@@ -82,12 +85,13 @@ def test_python_control_flow_on_traced_values():
         while y < 100:
             y = y * 2
         return y
-    assert fg.grad(loop)(3.0) == 64.0   # 3 * 2^6 = 192 >= 100 after 6 doublings
+
+    assert fg.grad(loop)(3.0) == 64.0  # 3 * 2^6 = 192 >= 100 after 6 doublings
 
 
 def test_grad_is_idempotent_and_leaves_inputs_untouched():
     x = np.array([1.0, 2.0])
-    g = fg.grad(lambda v: fnp.sum(v ** 3))
+    g = fg.grad(lambda v: fnp.sum(v**3))
     a, b = g(x), g(x)
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(x, [1.0, 2.0])
@@ -95,11 +99,13 @@ def test_grad_is_idempotent_and_leaves_inputs_untouched():
 
 def test_compose_with_toolz():
     from toolz import compose
-    f = compose(fnp.sin, fnp.exp)     # sin(exp(x))
+
+    f = compose(fnp.sin, fnp.exp)  # sin(exp(x))
     assert fg.grad(f)(0.3) == pytest.approx(math.cos(math.exp(0.3)) * math.exp(0.3))
 
 
 # ---------------------------------------------------------------- nesting
+
 
 def test_perturbation_confusion_classic():
     # d/dx [x * d/dy (x + y)] = d/dx [x * 1] = 1; a confused implementation says 2
@@ -162,6 +168,7 @@ def test_third_order_against_finite_differences_of_second():
 
 # ---------------------------------------------------------------- vjp, jvp, jacobians
 
+
 def test_vjp_and_jvp_satisfy_the_inner_product_identity():
     rng = np.random.default_rng(5)
     W = rng.normal(size=(3, 4))
@@ -212,34 +219,42 @@ def test_stop_gradient_hides_a_dependence():
 Params = namedtuple("Params", "w b")
 
 
-@pytest.mark.parametrize("make", [
-    lambda w, b: (w, b),
-    lambda w, b: [w, b],
-    lambda w, b: {"w": w, "b": b},
-    lambda w, b: Params(w, b),
-    lambda w, b: pmap({"w": w, "b": b}),
-    lambda w, b: pvector([w, b]),
-    lambda w, b: {"layer": [Params(w, b), None]},
-], ids=["tuple", "list", "dict", "namedtuple", "pmap", "pvector", "nested"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda w, b: (w, b),
+        lambda w, b: [w, b],
+        lambda w, b: {"w": w, "b": b},
+        lambda w, b: Params(w, b),
+        lambda w, b: pmap({"w": w, "b": b}),
+        lambda w, b: pvector([w, b]),
+        lambda w, b: {"layer": [Params(w, b), None]},
+    ],
+    ids=["tuple", "list", "dict", "namedtuple", "pmap", "pvector", "nested"],
+)
 def test_gradients_come_back_in_the_structure_of_the_arguments(make):
     w, b = np.array([1.0, 2.0]), 0.5
     params = make(w, b)
 
     def loss(p):
-        w_, b_ = [leaf for leaf in fg.tree_leaves(p) if np.ndim(leaf) == 1][0], \
-                 [leaf for leaf in fg.tree_leaves(p) if np.ndim(leaf) == 0][0]
+        w_, b_ = (
+            [leaf for leaf in fg.tree_leaves(p) if np.ndim(leaf) == 1][0],
+            [leaf for leaf in fg.tree_leaves(p) if np.ndim(leaf) == 0][0],
+        )
         return fnp.sum(w_ * w_) * b_
+
     g = fg.grad(loss)(params)
     assert fg.tree_structure(g) == fg.tree_structure(params)
     leaves = fg.tree_leaves(g)
-    np.testing.assert_allclose([l for l in leaves if np.ndim(l) == 1][0], 2 * w * b)   # d/dw = 2 w b
-    assert [l for l in leaves if np.ndim(l) == 0][0] == pytest.approx(5.0)             # d/db = |w|^2
+    np.testing.assert_allclose([l for l in leaves if np.ndim(l) == 1][0], 2 * w * b)  # d/dw = 2 w b
+    assert [l for l in leaves if np.ndim(l) == 0][0] == pytest.approx(5.0)  # d/db = |w|^2
 
 
 def test_register_pytree_node_for_a_user_type():
     class Box2:
         def __init__(self, a, b):
             self.a, self.b = a, b
+
     fg.register_pytree_node(Box2, lambda p: ((p.a, p.b), None), lambda aux, ch: Box2(*ch))
     g = fg.grad(lambda p: p.a * p.b)(Box2(3.0, 4.0))
     assert isinstance(g, Box2) and (g.a, g.b) == (4.0, 3.0)
@@ -259,13 +274,15 @@ def test_jacobian_over_pytree_arguments_and_outputs():
 
 # ---------------------------------------------------------------- custom primitives
 
+
 def test_custom_primitive_with_vjp_only_works_in_forward_mode_and_higher_order():
     @fg.primitive
     def cube(x):
-        return x ** 3
-    fg.defvjp(cube, lambda ans, x: lambda g: 3.0 * g * x ** 2)
-    assert fg.jvp(cube, (2.0,), (1.0,)) == (8.0, 12.0)      # derived from the VJP by transposition
-    assert fg.grad(fg.grad(cube))(2.0) == 12.0              # 6x
+        return x**3
+
+    fg.defvjp(cube, lambda ans, x: lambda g: 3.0 * g * x**2)
+    assert fg.jvp(cube, (2.0,), (1.0,)) == (8.0, 12.0)  # derived from the VJP by transposition
+    assert fg.grad(fg.grad(cube))(2.0) == 12.0  # 6x
     np.testing.assert_allclose(fg.jacfwd(cube)(np.array([1.0, 2.0])), np.diag([3.0, 12.0]))
 
 
@@ -279,6 +296,7 @@ def test_custom_primitive_with_jvp_rule_uses_it():
     def rule(t, ans, x):
         calls.append(1)
         return 2.0 * t
+
     fg.defjvp(double, rule)
     assert fg.jvp(double, (1.0,), (0.5,)) == (2.0, 1.0)
     assert calls == [1]
@@ -288,6 +306,7 @@ def test_defvjp_none_argument_has_no_gradient_and_says_so():
     @fg.primitive
     def scale(x, a):
         return a * x
+
     fg.defvjp(scale, lambda ans, x, a: lambda g: g * a, None)
     assert fg.grad(scale)(1.0, 3.0) == 3.0
     with pytest.raises(fg.MissingRuleError, match=r"scale.*argument 1"):
@@ -301,6 +320,7 @@ def test_defvjp_on_a_plain_function_is_refused():
 
 # ---------------------------------------------------------------- errors
 
+
 def test_grad_of_non_scalar_output_says_use_jacrev():
     with pytest.raises(fg.ShapeError, match=r"scalar output.*shape \(3,\).*jacrev or vjp"):
         fg.grad(lambda x: x * 2.0)(np.ones(3))
@@ -311,12 +331,15 @@ def test_argnums_out_of_range():
         fg.grad(lambda x, y: x * y, argnums=2)(1.0, 2.0)
 
 
-@pytest.mark.parametrize("bad, fragment", [
-    ("abc", "str 'abc'"),
-    (object(), "object"),
-    (np.arange(3), "integer array.*astype\\(float\\)"),
-    (True, "bool"),
-])
+@pytest.mark.parametrize(
+    "bad, fragment",
+    [
+        ("abc", "str 'abc'"),
+        (object(), "object"),
+        (np.arange(3), "integer array.*astype\\(float\\)"),
+        (True, "bool"),
+    ],
+)
 def test_non_differentiable_arguments_are_refused_with_a_hint(bad, fragment):
     with pytest.raises(fg.NotDifferentiableError, match=fragment):
         fg.grad(lambda x: x)(bad)
@@ -333,6 +356,7 @@ def test_cotangent_of_wrong_shape_is_refused():
 
 
 # ---------------------------------------------------------------- threads
+
 
 def test_many_threads_differentiating_at_once_get_their_own_answers():
     f = fg.grad(lambda x: fnp.sum(fnp.sin(x) * x))
@@ -359,6 +383,7 @@ def test_many_threads_differentiating_at_once_get_their_own_answers():
 
 # -- dataclasses as pytrees --------------------------------------------------
 
+
 @dataclasses.dataclass
 class _Layer:
     w: np.ndarray
@@ -384,15 +409,17 @@ def test_register_dataclass_fields_data_and_meta():
     loss = lambda n, x: sum(fnp.sum(fnp.tanh(l.w * x + l.b)) * l.scale for l in n.layers)  # noqa: E731,E741
     g = fg.grad(loss)(net, np.array([0.3, -0.2]))
     assert isinstance(g, Net) and g.depth == 2 and isinstance(g.layers[0], _Layer)
-    assert g.layers[0].scale == 1.0                     # a meta field is carried, not differentiated
-    want = fg.grad(lambda w, b: loss(Net([_Layer(w, b)] * 2), np.array([0.3, -0.2])),
-                   argnums=(0, 1))(net.layers[0].w, net.layers[0].b)
+    assert g.layers[0].scale == 1.0  # a meta field is carried, not differentiated
+    want = fg.grad(
+        lambda w, b: loss(Net([_Layer(w, b)] * 2), np.array([0.3, -0.2])), argnums=(0, 1)
+    )(net.layers[0].w, net.layers[0].b)
     np.testing.assert_allclose(g.layers[0].w + g.layers[1].w, want[0])
     leaves, treedef = fg.tree_flatten(net)
     assert len(leaves) == 4 and fg.tree_unflatten(treedef, leaves) == net
     # jit and vmap see the same structure
-    np.testing.assert_allclose(fg.jit(fg.grad(loss))(net, np.array([0.3, -0.2])).layers[1].b,
-                               g.layers[1].b)
+    np.testing.assert_allclose(
+        fg.jit(fg.grad(loss))(net, np.array([0.3, -0.2])).layers[1].b, g.layers[1].b
+    )
 
 
 def test_register_dataclass_refuses_what_it_cannot_use():

@@ -42,7 +42,7 @@ from ..core.errors import ArgumentError, FuncgradError
 
 __all__ = ["composite_pattern", "holds_functions", "DENSE_LIMIT"]
 
-DENSE_LIMIT = 10 ** 8   # entries of a pattern this fold will build before refusing
+DENSE_LIMIT = 10**8  # entries of a pattern this fold will build before refusing
 
 
 def _csr(shape):
@@ -97,7 +97,7 @@ def composite_pattern(node, moving, wanted, body_pattern, size):
     if custom is not None:
         try:
             return body_pattern(custom.traced(operands, params))
-        except FuncgradError:   # it reads its values in Python (a branch, float()): dense
+        except FuncgradError:  # it reads its values in Python (a branch, float()): dense
             return None
     return None
 
@@ -108,7 +108,7 @@ def _switch(params, operands, body_pattern, size, n_out, n_in):
     branches, n_ops, n_consts = params["branches"], params["n_ops"], params["n_consts"]
     widths = _sizes(operands, size)
     starts = np.concatenate(([0], np.cumsum(widths)))
-    shared = np.arange(starts[1], starts[1 + n_ops])         # after the index
+    shared = np.arange(starts[1], starts[1 + n_ops])  # after the index
     out = _csr((n_out, n_in))
     first = 1 + n_ops
     for body, n in zip(branches, n_consts):
@@ -128,7 +128,7 @@ def _scan(params, operands, moving, wanted, body_pattern, size, n_out, n_in):
     reverse, kept = params["reverse"], np.asarray(params.get("kept", ()), dtype=np.int64)
     B = body_pattern(body)
     c = sum(_sizes(body.inputs[:n_carry], size))
-    x_widths = _sizes(body.inputs[n_carry:n_carry + n_xs], size)
+    x_widths = _sizes(body.inputs[n_carry : n_carry + n_xs], size)
     y_widths = _sizes(body.outputs[n_carry:], size)
     xw, yw = sum(x_widths), sum(y_widths)
     wanted = np.asarray(wanted, dtype=np.int64)
@@ -137,16 +137,25 @@ def _scan(params, operands, moving, wanted, body_pattern, size, n_out, n_in):
     stacked = (wanted >= c) & (wanted < c + n * yw)
     step_of, elem_of = _stacked_index(wanted[stacked] - c, n, y_widths)
     held = np.flatnonzero(wanted >= c + n * yw)
-    rows = Rows(final=np.flatnonzero(wanted < c), final_elem=wanted[wanted < c],
-                stacked=np.flatnonzero(stacked), stacked_at=(n - 1 - step_of) if reverse
-                else step_of, stacked_row=c + elem_of,
-                kept=held, kept_at=kept[(wanted[held] - c - n * yw) // max(c, 1)],
-                kept_elem=(wanted[held] - c - n * yw) % max(c, 1))
-    sweep = _backward if any(moving[n_carry:n_carry + n_xs]) else _forward
-    pieces = sweep(B, c, xw, n_in - c - n * xw, n, reverse, _slice_of(c, n, x_widths),
-                   rows, len(wanted))
-    return _selection(np.concatenate([wanted[r] for r, _ in pieces]),
-                      np.concatenate([col for _, col in pieces]), (n_out, n_in))
+    rows = Rows(
+        final=np.flatnonzero(wanted < c),
+        final_elem=wanted[wanted < c],
+        stacked=np.flatnonzero(stacked),
+        stacked_at=(n - 1 - step_of) if reverse else step_of,
+        stacked_row=c + elem_of,
+        kept=held,
+        kept_at=kept[(wanted[held] - c - n * yw) // max(c, 1)],
+        kept_elem=(wanted[held] - c - n * yw) % max(c, 1),
+    )
+    sweep = _backward if any(moving[n_carry : n_carry + n_xs]) else _forward
+    pieces = sweep(
+        B, c, xw, n_in - c - n * xw, n, reverse, _slice_of(c, n, x_widths), rows, len(wanted)
+    )
+    return _selection(
+        np.concatenate([wanted[r] for r, _ in pieces]),
+        np.concatenate([col for _, col in pieces]),
+        (n_out, n_in),
+    )
 
 
 class Rows:
@@ -179,7 +188,8 @@ def _too_large(n, entries):
         raise ArgumentError(
             f"jacobian_sparsity: the pattern of a {n}-step scan has more than {DENSE_LIMIT} "
             f"entries; find the pattern of a shorter loop, or of one step (a function of "
-            f"the carry), and compose it")
+            f"the carry), and compose it"
+        )
 
 
 def _forward(B, c, xw, q, n, reverse, x_at, rows, W):
@@ -188,7 +198,7 @@ def _forward(B, c, xw, q, n, reverse, x_at, rows, W):
     read off at its step; once a step changes nothing, every later step is the same."""
     n_in = c + n * xw + q
     consts = _placed(q, n_in - q, n_in)
-    from_consts = (B[:, c + xw:] @ consts).astype(bool)
+    from_consts = (B[:, c + xw :] @ consts).astype(bool)
     from_carry = B[:, :c]
     carry = _placed(c, 0, n_in)
     pieces, entries = [], 0
@@ -202,9 +212,9 @@ def _forward(B, c, xw, q, n, reverse, x_at, rows, W):
             _too_large(n, entries)
 
     for i in range(n):
-        step = (from_carry @ carry + from_consts).astype(bool)   # carry rows, then stacked
+        step = (from_carry @ carry + from_consts).astype(bool)  # carry rows, then stacked
         new = step[:c]
-        if not (new != carry).nnz and i + 1 < n:     # every later step is this one
+        if not (new != carry).nnz and i + 1 < n:  # every later step is this one
             y_later, k_later = rows.stacked_at >= i, rows.kept_at >= i
             read(rows.stacked[y_later], step, rows.stacked_row[y_later])
             read(rows.kept[k_later], carry, rows.kept_elem[k_later])
@@ -225,25 +235,24 @@ def _backward(B, c, xw, q, n, reverse, x_at, rows, W):
     and the carries kept before it, join as the sweep reaches it."""
     n_in = c + n * xw + q
     yw = B.shape[0] - c
-    dense = W * max(c, yw, 1) <= SMALL      # the sweep's own patterns as arrays
+    dense = W * max(c, yw, 1) <= SMALL  # the sweep's own patterns as arrays
     small = dense and B.shape[0] * B.shape[1] <= SMALL
     R = _matrix(_selection(rows.final, rows.final_elem, (W, c)), dense)
     by_carry, by_y = _matrix(B[:c], small), _matrix(B[c:], small)  # a step's rows, by input
-    leads = R                  # the union of R over the steps: what the captured values reach
+    leads = R  # the union of R over the steps: what the captured values reach
     pieces, entries = [], 0
     for i in range(n - 1, -1, -1):
         t = n - 1 - i if reverse else i
         (ys, y_rows), (ks, k_elems) = rows.joining(i)
         full = _times(R, by_carry)
-        if len(ys):                          # this step's stacked outputs join
-            full = _plus(full, _times(_matrix(_selection(ys, y_rows - c, (W, yw)), dense),
-                                      by_y))
+        if len(ys):  # this step's stacked outputs join
+            full = _plus(full, _times(_matrix(_selection(ys, y_rows - c, (W, yw)), dense), by_y))
         x_row, x_col = _nonzero(_cols(full, c, c + xw))
         pieces.append((x_row, x_at(t)[x_col]))
         entries += len(x_row)
         _too_large(n, entries + _count(R))
         R = _cols(full, 0, c)
-        if len(ks):                          # carries kept before this step
+        if len(ks):  # carries kept before this step
             R = _plus(R, _matrix(_selection(ks, k_elems, (W, c)), dense))
         if i:
             leads = _plus(leads, R)
@@ -251,9 +260,13 @@ def _backward(B, c, xw, q, n, reverse, x_at, rows, W):
     pieces.append((init.row, init.col))
     # the captured values, read by every step: through the union of what each step pulls
     # back (the carry's rows, and every wanted stacked row, each joining at its step)
-    reach = _plus(_times(leads, _matrix(B[:c, c + xw:], small)),
-                  _times(_matrix(_selection(rows.stacked, rows.stacked_row - c, (W, yw)),
-                                 dense), _matrix(B[c:, c + xw:], small)))
+    reach = _plus(
+        _times(leads, _matrix(B[:c, c + xw :], small)),
+        _times(
+            _matrix(_selection(rows.stacked, rows.stacked_row - c, (W, yw)), dense),
+            _matrix(B[c:, c + xw :], small),
+        ),
+    )
     k = sp.coo_array(reach)
     pieces.append((k.row, n_in - q + k.col))
     return pieces
@@ -266,25 +279,25 @@ def _while(params, operands, wanted, body_pattern, size, n_out, n_in):
     B = body_pattern(body)
     widths = _sizes(operands[:n_carry], size)
     c = sum(widths)
-    q_start = c + sum(_sizes(operands[n_carry:n_carry + n_cond], size))  # the body's captured
+    q_start = c + sum(_sizes(operands[n_carry : n_carry + n_cond], size))  # the body's captured
     q = n_in - q_start
     consts = _placed(q, q_start, n_in)
-    reached = _placed(c, 0, n_in)     # no step at all
+    reached = _placed(c, 0, n_in)  # no step at all
     while True:
         grown = (reached + B @ sp.vstack([reached, consts], format="csr")).astype(bool)
         if (grown != reached).nnz == 0:
             break
         reached = grown
     wanted = np.asarray(wanted, dtype=np.int64)
-    n = (n_out - c) // (c + 1)    # history_p: n steps' carries, and n flags; while_p: none
+    n = (n_out - c) // (c + 1)  # history_p: n steps' carries, and n flags; while_p: none
     history = wanted[(wanted >= c) & (wanted < c + n * c)]
-    elems = _stacked_index(history - c, n, widths)[1]     # a kept carry: its element
+    elems = _stacked_index(history - c, n, widths)[1]  # a kept carry: its element
     rows = np.concatenate((wanted[wanted < c], history))
     picked = sp.coo_array(reached[np.concatenate((wanted[wanted < c], elems))])
     return _selection(rows[picked.row], picked.col, (n_out, n_in))
 
 
-SMALL = 1 << 16   # entries below which the sweep's patterns are dense boolean arrays
+SMALL = 1 << 16  # entries below which the sweep's patterns are dense boolean arrays
 
 
 def _matrix(m, dense):
@@ -293,7 +306,7 @@ def _matrix(m, dense):
 
 def _times(a, b):
     """The boolean product of two patterns (dense arrays or sparse matrices)."""
-    if isinstance(a, np.ndarray):    # counts in float32 (exact below 2^24 terms), then > 0
+    if isinstance(a, np.ndarray):  # counts in float32 (exact below 2^24 terms), then > 0
         return np.asarray(a.astype(np.float32) @ b.astype(np.float32)) > 0
     return (a @ b).astype(bool)
 
@@ -327,8 +340,9 @@ def _slice_of(start, n, widths):
     """``at(t)``: where the elements of row ``t`` of stacked leaves of ``widths`` sit, the
     leaves (``n`` rows each) laid one after another from ``start``."""
     leaf = np.repeat(np.arange(len(widths)), widths)
-    offset = (np.concatenate([np.arange(w) for w in widths]) if widths
-              else np.zeros(0, dtype=np.int64))
+    offset = (
+        np.concatenate([np.arange(w) for w in widths]) if widths else np.zeros(0, dtype=np.int64)
+    )
     firsts = start + n * np.concatenate(([0], np.cumsum(widths)[:-1])).astype(np.int64)
     width = np.asarray(widths, dtype=np.int64)[leaf]
     return lambda t: firsts[leaf] + t * width + offset
@@ -343,5 +357,6 @@ def _stacked_index(j, n, widths):
     width = np.asarray(widths, dtype=np.int64)[leaf] if len(j) else np.zeros(0, np.int64)
     within = j - starts[leaf] if len(j) else j
     slice_start = np.concatenate(([0], np.cumsum(widths)[:-1])).astype(np.int64)
-    return within // np.maximum(width, 1), (slice_start[leaf] + within % np.maximum(width, 1)
-                                             if len(j) else j)
+    return within // np.maximum(width, 1), (
+        slice_start[leaf] + within % np.maximum(width, 1) if len(j) else j
+    )

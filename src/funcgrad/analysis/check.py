@@ -23,12 +23,14 @@ __all__ = ["check_grads", "GradientCheckError"]
 
 def _random_like(tree, rng):
     """A random direction shaped like ``tree``: complex where its leaf is complex."""
+
     def draw(x):
         shape = shape_of(x)
         d = rng.standard_normal(shape)
         if is_complex(x):
             d = d + 1j * rng.standard_normal(shape)
         return d.item() if not shape else d
+
     return tree_map(draw, tree)
 
 
@@ -50,12 +52,14 @@ def _shift(tree, direction, eps):
 
 def _as_floats(tree):
     """Arguments in double precision: real ones as float64, complex ones as complex128."""
+
     def exact(x):
         if isinstance(x, (int, float)) and not isinstance(x, bool):
             return float(x)
         if isinstance(x, complex):
             return complex(x)
         return np.asarray(x, dtype=np.complex128 if np.iscomplexobj(x) else np.float64)
+
     return tree_map(exact, tree)
 
 
@@ -63,8 +67,16 @@ def _close(a, b, rtol, atol):
     return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
 
 
-def check_grads(fun: Callable, args: Sequence, order: int = 2, modes: Sequence[str] = ("fwd", "rev"),
-                eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0) -> None:
+def check_grads(
+    fun: Callable,
+    args: Sequence,
+    order: int = 2,
+    modes: Sequence[str] = ("fwd", "rev"),
+    eps: float = 1e-6,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    seed: int = 0,
+) -> None:
     """Check ``fun``'s derivatives at ``args`` up to ``order``, in the given modes.
 
     Raises :class:`GradientCheckError` naming the function, the mode, the
@@ -89,10 +101,14 @@ def check_grads(fun: Callable, args: Sequence, order: int = 2, modes: Sequence[s
     if unknown:
         raise ArgumentError(f"check_grads: modes must be 'fwd' and/or 'rev'; got {sorted(unknown)}")
     if isinstance(order, bool) or not isinstance(order, int) or not 1 <= order <= 6:
-        raise ArgumentError(f"check_grads: order must be an int from 1 to 6 (each order "
-                            f"differentiates the last once more); got {order!r:.40}")
+        raise ArgumentError(
+            f"check_grads: order must be an int from 1 to 6 (each order "
+            f"differentiates the last once more); got {order!r:.40}"
+        )
     rng = np.random.default_rng(seed)
-    _check(fun, _as_floats(tuple(args)), order, tuple(modes), eps, rtol, atol, rng, fun_name(fun), 1)
+    _check(
+        fun, _as_floats(tuple(args)), order, tuple(modes), eps, rtol, atol, rng, fun_name(fun), 1
+    )
 
 
 def _check(fun, args, order, modes, eps, rtol, atol, rng, name, level):
@@ -109,23 +125,49 @@ def _check(fun, args, order, modes, eps, rtol, atol, rng, name, level):
         if not _close(analytic, numeric, rtol, atol):
             raise GradientCheckError(
                 f"check_grads: reverse mode of {where}: <vjp(v), t> = {analytic!r} "
-                f"but finite differences give {numeric!r}")
+                f"but finite differences give {numeric!r}"
+            )
     if "fwd" in modes:
         _, tangent_out = jvp(fun, args, t)
         analytic = _inner(v, tangent_out)
         if not _close(analytic, numeric, rtol, atol):
             raise GradientCheckError(
                 f"check_grads: forward mode of {where}: <v, jvp(t)> = {analytic!r} "
-                f"but finite differences give {numeric!r}")
+                f"but finite differences give {numeric!r}"
+            )
     if order > 1:
         n = len(args)
         if "rev" in modes:
+
             def reverse(*xs_and_v):
                 return vjp(fun, *xs_and_v[:n])[1](xs_and_v[n])
-            _check(reverse, tuple(args) + (v,), order - 1, modes, eps, rtol, atol, rng,
-                   f"vjp of {name}", level + 1)
+
+            _check(
+                reverse,
+                tuple(args) + (v,),
+                order - 1,
+                modes,
+                eps,
+                rtol,
+                atol,
+                rng,
+                f"vjp of {name}",
+                level + 1,
+            )
         if "fwd" in modes:
+
             def forward(*xs_and_t):
                 return jvp(fun, tuple(xs_and_t[:n]), tuple(xs_and_t[n:]))[1]
-            _check(forward, tuple(args) + tuple(t), order - 1, modes, eps, rtol, atol, rng,
-                   f"jvp of {name}", level + 1)
+
+            _check(
+                forward,
+                tuple(args) + tuple(t),
+                order - 1,
+                modes,
+                eps,
+                rtol,
+                atol,
+                rng,
+                f"jvp of {name}",
+                level + 1,
+            )

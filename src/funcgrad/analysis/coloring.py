@@ -35,7 +35,7 @@ def _neighbours(adjacency):
     a = sp.csr_array(adjacency, dtype=bool)
     a.sum_duplicates()
     indptr, indices = a.indptr.tolist(), a.indices.tolist()
-    return [[k for k in indices[indptr[j]:indptr[j + 1]] if k != j] for j in range(a.shape[0])]
+    return [[k for k in indices[indptr[j] : indptr[j + 1]] if k != j] for j in range(a.shape[0])]
 
 
 def column_coloring(pattern):
@@ -48,7 +48,7 @@ def column_coloring(pattern):
     p = sp.csr_array(pattern, dtype=bool)
     if p.shape[1] == 0:
         return np.zeros(0, dtype=np.int64)
-    shared = (p.T @ p).tocsr()          # columns that meet in some row
+    shared = (p.T @ p).tocsr()  # columns that meet in some row
     colors = [-1] * p.shape[1]
     for j, nbrs in enumerate(_neighbours(shared)):
         taken = {colors[k] for k in nbrs}
@@ -72,25 +72,27 @@ def star_coloring(pattern):
     """
     p = sp.csr_array(pattern, dtype=bool)
     if p.shape[0] != p.shape[1]:
-        raise ArgumentError(f"star_coloring: the pattern must be square (a Hessian's); got shape {p.shape}")
+        raise ArgumentError(
+            f"star_coloring: the pattern must be square (a Hessian's); got shape {p.shape}"
+        )
     nbrs = _neighbours(p + p.T)
     n = p.shape[0]
     colors = [-1] * n
     counts = [dict() for _ in range(n)]
     for v in range(n):
         forbidden = set()
-        near = counts[v]                       # colours of v's coloured neighbours
+        near = counts[v]  # colours of v's coloured neighbours
         for w in nbrs[v]:
             cw = colors[w]
             if cw < 0:
                 continue
-            forbidden.add(cw)                  # a proper colouring
-            twice = near[cw] >= 2              # y - v - w - x would repeat (c(w), c(v))
+            forbidden.add(cw)  # a proper colouring
+            twice = near[cw] >= 2  # y - v - w - x would repeat (c(w), c(v))
             for x in nbrs[w]:
                 cx = colors[x]
                 if x == v or cx < 0:
                     continue
-                if twice or counts[x].get(cw, 0) >= 2:   # v - w - x - y, c(y) = c(w)
+                if twice or counts[x].get(cw, 0) >= 2:  # v - w - x - y, c(y) = c(w)
                     forbidden.add(cx)
         c = 0
         while c in forbidden:

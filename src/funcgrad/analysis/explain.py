@@ -108,6 +108,7 @@ class Explanation:
 
 # ---------------------------------------------------------------- naming nodes
 
+
 def _ordered(output, inputs, cuts):
     """``(order, numbers)``: every node the report may name, in one DFS order (the output's
     graph, then the inputs and the values that were cut from it), and their numbers. The
@@ -139,7 +140,9 @@ def _call(node, index):
     """``%3 sqrt(x)``: the node, its primitive and its arguments."""
     if node._prim is VAR or node._prim is CONST:
         return _ref(node, index)
-    args = ", ".join(_ref(a, index) if a._prim is not CONST else _short(a._value) for a in node._args)
+    args = ", ".join(
+        _ref(a, index) if a._prim is not CONST else _short(a._value) for a in node._args
+    )
     if len(args) > 30:
         args = "..."
     return f"%{index[node]} {node.op}({args})"
@@ -160,6 +163,7 @@ def _entries(mask):
 
 
 # ---------------------------------------------------------------- the provenance fold
+
 
 def _bad(v):
     return ~np.isfinite(np.asarray(raw(v), dtype=complex if np.iscomplexobj(raw(v)) else float))
@@ -217,7 +221,7 @@ def _step(node, value):
     except MissingRuleError:
         cs = [None] * len(node._args)
     out = []
-    g_finite = g_nonzero = None      # asked only where an edge needs them: most never do
+    g_finite = g_nonzero = None  # asked only where an edge needs them: most never do
     for k, (a, c) in enumerate(zip(node._args, cs)):
         if a._prim is CONST:
             out.append(None)
@@ -233,7 +237,7 @@ def _step(node, value):
                 g_nonzero = g is not None and not _all_zero(g)
             if g_nonzero and (c is None or _any_zero(c)):
                 here[("blocked", node, k)] = True
-        merged = prov            # shared: no dict is changed once made
+        merged = prov  # shared: no dict is changed once made
         if here:
             merged = dict(prov)
             for key in here:
@@ -260,6 +264,7 @@ def _plus(a, b):
 
 # ---------------------------------------------------------------- diagnosis
 
+
 def _downstream_where(node, kids):
     """The first ``where`` (or other selector) between ``node`` and the output."""
     frontier, seen = list(kids.get(node, ())), set()
@@ -268,7 +273,7 @@ def _downstream_where(node, kids):
         if n in seen:
             continue
         seen.add(n)
-        if getattr(n._prim, "selects", False) and len(n._args) > 1:   # a choice between operands
+        if getattr(n._prim, "selects", False) and len(n._args) > 1:  # a choice between operands
             return n
         frontier.extend(kids.get(n, ()))
     return None
@@ -279,22 +284,30 @@ def _nonfinite_finding(node, k, g, index, kids, x):
     cs = vjp_step(node, g)
     bad = _bad(cs[k])
     arg = node._args[k]
-    zero_g = np.broadcast_to(np.asarray(raw(g)) == 0, np.shape(bad)) if np.shape(bad) else np.asarray(raw(g)) == 0
+    zero_g = (
+        np.broadcast_to(np.asarray(raw(g)) == 0, np.shape(bad))
+        if np.shape(bad)
+        else np.asarray(raw(g)) == 0
+    )
     via = f"reached {_ref(x, index)} through {_via(_path(node, k, x))}"
     selector = _downstream_where(node, kids)
     if np.any(zero_g & bad) and selector is not None:
         return Finding(
-            "where trap", node,
+            "where trap",
+            node,
             f"at {_call(selector, index)}: the zero cotangent of its unselected branch meets the "
             f"infinite derivative of {_call(node, index)} at {_entries(bad)} (0 * inf = nan); {via}",
-            f"guard the argument too: {node.op}(where(cond, {_ref(arg, index)}, 1.0)) inside the where")
+            f"guard the argument too: {node.op}(where(cond, {_ref(arg, index)}, 1.0)) inside the where",
+        )
     values = np.asarray(raw(arg._value))
     at = values.ravel()[np.flatnonzero(bad)[:1]] if values.size == bad.size else values.ravel()[:1]
     return Finding(
-        "infinite derivative", node,
+        "infinite derivative",
+        node,
         f"the derivative of {_call(node, index)} is not finite at {_entries(bad)} "
         f"(argument {_short(at[0]) if at.size else '?'}); {via}",
-        _hint(node, "keep the argument inside the function's domain"))
+        _hint(node, "keep the argument inside the function's domain"),
+    )
 
 
 def _forward_finding(node, index):
@@ -304,22 +317,34 @@ def _forward_finding(node, index):
     what = "is nan" if np.any(np.isnan(v)) else "is -inf" if np.any(v == -np.inf) else "is inf"
     if node._prim is ew.exp:
         what = "overflows to inf" if what == "is inf" else what
-        return Finding("overflow", node, f"{_call(node, index)} {what} at {_entries(bad)}",
-                       "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax, "
-                       "or subtract the max before exp")
+        return Finding(
+            "overflow",
+            node,
+            f"{_call(node, index)} {what} at {_entries(bad)}",
+            "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax, "
+            "or subtract the max before exp",
+        )
     if node._prim is ew.log:
         src = node._args[0]
         if src._prim in _PROBABILITIES:
-            return Finding("underflow", node,
-                           f"{_call(node, index)} is -inf at {_entries(bad)}: the probability "
-                           f"from %{index[src]} {src.op} underflowed to 0",
-                           "compute the log-probability directly: fg.nn.log_softmax, "
-                           "fnp.logaddexp(0, -x) for -log(sigmoid(x)), fg.nn.logsumexp")
+            return Finding(
+                "underflow",
+                node,
+                f"{_call(node, index)} is -inf at {_entries(bad)}: the probability "
+                f"from %{index[src]} {src.op} underflowed to 0",
+                "compute the log-probability directly: fg.nn.log_softmax, "
+                "fnp.logaddexp(0, -x) for -log(sigmoid(x)), fg.nn.logsumexp",
+            )
     at = _arguments_at(node, bad)
-    return Finding("not finite", node, f"the value of {_call(node, index)} {what} at "
-                   f"{_entries(bad)} although its inputs are finite{at}",
-                   _hint(node, "keep the arguments inside the function's domain; "
-                               "inf - inf and 0 * inf give nan"))
+    return Finding(
+        "not finite",
+        node,
+        f"the value of {_call(node, index)} {what} at "
+        f"{_entries(bad)} although its inputs are finite{at}",
+        _hint(
+            node, "keep the arguments inside the function's domain; inf - inf and 0 * inf give nan"
+        ),
+    )
 
 
 def _arguments_at(node, bad):
@@ -348,26 +373,44 @@ def _blocked_finding(node, k, index, x):
     via = f"on the way to {_ref(x, index)} through {_via(_path(node, k, x))}"
     prim = node._prim
     if prim in (ew.relu, ew.maximum) and np.all(np.asarray(raw(node._value)) == 0):
-        return Finding("dead relu", node,
-                       f"{_call(node, index)} is inactive on every entry, so no gradient passes; {via}",
-                       "a dead ReLU: check the scale of its input, start biases positive, or use "
-                       "a leaky relu (fnp.maximum(x, 0.01 * x))")
+        return Finding(
+            "dead relu",
+            node,
+            f"{_call(node, index)} is inactive on every entry, so no gradient passes; {via}",
+            "a dead ReLU: check the scale of its input, start biases positive, or use "
+            "a leaky relu (fnp.maximum(x, 0.01 * x))",
+        )
     if _piecewise(node):
-        return Finding("blocked", node, f"{_call(node, index)} is piecewise constant: its "
-                       f"derivative is 0; {via}",
-                       "use a smooth surrogate (fg.nn.sigmoid(x / t) for a step) or a "
-                       "straight-through estimator with fg.custom_vjp")
+        return Finding(
+            "blocked",
+            node,
+            f"{_call(node, index)} is piecewise constant: its derivative is 0; {via}",
+            "use a smooth surrogate (fg.nn.sigmoid(x / t) for a step) or a "
+            "straight-through estimator with fg.custom_vjp",
+        )
     if prim.selects:
         c = vjp_step(node, np.ones_like(np.asarray(raw(node._value)), dtype=float))[k]
         zero = np.asarray(raw(c)) == 0 if c is not None else np.ones(1, dtype=bool)
-        return Finding("blocked", node, f"{_call(node, index)} passes no gradient to "
-                       f"{_ref(arg, index)} at {_entries(zero)} (the other branch is selected); {via}",
-                       "expected where the other branch is meant; otherwise check the condition")
+        return Finding(
+            "blocked",
+            node,
+            f"{_call(node, index)} passes no gradient to "
+            f"{_ref(arg, index)} at {_entries(zero)} (the other branch is selected); {via}",
+            "expected where the other branch is meant; otherwise check the condition",
+        )
     if prim is ew.multiply:
-        return Finding("blocked", node, f"{_call(node, index)} multiplies by 0 at some entries; {via}",
-                       "expected if the factor is meant to be 0 there")
-    return Finding("blocked", node, f"{_call(node, index)} has no derivative for argument {k}; {via}",
-                   "give it a rule with fg.defvjp, or remove it from the differentiated path")
+        return Finding(
+            "blocked",
+            node,
+            f"{_call(node, index)} multiplies by 0 at some entries; {via}",
+            "expected if the factor is meant to be 0 there",
+        )
+    return Finding(
+        "blocked",
+        node,
+        f"{_call(node, index)} has no derivative for argument {k}; {via}",
+        "give it a rule with fg.defvjp, or remove it from the differentiated path",
+    )
 
 
 def _cut_findings(x, cuts, order, index):
@@ -376,31 +419,40 @@ def _cut_findings(x, cuts, order, index):
     for kind, box in cuts:
         if isinstance(box, Node) and box in index and (box is x or x in set(dfs_order((box,)))):
             where = _ref(x, index) if box is x else _call(box, index)
-            found.append(Finding("cut", box, f"{kind} applied to {where} removes it from the "
-                                 f"graph, so {_ref(x, index)} gets no gradient through it",
-                                 "remove the stop_gradient where a derivative is wanted"
-                                 if kind == "stop_gradient" else "cast to a float type "
-                                 "(astype(float)) where a derivative is wanted"))
+            found.append(
+                Finding(
+                    "cut",
+                    box,
+                    f"{kind} applied to {where} removes it from the "
+                    f"graph, so {_ref(x, index)} gets no gradient through it",
+                    "remove the stop_gradient where a derivative is wanted"
+                    if kind == "stop_gradient"
+                    else "cast to a float type (astype(float)) where a derivative is wanted",
+                )
+            )
     return found
 
 
 # ---------------------------------------------------------------- explain
 
+
 def _traced(fun, args, who):
     if isinstance(fun, Node) and not args:
         return fun, [n for n in dfs_order((fun,)) if n._prim is VAR], [], fun.name or "output"
     if not callable(fun):
-        raise ArgumentTypeError(f"{who} takes a function and its arguments, or an output node; got "
-                        f"{type(fun).__name__}")
+        raise ArgumentTypeError(
+            f"{who} takes a function and its arguments, or an output node; got {type(fun).__name__}"
+        )
     wrapped, inputs = named_variables(fun, args, who)
     with recording_cuts() as cuts, np.errstate(all="ignore"):
         out = fun(*wrapped)
     leaves = tree_leaves(out)
     if len(leaves) != 1:
-        raise ArgumentTypeError(f"{who}: {fun_name(fun)} must return one array or number; got "
-                        f"{len(leaves)} values")
+        raise ArgumentTypeError(
+            f"{who}: {fun_name(fun)} must return one array or number; got {len(leaves)} values"
+        )
     output = leaves[0]
-    if not isinstance(output, Node):     # computed without the inputs: every gradient is 0
+    if not isinstance(output, Node):  # computed without the inputs: every gradient is 0
         output = const(output)
     return output, inputs, cuts, fun_name(fun)
 
@@ -430,11 +482,21 @@ def explain(fun: Any, *args: Any) -> Any:
     ones = np.ones_like(np.asarray(raw(output._value)), dtype=float)
     seed = float(ones) if ones.ndim == 0 else ones
     with np.errstate(all="ignore"):
-        values, _ = fold_back({output: (seed, {})}, _step, _plus, check=False,
-                              method=lambda outputs: order)
+        values, _ = fold_back(
+            {output: (seed, {})}, _step, _plus, check=False, method=lambda outputs: order
+        )
         # a non-finite value matters only if it reaches the output (a where may discard it)
-        forward = [n for n in order if n._args and not all_finite(n._value)
-                   and all(all_finite(a._value) for a in n._args)] if not all_finite(output._value) else []
+        forward = (
+            [
+                n
+                for n in order
+                if n._args
+                and not all_finite(n._value)
+                and all(all_finite(a._value) for a in n._args)
+            ]
+            if not all_finite(output._value)
+            else []
+        )
         lines, findings, grads = [], [], {}
         for x in inputs:
             g, prov = values.get(x, (np.zeros_like(np.asarray(raw(x._value)), dtype=float), {}))
@@ -450,12 +512,15 @@ def explain(fun: Any, *args: Any) -> Any:
                 lines.append(f"  {f.kind}: {f.message}")
                 lines.append(f"    fix: {f.fix}")
             findings.extend(found)
-        if forward:       # the value itself is not finite: where it first became so, and why
+        if forward:  # the value itself is not finite: where it first became so, and why
             v = np.asarray(raw(output._value))
             origin = _forward_finding(forward[0], index)
-            lines[:0] = [f"explain {name}: the value of {name} is not finite "
-                         f"({_summary(_bad(v), np.zeros(v.shape, bool), v).removeprefix('is ')})",
-                         f"  {origin.kind}: {origin.message}", f"    fix: {origin.fix}"]
+            lines[:0] = [
+                f"explain {name}: the value of {name} is not finite "
+                f"({_summary(_bad(v), np.zeros(v.shape, bool), v).removeprefix('is ')})",
+                f"  {origin.kind}: {origin.message}",
+                f"    fix: {origin.fix}",
+            ]
             findings.insert(0, origin)
     if not lines:
         lines = [f"explain {name}: every gradient entry is finite and nonzero"]
@@ -466,11 +531,22 @@ def _summary(bad, zero, g):
     n = g.size
     parts = []
     if bad.any():
-        kinds = "nan" if np.isnan(g).all() or not np.isinf(g).any() else "inf" if not np.isnan(g).any() else "nan/inf"
-        parts.append(f"at {int(bad.sum())} of {n} entries is not finite ({kinds} at {_entries(bad)})"
-                     if n > 1 else f"is {g.item()}")
+        kinds = (
+            "nan"
+            if np.isnan(g).all() or not np.isinf(g).any()
+            else "inf"
+            if not np.isnan(g).any()
+            else "nan/inf"
+        )
+        parts.append(
+            f"at {int(bad.sum())} of {n} entries is not finite ({kinds} at {_entries(bad)})"
+            if n > 1
+            else f"is {g.item()}"
+        )
     if zero.any():
-        parts.append(f"is 0 at {int(zero.sum())} of {n} entries {_entries(zero)}" if n > 1 else "is 0")
+        parts.append(
+            f"is 0 at {int(zero.sum())} of {n} entries {_entries(zero)}" if n > 1 else "is 0"
+        )
     return "; ".join(parts)
 
 
@@ -489,9 +565,15 @@ def _explain_input(x, g, bad, zero, prov, values, forward, cuts, order, index, k
         if x not in values or not found:
             found.extend(_cut_findings(x, cuts, order, index))
         if not found:
-            found.append(Finding("unused", x, f"{_ref(x, index)} does not reach the output "
-                                 "through any differentiable operation",
-                                 "check that the function uses this argument"))
+            found.append(
+                Finding(
+                    "unused",
+                    x,
+                    f"{_ref(x, index)} does not reach the output "
+                    "through any differentiable operation",
+                    "check that the function uses this argument",
+                )
+            )
     return found
 
 

@@ -90,22 +90,32 @@ def _latent_where_traps(order, inputs, index, trapped):
         for branch in node._args[1:]:
             if branch not in moving:
                 continue
-            origin = next((n for n in dfs_order((branch,)) if n not in trapped
-                           and getattr(n._prim, "singular", False)
-                           and any(a in moving and a._prim is not ew.where for a in n._args)),
-                          None)
+            origin = next(
+                (
+                    n
+                    for n in dfs_order((branch,))
+                    if n not in trapped
+                    and getattr(n._prim, "singular", False)
+                    and any(a in moving and a._prim is not ew.where for a in n._args)
+                ),
+                None,
+            )
             if origin is None:
                 continue
             arg = next(a for a in origin._args if a in moving)
             trapped.add(origin)
-            found.append(Finding(
-                "where trap", origin,
-                f"{_call(node, index)} chooses between branches, and branch "
-                f"{_call(origin, index)} has an infinite derivative where "
-                f"{_ref(arg, index)} reaches the edge of its domain: wherever the where "
-                f"discards it there, the gradient will be nan (no input given here does yet)",
-                f"guard the argument too: {origin.op}(where(cond, {_ref(arg, index)}, 1.0)) "
-                f"inside the where"))
+            found.append(
+                Finding(
+                    "where trap",
+                    origin,
+                    f"{_call(node, index)} chooses between branches, and branch "
+                    f"{_call(origin, index)} has an infinite derivative where "
+                    f"{_ref(arg, index)} reaches the edge of its domain: wherever the where "
+                    f"discards it there, the gradient will be nan (no input given here does yet)",
+                    f"guard the argument too: {origin.op}(where(cond, {_ref(arg, index)}, 1.0)) "
+                    f"inside the where",
+                )
+            )
     return found
 
 
@@ -126,12 +136,16 @@ def _where_traps(node, index):
         origins = {node_k for v in values.values() for node_k in v[1] if node_k[0] == "nonfinite"}
         for _, origin, k2 in sorted(origins, key=lambda o: index[o[1]]):
             arg = origin._args[k2]
-            found.append(Finding(
-                "where trap", origin,
-                f"{_call(node, index)} discards branch {_call(origin, index)} at "
-                f"{_entries(np.broadcast_to(unselected, shape))}, where its derivative is not finite; "
-                f"the gradient there will be nan",
-                f"guard the argument too: {origin.op}(where(cond, {_ref(arg, index)}, 1.0)) inside the where"))
+            found.append(
+                Finding(
+                    "where trap",
+                    origin,
+                    f"{_call(node, index)} discards branch {_call(origin, index)} at "
+                    f"{_entries(np.broadcast_to(unselected, shape))}, where its derivative is not finite; "
+                    f"the gradient there will be nan",
+                    f"guard the argument too: {origin.op}(where(cond, {_ref(arg, index)}, 1.0)) inside the where",
+                )
+            )
             break
     return found
 
@@ -144,27 +158,42 @@ def _lint_node(node, index, trapped):
     value = np.asarray(raw(node._value))
     if prim is ew.exp:
         if not all_finite(value):
-            return Finding("overflow", node, f"{_call(node, index)} overflows to inf at "
-                           f"{_entries(~np.isfinite(value))}",
-                           "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax")
+            return Finding(
+                "overflow",
+                node,
+                f"{_call(node, index)} overflows to inf at {_entries(~np.isfinite(value))}",
+                "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax",
+            )
         return None
     if prim is ew.divide and node._args[0]._prim is ew.exp:
-        return Finding("overflow", node, f"{_call(node, index)} divides an exp by a sum: a "
-                       f"hand-made softmax overflows for logits above 709",
-                       "use fg.nn.softmax (or fg.nn.log_softmax for log-probabilities)")
+        return Finding(
+            "overflow",
+            node,
+            f"{_call(node, index)} divides an exp by a sum: a "
+            f"hand-made softmax overflows for logits above 709",
+            "use fg.nn.softmax (or fg.nn.log_softmax for log-probabilities)",
+        )
     if prim is ew.log:
         src = node._args[0]
         v = np.asarray(raw(src._value))
         if src._prim in _PROBABILITIES[:-1] and np.any(v == 0):
-            return Finding("underflow", node, f"{_call(node, index)} takes the log of "
-                           f"%{index[src]} {src.op}, which underflowed to 0 at {_entries(v == 0)}",
-                           "compute the log-probability directly: fg.nn.log_softmax, "
-                           "-fnp.logaddexp(0, -x) for log(sigmoid(x)), fg.nn.logsumexp")
+            return Finding(
+                "underflow",
+                node,
+                f"{_call(node, index)} takes the log of "
+                f"%{index[src]} {src.op}, which underflowed to 0 at {_entries(v == 0)}",
+                "compute the log-probability directly: fg.nn.log_softmax, "
+                "-fnp.logaddexp(0, -x) for log(sigmoid(x)), fg.nn.logsumexp",
+            )
     if prim in (ew.relu, ew.maximum) and value.size > 0 and np.all(value == 0):
         if prim is ew.relu or node._args[1]._prim is CONST:
-            return Finding("dead relu", node, f"{_call(node, index)} is inactive on every entry: "
-                           "no gradient will pass", "check the scale of its input, start biases "
-                           "positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))")
+            return Finding(
+                "dead relu",
+                node,
+                f"{_call(node, index)} is inactive on every entry: no gradient will pass",
+                "check the scale of its input, start biases "
+                "positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))",
+            )
     if prim.hint is not None and prim.partials is not None:
         for k, a in enumerate(node._args):
             if a._prim is CONST:
@@ -173,9 +202,11 @@ def _lint_node(node, index, trapped):
             d = np.asarray(raw(p(node._value, *[b._value for b in node._args])))
             if not all_finite(d):
                 bad = np.broadcast_to(~np.isfinite(d), np.broadcast(d, value).shape)
-                return Finding("infinite derivative", node,
-                               f"the derivative of {_call(node, index)} is not finite at "
-                               f"{_entries(bad)}: its gradient there will be inf or nan",
-                               prim.hint)
+                return Finding(
+                    "infinite derivative",
+                    node,
+                    f"the derivative of {_call(node, index)} is not finite at "
+                    f"{_entries(bad)}: its gradient there will be inf or nan",
+                    prim.hint,
+                )
     return None
-

@@ -33,17 +33,23 @@ __all__ = ["best_path", "k_best_paths"]
 def _check(output, source, weight, semiring, who):
     (output,) = check_outputs((output,), who)
     if not isinstance(source, Node):
-        raise ArgumentTypeError(f"{who}: source must be a node below the output; got {type(source).__name__}")
+        raise ArgumentTypeError(
+            f"{who}: source must be a node below the output; got {type(source).__name__}"
+        )
     if not isinstance(semiring, Semiring):
-        raise ArgumentTypeError(f"{who}: semiring must be a fg.Semiring (e.g. fg.semirings.max_plus); "
-                        f"got {semiring!r}")
+        raise ArgumentTypeError(
+            f"{who}: semiring must be a fg.Semiring (e.g. fg.semirings.max_plus); got {semiring!r}"
+        )
     if not callable(weight):
-        raise ArgumentTypeError(f"{who}: weight must be a function weight(parent, child); got {weight!r}")
+        raise ArgumentTypeError(
+            f"{who}: weight must be a function weight(parent, child); got {weight!r}"
+        )
     return output
 
 
 def _prefer(semiring, who):
     """``first(a, b)``: whether score ``a`` is at least as good as ``b`` under ``plus``."""
+
     def first(a, b):
         chosen = semiring.plus(a, b)
         if chosen == a:
@@ -53,13 +59,17 @@ def _prefer(semiring, who):
         raise ArgumentError(
             f"{who}: the semiring {semiring.name!r} is not selective: plus({a!r}, {b!r}) = "
             f"{chosen!r} is neither argument, so no single path has that score; use "
-            f"max_plus, min_plus or max_product (fg.sum_product gives {semiring.name}'s totals)")
+            f"max_plus, min_plus or max_product (fg.sum_product gives {semiring.name}'s totals)"
+        )
+
     return first
 
 
 def _unreached(who, source):
-    return ValueError(f"{who}: the output does not depend on source {source!r}; pass a node "
-                      f"below the output (fg.toposort(output) lists them)")
+    return ValueError(
+        f"{who}: the output does not depend on source {source!r}; pass a node "
+        f"below the output (fg.toposort(output) lists them)"
+    )
 
 
 def best_path_fold(weight, semiring, who):
@@ -78,7 +88,9 @@ def best_path_fold(weight, semiring, who):
     return step, plus
 
 
-def best_path(output: Any, source: Any, weight: Any, semiring: Semiring = semirings.max_plus) -> tuple:
+def best_path(
+    output: Any, source: Any, weight: Any, semiring: Semiring = semirings.max_plus
+) -> tuple:
     """The best path from ``source`` to ``output`` and its score: ``(score, nodes)``.
 
     ``weight(parent, child)`` gives each edge's weight; the score is the
@@ -108,8 +120,9 @@ def best_path(output: Any, source: Any, weight: Any, semiring: Semiring = semiri
     return score, nodes
 
 
-def k_best_paths(output: Any, source: Any, weight: Any, k: int,
-                 semiring: Semiring = semirings.max_plus) -> list:
+def k_best_paths(
+    output: Any, source: Any, weight: Any, k: int, semiring: Semiring = semirings.max_plus
+) -> list:
     """The ``k`` best paths from ``source`` to ``output``, best first: a list of ``(score, nodes)``.
 
     Each node keeps its ``k`` best (score, path) pairs; a parent merges what its
@@ -129,17 +142,19 @@ def k_best_paths(output: Any, source: Any, weight: Any, k: int,
     first = _prefer(semiring, who)
     times = semiring.times
 
-    def compare(a: tuple, b: tuple) -> int:      # (score, path) pairs, best score first
+    def compare(a: tuple, b: tuple) -> int:  # (score, path) pairs, best score first
         return 0 if a[0] == b[0] else (-1 if first(a[0], b[0]) else 1)
 
     order_key = functools.cmp_to_key(compare)
 
     def step(node, value):
-        return [tuple((times(score, w), (node, tail)) for score, tail in value)
-                for w in (weight(p, node) for p in node._args)]
+        return [
+            tuple((times(score, w), (node, tail)) for score, tail in value)
+            for w in (weight(p, node) for p in node._args)
+        ]
 
     def plus(a, b):
-        return tuple(sorted(a + b, key=order_key)[:k])    # a stable sort: earlier paths first
+        return tuple(sorted(a + b, key=order_key)[:k])  # a stable sort: earlier paths first
 
     values, _ = fold_back({output: ((semiring.one, None),)}, step, plus, check=False)
     if source not in values:

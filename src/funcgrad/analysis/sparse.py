@@ -64,6 +64,7 @@ def _flat_call(fun, args, nums):
         for i, part in zip(nums, unravel(x)):
             full[i] = part
         return ravel_pytree(fun(*full))[0]
+
     return flat_fun, np.asarray(raw(flat), dtype=float)
 
 
@@ -89,15 +90,17 @@ def sparse_jacobian(fun: Callable, *args: Any, argnums: int = 0, pattern: Any = 
            [ 0., -1.,  6.]])
     """
     nums, _ = argnums_tuple(argnums, len(args), f"sparse_jacobian of {fun_name(fun)}")
-    nums, _ = distinct(nums)      # each argument once, as jacobian_sparsity's columns
+    nums, _ = distinct(nums)  # each argument once, as jacobian_sparsity's columns
     if pattern is None:
         pattern = jacobian_sparsity(fun, *args, argnums=argnums)
     pattern = sp.csr_array(pattern, dtype=bool)
     flat_fun, x0 = _flat_call(fun, args, nums)
     if pattern.shape[1] != x0.size:
-        raise ShapeError(f"sparse_jacobian: the pattern has {pattern.shape[1]} columns but the "
-                         f"inputs have {x0.size} elements; compute it with fg.jacobian_sparsity "
-                         f"on the same arguments")
+        raise ShapeError(
+            f"sparse_jacobian: the pattern has {pattern.shape[1]} columns but the "
+            f"inputs have {x0.size} elements; compute it with fg.jacobian_sparsity "
+            f"on the same arguments"
+        )
     colors = column_coloring(pattern)
     compressed = _compressed(lambda s: jvp(flat_fun, (x0,), (s,))[1], seed_matrix(colors))
     rows, cols = pattern.nonzero()
@@ -128,9 +131,11 @@ def sparse_hessian(fun: Callable, *args: Any, argnums: int = 0, pattern: Any = N
     pattern = sp.csr_array(pattern, dtype=bool)
     flat_fun, x0 = _flat_call(fun, args, nums)
     if pattern.shape != (x0.size, x0.size):
-        raise ShapeError(f"sparse_hessian: the pattern has shape {pattern.shape} but the inputs "
-                         f"have {x0.size} elements; compute it with fg.hessian_sparsity on the "
-                         f"same arguments")
+        raise ShapeError(
+            f"sparse_hessian: the pattern has shape {pattern.shape} but the inputs "
+            f"have {x0.size} elements; compute it with fg.hessian_sparsity on the "
+            f"same arguments"
+        )
     pattern = (pattern + pattern.T).tocsr()
     colors = star_coloring(pattern)
 

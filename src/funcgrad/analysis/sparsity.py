@@ -59,8 +59,9 @@ def _size(v):
 
 def _pattern(rows, cols, shape):
     data = np.ones(len(rows), dtype=bool)
-    return sp.csr_array((data, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
-                        shape=shape)
+    return sp.csr_array(
+        (data, (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))), shape=shape
+    )
 
 
 def _dense(node, k):
@@ -71,7 +72,8 @@ def _dense(node, k):
             f"jacobian_sparsity: {node.op} gives every one of its {m} outputs a dependence on "
             f"each of the {n} elements of argument {k} ({m * n} entries); write the step with "
             f"elementwise operations, slices or sums, whose patterns are known, or compute a "
-            f"dense Jacobian")
+            f"dense Jacobian"
+        )
     return sp.csr_array(np.ones((m, n), dtype=bool))
 
 
@@ -105,10 +107,14 @@ def _numbers(v):
 
 def _moved(prim, values, k, params, out_size):
     """The pattern of an element-moving primitive for argument ``k``: apply it to numbers."""
-    probe = [_numbers(v) if i == k
-             else np.zeros(shape_of(v), dtype=np.int64) if np.issubdtype(np.result_type(v), np.inexact)
-             else v                                # an index operand keeps its value
-             for i, v in enumerate(values)]
+    probe = [
+        _numbers(v)
+        if i == k
+        else np.zeros(shape_of(v), dtype=np.int64)
+        if np.issubdtype(np.result_type(v), np.inexact)
+        else v  # an index operand keeps its value
+        for i, v in enumerate(values)
+    ]
     out = prim.impl(*probe, **params)
     flat = np.concatenate([np.ravel(p) for p in out]) if isinstance(out, tuple) else np.ravel(out)
     src = np.asarray(np.real(flat), dtype=np.int64)
@@ -167,7 +173,7 @@ def _along_axis(node, k, cumulative=False):
     x = raw(node._args[k]._value)
     in_shape, out_shape = shape_of(x), shape_of(raw(node._value))
     axis = (node._params or {}).get("axis", -1)
-    if axis is None:          # cumsum of a flattened array
+    if axis is None:  # cumsum of a flattened array
         in_shape, axis = (_size(x),), 0
     axis = axis % len(out_shape) if out_shape else 0
     outs, ins = _fibers(out_shape, axis), _fibers(in_shape, axis)
@@ -188,11 +194,13 @@ def _contraction(node, k, touched):
     values = [np.asarray(raw(a._value)) for a in args]
     spec = node._prim.spec([v.shape for v in values], node._params or {})
     if spec is None:
-        return _elementwise(node, k)   # a 0-d operand: a scaling
+        return _elementwise(node, k)  # a 0-d operand: a scaling
     terms, out = spec
     values = [np.ravel(v) if len(t) == 1 else v for t, v in zip(terms, values)]
-    masks = [np.ones(v.shape) if i == k or a in touched else (v != 0).astype(float)
-             for i, (a, v) in enumerate(zip(args, values))]
+    masks = [
+        np.ones(v.shape) if i == k or a in touched else (v != 0).astype(float)
+        for i, (a, v) in enumerate(zip(args, values))
+    ]
     keep = "".join(dict.fromkeys(out + terms[k]))
     sizes = {}
     for t, v in zip(terms, values):
@@ -203,11 +211,17 @@ def _contraction(node, k, touched):
     linked = np.einsum(",".join(terms) + "->" + keep, *masks) != 0
     coords = dict(zip(keep, np.nonzero(linked)))
     out_shape = tuple(sizes[c] for c in out)
-    rows = np.ravel_multi_index(tuple(coords[c] for c in out), out_shape) if out else \
-        np.zeros(len(next(iter(coords.values()), [])), dtype=np.int64)
+    rows = (
+        np.ravel_multi_index(tuple(coords[c] for c in out), out_shape)
+        if out
+        else np.zeros(len(next(iter(coords.values()), [])), dtype=np.int64)
+    )
     k_shape = values[k].shape
-    cols = np.ravel_multi_index(tuple(coords[c] % n for c, n in zip(terms[k], k_shape)), k_shape) \
-        if terms[k] else np.zeros_like(rows)
+    cols = (
+        np.ravel_multi_index(tuple(coords[c] % n for c, n in zip(terms[k], k_shape)), k_shape)
+        if terms[k]
+        else np.zeros_like(rows)
+    )
     return _pattern(rows, cols, (_size(node._value), _size(values[k])))
 
 
@@ -271,10 +285,15 @@ def local_pattern(node, k, touched, in_body=False):
     if holds_functions(prim):
         return _operand_columns(_composite(node, touched), node, k)
     structure = _structure(prim)
-    if in_body and structure == "moves" and any(
+    if (
+        in_body
+        and structure == "moves"
+        and any(
             a in touched and not np.issubdtype(np.result_type(raw(a._value)), np.inexact)
-            for a in node._args):
-        return _dense(node, k)      # it moves elements by an index the body computes
+            for a in node._args
+        )
+    ):
+        return _dense(node, k)  # it moves elements by an index the body computes
     rule = _BY_STRUCTURE.get(structure)
     return _dense(node, k) if rule is None else rule(node, k, touched)
 
@@ -294,7 +313,7 @@ def _operand_columns(whole, node, k):
     if whole is None:
         return _dense(node, k)
     start = sum(_size(a._value) for a in node._args[:k])
-    return whole[:, start:start + _size(node._args[k]._value)]
+    return whole[:, start : start + _size(node._args[k]._value)]
 
 
 def _body_pattern(body):
@@ -303,8 +322,9 @@ def _body_pattern(body):
     pattern = body.found.get("sparsity")
     if pattern is None:
         trace = next((n._trace for n in body.inputs), None)
-        pattern = body.found["sparsity"] = sp.csr_array(_fold_patterns(
-            list(body.inputs), list(body.outputs), trace, in_body=True))
+        pattern = body.found["sparsity"] = sp.csr_array(
+            _fold_patterns(list(body.inputs), list(body.outputs), trace, in_body=True)
+        )
     return pattern
 
 
@@ -327,28 +347,41 @@ def _fold_patterns(inputs, outputs, trace, in_body=False):
     order = dfs_order(tuple(seeds))
     touched = set(inputs)
     for node in order:
-        if node._prim is not VAR and node._prim is not CONST and any(a in touched for a in node._args):
+        if (
+            node._prim is not VAR
+            and node._prim is not CONST
+            and any(a in touched for a in node._args)
+        ):
             touched.add(node)
 
     seeds = {o: _small(p) for o, p in seeds.items()}
 
     def step(node, m):
         prim = node._prim
-        same = _structure(prim) == "elementwise"   # the identity for an operand of its shape
-        if holds_functions(prim):     # its whole pattern once, for the rows read further on
+        same = _structure(prim) == "elementwise"  # the identity for an operand of its shape
+        if holds_functions(prim):  # its whole pattern once, for the rows read further on
             whole = _composite(node, touched, _columns(m))
-            return [None if a not in touched or k in prim.flat
-                    else _times(m, _operand_columns(whole, node, k))
-                    for k, a in enumerate(node._args)]
-        return [None if a not in touched or k in prim.flat
-                else m if same and shape_of(a._value) == shape_of(node._value)
-                else _times(m, local_pattern(node, k, touched, in_body))
-                for k, a in enumerate(node._args)]
+            return [
+                None
+                if a not in touched or k in prim.flat
+                else _times(m, _operand_columns(whole, node, k))
+                for k, a in enumerate(node._args)
+            ]
+        return [
+            None
+            if a not in touched or k in prim.flat
+            else m
+            if same and shape_of(a._value) == shape_of(node._value)
+            else _times(m, local_pattern(node, k, touched, in_body))
+            for k, a in enumerate(node._args)
+        ]
 
     wanted = set(inputs)
     found = reverse_fold_seeds(order, seeds, step, _plus, keep=wanted.__contains__)
-    blocks = [sp.csr_array(found[x]) if x in found
-              else sp.csr_array((total, _size(x._value)), dtype=bool) for x in inputs]
+    blocks = [
+        sp.csr_array(found[x]) if x in found else sp.csr_array((total, _size(x._value)), dtype=bool)
+        for x in inputs
+    ]
     if not blocks:
         return sp.csr_array((total, 0), dtype=bool)
     return sp.hstack(blocks, format="csr").astype(bool)
@@ -376,7 +409,7 @@ def _small(p):
 def _times(m, w):
     if w is None:
         return None
-    if isinstance(m, np.ndarray):        # small: (w^T m^T)^T in integers, back to booleans
+    if isinstance(m, np.ndarray):  # small: (w^T m^T)^T in integers, back to booleans
         out = (w.T.astype(np.int32) @ m.T.astype(np.int32)).T
         return _small(sp.csr_array(out)) if sp.issparse(out) else np.asarray(out) != 0
     return _small(m @ w)

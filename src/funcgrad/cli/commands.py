@@ -76,55 +76,100 @@ def parser():
     >>> parser().parse_args(["grad", "x*x", "--at", "x=2"]).at
     ['x=2']
     """
-    top = _Parser(prog="funcgrad", description="funcgrad: reverse-mode autodiff, on the command line.")
+    top = _Parser(
+        prog="funcgrad", description="funcgrad: reverse-mode autodiff, on the command line."
+    )
     top.add_argument("--version", action="version", version=f"funcgrad {_version()}")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    g = _expr_parser(sub, "grad", "differentiate a formula at a point",
-                     "Evaluate EXPR at a point and print its value, every partial derivative, "
-                     "its graph and the forward and backward orders.")
-    g.add_argument("--order", choices=("dfs", "kahn"), default="dfs",
-                   help="topological order to list and to backpropagate in (default dfs)")
-    g.add_argument("--dot", metavar="FILE", help="write the graph with values and gradients as Graphviz DOT")
-    g.add_argument("--svg", metavar="FILE", help="draw the graph as SVG (needs Graphviz's dot program)")
-    g.add_argument("--png", metavar="FILE", help="draw the graph as PNG (needs Graphviz's dot program)")
-    g.add_argument("--draw", metavar="FILE",
-                   help="draw the graph in the format its name ends in: .svg, .png, .pdf or .dot")
-    _expr_parser(sub, "explain", "say why a derivative is NaN, infinite or zero",
-                 "Evaluate EXPR at a point and explain every partial derivative that is NaN, "
-                 "infinite or zero (where it began, the path it took, the usual fix), then "
-                 "list what in the graph makes gradients go wrong.")
-    e = _expr_parser(sub, "explore", "write a page that steps through the graph and its folds",
-                     "Build EXPR's graph at a point and write one self-contained HTML page "
-                     "(fg.explore) that walks its DFS or Kahn order, then the reverse fold, "
-                     "over the real semiring (gradients) or the others (path counts, "
-                     "reachability, the best path).")
+    g = _expr_parser(
+        sub,
+        "grad",
+        "differentiate a formula at a point",
+        "Evaluate EXPR at a point and print its value, every partial derivative, "
+        "its graph and the forward and backward orders.",
+    )
+    g.add_argument(
+        "--order",
+        choices=("dfs", "kahn"),
+        default="dfs",
+        help="topological order to list and to backpropagate in (default dfs)",
+    )
+    g.add_argument(
+        "--dot", metavar="FILE", help="write the graph with values and gradients as Graphviz DOT"
+    )
+    g.add_argument(
+        "--svg", metavar="FILE", help="draw the graph as SVG (needs Graphviz's dot program)"
+    )
+    g.add_argument(
+        "--png", metavar="FILE", help="draw the graph as PNG (needs Graphviz's dot program)"
+    )
+    g.add_argument(
+        "--draw",
+        metavar="FILE",
+        help="draw the graph in the format its name ends in: .svg, .png, .pdf or .dot",
+    )
+    _expr_parser(
+        sub,
+        "explain",
+        "say why a derivative is NaN, infinite or zero",
+        "Evaluate EXPR at a point and explain every partial derivative that is NaN, "
+        "infinite or zero (where it began, the path it took, the usual fix), then "
+        "list what in the graph makes gradients go wrong.",
+    )
+    e = _expr_parser(
+        sub,
+        "explore",
+        "write a page that steps through the graph and its folds",
+        "Build EXPR's graph at a point and write one self-contained HTML page "
+        "(fg.explore) that walks its DFS or Kahn order, then the reverse fold, "
+        "over the real semiring (gradients) or the others (path counts, "
+        "reachability, the best path).",
+    )
     e.add_argument("--html", metavar="FILE", help="the page to write (open it in any browser)")
-    d = sub.add_parser("demo", help="walk through the worked examples",
-                       description="Print the worked examples: values, orders and gradients.")
-    d.add_argument("sections", nargs="*", metavar="SECTION",
-                   help=f"only these sections, out of: {', '.join(SECTIONS)}")
+    d = sub.add_parser(
+        "demo",
+        help="walk through the worked examples",
+        description="Print the worked examples: values, orders and gradients.",
+    )
+    d.add_argument(
+        "sections",
+        nargs="*",
+        metavar="SECTION",
+        help=f"only these sections, out of: {', '.join(SECTIONS)}",
+    )
     return top
 
 
 def _version():
     try:
         return importlib.metadata.version("funcgrad")
-    except importlib.metadata.PackageNotFoundError:     # run from a source tree
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree
         return "(not installed)"
 
 
 def _expr_parser(sub, name, summary, description):
     """A subcommand reading a formula and a point: EXPR and --at."""
     p = sub.add_parser(
-        name, help=summary, description=description, allow_abbrev=False,
+        name,
+        help=summary,
+        description=description,
+        allow_abbrev=False,
         epilog=_GRAD_EPILOG.format(
-            command=name, constants=", ".join(sorted(CONSTANTS)),
-            functions=textwrap.fill(", ".join(sorted(FUNCTIONS)), 76, subsequent_indent="  ")),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("expr", metavar="EXPR", nargs="?", help="the formula, e.g. \"(x + y) * z\"")
-    p.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
-                   help="the value of one variable (repeat for each variable)")
+            command=name,
+            constants=", ".join(sorted(CONSTANTS)),
+            functions=textwrap.fill(", ".join(sorted(FUNCTIONS)), 76, subsequent_indent="  "),
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("expr", metavar="EXPR", nargs="?", help='the formula, e.g. "(x + y) * z"')
+    p.add_argument(
+        "--at",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="the value of one variable (repeat for each variable)",
+    )
     return p
 
 
@@ -141,7 +186,7 @@ def _take_dash_expr(argv):
             i += 2
             continue
         if a.startswith("-") and len(a) > 1 and not a.startswith("--") and a not in ("-h",):
-            return argv[:i] + argv[i + 1:], a
+            return argv[:i] + argv[i + 1 :], a
         i += 1
     return argv, None
 
@@ -163,10 +208,14 @@ def _read_point(pairs):
         try:
             value = float(text)
         except ValueError:
-            raise _BadInput(f"--at {pair!r}: {text.strip()!r} is not a number; "
-                            f"give a value such as --at {name}=0.5") from None
+            raise _BadInput(
+                f"--at {pair!r}: {text.strip()!r} is not a number; "
+                f"give a value such as --at {name}=0.5"
+            ) from None
         if name in values:
-            raise _BadInput(f"--at {name} is given twice ({values[name]} and {value}); give it once")
+            raise _BadInput(
+                f"--at {name} is given twice ({values[name]} and {value}); give it once"
+            )
         values[name] = value
     return values
 
@@ -176,7 +225,7 @@ def _fmt(v):
     return repr(v) if len(repr(v)) <= 12 else f"{v:.10g}"
 
 
-_ORDER_SHOWN = 40   # a longer order lists its first and last nodes, with a count between
+_ORDER_SHOWN = 40  # a longer order lists its first and last nodes, with a count between
 
 
 def _order_text(order, labels):
@@ -185,16 +234,26 @@ def _order_text(order, labels):
         if len(label) > 30:
             label = label[:27] + "..."
         return label if _NAME.match(label) or re.fullmatch(r"[\d.eE+-]+", label) else f"[{label}]"
+
     if len(order) <= _ORDER_SHOWN:
         return ", ".join(map(item, order))
     half = _ORDER_SHOWN // 2
-    return (", ".join(map(item, order[:half])) + f", ... {len(order) - 2 * half} more ..., "
-            + ", ".join(map(item, order[-half:])))
+    return (
+        ", ".join(map(item, order[:half]))
+        + f", ... {len(order) - 2 * half} more ..., "
+        + ", ".join(map(item, order[-half:]))
+    )
 
 
 def _wrapped(title, text):
-    return textwrap.fill(text, 100, initial_indent=title, subsequent_indent=" " * len(title),
-                         break_long_words=False, break_on_hyphens=False)
+    return textwrap.fill(
+        text,
+        100,
+        initial_indent=title,
+        subsequent_indent=" " * len(title),
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _non_finite_notes(order, grads, labels):
@@ -204,16 +263,22 @@ def _non_finite_notes(order, grads, labels):
         if np.all(np.isfinite(n.value)):
             continue
         if not n.args:
-            notes.append(f"note: {labels.get(n, n.kind)} = {_fmt(n.value)} at this point, so every "
-                         f"value that depends on it is not finite either")
+            notes.append(
+                f"note: {labels.get(n, n.kind)} = {_fmt(n.value)} at this point, so every "
+                f"value that depends on it is not finite either"
+            )
         elif all(np.all(np.isfinite(a.value)) for a in n.args):
-            notes.append(f"note: {labels.get(n, n.op)} = {_fmt(n.value)} although its arguments are "
-                         f"finite (outside {n.op}'s domain, or an overflow)")
+            notes.append(
+                f"note: {labels.get(n, n.op)} = {_fmt(n.value)} although its arguments are "
+                f"finite (outside {n.op}'s domain, or an overflow)"
+            )
     for n in order:
         g = grads.get(n)
         if g is not None and not np.all(np.isfinite(g)):
-            notes.append(f"note: the gradient at {labels.get(n, n.op)} is {_fmt(g)}; the derivative "
-                         f"is not finite at this point")
+            notes.append(
+                f"note: the gradient at {labels.get(n, n.op)} is {_fmt(g)}; the derivative "
+                f"is not finite at this point"
+            )
             break
     return notes
 
@@ -221,15 +286,18 @@ def _non_finite_notes(order, grads, labels):
 def _built(args, method="dfs"):
     """The graph of EXPR at the point given by --at."""
     if args.expr is None:
-        raise _BadInput(f"{args.command} needs EXPR, e.g. funcgrad {args.command} \"x * y\" "
-                        f"--at x=2 --at y=3")
+        raise _BadInput(
+            f'{args.command} needs EXPR, e.g. funcgrad {args.command} "x * y" --at x=2 --at y=3'
+        )
     values = _read_point(args.at)
     built = build(args.expr, values, method=method)
     extra = [n for n in values if n not in built.variables and n not in CONSTANTS]
     if extra:
         known = ", ".join(built.variables) if built.variables else "none"
-        raise _BadInput(f"--at {extra[0]}=...: EXPR has no variable {extra[0]!r} "
-                        f"(its variables: {known}); remove it or check the spelling")
+        raise _BadInput(
+            f"--at {extra[0]}=...: EXPR has no variable {extra[0]!r} "
+            f"(its variables: {known}); remove it or check the spelling"
+        )
     return built
 
 
@@ -255,27 +323,37 @@ def _drawings(args):
     """(path, format) for each drawing asked for; a name whose suffix names another format
     than its option is refused rather than written with the wrong bytes."""
     asked = []
-    for option, path, fmt in (("--dot", args.dot, "dot"), ("--svg", args.svg, "svg"),
-                              ("--png", args.png, "png"), ("--draw", args.draw, None)):
+    for option, path, fmt in (
+        ("--dot", args.dot, "dot"),
+        ("--svg", args.svg, "svg"),
+        ("--png", args.png, "png"),
+        ("--draw", args.draw, None),
+    ):
         if path is None:
             continue
         suffix = os.path.splitext(path)[1].lstrip(".").lower()
         if fmt is None:
             if suffix not in _FORMATS:
-                raise _BadInput(f"--draw {path}: cannot tell the format from the name; end it in "
-                                f".svg, .png, .pdf or .dot")
+                raise _BadInput(
+                    f"--draw {path}: cannot tell the format from the name; end it in "
+                    f".svg, .png, .pdf or .dot"
+                )
             fmt = suffix
         elif suffix in _FORMATS and _FORMATS[suffix] != option:
-            raise _BadInput(f"{option} {path}: the name ends in .{suffix} but {option} writes "
-                            f"{fmt.upper()}; use {_FORMATS[suffix]} {path}, or --draw {path}")
+            raise _BadInput(
+                f"{option} {path}: the name ends in .{suffix} but {option} writes "
+                f"{fmt.upper()}; use {_FORMATS[suffix]} {path}, or --draw {path}"
+            )
         asked.append((path, "dot" if fmt == "gv" else fmt))
     return asked
 
 
 def _explore(args, out, err):
     if args.html is None:
-        raise _BadInput("explore needs --html FILE, the page to write, e.g. funcgrad explore "
-                        "\"(x + y) * z\" --at x=-2 --at y=5 --at z=-4 --html page.html")
+        raise _BadInput(
+            "explore needs --html FILE, the page to write, e.g. funcgrad explore "
+            '"(x + y) * z" --at x=-2 --at y=5 --at z=-4 --html page.html'
+        )
     built = _built(args)
     page = explore(built.output, labels=built.labels)
     try:
@@ -283,8 +361,11 @@ def _explore(args, out, err):
     except OSError as e:
         print(f"funcgrad explore: error: cannot write {args.html}: {e.strerror or e}", file=err)
         return 1
-    print(f"wrote {args.html}: {len(page.nodes)} nodes; open it in a browser and step with "
-          f"the arrow keys", file=out)
+    print(
+        f"wrote {args.html}: {len(page.nodes)} nodes; open it in a browser and step with "
+        f"the arrow keys",
+        file=out,
+    )
     return 0
 
 
@@ -297,17 +378,25 @@ def _grad(args, out, err):
         try:
             grads = backprop(built.output, method=args.order)
         except ArithmeticError as e:
-            raise _BadInput(f"the derivatives cannot be computed at this point ({e} in a "
-                            f"derivative rule); choose a point where EXPR is differentiable") from None
+            raise _BadInput(
+                f"the derivatives cannot be computed at this point ({e} in a "
+                f"derivative rule); choose a point where EXPR is differentiable"
+            ) from None
     f, labels, order = built.output, built.labels, built.order
     point = ", ".join(f"{n} = {_fmt(v.value)}" for n, v in built.variables.items())
-    print(f"f({', '.join(names)}) = {' '.join(text.split())}" + (f"   at {point}" if point else ""), file=out)
+    print(
+        f"f({', '.join(names)}) = {' '.join(text.split())}" + (f"   at {point}" if point else ""),
+        file=out,
+    )
     print(f"value  {_fmt(f.value)}", file=out)
     for n in names:
         print(f"df/d{n} = {_fmt(grads[built.variables[n]])}", file=out)
     for note in _non_finite_notes(order, grads, labels):
         print(note, file=out)
-    print(f"\ngraph in {args.order} order ({len(order)} nodes; equal subexpressions are one node):", file=out)
+    print(
+        f"\ngraph in {args.order} order ({len(order)} nodes; equal subexpressions are one node):",
+        file=out,
+    )
     print(show(f, grads=grads, method=args.order, labels=labels, limit=80), file=out)
     title = f"forward order ({args.order}):  "
     print(_wrapped(title, _order_text(order, labels)), file=out)
@@ -346,22 +435,29 @@ def main(argv=None):
             hint = ""
             if args.command in _TAKES_EXPR:
                 # `funcgrad grad x * y`: the shell split the formula (and expanded * into file names)
-                hint = (f"hint: EXPR is one argument; quote it in the shell, e.g. "
-                        f"funcgrad {args.command} \"x * y\" --at x=2 --at y=3\n")
+                hint = (
+                    f"hint: EXPR is one argument; quote it in the shell, e.g. "
+                    f'funcgrad {args.command} "x * y" --at x=2 --at y=3\n'
+                )
             top.error(f"unrecognized arguments: {' '.join(extra)}", hint)
-    except SystemExit as done:           # --help (0) or a usage error (2), already printed
+    except SystemExit as done:  # --help (0) or a usage error (2), already printed
         return done.code if isinstance(done.code, int) else 2
     if dash_expr is not None:
         if args.expr is not None:
-            print(f"funcgrad grad: error: two formulas given ({dash_expr!r} and {args.expr!r}); "
-                  f"give one", file=err)
+            print(
+                f"funcgrad grad: error: two formulas given ({dash_expr!r} and {args.expr!r}); "
+                f"give one",
+                file=err,
+            )
             return 2
         args.expr = dash_expr
     try:
         if args.command == "demo":
             unknown = [s for s in args.sections if s not in SECTIONS]
             if unknown:
-                raise _BadInput(f"no demo section {unknown[0]!r}; choose from {', '.join(SECTIONS)}")
+                raise _BadInput(
+                    f"no demo section {unknown[0]!r}; choose from {', '.join(SECTIONS)}"
+                )
             run(args.sections or None, write=lambda text: print(text, file=out))
             return 0
         if args.command == "explain":
@@ -378,5 +474,5 @@ def main(argv=None):
     except _BadInput as e:
         print(f"funcgrad {args.command}: error: {e}", file=err)
         return 2
-    except BrokenPipeError:              # funcgrad demo | head
+    except BrokenPipeError:  # funcgrad demo | head
         return 0

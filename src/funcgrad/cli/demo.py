@@ -37,11 +37,23 @@ from ..dag.semiring import semirings, sum_product
 from ..io.show import format_value, show
 from ..rules.arrays import add_n
 
-__all__ = ["gates", "shared", "chain", "micrograd", "network", "layered_dag", "SECTIONS",
-           "section", "run", "finite_difference_error", "all_paths"]
+__all__ = [
+    "gates",
+    "shared",
+    "chain",
+    "micrograd",
+    "network",
+    "layered_dag",
+    "SECTIONS",
+    "section",
+    "run",
+    "finite_difference_error",
+    "all_paths",
+]
 
 
 # ---------------------------------------------------------------- builders
+
 
 def gates(x=-2.0, y=5.0, z=-4.0):
     """f(x, y, z) = (x + y) z; returns ``(f, {"x": x, "y": y, "z": z})``.
@@ -63,9 +75,9 @@ def shared(x=1.0):
     (1.090012, 5.983083)
     """
     x = var(x, name="x")
-    a = x ** 2
+    a = x**2
     b = fnp.exp(a)
-    c = a + b             # used twice below: one node, two children
+    c = a + b  # used twice below: one node, two children
     d = fnp.sqrt(c)
     e = fnp.cos(c)
     return d + e, {"x": x}
@@ -94,13 +106,13 @@ def micrograd(a=-4.0, b=2.0):
     """
     a, b = var(a, name="a"), var(b, name="b")
     c = a + b
-    d = a * b + b ** 3
-    c = c + c + 1         # rebinding a name builds a new node; the old one stays in the graph
+    d = a * b + b**3
+    c = c + c + 1  # rebinding a name builds a new node; the old one stays in the graph
     c = c + 1 + c + (-a)
     d = d + d * 2 + nn.relu(b + a)
     d = d + 3 * d + nn.relu(b - a)
     e = c - d
-    f = e ** 2
+    f = e**2
     g = f / 2.0
     g = g + 10.0 / f
     return g, {"a": a, "b": b}
@@ -108,9 +120,13 @@ def micrograd(a=-4.0, b=2.0):
 
 def _network_params():
     rng = np.random.default_rng(0)
-    return {"x": np.array([0.5, -1.0]),
-            "W1": rng.normal(size=(3, 2)).round(2), "b1": np.array([0.1, 0.0, -0.1]),
-            "W2": rng.normal(size=(3, 3)).round(2), "b2": np.zeros(3)}
+    return {
+        "x": np.array([0.5, -1.0]),
+        "W1": rng.normal(size=(3, 2)).round(2),
+        "b1": np.array([0.1, 0.0, -0.1]),
+        "W2": rng.normal(size=(3, 3)).round(2),
+        "b2": np.zeros(3),
+    }
 
 
 def network(label=2, **values):
@@ -149,7 +165,9 @@ def layered_dag(layers=6, width=3):
     previous = [s]
     for i in range(1, layers + 1):
         layer = [add_n(*previous) for _ in range(width)]
-        names.update((n, f"L{i}{'abcdefghijklmnopqrstuvwxyz'[k % 26]}") for k, n in enumerate(layer))
+        names.update(
+            (n, f"L{i}{'abcdefghijklmnopqrstuvwxyz'[k % 26]}") for k, n in enumerate(layer)
+        )
         previous = layer
     t = add_n(*previous)
     names[t] = "t"
@@ -157,6 +175,7 @@ def layered_dag(layers=6, width=3):
 
 
 # ---------------------------------------------------------------- helpers
+
 
 def finite_difference_error(builder, eps=1e-6, **point):
     """The largest gap between backprop and central differences, over every input entry.
@@ -176,8 +195,10 @@ def finite_difference_error(builder, eps=1e-6, **point):
             for sign in (1.0, -1.0):
                 v = value.copy()
                 v[idx] += sign * eps
-                moved = {**{k: (float(b) if b.ndim == 0 else b) for k, b in base.items()},
-                         name: float(v) if v.ndim == 0 else v}
+                moved = {
+                    **{k: (float(b) if b.ndim == 0 else b) for k, b in base.items()},
+                    name: float(v) if v.ndim == 0 else v,
+                }
                 shifted.append(float(builder(**moved)[0].value))
             numeric = (shifted[0] - shifted[1]) / (2 * eps)
             exact = float(np.asarray(grads[leaves[name]])[idx])
@@ -208,6 +229,7 @@ def all_paths(output, source):
 
 # ---------------------------------------------------------------- sections
 
+
 def _names(order, labels):
     return ", ".join(labels.get(n) or n.name or f"%{i}" for i, n in enumerate(order))
 
@@ -218,16 +240,18 @@ def _gates_text():
     x, y, z = v["x"], v["y"], v["z"]
     m = fnp.maximum(x, y)
     gm = backprop(m)
-    return "\n".join([
-        "== f(x, y, z) = (x + y) * z  at  x = -2, y = 5, z = -4 ==",
-        show(f, grads=g),
-        f"value {format_value(f.value)};  df/dx = {g[x]}, df/dy = {g[y]}, df/dz = {g[z]}",
-        "the add gate %2 hands its gradient (-4 = z) unchanged to both x and y;",
-        "the mul gate %4 swaps: z gets x + y = 3, (x + y) gets z = -4.",
-        f"max gate: maximum(x, y) = {m.value} routes its gradient to the larger input: "
-        f"d/dx = {gm[x]}, d/dy = {gm[y]}",
-        f"finite differences agree to {finite_difference_error(gates):.0e}",
-    ])
+    return "\n".join(
+        [
+            "== f(x, y, z) = (x + y) * z  at  x = -2, y = 5, z = -4 ==",
+            show(f, grads=g),
+            f"value {format_value(f.value)};  df/dx = {g[x]}, df/dy = {g[y]}, df/dz = {g[z]}",
+            "the add gate %2 hands its gradient (-4 = z) unchanged to both x and y;",
+            "the mul gate %4 swaps: z gets x + y = 3, (x + y) gets z = -4.",
+            f"max gate: maximum(x, y) = {m.value} routes its gradient to the larger input: "
+            f"d/dx = {gm[x]}, d/dy = {gm[y]}",
+            f"finite differences agree to {finite_difference_error(gates):.0e}",
+        ]
+    )
 
 
 def _shared_text():
@@ -241,18 +265,20 @@ def _shared_text():
     # Nodes are found by identity: list.index compares with ==, which compares values, and
     # x**2 = 1.0 = x here would be taken for x.
     number = {id(n): i for i, n in enumerate(dfs)}
-    return "\n".join([
-        "== f(x) = sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))  at  x = 1 ==",
-        "a = x**2, b = exp(a), c = a + b, d = sqrt(c), e = cos(c), f = d + e: a and c are shared",
-        show(f, grads=g),
-        f"df/dx = {g[x]:.6f}; by hand (1/(2 sqrt c) - sin c) * 2x(1 + e^(x^2)) = {hand:.6f}",
-        f"{paths} paths lead from x to f; backprop walks each of the {sum(len(n.args) for n in dfs)} "
-        f"edges once",
-        f"dfs order:   {' '.join('%' + str(number[id(n)]) for n in dfs)}",
-        f"kahn order:  {' '.join('%' + str(number[id(n)]) for n in kahn)}"
-        + ("  (the same here)" if [id(n) for n in dfs] == [id(n) for n in kahn] else ""),
-        f"finite differences agree to {finite_difference_error(shared):.0e}",
-    ])
+    return "\n".join(
+        [
+            "== f(x) = sqrt(x**2 + exp(x**2)) + cos(x**2 + exp(x**2))  at  x = 1 ==",
+            "a = x**2, b = exp(a), c = a + b, d = sqrt(c), e = cos(c), f = d + e: a and c are shared",
+            show(f, grads=g),
+            f"df/dx = {g[x]:.6f}; by hand (1/(2 sqrt c) - sin c) * 2x(1 + e^(x^2)) = {hand:.6f}",
+            f"{paths} paths lead from x to f; backprop walks each of the {sum(len(n.args) for n in dfs)} "
+            f"edges once",
+            f"dfs order:   {' '.join('%' + str(number[id(n)]) for n in dfs)}",
+            f"kahn order:  {' '.join('%' + str(number[id(n)]) for n in kahn)}"
+            + ("  (the same here)" if [id(n) for n in dfs] == [id(n) for n in kahn] else ""),
+            f"finite differences agree to {finite_difference_error(shared):.0e}",
+        ]
+    )
 
 
 def _chain_text():
@@ -261,16 +287,18 @@ def _chain_text():
     labels = {v["d"]: "d", L: "L"}
     order = toposort(L)
     kahn = toposort(L, method="kahn")
-    return "\n".join([
-        "== the scalar chain: a, b, c -> d = a*b -> L = d + c ==",
-        show(L, grads=g, labels=labels),
-        f"forward order (dfs):         {_names(order, labels)}",
-        f"forward order (kahn):        {_names(kahn, labels)}",
-        f"backward order (reversed):   {_names(order[::-1], labels)}",
-        "backward: L gets 1; the add gate passes 1 to d and c; the mul gate sends "
-        f"d's 1 times b = {g[v['a']]} to a and times a = {g[v['b']]} to b",
-        f"finite differences agree to {finite_difference_error(chain):.0e}",
-    ])
+    return "\n".join(
+        [
+            "== the scalar chain: a, b, c -> d = a*b -> L = d + c ==",
+            show(L, grads=g, labels=labels),
+            f"forward order (dfs):         {_names(order, labels)}",
+            f"forward order (kahn):        {_names(kahn, labels)}",
+            f"backward order (reversed):   {_names(order[::-1], labels)}",
+            "backward: L gets 1; the add gate passes 1 to d and c; the mul gate sends "
+            f"d's 1 times b = {g[v['a']]} to a and times a = {g[v['b']]} to b",
+            f"finite differences agree to {finite_difference_error(chain):.0e}",
+        ]
+    )
 
 
 def _micrograd_text():
@@ -284,41 +312,46 @@ def _micrograd_text():
     reused = sum(1 for n, k in uses.items() if k > 1 and n.op is not None)
     kahn = toposort(g, method="kahn")
     moved = sum(1 for a, b in zip(order, kahn) if a is not b)
-    return "\n".join([
-        "== micrograd's README expression: relu, **, /, and nodes reused ==",
-        "c = a + b; d = a*b + b**3; c = c + c + 1; c = c + 1 + c + (-a)",
-        "d = d + d*2 + relu(b + a); d = d + 3*d + relu(b - a); e = c - d; f = e**2",
-        "g = f / 2 + 10 / f      at  a = -4, b = 2",
-        f"g = {g.value:.4f}   dg/da = {grads[v['a']]:.4f}   dg/db = {grads[v['b']]:.4f}"
-        "   (micrograd prints 24.7041, 138.8338, 645.5773)",
-        f"{len(order)} nodes; {reused} intermediate nodes feed more than one child "
-        "and each gets the sum of its children's contributions",
-        show(g, grads=grads, limit=10),
-        f"the kahn order differs from the dfs order at {moved} of {len(order)} places; "
-        "both put every node after its arguments",
-        f"finite differences agree to {finite_difference_error(micrograd):.0e}",
-    ])
+    return "\n".join(
+        [
+            "== micrograd's README expression: relu, **, /, and nodes reused ==",
+            "c = a + b; d = a*b + b**3; c = c + c + 1; c = c + 1 + c + (-a)",
+            "d = d + d*2 + relu(b + a); d = d + 3*d + relu(b - a); e = c - d; f = e**2",
+            "g = f / 2 + 10 / f      at  a = -4, b = 2",
+            f"g = {g.value:.4f}   dg/da = {grads[v['a']]:.4f}   dg/db = {grads[v['b']]:.4f}"
+            "   (micrograd prints 24.7041, 138.8338, 645.5773)",
+            f"{len(order)} nodes; {reused} intermediate nodes feed more than one child "
+            "and each gets the sum of its children's contributions",
+            show(g, grads=grads, limit=10),
+            f"the kahn order differs from the dfs order at {moved} of {len(order)} places; "
+            "both put every node after its arguments",
+            f"finite differences agree to {finite_difference_error(micrograd):.0e}",
+        ]
+    )
 
 
 def _network_text():
     loss, v = network()
     g = backprop(loss)
     closed = v["probs"].value - np.eye(3)[2]
-    with np.printoptions(precision=4, suppress=True):   # the caller's options stay theirs
-        return "\n".join([
-            "== a tiny network: loss = pnls(W2 tanh(W1 x + b1) + b2, label=2) ==",
-            "(pnls: the softmax cross-entropy, -log softmax(logits)[label], one primitive)",
-            show(loss, grads=g, labels={v["h"]: "h", v["logits"]: "logits", loss: "loss"}),
-            f"loss = {loss.value:.6f}",
-            f"d loss / d logits = {np.round(g[v['logits']], 4).tolist()}",
-            f"softmax(logits) - e_2 = {np.round(closed, 4).tolist()}   (its closed form)",
-            f"d loss / d W1 =\n{np.round(g[v['W1']], 4)}",
-            f"finite differences agree to {finite_difference_error(network):.0e} (all 26 weights)",
-        ])
+    with np.printoptions(precision=4, suppress=True):  # the caller's options stay theirs
+        return "\n".join(
+            [
+                "== a tiny network: loss = pnls(W2 tanh(W1 x + b1) + b2, label=2) ==",
+                "(pnls: the softmax cross-entropy, -log softmax(logits)[label], one primitive)",
+                show(loss, grads=g, labels={v["h"]: "h", v["logits"]: "logits", loss: "loss"}),
+                f"loss = {loss.value:.6f}",
+                f"d loss / d logits = {np.round(g[v['logits']], 4).tolist()}",
+                f"softmax(logits) - e_2 = {np.round(closed, 4).tolist()}   (its closed form)",
+                f"d loss / d W1 =\n{np.round(g[v['W1']], 4)}",
+                f"finite differences agree to {finite_difference_error(network):.0e} (all 26 weights)",
+            ]
+        )
 
 
 def _edge_tables(names, kids):
     """Edge weights for the path examples: small integers and, per node, probabilities."""
+
     def length(parent, child):
         # a fixed, irregular pattern of lengths 1..9 from the two endpoints' names
         return float((sum(map(ord, names[parent])) * 7 + sum(map(ord, names[child])) * 3) % 9 + 1)
@@ -367,11 +400,15 @@ def _paths_text(layers=6, width=3):
         f"total probability over all paths (real semiring): {total[s]:.6f}",
     ]
     if every is not None:
-        ok = (len(every) == count[s]
-              and min(map(path_length, every)) == shortest[s]
-              and np.isclose(max(map(path_prob, every)), likely[s]))
-        lines.append(f"checked by enumerating all {len(every)} paths: "
-                     + ("they agree" if ok else "MISMATCH"))
+        ok = (
+            len(every) == count[s]
+            and min(map(path_length, every)) == shortest[s]
+            and np.isclose(max(map(path_prob, every)), likely[s])
+        )
+        lines.append(
+            f"checked by enumerating all {len(every)} paths: "
+            + ("they agree" if ok else "MISMATCH")
+        )
     return "\n".join(lines)
 
 
@@ -390,7 +427,9 @@ def section(name, **options):
     try:
         make = SECTIONS[name]
     except KeyError:
-        raise ArgumentError(f"no demo section {name!r}; choose from {', '.join(SECTIONS)}") from None
+        raise ArgumentError(
+            f"no demo section {name!r}; choose from {', '.join(SECTIONS)}"
+        ) from None
     with np.printoptions(precision=4, suppress=True):
         return make(**options)
 

@@ -48,11 +48,25 @@ from ..transforms.batching import Batched, BatchTrace, current_axis_name, leave
 from ..transforms.forward import Dual, ForwardTrace
 from ..transforms.reverse import pull_back
 
-__all__ = ["Body", "BodyTrace", "trace_body", "Parts", "pick", "example", "abstract",
-           "differentiable", "jvp_fun", "vjp_fun", "batch_fun", "leaf_paths", "check_same_leaves"]
+__all__ = [
+    "Body",
+    "BodyTrace",
+    "trace_body",
+    "Parts",
+    "pick",
+    "example",
+    "abstract",
+    "differentiable",
+    "jvp_fun",
+    "vjp_fun",
+    "batch_fun",
+    "leaf_paths",
+    "check_same_leaves",
+]
 
 
 # ---------------------------------------------------------------- several results
+
 
 class Parts(tuple):
     """The cotangent (or tangent) of a tuple of results: one entry per result, None for
@@ -61,8 +75,10 @@ class Parts(tuple):
     __slots__ = ()
 
     def __add__(self, other):
-        return Parts(b if a is None else a if b is None else add_cotangents(a, b)
-                     for a, b in zip(self, other))
+        return Parts(
+            b if a is None else a if b is None else add_cotangents(a, b)
+            for a, b in zip(self, other)
+        )
 
 
 def _pick_vjp(g, ans, parts, index):
@@ -84,11 +100,13 @@ def _pick_impl(parts, index):
 
 
 pick = Primitive(
-    "pick", _pick_impl,
+    "pick",
+    _pick_impl,
     vjp=(_pick_vjp,),
     jvp=(_pick_jvp,),
     batch=lambda size, prim, values, batched, params: values[0][params["index"]],
-    structure="pick", linear="all",
+    structure="pick",
+    linear="all",
 )
 """One result of a primitive that returns several, ``pick(results, index=k)``."""
 
@@ -100,6 +118,7 @@ def result(ans, k):
 
 
 # ---------------------------------------------------------------- values standing for others
+
 
 def example(x):
     """A plain value of the shape and dtype ``x`` stands for: the value beneath its
@@ -137,7 +156,7 @@ def _add_paths(x, path, paths):
     elif isinstance(x, (tuple, list)) and not hasattr(x, "_fields"):
         for i, v in enumerate(x):
             _add_paths(v, f"{path}[{i}]", paths)
-    elif isinstance(x, tuple):   # a namedtuple
+    elif isinstance(x, tuple):  # a namedtuple
         for k, v in zip(x._fields, x):
             _add_paths(v, f"{path}.{k}", paths)
     elif x is not None:
@@ -158,7 +177,8 @@ def check_same_leaves(who, what, before, after, tree):
             raise ShapeError(
                 f"{who}: {what}{path} is {_describe(sb, db)} going in but the body returns "
                 f"{_describe(sa, da)}; a loop's carry keeps its shape and dtype (start it "
-                f"as the body makes it, e.g. 0.0 rather than 0, or cast with .astype)")
+                f"as the body makes it, e.g. 0.0 rather than 0, or cast with .astype)"
+            )
 
 
 def _describe(shape, dtype):
@@ -166,6 +186,7 @@ def _describe(shape, dtype):
 
 
 # ---------------------------------------------------------------- tracing a body
+
 
 class BodyTrace(StagingTrace):
     """jit's staging trace, tracing a body: values of outer traces become inputs."""
@@ -175,7 +196,7 @@ class BodyTrace(StagingTrace):
     def __init__(self, level, who):
         super().__init__(level, persistent=True)
         self.who = who
-        self.captured = {}       # id(outer value) -> (outer value, its input node)
+        self.captured = {}  # id(outer value) -> (outer value, its input node)
 
     def capture(self, x):
         """The input node standing for ``x``, an outer trace's value the body closes over."""
@@ -185,14 +206,17 @@ class BodyTrace(StagingTrace):
         return entry[1]
 
     def process(self, prim, args, params):
-        args = tuple(self.capture(a) if isinstance(a, Box) and not self.owns(a) else a
-                     for a in args)
+        args = tuple(
+            self.capture(a) if isinstance(a, Box) and not self.owns(a) else a for a in args
+        )
         return super().process(prim, args, params)
 
     def refusal(self):
-        return (f"{self.who} cannot turn a traced value into a Python bool or number: the "
-                f"body is traced once for every iteration. Use fg.cond or fg.switch to "
-                f"branch, funcgrad.numpy.where to mask, and while_loop's cond to stop")
+        return (
+            f"{self.who} cannot turn a traced value into a Python bool or number: the "
+            f"body is traced once for every iteration. Use fg.cond or fg.switch to "
+            f"branch, funcgrad.numpy.where to mask, and while_loop's cond to stop"
+        )
 
     def __repr__(self):
         return f"<body trace {self.level}>"
@@ -205,8 +229,19 @@ class Body:
     ``outputs`` are nodes of the body (or plain constants it returns).
     """
 
-    __slots__ = ("who", "inputs", "outputs", "order", "n_captured", "effects", "_plan", "saving",
-                 "_loops", "reverse_steps", "found")
+    __slots__ = (
+        "who",
+        "inputs",
+        "outputs",
+        "order",
+        "n_captured",
+        "effects",
+        "_plan",
+        "saving",
+        "_loops",
+        "reverse_steps",
+        "found",
+    )
 
     def __init__(self, who, inputs, outputs, order, n_captured=0, effects=()):
         self.who = who
@@ -214,14 +249,14 @@ class Body:
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.order = order
-        self.effects = tuple(effects)    # steps run for their effect (fg.debug.callback)
+        self.effects = tuple(effects)  # steps run for their effect (fg.debug.callback)
         self._plan = None
-        self._loops = {}     # how it loops (and with what) -> the loop compiled whole
-        self.saving = {}     # a checkpoint policy -> this body with the values it saves as outputs
+        self._loops = {}  # how it loops (and with what) -> the loop compiled whole
+        self.saving = {}  # a checkpoint policy -> this body with the values it saves as outputs
         self.reverse_steps = {}  # what the binomial schedule runs of it (one step's reverse, the
-                                 # body returning its carries), by what it reads
-                                 # (funcgrad.control.checkpointed_scan)
-        self.found = {}      # what analyses found about it, by analysis (its sparsity pattern)
+        # body returning its carries), by what it reads
+        # (funcgrad.control.checkpointed_scan)
+        self.found = {}  # what analyses found about it, by analysis (its sparsity pattern)
 
     @property
     def steps(self):
@@ -232,8 +267,7 @@ class Body:
     def plan(self):
         """The body compiled to straight-line code on plain values (once, when first run)."""
         if self._plan is None:
-            plan = compile_plan(self.order, self.inputs, self.outputs, None,
-                                effects=self.effects)
+            plan = compile_plan(self.order, self.inputs, self.outputs, None, effects=self.effects)
             self._plan = plan.outputs if plan.hidden else plan.run
         return self._plan
 
@@ -241,8 +275,9 @@ class Body:
         """This body's scan compiled whole (:func:`funcgrad.jit.loops.scan_loop`), or None."""
         key = (n_carry, n_xs, reverse, backend)
         if key not in self._loops:
-            self._loops[key] = scan_loop(self.order, self.inputs, self.outputs, n_carry, n_xs,
-                                         reverse, backend, self.effects)
+            self._loops[key] = scan_loop(
+                self.order, self.inputs, self.outputs, n_carry, n_xs, reverse, backend, self.effects
+            )
         return self._loops[key]
 
     def while_loop(self, cond, n_carry, history, backend="python"):
@@ -284,16 +319,21 @@ class Body:
                 continue
             args = [env[a] for a in n._args]
             if known is not None and n in known:
-                env[n] = (trace.known(prim, args, n._params, known[n])
-                          if any(trace.owns(a) for a in args) else known[n])
+                env[n] = (
+                    trace.known(prim, args, n._params, known[n])
+                    if any(trace.owns(a) for a in args)
+                    else known[n]
+                )
             else:
                 env[n] = prim(*args, **n._params) if n._params else prim(*args)
         return tuple(env[o] if isinstance(o, Staged) else o for o in self.outputs)
 
     def __repr__(self):
         n_in, n_out = len(self.inputs), len(self.outputs)
-        return (f"<body of {self.who}: {n_in} input{'s' * (n_in != 1)}, {n_out} "
-                f"output{'s' * (n_out != 1)}, {self.steps} steps>")
+        return (
+            f"<body of {self.who}: {n_in} input{'s' * (n_in != 1)}, {n_out} "
+            f"output{'s' * (n_out != 1)}, {self.steps} steps>"
+        )
 
 
 def _parts(body):
@@ -311,8 +351,9 @@ def trace_body(fun, leaves, who):
         _check_leaf(x, who)
     trace = BodyTrace(new_level(), who)
     inputs = [Staged(example(x), VAR, (), None, None, trace) for x in leaves]
-    outs = [trace.capture(o) if isinstance(o, Box) and not trace.owns(o) else o
-            for o in fun(*inputs)]
+    outs = [
+        trace.capture(o) if isinstance(o, Box) and not trace.owns(o) else o for o in fun(*inputs)
+    ]
     captured = [node for _, node in trace.captured.values()]
     effects, trace.effects = trace.effects, []
     roots = inputs + captured + [o for o in outs if trace.owns(o)] + effects
@@ -336,10 +377,12 @@ def _check_leaf(x, who):
     if kind not in "biufc":
         raise ArgumentTypeError(
             f"{who}: an input leaf is {type(x).__name__} {x!r:.40}; a loop or branch passes "
-            f"numbers and arrays only: let the function close over it instead")
+            f"numbers and arrays only: let the function close over it instead"
+        )
 
 
 # ---------------------------------------------------------------- transformed bodies
+
 
 def _cast_like(t, like):
     """A tangent or cotangent in the dtype of the value it belongs to (a loop's carries
@@ -360,8 +403,11 @@ def jvp_fun(body, moving):
         ins = [Dual(x, next(tangents), trace) if m else x for x, m in zip(leaves[:n], moving)]
         outs = body.evaluate(ins)
         primal = [trace.unbox(o) for o in outs]
-        dots = [_cast_like(o._tangent, p) if trace.owns(o) else zeros_like_value(p)
-                for o, p in zip(outs, primal) if differentiable(p)]
+        dots = [
+            _cast_like(o._tangent, p) if trace.owns(o) else zeros_like_value(p)
+            for o, p in zip(outs, primal)
+            if differentiable(p)
+        ]
         return primal + dots
 
     return jvp_body
@@ -379,8 +425,7 @@ def vjp_fun(body, wrt, seeded, known=None, given=()):
 
     def vjp_body(*leaves):
         trace = ReverseTrace(new_level())
-        ins = [Node(x, VAR, (), None, None, trace) if w else x
-               for x, w in zip(leaves[:n], wrt)]
+        ins = [Node(x, VAR, (), None, None, trace) if w else x for x, w in zip(leaves[:n], wrt)]
         now = known
         if given:
             now = dict(known or {})
@@ -399,13 +444,12 @@ def batch_fun(body, batched, size, out_batched):
     flagged one with the batch on its leading axis), returning the outputs flagged in
     ``out_batched`` with the batch leading (broadcast if the body did not batch them)
     and the others as they are."""
-    axis_name = current_axis_name()     # a collective in the body reduces over that axis
+    axis_name = current_axis_name()  # a collective in the body reduces over that axis
 
     def batched_body(*leaves):
         trace = BatchTrace(new_level(), size, axis_name)
         ins = [Batched(x, trace) if b else x for x, b in zip(leaves, batched)]
-        return [leave(o, trace) if b else o
-                for o, b in zip(body.evaluate(ins), out_batched)]
+        return [leave(o, trace) if b else o for o, b in zip(body.evaluate(ins), out_batched)]
 
     return batched_body
 
@@ -414,6 +458,10 @@ def batched_outputs(body, batched, size):
     """Which outputs of the body depend on the batch, given which inputs carry one
     (found by running the body once on its example values under a batch trace)."""
     trace = BatchTrace(new_level(), size, current_axis_name())
-    ins = [Batched(np.broadcast_to(np.asarray(x._value)[None], (size,) + np.shape(x._value)),
-                   trace) if b else x._value for x, b in zip(body.inputs, batched)]
+    ins = [
+        Batched(np.broadcast_to(np.asarray(x._value)[None], (size,) + np.shape(x._value)), trace)
+        if b
+        else x._value
+        for x, b in zip(body.inputs, batched)
+    ]
     return [trace.owns(o) for o in body.evaluate(ins)]

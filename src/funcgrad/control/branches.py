@@ -51,14 +51,14 @@ def _groups(operands, n_ops, n_consts):
     index, rest = operands[0], list(operands[1:])
     ops, start, consts = rest[:n_ops], n_ops, []
     for n in n_consts:
-        consts.append(rest[start:start + n])
+        consts.append(rest[start : start + n])
         start += n
     return index, ops, consts
 
 
 def _switch_impl(*operands, branches, n_ops, n_consts):
     index, ops, consts = _groups(operands, n_ops, n_consts)
-    k = min(max(int(index), 0), len(branches) - 1)     # out of range: the nearest (as JAX)
+    k = min(max(int(index), 0), len(branches) - 1)  # out of range: the nearest (as JAX)
     return tuple(fresh_carry(branches[k].plan(*ops, *consts[k]), operands))
 
 
@@ -97,15 +97,23 @@ def _switch_vjp(argnums, g, ans, *operands, branches, n_ops, n_consts):
         pull = vjp_fun(branches[k], [wrt_all[i] for i in mine], seeded)
 
         def branch(*leaves):
-            xs, c = leaves[:len(every)], leaves[len(every):]
+            xs, c = leaves[: len(every)], leaves[len(every) :]
             grads = iter(pull(*[xs[i] for i in mine], *c))
             got = {i: next(grads) for i in mine if wrt_all[i]}
-            return [got[i] if i in got else zeros_like_value(x)
-                    for i, x in enumerate(xs) if wrt_all[i]]
+            return [
+                got[i] if i in got else zeros_like_value(x) for i, x in enumerate(xs) if wrt_all[i]
+            ]
+
         return branch
 
-    out = iter(_bind_switch(index, [pullback_of(k) for k in range(len(branches))],
-                            every + cts, _switch_who(branches)))
+    out = iter(
+        _bind_switch(
+            index,
+            [pullback_of(k) for k in range(len(branches))],
+            every + cts,
+            _switch_who(branches),
+        )
+    )
     full = [None] + [next(out) if w else None for w in wrt_all]
     return [full[i] for i in argnums]
 
@@ -124,40 +132,48 @@ def _switch_jvp(tangents, ans, *operands, branches, n_ops, n_consts):
         push = jvp_fun(branches[k], [moving[i] for i in mine])
 
         def branch(*leaves):
-            xs, d = leaves[:len(every)], leaves[len(every):]
+            xs, d = leaves[: len(every)], leaves[len(every) :]
             by_input = dict(zip([i for i in range(len(every)) if moving[i]], d))
             return push(*[xs[i] for i in mine], *[by_input[i] for i in mine if moving[i]])
+
         return branch
 
-    out = _bind_switch(index, [push_of(k) for k in range(len(branches))], every + dots,
-                       _switch_who(branches))
-    d = iter(out[len(out_float):])
+    out = _bind_switch(
+        index, [push_of(k) for k in range(len(branches))], every + dots, _switch_who(branches)
+    )
+    d = iter(out[len(out_float) :])
     return Parts([next(d) if f else None for f in out_float])
 
 
 def _switch_batch(size, prim, values, batched, params):
     branches, n_ops, n_consts = params["branches"], params["n_ops"], params["n_consts"]
     index, ops, consts = _groups(values, n_ops, n_consts)
-    i_flag, op_flags, k_flags = batched[0], batched[1:1 + n_ops], _groups(batched, n_ops,
-                                                                         n_consts)[2]
+    i_flag, op_flags, k_flags = (
+        batched[0],
+        batched[1 : 1 + n_ops],
+        _groups(batched, n_ops, n_consts)[2],
+    )
     out_flags = [False] * len(branches[0].outputs)
     for k, b in enumerate(branches):
         found = batched_outputs(b, list(op_flags) + list(k_flags[k]), size)
         out_flags = [f or i_flag or o for f, o in zip(out_flags, found)]
-    funs = [_batched_branch(b, list(op_flags) + list(k_flags[k]), size, out_flags, consts[k])
-            for k, b in enumerate(branches)]
+    funs = [
+        _batched_branch(b, list(op_flags) + list(k_flags[k]), size, out_flags, consts[k])
+        for k, b in enumerate(branches)
+    ]
     who = _switch_who(branches)
     if not i_flag:
         out = _bind_switch(index, funs, ops, who)
-    else:     # every branch on the whole batch, each example taking its own branch's result
+    else:  # every branch on the whole batch, each example taking its own branch's result
         k = clip(index, 0, len(branches) - 1)
         results = [f(*ops) for f in funs]
         out = results[0]
         for j in range(1, len(results)):
             pick_j = equal(k, j)
             out = [where(against(pick_j, b), b, a) for a, b in zip(out, results[j])]
-    return tuple(o if f else broadcast_to(o, shape=(size,) + shape_of(o))
-                 for o, f in zip(out, out_flags))
+    return tuple(
+        o if f else broadcast_to(o, shape=(size,) + shape_of(o)) for o, f in zip(out, out_flags)
+    )
 
 
 def _batched_branch(body, flags, size, out_flags, consts):
@@ -165,8 +181,7 @@ def _batched_branch(body, flags, size, out_flags, consts):
     return lambda *ops: inner(*ops, *consts)
 
 
-switch_p = Primitive("switch", _switch_impl, vjp=_switch_vjp, jvp=_switch_jvp,
-                     batch=_switch_batch)
+switch_p = Primitive("switch", _switch_impl, vjp=_switch_vjp, jvp=_switch_jvp, batch=_switch_batch)
 
 
 def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
@@ -182,9 +197,11 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     array([ 1., -2., -3.])
     """
     if callable(branches) or not isinstance(branches, (list, tuple)):
-        raise ArgumentTypeError(f"switch: branches must be a list of functions; got "
-                                f"{type(branches).__name__} {branches!r:.40}: e.g. "
-                                f"fg.switch(i, [f, g], x)")
+        raise ArgumentTypeError(
+            f"switch: branches must be a list of functions; got "
+            f"{type(branches).__name__} {branches!r:.40}: e.g. "
+            f"fg.switch(i, [f, g], x)"
+        )
     who = f"switch of {', '.join(fun_name(check_callable(f, 'switch', 'each branch')) for f in branches)}"
     branches = list(branches)
     if not branches:
@@ -195,10 +212,18 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 
     def flat(k, fun):
         def branch(*xs):
-            out_leaves, out_def = tree_flatten(call_user(fun, tree_unflatten(treedef, xs), None,
-                                                         who, "a branch is called with the operands"))
+            out_leaves, out_def = tree_flatten(
+                call_user(
+                    fun,
+                    tree_unflatten(treedef, xs),
+                    None,
+                    who,
+                    "a branch is called with the operands",
+                )
+            )
             out_defs.append((f"{k} ({fun_name(fun)})", out_def, [abstract(o) for o in out_leaves]))
             return out_leaves
+
         return branch
 
     if isinstance(index, Box) and dtype_of(index).kind == "b":
@@ -210,27 +235,35 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 
 def _check_index(index, who):
     if not isinstance(index, (Box, bool, int, np.integer, np.bool_, np.ndarray)):
-        raise ArgumentTypeError(f"{who}: the index must be one integer (or a bool for cond); got "
-                                f"{type(index).__name__} {index!r:.40}")
+        raise ArgumentTypeError(
+            f"{who}: the index must be one integer (or a bool for cond); got "
+            f"{type(index).__name__} {index!r:.40}"
+        )
     kind = dtype_of(index).kind
     if kind not in "biu" or shape_of(index) != ():
-        raise ArgumentTypeError(f"{who}: the index must be one integer (or a bool for cond); got "
-                        f"{shape_of(index)} {dtype_of(index)}")
+        raise ArgumentTypeError(
+            f"{who}: the index must be one integer (or a bool for cond); got "
+            f"{shape_of(index)} {dtype_of(index)}"
+        )
 
 
 def _check_same_outputs(out_defs, who):
     name0, def0, shapes0 = out_defs[0]
     for name, out_def, shapes in out_defs[1:]:
         if out_def != def0:
-            raise ShapeError(f"{who}: branch {name} returns structure {out_def!r} but branch "
-                             f"{name0} returns {def0!r}; every branch returns the same "
-                             f"structure")
+            raise ShapeError(
+                f"{who}: branch {name} returns structure {out_def!r} but branch "
+                f"{name0} returns {def0!r}; every branch returns the same "
+                f"structure"
+            )
         paths = leaf_paths(tree_unflatten(def0, [object() for _ in shapes0]))
         for path, a, b in zip(paths, shapes0, shapes):
             if a != b:
-                raise ShapeError(f"{who}: output{path} is shape {a[0]} {a[1]} in branch "
-                                 f"{name0} but shape {b[0]} {b[1]} in branch {name}; every "
-                                 f"branch returns the same shapes and dtypes")
+                raise ShapeError(
+                    f"{who}: output{path} is shape {a[0]} {a[1]} in branch "
+                    f"{name0} but shape {b[0]} {b[1]} in branch {name}; every "
+                    f"branch returns the same shapes and dtypes"
+                )
 
 
 def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
@@ -245,11 +278,16 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     check_callable(false_fun, "cond", "false_fun")
     who = f"cond of {fun_name(true_fun)} / {fun_name(false_fun)}"
     if not isinstance(pred, (Box, bool, int, float, np.bool_, np.number, np.ndarray)) or (
-            dtype_of(pred).kind not in "biuf"):
-        raise ArgumentTypeError(f"{who}: pred must be one bool (or a number); got "
-                                f"{type(pred).__name__} {pred!r:.40}: e.g. fg.cond(x > 0, ...)")
+        dtype_of(pred).kind not in "biuf"
+    ):
+        raise ArgumentTypeError(
+            f"{who}: pred must be one bool (or a number); got "
+            f"{type(pred).__name__} {pred!r:.40}: e.g. fg.cond(x > 0, ...)"
+        )
     if shape_of(pred) != ():
-        raise ArgumentTypeError(f"{who}: pred must be one bool; got shape {shape_of(pred)} (use "
-                        f"funcgrad.numpy.where to choose elementwise)")
+        raise ArgumentTypeError(
+            f"{who}: pred must be one bool; got shape {shape_of(pred)} (use "
+            f"funcgrad.numpy.where to choose elementwise)"
+        )
     index = astype(pred, dtype=np.int64) if isinstance(pred, Box) else int(bool(pred))
     return switch(index, [false_fun, true_fun], *operands)

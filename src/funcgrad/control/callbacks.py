@@ -52,21 +52,28 @@ class _Call:
         args, kwargs = tree_unflatten(self.treedef, list(leaves))
         out_leaves, out_def = tree_flatten(self.fun(*args, **kwargs))
         if out_def != self.out_def:
-            raise ShapeError(f"pure_callback: {self.name} returned a {out_def}, where "
-                             f"result_shape_dtypes promised a {self.out_def}")
-        return tuple(_as_promised(v, shape, dtype, self.name)
-                     for v, (shape, dtype) in zip(out_leaves, spec))
+            raise ShapeError(
+                f"pure_callback: {self.name} returned a {out_def}, where "
+                f"result_shape_dtypes promised a {self.out_def}"
+            )
+        return tuple(
+            _as_promised(v, shape, dtype, self.name) for v, (shape, dtype) in zip(out_leaves, spec)
+        )
 
 
 def _as_promised(value, shape, dtype, name):
     out = np.asarray(value)
     if out.shape != shape:
-        raise ShapeError(f"pure_callback: {name} returned an array of shape {out.shape} where "
-                         f"result_shape_dtypes promised {shape}; make the two agree")
+        raise ShapeError(
+            f"pure_callback: {name} returned an array of shape {out.shape} where "
+            f"result_shape_dtypes promised {shape}; make the two agree"
+        )
     if out.dtype != dtype:
         if not np.can_cast(out.dtype, dtype, "same_kind"):
-            raise ShapeError(f"pure_callback: {name} returned {out.dtype} where "
-                             f"result_shape_dtypes promised {dtype}; make the two agree")
+            raise ShapeError(
+                f"pure_callback: {name} returned {out.dtype} where "
+                f"result_shape_dtypes promised {dtype}; make the two agree"
+            )
         out = out.astype(dtype)
     return out
 
@@ -84,7 +91,8 @@ def _no_derivative(*args, call, **params):
     raise MissingRuleError(
         f"pure_callback: {call.name} has no derivative (funcgrad cannot see inside it); give "
         f"it one by wrapping the call in fg.custom_jvp or fg.custom_vjp, or wrap its "
-        f"arguments in fg.stop_gradient")
+        f"arguments in fg.stop_gradient"
+    )
 
 
 def _batch(size, prim, values, batched, params):
@@ -93,19 +101,30 @@ def _batch(size, prim, values, batched, params):
     if method in (None, "sequential"):
         return batch_each(size, prim, values, batched, params)
     # one call on the whole batch: the arguments without it get a leading axis
-    whole = [v if b else reshape(v, shape=(1,) + shape_of(v)) if method == "expand_dims"
-             else broadcast_to(v, shape=(size,) + shape_of(v))
-             for v, b in zip(values, batched)]
+    whole = [
+        v
+        if b
+        else reshape(v, shape=(1,) + shape_of(v))
+        if method == "expand_dims"
+        else broadcast_to(v, shape=(size,) + shape_of(v))
+        for v, b in zip(values, batched)
+    ]
     batched_spec = tuple(((size,) + shape, dtype) for shape, dtype in spec)
     return prim(*whole, **{**params, "spec": batched_spec})
 
 
-pure_callback_p = Primitive("pure_callback", _impl, vjp=_no_derivative, jvp=_no_derivative,
-                            batch=_batch, abstract=_abstract)
+pure_callback_p = Primitive(
+    "pure_callback", _impl, vjp=_no_derivative, jvp=_no_derivative, batch=_batch, abstract=_abstract
+)
 
 
-def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
-                  vmap_method: str | None = None, **kwargs: Any) -> Any:
+def pure_callback(
+    callback: Callable,
+    result_shape_dtypes: Any,
+    *args: Any,
+    vmap_method: str | None = None,
+    **kwargs: Any,
+) -> Any:
     """``callback(*args, **kwargs)`` on plain values, as a step of traced code; its result
     has the tree, shapes and dtypes of ``result_shape_dtypes`` (``fg.ShapeDtypeStruct``
     or arrays). See the module docstring for ``vmap_method``.
@@ -117,21 +136,25 @@ def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
     array([0., 1., 4.])
     """
     if not callable(callback):
-        raise ArgumentTypeError(f"pure_callback needs a function; got "
-                                f"{type(callback).__name__} {callback!r:.40}")
+        raise ArgumentTypeError(
+            f"pure_callback needs a function; got {type(callback).__name__} {callback!r:.40}"
+        )
     if vmap_method not in _METHODS:
-        raise ArgumentTypeError(f"pure_callback: vmap_method must be one of {_METHODS[1:]} "
-                                f"(or None); got {vmap_method!r}")
+        raise ArgumentTypeError(
+            f"pure_callback: vmap_method must be one of {_METHODS[1:]} "
+            f"(or None); got {vmap_method!r}"
+        )
     promised, out_def = tree_flatten(result_shape_dtypes)
     try:
         spec = tuple((tuple(p.shape), np.dtype(p.dtype)) for p in promised)
     except (AttributeError, TypeError):
         raise ArgumentTypeError(
             f"pure_callback: result_shape_dtypes must be a tree of fg.ShapeDtypeStruct or "
-            f"arrays (each with .shape and .dtype); got {result_shape_dtypes!r:.60}") from None
+            f"arrays (each with .shape and .dtype); got {result_shape_dtypes!r:.60}"
+        ) from None
     leaves, treedef = tree_flatten((args, kwargs))
     call = _Call(callback, treedef, out_def)
     if not any(isinstance(leaf, Box) for leaf in leaves):
-        return tree_unflatten(out_def, list(call(spec, *leaves)))     # nothing traced: now
+        return tree_unflatten(out_def, list(call(spec, *leaves)))  # nothing traced: now
     out = pure_callback_p(*leaves, call=call, spec=spec, vmap_method=vmap_method)
     return tree_unflatten(out_def, [result(out, k) for k in range(len(spec))])

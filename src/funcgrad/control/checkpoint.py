@@ -64,11 +64,20 @@ from .body import (
 from .scan_primitive import bind_results, bind_scan
 from .while_primitive import bind_while, while_p
 
-__all__ = ["checkpoint", "remat_p", "checkpoint_plan", "CheckpointPlan", "nested_scan",
-           "segmented_while", "counted_while", "checkpoint_budget"]
+__all__ = [
+    "checkpoint",
+    "remat_p",
+    "checkpoint_plan",
+    "CheckpointPlan",
+    "nested_scan",
+    "segmented_while",
+    "counted_while",
+    "checkpoint_budget",
+]
 
 
 # ---------------------------------------------------------------- fg.checkpoint
+
 
 def saving(body, policy):
     """``(body, saved)``: with a policy, the body with the values the policy keeps as extra
@@ -78,9 +87,14 @@ def saving(body, policy):
     found = body.saving.get(policy)
     if found is None:
         taken = set(body.inputs)
-        saved = tuple(n for n in body.order
-                      if n not in taken and n._prim is not CONST and n not in body.effects
-                      and policy(n._prim, *map(example, n._args), **(n._params or {})))
+        saved = tuple(
+            n
+            for n in body.order
+            if n not in taken
+            and n._prim is not CONST
+            and n not in body.effects
+            and policy(n._prim, *map(example, n._args), **(n._params or {}))
+        )
         found = (body.returning(body.outputs + saved), saved)
         body.saving[policy] = found
     return found
@@ -102,12 +116,13 @@ def _remat_vjp(argnums, g, ans, *operands, body, policy=None):
     # The body runs again here, under the reverse trace: this is the recomputation, of all
     # but the values the policy kept (the outputs after the body's own).
     known = {n: result(ans, k) for k, n in enumerate(saved, len(body.outputs))}
-    for n in saved:       # a saved name's value is its argument's, which need not run again
+    for n in saved:  # a saved name's value is its argument's, which need not run again
         parent = n._args[0] if n._prim is name_p else None
         if isinstance(parent, Box) and parent._prim is not VAR and parent._prim is not CONST:
             known.setdefault(parent, known[n])
-    grads = iter(vjp_fun(full, wrt, seeded, known or None)(
-        *operands, *[c for c, s in zip(g, seeded) if s]))
+    grads = iter(
+        vjp_fun(full, wrt, seeded, known or None)(*operands, *[c for c, s in zip(g, seeded) if s])
+    )
     cts = [next(grads) if w else None for w in wrt]
     return [cts[i] for i in argnums]
 
@@ -116,7 +131,7 @@ def _remat_jvp(tangents, ans, *operands, body, policy=None):
     full, _ = saving(body, policy)
     moving = [t is not None for t in tangents]
     out = jvp_fun(full, moving)(*operands, *[t for t in tangents if t is not None])
-    dots = iter(out[len(full.outputs):])
+    dots = iter(out[len(full.outputs) :])
     return Parts([next(dots) if differentiable(o) else None for o in full.out_examples()])
 
 
@@ -130,17 +145,23 @@ def _remat_batch(size, prim, values, batched, params):
     batched_body, captured = trace_body(inner, list(values), full.who)
     kept = {} if policy is None else {"policy": policy}
     out = bind_results(remat_p, list(values) + captured, dict(body=batched_body, **kept))
-    return tuple(out[:len(full.outputs)])
+    return tuple(out[: len(full.outputs)])
 
 
-remat_p = Primitive("checkpoint", _remat_impl, vjp=_remat_vjp, jvp=_remat_jvp,
-                    batch=_remat_batch)
-declare(remat_p, abstract=lambda *operands, body, policy=None: tuple(
-    saving(body, policy)[0].out_examples()))
+remat_p = Primitive("checkpoint", _remat_impl, vjp=_remat_vjp, jvp=_remat_jvp, batch=_remat_batch)
+declare(
+    remat_p,
+    abstract=lambda *operands, body, policy=None: tuple(saving(body, policy)[0].out_examples()),
+)
 
 
-def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = (), *,
-               policy: Callable | None = None, prevent_cse: bool = True) -> Callable:
+def checkpoint(
+    fun: Callable,
+    static_argnums: int | Sequence[int] = (),
+    *,
+    policy: Callable | None = None,
+    prevent_cse: bool = True,
+) -> Callable:
     """``fun``, recomputed in the backward pass instead of keeping its intermediates
     (JAX's ``jax.checkpoint``, also called ``remat``).
 
@@ -176,9 +197,11 @@ def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = (), *,
     if not callable(fun):
         raise ArgumentTypeError(f"fg.checkpoint needs a function; got {type(fun).__name__}")
     if policy is not None and not callable(policy):
-        raise ArgumentTypeError(f"fg.checkpoint: policy must be a function policy(prim, *args, "
-                                f"**params) -> bool, such as fg.checkpoint_policies.dots_saveable; "
-                                f"got {type(policy).__name__} {policy!r:.40}")
+        raise ArgumentTypeError(
+            f"fg.checkpoint: policy must be a function policy(prim, *args, "
+            f"**params) -> bool, such as fg.checkpoint_policies.dots_saveable; "
+            f"got {type(policy).__name__} {policy!r:.40}"
+        )
     kept = {} if policy is None else {"policy": policy}
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     who = f"checkpoint of {fun_name(fun)}"
@@ -201,20 +224,26 @@ def checkpoint(fun: Callable, static_argnums: int | Sequence[int] = (), *,
         if not captured and not any(isinstance(x, Box) for x in leaves):
             return tree_unflatten(out_def[0], list(body.plan(*leaves)))
         out = bind_results(remat_p, list(leaves) + captured, dict(body=body, **kept))
-        return tree_unflatten(out_def[0], [numpy_scalar(o) for o in out[:len(body.outputs)]])
+        return tree_unflatten(out_def[0], [numpy_scalar(o) for o in out[: len(body.outputs)]])
 
     return rematerialized
 
 
 # ---------------------------------------------------------------- checkpointed loops
 
-_MOST_STEPS = 2 ** 62      # no loop runs longer; the planner's arithmetic stays exact below
+_MOST_STEPS = 2**62  # no loop runs longer; the planner's arithmetic stays exact below
 
 
 def loop_length(length, who):
     """``length`` as a number of loop steps, or an error naming ``who``."""
-    return int_argument(length, who, "the length must be a whole number of steps",
-                        "the length must be a number of steps from 0 to 2**62", 0, _MOST_STEPS)
+    return int_argument(
+        length,
+        who,
+        "the length must be a whole number of steps",
+        "the length must be a number of steps from 0 to 2**62",
+        0,
+        _MOST_STEPS,
+    )
 
 
 def checkpoint_budget(checkpoints, who):
@@ -235,18 +264,21 @@ def plan_segments(length, checkpoints, who="scan"):
     for levels in range(2, max(2, length.bit_length()) + 1):
         b = _root(length, levels)
         if levels * b <= checkpoints:
-            return tuple(b ** j for j in range(levels - 1, 0, -1))
+            return tuple(b**j for j in range(levels - 1, 0, -1))
     fewest = fewest_carries(length)
-    raise ArgumentError(f"{who}: checkpoints={checkpoints} is too few for {length} steps; the "
-                        f"fewest this schedule can keep is {fewest}: pass checkpoints={fewest} "
-                        f"or more")
+    raise ArgumentError(
+        f"{who}: checkpoints={checkpoints} is too few for {length} steps; the "
+        f"fewest this schedule can keep is {fewest}: pass checkpoints={fewest} "
+        f"or more"
+    )
 
 
 def fewest_carries(length):
     """The fewest carries the nested schedule can hold for ``length`` steps (about
     ``e ln length``)."""
-    return min(levels * _root(length, levels)
-               for levels in range(2, max(2, int(length).bit_length()) + 1))
+    return min(
+        levels * _root(length, levels) for levels in range(2, max(2, int(length).bit_length()) + 1)
+    )
 
 
 def _root(n, levels):
@@ -254,7 +286,7 @@ def _root(n, levels):
     b = max(2, math.ceil(n ** (1.0 / levels)))
     while (b - 1) ** levels >= n and b > 2:
         b -= 1
-    while b ** levels < n:
+    while b**levels < n:
         b += 1
     return b
 
@@ -283,8 +315,11 @@ class CheckpointPlan:
         self.recomputed = kept_cost(length, k, first_sweep(length, k)) if self.checkpointed else 0
         self.repetitions = repetitions(length, k) if self.checkpointed else 0
         fewest = fewest_carries(length) if self.checkpointed else 0
-        self.segments = (plan_segments(length, max(checkpoints, fewest), "checkpoint_plan")
-                         if self.checkpointed else ())
+        self.segments = (
+            plan_segments(length, max(checkpoints, fewest), "checkpoint_plan")
+            if self.checkpointed
+            else ()
+        )
         self.nested_held = _held(length, self.segments)
         self.levels = len(self.segments) + 1
 
@@ -302,26 +337,36 @@ class CheckpointPlan:
 
     def __str__(self):
         if not self.checkpointed:
-            return "\n".join([f"scan of {self.length} steps: every carry kept, no checkpoints "
-                              f"needed", "  body runs per step: 1 forward + 1 reverse"])
+            return "\n".join(
+                [
+                    f"scan of {self.length} steps: every carry kept, no checkpoints needed",
+                    "  body runs per step: 1 forward + 1 reverse",
+                ]
+            )
         held = f"  carries held in the backward pass: {self.held} of {self.length}"
         if self.carry_bytes is not None:
-            held += (f" ({_size(self.carry_bytes)} each: {_size(self.held * self.carry_bytes)}"
-                     f" instead of {_size(self.length * self.carry_bytes)})")
-        return "\n".join([
-            f"scan of {self.length} steps with checkpoints={self.checkpoints}: the binomial "
-            f"schedule (revolve), each step recomputed at most {self.repetitions} times",
-            held,
-            f"  body runs per step: 1 forward + {self.recomputed / self.length:.2f} recomputed "
-            f"+ 1 reverse (1 forward + 1 reverse without checkpoints)",
-            f"  under vmap or nested derivatives: {self.levels} levels of nested segments "
-            f"({', '.join(str(s) for s in self.segments)} steps), {self.nested_held} carries, "
-            f"{self.nested_forward_runs} forward + 1 reverse per step",
-        ])
+            held += (
+                f" ({_size(self.carry_bytes)} each: {_size(self.held * self.carry_bytes)}"
+                f" instead of {_size(self.length * self.carry_bytes)})"
+            )
+        return "\n".join(
+            [
+                f"scan of {self.length} steps with checkpoints={self.checkpoints}: the binomial "
+                f"schedule (revolve), each step recomputed at most {self.repetitions} times",
+                held,
+                f"  body runs per step: 1 forward + {self.recomputed / self.length:.2f} recomputed "
+                f"+ 1 reverse (1 forward + 1 reverse without checkpoints)",
+                f"  under vmap or nested derivatives: {self.levels} levels of nested segments "
+                f"({', '.join(str(s) for s in self.segments)} steps), {self.nested_held} carries, "
+                f"{self.nested_forward_runs} forward + 1 reverse per step",
+            ]
+        )
 
     def __repr__(self):
-        return (f"<CheckpointPlan {self.length} steps, checkpoints={self.checkpoints}, "
-                f"{self.recomputed} steps recomputed, {self.held} carries held>")
+        return (
+            f"<CheckpointPlan {self.length} steps, checkpoints={self.checkpoints}, "
+            f"{self.recomputed} steps recomputed, {self.held} carries held>"
+        )
 
 
 def _size(n):
@@ -379,8 +424,7 @@ def nested_scan(fun, carry, xs, n, segments, reverse, who):
         fun = _Traced(*trace_body(fun, list(carry) + steps, who))
     q, r = divmod(n, m)
     k = len(carry)
-    head = [reshape(getitem(x, index=slice(0, q * m)), shape=(q, m) + shape_of(x)[1:])
-            for x in xs]
+    head = [reshape(getitem(x, index=slice(0, q * m)), shape=(q, m) + shape_of(x)[1:]) for x in xs]
     tail = [getitem(x, index=slice(q * m, n)) for x in xs]
 
     def segment(*leaves):
@@ -396,22 +440,31 @@ def nested_scan(fun, carry, xs, n, segments, reverse, who):
         out = nested_scan(fun, c, tail, r, segments[1:], reverse, who)
         return out[:k], out[k:]
 
-    if reverse:       # the last steps run first
+    if reverse:  # the last steps run first
         c, tail_ys = run_tail(list(carry))
         c, head_ys = run_head(c)
     else:
         c, head_ys = run_head(list(carry))
         c, tail_ys = run_tail(c)
-    ys = head_ys if tail_ys is None else [concatenate(a, b, axis=0)
-                                          for a, b in zip(head_ys, tail_ys)]
+    ys = (
+        head_ys
+        if tail_ys is None
+        else [concatenate(a, b, axis=0) for a, b in zip(head_ys, tail_ys)]
+    )
     return list(c) + list(ys)
 
 
 def counted_while(test, step, carry, who):
     """The while loop run with a counter in front of its carry: ``[steps, *carry]``. It keeps
     no history: the loop runs again under the budget for its gradient."""
-    return bind_while(while_p, lambda i, *c: test(*c), lambda i, *c: [i + 1] + list(step(*c)),
-                      [0] + list(carry), who, keep=False)
+    return bind_while(
+        while_p,
+        lambda i, *c: test(*c),
+        lambda i, *c: [i + 1] + list(step(*c)),
+        [0] + list(carry),
+        who,
+        keep=False,
+    )
 
 
 def segmented_while(test, step, carry, checkpoints, who, counted):
@@ -423,9 +476,13 @@ def segmented_while(test, step, carry, checkpoints, who, counted):
     per_segment = floor_divide(counted[0] + (checkpoints - 1), checkpoints)
 
     def segment(*c):
-        inner = bind_while(while_p,
-                           lambda j, *c: [logical_and(j < per_segment, test(*c)[0])],
-                           lambda j, *c: [j + 1] + list(step(*c)), [0] + list(c), who)
+        inner = bind_while(
+            while_p,
+            lambda j, *c: [logical_and(j < per_segment, test(*c)[0])],
+            lambda j, *c: [j + 1] + list(step(*c)),
+            [0] + list(c),
+            who,
+        )
         return inner[1:]
 
     return bind_while(while_p, test, segment, list(carry), who)[:k]

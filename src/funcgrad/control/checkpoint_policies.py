@@ -51,8 +51,9 @@ def checkpoint_name(x: Any, name: str) -> Any:
     2.0
     """
     if not isinstance(name, str):
-        raise ArgumentTypeError(f"checkpoint_name: the name must be a string; got "
-                                f"{type(name).__name__} {name!r:.40}")
+        raise ArgumentTypeError(
+            f"checkpoint_name: the name must be a string; got {type(name).__name__} {name!r:.40}"
+        )
     return tree_map(lambda leaf: name_p(leaf, name=name), x)
 
 
@@ -112,31 +113,41 @@ class checkpoint_policies:
     @staticmethod
     def save_only_these_names(*names: str) -> Callable:
         wanted = frozenset(names)
-        return _Policy(f"save_only_these_names({_listed(names)})",
-                       lambda prim, args, params: _is_named(prim, params, wanted))
+        return _Policy(
+            f"save_only_these_names({_listed(names)})",
+            lambda prim, args, params: _is_named(prim, params, wanted),
+        )
 
     @staticmethod
     def save_any_names_but_these(*names: str) -> Callable:
         refused = frozenset(names)
-        return _Policy(f"save_any_names_but_these({_listed(names)})",
-                       lambda prim, args, params: prim is name_p
-                       and params.get("name") not in refused)
+        return _Policy(
+            f"save_any_names_but_these({_listed(names)})",
+            lambda prim, args, params: prim is name_p and params.get("name") not in refused,
+        )
 
     @staticmethod
     def save_anything_except_these_names(*names: str) -> Callable:
         refused = frozenset(names)
-        return _Policy(f"save_anything_except_these_names({_listed(names)})",
-                       lambda prim, args, params: not _is_named(prim, params, refused))
+        return _Policy(
+            f"save_anything_except_these_names({_listed(names)})",
+            lambda prim, args, params: not _is_named(prim, params, refused),
+        )
 
     @staticmethod
     def save_from_both_policies(first: Callable, second: Callable) -> Callable:
-        return _Policy(f"save_from_both_policies({first!r}, {second!r})",
-                       lambda prim, args, params: bool(first(prim, *args, **params)
-                                                       or second(prim, *args, **params)))
+        return _Policy(
+            f"save_from_both_policies({first!r}, {second!r})",
+            lambda prim, args, params: bool(
+                first(prim, *args, **params) or second(prim, *args, **params)
+            ),
+        )
 
     def __init__(self):
-        raise ArgumentTypeError("fg.checkpoint_policies is a namespace; use "
-                                "fg.checkpoint_policies.dots_saveable and its siblings")
+        raise ArgumentTypeError(
+            "fg.checkpoint_policies is a namespace; use "
+            "fg.checkpoint_policies.dots_saveable and its siblings"
+        )
 
 
 class _Policy:

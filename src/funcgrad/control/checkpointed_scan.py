@@ -59,11 +59,17 @@ from .scan_primitive import (
 __all__ = ["checkpointed_scan_p", "bind_checkpointed_scan"]
 
 
-def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(),
-          backend="python"):
+def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(), backend="python"):
     if not kept:
-        return _scan_impl(*operands, body=body, n_carry=n_carry, n_xs=n_xs, length=length,
-                          reverse=reverse, backend=backend)
+        return _scan_impl(
+            *operands,
+            body=body,
+            n_carry=n_carry,
+            n_xs=n_xs,
+            length=length,
+            reverse=reverse,
+            backend=backend,
+        )
     # The loop runs in stretches between the kept steps, handing on the carry before each and
     # writing its outputs into their rows of the stacked arrays.
     carry, xs, consts = split_at(operands, n_carry, n_xs)
@@ -75,51 +81,87 @@ def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(),
         if a:
             saved.extend(fresh_carry(carry, operands))
         rows = slice(n - b, n - a) if reverse else slice(a, b)
-        carry = scan_into([y[rows] for y in ys], [*carry, *[x[rows] for x in xs], *consts], body,
-                          n_carry, n_xs, b - a, reverse, backend)[:n_carry]
+        carry = scan_into(
+            [y[rows] for y in ys],
+            [*carry, *[x[rows] for x in xs], *consts],
+            body,
+            n_carry,
+            n_xs,
+            b - a,
+            reverse,
+            backend,
+        )[:n_carry]
     return tuple(carry) + tuple(ys) + tuple(saved)
 
 
 def _shapes(*operands, checkpoints, kept=(), **params):
-    return _scan_shapes(*operands, **params) + tuple(operands[:params["n_carry"]]) * len(kept)
+    return _scan_shapes(*operands, **params) + tuple(operands[: params["n_carry"]]) * len(kept)
 
 
 def _unkept(kept, rule):
-    if kept:       # bound only where a first-order gradient alone follows (bind_checkpointed_scan)
-        raise FuncgradError(f"checkpointed scan: its {rule} reached a scan that keeps the carries "
-                            f"of its first sweep for a reverse pass; this is a funcgrad bug, "
-                            f"please report it (checkpoints=None avoids it meanwhile)")
+    if kept:  # bound only where a first-order gradient alone follows (bind_checkpointed_scan)
+        raise FuncgradError(
+            f"checkpointed scan: its {rule} reached a scan that keeps the carries "
+            f"of its first sweep for a reverse pass; this is a funcgrad bug, "
+            f"please report it (checkpoints=None avoids it meanwhile)"
+        )
 
 
 def _jvp(tangents, ans, *operands, checkpoints, kept=(), **params):
     _unkept(kept, "forward mode")
-    return _scan_jvp(tangents, ans, *operands, **params)     # forward mode keeps no history
+    return _scan_jvp(tangents, ans, *operands, **params)  # forward mode keeps no history
 
 
 def _batch(size, prim, values, batched, params):
     _unkept(params.get("kept"), "vmap rule")
     checkpoints = params["checkpoints"]
     plain = {k: v for k, v in params.items() if k not in ("checkpoints", "kept")}
-    return _scan_batch(size, prim, values, batched, plain,
-                       bind=lambda *a: bind_checkpointed_scan(*a, checkpoints=checkpoints))
+    return _scan_batch(
+        size,
+        prim,
+        values,
+        batched,
+        plain,
+        bind=lambda *a: bind_checkpointed_scan(*a, checkpoints=checkpoints),
+    )
 
 
-def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, checkpoints,
-         kept=()):
+def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, checkpoints, kept=()):
     n_out = len(body.outputs)
     g = list(g)[:n_out]
     saved = [result(ans, k) for k in range(n_out, n_out + len(kept) * n_carry)]
     boxes = [v for v in (*operands, *g, *saved) if isinstance(v, Box)]
     if not boxes:
-        cts = _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints,
-                            set(argnums), _pairs(kept, saved, n_carry))
-    elif all(type(b._trace) is StagingTrace for b in boxes):   # jit's values, nothing else
+        cts = _binomial_vjp(
+            g,
+            operands,
+            body,
+            n_carry,
+            n_xs,
+            length,
+            reverse,
+            checkpoints,
+            set(argnums),
+            _pairs(kept, saved, n_carry),
+        )
+    elif all(type(b._trace) is StagingTrace for b in boxes):  # jit's values, nothing else
         wanted = tuple(i for i in argnums if differentiable(operands[i]))
         seeded = tuple(c is not None for c in g)
-        out = bind_results(backward_p, list(operands) + saved + [c for c in g if c is not None],
-                           dict(body=body, n_carry=n_carry, n_xs=n_xs, length=length,
-                                reverse=reverse, checkpoints=checkpoints, wanted=wanted,
-                                seeded=seeded, kept=kept))
+        out = bind_results(
+            backward_p,
+            list(operands) + saved + [c for c in g if c is not None],
+            dict(
+                body=body,
+                n_carry=n_carry,
+                n_xs=n_xs,
+                length=length,
+                reverse=reverse,
+                checkpoints=checkpoints,
+                wanted=wanted,
+                seeded=seeded,
+                kept=kept,
+            ),
+        )
         cts = dict(zip(wanted, out))
         return [cts.get(i) for i in argnums]
     else:
@@ -129,23 +171,49 @@ def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, check
 
 def _pairs(kept, saved, n_carry):
     """``(step, carry)`` for each kept step, from its carries laid end to end."""
-    return [(step, list(saved[j * n_carry:(j + 1) * n_carry])) for j, step in enumerate(kept)]
+    return [(step, list(saved[j * n_carry : (j + 1) * n_carry])) for j, step in enumerate(kept)]
 
 
-def _backward_impl(*args, body, n_carry, n_xs, length, reverse, checkpoints, wanted, seeded,
-                   kept=(), backend="python"):
+def _backward_impl(
+    *args,
+    body,
+    n_carry,
+    n_xs,
+    length,
+    reverse,
+    checkpoints,
+    wanted,
+    seeded,
+    kept=(),
+    backend="python",
+):
     n_operands = len(args) - sum(seeded) - len(kept) * n_carry
-    saved = args[n_operands:n_operands + len(kept) * n_carry]
-    cotangents = iter(args[n_operands + len(saved):])
+    saved = args[n_operands : n_operands + len(kept) * n_carry]
+    cotangents = iter(args[n_operands + len(saved) :])
     g = [next(cotangents) if s else None for s in seeded]
-    cts = _binomial_vjp(g, args[:n_operands], body, n_carry, n_xs, length, reverse,
-                        checkpoints, set(wanted), _pairs(kept, saved, n_carry), backend)
+    cts = _binomial_vjp(
+        g,
+        args[:n_operands],
+        body,
+        n_carry,
+        n_xs,
+        length,
+        reverse,
+        checkpoints,
+        set(wanted),
+        _pairs(kept, saved, n_carry),
+        backend,
+    )
     return tuple(cts[i] for i in wanted)
 
 
 def _backward_shapes(*args, wanted, **params):
-    return tuple(np.zeros(np.shape(args[i]), np.result_type(args[i])) if np.ndim(args[i])
-                 else np.result_type(args[i]).type(0) for i in wanted)
+    return tuple(
+        np.zeros(np.shape(args[i]), np.result_type(args[i]))
+        if np.ndim(args[i])
+        else np.result_type(args[i]).type(0)
+        for i in wanted
+    )
 
 
 backward_p = Primitive("checkpointed_scan_backward", _backward_impl)
@@ -154,22 +222,29 @@ declare(backward_p, abstract=_backward_shapes, lowered=lowered_by(_backward_impl
 it is bound only where nothing differentiates, batches or traces it further."""
 
 
-def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, kept=(),
-                  backend="python"):
+def _binomial_vjp(
+    g, operands, body, n_carry, n_xs, length, reverse, k, needed, kept=(), backend="python"
+):
     # bound only for more steps than carries (loops.py), so at least two steps
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
     back = BackwardStep(body, n_carry, xs, consts, carry, g, needed, consts_in=True)
     steps = [_per_step(x) for x in xs]
-    ct_ys = back.ct_ys        # arrays: a list of Python floats would cost 4 times the memory
-    examples = (back.ct + back.acc + list(carry) + [s[0] for s in steps] + [c[0] for c in ct_ys]
-                + list(consts))
+    ct_ys = back.ct_ys  # arrays: a list of Python floats would cost 4 times the memory
+    examples = (
+        back.ct
+        + back.acc
+        + list(carry)
+        + [s[0] for s in steps]
+        + [c[0] for c in ct_ys]
+        + list(consts)
+    )
     # The reverse step reads the constants as inputs, so a jit plan calling this again and
     # again with new values traces and compiles it once.
     key = (tuple(sorted(needed)), tuple(c is not None for c in g), *map(_layout, examples))
     step_body = body.reverse_steps.get(key)
     if step_body is None:
-        step_body, _ = trace_body(back.step, examples, body.who)   # plain values: none captured
+        step_body, _ = trace_body(back.step, examples, body.who)  # plain values: none captured
         body.reverse_steps[key] = step_body
     run_back, run = step_body.plan, body.plan
     at = (lambda i: n - 1 - i) if reverse else (lambda i: i)
@@ -178,24 +253,32 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
     dxs = [[None] * n for w in back.x_wrt if w]
 
     def advance(c, i, j):
-        if j - i >= _WHOLE:      # a loop compiled whole, returning the carry alone
-            return list(scan_into([], [*c, *[in_step_order(x, i, j) for x in xs], *consts],
-                                  _carries_in(body, n_carry, False), n_carry, n_xs, j - i,
-                                  False, backend))
+        if j - i >= _WHOLE:  # a loop compiled whole, returning the carry alone
+            return list(
+                scan_into(
+                    [],
+                    [*c, *[in_step_order(x, i, j) for x in xs], *consts],
+                    _carries_in(body, n_carry, False),
+                    n_carry,
+                    n_xs,
+                    j - i,
+                    False,
+                    backend,
+                )
+            )
         for s in range(i, j):
             c = run(*c, *[x[at(s)] for x in steps], *consts)[:n_carry]
         return c
 
     def back_step(i, c):
         nonlocal state
-        out = run_back(*state, *c, *[x[at(i)] for x in steps], *[y[at(i)] for y in ct_ys],
-                       *consts)
+        out = run_back(*state, *c, *[x[at(i)] for x in steps], *[y[at(i)] for y in ct_ys], *consts)
         state = list(out[:n_state])
         for acc, d in zip(dxs, out[n_state:]):
             acc[at(i)] = d
 
-    def in_step_order(x, i, j):      # what steps i .. j - 1 read of x, in the steps' order
-        return x[n - j:n - i][::-1] if reverse else x[i:j]
+    def in_step_order(x, i, j):  # what steps i .. j - 1 read of x, in the steps' order
+        return x[n - j : n - i][::-1] if reverse else x[i:j]
 
     def back_stretch(i, j, c):
         # The same body runs as advance and back_step would make, in two loops compiled
@@ -203,15 +286,31 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
         # (its last row, the carry they end with), then the reverse over that history.
         nonlocal state
         hist = [np.empty((j - i,) + np.shape(h), np.result_type(h)) for h in c]
-        last = scan_into([h[:-1] for h in hist],
-                         [*c, *[in_step_order(x, i, j - 1) for x in xs], *consts],
-                         _carries_in(body, n_carry), n_carry, n_xs, j - i - 1, False, backend)
+        last = scan_into(
+            [h[:-1] for h in hist],
+            [*c, *[in_step_order(x, i, j - 1) for x in xs], *consts],
+            _carries_in(body, n_carry),
+            n_carry,
+            n_xs,
+            j - i - 1,
+            False,
+            backend,
+        )
         for h, v in zip(hist, last):
             h[-1] = v
-        out = _scan_impl(*state, *hist, *[in_step_order(x, i, j) for x in xs],
-                         *[in_step_order(y, i, j) for y in ct_ys], *consts, body=step_body,
-                         n_carry=n_state, n_xs=n_carry + n_xs + len(ct_ys), length=j - i,
-                         reverse=True, backend=backend)
+        out = _scan_impl(
+            *state,
+            *hist,
+            *[in_step_order(x, i, j) for x in xs],
+            *[in_step_order(y, i, j) for y in ct_ys],
+            *consts,
+            body=step_body,
+            n_carry=n_state,
+            n_xs=n_carry + n_xs + len(ct_ys),
+            length=j - i,
+            reverse=True,
+            backend=backend,
+        )
         state = list(out[:n_state])
         for acc, d in zip(dxs, out[n_state:]):
             for s in range(i, j):
@@ -219,12 +318,14 @@ def _binomial_vjp(g, operands, body, n_carry, n_xs, length, reverse, k, needed, 
 
     reverse_loop(n, k, list(carry), advance, back_step, kept, back_stretch)
     wanted = [x for x, w in zip(xs, back.x_wrt) if w]
-    dx = [stacked(values, np.zeros(np.shape(x)[1:], np.asarray(x).dtype))
-          for values, x in zip(dxs, wanted)]
+    dx = [
+        stacked(values, np.zeros(np.shape(x)[1:], np.asarray(x).dtype))
+        for values, x in zip(dxs, wanted)
+    ]
     return back.results(state + dx)
 
 
-_WHOLE = 8      # steps from which the schedule advances by a loop compiled whole
+_WHOLE = 8  # steps from which the schedule advances by a loop compiled whole
 
 
 def _carries_in(body, n_carry, history=True):
@@ -234,7 +335,8 @@ def _carries_in(body, n_carry, history=True):
     if found is None:
         kept = list(body.inputs[:n_carry]) if history else []
         found = body.reverse_steps[("carries", history)] = body.returning(
-            list(body.outputs[:n_carry]) + kept)
+            list(body.outputs[:n_carry]) + kept
+        )
     return found
 
 
@@ -249,8 +351,9 @@ def _nested_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints):
 
     def whole(*leaves):
         carry, xs, consts = split_at(leaves, n_carry, n_xs)
-        return nested_scan(lambda *step: body(*step, *consts), carry, xs, length, segments,
-                           reverse, body.who)
+        return nested_scan(
+            lambda *step: body(*step, *consts), carry, xs, length, segments, reverse, body.who
+        )
 
     full, captured = trace_body(whole, list(operands), body.who)
     outs = full.out_examples()
@@ -259,17 +362,19 @@ def _nested_vjp(g, operands, body, n_carry, n_xs, length, reverse, checkpoints):
     seeded = [c is not None and differentiable(o) for c, o in zip(g, outs)]
     if not any(seeded) or not any(wrt):
         return [None] * len(operands)
-    grads = iter(vjp_fun(full, wrt, seeded)(*operands, *captured,
-                                            *[c for c, s in zip(g, seeded) if s]))
-    return [next(grads) if w else None for w in wrt[:len(operands)]]
+    grads = iter(
+        vjp_fun(full, wrt, seeded)(*operands, *captured, *[c for c, s in zip(g, seeded) if s])
+    )
+    return [next(grads) if w else None for w in wrt[: len(operands)]]
 
 
 checkpointed_scan_p = Primitive("checkpointed_scan", _impl, vjp=_vjp, jvp=_jvp, batch=_batch)
 declare(checkpointed_scan_p, abstract=_shapes, lowered=lowered_by(_impl))
 
 
-def bind_checkpointed_scan(fun, carry, xs, length, reverse, who, checkpoints, known=None,
-                           kept=None):
+def bind_checkpointed_scan(
+    fun, carry, xs, length, reverse, who, checkpoints, known=None, kept=None
+):
     """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan whose
     backward pass holds at most ``checkpoints`` carries. Under a gradient of first order its
     forward run keeps the carries of the schedule's first sweep; ``kept``, the steps of
@@ -281,6 +386,16 @@ def bind_checkpointed_scan(fun, carry, xs, length, reverse, who, checkpoints, kn
         n = shape_of(xs[0])[0] if xs else length
         follows = gradient_trace([*carry, *xs, *captured], staged=True) is not None
         kept = first_sweep(n, checkpoints) if follows else ()
-    out = bind_body(body, captured, carry, xs, length, reverse, checkpointed_scan_p, known,
-                    checkpoints=checkpoints, kept=tuple(kept))
-    return out[:len(body.outputs)]
+    out = bind_body(
+        body,
+        captured,
+        carry,
+        xs,
+        length,
+        reverse,
+        checkpointed_scan_p,
+        known,
+        checkpoints=checkpoints,
+        kept=tuple(kept),
+    )
+    return out[: len(body.outputs)]

@@ -38,14 +38,17 @@ class Closed:
             out, tree = tree_flatten(fun(tree_unflatten(self.in_def, list(xs))))
             out_def.append(tree)
             return out
+
         self.body, self.captured = trace_body(flat, leaves, who)
         self.out_def = out_def[0]
         self.who = who
 
     def at(self, captured):
         """The function of one tree, with ``captured`` for the values it closed over."""
+
         def fun(x):
             return tree_unflatten(self.out_def, list(self.body(*tree_leaves(x), *captured)))
+
         return fun
 
 
@@ -70,6 +73,7 @@ def pull_captured(output_of, captured, u):
     def of_chosen(*values):
         it = iter(values)
         return output_of([next(it) if w else c for c, w in zip(captured, wanted)])
+
     pulled = iter(vjp(of_chosen, *chosen)[1](u))
     return tuple(next(pulled) if w else None for w in wanted)
 
@@ -91,6 +95,5 @@ def closure_convert(fun: Callable, *example_args: Any) -> tuple:
 
     def converted(*args_and_consts):
         return closed.at(list(args_and_consts[n:]))(tuple(args_and_consts[:n]))
+
     return converted, list(closed.captured)
-
-

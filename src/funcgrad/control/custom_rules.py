@@ -76,17 +76,18 @@ class _Custom:
 
     def __init__(self, fun, nondiff_argnums=()):
         if not callable(fun):
-            raise ArgumentTypeError(f"fg.{self.kind} decorates a function; got {type(fun).__name__}")
+            raise ArgumentTypeError(
+                f"fg.{self.kind} decorates a function; got {type(fun).__name__}"
+            )
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(sorted(set(nondiff_argnums)))
         self.name = getattr(fun, "__name__", "custom")
         self.who = f"{self.kind} {self.name}"
         self._signature = None
-        self.prim = Primitive(self.name, self._impl, vjp=self._vjp, jvp=self._jvp,
-                              batch=batch_each)
+        self.prim = Primitive(self.name, self._impl, vjp=self._vjp, jvp=self._jvp, batch=batch_each)
         self._plain = threading.local()
-        self._traced = {}    # what traced() made, by the leaves' layout and the static arguments
+        self._traced = {}  # what traced() made, by the leaves' layout and the static arguments
 
     @contextlib.contextmanager
     def _plain_calls(self):
@@ -107,8 +108,10 @@ class _Custom:
                 self._signature = inspect.signature(self.fun)
             bound = self._signature.bind(*args, **kwargs)
             if bound.kwargs:
-                raise ArgumentTypeError(f"{self.who}: keyword-only arguments cannot be differentiated; "
-                                f"pass {sorted(bound.kwargs)} positionally")
+                raise ArgumentTypeError(
+                    f"{self.who}: keyword-only arguments cannot be differentiated; "
+                    f"pass {sorted(bound.kwargs)} positionally"
+                )
             args = bound.args
         static, diff = [], []
         for i, a in enumerate(args):
@@ -117,12 +120,13 @@ class _Custom:
                     raise ArgumentTypeError(
                         f"{self.who}: argument {i} is in nondiff_argnums but is traced (an "
                         f"outer grad, vmap or jit follows it); nondiff_argnums is for "
-                        f"functions, ints and flags: pass arrays as ordinary arguments")
+                        f"functions, ints and flags: pass arrays as ordinary arguments"
+                    )
                 static.append((i, a))
             else:
                 diff.append(a)
         leaves, in_def = tree_flatten(tuple(diff))
-        if not any(isinstance(v, Box) for v in leaves):    # nothing to differentiate
+        if not any(isinstance(v, Box) for v in leaves):  # nothing to differentiate
             return self._unboxed(self.fun(*args))
         results = _Results()
         out = self.prim(*leaves, static=tuple(static), in_def=in_def, results=results)
@@ -135,7 +139,8 @@ class _Custom:
         if any(isinstance(v, Box) for v in tree_flatten(out)[0]):
             raise ArgumentTypeError(
                 f"{self.who} closes over a traced value (a variable of an outer grad, vmap or "
-                f"jit), so its rule would miss that dependence; pass the value as an argument")
+                f"jit), so its rule would miss that dependence; pass the value as an argument"
+            )
         return out
 
     def _args(self, static, in_def, leaves):
@@ -160,11 +165,13 @@ class _Custom:
         key = (params["in_def"], params["static"], tuple(map(abstract, leaves)))
         try:
             body = self._traced.get(key)
-        except TypeError:        # a static argument that cannot be a key: traced each time
+        except TypeError:  # a static argument that cannot be a key: traced each time
             key, body = None, None
         if body is None:
+
             def flat(*xs):
                 return self._result_leaves(self._args(params["static"], params["in_def"], xs))
+
             with self._plain_calls():
                 body, _ = trace_body(flat, list(leaves), self.who)
             if key is not None:
@@ -200,12 +207,16 @@ def _matching(who, rule, what, got, want_def, want, of):
     ``want_def`` and the shapes of ``want``."""
     leaves, treedef = tree_flatten(got)
     if treedef != want_def:
-        raise ShapeError(f"{who}: {rule} returned {what}s of structure {treedef!r} for "
-                         f"{of}s of structure {want_def!r}; give one per {of} leaf")
+        raise ShapeError(
+            f"{who}: {rule} returned {what}s of structure {treedef!r} for "
+            f"{of}s of structure {want_def!r}; give one per {of} leaf"
+        )
     for k, (t, o) in enumerate(zip(leaves, want)):
         if shape_of(t) != shape_of(o):
-            raise ShapeError(f"{who}: {rule}'s {what} for {of} leaf {k} has shape "
-                             f"{shape_of(t)}, but the {of} has shape {shape_of(o)}")
+            raise ShapeError(
+                f"{who}: {rule}'s {what} for {of} leaf {k} has shape "
+                f"{shape_of(t)}, but the {of} has shape {shape_of(o)}"
+            )
     return leaves
 
 
@@ -237,7 +248,9 @@ class custom_jvp(_Custom):
     def defjvp(self, rule):
         """Set the forward rule ``rule(*nondiff, primals, tangents) -> (out, tangent_out)``."""
         if not callable(rule):
-            raise ArgumentTypeError(f"{self.who}.defjvp needs a function; got {type(rule).__name__}")
+            raise ArgumentTypeError(
+                f"{self.who}.defjvp needs a function; got {type(rule).__name__}"
+            )
         self.rule = rule
         return rule
 
@@ -258,13 +271,17 @@ class custom_jvp(_Custom):
             raise ArgumentTypeError(f"{self.who}.defjvps takes no nondiff_argnums; use defjvp")
         for k, rule in enumerate(jvps):
             if rule is not None and not callable(rule):
-                raise ArgumentTypeError(f"{self.who}.defjvps: rule {k} is a "
-                                        f"{type(rule).__name__}, not a function or None")
+                raise ArgumentTypeError(
+                    f"{self.who}.defjvps: rule {k} is a "
+                    f"{type(rule).__name__}, not a function or None"
+                )
 
         def rule(primals, tangents):
             if len(jvps) != len(primals):
-                raise ArgumentTypeError(f"{self.who}.defjvps has {len(jvps)} rules for "
-                                        f"{len(primals)} arguments; give one per argument")
+                raise ArgumentTypeError(
+                    f"{self.who}.defjvps has {len(jvps)} rules for "
+                    f"{len(primals)} arguments; give one per argument"
+                )
             ans = self.fun(*primals)
             out = None
             for jvp_k, t in zip(jvps, tangents):
@@ -278,7 +295,9 @@ class custom_jvp(_Custom):
 
     def _check_rules(self):
         if self.rule is None:
-            raise ArgumentTypeError(f"{self.who} has no rule yet: define one with @{self.name}.defjvp")
+            raise ArgumentTypeError(
+                f"{self.who} has no rule yet: define one with @{self.name}.defjvp"
+            )
 
     def _result_leaves(self, args):
         return tree_flatten(self.fun(*args))[0]
@@ -293,10 +312,13 @@ class custom_jvp(_Custom):
         dots = tuple(tree_unflatten(in_def, list(tangents)))
         got = self.rule(*[a for _, a in static], primals, dots)
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            raise ArgumentTypeError(f"{self.who}: the jvp rule must return a pair (out, tangent_out); "
-                            f"got {type(got).__name__}")
-        return _matching(self.who, "the jvp rule", "tangent", got[1], results.out_def,
-                         results.examples, "output")
+            raise ArgumentTypeError(
+                f"{self.who}: the jvp rule must return a pair (out, tangent_out); "
+                f"got {type(got).__name__}"
+            )
+        return _matching(
+            self.who, "the jvp rule", "tangent", got[1], results.out_def, results.examples, "output"
+        )
 
     def _jvp(self, tangents, ans, *leaves, static, in_def, results):
         tangents = [zeros_like_value(x) if t is None else t for x, t in zip(leaves, tangents)]
@@ -305,9 +327,12 @@ class custom_jvp(_Custom):
 
     def _vjp(self, argnums, g, ans, *leaves, static, in_def, results):
         # The rule is linear in the tangents: trace it on tangent variables, fold back.
-        return _pulled_back(lambda ts: self._run_rule(leaves, ts, static, in_def, results),
-                            [zeros_like_value(x) for x in leaves], argnums,
-                            [g] if results.single else list(g))
+        return _pulled_back(
+            lambda ts: self._run_rule(leaves, ts, static, in_def, results),
+            [zeros_like_value(x) for x in leaves],
+            argnums,
+            [g] if results.single else list(g),
+        )
 
 
 class custom_vjp(_Custom):
@@ -345,14 +370,16 @@ class custom_vjp(_Custom):
         """Set the rule: ``fwd(*args) -> (out, residuals)``, ``bwd(*nondiff, residuals, g)``."""
         for part, f in (("fwd", fwd), ("bwd", bwd)):
             if not callable(f):
-                raise ArgumentTypeError(f"{self.who}.defvjp: {part} must be a function; got "
-                                f"{type(f).__name__}")
+                raise ArgumentTypeError(
+                    f"{self.who}.defvjp: {part} must be a function; got {type(f).__name__}"
+                )
         self.fwd, self.bwd = fwd, bwd
 
     def _check_rules(self):
         if self.fwd is None:
-            raise ArgumentTypeError(f"{self.who} has no rule yet: define one with "
-                            f"{self.name}.defvjp(fwd, bwd)")
+            raise ArgumentTypeError(
+                f"{self.who} has no rule yet: define one with {self.name}.defvjp(fwd, bwd)"
+            )
 
     def _result_leaves(self, args):
         out, residuals = self.fwd(*args)
@@ -361,11 +388,12 @@ class custom_vjp(_Custom):
     def _impl(self, *leaves, static, in_def, results):
         got = self.fwd(*self._args(static, in_def, leaves))
         if not (isinstance(got, (tuple, list)) and len(got) == 2):
-            raise ArgumentTypeError(f"{self.who}: fwd must return a pair (out, residuals); got "
-                            f"{type(got).__name__}")
+            raise ArgumentTypeError(
+                f"{self.who}: fwd must return a pair (out, residuals); got {type(got).__name__}"
+            )
         out_leaves = self._learn(results, got[0])
         res_leaves, results.res_def = tree_flatten(self._unboxed(got[1]))
-        results.single = False    # the residuals travel with the output
+        results.single = False  # the residuals travel with the output
         return tuple(out_leaves) + tuple(res_leaves)
 
     def _vjp(self, argnums, g, ans, *leaves, static, in_def, results):
@@ -382,9 +410,9 @@ class custom_vjp(_Custom):
             raise ArgumentTypeError(
                 f"{self.who}: bwd must return a tuple with one cotangent per differentiated "
                 f"argument ({len(diff)}); got {type(got).__name__}"
-                f"{f' of {len(got)}' if isinstance(got, (tuple, list)) else ''}")
-        filled = tuple(tree_map(zeros_like_value, a) if c is None else c
-                       for a, c in zip(diff, got))
+                f"{f' of {len(got)}' if isinstance(got, (tuple, list)) else ''}"
+            )
+        filled = tuple(tree_map(zeros_like_value, a) if c is None else c for a, c in zip(diff, got))
         ct_leaves = _matching(self.who, "bwd", "cotangent", filled, in_def, leaves, "argument")
         out = [ct_leaves[i] for i in argnums]
         if any(c is not None for c in list(g)[n:]):
@@ -392,7 +420,10 @@ class custom_vjp(_Custom):
             # bwd, which read them) reach the arguments through fwd's own derivative.
             extra = _pulled_back(
                 lambda xs: tree_flatten(self.fwd(*self._args(static, in_def, xs))[1])[0],
-                leaves, argnums, list(g)[n:])
+                leaves,
+                argnums,
+                list(g)[n:],
+            )
             out = [a + b for a, b in zip(out, extra)]
         return out
 
@@ -400,9 +431,9 @@ class custom_vjp(_Custom):
         """Refuse a residual that is not a number or an array where a transform traces it
         (jit, vmap, a second derivative): a function or a string there would be frozen at
         the value it had when traced, or fail inside bwd with a raw error."""
-        for k, v in enumerate(map(raw, values)):   # vmap's tuple may hold jit's values
+        for k, v in enumerate(map(raw, values)):  # vmap's tuple may hold jit's values
             if isinstance(v, np.ndarray) and v.dtype.kind in "OSU" and v.size:
-                v = v.flat[0]        # vmap stacked the examples' residuals
+                v = v.flat[0]  # vmap stacked the examples' residuals
                 v = v.item() if isinstance(v, np.generic) else v
             if not _numeric(v):
                 kind = "a function" if callable(v) else f"a {type(v).__name__}"
@@ -410,23 +441,28 @@ class custom_vjp(_Custom):
                     f"{self.who}: residual leaf {k} of fwd is {kind}; under jit, vmap or a "
                     f"second derivative residuals must be numbers or arrays (JAX's rule "
                     f"too): return the arrays bwd needs (the inputs, say) and compute the "
-                    f"rest in bwd, e.g. with fg.vjp there")
+                    f"rest in bwd, e.g. with fg.vjp there"
+                )
 
     def _jvp(self, tangents, ans, *leaves, static, in_def, results):
         n = len(results.examples)
         tangents = [zeros_like_value(x) if t is None else t for x, t in zip(leaves, tangents)]
         everything = list(range(len(leaves)))
 
-        def along(k):    # g_k -> <bwd(g_k), tangents>, linear: its gradient is J_k @ tangents
+        def along(k):  # g_k -> <bwd(g_k), tangents>, linear: its gradient is J_k @ tangents
             def linear(gk):
                 g = Parts([gk if j == k else None for j in range(n)])
-                cts = self._vjp(everything, g, ans, *leaves, static=static, in_def=in_def,
-                                results=results)
+                cts = self._vjp(
+                    everything, g, ans, *leaves, static=static, in_def=in_def, results=results
+                )
                 return sum(asum(multiply(c, t)) for c, t in zip(cts, tangents))
+
             # Traced at ones, not zero: a bwd that iterates until its answer stops moving
             # (a fixed point's adjoint) would stop at once from zero, and its transpose
             # would hold one iteration instead of the converged sum.
-            dot = transpose(linear, results.examples[k], 1.0, at=ones_like_value(results.examples[k]))
+            dot = transpose(
+                linear, results.examples[k], 1.0, at=ones_like_value(results.examples[k])
+            )
             return _zeros(results, k) if dot is None else dot
 
         # The residuals are fwd's values: their tangents are fwd's own derivative. A fwd
@@ -436,8 +472,9 @@ class custom_vjp(_Custom):
         duals = [Dual(x, t, trace) for x, t in zip(leaves, tangents)]
         with self._plain_calls():
             res = tree_flatten(self.fwd(*self._args(static, in_def, duals))[1])[0]
-        return Parts([along(k) for k in range(n)]
-                     + [r._tangent if trace.owns(r) else None for r in res])
+        return Parts(
+            [along(k) for k in range(n)] + [r._tangent if trace.owns(r) else None for r in res]
+        )
 
 
 def _numeric(v):
@@ -454,12 +491,15 @@ def batch_each(size, prim, values, batched, params):
     inner transform still meets the custom rule), each result, or each of a tuple of
     results, stacked."""
     with one_example_at_a_time():
-        per_example = [prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)],
-                            **params) for i in range(size)]
+        per_example = [
+            prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)], **params)
+            for i in range(size)
+        ]
     if not isinstance(raw(per_example[0]), tuple):
         return _stacked(per_example)
-    return tuple(_stacked([pick(o, index=k) for o in per_example])
-                 for k in range(len(raw(per_example[0]))))
+    return tuple(
+        _stacked([pick(o, index=k) for o in per_example]) for k in range(len(raw(per_example[0])))
+    )
 
 
 def _stacked(values):
@@ -503,7 +543,9 @@ def custom_gradient(fun):
 
 def _pair(result, who):
     if not (isinstance(result, tuple) and len(result) == 2 and callable(result[1])):
-        raise ArgumentTypeError(f"{who}: the function must return (value, vjp_fn), vjp_fn a "
-                                f"function of the output's cotangent; got "
-                                f"{type(result).__name__}")
+        raise ArgumentTypeError(
+            f"{who}: the function must return (value, vjp_fn), vjp_fn a "
+            f"function of the output's cotangent; got "
+            f"{type(result).__name__}"
+        )
     return result

@@ -48,6 +48,7 @@ def _change(new, old):
 
 def _iterate(step, x0, tol, max_iter, who, what):
     """``x = step(x)`` from ``x0`` until no entry changes by more than ``tol``."""
+
     def cond(c):
         i, _, change = c
         return logical_and(i < max_iter, change > tol)
@@ -63,7 +64,8 @@ def _iterate(step, x0, tol, max_iter, who, what):
         raise NoConvergenceError(
             f"{who}: the {what} iteration still moves by {float(raw(change)):.3g} after "
             f"{max_iter} steps (tol={tol:g}); f must be a contraction in x near the fixed "
-            f"point: start closer, or raise max_iter or tol")
+            f"point: start closer, or raise max_iter or tol"
+        )
     return x
 
 
@@ -79,9 +81,9 @@ def _fixed_point_fwd(f, a, x0, tol, max_iter, who):
 
 def _fixed_point_bwd(f, tol, max_iter, who, res, g):
     a, x = res
-    _, pull_x = vjp(lambda x: f(a, x), x)     # f runs once here, not once per iteration
+    _, pull_x = vjp(lambda x: f(a, x), x)  # f runs once here, not once per iteration
 
-    def adjoint(w):          # w = g + (df/dx)^T w at the fixed point
+    def adjoint(w):  # w = g + (df/dx)^T w at the fixed point
         return tree_map(lambda gi, pi: gi + pi, g, pull_x(w)[0])
 
     w = _iterate(adjoint, g, tol, max_iter, who, "adjoint")
@@ -92,7 +94,9 @@ def _fixed_point_bwd(f, tol, max_iter, who, res, g):
 _fixed_point.defvjp(_fixed_point_fwd, _fixed_point_bwd)
 
 
-def fixed_point(f: Callable, a: Any, x0: Any, *, tol: float | None = None, max_iter: int = 1000) -> Any:
+def fixed_point(
+    f: Callable, a: Any, x0: Any, *, tol: float | None = None, max_iter: int = 1000
+) -> Any:
     """``x*`` with ``x* = f(a, x*)``, iterated from ``x0``; differentiable in ``a``
     (any pytree) by the implicit function theorem.
 
@@ -111,10 +115,13 @@ def fixed_point(f: Callable, a: Any, x0: Any, *, tol: float | None = None, max_i
     True
     """
     who = f"fixed_point of {fun_name(f)}"
-    if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating))
-                            or not tol >= 0):
-        raise ArgumentError(f"{who}: tol must be a number >= 0 (the largest change that stops "
-                            f"the iteration); got {tol!r:.40}")
+    if tol is not None and (
+        isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) or not tol >= 0
+    ):
+        raise ArgumentError(
+            f"{who}: tol must be a number >= 0 (the largest change that stops "
+            f"the iteration); got {tol!r:.40}"
+        )
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ArgumentError(f"{who}: max_iter must be a positive int; got {max_iter!r:.40}")
     if tol is None:

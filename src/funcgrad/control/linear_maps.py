@@ -67,20 +67,25 @@ class LinearMap:
         self.in_def = in_def
         self.out_def = out_def
         self.examples = examples
-        self.takes_one = takes_one     # a transpose takes one cotangent, however structured
+        self.takes_one = takes_one  # a transpose takes one cotangent, however structured
         self.__name__ = who
 
     def __call__(self, *args):
         if self.takes_one and len(args) != 1:
-            raise ArgumentTypeError(f"{self.who}: takes one cotangent (any pytree); got {len(args)}")
+            raise ArgumentTypeError(
+                f"{self.who}: takes one cotangent (any pytree); got {len(args)}"
+            )
         leaves, treedef = tree_flatten(args[0] if self.takes_one else args)
         if treedef != self.in_def:
-            raise ShapeError(f"{self.who}: takes values of structure {self.in_def!r}; got "
-                             f"{treedef!r}")
+            raise ShapeError(
+                f"{self.who}: takes values of structure {self.in_def!r}; got {treedef!r}"
+            )
         for k, (x, e) in enumerate(zip(leaves, self.examples)):
             if shape_of(x) != shape_of(e):
-                raise ShapeError(f"{self.who}: input {k} has shape {shape_of(x)}, but the "
-                                 f"map takes shape {shape_of(e)}")
+                raise ShapeError(
+                    f"{self.who}: input {k} has shape {shape_of(x)}, but the "
+                    f"map takes shape {shape_of(e)}"
+                )
         outs = self.body(*leaves, *self.captured)
         return tree_unflatten(self.out_def, [numpy_scalar(o) for o in outs])
 
@@ -114,20 +119,24 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Any]:
         duals = [Dual(p, t, trace) for p, t in zip(leaves, tangents)]
         out_leaves, found["out_def"] = tree_flatten(fun(*tree_unflatten(p_def, duals)))
         found["out"] = [trace.unbox(o) for o in out_leaves]
-        return [in_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(p)
-                for o, p in zip(out_leaves, found["out"])]
+        return [
+            in_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(p)
+            for o, p in zip(out_leaves, found["out"])
+        ]
 
-    body, captured = trace_body(tangent_steps, [zeros_like_value(p) for p in leaves],
-                                f"linear map of {fun_name(fun)}")
+    body, captured = trace_body(
+        tangent_steps, [zeros_like_value(p) for p in leaves], f"linear map of {fun_name(fun)}"
+    )
     out = tree_unflatten(found["out_def"], [numpy_scalar(o) for o in found["out"]])
-    return out, LinearMap(f"linear map of {fun_name(fun)}", body, captured, p_def,
-                          found["out_def"], leaves)
+    return out, LinearMap(
+        f"linear map of {fun_name(fun)}", body, captured, p_def, found["out_def"], leaves
+    )
 
 
 def _check_linear(body, who):
     """Raise if ``body`` is not linear in its declared inputs, naming the first step
     that is not (read from the graph: which steps see the inputs, and how)."""
-    declared = body.inputs[:len(body.inputs) - body.n_captured]
+    declared = body.inputs[: len(body.inputs) - body.n_captured]
     moving = set(declared)
     for n in body.order:
         if n._prim is VAR or n._prim is CONST:
@@ -136,17 +145,21 @@ def _check_linear(body, who):
         if not hit:
             continue
         name = n._prim.name
-        linear = n._prim.linear      # declared with the primitive (core/facts.py)
-        fine = (linear == "all" or (linear == "each" and len(hit) == 1)
-                or (isinstance(linear, frozenset) and set(hit) <= linear))
+        linear = n._prim.linear  # declared with the primitive (core/facts.py)
+        fine = (
+            linear == "all"
+            or (linear == "each" and len(hit) == 1)
+            or (isinstance(linear, frozenset) and set(hit) <= linear)
+        )
         if n._prim is astype and not np.issubdtype(np.result_type(n._value), np.inexact):
-            fine = False                 # a cast to integers is not linear
+            fine = False  # a cast to integers is not linear
         if not fine:
             raise ArgumentTypeError(
                 f"{who}: the function is not linear in its inputs: {name} is applied to "
                 f"{'values that depend' if len(hit) > 1 else 'a value that depends'} on them "
                 f"(argument{'s' * (len(hit) > 1)} {', '.join(map(str, hit))}); "
-                f"linear_transpose needs a linear function: use fg.vjp for any other")
+                f"linear_transpose needs a linear function: use fg.vjp for any other"
+            )
         moving.add(n)
 
 
@@ -185,6 +198,12 @@ def linear_transpose(fun: Callable, *primals: Any) -> Any:
         return pull(*[zeros_like_value(p) for p in leaves], *captured, *cts)
 
     t_body, t_captured = trace_body(backward, [o for o, s in zip(outs, seeded) if s], who)
-    return LinearMap(f"transpose of {fun_name(fun)}", t_body, t_captured, found["out_def"],
-                     p_def, [o for o, s in zip(outs, seeded) if s], takes_one=True)
-
+    return LinearMap(
+        f"transpose of {fun_name(fun)}",
+        t_body,
+        t_captured,
+        found["out_def"],
+        p_def,
+        [o for o, s in zip(outs, seeded) if s],
+        takes_one=True,
+    )

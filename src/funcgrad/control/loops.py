@@ -49,8 +49,15 @@ from .while_primitive import bind_while, while_p
 __all__ = ["scan", "fori_loop", "while_loop"]
 
 
-def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None, reverse: bool = False,
-         unroll: int | bool = 1, checkpoints: int | None = None) -> tuple[Any, Any]:
+def scan(
+    f: Callable,
+    init: Any,
+    xs: Any = None,
+    length: int | None = None,
+    reverse: bool = False,
+    unroll: int | bool = 1,
+    checkpoints: int | None = None,
+) -> tuple[Any, Any]:
     """Loop ``f`` over the leading axis of ``xs``, carrying a state: JAX's ``lax.scan``.
 
     ``f(carry, x)`` returns ``(carry, y)``; the result is the last carry and
@@ -82,8 +89,10 @@ def _check_unroll(unroll, who):
     if unroll is None or isinstance(unroll, bool):
         return
     if not isinstance(unroll, (int, np.integer)) or unroll < 1:
-        raise ArgumentTypeError(f"{who}: unroll must be a positive int or a bool (JAX's hint, "
-                                f"which changes no result); got {unroll!r:.40}")
+        raise ArgumentTypeError(
+            f"{who}: unroll must be a positive int or a bool (JAX's hint, "
+            f"which changes no result); got {unroll!r:.40}"
+        )
 
 
 def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
@@ -93,24 +102,26 @@ def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
     y_def = []
 
     def flat(*leaves):
-        c = tree_unflatten(init_def, leaves[:len(init_leaves)])
-        x = tree_unflatten(xs_def, leaves[len(init_leaves):])
+        c = tree_unflatten(init_def, leaves[: len(init_leaves)])
+        x = tree_unflatten(xs_def, leaves[len(init_leaves) :])
         out = call_user(f, (c, x), None, who, "scan calls f(carry, x) and takes (carry, y) back")
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise ArgumentTypeError(f"{who}: the body must return a pair (carry, y); got "
-                            f"{type(out).__name__}")
-        c_leaves = _carry_out(who, out[0], init, init_def, leaves[:len(init_leaves)])
+            raise ArgumentTypeError(
+                f"{who}: the body must return a pair (carry, y); got {type(out).__name__}"
+            )
+        c_leaves = _carry_out(who, out[0], init, init_def, leaves[: len(init_leaves)])
         y_leaves, y_tree = tree_flatten(out[1])
         y_def.append(y_tree)
         return c_leaves + y_leaves
 
     checkpoints = checkpoint_budget(checkpoints, who)
     if checkpoints is not None and checkpoints < n:
-        out = bind_checkpointed_scan(flat, init_leaves, xs_leaves, n, bool(reverse), who,
-                                     checkpoints)
+        out = bind_checkpointed_scan(
+            flat, init_leaves, xs_leaves, n, bool(reverse), who, checkpoints
+        )
     else:
         out = bind_scan(flat, init_leaves, xs_leaves, n, bool(reverse), who)
-    out = [numpy_scalar(o) for o in out]     # a Python float comes back as NumPy's, as from grad
+    out = [numpy_scalar(o) for o in out]  # a Python float comes back as NumPy's, as from grad
     k = len(init_leaves)
     return tree_unflatten(init_def, out[:k]), tree_unflatten(y_def[0], out[k:])
 
@@ -118,16 +129,17 @@ def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
 def _length(xs_leaves, length, who):
     lengths = {shape_of(x)[0] if shape_of(x) else None for x in xs_leaves}
     if None in lengths:
-        raise ShapeError(f"{who}: every leaf of xs needs a leading axis to loop over; got a "
-                         f"scalar")
+        raise ShapeError(f"{who}: every leaf of xs needs a leading axis to loop over; got a scalar")
     if length is not None:
         if not isinstance(length, (int, np.integer)) or isinstance(length, bool) or length < 0:
             raise ArgumentTypeError(f"{who}: length must be a non-negative int; got {length!r}")
         lengths.add(int(length))
     if len(lengths) != 1:
-        raise ShapeError(f"{who}: xs leaves and length disagree on the number of steps: "
-                         f"{sorted(lengths)}" if lengths else
-                         f"{who}: with no xs, give the number of steps as length=")
+        raise ShapeError(
+            f"{who}: xs leaves and length disagree on the number of steps: {sorted(lengths)}"
+            if lengths
+            else f"{who}: with no xs, give the number of steps as length="
+        )
     return lengths.pop()
 
 
@@ -135,17 +147,27 @@ def _carry_out(who, new, init, init_def, before):
     """The body's new carry as leaves, checked against what went in."""
     leaves, treedef = tree_flatten(new)
     if treedef != init_def:
-        raise ShapeError(f"{who}: the body returned a carry of structure {treedef!r}, but "
-                         f"the carry going in has {init_def!r}; a loop's carry keeps its "
-                         f"structure")
+        raise ShapeError(
+            f"{who}: the body returned a carry of structure {treedef!r}, but "
+            f"the carry going in has {init_def!r}; a loop's carry keeps its "
+            f"structure"
+        )
     check_same_leaves(who, "carry", before, leaves, init)
     return leaves
 
 
 # ---------------------------------------------------------------- fori_loop
 
-def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
-              unroll: int | bool | None = None, checkpoints: int | None = None) -> Any:
+
+def fori_loop(
+    lower: int,
+    upper: int,
+    body_fun: Callable,
+    init_val: Any,
+    *,
+    unroll: int | bool | None = None,
+    checkpoints: int | None = None,
+) -> Any:
     """``body_fun(i, val)`` for ``i`` from ``lower`` to ``upper - 1``: JAX's ``fori_loop``.
 
     With Python int bounds it is a scan of ``upper - lower`` steps; with
@@ -163,8 +185,10 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
     form = "fori_loop calls body_fun(i, val) and takes the new val back"
     for name, bound in (("lower", lower), ("upper", upper)):
         if not (_static_int(bound) or isinstance(bound, Box) and dtype_of(bound).kind in "iu"):
-            raise ArgumentTypeError(f"{who}: {name} must be an int (or a traced integer); got "
-                                    f"{type(bound).__name__} {bound!r:.40}")
+            raise ArgumentTypeError(
+                f"{who}: {name} must be an int (or a traced integer); got "
+                f"{type(bound).__name__} {bound!r:.40}"
+            )
     if _static_int(lower) and _static_int(upper):
         lower, upper = int(lower), int(upper)
 
@@ -172,8 +196,9 @@ def fori_loop(lower: int, upper: int, body_fun: Callable, init_val: Any, *,
             i, val = carry
             return (i + 1, call_user(body_fun, (i, val), None, who, form)), None
 
-        (_, val), _ = _scan_tree(scan_step, (lower, init_val), None, max(upper - lower, 0), False,
-                                 who, checkpoints)
+        (_, val), _ = _scan_tree(
+            scan_step, (lower, init_val), None, max(upper - lower, 0), False, who, checkpoints
+        )
         return val
 
     def cond(carry):
@@ -190,8 +215,9 @@ def _static_int(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
-def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *,
-               checkpoints: int | None = None) -> Any:
+def while_loop(
+    cond_fun: Callable, body_fun: Callable, init_val: Any, *, checkpoints: int | None = None
+) -> Any:
     """``val = body_fun(val)`` while ``cond_fun(val)``: JAX's ``lax.while_loop``.
 
     The trip count may depend on the values, and reverse mode still works
@@ -216,21 +242,34 @@ def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
     leaves, treedef = tree_flatten(init_val)
 
     def test(*c):
-        pred = call_user(cond_fun, (tree_unflatten(treedef, c),), None, who,
-                         "while_loop calls cond_fun(val) and body_fun(val)")
+        pred = call_user(
+            cond_fun,
+            (tree_unflatten(treedef, c),),
+            None,
+            who,
+            "while_loop calls cond_fun(val) and body_fun(val)",
+        )
         if not isinstance(pred, (Box, bool, int, float, np.bool_, np.number, np.ndarray)):
-            raise ArgumentTypeError(f"{who}: cond_fun must return one bool; got "
-                                    f"{type(pred).__name__} {pred!r:.40} (did it forget to "
-                                    f"return?)")
+            raise ArgumentTypeError(
+                f"{who}: cond_fun must return one bool; got "
+                f"{type(pred).__name__} {pred!r:.40} (did it forget to "
+                f"return?)"
+            )
         shape, dtype = abstract(pred)
         if shape != () or dtype.kind not in "biuf":
-            raise ArgumentTypeError(f"{who}: cond_fun must return one bool (shape ()); got "
-                                    f"{shape} {dtype}")
+            raise ArgumentTypeError(
+                f"{who}: cond_fun must return one bool (shape ()); got {shape} {dtype}"
+            )
         return [pred]
 
     def step(*c):
-        new = call_user(body_fun, (tree_unflatten(treedef, c),), None, who,
-                        "while_loop calls cond_fun(val) and body_fun(val)")
+        new = call_user(
+            body_fun,
+            (tree_unflatten(treedef, c),),
+            None,
+            who,
+            "while_loop calls cond_fun(val) and body_fun(val)",
+        )
         return _carry_out(who, new, init_val, treedef, c)
 
     if checkpoints is None:
@@ -251,6 +290,6 @@ def _checkpointed_while(test, step, carry, checkpoints, who):
     if online is not None:
         return online
     counted = counted_while(test, step, carry, who)
-    if not isinstance(counted[0], Box):       # nothing traced: nothing to differentiate
+    if not isinstance(counted[0], Box):  # nothing traced: nothing to differentiate
         return counted[1:]
     return segmented_while(test, step, carry, checkpoints, who, counted)

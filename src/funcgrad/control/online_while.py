@@ -35,9 +35,10 @@ def online_while(test, step, carry, checkpoints, who):
     backward pass holds at most ``checkpoints`` carries, run as the module docstring says;
     None where its values are not those of one gradient on plain values."""
     if any(isinstance(c, Box) for c in carry) and gradient_trace(carry) is None:
-        return None              # told by the carry alone, before tracing the bodies
-    bounded, cc = trace_body(lambda j, limit, *c: [logical_and(j < limit, test(*c)[0])],
-                             [0, 0, *carry], who)
+        return None  # told by the carry alone, before tracing the bodies
+    bounded, cc = trace_body(
+        lambda j, limit, *c: [logical_and(j < limit, test(*c)[0])], [0, 0, *carry], who
+    )
     stepped, bc = trace_body(lambda j, limit, *c: [j + 1, limit, *step(*c)], [0, 0, *carry], who)
     trace = gradient_trace([*carry, *cc, *bc])
     if trace is None:
@@ -46,31 +47,50 @@ def online_while(test, step, carry, checkpoints, who):
     held_cond, held_step = [raw(v) for v in cc], [raw(v) for v in bc]
     params = dict(cond=bounded, body=stepped, n_carry=len(carry) + 2, n_cond=len(cc))
 
-    def stretch(c, steps):       # at most ``steps`` steps from ``c``: (steps run, carry)
+    def stretch(c, steps):  # at most ``steps`` steps from ``c``: (steps run, carry)
         ran, _, *c = while_p.impl(0, steps, *c, *held_cond, *held_step, **params)
         return int(ran), c
 
-    kept = OnlineCheckpoints(checkpoints - 1)    # the first carry is the last one held
+    kept = OnlineCheckpoints(checkpoints - 1)  # the first carry is the last one held
     c, n = start, 0
     while True:
         limit = kept.next_wanted(n) - n
         ran, c = stretch(c, limit)
         n += ran
         if ran < limit or not bounded.plan(0, 1, *c, *held_cond)[0]:
-            break                # stopped: the carry after the last step is not kept
+            break  # stopped: the carry after the last step is not kept
         if kept.wants(n):
             kept.keep(n, fresh_carry(c, start))
     if n == 0:
         return list(carry)
     final = fresh_carry(c, start)
-    if n <= checkpoints:         # every carry kept: the loop's history, stacked
-        history = [] if trace.persistent else [     # a graph kept for later keeps none
-            stacked([h[i] for h in [start, *kept.carries]], x) for i, x in enumerate(start)]
-        return bind_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who,
-                         known=(trace, final + history))
+    if n <= checkpoints:  # every carry kept: the loop's history, stacked
+        history = (
+            []
+            if trace.persistent
+            else [  # a graph kept for later keeps none
+                stacked([h[i] for h in [start, *kept.carries]], x) for i, x in enumerate(start)
+            ]
+        )
+        return bind_scan(
+            lambda *c: list(step(*c)),
+            list(carry),
+            [],
+            n,
+            False,
+            who,
+            known=(trace, final + history),
+        )
     steps = cheapest_kept(n, checkpoints, kept.steps)
     carries = [kept.carries[kept.steps.index(s)] for s in steps]
-    return bind_checkpointed_scan(lambda *c: list(step(*c)), list(carry), [], n, False, who,
-                                  checkpoints, known=(trace, final + sum(carries, [])),
-                                  kept=steps)
-
+    return bind_checkpointed_scan(
+        lambda *c: list(step(*c)),
+        list(carry),
+        [],
+        n,
+        False,
+        who,
+        checkpoints,
+        known=(trace, final + sum(carries, [])),
+        kept=steps,
+    )

@@ -38,8 +38,16 @@ keeps the subset of those carries that reverses with the fewest recomputations
 
 from math import comb
 
-__all__ = ["repetitions", "forward_steps", "advance_for", "reverse_loop", "first_sweep",
-           "kept_cost", "cheapest_kept", "OnlineCheckpoints"]
+__all__ = [
+    "repetitions",
+    "forward_steps",
+    "advance_for",
+    "reverse_loop",
+    "first_sweep",
+    "kept_cost",
+    "cheapest_kept",
+    "OnlineCheckpoints",
+]
 
 
 def _beta(s, t):
@@ -98,7 +106,7 @@ def reverse_loop(n, k, carry, advance, back, kept=(), back_stretch=None):
             if start > 0:
                 kept.pop()
             continue
-        free = k - len(kept) + 1          # carries this stretch may hold, its first included
+        free = k - len(kept) + 1  # carries this stretch may hold, its first included
         if back_stretch is not None and end - start <= free + 1:
             # every carry fits (the last one as the one handed to ``back``, as below): the
             # schedule would run each step forward once, keeping the carries
@@ -110,7 +118,7 @@ def reverse_loop(n, k, carry, advance, back, kept=(), back_stretch=None):
         if free >= 2:
             m = advance_for(end - start, free)
             kept.append((start + m, advance(c, start, start + m)))
-        else:                             # no carry to spare: run up to the last step again
+        else:  # no carry to spare: run up to the last step again
             back(end - 1, advance(c, start, end - 1))
             end -= 1
 
@@ -136,7 +144,7 @@ def _stretch_cost(length, free):
         return 0
     if free >= 2:
         return forward_steps(length, free)
-    return length * (length - 1) // 2      # each step run again from the stretch's start
+    return length * (length - 1) // 2  # each step run again from the stretch's start
 
 
 def kept_cost(n, k, steps):
@@ -165,7 +173,7 @@ def cheapest_kept(n, k, steps):
     best, best_cost = [], kept_cost(n, k, [])
     stride = 1
     while stride <= len(steps):
-        subset = steps[stride - 1::stride]
+        subset = steps[stride - 1 :: stride]
         cost = kept_cost(n, k, subset)
         if cost < best_cost:
             best, best_cost = subset, cost

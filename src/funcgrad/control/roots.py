@@ -45,6 +45,7 @@ __all__ = ["custom_root", "custom_linear_solve"]
 
 # -- custom_root ---------------------------------------------------------------------------
 
+
 @partial(custom_vjp, nondiff_argnums=(0, 1, 2, 3))
 def _root(closed, solve, tangent_solve, has_aux, captured, guess):
     out = solve(closed.at(captured), guess)
@@ -63,15 +64,16 @@ def _root_bwd(closed, solve, tangent_solve, has_aux, res, g):
     if has_aux:
         g = g[0]
     _, pull_x = vjp(closed.at(captured), x)
-    u = tangent_solve(lambda v: pull_x(v)[0], g)           # (df/dx)^T u = g
+    u = tangent_solve(lambda v: pull_x(v)[0], g)  # (df/dx)^T u = g
     return negated(pull_captured(lambda c: closed.at(c)(x), captured, u)), None
 
 
 _root.defvjp(_root_fwd, _root_bwd)
 
 
-def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve: Callable,
-                has_aux: bool = False) -> Any:
+def custom_root(
+    f: Callable, initial_guess: Any, solve: Callable, tangent_solve: Callable, has_aux: bool = False
+) -> Any:
     """``solve(f, initial_guess)``, a root of ``f``, differentiated implicitly in what ``f``
     closes over (see the module docstring). ``tangent_solve(g, y)`` solves ``g(x) = y``
     for a linear ``g`` (``lambda g, y: y / g(1.0)`` for scalars, a dense solve of
@@ -92,13 +94,15 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
             raise ArgumentError(f"{who}: {name} must be a function; got {fun!r:.60}")
     closed = Closed(f, initial_guess, who)
     if closed.out_def != closed.in_def:
-        raise ArgumentError(f"{who}: f returns a {closed.out_def} for a {closed.in_def}; a root "
-                            f"needs f(x) of x's structure")
-    return _root(closed, solve, tangent_solve, bool(has_aux), tuple(closed.captured),
-                 initial_guess)
+        raise ArgumentError(
+            f"{who}: f returns a {closed.out_def} for a {closed.in_def}; a root "
+            f"needs f(x) of x's structure"
+        )
+    return _root(closed, solve, tangent_solve, bool(has_aux), tuple(closed.captured), initial_guess)
 
 
 # -- custom_linear_solve ---------------------------------------------------------------------
+
 
 @partial(custom_vjp, nondiff_argnums=(0, 1, 2, 3, 4))
 def _linear(closed, solve, transpose_solve, symmetric, has_aux, captured, b):
@@ -121,21 +125,28 @@ def _linear_bwd(closed, solve, transpose_solve, symmetric, has_aux, res, g):
     if symmetric:
         b_bar = solve(matvec, g)
     elif transpose_solve is None:
-        raise MissingRuleError(f"{closed.who}: reverse mode needs the transposed system "
-                               f"solved; pass transpose_solve= (or symmetric=True if matvec "
-                               f"is symmetric)")
+        raise MissingRuleError(
+            f"{closed.who}: reverse mode needs the transposed system "
+            f"solved; pass transpose_solve= (or symmetric=True if matvec "
+            f"is symmetric)"
+        )
     else:
         _, pull = vjp(matvec, x)
-        b_bar = transpose_solve(lambda v: pull(v)[0], g)     # matvec^T b_bar = g
+        b_bar = transpose_solve(lambda v: pull(v)[0], g)  # matvec^T b_bar = g
     return negated(pull_captured(lambda c: closed.at(c)(x), captured, b_bar)), b_bar
 
 
 _linear.defvjp(_linear_fwd, _linear_bwd)
 
 
-def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
-                        transpose_solve: Callable | None = None, symmetric: bool = False,
-                        has_aux: bool = False) -> Any:
+def custom_linear_solve(
+    matvec: Callable,
+    b: Any,
+    solve: Callable,
+    transpose_solve: Callable | None = None,
+    symmetric: bool = False,
+    has_aux: bool = False,
+) -> Any:
     """``solve(matvec, b)``, the ``x`` with ``matvec(x) = b``, differentiated as the
     solution of that linear system (see the module docstring): ``transpose_solve(vecmat,
     g)`` solves the transposed system, or ``solve`` does where ``symmetric``.
@@ -154,5 +165,6 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
         if not callable(fun):
             raise ArgumentError(f"{who}: {name} must be a function; got {fun!r:.60}")
     closed = Closed(matvec, b, who)
-    return _linear(closed, solve, transpose_solve, bool(symmetric), bool(has_aux),
-                   tuple(closed.captured), b)
+    return _linear(
+        closed, solve, transpose_solve, bool(symmetric), bool(has_aux), tuple(closed.captured), b
+    )

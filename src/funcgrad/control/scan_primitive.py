@@ -23,7 +23,6 @@ The public ``fg.scan`` is in :mod:`funcgrad.control.loops`.
 (6.0, array([0., 0., 1., 3.]))
 """
 
-
 import functools
 
 import numpy as np
@@ -49,15 +48,31 @@ from .body import (
     vjp_fun,
 )
 
-__all__ = ["scan_p", "bind_scan", "bind_body", "scan_body", "gradient_trace", "bind_results",
-           "scan_backward", "batched_carry", "split_at", "moved_axis", "fresh_carry", "retyped",
-           "stacked", "lowered_by", "reverse_follows", "scan_into", "empty_outputs"]
+__all__ = [
+    "scan_p",
+    "bind_scan",
+    "bind_body",
+    "scan_body",
+    "gradient_trace",
+    "bind_results",
+    "scan_backward",
+    "batched_carry",
+    "split_at",
+    "moved_axis",
+    "fresh_carry",
+    "retyped",
+    "stacked",
+    "lowered_by",
+    "reverse_follows",
+    "scan_into",
+    "empty_outputs",
+]
 
 
 def split_at(seq, *sizes):
     out, start = [], 0
     for n in sizes:
-        out.append(list(seq[start:start + n]))
+        out.append(list(seq[start : start + n]))
         start += n
     out.append(list(seq[start:]))
     return out
@@ -80,17 +95,20 @@ def moved_axis(x, src, dst):
 
 # ---------------------------------------------------------------- scan
 
+
 def fresh_carry(carry, operands):
     """A carry the body passed through unchanged is the caller's array: hand back a copy."""
-    return [c.copy() if type(c) is np.ndarray and any(c is o for o in operands) else c
-            for c in carry]
+    return [
+        c.copy() if type(c) is np.ndarray and any(c is o for o in operands) else c for c in carry
+    ]
 
 
 def _scan_impl(*operands, body, n_carry, n_xs, length, reverse, backend="python"):
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
-    return scan_into(empty_outputs(body, n_carry, n), operands, body, n_carry, n_xs, n, reverse,
-                     backend)
+    return scan_into(
+        empty_outputs(body, n_carry, n), operands, body, n_carry, n_xs, n, reverse, backend
+    )
 
 
 def empty_outputs(body, n_carry, n):
@@ -103,7 +121,7 @@ def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, backend="python"):
     stacked outputs written into ``ys`` (arrays of ``n`` rows): ``(*carry, *ys)``."""
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     loop = body.scan_loop(n_carry, n_xs, reverse, backend)
-    if loop is not None:       # the body written inside one loop (jit/loops.py)
+    if loop is not None:  # the body written inside one loop (jit/loops.py)
         steps = xs if loop.native else [_per_step(x) for x in xs]
         last = loop.run(n, *carry, *steps, *consts, *ys)
         carry = retyped(last, carry) if loop.native else last
@@ -115,7 +133,7 @@ def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, backend="python"):
     # stacked arrays every CHUNK steps: a list of a whole loop's values (NumPy scalars, for
     # a scalar output) would take four times the stacked array's memory.
     for start in range(0, n, CHUNK):
-        part = order[start:start + CHUNK]
+        part = order[start : start + CHUNK]
         got = [[] for _ in ys]
         for i in part:
             out = run(*carry, *[s[i] for s in steps], *consts)
@@ -131,15 +149,19 @@ def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, backend="python"):
 def retyped(values, like):
     """A native loop's carries as the types they came in: numba gives a NumPy scalar
     (a float64, an int32) back as a Python number."""
-    return [type(c)(v) if isinstance(c, np.generic) and type(v) is not type(c) else v
-            for v, c in zip(values, like)]
+    return [
+        type(c)(v) if isinstance(c, np.generic) and type(v) is not type(c) else v
+        for v, c in zip(values, like)
+    ]
 
 
 def lowered_by(impl):
     """The ``lowered`` fact of a loop primitive whose ``impl`` takes a ``backend``: a jit
     plan of another backend than Python's calls the loop compiled for it."""
+
     def lowered(backend, params):
         return functools.partial(impl, backend=backend, **params)
+
     return lowered
 
 
@@ -160,7 +182,7 @@ def _per_step(x):
 
 
 def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
-    xs = operands[n_carry:n_carry + n_xs]
+    xs = operands[n_carry : n_carry + n_xs]
     n = len(xs[0]) if xs else length
     ys = [np.broadcast_to(np.asarray(e), (n,) + np.shape(e)) for e in body.out_examples()[n_carry:]]
     return tuple(operands[:n_carry]) + tuple(ys)
@@ -169,8 +191,10 @@ def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
 def scan_body(fun, carry, xs, who):
     """``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) traced as a scan's body: the
     body and the outer values it captured."""
-    steps = [_per_step(example(x))[0] if shape_of(x)[0] else
-             np.zeros(shape_of(x)[1:], example(x).dtype) for x in xs]
+    steps = [
+        _per_step(example(x))[0] if shape_of(x)[0] else np.zeros(shape_of(x)[1:], example(x).dtype)
+        for x in xs
+    ]
     return trace_body(fun, list(carry) + steps, who)
 
 
@@ -192,9 +216,9 @@ def bind_body(body, captured, carry, xs, length, reverse, prim=None, known=None,
     operands = list(carry) + list(xs) + captured
     keep = prim is None and n_carry and reverse_follows(operands)
     if keep and known is not None and len(known[1]) < len(body.outputs) + n_carry:
-        keep = False     # no history among the known values: the reverse pass runs for it
+        keep = False  # no history among the known values: the reverse pass runs for it
     n_own = len(body.outputs)
-    if keep:     # it will run backward: it keeps its history as it runs (see _scan_vjp)
+    if keep:  # it will run backward: it keeps its history as it runs (see _scan_vjp)
         steps = shape_of(xs[0])[0] if xs else length
         worth = known is None and (steps >= SAVE_FROM or _staged(operands))
         saved = saved_values(body, n_carry, len(xs)) if worth else ()
@@ -205,8 +229,7 @@ def bind_body(body, captured, carry, xs, length, reverse, prim=None, known=None,
         at.update((id(n), n_own + j) for j, n in enumerate(more))
         body = body.returning(list(body.outputs) + more + list(body.inputs[:n_carry]))
         body.found["saved"] = (carried, stacked, [at[id(n)] for n in stacked])
-    params = dict(body=body, n_carry=n_carry, n_xs=len(xs), length=length, reverse=reverse,
-                  **extra)
+    params = dict(body=body, n_carry=n_carry, n_xs=len(xs), length=length, reverse=reverse, **extra)
     if known is not None:
         trace, values = known
         node = trace.known(prim or scan_p, operands, params, tuple(values))
@@ -231,8 +254,9 @@ def gradient_trace(values, staged=False):
             continue
         if type(t) is not ReverseTrace or (found is not None and t is not found):
             return None
-        if isinstance(inner, Box) and not (staged and isinstance(inner._trace, StagingTrace)
-                                           and not isinstance(inner._value, Box)):
+        if isinstance(inner, Box) and not (
+            staged and isinstance(inner._trace, StagingTrace) and not isinstance(inner._value, Box)
+        ):
             return None
         found = t
     return found
@@ -247,8 +271,7 @@ def reverse_follows(values):
     for v in values:
         while isinstance(v, Box):
             t = v._trace
-            if isinstance(t, ReverseTrace) and not isinstance(t, StagingTrace) \
-                    and not t.persistent:
+            if isinstance(t, ReverseTrace) and not isinstance(t, StagingTrace) and not t.persistent:
                 return True
             v = v._value
     return False
@@ -258,8 +281,9 @@ def _history_in(body, n_carry):
     """Whether the body's last outputs are its carries as they came in: its scan's last
     results are then the history its reverse pass reads."""
     outs, ins = body.outputs, body.inputs
-    return (len(outs) >= 2 * n_carry > 0
-            and all(o is i for o, i in zip(outs[len(outs) - n_carry:], ins[:n_carry])))
+    return len(outs) >= 2 * n_carry > 0 and all(
+        o is i for o, i in zip(outs[len(outs) - n_carry :], ins[:n_carry])
+    )
 
 
 SAVE_FROM = 64
@@ -295,8 +319,8 @@ def saved_values(body, n_carry, n_xs):
 
 
 def _saved_values(body, n_carry, n_xs):
-    moving = set(body.inputs[:n_carry + n_xs])
-    effects = {id(e) for e in body.effects}      # by identity: == on nodes records one
+    moving = set(body.inputs[: n_carry + n_xs])
+    effects = {id(e) for e in body.effects}  # by identity: == on nodes records one
     candidates = []
     for n in body.order:
         if n in moving or n._prim is VAR or n._prim is CONST or id(n) in effects:
@@ -315,7 +339,7 @@ def _saved_values(body, n_carry, n_xs):
     pull = vjp_fun(body, wrt, seeded, given=candidates)
     leaves = inputs + [n._value for n in candidates] + [o for o, s in zip(outs, seeded) if s]
     traced, _ = trace_body(pull, leaves, body.who)
-    given = traced.inputs[len(inputs):len(inputs) + len(candidates)]
+    given = traced.inputs[len(inputs) : len(inputs) + len(candidates)]
     read = {a for n in traced.order for a in n._args}
     read.update(o for o in traced.outputs if isinstance(o, Box))
     return tuple(n for n, leaf in zip(candidates, given) if leaf in read)
@@ -325,7 +349,7 @@ def _carried(body, n_carry, saved):
     """``saved`` split in two: ``{carry index: node}`` for the carries among them, whose
     value after a step is the carry before the next (the history has it, and the reverse
     pass hands it from step to step), and the list of the others, which the scan stacks."""
-    wanted = {id(n) for n in saved}       # by identity: == on nodes records a comparison
+    wanted = {id(n) for n in saved}  # by identity: == on nodes records a comparison
     carried = {}
     for k, o in enumerate(body.outputs[:n_carry]):
         if id(o) in wanted:
@@ -337,15 +361,18 @@ def _carried(body, n_carry, saved):
 def _scan_vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse):
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     carried, stacked, where = body.found.get("saved", ({}, [], []))
-    if _history_in(body, n_carry):     # kept by the forward run itself
+    if _history_in(body, n_carry):  # kept by the forward run itself
         n_out = len(body.outputs)
         hist = [result(ans, k) for k in range(n_out - n_carry, n_out)]
-        saved = Saved(carried, [result(ans, k) for k in carried], stacked,
-                      [result(ans, k) for k in where])
-    else:   # the carry before every step, kept by running the loop once more
+        saved = Saved(
+            carried, [result(ans, k) for k in carried], stacked, [result(ans, k) for k in where]
+        )
+    else:  # the carry before every step, kept by running the loop once more
+
         def with_history(*leaves):
             out = body(*leaves, *consts)
             return list(out[:n_carry]) + list(leaves[:n_carry])
+
         hist = bind_scan(with_history, carry, xs, length, reverse, body.who)[n_carry:]
         saved = None
     cts = scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, set(argnums), saved)
@@ -373,19 +400,26 @@ class BackwardStep:
     ``consts_in``: the step also reads the constants, after ``cy``, rather than holding them
     (a step traced once for every call of its scan's body)."""
 
-    def __init__(self, body, n_carry, xs, consts, carry, g, needed=None, consts_in=False,
-                 saved=None):
+    def __init__(
+        self, body, n_carry, xs, consts, carry, g, needed=None, consts_in=False, saved=None
+    ):
         inputs = list(carry) + list(xs) + list(consts)
-        wrt = [differentiable(x) and (k < n_carry or needed is None or k in needed)
-               for k, x in enumerate(inputs)]
+        wrt = [
+            differentiable(x) and (k < n_carry or needed is None or k in needed)
+            for k, x in enumerate(inputs)
+        ]
         outs = body.out_examples()
         g = list(g) + [None] * (len(outs) - len(g))
-        seeded = [differentiable(o) and (k < n_carry or g[k] is not None)
-                  for k, o in enumerate(outs)]
+        seeded = [
+            differentiable(o) and (k < n_carry or g[k] is not None) for k, o in enumerate(outs)
+        ]
         # the carry's own dtype: a real cotangent of a complex carry (a real loss's) would
         # otherwise be the buffer the reverse loop adds complex cotangents into
-        self.ct = [zeros_like_value(c) if g[k] is None else in_dtype_of(g[k], c)
-                   for k, c in enumerate(carry) if seeded[k]]
+        self.ct = [
+            zeros_like_value(c) if g[k] is None else in_dtype_of(g[k], c)
+            for k, c in enumerate(carry)
+            if seeded[k]
+        ]
         self.ct_ys = [g[k] for k in range(n_carry, len(outs)) if seeded[k]]
         self.c_wrt, self.x_wrt, self.k_wrt = split_at(wrt, n_carry, len(xs))
         self.acc = [zeros_like_value(k) for k, w in zip(consts, self.k_wrt) if w]
@@ -394,8 +428,9 @@ class BackwardStep:
         carried = list(saved.carried) if saved is not None else []
         stacked = list(saved.stacked) if saved is not None else []
         self.n_after = len(carried)
-        pull = vjp_fun(body, wrt, seeded,
-                       given=[saved.carried[k] for k in carried] + stacked if saved else ())
+        pull = vjp_fun(
+            body, wrt, seeded, given=[saved.carried[k] for k in carried] + stacked if saved else ()
+        )
         n_ct, n_acc, n_xs, n_rows = self.n_ct, self.n_acc, len(xs), len(stacked)
         n_after = self.n_after
         c_wrt, x_wrt, k_wrt = self.c_wrt, self.x_wrt, self.k_wrt
@@ -404,7 +439,8 @@ class BackwardStep:
 
         def step(*leaves):
             ct, total, after, h, r, x, cy, given = split_at(
-                leaves, n_ct, n_acc, n_after, n_carry, n_rows, n_xs, n_cy)
+                leaves, n_ct, n_acc, n_after, n_carry, n_rows, n_xs, n_cy
+            )
             grads = iter(pull(*h, *x, *(given if consts_in else consts), *after, *r, *ct, *cy))
             dc = [next(grads) for w in c_wrt if w]
             dx = [next(grads) for w in x_wrt if w]
@@ -419,9 +455,11 @@ class BackwardStep:
         followed by the stacked ``dx`` (None for what has no derivative)."""
         dc, dk, _, dx = split_at(out, self.n_ct, self.n_acc, self.n_after)
         it_c, it_x, it_k = iter(dc), iter(dx), iter(dk)
-        return ([next(it_c) if w else None for w in self.c_wrt]
-                + [next(it_x) if w else None for w in self.x_wrt]
-                + [next(it_k) if w else None for w in self.k_wrt])
+        return (
+            [next(it_c) if w else None for w in self.c_wrt]
+            + [next(it_x) if w else None for w in self.x_wrt]
+            + [next(it_k) if w else None for w in self.k_wrt]
+        )
 
 
 def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, needed=None, saved=None):
@@ -433,8 +471,14 @@ def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, needed=Non
     instead of computed."""
     back = BackwardStep(body, n_carry, xs, consts, carry, g, needed, saved=saved)
     last, rows = (saved.last, saved.rows) if saved is not None else ([], [])
-    out = bind_scan(back.step, back.ct + back.acc + last, list(hist) + rows + list(xs) + back.ct_ys,
-                    len(hist[0]) if hist else 0, not reverse, body.who)
+    out = bind_scan(
+        back.step,
+        back.ct + back.acc + last,
+        list(hist) + rows + list(xs) + back.ct_ys,
+        len(hist[0]) if hist else 0,
+        not reverse,
+        body.who,
+    )
     return back.results(out)
 
 
@@ -445,8 +489,11 @@ def _scan_jvp(tangents, ans, *operands, body, n_carry, n_xs, length, reverse):
     c_moving = [differentiable(c) for c in carry]
     x_moving = [t is not None for t in t_xs]
     k_moving = [t is not None for t in t_consts]
-    dots = [t if t is not None else zeros_like_value(c)
-            for c, t, m in zip(carry, t_carry, c_moving) if m]
+    dots = [
+        t if t is not None else zeros_like_value(c)
+        for c, t, m in zip(carry, t_carry, c_moving)
+        if m
+    ]
     x_dots = [t for t in t_xs if t is not None]
     k_dots = [t for t in t_consts if t is not None]
     push = jvp_fun(body, c_moving + x_moving + k_moving)
@@ -457,14 +504,16 @@ def _scan_jvp(tangents, ans, *operands, body, n_carry, n_xs, length, reverse):
     def step(*leaves):
         c, cd, x, xd = split_at(leaves, n_carry, n_dot, len(xs))
         out = push(*c, *x, *consts, *cd, *xd, *k_dots)
-        primal, d = out[:len(out_float)], out[len(out_float):]
+        primal, d = out[: len(out_float)], out[len(out_float) :]
         return primal[:n_carry] + d[:n_carry_dots] + primal[n_carry:] + d[n_carry_dots:]
 
     out = bind_scan(step, list(carry) + dots, list(xs) + x_dots, length, reverse, body.who)
     _, c_dots, _, y_dots = split_at(out, n_carry, n_dot, len(out_float) - n_carry)
     c_dots, y_dots = iter(c_dots), iter(y_dots)
-    return Parts([next(c_dots) if f else None for f in out_float[:n_carry]]
-                 + [next(y_dots) if f else None for f in out_float[n_carry:]])
+    return Parts(
+        [next(c_dots) if f else None for f in out_float[:n_carry]]
+        + [next(y_dots) if f else None for f in out_float[n_carry:]]
+    )
 
 
 def batched_carry(body, batched, n_carry, size):
@@ -483,9 +532,11 @@ def _scan_batch(size, prim, values, batched, params, bind=None):
     body, n_carry, n_xs = params["body"], params["n_carry"], params["n_xs"]
     flags, out_flags = batched_carry(body, batched, n_carry, size)
     carry, xs, consts = split_at(values, n_carry, n_xs)
-    carry = [broadcast_to(c, shape=(size,) + shape_of(c)) if f and not b else c
-             for c, f, b in zip(carry, flags, batched)]
-    xs = [moved_axis(x, 0, 1) if b else x for x, b in zip(xs, flags[n_carry:n_carry + n_xs])]
+    carry = [
+        broadcast_to(c, shape=(size,) + shape_of(c)) if f and not b else c
+        for c, f, b in zip(carry, flags, batched)
+    ]
+    xs = [moved_axis(x, 0, 1) if b else x for x, b in zip(xs, flags[n_carry : n_carry + n_xs])]
     inner = batch_fun(body, flags, size, out_flags)
 
     def step(*leaves):
@@ -505,4 +556,3 @@ def _scan_batch(size, prim, values, batched, params, bind=None):
 
 scan_p = Primitive("scan", _scan_impl, vjp=_scan_vjp, jvp=_scan_jvp, batch=_scan_batch)
 declare(scan_p, abstract=_scan_shapes, lowered=lowered_by(_scan_impl))
-

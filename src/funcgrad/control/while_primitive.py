@@ -18,7 +18,6 @@ The public ``fg.while_loop`` is in :mod:`funcgrad.control.loops`.
 (16.0,)
 """
 
-
 import numpy as np
 
 from ..core.facts import declare
@@ -55,10 +54,11 @@ __all__ = ["while_p", "history_p", "bind_while", "against"]
 
 # ---------------------------------------------------------------- while_loop
 
+
 def _while_impl(*operands, cond, body, n_carry, n_cond, backend="python"):
     carry, cc, bc = split_at(operands, n_carry, n_cond)
     loop = body.while_loop(cond, n_carry, False, backend)
-    if loop is not None:       # both bodies written inside one loop (jit/loops.py)
+    if loop is not None:  # both bodies written inside one loop (jit/loops.py)
         last, _ = run_while(loop.run, carry, cc + bc, False)
         carry = retyped(last, carry) if loop.native else last
     else:
@@ -86,8 +86,7 @@ def _history_impl(*operands, cond, body, n_carry, n_cond, backend="python"):
             carry = run(*carry, *bc)
         n = len(hist)
         kept = [stacked([h[k] for h in hist], c) for k, c in enumerate(carry)]
-    return (tuple(fresh_carry(carry, operands)) + tuple(kept)
-            + (np.ones(n, dtype=bool),))
+    return tuple(fresh_carry(carry, operands)) + tuple(kept) + (np.ones(n, dtype=bool),)
 
 
 def _while_shapes(*operands, cond, body, n_carry, n_cond):
@@ -96,8 +95,7 @@ def _while_shapes(*operands, cond, body, n_carry, n_cond):
 
 def _history_shapes(*operands, cond, body, n_carry, n_cond):
     carry = operands[:n_carry]
-    return (tuple(carry) + tuple(np.asarray(c)[None] for c in carry)
-            + (np.ones(1, dtype=bool),))
+    return tuple(carry) + tuple(np.asarray(c)[None] for c in carry) + (np.ones(1, dtype=bool),)
 
 
 def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
@@ -109,7 +107,7 @@ def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
     params = dict(cond=cond, body=body, n_carry=len(carry), n_cond=len(cc))
     if keep and prim is while_p and reverse_follows(list(carry) + cc + bc):
         # it will run backward: it keeps its history as it runs, which its reverse pass reads
-        return bind_results(history_p, list(carry) + cc + bc, params)[:len(carry)]
+        return bind_results(history_p, list(carry) + cc + bc, params)[: len(carry)]
     return bind_results(prim, list(carry) + cc + bc, params)
 
 
@@ -118,14 +116,15 @@ def _while_backward(g_carry, g_hist, operands, hist, alive, body, n_carry, n_con
     history: a reverse scan over the history through one step at a time."""
     carry, cc, bc = split_at(operands, n_carry, n_cond)
 
-    def step(*leaves):    # (carry, alive, body's captured) -> (next carry, carry)
+    def step(*leaves):  # (carry, alive, body's captured) -> (next carry, carry)
         c, (a,), k = split_at(leaves, n_carry, 1)
         new = body(*c, *k)
         return [where(a, b, x) for x, b in zip(c, new)] + list(c)
 
     stepped, _ = trace_body(step, list(carry) + [np.bool_(True)] + list(bc), body.who)
-    cts = scan_backward(stepped, n_carry, hist, [alive], bc, carry, list(g_carry) + list(g_hist),
-                    False)
+    cts = scan_backward(
+        stepped, n_carry, hist, [alive], bc, carry, list(g_carry) + list(g_hist), False
+    )
     c_ct, _, k_ct = split_at(cts, n_carry, 1)
     return c_ct + [None] * n_cond + k_ct
 
@@ -133,16 +132,33 @@ def _while_backward(g_carry, g_hist, operands, hist, alive, body, n_carry, n_con
 def _history_vjp(argnums, g, ans, *operands, cond, body, n_carry, n_cond):
     parts = [result(ans, k) for k in range(2 * n_carry + 1)]
     g = list(g) + [None] * (2 * n_carry + 1 - len(g))
-    cts = _while_backward(g[:n_carry], g[n_carry:2 * n_carry], operands,
-                          parts[n_carry:2 * n_carry], parts[2 * n_carry], body, n_carry, n_cond)
+    cts = _while_backward(
+        g[:n_carry],
+        g[n_carry : 2 * n_carry],
+        operands,
+        parts[n_carry : 2 * n_carry],
+        parts[2 * n_carry],
+        body,
+        n_carry,
+        n_cond,
+    )
     return [cts[i] for i in argnums]
 
 
 def _while_vjp(argnums, g, ans, *operands, cond, body, n_carry, n_cond):
-    out = bind_results(history_p, operands, dict(cond=cond, body=body, n_carry=n_carry,
-                                             n_cond=n_cond))
-    cts = _while_backward(g, [None] * n_carry, operands, out[n_carry:2 * n_carry],
-                          out[2 * n_carry], body, n_carry, n_cond)
+    out = bind_results(
+        history_p, operands, dict(cond=cond, body=body, n_carry=n_carry, n_cond=n_cond)
+    )
+    cts = _while_backward(
+        g,
+        [None] * n_carry,
+        operands,
+        out[n_carry : 2 * n_carry],
+        out[2 * n_carry],
+        body,
+        n_carry,
+        n_cond,
+    )
     return [cts[i] for i in argnums]
 
 
@@ -151,8 +167,11 @@ def _while_jvp_parts(tangents, operands, cond, body, n_carry, n_cond, prim):
     t_carry, _, t_bc = split_at(tangents, n_carry, n_cond)
     c_moving = [differentiable(c) for c in carry]
     k_moving = [t is not None for t in t_bc]
-    dots = [t if t is not None else zeros_like_value(c)
-            for c, t, m in zip(carry, t_carry, c_moving) if m]
+    dots = [
+        t if t is not None else zeros_like_value(c)
+        for c, t, m in zip(carry, t_carry, c_moving)
+        if m
+    ]
     k_dots = [t for t in t_bc if t is not None]
     push = jvp_fun(body, c_moving + k_moving)
     n_dot = len(dots)
@@ -169,19 +188,22 @@ def _while_jvp_parts(tangents, operands, cond, body, n_carry, n_cond, prim):
 
 
 def _while_jvp(tangents, ans, *operands, cond, body, n_carry, n_cond):
-    out, moving, n_dot = _while_jvp_parts(tangents, operands, cond, body, n_carry, n_cond,
-                                          while_p)
+    out, moving, n_dot = _while_jvp_parts(tangents, operands, cond, body, n_carry, n_cond, while_p)
     dots = iter(out[n_carry:])
     return Parts([next(dots) if m else None for m in moving])
 
 
 def _history_jvp(tangents, ans, *operands, cond, body, n_carry, n_cond):
-    out, moving, n_dot = _while_jvp_parts(tangents, operands, cond, body, n_carry, n_cond,
-                                          history_p)
+    out, moving, n_dot = _while_jvp_parts(
+        tangents, operands, cond, body, n_carry, n_cond, history_p
+    )
     width = n_carry + n_dot
-    final_dots, hist_dots = iter(out[n_carry:width]), iter(out[width + n_carry:2 * width])
-    return Parts([next(final_dots) if m else None for m in moving]
-                 + [next(hist_dots) if m else None for m in moving] + [None])
+    final_dots, hist_dots = iter(out[n_carry:width]), iter(out[width + n_carry : 2 * width])
+    return Parts(
+        [next(final_dots) if m else None for m in moving]
+        + [next(hist_dots) if m else None for m in moving]
+        + [None]
+    )
 
 
 def _while_batch_parts(size, values, batched, cond, body, n_carry, n_cond, history):
@@ -189,24 +211,30 @@ def _while_batch_parts(size, values, batched, cond, body, n_carry, n_cond, histo
     c_flags, _, k_flags = split_at(batched, n_carry, n_cond)
     flags, _ = batched_carry(body, c_flags + k_flags, n_carry, size)
     c_flags = flags[:n_carry]
-    (pred_batched,) = batched_outputs(cond, c_flags + batched[n_carry:n_carry + n_cond], size)
-    if pred_batched:     # examples stop at different steps: every carry carries the batch
+    (pred_batched,) = batched_outputs(cond, c_flags + batched[n_carry : n_carry + n_cond], size)
+    if pred_batched:  # examples stop at different steps: every carry carries the batch
         c_flags = [True] * n_carry
         flags[:n_carry] = c_flags
-    carry = [broadcast_to(c, shape=(size,) + shape_of(c)) if f and not b else c
-             for c, f, b in zip(carry, c_flags, batched)]
-    cond_b = batch_fun(cond, c_flags + batched[n_carry:n_carry + n_cond], size, [pred_batched])
+    carry = [
+        broadcast_to(c, shape=(size,) + shape_of(c)) if f and not b else c
+        for c, f, b in zip(carry, c_flags, batched)
+    ]
+    cond_b = batch_fun(cond, c_flags + batched[n_carry : n_carry + n_cond], size, [pred_batched])
     body_b = batch_fun(body, flags, size, c_flags)
     if not pred_batched:
-        out = bind_while(history_p if history else while_p,
-                          lambda *c: cond_b(*c, *cc), lambda *c: body_b(*c, *bc),
-                          carry, body.who)
-        return out, c_flags, None     # one trip count for all: alive is not batched
+        out = bind_while(
+            history_p if history else while_p,
+            lambda *c: cond_b(*c, *cc),
+            lambda *c: body_b(*c, *bc),
+            carry,
+            body.who,
+        )
+        return out, c_flags, None  # one trip count for all: alive is not batched
 
     def alive_now(c):
         return cond_b(*c, *cc)[0]
 
-    def masked(*leaves):     # finished examples keep their carry
+    def masked(*leaves):  # finished examples keep their carry
         c, a = leaves[:-1], leaves[-1]
         new = body_b(*c, *bc)
         kept = [where(against(a, x), b, x) for x, b in zip(c, new)]
@@ -215,13 +243,17 @@ def _while_batch_parts(size, values, batched, cond, body, n_carry, n_cond, histo
     def any_alive(*leaves):
         return [_any(leaves[-1])]
 
-    out = bind_while(history_p if history else while_p, any_alive, masked,
-                      carry + [alive_now(carry)], body.who)
+    out = bind_while(
+        history_p if history else while_p, any_alive, masked, carry + [alive_now(carry)], body.who
+    )
     if not history:
         return out[:n_carry], c_flags, None
     width = n_carry + 1
-    return (out[:n_carry] + out[width:width + n_carry], c_flags,
-            moved_axis(out[width + n_carry], 0, 1))
+    return (
+        out[:n_carry] + out[width : width + n_carry],
+        c_flags,
+        moved_axis(out[width + n_carry], 0, 1),
+    )
 
 
 def against(mask, x):
@@ -236,10 +268,13 @@ def _any(mask):
 
 def _while_batch(size, prim, values, batched, params):
     n_carry = params["n_carry"]
-    out, c_flags, _ = _while_batch_parts(size, values, batched, params["cond"], params["body"],
-                                         n_carry, params["n_cond"], False)
-    return tuple(o if f else broadcast_to(o, shape=(size,) + shape_of(o))
-                 for o, f in zip(out[:n_carry], c_flags))
+    out, c_flags, _ = _while_batch_parts(
+        size, values, batched, params["cond"], params["body"], n_carry, params["n_cond"], False
+    )
+    return tuple(
+        o if f else broadcast_to(o, shape=(size,) + shape_of(o))
+        for o, f in zip(out[:n_carry], c_flags)
+    )
 
 
 def _repeated_for_batch(x, size):
@@ -254,21 +289,25 @@ def _repeated_for_batch(x, size):
 
 def _history_batch(size, prim, values, batched, params):
     n_carry = params["n_carry"]
-    out, c_flags, alive = _while_batch_parts(size, values, batched, params["cond"],
-                                             params["body"], n_carry, params["n_cond"], True)
-    final = [o if f else broadcast_to(o, shape=(size,) + shape_of(o))
-             for o, f in zip(out[:n_carry], c_flags)]
-    hist = [moved_axis(o, 1, 0) if f else _repeated_for_batch(o, size)
-            for o, f in zip(out[n_carry:2 * n_carry], c_flags)]
-    if alive is None:      # one trip count for all: the unbatched flags, repeated
+    out, c_flags, alive = _while_batch_parts(
+        size, values, batched, params["cond"], params["body"], n_carry, params["n_cond"], True
+    )
+    final = [
+        o if f else broadcast_to(o, shape=(size,) + shape_of(o))
+        for o, f in zip(out[:n_carry], c_flags)
+    ]
+    hist = [
+        moved_axis(o, 1, 0) if f else _repeated_for_batch(o, size)
+        for o, f in zip(out[n_carry : 2 * n_carry], c_flags)
+    ]
+    if alive is None:  # one trip count for all: the unbatched flags, repeated
         alive = _repeated_for_batch(out[2 * n_carry], size)
     return tuple(final + hist + [alive])
 
 
-while_p = Primitive("while_loop", _while_impl, vjp=_while_vjp, jvp=_while_jvp,
-                    batch=_while_batch)
-history_p = Primitive("while_history", _history_impl, vjp=_history_vjp, jvp=_history_jvp,
-                      batch=_history_batch)
+while_p = Primitive("while_loop", _while_impl, vjp=_while_vjp, jvp=_while_jvp, batch=_while_batch)
+history_p = Primitive(
+    "while_history", _history_impl, vjp=_history_vjp, jvp=_history_jvp, batch=_history_batch
+)
 declare(while_p, abstract=_while_shapes, lowered=lowered_by(_while_impl))
 declare(history_p, abstract=_history_shapes, lowered=lowered_by(_history_impl))
-

@@ -37,7 +37,7 @@ class NodeKeyError(FuncgradError, KeyError):
     """A gradient map (or another fold's map) looked up by a node it does not hold, or by a
     name no node, or more than one, has."""
 
-    def __str__(self):      # KeyError's repr of its argument would quote the whole message
+    def __str__(self):  # KeyError's repr of its argument would quote the whole message
         return str(self.args[0]) if self.args else ""
 
 

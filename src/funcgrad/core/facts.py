@@ -72,17 +72,26 @@ class _All:
 
 ALL = _All()
 
-FACTS = {"flat": frozenset(), "selects": False, "linear": None, "structure": None,
-         "spec": None, "commutative": False, "singular": False, "hint": None, "abstract": None,
-         "lowered": None, "effect": False}
+FACTS = {
+    "flat": frozenset(),
+    "selects": False,
+    "linear": None,
+    "structure": None,
+    "spec": None,
+    "commutative": False,
+    "singular": False,
+    "hint": None,
+    "abstract": None,
+    "lowered": None,
+    "effect": False,
+}
 
 
 def declare(*prims, **facts):
     """Sets ``facts`` on each primitive; returns the last one (to write at a definition)."""
     unknown = sorted(set(facts) - set(FACTS))
     if unknown:
-        raise ArgumentTypeError(f"declare: unknown facts {unknown}; the facts are "
-                                f"{sorted(FACTS)}")
+        raise ArgumentTypeError(f"declare: unknown facts {unknown}; the facts are {sorted(FACTS)}")
     for prim in prims:
         for name, value in facts.items():
             setattr(prim, name, value)

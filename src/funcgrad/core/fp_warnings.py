@@ -42,15 +42,16 @@ __all__ = ["at_users_line"]
 # and the libraries it calls that call back into it.
 _INSIDE = (PACKAGE_DIR, "<funcgrad") + tuple(
     os.path.dirname(os.path.abspath(f)) + os.sep
-    for f in (np.__file__, toolz.__file__, pyrsistent.__file__))
+    for f in (np.__file__, toolz.__file__, pyrsistent.__file__)
+)
 
-try:   # NumPy 2 keeps the error state in a context variable: routing is a set and a reset
+try:  # NumPy 2 keeps the error state in a context variable: routing is a set and a reset
     from numpy._core._ufunc_config import _extobj_contextvar as _STATE  # type: ignore[attr-defined]
-except ImportError:   # NumPy 1: np.errstate each time
+except ImportError:  # NumPy 1: np.errstate each time
     _STATE = None
 
 _local = threading.local()
-_routed: dict = {}      # id(the user's state) -> (that state, the routed one or None)
+_routed: dict = {}  # id(the user's state) -> (that state, the routed one or None)
 
 
 def _operation(frame):
@@ -62,7 +63,7 @@ def _operation(frame):
     for key in ("prim", "self", "node"):
         v = frame.f_locals.get(key)
         if key == "node":
-            v = getattr(v, "_prim", None)    # backprop's step: the node's own rule
+            v = getattr(v, "_prim", None)  # backprop's step: the node's own rule
         if type(v).__name__ == "Primitive":
             return v.name if key != "node" else f"the derivative of {v.name}"
     name = frame.f_code.co_name
@@ -79,14 +80,15 @@ def _warn_at_users_line(kind, flag):
         op = op or _operation(frame)
         frame = frame.f_back
         level += 1
-    warnings.warn(f"{kind} encountered in {op or 'a funcgrad operation'}", RuntimeWarning,
-                  stacklevel=level)
+    warnings.warn(
+        f"{kind} encountered in {op or 'a funcgrad operation'}", RuntimeWarning, stacklevel=level
+    )
 
 
 def _routing(modes):
     """The errstate arguments that route the categories set to warn, or None."""
     if "call" in modes.values() or "warn" not in modes.values():
-        return None    # nothing to route, or the user's own callback, which stays theirs
+        return None  # nothing to route, or the user's own callback, which stays theirs
     return dict({k: "call" for k, m in modes.items() if m == "warn"}, call=_warn_at_users_line)
 
 
@@ -131,4 +133,3 @@ class at_users_line:
             self.state.__exit__(*exc)
             _local.on = False
         return False
-

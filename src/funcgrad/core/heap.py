@@ -35,6 +35,7 @@ __all__ = ["trim_heap", "TRIM_ABOVE", "keep_freed_memory", "KEPT"]
 TRIM_ABOVE = 100_000
 """Plans of more steps than this give their trace's memory back once compiled."""
 
+
 @functools.cache
 def _glibc():
     """glibc, loaded once; None elsewhere."""
@@ -42,7 +43,7 @@ def _glibc():
         return None
     try:
         return ctypes.CDLL("libc.so.6")
-    except OSError:          # not glibc (musl names its libc otherwise)
+    except OSError:  # not glibc (musl names its libc otherwise)
         return None
 
 

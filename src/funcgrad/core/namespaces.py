@@ -26,17 +26,47 @@ import numpy as np
 from .errors import NamespaceError
 from .traces import Box
 
-__all__ = ["is_foreign", "library_of", "namespace_of", "array_api_compat", "dtype_kind",
-           "numpy_dtype", "dtype_in", "known_all", "known_any", "PLAIN_TYPES"]
+__all__ = [
+    "is_foreign",
+    "library_of",
+    "namespace_of",
+    "array_api_compat",
+    "dtype_kind",
+    "numpy_dtype",
+    "dtype_in",
+    "known_all",
+    "known_any",
+    "PLAIN_TYPES",
+]
 
-PLAIN_TYPES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np.float32,
-                         np.complex128, np.complex64, np.int64, np.int32, np.bool_})
+PLAIN_TYPES = frozenset(
+    {
+        float,
+        int,
+        complex,
+        bool,
+        np.ndarray,
+        np.float64,
+        np.float32,
+        np.complex128,
+        np.complex64,
+        np.int64,
+        np.int32,
+        np.bool_,
+    }
+)
 """Types that are NumPy's or Python's for certain: the fast path of every call checks these."""
 
 # Libraries known to make Array API arrays, by the top-level name of the array's module.
-_LIBRARIES = {"torch": "torch", "dask": "dask", "cupy": "cupy",
-              "array_api_strict": "array_api_strict", "jax": "jax", "jaxlib": "jax"}
-_NAMESPACES: dict = {}   # the array type -> its namespace (looked up once per type)
+_LIBRARIES = {
+    "torch": "torch",
+    "dask": "dask",
+    "cupy": "cupy",
+    "array_api_strict": "array_api_strict",
+    "jax": "jax",
+    "jaxlib": "jax",
+}
+_NAMESPACES: dict = {}  # the array type -> its namespace (looked up once per type)
 
 
 def library_of(x):
@@ -61,7 +91,8 @@ def array_api_compat():
     except ImportError:
         raise NamespaceError(
             "funcgrad runs arrays of libraries other than NumPy through array-api-compat, "
-            "which is not installed; pip install 'funcgrad[gpu]' (or 'funcgrad[dask]')") from None
+            "which is not installed; pip install 'funcgrad[gpu]' (or 'funcgrad[dask]')"
+        ) from None
 
 
 def _namespace_of_type(x):
@@ -83,7 +114,7 @@ def namespace_of(values):
     for v in values:
         t = type(v)
         if t in PLAIN_TYPES or isinstance(v, np.generic):
-            if t is np.ndarray and v.ndim and numpy_array is None:   # 0-d: a number
+            if t is np.ndarray and v.ndim and numpy_array is None:  # 0-d: a number
                 numpy_array = v
             continue
         if not is_foreign(v):
@@ -105,7 +136,8 @@ def _mixed(a, b):
     return NamespaceError(
         f"one operation got arrays of two libraries, {la} ({type(a).__name__}) and {lb} "
         f"({type(b).__name__}); funcgrad never moves an array between libraries or devices on "
-        f"its own: convert one side first (e.g. {la}'s asarray on the {lb} array)")
+        f"its own: convert one side first (e.g. {la}'s asarray on the {lb} array)"
+    )
 
 
 def dtype_in(xp, dtype, who="a dtype"):
@@ -114,8 +146,9 @@ def dtype_in(xp, dtype, who="a dtype"):
     name = np.dtype(dtype).name
     found = getattr(xp, name, None)
     if found is None:
-        raise NamespaceError(f"{who}: {xp.__name__} has no {name}; NumPy's arrays have it "
-                             f"(np.asarray first)")
+        raise NamespaceError(
+            f"{who}: {xp.__name__} has no {name}; NumPy's arrays have it (np.asarray first)"
+        )
     return found
 
 
@@ -145,7 +178,7 @@ def numpy_dtype(x):
     if not is_foreign(x):
         return np.result_type(x)
     dtype = x.dtype
-    if isinstance(dtype, np.dtype):     # Dask's arrays carry NumPy's dtypes
+    if isinstance(dtype, np.dtype):  # Dask's arrays carry NumPy's dtypes
         return dtype
     try:
         return np.dtype(str(dtype).rpartition(".")[2])

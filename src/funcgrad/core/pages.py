@@ -24,10 +24,10 @@ __all__ = ["Page", "write_pages"]
 class Page(NamedTuple):
     """One primitive's page: its parameters, what it computes, its derivative and examples."""
 
-    params: str        # as written in Python: "x1, x2, /"
-    summary: str       # one line
-    derivative: str    # in words and formulas
-    examples: tuple    # (expression, printed result) pairs, run as a doctest
+    params: str  # as written in Python: "x1, x2, /"
+    summary: str  # one line
+    derivative: str  # in words and formulas
+    examples: tuple  # (expression, printed result) pairs, run as a doctest
 
 
 def write_pages(namespace, module_name, rows, setup, source):

@@ -54,8 +54,17 @@ from .results import NUMPY_SCALAR, numpy_result
 from .traces import Box
 from .values import dtype_of, shape_of
 
-__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "defxp", "per_argument_rule",
-           "is_joint", "describe"]
+__all__ = [
+    "Primitive",
+    "primitive",
+    "defvjp",
+    "defjvp",
+    "defbatch",
+    "defxp",
+    "per_argument_rule",
+    "is_joint",
+    "describe",
+]
 
 
 class Primitive:
@@ -70,15 +79,39 @@ class Primitive:
 
     # __dict__ holds what help(), inspect and doctest read from a primitive itself:
     # __doc__, __module__ and __signature__ (see describe).
-    __slots__ = ("name", "impl", "xp", "vjp", "jvp", "batch", "partials", "fresh", "on_array",
-                 "together", *FACTS, "__dict__", "__weakref__")
+    __slots__ = (
+        "name",
+        "impl",
+        "xp",
+        "vjp",
+        "jvp",
+        "batch",
+        "partials",
+        "fresh",
+        "on_array",
+        "together",
+        *FACTS,
+        "__dict__",
+        "__weakref__",
+    )
 
     # The scalar types a call from outside funcgrad gets for Python numbers (numpy_result).
     scalars = NUMPY_SCALAR
 
-    def __init__(self, name, impl, vjp=None, jvp=None, batch=None, partials=None, xp=None,
-                 fresh=False, together=None, **facts):
-        for fact, default in FACTS.items():     # what the analyses read (core/facts.py)
+    def __init__(
+        self,
+        name,
+        impl,
+        vjp=None,
+        jvp=None,
+        batch=None,
+        partials=None,
+        xp=None,
+        fresh=False,
+        together=None,
+        **facts,
+    ):
+        for fact, default in FACTS.items():  # what the analyses read (core/facts.py)
             setattr(self, fact, default)
         declare(self, **facts)
         self.name = name
@@ -121,9 +154,9 @@ class Primitive:
             return self.run(args, params)
         top = None
         level = -1
-        other = False   # an argument that may be another library's array
+        other = False  # an argument that may be another library's array
         for a in args:
-            if type(a) in PLAIN_TYPES:   # the commonest argument: NumPy's or Python's
+            if type(a) in PLAIN_TYPES:  # the commonest argument: NumPy's or Python's
                 continue
             if isinstance(a, Box):
                 t = a._trace
@@ -150,14 +183,17 @@ class Primitive:
                 f"{self.name} has no Array API form, so it cannot run on {library_of(a)}'s "
                 f"{type(a).__name__} without converting it to NumPy, which funcgrad never does "
                 f"on its own; convert the array yourself (np.asarray, or .compute() for Dask), "
-                f"or give the primitive one with funcgrad.extend.defxp")
+                f"or give the primitive one with funcgrad.extend.defxp"
+            )
         try:
             return self.xp(xp, *[_scalar(a) for a in args], **params)
-        except AttributeError as e:   # the library's namespace lacks a function the form needs
+        except AttributeError as e:  # the library's namespace lacks a function the form needs
             if "module" not in str(e):
                 raise
-            raise NamespaceError(f"{self.name}: {xp.__name__} lacks what its Array API form "
-                                 f"calls ({e}); use NumPy's arrays for it") from e
+            raise NamespaceError(
+                f"{self.name}: {xp.__name__} lacks what its Array API form "
+                f"calls ({e}); use NumPy's arrays for it"
+            ) from e
 
     def __repr__(self):
         return f"<primitive {self.name}>"
@@ -244,9 +280,10 @@ def primitive(fun: Callable) -> "Primitive":
         return fun
     if not callable(fun):
         raise ArgumentTypeError(f"fg.primitive needs a function; got {type(fun).__name__}")
-    prim = Primitive(getattr(fun, "__name__", "primitive"), fun)   # reads fun's signature
-    describe(prim, prim.__signature__, fun.__doc__ or prim.__doc__,
-             getattr(fun, "__module__", None))
+    prim = Primitive(getattr(fun, "__name__", "primitive"), fun)  # reads fun's signature
+    describe(
+        prim, prim.__signature__, fun.__doc__ or prim.__doc__, getattr(fun, "__module__", None)
+    )
     return prim
 
 
@@ -295,6 +332,7 @@ def defvjp(prim: "Primitive", *makers: Callable | None) -> None:
 def _from_maker(prim, i, maker):
     def rule(g, ans, *args, **params):
         return _checked(prim, i, "reverse", maker(ans, *args, **params)(g), args[i], exact=True)
+
     return rule
 
 
@@ -303,25 +341,37 @@ def _checked(prim, i, mode, out, like, exact):
     dtype, shaped like ``like`` (``exact``) or broadcasting to its shape."""
     if out is None:
         return None
-    if not isinstance(out, (float, int, np.ndarray, np.generic, Box)) and not is_foreign(out) or (
-            isinstance(out, bool)):
+    if (
+        not isinstance(out, (float, int, np.ndarray, np.generic, Box))
+        and not is_foreign(out)
+        or (isinstance(out, bool))
+    ):
         raise ArgumentTypeError(
             f"{prim.name}: the {mode} rule for argument {i} returned a {type(out).__name__} "
-            f"({out!r:.40}); a rule returns a number or an array (None for zero)")
+            f"({out!r:.40}); a rule returns a number or an array (None for zero)"
+        )
     kind = dtype_of(out).kind
     if kind not in "fc" and not (kind in "iu" and isinstance(out, int)):
         raise ArgumentTypeError(
             f"{prim.name}: the {mode} rule for argument {i} returned dtype "
-            f"{dtype_of(out)}; derivatives are floats")
+            f"{dtype_of(out)}; derivatives are floats"
+        )
     got, want = shape_of(out), shape_of(like)
-    fits = got == want if exact else np.broadcast_shapes(got, want) == want if _broadcasts(got, want) else False
+    fits = (
+        got == want
+        if exact
+        else np.broadcast_shapes(got, want) == want
+        if _broadcasts(got, want)
+        else False
+    )
     if not fits:
         what = "cotangent" if mode == "reverse" else "tangent"
         of = f"argument {i}" if mode == "reverse" else "the output"
         raise ShapeError(
             f"{prim.name}: the {mode} rule for argument {i} returned shape {got}, but {of} has "
             f"shape {want}; a {what} has the shape of {of} (sum over broadcast axes, e.g. with "
-            f"funcgrad.extend.unbroadcast)")
+            f"funcgrad.extend.unbroadcast)"
+        )
     return out
 
 
@@ -362,6 +412,7 @@ def defjvp(prim: "Primitive", *rules: Callable | None) -> None:
 def _checked_jvp(prim, i, user_rule):
     def rule(t, ans, *args, **params):
         return _checked(prim, i, "forward", user_rule(t, ans, *args, **params), ans, exact=False)
+
     return rule
 
 
@@ -386,8 +437,10 @@ def defbatch(prim: "Primitive", rule: Callable) -> None:
     """
     _check_primitive(prim, "defbatch")
     if not callable(rule):
-        raise ArgumentTypeError(f"defbatch({prim.name}, ...): the rule must be a function "
-                        f"`rule(size, prim, values, batched, params)`; got {type(rule).__name__}")
+        raise ArgumentTypeError(
+            f"defbatch({prim.name}, ...): the rule must be a function "
+            f"`rule(size, prim, values, batched, params)`; got {type(rule).__name__}"
+        )
     prim.batch = rule
 
 
@@ -410,6 +463,8 @@ def defxp(prim: "Primitive", rule: Callable) -> None:
     """
     _check_primitive(prim, "defxp")
     if not callable(rule):
-        raise ArgumentTypeError(f"defxp({prim.name}, ...): the rule must be a function "
-                        f"`rule(xp, *args, **params)`; got {type(rule).__name__}")
+        raise ArgumentTypeError(
+            f"defxp({prim.name}, ...): the rule must be a function "
+            f"`rule(xp, *args, **params)`; got {type(rule).__name__}"
+        )
     prim.xp = rule

@@ -47,7 +47,7 @@ def _as_numpy(v, kinds):
         return v
     try:
         return kind(v)
-    except OverflowError:     # a Python int beyond int64, which NumPy refuses: kept
+    except OverflowError:  # a Python int beyond int64, which NumPy refuses: kept
         return v
 
 
@@ -59,10 +59,12 @@ _INEXACT = {float: np.float64, complex: np.complex128}
 def returns_numpy_scalars(fun):
     """``fun`` (a public function built from primitives) returning NumPy's scalar types
     to its callers outside funcgrad, as :func:`numpy_result` says."""
+
     @functools.wraps(fun)
     def public(*args, **kwargs):
         out = fun(*args, **kwargs)
         return out if type(out) not in _FLOAT_OR_TUPLE else numpy_result(out, 2, _INEXACT)
+
     public.returns_numpy_scalars = True
     return public
 
@@ -77,7 +79,10 @@ def publish(namespace, names):
     transforms and loops return NumPy's scalars already)."""
     for name in names:
         fun = namespace.get(name)
-        if (type(fun) is types.FunctionType and fun.__module__.startswith("funcgrad.")
-                and not fun.__module__.startswith(_TRANSFORMS)
-                and not getattr(fun, "returns_numpy_scalars", False)):
+        if (
+            type(fun) is types.FunctionType
+            and fun.__module__.startswith("funcgrad.")
+            and not fun.__module__.startswith(_TRANSFORMS)
+            and not getattr(fun, "returns_numpy_scalars", False)
+        ):
             namespace[name] = returns_numpy_scalars(fun)

@@ -31,8 +31,15 @@ import itertools
 import threading
 from contextlib import contextmanager
 
-__all__ = ["Box", "Trace", "new_level", "note_cut", "recording_cuts", "one_example_at_a_time",
-           "by_example"]
+__all__ = [
+    "Box",
+    "Trace",
+    "new_level",
+    "note_cut",
+    "recording_cuts",
+    "one_example_at_a_time",
+    "by_example",
+]
 
 new_level = itertools.count(1).__next__
 """A fresh level, above every level handed out before (atomic under the GIL)."""
@@ -51,7 +58,7 @@ class Trace:
     box_type: type = Box
     opaque = False
     batch_axes = 0
-    differentiates = False   # grad's and jvp's traces: fg.stop_gradient steps over them
+    differentiates = False  # grad's and jvp's traces: fg.stop_gradient steps over them
 
     def __init__(self, level):
         self.level = level
@@ -102,7 +109,7 @@ def recording_cuts():
 
 
 class _Examples(threading.local):
-    depth = 0      # how many one_example_at_a_time blocks this thread is in
+    depth = 0  # how many one_example_at_a_time blocks this thread is in
 
 
 _examples = _Examples()

@@ -23,17 +23,29 @@ from pyrsistent import PMap, PVector, pmap, pvector
 
 from .errors import ArgumentError, ArgumentTypeError
 
-__all__ = ["TreeDef", "register_pytree_node", "register_dataclass", "tree_flatten", "tree_unflatten", "tree_leaves",
-           "tree_map", "tree_structure", "tree_reduce", "tree_all", "Partial", "node_parts",
-           "field_names"]
+__all__ = [
+    "TreeDef",
+    "register_pytree_node",
+    "register_dataclass",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_leaves",
+    "tree_map",
+    "tree_structure",
+    "tree_reduce",
+    "tree_all",
+    "Partial",
+    "node_parts",
+    "field_names",
+]
 
 
 class TreeDef(NamedTuple):
     """The shape of a pytree without its leaves: a node type, its aux data, its children."""
 
-    kind: Any          # the container type; None for a leaf
-    aux: Any           # what unflatten needs besides the children (e.g. dict keys)
-    children: tuple    # TreeDefs of the children
+    kind: Any  # the container type; None for a leaf
+    aux: Any  # what unflatten needs besides the children (e.g. dict keys)
+    children: tuple  # TreeDefs of the children
 
     @property
     def num_leaves(self):
@@ -51,7 +63,7 @@ class TreeDef(NamedTuple):
 LEAF = TreeDef(None, None, ())
 
 _registry: dict[type, tuple[Callable, Callable]] = {}
-_fields: dict[type, tuple] = {}       # a registered dataclass's data fields, for key paths
+_fields: dict[type, tuple] = {}  # a registered dataclass's data fields, for key paths
 
 
 def field_names(kind):
@@ -79,8 +91,12 @@ def register_pytree_node(kind: type, flatten: Callable, unflatten: Callable) -> 
     _registry[kind] = (flatten, unflatten)
 
 
-def register_dataclass(cls: type | None = None, *, data_fields: Sequence[str] | None = None,
-                       meta_fields: Sequence[str] | None = None) -> Any:
+def register_dataclass(
+    cls: type | None = None,
+    *,
+    data_fields: Sequence[str] | None = None,
+    meta_fields: Sequence[str] | None = None,
+) -> Any:
     """Register a dataclass as a pytree: a one-line way to make a model differentiable.
 
     Use it as a decorator (above ``@dataclass``) or call it on the class. Its
@@ -104,19 +120,24 @@ def register_dataclass(cls: type | None = None, *, data_fields: Sequence[str] | 
     if cls is None:
         return lambda c: register_dataclass(c, data_fields=data_fields, meta_fields=meta_fields)
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
-        raise ArgumentTypeError(f"register_dataclass needs a dataclass; got {cls!r}. Decorate the class "
-                        f"with @dataclasses.dataclass first, or use fg.register_pytree_node")
+        raise ArgumentTypeError(
+            f"register_dataclass needs a dataclass; got {cls!r}. Decorate the class "
+            f"with @dataclasses.dataclass first, or use fg.register_pytree_node"
+        )
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     if data_fields is None:
-        static = set(meta_fields or ()) | {f.name for f in dataclasses.fields(cls)
-                                           if f.metadata.get("static", False)}
+        static = set(meta_fields or ()) | {
+            f.name for f in dataclasses.fields(cls) if f.metadata.get("static", False)
+        }
         data = [n for n in names if n not in static]
     else:
         data = list(data_fields)
     unknown = set(data) - set(names)
     if unknown:
-        raise ArgumentError(f"register_dataclass({cls.__name__}): no init field named "
-                         f"{sorted(unknown)}; its fields are {names}")
+        raise ArgumentError(
+            f"register_dataclass({cls.__name__}): no init field named "
+            f"{sorted(unknown)}; its fields are {names}"
+        )
     meta = tuple(n for n in names if n not in data)
 
     def flatten(x):
@@ -134,7 +155,9 @@ def _sorted_keys(mapping, what):
     try:
         return sorted(mapping)
     except TypeError:
-        raise ArgumentTypeError(f"a {what} in a pytree needs sortable keys; got {list(mapping)!r}") from None
+        raise ArgumentTypeError(
+            f"a {what} in a pytree needs sortable keys; got {list(mapping)!r}"
+        ) from None
 
 
 def node_parts(x):
@@ -154,7 +177,7 @@ def node_parts(x):
         return PMap, [x[k] for k in keys], tuple(keys)
     if isinstance(x, PVector):
         return PVector, list(x), None
-    entry = _registry.get(t)     # before the namedtuple default: a registration overrides it
+    entry = _registry.get(t)  # before the namedtuple default: a registration overrides it
     if entry is not None:
         children, aux = entry[0](x)
         return t, children, aux
@@ -191,7 +214,7 @@ def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, Tree
     >>> tree_flatten({"w": [1.0, 2.0], "b": 0.5}, is_leaf=lambda x: type(x) is list)[0]
     [0.5, [1.0, 2.0]]
     """
-    if type(tree) in _PLAIN_LEAVES:     # the common call: one number or array
+    if type(tree) in _PLAIN_LEAVES:  # the common call: one number or array
         return [tree], LEAF
     leaves: list = []
     if is_leaf is not None:
@@ -213,7 +236,7 @@ def _flatten_into(x, leaves):
     """``x``'s structure, its leaves appended to ``leaves``. (A module function, not a
     closure: a closure calling itself is a reference cycle, which would keep the leaves,
     a whole graph perhaps, alive until the cyclic collector runs.)"""
-    if type(x) in _PLAIN_LEAVES:    # a number or an array: no container to look for
+    if type(x) in _PLAIN_LEAVES:  # a number or an array: no container to look for
         leaves.append(x)
         return LEAF
     parts = node_parts(x)
@@ -231,14 +254,18 @@ def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
     ('a', ['b'])
     """
     if not isinstance(treedef, TreeDef):
-        raise ArgumentTypeError(f"tree_unflatten: the first argument must be a structure from "
-                        f"tree_flatten or tree_structure; got {type(treedef).__name__} {treedef!r:.40}")
+        raise ArgumentTypeError(
+            f"tree_unflatten: the first argument must be a structure from "
+            f"tree_flatten or tree_structure; got {type(treedef).__name__} {treedef!r:.40}"
+        )
     if treedef is LEAF and type(leaves) is list and len(leaves) == 1:
         return leaves[0]
     try:
         it = iter(leaves)
     except TypeError:
-        raise ArgumentTypeError(f"tree_unflatten: leaves must be a list; got {type(leaves).__name__}") from None
+        raise ArgumentTypeError(
+            f"tree_unflatten: leaves must be a list; got {type(leaves).__name__}"
+        ) from None
     tree = _build(treedef, it, treedef)
     if next(it, _END) is not _END:
         raise ArgumentError(f"tree_unflatten: too many leaves for structure {treedef!r}")
@@ -303,8 +330,9 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None
 _NO_INITIAL = object()
 
 
-def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIAL,
-                is_leaf: Callable | None = None) -> Any:
+def tree_reduce(
+    function: Callable, tree: Any, initializer: Any = _NO_INITIAL, is_leaf: Callable | None = None
+) -> Any:
     """``function`` folded over the leaves of ``tree`` from the left, as
     :func:`functools.reduce` folds a list (JAX's ``tree_util.tree_reduce``).
 
@@ -316,8 +344,10 @@ def tree_reduce(function: Callable, tree: Any, initializer: Any = _NO_INITIAL,
     leaves = tree_flatten(tree, is_leaf)[0]
     if initializer is _NO_INITIAL:
         if not leaves:
-            raise ArgumentError("tree_reduce: the tree has no leaves and no initializer was "
-                                "given; pass initializer=")
+            raise ArgumentError(
+                "tree_reduce: the tree has no leaves and no initializer was "
+                "given; pass initializer="
+            )
         return functools.reduce(function, leaves)
     return functools.reduce(function, leaves, initializer)
 

@@ -29,14 +29,24 @@ from .tree import (
     tree_unflatten,
 )
 
-__all__ = ["DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
-           "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
-           "tree_transpose", "register_pytree_node_class"]
+__all__ = [
+    "DictKey",
+    "SequenceKey",
+    "GetAttrKey",
+    "FlattenedIndexKey",
+    "keystr",
+    "tree_flatten_with_path",
+    "tree_leaves_with_path",
+    "tree_map_with_path",
+    "tree_transpose",
+    "register_pytree_node_class",
+]
 
 
 @dataclass(frozen=True)
 class DictKey:
     """A dict's (or PMap's) key."""
+
     key: Any
 
     def __str__(self):
@@ -46,6 +56,7 @@ class DictKey:
 @dataclass(frozen=True)
 class SequenceKey:
     """A position in a tuple, list or PVector."""
+
     idx: int
 
     def __str__(self):
@@ -55,6 +66,7 @@ class SequenceKey:
 @dataclass(frozen=True)
 class GetAttrKey:
     """A field of a namedtuple or of a registered dataclass."""
+
     name: str
 
     def __str__(self):
@@ -64,6 +76,7 @@ class GetAttrKey:
 @dataclass(frozen=True)
 class FlattenedIndexKey:
     """The position of a child of another registered container."""
+
     key: int
 
     def __str__(self):
@@ -102,8 +115,9 @@ def _walk(x, path, out, is_leaf):
         return LEAF
     kind, children, aux = parts
     keys = _keys(x, kind, aux, len(children))
-    return TreeDef(kind, aux, tuple(_walk(c, path + (k,), out, is_leaf)
-                                    for k, c in zip(keys, children)))
+    return TreeDef(
+        kind, aux, tuple(_walk(c, path + (k,), out, is_leaf) for k, c in zip(keys, children))
+    )
 
 
 def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None) -> tuple[list, TreeDef]:
@@ -138,8 +152,10 @@ def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | N
     for i, r in enumerate(rest):
         leaves, r_def = tree_flatten(r, is_leaf=is_leaf)
         if r_def != treedef:
-            raise ArgumentError(f"tree_map_with_path: tree {i + 1} has structure {r_def!r}, but "
-                             f"the first has {treedef!r}")
+            raise ArgumentError(
+                f"tree_map_with_path: tree {i + 1} has structure {r_def!r}, but "
+                f"the first has {treedef!r}"
+            )
         others.append(leaves)
     return tree_unflatten(treedef, [f(p, x, *o) for (p, x), *o in zip(pairs, *others)])
 
@@ -154,9 +170,11 @@ def tree_transpose(outer_treedef: TreeDef, inner_treedef: TreeDef, pytree_to_tra
     flat, treedef = tree_flatten(pytree_to_transpose)
     n_inner, n_outer = inner_treedef.num_leaves, outer_treedef.num_leaves
     if len(flat) != n_inner * n_outer or treedef != _compose(outer_treedef, inner_treedef):
-        raise ArgumentError(f"tree_transpose: the tree has structure {treedef!r}, not the outer "
-                         f"structure {outer_treedef!r} holding {inner_treedef!r}")
-    per_outer = [flat[i * n_inner:(i + 1) * n_inner] for i in range(n_outer)]
+        raise ArgumentError(
+            f"tree_transpose: the tree has structure {treedef!r}, not the outer "
+            f"structure {outer_treedef!r} holding {inner_treedef!r}"
+        )
+    per_outer = [flat[i * n_inner : (i + 1) * n_inner] for i in range(n_outer)]
     columns = [tree_unflatten(outer_treedef, [row[j] for row in per_outer]) for j in range(n_inner)]
     return tree_unflatten(inner_treedef, columns)
 
@@ -185,10 +203,14 @@ def register_pytree_node_class(cls: type) -> type:
     >>> fg.grad(lambda s, x: s.k * x)(Scale(2.0, "s"), 3.0).k
     np.float64(3.0)
     """
-    if not isinstance(cls, type) or not callable(getattr(cls, "tree_flatten", None)) or not callable(
-            getattr(cls, "tree_unflatten", None)):
-        raise ArgumentTypeError(f"register_pytree_node_class needs a class with a tree_flatten method "
-                        f"and a tree_unflatten classmethod; got {cls!r}")
+    if (
+        not isinstance(cls, type)
+        or not callable(getattr(cls, "tree_flatten", None))
+        or not callable(getattr(cls, "tree_unflatten", None))
+    ):
+        raise ArgumentTypeError(
+            f"register_pytree_node_class needs a class with a tree_flatten method "
+            f"and a tree_unflatten classmethod; got {cls!r}"
+        )
     register_pytree_node(cls, lambda x: x.tree_flatten(), getattr(cls, "tree_unflatten"))
     return cls
-

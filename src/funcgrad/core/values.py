@@ -24,9 +24,25 @@ from .namespaces import (
 )
 from .traces import Box
 
-__all__ = ["raw", "plain", "shape_of", "ndim_of", "is_complex", "dtype_of", "float_dtype", "as_dtype_of",
-           "numpy_scalar",
-           "zeros_like_value", "ones_like_value", "filled_like", "in_library_of", "normalize_axes", "read_only", "frozen_copy", "format_value"]
+__all__ = [
+    "raw",
+    "plain",
+    "shape_of",
+    "ndim_of",
+    "is_complex",
+    "dtype_of",
+    "float_dtype",
+    "as_dtype_of",
+    "numpy_scalar",
+    "zeros_like_value",
+    "ones_like_value",
+    "filled_like",
+    "in_library_of",
+    "normalize_axes",
+    "read_only",
+    "frozen_copy",
+    "format_value",
+]
 
 
 def raw(x):
@@ -165,7 +181,7 @@ def in_library_of(a, x):
     if not is_foreign(v) or is_foreign(a):
         return a
     xp = namespace_of((v,))
-    a = np.array(a)   # a writable copy (PyTorch warns on a read-only one)
+    a = np.array(a)  # a writable copy (PyTorch warns on a read-only one)
     dtype = dtype_in(xp, a.dtype) if a.dtype.kind in "iub" else _float_dtype_in(xp, v)
     return xp.asarray(a, dtype=dtype, device=getattr(v, "device", None))
 
@@ -183,7 +199,7 @@ def frozen_copy(x):
     Another library's array is copied in its library (a Dask array, which never changes,
     is kept as it is)."""
     if isinstance(x, np.ndarray):
-        x = x.copy(order="K")     # the same memory order: a transposed view stays Fortran-ordered
+        x = x.copy(order="K")  # the same memory order: a transposed view stays Fortran-ordered
         x.setflags(write=False)
     elif is_foreign(x) and library_of(x) != "dask":
         x = namespace_of((x,)).asarray(x, copy=True)
@@ -232,10 +248,12 @@ def format_value(v, width=None):
         if len(text) > 10:
             text = f"{f:.6g}"
         return text
-    if type(v) is tuple:     # a primitive's several results
+    if type(v) is tuple:  # a primitive's several results
         return "(" + ", ".join(format_value(p) for p in v) + ")"
     if isinstance(v, np.ndarray):
         if v.size <= 6:
-            return np.array2string(v, precision=4, separator=", ", suppress_small=True).replace("\n", "")
+            return np.array2string(v, precision=4, separator=", ", suppress_small=True).replace(
+                "\n", ""
+            )
         return f"array{v.shape}"
     return repr(v)

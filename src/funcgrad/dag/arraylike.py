@@ -23,8 +23,15 @@ from ..core.traces import Box
 from ..core.values import dtype_of, is_complex, plain, raw, shape_of
 from ..rules import arrays, elementwise, gather, products, ufuncs
 
-__all__ = ["RecordedComparisons", "refuse_conversion", "ArrayLike", "TracedIndex", "index_param", "traced_index",
-           "bitwise"]
+__all__ = [
+    "RecordedComparisons",
+    "refuse_conversion",
+    "ArrayLike",
+    "TracedIndex",
+    "index_param",
+    "traced_index",
+    "bitwise",
+]
 
 
 def index_param(index):
@@ -38,7 +45,8 @@ def index_param(index):
                 raise IndexingError(
                     f"indexing: an index must hold integers or booleans; got a traced "
                     f"{dtype_of(p)} value. Compute the index from integers (fnp.argsort, "
-                    f"fnp.argmax, x.astype(int)), or index with plain values")
+                    f"fnp.argmax, x.astype(int)), or index with plain values"
+                )
         parts = tuple(plain(p) for p in parts)
         if any(isinstance(p, Box) for p in parts):
             return traced_index(parts, "indexing")
@@ -65,7 +73,8 @@ def traced_index(parts, who):
                 raise IndexingError(
                     f"{who}: a traced index part must hold integers; got {dtype_of(p)} (a "
                     f"boolean mask's result shape depends on its values, which jit and vmap do "
-                    f"not know: use fnp.where(mask, x, 0.0) or fnp.nonzero outside the trace)")
+                    f"not know: use fnp.where(mask, x, 0.0) or fnp.nonzero outside the trace)"
+                )
             template.append(gather.TRACED)
             operands.append(p)
         else:
@@ -77,19 +86,30 @@ def traced_index(parts, who):
 # ``np.sin(node)`` work without the NumPy layer; it adds every other ufunc it
 # defines, by name (see numpy_layer).
 _CORE_UFUNCS = {
-    **{getattr(np, p.name): p for p in vars(elementwise).values()
-       if isinstance(p, Primitive) and isinstance(getattr(np, p.name, None), np.ufunc)},
-    np.absolute: elementwise.abs, np.matmul: products.matmul,
+    **{
+        getattr(np, p.name): p
+        for p in vars(elementwise).values()
+        if isinstance(p, Primitive) and isinstance(getattr(np, p.name, None), np.ufunc)
+    },
+    np.absolute: elementwise.abs,
+    np.matmul: products.matmul,
 }
 # Comparisons, predicates and logic give masks, which have no gradient: they read
 # the values underneath (an opaque trace's value records the call instead).
 _MASKS = {
-    np.greater: elementwise.greater, np.greater_equal: elementwise.greater_equal,
-    np.less: elementwise.less, np.less_equal: elementwise.less_equal,
-    np.equal: elementwise.equal, np.not_equal: elementwise.not_equal,
-    np.isnan: ufuncs.isnan, np.isinf: ufuncs.isinf, np.isfinite: ufuncs.isfinite,
-    np.signbit: ufuncs.signbit, np.logical_and: ufuncs.logical_and,
-    np.logical_or: ufuncs.logical_or, np.logical_not: ufuncs.logical_not,
+    np.greater: elementwise.greater,
+    np.greater_equal: elementwise.greater_equal,
+    np.less: elementwise.less,
+    np.less_equal: elementwise.less_equal,
+    np.equal: elementwise.equal,
+    np.not_equal: elementwise.not_equal,
+    np.isnan: ufuncs.isnan,
+    np.isinf: ufuncs.isinf,
+    np.isfinite: ufuncs.isfinite,
+    np.signbit: ufuncs.signbit,
+    np.logical_and: ufuncs.logical_and,
+    np.logical_or: ufuncs.logical_or,
+    np.logical_not: ufuncs.logical_not,
     np.logical_xor: ufuncs.logical_xor,
 }
 
@@ -109,13 +129,15 @@ def refuse_conversion(x, what):
             f"derivative would be lost without a word, and jit would freeze the first "
             f"call's number into its plan. Compute with funcgrad.numpy's functions (fnp.exp, "
             f"not math.exp); for a constant on purpose use fg.stop_gradient(x); to look at "
-            f"it, fg.debug.print(\"{{}}\", x)")
+            f'it, fg.debug.print("{{}}", x)'
+        )
     raise ConversionError(
         f"{what} of a node would cut it out of the graph and lose its derivative without a "
         f"word (math.exp and the other math functions call float()). Use funcgrad.numpy's "
         f"functions (fnp.exp, not math.exp) to keep it differentiable; wrap it in "
         f"fg.stop_gradient(x) if the cut is meant; read a hand-built node's number as "
-        f"node.value")
+        f"node.value"
+    )
 
 
 def _submodule(func):
@@ -137,8 +159,9 @@ def _namesake(name, module="numpy"):
 _QUERIES: dict[Callable, Callable] = {
     np.shape: lambda a: shape_of(a),
     np.ndim: lambda a: len(shape_of(a)),
-    np.size: lambda a, axis=None: (int(np.prod(shape_of(a), dtype=np.int64)) if axis is None
-                                   else shape_of(a)[axis]),
+    np.size: lambda a, axis=None: (
+        int(np.prod(shape_of(a), dtype=np.int64)) if axis is None else shape_of(a)[axis]
+    ),
     np.iscomplexobj: lambda a: is_complex(a),
     np.isrealobj: lambda a: not is_complex(a),
 }
@@ -149,8 +172,10 @@ def bitwise(prim, *operands):
     values = [plain(v) for v in operands]
     for v in values:
         if dtype_of(v).kind not in "biu":
-            raise ArgumentTypeError(f"{prim.name}: operands must be integers or booleans, as for NumPy's "
-                            f"operator; got {dtype_of(v)}")
+            raise ArgumentTypeError(
+                f"{prim.name}: operands must be integers or booleans, as for NumPy's "
+                f"operator; got {dtype_of(v)}"
+            )
     return prim(*values)
 
 
@@ -176,6 +201,7 @@ class ArrayLike(Box):
     """
 
     __slots__ = ()
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """NumPy's ufuncs on traced values (``ndarray * node``, ``np.sin(node)``).
 
@@ -188,7 +214,7 @@ class ArrayLike(Box):
             compare = _MASKS.get(ufunc)
             if compare is not None:
                 values = [plain(i) for i in inputs]
-                if any(isinstance(v, Box) for v in values):   # opaque: record the comparison
+                if any(isinstance(v, Box) for v in values):  # opaque: record the comparison
                     return compare(*values)
                 return ufunc(*values)
             prim = _CORE_UFUNCS.get(ufunc) or _namesake(ufunc.__name__)
@@ -216,75 +242,166 @@ class ArrayLike(Box):
             raise ArgumentTypeError(
                 f"{where}.{func.__name__} was called on a traced value, and funcgrad.numpy has no "
                 f"derivative rule for it; compute it outside the differentiated function, or "
-                f"define it with fg.primitive and fg.defvjp")
+                f"define it with fg.primitive and fg.defvjp"
+            )
         return target(*args, **kwargs)
+
     __array_priority__ = 1000
 
     # -- arithmetic: every operator is a primitive --------------------------
-    def __add__(self, other):      return elementwise.add(self, other)
-    def __radd__(self, other):     return elementwise.add(other, self)
-    def __sub__(self, other):      return elementwise.subtract(self, other)
-    def __rsub__(self, other):     return elementwise.subtract(other, self)
-    def __mul__(self, other):      return elementwise.multiply(self, other)
-    def __rmul__(self, other):     return elementwise.multiply(other, self)
-    def __truediv__(self, other):  return elementwise.divide(self, other)
-    def __rtruediv__(self, other): return elementwise.divide(other, self)
-    def __pow__(self, other):      return elementwise.power(self, other)
-    def __rpow__(self, other):     return elementwise.power(other, self)
-    def __matmul__(self, other):   return products.matmul(self, other)
-    def __rmatmul__(self, other):  return products.matmul(other, self)
-    def __neg__(self):             return elementwise.negative(self)
-    def __pos__(self):             return self
-    def __mod__(self, other):      return ufuncs.mod(self, other)
-    def __rmod__(self, other):     return ufuncs.mod(other, self)
-    def __floordiv__(self, other): return ufuncs.floor_divide(self, other)
-    def __rfloordiv__(self, other): return ufuncs.floor_divide(other, self)
-    def __divmod__(self, other):   return self // other, self % other
-    def __rdivmod__(self, other):  return other // self, other % self
+    def __add__(self, other):
+        return elementwise.add(self, other)
+
+    def __radd__(self, other):
+        return elementwise.add(other, self)
+
+    def __sub__(self, other):
+        return elementwise.subtract(self, other)
+
+    def __rsub__(self, other):
+        return elementwise.subtract(other, self)
+
+    def __mul__(self, other):
+        return elementwise.multiply(self, other)
+
+    def __rmul__(self, other):
+        return elementwise.multiply(other, self)
+
+    def __truediv__(self, other):
+        return elementwise.divide(self, other)
+
+    def __rtruediv__(self, other):
+        return elementwise.divide(other, self)
+
+    def __pow__(self, other):
+        return elementwise.power(self, other)
+
+    def __rpow__(self, other):
+        return elementwise.power(other, self)
+
+    def __matmul__(self, other):
+        return products.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return products.matmul(other, self)
+
+    def __neg__(self):
+        return elementwise.negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __mod__(self, other):
+        return ufuncs.mod(self, other)
+
+    def __rmod__(self, other):
+        return ufuncs.mod(other, self)
+
+    def __floordiv__(self, other):
+        return ufuncs.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ufuncs.floor_divide(other, self)
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
     # Bitwise operators take integers and booleans, which have no derivative: they read the
     # values underneath, as comparisons do (jit's and vmap's values record the operation).
-    def __and__(self, other):      return bitwise(ufuncs.bitwise_and, self, other)
-    def __rand__(self, other):     return bitwise(ufuncs.bitwise_and, other, self)
-    def __or__(self, other):       return bitwise(ufuncs.bitwise_or, self, other)
-    def __ror__(self, other):      return bitwise(ufuncs.bitwise_or, other, self)
-    def __xor__(self, other):      return bitwise(ufuncs.bitwise_xor, self, other)
-    def __rxor__(self, other):     return bitwise(ufuncs.bitwise_xor, other, self)
-    def __lshift__(self, other):   return bitwise(ufuncs.left_shift, self, other)
-    def __rlshift__(self, other):  return bitwise(ufuncs.left_shift, other, self)
-    def __rshift__(self, other):   return bitwise(ufuncs.right_shift, self, other)
-    def __rrshift__(self, other):  return bitwise(ufuncs.right_shift, other, self)
-    def __invert__(self):          return bitwise(ufuncs.invert, self)
-    def __abs__(self):             return elementwise.abs(self)
+    def __and__(self, other):
+        return bitwise(ufuncs.bitwise_and, self, other)
+
+    def __rand__(self, other):
+        return bitwise(ufuncs.bitwise_and, other, self)
+
+    def __or__(self, other):
+        return bitwise(ufuncs.bitwise_or, self, other)
+
+    def __ror__(self, other):
+        return bitwise(ufuncs.bitwise_or, other, self)
+
+    def __xor__(self, other):
+        return bitwise(ufuncs.bitwise_xor, self, other)
+
+    def __rxor__(self, other):
+        return bitwise(ufuncs.bitwise_xor, other, self)
+
+    def __lshift__(self, other):
+        return bitwise(ufuncs.left_shift, self, other)
+
+    def __rlshift__(self, other):
+        return bitwise(ufuncs.left_shift, other, self)
+
+    def __rshift__(self, other):
+        return bitwise(ufuncs.right_shift, self, other)
+
+    def __rrshift__(self, other):
+        return bitwise(ufuncs.right_shift, other, self)
+
+    def __invert__(self):
+        return bitwise(ufuncs.invert, self)
+
+    def __abs__(self):
+        return elementwise.abs(self)
 
     # -- comparisons read plain values --------------------------------------
-    def __lt__(self, other): return plain(self) < plain(other)
-    def __le__(self, other): return plain(self) <= plain(other)
-    def __gt__(self, other): return plain(self) > plain(other)
-    def __ge__(self, other): return plain(self) >= plain(other)
+    def __lt__(self, other):
+        return plain(self) < plain(other)
+
+    def __le__(self, other):
+        return plain(self) <= plain(other)
+
+    def __gt__(self, other):
+        return plain(self) > plain(other)
+
+    def __ge__(self, other):
+        return plain(self) >= plain(other)
 
     # == and != are NumPy's, elementwise, between traced values too. Nodes still hash by
     # identity (gradient maps, dicts and sets find them by identity).
-    def __eq__(self, other): return plain(self) == plain(other)
-    def __ne__(self, other): return plain(self) != plain(other)
+    def __eq__(self, other):
+        return plain(self) == plain(other)
+
+    def __ne__(self, other):
+        return plain(self) != plain(other)
 
     __hash__ = object.__hash__
 
     # Python control flow may branch on a traced value (piecewise functions):
     # bool() reads the value. Conversions to plain numbers would cut the value
     # out of the graph and lose its derivative without a word, so they raise.
-    def __bool__(self):  return bool(raw(self))
-    def __float__(self): refuse_conversion(self, "float()")
-    def __int__(self):   refuse_conversion(self, "int()")
-    def __complex__(self): refuse_conversion(self, "complex()")
-    def __index__(self): refuse_conversion(self, "operator.index() (an index, a slice bound)")
-    def item(self, *args): refuse_conversion(self, ".item()")
-    def tolist(self):    refuse_conversion(self, ".tolist()")
+    def __bool__(self):
+        return bool(raw(self))
+
+    def __float__(self):
+        refuse_conversion(self, "float()")
+
+    def __int__(self):
+        refuse_conversion(self, "int()")
+
+    def __complex__(self):
+        refuse_conversion(self, "complex()")
+
+    def __index__(self):
+        refuse_conversion(self, "operator.index() (an index, a slice bound)")
+
+    def item(self, *args):
+        refuse_conversion(self, ".item()")
+
+    def tolist(self):
+        refuse_conversion(self, ".tolist()")
 
     def __array__(self, dtype=None, copy=None):
-        refuse_conversion(self, "numpy.asarray() (or np.array, a NumPy function "
-                                 "funcgrad.numpy does not have, or a NumPy array indexed by a "
-                                 "traced index: xs[i] in a loop's body, where fnp.take(xs, i, "
-                                 "axis=0) picks the row)")
+        refuse_conversion(
+            self,
+            "numpy.asarray() (or np.array, a NumPy function "
+            "funcgrad.numpy does not have, or a NumPy array indexed by a "
+            "traced index: xs[i] in a loop's body, where fnp.take(xs, i, "
+            "axis=0) picks the row)",
+        )
 
     @property
     def value(self):
@@ -351,10 +468,22 @@ class RecordedComparisons:
 
     __slots__ = ()
 
-    def __lt__(self, other): return elementwise.less(self, other)
-    def __le__(self, other): return elementwise.less_equal(self, other)
-    def __gt__(self, other): return elementwise.greater(self, other)
-    def __ge__(self, other): return elementwise.greater_equal(self, other)
-    def __eq__(self, other): return elementwise.equal(self, other)
-    def __ne__(self, other): return elementwise.not_equal(self, other)
+    def __lt__(self, other):
+        return elementwise.less(self, other)
+
+    def __le__(self, other):
+        return elementwise.less_equal(self, other)
+
+    def __gt__(self, other):
+        return elementwise.greater(self, other)
+
+    def __ge__(self, other):
+        return elementwise.greater_equal(self, other)
+
+    def __eq__(self, other):
+        return elementwise.equal(self, other)
+
+    def __ne__(self, other):
+        return elementwise.not_equal(self, other)
+
     __hash__ = object.__hash__

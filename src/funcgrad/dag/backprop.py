@@ -30,8 +30,15 @@ from .node import CONST, VAR, Node, ReverseTrace
 from .nodemap import node_map
 from .order import check_outputs, dfs_order
 
-__all__ = ["backprop", "vjp_step", "vjp_edge", "add_cotangents", "default_seed", "transpose",
-           "integer_valued"]
+__all__ = [
+    "backprop",
+    "vjp_step",
+    "vjp_edge",
+    "add_cotangents",
+    "default_seed",
+    "transpose",
+    "integer_valued",
+]
 
 _NO_PARAMS: dict = {}
 
@@ -92,7 +99,7 @@ def vjp_step(node, g):
                 return (ca, None)
             return (ca, pullback(g, pb(ans, x, y), y))
         except ZeroDivisionError:
-            pass   # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
+            pass  # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
     return general_vjp_step(node, g)
 
 
@@ -124,7 +131,7 @@ def general_vjp_step(node, g):
     values = tuple(map(_value_of, args))
     params = node._params or _NO_PARAMS
     rules = prim.vjp
-    if is_joint(rules):   # one call for every argument that needs a cotangent
+    if is_joint(rules):  # one call for every argument that needs a cotangent
         argnums = [i for i, a in enumerate(args) if a._prim is not CONST]
         out = [None] * len(args)
         for i, c in zip(argnums, rules(argnums, g, node._value, *values, **params)):
@@ -168,9 +175,16 @@ def transpose(linear, like, seed, at=None):
     x = Node(zeros_like_value(like) if at is None else at, VAR, (), None, "x", trace)
     out = linear(x)
     if not trace.owns(out):
-        return None            # a zero map
-    grads = reverse_fold(dfs_order((out,)), out, seed, vjp_step, add_cotangents,
-                         keep=lambda n: n is x, edge_step=vjp_edge)
+        return None  # a zero map
+    grads = reverse_fold(
+        dfs_order((out,)),
+        out,
+        seed,
+        vjp_step,
+        add_cotangents,
+        keep=lambda n: n is x,
+        edge_step=vjp_edge,
+    )
     return grads.get(x)
 
 
@@ -187,10 +201,15 @@ def default_seed(output, who):
 
 
 def _check_seed(seed, output):
-    if isinstance(seed, bool) or not isinstance(seed, (float, int, np.ndarray, np.generic)) or (
-            np.result_type(seed).kind not in "fciu"):
-        raise ArgumentTypeError(f"backprop: seed must be a number or a float array shaped like the "
-                        f"output (the output's cotangent); got {type(seed).__name__} {seed!r:.40}")
+    if (
+        isinstance(seed, bool)
+        or not isinstance(seed, (float, int, np.ndarray, np.generic))
+        or (np.result_type(seed).kind not in "fciu")
+    ):
+        raise ArgumentTypeError(
+            f"backprop: seed must be a number or a float array shaped like the "
+            f"output (the output's cotangent); got {type(seed).__name__} {seed!r:.40}"
+        )
     if shape_of(seed) != shape_of(output._value):
         raise ShapeError(
             f"backprop: seed has shape {shape_of(seed)} but the output has shape "
@@ -219,10 +238,19 @@ def backprop(output: Any, seed: Any = None, method: str = "dfs", check: bool = F
     (-4.0, -4.0, 3.0, -4.0, 1.0)
     """
     (output,) = check_outputs((output,), "backprop")
-    seed = default_seed(output, "backprop") if seed is None else frozen_copy(_check_seed(seed, output))
+    seed = (
+        default_seed(output, "backprop") if seed is None else frozen_copy(_check_seed(seed, output))
+    )
     with at_users_line():
-        return fold_back({output: seed}, vjp_step, add_cotangents, method=method,
-                         check=check or None, finish=_gradient_map, edge_step=vjp_edge)
+        return fold_back(
+            {output: seed},
+            vjp_step,
+            add_cotangents,
+            method=method,
+            check=check or None,
+            finish=_gradient_map,
+            edge_step=vjp_edge,
+        )
 
 
 def _gradient_map(grads, order):
@@ -230,13 +258,13 @@ def _gradient_map(grads, order):
     through rules that returned an exact zero; its arrays are read-only, as a
     persistent map's values must be, and in their node's float dtype."""
     get = grads.get
-    for n in order:     # one pass over the nodes
+    for n in order:  # one pass over the nodes
         g = get(n)
         if g is None:
             if n._prim is not CONST:
                 grads[n] = zeros_like_value(n._value)
         elif type(g) is np.ndarray:
-            if g.dtype != np.float64:        # float32 in, float32 out (no cast for float64)
+            if g.dtype != np.float64:  # float32 in, float32 out (no cast for float64)
                 g = grads[n] = as_dtype_of(g, n._value)
             if g.flags.writeable:
                 # a view: a rule may hand back an array of the caller's (the weight w of

@@ -35,8 +35,17 @@ from ..core.values import format_value, raw
 from .arraylike import ArrayLike
 from .node import CONST, Leaf, arg_list
 
-__all__ = ["debug_nans", "checking", "check_values", "checked", "FiniteTrace", "watched",
-           "unwatched", "all_finite"]
+__all__ = [
+    "debug_nans",
+    "checking",
+    "check_values",
+    "checked",
+    "FiniteTrace",
+    "watched",
+    "unwatched",
+    "all_finite",
+]
+
 
 class _Depth(threading.local):
     """How many ``fg.debug_nans()`` blocks this thread is in (a class default: reading a
@@ -46,7 +55,7 @@ class _Depth(threading.local):
 
 
 _local = _Depth()
-EVERYWHERE = {"on": False}    # fg.config.update("jax_debug_nans", True): every thread, always
+EVERYWHERE = {"on": False}  # fg.config.update("jax_debug_nans", True): every thread, always
 
 
 def checking():
@@ -75,13 +84,13 @@ def debug_nans():
 
 def _finite(v):
     v = raw(v)
-    if isinstance(v, tuple):      # a primitive's several results, or their cotangents
+    if isinstance(v, tuple):  # a primitive's several results, or their cotangents
         return all(p is None or _finite(p) for p in v)
     if type(v) is float:
-        return v - v == 0.0          # False for nan and +-inf
+        return v - v == 0.0  # False for nan and +-inf
     try:
         return bool(np.all(np.isfinite(v)))
-    except TypeError:                # not numbers (e.g. a bool mask): nothing to check
+    except TypeError:  # not numbers (e.g. a bool mask): nothing to check
         return True
 
 
@@ -97,17 +106,20 @@ def check_values(order):
     for node in order:
         if not _finite(node._value) and all(_finite(a._value) for a in node._args):
             if type(node._prim) is Leaf:
-                raise NonFiniteError(f"the value of {_describe(node)} is not finite: "
-                                     f"{format_value(node._value)}")
+                raise NonFiniteError(
+                    f"the value of {_describe(node)} is not finite: {format_value(node._value)}"
+                )
             inputs = ", ".join(format_value(a._value) for a in node._args)
             raise NonFiniteError(
                 f"the value of {_describe(node)} is not finite: {format_value(node._value)}; "
-                f"its inputs are finite: {inputs}")
+                f"its inputs are finite: {inputs}"
+            )
 
 
 def checked(node_step):
     """``node_step`` of a reverse fold, raising at the first pullback that turns a
     finite cotangent non-finite."""
+
     def checked_step(node, g):
         out = node_step(node, g)
         if _finite(g):
@@ -117,12 +129,15 @@ def checked(node_step):
                     raise NonFiniteError(
                         f"backprop: the cotangent that {_describe(node)} sends to its argument "
                         f"{i} ({_describe(a)}) is not finite: {format_value(c)}; the node's "
-                        f"inputs: {inputs}")
+                        f"inputs: {inputs}"
+                    )
         return out
+
     return checked_step
 
 
 # -- watching the values of forward mode, vmap and jit --------------------------
+
 
 class Watched(ArrayLike):
     """A value whose every primitive result is checked for NaN and infinity."""
@@ -154,7 +169,8 @@ class FiniteTrace(Trace):
             inputs = ", ".join(format_value(v) for v in values)
             raise NonFiniteError(
                 f"{self.who}: the value of {prim.name} is not finite: {format_value(out)}; its "
-                f"inputs are finite: {inputs}")
+                f"inputs are finite: {inputs}"
+            )
         return Watched(out, self)
 
 
@@ -165,7 +181,9 @@ def watched(tree, who):
         return tree, None
     trace = FiniteTrace(new_level(), who)
     leaves, treedef = tree_flatten(tree)
-    return tree_unflatten(treedef, [Watched(v, trace) if _is_number(v) else v for v in leaves]), trace
+    return tree_unflatten(
+        treedef, [Watched(v, trace) if _is_number(v) else v for v in leaves]
+    ), trace
 
 
 def unwatched(tree, trace):
@@ -176,7 +194,7 @@ def unwatched(tree, trace):
 def all_finite(tree):
     """Whether every number in a pytree of results is finite."""
     kind = type(tree)
-    if kind is float:                 # the common cases first: no pytree walk
+    if kind is float:  # the common cases first: no pytree walk
         return tree - tree == 0.0
     if kind is np.ndarray and tree.dtype.kind in "fc":
         return bool(np.isfinite(tree).all())

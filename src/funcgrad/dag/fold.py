@@ -40,8 +40,9 @@ PAUSE_ABOVE = 10_000
 _NO_PAUSE = contextlib.nullcontext()
 
 
-def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None, finish=None,
-              edge_step=None):
+def fold_back(
+    seeds, node_step, plus, keep=None, method="dfs", check=None, finish=None, edge_step=None
+):
     """The reverse pass from ``seeds`` (``{output: seed}``): ``(values, order)``.
 
     ``method`` names an ordering (:func:`funcgrad.dag.order.ordering`) or is one.
@@ -56,7 +57,7 @@ def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None, finis
     """
     if check is None:
         check = checking()
-    with gc_paused():      # a walk of the graph: short for a small one
+    with gc_paused():  # a walk of the graph: short for a small one
         order = (method if callable(method) else ordering(method))(tuple(seeds))
     # Only a large fold keeps the collector paused, which is off for the whole process
     # (every thread) meanwhile: a fold of 10^5 nodes runs 1.6-2.3x slower with it on
@@ -65,7 +66,7 @@ def fold_back(seeds, node_step, plus, keep=None, method="dfs", check=None, finis
     with gc_paused() if len(order) > PAUSE_ABOVE else _NO_PAUSE:
         if check:
             check_values(order)
-            node_step, edge_step = checked(node_step), None    # every step checked
+            node_step, edge_step = checked(node_step), None  # every step checked
         values = reverse_fold_seeds(order, seeds, node_step, plus, keep, edge_step)
         return (values, order) if finish is None else finish(values, order)
 
@@ -130,6 +131,7 @@ def reference_fold(order, seeds, node_step, plus):
     >>> g[x], g[y]
     (1.0, 2.0)
     """
+
     def add(m, edge):
         parent, c = edge
         if c is None:

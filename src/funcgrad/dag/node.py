@@ -40,8 +40,18 @@ from ..core.values import format_value, frozen_copy, kept_constant
 from ..rules import elementwise as ew
 from .arraylike import ArrayLike, refuse_conversion
 
-__all__ = ["Node", "Leaf", "VAR", "CONST", "ReverseTrace", "EXPRESSIONS", "var", "const",
-           "short_label", "arg_list"]
+__all__ = [
+    "Node",
+    "Leaf",
+    "VAR",
+    "CONST",
+    "ReverseTrace",
+    "EXPRESSIONS",
+    "var",
+    "const",
+    "short_label",
+    "arg_list",
+]
 
 
 class Leaf:
@@ -59,9 +69,9 @@ class Leaf:
 VAR = Leaf("var")
 CONST = Leaf("const")
 
-RECORD_LIMIT = 4096   # elements: a recording trace stops at a larger array (ReverseTrace)
+RECORD_LIMIT = 4096  # elements: a recording trace stops at a larger array (ReverseTrace)
 
-_next_id = itertools.count().__next__       # atomic under the GIL: safe across threads
+_next_id = itertools.count().__next__  # atomic under the GIL: safe across threads
 
 
 class Record(list):
@@ -107,7 +117,7 @@ def short_label(node):
     return f"{prim.name}(...)"
 
 
-_ARGS_SHOWN = 6   # a node with more parents lists the first few and the last
+_ARGS_SHOWN = 6  # a node with more parents lists the first few and the last
 
 
 def arg_list(args, name_of=short_label):
@@ -133,8 +143,9 @@ def _refuse_setting(name, value):
 
 def _readonly(name, doc):
     """A property that reads slot ``_name`` and refuses to be set."""
-    return property(operator.attrgetter("_" + name),
-                    lambda self, value: _refuse_setting(name, value), doc=doc)
+    return property(
+        operator.attrgetter("_" + name), lambda self, value: _refuse_setting(name, value), doc=doc
+    )
 
 
 class Node(ArrayLike):
@@ -170,7 +181,7 @@ class Node(ArrayLike):
             if type(value) is not np.ndarray or value.size <= RECORD_LIMIT or trace.opaque:
                 made.append(self)
             else:
-                trace.made = None      # a big array: see ReverseTrace.__init__
+                trace.made = None  # a big array: see ReverseTrace.__init__
 
     # -- the record: read-only views of the slots ----------------------------
     @property
@@ -196,6 +207,7 @@ class Node(ArrayLike):
     @value.setter
     def value(self, value):
         _refuse_setting("value", value)
+
     args = _readonly("args", "The parent nodes, in argument order.")
     name = _readonly("name", "The name given to the leaf, or None.")
     id = _readonly("id", "The creation number: unique, and larger than every parent's.")
@@ -236,7 +248,7 @@ class Node(ArrayLike):
         if type(other) is make and other._trace is t:
             try:
                 value = self._value + other._value
-            except ValueError:   # the general path says which shapes did not broadcast
+            except ValueError:  # the general path says which shapes did not broadcast
                 return ew.add(self, other)
             if type(value) is np.ndarray:
                 value.setflags(write=False)
@@ -245,8 +257,7 @@ class Node(ArrayLike):
             value = self._value + other
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.add, (self, _constant(other, make, t)),
-                        None, None, t)
+            return make(value, ew.add, (self, _constant(other, make, t)), None, None, t)
         return ew.add(self, other)
 
     def __radd__(self, other):
@@ -265,7 +276,7 @@ class Node(ArrayLike):
         if type(other) is make and other._trace is t:
             try:
                 value = self._value * other._value
-            except ValueError:   # the general path says which shapes did not broadcast
+            except ValueError:  # the general path says which shapes did not broadcast
                 return ew.multiply(self, other)
             if type(value) is np.ndarray:
                 value.setflags(write=False)
@@ -274,8 +285,7 @@ class Node(ArrayLike):
             value = self._value * other
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.multiply, (self, _constant(other, make, t)),
-                        None, None, t)
+            return make(value, ew.multiply, (self, _constant(other, make, t)), None, None, t)
         return ew.multiply(self, other)
 
     def __rmul__(self, other):
@@ -285,8 +295,7 @@ class Node(ArrayLike):
             value = other * self._value
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.multiply, (_constant(other, make, t), self),
-                        None, None, t)
+            return make(value, ew.multiply, (_constant(other, make, t), self), None, None, t)
         return ew.multiply(other, self)
 
     def __sub__(self, other):
@@ -295,7 +304,7 @@ class Node(ArrayLike):
         if type(other) is make and other._trace is t:
             try:
                 value = self._value - other._value
-            except ValueError:   # the general path says which shapes did not broadcast
+            except ValueError:  # the general path says which shapes did not broadcast
                 return ew.subtract(self, other)
             if type(value) is np.ndarray:
                 value.setflags(write=False)
@@ -304,11 +313,10 @@ class Node(ArrayLike):
             value = self._value - other
             if type(value) is np.ndarray:
                 value.setflags(write=False)
-            return make(value, ew.subtract, (self, _constant(other, make, t)),
-                        None, None, t)
+            return make(value, ew.subtract, (self, _constant(other, make, t)), None, None, t)
         return ew.subtract(self, other)
 
-    def __rsub__(self, other):      # 1.0 - x: the rules of tanh, sigmoid and others
+    def __rsub__(self, other):  # 1.0 - x: the rules of tanh, sigmoid and others
         make = type(self)
         if type(other) is float:
             t = self._trace
@@ -379,9 +387,14 @@ class ReverseTrace(Trace):
         checkpoint saved in its forward pass): recorded as :meth:`process` records it, without
         running the primitive; its derivatives are the primitive's."""
         make = self.box_type
-        parents = tuple(a if type(a) is make and a._trace is self
-                        else _constant(a, make, self) if type(a) is float
-                        else make(a, CONST, (), None, None, self) for a in args)
+        parents = tuple(
+            a
+            if type(a) is make and a._trace is self
+            else _constant(a, make, self)
+            if type(a) is float
+            else make(a, CONST, (), None, None, self)
+            for a in args
+        )
         if type(value) is np.ndarray and value.flags.writeable:
             value = value.view()
             value.setflags(write=False)
@@ -392,21 +405,21 @@ class ReverseTrace(Trace):
         if len(args) == 1:
             a = args[0]
             if type(a) is make and a._trace is self:
-                v = a._value   # NumPy's value goes straight to the impl; others dispatch
-                if type(v) is np.ndarray and not params:     # the commonest call
+                v = a._value  # NumPy's value goes straight to the impl; others dispatch
+                if type(v) is np.ndarray and not params:  # the commonest call
                     value = prim.on_array(v)
                 elif type(v) not in PLAIN_TYPES:
                     value = prim(v, **params)
                 else:
                     value = prim.impl(v, **params) if params else prim.impl(v)
                 if type(value) is np.ndarray:
-                    if value is v:       # an impl that returns its operand (real of reals):
+                    if value is v:  # an impl that returns its operand (real of reals):
                         value = v.view()  # freeze a view, never the caller's array
                     value.setflags(write=False)
                 return make(value, prim, args, params or None, None, self)
         parents = []
         values = []
-        plain = True     # every value NumPy's or Python's: the impl runs without dispatch
+        plain = True  # every value NumPy's or Python's: the impl runs without dispatch
         for a in args:
             if type(a) is make and a._trace is self:
                 parents.append(a)
@@ -419,15 +432,18 @@ class ReverseTrace(Trace):
                     raise bad_operand(prim, a)
                 if self.persistent:
                     a = kept_constant(a)
-                parents.append(_constant(a, make, self) if type(a) is float
-                               else make(a, CONST, (), None, None, self))
+                parents.append(
+                    _constant(a, make, self)
+                    if type(a) is float
+                    else make(a, CONST, (), None, None, self)
+                )
                 values.append(a)
                 if plain and type(a) not in PLAIN_TYPES:
                     plain = False
         value = prim.impl(*values, **params) if plain else prim(*values, **params)
         if type(value) is np.ndarray:
             if any(value is v for v in values):
-                value = value.view()     # an operand handed back: freeze a view of it
+                value = value.view()  # an operand handed back: freeze a view of it
             value.setflags(write=False)
         return make(value, prim, tuple(parents), params or None, None, self)
 
@@ -439,8 +455,10 @@ def bad_operand(prim, a):
     """The error for an operand that is no number or array (a string, None, a list)."""
     got = f"{type(a).__name__} {a!r:.40}"
     if isinstance(a, (tuple, list)):
-        fix = (f"pass an array (np.asarray({a!r:.30})), or, for a static argument of a "
-               f"primitive (a shape, an axis), pass it by keyword, e.g. shape=(2, 3)")
+        fix = (
+            f"pass an array (np.asarray({a!r:.30})), or, for a static argument of a "
+            f"primitive (a shape, an axis), pass it by keyword, e.g. shape=(2, 3)"
+        )
     else:
         fix = "operands are numbers or arrays: convert it first (float(s) for a string)"
     return ArgumentTypeError(f"{prim.name}: got {got} as an operand; {fix}")
@@ -452,7 +470,9 @@ EXPRESSIONS = ReverseTrace(0, persistent=True, live=False)
 
 def _leaf_value(value, who):
     if isinstance(value, ArrayLike):
-        raise ArgumentTypeError(f"{who} takes a plain number or array; got a traced value ({value!r})")
+        raise ArgumentTypeError(
+            f"{who} takes a plain number or array; got a traced value ({value!r})"
+        )
     if isinstance(value, bool) or isinstance(value, np.bool_):
         raise NotDifferentiableError(f"{who} takes a number or array; got the bool {value!r}")
     if isinstance(value, int):
@@ -464,16 +484,21 @@ def _leaf_value(value, who):
     elif isinstance(value, (list, tuple)):
         try:
             arr = np.asarray(value)
-        except ValueError:      # a ragged list
-            raise NotDifferentiableError(f"{who} takes a number or an array; got a list whose "
-                                         f"rows have different lengths: {value!r:.60}") from None
+        except ValueError:  # a ragged list
+            raise NotDifferentiableError(
+                f"{who} takes a number or an array; got a list whose "
+                f"rows have different lengths: {value!r:.60}"
+            ) from None
     elif isinstance(value, Number):
         arr = np.asarray(value)
-    elif is_foreign(value):   # another library's array stays that library's (funcgrad.core.namespaces)
+    elif is_foreign(
+        value
+    ):  # another library's array stays that library's (funcgrad.core.namespaces)
         if dtype_kind(value) not in "fc":
             raise NotDifferentiableError(
                 f"{who} got a {library_of(value)} array of dtype {value.dtype}; gradients need "
-                f"floats: convert it to a floating dtype first")
+                f"floats: convert it to a floating dtype first"
+            )
         return value
     else:
         raise NotDifferentiableError(

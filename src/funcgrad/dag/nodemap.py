@@ -65,7 +65,7 @@ class NodeMap(Mapping):
     __slots__ = ("_map",)
 
     def __init__(self, entries=None):
-        self._map = pmap() if entries is None else entries    # a PMap: id -> (node, value)
+        self._map = pmap() if entries is None else entries  # a PMap: id -> (node, value)
 
     def __getitem__(self, key):
         entry = self._map.get(id(key))
@@ -75,7 +75,8 @@ class NodeMap(Mapping):
             raise NodeKeyError(
                 f"{_label(key) if isinstance(key, Node) else repr(key)[:60]} is not in this map: "
                 f"its keys are the nodes the output depends on, found by identity (g[x] for the "
-                f"node x itself, or g['x'] for the node named 'x')")
+                f"node x itself, or g['x'] for the node named 'x')"
+            )
         return entry[1]
 
     def __contains__(self, key):
@@ -97,10 +98,13 @@ class NodeMap(Mapping):
             return found[0]
         names = sorted({k._name for k, _ in self._map.values() if getattr(k, "_name", None)})
         if found:
-            raise NodeKeyError(f"{len(found)} nodes are named {name!r}; look one up by the "
-                               f"node itself: g[x]")
-        raise NodeKeyError(f"no node named {name!r} in this map; its named nodes: "
-                           f"{', '.join(names) or 'none'} (or look a node up by itself: g[x])")
+            raise NodeKeyError(
+                f"{len(found)} nodes are named {name!r}; look one up by the node itself: g[x]"
+            )
+        raise NodeKeyError(
+            f"no node named {name!r} in this map; its named nodes: "
+            f"{', '.join(names) or 'none'} (or look a node up by itself: g[x])"
+        )
 
     def __iter__(self):
         return (k for k, _ in self._map.values())
@@ -153,11 +157,14 @@ class NodeMap(Mapping):
             f"<tr><td>{escape(_label(k))}</td>"
             f"<td>{escape(format_value(getattr(k, '_value', '')))}</td>"
             f"<td>{escape(format_value(v))}</td></tr>"
-            for k, v in items[:_ROWS])
-        note = (f"<tr><td colspan=3>... {len(items) - _ROWS} more nodes</td></tr>"
-                if len(items) > _ROWS else "")
-        return ("<table><tr><th>node</th><th>value</th>"
-                f"<th>gradient</th></tr>{rows}{note}</table>")
+            for k, v in items[:_ROWS]
+        )
+        note = (
+            f"<tr><td colspan=3>... {len(items) - _ROWS} more nodes</td></tr>"
+            if len(items) > _ROWS
+            else ""
+        )
+        return f"<table><tr><th>node</th><th>value</th><th>gradient</th></tr>{rows}{note}</table>"
 
 
 class NodeMapEvolver:

@@ -29,8 +29,16 @@ from toolz import reduce, unique
 from ..core.errors import ArgumentError, ArgumentTypeError, CycleError
 from .node import Node
 
-__all__ = ["toposort", "graph", "dfs_order", "kahn_order", "creation_order", "ordering",
-           "check_outputs", "children"]
+__all__ = [
+    "toposort",
+    "graph",
+    "dfs_order",
+    "kahn_order",
+    "creation_order",
+    "ordering",
+    "check_outputs",
+    "children",
+]
 
 
 def check_outputs(outputs, who):
@@ -40,7 +48,9 @@ def check_outputs(outputs, who):
     for out in outputs:
         if type(out) is not Node:
             hint = " (make a leaf with fg.var)" if not hasattr(out, "_trace") else ""
-            raise ArgumentTypeError(f"{who} takes graph nodes; got {type(out).__name__} {out!r}{hint}")
+            raise ArgumentTypeError(
+                f"{who} takes graph nodes; got {type(out).__name__} {out!r}{hint}"
+            )
     return outputs
 
 
@@ -79,7 +89,8 @@ def _postorder_from(state, root):
 def _cycle_error(waiting):
     return CycleError(
         f"the graph has a cycle: {waiting} nodes wait on each other; expressions built "
-        f"with funcgrad's operations cannot form one, so a node was altered by hand")
+        f"with funcgrad's operations cannot form one, so a node was altered by hand"
+    )
 
 
 def dfs_order(outputs):

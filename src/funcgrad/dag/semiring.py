@@ -63,7 +63,9 @@ class semirings:
     log = Semiring("log", -math.inf, 0.0, _log_plus, operator.add)
 
     def __init__(self):
-        raise ArgumentTypeError("fg.semirings is a namespace; use fg.semirings.count and its siblings")
+        raise ArgumentTypeError(
+            "fg.semirings is a namespace; use fg.semirings.count and its siblings"
+        )
 
 
 def sum_product(output: Any, weight: Any, semiring: Any) -> Any:
@@ -82,11 +84,20 @@ def sum_product(output: Any, weight: Any, semiring: Any) -> Any:
     """
     (output,) = check_outputs((output,), "sum_product")
     if not isinstance(semiring, Semiring):
-        raise ArgumentTypeError(f"sum_product: semiring must be a fg.Semiring (e.g. fg.semirings.count); got {semiring!r}")
+        raise ArgumentTypeError(
+            f"sum_product: semiring must be a fg.Semiring (e.g. fg.semirings.count); got {semiring!r}"
+        )
     if weight is not None and not callable(weight):
-        raise ArgumentTypeError(f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}")
-    return fold_back({output: semiring.one}, path_step(semiring, weight), semiring.plus,
-                     check=False, finish=lambda values, order: node_map(values))
+        raise ArgumentTypeError(
+            f"sum_product: weight must be a function weight(parent, child) or None; got {weight!r}"
+        )
+    return fold_back(
+        {output: semiring.one},
+        path_step(semiring, weight),
+        semiring.plus,
+        check=False,
+        finish=lambda values, order: node_map(values),
+    )
 
 
 def path_step(semiring, weight):

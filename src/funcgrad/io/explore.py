@@ -65,9 +65,16 @@ _BEST = (semirings.max_plus, semirings.min_plus, semirings.max_product)
 _FULL_CHARS = 4000
 
 
-def explore(*outputs: Any, grads: Any = None, semiring: Any = None, weight: Any = None,
-            source: Any = None, labels: Any = None, limit: int = LIMIT,
-            layout: str = "auto") -> "Explorer":
+def explore(
+    *outputs: Any,
+    grads: Any = None,
+    semiring: Any = None,
+    weight: Any = None,
+    source: Any = None,
+    labels: Any = None,
+    limit: int = LIMIT,
+    layout: str = "auto",
+) -> "Explorer":
     """An interactive page of the graph below ``outputs``: its orders and reverse folds.
 
     The result displays itself in Jupyter and writes a self-contained HTML
@@ -115,23 +122,32 @@ class Explorer:
 
     def __init__(self, outputs, grads, semiring, weight, source, labels, limit, layout):
         outputs = check_outputs(outputs, "explore")
-        limit = int_argument(limit, "explore", "limit must be an int", "limit must be at least 1", 1)
+        limit = int_argument(
+            limit, "explore", "limit must be an int", "limit must be at least 1", 1
+        )
         if layout not in ("auto", "dot", "layered"):
-            raise ArgumentError(f"explore: layout must be 'auto', 'dot' or 'layered'; got {layout!r}")
+            raise ArgumentError(
+                f"explore: layout must be 'auto', 'dot' or 'layered'; got {layout!r}"
+            )
         if semiring is not None and not isinstance(semiring, Semiring):
-            raise ArgumentTypeError(f"explore: semiring must be a fg.Semiring such as "
-                                    f"fg.semirings.count; got {semiring!r}")
+            raise ArgumentTypeError(
+                f"explore: semiring must be a fg.Semiring such as "
+                f"fg.semirings.count; got {semiring!r}"
+            )
         if weight is not None and not callable(weight):
-            raise ArgumentTypeError(f"explore: weight must be a function weight(parent, child); "
-                                    f"got {weight!r}")
+            raise ArgumentTypeError(
+                f"explore: weight must be a function weight(parent, child); got {weight!r}"
+            )
         order = dfs_order(outputs)
         self.outputs = outputs
         self.number = {n: i for i, n in enumerate(order)}
         self.large = len(order) > limit
         self.limit = limit
         self.nodes = [_describe(n, i, self.number, labels) for i, n in enumerate(order)]
-        self.orders = {"dfs": list(range(len(order))),
-                       "kahn": [self.number[n] for n in kahn_order(outputs)]}
+        self.orders = {
+            "dfs": list(range(len(order))),
+            "kahn": [self.number[n] for n in kahn_order(outputs)],
+        }
         self.folds = {}
         self.start = "gradient"
         with np.errstate(all="ignore"):
@@ -152,15 +168,18 @@ class Explorer:
 
         def recording(node, m):
             out = list(step(node, m))
-            sends[number[node]] = [[number[p], *text(c)]
-                                   for p, c in zip(node._args, out) if c is not None]
+            sends[number[node]] = [
+                [number[p], *text(c)] for p, c in zip(node._args, out) if c is not None
+            ]
             return out
 
         # a summary page shows no step of the fold: what each node sends is not written
         values, _ = fold_back(seeds, step if self.large else recording, plus, check=False)
-        fold = {"title": title,
-                "values": {number[n]: text(v) for n, v in values.items() if n in number},
-                "sends": sends}
+        fold = {
+            "title": title,
+            "values": {number[n]: text(v) for n, v in values.items() if n in number},
+            "sends": sends,
+        }
         self.folds[name] = fold
         return fold, values
 
@@ -169,19 +188,31 @@ class Explorer:
         for out in self.outputs:
             seed = None if grads is None else grads.get(out)
             seeds[out] = ones_like_value(out._value) if seed is None else seed
-        self._record("gradient", "gradient (backprop: the real semiring, local derivatives)",
-                     seeds, vjp_step, add_cotangents)
+        self._record(
+            "gradient",
+            "gradient (backprop: the real semiring, local derivatives)",
+            seeds,
+            vjp_step,
+            add_cotangents,
+        )
 
     def _fold_semirings(self, semiring, weight, source):
         def total(name, title, s, w):
-            self._record(name, title, dict.fromkeys(self.outputs, s.one), path_step(s, w),
-                         s.plus)
+            self._record(name, title, dict.fromkeys(self.outputs, s.one), path_step(s, w), s.plus)
 
         given = semiring is not None
-        total("paths", "paths to the output (the count semiring)", semirings.count,
-              weight if semiring is semirings.count else None)
-        total("reachable", "reaches the output (the boolean semiring)", semirings.boolean,
-              weight if semiring is semirings.boolean else None)
+        total(
+            "paths",
+            "paths to the output (the count semiring)",
+            semirings.count,
+            weight if semiring is semirings.count else None,
+        )
+        total(
+            "reachable",
+            "reaches the output (the boolean semiring)",
+            semirings.boolean,
+            weight if semiring is semirings.boolean else None,
+        )
         best = semiring if semiring in _BEST else semirings.max_plus
         self._best(best, weight if semiring in _BEST else None, source)
         if semiring is semirings.count:
@@ -191,8 +222,12 @@ class Explorer:
         elif semiring in _BEST:
             self.start = "best"
         elif given and not (semiring is semirings.real and weight is None):
-            total(semiring.name, f"{semiring.name} (sum over paths of path products)",
-                  semiring, weight)
+            total(
+                semiring.name,
+                f"{semiring.name} (sum over paths of path products)",
+                semiring,
+                weight,
+            )
             self.start = semiring.name
 
     def _best(self, semiring, weight, source):
@@ -200,15 +235,22 @@ class Explorer:
         step, plus = best_path_fold(weight or (lambda parent, child: 1.0), semiring, "explore")
         seeds = {out: (semiring.one, None) for out in self.outputs}
         fold, values = self._record(
-            "best", f"best path to the output ({semiring.name}, {edges}), back-pointers marked",
-            seeds, step, plus, text=lambda v: _value_text(v[0]))
+            "best",
+            f"best path to the output ({semiring.name}, {edges}), back-pointers marked",
+            seeds,
+            step,
+            plus,
+            text=lambda v: _value_text(v[0]),
+        )
         number = self.number
         fold["pointer"] = {number[n]: number[v[1]] for n, v in values.items() if v[1] is not None}
         if source is None:
             source = next((n for n in number if n._prim is VAR), None)
         elif source not in number:
-            raise ArgumentError(f"explore: source {source!r} is not in the graph below the "
-                                f"outputs; pass one of its nodes (fg.toposort lists them)")
+            raise ArgumentError(
+                f"explore: source {source!r} is not in the graph below the "
+                f"outputs; pass one of its nodes (fg.toposort lists them)"
+            )
         path = []
         node = source
         while node is not None and node in values:
@@ -220,10 +262,16 @@ class Explorer:
 
     def data(self):
         """Everything the page shows, as JSON-ready data."""
-        return {"nodes": self.nodes, "orders": self.orders,
-                "outputs": [self.number[o] for o in self.outputs],
-                "folds": self.folds, "start": self.start, "layout": self.layout,
-                "large": self.large, "limit": self.limit}
+        return {
+            "nodes": self.nodes,
+            "orders": self.orders,
+            "outputs": [self.number[o] for o in self.outputs],
+            "folds": self.folds,
+            "start": self.start,
+            "layout": self.layout,
+            "large": self.large,
+            "limit": self.limit,
+        }
 
     def html(self, title="funcgrad explorer"):
         """The page: one HTML document with its script, style and data inside."""
@@ -232,12 +280,18 @@ class Explorer:
         # The data sits in a <script type="application/json">: no '<' may end it early, and
         # in JSON, '<' appears only inside strings, where \u003c means the same.
         payload = payload.replace("<", "\\u003c")
-        parts = {"title": html.escape(title), "data": payload,
-                 "style": page.joinpath("explorer.css").read_text(),
-                 "script": page.joinpath("explorer.js").read_text()}
+        parts = {
+            "title": html.escape(title),
+            "data": payload,
+            "style": page.joinpath("explorer.css").read_text(),
+            "script": page.joinpath("explorer.js").read_text(),
+        }
         # one pass, so that no part's text is read as a placeholder
-        return re.sub(r"\{\{(\w+)\}\}", lambda m: parts[m.group(1)],
-                      page.joinpath("explorer.html").read_text())
+        return re.sub(
+            r"\{\{(\w+)\}\}",
+            lambda m: parts[m.group(1)],
+            page.joinpath("explorer.html").read_text(),
+        )
 
     def save(self, path, title="funcgrad explorer"):
         """Write the page to ``path`` (a file name or path); return the path."""
@@ -247,16 +301,21 @@ class Explorer:
 
     def _repr_html_(self):
         # An iframe keeps the page's script and style apart from the notebook's.
-        return (f'<iframe srcdoc="{html.escape(self.html())}" style="width:100%;height:640px;'
-                f'border:1px solid #ddd" sandbox="allow-scripts"></iframe>')
+        return (
+            f'<iframe srcdoc="{html.escape(self.html())}" style="width:100%;height:640px;'
+            f'border:1px solid #ddd" sandbox="allow-scripts"></iframe>'
+        )
 
     def __repr__(self):
         edges = sum(len(n["args"]) for n in self.nodes)
-        return (f"<Explorer: {len(self.nodes)} nodes, {edges} edges; folds "
-                f"{', '.join(self.folds)}; save(path) writes the page>")
+        return (
+            f"<Explorer: {len(self.nodes)} nodes, {edges} edges; folds "
+            f"{', '.join(self.folds)}; save(path) writes the page>"
+        )
 
 
 # -- nodes and values as text ------------------------------------------------------
+
 
 def _value_text(v):
     """``[short, full]`` text of a value: a number, an array, a count or a truth."""
@@ -271,7 +330,8 @@ def _value_text(v):
     short = format_value(v)
     if isinstance(v, np.ndarray) and v.ndim:
         full = f"{v.dtype} array of shape {v.shape}\n" + np.array2string(
-            v, threshold=400, max_line_width=78, precision=8)
+            v, threshold=400, max_line_width=78, precision=8
+        )
     elif type(v) is tuple:
         full = "\n".join(_value_text(p)[1] for p in v)
     else:
@@ -285,18 +345,28 @@ def _describe(node, i, number, labels):
     name = (labels or {}).get(node) or node._name or ""
     v = raw(node._value)
     shape = getattr(v, "shape", ())
-    return {"id": i, "op": prim.name, "name": str(name)[:60], "leaf": leaf,
-            "args": [number[a] for a in node._args],
-            "value": _value_text(v), "shape": str(tuple(shape)),
-            "dtype": str(getattr(v, "dtype", type(v).__name__))}
+    return {
+        "id": i,
+        "op": prim.name,
+        "name": str(name)[:60],
+        "leaf": leaf,
+        "args": [number[a] for a in node._args],
+        "value": _value_text(v),
+        "shape": str(tuple(shape)),
+        "dtype": str(getattr(v, "dtype", type(v).__name__)),
+    }
 
 
 # -- Graphviz's layout -------------------------------------------------------------
 
+
 def _dot_label(node, folds):
     widest = max((len(f["values"].get(node["id"], [""])[0]) for f in folds.values()), default=0)
-    lines = [f"%{node['id']} {node['name']} {node['op']}".replace("  ", " "),
-             node["value"][0], "0" * max(widest, 1)]
+    lines = [
+        f"%{node['id']} {node['name']} {node['op']}".replace("  ", " "),
+        node["value"][0],
+        "0" * max(widest, 1),
+    ]
     return "\\n".join(line.replace("\\", "\\\\").replace('"', '\\"') for line in lines)
 
 
@@ -306,10 +376,15 @@ def _dot_layout(nodes, folds, asked):
     10 s when the layout was not ``asked`` for (``layout="auto"``), None: the page lays the
     graph out itself."""
     if shutil.which("dot") is None:
-        raise GraphvizNotFound("explore(layout='dot') needs Graphviz's 'dot' program on the "
-                               "PATH; install Graphviz or pass layout='layered'")
-    lines = ['digraph G {', 'graph [rankdir=TB, nodesep=0.3, ranksep=0.4];',
-             'node [shape=box, fontname="Helvetica", fontsize=11, margin="0.14,0.05", height=0.75];']
+        raise GraphvizNotFound(
+            "explore(layout='dot') needs Graphviz's 'dot' program on the "
+            "PATH; install Graphviz or pass layout='layered'"
+        )
+    lines = [
+        "digraph G {",
+        "graph [rankdir=TB, nodesep=0.3, ranksep=0.4];",
+        'node [shape=box, fontname="Helvetica", fontsize=11, margin="0.14,0.05", height=0.75];',
+    ]
     lines += [f'n{n["id"]} [label="{_dot_label(n, folds)}"];' for n in nodes]
     lines += [f"n{a} -> n{n['id']};" for n in nodes for a in n["args"]]
     timeout = 120 if asked else 10
@@ -318,9 +393,11 @@ def _dot_layout(nodes, folds, asked):
     except subprocess.TimeoutExpired:
         if not asked:
             return None
-        raise GraphvizNotFound(f"explore: Graphviz took over {timeout} s to lay out {len(nodes)} "
-                               f"nodes; pass layout='layered' to let the page do it") from None
-    except RuntimeError:      # dot refused the graph: the page lays it out itself
+        raise GraphvizNotFound(
+            f"explore: Graphviz took over {timeout} s to lay out {len(nodes)} "
+            f"nodes; pass layout='layered' to let the page do it"
+        ) from None
+    except RuntimeError:  # dot refused the graph: the page lays it out itself
         return None
     boxes, splines, height = {}, {}, 0.0
     for row in plain.decode().splitlines():
@@ -332,7 +409,7 @@ def _dot_layout(nodes, folds, asked):
             boxes[int(parts[1][1:])] = [x, height - y, w, h]
         elif parts[0] == "edge":
             k = int(parts[3])
-            points = [float(p) * 72 for p in parts[4:4 + 2 * k]]
+            points = [float(p) * 72 for p in parts[4 : 4 + 2 * k]]
             points[1::2] = [height - y for y in points[1::2]]
             splines.setdefault(f"{parts[1][1:]}-{parts[2][1:]}", []).append(points)
     return {"boxes": boxes, "splines": splines}

@@ -38,8 +38,17 @@ from ..core.errors import FuncgradError
 from ..dag.node import const, var
 from ..dag.order import toposort
 
-__all__ = ["ExprError", "Token", "tokenize", "parse", "free_names", "build", "Built",
-           "FUNCTIONS", "CONSTANTS"]
+__all__ = [
+    "ExprError",
+    "Token",
+    "tokenize",
+    "parse",
+    "free_names",
+    "build",
+    "Built",
+    "FUNCTIONS",
+    "CONSTANTS",
+]
 
 
 class ExprError(FuncgradError, ValueError):
@@ -73,13 +82,14 @@ class ExprError(FuncgradError, ValueError):
 
 
 class Token(NamedTuple):
-    kind: str     # 'num', 'name', 'op', '(', ')', ',', 'end'
+    kind: str  # 'num', 'name', 'op', '(', ')', ',', 'end'
     text: str
     start: int
     end: int
 
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<space>\s+)
   | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)
   | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
@@ -87,7 +97,9 @@ _TOKEN = re.compile(r"""
   | (?P<open>\()
   | (?P<close>\))
   | (?P<comma>,)
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 _KIND = {"open": "(", "close": ")", "comma": ","}
 
@@ -113,13 +125,21 @@ def tokenize(text):
         m = _TOKEN.match(text, pos)
         if m is None:
             ch = text[pos]
-            raise ExprError(f"unexpected character {ch!r}", pos,
-                            hint=_HINTS.get(ch, "a formula has numbers, names, + - * / **, "
-                                                "parentheses and function calls"))
+            raise ExprError(
+                f"unexpected character {ch!r}",
+                pos,
+                hint=_HINTS.get(
+                    ch, "a formula has numbers, names, + - * / **, parentheses and function calls"
+                ),
+            )
         kind = m.lastgroup
         if kind == "num" and m.end() < n and (text[m.end()].isalpha() or text[m.end()] == "_"):
-            raise ExprError(f"a number runs into a name here ({text[pos:m.end() + 1]!r}...)",
-                            pos, m.end() + 1, hint="write the product with *, e.g. 2*x")
+            raise ExprError(
+                f"a number runs into a name here ({text[pos : m.end() + 1]!r}...)",
+                pos,
+                m.end() + 1,
+                hint="write the product with *, e.g. 2*x",
+            )
         if kind != "space":
             yield Token(_KIND.get(kind, kind), m.group(), pos, m.end())
         pos = m.end()
@@ -128,26 +148,78 @@ def tokenize(text):
 
 # ---------------------------------------------------------------- parsing
 
+
 # The functions a formula may call, by name: (funcgrad function, number of arguments).
 def _functions():
-    one = {name: (getattr(fnp, name), 1) for name in
-           ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "square",
-            "sin", "cos", "tan", "arcsin", "arccos", "arctan", "asin", "acos", "atan",
-            "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "asinh", "acosh", "atanh",
-            "abs", "absolute", "negative", "reciprocal", "sinc")}
+    one = {
+        name: (getattr(fnp, name), 1)
+        for name in (
+            "exp",
+            "exp2",
+            "expm1",
+            "log",
+            "log2",
+            "log10",
+            "log1p",
+            "sqrt",
+            "cbrt",
+            "square",
+            "sin",
+            "cos",
+            "tan",
+            "arcsin",
+            "arccos",
+            "arctan",
+            "asin",
+            "acos",
+            "atan",
+            "sinh",
+            "cosh",
+            "tanh",
+            "arcsinh",
+            "arccosh",
+            "arctanh",
+            "asinh",
+            "acosh",
+            "atanh",
+            "abs",
+            "absolute",
+            "negative",
+            "reciprocal",
+            "sinc",
+        )
+    }
     one.update(relu=(nn.relu, 1), sigmoid=(nn.sigmoid, 1), softplus=(nn.softplus, 1))
-    two = {name: (getattr(fnp, name), 2) for name in
-           ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "hypot",
-            "arctan2", "atan2", "logaddexp")}
+    two = {
+        name: (getattr(fnp, name), 2)
+        for name in (
+            "add",
+            "subtract",
+            "multiply",
+            "divide",
+            "power",
+            "maximum",
+            "minimum",
+            "hypot",
+            "arctan2",
+            "atan2",
+            "logaddexp",
+        )
+    }
     return {**one, **two}
 
 
 FUNCTIONS = _functions()
 CONSTANTS = {"pi": float(np.pi), "e": float(np.e), "tau": 2.0 * float(np.pi)}
 
-_BINARY = {"+": ("add", 1), "-": ("subtract", 1), "*": ("multiply", 2), "/": ("divide", 2),
-           "**": ("power", 4)}
-_UNARY_PREC = 3          # -x**2 is -(x**2), 2*-x is 2*(-x), as in Python
+_BINARY = {
+    "+": ("add", 1),
+    "-": ("subtract", 1),
+    "*": ("multiply", 2),
+    "/": ("divide", 2),
+    "**": ("power", 4),
+}
+_UNARY_PREC = 3  # -x**2 is -(x**2), 2*-x is 2*(-x), as in Python
 
 # A parsed formula is a tree of tuples, each ending in its span (start, end):
 #   ("num", value, span)   ("name", name, span)   ("call", fname, (children...), span)
@@ -166,8 +238,8 @@ def parse(text):
     """
     if not isinstance(text, str):
         raise TypeError(f"parse takes the formula as a string; got {type(text).__name__}")
-    out = []      # operands: finished subtrees
-    ops = []      # pending: ("bin", tok, prec, right) | ("neg"/"pos", tok, prec) | ("(", tok) | ("call", tok, nargs)
+    out = []  # operands: finished subtrees
+    ops = []  # pending: ("bin", tok, prec, right) | ("neg"/"pos", tok, prec) | ("(", tok) | ("call", tok, nargs)
     expect_operand = True
     tokens = tokenize(text)
     pending = None
@@ -208,13 +280,19 @@ def parse(text):
                         close = difflib.get_close_matches(tok.text, FUNCTIONS, n=1)
                         guess = f"did you mean {close[0]}? " if close else ""
                         raise ExprError(
-                            f"unknown function {tok.text!r}", tok.start, tok.end,
-                            hint=guess + "known functions: " + ", ".join(sorted(FUNCTIONS)))
+                            f"unknown function {tok.text!r}",
+                            tok.start,
+                            tok.end,
+                            hint=guess + "known functions: " + ", ".join(sorted(FUNCTIONS)),
+                        )
                     ops.append(("call", tok, 0, nxt))
                 else:
                     if tok.text in FUNCTIONS:
-                        raise ExprError(f"{tok.text!r} is a function; call it, e.g. {tok.text}(x)",
-                                        tok.start, tok.end)
+                        raise ExprError(
+                            f"{tok.text!r} is a function; call it, e.g. {tok.text}(x)",
+                            tok.start,
+                            tok.end,
+                        )
                     out.append(("name", tok.text, (tok.start, tok.end)))
                     expect_operand = False
                     pending = nxt
@@ -225,16 +303,25 @@ def parse(text):
             elif tok.kind == ")" and ops and ops[-1][0] == "call" and ops[-1][2] == 0:
                 name = ops[-1][1].text
                 arity = FUNCTIONS[name][1]
-                raise ExprError(f"{name}() takes {arity} argument{'s' * (arity > 1)}, got none",
-                                ops[-1][1].start, tok.end)
+                raise ExprError(
+                    f"{name}() takes {arity} argument{'s' * (arity > 1)}, got none",
+                    ops[-1][1].start,
+                    tok.end,
+                )
             elif tok.kind == "end":
-                raise ExprError("the formula ends where an operand is expected",
-                                tok.start, tok.end,
-                                hint=None if text.strip() else 'give a formula, e.g. "x * y"')
+                raise ExprError(
+                    "the formula ends where an operand is expected",
+                    tok.start,
+                    tok.end,
+                    hint=None if text.strip() else 'give a formula, e.g. "x * y"',
+                )
             else:
                 where = "to start the formula" if not out and not ops else "here"
-                raise ExprError(f"expected a number, a name or '(' {where}, found {_describe(tok)}",
-                                tok.start, tok.end)
+                raise ExprError(
+                    f"expected a number, a name or '(' {where}, found {_describe(tok)}",
+                    tok.start,
+                    tok.end,
+                )
         else:
             if tok.kind == "op":
                 _, prec = _BINARY[tok.text]
@@ -245,13 +332,20 @@ def parse(text):
             elif tok.kind in (")", ","):
                 reduce_while(-1, False)
                 if not ops:
-                    what = "')' has no matching '('" if tok.kind == ")" else "',' outside a function call"
+                    what = (
+                        "')' has no matching '('"
+                        if tok.kind == ")"
+                        else "',' outside a function call"
+                    )
                     raise ExprError(f"this {what}", tok.start, tok.end)
                 top = ops[-1]
                 if tok.kind == ",":
                     if top[0] != "call":
-                        raise ExprError("this ',' is not inside a function call's parentheses",
-                                        tok.start, tok.end)
+                        raise ExprError(
+                            "this ',' is not inside a function call's parentheses",
+                            tok.start,
+                            tok.end,
+                        )
                     ops[-1] = ("call", top[1], top[2] + 1, top[3])
                     expect_operand = True
                     continue
@@ -266,21 +360,30 @@ def parse(text):
                     if nargs != arity:
                         raise ExprError(
                             f"{fname}() takes {arity} argument{'s' * (arity > 1)}, got {nargs}",
-                            name_tok.start, tok.end)
-                    args = tuple(out[len(out) - nargs:])
-                    del out[len(out) - nargs:]
+                            name_tok.start,
+                            tok.end,
+                        )
+                    args = tuple(out[len(out) - nargs :])
+                    del out[len(out) - nargs :]
                     out.append(("call", fname, args, (name_tok.start, tok.end)))
             elif tok.kind == "end":
                 reduce_while(-1, False)
                 if ops:
                     open_tok = ops[-1][3] if ops[-1][0] == "call" else ops[-1][1]
-                    raise ExprError("this '(' is never closed; add a ')' after the expression it opens",
-                                    open_tok.start, open_tok.end)
+                    raise ExprError(
+                        "this '(' is never closed; add a ')' after the expression it opens",
+                        open_tok.start,
+                        open_tok.end,
+                    )
                 return out[0]
             else:
                 hint = "write the product with *" if tok.kind in ("name", "num", "(") else None
-                raise ExprError(f"expected an operator (+ - * / **) before {_describe(tok)}",
-                                tok.start, tok.end, hint=hint)
+                raise ExprError(
+                    f"expected an operator (+ - * / **) before {_describe(tok)}",
+                    tok.start,
+                    tok.end,
+                    hint=hint,
+                )
 
 
 def _walk(tree):
@@ -343,8 +446,8 @@ def _label(text, start, end, match, longest=80):
         else:
             break
     if end - start > longest:
-        head = " ".join(text[start:start + longest // 2].split())
-        tail = " ".join(text[end - longest // 4:end].split())
+        head = " ".join(text[start : start + longest // 2].split())
+        tail = " ".join(text[end - longest // 4 : end].split())
         return f"{head} ... {tail}"
     return " ".join(text[start:end].split())
 
@@ -369,11 +472,14 @@ def build(text, values, method="dfs"):
         raise ExprError(f"no value for {listed}", *first, hint=f"give one with {example}")
     for name in values:
         if name in CONSTANTS:
-            raise ExprError(f"{name!r} is a constant ({CONSTANTS[name]}) and cannot be given a value",
-                            0, len(text))
+            raise ExprError(
+                f"{name!r} is a constant ({CONSTANTS[name]}) and cannot be given a value",
+                0,
+                len(text),
+            )
     variables = {n: var(float(values[n]), name=n) for n in names}
-    made = {}          # structural key -> node: equal subtrees are built once
-    node_of = {}       # id(subtree) -> node
+    made = {}  # structural key -> node: equal subtrees are built once
+    node_of = {}  # id(subtree) -> node
     labels = {node: name for name, node in variables.items()}
     match = _matching_parens(text)
     with np.errstate(all="ignore"):

@@ -27,7 +27,6 @@ an integer operand is checked on its own, since an index's value decides
 whether a gather can run.
 """
 
-
 import numpy as np
 
 from ..core.collector import gc_paused
@@ -42,8 +41,15 @@ from .serialize import SerializationError, check_node, op_ref, output_nodes, row
 __all__ = ["COLUMNS", "decode_graph", "encode_graph"]
 
 # name -> dtype, in file order
-COLUMNS = {"op": "<i4", "count": "<i4", "parents": "<i8", "params": "<i4", "name": "<i4",
-           "value": "<i4", "floats": "<f8"}
+COLUMNS = {
+    "op": "<i4",
+    "count": "<i4",
+    "parents": "<i8",
+    "params": "<i4",
+    "name": "<i4",
+    "value": "<i4",
+    "floats": "<f8",
+}
 
 
 def _fail(what):
@@ -56,7 +62,7 @@ def encode_graph(outputs, writer):
     pass over the rows."""
     roots = output_nodes(outputs, "fg.dumps")
     with gc_paused():
-        order = creation_order(roots)     # topological: a node is made after its parents
+        order = creation_order(roots)  # topological: a node is made after its parents
         for n in order:
             if type(n) is not Node:
                 check_node(n)
@@ -83,11 +89,25 @@ def encode_graph(outputs, writer):
         if len(rows) and not (rows < np.repeat(np.arange(n), count)).all():
             raise CycleError(
                 "fg.dumps: a node was made before one of its parents, so the graph has a cycle "
-                "or was altered by hand; rebuild it with funcgrad's operations")
-        cols = {"op": op_col, "count": count, "parents": rows, "params": param_col,
-                "name": name_col, "value": value_col, "floats": floats}
-        fields = {"rows": n, "ops": ops, "params": params, "names": names,
-                  "values": others, "outputs": writer.encode(_output_rows(outputs, ids))}
+                "or was altered by hand; rebuild it with funcgrad's operations"
+            )
+        cols = {
+            "op": op_col,
+            "count": count,
+            "parents": rows,
+            "params": param_col,
+            "name": name_col,
+            "value": value_col,
+            "floats": floats,
+        }
+        fields = {
+            "rows": n,
+            "ops": ops,
+            "params": params,
+            "names": names,
+            "values": others,
+            "outputs": writer.encode(_output_rows(outputs, ids)),
+        }
         return fields, {k: c.astype(COLUMNS[k], copy=False) for k, c in cols.items()}
 
 
@@ -119,7 +139,8 @@ def _writable(v):
     if isinstance(v, ArrayLike):
         raise SerializationError(
             "fg.dumps cannot write a node whose value is itself traced: it was made inside a "
-            "transform; write expressions built with fg.var or fg.trace")
+            "transform; write expressions built with fg.var or fg.trace"
+        )
     return v
 
 
@@ -138,8 +159,13 @@ def column_lengths(header):
         _fail("'columns' does not list the version 2 columns")
     lengths = {}
     for entry, (name, dtype) in zip(spec, COLUMNS.items()):
-        if (type(entry) is not list or len(entry) != 3 or entry[:2] != [name, dtype]
-                or type(entry[2]) is not int or entry[2] < 0):
+        if (
+            type(entry) is not list
+            or len(entry) != 3
+            or entry[:2] != [name, dtype]
+            or type(entry[2]) is not int
+            or entry[2] < 0
+        ):
             _fail(f"column entry {entry!r:.60} is not [{name!r}, {dtype!r}, length]")
         lengths[name] = entry[2]
     return lengths
@@ -204,38 +230,47 @@ def decode_graph(header, cols, reader, resolve):
     if any(type(s) is not str for s in names):
         _fail("a name that is not a string")
     values = [read_only(reader.decode(v)) for v in values]
-    if not all(type(v) in (int, float, complex) or isinstance(v, (np.ndarray, np.generic))
-               for v in values):
+    if not all(
+        type(v) in (int, float, complex) or isinstance(v, (np.ndarray, np.generic)) for v in values
+    ):
         _fail("a value that is not a number or an array")
     _in_range(cols["params"], -1, len(params), "a parameter index")
     _in_range(cols["name"], -1, len(names), "a name index")
     _in_range(cols["value"], -1, len(values), "a value index")
     _check_columns(cols, n, is_primitive)
-    params.append(None)             # index -1
+    params.append(None)  # index -1
     names.append(None)
     return _build(n, cols, makers, is_primitive, params, names, values)
 
 
 def _build(n, cols, makers, is_primitive, params, names, values):
     op, count, parents, value = cols["op"], cols["count"], cols["parents"], cols["value"]
-    column = np.empty(n, object)           # each row's value
+    column = np.empty(n, object)  # each row's value
     floating = value < 0
-    column[floating] = cols["floats"]      # as Python floats
+    column[floating] = cols["floats"]  # as Python floats
     for i in np.flatnonzero(~floating).tolist():
         column[i] = values[value[i]]
     nodes = []
     append = nodes.append
     nexts = iter(parents.tolist()).__next__
     with gc_paused():
-        for maker, k, par, name, v in zip(np.array(makers, object)[op].tolist(), count.tolist(),
-                                          np.array(params, object)[cols["params"]].tolist(),
-                                          np.array(names, object)[cols["name"]].tolist(),
-                                          column.tolist()):
-            if k == 2:        # the commonest row: a binary operation
+        for maker, k, par, name, v in zip(
+            np.array(makers, object)[op].tolist(),
+            count.tolist(),
+            np.array(params, object)[cols["params"]].tolist(),
+            np.array(names, object)[cols["name"]].tolist(),
+            column.tolist(),
+        ):
+            if k == 2:  # the commonest row: a binary operation
                 args = (nodes[nexts()], nodes[nexts()])
             else:
-                args = (nodes[nexts()],) if k == 1 else () if k == 0 else tuple(
-                    [nodes[nexts()] for _ in range(k)])
+                args = (
+                    (nodes[nexts()],)
+                    if k == 1
+                    else ()
+                    if k == 0
+                    else tuple([nodes[nexts()] for _ in range(k)])
+                )
             append(Node(v, maker, args, par, name, EXPRESSIONS))
         _check_rows(nodes, op, count, parents, cols["params"], floating, is_primitive)
     return nodes
@@ -256,8 +291,12 @@ def _check_rows(nodes, op, count, parents, params, floating, is_primitive):
     checked = set()
     for i in np.sort(plain[first]).tolist() + np.flatnonzero(primitive & ~all_float).tolist():
         node = nodes[i]
-        sig = (int(op[i]), int(params[i]), _signature(node._value, i),
-               *[_signature(a._value, i) for a in node._args])
+        sig = (
+            int(op[i]),
+            int(params[i]),
+            _signature(node._value, i),
+            *[_signature(a._value, i) for a in node._args],
+        )
         if sig not in checked:
             _check_row(i, node, checked, sig)
 
@@ -266,5 +305,5 @@ def _check_row(i, node, checked, key):
     problem = row_problem(node._prim, [a._value for a in node._args], node._params, node._value)
     if problem:
         _fail(f"row {i}: {problem}")
-    if not any(type(k) is int for k in key[2:]):     # every value in it is floating
+    if not any(type(k) is int for k in key[2:]):  # every value in it is floating
         checked.add(key)

@@ -72,14 +72,15 @@ from .serialize import (
 __all__ = ["FILE_VERSION", "MAGIC", "dump", "dumps", "load", "loads"]
 
 MAGIC = b"\x93FUNCGRAD-TABLE\n"
-FILE_VERSION = 2      # what dumps writes; loads reads versions 1 and 2
+FILE_VERSION = 2  # what dumps writes; loads reads versions 1 and 2
 _LENGTH = struct.Struct("<Q")
-_NUMERIC = "biufc"    # the dtype kinds an array in a file may have
-_MAX_DEPTH = 64       # parameters and output structures never nest deeper
+_NUMERIC = "biufc"  # the dtype kinds an array in a file may have
+_MAX_DEPTH = 64  # parameters and output structures never nest deeper
 _MAX_DIMS = 64
 
 
 # -- writing --------------------------------------------------------------------
+
 
 class _Writer:
     """Encodes values as JSON-able data, collecting arrays for the payload."""
@@ -113,7 +114,8 @@ class _Writer:
             return {"dtype": np.dtype(v).str}
         raise SerializationError(
             f"fg.dumps cannot write a {t.__name__} ({v!r:.60}): a file holds numbers, "
-            f"strings, tuples, lists, dicts, slices, dtypes and numeric NumPy arrays")
+            f"strings, tuples, lists, dicts, slices, dtypes and numeric NumPy arrays"
+        )
 
     def _array(self, a):
         if a.dtype.kind not in _NUMERIC or a.dtype.fields is not None:
@@ -126,9 +128,13 @@ def _parts(outputs):
     """The file's pieces, in order: magic, header length, header, columns, arrays."""
     w = _Writer()
     fields, cols = encode_graph(outputs, w)
-    header = {"format": FORMAT, "version": FILE_VERSION, **fields,
-              "columns": [[k, COLUMNS[k], len(c)] for k, c in cols.items()],
-              "arrays": [[a.dtype.str, list(a.shape)] for a in w.arrays]}
+    header = {
+        "format": FORMAT,
+        "version": FILE_VERSION,
+        **fields,
+        "columns": [[k, COLUMNS[k], len(c)] for k, c in cols.items()],
+        "arrays": [[a.dtype.str, list(a.shape)] for a in w.arrays],
+    }
     text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
     return [MAGIC, _LENGTH.pack(len(text)), text, *cols.values(), *w.arrays]
 
@@ -163,13 +169,15 @@ def dump(outputs: Any, file: Any) -> None:
             dump(outputs, f)
         return
     if not hasattr(file, "write"):
-        raise ArgumentTypeError(f"fg.dump writes to a path or a binary file; got "
-                                f"{type(file).__name__}")
+        raise ArgumentTypeError(
+            f"fg.dump writes to a path or a binary file; got {type(file).__name__}"
+        )
     for part in _parts(outputs):
         file.write(part if type(part) is bytes else memoryview(part).cast("B"))
 
 
 # -- reading --------------------------------------------------------------------
+
 
 def _fail(what):
     raise SerializationError(f"fg.loads: not a valid funcgrad file: {what}")
@@ -196,7 +204,7 @@ class _Source:
         self.left -= n
         if self.file is None:
             self.pos += n
-            return self.view[self.pos - n:self.pos]
+            return self.view[self.pos - n : self.pos]
         got = self.file.read(n)
         if len(got) != n:
             _fail(f"{what} runs past the end of the data")
@@ -214,14 +222,17 @@ class _Reader:
             if type(spec) is not list or len(spec) != 2:
                 _fail("an 'arrays' entry is not [dtype, shape]")
             dtype, shape = _dtype(spec[0]), spec[1]
-            if (type(shape) is not list or len(shape) > _MAX_DIMS
-                    or any(type(n) is not int or not 0 <= n <= source.left for n in shape)):
+            if (
+                type(shape) is not list
+                or len(shape) > _MAX_DIMS
+                or any(type(n) is not int or not 0 <= n <= source.left for n in shape)
+            ):
                 _fail(f"an array shape {shape!r:.60} is not a list of sizes the data can hold")
             count = math.prod(shape)
             data = source.take(count * dtype.itemsize, "an array")
             try:
                 array = np.frombuffer(data, dtype, count).reshape(shape).copy()
-            except ValueError as err:       # a shape NumPy refuses (too many elements, ...)
+            except ValueError as err:  # a shape NumPy refuses (too many elements, ...)
                 _fail(f"an array of shape {shape!r:.60}: {err}")
             self.arrays.append(array)
 
@@ -235,7 +246,7 @@ class _Reader:
             _fail("a bare JSON list where a tagged value belongs")
         if t is not dict or len(v) != 1:
             _fail(f"{v!r:.60} is not a value")
-        (tag, x), = v.items()
+        ((tag, x),) = v.items()
         d = depth + 1
         if tag == "float" and x in ("nan", "inf", "-inf"):
             return float(x)
@@ -277,7 +288,7 @@ class _Reader:
 def _dtype(text):
     try:
         dtype = np.dtype(text) if type(text) is str and len(text) <= 8 else None
-    except (TypeError, ValueError, SyntaxError):   # NumPy's parser of dtype strings refuses it
+    except (TypeError, ValueError, SyntaxError):  # NumPy's parser of dtype strings refuses it
         dtype = None
     if dtype is None or dtype.kind not in _NUMERIC or dtype.fields is not None or dtype.shape:
         _fail(f"{text!r:.60} is not a numeric dtype")
@@ -289,19 +300,26 @@ def _resolver(primitives):
     known = dict(builtin_refs())
     for prim in primitives or ():
         if not isinstance(prim, Primitive):
-            raise ArgumentTypeError(f"fg.loads: primitives must be funcgrad primitives; got {prim!r}")
+            raise ArgumentTypeError(
+                f"fg.loads: primitives must be funcgrad primitives; got {prim!r}"
+            )
         known[op_ref(prim)] = prim
 
     def resolve(ref):
         if ref == "var" or ref == "const":
             return VAR if ref == "var" else CONST
-        prim = (known.get((current_name(ref[0]), ref[1])) if type(ref) is list and len(ref) == 2
-                and all(type(part) is str for part in ref) else None)
+        prim = (
+            known.get((current_name(ref[0]), ref[1]))
+            if type(ref) is list and len(ref) == 2 and all(type(part) is str for part in ref)
+            else None
+        )
         if prim is None:
             raise SerializationError(
                 f"fg.loads: the file names primitive {ref!r:.80}, which is not one of funcgrad's "
-                f"own; if you trust it, pass it: fg.loads(data, primitives=[...])")
+                f"own; if you trust it, pass it: fg.loads(data, primitives=[...])"
+            )
         return prim
+
     return resolve
 
 
@@ -334,14 +352,16 @@ def _rows(header, reader, resolve):
         if not isinstance(maker, Primitive) and args:
             _fail(f"row {i} is a leaf with parents")
         params = reader.decode(params)
-        if params is not None and (type(params) is not dict
-                                   or any(type(k) is not str for k in params)):
+        if params is not None and (
+            type(params) is not dict or any(type(k) is not str for k in params)
+        ):
             _fail(f"row {i} has parameters that are not a dict of names")
         if name is not None and type(name) is not str:
             _fail(f"row {i} has a name that is not a string")
         value = reader.decode(value)
-        if not (type(value) in (int, float, complex)
-                or isinstance(value, (np.ndarray, np.generic))):
+        if not (
+            type(value) in (int, float, complex) or isinstance(value, (np.ndarray, np.generic))
+        ):
             _fail(f"row {i} has a value that is not a number or an array")
         if isinstance(maker, Primitive):
             problem = row_problem(maker, [out[a][4] for a in args], params, value)
@@ -357,17 +377,20 @@ def _header(source):
     (length,) = _LENGTH.unpack(source.take(_LENGTH.size, "the header length"))
     text = source.take(length, "the header")
     try:
-        header = json.loads(bytes(text).decode("utf-8"),
-                            parse_constant=lambda c: _fail(f"{c} in the header"))
-    except (ValueError, RecursionError) as err:   # UnicodeDecodeError and JSONDecodeError too
+        header = json.loads(
+            bytes(text).decode("utf-8"), parse_constant=lambda c: _fail(f"{c} in the header")
+        )
+    except (ValueError, RecursionError) as err:  # UnicodeDecodeError and JSONDecodeError too
         raise SerializationError(
-            f"fg.loads: not a valid funcgrad file: the header: {err}") from None
+            f"fg.loads: not a valid funcgrad file: the header: {err}"
+        ) from None
     if type(header) is not dict or header.get("format") != FORMAT:
         _fail("the header does not say it is a funcgrad table")
     if header.get("version") not in (1, FILE_VERSION):
         raise SerializationError(
             f"fg.loads: this funcgrad reads file versions 1 to {FILE_VERSION}, but the file is "
-            f"version {header.get('version')!r:.20}; upgrade funcgrad to read it")
+            f"version {header.get('version')!r:.20}; upgrade funcgrad to read it"
+        )
     return header
 
 
@@ -386,12 +409,13 @@ def _load(source, primitives):
         if header["version"] == 1:
             reader = _arrays(header, source)
             rows = _rows(header, reader, resolve)
-            nodes = nodes_of_rows(rows, lambda maker: maker)   # rows hold resolved makers
+            nodes = nodes_of_rows(rows, lambda maker: maker)  # rows hold resolved makers
         else:
             lengths = column_lengths(header)
-            cols = {k: np.frombuffer(source.take(lengths[k] * np.dtype(d).itemsize,
-                                                 f"column {k!r}"), d)
-                    for k, d in COLUMNS.items()}
+            cols = {
+                k: np.frombuffer(source.take(lengths[k] * np.dtype(d).itemsize, f"column {k!r}"), d)
+                for k, d in COLUMNS.items()
+            }
             reader = _arrays(header, source)
             nodes = decode_graph(header, cols, reader, resolve)
         return rebuild_outputs(_outputs(reader.decode(header.get("outputs")), len(nodes)), nodes)
@@ -414,9 +438,11 @@ def loads(data: bytes, primitives: Any = None) -> Any:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ArgumentTypeError(f"fg.loads takes bytes; got {type(data).__name__}")
     if bytes(data[:1]) == b"\x80":
-        _fail("it is a pickle (fg.dumps wrote pickles before funcgrad 0.2, and unpickling "
-              "can run any code); if you trust it, use "
-              "funcgrad.io.serialize.from_table(pickle.loads(data))")
+        _fail(
+            "it is a pickle (fg.dumps wrote pickles before funcgrad 0.2, and unpickling "
+            "can run any code); if you trust it, use "
+            "funcgrad.io.serialize.from_table(pickle.loads(data))"
+        )
     return _load(_Source(data), primitives)
 
 

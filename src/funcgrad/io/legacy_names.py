@@ -33,31 +33,58 @@ import warnings
 
 __all__ = ["MOVED", "RENAMED", "current_name", "install"]
 
-MOVED = {   # old module under funcgrad -> where it lives now
-    "errors": "core.errors", "traces": "core.traces", "namespaces": "core.namespaces",
-    "values": "core.values", "tree": "core.tree", "tree_paths": "core.tree_paths",
-    "_gc": "core.collector", "primitive": "core.primitive", "pages": "core.pages",
-    "arraylike": "dag.arraylike", "node": "dag.node", "nodemap": "dag.nodemap",
-    "order": "dag.order", "fold": "dag.fold", "backprop": "dag.backprop",
-    "semiring": "dag.semiring", "finite": "dag.finite",
-    "reverse": "transforms.reverse", "forward": "transforms.forward",
-    "batching": "transforms.batching", "jacobians": "transforms.jacobians",
+MOVED = {  # old module under funcgrad -> where it lives now
+    "errors": "core.errors",
+    "traces": "core.traces",
+    "namespaces": "core.namespaces",
+    "values": "core.values",
+    "tree": "core.tree",
+    "tree_paths": "core.tree_paths",
+    "_gc": "core.collector",
+    "primitive": "core.primitive",
+    "pages": "core.pages",
+    "arraylike": "dag.arraylike",
+    "node": "dag.node",
+    "nodemap": "dag.nodemap",
+    "order": "dag.order",
+    "fold": "dag.fold",
+    "backprop": "dag.backprop",
+    "semiring": "dag.semiring",
+    "finite": "dag.finite",
+    "reverse": "transforms.reverse",
+    "forward": "transforms.forward",
+    "batching": "transforms.batching",
+    "jacobians": "transforms.jacobians",
     "ravel": "transforms.ravel",
-    "staging": "jit.staging", "plans": "jit.plans", "steptable": "jit.steptable",
-    "machine": "jit.machine", "native": "jit.native",
-    "body": "control.body", "scanloop": "control.scan_primitive",
-    "whileloop": "control.while_primitive", "remat": "control.checkpoint",
-    "loops": "control.loops", "branches": "control.branches", "custom": "control.custom_rules",
-    "linear": "control.linear_maps", "implicit": "control.fixed_points",
-    "explain": "analysis.explain", "sparsity": "analysis.sparsity",
-    "coloring": "analysis.coloring", "paths": "analysis.paths", "check": "analysis.check",
+    "staging": "jit.staging",
+    "plans": "jit.plans",
+    "steptable": "jit.steptable",
+    "machine": "jit.machine",
+    "native": "jit.native",
+    "body": "control.body",
+    "scanloop": "control.scan_primitive",
+    "whileloop": "control.while_primitive",
+    "remat": "control.checkpoint",
+    "loops": "control.loops",
+    "branches": "control.branches",
+    "custom": "control.custom_rules",
+    "linear": "control.linear_maps",
+    "implicit": "control.fixed_points",
+    "explain": "analysis.explain",
+    "sparsity": "analysis.sparsity",
+    "coloring": "analysis.coloring",
+    "paths": "analysis.paths",
+    "check": "analysis.check",
     "sparse": "analysis.sparse",
-    "show": "io.show", "serialize": "io.serialize", "tablefile": "io.files",
-    "expr": "io.expr", "demo": "cli.demo",
+    "show": "io.show",
+    "serialize": "io.serialize",
+    "tablefile": "io.files",
+    "expr": "io.expr",
+    "demo": "cli.demo",
 }
 
 
-RENAMED = {   # modules renamed inside a package
+RENAMED = {  # modules renamed inside a package
     "funcgrad.rules.shape": "funcgrad.rules.sorting",
     "funcgrad.io.tablefile": "funcgrad.io.files",
     "funcgrad.io.tablecolumns": "funcgrad.io.file_columns",
@@ -85,8 +112,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an old name and loads it as the module under the new one."""
 
     def find_spec(self, fullname, path, target=None):
-        if (current_name(fullname) == fullname
-                or fullname.split(".")[1] in _SHADOWED):
+        if current_name(fullname) == fullname or fullname.split(".")[1] in _SHADOWED:
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
@@ -111,16 +137,19 @@ def _warn_code_that_imports(old, new):
     if frame is None:
         return
     if frame.f_code is importlib.import_module.__code__:
-        frame = frame.f_back           # the call of import_module is the code's
+        frame = frame.f_back  # the call of import_module is the code's
     elif frame.f_code.co_code[frame.f_lasti] != _IMPORT_NAME:
-        return                         # not an import statement: pickle's find_class, say
+        return  # not an import statement: pickle's find_class, say
     if frame is None:
         return
     warnings.warn_explicit(
         f"{old} moved to {new} in funcgrad 0.2; import {new} (the old name goes in 0.3)",
-        DeprecationWarning, frame.f_code.co_filename, frame.f_lineno,
+        DeprecationWarning,
+        frame.f_code.co_filename,
+        frame.f_lineno,
         module=frame.f_globals.get("__name__", "<unknown>"),
-        registry=frame.f_globals.setdefault("__warningregistry__", {}))
+        registry=frame.f_globals.setdefault("__warningregistry__", {}),
+    )
 
 
 def install():

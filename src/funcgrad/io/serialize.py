@@ -131,9 +131,9 @@ class SerializationError(FuncgradError, pickle.PicklingError):
 
 _LEAF_REFS = {VAR: "var", CONST: "const"}
 _LEAVES = {"var": VAR, "const": CONST}
-_refs: dict = {}                      # id(maker) -> (maker, reference), found once each
-_builtin_refs = None                  # id -> (primitive, ref), built once from funcgrad.rules
-_resolved: dict = {}                  # ref -> primitive, on loading
+_refs: dict = {}  # id(maker) -> (maker, reference), found once each
+_builtin_refs = None  # id -> (primitive, ref), built once from funcgrad.rules
+_resolved: dict = {}  # ref -> primitive, on loading
 _lock = threading.Lock()
 
 
@@ -161,12 +161,11 @@ def _builtin_table():
     """Every primitive of ``funcgrad.rules``, by the module that defines it."""
     global _builtin_refs
     if _builtin_refs is None:
-
         found = {}
         for modname in _rule_modules() + [rules.__name__]:
             try:
                 module = importlib.import_module(modname)
-            except ImportError:      # an extra's rules (SciPy's) without the extra installed
+            except ImportError:  # an extra's rules (SciPy's) without the extra installed
                 continue
             defined = _defined_names(module)
             for attr, obj in sorted(vars(module).items()):
@@ -185,18 +184,20 @@ def _lookup(modname, qualname):
     """The object a reference names, found in a module already imported (funcgrad's own rule
     modules excepted): loading a file or a pickle never imports what it names."""
     if type(modname) is not str or type(qualname) is not str:
-        raise SerializationError(f"a primitive reference must be two names; got "
-                                 f"{modname!r}, {qualname!r}")
-    modname = current_name(modname)     # a module's name before funcgrad 0.2 moved it
+        raise SerializationError(
+            f"a primitive reference must be two names; got {modname!r}, {qualname!r}"
+        )
+    modname = current_name(modname)  # a module's name before funcgrad 0.2 moved it
     module = sys.modules.get(modname)
     if module is None and modname in _rule_modules():
-        module = importlib.import_module(modname)     # funcgrad's own (SciPy's: its extra)
+        module = importlib.import_module(modname)  # funcgrad's own (SciPy's: its extra)
     if module is None:
         raise SerializationError(
             f"cannot load primitive {qualname!r} of module {modname!r}, which is not "
             f"imported; funcgrad never imports a module a file names: import it yourself "
             f"before loading if you trust it, or pass the primitive: fg.loads(data, "
-            f"primitives=[...])")
+            f"primitives=[...])"
+        )
     obj = module
     for part in qualname.split("."):
         if not part.isidentifier() or part.startswith("__"):
@@ -212,14 +213,14 @@ def _find_ref(prim):
     impl = prim.impl
     modname = getattr(impl, "__module__", None)
     qualname = getattr(impl, "__qualname__", None)
-    if modname and qualname and "<" not in qualname:      # @fg.primitive def f: impl's own name
+    if modname and qualname and "<" not in qualname:  # @fg.primitive def f: impl's own name
         try:
             if _lookup(modname, qualname) is prim:
                 return (modname, qualname)
         except (ImportError, AttributeError):
             pass
     module = sys.modules.get(modname) if modname else None
-    if module is not None:                                 # any module-level name bound to it
+    if module is not None:  # any module-level name bound to it
         for attr, obj in sorted(vars(module).items()):
             if obj is prim:
                 return (modname, attr)
@@ -228,7 +229,8 @@ def _find_ref(prim):
         f"cannot pickle a node made by primitive {prim.name!r}{where}: funcgrad writes "
         f"primitives by reference (module and name), and this primitive object is not a "
         f"module-level name of an importable module; define it at module level, e.g. "
-        f"`@fg.primitive\\ndef {prim.name}(x): ...` in a module, and build the graph with it")
+        f"`@fg.primitive\\ndef {prim.name}(x): ...` in a module, and build the graph with it"
+    )
 
 
 def op_ref(prim):
@@ -243,7 +245,7 @@ def op_ref(prim):
         return hit[1]
     with _lock:
         ref = _LEAF_REFS[prim] if type(prim) is Leaf else _find_ref(prim)
-        _refs[id(prim)] = (prim, ref)     # primitives found by name live as long as their module
+        _refs[id(prim)] = (prim, ref)  # primitives found by name live as long as their module
     return ref
 
 
@@ -255,8 +257,9 @@ def resolve_op(ref):
     if type(ref) is str:
         maker = _LEAVES.get(ref)
         if maker is None:
-            raise SerializationError(f"unknown leaf kind {ref!r} in a funcgrad stream; "
-                                     f"expected 'var' or 'const'")
+            raise SerializationError(
+                f"unknown leaf kind {ref!r} in a funcgrad stream; expected 'var' or 'const'"
+            )
     else:
         try:
             modname, qualname = ref
@@ -264,16 +267,18 @@ def resolve_op(ref):
         except (ImportError, AttributeError, TypeError, ValueError) as err:
             raise SerializationError(
                 f"cannot load primitive {ref!r}: {err}; import or define it under that module "
-                f"and name before loading") from err
+                f"and name before loading"
+            ) from err
         if not isinstance(maker, Primitive):
             raise SerializationError(
                 f"{modname}.{qualname} is a {type(maker).__name__}, not a funcgrad primitive; "
-                f"the stream was written when that name was a primitive")
+                f"the stream was written when that name was a primitive"
+            )
     _resolved[ref] = maker
     return maker
 
 
-_signatures: dict = {}     # primitive -> its impl's signature, read once
+_signatures: dict = {}  # primitive -> its impl's signature, read once
 
 
 def row_problem(prim, operands, params, value):
@@ -281,10 +286,11 @@ def row_problem(prim, operands, params, value):
     ``operands`` with ``params``, or None: the primitive must take these operands and
     parameters and, on them, give a value of the row's shape and dtype. (It computes the row
     once: a stream's graph is checked, not trusted, before any node is built.)"""
-    if prim.partials is not None and not params:      # elementwise: its arity says it all
+    if prim.partials is not None and not params:  # elementwise: its arity says it all
         if len(prim.partials) != len(operands):
-            return (f"{prim.name} takes {len(prim.partials)} operand(s); the row names "
-                    f"{len(operands)}")
+            return (
+                f"{prim.name} takes {len(prim.partials)} operand(s); the row names {len(operands)}"
+            )
     else:
         signature = _signatures.get(prim)
         if signature is None:
@@ -292,18 +298,22 @@ def row_problem(prim, operands, params, value):
         try:
             signature.bind(*operands, **(params or {}))
         except TypeError as err:
-            return (f"{prim.name} does not take {len(operands)} operand(s) and parameters "
-                    f"{sorted(params or {})}: {err}")
+            return (
+                f"{prim.name} does not take {len(operands)} operand(s) and parameters "
+                f"{sorted(params or {})}: {err}"
+            )
     try:
         with np.errstate(all="ignore"):
             got = prim.impl(*operands, **params) if params else prim.impl(*operands)
-    except Exception as err:      # noqa: BLE001 - any failure of a stream's row is the stream's
+    except Exception as err:  # noqa: BLE001 - any failure of a stream's row is the stream's
         return f"{prim.name} of its parents fails: {type(err).__name__}: {err}"
-    if type(got) is float and type(value) is float:      # the commonest row, at once
+    if type(got) is float and type(value) is float:  # the commonest row, at once
         return None
     if np.shape(got) != np.shape(value) or np.result_type(got) != np.result_type(value):
-        return (f"{prim.name} of its parents gives shape {np.shape(got)} {np.result_type(got)}, "
-                f"but the row's value is shape {np.shape(value)} {np.result_type(value)}")
+        return (
+            f"{prim.name} of its parents gives shape {np.shape(got)} {np.result_type(got)}, "
+            f"but the row's value is shape {np.shape(value)} {np.result_type(value)}"
+        )
     return None
 
 
@@ -324,14 +334,17 @@ def check_node(node):
         raise SerializationError(
             f"cannot pickle a {type(node).__name__}: it is a value inside a transform "
             f"(e.g. jit's staging), not an expression; pickle the expression built with "
-            f"fg.var / fg.trace instead")
+            f"fg.var / fg.trace instead"
+        )
     if isinstance(node._value, ArrayLike):
         raise SerializationError(
             f"cannot pickle a {node.op or node.kind} node whose value is itself traced: it was "
-            f"made inside a transform; pickle expressions built with fg.var or fg.trace")
+            f"made inside a transform; pickle expressions built with fg.var or fg.trace"
+        )
 
 
 # -- the table format ---------------------------------------------------------
+
 
 def _output_indices(obj, index, who):
     if type(obj) is Node:
@@ -340,8 +353,9 @@ def _output_indices(obj, index, who):
         return type(obj)(_output_indices(o, index, who) for o in obj)
     if type(obj) is dict:
         return {k: _output_indices(v, index, who) for k, v in obj.items()}
-    raise ArgumentTypeError(f"{who} takes a node or a tuple, list or dict of nodes; got "
-                    f"{type(obj).__name__} {obj!r}")
+    raise ArgumentTypeError(
+        f"{who} takes a node or a tuple, list or dict of nodes; got {type(obj).__name__} {obj!r}"
+    )
 
 
 def _collect(obj, out, who):
@@ -354,9 +368,11 @@ def _collect(obj, out, who):
         for v in obj.values():
             _collect(v, out, who)
     else:
-        raise ArgumentTypeError(f"{who} takes a node or a tuple, list or dict of nodes; got "
-                        f"{type(obj).__name__} {obj!r}"
-                        + (" (make a leaf with fg.var)" if isinstance(obj, (int, float)) else ""))
+        raise ArgumentTypeError(
+            f"{who} takes a node or a tuple, list or dict of nodes; got "
+            f"{type(obj).__name__} {obj!r}"
+            + (" (make a leaf with fg.var)" if isinstance(obj, (int, float)) else "")
+        )
 
 
 def output_nodes(outputs, who):
@@ -391,9 +407,15 @@ def to_table(outputs):
                 check_node(n)
             index[n._id] = i
             args = n._args
-            append((op_ref(n._prim),
+            append(
+                (
+                    op_ref(n._prim),
                     (index[args[0]._id],) if len(args) == 1 else tuple(index[a._id] for a in args),
-                    n._params, n._name, n._value))
+                    n._params,
+                    n._name,
+                    n._value,
+                )
+            )
         return (FORMAT, VERSION, rows, _output_indices(outputs, index, "fg.dumps"))
 
 
@@ -401,12 +423,14 @@ def _check_header(table):
     if not (isinstance(table, tuple) and len(table) == 4 and table[0] == FORMAT):
         raise SerializationError(
             "not a funcgrad table: expected (FORMAT, VERSION, rows, outputs) as written by "
-            "fg.dumps / to_table")
+            "fg.dumps / to_table"
+        )
     version = table[1]
     if not isinstance(version, int) or version < 1 or version > VERSION:
         raise SerializationError(
             f"this funcgrad reads table versions 1 to {VERSION}, but the data is version "
-            f"{version!r}; upgrade funcgrad to read it")
+            f"{version!r}; upgrade funcgrad to read it"
+        )
 
 
 def rebuild_outputs(spec, nodes):
@@ -446,7 +470,8 @@ def nodes_of_rows(rows, resolve):
             except (IndexError, TypeError):
                 raise SerializationError(
                     f"corrupt funcgrad table: row {i} names parents {args!r}, but a row may only "
-                    f"name earlier rows, by index (the table is in topological order)") from None
+                    f"name earlier rows, by index (the table is in topological order)"
+                ) from None
             append(Node(read_only(value), maker, parents, params or None, name, EXPRESSIONS))
     return nodes
 
@@ -496,7 +521,7 @@ class _Session:
                 marks.pop(i, None)
 
     def __reduce__(self):
-        return (_pause_v1, ())     # the table's first argument, read back as nothing
+        return (_pause_v1, ())  # the table's first argument, read back as nothing
 
 
 _OPEN, _DONE = 1, 2
@@ -521,12 +546,13 @@ def _unwritten_ancestors(node, marks):
             if mark is _OPEN:
                 raise CycleError(
                     f"cannot pickle a graph with a cycle ({len(stack)} nodes wait on each "
-                    f"other); expressions built with funcgrad's operations cannot form one")
+                    f"other); expressions built with funcgrad's operations cannot form one"
+                )
         else:
             stack.pop()
             state[n._id] = _DONE
             order.append(n)
-    order.pop()                   # the node itself
+    order.pop()  # the node itself
     return order
 
 
@@ -545,13 +571,18 @@ def reduce_node(node):
         prim = node._prim
         hit = _refs.get(id(prim))
         value = node._value
-        if hit is not None and hit[0] is prim and type(node) is Node and not isinstance(value, ArrayLike):
+        if (
+            hit is not None
+            and hit[0] is prim
+            and type(node) is Node
+            and not isinstance(value, ArrayLike)
+        ):
             return (_node_v1, (hit[1], node._args, node._params, node._name, value))
         return (_node_v1, _row(node))
     ancestors = _unwritten_ancestors(node, marks)
     if not ancestors:
         return (_node_v1, _row(node))
-    for n in ancestors:            # find every primitive before marking anything
+    for n in ancestors:  # find every primitive before marking anything
         op_ref(n._prim) if type(n) is Node else check_node(n)
     row = _row(node)
     ids = [n._id for n in ancestors]

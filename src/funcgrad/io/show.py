@@ -24,7 +24,16 @@ from ..dag.node import Leaf, Node, arg_list
 from ..dag.order import check_outputs, toposort
 from ..transforms.arguments import int_argument
 
-__all__ = ["show", "Listing", "to_dot", "to_svg", "render", "GraphvizNotFound", "node_repr", "format_value"]
+__all__ = [
+    "show",
+    "Listing",
+    "to_dot",
+    "to_svg",
+    "render",
+    "GraphvizNotFound",
+    "node_repr",
+    "format_value",
+]
 
 
 def node_repr(node):
@@ -61,14 +70,16 @@ def _name_of(node, labels):
 
 def _check_grads(grads, who):
     if grads is not None and not hasattr(grads, "get"):
-        raise ArgumentTypeError(f"{who}: grads must be a map node -> gradient, such as "
-                        f"fg.backprop(f) returns; got {type(grads).__name__}")
+        raise ArgumentTypeError(
+            f"{who}: grads must be a map node -> gradient, such as "
+            f"fg.backprop(f) returns; got {type(grads).__name__}"
+        )
 
 
 def _rows(order, grads, labels=None, shown=None):
     """One row of text per node, for the positions in ``shown`` (all by default)."""
     position = {n: i for i, n in enumerate(order)}
-    for i in (range(len(order)) if shown is None else shown):
+    for i in range(len(order)) if shown is None else shown:
         n = order[i]
         grad = ""
         if grads is not None:
@@ -83,15 +94,22 @@ def _show_plans(jitted, limit):
     its first and last ``limit // 2`` lines when longer."""
     plans = jitted.plans()
     if not plans:
-        return ("no plan yet: a jitted function is compiled on its first call "
-                "for each input structure")
+        return (
+            "no plan yet: a jitted function is compiled on its first call for each input structure"
+        )
     texts = []
     for i, p in enumerate(plans):
         lines = p.source.splitlines()
         if limit is not None and len(lines) > limit:
             half = limit // 2
-            lines = (lines[:half] + [f"    # ... {len(lines) - 2 * half} more lines not shown "
-                                     f"(fg.show(f, limit=None) shows all) ..."] + lines[-half:])
+            lines = (
+                lines[:half]
+                + [
+                    f"    # ... {len(lines) - 2 * half} more lines not shown "
+                    f"(fg.show(f, limit=None) shows all) ..."
+                ]
+                + lines[-half:]
+            )
         texts.append(f"# plan {i}: {p.n_steps} steps\n" + "\n".join(lines))
     return "\n\n".join(texts)
 
@@ -110,8 +128,10 @@ def _body_listing(body, indent):
     """A body's graph as indented lines: its inputs, its steps, which nodes it returns."""
     position = {n: i for i, n in enumerate(body.order)}
     declared = len(body.inputs) - body.n_captured
-    names = {x: f"in{k}" if k < declared else f"captured{k - declared}"
-             for k, x in enumerate(body.inputs)}
+    names = {
+        x: f"in{k}" if k < declared else f"captured{k - declared}"
+        for k, x in enumerate(body.inputs)
+    }
     returned = {}
     for k, o in enumerate(body.outputs):
         returned.setdefault(o, []).append(f"out{k}")
@@ -127,8 +147,7 @@ def _body_listing(body, indent):
         for title, inner in _bodies(n):
             lines.append(f"{indent}    {title}: {inner!r}")
             lines.extend(_body_listing(inner, indent + "    | "))
-    plain = [f"out{k} = {format_value(o)}" for k, o in enumerate(body.outputs)
-             if o not in position]
+    plain = [f"out{k} = {format_value(o)}" for k, o in enumerate(body.outputs) if o not in position]
     if plain:
         lines.append(f"{indent}returns constants: {', '.join(plain)}")
     return lines
@@ -141,8 +160,13 @@ def _show_linear_map(m):
     return "\n".join([head] + _body_listing(m.body, ""))
 
 
-def show(*outputs: Any, grads: Any = None, limit: int | None = 60, method: str = "dfs",
-         labels: Any = None) -> "Listing":
+def show(
+    *outputs: Any,
+    grads: Any = None,
+    limit: int | None = 60,
+    method: str = "dfs",
+    labels: Any = None,
+) -> "Listing":
     """A listing of the graph, one line per node in topological order.
 
     Columns: position, name, op with its arguments by position, value and (if
@@ -209,9 +233,13 @@ def _check_limit(limit, who):
     """``limit``: None (everything) or a number of lines of at least 2 (a first and a last)."""
     if limit is None:
         return None
-    return int_argument(limit, who, "limit must be an int (lines kept) or None (all)",
-                        "limit must be at least 2 (the first and the last lines) or None for all",
-                        2)
+    return int_argument(
+        limit,
+        who,
+        "limit must be an int (lines kept) or None (all)",
+        "limit must be at least 2 (the first and the last lines) or None for all",
+        2,
+    )
 
 
 def _listing(outputs, grads, limit, method, labels):
@@ -228,12 +256,14 @@ def _listing(outputs, grads, limit, method, labels):
         head, tail = limit // 2, limit - limit // 2
         skipped = len(order) - limit
         shown = list(range(head)) + list(range(len(order) - tail, len(order)))
-    rows = list(_rows(order, grads, labels, shown))   # format only what is printed
+    rows = list(_rows(order, grads, labels, shown))  # format only what is printed
     widths = [max(len(r[k]) for r in rows) for k in range(4)]
     lines = []
     for k, (i, r) in enumerate(zip(shown, rows)):
-        line = (f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  -->  "
-                f"{r[3]:>{widths[3]}}")
+        line = (
+            f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  -->  "
+            f"{r[3]:>{widths[3]}}"
+        )
         if grads is not None:
             line += f"  grad {r[4]}"
         lines.append(line.rstrip())
@@ -255,13 +285,19 @@ _STYLE = {
 
 
 def _dot_escape(text):
-    for ch in "\\{}|<>\"":
+    for ch in '\\{}|<>"':
         text = text.replace(ch, "\\" + ch)
     return text
 
 
-def to_dot(*outputs: Any, grads: Any = None, limit: int | None = 400, method: str = "dfs",
-           labels: Any = None, backward: bool = False) -> str:
+def to_dot(
+    *outputs: Any,
+    grads: Any = None,
+    limit: int | None = 400,
+    method: str = "dfs",
+    labels: Any = None,
+    backward: bool = False,
+) -> str:
     """Graphviz DOT source for the graph: one box per node, shared nodes drawn once.
 
     Each box shows the topological position, name (or ``labels[node]``), op,
@@ -299,13 +335,19 @@ def to_dot(*outputs: Any, grads: Any = None, limit: int | None = 400, method: st
     drawn = order[-limit:] if limit is not None and len(order) > limit else order
     drawn_set = set(drawn)
     output_set = set(outputs)
-    lines = ["digraph funcgrad {", "  rankdir=LR;",
-             '  node [shape=record, fontname="monospace", fontsize=10];']
+    lines = [
+        "digraph funcgrad {",
+        "  rankdir=LR;",
+        '  node [shape=record, fontname="monospace", fontsize=10];',
+    ]
     for n in drawn:
         i = position[n]
         name = _name_of(n, labels)
-        fields = [f"%{i}" + (f" {name}" if name else ""), n.kind if n.op is None else n.op,
-                  f"value {format_value(n._value)}"]
+        fields = [
+            f"%{i}" + (f" {name}" if name else ""),
+            n.kind if n.op is None else n.op,
+            f"value {format_value(n._value)}",
+        ]
         if grads is not None:
             g = grads.get(n)
             if g is not None:
@@ -328,8 +370,10 @@ def to_dot(*outputs: Any, grads: Any = None, limit: int | None = 400, method: st
                 cut.append(n)
     if len(drawn) < len(order):
         left_out = len(order) - len(drawn)
-        lines.append(f'  note [shape=note, label="{left_out} earlier nodes not drawn '
-                     f'(to_dot limit={limit}; pass limit=None to draw all)"];')
+        lines.append(
+            f'  note [shape=note, label="{left_out} earlier nodes not drawn '
+            f'(to_dot limit={limit}; pass limit=None to draw all)"];'
+        )
         lines.extend(f"  note -> n{position[n]} [style=dashed];" for n in cut)
     lines.append("}")
     return "\n".join(lines)
@@ -341,19 +385,25 @@ def _dot_bodies(node, node_id, indent):
     for title, body in _bodies(node):
         cid = f"{node_id}_{title.replace(' ', '')}"
         position = {n: i for i, n in enumerate(body.order)}
-        lines += [f"{indent}subgraph cluster_{cid} {{",
-                  f'{indent}  label="{_dot_escape(title)}: {_dot_escape(body.who)}"; '
-                  f'style=dashed; color="#888888";']
+        lines += [
+            f"{indent}subgraph cluster_{cid} {{",
+            f'{indent}  label="{_dot_escape(title)}: {_dot_escape(body.who)}"; '
+            f'style=dashed; color="#888888";',
+        ]
         for n, i in position.items():
             kind = n.kind if n.op is None else n.op
-            lines.append(f'{indent}  {cid}_{i} [label="{{%{i} | {_dot_escape(kind)}}}"'
-                         f'{_STYLE[n.kind]}];')
+            lines.append(
+                f'{indent}  {cid}_{i} [label="{{%{i} | {_dot_escape(kind)}}}"{_STYLE[n.kind]}];'
+            )
             lines.extend(_dot_bodies(n, f"{cid}_{i}", indent + "  "))
         for n, i in position.items():
             lines.extend(f"{indent}  {cid}_{position[a]} -> {cid}_{i};" for a in n._args)
         lines.append(f"{indent}}}")
-        lines.extend(f"{indent}{cid}_{position[o]} -> {node_id} [style=dotted];"
-                     for o in dict.fromkeys(body.outputs) if o in position)
+        lines.extend(
+            f"{indent}{cid}_{position[o]} -> {node_id} [style=dotted];"
+            for o in dict.fromkeys(body.outputs)
+            if o in position
+        )
     return lines
 
 
@@ -363,7 +413,8 @@ def _dot_program():
         raise GraphvizNotFound(
             "drawing needs Graphviz's 'dot' program, which is not on the PATH; install "
             "Graphviz (Debian/Ubuntu: apt-get install graphviz, macOS: brew install "
-            "graphviz) or write the DOT source with fg.to_dot / funcgrad grad --dot FILE")
+            "graphviz) or write the DOT source with fg.to_dot / funcgrad grad --dot FILE"
+        )
     return path
 
 
@@ -382,16 +433,20 @@ def to_svg(*outputs: Any, **options: Any) -> str:
 def run_dot(src, fmt, timeout=120):
     """Graphviz's ``dot -T<fmt>`` of the DOT source ``src``: its output bytes (a
     RuntimeError if dot refuses the graph, subprocess.TimeoutExpired after ``timeout`` s)."""
-    done = subprocess.run([_dot_program(), f"-T{fmt}"], input=src.encode(), capture_output=True,
-                          timeout=timeout)
+    done = subprocess.run(
+        [_dot_program(), f"-T{fmt}"], input=src.encode(), capture_output=True, timeout=timeout
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"Graphviz's dot could not draw the graph: "
-                           f"{done.stderr.decode(errors='replace').strip()}")
+        raise RuntimeError(
+            f"Graphviz's dot could not draw the graph: "
+            f"{done.stderr.decode(errors='replace').strip()}"
+        )
     return done.stdout
 
 
-def render(outputs: Any, path: Any, grads: Any = None, format: str | None = None,
-           **options: Any) -> Any:
+def render(
+    outputs: Any, path: Any, grads: Any = None, format: str | None = None, **options: Any
+) -> Any:
     """Draw the graph of ``outputs`` (a node or a tuple of nodes) into the file ``path``.
 
     The format comes from ``format`` or the file's suffix: ``svg``, ``png``,
@@ -414,8 +469,10 @@ def render(outputs: Any, path: Any, grads: Any = None, format: str | None = None
     outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
     fmt = (format or os.path.splitext(str(path))[1].lstrip(".") or "svg").lower()
     if fmt not in ("svg", "png", "pdf", "dot", "gv"):
-        raise ArgumentError(f"render: cannot write format {fmt!r}; use a path ending in "
-                         f".svg, .png, .pdf or .dot (or pass format=)")
+        raise ArgumentError(
+            f"render: cannot write format {fmt!r}; use a path ending in "
+            f".svg, .png, .pdf or .dot (or pass format=)"
+        )
     src = to_dot(*outputs, grads=grads, **options)
     if fmt in ("dot", "gv"):
         with open(path, "w") as fh:
@@ -432,7 +489,7 @@ def _node_svg(node):
     try:
         return to_svg(node)
     except GraphvizNotFound:
-        return None        # Jupyter falls back to the text repr
+        return None  # Jupyter falls back to the text repr
 
 
 # Installed from here so that the core never imports pictures (setattr: mypy checks the class

@@ -44,8 +44,10 @@ class ShapeDtypeStruct:
             self.shape = tuple(int(n) for n in shape)
             self.dtype = np.dtype(dtype)
         except TypeError:
-            raise ArgumentTypeError(f"ShapeDtypeStruct takes a shape (a tuple of ints) and a "
-                                    f"dtype; got {shape!r:.40} and {dtype!r:.40}") from None
+            raise ArgumentTypeError(
+                f"ShapeDtypeStruct takes a shape (a tuple of ints) and a "
+                f"dtype; got {shape!r:.40} and {dtype!r:.40}"
+            ) from None
 
     @property
     def ndim(self) -> int:
@@ -56,8 +58,11 @@ class ShapeDtypeStruct:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __eq__(self, other):
-        return (type(other) is ShapeDtypeStruct and self.shape == other.shape
-                and self.dtype == other.dtype)
+        return (
+            type(other) is ShapeDtypeStruct
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+        )
 
     def __hash__(self):
         return hash((self.shape, self.dtype))
@@ -80,11 +85,15 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
         raise ArgumentTypeError(f"eval_shape needs a function; got {type(fun).__name__}")
     leaves, treedef = tree_flatten((args, kwargs))
     trace = _ShapeTrace(new_level())
-    staged = [Staged(_stand_in(leaf), VAR, (), None, f"a{k}", trace)
-              if isinstance(leaf, (ShapeDtypeStruct, np.ndarray, np.generic, float, int, complex))
-              and not isinstance(leaf, Box) else leaf for k, leaf in enumerate(leaves)]
+    staged = [
+        Staged(_stand_in(leaf), VAR, (), None, f"a{k}", trace)
+        if isinstance(leaf, (ShapeDtypeStruct, np.ndarray, np.generic, float, int, complex))
+        and not isinstance(leaf, Box)
+        else leaf
+        for k, leaf in enumerate(leaves)
+    ]
     call_args, call_kwargs = tree_unflatten(treedef, staged)
-    with np.errstate(all="ignore"):    # zeros stand for every value: log(0) says nothing
+    with np.errstate(all="ignore"):  # zeros stand for every value: log(0) says nothing
         out = fun(*call_args, **call_kwargs)
     return tree_map(lambda o: ShapeDtypeStruct(shape_of(o), dtype_of(o)), out)
 
@@ -95,9 +104,11 @@ class _ShapeTrace(StagingTrace):
     __slots__ = ()
 
     def refusal(self):
-        return ("eval_shape cannot turn a traced value into a Python bool or number: it "
-                "traces the function once for every input of these shapes, as jit does. Use "
-                "funcgrad.numpy.where or fg.cond to branch")
+        return (
+            "eval_shape cannot turn a traced value into a Python bool or number: it "
+            "traces the function once for every input of these shapes, as jit does. Use "
+            "funcgrad.numpy.where or fg.cond to branch"
+        )
 
 
 def _stand_in(leaf):

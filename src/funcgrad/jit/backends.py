@@ -36,17 +36,20 @@ class Backend:
     def __init__(self, name, about, needs=None, extra=None):
         self.name = name
         self.about = about
-        self.needs = needs      # the module it imports, if any
-        self.extra = extra      # funcgrad's extra that installs it
+        self.needs = needs  # the module it imports, if any
+        self.extra = extra  # funcgrad's extra that installs it
 
     def check(self):
         if self.needs and importlib.util.find_spec(self.needs) is None:
-            raise ImportError(f'jit: backend="{self.name}" needs {self.needs}, which is not '
-                              f'installed: pip install "funcgrad[{self.extra}]"')
+            raise ImportError(
+                f'jit: backend="{self.name}" needs {self.needs}, which is not '
+                f'installed: pip install "funcgrad[{self.extra}]"'
+            )
 
     def compile(self, nodes, inputs, out_leaves, out_def, effects=()):
-        return compile_plan(nodes, inputs, out_leaves, out_def, backend=self.name,
-                            pruned=False, effects=effects)
+        return compile_plan(
+            nodes, inputs, out_leaves, out_def, backend=self.name, pruned=False, effects=effects
+        )
 
     def __repr__(self):
         return f"<jit backend {self.name!r}>"
@@ -54,8 +57,9 @@ class Backend:
 
 BACKENDS = {
     "python": Backend("python", "straight-line Python over NumPy calls"),
-    "numba": Backend("numba", "native code for the blocks numba can compile",
-                     needs="numba", extra="native"),
+    "numba": Backend(
+        "numba", "native code for the blocks numba can compile", needs="numba", extra="native"
+    ),
 }
 
 

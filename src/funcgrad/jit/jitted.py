@@ -49,11 +49,18 @@ PLANS_KEPT = 64
 """How many plans a jitted function keeps by default (``fg.jit(..., max_plans=)``)."""
 
 
-def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), backend: str = "python",
-        max_plans: int | None = None, *, donate_argnums: int | Sequence[int] = (),
-        donate_argnames: str | Sequence[str] = (), inline: bool = False,
-        keep_unused: bool = False) -> Any:
+def jit(
+    fun: Callable | None = None,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    backend: str = "python",
+    max_plans: int | None = None,
+    *,
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
+    inline: bool = False,
+    keep_unused: bool = False,
+) -> Any:
     """Compile ``fun`` once per input structure and replay the compiled plan.
 
     Positional and keyword arguments are traced alike (any pytree of numbers
@@ -104,8 +111,10 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
     """
     _donated(donate_argnums, donate_argnames)
     if not isinstance(inline, bool) or not isinstance(keep_unused, bool):
-        raise ArgumentTypeError(f"jit: inline and keep_unused are True or False; got "
-                                f"{inline!r:.40} and {keep_unused!r:.40}")
+        raise ArgumentTypeError(
+            f"jit: inline and keep_unused are True or False; got "
+            f"{inline!r:.40} and {keep_unused!r:.40}"
+        )
     if fun is None:
         return lambda f: jit(f, static_argnums, static_argnames, backend, max_plans)
     return Jitted(fun, static_argnums, static_argnames, backend, max_plans)
@@ -115,17 +124,22 @@ def _donated(nums, names):
     """Check JAX's ``donate_argnums`` / ``donate_argnames``: ints, and names."""
     nums = (nums,) if isinstance(nums, (int, np.integer)) else nums
     names = (names,) if isinstance(names, str) else names
-    if (isinstance(nums, bool) or not isinstance(nums, (tuple, list))
-            or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in nums)):
-        raise ArgumentTypeError(f"jit: donate_argnums must be an int or a tuple of ints; got "
-                                f"{nums!r:.40}")
+    if (
+        isinstance(nums, bool)
+        or not isinstance(nums, (tuple, list))
+        or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in nums)
+    ):
+        raise ArgumentTypeError(
+            f"jit: donate_argnums must be an int or a tuple of ints; got {nums!r:.40}"
+        )
     if not isinstance(names, (tuple, list)) or not all(isinstance(n, str) for n in names):
-        raise ArgumentTypeError(f"jit: donate_argnames must be a name or a tuple of names; got "
-                                f"{names!r:.40}")
+        raise ArgumentTypeError(
+            f"jit: donate_argnames must be a name or a tuple of names; got {names!r:.40}"
+        )
 
 
-_switch = {"disabled": 0}     # how many disable_jit blocks are open (any thread, as JAX's)
-_every_jitted: "weakref.WeakSet[Jitted]" = weakref.WeakSet()    # for clear_caches
+_switch = {"disabled": 0}  # how many disable_jit blocks are open (any thread, as JAX's)
+_every_jitted: "weakref.WeakSet[Jitted]" = weakref.WeakSet()  # for clear_caches
 
 
 @contextmanager
@@ -165,31 +179,32 @@ def clear_caches() -> None:
 class Jitted:
     """A function compiled once per input structure and replayed (made by :func:`jit`)."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), backend="python",
-                 max_plans=None):
+    def __init__(
+        self, fun, static_argnums=(), static_argnames=(), backend="python", max_plans=None
+    ):
         if not callable(fun):
             raise ArgumentTypeError(f"jit needs a function; got {type(fun).__name__} {fun!r:.40}")
         # its name, docstring and signature; not its __dict__ (a Jitted's own fields, if fun
         # is a function made from another Jitted by functools.wraps, as grad's is)
         functools.update_wrapper(self, fun, updated=())
         self.backend = backend_named(backend)
-        self.statics, self.static_names = _static_positions(fun, static_argnums,
-                                                            static_argnames)
+        self.statics, self.static_names = _static_positions(fun, static_argnums, static_argnames)
         keep = PLANS_KEPT if max_plans is None else max_plans
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
-            raise ArgumentError(f"jit: max_plans must be a positive int (plans kept per "
-                                f"function); got {max_plans!r}")
+            raise ArgumentError(
+                f"jit: max_plans must be a positive int (plans kept per "
+                f"function); got {max_plans!r}"
+            )
         self.max_plans = keep
         self._every_argument_traced = not self.statics and not self.static_names
         self.fun = fun
         self.name = getattr(fun, "__name__", type(fun).__name__)
-        self._cache: OrderedDict = OrderedDict()     # the plans, least recently used first
+        self._cache: OrderedDict = OrderedDict()  # the plans, least recently used first
         _every_jitted.add(self)
 
     def __repr__(self):
         n = len(self._cache)
-        return (f"<jit of {self.name}: {n} plan{'s' * (n != 1)}, "
-                f"backend {self.backend.name!r}>")
+        return f"<jit of {self.name}: {n} plan{'s' * (n != 1)}, backend {self.backend.name!r}>"
 
     def __get__(self, obj, cls=None):
         # a jitted function stored on a class is a method: bound to the instance
@@ -200,7 +215,7 @@ class Jitted:
             return self.fun(*args, **kwargs)
         plan, leaves = self._plan_for(args, kwargs)
         if plan is None:
-            return self.fun(*args, **kwargs)   # inside another transform: trace straight through
+            return self.fun(*args, **kwargs)  # inside another transform: trace straight through
         # Python-float results come back as NumPy's float64
         with at_users_line():
             outputs = plan.outputs(*leaves)
@@ -213,9 +228,11 @@ class Jitted:
         """The plan these arguments run (compiled now if it is new)."""
         found = self._plan_for(args, kwargs)[0]
         if found is None:
-            raise ArgumentTypeError(f"jit of {self.name}: plan() takes plain values; these "
-                                    f"arguments are traced by another transform, which traces "
-                                    f"the function through")
+            raise ArgumentTypeError(
+                f"jit of {self.name}: plan() takes plain values; these "
+                f"arguments are traced by another transform, which traces "
+                f"the function through"
+            )
         return found
 
     def plans(self):
@@ -229,40 +246,46 @@ class Jitted:
     def _split(self, args, kwargs):
         """The traced and the static parts of a call (of a function with static arguments)."""
         statics, static_names = self.statics, self.static_names
-        dynamic = ([a for i, a in enumerate(args) if i not in statics],
-                   {k: v for k, v in kwargs.items() if k not in static_names})
-        static = (tuple((i, args[i]) for i in sorted(statics) if i < len(args)),
-                  tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names)))
+        dynamic = (
+            [a for i, a in enumerate(args) if i not in statics],
+            {k: v for k, v in kwargs.items() if k not in static_names},
+        )
+        static = (
+            tuple((i, args[i]) for i in sorted(statics) if i < len(args)),
+            tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names)),
+        )
         return dynamic, static
 
     def _plan_for(self, args, kwargs):
         """The plan for these arguments and their leaves; None if some are traced values
         (the call is inside another transform)."""
-        if self._every_argument_traced:      # the common call, without _split
+        if self._every_argument_traced:  # the common call, without _split
             dynamic, static = ([*args], kwargs), _NO_STATICS
         else:
             dynamic, static = self._split(args, kwargs)
         leaves, treedef = tree_flatten(dynamic)
         if static is not _NO_STATICS and any(isinstance(l, Box) for l in tree_leaves(static)):
             return None, leaves
-        parts = []      # each leaf's part of the cache key: its type, shape and dtype
+        parts = []  # each leaf's part of the cache key: its type, shape and dtype
         for k, l in enumerate(leaves):
             kind = type(l)
-            if kind is np.ndarray:     # _abstract's answer, written out on the hot path
+            if kind is np.ndarray:  # _abstract's answer, written out on the hot path
                 if l.dtype.kind not in "biufc":
-                    raise ArgumentTypeError(f"jit of {self.name}: argument leaf {k} is an array "
-                                            f"of dtype {l.dtype}, not numbers; pass numeric "
-                                            f"arrays (strings and objects are static: "
-                                            f"static_argnums)")
+                    raise ArgumentTypeError(
+                        f"jit of {self.name}: argument leaf {k} is an array "
+                        f"of dtype {l.dtype}, not numbers; pass numeric "
+                        f"arrays (strings and objects are static: "
+                        f"static_argnums)"
+                    )
                 parts.append((np.ndarray, l.shape, l.dtype))
-            elif kind is np.float64:    # what transforms return: runs as a Python float
+            elif kind is np.float64:  # what transforms return: runs as a Python float
                 leaves[k] = float(l)
                 parts.append(_FLOAT_KEY)
             elif isinstance(l, Box):
                 return None, leaves
             else:
                 part = _NUMBER_KEYS.get(kind)
-                if part is None:        # a traced value further on is traced through first
+                if part is None:  # a traced value further on is traced through first
                     if any(isinstance(x, Box) for x in leaves):
                         return None, leaves
                     part = _abstract(l, f"jit of {self.name}")
@@ -271,12 +294,13 @@ class Jitted:
         try:
             hash(key)
         except TypeError:
-            try:       # a registered class's aux data may hold a dict or a list: by value
+            try:  # a registered class's aux data may hold a dict or a list: by value
                 hash(static)
             except TypeError:
                 raise ArgumentTypeError(
                     f"jit of {self.name}: static arguments must be hashable; name only "
-                    f"hashable arguments in static_argnums / static_argnames") from None
+                    f"hashable arguments in static_argnums / static_argnames"
+                ) from None
             key = (_by_value(treedef), tuple(parts), static, len(args))
         cache = self._cache
         plan = cache.get(key)
@@ -285,7 +309,7 @@ class Jitted:
             # collector would only walk it again and again while it grows.
             with gc_paused():
                 plan = self._trace_and_compile(args, kwargs, leaves, treedef)
-            if plan.n_steps > TRIM_ABOVE:    # the freed trace's pages back to the system
+            if plan.n_steps > TRIM_ABOVE:  # the freed trace's pages back to the system
                 trim_heap()
             cache[key] = plan
             if len(cache) > self.max_plans:
@@ -297,17 +321,19 @@ class Jitted:
     def _trace_and_compile(self, args, kwargs, leaves, treedef):
         statics, static_names = self.statics, self.static_names
         trace = StagingTrace(new_level(), record=True)
-        with trace.recording() as made:   # a topological order, some perhaps unneeded
+        with trace.recording() as made:  # a topological order, some perhaps unneeded
             inputs = [Staged(l, VAR, (), None, f"a{k}", trace) for k, l in enumerate(leaves)]
             staged_args, staged_kwargs = tree_unflatten(treedef, inputs)
             staged_args = iter(staged_args)
             call = [a if i in statics else next(staged_args) for i, a in enumerate(args)]
-            call_kwargs = {k: v if k in static_names else staged_kwargs[k]
-                           for k, v in kwargs.items()}
-            out_leaves, out_def = tree_flatten(call_user(self.fun, call, call_kwargs,
-                                                         f"jit of {self.name}"))
+            call_kwargs = {
+                k: v if k in static_names else staged_kwargs[k] for k, v in kwargs.items()
+            }
+            out_leaves, out_def = tree_flatten(
+                call_user(self.fun, call, call_kwargs, f"jit of {self.name}")
+            )
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
-        effects, trace.effects = trace.effects, []    # no cycle of the trace and its nodes
+        effects, trace.effects = trace.effects, []  # no cycle of the trace and its nodes
         return self.backend.compile(made, inputs, out_leaves, out_def, effects)
 
     def _find_non_finite(self, args, kwargs):
@@ -316,11 +342,13 @@ class Jitted:
         who = f"jit of {self.name}"
         (args, kwargs), watch = watched((args, kwargs), who)
         self.fun(*args, **kwargs)
-        raise NonFiniteError(f"{who}: the result is not finite, but no primitive made it so "
-                             f"from finite inputs: an argument is not finite")
+        raise NonFiniteError(
+            f"{who}: the result is not finite, but no primitive made it so "
+            f"from finite inputs: an argument is not finite"
+        )
 
 
-_NUMBER_KEYS = {float: (float,), int: (int,), bool: (bool,)}   # _abstract of a plain number
+_NUMBER_KEYS = {float: (float,), int: (int,), bool: (bool,)}  # _abstract of a plain number
 _FLOAT_KEY = _NUMBER_KEYS[float]
 _NO_STATICS = ((), ())
 
@@ -339,10 +367,12 @@ def _abstract(leaf, who):
             f"plans of NumPy calls, which would have to turn it into a NumPy array (computing a "
             f"lazy Dask array, copying a GPU array to the host); call the function without "
             f"fg.jit: funcgrad differentiates it all the same, Dask optimizes its own task "
-            f"graph, and PyTorch and CuPy run each operation on the device")
+            f"graph, and PyTorch and CuPy run each operation on the device"
+        )
     raise ArgumentTypeError(
         f"{who}: an argument leaf is {type(leaf).__name__} {leaf!r}; jit traces numbers and "
-        f"arrays only: pass other values through static_argnums")
+        f"arrays only: pass other values through static_argnums"
+    )
 
 
 def _static_positions(fun, static_argnums, static_argnames):
@@ -351,35 +381,42 @@ def _static_positions(fun, static_argnums, static_argnames):
     if isinstance(static_argnums, (int, np.integer)) and not isinstance(static_argnums, bool):
         nums = {int(static_argnums)}
     elif isinstance(static_argnums, (tuple, list, set, frozenset)) and all(
-            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in static_argnums):
+        isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in static_argnums
+    ):
         nums = {int(i) for i in static_argnums}
     else:
-        raise ArgumentTypeError(f"jit: static_argnums must be an int or a tuple of ints; got "
-                                f"{static_argnums!r:.40}")
+        raise ArgumentTypeError(
+            f"jit: static_argnums must be an int or a tuple of ints; got {static_argnums!r:.40}"
+        )
     if isinstance(static_argnames, str):
         names = {static_argnames}
     elif isinstance(static_argnames, (tuple, list, set, frozenset)) and all(
-            isinstance(n, str) for n in static_argnames):
+        isinstance(n, str) for n in static_argnames
+    ):
         names = set(static_argnames)
     else:
-        raise ArgumentTypeError(f"jit: static_argnames must be a name or a tuple of names; got "
-                                f"{static_argnames!r:.40}")
+        raise ArgumentTypeError(
+            f"jit: static_argnames must be a name or a tuple of names; got {static_argnames!r:.40}"
+        )
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         params = []
-    positional = [p.name for p in params
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     fixed = params and not any(p.kind is p.VAR_POSITIONAL for p in params)
-    if fixed:     # as JAX: negative positions count from the end of the parameters
+    if fixed:  # as JAX: negative positions count from the end of the parameters
         bad = sorted(i for i in nums if not -len(positional) <= i < len(positional))
         if bad:
-            raise ArgumentError(f"jit: static_argnums {bad} out of range for a function of "
-                                f"{len(positional)} positional parameter(s) ({', '.join(positional)})")
+            raise ArgumentError(
+                f"jit: static_argnums {bad} out of range for a function of "
+                f"{len(positional)} positional parameter(s) ({', '.join(positional)})"
+            )
         nums = {i % len(positional) for i in nums}
     elif any(i < 0 for i in nums):
-        raise ArgumentError(f"jit: a negative static_argnums needs a function with a fixed "
-                            f"number of positional parameters; got {sorted(nums)}")
+        raise ArgumentError(
+            f"jit: a negative static_argnums needs a function with a fixed "
+            f"number of positional parameters; got {sorted(nums)}"
+        )
     for i, pname in enumerate(positional):
         if pname in names:
             nums.add(i)
@@ -388,13 +425,14 @@ def _static_positions(fun, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
-
 def _by_value(x):
     """A hashable stand-in for a structure whose aux data holds dicts, lists or sets (a
     registered class's settings): equal by value where the original is."""
     if isinstance(x, dict):
-        return ("dict", tuple(sorted(((_by_value(k), _by_value(v)) for k, v in x.items()),
-                                     key=repr)))
+        return (
+            "dict",
+            tuple(sorted(((_by_value(k), _by_value(v)) for k, v in x.items()), key=repr)),
+        )
     if isinstance(x, (list, tuple)):
         return (type(x).__name__, tuple(_by_value(v) for v in x))
     if isinstance(x, (set, frozenset)):
@@ -404,8 +442,10 @@ def _by_value(x):
     try:
         hash(x)
     except TypeError:
-        raise ArgumentTypeError(f"jit: a pytree's aux data holds {type(x).__name__} {x!r:.40}, "
-                                f"which cannot be compared by value; make it hashable") from None
+        raise ArgumentTypeError(
+            f"jit: a pytree's aux data holds {type(x).__name__} {x!r:.40}, "
+            f"which cannot be compared by value; make it hashable"
+        ) from None
     return x
 
 

@@ -61,10 +61,15 @@ class Jaxpr:
         ins = " ".join(f"{n}:{_aval(a)}" for n, a in zip(self.invars, self.in_avals))
         lines = [f"{{ lambda ; {ins}. let"]
         for e in self.eqns:
-            params = (" [" + " ".join(f"{k}={_short(v)}" for k, v in e.params.items()) + "]"
-                      if e.params else "")
-            lines.append(f"    {e.output}:{_aval(e.aval)} = {e.primitive}{params} "
-                         f"{' '.join(e.inputs)}".rstrip())
+            params = (
+                " [" + " ".join(f"{k}={_short(v)}" for k, v in e.params.items()) + "]"
+                if e.params
+                else ""
+            )
+            lines.append(
+                f"    {e.output}:{_aval(e.aval)} = {e.primitive}{params} "
+                f"{' '.join(e.inputs)}".rstrip()
+            )
         lines.append(f"  in ({', '.join(self.outvars)},) }}")
         return "\n".join(lines)
 
@@ -77,7 +82,7 @@ _KINDS = {"f": "f", "c": "c", "i": "i", "u": "u", "b": "bool"}
 
 def _aval(a):
     if not isinstance(a, ShapeDtypeStruct):
-        return a                    # a tuple's description (a loop's outputs)
+        return a  # a tuple's description (a loop's outputs)
     kind = _KINDS.get(a.dtype.kind, a.dtype.name)
     bits = "" if kind == "bool" else str(a.dtype.itemsize * 8)
     return f"{kind}{bits}[{','.join(str(n) for n in a.shape)}]"
@@ -122,16 +127,19 @@ def make_jaxpr(fun: Callable, static_argnums: Any = ()) -> Callable:
     """
     if not callable(fun):
         raise ArgumentTypeError(f"make_jaxpr needs a function; got {type(fun).__name__}")
-    statics = ((static_argnums,) if isinstance(static_argnums, int)
-               else tuple(static_argnums))
+    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     def traced(*args, **kwargs):
         dynamic = [a for i, a in enumerate(args) if i not in statics]
         leaves, treedef = tree_flatten((dynamic, kwargs))
         trace = StagingTrace(new_level(), record=True)
         names = _names()
-        inputs = [Staged(_stand_in(leaf), VAR, (), None, None, trace)
-                  if not isinstance(leaf, Box) else leaf for leaf in leaves]
+        inputs = [
+            Staged(_stand_in(leaf), VAR, (), None, None, trace)
+            if not isinstance(leaf, Box)
+            else leaf
+            for leaf in leaves
+        ]
         call_dynamic, call_kwargs = tree_unflatten(treedef, inputs)
         it = iter(call_dynamic)
         call_args = [a if i in statics else next(it) for i, a in enumerate(args)]
@@ -151,11 +159,22 @@ def make_jaxpr(fun: Callable, static_argnums: Any = ()) -> Callable:
                 continue
             reads = tuple(named[a] if a in named else _literal(a._value) for a in node._args)
             named[node] = next(names)
-            eqns.append(Equation(node._prim.name, reads, named[node], _aval_of(node._value),
-                                 dict(node._params or {})))
+            eqns.append(
+                Equation(
+                    node._prim.name,
+                    reads,
+                    named[node],
+                    _aval_of(node._value),
+                    dict(node._params or {}),
+                )
+            )
         outs = tree_leaves(out)
-        outvars = [named.get(o) if isinstance(o, Staged) and o in named else _literal(
-            np.asarray(o._value if isinstance(o, Box) else o)) for o in outs]
+        outvars = [
+            named.get(o)
+            if isinstance(o, Staged) and o in named
+            else _literal(np.asarray(o._value if isinstance(o, Box) else o))
+            for o in outs
+        ]
         out_avals = [_aval_of(o) for o in outs]
         return Jaxpr(invars, in_avals, eqns, outvars, out_avals)
 

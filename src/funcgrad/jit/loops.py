@@ -57,8 +57,9 @@ INLINED = 256
 """The most steps of a body written inside its loop."""
 
 # What numba types as numbers or arrays: a loop whose values are all of these may run natively.
-_NATIVE_KINDS = frozenset({float, int, bool, np.ndarray, np.float64, np.float32, np.int64,
-                           np.int32, np.bool_})
+_NATIVE_KINDS = frozenset(
+    {float, int, bool, np.ndarray, np.float64, np.float32, np.int64, np.int32, np.bool_}
+)
 
 
 class Loop:
@@ -114,17 +115,19 @@ class _Body:
         self.text = dict(zip(inputs, input_names))
         values = table.values
         typable = _typable(table)
-        self.forms = {}          # step -> its form, for the steps numba types only through one
+        self.forms = {}  # step -> its form, for the steps numba types only through one
         for i in np.flatnonzero(~typable).tolist():
             n = table.steps[i]
             found = form_of(n._prim, n._params, [a._value for a in n._args])
             if found is not None:
                 self.forms[n] = found
                 typable[i] = True
-        self.typable = (bool(typable.all())
-                        and _NATIVE_KINDS.issuperset(map(type, values))
-                        and all(np.ndim(v) for v in values if type(v) is np.ndarray)
-                        and all(_constant_ok(c) for c in table.constant_values))
+        self.typable = (
+            bool(typable.all())
+            and _NATIVE_KINDS.issuperset(map(type, values))
+            and all(np.ndim(v) for v in values if type(v) is np.ndarray)
+            and all(_constant_ok(c) for c in table.constant_values)
+        )
         self.outputs = outputs
 
     def lines(self, names, native, indent="        "):
@@ -139,11 +142,13 @@ class _Body:
             return text
 
         mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
+
         def form(step, args):
             return names.form(self.forms.get(step), args)
 
-        lines, regs = _function(table, 0, len(table.steps), names, lambda j: top(operands[j]),
-                                mine, native, form)
+        lines, regs = _function(
+            table, 0, len(table.steps), names, lambda j: top(operands[j]), mine, native, form
+        )
         outs = output_texts(table, self.outputs, dict(zip(mine, regs)), top, names)
         return [indent + line.lstrip() for line in lines], outs
 
@@ -167,7 +172,7 @@ def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, backend="python", 
     n_ys = len(outputs) - n_carry
     xs = [f"x{j}" for j in range(n_xs)]
     ys = [f"y{j}" for j in range(n_ys)]
-    params = ["n"] + input_names[:n_carry] + xs + input_names[n_carry + n_xs:] + ys
+    params = ["n"] + input_names[:n_carry] + xs + input_names[n_carry + n_xs :] + ys
     steps = "range(n - 1, -1, -1)" if reverse else "range(n)"
 
     def write(native):
@@ -179,8 +184,9 @@ def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, backend="python", 
         # the outputs are written before the carries move on: an output may be a carry's input
         source += [f"        y{j}[i] = {outs[n_carry + j]}" for j in range(n_ys)]
         if n_carry:
-            source.append(f"        {', '.join(input_names[:n_carry])} = "
-                          f"{', '.join(outs[:n_carry])}")
+            source.append(
+                f"        {', '.join(input_names[:n_carry])} = {', '.join(outs[:n_carry])}"
+            )
         source.append(f"    return {_tuple(input_names[:n_carry])}")
         return "\n".join(source) + "\n", names
 
@@ -207,8 +213,11 @@ def while_loop(cond, body, n_carry, history, backend="python"):
         names = _Names(backend)
         test_lines, (ok, *_) = test.lines(names, native)
         step_lines, outs = step.lines(names, native)
-        source = [f"def loop({', '.join(['m'] + carry + c_consts + b_consts + buffers)}):",
-                  "    k = 0", "    while k != m:"]
+        source = [
+            f"def loop({', '.join(['m'] + carry + c_consts + b_consts + buffers)}):",
+            "    k = 0",
+            "    while k != m:",
+        ]
         source += test_lines + [f"        if not {ok}:", f"            return {state}, True"]
         source += [f"        {h}[k] = {a}" for h, a in zip(buffers, carry)]
         source += step_lines
@@ -217,8 +226,7 @@ def while_loop(cond, body, n_carry, history, backend="python"):
         source += ["        k += 1", f"    return {state}, False"]
         return "\n".join(source) + "\n", names
 
-    native = (backend == "numba" and test.typable and step.typable
-              and not cond[3] and not body[3])
+    native = backend == "numba" and test.typable and step.typable and not cond[3] and not body[3]
     return Loop(write, native)
 
 
@@ -238,6 +246,9 @@ def run_while(loop, carry, consts, history):
         if done:
             break
         size = min(2 * size, 1 << 16)
-    stacked = [parts[0] if len(kept) == 1 else np.concatenate(parts)
-               for parts in zip(*kept)] if kept else []
+    stacked = (
+        [parts[0] if len(kept) == 1 else np.concatenate(parts) for parts in zip(*kept)]
+        if kept
+        else []
+    )
     return carry, total, stacked

@@ -1,4 +1,5 @@
-"""A plan of numbers, or of small arrays of one shape, as a program for a register machine.
+(
+    """A plan of numbers, or of small arrays of one shape, as a program for a register machine.
 
 A plan whose every value is a Python float (micrograd's scalar networks, a
 deep scalar chain, most of what ``backend="numba"`` is asked to speed up) needs
@@ -57,7 +58,9 @@ r1 = subtract(r5, r1)
 r1 = multiply(r3, r1)
 r1 = add(r4, r1)
 return (r2, r1)
-"""""
+"""
+    ""
+)
 
 import math
 import operator
@@ -78,28 +81,79 @@ saves only Python's microsecond a step: such plans run as blocks."""
 # One opcode per operation the interpreter knows, keyed by the NumPy ufunc a
 # primitive's impl is on floats (or, for the few whose impl is their own code, by
 # the primitive). The numbers are the interpreter's branch labels in native.py.
-_UNARY = (np.negative, np.positive, np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10,
-          np.log1p, np.sqrt, np.cbrt, np.square, np.reciprocal, np.fabs, np.absolute, np.sin,
-          np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh,
-          np.arcsinh, np.arccosh, np.arctanh, np.deg2rad, np.rad2deg, np.floor, np.ceil,
-          np.rint, np.trunc, np.sign)
-_BINARY = (np.add, np.subtract, np.multiply, np.true_divide, np.power, np.maximum,
-           np.minimum, np.fmax, np.fmin, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
-           np.copysign, np.float_power, np.fmod)
+_UNARY = (
+    np.negative,
+    np.positive,
+    np.exp,
+    np.exp2,
+    np.expm1,
+    np.log,
+    np.log2,
+    np.log10,
+    np.log1p,
+    np.sqrt,
+    np.cbrt,
+    np.square,
+    np.reciprocal,
+    np.fabs,
+    np.absolute,
+    np.sin,
+    np.cos,
+    np.tan,
+    np.arcsin,
+    np.arccos,
+    np.arctan,
+    np.sinh,
+    np.cosh,
+    np.tanh,
+    np.arcsinh,
+    np.arccosh,
+    np.arctanh,
+    np.deg2rad,
+    np.rad2deg,
+    np.floor,
+    np.ceil,
+    np.rint,
+    np.trunc,
+    np.sign,
+)
+_BINARY = (
+    np.add,
+    np.subtract,
+    np.multiply,
+    np.true_divide,
+    np.power,
+    np.maximum,
+    np.minimum,
+    np.fmax,
+    np.fmin,
+    np.arctan2,
+    np.hypot,
+    np.logaddexp,
+    np.logaddexp2,
+    np.copysign,
+    np.float_power,
+    np.fmod,
+)
 # primitives whose float impl is not a ufunc; then a register's copy and the sum of a vector
 _OWN = (elementwise.relu, elementwise.step, elementwise.sigmoid)
 _REGISTER = ("copy", "sum")
 
 OPCODES = {u.__name__: k for k, u in enumerate(_UNARY + _BINARY)}
-OPCODES.update((name, len(OPCODES) + k)
-               for k, name in enumerate([p.name for p in _OWN] + list(_REGISTER)))
+OPCODES.update(
+    (name, len(OPCODES) + k) for k, name in enumerate([p.name for p in _OWN] + list(_REGISTER))
+)
 
 _BY_UFUNC = {u: OPCODES[u.__name__] for u in _UNARY + _BINARY}
 _BY_PRIMITIVE = {
-    elementwise.add: OPCODES["add"], elementwise.subtract: OPCODES["subtract"],
-    elementwise.multiply: OPCODES["multiply"], elementwise.divide: OPCODES["divide"],
-    elementwise.negative: OPCODES["negative"], elementwise.relu: OPCODES["relu"],
-    elementwise.step: OPCODES["step"], elementwise.sigmoid: OPCODES["sigmoid"],
+    elementwise.add: OPCODES["add"],
+    elementwise.subtract: OPCODES["subtract"],
+    elementwise.multiply: OPCODES["multiply"],
+    elementwise.divide: OPCODES["divide"],
+    elementwise.negative: OPCODES["negative"],
+    elementwise.relu: OPCODES["relu"],
+    elementwise.step: OPCODES["step"],
+    elementwise.sigmoid: OPCODES["sigmoid"],
     ufuncs.fix: OPCODES["trunc"],
 }
 # Reductions of one number are that number (the end of a scalar loss: fnp.sum(x)); their
@@ -111,14 +165,14 @@ _REDUCING = frozenset({"axis", "keepdims"})
 _SHAPING = frozenset({arrays.reshape, arrays.broadcast_to})
 _NAMES = {k: name for name, k in OPCODES.items()}
 _COPY, _SUM = OPCODES["copy"], OPCODES["sum"]
-_TWO = frozenset(OPCODES[u.__name__] for u in _BINARY)     # the others take one operand
+_TWO = frozenset(OPCODES[u.__name__] for u in _BINARY)  # the others take one operand
 _TWO_ARRAY = np.array(sorted(_TWO), dtype=np.int32)
 _FLOAT, _NUMBER = frozenset({float}), frozenset({float, int, bool})
 _VECTOR_KINDS = frozenset({float, np.float64, np.ndarray})
-_SCALAR = frozenset({float, int, bool, np.float64})     # a number a vector row holds
+_SCALAR = frozenset({float, int, bool, np.float64})  # a number a vector row holds
 _F64 = frozenset({np.dtype(np.float64)})
 
-_EXACT_INT = 2 ** 53        # an int constant above this would not survive a float64 register
+_EXACT_INT = 2**53  # an int constant above this would not survive a float64 register
 
 
 def _opcode(prim):
@@ -140,18 +194,28 @@ class Program:
     output is (an array of the shape, or a number) to give it back as eager gives it.
     """
 
-    def __init__(self, code, n_inputs, constants, outputs, first_constant=None, n_registers=None,
-                 shape=None, forms=None):
+    def __init__(
+        self,
+        code,
+        n_inputs,
+        constants,
+        outputs,
+        first_constant=None,
+        n_registers=None,
+        shape=None,
+        forms=None,
+    ):
         self.code = code
         self.n_inputs = n_inputs
         self.constants = constants
         self.first_constant = n_inputs + len(code) if first_constant is None else first_constant
-        self.n_registers = (self.first_constant + len(constants) if n_registers is None
-                            else n_registers)
-        self.outputs = outputs           # [(True, register) or (False, value)]
+        self.n_registers = (
+            self.first_constant + len(constants) if n_registers is None else n_registers
+        )
+        self.outputs = outputs  # [(True, register) or (False, value)]
         self.shape = shape
         self.width = 1 if shape is None else math.prod(shape)
-        self.forms = forms               # per output: (type, shape) of eager's value
+        self.forms = forms  # per output: (type, shape) of eager's value
 
     @property
     def nbytes(self):
@@ -163,25 +227,41 @@ class Program:
         return np.array([r for in_register, r in self.outputs if in_register], dtype=np.intp)
 
     def _replace(self, code, renumber, first_constant, n_registers):
-        outputs = [(True, int(renumber[r])) if in_register else (False, r)
-                   for in_register, r in self.outputs]
-        return Program(code, self.n_inputs, self.constants, outputs, first_constant,
-                       n_registers, self.shape, self.forms)
+        outputs = [
+            (True, int(renumber[r])) if in_register else (False, r)
+            for in_register, r in self.outputs
+        ]
+        return Program(
+            code,
+            self.n_inputs,
+            self.constants,
+            outputs,
+            first_constant,
+            n_registers,
+            self.shape,
+            self.forms,
+        )
 
     def reuse(self, code, renumber, n_pool):
         """This program with its steps' registers shared: ``code`` and ``renumber`` from
         :func:`funcgrad.jit.native.share_registers`, ``n_pool`` registers for the steps."""
         first_constant = self.n_inputs + n_pool
-        return self._replace(code, renumber, first_constant,
-                             first_constant + len(self.constants))
+        return self._replace(code, renumber, first_constant, first_constant + len(self.constants))
 
     def listing(self):
         """The program as text, one instruction per line (made when asked, not kept)."""
-        numbers = (self.constants.tolist() if self.shape is None
-                   else [row[0] if len(set(row)) == 1 else f"<array {k}>"
-                         for k, row in enumerate(self.constants.tolist())])
-        lines = [f"# {self.n_registers} registers: inputs from r0, constants from "
-                 f"r{self.first_constant}: {numbers}"]
+        numbers = (
+            self.constants.tolist()
+            if self.shape is None
+            else [
+                row[0] if len(set(row)) == 1 else f"<array {k}>"
+                for k, row in enumerate(self.constants.tolist())
+            ]
+        )
+        lines = [
+            f"# {self.n_registers} registers: inputs from r0, constants from "
+            f"r{self.first_constant}: {numbers}"
+        ]
         if self.shape is not None:
             lines[0] += f"; each a vector of shape {self.shape}"
         for op, out, a, b in self.code.tolist():
@@ -212,7 +292,7 @@ def program(table, out_leaves):
     # then the constants.
     n_inputs, n_steps = table.n_inputs, len(table.steps)
     registers = table.position.copy()
-    if not table.constant_is_const.all():      # an operand from outside the plan
+    if not table.constant_is_const.all():  # an operand from outside the plan
         return None
     values = table.constant_values
     found = _numbers(values, _NUMBER) if shape is None else _rows(values, shape)
@@ -225,13 +305,15 @@ def program(table, out_leaves):
     code[:, 1] = np.arange(n_inputs, n_inputs + n_steps)
     code[:, 2] = registers[table.start]
     code[:, 3] = registers[table.start + arity - 1]
-    outs = []                              # a register, or a value returned as it is
+    outs = []  # a register, or a value returned as it is
     for o, r in zip(out_leaves, table.out_positions):
         outs.append((True, r) if r >= 0 else (False, o._value if isinstance(o, Node) else o))
     forms = None
     if shape is not None:
-        forms = [(type(table.values[r]), np.shape(table.values[r])) if in_register else None
-                 for in_register, r in outs]
+        forms = [
+            (type(table.values[r]), np.shape(table.values[r])) if in_register else None
+            for in_register, r in outs
+        ]
     return Program(code, n_inputs, constants, outs, shape=shape, forms=forms)
 
 
@@ -242,9 +324,9 @@ def _vector_shape(table):
     if _FLOAT.issuperset(kinds):
         return None
     if not _VECTOR_KINDS.issuperset(kinds) or not _F64.issuperset(table.dtypes):
-        return False     # (a NumPy float64 number is a float64 too)
+        return False  # (a NumPy float64 number is a float64 too)
     full = [s for s in table.shapes if math.prod(s) != 1]
-    if len(full) > 1 or (full and not 0 < math.prod(full[0]) <= VECTOR_WIDTH):   # or empty
+    if len(full) > 1 or (full and not 0 < math.prod(full[0]) <= VECTOR_WIDTH):  # or empty
         return False
     return full[0] if full else ()
 
@@ -276,7 +358,7 @@ def _shaping(step, prim):
     if prim not in _IDENTITIES or not _REDUCING.issuperset(step._params):
         return None
     before, after = np.shape(step._args[0]._value), np.shape(step._value)
-    if math.prod(before) == 1 or before == after:   # over axes of length one: a copy
+    if math.prod(before) == 1 or before == after:  # over axes of length one: a copy
         return _COPY
     return _SUM if prim is arrays.sum and math.prod(after) == 1 else None
 
@@ -286,11 +368,11 @@ def _numbers(values, allowed):
     bit for bit (0.0 and -0.0 are two), and each value's index among them; None if one
     is not of the types ``allowed`` or not a number a float64 register holds exactly."""
     kinds = set(map(type, values))
-    if not allowed.issuperset(kinds) or (not _FLOAT.issuperset(kinds)
-                                         and not all(map(_fits, values))):
+    if not allowed.issuperset(kinds) or (
+        not _FLOAT.issuperset(kinds) and not all(map(_fits, values))
+    ):
         return None
-    bits, where = np.unique(np.array(values, dtype=np.float64).view(np.int64),
-                            return_inverse=True)
+    bits, where = np.unique(np.array(values, dtype=np.float64).view(np.int64), return_inverse=True)
     return bits.view(np.float64), where.reshape(-1)
 
 
@@ -303,26 +385,26 @@ def _rows(values, shape):
         return None
     numbers, number_at = found
     width = math.prod(shape)
-    rows, row_of, array_at = [], {}, []     # the arrays: few, each its own row
+    rows, row_of, array_at = [], {}, []  # the arrays: few, each its own row
     for v in compress(values, map(operator.not_, is_number)):
         if type(v) is not np.ndarray or v.dtype != np.float64:
             return None
         k = row_of.get(id(v))
         if k is None:
-            if v.size == 1:              # a single number, whatever its shape
+            if v.size == 1:  # a single number, whatever its shape
                 row = np.full(width, v.reshape(()))
             else:
                 try:
                     row = np.broadcast_to(v, shape).reshape(width)
-                except ValueError:       # an array that does not broadcast to the shape
+                except ValueError:  # an array that does not broadcast to the shape
                     return None
             k = row_of[id(v)] = len(rows)
             rows.append(row)
         array_at.append(k)
     filled = np.empty((len(numbers) + len(rows), width))
-    filled[:len(numbers)] = numbers[:, None]
+    filled[: len(numbers)] = numbers[:, None]
     if rows:
-        filled[len(numbers):] = rows
+        filled[len(numbers) :] = rows
     where = np.empty(len(values), dtype=np.int64)
     mask = np.array(is_number, dtype=bool)
     where[mask] = number_at
@@ -333,5 +415,8 @@ def _rows(values, shape):
 def _fits(v):
     """Whether a constant is exactly a float64: a float (NumPy's float64 too: where the
     types allowed admit it), or an int or bool small enough."""
-    return (type(v) is float or type(v) is np.float64
-            or (type(v) in (int, bool) and -_EXACT_INT <= v <= _EXACT_INT))
+    return (
+        type(v) is float
+        or type(v) is np.float64
+        or (type(v) in (int, bool) and -_EXACT_INT <= v <= _EXACT_INT)
+    )

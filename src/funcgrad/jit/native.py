@@ -38,8 +38,15 @@ import numpy as np
 
 from .machine import OPCODES
 
-__all__ = ["compile_blocks", "native_blocks", "machine_run", "natively", "run_machine",
-           "run_vector_machine", "share_registers"]
+__all__ = [
+    "compile_blocks",
+    "native_blocks",
+    "machine_run",
+    "natively",
+    "run_machine",
+    "run_vector_machine",
+    "share_registers",
+]
 
 
 def compile_blocks(namespace, names):
@@ -55,10 +62,10 @@ def _first_call(namespace, name, python):
     def first_call(*args):
         try:
             out = _quietly(compiled, args)
-        except Exception:     # numba's typing and lowering errors are of many classes
+        except Exception:  # numba's typing and lowering errors are of many classes
             namespace[name] = python
             return python(*args)
-        namespace[name] = compiled      # the driver's next call goes straight to it
+        namespace[name] = compiled  # the driver's next call goes straight to it
         return out
 
     return first_call
@@ -87,7 +94,7 @@ def natively(python, text, forms=()):
             return python(*args)
         try:
             return _quietly(compiled, args)
-        except Exception:     # numba's typing and lowering errors are of many classes
+        except Exception:  # numba's typing and lowering errors are of many classes
             chosen[0] = python
             return python(*args)
 
@@ -291,8 +298,7 @@ def _apply(op, x, y):
 def run_machine(code, registers):
     """Run a :class:`funcgrad.jit.machine.Program`'s ``code`` on ``registers`` (in place)."""
     for i in range(code.shape[0]):
-        registers[code[i, 1]] = _apply(code[i, 0], registers[code[i, 2]],
-                                       registers[code[i, 3]])
+        registers[code[i, 1]] = _apply(code[i, 0], registers[code[i, 2]], registers[code[i, 3]])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -309,7 +315,7 @@ def _pairwise_sum(x):
     while top:
         top -= 1
         lo, n = starts[top], lengths[top]
-        if n < 0:                                  # both halves done: add them
+        if n < 0:  # both halves done: add them
             n_sums -= 1
             sums[n_sums - 1] += sums[n_sums]
         elif n <= 128:
@@ -318,9 +324,9 @@ def _pairwise_sum(x):
         else:
             half = n // 2
             half -= half % 8
-            starts[top], lengths[top] = 0, -1      # after both halves
+            starts[top], lengths[top] = 0, -1  # after both halves
             starts[top + 1], lengths[top + 1] = lo + half, n - half
-            starts[top + 2], lengths[top + 2] = lo, half     # first, as NumPy
+            starts[top + 2], lengths[top + 2] = lo, half  # first, as NumPy
             top += 3
     return sums[0]
 
@@ -361,9 +367,9 @@ def run_vector_machine(code, registers):
         out = registers[code[i, 1]]
         x = registers[code[i, 2]]
         y = registers[code[i, 3]]
-        if op == _SUM:          # reads the whole row before writing (out may be x)
+        if op == _SUM:  # reads the whole row before writing (out may be x)
             out[:] = _pairwise_sum(x)
-        elif op == _ADD:        # loops without dispatch: 3x faster at 512 than _apply's
+        elif op == _ADD:  # loops without dispatch: 3x faster at 512 than _apply's
             for j in range(width):
                 out[j] = x[j] + y[j]
         elif op == _MULTIPLY:
@@ -387,22 +393,25 @@ def machine_run(program):
     read = program.output_registers()
     shape = (program.n_registers, program.width) if vector else program.n_registers
     forms = [f for f in program.forms if f is not None] if vector else None
-    spare = []     # register files of finished calls: a call takes one or makes one
+    spare = []  # register files of finished calls: a call takes one or makes one
 
     def run(*leaves):
         try:
-            registers = spare.pop()       # atomic: two threads never get the same one
+            registers = spare.pop()  # atomic: two threads never get the same one
         except IndexError:
             registers = np.empty(shape)
         if vector:
-            for k, leaf in enumerate(leaves):    # an array fills its row, a number all of it
+            for k, leaf in enumerate(leaves):  # an array fills its row, a number all of it
                 registers[k] = np.ravel(leaf)
         else:
             registers[:n_inputs] = leaves
         registers[first_constant:] = constants
         execute(code, registers)
-        values = (registers[read].tolist() if not vector
-                  else [_as_eager(registers[r], form) for r, form in zip(read, forms)])
+        values = (
+            registers[read].tolist()
+            if not vector
+            else [_as_eager(registers[r], form) for r, form in zip(read, forms)]
+        )
         spare.append(registers)
         if not plain:
             return tuple(values)
@@ -418,7 +427,7 @@ def _as_eager(row, form):
     the register file is reused), or a number."""
     kind, shape = form
     if kind is np.ndarray:
-        return row[:math.prod(shape)].reshape(shape).copy()
+        return row[: math.prod(shape)].reshape(shape).copy()
     return kind(row[0])
 
 
@@ -428,27 +437,32 @@ def share_registers(program):
     instruction reads an element before it writes it). A vector program's registers
     are rows of its arrays: this keeps its register file as deep as the rows live at
     once (in reverse mode, the activations the backward pass reads), not one per step."""
-    code, renumber, n_pool = _share(program.code, program.n_inputs, program.first_constant,
-                                    program.n_registers, program.output_registers())
+    code, renumber, n_pool = _share(
+        program.code,
+        program.n_inputs,
+        program.first_constant,
+        program.n_registers,
+        program.output_registers(),
+    )
     return program.reuse(code, renumber, n_pool)
 
 
 @numba.njit(cache=True, nogil=True)
 def _share(code, n_inputs, first_constant, n_registers, outputs):
     n = code.shape[0]
-    last = np.full(n_registers, -1, np.int64)       # the last instruction reading each
+    last = np.full(n_registers, -1, np.int64)  # the last instruction reading each
     for i in range(n):
         last[code[i, 2]] = i
         last[code[i, 3]] = i
     for r in outputs:
-        last[r] = n                                   # read after the end: never freed
-    slot = np.empty(n, np.int64)                      # the shared register of each step
+        last[r] = n  # read after the end: never freed
+    slot = np.empty(n, np.int64)  # the shared register of each step
     free = np.empty(n, np.int64)
     n_free = 0
     n_pool = 0
     for i in range(n):
         a, b = code[i, 2], code[i, 3]
-        if n_inputs <= a < first_constant and last[a] == i:   # a dies here
+        if n_inputs <= a < first_constant and last[a] == i:  # a dies here
             free[n_free] = slot[a - n_inputs]
             n_free += 1
         if b != a and n_inputs <= b < first_constant and last[b] == i:
@@ -460,7 +474,7 @@ def _share(code, n_inputs, first_constant, n_registers, outputs):
         else:
             slot[i] = n_pool
             n_pool += 1
-        if last[n_inputs + i] < 0:                    # never read: free at once
+        if last[n_inputs + i] < 0:  # never read: free at once
             free[n_free] = slot[i]
             n_free += 1
     renumber = np.arange(n_registers)

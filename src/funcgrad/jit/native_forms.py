@@ -57,12 +57,13 @@ def _is_float_array(x):
 
 # ---------------------------------------------------------------- the forms
 
+
 def matmul(a, b):
     return a @ b
 
 
 def reshape(x, shape):
-    return np.ascontiguousarray(x).reshape(shape)      # numba reshapes contiguous arrays only
+    return np.ascontiguousarray(x).reshape(shape)  # numba reshapes contiguous arrays only
 
 
 def broadcast_to(x, shape):
@@ -97,9 +98,10 @@ FORMS = (matmul, reshape, broadcast_to, filled, transposed, swapaxes, sum_all, s
 
 # ---------------------------------------------------------------- which form a step takes
 
+
 def _matmul(operands):
     if any(x.ndim > 2 for x in operands):
-        return None                      # stacks of matrices: numba's @ takes 1-d and 2-d only
+        return None  # stacks of matrices: numba's @ takes 1-d and 2-d only
     if not _blas_for_numba():
         return None
     return matmul, ()
@@ -117,6 +119,7 @@ def _shaped(form):
     def make(operands, shape):
         shape = tuple(int(s) for s in shape)
         return (form if type(operands[0]) is np.ndarray else filled), (shape,)
+
     return make
 
 

@@ -58,24 +58,33 @@ __all__ = ["Plan", "compile_plan", "needed_steps", "output_texts", "BLOCK"]
 
 BLOCK = 256
 """Steps per block function in a plan longer than this (see the module's docstring)."""
-LONG, LONG_BLOCK = 1 << 18, 1024      # the blocks of a plan of more than LONG steps
+LONG, LONG_BLOCK = 1 << 18, 1024  # the blocks of a plan of more than LONG steps
 
 
 class Plan:
     """A compiled function: straight-line code over plain values, plus its source."""
 
-    def __init__(self, run, source, out_def, n_steps, n_blocks=1, block_names=(),
-                 backend="python", program=None):
+    def __init__(
+        self,
+        run,
+        source,
+        out_def,
+        n_steps,
+        n_blocks=1,
+        block_names=(),
+        backend="python",
+        program=None,
+    ):
         self.run = run
-        self._source = source     # the plan itself, readable; the graph is not kept
-        self.program = program    # a numba plan of floats: its register program (machine.py)
+        self._source = source  # the plan itself, readable; the graph is not kept
+        self.program = program  # a numba plan of floats: its register program (machine.py)
         self.out_def = out_def
         self.n_steps = n_steps
-        self.n_blocks = n_blocks                  # block calls the driver makes (1: no driver)
-        self.block_names = tuple(block_names)     # the distinct blocks, each compiled once
+        self.n_blocks = n_blocks  # block calls the driver makes (1: no driver)
+        self.block_names = tuple(block_names)  # the distinct blocks, each compiled once
         self.n_distinct = max(1, len(self.block_names))
         self.backend = backend
-        self.hidden = 0           # outputs after out_def's: steps run for their effect
+        self.hidden = 0  # outputs after out_def's: steps run for their effect
 
     @property
     def source(self):
@@ -91,7 +100,7 @@ class Plan:
     def outputs(self, *leaves):
         """The plan's results on ``leaves``, without those of steps run for their effect."""
         values = self.run(*leaves)
-        return values[:len(values) - self.hidden] if self.hidden else values
+        return values[: len(values) - self.hidden] if self.hidden else values
 
     def __call__(self, leaves):
         return tree_unflatten(self.out_def, self.outputs(*leaves))
@@ -109,8 +118,14 @@ _INLINE = {  # primitives whose impl is exactly a Python operator
     elementwise.negative: "-{}",
 }
 
-_COMPARISONS = {elementwise.less: "<", elementwise.less_equal: "<=", elementwise.greater: ">",
-                elementwise.greater_equal: ">=", elementwise.equal: "==", elementwise.not_equal: "!="}
+_COMPARISONS = {
+    elementwise.less: "<",
+    elementwise.less_equal: "<=",
+    elementwise.greater: ">",
+    elementwise.greater_equal: ">=",
+    elementwise.equal: "==",
+    elementwise.not_equal: "!=",
+}
 _SAME_KIND = ({int}, {float})
 
 
@@ -122,8 +137,12 @@ def _scalar_template(n, prim, names):
     if prim is elementwise.where and type(n._value) is float:
         return "({1} if {0} else {2})"
     op = _COMPARISONS.get(prim)
-    if (op is not None and type(n._value) is np.bool_ and len(n._args) == 2
-            and {type(a._value) for a in n._args} in _SAME_KIND):
+    if (
+        op is not None
+        and type(n._value) is np.bool_
+        and len(n._args) == 2
+        and {type(a._value) for a in n._args} in _SAME_KIND
+    ):
         return f"({names.constant(np.True_)} if {{}} {op} {{}} else {names.constant(np.False_)})"
     return None
 
@@ -146,7 +165,7 @@ def _literal(v):
     return None
 
 
-_RESERVED = re.compile(r"^([arcbtxykqh]\d+|float|plan|loop|[nmik])$")   # names plans and loops use
+_RESERVED = re.compile(r"^([arcbtxykqh]\d+|float|plan|loop|[nmik])$")  # names plans and loops use
 
 
 class _Namespace:
@@ -157,7 +176,7 @@ class _Namespace:
         self.env = {}
         self._by_key = {}
         self._constants = 0
-        self._suffix = {}    # base -> last suffix tried: finding a free name stays O(1)
+        self._suffix = {}  # base -> last suffix tried: finding a free name stays O(1)
 
     def _name(self, key, value, base):
         name = self._by_key.get(key) if key is not None else None
@@ -178,19 +197,21 @@ class _Namespace:
         return name
 
     def impl(self, prim, params):
-        if prim.lowered is not None and self.backend != "python":     # a loop compiled natively
+        if prim.lowered is not None and self.backend != "python":  # a loop compiled natively
             return self._name(None, prim.lowered(self.backend, params), prim.name)
         if not params:
             return self._name(prim, prim.impl, prim.name)
-        return self._name(call_key(prim, params), functools.partial(prim.impl, **params),
-                          prim.name)
+        return self._name(call_key(prim, params), functools.partial(prim.impl, **params), prim.name)
 
     def together(self, prim, params):
         """The name of ``prim.together``'s impl, called with ``params``."""
         impl = prim.together[1]
         key = ("together", call_key(prim, params))
-        return self._name(key, functools.partial(impl, **params) if params else impl,
-                          f"{prim.name}_with_{prim.together[0].name}")
+        return self._name(
+            key,
+            functools.partial(impl, **params) if params else impl,
+            f"{prim.name}_with_{prim.together[0].name}",
+        )
 
     def ufunc(self, u):
         return self._name(u, u, f"np_{u.__name__}")
@@ -209,6 +230,7 @@ class _Namespace:
 
 # ---------------------------------------------------------------- compiling
 
+
 def _function(table, lo, hi, names, operand_text, live_out, native=False, form=None):
     """The body lines computing steps ``lo:hi`` and the registers of the values at
     positions ``live_out`` (see :class:`~funcgrad.jit.steptable.StepTable`).
@@ -222,10 +244,10 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
     s, e = int(table.bounds[lo]), int(table.bounds[hi])
     position = dict(enumerate(table.position[s:e].tolist(), s))
     floats = dict(enumerate(table.operand_float[s:e].tolist(), s))
-    bounds = table.bounds[lo:hi + 1].tolist()
+    bounds = table.bounds[lo : hi + 1].tolist()
     reuse, plain = table.reuse[lo:hi].tolist(), table.plain[lo:hi].tolist()
     last, output, holds = table.last, table.output, table.holds
-    name_of = {}              # position -> register
+    name_of = {}  # position -> register
     free = []
     lines = []
     counter = 0
@@ -234,10 +256,12 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
         n = steps[i]
         prim = n._prim
         operands = range(bounds[i - lo], bounds[i - lo + 1])
-        reg = name_of.get(n_in + i)   # made already, by a call together with an earlier step
+        reg = name_of.get(n_in + i)  # made already, by a call together with an earlier step
         if reg is None:
-            args = [name_of[position[j]] if position[j] in name_of else operand_text(j)
-                    for j in operands]
+            args = [
+                name_of[position[j]] if position[j] in name_of else operand_text(j)
+                for j in operands
+            ]
             slot = reuse[i - lo]
             if i in pairs:
                 # One call makes this step's value and a later step's (Primitive.together).
@@ -262,8 +286,12 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
                 ufunc = getattr(prim.impl, "ufunc", None)
                 if template is not None and plain[i - lo]:
                     expr = template.format(*args)
-                elif (ufunc is not None and plain[i - lo] and type(n._value) is float
-                      and all(floats[j] for j in operands)):
+                elif (
+                    ufunc is not None
+                    and plain[i - lo]
+                    and type(n._value) is float
+                    and all(floats[j] for j in operands)
+                ):
                     # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
                     # itself (same value, bit for bit) and skip the wrapper's checks.
                     expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
@@ -294,7 +322,7 @@ def _called_together(table, lo, hi):
     computes: a primitive with ``together=(other, impl)`` and ``other``, called on the same
     operands with the same parameters (``first``: the step of the primitive itself, whose
     impl returns its value, then the other's)."""
-    primary = {}      # each primitive of a pair -> the one holding ``together``
+    primary = {}  # each primitive of a pair -> the one holding ``together``
     for p in table.prim_of:
         if p.together is not None:
             primary[p] = primary[p.together[0]] = p
@@ -302,7 +330,7 @@ def _called_together(table, lo, hi):
         return {}
     wanted = [k for k, p in enumerate(table.prim_of) if p in primary]
     bounds = table.bounds
-    waiting = {}       # (pair, parameters, operands) -> the latest step calling them
+    waiting = {}  # (pair, parameters, operands) -> the latest step calling them
     pairs = {}
     for i in (lo + np.flatnonzero(np.isin(table.prims[lo:hi], wanted))).tolist():
         n = table.steps[i]
@@ -324,8 +352,9 @@ def _tuple(texts):
     return f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
 
 
-def compile_plan(nodes, inputs, out_leaves, out_def, block=None, backend="python",
-                 pruned=True, effects=()):
+def compile_plan(
+    nodes, inputs, out_leaves, out_def, block=None, backend="python", pruned=True, effects=()
+):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``, in
     blocks of ``block`` steps (default ``BLOCK``; ``LONG_BLOCK`` past ``LONG`` steps) if it is
     longer. ``backend="numba"``: a
@@ -350,18 +379,25 @@ def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
             # rows of arrays: a register for each value only while it is live
             program = _native().share_registers(program)
         if program is not None:
-            return Plan(_native().machine_run(program), None, out_def, len(program.code),
-                        backend="numba", program=program)
+            return Plan(
+                _native().machine_run(program),
+                None,
+                out_def,
+                len(program.code),
+                backend="numba",
+                program=program,
+            )
     steps = table.steps
     table.read_code_columns()
     typable = _typable(table) if native else None
-    if typable is not None and not any(typable[lo:lo + block].all()
-                                       for lo in range(0, len(steps), block)):
-        typable = None    # numba types only ufuncs and operators: no block of just those
+    if typable is not None and not any(
+        typable[lo : lo + block].all() for lo in range(0, len(steps), block)
+    ):
+        typable = None  # numba types only ufuncs and operators: no block of just those
     native = typable is not None
     arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
 
-    def top(n):               # an input or a constant, named in the driver or a single plan
+    def top(n):  # an input or a constant, named in the driver or a single plan
         name = arg_of.get(n)
         if name is None:
             name = _literal(n._value) or names.constant(n._value)
@@ -373,23 +409,41 @@ def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
         operands = table.operands
         lines, regs = _function(table, 0, len(steps), names, lambda j: top(operands[j]), mine)
         reg_of = dict(zip(mine, regs))
-        source = "\n".join([f"def plan({params}):"] + lines
-                           + [f"    return {_results(table, out_leaves, reg_of, top, names)}"])
+        source = "\n".join(
+            [f"def plan({params}):"]
+            + lines
+            + [f"    return {_results(table, out_leaves, reg_of, top, names)}"]
+        )
         return _build(source, names, out_def, len(steps), 1, [])
     blocks, driver, text_of, typed = _blocks(table, names, top, block, typable)
-    source = "\n".join(blocks + [f"def plan({params}):"] + driver
-                       + [f"    return {_results(table, out_leaves, text_of, top, names)}"])
+    source = "\n".join(
+        blocks
+        + [f"def plan({params}):"]
+        + driver
+        + [f"    return {_results(table, out_leaves, text_of, top, names)}"]
+    )
     n_blocks = -(-len(steps) // block)
-    return _build(source, names, out_def, len(steps), n_blocks,
-                  [f"b{k}" for k in range(len(blocks))], typed if native else None)
+    return _build(
+        source,
+        names,
+        out_def,
+        len(steps),
+        n_blocks,
+        [f"b{k}" for k in range(len(blocks))],
+        typed if native else None,
+    )
 
 
 def _typable(table):
     """Per step, whether numba can type it: an operator or a ufunc, called without
     parameters."""
     inline = np.fromiter((prim in _INLINE for prim in table.prim_of), bool, len(table.prim_of))
-    picks = np.fromiter((prim is elementwise.where for prim in table.prim_of), bool,
-                        len(table.prim_of))[table.prims] & table.is_float[table.n_inputs:]
+    picks = (
+        np.fromiter(
+            (prim is elementwise.where for prim in table.prim_of), bool, len(table.prim_of)
+        )[table.prims]
+        & table.is_float[table.n_inputs :]
+    )
     return table.plain & (table.has_ufunc | inline[table.prims] | picks)
 
 
@@ -431,29 +485,30 @@ def _blocks(table, names, top, block, typable=None):
     typed = [typable is not None and bool(typable[lo:hi].all()) for lo, hi in spans]
     prints = [table.fingerprint(lo, hi, t) for (lo, hi), t in zip(spans, typed)]
     tupled = len({key for key, _, _ in prints}) * _REPEATS <= len(prints)
-    distinct = {}             # fingerprint (and layout) -> function name
+    distinct = {}  # fingerprint (and layout) -> function name
     sources = []
     driver = []
-    home = {}                 # position -> (the driver's register holding it, its index in
-                              # the tuple there, or None: the register holds the value)
-    registers = {}            # the driver's register -> (the block reading it last, whether
-                              # it holds memory, its tuple's length)
+    home = {}  # position -> (the driver's register holding it, its index in
+    # the tuple there, or None: the register holds the value)
+    registers = {}  # the driver's register -> (the block reading it last, whether
+    # it holds memory, its tuple's length)
     free = []
     counter = 0
     typed_names = []
     for b, ((lo, hi), t, found) in enumerate(zip(spans, typed, prints)):
         key, params, live_out, call, groups, grouping = _block_layout(
-            table, found, block, home, registers, top, last, output, tupled)
+            table, found, block, home, registers, top, last, output, tupled
+        )
         fn = distinct.get(key)
         if fn is None:
             fn = distinct[key] = f"b{len(distinct)}"
-            sources.append(_block_source(table, lo, hi, fn, params, live_out, call, grouping,
-                                         names, t))
+            sources.append(
+                _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, t)
+            )
             if t:
                 typed_names.append(fn)
         # Registers read here for the last time leave the driver.
-        dying = [r for r in dict.fromkeys(call.args)
-                 if r in registers and registers[r][0] == b]
+        dying = [r for r in dict.fromkeys(call.args) if r in registers and registers[r][0] == b]
         dying_holds = [registers.pop(r)[1] for r in dying]
         free.extend(dying)
         targets = []
@@ -470,13 +525,17 @@ def _blocks(table, names, top, block, typable=None):
         dead = [r for r, h in zip(dying, dying_holds) if h and r not in targets]
         if dead:
             driver.append(f"    del {', '.join(dead)}")
-    text_of = {p: reg if i is None else f"{reg}[{i}]"
-               for p in table.out_positions if p in home for reg, i in [home[p]]}
+    text_of = {
+        p: reg if i is None else f"{reg}[{i}]"
+        for p in table.out_positions
+        if p in home
+        for reg, i in [home[p]]
+    }
     return sources, driver, text_of, typed_names
 
 
-_REPEATS = 4            # blocks per distinct fingerprint from which blocks return tuples
-_NEVER = math.inf       # the last reader of a value the plan returns
+_REPEATS = 4  # blocks per distinct fingerprint from which blocks return tuples
+_NEVER = math.inf  # the last reader of a value the plan returns
 
 
 def _block_layout(table, found, block, home, registers, top, last, output, tupled):
@@ -510,10 +569,10 @@ class _Call:
 
     def __init__(self, params, positions, home, registers, operands, top):
         self.args, self.where, self.lengths = [], [], []
-        number = {}            # the driver's register -> its number among the tuples
+        number = {}  # the driver's register -> its number among the tuples
         for j, p in zip(params, positions):
             found = home.get(p)
-            if found is None or found[1] is None:    # an input, a constant, a register
+            if found is None or found[1] is None:  # an input, a constant, a register
                 self.where.append(None)
                 self.args.append(top(operands[j]) if found is None else found[0])
                 continue
@@ -536,7 +595,7 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     stands = {_stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
     operands = table.operands
     signature = []
-    reads = [[] for _ in call.lengths]      # per tuple: (index, name) of the values read
+    reads = [[] for _ in call.lengths]  # per tuple: (index, name) of the values read
     for k, w in enumerate(call.where):
         if w is None:
             signature.append(f"a{k}")
@@ -547,7 +606,7 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
         reads[m].append((i, f"a{k}"))
     prologue = []
     for m, (read, length) in enumerate(zip(reads, call.lengths)):
-        if len(read) == length:             # read whole: unpacked at once
+        if len(read) == length:  # read whole: unpacked at once
             prologue.append(f"    {_tuple([name for _, name in sorted(read)])} = t{m}")
         else:
             prologue.extend(f"    {name} = t{m}[{i}]" for i, name in read)
@@ -584,9 +643,16 @@ def _native():
 def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
     """The plan from its source; ``typed``: the blocks numba is to compile (numba backend)."""
     code = compile(source, "<funcgrad plan>", "exec")
-    namespace = dict(names.env, __plan_source__=source)   # (a warning names its step)
+    namespace = dict(names.env, __plan_source__=source)  # (a warning names its step)
     exec(code, namespace)  # our own generated code: names of registers and of env entries only
     if typed is not None:
         _native().compile_blocks(namespace, typed)
-    return Plan(namespace["plan"], source, out_def, n_steps, n_blocks, block_names,
-                "numba" if typed is not None else "python")
+    return Plan(
+        namespace["plan"],
+        source,
+        out_def,
+        n_steps,
+        n_blocks,
+        block_names,
+        "numba" if typed is not None else "python",
+    )

@@ -46,16 +46,19 @@ class Staged(RecordedComparisons, Node):
         if self._prim in (VAR, CONST):
             source = "an input"
         else:
-            parts = ", ".join("a traced value" if a._prim is not CONST else repr(a._value)
-                              for a in self._args)
+            parts = ", ".join(
+                "a traced value" if a._prim is not CONST else repr(a._value) for a in self._args
+            )
             source = f"{self._prim.name}({parts})"
         raise ConcretizationError(
             f"jit cannot turn a traced value into {what}: it comes from {source}, whose answer "
             f"changes from call to call. Use funcgrad.numpy.where instead of if/while, or pass "
-            f"that argument in static_argnums so each value gets its own trace")
+            f"that argument in static_argnums so each value gets its own trace"
+        )
 
     # float(), int() and the other conversions raise ConversionError, as on every traced value.
-    def __bool__(self):  self._refuse("a Python bool")
+    def __bool__(self):
+        self._refuse("a Python bool")
 
 
 class StagingTrace(ReverseTrace):
@@ -68,8 +71,8 @@ class StagingTrace(ReverseTrace):
     __slots__ = ("effects",)
     box_type = Staged
     opaque = True
-    differentiates = False   # it records fg.stop_gradient as a step, so every call runs it
-    refusal = None    # a body's trace says why it refuses a bool; jit's says it below
+    differentiates = False  # it records fg.stop_gradient as a step, so every call runs it
+    refusal = None  # a body's trace says why it refuses a bool; jit's says it below
 
     def __init__(self, level, persistent=False, record=False):
         super().__init__(level, persistent, record)
@@ -78,14 +81,15 @@ class StagingTrace(ReverseTrace):
         self.effects = []
 
     def process(self, prim, args, params):
-        shapes = prim.abstract      # a loop's: too costly to run while tracing (core/facts.py)
+        shapes = prim.abstract  # a loop's: too costly to run while tracing (core/facts.py)
         if shapes is None:
             return super().process(prim, args, params)
         # A loop's value here only stands for its shapes: do not run the loop to trace it.
-        parents = tuple(a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self)
-                        for a in args)
+        parents = tuple(
+            a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self) for a in args
+        )
         operands = [p._value for p in parents]
-        value = shapes(*operands, **params)   # a carry may be an operand: pick hands out views
+        value = shapes(*operands, **params)  # a carry may be an operand: pick hands out views
         node = Staged(value, prim, parents, params or None, None, self)
         if prim.effect:
             self.effects.append(node)

@@ -39,17 +39,22 @@ from ..rules import elementwise
 
 __all__ = ["StepTable", "Locator", "call_key", "ufunc_of", "fresh", "needed_steps"]
 
-_ARGS, _VALUE, _PRIM, _PARAMS, _ID = (attrgetter(a) for a in
-                                      ("_args", "_value", "_prim", "_params", "_id"))
+_ARGS, _VALUE, _PRIM, _PARAMS, _ID = (
+    attrgetter(a) for a in ("_args", "_value", "_prim", "_params", "_id")
+)
 _SHAPE, _DTYPE = attrgetter("shape"), attrgetter("dtype")
 _CONST, _FLOAT, _INT = frozenset({CONST}), frozenset({float}), frozenset({int})
 _LEAVES = frozenset({VAR, CONST})
-_PLAIN_KINDS = frozenset({float, int, bool, tuple, np.ndarray})   # holds is known for these
-_PEELS = 16     # rounds of dropping unused steps before the exact sweep takes over
+_PLAIN_KINDS = frozenset({float, int, bool, tuple, np.ndarray})  # holds is known for these
+_PEELS = 16  # rounds of dropping unused steps before the exact sweep takes over
 
 
-_OPERATOR_UFUNCS = {elementwise.add: np.add, elementwise.subtract: np.subtract,
-                    elementwise.multiply: np.multiply, elementwise.divide: np.true_divide}
+_OPERATOR_UFUNCS = {
+    elementwise.add: np.add,
+    elementwise.subtract: np.subtract,
+    elementwise.multiply: np.multiply,
+    elementwise.divide: np.true_divide,
+}
 
 
 def ufunc_of(prim):
@@ -68,7 +73,7 @@ def _exact_key(v):
     if v is None or type(v) in (bool, int, str):
         return (type(v), v)
     if type(v) is float and not math.isnan(v):
-        return (float, v, math.copysign(1.0, v))     # -0.0 == 0.0, but not the same call
+        return (float, v, math.copysign(1.0, v))  # -0.0 == 0.0, but not the same call
     if type(v) is tuple:
         keys = tuple(_exact_key(x) for x in v)
         return None if None in keys else (tuple, keys)
@@ -111,8 +116,11 @@ class Locator:
         if self.table is not None:
             at = wanted - self.low
             inside = (at >= 0) & (at < len(self.table))
-            return np.where(inside, self.table[np.where(inside, at, 0)], -1) if len(self.table) \
+            return (
+                np.where(inside, self.table[np.where(inside, at, 0)], -1)
+                if len(self.table)
                 else np.full(len(wanted), -1)
+            )
         if not len(self.numbers):
             return np.full(len(wanted), -1)
         at = np.minimum(np.searchsorted(self.numbers, wanted), len(self.numbers) - 1)
@@ -123,7 +131,7 @@ def _codes(items):
     """Each item's number among the distinct items, in order of first appearance; and
     the numbers by item."""
     number = {v: k for k, v in enumerate(dict.fromkeys(items))}
-    if len(number) == 1:        # one kind of value, one shape: nothing to look up
+    if len(number) == 1:  # one kind of value, one shape: nothing to look up
         return np.zeros(len(items), dtype=np.int64), number
     return np.fromiter(map(number.__getitem__, items), np.int64, len(items)), number
 
@@ -181,8 +189,11 @@ class StepTable:
         self.inputs, self.n_inputs = list(inputs), len(inputs)
         n_in = self.n_inputs
         prims = list(map(_PRIM, nodes))
-        if (all(map(operator.is_, nodes[:n_in], self.inputs)) and prims.count(VAR) == n_in
-                and CONST not in prims):   # the inputs, then steps only (jit's record)
+        if (
+            all(map(operator.is_, nodes[:n_in], self.inputs))
+            and prims.count(VAR) == n_in
+            and CONST not in prims
+        ):  # the inputs, then steps only (jit's record)
             steps, prims = list(nodes[n_in:]), prims[n_in:]
         else:
             step = list(map(operator.not_, map(_LEAVES.__contains__, prims)))
@@ -190,7 +201,7 @@ class StepTable:
         self._read_operands(steps, out_leaves)
         if prune:
             needed = self._needed()
-            if needed is None:          # a long unused chain: one sweep from the outputs
+            if needed is None:  # a long unused chain: one sweep from the outputs
                 self._read_operands(needed_steps(steps, out_leaves), out_leaves)
                 prims = list(map(_PRIM, self.steps))
             elif not needed.all():
@@ -259,8 +270,11 @@ class StepTable:
         self.steps = list(compress(self.steps, needed.tolist()))
         self.operands = list(compress(self.operands, kept.tolist()))
         self.numbers = self.numbers[kept]
-        self._index(self.arity[needed], np.where(position >= 0, renumber[position], -1),
-                    [int(renumber[p]) if p >= 0 else -1 for p in self.out_positions])
+        self._index(
+            self.arity[needed],
+            np.where(position >= 0, renumber[position], -1),
+            [int(renumber[p]) if p >= 0 else -1 for p in self.out_positions],
+        )
 
     # -- what each value is -------------------------------------------------------
 
@@ -289,16 +303,17 @@ class StepTable:
         self.holds = kinds == kind_of.get(tuple, -1)
         if arrays:
             shape_codes = self.shape_codes
-            if len(self.dtypes) > 1:    # by identity: equal dtype objects only miss a reuse
+            if len(self.dtypes) > 1:  # by identity: equal dtype objects only miss a reuse
                 ids, which = np.unique(
                     np.fromiter(map(id, map(_DTYPE, arrays)), np.int64, len(arrays)),
-                    return_inverse=True)
+                    return_inverse=True,
+                )
                 shape_codes = shape_codes * len(ids) + which.reshape(-1)
             self.layout[is_array] = shape_codes
             ndims = np.fromiter(map(len, self.shapes), np.int64, len(self.shapes))
             self.holds[is_array] = ndims[self.shape_codes] > 0
         others = [k for t, k in kind_of.items() if t not in _PLAIN_KINDS]
-        for i in np.flatnonzero(np.isin(kinds, others)).tolist():     # rare: other types
+        for i in np.flatnonzero(np.isin(kinds, others)).tolist():  # rare: other types
             self.holds[i] = getattr(self.values[i], "ndim", 0) > 0
 
     def _read_signatures(self):
@@ -329,8 +344,9 @@ class StepTable:
         nodes = list(compress(self.operands, (~located).tolist())) if len(self.held) else []
         self.constant_nodes = nodes
         self.constant_values = list(map(_VALUE, nodes))
-        self.constant_is_const = np.fromiter(map(_CONST.__contains__, map(_PRIM, nodes)), bool,
-                                             len(nodes))
+        self.constant_is_const = np.fromiter(
+            map(_CONST.__contains__, map(_PRIM, nodes)), bool, len(nodes)
+        )
 
     def _read_literals(self):
         """Per operand: a literal's number, or -1; a number for each constant (one object,
@@ -366,7 +382,8 @@ class StepTable:
             codes[floats] = np.where(np.isfinite(x), where.reshape(-1), -1)
             n_bits = len(bits)
         integers = np.flatnonzero(
-            is_const & np.fromiter(map(_INT.__contains__, kinds), bool, len(values)))
+            is_const & np.fromiter(map(_INT.__contains__, kinds), bool, len(values))
+        )
         if len(integers):
             codes[integers] = n_bits + _codes([values[k] for k in integers.tolist()])[0]
         self.literal[held] = codes[number]
@@ -377,7 +394,7 @@ class StepTable:
         n_in, n = self.n_inputs, len(self.steps)
         position, owner, is_array, layout = self.position, self.owner, self.is_array, self.layout
         reuse = np.full(n, -1, dtype=np.int64)
-        if not is_array.any():          # a plan of numbers overwrites nothing
+        if not is_array.any():  # a plan of numbers overwrites nothing
             return reuse
         located = position >= 0
         last = self.last
@@ -394,9 +411,17 @@ class StepTable:
         view_end = np.full(n_in + n, -1, dtype=np.int64)
         np.maximum.at(view_end, bases[~deep], last[views[~deep]])
         p = np.where(located, position, 0)
-        ok = (located & (p >= n_in) & is_array[p] & (last[p] == owner) & ~self.output[p]
-              & ~kept[p] & (view_end[p] < owner) & (layout[p] == layout[n_in + owner]))
-        ok &= self.step_fresh[np.maximum(p - n_in, 0)]     # made by a step returning fresh arrays
+        ok = (
+            located
+            & (p >= n_in)
+            & is_array[p]
+            & (last[p] == owner)
+            & ~self.output[p]
+            & ~kept[p]
+            & (view_end[p] < owner)
+            & (layout[p] == layout[n_in + owner])
+        )
+        ok &= self.step_fresh[np.maximum(p - n_in, 0)]  # made by a step returning fresh arrays
         ok &= (self.plain & self.has_ufunc & is_array[n_in:])[owner]
         if not ok.any():
             return reuse
@@ -415,7 +440,7 @@ class StepTable:
         n_in = self.n_inputs
         s, e = self.bounds[lo], self.bounds[hi]
         p = self.position[s:e]
-        local = p >= n_in + lo             # a step of this block: made before it is read
+        local = p >= n_in + lo  # a step of this block: made before it is read
         literal = self.literal[s:e]
         param = ~local & (literal < 0)
         # the value a parameter stands for: a position, or the constant's own number
@@ -432,8 +457,16 @@ class StepTable:
         freed = local & (self.last[q] == owner) & ~self.output[q]
         values = slice(n_in + lo, n_in + hi)
         live = (self.last[values] >= hi) | self.output[values]
-        key = (typed, kind.tobytes(), ref.tobytes(), freed.tobytes(),
-               self.operand_float[s:e].tobytes(), self.arity[lo:hi].tobytes(),
-               self.signature[lo:hi].tobytes(), self.reuse[lo:hi].tobytes(), live.tobytes())
+        key = (
+            typed,
+            kind.tobytes(),
+            ref.tobytes(),
+            freed.tobytes(),
+            self.operand_float[s:e].tobytes(),
+            self.arity[lo:hi].tobytes(),
+            self.signature[lo:hi].tobytes(),
+            self.reuse[lo:hi].tobytes(),
+            live.tobytes(),
+        )
         params = (s + np.flatnonzero(param)[np.sort(first)]).tolist()
         return key, params, (n_in + lo + np.flatnonzero(live)).tolist()

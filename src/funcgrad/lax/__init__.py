@@ -35,45 +35,161 @@ from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
-from ..transforms.collectives import (all_gather, axis_index, axis_size, pmax, pmean, pmin,
-                                      psum)
+from ..transforms.collectives import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum
 from ._associative import associative_scan
 from . import _more
 from ._more import *  # noqa: F403 - the comparisons, bits, special functions: _more.__all__
-from ._reductions import (argmax, argmin, batch_matmul, cummax, cummin, cumprod, cumsum, dot,
-                          dot_general, reduce_max, reduce_min, reduce_prod, reduce_sum, sort,
-                          top_k)
-from ._shapes import (broadcast, broadcast_in_dim, concatenate, convert_element_type,
-                      dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
-                      dynamic_update_index_in_dim, dynamic_update_slice,
-                      dynamic_update_slice_in_dim, expand_dims, full, full_like, index_in_dim,
-                      iota, pad, reshape, rev, slice, slice_in_dim, squeeze, transpose)
+from ._reductions import (
+    argmax,
+    argmin,
+    batch_matmul,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    dot,
+    dot_general,
+    reduce_max,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    sort,
+    top_k,
+)
+from ._shapes import (
+    broadcast,
+    broadcast_in_dim,
+    concatenate,
+    convert_element_type,
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+    expand_dims,
+    full,
+    full_like,
+    index_in_dim,
+    iota,
+    pad,
+    reshape,
+    rev,
+    slice,
+    slice_in_dim,
+    squeeze,
+    transpose,
+)
 from ._windows import reduce_window
 
 __all__ = [
-    "scan", "fori_loop", "while_loop", "cond", "switch", "map", "associative_scan",
-    "custom_root", "custom_linear_solve",
-    "stop_gradient", "select",
-    "abs", "add", "sub", "mul", "div", "neg", "sign", "exp", "exp2", "log", "log1p", "expm1",
-    "sin", "cos", "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "atan2", "asinh",
-    "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "integer_pow", "pow", "logistic", "erf",
-    "erfc", "max", "min", "clamp", "floor", "ceil", "round", "is_finite", "rem", "reciprocal",
-    "conv", "conv_general_dilated", "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index",
+    "scan",
+    "fori_loop",
+    "while_loop",
+    "cond",
+    "switch",
+    "map",
+    "associative_scan",
+    "custom_root",
+    "custom_linear_solve",
+    "stop_gradient",
+    "select",
+    "abs",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "neg",
+    "sign",
+    "exp",
+    "exp2",
+    "log",
+    "log1p",
+    "expm1",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "asinh",
+    "acosh",
+    "atanh",
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "square",
+    "integer_pow",
+    "pow",
+    "logistic",
+    "erf",
+    "erfc",
+    "max",
+    "min",
+    "clamp",
+    "floor",
+    "ceil",
+    "round",
+    "is_finite",
+    "rem",
+    "reciprocal",
+    "conv",
+    "conv_general_dilated",
+    "psum",
+    "pmean",
+    "pmax",
+    "pmin",
+    "all_gather",
+    "axis_index",
     "axis_size",
-    "reshape", "transpose", "broadcast", "broadcast_in_dim", "expand_dims", "squeeze",
-    "concatenate", "pad", "rev", "slice", "slice_in_dim", "index_in_dim", "dynamic_slice",
-    "dynamic_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_slice",
-    "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "convert_element_type", "iota",
-    "full", "full_like",
-    "dot", "dot_general", "batch_matmul", "argmax", "argmin", "cumsum", "cumprod", "cummax",
-    "cummin", "sort", "top_k", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
+    "reshape",
+    "transpose",
+    "broadcast",
+    "broadcast_in_dim",
+    "expand_dims",
+    "squeeze",
+    "concatenate",
+    "pad",
+    "rev",
+    "slice",
+    "slice_in_dim",
+    "index_in_dim",
+    "dynamic_slice",
+    "dynamic_slice_in_dim",
+    "dynamic_index_in_dim",
+    "dynamic_update_slice",
+    "dynamic_update_slice_in_dim",
+    "dynamic_update_index_in_dim",
+    "convert_element_type",
+    "iota",
+    "full",
+    "full_like",
+    "dot",
+    "dot_general",
+    "batch_matmul",
+    "argmax",
+    "argmin",
+    "cumsum",
+    "cumprod",
+    "cummax",
+    "cummin",
+    "sort",
+    "top_k",
+    "reduce_sum",
+    "reduce_prod",
+    "reduce_max",
+    "reduce_min",
     "reduce_window",
 ] + _more.__all__
 
 # -- control flow ---------------------------------------------------------------------------
 
 
-def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:   # noqa: A001 - lax's
+def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001 - lax's
     """``f`` on each slice of ``xs`` along its leading axis, stacked: a ``scan`` without a
     carry. ``batch_size`` (JAX's hint) is checked and changes no result.
 
@@ -81,11 +197,14 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:   # noqa
     >>> map(lambda row: row.sum(), np.arange(6.0).reshape(3, 2))
     array([1., 5., 9.])
     """
-    if batch_size is not None and (isinstance(batch_size, bool)
-                                   or not isinstance(batch_size, (int, np.integer))
-                                   or batch_size < 1):
-        raise ArgumentTypeError(f"lax.map: batch_size must be a positive int; got "
-                                f"{batch_size!r:.40}")
+    if batch_size is not None and (
+        isinstance(batch_size, bool)
+        or not isinstance(batch_size, (int, np.integer))
+        or batch_size < 1
+    ):
+        raise ArgumentTypeError(
+            f"lax.map: batch_size must be a positive int; got {batch_size!r:.40}"
+        )
     return scan(lambda carry, x: (carry, f(x)), None, xs)[1]
 
 
@@ -97,9 +216,11 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
     """
     shapes = {shape_of(pred), shape_of(on_true), shape_of(on_false)}
     if len(shapes) != 1 and shape_of(pred) != ():
-        raise ShapeError(f"lax.select: pred, on_true and on_false must have one shape (or pred "
-                         f"a scalar); got {sorted(shapes)}; use funcgrad.numpy.where to "
-                         f"broadcast")
+        raise ShapeError(
+            f"lax.select: pred, on_true and on_false must have one shape (or pred "
+            f"a scalar); got {sorted(shapes)}; use funcgrad.numpy.where to "
+            f"broadcast"
+        )
     return fnp.where(pred, on_true, on_false)
 
 
@@ -162,12 +283,14 @@ def integer_pow(x: Any, y: int) -> Any:
     np.float64(8.0)
     """
     if isinstance(y, bool) or not isinstance(y, (int, np.integer)):
-        raise ArgumentTypeError(f"lax.integer_pow: the power must be an int; got {y!r:.40}; "
-                                f"use lax.pow for other powers")
+        raise ArgumentTypeError(
+            f"lax.integer_pow: the power must be an int; got {y!r:.40}; "
+            f"use lax.pow for other powers"
+        )
     return x ** int(y)
 
 
-def clamp(min: Any, x: Any, max: Any) -> Any:   # noqa: A002 - lax's argument names
+def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002 - lax's argument names
     """``x`` clipped to ``[min, max]`` (lax's order of arguments).
 
     >>> clamp(0.0, np.array([-1.0, 0.5, 2.0]), 1.0)
@@ -176,7 +299,7 @@ def clamp(min: Any, x: Any, max: Any) -> Any:   # noqa: A002 - lax's argument na
     return fnp.clip(x, min, max)
 
 
-def round(x: Any, rounding_method: int = 0) -> Any:   # noqa: A001 - lax's name
+def round(x: Any, rounding_method: int = 0) -> Any:  # noqa: A001 - lax's name
     """``x`` rounded to the nearest integer: halves away from zero (method 0, lax's
     default), or to even (method 1, NumPy's).
 
@@ -187,8 +310,10 @@ def round(x: Any, rounding_method: int = 0) -> Any:   # noqa: A001 - lax's name
     if method == 1:
         return fnp.round(x)
     if method != 0:
-        raise ArgumentError(f"lax.round: rounding_method is 0 (away from zero) or 1 (to even); "
-                            f"got {rounding_method!r}")
+        raise ArgumentError(
+            f"lax.round: rounding_method is 0 (away from zero) or 1 (to even); "
+            f"got {rounding_method!r}"
+        )
     return fnp.sign(x) * fnp.floor(fnp.abs(x) + 0.5)
 
 

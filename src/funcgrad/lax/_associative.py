@@ -36,12 +36,15 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
     for leaf in leaves:
         shape = shape_of(leaf)
         if not -len(shape) <= axis < len(shape):
-            raise ArgumentError(f"lax.associative_scan: axis {axis} is out of range for an "
-                                f"element of shape {shape}")
+            raise ArgumentError(
+                f"lax.associative_scan: axis {axis} is out of range for an element of shape {shape}"
+            )
         lengths.add(shape[axis])
     if len(lengths) != 1:
-        raise ArgumentError(f"lax.associative_scan: the elements have lengths {sorted(lengths)} "
-                            f"along axis {axis}; give them one length")
+        raise ArgumentError(
+            f"lax.associative_scan: the elements have lengths {sorted(lengths)} "
+            f"along axis {axis}; give them one length"
+        )
     leaves = [fnp.moveaxis(leaf, axis, 0) for leaf in leaves]
     if reverse:
         leaves = [fnp.flip(leaf, 0) for leaf in leaves]
@@ -50,8 +53,10 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
         out = fn(tree_unflatten(treedef, a), tree_unflatten(treedef, b))
         out_leaves, out_def = tree_flatten(out)
         if out_def != treedef:
-            raise ArgumentError(f"lax.associative_scan: fn returned a {out_def}, not the "
-                                f"structure of elems ({treedef})")
+            raise ArgumentError(
+                f"lax.associative_scan: fn returned a {out_def}, not the "
+                f"structure of elems ({treedef})"
+            )
         return out_leaves
 
     out = _prefixes(combine, leaves, lengths.pop())
@@ -65,9 +70,9 @@ def _prefixes(combine, elems, n):
     if n < 2:
         return elems
     pairs = combine([e[0:-1:2] for e in elems], [e[1::2] for e in elems])
-    odd = _prefixes(combine, pairs, n // 2)              # the prefixes ending at 1, 3, 5, ...
+    odd = _prefixes(combine, pairs, n // 2)  # the prefixes ending at 1, 3, 5, ...
     # the prefixes ending at 2, 4, ...: the one before, then the element
-    even = combine([o[:(n - 1) // 2] for o in odd], [e[2::2] for e in elems])
+    even = combine([o[: (n - 1) // 2] for o in odd], [e[2::2] for e in elems])
     even = [fnp.concatenate([e[:1], v], axis=0) for e, v in zip(elems, even)]
     return [_interleave(v, o) for v, o in zip(even, odd)]
 

@@ -22,16 +22,56 @@ from ..core.values import dtype_of, shape_of
 from ._associative import associative_scan
 
 __all__ = [
-    "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_not", "shift_left", "shift_right_arithmetic", "shift_right_logical", "real",
-    "imag", "conj", "complex", "lgamma", "digamma", "erf_inv", "igamma", "igammac", "betainc",
-    "polygamma", "zeta", "bessel_i0e", "bessel_i1e", "cumlogsumexp", "select_n",
-    "sort_key_val", "reduce", "reduce_and", "reduce_or", "reduce_xor", "tile", "split",
-    "collapse", "broadcasted_iota", "broadcast_to_rank", "optimization_barrier",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "real",
+    "imag",
+    "conj",
+    "complex",
+    "lgamma",
+    "digamma",
+    "erf_inv",
+    "igamma",
+    "igammac",
+    "betainc",
+    "polygamma",
+    "zeta",
+    "bessel_i0e",
+    "bessel_i1e",
+    "cumlogsumexp",
+    "select_n",
+    "sort_key_val",
+    "reduce",
+    "reduce_and",
+    "reduce_or",
+    "reduce_xor",
+    "tile",
+    "split",
+    "collapse",
+    "broadcasted_iota",
+    "broadcast_to_rank",
+    "optimization_barrier",
 ]
 
-eq, ne, lt, le, gt, ge = (fnp.equal, fnp.not_equal, fnp.less, fnp.less_equal, fnp.greater,
-                          fnp.greater_equal)
+eq, ne, lt, le, gt, ge = (
+    fnp.equal,
+    fnp.not_equal,
+    fnp.less,
+    fnp.less_equal,
+    fnp.greater,
+    fnp.greater_equal,
+)
 bitwise_and, bitwise_or, bitwise_xor = fnp.bitwise_and, fnp.bitwise_or, fnp.bitwise_xor
 bitwise_not, shift_left, shift_right_arithmetic = fnp.invert, fnp.left_shift, fnp.right_shift
 real, imag, conj = fnp.real, fnp.imag, fnp.conj
@@ -134,8 +174,9 @@ def select_n(which: Any, *cases: Any) -> Any:
         raise ArgumentError("lax.select_n: give at least one case")
     if dtype_of(which).kind == "b":
         if len(cases) != 2:
-            raise ArgumentError(f"lax.select_n: a bool which picks one of two cases; got "
-                                f"{len(cases)}")
+            raise ArgumentError(
+                f"lax.select_n: a bool which picks one of two cases; got {len(cases)}"
+            )
         return fnp.where(which, cases[1], cases[0])
     out = cases[-1]
     for k in range(len(cases) - 2, -1, -1):
@@ -150,17 +191,25 @@ def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = 
     (array([1., 2., 3.]), array([10., 20., 30.]))
     """
     order = fnp.argsort(keys, axis=dimension, kind="stable")
-    return (fnp.take_along_axis(keys, order, axis=dimension),
-            fnp.take_along_axis(values, order, axis=dimension))
+    return (
+        fnp.take_along_axis(keys, order, axis=dimension),
+        fnp.take_along_axis(values, order, axis=dimension),
+    )
 
 
-_KNOWN: dict[Any, Callable] = {     # a computation, and the reduction that folds it
-    fnp.add: fnp.sum, fnp.multiply: fnp.prod, fnp.maximum: fnp.max, fnp.minimum: fnp.min,
-    fnp.logical_and: fnp.all, fnp.logical_or: fnp.any}
+_KNOWN: dict[Any, Callable] = {  # a computation, and the reduction that folds it
+    fnp.add: fnp.sum,
+    fnp.multiply: fnp.prod,
+    fnp.maximum: fnp.max,
+    fnp.minimum: fnp.min,
+    fnp.logical_and: fnp.all,
+    fnp.logical_or: fnp.any,
+}
 
 
-def reduce(operands: Any, init_values: Any, computation: Callable,
-           dimensions: Sequence[int]) -> Any:
+def reduce(
+    operands: Any, init_values: Any, computation: Callable, dimensions: Sequence[int]
+) -> Any:
     """``computation`` folded over ``dimensions`` of ``operands``, from ``init_values``
     (sums, products, extrema and logical folds directly; another function over the
     slices in turn, first to last: JAX leaves the order to its compiler, so give it an
@@ -181,12 +230,19 @@ def reduce(operands: Any, init_values: Any, computation: Callable,
     nd = len(shape_of(ops[0]))
     keep = [d for d in range(nd) if d not in [d % nd for d in dims]]
     # the reduced axes last, flattened into one, folded over slice by slice
-    moved = [fnp.reshape(fnp.transpose(o, keep + [d % nd for d in dims]),
-                         tuple(shape_of(o)[d] for d in keep) + (-1,)) for o in ops]
+    moved = [
+        fnp.reshape(
+            fnp.transpose(o, keep + [d % nd for d in dims]),
+            tuple(shape_of(o)[d] for d in keep) + (-1,),
+        )
+        for o in ops
+    ]
     acc = [fnp.broadcast_to(i, shape_of(m)[:-1]) for i, m in zip(inits, moved)]
     for k in range(shape_of(moved[0])[-1]):
-        step = computation(acc[0] if single else tuple(acc),
-                           moved[0][..., k] if single else tuple(m[..., k] for m in moved))
+        step = computation(
+            acc[0] if single else tuple(acc),
+            moved[0][..., k] if single else tuple(m[..., k] for m in moved),
+        )
         acc = [step] if single else list(step)
     return acc[0] if single else tuple(acc)
 
@@ -224,8 +280,10 @@ def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
     """
     sizes = [int(s) for s in sizes]
     if sum(sizes) != shape_of(operand)[axis]:
-        raise ArgumentError(f"lax.split: sizes {sizes} add up to {sum(sizes)}, not the "
-                            f"length {shape_of(operand)[axis]} of axis {axis}")
+        raise ArgumentError(
+            f"lax.split: sizes {sizes} add up to {sum(sizes)}, not the "
+            f"length {shape_of(operand)[axis]} of axis {axis}"
+        )
     return list(fnp.split(operand, list(np.cumsum(sizes)[:-1]), axis=axis))
 
 
@@ -255,8 +313,9 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
     """``x`` with leading axes of 1 up to ``rank`` axes."""
     shape = shape_of(x)
     if rank < len(shape):
-        raise ArgumentError(f"lax.broadcast_to_rank: rank {rank} is below the {len(shape)} "
-                            f"axes of x")
+        raise ArgumentError(
+            f"lax.broadcast_to_rank: rank {rank} is below the {len(shape)} axes of x"
+        )
     return fnp.reshape(x, (1,) * (rank - len(shape)) + shape)
 
 
@@ -264,4 +323,3 @@ def optimization_barrier(operand: Any) -> Any:
     """``operand`` itself (JAX's barrier to its compiler's reordering; funcgrad's plans
     keep the program's order)."""
     return tree_map(lambda leaf: leaf, operand)
-

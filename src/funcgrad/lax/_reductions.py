@@ -17,10 +17,22 @@ from ..core.values import shape_of
 from ..control.loops import scan
 
 __all__ = [
-    "dot", "dot_general", "batch_matmul", "argmax", "argmin", "cumsum", "cumprod", "cummax",
-    "cummin", "sort", "top_k", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min",
+    "dot",
+    "dot_general",
+    "batch_matmul",
+    "argmax",
+    "argmin",
+    "cumsum",
+    "cumprod",
+    "cummax",
+    "cummin",
+    "sort",
+    "top_k",
+    "reduce_sum",
+    "reduce_prod",
+    "reduce_max",
+    "reduce_min",
 ]
-
 
 
 def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
@@ -36,8 +48,13 @@ def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any =
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
-                preferred_element_type: Any = None) -> Any:
+def dot_general(
+    lhs: Any,
+    rhs: Any,
+    dimension_numbers: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
     """The general product: ``dimension_numbers = ((lhs_contract, rhs_contract),
     (lhs_batch, rhs_batch))``; the result's axes are the batch axes, then lhs's free
     axes, then rhs's (lax's order).
@@ -50,15 +67,19 @@ def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = Non
         (lc, rc), (lb, rb) = dimension_numbers
         lc, rc, lb, rb = (tuple(int(a) for a in axes) for axes in (lc, rc, lb, rb))
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"lax.dot_general: dimension_numbers is ((lhs_contracting, "
-                                f"rhs_contracting), (lhs_batch, rhs_batch)); got "
-                                f"{dimension_numbers!r:.60}") from None
+        raise ArgumentTypeError(
+            f"lax.dot_general: dimension_numbers is ((lhs_contracting, "
+            f"rhs_contracting), (lhs_batch, rhs_batch)); got "
+            f"{dimension_numbers!r:.60}"
+        ) from None
     nl, nr = len(shape_of(lhs)), len(shape_of(rhs))
     if len(lc) != len(rc) or len(lb) != len(rb) or nl + nr > len(_LETTERS):
-        raise ArgumentError(f"lax.dot_general: contracting and batch axes must pair up; got "
-                            f"{dimension_numbers!r:.60}")
+        raise ArgumentError(
+            f"lax.dot_general: contracting and batch axes must pair up; got "
+            f"{dimension_numbers!r:.60}"
+        )
     left = list(_LETTERS[:nl])
-    right = list(_LETTERS[nl:nl + nr])
+    right = list(_LETTERS[nl : nl + nr])
     for a, b in zip(lc + lb, rc + rb):
         right[b] = left[a]
     batch = [left[a] for a in lb]
@@ -125,6 +146,7 @@ def _running(pick):
         moved = fnp.moveaxis(x, axis, 0)
         _, ys = scan(lambda best, row: (pick(best, row),) * 2, moved[0], moved)
         return fnp.moveaxis(ys, 0, axis)
+
     return run
 
 
@@ -158,8 +180,11 @@ def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: in
     if not isinstance(operand, (tuple, list)):
         return fnp.sort(operand, axis=dimension)
     keys = list(operand[:num_keys])
-    order = fnp.lexsort(tuple(reversed(keys)), axis=dimension) if len(keys) > 1 else \
-        fnp.argsort(keys[0], axis=dimension, kind="stable")
+    order = (
+        fnp.lexsort(tuple(reversed(keys)), axis=dimension)
+        if len(keys) > 1
+        else fnp.argsort(keys[0], axis=dimension, kind="stable")
+    )
     return tuple(fnp.take_along_axis(x, order, axis=dimension) for x in operand)
 
 
@@ -180,6 +205,7 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
 def _reduce(fun, name):
     def reduce(operand: Any, axes: Sequence[int]) -> Any:
         return fun(operand, axis=tuple(axes))
+
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = f"``{fun.__name__}`` over ``axes``."
     return reduce

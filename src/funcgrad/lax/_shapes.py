@@ -7,7 +7,7 @@ arrays it makes (``iota``, ``full``); see :mod:`funcgrad.lax`.
 array([0., 0., 1., 1.])
 """
 
-import builtins     # slice is lax's name here
+import builtins  # slice is lax's name here
 from typing import Any, Sequence
 
 import numpy as np
@@ -18,11 +18,28 @@ from ..core.values import shape_of
 from ..at import at
 
 __all__ = [
-    "reshape", "transpose", "broadcast", "broadcast_in_dim", "expand_dims", "squeeze",
-    "concatenate", "pad", "rev", "slice", "slice_in_dim", "index_in_dim", "dynamic_slice",
-    "dynamic_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_slice",
-    "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim", "convert_element_type", "iota",
-    "full", "full_like",
+    "reshape",
+    "transpose",
+    "broadcast",
+    "broadcast_in_dim",
+    "expand_dims",
+    "squeeze",
+    "concatenate",
+    "pad",
+    "rev",
+    "slice",
+    "slice_in_dim",
+    "index_in_dim",
+    "dynamic_slice",
+    "dynamic_slice_in_dim",
+    "dynamic_index_in_dim",
+    "dynamic_update_slice",
+    "dynamic_update_slice_in_dim",
+    "dynamic_update_index_in_dim",
+    "convert_element_type",
+    "iota",
+    "full",
+    "full_like",
 ]
 
 
@@ -55,7 +72,9 @@ def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
     return fnp.broadcast_to(operand, tuple(sizes) + shape_of(operand))
 
 
-def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+def broadcast_in_dim(
+    operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]
+) -> Any:
     """``operand`` broadcast to ``shape``, its axis ``i`` becoming axis
     ``broadcast_dimensions[i]`` of the result.
 
@@ -65,9 +84,11 @@ def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: S
     """
     shape, dims = tuple(shape), tuple(broadcast_dimensions)
     if len(dims) != len(shape_of(operand)) or sorted(dims) != list(dims):
-        raise ArgumentError(f"lax.broadcast_in_dim: broadcast_dimensions {dims} must give one "
-                            f"increasing axis per axis of the operand (shape "
-                            f"{shape_of(operand)})")
+        raise ArgumentError(
+            f"lax.broadcast_in_dim: broadcast_dimensions {dims} must give one "
+            f"increasing axis per axis of the operand (shape "
+            f"{shape_of(operand)})"
+        )
     placed = [1] * len(shape)
     for axis, size in zip(dims, shape_of(operand)):
         placed[axis] = size
@@ -114,8 +135,10 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
     config = [tuple(int(v) for v in c) for c in padding_config]
     shape = shape_of(operand)
     if len(config) != len(shape) or any(len(c) != 3 or c[2] < 0 for c in config):
-        raise ArgumentError(f"lax.pad: padding_config needs one (low, high, interior >= 0) per "
-                            f"axis of the operand (shape {shape}); got {padding_config!r:.60}")
+        raise ArgumentError(
+            f"lax.pad: padding_config needs one (low, high, interior >= 0) per "
+            f"axis of the operand (shape {shape}); got {padding_config!r:.60}"
+        )
     # the interior: the operand written at every (interior + 1)-th place of a filled array
     spread = tuple((n - 1) * (k + 1) + 1 if n else 0 for n, (_, _, k) in zip(shape, config))
     if spread != shape:
@@ -123,10 +146,15 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
         places = tuple(builtins.slice(None, None, k + 1) for _, _, k in config)
         operand = at(grid)[places].set(operand)
     widths = [(builtins.max(lo, 0), builtins.max(hi, 0)) for lo, hi, _ in config]
-    out = fnp.pad(operand, widths, constant_values=padding_value) if any(
-        lo or hi for lo, hi in widths) else operand
-    cuts = tuple(builtins.slice(-builtins.min(lo, 0), out.shape[a] + builtins.min(hi, 0))
-                 for a, (lo, hi, _) in enumerate(config))
+    out = (
+        fnp.pad(operand, widths, constant_values=padding_value)
+        if any(lo or hi for lo, hi in widths)
+        else operand
+    )
+    cuts = tuple(
+        builtins.slice(-builtins.min(lo, 0), out.shape[a] + builtins.min(hi, 0))
+        for a, (lo, hi, _) in enumerate(config)
+    )
     return out[cuts]
 
 
@@ -139,20 +167,29 @@ def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     return fnp.flip(operand, axis=tuple(dimensions)) if len(dimensions) else operand
 
 
-def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
-          strides: Sequence[int] | None = None) -> Any:
+def slice(
+    operand: Any,
+    start_indices: Sequence[int],
+    limit_indices: Sequence[int],  # noqa: A001
+    strides: Sequence[int] | None = None,
+) -> Any:
     """``operand[start:limit:stride]`` on every axis, with static bounds.
 
     >>> slice(np.arange(10.0), (1,), (8,), (3,))
     array([1., 4., 7.])
     """
     strides = strides or (1,) * len(start_indices)
-    return operand[tuple(builtins.slice(int(a), int(b), int(s))
-                         for a, b, s in zip(start_indices, limit_indices, strides))]
+    return operand[
+        tuple(
+            builtins.slice(int(a), int(b), int(s))
+            for a, b, s in zip(start_indices, limit_indices, strides)
+        )
+    ]
 
 
-def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None, stride: int = 1,
-                 axis: int = 0) -> Any:
+def slice_in_dim(
+    operand: Any, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
+) -> Any:
     """:func:`slice` on one axis.
 
     >>> slice_in_dim(np.arange(6.0).reshape(2, 3), 1, 3, axis=1)
@@ -178,22 +215,28 @@ def _starts(operand, start_indices, sizes, who):
     shape = shape_of(operand)
     starts = list(start_indices)
     if len(starts) != len(shape) or len(sizes) != len(shape):
-        raise ArgumentError(f"lax.{who}: give one start index and one size per axis of the "
-                            f"operand (shape {shape}); got {len(starts)} and {len(sizes)}")
+        raise ArgumentError(
+            f"lax.{who}: give one start index and one size per axis of the "
+            f"operand (shape {shape}); got {len(starts)} and {len(sizes)}"
+        )
     if any(int(s) > n or int(s) < 0 for s, n in zip(sizes, shape)):
-        raise ShapeError(f"lax.{who}: the sizes {tuple(sizes)} do not fit in the operand's "
-                         f"shape {shape}")
+        raise ShapeError(
+            f"lax.{who}: the sizes {tuple(sizes)} do not fit in the operand's shape {shape}"
+        )
     # a negative start counts from the end, then every start is clamped so the slice stays
     # in bounds (JAX's rule); a start may be traced
-    return [fnp.clip(fnp.where(s < 0, s + n, s), 0, n - int(k))
-            for s, n, k in zip(starts, shape, sizes)]
+    return [
+        fnp.clip(fnp.where(s < 0, s + n, s), 0, n - int(k)) for s, n, k in zip(starts, shape, sizes)
+    ]
 
 
 def _mesh(starts, sizes):
     """Index arrays picking the block of ``sizes`` at ``starts``, axis by axis."""
     n = len(sizes)
-    return tuple(fnp.reshape(s + np.arange(int(k)), (-1,) + (1,) * (n - 1 - a))
-                 for a, (s, k) in enumerate(zip(starts, sizes)))
+    return tuple(
+        fnp.reshape(s + np.arange(int(k)), (-1,) + (1,) * (n - 1 - a))
+        for a, (s, k) in enumerate(zip(starts, sizes))
+    )
 
 
 def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
@@ -302,11 +345,16 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     return fnp.full(tuple(shape), fill_value, dtype=dtype)
 
 
-def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None) -> Any:
+def full_like(
+    x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
+) -> Any:
     """An array like ``x`` (or of ``shape``) filled with ``fill_value``.
 
     >>> full_like(np.zeros(2, np.float32), 1.0)
     array([1., 1.], dtype=float32)
     """
-    return fnp.full(shape_of(x) if shape is None else tuple(shape), fill_value,
-                    dtype=fnp.result_type(x) if dtype is None else dtype)
+    return fnp.full(
+        shape_of(x) if shape is None else tuple(shape),
+        fill_value,
+        dtype=fnp.result_type(x) if dtype is None else dtype,
+    )

@@ -52,18 +52,27 @@ def _ints(values, n, name, default=None):
     try:
         out = tuple(int(v) for v in values)
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{_WHO}: {name} must be a sequence of ints, one per axis; got "
-                                f"{values!r:.60}") from None
+        raise ArgumentTypeError(
+            f"{_WHO}: {name} must be a sequence of ints, one per axis; got {values!r:.60}"
+        ) from None
     if len(out) != n or any(v < 1 for v in out):
-        raise ArgumentError(f"{_WHO}: {name} needs {n} positive ints, one per axis of the "
-                            f"operand; got {values!r:.60}")
+        raise ArgumentError(
+            f"{_WHO}: {name} needs {n} positive ints, one per axis of the "
+            f"operand; got {values!r:.60}"
+        )
     return out
 
 
-def reduce_window(operand: Any, init_value: Any, computation: Callable,
-                  window_dimensions: Sequence[int], window_strides: Sequence[int],
-                  padding: Any, base_dilation: Sequence[int] | None = None,
-                  window_dilation: Sequence[int] | None = None) -> Any:
+def reduce_window(
+    operand: Any,
+    init_value: Any,
+    computation: Callable,
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Any,
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> Any:
     """``computation`` over every window of ``operand`` (one size per axis), from
     ``init_value``; ``padding`` is ``"VALID"``, ``"SAME"`` or
     ``(low, high)`` pairs.
@@ -80,8 +89,10 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
     strides = _ints(window_strides, n, "window_strides")
     dilation = _ints(window_dilation, n, "window_dilation", 1)
     if _ints(base_dilation, n, "base_dilation", 1) != (1,) * n:
-        raise ArgumentError(f"{_WHO}: base_dilation other than 1 is not offered; dilate the "
-                            f"operand yourself (fg.lax.pad with interior padding)")
+        raise ArgumentError(
+            f"{_WHO}: base_dilation other than 1 is not offered; dilate the "
+            f"operand yourself (fg.lax.pad with interior padding)"
+        )
     ones = (1,) * n
     pads = padding_pairs(padding, shape, window, strides, ones, dilation, _WHO)
     x = operand
@@ -90,12 +101,20 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
             raise ArgumentError(f"{_WHO}: negative padding {pads}; crop the operand first")
         # a padded element counts for nothing in the known folds (JAX's answer: init_value
         # once per window); another computation sees init_value there
-        filler = (_identity(computation, dtype_of(operand)) if computation in _NEUTRAL
-                  else init_value)
+        filler = (
+            _identity(computation, dtype_of(operand)) if computation in _NEUTRAL else init_value
+        )
         x = fnp.pad(x, pads, constant_values=filler)
     axes = tuple(range(n))
     zero = ((0, 0),) * n
     window_counts(shape_of(x), axes, window, strides, zero, ones, dilation, _WHO)
-    patches = windows(x, axes=axes, window=window, strides=strides, padding=zero,
-                      lhs_dilation=ones, rhs_dilation=dilation)
+    patches = windows(
+        x,
+        axes=axes,
+        window=window,
+        strides=strides,
+        padding=zero,
+        lhs_dilation=ones,
+        rhs_dilation=dilation,
+    )
     return reduce(patches, init_value, computation, tuple(range(n, 2 * n)))

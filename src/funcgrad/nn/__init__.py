@@ -36,19 +36,73 @@ from ..rules.nn import log_softmax, logsumexp, pnls, softmax
 from ..rules.nn import one_hot as _one_hot
 from ..rules.ufuncs import erf, expm1, log1p, logaddexp
 from . import initializers
-from .activations import (celu, dot_product_attention, glu, hard_sigmoid, hard_silu, hard_swish,
-                          hard_tanh, identity, log1mexp, logmeanexp, mish, relu6, selu, soft_sign,
-                          sparse_plus, sparse_sigmoid, squareplus, standardize, swish)
+from .activations import (
+    celu,
+    dot_product_attention,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    identity,
+    log1mexp,
+    logmeanexp,
+    mish,
+    relu6,
+    selu,
+    soft_sign,
+    sparse_plus,
+    sparse_sigmoid,
+    squareplus,
+    standardize,
+    swish,
+)
 from .convolution import conv, conv_general_dilated
 from .pooling import avg_pool, max_pool
 
-__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "logsumexp", "pnls",
-           "softplus", "log_sigmoid", "gelu", "silu", "elu", "leaky_relu", "one_hot",
-           "cross_entropy", "binary_cross_entropy_with_logits", "mse_loss",
-           "conv_general_dilated", "conv", "max_pool", "avg_pool", "relu6", "hard_tanh",
-           "hard_sigmoid", "hard_silu", "hard_swish", "celu", "selu", "glu", "mish", "soft_sign",
-           "squareplus", "sparse_plus", "sparse_sigmoid", "log1mexp", "identity", "swish",
-           "standardize", "logmeanexp", "dot_product_attention", "initializers"]
+__all__ = [
+    "relu",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "logsumexp",
+    "pnls",
+    "softplus",
+    "log_sigmoid",
+    "gelu",
+    "silu",
+    "elu",
+    "leaky_relu",
+    "one_hot",
+    "cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "mse_loss",
+    "conv_general_dilated",
+    "conv",
+    "max_pool",
+    "avg_pool",
+    "relu6",
+    "hard_tanh",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "celu",
+    "selu",
+    "glu",
+    "mish",
+    "soft_sign",
+    "squareplus",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "log1mexp",
+    "identity",
+    "swish",
+    "standardize",
+    "logmeanexp",
+    "dot_product_attention",
+    "initializers",
+]
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -120,17 +174,20 @@ def one_hot(labels, num_classes):
     array([[1., 0., 0.],
            [0., 0., 1.]])
     """
-    labels = plain(labels)       # no derivative; jit's and vmap's labels stay traced
+    labels = plain(labels)  # no derivative; jit's and vmap's labels stay traced
     if not isinstance(labels, Box):
         try:
             labels = np.asarray(labels)
         except ValueError:
-            raise ArgumentError(f"one_hot: labels must be an array of class numbers; got a list "
-                                f"whose rows have different lengths: {labels!r:.60}") from None
+            raise ArgumentError(
+                f"one_hot: labels must be an array of class numbers; got a list "
+                f"whose rows have different lengths: {labels!r:.60}"
+            ) from None
     if dtype_of(labels).kind not in "iu":
         raise NotDifferentiableError(
             f"one_hot: labels must be integers; got dtype {dtype_of(labels)}: pass class "
-            f"numbers, e.g. labels.astype(int)")
+            f"numbers, e.g. labels.astype(int)"
+        )
     return _one_hot(labels, depth=int(num_classes))
 
 
@@ -160,13 +217,15 @@ def cross_entropy(logits, labels, reduction="mean"):
     """
     if not isinstance(labels, Box):
         labels = np.asarray(labels)
-    if np.issubdtype(dtype_of(labels), np.integer):      # traced labels too (jit, vmap)
+    if np.issubdtype(dtype_of(labels), np.integer):  # traced labels too (jit, vmap)
         losses = pnls(logits, labels)
     else:
         if shape_of(labels) != shape_of(logits):
-            raise ArgumentError(f"cross_entropy: probability labels must be shaped like the logits "
-                             f"{shape_of(logits)}; got {shape_of(labels)} (integer labels: an "
-                             f"integer array of the batch shape)")
+            raise ArgumentError(
+                f"cross_entropy: probability labels must be shaped like the logits "
+                f"{shape_of(logits)}; got {shape_of(labels)} (integer labels: an "
+                f"integer array of the batch shape)"
+            )
         losses = -_arrays.sum(labels * log_softmax(logits), axis=-1)
     return _reduce(losses, reduction, "cross_entropy")
 
@@ -193,44 +252,72 @@ def mse_loss(predictions, targets, reduction="mean"):
     return _reduce(d * d, reduction, "mse_loss")
 
 
-
 # help() pages of the functions here that are primitives (objects, not Python functions);
 # tanh's is funcgrad.numpy's.
 _PAGES = {
     "relu": Page(
-        "x, /", "The rectifier max(x, 0), elementwise.",
+        "x, /",
+        "The rectifier max(x, 0), elementwise.",
         "1 where x > 0, else 0 (0 at the kink, like PyTorch and JAX)",
-        (("fnn.relu(np.array([-1.0, 2.0]))", "array([0., 2.])"),
-         ("fg.grad(lambda x: fnn.relu(x).sum())(np.array([-1.0, 2.0]))", "array([0., 1.])"))),
+        (
+            ("fnn.relu(np.array([-1.0, 2.0]))", "array([0., 2.])"),
+            ("fg.grad(lambda x: fnn.relu(x).sum())(np.array([-1.0, 2.0]))", "array([0., 1.])"),
+        ),
+    ),
     "sigmoid": Page(
-        "x, /", "The logistic sigmoid 1 / (1 + exp(-x)), elementwise "
-        "(``funcgrad.scipy.special.expit``).",
+        "x, /",
+        "The logistic sigmoid 1 / (1 + exp(-x)), elementwise (``funcgrad.scipy.special.expit``).",
         "sigmoid(x) (1 - sigmoid(x))",
-        (("fnn.sigmoid(0.0)", "np.float64(0.5)"), ("fg.grad(fnn.sigmoid)(0.0)", "np.float64(0.25)"))),
+        (
+            ("fnn.sigmoid(0.0)", "np.float64(0.5)"),
+            ("fg.grad(fnn.sigmoid)(0.0)", "np.float64(0.25)"),
+        ),
+    ),
     "softmax": Page(
-        "x, axis=-1", "exp(x) / sum(exp(x)) along ``axis``, without overflow.",
+        "x, axis=-1",
+        "exp(x) / sum(exp(x)) along ``axis``, without overflow.",
         "the vector-Jacobian product s * (g - sum(s * g)), s the softmax",
-        (("fnn.softmax(np.log(np.array([1.0, 3.0])))", "array([0.25, 0.75])"),
-         ("fg.grad(lambda x: fnn.softmax(x)[1])(np.log(np.array([1.0, 3.0])))",
-          "array([-0.1875,  0.1875])"))),
+        (
+            ("fnn.softmax(np.log(np.array([1.0, 3.0])))", "array([0.25, 0.75])"),
+            (
+                "fg.grad(lambda x: fnn.softmax(x)[1])(np.log(np.array([1.0, 3.0])))",
+                "array([-0.1875,  0.1875])",
+            ),
+        ),
+    ),
     "log_softmax": Page(
-        "x, axis=-1", "x - logsumexp(x) along ``axis``: log-probabilities from logits.",
+        "x, axis=-1",
+        "x - logsumexp(x) along ``axis``: log-probabilities from logits.",
         "g - softmax(x) * sum(g)",
-        (("np.exp(fnn.log_softmax(np.log(np.array([1.0, 3.0]))))", "array([0.25, 0.75])"),)),
+        (("np.exp(fnn.log_softmax(np.log(np.array([1.0, 3.0]))))", "array([0.25, 0.75])"),),
+    ),
     "logsumexp": Page(
-        "x, axis=None, keepdims=False", "log(sum(exp(x))) over ``axis``, without overflow.",
+        "x, axis=None, keepdims=False",
+        "log(sum(exp(x))) over ``axis``, without overflow.",
         "softmax(x) over the same axes",
-        (("fnn.logsumexp(np.zeros(4))", "np.float64(1.3862943611198906)"),
-         ("fg.grad(fnn.logsumexp)(np.zeros(4))", "array([0.25, 0.25, 0.25, 0.25])"))),
+        (
+            ("fnn.logsumexp(np.zeros(4))", "np.float64(1.3862943611198906)"),
+            ("fg.grad(fnn.logsumexp)(np.zeros(4))", "array([0.25, 0.25, 0.25, 0.25])"),
+        ),
+    ),
     "pnls": Page(
-        "x, label", "Cross-entropy of logits ``x`` (last axis) against the integer class "
+        "x, label",
+        "Cross-entropy of logits ``x`` (last axis) against the integer class "
         "``label``: logsumexp(x) - x[label].",
         "softmax(x) - one_hot(label) in x; none in the integer label",
-        (("fnn.pnls(np.zeros(4), 1)", "np.float64(1.3862943611198906)"),
-         ("fg.grad(fnn.pnls)(np.zeros(4), 1)", "array([ 0.25, -0.75,  0.25,  0.25])"))),
+        (
+            ("fnn.pnls(np.zeros(4), 1)", "np.float64(1.3862943611198906)"),
+            ("fg.grad(fnn.pnls)(np.zeros(4), 1)", "array([ 0.25, -0.75,  0.25,  0.25])"),
+        ),
+    ),
 }
-write_pages(sys.modules[__name__], "funcgrad.nn", _PAGES,
-            "import numpy as np, funcgrad as fg, funcgrad.nn as fnn", None)
+write_pages(
+    sys.modules[__name__],
+    "funcgrad.nn",
+    _PAGES,
+    "import numpy as np, funcgrad as fg, funcgrad.nn as fnn",
+    None,
+)
 
 
 # Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.

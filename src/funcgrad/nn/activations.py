@@ -21,9 +21,27 @@ from ..core.values import shape_of
 from ..rules.elementwise import sigmoid
 from ..rules.nn import logsumexp, softmax
 
-__all__ = ["relu6", "hard_tanh", "hard_sigmoid", "hard_silu", "hard_swish", "celu", "selu",
-           "glu", "mish", "soft_sign", "squareplus", "sparse_plus", "sparse_sigmoid", "log1mexp",
-           "identity", "swish", "standardize", "logmeanexp", "dot_product_attention"]
+__all__ = [
+    "relu6",
+    "hard_tanh",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "celu",
+    "selu",
+    "glu",
+    "mish",
+    "soft_sign",
+    "squareplus",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "log1mexp",
+    "identity",
+    "swish",
+    "standardize",
+    "logmeanexp",
+    "dot_product_attention",
+]
 
 # selu's constants (Klambauer et al. 2017), to the digits JAX and PyTorch use
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -158,8 +176,7 @@ def log1mexp(x: Any) -> Any:
     -1.9287498479639178e-22
     """
     small = fnp.log(-fnp.expm1(-fnp.minimum(x, math.log(2.0))))
-    return fnp.where(x > math.log(2.0), fnp.log1p(-fnp.exp(-fnp.maximum(x, math.log(2.0)))),
-                     small)
+    return fnp.where(x > math.log(2.0), fnp.log1p(-fnp.exp(-fnp.maximum(x, math.log(2.0)))), small)
 
 
 def identity(x: Any) -> Any:
@@ -180,8 +197,9 @@ def swish(x: Any) -> Any:
     return x * sigmoid(x)
 
 
-def standardize(x: Any, axis: Any = -1, mean: Any = None, variance: Any = None,
-                epsilon: float = 1e-5) -> Any:
+def standardize(
+    x: Any, axis: Any = -1, mean: Any = None, variance: Any = None, epsilon: float = 1e-5
+) -> Any:
     """``(x - mean) / sqrt(variance + epsilon)``, mean and variance over ``axis`` unless
     given.
 
@@ -207,8 +225,16 @@ def logmeanexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return logsumexp(x, axis=axis, keepdims=keepdims) - math.log(n)
 
 
-def dot_product_attention(query: Any, key: Any, value: Any, bias: Any = None, mask: Any = None,
-                          *, scale: float | None = None, is_causal: bool = False) -> Any:
+def dot_product_attention(
+    query: Any,
+    key: Any,
+    value: Any,
+    bias: Any = None,
+    mask: Any = None,
+    *,
+    scale: float | None = None,
+    is_causal: bool = False,
+) -> Any:
     """Scaled dot-product attention in JAX's layout: ``query`` is ``(B, T, N, H)``
     (batch, positions, heads, features), ``key`` and ``value`` are ``(B, S, K, H)`` with
     ``K`` dividing ``N`` (grouped heads share a key); without ``B`` too. The logits
@@ -224,8 +250,10 @@ def dot_product_attention(query: Any, key: Any, value: Any, bias: Any = None, ma
     """
     shapes = [shape_of(a) for a in (query, key, value)]
     if not 3 <= len(shapes[0]) <= 4 or any(len(s) != len(shapes[0]) for s in shapes):
-        raise ShapeError(f"dot_product_attention: query, key and value are (B, T, N, H) or "
-                         f"(T, N, H) alike; got shapes {shapes}")
+        raise ShapeError(
+            f"dot_product_attention: query, key and value are (B, T, N, H) or "
+            f"(T, N, H) alike; got shapes {shapes}"
+        )
     batched = len(shapes[0]) == 4
     if not batched:
         query, key, value = (a[None] for a in (query, key, value))
@@ -234,12 +262,15 @@ def dot_product_attention(query: Any, key: Any, value: Any, bias: Any = None, ma
     _, t, n, h = shape_of(query)
     _, s, k, _ = shape_of(key)
     if n % k or shape_of(value)[1:3] != (s, k):
-        raise ShapeError(f"dot_product_attention: {k} key heads must divide {n} query heads, "
-                         f"and value must have key's positions and heads; got shapes {shapes}")
-    if n != k:     # grouped heads: each key head serves n // k query heads
+        raise ShapeError(
+            f"dot_product_attention: {k} key heads must divide {n} query heads, "
+            f"and value must have key's positions and heads; got shapes {shapes}"
+        )
+    if n != k:  # grouped heads: each key head serves n // k query heads
         key, value = (fnp.repeat(a, n // k, axis=2) for a in (key, value))
-    logits = fnp.einsum("btnh,bsnh->bnts", query, key) * (1.0 / math.sqrt(h) if scale is None
-                                                           else scale)
+    logits = fnp.einsum("btnh,bsnh->bnts", query, key) * (
+        1.0 / math.sqrt(h) if scale is None else scale
+    )
     if bias is not None:
         logits = logits + bias
     keep = None if mask is None else fnp.asarray(mask)
@@ -248,8 +279,10 @@ def dot_product_attention(query: Any, key: Any, value: Any, bias: Any = None, ma
         keep = causal if keep is None else fnp.logical_and(keep, causal)
     if keep is not None:
         if keep.dtype != bool:
-            raise ArgumentError(f"dot_product_attention: mask is boolean (True keeps a "
-                                f"logit); got dtype {keep.dtype}")
+            raise ArgumentError(
+                f"dot_product_attention: mask is boolean (True keeps a "
+                f"logit); got dtype {keep.dtype}"
+            )
         logits = fnp.where(keep, logits, np.finfo(np.float64).min / 2)
     out = fnp.einsum("bnts,bsnh->btnh", softmax(logits, axis=-1), value)
     return out if batched else out[0]

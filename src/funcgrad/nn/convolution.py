@@ -62,8 +62,10 @@ def padding_pairs(padding, sizes, window, strides, lhs_dilation, rhs_dilation, w
         if mode == "VALID":
             return ((0, 0),) * n
         if mode not in ("SAME", "SAME_LOWER"):
-            raise ArgumentError(f"{who}: padding must be 'VALID', 'SAME', 'SAME_LOWER' or "
-                                f"(low, high) pairs; got {padding!r}")
+            raise ArgumentError(
+                f"{who}: padding must be 'VALID', 'SAME', 'SAME_LOWER' or "
+                f"(low, high) pairs; got {padding!r}"
+            )
         pairs = []
         for size, k, s, ld, rd in zip(sizes, window, strides, lhs_dilation, rhs_dilation):
             dilated = (size - 1) * ld + 1
@@ -74,11 +76,13 @@ def padding_pairs(padding, sizes, window, strides, lhs_dilation, rhs_dilation, w
     try:
         pairs = tuple((int(lo), int(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{who}: padding must be a string or a sequence of (low, high) "
-                                f"pairs; got {padding!r}") from None
+        raise ArgumentTypeError(
+            f"{who}: padding must be a string or a sequence of (low, high) pairs; got {padding!r}"
+        ) from None
     if len(pairs) != n:
-        raise ArgumentError(f"{who}: padding needs one (low, high) pair per spatial axis ({n}); "
-                            f"got {padding!r}")
+        raise ArgumentError(
+            f"{who}: padding needs one (low, high) pair per spatial axis ({n}); got {padding!r}"
+        )
     return pairs
 
 
@@ -92,33 +96,53 @@ def conv_dimension_numbers(ndim, dimension_numbers, who="conv_general_dilated"):
         canonical = tuple(range(ndim))
         return canonical, canonical, canonical
     if hasattr(dimension_numbers, "lhs_spec"):
-        specs = (dimension_numbers.lhs_spec, dimension_numbers.rhs_spec,
-                 dimension_numbers.out_spec)
+        specs = (dimension_numbers.lhs_spec, dimension_numbers.rhs_spec, dimension_numbers.out_spec)
         return tuple(tuple(int(a) for a in s) for s in specs)
     try:
         lhs, rhs, out = (str(s) for s in dimension_numbers)
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{who}: dimension_numbers must be None or three strings such as "
-                                f"('NHWC', 'HWIO', 'NHWC'); got {dimension_numbers!r}") from None
-    ok = (len(lhs) == len(rhs) == len(out) == ndim
-          and sorted(lhs) == sorted(out) and "N" in lhs and "C" in lhs
-          and "O" in rhs and "I" in rhs
-          and sorted(set(lhs) - set("NC")) == sorted(set(rhs) - set("OI"))
-          and len(set(lhs)) == len(set(rhs)) == ndim)
+        raise ArgumentTypeError(
+            f"{who}: dimension_numbers must be None or three strings such as "
+            f"('NHWC', 'HWIO', 'NHWC'); got {dimension_numbers!r}"
+        ) from None
+    ok = (
+        len(lhs) == len(rhs) == len(out) == ndim
+        and sorted(lhs) == sorted(out)
+        and "N" in lhs
+        and "C" in lhs
+        and "O" in rhs
+        and "I" in rhs
+        and sorted(set(lhs) - set("NC")) == sorted(set(rhs) - set("OI"))
+        and len(set(lhs)) == len(set(rhs)) == ndim
+    )
     if not ok:
-        raise ArgumentError(f"{who}: dimension_numbers {dimension_numbers!r} do not name the "
-                            f"{ndim} axes of the operands: the input needs N, C and the spatial "
-                            f"letters, the kernel O, I and the same spatial letters, e.g. "
-                            f"('NCHW', 'OIHW', 'NCHW') or ('NHWC', 'HWIO', 'NHWC')")
+        raise ArgumentError(
+            f"{who}: dimension_numbers {dimension_numbers!r} do not name the "
+            f"{ndim} axes of the operands: the input needs N, C and the spatial "
+            f"letters, the kernel O, I and the same spatial letters, e.g. "
+            f"('NCHW', 'OIHW', 'NCHW') or ('NHWC', 'HWIO', 'NHWC')"
+        )
     spatial = [c for c in rhs if c not in "OI"]
-    return (tuple(lhs.index(c) for c in "NC" + "".join(spatial)),
-            tuple(rhs.index(c) for c in "OI" + "".join(spatial)),
-            tuple(out.index(c) for c in "NC" + "".join(spatial)))
+    return (
+        tuple(lhs.index(c) for c in "NC" + "".join(spatial)),
+        tuple(rhs.index(c) for c in "OI" + "".join(spatial)),
+        tuple(out.index(c) for c in "NC" + "".join(spatial)),
+    )
 
 
-def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
-                         dimension_numbers=None, feature_group_count=1, batch_group_count=1,
-                         precision=None, preferred_element_type=None):
+def conv_general_dilated(
+    lhs,
+    rhs,
+    window_strides,
+    padding,
+    lhs_dilation=None,
+    rhs_dilation=None,
+    dimension_numbers=None,
+    feature_group_count=1,
+    batch_group_count=1,
+    precision=None,
+    preferred_element_type=None,
+):
     """The convolution of JAX's ``lax.conv_general_dilated``; see the module docstring.
 
     ``precision`` is accepted and has no effect (NumPy computes in the operands'
@@ -137,14 +161,18 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
     """
     who = "conv_general_dilated"
     if batch_group_count != 1 or preferred_element_type is not None:
-        raise ArgumentError(f"{who}: batch_group_count other than 1 and preferred_element_type "
-                            f"are not supported; group the features (feature_group_count) and "
-                            f"cast the result instead")
+        raise ArgumentError(
+            f"{who}: batch_group_count other than 1 and preferred_element_type "
+            f"are not supported; group the features (feature_group_count) and "
+            f"cast the result instead"
+        )
     ndim = len(shape_of(lhs))
     if len(shape_of(rhs)) != ndim or ndim < 3:
-        raise ArgumentError(f"{who}: the input and the kernel need the same number of axes, at "
-                            f"least 3 (batch, features, one spatial axis); got shapes "
-                            f"{shape_of(lhs)} and {shape_of(rhs)}")
+        raise ArgumentError(
+            f"{who}: the input and the kernel need the same number of axes, at "
+            f"least 3 (batch, features, one spatial axis); got shapes "
+            f"{shape_of(lhs)} and {shape_of(rhs)}"
+        )
     lhs_perm, rhs_perm, out_perm = conv_dimension_numbers(ndim, dimension_numbers, who)
     # Inside, the input is (N, spatial..., C) and the kernel (spatial..., I, O): the windows
     # of a channels-last input are laid out as (positions, window, C) in memory (see
@@ -156,25 +184,39 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
     k = ndim - 2
     groups = int(feature_group_count)
     if groups < 1 or c != i * groups or o % groups:
-        raise ArgumentError(f"{who}: {c} input features in {groups} groups need a kernel of "
-                            f"{c // max(groups, 1)} input features and a multiple of {groups} "
-                            f"outputs; got a kernel of {i} inputs and {o} outputs")
+        raise ArgumentError(
+            f"{who}: {c} input features in {groups} groups need a kernel of "
+            f"{c // max(groups, 1)} input features and a multiple of {groups} "
+            f"outputs; got a kernel of {i} inputs and {o} outputs"
+        )
     strides = _tuple(window_strides, k, who, "window_strides")
     lhs_dilation = _tuple(lhs_dilation, k, who, "lhs_dilation")
     rhs_dilation = _tuple(rhs_dilation, k, who, "rhs_dilation")
     if isinstance(padding, str) and any(d > 1 for d in lhs_dilation):
-        raise ArgumentError(f"{who}: padding {padding!r} has no single meaning with input "
-                            f"dilation {lhs_dilation} (a transposed convolution); give the "
-                            f"(low, high) pairs, as JAX asks too")
+        raise ArgumentError(
+            f"{who}: padding {padding!r} has no single meaning with input "
+            f"dilation {lhs_dilation} (a transposed convolution); give the "
+            f"(low, high) pairs, as JAX asks too"
+        )
     pads = padding_pairs(padding, sizes, window, strides, lhs_dilation, rhs_dilation, who)
     if any(size < 1 for size in window):
-        raise ArgumentError(f"{who}: the kernel's spatial axes must not be empty; got a kernel of "
-                            f"shape {shape_of(rhs)}")
-    window_counts(shape_of(x), tuple(range(1, 1 + k)), window, strides, pads, lhs_dilation,
-                  rhs_dilation, who)
-    patches = windows(x, axes=tuple(range(1, 1 + k)), window=tuple(window), strides=strides,
-                      padding=pads, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation)
-    counts = shape_of(patches)[1:1 + k]
+        raise ArgumentError(
+            f"{who}: the kernel's spatial axes must not be empty; got a kernel of "
+            f"shape {shape_of(rhs)}"
+        )
+    window_counts(
+        shape_of(x), tuple(range(1, 1 + k)), window, strides, pads, lhs_dilation, rhs_dilation, who
+    )
+    patches = windows(
+        x,
+        axes=tuple(range(1, 1 + k)),
+        window=tuple(window),
+        strides=strides,
+        padding=pads,
+        lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation,
+    )
+    counts = shape_of(patches)[1 : 1 + k]
     taps = int(np.prod(window))
     rows = n * int(np.prod(counts))
     # (N, positions..., C, window...) -> (N, positions..., window..., C): the memory's order
@@ -182,8 +224,12 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
     if groups == 1:
         out = matmul(reshape(patches, (rows, taps * c)), reshape(w, (taps * i, o)))
     else:
-        out = einsum("pkgi,kigo->pgo", reshape(patches, (rows, taps, groups, i)),
-                     reshape(w, (taps, i, groups, o // groups)), optimize=True)
+        out = einsum(
+            "pkgi,kigo->pgo",
+            reshape(patches, (rows, taps, groups, i)),
+            reshape(w, (taps, i, groups, o // groups)),
+            optimize=True,
+        )
     out = reshape(out, (n, *counts, o))
     # back from (N, spatial..., C) to the layout out_spec names
     canonical = (out_perm[0], *out_perm[2:], out_perm[1])
@@ -199,5 +245,11 @@ def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_ty
     >>> fg.nn.conv(np.arange(5.0).reshape(1, 1, 5), np.array([[[1.0, -1.0]]]), (1,), "VALID")
     array([[[-1., -1., -1., -1.]]])
     """
-    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
-                                preferred_element_type=preferred_element_type)
+    return conv_general_dilated(
+        lhs,
+        rhs,
+        window_strides,
+        padding,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )

@@ -23,10 +23,26 @@ from .. import numpy as fnp
 from .. import random
 from ..core.errors import ArgumentError, ShapeError
 
-__all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
-           "variance_scaling", "glorot_uniform", "glorot_normal", "xavier_uniform",
-           "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform", "he_normal",
-           "kaiming_uniform", "kaiming_normal", "orthogonal"]
+__all__ = [
+    "zeros",
+    "ones",
+    "constant",
+    "uniform",
+    "normal",
+    "truncated_normal",
+    "variance_scaling",
+    "glorot_uniform",
+    "glorot_normal",
+    "xavier_uniform",
+    "xavier_normal",
+    "lecun_uniform",
+    "lecun_normal",
+    "he_uniform",
+    "he_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+]
 
 Initializer = Callable[..., Any]
 
@@ -59,8 +75,10 @@ def constant(value: Any, dtype: Any = np.float64) -> Initializer:
     >>> constant(0.5)(None, (2,))
     array([0.5, 0.5])
     """
+
     def init(key, shape, dtype=dtype):
         return np.full(shape, value, dtype)
+
     return init
 
 
@@ -71,8 +89,10 @@ def uniform(scale: float = 1e-2, dtype: Any = np.float64) -> Initializer:
     >>> bool(uniform(2.0)(fg.random.key(1), (100,)).max() < 2.0)
     True
     """
+
     def init(key, shape, dtype=dtype):
         return random.uniform(key, shape, dtype, 0.0, scale)
+
     return init
 
 
@@ -83,28 +103,35 @@ def normal(stddev: float = 1e-2, dtype: Any = np.float64) -> Initializer:
     >>> normal(3.0)(fg.random.key(1), (2, 2)).shape
     (2, 2)
     """
+
     def init(key, shape, dtype=dtype):
         return stddev * random.normal(key, shape, dtype)
+
     return init
 
 
-def truncated_normal(stddev: float = 1e-2, dtype: Any = np.float64, lower: float = -2.0,
-                     upper: float = 2.0) -> Initializer:
+def truncated_normal(
+    stddev: float = 1e-2, dtype: Any = np.float64, lower: float = -2.0, upper: float = 2.0
+) -> Initializer:
     """A unit normal truncated to ``[lower, upper]``, times ``stddev``.
 
     >>> import funcgrad as fg
     >>> bool(abs(truncated_normal(1.0)(fg.random.key(1), (1000,))).max() <= 2.0)
     True
     """
+
     def init(key, shape, dtype=dtype):
         return stddev * random.truncated_normal(key, lower, upper, shape, dtype)
+
     return init
 
 
 def _fans(shape, in_axis, out_axis):
     if len(shape) < 2:
-        raise ShapeError(f"variance_scaling: a kernel of at least 2 axes has a fan in and a fan "
-                         f"out; got shape {tuple(shape)}")
+        raise ShapeError(
+            f"variance_scaling: a kernel of at least 2 axes has a fan in and a fan "
+            f"out; got shape {tuple(shape)}"
+        )
     n = len(shape)
     ins, outs = _axes(in_axis, n), _axes(out_axis, n)
     window = math.prod(d for a, d in enumerate(shape) if a not in ins and a not in outs)
@@ -115,8 +142,14 @@ def _axes(axis, n):
     return {a % n for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}
 
 
-def variance_scaling(scale: float, mode: str, distribution: str, in_axis: Any = -2,
-                     out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
+def variance_scaling(
+    scale: float,
+    mode: str,
+    distribution: str,
+    in_axis: Any = -2,
+    out_axis: Any = -1,
+    dtype: Any = np.float64,
+) -> Initializer:
     """Weights of variance ``scale / n``: ``n`` is the fan in, the fan out or their mean
     (``mode``: ``"fan_in"``, ``"fan_out"``, ``"fan_avg"``), drawn from a
     ``"truncated_normal"``, ``"normal"`` or ``"uniform"`` distribution.
@@ -127,11 +160,14 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: Any = 
     2.0
     """
     if mode not in ("fan_in", "fan_out", "fan_avg"):
-        raise ArgumentError(f"variance_scaling: mode is 'fan_in', 'fan_out' or 'fan_avg'; got "
-                            f"{mode!r}")
+        raise ArgumentError(
+            f"variance_scaling: mode is 'fan_in', 'fan_out' or 'fan_avg'; got {mode!r}"
+        )
     if distribution not in ("truncated_normal", "normal", "uniform"):
-        raise ArgumentError(f"variance_scaling: distribution is 'truncated_normal', 'normal' or "
-                            f"'uniform'; got {distribution!r}")
+        raise ArgumentError(
+            f"variance_scaling: distribution is 'truncated_normal', 'normal' or "
+            f"'uniform'; got {distribution!r}"
+        )
 
     def init(key, shape, dtype=dtype):
         fan_in, fan_out = _fans(tuple(shape), in_axis, out_axis)
@@ -143,21 +179,25 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: Any = 
             return normal(math.sqrt(variance), dtype)(key, shape)
         bound = math.sqrt(3.0 * variance)
         return random.uniform(key, shape, dtype, -bound, bound)
+
     return init
 
 
 def _preset(name, scale, mode, distribution, who):
     """JAX's named member of the variance-scaling family."""
+
     def make(in_axis: Any = -2, out_axis: Any = -1, dtype: Any = np.float64) -> Initializer:
         return variance_scaling(scale, mode, distribution, in_axis, out_axis, dtype)
+
     make.__name__ = make.__qualname__ = name
     make.__doc__ = f"{who}: ``variance_scaling({scale}, {mode!r}, {distribution!r})``."
     return make
 
 
 glorot_uniform = _preset("glorot_uniform", 1.0, "fan_avg", "uniform", "Glorot (Xavier) uniform")
-glorot_normal = _preset("glorot_normal", 1.0, "fan_avg", "truncated_normal",
-                        "Glorot (Xavier) normal")
+glorot_normal = _preset(
+    "glorot_normal", 1.0, "fan_avg", "truncated_normal", "Glorot (Xavier) normal"
+)
 lecun_uniform = _preset("lecun_uniform", 1.0, "fan_in", "uniform", "LeCun uniform")
 lecun_normal = _preset("lecun_normal", 1.0, "fan_in", "truncated_normal", "LeCun normal")
 he_uniform = _preset("he_uniform", 2.0, "fan_in", "uniform", "He (Kaiming) uniform")
@@ -177,6 +217,7 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1, dtype: Any = np.float6
     >>> bool(np.allclose(q.T @ q, np.eye(3)))
     True
     """
+
     def init(key, shape, dtype=dtype):
         shape = tuple(shape)
         if len(shape) < 2:
@@ -187,7 +228,8 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1, dtype: Any = np.float6
         q, r = fnp.linalg.qr(random.normal(key, (max(rows, cols), min(rows, cols)), dtype))
         q = q * fnp.sign(fnp.diagonal(r))
         if rows < cols:
-            q = q.T                                    # rows x cols, orthonormal rows
-        others = shape[:axis] + shape[axis + 1:]
+            q = q.T  # rows x cols, orthonormal rows
+        others = shape[:axis] + shape[axis + 1 :]
         return scale * fnp.moveaxis(fnp.reshape(q, others + (cols,)), -1, axis)
+
     return init

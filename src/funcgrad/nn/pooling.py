@@ -41,14 +41,18 @@ def pool_axes(ndim, k, data_format, who):
     last by default (flax), or as ``data_format`` names them ("NCHW", "NHWC", ...)."""
     if data_format is None:
         if ndim < k + 1:
-            raise ArgumentError(f"{who}: a window of {k} axes needs an input of at least {k + 1} "
-                                f"axes (batch or features, then spatial); got {ndim}")
-        return tuple(range(ndim - 1 - k, ndim - 1))    # features last, batch axes first
+            raise ArgumentError(
+                f"{who}: a window of {k} axes needs an input of at least {k + 1} "
+                f"axes (batch or features, then spatial); got {ndim}"
+            )
+        return tuple(range(ndim - 1 - k, ndim - 1))  # features last, batch axes first
     spec = str(data_format).upper()
     spatial = [i for i, c in enumerate(spec) if c not in "NC"]
     if len(spec) != ndim or len(spatial) != k or len(set(spec)) != len(spec):
-        raise ArgumentError(f"{who}: data_format {data_format!r} does not name the {ndim} axes "
-                            f"of the input with {k} spatial ones, e.g. 'NHWC' or 'NCHW'")
+        raise ArgumentError(
+            f"{who}: data_format {data_format!r} does not name the {ndim} axes "
+            f"of the input with {k} spatial ones, e.g. 'NHWC' or 'NCHW'"
+        )
     return tuple(spatial)
 
 
@@ -56,11 +60,15 @@ def _setup(x, window_shape, strides, padding, dilation, data_format, who):
     try:
         window = tuple(int(k) for k in window_shape)
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{who}: window_shape must be a sequence of ints, one per spatial "
-                                f"axis, e.g. (2, 2); got {window_shape!r}") from None
+        raise ArgumentTypeError(
+            f"{who}: window_shape must be a sequence of ints, one per spatial "
+            f"axis, e.g. (2, 2); got {window_shape!r}"
+        ) from None
     if not window or any(k < 1 for k in window):
-        raise ArgumentError(f"{who}: window_shape needs one size of at least 1 per spatial axis; "
-                            f"got {window_shape!r}")
+        raise ArgumentError(
+            f"{who}: window_shape needs one size of at least 1 per spatial axis; "
+            f"got {window_shape!r}"
+        )
     k = len(window)
     shape = shape_of(x)
     axes = pool_axes(len(shape), k, data_format, who)
@@ -68,8 +76,9 @@ def _setup(x, window_shape, strides, padding, dilation, data_format, who):
     dilation = _tuple(dilation, k, who, "dilation")
     ones = (1,) * k
     pads = padding_pairs(padding, [shape[a] for a in axes], window, strides, ones, dilation, who)
-    params = dict(axes=axes, window=window, strides=strides, lhs_dilation=ones,
-                  rhs_dilation=dilation)
+    params = dict(
+        axes=axes, window=window, strides=strides, lhs_dilation=ones, rhs_dilation=dilation
+    )
     window_counts(shape, axes, window, strides, pads, ones, dilation, who)
     return params, pads, tuple(range(len(shape), len(shape) + k))
 
@@ -86,12 +95,19 @@ def _tiles(x, params, pads):
     to whole tiles and reshaped so each tile has axes of its own, and those axes; else None.
     A view, where the windows would be a copy: the common 2x2 pool is four times cheaper."""
     window, axes = params["window"], params["axes"]
-    if (params["strides"] != window or any(d != 1 for d in params["rhs_dilation"])
-            or any(p != (0, 0) for p in pads)):
+    if (
+        params["strides"] != window
+        or any(d != 1 for d in params["rhs_dilation"])
+        or any(p != (0, 0) for p in pads)
+    ):
         return None
     shape = shape_of(x)
-    crop = tuple(slice(0, shape[a] // window[axes.index(a)] * window[axes.index(a)])
-                 if a in axes else slice(None) for a in range(len(shape)))
+    crop = tuple(
+        slice(0, shape[a] // window[axes.index(a)] * window[axes.index(a)])
+        if a in axes
+        else slice(None)
+        for a in range(len(shape))
+    )
     if any(shape[a] % window[j] for j, a in enumerate(axes)):
         x = x[crop]
     split, tile_axes = [], []
@@ -105,8 +121,7 @@ def _tiles(x, params, pads):
     return reshape(x, tuple(split)), tuple(tile_axes)
 
 
-def max_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
-             data_format=None):
+def max_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None, data_format=None):
     """The maximum of every window (flax's ``nn.max_pool``); see the module docstring.
 
     >>> import numpy as np
@@ -117,23 +132,32 @@ def max_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
     >>> fg.grad(lambda v: fg.nn.max_pool(v, (2,), strides=(2,)).sum())(x)[..., 0]
     array([[0., 1., 0., 1.]])
     """
-    params, pads, window_axes = _setup(inputs, window_shape, strides, padding, dilation,
-                                       data_format, "max_pool")
+    params, pads, window_axes = _setup(
+        inputs, window_shape, strides, padding, dilation, data_format, "max_pool"
+    )
     tiles = _tiles(inputs, params, pads)
     if tiles is not None:
         return _max(*tiles[:1], axis=tiles[1])
     x = inputs
-    if any(p != (0, 0) for p in pads):      # padding that never wins: the dtype's least
+    if any(p != (0, 0) for p in pads):  # padding that never wins: the dtype's least
         kind = dtype_of(x)
-        lowest = (-np.inf if kind.kind in "fc" else np.iinfo(kind).min if kind.kind in "iu"
-                  else False)
+        lowest = (
+            -np.inf if kind.kind in "fc" else np.iinfo(kind).min if kind.kind in "iu" else False
+        )
         x = _padded(x, params["axes"], pads, lowest)
     patches = windows(x, padding=((0, 0),) * len(pads), **params)
     return _max(patches, axis=window_axes)
 
 
-def avg_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
-             count_include_pad=True, data_format=None):
+def avg_pool(
+    inputs,
+    window_shape,
+    strides=None,
+    padding="VALID",
+    dilation=None,
+    count_include_pad=True,
+    data_format=None,
+):
     """The mean of every window (flax's ``nn.avg_pool``); see the module docstring.
 
     >>> import numpy as np
@@ -144,13 +168,14 @@ def avg_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
     >>> fg.nn.avg_pool(x, (3,), strides=(1,), padding="SAME", count_include_pad=False)[..., 0]
     array([[2.        , 2.        , 3.66666667, 4.        ]])
     """
-    params, pads, window_axes = _setup(inputs, window_shape, strides, padding, dilation,
-                                       data_format, "avg_pool")
+    params, pads, window_axes = _setup(
+        inputs, window_shape, strides, padding, dilation, data_format, "avg_pool"
+    )
     tiles = _tiles(inputs, params, pads)
     if tiles is not None:
         return sum(tiles[0], axis=tiles[1]) / float(np.prod(params["window"]))
     totals = sum(windows(inputs, padding=pads, **params), axis=window_axes)
     if count_include_pad or all(p == (0, 0) for p in pads):
         return totals / float(np.prod(params["window"]))
-    inside = windows(np.ones(shape_of(inputs)), padding=pads, **params)    # a constant
+    inside = windows(np.ones(shape_of(inputs)), padding=pads, **params)  # a constant
     return totals / sum(inside, axis=window_axes)

@@ -25,27 +25,64 @@ import numpy as _np
 from ..dag import arraylike as _arraylike
 from ..core.errors import NoRuleError as _NoRuleError
 from ..core.results import publish as _publish
-from . import _basic, _calculus, _editing, _floats, _functional, _indexing, _joining, _logic, _math, _methods, _pages, _polynomials, _products, _reductions, _scatter, _shape, _statistics, fft, linalg
-from ._basic import *        # noqa: F401,F403  NumPy's constants and dtypes
-from ._math import *         # noqa: F401,F403  elementwise math, unary and binary
-from ._logic import *        # noqa: F401,F403  comparisons, predicates, logic: masks
-from ._reductions import *   # noqa: F401,F403  sums, products, extrema, statistics
-from ._products import *     # noqa: F401,F403  products, einsum, diagonals, triangles
-from ._shape import *        # noqa: F401,F403  reshape, transpose, broadcasting
-from ._joining import *      # noqa: F401,F403  joining, splitting, rearranging, sorting
-from ._indexing import *     # noqa: F401,F403  indexing, integer-valued, constructors
-from ._calculus import *     # noqa: F401,F403  differences, integrals, convolution, interpolation
-from ._statistics import *   # noqa: F401,F403  quantiles, NaN-skipping, covariance, counting
-from ._editing import *      # noqa: F401,F403  append, insert, delete, unique, partition, block
-from ._floats import *       # noqa: F401,F403  nan_to_num, frexp, modf, dtype questions
+from . import (
+    _basic,
+    _calculus,
+    _editing,
+    _floats,
+    _functional,
+    _indexing,
+    _joining,
+    _logic,
+    _math,
+    _methods,
+    _pages,
+    _polynomials,
+    _products,
+    _reductions,
+    _scatter,
+    _shape,
+    _statistics,
+    fft,
+    linalg,
+)
+from ._basic import *  # noqa: F401,F403  NumPy's constants and dtypes
+from ._math import *  # noqa: F401,F403  elementwise math, unary and binary
+from ._logic import *  # noqa: F401,F403  comparisons, predicates, logic: masks
+from ._reductions import *  # noqa: F401,F403  sums, products, extrema, statistics
+from ._products import *  # noqa: F401,F403  products, einsum, diagonals, triangles
+from ._shape import *  # noqa: F401,F403  reshape, transpose, broadcasting
+from ._joining import *  # noqa: F401,F403  joining, splitting, rearranging, sorting
+from ._indexing import *  # noqa: F401,F403  indexing, integer-valued, constructors
+from ._calculus import *  # noqa: F401,F403  differences, integrals, convolution, interpolation
+from ._statistics import *  # noqa: F401,F403  quantiles, NaN-skipping, covariance, counting
+from ._editing import *  # noqa: F401,F403  append, insert, delete, unique, partition, block
+from ._floats import *  # noqa: F401,F403  nan_to_num, frexp, modf, dtype questions
 from ._polynomials import *  # noqa: F401,F403  polyval, polyfit, roots, ...
-from ._functional import *   # noqa: F401,F403  apply_along_axis, vectorize, piecewise
-from ._scatter import *      # noqa: F401,F403  fill_diagonal, put, put_along_axis, place
+from ._functional import *  # noqa: F401,F403  apply_along_axis, vectorize, piecewise
+from ._scatter import *  # noqa: F401,F403  fill_diagonal, put, put_along_axis, place
 
-__all__ = ["fft", "linalg"] + [n for m in (_basic, _math, _logic, _reductions, _products, _shape, _joining, _indexing,
-                                        _calculus, _statistics, _editing, _floats, _polynomials,
-                                        _functional, _scatter)
-           for n in m.__all__]
+__all__ = ["fft", "linalg"] + [
+    n
+    for m in (
+        _basic,
+        _math,
+        _logic,
+        _reductions,
+        _products,
+        _shape,
+        _joining,
+        _indexing,
+        _calculus,
+        _statistics,
+        _editing,
+        _floats,
+        _polynomials,
+        _functional,
+        _scatter,
+    )
+    for n in m.__all__
+]
 
 # Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
 _publish(globals(), __all__)

@@ -30,31 +30,126 @@ from ..rules.elementwise import not_equal as _not_equal
 
 # NumPy's functions that touch no array values (error settings, dtype queries): the same
 # objects as NumPy's.
-PASS_THROUGH = ("seterr", "geterr", "errstate", "seterrcall", "geterrcall", "finfo", "iinfo",
-                "dtype", "promote_types", "can_cast", "issubdtype", "printoptions",
-                "set_printoptions", "get_printoptions", "broadcast_shapes", "index_exp", "s_",
-                "ndindex", "float16", "complex64", "complex128", "int8", "int16", "uint8",
-                "bool_", "integer", "floating", "inexact", "complexfloating", "number",
-                "euler_gamma",
-                # the other dtypes and scalar types, by every name NumPy gives them
-                "bool", "double", "single", "half", "longdouble", "cdouble", "csingle",
-                "clongdouble", "uint16", "uint32", "uint64", "uint", "int_", "intp", "uintp",
-                "intc", "uintc", "short", "ushort", "byte", "ubyte", "longlong", "ulonglong",
-                "object_", "str_", "bytes_", "void", "generic", "signedinteger",
-                "unsignedinteger", "character", "flexible", "timedelta64", "datetime64",
-                "ndarray", "ufunc", "isdtype", "iterable",
-                # index arrays, grids and windows made from shapes and ints alone
-                "tril_indices", "triu_indices", "diag_indices", "mask_indices", "ix_", "mgrid",
-                "ogrid", "unravel_index", "ravel_multi_index", "hanning", "hamming",
-                "blackman", "bartlett", "kaiser", "fromfunction",
-                # reading and writing plain arrays
-                "frombuffer", "fromstring", "fromiter", "fromfile", "load", "save", "savez",
-                "einsum_path")
+PASS_THROUGH = (
+    "seterr",
+    "geterr",
+    "errstate",
+    "seterrcall",
+    "geterrcall",
+    "finfo",
+    "iinfo",
+    "dtype",
+    "promote_types",
+    "can_cast",
+    "issubdtype",
+    "printoptions",
+    "set_printoptions",
+    "get_printoptions",
+    "broadcast_shapes",
+    "index_exp",
+    "s_",
+    "ndindex",
+    "float16",
+    "complex64",
+    "complex128",
+    "int8",
+    "int16",
+    "uint8",
+    "bool_",
+    "integer",
+    "floating",
+    "inexact",
+    "complexfloating",
+    "number",
+    "euler_gamma",
+    # the other dtypes and scalar types, by every name NumPy gives them
+    "bool",
+    "double",
+    "single",
+    "half",
+    "longdouble",
+    "cdouble",
+    "csingle",
+    "clongdouble",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint",
+    "int_",
+    "intp",
+    "uintp",
+    "intc",
+    "uintc",
+    "short",
+    "ushort",
+    "byte",
+    "ubyte",
+    "longlong",
+    "ulonglong",
+    "object_",
+    "str_",
+    "bytes_",
+    "void",
+    "generic",
+    "signedinteger",
+    "unsignedinteger",
+    "character",
+    "flexible",
+    "timedelta64",
+    "datetime64",
+    "ndarray",
+    "ufunc",
+    "isdtype",
+    "iterable",
+    # index arrays, grids and windows made from shapes and ints alone
+    "tril_indices",
+    "triu_indices",
+    "diag_indices",
+    "mask_indices",
+    "ix_",
+    "mgrid",
+    "ogrid",
+    "unravel_index",
+    "ravel_multi_index",
+    "hanning",
+    "hamming",
+    "blackman",
+    "bartlett",
+    "kaiser",
+    "fromfunction",
+    # reading and writing plain arrays
+    "frombuffer",
+    "fromstring",
+    "fromiter",
+    "fromfile",
+    "load",
+    "save",
+    "savez",
+    "einsum_path",
+)
 
-__all__ = ["e", "float32", "float64", "inf", "int32", "int64", "nan",
-           "newaxis", "pi", "shape", "ndim", "size", "result_type", "isscalar", "iscomplex", "isreal",
-           "tril_indices_from", "triu_indices_from", "diag_indices_from",
-           *[name for name in PASS_THROUGH if hasattr(_np, name)]]
+__all__ = [
+    "e",
+    "float32",
+    "float64",
+    "inf",
+    "int32",
+    "int64",
+    "nan",
+    "newaxis",
+    "pi",
+    "shape",
+    "ndim",
+    "size",
+    "result_type",
+    "isscalar",
+    "iscomplex",
+    "isreal",
+    "tril_indices_from",
+    "triu_indices_from",
+    "diag_indices_from",
+    *[name for name in PASS_THROUGH if hasattr(_np, name)],
+]
 globals().update({name: getattr(_np, name) for name in PASS_THROUGH if hasattr(_np, name)})
 
 
@@ -165,8 +260,10 @@ def diag_indices_from(arr):
     """
     dims = shape(arr)
     if len(dims) < 2 or len(set(dims)) != 1:
-        raise ShapeError(f"diag_indices_from: needs an array of at least 2 axes, all of one "
-                         f"length; got shape {dims}")
+        raise ShapeError(
+            f"diag_indices_from: needs an array of at least 2 axes, all of one "
+            f"length; got shape {dims}"
+        )
     return _np.diag_indices(dims[0], len(dims))
 
 

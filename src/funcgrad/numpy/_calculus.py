@@ -39,8 +39,18 @@ from ._joining import concatenate
 from ._reductions import cumprod, cumsum, sum
 from ._shape import broadcast_to, ravel, reshape
 
-__all__ = ["diff", "ediff1d", "gradient", "trapezoid", "cumulative_sum", "cumulative_prod",
-           "convolve", "correlate", "interp", "unwrap"]
+__all__ = [
+    "diff",
+    "ediff1d",
+    "gradient",
+    "trapezoid",
+    "cumulative_sum",
+    "cumulative_prod",
+    "convolve",
+    "correlate",
+    "interp",
+    "unwrap",
+]
 
 _NO_VALUE = _np._NoValue
 
@@ -104,15 +114,19 @@ def _spacings(varargs, shape, axes):
     if len(varargs) == 1 and _np.ndim(varargs[0]) == 0:
         return [varargs[0]] * len(axes)
     if len(varargs) != len(axes):
-        raise ArgumentTypeError(f"gradient: give one spacing, or one per axis ({len(axes)}); got {len(varargs)}")
+        raise ArgumentTypeError(
+            f"gradient: give one spacing, or one per axis ({len(axes)}); got {len(varargs)}"
+        )
     out = []
     for d, ax in zip(varargs, axes):
         if _np.ndim(d) == 0:
             out.append(d)
             continue
         if _np.ndim(d) != 1 or _shape_of(d)[0] != shape[ax]:
-            raise ArgumentError(f"gradient: the coordinates along axis {ax} must be 1-D of length "
-                             f"{shape[ax]}; got shape {_shape_of(d)}")
+            raise ArgumentError(
+                f"gradient: the coordinates along axis {ax} must be 1-D of length "
+                f"{shape[ax]}; got shape {_shape_of(d)}"
+            )
         dx = diff(as_array(d))
         uniform = not is_traced(d) and _np.all(dx == dx[0])
         out.append(dx[0] if uniform else dx)
@@ -126,35 +140,54 @@ def _along(v, axis, ndim):
 
 def _gradient_axis(f, axis, h, edge_order):
     n, nd = _shape_of(f)[axis], len(_shape_of(f))
-    at = lambda i: take_on_axis(f, i, axis)   # noqa: E731
+    at = lambda i: take_on_axis(f, i, axis)  # noqa: E731
     if n < edge_order + 1:
-        raise ArgumentError(f"gradient: shape {_shape_of(f)} is too small along axis {axis} for "
-                         f"edge_order={edge_order}; it needs at least {edge_order + 1} points")
+        raise ArgumentError(
+            f"gradient: shape {_shape_of(f)} is too small along axis {axis} for "
+            f"edge_order={edge_order}; it needs at least {edge_order + 1} points"
+        )
     if _np.ndim(h) == 0:
         inner = (at(slice(2, None)) - at(slice(None, -2))) / (2.0 * h)
         if edge_order == 1:
             first = (at(slice(1, 2)) - at(slice(0, 1))) / h
             last = (at(slice(-1, None)) - at(slice(-2, -1))) / h
         else:
-            first = (-1.5 / h) * at(slice(0, 1)) + (2.0 / h) * at(slice(1, 2)) + (-0.5 / h) * at(slice(2, 3))
-            last = (0.5 / h) * at(slice(-3, -2)) + (-2.0 / h) * at(slice(-2, -1)) + (1.5 / h) * at(slice(-1, None))
+            first = (
+                (-1.5 / h) * at(slice(0, 1))
+                + (2.0 / h) * at(slice(1, 2))
+                + (-0.5 / h) * at(slice(2, 3))
+            )
+            last = (
+                (0.5 / h) * at(slice(-3, -2))
+                + (-2.0 / h) * at(slice(-2, -1))
+                + (1.5 / h) * at(slice(-1, None))
+            )
         return concatenate([first, inner, last], axis=axis)
     dx1, dx2 = h[:-1], h[1:]
     a = -dx2 / (dx1 * (dx1 + dx2))
     b = (dx2 - dx1) / (dx1 * dx2)
     c = dx1 / (dx2 * (dx1 + dx2))
-    inner = (_along(a, axis, nd) * at(slice(None, -2)) + _along(b, axis, nd) * at(slice(1, -1))
-             + _along(c, axis, nd) * at(slice(2, None)))
+    inner = (
+        _along(a, axis, nd) * at(slice(None, -2))
+        + _along(b, axis, nd) * at(slice(1, -1))
+        + _along(c, axis, nd) * at(slice(2, None))
+    )
     if edge_order == 1:
         first = (at(slice(1, 2)) - at(slice(0, 1))) / h[0]
         last = (at(slice(-1, None)) - at(slice(-2, -1))) / h[-1]
     else:
         d1, d2 = h[0], h[1]
-        first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * at(slice(0, 1))
-                 + (d1 + d2) / (d1 * d2) * at(slice(1, 2)) - d1 / (d2 * (d1 + d2)) * at(slice(2, 3)))
+        first = (
+            -(2.0 * d1 + d2) / (d1 * (d1 + d2)) * at(slice(0, 1))
+            + (d1 + d2) / (d1 * d2) * at(slice(1, 2))
+            - d1 / (d2 * (d1 + d2)) * at(slice(2, 3))
+        )
         d1, d2 = h[-2], h[-1]
-        last = (d2 / (d1 * (d1 + d2)) * at(slice(-3, -2)) - (d2 + d1) / (d1 * d2) * at(slice(-2, -1))
-                + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * at(slice(-1, None)))
+        last = (
+            d2 / (d1 * (d1 + d2)) * at(slice(-3, -2))
+            - (d2 + d1) / (d1 * d2) * at(slice(-2, -1))
+            + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * at(slice(-1, None))
+        )
     return concatenate([first, inner, last], axis=axis)
 
 
@@ -172,11 +205,18 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         raise ArgumentError(f"gradient: edge_order must be 1 or 2; got {edge_order}")
     f = as_array(f)
     shape = _shape_of(f)
-    axes = (tuple(range(len(shape))) if axis is None else
-            tuple(check_axis(ax, len(shape), "gradient") for ax in
-                  ((axis,) if isinstance(axis, int) else axis)))
-    out = tuple(in_float_dtype_of(_gradient_axis(f, ax, h, edge_order), f)
-                for ax, h in zip(axes, _spacings(varargs, shape, axes)))
+    axes = (
+        tuple(range(len(shape)))
+        if axis is None
+        else tuple(
+            check_axis(ax, len(shape), "gradient")
+            for ax in ((axis,) if isinstance(axis, int) else axis)
+        )
+    )
+    out = tuple(
+        in_float_dtype_of(_gradient_axis(f, ax, h, edge_order), f)
+        for ax, h in zip(axes, _spacings(varargs, shape, axes))
+    )
     return out[0] if len(out) == 1 else out
 
 
@@ -198,8 +238,10 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         d = diff(as_array(x), axis=-1 if _np.ndim(x) == 1 else axis)
         if _np.ndim(x) == 1:
             d = _along(d, axis, nd)
-    return sum(d * (take_on_axis(y, slice(1, None), axis) + take_on_axis(y, slice(None, -1), axis))
-               / 2.0, axis=axis)
+    return sum(
+        d * (take_on_axis(y, slice(1, None), axis) + take_on_axis(y, slice(None, -1), axis)) / 2.0,
+        axis=axis,
+    )
 
 
 def _cumulative(name, scan, initial, x, axis, dtype, include_initial):
@@ -212,8 +254,10 @@ def _cumulative(name, scan, initial, x, axis, dtype, include_initial):
     axis = check_axis(axis, nd, name)
     out = scan(x, axis=axis, dtype=dtype)
     if include_initial:
-        out = concatenate([_edge_like(_np.asarray(initial, dtype=_np.result_type(_plain(out))), out, axis),
-                           out], axis=axis)
+        out = concatenate(
+            [_edge_like(_np.asarray(initial, dtype=_np.result_type(_plain(out))), out, axis), out],
+            axis=axis,
+        )
     return out
 
 
@@ -225,7 +269,9 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=Fal
     array([0., 1., 3., 6.])
     """
     if not is_traced(x):
-        return _np.cumulative_sum(x, axis=axis, dtype=dtype, out=out, include_initial=include_initial)
+        return _np.cumulative_sum(
+            x, axis=axis, dtype=dtype, out=out, include_initial=include_initial
+        )
     return _cumulative("cumulative_sum", cumsum, 0, x, axis, dtype, include_initial)
 
 
@@ -238,15 +284,19 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
            [ 3., 12.]])
     """
     if not is_traced(x):
-        return _np.cumulative_prod(x, axis=axis, dtype=dtype, out=out, include_initial=include_initial)
+        return _np.cumulative_prod(
+            x, axis=axis, dtype=dtype, out=out, include_initial=include_initial
+        )
     return _cumulative("cumulative_prod", cumprod, 1, x, axis, dtype, include_initial)
 
 
 def _one_d(who, *xs):
     for x in xs:
         if _np.ndim(x) != 1:
-            raise ArgumentError(f"{who}: both operands must be 1-D (NumPy's rule); got shape {_shape_of(x)}; "
-                             f"funcgrad.scipy.signal.{who} takes any number of axes")
+            raise ArgumentError(
+                f"{who}: both operands must be 1-D (NumPy's rule); got shape {_shape_of(x)}; "
+                f"funcgrad.scipy.signal.{who} takes any number of axes"
+            )
 
 
 def _cut(full, n, m, mode, who, correlating=False):
@@ -258,9 +308,9 @@ def _cut(full, n, m, mode, who, correlating=False):
         start = (short - 1) // 2
         if correlating and n < m:
             start = short - 1 - start
-        return full[start:start + long_]
+        return full[start : start + long_]
     if mode == "valid":
-        return full[short - 1:long_]
+        return full[short - 1 : long_]
     raise ArgumentError(f"{who}: mode must be 'full', 'same' or 'valid'; got {mode!r}")
 
 
@@ -284,7 +334,7 @@ def convolve(a, v, mode="full"):
     _one_d("convolve", a, v)
     if _shape_of(a)[0] == 0 or _shape_of(v)[0] == 0:
         raise ArgumentError("convolve: neither operand can be empty")
-    if mode == "valid":      # only the valid part: computed alone (convolution commutes)
+    if mode == "valid":  # only the valid part: computed alone (convolution commutes)
         return _valid(a, v)
     return _cut(_convolve(a, v), _shape_of(a)[0], _shape_of(v)[0], mode, "convolve")
 
@@ -303,8 +353,9 @@ def correlate(a, v, mode="valid"):
     flipped = _u.conjugate(v[::-1])
     if mode == "valid":
         return _valid(a, flipped)
-    return _cut(_convolve(a, flipped), _shape_of(a)[0], _shape_of(v)[0], mode, "correlate",
-                correlating=True)
+    return _cut(
+        _convolve(a, flipped), _shape_of(a)[0], _shape_of(v)[0], mode, "correlate", correlating=True
+    )
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -323,25 +374,29 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if not is_traced(x, xp, fp, left, right):
         return _np.interp(x, xp, fp, left, right, period)
     if period is not None:
-        raise NotImplementedError("interp: period= is not supported on traced values; map x into "
-                                  "one period first (x % period) and extend xp, fp by one period")
+        raise NotImplementedError(
+            "interp: period= is not supported on traced values; map x into "
+            "one period first (x % period) and extend xp, fp by one period"
+        )
     xp, fp = as_array(xp), as_array(fp)
     if _np.ndim(xp) != 1 or _shape_of(xp) != _shape_of(fp) or not _shape_of(xp)[0]:
-        raise ArgumentError(f"interp: xp and fp must be 1-D of the same non-zero length; got shapes "
-                         f"{_shape_of(xp)} and {_shape_of(fp)}")
+        raise ArgumentError(
+            f"interp: xp and fp must be 1-D of the same non-zero length; got shapes "
+            f"{_shape_of(xp)} and {_shape_of(fp)}"
+        )
     n = _shape_of(xp)[0]
     x = as_array(x)
     if n == 1:
         return broadcast_to(fp[0], _shape_of(x)) + 0.0 * x
     j = _u.clip(_s.searchsorted(_plain(xp), ravel(_plain(x)), side="right") - 1, 0, n - 2)
-    at = lambda v, i: reshape(_s.take_along(v, i, axis=0), _shape_of(x))   # noqa: E731
+    at = lambda v, i: reshape(_s.take_along(v, i, axis=0), _shape_of(x))  # noqa: E731
     x0, x1, f0, f1 = at(xp, j), at(xp, j + 1), at(fp, j), at(fp, j + 1)
     inside = (f1 - f0) / (x1 - x0) * (x - x0) + f0
     px, lo, hi = _plain(x), _plain(xp)[0], _plain(xp)[-1]
     out = _ew.where(px == hi, fp[-1], inside)
     out = _ew.where(px > hi, fp[-1] if right is None else right, out)
     out = _ew.where(px < lo, fp[0] if left is None else left, out)
-    return numpys_dtype(out, _np.float64)      # NumPy's interp computes in double
+    return numpys_dtype(out, _np.float64)  # NumPy's interp computes in double
 
 
 def unwrap(p, discont=None, axis=-1, *, period=2 * _np.pi):

@@ -32,8 +32,19 @@ from ..rules.linalg import mH
 from ..rules.products import matmul as _matmul
 from ._helpers import lists_as_arrays
 
-__all__ = ["svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "matrix_power", "svd_norm",
-           "SVDResult", "QRResult", "EigResult"]
+__all__ = [
+    "svd",
+    "svdvals",
+    "qr",
+    "eig",
+    "eigvals",
+    "lstsq",
+    "matrix_power",
+    "svd_norm",
+    "SVDResult",
+    "QRResult",
+    "EigResult",
+]
 
 SVDResult = _namedtuple("SVDResult", "U S Vh")
 QRResult = _namedtuple("QRResult", "Q R")
@@ -83,14 +94,14 @@ def qr(a, mode="reduced"):
     """
     a = lists_as_arrays(a)
     if mode not in ("reduced", "complete", "r"):
-        raise NotImplementedError(f"qr: mode={mode!r} has no derivative rule; use 'reduced', "
-                                  f"'complete' or 'r'")
+        raise NotImplementedError(
+            f"qr: mode={mode!r} has no derivative rule; use 'reduced', 'complete' or 'r'"
+        )
     m, n = shape_of(a)[-2:]
     q, r = _d.qr_parts(_d.qr_packed(a, mode="complete" if mode == "complete" else "reduced"), m)
     if mode == "complete" and m > n:
         q = _concatenate(q, _d.complement(a, of="qr_q"), axis=-1)
-        r = _concatenate(r, _np.zeros(shape_of(a)[:-2] + (m - n, n), dtype=dtype_of(r)),
-                         axis=-2)
+        r = _concatenate(r, _np.zeros(shape_of(a)[:-2] + (m - n, n), dtype=dtype_of(r)), axis=-2)
     return r if mode == "r" else QRResult(q, r)
 
 
@@ -132,8 +143,12 @@ def lstsq(a, b, rcond=None):
     (array([1.16666667, 0.5       ]), 2)
     """
     a, b = lists_as_arrays(a), lists_as_arrays(b)
-    return (_d.lstsq_x(a, b, rcond=rcond), _d.lstsq_residuals(a, b, rcond=rcond),
-            _d.lstsq_rank(a, b, rcond=rcond), _d.lstsq_singular_values(a, b, rcond=rcond))
+    return (
+        _d.lstsq_x(a, b, rcond=rcond),
+        _d.lstsq_residuals(a, b, rcond=rcond),
+        _d.lstsq_rank(a, b, rcond=rcond),
+        _d.lstsq_singular_values(a, b, rcond=rcond),
+    )
 
 
 def matrix_power(a, n):
@@ -150,7 +165,9 @@ def matrix_power(a, n):
         raise ArgumentTypeError(f"matrix_power: the exponent must be an integer; got {n!r}")
     shape = shape_of(a)
     if len(shape) < 2 or shape[-1] != shape[-2]:
-        raise _np.linalg.LinAlgError(f"matrix_power needs a square matrix (or a stack); got shape {shape}")
+        raise _np.linalg.LinAlgError(
+            f"matrix_power needs a square matrix (or a stack); got shape {shape}"
+        )
     if n == 0:
         return _np.broadcast_to(_np.eye(shape[-1], dtype=dtype_of(a)), shape).copy()
     if n < 0:
@@ -177,11 +194,9 @@ def svd_norm(x, ord, row_axis, col_axis, keepdims):  # noqa: A002 - NumPy's name
     rest = [i for i in range(nd) if i not in (row_axis, col_axis)]
     y = _transpose(x, axes=tuple(rest) + (row_axis, col_axis))
     s = _d.svdvals(y)
-    out = (_r.max(s, axis=-1) if ord == 2 else _r.min(s, axis=-1) if ord == -2
-           else _sum(s, axis=-1))
+    out = _r.max(s, axis=-1) if ord == 2 else _r.min(s, axis=-1) if ord == -2 else _sum(s, axis=-1)
     if keepdims:
         shape = list(shape_of(x))
         shape[row_axis] = shape[col_axis] = 1
         out = _reshape(out, shape=tuple(shape))
     return out
-

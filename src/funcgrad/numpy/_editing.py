@@ -36,10 +36,31 @@ from ._logic import isnan
 from ._reductions import cumsum
 from ._shape import ravel, reshape
 
-__all__ = ["append", "insert", "delete", "resize", "trim_zeros", "compress", "extract", "unique",
-           "unique_values", "unique_counts", "unique_inverse", "unique_all", "union1d",
-           "intersect1d", "setdiff1d", "setxor1d", "partition", "argpartition", "block",
-           "row_stack", "concat", "r_", "c_"]
+__all__ = [
+    "append",
+    "insert",
+    "delete",
+    "resize",
+    "trim_zeros",
+    "compress",
+    "extract",
+    "unique",
+    "unique_values",
+    "unique_counts",
+    "unique_inverse",
+    "unique_all",
+    "union1d",
+    "intersect1d",
+    "setdiff1d",
+    "setxor1d",
+    "partition",
+    "argpartition",
+    "block",
+    "row_stack",
+    "concat",
+    "r_",
+    "c_",
+]
 
 UniqueAllResult = _namedtuple("UniqueAllResult", "values indices inverse_indices counts")
 UniqueCountsResult = _namedtuple("UniqueCountsResult", "values counts")
@@ -48,7 +69,11 @@ UniqueInverseResult = _namedtuple("UniqueInverseResult", "values inverse_indices
 
 def _gather(sources, positions):
     """Elements of the flattened ``sources`` (joined in order) at integer ``positions``."""
-    flat = concatenate([ravel(as_array(s)) for s in sources]) if len(sources) > 1 else ravel(sources[0])
+    flat = (
+        concatenate([ravel(as_array(s)) for s in sources])
+        if len(sources) > 1
+        else ravel(sources[0])
+    )
     return _a.getitem(flat, index=_np.asarray(positions, dtype=_np.intp))
 
 
@@ -89,7 +114,7 @@ def insert(arr, obj, values, axis=None):
     there = _labels(values, start=here.size)
     positions = _np.insert(here, obj, there, axis)
     out = reshape(_gather([arr, values], positions.ravel()), positions.shape)
-    return numpys_dtype(out, _dtype_of(arr))    # values take arr's type
+    return numpys_dtype(out, _dtype_of(arr))  # values take arr's type
 
 
 def delete(arr, obj, axis=None):
@@ -171,8 +196,18 @@ def extract(condition, arr):
     return _gather([arr], _np.flatnonzero(concrete(condition, "extract")))
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-           equal_nan=True, sorted=True, size=None, fill_value=None):   # noqa: A002 - NumPy's name
+def unique(
+    ar,
+    return_index=False,
+    return_inverse=False,
+    return_counts=False,
+    axis=None,
+    *,
+    equal_nan=True,
+    sorted=True,
+    size=None,
+    fill_value=None,
+):  # noqa: A002 - NumPy's name
     """``numpy.unique``: the sorted distinct values (each one's first occurrence carries the
     derivative); the indices and counts are integers. Read from the values, eagerly.
 
@@ -190,19 +225,26 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """
     if size is not None:
         if axis is not None:
-            raise ArgumentError("unique: size= lists the distinct values of the flattened "
-                                "array; leave axis=None")
-        return _unique_sized(ar, size, fill_value, return_index, return_inverse, return_counts,
-                             equal_nan)
+            raise ArgumentError(
+                "unique: size= lists the distinct values of the flattened array; leave axis=None"
+            )
+        return _unique_sized(
+            ar, size, fill_value, return_index, return_inverse, return_counts, equal_nan
+        )
     if fill_value is not None:
         raise ArgumentError("unique: fill_value pads a result of a given size; give size= too")
     if not is_traced(ar):
-        return _np.unique(ar, return_index, return_inverse, return_counts, axis, equal_nan=equal_nan)
+        return _np.unique(
+            ar, return_index, return_inverse, return_counts, axis, equal_nan=equal_nan
+        )
     if axis is not None:
-        raise ArgumentError("unique: axis= is not supported on traced values; use axis=None "
-                            "(the flattened array), or call it on plain arrays")
-    values, first, inverse, counts = _np.unique(concrete(ar, "unique"), True, True, True,
-                                               equal_nan=equal_nan)
+        raise ArgumentError(
+            "unique: axis= is not supported on traced values; use axis=None "
+            "(the flattened array), or call it on plain arrays"
+        )
+    values, first, inverse, counts = _np.unique(
+        concrete(ar, "unique"), True, True, True, equal_nan=equal_nan
+    )
     out = (_gather([ar], first),)
     out += (first,) * return_index + (inverse,) * return_inverse
     out += (counts,) * return_counts
@@ -282,8 +324,12 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     array([2., 3.])
     """
     if return_indices:
-        values, i1, i2 = _np.intersect1d(concrete(ar1, "intersect1d"), concrete(
-            ar2, "intersect1d"), assume_unique=assume_unique, return_indices=True)
+        values, i1, i2 = _np.intersect1d(
+            concrete(ar1, "intersect1d"),
+            concrete(ar2, "intersect1d"),
+            assume_unique=assume_unique,
+            return_indices=True,
+        )
         return _gather([ar1], i1) if is_traced(ar1) else values, i1, i2
     other = concrete(ar2, "intersect1d")
     return _members(ar1, lambda v: _np.isin(v, other), "intersect1d")
@@ -310,8 +356,7 @@ def setxor1d(ar1, ar2, assume_unique=False):
     return unique(concatenate([setdiff1d(ar1, ar2), setdiff1d(ar2, ar1)]))
 
 
-def _unique_sized(ar, size, fill_value, return_index, return_inverse, return_counts,
-                  equal_nan):
+def _unique_sized(ar, size, fill_value, return_index, return_inverse, return_counts, equal_nan):
     """:func:`unique` with ``size``: sort, mark the first of each run of equal values, and
     move the marked places to the front by a stable sort of the marks."""
     if isinstance(size, bool) or not isinstance(size, (int, _np.integer)) or size < 1:
@@ -335,15 +380,16 @@ def _unique_sized(ar, size, fill_value, return_index, return_inverse, return_cou
     slot = _np.arange(size)
     valid = slot < count
     # each run ends where the next begins (the last at n), read before the list is cut
-    ends = _where(slot + 1 < count, concatenate([starts[1:], _np.full(1, n, starts.dtype)])[:size],
-                  n)
+    ends = _where(
+        slot + 1 < count, concatenate([starts[1:], _np.full(1, n, starts.dtype)])[:size], n
+    )
     starts = starts[:size]
     fill = ordered[0] if fill_value is None else fill_value
     out = (_where(valid, take(ordered, starts), fill),)
     if return_index:
         out += (_where(valid, take(order, starts), 0),)
     if return_inverse:
-        run = cumsum(_where(first, 1, 0)) - 1          # each sorted place's distinct value
+        run = cumsum(_where(first, 1, 0)) - 1  # each sorted place's distinct value
         out += (reshape(take(run, argsort(order, kind="stable")), _shape_of(ar)),)
     if return_counts:
         out += (_where(valid, ends - starts, 0),)
@@ -398,6 +444,7 @@ def block(arrays):
             x = as_array(item)
             return reshape(x, (1,) * (ndim - len(_shape_of(x))) + _shape_of(x))
         return concatenate([join(i, level + 1) for i in item], axis=ndim - depth + level)
+
     return join(arrays, 0)
 
 
@@ -430,7 +477,6 @@ def concat(arrays, /, *, axis=0):
     return concatenate(arrays, axis=axis)
 
 
-
 class _Joiner:
     """``np.r_`` and ``np.c_``: ``r_[a, b, 1:4]`` joins along the first axis, ``c_[...]``
     along the last with 1-D pieces as columns; traced pieces stay traced."""
@@ -444,8 +490,10 @@ class _Joiner:
         if plain_items:
             return (_np.c_ if self.columns else _np.r_)[key]
         if any(isinstance(i, str) for i in items):
-            raise NotImplementedError("r_/c_: string directives are not supported on traced values; "
-                                      "use concatenate or stack")
+            raise NotImplementedError(
+                "r_/c_: string directives are not supported on traced values; "
+                "use concatenate or stack"
+            )
         pieces = [as_array(_np.r_[i] if isinstance(i, slice) else i) for i in items]
         if not self.columns:
             return concatenate([reshape(p, (1,)) if not _shape_of(p) else p for p in pieces])

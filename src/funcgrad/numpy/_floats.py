@@ -25,8 +25,19 @@ from ..rules import ufuncs as _u
 from ._helpers import concrete, in_float_dtype_of, is_traced, nan_mask, refuse
 from ._logic import isneginf, isposinf
 
-__all__ = ["nan_to_num", "real_if_close", "ldexp", "frexp", "modf", "divmod", "iscomplexobj",
-           "isrealobj", "shares_memory", "may_share_memory", "copy"]
+__all__ = [
+    "nan_to_num",
+    "real_if_close",
+    "ldexp",
+    "frexp",
+    "modf",
+    "divmod",
+    "iscomplexobj",
+    "isrealobj",
+    "shares_memory",
+    "may_share_memory",
+    "copy",
+]
 
 
 def _replace(x, nan, posinf, neginf, big):
@@ -47,8 +58,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         return _np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
     big = _np.finfo(_dtype_of(x)).max
     if is_complex(x):
-        return (_replace(_u.real(x), nan, posinf, neginf, big)
-                + 1j * _replace(_u.imag(x), nan, posinf, neginf, big))
+        return _replace(_u.real(x), nan, posinf, neginf, big) + 1j * _replace(
+            _u.imag(x), nan, posinf, neginf, big
+        )
     return _replace(x, nan, posinf, neginf, big)
 
 
@@ -80,8 +92,10 @@ def ldexp(x1, x2, out=None):
     if not is_traced(x1, x2):
         return _np.ldexp(x1, x2)
     if is_traced(x2) or not _np.issubdtype(_dtype_of(x2), _np.integer):
-        raise ArgumentTypeError("ldexp: the exponent x2 must be plain integers (no derivative); "
-                        "use x1 * 2.0 ** x2 for a differentiable exponent")
+        raise ArgumentTypeError(
+            "ldexp: the exponent x2 must be plain integers (no derivative); "
+            "use x1 * 2.0 ** x2 for a differentiable exponent"
+        )
     return in_float_dtype_of(x1 * _np.ldexp(1.0, x2), x1)
 
 
@@ -115,7 +129,7 @@ def modf(x, out=None):
     return x - whole, whole
 
 
-def divmod(x1, x2, out=None):   # noqa: A001 - NumPy's name
+def divmod(x1, x2, out=None):  # noqa: A001 - NumPy's name
     """``numpy.divmod``: ``(floor_divide(x1, x2), mod(x1, x2))``.
 
     >>> import numpy as np

@@ -53,7 +53,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     return out
 
 
-class vectorize:   # noqa: N801 - NumPy's name
+class vectorize:  # noqa: N801 - NumPy's name
     """``numpy.vectorize``: ``pyfunc`` called on every element of its broadcast arguments.
 
     >>> import numpy as np
@@ -61,11 +61,14 @@ class vectorize:   # noqa: N801 - NumPy's name
     array([3., 2.])
     """
 
-    def __init__(self, pyfunc=None, otypes=None, doc=None, excluded=None, cache=False,
-                 signature=None):
+    def __init__(
+        self, pyfunc=None, otypes=None, doc=None, excluded=None, cache=False, signature=None
+    ):
         if signature is not None:
-            raise NotImplementedError("funcgrad.numpy.vectorize: signature= is not supported; "
-                                      "use fg.vmap for functions of whole sub-arrays")
+            raise NotImplementedError(
+                "funcgrad.numpy.vectorize: signature= is not supported; "
+                "use fg.vmap for functions of whole sub-arrays"
+            )
         self.pyfunc, self.otypes, self.excluded = pyfunc, otypes, set(excluded or ())
         self._numpy = _np.vectorize(pyfunc, otypes=otypes, excluded=excluded)
         self.__doc__ = doc or getattr(pyfunc, "__doc__", None)
@@ -84,7 +87,9 @@ class vectorize:   # noqa: N801 - NumPy's name
                 call[i] = f[k]
             outs.append(self.pyfunc(*call, **kwargs))
         if outs and isinstance(outs[0], tuple):
-            return tuple(reshape(stack([as_array(o[j]) for o in outs]), shape) for j in range(len(outs[0])))
+            return tuple(
+                reshape(stack([as_array(o[j]) for o in outs]), shape) for j in range(len(outs[0]))
+            )
         return reshape(stack([as_array(o) for o in outs]), shape) if outs else _np.zeros(shape)
 
 
@@ -103,17 +108,21 @@ def piecewise(x, condlist, funclist, *args, **kw):
         return _np.piecewise(x, condlist, funclist, *args, **kw)
     x = as_array(x)
     shape = _shape_of(x)
-    conds = [_np.broadcast_to(_np.asarray(concrete(c, "piecewise"), dtype=bool), shape)
-             for c in (condlist if isinstance(condlist, (list, tuple)) else [condlist])]
+    conds = [
+        _np.broadcast_to(_np.asarray(concrete(c, "piecewise"), dtype=bool), shape)
+        for c in (condlist if isinstance(condlist, (list, tuple)) else [condlist])
+    ]
     if len(funclist) == len(conds) + 1:
         conds.append(~_np.any(conds, axis=0) if conds else _np.ones(shape, bool))
     elif len(funclist) != len(conds):
-        raise ArgumentError(f"piecewise: with {len(conds)} condition(s), give {len(conds)} or "
-                         f"{len(conds) + 1} functions; got {len(funclist)}")
+        raise ArgumentError(
+            f"piecewise: with {len(conds)} condition(s), give {len(conds)} or "
+            f"{len(conds) + 1} functions; got {len(funclist)}"
+        )
     flat_x = ravel(x)
     taken = _np.zeros(shape, bool)
     pieces, positions = [], []
-    for cond, func in reversed(list(zip(conds, funclist))):   # later conditions win, as in NumPy
+    for cond, func in reversed(list(zip(conds, funclist))):  # later conditions win, as in NumPy
         mine = cond & ~taken
         taken |= cond
         where = _np.flatnonzero(mine)
@@ -121,8 +130,11 @@ def piecewise(x, condlist, funclist, *args, **kw):
             continue
         selected = _a.getitem(flat_x, index=where)
         value = func(selected, *args, **kw) if callable(func) else func
-        pieces.append(as_array(value) * _np.ones(where.size) if not isinstance(value, Box)
-                      or _shape_of(value) != (where.size,) else value)
+        pieces.append(
+            as_array(value) * _np.ones(where.size)
+            if not isinstance(value, Box) or _shape_of(value) != (where.size,)
+            else value
+        )
         positions.append(where)
     size = int(_np.prod(shape, dtype=_np.int64))
     out = _np.zeros(size)
@@ -140,14 +152,15 @@ def apply_over_axes(func, a, axes):
     array([[6.]])
     """
     out = as_array(a)
-    for axis in ([axes] if isinstance(axes, int) else axes):
+    for axis in [axes] if isinstance(axes, int) else axes:
         nd = len(_shape_of(out))
         axis = axis % nd
         res = func(out, axis)
         if len(_shape_of(res)) == nd - 1:
             res = reshape(res, _shape_of(res)[:axis] + (1,) + _shape_of(res)[axis:])
         elif len(_shape_of(res)) != nd:
-            raise ArgumentError("apply_over_axes: func must keep or drop exactly the axis "
-                                "it is given")
+            raise ArgumentError(
+                "apply_over_axes: func must keep or drop exactly the axis it is given"
+            )
         out = res
     return out

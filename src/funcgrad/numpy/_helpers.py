@@ -24,17 +24,36 @@ from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.elementwise import not_equal
 from ..rules.ufuncs import astype
 
-__all__ = ["is_traced", "as_array", "holds_traced", "stacked", "lists_as_arrays", "check_axis", "check_axes",
-           "axis_param", "refuse", "take_on_axis", "fmt_shape", "concrete", "nan_mask",
-           "in_float_dtype_of", "numpys_dtype"]
+__all__ = [
+    "is_traced",
+    "as_array",
+    "holds_traced",
+    "stacked",
+    "lists_as_arrays",
+    "check_axis",
+    "check_axes",
+    "axis_param",
+    "refuse",
+    "take_on_axis",
+    "fmt_shape",
+    "concrete",
+    "nan_mask",
+    "in_float_dtype_of",
+    "numpys_dtype",
+]
 
 
 def is_traced(*xs):
     """Whether any of ``xs`` must go through funcgrad's primitives: a traced value (a
     transform is watching it) or another library's array (whose own namespace computes
     it: NumPy's shortcut would convert it)."""
-    return any(isinstance(x, Box) or is_foreign(x)
-               or (type(x) is list or type(x) is tuple) and holds_traced(x) for x in xs)
+    return any(
+        isinstance(x, Box)
+        or is_foreign(x)
+        or (type(x) is list or type(x) is tuple)
+        and holds_traced(x)
+        for x in xs
+    )
 
 
 def as_array(x):
@@ -62,8 +81,10 @@ def stacked(obj):
     parts = [stacked(o) for o in obj]
     shapes = {shape_of(p) for p in parts}
     if len(shapes) > 1:
-        raise ArgumentError(f"array: the nested sequences have inhomogeneous shapes {sorted(shapes)}; "
-                         f"every element of a list must have the same shape")
+        raise ArgumentError(
+            f"array: the nested sequences have inhomogeneous shapes {sorted(shapes)}; "
+            f"every element of a list must have the same shape"
+        )
     return concatenate(*[reshape(p, shape=(1,) + shape_of(p)) for p in parts], axis=0)
 
 
@@ -77,7 +98,8 @@ def check_axis(axis, ndim, who):
     """``axis`` made non-negative, or NumPy's AxisError naming ``who``."""
     if not -ndim <= axis < ndim:
         raise np.exceptions.AxisError(
-            f"{who}: axis {axis} is out of bounds for an array of dimension {ndim}")
+            f"{who}: axis {axis} is out of bounds for an array of dimension {ndim}"
+        )
     return axis % ndim
 
 
@@ -106,10 +128,14 @@ def refuse(name, **unsupported):
         if value is None:
             continue
         if key == "out":
-            raise ArgumentTypeError(f"funcgrad.numpy.{name}: out= is not supported, since funcgrad "
-                            f"values are immutable; use the returned value instead")
-        raise ArgumentTypeError(f"funcgrad.numpy.{name}: {key}= is not supported; select the elements "
-                        f"first, e.g. with funcgrad.numpy.where")
+            raise ArgumentTypeError(
+                f"funcgrad.numpy.{name}: out= is not supported, since funcgrad "
+                f"values are immutable; use the returned value instead"
+            )
+        raise ArgumentTypeError(
+            f"funcgrad.numpy.{name}: {key}= is not supported; select the elements "
+            f"first, e.g. with funcgrad.numpy.where"
+        )
 
 
 def take_on_axis(x, index, axis):
@@ -129,15 +155,17 @@ def concrete(x, who):
     ConcretizationError naming ``who`` and what traced it."""
     while isinstance(x, Box):
         if x._trace.opaque:
-            body = getattr(x._trace, "who", None)     # a loop's, branch's or checkpoint's body
+            body = getattr(x._trace, "who", None)  # a loop's, branch's or checkpoint's body
             if body:
                 raise ConcretizationError(
                     f"funcgrad.numpy.{who} reads the values to decide the shape of its result, "
                     f"which the body of {body} cannot do: it is traced once for all the values "
-                    f"it will see; call it outside that body")
+                    f"it will see; call it outside that body"
+                )
             raise ConcretizationError(
                 f"funcgrad.numpy.{who} reads the values to decide the shape of its result, which "
-                f"jit and vmap cannot do (their values stand for many); call it outside jit/vmap")
+                f"jit and vmap cannot do (their values stand for many); call it outside jit/vmap"
+            )
         x = x._value
     return x
 
@@ -145,7 +173,7 @@ def concrete(x, who):
 def nan_mask(a):
     """Where ``a`` is NaN (a mask, no derivative; jit and vmap record the comparison)."""
     p = plain(a)
-    return not_equal(p, p)   # NaN is the one value unequal to itself
+    return not_equal(p, p)  # NaN is the one value unequal to itself
 
 
 def numpys_dtype(out, dtype):

@@ -63,15 +63,43 @@ from ._shape import broadcast_to, ravel
 from ._shape import moveaxis as _shape_moveaxis
 
 __all__ = [
-    "take", "take_along_axis", "choose", "select", "argsort", "argmax", "argmin", "nonzero",
-    "flatnonzero", "argwhere",
-    "searchsorted", "array", "asarray", "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
-    "logspace", "tri", "meshgrid", "indices", "zeros_like", "ones_like", "empty_like",
-    "full_like", "random", "geomspace", "lexsort",
+    "take",
+    "take_along_axis",
+    "choose",
+    "select",
+    "argsort",
+    "argmax",
+    "argmin",
+    "nonzero",
+    "flatnonzero",
+    "argwhere",
+    "searchsorted",
+    "array",
+    "asarray",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "eye",
+    "identity",
+    "arange",
+    "linspace",
+    "logspace",
+    "tri",
+    "meshgrid",
+    "indices",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "random",
+    "geomspace",
+    "lexsort",
 ]
 
 
 # ---------------------------------------------------------------- constructors of traced values
+
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
     """``numpy.array``; nested lists holding traced values are stacked into one traced
@@ -82,8 +110,9 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     np.float64(7.0)
     """
     if not holds_traced(object):
-        return _np.array(object, dtype=dtype, copy=copy, order=order, subok=subok, ndmin=ndmin,
-                         like=like)
+        return _np.array(
+            object, dtype=dtype, copy=copy, order=order, subok=subok, ndmin=ndmin, like=like
+        )
     out = stacked(object)
     if dtype is not None:
         out = out.astype(dtype)
@@ -123,6 +152,7 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
 
 # ---------------------------------------------------------------- indexing
 
+
 def _index_mode(indices, n, mode, who):
     indices = _np.asarray(indices)
     if mode == "wrap":
@@ -142,7 +172,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     >>> fg.grad(lambda x: fnp.sum(fnp.take(x, [0, 0, 2])))(fnp.ones(3))
     array([2., 0., 1.])
     """
-    if is_traced(indices):      # computed from traced values (an argmax, a key's choice)
+    if is_traced(indices):  # computed from traced values (an argmax, a key's choice)
         if axis is None:
             a, axis = ravel(a), 0
         shape = _shape_of(a)
@@ -153,7 +183,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         if type(index) is TracedIndex:
             template, operands = index
             return gather(a, *operands, template=template, mode=mode)
-        indices = index[axis]      # an index a derivative trace held: its plain value
+        indices = index[axis]  # an index a derivative trace held: its plain value
     if not is_traced(a):
         return _np.take(a, indices, axis=axis, out=out, mode=mode)
     if axis is None:
@@ -179,14 +209,18 @@ def take_along_axis(arr, indices, axis=-1):
     if not isinstance(indices, Box):
         indices = indices if _is_foreign(indices) else _np.asarray(indices)
         if _dtype_of(indices).kind not in "iu":
-            raise IndexError(f"take_along_axis: indices must be integers; got dtype {indices.dtype}")
-        indices = _in_library_of(indices, arr)   # NumPy's indices into another library's array
+            raise IndexError(
+                f"take_along_axis: indices must be integers; got dtype {indices.dtype}"
+            )
+        indices = _in_library_of(indices, arr)  # NumPy's indices into another library's array
     if axis is None:
         arr, axis = ravel(arr), 0
     shape, ishape = _shape_of(arr), _shape_of(indices)
     if len(shape) != len(ishape):
-        raise ShapeError(f"take_along_axis: indices of shape {fmt_shape(ishape)} need as many dimensions "
-                         f"as the array, of shape {fmt_shape(shape)}")
+        raise ShapeError(
+            f"take_along_axis: indices of shape {fmt_shape(ishape)} need as many dimensions "
+            f"as the array, of shape {fmt_shape(shape)}"
+        )
     return _s.take_along(arr, indices, axis=check_axis(axis, len(shape), "take_along_axis"))
 
 
@@ -200,19 +234,24 @@ def choose(a, choices, out=None, mode="raise"):
     if not is_traced(a, *choices):
         return _np.choose(a, choices, out=out, mode=mode)
     if isinstance(a, Box):
-        raise ArgumentTypeError("choose: the index array `a` must be a plain integer array, not a traced "
-                        "value; use fg.stop_gradient on it")
+        raise ArgumentTypeError(
+            "choose: the index array `a` must be a plain integer array, not a traced "
+            "value; use fg.stop_gradient on it"
+        )
     choices = [as_array(c) for c in choices]
     a = _index_mode(a, len(choices), mode, "choose")
     shapes = [a.shape] + [_shape_of(c) for c in choices]
     try:
         shape = _np.broadcast_shapes(*shapes)
     except ValueError:
-        raise ShapeError(f"choose: shapes {', '.join(map(fmt_shape, shapes))} do not broadcast "
-                         f"together") from None
+        raise ShapeError(
+            f"choose: shapes {', '.join(map(fmt_shape, shapes))} do not broadcast together"
+        ) from None
     if a.size and (a.min() < 0 or a.max() >= len(choices)):
-        raise ArgumentError(f"choose: invalid entry in the index array: entries must lie in "
-                         f"[0, {len(choices)}), or use mode='wrap' or 'clip'")
+        raise ArgumentError(
+            f"choose: invalid entry in the index array: entries must lie in "
+            f"[0, {len(choices)}), or use mode='wrap' or 'clip'"
+        )
     stacked = stack([broadcast_to(c, shape) for c in choices])
     grids = _np.indices(shape, sparse=True)
     return _a.getitem(stacked, index=(_np.broadcast_to(a, shape),) + tuple(grids))
@@ -227,29 +266,37 @@ def select(condlist, choicelist, default=0):
     array([ 0.,  9.,  9., -3.])
     """
     if len(condlist) != len(choicelist):
-        raise ArgumentError(f"select: condlist and choicelist must have the same length; got "
-                         f"{len(condlist)} conditions and {len(choicelist)} choices")
+        raise ArgumentError(
+            f"select: condlist and choicelist must have the same length; got "
+            f"{len(condlist)} conditions and {len(choicelist)} choices"
+        )
     if not is_traced(default, *condlist, *choicelist):
         return _np.select(condlist, choicelist, default)
     if not condlist:
         raise ArgumentError("select: select with an empty condition list is not possible")
-    shapes = [_shape_of(c) for c in condlist] + [_shape_of(c) for c in choicelist] + [_shape_of(default)]
+    shapes = (
+        [_shape_of(c) for c in condlist] + [_shape_of(c) for c in choicelist] + [_shape_of(default)]
+    )
     try:
         shape = _np.broadcast_shapes(*shapes)
     except ValueError:
-        raise ShapeError(f"select: shapes {', '.join(map(fmt_shape, shapes))} do not broadcast "
-                         f"together") from None
+        raise ShapeError(
+            f"select: shapes {', '.join(map(fmt_shape, shapes))} do not broadcast together"
+        ) from None
     result = default
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
         cond = _plain(cond)
         if not isinstance(cond, Box) and _dtype_of(cond) != bool:
-            raise ArgumentTypeError(f"select: invalid entry in condlist: should be boolean ndarray; got "
-                            f"dtype {_dtype_of(cond)}")
+            raise ArgumentTypeError(
+                f"select: invalid entry in condlist: should be boolean ndarray; got "
+                f"dtype {_dtype_of(cond)}"
+            )
         result = _where(cond, choice, result)
     return broadcast_to(result, shape) if _shape_of(result) != shape else result
 
 
 # ---------------------------------------------------------------- integer-valued
+
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """``numpy.argsort`` of the values (an integer array; no gradient).
@@ -307,8 +354,7 @@ def nonzero(a, *, size=None, fill_value=None):
     """
     if size is None:
         if fill_value is not None:
-            raise ArgumentError("nonzero: fill_value pads a result of a given size; give "
-                                "size= too")
+            raise ArgumentError("nonzero: fill_value pads a result of a given size; give size= too")
         return _np.nonzero(concrete(a, "nonzero"))
     return _nonzero_sized(a, size, fill_value, "nonzero")
 
@@ -349,12 +395,16 @@ def _nonzero_sized(a, size, fill_value, who):
         p = _np.asarray(p)
     shape = _shape_of(p)
     if not shape:
-        raise ShapeError(f"{who}: a 0-d array has no places to list (NumPy refuses it too); "
-                         f"pass fnp.atleast_1d(a)")
+        raise ShapeError(
+            f"{who}: a 0-d array has no places to list (NumPy refuses it too); "
+            f"pass fnp.atleast_1d(a)"
+        )
     fills = fill_value if isinstance(fill_value, (tuple, list)) else [fill_value] * len(shape)
     if len(fills) != len(shape):
-        raise ArgumentError(f"{who}: fill_value gives {len(fills)} values for an array of "
-                            f"{len(shape)} axes; give one, or one per axis")
+        raise ArgumentError(
+            f"{who}: fill_value gives {len(fills)} values for an array of "
+            f"{len(shape)} axes; give one, or one per axis"
+        )
     flat = ravel(p != 0)
     # the nonzero places first, each group in its order: a stable sort of "is zero"
     order = argsort(_where(flat, 0, 1), kind="stable")
@@ -390,10 +440,11 @@ def searchsorted(a, v, side="left", sorter=None):
 
 # ---------------------------------------------------------------- constructors
 
+
 def _like(a, dtype, shape):
     """Shape and dtype for a ``*_like`` constructor given a traced value."""
     if dtype is None:
-        dtype = _dtype_of(a)      # NumPy's: an integer array's is an integer one
+        dtype = _dtype_of(a)  # NumPy's: an integer array's is an integer one
     return _shape_of(a) if shape is None else shape, dtype
 
 
@@ -439,7 +490,7 @@ def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, devi
         return _np.empty_like(prototype, dtype=dtype, order=order, subok=subok, shape=shape)
     if not _is_foreign(_raw(prototype)):
         return _np.empty(*_like(prototype, dtype, shape))
-    return _filled(prototype, 0, dtype, shape)   # the standard's empty has no fill; zeros do
+    return _filled(prototype, 0, dtype, shape)  # the standard's empty has no fill; zeros do
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -456,6 +507,7 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 
 # ---------------------------------------------------------------- ranges with traced ends
 
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     """``numpy.linspace``; with traced ``start``/``stop`` each point is
     ``start + k * step`` as in NumPy's code (the last one ``stop`` itself).
@@ -471,17 +523,23 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ArgumentError(f"linspace: number of samples, {num}, must be non-negative")
     start, stop = start * 1.0, stop * 1.0
     div = (num - 1) if endpoint else num
-    delta = _subtract(stop, start)   # the primitive: a plain array of another library may lead
+    delta = _subtract(stop, start)  # the primitive: a plain array of another library may lead
     extra = _np.broadcast_shapes(_shape_of(start), _shape_of(stop))
-    ramp = _in_library_of(_np.arange(0, num, dtype=_float_dtype(delta)).reshape(   # float32 stays
-        (-1,) + (1,) * len(extra)), delta)
+    ramp = _in_library_of(
+        _np.arange(0, num, dtype=_float_dtype(delta)).reshape(  # float32 stays
+            (-1,) + (1,) * len(extra)
+        ),
+        delta,
+    )
     step = delta / div if div > 0 else _np.nan * delta
-    y = step * ramp + start if div > 0 else delta * ramp + start   # the traced side first
+    y = step * ramp + start if div > 0 else delta * ramp + start  # the traced side first
     if endpoint and num > 1:
         if _is_foreign(_raw(delta)) and not isinstance(stop, Box) and not _is_foreign(stop):
-            stop = _in_library_of(_np.asarray(stop, dtype=float), delta)   # a plain end, in theirs
-        last = _a.reshape(_a.broadcast_to(stop, shape=extra) if _shape_of(stop) != extra else stop,
-                          shape=(1,) + extra)
+            stop = _in_library_of(_np.asarray(stop, dtype=float), delta)  # a plain end, in theirs
+        last = _a.reshape(
+            _a.broadcast_to(stop, shape=extra) if _shape_of(stop) != extra else stop,
+            shape=(1,) + extra,
+        )
         y = _a.concatenate(_a.getitem(y, index=slice(0, num - 1)), last, axis=0)
     if axis != 0:
         y = _shape_moveaxis(y, 0, axis)
@@ -508,7 +566,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     for i, x in enumerate(xi):
         shape = [1] * n
         shape[i] = -1
-        if indexing == "xy" and n > 1 and i < 2:     # the first two axes swapped, as in NumPy
+        if indexing == "xy" and n > 1 and i < 2:  # the first two axes swapped, as in NumPy
             shape[0], shape[1] = shape[1], shape[0]
         grids.append(_a.reshape(as_array(x), shape=tuple(shape)))
     if not sparse:
@@ -525,7 +583,9 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """
     if not is_traced(start, stop, base):
         return _np.logspace(start, stop, num, endpoint, base, dtype, axis)
-    y = in_float_dtype_of(_power(base, linspace(start, stop, num, endpoint, axis=axis)), start, stop)
+    y = in_float_dtype_of(
+        _power(base, linspace(start, stop, num, endpoint, axis=axis)), start, stop
+    )
     return y if dtype is None else _astype(y, dtype=dtype)
 
 
@@ -538,11 +598,11 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """
     if not is_traced(start, stop):
         return _np.geomspace(start, stop, num, endpoint, dtype, axis)
-    sign = _sign(_plain(start))                 # NumPy rotates start to the positive reals
+    sign = _sign(_plain(start))  # NumPy rotates start to the positive reals
     start, stop = start / sign, stop / sign
     y = _power(10.0, linspace(_log10(start), _log10(stop), num, endpoint))
     extra = _shape_of(y)[1:]
-    as_row = lambda v: _a.reshape(broadcast_to(v * 1.0, extra), shape=(1,) + extra)   # noqa: E731
+    as_row = lambda v: _a.reshape(broadcast_to(v * 1.0, extra), shape=(1,) + extra)  # noqa: E731
     closed = endpoint and num > 1
     pieces = [as_row(start), _a.getitem(y, index=slice(1, num - 1 if closed else num))]
     if closed:

@@ -26,25 +26,51 @@ from ._helpers import (
 from ._shape import at_least_ndim, ravel, reshape, transpose
 
 __all__ = [
-    "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "split",
-    "array_split", "hsplit", "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr", "flipud",
-    "roll", "rot90", "pad", "sort", "unstack", "sort_complex",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
+    "split",
+    "array_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
+    "tile",
+    "repeat",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "rot90",
+    "pad",
+    "sort",
+    "unstack",
+    "sort_complex",
 ]
 
 
 # ---------------------------------------------------------------- joining
 
+
 def _check_join(who, shapes, axis):
     """Same number of dimensions, and equal sizes off ``axis`` (None: equal shapes)."""
     first = shapes[0]
     for s in shapes[1:]:
-        if len(s) != len(first) or any(m != n for d, (m, n) in enumerate(zip(first, s))
-                                       if d != axis):
+        if len(s) != len(first) or any(
+            m != n for d, (m, n) in enumerate(zip(first, s)) if d != axis
+        ):
             along = "" if axis is None else f" along axis {axis}"
-            rule = ("all arrays must have the same shape" if axis is None else
-                    "all sizes must match except along the joining axis")
-            raise ShapeError(f"{who}: cannot join arrays of shapes {fmt_shape(first)} and {fmt_shape(s)}"
-                             f"{along}; {rule}")
+            rule = (
+                "all arrays must have the same shape"
+                if axis is None
+                else "all sizes must match except along the joining axis"
+            )
+            raise ShapeError(
+                f"{who}: cannot join arrays of shapes {fmt_shape(first)} and {fmt_shape(s)}"
+                f"{along}; {rule}"
+            )
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
@@ -66,8 +92,10 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
         axis = 0
     shapes = [_shape_of(x) for x in arrays]
     if not shapes[0]:
-        raise ArgumentError("concatenate: zero-dimensional arrays cannot be concatenated; "
-                         "use stack, or atleast_1d first")
+        raise ArgumentError(
+            "concatenate: zero-dimensional arrays cannot be concatenated; "
+            "use stack, or atleast_1d first"
+        )
     axis = check_axis(axis, len(shapes[0]), "concatenate")
     _check_join("concatenate", shapes, axis)
     if not is_traced(*arrays):
@@ -151,6 +179,7 @@ def column_stack(tup):
 
 # ---------------------------------------------------------------- splitting
 
+
 def _split(ary, indices_or_sections, axis, equal, who):
     ary = as_array(ary)
     shape = _shape_of(ary)
@@ -159,10 +188,14 @@ def _split(ary, indices_or_sections, axis, equal, who):
     if isinstance(indices_or_sections, (int, _np.integer)):
         sections = int(indices_or_sections)
         if sections <= 0:
-            raise ArgumentError(f"{who}: the number of sections must be larger than 0; got {sections}")
+            raise ArgumentError(
+                f"{who}: the number of sections must be larger than 0; got {sections}"
+            )
         if equal and n % sections:
-            raise ShapeError(f"{who}: axis {axis} of shape {fmt_shape(shape)} has size {n}, which "
-                             f"{sections} sections cannot divide equally; use array_split")
+            raise ShapeError(
+                f"{who}: axis {axis} of shape {fmt_shape(shape)} has size {n}, which "
+                f"{sections} sections cannot divide equally; use array_split"
+            )
         each, extra = divmod(n, sections)
         sizes = [each + 1] * extra + [each] * (sections - extra)
         bounds = [0]
@@ -170,7 +203,9 @@ def _split(ary, indices_or_sections, axis, equal, who):
             bounds.append(bounds[-1] + s)
     else:
         bounds = [0] + [int(i) for i in indices_or_sections] + [n]
-    return [take_on_axis(ary, slice(start, stop), axis) for start, stop in zip(bounds[:-1], bounds[1:])]
+    return [
+        take_on_axis(ary, slice(start, stop), axis) for start, stop in zip(bounds[:-1], bounds[1:])
+    ]
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -242,6 +277,7 @@ def dsplit(ary, indices_or_sections):
 
 # ---------------------------------------------------------------- rearranging
 
+
 def tile(A, reps):
     """``numpy.tile``: repeat the whole array ``reps`` times along each axis.
 
@@ -280,8 +316,10 @@ def repeat(a, repeats, axis=None):
     axis = check_axis(axis, len(shape), "repeat")
     counts = _np.asarray(repeats)
     if counts.ndim > 1 or (counts.ndim == 1 and counts.size not in (1, shape[axis])):
-        raise ShapeError(f"repeat: repeats of shape {fmt_shape(counts.shape)} do not fit axis {axis} of "
-                         f"shape {fmt_shape(shape)}; give one count, or one per element")
+        raise ShapeError(
+            f"repeat: repeats of shape {fmt_shape(counts.shape)} do not fit axis {axis} of "
+            f"shape {fmt_shape(shape)}; give one count, or one per element"
+        )
     return take_on_axis(a, _np.repeat(_np.arange(shape[axis]), counts), axis)
 
 
@@ -400,8 +438,10 @@ def _pairs(value, nd, who, what):
     try:
         return _np.broadcast_to(_np.asarray(value), (nd, 2))
     except ValueError:
-        raise ArgumentError(f"{who}: {what} {value!r} does not fit an array of dimension {nd}; give "
-                         f"one (before, after) pair per axis, one pair, or one number") from None
+        raise ArgumentError(
+            f"{who}: {what} {value!r} does not fit an array of dimension {nd}; give "
+            f"one (before, after) pair per axis, one pair, or one number"
+        ) from None
 
 
 _INDEX_MODES = ("edge", "reflect", "symmetric", "wrap")
@@ -429,7 +469,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if mode == "constant":
         unknown = set(kwargs) - {"constant_values"}
         if unknown:
-            raise ArgumentTypeError(f"pad: unsupported keyword arguments for mode 'constant': {sorted(unknown)}")
+            raise ArgumentTypeError(
+                f"pad: unsupported keyword arguments for mode 'constant': {sorted(unknown)}"
+            )
         values = _pairs(kwargs.get("constant_values", 0), nd, "pad", "constant_values")
         dtype = _dtype_of(array)
         for ax in range(nd):
@@ -438,8 +480,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
             for side in (0, 1):
                 w = widths[ax, side]
                 if w:
-                    block = _np.full(cur[:ax] + (w,) + cur[ax + 1:], values[ax, side], dtype=dtype)
-                    parts.append(_in_library_of(block, array))   # a foreign array's own
+                    block = _np.full(cur[:ax] + (w,) + cur[ax + 1 :], values[ax, side], dtype=dtype)
+                    parts.append(_in_library_of(block, array))  # a foreign array's own
                 if side == 0:
                     parts.append(x)
             if len(parts) > 1:
@@ -450,7 +492,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
             raise NotImplementedError("pad: reflect_type='odd' is not supported; use 'even'")
         unknown = set(kwargs) - {"reflect_type"}
         if unknown:
-            raise ArgumentTypeError(f"pad: unsupported keyword arguments for mode {mode!r}: {sorted(unknown)}")
+            raise ArgumentTypeError(
+                f"pad: unsupported keyword arguments for mode {mode!r}: {sorted(unknown)}"
+            )
         for ax in range(nd):
             before, after = widths[ax]
             if before or after:
@@ -460,7 +504,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
         return x
     raise NotImplementedError(
         f"pad: mode {mode!r} has no derivative rule in funcgrad.numpy; use one of "
-        f"'constant', {', '.join(repr(m) for m in _INDEX_MODES)}")
+        f"'constant', {', '.join(repr(m) for m in _INDEX_MODES)}"
+    )
 
 
 def sort(a, axis=-1, kind=None, order=None):
@@ -491,6 +536,6 @@ def sort_complex(a):
     >>> sort_complex(np.array([3.0, 1.0, 2.0]))
     array([1.+0.j, 2.+0.j, 3.+0.j])
     """
-    out = sort(a)            # NumPy orders complex numbers so: real part, then imaginary
+    out = sort(a)  # NumPy orders complex numbers so: real part, then imaginary
     kind = _dtype_of(out)
     return out if kind.kind == "c" else out.astype(_np.result_type(kind, _np.complex64))

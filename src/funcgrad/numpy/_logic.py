@@ -30,26 +30,63 @@ from ..rules import ufuncs as _u
 from ._helpers import concrete, is_traced
 from ._indexing import nonzero
 
-__all__ = ["greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
-           "isnan", "isinf", "isfinite", "signbit",
-           "logical_and", "logical_or", "logical_not", "logical_xor",
-           "where", "isclose", "allclose", "array_equal", "isposinf", "isneginf",
-           "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert",
-           "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift", "isin",
-           "bitwise_count", "gcd", "lcm", "array_equiv"]
+__all__ = [
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "equal",
+    "not_equal",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "logical_xor",
+    "where",
+    "isclose",
+    "allclose",
+    "array_equal",
+    "isposinf",
+    "isneginf",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "invert",
+    "bitwise_not",
+    "bitwise_invert",
+    "left_shift",
+    "right_shift",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "isin",
+    "bitwise_count",
+    "gcd",
+    "lcm",
+    "array_equiv",
+]
 
 
 def _mask(prim, *example):
     """NumPy's function ``prim.name`` as a mask: computed on the values underneath."""
+
     def mask(*args):
         return prim(*[_plain(a) for a in args])
 
     mask.__name__ = mask.__qualname__ = prim.name
-    call = ", ".join(f"float('{v}')" if isinstance(v, float) and v != v or v in (
-        float("inf"), -float("inf")) else repr(v) for v in example)
-    mask.__doc__ = (f"``numpy.{prim.name}`` on plain or traced values: a mask, with no "
-                    f"gradient.\n\n    >>> {prim.name}({call})\n    "
-                    f"{getattr(_np, prim.name)(*example)!r}\n    ")
+    call = ", ".join(
+        f"float('{v}')"
+        if isinstance(v, float) and v != v or v in (float("inf"), -float("inf"))
+        else repr(v)
+        for v in example
+    )
+    mask.__doc__ = (
+        f"``numpy.{prim.name}`` on plain or traced values: a mask, with no "
+        f"gradient.\n\n    >>> {prim.name}({call})\n    "
+        f"{getattr(_np, prim.name)(*example)!r}\n    "
+    )
     return mask
 
 
@@ -82,7 +119,7 @@ right_shift = _bits(_u.right_shift, 12, 2)
 bitwise_count = _bits(_u.bitwise_count, 7)
 gcd = _bits(_u.gcd, 12, 18)
 lcm = _bits(_u.lcm, 4, 6)
-bitwise_not = bitwise_invert = invert                    # NumPy 2's names for them too
+bitwise_not = bitwise_invert = invert  # NumPy 2's names for them too
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 logical_and = _mask(_u.logical_and, True, False)
 logical_or = _mask(_u.logical_or, True, False)
@@ -104,11 +141,15 @@ def where(condition, x=None, y=None, *, size=None, fill_value=None):
     if x is None and y is None:
         return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
-        raise ArgumentError("where: give both x and y, or neither (where(condition) lists the "
-                            "places where condition holds)")
+        raise ArgumentError(
+            "where: give both x and y, or neither (where(condition) lists the "
+            "places where condition holds)"
+        )
     if size is not None or fill_value is not None:
-        raise ArgumentError("where: size and fill_value go with where(condition) alone, which "
-                            "lists places; where(condition, x, y) has the shape of its operands")
+        raise ArgumentError(
+            "where: size and fill_value go with where(condition) alone, which "
+            "lists places; where(condition, x, y) has the shape of its operands"
+        )
     out = _ew.where(_plain(condition), x, y)
     # NumPy's where gives a 0-d array for numbers; funcgrad's own callers keep the number
     return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, _AS_ARRAY)
@@ -149,8 +190,11 @@ def array_equal(a1, a2, equal_nan=False):
     >>> array_equal([1.0, 2.0], [1.0, 2.0])
     True
     """
-    return bool(_np.array_equal(concrete(a1, "array_equal"), concrete(a2, "array_equal"),
-                                equal_nan=equal_nan))
+    return bool(
+        _np.array_equal(
+            concrete(a1, "array_equal"), concrete(a2, "array_equal"), equal_nan=equal_nan
+        )
+    )
 
 
 def isposinf(x, out=None):
@@ -192,7 +236,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
         return _np.isin(e, t, assume_unique=assume_unique, invert=invert, kind=kind)
     e = e if is_traced(e) else _np.asarray(e)
     t = t if is_traced(t) else _np.asarray(t)
-    found = _ew.equal(e[..., None], t.reshape(-1)).any(axis=-1)   # each against every entry
+    found = _ew.equal(e[..., None], t.reshape(-1)).any(axis=-1)  # each against every entry
     return _u.logical_not(found) if invert else found
 
 
@@ -207,5 +251,8 @@ def array_equiv(a1, a2):
         _np.broadcast_shapes(_shape_of(a1), _shape_of(a2))
     except ValueError:
         return False
-    return _u.logical_not(_ew.not_equal(a1, a2)).all() if is_traced(a1, a2) else bool(
-        _np.array_equiv(a1, a2))
+    return (
+        _u.logical_not(_ew.not_equal(a1, a2)).all()
+        if is_traced(a1, a2)
+        else bool(_np.array_equiv(a1, a2))
+    )

@@ -117,17 +117,46 @@ def _methods(fnp):
     def take(self, indices, axis=None):
         return fnp.take(self, indices, axis=axis)
 
-    return dict(sum=sum, mean=mean, prod=prod, max=max, min=min, std=std, var=var,
-                reshape=reshape, ravel=ravel, flatten=ravel, transpose=transpose,
-                swapaxes=swapaxes, squeeze=squeeze, dot=dot, clip=clip, round=round,
-                astype=astype, conj=conj, conjugate=conj, real=property(real),
-                imag=property(imag), cumsum=cumsum, cumprod=cumprod, any=any, all=all,
-                argmax=argmax, argmin=argmin, argsort=argsort, trace=trace,
-                diagonal=diagonal, repeat=repeat, take=take)
+    return dict(
+        sum=sum,
+        mean=mean,
+        prod=prod,
+        max=max,
+        min=min,
+        std=std,
+        var=var,
+        reshape=reshape,
+        ravel=ravel,
+        flatten=ravel,
+        transpose=transpose,
+        swapaxes=swapaxes,
+        squeeze=squeeze,
+        dot=dot,
+        clip=clip,
+        round=round,
+        astype=astype,
+        conj=conj,
+        conjugate=conj,
+        real=property(real),
+        imag=property(imag),
+        cumsum=cumsum,
+        cumprod=cumprod,
+        any=any,
+        all=all,
+        argmax=argmax,
+        argmin=argmin,
+        argsort=argsort,
+        trace=trace,
+        diagonal=diagonal,
+        repeat=repeat,
+        take=take,
+    )
 
 
 def install(cls, fnp):
     """Give ``cls`` (the base of traced values) the array methods, calling ``fnp``."""
     for name, method in _methods(fnp).items():
-        (method.fget if isinstance(method, property) else method).__qualname__ = f"{cls.__name__}.{name}"
+        (
+            method.fget if isinstance(method, property) else method
+        ).__qualname__ = f"{cls.__name__}.{name}"
         setattr(cls, name, method)

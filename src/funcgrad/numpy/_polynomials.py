@@ -26,8 +26,19 @@ from ._joining import concatenate, stack
 from ._reductions import cumprod, sum
 from ._shape import reshape
 
-__all__ = ["polyval", "polyadd", "polysub", "polymul", "polyder", "polyint", "vander",
-           "polyfit", "roots", "poly", "polydiv"]
+__all__ = [
+    "polyval",
+    "polyadd",
+    "polysub",
+    "polymul",
+    "polyder",
+    "polyint",
+    "vander",
+    "polyfit",
+    "roots",
+    "poly",
+    "polydiv",
+]
 
 
 def polyval(p, x):
@@ -103,7 +114,7 @@ def polyder(p, m=1):
     for _ in range(m):
         n = _shape_of(q)[0] - 1
         q = _a.getitem(q, index=slice(0, n)) * _np.arange(n, 0, -1.0) if n > 0 else q * 0.0
-    return in_result_dtype_of(q, p, _np.arange(1))      # NumPy multiplies by an integer ramp
+    return in_result_dtype_of(q, p, _np.arange(1))  # NumPy multiplies by an integer ramp
 
 
 def polyint(p, m=1, k=None):
@@ -140,7 +151,7 @@ def vander(x, N=None, increasing=False):
         return _np.zeros((n, 0))
     columns = reshape(x, (n, 1)) * _np.ones((1, N - 1))
     powers = concatenate([_np.ones((n, 1)), cumprod(columns, axis=1)], axis=1)
-    powers = in_result_dtype_of(powers, x, _np.arange(1))     # NumPy's: x's type with int's
+    powers = in_result_dtype_of(powers, x, _np.arange(1))  # NumPy's: x's type with int's
     return powers if increasing else _a.getitem(powers, index=(slice(None), slice(None, None, -1)))
 
 
@@ -208,17 +219,16 @@ def poly(seq_of_zeros):
     elif len(shape) > 1:
         raise ArgumentError("poly: give a 1-D sequence of roots or a square matrix")
     if _shape_of(zeros)[0] == 0:
-        return 1.0                       # NumPy's answer for no roots
+        return 1.0  # NumPy's answer for no roots
     coefficients = _np.ones(1)
     for k in range(_shape_of(zeros)[0]):
-        coefficients = convolve(coefficients, concatenate([_np.ones(1),
-                                                           -reshape(zeros[k], (1,))]))
+        coefficients = convolve(coefficients, concatenate([_np.ones(1), -reshape(zeros[k], (1,))]))
     if not is_traced(seq_of_zeros) and _np.iscomplexobj(coefficients):
         roots = _np.asarray(concrete(zeros, "poly"))
         pos = _np.sort(roots[roots.imag > 0])
         neg = _np.sort(_np.conjugate(roots[roots.imag < 0]))
         if len(pos) == len(neg) and _np.all(pos == neg):
-            return coefficients.real.copy()      # conjugate pairs: NumPy's real polynomial
+            return coefficients.real.copy()  # conjugate pairs: NumPy's real polynomial
     return coefficients
 
 
@@ -241,11 +251,11 @@ def polydiv(u, v):
         for i in range(n + 1):
             rest[k + i] = rest[k + i] - d * v[i]
     q = stack(quotient) if quotient else _np.zeros(1)
-    remainder = rest[max(m - n + 1, 0):] or [u[0] * 0.0]
+    remainder = rest[max(m - n + 1, 0) :] or [u[0] * 0.0]
     r = stack(remainder)
     # NumPy drops the remainder's leading near-zeros
     keep = _np.asarray(concrete(r, "polydiv")) if not is_traced(r) else None
     if keep is not None:
         nonzero = _np.flatnonzero(~_np.isclose(keep, 0, rtol=1e-14, atol=0))
-        r = r[nonzero[0]:] if len(nonzero) else r[-1:]
+        r = r[nonzero[0] :] if len(nonzero) else r[-1:]
     return q, r

@@ -22,8 +22,26 @@ from ..rules.elementwise import multiply as _multiply
 from ..rules.linalg import conj as _conj
 from ._helpers import is_traced, lists_as_arrays, refuse
 
-__all__ = ["dot", "vdot", "inner", "outer", "matmul", "matvec", "vecmat", "tensordot", "einsum", "kron", "trace",
-           "diag", "diagonal", "triu", "tril", "cross", "vecdot", "diagflat"]
+__all__ = [
+    "dot",
+    "vdot",
+    "inner",
+    "outer",
+    "matmul",
+    "matvec",
+    "vecmat",
+    "tensordot",
+    "einsum",
+    "kron",
+    "trace",
+    "diag",
+    "diagonal",
+    "triu",
+    "tril",
+    "cross",
+    "vecdot",
+    "diagflat",
+]
 
 
 def dot(a, b, out=None):
@@ -93,8 +111,9 @@ def matvec(x1, x2, /):
     (4, 2)
     """
     if len(_shape_of(x1)) < 2 or len(_shape_of(x2)) < 1:
-        raise ArgumentError(f"matvec: needs a matrix and a vector; got shapes {_shape_of(x1)} "
-                            f"and {_shape_of(x2)}")
+        raise ArgumentError(
+            f"matvec: needs a matrix and a vector; got shapes {_shape_of(x1)} and {_shape_of(x2)}"
+        )
     return matmul(x1, x2[..., None])[..., 0]
 
 
@@ -106,8 +125,9 @@ def vecmat(x1, x2, /):
     array([1.+0.j, 0.-1.j])
     """
     if len(_shape_of(x1)) < 1 or len(_shape_of(x2)) < 2:
-        raise ArgumentError(f"vecmat: needs a vector and a matrix; got shapes {_shape_of(x1)} "
-                            f"and {_shape_of(x2)}")
+        raise ArgumentError(
+            f"vecmat: needs a vector and a matrix; got shapes {_shape_of(x1)} and {_shape_of(x2)}"
+        )
     x1 = _conj(x1) if is_complex(x1) else x1
     return matmul(x1[..., None, :], x2)[..., 0, :]
 
@@ -130,19 +150,25 @@ def _tensordot_axes(axes, na, nb):
     if isinstance(axes, (int, _np.integer)):
         n = int(axes)
         if n < 0 or n > min(na, nb):
-            raise _products.ShapeError(f"tensordot: axes={n} needs both operands to have at least {n} "
-                                 f"axes; they have {na} and {nb}")
+            raise _products.ShapeError(
+                f"tensordot: axes={n} needs both operands to have at least {n} "
+                f"axes; they have {na} and {nb}"
+            )
         return tuple(range(na - n, na)), tuple(range(n))
     try:
         xa, xb = axes
     except (TypeError, ValueError):
-        raise ArgumentTypeError(f"tensordot: axes must be an int or a pair of axis lists, "
-                        f"e.g. ([1, 0], [0, 1]); got {axes!r}") from None
+        raise ArgumentTypeError(
+            f"tensordot: axes must be an int or a pair of axis lists, "
+            f"e.g. ([1, 0], [0, 1]); got {axes!r}"
+        ) from None
     xa = (xa,) if isinstance(xa, (int, _np.integer)) else tuple(xa)
     xb = (xb,) if isinstance(xb, (int, _np.integer)) else tuple(xb)
     if len(xa) != len(xb):
-        raise _products.ShapeError(f"tensordot: the two axis lists must have the same length; "
-                             f"got {list(xa)} and {list(xb)}")
+        raise _products.ShapeError(
+            f"tensordot: the two axis lists must have the same length; "
+            f"got {list(xa)} and {list(xb)}"
+        )
     return tuple(int(i) % na for i in xa), tuple(int(i) % nb for i in xb)
 
 
@@ -176,7 +202,9 @@ def einsum(subscripts, *operands, optimize=False):
     """
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts,) + operands)
-    return _products.einsum(*map(lists_as_arrays, operands), subscripts=subscripts, optimize=optimize)
+    return _products.einsum(
+        *map(lists_as_arrays, operands), subscripts=subscripts, optimize=optimize
+    )
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -185,12 +213,15 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def _from_sublists(args):
     """NumPy's interleaved einsum arguments ``op, sublist, op, sublist, ..., [out]`` as
     ``(subscripts, operands)``."""
+
     def letters(sublist):
         try:
             return "".join("..." if k is Ellipsis else _LETTERS[int(k)] for k in sublist)
         except (IndexError, TypeError, ValueError):
-            raise ArgumentError(f"einsum: a sublist holds axis numbers 0 to 51 or Ellipsis; got "
-                             f"{sublist!r}") from None
+            raise ArgumentError(
+                f"einsum: a sublist holds axis numbers 0 to 51 or Ellipsis; got {sublist!r}"
+            ) from None
+
     pairs, out = args, None
     if len(args) % 2:
         pairs, out = args[:-1], args[-1]
@@ -219,7 +250,9 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """
     refuse("trace", out=out)
     if dtype is not None:
-        raise ArgumentTypeError("funcgrad.numpy.trace does not take dtype=; convert the input instead")
+        raise ArgumentTypeError(
+            "funcgrad.numpy.trace does not take dtype=; convert the input instead"
+        )
     return _products.trace(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
 
 
@@ -252,8 +285,10 @@ def diag(v, k=0):
         return _products.undiagonal(v, offset=k, axis1=0, axis2=1, shape=(n, n))
     if len(shape) == 2:
         return _products.diagonal(v, offset=k, axis1=0, axis2=1)
-    raise _products.ShapeError(f"diag needs a 1-D array (to build a matrix) or a 2-D one (to take "
-                         f"its diagonal); got shape {shape}")
+    raise _products.ShapeError(
+        f"diag needs a 1-D array (to build a matrix) or a 2-D one (to take "
+        f"its diagonal); got shape {shape}"
+    )
 
 
 def triu(m, k=0):
@@ -278,9 +313,6 @@ def tril(m, k=0):
     return _products.tril(lists_as_arrays(m), k=k)
 
 
-
-
-
 def _component(x, i):
     return _arrays.getitem(x, index=(Ellipsis, i))
 
@@ -301,8 +333,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     b = _moveaxis(lists_as_arrays(b), axisb, -1)
     na, nb = _shape_of(a)[-1], _shape_of(b)[-1]
     if na not in (2, 3) or nb not in (2, 3):
-        raise ArgumentError(f"cross: incompatible dimensions for cross product (dimension must be 2 "
-                         f"or 3); got {na} and {nb}")
+        raise ArgumentError(
+            f"cross: incompatible dimensions for cross product (dimension must be 2 "
+            f"or 3); got {na} and {nb}"
+        )
     a0, a1, b0, b1 = _component(a, 0), _component(a, 1), _component(b, 0), _component(b, 1)
     z = a0 * b1 - a1 * b0
     if na == 2 and nb == 2:
@@ -311,8 +345,16 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     b2 = _component(b, 2) if nb == 3 else 0.0
     parts = [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, z]
     shape = _np.broadcast_shapes(*[_shape_of(p) for p in parts])
-    out = _arrays.concatenate(*[_arrays.reshape(_arrays.broadcast_to(p, shape=shape) if _shape_of(p) != shape
-                                                else p, shape=shape + (1,)) for p in parts], axis=len(shape))
+    out = _arrays.concatenate(
+        *[
+            _arrays.reshape(
+                _arrays.broadcast_to(p, shape=shape) if _shape_of(p) != shape else p,
+                shape=shape + (1,),
+            )
+            for p in parts
+        ],
+        axis=len(shape),
+    )
     return _moveaxis(out, -1, axisc)
 
 

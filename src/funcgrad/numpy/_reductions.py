@@ -35,8 +35,23 @@ from ..rules import ufuncs as _u
 from ..rules.elementwise import where as _where
 from ._helpers import as_array, axis_param, is_traced, nan_mask, refuse
 
-__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "ptp", "var", "std",
-           "cumsum", "cumprod", "average", "nansum", "nanmean"]
+__all__ = [
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "ptp",
+    "var",
+    "std",
+    "cumsum",
+    "cumprod",
+    "average",
+    "nansum",
+    "nanmean",
+]
 
 
 def _count(a, axis):
@@ -64,7 +79,7 @@ def _cast(a, dtype):
 def _float_input(a):
     """``a`` cast to float64 if it holds integers or bools, as mean and var do."""
     if isinstance(a, (list, tuple)):
-        a = as_array(a)        # lists of traced scalars stack into one traced array
+        a = as_array(a)  # lists of traced scalars stack into one traced array
     dt = _dtype_of(a)
     return a if _np.issubdtype(dt, _np.inexact) else _cast(a, _np.float64)
 
@@ -162,8 +177,18 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return max(a, axis, keepdims=keepdims) - min(a, axis, keepdims=keepdims)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
-        correction=None):
+def var(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
+):
     """``numpy.var`` with ``ddof`` (or its other name, ``correction``).
 
     >>> import numpy as np
@@ -179,21 +204,35 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     a = _float_input(a) if dtype is None else _cast(a, dtype)
     n = _count(a, axis)
     centered = a - _arrays.sum(a, axis=axis, keepdims=True) / float(n)
-    squares = _ew.real(centered * _ew.conjugate(centered)) if is_complex(centered) else centered * centered
-    return (_arrays.sum(squares, axis=axis, keepdims=keepdims)
-            / float(builtins.max(n - ddof, 0)))
+    squares = (
+        _ew.real(centered * _ew.conjugate(centered))
+        if is_complex(centered)
+        else centered * centered
+    )
+    return _arrays.sum(squares, axis=axis, keepdims=keepdims) / float(builtins.max(n - ddof, 0))
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
-        correction=None):
+def std(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
+):
     """``numpy.std``: the square root of :func:`var`.
 
     >>> import numpy as np
     >>> std(np.array([[1.0, 3.0], [2.0, 2.0]]), axis=1)
     array([1., 0.])
     """
-    return _u.spread_sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
-                     correction=correction))
+    return _u.spread_sqrt(
+        var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+    )
 
 
 def _scan(name, numpy_fun, prim, a, axis, dtype, out):
@@ -253,17 +292,22 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         w = weights
         if wshape != shape:
             if axis is None:
-                raise ArgumentTypeError("average: give axis when weights and a differ in shape "
-                                f"(a has shape {shape}, weights {wshape})")
+                raise ArgumentTypeError(
+                    "average: give axis when weights and a differ in shape "
+                    f"(a has shape {shape}, weights {wshape})"
+                )
             if wshape != tuple(shape[x] for x in axis):
-                raise ArgumentError(f"average: weights of shape {wshape} do not match a's shape "
-                                 f"{shape} along axis {axis}")
+                raise ArgumentError(
+                    f"average: weights of shape {wshape} do not match a's shape "
+                    f"{shape} along axis {axis}"
+                )
             w = _arrays.transpose(w, axes=tuple(int(i) for i in _np.argsort(axis)))
             w = _arrays.reshape(w, shape=tuple(s if x in axis else 1 for x, s in enumerate(shape)))
         scl = _arrays.sum(w, axis=axis, keepdims=keepdims)
-        if _known_all(_raw(scl) != 0.0) is False:   # None for a lazy array, never computed
-            raise ZeroDivisionError("average: the weights sum to zero along an axis, so they "
-                                    "cannot be normalized")
+        if _known_all(_raw(scl) != 0.0) is False:  # None for a lazy array, never computed
+            raise ZeroDivisionError(
+                "average: the weights sum to zero along an axis, so they cannot be normalized"
+            )
         avg = _arrays.sum(_float_input(a) * w, axis=axis, keepdims=keepdims) / scl
     if returned:
         if _shape_of(scl) != _shape_of(avg):

@@ -42,8 +42,10 @@ def _result(a, out, inplace, who):
     if not inplace:
         return out
     if is_traced(a) or not isinstance(a, _np.ndarray):
-        raise ArgumentError(f"{who}: a traced value cannot be written in place; pass "
-                            f"inplace=False and use the array it returns (JAX's form)")
+        raise ArgumentError(
+            f"{who}: a traced value cannot be written in place; pass "
+            f"inplace=False and use the array it returns (JAX's form)"
+        )
     a[...] = out
     return None
 
@@ -61,9 +63,11 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     if len(shape) < 2:
         raise ArgumentError("fill_diagonal: a must have at least 2 dimensions")
     if len(shape) > 2 and len(set(shape)) != 1:
-        raise ArgumentError(f"fill_diagonal: an array of more than 2 dimensions must have "
-                            f"equal sides; got shape {shape}")
-    step = 1 + int(_np.sum(_np.cumprod(shape[:0:-1])))      # NumPy's stride on the flat array
+        raise ArgumentError(
+            f"fill_diagonal: an array of more than 2 dimensions must have "
+            f"equal sides; got shape {shape}"
+        )
+    step = 1 + int(_np.sum(_np.cumprod(shape[:0:-1])))  # NumPy's stride on the flat array
     end = None if wrap or len(shape) > 2 else shape[1] * shape[1]
     positions = _np.arange(int(_np.prod(shape)))[:end:step]
     return _result(a, _written(a, positions, val, "fill_diagonal"), inplace, "fill_diagonal")
@@ -85,8 +89,9 @@ def put(a, ind, v, mode="raise", *, inplace=True):
         ind = _np.clip(ind, 0, size - 1)
     else:
         if ((ind < -size) | (ind >= size)).any():
-            raise ArgumentError(f"put: an index is out of bounds for size {size}; pass "
-                                f"mode='wrap' or 'clip'")
+            raise ArgumentError(
+                f"put: an index is out of bounds for size {size}; pass mode='wrap' or 'clip'"
+            )
         ind = ind % size
     return _result(a, _written(a, ind, v, "put"), inplace, "put")
 
@@ -105,16 +110,18 @@ def put_along_axis(arr, indices, values, axis, *, inplace=True, mode=None):
         return put(ravel(arr) if not inplace else arr, indices, values, inplace=inplace)
     axis = axis % len(shape)
     if indices.ndim != len(shape):
-        raise ArgumentError(f"put_along_axis: indices must have the {len(shape)} dimensions "
-                            f"of arr; got {indices.ndim}")
-    full = _np.broadcast_shapes(indices.shape, tuple(1 if i == axis else n
-                                                    for i, n in enumerate(shape)))
+        raise ArgumentError(
+            f"put_along_axis: indices must have the {len(shape)} dimensions "
+            f"of arr; got {indices.ndim}"
+        )
+    full = _np.broadcast_shapes(
+        indices.shape, tuple(1 if i == axis else n for i, n in enumerate(shape))
+    )
     grid = list(_np.indices(full, sparse=True))
     grid[axis] = _np.broadcast_to(indices, full) % shape[axis]
     positions = _np.ravel_multi_index(tuple(_np.broadcast_to(g, full) for g in grid), shape)
     vals = _a.broadcast_to(as_array(values), shape=full)
-    return _result(arr, _written(arr, positions, vals, "put_along_axis"), inplace,
-                   "put_along_axis")
+    return _result(arr, _written(arr, positions, vals, "put_along_axis"), inplace, "put_along_axis")
 
 
 def place(arr, mask, vals, *, inplace=True):

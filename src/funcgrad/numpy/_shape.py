@@ -21,13 +21,26 @@ from ..rules import arrays as _a
 from ._helpers import as_array, check_axes, check_axis, fmt_shape, is_traced
 
 __all__ = [
-    "reshape", "ravel", "squeeze", "expand_dims", "transpose", "swapaxes", "moveaxis",
-    "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d",
-    "rollaxis", "permute_dims", "matrix_transpose",
+    "reshape",
+    "ravel",
+    "squeeze",
+    "expand_dims",
+    "transpose",
+    "swapaxes",
+    "moveaxis",
+    "broadcast_to",
+    "broadcast_arrays",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "rollaxis",
+    "permute_dims",
+    "matrix_transpose",
 ]
 
 
 # ---------------------------------------------------------------- shapes
+
 
 def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     """``numpy.reshape``: one ``-1`` allowed, ``order`` 'C' or 'F'.
@@ -46,10 +59,15 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     old = _shape_of(a)
     size = reduce(operator.mul, old, 1)
     known = reduce(operator.mul, (n for n in shape if n != -1), 1)
-    if shape.count(-1) > 1 or (-1 in shape and (known == 0 or size % known)) or \
-            (-1 not in shape and known != size):
-        raise ShapeError(f"reshape: cannot reshape an array of shape {fmt_shape(old)} ({size} elements) "
-                         f"into shape {fmt_shape(shape)}; the sizes must match")
+    if (
+        shape.count(-1) > 1
+        or (-1 in shape and (known == 0 or size % known))
+        or (-1 not in shape and known != size)
+    ):
+        raise ShapeError(
+            f"reshape: cannot reshape an array of shape {fmt_shape(old)} ({size} elements) "
+            f"into shape {fmt_shape(shape)}; the sizes must match"
+        )
     if -1 in shape:
         shape = tuple(size // known if n == -1 else n for n in shape)
     if order == "F":
@@ -86,8 +104,10 @@ def squeeze(a, axis=None):
     axis = check_axes(axis, len(shape), "squeeze")
     for ax in axis:
         if shape[ax] != 1:
-            raise ShapeError(f"squeeze: axis {ax} of shape {fmt_shape(shape)} has size {shape[ax]}, "
-                             f"not 1; only size-1 axes can be squeezed")
+            raise ShapeError(
+                f"squeeze: axis {ax} of shape {fmt_shape(shape)} has size {shape[ax]}, "
+                f"not 1; only size-1 axes can be squeezed"
+            )
     return _a.squeeze(a, axis=axis) if axis else a
 
 
@@ -119,8 +139,10 @@ def transpose(a, axes=None):
         return a if nd < 2 else _a.transpose(a)
     axes = check_axes(axes, nd, "transpose")
     if len(axes) != nd:
-        raise ArgumentError(f"transpose: axes {tuple(axes)} don't match an array of dimension {nd}; "
-                         f"give one entry per axis")
+        raise ArgumentError(
+            f"transpose: axes {tuple(axes)} don't match an array of dimension {nd}; "
+            f"give one entry per axis"
+        )
     return a if axes == tuple(range(nd)) else _a.transpose(a, axes=axes)
 
 
@@ -134,7 +156,9 @@ def swapaxes(a, axis1, axis2):
     if not is_traced(a):
         return _np.swapaxes(a, axis1, axis2)
     nd = len(_shape_of(a))
-    return _a.swapaxes(a, axis1=check_axis(axis1, nd, "swapaxes"), axis2=check_axis(axis2, nd, "swapaxes"))
+    return _a.swapaxes(
+        a, axis1=check_axis(axis1, nd, "swapaxes"), axis2=check_axis(axis2, nd, "swapaxes")
+    )
 
 
 def moveaxis(a, source, destination):
@@ -150,7 +174,9 @@ def moveaxis(a, source, destination):
     source = check_axes(source, nd, "moveaxis")
     destination = check_axes(destination, nd, "moveaxis")
     if len(source) != len(destination):
-        raise ArgumentError("moveaxis: `source` and `destination` must have the same number of axes")
+        raise ArgumentError(
+            "moveaxis: `source` and `destination` must have the same number of axes"
+        )
     order = [n for n in range(nd) if n not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
@@ -172,8 +198,10 @@ def broadcast_to(array, shape, subok=False):
     except ValueError:
         ok = False
     if not ok:
-        raise ShapeError(f"broadcast_to: cannot broadcast an array of shape {fmt_shape(old)} to shape "
-                         f"{fmt_shape(shape)}; each axis must match or have size 1")
+        raise ShapeError(
+            f"broadcast_to: cannot broadcast an array of shape {fmt_shape(old)} to shape "
+            f"{fmt_shape(shape)}; each axis must match or have size 1"
+        )
     if not is_traced(array):
         return _np.broadcast_to(array, shape, subok=subok)
     return array if old == shape else _a.broadcast_to(array, shape=shape)
@@ -192,8 +220,10 @@ def broadcast_arrays(*args, subok=False):
     try:
         shape = _np.broadcast_shapes(*shapes)
     except ValueError:
-        raise ShapeError(f"broadcast_arrays: shapes {', '.join(map(fmt_shape, shapes))} do not "
-                         f"broadcast together; each axis must match or have size 1") from None
+        raise ShapeError(
+            f"broadcast_arrays: shapes {', '.join(map(fmt_shape, shapes))} do not "
+            f"broadcast together; each axis must match or have size 1"
+        ) from None
     return tuple(broadcast_to(as_array(x), shape) for x in args)
 
 
@@ -260,7 +290,9 @@ def rollaxis(a, axis, start=0):
     nd = len(_shape_of(a))
     axis = check_axis(axis, nd, "rollaxis")
     if not -nd <= start <= nd:
-        raise _np.exceptions.AxisError(f"rollaxis: start {start} is out of bounds for {nd} dimensions")
+        raise _np.exceptions.AxisError(
+            f"rollaxis: start {start} is out of bounds for {nd} dimensions"
+        )
     start = start % (nd + 1) if start < 0 else start
     if axis < start:
         start -= 1
@@ -285,5 +317,7 @@ def matrix_transpose(x, /):
     (5, 3, 2)
     """
     if len(_shape_of(x)) < 2:
-        raise ArgumentError(f"matrix_transpose: needs at least 2 dimensions; got shape {_shape_of(x)}")
+        raise ArgumentError(
+            f"matrix_transpose: needs at least 2 dimensions; got shape {_shape_of(x)}"
+        )
     return swapaxes(x, -1, -2)

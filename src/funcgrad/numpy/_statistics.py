@@ -45,10 +45,32 @@ from ._products import dot
 from ._reductions import average, cumprod, cumsum, max, min, prod, sum
 from ._shape import moveaxis, ravel, reshape, transpose
 
-__all__ = ["median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile",
-           "nanmax", "nanmin", "nanargmax", "nanargmin", "nanprod", "nanvar", "nanstd", "nancumsum", "nancumprod",
-           "cov", "corrcoef", "count_nonzero", "any", "all", "digitize", "bincount", "histogram",
-           "histogram_bin_edges"]
+__all__ = [
+    "median",
+    "percentile",
+    "quantile",
+    "nanmedian",
+    "nanpercentile",
+    "nanquantile",
+    "nanmax",
+    "nanmin",
+    "nanargmax",
+    "nanargmin",
+    "nanprod",
+    "nanvar",
+    "nanstd",
+    "nancumsum",
+    "nancumprod",
+    "cov",
+    "corrcoef",
+    "count_nonzero",
+    "any",
+    "all",
+    "digitize",
+    "bincount",
+    "histogram",
+    "histogram_bin_edges",
+]
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
@@ -81,7 +103,7 @@ def _indexes(virtual, count, method):
     gamma = virtual - lo
     if method == "midpoint":
         gamma = _ew.where(gamma == 0, 0.0, 0.5)
-    to_int = lambda i: _u.astype(_ew.maximum(i, 0.0), dtype=_np.intp)   # noqa: E731
+    to_int = lambda i: _u.astype(_ew.maximum(i, 0.0), dtype=_np.intp)  # noqa: E731
     return to_int(lo), to_int(hi), gamma
 
 
@@ -92,40 +114,60 @@ def _lerp(a, b, t):
 
 def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
     if is_traced(q):
-        raise NotImplementedError(f"{who}: a traced q is not supported; the derivative with "
-                                  f"respect to the data is; pass q as a plain number or array")
+        raise NotImplementedError(
+            f"{who}: a traced q is not supported; the derivative with "
+            f"respect to the data is; pass q as a plain number or array"
+        )
     if method not in _METHODS:
-        raise NotImplementedError(f"{who}: method={method!r} is not supported; use one of {_METHODS}")
+        raise NotImplementedError(
+            f"{who}: method={method!r} is not supported; use one of {_METHODS}"
+        )
     q_weak = isinstance(q, (float, int)) if q_weak is None else q_weak
     q = _np.asarray(q, dtype=float)
     if _np.any((q < 0) | (q > 1)):
-        raise ArgumentError(f"{who}: quantiles must be in the range [0, 1] (percentiles in [0, 100]); got {q}")
+        raise ArgumentError(
+            f"{who}: quantiles must be in the range [0, 1] (percentiles in [0, 100]); got {q}"
+        )
     merged, rest, keep_shape = _last_axis(as_array(a), axis)
-    ordered = sort(merged, axis=-1)                # NaNs sort last
+    ordered = sort(merged, axis=-1)  # NaNs sort last
     nan = nan_mask(ordered)
     n = _shape_of(merged)[-1]
-    count = (sum(_ew.where(nan, 0.0, 1.0), axis=-1, keepdims=True) if skip_nan
-             else _np.full(rest + (1,), float(n)))
+    count = (
+        sum(_ew.where(nan, 0.0, 1.0), axis=-1, keepdims=True)
+        if skip_nan
+        else _np.full(rest + (1,), float(n))
+    )
     qs = q.reshape(-1)
-    virtual = count * qs + (1.0 + qs * -1.0) - 1.0          # NumPy's formula, alpha = beta = 1
+    virtual = count * qs + (1.0 + qs * -1.0) - 1.0  # NumPy's formula, alpha = beta = 1
     lo, hi, gamma = _indexes(virtual, count, method)
     out = _lerp(_s.take_along(ordered, lo, axis=-1), _s.take_along(ordered, hi, axis=-1), gamma)
     if not skip_nan:
         has_nan = _s.take_along(nan, _np.full(rest + (1,), n - 1), axis=-1)
         out = _ew.where(has_nan, _np.nan, out)
-    out = moveaxis(out, -1, 0)                       # q's axes lead, as in NumPy
+    out = moveaxis(out, -1, 0)  # q's axes lead, as in NumPy
     out_shape = keep_shape if keepdims else rest
     out = reshape(out, q.shape + out_shape)
     # NumPy's type: the input's where no interpolation weight enters (the picking methods)
     # or q is a Python number (weak, as NumPy takes it); else the input's and q's together
     picks = method in ("lower", "higher", "nearest")
-    if picks and _dtype_of(a).kind in "iu":       # a picked integer stays an integer
+    if picks and _dtype_of(a).kind in "iu":  # a picked integer stays an integer
         return _u.astype(out, dtype=_dtype_of(a))
-    return numpys_dtype(out, float_dtype(a) if picks or q_weak else _np.result_type(float_dtype(a), q))
+    return numpys_dtype(
+        out, float_dtype(a) if picks or q_weak else _np.result_type(float_dtype(a), q)
+    )
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
-             *, weights=None):
+def quantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
     """``numpy.quantile``: the q-th quantiles (q in [0, 1]) along ``axis``.
 
     >>> import numpy as np
@@ -139,8 +181,17 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
-               *, weights=None):
+def percentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
     """``numpy.percentile``: quantile with q in percent.
 
     >>> import numpy as np
@@ -150,8 +201,16 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     refuse("percentile", out=out, weights=weights)
     if not is_traced(a):
         return _np.percentile(a, q, axis=axis, method=method, keepdims=keepdims)
-    return _quantile("percentile", a, _np.true_divide(q, 100), axis, method, keepdims, skip_nan=False,
-                     q_weak=isinstance(q, (float, int)))
+    return _quantile(
+        "percentile",
+        a,
+        _np.true_divide(q, 100),
+        axis,
+        method,
+        keepdims,
+        skip_nan=False,
+        q_weak=isinstance(q, (float, int)),
+    )
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -167,8 +226,17 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _quantile("median", a, 0.5, axis, "linear", keepdims, skip_nan=False)
 
 
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
-                *, weights=None):
+def nanquantile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
     """``numpy.nanquantile``: quantile of the elements that are not NaN.
 
     >>> import numpy as np
@@ -181,8 +249,17 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     return _quantile("nanquantile", a, q, axis, method, keepdims, skip_nan=True)
 
 
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
-                  *, weights=None):
+def nanpercentile(
+    a,
+    q,
+    axis=None,
+    out=None,
+    overwrite_input=False,
+    method="linear",
+    keepdims=False,
+    *,
+    weights=None,
+):
     """``numpy.nanpercentile``: percentile of the elements that are not NaN.
 
     >>> import numpy as np
@@ -192,8 +269,16 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     refuse("nanpercentile", out=out, weights=weights)
     if not is_traced(a):
         return _np.nanpercentile(a, q, axis=axis, method=method, keepdims=keepdims)
-    return _quantile("nanpercentile", a, _np.true_divide(q, 100), axis, method, keepdims,
-                     skip_nan=True, q_weak=isinstance(q, (float, int)))
+    return _quantile(
+        "nanpercentile",
+        a,
+        _np.true_divide(q, 100),
+        axis,
+        method,
+        keepdims,
+        skip_nan=True,
+        q_weak=isinstance(q, (float, int)),
+    )
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -295,8 +380,9 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     refuse("nanprod", out=out, initial=initial, where=where)
     if not is_traced(a):
         return _np.nanprod(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    return prod(a if _holds_no_nan(a) else _replace_nan(a, 1.0), axis=axis, dtype=dtype,
-                keepdims=keepdims)
+    return prod(
+        a if _holds_no_nan(a) else _replace_nan(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims
+    )
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
@@ -325,8 +411,18 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     return cumprod(a if _holds_no_nan(a) else _replace_nan(a, 1.0), axis=axis, dtype=dtype)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
-           correction=None):
+def nanvar(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
+):
     """``numpy.nanvar``: the variance of the elements that are not NaN.
 
     >>> import numpy as np
@@ -342,11 +438,23 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     centred = zeroed - sum(zeroed, axis=axis, keepdims=True) / count
     squares = _ew.where(nan_mask(a), 0.0, _u.real(centred * _u.conjugate(centred)))
     total = sum(squares, axis=axis, keepdims=keepdims)
-    return numpys_dtype(total / (sum(valid, axis=axis, keepdims=keepdims) - ddof), _ew.real_dtype_of(a))
+    return numpys_dtype(
+        total / (sum(valid, axis=axis, keepdims=keepdims) - ddof), _ew.real_dtype_of(a)
+    )
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
-           correction=None):
+def nanstd(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    ddof=0,
+    keepdims=False,
+    *,
+    where=None,
+    mean=None,
+    correction=None,
+):
     """``numpy.nanstd``: the standard deviation of the elements that are not NaN.
 
     >>> import numpy as np
@@ -365,7 +473,7 @@ def _as_rows(x, rowvar):
     if nd > 2:
         raise ArgumentError(f"cov: m has more than 2 dimensions (shape {_shape_of(x)})")
     x = reshape(x, (1, -1)) if nd < 2 else x
-    return x if rowvar or nd < 2 else transpose(x)   # NumPy never transposes a 1-D input
+    return x if rowvar or nd < 2 else transpose(x)  # NumPy never transposes a 1-D input
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
@@ -391,11 +499,13 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if w is None:
         avg = average(x, axis=1)
         w_sum = float(_shape_of(x)[1])
-        fact = _np.float64(w_sum - ddof)      # NumPy: inf, not an exception, at fact = 0
+        fact = _np.float64(w_sum - ddof)  # NumPy: inf, not an exception, at fact = 0
     else:
         avg, w_sum = average(x, axis=1, weights=w, returned=True)
         w_sum = w_sum[0]
-        fact = w_sum - ddof if aweights is None else w_sum - ddof * sum(w * as_array(aweights)) / w_sum
+        fact = (
+            w_sum - ddof if aweights is None else w_sum - ddof * sum(w * as_array(aweights)) / w_sum
+        )
     x = x - reshape(avg, (-1, 1))
     xt = transpose(x if w is None else x * w)
     c = dot(x, _u.conjugate(xt)) * (1.0 / fact)
@@ -435,7 +545,7 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     return _u.astype(sum(ones, axis=axis, keepdims=keepdims), dtype=_np.intp)
 
 
-def any(a, axis=None, out=None, keepdims=False, *, where=None):   # noqa: A001 - NumPy's name
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001 - NumPy's name
     """``numpy.any``: whether any element is true (not zero); no derivative.
 
     >>> import numpy as np
@@ -448,7 +558,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):   # noqa: A001 -
     return _ew.greater(count_nonzero(a, axis=axis, keepdims=keepdims), 0)
 
 
-def all(a, axis=None, out=None, keepdims=False, *, where=None):   # noqa: A001 - NumPy's name
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001 - NumPy's name
     """``numpy.all``: whether every element is true (not zero); no derivative.
 
     >>> import numpy as np
@@ -495,7 +605,7 @@ def bincount(x, /, weights=None, minlength=0):
     return numpys_dtype(counts, _np.result_type(float_dtype(weights), _np.float64))  # NumPy's
 
 
-def histogram(a, bins=10, range=None, density=None, weights=None):   # noqa: A002 - NumPy's name
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
     """``numpy.histogram``: counts per bin and the bin edges. The counts have no derivative
     with respect to ``a``; with ``weights`` they are sums, differentiable in the weights.
 
@@ -510,14 +620,13 @@ def histogram(a, bins=10, range=None, density=None, weights=None):   # noqa: A00
     values = _np.ravel(values)
     edges = _np.histogram_bin_edges(values, bins, range)
     index = _np.searchsorted(edges, values, side="right") - 1
-    index[values == edges[-1]] = len(edges) - 2          # the last bin is closed
+    index[values == edges[-1]] = len(edges) - 2  # the last bin is closed
     inside = (index >= 0) & (index < len(edges) - 1)
     w = ravel(weights)[_np.flatnonzero(inside)]
     counts = _s.put_along(w * 1.0, index[inside], axis=0, shape=(len(edges) - 1,))
     if density:
         return counts / (sum(counts) * _np.diff(edges)), edges
-    return numpys_dtype(counts, _dtype_of(weights)), edges      # NumPy's: the weights' type
-
+    return numpys_dtype(counts, _dtype_of(weights)), edges  # NumPy's: the weights' type
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - NumPy's name
@@ -529,8 +638,12 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - N
     array([0., 1., 2., 3., 4.])
     """
     if not is_traced(a) or range is not None or not isinstance(bins, int):
-        edges = _np.histogram_bin_edges(concrete(a, "histogram_bin_edges"), bins, range,
-                                        None if weights is None else concrete(weights, "w"))
+        edges = _np.histogram_bin_edges(
+            concrete(a, "histogram_bin_edges"),
+            bins,
+            range,
+            None if weights is None else concrete(weights, "w"),
+        )
         return edges
     low, high = min(a), max(a)
     same = _ew.equal(low, high)

@@ -31,8 +31,26 @@ from ._helpers import refuse as _refuse
 from ._helpers import take_on_axis as _take_on_axis
 from ._joining import roll as _roll
 
-__all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn",
-           "rfft2", "irfft2", "rfftn", "irfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
+__all__ = [
+    "fft",
+    "ifft",
+    "rfft",
+    "irfft",
+    "hfft",
+    "ihfft",
+    "fft2",
+    "ifft2",
+    "fftn",
+    "ifftn",
+    "rfft2",
+    "irfft2",
+    "rfftn",
+    "irfftn",
+    "fftshift",
+    "ifftshift",
+    "fftfreq",
+    "rfftfreq",
+]
 
 fftfreq = _np.fft.fftfreq
 rfftfreq = _np.fft.rfftfreq
@@ -44,7 +62,9 @@ _SWAP = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 def _norm(norm, who):
     norm = "backward" if norm is None else norm
     if norm not in _NORMS:
-        raise ArgumentError(f"funcgrad.numpy.fft.{who}: norm must be one of {_NORMS} or None; got {norm!r}")
+        raise ArgumentError(
+            f"funcgrad.numpy.fft.{who}: norm must be one of {_NORMS} or None; got {norm!r}"
+        )
     return norm
 
 
@@ -54,13 +74,15 @@ def _resized(a, n, axis, who):
     if n is None or n == length:
         return a
     if n < 1:
-        raise ArgumentError(f"funcgrad.numpy.fft.{who}: invalid number of FFT data points ({n}); "
-                         f"n must be at least 1")
+        raise ArgumentError(
+            f"funcgrad.numpy.fft.{who}: invalid number of FFT data points ({n}); "
+            f"n must be at least 1"
+        )
     if n < length:
         return _take_on_axis(a, slice(0, n), axis)
     shape = list(_shape_of(a))
     shape[axis] = n - length
-    zeros = _np.zeros(shape, dtype=_float_dtype(a))     # float32 stays float32, as in NumPy
+    zeros = _np.zeros(shape, dtype=_float_dtype(a))  # float32 stays float32, as in NumPy
     return _concatenate(a, zeros, axis=axis)
 
 
@@ -109,8 +131,10 @@ def rfft(a, n=None, axis=-1, norm=None, out=None):
         return _np.fft.rfft(a, n, axis, norm)
     a, axis = _one_axis("rfft", a, axis)
     if _is_complex(a):
-        raise ArgumentTypeError("funcgrad.numpy.fft.rfft: the input must be real (got a complex array); "
-                        "use fft for complex signals")
+        raise ArgumentTypeError(
+            "funcgrad.numpy.fft.rfft: the input must be real (got a complex array); "
+            "use fft for complex signals"
+        )
     return _f.rfft(_resized(a, n, axis, "rfft"), axis=axis, norm=_norm(norm, "rfft"))
 
 
@@ -128,9 +152,13 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
     a, axis = _one_axis("irfft", a, axis)
     n = 2 * (_shape_of(a)[axis] - 1) if n is None else int(n)
     if n < 1:
-        raise ArgumentError(f"funcgrad.numpy.fft.irfft: invalid number of FFT data points ({n}); "
-                         f"n must be at least 1")
-    return _f.irfft(_resized(a, n // 2 + 1, axis, "irfft"), axis=axis, n=n, norm=_norm(norm, "irfft"))
+        raise ArgumentError(
+            f"funcgrad.numpy.fft.irfft: invalid number of FFT data points ({n}); "
+            f"n must be at least 1"
+        )
+    return _f.irfft(
+        _resized(a, n // 2 + 1, axis, "irfft"), axis=axis, n=n, norm=_norm(norm, "irfft")
+    )
 
 
 def hfft(a, n=None, axis=-1, norm=None, out=None):
@@ -166,15 +194,18 @@ def _nd_args(a, s, axes, who, invreal=False):
     shape = _shape_of(a)
     if axes is None:
         if s is not None:
-            raise ArgumentTypeError(f"funcgrad.numpy.fft.{who}: give axes= with s= (NumPy 2 deprecates s "
-                            f"without axes)")
+            raise ArgumentTypeError(
+                f"funcgrad.numpy.fft.{who}: give axes= with s= (NumPy 2 deprecates s without axes)"
+            )
         axes = list(range(-len(shape), 0))
     axes = [_check_axis(ax, len(shape), f"funcgrad.numpy.fft.{who}") for ax in axes]
     given = s is not None
     s = [shape[ax] for ax in axes] if s is None else list(s)
     if len(s) != len(axes):
-        raise ArgumentError(f"funcgrad.numpy.fft.{who}: s and axes have different lengths "
-                         f"({len(s)} and {len(axes)})")
+        raise ArgumentError(
+            f"funcgrad.numpy.fft.{who}: s and axes have different lengths "
+            f"({len(s)} and {len(axes)})"
+        )
     if invreal and not given:
         s[-1] = 2 * (shape[axes[-1]] - 1)
     return [shape[ax] if n == -1 else n for n, ax in zip(s, axes)], axes
@@ -302,7 +333,13 @@ def _irfftn(who, a, s, axes, norm, out):
 
 def _shifts(x, axes, sign):
     shape = _shape_of(x)
-    axes = tuple(range(len(shape))) if axes is None else (axes,) if isinstance(axes, int) else tuple(axes)
+    axes = (
+        tuple(range(len(shape)))
+        if axes is None
+        else (axes,)
+        if isinstance(axes, int)
+        else tuple(axes)
+    )
     return [sign * (shape[ax] // 2) for ax in axes], axes
 
 

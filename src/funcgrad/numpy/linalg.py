@@ -70,12 +70,45 @@ from . import _products
 from ._products import matmul, tensordot, vecdot
 from ._shape import transpose
 
-__all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "norm", "eigh", "pinv",
-           "eigvalsh", "svd", "svdvals", "qr", "eig", "eigvals", "lstsq", "matrix_power",
-           "multi_dot", "cond", "matrix_rank", "matrix_transpose", "vector_norm", "matrix_norm",
-           "SlogdetResult", "EighResult", "SVDResult", "QRResult", "EigResult",
-           "matmul", "tensordot", "vecdot", "outer", "cross", "diagonal", "trace", "tensorinv",
-           "tensorsolve"]
+__all__ = [
+    "LinAlgError",
+    "inv",
+    "det",
+    "slogdet",
+    "solve",
+    "cholesky",
+    "norm",
+    "eigh",
+    "pinv",
+    "eigvalsh",
+    "svd",
+    "svdvals",
+    "qr",
+    "eig",
+    "eigvals",
+    "lstsq",
+    "matrix_power",
+    "multi_dot",
+    "cond",
+    "matrix_rank",
+    "matrix_transpose",
+    "vector_norm",
+    "matrix_norm",
+    "SlogdetResult",
+    "EighResult",
+    "SVDResult",
+    "QRResult",
+    "EigResult",
+    "matmul",
+    "tensordot",
+    "vecdot",
+    "outer",
+    "cross",
+    "diagonal",
+    "trace",
+    "tensorinv",
+    "tensorsolve",
+]
 
 SlogdetResult = _namedtuple("SlogdetResult", "sign logabsdet")
 EighResult = _namedtuple("EighResult", "eigenvalues eigenvectors")
@@ -176,7 +209,7 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
     packed = _la.eigh_packed(lists_as_arrays(a), UPLO=UPLO)
     w = _getitem(packed, index=(Ellipsis, 0, slice(None)))
     v = _getitem(packed, index=(Ellipsis, slice(1, None), slice(None)))
-    if is_complex(w):   # a Hermitian matrix: its eigenvalues are real, as NumPy returns them
+    if is_complex(w):  # a Hermitian matrix: its eigenvalues are real, as NumPy returns them
         w = _real(w)
     return EighResult(w, v)
 
@@ -265,7 +298,9 @@ def multi_dot(arrays, *, out=None):
     np.float64(2.0)
     """
     if out is not None:
-        raise ArgumentTypeError("multi_dot: out= is not supported (funcgrad never writes into arrays)")
+        raise ArgumentTypeError(
+            "multi_dot: out= is not supported (funcgrad never writes into arrays)"
+        )
     arrays = [lists_as_arrays(a) for a in arrays]
     if len(arrays) < 2:
         raise ArgumentError("multi_dot: expecting at least two arrays")
@@ -331,12 +366,14 @@ def __getattr__(name):
     if hasattr(_np.linalg, name) and not name.startswith("_"):
         raise _NoRuleError(
             f"funcgrad.numpy.linalg has no derivative rule for numpy.linalg.{name}; compute it "
-            f"outside the differentiated function, or define it with fg.primitive and fg.defvjp")
+            f"outside the differentiated function, or define it with fg.primitive and fg.defvjp"
+        )
     raise AttributeError(f"module 'funcgrad.numpy.linalg' has no attribute {name!r}")
 
 
 # -- NumPy 2's linalg names for products; their axes are the last ones, where the main
 # namespace's diagonal and trace take the first two
+
 
 def outer(x1, x2, /):
     """``numpy.linalg.outer``: the outer product of two vectors.
@@ -347,8 +384,10 @@ def outer(x1, x2, /):
            [6., 8.]])
     """
     if len(_shape_of(x1)) != 1 or len(_shape_of(x2)) != 1:
-        raise ArgumentError(f"linalg.outer: takes two vectors; got shapes {_shape_of(x1)} and "
-                            f"{_shape_of(x2)} (numpy.outer flattens its arguments)")
+        raise ArgumentError(
+            f"linalg.outer: takes two vectors; got shapes {_shape_of(x1)} and "
+            f"{_shape_of(x2)} (numpy.outer flattens its arguments)"
+        )
     return _products.outer(x1, x2)
 
 
@@ -360,8 +399,10 @@ def cross(x1, x2, /, *, axis=-1):
     array([0., 0., 1.])
     """
     if _shape_of(x1)[axis] != 3 or _shape_of(x2)[axis] != 3:
-        raise ArgumentError(f"linalg.cross: takes 3-vectors along axis {axis}; got shapes "
-                            f"{_shape_of(x1)} and {_shape_of(x2)}")
+        raise ArgumentError(
+            f"linalg.cross: takes 3-vectors along axis {axis}; got shapes "
+            f"{_shape_of(x1)} and {_shape_of(x2)}"
+        )
     return _products.cross(x1, x2, axis=axis)
 
 
@@ -397,8 +438,10 @@ def tensorinv(a, ind=2):
     shape = _shape_of(a)
     rows = int(_np.prod(shape[:ind]))
     if rows != int(_np.prod(shape[ind:])):
-        raise ArgumentError(f"linalg.tensorinv: the first {ind} axes of shape {shape} must hold "
-                            f"as many entries as the others")
+        raise ArgumentError(
+            f"linalg.tensorinv: the first {ind} axes of shape {shape} must hold "
+            f"as many entries as the others"
+        )
     return _reshape(inv(_reshape(a, shape=(rows, rows))), shape=shape[ind:] + shape[:ind])
 
 
@@ -416,9 +459,10 @@ def tensorsolve(a, b, axes=None):
         a = transpose(a, order)
     shape = _shape_of(a)
     rows = int(_np.prod(_shape_of(b)))
-    solution = shape[len(_shape_of(b)):]
+    solution = shape[len(_shape_of(b)) :]
     if rows != int(_np.prod(solution)):
-        raise ArgumentError(f"linalg.tensorsolve: a of shape {shape} is not square for b of "
-                            f"shape {_shape_of(b)}")
+        raise ArgumentError(
+            f"linalg.tensorsolve: a of shape {shape} is not square for b of shape {_shape_of(b)}"
+        )
     x = solve(_reshape(a, shape=(rows, rows)), _reshape(b, shape=(rows,)))
     return _reshape(x, shape=solution)

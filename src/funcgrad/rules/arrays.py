@@ -43,16 +43,35 @@ from ..core.values import (
 from .foreign_indexing import getitem_form, untake_form
 
 __all__ = [
-    "unbroadcast", "restore_reduced_axes",
-    "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "swapaxes",
-    "sum", "getitem", "untake", "concatenate", "add_n",
+    "unbroadcast",
+    "restore_reduced_axes",
+    "reshape",
+    "broadcast_to",
+    "expand_dims",
+    "squeeze",
+    "transpose",
+    "swapaxes",
+    "sum",
+    "getitem",
+    "untake",
+    "concatenate",
+    "add_n",
     # helpers for the batching rules of every table
-    "example_shape", "checked_axes", "positive_axes", "shift_axes", "lead_axes", "all_batched",
-    "batch_elementwise", "batch_example_by_example", "batch_reduction", "batch_along_axis",
+    "example_shape",
+    "checked_axes",
+    "positive_axes",
+    "shift_axes",
+    "lead_axes",
+    "all_batched",
+    "batch_elementwise",
+    "batch_example_by_example",
+    "batch_reduction",
+    "batch_along_axis",
 ]
 
 
 # ---------------------------------------------------------------- helpers
+
 
 def unbroadcast(g, x):
     """Sum the cotangent ``g`` over the axes along which ``x`` was broadcast."""
@@ -85,6 +104,7 @@ def restore_reduced_axes(r, x, axis, keepdims):
 
 # ---------------------------------------------------------------- rules
 
+
 def _sum_impl(x, axis=None, keepdims=False):
     if type(x) is float:
         return x
@@ -92,7 +112,7 @@ def _sum_impl(x, axis=None, keepdims=False):
         lead = _leading_axes(x, axis)
         if lead:
             return _sum_of_rows(x, lead, keepdims)
-        return np.add.reduce(x, axis=axis, keepdims=keepdims)   # what np.sum calls
+        return np.add.reduce(x, axis=axis, keepdims=keepdims)  # what np.sum calls
     return np.sum(x, axis=axis, keepdims=keepdims)
 
 
@@ -126,7 +146,7 @@ def _leading_axes(x, axis):
         return 0
     axes = checked_axes(axis, x.ndim)
     if axes is None:
-        return 0      # NumPy raises its own error
+        return 0  # NumPy raises its own error
     k = len(axes)
     if k >= x.ndim or axes != tuple(range(k)) or math.prod(x.shape[:k]) < 64 or not x.size:
         return 0
@@ -144,7 +164,7 @@ def _sum_of_rows(x, lead, keepdims):
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
     shape = shape_of(x)
-    if type(g) is float and shape:   # a Python float spread over x: in x's dtype (float32 stays)
+    if type(g) is float and shape:  # a Python float spread over x: in x's dtype (float32 stays)
         if type(raw(x)) is np.ndarray:
             # a read-only view of one number, not an array of x's size: under jit the seed's
             # cotangents are folded while tracing, and the plan would keep them
@@ -171,11 +191,15 @@ def _untake_impl(g, index, shape):
     out = np.zeros(shape, dtype=float_dtype(g))
     parts = index if type(index) is tuple else (index,)
     if all(isinstance(p, _BASIC) and not isinstance(p, (bool, np.bool_)) for p in parts):
-        out[index] = g      # slices and numbers pick each position once: nothing to add up
+        out[index] = g  # slices and numbers pick each position once: nothing to add up
         return out
     rows = index[0] if type(index) is tuple and len(index) == 1 else index
-    if (type(rows) is np.ndarray and rows.dtype.kind in "iu" and rows.size > 1
-            and type(g) is np.ndarray):
+    if (
+        type(rows) is np.ndarray
+        and rows.dtype.kind in "iu"
+        and rows.size > 1
+        and type(g) is np.ndarray
+    ):
         _segment_sum(out, rows, g)
     else:
         np.add.at(out, index, g)
@@ -221,6 +245,7 @@ def _add_n_jvp(tangents, ans, *xs):
 # The forms of these primitives in an Array API namespace ``xp`` (see funcgrad.core.namespaces);
 # indexing's are in .foreign_indexing.
 
+
 def _xp_expand_dims(xp, x, axis):
     axes = axis if isinstance(axis, tuple) else (axis,)
     for a in normalize_axes(axes, x.ndim + len(axes)):
@@ -252,6 +277,7 @@ def _xp_sum(xp, x, axis=None, keepdims=False):
 # Used by the batching rules of every table: under vmap a batched value has the
 # batch on its leading axis, so an example's axis k is the value's axis k + 1.
 
+
 def example_shape(v, is_batched):
     """The shape one example of ``v`` has (the batch axis dropped when batched)."""
     s = shape_of(v)
@@ -281,7 +307,9 @@ def lead_axes(v, ndim):
 
 def all_batched(size, values, batched):
     """Every value with a batch axis: unbatched ones broadcast along a new one."""
-    return [v if b else broadcast_to(v, shape=(size,) + shape_of(v)) for v, b in zip(values, batched)]
+    return [
+        v if b else broadcast_to(v, shape=(size,) + shape_of(v)) for v, b in zip(values, batched)
+    ]
 
 
 def batch_elementwise(size, prim, values, batched, params):
@@ -296,8 +324,9 @@ def batch_example_by_example(size, prim, values, batched, params):
     outs = []
     with one_example_at_a_time():
         for i in range(size):
-            out = prim(*[getitem(v, index=i) if b else v for v, b in zip(values, batched)],
-                       **params)
+            out = prim(
+                *[getitem(v, index=i) if b else v for v, b in zip(values, batched)], **params
+            )
             outs.append(reshape(out, shape=(1,) + shape_of(out)))
     return concatenate(*outs, axis=0)
 
@@ -325,7 +354,9 @@ def _plain_index(index):
     parts = index if isinstance(index, tuple) else (index,)
     if not any(isinstance(p, (np.ndarray, list)) for p in parts):
         return True
-    advanced = [i for i, p in enumerate(parts) if isinstance(p, (np.ndarray, list, int, np.integer))]
+    advanced = [
+        i for i, p in enumerate(parts) if isinstance(p, (np.ndarray, list, int, np.integer))
+    ]
     return advanced == list(range(advanced[0], advanced[-1] + 1))
 
 
@@ -362,8 +393,11 @@ def _transpose_batch(size, prim, values, batched, params):
 
 def _swapaxes_batch(size, prim, values, batched, params):
     nd = len(example_shape(values[0], True))
-    return swapaxes(values[0], axis1=positive_axes(params["axis1"], nd) + 1,
-                    axis2=positive_axes(params["axis2"], nd) + 1)
+    return swapaxes(
+        values[0],
+        axis1=positive_axes(params["axis1"], nd) + 1,
+        axis2=positive_axes(params["axis2"], nd) + 1,
+    )
 
 
 def _getitem_batch(size, prim, values, batched, params):
@@ -384,93 +418,111 @@ def _untake_batch(size, prim, values, batched, params):
 
 def _concatenate_batch(size, prim, values, batched, params):
     nd = max(len(example_shape(v, b)) for v, b in zip(values, batched))
-    return concatenate(*all_batched(size, values, batched),
-                       axis=positive_axes(params.get("axis", 0), nd) + 1)
+    return concatenate(
+        *all_batched(size, values, batched), axis=positive_axes(params.get("axis", 0), nd) + 1
+    )
 
 
 # ---------------------------------------------------------------- the table
 
 reshape = Primitive(
-    "reshape", lambda x, shape: (x.reshape(shape) if type(x) is np.ndarray     # np.reshape's
-                                 else np.reshape(x, shape)),                 # own call, direct
+    "reshape",
+    lambda x, shape: (
+        x.reshape(shape)
+        if type(x) is np.ndarray  # np.reshape's
+        else np.reshape(x, shape)
+    ),  # own call, direct
     vjp=(lambda g, ans, x, shape: reshape(g, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, shape: reshape(t, shape=shape),),
     batch=_reshape_batch,
     xp=lambda xp, x, shape: xp.reshape(x, tuple(shape)),
 )
 broadcast_to = Primitive(
-    "broadcast_to", lambda x, shape: np.broadcast_to(x, shape),
+    "broadcast_to",
+    lambda x, shape: np.broadcast_to(x, shape),
     vjp=(lambda g, ans, x, shape: unbroadcast(g, x),),
     jvp=(lambda t, ans, x, shape: broadcast_to(t, shape=shape),),
     batch=_broadcast_to_batch,
     xp=lambda xp, x, shape: xp.broadcast_to(x, tuple(shape)),
 )
 expand_dims = Primitive(
-    "expand_dims", lambda x, axis: np.expand_dims(x, axis),
+    "expand_dims",
+    lambda x, axis: np.expand_dims(x, axis),
     vjp=(lambda g, ans, x, axis: reshape(g, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, axis: expand_dims(t, axis=axis),),
     batch=_expand_dims_batch,
     xp=_xp_expand_dims,
 )
 squeeze = Primitive(
-    "squeeze", lambda x, axis=None: np.squeeze(x, axis),
+    "squeeze",
+    lambda x, axis=None: np.squeeze(x, axis),
     vjp=(lambda g, ans, x, axis=None: reshape(g, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, axis=None: squeeze(t, axis=axis),),
     batch=_squeeze_batch,
     xp=_xp_squeeze,
 )
 transpose = Primitive(
-    "transpose", lambda x, axes=None: (x.transpose(axes) if type(x) is np.ndarray
-                                       else np.transpose(x, axes)),
+    "transpose",
+    lambda x, axes=None: x.transpose(axes) if type(x) is np.ndarray else np.transpose(x, axes),
     vjp=(_transpose_vjp,),
     jvp=(lambda t, ans, x, axes=None: transpose(t, axes=axes),),
     batch=_transpose_batch,
     xp=_xp_transpose,
 )
 swapaxes = Primitive(
-    "swapaxes", lambda x, axis1, axis2: (x.swapaxes(axis1, axis2) if type(x) is np.ndarray
-                                         else np.swapaxes(x, axis1, axis2)),
+    "swapaxes",
+    lambda x, axis1, axis2: (
+        x.swapaxes(axis1, axis2) if type(x) is np.ndarray else np.swapaxes(x, axis1, axis2)
+    ),
     vjp=(lambda g, ans, x, axis1, axis2: swapaxes(g, axis1=axis1, axis2=axis2),),
     jvp=(lambda t, ans, x, axis1, axis2: swapaxes(t, axis1=axis1, axis2=axis2),),
     batch=_swapaxes_batch,
     xp=_xp_swapaxes,
 )
 sum = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "sum", _sum_impl,
+    "sum",
+    _sum_impl,
     vjp=(_sum_vjp,),
     jvp=(lambda t, ans, x, axis=None, keepdims=False: sum(t, axis=axis, keepdims=keepdims),),
     batch=batch_reduction,
     xp=_xp_sum,
 )
 getitem = Primitive(
-    "getitem", lambda x, index: x[index],
+    "getitem",
+    lambda x, index: x[index],
     vjp=(lambda g, ans, x, index: untake(g, index=index, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, index: getitem(t, index=index),),
     batch=_getitem_batch,
     xp=getitem_form,
 )
 untake = Primitive(
-    "untake", _untake_impl,
+    "untake",
+    _untake_impl,
     vjp=(lambda g, ans, x, index, shape: getitem(g, index=index),),
     jvp=(lambda t, ans, x, index, shape: untake(t, index=index, shape=shape),),
     batch=_untake_batch,
     xp=untake_form,
 )
 concatenate = Primitive(
-    "concatenate", lambda *xs, axis=0: np.concatenate(xs, axis=axis),
+    "concatenate",
+    lambda *xs, axis=0: np.concatenate(xs, axis=axis),
     vjp=_concat_vjp,
     jvp=_concat_jvp,
     batch=_concatenate_batch,
     xp=lambda xp, *xs, axis=0: xp.concat(list(xs), axis=axis),
 )
 add_n = Primitive(
-    "add_n", lambda *xs: reduce(operator.add, xs),
+    "add_n",
+    lambda *xs: reduce(operator.add, xs),
     vjp=lambda argnums, g, ans, *xs: [unbroadcast(g, xs[i]) for i in argnums],
     jvp=_add_n_jvp,
     batch=batch_elementwise,
     xp=lambda xp, *xs: reduce(operator.add, xs),
 )
-describe(add_n, "*xs", """The sum of any number of arrays or numbers (broadcast), as one node.
+describe(
+    add_n,
+    "*xs",
+    """The sum of any number of arrays or numbers (broadcast), as one node.
 
 One node with n parents instead of a chain of n - 1 additions: the graph stays
 shallow and backprop hands every argument the cotangent at once.
@@ -480,12 +532,24 @@ shallow and backprop hands every argument the cotangent at once.
 >>> total = fg.add_n(x, y, z, x)
 >>> total.value, fg.backprop(total)[x]
 (7.0, 2.0)
-""", "funcgrad")
+""",
+    "funcgrad",
+)
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).
-declare(reshape, broadcast_to, expand_dims, squeeze, transpose, swapaxes, getitem, concatenate,
-        structure="moves", linear="all")
+declare(
+    reshape,
+    broadcast_to,
+    expand_dims,
+    squeeze,
+    transpose,
+    swapaxes,
+    getitem,
+    concatenate,
+    structure="moves",
+    linear="all",
+)
 declare(untake, structure="scatter", linear="all")
 declare(sum, structure="reduction", linear="all")
 declare(add_n, linear="all", commutative=True)

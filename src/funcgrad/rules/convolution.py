@@ -37,15 +37,21 @@ __all__ = ["convolve"]
 def _impl(a, v, mode="full"):
     a, v = np.asarray(a), np.asarray(v)
     if a.ndim != v.ndim:
-        raise ArgumentError(f"convolve: the operands need the same number of axes; got shapes "
-                         f"{a.shape} and {v.shape}")
+        raise ArgumentError(
+            f"convolve: the operands need the same number of axes; got shapes "
+            f"{a.shape} and {v.shape}"
+        )
     if mode == "valid" and any(n < m for n, m in zip(a.shape, v.shape)):
-        raise ArgumentError(f"convolve: mode 'valid' needs the first operand at least as large as the "
-                         f"second on every axis; got shapes {a.shape} and {v.shape}")
+        raise ArgumentError(
+            f"convolve: mode 'valid' needs the first operand at least as large as the "
+            f"second on every axis; got shapes {a.shape} and {v.shape}"
+        )
     if a.ndim == 1:
         return np.convolve(a, v, mode)
     if mode == "full":
-        out = np.zeros(tuple(n + m - 1 for n, m in zip(a.shape, v.shape)), dtype=np.result_type(a, v))
+        out = np.zeros(
+            tuple(n + m - 1 for n, m in zip(a.shape, v.shape)), dtype=np.result_type(a, v)
+        )
         for index in np.ndindex(*v.shape):
             out[tuple(slice(i, i + n) for i, n in zip(index, a.shape))] += v[index] * a
         return out
@@ -72,9 +78,13 @@ def _vjp_v(g, ans, a, v, mode="full"):
 
 
 convolve = Primitive(
-    "convolve", _impl, vjp=(_vjp_a, _vjp_v),
-    jvp=(lambda t, ans, a, v, mode="full": convolve(t, v, mode=mode),
-         lambda t, ans, a, v, mode="full": convolve(a, t, mode=mode)),
+    "convolve",
+    _impl,
+    vjp=(_vjp_a, _vjp_v),
+    jvp=(
+        lambda t, ans, a, v, mode="full": convolve(t, v, mode=mode),
+        lambda t, ans, a, v, mode="full": convolve(a, t, mode=mode),
+    ),
 )
 
 

@@ -36,7 +36,7 @@ def _identity(x):
 
 
 def _no_derivative(*_, **__):
-    return None   # a zero cotangent or tangent: the fold and jvp skip it
+    return None  # a zero cotangent or tangent: the fold and jvp skip it
 
 
 class Cut(Primitive):
@@ -52,8 +52,14 @@ class Cut(Primitive):
         return self.impl(x)
 
 
-stop_gradient = Cut("stop_gradient", _identity, vjp=(_no_derivative,), jvp=(_no_derivative,),
-                    batch=batch_elementwise, xp=lambda xp, x: x)
+stop_gradient = Cut(
+    "stop_gradient",
+    _identity,
+    vjp=(_no_derivative,),
+    jvp=(_no_derivative,),
+    batch=batch_elementwise,
+    xp=lambda xp, x: x,
+)
 
 
 def _zeros_batch(size, prim, values, batched, params):
@@ -63,6 +69,11 @@ def _zeros_batch(size, prim, values, batched, params):
 # A zero tangent of a staged value. Most zeros are plain constants of the value's shape; a
 # while loop's history has the length of its trip count, which tracing does not know, so
 # its zero is computed when the plan runs, from the value itself. No derivative.
-zeros_like = Primitive("zeros_like", lambda x: np.zeros_like(x, dtype=np.result_type(x, 0.0)),
-                       vjp=(_no_derivative,), jvp=(_no_derivative,), batch=_zeros_batch,
-                       xp=lambda xp, x: xp.zeros_like(x))
+zeros_like = Primitive(
+    "zeros_like",
+    lambda x: np.zeros_like(x, dtype=np.result_type(x, 0.0)),
+    vjp=(_no_derivative,),
+    jvp=(_no_derivative,),
+    batch=_zeros_batch,
+    xp=lambda xp, x: xp.zeros_like(x),
+)

@@ -29,7 +29,8 @@ def _impl(*leaves, callback):
 # No batch rule: vmap runs a primitive without one example by example, which is what a
 # callback should see (rules.arrays.batch_example_by_example).
 debug_callback = Primitive(
-    "debug_callback", _impl,
+    "debug_callback",
+    _impl,
     vjp=lambda argnums, g, ans, *leaves, **params: [None for _ in argnums],
     jvp=lambda tangents, ans, *leaves, **params: None,
 )

@@ -53,15 +53,31 @@ from .linalg import (
 )
 from .products import diagonal, matmul, mT, tril
 
-__all__ = ["svd_packed", "svdvals", "qr_packed", "eig_packed", "eigvals", "eigvalsh", "spectral", "lstsq_x",
-           "lstsq_residuals", "lstsq_rank", "lstsq_singular_values", "matrix_rank", "complement"]
+__all__ = [
+    "svd_packed",
+    "svdvals",
+    "qr_packed",
+    "eig_packed",
+    "eigvals",
+    "eigvalsh",
+    "spectral",
+    "lstsq_x",
+    "lstsq_residuals",
+    "lstsq_rank",
+    "lstsq_singular_values",
+    "matrix_rank",
+    "complement",
+]
 
 
 def _matrix(name):
     def check(a):
         if np.ndim(a) < 2:
-            raise LinAlgShapeError(f"{name} needs a matrix or a stack of them, shape (..., m, n); "
-                                   f"got shape {tuple(np.shape(a))}")
+            raise LinAlgShapeError(
+                f"{name} needs a matrix or a stack of them, shape (..., m, n); "
+                f"got shape {tuple(np.shape(a))}"
+            )
+
     return check
 
 
@@ -95,6 +111,7 @@ def _safe(s):
 
 # ---------------------------------------------------------------- SVD
 
+
 def _svd_impl(a, full_matrices=False, hermitian=False):
     _matrix("svd")(a)
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices, hermitian=hermitian)
@@ -112,7 +129,7 @@ def svd_parts(packed, m):
 
 
 def _svd_jvp(t, ans, a, full_matrices=False, hermitian=False):
-    if hermitian:   # NumPy reads the lower triangle then, as eigh does
+    if hermitian:  # NumPy reads the lower triangle then, as eigh does
         t = hermitian_seen(t, True)
     m, n = shape_of(a)[-2:]
     u, s, v = svd_parts(ans, m)
@@ -120,12 +137,12 @@ def _svd_jvp(t, ans, a, full_matrices=False, hermitian=False):
     dp = matmul(mH(u), matmul(t, v))
     ds = _real(diagonal(dp, axis1=-2, axis2=-1))
     srow, scol = _row(s), _col(s)
-    f = _gaps((srow + scol) * (srow - scol))          # 1 / (s_j^2 - s_i^2)
-    dps = dp * srow   # the traced factor first: array-api-strict's operators refuse it second
+    f = _gaps((srow + scol) * (srow - scol))  # 1 / (s_j^2 - s_i^2)
+    dps = dp * srow  # the traced factor first: array-api-strict's operators refuse it second
     sdp = dp * scol
     du = matmul(u, (dps + mH(dps)) * f)
     dv = matmul(v, (sdp + mH(sdp)) * f)
-    if is_complex(dp):   # the phase of the pair (u_i, v_i) is free: put its change on u
+    if is_complex(dp):  # the phase of the pair (u_i, v_i) is free: put its change on u
         du = du + matmul(u, in_library_of(np.eye(k), dp) * (dp - mH(dp)) * 0.5 / _safe(srow))
     if m > n:
         dav = matmul(t, v)
@@ -164,11 +181,17 @@ def _svdvals_jvp(t, ans, a, hermitian=False):
     return _real(diagonal(matmul(mH(u), matmul(t, v)), axis1=-2, axis2=-1))
 
 
-svdvals = Primitive("svdvals", _svdvals_impl, jvp=(_svdvals_jvp,), batch=batch_elementwise,
-                    xp=lambda xp, a, hermitian=False: _xp_matrix(xp, "svdvals", a)(a))
+svdvals = Primitive(
+    "svdvals",
+    _svdvals_impl,
+    jvp=(_svdvals_jvp,),
+    batch=batch_elementwise,
+    xp=lambda xp, a, hermitian=False: _xp_matrix(xp, "svdvals", a)(a),
+)
 
 
 # ---------------------------------------------------------------- QR
+
 
 def _qr_impl(a, mode="reduced"):
     _matrix("qr")(a)
@@ -188,7 +211,7 @@ def _qr_square_jvp(t, q, r):
     x = matmul(mH(q), dar)
     low = tril(x, k=-1)
     do = low - mH(low)
-    if is_complex(x):   # the diagonal's phase: R keeps a real diagonal
+    if is_complex(x):  # the diagonal's phase: R keeps a real diagonal
         do = do + in_library_of(np.eye(shape_of(x)[-1]), x) * (x - ew.real(x))
     return matmul(q, do - x) + dar, matmul(x - do, r)
 
@@ -198,7 +221,7 @@ def _qr_jvp(t, ans, a, mode="reduced"):
     q, r = qr_parts(ans, m)
     if m >= n:
         dq, dr = _qr_square_jvp(t, q, r)
-    else:   # A = [X | Y] = Q [R1 | R2]: X's QR gives Q and R1, and R2 = Q^H Y
+    else:  # A = [X | Y] = Q [R1 | R2]: X's QR gives Q and R1, and R2 = Q^H Y
         cols = lambda x, lo, hi: getitem(x, index=(Ellipsis, slice(None), slice(lo, hi)))  # noqa: E731
         dq, dr1 = _qr_square_jvp(cols(t, 0, m), q, cols(r, 0, m))
         dr2 = matmul(mH(dq), cols(a, m, None)) + matmul(mH(q), cols(t, m, None))
@@ -217,6 +240,7 @@ qr_packed = Primitive("qr", _qr_impl, jvp=(_qr_jvp,), batch=batch_elementwise, x
 
 # ---------------------------------------------------------------- eig
 
+
 def _eig_pack(a):
     w, v = np.linalg.eig(a)
     return np.concatenate([w[..., None, :], v], axis=-2)
@@ -228,7 +252,7 @@ def eig_parts(packed):
 
 def _eig_jvp(t, ans, a):
     w, v = eig_parts(ans)
-    m = solve(v, matmul(t, v))                            # V^-1 dA V
+    m = solve(v, matmul(t, v))  # V^-1 dA V
     dw = diagonal(m, axis1=-2, axis2=-1)
     dv = matmul(v, _gaps(_row(w) - _col(w)) * m)
     # NumPy's eigenvectors have unit norm: drop the part of dv that would change it
@@ -236,8 +260,9 @@ def _eig_jvp(t, ans, a):
     return concatenate(_row(dw), dv, axis=-2)
 
 
-eig_packed = Primitive("eig", square_matrices("eig", _eig_pack), jvp=(_eig_jvp,),
-                       batch=batch_elementwise)
+eig_packed = Primitive(
+    "eig", square_matrices("eig", _eig_pack), jvp=(_eig_jvp,), batch=batch_elementwise
+)
 
 
 def _eigvals_jvp(t, ans, a):
@@ -247,8 +272,12 @@ def _eigvals_jvp(t, ans, a):
     return diagonal(solve(v, matmul(t, v)), axis1=-2, axis2=-1)
 
 
-eigvals = Primitive("eigvals", square_matrices("eigvals", np.linalg.eigvals), jvp=(_eigvals_jvp,),
-                    batch=batch_elementwise)
+eigvals = Primitive(
+    "eigvals",
+    square_matrices("eigvals", np.linalg.eigvals),
+    jvp=(_eigvals_jvp,),
+    batch=batch_elementwise,
+)
 
 
 def _eigvalsh_jvp(t, ans, a, UPLO="L"):  # noqa: N803 - NumPy's name
@@ -260,7 +289,7 @@ def _eigvalsh_jvp(t, ans, a, UPLO="L"):  # noqa: N803 - NumPy's name
 # NumPy's eigvalsh runs a LAPACK routine of its own (no eigenvectors), so its values are
 # not eigh's to the last bit: a primitive of its own, with eigh's eigenvalue rule.
 def _xp_eigvalsh(xp, a, UPLO="L"):  # noqa: N803
-    if UPLO.upper() != "L":   # the upper triangle of a is the lower one of its conjugate transpose
+    if UPLO.upper() != "L":  # the upper triangle of a is the lower one of its conjugate transpose
         a = xp.conj(xp.matrix_transpose(a))
     return xp.linalg.eigvalsh(a)
 
@@ -271,12 +300,18 @@ def _eigvalsh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
     return hermitian_seen_T(conj(spectral(a, g, UPLO=UPLO)), UPLO.upper() == "L")
 
 
-eigvalsh = Primitive("eigvalsh", lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO),  # noqa: N803
-                     vjp=(_eigvalsh_vjp,), jvp=(_eigvalsh_jvp,), batch=batch_elementwise,
-                     xp=_xp_eigvalsh)
+eigvalsh = Primitive(
+    "eigvalsh",
+    lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO),  # noqa: N803
+    vjp=(_eigvalsh_vjp,),
+    jvp=(_eigvalsh_jvp,),
+    batch=batch_elementwise,
+    xp=_xp_eigvalsh,
+)
 
 
 # ---------------------------------------------------------------- spectral functions
+
 
 def _spectral_impl(a, g, UPLO="L"):  # noqa: N803
     """``V diag(g) V^H`` for the eigenvectors ``V`` of the Hermitian ``a``."""
@@ -297,7 +332,8 @@ def _divided_differences(w, g):
         raise NoDerivativeError(
             "eigvalsh: the derivative of its gradient weights two equal eigenvalues unequally "
             "(the matrix has a repeated eigenvalue), so it does not exist there; perturb the "
-            "matrix so that its eigenvalues are distinct")
+            "matrix so that its eigenvalues are distinct"
+        )
     eye = in_library_of(np.eye(shape_of(w)[-1]), w)
     off = ew.greater(repeated + eye, 0.5)
     d = ew.where(off, 0.0, gdiff / ew.where(off, 1.0, _row(w) - _col(w)))
@@ -328,15 +364,16 @@ def _spectral_vjp_g(c, ans, a, g, UPLO="L"):  # noqa: N803
 
 
 def _xp_spectral(xp, a, g, UPLO="L"):  # noqa: N803
-    if UPLO.upper() != "L":   # the upper triangle of a is the lower one of its conjugate transpose
+    if UPLO.upper() != "L":  # the upper triangle of a is the lower one of its conjugate transpose
         a = xp.conj(xp.matrix_transpose(a))
     _, v = xp.linalg.eigh(a)
     return xp.matmul(v * xp.expand_dims(g, axis=-2), xp.conj(xp.matrix_transpose(v)))
 
 
 def _spectral_batch(size, prim, values, batched, params):
-    a, g = (v if b else broadcast_to(v, shape=(size,) + shape_of(v))
-            for v, b in zip(values, batched))
+    a, g = (
+        v if b else broadcast_to(v, shape=(size,) + shape_of(v)) for v, b in zip(values, batched)
+    )
     return prim(a, g, **params)
 
 
@@ -345,19 +382,24 @@ def _spectral_batch(size, prim, values, batched, params):
 # at repeated eigenvalues of equal weight (the Hessian of sum(eigvalsh(A)) = trace(A) is
 # zero, not NaN).
 spectral = Primitive(
-    "spectral", _spectral_impl,
+    "spectral",
+    _spectral_impl,
     vjp=(_spectral_vjp_a, _spectral_vjp_g),
     jvp=(_spectral_jvp_a, lambda t, ans, a, g, UPLO="L": spectral(a, t, UPLO=UPLO)),  # noqa: N803
-    batch=_spectral_batch, xp=_xp_spectral)
+    batch=_spectral_batch,
+    xp=_xp_spectral,
+)
 
 
 # ---------------------------------------------------------------- least squares
+
 
 def _lstsq(a, b, rcond):
     if np.ndim(a) != 2 or np.ndim(b) not in (1, 2) or np.shape(b)[0] != np.shape(a)[0]:
         raise LinAlgShapeError(
             f"lstsq needs a matrix a of shape (m, n) and b of shape (m,) or (m, k); got "
-            f"{np.shape(a)} and {np.shape(b)}")
+            f"{np.shape(a)} and {np.shape(b)}"
+        )
     return np.linalg.lstsq(a, b, rcond=rcond)
 
 
@@ -367,8 +409,11 @@ def _lstsq_jvp_a(t, ans, a, b, rcond=None):
     p = pinv(a)
     r = b2 - matmul(a, x)
     th = mH(t)
-    dx = (-matmul(p, matmul(t, x)) + matmul(matmul(p, mH(p)), matmul(th, r))
-          + matmul(np.eye(shape_of(a)[-1]) - matmul(p, a), matmul(th, matmul(mH(p), x))))
+    dx = (
+        -matmul(p, matmul(t, x))
+        + matmul(matmul(p, mH(p)), matmul(th, r))
+        + matmul(np.eye(shape_of(a)[-1]) - matmul(p, a), matmul(th, matmul(mH(p), x)))
+    )
     return reshape(dx, shape=shape_of(ans)) if vec else dx
 
 
@@ -378,8 +423,9 @@ def _no_derivative(*_, **__):
 
 def _residuals_jvp(which):
     """d sum |b - A x|^2 = 2 Re sum(conj(r) (db - dA x)) at the least-squares x (A^H r = 0)."""
+
     def rule(t, ans, a, b, rcond=None):
-        if shape_of(ans) == (0,):     # NumPy gives no residuals (rank-deficient or wide)
+        if shape_of(ans) == (0,):  # NumPy gives no residuals (rank-deficient or wide)
             return None
         x = lstsq_x(a, b, rcond=rcond)
         vec = len(shape_of(b)) == 1
@@ -387,31 +433,56 @@ def _residuals_jvp(which):
         r = b2 - matmul(a, x2)
         moved = -matmul(t, x2) if which == 0 else (_col(t) if vec else t)
         return 2.0 * _real(asum(conj(r) * moved, axis=0))
+
     return rule
 
 
-lstsq_x = Primitive("lstsq", lambda a, b, rcond=None: _lstsq(a, b, rcond)[0],
-                    jvp=(_lstsq_jvp_a, lambda t, ans, a, b, rcond=None: matmul(pinv(a), t)))
-lstsq_residuals = Primitive("lstsq_residuals", lambda a, b, rcond=None: _lstsq(a, b, rcond)[1],
-                            jvp=(_residuals_jvp(0), _residuals_jvp(1)))
+lstsq_x = Primitive(
+    "lstsq",
+    lambda a, b, rcond=None: _lstsq(a, b, rcond)[0],
+    jvp=(_lstsq_jvp_a, lambda t, ans, a, b, rcond=None: matmul(pinv(a), t)),
+)
+lstsq_residuals = Primitive(
+    "lstsq_residuals",
+    lambda a, b, rcond=None: _lstsq(a, b, rcond)[1],
+    jvp=(_residuals_jvp(0), _residuals_jvp(1)),
+)
 # Ranks are integers: no derivative (a zero tangent forward; reverse mode transposes it).
-lstsq_rank = Primitive("lstsq_rank", lambda a, b, rcond=None: np.asarray(_lstsq(a, b, rcond)[2]),
-                       jvp=(_no_derivative, _no_derivative))
+lstsq_rank = Primitive(
+    "lstsq_rank",
+    lambda a, b, rcond=None: np.asarray(_lstsq(a, b, rcond)[2]),
+    jvp=(_no_derivative, _no_derivative),
+)
+
+
 def _xp_matrix_rank(xp, a, tol=None, hermitian=False, rtol=None):
     if tol is not None:
-        raise NamespaceError("matrix_rank: an absolute tol has no Array API form (the standard "
-                             "takes rtol, relative to the largest singular value)")
+        raise NamespaceError(
+            "matrix_rank: an absolute tol has no Array API form (the standard "
+            "takes rtol, relative to the largest singular value)"
+        )
     return xp.linalg.matrix_rank(a) if rtol is None else xp.linalg.matrix_rank(a, rtol=rtol)
 
 
-matrix_rank = Primitive("matrix_rank", lambda a, **params: np.asarray(np.linalg.matrix_rank(a, **params)),
-                        jvp=(_no_derivative,), batch=batch_elementwise, xp=_xp_matrix_rank)
+matrix_rank = Primitive(
+    "matrix_rank",
+    lambda a, **params: np.asarray(np.linalg.matrix_rank(a, **params)),
+    jvp=(_no_derivative,),
+    batch=batch_elementwise,
+    xp=_xp_matrix_rank,
+)
 lstsq_singular_values = Primitive(
-    "lstsq_singular_values", lambda a, b, rcond=None: _lstsq(a, b, rcond)[3],
-    jvp=(lambda t, ans, a, b, rcond=None: _svdvals_jvp(t, ans, a), lambda t, ans, a, b, rcond=None: None))
+    "lstsq_singular_values",
+    lambda a, b, rcond=None: _lstsq(a, b, rcond)[3],
+    jvp=(
+        lambda t, ans, a, b, rcond=None: _svdvals_jvp(t, ans, a),
+        lambda t, ans, a, b, rcond=None: None,
+    ),
+)
 
 
 # ---------------------------------------------------------------- the undetermined part
+
 
 def _complement_impl(a, of):
     k = min(np.shape(a)[-2:])
@@ -425,7 +496,7 @@ def _complement_impl(a, of):
 def _complement_vjp(g, ans, a, of):
     used = plain(g)
     known = None if isinstance(used, Box) else known_any(used)
-    if known is None:     # jit, vmap, a lazy array: the values are not known yet; NaN marks it
+    if known is None:  # jit, vmap, a lazy array: the values are not known yet; NaN marks it
         hit = ew.greater(asum(ew.abs(used)), 0.0)
         return ew.where(hit, np.nan, 0.0) * in_library_of(np.ones(shape_of(a)), a)
     if not known:
@@ -434,7 +505,8 @@ def _complement_vjp(g, ans, a, of):
         f"{of.split('_')[0]}: the loss uses the columns of a full decomposition of a non-square "
         f"matrix (shape {shape_of(a)}) beyond the first min(m, n); they span a complement that "
         f"has no unique basis, so they have no derivative. Pass full_matrices=False (svd) or "
-        f"mode='reduced' (qr)")
+        f"mode='reduced' (qr)"
+    )
 
 
 def _xp_complement(xp, a, of):
@@ -447,9 +519,13 @@ def _xp_complement(xp, a, of):
 
 
 complement = Primitive(
-    "complement", _complement_impl, vjp=(_complement_vjp,),
+    "complement",
+    _complement_impl,
+    vjp=(_complement_vjp,),
     jvp=(lambda t, ans, a, of: in_library_of(np.full(shape_of(ans), np.nan), ans),),
-    batch=batch_elementwise, xp=_xp_complement)
+    batch=batch_elementwise,
+    xp=_xp_complement,
+)
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).

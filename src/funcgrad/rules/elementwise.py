@@ -27,13 +27,46 @@ from ..core.values import dtype_of, filled_like, is_complex, plain, raw
 from .arrays import batch_elementwise, unbroadcast
 
 __all__ = [
-    "elementwise", "standard_form", "pullback", "partial_at", "tie_share", "real_dtype_of",
+    "elementwise",
+    "standard_form",
+    "pullback",
+    "partial_at",
+    "tie_share",
+    "real_dtype_of",
     "weights_where",
     "sign_constant",
-    "add", "subtract", "multiply", "divide", "power", "negative", "maximum", "minimum",
-    "exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sigmoid", "relu", "where",
-    "real", "imag", "conjugate", "complex_sign", "real_part_for", "unit",
-    "sign", "step", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "power",
+    "negative",
+    "maximum",
+    "minimum",
+    "exp",
+    "log",
+    "sqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "abs",
+    "sigmoid",
+    "relu",
+    "where",
+    "real",
+    "imag",
+    "conjugate",
+    "complex_sign",
+    "real_part_for",
+    "unit",
+    "sign",
+    "step",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "equal",
+    "not_equal",
 ]
 
 
@@ -42,7 +75,8 @@ def broadcast_error(name, args):
     shapes = " and ".join(str(np.shape(a)) for a in args)
     return ShapeError(
         f"{name}: operands of shapes {shapes} do not broadcast together; make every axis "
-        f"match or be 1 (e.g. with reshape or expand_dims)")
+        f"match or be 1 (e.g. with reshape or expand_dims)"
+    )
 
 
 def ufunc_impl(ufunc, name=None):
@@ -52,7 +86,7 @@ def ufunc_impl(ufunc, name=None):
     name = name or ufunc.__name__
 
     def impl(*args):
-        if len(args) == 1 and type(args[0]) is float:   # the scalar path, without the checks
+        if len(args) == 1 and type(args[0]) is float:  # the scalar path, without the checks
             out = ufunc(args[0])
             return float(out) if type(out) is np.float64 else out
         try:
@@ -64,13 +98,15 @@ def ufunc_impl(ufunc, name=None):
         if type(out) is np.float64 and all(type(a) in (float, int) for a in args):
             return float(out)
         return out
+
     impl.__name__ = name
-    impl.ufunc = ufunc   # compiled plans call the ufunc itself on Python floats
+    impl.ufunc = ufunc  # compiled plans call the ufunc itself on Python floats
     return impl
 
 
 def _operator(op, name):
     """A Python operator as an impl, with the same broadcast error."""
+
     def impl(x, y):
         try:
             return op(x, y)
@@ -78,6 +114,7 @@ def _operator(op, name):
             if "broadcast" in str(e):
                 raise broadcast_error(name, (x, y)) from None
             raise
+
     impl.__name__ = name
     return impl
 
@@ -127,8 +164,9 @@ def real_dtype_of(*xs):
     """The real float dtype of a result of ``xs`` (Python numbers count as NumPy counts
     them; float32 for complex64, float64 for integers). A 0/1 weight on a cotangent is
     made in it, so a float32 cotangent times its mask stays float32."""
-    dtype = np.result_type(*(v if type(v) in (float, int, bool) else dtype_of(v)
-                             for v in map(raw, xs)))
+    dtype = np.result_type(
+        *(v if type(v) in (float, int, bool) else dtype_of(v) for v in map(raw, xs))
+    )
     if dtype.kind == "c":
         return np.finfo(dtype).dtype
     return dtype if dtype.kind == "f" else np.dtype(np.float64)
@@ -172,7 +210,7 @@ def sign_constant(x):
     """The sign of ``x`` as a constant (the derivative of abs on reals)."""
     x = plain(x)
     if type(x) is float:
-        return float((x > 0.0) - (x < 0.0)) if x == x else x     # NaN's sign is NaN, as in NumPy
+        return float((x > 0.0) - (x < 0.0)) if x == x else x  # NaN's sign is NaN, as in NumPy
     return sign(x)
 
 
@@ -224,13 +262,17 @@ def pullback(g, d, x):
     if isinstance(c, Box):
         v = c._value
         if type(v) is float and (
-                type(x) is float or isinstance(x, Box) and type(x._value) is float):
-            return c         # a traced real scalar for a real scalar: nothing to sum or cut
+            type(x) is float or isinstance(x, Box) and type(x._value) is float
+        ):
+            return c  # a traced real scalar for a real scalar: nothing to sum or cut
         if type(v) is np.ndarray and not c._trace.batch_axes:
             # a traced array (jit's trace, a grad of a grad) of the shape of x: the same
             xv = x._value if isinstance(x, Box) and not x._trace.batch_axes else x
-            if (type(xv) is np.ndarray and v.shape == xv.shape
-                    and (v.dtype.kind != "c" or xv.dtype.kind == "c")):
+            if (
+                type(xv) is np.ndarray
+                and v.shape == xv.shape
+                and (v.dtype.kind != "c" or xv.dtype.kind == "c")
+            ):
                 return c
     return real_part_for(unbroadcast(c, x), x)
 
@@ -256,24 +298,40 @@ def partial_at(partial, ans, *xs):
 
 def _pull(i, partial):
     """Reverse rule for argument ``i``: the pullback through its partial."""
+
     def rule(g, ans, *xs):
         return pullback(g, partial_at(partial, ans, *xs), xs[i])
+
     return rule
 
 
 def _push(partial):
     """Forward rule: the tangent times the partial (broadcast to the output by the trace)."""
+
     def rule(t, ans, *xs):
         d = partial_at(partial, ans, *xs)
         return t if type(d) is float and d == 1.0 else t * d
+
     return rule
 
 
 # NumPy's names that the Array API standard spells differently.
-_STANDARD_NAMES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
-                   "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",
-                   "conjugate": "conj", "fabs": "abs", "absolute": "abs", "rint": "round",
-                   "mod": "remainder", "true_divide": "divide"}
+_STANDARD_NAMES = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "arctan2": "atan2",
+    "power": "pow",
+    "conjugate": "conj",
+    "fabs": "abs",
+    "absolute": "abs",
+    "rint": "round",
+    "mod": "remainder",
+    "true_divide": "divide",
+}
 
 
 def standard_form(name):
@@ -284,9 +342,12 @@ def standard_form(name):
     def form(xp, *args):
         fun = getattr(xp, standard, None)
         if fun is None:
-            raise NamespaceError(f"{name}: {xp.__name__} has no {standard}; convert the array "
-                                 f"to NumPy's first (np.asarray) to use NumPy's")
+            raise NamespaceError(
+                f"{name}: {xp.__name__} has no {standard}; convert the array "
+                f"to NumPy's first (np.asarray) to use NumPy's"
+            )
         return fun(*args)
+
     form.__name__ = standard
     return form
 
@@ -317,7 +378,8 @@ def elementwise(name, impl, *partials, xp=None, **facts):
     facts.setdefault("flat", ALL if partials and len(zero) == len(partials) else zero)
     facts.setdefault("structure", "elementwise")
     return Primitive(
-        name, impl,
+        name,
+        impl,
         vjp=tuple(None if p is None else _pull(i, p) for i, p in enumerate(partials)),
         jvp=tuple(None if p is None else _push(p) for p in partials),
         batch=batch_elementwise,
@@ -375,12 +437,14 @@ def _power_dy(ans, x, y):
     """x ** y * log(x); a real x under a complex power takes the complex logarithm."""
     if is_complex(ans) and not is_complex(x):
         x = x * (1.0 + 0.0j)
-    return multiply(ans, _safe_log(x))   # the primitive: a NumPy scalar log may meet another library's ans
+    return multiply(
+        ans, _safe_log(x)
+    )  # the primitive: a NumPy scalar log may meet another library's ans
 
 
 def _power_dx(ans, x, y):
     y0 = plain(y)
-    if not isinstance(y0, Box) and known_all(y0 == 0):   # a known zero exponent: x ** 0 is flat
+    if not isinstance(y0, Box) and known_all(y0 == 0):  # a known zero exponent: x ** 0 is flat
         return 0.0 * x
     return y * power(x, y - 1)
 
@@ -394,63 +458,98 @@ def _step(x):
 
 
 _ = None  # no derivative
-_add, _sub, _mul = (_operator(operator.add, "add"), _operator(operator.sub, "subtract"),
-                    _operator(operator.mul, "multiply"))
+_add, _sub, _mul = (
+    _operator(operator.add, "add"),
+    _operator(operator.sub, "subtract"),
+    _operator(operator.mul, "multiply"),
+)
 
 # name                          impl                d f / d x                          d f / d y
-add      = elementwise("add",      _add,       lambda ans, x, y: 1.0,             lambda ans, x, y: 1.0, xp=_generic_form(_add))
-subtract = elementwise("subtract", _sub,       lambda ans, x, y: 1.0,             lambda ans, x, y: -1.0, xp=_generic_form(_sub))
-multiply = elementwise("multiply", _mul,       lambda ans, x, y: y,               lambda ans, x, y: x, xp=_generic_form(_mul))
-divide   = elementwise("divide",   _divide,            lambda ans, x, y: divide(1.0, y),  lambda ans, x, y: divide(-ans, y), xp=_generic_form(_divide))
-power    = elementwise("power",    _ufunc(np.power),   _power_dx,                         _power_dy)
-maximum  = elementwise("maximum",  _ufunc(np.maximum), lambda ans, x, y: tie_share(x, y, operator.gt), lambda ans, x, y: tie_share(y, x, operator.gt))
-minimum  = elementwise("minimum",  _ufunc(np.minimum), lambda ans, x, y: tie_share(x, y, operator.lt), lambda ans, x, y: tie_share(y, x, operator.lt))
-negative = elementwise("negative", operator.neg,       lambda ans, x: -1.0, xp=_generic_form(operator.neg))
-exp      = elementwise("exp",      _ufunc(np.exp),     lambda ans, x: ans)
-log      = elementwise("log",      _ufunc(np.log),     lambda ans, x: divide(1.0, x))
-sqrt     = elementwise("sqrt",     _ufunc(np.sqrt),    lambda ans, x: divide(0.5, ans))
-sin      = elementwise("sin",      _ufunc(np.sin),     lambda ans, x: cos(x))
-cos      = elementwise("cos",      _ufunc(np.cos),     lambda ans, x: -sin(x))
-tanh     = elementwise("tanh",     _ufunc(np.tanh),    lambda ans, x: 1.0 - ans * ans)
-abs      = elementwise("abs",      _ufunc(np.abs),     _abs_dx)  # noqa: A001
-real     = elementwise("real",     _ufunc(np.real),    lambda ans, x: 1.0)
-imag     = elementwise("imag",     _ufunc(np.imag),    lambda ans, x: -1j)   # the cotangent pairing is Re(c * dz)
-real.scalars = imag.scalars = {}   # np.real(0.5) is the Python float's own .real
-sigmoid  = elementwise("sigmoid",  _sigmoid,           lambda ans, x: ans * (1.0 - ans), xp=_xp_sigmoid)
-relu     = elementwise("relu",     _relu,              lambda ans, x: step(x), xp=lambda xp, x: xp.maximum(x, 0.0))
+add = elementwise("add", _add, lambda ans, x, y: 1.0, lambda ans, x, y: 1.0, xp=_generic_form(_add))
+subtract = elementwise(
+    "subtract", _sub, lambda ans, x, y: 1.0, lambda ans, x, y: -1.0, xp=_generic_form(_sub)
+)
+multiply = elementwise(
+    "multiply", _mul, lambda ans, x, y: y, lambda ans, x, y: x, xp=_generic_form(_mul)
+)
+divide = elementwise(
+    "divide",
+    _divide,
+    lambda ans, x, y: divide(1.0, y),
+    lambda ans, x, y: divide(-ans, y),
+    xp=_generic_form(_divide),
+)
+power = elementwise("power", _ufunc(np.power), _power_dx, _power_dy)
+maximum = elementwise(
+    "maximum",
+    _ufunc(np.maximum),
+    lambda ans, x, y: tie_share(x, y, operator.gt),
+    lambda ans, x, y: tie_share(y, x, operator.gt),
+)
+minimum = elementwise(
+    "minimum",
+    _ufunc(np.minimum),
+    lambda ans, x, y: tie_share(x, y, operator.lt),
+    lambda ans, x, y: tie_share(y, x, operator.lt),
+)
+negative = elementwise(
+    "negative", operator.neg, lambda ans, x: -1.0, xp=_generic_form(operator.neg)
+)
+exp = elementwise("exp", _ufunc(np.exp), lambda ans, x: ans)
+log = elementwise("log", _ufunc(np.log), lambda ans, x: divide(1.0, x))
+sqrt = elementwise("sqrt", _ufunc(np.sqrt), lambda ans, x: divide(0.5, ans))
+sin = elementwise("sin", _ufunc(np.sin), lambda ans, x: cos(x))
+cos = elementwise("cos", _ufunc(np.cos), lambda ans, x: -sin(x))
+tanh = elementwise("tanh", _ufunc(np.tanh), lambda ans, x: 1.0 - ans * ans)
+abs = elementwise("abs", _ufunc(np.abs), _abs_dx)  # noqa: A001
+real = elementwise("real", _ufunc(np.real), lambda ans, x: 1.0)
+imag = elementwise(
+    "imag", _ufunc(np.imag), lambda ans, x: -1j
+)  # the cotangent pairing is Re(c * dz)
+real.scalars = imag.scalars = {}  # np.real(0.5) is the Python float's own .real
+sigmoid = elementwise("sigmoid", _sigmoid, lambda ans, x: ans * (1.0 - ans), xp=_xp_sigmoid)
+relu = elementwise("relu", _relu, lambda ans, x: step(x), xp=lambda xp, x: xp.maximum(x, 0.0))
 # Piecewise-constant functions: their derivative is zero wherever it exists.
 _zero1, _zero2, _zero3 = ZERO
-sign          = elementwise("sign",          _ufunc(np.sign),          _zero1)
-step          = elementwise("step",          _step,                    _zero1, xp=_xp_step)
-greater       = elementwise("greater",       _ufunc(np.greater),       _zero2, _zero2)
+sign = elementwise("sign", _ufunc(np.sign), _zero1)
+step = elementwise("step", _step, _zero1, xp=_xp_step)
+greater = elementwise("greater", _ufunc(np.greater), _zero2, _zero2)
 greater_equal = elementwise("greater_equal", _ufunc(np.greater_equal), _zero2, _zero2)
-less          = elementwise("less",          _ufunc(np.less),          _zero2, _zero2)
-less_equal    = elementwise("less_equal",    _ufunc(np.less_equal),    _zero2, _zero2)
-equal         = elementwise("equal",         _ufunc(np.equal),         _zero2, _zero2)
-not_equal     = elementwise("not_equal",     _ufunc(np.not_equal),     _zero2, _zero2)
+less = elementwise("less", _ufunc(np.less), _zero2, _zero2)
+less_equal = elementwise("less_equal", _ufunc(np.less_equal), _zero2, _zero2)
+equal = elementwise("equal", _ufunc(np.equal), _zero2, _zero2)
+not_equal = elementwise("not_equal", _ufunc(np.not_equal), _zero2, _zero2)
 
 # The condition is a mask: no gradient, but a zero partial so that a traced mask (one
 # computed from values a derivative trace carries) is accepted, as a comparison's are.
-where    = elementwise("where",    _where_impl,        _zero3,
-                       lambda ans, c, x, y: _mask(c, True, ans), lambda ans, c, x, y: _mask(c, False, ans),
-                       xp=_xp_where)
-where.scalars = dict.fromkeys((float, int, complex, bool), np.asarray)   # np.where's 0-d array
+where = elementwise(
+    "where",
+    _where_impl,
+    _zero3,
+    lambda ans, c, x, y: _mask(c, True, ans),
+    lambda ans, c, x, y: _mask(c, False, ans),
+    xp=_xp_where,
+)
+where.scalars = dict.fromkeys((float, int, complex, bool), np.asarray)  # np.where's 0-d array
 
 # conj is not holomorphic: its rules conjugate the cotangent and the tangent instead of
 # multiplying by a partial.
 conjugate = Primitive(
-    "conjugate", _ufunc(np.conjugate),
+    "conjugate",
+    _ufunc(np.conjugate),
     vjp=(lambda g, ans, x: conjugate(g),),
     jvp=(lambda t, ans, x: conjugate(t),),
     batch=batch_elementwise,
     xp=standard_form("conjugate"),
-    structure="elementwise", linear="all",
+    structure="elementwise",
+    linear="all",
 )
 
 # The complex sign u = z / |z| moves only along the circle: du = i u Im(conj(u) dz) / |z|,
 # and its transpose in the pairing Re(c * dz) is -i conj(u) Re(i c u) / |z|.
 complex_sign = Primitive(
-    "complex_sign", _ufunc(np.sign),
+    "complex_sign",
+    _ufunc(np.sign),
     vjp=(lambda g, ans, z: -1j * conjugate(ans) * real(1j * g * ans) / _safe_abs(z),),
     jvp=(lambda t, ans, z: 1j * ans * imag(conjugate(ans) * t) / _safe_abs(z),),
     batch=batch_elementwise,
@@ -467,12 +566,21 @@ declare(divide, linear=frozenset({0}))
 declare(where, linear=frozenset({1, 2}))
 declare(maximum, minimum, relu, abs, where, selects=True)
 declare(sqrt, log, divide, power, singular=True)
-declare(exp, hint="exp overflows above 709: subtract the max first, or use fg.nn.logsumexp / "
-                  "fg.nn.softmax")
-declare(sqrt, hint="add a small eps (sqrt(x + 1e-12)) or keep x > 0; for a norm use "
-                   "fnp.linalg.norm, whose derivative at 0 is 0")
-declare(log, hint="keep the argument positive: log(x + eps), or compute the log directly "
-                  "(fg.nn.log_softmax, fnp.logaddexp, -fnp.logaddexp(0, -x) for log(sigmoid(x)))")
+declare(
+    exp,
+    hint="exp overflows above 709: subtract the max first, or use fg.nn.logsumexp / fg.nn.softmax",
+)
+declare(
+    sqrt,
+    hint="add a small eps (sqrt(x + 1e-12)) or keep x > 0; for a norm use "
+    "fnp.linalg.norm, whose derivative at 0 is 0",
+)
+declare(
+    log,
+    hint="keep the argument positive: log(x + eps), or compute the log directly "
+    "(fg.nn.log_softmax, fnp.logaddexp, -fnp.logaddexp(0, -x) for log(sigmoid(x)))",
+)
 declare(divide, hint="keep the denominator away from 0 (a where on the denominator, or + eps)")
-declare(power, hint="a fractional power has an infinite derivative at 0: add eps or guard with "
-                    "a where")
+declare(
+    power, hint="a fractional power has an infinite derivative at 0: add eps or guard with a where"
+)

@@ -34,6 +34,7 @@ from .arrays import batch_along_axis, concatenate
 
 __all__ = ["fft", "rfft", "irfft"]
 
+
 def _fft_impl(x, axis=-1, norm="backward", inverse=False):
     return (np.fft.ifft if inverse else np.fft.fft)(x, axis=axis, norm=norm)
 
@@ -49,27 +50,33 @@ def _itself(g, ans, x, **params):
     return fft(g, **params)
 
 
-fft = Primitive("fft", _fft_impl, vjp=(_itself,), jvp=(_itself,), batch=batch_along_axis,
-                xp=_xp_fft)
+fft = Primitive(
+    "fft", _fft_impl, vjp=(_itself,), jvp=(_itself,), batch=batch_along_axis, xp=_xp_fft
+)
 
 
 def _rfft_vjp(g, ans, x, axis=-1, norm="backward"):
     n = shape_of(x)[axis]
     shape = list(shape_of(g))
     shape[axis] = n - shape[axis]
-    padded = concatenate(g, in_library_of(np.zeros(shape, dtype=complex), g), axis=axis % len(shape))
+    padded = concatenate(
+        g, in_library_of(np.zeros(shape, dtype=complex), g), axis=axis % len(shape)
+    )
     return ew.real(fft(padded, axis=axis, norm=norm, inverse=False))
 
 
-rfft = Primitive("rfft", lambda x, axis=-1, norm="backward": np.fft.rfft(x, axis=axis, norm=norm),
-                 vjp=(_rfft_vjp,),
-                 jvp=(lambda t, ans, x, **params: rfft(ew.real(t), **params),),
-                 batch=batch_along_axis,
-                 xp=lambda xp, x, axis=-1, norm="backward": xp.fft.rfft(x, axis=axis, norm=norm))
+rfft = Primitive(
+    "rfft",
+    lambda x, axis=-1, norm="backward": np.fft.rfft(x, axis=axis, norm=norm),
+    vjp=(_rfft_vjp,),
+    jvp=(lambda t, ans, x, **params: rfft(ew.real(t), **params),),
+    batch=batch_along_axis,
+    xp=lambda xp, x, axis=-1, norm="backward": xp.fft.rfft(x, axis=axis, norm=norm),
+)
 
 
 def _irfft_vjp(g, ans, x, axis=-1, n=None, norm="backward"):
-    m = shape_of(x)[axis]               # n // 2 + 1
+    m = shape_of(x)[axis]  # n // 2 + 1
     weights = np.full(m, 2.0)
     weights[0] = 1.0
     if n % 2 == 0:
@@ -80,12 +87,14 @@ def _irfft_vjp(g, ans, x, axis=-1, n=None, norm="backward"):
     return ew.conjugate(rfft(g, axis=axis, norm="backward")) * in_library_of(weights, g)
 
 
-irfft = Primitive("irfft",
-                  lambda x, axis=-1, n=None, norm="backward": np.fft.irfft(x, n=n, axis=axis, norm=norm),
-                  vjp=(_irfft_vjp,),
-                  jvp=(lambda t, ans, x, **params: irfft(t, **params),), batch=batch_along_axis,
-                  xp=lambda xp, x, axis=-1, n=None, norm="backward": xp.fft.irfft(x, n=n, axis=axis,
-                                                                                  norm=norm))
+irfft = Primitive(
+    "irfft",
+    lambda x, axis=-1, n=None, norm="backward": np.fft.irfft(x, n=n, axis=axis, norm=norm),
+    vjp=(_irfft_vjp,),
+    jvp=(lambda t, ans, x, **params: irfft(t, **params),),
+    batch=batch_along_axis,
+    xp=lambda xp, x, axis=-1, n=None, norm="backward": xp.fft.irfft(x, n=n, axis=axis, norm=norm),
+)
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).

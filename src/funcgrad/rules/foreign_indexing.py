@@ -25,12 +25,14 @@ __all__ = ["index_for", "getitem_form", "gather_form", "untake_form"]
 def index_for(xp, index, like):
     """An index for another library's array: its integer and boolean arrays in that library,
     and the trailing ``...`` NumPy leaves implicit, which the standard asks for."""
+
     def part(p):
-        if isinstance(p, (np.ndarray, list)):   # a writable copy: PyTorch warns on read-only
+        if isinstance(p, (np.ndarray, list)):  # a writable copy: PyTorch warns on read-only
             return xp.asarray(np.array(p), device=getattr(like, "device", None))
         return p
+
     parts = index if isinstance(index, tuple) else (index,)
-    covered = 0   # the axes the index names (a boolean mask names as many as it has)
+    covered = 0  # the axes the index names (a boolean mask names as many as it has)
     for p in parts:
         if p is not None and p is not Ellipsis:
             mask = isinstance(p, (np.ndarray, list)) and np.asarray(p).dtype == bool
@@ -59,8 +61,11 @@ def getitem_form(xp, x, index):
             forward.append(p)
         index = tuple(forward)
     arrays = [i for i, p in enumerate(parts) if isinstance(p, (np.ndarray, list))]
-    if len(arrays) == 1 and np.ndim(parts[arrays[0]]) == 1 and all(
-            p == slice(None) for i, p in enumerate(parts) if i != arrays[0]):
+    if (
+        len(arrays) == 1
+        and np.ndim(parts[arrays[0]]) == 1
+        and all(p == slice(None) for i, p in enumerate(parts) if i != arrays[0])
+    ):
         # one integer array among whole axes: take, which every library has (array-api-strict
         # refuses to mix an integer array with slices)
         at = np.asarray(parts[arrays[0]])
@@ -68,7 +73,7 @@ def getitem_form(xp, x, index):
             n = x.shape[arrays[0]]
             at = xp.asarray(np.where(at < 0, at + n, at), device=getattr(x, "device", None))
             return xp.take(x, at, axis=arrays[0])
-    if arrays:   # any other advanced index: a gather of the positions it reads
+    if arrays:  # any other advanced index: a gather of the positions it reads
         return gather_form(xp, x, index)
     return x[index_for(xp, index, x)]
 
@@ -78,9 +83,11 @@ def gather_form(xp, x, index):
     is static, so the positions it reads are worked out in NumPy (the standard's own
     integer-array indexing is narrower than NumPy's)."""
     positions = np.arange(int(np.prod(x.shape, dtype=np.int64))).reshape(x.shape)[index]
-    flat = xp.take(xp.reshape(x, (-1,)),
-                   xp.asarray(np.array(positions.ravel()), device=getattr(x, "device", None)),
-                   axis=0)
+    flat = xp.take(
+        xp.reshape(x, (-1,)),
+        xp.asarray(np.array(positions.ravel()), device=getattr(x, "device", None)),
+        axis=0,
+    )
     return xp.reshape(flat, positions.shape)
 
 
@@ -94,11 +101,11 @@ def untake_form(xp, g, index, shape):
     flat = xp.broadcast_to(flat, positions.shape) if flat.shape != positions.shape else flat
     unique, inverse = np.unique(positions, return_inverse=True)
     device = getattr(flat, "device", None)
-    if unique.size != positions.size:      # repeats: sum each position's entries, in order
+    if unique.size != positions.size:  # repeats: sum each position's entries, in order
         onehot = (inverse[None, :] == np.arange(unique.size)[:, None]).astype(np.float64)
         flat = xp.matmul(xp.astype(xp.asarray(onehot, device=device), flat.dtype), flat)
         positions = unique
-    source = np.full(size, positions.size)   # where each output element reads from; the end: 0
+    source = np.full(size, positions.size)  # where each output element reads from; the end: 0
     source[positions] = np.arange(positions.size)
     padded = xp.concat([flat, xp.zeros((1,), dtype=flat.dtype, device=device)])
     return xp.reshape(xp.take(padded, xp.asarray(source, device=device)), shape)

@@ -33,17 +33,25 @@ from ..core.values import float_dtype, shape_of
 from .arrays import batch_example_by_example, broadcast_to, getitem, unbroadcast, untake
 from .elementwise import multiply, where
 
-__all__ = ["TRACED", "gather", "scatter_add", "scatter_set", "last_writes", "index_axes",
-           "write_flat"]
+__all__ = [
+    "TRACED",
+    "gather",
+    "scatter_add",
+    "scatter_set",
+    "last_writes",
+    "index_axes",
+    "write_flat",
+]
 
-TRACED = "traced"   # where a template holds an operand (no index part is a string)
+TRACED = "traced"  # where a template holds an operand (no index part is a string)
 MODES = ("raise", "clip", "wrap")
 
 
 def index_axes(template, ndim):
     """The axis of the array each part of an index reads (None for ``None``, ``...``)."""
-    consumed = sum(np.ndim(p) if _is_mask(p) else 1 for p in template
-                   if p is not None and p is not Ellipsis)
+    consumed = sum(
+        np.ndim(p) if _is_mask(p) else 1 for p in template if p is not None and p is not Ellipsis
+    )
     axes, d = [], 0
     for p in template:
         if p is None:
@@ -108,8 +116,10 @@ def _zeros_of(x):
 
 
 def _gather_vjp(argnums, g, ans, x, *idx, template, mode):
-    return [scatter_add(_zeros_of(x), g, *idx, template=template, mode=mode) if i == 0 else None
-            for i in argnums]
+    return [
+        scatter_add(_zeros_of(x), g, *idx, template=template, mode=mode) if i == 0 else None
+        for i in argnums
+    ]
 
 
 def _gather_jvp(tangents, ans, x, *idx, template, mode):
@@ -146,12 +156,14 @@ def _scatter_set_vjp(argnums, g, ans, x, v, *idx, template, mode):
 def _scatter_jvp(prim):
     """A scatter is linear in ``x`` and ``v`` together: its tangent is the same scatter of
     their tangents (a zero ``v`` tangent writes zeros)."""
+
     def jvp(tangents, ans, x, v, *idx, template, mode):
         tx, tv = tangents[0], tangents[1]
         if tx is None and tv is None:
             return None
         tx = _zeros_of(ans) if tx is None else broadcast_to(tx, shape=shape_of(ans))
         return prim(tx, 0.0 if tv is None else tv, *idx, template=template, mode=mode)
+
     return jvp
 
 
@@ -160,14 +172,17 @@ def _gather_batch(size, prim, values, batched, params):
     all of them advanced indices side by side: one fancy index with the batch's rows in
     front (a vmap of a vmap adds rows again); any other index, example by example."""
     template = params["template"]
-    if not all(type(p) is str or type(p) is int
-               or isinstance(p, np.ndarray) and p.dtype.kind in "iu" for p in template):
+    if not all(
+        type(p) is str or type(p) is int or isinstance(p, np.ndarray) and p.dtype.kind in "iu"
+        for p in template
+    ):
         return batch_example_by_example(size, prim, values, batched, params)
     x, *idx = values
     if not batched[0]:
         x = broadcast_to(x, shape=(size,) + shape_of(x))
-    idx = [i if b else broadcast_to(i, shape=(size,) + shape_of(i))
-           for i, b in zip(idx, batched[1:])]
+    idx = [
+        i if b else broadcast_to(i, shape=(size,) + shape_of(i)) for i, b in zip(idx, batched[1:])
+    ]
     ndim = max([len(shape_of(i)) for i in idx] + [np.ndim(p) + 1 for p in template])
     rows = np.arange(size).reshape((size,) + (1,) * (ndim - 1))
     return gather(x, *idx, template=(rows, *template), mode=params["mode"])

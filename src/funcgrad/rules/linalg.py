@@ -83,27 +83,43 @@ from .reductions import max as rmax
 
 __all__ = [
     "LinAlgShapeError",
-    "inv", "det", "logabsdet", "slogdet_sign", "solve", "cholesky", "eigh_packed", "pinv", "norm",
-    "conj", "mH", "hermitian_seen", "hermitian_seen_T", "repeated_pairs", "square_matrices",
+    "inv",
+    "det",
+    "logabsdet",
+    "slogdet_sign",
+    "solve",
+    "cholesky",
+    "eigh_packed",
+    "pinv",
+    "norm",
+    "conj",
+    "mH",
+    "hermitian_seen",
+    "hermitian_seen_T",
+    "repeated_pairs",
+    "square_matrices",
 ]
 
 
 # ---------------------------------------------------------------- helpers
+
 
 def _check_square(name, a):
     """Refuse anything but a square matrix or a stack of them, naming ``name``."""
     s = tuple(np.shape(a))
     if len(s) < 2 or s[-1] != s[-2]:
         raise LinAlgShapeError(
-            f"{name} needs a square matrix or a stack of them, shape (..., n, n); "
-            f"got shape {s}")
+            f"{name} needs a square matrix or a stack of them, shape (..., n, n); got shape {s}"
+        )
 
 
 def square_matrices(name, fun):
     """``fun`` on stacks of square matrices, refusing other shapes with a clear error."""
+
     def impl(a, *rest, **params):
         _check_square(name, a)
         return fun(a, *rest, **params)
+
     impl.__name__ = name
     return impl
 
@@ -126,6 +142,7 @@ def _eye(x, dtype=float):
 def _xp_linalg(name, pick=None):
     """The Array API linalg extension's ``name`` on a square matrix (stack), with NumPy's
     error for a singular one, whatever the library calls it."""
+
     def form(xp, a):
         _check_square(name, a)
         linalg = getattr(xp, "linalg", None)
@@ -133,20 +150,21 @@ def _xp_linalg(name, pick=None):
             raise NamespaceError(f"{name}: {xp.__name__} has no linalg.{name}")
         try:
             out = getattr(linalg, name)(a)
-        except Exception as e:   # noqa: BLE001 - each library names its singular-matrix error
+        except Exception as e:  # noqa: BLE001 - each library names its singular-matrix error
             if "singular" in str(e).lower():
                 raise np.linalg.LinAlgError(f"{name}: {e}") from e
             raise
         return out if pick is None else out[pick]
+
     return form
 
 
 def _xp_solve(xp, a, b):
-    vector = len(tuple(b.shape)) == 1   # NumPy's vector right-hand side, as one column
+    vector = len(tuple(b.shape)) == 1  # NumPy's vector right-hand side, as one column
     if vector:
         b = xp.expand_dims(b, axis=-1)
-    stack = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))   # as NumPy
-    a = xp.broadcast_to(a, stack + tuple(a.shape[-2:]))                     # broadcasts
+    stack = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))  # as NumPy
+    a = xp.broadcast_to(a, stack + tuple(a.shape[-2:]))  # broadcasts
     b = xp.broadcast_to(b, stack + tuple(b.shape[-2:]))
     x = xp.linalg.solve(a, b)
     return xp.squeeze(x, axis=-1) if vector else x
@@ -159,10 +177,11 @@ _stacked = batch_elementwise
 
 # ---------------------------------------------------------------- inverse, determinants, solve
 
+
 def _det_vjp(g, ans, a):
     try:
         return _mat_scalar(g * ans) * mT(inv(a))
-    except np.linalg.LinAlgError:   # a singular matrix: the gradient is still the cofactor matrix
+    except np.linalg.LinAlgError:  # a singular matrix: the gradient is still the cofactor matrix
         return _mat_scalar(g) * _cofactors(a)
 
 
@@ -173,16 +192,19 @@ def _cofactors(a):
         raise MissingRuleError(
             "det: second derivatives at a singular matrix are not supported (its inverse does "
             "not exist and the cofactor rule is not differentiated again); move the point off "
-            "the singular set, e.g. a + 1e-12 * eye")
+            "the singular set, e.g. a + 1e-12 * eye"
+        )
     if is_foreign(a):
         raise NamespaceError(
             f"det: the gradient at a singular matrix is computed from NumPy's SVD, and funcgrad "
             f"does not convert {library_of(a)}'s arrays to NumPy; move the point off the "
-            f"singular set (a + 1e-12 * eye), or use NumPy arrays here")
+            f"singular set (a + 1e-12 * eye), or use NumPy arrays here"
+        )
     u, s, vh = np.linalg.svd(a)
     n = s.shape[-1]
-    others = np.stack([np.prod(np.where(np.arange(n) == i, 1.0, s), axis=-1) for i in range(n)],
-                      axis=-1)
+    others = np.stack(
+        [np.prod(np.where(np.arange(n) == i, 1.0, s), axis=-1) for i in range(n)], axis=-1
+    )
     sign = np.linalg.det(u) * np.linalg.det(vh)
     return (sign[..., None, None] * u * others[..., None, :]) @ vh
 
@@ -190,7 +212,7 @@ def _cofactors(a):
 def _det_jvp(t, ans, a):
     try:
         return ans * asum(mT(inv(a)) * t, axis=(-2, -1))
-    except np.linalg.LinAlgError:   # singular: the cofactor matrix, as in the reverse rule
+    except np.linalg.LinAlgError:  # singular: the cofactor matrix, as in the reverse rule
         return asum(_cofactors(a) * t, axis=(-2, -1))
 
 
@@ -201,13 +223,16 @@ def _zero(*_, **__):
 def _solve_impl(a, b):
     sa, sb = np.shape(a), np.shape(b)
     if len(sa) < 2 or sa[-1] != sa[-2]:
-        raise LinAlgShapeError(f"solve needs a square matrix a, shape (..., n, n); got a of shape "
-                               f"{sa} (and b of shape {sb})")
+        raise LinAlgShapeError(
+            f"solve needs a square matrix a, shape (..., n, n); got a of shape "
+            f"{sa} (and b of shape {sb})"
+        )
     rows = sb[0] if len(sb) == 1 else (sb[-2] if len(sb) >= 2 else None)
     if rows != sa[-1]:
         raise LinAlgShapeError(
             f"solve of shapes {sa} and {sb}: b must be a vector of length {sa[-1]} or a stack of "
-            f"matrices with {sa[-1]} rows, shape (..., {sa[-1]}, k)")
+            f"matrices with {sa[-1]} rows, shape (..., {sa[-1]}, k)"
+        )
     return np.linalg.solve(a, b)
 
 
@@ -249,13 +274,23 @@ def _solve_batch(size, prim, values, batched, params):
 
 
 inv = Primitive(
-    "inv", square_matrices("inv", np.linalg.inv),
+    "inv",
+    square_matrices("inv", np.linalg.inv),
     vjp=(lambda g, ans, a: -matmul(mT(ans), matmul(g, mT(ans))),),
-    jvp=(lambda t, ans, a: -matmul(ans, matmul(t, ans)),), batch=_stacked,
+    jvp=(lambda t, ans, a: -matmul(ans, matmul(t, ans)),),
+    batch=_stacked,
     xp=_xp_linalg("inv"),
 )
-det = Primitive("det", square_matrices("det", np.linalg.det), vjp=(_det_vjp,), jvp=(_det_jvp,),
-                batch=_stacked, xp=_xp_linalg("det"))
+det = Primitive(
+    "det",
+    square_matrices("det", np.linalg.det),
+    vjp=(_det_vjp,),
+    jvp=(_det_jvp,),
+    batch=_stacked,
+    xp=_xp_linalg("det"),
+)
+
+
 def _inv_for_logabsdet(a):
     """inv(a), the derivative of log|det a|; a singular ``a`` (log|det| = -inf) has none."""
     try:
@@ -264,15 +299,20 @@ def _inv_for_logabsdet(a):
         raise NoDerivativeError(
             f"slogdet: log|det| of a singular matrix (shape {shape_of(a)}) is -inf and has no "
             f"derivative there; differentiate det instead (its gradient at a singular matrix "
-            f"is the cofactor matrix), or move off the singular point (a + eps * I)") from None
+            f"is the cofactor matrix), or move off the singular point (a + eps * I)"
+        ) from None
 
 
 logabsdet = Primitive(
-    "logabsdet", square_matrices("slogdet", lambda a: np.linalg.slogdet(a)[1]),
+    "logabsdet",
+    square_matrices("slogdet", lambda a: np.linalg.slogdet(a)[1]),
     vjp=(lambda g, ans, a: _mat_scalar(g) * mT(_inv_for_logabsdet(a)),),
-    jvp=(lambda t, ans, a: asum(mT(_inv_for_logabsdet(a)) * t, axis=(-2, -1)),), batch=_stacked,
+    jvp=(lambda t, ans, a: asum(mT(_inv_for_logabsdet(a)) * t, axis=(-2, -1)),),
+    batch=_stacked,
     xp=_xp_linalg("slogdet", pick=1),
 )
+
+
 def _sign_vjp(g, ans, a):
     """The sign of a real determinant is piecewise constant; a complex one is the phase
     s = det/|det|, with ds = i s Im(tr(A^-1 dA)), whose transpose is -i Re(i g s) A^-T."""
@@ -287,14 +327,26 @@ def _sign_jvp(t, ans, a):
     return 1j * ans * ew.imag(asum(mT(inv(a)) * t, axis=(-2, -1)))
 
 
-slogdet_sign = Primitive("slogdet_sign", square_matrices("slogdet", lambda a: np.linalg.slogdet(a)[0]),
-                         vjp=(_sign_vjp,), jvp=(_sign_jvp,), batch=_stacked,
-                         xp=_xp_linalg("slogdet", pick=0))
-solve = Primitive("solve", _solve_impl, vjp=(_solve_vjp_a, _solve_vjp_b),
-                  jvp=(_solve_jvp_a, _solve_jvp_b), batch=_solve_batch, xp=_xp_solve)
+slogdet_sign = Primitive(
+    "slogdet_sign",
+    square_matrices("slogdet", lambda a: np.linalg.slogdet(a)[0]),
+    vjp=(_sign_vjp,),
+    jvp=(_sign_jvp,),
+    batch=_stacked,
+    xp=_xp_linalg("slogdet", pick=0),
+)
+solve = Primitive(
+    "solve",
+    _solve_impl,
+    vjp=(_solve_vjp_a, _solve_vjp_b),
+    jvp=(_solve_jvp_a, _solve_jvp_b),
+    batch=_solve_batch,
+    xp=_xp_solve,
+)
 
 
 # ---------------------------------------------------------------- symmetric decompositions
+
 
 def conj(x):
     """The complex conjugate (``x`` itself when real: no node for the identity)."""
@@ -334,14 +386,14 @@ def _phi(x):
 
 def _cholesky_jvp(t, ans, a):
     low = ans
-    x = solve(low, mH(solve(low, hermitian_seen(t, True))))        # L^-1 S L^-H
+    x = solve(low, mH(solve(low, hermitian_seen(t, True))))  # L^-1 S L^-H
     return matmul(low, _phi(x))
 
 
 def _cholesky_vjp(g, ans, a):
     low = ans
     p = _phi(matmul(mT(low), g))
-    s = mT(solve(mH(low), mT(solve(mT(low), p))))            # L^-T p conj(L)^-1
+    s = mT(solve(mH(low), mT(solve(mT(low), p))))  # L^-T p conj(L)^-1
     return hermitian_seen_T(s, True)
 
 
@@ -361,7 +413,7 @@ def repeated_pairs(w):
     eigenvalues, built with primitives so that jit and vmap record it."""
     w = plain(w)
     n = shape_of(w)[-1]
-    eps = float(np.finfo(float_dtype(w)).eps)   # a Python number goes with every library
+    eps = float(np.finfo(float_dtype(w)).eps)  # a Python number goes with every library
     scale = reshape(rmax(ew.abs(w), axis=-1, keepdims=True), shape=shape_of(w)[:-1] + (1, 1))
     diff = ew.abs(reshape(w, shape=shape_of(w)[:-1] + (1, n)) - _col(w))
     close = ew.where(ew.less_equal(diff, 8 * n * eps * ew.maximum(scale, 1e-300)), 1.0, 0.0)
@@ -383,7 +435,7 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
     gw, gv = _eigh_parts(g)
     n = shape_of(w)[-1]
     inner_ = reshape(gw, shape=shape_of(gw)[:-1] + (1, n)) * _eye(w)
-    if isinstance(gv, Box) or known_any(gv) is not False:   # a lazy gv may be nonzero
+    if isinstance(gv, Box) or known_any(gv) is not False:  # a lazy gv may be nonzero
         # Eigenvectors enter the loss. Those of a repeated eigenvalue are not unique, so a
         # loss that uses one (a nonzero column of gv) has no derivative: raised eagerly,
         # NaN where the values are not known yet (jit, vmap). A loss of the eigenvalues
@@ -391,11 +443,12 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
         repeated = repeated_pairs(w)
         used = ew.where(ew.greater(rmax(ew.abs(plain(gv)), axis=-2, keepdims=True), 0.0), 1.0, 0.0)
         unknown = repeated * ew.maximum(used, mT(used))
-        if not isinstance(unknown, Box) and known_any(unknown):   # lazy: NaN marks it
+        if not isinstance(unknown, Box) and known_any(unknown):  # lazy: NaN marks it
             raise NoDerivativeError(
                 f"eigh: the loss uses an eigenvector of a repeated eigenvalue (matrix shape "
                 f"{shape_of(a)}); those are not unique, so the loss has no derivative there. "
-                f"Use the eigenvalues, or perturb the matrix so that its eigenvalues are distinct")
+                f"Use the eigenvalues, or perturb the matrix so that its eigenvalues are distinct"
+            )
         inner_ = inner_ + _eigh_gaps(w, repeated, unknown) * matmul(mT(v), gv)
     return hermitian_seen_T(matmul(conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
 
@@ -412,38 +465,55 @@ def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
 
 
 def _xp_eigh(xp, a, UPLO="L"):  # noqa: N803
-    if UPLO.upper() != "L":   # the upper triangle of a is the lower one of its conjugate transpose
+    if UPLO.upper() != "L":  # the upper triangle of a is the lower one of its conjugate transpose
         a = xp.conj(xp.matrix_transpose(a))
     w, v = _xp_linalg("eigh")(xp, a)
     return xp.concat([xp.expand_dims(w, axis=-2), v], axis=-2)
 
 
-cholesky = Primitive("cholesky", square_matrices("cholesky", np.linalg.cholesky),
-                     vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,), batch=_stacked,
-                     xp=_xp_linalg("cholesky"))
-eigh_packed = Primitive("eigh", square_matrices("eigh", _eigh_impl), vjp=(_eigh_vjp,), jvp=(_eigh_jvp,),
-                        batch=_stacked, xp=_xp_eigh)
+cholesky = Primitive(
+    "cholesky",
+    square_matrices("cholesky", np.linalg.cholesky),
+    vjp=(_cholesky_vjp,),
+    jvp=(_cholesky_jvp,),
+    batch=_stacked,
+    xp=_xp_linalg("cholesky"),
+)
+eigh_packed = Primitive(
+    "eigh",
+    square_matrices("eigh", _eigh_impl),
+    vjp=(_eigh_vjp,),
+    jvp=(_eigh_jvp,),
+    batch=_stacked,
+    xp=_xp_eigh,
+)
 
 
 # ---------------------------------------------------------------- pseudo-inverse
 
+
 def _pinv_impl(a, **params):
     s = np.shape(a)
     if len(s) < 2:
-        raise LinAlgShapeError(f"pinv needs a matrix or a stack of them, shape (..., m, n); got shape {s}")
+        raise LinAlgShapeError(
+            f"pinv needs a matrix or a stack of them, shape (..., m, n); got shape {s}"
+        )
     return np.linalg.pinv(a, **params)
 
 
 def _pinv_jvp(t, ans, a, **params):
-    if params.get("hermitian"):     # NumPy reads the lower triangle then
+    if params.get("hermitian"):  # NumPy reads the lower triangle then
         t = hermitian_seen(t, True)
     # d A+ = -A+ dA A+ + A+ A+^H dA^H (I - A A+) + (I - A+ A) dA^H A+^H A+   (constant rank);
     # reverse mode transposes it
     p, ph, th = ans, mH(ans), mH(t)
     left = in_library_of(np.eye(shape_of(a)[-2]), a) - matmul(a, p)
     right = in_library_of(np.eye(shape_of(a)[-1]), a) - matmul(p, a)
-    return (-matmul(p, matmul(t, p)) + matmul(matmul(p, ph), matmul(th, left))
-            + matmul(right, matmul(th, matmul(ph, p))))
+    return (
+        -matmul(p, matmul(t, p))
+        + matmul(matmul(p, ph), matmul(th, left))
+        + matmul(right, matmul(th, matmul(ph, p)))
+    )
 
 
 def _xp_pinv(xp, a, rcond=None, hermitian=False, rtol=None):
@@ -455,6 +525,7 @@ pinv = Primitive("pinv", _pinv_impl, jvp=(_pinv_jvp,), batch=_stacked, xp=_xp_pi
 
 
 # ---------------------------------------------------------------- norms
+
 
 def _norm_kind(nd, ord, axis):  # noqa: A002 - NumPy's name
     """(axes, matrix?) of a norm call, as NumPy reads its arguments."""
@@ -469,8 +540,9 @@ def _norm_kind(nd, ord, axis):  # noqa: A002 - NumPy's name
 
 def _share_of_extremes(values, extreme, axes):
     """1/count where ``values`` equals ``extreme`` along ``axes`` (ties split evenly), else 0."""
-    hit = ew.weights_where(ew.equal(plain(values), plain(extreme)), 1.0, 0.0,
-                           ew.real_dtype_of(values))
+    hit = ew.weights_where(
+        ew.equal(plain(values), plain(extreme)), 1.0, 0.0, ew.real_dtype_of(values)
+    )
     return hit / asum(hit, axis=axes, keepdims=True)
 
 
@@ -497,15 +569,18 @@ def _norm_direction(x, ans, ord, axis, keepdims):  # noqa: A002
             return _phase(x) * _share_of_extremes(sums, ans_k, along)
         raise MissingRuleError(
             f"norm: no derivative for the matrix norm ord={ord!r} (it needs a singular value "
-            f"decomposition); use ord='fro', 1 or inf, or a vector norm")
+            f"decomposition); use ord='fro', 1 or inf, or a vector norm"
+        )
     if ord == 0:
         return 0.0 * x
     if ord == 1:
         return _phase(x)
     if ord in (np.inf, -np.inf):
         return _phase(x) * _share_of_extremes(ew.abs(x), ans_k, axes)
-    zero = plain(ans_k) == 0          # all of x is 0: the subgradient 0, as for ord=2
-    return ew.where(zero, 0.0, _phase(x) * ew.abs(x) ** (ord - 1)) / ew.where(zero, 1.0, ans_k) ** (ord - 1)
+    zero = plain(ans_k) == 0  # all of x is 0: the subgradient 0, as for ord=2
+    return ew.where(zero, 0.0, _phase(x) * ew.abs(x) ** (ord - 1)) / ew.where(zero, 1.0, ans_k) ** (
+        ord - 1
+    )
 
 
 def _norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002
@@ -542,19 +617,25 @@ def _xp_norm(xp, x, ord=None, axis=None, keepdims=False):  # noqa: A002
     axes, matrix = _norm_kind(nd, ord, axis)
     if not matrix:
         flat = ord is None and axis is None
-        return xp.linalg.vector_norm(x, axis=None if flat else axes, keepdims=keepdims,
-                                     ord=2 if ord is None else ord)
+        return xp.linalg.vector_norm(
+            x, axis=None if flat else axes, keepdims=keepdims, ord=2 if ord is None else ord
+        )
     rest = tuple(i for i in range(nd) if i not in axes)
-    out = xp.linalg.matrix_norm(xp.permute_dims(x, rest + axes),
-                                ord="fro" if ord is None else ord)
+    out = xp.linalg.matrix_norm(xp.permute_dims(x, rest + axes), ord="fro" if ord is None else ord)
     if keepdims:
         for a in sorted(axes):
             out = xp.expand_dims(out, axis=a)
     return out
 
 
-norm = Primitive("norm", checked_impl("norm", _norm_impl, "check ord against the number of axes"),
-                 vjp=(_norm_vjp,), jvp=(_norm_jvp,), batch=_norm_batch, xp=_xp_norm)
+norm = Primitive(
+    "norm",
+    checked_impl("norm", _norm_impl, "check ord against the number of axes"),
+    vjp=(_norm_vjp,),
+    jvp=(_norm_jvp,),
+    batch=_norm_batch,
+    xp=_xp_norm,
+)
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).

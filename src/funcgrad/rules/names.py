@@ -21,7 +21,8 @@ def _batch(size, prim, values, batched, params):
 
 
 checkpoint_name = Primitive(
-    "checkpoint_name", lambda x, name: x,
+    "checkpoint_name",
+    lambda x, name: x,
     vjp=(lambda g, ans, x, name: g,),
     jvp=(lambda t, ans, x, name: t,),
     batch=_batch,

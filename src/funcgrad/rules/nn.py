@@ -52,7 +52,7 @@ def _logsumexp_impl(x, axis=None, keepdims=False):
 
 def _softmax_impl(x, axis=-1):
     a = np.asarray(x)
-    e = np.exp(a - a.max(axis=axis, keepdims=True))    # the methods: np.max's call, direct
+    e = np.exp(a - a.max(axis=axis, keepdims=True))  # the methods: np.max's call, direct
     return e / e.sum(axis=axis, keepdims=True)
 
 
@@ -92,9 +92,10 @@ def _picked(a, label):
 def _row_labels(a, label):
     """The label of each row of ``a`` (its last axis), flat."""
     labels = np.asarray(label)
-    if labels.dtype.kind not in "iu":     # a mask would index, but pick the wrong entries
-        raise IndexError(f"pnls: labels must be integers; got dtype {labels.dtype}: pass "
-                         f"labels.astype(int)")
+    if labels.dtype.kind not in "iu":  # a mask would index, but pick the wrong entries
+        raise IndexError(
+            f"pnls: labels must be integers; got dtype {labels.dtype}: pass labels.astype(int)"
+        )
     if labels.shape != a.shape[:-1]:
         labels = np.broadcast_to(labels, a.shape[:-1])
     return labels.reshape(-1)
@@ -109,7 +110,7 @@ def _pnls_slope_impl(x, label):
 
 def _less_one_hot(e, a, label):
     """``e`` (a fresh array of ``a``'s shape) less 1 at each row's label, in place."""
-    rows = e.reshape(-1, e.shape[-1])     # a view: e is a fresh array
+    rows = e.reshape(-1, e.shape[-1])  # a view: e is a fresh array
     rows[np.arange(len(rows)), _row_labels(a, label)] -= 1.0
     return e
 
@@ -127,7 +128,7 @@ def _pnls_with_slope(x, label):
     s = e.sum(axis=-1, keepdims=True)
     lse = np.log(s) + m
     loss = lse.reshape(lse.shape[:-1])
-    loss = loss[()] if loss.ndim == 0 else loss     # as logsumexp gives a 1-d row's value
+    loss = loss[()] if loss.ndim == 0 else loss  # as logsumexp gives a 1-d row's value
     loss -= _picked(a, label)
     slope = _less_one_hot(e / s, a, label)
     return loss[()] if np.ndim(loss) == 0 else loss, slope
@@ -153,31 +154,49 @@ def _pnls_batch(size, prim, values, batched, params):
 def _one_hot_impl(label, depth):
     label = np.asarray(label)
     if label.size and (label.min() < 0 or label.max() >= depth):
-        raise ArgumentError(f"one_hot: labels must lie in [0, {depth}); got {label.min()} to "
-                            f"{label.max()}: give class numbers below num_classes")
+        raise ArgumentError(
+            f"one_hot: labels must lie in [0, {depth}); got {label.min()} to "
+            f"{label.max()}: give class numbers below num_classes"
+        )
     return np.eye(depth)[label]
 
 
-one_hot = Primitive("one_hot", _one_hot_impl, vjp=(None,),
-                    batch=lambda size, prim, values, batched, params: one_hot(values[0], **params))
+one_hot = Primitive(
+    "one_hot",
+    _one_hot_impl,
+    vjp=(None,),
+    batch=lambda size, prim, values, batched, params: one_hot(values[0], **params),
+)
 
 logsumexp = Primitive(
-    "logsumexp", _logsumexp_impl, xp=_xp_logsumexp,
-    vjp=(lambda g, ans, x, axis=None, keepdims=False:
-          restore_reduced_axes(g, x, axis, keepdims) * exp(x - restore_reduced_axes(ans, x, axis, keepdims)),),
-    jvp=(lambda t, ans, x, axis=None, keepdims=False:
-          sum(t * exp(x - restore_reduced_axes(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims),),
+    "logsumexp",
+    _logsumexp_impl,
+    xp=_xp_logsumexp,
+    vjp=(
+        lambda g, ans, x, axis=None, keepdims=False: (
+            restore_reduced_axes(g, x, axis, keepdims)
+            * exp(x - restore_reduced_axes(ans, x, axis, keepdims))
+        ),
+    ),
+    jvp=(
+        lambda t, ans, x, axis=None, keepdims=False: sum(
+            t * exp(x - restore_reduced_axes(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims
+        ),
+    ),
     batch=batch_reduction,
 )
 softmax = Primitive(
-    "softmax", _softmax_impl, xp=_xp_softmax,
+    "softmax",
+    _softmax_impl,
+    xp=_xp_softmax,
     vjp=(lambda g, ans, x, axis=-1: _softmax_product(ans, g, axis),),
     jvp=(lambda t, ans, x, axis=-1: _softmax_product(ans, t, axis),),
     batch=batch_along_axis,
     fresh=True,
 )
 log_softmax = Primitive(
-    "log_softmax", _log_softmax_impl,
+    "log_softmax",
+    _log_softmax_impl,
     xp=lambda xp, x, axis=-1: x - _xp_logsumexp(xp, x, axis=axis, keepdims=True),
     vjp=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
     jvp=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
@@ -185,16 +204,20 @@ log_softmax = Primitive(
     fresh=True,
 )
 pnls_slope = Primitive(  # pnls's derivative in x: its Jacobian is softmax's
-    "pnls_slope", _pnls_slope_impl,
+    "pnls_slope",
+    _pnls_slope_impl,
     vjp=(lambda g, ans, x, label: _softmax_product(softmax(x), g), None),
     jvp=(lambda t, ans, x, label: _softmax_product(softmax(x), t),),
     batch=_pnls_batch,
     fresh=True,
 )
 pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
-    "pnls", _pnls_impl,
-    vjp=(lambda g, ans, x, label: reshape(g, shape=shape_of(g) + (1,)) * pnls_slope(x, label),
-         None),
+    "pnls",
+    _pnls_impl,
+    vjp=(
+        lambda g, ans, x, label: reshape(g, shape=shape_of(g) + (1,)) * pnls_slope(x, label),
+        None,
+    ),
     jvp=(lambda t, ans, x, label: sum(pnls_slope(x, label) * t, axis=-1),),
     batch=_pnls_batch,
     together=(pnls_slope, _pnls_with_slope),

@@ -49,16 +49,33 @@ from .elementwise import conjugate, multiply
 from .foreign_indexing import gather_form, untake_form
 
 __all__ = [
-    "checked_impl", "mT", "parse_einsum", "einsum_cotangent",
-    "matmul", "einsum", "dot", "inner", "outer", "vdot", "vecdot", "tensordot", "kron",
-    "trace", "diagonal", "undiagonal", "triu", "tril",
+    "checked_impl",
+    "mT",
+    "parse_einsum",
+    "einsum_cotangent",
+    "matmul",
+    "einsum",
+    "dot",
+    "inner",
+    "outer",
+    "vdot",
+    "vecdot",
+    "tensordot",
+    "kron",
+    "trace",
+    "diagonal",
+    "undiagonal",
+    "triu",
+    "tril",
 ]
 
 
 # ---------------------------------------------------------------- helpers
 
+
 def checked_impl(name, fun, hint):
     """``fun`` with NumPy's shape errors re-raised naming ``name`` and every operand's shape."""
+
     def impl(*args, **params):
         try:
             return fun(*args, **params)
@@ -67,6 +84,7 @@ def checked_impl(name, fun, hint):
         except ValueError as e:
             shapes = " and ".join(str(np.shape(a)) for a in args)
             raise ShapeError(f"{name} of shapes {shapes}: {hint} (NumPy says: {e})") from None
+
     impl.__name__ = name
     return impl
 
@@ -77,6 +95,7 @@ def mT(x):
 
 
 # ---------------------------------------------------------------- einsum
+
 
 def parse_einsum(subscripts, shapes):
     """Explicit subscripts, one string per operand and the output, ellipses spelled out.
@@ -90,14 +109,18 @@ def parse_einsum(subscripts, shapes):
     ins, arrow, out = s.partition("->")
     terms = ins.split(",")
     if len(terms) != len(shapes):
-        raise ShapeError(f"einsum: subscripts {subscripts!r} name {len(terms)} operands, "
-                         f"but {len(shapes)} were given")
+        raise ShapeError(
+            f"einsum: subscripts {subscripts!r} name {len(terms)} operands, "
+            f"but {len(shapes)} were given"
+        )
     fresh = [c for c in ascii_letters[26:] + ascii_letters[:26] if c not in s]
     spans = [len(sh) - (len(t) - 3) for t, sh in zip(terms, shapes) if "..." in t]
     width = max(spans, default=0)
     ell = "".join(fresh[:width])
-    terms_x = [t.replace("...", ell[width - (len(sh) - (len(t) - 3)):]) if "..." in t else t
-               for t, sh in zip(terms, shapes)]
+    terms_x = [
+        t.replace("...", ell[width - (len(sh) - (len(t) - 3)) :]) if "..." in t else t
+        for t, sh in zip(terms, shapes)
+    ]
     if arrow:
         out_x = out.replace("...", ell)
     else:
@@ -134,19 +157,19 @@ def einsum_cotangent(i, g, operands, terms, out, optimize=False):
     others = set(out).union(*(terms[j] for j in range(len(terms)) if j != i))
     target, extra_terms, extra_ops, seen = [], [], [], set()
     for c, n in zip(terms[i], shapes[i]):
-        if c in seen:                             # a repeated letter: a diagonal
+        if c in seen:  # a repeated letter: a diagonal
             f = next(fresh)
             target.append(f)
             extra_terms.append(c + f)
             extra_ops.append(in_library_of(np.eye(n), g))
-        elif n == 1 and sizes[c] > 1:             # broadcast along c: sum over it
+        elif n == 1 and sizes[c] > 1:  # broadcast along c: sum over it
             f = next(fresh)
             target.append(f)
             extra_terms.append(f)
             extra_ops.append(in_library_of(np.ones(1), g))
         else:
             target.append(c)
-            if c not in others:                   # summed away by this operand alone
+            if c not in others:  # summed away by this operand alone
                 extra_terms.append(c)
                 extra_ops.append(in_library_of(np.ones(n), g))
         seen.add(c)
@@ -171,7 +194,7 @@ def _einsum_jvp(tangents, ans, *ops, subscripts, optimize=False):
     out = None
     for i, t in enumerate(tangents):
         if t is not None:
-            term = einsum(*ops[:i], t, *ops[i + 1:], subscripts=subscripts, optimize=optimize)
+            term = einsum(*ops[:i], t, *ops[i + 1 :], subscripts=subscripts, optimize=optimize)
             out = term if out is None else out + term
     return out
 
@@ -187,11 +210,14 @@ def _einsum_impl(*ops, subscripts, optimize=False):
         return np.einsum(subscripts, *ops, optimize=optimize)
     except ValueError as e:
         shapes = " and ".join(str(np.shape(a)) for a in ops)
-        raise ShapeError(f"einsum {subscripts!r} of shapes {shapes}: the subscripts do not fit "
-                         f"the operands' shapes (NumPy says: {e})") from None
+        raise ShapeError(
+            f"einsum {subscripts!r} of shapes {shapes}: the subscripts do not fit "
+            f"the operands' shapes (NumPy says: {e})"
+        ) from None
 
 
 # ---------------------------------------------------------------- contractions
+
 
 def _contraction(name, impl, spec, hint, fast_vjp=None):
     """A bilinear primitive whose value is the einsum ``spec(shape_x, shape_y, **params)``.
@@ -199,6 +225,7 @@ def _contraction(name, impl, spec, hint, fast_vjp=None):
     ``fast_vjp(i, g, ans, x, y)`` may give the reverse rule with BLAS-backed
     primitives instead, or ``NotImplemented`` to use the einsum.
     """
+
     def vjp(i, g, ans, x, y, **params):
         if fast_vjp is not None:
             c = fast_vjp(i, g, ans, x, y)
@@ -219,8 +246,14 @@ def _contraction(name, impl, spec, hint, fast_vjp=None):
         terms, out = spec(tuple(x.shape), tuple(y.shape), **params)
         return _xp_einsum(xp, ",".join(terms) + "->" + out, x, y)
 
-    prim = Primitive(name, checked_impl(name, impl, hint), vjp=(partial(vjp, 0), partial(vjp, 1)),
-                     jvp=(partial(jvp, 0), partial(jvp, 1)), batch=batch, xp=xp_form)
+    prim = Primitive(
+        name,
+        checked_impl(name, impl, hint),
+        vjp=(partial(vjp, 0), partial(vjp, 1)),
+        jvp=(partial(jvp, 0), partial(jvp, 1)),
+        batch=batch,
+        xp=xp_form,
+    )
     return prim
 
 
@@ -229,8 +262,10 @@ def _xp_einsum(xp, subscripts, *ops, optimize=False):
     standard does not)."""
     fun = getattr(xp, "einsum", None)
     if fun is None:
-        raise NamespaceError(f"einsum {subscripts!r}: {xp.__name__} has no einsum; use "
-                             f"matmul or tensordot, which the Array API standard has")
+        raise NamespaceError(
+            f"einsum {subscripts!r}: {xp.__name__} has no einsum; use "
+            f"matmul or tensordot, which the Array API standard has"
+        )
     return fun(subscripts, *ops)
 
 
@@ -261,7 +296,8 @@ def _tensordot_spec(sa, sb, axes):
         b[q] = a[p]
     b = "".join(b)
     return [a, b], "".join(c for k, c in enumerate(a) if k not in ia) + "".join(
-        c for k, c in enumerate(b) if k not in ib)
+        c for k, c in enumerate(b) if k not in ib
+    )
 
 
 def _tensordot_impl(a, b, axes):
@@ -288,8 +324,14 @@ def _kron_vjp(i, g, ans, x, y):
     return reshape(out, shape=sy)
 
 
-einsum = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp, batch=_einsum_batch,
-                   xp=lambda xp, *ops, subscripts, optimize=False: _xp_einsum(xp, subscripts, *ops))
+einsum = Primitive(
+    "einsum",
+    _einsum_impl,
+    vjp=_einsum_vjp,
+    jvp=_einsum_jvp,
+    batch=_einsum_batch,
+    xp=lambda xp, *ops, subscripts, optimize=False: _xp_einsum(xp, subscripts, *ops),
+)
 
 
 def _dot_vjp_by_matmul(i, g, ans, x, y):
@@ -299,26 +341,43 @@ def _dot_vjp_by_matmul(i, g, ans, x, y):
     return _matmul_vjp_x(g, ans, x, y) if i == 0 else _matmul_vjp_y(g, ans, x, y)
 
 
-dot = _contraction("dot", np.dot, _dot_spec,
-                   "the last axis of the first operand must equal the second-to-last axis of "
-                   "the second (its only axis if 1-D)",
-                   fast_vjp=lambda i, g, ans, x, y: _dot_vjp_by_matmul(i, g, ans, x, y))
-inner = _contraction("inner", np.inner, _inner_spec,
-                     "the last axes of both operands must have the same length")
+dot = _contraction(
+    "dot",
+    np.dot,
+    _dot_spec,
+    "the last axis of the first operand must equal the second-to-last axis of "
+    "the second (its only axis if 1-D)",
+    fast_vjp=lambda i, g, ans, x, y: _dot_vjp_by_matmul(i, g, ans, x, y),
+)
+inner = _contraction(
+    "inner", np.inner, _inner_spec, "the last axes of both operands must have the same length"
+)
 outer = _contraction("outer", np.outer, lambda sa, sb: (["a", "b"], "ab"), "")
+
+
 def _vdot_impl(a, b):
     """The sum of products, not conjugating: funcgrad.numpy.vdot conjugates ``a`` itself,
     with its own rule, so this primitive stays bilinear."""
     if np.shape(a) != np.shape(b):
-        raise ArgumentError("cannot reshape")   # NumPy's vdot refuses operands of different sizes
+        raise ArgumentError("cannot reshape")  # NumPy's vdot refuses operands of different sizes
     return np.dot(a, b)
 
 
-vdot = _contraction("vdot", _vdot_impl, lambda sa, sb: (["a", "a"], ""),
-                    "both operands must have the same number of elements")
-tensordot = _contraction("tensordot", _tensordot_impl, _tensordot_spec,
-                         "the summed axes of both operands must have the same lengths")
-tensordot.xp = lambda xp, x, y, axes: xp.tensordot(x, y, axes=axes)   # in the standard itself
+vdot = _contraction(
+    "vdot",
+    _vdot_impl,
+    lambda sa, sb: (["a", "a"], ""),
+    "both operands must have the same number of elements",
+)
+tensordot = _contraction(
+    "tensordot",
+    _tensordot_impl,
+    _tensordot_spec,
+    "the summed axes of both operands must have the same lengths",
+)
+tensordot.xp = lambda xp, x, y, axes: xp.tensordot(x, y, axes=axes)  # in the standard itself
+
+
 def _xp_kron(xp, a, b):
     nd = max(a.ndim, b.ndim)
     a = xp.reshape(a, (1,) * (nd - a.ndim) + tuple(a.shape))
@@ -329,13 +388,17 @@ def _xp_kron(xp, a, b):
 
 
 kron = Primitive(
-    "kron", np.kron, vjp=(partial(_kron_vjp, 0), partial(_kron_vjp, 1)),
+    "kron",
+    np.kron,
+    vjp=(partial(_kron_vjp, 0), partial(_kron_vjp, 1)),
     jvp=(lambda t, ans, x, y: kron(t, y), lambda t, ans, x, y: kron(x, t)),
-    batch=batch_example_by_example, xp=_xp_kron,
+    batch=batch_example_by_example,
+    xp=_xp_kron,
 )
 
 
 # ---------------------------------------------------------------- matmul's reverse rules
+
 
 def _as_matrices(g, x, y):
     """``x``, ``y`` promoted to at least 2-D, and ``g`` reshaped to match ``x @ y``."""
@@ -377,11 +440,19 @@ def _matmul_impl(x, y):
     matrix of a stack, and one call over all the rows runs at BLAS's full speed. Only
     where NumPy's own calls are matrix products too (not vector products, which round
     otherwise), so the bits stay NumPy's."""
-    if (type(x) is np.ndarray and type(y) is np.ndarray and y.ndim == 2 and x.ndim > 2
-            and x.size and y.size and x.shape[-2] > 1 and y.shape[1] > 1):
+    if (
+        type(x) is np.ndarray
+        and type(y) is np.ndarray
+        and y.ndim == 2
+        and x.ndim > 2
+        and x.size
+        and y.size
+        and x.shape[-2] > 1
+        and y.shape[1] > 1
+    ):
         k = x.shape[-1]
         if k != y.shape[0]:
-            return np.matmul(x, y)     # NumPy's own error
+            return np.matmul(x, y)  # NumPy's own error
         return np.matmul(x.reshape(-1, k), y).reshape(x.shape[:-1] + (y.shape[1],))
     return np.matmul(x, y)
 
@@ -395,12 +466,12 @@ def _matmul_batch(size, prim, values, batched, params):
     if len(ys) == 1:
         y = reshape(y, shape=((size,) if by else ()) + ys + (1,))
     x2, y2 = example_shape(x, bx), example_shape(y, by)
-    stack = max(len(x2), len(y2)) - 2          # example batch dims of the product
+    stack = max(len(x2), len(y2)) - 2  # example batch dims of the product
     if bx:
         x = lead_axes(x, stack + 2)
     if by:
         y = lead_axes(y, stack + 2)
-    if not bx:   # the unbatched operand broadcasts against the batch axis
+    if not bx:  # the unbatched operand broadcasts against the batch axis
         x = reshape(x, shape=(1,) * (stack + 2 - len(x2)) + x2)
     if not by:
         y = reshape(y, shape=(1,) * (stack + 2 - len(y2)) + y2)
@@ -413,9 +484,14 @@ def _matmul_batch(size, prim, values, batched, params):
 
 
 matmul = Primitive(
-    "matmul", checked_impl("matmul", _matmul_impl, "the last axis of the first operand must equal the "
-                       "second-to-last axis of the second (the only axis of a 1-D operand), and "
-                       "stack axes must broadcast"),
+    "matmul",
+    checked_impl(
+        "matmul",
+        _matmul_impl,
+        "the last axis of the first operand must equal the "
+        "second-to-last axis of the second (the only axis of a 1-D operand), and "
+        "stack axes must broadcast",
+    ),
     vjp=(_matmul_vjp_x, _matmul_vjp_y),
     jvp=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
     batch=_matmul_batch,
@@ -425,6 +501,7 @@ matmul = Primitive(
 
 
 # ---------------------------------------------------------------- diagonals and triangles
+
 
 def _axes2(nd, axis1, axis2):
     return axis1 % nd, axis2 % nd
@@ -494,45 +571,68 @@ def _xp_undiagonal(xp, g, offset, axis1, axis2, shape):
 
 def _xp_triangle(keep):
     def form(xp, x, k=0):
-        if x.ndim < 2:   # NumPy reads a vector as the rows of a square matrix
+        if x.ndim < 2:  # NumPy reads a vector as the rows of a square matrix
             x = xp.broadcast_to(x, (x.shape[0], x.shape[0]))
         mask = keep(np.ones(x.shape[-2:], dtype=bool), k)
         return xp.where(xp.asarray(mask, device=getattr(x, "device", None)), x, 0.0 * x)
+
     return form
 
 
 trace = Primitive(
-    "trace", lambda x, offset=0, axis1=0, axis2=1: np.trace(x, offset, axis1, axis2),
+    "trace",
+    lambda x, offset=0, axis1=0, axis2=1: np.trace(x, offset, axis1, axis2),
     vjp=(_trace_vjp,),
-    jvp=(lambda t, ans, x, **p: trace(t, **p),), batch=_shift_axes,
-    xp=lambda xp, x, offset=0, axis1=0, axis2=1: xp.sum(_xp_diagonal(xp, x, offset, axis1, axis2),
-                                                          axis=-1),
+    jvp=(lambda t, ans, x, **p: trace(t, **p),),
+    batch=_shift_axes,
+    xp=lambda xp, x, offset=0, axis1=0, axis2=1: xp.sum(
+        _xp_diagonal(xp, x, offset, axis1, axis2), axis=-1
+    ),
 )
 diagonal = Primitive(
-    "diagonal", lambda x, offset=0, axis1=0, axis2=1: np.diagonal(x, offset, axis1, axis2),
-    vjp=(lambda g, ans, x, offset=0, axis1=0, axis2=1: undiagonal(
-        g, offset=offset, axis1=axis1, axis2=axis2, shape=shape_of(x)),),
-    jvp=(lambda t, ans, x, **p: diagonal(t, **p),), batch=_shift_axes, xp=_xp_diagonal,
+    "diagonal",
+    lambda x, offset=0, axis1=0, axis2=1: np.diagonal(x, offset, axis1, axis2),
+    vjp=(
+        lambda g, ans, x, offset=0, axis1=0, axis2=1: undiagonal(
+            g, offset=offset, axis1=axis1, axis2=axis2, shape=shape_of(x)
+        ),
+    ),
+    jvp=(lambda t, ans, x, **p: diagonal(t, **p),),
+    batch=_shift_axes,
+    xp=_xp_diagonal,
 )
 undiagonal = Primitive(
-    "undiagonal", _undiagonal_impl,
-    vjp=(lambda g, ans, x, offset, axis1, axis2, shape: diagonal(
-        g, offset=offset, axis1=axis1, axis2=axis2),),
-    jvp=(lambda t, ans, x, **p: undiagonal(t, **p),), batch=_shift_axes, xp=_xp_undiagonal,
+    "undiagonal",
+    _undiagonal_impl,
+    vjp=(
+        lambda g, ans, x, offset, axis1, axis2, shape: diagonal(
+            g, offset=offset, axis1=axis1, axis2=axis2
+        ),
+    ),
+    jvp=(lambda t, ans, x, **p: undiagonal(t, **p),),
+    batch=_shift_axes,
+    xp=_xp_undiagonal,
 )
 triu = Primitive(
-    "triu", lambda x, k=0: np.triu(x, k),
+    "triu",
+    lambda x, k=0: np.triu(x, k),
     vjp=(lambda g, ans, x, k=0: unbroadcast(triu(g, k=k), x),),
-    jvp=(lambda t, ans, x, k=0: triu(t, k=k),), batch=_triangle_batch, xp=_xp_triangle(np.triu),
+    jvp=(lambda t, ans, x, k=0: triu(t, k=k),),
+    batch=_triangle_batch,
+    xp=_xp_triangle(np.triu),
 )
 tril = Primitive(
-    "tril", lambda x, k=0: np.tril(x, k),
+    "tril",
+    lambda x, k=0: np.tril(x, k),
     vjp=(lambda g, ans, x, k=0: unbroadcast(tril(g, k=k), x),),
-    jvp=(lambda t, ans, x, k=0: tril(t, k=k),), batch=_triangle_batch, xp=_xp_triangle(np.tril),
+    jvp=(lambda t, ans, x, k=0: tril(t, k=k),),
+    batch=_triangle_batch,
+    xp=_xp_triangle(np.tril),
 )
 
 
 # ---------------------------------------------------------------- vecdot
+
 
 def _vecdot_batch(size, prim, values, batched, params):
     """The axis counted from the end, the same for both operands, is past the batch axis."""
@@ -549,21 +649,25 @@ def _vecdot_batch(size, prim, values, batched, params):
 # rounds differently wherever NumPy's vecdot uses wider vector units, AVX-512 for one);
 # reverse mode transposes the forward rules.
 vecdot = Primitive(
-    "vecdot", lambda x1, x2, axis=-1: np.vecdot(x1, x2, axis=axis),  # type: ignore[call-overload]
-    jvp=(lambda t, ans, x1, x2, axis=-1: _sum(multiply(conjugate(t), x2), axis=axis),
-         lambda t, ans, x1, x2, axis=-1: _sum(multiply(conjugate(x1), t), axis=axis)),
+    "vecdot",
+    lambda x1, x2, axis=-1: np.vecdot(x1, x2, axis=axis),  # type: ignore[call-overload]
+    jvp=(
+        lambda t, ans, x1, x2, axis=-1: _sum(multiply(conjugate(t), x2), axis=axis),
+        lambda t, ans, x1, x2, axis=-1: _sum(multiply(conjugate(x1), t), axis=axis),
+    ),
     batch=_vecdot_batch,
-    xp=lambda xp, x1, x2, axis=-1: xp.vecdot(   # the standard counts the axis from the end
-        x1, x2, axis=axis if axis < 0 else axis - max(x1.ndim, x2.ndim)),
+    xp=lambda xp, x1, x2, axis=-1: xp.vecdot(  # the standard counts the axis from the end
+        x1, x2, axis=axis if axis < 0 else axis - max(x1.ndim, x2.ndim)
+    ),
 )
 
 
 def _matmul_spec(sa, sb):
     """matmul as an einsum: 1-D operands promoted, stack axes aligned from the right."""
     stack = max(len(sa), len(sb)) - 2 if len(sa) > 1 and len(sb) > 1 else 0
-    s = "ABCDEFGHIJ"[:max(stack, len(sa) - 2, len(sb) - 2, 0)]
-    a = (s[len(s) - (len(sa) - 2):] if len(sa) > 2 else "") + ("ik" if len(sa) > 1 else "k")
-    b = (s[len(s) - (len(sb) - 2):] if len(sb) > 2 else "") + ("kj" if len(sb) > 1 else "k")
+    s = "ABCDEFGHIJ"[: max(stack, len(sa) - 2, len(sb) - 2, 0)]
+    a = (s[len(s) - (len(sa) - 2) :] if len(sa) > 2 else "") + ("ik" if len(sa) > 1 else "k")
+    b = (s[len(s) - (len(sb) - 2) :] if len(sb) > 2 else "") + ("kj" if len(sb) > 1 else "k")
     out = s + ("i" if len(sa) > 1 else "") + ("j" if len(sb) > 1 else "")
     return [a, b], out
 

@@ -37,7 +37,7 @@ from ..core.primitive import Primitive
 
 __all__ = ["key", "split", "fold_in", "sample", "DISTRIBUTIONS", "check_key"]
 
-_SPLIT, _FOLD_IN = 1, 2            # the last counter word of the streams keys come from
+_SPLIT, _FOLD_IN = 1, 2  # the last counter word of the streams keys come from
 _MASK64 = (1 << 64) - 1
 
 
@@ -46,31 +46,37 @@ def check_key(k, who):
     dtype = getattr(k, "dtype", None)
     shape = np.shape(k)
     if dtype is None or np.dtype(dtype) != np.uint32 or not shape or shape[-1] != 2:
-        raise ArgumentError(f"{who}: a key is a uint32 array of shape (2,) made by "
-                            f"fg.random.key(seed); got {type(k).__name__} of shape {shape} "
-                            f"and dtype {dtype}")
+        raise ArgumentError(
+            f"{who}: a key is a uint32 array of shape (2,) made by "
+            f"fg.random.key(seed); got {type(k).__name__} of shape {shape} "
+            f"and dtype {dtype}"
+        )
     return k
 
 
 def key(seed):
     """A key from an integer seed: its low 64 bits as two uint32 words, high word first."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ArgumentError(f"fg.random.key: the seed must be an int; got "
-                            f"{type(seed).__name__} {seed!r:.40}")
+        raise ArgumentError(
+            f"fg.random.key: the seed must be an int; got {type(seed).__name__} {seed!r:.40}"
+        )
     seed = int(seed) & _MASK64
     return np.array([seed >> 32, seed & 0xFFFFFFFF], dtype=np.uint32)
 
 
 def _philox(k, stream=0, first=0):
     k = np.asarray(k, dtype=np.uint32)
-    return np.random.Philox(key=(int(k[0]) << 32) | int(k[1]),
-                            counter=np.array([first, 0, 0, stream], dtype=np.uint64))
+    return np.random.Philox(
+        key=(int(k[0]) << 32) | int(k[1]), counter=np.array([first, 0, 0, stream], dtype=np.uint64)
+    )
 
 
 def _keys_from(raw):
     raw = np.asarray(raw, dtype=np.uint64)
-    return np.stack([(raw >> np.uint64(32)).astype(np.uint32),
-                     (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32)], axis=-1)
+    return np.stack(
+        [(raw >> np.uint64(32)).astype(np.uint32), (raw & np.uint64(0xFFFFFFFF)).astype(np.uint32)],
+        axis=-1,
+    )
 
 
 def _split_impl(k, num=2):
@@ -87,8 +93,9 @@ def _truncated_normal(rng, shape, lower, upper):
     lower = np.broadcast_to(np.asarray(lower, dtype=np.float64), shape)
     upper = np.broadcast_to(np.asarray(upper, dtype=np.float64), shape)
     if np.any(lower >= upper):
-        raise ArgumentError("fg.random.truncated_normal: each lower bound must be below its "
-                            "upper bound")
+        raise ArgumentError(
+            "fg.random.truncated_normal: each lower bound must be below its upper bound"
+        )
     out = np.empty(shape)
     todo = np.ones(shape, dtype=bool)
     while todo.any():
@@ -98,8 +105,11 @@ def _truncated_normal(rng, shape, lower, upper):
         far = (lo > 3.0) | (hi < -3.0)
         x = np.where(far, rng.uniform(lo, hi), rng.standard_normal(lo.shape))
         peak = np.where(lo > 0, lo, np.where(hi < 0, hi, 0.0))
-        accept = (x >= lo) & (x <= hi) & np.where(
-            far, rng.uniform(size=lo.shape) <= np.exp((peak ** 2 - x ** 2) / 2.0), True)
+        accept = (
+            (x >= lo)
+            & (x <= hi)
+            & np.where(far, rng.uniform(size=lo.shape) <= np.exp((peak**2 - x**2) / 2.0), True)
+        )
         idx = np.flatnonzero(todo)[accept]
         out.flat[idx] = x[accept]
         todo.flat[idx] = False
@@ -119,7 +129,8 @@ DISTRIBUTIONS = {
     "permutation": lambda rng, shape: rng.permutation(shape[0]),
     "choice": lambda rng, shape, n, p: rng.choice(int(n), size=shape, p=p),
     "choice_without_replacement": lambda rng, shape, n, p: rng.choice(
-        int(n), size=shape, replace=False, p=p),
+        int(n), size=shape, replace=False, p=p
+    ),
     # drawn by NumPy's samplers of these families; the parameters are values, not variables
     "gamma": lambda rng, shape, a: rng.standard_gamma(a, size=shape),
     "beta": lambda rng, shape, a, b: rng.beta(a, b, size=shape),

@@ -48,6 +48,7 @@ __all__ = ["prod", "max", "min", "cumsum", "cumprod", "others_product", "tie_wei
 
 # ---------------------------------------------------------------- helpers
 
+
 def _slice(x, start, stop, axis):
     return getitem(x, index=(slice(None),) * axis + (slice(start, stop),))
 
@@ -156,9 +157,9 @@ def _tie_weights_impl(x, top, axis):
     counts = _reduce_few(np.add, ties, axis, keepdims=True, dtype=dtype)
     if counts is None:
         counts = np.add.reduce(ties, axis=axis, keepdims=True, dtype=dtype)
-    if counts.min() == 1 == counts.max():      # no ties (the rule with real data): 0 or 1
+    if counts.min() == 1 == counts.max():  # no ties (the rule with real data): 0 or 1
         return ties.astype(dtype)
-    with np.errstate(invalid="ignore"):        # a group of NaNs ties with nothing: NaN
+    with np.errstate(invalid="ignore"):  # a group of NaNs ties with nothing: NaN
         return ties / counts
 
 
@@ -170,11 +171,14 @@ def _xp_tie_weights(xp, x, top, axis):
 # The weights are piecewise constant (their derivative is zero) and rules call them on
 # plain values; vmap and jit see the primitive.
 tie_weights = Primitive(
-    "tie_weights", _tie_weights_impl, xp=_xp_tie_weights,
+    "tie_weights",
+    _tie_weights_impl,
+    xp=_xp_tie_weights,
     vjp=(lambda g, ans, x, top, axis: None, lambda g, ans, x, top, axis: None),
     jvp=(lambda t, ans, x, top, axis: None, lambda t, ans, x, top, axis: None),
     batch=lambda size, prim, values, batched, params: tie_weights(
-        *all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"])),
+        *all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"])
+    ),
 )
 """``tie_weights(x, top, axis=axes)``: 1/k on each of the k elements of ``x`` equal to
 ``top`` (the extremum of their group along ``axes``, reduced axes kept), else 0."""
@@ -190,7 +194,7 @@ def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
         return None
     axes = checked_axes(axis, x.ndim)
     if axes is None:
-        return None          # NumPy's error
+        return None  # NumPy's error
     few = math.prod(x.shape[a] for a in axes)
     if not 2 <= few <= 16 or x.size < 4096 * few:
         return None
@@ -201,7 +205,7 @@ def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
             index[a] = slice(o, o + 1) if keepdims else o
         part = x[tuple(index)]
         if out is None:
-            out = part.astype(dtype or x.dtype)        # a copy: the loop writes into it
+            out = part.astype(dtype or x.dtype)  # a copy: the loop writes into it
         else:
             ufunc(out, part, out=out)
     return out
@@ -216,57 +220,89 @@ def _reducer(fun, ufunc=None):
             if out is not None:
                 return out
         return fun(x, axis=axis, keepdims=keepdims)
+
     impl.__name__ = fun.__name__
     return impl
 
 
 def _xp_reducer(name):
     """The reduction ``name`` of an Array API namespace (axes as a tuple, as it takes them)."""
+
     def form(xp, x, axis=None, keepdims=False):
-        return getattr(xp, name)(x, axis=tuple(axis) if isinstance(axis, list) else axis,
-                                 keepdims=keepdims)
+        return getattr(xp, name)(
+            x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims
+        )
+
     return form
 
 
 def _xp_scan(name):
     """A cumulative sum or product along ``axis`` in an Array API namespace."""
+
     def form(xp, x, axis):
         return getattr(xp, name)(x, axis=axis)
+
     return form
 
 
 # ---------------------------------------------------------------- the table
 
 prod = Primitive(
-    "prod", _reducer(np.prod), xp=_xp_reducer("prod"),
-    vjp=(lambda g, ans, x, axis=None, keepdims=False:
-          _grow(g, x, axis, keepdims) * others_product(x, axis),),
-    jvp=(lambda t, ans, x, axis=None, keepdims=False:
-          sum(t * others_product(x, axis), axis=axis, keepdims=keepdims),),
+    "prod",
+    _reducer(np.prod),
+    xp=_xp_reducer("prod"),
+    vjp=(
+        lambda g, ans, x, axis=None, keepdims=False: (
+            _grow(g, x, axis, keepdims) * others_product(x, axis)
+        ),
+    ),
+    jvp=(
+        lambda t, ans, x, axis=None, keepdims=False: sum(
+            t * others_product(x, axis), axis=axis, keepdims=keepdims
+        ),
+    ),
     batch=batch_reduction,
 )
 max = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "max", _reducer(np.max, np.maximum), xp=_xp_reducer("max"),
-    vjp=(lambda g, ans, x, axis=None, keepdims=False:
-          _grow(g, x, axis, keepdims) * _tie_weights(x, ans, axis, keepdims),),
-    jvp=(lambda t, ans, x, axis=None, keepdims=False:
-          sum(t * _tie_weights(x, ans, axis, keepdims), axis=axis, keepdims=keepdims),),
+    "max",
+    _reducer(np.max, np.maximum),
+    xp=_xp_reducer("max"),
+    vjp=(
+        lambda g, ans, x, axis=None, keepdims=False: (
+            _grow(g, x, axis, keepdims) * _tie_weights(x, ans, axis, keepdims)
+        ),
+    ),
+    jvp=(
+        lambda t, ans, x, axis=None, keepdims=False: sum(
+            t * _tie_weights(x, ans, axis, keepdims), axis=axis, keepdims=keepdims
+        ),
+    ),
     batch=batch_reduction,
 )
 min = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "min", _reducer(np.min, np.minimum), xp=_xp_reducer("min"),
+    "min",
+    _reducer(np.min, np.minimum),
+    xp=_xp_reducer("min"),
     vjp=max.vjp,
     jvp=max.jvp,
     batch=batch_reduction,
 )
 cumsum = Primitive(
-    "cumsum", lambda x, axis: np.cumsum(x, axis=axis), xp=_xp_scan("cumulative_sum"),
-    vjp=(lambda g, ans, x, axis: _flip(cumsum(_flip(g, axis % ndim_of(x)), axis=axis), axis % ndim_of(x)),),
+    "cumsum",
+    lambda x, axis: np.cumsum(x, axis=axis),
+    xp=_xp_scan("cumulative_sum"),
+    vjp=(
+        lambda g, ans, x, axis: _flip(
+            cumsum(_flip(g, axis % ndim_of(x)), axis=axis), axis % ndim_of(x)
+        ),
+    ),
     jvp=(lambda t, ans, x, axis: cumsum(t, axis=axis),),
     batch=batch_along_axis,
 )
 cumprod = Primitive(
-    "cumprod", lambda x, axis: np.cumprod(x, axis=axis), xp=_xp_scan("cumulative_prod"),
+    "cumprod",
+    lambda x, axis: np.cumprod(x, axis=axis),
+    xp=_xp_scan("cumulative_prod"),
     vjp=(_cumprod_vjp,),
     jvp=(_cumprod_jvp,),
     batch=batch_along_axis,

@@ -52,7 +52,9 @@ def _st_vjp_b(g, x, a, b, trans=0, lower=False, unit_diagonal=False):
 
 
 def _st_vjp_a(g, x, a, b, trans=0, lower=False, unit_diagonal=False):
-    y = _as_matrix(solve_triangular(a, g, trans=1 - trans, lower=lower, unit_diagonal=unit_diagonal))
+    y = _as_matrix(
+        solve_triangular(a, g, trans=1 - trans, lower=lower, unit_diagonal=unit_diagonal)
+    )
     x = _as_matrix(x)
     outer = matmul(y, mT(x)) if trans == 0 else matmul(x, mT(y))
     return -_triangle(outer, lower, unit_diagonal)
@@ -75,8 +77,7 @@ def _sqrtm_impl(a):
     return out.real if np.isrealobj(a) and np.iscomplexobj(out) and not np.any(out.imag) else out
 
 
-sqrtm = Primitive("sqrtm", _sqrtm_impl,
-                  vjp=(lambda g, x, a: solve_sylvester(mT(x), mT(x), g),))
+sqrtm = Primitive("sqrtm", _sqrtm_impl, vjp=(lambda g, x, a: solve_sylvester(mT(x), mT(x), g),))
 
 
 def frechet(a, e):
@@ -88,5 +89,9 @@ def frechet(a, e):
     return getitem(expm(block), index=(slice(0, n), slice(n, 2 * n)))
 
 
-expm = Primitive("expm", sl.expm, vjp=(lambda g, ans, a: frechet(mT(a), g),),
-                 jvp=(lambda t, ans, a: frechet(a, t),))
+expm = Primitive(
+    "expm",
+    sl.expm,
+    vjp=(lambda g, ans, a: frechet(mT(a), g),),
+    jvp=(lambda t, ans, a: frechet(a, t),),
+)

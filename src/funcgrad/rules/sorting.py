@@ -38,12 +38,14 @@ __all__ = ["take_along", "put_along", "argsort", "argmax", "argmin", "searchsort
 
 # ---------------------------------------------------------------- helpers
 
+
 def _grids(idx, axis, shape):
     """A full advanced index into an array of ``shape``: ``idx`` along ``axis``,
     the position itself (or 0 on a broadcast size-1 axis) along the others."""
     out_shape = np.broadcast_shapes(
         tuple(n if d != axis else 1 for d, n in enumerate(idx.shape)),
-        tuple(n if d != axis else 1 for d, n in enumerate(shape)))
+        tuple(n if d != axis else 1 for d, n in enumerate(shape)),
+    )
     parts = []
     for d, n in enumerate(shape):
         if d == axis:
@@ -51,7 +53,9 @@ def _grids(idx, axis, shape):
             continue
         view = [1] * len(shape)
         view[d] = out_shape[d]
-        parts.append((np.arange(out_shape[d]) if n != 1 else np.zeros(out_shape[d], int)).reshape(view))
+        parts.append(
+            (np.arange(out_shape[d]) if n != 1 else np.zeros(out_shape[d], int)).reshape(view)
+        )
     return tuple(parts)
 
 
@@ -59,8 +63,11 @@ def _put_along_impl(g, idx, axis, shape):
     out = np.zeros(shape, dtype=float_dtype(g))
     idx = np.asarray(idx)
     axis = axis % len(shape)
-    if (idx.shape[axis] == 1 and np.shape(g) == idx.shape and all(
-            idx.shape[d] == n for d, n in enumerate(shape) if d != axis)):
+    if (
+        idx.shape[axis] == 1
+        and np.shape(g) == idx.shape
+        and all(idx.shape[d] == n for d, n in enumerate(shape) if d != axis)
+    ):
         # one position per row (a cross-entropy's picked logit): no two writes meet, so
         # writing is adding, without np.add.at's one-element-at-a-time loop
         np.put_along_axis(out, idx, g, axis)
@@ -87,14 +94,16 @@ def _put_along_batch(size, prim, values, batched, params):
 
 # ---------------------------------------------------------------- other libraries' arrays
 
+
 def _xp_put_along(xp, h, idx, axis, shape):
     """Zeros of ``shape`` with ``h`` added at ``idx`` along ``axis``: a one-hot sum, since
     the standard has no scatter-add (and the indices stay on the arrays' device)."""
     axis = axis % len(shape)
     n = shape[axis]
     hits = xp.expand_dims(idx, axis=-1) == xp.arange(n, device=getattr(idx, "device", None))
-    spread = xp.sum(xp.where(hits, xp.expand_dims(h, axis=-1), 0.0 * xp.expand_dims(h, axis=-1)),
-                    axis=axis)
+    spread = xp.sum(
+        xp.where(hits, xp.expand_dims(h, axis=-1), 0.0 * xp.expand_dims(h, axis=-1)), axis=axis
+    )
     order = list(range(len(shape) - 1))
     order.insert(axis, len(shape) - 1)
     return xp.broadcast_to(xp.permute_dims(spread, tuple(order)), shape)
@@ -103,14 +112,17 @@ def _xp_put_along(xp, h, idx, axis, shape):
 # ---------------------------------------------------------------- the table
 
 take_along = Primitive(
-    "take_along", lambda x, idx, axis: np.take_along_axis(x, idx, axis),
+    "take_along",
+    lambda x, idx, axis: np.take_along_axis(x, idx, axis),
     xp=lambda xp, x, idx, axis: xp.take_along_axis(x, idx, axis=axis),
     vjp=(lambda g, ans, x, idx, axis: put_along(g, idx, axis=axis, shape=shape_of(x)), None),
     jvp=(lambda t, ans, x, idx, axis: take_along(t, idx, axis=axis), None),
     batch=_take_along_batch,
 )
 put_along = Primitive(
-    "put_along", _put_along_impl, xp=_xp_put_along,
+    "put_along",
+    _put_along_impl,
+    xp=_xp_put_along,
     vjp=(lambda g, ans, h, idx, axis, shape: take_along(g, idx, axis=axis), None),
     jvp=(lambda t, ans, h, idx, axis, shape: put_along(t, idx, axis=axis, shape=shape), None),
     batch=_put_along_batch,
@@ -118,6 +130,7 @@ put_along = Primitive(
 
 
 # ---------------------------------------------------------------- integer-valued
+
 
 def _arg_batch(size, prim, values, batched, params):
     """argsort/argmax/argmin: the axis moves past the batch axis; None flattens each example."""
@@ -149,10 +162,18 @@ def _xp_argsort(xp, x, axis=-1, kind=None):
 
 
 argsort = Primitive("argsort", _argsort_impl, batch=_arg_batch, xp=_xp_argsort)
-argmax = Primitive("argmax", _argmax_impl, batch=_arg_batch,
-                   xp=lambda xp, x, axis=None, keepdims=False: xp.argmax(x, axis=axis, keepdims=keepdims))
-argmin = Primitive("argmin", _argmin_impl, batch=_arg_batch,
-                   xp=lambda xp, x, axis=None, keepdims=False: xp.argmin(x, axis=axis, keepdims=keepdims))
+argmax = Primitive(
+    "argmax",
+    _argmax_impl,
+    batch=_arg_batch,
+    xp=lambda xp, x, axis=None, keepdims=False: xp.argmax(x, axis=axis, keepdims=keepdims),
+)
+argmin = Primitive(
+    "argmin",
+    _argmin_impl,
+    batch=_arg_batch,
+    xp=lambda xp, x, axis=None, keepdims=False: xp.argmin(x, axis=axis, keepdims=keepdims),
+)
 # No batching rule: applied example by example under vmap.
 searchsorted = Primitive("searchsorted", lambda a, v, side="left": np.searchsorted(a, v, side=side))
 

@@ -27,17 +27,63 @@ from .elementwise import cos, elementwise, exp, log, power, sign, sin, ufunc_imp
 from .ufuncs import log1p
 
 __all__ = [
-    "gammaln", "digamma", "polygamma", "gamma", "betaln", "beta", "erfc", "erfinv", "erfcinv",
-    "ndtr", "log_ndtr", "ndtri", "xlogy", "xlog1py", "i0", "i1", "i0e", "i1e", "gammainc",
-    "gammaincc", "betainc", "entr", "j0", "j1", "y0", "y1", "jv", "yv", "iv", "ive", "gammasgn",
-    "rgamma", "erfcx", "dawsn", "exp1", "expi", "expn", "kl_div", "rel_entr", "loggamma", "poch",
-    "zeta", "spence", "si", "ci", "fresnel_s", "fresnel_c", "owens_t", "hyp1f1", "hyp2f1",
-    "boxcox", "boxcox1p",
+    "gammaln",
+    "digamma",
+    "polygamma",
+    "gamma",
+    "betaln",
+    "beta",
+    "erfc",
+    "erfinv",
+    "erfcinv",
+    "ndtr",
+    "log_ndtr",
+    "ndtri",
+    "xlogy",
+    "xlog1py",
+    "i0",
+    "i1",
+    "i0e",
+    "i1e",
+    "gammainc",
+    "gammaincc",
+    "betainc",
+    "entr",
+    "j0",
+    "j1",
+    "y0",
+    "y1",
+    "jv",
+    "yv",
+    "iv",
+    "ive",
+    "gammasgn",
+    "rgamma",
+    "erfcx",
+    "dawsn",
+    "exp1",
+    "expi",
+    "expn",
+    "kl_div",
+    "rel_entr",
+    "loggamma",
+    "poch",
+    "zeta",
+    "spence",
+    "si",
+    "ci",
+    "fresnel_s",
+    "fresnel_c",
+    "owens_t",
+    "hyp1f1",
+    "hyp2f1",
+    "boxcox",
+    "boxcox1p",
 ]
 
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
-_ = None   # no derivative for this argument
+_ = None  # no derivative for this argument
 
 
 def _safe(x):
@@ -54,8 +100,9 @@ def _polygamma_impl(n, x):
     if np.iscomplexobj(x):
         raise MissingRuleError(
             "polygamma (digamma's derivative): SciPy has no complex polygamma, so digamma of "
-            "a complex argument has no derivative here; differentiate at real arguments")
-    if np.asarray(x).dtype == np.float16:      # SciPy's zeta has no float16 loop
+            "a complex argument has no derivative here; differentiate at real arguments"
+        )
+    if np.asarray(x).dtype == np.float16:  # SciPy's zeta has no float16 loop
         return sc.polygamma(n, np.asarray(x, np.float32)).astype(np.float16)
     out = sc.polygamma(n, x)
     return float(out) if type(x) is float and np.ndim(out) == 0 else out
@@ -98,91 +145,192 @@ def _erf(x):
 
 
 # name          primitive                          partial derivative(s), one per argument
-gammaln  = elementwise("gammaln",  ufunc_impl(sc.gammaln),  lambda ans, x: digamma(x))
-digamma  = elementwise("digamma",  ufunc_impl(sc.digamma),  lambda ans, x: polygamma(1, x))
-polygamma = elementwise("polygamma", _polygamma_impl,       _, lambda ans, n, x: polygamma(plain(n) + 1, x))
-gamma    = elementwise("gamma",    ufunc_impl(sc.gamma),    lambda ans, x: ans * digamma(x))
-betaln   = elementwise("betaln",   ufunc_impl(sc.betaln),   lambda ans, a, b: digamma(a) - digamma(a + b),
-                                                            lambda ans, a, b: digamma(b) - digamma(a + b))
-beta     = elementwise("beta",     ufunc_impl(sc.beta),     lambda ans, a, b: ans * (digamma(a) - digamma(a + b)),
-                                                            lambda ans, a, b: ans * (digamma(b) - digamma(a + b)))
-erfc     = elementwise("erfc",     ufunc_impl(sc.erfc),     lambda ans, x: (-2.0 / _SQRT_PI) * exp(-(x * x)))
-erfinv   = elementwise("erfinv",   ufunc_impl(sc.erfinv),   lambda ans, x: (_SQRT_PI / 2.0) * exp(ans * ans))
-erfcinv  = elementwise("erfcinv",  ufunc_impl(sc.erfcinv),  lambda ans, x: (-_SQRT_PI / 2.0) * exp(ans * ans))
-ndtr     = elementwise("ndtr",     ufunc_impl(sc.ndtr),     lambda ans, x: _gauss(x))
-log_ndtr = elementwise("log_ndtr", ufunc_impl(sc.log_ndtr), lambda ans, x: exp(-0.5 * x * x - ans) / _SQRT_2PI)
-ndtri    = elementwise("ndtri",    ufunc_impl(sc.ndtri),    lambda ans, p: _SQRT_2PI * exp(0.5 * ans * ans))
+gammaln = elementwise("gammaln", ufunc_impl(sc.gammaln), lambda ans, x: digamma(x))
+digamma = elementwise("digamma", ufunc_impl(sc.digamma), lambda ans, x: polygamma(1, x))
+polygamma = elementwise(
+    "polygamma", _polygamma_impl, _, lambda ans, n, x: polygamma(plain(n) + 1, x)
+)
+gamma = elementwise("gamma", ufunc_impl(sc.gamma), lambda ans, x: ans * digamma(x))
+betaln = elementwise(
+    "betaln",
+    ufunc_impl(sc.betaln),
+    lambda ans, a, b: digamma(a) - digamma(a + b),
+    lambda ans, a, b: digamma(b) - digamma(a + b),
+)
+beta = elementwise(
+    "beta",
+    ufunc_impl(sc.beta),
+    lambda ans, a, b: ans * (digamma(a) - digamma(a + b)),
+    lambda ans, a, b: ans * (digamma(b) - digamma(a + b)),
+)
+erfc = elementwise("erfc", ufunc_impl(sc.erfc), lambda ans, x: (-2.0 / _SQRT_PI) * exp(-(x * x)))
+erfinv = elementwise(
+    "erfinv", ufunc_impl(sc.erfinv), lambda ans, x: (_SQRT_PI / 2.0) * exp(ans * ans)
+)
+erfcinv = elementwise(
+    "erfcinv", ufunc_impl(sc.erfcinv), lambda ans, x: (-_SQRT_PI / 2.0) * exp(ans * ans)
+)
+ndtr = elementwise("ndtr", ufunc_impl(sc.ndtr), lambda ans, x: _gauss(x))
+log_ndtr = elementwise(
+    "log_ndtr", ufunc_impl(sc.log_ndtr), lambda ans, x: exp(-0.5 * x * x - ans) / _SQRT_2PI
+)
+ndtri = elementwise("ndtri", ufunc_impl(sc.ndtri), lambda ans, p: _SQRT_2PI * exp(0.5 * ans * ans))
 # x log y is 0 at x = 0 whatever y: there its y-partial is 0 (not 0 / 0).
-xlogy    = elementwise("xlogy",    ufunc_impl(sc.xlogy),    lambda ans, x, y: log(y),
-                                                            lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(y)))
-xlog1py  = elementwise("xlog1py",  ufunc_impl(sc.xlog1py),  lambda ans, x, y: log1p(y),
-                                                            lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(1.0 + y)))
-i0       = elementwise("i0",       ufunc_impl(sc.i0),       lambda ans, x: i1(x))
+xlogy = elementwise(
+    "xlogy",
+    ufunc_impl(sc.xlogy),
+    lambda ans, x, y: log(y),
+    lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(y)),
+)
+xlog1py = elementwise(
+    "xlog1py",
+    ufunc_impl(sc.xlog1py),
+    lambda ans, x, y: log1p(y),
+    lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(1.0 + y)),
+)
+i0 = elementwise("i0", ufunc_impl(sc.i0), lambda ans, x: i1(x))
 # i1' = i0 - i1 / x, which tends to 1/2 at x = 0.
-i1       = elementwise("i1",       ufunc_impl(sc.i1),       lambda ans, x: where(plain(x) == 0, 0.5, i0(x) - ans / _safe(x)))
-i0e      = elementwise("i0e",      ufunc_impl(sc.i0e),      lambda ans, x: i1e(x) - sign(x) * ans)
-i1e      = elementwise("i1e",      ufunc_impl(sc.i1e),      lambda ans, x: where(plain(x) == 0, 0.5, i0e(x) - ans * (sign(x) + 1.0 / _safe(x))))
+i1 = elementwise(
+    "i1", ufunc_impl(sc.i1), lambda ans, x: where(plain(x) == 0, 0.5, i0(x) - ans / _safe(x))
+)
+i0e = elementwise("i0e", ufunc_impl(sc.i0e), lambda ans, x: i1e(x) - sign(x) * ans)
+i1e = elementwise(
+    "i1e",
+    ufunc_impl(sc.i1e),
+    lambda ans, x: where(plain(x) == 0, 0.5, i0e(x) - ans * (sign(x) + 1.0 / _safe(x))),
+)
 gammainc = elementwise("gammainc", ufunc_impl(sc.gammainc), _, _gammainc_dx)
-gammaincc = elementwise("gammaincc", ufunc_impl(sc.gammaincc), _, lambda ans, a, x: -_gammainc_dx(ans, a, x))
-betainc  = elementwise("betainc",  ufunc_impl(sc.betainc),  _, _, _betainc_dx)
+gammaincc = elementwise(
+    "gammaincc", ufunc_impl(sc.gammaincc), _, lambda ans, a, x: -_gammainc_dx(ans, a, x)
+)
+betainc = elementwise("betainc", ufunc_impl(sc.betainc), _, _, _betainc_dx)
 # entr(x) = -x log x, 0 at x = 0.
-entr     = elementwise("entr",     ufunc_impl(sc.entr),     lambda ans, x: -(log(x) + 1.0))
+entr = elementwise("entr", ufunc_impl(sc.entr), lambda ans, x: -(log(x) + 1.0))
 
 # Bessel functions of the first (j) and second (y) kind and the modified ones (i); the order
 # v has no derivative. Recurrences: J_v' = (J_{v-1} - J_{v+1}) / 2, the same for Y;
 # I_v' = (I_{v-1} + I_{v+1}) / 2; ive = iv e^-|x|.
-j0       = elementwise("j0",       ufunc_impl(sc.j0),       lambda ans, x: -j1(x))
-j1       = elementwise("j1",       ufunc_impl(sc.j1),       lambda ans, x: 0.5 * (j0(x) - jv(2.0, x)))
-y0       = elementwise("y0",       ufunc_impl(sc.y0),       lambda ans, x: -y1(x))
-y1       = elementwise("y1",       ufunc_impl(sc.y1),       lambda ans, x: 0.5 * (y0(x) - yv(2.0, x)))
-jv       = elementwise("jv",       ufunc_impl(sc.jv),       _, lambda ans, v, x: 0.5 * (jv(plain(v) - 1.0, x) - jv(plain(v) + 1.0, x)))
-yv       = elementwise("yv",       ufunc_impl(sc.yv),       _, lambda ans, v, x: 0.5 * (yv(plain(v) - 1.0, x) - yv(plain(v) + 1.0, x)))
-iv       = elementwise("iv",       ufunc_impl(sc.iv),       _, lambda ans, v, x: 0.5 * (iv(plain(v) - 1.0, x) + iv(plain(v) + 1.0, x)))
-ive      = elementwise("ive",      ufunc_impl(sc.ive),      _, lambda ans, v, x: 0.5 * (ive(plain(v) - 1.0, x) + ive(plain(v) + 1.0, x)) - sign(x) * ans)
+j0 = elementwise("j0", ufunc_impl(sc.j0), lambda ans, x: -j1(x))
+j1 = elementwise("j1", ufunc_impl(sc.j1), lambda ans, x: 0.5 * (j0(x) - jv(2.0, x)))
+y0 = elementwise("y0", ufunc_impl(sc.y0), lambda ans, x: -y1(x))
+y1 = elementwise("y1", ufunc_impl(sc.y1), lambda ans, x: 0.5 * (y0(x) - yv(2.0, x)))
+jv = elementwise(
+    "jv",
+    ufunc_impl(sc.jv),
+    _,
+    lambda ans, v, x: 0.5 * (jv(plain(v) - 1.0, x) - jv(plain(v) + 1.0, x)),
+)
+yv = elementwise(
+    "yv",
+    ufunc_impl(sc.yv),
+    _,
+    lambda ans, v, x: 0.5 * (yv(plain(v) - 1.0, x) - yv(plain(v) + 1.0, x)),
+)
+iv = elementwise(
+    "iv",
+    ufunc_impl(sc.iv),
+    _,
+    lambda ans, v, x: 0.5 * (iv(plain(v) - 1.0, x) + iv(plain(v) + 1.0, x)),
+)
+ive = elementwise(
+    "ive",
+    ufunc_impl(sc.ive),
+    _,
+    lambda ans, v, x: 0.5 * (ive(plain(v) - 1.0, x) + ive(plain(v) + 1.0, x)) - sign(x) * ans,
+)
 # gammasgn is piecewise constant; rgamma = 1 / gamma.
 gammasgn = elementwise("gammasgn", ufunc_impl(sc.gammasgn), lambda ans, x: 0.0 * x)
-rgamma   = elementwise("rgamma",   ufunc_impl(sc.rgamma),   lambda ans, x: -ans * digamma(x))
+rgamma = elementwise("rgamma", ufunc_impl(sc.rgamma), lambda ans, x: -ans * digamma(x))
 
 
 # The scaled complementary error function and Dawson's integral: erfcx = exp(x^2) erfc(x),
 # dawsn = exp(-x^2) int_0^x exp(t^2) dt.
-erfcx    = elementwise("erfcx",    ufunc_impl(sc.erfcx),    lambda ans, x: 2.0 * x * ans - 2.0 / _SQRT_PI)
-dawsn    = elementwise("dawsn",    ufunc_impl(sc.dawsn),    lambda ans, x: 1.0 - 2.0 * x * ans)
+erfcx = elementwise("erfcx", ufunc_impl(sc.erfcx), lambda ans, x: 2.0 * x * ans - 2.0 / _SQRT_PI)
+dawsn = elementwise("dawsn", ufunc_impl(sc.dawsn), lambda ans, x: 1.0 - 2.0 * x * ans)
 # Exponential integrals: E1' = -e^-x / x, Ei' = e^x / x, E_n' = -E_{n-1} (E_0 = e^-x / x).
-exp1     = elementwise("exp1",     ufunc_impl(sc.exp1),     lambda ans, x: -exp(-x) / x)
-expi     = elementwise("expi",     ufunc_impl(sc.expi),     lambda ans, x: exp(x) / x)
-expn     = elementwise("expn",     ufunc_impl(sc.expn),     _, lambda ans, n, x: _expn_dx(n, x))
+exp1 = elementwise("exp1", ufunc_impl(sc.exp1), lambda ans, x: -exp(-x) / x)
+expi = elementwise("expi", ufunc_impl(sc.expi), lambda ans, x: exp(x) / x)
+expn = elementwise("expn", ufunc_impl(sc.expn), _, lambda ans, n, x: _expn_dx(n, x))
 # Relative entropies: rel_entr = x log(x / y), kl_div = x log(x / y) - x + y.
-rel_entr = elementwise("rel_entr", ufunc_impl(sc.rel_entr), lambda ans, x, y: log(x) - log(y) + 1.0,
-                                                            lambda ans, x, y: -x / y)
-kl_div   = elementwise("kl_div",   ufunc_impl(sc.kl_div),   lambda ans, x, y: log(x) - log(y),
-                                                            lambda ans, x, y: 1.0 - x / y)
+rel_entr = elementwise(
+    "rel_entr",
+    ufunc_impl(sc.rel_entr),
+    lambda ans, x, y: log(x) - log(y) + 1.0,
+    lambda ans, x, y: -x / y,
+)
+kl_div = elementwise(
+    "kl_div",
+    ufunc_impl(sc.kl_div),
+    lambda ans, x, y: log(x) - log(y),
+    lambda ans, x, y: 1.0 - x / y,
+)
 # loggamma is gammaln on the positive reals (SciPy's is complex elsewhere).
 loggamma = elementwise("loggamma", ufunc_impl(sc.loggamma), lambda ans, x: digamma(x))
 # The rising factorial poch(z, m) = gamma(z + m) / gamma(z).
-poch     = elementwise("poch",     ufunc_impl(sc.poch),     lambda ans, z, m: ans * (digamma(z + m) - digamma(z)),
-                                                            lambda ans, z, m: ans * digamma(z + m))
+poch = elementwise(
+    "poch",
+    ufunc_impl(sc.poch),
+    lambda ans, z, m: ans * (digamma(z + m) - digamma(z)),
+    lambda ans, z, m: ans * digamma(z + m),
+)
 # Hurwitz's zeta(x, q): d/dq = -x zeta(x + 1, q); none in x.
-zeta     = elementwise("zeta",     ufunc_impl(sc.zeta),     _, lambda ans, x, q: -x * zeta(x + 1.0, q))
+zeta = elementwise("zeta", ufunc_impl(sc.zeta), _, lambda ans, x, q: -x * zeta(x + 1.0, q))
 # SciPy's dilogarithm spence(z) = int_1^z log(t) / (1 - t) dt, whose slope is -1 at z = 1.
-spence   = elementwise("spence",   ufunc_impl(sc.spence),   lambda ans, z: where(plain(z) == 1, -1.0, log(z) / _safe(1.0 - z)))
+spence = elementwise(
+    "spence",
+    ufunc_impl(sc.spence),
+    lambda ans, z: where(plain(z) == 1, -1.0, log(z) / _safe(1.0 - z)),
+)
 # The sine and cosine integrals (sici's two results) and Fresnel's S and C (fresnel's).
-si       = elementwise("si",       ufunc_impl(_first(sc.sici), "si"),  lambda ans, x: where(plain(x) == 0, 1.0, sin(x) / _safe(x)))
-ci       = elementwise("ci",       ufunc_impl(_second(sc.sici), "ci"), lambda ans, x: cos(x) / x)
-fresnel_s = elementwise("fresnel_s", ufunc_impl(_first(sc.fresnel), "fresnel_s"),  lambda ans, x: sin((0.5 * math.pi) * x * x))
-fresnel_c = elementwise("fresnel_c", ufunc_impl(_second(sc.fresnel), "fresnel_c"), lambda ans, x: cos((0.5 * math.pi) * x * x))
+si = elementwise(
+    "si",
+    ufunc_impl(_first(sc.sici), "si"),
+    lambda ans, x: where(plain(x) == 0, 1.0, sin(x) / _safe(x)),
+)
+ci = elementwise("ci", ufunc_impl(_second(sc.sici), "ci"), lambda ans, x: cos(x) / x)
+fresnel_s = elementwise(
+    "fresnel_s",
+    ufunc_impl(_first(sc.fresnel), "fresnel_s"),
+    lambda ans, x: sin((0.5 * math.pi) * x * x),
+)
+fresnel_c = elementwise(
+    "fresnel_c",
+    ufunc_impl(_second(sc.fresnel), "fresnel_c"),
+    lambda ans, x: cos((0.5 * math.pi) * x * x),
+)
 # Owen's T(h, a) = (1 / 2 pi) int_0^a exp(-h^2 (1 + t^2) / 2) / (1 + t^2) dt.
-owens_t  = elementwise("owens_t",  ufunc_impl(sc.owens_t),  lambda ans, h, a: -0.5 * _gauss(h) * _erf(a * h / math.sqrt(2.0)),
-                                                            lambda ans, h, a: exp(-0.5 * h * h * (1.0 + a * a)) / (2.0 * math.pi * (1.0 + a * a)))
+owens_t = elementwise(
+    "owens_t",
+    ufunc_impl(sc.owens_t),
+    lambda ans, h, a: -0.5 * _gauss(h) * _erf(a * h / math.sqrt(2.0)),
+    lambda ans, h, a: exp(-0.5 * h * h * (1.0 + a * a)) / (2.0 * math.pi * (1.0 + a * a)),
+)
 # Hypergeometric functions, differentiable in x: 1F1' = (a / b) 1F1(a+1; b+1; x), and
 # 2F1' = (a b / c) 2F1(a+1, b+1; c+1; x).
-hyp1f1   = elementwise("hyp1f1",   ufunc_impl(sc.hyp1f1),   _, _, lambda ans, a, b, x: a / b * hyp1f1(a + 1.0, b + 1.0, x))
-hyp2f1   = elementwise("hyp2f1",   ufunc_impl(sc.hyp2f1),   _, _, _, lambda ans, a, b, c, x: a * b / c * hyp2f1(a + 1.0, b + 1.0, c + 1.0, x))
+hyp1f1 = elementwise(
+    "hyp1f1", ufunc_impl(sc.hyp1f1), _, _, lambda ans, a, b, x: a / b * hyp1f1(a + 1.0, b + 1.0, x)
+)
+hyp2f1 = elementwise(
+    "hyp2f1",
+    ufunc_impl(sc.hyp2f1),
+    _,
+    _,
+    _,
+    lambda ans, a, b, c, x: a * b / c * hyp2f1(a + 1.0, b + 1.0, c + 1.0, x),
+)
 # Box-Cox: (x^l - 1) / l, log x at l = 0; boxcox1p of 1 + x.
-boxcox   = elementwise("boxcox",   ufunc_impl(sc.boxcox),   lambda ans, x, lmbda: power(x, lmbda - 1.0),
-                                                            lambda ans, x, lmbda: _boxcox_dl(ans, x, lmbda))
-boxcox1p = elementwise("boxcox1p", ufunc_impl(sc.boxcox1p), lambda ans, x, lmbda: power(1.0 + x, lmbda - 1.0),
-                                                            lambda ans, x, lmbda: _boxcox_dl(ans, 1.0 + x, lmbda))
+boxcox = elementwise(
+    "boxcox",
+    ufunc_impl(sc.boxcox),
+    lambda ans, x, lmbda: power(x, lmbda - 1.0),
+    lambda ans, x, lmbda: _boxcox_dl(ans, x, lmbda),
+)
+boxcox1p = elementwise(
+    "boxcox1p",
+    ufunc_impl(sc.boxcox1p),
+    lambda ans, x, lmbda: power(1.0 + x, lmbda - 1.0),
+    lambda ans, x, lmbda: _boxcox_dl(ans, 1.0 + x, lmbda),
+)
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).

@@ -51,15 +51,74 @@ from .elementwise import (
 from .elementwise import abs as absolute
 
 __all__ = [
-    "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "square", "reciprocal", "fabs",
-    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-    "sinc", "deg2rad", "rad2deg", "positive", "real", "imag", "conjugate", "angle",
-    "floor", "ceil", "rint", "trunc", "fix", "round", "floor_divide", "heaviside",
-    "float_power", "fmax", "fmin", "arctan2", "hypot", "logaddexp", "logaddexp2",
-    "mod", "fmod", "copysign", "clip", "logit", "erf", "astype", "frexp_exponent",
-    "spread_sqrt", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
-    "right_shift", "bitwise_count", "gcd", "lcm", "nextafter", "spacing",
-    "isnan", "isinf", "isfinite", "signbit", "logical_not", "logical_and", "logical_or",
+    "exp2",
+    "expm1",
+    "log2",
+    "log10",
+    "log1p",
+    "cbrt",
+    "square",
+    "reciprocal",
+    "fabs",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "sinc",
+    "deg2rad",
+    "rad2deg",
+    "positive",
+    "real",
+    "imag",
+    "conjugate",
+    "angle",
+    "floor",
+    "ceil",
+    "rint",
+    "trunc",
+    "fix",
+    "round",
+    "floor_divide",
+    "heaviside",
+    "float_power",
+    "fmax",
+    "fmin",
+    "arctan2",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "mod",
+    "fmod",
+    "copysign",
+    "clip",
+    "logit",
+    "erf",
+    "astype",
+    "frexp_exponent",
+    "spread_sqrt",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "invert",
+    "left_shift",
+    "right_shift",
+    "bitwise_count",
+    "gcd",
+    "lcm",
+    "nextafter",
+    "spacing",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "logical_not",
+    "logical_and",
+    "logical_or",
     "logical_xor",
 ]
 
@@ -93,7 +152,7 @@ def _select(c, a, b):
 
 def _isnan(x):
     x = plain(x)
-    return not_equal(x, x)   # NaN is the one value unequal to itself
+    return not_equal(x, x)  # NaN is the one value unequal to itself
 
 
 def _fshare(x, y, beats):
@@ -105,18 +164,23 @@ def _erf(x):
     if type(x) in (float, int):
         return math.erf(x)
     x = np.asarray(x, dtype=np.float64)
-    return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64) if x.ndim else np.float64(math.erf(x))
+    return (
+        np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64) if x.ndim else np.float64(math.erf(x))
+    )
 
 
 def _sinc_dx(ans, x):
     """(cos(pi x) - sinc(x)) / x, by its Taylor series near 0 where that cancels badly."""
     p = plain(x)
-    small = (p < 0.02) if type(p) is float and p >= 0.0 else (p > -0.02) if type(p) is float else None
+    small = (
+        (p < 0.02) if type(p) is float and p >= 0.0 else (p > -0.02) if type(p) is float else None
+    )
     if small is False:
         return (cos(_PI * x) - ans) / x
     x2 = x * x
-    series = x * (-_PI ** 2 / 3.0 + x2 * (_PI ** 4 / 30.0 + x2 * (-_PI ** 6 / 840.0
-                                                                 + x2 * (_PI ** 8 / 45360.0))))
+    series = x * (
+        -(_PI**2) / 3.0 + x2 * (_PI**4 / 30.0 + x2 * (-(_PI**6) / 840.0 + x2 * (_PI**8 / 45360.0)))
+    )
     if small is True:
         return series
     small = abs(p) < 0.02
@@ -126,7 +190,7 @@ def _sinc_dx(ans, x):
 
 def _float_power_dx(ans, x, y):
     y0 = plain(y)
-    if not isinstance(y0, Box) and known_all(y0 == 0):   # a known zero exponent: flat
+    if not isinstance(y0, Box) and known_all(y0 == 0):  # a known zero exponent: flat
         return 0.0 * x
     return y * float_power(x, y - 1.0)
 
@@ -166,82 +230,114 @@ def _copysign_dx(ans, x, y):
 
 
 _zero1, _zero2, _ = ZERO
-_one1 = lambda ans, x: 1.0         # noqa: E731
+_one1 = lambda ans, x: 1.0  # noqa: E731
 
 # name                                    impl                       d f / d x (, d f / d y, d f / d z)
-exp2        = elementwise("exp2",        _ufunc(np.exp2),        lambda ans, x: ans * _LN2)
-expm1       = elementwise("expm1",       _ufunc(np.expm1),       lambda ans, x: ans + 1.0)
-log2        = elementwise("log2",        _ufunc(np.log2),        lambda ans, x: 1.0 / (x * _LN2))
-log10       = elementwise("log10",       _ufunc(np.log10),       lambda ans, x: 1.0 / (x * _LN10))
-log1p       = elementwise("log1p",       _ufunc(np.log1p),       lambda ans, x: 1.0 / (1.0 + x))
-cbrt        = elementwise("cbrt",        _ufunc(np.cbrt),        lambda ans, x: 1.0 / (3.0 * ans * ans))
-square      = elementwise("square",      _ufunc(np.square),      lambda ans, x: 2.0 * x)
-reciprocal  = elementwise("reciprocal",  _ufunc(np.reciprocal),  lambda ans, x: -(ans * ans))
-fabs        = elementwise("fabs",        _ufunc(np.fabs),        lambda ans, x: sign_constant(x))
-tan         = elementwise("tan",         _ufunc(np.tan),         lambda ans, x: 1.0 + ans * ans)
-arcsin      = elementwise("arcsin",      _ufunc(np.arcsin),      lambda ans, x: 1.0 / sqrt(1.0 - x * x))
-arccos      = elementwise("arccos",      _ufunc(np.arccos),      lambda ans, x: -1.0 / sqrt(1.0 - x * x))
-arctan      = elementwise("arctan",      _ufunc(np.arctan),      lambda ans, x: 1.0 / (1.0 + x * x))
-sinh        = elementwise("sinh",        _ufunc(np.sinh),        lambda ans, x: cosh(x))
-cosh        = elementwise("cosh",        _ufunc(np.cosh),        lambda ans, x: sinh(x))
-arcsinh     = elementwise("arcsinh",     _ufunc(np.arcsinh),     lambda ans, x: 1.0 / sqrt(x * x + 1.0))
-arccosh     = elementwise("arccosh",     _ufunc(np.arccosh),     lambda ans, x: 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0)))
-arctanh     = elementwise("arctanh",     _ufunc(np.arctanh),     lambda ans, x: 1.0 / (1.0 - x * x))
-sinc        = elementwise("sinc",        _ufunc(np.sinc),        _sinc_dx)
-deg2rad     = elementwise("deg2rad",     _ufunc(np.deg2rad),     lambda ans, x: _PI / 180.0)
-rad2deg     = elementwise("rad2deg",     _ufunc(np.rad2deg),     lambda ans, x: 180.0 / _PI)
-positive    = elementwise("positive",    _ufunc(np.positive),    _one1)
-angle       = elementwise("angle",       _ufunc(np.angle),       _angle_dx)
-logit       = elementwise("logit",       _ufunc(lambda p: np.log(np.divide(p, np.subtract(1.0, p)))),
-                          lambda ans, p: 1.0 / (p * (1.0 - p)))
-erf         = elementwise("erf",         _erf,                   lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)))
+exp2 = elementwise("exp2", _ufunc(np.exp2), lambda ans, x: ans * _LN2)
+expm1 = elementwise("expm1", _ufunc(np.expm1), lambda ans, x: ans + 1.0)
+log2 = elementwise("log2", _ufunc(np.log2), lambda ans, x: 1.0 / (x * _LN2))
+log10 = elementwise("log10", _ufunc(np.log10), lambda ans, x: 1.0 / (x * _LN10))
+log1p = elementwise("log1p", _ufunc(np.log1p), lambda ans, x: 1.0 / (1.0 + x))
+cbrt = elementwise("cbrt", _ufunc(np.cbrt), lambda ans, x: 1.0 / (3.0 * ans * ans))
+square = elementwise("square", _ufunc(np.square), lambda ans, x: 2.0 * x)
+reciprocal = elementwise("reciprocal", _ufunc(np.reciprocal), lambda ans, x: -(ans * ans))
+fabs = elementwise("fabs", _ufunc(np.fabs), lambda ans, x: sign_constant(x))
+tan = elementwise("tan", _ufunc(np.tan), lambda ans, x: 1.0 + ans * ans)
+arcsin = elementwise("arcsin", _ufunc(np.arcsin), lambda ans, x: 1.0 / sqrt(1.0 - x * x))
+arccos = elementwise("arccos", _ufunc(np.arccos), lambda ans, x: -1.0 / sqrt(1.0 - x * x))
+arctan = elementwise("arctan", _ufunc(np.arctan), lambda ans, x: 1.0 / (1.0 + x * x))
+sinh = elementwise("sinh", _ufunc(np.sinh), lambda ans, x: cosh(x))
+cosh = elementwise("cosh", _ufunc(np.cosh), lambda ans, x: sinh(x))
+arcsinh = elementwise("arcsinh", _ufunc(np.arcsinh), lambda ans, x: 1.0 / sqrt(x * x + 1.0))
+arccosh = elementwise(
+    "arccosh", _ufunc(np.arccosh), lambda ans, x: 1.0 / (sqrt(x - 1.0) * sqrt(x + 1.0))
+)
+arctanh = elementwise("arctanh", _ufunc(np.arctanh), lambda ans, x: 1.0 / (1.0 - x * x))
+sinc = elementwise("sinc", _ufunc(np.sinc), _sinc_dx)
+deg2rad = elementwise("deg2rad", _ufunc(np.deg2rad), lambda ans, x: _PI / 180.0)
+rad2deg = elementwise("rad2deg", _ufunc(np.rad2deg), lambda ans, x: 180.0 / _PI)
+positive = elementwise("positive", _ufunc(np.positive), _one1)
+angle = elementwise("angle", _ufunc(np.angle), _angle_dx)
+logit = elementwise(
+    "logit",
+    _ufunc(lambda p: np.log(np.divide(p, np.subtract(1.0, p)))),
+    lambda ans, p: 1.0 / (p * (1.0 - p)),
+)
+erf = elementwise("erf", _erf, lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)))
 # The square root of a spread (std of var): a zero derivative where the spread is zero, as
 # PyTorch's std has; a spread that is zero for every input (one sample) then gives 0, not NaN.
 spread_sqrt = elementwise("spread_sqrt", _ufunc(np.sqrt, "spread_sqrt"), _spread_sqrt_dx)
 # Piecewise constant: zero derivative wherever it exists.
-floor       = elementwise("floor",       _ufunc(np.floor),       _zero1)
-ceil        = elementwise("ceil",        _ufunc(np.ceil),        _zero1)
-rint        = elementwise("rint",        _ufunc(np.rint),        _zero1)
-trunc       = elementwise("trunc",       _ufunc(np.trunc),       _zero1)
-fix         = elementwise("fix",         _ufunc(np.trunc, "fix"), _zero1)   # NumPy 2.5 deprecates np.fix
+floor = elementwise("floor", _ufunc(np.floor), _zero1)
+ceil = elementwise("ceil", _ufunc(np.ceil), _zero1)
+rint = elementwise("rint", _ufunc(np.rint), _zero1)
+trunc = elementwise("trunc", _ufunc(np.trunc), _zero1)
+fix = elementwise("fix", _ufunc(np.trunc, "fix"), _zero1)  # NumPy 2.5 deprecates np.fix
 floor_divide = elementwise("floor_divide", _ufunc(np.floor_divide), _zero2, _zero2)
-heaviside   = elementwise("heaviside",   _ufunc(np.heaviside),   _zero2, _zero2)
+heaviside = elementwise("heaviside", _ufunc(np.heaviside), _zero2, _zero2)
 # Bitwise operations on integers and booleans: no rules (their operands and results are
 # never floats, so no derivative reaches them); vmap broadcasts them as any ufunc.
 bitwise_and = Primitive("bitwise_and", _ufunc(np.bitwise_and), batch=batch_elementwise)
-bitwise_or  = Primitive("bitwise_or",  _ufunc(np.bitwise_or),  batch=batch_elementwise)
+bitwise_or = Primitive("bitwise_or", _ufunc(np.bitwise_or), batch=batch_elementwise)
 bitwise_xor = Primitive("bitwise_xor", _ufunc(np.bitwise_xor), batch=batch_elementwise)
-invert      = Primitive("invert",      _ufunc(np.invert),      batch=batch_elementwise)
-left_shift  = Primitive("left_shift",  _ufunc(np.left_shift),  batch=batch_elementwise)
+invert = Primitive("invert", _ufunc(np.invert), batch=batch_elementwise)
+left_shift = Primitive("left_shift", _ufunc(np.left_shift), batch=batch_elementwise)
 right_shift = Primitive("right_shift", _ufunc(np.right_shift), batch=batch_elementwise)
 bitwise_count = Primitive("bitwise_count", _ufunc(np.bitwise_count), batch=batch_elementwise)
-gcd         = Primitive("gcd",         _ufunc(np.gcd),         batch=batch_elementwise)
-lcm         = Primitive("lcm",         _ufunc(np.lcm),         batch=batch_elementwise)
+gcd = Primitive("gcd", _ufunc(np.gcd), batch=batch_elementwise)
+lcm = Primitive("lcm", _ufunc(np.lcm), batch=batch_elementwise)
 # The float next to x (toward y), and the gap to it: x plus a step below rounding, so
 # nextafter moves as x does; the gap is piecewise constant.
-nextafter   = elementwise("nextafter",   _ufunc(np.nextafter),   lambda ans, x, y: 1.0, _zero2)
-spacing     = elementwise("spacing",     _ufunc(np.spacing),     _zero1)
+nextafter = elementwise("nextafter", _ufunc(np.nextafter), lambda ans, x, y: 1.0, _zero2)
+spacing = elementwise("spacing", _ufunc(np.spacing), _zero1)
 # Predicates and logic: masks, constant wherever they are defined.
-isnan       = elementwise("isnan",       _ufunc(np.isnan),       _zero1)
-isinf       = elementwise("isinf",       _ufunc(np.isinf),       _zero1)
-isfinite    = elementwise("isfinite",    _ufunc(np.isfinite),    _zero1)
-signbit     = elementwise("signbit",     _ufunc(np.signbit),     _zero1)
+isnan = elementwise("isnan", _ufunc(np.isnan), _zero1)
+isinf = elementwise("isinf", _ufunc(np.isinf), _zero1)
+isfinite = elementwise("isfinite", _ufunc(np.isfinite), _zero1)
+signbit = elementwise("signbit", _ufunc(np.signbit), _zero1)
 logical_not = elementwise("logical_not", _ufunc(np.logical_not), _zero1)
 logical_and = elementwise("logical_and", _ufunc(np.logical_and), _zero2, _zero2)
-logical_or  = elementwise("logical_or",  _ufunc(np.logical_or),  _zero2, _zero2)
+logical_or = elementwise("logical_or", _ufunc(np.logical_or), _zero2, _zero2)
 logical_xor = elementwise("logical_xor", _ufunc(np.logical_xor), _zero2, _zero2)
 # Binary.
-float_power = elementwise("float_power", _ufunc(np.float_power), _float_power_dx, lambda ans, x, y: ans * _safe_log(x))
-fmax        = elementwise("fmax",        _ufunc(np.fmax),        lambda ans, x, y: _fshare(x, y, operator.gt), lambda ans, x, y: _fshare(y, x, operator.gt))
-fmin        = elementwise("fmin",        _ufunc(np.fmin),        lambda ans, x, y: _fshare(x, y, operator.lt), lambda ans, x, y: _fshare(y, x, operator.lt))
-arctan2     = elementwise("arctan2",     _ufunc(np.arctan2),     lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y))
-hypot       = elementwise("hypot",       _ufunc(np.hypot),       lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
-logaddexp   = elementwise("logaddexp",   _ufunc(np.logaddexp),   lambda ans, x, y: exp(x - ans), lambda ans, x, y: exp(y - ans))
-logaddexp2  = elementwise("logaddexp2",  _ufunc(np.logaddexp2),  lambda ans, x, y: exp2(x - ans), lambda ans, x, y: exp2(y - ans))
-mod         = elementwise("mod",         _ufunc(np.mod),         lambda ans, x, y: 1.0, _mod_dy)
-fmod        = elementwise("fmod",        _ufunc(np.fmod),        lambda ans, x, y: 1.0, _mod_dy)
-copysign    = elementwise("copysign",    _ufunc(np.copysign),    _copysign_dx, _zero2)
-clip        = elementwise("clip",        _ufunc(np.clip),        _clip_dx, _clip_dlo, _clip_dhi)
+float_power = elementwise(
+    "float_power", _ufunc(np.float_power), _float_power_dx, lambda ans, x, y: ans * _safe_log(x)
+)
+fmax = elementwise(
+    "fmax",
+    _ufunc(np.fmax),
+    lambda ans, x, y: _fshare(x, y, operator.gt),
+    lambda ans, x, y: _fshare(y, x, operator.gt),
+)
+fmin = elementwise(
+    "fmin",
+    _ufunc(np.fmin),
+    lambda ans, x, y: _fshare(x, y, operator.lt),
+    lambda ans, x, y: _fshare(y, x, operator.lt),
+)
+arctan2 = elementwise(
+    "arctan2",
+    _ufunc(np.arctan2),
+    lambda ans, y, x: x / (x * x + y * y),
+    lambda ans, y, x: -y / (x * x + y * y),
+)
+hypot = elementwise("hypot", _ufunc(np.hypot), lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
+logaddexp = elementwise(
+    "logaddexp",
+    _ufunc(np.logaddexp),
+    lambda ans, x, y: exp(x - ans),
+    lambda ans, x, y: exp(y - ans),
+)
+logaddexp2 = elementwise(
+    "logaddexp2",
+    _ufunc(np.logaddexp2),
+    lambda ans, x, y: exp2(x - ans),
+    lambda ans, x, y: exp2(y - ans),
+)
+mod = elementwise("mod", _ufunc(np.mod), lambda ans, x, y: 1.0, _mod_dy)
+fmod = elementwise("fmod", _ufunc(np.fmod), lambda ans, x, y: 1.0, _mod_dy)
+copysign = elementwise("copysign", _ufunc(np.copysign), _copysign_dx, _zero2)
+clip = elementwise("clip", _ufunc(np.clip), _clip_dx, _clip_dlo, _clip_dhi)
 
 
 # The functions the Array API standard lacks, composed from those it has: the forms these
@@ -250,26 +346,31 @@ def _arrays(xp, x, y):
     """Both operands as arrays of one dtype and device (one may be a Python number)."""
     like = x if hasattr(x, "shape") else y
     device = getattr(like, "device", None)
-    x, y = (v if hasattr(v, "shape") else xp.asarray(v, dtype=like.dtype, device=device)
-            for v in (x, y))
+    x, y = (
+        v if hasattr(v, "shape") else xp.asarray(v, dtype=like.dtype, device=device) for v in (x, y)
+    )
     return x, y
 
 
 def _xp_nan_ignoring(extreme):
     """fmax or fmin from maximum or minimum: a NaN operand gives way to the other one."""
+
     def form(xp, x, y):
         x, y = _arrays(xp, x, y)
-        return xp.where(y != y, x, xp.where(x != x, y, getattr(xp, extreme)(x, y)))   # NaN != NaN
+        return xp.where(y != y, x, xp.where(x != x, y, getattr(xp, extreme)(x, y)))  # NaN != NaN
+
     return form
 
 
 def _xp_part(name):
     """real or imag: a real array's imaginary part is zero, as NumPy's (the standard
     takes complex arrays only)."""
+
     def form(xp, x):
         if xp.isdtype(x.dtype, "complex floating"):
             return getattr(xp, name)(x)
         return x if name == "real" else xp.zeros_like(x)
+
     return form
 
 
@@ -282,7 +383,7 @@ def _xp_sinc(xp, x):
 def _xp_angle(xp, z):
     if xp.isdtype(z.dtype, "complex floating"):
         return xp.atan2(xp.imag(z), xp.real(z))
-    return xp.atan2(xp.zeros_like(z), z)   # pi below zero (and at -0.0), as NumPy's
+    return xp.atan2(xp.zeros_like(z), z)  # pi below zero (and at -0.0), as NumPy's
 
 
 def _xp_heaviside(xp, x, h):
@@ -290,7 +391,7 @@ def _xp_heaviside(xp, x, h):
 
 
 _XP_FORMS = {
-    exp2: lambda xp, x: 2.0 ** x,
+    exp2: lambda xp, x: 2.0**x,
     cbrt: lambda xp, x: xp.sign(x) * xp.abs(x) ** (1.0 / 3.0),
     sinc: _xp_sinc,
     deg2rad: lambda xp, x: x * (_PI / 180.0),
@@ -306,14 +407,16 @@ _XP_FORMS = {
     real: _xp_part("real"),
     imag: _xp_part("imag"),
     # the step to the next float away from zero (NumPy's spacing)
-    spacing: lambda xp, x: xp.nextafter(x, xp.where(x < 0, xp.full_like(x, -xp.inf),
-                                                     xp.full_like(x, xp.inf))) - x,
+    spacing: lambda xp, x: (
+        xp.nextafter(x, xp.where(x < 0, xp.full_like(x, -xp.inf), xp.full_like(x, xp.inf))) - x
+    ),
 }
 for _prim, _form in _XP_FORMS.items():
     _prim.xp = _form
 
 
 # ------------------------------------------- with a static parameter
+
 
 def _unary_batch(size, prim, values, batched, params):
     """An elementwise primitive with static parameters: the batch axis rides along."""
@@ -335,7 +438,7 @@ def _astype_vjp(g, ans, x, dtype):
     back = dtype_of(x)
     if not np.issubdtype(back, np.inexact):
         back = np.dtype(np.float64)
-    if is_complex(g) and back.kind != "c":     # a real value cast to complex: its real part acts
+    if is_complex(g) and back.kind != "c":  # a real value cast to complex: its real part acts
         g = real(g)
     return g if dtype_of(g) == back else astype(g, dtype=back)
 
@@ -343,12 +446,14 @@ def _astype_vjp(g, ans, x, dtype):
 def _xp_round(xp, x, decimals=0):
     if decimals == 0:
         return xp.round(x)
-    scale = 10.0 ** decimals
+    scale = 10.0**decimals
     return xp.round(x * scale) / scale
 
 
 round = Primitive(  # noqa: A001 - NumPy's name, on purpose
-    "round", _round_impl, xp=_xp_round,
+    "round",
+    _round_impl,
+    xp=_xp_round,
     vjp=(lambda g, ans, x, decimals=0: None,),
     jvp=(lambda t, ans, x, decimals=0: None,),
     batch=_unary_batch,
@@ -356,7 +461,9 @@ round = Primitive(  # noqa: A001 - NumPy's name, on purpose
 # frexp's integer exponent: read from the value, no derivative (frexp's mantissa is x / 2**e)
 frexp_exponent = Primitive("frexp_exponent", lambda x: np.frexp(x)[1], batch=_unary_batch)
 astype = Primitive(
-    "astype", _astype_impl, xp=lambda xp, x, dtype: xp.astype(x, dtype_in(xp, dtype, "astype")),
+    "astype",
+    _astype_impl,
+    xp=lambda xp, x, dtype: xp.astype(x, dtype_in(xp, dtype, "astype")),
     vjp=(_astype_vjp,),
     jvp=(lambda t, ans, x, dtype: astype(t, dtype=dtype),),
     batch=_unary_batch,

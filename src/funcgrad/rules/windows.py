@@ -62,7 +62,8 @@ def window_counts(shape, axes, window, strides, padding, lhs_dilation, rhs_dilat
             raise ShapeError(
                 f"{who}: a window of {k} (dilated by {rd}) does not fit axis {a} of {shape[a]} "
                 f"elements with padding {tuple(p)}, input dilation {ld}; pad more or use a "
-                f"smaller window")
+                f"smaller window"
+            )
         counts.append(n)
     return counts
 
@@ -91,8 +92,9 @@ def _dilated_padded(x, axes, padding, lhs_dilation):
 
 def _windows(x, axes, window, strides, padding, lhs_dilation, rhs_dilation):
     x = np.asarray(x)
-    counts = window_counts(x.shape, axes, window, strides, padding, lhs_dilation, rhs_dilation,
-                           "windows")
+    counts = window_counts(
+        x.shape, axes, window, strides, padding, lhs_dilation, rhs_dilation, "windows"
+    )
     y = _dilated_padded(x, axes, padding, lhs_dilation)
     reach = [(k - 1) * d + 1 for k, d in zip(window, rhs_dilation)]
     view = sliding_window_view(y, reach, axis=axes)
@@ -120,9 +122,10 @@ def _copy_in_reading_order(view, ndim, last):
 def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilation):
     """The transpose of :func:`_windows`: each window's entries added back into ``shape``."""
     g = np.asarray(g)
-    counts = window_counts(shape, axes, window, strides, padding, lhs_dilation, rhs_dilation,
-                           "unwindows")
-    lead = g.ndim - len(shape) - len(window)       # batch axes in front (vmap's)
+    counts = window_counts(
+        shape, axes, window, strides, padding, lhs_dilation, rhs_dilation, "unwindows"
+    )
+    lead = g.ndim - len(shape) - len(window)  # batch axes in front (vmap's)
     full = list(g.shape[:lead]) + list(shape)
     axes_g = [lead + a for a in axes]
     padded = list(full)
@@ -138,26 +141,33 @@ def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilat
     take, put = [slice(None)] * len(full), [slice(None)] * len(full)
     for a, ld, (lo, hi) in zip(axes_g, lhs_dilation, padding):
         dilated = (full[a] - 1) * ld + 1
-        first = max(-lo, 0)                           # first dilated coordinate kept
-        last = min(dilated, padded[a] - lo)           # one past the last
-        first += (-first) % ld                        # on a real element, not a hole
+        first = max(-lo, 0)  # first dilated coordinate kept
+        last = min(dilated, padded[a] - lo)  # one past the last
+        first += (-first) % ld  # on a real element, not a hole
         take[a] = slice(first + lo, last + lo, ld)
         put[a] = slice(first // ld, first // ld + len(range(first, last, ld)))
     if all(len(range(*p.indices(n))) == n for p, n in zip(put, full)):
-        return np.ascontiguousarray(acc[tuple(take)])   # every element read: no zeros to keep
+        return np.ascontiguousarray(acc[tuple(take)])  # every element read: no zeros to keep
     out = np.zeros(full, dtype=g.dtype)
     out[tuple(put)] = acc[tuple(take)]
     return out
 
 
 def _params(axes, window, strides, padding, lhs_dilation, rhs_dilation):
-    return dict(axes=axes, window=window, strides=strides, padding=padding,
-                lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation)
+    return dict(
+        axes=axes,
+        window=window,
+        strides=strides,
+        padding=padding,
+        lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation,
+    )
 
 
 def _windows_vjp(g, ans, x, axes, window, strides, padding, lhs_dilation, rhs_dilation):
-    return unwindows(g, shape=shape_of(x), **_params(axes, window, strides, padding,
-                                                       lhs_dilation, rhs_dilation))
+    return unwindows(
+        g, shape=shape_of(x), **_params(axes, window, strides, padding, lhs_dilation, rhs_dilation)
+    )
 
 
 def _unwindows_vjp(g, ans, c, shape, **params):
@@ -170,13 +180,17 @@ def _shifted(params):
 
 
 windows = Primitive(
-    "windows", _windows, vjp=(_windows_vjp,),
+    "windows",
+    _windows,
+    vjp=(_windows_vjp,),
     jvp=(lambda t, ans, x, **params: windows(t, **params),),
     batch=lambda size, prim, values, batched, params: windows(values[0], **_shifted(params)),
 )
 
 unwindows = Primitive(
-    "unwindows", _unwindows, vjp=(_unwindows_vjp,),
+    "unwindows",
+    _unwindows,
+    vjp=(_unwindows_vjp,),
     jvp=(lambda t, ans, c, **params: unwindows(t, **params),),
     # a batch axis in front of the cotangent is carried through as a leading axis
     batch=lambda size, prim, values, batched, params: unwindows(values[0], **params),

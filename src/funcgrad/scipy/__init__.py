@@ -14,7 +14,9 @@ try:
 except ImportError:
     raise ModuleNotFoundError(
         "funcgrad.scipy needs SciPy, which is not installed: pip install 'funcgrad[scipy]' "
-        "(the rest of funcgrad works without it)", name="scipy") from None
+        "(the rest of funcgrad works without it)",
+        name="scipy",
+    ) from None
 
 from . import integrate, linalg, ndimage, optimize, signal, special, stats  # noqa: E402 - after the check
 

@@ -46,6 +46,7 @@ from ..transforms.reverse import vjp
 
 __all__ = ["odeint", "trapezoid"]
 
+
 def odeint(func, y0, t, args=(), rtol=None, atol=None, mxstep=None, hmax=None, hmin=None):
     """``scipy.integrate.odeint(func, y0, t, args)``, differentiable in ``y0``, ``t`` and ``args``.
 
@@ -64,7 +65,7 @@ def odeint(func, y0, t, args=(), rtol=None, atol=None, mxstep=None, hmax=None, h
     if len(shape_of(t)) != 1 or shape_of(t)[0] < 1:
         raise ArgumentError(f"odeint: t must be a 1-D array of times; got shape {shape_of(t)}")
     given = (("rtol", rtol), ("atol", atol), ("mxstep", mxstep), ("hmax", hmax), ("hmin", hmin))
-    options = tuple((k, v) for k, v in given if v is not None)   # SciPy's defaults otherwise
+    options = tuple((k, v) for k, v in given if v is not None)  # SciPy's defaults otherwise
     return _odeint(y0, t, *leaves, func=func, treedef=treedef, options=options)
 
 
@@ -85,8 +86,9 @@ class _System:
 
 def _solve(y0, t, *leaves, func, treedef, options):
     system = _System(func, np.shape(y0), treedef, leaves)
-    out = system.solve(lambda y, s: np.asarray(system(y, s, system.args), dtype=float),
-                       np.ravel(y0), t, options)
+    out = system.solve(
+        lambda y, s: np.asarray(system(y, s, system.args), dtype=float), np.ravel(y0), t, options
+    )
     return out.reshape((len(t),) + np.shape(y0))
 
 
@@ -101,20 +103,20 @@ def _adjoint(g, ys, y0, t, *leaves, func, treedef, options):
         dy, pull = vjp(system, y, s, args)
         return (dy, *pull(-a))
 
-    pulled = jit(pulled)        # traced once per solve, replayed at every step of it
+    pulled = jit(pulled)  # traced once per solve, replayed at every step of it
 
     def backwards(state, s):
-        dy, dy_bar, ds_bar, da_bar = pulled(state[:n], s, system.args, state[n:2 * n])
+        dy, dy_bar, ds_bar, da_bar = pulled(state[:n], s, system.args, state[n : 2 * n])
         return np.concatenate([dy, dy_bar, np.ravel(ds_bar), np.ravel(da_bar)])
 
     a, a_t0, a_args = g[-1], 0.0, np.zeros(m)
     t_bar = np.zeros(steps)
     for i in range(steps - 1, 0, -1):
-        t_bar[i] = np.dot(system(ys[i], t[i], system.args), g[i])   # moving t_i moves y(t_i)
+        t_bar[i] = np.dot(system(ys[i], t[i], system.args), g[i])  # moving t_i moves y(t_i)
         a_t0 = a_t0 - t_bar[i]
         start = np.concatenate([ys[i], a, [a_t0], a_args])
         end = system.solve(backwards, start, np.array([t[i], t[i - 1]]), options)[-1]
-        a, a_t0, a_args = end[n:2 * n] + g[i - 1], end[2 * n], end[2 * n + 1:]
+        a, a_t0, a_args = end[n : 2 * n] + g[i - 1], end[2 * n], end[2 * n + 1 :]
     t_bar[0] = a_t0
     return np.concatenate([a, t_bar, a_args])
 
@@ -136,7 +138,7 @@ def _sensitivity(dy0, dt, *dleaves_and_rest, func, treedef, options, count):
 
     ys_flat = np.reshape(ys, (len(t), n))
     f0 = system(ys_flat[0], t[0], system.args)
-    start = np.concatenate([ys_flat[0], np.ravel(dy0) - f0 * dt[0]])   # a later start shifts y
+    start = np.concatenate([ys_flat[0], np.ravel(dy0) - f0 * dt[0]])  # a later start shifts y
     sens = system.solve(forwards, start, t, options)[:, n:]
     moved = np.stack([system(ys_flat[i], t[i], system.args) * dt[i] for i in range(len(t))])
     return (sens + moved).reshape(np.shape(ys))
@@ -151,8 +153,10 @@ def _odeint_vjp(argnums, g, ys, y0, t, *leaves, func, treedef, options):
     sizes = [int(np.size(y0)), len(t)] + [int(np.size(leaf)) for leaf in leaves]
     shapes = [np.shape(y0), np.shape(t)] + [np.shape(leaf) for leaf in leaves]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-    return [reshape(getitem(packed, index=slice(int(offsets[i]), int(offsets[i + 1]))), shape=shapes[i])
-            for i in argnums]
+    return [
+        reshape(getitem(packed, index=slice(int(offsets[i]), int(offsets[i + 1]))), shape=shapes[i])
+        for i in argnums
+    ]
 
 
 def _odeint_jvp(tangents, ys, y0, t, *leaves, func, treedef, options):
@@ -160,8 +164,19 @@ def _odeint_jvp(tangents, ys, y0, t, *leaves, func, treedef, options):
     dy0 = np.zeros(np.shape(y0)) if dy0 is None else dy0
     dt = np.zeros(np.shape(t)) if dt is None else dt
     dleaves = [np.zeros(np.shape(leaf)) if d is None else d for d, leaf in zip(dleaves, leaves)]
-    return _sensitivity_p(dy0, dt, *dleaves, ys, y0, t, *leaves, func=func, treedef=treedef,
-                          options=options, count=len(dleaves))
+    return _sensitivity_p(
+        dy0,
+        dt,
+        *dleaves,
+        ys,
+        y0,
+        t,
+        *leaves,
+        func=func,
+        treedef=treedef,
+        options=options,
+        count=len(dleaves),
+    )
 
 
 _odeint = Primitive("odeint", _solve, vjp=_odeint_vjp, jvp=_odeint_jvp)

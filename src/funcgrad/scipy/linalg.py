@@ -32,19 +32,38 @@ from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.linalg import conj, mH
 from ..rules.ufuncs import astype
 
-__all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve_banded", "solve",
-           "inv", "det", "solve_sylvester", "sqrtm", "expm", "eigh", "svd", "qr", "polar",
-           "expm_frechet", "block_diag", "toeplitz", "hankel", "circulant"]
+__all__ = [
+    "solve_triangular",
+    "cholesky",
+    "cho_factor",
+    "cho_solve",
+    "solve_banded",
+    "solve",
+    "inv",
+    "det",
+    "solve_sylvester",
+    "sqrtm",
+    "expm",
+    "eigh",
+    "svd",
+    "qr",
+    "polar",
+    "expm_frechet",
+    "block_diag",
+    "toeplitz",
+    "hankel",
+    "circulant",
+]
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
-
 
 
 def _lapack(*arrays):
     """The operands as SciPy hands them to LAPACK: float16 (which LAPACK lacks) as float32,
     so a traced call gives SciPy's result type instead of NumPy's refusal."""
-    return tuple(astype(x, dtype=np.float32) if dtype_of(x) == np.float16 else as_array(x)
-                 for x in arrays)
+    return tuple(
+        astype(x, dtype=np.float32) if dtype_of(x) == np.float16 else as_array(x) for x in arrays
+    )
 
 
 def solve(a, b, **options):
@@ -66,7 +85,9 @@ def inv(a, overwrite_a=False, check_finite=True):
     array([[0.5, 0. ],
            [0. , 0.5]])
     """
-    return _la.inv(_lapack(a)[0]) if is_traced(a) else scipy.linalg.inv(a, overwrite_a, check_finite)
+    return (
+        _la.inv(_lapack(a)[0]) if is_traced(a) else scipy.linalg.inv(a, overwrite_a, check_finite)
+    )
 
 
 def det(a, overwrite_a=False, check_finite=True):
@@ -79,11 +100,14 @@ def det(a, overwrite_a=False, check_finite=True):
     if not is_traced(a):
         return scipy.linalg.det(a, overwrite_a, check_finite)
     # SciPy's own result type for this input type (its LAPACK call may widen float32)
-    return numpys_dtype(_la.det(_lapack(a)[0]), scipy.linalg.det(np.eye(1, dtype=dtype_of(a))).dtype)
+    return numpys_dtype(
+        _la.det(_lapack(a)[0]), scipy.linalg.det(np.eye(1, dtype=dtype_of(a))).dtype
+    )
 
 
-def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
-                     check_finite=True):
+def solve_triangular(
+    a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True
+):
     """``scipy.linalg.solve_triangular``: ``x`` with ``op(a) x = b``, reading one triangle of ``a``.
 
     >>> import numpy as np
@@ -91,18 +115,29 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     array([1., 2.])
     """
     if trans not in _TRANS:
-        raise ArgumentError(f"solve_triangular: trans must be 0, 1, 2 or 'N', 'T', 'C'; got {trans!r}")
+        raise ArgumentError(
+            f"solve_triangular: trans must be 0, 1, 2 or 'N', 'T', 'C'; got {trans!r}"
+        )
     if not is_traced(a, b):
-        return scipy.linalg.solve_triangular(a, b, trans, lower, unit_diagonal, overwrite_b,
-                                             check_finite=check_finite)
+        return scipy.linalg.solve_triangular(
+            a, b, trans, lower, unit_diagonal, overwrite_b, check_finite=check_finite
+        )
     a, b = as_array(a), as_array(b)
-    if len(shape_of(a)) != 2 or shape_of(a)[0] != shape_of(a)[1] or shape_of(b)[0] != shape_of(a)[0]:
-        raise ArgumentError(f"solve_triangular: a must be square and b's first axis as long as a's; "
-                         f"got shapes {shape_of(a)} and {shape_of(b)}")
+    if (
+        len(shape_of(a)) != 2
+        or shape_of(a)[0] != shape_of(a)[1]
+        or shape_of(b)[0] != shape_of(a)[0]
+    ):
+        raise ArgumentError(
+            f"solve_triangular: a must be square and b's first axis as long as a's; "
+            f"got shapes {shape_of(a)} and {shape_of(b)}"
+        )
     mode = _TRANS[trans]
-    if mode == 2:           # the conjugate transpose: solve with conj(a) transposed
+    if mode == 2:  # the conjugate transpose: solve with conj(a) transposed
         a, mode = conj(a), 1
-    return _s.solve_triangular(a, b, trans=mode, lower=bool(lower), unit_diagonal=bool(unit_diagonal))
+    return _s.solve_triangular(
+        a, b, trans=mode, lower=bool(lower), unit_diagonal=bool(unit_diagonal)
+    )
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
@@ -169,10 +204,12 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     ab, b = _lapack(ab, b)
     rows, n = shape_of(ab)
     if rows != low + up + 1:
-        raise ArgumentError(f"solve_banded: ab must have l + u + 1 = {low + up + 1} rows; got {rows}")
+        raise ArgumentError(
+            f"solve_banded: ab must have l + u + 1 = {low + up + 1} rows; got {rows}"
+        )
     i, j = np.indices((n, n))
     band = (j - i <= up) & (i - j <= low)
-    index = np.where(band, (up + i - j) * n + j, rows * n)          # rows * n: a zero
+    index = np.where(band, (up + i - j) * n + j, rows * n)  # rows * n: a zero
     flat = concatenate(reshape(ab, shape=(-1,)), np.zeros(1, dtype=float_dtype(ab)), axis=0)
     return _la.solve(getitem(flat, index=index), b)
 
@@ -218,6 +255,7 @@ def expm(A):
 
 # -- decompositions with SciPy's signatures, and the structured matrices --------------------
 
+
 def eigh(a, b=None, lower=True, eigvals_only=False, **options):
     """``scipy.linalg.eigh`` of a symmetric (Hermitian) matrix, reading the ``lower``
     triangle: eigenvalues ascending and eigenvectors, or the eigenvalues alone.
@@ -227,8 +265,10 @@ def eigh(a, b=None, lower=True, eigvals_only=False, **options):
     array([1., 3.])
     """
     if b is not None:
-        raise ArgumentError("scipy.linalg.eigh: the generalized problem (b=) is not offered; "
-                            "reduce it with the Cholesky factor of b (eigh of L^-1 a L^-T)")
+        raise ArgumentError(
+            "scipy.linalg.eigh: the generalized problem (b=) is not offered; "
+            "reduce it with the Cholesky factor of b (eigh of L^-1 a L^-T)"
+        )
     if not is_traced(a):
         return scipy.linalg.eigh(a, lower=lower, eigvals_only=eigvals_only, **options)
     (a,) = _lapack(a)
@@ -261,15 +301,18 @@ def qr(a, mode="full", pivoting=False, **options):
     [(3, 2), (2, 2)]
     """
     if pivoting:
-        raise ArgumentError("scipy.linalg.qr: pivoting=True is not offered (the permutation "
-                            "has no derivative); use pivoting=False")
+        raise ArgumentError(
+            "scipy.linalg.qr: pivoting=True is not offered (the permutation "
+            "has no derivative); use pivoting=False"
+        )
     if mode not in _QR_MODES:
-        raise ArgumentError(f"scipy.linalg.qr: mode must be 'full', 'economic' or 'r'; got "
-                            f"{mode!r}")
+        raise ArgumentError(
+            f"scipy.linalg.qr: mode must be 'full', 'economic' or 'r'; got {mode!r}"
+        )
     if not is_traced(a):
         return scipy.linalg.qr(a, mode=mode, **options)
     (a,) = _lapack(a)
-    if mode == "r":       # SciPy's R has a's shape (NumPy's mode 'r' is the reduced one)
+    if mode == "r":  # SciPy's R has a's shape (NumPy's mode 'r' is the reduced one)
         return (_la.qr(a, mode="complete")[1],)
     return tuple(_la.qr(a, mode=_QR_MODES[mode]))
 
@@ -327,8 +370,9 @@ def block_diag(*arrs):
     """
     if not arrs:
         return np.zeros((1, 0))
-    blocks = [reshape(as_array(a), shape=(1, -1)) if len(shape_of(a)) < 2 else as_array(a)
-              for a in arrs]
+    blocks = [
+        reshape(as_array(a), shape=(1, -1)) if len(shape_of(a)) < 2 else as_array(a) for a in arrs
+    ]
     cols = sum(shape_of(b)[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:
@@ -371,8 +415,11 @@ def hankel(c, r=None):
     """
     c = reshape(as_array(c), shape=(-1,))
     m = shape_of(c)[0]
-    r = np.zeros(m, dtype=float_dtype(dtype_of(c))) if r is None else reshape(as_array(r),
-                                                                               shape=(-1,))
+    r = (
+        np.zeros(m, dtype=float_dtype(dtype_of(c)))
+        if r is None
+        else reshape(as_array(r), shape=(-1,))
+    )
     n = shape_of(r)[0]
     values = concatenate(c, getitem(r, index=slice(1, None)), axis=0)
     return getitem(values, index=np.arange(m)[:, None] + np.arange(n)[None, :])

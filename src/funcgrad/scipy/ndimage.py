@@ -65,32 +65,36 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):  # no
     array([1.5, 1.5])
     """
     if order not in (0, 1):
-        raise ArgumentError(f"scipy.ndimage.map_coordinates: order must be 0 or 1 (JAX's "
-                            f"too); got {order!r}")
+        raise ArgumentError(
+            f"scipy.ndimage.map_coordinates: order must be 0 or 1 (JAX's too); got {order!r}"
+        )
     if mode not in _FIXERS:
-        raise ArgumentError(f"scipy.ndimage.map_coordinates: mode must be one of "
-                            f"{sorted(_FIXERS)}; got {mode!r}")
+        raise ArgumentError(
+            f"scipy.ndimage.map_coordinates: mode must be one of {sorted(_FIXERS)}; got {mode!r}"
+        )
     coordinates = list(coordinates)
     shape = shape_of(input)
     if len(coordinates) != len(shape):
-        raise ArgumentError(f"scipy.ndimage.map_coordinates: one coordinate array per axis of "
-                            f"the input ({len(shape)}); got {len(coordinates)}")
+        raise ArgumentError(
+            f"scipy.ndimage.map_coordinates: one coordinate array per axis of "
+            f"the input ({len(shape)}); got {len(coordinates)}"
+        )
     fix = _FIXERS[mode]
     per_axis = []
     for c, size in zip(coordinates, shape):
         points = []
         for index, weight in _points(fnp.asarray(c, dtype=np.float64), order):
-            valid = (fnp.logical_and(index >= 0, index < size) if mode == "constant"
-                     else None)
+            valid = fnp.logical_and(index >= 0, index < size) if mode == "constant" else None
             points.append((fix(index, size), valid, weight))
         per_axis.append(points)
-    strides = [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
-    flat = fnp.ravel(input)        # read by flat position: a plain input takes traced indices
+    strides = [int(np.prod(shape[k + 1 :])) for k in range(len(shape))]
+    flat = fnp.ravel(input)  # read by flat position: a plain input takes traced indices
     total = 0.0
     for corner in itertools.product(*per_axis):
         indices, valids, weights = zip(*corner)
-        value = fnp.take(flat, functools.reduce(operator.add,
-                                                [i * n for i, n in zip(indices, strides)]))
+        value = fnp.take(
+            flat, functools.reduce(operator.add, [i * n for i, n in zip(indices, strides)])
+        )
         checks = [v for v in valids if v is not None]
         if checks:
             value = fnp.where(functools.reduce(fnp.logical_and, checks), value, cval)

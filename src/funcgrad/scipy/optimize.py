@@ -59,12 +59,25 @@ class OptimizeResults(NamedTuple):
 def _host_bfgs(closed, tol, options, x0, *captured):
     """SciPy's BFGS on plain values, with funcgrad's gradient of the traced objective."""
     objective = closed.at(list(captured))
-    found = scipy.optimize.minimize(value_and_grad(objective), np.asarray(x0, np.float64),
-                                    jac=True, method="BFGS", tol=tol, options=dict(options))
+    found = scipy.optimize.minimize(
+        value_and_grad(objective),
+        np.asarray(x0, np.float64),
+        jac=True,
+        method="BFGS",
+        tol=tol,
+        options=dict(options),
+    )
     n = np.shape(x0)[0]
     hess_inv = np.asarray(getattr(found, "hess_inv", np.eye(n)), np.float64)
-    return (np.asarray(found.x, np.float64), np.bool_(found.success), np.int32(found.status),
-            np.int32(found.nfev), np.int32(found.njev), np.int32(found.nit), hess_inv)
+    return (
+        np.asarray(found.x, np.float64),
+        np.bool_(found.success),
+        np.int32(found.status),
+        np.int32(found.nfev),
+        np.int32(found.njev),
+        np.int32(found.nit),
+        hess_inv,
+    )
 
 
 def _run(closed, tol, options, captured, x0):
@@ -72,11 +85,14 @@ def _run(closed, tol, options, captured, x0):
     if not any(isinstance(v, Box) for v in (x0, *captured)):
         return _host_bfgs(closed, tol, options, x0, *captured)
     n = shape_of(x0)[0]
-    spec = (ShapeDtypeStruct((n,), np.float64), ShapeDtypeStruct((), np.bool_),
-            *(ShapeDtypeStruct((), np.int32) for _ in range(4)),
-            ShapeDtypeStruct((n, n), np.float64))
+    spec = (
+        ShapeDtypeStruct((n,), np.float64),
+        ShapeDtypeStruct((), np.bool_),
+        *(ShapeDtypeStruct((), np.int32) for _ in range(4)),
+        ShapeDtypeStruct((n, n), np.float64),
+    )
     host = partial(_host_bfgs, closed, tol, options)
-    host.__name__ = "minimize"          # how pure_callback's messages name it
+    host.__name__ = "minimize"  # how pure_callback's messages name it
     return pure_callback(host, spec, x0, *captured, vmap_method="sequential")
 
 
@@ -92,7 +108,7 @@ def _minimum_fwd(closed, tol, options, captured, x0):
 
 def _minimum_bwd(closed, tol, options, res, g):
     captured, x = res
-    u = fnp.linalg.solve(hessian(closed.at(captured))(x), g[0])      # H u = g
+    u = fnp.linalg.solve(hessian(closed.at(captured))(x), g[0])  # H u = g
     slope = negated(pull_captured(lambda c: grad(closed.at(c))(x), captured, u))
     return slope, None
 
@@ -100,8 +116,15 @@ def _minimum_bwd(closed, tol, options, res, g):
 _minimum.defvjp(_minimum_fwd, _minimum_bwd)
 
 
-def minimize(fun: Callable, x0: Any, args: tuple = (), *, method: str = "BFGS",
-             tol: float | None = None, options: dict | None = None) -> OptimizeResults:
+def minimize(
+    fun: Callable,
+    x0: Any,
+    args: tuple = (),
+    *,
+    method: str = "BFGS",
+    tol: float | None = None,
+    options: dict | None = None,
+) -> OptimizeResults:
     """The minimum of ``fun(x, *args)`` from ``x0`` (1-D) by BFGS; see the module docstring.
 
     >>> import numpy as np
@@ -112,17 +135,20 @@ def minimize(fun: Callable, x0: Any, args: tuple = (), *, method: str = "BFGS",
     """
     who = "scipy.optimize.minimize"
     if str(method).upper() != "BFGS":
-        raise ArgumentError(f"{who}: method {method!r} is not offered; JAX's is 'BFGS', and so "
-                            f"is funcgrad's")
+        raise ArgumentError(
+            f"{who}: method {method!r} is not offered; JAX's is 'BFGS', and so is funcgrad's"
+        )
     if len(shape_of(x0)) != 1:
-        raise ArgumentError(f"{who}: x0 must be 1-D (JAX's rule); got shape {shape_of(x0)}: "
-                            f"flatten it (fg.ravel_pytree) and unflatten in fun")
+        raise ArgumentError(
+            f"{who}: x0 must be 1-D (JAX's rule); got shape {shape_of(x0)}: "
+            f"flatten it (fg.ravel_pytree) and unflatten in fun"
+        )
     if dtype_of(x0).kind not in "fc":
         x0 = fnp.asarray(x0, dtype=np.float64)
     closed = Closed(lambda x: fun(x, *args), x0, who)
-    settings = tuple(sorted((options or {}).items()))     # hashable: a static argument
+    settings = tuple(sorted((options or {}).items()))  # hashable: a static argument
     x, success, status, nfev, njev, nit, hess_inv = _minimum(
-        closed, tol, settings, tuple(closed.captured), x0)
+        closed, tol, settings, tuple(closed.captured), x0
+    )
     value, slope = value_and_grad(closed.at(closed.captured))(x)
     return OptimizeResults(x, success, status, value, slope, hess_inv, nfev, njev, nit)
-

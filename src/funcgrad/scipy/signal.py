@@ -28,6 +28,7 @@ from ..rules.elementwise import conjugate
 
 __all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve"]
 
+
 def _cut(full, s1, s2, mode, who):
     """The part of the full result ``mode`` keeps, centred as SciPy centres it."""
     if mode == "full":
@@ -36,13 +37,16 @@ def _cut(full, s1, s2, mode, who):
         target = s1
     elif mode == "valid":
         if not (all(a >= b for a, b in zip(s1, s2)) or all(a <= b for a, b in zip(s1, s2))):
-            raise ArgumentError(f"{who}: for mode='valid' one input must be at least as large as the "
-                             f"other in every dimension; got shapes {s1} and {s2}")
+            raise ArgumentError(
+                f"{who}: for mode='valid' one input must be at least as large as the "
+                f"other in every dimension; got shapes {s1} and {s2}"
+            )
         target = tuple(abs(a - b) + 1 for a, b in zip(s1, s2))
     else:
         raise ArgumentError(f"{who}: mode must be 'full', 'same' or 'valid'; got {mode!r}")
     start = [(f - n) // 2 for f, n in zip(shape_of(full), target)]
     return getitem(full, index=tuple(slice(a, a + n) for a, n in zip(start, target)))
+
 
 def _convolved(in1, in2, s1, s2, mode, who):
     """The convolution cut to ``mode``; the valid part is computed alone."""
@@ -57,11 +61,13 @@ def _operands(who, in1, in2):
     in1, in2 = as_array(in1), as_array(in2)
     s1, s2 = shape_of(in1), shape_of(in2)
     if len(s1) != len(s2):
-        raise ArgumentError(f"{who}: in1 and in2 should have the same dimensionality; got shapes "
-                         f"{s1} and {s2}")
+        raise ArgumentError(
+            f"{who}: in1 and in2 should have the same dimensionality; got shapes {s1} and {s2}"
+        )
     if 0 in s1 or 0 in s2:
         raise ArgumentError(f"{who}: neither input can be empty; got shapes {s1} and {s2}")
     return in1, in2, s1, s2
+
 
 def convolve(in1, in2, mode="full", method="auto"):
     """``scipy.signal.convolve``: the N-dimensional convolution of ``in1`` and ``in2``.
@@ -76,6 +82,7 @@ def convolve(in1, in2, mode="full", method="auto"):
     if not s1:
         return in1 * in2
     return _convolved(in1, in2, s1, s2, mode, "convolve")
+
 
 def correlate(in1, in2, mode="full", method="auto"):
     """``scipy.signal.correlate``: ``in1`` correlated with ``in2`` (``in2`` flipped and conjugated).
@@ -95,12 +102,15 @@ def correlate(in1, in2, mode="full", method="auto"):
 
 def _two_d(who, in1, in2, boundary, fillvalue):
     if boundary != "fill" or fillvalue != 0:
-        raise ArgumentError(f"{who}: only boundary='fill' with fillvalue=0 is offered (JAX's "
-                            f"too); pad the input yourself (funcgrad.numpy.pad, mode='wrap' or "
-                            f"'symmetric') for the others")
+        raise ArgumentError(
+            f"{who}: only boundary='fill' with fillvalue=0 is offered (JAX's "
+            f"too); pad the input yourself (funcgrad.numpy.pad, mode='wrap' or "
+            f"'symmetric') for the others"
+        )
     if len(shape_of(in1)) != 2 or len(shape_of(in2)) != 2:
-        raise ArgumentError(f"{who}: in1 and in2 must be 2-D; got shapes {shape_of(in1)} and "
-                            f"{shape_of(in2)}")
+        raise ArgumentError(
+            f"{who}: in1 and in2 must be 2-D; got shapes {shape_of(in1)} and {shape_of(in2)}"
+        )
 
 
 def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
@@ -145,8 +155,9 @@ def fftconvolve(in1, in2, mode="full", axes=None):
     True
     """
     if axes is not None:
-        raise ArgumentError("fftconvolve: axes= is not offered; convolve along every axis, or "
-                            "vmap over the others")
+        raise ArgumentError(
+            "fftconvolve: axes= is not offered; convolve along every axis, or vmap over the others"
+        )
     if not is_traced(in1, in2):
         return scipy.signal.fftconvolve(in1, in2, mode=mode)
     return convolve(in1, in2, mode=mode)

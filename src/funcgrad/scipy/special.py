@@ -99,18 +99,74 @@ from ..rules.ufuncs import erf, logit  # noqa: F401
 from . import _pages
 
 __all__ = [
-    "logsumexp", "softmax", "log_softmax", "expit", "logit",
-    "gammaln", "digamma", "psi", "polygamma", "gamma", "multigammaln", "betaln", "beta",
-    "erf", "erfc", "erfinv", "erfcinv", "ndtr", "log_ndtr", "ndtri",
-    "xlogy", "xlog1py", "entr", "i0", "i1", "i0e", "i1e", "gammainc", "gammaincc", "betainc",
-    "j0", "j1", "y0", "y1", "jv", "jn", "yv", "yn", "iv", "ive", "gammasgn", "rgamma",
-    "erfcx", "dawsn", "exp1", "expi", "expn", "kl_div", "rel_entr", "loggamma", "poch", "zeta",
-    "spence", "sici", "fresnel", "owens_t", "hyp1f1", "hyp2f1", "boxcox", "boxcox1p",
-    "factorial", "comb", "bernoulli", "bessel_jn",
+    "logsumexp",
+    "softmax",
+    "log_softmax",
+    "expit",
+    "logit",
+    "gammaln",
+    "digamma",
+    "psi",
+    "polygamma",
+    "gamma",
+    "multigammaln",
+    "betaln",
+    "beta",
+    "erf",
+    "erfc",
+    "erfinv",
+    "erfcinv",
+    "ndtr",
+    "log_ndtr",
+    "ndtri",
+    "xlogy",
+    "xlog1py",
+    "entr",
+    "i0",
+    "i1",
+    "i0e",
+    "i1e",
+    "gammainc",
+    "gammaincc",
+    "betainc",
+    "j0",
+    "j1",
+    "y0",
+    "y1",
+    "jv",
+    "jn",
+    "yv",
+    "yn",
+    "iv",
+    "ive",
+    "gammasgn",
+    "rgamma",
+    "erfcx",
+    "dawsn",
+    "exp1",
+    "expi",
+    "expn",
+    "kl_div",
+    "rel_entr",
+    "loggamma",
+    "poch",
+    "zeta",
+    "spence",
+    "sici",
+    "fresnel",
+    "owens_t",
+    "hyp1f1",
+    "hyp2f1",
+    "boxcox",
+    "boxcox1p",
+    "factorial",
+    "comb",
+    "bernoulli",
+    "bessel_jn",
 ]
 
 psi = digamma
-jn = jv      # SciPy's integer-order names for the same functions
+jn = jv  # SciPy's integer-order names for the same functions
 yn = yv
 
 
@@ -124,7 +180,9 @@ def multigammaln(a, d):
     """
     d = int(d)
     if d < 1:
-        raise ArgumentError(f"funcgrad.scipy.special.multigammaln: d must be a positive integer; got {d}")
+        raise ArgumentError(
+            f"funcgrad.scipy.special.multigammaln: d must be a positive integer; got {d}"
+        )
     total = 0.25 * d * (d - 1) * _np.log(_np.pi)
     for j in range(d):
         total = total + gammaln(a - 0.5 * j)
@@ -143,14 +201,16 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
         raise NotImplementedError(
             "funcgrad.scipy.special.logsumexp: return_sign=True is not supported; "
-            "split positive and negative weights into two logsumexp calls")
+            "split positive and negative weights into two logsumexp calls"
+        )
     if isinstance(axis, list):
         axis = tuple(axis)
     if b is not None:
         if _np.any(_np.asarray(_raw(b)) <= 0):
             raise ArgumentError(
                 "funcgrad.scipy.special.logsumexp: weights b must be positive (their log "
-                "is taken); drop the zero-weight elements before the call")
+                "is taken); drop the zero-weight elements before the call"
+            )
         a = a + _log(b)
     return _nn.logsumexp(a, axis=axis, keepdims=keepdims)
 

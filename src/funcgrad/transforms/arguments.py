@@ -35,9 +35,21 @@ from ..core.tree import tree_leaves, tree_map
 from ..core.values import dtype_of, is_complex, numpy_scalar, raw, shape_of
 from ..rules.cuts import stop_gradient as cut
 
-__all__ = ["fun_name", "check_callable", "call_user", "diff_leaf", "int_argument", "argnums_tuple", "distinct", "check_scalar_output",
-           "check_complex_output", "check_holomorphic_inputs",
-           "split_aux", "result_of", "stop_gradient"]
+__all__ = [
+    "fun_name",
+    "check_callable",
+    "call_user",
+    "diff_leaf",
+    "int_argument",
+    "argnums_tuple",
+    "distinct",
+    "check_scalar_output",
+    "check_complex_output",
+    "check_holomorphic_inputs",
+    "split_aux",
+    "result_of",
+    "stop_gradient",
+]
 
 
 def fun_name(fun):
@@ -52,7 +64,8 @@ def check_callable(fun, who, what="the function"):
     if not callable(fun):
         raise ArgumentTypeError(
             f"{who}: {what} must be callable; got {type(fun).__name__} {fun!r:.40}: pass the "
-            f"function itself, e.g. fg.grad(f), not fg.grad(f(x))")
+            f"function itself, e.g. fg.grad(f), not fg.grad(f(x))"
+        )
     return fun
 
 
@@ -63,7 +76,7 @@ def call_user(fun, args, kwargs, who, form=None):
     that says so; ``form`` says how a loop or branch calls its ``fun`` (whose arguments
     are then funcgrad's own, never a user's list)."""
     try:
-        with at_users_line():     # NumPy's warnings from the rules name this call's line
+        with at_users_line():  # NumPy's warnings from the rules name this call's line
             return fun(*args, **(kwargs or {}))
     except TypeError as e:
         _explain_call_error(e, fun, args, kwargs or {}, who, form)
@@ -80,29 +93,38 @@ def _explain_call_error(e, fun, args, kwargs, who, form):
             if kwargs:
                 called += f" and keyword{'s' if len(kwargs) > 1 else ''} {', '.join(kwargs)}"
             fix = form or "call the transformed function with the arguments the function takes"
-            raise ArgumentTypeError(f"{who}: {fun_name(fun)} cannot be called with {called} "
-                                    f"({mismatch}); {fix}") from None
-        except ValueError:        # no signature to read (a builtin)
+            raise ArgumentTypeError(
+                f"{who}: {fun_name(fun)} cannot be called with {called} ({mismatch}); {fix}"
+            ) from None
+        except ValueError:  # no signature to read (a builtin)
             pass
-    if form is not None:           # a loop's body or a branch: its arguments are funcgrad's
+    if form is not None:  # a loop's body or a branch: its arguments are funcgrad's
         return
     said = str(e)
     for i, a in enumerate(args):
         kind = type(a).__name__
-        named = f"'{kind}'" in said or isinstance(e, ConversionError) or (
-            "sequence" in said and kind in ("list", "tuple"))
+        named = (
+            f"'{kind}'" in said
+            or isinstance(e, ConversionError)
+            or ("sequence" in said and kind in ("list", "tuple"))
+        )
         if not named:
             continue
         if a is None:
             raise ArgumentTypeError(
                 f"{who}: argument {i} is None, on which the function failed ({_briefly(e)}); "
-                f"pass a number or an array") from e
-        if type(a) in (list, tuple, dict) and a and all(
-                isinstance(v, Box) and shape_of(v) == () for v in tree_leaves(a)):
+                f"pass a number or an array"
+            ) from e
+        if (
+            type(a) in (list, tuple, dict)
+            and a
+            and all(isinstance(v, Box) and shape_of(v) == () for v in tree_leaves(a))
+        ):
             raise ArgumentTypeError(
                 f"{who}: argument {i} is a {kind} of {len(a)} numbers, which a "
                 f"transform takes as a pytree with one scalar leaf per number, so the function "
-                f"failed on it ({_briefly(e)}); pass an array instead: np.array([...])") from e
+                f"failed on it ({_briefly(e)}); pass an array instead: np.array([...])"
+            ) from e
 
 
 def _briefly(e):
@@ -118,9 +140,9 @@ def diff_leaf(x, who, where):
         raise NotDifferentiableError(f"{who}: {where} is the bool {x!r}, which has no derivative")
     if isinstance(x, int):
         return float(x)
-    if isinstance(x, float):   # NumPy's float64 scalar too (transforms return them): the fast path
+    if isinstance(x, float):  # NumPy's float64 scalar too (transforms return them): the fast path
         return x if type(x) is float else float(x)
-    if isinstance(x, complex):   # and NumPy's complex128 scalar
+    if isinstance(x, complex):  # and NumPy's complex128 scalar
         return x if type(x) is complex else complex(x)
     if isinstance(x, (np.ndarray, np.generic)):
         kind = x.dtype.kind
@@ -136,18 +158,20 @@ def diff_leaf(x, who, where):
         return float(x)
     if isinstance(x, numbers.Complex):
         return complex(x)
-    if is_foreign(x):   # another library's array, differentiated in its own namespace
+    if is_foreign(x):  # another library's array, differentiated in its own namespace
         kind = dtype_kind(x)
         if kind in "fc":
             return x
         raise NotDifferentiableError(
             f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}; gradients need "
-            f"floats: convert it to a floating dtype first")
+            f"floats: convert it to a floating dtype first"
+        )
     if dataclasses.is_dataclass(x) or hasattr(x, "__dict__") and not callable(x):
         raise NotDifferentiableError(
             f"{who}: {where} is {type(x).__name__} {x!r:.60}, which funcgrad does not know as "
             f"a container; register its class as a pytree: @fg.register_dataclass above "
-            f"@dataclass, or fg.register_pytree_node(cls, flatten, unflatten)")
+            f"@dataclass, or fg.register_pytree_node(cls, flatten, unflatten)"
+        )
     raise NotDifferentiableError(
         f"{who}: {where} is {type(x).__name__} {x!r}, which cannot be differentiated; "
         f"pass numbers or float arrays (or fix it with functools.partial)"
@@ -172,8 +196,10 @@ def argnums_tuple(argnums, nargs, who):
     elif isinstance(argnums, (tuple, list)):
         nums = tuple(int(a) if isinstance(a, np.integer) else a for a in argnums)
     else:
-        raise ArgumentTypeError(f"{who}: argnums must be an int or a tuple of ints; got "
-                                f"{type(argnums).__name__} {argnums!r:.40}: e.g. argnums=(0, 1)")
+        raise ArgumentTypeError(
+            f"{who}: argnums must be an int or a tuple of ints; got "
+            f"{type(argnums).__name__} {argnums!r:.40}: e.g. argnums=(0, 1)"
+        )
     if not nums:
         raise ArgumentError(f"{who}: argnums is empty; name at least one argument to differentiate")
     for a in nums:
@@ -196,33 +222,45 @@ def distinct(nums):
 
 def check_scalar_output(out, who, holomorphic=False):
     """The output of a function ``grad`` differentiates: one float, else a clear error."""
-    if type(raw(out)) is float:     # the common case, and always fine
+    if type(raw(out)) is float:  # the common case, and always fine
         return
     if isinstance(out, (tuple, list, dict)):
         got = type(out).__name__
         if isinstance(out, (tuple, list)) and len(out) == 2:
-            raise ShapeError(f"{who}: grad needs a scalar output, but the function returned a "
-                             f"{got} of 2; if it returns (loss, aux), pass has_aux=True (grad "
-                             f"then returns (gradient, aux)); for non-scalar outputs use jacrev "
-                             f"or vjp")
-        raise ShapeError(f"{who}: grad needs a scalar output, but the function returned a "
-                         f"{got}; use jacrev or vjp for non-scalar outputs")
+            raise ShapeError(
+                f"{who}: grad needs a scalar output, but the function returned a "
+                f"{got} of 2; if it returns (loss, aux), pass has_aux=True (grad "
+                f"then returns (gradient, aux)); for non-scalar outputs use jacrev "
+                f"or vjp"
+            )
+        raise ShapeError(
+            f"{who}: grad needs a scalar output, but the function returned a "
+            f"{got}; use jacrev or vjp for non-scalar outputs"
+        )
     v = raw(out)
     kind = dtype_kind(v) if is_foreign(v) else getattr(getattr(v, "dtype", None), "kind", "")
-    if isinstance(v, (bool, np.bool_)) or kind in ("b", "U", "S", "O", "V") or not isinstance(
-            v, (float, int, complex, np.ndarray, np.generic)) and not is_foreign(v):
+    if (
+        isinstance(v, (bool, np.bool_))
+        or kind in ("b", "U", "S", "O", "V")
+        or not isinstance(v, (float, int, complex, np.ndarray, np.generic))
+        and not is_foreign(v)
+    ):
         hint = " (did the function forget to return?)" if v is None else ""
         raise NotDifferentiableError(
             f"{who}: grad needs a float output, but the function returned "
-            f"{type(v).__name__} {v!r:.60}{hint}; return a float, e.g. fnp.sum(...)")
+            f"{type(v).__name__} {v!r:.60}{hint}; return a float, e.g. fnp.sum(...)"
+        )
     if isinstance(v, int) or kind in ("i", "u"):
         raise NotDifferentiableError(
             f"{who}: grad needs a float output, but the function returned the "
-            f"integer {v!r:.60}; integers have no derivative")
+            f"integer {v!r:.60}; integers have no derivative"
+        )
     shape = shape_of(out)
-    if math.prod(shape) != 1:     # one element, of shape () or (1,) or (1, 1), ...
-        raise ShapeError(f"{who}: grad needs a scalar output, but the function returned shape "
-                         f"{shape}; use jacrev or vjp for non-scalar outputs")
+    if math.prod(shape) != 1:  # one element, of shape () or (1,) or (1, 1), ...
+        raise ShapeError(
+            f"{who}: grad needs a scalar output, but the function returned shape "
+            f"{shape}; use jacrev or vjp for non-scalar outputs"
+        )
     check_complex_output(out, who, holomorphic)
 
 
@@ -237,10 +275,12 @@ def check_complex_output(out, who, holomorphic):
         raise NotDifferentiableError(
             f"{who}: the output is complex ({dtype_of(out)}), and a complex output "
             f"has no gradient of its own; differentiate fnp.real(...) or fnp.abs(...) of it, or "
-            f"pass holomorphic=True if the function is holomorphic (see docs/complex.md)")
+            f"pass holomorphic=True if the function is holomorphic (see docs/complex.md)"
+        )
     if holomorphic and not complex_out:
-        raise NotDifferentiableError(f"{who}: holomorphic=True needs a complex output; got "
-                        f"{dtype_of(out)}")
+        raise NotDifferentiableError(
+            f"{who}: holomorphic=True needs a complex output; got {dtype_of(out)}"
+        )
 
 
 def check_holomorphic_inputs(leaves, who):
@@ -250,12 +290,15 @@ def check_holomorphic_inputs(leaves, who):
         if not is_complex(v):
             raise NotDifferentiableError(
                 f"{who}: holomorphic=True needs complex inputs; got {dtype_of(v)}: "
-                f"pass it as x.astype(complex)")
+                f"pass it as x.astype(complex)"
+            )
 
 
 def split_aux(out, who):
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise ArgumentTypeError(f"{who}: has_aux=True needs the function to return a pair (output, aux)")
+        raise ArgumentTypeError(
+            f"{who}: has_aux=True needs the function to return a pair (output, aux)"
+        )
     return out[0], out[1]
 
 

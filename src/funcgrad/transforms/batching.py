@@ -24,7 +24,6 @@ carries its rule beside its others, as ``Primitive(..., batch=rule)``.
 array([ 5., 25.])
 """
 
-
 import threading
 from typing import Any, Callable
 
@@ -95,7 +94,7 @@ class BatchTrace(Trace):
             # a collective: over this trace's axis, or, over another vmap's, on each example
             if params["axis_name"] == self.axis_name:
                 return Batched(prim.over_named_axis(values[0], self.size, params), self)
-            named_axis(params["axis_name"], prim.name)      # (a jitted plan made elsewhere)
+            named_axis(params["axis_name"], prim.name)  # (a jitted plan made elsewhere)
             return Batched(prim(values[0], **params), self)
         rule = prim.batch or batch_example_by_example
         outer = _RULE.axis_name
@@ -131,7 +130,7 @@ def current_axis_name():
     return _RULE.axis_name
 
 
-_NAMED = threading.local()      # the vmaps with an axis_name now running, innermost last
+_NAMED = threading.local()  # the vmaps with an axis_name now running, innermost last
 
 
 def named_axis(name, who):
@@ -139,11 +138,14 @@ def named_axis(name, who):
     for trace in reversed(getattr(_NAMED, "stack", ())):
         if trace.axis_name == name:
             return trace
-    raise ArgumentError(f"{who}: no vmap with axis_name={name!r} encloses this call; map the "
-                        f"function with fg.vmap(f, axis_name={name!r})")
+    raise ArgumentError(
+        f"{who}: no vmap with axis_name={name!r} encloses this call; map the "
+        f"function with fg.vmap(f, axis_name={name!r})"
+    )
 
 
 # ---------------------------------------------------------------- vmap
+
 
 def _check_axis(ax, who):
     if ax is not None and (not isinstance(ax, (int, np.integer)) or isinstance(ax, bool)):
@@ -155,18 +157,27 @@ def _per_entry(axes, n, who, what):
     """``in_axes``/``out_axes`` as one entry per argument (or per output element); an entry
     may be a tree (see :func:`_leaf_axes`)."""
     if isinstance(axes, dict):
-        raise ArgumentTypeError(f"vmap: {who} is a dict; give an int, None, or a tuple with one "
-                                f"entry per {what[:-1]} (each entry may be a dict)")
+        raise ArgumentTypeError(
+            f"vmap: {who} is a dict; give an int, None, or a tuple with one "
+            f"entry per {what[:-1]} (each entry may be a dict)"
+        )
     if isinstance(axes, (tuple, list)):
         if len(axes) != n:
-            raise ArgumentError(f"vmap: {who} has {len(axes)} entries for {n} {what}; give one "
-                                f"per {what[:-1] if what.endswith('s') else what} or a single int")
+            raise ArgumentError(
+                f"vmap: {who} has {len(axes)} entries for {n} {what}; give one "
+                f"per {what[:-1] if what.endswith('s') else what} or a single int"
+            )
         return [_check_axis_tree(ax, who) for ax in axes]
     return [_check_axis(axes, who)] * n
 
 
-def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
-         axis_size: int | None = None) -> Callable:
+def vmap(
+    fun: Callable,
+    in_axes: Any = 0,
+    out_axes: Any = 0,
+    axis_name: Any = None,
+    axis_size: int | None = None,
+) -> Callable:
     """Map ``fun`` over an axis of its arguments, in one pass, as if on one example.
 
     ``in_axes`` is an int, ``None`` (not mapped) or a tuple with one of those
@@ -196,37 +207,48 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
     array([1., 1., 1.])
     """
     check_callable(fun, "vmap")
-    if axis_size is not None and (isinstance(axis_size, bool) or not isinstance(
-            axis_size, (int, np.integer)) or axis_size < 0):
-        raise ArgumentTypeError(f"vmap: axis_size must be a non-negative int; got "
-                                f"{axis_size!r:.40}")
+    if axis_size is not None and (
+        isinstance(axis_size, bool) or not isinstance(axis_size, (int, np.integer)) or axis_size < 0
+    ):
+        raise ArgumentTypeError(
+            f"vmap: axis_size must be a non-negative int; got {axis_size!r:.40}"
+        )
 
     def batched_fun(*args, **kwargs):
-        if kwargs:     # mapped over their leading axis, as JAX maps them
+        if kwargs:  # mapped over their leading axis, as JAX maps them
             names = list(kwargs)
             for name, value in kwargs.items():
                 if any(not shape_of(leaf) for leaf in tree_flatten(value)[0]):
                     raise ShapeError(
                         f"vmap: keyword argument {name!r} is mapped over its leading axis "
                         f"(JAX's rule for keyword arguments), but it holds a scalar; pass it "
-                        f"positionally with in_axes None, or close over it")
+                        f"positionally with in_axes None, or close over it"
+                    )
             call = fun
 
             def fun_of_all(*every):
                 return call(*every[:-1], **dict(zip(names, every[-1])))
+
             axes = in_axes if isinstance(in_axes, (tuple, list)) else [in_axes] * len(args)
             args = args + (tuple(kwargs.values()),)
-            return vmap(fun_of_all, (*_per_entry(axes, len(args) - 1, "in_axes", "arguments"), 0),
-                        out_axes, axis_name, axis_size)(*args)
-        args, watch = watched(args, "vmap")     # inside fg.debug_nans(): check every value
+            return vmap(
+                fun_of_all,
+                (*_per_entry(axes, len(args) - 1, "in_axes", "arguments"), 0),
+                out_axes,
+                axis_name,
+                axis_size,
+            )(*args)
+        args, watch = watched(args, "vmap")  # inside fg.debug_nans(): check every value
         return unwatched(_batched_call(args), watch)
 
     def _batched_call(args):
         axes = _per_entry(in_axes, len(args), "in_axes", "arguments")
         # one axis per leaf: an entry is an int or None for a whole argument, or a tree
         # matching the argument's structure down to where ints or None take over (JAX's)
-        leaf_axes = [_leaf_axes(ax, a, f"in_axes for argument {i}") for i, (a, ax)
-                     in enumerate(zip(args, axes))]
+        leaf_axes = [
+            _leaf_axes(ax, a, f"in_axes for argument {i}")
+            for i, (a, ax) in enumerate(zip(args, axes))
+        ]
         sizes = set()
         for i, (a, per_leaf) in enumerate(zip(args, leaf_axes)):
             for leaf, ax in zip(tree_flatten(a)[0], per_leaf):
@@ -234,41 +256,57 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
                     continue
                 shape = shape_of(leaf)
                 if isinstance(leaf, np.ndarray) and leaf.dtype.kind not in "biufc":
-                    raise ArgumentTypeError(f"vmap: argument {i} holds an array of dtype "
-                                            f"{leaf.dtype}, not numbers; map numeric arrays (or "
-                                            f"give it in_axes=None)")
+                    raise ArgumentTypeError(
+                        f"vmap: argument {i} holds an array of dtype "
+                        f"{leaf.dtype}, not numbers; map numeric arrays (or "
+                        f"give it in_axes=None)"
+                    )
                 if not shape:
-                    raise ShapeError("vmap: a mapped argument is a scalar; it needs an axis to map over")
+                    raise ShapeError(
+                        "vmap: a mapped argument is a scalar; it needs an axis to map over"
+                    )
                 if not -len(shape) <= ax < len(shape):
-                    raise ArgumentError(f"vmap: in_axes={ax} for argument {i}, but it has shape "
-                                        f"{shape}: choose an axis from {-len(shape)} to {len(shape) - 1}")
+                    raise ArgumentError(
+                        f"vmap: in_axes={ax} for argument {i}, but it has shape "
+                        f"{shape}: choose an axis from {-len(shape)} to {len(shape) - 1}"
+                    )
                 sizes.add(shape[ax])
         if axis_size is not None:
             if sizes and sizes != {axis_size}:
-                raise ShapeError(f"vmap: axis_size={axis_size}, but the mapped axes have sizes "
-                                 f"{sorted(sizes)}; give the size they have, or leave it out")
+                raise ShapeError(
+                    f"vmap: axis_size={axis_size}, but the mapped axes have sizes "
+                    f"{sorted(sizes)}; give the size they have, or leave it out"
+                )
             sizes = {int(axis_size)}
         if len(sizes) != 1:
             raise ShapeError(
                 f"vmap: mapped axes must all have one size; got sizes {sorted(sizes)}; give "
                 f"the arguments one length on their mapped axes, or leave one unmapped with "
                 f"in_axes=None in its place"
-                if sizes else "vmap: no argument is mapped (every in_axes entry is None); "
-                              "give axis_size= to say how many examples to make")
+                if sizes
+                else "vmap: no argument is mapped (every in_axes entry is None); "
+                "give axis_size= to say how many examples to make"
+            )
         size = sizes.pop()
         trace = BatchTrace(new_level(), size, axis_name)
 
         def enter(leaf, ax):
             nd = len(shape_of(leaf))
-            moved = leaf if ax % nd == 0 else transpose(
-                leaf, axes=(ax % nd,) + tuple(i for i in range(nd) if i != ax % nd))
+            moved = (
+                leaf
+                if ax % nd == 0
+                else transpose(leaf, axes=(ax % nd,) + tuple(i for i in range(nd) if i != ax % nd))
+            )
             return Batched(moved, trace)
 
         wrapped = []
         for a, per_leaf in zip(args, leaf_axes):
             leaves, treedef = tree_flatten(a)
-            wrapped.append(tree_unflatten(treedef, [l if ax is None else enter(l, ax)
-                                                    for l, ax in zip(leaves, per_leaf)]))
+            wrapped.append(
+                tree_unflatten(
+                    treedef, [l if ax is None else enter(l, ax) for l, ax in zip(leaves, per_leaf)]
+                )
+            )
         if axis_name is None:
             out = call_user(fun, wrapped, None, f"vmap of {fun_name(fun)}")
         else:
@@ -297,12 +335,17 @@ def _leaf_axes(axes, value, who):
         return [_check_axis(axes, who)] * len(tree_flatten(value)[0])
     mine, theirs = node_parts(axes), node_parts(value)
     sequences = isinstance(value, (tuple, list)) and isinstance(axes, (tuple, list))
-    matches = theirs is not None and (mine[0] is theirs[0] or sequences) and (
-        mine[2] == theirs[2] and len(mine[1]) == len(theirs[1]))
+    matches = (
+        theirs is not None
+        and (mine[0] is theirs[0] or sequences)
+        and (mine[2] == theirs[2] and len(mine[1]) == len(theirs[1]))
+    )
     if not matches:
-        raise ArgumentError(f"vmap: {who} is {axes!r:.60}, whose structure does not match the "
-                            f"value's ({tree_flatten(value)[1]!r:.60}); give an int, None, or a "
-                            f"tree of that structure")
+        raise ArgumentError(
+            f"vmap: {who} is {axes!r:.60}, whose structure does not match the "
+            f"value's ({tree_flatten(value)[1]!r:.60}); give an int, None, or a "
+            f"tree of that structure"
+        )
     return [ax for a, v in zip(mine[1], theirs[1]) for ax in _leaf_axes(a, v, who)]
 
 
@@ -316,14 +359,17 @@ def _place(leaf, trace, out_axis):
     """An output with its mapped axis at ``out_axis`` (``None``: an unmapped output)."""
     if out_axis is None:
         if trace.owns(leaf):
-            raise ArgumentError("vmap: out_axes=None for an output that depends on the mapped "
-                             "axis; give it an axis (e.g. out_axes=0)")
+            raise ArgumentError(
+                "vmap: out_axes=None for an output that depends on the mapped "
+                "axis; give it an axis (e.g. out_axes=0)"
+            )
         return leaf
     out = leave(leaf, trace)
     nd = len(shape_of(out))
     if not -nd <= out_axis < nd:
-        raise ArgumentError(f"vmap: out_axes={out_axis} for an output of {nd - 1} dimensions "
-                         f"(plus the mapped one)")
+        raise ArgumentError(
+            f"vmap: out_axes={out_axis} for an output of {nd - 1} dimensions (plus the mapped one)"
+        )
     axis = out_axis % nd
     if axis == 0:
         return out

@@ -42,9 +42,11 @@ __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_si
 
 def _spread(reduce):
     """The reduction over the examples (the batch axis, first), which each example sees."""
+
     def over(value, size, params):
         shape = shape_of(value)
         return _arrays.broadcast_to(reduce(value, axis=0, keepdims=True), shape=shape)
+
     return over
 
 
@@ -57,7 +59,8 @@ def _alone(name, axis_name):
             f"{name}: over axis {axis_name!r} inside a function that vmap runs one example at "
             f"a time (a custom_vjp/custom_jvp function, or a primitive without a batch rule), "
             f"where it cannot see the other examples; call {name} outside that function and "
-            f"pass its result in")
+            f"pass its result in"
+        )
 
 
 class Collective(Primitive):
@@ -79,12 +82,18 @@ def _collective(name, where_constant, reduce, doc):
     return Collective(name, impl, _spread(reduce), doc)
 
 
-psum_p = _collective("psum", lambda x, size: x * size, _reductions.sum,
-                     "The sum over a named vmap axis (see funcgrad.transforms.collectives).")
-pmax_p = _collective("pmax", lambda x, size: x, _reductions.max,
-                     "The maximum over a named vmap axis.")
-pmin_p = _collective("pmin", lambda x, size: x, _reductions.min,
-                     "The minimum over a named vmap axis.")
+psum_p = _collective(
+    "psum",
+    lambda x, size: x * size,
+    _reductions.sum,
+    "The sum over a named vmap axis (see funcgrad.transforms.collectives).",
+)
+pmax_p = _collective(
+    "pmax", lambda x, size: x, _reductions.max, "The maximum over a named vmap axis."
+)
+pmin_p = _collective(
+    "pmin", lambda x, size: x, _reductions.min, "The minimum over a named vmap axis."
+)
 psum_p.jvp = (lambda t, ans, x, axis_name, size: psum_p(t, axis_name=axis_name, size=size),)
 psum_p.vjp = (lambda g, ans, x, axis_name, size: psum_p(g, axis_name=axis_name, size=size),)
 
@@ -99,8 +108,12 @@ def _gather_constant(x, axis_name, size):
     return np.broadcast_to(x, (size,) + np.shape(x)).copy()
 
 
-all_gather_p = Collective("all_gather", _gather_constant, _gathered,
-                          "Every example's value over a named vmap axis, stacked.")
+all_gather_p = Collective(
+    "all_gather",
+    _gather_constant,
+    _gathered,
+    "Every example's value over a named vmap axis, stacked.",
+)
 
 
 def _names(axis_name):
@@ -124,6 +137,7 @@ def _bind(prim, x, axis_name, who):
         for name, size in sizes:
             leaf = prim(leaf, axis_name=name, size=size)
         return leaf
+
     return tree_map(over_all, x)
 
 
@@ -196,8 +210,9 @@ def all_gather(x: Any, axis_name: Any, *, axis: int = 0, tiled: bool = False) ->
            [1., 2.]])
     """
     if len(_names(axis_name)) != 1:
-        raise ArgumentError(f"all_gather: gathers over one axis; got the names {axis_name!r}; "
-                            f"call it once per name")
+        raise ArgumentError(
+            f"all_gather: gathers over one axis; got the names {axis_name!r}; call it once per name"
+        )
     return tree_map(lambda leaf: _gather(leaf, axis_name, axis, tiled), x)
 
 
@@ -208,7 +223,7 @@ def _gather(x, axis_name, axis, tiled):
     if tiled:
         shape = shape_of(out)
         a = axis % len(shape)
-        out = _arrays.reshape(out, shape=shape[:a] + (shape[a] * shape[a + 1],) + shape[a + 2:])
+        out = _arrays.reshape(out, shape=shape[:a] + (shape[a] * shape[a + 1],) + shape[a + 2 :])
     return out
 
 
@@ -229,9 +244,8 @@ def axis_index(axis_name: Any) -> Any:
     array([ 0.,  5., 10.])
     """
     index: Any = 0
-    for name, size in _sizes(axis_name, "axis_index"):     # several names: row-major
+    for name, size in _sizes(axis_name, "axis_index"):  # several names: row-major
         _alone("axis_index", name)
         trace = named_axis(name, "axis_index")
         index = index * size + Batched(np.arange(size, dtype=np.int32), trace)
     return index
-

@@ -82,7 +82,7 @@ def jvp_of(prim, tangents, ans, primals, params):
     rules = prim.jvp
     if is_joint(rules):
         out = rules(tuple(tangents), ans, *primals, **params)
-        if type(raw(ans)) is tuple:     # several results (a loop's): one tangent each
+        if type(raw(ans)) is tuple:  # several results (a loop's): one tangent each
             return out
     else:
         out = None
@@ -94,14 +94,14 @@ def jvp_of(prim, tangents, ans, primals, params):
                 c = rule(t, ans, *primals, **params)
             else:
                 c = _transposed_vjp(prim, i, t, ans, primals, params)
-            if c is not None:     # None: this argument does not move the output
+            if c is not None:  # None: this argument does not move the output
                 out = c if out is None else add_cotangents(out, c)
     if out is None:
         if isinstance(ans, Box) and ans._trace.opaque and not ans._trace.batch_axes:
-            return zeros_like(ans)     # a staged value's zero, computed when the plan runs
+            return zeros_like(ans)  # a staged value's zero, computed when the plan runs
         return zeros_like_value(ans)
     if type(out) is not float and is_complex(out) and not is_complex(ans):
-        out = real(out)    # a real output of complex inputs moves along the real axis only
+        out = real(out)  # a real output of complex inputs moves along the real axis only
     if shape_of(out) != shape_of(ans):
         out = broadcast_to(out, shape=shape_of(ans))
     return out
@@ -121,7 +121,7 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
     rule = _reverse_rule(prim, i)
     if rule is None:
         if integer_valued(primals[i], ans):
-            return None     # piecewise constant through an integer: a zero tangent
+            return None  # piecewise constant through an integer: a zero tangent
         raise MissingRuleError(
             f"primitive '{prim.name}' has no forward-mode rule and no reverse-mode rule for "
             f"argument {i}; define one with fg.defjvp({prim.name}, ...) or fg.defvjp"
@@ -131,8 +131,10 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
 
 # ------------------------------------------------------------------ the transform
 
-def jvp(fun: Callable, primals: Sequence, tangents: Sequence,
-        has_aux: bool = False) -> tuple[Any, ...]:
+
+def jvp(
+    fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False
+) -> tuple[Any, ...]:
     """``(out, tangent_out)``: ``fun`` at ``primals`` and its derivative along ``tangents``.
 
     With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and the result is
@@ -146,21 +148,29 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence,
     """
     who = f"jvp of {fun_name(check_callable(fun, 'jvp'))}"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise ArgumentTypeError(f"{who}: primals and tangents must be tuples, e.g. jvp(f, (x,), (t,))")
+        raise ArgumentTypeError(
+            f"{who}: primals and tangents must be tuples, e.g. jvp(f, (x,), (t,))"
+        )
     p_leaves, p_def = tree_flatten(tuple(primals))
     t_leaves, t_def = tree_flatten(tuple(tangents))
     if p_def != t_def:
         raise ShapeError(f"{who}: tangents have structure {t_def!r}, but primals have {p_def!r}")
     for k, (p, t) in enumerate(zip(p_leaves, t_leaves)):
         if shape_of(p) != shape_of(t):
-            raise ShapeError(f"{who}: tangent {k} has shape {shape_of(t)}, but its primal has {shape_of(p)}")
-    pairs = [(diff_leaf(p, who, f"primal {k}"), diff_leaf(t, who, f"tangent {k}"))
-             for k, (p, t) in enumerate(zip(p_leaves, t_leaves))]
+            raise ShapeError(
+                f"{who}: tangent {k} has shape {shape_of(t)}, but its primal has {shape_of(p)}"
+            )
+    pairs = [
+        (diff_leaf(p, who, f"primal {k}"), diff_leaf(t, who, f"tangent {k}"))
+        for k, (p, t) in enumerate(zip(p_leaves, t_leaves))
+    ]
     for k, (p, t) in enumerate(pairs):
         if is_complex(t) and not is_complex(p):
-            raise ArgumentTypeError(f"{who}: tangent {k} is complex but its primal is real; a real "
-                            f"input moves along the real axis only: pass the primal as complex")
-    pairs, watch = watched(pairs, who)     # inside fg.debug_nans(): check every value
+            raise ArgumentTypeError(
+                f"{who}: tangent {k} is complex but its primal is real; a real "
+                f"input moves along the real axis only: pass the primal as complex"
+            )
+    pairs, watch = watched(pairs, who)  # inside fg.debug_nans(): check every value
     trace = ForwardTrace(new_level())
     duals = [Dual(p, t, trace) for p, t in pairs]
     out = call_user(fun, tree_unflatten(p_def, duals), None, who)
@@ -169,8 +179,12 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence,
         aux = unwatched(result_of(trace, aux), watch)
     o_leaves, o_def = tree_flatten(out)
     primal_out = [result_of(trace, o) for o in o_leaves]
-    tangent_out = [numpy_scalar(in_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
-                   for o, p in zip(o_leaves, primal_out)]
-    result = (unwatched(tree_unflatten(o_def, primal_out), watch),
-              unwatched(tree_unflatten(o_def, tangent_out), watch))
+    tangent_out = [
+        numpy_scalar(in_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
+        for o, p in zip(o_leaves, primal_out)
+    ]
+    result = (
+        unwatched(tree_unflatten(o_def, primal_out), watch),
+        unwatched(tree_unflatten(o_def, tangent_out), watch),
+    )
     return result + (aux,) if has_aux else result

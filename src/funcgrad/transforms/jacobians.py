@@ -57,7 +57,7 @@ def _basis_batch(leaves):
     for leaf, shape in zip(leaves, shapes):
         n = _size(shape)
         block = np.zeros((total, n), dtype=float_dtype(leaf))
-        block[start:start + n] = np.eye(n)
+        block[start : start + n] = np.eye(n)
         blocks.append(in_library_of(block.reshape((total,) + shape), leaf))
         start += n
     return total, blocks
@@ -78,8 +78,12 @@ def _jacobian_tree(blocks, out_def, in_def, single, where):
     return tree_map(numpy_scalar, tree_unflatten(out_def, per_out))
 
 
-def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False) -> Callable:
+def jacrev(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
     """The full Jacobian by reverse mode, shape ``out.shape + in.shape``.
 
     The function is traced once, then folded back once with every output
@@ -99,8 +103,9 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     @functools.wraps(fun)
     def jac_fun(*args, **kwargs):
         who = f"jacrev of {fun_name(fun)}"
-        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
-                                                          record=True)
+        trace, inputs, out, single, where = trace_argnums(
+            fun, args, kwargs, argnums, who, record=True
+        )
         with trace.recording():
             if holomorphic:
                 check_holomorphic_inputs([n._value for nodes, _ in inputs for n in nodes], who)
@@ -123,16 +128,25 @@ def _jacrev(trace, inputs, out, single, where):
     in_def = tree_flatten(tuple(tree_unflatten(td, nodes) for nodes, td in inputs))[1]
     total, directions = _basis_batch(out_leaves)
     if total == 0:
-        return _jacobian_tree([[np.zeros(s + shape_of(n._value)) for n in in_nodes]
-                               for s in out_shapes], out_def, in_def, single, where)
+        return _jacobian_tree(
+            [[np.zeros(s + shape_of(n._value)) for n in in_nodes] for s in out_shapes],
+            out_def,
+            in_def,
+            single,
+            where,
+        )
     batch = BatchTrace(new_level(), total)
     pulled = pull_back(trace, out_leaves, [Batched(d, batch) for d in directions], inputs)
     cotangents = [leave(ct, batch) for ct in tree_flatten(tuple(pulled))[0]]
     blocks, start = [], 0
     for oshape in out_shapes:
         stop = start + _size(oshape)
-        blocks.append([reshape(_rows(ct, start, stop, (total,)), shape=oshape + shape_of(n._value))
-                       for ct, n in zip(cotangents, in_nodes)])
+        blocks.append(
+            [
+                reshape(_rows(ct, start, stop, (total,)), shape=oshape + shape_of(n._value))
+                for ct, n in zip(cotangents, in_nodes)
+            ]
+        )
         start = stop
     return _jacobian_tree(blocks, out_def, in_def, single, where)
 
@@ -140,8 +154,12 @@ def _jacrev(trace, inputs, out, single, where):
 jacobian = jacrev
 
 
-def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False) -> Callable:
+def jacfwd(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
     """The full Jacobian by forward mode, every input direction in one pass.
 
     With ``has_aux`` the function returns ``(out, aux)`` and the result is
@@ -161,7 +179,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         who = f"jacfwd of {fun_name(fun)}"
         nums, single = argnums_tuple(argnums, len(args), who)
         unique, where = distinct(nums)
-        diff = tuple(tree_map(lambda v, i=i: diff_leaf(v, who, f"argument {i}"), args[i]) for i in unique)
+        diff = tuple(
+            tree_map(lambda v, i=i: diff_leaf(v, who, f"argument {i}"), args[i]) for i in unique
+        )
         in_leaves, in_def = tree_flatten(diff)
         if holomorphic:
             check_holomorphic_inputs(in_leaves, who)
@@ -172,8 +192,10 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         (in_leaves, directions), watch = watched((in_leaves, directions), who)
         batch = BatchTrace(new_level(), max(total, 1))
         forward = ForwardTrace(new_level())
-        duals = [Dual(v, Batched(d if total else np.zeros((1,) + s), batch), forward)
-                 for v, d, s in zip(in_leaves, directions, in_shapes)]
+        duals = [
+            Dual(v, Batched(d if total else np.zeros((1,) + s), batch), forward)
+            for v, d, s in zip(in_leaves, directions, in_shapes)
+        ]
         call_args = list(args)
         for i, d in zip(unique, tree_unflatten(in_def, duals)):
             call_args[i] = d
@@ -188,11 +210,11 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         for o in out_leaves:
             oshape = shape_of(o)
             tangent = o._tangent if forward.owns(o) else zeros_like_value(o)
-            columns = leave(tangent, batch)                      # (total,) + oshape
+            columns = leave(tangent, batch)  # (total,) + oshape
             row, start = [], 0
             for ishape in in_shapes:
                 stop = start + _size(ishape)
-                part = _rows(columns, start, stop, (batch.size,))   # (n_in,) + oshape
+                part = _rows(columns, start, stop, (batch.size,))  # (n_in,) + oshape
                 moved = transpose(part, axes=tuple(range(1, len(oshape) + 1)) + (0,))
                 row.append(reshape(moved, shape=oshape + ishape))
                 start = stop
@@ -210,7 +232,8 @@ def _check_real_inputs(leaves, who):
             raise NotDifferentiableError(
                 f"{who}: an input is complex; jacfwd pushes real directions only. Use jacrev "
                 f"for a real-valued function, or holomorphic=True for a holomorphic one "
-                f"(docs/complex.md)")
+                f"(docs/complex.md)"
+            )
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, holomorphic: bool = False) -> Callable:
@@ -241,7 +264,8 @@ def hvp(fun: Callable, primals: Sequence, tangents: Sequence) -> Any:
         raise ArgumentTypeError(
             f"hvp of {fun_name(fun)}: primals and tangents must be tuples, one entry per "
             f"argument, e.g. hvp(f, (x,), (v,)); got {type(primals).__name__} and "
-            f"{type(tangents).__name__}")
+            f"{type(tangents).__name__}"
+        )
     primals, tangents = tuple(primals), tuple(tangents)
     gradient = grad(fun, argnums=tuple(range(len(primals))))
     out = jvp(gradient, primals, tangents)[1]

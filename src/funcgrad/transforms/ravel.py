@@ -47,15 +47,18 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable]:
     sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
     scalars = [type(raw(leaf)) is float for leaf in leaves]
     parts = [reshape(leaf, shape=(-1,)) for leaf in leaves]
-    flat = (np.zeros(0) if not parts else parts[0] if len(parts) == 1 else
-            concatenate(*parts, axis=0))
+    flat = (
+        np.zeros(0) if not parts else parts[0] if len(parts) == 1 else concatenate(*parts, axis=0)
+    )
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     total = int(offsets[-1])
 
     def unravel(vector):
         if shape_of(vector) != (total,):
-            raise ArgumentError(f"unravel: expected a vector of shape ({total},), the size of the "
-                             f"pytree it came from; got shape {shape_of(vector)}")
+            raise ArgumentError(
+                f"unravel: expected a vector of shape ({total},), the size of the "
+                f"pytree it came from; got shape {shape_of(vector)}"
+            )
         out = []
         for start, stop, shape, scalar in zip(offsets[:-1], offsets[1:], shapes, scalars):
             piece = reshape(getitem(vector, index=slice(int(start), int(stop))), shape=shape)

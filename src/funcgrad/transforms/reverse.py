@@ -48,8 +48,17 @@ from .arguments import (
     split_aux,
 )
 
-__all__ = ["grad", "value_and_grad", "vjp", "elementwise_grad", "trace", "trace_reverse",
-           "trace_argnums", "pull_back", "named_variables"]
+__all__ = [
+    "grad",
+    "value_and_grad",
+    "vjp",
+    "elementwise_grad",
+    "trace",
+    "trace_reverse",
+    "trace_argnums",
+    "pull_back",
+    "named_variables",
+]
 
 
 def _wrap_inputs(args, argnums, box, who):
@@ -58,14 +67,15 @@ def _wrap_inputs(args, argnums, box, who):
     boxes = []
     for i in argnums:
         a = args[i]
-        if type(a) is float or type(a) is np.ndarray:     # one leaf: the common call
+        if type(a) is float or type(a) is np.ndarray:  # one leaf: the common call
             args[i] = node = box(diff_leaf(a, who, f"argument {i}"), 0)
             boxes.append(([node], LEAF))
             continue
-        if a is None:     # an empty pytree, which is almost always a missing argument
+        if a is None:  # an empty pytree, which is almost always a missing argument
             raise NotDifferentiableError(
                 f"{who}: argument {i} is None, which holds no number to differentiate; pass a "
-                f"float or an array, or leave it out of argnums")
+                f"float or an array, or leave it out of argnums"
+            )
         leaves, treedef = tree_flatten(a)
         wrapped = [box(diff_leaf(v, who, f"argument {i}"), k) for k, v in enumerate(leaves)]
         boxes.append((wrapped, treedef))
@@ -82,14 +92,15 @@ def trace_reverse(fun, args, argnums, who, kwargs=None, persistent=False, record
     """
     trace = ReverseTrace(new_level(), persistent, record)
     keep = frozen_copy if persistent else _same
-    args, inputs = _wrap_inputs(args, argnums,
-                                lambda v, k: Node(keep(v), VAR, (), None, None, trace), who)
+    args, inputs = _wrap_inputs(
+        args, argnums, lambda v, k: Node(keep(v), VAR, (), None, None, trace), who
+    )
     try:
         out = call_user(fun, args, kwargs, who)
     except BaseException:
-        with trace.recording():    # the record is dropped: the caller will not fold
+        with trace.recording():  # the record is dropped: the caller will not fold
             raise
-    trace.live = False             # the graph is made: its nodes' values may now be read
+    trace.live = False  # the graph is made: its nodes' values may now be read
     return trace, inputs, out
 
 
@@ -99,8 +110,9 @@ def trace_argnums(fun, args, kwargs, argnums, who, record=False):
     ``where`` places each requested argnum among the distinct ones. ``record``: as in
     :func:`trace_reverse` (whoever asks for it calls :func:`pull_back`)."""
     # Checked once per form of call; only exact ints are remembered (True == 1 as a key).
-    exact = type(argnums) is int or (type(argnums) is tuple
-                                     and all(type(a) is int for a in argnums))
+    exact = type(argnums) is int or (
+        type(argnums) is tuple and all(type(a) is int for a in argnums)
+    )
     found = _ARGNUMS.get((argnums, len(args))) if exact else None
     if found is None:
         nums, single = argnums_tuple(argnums, len(args), who)
@@ -112,7 +124,7 @@ def trace_argnums(fun, args, kwargs, argnums, who, record=False):
     return trace, inputs, out, single, where
 
 
-_ARGNUMS: dict = {}   # (argnums, number of arguments) -> (single, distinct argnums, where each is)
+_ARGNUMS: dict = {}  # (argnums, number of arguments) -> (single, distinct argnums, where each is)
 
 
 def _same(v):
@@ -133,20 +145,32 @@ def _pull_back(trace, made, out_leaves, cotangents, inputs):
     seeds = {}
     for o, ct in zip(out_leaves, cotangents):
         if trace.owns(o) and ct is not None:
-            ct = real_part_for(ct, o._value)   # a real output takes the real part of its cotangent
+            ct = real_part_for(ct, o._value)  # a real output takes the real part of its cotangent
             seeds[o] = add_cotangents(seeds[o], ct) if o in seeds else ct
     result = []
     if seeds:
         wanted = {n for nodes, _ in inputs for n in nodes}
         order = creation_order if made is None or checking() else (lambda _: made)
-        grads, _ = fold_back(seeds, vjp_step, add_cotangents, keep=wanted.__contains__,
-                             method=order, edge_step=vjp_edge)
+        grads, _ = fold_back(
+            seeds,
+            vjp_step,
+            add_cotangents,
+            keep=wanted.__contains__,
+            method=order,
+            edge_step=vjp_edge,
+        )
     else:
         grads = {}
     for nodes, treedef in inputs:
-        result.append(tree_unflatten(
-            treedef, [_like(grads[n], n._value) if n in grads else zeros_like_value(n._value)
-                      for n in nodes]))
+        result.append(
+            tree_unflatten(
+                treedef,
+                [
+                    _like(grads[n], n._value) if n in grads else zeros_like_value(n._value)
+                    for n in nodes
+                ],
+            )
+        )
     return result
 
 
@@ -167,7 +191,7 @@ def _seed(out):
     its shape and dtype in its own library (a 0-d one too: a foreign scalar stays foreign)."""
     if shape_of(out) or is_foreign(raw(out)):
         return ones_like_value(out)
-    dtype = getattr(raw(out), "dtype", None)     # a float32 scalar's seed is a float32 one
+    dtype = getattr(raw(out), "dtype", None)  # a float32 scalar's seed is a float32 one
     return 1.0 if dtype is None or dtype == np.float64 else dtype.type(1)
 
 
@@ -188,8 +212,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     check_callable(fun, "vjp")
     if not primals:
         raise ArgumentTypeError(f"{who}: give at least one primal to differentiate at")
-    trace, inputs, out = trace_reverse(fun, primals, tuple(range(len(primals))), who,
-                                       persistent=True)
+    trace, inputs, out = trace_reverse(
+        fun, primals, tuple(range(len(primals))), who, persistent=True
+    )
     if has_aux:
         out, aux = split_aux(out, who)
     out_leaves, out_def = tree_flatten(out)
@@ -198,7 +223,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     def vjp_fn(cotangent):
         ct_leaves, ct_def = tree_flatten(cotangent)
         if ct_def != out_def:
-            raise ShapeError(f"{who}: the cotangent has structure {ct_def!r}, but the output has {out_def!r}")
+            raise ShapeError(
+                f"{who}: the cotangent has structure {ct_def!r}, but the output has {out_def!r}"
+            )
         for o, ct in zip(out_leaves, ct_leaves):
             if shape_of(ct) != shape_of(o):
                 raise ShapeError(
@@ -212,8 +239,12 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return value, vjp_fn
 
 
-def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   holomorphic: bool = False) -> Callable:
+def value_and_grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
     """A function giving ``(value, grad)`` of a scalar function; ``((value, aux), grad)`` with aux.
 
     For complex inputs the gradient is ``df/dx - i df/dy`` (JAX's and
@@ -231,8 +262,9 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         who = f"grad of {fun_name(fun)}"
-        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
-                                                          record=True)
+        trace, inputs, out, single, where = trace_argnums(
+            fun, args, kwargs, argnums, who, record=True
+        )
         with trace.recording():
             return _value_and_grad(trace, inputs, out, single, where, who)
 
@@ -244,7 +276,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
             aux = result_of(trace, aux)
         check_scalar_output(out, who, holomorphic)
         value = result_of(trace, out)
-        seed = _seed(out)    # out has shape () or one element, e.g. (1,)
+        seed = _seed(out)  # out has shape () or one element, e.g. (1,)
         grads = pull_back(trace, (out,), (seed,), inputs)
         g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g
@@ -252,8 +284,12 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     return value_and_grad_fun
 
 
-def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-         holomorphic: bool = False) -> Callable:
+def grad(
+    fun: Callable,
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+) -> Callable:
     """The gradient of a scalar function with respect to argument(s) ``argnums``.
 
     Complex inputs and ``holomorphic=True`` are as in :func:`value_and_grad`.
@@ -290,8 +326,9 @@ def elementwise_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callabl
     @functools.wraps(fun)
     def egrad_fun(*args, **kwargs):
         who = f"elementwise_grad of {fun_name(fun)}"
-        trace, inputs, out, single, where = trace_argnums(fun, args, kwargs, argnums, who,
-                                                          record=True)
+        trace, inputs, out, single, where = trace_argnums(
+            fun, args, kwargs, argnums, who, record=True
+        )
         with trace.recording():
             leaves, _ = tree_flatten(out)
             ones = [_seed(o) for o in leaves]
@@ -333,9 +370,17 @@ def named_variables(fun, args, who):
     for i, a in enumerate(args):
         base = names[i] if i < len(names) else f"arg{i}"
         leaves, treedef = tree_flatten(a)
-        nodes = [Node(diff_leaf(v, who, f"argument {i}"), VAR, (), None,
-                      base if len(leaves) == 1 else f"{base}[{k}]", EXPRESSIONS)
-                 for k, v in enumerate(leaves)]
+        nodes = [
+            Node(
+                diff_leaf(v, who, f"argument {i}"),
+                VAR,
+                (),
+                None,
+                base if len(leaves) == 1 else f"{base}[{k}]",
+                EXPRESSIONS,
+            )
+            for k, v in enumerate(leaves)
+        ]
         variables.extend(nodes)
         wrapped.append(tree_unflatten(treedef, nodes))
     return wrapped, variables

@@ -15,8 +15,9 @@ __all__ = ["logpmf", "pmf", "cdf", "ppf"]
 
 
 def logpmf(k, p, loc=0):
-    return on_whole(fnp.subtract(k, loc), 0.0, 1.0,
-                    lambda k: special.xlogy(k, p) + special.xlog1py(1.0 - k, -p))
+    return on_whole(
+        fnp.subtract(k, loc), 0.0, 1.0, lambda k: special.xlogy(k, p) + special.xlog1py(1.0 - k, -p)
+    )
 
 
 def pmf(k, p, loc=0):
@@ -29,5 +30,4 @@ def cdf(k, p, loc=0):
 
 
 def ppf(q, p, loc=0):
-    return fnp.where(fnp.logical_or(q < 0, q > 1), np.nan,
-                     fnp.where(q <= 1.0 - p, 0.0, 1.0) + loc)
+    return fnp.where(fnp.logical_or(q < 0, q > 1), np.nan, fnp.where(q <= 1.0 - p, 0.0, 1.0) + loc)

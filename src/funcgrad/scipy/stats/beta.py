@@ -16,8 +16,17 @@ __all__ = ["logpdf", "pdf", "cdf"]
 def logpdf(x, a, b, loc=0.0, scale=1.0):
     z, log_scale = standardize(x, loc, scale)
     inside = (z >= 0) & (z <= 1)
-    return on_support(inside, z, 0.5, lambda z: special.xlogy(a - 1.0, z)
-                      + special.xlog1py(b - 1.0, -z) - special.betaln(a, b) - log_scale)
+    return on_support(
+        inside,
+        z,
+        0.5,
+        lambda z: (
+            special.xlogy(a - 1.0, z)
+            + special.xlog1py(b - 1.0, -z)
+            - special.betaln(a, b)
+            - log_scale
+        ),
+    )
 
 
 def pdf(x, a, b, loc=0.0, scale=1.0):

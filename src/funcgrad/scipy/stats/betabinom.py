@@ -16,6 +16,7 @@ __all__ = ["logpmf", "pmf"]
 def logpmf(k, n, a, b, loc=0):
     def log_p(k):
         return log_choose(n, k) + special.betaln(k + a, n - k + b) - special.betaln(a, b)
+
     return on_whole(fnp.subtract(k, loc), 0.0, n, log_p)
 
 

@@ -16,6 +16,7 @@ __all__ = ["logpmf", "pmf"]
 def logpmf(k, n, p, loc=0):
     def log_p(k):
         return log_choose(n, k) + special.xlogy(k, p) + special.xlog1py(n - k, -p)
+
     return on_whole(fnp.subtract(k, loc), 0.0, n, log_p)
 
 

@@ -26,4 +26,4 @@ def pdf(x, alpha):
     return fnp.exp(logpdf(x, alpha))
 
 
-rvs = scipy.stats.dirichlet.rvs   # sampling has no derivative: SciPy's own
+rvs = scipy.stats.dirichlet.rvs  # sampling has no derivative: SciPy's own

@@ -6,7 +6,6 @@ and ``scale``.
 True
 """
 
-
 from ... import numpy as fnp
 from ._common import on_support, standardize
 

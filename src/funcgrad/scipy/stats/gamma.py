@@ -17,8 +17,9 @@ __all__ = ["logpdf", "pdf", "cdf"]
 
 def logpdf(x, a, loc=0.0, scale=1.0):
     z, log_scale = standardize(x, loc, scale)
-    return on_support(z >= 0, z, 1.0,
-                      lambda z: special.xlogy(a - 1.0, z) - z - special.gammaln(a) - log_scale)
+    return on_support(
+        z >= 0, z, 1.0, lambda z: special.xlogy(a - 1.0, z) - z - special.gammaln(a) - log_scale
+    )
 
 
 def pdf(x, a, loc=0.0, scale=1.0):

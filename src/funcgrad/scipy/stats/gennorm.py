@@ -18,8 +18,9 @@ __all__ = ["logpdf", "pdf", "cdf"]
 
 def logpdf(x, beta, loc=0.0, scale=1.0):
     z, log_scale = standardize(x, loc, scale)
-    return (fnp.log(beta) - math.log(2.0) - special.gammaln(1.0 / beta)
-            - fnp.abs(z) ** beta - log_scale)
+    return (
+        fnp.log(beta) - math.log(2.0) - special.gammaln(1.0 / beta) - fnp.abs(z) ** beta - log_scale
+    )
 
 
 def pdf(x, beta, loc=0.0, scale=1.0):

@@ -14,8 +14,9 @@ __all__ = ["logpmf", "pmf", "cdf"]
 
 
 def logpmf(k, p, loc=0):
-    return on_whole(fnp.subtract(k, loc), 1.0, None,
-                    lambda k: special.xlog1py(k - 1.0, -p) + fnp.log(p))
+    return on_whole(
+        fnp.subtract(k, loc), 1.0, None, lambda k: special.xlog1py(k - 1.0, -p) + fnp.log(p)
+    )
 
 
 def pmf(k, p, loc=0):

@@ -25,10 +25,13 @@ def pdf(x, loc=0.0, scale=1.0):
 
 def cdf(x, loc=0.0, scale=1.0):
     z = (x - loc) / scale
-    return fnp.where(z < 0, 0.5 * fnp.exp(fnp.minimum(z, 0.0)), 1.0 - 0.5 * fnp.exp(-fnp.maximum(z, 0.0)))
+    return fnp.where(
+        z < 0, 0.5 * fnp.exp(fnp.minimum(z, 0.0)), 1.0 - 0.5 * fnp.exp(-fnp.maximum(z, 0.0))
+    )
 
 
 def logcdf(x, loc=0.0, scale=1.0):
     z = (x - loc) / scale
-    return fnp.where(z < 0, fnp.minimum(z, 0.0) - math.log(2.0),
-                     fnp.log1p(-0.5 * fnp.exp(-fnp.maximum(z, 0.0))))
+    return fnp.where(
+        z < 0, fnp.minimum(z, 0.0) - math.log(2.0), fnp.log1p(-0.5 * fnp.exp(-fnp.maximum(z, 0.0)))
+    )

@@ -69,10 +69,13 @@ def pdf(x, mean=None, cov=1.0, allow_singular=False):
 
 
 def entropy(mean=None, cov=1.0):
-    d = fnp.shape(mean)[-1] if mean is not None and fnp.ndim(mean) else (
-        fnp.shape(cov)[-1] if fnp.ndim(cov) else 1)
+    d = (
+        fnp.shape(mean)[-1]
+        if mean is not None and fnp.ndim(mean)
+        else (fnp.shape(cov)[-1] if fnp.ndim(cov) else 1)
+    )
     _, log_det = fnp.linalg.slogdet(_as_matrix(cov, d))
     return 0.5 * (d * math.log(2.0 * math.pi * math.e) + log_det)
 
 
-rvs = scipy.stats.multivariate_normal.rvs   # sampling has no derivative: SciPy's own
+rvs = scipy.stats.multivariate_normal.rvs  # sampling has no derivative: SciPy's own

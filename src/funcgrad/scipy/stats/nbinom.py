@@ -17,6 +17,7 @@ def logpmf(k, n, p, loc=0):
     def log_p(k):
         choose = special.gammaln(n + k) - special.gammaln(n) - special.gammaln(k + 1.0)
         return choose + n * fnp.log(p) + special.xlog1py(k, -p)
+
     return on_whole(fnp.subtract(k, loc), 0.0, None, log_p)
 
 

@@ -54,4 +54,4 @@ def isf(q, loc=0.0, scale=1.0):
     return loc - scale * special.ndtri(q)
 
 
-rvs = scipy.stats.norm.rvs   # sampling has no derivative: SciPy's own
+rvs = scipy.stats.norm.rvs  # sampling has no derivative: SciPy's own

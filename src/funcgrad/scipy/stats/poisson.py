@@ -17,8 +17,12 @@ __all__ = ["logpmf", "pmf", "cdf"]
 
 
 def logpmf(k, mu, loc=0):
-    return on_whole(fnp.subtract(k, loc), 0.0, None,
-                    lambda k: special.xlogy(k, mu) - special.gammaln(k + 1.0) - mu)
+    return on_whole(
+        fnp.subtract(k, loc),
+        0.0,
+        None,
+        lambda k: special.xlogy(k, mu) - special.gammaln(k + 1.0) - mu,
+    )
 
 
 def pmf(k, mu, loc=0):

@@ -19,9 +19,13 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf"]
 
 def logpdf(x, df, loc=0.0, scale=1.0):
     z, log_scale = standardize(x, loc, scale)
-    return (special.gammaln(0.5 * (df + 1.0)) - special.gammaln(0.5 * df)
-            - 0.5 * fnp.log(df * math.pi) - log_scale
-            - 0.5 * (df + 1.0) * fnp.log1p(z * z / df))
+    return (
+        special.gammaln(0.5 * (df + 1.0))
+        - special.gammaln(0.5 * df)
+        - 0.5 * fnp.log(df * math.pi)
+        - log_scale
+        - 0.5 * (df + 1.0) * fnp.log1p(z * z / df)
+    )
 
 
 def pdf(x, df, loc=0.0, scale=1.0):
@@ -30,7 +34,7 @@ def pdf(x, df, loc=0.0, scale=1.0):
 
 def cdf(x, df, loc=0.0, scale=1.0):
     z = (x - loc) / scale
-    tail = 0.5 * special.betainc(0.5 * df, 0.5, df / (df + z * z))   # P(T < -|z|)
+    tail = 0.5 * special.betainc(0.5 * df, 0.5, df / (df + z * z))  # P(T < -|z|)
     return fnp.where(z < 0, tail, 1.0 - tail)
 
 

@@ -25,8 +25,9 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
     z, log_scale = standardize(x, loc, scale)
     inside = fnp.logical_and(z >= a, z <= b)
     middle = (fnp.maximum(a, -1e300) + fnp.minimum(b, 1e300)) / 2.0
-    return on_support(inside, z, middle,
-                      lambda z: norm.logpdf(z) - fnp.log(_mass(a, b)) - log_scale)
+    return on_support(
+        inside, z, middle, lambda z: norm.logpdf(z) - fnp.log(_mass(a, b)) - log_scale
+    )
 
 
 def pdf(x, a, b, loc=0.0, scale=1.0):

@@ -18,8 +18,12 @@ __all__ = ["logpdf", "pdf"]
 def logpdf(x, kappa, loc=0.0, scale=1.0):
     z, log_scale = standardize(x, loc, scale)
     # log I0(kappa) = log i0e(kappa) + kappa, without overflow at large kappa
-    return (kappa * (fnp.cos(z) - 1.0) - math.log(2.0 * math.pi)
-            - fnp.log(special.i0e(kappa)) - log_scale)
+    return (
+        kappa * (fnp.cos(z) - 1.0)
+        - math.log(2.0 * math.pi)
+        - fnp.log(special.i0e(kappa))
+        - log_scale
+    )
 
 
 def pdf(x, kappa, loc=0.0, scale=1.0):
