@@ -78,7 +78,7 @@ def _():
 
 @check("transforms, jit, vmap")
 def _():
-    f = lambda x: fnp.sum(fnp.tanh(x) ** 2)  # noqa: E731
+    f = lambda x: fnp.sum(fnp.tanh(x) ** 2)
     x = np.array([0.3, -1.2])
     g = fg.grad(f)(x)
     assert np.allclose(fg.jit(fg.grad(f))(x), g)
@@ -99,7 +99,7 @@ def _():
         h = fnp.tanh(0.5 * h + x)
         return h, h
 
-    loss = lambda h0: fnp.sum(fg.scan(rnn, h0, np.ones(20), checkpoints=10)[1])  # noqa: E731
+    loss = lambda h0: fnp.sum(fg.scan(rnn, h0, np.ones(20), checkpoints=10)[1])
     assert np.isfinite(fg.grad(loss)(0.1))
     assert fg.fori_loop(0, 3, lambda i, c: c * 2.0, 1.0) == 8.0
     assert fg.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, 1.0) == 16.0
@@ -197,7 +197,8 @@ def _():
             check=True,
             capture_output=True,
         )
-        text = open(page).read()
+        with open(page) as f:
+            text = f.read()
     assert "fg-data" in text and "addEventListener" in text and ".node.current" in text
 
 

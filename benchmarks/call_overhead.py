@@ -17,10 +17,10 @@ import timeit
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import funcgrad as fg  # noqa: E402
-import funcgrad.numpy as fnp  # noqa: E402
+import funcgrad as fg
+import funcgrad.numpy as fnp
 
 
 def chain(x):

@@ -32,7 +32,7 @@ def main():
     h0 = rng.normal(size=args.hidden)
 
     def loss(h, checkpoints):
-        step = lambda h, _: (fnp.tanh(W @ h), None)  # noqa: E731 - the body, closing over W
+        step = lambda h, _: (fnp.tanh(W @ h), None)
         h, _ = fg.scan(step, h, None, length=args.steps, checkpoints=checkpoints)
         return fnp.sum(h**2)
 

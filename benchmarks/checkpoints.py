@@ -70,6 +70,7 @@ def _status(field):
         for line in f:
             if line.startswith(field):
                 return int(line.split()[1]) * 1024
+    return None
 
 
 def measure(call):
@@ -304,6 +305,7 @@ def main():
                     f"{r['peak'] / base['peak']:.3f} | {r['seconds'] / base['seconds']:.2f}x |",
                     flush=True,
                 )
+    return None
 
 
 if __name__ == "__main__":

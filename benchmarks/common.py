@@ -5,6 +5,7 @@ numbers and must produce the same numbers (checked by run.py before timing).
 Nothing here imports an autodiff engine.
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -38,7 +39,7 @@ def two_moons(n=N_POINTS, noise=NOISE, seed=SEED):
 
 def layer_shapes(layers=LAYERS):
     """``(nin, nout)`` of each layer."""
-    return list(zip(layers[:-1], layers[1:]))
+    return list(itertools.pairwise(layers))
 
 
 def init_params(layers=LAYERS, seed=SEED):

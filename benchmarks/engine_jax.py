@@ -60,13 +60,13 @@ def w5_make(A, x0):
         return jnp.sum(jnp.tanh(Aj @ x)) + x @ x
 
     h = _maybe_jit(jax.hessian(f))
-    run = lambda: h(xj).block_until_ready()  # noqa: E731
+    run = lambda: h(xj).block_until_ready()
     return run, (lambda: [np.asarray(run())])
 
 
 def ovg_make(x):
     g = _maybe_jit(jax.grad(lambda x: x * x + jnp.sin(x)))
-    run = lambda: g(x).block_until_ready()  # noqa: E731
+    run = lambda: g(x).block_until_ready()
     return run, (lambda: [np.float64(run())])
 
 

@@ -73,7 +73,7 @@ def w2_compile(depth, x0):
     _w2.clear()
     _w2[depth] = g = jax.jit(jax.value_and_grad(f))
     jax.block_until_ready(g(jnp.float64(x0)))
-    return None
+    return
 
 
 def w2_chain(depth, x0):

@@ -82,9 +82,9 @@ def w5_make(A, x0, variant=W5_VARIANTS[0]):
 
     if variant == W5_VARIANTS[0]:
         h = torch.func.hessian(f)
-        run = lambda: h(xt)  # noqa: E731
+        run = lambda: h(xt)
     else:
-        run = lambda: torch.autograd.functional.hessian(f, xt, vectorize=True)  # noqa: E731
+        run = lambda: torch.autograd.functional.hessian(f, xt, vectorize=True)
     return run, (lambda: [run().numpy()])
 
 

@@ -15,6 +15,7 @@ Run where a CUDA GPU, PyTorch with CUDA and CuPy are installed:
 """
 
 import argparse
+import itertools
 import statistics
 import time
 
@@ -34,7 +35,7 @@ def mlp_loss(params, x, onehot):
 
 def make_params(sizes, rng, dtype):
     params = {}
-    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:]), 1):
+    for i, (a, b) in enumerate(itertools.pairwise(sizes), 1):
         params[f"W{i}"] = (rng.standard_normal((a, b)) / np.sqrt(a)).astype(dtype)
         params[f"b{i}"] = np.zeros(b, dtype=dtype)
     return params
@@ -72,8 +73,10 @@ def main():
     import torch
 
     lines = [
-        f"GPU: {torch.cuda.get_device_name()}; torch {torch.__version__}, "
-        f"cupy {cupy.__version__}, numpy {np.__version__}"
+        (
+            f"GPU: {torch.cuda.get_device_name()}; torch {torch.__version__}, "
+            f"cupy {cupy.__version__}, numpy {np.__version__}"
+        )
     ]
     cuda = torch.device("cuda")
     to_torch = {"torch-CUDA": lambda a: torch.asarray(a, device=cuda), "CuPy": cupy.asarray}

@@ -72,15 +72,15 @@ NHWC = ("NHWC", "HWIO", "NHWC")
 
 def gpt_shape(large):
     return (
-        dict(V=96, D=256, H=4, T=128, B=16, L=4)
+        {"V": 96, "D": 256, "H": 4, "T": 128, "B": 16, "L": 4}
         if large
-        else dict(V=96, D=128, H=4, T=64, B=16, L=2)
+        else {"V": 96, "D": 128, "H": 4, "T": 64, "B": 16, "L": 2}
     )
 
 
 def gpt_inputs(shape, rng):
     V, D, T, B, L = (shape[k] for k in "VDTBL")
-    w = lambda *s: rng.normal(size=s) * 0.05  # noqa: E731
+    w = lambda *s: rng.normal(size=s) * 0.05
     params = {
         "emb": w(V, D),
         "pos": w(T, D),
@@ -109,7 +109,7 @@ def _layer_norm(x, g, b):
 
 
 def gpt_loss(shape):
-    V, D, H, T, B = (shape[k] for k in "VDHTB")
+    _V, D, H, T, B = (shape[k] for k in "VDHTB")
     causal = np.tril(np.ones((T, T), bool))
 
     def loss(p, tokens, targets):
@@ -136,7 +136,7 @@ def gpt_loss(shape):
 
 
 def cnn_inputs(rng, batch=128):
-    w = lambda *s: rng.normal(size=s) * np.sqrt(2.0 / np.prod(s[:-1]))  # noqa: E731
+    w = lambda *s: rng.normal(size=s) * np.sqrt(2.0 / np.prod(s[:-1]))
     params = {
         "c1": w(3, 3, 1, 16),
         "b1": np.zeros(16),
@@ -361,13 +361,13 @@ def jax_loss(name, shape=None):
     import jax
     import jax.numpy as jnp
 
-    conv = lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=NHWC)  # noqa: E731
+    conv = lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=NHWC)
     if name == "conv":
         return lambda p: jnp.sum(conv(p["x"], p["w"]) ** 2) / 2
     if name == "cnn":
         pool = lambda h: jax.lax.reduce_window(
             h, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"
-        )  # noqa: E731
+        )
 
         def cnn(p, images, labels):
             h = pool(jax.nn.relu(conv(images, p["c1"]) + p["b1"]))
@@ -376,7 +376,7 @@ def jax_loss(name, shape=None):
             return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=-1))
 
         return cnn
-    V, D, H, T, B = (shape[k] for k in "VDHTB")
+    _V, D, H, T, B = (shape[k] for k in "VDHTB")
     causal = np.tril(np.ones((T, T), bool))
 
     def ln(x, g, b):
@@ -423,7 +423,7 @@ def alone(engine, model, o):
     """One engine's steps in this process only: the time a training script sees, whose
     heap no other engine (and no float64 check) has warmed. Prints the median of the
     last half of ``FRESH_STEPS`` steps in milliseconds."""
-    name, shape, loss, tloss, params, data = next(
+    _name, _shape, loss, tloss, params, data = next(
         w for w in workloads(model == "gpt-large") if w[0] == model
     )
     p, d = cast(params, o.dtype), cast(data, o.dtype)
@@ -435,7 +435,7 @@ def alone(engine, model, o):
     else:
         f = fg.value_and_grad(loss)
         f = fg.jit(f) if engine == "jit" else f
-        step = lambda: f(p, **d)  # noqa: E731
+        step = lambda: f(p, **d)
     times = []
     for _ in range(FRESH_STEPS):
         t = time.perf_counter()

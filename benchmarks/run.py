@@ -275,7 +275,7 @@ def time_w3(workers, s):
     for fn in ("backprop", "count"):
         for n in s.diamonds:
             w = {name: workers[name] for name in ("funcgrad", "python") if name in workers}
-            est = {name: 0.01 for name in w}
+            est = dict.fromkeys(w, 0.01)
             out[(fn, n)] = interleaved(w, est, s, "w3", fn=fn, n=n)
     return out
 
@@ -510,11 +510,13 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
     if "funcgrad_jit" in w1c:
         L += [
             "",
-            "funcgrad jit: `fg.jit(fg.value_and_grad(loss))` over the flat list of 337 floats "
-            "(the 100 points are constants of the trace); the SGD update runs outside jit, on the "
-            'floats; `backend="numba"` runs the same plan on the register machine. JAX jit: '
-            "JAX's jit of the scalar program as written did not finish compiling in 15 minutes, so "
-            "its row is the same network as batched matrix products, update included.",
+            (
+                "funcgrad jit: `fg.jit(fg.value_and_grad(loss))` over the flat list of 337 floats "
+                "(the 100 points are constants of the trace); the SGD update runs outside jit, on the "
+                'floats; `backend="numba"` runs the same plan on the register machine. JAX jit: '
+                "JAX's jit of the scalar program as written did not finish compiling in 15 minutes, so "
+                "its row is the same network as batched matrix products, update included."
+            ),
         ]
     for name in ("funcgrad_jit", "funcgrad_numba", "jax_jit"):
         if name in w1c:
@@ -528,9 +530,11 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
         L.append(f"- funcgrad jit, numba / JAX jit: {_r(r)}")
     L += [
         "",
-        "### W2: chain x <- tanh(x)*0.5 + x*0.5 (build + backward; funcgrad jit: replay of "
-        "`fg.jit(fg.value_and_grad(chain))`, the chain unrolled by Python; JAX jit: "
-        "`jax.jit(jax.value_and_grad(f))` of a `lax.fori_loop`)",
+        (
+            "### W2: chain x <- tanh(x)*0.5 + x*0.5 (build + backward; funcgrad jit: replay of "
+            "`fg.jit(fg.value_and_grad(chain))`, the chain unrolled by Python; JAX jit: "
+            "`jax.jit(jax.value_and_grad(f))` of a `lax.fori_loop`)"
+        ),
         "",
     ]
     depths = list(w2)
@@ -591,9 +595,11 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
     if probe:
         L += [
             "",
-            f"micrograd under Python's default recursion limit ({probe['limit']}): the deepest chain "
-            f"whose backward runs is {probe['depth']} levels ({probe['depth'] * common.OPS_PER_LEVEL} ops); "
-            f"one level more raises RecursionError. The timings above raise the limit to 10^8.",
+            (
+                f"micrograd under Python's default recursion limit ({probe['limit']}): the deepest chain "
+                f"whose backward runs is {probe['depth']} levels ({probe['depth'] * common.OPS_PER_LEVEL} ops); "
+                f"one level more raises RecursionError. The timings above raise the limit to 10^8."
+            ),
         ]
     if w3:
         L += [
@@ -615,8 +621,10 @@ def tables(engines, w1, w2, probe, w3, w6, failures, s, w1c=None, w2c=None):
             )
     L += [
         "",
-        f"### W6: bytes held for backward per scalar op (chain of depth {s.w6_depth:,}, "
-        f"{common.OPS_PER_LEVEL} ops per level)",
+        (
+            f"### W6: bytes held for backward per scalar op (chain of depth {s.w6_depth:,}, "
+            f"{common.OPS_PER_LEVEL} ops per level)"
+        ),
         "",
         "| engine | tracemalloc (Python heap) | RSS delta |",
         "| --- | --- | --- |",
@@ -686,20 +694,26 @@ def array_tables(arrays):
         if wl == "w5":
             L += [
                 "",
-                "Every Hessian was checked against the closed form A^T diag(-2 t (1 - t^2)) A + 2I, "
-                "t = tanh(A x), to 1e-9 relative before timing.",
+                (
+                    "Every Hessian was checked against the closed form A^T diag(-2 t (1 - t^2)) A + 2I, "
+                    "t = tanh(A x), to 1e-9 relative before timing."
+                ),
             ]
         elif wl.startswith("w4"):
             L += [
                 "",
-                "Ratios are against the preallocated hand-written step (buffers made once, update in "
-                "place: the limit); the plain hand-written step makes fresh arrays, as most NumPy code "
-                "does, and shows what the allocator costs (glibc hands the memory of big temporaries "
-                "back to the system between steps, and takes page faults getting it back).",
+                (
+                    "Ratios are against the preallocated hand-written step (buffers made once, update in "
+                    "place: the limit); the plain hand-written step makes fresh arrays, as most NumPy code "
+                    "does, and shows what the allocator costs (glibc hands the memory of big temporaries "
+                    "back to the system between steps, and takes page faults getting it back)."
+                ),
                 "",
-                "funcgrad jit and JAX jit compile the whole step, SGD update included; the eager "
-                "engines update after the gradient call. Losses and all gradients (before and after "
-                "one step) were checked against the hand-written NumPy to 1e-9 relative.",
+                (
+                    "funcgrad jit and JAX jit compile the whole step, SGD update included; the eager "
+                    "engines update after the gradient call. Losses and all gradients (before and after "
+                    "one step) were checked against the hand-written NumPy to 1e-9 relative."
+                ),
             ]
     return L
 
@@ -759,7 +773,7 @@ def targets_6(w1, w2, arrays, s):
     d = 10**5
     r = ratio(w2.get(d, {}).get("funcgrad_jit"), w2.get(d, {}).get("python")) if d in w2 else None
     line(f"W2 depth {d:,} jit <= 5x the hand-written loop", r, lambda v: v <= 5)
-    get = lambda wl, name, v=None: arrays.get(wl, {}).get((name, v))  # noqa: E731
+    get = lambda wl, name, v=None: arrays.get(wl, {}).get((name, v))
     for wl, batch in (("w4_b256", 256), ("w4_b1797", 1797)):
         ref = _ref_cell(arrays.get(wl, {}))
         plain = get(wl, REFERENCE, "plain")
@@ -974,19 +988,23 @@ def main(argv=None):
             f"Machine: {m['nproc']} cores (`nproc`), {m['cpu']}, Python {m['python']}, {m['platform']}.",
             "Versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()) + ".",
             "",
-            f"Load average (1, 5, 15 min) at the start: {load_before}; at the end: {m['load']}. "
-            "The machine is shared: other jobs run beside the benchmark, so compare ratios "
-            "(engines are interleaved and suffer alike) more than absolute times.",
+            (
+                f"Load average (1, 5, 15 min) at the start: {load_before}; at the end: {m['load']}. "
+                "The machine is shared: other jobs run beside the benchmark, so compare ratios "
+                "(engines are interleaved and suffer alike) more than absolute times."
+            ),
             "",
-            "Every engine runs in its own process, on one thread (BLAS, OpenMP and XLA pools "
-            "limited to 1, `torch.set_num_threads(1)`); all engines' W1 loss and 337 gradients, W2 "
-            "value and gradient and W3 numbers were checked against the hand-written Python, the W4 "
-            "losses and gradients (before and after a step) against the hand-written NumPy, and the "
-            "W5 Hessians against the closed form, all to 1e-9 relative, before timing. W1-W3: medians "
-            f"of n interleaved runs ({'no warm-up run' if s.quick else 'after a warm-up run'}); each "
-            "run includes freeing its graph. W4, W5 and the overheads: after a first call (where a "
-            "jit engine traces and compiles; shown apart), medians of n interleaved rounds, each "
-            "round the mean of many calls. Ratios are of medians.",
+            (
+                "Every engine runs in its own process, on one thread (BLAS, OpenMP and XLA pools "
+                "limited to 1, `torch.set_num_threads(1)`); all engines' W1 loss and 337 gradients, W2 "
+                "value and gradient and W3 numbers were checked against the hand-written Python, the W4 "
+                "losses and gradients (before and after a step) against the hand-written NumPy, and the "
+                "W5 Hessians against the closed form, all to 1e-9 relative, before timing. W1-W3: medians "
+                f"of n interleaved runs ({'no warm-up run' if s.quick else 'after a warm-up run'}); each "
+                "run includes freeing its graph. W4, W5 and the overheads: after a first call (where a "
+                "jit engine traces and compiles; shown apart), medians of n interleaved rounds, each "
+                "round the mean of many calls. Ratios are of medians."
+            ),
             "",
         ]
         if missing:

@@ -72,7 +72,7 @@ def main(rounds):
     )
     for name, f, args, hand in cases():
         ways = {"vg": fg.value_and_grad(f), "bp": by_backprop(f), "hand": hand}
-        (v1, g1), (v2, g2), (v3, g3) = (ways[w](*args) for w in ways)
+        (v1, g1), (v2, g2), (_v3, g3) = (ways[w](*args) for w in ways)
         flat = [fg.tree_flatten(g)[0] for g in (g1, g2, g3)]
         assert v1 == v2 and all(np.array_equal(a, b) for a, b in zip(flat[0], flat[1]))
         assert all(np.allclose(a, b, rtol=1e-9, atol=1e-300) for a, b in zip(flat[0], flat[2]))

@@ -88,7 +88,7 @@ def main(argv=None):
 
     print("grad at 0:         ", fg.grad(softplus)(0.0))
     print("second derivative: ", fg.grad(fg.grad(softplus))(0.0))
-    out, tangent = fg.jvp(softplus, (np.array([0.0, 1.0]),), (np.array([1.0, 2.0]),))
+    _out, tangent = fg.jvp(softplus, (np.array([0.0, 1.0]),), (np.array([1.0, 2.0]),))
     print("jvp:               ", tangent.round(6))
     print(
         "hessian of sum:    ",

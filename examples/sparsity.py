@@ -32,7 +32,7 @@ except ImportError as missing:
 
 
 def energy(u):
-    m = int(round(u.shape[0] ** 0.5))
+    m = round(u.shape[0] ** 0.5)
     g = fnp.reshape(u, (m, m))
     return (
         0.5 * fnp.sum((g[1:] - g[:-1]) ** 2)

@@ -14,6 +14,7 @@ Writes OUT/two_moons.png: the decision boundary over the points.
 """
 
 import argparse
+import itertools
 import pathlib
 import sys
 import time
@@ -49,7 +50,7 @@ def make_moons(n, noise, rng):
 def init_mlp(sizes, rng):
     """[W1, b1, W2, b2, ...], weights uniform in [-1, 1] like micrograd's neurons."""
     params = []
-    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+    for n_in, n_out in itertools.pairwise(sizes):
         params.append(rng.uniform(-1.0, 1.0, (n_in, n_out)))
         params.append(np.zeros(n_out))
     return params

@@ -11,6 +11,7 @@ never takes long.
 """
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -172,10 +173,8 @@ def mutate(data, rng):
         source = header
         for p in other:
             source = source[p]
-        try:
+        with contextlib.suppress(TypeError, IndexError, KeyError):
             _set(header, path, json.loads(json.dumps(source)))
-        except (TypeError, IndexError, KeyError):
-            pass
     return _join(header, payload)
 
 

@@ -12,8 +12,8 @@ The registry is the one place a new callable must appear:
 ``test_every_public_callable_is_registered`` lists the ones that do not.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import test_fft
@@ -873,7 +873,7 @@ HOLOMORPHIC_ONLY = (
     "refused: jacfwd and the Hessian of a function of complex inputs need "
     "holomorphic=True (docs/complex.md); tests/rules/test_complex.py checks them so"
 )
-COMPLEX_SKIPS = dict(jacobians=HOLOMORPHIC_ONLY, hessian=HOLOMORPHIC_ONLY)
+COMPLEX_SKIPS = {"jacobians": HOLOMORPHIC_ONLY, "hessian": HOLOMORPHIC_ONLY}
 for _name in (
     test_complex.HOLOMORPHIC
     + test_complex.REAL_VALUED

@@ -57,7 +57,7 @@ def test_scale_and_translate():
 
 def test_under_transforms():
     images = RNG.normal(size=(3, 5, 7))
-    f = lambda x: fg.image.resize(x, (8, 4), "cubic")  # noqa: E731
+    f = lambda x: fg.image.resize(x, (8, 4), "cubic")
     np.testing.assert_allclose(
         fg.jit(fg.vmap(f))(images), np.stack([f(x) for x in images]), rtol=1e-12
     )

@@ -299,7 +299,7 @@ def test_comparisons_bits_and_complex_parts():
     for got, want in [
         (lax.lt(A, 0.5), A < 0.5),
         (lax.ge(A, 0.5), A >= 0.5),
-        (lax.eq(V, V[::-1]), V == V[::-1]),
+        (lax.eq(V, V[::-1]), V[::-1] == V),
         (lax.ne(V, 0.4), V != 0.4),
         (lax.bitwise_xor(i, i[::-1]), i ^ i[::-1]),
         (lax.bitwise_not(i), ~i),

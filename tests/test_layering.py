@@ -108,7 +108,7 @@ def _module_imports():
     for path in SRC.rglob("*.py"):
         parts = path.relative_to(SRC).with_suffix("").parts
         name = ".".join(p for p in parts if p != "__init__")
-        package = parts[:-1] if path.name != "__init__.py" else parts[:-1]
+        package = parts[:-1]
         targets = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level:

@@ -44,7 +44,7 @@ def test_linear_regression_reaches_zero_loss(make, steps):
     start = _loss(params, X, y)
     step = fg.value_and_grad(_loss)
     for _ in range(steps):
-        value, grads = step(params, X, y)
+        _value, grads = step(params, X, y)
         params, state = update(grads, state, params)
     assert _loss(params, X, y) < 1e-6 < start
     np.testing.assert_allclose(params["w"], [2.0, -3.0], atol=1e-3)
@@ -80,7 +80,7 @@ def test_optimizers_step_a_registered_dataclass():
         activation: str = dataclasses.field(default="linear", metadata={"static": True})
 
     X, y = _data()
-    loss = lambda m: fnp.mean((X @ m.w + m.b - y) ** 2)  # noqa: E731
+    loss = lambda m: fnp.mean((X @ m.w + m.b - y) ** 2)
     _opt = fg.optim.adam(0.05)
     init, update = _opt.init, _opt.step
     model = Model(np.zeros(2), 0.0)
@@ -98,7 +98,7 @@ def test_update_is_pure():
     state = init(params)
     grads = {"w": np.full(3, 0.5)}
     new1, s1 = update(grads, state, params)
-    new2, s2 = update(grads, state, params)
+    new2, _s2 = update(grads, state, params)
     np.testing.assert_array_equal(new1["w"], new2["w"])
     np.testing.assert_array_equal(params["w"], np.ones(3))  # the input is untouched
     assert state.step == 0 and s1.step == 1
@@ -270,7 +270,7 @@ def test_unpacking_an_optimizer_is_0_1s_pair_with_a_deprecation_warning(make):
     assert seen[0].filename == __file__  # the warning points at the unpacking
     params = {"w": np.array([1.0, -2.0])}
     grads = {"w": np.array([0.5, 0.25])}
-    new, state = update(grads, init(params), params)  # 0.1's update: new parameters
+    new, _state = update(grads, init(params), params)  # 0.1's update: new parameters
     want, _ = opt.step(grads, opt.init(params), params)
     np.testing.assert_array_equal(new["w"], want["w"])
     assert not np.array_equal(new["w"], params["w"])
@@ -280,7 +280,7 @@ def test_step_is_update_then_apply_updates_bit_for_bit():
     opt = fg.optim.adamw(0.05, weight_decay=0.1)
     p1 = p2 = {"w": np.array([1.0, -2.0]), "b": 0.5}
     s1 = s2 = opt.init(p1)
-    loss = lambda p: fnp.sum(fnp.sin(p["w"]) * p["b"]) + p["b"] ** 2  # noqa: E731
+    loss = lambda p: fnp.sum(fnp.sin(p["w"]) * p["b"]) + p["b"] ** 2
     for _ in range(5):
         p1, s1 = opt.step(fg.grad(loss)(p1), s1, p1)
         updates, s2 = opt.update(fg.grad(loss)(p2), s2, p2)

@@ -112,7 +112,7 @@ def test_a_gradient_map_is_looked_up_by_a_nodes_name_too():
     y = fg.var(3.0, name="y")
     g = fg.backprop(x * y + x)
     assert g["x"] == g[x] == 4.0 and g["y"] == 2.0 and g.get("z") is None
-    with pytest.raises(KeyError, match="no node named 'z'.*its named nodes: x, y"):
+    with pytest.raises(KeyError, match=r"no node named 'z'.*its named nodes: x, y"):
         g["z"]
     twins = fg.backprop(fg.var(1.0, name="a") * fg.var(2.0, name="a"))
     with pytest.raises(fg.FuncgradError, match="2 nodes are named 'a'"):
@@ -126,6 +126,7 @@ def test_a_gradient_map_is_looked_up_by_a_nodes_name_too():
 
 def _numpy_names():
     import scipy.special
+
     import funcgrad.scipy.special as fsp
 
     return [(fnp, np, n) for n in fnp.__all__] + [(fsp, scipy.special, n) for n in fsp.__all__]

@@ -169,7 +169,7 @@ _heap.keep_freed_memory_unless_told_not_to(_os.environ)
 
 __version__ = "0.1.0"
 
-__all__ = [
+__all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is installed)
     "Node",
     "var",
     "const",
@@ -305,4 +305,5 @@ __all__ = [
     "ConversionError",
     "NoDerivativeError",
     "NodeKeyError",
-] + (list(_SPARSE) if _importlib_util.find_spec("scipy") else [])
+    *(_SPARSE if _importlib_util.find_spec("scipy") else ()),
+]

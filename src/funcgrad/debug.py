@@ -22,7 +22,8 @@ x is [2.]
 """
 
 import builtins
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .core.errors import ArgumentTypeError
 from .core.traces import Box
@@ -65,7 +66,7 @@ def callback(fun: Callable, *args: Any, **kwargs: Any) -> None:
     debug_callback(*leaves, callback=_Call(fun, treedef))
 
 
-def print(fmt: str, *args: Any, **kwargs: Any) -> None:  # noqa: A001 - JAX's name, on purpose
+def print(fmt: str, *args: Any, **kwargs: Any) -> None:
     """``print(fmt.format(*args, **kwargs))`` with the runtime values of the arguments."""
     if not isinstance(fmt, str):
         raise ArgumentTypeError(

@@ -53,6 +53,7 @@ from .core.primitive import (
 from .core.traces import Box, Trace, new_level
 from .core.values import ndim_of, normalize_axes, plain, raw, shape_of, zeros_like_value
 from .dag.arraylike import ArrayLike
+from .dag.backprop import add_cotangents
 from .rules.arrays import (
     all_batched,
     batch_along_axis,
@@ -62,11 +63,10 @@ from .rules.arrays import (
     example_shape,
     lead_axes,
     positive_axes,
-    shift_axes,
     restore_reduced_axes,
+    shift_axes,
     unbroadcast,
 )
-from .dag.backprop import add_cotangents
 from .rules.elementwise import elementwise, pullback, real_part_for
 
 __all__ = [

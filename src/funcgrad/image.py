@@ -20,7 +20,8 @@ array([1., 3.])
 """
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

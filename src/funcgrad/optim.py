@@ -42,8 +42,9 @@ max_norm)`` clips them at once).
 import math
 import operator
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -454,7 +455,7 @@ def _optimizer(who, learning_rate, slots, step_rule):
         columns = [tree_leaves(grads)] + [tree_leaves(s) for s in state[1 : 1 + slots]]
         rows = [step_rule(lr, state.step + 1, p, *leaf) for p, *leaf in zip(p_leaves, *columns)]
         moved = [p + r[0] if apply else r[0] for p, r in zip(p_leaves, rows)]
-        unflatten = lambda k: tree_unflatten(treedef, [r[k] for r in rows])  # noqa: E731
+        unflatten = lambda k: tree_unflatten(treedef, [r[k] for r in rows])
         return (
             tree_unflatten(treedef, moved),
             State(state.step + 1, *[unflatten(k) for k in range(1, 1 + slots)]),

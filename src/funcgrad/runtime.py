@@ -18,8 +18,9 @@ takes the flags funcgrad has a meaning for and refuses the others by name.
 (True, False)
 """
 
+from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

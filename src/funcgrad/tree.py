@@ -7,10 +7,10 @@
 ([1.0, 2.0], 5.0)
 """
 
-from .core.tree import tree_all as all  # noqa: A001 (JAX's names)
+from .core.tree import tree_all as all
 from .core.tree import tree_flatten as flatten
 from .core.tree import tree_leaves as leaves
-from .core.tree import tree_map as map  # noqa: A001
+from .core.tree import tree_map as map
 from .core.tree import tree_reduce as reduce
 from .core.tree import tree_structure as structure
 from .core.tree import tree_unflatten as unflatten

@@ -172,7 +172,7 @@ def test_lint_finds_it_before_any_gradient(name):
 
 
 def test_the_where_trap_fix_works():
-    safe = lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(fnp.where(x > 0, x, 1.0)), 0.0))  # noqa: E731
+    safe = lambda x: fnp.sum(fnp.where(x > 0, fnp.sqrt(fnp.where(x > 0, x, 1.0)), 0.0))
     x = np.array([4.0, -1.0])
     assert fg.lint(safe, x) == []
     assert np.all(np.isfinite(fg.grad(safe)(x)))
@@ -187,7 +187,7 @@ def test_a_healthy_function_has_nothing_to_report():
 
 
 def test_explain_reports_the_gradient_it_folded():
-    f = lambda x: fnp.sum(fnp.maximum(x, 0.0) ** 2)  # noqa: E731
+    f = lambda x: fnp.sum(fnp.maximum(x, 0.0) ** 2)
     x = np.array([-1.0, 2.0])
     report = fg.explain(f, x)
     np.testing.assert_array_equal(next(iter(report.gradients.values())), fg.grad(f)(x))

@@ -221,7 +221,7 @@ def test_hints_suggest_the_fix(capsys):
     ],
 )
 def test_bad_command_lines_exit_2(capsys, argv, message):
-    code, out, err = run(capsys, *argv)
+    code, _out, err = run(capsys, *argv)
     assert code == 2 and message in err and "Traceback" not in err
 
 

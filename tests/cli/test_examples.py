@@ -5,6 +5,7 @@ it quick (scripts not listed run with none). Scripts listed in PNG take
 ``--out DIR`` and must write a real PNG there.
 """
 
+import itertools
 import pathlib
 import re
 import subprocess
@@ -137,7 +138,7 @@ def test_newton_converges_quadratically(tmp_path):
     errors = [float(m) for m in re.findall(r"^\s*\d+\s+\S+\s+\S+\s+(\S+)", done.stdout, re.M)]
     small = [e for e in errors if 0 < e < 0.1]
     assert len(small) >= 2 and small[-1] < 1e-8
-    assert all(b <= 10 * a * a for a, b in zip(small, small[1:]))  # e_(k+1) <~ C e_k^2
+    assert all(b <= 10 * a * a for a, b in itertools.pairwise(small))  # e_(k+1) <~ C e_k^2
 
 
 def test_path_example_default_is_the_notes_729_paths():

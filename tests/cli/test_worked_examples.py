@@ -120,8 +120,7 @@ def micrograd_expression(a, b):
     e = c - d
     f = e**2
     g = f / 2.0
-    g = g + 10.0 / f
-    return g
+    return g + 10.0 / f
 
 
 def test_micrograd_expression():

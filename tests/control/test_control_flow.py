@@ -165,7 +165,7 @@ def test_scan_with_pytrees_reverse_and_no_xs():
             fg.grad(f, argnums=(0, 1))(0.7, us, reverse),
             fg.grad(unrolled, argnums=(0, 1))(0.7, us, reverse),
         )
-    power = lambda x: fg.scan(lambda c, _: (c * x, None), 1.0, length=4)[0]  # noqa: E731
+    power = lambda x: fg.scan(lambda c, _: (c * x, None), 1.0, length=4)[0]
     assert power(2.0) == 16.0 and fg.grad(power)(2.0) == 32.0
 
 
@@ -232,7 +232,7 @@ def test_while_loop_matches_unrolled_in_every_mode():
     close(f(1.5, x0), unrolled(1.5, x0))
     close(fg.jacrev(f, argnums=(0, 1))(1.5, x0), fg.jacrev(unrolled, argnums=(0, 1))(1.5, x0))
     close(fg.jacfwd(f, argnums=(0, 1))(1.5, x0), fg.jacrev(unrolled, argnums=(0, 1))(1.5, x0))
-    scalar = lambda a: fnp.sum(f(a, x0))  # noqa: E731
+    scalar = lambda a: fnp.sum(f(a, x0))
     close(fg.grad(fg.grad(scalar))(1.5), fg.grad(fg.grad(lambda a: fnp.sum(unrolled(a, x0))))(1.5))
     np.testing.assert_allclose(fg.grad(scalar)(1.5), numeric_grad(scalar, (1.5,), 0), rtol=1e-6)
 
@@ -246,7 +246,7 @@ def test_while_loop_under_vmap_stops_each_example_on_its_own():
 
 
 def test_fori_loop_with_static_and_traced_bounds():
-    body = lambda i, y: y * 0.5 + i * 0.0 + 1.0  # noqa: E731
+    body = lambda i, y: y * 0.5 + i * 0.0 + 1.0
     assert fg.fori_loop(0, 5, lambda i, s: s + i, 0) == 10
     want = fg.grad(lambda x: fg.fori_loop(0, 10, lambda i, y: y * 0.5 + x, 0.0))(1.0)
     np.testing.assert_allclose(want, 2 * (1 - 0.5**10))
@@ -257,8 +257,8 @@ def test_fori_loop_with_static_and_traced_bounds():
 
 
 def test_a_jitted_loop_compiles_to_the_same_plan_whatever_its_trip_count():
-    f = lambda x: fg.fori_loop(0, 10, lambda i, y: fnp.sin(y) + x, x)  # noqa: E731
-    g = lambda x: fg.fori_loop(0, 100_000, lambda i, y: fnp.sin(y) + x, x)  # noqa: E731
+    f = lambda x: fg.fori_loop(0, 10, lambda i, y: fnp.sin(y) + x, x)
+    g = lambda x: fg.fori_loop(0, 100_000, lambda i, y: fnp.sin(y) + x, x)
     assert fg.jit(f).plan(0.5).n_steps == fg.jit(g).plan(0.5).n_steps
 
 
@@ -266,7 +266,7 @@ def test_a_jitted_loop_compiles_to_the_same_plan_whatever_its_trip_count():
 
 
 def test_cond_takes_its_branch_in_every_mode():
-    f = lambda x: fg.cond(x > 0.0, fnp.sin, fnp.cos, x)  # noqa: E731
+    f = lambda x: fg.cond(x > 0.0, fnp.sin, fnp.cos, x)
     for x in (-1.0, 1.0):
         want = np.sin(x) if x > 0 else np.cos(x)
         dwant = np.cos(x) if x > 0 else -np.sin(x)
@@ -327,7 +327,7 @@ def test_a_carry_that_changes_shape_names_the_loop_the_carry_and_both_shapes():
 
 
 def test_a_python_if_in_a_body_says_what_to_use_instead():
-    with pytest.raises(ConcretizationError, match="fg.cond"):
+    with pytest.raises(ConcretizationError, match=r"fg.cond"):
         fg.scan(lambda c, x: (c + x if c > 0 else c - x, None), 0.0, np.ones(2))
     with pytest.raises(TypeError, match="pair"):
         fg.scan(lambda c, x: c + x, 0.0, np.ones(2))

@@ -189,7 +189,7 @@ def test_mistakes_are_named():
     def no_rule(x):
         return x
 
-    with pytest.raises(TypeError, match="custom_jvp no_rule has no rule yet.*defjvp"):
+    with pytest.raises(TypeError, match=r"custom_jvp no_rule has no rule yet.*defjvp"):
         no_rule(1.0)
 
     @fg.custom_vjp
@@ -209,7 +209,7 @@ def test_mistakes_are_named():
         return x
 
     bad_shape.defjvp(lambda p, t: (p[0], fnp.sum(t[0])))
-    with pytest.raises(fg.ShapeError, match="bad_shape.*shape \\(\\).*output has shape \\(2,\\)"):
+    with pytest.raises(fg.ShapeError, match=r"bad_shape.*shape \(\).*output has shape \(2,\)"):
         fg.jvp(bad_shape, (np.ones(2),), (np.ones(2),))
 
     def closes_over(w):
@@ -221,7 +221,7 @@ def test_mistakes_are_named():
         return scaled(2.0)
 
     with pytest.raises(
-        TypeError, match="scaled closes over a traced value.*pass the value as an argument"
+        TypeError, match=r"scaled closes over a traced value.*pass the value as an argument"
     ):
         fg.grad(closes_over)(3.0)
 
@@ -274,7 +274,8 @@ def test_a_residual_that_is_no_array_is_refused_where_a_transform_traces_it(f, t
         return fnp.sum(f(x))
 
     with pytest.raises(
-        fg.ArgumentTypeError, match="residual leaf [01] of fwd is a (function|str); under jit, vmap"
+        fg.ArgumentTypeError,
+        match=r"residual leaf [01] of fwd is a (function|str); under jit, vmap",
     ):
         transform(loss, x)
 
@@ -286,7 +287,7 @@ def test_a_residual_that_is_no_array_serves_a_plain_first_derivative():
         fg.grad(lambda x: fnp.sum(keeps_its_pullback(x)))(x), want, rtol=1e-12
     )
     np.testing.assert_allclose(fg.grad(lambda x: fnp.sum(keeps_a_tag(x)))(x), np.cos(x), rtol=1e-12)
-    out, tangent = fg.jvp(keeps_its_pullback, (x,), (np.ones(2),))  # fwd's own derivative
+    _out, tangent = fg.jvp(keeps_its_pullback, (x,), (np.ones(2),))  # fwd's own derivative
     np.testing.assert_allclose(tangent, want, rtol=1e-12)
 
 
@@ -297,7 +298,7 @@ def test_defjvps_one_rule_per_argument_in_both_modes():
 
     f.defjvps(lambda t, ans, x, y: fnp.cos(x) * t * y, lambda t, ans, x, y: fnp.sin(x) * t)
     x, y = np.array([0.5, -1.0]), np.array([2.0, 3.0])
-    loss = lambda x, y: fnp.sum(f(x, y) ** 2)  # noqa: E731
+    loss = lambda x, y: fnp.sum(f(x, y) ** 2)
     gx, gy = fg.grad(loss, argnums=(0, 1))(x, y)
     np.testing.assert_allclose(gx, 2 * np.sin(x) * y * np.cos(x) * y, rtol=1e-12)
     np.testing.assert_allclose(gy, 2 * np.sin(x) * y * np.sin(x), rtol=1e-12)

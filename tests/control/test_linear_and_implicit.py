@@ -108,6 +108,6 @@ def test_fixed_point_gradients_by_the_implicit_function_theorem():
 def test_fixed_point_that_does_not_settle_is_named():
     with pytest.raises(
         fg.NoConvergenceError,
-        match="fixed_point of <lambda>: the forward iteration still moves by .* after 50 steps",
+        match=r"fixed_point of <lambda>: the forward iteration still moves by .* after 50 steps",
     ):
         fg.fixed_point(lambda a, x: a * x + 1.0, 2.0, 1.0, max_iter=50)

@@ -71,7 +71,7 @@ def test_a_budget_the_loop_fits_in_differentiates_under_every_transform():
 
 
 def test_under_vjp_the_kept_graph_pulls_back_twice():
-    out, pull = fg.vjp(lambda w: loop(w, H0, 3), W)
+    _out, pull = fg.vjp(lambda w: loop(w, H0, 3), W)
     want = fg.grad(loop)(W, H0, None)
     assert_close(pull(1.0)[0], want, rtol=1e-12)
     assert_close(pull(2.0)[0], 2 * want, rtol=1e-12)

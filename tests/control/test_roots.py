@@ -79,7 +79,7 @@ def test_a_vector_root_against_central_differences():
             numeric_grad(lambda t: plain(t)[k], (theta,), 0),
             rtol=1e-6,
         )
-    loss = lambda t: fnp.sum(vector_root(t) ** 2)  # noqa: E731
+    loss = lambda t: fnp.sum(vector_root(t) ** 2)
     h = fg.hessian(loss)(theta)
     for k in range(2):
         want = numeric_grad(lambda t: fg.grad(loss)(t)[k], (theta,), 0)
@@ -139,7 +139,7 @@ def test_a_linear_solve_in_b_and_in_the_matrix(symmetric):
 
 
 def test_refusals():
-    mv = lambda x: B @ x  # noqa: E731
+    mv = lambda x: B @ x
     with pytest.raises(fg.MissingRuleError, match="pass transpose_solve="):
         fg.grad(lambda b: fnp.sum(lax.custom_linear_solve(mv, b, dense_solve)))(np.ones(2))
     with pytest.raises(fg.ArgumentError, match="a root needs f\\(x\\) of x's structure"):

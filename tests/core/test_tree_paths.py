@@ -50,7 +50,7 @@ def test_map_with_path_decays_only_the_weights():
 
 def test_is_leaf_stops_the_walk():
     tree = {"a": [1.0, 2.0], "b": (3.0, [4.0])}
-    is_list = lambda x: isinstance(x, list)  # noqa: E731
+    is_list = lambda x: isinstance(x, list)
     assert fg.tree_leaves(tree, is_leaf=is_list) == [[1.0, 2.0], 3.0, [4.0]]
     leaves, treedef = fg.tree_flatten(tree, is_leaf=is_list)
     assert fg.tree_unflatten(treedef, leaves) == tree
@@ -99,7 +99,7 @@ def test_a_class_that_flattens_itself():
 def test_vmap_axes_as_trees():
     params = {"w": np.arange(6.0).reshape(3, 2), "b": np.array([1.0, -1.0])}
     xs = np.arange(3.0)
-    f = lambda p, x: p["w"] * x + p["b"]  # noqa: E731
+    f = lambda p, x: p["w"] * x + p["b"]
     got = fg.vmap(f, in_axes=({"w": 0, "b": None}, 0))(params, xs)
     want = np.stack([f({"w": params["w"][i], "b": params["b"]}, xs[i]) for i in range(3)])
     np.testing.assert_array_equal(got, want)

@@ -20,7 +20,7 @@ def _example():
 
 
 def test_returns_a_pmap_over_every_non_constant_node():
-    x, y, a, b, out = _example()
+    _x, _y, a, b, out = _example()
     g = fg.backprop(out)
     assert isinstance(g, NodeMap)
     order = fg.toposort(out)
@@ -35,7 +35,7 @@ def test_returns_a_pmap_over_every_non_constant_node():
 
 def test_intermediate_adjoints_match_differences():
     # d out / d a, treating a as an input: out = (a x + e^y) a - 3 -> 2 a x + e^y.
-    x, y, a, b, out = _example()
+    x, y, a, _b, out = _example()
     g = fg.backprop(out)
     assert g[a] == pytest.approx(2 * a.value * x.value + math.exp(y.value), rel=1e-13)
 
@@ -48,7 +48,7 @@ def test_intermediate_adjoints_match_differences():
 
 
 def test_idempotent_nothing_accumulates():
-    x, y, a, b, out = _example()
+    x, y, a, _b, out = _example()
     snapshot = [(n.value, n.args, n.name, n.op) for n in fg.toposort(out)]
     g1 = fg.backprop(out)
     g2 = fg.backprop(out)
@@ -63,7 +63,7 @@ def test_idempotent_nothing_accumulates():
 
 
 def test_both_orderings_give_the_same_gradients():
-    x, y, a, b, out = _example()
+    _x, _y, _a, _b, out = _example()
     dfs, kahn = fg.backprop(out, method="dfs"), fg.backprop(out, method="kahn")
     assert set(dfs) == set(kahn)
     for n in dfs:

@@ -30,9 +30,12 @@ def test_check_names_the_edge_whose_cotangent_is_not_finite():
 
 def test_debug_nans_covers_transforms_and_is_per_block():
     f = lambda x: fnp.sum(fnp.sqrt(x))
-    with fg.debug_nans(), np.errstate(divide="ignore"):
-        with pytest.raises(fg.NonFiniteError, match="sqrt"):
-            fg.grad(f)(np.array([0.0, 4.0]))
+    with (
+        fg.debug_nans(),
+        np.errstate(divide="ignore"),
+        pytest.raises(fg.NonFiniteError, match="sqrt"),
+    ):
+        fg.grad(f)(np.array([0.0, 4.0]))
     with np.errstate(divide="ignore"):
         g = fg.grad(f)(np.array([0.0, 4.0]))  # outside the block: no check, an inf
     assert np.isinf(g[0]) and g[1] == 0.25

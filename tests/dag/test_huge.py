@@ -7,6 +7,7 @@ the last test frees it and checks that the memory goes back.
 
 import copy
 import gc
+import itertools
 import re
 import tracemalloc
 
@@ -41,7 +42,7 @@ def test_toposort(chain, method):
     x, y = chain
     order = fg.toposort(y, method=method)
     assert len(order) == N + 1 and order[0] is x and order[-1] is y
-    assert all(b.args[0] is a for a, b in zip(order, order[1:]))
+    assert all(b.args[0] is a for a, b in itertools.pairwise(order))
 
 
 def test_graph(chain):
@@ -64,7 +65,7 @@ def test_sum_product(chain):
 
 
 def test_show_is_truncated_with_a_note(chain):
-    x, y = chain
+    _x, y = chain
     text = fg.show(y, limit=60)
     lines = text.splitlines()
     assert len(lines) == 61
@@ -73,7 +74,7 @@ def test_show_is_truncated_with_a_note(chain):
 
 
 def test_to_dot_is_truncated(chain):
-    x, y = chain
+    _x, y = chain
     src = fg.to_dot(y, limit=100)
     assert src.startswith("digraph") and src.rstrip().endswith("}")
     # The 100 nodes nearest the output, the 99 edges among them, and a note for the rest.
@@ -86,7 +87,7 @@ def test_repr_hash_eq_copy(chain):
     x, y = chain
     assert len(repr(y)) < 80 and "negative" in repr(y)
     # == compares values (both are 1.0); hashing and dicts go by identity.
-    assert hash(y) == hash(y) and y == y and y == x and not (y != x) and y == 1.0
+    assert hash(y) == hash(y) and y == y and y == x and y == x and y == 1.0
     assert {y: 1, x: 2}[y] == 1 and len({x, y}) == 2
     assert copy.copy(y) is y and copy.deepcopy(y) is y
 

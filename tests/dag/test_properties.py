@@ -35,7 +35,7 @@ def _build(program):
 @SETTINGS
 @given(programs(arrays=True))
 def test_gradients_match_central_differences(program):
-    leaves, values, out = _build(program)
+    leaves, _values, out = _build(program)
     g = fg.backprop(out)
 
     def f(*xs):
@@ -52,7 +52,7 @@ def test_gradients_match_central_differences(program):
 @given(programs(arrays=True))
 def test_gradients_match_torch(program):
     torch = needs_torch()
-    leaves, values, out = _build(program)
+    leaves, _values, out = _build(program)
     g = fg.backprop(out)
     tleaves = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in program.inputs]
     _, tout = run(
@@ -80,7 +80,7 @@ def _local_partial(parent, child):
 @SETTINGS
 @given(programs(max_steps=10, repeated_parents=False))
 def test_backprop_is_the_real_sum_product_of_local_partials(program):
-    leaves, values, out = _build(program)
+    _leaves, _values, out = _build(program)
     g = fg.backprop(out)
     sp = fg.sum_product(out, _local_partial, fg.semirings.real)
     assert set(sp) == set(g)
@@ -91,7 +91,7 @@ def test_backprop_is_the_real_sum_product_of_local_partials(program):
 @SETTINGS
 @given(programs(arrays=True, max_steps=10))
 def test_orderings_agree_and_calls_repeat(program):
-    leaves, values, out = _build(program)
+    _leaves, _values, out = _build(program)
     dfs = fg.backprop(out, method="dfs")
     kahn = fg.backprop(out, method="kahn")
     again = fg.backprop(out, method="dfs")
@@ -109,7 +109,7 @@ def test_building_never_changes_operands(program):
     first = program._replace(steps=program.steps[:half]) if half else None
     built = run(first, leaves)[0] if first else list(leaves)
     snapshot = [(n, np.array(n.value, copy=True), n.args, n.name, n.op, n.id) for n in built]
-    values, out = run(program, leaves)  # builds everything again on the same leaves
+    _values, out = run(program, leaves)  # builds everything again on the same leaves
     fg.backprop(out)
     for n, value, args, name, op, id_ in snapshot:
         np.testing.assert_array_equal(n.value, value)

@@ -58,7 +58,7 @@ def fan():
 
 @pytest.mark.parametrize("method", ["dfs", "kahn"])
 def test_fan_in_toposort(fan, method):
-    xs, c, total = fan
+    _xs, _c, total = fan
     order = fg.toposort(total, method=method)
     assert len(order) == 2 * W + 2 and order[-1] is total
     pos = {n: i for i, n in enumerate(order)}
@@ -100,7 +100,7 @@ def test_fan_in_backprop_work_is_linear(monkeypatch):
 
 
 def test_fan_in_show_and_dot_are_truncated(fan):
-    xs, c, total = fan
+    _xs, _c, total = fan
     text = fg.show(total, limit=40)
     lines = text.splitlines()
     assert len(lines) == 41 and f"{2 * W + 2 - 40} more nodes not shown" in text
@@ -110,12 +110,12 @@ def test_fan_in_show_and_dot_are_truncated(fan):
 
 
 def test_fan_in_show_text_is_bounded(fan):
-    xs, c, total = fan
+    _xs, _c, total = fan
     assert len(fg.show(total, limit=40)) < 200_000
 
 
 def test_fan_in_repr_is_bounded(fan):
-    xs, c, total = fan
+    _xs, _c, total = fan
     assert len(repr(total)) < 1000
 
 
@@ -128,7 +128,7 @@ def test_fan_in_eq_hash_copy(fan):
 
 
 def test_fan_in_pickle_round_trip(fan):
-    xs, c, total = fan
+    _xs, c, total = fan
     loaded, loaded_c = pickle.loads(pickle.dumps((total, c)))
     assert loaded.value == total.value and len(loaded.args) == W
     assert all(p.args[1] is loaded_c for p in loaded.args)  # c stays one node
@@ -205,7 +205,7 @@ def test_backward_pass_drops_cotangents():
         return fnp.sum(x)
 
     x = np.linspace(-1.0, 1.0, n)
-    out, pullback = fg.vjp(f, x)
+    _out, pullback = fg.vjp(f, x)
     all_cotangents = steps * n * 8
     gc.collect()
     tracemalloc.start()

@@ -126,7 +126,7 @@ def test_the_best_path_is_best_path_s_with_back_pointers_everywhere():
 
 
 def test_start_fold_follows_the_semiring_and_a_custom_semiring_is_its_own_fold():
-    f, x, y = seeds_example()
+    f, x, _y = seeds_example()
     assert fg.explore(f, semiring=fg.semirings.count).start == "paths"
     assert fg.explore(f, semiring=fg.semirings.boolean).start == "reachable"
     assert fg.explore(f).start == "gradient"
@@ -137,14 +137,14 @@ def test_start_fold_follows_the_semiring_and_a_custom_semiring_is_its_own_fold()
 
 
 def test_refusals_name_the_call_and_a_fix():
-    f, x, y = seeds_example()
+    f, _x, _y = seeds_example()
     with pytest.raises(fg.FuncgradError, match="layout must be"):
         fg.explore(f, layout="spring")
-    with pytest.raises(fg.FuncgradError, match="semiring must be a fg.Semiring"):
+    with pytest.raises(fg.FuncgradError, match=r"semiring must be a fg.Semiring"):
         fg.explore(f, semiring="count")
     with pytest.raises(fg.FuncgradError, match="weight must be a function"):
         fg.explore(f, weight=3)
-    with pytest.raises(fg.FuncgradError, match="source .* is not in the graph"):
+    with pytest.raises(fg.FuncgradError, match=r"source .* is not in the graph"):
         fg.explore(f, source=fg.var(1.0))
     with pytest.raises(fg.FuncgradError, match="limit must be at least 1"):
         fg.explore(f, limit=0)
@@ -175,7 +175,7 @@ def test_the_page_is_one_file_whose_data_is_text_not_markup(tmp_path):
 def test_dot_lays_out_every_node_and_edge():
     if shutil.which("dot") is None:
         pytest.skip("Graphviz's dot is not installed (the page lays the graph out itself)")
-    f, x, y = seeds_example()
+    f, _x, _y = seeds_example()
     page = fg.explore(f, layout="dot")
     boxes, splines = page.layout["boxes"], page.layout["splines"]
     assert sorted(boxes) == list(range(4))

@@ -9,6 +9,7 @@ saying so, except in CI (``CI`` set), where .ci/run installs it and a missing
 browser is a failure.
 """
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -140,7 +141,7 @@ def seeds_page(tmp_path):
 
 
 def test_stepping_to_the_end_shows_the_gradients(chromium, tmp_path):
-    page, path, x, y = seeds_page(tmp_path)
+    _page, path, x, y = seeds_page(tmp_path)
     for order in ("dfs", "kahn"):
         dom = dump(chromium, tmp_path, path, f"#order={order}&step=end")
         assert dom.body["data-phase"] == "fold"
@@ -162,7 +163,7 @@ def test_mid_fold_shows_the_completed_entries_only(chromium, tmp_path):
 
 
 def test_keys_and_buttons_step_through_the_page(chromium, tmp_path):
-    page, path, x, y = seeds_page(tmp_path)
+    _page, path, x, y = seeds_page(tmp_path)
     # Real events on the page's own handlers: 3 right arrows, 1 left, 2 clicks on next, End,
     # then the mouse over x.
     script = """<script>
@@ -226,7 +227,7 @@ def test_the_best_path_is_highlighted_on_the_notes_dag(chromium, tmp_path):
         want
     )
     best_edges = [(a, b) for a, b, cls in dom.classes["edges"] if "best" in cls]
-    assert sorted(best_edges) == sorted(zip(want, want[1:]))
+    assert sorted(best_edges) == sorted(itertools.pairwise(want))
     pointers = [(a, b) for a, b, cls in dom.classes["edges"] if "pointer" in cls]
     assert len(pointers) == len(page.nodes) - 1  # every node but t points on
     assert "best path: " + " -> ".join(f"%{i}" for i in want) in dom.status

@@ -11,6 +11,7 @@ import json
 import pickle
 import struct
 import sys
+from typing import ClassVar
 
 import fuzz_files
 import numpy as np
@@ -91,12 +92,12 @@ def test_round_trip_keeps_values_parameters_dtypes_and_gradients(name, out):
 
 def test_the_bytes_are_not_a_pickle_and_name_no_python_object():
     data = fg.dumps(fnp.sin(fg.var(1.0)))
-    assert data.startswith(files.MAGIC) and b"\x80" != data[:1]
+    assert data.startswith(files.MAGIC) and data[:1] != b"\x80"
     assert b"Node" not in data and b"builtins" not in data
 
 
 class _Boom:
-    ran = []
+    ran: ClassVar[list] = []
 
     def __reduce__(self):
         return (_Boom.ran.append, ("ran",))

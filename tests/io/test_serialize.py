@@ -7,6 +7,7 @@ values, names, parameters and primitives, and the same gradients, bit for bit.
 import copy
 import gc
 import io
+import itertools
 import pickle
 import subprocess
 import sys
@@ -100,7 +101,7 @@ def test_scalar_round_trip(protocol):
 def test_array_and_numpy_primitives_round_trip():
     f = _array_expr()
     g = pickle.loads(pickle.dumps(f))
-    oa, ob = _same_graph(f, g)
+    _oa, ob = _same_graph(f, g)
     assert {
         "matmul",
         "relu",
@@ -147,7 +148,7 @@ def test_a_primitive_that_cannot_be_found_is_named():
     fg.defvjp(local_square, lambda ans, x: lambda g: 2.0 * g * x)
     f = fg.var(2.0) + local_square(fg.var(3.0))
     for dump in (pickle.dumps, fg.dumps):
-        with pytest.raises(serialize.SerializationError, match="'local_square'.*module-level"):
+        with pytest.raises(serialize.SerializationError, match=r"'local_square'.*module-level"):
             dump(f)
     with pytest.raises(pickle.PicklingError):  # an ordinary pickling error too
         pickle.dumps([f])
@@ -213,7 +214,7 @@ def test_every_node_of_a_long_chain_in_one_list():
     order = fg.toposort(y)
     loaded = pickle.loads(pickle.dumps(order))
     assert len(loaded) == len(order)
-    assert all(b.args[0] is a for a, b in zip(loaded, loaded[1:]))
+    assert all(b.args[0] is a for a, b in itertools.pairwise(loaded))
     backwards = pickle.loads(pickle.dumps(order[::-1]))
     assert all(b.args[0] is a for a, b in zip(backwards[1:], backwards))
 
@@ -325,7 +326,7 @@ def test_bad_tables_are_refused_with_a_reason(table, message):
 
 
 def test_dumps_refuses_what_is_not_a_node():
-    with pytest.raises(TypeError, match="got float 1.0 .make a leaf with fg.var"):
+    with pytest.raises(TypeError, match=r"got float 1.0 .make a leaf with fg.var"):
         fg.dumps([fg.var(1.0), 1.0])
     with pytest.raises(TypeError, match="at least one node"):
         fg.dumps([])

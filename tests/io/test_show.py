@@ -47,7 +47,7 @@ def example():
 
 
 def test_show_format_is_stable():
-    f, x, y = example()
+    f, _x, _y = example()
     assert fg.show(f, grads=fg.backprop(f)).splitlines() == [
         "%0  x  var               -->   2.0  grad 1.0",
         "%1  y  var               -->  -3.0  grad 2.0",
@@ -65,7 +65,7 @@ def test_show_marks_constants_without_gradient_and_takes_labels():
 
 
 def test_show_follows_the_requested_order():
-    t, s, names = demo.layered_dag(layers=2, width=2)
+    t, _s, names = demo.layered_dag(layers=2, width=2)
     for method in ("dfs", "kahn"):
         listed = [line.split()[1] for line in fg.show(t, labels=names, method=method).splitlines()]
         assert listed == [names[n] for n in fg.toposort(t, method=method)]
@@ -83,13 +83,13 @@ def test_show_summarises_long_graphs():
 
 
 def test_show_prints_path_counts_as_integers():
-    t, s, names = demo.layered_dag()
+    t, _s, names = demo.layered_dag()
     text = fg.show(t, grads=fg.sum_product(t, None, fg.semirings.count), labels=names, limit=None)
     assert text.splitlines()[0].endswith("grad 729")
 
 
 def test_show_refuses_a_grads_that_is_not_a_map():
-    f, x, y = example()
+    f, _x, _y = example()
     with pytest.raises(TypeError, match="grads must be a map"):
         fg.show(f, grads=[1.0])
 
@@ -149,13 +149,13 @@ def test_to_dot_escapes_record_characters():
 
 
 def test_svg_of_the_729_path_dag_has_20_nodes_and_51_edges(needs_dot):
-    t, s, names = demo.layered_dag()
+    t, _s, names = demo.layered_dag()
     nodes, edges = svg_counts(to_svg(t, labels=names))
     assert (nodes, edges) == (20, 51)
 
 
 def test_render_writes_svg_with_one_node_per_graph_node(needs_dot, tmp_path):
-    f, x, y = example()
+    f, _x, _y = example()
     path = render(f, tmp_path / "f.svg", grads=fg.backprop(f), backward=True)
     nodes, edges = svg_counts((tmp_path / "f.svg").read_text())
     assert path == tmp_path / "f.svg" and (nodes, edges) == (4, 4)
@@ -172,7 +172,7 @@ def test_summarised_svg_counts_the_note(needs_dot):
 
 
 def test_render_png_and_dot(needs_dot, tmp_path):
-    f, x, y = example()
+    f, _x, _y = example()
     render(f, tmp_path / "f.png")
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     render(f, tmp_path / "f.dot")
@@ -180,14 +180,14 @@ def test_render_png_and_dot(needs_dot, tmp_path):
 
 
 def test_render_refuses_unknown_formats(tmp_path):
-    f, x, y = example()
+    f, _x, _y = example()
     with pytest.raises(ValueError, match="cannot write format 'jpeg'"):
         render(f, tmp_path / "f.jpeg")
 
 
 def test_render_without_graphviz_names_the_program(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
-    f, x, y = example()
+    f, _x, _y = example()
     with pytest.raises(GraphvizNotFound, match="apt-get install graphviz"):
         render(f, tmp_path / "f.svg")
     with pytest.raises(FileNotFoundError):  # an ordinary FileNotFoundError too

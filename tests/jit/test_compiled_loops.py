@@ -4,11 +4,11 @@ central differences, and against each other."""
 
 import numpy as np
 import pytest
+from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.control.body import trace_body
-from helpers import numeric_grad
 from funcgrad.control.scan_primitive import scan_p
 from funcgrad.control.while_primitive import history_p, while_p
 
@@ -61,7 +61,7 @@ def test_the_python_loop_gives_eagers_bits():
 def test_a_float_recurrence_runs_as_one_native_loop():
     pytest.importorskip("numba")
     body, _ = trace_body(lambda i, x: [i + 1, fnp.tanh(x) * 0.5 + x * 0.5], [0, 0.3], "chain")
-    params = dict(body=body, n_carry=2, n_xs=0, length=50, reverse=False)
+    params = {"body": body, "n_carry": 2, "n_xs": 0, "length": 50, "reverse": False}
     native = scan_p.lowered("numba", params)
     i, x = native(0, 0.3)
     assert i == 50 and type(i) is int and type(x) is float
@@ -343,7 +343,7 @@ def test_an_rnns_loops_run_natively_through_numbas_forms():
         return [h, fnp.sum(h)]
 
     body, captured = trace_body(step, [h0, xs[0]], "an rnn")
-    params = dict(body=body, n_carry=1, n_xs=1, length=12, reverse=False)
+    params = {"body": body, "n_carry": 1, "n_xs": 1, "length": 12, "reverse": False}
     h, ys = scan_p.lowered("numba", params)(h0, xs, *captured)
     loop = body.scan_loop(1, 1, False, "numba")
     assert loop.native and loop.run.compiled() and "matmul_form" in loop.source

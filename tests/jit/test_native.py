@@ -63,7 +63,7 @@ def test_division_by_zero_follows_numpy_not_python():
 
 
 def test_an_unknown_backend_is_refused_by_name():
-    with pytest.raises(ValueError, match="backend='llvm'.*'python'.*'numba'"):
+    with pytest.raises(ValueError, match=r"backend='llvm'.*'python'.*'numba'"):
         fg.jit(lambda x: x, backend="llvm")
 
 

@@ -69,7 +69,7 @@ def test_glu_standardize_logmeanexp():
 
 
 def _attention_loop(q, k, v, bias, mask, scale, causal):
-    b, t, n, h = q.shape
+    b, t, n, _h = q.shape
     s, kh = k.shape[1], k.shape[2]
     out = np.zeros_like(q)
     for bi in range(b):

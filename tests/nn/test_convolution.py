@@ -51,15 +51,15 @@ def loop_conv(x, w, strides, pads, lhs_dil, rhs_dil, groups):
 
 def random_geometry(k, rng):
     groups = int(rng.choice([1, 2]))
-    return dict(
-        x=rng.normal(size=(2, 2 * groups, *rng.integers(3, 7, size=k))),
-        w=rng.normal(size=(2 * groups, 2, *rng.integers(1, 4, size=k))),
-        strides=tuple(int(s) for s in rng.integers(1, 3, size=k)),
-        pads=tuple((int(a), int(b)) for a, b in rng.integers(-1, 3, size=(k, 2))),
-        lhs_dil=tuple(int(s) for s in rng.integers(1, 3, size=k)),
-        rhs_dil=tuple(int(s) for s in rng.integers(1, 3, size=k)),
-        groups=groups,
-    )
+    return {
+        "x": rng.normal(size=(2, 2 * groups, *rng.integers(3, 7, size=k))),
+        "w": rng.normal(size=(2 * groups, 2, *rng.integers(1, 4, size=k))),
+        "strides": tuple(int(s) for s in rng.integers(1, 3, size=k)),
+        "pads": tuple((int(a), int(b)) for a, b in rng.integers(-1, 3, size=(k, 2))),
+        "lhs_dil": tuple(int(s) for s in rng.integers(1, 3, size=k)),
+        "rhs_dil": tuple(int(s) for s in rng.integers(1, 3, size=k)),
+        "groups": groups,
+    }
 
 
 def fg_conv(x, w, strides, pads, lhs_dil, rhs_dil, groups):
@@ -89,14 +89,14 @@ def test_windows_and_unwindows_are_each_others_transpose():
     for _ in range(100):
         k = int(rng.integers(1, 3))
         shape = tuple(int(s) for s in rng.integers(2, 7, size=k))
-        params = dict(
-            axes=tuple(range(k)),
-            window=tuple(int(s) for s in rng.integers(1, 4, size=k)),
-            strides=tuple(int(s) for s in rng.integers(1, 3, size=k)),
-            padding=tuple((int(a), int(b)) for a, b in rng.integers(-1, 3, size=(k, 2))),
-            lhs_dilation=tuple(int(s) for s in rng.integers(1, 3, size=k)),
-            rhs_dilation=tuple(int(s) for s in rng.integers(1, 3, size=k)),
-        )
+        params = {
+            "axes": tuple(range(k)),
+            "window": tuple(int(s) for s in rng.integers(1, 4, size=k)),
+            "strides": tuple(int(s) for s in rng.integers(1, 3, size=k)),
+            "padding": tuple((int(a), int(b)) for a, b in rng.integers(-1, 3, size=(k, 2))),
+            "lhs_dilation": tuple(int(s) for s in rng.integers(1, 3, size=k)),
+            "rhs_dilation": tuple(int(s) for s in rng.integers(1, 3, size=k)),
+        }
         x = rng.normal(size=shape)
         try:
             w = windows(x, **params)

@@ -53,7 +53,7 @@ def test_the_same_key_gives_the_same_weights_and_dtypes_follow():
     np.testing.assert_array_equal(init.ones(KEY, (2,), np.int32), [1, 1])
     np.testing.assert_array_equal(init.constant(-0.5)(KEY, (2,)), [-0.5, -0.5])
     u = init.uniform(0.5)(KEY, (1000,))
-    assert 0.0 <= u.min() and u.max() < 0.5
+    assert u.min() >= 0.0 and u.max() < 0.5
     assert init.normal(2.0)(KEY, (4000,)).std() == pytest.approx(2.0, rel=0.05)
     assert abs(init.truncated_normal(1.0, lower=-1.0, upper=0.5)(KEY, (1000,)) - 0.0).max() <= 1.0
 

@@ -182,7 +182,7 @@ def test_modes_with_traced_indices_under_every_transform(f):
     want = np.stack([f(x) for x in xs])
     np.testing.assert_array_equal(fg.jit(f)(xs[0]), want[0])
     np.testing.assert_array_equal(fg.vmap(f)(xs), want)
-    loss = lambda x: fnp.sum(f(x) * np.array([1.0, 2.0, 3.0]))  # noqa: E731
+    loss = lambda x: fnp.sum(f(x) * np.array([1.0, 2.0, 3.0]))
     grads = np.stack([fg.grad(loss)(x) for x in xs])
     np.testing.assert_allclose(fg.jit(fg.vmap(fg.grad(loss)))(xs), grads, rtol=1e-12)
     eps = 1e-6

@@ -100,13 +100,13 @@ def test_optimizers_step_dask_pytrees_lazily(client):
 
 def test_jit_says_why_it_does_not_compile_dask_calls():
     _, _, dX, dy = _data()
-    with pytest.raises(fg.NamespaceError, match="dask's Array.*without\\s+fg.jit"):
+    with pytest.raises(fg.NamespaceError, match=r"dask's Array.*without\s+fg.jit"):
         fg.jit(fg.grad(logistic_loss))(da.zeros(5, chunks=5), dX, dy)
 
 
 def test_dask_arrays_do_not_mix_with_other_libraries():
     torch = pytest.importorskip("torch")
-    with pytest.raises(fg.NamespaceError, match="two libraries, dask .* and torch"):
+    with pytest.raises(fg.NamespaceError, match=r"two libraries, dask .* and torch"):
         fnp.multiply(da.ones(3, chunks=3), torch.ones(3, dtype=torch.float64))
 
 
@@ -128,7 +128,7 @@ def test_what_dask_lacks_is_refused_by_name_and_the_rest_stays_lazy():
     with dask.config.set(scheduler=_refuse):
         clipped = fnp.fmax(x, 2.0)  # a Python number beside a Dask array
     np.testing.assert_array_equal(clipped.compute(), [3.0, 2.0, 2.0])
-    with pytest.raises(fg.NamespaceError, match="take_along: .*dask.* lacks .*take_along_axis"):
+    with pytest.raises(fg.NamespaceError, match=r"take_along: .*dask.* lacks .*take_along_axis"):
         fnp.sort(x)  # sort's gradient needs take_along_axis
 
 
@@ -139,5 +139,5 @@ def test_loops_refuse_a_dask_array_by_name():
         lambda: fg.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, x),
         lambda: fg.while_loop(lambda c: fnp.sum(c) < 100.0, lambda c: c * 2.0, x + 1.0),
     ):
-        with pytest.raises(fg.NamespaceError, match="no Array API form.*dask's Array"):
+        with pytest.raises(fg.NamespaceError, match=r"no Array API form.*dask's Array"):
             loop()

@@ -174,7 +174,7 @@ def test_parseval_gradient():
 
 def test_errors_name_the_transform():
     x = fg.var(np.ones(4))
-    with pytest.raises(ValueError, match="fft.fft: norm must be one of"):
+    with pytest.raises(ValueError, match=r"fft.fft: norm must be one of"):
         fnp.fft.fft(x, norm="both")
     with pytest.raises(TypeError, match="rfft: the input must be real"):
         fnp.fft.rfft(fg.var(np.ones(4) * 1j))

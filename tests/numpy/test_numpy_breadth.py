@@ -20,7 +20,7 @@ from funcgrad.numpy import (
 
 
 def test_array_of_traced_values_is_a_traced_array():
-    f = lambda x: fnp.sum(fnp.array([[x, x * x], [1.0, fnp.sin(x)]]) ** 2)  # noqa: E731
+    f = lambda x: fnp.sum(fnp.array([[x, x * x], [1.0, fnp.sin(x)]]) ** 2)
     fg.check_grads(f, (0.7,), order=2)
     assert fnp.array([fg.var(1.0), 2.0]).value.tolist() == [1.0, 2.0]
     assert fnp.asarray([fg.var(1.0), 2.0]).shape == (2,)
@@ -356,7 +356,7 @@ EAGER_ONLY = {
 }
 # Rows that make infinities on purpose (x / 0, inf * 0): NumPy warns, in their values too.
 _QUIET = {
-    name: dict(divide="ignore", invalid="ignore")
+    name: {"divide": "ignore", "invalid": "ignore"}
     for name in ("isposinf", "isneginf", "nan_to_num:complex")
 }
 TABLE_MODULES = (_calculus, _statistics, _editing, _floats, _polynomials, _functional)
@@ -465,7 +465,7 @@ def test_ravel_pytree_round_trips_and_differentiates():
     assert back["layers"][0] == 1.5 and type(back["layers"][0]) is float
     np.testing.assert_array_equal(back["w"], tree["w"])
     assert back["layers"][1][1].shape == (1, 1)
-    loss = lambda v: fnp.sum(unravel(v)["w"] ** 2) * unravel(v)["layers"][0]  # noqa: E731
+    loss = lambda v: fnp.sum(unravel(v)["w"] ** 2) * unravel(v)["layers"][0]
     fg.check_grads(loss, (flat,), order=2, modes=("fwd", "rev"))
     g = fg.grad(lambda t: fg.ravel_pytree(t)[0] @ np.arange(10.0))(
         tree

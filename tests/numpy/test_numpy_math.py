@@ -396,7 +396,7 @@ def test_vmap_equals_a_loop(name):
     shapes = shapes_of(name)[3 if len(shapes_of(name)) > 3 else -1]
     examples = [sample(name, shapes, rng) for _ in range(3)]
     batched = [np.stack([np.asarray(e[i]) for e in examples]) for i in range(len(shapes))]
-    fun = lambda *xs: call(name, fnp, *xs)  # noqa: E731
+    fun = lambda *xs: call(name, fnp, *xs)
     want = np.stack([np.asarray(fun(*e)) for e in examples])
     np.testing.assert_array_equal(np.asarray(fg.vmap(fun)(*batched)), want)
     # and per-example gradients of the sum, against a loop of grads

@@ -389,7 +389,7 @@ def test_integer_functions_pass_through(name):
 
 
 def test_nonzero_under_vmap_is_refused_clearly():
-    with pytest.raises(TypeError, match="nonzero.*vmap"):
+    with pytest.raises(TypeError, match=r"nonzero.*vmap"):
         fg.vmap(fnp.nonzero)(np.ones((2, 3)))
 
 

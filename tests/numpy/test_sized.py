@@ -76,7 +76,7 @@ def test_unique_of_a_size_is_numpys_cut_or_padded(size):
 
 def test_unique_of_a_size_under_vmap_and_grad():
     batch = np.array([[1.0, 1.0, 2.0], [3.0, 2.0, 1.0], [4.0, 4.0, 4.0]])
-    f = lambda r: fnp.unique(r, size=3, fill_value=0.0)  # noqa: E731
+    f = lambda r: fnp.unique(r, size=3, fill_value=0.0)
     np.testing.assert_array_equal(fg.vmap(f)(batch), np.stack([f(r) for r in batch]))
 
     def loss(x):

@@ -176,7 +176,7 @@ def test_eigh_of_a_hermitian_matrix_gives_real_eigenvalues():
 
 def test_holomorphic_jacobians_and_hessian():
     z = np.array([1.0 + 2.0j, 0.5 - 1.0j])
-    f = lambda z: fnp.sin(z) * z[0]  # noqa: E731
+    f = lambda z: fnp.sin(z) * z[0]
     expected = np.diag(np.cos(z) * z[0])
     expected[:, 0] += np.sin(z)
     np.testing.assert_allclose(fg.jacrev(f, holomorphic=True)(z), expected, rtol=1e-12)
@@ -216,7 +216,7 @@ def test_an_undefined_complex_derivative_is_refused(call, words):
 
 
 def test_vmap_and_jit_agree_with_eager():
-    f = lambda z: fnp.sum(fnp.abs(fnp.exp(z) * fnp.conj(z)) ** 2)  # noqa: E731
+    f = lambda z: fnp.sum(fnp.abs(fnp.exp(z) * fnp.conj(z)) ** 2)
     zs = _cmat(4, 3)
     np.testing.assert_allclose(fg.vmap(f)(zs), [f(z) for z in zs], rtol=1e-12)
     np.testing.assert_allclose(fg.vmap(fg.grad(f))(zs), [fg.grad(f)(z) for z in zs], rtol=1e-12)

@@ -13,7 +13,7 @@ rng = np.random.default_rng(3)
 
 def test_full_svd_of_a_tall_matrix_uses_only_the_determined_columns():
     x = rng.normal(size=(4, 2))
-    u, s, vh = fnp.linalg.svd(x)
+    u, _s, _vh = fnp.linalg.svd(x)
     assert u.shape == (4, 4)
     np.testing.assert_array_equal(u, np.linalg.svd(x)[0])
     g = fg.grad(lambda x: fnp.sum(fnp.linalg.svd(x)[0][:, :2] ** 2 * np.arange(1.0, 3.0)))(x)
@@ -28,7 +28,7 @@ def test_full_svd_of_a_tall_matrix_uses_only_the_determined_columns():
 
 def test_singular_value_gradients_have_their_closed_form():
     x = rng.normal(size=(3, 4))
-    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    u, _s, vh = np.linalg.svd(x, full_matrices=False)
     for i in range(3):
         g = fg.grad(lambda x: fnp.linalg.svd(x, compute_uv=False)[i])(x)
         np.testing.assert_allclose(g, np.outer(u[:, i], vh[i]), rtol=1e-10, atol=1e-12)
@@ -41,7 +41,7 @@ def test_eig_of_a_rotation_gives_complex_eigenvalues_with_derivatives():
     np.testing.assert_allclose(w, np.exp([1j * theta, -1j * theta]))
     # d/dtheta of the angle of the first eigenvalue is 1
     angle = lambda t: fnp.angle(
-        fnp.linalg.eigvals(  # noqa: E731
+        fnp.linalg.eigvals(
             fnp.stack([fnp.stack([fnp.cos(t), -fnp.sin(t)]), fnp.stack([fnp.sin(t), fnp.cos(t)])])
         )[0]
     )
@@ -62,7 +62,7 @@ def test_jit_and_vmap_agree_with_eager(fun):
     xs = rng.normal(size=(3, 3, 2))
     loss = lambda x: fnp.sum(
         fun(x) * np.arange(1.0, 1.0 + np.size(fun(xs[0]))).reshape(np.shape(fun(xs[0])))
-    )  # noqa: E731
+    )
     eager = [fg.grad(loss)(x) for x in xs]
     np.testing.assert_allclose(fg.vmap(fg.grad(loss))(xs), eager, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(fg.jit(fg.grad(loss))(xs[1]), eager[1], rtol=1e-10, atol=1e-12)
@@ -74,5 +74,5 @@ def test_lstsq_rank_and_shapes_are_numpys():
     for ours, theirs in zip(fnp.linalg.lstsq(a, b), np.linalg.lstsq(a, b)):
         np.testing.assert_array_equal(ours, theirs)
     deficient = np.ones((4, 2))
-    x, res, rank, s = fnp.linalg.lstsq(deficient, np.ones(4))
+    _x, res, rank, _s = fnp.linalg.lstsq(deficient, np.ones(4))
     assert int(rank) == 1 and res.shape == (0,)

@@ -64,7 +64,7 @@ def test_a_shared_weights_cotangent_is_one_product_over_all_rows(dtype):
     # the oracle: each example's own product, summed by a Python loop, in float64
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
     want_gw = sum(fg.grad(_layer, argnums=1)(x64[b], w64) for b in range(3))
-    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-14)
+    tol = {"rtol": 1e-4, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-14}
     np.testing.assert_allclose(gw, want_gw, **tol)
     want_gx = np.stack([fg.grad(_layer)(x64[b], w64) for b in range(3)])
     np.testing.assert_allclose(gx, want_gx, **tol)
@@ -132,7 +132,7 @@ def test_a_slices_cotangent_by_assignment_equals_np_add_at(index):
 
 def test_a_split_tensors_cotangent_through_the_slices():
     h = RNG.normal(size=(2, 3, 6))
-    f = lambda h: sum(fnp.sum(fnp.sin(p) * k) for k, p in enumerate(fnp.split(h, 3, -1)))  # noqa: E731
+    f = lambda h: sum(fnp.sum(fnp.sin(p) * k) for k, p in enumerate(fnp.split(h, 3, -1)))
     want = np.concatenate([np.cos(p) * k for k, p in enumerate(np.split(h, 3, -1))], -1)
     np.testing.assert_allclose(fg.grad(f)(h), want, rtol=1e-14)
     np.testing.assert_allclose(fg.jit(fg.grad(f))(h), want, rtol=1e-14)
@@ -172,7 +172,7 @@ def test_sums_the_fast_path_leaves_alone_are_numpys_own():
     x = RNG.normal(size=(80, 6))
     for a, axis in [(x.T, 1), (x[::2], 0), (x, 1), (x, None), (x.astype(np.int64), 0)]:
         assert np.array_equal(arrays.sum(a, axis=axis), np.sum(a, axis=axis))
-    with pytest.raises(Exception):
+    with pytest.raises((ValueError, IndexError)):  # NumPy's AxisError is both
         arrays.sum(x, axis=5)
 
 
@@ -200,7 +200,7 @@ def test_axes_numpy_refuses_are_refused_by_the_fast_paths_too(axis):
 def test_a_bias_gradient_under_transforms():
     x = RNG.normal(size=(70, 3))
     b = RNG.normal(size=3)
-    f = lambda b: fnp.sum(fnp.tanh(x + b) ** 3)  # noqa: E731
+    f = lambda b: fnp.sum(fnp.tanh(x + b) ** 3)
     want = np.sum(3 * np.tanh(x + b) ** 2 * (1 - np.tanh(x + b) ** 2), axis=0)
     for got in (fg.grad(f)(b), fg.jit(fg.grad(f))(b)):
         np.testing.assert_allclose(got, want, rtol=1e-12)
@@ -263,7 +263,7 @@ def test_max_pooling_gradients_with_ties_under_transforms():
     torch = pytest.importorskip("torch")
     x = RNG.normal(size=(2, 8, 8, 3))
     x[0, 0, 0, 0] = x[0, 0, 1, 0]  # a tie inside one window
-    pool = lambda v: fnp.sum(fnp.sin(fg.nn.max_pool(v, (2, 2), strides=(2, 2))))  # noqa: E731
+    pool = lambda v: fnp.sum(fnp.sin(fg.nn.max_pool(v, (2, 2), strides=(2, 2))))
     for got in (fg.grad(pool)(x), fg.jit(fg.grad(pool))(x)):
         # PyTorch gives a tie's whole cotangent to one element: compare elsewhere
         t = torch.tensor(x.transpose(0, 3, 1, 2), requires_grad=True)
@@ -296,14 +296,14 @@ def _old_windows(x, **params):
 )
 def test_windows_in_reading_order_hold_the_same_values(axes, window, strides, padding, rd):
     x = RNG.normal(size=(2, 7, 6, 5))
-    params = dict(
-        axes=axes,
-        window=window,
-        strides=strides,
-        padding=padding,
-        lhs_dilation=(1,) * len(axes),
-        rhs_dilation=rd,
-    )
+    params = {
+        "axes": axes,
+        "window": window,
+        "strides": strides,
+        "padding": padding,
+        "lhs_dilation": (1,) * len(axes),
+        "rhs_dilation": rd,
+    }
     got = windows.windows(x, **params)
     assert np.array_equal(got, _old_windows(x, **params))
     g = RNG.normal(size=got.shape)

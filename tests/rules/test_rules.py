@@ -296,17 +296,22 @@ def _a(*shape, seed=0):
     return np.random.default_rng(seed + 7 * len(shape) + sum(shape)).uniform(-2.0, 2.0, shape)
 
 
-_WINDOW_1D = dict(
-    axes=(1,), window=(2,), strides=(2,), padding=((1, 0),), lhs_dilation=(1,), rhs_dilation=(2,)
-)
-_WINDOW_2D = dict(
-    axes=(0, 1),
-    window=(2, 2),
-    strides=(2, 3),
-    padding=((0, 1), (-1, 2)),
-    lhs_dilation=(2, 1),
-    rhs_dilation=(1, 2),
-)
+_WINDOW_1D = {
+    "axes": (1,),
+    "window": (2,),
+    "strides": (2,),
+    "padding": ((1, 0),),
+    "lhs_dilation": (1,),
+    "rhs_dilation": (2,),
+}
+_WINDOW_2D = {
+    "axes": (0, 1),
+    "window": (2, 2),
+    "strides": (2, 3),
+    "padding": ((0, 1), (-1, 2)),
+    "lhs_dilation": (2, 1),
+    "rhs_dilation": (1, 2),
+}
 
 CASES = [
     Case("reshape", [_a(2, 3)], {"shape": (3, 2)}, label="2x3->3x2"),
@@ -646,7 +651,7 @@ def test_backprops_hot_path_gives_the_rules_bits(name, shapes):
     # backprop.vjp_step writes the elementwise pullback out by hand; it must give
     # exactly what the primitive's vjp rules give (general_vjp_step).
     prim, args, diff = elementwise_row(name, shapes)
-    nodes, out, w, _ = forward_and_backprop(prim, args, {}, diff)
+    _nodes, out, w, _ = forward_and_backprop(prim, args, {}, diff)
     fast, plain = vjp_step(out, w), general_vjp_step(out, w)
     assert len(fast) == len(plain)
     for i, (a, b) in enumerate(zip(fast, plain)):
@@ -1015,9 +1020,8 @@ NO_TORCH_EQUIVALENT = {
     "ive": "no ive",
     "gammasgn": "no gammasgn",
     "rgamma": "no rgamma",
-    **{
-        name: "not among torch.special's functions"
-        for name in (
+    **dict.fromkeys(
+        (
             "dawsn",
             "exp1",
             "expi",
@@ -1036,15 +1040,15 @@ NO_TORCH_EQUIVALENT = {
             "hyp2f1",
             "boxcox",
             "boxcox1p",
-        )
-    },
+        ),
+        "not among torch.special's functions",
+    ),
     "solve_sylvester": "no Sylvester solver",
     "sqrtm": "no matrix square root",
     "bitwise_count": "no population count in torch",
     "spacing": "no spacing in torch (its derivative is 0: tests/numpy/test_numpy_math.py)",
-    **{
-        name: "packed outputs; tests/numpy/test_numpy_linalg.py compares them with torch.linalg"
-        for name in (
+    **dict.fromkeys(
+        (
             "svd",
             "svdvals",
             "qr",
@@ -1056,31 +1060,29 @@ NO_TORCH_EQUIVALENT = {
             "complement",
             "lstsq_rank",
             "matrix_rank",
-        )
-    },
-    **{
-        name: "complex outputs, which this table's real cotangents miss: tests/numpy/test_fft.py "
-        "compares them with torch.fft"
-        for name in ("fft", "rfft")
-    },
+        ),
+        "packed outputs; tests/numpy/test_numpy_linalg.py compares them with torch.linalg",
+    ),
+    **dict.fromkeys(
+        ("fft", "rfft"),
+        "complex outputs, which this table's real cotangents miss: tests/numpy/test_fft.py compares them with torch.fft",
+    ),
     "eigvalsh": "tests/numpy/test_numpy_linalg.py compares it with torch.linalg.eigvalsh",
     "complex_sign": "complex inputs only: tests/rules/test_complex.py checks it against PyTorch's sgn",
     "eigh": "eigenvector signs are a LAPACK convention; the packed output differs in sign",
     "spectral": "the gradient of a weighted eigenvalue sum: tests/numpy/test_numpy_linalg.py "
     "checks eigvalsh's Hessian against PyTorch's",
     "last_writes": "an integer-valued helper of scatter_set's rule: test_gather.py checks it",
-    **{
-        name: "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks "
-        "their distributions"
-        for name in ("split", "fold_in", "sample")
-    },
+    **dict.fromkeys(
+        ("split", "fold_in", "sample"),
+        "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks their distributions",
+    ),
     "debug_callback": "a call for its effect, whose value is 0: tests/test_debug.py checks it",
     "checkpoint_name": "the identity, naming a value for checkpoint policies",
-    **{
-        name: "the gather beneath convolutions and pooling: tests/nn/test_convolution.py compares "
-        "those, values and gradients, with torch.nn.functional"
-        for name in ("windows", "unwindows")
-    },
+    **dict.fromkeys(
+        ("windows", "unwindows"),
+        "the gather beneath convolutions and pooling: tests/nn/test_convolution.py compares those, values and gradients, with torch.nn.functional",
+    ),
 }
 
 

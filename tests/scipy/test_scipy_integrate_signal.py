@@ -40,7 +40,7 @@ def test_linear_system_gradients_are_the_matrix_exponentials():
     # y(t) = expm(A t) y0, so d y(t)/dA is expm's Frechet derivative: an exact reference
     t = np.array([0.0, 1.5])
     w = np.array([1.0, -2.0])
-    loss = lambda a, y0: odeint(lambda y, s, a: a @ y, y0, t, (a,), **TIGHT)[-1] @ w  # noqa: E731
+    loss = lambda a, y0: odeint(lambda y, s, a: a @ y, y0, t, (a,), **TIGHT)[-1] @ w
     g_a, g_y0 = fg.grad(loss, argnums=(0, 1))(A, Y0)
     want_a = np.array(
         [
@@ -85,7 +85,7 @@ def test_reverse_and_forward_mode_agree_with_differences():
 
 
 def test_under_jit_and_vmap():
-    f = lambda y0: odeint(_net, y0, T, (PARAMS,))  # noqa: E731
+    f = lambda y0: odeint(_net, y0, T, (PARAMS,))
     np.testing.assert_array_equal(fg.jit(f)(Y0), f(Y0))
     batch = np.stack([Y0, -Y0])
     np.testing.assert_array_equal(fg.vmap(f)(batch), np.stack([f(Y0), f(-Y0)]))
@@ -94,7 +94,7 @@ def test_under_jit_and_vmap():
 
 
 def test_second_derivatives_are_refused_by_name():
-    f = lambda k: odeint(lambda y, t, k: -k * y, Y0, T, (k,))[-1, 0]  # noqa: E731
+    f = lambda k: odeint(lambda y, t, k: -k * y, Y0, T, (k,))[-1, 0]
     with pytest.raises(fg.MissingRuleError, match="odeint_adjoint"):
         fg.grad(fg.grad(f))(0.5)
 

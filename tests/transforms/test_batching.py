@@ -66,7 +66,7 @@ def test_comparisons_under_vmap_give_batched_masks():
 
 
 def test_python_branching_on_a_batched_value_is_refused_clearly():
-    with pytest.raises(TypeError, match="no single truth value.*where"):
+    with pytest.raises(TypeError, match=r"no single truth value.*where"):
         fg.vmap(lambda x: x if x > 0 else -x)(np.array([1.0, -1.0]))
 
 

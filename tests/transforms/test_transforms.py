@@ -238,16 +238,18 @@ def test_gradients_come_back_in_the_structure_of_the_arguments(make):
 
     def loss(p):
         w_, b_ = (
-            [leaf for leaf in fg.tree_leaves(p) if np.ndim(leaf) == 1][0],
-            [leaf for leaf in fg.tree_leaves(p) if np.ndim(leaf) == 0][0],
+            next(leaf for leaf in fg.tree_leaves(p) if np.ndim(leaf) == 1),
+            next(leaf for leaf in fg.tree_leaves(p) if np.ndim(leaf) == 0),
         )
         return fnp.sum(w_ * w_) * b_
 
     g = fg.grad(loss)(params)
     assert fg.tree_structure(g) == fg.tree_structure(params)
     leaves = fg.tree_leaves(g)
-    np.testing.assert_allclose([l for l in leaves if np.ndim(l) == 1][0], 2 * w * b)  # d/dw = 2 w b
-    assert [l for l in leaves if np.ndim(l) == 0][0] == pytest.approx(5.0)  # d/db = |w|^2
+    np.testing.assert_allclose(
+        next(leaf for leaf in leaves if np.ndim(leaf) == 1), 2 * w * b
+    )  # d/dw = 2 w b
+    assert next(leaf for leaf in leaves if np.ndim(leaf) == 0) == pytest.approx(5.0)  # d/db = |w|^2
 
 
 def test_register_pytree_node_for_a_user_type():
@@ -406,7 +408,7 @@ def test_register_dataclass_fields_data_and_meta():
 
     net = Net([_Layer(np.array([1.0, 2.0]), np.array([0.5, 0.5]))] * 2)
     fg.register_dataclass(_Layer, meta_fields=["scale"])
-    loss = lambda n, x: sum(fnp.sum(fnp.tanh(l.w * x + l.b)) * l.scale for l in n.layers)  # noqa: E731,E741
+    loss = lambda n, x: sum(fnp.sum(fnp.tanh(l.w * x + l.b)) * l.scale for l in n.layers)  # noqa: E741
     g = fg.grad(loss)(net, np.array([0.3, -0.2]))
     assert isinstance(g, Net) and g.depth == 2 and isinstance(g.layers[0], _Layer)
     assert g.layers[0].scale == 1.0  # a meta field is carried, not differentiated

@@ -7,7 +7,7 @@ function along ``t``, by forward mode (``<v, jvp(t)>``) and by reverse mode
 ``(x, t) -> jvp(t)`` are functions too, and are checked the same way.
 """
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -78,7 +78,7 @@ def star_coloring(pattern):
     nbrs = _neighbours(p + p.T)
     n = p.shape[0]
     colors = [-1] * n
-    counts = [dict() for _ in range(n)]
+    counts = [{} for _ in range(n)]
     for v in range(n):
         forbidden = set()
         near = counts[v]  # colours of v's coloured neighbours

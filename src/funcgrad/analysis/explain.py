@@ -516,8 +516,10 @@ def explain(fun: Any, *args: Any) -> Any:
             v = np.asarray(raw(output._value))
             origin = _forward_finding(forward[0], index)
             lines[:0] = [
-                f"explain {name}: the value of {name} is not finite "
-                f"({_summary(_bad(v), np.zeros(v.shape, bool), v).removeprefix('is ')})",
+                (
+                    f"explain {name}: the value of {name} is not finite "
+                    f"({_summary(_bad(v), np.zeros(v.shape, bool), v).removeprefix('is ')})"
+                ),
                 f"  {origin.kind}: {origin.message}",
                 f"    fix: {origin.fix}",
             ]

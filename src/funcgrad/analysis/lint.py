@@ -185,15 +185,19 @@ def _lint_node(node, index, trapped):
                 "compute the log-probability directly: fg.nn.log_softmax, "
                 "-fnp.logaddexp(0, -x) for log(sigmoid(x)), fg.nn.logsumexp",
             )
-    if prim in (ew.relu, ew.maximum) and value.size > 0 and np.all(value == 0):
-        if prim is ew.relu or node._args[1]._prim is CONST:
-            return Finding(
-                "dead relu",
-                node,
-                f"{_call(node, index)} is inactive on every entry: no gradient will pass",
-                "check the scale of its input, start biases "
-                "positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))",
-            )
+    if (
+        prim in (ew.relu, ew.maximum)
+        and value.size > 0
+        and np.all(value == 0)
+        and (prim is ew.relu or node._args[1]._prim is CONST)
+    ):
+        return Finding(
+            "dead relu",
+            node,
+            f"{_call(node, index)} is inactive on every entry: no gradient will pass",
+            "check the scale of its input, start biases "
+            "positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))",
+        )
     if prim.hint is not None and prim.partials is not None:
         for k, a in enumerate(node._args):
             if a._prim is CONST:

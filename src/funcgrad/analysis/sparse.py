@@ -22,7 +22,8 @@ else at row ``j`` of colour ``c(i)``, which the star colouring guarantees.
 True
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp

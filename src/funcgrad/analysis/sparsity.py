@@ -33,7 +33,8 @@ array([[0, 1, 0, 0],
        [0, 0, 1, 0]])
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp

@@ -41,8 +41,8 @@ import numpy as np
 from ..analysis.explain import explain
 from ..analysis.lint import lint
 from ..dag.backprop import backprop
-from ..io.expr import CONSTANTS, FUNCTIONS, ExprError, build
 from ..io.explore import explore
+from ..io.expr import CONSTANTS, FUNCTIONS, ExprError, build
 from ..io.show import GraphvizNotFound, render, show, to_dot
 from .demo import SECTIONS, run
 
@@ -401,7 +401,7 @@ def _grad(args, out, err):
     title = f"forward order ({args.order}):  "
     print(_wrapped(title, _order_text(order, labels)), file=out)
     print(_wrapped("backward order:".ljust(len(title)), _order_text(order[::-1], labels)), file=out)
-    options = dict(grads=grads, method=args.order, labels=labels, backward=True)
+    options = {"grads": grads, "method": args.order, "labels": labels, "backward": True}
     for path, fmt in drawings:
         try:
             if fmt == "dot":

@@ -24,6 +24,8 @@ backward order (reversed):  L, c, d, b, a
 ...
 """
 
+import itertools
+
 import numpy as np
 
 from .. import nn
@@ -247,8 +249,10 @@ def _gates_text():
             f"value {format_value(f.value)};  df/dx = {g[x]}, df/dy = {g[y]}, df/dz = {g[z]}",
             "the add gate %2 hands its gradient (-4 = z) unchanged to both x and y;",
             "the mul gate %4 swaps: z gets x + y = 3, (x + y) gets z = -4.",
-            f"max gate: maximum(x, y) = {m.value} routes its gradient to the larger input: "
-            f"d/dx = {gm[x]}, d/dy = {gm[y]}",
+            (
+                f"max gate: maximum(x, y) = {m.value} routes its gradient to the larger input: "
+                f"d/dx = {gm[x]}, d/dy = {gm[y]}"
+            ),
             f"finite differences agree to {finite_difference_error(gates):.0e}",
         ]
     )
@@ -271,8 +275,10 @@ def _shared_text():
             "a = x**2, b = exp(a), c = a + b, d = sqrt(c), e = cos(c), f = d + e: a and c are shared",
             show(f, grads=g),
             f"df/dx = {g[x]:.6f}; by hand (1/(2 sqrt c) - sin c) * 2x(1 + e^(x^2)) = {hand:.6f}",
-            f"{paths} paths lead from x to f; backprop walks each of the {sum(len(n.args) for n in dfs)} "
-            f"edges once",
+            (
+                f"{paths} paths lead from x to f; backprop walks each of the {sum(len(n.args) for n in dfs)} "
+                f"edges once"
+            ),
             f"dfs order:   {' '.join('%' + str(number[id(n)]) for n in dfs)}",
             f"kahn order:  {' '.join('%' + str(number[id(n)]) for n in kahn)}"
             + ("  (the same here)" if [id(n) for n in dfs] == [id(n) for n in kahn] else ""),
@@ -294,8 +300,10 @@ def _chain_text():
             f"forward order (dfs):         {_names(order, labels)}",
             f"forward order (kahn):        {_names(kahn, labels)}",
             f"backward order (reversed):   {_names(order[::-1], labels)}",
-            "backward: L gets 1; the add gate passes 1 to d and c; the mul gate sends "
-            f"d's 1 times b = {g[v['a']]} to a and times a = {g[v['b']]} to b",
+            (
+                "backward: L gets 1; the add gate passes 1 to d and c; the mul gate sends "
+                f"d's 1 times b = {g[v['a']]} to a and times a = {g[v['b']]} to b"
+            ),
             f"finite differences agree to {finite_difference_error(chain):.0e}",
         ]
     )
@@ -318,13 +326,19 @@ def _micrograd_text():
             "c = a + b; d = a*b + b**3; c = c + c + 1; c = c + 1 + c + (-a)",
             "d = d + d*2 + relu(b + a); d = d + 3*d + relu(b - a); e = c - d; f = e**2",
             "g = f / 2 + 10 / f      at  a = -4, b = 2",
-            f"g = {g.value:.4f}   dg/da = {grads[v['a']]:.4f}   dg/db = {grads[v['b']]:.4f}"
-            "   (micrograd prints 24.7041, 138.8338, 645.5773)",
-            f"{len(order)} nodes; {reused} intermediate nodes feed more than one child "
-            "and each gets the sum of its children's contributions",
+            (
+                f"g = {g.value:.4f}   dg/da = {grads[v['a']]:.4f}   dg/db = {grads[v['b']]:.4f}"
+                "   (micrograd prints 24.7041, 138.8338, 645.5773)"
+            ),
+            (
+                f"{len(order)} nodes; {reused} intermediate nodes feed more than one child "
+                "and each gets the sum of its children's contributions"
+            ),
             show(g, grads=grads, limit=10),
-            f"the kahn order differs from the dfs order at {moved} of {len(order)} places; "
-            "both put every node after its arguments",
+            (
+                f"the kahn order differs from the dfs order at {moved} of {len(order)} places; "
+                "both put every node after its arguments"
+            ),
             f"finite differences agree to {finite_difference_error(micrograd):.0e}",
         ]
     )
@@ -379,20 +393,24 @@ def _paths_text(layers=6, width=3):
     every = list(all_paths(t, s)) if count[s] <= 100_000 else None
 
     def path_length(p):
-        return sum(length(a, b) for a, b in zip(p, p[1:]))
+        return sum(length(a, b) for a, b in itertools.pairwise(p))
 
     def path_prob(p):
-        return float(np.prod([probability(a, b) for a, b in zip(p, p[1:])]))
+        return float(np.prod([probability(a, b) for a, b in itertools.pairwise(p)]))
 
     lines = [
-        f"== a layered DAG: a source, {layers} layers of {width}, a sink: "
-        f"{len(order)} nodes, {edges} edges ==",
+        (
+            f"== a layered DAG: a source, {layers} layers of {width}, a sink: "
+            f"{len(order)} nodes, {edges} edges =="
+        ),
         "each node adds its parents, so with s = 1 a node's value counts the paths from s to it;",
         "the count semiring folds the other way and counts the paths from each node to t:",
         show(t, grads=count, labels=names, limit=12).replace("grad", "paths to t"),
         f"paths s -> t: {count[s]} = {width}^{layers}, found in one pass over {edges} edges;",
-        f"backprop gives dt/ds = {format_value(grads[s])}: with every local derivative 1, "
-        "the real semiring counts too",
+        (
+            f"backprop gives dt/ds = {format_value(grads[s])}: with every local derivative 1, "
+            "the real semiring counts too"
+        ),
         f"shortest path (min_plus, edge lengths 1..9): {shortest[s]:g} via "
         + " -> ".join(names[n] for n in short_path),
         f"most probable path (max_product): {likely[s]:.6f} via "

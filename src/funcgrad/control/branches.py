@@ -16,7 +16,8 @@ branch's result.
 np.True_
 """
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +74,7 @@ def _bind_switch(index, funs, ops, who):
         body, captured = trace_body(f, ops, f"{who}, branch {k}")
         bodies.append(body)
         consts.append(captured)
-    params = dict(branches=tuple(bodies), n_ops=len(ops), n_consts=tuple(map(len, consts)))
+    params = {"branches": tuple(bodies), "n_ops": len(ops), "n_consts": tuple(map(len, consts))}
     return bind_results(switch_p, [index] + list(ops) + [c for cs in consts for c in cs], params)
 
 

@@ -20,7 +20,8 @@ or ``fg.custom_vjp`` to give it one.
 array([0., 2.])
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -35,7 +35,8 @@ scan of 100000 steps with checkpoints=1000: the binomial schedule (revolve), eac
 
 import functools
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -49,18 +50,18 @@ from ..dag.node import CONST, VAR
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.ufuncs import floor_divide, logical_and
 from ..transforms.arguments import fun_name, int_argument
-from .checkpoint_policies import name_p
-from .revolve import first_sweep, kept_cost, repetitions
 from .body import (
     Parts,
-    result,
     batch_fun,
     differentiable,
     example,
     jvp_fun,
+    result,
     trace_body,
     vjp_fun,
 )
+from .checkpoint_policies import name_p
+from .revolve import first_sweep, kept_cost, repetitions
 from .scan_primitive import bind_results, bind_scan
 from .while_primitive import bind_while, while_p
 
@@ -351,14 +352,20 @@ class CheckpointPlan:
             )
         return "\n".join(
             [
-                f"scan of {self.length} steps with checkpoints={self.checkpoints}: the binomial "
-                f"schedule (revolve), each step recomputed at most {self.repetitions} times",
+                (
+                    f"scan of {self.length} steps with checkpoints={self.checkpoints}: the binomial "
+                    f"schedule (revolve), each step recomputed at most {self.repetitions} times"
+                ),
                 held,
-                f"  body runs per step: 1 forward + {self.recomputed / self.length:.2f} recomputed "
-                f"+ 1 reverse (1 forward + 1 reverse without checkpoints)",
-                f"  under vmap or nested derivatives: {self.levels} levels of nested segments "
-                f"({', '.join(str(s) for s in self.segments)} steps), {self.nested_held} carries, "
-                f"{self.nested_forward_runs} forward + 1 reverse per step",
+                (
+                    f"  body runs per step: 1 forward + {self.recomputed / self.length:.2f} recomputed "
+                    f"+ 1 reverse (1 forward + 1 reverse without checkpoints)"
+                ),
+                (
+                    f"  under vmap or nested derivatives: {self.levels} levels of nested segments "
+                    f"({', '.join(str(s) for s in self.segments)} steps), {self.nested_held} carries, "
+                    f"{self.nested_forward_runs} forward + 1 reverse per step"
+                ),
             ]
         )
 
@@ -370,10 +377,13 @@ class CheckpointPlan:
 
 
 def _size(n):
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+    if n < 1000:
+        return f"{n:.0f} B"
+    for unit in ("KB", "MB"):
         n /= 1000.0
+        if n < 1000:
+            return f"{n:.1f} {unit}"
+    return f"{n / 1000.0:.1f} GB"
 
 
 def checkpoint_plan(length: int, checkpoints: int | None, carry: Any = None) -> Any:

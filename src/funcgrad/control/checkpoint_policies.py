@@ -32,7 +32,8 @@ host memory, which a NumPy program does not have:
 True
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.errors import ArgumentTypeError
 from ..core.tree import tree_map

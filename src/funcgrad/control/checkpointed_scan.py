@@ -26,6 +26,8 @@ value and its forward mode are the scan's. Its reverse mode:
 ``fg.checkpoint_plan`` prints both.
 """
 
+import itertools
+
 import numpy as np
 
 from ..core.errors import FuncgradError
@@ -77,7 +79,7 @@ def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(),
     ys = empty_outputs(body, n_carry, n)
     ends = [0, *kept, n]
     saved = []
-    for a, b in zip(ends, ends[1:]):
+    for a, b in itertools.pairwise(ends):
         if a:
             saved.extend(fresh_carry(carry, operands))
         rows = slice(n - b, n - a) if reverse else slice(a, b)
@@ -150,17 +152,17 @@ def _vjp(argnums, g, ans, *operands, body, n_carry, n_xs, length, reverse, check
         out = bind_results(
             backward_p,
             list(operands) + saved + [c for c in g if c is not None],
-            dict(
-                body=body,
-                n_carry=n_carry,
-                n_xs=n_xs,
-                length=length,
-                reverse=reverse,
-                checkpoints=checkpoints,
-                wanted=wanted,
-                seeded=seeded,
-                kept=kept,
-            ),
+            {
+                "body": body,
+                "n_carry": n_carry,
+                "n_xs": n_xs,
+                "length": length,
+                "reverse": reverse,
+                "checkpoints": checkpoints,
+                "wanted": wanted,
+                "seeded": seeded,
+                "kept": kept,
+            },
         )
         cts = dict(zip(wanted, out))
         return [cts.get(i) for i in argnums]

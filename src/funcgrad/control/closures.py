@@ -16,7 +16,8 @@ apart, so the rule takes them as arguments and differentiates in them.
 (np.float64(3.0), 0)
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..core.values import dtype_of

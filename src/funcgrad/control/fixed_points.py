@@ -16,8 +16,9 @@ fixed point whatever ``x0`` was.
 (1.414213562373095, 0.35355339059327373, np.float64(0.35355339059327373))
 """
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

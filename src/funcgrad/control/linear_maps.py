@@ -36,7 +36,8 @@ The constants are the primal values the tangent rules read: ``x = 2`` and
 ``x + y = -1``.
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -30,7 +30,8 @@ Each transform of a loop is a loop of the transformed body:
 np.float64(12.0)
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -184,7 +185,7 @@ def fori_loop(
     _check_unroll(unroll, who)
     form = "fori_loop calls body_fun(i, val) and takes the new val back"
     for name, bound in (("lower", lower), ("upper", upper)):
-        if not (_static_int(bound) or isinstance(bound, Box) and dtype_of(bound).kind in "iu"):
+        if not (_static_int(bound) or (isinstance(bound, Box) and dtype_of(bound).kind in "iu")):
             raise ArgumentTypeError(
                 f"{who}: {name} must be an int (or a traced integer); got "
                 f"{type(bound).__name__} {bound!r:.40}"

@@ -18,6 +18,9 @@ counted by a loop of primitives and the loop runs in segments
 (:func:`funcgrad.control.checkpoint.segmented_while`).
 """
 
+import functools
+import operator
+
 from ..core.traces import Box
 from ..core.values import raw
 from ..rules.ufuncs import logical_and
@@ -45,7 +48,7 @@ def online_while(test, step, carry, checkpoints, who):
         return None
     start = [raw(c) for c in carry]
     held_cond, held_step = [raw(v) for v in cc], [raw(v) for v in bc]
-    params = dict(cond=bounded, body=stepped, n_carry=len(carry) + 2, n_cond=len(cc))
+    params = {"cond": bounded, "body": stepped, "n_carry": len(carry) + 2, "n_cond": len(cc)}
 
     def stretch(c, steps):  # at most ``steps`` steps from ``c``: (steps run, carry)
         ran, _, *c = while_p.impl(0, steps, *c, *held_cond, *held_step, **params)
@@ -91,6 +94,6 @@ def online_while(test, step, carry, checkpoints, who):
         False,
         who,
         checkpoints,
-        known=(trace, final + sum(carries, [])),
+        known=(trace, final + functools.reduce(operator.iadd, carries, [])),
         kept=steps,
     )

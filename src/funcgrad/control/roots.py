@@ -29,12 +29,12 @@ on plain values; its own steps are never recorded.
 (1.414213562373095, 0.3535533905932738, np.float64(0.35355339059327373))
 """
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from ..core.errors import ArgumentError, MissingRuleError
-from ..core.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
-from ..core.values import dtype_of
+from ..core.tree import tree_map
 from ..transforms.arguments import fun_name, stop_gradient
 from ..transforms.reverse import vjp
 from .closures import Closed, negated, pull_captured

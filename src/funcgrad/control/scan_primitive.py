@@ -104,7 +104,7 @@ def fresh_carry(carry, operands):
 
 
 def _scan_impl(*operands, body, n_carry, n_xs, length, reverse, backend="python"):
-    carry, xs, consts = split_at(operands, n_carry, n_xs)
+    _carry, xs, _consts = split_at(operands, n_carry, n_xs)
     n = len(xs[0]) if xs else length
     return scan_into(
         empty_outputs(body, n_carry, n), operands, body, n_carry, n_xs, n, reverse, backend

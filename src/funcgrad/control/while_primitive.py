@@ -104,7 +104,7 @@ def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
     only counts the steps of a loop whose backward pass holds few carries)."""
     cond, cc = trace_body(cond_fun, carry, who)
     body, bc = trace_body(body_fun, carry, who)
-    params = dict(cond=cond, body=body, n_carry=len(carry), n_cond=len(cc))
+    params = {"cond": cond, "body": body, "n_carry": len(carry), "n_cond": len(cc)}
     if keep and prim is while_p and reverse_follows(list(carry) + cc + bc):
         # it will run backward: it keeps its history as it runs, which its reverse pass reads
         return bind_results(history_p, list(carry) + cc + bc, params)[: len(carry)]
@@ -114,7 +114,7 @@ def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
 def _while_backward(g_carry, g_hist, operands, hist, alive, body, n_carry, n_cond):
     """Cotangents of a while loop's operands, from those of its final carry and of its
     history: a reverse scan over the history through one step at a time."""
-    carry, cc, bc = split_at(operands, n_carry, n_cond)
+    carry, _cc, bc = split_at(operands, n_carry, n_cond)
 
     def step(*leaves):  # (carry, alive, body's captured) -> (next carry, carry)
         c, (a,), k = split_at(leaves, n_carry, 1)
@@ -147,7 +147,7 @@ def _history_vjp(argnums, g, ans, *operands, cond, body, n_carry, n_cond):
 
 def _while_vjp(argnums, g, ans, *operands, cond, body, n_carry, n_cond):
     out = bind_results(
-        history_p, operands, dict(cond=cond, body=body, n_carry=n_carry, n_cond=n_cond)
+        history_p, operands, {"cond": cond, "body": body, "n_carry": n_carry, "n_cond": n_cond}
     )
     cts = _while_backward(
         g,
@@ -188,7 +188,7 @@ def _while_jvp_parts(tangents, operands, cond, body, n_carry, n_cond, prim):
 
 
 def _while_jvp(tangents, ans, *operands, cond, body, n_carry, n_cond):
-    out, moving, n_dot = _while_jvp_parts(tangents, operands, cond, body, n_carry, n_cond, while_p)
+    out, moving, _n_dot = _while_jvp_parts(tangents, operands, cond, body, n_carry, n_cond, while_p)
     dots = iter(out[n_carry:])
     return Parts([next(dots) if m else None for m in moving])
 

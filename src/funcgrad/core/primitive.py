@@ -43,7 +43,7 @@ into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
 
 import ast
 import inspect
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -202,7 +202,7 @@ class Primitive:
 def _scalar(a):
     """A NumPy scalar (or 0-d array) as Python's number, which every Array API namespace
     takes."""
-    return a.item() if isinstance(a, np.generic) or type(a) is np.ndarray and a.ndim == 0 else a
+    return a.item() if isinstance(a, np.generic) or (type(a) is np.ndarray and a.ndim == 0) else a
 
 
 def _signature_of(fun):
@@ -341,10 +341,8 @@ def _checked(prim, i, mode, out, like, exact):
     dtype, shaped like ``like`` (``exact``) or broadcasting to its shape."""
     if out is None:
         return None
-    if (
-        not isinstance(out, (float, int, np.ndarray, np.generic, Box))
-        and not is_foreign(out)
-        or (isinstance(out, bool))
+    if (not isinstance(out, (float, int, np.ndarray, np.generic, Box)) and not is_foreign(out)) or (
+        isinstance(out, bool)
     ):
         raise ArgumentTypeError(
             f"{prim.name}: the {mode} rule for argument {i} returned a {type(out).__name__} "

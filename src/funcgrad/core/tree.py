@@ -16,7 +16,8 @@ order, so equal trees flatten alike.
 
 import dataclasses
 import functools
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from pyrsistent import PMap, PVector, pmap, pvector

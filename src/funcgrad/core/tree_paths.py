@@ -15,8 +15,9 @@ one the way it would be read in Python.
 {'b': 0.5, 'w': [10.0, 20.0]}
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .errors import ArgumentError, ArgumentTypeError
 from .tree import (

@@ -13,7 +13,8 @@ Under ``vmap`` a comparison cannot be a plain bool (each example has its own
 answer), so a batched value compares into a batched mask instead.
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -385,7 +386,7 @@ class ArrayLike(Box):
     def __complex__(self):
         refuse_conversion(self, "complex()")
 
-    def __index__(self):
+    def __index__(self):  # noqa: PLE0305 (it raises)
         refuse_conversion(self, "operator.index() (an index, a slice bound)")
 
     def item(self, *args):

@@ -473,13 +473,13 @@ def _leaf_value(value, who):
         raise ArgumentTypeError(
             f"{who} takes a plain number or array; got a traced value ({value!r})"
         )
-    if isinstance(value, bool) or isinstance(value, np.bool_):
+    if isinstance(value, (bool, np.bool_)):
         raise NotDifferentiableError(f"{who} takes a number or array; got the bool {value!r}")
     if isinstance(value, int):
         return float(value)
     if isinstance(value, (float, complex)):
         return value
-    if isinstance(value, np.generic) or isinstance(value, np.ndarray):
+    if isinstance(value, (np.generic, np.ndarray)):
         arr = value
     elif isinstance(value, (list, tuple)):
         try:

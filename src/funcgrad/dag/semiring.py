@@ -13,7 +13,8 @@ each counts as its own path.
 
 import math
 import operator
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from ..core.errors import ArgumentTypeError
 from .fold import fold_back

@@ -233,7 +233,7 @@ class Explorer:
     def _best(self, semiring, weight, source):
         edges = "each edge weighs 1" if weight is None else "weights given"
         step, plus = best_path_fold(weight or (lambda parent, child: 1.0), semiring, "explore")
-        seeds = {out: (semiring.one, None) for out in self.outputs}
+        seeds = dict.fromkeys(self.outputs, (semiring.one, None))
         fold, values = self._record(
             "best",
             f"best path to the output ({semiring.name}, {edges}), back-pointers marked",

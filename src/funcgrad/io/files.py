@@ -236,7 +236,7 @@ class _Reader:
                 _fail(f"an array of shape {shape!r:.60}: {err}")
             self.arrays.append(array)
 
-    def decode(self, v, depth=0):
+    def decode(self, v, depth=0):  # noqa: RET503 (_fail raises)
         t = type(v)
         if v is None or t is bool or t is int or t is float or t is str:
             return v
@@ -323,7 +323,7 @@ def _resolver(primitives):
     return resolve
 
 
-def _outputs(spec, n, depth=0):
+def _outputs(spec, n, depth=0):  # noqa: RET503 (_fail raises)
     if type(spec) is int:
         if not 0 <= spec < n:
             _fail(f"output {spec} names no row")

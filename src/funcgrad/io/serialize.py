@@ -169,9 +169,12 @@ def _builtin_table():
                 continue
             defined = _defined_names(module)
             for attr, obj in sorted(vars(module).items()):
-                if isinstance(obj, Primitive) and id(obj) not in found:
-                    if defined is None or attr in defined:
-                        found[id(obj)] = (obj, (modname, attr))
+                if (
+                    isinstance(obj, Primitive)
+                    and id(obj) not in found
+                    and (defined is None or attr in defined)
+                ):
+                    found[id(obj)] = (obj, (modname, attr))
         _builtin_refs = found
     return _builtin_refs
 
@@ -305,7 +308,7 @@ def row_problem(prim, operands, params, value):
     try:
         with np.errstate(all="ignore"):
             got = prim.impl(*operands, **params) if params else prim.impl(*operands)
-    except Exception as err:  # noqa: BLE001 - any failure of a stream's row is the stream's
+    except Exception as err:
         return f"{prim.name} of its parents fails: {type(err).__name__}: {err}"
     if type(got) is float and type(value) is float:  # the commonest row, at once
         return None
@@ -603,7 +606,7 @@ def _table_v1(_pause, ancestors, ref, parents, params, name, value):
 def _pause_v1():
     """Loader of a table's first argument. It once paused the garbage collector for as long
     as the unpickler lived; a kept unpickler must not leave it off, so it is now nothing."""
-    return None
+    return
 
 
 # Pickling a node (or a jit value, which is refused with a clear error) goes

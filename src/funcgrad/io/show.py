@@ -105,8 +105,10 @@ def _show_plans(jitted, limit):
             lines = (
                 lines[:half]
                 + [
-                    f"    # ... {len(lines) - 2 * half} more lines not shown "
-                    f"(fg.show(f, limit=None) shows all) ..."
+                    (
+                        f"    # ... {len(lines) - 2 * half} more lines not shown "
+                        f"(fg.show(f, limit=None) shows all) ..."
+                    )
                 ]
                 + lines[-half:]
             )
@@ -387,8 +389,10 @@ def _dot_bodies(node, node_id, indent):
         position = {n: i for i, n in enumerate(body.order)}
         lines += [
             f"{indent}subgraph cluster_{cid} {{",
-            f'{indent}  label="{_dot_escape(title)}: {_dot_escape(body.who)}"; '
-            f'style=dashed; color="#888888";',
+            (
+                f'{indent}  label="{_dot_escape(title)}: {_dot_escape(body.who)}"; '
+                f'style=dashed; color="#888888";'
+            ),
         ]
         for n, i in position.items():
             kind = n.kind if n.op is None else n.op

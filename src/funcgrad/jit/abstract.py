@@ -16,7 +16,8 @@ trace, and no plan is compiled; Python control flow on a traced value raises
 ShapeDtypeStruct(shape=(5, 2), dtype=float32)
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -19,8 +19,9 @@ import functools
 import inspect
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -264,31 +265,31 @@ class Jitted:
         else:
             dynamic, static = self._split(args, kwargs)
         leaves, treedef = tree_flatten(dynamic)
-        if static is not _NO_STATICS and any(isinstance(l, Box) for l in tree_leaves(static)):
+        if static is not _NO_STATICS and any(isinstance(leaf, Box) for leaf in tree_leaves(static)):
             return None, leaves
         parts = []  # each leaf's part of the cache key: its type, shape and dtype
-        for k, l in enumerate(leaves):
-            kind = type(l)
+        for k, leaf in enumerate(leaves):
+            kind = type(leaf)
             if kind is np.ndarray:  # _abstract's answer, written out on the hot path
-                if l.dtype.kind not in "biufc":
+                if leaf.dtype.kind not in "biufc":
                     raise ArgumentTypeError(
                         f"jit of {self.name}: argument leaf {k} is an array "
-                        f"of dtype {l.dtype}, not numbers; pass numeric "
+                        f"of dtype {leaf.dtype}, not numbers; pass numeric "
                         f"arrays (strings and objects are static: "
                         f"static_argnums)"
                     )
-                parts.append((np.ndarray, l.shape, l.dtype))
+                parts.append((np.ndarray, leaf.shape, leaf.dtype))
             elif kind is np.float64:  # what transforms return: runs as a Python float
-                leaves[k] = float(l)
+                leaves[k] = float(leaf)
                 parts.append(_FLOAT_KEY)
-            elif isinstance(l, Box):
+            elif isinstance(leaf, Box):
                 return None, leaves
             else:
                 part = _NUMBER_KEYS.get(kind)
                 if part is None:  # a traced value further on is traced through first
                     if any(isinstance(x, Box) for x in leaves):
                         return None, leaves
-                    part = _abstract(l, f"jit of {self.name}")
+                    part = _abstract(leaf, f"jit of {self.name}")
                 parts.append(part)
         key = (treedef, tuple(parts), static, len(args))
         try:
@@ -322,7 +323,7 @@ class Jitted:
         statics, static_names = self.statics, self.static_names
         trace = StagingTrace(new_level(), record=True)
         with trace.recording() as made:  # a topological order, some perhaps unneeded
-            inputs = [Staged(l, VAR, (), None, f"a{k}", trace) for k, l in enumerate(leaves)]
+            inputs = [Staged(leaf, VAR, (), None, f"a{k}", trace) for k, leaf in enumerate(leaves)]
             staged_args, staged_kwargs = tree_unflatten(treedef, inputs)
             staged_args = iter(staged_args)
             call = [a if i in statics else next(staged_args) for i, a in enumerate(args)]
@@ -340,7 +341,7 @@ class Jitted:
         """Inside fg.debug_nans(), a non-finite result: run the function again, primitive
         by primitive, to name the first one that made a NaN or an infinity."""
         who = f"jit of {self.name}"
-        (args, kwargs), watch = watched((args, kwargs), who)
+        (args, kwargs), _watch = watched((args, kwargs), who)
         self.fun(*args, **kwargs)
         raise NonFiniteError(
             f"{who}: the result is not finite, but no primitive made it so "

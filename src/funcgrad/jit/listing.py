@@ -18,7 +18,8 @@ not ``mul``); scalar constants are printed in place, array constants as
 """
 
 import itertools
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 

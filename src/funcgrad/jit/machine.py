@@ -259,8 +259,10 @@ class Program:
             ]
         )
         lines = [
-            f"# {self.n_registers} registers: inputs from r0, constants from "
-            f"r{self.first_constant}: {numbers}"
+            (
+                f"# {self.n_registers} registers: inputs from r0, constants from "
+                f"r{self.first_constant}: {numbers}"
+            )
         ]
         if self.shape is not None:
             lines[0] += f"; each a vector of shape {self.shape}"

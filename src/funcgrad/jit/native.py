@@ -184,114 +184,113 @@ def _apply(op, x, y):
     by the operations of one operand)."""
     if op == _ADD:
         return x + y
-    elif op == _SUBTRACT:
+    if op == _SUBTRACT:
         return x - y
-    elif op == _MULTIPLY:
+    if op == _MULTIPLY:
         return x * y
-    elif op == _DIVIDE:
+    if op == _DIVIDE:
         return x / y
-    elif op == _NEGATIVE:
+    if op == _NEGATIVE:
         return -x
-    elif op == _TANH:
+    if op == _TANH:
         return np.tanh(x)
-    elif op == _EXP:
+    if op == _EXP:
         return np.exp(x)
-    elif op == _LOG:
+    if op == _LOG:
         return np.log(x)
-    elif op == _RELU:
+    if op == _RELU:
         return x if not x <= 0.0 else 0.0
-    elif op == _STEP:
+    if op == _STEP:
         return 1.0 if x > 0.0 else 0.0
-    elif op == _SIGMOID:
+    if op == _SIGMOID:
         return 1.0 / (1.0 + np.exp(-x)) if x >= 0.0 else np.exp(x) / (1.0 + np.exp(x))
-    elif op == _COPY:
+    if op == _COPY:
         return x
-    elif op == _SQRT:
+    if op == _SQRT:
         return np.sqrt(x)
-    elif op == _SIN:
+    if op == _SIN:
         return np.sin(x)
-    elif op == _COS:
+    if op == _COS:
         return np.cos(x)
-    elif op == _POWER:
+    if op == _POWER:
         return np.power(x, y)
-    elif op == _MAXIMUM:
+    if op == _MAXIMUM:
         return np.maximum(x, y)
-    elif op == _MINIMUM:
+    if op == _MINIMUM:
         return np.minimum(x, y)
-    elif op == _SQUARE:
+    if op == _SQUARE:
         return np.square(x)
-    elif op == _RECIPROCAL:
+    if op == _RECIPROCAL:
         return np.reciprocal(x)
-    elif op == _ABSOLUTE:
+    if op == _ABSOLUTE:
         return np.absolute(x)
-    elif op == _FABS:
+    if op == _FABS:
         return np.fabs(x)
-    elif op == _POSITIVE:
+    if op == _POSITIVE:
         return np.positive(x)
-    elif op == _EXP2:
+    if op == _EXP2:
         return np.exp2(x)
-    elif op == _EXPM1:
+    if op == _EXPM1:
         return np.expm1(x)
-    elif op == _LOG2:
+    if op == _LOG2:
         return np.log2(x)
-    elif op == _LOG10:
+    if op == _LOG10:
         return np.log10(x)
-    elif op == _LOG1P:
+    if op == _LOG1P:
         return np.log1p(x)
-    elif op == _CBRT:
+    if op == _CBRT:
         return np.cbrt(x)
-    elif op == _TAN:
+    if op == _TAN:
         return np.tan(x)
-    elif op == _ARCSIN:
+    if op == _ARCSIN:
         return np.arcsin(x)
-    elif op == _ARCCOS:
+    if op == _ARCCOS:
         return np.arccos(x)
-    elif op == _ARCTAN:
+    if op == _ARCTAN:
         return np.arctan(x)
-    elif op == _SINH:
+    if op == _SINH:
         return np.sinh(x)
-    elif op == _COSH:
+    if op == _COSH:
         return np.cosh(x)
-    elif op == _ARCSINH:
+    if op == _ARCSINH:
         return np.arcsinh(x)
-    elif op == _ARCCOSH:
+    if op == _ARCCOSH:
         return np.arccosh(x)
-    elif op == _ARCTANH:
+    if op == _ARCTANH:
         return np.arctanh(x)
-    elif op == _DEG2RAD:
+    if op == _DEG2RAD:
         return np.deg2rad(x)
-    elif op == _RAD2DEG:
+    if op == _RAD2DEG:
         return np.rad2deg(x)
-    elif op == _FLOOR:
+    if op == _FLOOR:
         return np.floor(x)
-    elif op == _CEIL:
+    if op == _CEIL:
         return np.ceil(x)
-    elif op == _RINT:
+    if op == _RINT:
         return np.rint(x)
-    elif op == _TRUNC:
+    if op == _TRUNC:
         return np.trunc(x)
-    elif op == _SIGN:
+    if op == _SIGN:
         return np.sign(x)
-    elif op == _FMAX:
+    if op == _FMAX:
         return np.fmax(x, y)
-    elif op == _FMIN:
+    if op == _FMIN:
         return np.fmin(x, y)
-    elif op == _ARCTAN2:
+    if op == _ARCTAN2:
         return np.arctan2(x, y)
-    elif op == _HYPOT:
+    if op == _HYPOT:
         return np.hypot(x, y)
-    elif op == _LOGADDEXP:
+    if op == _LOGADDEXP:
         return np.logaddexp(x, y)
-    elif op == _LOGADDEXP2:
+    if op == _LOGADDEXP2:
         return np.logaddexp2(x, y)
-    elif op == _COPYSIGN:
+    if op == _COPYSIGN:
         return np.copysign(x, y)
-    elif op == _FLOAT_POWER:
+    if op == _FLOAT_POWER:
         return np.float_power(x, y)
-    elif op == _FMOD:
+    if op == _FMOD:
         return np.fmod(x, y)
-    else:
-        return np.nan
+    return np.nan
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)

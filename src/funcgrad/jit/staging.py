@@ -57,7 +57,7 @@ class Staged(RecordedComparisons, Node):
         )
 
     # float(), int() and the other conversions raise ConversionError, as on every traced value.
-    def __bool__(self):
+    def __bool__(self):  # noqa: PLE0304 (it raises)
         self._refuse("a Python bool")
 
 

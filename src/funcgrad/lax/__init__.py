@@ -22,7 +22,8 @@ The collectives (``psum``, ``pmean``, ``pmax``, ``pmin``, ``all_gather``,
 (:mod:`funcgrad.transforms.collectives`).
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -30,14 +31,14 @@ from .. import numpy as fnp
 from ..control.branches import cond, switch
 from ..control.loops import fori_loop, scan, while_loop
 from ..control.roots import custom_linear_solve, custom_root
-from ..core.results import publish as _publish
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.results import publish as _publish
 from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
 from ..transforms.collectives import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum
-from ._associative import associative_scan
 from . import _more
+from ._associative import associative_scan
 from ._more import *  # noqa: F403 - the comparisons, bits, special functions: _more.__all__
 from ._reductions import (
     argmax,
@@ -189,7 +190,7 @@ __all__ = [
 # -- control flow ---------------------------------------------------------------------------
 
 
-def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001 - lax's
+def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     """``f`` on each slice of ``xs`` along its leading axis, stacked: a ``scan`` without a
     carry. ``batch_size`` (JAX's hint) is checked and changes no result.
 
@@ -226,14 +227,14 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
 
 # -- elementwise ----------------------------------------------------------------------------
 
-abs = fnp.abs  # noqa: A001 - lax's names
+abs = fnp.abs
 add, sub, mul, neg, sign = fnp.add, fnp.subtract, fnp.multiply, fnp.negative, fnp.sign
 exp, exp2, log, log1p, expm1 = fnp.exp, fnp.exp2, fnp.log, fnp.log1p, fnp.expm1
 sin, cos, tan, tanh, sinh, cosh = fnp.sin, fnp.cos, fnp.tan, fnp.tanh, fnp.sinh, fnp.cosh
 asin, acos, atan, atan2 = fnp.arcsin, fnp.arccos, fnp.arctan, fnp.arctan2
 asinh, acosh, atanh = fnp.arcsinh, fnp.arccosh, fnp.arctanh
-sqrt, cbrt, square, pow = fnp.sqrt, fnp.cbrt, fnp.square, fnp.power  # noqa: A001
-max, min = fnp.maximum, fnp.minimum  # noqa: A001
+sqrt, cbrt, square, pow = fnp.sqrt, fnp.cbrt, fnp.square, fnp.power
+max, min = fnp.maximum, fnp.minimum
 floor, ceil, is_finite, reciprocal = fnp.floor, fnp.ceil, fnp.isfinite, fnp.reciprocal
 logistic = sigmoid
 
@@ -290,7 +291,7 @@ def integer_pow(x: Any, y: int) -> Any:
     return x ** int(y)
 
 
-def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002 - lax's argument names
+def clamp(min: Any, x: Any, max: Any) -> Any:
     """``x`` clipped to ``[min, max]`` (lax's order of arguments).
 
     >>> clamp(0.0, np.array([-1.0, 0.5, 2.0]), 1.0)
@@ -299,7 +300,7 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002 - lax's argument nam
     return fnp.clip(x, min, max)
 
 
-def round(x: Any, rounding_method: int = 0) -> Any:  # noqa: A001 - lax's name
+def round(x: Any, rounding_method: int = 0) -> Any:
     """``x`` rounded to the nearest integer: halves away from zero (method 0, lax's
     default), or to even (method 1, NumPy's).
 

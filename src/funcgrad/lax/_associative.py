@@ -6,7 +6,8 @@ the half as long sequence of pairs, and fills in the rest with one more ``fn``:
 operations only and every transform (``grad``, ``vmap``, ``jit``) goes through it.
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import numpy as fnp
 from ..core.errors import ArgumentError, ArgumentTypeError

@@ -11,7 +11,8 @@ array([0.        , 1.09861229, 1.79175947])
 """
 
 import importlib
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def shift_right_logical(x: Any, y: Any) -> Any:
     return fnp.where(y == 0, x, fnp.bitwise_and(fnp.right_shift(x, y), low))
 
 
-def complex(x: Any, y: Any) -> Any:  # noqa: A001 - lax's name
+def complex(x: Any, y: Any) -> Any:
     """``x + i y``.
 
     >>> complex(np.array([1.0]), np.array([2.0]))

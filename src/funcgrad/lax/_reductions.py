@@ -7,14 +7,15 @@
 array([3., 3., 2.])
 """
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .. import numpy as fnp
+from ..control.loops import scan
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import shape_of
-from ..control.loops import scan
 
 __all__ = [
     "dot",

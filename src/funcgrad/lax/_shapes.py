@@ -8,14 +8,15 @@ array([0., 0., 1., 1.])
 """
 
 import builtins  # slice is lax's name here
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .. import numpy as fnp
+from ..at import at
 from ..core.errors import ArgumentError, ShapeError
 from ..core.values import shape_of
-from ..at import at
 
 __all__ = [
     "reshape",
@@ -170,7 +171,7 @@ def rev(operand: Any, dimensions: Sequence[int]) -> Any:
 def slice(
     operand: Any,
     start_indices: Sequence[int],
-    limit_indices: Sequence[int],  # noqa: A001
+    limit_indices: Sequence[int],
     strides: Sequence[int] | None = None,
 ) -> Any:
     """``operand[start:limit:stride]`` on every axis, with static bounds.

@@ -14,7 +14,8 @@ array([[ 5.,  7.],
        [13., 15.]])
 """
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

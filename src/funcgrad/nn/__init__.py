@@ -24,9 +24,9 @@ import sys
 
 import numpy as np
 
-from ..core.results import publish as _publish
 from ..core.errors import ArgumentError, NotDifferentiableError
 from ..core.pages import Page, write_pages
+from ..core.results import publish as _publish
 from ..core.traces import Box
 from ..core.values import dtype_of, plain, shape_of
 from ..rules import arrays as _arrays

@@ -15,7 +15,8 @@ other axes (a convolution's window).
 """
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -76,9 +76,13 @@ def _setup(x, window_shape, strides, padding, dilation, data_format, who):
     dilation = _tuple(dilation, k, who, "dilation")
     ones = (1,) * k
     pads = padding_pairs(padding, [shape[a] for a in axes], window, strides, ones, dilation, who)
-    params = dict(
-        axes=axes, window=window, strides=strides, lhs_dilation=ones, rhs_dilation=dilation
-    )
+    params = {
+        "axes": axes,
+        "window": window,
+        "strides": strides,
+        "lhs_dilation": ones,
+        "rhs_dilation": dilation,
+    }
     window_counts(shape, axes, window, strides, pads, ones, dilation, who)
     return params, pads, tuple(range(len(shape), len(shape) + k))
 

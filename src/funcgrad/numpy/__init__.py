@@ -46,21 +46,21 @@ from . import (
     fft,
     linalg,
 )
-from ._basic import *  # noqa: F401,F403  NumPy's constants and dtypes
-from ._math import *  # noqa: F401,F403  elementwise math, unary and binary
-from ._logic import *  # noqa: F401,F403  comparisons, predicates, logic: masks
-from ._reductions import *  # noqa: F401,F403  sums, products, extrema, statistics
-from ._products import *  # noqa: F401,F403  products, einsum, diagonals, triangles
-from ._shape import *  # noqa: F401,F403  reshape, transpose, broadcasting
-from ._joining import *  # noqa: F401,F403  joining, splitting, rearranging, sorting
-from ._indexing import *  # noqa: F401,F403  indexing, integer-valued, constructors
-from ._calculus import *  # noqa: F401,F403  differences, integrals, convolution, interpolation
-from ._statistics import *  # noqa: F401,F403  quantiles, NaN-skipping, covariance, counting
-from ._editing import *  # noqa: F401,F403  append, insert, delete, unique, partition, block
-from ._floats import *  # noqa: F401,F403  nan_to_num, frexp, modf, dtype questions
-from ._polynomials import *  # noqa: F401,F403  polyval, polyfit, roots, ...
-from ._functional import *  # noqa: F401,F403  apply_along_axis, vectorize, piecewise
-from ._scatter import *  # noqa: F401,F403  fill_diagonal, put, put_along_axis, place
+from ._basic import *
+from ._math import *
+from ._logic import *
+from ._reductions import *
+from ._products import *
+from ._shape import *
+from ._joining import *
+from ._indexing import *
+from ._calculus import *
+from ._statistics import *
+from ._editing import *
+from ._floats import *
+from ._polynomials import *
+from ._functional import *
+from ._scatter import *
 
 __all__ = ["fft", "linalg"] + [
     n

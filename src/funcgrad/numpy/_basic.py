@@ -9,7 +9,7 @@ and need none.
 import math
 
 import numpy as _np
-from numpy import (  # noqa: F401
+from numpy import (
     e,
     float32,
     float64,
@@ -128,7 +128,7 @@ PASS_THROUGH = (
     "einsum_path",
 )
 
-__all__ = [
+__all__ = [  # noqa: PLE0604 (the pass-throughs this NumPy has)
     "e",
     "float32",
     "float64",

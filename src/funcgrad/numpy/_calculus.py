@@ -140,7 +140,7 @@ def _along(v, axis, ndim):
 
 def _gradient_axis(f, axis, h, edge_order):
     n, nd = _shape_of(f)[axis], len(_shape_of(f))
-    at = lambda i: take_on_axis(f, i, axis)  # noqa: E731
+    at = lambda i: take_on_axis(f, i, axis)
     if n < edge_order + 1:
         raise ArgumentError(
             f"gradient: shape {_shape_of(f)} is too small along axis {axis} for "
@@ -389,7 +389,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if n == 1:
         return broadcast_to(fp[0], _shape_of(x)) + 0.0 * x
     j = _u.clip(_s.searchsorted(_plain(xp), ravel(_plain(x)), side="right") - 1, 0, n - 2)
-    at = lambda v, i: reshape(_s.take_along(v, i, axis=0), _shape_of(x))  # noqa: E731
+    at = lambda v, i: reshape(_s.take_along(v, i, axis=0), _shape_of(x))
     x0, x1, f0, f1 = at(xp, j), at(xp, j + 1), at(fp, j), at(fp, j + 1)
     inside = (f1 - f0) / (x1 - x0) * (x - x0) + f0
     px, lo, hi = _plain(x), _plain(xp)[0], _plain(xp)[-1]

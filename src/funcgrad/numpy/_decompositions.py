@@ -187,7 +187,7 @@ def matrix_power(a, n):
     return result
 
 
-def svd_norm(x, ord, row_axis, col_axis, keepdims):  # noqa: A002 - NumPy's name
+def svd_norm(x, ord, row_axis, col_axis, keepdims):
     """The matrix norms ``ord=2, -2, 'nuc'``: the largest, smallest or summed singular
     value, as NumPy computes them."""
     nd = len(shape_of(x))

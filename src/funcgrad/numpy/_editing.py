@@ -23,13 +23,12 @@ import numpy as _np
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.traces import Box
 from ..core.values import dtype_of as _dtype_of
-from ..core.values import float_dtype
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import sorting as _s
-from ._helpers import as_array, check_axis, concrete, is_traced, numpys_dtype
 from ..rules.elementwise import where as _where
+from ._helpers import as_array, check_axis, concrete, is_traced, numpys_dtype
 from ._indexing import argsort, take
 from ._joining import concatenate, sort, vstack
 from ._logic import isnan
@@ -207,7 +206,7 @@ def unique(
     sorted=True,
     size=None,
     fill_value=None,
-):  # noqa: A002 - NumPy's name
+):
     """``numpy.unique``: the sorted distinct values (each one's first occurrence carries the
     derivative); the indices and counts are integers. Read from the values, eagerly.
 
@@ -242,7 +241,7 @@ def unique(
             "unique: axis= is not supported on traced values; use axis=None "
             "(the flattened array), or call it on plain arrays"
         )
-    values, first, inverse, counts = _np.unique(
+    _values, first, inverse, counts = _np.unique(
         concrete(ar, "unique"), True, True, True, equal_nan=equal_nan
     )
     out = (_gather([ar], first),)

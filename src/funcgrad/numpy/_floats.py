@@ -129,7 +129,7 @@ def modf(x, out=None):
     return x - whole, whole
 
 
-def divmod(x1, x2, out=None):  # noqa: A001 - NumPy's name
+def divmod(x1, x2, out=None):
     """``numpy.divmod``: ``(floor_divide(x1, x2), mod(x1, x2))``.
 
     >>> import numpy as np

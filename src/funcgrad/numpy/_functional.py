@@ -53,7 +53,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     return out
 
 
-class vectorize:  # noqa: N801 - NumPy's name
+class vectorize:
     """``numpy.vectorize``: ``pyfunc`` called on every element of its broadcast arguments.
 
     >>> import numpy as np

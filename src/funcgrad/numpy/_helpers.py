@@ -50,8 +50,7 @@ def is_traced(*xs):
     return any(
         isinstance(x, Box)
         or is_foreign(x)
-        or (type(x) is list or type(x) is tuple)
-        and holds_traced(x)
+        or ((type(x) is list or type(x) is tuple) and holds_traced(x))
         for x in xs
     )
 

@@ -10,7 +10,7 @@ NumPy's; the ``*_like`` ones also accept traced values.
 import operator
 
 import numpy as _np
-from numpy import (  # noqa: F401  NumPy's constructors, passed through
+from numpy import (
     arange,
     empty,
     eye,
@@ -101,7 +101,7 @@ __all__ = [
 # ---------------------------------------------------------------- constructors of traced values
 
 
-def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):  # noqa: A002
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
     """``numpy.array``; nested lists holding traced values are stacked into one traced
     array (NumPy would make an array of objects that no derivative reaches).
 
@@ -286,7 +286,7 @@ def select(condlist, choicelist, default=0):
     result = default
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
         cond = _plain(cond)
-        if not isinstance(cond, Box) and _dtype_of(cond) != bool:
+        if not isinstance(cond, Box) and _dtype_of(cond) != _np.dtype(bool):
             raise ArgumentTypeError(
                 f"select: invalid entry in condlist: should be boolean ndarray; got "
                 f"dtype {_dtype_of(cond)}"
@@ -602,7 +602,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     start, stop = start / sign, stop / sign
     y = _power(10.0, linspace(_log10(start), _log10(stop), num, endpoint))
     extra = _shape_of(y)[1:]
-    as_row = lambda v: _a.reshape(broadcast_to(v * 1.0, extra), shape=(1,) + extra)  # noqa: E731
+    as_row = lambda v: _a.reshape(broadcast_to(v * 1.0, extra), shape=(1,) + extra)
     closed = endpoint and num > 1
     pieces = [as_row(start), _a.getitem(y, index=slice(1, num - 1 if closed else num))]
     if closed:

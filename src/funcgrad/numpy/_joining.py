@@ -6,6 +6,8 @@ Sorting alone needs more (:mod:`funcgrad.rules.sorting`): its index depends on
 the values.
 """
 
+import itertools
+
 import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
@@ -204,7 +206,7 @@ def _split(ary, indices_or_sections, axis, equal, who):
     else:
         bounds = [0] + [int(i) for i in indices_or_sections] + [n]
     return [
-        take_on_axis(ary, slice(start, stop), axis) for start, stop in zip(bounds[:-1], bounds[1:])
+        take_on_axis(ary, slice(start, stop), axis) for start, stop in itertools.pairwise(bounds)
     ]
 
 

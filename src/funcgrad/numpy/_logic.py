@@ -78,7 +78,7 @@ def _mask(prim, *example):
     mask.__name__ = mask.__qualname__ = prim.name
     call = ", ".join(
         f"float('{v}')"
-        if isinstance(v, float) and v != v or v in (float("inf"), -float("inf"))
+        if (isinstance(v, float) and v != v) or v in (float("inf"), -float("inf"))
         else repr(v)
         for v in example
     )

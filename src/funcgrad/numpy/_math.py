@@ -81,12 +81,11 @@ from ..rules.ufuncs import (  # noqa: F401
     imag,
     log1p,
     log2,
-    nextafter,
-    spacing,
     log10,
     logaddexp,
     logaddexp2,
     mod,
+    nextafter,
     positive,
     rad2deg,
     real,
@@ -94,6 +93,7 @@ from ..rules.ufuncs import (  # noqa: F401
     rint,
     sinc,
     sinh,
+    spacing,
     square,
     tan,
     trunc,
@@ -103,7 +103,7 @@ from ._helpers import refuse
 # NumPy's other names for the same functions.
 absolute = abs
 true_divide = divide
-pow = power  # noqa: A001
+pow = power
 conj = conjugate
 remainder = mod
 degrees = rad2deg
@@ -123,7 +123,7 @@ def sign(x, /):
     return _unit(x) if is_complex(x) else _sign(x)
 
 
-def round(a, decimals=0, out=None):  # noqa: A001 - NumPy's name
+def round(a, decimals=0, out=None):
     """``numpy.round``: zero derivative (piecewise constant), NumPy's values.
 
     >>> round(2.675, decimals=2), round(-0.5)
@@ -144,7 +144,7 @@ def around(a, decimals=0, out=None):
     return _u.round(a, decimals=decimals)
 
 
-def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     """``numpy.clip``: ``minimum(maximum(a, a_min), a_max)``; a ``None`` bound is left open.
 
     The derivative goes to ``a`` inside the bounds and to the bound that is
@@ -274,4 +274,10 @@ _UFUNCS = [
     "nextafter",
     "spacing",
 ]
-__all__ = _UFUNCS + ["round", "around", "clip", "astype"]
+__all__ = [  # noqa: PLE0604 (the ufuncs listed above)
+    *_UFUNCS,
+    "round",
+    "around",
+    "clip",
+    "astype",
+]

@@ -22,7 +22,7 @@ __all__ = ["install"]
 def _methods(fnp):
     """The methods, each a thin call of ``fnp``'s function of the same name."""
 
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         return fnp.sum(self, axis=axis, keepdims=keepdims)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -31,10 +31,10 @@ def _methods(fnp):
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
         return fnp.prod(self, axis=axis, keepdims=keepdims)
 
-    def max(self, axis=None, out=None, keepdims=False):  # noqa: A001
+    def max(self, axis=None, out=None, keepdims=False):
         return fnp.max(self, axis=axis, keepdims=keepdims)
 
-    def min(self, axis=None, out=None, keepdims=False):  # noqa: A001
+    def min(self, axis=None, out=None, keepdims=False):
         return fnp.min(self, axis=axis, keepdims=keepdims)
 
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -65,10 +65,10 @@ def _methods(fnp):
     def dot(self, other):
         return fnp.dot(self, other)
 
-    def clip(self, min=None, max=None):  # noqa: A002 - NumPy's names
+    def clip(self, min=None, max=None):
         return fnp.clip(self, min, max)
 
-    def round(self, decimals=0):  # noqa: A001
+    def round(self, decimals=0):
         return fnp.round(self, decimals=decimals)
 
     def astype(self, dtype, copy=True):
@@ -117,40 +117,40 @@ def _methods(fnp):
     def take(self, indices, axis=None):
         return fnp.take(self, indices, axis=axis)
 
-    return dict(
-        sum=sum,
-        mean=mean,
-        prod=prod,
-        max=max,
-        min=min,
-        std=std,
-        var=var,
-        reshape=reshape,
-        ravel=ravel,
-        flatten=ravel,
-        transpose=transpose,
-        swapaxes=swapaxes,
-        squeeze=squeeze,
-        dot=dot,
-        clip=clip,
-        round=round,
-        astype=astype,
-        conj=conj,
-        conjugate=conj,
-        real=property(real),
-        imag=property(imag),
-        cumsum=cumsum,
-        cumprod=cumprod,
-        any=any,
-        all=all,
-        argmax=argmax,
-        argmin=argmin,
-        argsort=argsort,
-        trace=trace,
-        diagonal=diagonal,
-        repeat=repeat,
-        take=take,
-    )
+    return {
+        "sum": sum,
+        "mean": mean,
+        "prod": prod,
+        "max": max,
+        "min": min,
+        "std": std,
+        "var": var,
+        "reshape": reshape,
+        "ravel": ravel,
+        "flatten": ravel,
+        "transpose": transpose,
+        "swapaxes": swapaxes,
+        "squeeze": squeeze,
+        "dot": dot,
+        "clip": clip,
+        "round": round,
+        "astype": astype,
+        "conj": conj,
+        "conjugate": conj,
+        "real": property(real),
+        "imag": property(imag),
+        "cumsum": cumsum,
+        "cumprod": cumprod,
+        "any": any,
+        "all": all,
+        "argmax": argmax,
+        "argmin": argmin,
+        "argsort": argsort,
+        "trace": trace,
+        "diagonal": diagonal,
+        "repeat": repeat,
+        "take": take,
+    }
 
 
 def install(cls, fnp):

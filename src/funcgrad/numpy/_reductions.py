@@ -84,7 +84,7 @@ def _float_input(a):
     return a if _np.issubdtype(dt, _np.inexact) else _cast(a, _np.float64)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.sum``.
 
     >>> import numpy as np
@@ -124,7 +124,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     return _r.prod(_cast(a, dtype), axis=axis_param(axis), keepdims=keepdims)
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.max``; tied maxima share the derivative equally.
 
     >>> import numpy as np
@@ -136,7 +136,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     return _r.max(_cast(a, None), axis=axis_param(axis), keepdims=keepdims)
 
 
-def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.min``; tied minima share the derivative equally.
 
     >>> import numpy as np

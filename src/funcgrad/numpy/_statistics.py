@@ -34,7 +34,6 @@ from ._helpers import (
     as_array,
     check_axes,
     concrete,
-    in_float_dtype_of,
     is_traced,
     nan_mask,
     numpys_dtype,
@@ -103,7 +102,7 @@ def _indexes(virtual, count, method):
     gamma = virtual - lo
     if method == "midpoint":
         gamma = _ew.where(gamma == 0, 0.0, 0.5)
-    to_int = lambda i: _u.astype(_ew.maximum(i, 0.0), dtype=_np.intp)  # noqa: E731
+    to_int = lambda i: _u.astype(_ew.maximum(i, 0.0), dtype=_np.intp)
     return to_int(lo), to_int(hi), gamma
 
 
@@ -545,7 +544,7 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     return _u.astype(sum(ones, axis=axis, keepdims=keepdims), dtype=_np.intp)
 
 
-def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001 - NumPy's name
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """``numpy.any``: whether any element is true (not zero); no derivative.
 
     >>> import numpy as np
@@ -558,7 +557,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001 - 
     return _ew.greater(count_nonzero(a, axis=axis, keepdims=keepdims), 0)
 
 
-def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001 - NumPy's name
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """``numpy.all``: whether every element is true (not zero); no derivative.
 
     >>> import numpy as np
@@ -605,7 +604,7 @@ def bincount(x, /, weights=None, minlength=0):
     return numpys_dtype(counts, _np.result_type(float_dtype(weights), _np.float64))  # NumPy's
 
 
-def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 - NumPy's name
+def histogram(a, bins=10, range=None, density=None, weights=None):
     """``numpy.histogram``: counts per bin and the bin edges. The counts have no derivative
     with respect to ``a``; with ``weights`` they are sums, differentiable in the weights.
 
@@ -629,7 +628,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     return numpys_dtype(counts, _dtype_of(weights)), edges  # NumPy's: the weights' type
 
 
-def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - NumPy's name
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """``numpy.histogram_bin_edges``; with a number of bins and no ``range`` the edges span
     the data, so they are differentiable in it (the extremes move them).
 
@@ -638,13 +637,12 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 - N
     array([0., 1., 2., 3., 4.])
     """
     if not is_traced(a) or range is not None or not isinstance(bins, int):
-        edges = _np.histogram_bin_edges(
+        return _np.histogram_bin_edges(
             concrete(a, "histogram_bin_edges"),
             bins,
             range,
             None if weights is None else concrete(weights, "w"),
         )
-        return edges
     low, high = min(a), max(a)
     same = _ew.equal(low, high)
     low, high = _ew.where(same, low - 0.5, low), _ew.where(same, high + 0.5, high)

@@ -39,7 +39,7 @@ AttributeError: module 'funcgrad.numpy.linalg' has no attribute 'matrix_exp'
 from collections import namedtuple as _namedtuple
 
 import numpy as _np
-from numpy.linalg import LinAlgError  # noqa: F401  NumPy's own error class
+from numpy.linalg import LinAlgError
 
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.errors import NoRuleError as _NoRuleError
@@ -52,7 +52,8 @@ from ..rules.arrays import reshape as _reshape
 from ..rules.arrays import swapaxes as _swapaxes
 from ..rules.elementwise import real as _real
 from ..rules.products import matmul as _matmul
-from ._decompositions import (  # noqa: F401
+from . import _products
+from ._decompositions import (
     EigResult,
     QRResult,
     SVDResult,
@@ -66,7 +67,6 @@ from ._decompositions import (  # noqa: F401
     svdvals,
 )
 from ._helpers import lists_as_arrays
-from . import _products
 from ._products import matmul, tensordot, vecdot
 from ._shape import transpose
 
@@ -174,7 +174,7 @@ def cholesky(a, /, *, upper=False):
     return _swapaxes(low, axis1=-1, axis2=-2) if upper else low
 
 
-def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
+def norm(x, ord=None, axis=None, keepdims=False):
     """Vector norms (``ord`` None/2, 1, inf, -inf, 0, any p) and matrix norms
     (``'fro'``, ``'nuc'``, 1, -1, 2, -2, inf, -inf) along ``axis``, as ``numpy.linalg.norm``.
 
@@ -195,7 +195,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     return _la.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
+def eigh(a, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix,
     reading its ``UPLO`` triangle.
 
@@ -214,7 +214,7 @@ def eigh(a, UPLO="L"):  # noqa: N803 - NumPy's name
     return EighResult(w, v)
 
 
-def eigvalsh(a, UPLO="L"):  # noqa: N803 - NumPy's name
+def eigvalsh(a, UPLO="L"):
     """The eigenvalues (ascending) of a symmetric or Hermitian matrix, reading its
     ``UPLO`` triangle.
 
@@ -244,7 +244,7 @@ def cond(x, p=None):
     return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803 - NumPy's name
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """``numpy.linalg.matrix_rank`` of the values (an integer: no derivative).
 
     >>> import numpy as np
@@ -265,7 +265,7 @@ def matrix_transpose(x, /):
     return _swapaxes(lists_as_arrays(x), axis1=-1, axis2=-2)
 
 
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002 - NumPy's name
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """``numpy.linalg.vector_norm``: a vector norm over ``axis`` (all axes by default).
 
     >>> import numpy as np
@@ -279,7 +279,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002 - NumP
     return norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002 - NumPy's name
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """``numpy.linalg.matrix_norm``: a matrix norm over the last two axes.
 
     >>> import numpy as np

@@ -479,7 +479,7 @@ swapaxes = Primitive(
     batch=_swapaxes_batch,
     xp=_xp_swapaxes,
 )
-sum = Primitive(  # noqa: A001 - NumPy's name, on purpose
+sum = Primitive(
     "sum",
     _sum_impl,
     vjp=(_sum_vjp,),

@@ -222,7 +222,7 @@ def _qr_jvp(t, ans, a, mode="reduced"):
     if m >= n:
         dq, dr = _qr_square_jvp(t, q, r)
     else:  # A = [X | Y] = Q [R1 | R2]: X's QR gives Q and R1, and R2 = Q^H Y
-        cols = lambda x, lo, hi: getitem(x, index=(Ellipsis, slice(None), slice(lo, hi)))  # noqa: E731
+        cols = lambda x, lo, hi: getitem(x, index=(Ellipsis, slice(None), slice(lo, hi)))
         dq, dr1 = _qr_square_jvp(cols(t, 0, m), q, cols(r, 0, m))
         dr2 = matmul(mH(dq), cols(a, m, None)) + matmul(mH(q), cols(t, m, None))
         dr = concatenate(dr1, dr2, axis=-1)
@@ -280,7 +280,7 @@ eigvals = Primitive(
 )
 
 
-def _eigvalsh_jvp(t, ans, a, UPLO="L"):  # noqa: N803 - NumPy's name
+def _eigvalsh_jvp(t, ans, a, UPLO="L"):
     v = _rows(eigh_packed(a, UPLO=UPLO), 1, None)
     m = matmul(mH(v), matmul(hermitian_seen(t, UPLO.upper() == "L"), v))
     return _real(diagonal(m, axis1=-2, axis2=-1))
@@ -288,13 +288,13 @@ def _eigvalsh_jvp(t, ans, a, UPLO="L"):  # noqa: N803 - NumPy's name
 
 # NumPy's eigvalsh runs a LAPACK routine of its own (no eigenvectors), so its values are
 # not eigh's to the last bit: a primitive of its own, with eigh's eigenvalue rule.
-def _xp_eigvalsh(xp, a, UPLO="L"):  # noqa: N803
+def _xp_eigvalsh(xp, a, UPLO="L"):
     if UPLO.upper() != "L":  # the upper triangle of a is the lower one of its conjugate transpose
         a = xp.conj(xp.matrix_transpose(a))
     return xp.linalg.eigvalsh(a)
 
 
-def _eigvalsh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
+def _eigvalsh_vjp(g, ans, a, UPLO="L"):
     # conj(V diag(g) V^H) on the triangle read: the transpose of the forward rule, through
     # spectral so that its own derivative is defined at repeated eigenvalues
     return hermitian_seen_T(conj(spectral(a, g, UPLO=UPLO)), UPLO.upper() == "L")
@@ -302,7 +302,7 @@ def _eigvalsh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
 
 eigvalsh = Primitive(
     "eigvalsh",
-    lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO),  # noqa: N803
+    lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO),
     vjp=(_eigvalsh_vjp,),
     jvp=(_eigvalsh_jvp,),
     batch=batch_elementwise,
@@ -313,7 +313,7 @@ eigvalsh = Primitive(
 # ---------------------------------------------------------------- spectral functions
 
 
-def _spectral_impl(a, g, UPLO="L"):  # noqa: N803
+def _spectral_impl(a, g, UPLO="L"):
     """``V diag(g) V^H`` for the eigenvectors ``V`` of the Hermitian ``a``."""
     _, v = np.linalg.eigh(a, UPLO)
     return (v * np.expand_dims(g, -2)) @ np.conj(np.swapaxes(v, -1, -2))
@@ -340,30 +340,30 @@ def _divided_differences(w, g):
     return ew.where(ew.greater(unknown, 0.5), np.nan, d)
 
 
-def _eigen(a, UPLO):  # noqa: N803
+def _eigen(a, UPLO):
     packed = eigh_packed(a, UPLO=UPLO)
     return getitem(packed, index=(Ellipsis, 0, slice(None))), _rows(packed, 1, None)
 
 
-def _spectral_jvp_a(t, ans, a, g, UPLO="L"):  # noqa: N803
+def _spectral_jvp_a(t, ans, a, g, UPLO="L"):
     w, v = _eigen(a, UPLO)
     s = matmul(mH(v), matmul(hermitian_seen(t, UPLO.upper() == "L"), v))
     return matmul(v, matmul(_divided_differences(w, g) * s, mH(v)))
 
 
-def _spectral_vjp_a(c, ans, a, g, UPLO="L"):  # noqa: N803
+def _spectral_vjp_a(c, ans, a, g, UPLO="L"):
     # the transpose of the rule above (D is symmetric), in the pairing Re(sum(c * t))
     w, v = _eigen(a, UPLO)
     inner_ = _divided_differences(w, g) * matmul(mT(v), matmul(c, conj(v)))
     return hermitian_seen_T(matmul(conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
 
 
-def _spectral_vjp_g(c, ans, a, g, UPLO="L"):  # noqa: N803
+def _spectral_vjp_g(c, ans, a, g, UPLO="L"):
     _, v = _eigen(a, UPLO)
     return diagonal(matmul(mT(v), matmul(c, conj(v))), axis1=-2, axis2=-1)
 
 
-def _xp_spectral(xp, a, g, UPLO="L"):  # noqa: N803
+def _xp_spectral(xp, a, g, UPLO="L"):
     if UPLO.upper() != "L":  # the upper triangle of a is the lower one of its conjugate transpose
         a = xp.conj(xp.matrix_transpose(a))
     _, v = xp.linalg.eigh(a)
@@ -385,7 +385,7 @@ spectral = Primitive(
     "spectral",
     _spectral_impl,
     vjp=(_spectral_vjp_a, _spectral_vjp_g),
-    jvp=(_spectral_jvp_a, lambda t, ans, a, g, UPLO="L": spectral(a, t, UPLO=UPLO)),  # noqa: N803
+    jvp=(_spectral_jvp_a, lambda t, ans, a, g, UPLO="L": spectral(a, t, UPLO=UPLO)),
     batch=_spectral_batch,
     xp=_xp_spectral,
 )

@@ -251,10 +251,7 @@ def pullback(g, d, x):
     path calls it too). A weight of exactly 1 or -1 costs no multiplication;
     a scalar or same-shaped cotangent needs no summing.
     """
-    if type(d) is float:
-        c = g if d == 1.0 else -g if d == -1.0 else g * d
-    else:
-        c = g * d
+    c = (g if d == 1.0 else -g if d == -1.0 else g * d) if type(d) is float else g * d
     if type(c) is float:
         return c
     if type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape:
@@ -262,7 +259,7 @@ def pullback(g, d, x):
     if isinstance(c, Box):
         v = c._value
         if type(v) is float and (
-            type(x) is float or isinstance(x, Box) and type(x._value) is float
+            type(x) is float or (isinstance(x, Box) and type(x._value) is float)
         ):
             return c  # a traced real scalar for a real scalar: nothing to sum or cut
         if type(v) is np.ndarray and not c._trace.batch_axes:
@@ -501,7 +498,7 @@ sqrt = elementwise("sqrt", _ufunc(np.sqrt), lambda ans, x: divide(0.5, ans))
 sin = elementwise("sin", _ufunc(np.sin), lambda ans, x: cos(x))
 cos = elementwise("cos", _ufunc(np.cos), lambda ans, x: -sin(x))
 tanh = elementwise("tanh", _ufunc(np.tanh), lambda ans, x: 1.0 - ans * ans)
-abs = elementwise("abs", _ufunc(np.abs), _abs_dx)  # noqa: A001
+abs = elementwise("abs", _ufunc(np.abs), _abs_dx)
 real = elementwise("real", _ufunc(np.real), lambda ans, x: 1.0)
 imag = elementwise(
     "imag", _ufunc(np.imag), lambda ans, x: -1j

@@ -173,7 +173,7 @@ def _gather_batch(size, prim, values, batched, params):
     front (a vmap of a vmap adds rows again); any other index, example by example."""
     template = params["template"]
     if not all(
-        type(p) is str or type(p) is int or isinstance(p, np.ndarray) and p.dtype.kind in "iu"
+        type(p) is str or type(p) is int or (isinstance(p, np.ndarray) and p.dtype.kind in "iu")
         for p in template
     ):
         return batch_example_by_example(size, prim, values, batched, params)

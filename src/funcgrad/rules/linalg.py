@@ -150,7 +150,7 @@ def _xp_linalg(name, pick=None):
             raise NamespaceError(f"{name}: {xp.__name__} has no linalg.{name}")
         try:
             out = getattr(linalg, name)(a)
-        except Exception as e:  # noqa: BLE001 - each library names its singular-matrix error
+        except Exception as e:
             if "singular" in str(e).lower():
                 raise np.linalg.LinAlgError(f"{name}: {e}") from e
             raise
@@ -397,7 +397,7 @@ def _cholesky_vjp(g, ans, a):
     return hermitian_seen_T(s, True)
 
 
-def _eigh_impl(a, UPLO="L"):  # noqa: N803 - NumPy's name
+def _eigh_impl(a, UPLO="L"):
     w, v = np.linalg.eigh(a, UPLO)
     return np.concatenate([w[..., None, :], v], axis=-2)
 
@@ -430,7 +430,7 @@ def _eigh_gaps(w, repeated, unknown):
     return ew.where(ew.greater(unknown, 0.5), np.nan, gaps)
 
 
-def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
+def _eigh_vjp(g, ans, a, UPLO="L"):
     w, v = _eigh_parts(ans)
     gw, gv = _eigh_parts(g)
     n = shape_of(w)[-1]
@@ -453,7 +453,7 @@ def _eigh_vjp(g, ans, a, UPLO="L"):  # noqa: N803
     return hermitian_seen_T(matmul(conj(v), matmul(inner_, mT(v))), UPLO.upper() == "L")
 
 
-def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
+def _eigh_jvp(t, ans, a, UPLO="L"):
     w, v = _eigh_parts(ans)
     m = matmul(mH(v), matmul(hermitian_seen(t, UPLO.upper() == "L"), v))
     dw = diagonal(m, axis1=-2, axis2=-1)
@@ -464,7 +464,7 @@ def _eigh_jvp(t, ans, a, UPLO="L"):  # noqa: N803
     return concatenate(reshape(dw, shape=shape_of(dw)[:-1] + (1,) + shape_of(dw)[-1:]), dv, axis=-2)
 
 
-def _xp_eigh(xp, a, UPLO="L"):  # noqa: N803
+def _xp_eigh(xp, a, UPLO="L"):
     if UPLO.upper() != "L":  # the upper triangle of a is the lower one of its conjugate transpose
         a = xp.conj(xp.matrix_transpose(a))
     w, v = _xp_linalg("eigh")(xp, a)
@@ -527,7 +527,7 @@ pinv = Primitive("pinv", _pinv_impl, jvp=(_pinv_jvp,), batch=_stacked, xp=_xp_pi
 # ---------------------------------------------------------------- norms
 
 
-def _norm_kind(nd, ord, axis):  # noqa: A002 - NumPy's name
+def _norm_kind(nd, ord, axis):
     """(axes, matrix?) of a norm call, as NumPy reads its arguments."""
     if axis is None:
         if ord is None:
@@ -551,7 +551,7 @@ def _phase(x):
     return ew.conjugate(ew.unit(x)) if is_complex(x) else ew.sign(x)
 
 
-def _norm_direction(x, ans, ord, axis, keepdims):  # noqa: A002
+def _norm_direction(x, ans, ord, axis, keepdims):
     """D with d norm = sum(D * dx) over the normed axes; shape of ``x``."""
     shape = shape_of(x)
     axes, matrix = _norm_kind(len(shape), ord, axis)
@@ -583,14 +583,14 @@ def _norm_direction(x, ans, ord, axis, keepdims):  # noqa: A002
     )
 
 
-def _norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002
+def _norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
     shape = shape_of(x)
     axes, _ = _norm_kind(len(shape), ord, axis)
     kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
     return _norm_direction(x, ans, ord, axis, keepdims) * reshape(g, shape=kept)
 
 
-def _norm_jvp(t, ans, x, ord=None, axis=None, keepdims=False):  # noqa: A002
+def _norm_jvp(t, ans, x, ord=None, axis=None, keepdims=False):
     axes, _ = _norm_kind(len(shape_of(x)), ord, axis)
     return asum(_norm_direction(x, ans, ord, axis, keepdims) * t, axis=axes, keepdims=keepdims)
 
@@ -606,11 +606,11 @@ def _norm_batch(size, prim, values, batched, params):
     return prim(x, ord=ord, axis=tuple(a + 1 for a in axes), keepdims=keepdims)
 
 
-def _norm_impl(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+def _norm_impl(x, ord=None, axis=None, keepdims=False):
     return np.linalg.norm(x, ord, axis, keepdims)
 
 
-def _xp_norm(xp, x, ord=None, axis=None, keepdims=False):  # noqa: A002
+def _xp_norm(xp, x, ord=None, axis=None, keepdims=False):
     """NumPy's norm from the standard's vector_norm and matrix_norm (whose matrix axes
     are the last two)."""
     nd = x.ndim

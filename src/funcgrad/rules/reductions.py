@@ -30,10 +30,10 @@ from ..core.primitive import Primitive
 from ..core.values import filled_like, ndim_of, normalize_axes, plain, shape_of
 from .arrays import (
     all_batched,
-    checked_axes,
     batch_along_axis,
     batch_reduction,
     broadcast_to,
+    checked_axes,
     concatenate,
     getitem,
     reshape,
@@ -263,7 +263,7 @@ prod = Primitive(
     ),
     batch=batch_reduction,
 )
-max = Primitive(  # noqa: A001 - NumPy's name, on purpose
+max = Primitive(
     "max",
     _reducer(np.max, np.maximum),
     xp=_xp_reducer("max"),
@@ -279,7 +279,7 @@ max = Primitive(  # noqa: A001 - NumPy's name, on purpose
     ),
     batch=batch_reduction,
 )
-min = Primitive(  # noqa: A001 - NumPy's name, on purpose
+min = Primitive(
     "min",
     _reducer(np.min, np.minimum),
     xp=_xp_reducer("min"),

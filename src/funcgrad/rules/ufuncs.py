@@ -230,7 +230,7 @@ def _copysign_dx(ans, x, y):
 
 
 _zero1, _zero2, _ = ZERO
-_one1 = lambda ans, x: 1.0  # noqa: E731
+_one1 = lambda ans, x: 1.0
 
 # name                                    impl                       d f / d x (, d f / d y, d f / d z)
 exp2 = elementwise("exp2", _ufunc(np.exp2), lambda ans, x: ans * _LN2)
@@ -450,7 +450,7 @@ def _xp_round(xp, x, decimals=0):
     return xp.round(x * scale) / scale
 
 
-round = Primitive(  # noqa: A001 - NumPy's name, on purpose
+round = Primitive(
     "round",
     _round_impl,
     xp=_xp_round,

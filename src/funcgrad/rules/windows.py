@@ -139,7 +139,7 @@ def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilat
         acc[tuple(index)] += g[(Ellipsis,) + offsets]
     # back from padded, dilated coordinates to the input's
     take, put = [slice(None)] * len(full), [slice(None)] * len(full)
-    for a, ld, (lo, hi) in zip(axes_g, lhs_dilation, padding):
+    for a, ld, (lo, _) in zip(axes_g, lhs_dilation, padding):
         dilated = (full[a] - 1) * ld + 1
         first = max(-lo, 0)  # first dilated coordinate kept
         last = min(dilated, padded[a] - lo)  # one past the last
@@ -154,14 +154,14 @@ def _unwindows(g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilat
 
 
 def _params(axes, window, strides, padding, lhs_dilation, rhs_dilation):
-    return dict(
-        axes=axes,
-        window=window,
-        strides=strides,
-        padding=padding,
-        lhs_dilation=lhs_dilation,
-        rhs_dilation=rhs_dilation,
-    )
+    return {
+        "axes": axes,
+        "window": window,
+        "strides": strides,
+        "padding": padding,
+        "lhs_dilation": lhs_dilation,
+        "rhs_dilation": rhs_dilation,
+    }
 
 
 def _windows_vjp(g, ans, x, axes, window, strides, padding, lhs_dilation, rhs_dilation):

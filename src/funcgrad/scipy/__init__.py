@@ -18,6 +18,6 @@ except ImportError:
         name="scipy",
     ) from None
 
-from . import integrate, linalg, ndimage, optimize, signal, special, stats  # noqa: E402 - after the check
+from . import integrate, linalg, ndimage, optimize, signal, special, stats
 
 __all__ = ["special", "stats", "linalg", "integrate", "signal", "optimize", "ndimage"]

@@ -57,7 +57,7 @@ def _points(coordinate, order):
     return [(index, 1.0 - upper_weight), (index + 1, upper_weight)]
 
 
-def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):  # noqa: A002
+def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
     """``input`` read at ``coordinates`` (see the module docstring); ``order`` 0 or 1.
 
     >>> import numpy as np

@@ -22,16 +22,17 @@ True
 True
 """
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.optimize
 
 from .. import numpy as fnp
 from ..control.callbacks import pure_callback
-from ..control.custom_rules import custom_vjp
 from ..control.closures import Closed, negated, pull_captured
+from ..control.custom_rules import custom_vjp
 from ..core.errors import ArgumentError
 from ..core.traces import Box
 from ..core.values import dtype_of, shape_of

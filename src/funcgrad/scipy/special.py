@@ -30,8 +30,8 @@ import numpy as _np
 import scipy.special as _scipy
 
 from .. import numpy as _fnp
-from ..core.results import publish as _publish
 from ..core.errors import ArgumentError
+from ..core.results import publish as _publish
 from ..core.values import normalize_axes as _normalize_axes
 from ..core.values import raw as _raw
 from ..core.values import shape_of as _shape_of
@@ -39,9 +39,9 @@ from ..rules import arrays as _arrays
 from ..rules import nn as _nn
 from ..rules.elementwise import exp as _exp
 from ..rules.elementwise import log as _log
-from ..rules.elementwise import where as _where
 from ..rules.elementwise import sigmoid as expit
-from ..rules.special import (  # noqa: F401
+from ..rules.elementwise import where as _where
+from ..rules.special import (
     beta,
     betainc,
     betaln,
@@ -95,7 +95,7 @@ from ..rules.special import (  # noqa: F401
     yv,
 )
 from ..rules.special import zeta as _zeta
-from ..rules.ufuncs import erf, logit  # noqa: F401
+from ..rules.ufuncs import erf, logit
 from . import _pages
 
 __all__ = [

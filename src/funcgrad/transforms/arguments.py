@@ -129,14 +129,14 @@ def _explain_call_error(e, fun, args, kwargs, who, form):
 
 def _briefly(e):
     """A user's TypeError in a few words (funcgrad's own are long: their class says it)."""
-    return type(e).__name__ if isinstance(e, FuncgradError) else f"{type(e).__name__}: {str(e):.80}"
+    return type(e).__name__ if isinstance(e, FuncgradError) else f"{type(e).__name__}: {e!s:.80}"
 
 
 def diff_leaf(x, who, where):
     """A leaf made ready to differentiate: ints promoted, non-numbers refused."""
     if isinstance(x, Box):
         return x
-    if isinstance(x, bool) or isinstance(x, np.bool_):
+    if isinstance(x, (bool, np.bool_)):
         raise NotDifferentiableError(f"{who}: {where} is the bool {x!r}, which has no derivative")
     if isinstance(x, int):
         return float(x)
@@ -166,7 +166,7 @@ def diff_leaf(x, who, where):
             f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}; gradients need "
             f"floats: convert it to a floating dtype first"
         )
-    if dataclasses.is_dataclass(x) or hasattr(x, "__dict__") and not callable(x):
+    if dataclasses.is_dataclass(x) or (hasattr(x, "__dict__") and not callable(x)):
         raise NotDifferentiableError(
             f"{who}: {where} is {type(x).__name__} {x!r:.60}, which funcgrad does not know as "
             f"a container; register its class as a pytree: @fg.register_dataclass above "
@@ -184,7 +184,7 @@ def int_argument(value, who, kind, bounds, low, high=None):
     ``who: bounds; got <value>``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ArgumentTypeError(f"{who}: {kind}; got {type(value).__name__} {value!r:.40}")
-    if value < low or high is not None and value > high:
+    if value < low or (high is not None and value > high):
         raise ArgumentError(f"{who}: {bounds}; got {value}")
     return int(value)
 
@@ -242,8 +242,7 @@ def check_scalar_output(out, who, holomorphic=False):
     if (
         isinstance(v, (bool, np.bool_))
         or kind in ("b", "U", "S", "O", "V")
-        or not isinstance(v, (float, int, complex, np.ndarray, np.generic))
-        and not is_foreign(v)
+        or (not isinstance(v, (float, int, complex, np.ndarray, np.generic)) and not is_foreign(v))
     ):
         hint = " (did the function forget to return?)" if v is None else ""
         raise NotDifferentiableError(

@@ -25,7 +25,8 @@ array([ 5., 25.])
 """
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -304,7 +305,8 @@ def vmap(
             leaves, treedef = tree_flatten(a)
             wrapped.append(
                 tree_unflatten(
-                    treedef, [l if ax is None else enter(l, ax) for l, ax in zip(leaves, per_leaf)]
+                    treedef,
+                    [leaf if ax is None else enter(leaf, ax) for leaf, ax in zip(leaves, per_leaf)],
                 )
             )
         if axis_name is None:

@@ -9,7 +9,8 @@ linear in the cotangent, so pulling the tangent back through that linear map
 gives the forward rule.
 """
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
 from ..core.primitive import is_joint, per_argument_rule

@@ -7,7 +7,8 @@ mode), ``jacfwd`` pushes a batch of tangents forward. ``hessian`` is
 """
 
 import functools
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

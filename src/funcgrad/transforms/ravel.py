@@ -18,7 +18,8 @@ array([[2., 4.],
 array([3. , 0. , 0. , 0.5, 0. ])
 """
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

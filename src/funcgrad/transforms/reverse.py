@@ -12,7 +12,8 @@ never sees an outer one's perturbation.
 
 import functools
 import inspect
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -37,9 +38,9 @@ from ..rules.elementwise import real_part_for
 from ..rules.ufuncs import in_dtype_of
 from .arguments import (
     argnums_tuple,
-    check_holomorphic_inputs,
     call_user,
     check_callable,
+    check_holomorphic_inputs,
     check_scalar_output,
     diff_leaf,
     distinct,
