@@ -434,3 +434,14 @@ def test_register_dataclass_refuses_what_it_cannot_use():
 
     with pytest.raises(ValueError, match="no init field named"):
         fg.register_dataclass(P, data_fields=["z"])
+
+
+def test_a_gradient_the_output_does_not_reach_is_numpys_zero():
+    """An input the output does not depend on gets a zero in its own form, as a reached one
+    gets its gradient: np.float64 for a Python float, the input's dtype for an array."""
+    gx, gy = fg.grad(lambda x, y: x * 2.0, argnums=(0, 1))(0.3, np.ones(2, np.float32))
+    assert type(gx) is np.float64 and gx == 2.0
+    assert gy.dtype == np.float32 and not gy.any()
+    for how in (fg.grad, lambda f: fg.jit(fg.grad(f))):
+        zero = how(lambda x: fnp.where(x > 0, 1.0, 0.0))(0.3)
+        assert type(zero) is np.float64 and zero == 0.0

@@ -167,7 +167,7 @@ def _pull_back(trace, made, out_leaves, cotangents, inputs):
             tree_unflatten(
                 treedef,
                 [
-                    _like(grads[n], n._value) if n in grads else zeros_like_value(n._value)
+                    _like(grads[n] if n in grads else zeros_like_value(n._value), n._value)
                     for n in nodes
                 ],
             )

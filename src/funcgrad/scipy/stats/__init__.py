@@ -68,3 +68,7 @@ __all__ = [
     "bernoulli",
     "betabinom",
 ]
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -6,6 +6,8 @@ from ... import numpy as fnp
 from .. import special
 from ._common import on_support
 
+__all__ = ["on_whole", "log_choose"]
+
 
 def on_whole(k, low, high, logp):
     """``logp(k)`` at whole ``k`` with ``low <= k <= high`` (``high`` may be traced or None),

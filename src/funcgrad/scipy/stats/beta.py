@@ -8,12 +8,21 @@ True
 
 from ... import numpy as fnp
 from .. import special
-from ._common import on_support, standardize
+from ._common import on_support, scipys_results, standardize
 
 __all__ = ["logpdf", "pdf", "cdf"]
 
 
 def logpdf(x, a, b, loc=0.0, scale=1.0):
+    """The log of the density at ``x``: ``scipy.stats.beta.logpdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import beta
+    >>> beta.logpdf(0.3, 2.0, 3.5)
+    np.float64(0.66118)
+    >>> fg.grad(beta.logpdf)(0.3, 2.0, 3.5)    # d/dx
+    np.float64(-0.238095)
+    """
     z, log_scale = standardize(x, loc, scale)
     inside = (z >= 0) & (z <= 1)
     return on_support(
@@ -30,9 +39,34 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
 
 
 def pdf(x, a, b, loc=0.0, scale=1.0):
+    """The density at ``x``: ``scipy.stats.beta.pdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import beta
+    >>> beta.pdf(0.3, 2.0, 3.5)
+    np.float64(1.93708)
+    >>> fg.grad(beta.pdf)(0.3, 2.0, 3.5)    # d/dx
+    np.float64(-0.461209)
+    """
     return fnp.exp(logpdf(x, a, b, loc, scale))
 
 
 def cdf(x, a, b, loc=0.0, scale=1.0):
+    """The distribution function at ``x``, P(X <= x): ``scipy.stats.beta.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import beta
+    >>> beta.cdf(0.3, 2.0, 3.5)
+    np.float64(0.411703)
+    >>> fg.grad(beta.cdf)(0.3, 2.0, 3.5)    # d/dx
+    np.float64(1.93708)
+    """
     z = (x - loc) / scale
     return special.betainc(a, b, fnp.clip(z, 0.0, 1.0))
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

@@ -8,12 +8,23 @@ True
 
 from ... import numpy as fnp
 from .. import special
+from ._common import scipys_results
 from ._discrete import log_choose, on_whole
 
 __all__ = ["logpmf", "pmf"]
 
 
 def logpmf(k, n, a, b, loc=0):
+    """The log of the probability of ``k``: ``scipy.stats.betabinom.logpmf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import betabinom
+    >>> betabinom.logpmf(3, 10, 2.0, 3.0)
+    np.float64(-1.93894)
+    >>> fg.grad(betabinom.logpmf, argnums=2)(3, 10, 2.0, 3.0)    # d/da
+    np.float64(-0.0848957)
+    """
+
     def log_p(k):
         return log_choose(n, k) + special.betaln(k + a, n - k + b) - special.betaln(a, b)
 
@@ -21,4 +32,20 @@ def logpmf(k, n, a, b, loc=0):
 
 
 def pmf(k, n, a, b, loc=0):
+    """The probability of ``k``: ``scipy.stats.betabinom.pmf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import betabinom
+    >>> betabinom.pmf(3, 10, 2.0, 3.0)
+    np.float64(0.143856)
+    >>> fg.grad(betabinom.pmf, argnums=2)(3, 10, 2.0, 3.0)    # d/da
+    np.float64(-0.0122128)
+    """
     return fnp.exp(logpmf(k, n, a, b, loc))
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

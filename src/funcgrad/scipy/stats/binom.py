@@ -8,12 +8,23 @@ True
 
 from ... import numpy as fnp
 from .. import special
+from ._common import scipys_results
 from ._discrete import log_choose, on_whole
 
 __all__ = ["logpmf", "pmf"]
 
 
 def logpmf(k, n, p, loc=0):
+    """The log of the probability of ``k``: ``scipy.stats.binom.logpmf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import binom
+    >>> binom.logpmf(3, 10, 0.4)
+    np.float64(-1.53716)
+    >>> fg.grad(binom.logpmf, argnums=2)(3, 10, 0.4)    # d/dp
+    np.float64(-4.16667)
+    """
+
     def log_p(k):
         return log_choose(n, k) + special.xlogy(k, p) + special.xlog1py(n - k, -p)
 
@@ -21,4 +32,20 @@ def logpmf(k, n, p, loc=0):
 
 
 def pmf(k, n, p, loc=0):
+    """The probability of ``k``: ``scipy.stats.binom.pmf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import binom
+    >>> binom.pmf(3, 10, 0.4)
+    np.float64(0.214991)
+    >>> fg.grad(binom.pmf, argnums=2)(3, 10, 0.4)    # d/dp
+    np.float64(-0.895795)
+    """
     return fnp.exp(logpmf(k, n, p, loc))
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

@@ -9,39 +9,118 @@ True
 import math
 
 from ... import numpy as fnp
-from ._common import standardize
+from ._common import scipys_results, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 
 
 def logpdf(x, loc=0.0, scale=1.0):
+    """The log of the density at ``x``: ``scipy.stats.cauchy.logpdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import cauchy
+    >>> cauchy.logpdf(0.5)
+    np.float64(-1.36787)
+    >>> fg.grad(cauchy.logpdf)(0.5)    # d/dx
+    np.float64(-0.8)
+    """
     z, log_scale = standardize(x, loc, scale)
     return -math.log(math.pi) - log_scale - fnp.log1p(z * z)
 
 
 def pdf(x, loc=0.0, scale=1.0):
+    """The density at ``x``: ``scipy.stats.cauchy.pdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import cauchy
+    >>> cauchy.pdf(0.5)
+    np.float64(0.254648)
+    >>> fg.grad(cauchy.pdf)(0.5)    # d/dx
+    np.float64(-0.203718)
+    """
     return fnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0.0, scale=1.0):
+    """The distribution function at ``x``, P(X <= x): ``scipy.stats.cauchy.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import cauchy
+    >>> cauchy.cdf(0.5)
+    np.float64(0.647584)
+    >>> fg.grad(cauchy.cdf)(0.5)    # d/dx
+    np.float64(0.254648)
+    """
     return 0.5 + fnp.arctan((x - loc) / scale) / math.pi
 
 
 def logcdf(x, loc=0.0, scale=1.0):
+    """The log of the distribution function at ``x``: ``scipy.stats.cauchy.logcdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import cauchy
+    >>> cauchy.logcdf(0.5)
+    np.float64(-0.434507)
+    >>> fg.grad(cauchy.logcdf)(0.5)    # d/dx
+    np.float64(0.393228)
+    """
     return fnp.log(cdf(x, loc, scale))
 
 
 def sf(x, loc=0.0, scale=1.0):
+    """The survival function at ``x``, P(X > x) = 1 - cdf(x): ``scipy.stats.cauchy.sf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import cauchy
+    >>> cauchy.sf(0.5)
+    np.float64(0.352416)
+    >>> fg.grad(cauchy.sf)(0.5)    # d/dx
+    np.float64(-0.254648)
+    """
     return cdf(-x, -loc, scale)
 
 
 def logsf(x, loc=0.0, scale=1.0):
+    """The log of the survival function at ``x``: ``scipy.stats.cauchy.logsf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import cauchy
+    >>> cauchy.logsf(0.5)
+    np.float64(-1.04294)
+    >>> fg.grad(cauchy.logsf)(0.5)    # d/dx
+    np.float64(-0.722577)
+    """
     return fnp.log(sf(x, loc, scale))
 
 
 def ppf(q, loc=0.0, scale=1.0):
+    """The quantile function: the ``x`` with cdf(x) = ``q``: ``scipy.stats.cauchy.ppf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import cauchy
+    >>> cauchy.ppf(0.3)
+    np.float64(-0.726543)
+    >>> fg.grad(cauchy.ppf)(0.3)    # d/dq
+    np.float64(4.79993)
+    """
     return loc + scale * fnp.tan(math.pi * (q - 0.5))
 
 
 def isf(q, loc=0.0, scale=1.0):
+    """The inverse survival function: the ``x`` with sf(x) = ``q``: ``scipy.stats.cauchy.isf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import cauchy
+    >>> cauchy.isf(0.3)
+    np.float64(0.726543)
+    >>> fg.grad(cauchy.isf)(0.3)    # d/dq
+    np.float64(-4.79993)
+    """
     return loc - scale * fnp.tan(math.pi * (q - 0.5))
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

@@ -6,17 +6,52 @@ True
 """
 
 from . import gamma
+from ._common import scipys_results
 
 __all__ = ["logpdf", "pdf", "cdf"]
 
 
 def logpdf(x, df, loc=0.0, scale=1.0):
+    """The log of the density at ``x``: ``scipy.stats.chi2.logpdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import chi2
+    >>> chi2.logpdf(2.0, 3.0)
+    np.float64(-1.57236)
+    >>> fg.grad(chi2.logpdf)(2.0, 3.0)    # d/dx
+    np.float64(-0.25)
+    """
     return gamma.logpdf(x, 0.5 * df, loc, 2.0 * scale)
 
 
 def pdf(x, df, loc=0.0, scale=1.0):
+    """The density at ``x``: ``scipy.stats.chi2.pdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import chi2
+    >>> chi2.pdf(2.0, 3.0)
+    np.float64(0.207554)
+    >>> fg.grad(chi2.pdf)(2.0, 3.0)    # d/dx
+    np.float64(-0.0518884)
+    """
     return gamma.pdf(x, 0.5 * df, loc, 2.0 * scale)
 
 
 def cdf(x, df, loc=0.0, scale=1.0):
+    """The distribution function at ``x``, P(X <= x): ``scipy.stats.chi2.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import chi2
+    >>> chi2.cdf(2.0, 3.0)
+    np.float64(0.427593)
+    >>> fg.grad(chi2.cdf)(2.0, 3.0)    # d/dx
+    np.float64(0.207554)
+    """
     return gamma.cdf(x, 0.5 * df, loc, 2.0 * scale)
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

@@ -7,25 +7,68 @@ True
 """
 
 from ... import numpy as fnp
-from ._common import on_support, standardize
+from ._common import on_support, scipys_results, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf"]
 
 
 def logpdf(x, loc=0.0, scale=1.0):
+    """The log of the density at ``x``: ``scipy.stats.expon.logpdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import expon
+    >>> expon.logpdf(0.5)
+    np.float64(-0.5)
+    >>> fg.grad(expon.logpdf)(0.5)    # d/dx
+    np.float64(-1.0)
+    """
     z, log_scale = standardize(x, loc, scale)
     return on_support(z >= 0, z, 0.0, lambda z: -z - log_scale)
 
 
 def pdf(x, loc=0.0, scale=1.0):
+    """The density at ``x``: ``scipy.stats.expon.pdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import expon
+    >>> expon.pdf(0.5)
+    np.float64(0.606531)
+    >>> fg.grad(expon.pdf)(0.5)    # d/dx
+    np.float64(-0.606531)
+    """
     return fnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0.0, scale=1.0):
+    """The distribution function at ``x``, P(X <= x): ``scipy.stats.expon.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import expon
+    >>> expon.cdf(0.5)
+    np.float64(0.393469)
+    >>> fg.grad(expon.cdf)(0.5)    # d/dx
+    np.float64(0.606531)
+    """
     z = (x - loc) / scale
     return -fnp.expm1(-fnp.maximum(z, 0.0))
 
 
 def logcdf(x, loc=0.0, scale=1.0):
+    """The log of the distribution function at ``x``: ``scipy.stats.expon.logcdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import expon
+    >>> expon.logcdf(0.5)
+    np.float64(-0.932752)
+    >>> fg.grad(expon.logcdf)(0.5)    # d/dx
+    np.float64(1.54149)
+    """
     z = (x - loc) / scale
     return on_support(z > 0, z, 1.0, lambda z: fnp.log(-fnp.expm1(-z)))
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

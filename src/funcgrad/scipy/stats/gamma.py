@@ -10,12 +10,21 @@ True
 
 from ... import numpy as fnp
 from .. import special
-from ._common import on_support, standardize
+from ._common import on_support, scipys_results, standardize
 
 __all__ = ["logpdf", "pdf", "cdf"]
 
 
 def logpdf(x, a, loc=0.0, scale=1.0):
+    """The log of the density at ``x``: ``scipy.stats.gamma.logpdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gamma
+    >>> gamma.logpdf(2.0, 3.0)
+    np.float64(-1.30685)
+    >>> fg.grad(gamma.logpdf)(2.0, 3.0)    # d/dx
+    np.float64(0.0)
+    """
     z, log_scale = standardize(x, loc, scale)
     return on_support(
         z >= 0, z, 1.0, lambda z: special.xlogy(a - 1.0, z) - z - special.gammaln(a) - log_scale
@@ -23,9 +32,34 @@ def logpdf(x, a, loc=0.0, scale=1.0):
 
 
 def pdf(x, a, loc=0.0, scale=1.0):
+    """The density at ``x``: ``scipy.stats.gamma.pdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gamma
+    >>> gamma.pdf(2.0, 3.0)
+    np.float64(0.270671)
+    >>> fg.grad(gamma.pdf)(2.0, 3.0)    # d/dx
+    np.float64(0.0)
+    """
     return fnp.exp(logpdf(x, a, loc, scale))
 
 
 def cdf(x, a, loc=0.0, scale=1.0):
+    """The distribution function at ``x``, P(X <= x): ``scipy.stats.gamma.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gamma
+    >>> gamma.cdf(2.0, 3.0)
+    np.float64(0.323324)
+    >>> fg.grad(gamma.cdf)(2.0, 3.0)    # d/dx
+    np.float64(0.270671)
+    """
     z = (x - loc) / scale
     return special.gammainc(a, fnp.maximum(z, 0.0))
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

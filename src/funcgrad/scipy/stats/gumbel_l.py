@@ -7,33 +7,104 @@ True
 """
 
 from . import gumbel_r
+from ._common import scipys_results
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 def logpdf(x, loc=0.0, scale=1.0):
+    """The log of the density at ``x``: ``scipy.stats.gumbel_l.logpdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gumbel_l
+    >>> gumbel_l.logpdf(0.5)
+    np.float64(-1.14872)
+    >>> fg.grad(gumbel_l.logpdf)(0.5)    # d/dx
+    np.float64(-0.648721)
+    """
     return gumbel_r.logpdf(-x, -loc, scale)
 
 
 def pdf(x, loc=0.0, scale=1.0):
+    """The density at ``x``: ``scipy.stats.gumbel_l.pdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gumbel_l
+    >>> gumbel_l.pdf(0.5)
+    np.float64(0.317042)
+    >>> fg.grad(gumbel_l.pdf)(0.5)    # d/dx
+    np.float64(-0.205672)
+    """
     return gumbel_r.pdf(-x, -loc, scale)
 
 
 def cdf(x, loc=0.0, scale=1.0):
+    """The distribution function at ``x``, P(X <= x): ``scipy.stats.gumbel_l.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gumbel_l
+    >>> gumbel_l.cdf(0.5)
+    np.float64(0.807704)
+    >>> fg.grad(gumbel_l.cdf)(0.5)    # d/dx
+    np.float64(0.317042)
+    """
     return gumbel_r.sf(-x, -loc, scale)
 
 
 def logcdf(x, loc=0.0, scale=1.0):
+    """The log of the distribution function at ``x``: ``scipy.stats.gumbel_l.logcdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gumbel_l
+    >>> gumbel_l.logcdf(0.5)
+    np.float64(-0.213559)
+    >>> fg.grad(gumbel_l.logcdf)(0.5)    # d/dx
+    np.float64(0.392522)
+    """
     return gumbel_r.logsf(-x, -loc, scale)
 
 
 def sf(x, loc=0.0, scale=1.0):
+    """The survival function at ``x``, P(X > x) = 1 - cdf(x): ``scipy.stats.gumbel_l.sf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gumbel_l
+    >>> gumbel_l.sf(0.5)
+    np.float64(0.192296)
+    >>> fg.grad(gumbel_l.sf)(0.5)    # d/dx
+    np.float64(-0.317042)
+    """
     return gumbel_r.cdf(-x, -loc, scale)
 
 
 def logsf(x, loc=0.0, scale=1.0):
+    """The log of the survival function at ``x``: ``scipy.stats.gumbel_l.logsf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gumbel_l
+    >>> gumbel_l.logsf(0.5)
+    np.float64(-1.64872)
+    >>> fg.grad(gumbel_l.logsf)(0.5)    # d/dx
+    np.float64(-1.64872)
+    """
     return gumbel_r.logcdf(-x, -loc, scale)
 
 
 def ppf(q, loc=0.0, scale=1.0):
+    """The quantile function: the ``x`` with cdf(x) = ``q``: ``scipy.stats.gumbel_l.ppf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gumbel_l
+    >>> gumbel_l.ppf(0.3)
+    np.float64(-1.03093)
+    >>> fg.grad(gumbel_l.ppf)(0.3)    # d/dq
+    np.float64(4.00525)
+    """
     return -gumbel_r.ppf(1.0 - q, -loc, scale)
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

@@ -19,6 +19,7 @@ import scipy.stats
 
 from ... import numpy as fnp
 from ...core.values import plain as fg_plain
+from ._common import scipys_results
 
 __all__ = ["logpdf", "pdf", "entropy", "rvs"]
 
@@ -51,6 +52,16 @@ def _cutoff(w):
 
 
 def logpdf(x, mean=None, cov=1.0, allow_singular=False):
+    """The log of the density at ``x``: ``scipy.stats.multivariate_normal.logpdf``'s arguments and values.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import multivariate_normal
+    >>> multivariate_normal.logpdf(np.array([0.5, -0.2]), np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]]))
+    np.float64(-2.26352)
+    >>> fg.grad(multivariate_normal.logpdf)(np.array([0.5, -0.2]), np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]]))    # d/dx
+    array([-0.293194,  0.287958])
+    """
     d = fnp.shape(x)[-1]
     if allow_singular:
         return _singular_logpdf(x if mean is None else x - mean, _as_matrix(cov, d))
@@ -65,10 +76,28 @@ def logpdf(x, mean=None, cov=1.0, allow_singular=False):
 
 
 def pdf(x, mean=None, cov=1.0, allow_singular=False):
+    """The density at ``x``: ``scipy.stats.multivariate_normal.pdf``'s arguments and values.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import multivariate_normal
+    >>> multivariate_normal.pdf(np.array([0.5, -0.2]), np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]]))
+    np.float64(0.103984)
+    >>> fg.grad(multivariate_normal.pdf)(np.array([0.5, -0.2]), np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]]))    # d/dx
+    array([-0.03048731,  0.0299429 ])
+    """
     return fnp.exp(logpdf(x, mean, cov, allow_singular))
 
 
 def entropy(mean=None, cov=1.0):
+    """The differential entropy: ``scipy.stats.multivariate_normal.entropy``'s arguments and values.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import multivariate_normal
+    >>> multivariate_normal.entropy(np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]]))
+    np.float64(3.16143)
+    """
     d = (
         fnp.shape(mean)[-1]
         if mean is not None and fnp.ndim(mean)
@@ -79,3 +108,10 @@ def entropy(mean=None, cov=1.0):
 
 
 rvs = scipy.stats.multivariate_normal.rvs  # sampling has no derivative: SciPy's own
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

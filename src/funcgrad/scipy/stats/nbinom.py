@@ -8,12 +8,23 @@ True
 
 from ... import numpy as fnp
 from .. import special
+from ._common import scipys_results
 from ._discrete import on_whole
 
 __all__ = ["logpmf", "pmf"]
 
 
 def logpmf(k, n, p, loc=0):
+    """The log of the probability of ``k``: ``scipy.stats.nbinom.logpmf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import nbinom
+    >>> nbinom.logpmf(3, 5, 0.4)
+    np.float64(-2.55858)
+    >>> fg.grad(nbinom.logpmf, argnums=2)(3, 5, 0.4)    # d/dp
+    np.float64(7.5)
+    """
+
     def log_p(k):
         choose = special.gammaln(n + k) - special.gammaln(n) - special.gammaln(k + 1.0)
         return choose + n * fnp.log(p) + special.xlog1py(k, -p)
@@ -22,4 +33,20 @@ def logpmf(k, n, p, loc=0):
 
 
 def pmf(k, n, p, loc=0):
+    """The probability of ``k``: ``scipy.stats.nbinom.pmf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import nbinom
+    >>> nbinom.pmf(3, 5, 0.4)
+    np.float64(0.0774144)
+    >>> fg.grad(nbinom.pmf, argnums=2)(3, 5, 0.4)    # d/dp
+    np.float64(0.580608)
+    """
     return fnp.exp(logpmf(k, n, p, loc))
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

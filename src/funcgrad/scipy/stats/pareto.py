@@ -7,20 +7,54 @@ True
 """
 
 from ... import numpy as fnp
-from ._common import on_support, standardize
+from ._common import on_support, scipys_results, standardize
 
 __all__ = ["logpdf", "pdf", "cdf"]
 
 
 def logpdf(x, b, loc=0.0, scale=1.0):
+    """The log of the density at ``x``: ``scipy.stats.pareto.logpdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import pareto
+    >>> pareto.logpdf(2.0, 3.0)
+    np.float64(-1.67398)
+    >>> fg.grad(pareto.logpdf)(2.0, 3.0)    # d/dx
+    np.float64(-2.0)
+    """
     z, log_scale = standardize(x, loc, scale)
     return on_support(z >= 1, z, 2.0, lambda z: fnp.log(b) - (b + 1) * fnp.log(z) - log_scale)
 
 
 def pdf(x, b, loc=0.0, scale=1.0):
+    """The density at ``x``: ``scipy.stats.pareto.pdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import pareto
+    >>> pareto.pdf(2.0, 3.0)
+    np.float64(0.1875)
+    >>> fg.grad(pareto.pdf)(2.0, 3.0)    # d/dx
+    np.float64(-0.375)
+    """
     return fnp.exp(logpdf(x, b, loc, scale))
 
 
 def cdf(x, b, loc=0.0, scale=1.0):
+    """The distribution function at ``x``, P(X <= x): ``scipy.stats.pareto.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import pareto
+    >>> pareto.cdf(2.0, 3.0)
+    np.float64(0.875)
+    >>> fg.grad(pareto.cdf)(2.0, 3.0)    # d/dx
+    np.float64(0.1875)
+    """
     z = (x - loc) / scale
     return fnp.where(z >= 1, 1.0 - fnp.maximum(z, 1.0) ** -b, 0.0)
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

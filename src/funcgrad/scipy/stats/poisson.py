@@ -11,12 +11,22 @@ import numpy as np
 
 from ... import numpy as fnp
 from .. import special
+from ._common import scipys_results
 from ._discrete import on_whole
 
 __all__ = ["logpmf", "pmf", "cdf"]
 
 
 def logpmf(k, mu, loc=0):
+    """The log of the probability of ``k``: ``scipy.stats.poisson.logpmf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import poisson
+    >>> poisson.logpmf(3, 2.5)
+    np.float64(-1.54289)
+    >>> fg.grad(poisson.logpmf, argnums=1)(3, 2.5)    # d/dmu
+    np.float64(0.2)
+    """
     return on_whole(
         fnp.subtract(k, loc),
         0.0,
@@ -26,9 +36,34 @@ def logpmf(k, mu, loc=0):
 
 
 def pmf(k, mu, loc=0):
+    """The probability of ``k``: ``scipy.stats.poisson.pmf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import poisson
+    >>> poisson.pmf(3, 2.5)
+    np.float64(0.213763)
+    >>> fg.grad(poisson.pmf, argnums=1)(3, 2.5)    # d/dmu
+    np.float64(0.0427526)
+    """
     return fnp.exp(logpmf(k, mu, loc))
 
 
 def cdf(k, mu, loc=0):
+    """The distribution function at ``k``, P(X <= k): ``scipy.stats.poisson.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import poisson
+    >>> poisson.cdf(3, 2.5)
+    np.float64(0.757576)
+    >>> fg.grad(poisson.cdf, argnums=1)(3, 2.5)    # d/dmu
+    np.float64(-0.213763)
+    """
     k = np.floor(np.asarray(k) - loc)
     return fnp.where(k >= 0, special.gammaincc(np.maximum(k, 0.0) + 1.0, mu), 0.0)
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)

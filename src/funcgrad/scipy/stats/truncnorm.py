@@ -10,7 +10,7 @@ True
 from ... import numpy as fnp
 from .. import special
 from . import norm
-from ._common import on_support, standardize
+from ._common import on_support, scipys_results, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -22,6 +22,15 @@ def _mass(a, b):
 
 
 def logpdf(x, a, b, loc=0.0, scale=1.0):
+    """The log of the density at ``x``: ``scipy.stats.truncnorm.logpdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import truncnorm
+    >>> truncnorm.logpdf(0.3, -1.0, 2.0)
+    np.float64(-0.763772)
+    >>> fg.grad(truncnorm.logpdf)(0.3, -1.0, 2.0)    # d/dx
+    np.float64(-0.3)
+    """
     z, log_scale = standardize(x, loc, scale)
     inside = fnp.logical_and(z >= a, z <= b)
     middle = (fnp.maximum(a, -1e300) + fnp.minimum(b, 1e300)) / 2.0
@@ -31,10 +40,28 @@ def logpdf(x, a, b, loc=0.0, scale=1.0):
 
 
 def pdf(x, a, b, loc=0.0, scale=1.0):
+    """The density at ``x``: ``scipy.stats.truncnorm.pdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import truncnorm
+    >>> truncnorm.pdf(0.3, -1.0, 2.0)
+    np.float64(0.465906)
+    >>> fg.grad(truncnorm.pdf)(0.3, -1.0, 2.0)    # d/dx
+    np.float64(-0.139772)
+    """
     return fnp.exp(logpdf(x, a, b, loc, scale))
 
 
 def cdf(x, a, b, loc=0.0, scale=1.0):
+    """The distribution function at ``x``, P(X <= x): ``scipy.stats.truncnorm.cdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import truncnorm
+    >>> truncnorm.cdf(0.3, -1.0, 2.0)
+    np.float64(0.56103)
+    >>> fg.grad(truncnorm.cdf)(0.3, -1.0, 2.0)    # d/dx
+    np.float64(0.465906)
+    """
     z = fnp.clip((x - loc) / scale, a, b)
     upper = fnp.greater(a, 0.0)
     below = fnp.where(upper, special.ndtr(-a) - special.ndtr(-z), special.ndtr(z) - special.ndtr(a))
@@ -42,12 +69,46 @@ def cdf(x, a, b, loc=0.0, scale=1.0):
 
 
 def logcdf(x, a, b, loc=0.0, scale=1.0):
+    """The log of the distribution function at ``x``: ``scipy.stats.truncnorm.logcdf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import truncnorm
+    >>> truncnorm.logcdf(0.3, -1.0, 2.0)
+    np.float64(-0.577981)
+    >>> fg.grad(truncnorm.logcdf)(0.3, -1.0, 2.0)    # d/dx
+    np.float64(0.830447)
+    """
     return fnp.log(cdf(x, a, b, loc, scale))
 
 
 def sf(x, a, b, loc=0.0, scale=1.0):
+    """The survival function at ``x``, P(X > x) = 1 - cdf(x): ``scipy.stats.truncnorm.sf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import truncnorm
+    >>> truncnorm.sf(0.3, -1.0, 2.0)
+    np.float64(0.43897)
+    >>> fg.grad(truncnorm.sf)(0.3, -1.0, 2.0)    # d/dx
+    np.float64(-0.465906)
+    """
     return cdf(-x, -b, -a, -loc, scale)
 
 
 def logsf(x, a, b, loc=0.0, scale=1.0):
+    """The log of the survival function at ``x``: ``scipy.stats.truncnorm.logsf``'s arguments and values.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import truncnorm
+    >>> truncnorm.logsf(0.3, -1.0, 2.0)
+    np.float64(-0.823324)
+    >>> fg.grad(truncnorm.logsf)(0.3, -1.0, 2.0)    # d/dx
+    np.float64(-1.06136)
+    """
     return fnp.log(sf(x, a, b, loc, scale))
+
+
+scipys_results(globals())
+
+
+def __dir__():
+    return list(__all__)
