@@ -96,7 +96,7 @@ LAYERS = [  # bottom first; a package may import only from its own layer or belo
         "runtime",
         "image",
     ],  # what users call
-    ["io"],  # show, files, pickles, the formula parser
+    ["io", "errors"],  # show, files, pickles, the formula parser; every error by name
     ["cli", "__main__"],  # the funcgrad command
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -81,7 +81,7 @@ from .transforms.ravel import ravel_pytree
 from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 
 # arrays and training
-from . import numpy, nn, optim, extend, random, debug, tree, tree_util, lax, image
+from . import numpy, nn, optim, extend, random, debug, errors, tree, tree_util, lax, image
 from .at import at
 from .runtime import (
     Array,
@@ -274,6 +274,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "extend",
     "random",
     "debug",
+    "errors",
     "at",
     "image",
     "show",
@@ -307,3 +308,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "NodeKeyError",
     *(_SPARSE if _importlib_util.find_spec("scipy") else ()),
 ]
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -67,9 +67,23 @@ def callback(fun: Callable, *args: Any, **kwargs: Any) -> None:
 
 
 def print(fmt: str, *args: Any, **kwargs: Any) -> None:
-    """``print(fmt.format(*args, **kwargs))`` with the runtime values of the arguments."""
+    """``print(fmt.format(*args, **kwargs))`` with the runtime values of the arguments.
+
+    >>> import funcgrad as fg
+    >>> import funcgrad.numpy as fnp
+    >>> def f(x):
+    ...     fg.debug.print("x = {x}", x=x)
+    ...     return fnp.sin(x)
+    >>> fg.grad(f)(0.0)
+    x = 0.0
+    np.float64(1.0)
+    """
     if not isinstance(fmt, str):
         raise ArgumentTypeError(
             f"fg.debug.print: the format must be a string; got {type(fmt).__name__}"
         )
     callback(lambda *a, **k: builtins.print(fmt.format(*a, **k)), *args, **kwargs)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

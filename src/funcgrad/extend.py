@@ -53,7 +53,6 @@ from .core.primitive import (
 from .core.traces import Box, Trace, new_level
 from .core.values import ndim_of, normalize_axes, plain, raw, shape_of, zeros_like_value
 from .dag.arraylike import ArrayLike
-from .dag.backprop import add_cotangents
 from .rules.arrays import (
     all_batched,
     batch_along_axis,
@@ -68,6 +67,19 @@ from .rules.arrays import (
     unbroadcast,
 )
 from .rules.elementwise import elementwise, pullback, real_part_for
+
+
+def add_cotangents(a, b):
+    """The sum of two cotangents of one value (the real semiring's plus, what backprop
+    adds where paths meet): numbers, arrays or traced values.
+
+    >>> import numpy as np
+    >>> from funcgrad import extend
+    >>> extend.add_cotangents(np.ones(2), np.array([1.0, 2.0]))
+    array([2., 3.])
+    """
+    return a + b
+
 
 __all__ = [
     # the form of a primitive, and the makers of its rules
@@ -108,3 +120,7 @@ __all__ = [
     "new_level",
     "ArrayLike",
 ]
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -66,7 +66,13 @@ _KERNELS = {
 
 
 class ResizeMethod:
-    """The method names (JAX's ``jax.image.ResizeMethod``, as strings)."""
+    """The method names (JAX's ``jax.image.ResizeMethod``, as strings).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.image.resize(np.array([0.0, 1.0]), (4,), fg.image.ResizeMethod.LINEAR)
+    array([0.  , 0.25, 0.75, 1.  ])
+    """
 
     NEAREST = "nearest"
     LINEAR = "linear"
@@ -199,3 +205,7 @@ def scale_and_translate(
             f"the image's {shape_of(image)} outside spatial_dims"
         )
     return out
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -80,7 +80,17 @@ __all__ = [
 
 class Transformation(NamedTuple):
     """A gradient transformation in optax's shape: ``state = init(params)`` and
-    ``updates, state = update(grads, state, params)``."""
+    ``updates, state = update(grads, state, params)``.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> opt = fg.optim.sgd(0.1)
+    >>> params = {'w': np.ones(2)}
+    >>> state = opt.init(params)
+    >>> updates, state = opt.update({'w': np.array([1.0, -2.0])}, state, params)
+    >>> updates
+    {'w': array([-0.1,  0.2])}
+    """
 
     init: Callable
     update: Callable
@@ -599,3 +609,7 @@ def adamw(learning_rate=1e-3, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.01):
     eps = _setting(who, "eps", eps, 0.0, math.inf)
     weight_decay = _setting(who, "weight_decay", weight_decay, 0.0, math.inf)
     return _optimizer("adamw", learning_rate, 2, _adam_rule(b1, b2, eps, weight_decay))
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -85,7 +85,15 @@ __all__ = [
     "generalized_normal",
 ]
 
-PRNGKey = prims.key
+
+def PRNGKey(seed: int) -> np.ndarray:
+    """JAX's older name of :func:`key`: a key from an integer seed.
+
+    >>> import funcgrad as fg
+    >>> fg.random.PRNGKey(7)
+    array([0, 7], dtype=uint32)
+    """
+    return prims.key(seed)
 
 
 def key(seed: int) -> np.ndarray:
@@ -99,7 +107,12 @@ def key(seed: int) -> np.ndarray:
 
 
 def key_data(k: Any) -> Any:
-    """The key's two words as a uint32 array (a key is already one: returned as it is)."""
+    """The key's two words as a uint32 array (a key is already one: returned as it is).
+
+    >>> import funcgrad as fg
+    >>> fg.random.key_data(fg.random.key(7))
+    array([0, 7], dtype=uint32)
+    """
     return prims.check_key(k, "fg.random.key_data")
 
 
@@ -168,7 +181,17 @@ def _standard(k, distribution, shape, dtype):
 def uniform(
     k: Any, shape: Any = (), dtype: Any = float, minval: Any = 0.0, maxval: Any = 1.0
 ) -> Any:
-    """Numbers uniform in [minval, maxval), differentiable in ``minval`` and ``maxval``."""
+    """Numbers uniform in [minval, maxval), differentiable in ``minval`` and ``maxval``.
+
+    >>> import funcgrad as fg
+    >>> k = fg.random.key(0)
+    >>> x = fg.random.uniform(k, (1000,), minval=2.0, maxval=3.0)
+    >>> x.shape, bool(((2.0 <= x) & (x < 3.0)).all())
+    ((1000,), True)
+    >>> d = fg.grad(lambda hi: fg.random.uniform(k, minval=0.0, maxval=hi))(2.0)
+    >>> bool(d == fg.random.uniform(k))    # d/dmaxval of maxval * u is u
+    True
+    """
     u = _standard(k, "uniform", shape, dtype)
     if _is(minval, 0.0) and _is(maxval, 1.0):
         return u
@@ -180,12 +203,25 @@ def _is(v, number):
 
 
 def normal(k: Any, shape: Any = (), dtype: Any = float) -> Any:
-    """Standard normal numbers (scale and shift them: ``mu + sigma * normal(k)``)."""
+    """Standard normal numbers (scale and shift them: ``mu + sigma * normal(k)``).
+
+    >>> import funcgrad as fg
+    >>> k = fg.random.key(0)
+    >>> x = fg.random.normal(k, (10000,))
+    >>> x.dtype, bool(abs(x.mean()) < 0.05), bool(abs(x.std() - 1.0) < 0.05)
+    (dtype('float64'), True, True)
+    """
     return _standard(k, "normal", shape, dtype)
 
 
 def truncated_normal(k: Any, lower: Any, upper: Any, shape: Any = None, dtype: Any = float) -> Any:
-    """Standard normals conditioned on [lower, upper] (bounds broadcast to ``shape``)."""
+    """Standard normals conditioned on [lower, upper] (bounds broadcast to ``shape``).
+
+    >>> import funcgrad as fg
+    >>> x = fg.random.truncated_normal(fg.random.key(0), -1.0, 2.0, (1000,))
+    >>> bool(((-1.0 <= x) & (x <= 2.0)).all())
+    True
+    """
     who = "fg.random.truncated_normal"
     if shape is None:
         shape = np.broadcast_shapes(np.shape(plain(lower)), np.shape(plain(upper)))
@@ -193,27 +229,58 @@ def truncated_normal(k: Any, lower: Any, upper: Any, shape: Any = None, dtype: A
 
 
 def exponential(k: Any, shape: Any = (), dtype: Any = float) -> Any:
-    """Exponential numbers of rate 1."""
+    """Exponential numbers of rate 1.
+
+    >>> import funcgrad as fg
+    >>> x = fg.random.exponential(fg.random.key(0), (10000,))
+    >>> bool((x >= 0).all()), bool(abs(x.mean() - 1.0) < 0.05)
+    (True, True)
+    """
     return _standard(k, "exponential", shape, dtype)
 
 
 def gumbel(k: Any, shape: Any = (), dtype: Any = float) -> Any:
-    """Standard Gumbel numbers (the noise of the Gumbel-max trick)."""
+    """Standard Gumbel numbers (the noise of the Gumbel-max trick).
+
+    >>> import funcgrad as fg
+    >>> fg.random.gumbel(fg.random.key(0), (2, 3)).shape
+    (2, 3)
+    """
     return _standard(k, "gumbel", shape, dtype)
 
 
 def laplace(k: Any, shape: Any = (), dtype: Any = float) -> Any:
-    """Standard Laplace numbers."""
+    """Standard Laplace numbers.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x = fg.random.laplace(fg.random.key(0), (10000,))
+    >>> bool(abs(np.median(x)) < 0.05)
+    True
+    """
     return _standard(k, "laplace", shape, dtype)
 
 
 def logistic(k: Any, shape: Any = (), dtype: Any = float) -> Any:
-    """Standard logistic numbers."""
+    """Standard logistic numbers.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> x = fg.random.logistic(fg.random.key(0), (10000,))
+    >>> bool(abs(np.median(x)) < 0.05)
+    True
+    """
     return _standard(k, "logistic", shape, dtype)
 
 
 def bernoulli(k: Any, p: Any = 0.5, shape: Any = None) -> Any:
-    """Booleans, True with probability ``p`` (shape: ``p``'s by default)."""
+    """Booleans, True with probability ``p`` (shape: ``p``'s by default).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.random.bernoulli(fg.random.key(0), np.array([0.0, 1.0, 1.0]))
+    array([False,  True,  True])
+    """
     who = "fg.random.bernoulli"
     if shape is None:
         shape = np.shape(plain(p))
@@ -221,7 +288,13 @@ def bernoulli(k: Any, p: Any = 0.5, shape: Any = None) -> Any:
 
 
 def categorical(k: Any, logits: Any, axis: int = -1, shape: Any = None) -> Any:
-    """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max)."""
+    """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.random.categorical(fg.random.key(0), np.array([[-np.inf, 0.0, -np.inf], [-np.inf, -np.inf, 0.0]]))
+    array([1, 2])
+    """
     who = "fg.random.categorical"
     logits = fnp.moveaxis(logits, axis, -1)
     batch = np.shape(plain(logits))[:-1] if shape is None else _shape(shape, who)
@@ -230,7 +303,13 @@ def categorical(k: Any, logits: Any, axis: int = -1, shape: Any = None) -> Any:
 
 
 def randint(k: Any, shape: Any, minval: int, maxval: int, dtype: Any = int) -> Any:
-    """Integers uniform in [minval, maxval)."""
+    """Integers uniform in [minval, maxval).
+
+    >>> import funcgrad as fg
+    >>> x = fg.random.randint(fg.random.key(0), (1000,), 3, 7)
+    >>> x.dtype, int(x.min()), int(x.max())
+    (dtype('int64'), 3, 6)
+    """
     who = "fg.random.randint"
     dtype = np.dtype(dtype)
     if dtype.kind not in "iu":
@@ -239,7 +318,13 @@ def randint(k: Any, shape: Any, minval: int, maxval: int, dtype: Any = int) -> A
 
 
 def permutation(k: Any, x: Any, axis: int = 0) -> Any:
-    """A random permutation of ``range(x)`` for an int, else of ``x`` along ``axis``."""
+    """A random permutation of ``range(x)`` for an int, else of ``x`` along ``axis``.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> np.sort(fg.random.permutation(fg.random.key(0), 5))
+    array([0, 1, 2, 3, 4])
+    """
     who = "fg.random.permutation"
     if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
         return _draw(k, "permutation", (int(x),), None, who=who)
@@ -250,7 +335,16 @@ def permutation(k: Any, x: Any, axis: int = 0) -> Any:
 def choice(
     k: Any, a: Any, shape: Any = (), replace: bool = True, p: Any = None, axis: int = 0
 ) -> Any:
-    """Entries of ``a`` (or of ``range(a)``) along ``axis``, with weights ``p`` if given."""
+    """Entries of ``a`` (or of ``range(a)``) along ``axis``, with weights ``p`` if given.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> k = fg.random.key(0)
+    >>> fg.random.choice(k, 5, (3,), replace=False).shape
+    (3,)
+    >>> fg.random.choice(k, np.array([1.0, 2.0]), (4,), p=np.array([0.0, 1.0]))
+    array([2., 2., 2., 2.])
+    """
     who = "fg.random.choice"
     whole = isinstance(a, (int, np.integer)) and not isinstance(a, bool)
     n = int(a) if whole else np.shape(plain(a))[axis]
@@ -261,7 +355,13 @@ def choice(
 
 def multivariate_normal(k: Any, mean: Any, cov: Any, shape: Any = None) -> Any:
     """Normal vectors of mean ``mean`` and covariance ``cov`` (its Cholesky factor times
-    standard normals: differentiable in both)."""
+    standard normals: differentiable in both).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> fg.random.multivariate_normal(fg.random.key(0), np.zeros(2), np.eye(2), (5,)).shape
+    (5, 2)
+    """
     who = "fg.random.multivariate_normal"
     n = np.shape(plain(mean))[-1]
     batch = np.shape(plain(mean))[:-1] if shape is None else _shape(shape, who)
@@ -594,3 +694,7 @@ def generalized_normal(k: Any, p: Any, shape: Any = (), dtype: Any = float) -> A
     k1, k2 = split(k)
     g = gamma(k1, 1.0 / p, shape, dtype)
     return fnp.where(uniform(k2, shape) < 0.5, -1.0, 1.0) * g ** (1.0 / p)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

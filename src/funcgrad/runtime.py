@@ -60,11 +60,22 @@ class _ArrayType(type):
 
 class Array(metaclass=_ArrayType):
     """What ``jax.Array`` is in annotations and ``isinstance`` checks: a NumPy array or
-    scalar, another library's array, or a traced value (not a Python number or list)."""
+    scalar, another library's array, or a traced value (not a Python number or list).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> isinstance(np.ones(2), fg.Array), isinstance(np.float32(1.0), fg.Array), isinstance([1.0], fg.Array)
+    (True, True, False)
+    """
 
 
 class Device:
-    """The one device: the host's CPU."""
+    """The one device: the host's CPU.
+
+    >>> import funcgrad as fg
+    >>> fg.devices()[0].platform, fg.devices()[0].id
+    ('cpu', 0)
+    """
 
     id = 0
     platform = "cpu"

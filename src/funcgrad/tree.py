@@ -32,3 +32,7 @@ __all__ = [
     "leaves_with_path",
     "flatten_with_path",
 ]
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -63,3 +63,7 @@ __all__ = [
     "GetAttrKey",
     "FlattenedIndexKey",
 ]
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -125,3 +125,7 @@ def check_star_coloring(pattern, colors):
                     if y not in (v, w) and colors[v] == colors[x] and colors[w] == colors[y]:
                         return False
     return True
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -3,3 +3,7 @@
 from .commands import main
 
 __all__ = ["main"]
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

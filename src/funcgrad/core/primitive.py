@@ -249,7 +249,14 @@ def _parse_signature(params):
 
 
 def is_joint(rules):
-    """Whether a ``vjp`` or ``jvp`` field holds one joint rule (not a per-argument tuple)."""
+    """Whether a ``vjp`` or ``jvp`` field holds one joint rule (not a per-argument tuple).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.is_joint(lambda g, ans, x: (g,)), extend.is_joint((lambda g, ans, x: g,))
+    (True, False)
+    """
     return rules is not None and not isinstance(rules, tuple)
 
 

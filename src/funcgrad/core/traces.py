@@ -41,18 +41,49 @@ __all__ = [
     "by_example",
 ]
 
-new_level = itertools.count(1).__next__
+_levels = itertools.count(1)
+
+
+def new_level():
+    """A new trace's level: larger than every earlier one, so a later transform's trace
+    sits above (inside) an earlier one's.
+
+    >>> from funcgrad import extend
+    >>> extend.new_level() < extend.new_level()
+    True
+    """
+    return next(_levels)
 """A fresh level, above every level handed out before (atomic under the GIL)."""
 
 
 class Box:
-    """Base class of traced values: ``_value`` one level down, ``_trace`` the owner."""
+    """Base class of traced values: ``_value`` one level down, ``_trace`` the owner.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> seen = []
+    >>> fg.grad(lambda x: seen.append(isinstance(x, extend.Box)) or x * x)(2.0)
+    np.float64(4.0)
+    >>> seen
+    [True]
+    """
 
     __slots__ = ()
 
 
 class Trace:
-    """One transform's view of the primitives called on its values; see the module docstring."""
+    """One transform's view of the primitives called on its values; see the module docstring.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> seen = []
+    >>> fg.grad(lambda x: seen.append(isinstance(x._trace, extend.Trace)) or x * x)(2.0)
+    np.float64(4.0)
+    >>> seen
+    [True]
+    """
 
     __slots__ = ("level",)
     box_type: type = Box

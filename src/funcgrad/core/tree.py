@@ -42,7 +42,22 @@ __all__ = [
 
 
 class TreeDef(NamedTuple):
-    """The shape of a pytree without its leaves: a node type, its aux data, its children."""
+    """The shape of a pytree without its leaves: a node type, its aux data, its children.
+
+    >>> import funcgrad as fg
+    >>> leaves, treedef = fg.tree_util.tree_flatten({'a': 1.0, 'b': (2.0, 3.0)})
+    >>> treedef.num_leaves
+    3
+    >>> fg.tree_util.tree_unflatten(treedef, [10.0, 20.0, 30.0])
+    {'a': 10.0, 'b': (20.0, 30.0)}
+
+    >>> import funcgrad as fg
+    >>> leaves, treedef = fg.tree_util.tree_flatten({'a': 1.0, 'b': (2.0, 3.0)})
+    >>> treedef.num_leaves
+    3
+    >>> fg.tree_util.tree_unflatten(treedef, [10.0, 20.0, 30.0])
+    {'a': 10.0, 'b': (20.0, 30.0)}
+    """
 
     kind: Any  # the container type; None for a leaf
     aux: Any  # what unflatten needs besides the children (e.g. dict keys)

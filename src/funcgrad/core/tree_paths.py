@@ -46,7 +46,16 @@ __all__ = [
 
 @dataclass(frozen=True)
 class DictKey:
-    """A dict's (or PMap's) key."""
+    """A dict's (or PMap's) key.
+
+    >>> import funcgrad as fg
+    >>> fg.tree_util.tree_flatten_with_path({'w': 1.0})[0]
+    [((DictKey(key='w'),), 1.0)]
+
+    >>> import funcgrad as fg
+    >>> fg.tree_util.tree_flatten_with_path({'w': 1.0})[0]
+    [((DictKey(key='w'),), 1.0)]
+    """
 
     key: Any
 
@@ -56,7 +65,16 @@ class DictKey:
 
 @dataclass(frozen=True)
 class SequenceKey:
-    """A position in a tuple, list or PVector."""
+    """A position in a tuple, list or PVector.
+
+    >>> import funcgrad as fg
+    >>> [str(p[0]) for p, _ in fg.tree_util.tree_flatten_with_path((1.0, 2.0))[0]]
+    ['[0]', '[1]']
+
+    >>> import funcgrad as fg
+    >>> [str(p[0]) for p, _ in fg.tree_util.tree_flatten_with_path((1.0, 2.0))[0]]
+    ['[0]', '[1]']
+    """
 
     idx: int
 
@@ -66,7 +84,24 @@ class SequenceKey:
 
 @dataclass(frozen=True)
 class GetAttrKey:
-    """A field of a namedtuple or of a registered dataclass."""
+    """A field of a namedtuple or of a registered dataclass.
+
+    >>> import funcgrad as fg
+    >>> from typing import NamedTuple
+    >>> class Point(NamedTuple):
+    ...     x: float
+    ...     y: float
+    >>> [fg.tree_util.keystr(p) for p, _ in fg.tree_util.tree_flatten_with_path(Point(1.0, 2.0))[0]]
+    ['.x', '.y']
+
+    >>> import funcgrad as fg
+    >>> from typing import NamedTuple
+    >>> class Point(NamedTuple):
+    ...     x: float
+    ...     y: float
+    >>> [fg.tree_util.keystr(p) for p, _ in fg.tree_util.tree_flatten_with_path(Point(1.0, 2.0))[0]]
+    ['.x', '.y']
+    """
 
     name: str
 
@@ -76,7 +111,20 @@ class GetAttrKey:
 
 @dataclass(frozen=True)
 class FlattenedIndexKey:
-    """The position of a child of another registered container."""
+    """The position of a child of another registered container.
+
+    >>> import funcgrad as fg
+    >>> fg.tree_util.FlattenedIndexKey(1)
+    FlattenedIndexKey(key=1)
+    >>> str(fg.tree_util.FlattenedIndexKey(1))
+    '[<flat index 1>]'
+
+    >>> import funcgrad as fg
+    >>> fg.tree_util.FlattenedIndexKey(1)
+    FlattenedIndexKey(key=1)
+    >>> str(fg.tree_util.FlattenedIndexKey(1))
+    '[<flat index 1>]'
+    """
 
     key: int
 

@@ -46,7 +46,14 @@ __all__ = [
 
 
 def raw(x):
-    """``x`` with every trace removed: the plain number or array underneath."""
+    """``x`` with every trace removed: the plain number or array underneath.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.raw(fg.var(2.0) * 3.0)
+    6.0
+    """
     while isinstance(x, Box):
         x = x._value
     return x
@@ -59,6 +66,15 @@ def plain(x):
     ``plain``: a value of an opaque trace (vmap's batch, jit's staging) is
     kept, so that comparing it records a comparison instead of freezing one
     value's answer.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> seen = []
+    >>> fg.grad(lambda x: seen.append(extend.plain(x)) or x * x)(2.0)
+    np.float64(4.0)
+    >>> seen
+    [2.0]
     """
     while isinstance(x, Box) and not x._trace.opaque:
         x = x._value
@@ -70,6 +86,12 @@ def shape_of(x):
 
     A batch trace owns the leading axis of its values, which is not part of
     the shape a function under vmap sees.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.shape_of(np.ones((2, 3))), extend.shape_of(1.0), extend.shape_of(fg.var(np.ones(4)))
+    ((2, 3), (), (4,))
     """
     t = type(x)
     if t is np.ndarray:
@@ -87,7 +109,14 @@ def shape_of(x):
 
 
 def ndim_of(x):
-    """The number of axes of a plain or traced value."""
+    """The number of axes of a plain or traced value.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.ndim_of(np.ones((2, 3))), extend.ndim_of(1.0)
+    (2, 0)
+    """
     return len(shape_of(x))
 
 
@@ -140,7 +169,14 @@ def numpy_scalar(v):
 
 
 def zeros_like_value(x):
-    """A plain zero of the shape and float dtype of ``x`` (a zero tangent)."""
+    """A plain zero of the shape and float dtype of ``x`` (a zero tangent).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.zeros_like_value(np.ones(2, np.float32))
+    array([0., 0.], dtype=float32)
+    """
     v = raw(x)
     if type(v) is float or type(v) is int:
         return 0.0
@@ -222,7 +258,14 @@ def kept_constant(x):
 
 
 def normalize_axes(axis, ndim):
-    """The axes ``axis`` names in an array of ``ndim`` dims (None: all) as a sorted tuple."""
+    """The axes ``axis`` names in an array of ``ndim`` dims (None: all) as a sorted tuple.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.normalize_axes(-1, 3), extend.normalize_axes(None, 2)
+    ((2,), (0, 1))
+    """
     if axis is None:
         return tuple(range(ndim))
     if not isinstance(axis, (tuple, list)):

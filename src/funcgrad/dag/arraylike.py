@@ -198,7 +198,7 @@ class ArrayLike(Box):
     >>> x[0] = 1.0
     Traceback (most recent call last):
     ...
-    funcgrad.core.errors.ArgumentTypeError: traced values are immutable, so item assignment x[idx] = v is not supported; build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))
+    funcgrad.errors.ArgumentTypeError: traced values are immutable, so item assignment x[idx] = v is not supported; build the updated array with fg.at(x)[idx].set(v) (or .add(v), .multiply(v))
     """
 
     __slots__ = ()

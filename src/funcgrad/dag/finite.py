@@ -20,7 +20,7 @@ function again, primitive by primitive, to name the first culprit).
 >>> fg.backprop(f, check=True)
 Traceback (most recent call last):
 ...
-funcgrad.core.errors.NonFiniteError: backprop: the cotangent that sqrt(x) sends to its argument 0 (var x) is not finite: inf; the node's inputs: 0.0
+funcgrad.errors.NonFiniteError: backprop: the cotangent that sqrt(x) sends to its argument 0 (var x) is not finite: inf; the node's inputs: 0.0
 """
 
 import threading
@@ -73,7 +73,7 @@ def debug_nans():
     ...     fg.grad(lambda x: fnp.sum(fnp.log(x)))(np.array([1.0, -1.0]))
     Traceback (most recent call last):
     ...
-    funcgrad.core.errors.NonFiniteError: the value of log(var) is not finite: [ 0., nan]; its inputs are finite: [ 1., -1.]
+    funcgrad.errors.NonFiniteError: the value of log(var) is not finite: [ 0., nan]; its inputs are finite: [ 1., -1.]
     """
     _local.depth += 1
     try:

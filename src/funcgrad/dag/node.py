@@ -22,7 +22,7 @@ installed by :mod:`funcgrad.io.show`, how it pickles by :mod:`funcgrad.io.serial
 >>> x.value = 5.0
 Traceback (most recent call last):
 ...
-funcgrad.core.errors.ImmutableError: nodes are immutable: cannot set 'value'; build a new node instead (e.g. fg.var(5.0))
+funcgrad.errors.ImmutableError: nodes are immutable: cannot set 'value'; build a new node instead (e.g. fg.var(5.0))
 """
 
 import contextlib
@@ -198,7 +198,7 @@ class Node(ArrayLike):
         >>> fg.grad(lambda t: t.value * 2)(3.0)
         Traceback (most recent call last):
         ...
-        funcgrad.core.errors.ConversionError: .value of a traced value ...
+        funcgrad.errors.ConversionError: .value of a traced value ...
         """
         if self._trace.live:
             refuse_conversion(self, ".value")

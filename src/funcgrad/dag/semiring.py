@@ -29,6 +29,13 @@ class Semiring(NamedTuple):
 
     ``times(m, w)`` extends a path value ``m`` (from the output down to a child)
     by the weight ``w`` of the edge from a parent to that child.
+
+    >>> import funcgrad as fg
+    >>> paths = fg.Semiring('count', 0, 1, lambda a, b: a + b, lambda m, w: m * w)
+    >>> x = fg.var(2.0)
+    >>> y = x * x + x
+    >>> fg.sum_product(y, lambda parent, child: 1, paths)[x]    # three paths from y to x
+    3
     """
 
     name: str

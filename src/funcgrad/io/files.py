@@ -426,7 +426,7 @@ def loads(data: bytes, primitives: Any = None) -> Any:
 
     ``primitives``: your own primitives the file may name (funcgrad's are
     always known). Anything else in the file, or anything malformed, raises
-    :class:`~funcgrad.io.serialize.SerializationError`.
+    :class:`~funcgrad.errors.SerializationError`.
 
     >>> import funcgrad as fg
     >>> x = fg.var(3.0, name="x")

@@ -34,7 +34,6 @@ import warnings
 __all__ = ["MOVED", "RENAMED", "current_name", "install"]
 
 MOVED = {  # old module under funcgrad -> where it lives now
-    "errors": "core.errors",
     "traces": "core.traces",
     "namespaces": "core.namespaces",
     "values": "core.values",

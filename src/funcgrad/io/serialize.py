@@ -124,7 +124,16 @@ FORMAT = "funcgrad-table"
 
 
 class SerializationError(FuncgradError, pickle.PicklingError):
-    """A node, a primitive or a stream that cannot be written or read."""
+    """A node, a primitive or a stream that cannot be written or read.
+
+    >>> import funcgrad as fg
+    >>> fg.loads(b"not a funcgrad file")
+    Traceback (most recent call last):
+    ...
+    funcgrad.errors.SerializationError: fg.loads: not a valid funcgrad file: ...
+    """
+
+    __module__ = "funcgrad.errors"  # its public home (tracebacks, reprs, pickles)
 
 
 # -- primitives by reference --------------------------------------------------

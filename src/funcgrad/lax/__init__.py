@@ -320,3 +320,7 @@ def round(x: Any, rounding_method: int = 0) -> Any:
 
 # Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
 _publish(globals(), __all__)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

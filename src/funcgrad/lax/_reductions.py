@@ -203,16 +203,19 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
     return fnp.take_along_axis(operand, order, axis=-1), order.astype(np.int32)
 
 
-def _reduce(fun, name):
+def _reduce(fun, name, example):
     def reduce(operand: Any, axes: Sequence[int]) -> Any:
         return fun(operand, axis=tuple(axes))
 
     reduce.__name__ = reduce.__qualname__ = name
-    reduce.__doc__ = f"``{fun.__name__}`` over ``axes``."
+    reduce.__doc__ = (
+        f"``{fun.__name__}`` over ``axes``.\n\n"
+        f">>> {name}(np.array([[1.0, 2.0], [3.0, 4.0]]), (1,))\n{example}\n"
+    )
     return reduce
 
 
-reduce_sum = _reduce(fnp.sum, "reduce_sum")
-reduce_prod = _reduce(fnp.prod, "reduce_prod")
-reduce_max = _reduce(fnp.max, "reduce_max")
-reduce_min = _reduce(fnp.min, "reduce_min")
+reduce_sum = _reduce(fnp.sum, "reduce_sum", "array([3., 7.])")
+reduce_prod = _reduce(fnp.prod, "reduce_prod", "array([ 2., 12.])")
+reduce_max = _reduce(fnp.max, "reduce_max", "array([2., 4.])")
+reduce_min = _reduce(fnp.min, "reduce_min", "array([1., 3.])")

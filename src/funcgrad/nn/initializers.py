@@ -191,7 +191,14 @@ def _preset(name, scale, mode, distribution, who):
         return variance_scaling(scale, mode, distribution, in_axis, out_axis, dtype)
 
     make.__name__ = make.__qualname__ = name
-    make.__doc__ = f"{who}: ``variance_scaling({scale}, {mode!r}, {distribution!r})``."
+    fan = {"fan_in": 400, "fan_out": 300, "fan_avg": 350}[mode]  # of the example's shape
+    make.__doc__ = (
+        f"{who}: ``variance_scaling({scale}, {mode!r}, {distribution!r})``.\n\n"
+        f">>> import funcgrad as fg\n"
+        f">>> w = fg.nn.initializers.{name}()(fg.random.key(0), (400, 300))\n"
+        f">>> w.shape, bool(abs(w.var() * {fan} / {scale} - 1.0) < 0.05)    # variance "
+        f"{scale} / {mode}\n((400, 300), True)\n"
+    )
     return make
 
 
@@ -234,3 +241,7 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1, dtype: Any = np.float6
         return scale * fnp.moveaxis(fnp.reshape(q, others + (cols,)), -1, axis)
 
     return init
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -15,7 +15,7 @@ array([2.        , 5.43656366])
 >>> fnp.packbits
 Traceback (most recent call last):
 ...
-funcgrad.core.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.packbits; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
+funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.packbits; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
 """
 
 import sys as _sys
@@ -102,3 +102,7 @@ def __getattr__(name):
             f"differentiated function, or define it with fg.primitive and fg.defvjp"
         )
     raise AttributeError(f"module 'funcgrad.numpy' has no attribute {name!r}")
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -5,7 +5,7 @@ The rules are in :mod:`funcgrad.rules.decompositions`. Singular vectors and
 eigenvectors are unique only up to sign (a complex phase), so only losses that
 do not depend on that choice have a derivative; so are the columns of a full
 SVD or complete QR of a non-square matrix beyond the first min(m, n), which
-raise :class:`~funcgrad.core.errors.NoDerivativeError` when a loss uses them.
+raise :class:`~funcgrad.errors.NoDerivativeError` when a loss uses them.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -15,7 +15,8 @@ array([[0.2236068 , 0.2236068 ],
        [0.67082039, 0.67082039]])
 """
 
-from collections import namedtuple as _namedtuple
+from typing import Any as _Any
+from typing import NamedTuple as _NamedTuple
 
 import numpy as _np
 
@@ -46,9 +47,46 @@ __all__ = [
     "EigResult",
 ]
 
-SVDResult = _namedtuple("SVDResult", "U S Vh")
-QRResult = _namedtuple("QRResult", "Q R")
-EigResult = _namedtuple("EigResult", "eigenvalues eigenvectors")
+
+class SVDResult(_NamedTuple):
+    """What ``svd`` returns (NumPy's fields): ``U``, the singular values ``S`` and ``Vh``.
+
+    >>> import numpy as np
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.linalg.svd(np.diag([3.0, 2.0])).S
+    array([3., 2.])
+    """
+
+    U: _Any
+    S: _Any
+    Vh: _Any
+
+
+class QRResult(_NamedTuple):
+    """What ``qr`` returns (NumPy's fields): ``Q`` and ``R``.
+
+    >>> import numpy as np
+    >>> import funcgrad.numpy as fnp
+    >>> q, r = fnp.linalg.qr(np.array([[3.0, 0.0], [4.0, 5.0]]))
+    >>> bool(np.allclose(q @ r, [[3.0, 0.0], [4.0, 5.0]]))
+    True
+    """
+
+    Q: _Any
+    R: _Any
+
+
+class EigResult(_NamedTuple):
+    """What ``eig`` returns (NumPy's fields): ``eigenvalues`` and ``eigenvectors``.
+
+    >>> import numpy as np
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.linalg.eig(np.diag([2.0, 1.0])).eigenvalues
+    array([2., 1.])
+    """
+
+    eigenvalues: _Any
+    eigenvectors: _Any
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):

@@ -11,7 +11,7 @@ immutable value cannot honour.
 >>> refuse("dot", out=[0.0])
 Traceback (most recent call last):
 ...
-funcgrad.core.errors.ArgumentTypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are immutable; use the returned value instead
+funcgrad.errors.ArgumentTypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are immutable; use the returned value instead
 """
 
 import numpy as np

@@ -84,7 +84,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     >>> fnp.concatenate([fnp.zeros((2, 3)), fnp.ones((2, 4))], axis=0)
     Traceback (most recent call last):
     ...
-    funcgrad.core.errors.ShapeError: concatenate: cannot join arrays of shapes (2, 3) and (2, 4) along axis 0; all sizes must match except along the joining axis
+    funcgrad.errors.ShapeError: concatenate: cannot join arrays of shapes (2, 3) and (2, 4) along axis 0; all sizes must match except along the joining axis
     """
     arrays = [as_array(x) for x in arrays]
     if not arrays:

@@ -6,6 +6,8 @@ derivative; aliases (``absolute``, ``pow``, ``acos``, ...) share their page.
 
 from ..core.pages import Page, write_pages
 
+__all__ = ["ROWS", "write"]
+
 ROWS = {
     "abs": Page(
         "x, /",

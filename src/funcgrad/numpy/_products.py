@@ -141,7 +141,7 @@ def matmul(x1, x2, /):
     >>> matmul(np.ones((2, 3)), np.ones((4, 5)))
     Traceback (most recent call last):
     ...
-    funcgrad.core.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
+    funcgrad.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
     """
     return _products.matmul(lists_as_arrays(x1), lists_as_arrays(x2))
 

@@ -367,3 +367,7 @@ def ifftshift(x, axes=None):
         return _np.fft.ifftshift(x, axes)
     shift, axes = _shifts(x, axes, -1)
     return _roll(x, shift, axes)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

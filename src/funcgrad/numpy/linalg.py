@@ -22,7 +22,7 @@ function maps over leading (stack) axes as NumPy does. Conventions:
   singular matrix the gradient raises ``LinAlgError``. ``pinv``'s gradient
   holds where the rank is locally constant (e.g. full rank).
 
-Other NumPy linear algebra names raise :class:`funcgrad.core.errors.NoRuleError`.
+Other NumPy linear algebra names raise :class:`funcgrad.errors.NoRuleError`.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -36,7 +36,8 @@ Traceback (most recent call last):
 AttributeError: module 'funcgrad.numpy.linalg' has no attribute 'matrix_exp'
 """
 
-from collections import namedtuple as _namedtuple
+from typing import Any as _Any
+from typing import NamedTuple as _NamedTuple
 
 import numpy as _np
 from numpy.linalg import LinAlgError
@@ -110,8 +111,31 @@ __all__ = [
     "tensorsolve",
 ]
 
-SlogdetResult = _namedtuple("SlogdetResult", "sign logabsdet")
-EighResult = _namedtuple("EighResult", "eigenvalues eigenvectors")
+
+class SlogdetResult(_NamedTuple):
+    """What :func:`slogdet` returns (NumPy's fields): the sign (a phase for a complex
+    matrix) and the log of the absolute determinant.
+
+    >>> import numpy as np
+    >>> slogdet(np.array([[2.0, 0.0], [0.0, -3.0]]))
+    SlogdetResult(sign=np.float64(-1.0), logabsdet=np.float64(1.791759469228055))
+    """
+
+    sign: _Any
+    logabsdet: _Any
+
+
+class EighResult(_NamedTuple):
+    """What :func:`eigh` returns (NumPy's fields): ascending ``eigenvalues`` and the
+    ``eigenvectors`` as columns.
+
+    >>> import numpy as np
+    >>> eigh(np.array([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
+    array([1., 2.])
+    """
+
+    eigenvalues: _Any
+    eigenvectors: _Any
 
 
 def inv(a):
@@ -466,3 +490,7 @@ def tensorsolve(a, b, axes=None):
         )
     x = solve(_reshape(a, shape=(rows, rows)), _reshape(b, shape=(rows,)))
     return _reshape(x, shape=solution)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

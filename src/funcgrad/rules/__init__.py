@@ -14,3 +14,5 @@
 
 See :mod:`funcgrad.core.primitive` for the form of a primitive and its rules.
 """
+
+__all__: list[str] = []  # an internal package: its modules are imported by name

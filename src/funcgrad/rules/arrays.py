@@ -74,7 +74,14 @@ __all__ = [
 
 
 def unbroadcast(g, x):
-    """Sum the cotangent ``g`` over the axes along which ``x`` was broadcast."""
+    """Sum the cotangent ``g`` over the axes along which ``x`` was broadcast.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.unbroadcast(np.ones((3, 2)), np.ones(2))
+    array([3., 3.])
+    """
     if type(g) is float:
         return g
     target = x.shape if type(x) is np.ndarray else shape_of(x)
@@ -93,7 +100,14 @@ def unbroadcast(g, x):
 
 
 def restore_reduced_axes(r, x, axis, keepdims):
-    """A reduced value ``r`` reshaped so it broadcasts against ``x`` again."""
+    """A reduced value ``r`` reshaped so it broadcasts against ``x`` again.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.restore_reduced_axes(np.ones(3), np.ones((3, 2)), 1, False).shape
+    (3, 1)
+    """
     shape = shape_of(x)
     if keepdims or not shape:
         return r
@@ -279,48 +293,101 @@ def _xp_sum(xp, x, axis=None, keepdims=False):
 
 
 def example_shape(v, is_batched):
-    """The shape one example of ``v`` has (the batch axis dropped when batched)."""
+    """The shape one example of ``v`` has (the batch axis dropped when batched).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.example_shape(np.ones((5, 2)), True), extend.example_shape(np.ones(2), False)
+    ((2,), (2,))
+    """
     s = shape_of(v)
     return s[1:] if is_batched else s
 
 
 def positive_axes(axis, ndim):
-    """One axis or a tuple of them, made non-negative for an example of ``ndim`` dims."""
+    """One axis or a tuple of them, made non-negative for an example of ``ndim`` dims.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.positive_axes(-1, 3), extend.positive_axes((0, -1), 2)
+    (2, (0, 1))
+    """
     if isinstance(axis, tuple):
         return tuple(a % ndim for a in axis)
     return axis % ndim
 
 
 def shift_axes(axis):
-    """Axes of an example, as axes of the batch (one further along)."""
+    """Axes of an example, as axes of the batch (one further along).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.shift_axes((0, 2)), extend.shift_axes(1)
+    ((1, 3), 2)
+    """
     if isinstance(axis, tuple):
         return tuple(a + 1 for a in axis)
     return axis + 1
 
 
 def lead_axes(v, ndim):
-    """A batched value with size-1 axes inserted after the batch axis up to ``ndim`` example dims."""
+    """A batched value with size-1 axes inserted after the batch axis up to ``ndim`` example dims.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.lead_axes(np.ones((5, 2)), 3).shape
+    (5, 1, 1, 2)
+    """
     s = shape_of(v)
     missing = ndim - (len(s) - 1)
     return reshape(v, shape=(s[0],) + (1,) * missing + s[1:]) if missing > 0 else v
 
 
 def all_batched(size, values, batched):
-    """Every value with a batch axis: unbatched ones broadcast along a new one."""
+    """Every value with a batch axis: unbatched ones broadcast along a new one.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> [v.shape for v in extend.all_batched(5, (np.ones((5, 2)), np.ones(2)), (True, False))]
+    [(5, 2), (5, 2)]
+    """
     return [
         v if b else broadcast_to(v, shape=(size,) + shape_of(v)) for v, b in zip(values, batched)
     ]
 
 
 def batch_elementwise(size, prim, values, batched, params):
-    """Elementwise primitives (and add_n): align the batch axes, then broadcast."""
+    """Elementwise primitives (and add_n): align the batch axes, then broadcast.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> scale = extend.Primitive('scale', lambda x, y: x * y, batch=extend.batch_elementwise)
+    >>> fg.vmap(scale, in_axes=(0, None))(np.ones((3, 2)), np.array([1.0, 2.0]))
+    array([[1., 2.],
+           [1., 2.],
+           [1., 2.]])
+    """
     ndim = max(len(example_shape(v, b)) for v, b in zip(values, batched))
     aligned = [lead_axes(v, ndim) if b else v for v, b in zip(values, batched)]
     return prim(*aligned, **params)
 
 
 def batch_example_by_example(size, prim, values, batched, params):
-    """The rule of a primitive without one: each example on its own, results stacked."""
+    """The rule of a primitive without one: each example on its own, results stacked.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> det = extend.Primitive('det', np.linalg.det, batch=extend.batch_example_by_example)
+    >>> fg.vmap(det)(np.stack([np.eye(2), 2.0 * np.eye(2)]))
+    array([1., 4.])
+    """
     outs = []
     with one_example_at_a_time():
         for i in range(size):
@@ -332,7 +399,17 @@ def batch_example_by_example(size, prim, values, batched, params):
 
 
 def batch_reduction(size, prim, values, batched, params):
-    """Reductions (sum, logsumexp, prod, ...): ``axis`` (None: every example axis) moves past the batch."""
+    """Reductions (sum, logsumexp, prod, ...): ``axis`` (None: every example axis) moves past the batch.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> total = extend.Primitive('total', lambda x, axis=None: np.sum(x, axis=axis), batch=extend.batch_reduction)
+    >>> fg.vmap(total)(np.ones((3, 2)))
+    array([2., 2., 2.])
+    >>> fg.vmap(lambda x: total(x, axis=0))(np.ones((3, 2, 4))).shape
+    (3, 4)
+    """
     nd = len(example_shape(values[0], True))
     axis = params.get("axis")
     axis = tuple(range(nd)) if axis is None else positive_axes(axis, nd)
@@ -340,7 +417,16 @@ def batch_reduction(size, prim, values, batched, params):
 
 
 def batch_along_axis(size, prim, values, batched, params):
-    """Functions along one axis (softmax, cumsum, ...): that axis moves past the batch."""
+    """Functions along one axis (softmax, cumsum, ...): that axis moves past the batch.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> running = extend.Primitive('running', lambda x, axis=-1: np.cumsum(x, axis=axis), batch=extend.batch_along_axis)
+    >>> fg.vmap(running)(np.ones((2, 3)))
+    array([[1., 2., 3.],
+           [1., 2., 3.]])
+    """
     nd = len(example_shape(values[0], True))
     return prim(values[0], **{**params, "axis": positive_axes(params.get("axis", -1), nd) + 1})
 

@@ -237,7 +237,14 @@ def real_part_for(c, x):
 
     A real input that reaches a complex value changes it only along the real
     axis, so of the complex cotangent only the real part acts on it (the
-    convention is in docs/complex.md)."""
+    convention is in docs/complex.md).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.real_part_for(1.0 + 2.0j, 1.0), extend.real_part_for(1.0 + 2.0j, 1.0j)
+    (1.0, (1+2j))
+    """
     if type(c) is float or not is_complex(c) or is_complex(x):
         return c
     return real(c)
@@ -250,6 +257,12 @@ def pullback(g, d, x):
     This is the one pullback of every elementwise primitive (backprop's hot
     path calls it too). A weight of exactly 1 or -1 costs no multiplication;
     a scalar or same-shaped cotangent needs no summing.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> extend.pullback(np.ones((2, 2)), 2.0, np.ones(2))    # g * d, summed to x's shape
+    array([4., 4.])
     """
     c = (g if d == 1.0 else -g if d == -1.0 else g * d) if type(d) is float else g * d
     if type(c) is float:
@@ -368,6 +381,13 @@ def elementwise(name, impl, *partials, xp=None, **facts):
     are as for :class:`Primitive`; ``flat`` follows from the zero partials
     (:data:`ZERO`), which say that an argument's derivative is zero wherever it
     exists.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad import extend
+    >>> square = extend.elementwise('square', lambda x: x * x, lambda ans, x: 2.0 * x)
+    >>> fg.grad(square)(3.0), fg.vmap(square)(np.array([1.0, 2.0]))
+    (np.float64(6.0), array([1., 4.]))
     """
     if xp is None and hasattr(impl, "ufunc"):
         xp = standard_form(impl.ufunc.__name__)

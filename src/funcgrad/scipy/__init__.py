@@ -21,3 +21,7 @@ except ImportError:
 from . import integrate, linalg, ndimage, optimize, signal, special, stats
 
 __all__ = ["special", "stats", "linalg", "integrate", "signal", "optimize", "ndimage"]
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -5,6 +5,8 @@
 
 from ..core.pages import Page, write_pages
 
+__all__ = ["ROWS", "write"]
+
 ROWS = {
     "logit": Page(
         "x, /",

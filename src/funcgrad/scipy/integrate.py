@@ -198,3 +198,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         x = fnp.asarray(x)
         widths = fnp.diff(fnp.moveaxis(x, axis, -1) if len(shape_of(x)) > 1 else x, axis=-1)
     return fnp.sum(widths * (y[..., 1:] + y[..., :-1]), axis=-1) / 2.0
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

@@ -437,3 +437,7 @@ def circulant(c):
     c = reshape(as_array(c), shape=(-1,))
     n = shape_of(c)[0]
     return getitem(c, index=(np.arange(n)[:, None] - np.arange(n)[None, :]) % n)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

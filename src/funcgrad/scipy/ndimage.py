@@ -102,3 +102,7 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
     if dtype_of(input).kind in "iu":
         return fnp.astype(_half_away(total), dtype_of(input))
     return fnp.astype(total, dtype_of(input)) if dtype_of(input).kind == "f" else total
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

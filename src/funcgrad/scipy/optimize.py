@@ -44,7 +44,14 @@ __all__ = ["minimize", "OptimizeResults"]
 
 
 class OptimizeResults(NamedTuple):
-    """What :func:`minimize` returns (JAX's fields)."""
+    """What :func:`minimize` returns (JAX's fields).
+
+    >>> import numpy as np
+    >>> from funcgrad.scipy.optimize import minimize
+    >>> res = minimize(lambda x: ((x - 3.0) ** 2).sum(), np.zeros(2), method="BFGS")
+    >>> bool(res.success), np.round(res.x, 4)
+    (True, array([3., 3.]))
+    """
 
     x: Any
     success: Any
@@ -153,3 +160,7 @@ def minimize(
     )
     value, slope = value_and_grad(closed.at(closed.captured))(x)
     return OptimizeResults(x, success, status, value, slope, hess_inv, nfev, njev, nit)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

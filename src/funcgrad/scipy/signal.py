@@ -161,3 +161,7 @@ def fftconvolve(in1, in2, mode="full", axes=None):
     if not is_traced(in1, in2):
         return scipy.signal.fftconvolve(in1, in2, mode=mode)
     return convolve(in1, in2, mode=mode)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)

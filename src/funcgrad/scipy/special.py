@@ -342,3 +342,7 @@ def bessel_jn(z, *, v, n_iter=50):
 
 # Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
 _publish(globals(), __all__)
+
+
+def __dir__():  # what tab completion offers: the public names
+    return list(__all__)
