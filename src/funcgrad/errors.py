@@ -17,55 +17,17 @@ funcgrad.errors True
 True
 """
 
-from .core.errors import (
-    ArgumentError,
-    ArgumentTypeError,
-    ConcretizationError,
-    ConversionError,
-    CycleError,
-    FuncgradError,
-    GradientCheckError,
-    GraphvizNotFound,
-    ImmutableError,
-    IndexingError,
-    LinAlgShapeError,
-    MissingRuleError,
-    NamespaceError,
-    NoConvergenceError,
-    NodeKeyError,
-    NoDerivativeError,
-    NonFiniteError,
-    NoRuleError,
-    NotDifferentiableError,
-    ShapeError,
-)
+from .core import errors as _core
+from .core.errors import *  # noqa: F403 (every one: core.errors.__all__)
 from .io.expr import ExprError
 from .io.serialize import SerializationError
 
-__all__ = [
-    "FuncgradError",
-    "ArgumentError",
-    "ArgumentTypeError",
-    "ShapeError",
-    "LinAlgShapeError",
-    "IndexingError",
-    "NotDifferentiableError",
-    "MissingRuleError",
-    "NoRuleError",
-    "NoDerivativeError",
-    "ConversionError",
-    "ConcretizationError",
-    "NamespaceError",
-    "NonFiniteError",
-    "NoConvergenceError",
-    "GradientCheckError",
-    "ImmutableError",
-    "NodeKeyError",
-    "CycleError",
-    "GraphvizNotFound",
-    "ExprError",
-    "SerializationError",
-]
+__all__ = [*_core.__all__, "ExprError", "SerializationError"]  # noqa: PLE0604
+
+# Users meet them here: tracebacks, reprs and pickles name funcgrad.errors.<Name>.
+for _name in __all__:
+    globals()[_name].__module__ = __name__
+del _name
 
 
 def __dir__():

@@ -266,10 +266,3 @@ class NamespaceError(FuncgradError, TypeError):
     >>> issubclass(fg.NamespaceError, TypeError)
     True
     """
-
-
-# Users meet these as funcgrad.errors.<Name> (in tracebacks, reprs and pickles): their
-# public home, which re-exports them.
-for _name in __all__:
-    globals()[_name].__module__ = "funcgrad.errors"
-del _name

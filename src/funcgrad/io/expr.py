@@ -67,8 +67,6 @@ class ExprError(FuncgradError, ValueError):
           ^
     """
 
-    __module__ = "funcgrad.errors"  # its public home (tracebacks, reprs, pickles)
-
     def __init__(self, message, start, end=None, hint=None):
         super().__init__(message)
         self.start = start

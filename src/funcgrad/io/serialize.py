@@ -133,8 +133,6 @@ class SerializationError(FuncgradError, pickle.PicklingError):
     funcgrad.errors.SerializationError: fg.loads: not a valid funcgrad file: ...
     """
 
-    __module__ = "funcgrad.errors"  # its public home (tracebacks, reprs, pickles)
-
 
 # -- primitives by reference --------------------------------------------------
 
