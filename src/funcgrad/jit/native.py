@@ -305,7 +305,9 @@ def _pairwise_sum(x):
     """The sum of ``x`` added in NumPy's order, so a vector program's sum has NumPy's
     bits: blocks of at most 128 with eight running sums, halves (a multiple of 8 long)
     added above that. NumPy recurses; numba's cache does not keep recursive functions,
-    so the halves are walked with a stack of (start, length, whether to add two sums)."""
+    so the halves are walked with a stack of (start, length, whether to add two sums).
+    NumPy before 2.3 also restarts this every 8192 elements (its reduction buffer) and
+    adds the pieces in turn; a vector program's row (at most 512) never gets that far."""
     starts = np.empty(130, np.int64)
     lengths = np.empty(130, np.int64)
     sums = np.empty(130)
