@@ -167,7 +167,7 @@ import os as _os
 
 _heap.keep_freed_memory_unless_told_not_to(_os.environ)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is installed)
     "Node",
