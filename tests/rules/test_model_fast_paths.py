@@ -281,21 +281,53 @@ def test_max_pooling_gradients_with_ties_under_transforms():
 # ---------------------------------------------------------------- convolution windows
 
 
-def _old_windows(x, **params):
-    return np.ascontiguousarray(windows._windows(x, **params))
+def _windows_by_slices(x, axes, window, strides, padding, lhs_dilation, rhs_dilation):
+    """The windows as one strided slice per window element, of the padded (or cropped) x."""
+    assert set(lhs_dilation) == {1}
+    pads = [(0, 0)] * x.ndim
+    for a, (lo, hi) in zip(axes, padding):
+        pads[a] = (max(lo, 0), max(hi, 0))
+    y = np.pad(x, pads)
+    crop = [slice(None)] * x.ndim
+    for a, (lo, hi) in zip(axes, padding):
+        crop[a] = slice(max(-lo, 0), y.shape[a] - max(-hi, 0))
+    y = y[tuple(crop)]
+    out = np.empty(
+        tuple(
+            (y.shape[a] - (window[axes.index(a)] - 1) * rhs_dilation[axes.index(a)] - 1)
+            // strides[axes.index(a)]
+            + 1
+            if a in axes
+            else y.shape[a]
+            for a in range(x.ndim)
+        )
+        + tuple(window)
+    )
+    for offsets in np.ndindex(*window):
+        index = [slice(None)] * x.ndim
+        for a, j, s, rd in zip(axes, offsets, strides, rhs_dilation):
+            n = out.shape[a]
+            index[a] = slice(j * rd, j * rd + (n - 1) * s + 1, s)
+        out[(Ellipsis, *offsets)] = y[tuple(index)]
+    return out
 
 
 @pytest.mark.parametrize(
-    "axes, window, strides, padding, rd",
+    "axes, window, strides, padding, rd, channels",
     [
-        ((1, 2), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
-        ((1, 2), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2)),
-        ((2, 3), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),  # NCHW: window axes last
-        ((1,), (3,), (2,), ((-1, 1),), (1,)),  # a crop
+        ((1, 2), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 5),
+        ((1, 2), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2), 5),
+        ((2, 3), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 5),  # NCHW: window axes last
+        ((1,), (3,), (2,), ((-1, 1),), (1,), 5),  # a crop
+        # one channel: the window's elements first in memory
+        ((1, 2), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1),
+        ((1, 2), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2), 1),
     ],
 )
-def test_windows_in_reading_order_hold_the_same_values(axes, window, strides, padding, rd):
-    x = RNG.normal(size=(2, 7, 6, 5))
+def test_windows_in_reading_order_hold_the_same_values(
+    axes, window, strides, padding, rd, channels
+):
+    x = RNG.normal(size=(2, 7, 6, channels))
     params = {
         "axes": axes,
         "window": window,
@@ -305,7 +337,7 @@ def test_windows_in_reading_order_hold_the_same_values(axes, window, strides, pa
         "rhs_dilation": rd,
     }
     got = windows.windows(x, **params)
-    assert np.array_equal(got, _old_windows(x, **params))
+    assert np.array_equal(got, _windows_by_slices(x, **params))
     g = RNG.normal(size=got.shape)
     # the transpose, from the channels-last view and from a contiguous copy
     a = windows.unwindows(g, shape=x.shape, **params)
@@ -316,13 +348,18 @@ def test_windows_in_reading_order_hold_the_same_values(axes, window, strides, pa
 
 
 @pytest.mark.parametrize(
-    "groups, layout",
-    [(1, ("NHWC", "HWIO", "NHWC")), (2, ("NHWC", "HWIO", "NHWC")), (1, ("NCHW", "OIHW", "NCHW"))],
+    "groups, layout, channels",
+    [
+        (1, ("NHWC", "HWIO", "NHWC"), 4),
+        (2, ("NHWC", "HWIO", "NHWC"), 4),
+        (1, ("NCHW", "OIHW", "NCHW"), 4),
+        (1, ("NHWC", "HWIO", "NHWC"), 1),  # one channel: windows laid out taps first
+    ],
 )
-def test_convolutions_against_torch_under_transforms(groups, layout):
+def test_convolutions_against_torch_under_transforms(groups, layout, channels):
     torch = pytest.importorskip("torch")
-    x = RNG.normal(size=(2, 6, 5, 4))  # NHWC
-    w = RNG.normal(size=(3, 3, 4 // groups, 6))  # HWIO
+    x = RNG.normal(size=(2, 6, 5, channels))  # NHWC
+    w = RNG.normal(size=(3, 3, channels // groups, 6))  # HWIO
     if layout[0] == "NCHW":
         x, w = x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1)
 
