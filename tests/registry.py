@@ -445,6 +445,16 @@ register(
     lambda x, w: fg.nn.conv(x, fnp.concatenate([w, w], axis=1), (1, 1), "SAME"),
     (_IMG, _KER),
 )
+register(  # the kernel differentiated (grad takes the first argument): conv_kernel's rules
+    "nn.conv_general_dilated-kernel",
+    lambda w, x: fg.nn.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+    ),
+    (_KER.transpose(2, 3, 1, 0)[:, :, :, :1] * 1.0, _IMG.transpose(0, 2, 3, 1)[..., :1] * 1.0),
+    torch=lambda torch, w, x: torch.nn.functional.conv2d(  # SAME of 2x2: one after
+        torch.nn.functional.pad(x.permute(0, 3, 1, 2), (0, 1, 0, 1)), w.permute(3, 2, 0, 1)
+    ).permute(0, 2, 3, 1),
+)
 register(
     "nn.max_pool",
     lambda x: fg.nn.max_pool(x, (2, 2), (1, 2), "SAME", data_format="NCHW"),

@@ -304,6 +304,13 @@ _WINDOW_1D = {
     "lhs_dilation": (1,),
     "rhs_dilation": (2,),
 }
+_CONV_2D = {
+    "strides": (1, 1),
+    "padding": ((1, 1), (0, 1)),
+    "lhs_dilation": (1, 1),
+    "rhs_dilation": (1, 1),
+}
+_CONV_1D = {"strides": (2,), "padding": ((1, 0),), "lhs_dilation": (1,), "rhs_dilation": (2,)}
 _WINDOW_2D = {
     "axes": (0, 1),
     "window": (2, 2),
@@ -562,6 +569,27 @@ CASES = [
     Case("windows", [_a(4, 5)], dict(_WINDOW_2D), label="2-D, input dilation, cropped"),
     Case("unwindows", [_a(2, 2, 2)], {**_WINDOW_1D, "shape": (2, 5)}, label="1-D"),
     Case("unwindows", [_a(4, 2, 2, 2)], {**_WINDOW_2D, "shape": (4, 5)}, label="2-D"),
+    Case("conv", [_a(2, 5, 4, 3), _a(3, 2, 3, 2)], dict(_CONV_2D), label="2-D, SAME"),
+    Case("conv", [_a(2, 7, 2), _a(2, 2, 3)], dict(_CONV_1D), label="1-D, strided, dilated"),
+    Case(
+        "conv_transpose",
+        [_a(2, 5, 4, 2), _a(3, 2, 3, 2)],
+        {**_CONV_2D, "shape": (2, 5, 4, 3)},
+        label="2-D, on the grid",
+    ),
+    Case(
+        "conv_transpose",
+        [_a(2, 3, 3), _a(2, 2, 3)],
+        {**_CONV_1D, "shape": (2, 7, 2)},
+        label="1-D, by the scatter",
+    ),
+    Case(
+        "conv_kernel",
+        [_a(2, 5, 4, 3), _a(2, 5, 4, 2)],
+        {**_CONV_2D, "window": (3, 2)},
+        label="2-D",
+    ),
+    Case("conv_kernel", [_a(2, 7, 2), _a(2, 3, 3)], {**_CONV_1D, "window": (2,)}, label="1-D"),
     Case(
         "tie_weights",
         [np.round(_a(3, 4)), np.max(np.round(_a(3, 4)), axis=1, keepdims=True)],
@@ -799,6 +827,29 @@ def _torch_index(torch, index):
     return parts if isinstance(index, tuple) else parts[0]
 
 
+def _torch_conv(torch, x, w, strides, padding, lhs_dilation, rhs_dilation):
+    """rules.conv's layout, (N, spatial..., C) and (window..., C, O), through torch's
+    channels-first convolution; padding by F.pad, which takes the last axis first."""
+    assert set(lhs_dilation) == {1}
+    k = x.dim() - 2
+    xt = torch.nn.functional.pad(x.movedim(-1, 1), [p for pair in reversed(padding) for p in pair])
+    conv = getattr(torch.nn.functional, f"conv{k}d")
+    y = conv(xt, w.permute(k + 1, k, *range(k)), stride=strides, dilation=rhs_dilation)
+    return y.movedim(1, -1)
+
+
+def _torch_conv_transpose(torch, g, w, shape, **p):
+    """The transpose of _torch_conv in x, by torch's autograd (kept differentiable)."""
+    x = torch.zeros(shape, dtype=g.dtype, requires_grad=True)
+    return torch.autograd.grad(_torch_conv(torch, x, w, **p), x, g, create_graph=True)[0]
+
+
+def _torch_conv_kernel(torch, x, g, window, **p):
+    """The transpose of _torch_conv in w, by torch's autograd (kept differentiable)."""
+    w = torch.zeros((*window, x.shape[-1], g.shape[-1]), dtype=g.dtype, requires_grad=True)
+    return torch.autograd.grad(_torch_conv(torch, x, w, **p), w, g, create_graph=True)[0]
+
+
 def _torch_table(torch):
     def tsum(x, axis=None, keepdims=False):
         return x.sum() if axis is None else x.sum(dim=axis, keepdim=keepdims)
@@ -950,6 +1001,9 @@ def _torch_table(torch):
             padding=tuple(m - 1 for m in v.shape) if mode == "full" else 0,
         )[0, 0],
         "irfft": lambda x, axis, n, norm: torch.fft.irfft(x, n=n, dim=axis, norm=norm),
+        "conv": lambda x, w, **p: _torch_conv(torch, x, w, **p),
+        "conv_transpose": lambda g, w, shape, **p: _torch_conv_transpose(torch, g, w, shape, **p),
+        "conv_kernel": lambda x, g, window, **p: _torch_conv_kernel(torch, x, g, window, **p),
         # SciPy's special functions (funcgrad.rules.special)
         "gammaln": torch.special.gammaln,
         # torch's trigamma (digamma's derivative) is accurate to 1e-10 only, and its

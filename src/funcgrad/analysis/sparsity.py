@@ -45,6 +45,7 @@ from ..core.values import normalize_axes, raw, shape_of
 from ..dag.fold import reverse_fold_seeds
 from ..dag.node import CONST, VAR, Node
 from ..dag.order import dfs_order
+from ..rules.windows import windows
 from ..transforms.arguments import argnums_tuple, fun_name
 from ..transforms.reverse import grad, trace_argnums
 from .body_patterns import DENSE_LIMIT, composite_pattern, holds_functions
@@ -252,6 +253,41 @@ def _convolve(node, k, touched):
     return _pattern(rows[inside], cols[inside], (_size(node._value), mine.size))
 
 
+def _conv_layer(node, k, touched):
+    """rules.conv's three primitives: output ``(m, o)`` of the convolution (``m`` a window
+    position) reads input element ``(m, t, c)`` of window element ``t`` through kernel element
+    ``(t, c, o)``; each primitive links two of these three index sets."""
+    params = dict(node._params or {})
+    # which of the three it is shows in its parameters: each transpose names what it gives
+    gives = "x" if "shape" in params else "w" if "window" in params else "y"
+    values = [raw(a._value) for a in node._args]
+    x_shape = params.pop("shape", None) or shape_of(values[0])
+    window = params.pop("window", None) or shape_of(values[1])[:-2]
+    o = shape_of(values[1])[-1]
+    x_size = int(np.prod(x_shape, dtype=np.int64))
+    numbers = np.arange(1.0, x_size + 1).reshape(x_shape)  # 0 is what the padding reads
+    axes = tuple(range(1, len(x_shape) - 1))
+    read = windows(numbers, axes=axes, window=tuple(window), **params)
+    k_dims = len(window)
+    taps = np.moveaxis(read, len(x_shape) - 1, -1)  # (N, positions..., window..., C)
+    taps = taps.reshape(-1, int(np.prod(taps.shape[1 + k_dims :], dtype=np.int64)))
+    if taps.size * o > DENSE_LIMIT:
+        return _dense(node, k)
+    m, tc = np.nonzero(taps)
+    x_index = np.repeat(taps[m, tc].astype(np.int64) - 1, o)
+    o_index = np.tile(np.arange(o), len(m))
+    y_index = np.repeat(m, o) * o + o_index
+    w_index = np.repeat(tc, o) * o + o_index
+    sets = {
+        "x": (x_index, x_size),
+        "y": (y_index, taps.shape[0] * o),
+        "w": (w_index, taps.shape[1] * o),
+    }
+    operands = {"y": "xw", "x": "yw", "w": "xy"}[gives]
+    (rows, n_rows), (cols, n_cols) = sets[gives], sets[operands[k]]
+    return _pattern(rows, cols, (n_rows, n_cols))
+
+
 def _cast(node, k):
     dtype = np.dtype((node._params or {})["dtype"])
     return _elementwise(node, k) if np.issubdtype(dtype, np.inexact) else None
@@ -272,6 +308,7 @@ _BY_STRUCTURE = {
     "contraction": _contraction,
     "diagonal_sum": lambda node, k, touched: _trace(node, k),
     "banded": _convolve,
+    "convolution": _conv_layer,
     "cast": lambda node, k, touched: _cast(node, k),
 }
 

@@ -24,7 +24,7 @@ The facts, each with its default:
     how its Jacobian's sparsity pattern is found: ``"elementwise"``,
     ``"moves"`` (only moves elements), ``"scatter"``, ``"reduction"``,
     ``"along_axis"``, ``"cumulative"``, ``"contraction"``,
-    ``"diagonal_sum"``, ``"banded"``, ``"cast"``, ``"pick"``,
+    ``"diagonal_sum"``, ``"banded"``, ``"convolution"``, ``"cast"``, ``"pick"``,
     ``"sort_gather"``, ``"sort_scatter"`` (a sort's gather and its transpose).
 ``spec`` (None)
     a contraction as an einsum: ``spec(shapes, params)`` gives each

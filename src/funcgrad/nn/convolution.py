@@ -10,12 +10,12 @@ atrous), ``feature_group_count`` (grouped and depthwise convolutions) and
 ``dimension_numbers`` naming the layouts (``("NCHW", "OIHW", "NCHW")``, the
 default, or ``("NHWC", "HWIO", "NHWC")``, or their 1-d and 3-d forms).
 
-It is the gather of every window (:mod:`funcgrad.rules.windows`) followed by
-one matrix product with the kernel (BLAS's), so its
-derivatives in both arguments, to any order, and its batching come from those
-two primitives' rules: the input's cotangent is the contraction's transpose
-scattered back into the windows, the kernel's is the windows contracted with
-the output's cotangent.
+Without groups it is one primitive, :mod:`funcgrad.rules.conv`: the gather of
+every window (:mod:`funcgrad.rules.windows`) and one matrix product with the
+kernel (BLAS's), whose cotangents, the input's (a transposed convolution) and
+the kernel's, are primitives too, each the other's derivative, to any order.
+Grouped convolutions are the windows and an einsum over the groups, and
+differentiate through those two primitives' rules.
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -33,7 +33,8 @@ import numpy as np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import shape_of
-from ..numpy import einsum, matmul, reshape, transpose
+from ..numpy import einsum, reshape, transpose
+from ..rules import conv as layer
 from ..rules.windows import window_counts, windows
 
 __all__ = ["conv_general_dilated", "conv", "conv_dimension_numbers", "padding_pairs"]
@@ -174,10 +175,10 @@ def conv_general_dilated(
             f"{shape_of(lhs)} and {shape_of(rhs)}"
         )
     lhs_perm, rhs_perm, out_perm = conv_dimension_numbers(ndim, dimension_numbers, who)
-    # Inside, the input is (N, spatial..., C) and the kernel (spatial..., I, O): the windows
-    # of a channels-last input are laid out as (positions, window, C) in memory (see
-    # rules.windows), so the convolution is one matrix product of the (positions,
-    # window * C) matrix with the kernel's (window * I, O) matrix, neither copied again.
+    # Inside, the input is (N, spatial..., C) and the kernel (spatial..., I, O), the layout
+    # of rules.conv: the windows of a channels-last input are laid out as (positions,
+    # window, C) in memory (see rules.windows), so the convolution is one matrix product
+    # of the (positions, window * C) matrix with the kernel's (window * I, O) matrix.
     x = transpose(lhs, (lhs_perm[0], *lhs_perm[2:], lhs_perm[1]))
     w = transpose(rhs, (*rhs_perm[2:], rhs_perm[1], rhs_perm[0]))
     (n, *sizes, c), (*window, i, o) = shape_of(x), shape_of(w)
@@ -207,30 +208,28 @@ def conv_general_dilated(
     window_counts(
         shape_of(x), tuple(range(1, 1 + k)), window, strides, pads, lhs_dilation, rhs_dilation, who
     )
-    patches = windows(
-        x,
-        axes=tuple(range(1, 1 + k)),
-        window=tuple(window),
-        strides=strides,
-        padding=pads,
-        lhs_dilation=lhs_dilation,
-        rhs_dilation=rhs_dilation,
-    )
-    counts = shape_of(patches)[1 : 1 + k]
-    taps = int(np.prod(window))
-    rows = n * int(np.prod(counts))
-    # (N, positions..., C, window...) -> (N, positions..., window..., C): the memory's order
-    patches = transpose(patches, (0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1))
-    if groups == 1:
-        out = matmul(reshape(patches, (rows, taps * c)), reshape(w, (taps * i, o)))
+    options = {
+        "strides": strides,
+        "padding": pads,
+        "lhs_dilation": lhs_dilation,
+        "rhs_dilation": rhs_dilation,
+    }
+    if groups == 1:  # one primitive, whose transposes are its derivatives (rules.conv)
+        out = layer.conv(x, w, **options)
     else:
+        patches = windows(x, axes=tuple(range(1, 1 + k)), window=tuple(window), **options)
+        counts = shape_of(patches)[1 : 1 + k]
+        taps = int(np.prod(window))
+        rows = n * int(np.prod(counts))
+        # (N, positions..., C, window...) -> (N, positions..., window..., C): the memory's order
+        patches = transpose(patches, (0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1))
         out = einsum(
             "pkgi,kigo->pgo",
             reshape(patches, (rows, taps, groups, i)),
             reshape(w, (taps, i, groups, o // groups)),
             optimize=True,
         )
-    out = reshape(out, (n, *counts, o))
+        out = reshape(out, (n, *counts, o))
     # back from (N, spatial..., C) to the layout out_spec names
     canonical = (out_perm[0], *out_perm[2:], out_perm[1])
     return transpose(out, tuple(np.argsort(canonical)))

@@ -1,0 +1,267 @@
+"""A convolution layer's product and its two transposes, each a primitive.
+
+In one layout, an input ``x`` of shape ``(N, spatial..., C)`` and a kernel ``w`` of
+shape ``(window..., C, O)``, with XLA's options (``strides``, ``padding`` as
+``(low, high)`` pairs, ``lhs_dilation``, ``rhs_dilation``; see
+:mod:`funcgrad.rules.windows`):
+
+    conv(x, w)                   y = windows(x) @ w, shape (N, positions..., O)
+    conv_transpose(g, w, shape)  the transpose of conv in x: x-shaped
+    conv_kernel(x, g, window)    the transpose of conv in w: w-shaped
+
+``conv`` is bilinear and so are its transposes; the derivative of each is one of
+the three again (``<conv(x, w), g> = <x, conv_transpose(g, w)> = <w,
+conv_kernel(x, g)>``), so convolutions differentiate to any order and each
+derivative costs about what the forward product costs:
+
+    primitive        cotangent of its first operand   of its second
+    ---------------  -------------------------------  ------------------------
+    conv             conv_transpose(g, w)             conv_kernel(x, g)
+    conv_transpose   conv(h, w)                       conv_kernel(h, g)
+    conv_kernel      conv_transpose(g, H)             conv(x, H)
+
+Written as ``windows`` and a product, the input's cotangent would be the product
+``g @ w.T`` followed by a scatter-add of every window back into place (a strided
+add per window element, over runs of C numbers: 4 ms of the MNIST CNN's step).
+:func:`conv_transpose`'s impl instead computes the product on the padded input's
+grid, transposed, so that each window element's share is one contiguous slice of
+rows, added in one pass (stride 1, no dilation; any other case takes the scatter).
+``conv_kernel`` recomputes the windows of ``x`` (a copy, a quarter of the
+product's time) rather than keep them alive from the forward pass.
+
+>>> import numpy as np
+>>> x, w = np.arange(5.0).reshape(1, 5, 1), np.array([[[1.0]], [[-1.0]]])
+>>> p = dict(strides=(1,), padding=((0, 0),), lhs_dilation=(1,), rhs_dilation=(1,))
+>>> conv(x, w, **p)[0, :, 0]
+array([-1., -1., -1., -1.])
+>>> conv_transpose(np.ones((1, 4, 1)), w, shape=(1, 5, 1), **p)[0, :, 0]
+array([ 1.,  0.,  0.,  0., -1.])
+"""
+
+import math
+
+import numpy as np
+
+from ..core.facts import declare
+from ..core.primitive import Primitive
+from ..core.values import shape_of
+from .arrays import reshape, transpose
+from .products import _matmul_impl, matmul, mT
+from .windows import _unwindows, _windows, unwindows, windows
+
+__all__ = ["conv", "conv_transpose", "conv_kernel"]
+
+
+def _patch_rows(x, window, strides, padding, lhs_dilation, rhs_dilation):
+    """The windows of ``x`` as a ``(positions, taps * C)`` matrix (a view of one copy),
+    and the window positions along each axis."""
+    k = len(window)
+    axes = tuple(range(1, 1 + k))
+    patches = _windows(x, axes, window, strides, padding, lhs_dilation, rhs_dilation)
+    # (N, positions..., C, window...) -> (N, positions..., window..., C), then rows
+    order = (0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1)
+    patches = patches.transpose(order)
+    return patches.reshape(-1, math.prod(patches.shape[1 + k :])), patches.shape[1 : 1 + k]
+
+
+def _conv_impl(x, w, **options):
+    x, w = np.asarray(x), np.asarray(w)
+    rows, counts = _patch_rows(x, w.shape[:-2], **options)
+    o = w.shape[-1]
+    return _matmul_impl(rows, w.reshape(-1, o)).reshape(x.shape[0], *counts, o)
+
+
+def _conv_kernel_impl(x, g, window, **options):
+    x, g = np.asarray(x), np.asarray(g)
+    rows, _ = _patch_rows(x, window, **options)
+    o = g.shape[-1]
+    return (rows.T @ g.reshape(-1, o)).reshape(*window, x.shape[-1], o)
+
+
+def _conv_transpose_impl(g, w, shape, strides, padding, lhs_dilation, rhs_dilation):
+    g, w = np.asarray(g), np.asarray(w)
+    k = len(shape) - 2
+    window, c, o = w.shape[:-2], w.shape[-2], w.shape[-1]
+    if (
+        set(strides) | set(lhs_dilation) | set(rhs_dilation) == {1}
+        and min(min(pair) for pair in padding) >= 0
+        and type(g) is np.ndarray
+        and type(w) is np.ndarray
+    ):
+        return _transpose_on_the_grid(g, w, shape, padding)
+    dp = g.reshape(-1, o) @ w.reshape(-1, o).T
+    dp = dp.reshape(*g.shape[:-1], *window, c)
+    # (N, positions..., window..., C) -> (N, positions..., C, window...): unwindows' layout
+    dp = dp.transpose((0, *range(1, 1 + k), 2 * k + 1, *range(k + 1, 2 * k + 1)))
+    axes = tuple(range(1, 1 + k))
+    return _unwindows(dp, shape, axes, window, strides, padding, lhs_dilation, rhs_dilation)
+
+
+def _transpose_on_the_grid(g, w, shape, padding):
+    """conv_transpose at stride 1: on the padded input's grid (``R`` rows, one per padded
+    position, ``g`` at the first positions of each axis and zeros after), window element
+    ``j`` sends row ``r``'s share to row ``r + offset(j)``, so each element's shares are
+    one contiguous slice. The product is taken transposed, ``(taps * C, R)``, so each
+    slice is a run of ``R`` numbers per channel: nine adds over the whole grid for a 3x3
+    window instead of a strided add per window element and position."""
+    n, *sizes, c = shape
+    window, o = w.shape[:-2], w.shape[-1]
+    grid = [s + lo + hi for s, (lo, hi) in zip(sizes, padding)]
+    rows = n * math.prod(grid)
+    spread = np.zeros((n, *grid, o), dtype=g.dtype)
+    spread[(slice(None), *(slice(0, m) for m in g.shape[1:-1]))] = g
+    shares = (w.reshape(-1, o) @ spread.reshape(rows, o).T).reshape(*window, c, rows)
+    acc = np.zeros((c, rows), dtype=shares.dtype)
+    steps = [math.prod(grid[d + 1 :]) for d in range(len(grid))]
+    for taps in np.ndindex(*window):
+        offset = sum(j * step for j, step in zip(taps, steps))
+        acc[:, offset:] += shares[taps][:, : rows - offset]
+    inside = tuple(slice(lo, lo + s) for s, (lo, _) in zip(sizes, padding))
+    acc = acc.reshape(c, n, *grid)[(slice(None), slice(None), *inside)]
+    return np.ascontiguousarray(np.moveaxis(acc, 0, -1))
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def _window(w):
+    return shape_of(w)[:-2]
+
+
+def _conv_vjp_x(g, ans, x, w, **p):
+    return conv_transpose(g, w, shape=shape_of(x), **p)
+
+
+def _conv_vjp_w(g, ans, x, w, **p):
+    return conv_kernel(x, g, window=_window(w), **p)
+
+
+def _transpose_vjp_g(h, ans, g, w, shape, **p):
+    return conv(h, w, **p)
+
+
+def _transpose_vjp_w(h, ans, g, w, shape, **p):
+    return conv_kernel(h, g, window=_window(w), **p)
+
+
+def _kernel_vjp_x(h, ans, x, g, window, **p):
+    return conv_transpose(g, h, shape=shape_of(x), **p)
+
+
+def _kernel_vjp_g(h, ans, x, g, window, **p):
+    return conv(x, h, **p)
+
+
+# ---------------------------------------------------------------- under vmap
+
+
+def _rows(x, batched, window, p):
+    """``windows(x)`` as ``([B,] positions, taps * C)`` rows, a batch axis kept in front,
+    and the window positions along each axis."""
+    k = len(window)
+    lead = 1 if batched else 0
+    patches = windows(x, axes=tuple(range(1 + lead, 1 + lead + k)), window=tuple(window), **p)
+    s = shape_of(patches)  # ([B,] N, positions..., C, window...)
+    order = (*range(lead + 1 + k), *range(lead + k + 2, lead + 2 * k + 2), lead + k + 1)
+    rows = (*s[:lead], math.prod(s[lead : lead + 1 + k]), math.prod(s[lead + 1 + k :]))
+    return reshape(transpose(patches, axes=order), shape=rows), s[lead + 1 : lead + 1 + k]
+
+
+def _matrix(w, batched):
+    """A kernel ``([B,] window..., C, O)`` as its ``([B,] taps * C, O)`` matrix."""
+    s = shape_of(w)
+    lead = s[:1] if batched else ()
+    return reshape(w, shape=(*lead, math.prod(s[len(lead) : -1]), s[-1]))
+
+
+def _fold(v):
+    """A batch of examples' leading axes folded into one: (B, N, ...) -> (B * N, ...)."""
+    s = shape_of(v)
+    return reshape(v, shape=(s[0] * s[1], *s[2:]))
+
+
+def _conv_batch(size, prim, values, batched, params):
+    (x, w), (bx, bw) = values, batched
+    if not bw:  # examples of x are more images: one convolution
+        out = conv(_fold(x), w, **params)
+        return reshape(out, shape=(size, shape_of(x)[1], *shape_of(out)[1:]))
+    rows, counts = _rows(x, bx, _window(w)[1:], params)
+    n = shape_of(x)[1 if bx else 0]
+    out = matmul(rows, _matrix(w, True))
+    return reshape(out, shape=(size, n, *counts, shape_of(w)[-1]))
+
+
+def _conv_transpose_batch(size, prim, values, batched, params):
+    (g, w), (bg, bw) = values, batched
+    shape = params["shape"]
+    options = {name: v for name, v in params.items() if name != "shape"}
+    if not bw:  # examples of g are more images' cotangents: one transpose
+        out = conv_transpose(_fold(g), w, shape=(size * shape[0], *shape[1:]), **options)
+        return reshape(out, shape=(size, *shape))
+    # a kernel per example: the product per example, then the windows' scatter-add
+    window, (c, o) = _window(w)[1:], shape_of(w)[-2:]
+    k = len(window)
+    counts = shape_of(g)[2 if bg else 1 : -1]
+    positions = shape[0] * math.prod(counts)
+    gs = reshape(g, shape=(size, positions, o) if bg else (positions, o))
+    shares = matmul(gs, mT(_matrix(w, True)))  # (B, positions, taps * C)
+    shares = reshape(shares, shape=(size, shape[0], *counts, *window, c))
+    order = (0, 1, *range(2, 2 + k), 2 + 2 * k, *range(2 + k, 2 + 2 * k))
+    return unwindows(
+        transpose(shares, axes=order),
+        shape=shape,
+        axes=tuple(range(1, 1 + k)),
+        window=window,
+        **options,
+    )
+
+
+def _conv_kernel_batch(size, prim, values, batched, params):
+    (x, g), (bx, bg) = values, batched
+    options = {name: v for name, v in params.items() if name != "window"}
+    rows, counts = _rows(x, bx, params["window"], options)
+    o = shape_of(g)[-1]
+    positions = shape_of(x)[1 if bx else 0] * math.prod(counts)
+    gs = reshape(g, shape=(size, positions, o) if bg else (positions, o))
+    out = matmul(mT(rows), gs)
+    return reshape(out, shape=(size, *params["window"], shape_of(x)[-1], o))
+
+
+conv = Primitive(
+    "conv",
+    _conv_impl,
+    vjp=(_conv_vjp_x, _conv_vjp_w),
+    jvp=(
+        lambda t, ans, x, w, **p: conv(t, w, **p),
+        lambda t, ans, x, w, **p: conv(x, t, **p),
+    ),
+    batch=_conv_batch,
+    fresh=True,
+)
+
+conv_transpose = Primitive(
+    "conv_transpose",
+    _conv_transpose_impl,
+    vjp=(_transpose_vjp_g, _transpose_vjp_w),
+    jvp=(
+        lambda t, ans, g, w, shape, **p: conv_transpose(t, w, shape=shape, **p),
+        lambda t, ans, g, w, shape, **p: conv_transpose(g, t, shape=shape, **p),
+    ),
+    batch=_conv_transpose_batch,
+    fresh=True,
+)
+
+conv_kernel = Primitive(
+    "conv_kernel",
+    _conv_kernel_impl,
+    vjp=(_kernel_vjp_x, _kernel_vjp_g),
+    jvp=(
+        lambda t, ans, x, g, window, **p: conv_kernel(t, g, window=window, **p),
+        lambda t, ans, x, g, window, **p: conv_kernel(x, t, window=window, **p),
+    ),
+    batch=_conv_kernel_batch,
+    fresh=True,
+)
+
+# What the analyses read about these primitives (funcgrad/core/facts.py).
+declare(conv, conv_transpose, conv_kernel, linear="each", structure="convolution")

@@ -1,0 +1,185 @@
+"""The convolution primitive and its two transposes (rules/conv.py).
+
+Each is checked against an oracle that does not use it: the windows-and-product
+decomposition convolutions were before (rules.windows, np.matmul), the adjoint
+identities <conv(x, w), g> = <x, conv_transpose(g, w)> = <w, conv_kernel(x, g)>,
+central differences to second order, a Python loop for vmap, and PyTorch.
+"""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.rules import conv as layer
+from funcgrad.rules import windows
+
+RNG = np.random.default_rng(11)
+
+# (input shape, window, strides, padding, lhs_dilation, rhs_dilation): the first ones take
+# conv_transpose's grid path (stride 1, no dilation, padding >= 0), the rest the scatter
+CASES = [
+    ((2, 6, 5, 3), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1)),
+    ((2, 6, 5, 3), (2, 3), (1, 1), ((0, 2), (1, 0)), (1, 1), (1, 1)),
+    ((3, 9, 1), (4,), (1,), ((0, 0),), (1,), (1,)),
+    ((1, 4, 3, 5, 2), (2, 2, 3), (1, 1, 1), ((1, 0), (0, 1), (1, 1)), (1, 1, 1), (1, 1, 1)),
+    ((2, 6, 5, 1), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1)),  # one channel
+    ((2, 7, 6, 3), (3, 2), (2, 1), ((1, 1), (0, 1)), (1, 1), (1, 2)),
+    ((2, 4, 4, 2), (3, 3), (1, 1), ((2, 2), (1, 1)), (2, 1), (1, 1)),
+    ((2, 6, 5, 3), (3, 3), (1, 1), ((-1, 1), (1, 0)), (1, 1), (1, 1)),  # a crop
+]
+
+
+def _options(case):
+    _, _, strides, padding, ld, rd = case
+    return {"strides": strides, "padding": padding, "lhs_dilation": ld, "rhs_dilation": rd}
+
+
+def _operands(case, out_channels=4, dtype=np.float64):
+    shape, window = case[:2]
+    x = RNG.normal(size=shape).astype(dtype)
+    w = RNG.normal(size=(*window, shape[-1], out_channels)).astype(dtype)
+    return x, w
+
+
+def _by_windows(x, w, options):
+    """The convolution as the windows and one product, in plain NumPy."""
+    k = x.ndim - 2
+    p = windows._windows(x, tuple(range(1, 1 + k)), w.shape[:-2], *options.values())
+    # (N, positions..., C, window...) -> (N, positions..., window..., C)
+    p = p.transpose(0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1)
+    return np.einsum("...k,ko->...o", p.reshape(*p.shape[: 1 + k], -1), w.reshape(-1, w.shape[-1]))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_three_primitives_are_one_convolution_and_its_transposes(case):
+    options = _options(case)
+    x, w = _operands(case)
+    y = layer.conv(x, w, **options)
+    np.testing.assert_allclose(y, _by_windows(x, w, options), rtol=1e-12, atol=1e-12)
+    g = RNG.normal(size=y.shape)
+    gx = layer.conv_transpose(g, w, shape=x.shape, **options)
+    gw = layer.conv_kernel(x, g, window=w.shape[:-2], **options)
+    assert gx.shape == x.shape and gw.shape == w.shape
+    inner = np.vdot(y, g)
+    np.testing.assert_allclose(np.vdot(x, gx), inner, rtol=1e-12)
+    np.testing.assert_allclose(np.vdot(w, gw), inner, rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES[:5])
+def test_the_grid_path_equals_the_scatter_on_views_and_in_float32(case):
+    options = _options(case)
+    for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-5)):
+        x, w = _operands(case, dtype=dtype)
+        g = RNG.normal(size=layer.conv(x, w, **options).shape).astype(dtype)
+        got = layer._transpose_on_the_grid(g, w, x.shape, options["padding"])
+        k = x.ndim - 2
+        shares = (g.reshape(-1, w.shape[-1]) @ w.reshape(-1, w.shape[-1]).T).reshape(
+            *g.shape[:-1], *w.shape[:-2], w.shape[-2]
+        )
+        shares = shares.transpose(0, *range(1, 1 + k), 2 * k + 1, *range(k + 1, 2 * k + 1))
+        want = windows._unwindows(
+            shares, x.shape, tuple(range(1, 1 + k)), w.shape[:-2], *options.values()
+        )
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+        # a transposed (non-contiguous) cotangent gives the same numbers
+        g_view = np.ascontiguousarray(np.moveaxis(g, 0, -1)).transpose(
+            g.ndim - 1, *range(g.ndim - 1)
+        )
+        np.testing.assert_allclose(
+            layer._transpose_on_the_grid(g_view, w, x.shape, options["padding"]),
+            got,
+            rtol=rtol,
+        )
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[3], CASES[5], CASES[6]])
+def test_each_primitive_differentiates_to_second_order(case):
+    options = _options(case)
+    x, w = _operands(case, out_channels=2)
+    g = RNG.normal(size=layer.conv(x, w, **options).shape)
+    window = w.shape[:-2]
+    fg.check_grads(lambda a, b: fnp.sum(fnp.sin(layer.conv(a, b, **options))), (x, w), order=2)
+    fg.check_grads(
+        lambda a, b: fnp.sum(fnp.sin(layer.conv_transpose(a, b, shape=x.shape, **options))),
+        (g, w),
+        order=2,
+    )
+    fg.check_grads(
+        lambda a, b: fnp.sum(fnp.sin(layer.conv_kernel(a, b, window=window, **options))),
+        (x, g),
+        order=2,
+    )
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[5]])
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0)])
+def test_vmap_of_each_primitive_equals_a_loop(case, in_axes):
+    options = _options(case)
+    xs, ws = zip(*(_operands(case) for _ in range(3)))
+    xs, ws = np.stack(xs), np.stack(ws)
+    gs = np.stack([RNG.normal(size=layer.conv(xs[0], ws[0], **options).shape) for _ in range(3)])
+    pick = lambda v, axis, i: v[i] if axis == 0 else v[0]
+    window = ws.shape[1:-2]
+    calls = [
+        (lambda a, b: layer.conv(a, b, **options), xs, ws),
+        (lambda a, b: layer.conv_transpose(a, b, shape=xs.shape[1:], **options), gs, ws),
+        (lambda a, b: layer.conv_kernel(a, b, window=window, **options), xs, gs),
+    ]
+    for f, a, b in calls:
+        a_in, b_in = (a if in_axes[0] == 0 else a[0]), (b if in_axes[1] == 0 else b[0])
+        want = np.stack([f(pick(a, in_axes[0], i), pick(b, in_axes[1], i)) for i in range(3)])
+        np.testing.assert_allclose(fg.vmap(f, in_axes=in_axes)(a_in, b_in), want, rtol=1e-12)
+        np.testing.assert_allclose(
+            fg.jit(fg.vmap(f, in_axes=in_axes))(a_in, b_in), want, rtol=1e-12
+        )
+
+
+def test_per_example_gradients_of_a_cnn_layer_equal_a_loop_and_pytorch():
+    torch = pytest.importorskip("torch")
+    x = RNG.normal(size=(4, 1, 8, 8, 3))  # 4 examples, each a batch of one image
+    w = RNG.normal(size=(3, 3, 3, 5))
+
+    def loss(w, x):
+        y = fg.nn.conv_general_dilated(
+            x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
+        return fnp.sum(fnp.tanh(y) ** 2)
+
+    per_example = fg.jit(fg.vmap(fg.grad(loss), in_axes=(None, 0)))(w, x)
+    np.testing.assert_allclose(per_example, np.stack([fg.grad(loss)(w, v) for v in x]), rtol=1e-12)
+    for i, v in enumerate(x):
+        tw = torch.tensor(w.transpose(3, 2, 0, 1), requires_grad=True)
+        ty = torch.nn.functional.conv2d(torch.tensor(v.transpose(0, 3, 1, 2)), tw, padding=1)
+        (torch.tanh(ty) ** 2).sum().backward()
+        np.testing.assert_allclose(
+            per_example[i], tw.grad.numpy().transpose(2, 3, 1, 0), rtol=1e-10
+        )
+    # the Hessian-vector product of the kernel, forward over reverse, against differences
+    v = RNG.normal(size=w.shape)
+    hvp = fg.jvp(fg.grad(loss), (w, x[0]), (v, np.zeros_like(x[0])))[1]
+    eps = 1e-6
+    fd = (fg.grad(loss)(w + eps * v, x[0]) - fg.grad(loss)(w - eps * v, x[0])) / (2 * eps)
+    np.testing.assert_allclose(hvp, fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("case", [CASES[1], CASES[5], CASES[7]])
+def test_sparsity_patterns_are_the_jacobians_nonzeros(case):
+    pytest.importorskip("scipy")
+    options = _options(case)
+    x, w = _operands(case, out_channels=2)
+    g = RNG.normal(size=layer.conv(x, w, **options).shape)
+    window = w.shape[:-2]
+    calls = [
+        (lambda a: layer.conv(a, w, **options), x),
+        (lambda b: layer.conv(x, b, **options), w),
+        (lambda a: layer.conv_transpose(a, w, shape=x.shape, **options), g),
+        (lambda b: layer.conv_transpose(g, b, shape=x.shape, **options), w),
+        (lambda a: layer.conv_kernel(a, g, window=window, **options), x),
+        (lambda b: layer.conv_kernel(x, b, window=window, **options), g),
+    ]
+    for f, a in calls:
+        pattern = fg.jacobian_sparsity(f, a).toarray()
+        jacobian = fg.jacfwd(f)(a).reshape(np.size(f(a)), a.size)  # each is linear: exact
+        assert np.array_equal(pattern, jacobian != 0)
