@@ -109,7 +109,7 @@ def _transpose_on_the_grid(g, w, shape, padding):
     grid = [s + lo + hi for s, (lo, hi) in zip(sizes, padding)]
     rows = n * math.prod(grid)
     spread = np.zeros((n, *grid, o), dtype=g.dtype)
-    spread[(slice(None), *(slice(0, m) for m in g.shape[1:-1]))] = g
+    spread[(slice(None),) + tuple(slice(0, m) for m in g.shape[1:-1])] = g
     shares = (w.reshape(-1, o) @ spread.reshape(rows, o).T).reshape(*window, c, rows)
     acc = np.zeros((c, rows), dtype=shares.dtype)
     steps = [math.prod(grid[d + 1 :]) for d in range(len(grid))]
@@ -117,7 +117,7 @@ def _transpose_on_the_grid(g, w, shape, padding):
         offset = sum(j * step for j, step in zip(taps, steps))
         acc[:, offset:] += shares[taps][:, : rows - offset]
     inside = tuple(slice(lo, lo + s) for s, (lo, _) in zip(sizes, padding))
-    acc = acc.reshape(c, n, *grid)[(slice(None), slice(None), *inside)]
+    acc = acc.reshape(c, n, *grid)[(slice(None), slice(None)) + inside]
     return np.ascontiguousarray(np.moveaxis(acc, 0, -1))
 
 
