@@ -225,6 +225,21 @@ def test_a_traced_index_on_a_matrix_and_its_modes():
         fg.jit(lambda v: v[fnp.argmax(v) + 10])(x)
 
 
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+def test_take_with_a_mode_reads_numpys_elements_under_jit_and_vmap(mode):
+    # NumPy's take clips a negative index to 0 (it does not count from the end) and wraps
+    # it modulo the length; a traced index must read the same elements
+    x, i = np.arange(5.0), np.array([-1, 7, 2, -6])
+    want = np.take(x, i, mode=mode)
+    f = lambda v, j: fnp.take(v, j, mode=mode)
+    np.testing.assert_array_equal(fg.jit(f)(x, i), want)
+    np.testing.assert_array_equal(fg.vmap(f, in_axes=(None, 0))(x, i), want)
+    g = fg.jit(fg.grad(lambda v: fnp.sum(f(v, i) * np.arange(4.0))))(x)
+    want_g = np.zeros(5)
+    np.add.at(want_g, np.take(np.arange(5), i, mode=mode), np.arange(4.0))
+    np.testing.assert_array_equal(g, want_g)
+
+
 @pytest.mark.parametrize(
     "f",
     [

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, ConversionError, IndexingError
+from ..core.namespaces import is_foreign
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import dtype_of, is_complex, plain, raw, shape_of
@@ -40,6 +41,8 @@ def index_param(index):
     made arrays. Parts still traced (by jit or vmap) come back as a ``(template,
     operands)`` pair for :mod:`funcgrad.rules.gather`."""
     parts = index if isinstance(index, tuple) else (index,)
+    if any(is_foreign(p) for p in parts):  # another library's index array (on its device)
+        return traced_index(tuple(plain(p) for p in parts), "indexing")
     if any(isinstance(p, Box) for p in parts):
         for p in parts:
             if isinstance(p, Box) and dtype_of(p).kind not in "iub":
@@ -69,7 +72,7 @@ def traced_index(parts, who):
     """The template and operands of an index with traced parts, which must be integers."""
     template, operands = [], []
     for p in parts:
-        if isinstance(p, Box):
+        if isinstance(p, Box) or is_foreign(p):
             if dtype_of(p).kind not in "iu":
                 raise IndexingError(
                     f"{who}: a traced index part must hold integers; got {dtype_of(p)} (a "

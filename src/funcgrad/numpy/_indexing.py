@@ -172,7 +172,8 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     >>> fg.grad(lambda x: fnp.sum(fnp.take(x, [0, 0, 2])))(fnp.ones(3))
     array([2., 0., 1.])
     """
-    if is_traced(indices):  # computed from traced values (an argmax, a key's choice)
+    # computed from traced values (an argmax, a key's choice), or another library's array
+    if is_traced(indices) or _is_foreign(indices):
         if axis is None:
             a, axis = ravel(a), 0
         shape = _shape_of(a)

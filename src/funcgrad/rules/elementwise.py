@@ -264,7 +264,12 @@ def pullback(g, d, x):
     >>> extend.pullback(np.ones((2, 2)), 2.0, np.ones(2))    # g * d, summed to x's shape
     array([4., 4.])
     """
-    c = (g if d == 1.0 else -g if d == -1.0 else g * d) if type(d) is float else g * d
+    if type(d) is float:
+        c = g if d == 1.0 else -g if d == -1.0 else g * d
+    elif isinstance(d, Box) and is_foreign(g):
+        c = d * g  # the traced weight multiplies: another library's g * d refuses the Box
+    else:
+        c = g * d
     if type(c) is float:
         return c
     if type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape:

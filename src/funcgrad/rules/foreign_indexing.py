@@ -1,11 +1,14 @@
 """Indexing on other libraries' arrays: ``x[index]`` and its transpose in an Array API namespace.
 
-An index is a static parameter of funcgrad's ``getitem`` and ``untake``
-primitives, so it stays NumPy's and the positions it reads can be worked out
-in NumPy. The Array API standard's own indexing is narrower than NumPy's (no
-negative steps in PyTorch, no integer arrays beside slices in
-array-api-strict) and has no scatter-add, so these forms read and write
-through ``take``, which every library has:
+A NumPy index is a static parameter of funcgrad's ``getitem`` and ``untake``
+primitives, so the positions it reads can be worked out in NumPy. (An index
+array of the values' own library, token ids on a GPU, is an operand of
+:mod:`funcgrad.rules.gather` instead, whose forms use :func:`scatter_add_rows`.)
+The Array API standard's own indexing is narrower than NumPy's (no negative
+steps in PyTorch, no integer arrays beside slices in array-api-strict) and has
+no scatter-add, so these forms read through ``take``, which every library has,
+and add repeated positions by the library's own scatter-add or, where it has
+none, by sorted segment sums in the standard's functions:
 
 >>> import numpy as np
 >>> import array_api_strict as xs
@@ -17,9 +20,13 @@ array([[2., 0.],
 array([2., 0., 1., 0.])
 """
 
+import importlib
+
 import numpy as np
 
-__all__ = ["index_for", "getitem_form", "gather_form", "untake_form"]
+from ..core.namespaces import library_of
+
+__all__ = ["index_for", "getitem_form", "gather_form", "untake_form", "scatter_add_rows"]
 
 
 def index_for(xp, index, like):
@@ -92,20 +99,65 @@ def gather_form(xp, x, index):
 
 
 def untake_form(xp, g, index, shape):
-    """Zeros of ``shape`` with ``g`` added at ``index``, by gathers only (the standard has no
-    scatter-add): the positions ``index`` reads are worked out in NumPy, repeated positions
-    summed by one matrix product."""
+    """Zeros of ``shape`` with ``g`` added at ``index``: the positions ``index`` reads are
+    worked out in NumPy; without repeats each output element takes its entry (a gather),
+    with repeats they are added by :func:`scatter_add_rows`."""
     size = int(np.prod(shape, dtype=np.int64))
     positions = np.arange(size).reshape(shape)[index].ravel()
     flat = xp.reshape(g if hasattr(g, "shape") else xp.asarray(g), (-1,))
     flat = xp.broadcast_to(flat, positions.shape) if flat.shape != positions.shape else flat
-    unique, inverse = np.unique(positions, return_inverse=True)
     device = getattr(flat, "device", None)
-    if unique.size != positions.size:  # repeats: sum each position's entries, in order
-        onehot = (inverse[None, :] == np.arange(unique.size)[:, None]).astype(np.float64)
-        flat = xp.matmul(xp.astype(xp.asarray(onehot, device=device), flat.dtype), flat)
-        positions = unique
+    if np.unique(positions).size != positions.size:
+        zeros = xp.zeros((1, size, 1), dtype=flat.dtype, device=device)
+        at = xp.asarray(positions, device=device)
+        summed = scatter_add_rows(xp, zeros, at, xp.reshape(flat, (1, -1, 1)))
+        return xp.reshape(summed, shape)
     source = np.full(size, positions.size)  # where each output element reads from; the end: 0
     source[positions] = np.arange(positions.size)
     padded = xp.concat([flat, xp.zeros((1,), dtype=flat.dtype, device=device)])
     return xp.reshape(xp.take(padded, xp.asarray(source, device=device)), shape)
+
+
+def scatter_add_rows(xp, out, positions, rows):
+    """``out`` (``(P, M, Q)``) with ``rows[:, k, :]`` added at ``out[:, positions[k], :]``,
+    ``positions`` a 1-D integer array of ``out``'s library on its device, repeats summed. By
+    the library's own scatter-add where it has one (PyTorch's ``index_add``, CuPy's
+    ``scatter_add``, JAX's ``.at[].add``), else by :func:`_sorted_segment_sums` in the
+    standard's functions; never a dense matrix, never a trip to the host."""
+    library = library_of(out)
+    if library == "torch":
+        return out.index_add(1, positions.long(), rows.to(out.dtype))
+    if library == "cupy":
+        result = out.copy()
+        importlib.import_module("cupyx").scatter_add(result, (slice(None), positions), rows)
+        return result
+    if library == "jax":
+        return out.at[:, positions].add(rows)
+    return _sorted_segment_sums(xp, out, positions, rows)
+
+
+def _sorted_segment_sums(xp, out, positions, rows):
+    """A scatter-add in the standard's functions: the rows sorted by position, each run of
+    one position summed by a segmented scan (log2(n) rounds of shifted adds, each within
+    its run), then every output row takes its run's total through ``searchsorted``."""
+    n, m = positions.shape[0], out.shape[1]
+    if n == 0:
+        return out
+    device = getattr(out, "device", None)
+    order = xp.argsort(positions, stable=True)
+    keys = xp.take(positions, order)
+    sums = xp.astype(xp.take(rows, order, axis=1), out.dtype)
+    shift = 1
+    while shift < n:
+        before = xp.concat([xp.full((shift,), -1, dtype=keys.dtype, device=device), keys[:-shift]])
+        zeros = xp.zeros((sums.shape[0], shift, sums.shape[2]), dtype=sums.dtype, device=device)
+        earlier = xp.concat([zeros, sums[:, :-shift, :]], axis=1)
+        same_run = xp.reshape(before == keys, (1, n, 1))
+        sums = sums + xp.where(same_run, earlier, xp.zeros_like(earlier))
+        shift *= 2
+    targets = xp.arange(m, dtype=keys.dtype, device=device)
+    last = xp.searchsorted(keys, targets, side="right") - 1  # each position's run ends there
+    last = xp.clip(last, 0, n - 1)
+    found = xp.reshape(xp.take(keys, last) == targets, (1, m, 1))
+    totals = xp.take(sums, last, axis=1)
+    return out + xp.where(found, totals, xp.zeros_like(totals))

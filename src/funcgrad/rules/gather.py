@@ -15,8 +15,9 @@ arrays) as a *template*, with the string ``"traced"`` where an operand goes.
 
 The indices follow NumPy for in-bounds values. ``mode`` says what an
 out-of-bounds index does, as for ``numpy.take``: ``"raise"`` (NumPy's
-IndexError when the value is computed), ``"clip"`` or ``"wrap"``. The index
-operands have no derivative.
+IndexError when the value is computed), ``"clip"`` (into ``[0, n - 1]``, so a
+negative index reads the first element, as NumPy's take does) or ``"wrap"``.
+The index operands have no derivative.
 
 >>> import numpy as np
 >>> x, i = np.array([3.0, 1.0, 2.0]), np.array([1, 2, 0])
@@ -28,10 +29,13 @@ array([0., 0., 2.])
 
 import numpy as np
 
+from ..core.errors import NamespaceError
+from ..core.namespaces import is_foreign, library_of
 from ..core.primitive import Primitive
-from ..core.values import float_dtype, shape_of
+from ..core.values import filled_like, shape_of
 from .arrays import batch_example_by_example, broadcast_to, getitem, unbroadcast, untake
 from .elementwise import multiply, where
+from .foreign_indexing import scatter_add_rows
 
 __all__ = [
     "TRACED",
@@ -78,7 +82,7 @@ def _index(template, idx, shape, mode):
         for k, p in enumerate(template):
             if type(p) is str:
                 n = shape[axes[k]]
-                parts[k] = np.clip(parts[k], -n, n - 1) if mode == "clip" else np.mod(parts[k], n)
+                parts[k] = np.clip(parts[k], 0, n - 1) if mode == "clip" else np.mod(parts[k], n)
     return tuple(parts)
 
 
@@ -112,7 +116,8 @@ def _last_writes_impl(*idx, template, mode, shape):
 
 
 def _zeros_of(x):
-    return np.zeros(shape_of(x), dtype=float_dtype(x))
+    """Zeros of ``x``'s shape and float dtype, in its library, on its device."""
+    return filled_like(x, 0.0)
 
 
 def _gather_vjp(argnums, g, ans, x, *idx, template, mode):
@@ -188,8 +193,68 @@ def _gather_batch(size, prim, values, batched, params):
     return gather(x, *idx, template=(rows, *template), mode=params["mode"])
 
 
-gather = Primitive("gather", _gather_impl, vjp=_gather_vjp, jvp=_gather_jvp, batch=_gather_batch)
-scatter_add = Primitive("scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp, fresh=True)
+def _flat_positions(xp, x, idx, template, mode, who):
+    """For another library's ``x`` (on its device): the index as ``(P, M, Q)`` rows of ``x``
+    and the positions among the ``M`` rows it reads, a 1-D array of that library, with the
+    shape those positions take. The index's integer parts (operands, NumPy arrays, ints)
+    must be adjacent, every other part a whole axis: the indexing of token ids and of
+    ``vmap``'s rows. Negative positions count from the end, as NumPy's do, unless ``mode``
+    clips or wraps them."""
+    it = iter(idx)
+    parts = [next(it) if type(p) is str else p for p in template]
+    while parts and parts[-1] is Ellipsis:
+        parts.pop()
+    ints = [k for k, p in enumerate(parts) if not isinstance(p, slice)]
+    if (
+        not ints
+        or ints != list(range(ints[0], ints[-1] + 1))
+        or any(p != slice(None) for p in parts if isinstance(p, slice))
+        or any(p is None or p is Ellipsis or _is_mask(p) for p in parts)
+    ):
+        raise NamespaceError(
+            f"{who}: on {library_of(x)} arrays an index with a device array takes adjacent "
+            f"integer arrays among whole axes (x[ids], x[:, ids]); got the index "
+            f"{tuple(type(p).__name__ for p in parts)}; index in two steps instead"
+        )
+    a, b = ints[0], ints[-1] + 1
+    shape = tuple(x.shape)
+    device = getattr(x, "device", None)
+    arrays = []
+    for k in range(a, b):
+        n = shape[k]
+        i = parts[k] if is_foreign(parts[k]) else xp.asarray(np.asarray(parts[k]), device=device)
+        if mode == "clip":
+            i = xp.clip(i, 0, n - 1)
+        else:
+            i = i % n if mode == "wrap" else xp.where(i < 0, i + n, i)
+        arrays.append(i)
+    arrays = xp.broadcast_arrays(*arrays)
+    flat = arrays[0]
+    for k, i in zip(range(a + 1, b), arrays[1:]):
+        flat = flat * shape[k] + i
+    rows = (int(np.prod(shape[:a])), int(np.prod(shape[a:b])), int(np.prod(shape[b:])))
+    return rows, xp.reshape(flat, (-1,)), (*shape[:a], *arrays[0].shape, *shape[b:])
+
+
+def _xp_gather(xp, x, *idx, template, mode):
+    rows, positions, shape = _flat_positions(xp, x, idx, template, mode, "gather")
+    return xp.reshape(xp.take(xp.reshape(x, rows), positions, axis=1), shape)
+
+
+def _xp_scatter_add(xp, x, v, *idx, template, mode):
+    rows, positions, shape = _flat_positions(xp, x, idx, template, mode, "scatter_add")
+    values = xp.broadcast_to(xp.asarray(v) if not hasattr(v, "shape") else v, shape)
+    values = xp.reshape(values, (rows[0], positions.shape[0], rows[2]))
+    out = scatter_add_rows(xp, xp.reshape(x, rows), positions, values)
+    return xp.reshape(out, tuple(x.shape))
+
+
+gather = Primitive(
+    "gather", _gather_impl, vjp=_gather_vjp, jvp=_gather_jvp, batch=_gather_batch, xp=_xp_gather
+)
+scatter_add = Primitive(
+    "scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp, fresh=True, xp=_xp_scatter_add
+)
 scatter_set = Primitive("scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp, fresh=True)
 scatter_add.jvp = _scatter_jvp(scatter_add)
 scatter_set.jvp = _scatter_jvp(scatter_set)

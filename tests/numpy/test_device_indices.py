@@ -1,0 +1,150 @@
+"""Indices that live on another library's device (token ids on a GPU), and gathers'
+cotangents as scatter-adds there.
+
+CI has no GPU: the stand-ins are array-api-strict's second device, which no NumPy
+array shares, and PyTorch CPU tensors whose ``__array__`` refuses, so a conversion
+to NumPy or a move between devices fails here as it would on a GPU. The oracle is
+the same function on NumPy arrays.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from helpers import torch
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.core.namespaces import library_of
+from funcgrad.rules.foreign_indexing import _sorted_segment_sums, scatter_add_rows
+
+xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
+DEVICE = xs.Device("device1")
+RNG = np.random.default_rng(5)
+
+
+@pytest.fixture(autouse=True)
+def no_silent_conversion(monkeypatch):
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a torch tensor was converted to a NumPy array")
+
+    if torch is not None:
+        monkeypatch.setattr(torch.Tensor, "__array__", refuse)
+
+
+def _makers():
+    makers = {"device1": lambda a: xs.asarray(np.asarray(a), device=DEVICE)}
+    if torch is not None:
+        makers["torch"] = lambda a: torch.asarray(np.array(a))
+    return makers
+
+
+def _numpy(x):
+    if library_of(x) == "torch":
+        return x.detach().numpy()
+    return np.from_dlpack(xs.asarray(x, device=xs.Device("CPU_DEVICE")))
+
+
+def _same_place(got, like):
+    assert library_of(got) == library_of(like)
+    assert getattr(got, "device", None) == like.device
+
+
+EMBEDDINGS = {
+    "rows": lambda w, i: w[i],
+    "take": lambda w, i: fnp.take(w, i, axis=0),
+    "columns": lambda w, i: w[:, i],
+    "two arrays": lambda w, i: w[i, i % 4],
+    "clip": lambda w, i: fnp.take(w, i + 3, axis=0, mode="clip"),
+    "wrap": lambda w, i: fnp.take(w, i * 3, axis=0, mode="wrap"),
+}
+
+
+@pytest.mark.parametrize("lookup", sorted(EMBEDDINGS))
+@pytest.mark.parametrize("backend", sorted(_makers()))
+def test_a_lookup_by_device_ids_and_its_cotangent_stay_on_the_device(lookup, backend):
+    make = _makers()[backend]
+    w = RNG.normal(size=(11, 6))
+    ids = RNG.integers(-6, 6, size=(3, 4))  # repeats and negative ids, as NumPy reads them
+    f = EMBEDDINGS[lookup]
+
+    def loss(w, ids):
+        return fnp.sum(fnp.tanh(f(w, ids)) * 1.5 + f(w, ids))
+
+    want_value, want_grad = fg.value_and_grad(loss)(w, ids)
+    a, i = make(w), make(ids)
+    value, grad = fg.value_and_grad(loss)(a, i)
+    _same_place(grad, a)
+    np.testing.assert_allclose(_numpy(value), want_value, rtol=1e-13)
+    np.testing.assert_allclose(_numpy(grad), want_grad, rtol=1e-13, atol=1e-15)
+    # forward mode and a vmap over examples' ids, against NumPy's
+    t = RNG.normal(size=w.shape)
+    tangent = fg.jvp(lambda v: loss(v, i), (a,), (make(t),))[1]
+    np.testing.assert_allclose(
+        _numpy(tangent), fg.jvp(lambda v: loss(v, ids), (w,), (t,))[1], rtol=1e-12
+    )
+    per_example = fg.vmap(fg.grad(loss), in_axes=(None, 0))(a, i)
+    np.testing.assert_allclose(
+        _numpy(per_example), np.stack([fg.grad(loss)(w, row) for row in ids]), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("backend", sorted(_makers()))
+def test_scatter_adds_at_device_ids(backend):
+    make = _makers()[backend]
+    x, v = RNG.normal(size=(7, 3)), RNG.normal(size=(5, 3))
+    ids = np.array([2, 6, 2, -1, 0])
+    f = lambda x, v, i: fnp.sum(fnp.sin(fg.at(x)[i].add(v * 2.0)))
+    want = fg.grad(f, argnums=(0, 1))(x, v, ids)
+    got = fg.grad(f, argnums=(0, 1))(make(x), make(v), make(ids))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(_numpy(g), w, rtol=1e-13)
+
+
+def test_segment_sums_in_the_standards_functions_equal_np_add_at():
+    for n, m in ((0, 4), (1, 4), (9, 3), (64, 5), (257, 17)):
+        positions = RNG.integers(0, m, size=n)
+        if n == 64:
+            positions[:] = 2  # one long run
+        rows = RNG.normal(size=(2, n, 3))
+        out = RNG.normal(size=(2, m, 3))
+        want = out.copy()
+        np.add.at(want, (slice(None), positions), rows)
+        got = _sorted_segment_sums(
+            xs, xs.asarray(out, device=DEVICE), xs.asarray(positions, device=DEVICE),
+            xs.asarray(rows, device=DEVICE),
+        )  # fmt: skip
+        assert got.device == DEVICE
+        np.testing.assert_allclose(_numpy(got), want, rtol=1e-13, atol=1e-14)
+    if torch is not None:  # PyTorch's own index_add
+        got = scatter_add_rows(
+            None, torch.asarray(out), torch.asarray(positions), torch.asarray(rows)
+        )
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-13)
+
+
+def test_an_embeddings_cotangent_is_a_scatter_add_not_a_dense_matrix():
+    """20,000 positions into 2,000 rows: a one-hot matrix would be 320 MB; the scatter-add
+    keeps the step's peak a small multiple of the cotangent itself (0.6 MB)."""
+    w = xs.asarray(RNG.normal(size=(2000, 4)), device=DEVICE)
+    for ids in (
+        xs.asarray(RNG.integers(0, 2000, size=20_000), device=DEVICE),  # on the device
+        RNG.integers(0, 2000, size=20_000),  # a NumPy index: a static parameter
+    ):
+        tracemalloc.start()
+        g = fg.grad(lambda w: fnp.sum(w[ids] * 2.0))(w)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 20 * 20_000 * 4 * 8, peak
+        want = np.zeros((2000, 4))
+        np.add.at(want, _numpy(ids) if library_of(ids) != "numpy" else ids, 2.0)
+        np.testing.assert_allclose(_numpy(g), want)
+
+
+def test_what_a_device_index_cannot_do_is_refused_by_name():
+    w = xs.asarray(RNG.normal(size=(4, 5)), device=DEVICE)
+    ids = xs.asarray(np.array([0, 2]), device=DEVICE)
+    with pytest.raises(fg.NamespaceError, match="gather"):
+        fg.grad(lambda w: fnp.sum(w[ids, 1:3]))(w)  # an integer array beside a partial slice
+    with pytest.raises(fg.IndexingError, match="integers"):
+        fg.grad(lambda w: fnp.sum(w[xs.asarray(np.array([1.0]), device=DEVICE)]))(w)
