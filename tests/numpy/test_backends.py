@@ -22,6 +22,7 @@ from helpers import requires_torch, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+import funcgrad.scipy.special as fsp
 from funcgrad.core.namespaces import library_of
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
@@ -268,9 +269,7 @@ def test_einsum_family_on_torch_and_refused_on_the_bare_standard(name):
 
 @requires_torch
 def test_a_function_without_an_array_api_form_is_refused_by_name():
-    import funcgrad.scipy.special as fsp
-
-    with pytest.raises(fg.NamespaceError, match="gammaln: array_api_strict has no gammaln"):
+    with pytest.raises(fg.NamespaceError, match="gammaln: array_api_strict's arrays have no"):
         fsp.gammaln(xs.asarray([1.5, 2.0]))
     with pytest.raises(fg.NamespaceError, match="eig has no Array API form"):
         fnp.linalg.eig(torch.ones((2, 2), dtype=torch.float64))
@@ -493,3 +492,35 @@ def test_a_float32_gradient_through_masks_stays_float32_on_the_arrays_device(fun
         assert library_of(g) == library_of(a) and str(g.dtype).endswith("float32")
         assert getattr(g, "device", None) == a.device
         np.testing.assert_array_equal(to_numpy(g), want)
+
+
+SPECIAL = {
+    "erf": lambda v: fsp.erf(v),
+    "gelu": lambda v: fg.nn.gelu(v),
+    "gammaln": lambda v: fsp.gammaln(v + 1.0),
+    "digamma": lambda v: fsp.digamma(v + 1.0),
+    "erfinv": lambda v: fsp.erfinv(v * 0.3),
+    "ndtr": lambda v: fsp.ndtr(v),
+    "log_ndtr": lambda v: fsp.log_ndtr(v),
+    "xlogy": lambda v: fsp.xlogy(v, v + 2.0),
+    "i0e": lambda v: fsp.i0e(v),
+    "j0": lambda v: fsp.j0(v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_functions_run_on_torch_and_are_refused_by_name_on_the_standard(name):
+    """SciPy's special functions have torch.special's forms (CuPy's and JAX's too); the
+    Array API standard has none, so array-api-strict's arrays are refused by name."""
+    loss = lambda v: fnp.sum(SPECIAL[name](v) ** 2)
+    x = np.array([0.3, 1.2, 2.5])
+    if torch is not None:
+        value, grad = fg.value_and_grad(loss)(_torch(x))
+        want_value, want_grad = fg.value_and_grad(loss)(x)
+        assert library_of(grad) == "torch"
+        np.testing.assert_allclose(to_numpy(value), want_value, rtol=1e-12)
+        # digamma's derivative is torch's trigamma, accurate to about 1e-10 (SciPy's to 1e-15)
+        rtol = 1e-8 if name == "digamma" else 1e-10
+        np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=rtol)
+    with pytest.raises(fg.NamespaceError, match=r"the Array API standard has no special"):
+        fg.grad(loss)(_strict(x))

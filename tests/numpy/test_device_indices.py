@@ -7,7 +7,10 @@ to NumPy or a move between devices fails here as it would on a GPU. The oracle i
 the same function on NumPy arrays.
 """
 
+import importlib
+import sys
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,12 +39,21 @@ def _makers():
     makers = {"device1": lambda a: xs.asarray(np.asarray(a), device=DEVICE)}
     if torch is not None:
         makers["torch"] = lambda a: torch.asarray(np.array(a))
+    if torch is not None and torch.cuda.is_available():  # a GPU's, where the machine has one
+        makers["torch-cuda"] = lambda a: torch.asarray(np.array(a), device="cuda")
+        try:
+            cupy = importlib.import_module("cupy")
+            makers["cupy"] = cupy.asarray
+        except ImportError:
+            pass
     return makers
 
 
 def _numpy(x):
     if library_of(x) == "torch":
-        return x.detach().numpy()
+        return x.detach().cpu().numpy()
+    if library_of(x) == "cupy":
+        return x.get()
     return np.from_dlpack(xs.asarray(x, device=xs.Device("CPU_DEVICE")))
 
 
@@ -148,3 +160,52 @@ def test_what_a_device_index_cannot_do_is_refused_by_name():
         fg.grad(lambda w: fnp.sum(w[ids, 1:3]))(w)  # an integer array beside a partial slice
     with pytest.raises(fg.IndexingError, match="integers"):
         fg.grad(lambda w: fnp.sum(w[xs.asarray(np.array([1.0]), device=DEVICE)]))(w)
+
+
+def _gpt_loss(shape, models):
+    """benchmarks/models.py's GPT step, its causal mask passed in (made on the device)."""
+    _V, D, H, T, B = (shape[k] for k in "VDHTB")
+
+    def loss(p, tokens, targets, causal):
+        x = p["emb"][tokens] + p["pos"]
+        for lay in p["layers"]:
+            h = models._layer_norm(x, lay["g1"], lay["b1"]) @ lay["qkv"]
+            q, k, v = (
+                fnp.transpose(fnp.reshape(a, (B, T, H, D // H)), (0, 2, 1, 3))
+                for a in fnp.split(h, 3, axis=-1)
+            )
+            s = fnp.where(causal, q @ fnp.swapaxes(k, -1, -2) / float(np.sqrt(D // H)), -1e9)
+            a = fg.nn.softmax(s, axis=-1) @ v
+            x = x + fnp.reshape(fnp.transpose(a, (0, 2, 1, 3)), (B, T, D)) @ lay["proj"]
+            h = models._layer_norm(x, lay["g2"], lay["b2"]) @ lay["fc"]
+            mlp = fg.nn.gelu(h, approximate=True)  # the exact one needs erf, not in the standard
+            x = x + mlp @ lay["out"]
+        logp = fg.nn.log_softmax(x @ fnp.transpose(p["emb"]), axis=-1)
+        return -fnp.mean(fnp.take_along_axis(logp, targets[..., None], axis=-1))
+
+    return loss
+
+
+@pytest.mark.parametrize("backend", sorted(_makers()))
+def test_a_gpt_step_on_the_device_equals_numpys(backend):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import models
+
+    make = _makers()[backend]
+    shape = {"V": 11, "D": 8, "H": 2, "T": 5, "B": 3, "L": 2}
+    params, data = models.gpt_inputs(shape, RNG)
+    causal = np.tril(np.ones((5, 5), bool))
+    loss = _gpt_loss(shape, models)
+    want_loss, want = fg.value_and_grad(loss)(params, data["tokens"], data["targets"], causal)
+    on_device = fg.tree_util.tree_map(make, params)
+    got_loss, got = fg.value_and_grad(loss)(
+        on_device, make(data["tokens"]), make(data["targets"]), make(causal)
+    )
+    np.testing.assert_allclose(_numpy(got_loss), want_loss, rtol=1e-13)
+    for g, w, like in zip(
+        fg.tree_util.tree_leaves(got),
+        fg.tree_util.tree_leaves(want),
+        fg.tree_util.tree_leaves(on_device),
+    ):
+        _same_place(g, like)
+        np.testing.assert_allclose(_numpy(g), w, rtol=1e-10, atol=1e-14)

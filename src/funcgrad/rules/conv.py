@@ -46,6 +46,7 @@ from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import reshape, transpose
+from .foreign_windows import conv_form, conv_kernel_form, conv_transpose_form
 from .products import _matmul_impl, matmul, mT
 from .windows import _unwindows, _windows, unwindows, windows
 
@@ -236,6 +237,7 @@ conv = Primitive(
         lambda t, ans, x, w, **p: conv(x, t, **p),
     ),
     batch=_conv_batch,
+    xp=conv_form,
     fresh=True,
 )
 
@@ -248,6 +250,7 @@ conv_transpose = Primitive(
         lambda t, ans, g, w, shape, **p: conv_transpose(g, t, shape=shape, **p),
     ),
     batch=_conv_transpose_batch,
+    xp=conv_transpose_form,
     fresh=True,
 )
 
@@ -260,6 +263,7 @@ conv_kernel = Primitive(
         lambda t, ans, x, g, window, **p: conv_kernel(x, t, window=window, **p),
     ),
     batch=_conv_kernel_batch,
+    xp=conv_kernel_form,
     fresh=True,
 )
 

@@ -14,13 +14,14 @@ the rules' constants stay weak ones (a call from outside funcgrad gets NumPy's
 scalar type instead: see ``core.primitive.numpy_result``).
 """
 
+import importlib
 import operator
 
 import numpy as np
 
 from ..core.errors import NamespaceError, ShapeError
 from ..core.facts import ALL, declare
-from ..core.namespaces import dtype_in, is_foreign, known_all
+from ..core.namespaces import dtype_in, is_foreign, known_all, library_of
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import dtype_of, filled_like, is_complex, plain, raw
@@ -364,6 +365,36 @@ def standard_form(name):
         return fun(*args)
 
     form.__name__ = standard
+    return form
+
+
+_SPECIAL_MODULES = {
+    "torch": "torch.special",
+    "cupy": "cupyx.scipy.special",
+    "jax": "jax.scipy.special",
+}
+
+
+def special_form(name, torch_name=None):
+    """SciPy's special function ``name`` on another library's arrays: its namesake in
+    ``torch.special`` (``torch_name`` where PyTorch names it otherwise),
+    ``cupyx.scipy.special`` or ``jax.scipy.special``. The Array API standard has no special
+    functions: on another library a NamespaceError names the function."""
+
+    def form(xp, *args):
+        library = library_of(next(a for a in args if is_foreign(a)))
+        module = _SPECIAL_MODULES.get(library)
+        wanted = torch_name if library == "torch" and torch_name else name
+        fun = getattr(importlib.import_module(module), wanted, None) if module else None
+        if fun is None:
+            raise NamespaceError(
+                f"{name}: {library}'s arrays have no {name} (the Array API standard has no "
+                f"special functions; PyTorch, CuPy and JAX have theirs); convert the array to "
+                f"NumPy's first (np.asarray) to use SciPy's"
+            )
+        return fun(*args)
+
+    form.__name__ = name
     return form
 
 

@@ -23,7 +23,18 @@ import scipy.special as sc
 from ..core.errors import MissingRuleError
 from ..core.facts import ALL, declare
 from ..core.values import plain
-from .elementwise import cos, elementwise, exp, log, power, sign, sin, ufunc_impl, where
+from .elementwise import (
+    cos,
+    elementwise,
+    exp,
+    log,
+    power,
+    sign,
+    sin,
+    special_form,
+    ufunc_impl,
+    where,
+)
 from .ufuncs import log1p
 
 __all__ = [
@@ -335,3 +346,31 @@ boxcox1p = elementwise(
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).
 declare(gammasgn, flat=ALL)
+
+
+# Their forms on PyTorch, CuPy and JAX arrays (torch.special, cupyx.scipy.special,
+# jax.scipy.special): SciPy's names, PyTorch's Bessel functions named otherwise.
+gammaln.xp = special_form("gammaln")
+digamma.xp = special_form("digamma")
+polygamma.xp = special_form("polygamma")
+erfc.xp = special_form("erfc")
+erfinv.xp = special_form("erfinv")
+erfcinv.xp = special_form("erfcinv")
+ndtr.xp = special_form("ndtr")
+log_ndtr.xp = special_form("log_ndtr")
+ndtri.xp = special_form("ndtri")
+xlogy.xp = special_form("xlogy")
+xlog1py.xp = special_form("xlog1py")
+i0.xp = special_form("i0")
+i1.xp = special_form("i1")
+i0e.xp = special_form("i0e")
+i1e.xp = special_form("i1e")
+entr.xp = special_form("entr")
+erfcx.xp = special_form("erfcx")
+gammainc.xp = special_form("gammainc")
+gammaincc.xp = special_form("gammaincc")
+zeta.xp = special_form("zeta")
+j0.xp = special_form("j0", "bessel_j0")
+j1.xp = special_form("j1", "bessel_j1")
+y0.xp = special_form("y0", "bessel_y0")
+y1.xp = special_form("y1", "bessel_y1")

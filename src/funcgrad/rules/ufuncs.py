@@ -43,6 +43,7 @@ from .elementwise import (
     not_equal,
     real,
     sign_constant,
+    special_form,
     sqrt,
     tie_share,
     ufunc_impl,
@@ -263,7 +264,9 @@ logit = elementwise(
     _ufunc(lambda p: np.log(np.divide(p, np.subtract(1.0, p)))),
     lambda ans, p: 1.0 / (p * (1.0 - p)),
 )
-erf = elementwise("erf", _erf, lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)))
+erf = elementwise(
+    "erf", _erf, lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)), xp=special_form("erf")
+)
 # The square root of a spread (std of var): a zero derivative where the spread is zero, as
 # PyTorch's std has; a spread that is zero for every input (one sample) then gives 0, not NaN.
 spread_sqrt = elementwise("spread_sqrt", _ufunc(np.sqrt, "spread_sqrt"), _spread_sqrt_dx)

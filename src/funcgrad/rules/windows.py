@@ -38,35 +38,15 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..core.errors import ShapeError
 from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
+from .foreign_windows import unwindows_form, windows_form
+from .window_shapes import window_counts, window_positions
 
+# window_positions and window_counts live in rules.window_shapes (the forms on other
+# libraries count too); they are imported from here as well
 __all__ = ["windows", "unwindows", "window_positions", "window_counts"]
-
-
-def window_positions(size, window, stride, padding, lhs_dilation, rhs_dilation):
-    """How many positions a window takes along one axis of ``size`` elements."""
-    dilated = (size - 1) * lhs_dilation + 1 if size else 0
-    reach = (window - 1) * rhs_dilation + 1
-    return (dilated + padding[0] + padding[1] - reach) // stride + 1
-
-
-def window_counts(shape, axes, window, strides, padding, lhs_dilation, rhs_dilation, who):
-    """The window positions along each of ``axes``; a ShapeError naming ``who`` where a window
-    does not fit."""
-    counts = []
-    for a, k, s, p, ld, rd in zip(axes, window, strides, padding, lhs_dilation, rhs_dilation):
-        n = window_positions(shape[a], k, s, p, ld, rd)
-        if n < 1:
-            raise ShapeError(
-                f"{who}: a window of {k} (dilated by {rd}) does not fit axis {a} of {shape[a]} "
-                f"elements with padding {tuple(p)}, input dilation {ld}; pad more or use a "
-                f"smaller window"
-            )
-        counts.append(n)
-    return counts
 
 
 def _dilated_padded(x, axes, padding, lhs_dilation):
@@ -192,6 +172,7 @@ windows = Primitive(
     vjp=(_windows_vjp,),
     jvp=(lambda t, ans, x, **params: windows(t, **params),),
     batch=lambda size, prim, values, batched, params: windows(values[0], **_shifted(params)),
+    xp=windows_form,
 )
 
 unwindows = Primitive(
@@ -201,6 +182,7 @@ unwindows = Primitive(
     jvp=(lambda t, ans, c, **params: unwindows(t, **params),),
     # a batch axis in front of the cotangent is carried through as a leading axis
     batch=lambda size, prim, values, batched, params: unwindows(values[0], **params),
+    xp=unwindows_form,
 )
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).

@@ -1,0 +1,201 @@
+"""Windows and convolutions on other libraries' arrays, on their devices.
+
+The forms of :mod:`funcgrad.rules.windows` and :mod:`funcgrad.rules.conv` in
+an Array API namespace. The standard has no padding, no strided assignment and
+no convolution, so the windows are strided slices (one per window element)
+stacked, the padding and the input dilation are zeros joined on with
+``concat``, and a window's transpose places each element's slice back by
+interleaving zeros; a convolution is the windows and one ``matmul``. PyTorch's
+convolutions (``torch.nn.functional.conv*d`` and their two gradients in
+``torch.nn.grad``) take its tensors where they apply: no input dilation, which
+is every convolution a network's forward pass makes.
+
+>>> import numpy as np
+>>> import array_api_strict as xs
+>>> x = xs.asarray(np.arange(5.0))
+>>> p = dict(axes=(0,), window=(3,), strides=(1,), padding=((0, 0),), lhs_dilation=(1,),
+...          rhs_dilation=(1,))
+>>> np.from_dlpack(windows_form(xs, x, **p))
+array([[0., 1., 2.],
+       [1., 2., 3.],
+       [2., 3., 4.]])
+"""
+
+import importlib
+import itertools
+import math
+
+from ..core.namespaces import library_of
+from .window_shapes import window_counts
+
+__all__ = [
+    "windows_form",
+    "unwindows_form",
+    "conv_form",
+    "conv_transpose_form",
+    "conv_kernel_form",
+]
+
+
+def _zeros(xp, like, shape):
+    return xp.zeros(tuple(shape), dtype=like.dtype, device=getattr(like, "device", None))
+
+
+def _spread(xp, x, axis, step):
+    """``x`` with ``step - 1`` zeros between neighbours along ``axis``."""
+    if step == 1 or x.shape[axis] == 0:
+        return x
+    n = x.shape[axis]
+    parts = [xp.expand_dims(x, axis=axis + 1)]
+    shape = list(parts[0].shape)
+    shape[axis + 1] = step - 1
+    parts.append(_zeros(xp, x, shape))
+    spread = xp.concat(parts, axis=axis + 1)
+    merged = list(x.shape)
+    merged[axis] = n * step
+    spread = xp.reshape(spread, tuple(merged))
+    return _cut(spread, axis, 0, (n - 1) * step + 1)
+
+
+def _cut(x, axis, start, stop, step=1):
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(start, stop, step)
+    return x[tuple(index)]
+
+
+def _pad(xp, x, axis, low, high):
+    """Zeros joined on before and after along ``axis``; a negative amount crops."""
+    x = _cut(x, axis, max(-low, 0), x.shape[axis] - max(-high, 0))
+    parts = []
+    for amount in (max(low, 0), max(high, 0)):
+        shape = list(x.shape)
+        shape[axis] = amount
+        parts.append(_zeros(xp, x, shape) if amount else None)
+    joined = [p for p in (parts[0], x, parts[1]) if p is not None]
+    return xp.concat(joined, axis=axis) if len(joined) > 1 else x
+
+
+def windows_form(xp, x, axes, window, strides, padding, lhs_dilation, rhs_dilation):
+    counts = window_counts(
+        tuple(x.shape), axes, window, strides, padding, lhs_dilation, rhs_dilation, "windows"
+    )
+    for a, d, (lo, hi) in zip(axes, lhs_dilation, padding):
+        x = _pad(xp, _spread(xp, x, a, d), a, lo, hi)
+    taken = []
+    for offsets in itertools.product(*map(range, window)):
+        part = x
+        for a, j, s, n, d in zip(axes, offsets, strides, counts, rhs_dilation):
+            part = _cut(part, a, j * d, j * d + (n - 1) * s + 1, s)
+        taken.append(part)
+    stacked = xp.stack(taken, axis=-1)
+    return xp.reshape(stacked, (*stacked.shape[:-1], *window))
+
+
+def unwindows_form(xp, g, shape, axes, window, strides, padding, lhs_dilation, rhs_dilation):
+    counts = window_counts(
+        shape, axes, window, strides, padding, lhs_dilation, rhs_dilation, "unwindows"
+    )
+    lead = g.ndim - len(shape) - len(window)  # batch axes in front (vmap's)
+    axes_g = [lead + a for a in axes]
+    full = list(g.shape[:lead]) + list(shape)
+    padded = list(full)
+    for a, ld, (lo, hi) in zip(axes_g, lhs_dilation, padding):
+        padded[a] = (full[a] - 1) * ld + 1 + lo + hi
+    flat = xp.reshape(g, (*g.shape[: g.ndim - len(window)], math.prod(window)))
+    total = None
+    for k, offsets in enumerate(itertools.product(*map(range, window))):
+        part = flat[..., k]
+        for a, j, s, n, d in zip(axes_g, offsets, strides, counts, rhs_dilation):
+            part = _spread(xp, part, a, s)  # back to every position of the padded axis
+            part = _pad(xp, part, a, j * d, padded[a] - j * d - ((n - 1) * s + 1))
+        total = part if total is None else total + part
+    # back from padded, dilated coordinates to the input's
+    for a, ld, (lo, hi) in zip(axes_g, lhs_dilation, padding):
+        total = _pad(xp, total, a, -lo, -hi)
+        total = _cut(total, a, 0, total.shape[a], ld)
+    return total
+
+
+# ---------------------------------------------------------------- the convolution's three
+
+
+def _rows(xp, x, window, options):
+    """``x``'s windows as ``(positions, taps * C)`` rows and the positions per axis."""
+    k = len(window)
+    p = windows_form(xp, x, tuple(range(1, 1 + k)), window, **options)
+    # (N, positions..., C, window...) -> (N, positions..., window..., C)
+    p = xp.permute_dims(p, (0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1))
+    counts = tuple(p.shape[1 : 1 + k])
+    return xp.reshape(p, (-1, math.prod(p.shape[1 + k :]))), counts
+
+
+def _torch_ready(x, options):
+    return library_of(x) == "torch" and set(options["lhs_dilation"]) == {1} and x.ndim <= 5
+
+
+def _torch():
+    return importlib.import_module("torch")
+
+
+def _torch_padded(x, padding):
+    """A channels-first tensor padded (or cropped, where negative) on its spatial axes."""
+    return _torch().nn.functional.pad(x, [p for pair in reversed(padding) for p in pair])
+
+
+def conv_form(xp, x, w, **options):
+    if _torch_ready(x, options):
+        k = x.ndim - 2
+        y = getattr(_torch().nn.functional, f"conv{k}d")(
+            _torch_padded(x.movedim(-1, 1), options["padding"]),
+            w.permute(k + 1, k, *range(k)),
+            stride=options["strides"],
+            dilation=options["rhs_dilation"],
+        )
+        return y.movedim(1, -1)
+    rows, counts = _rows(xp, x, tuple(w.shape[:-2]), options)
+    o = w.shape[-1]
+    return xp.reshape(xp.matmul(rows, xp.reshape(w, (-1, o))), (x.shape[0], *counts, o))
+
+
+def conv_kernel_form(xp, x, g, window, **options):
+    if _torch_ready(x, options):
+        k = x.ndim - 2
+        grad = _torch().nn.grad
+        padded = _torch_padded(x.movedim(-1, 1), options["padding"])
+        w = getattr(grad, f"conv{k}d_weight")(
+            padded,
+            (g.shape[-1], x.shape[-1], *window),
+            g.movedim(-1, 1),
+            stride=options["strides"],
+            dilation=options["rhs_dilation"],
+        )
+        return w.permute(*range(2, 2 + k), 1, 0)
+    rows, _ = _rows(xp, x, tuple(window), options)
+    o = g.shape[-1]
+    product = xp.matmul(xp.matrix_transpose(rows), xp.reshape(g, (-1, o)))
+    return xp.reshape(product, (*window, x.shape[-1], o))
+
+
+def conv_transpose_form(xp, g, w, shape, **options):
+    k = len(shape) - 2
+    if _torch_ready(g, options):
+        grad = _torch().nn.grad
+        channels_first = (shape[0], shape[-1], *shape[1:-1])
+        padded = list(channels_first)
+        for d, (lo, hi) in enumerate(options["padding"]):
+            padded[2 + d] += lo + hi
+        dx = getattr(grad, f"conv{k}d_input")(
+            padded,
+            w.permute(k + 1, k, *range(k)),
+            g.movedim(-1, 1),
+            stride=options["strides"],
+            dilation=options["rhs_dilation"],
+        )
+        negated = tuple((-lo, -hi) for lo, hi in options["padding"])
+        return _torch_padded(dx, negated).movedim(1, -1)
+    window, c, o = tuple(w.shape[:-2]), w.shape[-2], w.shape[-1]
+    shares = xp.matmul(xp.reshape(g, (-1, o)), xp.matrix_transpose(xp.reshape(w, (-1, o))))
+    shares = xp.reshape(shares, (*g.shape[:-1], *window, c))
+    # (N, positions..., window..., C) -> (N, positions..., C, window...): unwindows' layout
+    shares = xp.permute_dims(shares, (0, *range(1, 1 + k), 2 * k + 1, *range(k + 1, 2 * k + 1)))
+    return unwindows_form(xp, shares, shape, tuple(range(1, 1 + k)), window, **options)
