@@ -20,7 +20,10 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        dashboard_address=":0",  # any free port
     )
     with distributed.Client(cluster) as c:
         yield c
@@ -132,12 +135,19 @@ def test_what_dask_lacks_is_refused_by_name_and_the_rest_stays_lazy():
         fnp.sort(x)  # sort's gradient needs take_along_axis
 
 
-def test_loops_refuse_a_dask_array_by_name():
+def test_loops_run_lazily_and_a_test_on_a_dask_value_is_refused_by_name():
     x = da.from_array(np.linspace(0.0, 1.0, 10), chunks=5)
+    plain = np.linspace(0.0, 1.0, 10)
     for loop in (
-        lambda: fg.scan(lambda c, xi: (c * 0.5 + xi, c), 0.0, x),
-        lambda: fg.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, x),
-        lambda: fg.while_loop(lambda c: fnp.sum(c) < 100.0, lambda c: c * 2.0, x + 1.0),
+        lambda v: fg.scan(lambda c, xi: (c * 0.5 + xi, c), 0.0, v)[1],
+        lambda v: fg.fori_loop(0, 3, lambda i, c: c * 0.5 + 1.0, v),
+        lambda v: fg.grad(lambda w: fnp.sum(fg.scan(lambda c, xi: (c * xi, c), 1.0, w)[1]))(v),
     ):
-        with pytest.raises(fg.NamespaceError, match=r"no Array API form.*dask's Array"):
-            loop()
+        with dask.config.set(scheduler=_refuse):  # built lazily: nothing computed
+            got = loop(x)
+        assert isinstance(got, da.Array)
+        np.testing.assert_allclose(np.asarray(got), loop(plain), rtol=1e-13)
+    with pytest.raises(fg.NamespaceError, match=r"while_loop: .*never computes a lazy array"):
+        fg.while_loop(lambda c: fnp.sum(c) < 100.0, lambda c: c * 2.0, x + 1.0)
+    with pytest.raises(fg.NamespaceError, match=r"pred is a Dask array"):
+        fg.cond(fnp.sum(x) > 0, lambda a: a, lambda a: -a, x)

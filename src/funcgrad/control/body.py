@@ -33,6 +33,7 @@ import numpy as np
 from toolz import unique
 
 from ..core.errors import ArgumentTypeError, ShapeError
+from ..core.namespaces import is_foreign, namespace_of
 from ..core.primitive import Primitive
 from ..core.traces import Box, new_level
 from ..core.tree import tree_flatten
@@ -49,6 +50,8 @@ from ..transforms.forward import Dual, ForwardTrace
 from ..transforms.reverse import pull_back
 
 __all__ = [
+    "split_at",
+    "rows_of",
     "Body",
     "BodyTrace",
     "trace_body",
@@ -66,6 +69,21 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- several results
+
+
+def split_at(seq, *sizes):
+    """``seq`` cut into lists of ``sizes``, then the rest: a primitive's operands as its
+    carries, its per-step inputs and its constants.
+
+    >>> split_at([1, 2, 3, 4], 1, 2)
+    [[1], [2, 3], [4]]
+    """
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(seq[start : start + n]))
+        start += n
+    out.append(list(seq[start:]))
+    return out
 
 
 class Parts(tuple):
@@ -128,6 +146,14 @@ def example(x):
         axes += x._trace.batch_axes
         x = x._value
     return x[(0,) * axes + (Ellipsis,)] if axes else x
+
+
+def rows_of(e, n):
+    """``n`` rows each ``e`` (a broadcast view), in ``e``'s library, on its device."""
+    if is_foreign(e):
+        xp = namespace_of((e,))
+        return xp.broadcast_to(xp.expand_dims(e, axis=0), (n, *shape_of(e)))
+    return np.broadcast_to(np.asarray(e), (n,) + np.shape(e))
 
 
 def abstract(x):
@@ -459,9 +485,7 @@ def batched_outputs(body, batched, size):
     (found by running the body once on its example values under a batch trace)."""
     trace = BatchTrace(new_level(), size, current_axis_name())
     ins = [
-        Batched(np.broadcast_to(np.asarray(x._value)[None], (size,) + np.shape(x._value)), trace)
-        if b
-        else x._value
+        Batched(rows_of(x._value, size), trace) if b else x._value
         for x, b in zip(body.inputs, batched)
     ]
     return [trace.owns(o) for o in body.evaluate(ins)]

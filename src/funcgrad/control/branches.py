@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.errors import ArgumentError, ArgumentTypeError, NamespaceError, ShapeError
+from ..core.namespaces import is_foreign, library_of
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
@@ -61,6 +62,14 @@ def _switch_impl(*operands, branches, n_ops, n_consts):
     index, ops, consts = _groups(operands, n_ops, n_consts)
     k = min(max(int(index), 0), len(branches) - 1)  # out of range: the nearest (as JAX)
     return tuple(fresh_carry(branches[k].plan(*ops, *consts[k]), operands))
+
+
+def _xp_switch(xp, *operands, branches, n_ops, n_consts):
+    """The branch ``index`` picks, on another library's arrays: its primitives bound one by
+    one (each runs in the arrays' namespace); a device index is read as one integer."""
+    index, ops, consts = _groups(operands, n_ops, n_consts)
+    k = min(max(int(index), 0), len(branches) - 1)  # a lazy index: cond refused it already
+    return tuple(branches[k].evaluate([*ops, *consts[k]]))
 
 
 def _switch_shapes(*operands, branches, n_ops, n_consts):
@@ -182,7 +191,9 @@ def _batched_branch(body, flags, size, out_flags, consts):
     return lambda *ops: inner(*ops, *consts)
 
 
-switch_p = Primitive("switch", _switch_impl, vjp=_switch_vjp, jvp=_switch_jvp, batch=_switch_batch)
+switch_p = Primitive(
+    "switch", _switch_impl, vjp=_switch_vjp, jvp=_switch_jvp, batch=_switch_batch, xp=_xp_switch
+)
 
 
 def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
@@ -235,7 +246,9 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 
 
 def _check_index(index, who):
-    if not isinstance(index, (Box, bool, int, np.integer, np.bool_, np.ndarray)):
+    if not (
+        isinstance(index, (Box, bool, int, np.integer, np.bool_, np.ndarray)) or is_foreign(index)
+    ):
         raise ArgumentTypeError(
             f"{who}: the index must be one integer (or a bool for cond); got "
             f"{type(index).__name__} {index!r:.40}"
@@ -278,9 +291,8 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     check_callable(true_fun, "cond", "true_fun")
     check_callable(false_fun, "cond", "false_fun")
     who = f"cond of {fun_name(true_fun)} / {fun_name(false_fun)}"
-    if not isinstance(pred, (Box, bool, int, float, np.bool_, np.number, np.ndarray)) or (
-        dtype_of(pred).kind not in "biuf"
-    ):
+    known = (Box, bool, int, float, np.bool_, np.number, np.ndarray)
+    if not (isinstance(pred, known) or is_foreign(pred)) or dtype_of(pred).kind not in "biuf":
         raise ArgumentTypeError(
             f"{who}: pred must be one bool (or a number); got "
             f"{type(pred).__name__} {pred!r:.40}: e.g. fg.cond(x > 0, ...)"
@@ -289,6 +301,11 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
         raise ArgumentTypeError(
             f"{who}: pred must be one bool; got shape {shape_of(pred)} (use "
             f"funcgrad.numpy.where to choose elementwise)"
+        )
+    if library_of(pred) == "dask":
+        raise NamespaceError(
+            f"{who}: pred is a Dask array, whose value funcgrad never computes on its own; "
+            f"compute it first (.compute()), or choose elementwise with funcgrad.numpy.where"
         )
     index = astype(pred, dtype=np.int64) if isinstance(pred, Box) else int(bool(pred))
     return switch(index, [false_fun, true_fun], *operands)

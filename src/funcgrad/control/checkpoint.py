@@ -105,6 +105,12 @@ def _remat_impl(*operands, body, policy=None):
     return tuple(saving(body, policy)[0].plan(*operands))
 
 
+def _xp_remat(xp, *operands, body, policy=None):
+    """On another library's arrays: the body's primitives bound one by one (each in the
+    arrays' namespace) instead of its NumPy plan."""
+    return tuple(saving(body, policy)[0].evaluate(list(operands)))
+
+
 def _remat_vjp(argnums, g, ans, *operands, body, policy=None):
     full, saved = saving(body, policy)
     outs = full.out_examples()
@@ -149,7 +155,9 @@ def _remat_batch(size, prim, values, batched, params):
     return tuple(out[: len(full.outputs)])
 
 
-remat_p = Primitive("checkpoint", _remat_impl, vjp=_remat_vjp, jvp=_remat_jvp, batch=_remat_batch)
+remat_p = Primitive(
+    "checkpoint", _remat_impl, vjp=_remat_vjp, jvp=_remat_jvp, batch=_remat_batch, xp=_xp_remat
+)
 declare(
     remat_p,
     abstract=lambda *operands, body, policy=None: tuple(saving(body, policy)[0].out_examples()),

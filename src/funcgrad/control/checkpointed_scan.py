@@ -75,7 +75,7 @@ def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(),
     # The loop runs in stretches between the kept steps, handing on the carry before each and
     # writing its outputs into their rows of the stacked arrays.
     carry, xs, consts = split_at(operands, n_carry, n_xs)
-    n = len(xs[0]) if xs else length
+    n = shape_of(xs[0])[0] if xs else length
     ys = empty_outputs(body, n_carry, n)
     ends = [0, *kept, n]
     saved = []
@@ -229,7 +229,7 @@ def _binomial_vjp(
 ):
     # bound only for more steps than carries (loops.py), so at least two steps
     carry, xs, consts = split_at(operands, n_carry, n_xs)
-    n = len(xs[0]) if xs else length
+    n = shape_of(xs[0])[0] if xs else length
     back = BackwardStep(body, n_carry, xs, consts, carry, g, needed, consts_in=True)
     steps = [_per_step(x) for x in xs]
     ct_ys = back.ct_ys  # arrays: a list of Python floats would cost 4 times the memory

@@ -28,9 +28,10 @@ import functools
 import numpy as np
 
 from ..core.facts import declare
+from ..core.namespaces import numpy_dtype
 from ..core.primitive import Primitive
 from ..core.traces import Box
-from ..core.values import raw, shape_of, zeros_like_value
+from ..core.values import filled_like, raw, shape_of, zeros_like_value
 from ..dag.node import CONST, VAR, ReverseTrace
 from ..jit.staging import StagingTrace
 from ..rules.arrays import broadcast_to, transpose
@@ -44,9 +45,12 @@ from .body import (
     jvp_fun,
     pick,
     result,
+    rows_of,
+    split_at,
     trace_body,
     vjp_fun,
 )
+from .foreign_loops import scan_form
 
 __all__ = [
     "scan_p",
@@ -67,15 +71,6 @@ __all__ = [
     "scan_into",
     "empty_outputs",
 ]
-
-
-def split_at(seq, *sizes):
-    out, start = [], 0
-    for n in sizes:
-        out.append(list(seq[start : start + n]))
-        start += n
-    out.append(list(seq[start:]))
-    return out
 
 
 def bind_results(prim, operands, params):
@@ -105,7 +100,7 @@ def fresh_carry(carry, operands):
 
 def _scan_impl(*operands, body, n_carry, n_xs, length, reverse, backend="python"):
     _carry, xs, _consts = split_at(operands, n_carry, n_xs)
-    n = len(xs[0]) if xs else length
+    n = shape_of(xs[0])[0] if xs else length
     return scan_into(
         empty_outputs(body, n_carry, n), operands, body, n_carry, n_xs, n, reverse, backend
     )
@@ -183,19 +178,25 @@ def _per_step(x):
 
 def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
     xs = operands[n_carry : n_carry + n_xs]
-    n = len(xs[0]) if xs else length
-    ys = [np.broadcast_to(np.asarray(e), (n,) + np.shape(e)) for e in body.out_examples()[n_carry:]]
+    n = shape_of(xs[0])[0] if xs else length
+    ys = [rows_of(e, n) for e in body.out_examples()[n_carry:]]
     return tuple(operands[:n_carry]) + tuple(ys)
 
 
 def scan_body(fun, carry, xs, who):
     """``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) traced as a scan's body: the
     body and the outer values it captured."""
-    steps = [
-        _per_step(example(x))[0] if shape_of(x)[0] else np.zeros(shape_of(x)[1:], example(x).dtype)
-        for x in xs
-    ]
+    steps = [_first_row(example(x)) for x in xs]
     return trace_body(fun, list(carry) + steps, who)
+
+
+def _first_row(x):
+    """What a scan's first step reads of ``x`` (zeros of a row's shape where there is none),
+    in ``x``'s library."""
+    if not shape_of(x)[0]:
+        return filled_like(x, 0, shape=shape_of(x)[1:], dtype=numpy_dtype(x))
+    step = _per_step(x)
+    return step[0] if isinstance(step, list) else step[0, ...]
 
 
 def bind_scan(fun, carry, xs, length, reverse, who, prim=None, known=None, **extra):
@@ -475,7 +476,7 @@ def scan_backward(body, n_carry, hist, xs, consts, carry, g, reverse, needed=Non
         back.step,
         back.ct + back.acc + last,
         list(hist) + rows + list(xs) + back.ct_ys,
-        len(hist[0]) if hist else 0,
+        shape_of(hist[0])[0] if hist else 0,
         not reverse,
         body.who,
     )
@@ -554,5 +555,7 @@ def _scan_batch(size, prim, values, batched, params, bind=None):
     return tuple(results)
 
 
-scan_p = Primitive("scan", _scan_impl, vjp=_scan_vjp, jvp=_scan_jvp, batch=_scan_batch)
+scan_p = Primitive(
+    "scan", _scan_impl, vjp=_scan_vjp, jvp=_scan_jvp, batch=_scan_batch, xp=scan_form
+)
 declare(scan_p, abstract=_scan_shapes, lowered=lowered_by(_scan_impl))

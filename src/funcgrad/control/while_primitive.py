@@ -36,6 +36,7 @@ from .body import (
     result,
     trace_body,
 )
+from .foreign_loops import history_form, while_form
 from .scan_primitive import (
     batched_carry,
     bind_results,
@@ -305,9 +306,16 @@ def _history_batch(size, prim, values, batched, params):
     return tuple(final + hist + [alive])
 
 
-while_p = Primitive("while_loop", _while_impl, vjp=_while_vjp, jvp=_while_jvp, batch=_while_batch)
+while_p = Primitive(
+    "while_loop", _while_impl, vjp=_while_vjp, jvp=_while_jvp, batch=_while_batch, xp=while_form
+)
 history_p = Primitive(
-    "while_history", _history_impl, vjp=_history_vjp, jvp=_history_jvp, batch=_history_batch
+    "while_history",
+    _history_impl,
+    vjp=_history_vjp,
+    jvp=_history_jvp,
+    batch=_history_batch,
+    xp=history_form,
 )
 declare(while_p, abstract=_while_shapes, lowered=lowered_by(_while_impl))
 declare(history_p, abstract=_history_shapes, lowered=lowered_by(_history_impl))

@@ -450,6 +450,9 @@ ZERO = (lambda ans, x: 0.0, lambda ans, x, y: 0.0, lambda ans, c, x, y: 0.0)
 def _xp_where(xp, c, x, y):
     """where in a namespace that refuses two numbers: the first as an array of their NumPy
     dtype (float64 for Python floats, float32 for two float32 scalars)."""
+    if _number(c):  # a NumPy or Python bool: one of the arrays' library, on their device
+        like = x if not _number(x) else y
+        c = xp.asarray(bool(c), device=getattr(like, "device", None))
     if _number(x) and _number(y):
         device = getattr(c, "device", None)
         dtype = dtype_in(xp, np.result_type(x, y), "where")

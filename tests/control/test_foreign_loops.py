@@ -1,0 +1,97 @@
+"""Loops and branches on other libraries' arrays, on their devices.
+
+The stand-ins for a GPU (CI has none): array-api-strict's second device and PyTorch CPU
+tensors whose ``__array__`` refuses. Each loop's value, gradient, tangent and Hessian
+must be the library's arrays on the arguments' device, equal to funcgrad's on NumPy.
+"""
+
+import numpy as np
+import pytest
+from helpers import torch
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.core.namespaces import library_of
+
+xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
+DEVICE = xs.Device("device1")
+
+
+@pytest.fixture(autouse=True)
+def no_silent_conversion(monkeypatch):
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a torch tensor was converted to a NumPy array")
+
+    if torch is not None:
+        monkeypatch.setattr(torch.Tensor, "__array__", refuse)
+
+
+MAKERS = {"device1": lambda a: xs.asarray(np.asarray(a), device=DEVICE)}
+if torch is not None:
+    MAKERS["torch"] = lambda a: torch.asarray(np.array(a))
+
+
+def _numpy(x):
+    if library_of(x) == "torch":
+        return x.detach().cpu().numpy()
+    return np.from_dlpack(xs.asarray(x, device=xs.Device("CPU_DEVICE")))
+
+
+def _scan(v):
+    def step(c, x):
+        return c * 0.9 + fnp.tanh(x * c), c * x
+
+    carry, ys = fg.scan(step, v[0] * 0.0 + 0.5, v)
+    return fnp.sum(carry) + fnp.sum(ys**2)
+
+
+LOOPS = {
+    "scan": _scan,
+    "scan, reversed": lambda v: fnp.sum(
+        fg.scan(lambda c, x: (fnp.sin(c + x), c), v[0], v, reverse=True)[1]
+    ),
+    "fori_loop": lambda v: fnp.sum(fg.fori_loop(0, 4, lambda i, c: fnp.sin(c) * 1.1 + v, v)),
+    "while_loop": lambda v: fnp.sum(
+        fg.while_loop(
+            lambda c: fnp.sum(c[1]) < 8.0, lambda c: (c[0] + 1, c[1] * 1.5 + 0.1), (0, v * v)
+        )[1]
+    ),
+    "cond": lambda v: fnp.sum(
+        fg.cond(fnp.sum(v) > 0, lambda a: a * fnp.exp(a), lambda a: fnp.sin(a), v)
+    ),
+    "switch": lambda v: fnp.sum(
+        fg.switch(2, [lambda a: a, lambda a: a * 2.0, lambda a: fnp.cos(a) * a], v)
+    ),
+    "checkpointed scan": lambda v: fnp.sum(
+        fg.checkpoint(lambda w: fg.scan(lambda c, x: (fnp.tanh(c * x), c), w[0], w)[1])(v)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_loops_on_the_device_equal_numpys(name, backend):
+    f, make = LOOPS[name], MAKERS[backend]
+    x = np.array([[0.3, -0.8], [1.2, 0.4], [0.5, 0.9]])
+    a = make(x)
+    value, grad = fg.value_and_grad(f)(a)
+    want_value, want_grad = fg.value_and_grad(f)(x)
+    assert library_of(grad) == library_of(a) and grad.device == a.device
+    np.testing.assert_allclose(_numpy(value), want_value, rtol=1e-12)
+    np.testing.assert_allclose(_numpy(grad), want_grad, rtol=1e-11, atol=1e-14)
+    t = np.ones_like(x) * 0.5
+    tangent = fg.jvp(f, (a,), (make(t),))[1]
+    np.testing.assert_allclose(_numpy(tangent), fg.jvp(f, (x,), (t,))[1], rtol=1e-11)
+
+
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_a_hessian_and_a_vmap_through_a_scan_on_the_device(backend):
+    make = MAKERS[backend]
+    x = np.array([[0.3, -0.8], [1.2, 0.4], [0.5, 0.9]])
+    hessian = fg.hessian(_scan)(make(x))
+    np.testing.assert_allclose(_numpy(hessian), fg.hessian(_scan)(x), rtol=1e-10, atol=1e-13)
+    stacked = np.stack([x, x * 0.5])
+    per_example = fg.vmap(fg.grad(_scan))(make(stacked))
+    np.testing.assert_allclose(
+        _numpy(per_example), np.stack([fg.grad(_scan)(v) for v in stacked]), rtol=1e-11
+    )
