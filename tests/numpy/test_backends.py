@@ -460,12 +460,17 @@ def test_optimizers_step_other_libraries_pytrees():
             np.testing.assert_allclose(to_numpy(q["w"]), p["w"], rtol=1e-12)
 
 
-def test_jit_refuses_a_foreign_array_by_name_yet_is_traced_through_inside_grad():
-    f = fg.jit(lambda t, x: x * 2.0)
-    with pytest.raises(fg.NamespaceError, match="jit of <lambda>: an argument is"):
-        f(_strict([1.0]), 3.0)
+def test_jit_compiles_a_plan_of_the_arrays_library_and_is_traced_through_inside_grad():
+    f = fg.jit(lambda t, x: x * t * 2.0)  # the traced value first: see "The rules"
+    got = f(_strict([1.0, 2.0]), 3.0)
+    assert library_of(got) == "array_api_strict" and f.cache_size() == 1
+    np.testing.assert_array_equal(to_numpy(got), [6.0, 12.0])
+    np.testing.assert_array_equal(to_numpy(f(_strict([0.5, 1.0]), 1.0)), [1.0, 2.0])
+    assert f.cache_size() == 1  # same shape, dtype and device: the same plan
+    f(xs.asarray([1.0, 2.0], device=xs.Device("device1")), 3.0)
+    assert f.cache_size() == 2  # another device: another plan
     # inside grad the call is traced straight through, whatever leaf comes first
-    assert fg.grad(lambda x: f(_strict([1.0]), x))(3.0) == 2.0
+    assert to_numpy(fg.grad(lambda x: fnp.sum(f(_strict([1.0]), x)))(3.0)) == 2.0
 
 
 @pytest.mark.parametrize(

@@ -198,14 +198,14 @@ def test_a_gpt_step_on_the_device_equals_numpys(backend):
     loss = _gpt_loss(shape, models)
     want_loss, want = fg.value_and_grad(loss)(params, data["tokens"], data["targets"], causal)
     on_device = fg.tree_util.tree_map(make, params)
-    got_loss, got = fg.value_and_grad(loss)(
-        on_device, make(data["tokens"]), make(data["targets"]), make(causal)
-    )
-    np.testing.assert_allclose(_numpy(got_loss), want_loss, rtol=1e-13)
-    for g, w, like in zip(
-        fg.tree_util.tree_leaves(got),
-        fg.tree_util.tree_leaves(want),
-        fg.tree_util.tree_leaves(on_device),
-    ):
-        _same_place(g, like)
-        np.testing.assert_allclose(_numpy(g), w, rtol=1e-10, atol=1e-14)
+    step = fg.value_and_grad(loss)
+    for run in (step, fg.jit(step)):  # eager, and a plan of the library's calls
+        got_loss, got = run(on_device, make(data["tokens"]), make(data["targets"]), make(causal))
+        np.testing.assert_allclose(_numpy(got_loss), want_loss, rtol=1e-13)
+        for g, w, like in zip(
+            fg.tree_util.tree_leaves(got),
+            fg.tree_util.tree_leaves(want),
+            fg.tree_util.tree_leaves(on_device),
+        ):
+            _same_place(g, like)
+            np.testing.assert_allclose(_numpy(g), w, rtol=1e-10, atol=1e-14)

@@ -115,16 +115,16 @@ def test_a_cnn_step_on_the_device_equals_numpys(backend):
     params, data = models.cnn_inputs(RNG, batch=4)
     want_loss, want = fg.value_and_grad(models.cnn_loss)(params, **data)
     on_device = fg.tree_util.tree_map(make, params)
-    loss, grads = fg.value_and_grad(models.cnn_loss)(
-        on_device, **{k: make(v) for k, v in data.items()}
-    )
-    np.testing.assert_allclose(_numpy(loss), want_loss, rtol=1e-13)
-    for got, expected, like in zip(
-        fg.tree_util.tree_leaves(grads),
-        fg.tree_util.tree_leaves(want),
-        fg.tree_util.tree_leaves(on_device),
-    ):
-        _check(got, expected, like, rtol=1e-11)
+    step = fg.value_and_grad(models.cnn_loss)
+    for run in (step, fg.jit(step)):  # eager, and a plan of the library's calls
+        loss, grads = run(on_device, **{k: make(v) for k, v in data.items()})
+        np.testing.assert_allclose(_numpy(loss), want_loss, rtol=1e-13)
+        for got, expected, like in zip(
+            fg.tree_util.tree_leaves(grads),
+            fg.tree_util.tree_leaves(want),
+            fg.tree_util.tree_leaves(on_device),
+        ):
+            _check(got, expected, like, rtol=1e-11)
 
 
 POOLS = {

@@ -21,6 +21,7 @@ The public ``fg.while_loop`` is in :mod:`funcgrad.control.loops`.
 import numpy as np
 
 from ..core.facts import declare
+from ..core.namespaces import is_foreign, namespace_of
 from ..core.primitive import Primitive
 from ..core.values import shape_of, zeros_like_value
 from ..jit.loops import run_while
@@ -32,8 +33,10 @@ from .body import (
     batch_fun,
     batched_outputs,
     differentiable,
+    example,
     jvp_fun,
     result,
+    rows_of,
     trace_body,
 )
 from .foreign_loops import history_form, while_form
@@ -96,7 +99,7 @@ def _while_shapes(*operands, cond, body, n_carry, n_cond):
 
 def _history_shapes(*operands, cond, body, n_carry, n_cond):
     carry = operands[:n_carry]
-    return tuple(carry) + tuple(np.asarray(c)[None] for c in carry) + (np.ones(1, dtype=bool),)
+    return tuple(carry) + tuple(rows_of(c, 1) for c in carry) + (rows_of(_true_like(carry), 1),)
 
 
 def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
@@ -112,6 +115,15 @@ def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
     return bind_results(prim, list(carry) + cc + bc, params)
 
 
+def _true_like(values):
+    """A True of the values' library (on their device): NumPy's, or another's."""
+    for v in values:
+        v = example(v)
+        if is_foreign(v):
+            return namespace_of((v,)).asarray(True, device=v.device)
+    return np.bool_(True)
+
+
 def _while_backward(g_carry, g_hist, operands, hist, alive, body, n_carry, n_cond):
     """Cotangents of a while loop's operands, from those of its final carry and of its
     history: a reverse scan over the history through one step at a time."""
@@ -122,7 +134,8 @@ def _while_backward(g_carry, g_hist, operands, hist, alive, body, n_carry, n_con
         new = body(*c, *k)
         return [where(a, b, x) for x, b in zip(c, new)] + list(c)
 
-    stepped, _ = trace_body(step, list(carry) + [np.bool_(True)] + list(bc), body.who)
+    alive_example = _true_like(carry)
+    stepped, _ = trace_body(step, list(carry) + [alive_example] + list(bc), body.who)
     cts = scan_backward(
         stepped, n_carry, hist, [alive], bc, carry, list(g_carry) + list(g_hist), False
     )

@@ -42,6 +42,7 @@ from ..dag.finite import all_finite, checking, watched
 from ..dag.node import VAR, Node
 from ..transforms.arguments import call_user
 from .backends import backend_named
+from .foreign_plans import compile_foreign_plan
 from .staging import Staged, StagingTrace
 
 __all__ = ["jit", "Jitted", "PLANS_KEPT", "disable_jit", "clear_caches"]
@@ -335,6 +336,8 @@ class Jitted:
             )
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
         effects, trace.effects = trace.effects, []  # no cycle of the trace and its nodes
+        if any(is_foreign(leaf) for leaf in leaves):  # the steps bound to that library's forms
+            return compile_foreign_plan(made, inputs, out_leaves, out_def, effects)
         return self.backend.compile(made, inputs, out_leaves, out_def, effects)
 
     def _find_non_finite(self, args, kwargs):
@@ -363,13 +366,14 @@ def _abstract(leaf, who):
     if isinstance(leaf, (np.ndarray, np.generic)):
         return (np.ndarray, leaf.shape, leaf.dtype)
     if is_foreign(leaf):
-        raise NamespaceError(
-            f"{who}: an argument is {library_of(leaf)}'s {type(leaf).__name__}, and jit compiles "
-            f"plans of NumPy calls, which would have to turn it into a NumPy array (computing a "
-            f"lazy Dask array, copying a GPU array to the host); call the function without "
-            f"fg.jit: funcgrad differentiates it all the same, Dask optimizes its own task "
-            f"graph, and PyTorch and CuPy run each operation on the device"
-        )
+        if library_of(leaf) == "dask":
+            raise NamespaceError(
+                f"{who}: an argument is a Dask array, which keeps its own task graph (and "
+                f"optimizes it when computed); call the function without fg.jit: funcgrad "
+                f"differentiates it all the same, lazily"
+            )
+        # another library's array: a plan of its namespace's calls, per shape, dtype, device
+        return (type(leaf), tuple(leaf.shape), str(leaf.dtype), str(leaf.device))
     raise ArgumentTypeError(
         f"{who}: an argument leaf is {type(leaf).__name__} {leaf!r}; jit traces numbers and "
         f"arrays only: pass other values through static_argnums"

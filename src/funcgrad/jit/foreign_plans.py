@@ -1,0 +1,85 @@
+"""jit's plans for other libraries' arrays (PyTorch, CuPy, any Array API array).
+
+A plan of NumPy values is Python source over NumPy calls. On another library's
+arrays the staged steps are kept as a list instead, each bound once to its form
+in the arguments' namespace (``prim.xp`` with the namespace filled in; a step on
+plain values only, a constant's arithmetic, to its NumPy impl), and a call runs
+that list over registers: the function is traced once, no graph is built per
+call, and every step runs on the arguments' device. Dask is not compiled: it
+keeps its own task graph (``fg.jit`` refuses it by name).
+
+What a NumPy plan adds beyond that, buffers reused through ``out=`` and chains
+of elementwise steps fused, is not done here yet: the libraries' own
+allocators (PyTorch's and CuPy's caching allocators) reuse device memory.
+
+>>> import array_api_strict as xs
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> f = fg.jit(fg.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2)))
+>>> g = f(xs.asarray([0.5, -1.0]))
+>>> type(g).__module__, f.plan(xs.asarray([0.5, -1.0])).backend
+('array_api_strict._array_object', 'array_api_strict')
+"""
+
+import functools
+
+from ..core.namespaces import is_foreign, library_of, namespace_of
+from ..dag.node import CONST, VAR
+from .plans import Plan
+
+__all__ = ["compile_foreign_plan"]
+
+
+def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=()):
+    """A :class:`~funcgrad.jit.plans.Plan` replaying the staged ``nodes`` (a topological
+    order, perhaps with steps no output needs) on arrays of the inputs' library."""
+    library_value = next(x._value for x in inputs if is_foreign(x._value))
+    xp = namespace_of((library_value,))
+    wanted = [*out_leaves, *effects]
+    needed = _needed(wanted)
+    slot = {x: k for k, x in enumerate(inputs)}  # node -> its register
+    constants = {}  # register -> a constant's value, set before the steps run
+    steps, lines = [], []
+
+    def register(n):
+        if n not in slot:  # a constant (no step makes it)
+            slot[n] = len(slot)
+            constants[slot[n]] = n._value
+        return slot[n]
+
+    for n in nodes:
+        if n not in needed or n in slot or n._prim in (CONST, VAR):
+            continue
+        refs = tuple(register(a) for a in n._args)
+        on_library = any(is_foreign(a._value) for a in n._args)
+        fun = functools.partial(n._prim.xp, xp) if on_library else n._prim.impl
+        slot[n] = len(slot)
+        steps.append((fun, refs, dict(n._params or {}), slot[n]))
+        lines.append(f"r{slot[n]} = {n._prim.name}({', '.join(f'r{r}' for r in refs)})")
+    outs = [(True, register(o)) if hasattr(o, "_prim") else (False, o) for o in wanted]
+    lines.append("return " + ", ".join(f"r{v}" if is_slot else repr(v) for is_slot, v in outs))
+    size = len(slot)
+
+    def run(*leaves):
+        registers = [*leaves] + [None] * (size - len(leaves))
+        for k, value in constants.items():
+            registers[k] = value
+        for fun, refs, params, out in steps:
+            registers[out] = fun(*[registers[r] for r in refs], **params)
+        return tuple(registers[v] if is_slot else v for is_slot, v in outs)
+
+    source = f"# on {library_of(library_value)} arrays\n" + "\n".join(lines)
+    plan = Plan(run, source, out_def, len(steps), backend=library_of(library_value))
+    plan.hidden = len(effects)
+    return plan
+
+
+def _needed(wanted):
+    """The nodes the ``wanted`` values are computed from."""
+    seen, stack = set(), [w for w in wanted if hasattr(w, "_prim")]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(n._args)
+    return seen
