@@ -109,10 +109,12 @@ def _layer_norm(x, g, b):
 
 
 def gpt_loss(shape):
+    """The GPT step's loss; ``causal`` may be given as an array of the parameters' library
+    (a device mask, benchmarks/gpu_models.py), NumPy's by default."""
     _V, D, H, T, B = (shape[k] for k in "VDHTB")
-    causal = np.tril(np.ones((T, T), bool))
+    lower = np.tril(np.ones((T, T), bool))
 
-    def loss(p, tokens, targets):
+    def loss(p, tokens, targets, causal=lower):
         x = p["emb"][tokens] + p["pos"]
         for lay in p["layers"]:
             h = _layer_norm(x, lay["g1"], lay["b1"]) @ lay["qkv"]
@@ -120,8 +122,8 @@ def gpt_loss(shape):
                 fnp.transpose(fnp.reshape(a, (B, T, H, D // H)), (0, 2, 1, 3))
                 for a in fnp.split(h, 3, axis=-1)
             )
-            s = q @ fnp.swapaxes(k, -1, -2) / np.sqrt(D // H).astype(x.dtype)
-            s = fnp.where(causal, s, np.asarray(-1e9, x.dtype))
+            s = q @ fnp.swapaxes(k, -1, -2) / float(np.sqrt(D // H))
+            s = fnp.where(causal, s, -1e9)
             a = fg.nn.softmax(s, axis=-1) @ v
             x = x + fnp.reshape(fnp.transpose(a, (0, 2, 1, 3)), (B, T, D)) @ lay["proj"]
             x = (

@@ -99,9 +99,18 @@ def gather_form(xp, x, index):
 
 
 def untake_form(xp, g, index, shape):
-    """Zeros of ``shape`` with ``g`` added at ``index``: the positions ``index`` reads are
-    worked out in NumPy; without repeats each output element takes its entry (a gather),
-    with repeats they are added by :func:`scatter_add_rows`."""
+    """Zeros of ``shape`` with ``g`` added at ``index``. A basic index (slices with forward
+    steps, integers, ``...``) reads each position once: ``g`` is written into new
+    zeros by the library's own assignment (into an array this call made, which nothing
+    else holds). Any other: the positions ``index`` reads are worked out in NumPy; without
+    repeats each output element takes its entry (a gather), with repeats they are added by
+    :func:`scatter_add_rows`."""
+    if _basic_forward(index):
+        values = g if hasattr(g, "shape") else xp.asarray(g)
+        out = xp.zeros(tuple(shape), dtype=values.dtype, device=getattr(values, "device", None))
+        at = index_for(xp, index, out)
+        out[at] = xp.broadcast_to(values, tuple(out[at].shape))
+        return out
     size = int(np.prod(shape, dtype=np.int64))
     positions = np.arange(size).reshape(shape)[index].ravel()
     flat = xp.reshape(g if hasattr(g, "shape") else xp.asarray(g), (-1,))
@@ -116,6 +125,18 @@ def untake_form(xp, g, index, shape):
     source[positions] = np.arange(positions.size)
     padded = xp.concat([flat, xp.zeros((1,), dtype=flat.dtype, device=device)])
     return xp.reshape(xp.take(padded, xp.asarray(source, device=device)), shape)
+
+
+def _basic_forward(index):
+    """Whether ``index`` is basic indexing with no backward step (which PyTorch refuses) and
+    no new axis (which array-api-strict refuses in an assignment)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        p is Ellipsis
+        or (isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_)))
+        or (isinstance(p, slice) and (p.step is None or p.step > 0))
+        for p in parts
+    )
 
 
 def scatter_add_rows(xp, out, positions, rows):
