@@ -32,7 +32,7 @@ from .transforms.forward import jvp
 from .transforms.jacobians import jacrev, jacfwd, jacobian, hessian, hvp
 from .transforms.batching import vmap
 from .jit.jitted import jit, disable_jit, clear_caches
-from .jit.abstract import ShapeDtypeStruct, eval_shape, block_until_ready
+from .jit.abstract import ShapeDtypeStruct, eval_shape, typeof, block_until_ready
 from .jit.listing import make_jaxpr
 from .transforms.arguments import stop_gradient
 from .analysis.check import check_grads
@@ -81,7 +81,7 @@ from .transforms.ravel import ravel_pytree
 from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 
 # arrays and training
-from . import numpy, nn, optim, extend, random, debug, errors, tree, tree_util, lax, image
+from . import numpy, nn, optim, extend, random, debug, errors, tree, tree_util, lax, image, dlpack
 from .at import at
 from .runtime import (
     Array,
@@ -196,6 +196,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "vmap",
     "jit",
     "eval_shape",
+    "typeof",
     "ShapeDtypeStruct",
     "make_jaxpr",
     "block_until_ready",
@@ -277,6 +278,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "errors",
     "at",
     "image",
+    "dlpack",
     "show",
     "to_dot",
     "to_svg",

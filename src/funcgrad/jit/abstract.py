@@ -28,7 +28,7 @@ from ..core.values import dtype_of, shape_of
 from ..dag.node import VAR
 from .staging import Staged, StagingTrace
 
-__all__ = ["ShapeDtypeStruct", "eval_shape", "block_until_ready"]
+__all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "block_until_ready"]
 
 
 class ShapeDtypeStruct:
@@ -70,6 +70,22 @@ class ShapeDtypeStruct:
 
     def __repr__(self):
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+
+def typeof(x: Any) -> ShapeDtypeStruct:
+    """The shape and dtype of ``x`` (a number, an array of any library, or a traced value),
+    as JAX's ``jax.typeof`` answers with its abstract value.
+
+    >>> import funcgrad as fg
+    >>> fg.typeof(np.ones((2, 3), np.float32)), fg.typeof(1.5)
+    (ShapeDtypeStruct(shape=(2, 3), dtype=float32), ShapeDtypeStruct(shape=(), dtype=float64))
+    >>> fg.grad(lambda v: print(fg.typeof(v)) or v.sum())(np.ones(4))
+    ShapeDtypeStruct(shape=(4,), dtype=float64)
+    array([1., 1., 1., 1.])
+    """
+    if isinstance(x, ShapeDtypeStruct):
+        return x
+    return ShapeDtypeStruct(shape_of(x), dtype_of(x))
 
 
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
