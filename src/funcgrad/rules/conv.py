@@ -26,7 +26,7 @@ add per window element, over runs of C numbers: 4 ms of the MNIST CNN's step).
 :func:`conv_transpose`'s impl instead computes the product on the padded input's
 grid, transposed, so that each window element's share is one contiguous slice of
 rows, added in one pass (stride 1, no dilation; any other case takes the scatter).
-``conv_kernel`` recomputes the windows of ``x`` (a copy, a quarter of the
+``conv_kernel`` recomputes the windows of ``x`` (a copy, about a third of the
 product's time) rather than keep them alive from the forward pass.
 
 >>> import numpy as np
