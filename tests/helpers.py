@@ -1,6 +1,9 @@
 """Finite differences and comparisons shared by the tests, and the optional PyTorch."""
 
+import functools
 import importlib
+import importlib.util
+import pathlib
 
 import numpy as np
 import pytest
@@ -66,3 +69,14 @@ def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
         atol=atol,
         err_msg=what,
     )
+
+
+@functools.cache
+def benchmark_models():
+    """benchmarks/models.py (the GPT and CNN steps), loaded from its file: putting
+    benchmarks/ on sys.path would let its modules (sparse.py) shadow real packages."""
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "models.py"
+    spec = importlib.util.spec_from_file_location("funcgrad_benchmark_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -8,13 +8,11 @@ the same function on NumPy arrays.
 """
 
 import importlib
-import sys
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import torch
+from helpers import benchmark_models, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -188,9 +186,7 @@ def _gpt_loss(shape, models):
 
 @pytest.mark.parametrize("backend", sorted(_makers()))
 def test_a_gpt_step_on_the_device_equals_numpys(backend):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    import models
-
+    models = benchmark_models()
     make = _makers()[backend]
     shape = {"V": 11, "D": 8, "H": 2, "T": 5, "B": 3, "L": 2}
     params, data = models.gpt_inputs(shape, RNG)

@@ -9,12 +9,10 @@ on the arguments' device.
 
 import contextlib
 import importlib
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import torch
+from helpers import benchmark_models, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -25,7 +23,6 @@ from funcgrad.rules import windows
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 DEVICE = xs.Device("device1")
 RNG = np.random.default_rng(8)
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 @pytest.fixture(autouse=True)
@@ -109,8 +106,7 @@ def test_the_convolution_and_its_transposes_equal_numpys(case, backend):
 
 @pytest.mark.parametrize("backend", sorted(MAKERS))
 def test_a_cnn_step_on_the_device_equals_numpys(backend):
-    import models
-
+    models = benchmark_models()
     make = MAKERS[backend]
     params, data = models.cnn_inputs(RNG, batch=4)
     want_loss, want = fg.value_and_grad(models.cnn_loss)(params, **data)

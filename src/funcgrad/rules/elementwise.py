@@ -375,17 +375,20 @@ _SPECIAL_MODULES = {
 }
 
 
-def special_form(name, torch_name=None):
+def special_form(name, torch_name=None, standard=None):
     """SciPy's special function ``name`` on another library's arrays: its namesake in
     ``torch.special`` (``torch_name`` where PyTorch names it otherwise),
     ``cupyx.scipy.special`` or ``jax.scipy.special``. The Array API standard has no special
-    functions: on another library a NamespaceError names the function."""
+    functions: ``standard(xp, *args)`` computes it in the standard's functions where given;
+    elsewhere a NamespaceError names the function."""
 
     def form(xp, *args):
         library = library_of(next(a for a in args if is_foreign(a)))
         module = _SPECIAL_MODULES.get(library)
         wanted = torch_name if library == "torch" and torch_name else name
         fun = getattr(importlib.import_module(module), wanted, None) if module else None
+        if fun is None and standard is not None:
+            return standard(xp, *args)
         if fun is None:
             raise NamespaceError(
                 f"{name}: {library}'s arrays have no {name} (the Array API standard has no "
