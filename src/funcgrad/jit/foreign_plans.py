@@ -4,8 +4,9 @@ A plan of NumPy values is Python source over NumPy calls. On another library's
 arrays the staged steps are kept as a list instead, each bound once to its form
 in the arguments' namespace (``prim.xp`` with the namespace filled in; a step on
 plain values only, a constant's arithmetic, to its NumPy impl), and a call runs
-that list over registers: the function is traced once, no graph is built per
-call, and every step runs on the arguments' device. Dask is not compiled: it
+that list over registers, dropping each value after the last step that reads it:
+the function is traced once, no graph is built per call, and every step runs on
+the arguments' device. Dask is not compiled: it
 keeps its own task graph (``fg.jit`` refuses it by name).
 
 What a NumPy plan adds beyond that, buffers reused through ``out=`` and chains
@@ -58,13 +59,27 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=()):
     outs = [(True, register(o)) if hasattr(o, "_prim") else (False, o) for o in wanted]
     lines.append("return " + ", ".join(f"r{v}" if is_slot else repr(v) for is_slot, v in outs))
     size = len(slot)
+    # each step drops the registers it reads for the last time, so a value's memory (on a
+    # device, its allocator's) is free once nothing later reads it
+    kept = {v for is_slot, v in outs if is_slot} | set(constants)
+    last_read = {}
+    for k, (_, refs, _, _) in enumerate(steps):
+        for r in refs:
+            last_read[r] = k
+    dropped = [[] for _ in steps]
+    for r, k in last_read.items():
+        if r not in kept:
+            dropped[k].append(r)
+    program = [(*step, tuple(drop)) for step, drop in zip(steps, dropped)]
 
     def run(*leaves):
         registers = [*leaves] + [None] * (size - len(leaves))
         for k, value in constants.items():
             registers[k] = value
-        for fun, refs, params, out in steps:
+        for fun, refs, params, out, drop in program:
             registers[out] = fun(*[registers[r] for r in refs], **params)
+            for r in drop:
+                registers[r] = None
         return tuple(registers[v] if is_slot else v for is_slot, v in outs)
 
     source = f"# on {library_of(library_value)} arrays\n" + "\n".join(lines)
