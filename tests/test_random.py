@@ -323,3 +323,18 @@ def test_sampled_families_refuse_a_derivative_in_their_parameters(call):
         fg.jvp(lambda a: fnp.sum(call(a)), (2.0,), (1.0,))
     # as values, under jit and vmap, they are fine
     np.testing.assert_array_equal(fg.jit(call)(2.0), call(2.0))
+
+
+def test_a_key_from_a_traced_seed_under_jit_vmap_and_loops_is_the_plain_seeds_key():
+    seeds = np.array([3, -1, 2**40, 0])
+    want = np.stack([fg.random.key(int(s)) for s in seeds])
+    np.testing.assert_array_equal(fg.vmap(fg.random.key)(seeds), want)
+    draw = lambda s: fg.random.normal(fg.random.key(s), (3,))
+    np.testing.assert_array_equal(fg.jit(draw)(7), draw(7))
+    np.testing.assert_array_equal(
+        fg.jit(fg.vmap(draw))(seeds), np.stack([draw(int(s)) for s in seeds])
+    )
+    total = fg.fori_loop(0, 4, lambda i, c: c + fg.random.uniform(fg.random.key(i * 3)), 0.0)
+    assert total == sum(float(fg.random.uniform(fg.random.key(i * 3))) for i in range(4))
+    with pytest.raises(fg.errors.ArgumentError, match="the seed must be one integer"):
+        fg.jit(lambda s: fg.random.key(s))(1.5)

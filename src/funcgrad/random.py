@@ -97,7 +97,7 @@ def PRNGKey(seed: int) -> np.ndarray:
 
 
 def key(seed: int) -> np.ndarray:
-    """A key from an integer seed (two uint32 words).
+    """A key from an integer seed, plain or traced by jit or vmap (two uint32 words).
 
     >>> import funcgrad as fg
     >>> fg.random.key(7)

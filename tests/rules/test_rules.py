@@ -531,6 +531,7 @@ CASES = [
     Case("split", [np.array([0, 7], dtype=np.uint32)], {"num": 3}, diff=(), label="three"),
     Case("debug_callback", [_a(2, 3)], {"callback": lambda x: None}, label="no-op"),
     Case("fold_in", [np.array([0, 7], dtype=np.uint32), 5], diff=(), label="data"),
+    Case("key_from_seed", [np.array([7, -1])], diff=(), label="two seeds"),
     Case(
         "sample",
         [np.array([0, 7], dtype=np.uint32)],
@@ -1128,7 +1129,7 @@ NO_TORCH_EQUIVALENT = {
     "checks eigvalsh's Hessian against PyTorch's",
     "last_writes": "an integer-valued helper of scatter_set's rule: test_gather.py checks it",
     **dict.fromkeys(
-        ("split", "fold_in", "sample"),
+        ("split", "fold_in", "sample", "key_from_seed"),
         "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks their distributions",
     ),
     "debug_callback": "a call for its effect, whose value is 0: tests/test_debug.py checks it",

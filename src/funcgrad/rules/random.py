@@ -34,8 +34,10 @@ import numpy as np
 from ..core.errors import ArgumentError
 from ..core.facts import declare
 from ..core.primitive import Primitive
+from ..core.traces import Box
+from ..core.values import dtype_of, shape_of
 
-__all__ = ["key", "split", "fold_in", "sample", "DISTRIBUTIONS", "check_key"]
+__all__ = ["key", "key_from_seed", "split", "fold_in", "sample", "DISTRIBUTIONS", "check_key"]
 
 _SPLIT, _FOLD_IN = 1, 2  # the last counter word of the streams keys come from
 _MASK64 = (1 << 64) - 1
@@ -55,7 +57,15 @@ def check_key(k, who):
 
 
 def key(seed):
-    """A key from an integer seed: its low 64 bits as two uint32 words, high word first."""
+    """A key from an integer seed: its low 64 bits as two uint32 words, high word first. A
+    traced seed (under jit, vmap or in a loop) makes the key by :data:`key_from_seed`."""
+    if isinstance(seed, Box):
+        if dtype_of(seed).kind not in "iu" or shape_of(seed) != ():
+            raise ArgumentError(
+                f"fg.random.key: the seed must be one integer; got a traced value of dtype "
+                f"{dtype_of(seed)} and shape {shape_of(seed)}"
+            )
+        return key_from_seed(seed)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ArgumentError(
             f"fg.random.key: the seed must be an int; got {type(seed).__name__} {seed!r:.40}"
@@ -153,6 +163,21 @@ def _sample_impl(k, *parameters, distribution, shape, dtype):
     return out.astype(dtype) if dtype is not None else out
 
 
+def _key_words(seed):
+    """Integer seeds (of any shape) as keys: each one's low 64 bits (two's complement, as
+    :func:`key` takes them) as two uint32 words, high word first."""
+    bits = np.asarray(seed).astype(np.int64).astype(np.uint64)
+    return np.stack(
+        [
+            (bits >> np.uint64(32)).astype(np.uint32),
+            (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32),
+        ],
+        axis=-1,
+    )
+
+
+# A key from a traced integer seed: jit stages it, vmap makes one key per example.
+key_from_seed = Primitive("key_from_seed", _key_words)
 split = Primitive("split", _split_impl)
 """``num`` new keys from ``key``: ``split(key, num=2)`` has shape (num, 2)."""
 
@@ -163,4 +188,5 @@ sample = Primitive("sample", _sample_impl)
 """``shape`` numbers of ``distribution`` drawn on ``key``'s stream (see DISTRIBUTIONS)."""
 
 declare(split, fold_in, flat=frozenset({0, 1}))
+declare(key_from_seed, flat=frozenset({0}))
 declare(sample, flat=frozenset({0}))
