@@ -35,6 +35,7 @@ from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import shape_of
 from ..numpy import einsum, reshape, transpose
 from ..rules import conv as layer
+from ..rules.window_shapes import taps_then_channels
 from ..rules.windows import window_counts, windows
 
 __all__ = ["conv_general_dilated", "conv", "conv_dimension_numbers", "padding_pairs"]
@@ -222,7 +223,7 @@ def conv_general_dilated(
         taps = int(np.prod(window))
         rows = n * int(np.prod(counts))
         # (N, positions..., C, window...) -> (N, positions..., window..., C): the memory's order
-        patches = transpose(patches, (0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1))
+        patches = transpose(patches, taps_then_channels(k))
         out = einsum(
             "pkgi,kigo->pgo",
             reshape(patches, (rows, taps, groups, i)),

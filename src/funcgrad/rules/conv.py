@@ -48,6 +48,7 @@ from ..core.values import shape_of
 from .arrays import reshape, transpose
 from .foreign_windows import conv_form, conv_kernel_form, conv_transpose_form
 from .products import _matmul_impl, matmul, mT
+from .window_shapes import channels_then_taps, taps_then_channels
 from .windows import _unwindows, _windows, unwindows, windows
 
 __all__ = ["conv", "conv_transpose", "conv_kernel"]
@@ -59,9 +60,7 @@ def _patch_rows(x, window, strides, padding, lhs_dilation, rhs_dilation):
     k = len(window)
     axes = tuple(range(1, 1 + k))
     patches = _windows(x, axes, window, strides, padding, lhs_dilation, rhs_dilation)
-    # (N, positions..., C, window...) -> (N, positions..., window..., C), then rows
-    order = (0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1)
-    patches = patches.transpose(order)
+    patches = patches.transpose(taps_then_channels(k))
     return patches.reshape(-1, math.prod(patches.shape[1 + k :])), patches.shape[1 : 1 + k]
 
 
@@ -92,8 +91,7 @@ def _conv_transpose_impl(g, w, shape, strides, padding, lhs_dilation, rhs_dilati
         return _transpose_on_the_grid(g, w, shape, padding)
     dp = g.reshape(-1, o) @ w.reshape(-1, o).T
     dp = dp.reshape(*g.shape[:-1], *window, c)
-    # (N, positions..., window..., C) -> (N, positions..., C, window...): unwindows' layout
-    dp = dp.transpose((0, *range(1, 1 + k), 2 * k + 1, *range(k + 1, 2 * k + 1)))
+    dp = dp.transpose(channels_then_taps(k))
     axes = tuple(range(1, 1 + k))
     return _unwindows(dp, shape, axes, window, strides, padding, lhs_dilation, rhs_dilation)
 
@@ -163,8 +161,8 @@ def _rows(x, batched, window, p):
     lead = 1 if batched else 0
     patches = windows(x, axes=tuple(range(1 + lead, 1 + lead + k)), window=tuple(window), **p)
     s = shape_of(patches)  # ([B,] N, positions..., C, window...)
-    order = (*range(lead + 1 + k), *range(lead + k + 2, lead + 2 * k + 2), lead + k + 1)
     rows = (*s[:lead], math.prod(s[lead : lead + 1 + k]), math.prod(s[lead + 1 + k :]))
+    order = taps_then_channels(k, lead)
     return reshape(transpose(patches, axes=order), shape=rows), s[lead + 1 : lead + 1 + k]
 
 
@@ -207,9 +205,8 @@ def _conv_transpose_batch(size, prim, values, batched, params):
     gs = reshape(g, shape=(size, positions, o) if bg else (positions, o))
     shares = matmul(gs, mT(_matrix(w, True)))  # (B, positions, taps * C)
     shares = reshape(shares, shape=(size, shape[0], *counts, *window, c))
-    order = (0, 1, *range(2, 2 + k), 2 + 2 * k, *range(2 + k, 2 + 2 * k))
     return unwindows(
-        transpose(shares, axes=order),
+        transpose(shares, axes=channels_then_taps(k, lead=1)),
         shape=shape,
         axes=tuple(range(1, 1 + k)),
         window=window,

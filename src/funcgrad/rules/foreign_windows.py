@@ -26,7 +26,7 @@ import itertools
 import math
 
 from ..core.namespaces import library_of
-from .window_shapes import window_counts
+from .window_shapes import channels_then_taps, taps_then_channels, window_counts
 
 __all__ = [
     "windows_form",
@@ -123,8 +123,7 @@ def _rows(xp, x, window, options):
     """``x``'s windows as ``(positions, taps * C)`` rows and the positions per axis."""
     k = len(window)
     p = windows_form(xp, x, tuple(range(1, 1 + k)), window, **options)
-    # (N, positions..., C, window...) -> (N, positions..., window..., C)
-    p = xp.permute_dims(p, (0, *range(1, 1 + k), *range(k + 2, 2 * k + 2), k + 1))
+    p = xp.permute_dims(p, taps_then_channels(k))
     counts = tuple(p.shape[1 : 1 + k])
     return xp.reshape(p, (-1, math.prod(p.shape[1 + k :]))), counts
 
@@ -196,6 +195,5 @@ def conv_transpose_form(xp, g, w, shape, **options):
     window, c, o = tuple(w.shape[:-2]), w.shape[-2], w.shape[-1]
     shares = xp.matmul(xp.reshape(g, (-1, o)), xp.matrix_transpose(xp.reshape(w, (-1, o))))
     shares = xp.reshape(shares, (*g.shape[:-1], *window, c))
-    # (N, positions..., window..., C) -> (N, positions..., C, window...): unwindows' layout
-    shares = xp.permute_dims(shares, (0, *range(1, 1 + k), 2 * k + 1, *range(k + 1, 2 * k + 1)))
+    shares = xp.permute_dims(shares, channels_then_taps(k))
     return unwindows_form(xp, shares, shape, tuple(range(1, 1 + k)), window, **options)
