@@ -10,14 +10,31 @@ test folder is importable by module name. Tests marked ``slow`` run only with
 import os
 import sys
 
+import pytest
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 for entry in sorted(os.scandir(HERE), key=lambda e: e.name, reverse=True):
     if entry.is_dir() and not entry.name.startswith((".", "_", "data")):
         sys.path.insert(0, entry.path)
 sys.path.insert(0, HERE)
 
+from helpers import torch  # noqa: E402 (helpers is importable once HERE is on the path)
+
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: a long run (large graphs, many files); CI runs these with -m slow"
     )
+
+
+@pytest.fixture
+def torch_refuses_numpy(monkeypatch):
+    """A PyTorch CPU tensor converts to NumPy quietly through ``__array__`` (a CUDA one
+    refuses): here it refuses, so a conversion funcgrad makes fails on the CPU too. Test
+    modules of other libraries' arrays ask for it with ``pytestmark``."""
+
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a torch tensor was converted to a NumPy array")
+
+    if torch is not None:
+        monkeypatch.setattr(torch.Tensor, "__array__", refuse)

@@ -1,5 +1,6 @@
 """Finite differences and comparisons shared by the tests, and the optional PyTorch."""
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -80,3 +81,32 @@ def benchmark_models():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def to_numpy(x):
+    """Any library's array as NumPy's, for comparing (the tests' conversion, not funcgrad's)."""
+    root = type(x).__module__.partition(".")[0]
+    if root == "cupy":
+        return x.get()
+    if root == "torch":
+        return x.detach().cpu().numpy()
+    if root == "array_api_strict":
+        xs = importlib.import_module("array_api_strict")
+        return np.from_dlpack(xs.asarray(x, device=xs.Device("CPU_DEVICE")))
+    return np.asarray(x)
+
+
+def device_makers():
+    """The stand-ins for a GPU CI has, each a function NumPy data -> an array on a device:
+    array-api-strict's second device, PyTorch CPU tensors (with the ``torch_refuses_numpy``
+    fixture they refuse ``__array__``), and a CUDA device's tensors and CuPy arrays where
+    the machine has one."""
+    xs = importlib.import_module("array_api_strict")
+    makers = {"device1": lambda a: xs.asarray(np.asarray(a), device=xs.Device("device1"))}
+    if torch is not None:
+        makers["torch"] = lambda a: torch.asarray(np.array(a))
+    if torch is not None and torch.cuda.is_available():
+        makers["torch-cuda"] = lambda a: torch.asarray(np.array(a), device="cuda")
+        with contextlib.suppress(ImportError):
+            makers["cupy"] = importlib.import_module("cupy").asarray
+    return makers

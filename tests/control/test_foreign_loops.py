@@ -7,7 +7,7 @@ must be the library's arrays on the arguments' device, equal to funcgrad's on Nu
 
 import numpy as np
 import pytest
-from helpers import torch
+from helpers import device_makers, to_numpy
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -15,26 +15,8 @@ from funcgrad.core.namespaces import library_of
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 DEVICE = xs.Device("device1")
-
-
-@pytest.fixture(autouse=True)
-def no_silent_conversion(monkeypatch):
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("a torch tensor was converted to a NumPy array")
-
-    if torch is not None:
-        monkeypatch.setattr(torch.Tensor, "__array__", refuse)
-
-
-MAKERS = {"device1": lambda a: xs.asarray(np.asarray(a), device=DEVICE)}
-if torch is not None:
-    MAKERS["torch"] = lambda a: torch.asarray(np.array(a))
-
-
-def _numpy(x):
-    if library_of(x) == "torch":
-        return x.detach().cpu().numpy()
-    return np.from_dlpack(xs.asarray(x, device=xs.Device("CPU_DEVICE")))
+MAKERS = device_makers()
+pytestmark = pytest.mark.usefixtures("torch_refuses_numpy")
 
 
 def _scan(v):
@@ -78,11 +60,11 @@ def test_loops_on_the_device_equal_numpys(name, backend):
     for run in (fg.value_and_grad(f), fg.jit(fg.value_and_grad(f))):
         value, grad = run(a)
         assert library_of(grad) == library_of(a) and grad.device == a.device
-        np.testing.assert_allclose(_numpy(value), want_value, rtol=1e-12)
-        np.testing.assert_allclose(_numpy(grad), want_grad, rtol=1e-11, atol=1e-14)
+        np.testing.assert_allclose(to_numpy(value), want_value, rtol=1e-12)
+        np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-11, atol=1e-14)
     t = np.ones_like(x) * 0.5
     tangent = fg.jvp(f, (a,), (make(t),))[1]
-    np.testing.assert_allclose(_numpy(tangent), fg.jvp(f, (x,), (t,))[1], rtol=1e-11)
+    np.testing.assert_allclose(to_numpy(tangent), fg.jvp(f, (x,), (t,))[1], rtol=1e-11)
 
 
 @pytest.mark.parametrize("backend", sorted(MAKERS))
@@ -90,9 +72,9 @@ def test_a_hessian_and_a_vmap_through_a_scan_on_the_device(backend):
     make = MAKERS[backend]
     x = np.array([[0.3, -0.8], [1.2, 0.4], [0.5, 0.9]])
     hessian = fg.hessian(_scan)(make(x))
-    np.testing.assert_allclose(_numpy(hessian), fg.hessian(_scan)(x), rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(to_numpy(hessian), fg.hessian(_scan)(x), rtol=1e-10, atol=1e-13)
     stacked = np.stack([x, x * 0.5])
     per_example = fg.vmap(fg.grad(_scan))(make(stacked))
     np.testing.assert_allclose(
-        _numpy(per_example), np.stack([fg.grad(_scan)(v) for v in stacked]), rtol=1e-11
+        to_numpy(per_example), np.stack([fg.grad(_scan)(v) for v in stacked]), rtol=1e-11
     )

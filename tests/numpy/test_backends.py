@@ -18,7 +18,7 @@ import test_numpy_linalg as linalg_table
 import test_numpy_math as math_table
 import test_numpy_reductions as reduction_table
 import test_numpy_shape as shape_table
-from helpers import requires_torch, torch
+from helpers import requires_torch, to_numpy, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -36,6 +36,8 @@ def _torch(a):
     return torch.asarray(np.array(a))  # a writable copy: PyTorch warns on a read-only array
 
 
+# A PyTorch CPU tensor converts to NumPy quietly (a CUDA one refuses): here it refuses too.
+pytestmark = pytest.mark.usefixtures("torch_refuses_numpy")
 BACKENDS = {"array_api_strict": (_strict, type(xs.ones(1)))}
 if torch is not None:  # PyTorch CPU tensors: the torch extra (CI installs it)
     BACKENDS["torch"] = (_torch, torch.Tensor)
@@ -47,28 +49,6 @@ if torch is not None and torch.cuda.is_available():
         BACKENDS["cupy"] = (cupy.asarray, cupy.ndarray)
     except ImportError:
         pass
-
-
-@pytest.fixture(autouse=True)
-def no_silent_conversion(monkeypatch):
-    """A PyTorch CPU tensor converts to NumPy quietly through ``__array__`` (a CUDA one
-    refuses): here it refuses, so a conversion funcgrad makes fails on the CPU too."""
-
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("a torch tensor was converted to a NumPy array")
-
-    if torch is not None:
-        monkeypatch.setattr(torch.Tensor, "__array__", refuse)
-
-
-def to_numpy(x):
-    if library_of(x) == "cupy":
-        return x.get()
-    if library_of(x) == "torch":
-        return x.detach().cpu().numpy()
-    if library_of(x) == "array_api_strict":
-        return np.from_dlpack(x)
-    return np.asarray(x)
 
 
 # Rows whose function the Array API standard cannot express without NumPy; each must be

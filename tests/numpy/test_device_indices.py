@@ -7,12 +7,11 @@ to NumPy or a move between devices fails here as it would on a GPU. The oracle i
 the same function on NumPy arrays.
 """
 
-import importlib
 import tracemalloc
 
 import numpy as np
 import pytest
-from helpers import benchmark_models, torch
+from helpers import benchmark_models, device_makers, to_numpy, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -22,37 +21,8 @@ from funcgrad.rules.foreign_indexing import _sorted_segment_sums, scatter_add_ro
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 DEVICE = xs.Device("device1")
 RNG = np.random.default_rng(5)
-
-
-@pytest.fixture(autouse=True)
-def no_silent_conversion(monkeypatch):
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("a torch tensor was converted to a NumPy array")
-
-    if torch is not None:
-        monkeypatch.setattr(torch.Tensor, "__array__", refuse)
-
-
-def _makers():
-    makers = {"device1": lambda a: xs.asarray(np.asarray(a), device=DEVICE)}
-    if torch is not None:
-        makers["torch"] = lambda a: torch.asarray(np.array(a))
-    if torch is not None and torch.cuda.is_available():  # a GPU's, where the machine has one
-        makers["torch-cuda"] = lambda a: torch.asarray(np.array(a), device="cuda")
-        try:
-            cupy = importlib.import_module("cupy")
-            makers["cupy"] = cupy.asarray
-        except ImportError:
-            pass
-    return makers
-
-
-def _numpy(x):
-    if library_of(x) == "torch":
-        return x.detach().cpu().numpy()
-    if library_of(x) == "cupy":
-        return x.get()
-    return np.from_dlpack(xs.asarray(x, device=xs.Device("CPU_DEVICE")))
+MAKERS = device_makers()
+pytestmark = pytest.mark.usefixtures("torch_refuses_numpy")
 
 
 def _same_place(got, like):
@@ -71,9 +41,9 @@ EMBEDDINGS = {
 
 
 @pytest.mark.parametrize("lookup", sorted(EMBEDDINGS))
-@pytest.mark.parametrize("backend", sorted(_makers()))
+@pytest.mark.parametrize("backend", sorted(MAKERS))
 def test_a_lookup_by_device_ids_and_its_cotangent_stay_on_the_device(lookup, backend):
-    make = _makers()[backend]
+    make = MAKERS[backend]
     w = RNG.normal(size=(11, 6))
     ids = RNG.integers(-6, 6, size=(3, 4))  # repeats and negative ids, as NumPy reads them
     f = EMBEDDINGS[lookup]
@@ -85,30 +55,30 @@ def test_a_lookup_by_device_ids_and_its_cotangent_stay_on_the_device(lookup, bac
     a, i = make(w), make(ids)
     value, grad = fg.value_and_grad(loss)(a, i)
     _same_place(grad, a)
-    np.testing.assert_allclose(_numpy(value), want_value, rtol=1e-13)
-    np.testing.assert_allclose(_numpy(grad), want_grad, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(to_numpy(value), want_value, rtol=1e-13)
+    np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-13, atol=1e-15)
     # forward mode and a vmap over examples' ids, against NumPy's
     t = RNG.normal(size=w.shape)
     tangent = fg.jvp(lambda v: loss(v, i), (a,), (make(t),))[1]
     np.testing.assert_allclose(
-        _numpy(tangent), fg.jvp(lambda v: loss(v, ids), (w,), (t,))[1], rtol=1e-12
+        to_numpy(tangent), fg.jvp(lambda v: loss(v, ids), (w,), (t,))[1], rtol=1e-12
     )
     per_example = fg.vmap(fg.grad(loss), in_axes=(None, 0))(a, i)
     np.testing.assert_allclose(
-        _numpy(per_example), np.stack([fg.grad(loss)(w, row) for row in ids]), rtol=1e-12
+        to_numpy(per_example), np.stack([fg.grad(loss)(w, row) for row in ids]), rtol=1e-12
     )
 
 
-@pytest.mark.parametrize("backend", sorted(_makers()))
+@pytest.mark.parametrize("backend", sorted(MAKERS))
 def test_scatter_adds_at_device_ids(backend):
-    make = _makers()[backend]
+    make = MAKERS[backend]
     x, v = RNG.normal(size=(7, 3)), RNG.normal(size=(5, 3))
     ids = np.array([2, 6, 2, -1, 0])
     f = lambda x, v, i: fnp.sum(fnp.sin(fg.at(x)[i].add(v * 2.0)))
     want = fg.grad(f, argnums=(0, 1))(x, v, ids)
     got = fg.grad(f, argnums=(0, 1))(make(x), make(v), make(ids))
     for g, w in zip(got, want):
-        np.testing.assert_allclose(_numpy(g), w, rtol=1e-13)
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-13)
 
 
 def test_segment_sums_in_the_standards_functions_equal_np_add_at():
@@ -125,7 +95,7 @@ def test_segment_sums_in_the_standards_functions_equal_np_add_at():
             xs.asarray(rows, device=DEVICE),
         )  # fmt: skip
         assert got.device == DEVICE
-        np.testing.assert_allclose(_numpy(got), want, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-13, atol=1e-14)
     if torch is not None:  # PyTorch's own index_add
         got = scatter_add_rows(
             None, torch.asarray(out), torch.asarray(positions), torch.asarray(rows)
@@ -147,8 +117,8 @@ def test_an_embeddings_cotangent_is_a_scatter_add_not_a_dense_matrix():
         tracemalloc.stop()
         assert peak < 20 * 20_000 * 4 * 8, peak
         want = np.zeros((2000, 4))
-        np.add.at(want, _numpy(ids) if library_of(ids) != "numpy" else ids, 2.0)
-        np.testing.assert_allclose(_numpy(g), want)
+        np.add.at(want, to_numpy(ids) if library_of(ids) != "numpy" else ids, 2.0)
+        np.testing.assert_allclose(to_numpy(g), want)
 
 
 def test_what_a_device_index_cannot_do_is_refused_by_name():
@@ -184,10 +154,10 @@ def _gpt_loss(shape, models):
     return loss
 
 
-@pytest.mark.parametrize("backend", sorted(_makers()))
+@pytest.mark.parametrize("backend", sorted(MAKERS))
 def test_a_gpt_step_on_the_device_equals_numpys(backend):
     models = benchmark_models()
-    make = _makers()[backend]
+    make = MAKERS[backend]
     shape = {"V": 11, "D": 8, "H": 2, "T": 5, "B": 3, "L": 2}
     params, data = models.gpt_inputs(shape, RNG)
     causal = np.tril(np.ones((5, 5), bool))
@@ -197,11 +167,11 @@ def test_a_gpt_step_on_the_device_equals_numpys(backend):
     step = fg.value_and_grad(loss)
     for run in (step, fg.jit(step)):  # eager, and a plan of the library's calls
         got_loss, got = run(on_device, make(data["tokens"]), make(data["targets"]), make(causal))
-        np.testing.assert_allclose(_numpy(got_loss), want_loss, rtol=1e-13)
+        np.testing.assert_allclose(to_numpy(got_loss), want_loss, rtol=1e-13)
         for g, w, like in zip(
             fg.tree_util.tree_leaves(got),
             fg.tree_util.tree_leaves(want),
             fg.tree_util.tree_leaves(on_device),
         ):
             _same_place(g, like)
-            np.testing.assert_allclose(_numpy(g), w, rtol=1e-10, atol=1e-14)
+            np.testing.assert_allclose(to_numpy(g), w, rtol=1e-10, atol=1e-14)

@@ -7,12 +7,9 @@ tensors whose ``__array__`` refuses. PyTorch's tensors go through its own convol
 on the arguments' device.
 """
 
-import contextlib
-import importlib
-
 import numpy as np
 import pytest
-from helpers import benchmark_models, torch
+from helpers import benchmark_models, device_makers, to_numpy, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -23,37 +20,13 @@ from funcgrad.rules import windows
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 DEVICE = xs.Device("device1")
 RNG = np.random.default_rng(8)
-
-
-@pytest.fixture(autouse=True)
-def no_silent_conversion(monkeypatch):
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("a torch tensor was converted to a NumPy array")
-
-    if torch is not None:
-        monkeypatch.setattr(torch.Tensor, "__array__", refuse)
-
-
-MAKERS = {"device1": lambda a: xs.asarray(np.asarray(a), device=DEVICE)}
-if torch is not None:
-    MAKERS["torch"] = lambda a: torch.asarray(np.array(a))
-if torch is not None and torch.cuda.is_available():  # a GPU's, where the machine has one
-    MAKERS["torch-cuda"] = lambda a: torch.asarray(np.array(a), device="cuda")
-    with contextlib.suppress(ImportError):
-        MAKERS["cupy"] = importlib.import_module("cupy").asarray
-
-
-def _numpy(x):
-    if library_of(x) == "torch":
-        return x.detach().cpu().numpy()
-    if library_of(x) == "cupy":
-        return x.get()
-    return np.from_dlpack(xs.asarray(x, device=xs.Device("CPU_DEVICE")))
+MAKERS = device_makers()
+pytestmark = pytest.mark.usefixtures("torch_refuses_numpy")
 
 
 def _check(got, want, like, rtol=1e-12):
     assert library_of(got) == library_of(like) and got.device == like.device
-    np.testing.assert_allclose(_numpy(got), want, rtol=rtol, atol=1e-13)
+    np.testing.assert_allclose(to_numpy(got), want, rtol=rtol, atol=1e-13)
 
 
 # (input shape, window, strides, padding, lhs_dilation, rhs_dilation)
@@ -114,7 +87,7 @@ def test_a_cnn_step_on_the_device_equals_numpys(backend):
     step = fg.value_and_grad(models.cnn_loss)
     for run in (step, fg.jit(step)):  # eager, and a plan of the library's calls
         loss, grads = run(on_device, **{k: make(v) for k, v in data.items()})
-        np.testing.assert_allclose(_numpy(loss), want_loss, rtol=1e-13)
+        np.testing.assert_allclose(to_numpy(loss), want_loss, rtol=1e-13)
         for got, expected, like in zip(
             fg.tree_util.tree_leaves(grads),
             fg.tree_util.tree_leaves(want),
