@@ -7,8 +7,10 @@ example (which the doctests run) and is on the API page. Every other module is
 internal (docs/api.md, "Public modules") and still defines ``__all__``.
 """
 
+import doctest
 import importlib
 import inspect
+import io
 import pkgutil
 import re
 from pathlib import Path
@@ -132,3 +134,22 @@ def test_internal_helpers_are_not_public_names():
         (fg.nn, ["np", "sys", "math", "Box", "Page", "write_pages"]),
     ]:
         assert not set(helpers) & set(dir(module))
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_every_public_example_runs_alone_under_plain_doctest(name):
+    """A public name's examples import what they use and print what they show, checked as
+    ``doctest.run_docstring_examples(f, {})`` checks them: no globals, no option flags
+    (issue 57, row 9). pytest's own doctest run gives the module's globals instead."""
+    module = importlib.import_module(name)
+    finder = doctest.DocTestFinder(recurse=True)
+    failed = []
+    for attr in module.__all__:
+        obj = getattr(module, attr)
+        if inspect.ismodule(obj) or _passed_through(module, attr, obj):
+            continue
+        for test in finder.find(obj, f"{name}.{attr}", globs={}):
+            report = io.StringIO()
+            if doctest.DocTestRunner(optionflags=0).run(test, out=report.write).failed:
+                failed.append(report.getvalue())
+    assert not failed, "\n".join(failed)[:4000]

@@ -134,6 +134,7 @@ def resize(
     """``image`` resampled to ``shape`` (one size per axis) by ``method``; see the module
     docstring.
 
+    >>> from funcgrad.image import resize
     >>> import numpy as np
     >>> resize(np.ones((2, 2)), (3, 3), "cubic")
     array([[1., 1., 1.],
@@ -168,6 +169,7 @@ def scale_and_translate(
     ``translation`` (numbers, one per axis: an output position ``o`` reads the input at
     ``(o + 0.5 - translation) / scale - 0.5``) into ``shape``.
 
+    >>> from funcgrad.image import scale_and_translate
     >>> import numpy as np
     >>> scale_and_translate(np.array([0.0, 1.0, 2.0, 3.0]), (4,), (0,), [1.0], [1.0])
     array([0., 0., 1., 2.])

@@ -252,8 +252,7 @@ def gumbel(k: Any, shape: Any = (), dtype: Any = float) -> Any:
 def laplace(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Standard Laplace numbers.
 
-    >>> import numpy as np
-    >>> import funcgrad as fg
+    >>> import numpy as np, funcgrad as fg
     >>> x = fg.random.laplace(fg.random.key(0), (10000,))
     >>> bool(abs(np.median(x)) < 0.05)
     True
@@ -264,8 +263,7 @@ def laplace(k: Any, shape: Any = (), dtype: Any = float) -> Any:
 def logistic(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Standard logistic numbers.
 
-    >>> import numpy as np
-    >>> import funcgrad as fg
+    >>> import numpy as np, funcgrad as fg
     >>> x = fg.random.logistic(fg.random.key(0), (10000,))
     >>> bool(abs(np.median(x)) < 0.05)
     True
@@ -276,8 +274,7 @@ def logistic(k: Any, shape: Any = (), dtype: Any = float) -> Any:
 def bernoulli(k: Any, p: Any = 0.5, shape: Any = None) -> Any:
     """Booleans, True with probability ``p`` (shape: ``p``'s by default).
 
-    >>> import numpy as np
-    >>> import funcgrad as fg
+    >>> import numpy as np, funcgrad as fg
     >>> fg.random.bernoulli(fg.random.key(0), np.array([0.0, 1.0, 1.0]))
     array([False,  True,  True])
     """
@@ -290,8 +287,7 @@ def bernoulli(k: Any, p: Any = 0.5, shape: Any = None) -> Any:
 def categorical(k: Any, logits: Any, axis: int = -1, shape: Any = None) -> Any:
     """Indices drawn with probabilities ``softmax(logits)`` along ``axis`` (Gumbel-max).
 
-    >>> import numpy as np
-    >>> import funcgrad as fg
+    >>> import numpy as np, funcgrad as fg
     >>> fg.random.categorical(fg.random.key(0), np.array([[-np.inf, 0.0, -np.inf], [-np.inf, -np.inf, 0.0]]))
     array([1, 2])
     """
@@ -320,8 +316,7 @@ def randint(k: Any, shape: Any, minval: int, maxval: int, dtype: Any = int) -> A
 def permutation(k: Any, x: Any, axis: int = 0) -> Any:
     """A random permutation of ``range(x)`` for an int, else of ``x`` along ``axis``.
 
-    >>> import numpy as np
-    >>> import funcgrad as fg
+    >>> import numpy as np, funcgrad as fg
     >>> np.sort(fg.random.permutation(fg.random.key(0), 5))
     array([0, 1, 2, 3, 4])
     """
@@ -337,8 +332,7 @@ def choice(
 ) -> Any:
     """Entries of ``a`` (or of ``range(a)``) along ``axis``, with weights ``p`` if given.
 
-    >>> import numpy as np
-    >>> import funcgrad as fg
+    >>> import numpy as np, funcgrad as fg
     >>> k = fg.random.key(0)
     >>> fg.random.choice(k, 5, (3,), replace=False).shape
     (3,)
@@ -357,8 +351,7 @@ def multivariate_normal(k: Any, mean: Any, cov: Any, shape: Any = None) -> Any:
     """Normal vectors of mean ``mean`` and covariance ``cov`` (its Cholesky factor times
     standard normals: differentiable in both).
 
-    >>> import numpy as np
-    >>> import funcgrad as fg
+    >>> import numpy as np, funcgrad as fg
     >>> fg.random.multivariate_normal(fg.random.key(0), np.zeros(2), np.eye(2), (5,)).shape
     (5, 2)
     """
@@ -377,7 +370,7 @@ def lognormal(k: Any, sigma: Any = 1.0, shape: Any = None, dtype: Any = float) -
     """``exp(sigma * normal)``: log-normal numbers (differentiable in ``sigma``).
 
     >>> import funcgrad as fg
-    >>> bool((lognormal(fg.random.key(0), 0.5, (4,)) > 0).all())
+    >>> bool((fg.random.lognormal(fg.random.key(0), 0.5, (4,)) > 0).all())
     True
     """
     shape = np.shape(plain(sigma)) if shape is None else shape
@@ -388,7 +381,7 @@ def cauchy(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Standard Cauchy numbers (``tan(pi * (u - 1/2))``).
 
     >>> import funcgrad as fg
-    >>> cauchy(fg.random.key(0), (3,)).shape
+    >>> fg.random.cauchy(fg.random.key(0), (3,)).shape
     (3,)
     """
     return fnp.tan(np.pi * (uniform(k, shape, dtype) - 0.5))
@@ -399,7 +392,7 @@ def pareto(k: Any, b: Any, shape: Any = None, dtype: Any = float) -> Any:
     (differentiable in ``b``).
 
     >>> import funcgrad as fg
-    >>> bool((pareto(fg.random.key(0), 3.0, (5,)) >= 1.0).all())
+    >>> bool((fg.random.pareto(fg.random.key(0), 3.0, (5,)) >= 1.0).all())
     True
     """
     shape = np.shape(plain(b)) if shape is None else shape
@@ -410,7 +403,7 @@ def rayleigh(k: Any, scale: Any = 1.0, shape: Any = None, dtype: Any = float) ->
     """Rayleigh numbers: ``scale * sqrt(2 * exponential)``.
 
     >>> import funcgrad as fg
-    >>> rayleigh(fg.random.key(0), 2.0, (3,)).shape
+    >>> fg.random.rayleigh(fg.random.key(0), 2.0, (3,)).shape
     (3,)
     """
     shape = np.shape(plain(scale)) if shape is None else shape
@@ -421,7 +414,7 @@ def weibull_min(k: Any, scale: Any, concentration: Any, shape: Any = (), dtype: 
     """Weibull numbers: ``scale * exponential ** (1 / concentration)``.
 
     >>> import funcgrad as fg
-    >>> bool((weibull_min(fg.random.key(0), 1.0, 2.0, (4,)) > 0).all())
+    >>> bool((fg.random.weibull_min(fg.random.key(0), 1.0, 2.0, (4,)) > 0).all())
     True
     """
     return scale * exponential(k, shape, dtype) ** (1.0 / concentration)
@@ -431,7 +424,7 @@ def maxwell(k: Any, shape: Any = (), dtype: Any = float) -> Any:
     """Maxwell numbers: the length of a standard normal 3-vector.
 
     >>> import funcgrad as fg
-    >>> maxwell(fg.random.key(0), (2,)).shape
+    >>> fg.random.maxwell(fg.random.key(0), (2,)).shape
     (2,)
     """
     return fnp.sqrt(
@@ -443,7 +436,7 @@ def double_sided_maxwell(k: Any, loc: Any, scale: Any, shape: Any = (), dtype: A
     """``loc + scale * sign * maxwell``, the sign a fair coin.
 
     >>> import funcgrad as fg
-    >>> double_sided_maxwell(fg.random.key(0), 0.0, 1.0, (3,)).shape
+    >>> fg.random.double_sided_maxwell(fg.random.key(0), 0.0, 1.0, (3,)).shape
     (3,)
     """
     k1, k2 = split(k)
@@ -458,7 +451,7 @@ def triangular(
     distribution function (differentiable in the three).
 
     >>> import funcgrad as fg
-    >>> x = triangular(fg.random.key(0), 0.0, 1.0, 3.0, (100,))
+    >>> x = fg.random.triangular(fg.random.key(0), 0.0, 1.0, 3.0, (100,))
     >>> bool((x >= 0.0).all() and (x <= 3.0).all())
     True
     """
@@ -476,7 +469,7 @@ def rademacher(k: Any, shape: Any = (), dtype: Any = int) -> Any:
     """-1 or 1, each with probability 1/2.
 
     >>> import funcgrad as fg
-    >>> sorted(set(rademacher(fg.random.key(0), (50,)).tolist()))
+    >>> sorted(set(fg.random.rademacher(fg.random.key(0), (50,)).tolist()))
     [-1, 1]
     """
     return fnp.where(uniform(k, shape) < 0.5, -1, 1).astype(dtype)
@@ -486,7 +479,7 @@ def bits(k: Any, shape: Any = (), dtype: Any = np.uint32) -> Any:
     """Random unsigned 32-bit words.
 
     >>> import funcgrad as fg
-    >>> bits(fg.random.key(0), (2,)).dtype
+    >>> fg.random.bits(fg.random.key(0), (2,)).dtype
     dtype('uint32')
     """
     return _draw(k, "bits", shape, np.dtype(dtype).str, who="fg.random.bits")
@@ -496,8 +489,8 @@ def orthogonal(k: Any, n: int, shape: Any = (), dtype: Any = float) -> Any:
     """Orthogonal ``n x n`` matrices drawn uniformly (Haar): the Q of a normal matrix's
     QR factorisation, its columns' signs fixed by R's diagonal.
 
-    >>> import funcgrad as fg
-    >>> q = orthogonal(fg.random.key(0), 3)
+    >>> import numpy as np, funcgrad as fg
+    >>> q = fg.random.orthogonal(fg.random.key(0), 3)
     >>> bool(np.allclose(q @ q.T, np.eye(3)))
     True
     """
@@ -509,8 +502,8 @@ def orthogonal(k: Any, n: int, shape: Any = (), dtype: Any = float) -> Any:
 def ball(k: Any, d: int, p: float = 2, shape: Any = (), dtype: Any = float) -> Any:
     """Points uniform in the unit ``p``-norm ball of ``d`` dimensions.
 
-    >>> import funcgrad as fg
-    >>> x = ball(fg.random.key(0), 3, shape=(50,))
+    >>> import numpy as np, funcgrad as fg
+    >>> x = fg.random.ball(fg.random.key(0), 3, shape=(50,))
     >>> x.shape, bool((np.linalg.norm(x, axis=-1) <= 1.0).all())
     ((50, 3), True)
     """
@@ -547,7 +540,7 @@ def gamma(k: Any, a: Any, shape: Any = None, dtype: Any = float) -> Any:
     """Gamma numbers of shape ``a`` and scale 1.
 
     >>> import funcgrad as fg
-    >>> round(float(gamma(fg.random.key(0), 4.0, (4000,)).mean()), 1)
+    >>> round(float(fg.random.gamma(fg.random.key(0), 4.0, (4000,)).mean()), 1)
     4.0
     """
     who = "fg.random.gamma"
@@ -558,7 +551,7 @@ def loggamma(k: Any, a: Any, shape: Any = None, dtype: Any = float) -> Any:
     """The logarithms of :func:`gamma` numbers.
 
     >>> import funcgrad as fg
-    >>> loggamma(fg.random.key(0), 2.0, (3,)).shape
+    >>> fg.random.loggamma(fg.random.key(0), 2.0, (3,)).shape
     (3,)
     """
     return fnp.log(gamma(k, a, shape, dtype))
@@ -568,7 +561,7 @@ def beta(k: Any, a: Any, b: Any, shape: Any = None, dtype: Any = float) -> Any:
     """Beta numbers on ``[0, 1]``.
 
     >>> import funcgrad as fg
-    >>> round(float(beta(fg.random.key(0), 2.0, 6.0, (4000,)).mean()), 2)
+    >>> round(float(fg.random.beta(fg.random.key(0), 2.0, 6.0, (4000,)).mean()), 2)
     0.25
     """
     who = "fg.random.beta"
@@ -579,8 +572,8 @@ def dirichlet(k: Any, alpha: Any, shape: Any = None, dtype: Any = float) -> Any:
     """Dirichlet vectors of concentration ``alpha`` (the last axis; ``shape`` is the
     batch's).
 
-    >>> import funcgrad as fg
-    >>> x = dirichlet(fg.random.key(0), np.array([1.0, 2.0, 3.0]), (5,))
+    >>> import numpy as np, funcgrad as fg
+    >>> x = fg.random.dirichlet(fg.random.key(0), np.array([1.0, 2.0, 3.0]), (5,))
     >>> x.shape, bool(np.allclose(x.sum(-1), 1.0))
     ((5, 3), True)
     """
@@ -593,7 +586,7 @@ def poisson(k: Any, lam: Any, shape: Any = None, dtype: Any = int) -> Any:
     """Poisson counts of mean ``lam``.
 
     >>> import funcgrad as fg
-    >>> poisson(fg.random.key(0), 3.0, (4,)).dtype.kind
+    >>> fg.random.poisson(fg.random.key(0), 3.0, (4,)).dtype.kind
     'i'
     """
     return _family(k, "poisson", shape, np.dtype(dtype).str, "fg.random.poisson", lam=lam)
@@ -603,7 +596,7 @@ def binomial(k: Any, n: Any, p: Any, shape: Any = None, dtype: Any = float) -> A
     """Binomial counts of ``n`` trials of success ``p`` (as floats, as JAX's).
 
     >>> import funcgrad as fg
-    >>> float(binomial(fg.random.key(0), 10, 1.0))
+    >>> float(fg.random.binomial(fg.random.key(0), 10, 1.0))
     10.0
     """
     return _family(k, "binomial", shape, np.dtype(dtype).str, "fg.random.binomial", n=n, p=p)
@@ -613,8 +606,8 @@ def multinomial(k: Any, n: Any, p: Any, shape: Any = None, dtype: Any = float) -
     """Counts of ``n`` draws over the categories of ``p`` (the last axis; ``shape`` is the
     batch's).
 
-    >>> import funcgrad as fg
-    >>> multinomial(fg.random.key(0), 5, np.array([0.0, 1.0, 0.0])).tolist()
+    >>> import numpy as np, funcgrad as fg
+    >>> fg.random.multinomial(fg.random.key(0), 5, np.array([0.0, 1.0, 0.0])).tolist()
     [0.0, 5.0, 0.0]
     """
     who = "fg.random.multinomial"
@@ -633,7 +626,7 @@ def geometric(k: Any, p: Any, shape: Any = None, dtype: Any = int) -> Any:
     """The number of trials up to the first success of probability ``p`` (from 1).
 
     >>> import funcgrad as fg
-    >>> int(geometric(fg.random.key(0), 1.0))
+    >>> int(fg.random.geometric(fg.random.key(0), 1.0))
     1
     """
     return _family(k, "geometric", shape, np.dtype(dtype).str, "fg.random.geometric", p=p)
@@ -643,7 +636,7 @@ def chisquare(k: Any, df: Any, shape: Any = None, dtype: Any = float) -> Any:
     """Chi-square numbers of ``df`` degrees of freedom.
 
     >>> import funcgrad as fg
-    >>> chisquare(fg.random.key(0), 3.0, (2,)).shape
+    >>> fg.random.chisquare(fg.random.key(0), 3.0, (2,)).shape
     (2,)
     """
     who = "fg.random.chisquare"
@@ -654,7 +647,7 @@ def t(k: Any, df: Any, shape: Any = None, dtype: Any = float) -> Any:
     """Student's t numbers of ``df`` degrees of freedom.
 
     >>> import funcgrad as fg
-    >>> t(fg.random.key(0), 5.0, (2,)).shape
+    >>> fg.random.t(fg.random.key(0), 5.0, (2,)).shape
     (2,)
     """
     who = "fg.random.t"
@@ -665,7 +658,7 @@ def f(k: Any, dfnum: Any, dfden: Any, shape: Any = None, dtype: Any = float) -> 
     """F numbers of ``dfnum`` and ``dfden`` degrees of freedom.
 
     >>> import funcgrad as fg
-    >>> bool((f(fg.random.key(0), 3.0, 4.0, (5,)) > 0).all())
+    >>> bool((fg.random.f(fg.random.key(0), 3.0, 4.0, (5,)) > 0).all())
     True
     """
     who = "fg.random.f"
@@ -676,7 +669,7 @@ def wald(k: Any, mean: Any, shape: Any = None, dtype: Any = float) -> Any:
     """Wald (inverse Gaussian) numbers of ``mean`` and scale 1.
 
     >>> import funcgrad as fg
-    >>> bool((wald(fg.random.key(0), 2.0, (5,)) > 0).all())
+    >>> bool((fg.random.wald(fg.random.key(0), 2.0, (5,)) > 0).all())
     True
     """
     who = "fg.random.wald"
@@ -688,7 +681,7 @@ def generalized_normal(k: Any, p: Any, shape: Any = (), dtype: Any = float) -> A
     ``1/p`` to the power ``1/p``, with a random sign.
 
     >>> import funcgrad as fg
-    >>> generalized_normal(fg.random.key(0), 2.0, (3,)).shape
+    >>> fg.random.generalized_normal(fg.random.key(0), 2.0, (3,)).shape
     (3,)
     """
     k1, k2 = split(k)

@@ -92,6 +92,7 @@ _CPU = Device()
 def devices(backend: str | None = None) -> list:
     """The devices funcgrad computes on: the CPU.
 
+    >>> from funcgrad import devices
     >>> devices()[0].platform
     'cpu'
     """
@@ -109,6 +110,7 @@ local_devices = devices
 def default_backend() -> str:
     """The backend funcgrad computes on.
 
+    >>> from funcgrad import default_backend
     >>> default_backend()
     'cpu'
     """
@@ -118,6 +120,7 @@ def default_backend() -> str:
 def device_count(backend: str | None = None) -> int:
     """How many devices there are: one.
 
+    >>> from funcgrad import device_count
     >>> device_count()
     1
     """
@@ -130,6 +133,7 @@ local_device_count = device_count
 def process_index() -> int:
     """This process's number among the processes: the only one.
 
+    >>> from funcgrad import process_index
     >>> process_index()
     0
     """
@@ -139,6 +143,7 @@ def process_index() -> int:
 def process_count() -> int:
     """How many processes compute: one.
 
+    >>> from funcgrad import process_count
     >>> process_count()
     1
     """
@@ -155,6 +160,8 @@ def device_put(x: Any, device: Any = None, *, donate: bool = False, may_alias: A
     """``x`` with each leaf an array (Python numbers and lists become NumPy arrays; traced
     values and other libraries' arrays pass through); ``device`` must be the CPU.
 
+    >>> import numpy as np
+    >>> from funcgrad import device_put
     >>> device_put((1.0, np.float32(2.0)))
     (array(1.), array(2., dtype=float32))
     """
@@ -168,6 +175,7 @@ def device_put(x: Any, device: Any = None, *, donate: bool = False, may_alias: A
 def device_get(x: Any) -> Any:
     """``x`` with each leaf a NumPy array (as :func:`device_put`).
 
+    >>> from funcgrad import device_get
     >>> device_get({"loss": 0.5})
     {'loss': array(0.5)}
     """
@@ -178,6 +186,8 @@ def device_get(x: Any) -> Any:
 def named_scope(name: str):
     """A named block (JAX's profiler names); it changes no result.
 
+    >>> import numpy as np
+    >>> from funcgrad import named_scope
     >>> with named_scope("layer1"):
     ...     np.tanh(0.0)
     np.float64(0.0)
@@ -190,6 +200,8 @@ def named_scope(name: str):
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
     """``fun`` itself: the name only labels JAX's profiles.
 
+    >>> import numpy as np
+    >>> from funcgrad import named_call
     >>> named_call(np.sin, name="sine")(0.0)
     np.float64(0.0)
     """
@@ -203,7 +215,9 @@ def ensure_compile_time_eval():
     """A block whose operations on constants compute at once: in funcgrad they always do
     (only traced values are staged), so it changes nothing.
 
+    >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad import ensure_compile_time_eval
     >>> def f(x):
     ...     with ensure_compile_time_eval():
     ...         scale = np.sqrt(4.0)          # a constant: computed now, in either case

@@ -41,6 +41,7 @@ def _neighbours(adjacency):
 def column_coloring(pattern):
     """A greedy colouring of the columns: two columns sharing a row get different colours.
 
+    >>> from funcgrad.analysis.coloring import column_coloring
     >>> import scipy.sparse as sp
     >>> column_coloring(sp.csr_array([[1, 1, 0], [0, 0, 1]]))
     array([0, 1, 0])
@@ -66,6 +67,7 @@ def star_coloring(pattern):
     all of them coloured, use only two colours. ``counts[x][c]`` keeps how many
     coloured neighbours of ``x`` have colour ``c``, so each test is a lookup.
 
+    >>> from funcgrad.analysis.coloring import star_coloring
     >>> import numpy as np, scipy.sparse as sp
     >>> star_coloring(sp.csr_array(np.ones((3, 3))))
     array([0, 1, 2])
@@ -107,6 +109,7 @@ def check_star_coloring(pattern, colors):
     """Whether ``colors`` is a star colouring of the pattern's graph (by brute force over
     its paths of four vertices: for tests and small graphs).
 
+    >>> from funcgrad.analysis.coloring import check_star_coloring
     >>> import numpy as np, scipy.sparse as sp
     >>> path = sp.csr_array(np.eye(4, k=1) + np.eye(4, k=-1))
     >>> check_star_coloring(path, [0, 1, 0, 1]), check_star_coloring(path, [0, 1, 0, 2])

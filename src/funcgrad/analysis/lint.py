@@ -50,7 +50,7 @@ def lint(fun: Any, *args: Any) -> list:
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> for f in fg.lint(lambda x: fnp.sum(fnp.where(x > 0, fnp.log(x), 0.0)), np.array([1.0, 0.0])):
     ...     print(f)
-    where trap: %4 where(...) discards branch %2 log(x) at [1], where its derivative is not finite; the gradient there will be nan; fix: guard the argument too: log(where(cond, x, 1.0)) inside the where
+    where trap: %4 where(<bool[2]>, %2, 0) discards branch %2 log(x) at [1], where its derivative is not finite; the gradient there will be nan; fix: guard the argument too: log(where(cond, x, 1.0)) inside the where
     """
     who = "lint"
     output, inputs, cuts, _ = _traced(fun, args, who)

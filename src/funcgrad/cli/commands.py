@@ -422,6 +422,7 @@ def _grad(args, out, err):
 def main(argv=None):
     """Run the ``funcgrad`` command with ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
+    >>> from funcgrad.cli import main
     >>> main(["grad", "x +* 2", "--at", "x=1"])
     2
     """

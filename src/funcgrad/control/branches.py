@@ -201,6 +201,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     ``lax.switch``. An index out of range takes the nearest branch. Every branch
     returns the same structure of shapes and dtypes.
 
+    >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fg.switch(2, [fnp.sin, fnp.cos, fnp.tanh], 0.5) == fnp.tanh(0.5)
     np.True_

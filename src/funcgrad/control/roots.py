@@ -80,6 +80,7 @@ def custom_root(
     ``fg.jacobian(g)`` otherwise). With ``has_aux``, ``solve`` returns ``(root, aux)``
     and ``aux`` has no derivative.
 
+    >>> from funcgrad.lax import custom_root
     >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
     >>> A = np.array([[3.0, 1.0], [1.0, 2.0]])
     >>> dense = lambda g, y: fnp.linalg.solve(fg.jacobian(g)(y), y)
@@ -151,6 +152,7 @@ def custom_linear_solve(
     solution of that linear system (see the module docstring): ``transpose_solve(vecmat,
     g)`` solves the transposed system, or ``solve`` does where ``symmetric``.
 
+    >>> from funcgrad.lax import custom_linear_solve
     >>> import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
     >>> A = np.array([[3.0, 1.0], [1.0, 2.0]])
     >>> def dense(mv, b):
@@ -158,7 +160,7 @@ def custom_linear_solve(
     >>> f = lambda s: fnp.sum(custom_linear_solve(lambda x: s * (A @ x), np.ones(2), dense,
     ...                                           symmetric=True))
     >>> float(fg.grad(f)(2.0)), -np.linalg.solve(A, np.ones(2)).sum() / 4
-    (-0.1, np.float64(-0.1))
+    (-0.15, np.float64(-0.15))
     """
     who = f"custom_linear_solve of {fun_name(matvec)}"
     for name, fun in (("matvec", matvec), ("solve", solve)):

@@ -49,7 +49,7 @@ class ImmutableError(FuncgradError, AttributeError):
     """Something tried to change a node, which never changes once built.
 
     >>> import funcgrad as fg
-    >>> fg.var(2.0).value = 5.0
+    >>> fg.var(2.0).value = 5.0  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.ImmutableError: nodes are immutable: cannot set 'value'; ...
@@ -60,7 +60,7 @@ class NotDifferentiableError(FuncgradError, TypeError):
     """A value or a primitive argument that funcgrad cannot differentiate.
 
     >>> import funcgrad as fg
-    >>> fg.grad(lambda x: x * 2.0)(True)
+    >>> fg.grad(lambda x: x * 2.0)(True)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.NotDifferentiableError: grad of <lambda>: argument 0 is the bool True, ...
@@ -74,7 +74,7 @@ class MissingRuleError(FuncgradError, NotImplementedError):
     >>> @fg.primitive
     ... def twice(x):
     ...     return 2.0 * x
-    >>> fg.grad(twice)(1.0)
+    >>> fg.grad(twice)(1.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.MissingRuleError: primitive 'twice' has no ... rule ...
@@ -87,7 +87,7 @@ class NoDerivativeError(FuncgradError, ArithmeticError):
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> fg.grad(lambda m: fnp.linalg.slogdet(m)[1])(np.ones((2, 2)))
+    >>> fg.grad(lambda m: fnp.linalg.slogdet(m)[1])(np.ones((2, 2)))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.NoDerivativeError: slogdet: log|det| of a singular matrix ...
@@ -99,7 +99,7 @@ class ArgumentError(FuncgradError, ValueError):
     outside its interval); the message names the argument, what it got and a fix.
 
     >>> import funcgrad as fg
-    >>> fg.grad(lambda x: x, argnums=2)(1.0)
+    >>> fg.grad(lambda x: x, argnums=2)(1.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.ArgumentError: grad of <lambda>: argnums=2 is out of range ...
@@ -112,7 +112,7 @@ class NodeKeyError(FuncgradError, KeyError):
 
     >>> import funcgrad as fg
     >>> x = fg.var(2.0, name="x")
-    >>> fg.backprop(x * x)["y"]
+    >>> fg.backprop(x * x)["y"]  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.NodeKeyError: no node named 'y' in this map; its named nodes: x ...
@@ -127,7 +127,7 @@ class ArgumentTypeError(FuncgradError, TypeError):
     a count); the message names the argument, what it got and a fix.
 
     >>> import funcgrad as fg
-    >>> fg.grad(5)
+    >>> fg.grad(5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.ArgumentTypeError: grad: the function must be callable; got int 5: ...
@@ -139,7 +139,7 @@ class IndexingError(FuncgradError, IndexError):
 
     >>> import numpy as np
     >>> import funcgrad as fg
-    >>> fg.grad(lambda x: x[x].sum())(np.array([0.0, 1.0]))
+    >>> fg.grad(lambda x: x[x].sum())(np.array([0.0, 1.0]))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.IndexingError: indexing: an index must hold integers or booleans; ...
@@ -151,7 +151,7 @@ class ShapeError(FuncgradError, ValueError):
 
     >>> import numpy as np
     >>> import funcgrad as fg
-    >>> fg.grad(lambda x: x * 2.0)(np.ones(3))
+    >>> fg.grad(lambda x: x * 2.0)(np.ones(3))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.ShapeError: grad of <lambda>: grad needs a scalar output, ...
@@ -164,7 +164,7 @@ class LinAlgShapeError(ShapeError, np.linalg.LinAlgError):
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> fg.grad(fnp.linalg.det)(np.ones((2, 3)))
+    >>> fg.grad(fnp.linalg.det)(np.ones((2, 3)))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.LinAlgShapeError: det needs a square matrix or a stack of them, ...
@@ -194,7 +194,7 @@ class NoRuleError(FuncgradError, AttributeError):
     """A NumPy function that funcgrad.numpy does not differentiate.
 
     >>> import funcgrad.numpy as fnp
-    >>> fnp.packbits
+    >>> fnp.packbits  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.packbits; ...
@@ -206,7 +206,7 @@ class NonFiniteError(FuncgradError, FloatingPointError):
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> with fg.debug_nans(), np.errstate(invalid="ignore"):
+    >>> with fg.debug_nans(), np.errstate(invalid="ignore"):  # doctest: +ELLIPSIS
     ...     fg.grad(lambda x: fnp.sum(fnp.log(x)))(np.array([1.0, -1.0]))
     Traceback (most recent call last):
     ...
@@ -218,9 +218,9 @@ class ConversionError(FuncgradError, TypeError):
     """float(), int(), math.exp(), .item(), np.asarray() ... of a traced value: the result
     would be cut out of the graph, and its derivative silently lost.
 
-    >>> import math
     >>> import funcgrad as fg
-    >>> fg.grad(lambda x: math.exp(x))(1.0)
+    >>> import math
+    >>> fg.grad(lambda x: math.exp(x))(1.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.ConversionError: float() of a traced value ...
@@ -231,7 +231,7 @@ class ConcretizationError(FuncgradError, TypeError):
     """Python needed a concrete value (a bool, an int) from a staged value under jit.
 
     >>> import funcgrad as fg
-    >>> fg.jit(lambda x: x if x > 0 else -x)(1.0)
+    >>> fg.jit(lambda x: x if x > 0 else -x)(1.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.ConcretizationError: jit cannot turn a traced value into a Python bool: ...
@@ -251,7 +251,7 @@ class NoConvergenceError(FuncgradError, ArithmeticError):
     """An iteration (fg.fixed_point's) that did not settle within its number of steps.
 
     >>> import funcgrad as fg
-    >>> fg.fixed_point(lambda a, x: 2.0 * x + a, 1.0, 1.0, max_iter=20)
+    >>> fg.fixed_point(lambda a, x: 2.0 * x + a, 1.0, 1.0, max_iter=20)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.NoConvergenceError: fixed_point of <lambda>: the forward iteration ...

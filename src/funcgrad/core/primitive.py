@@ -70,6 +70,7 @@ __all__ = [
 class Primitive:
     """An operation with an implementation on plain values and its rules.
 
+    >>> from funcgrad import Primitive
     >>> cube = Primitive("cube", lambda x: x ** 3)
     >>> cube(2.0)
     np.float64(8.0)

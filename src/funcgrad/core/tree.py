@@ -224,6 +224,7 @@ def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, Tree
     """``(leaves, treedef)``: the leaves in a fixed order and the structure around them.
     A node for which ``is_leaf(node)`` is true is a leaf, whatever it holds.
 
+    >>> from funcgrad import tree_flatten
     >>> leaves, treedef = tree_flatten({"w": [1.0, 2.0], "b": 0.5})
     >>> leaves, treedef
     ([0.5, 1.0, 2.0], dict(*, list(*, *)))
@@ -266,6 +267,7 @@ def _flatten_into(x, leaves):
 def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
     """The tree with structure ``treedef`` and the given leaves, in flatten order.
 
+    >>> from funcgrad import tree_unflatten, tree_structure
     >>> tree_unflatten(tree_structure((1.0, [2.0])), ["a", "b"])
     ('a', ['b'])
     """
@@ -306,6 +308,7 @@ _PLAIN_LEAVES = frozenset({float, int, complex, bool, np.ndarray, np.float64, np
 def tree_leaves(tree: Any, is_leaf: Callable | None = None) -> list:
     """The leaves of ``tree``, in flatten order (``is_leaf`` as for :func:`tree_flatten`).
 
+    >>> from funcgrad import tree_leaves
     >>> tree_leaves({"b": (1.0, None), "a": 2.0})
     [2.0, 1.0]
     """
@@ -315,6 +318,7 @@ def tree_leaves(tree: Any, is_leaf: Callable | None = None) -> list:
 def tree_structure(tree: Any) -> TreeDef:
     """The structure of ``tree`` without its leaves.
 
+    >>> from funcgrad import tree_structure
     >>> tree_structure({"w": [1.0, 2.0], "b": 0.5}).num_leaves
     3
     """
@@ -352,6 +356,7 @@ def tree_reduce(
     """``function`` folded over the leaves of ``tree`` from the left, as
     :func:`functools.reduce` folds a list (JAX's ``tree_util.tree_reduce``).
 
+    >>> from funcgrad import tree_reduce
     >>> tree_reduce(lambda a, b: a + b, {"w": [1.0, 2.0], "b": 3.0})
     6.0
     >>> tree_reduce(max, [], initializer=0.0)
@@ -371,6 +376,7 @@ def tree_reduce(
 def tree_all(tree: Any, is_leaf: Callable | None = None) -> bool:
     """Whether every leaf of ``tree`` is true (True for a tree without leaves).
 
+    >>> from funcgrad import tree_all
     >>> tree_all({"a": True, "b": [1, 2]}), tree_all([True, 0])
     (True, False)
     """
@@ -384,6 +390,7 @@ class Partial(functools.partial):
     ``tree_util.Partial``).
 
     >>> import funcgrad as fg
+    >>> from funcgrad.tree_util import Partial
     >>> add = Partial(lambda x, y: x + y, 2.0)
     >>> fg.tree_leaves(add), add(1.0)
     ([2.0], 3.0)

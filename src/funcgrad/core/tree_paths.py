@@ -135,6 +135,7 @@ class FlattenedIndexKey:
 def keystr(path: tuple) -> str:
     """A key path as Python would read it.
 
+    >>> from funcgrad import keystr, DictKey, SequenceKey, GetAttrKey
     >>> keystr((DictKey("layers"), SequenceKey(0), GetAttrKey("w")))
     "['layers'][0].w"
     """
@@ -173,6 +174,7 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None) -> tuple[
     """``([(path, leaf), ...], treedef)``, in :func:`~funcgrad.tree_flatten`'s order; a node
     for which ``is_leaf`` is true is a leaf, whatever it holds.
 
+    >>> from funcgrad import tree_flatten_with_path, keystr
     >>> pairs, treedef = tree_flatten_with_path((1.0, {"a": 2.0}))
     >>> [keystr(p) for p, _ in pairs], treedef
     (['[0]', "[1]['a']"], tuple(*, dict(*)))
@@ -184,6 +186,7 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None) -> tuple[
 def tree_leaves_with_path(tree: Any, is_leaf: Callable | None = None) -> list:
     """The ``(path, leaf)`` pairs of ``tree``.
 
+    >>> from funcgrad import keystr, tree_leaves_with_path
     >>> [keystr(p) for p, _ in tree_leaves_with_path([1.0, (2.0,)])]
     ['[0]', '[1][0]']
     """
@@ -193,6 +196,7 @@ def tree_leaves_with_path(tree: Any, is_leaf: Callable | None = None) -> list:
 def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable | None = None) -> Any:
     """``f(path, leaf, *others)`` leaf by leaf across trees of one structure.
 
+    >>> from funcgrad import tree_map_with_path, keystr
     >>> tree_map_with_path(lambda p, x, y: (keystr(p), x + y), {"a": 1.0}, {"a": 2.0})
     {'a': ("['a']", 3.0)}
     """
@@ -213,6 +217,7 @@ def tree_transpose(outer_treedef: TreeDef, inner_treedef: TreeDef, pytree_to_tra
     """A tree of structure ``outer(inner)`` as one of structure ``inner(outer)``.
 
     >>> import funcgrad as fg
+    >>> from funcgrad import tree_transpose
     >>> tree_transpose(fg.tree_structure([0, 0]), fg.tree_structure((0, 0)), [(1, 2), (3, 4)])
     ([1, 3], [2, 4])
     """
@@ -240,6 +245,7 @@ def register_pytree_node_class(cls: type) -> type:
     the classmethod ``cls.tree_unflatten(aux, children)`` (JAX's decorator).
 
     >>> import funcgrad as fg
+    >>> from funcgrad import register_pytree_node_class
     >>> @register_pytree_node_class
     ... class Scale:
     ...     def __init__(self, k, name):

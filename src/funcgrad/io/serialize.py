@@ -28,8 +28,8 @@ position, and read back in one loop. Two ways out, one row shape:
   bare row ``_node_v1(op, parents, params, name, value)``, whose parents pickle
   has already seen, so pickling never recurses into a graph.
 
->>> import pickle
 >>> import funcgrad as fg
+>>> import pickle
 >>> x = fg.var(2.0, name="x")
 >>> f = (x + 1.0) * x
 >>> g = pickle.loads(pickle.dumps(f))
@@ -127,7 +127,7 @@ class SerializationError(FuncgradError, pickle.PicklingError):
     """A node, a primitive or a stream that cannot be written or read.
 
     >>> import funcgrad as fg
-    >>> fg.loads(b"not a funcgrad file")
+    >>> fg.loads(b"not a funcgrad file")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.SerializationError: fg.loads: not a valid funcgrad file: ...

@@ -183,10 +183,10 @@ def show(
     >>> x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
     >>> f = (x + y) * x
     >>> print(fg.show(f, grads=fg.backprop(f)))
-    %0  x  var                -->   2.0  grad 1.0
-    %1  y  var                -->  -3.0  grad 2.0
-    %2     add(%0, %1)        -->  -1.0  grad 2.0
-    %3     multiply(%2, %0)   -->  -2.0  grad 1.0
+    %0  x  var               -->   2.0  grad 1.0
+    %1  y  var               -->  -3.0  grad 2.0
+    %2     add(%0, %1)       -->  -1.0  grad 2.0
+    %3     multiply(%2, %0)  -->  -2.0  grad 1.0
     >>> print(fg.show(f, labels={f: "f"}))
     %0  x  var               -->   2.0
     %1  y  var               -->  -3.0
@@ -215,9 +215,9 @@ class Listing(str):
     >>> import funcgrad as fg
     >>> listing = fg.show(fg.var(2.0, name="x") * 3.0)
     >>> listing
-    %0  x  var                -->  2.0
-    %1     const              -->  3.0
-    %2     multiply(%0, %1)   -->  6.0
+    %0  x  var               -->  2.0
+    %1     const             -->  3.0
+    %2     multiply(%0, %1)  -->  6.0
     >>> listing == str(listing), listing._repr_html_().startswith("<pre>")
     (True, True)
     """

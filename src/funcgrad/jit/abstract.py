@@ -34,6 +34,8 @@ __all__ = ["ShapeDtypeStruct", "eval_shape", "typeof", "block_until_ready"]
 class ShapeDtypeStruct:
     """A shape and a dtype standing for every array of them (JAX's).
 
+    >>> import numpy as np
+    >>> from funcgrad import ShapeDtypeStruct
     >>> ShapeDtypeStruct((2, 3), "float64").ndim, ShapeDtypeStruct([4], np.int32).size
     (2, 4)
     """
@@ -76,6 +78,7 @@ def typeof(x: Any) -> ShapeDtypeStruct:
     """The shape and dtype of ``x`` (a number, an array of any library, or a traced value),
     as JAX's ``jax.typeof`` answers with its abstract value.
 
+    >>> import numpy as np
     >>> import funcgrad as fg
     >>> fg.typeof(np.ones((2, 3), np.float32)), fg.typeof(1.5)
     (ShapeDtypeStruct(shape=(2, 3), dtype=float32), ShapeDtypeStruct(shape=(), dtype=float64))
@@ -140,6 +143,7 @@ def block_until_ready(x: Any) -> Any:
     ``compute()``), so there is nothing to wait for. For code that times itself.
 
     >>> import numpy as np
+    >>> from funcgrad import block_until_ready
     >>> block_until_ready({"w": np.ones(2)})
     {'w': array([1., 1.])}
     """

@@ -10,7 +10,7 @@ loop itself, carries renamed to the body's inputs:
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> from funcgrad.control.body import trace_body
 >>> body, _ = trace_body(lambda c, x: [fnp.tanh(c) * x, c], [0.5, 2.0], "a scan")
->>> print(scan_loop(body.order, body.inputs, body.outputs, 1, 1, False).source)
+>>> print(scan_loop(body.order, body.inputs, body.outputs, 1, 1, False).source, end="")
 def loop(n, a0, x0, y0):
     for i in range(n):
         a1 = x0[i]

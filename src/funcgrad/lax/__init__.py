@@ -200,7 +200,8 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
     carry. ``batch_size`` (JAX's hint) is checked and changes no result.
 
     >>> import numpy as np
-    >>> map(lambda row: row.sum(), np.arange(6.0).reshape(3, 2))
+    >>> from funcgrad import lax
+    >>> lax.map(lambda row: row.sum(), np.arange(6.0).reshape(3, 2))
     array([1., 5., 9.])
     """
     if batch_size is not None and (
@@ -217,6 +218,8 @@ def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:
 def select(pred: Any, on_true: Any, on_false: Any) -> Any:
     """``on_true`` where ``pred``, else ``on_false``; all of one shape (lax's rule).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import select
     >>> select(np.array([True, False]), np.ones(2), np.zeros(2))
     array([1., 0.])
     """
@@ -247,6 +250,8 @@ logistic = sigmoid
 def div(x: Any, y: Any) -> Any:
     """``x / y``; integers divide rounding toward zero (lax's rule, C's).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import div
     >>> div(np.array([7, -7]), 2), div(1.0, 4.0)
     (array([ 3, -3]), np.float64(0.25))
     """
@@ -258,6 +263,8 @@ def div(x: Any, y: Any) -> Any:
 def rem(x: Any, y: Any) -> Any:
     """The remainder of ``x / y`` with the sign of ``x`` (C's ``fmod``, lax's ``rem``).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import rem
     >>> rem(np.array([7.0, -7.0]), 3.0)
     array([ 1., -1.])
     """
@@ -267,6 +274,7 @@ def rem(x: Any, y: Any) -> Any:
 def rsqrt(x: Any) -> Any:
     """``1 / sqrt(x)``.
 
+    >>> from funcgrad.lax import rsqrt
     >>> rsqrt(4.0)
     np.float64(0.5)
     """
@@ -276,6 +284,7 @@ def rsqrt(x: Any) -> Any:
 def erfc(x: Any) -> Any:
     """``1 - erf(x)``.
 
+    >>> from funcgrad.lax import erfc
     >>> float(erfc(0.0))
     1.0
     """
@@ -285,6 +294,7 @@ def erfc(x: Any) -> Any:
 def integer_pow(x: Any, y: int) -> Any:
     """``x ** y`` for a Python int ``y``.
 
+    >>> from funcgrad.lax import integer_pow
     >>> integer_pow(2.0, 3)
     np.float64(8.0)
     """
@@ -299,6 +309,8 @@ def integer_pow(x: Any, y: int) -> Any:
 def clamp(min: Any, x: Any, max: Any) -> Any:
     """``x`` clipped to ``[min, max]`` (lax's order of arguments).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import clamp
     >>> clamp(0.0, np.array([-1.0, 0.5, 2.0]), 1.0)
     array([0. , 0.5, 1. ])
     """
@@ -309,7 +321,9 @@ def round(x: Any, rounding_method: int = 0) -> Any:
     """``x`` rounded to the nearest integer: halves away from zero (method 0, lax's
     default), or to even (method 1, NumPy's).
 
-    >>> round(np.array([0.5, 1.5, -0.5])), round(np.array([0.5, 1.5]), 1)
+    >>> import numpy as np
+    >>> from funcgrad import lax
+    >>> lax.round(np.array([0.5, 1.5, -0.5])), lax.round(np.array([0.5, 1.5]), 1)
     (array([ 1.,  2., -1.]), array([0., 2.]))
     """
     method = int(rounding_method)

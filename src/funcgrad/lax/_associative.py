@@ -23,6 +23,7 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
     returns slices of the tree ``elems`` (JAX's ``lax.associative_scan``).
 
     >>> import numpy as np
+    >>> from funcgrad.lax import associative_scan
     >>> associative_scan(lambda a, b: a + b, np.arange(1.0, 6.0))
     array([ 1.,  3.,  6., 10., 15.])
     >>> associative_scan(lambda a, b: a * b, np.arange(1.0, 5.0), reverse=True)

@@ -40,6 +40,7 @@ class ConvDimensionNumbers(NamedTuple):
     """Where the batch, feature and spatial axes are: ``lhs_spec`` and ``out_spec`` list
     the axes of ``(N, C, spatial...)``, ``rhs_spec`` those of ``(O, I, spatial...)``.
 
+    >>> from funcgrad.lax import ConvDimensionNumbers
     >>> ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2)).rhs_spec
     (3, 2, 0, 1)
     """
@@ -52,6 +53,7 @@ class ConvDimensionNumbers(NamedTuple):
 def conv_general_permutations(dimension_numbers: Any) -> tuple:
     """The permutations taking each layout of three layout strings to the canonical one.
 
+    >>> from funcgrad.lax import conv_general_permutations
     >>> conv_general_permutations(("NHWC", "HWIO", "NHWC"))
     ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
     """
@@ -91,6 +93,7 @@ def conv_dimension_numbers(
 ) -> ConvDimensionNumbers:
     """``dimension_numbers`` (None, three strings, or already numbers) as numbers.
 
+    >>> from funcgrad.lax import conv_dimension_numbers
     >>> conv_dimension_numbers((1, 5, 5, 2), (3, 3, 2, 4), ("NHWC", "HWIO", "NHWC")).lhs_spec
     (0, 3, 1, 2)
     """
@@ -112,6 +115,7 @@ def padtype_to_pads(
     axis ``ceil(size / stride)`` outputs, the odd element of padding at the end (SAME_LOWER:
     at the start).
 
+    >>> from funcgrad.lax import padtype_to_pads
     >>> padtype_to_pads((5,), (2,), (1,), "SAME_LOWER"), padtype_to_pads((5,), (2,), (1,), "VALID")
     ([(1, 0)], [(0, 0)])
     """
@@ -142,6 +146,7 @@ def conv_shape_tuple(
     for an ``(N, C, spatial...)`` input, an ``(O, I, spatial...)`` kernel, ``strides`` and
     ``pads`` (pairs, or a padding string).
 
+    >>> from funcgrad.lax import conv_shape_tuple
     >>> conv_shape_tuple((2, 3, 9, 9), (4, 3, 3, 3), (2, 2), [(1, 1), (1, 1)])
     (2, 4, 5, 5)
     """
@@ -168,6 +173,7 @@ def conv_general_shape_tuple(
     """The output shape of :func:`funcgrad.lax.conv_general_dilated` (no dilation), in the
     layout ``dimension_numbers`` gives the output.
 
+    >>> from funcgrad.lax import conv_general_shape_tuple
     >>> conv_general_shape_tuple((2, 3, 9, 9), (4, 3, 3, 3), (2, 2), "VALID", None)
     (2, 4, 4, 4)
     """
@@ -193,6 +199,7 @@ def conv_transpose_shape_tuple(
     becomes ``(n - 1) * stride + 2 - k`` plus its padding (``"SAME"`` and ``"VALID"`` as
     the transposed convolution reads them).
 
+    >>> from funcgrad.lax import conv_transpose_shape_tuple
     >>> conv_transpose_shape_tuple((1, 4, 4, 2), (3, 3, 2, 5), (2, 2), "SAME",
     ...                            ("NHWC", "HWIO", "NHWC"))
     (1, 8, 8, 5)

@@ -81,6 +81,8 @@ real, imag, conj = fnp.real, fnp.imag, fnp.conj
 def shift_right_logical(x: Any, y: Any) -> Any:
     """``x >> y`` filling with zeros (a negative ``x`` read as unsigned).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import shift_right_logical
     >>> shift_right_logical(np.array([-8], dtype=np.int8), 1)
     array([124], dtype=int8)
     """
@@ -97,7 +99,9 @@ def shift_right_logical(x: Any, y: Any) -> Any:
 def complex(x: Any, y: Any) -> Any:
     """``x + i y``.
 
-    >>> complex(np.array([1.0]), np.array([2.0]))
+    >>> import numpy as np
+    >>> from funcgrad import lax
+    >>> lax.complex(np.array([1.0]), np.array([2.0]))
     array([1.+2.j])
     """
     return fnp.add(x, fnp.multiply(y, 1j))
@@ -112,6 +116,8 @@ def _special(name):
 def lgamma(x: Any) -> Any:
     """The log of the absolute value of Gamma(x) (SciPy's ``gammaln``).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import lgamma
     >>> lgamma(np.array([0.5, 4.0]))
     array([0.57236494, 1.79175947])
     >>> import funcgrad as fg
@@ -124,6 +130,8 @@ def lgamma(x: Any) -> Any:
 def digamma(x: Any) -> Any:
     """The derivative of ``lgamma``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import digamma
     >>> digamma(np.array([1.0, 4.0]))
     array([-0.57721566,  1.25611767])
     """
@@ -133,6 +141,8 @@ def digamma(x: Any) -> Any:
 def erf_inv(x: Any) -> Any:
     """The inverse of ``erf``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import erf_inv
     >>> erf_inv(np.array([0.0, 0.5]))
     array([0.        , 0.47693628])
     """
@@ -142,6 +152,8 @@ def erf_inv(x: Any) -> Any:
 def igamma(a: Any, x: Any) -> Any:
     """The regularized lower incomplete gamma function (SciPy's ``gammainc``).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import igamma
     >>> igamma(2.0, np.array([1.0, 3.0]))
     array([0.26424112, 0.80085173])
     """
@@ -151,6 +163,8 @@ def igamma(a: Any, x: Any) -> Any:
 def igammac(a: Any, x: Any) -> Any:
     """The regularized upper incomplete gamma function (SciPy's ``gammaincc``).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import igammac
     >>> igammac(2.0, np.array([1.0, 3.0]))
     array([0.73575888, 0.19914827])
     """
@@ -160,6 +174,8 @@ def igammac(a: Any, x: Any) -> Any:
 def betainc(a: Any, b: Any, x: Any) -> Any:
     """The regularized incomplete beta function.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import betainc
     >>> betainc(2.0, 3.0, np.array([0.2, 0.5]))
     array([0.1808, 0.6875])
     """
@@ -169,6 +185,8 @@ def betainc(a: Any, b: Any, x: Any) -> Any:
 def polygamma(m: Any, x: Any) -> Any:
     """The ``m``-th derivative of ``digamma``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import polygamma
     >>> polygamma(1, np.array([1.0, 2.0]))
     array([1.64493407, 0.64493407])
     """
@@ -178,6 +196,8 @@ def polygamma(m: Any, x: Any) -> Any:
 def zeta(x: Any, q: Any) -> Any:
     """Hurwitz's zeta function.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import zeta
     >>> zeta(2.0, np.array([1.0, 2.0]))
     array([1.64493407, 0.64493407])
     """
@@ -187,6 +207,8 @@ def zeta(x: Any, q: Any) -> Any:
 def bessel_i0e(x: Any) -> Any:
     """The exponentially scaled modified Bessel function of order 0.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import bessel_i0e
     >>> bessel_i0e(np.array([0.0, 1.0]))
     array([1.        , 0.46575961])
     """
@@ -196,6 +218,8 @@ def bessel_i0e(x: Any) -> Any:
 def bessel_i1e(x: Any) -> Any:
     """The exponentially scaled modified Bessel function of order 1.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import bessel_i1e
     >>> bessel_i1e(np.array([0.0, 1.0]))
     array([0.        , 0.20791042])
     """
@@ -206,6 +230,8 @@ def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     """Running ``log(sum(exp(.)))`` along ``axis``, without overflow (``logaddexp`` in
     log depth: :func:`~funcgrad.lax.associative_scan`).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import cumlogsumexp
     >>> np.exp(cumlogsumexp(np.log(np.array([1.0, 2.0, 3.0]))))
     array([1., 3., 6.])
     """
@@ -215,6 +241,8 @@ def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
 def select_n(which: Any, *cases: Any) -> Any:
     """``cases[which]`` elementwise: ``which`` a bool (two cases) or an int array.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import select_n
     >>> select_n(np.array([True, False]), np.zeros(2), np.ones(2))
     array([1., 0.])
     """
@@ -235,6 +263,8 @@ def select_n(which: Any, *cases: Any) -> Any:
 def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = True) -> Any:
     """``keys`` sorted along ``dimension``, and ``values`` in the same order.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import sort_key_val
     >>> sort_key_val(np.array([3.0, 1.0, 2.0]), np.array([30.0, 10.0, 20.0]))
     (array([1., 2., 3.]), array([10., 20., 30.]))
     """
@@ -263,6 +293,9 @@ def reduce(
     slices in turn, first to last: JAX leaves the order to its compiler, so give it an
     associative ``computation``).
 
+    >>> import numpy as np
+    >>> import funcgrad.numpy as fnp
+    >>> from funcgrad.lax import reduce
     >>> reduce(np.arange(6.0).reshape(2, 3), 0.0, fnp.add, (1,))
     array([ 3., 12.])
     """
@@ -298,6 +331,8 @@ def reduce(
 def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
     """Whether all are true (the bitwise and, on integers) over ``axes``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import reduce_and
     >>> reduce_and(np.array([[True, False], [True, True]]), (1,))
     array([False,  True])
     """
@@ -309,6 +344,8 @@ def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
 def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
     """Whether any is true (the bitwise or, on integers) over ``axes``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import reduce_or
     >>> reduce_or(np.array([[True, False], [False, False]]), (1,))
     array([ True, False])
     """
@@ -320,6 +357,8 @@ def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
 def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
     """The exclusive or over ``axes``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import reduce_xor
     >>> reduce_xor(np.array([[1, 3], [4, 4]]), (1,))
     array([2, 0])
     """
@@ -330,6 +369,8 @@ def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
 def tile(operand: Any, reps: Sequence[int]) -> Any:
     """``operand`` repeated ``reps`` times along each axis.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import tile
     >>> tile(np.array([1.0, 2.0]), (2,))
     array([1., 2., 1., 2.])
     """
@@ -339,6 +380,8 @@ def tile(operand: Any, reps: Sequence[int]) -> Any:
 def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
     """``operand`` cut along ``axis`` into pieces of the given ``sizes`` (they must add up).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import split
     >>> [p.tolist() for p in split(np.arange(5.0), (2, 3))]
     [[0.0, 1.0], [2.0, 3.0, 4.0]]
     """
@@ -354,6 +397,8 @@ def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list:
 def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
     """The axes ``start_dimension`` up to ``stop_dimension`` (exclusive) merged into one.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import collapse
     >>> collapse(np.ones((2, 3, 4)), 1).shape
     (2, 12)
     """
@@ -366,6 +411,8 @@ def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = No
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> np.ndarray:
     """Each element's index along ``dimension``, in an array of ``shape``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import broadcasted_iota
     >>> broadcasted_iota(np.int32, (2, 3), 1)
     array([[0, 1, 2],
            [0, 1, 2]], dtype=int32)
@@ -380,6 +427,8 @@ def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> np.nda
 def broadcast_to_rank(x: Any, rank: int) -> Any:
     """``x`` with leading axes of 1 up to ``rank`` axes.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import broadcast_to_rank
     >>> broadcast_to_rank(np.ones(3), 3).shape
     (1, 1, 3)
     """
@@ -395,7 +444,9 @@ def optimization_barrier(operand: Any) -> Any:
     """``operand`` itself (JAX's barrier to its compiler's reordering; funcgrad's plans
     keep the program's order).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import optimization_barrier
     >>> optimization_barrier((1.0, np.ones(2)))
-    (1.0, array([1., 1.]))
+    (np.float64(1.0), array([1., 1.]))
     """
     return tree_map(lambda leaf: leaf, operand)

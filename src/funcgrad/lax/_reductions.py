@@ -39,6 +39,8 @@ __all__ = [
 def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """The vector, matrix-vector or matrix product (``precision`` has no effect).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import dot
     >>> dot(np.ones((2, 3)), np.ones(3))
     array([3., 3.])
     """
@@ -60,6 +62,8 @@ def dot_general(
     (lhs_batch, rhs_batch))``; the result's axes are the batch axes, then lhs's free
     axes, then rhs's (lax's order).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import dot_general
     >>> a, b = np.ones((4, 2, 3)), np.ones((4, 3, 5))
     >>> dot_general(a, b, (((2,), (1,)), ((0,), (0,)))).shape
     (4, 2, 5)
@@ -94,6 +98,8 @@ def dot_general(
 def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
     """Matrix products over the leading batch axes.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import batch_matmul
     >>> batch_matmul(np.ones((2, 1, 3)), np.ones((2, 3, 1))).shape
     (2, 1, 1)
     """
@@ -103,6 +109,8 @@ def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
 def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
     """The index of the largest entry along ``axis``, as ``index_dtype``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import argmax
     >>> argmax(np.array([1.0, 3.0, 2.0]), 0, np.int32)
     np.int32(1)
     """
@@ -112,6 +120,8 @@ def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
 def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
     """The index of the smallest entry along ``axis``, as ``index_dtype``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import argmin
     >>> argmin(np.array([1.0, 3.0, 0.5]), 0, np.int32)
     np.int32(2)
     """
@@ -127,6 +137,8 @@ def _along(fun, operand, axis, reverse):
 def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     """Running sums along ``axis`` (from the end with ``reverse``).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import cumsum
     >>> cumsum(np.array([1.0, 2.0, 3.0]), reverse=True)
     array([6., 5., 3.])
     """
@@ -136,6 +148,8 @@ def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
 def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     """Running products along ``axis``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import cumprod
     >>> cumprod(np.array([1.0, 2.0, 3.0]))
     array([1., 2., 6.])
     """
@@ -154,6 +168,8 @@ def _running(pick):
 def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     """Running maxima along ``axis``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import cummax
     >>> cummax(np.array([1.0, 3.0, 2.0]))
     array([1., 3., 3.])
     """
@@ -163,6 +179,8 @@ def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
 def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     """Running minima along ``axis``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import cummin
     >>> cummin(np.array([3.0, 1.0, 2.0]))
     array([3., 1., 1.])
     """
@@ -173,6 +191,8 @@ def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: in
     """``operand`` sorted along ``dimension``; a tuple of operands is sorted by its first
     ``num_keys`` (the others follow their order).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import sort
     >>> sort(np.array([3.0, 1.0, 2.0]))
     array([1., 2., 3.])
     >>> sort((np.array([2, 1]), np.array([10.0, 20.0])))
@@ -193,6 +213,8 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
     """The ``k`` largest entries along the last axis, largest first, and their indices
     (the first of equal entries first).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import top_k
     >>> top_k(np.array([1.0, 4.0, 2.0, 4.0]), 2)
     (array([4., 4.]), array([1, 3], dtype=int32))
     """
@@ -210,6 +232,7 @@ def _reduce(fun, name, example):
     reduce.__name__ = reduce.__qualname__ = name
     reduce.__doc__ = (
         f"``{fun.__name__}`` over ``axes``.\n\n"
+        f">>> import numpy as np\n>>> from funcgrad.lax import {name}\n"
         f">>> {name}(np.array([[1.0, 2.0], [3.0, 4.0]]), (1,))\n{example}\n"
     )
     return reduce

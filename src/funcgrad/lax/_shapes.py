@@ -47,6 +47,8 @@ __all__ = [
 def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
     """``operand`` transposed by ``dimensions`` (if given), then reshaped in C order.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import reshape
     >>> reshape(np.arange(6.0), (2, 3)).shape
     (2, 3)
     """
@@ -58,6 +60,8 @@ def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | 
 def transpose(operand: Any, permutation: Sequence[int]) -> Any:
     """``operand``'s axes in the order ``permutation``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import transpose
     >>> transpose(np.zeros((2, 3)), (1, 0)).shape
     (3, 2)
     """
@@ -67,6 +71,8 @@ def transpose(operand: Any, permutation: Sequence[int]) -> Any:
 def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
     """``operand`` with new leading axes of ``sizes``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import broadcast
     >>> broadcast(np.ones(3), (2,)).shape
     (2, 3)
     """
@@ -79,6 +85,8 @@ def broadcast_in_dim(
     """``operand`` broadcast to ``shape``, its axis ``i`` becoming axis
     ``broadcast_dimensions[i]`` of the result.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import broadcast_in_dim
     >>> broadcast_in_dim(np.array([1.0, 2.0]), (2, 3), (0,))
     array([[1., 1., 1.],
            [2., 2., 2.]])
@@ -99,6 +107,8 @@ def broadcast_in_dim(
 def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
     """``array`` with axes of size 1 inserted at ``dimensions``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import expand_dims
     >>> expand_dims(np.ones(3), (0, 2)).shape
     (1, 3, 1)
     """
@@ -108,6 +118,8 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
 def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
     """``array`` without the axes ``dimensions`` (each of size 1).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import squeeze
     >>> squeeze(np.ones((1, 3, 1)), (0, 2)).shape
     (3,)
     """
@@ -117,6 +129,8 @@ def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """``operands`` joined along ``dimension``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import concatenate
     >>> concatenate([np.ones(2), np.zeros(1)], 0)
     array([1., 1., 0.])
     """
@@ -128,6 +142,8 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
     a negative low or high cuts that many elements off and interior puts that many
     between neighbours.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import pad
     >>> pad(np.array([1.0, 2.0]), 0.0, [(1, 2, 1)])
     array([0., 1., 0., 2., 0., 0.])
     >>> pad(np.arange(4.0), -1.0, [(-1, 1, 0)])
@@ -162,6 +178,8 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
 def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     """``operand`` reversed along ``dimensions``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import rev
     >>> rev(np.arange(3.0), (0,))
     array([2., 1., 0.])
     """
@@ -176,7 +194,9 @@ def slice(
 ) -> Any:
     """``operand[start:limit:stride]`` on every axis, with static bounds.
 
-    >>> slice(np.arange(10.0), (1,), (8,), (3,))
+    >>> import numpy as np
+    >>> from funcgrad import lax
+    >>> lax.slice(np.arange(10.0), (1,), (8,), (3,))
     array([1., 4., 7.])
     """
     strides = strides or (1,) * len(start_indices)
@@ -193,6 +213,8 @@ def slice_in_dim(
 ) -> Any:
     """:func:`slice` on one axis.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import slice_in_dim
     >>> slice_in_dim(np.arange(6.0).reshape(2, 3), 1, 3, axis=1)
     array([[1., 2.],
            [4., 5.]])
@@ -205,6 +227,8 @@ def slice_in_dim(
 def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
     """The ``index``-th slice along ``axis`` (with that axis kept, of size 1, by default).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import index_in_dim
     >>> index_in_dim(np.arange(6.0).reshape(2, 3), 1, axis=1).shape
     (2, 1)
     """
@@ -244,6 +268,8 @@ def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Seque
     """The block of ``slice_sizes`` at ``start_indices`` (which may be traced; a negative
     one counts from the end), each start clamped so the block stays inside the operand.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import dynamic_slice
     >>> dynamic_slice(np.arange(12.0).reshape(3, 4), (1, 3), (2, 2))
     array([[ 6.,  7.],
            [10., 11.]])
@@ -258,6 +284,8 @@ def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Seque
 def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: int = 0) -> Any:
     """:func:`dynamic_slice` along one axis.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import dynamic_slice_in_dim
     >>> dynamic_slice_in_dim(np.arange(5.0), 3, 3)
     array([2., 3., 4.])
     """
@@ -272,6 +300,8 @@ def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: 
 def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True) -> Any:
     """The slice at ``index`` (which may be traced) along ``axis``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import dynamic_index_in_dim
     >>> dynamic_index_in_dim(np.arange(6.0).reshape(3, 2), 2, keepdims=False)
     array([4., 5.])
     """
@@ -283,6 +313,8 @@ def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]
     """``operand`` with the block at ``start_indices`` (clamped as in
     :func:`dynamic_slice`) replaced by ``update``: a new array.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import dynamic_update_slice
     >>> dynamic_update_slice(np.zeros(5), np.ones(2), (4,))
     array([0., 0., 0., 1., 1.])
     """
@@ -296,6 +328,8 @@ def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]
 def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axis: int) -> Any:
     """:func:`dynamic_update_slice` along one axis.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import dynamic_update_slice_in_dim
     >>> dynamic_update_slice_in_dim(np.zeros((2, 3)), np.ones((2, 1)), 1, axis=1)
     array([[0., 1., 0.],
            [0., 1., 0.]])
@@ -308,6 +342,8 @@ def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axi
 def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int) -> Any:
     """:func:`dynamic_update_slice_in_dim` of one slice (``update`` may lack that axis).
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import dynamic_update_index_in_dim
     >>> dynamic_update_index_in_dim(np.zeros((3, 2)), np.ones(2), 1, 0)
     array([[0., 0.],
            [1., 1.],
@@ -322,6 +358,8 @@ def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     """``operand`` as ``new_dtype``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import convert_element_type
     >>> convert_element_type(np.array([1.7, -1.7]), np.int32)
     array([ 1, -1], dtype=int32)
     """
@@ -331,6 +369,8 @@ def convert_element_type(operand: Any, new_dtype: Any) -> Any:
 def iota(dtype: Any, size: int) -> Any:
     """``0, 1, ..., size - 1`` of ``dtype``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import iota
     >>> iota(np.int32, 3)
     array([0, 1, 2], dtype=int32)
     """
@@ -340,6 +380,7 @@ def iota(dtype: Any, size: int) -> Any:
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     """An array of ``shape`` filled with ``fill_value``.
 
+    >>> from funcgrad.lax import full
     >>> full((2,), 3.0)
     array([3., 3.])
     """
@@ -351,6 +392,8 @@ def full_like(
 ) -> Any:
     """An array like ``x`` (or of ``shape``) filled with ``fill_value``.
 
+    >>> import numpy as np
+    >>> from funcgrad.lax import full_like
     >>> full_like(np.zeros(2, np.float32), 1.0)
     array([1., 1.], dtype=float32)
     """

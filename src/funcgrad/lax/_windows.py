@@ -79,6 +79,8 @@ def reduce_window(
     ``(low, high)`` pairs.
 
     >>> import numpy as np
+    >>> import funcgrad.numpy as fnp
+    >>> from funcgrad.lax import reduce_window
     >>> reduce_window(np.arange(5.0), 0.0, fnp.add, (2,), (1,), "VALID")
     array([1., 3., 5., 7.])
     """

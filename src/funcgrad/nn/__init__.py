@@ -111,6 +111,7 @@ def softplus(x):
     """``log(1 + exp(x))``, without overflow.
 
     >>> import numpy as np
+    >>> from funcgrad.nn import softplus
     >>> softplus(np.array([-1000.0, 0.0, 1000.0])).tolist()
     [0.0, 0.6931471805599453, 1000.0]
     """
@@ -120,6 +121,7 @@ def softplus(x):
 def log_sigmoid(x):
     """``log(sigmoid(x)) = -softplus(-x)``, without overflow.
 
+    >>> from funcgrad.nn import log_sigmoid
     >>> round(float(log_sigmoid(0.0)), 6)
     -0.693147
     """
@@ -129,6 +131,7 @@ def log_sigmoid(x):
 def gelu(x, approximate=False):
     """``x * Phi(x)`` (Phi the standard normal CDF); ``approximate=True``: the tanh form.
 
+    >>> from funcgrad.nn import gelu
     >>> round(float(gelu(1.0)), 6), round(float(gelu(1.0, approximate=True)), 6)
     (0.841345, 0.841192)
     """
@@ -140,6 +143,7 @@ def gelu(x, approximate=False):
 def silu(x):
     """``x * sigmoid(x)`` (swish).
 
+    >>> from funcgrad.nn import silu
     >>> round(float(silu(1.0)), 6)
     0.731059
     """
@@ -150,6 +154,7 @@ def elu(x, alpha=1.0):
     """``x`` for x > 0, ``alpha * (exp(x) - 1)`` otherwise.
 
     >>> import numpy as np
+    >>> from funcgrad.nn import elu
     >>> elu(np.array([-1.0, 2.0])).round(4)
     array([-0.6321,  2.    ])
     """
@@ -160,6 +165,7 @@ def leaky_relu(x, negative_slope=0.01):
     """``x`` for x >= 0, ``negative_slope * x`` otherwise.
 
     >>> import numpy as np
+    >>> from funcgrad.nn import leaky_relu
     >>> leaky_relu(np.array([-2.0, 3.0]))
     array([-0.02,  3.  ])
     """
@@ -170,6 +176,7 @@ def one_hot(labels, num_classes):
     """Rows of the identity: ``one_hot(labels, n)[..., k] = (labels == k)``; no derivative.
 
     >>> import numpy as np
+    >>> from funcgrad.nn import one_hot
     >>> one_hot(np.array([0, 2]), 3)
     array([[1., 0., 0.],
            [0., 0., 1.]])
@@ -208,6 +215,7 @@ def cross_entropy(logits, labels, reduction="mean"):
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.nn import cross_entropy
     >>> logits = np.array([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
     >>> round(float(cross_entropy(logits, np.array([0, 1]))), 4)
     0.6691
@@ -234,6 +242,7 @@ def binary_cross_entropy_with_logits(logits, targets, reduction="mean"):
     """``-(t log sigmoid(z) + (1 - t) log(1 - sigmoid(z)))``, computed without overflow.
 
     >>> import numpy as np
+    >>> from funcgrad.nn import binary_cross_entropy_with_logits
     >>> round(float(binary_cross_entropy_with_logits(np.array([0.0, 100.0]), np.array([1.0, 1.0]))), 6)
     0.346574
     """
@@ -245,6 +254,7 @@ def mse_loss(predictions, targets, reduction="mean"):
     """The mean (or sum) of squared differences.
 
     >>> import numpy as np
+    >>> from funcgrad.nn import mse_loss
     >>> float(mse_loss(np.array([1.0, 2.0]), np.array([0.0, 0.0])))
     2.5
     """

@@ -51,7 +51,9 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def relu6(x: Any) -> Any:
     """``min(max(x, 0), 6)``, of slope 0 at the kinks 0 and 6 (JAX's and PyTorch's).
 
+    >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.nn import relu6
     >>> fg.elementwise_grad(relu6)(np.array([0.0, 3.0, 6.0]))
     array([0., 1., 0.])
     """
@@ -61,6 +63,8 @@ def relu6(x: Any) -> Any:
 def hard_tanh(x: Any) -> Any:
     """``x`` clipped to ``[-1, 1]``.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import hard_tanh
     >>> hard_tanh(np.array([-2.0, 0.3]))
     array([-1. ,  0.3])
     """
@@ -70,6 +74,8 @@ def hard_tanh(x: Any) -> Any:
 def hard_sigmoid(x: Any) -> Any:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, a line between.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import hard_sigmoid
     >>> hard_sigmoid(np.array([-4.0, 0.0, 4.0]))
     array([0. , 0.5, 1. ])
     """
@@ -79,6 +85,8 @@ def hard_sigmoid(x: Any) -> Any:
 def hard_silu(x: Any) -> Any:
     """``x * hard_sigmoid(x)`` (``hard_swish``).
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import hard_silu
     >>> hard_silu(np.array([-4.0, 1.0]))
     array([-0.        ,  0.66666667])
     """
@@ -91,6 +99,8 @@ hard_swish = hard_silu
 def celu(x: Any, alpha: float = 1.0) -> Any:
     """``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import celu
     >>> celu(np.array([-1.0, 2.0]), alpha=2.0).round(4)
     array([-0.7869,  2.    ])
     """
@@ -101,6 +111,8 @@ def selu(x: Any) -> Any:
     """``scale * elu(x, alpha)`` with the self-normalising constants; at 0 the slope is
     the negative side's, as JAX's.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import selu
     >>> selu(np.array([-1.0, 1.0])).round(4)
     array([-1.1113,  1.0507])
     """
@@ -112,6 +124,8 @@ def glu(x: Any, axis: int = -1) -> Any:
     """The gated linear unit: ``x`` halved along ``axis``, the first half times the sigmoid
     of the second.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import glu
     >>> glu(np.array([1.0, 2.0, 0.0, 0.0]))
     array([0.5, 1. ])
     """
@@ -125,6 +139,8 @@ def glu(x: Any, axis: int = -1) -> Any:
 def mish(x: Any) -> Any:
     """``x * tanh(softplus(x))``.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import mish
     >>> mish(np.array([1.0])).round(4)
     array([0.8651])
     """
@@ -134,6 +150,8 @@ def mish(x: Any) -> Any:
 def soft_sign(x: Any) -> Any:
     """``x / (|x| + 1)``.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import soft_sign
     >>> soft_sign(np.array([-3.0, 1.0]))
     array([-0.75,  0.5 ])
     """
@@ -143,6 +161,8 @@ def soft_sign(x: Any) -> Any:
 def squareplus(x: Any, b: float = 4.0) -> Any:
     """``(x + sqrt(x**2 + b)) / 2``, a smooth ReLU.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import squareplus
     >>> squareplus(np.array([0.0, 1.5]))
     array([1., 2.])
     """
@@ -153,6 +173,8 @@ def sparse_plus(x: Any) -> Any:
     """0 below -1, ``x`` above 1, ``(x + 1)**2 / 4`` between: a smooth ReLU of finite
     support.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import sparse_plus
     >>> sparse_plus(np.array([-2.0, 0.0, 2.0]))
     array([0.  , 0.25, 2.  ])
     """
@@ -163,6 +185,8 @@ def sparse_plus(x: Any) -> Any:
 def sparse_sigmoid(x: Any) -> Any:
     """The slope of :func:`sparse_plus`: 0 below -1, 1 above 1, ``(x + 1) / 2`` between.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import sparse_sigmoid
     >>> sparse_sigmoid(np.array([-2.0, 0.0, 2.0]))
     array([0. , 0.5, 1. ])
     """
@@ -172,6 +196,8 @@ def sparse_sigmoid(x: Any) -> Any:
 def log1mexp(x: Any) -> Any:
     """``log(1 - exp(-x))`` for ``x > 0``, accurate near 0 and for large ``x``.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import log1mexp
     >>> float(log1mexp(np.float64(50.0)))
     -1.9287498479639178e-22
     """
@@ -182,8 +208,9 @@ def log1mexp(x: Any) -> Any:
 def identity(x: Any) -> Any:
     """``x`` itself.
 
+    >>> from funcgrad.nn import identity
     >>> identity(2.0)
-    2.0
+    np.float64(2.0)
     """
     return x
 
@@ -191,6 +218,8 @@ def identity(x: Any) -> Any:
 def swish(x: Any) -> Any:
     """``x * sigmoid(x)`` (``silu``).
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import swish
     >>> swish(np.array([0.0, 1.0])).round(4)
     array([0.    , 0.7311])
     """
@@ -203,6 +232,8 @@ def standardize(
     """``(x - mean) / sqrt(variance + epsilon)``, mean and variance over ``axis`` unless
     given.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import standardize
     >>> standardize(np.array([1.0, 3.0]), epsilon=0.0)
     array([-1.,  1.])
     """
@@ -216,6 +247,8 @@ def standardize(
 def logmeanexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """``log(mean(exp(x)))`` over ``axis``, without overflow.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import logmeanexp
     >>> float(logmeanexp(np.array([1000.0, 1000.0])))
     1000.0
     """
@@ -242,6 +275,8 @@ def dot_product_attention(
     ``mask`` is False (and above the diagonal with ``is_causal``), and weight ``value``
     by their softmax over ``S``.
 
+    >>> import numpy as np
+    >>> from funcgrad.nn import dot_product_attention
     >>> q = np.ones((2, 1, 4))
     >>> dot_product_attention(q, q, np.arange(8.0).reshape(2, 1, 4))
     array([[[2., 3., 4., 5.]],

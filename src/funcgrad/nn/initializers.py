@@ -55,6 +55,7 @@ _TRUNCATED_STD = 0.87962566103423978
 def zeros(key: Any, shape: Any, dtype: Any = np.float64) -> Any:
     """Zeros (an initializer itself, as JAX's).
 
+    >>> from funcgrad.nn.initializers import zeros
     >>> zeros(None, (2,))
     array([0., 0.])
     """
@@ -64,6 +65,8 @@ def zeros(key: Any, shape: Any, dtype: Any = np.float64) -> Any:
 def ones(key: Any, shape: Any, dtype: Any = np.float64) -> Any:
     """Ones (an initializer itself, as JAX's).
 
+    >>> import numpy as np
+    >>> from funcgrad.nn.initializers import ones
     >>> ones(None, (2,), np.float32)
     array([1., 1.], dtype=float32)
     """
@@ -73,6 +76,7 @@ def ones(key: Any, shape: Any, dtype: Any = np.float64) -> Any:
 def constant(value: Any, dtype: Any = np.float64) -> Initializer:
     """An initializer filling with ``value``.
 
+    >>> from funcgrad.nn.initializers import constant
     >>> constant(0.5)(None, (2,))
     array([0.5, 0.5])
     """
@@ -87,6 +91,7 @@ def uniform(scale: float = 1e-2, dtype: Any = np.float64) -> Initializer:
     """Uniform on ``[0, scale)``.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.nn.initializers import uniform
     >>> bool(uniform(2.0)(fg.random.key(1), (100,)).max() < 2.0)
     True
     """
@@ -101,6 +106,7 @@ def normal(stddev: float = 1e-2, dtype: Any = np.float64) -> Initializer:
     """Normal with mean 0 and ``stddev``.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.nn.initializers import normal
     >>> normal(3.0)(fg.random.key(1), (2, 2)).shape
     (2, 2)
     """
@@ -117,6 +123,7 @@ def truncated_normal(
     """A unit normal truncated to ``[lower, upper]``, times ``stddev``.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.nn.initializers import truncated_normal
     >>> bool(abs(truncated_normal(1.0)(fg.random.key(1), (1000,))).max() <= 2.0)
     True
     """
@@ -156,6 +163,7 @@ def variance_scaling(
     ``"truncated_normal"``, ``"normal"`` or ``"uniform"`` distribution.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.nn.initializers import variance_scaling
     >>> w = variance_scaling(2.0, "fan_in", "normal")(fg.random.key(3), (400, 300))
     >>> round(float(w.var() * 400), 1)
     2.0
@@ -220,7 +228,9 @@ def orthogonal(scale: float = 1.0, column_axis: int = -1, dtype: Any = np.float6
     factorisation, signs fixed by R's diagonal; the axes other than ``column_axis`` are
     its rows, flattened.
 
+    >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.nn.initializers import orthogonal
     >>> q = orthogonal()(fg.random.key(0), (4, 3))
     >>> bool(np.allclose(q.T @ q, np.eye(3)))
     True

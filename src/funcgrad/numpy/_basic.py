@@ -157,6 +157,7 @@ def shape(a):
     """``numpy.shape``, of plain and traced values alike.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import shape, ndim, size
     >>> shape(fg.var([[1.0, 2.0]])), ndim(fg.var(1.0)), size(fg.var([[1.0, 2.0]]))
     ((1, 2), 0, 2)
     """
@@ -166,8 +167,9 @@ def shape(a):
 def result_type(*arrays_and_dtypes):
     """``numpy.result_type``, reading the dtypes of traced values.
 
-    >>> import funcgrad as fg
     >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad.numpy import result_type, float32
     >>> result_type(fg.var(np.array([1.0 + 2.0j])), float32)
     dtype('complex128')
     """
@@ -178,6 +180,7 @@ def iscomplex(x):
     """``numpy.iscomplex``: where the imaginary part is nonzero (a mask, no derivative).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import iscomplex
     >>> iscomplex(np.array([1.0, 1.0 + 1.0j]))
     array([False,  True])
     """
@@ -188,6 +191,7 @@ def isreal(x):
     """``numpy.isreal``: where the imaginary part is zero (a mask, no derivative).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import isreal
     >>> isreal(np.array([1.0, 1.0 + 1.0j]))
     array([ True, False])
     """
@@ -198,6 +202,7 @@ def isscalar(element):
     """``numpy.isscalar``; a traced value is a scalar when it has no axes.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import isscalar
     >>> isscalar(fg.var(2.0)), isscalar(fg.var([2.0]))
     (True, False)
     """
@@ -207,6 +212,7 @@ def isscalar(element):
 def ndim(a):
     """``numpy.ndim``, of plain and traced values alike.
 
+    >>> from funcgrad.numpy import ndim
     >>> import numpy as np, funcgrad as fg
     >>> fg.grad(lambda x: x.sum() * ndim(x))(np.ones((2, 3)))
     array([[2., 2., 2.],
@@ -218,6 +224,7 @@ def ndim(a):
 def size(a, axis=None):
     """``numpy.size``, of plain and traced values alike.
 
+    >>> from funcgrad.numpy import size
     >>> import numpy as np, funcgrad as fg
     >>> fg.grad(lambda x: x.sum() / size(x))(np.ones(4))
     array([0.25, 0.25, 0.25, 0.25])
@@ -232,6 +239,7 @@ def tril_indices_from(arr, k=0):
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import tril_indices_from
     >>> tril_indices_from(fg.var(np.ones((2, 2))))
     (array([0, 1, 1]), array([0, 0, 1]))
     """
@@ -243,6 +251,7 @@ def triu_indices_from(arr, k=0):
     """``numpy.triu_indices_from``: the upper triangle's places (``arr`` may be traced).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import triu_indices_from
     >>> triu_indices_from(np.ones((2, 3)), 1)
     (array([0, 0, 1]), array([1, 2, 2]))
     """
@@ -255,6 +264,7 @@ def diag_indices_from(arr):
     may be traced).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import diag_indices_from
     >>> diag_indices_from(np.ones((2, 2)))
     (array([0, 1]), array([0, 1]))
     """

@@ -69,6 +69,7 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
     """``numpy.diff``: the ``n``-th difference along ``axis``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import diff
     >>> diff(np.array([[1.0, 3.0, 6.0]]), prepend=0.0)
     array([[1., 2., 3.]])
     """
@@ -94,6 +95,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     """``numpy.ediff1d``: differences of the flattened array, with values before and after.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import ediff1d
     >>> ediff1d(np.array([1.0, 2.0, 4.0]), to_begin=-1.0, to_end=[8.0, 9.0])
     array([-1.,  1.,  2.,  8.,  9.])
     """
@@ -196,6 +198,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     array per axis (a tuple when there are several).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import gradient
     >>> gradient(np.array([1.0, 2.0, 4.0, 7.0]), 2.0)
     array([0.5 , 0.75, 1.25, 1.5 ])
     """
@@ -224,6 +227,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     """``numpy.trapezoid``: the integral by the trapezoidal rule along ``axis``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import trapezoid
     >>> float(trapezoid(np.array([0.0, 1.0, 4.0]), x=np.array([0.0, 1.0, 2.0])))
     3.0
     """
@@ -265,6 +269,7 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=Fal
     """``numpy.cumulative_sum``: the Array API's running sum (``axis`` needed beyond 1-D).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import cumulative_sum
     >>> cumulative_sum(np.array([1.0, 2.0, 3.0]), include_initial=True)
     array([0., 1., 3., 6.])
     """
@@ -279,6 +284,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
     """``numpy.cumulative_prod``: the Array API's running product.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import cumulative_prod
     >>> cumulative_prod(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1)
     array([[ 1.,  2.],
            [ 3., 12.]])
@@ -325,6 +331,7 @@ def convolve(a, v, mode="full"):
     """``numpy.convolve``: the discrete convolution of two 1-D arrays.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import convolve
     >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]), mode="same")
     array([1. , 2.5, 4. ])
     """
@@ -343,6 +350,7 @@ def correlate(a, v, mode="valid"):
     """``numpy.correlate``: ``sum_n a[n + k] conj(v[n])``, the cross-correlation of 1-D arrays.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import correlate
     >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0]), mode="full")
     array([1., 2., 3., 0.])
     """
@@ -366,6 +374,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import interp
     >>> float(interp(2.5, np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 0.0])))
     1.0
     >>> float(fg.grad(interp)(2.5, np.array([1.0, 2.0, 3.0]), np.array([3.0, 2.0, 0.0])))
@@ -405,6 +414,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * _np.pi):
     passes straight through.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import unwrap
     >>> unwrap(np.array([0.0, 3.0, -3.0, 0.0])).round(4)
     array([0.    , 3.    , 3.2832, 6.2832])
     """

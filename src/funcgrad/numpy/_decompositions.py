@@ -93,6 +93,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """``numpy.linalg.svd``: ``(U, S, Vh)`` with ``a = U @ diag(S) @ Vh``, or ``S`` alone.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import svd
     >>> u, s, vh = svd(np.array([[3.0, 0.0], [4.0, 5.0]]))
     >>> s
     array([6.70820393, 2.23606798])
@@ -115,6 +116,7 @@ def svdvals(x, /):
     """``numpy.linalg.svdvals``: the singular values, descending.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import svdvals
     >>> svdvals(np.array([[3.0, 0.0], [4.0, 5.0]]))
     array([6.70820393, 2.23606798])
     """
@@ -125,6 +127,7 @@ def qr(a, mode="reduced"):
     """``numpy.linalg.qr`` in modes ``'reduced'``, ``'complete'`` and ``'r'``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import qr
     >>> q, r = qr(np.array([[3.0, 1.0], [4.0, 2.0]]))
     >>> r
     array([[-5. , -2.2],
@@ -147,6 +150,7 @@ def eig(a):
     """``numpy.linalg.eig``: eigenvalues and unit-norm eigenvectors (complex where NumPy's are).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import eig
     >>> w, v = eig(np.array([[0.0, -1.0], [1.0, 0.0]]))
     >>> w
     array([0.+1.j, 0.-1.j])
@@ -162,6 +166,7 @@ def eigvals(a):
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy.linalg import eigvals
     >>> eigvals(np.array([[2.0, 1.0], [0.0, 3.0]]))
     array([2., 3.])
     >>> fg.grad(lambda a: eigvals(a).real.sum())(np.eye(2))
@@ -176,6 +181,7 @@ def lstsq(a, b, rcond=None):
     are differentiable (where the rank is locally constant), ``rank`` is an integer.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import lstsq
     >>> x, res, rank, s = lstsq(np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]]), np.array([1.0, 2.0, 2.0]))
     >>> x, int(rank)
     (array([1.16666667, 0.5       ]), 2)
@@ -194,6 +200,7 @@ def matrix_power(a, n):
     squarings (so the values are NumPy's); negative powers invert first.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import matrix_power
     >>> matrix_power(np.array([[1.0, 1.0], [0.0, 1.0]]), 3)
     array([[1., 3.],
            [0., 1.]])

@@ -86,6 +86,7 @@ def append(arr, values, axis=None):
     """``numpy.append``: ``values`` joined after ``arr`` (both flattened if ``axis`` is None).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import append
     >>> append(np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]), axis=0)
     array([[1., 2.],
            [3., 4.]])
@@ -101,6 +102,7 @@ def insert(arr, obj, values, axis=None):
     """``numpy.insert``: ``values`` inserted before the index or indices ``obj``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import insert
     >>> insert(np.zeros((2, 2)), 1, 5.0, axis=1)
     array([[0., 5., 0.],
            [0., 5., 0.]])
@@ -120,6 +122,7 @@ def delete(arr, obj, axis=None):
     """``numpy.delete``: ``arr`` without the entries ``obj`` (indices, a slice or a mask).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import delete
     >>> delete(np.arange(6.0).reshape(2, 3), 1, axis=1)
     array([[0., 2.],
            [3., 5.]])
@@ -135,6 +138,7 @@ def resize(a, new_shape):
     """``numpy.resize``: ``a`` repeated (or cut) to fill ``new_shape``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import resize
     >>> resize(np.array([1.0, 2.0, 3.0]), (2, 2))
     array([[1., 2.],
            [3., 1.]])
@@ -151,6 +155,7 @@ def trim_zeros(filt, trim="fb", axis=None):
     depends on the values, so it is read from them (eagerly, not under jit).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import trim_zeros
     >>> trim_zeros(np.array([0.0, 1.0, 0.0, 2.0, 0.0]))
     array([1., 0., 2.])
     """
@@ -169,6 +174,7 @@ def compress(condition, a, axis=None, out=None):
     """``numpy.compress``: the slices of ``a`` along ``axis`` where ``condition`` is true.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import compress
     >>> compress([False, True, True], np.arange(6.0).reshape(2, 3), axis=1)
     array([[1., 2.],
            [4., 5.]])
@@ -187,6 +193,7 @@ def extract(condition, arr):
     """``numpy.extract``: the elements of ``arr`` where ``condition`` is true, flattened.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import extract
     >>> extract(np.array([[True, False], [False, True]]), np.array([[1.0, 2.0], [3.0, 4.0]]))
     array([1., 4.])
     """
@@ -217,6 +224,7 @@ def unique(
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import unique
     >>> unique(np.array([3.0, 1.0, 3.0, 2.0]), return_counts=True)
     (array([1., 2., 3.]), array([1, 1, 2]))
     >>> fg.jit(lambda x: unique(x, size=4, fill_value=0.0))(np.array([3.0, 1.0, 3.0]))
@@ -254,6 +262,7 @@ def unique_values(x):
     """``numpy.unique_values`` (the Array API's): the sorted distinct values.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import unique_values
     >>> unique_values(np.array([3.0, 1.0, 3.0]))
     array([1., 3.])
     """
@@ -264,6 +273,7 @@ def unique_counts(x):
     """``numpy.unique_counts``: ``(values, counts)``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import unique_counts
     >>> unique_counts(np.array([3.0, 1.0, 3.0])).counts
     array([1, 2])
     """
@@ -274,6 +284,7 @@ def unique_inverse(x):
     """``numpy.unique_inverse``: ``(values, inverse_indices)``, the indices in ``x``'s shape.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import unique_inverse
     >>> unique_inverse(np.array([[3.0, 1.0], [3.0, 3.0]])).inverse_indices
     array([[1, 0],
            [1, 1]])
@@ -286,6 +297,7 @@ def unique_all(x):
     """``numpy.unique_all``: ``(values, indices, inverse_indices, counts)``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import unique_all
     >>> unique_all(np.array([3.0, 1.0, 3.0])).indices
     array([1, 0])
     """
@@ -308,6 +320,7 @@ def union1d(ar1, ar2):
     and under ``grad``).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import union1d
     >>> union1d(np.array([3.0, 1.0]), np.array([2.0, 1.0]))
     array([1., 2., 3.])
     """
@@ -319,6 +332,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     its first occurrence in ``ar1``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import intersect1d
     >>> intersect1d(np.array([3.0, 1.0, 2.0]), np.array([2.0, 3.0, 5.0]))
     array([2., 3.])
     """
@@ -338,6 +352,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
     """``numpy.setdiff1d``: the sorted distinct values of ``ar1`` not in ``ar2``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import setdiff1d
     >>> setdiff1d(np.array([3.0, 1.0, 2.0]), np.array([2.0]))
     array([1., 3.])
     """
@@ -349,6 +364,7 @@ def setxor1d(ar1, ar2, assume_unique=False):
     """``numpy.setxor1d``: the sorted values in exactly one of the two.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import setxor1d
     >>> setxor1d(np.array([3.0, 1.0]), np.array([2.0, 1.0]))
     array([2., 3.])
     """
@@ -401,6 +417,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     arrangement (NumPy leaves the order within each side unspecified).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import partition
     >>> float(partition(np.array([3.0, 1.0, 4.0, 1.5]), 2)[2])
     3.0
     """
@@ -413,6 +430,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """``numpy.argpartition``: indices that partition ``a`` (here: that sort it); no derivative.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import argpartition
     >>> int(argpartition(np.array([3.0, 1.0, 4.0]), 0)[0])
     1
     """
@@ -428,6 +446,7 @@ def block(arrays):
     list joined along the last axis.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import block
     >>> block([[np.eye(2), np.zeros((2, 1))], [np.ones((1, 2)), np.full((1, 1), 5.0)]])
     array([[1., 0., 0.],
            [0., 1., 0.],
@@ -459,6 +478,7 @@ def row_stack(tup, *, dtype=None, casting="same_kind"):
     """``numpy.row_stack``: the old name of vstack.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import row_stack
     >>> row_stack([np.ones(2), np.zeros(2)])
     array([[1., 1.],
            [0., 0.]])
@@ -470,6 +490,7 @@ def concat(arrays, /, *, axis=0):
     """``numpy.concat``: the Array API's name for concatenate.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import concat
     >>> concat([np.ones(1), np.zeros(2)])
     array([1., 0., 0.])
     """
@@ -505,6 +526,7 @@ r_.__doc__ = """``numpy.r_``: pieces (arrays, scalars, slices as ranges) joined 
 
 >>> import numpy as np
 >>> import funcgrad as fg
+>>> from funcgrad.numpy import r_
 >>> fg.grad(lambda x: (r_[x, 0.5, x] * np.arange(5.0)).sum())(np.ones(2))
 array([3., 5.])
 """
@@ -512,6 +534,7 @@ c_ = _Joiner(columns=True)
 c_.__doc__ = """``numpy.c_``: pieces joined along the last axis, 1-D ones as columns.
 
 >>> import numpy as np
+>>> from funcgrad.numpy import c_
 >>> c_[np.ones(2), np.zeros(2)]
 array([[1., 0.],
        [1., 0.]])

@@ -51,6 +51,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     ``posinf``/``neginf``); real and imaginary parts each. Replaced entries get a zero derivative.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nan_to_num
     >>> nan_to_num(np.array([np.nan, -np.inf, 1.5]), neginf=-9.0)
     array([ 0. , -9. ,  1.5])
     """
@@ -69,6 +70,7 @@ def real_if_close(a, tol=100):
     machine epsilons of zero (read from the values), else ``a`` unchanged.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import real_if_close
     >>> real_if_close(np.array([1.0 + 1e-20j, 2.0]))
     array([1., 2.])
     """
@@ -85,6 +87,7 @@ def ldexp(x1, x2, out=None):
     """``numpy.ldexp``: ``x1 * 2**x2`` for integer ``x2``; differentiable in ``x1``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import ldexp
     >>> ldexp(np.array([1.5, 3.0]), np.array([2, -1]))
     array([6. , 1.5])
     """
@@ -104,6 +107,7 @@ def frexp(x, out=None):
     ``0.5 <= |mantissa| < 1``; the mantissa's derivative is ``2**-exponent``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import frexp
     >>> frexp(np.array([8.0, 0.75]))
     (array([0.5 , 0.75]), array([4, 0], dtype=int32))
     """
@@ -119,6 +123,7 @@ def modf(x, out=None):
     fractional part's derivative is 1, the integral part's 0.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import modf
     >>> modf(np.array([2.5, -1.25]))
     (array([ 0.5 , -0.25]), array([ 2., -1.]))
     """
@@ -146,6 +151,7 @@ def iscomplexobj(x):
     """``numpy.iscomplexobj``: whether the dtype is complex.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import iscomplexobj
     >>> iscomplexobj(fg.var(1.0 + 2.0j)), iscomplexobj([1.0])
     (True, False)
     """
@@ -156,6 +162,7 @@ def isrealobj(x):
     """``numpy.isrealobj``: whether the dtype is not complex.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import isrealobj
     >>> isrealobj(fg.var(1.0))
     True
     """
@@ -166,6 +173,7 @@ def shares_memory(a, b, max_work=None):
     """``numpy.shares_memory``; traced values are immutable and share nothing writable.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import shares_memory
     >>> x = np.ones(3)
     >>> shares_memory(x, x[1:])
     True
@@ -179,6 +187,7 @@ def may_share_memory(a, b, max_work=None):
     """``numpy.may_share_memory``; traced values are immutable and share nothing writable.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import may_share_memory
     >>> may_share_memory(np.ones(2), np.ones(2))
     False
     """
@@ -191,6 +200,7 @@ def copy(a, order="K", subok=False):
     """``numpy.copy``; a traced value is immutable, so it is its own copy.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import copy
     >>> copy(np.array([1.0, 2.0]))
     array([1., 2.])
     """

@@ -34,6 +34,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     result's axes take ``axis``'s place.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import apply_along_axis
     >>> apply_along_axis(lambda v: v[::-1] * 2.0, 1, np.arange(4.0).reshape(2, 2))
     array([[2., 0.],
            [6., 4.]])
@@ -57,6 +58,7 @@ class vectorize:
     """``numpy.vectorize``: ``pyfunc`` called on every element of its broadcast arguments.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import vectorize
     >>> vectorize(lambda a, b: a - b if a > b else a + b)(np.array([1.0, 4.0]), 2.0)
     array([3., 2.])
     """
@@ -100,6 +102,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import piecewise
     >>> f = lambda x: piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2])
     >>> fg.grad(lambda x: f(x).sum())(np.array([-2.0, 3.0]))
     array([-1.,  6.])
@@ -148,6 +151,7 @@ def apply_over_axes(func, a, axes):
     back the reduced axis (as a length-1 axis) where ``func`` dropped it.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import apply_over_axes
     >>> apply_over_axes(np.sum, np.ones((2, 3)), [0, 1])
     array([[6.]])
     """

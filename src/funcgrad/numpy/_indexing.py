@@ -106,6 +106,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     array (NumPy would make an array of objects that no derivative reaches).
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import array
     >>> fg.grad(lambda x: array([[x, 2.0], [x * x, 1.0]]).sum())(3.0)
     np.float64(7.0)
     """
@@ -126,6 +127,7 @@ def asarray(a, dtype=None, order=None, *, like=None, **kwargs):
     traced values are stacked, as in :func:`array`.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import asarray
     >>> asarray([fg.var(1.0), 2.0]).shape
     (2,)
     """
@@ -140,6 +142,7 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
     """``numpy.full``; a traced fill value gives a traced array (broadcast to ``shape``).
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import full
     >>> fg.grad(lambda x: full((2, 3), x).sum())(1.0)
     np.float64(6.0)
     """
@@ -514,6 +517,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     ``start + k * step`` as in NumPy's code (the last one ``stop`` itself).
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import linspace
     >>> float(fg.grad(lambda a: linspace(a, 1.0, 5)[1])(0.0))     # 1 - k / (num - 1) at k = 1
     0.75
     """
@@ -554,6 +558,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import meshgrid
     >>> x, y = meshgrid(np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0]))
     >>> x.shape, float(fg.grad(lambda v: (meshgrid(v, np.ones(2))[0] ** 2).sum())(2.0))
     ((2, 3), 8.0)
@@ -579,6 +584,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``numpy.logspace``: ``base ** linspace(start, stop)``.
 
+    >>> from funcgrad.numpy import logspace
     >>> logspace(0.0, 2.0, 3)
     array([  1.,  10., 100.])
     """
@@ -594,6 +600,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``numpy.geomspace``: a geometric progression from ``start`` to ``stop`` (real, of one
     sign), its ends exactly ``start`` and ``stop``, computed as NumPy computes it.
 
+    >>> from funcgrad.numpy import geomspace
     >>> geomspace(1.0, 1000.0, 4)
     array([   1.,   10.,  100., 1000.])
     """
@@ -620,6 +627,7 @@ def lexsort(keys, axis=-1):
     derivative. Read from the values (eagerly, not under jit).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import lexsort
     >>> lexsort((np.array([1.0, 0.0, 2.0]), np.array([0.0, 1.0, 0.0])))
     array([0, 2, 1])
     """

@@ -329,6 +329,7 @@ def unstack(x, /, *, axis=0):
     """``numpy.unstack``: the slices along ``axis``, as a tuple (``stack`` undone).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import unstack
     >>> [a.tolist() for a in unstack(np.arange(4.0).reshape(2, 2), axis=1)]
     [[0.0, 2.0], [1.0, 3.0]]
     """
@@ -535,6 +536,7 @@ def sort_complex(a):
     """``numpy.sort_complex``: sorted by real part, then imaginary part, as complex numbers.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import sort_complex
     >>> sort_complex(np.array([3.0, 1.0, 2.0]))
     array([1.+0.j, 2.+0.j, 3.+0.j])
     """

@@ -84,7 +84,7 @@ def _mask(prim, *example):
     )
     mask.__doc__ = (
         f"``numpy.{prim.name}`` on plain or traced values: a mask, with no "
-        f"gradient.\n\n    >>> {prim.name}({call})\n    "
+        f"gradient.\n\n    >>> from funcgrad.numpy import {prim.name}\n    >>> {prim.name}({call})\n    "
         f"{getattr(_np, prim.name)(*example)!r}\n    "
     )
     return mask
@@ -133,6 +133,7 @@ def where(condition, x=None, y=None, *, size=None, fill_value=None):
     alone is :func:`nonzero`, with JAX's ``size`` and ``fill_value``.
 
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import where
     >>> fg.grad(lambda v: where(v > 0.0, v * v, -v))(3.0)
     np.float64(6.0)
     >>> where([0.0, 5.0, 7.0], size=1)
@@ -162,6 +163,7 @@ where.returns_numpy_scalars = True  # type: ignore[attr-defined]  # not wrapped 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``numpy.isclose``: ``|a - b| <= atol + rtol * |b|`` elementwise, as a mask.
 
+    >>> from funcgrad.numpy import isclose
     >>> isclose(1.0, 1.0 + 1e-9), isclose(1.0, 1.1)
     (np.True_, np.False_)
     """
@@ -177,6 +179,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``numpy.allclose``: whether every element is close (a Python bool).
 
+    >>> from funcgrad.numpy import allclose
     >>> allclose([1.0, 2.0], [1.0, 2.0 + 1e-9])
     True
     """
@@ -187,6 +190,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def array_equal(a1, a2, equal_nan=False):
     """``numpy.array_equal`` on plain or traced values (a Python bool).
 
+    >>> from funcgrad.numpy import array_equal
     >>> array_equal([1.0, 2.0], [1.0, 2.0])
     True
     """
@@ -201,6 +205,7 @@ def isposinf(x, out=None):
     """``numpy.isposinf``: a mask of the entries equal to +inf.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import isposinf
     >>> isposinf(np.array([np.inf, -np.inf, 1.0]))
     array([ True, False, False])
     """
@@ -214,6 +219,7 @@ def isneginf(x, out=None):
     """``numpy.isneginf``: a mask of the entries equal to -inf.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import isneginf
     >>> isneginf(np.array([np.inf, -np.inf, 1.0]))
     array([False,  True, False])
     """
@@ -228,6 +234,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     no derivative; either may be traced).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import isin
     >>> isin(np.array([1.0, 2.0, 3.0]), [3.0, 1.0], invert=True)
     array([False,  True, False])
     """
@@ -244,6 +251,7 @@ def array_equiv(a1, a2):
     """``numpy.array_equiv``: whether the arrays broadcast to one shape and are equal there.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import array_equiv
     >>> array_equiv(np.array([1.0, 2.0]), np.array([[1.0, 2.0], [1.0, 2.0]]))
     True
     """

@@ -117,8 +117,9 @@ def sign(x, /):
     complex numbers, which has a derivative.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import sign
     >>> sign(-2.0), sign(np.array([3j]))
-    (-1.0, array([0.+1.j]))
+    (np.float64(-1.0), array([0.+1.j]))
     """
     return _unit(x) if is_complex(x) else _sign(x)
 
@@ -126,8 +127,9 @@ def sign(x, /):
 def round(a, decimals=0, out=None):
     """``numpy.round``: zero derivative (piecewise constant), NumPy's values.
 
-    >>> round(2.675, decimals=2), round(-0.5)
-    (2.68, -0.0)
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.round(2.675, decimals=2), fnp.round(-0.5)
+    (np.float64(2.68), np.float64(-0.0))
     """
     refuse("round", out=out)
     return _u.round(a, decimals=decimals)
@@ -137,6 +139,7 @@ def around(a, decimals=0, out=None):
     """``numpy.around``, the same as :func:`round`.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import around
     >>> around(np.array([0.5, 1.5, 2.5]))
     array([0., 2., 2.])
     """
@@ -152,6 +155,7 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     value is ``a_max``, as in NumPy.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import clip
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> clip(np.array([-2.0, 0.5, 3.0]), -1.0, 1.0)
     array([-1. ,  0.5,  1. ])
@@ -183,6 +187,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import astype
     >>> astype(np.array([1.5, 2.5]), np.float32)
     array([1.5, 2.5], dtype=float32)
     >>> fg.grad(lambda x: x[astype(x, int)[0]] * 2.0)(np.array([1.5, 0.0]))

@@ -45,6 +45,7 @@ def polyval(p, x):
     """``numpy.polyval``: ``p[0] x^(n-1) + ... + p[n-1]``, by Horner's rule.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import polyval
     >>> polyval([1.0, 2.0], np.array([0.0, 1.0]))
     array([2., 3.])
     """
@@ -67,6 +68,7 @@ def polyadd(a1, a2):
     """``numpy.polyadd``: the sum, shorter coefficients padded at the high end.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import polyadd
     >>> polyadd(np.array([1.0, 2.0]), np.array([1.0, 0.0, 3.0]))
     array([1., 1., 5.])
     """
@@ -80,6 +82,7 @@ def polysub(a1, a2):
     """``numpy.polysub``: the difference.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import polysub
     >>> polysub(np.array([1.0, 2.0]), np.array([1.0, 0.0, 3.0]))
     array([-1.,  1., -1.])
     """
@@ -93,6 +96,7 @@ def polymul(a1, a2):
     """``numpy.polymul``: the product (a convolution of the coefficients).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import polymul
     >>> polymul(np.array([1.0, 1.0]), np.array([1.0, -1.0]))
     array([ 1.,  0., -1.])
     """
@@ -105,6 +109,7 @@ def polyder(p, m=1):
     """``numpy.polyder``: the ``m``-th derivative.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import polyder
     >>> polyder(np.array([1.0, 1.0, 1.0, 1.0]), 2)
     array([6., 2.])
     """
@@ -121,6 +126,7 @@ def polyint(p, m=1, k=None):
     """``numpy.polyint``: the ``m``-th antiderivative, integration constants ``k`` (default 0).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import polyint
     >>> polyint(np.array([3.0, 2.0]), k=5.0)
     array([1.5, 2. , 5. ])
     """
@@ -138,6 +144,7 @@ def vander(x, N=None, increasing=False):
     """``numpy.vander``: columns ``x^(N-1), ..., x, 1`` (reversed if ``increasing``).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import vander
     >>> vander(np.array([2.0, 3.0]), 3)
     array([[4., 2., 1.],
            [9., 3., 1.]])
@@ -160,6 +167,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     ``cov`` are not supported on traced values).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import polyfit
     >>> polyfit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0]), 1).round(12)
     array([2., 1.])
     """
@@ -183,6 +191,7 @@ def roots(p):
     """``numpy.roots``: the roots, as the eigenvalues of the companion matrix.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import roots
     >>> np.sort(roots(np.array([1.0, -3.0, 2.0])))
     array([1., 2.])
     """
@@ -209,6 +218,7 @@ def poly(seq_of_zeros):
     characteristic polynomial), as coefficients from the highest power.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import poly
     >>> poly(np.array([1.0, 2.0]))
     array([ 1., -3.,  2.])
     """
@@ -237,6 +247,7 @@ def polydiv(u, v):
     in both).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import polydiv
     >>> polydiv(np.array([1.0, -3.0, 2.0]), np.array([1.0, -1.0]))
     (array([ 1., -2.]), array([0.]))
     """

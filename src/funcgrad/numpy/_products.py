@@ -49,6 +49,7 @@ def dot(a, b, out=None):
     second-to-last axis of ``b`` (its only axis if 1-D), for operands of any rank.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import dot
     >>> dot(np.ones((2, 3, 4)), np.ones((5, 4, 2))).shape
     (2, 3, 5, 2)
     >>> dot(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
@@ -66,6 +67,7 @@ def vdot(a, b, /):
     one conjugated.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import vdot
     >>> vdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.arange(4.0))
     np.float64(20.0)
     >>> vdot(np.array([1j]), np.array([1j]))
@@ -80,6 +82,7 @@ def inner(a, b, /):
     """``numpy.inner``: sums over the last axes of both operands (scalars multiply).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import inner
     >>> inner(np.ones((2, 3)), np.arange(3.0))
     array([3., 3.])
     """
@@ -93,6 +96,7 @@ def outer(a, b, out=None):
     """``numpy.outer``: every product of an element of ``a`` with one of ``b`` (both flattened).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import outer
     >>> outer(np.array([1.0, 2.0]), np.array([[1.0, 10.0]]))
     array([[ 1., 10.],
            [ 2., 20.]])
@@ -107,6 +111,7 @@ def matvec(x1, x2, /):
     the vector's last).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import matvec
     >>> matvec(np.ones((4, 2, 3)), np.arange(3.0)).shape
     (4, 2)
     """
@@ -121,6 +126,7 @@ def vecmat(x1, x2, /):
     """``numpy.vecmat``: the conjugated vector times the matrix, over stacks.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import vecmat
     >>> vecmat(np.array([1.0, 1j]), np.eye(2))
     array([1.+0.j, 0.-1.j])
     """
@@ -136,9 +142,10 @@ def matmul(x1, x2, /):
     """``numpy.matmul`` (the ``@`` operator): stacks of matrices, 1-D operands promoted.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import matmul
     >>> matmul(np.ones((4, 2, 3)), np.ones(3)).shape
     (4, 2)
-    >>> matmul(np.ones((2, 3)), np.ones((4, 5)))
+    >>> matmul(np.ones((2, 3)), np.ones((4, 5)))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     funcgrad.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
@@ -176,6 +183,7 @@ def tensordot(a, b, axes=2):
     """``numpy.tensordot``: sums over the last/first ``axes`` axes, or the listed pairs.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import tensordot
     >>> tensordot(np.ones((2, 3, 4)), np.ones((4, 3)), axes=([1, 2], [1, 0]))
     array([12., 12.])
     """
@@ -193,6 +201,7 @@ def einsum(subscripts, *operands, optimize=False):
     string it stands for.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import einsum
     >>> einsum("ii->i", np.arange(4.0).reshape(2, 2))
     array([0., 3.])
     >>> einsum("...ij,...jk", np.ones((5, 2, 3)), np.ones((3, 4))).shape
@@ -234,6 +243,7 @@ def kron(a, b):
     """``numpy.kron``: the Kronecker product, block ``(i, j)`` being ``a[i, j] * b``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import kron
     >>> kron(np.eye(2), np.array([[1.0, 2.0]]))
     array([[1., 2., 0., 0.],
            [0., 0., 1., 2.]])
@@ -245,6 +255,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """``numpy.trace``: the sum along a diagonal (``offset`` above the main one).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import trace
     >>> trace(np.arange(9.0).reshape(3, 3), offset=1)
     np.float64(6.0)
     """
@@ -260,6 +271,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     """``numpy.diagonal``: the diagonal of the ``axis1``, ``axis2`` planes, as the last axis.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import diagonal
     >>> diagonal(np.arange(6.0).reshape(2, 3), offset=1)
     array([1., 5.])
     """
@@ -271,6 +283,7 @@ def diag(v, k=0):
     diagonal ``k`` of a 2-D ``v``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import diag
     >>> diag(np.array([1.0, 2.0]), k=1)
     array([[0., 1., 0.],
            [0., 0., 2.],
@@ -295,6 +308,7 @@ def triu(m, k=0):
     """``numpy.triu``: zeros below diagonal ``k`` (of the last two axes).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import triu
     >>> triu(np.ones((2, 2)))
     array([[1., 1.],
            [0., 1.]])
@@ -306,6 +320,7 @@ def tril(m, k=0):
     """``numpy.tril``: zeros above diagonal ``k`` (of the last two axes).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import tril
     >>> tril(np.ones((2, 2)), k=-1)
     array([[0., 0.],
            [1., 0.]])
@@ -322,6 +337,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     2-vectors give the z component), broadcast over the other axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import cross
     >>> cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
     array([0., 0., 1.])
     """
@@ -369,6 +385,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     """``numpy.vecdot``: ``sum(conj(x1) * x2)`` along ``axis``, broadcast over the rest.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import vecdot
     >>> vecdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
     array([3., 7.])
     """
@@ -381,6 +398,7 @@ def diagflat(v, k=0):
     """``numpy.diagflat``: the flattened ``v`` on diagonal ``k`` of a square matrix.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import diagflat
     >>> diagflat(np.array([[1.0, 2.0]]))
     array([[1., 0.],
            [0., 2.]])

@@ -88,7 +88,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     """``numpy.sum``.
 
     >>> import numpy as np
-    >>> sum(np.arange(6.0).reshape(2, 3), axis=(0, 1)), sum(np.ones((2, 3)), axis=0, keepdims=True)
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.sum(np.arange(6.0).reshape(2, 3), axis=(0, 1)), fnp.sum(np.ones((2, 3)), axis=0, keepdims=True)
     (np.float64(15.0), array([[2., 2., 2.]]))
     """
     refuse("sum", out=out, initial=initial, where=where)
@@ -101,6 +102,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """``numpy.mean``: the sum divided by the count, as NumPy computes it.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import mean
     >>> mean(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=0)
     array([2. , 3.5])
     """
@@ -115,6 +117,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import prod
     >>> fg.grad(lambda x: prod(x))(np.array([2.0, 0.0, 5.0]))
     array([ 0., 10.,  0.])
     """
@@ -129,7 +132,8 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 
     >>> import numpy as np
     >>> import funcgrad as fg
-    >>> fg.grad(lambda x: max(x))(np.array([3.0, 1.0, 3.0]))
+    >>> import funcgrad.numpy as fnp
+    >>> fg.grad(lambda x: fnp.max(x))(np.array([3.0, 1.0, 3.0]))
     array([0.5, 0. , 0.5])
     """
     refuse("max", out=out, initial=initial, where=where)
@@ -140,7 +144,8 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.min``; tied minima share the derivative equally.
 
     >>> import numpy as np
-    >>> min(np.array([[3.0, 1.0], [0.0, 2.0]]), axis=1)
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.min(np.array([[3.0, 1.0], [0.0, 2.0]]), axis=1)
     array([1., 0.])
     """
     refuse("min", out=out, initial=initial, where=where)
@@ -150,8 +155,9 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 def amax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.amax``, the same as :func:`max`.
 
+    >>> from funcgrad.numpy import amax
     >>> amax(2.0)
-    2.0
+    np.float64(2.0)
     """
     return max(a, axis, out, keepdims, initial, where)
 
@@ -160,6 +166,7 @@ def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.amin``, the same as :func:`min`.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import amin
     >>> amin(np.array([2.0, -1.0]))
     np.float64(-1.0)
     """
@@ -170,6 +177,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     """``numpy.ptp``: the range, max minus min.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import ptp
     >>> ptp(np.array([[1.0, 4.0], [2.0, 2.0]]), axis=1)
     array([3., 0.])
     """
@@ -192,6 +200,7 @@ def var(
     """``numpy.var`` with ``ddof`` (or its other name, ``correction``).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import var
     >>> var(np.array([1.0, 2.0, 4.0])), var(np.array([1.0, 2.0, 4.0]), ddof=1)
     (np.float64(1.5555555555555554), np.float64(2.333333333333333))
     """
@@ -227,6 +236,7 @@ def std(
     """``numpy.std``: the square root of :func:`var`.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import std
     >>> std(np.array([[1.0, 3.0], [2.0, 2.0]]), axis=1)
     array([1., 0.])
     """
@@ -251,6 +261,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     """``numpy.cumsum``; ``axis=None`` runs over the flattened array.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import cumsum
     >>> cumsum(np.array([[1.0, 2.0], [3.0, 4.0]]))
     array([ 1.,  3.,  6., 10.])
     """
@@ -261,6 +272,7 @@ def cumprod(a, axis=None, dtype=None, out=None):
     """``numpy.cumprod``; derivatives are exact at zeros.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import cumprod
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fg.grad(lambda x: fnp.sum(cumprod(x)))(np.array([2.0, 0.0, 3.0]))
     array([1., 8., 0.])
@@ -275,6 +287,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     With ``returned=True`` the sum of the weights comes too.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import average
     >>> average(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1, weights=np.array([3.0, 1.0]))
     array([1.25, 3.25])
     >>> average(np.array([1.0, 3.0]), returned=True)
@@ -331,6 +344,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     """``numpy.nansum``: NaNs count as zero (and get a zero derivative).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nansum
     >>> nansum(np.array([1.0, np.nan, 2.0]))
     np.float64(3.0)
     """
@@ -345,6 +359,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """``numpy.nanmean``: the mean of the elements that are not NaN.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanmean
     >>> nanmean(np.array([[1.0, np.nan], [2.0, 4.0]]), axis=1)
     array([1., 3.])
     """

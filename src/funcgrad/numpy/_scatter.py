@@ -54,6 +54,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     """NumPy's ``fill_diagonal``: ``val`` (cycled) on the main diagonal of ``a``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import fill_diagonal
     >>> fill_diagonal(np.zeros((3, 2)), [1.0, 2.0], inplace=False)
     array([[1., 0.],
            [0., 2.],
@@ -78,6 +79,7 @@ def put(a, ind, v, mode="raise", *, inplace=True):
     or 'clip' for indices out of range).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import put
     >>> put(np.zeros(4), [1, 3], [7.0, 8.0], inplace=False)
     array([0., 7., 0., 8.])
     """
@@ -100,6 +102,7 @@ def put_along_axis(arr, indices, values, axis, *, inplace=True, mode=None):
     """NumPy's ``put_along_axis``: ``values`` where ``take_along_axis`` would read.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import put_along_axis
     >>> put_along_axis(np.zeros((2, 3)), np.array([[2], [0]]), 1.0, axis=1, inplace=False)
     array([[0., 0., 1.],
            [1., 0., 0.]])
@@ -128,6 +131,7 @@ def place(arr, mask, vals, *, inplace=True):
     """NumPy's ``place``: ``vals`` (cycled) where ``mask`` holds, in order.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import place
     >>> place(np.arange(4.0), np.array([True, False, True, False]), [9.0], inplace=False)
     array([9., 1., 9., 3.])
     """

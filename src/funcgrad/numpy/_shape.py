@@ -282,6 +282,7 @@ def rollaxis(a, axis, start=0):
     """``numpy.rollaxis``: ``axis`` moved to sit before ``start`` (the older moveaxis).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import rollaxis
     >>> rollaxis(np.ones((2, 3, 4)), 2).shape
     (4, 2, 3)
     """
@@ -303,6 +304,7 @@ def permute_dims(a, /, axes=None):
     """``numpy.permute_dims``: the Array API's name for transpose.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import permute_dims
     >>> permute_dims(np.ones((2, 3, 4)), (2, 0, 1)).shape
     (4, 2, 3)
     """
@@ -313,6 +315,7 @@ def matrix_transpose(x, /):
     """``numpy.matrix_transpose``: the last two axes swapped.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import matrix_transpose
     >>> matrix_transpose(np.ones((5, 2, 3))).shape
     (5, 3, 2)
     """

@@ -170,6 +170,7 @@ def quantile(
     """``numpy.quantile``: the q-th quantiles (q in [0, 1]) along ``axis``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import quantile
     >>> quantile(np.array([[1.0, 2.0, 3.0, 4.0]]), [0.25, 0.5], axis=1)
     array([[1.75],
            [2.5 ]])
@@ -194,6 +195,7 @@ def percentile(
     """``numpy.percentile``: quantile with q in percent.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import percentile
     >>> float(percentile(np.array([1.0, 2.0, 3.0, 4.0]), 50))
     2.5
     """
@@ -216,6 +218,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """``numpy.median``: the middle value, or the mean of the two middle values.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import median
     >>> median(np.array([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]]), axis=1)
     array([2., 3.])
     """
@@ -239,6 +242,7 @@ def nanquantile(
     """``numpy.nanquantile``: quantile of the elements that are not NaN.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanquantile
     >>> float(nanquantile(np.array([1.0, np.nan, 3.0]), 0.5))
     2.0
     """
@@ -262,6 +266,7 @@ def nanpercentile(
     """``numpy.nanpercentile``: percentile of the elements that are not NaN.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanpercentile
     >>> float(nanpercentile(np.array([1.0, np.nan, 3.0]), 100))
     3.0
     """
@@ -284,6 +289,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """``numpy.nanmedian``: median of the elements that are not NaN.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanmedian
     >>> float(nanmedian(np.array([1.0, np.nan, 3.0, 10.0])))
     3.0
     """
@@ -310,6 +316,7 @@ def _holds_no_nan(a):
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.nanmax``: the maximum ignoring NaNs (NaN where every element is NaN).
 
+    >>> from funcgrad.numpy import nanmax
     >>> import numpy as np, warnings
     >>> with warnings.catch_warnings():      # NumPy warns of the all-NaN row, as here
     ...     warnings.simplefilter("ignore", RuntimeWarning)
@@ -331,6 +338,7 @@ def nanargmax(a, axis=None, out=None, *, keepdims=False):
     values; on traced ones, whose values it cannot read, that slice gives 0.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanargmax
     >>> nanargmax(np.array([[np.nan, 2.0], [3.0, np.nan]]), axis=1)
     array([1, 0])
     """
@@ -344,6 +352,7 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
     """``numpy.nanargmin``: where the minimum is, NaNs left out (as :func:`nanargmax`).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanargmin
     >>> int(nanargmin(np.array([np.nan, 2.0, -1.0])))
     2
     """
@@ -357,6 +366,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``numpy.nanmin``: the minimum ignoring NaNs (NaN where every element is NaN).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanmin
     >>> float(nanmin(np.array([np.nan, 2.0, -1.0])))
     -1.0
     """
@@ -373,6 +383,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     """``numpy.nanprod``: NaNs count as one.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanprod
     >>> float(nanprod(np.array([2.0, np.nan, 3.0])))
     6.0
     """
@@ -388,6 +399,7 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     """``numpy.nancumsum``: the running sum with NaNs as zero.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nancumsum
     >>> nancumsum(np.array([1.0, np.nan, 2.0]))
     array([1., 1., 3.])
     """
@@ -401,6 +413,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     """``numpy.nancumprod``: the running product with NaNs as one.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nancumprod
     >>> nancumprod(np.array([2.0, np.nan, 3.0]))
     array([2., 2., 6.])
     """
@@ -425,6 +438,7 @@ def nanvar(
     """``numpy.nanvar``: the variance of the elements that are not NaN.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanvar
     >>> float(nanvar(np.array([1.0, np.nan, 3.0])))
     1.0
     """
@@ -457,6 +471,7 @@ def nanstd(
     """``numpy.nanstd``: the standard deviation of the elements that are not NaN.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import nanstd
     >>> float(nanstd(np.array([1.0, np.nan, 3.0])))
     1.0
     """
@@ -480,6 +495,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     ``rowvar=False``), with frequency and reliability weights.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import cov
     >>> cov(np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
     array([[ 1., -1.],
            [-1.,  1.]])
@@ -515,6 +531,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """``numpy.corrcoef``: the correlation coefficients, cov / (std_i std_j), clipped to [-1, 1].
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import corrcoef
     >>> corrcoef(np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.5]])).round(4)
     array([[ 1.   , -0.982],
            [-0.982,  1.   ]])
@@ -535,6 +552,7 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     """``numpy.count_nonzero``: how many elements are not zero (an integer, no derivative).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import count_nonzero
     >>> int(count_nonzero(np.array([0.0, 1.5, -2.0])))
     2
     """
@@ -548,7 +566,8 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """``numpy.any``: whether any element is true (not zero); no derivative.
 
     >>> import numpy as np
-    >>> any(np.array([[0.0, 1.0], [0.0, 0.0]]), axis=1)
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.any(np.array([[0.0, 1.0], [0.0, 0.0]]), axis=1)
     array([ True, False])
     """
     refuse("any", out=out, where=where)
@@ -575,6 +594,7 @@ def digitize(x, bins, right=False):
     """``numpy.digitize``: the index of the bin each value falls in (an integer, no derivative).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import digitize
     >>> digitize(np.array([0.5, 1.5, 3.0]), np.array([0.0, 1.0, 2.0]))
     array([1, 2, 3])
     """
@@ -593,6 +613,7 @@ def bincount(x, /, weights=None, minlength=0):
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.numpy import bincount
     >>> fg.grad(lambda w: bincount(np.array([0, 2, 2]), w)[2])(np.array([1.0, 2.0, 3.0]))
     array([0., 1., 1.])
     """
@@ -609,6 +630,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     with respect to ``a``; with ``weights`` they are sums, differentiable in the weights.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import histogram
     >>> counts, edges = histogram(np.array([0.1, 0.4, 0.6]), bins=2, range=(0.0, 1.0))
     >>> counts, edges
     (array([2, 1]), array([0. , 0.5, 1. ]))
@@ -633,6 +655,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     the data, so they are differentiable in it (the extremes move them).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import histogram_bin_edges
     >>> histogram_bin_edges(np.array([0.0, 1.0, 4.0]), bins=4)
     array([0., 1., 2., 3., 4.])
     """

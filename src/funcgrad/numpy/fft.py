@@ -95,6 +95,7 @@ def fft(a, n=None, axis=-1, norm=None, out=None):
     """``numpy.fft.fft``: the discrete Fourier transform along one axis.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import fft
     >>> fft(np.array([1.0, 0.0, 0.0, 0.0]))
     array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
     """
@@ -109,6 +110,7 @@ def ifft(a, n=None, axis=-1, norm=None, out=None):
     """``numpy.fft.ifft``: the inverse transform along one axis.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import ifft
     >>> ifft(np.array([4.0, 0.0, 0.0, 0.0])).real
     array([1., 1., 1., 1.])
     """
@@ -123,6 +125,7 @@ def rfft(a, n=None, axis=-1, norm=None, out=None):
     """``numpy.fft.rfft``: the transform of a real signal, its n//2 + 1 non-negative frequencies.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import rfft
     >>> rfft(np.array([1.0, 1.0, 1.0, 1.0]))
     array([4.+0.j, 0.+0.j, 0.+0.j])
     """
@@ -143,6 +146,7 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
     rfft is ``a``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import irfft
     >>> irfft(np.array([4.0, 0.0, 0.0]))
     array([1., 1., 1., 1.])
     """
@@ -165,6 +169,7 @@ def hfft(a, n=None, axis=-1, norm=None, out=None):
     """``numpy.fft.hfft``: the transform of a signal with Hermitian symmetry (a real spectrum).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import hfft
     >>> hfft(np.array([1.0, 2.0, 3.0, 4.0]))
     array([15., -4.,  0., -1.,  0., -4.])
     """
@@ -180,6 +185,7 @@ def ihfft(a, n=None, axis=-1, norm=None, out=None):
     """``numpy.fft.ihfft``: the inverse of hfft, for a real signal.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import ihfft
     >>> ihfft(np.array([15.0, -4.0, 0.0, -1.0, 0.0, -4.0])).real
     array([1., 2., 3., 4.])
     """
@@ -226,6 +232,7 @@ def fftn(a, s=None, axes=None, norm=None, out=None):
     """``numpy.fft.fftn``: the transform over several axes (all by default).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import fftn
     >>> fftn(np.ones((2, 2))).real
     array([[4., 0.],
            [0., 0.]])
@@ -237,6 +244,7 @@ def ifftn(a, s=None, axes=None, norm=None, out=None):
     """``numpy.fft.ifftn``: the inverse transform over several axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import ifftn
     >>> ifftn(np.array([[4.0, 0.0], [0.0, 0.0]])).real
     array([[1., 1.],
            [1., 1.]])
@@ -248,6 +256,7 @@ def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """``numpy.fft.fft2``: fftn over the last two axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import fft2
     >>> fft2(np.ones((2, 3))).real
     array([[6., 0., 0.],
            [0., 0., 0.]])
@@ -259,6 +268,7 @@ def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """``numpy.fft.ifft2``: ifftn over the last two axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import ifft2
     >>> ifft2(np.array([[6.0, 0.0, 0.0], [0.0, 0.0, 0.0]])).real
     array([[1., 1., 1.],
            [1., 1., 1.]])
@@ -270,6 +280,7 @@ def rfftn(a, s=None, axes=None, norm=None, out=None):
     """``numpy.fft.rfftn``: rfft over the last axis given, then fft over the others.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import rfftn
     >>> rfftn(np.ones((2, 4))).real
     array([[8., 0., 0.],
            [0., 0., 0.]])
@@ -281,6 +292,7 @@ def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """``numpy.fft.rfft2``: rfftn over the last two axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import rfft2
     >>> rfft2(np.ones((2, 4))).shape
     (2, 3)
     """
@@ -303,6 +315,7 @@ def irfftn(a, s=None, axes=None, norm=None, out=None):
     """``numpy.fft.irfftn``: the inverse of rfftn (ifft over the other axes, then irfft).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import irfftn
     >>> irfftn(np.array([[8.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))
     array([[1., 1., 1., 1.],
            [1., 1., 1., 1.]])
@@ -314,6 +327,7 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     """``numpy.fft.irfft2``: irfftn over the last two axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import irfft2
     >>> irfft2(np.array([[8.0, 0.0, 0.0], [0.0, 0.0, 0.0]])).shape
     (2, 4)
     """
@@ -347,6 +361,7 @@ def fftshift(x, axes=None):
     """``numpy.fft.fftshift``: the zero frequency moved to the middle.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import fftshift
     >>> fftshift(np.fft.fftfreq(4))
     array([-0.5 , -0.25,  0.  ,  0.25])
     """
@@ -360,6 +375,7 @@ def ifftshift(x, axes=None):
     """``numpy.fft.ifftshift``: the inverse of fftshift.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.fft import ifftshift
     >>> ifftshift(np.array([-0.5, -0.25, 0.0, 0.25]))
     array([ 0.  ,  0.25, -0.5 , -0.25])
     """

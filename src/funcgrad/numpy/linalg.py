@@ -117,6 +117,7 @@ class SlogdetResult(_NamedTuple):
     matrix) and the log of the absolute determinant.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import slogdet
     >>> slogdet(np.array([[2.0, 0.0], [0.0, -3.0]]))
     SlogdetResult(sign=np.float64(-1.0), logabsdet=np.float64(1.791759469228055))
     """
@@ -130,6 +131,7 @@ class EighResult(_NamedTuple):
     ``eigenvectors`` as columns.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import eigh
     >>> eigh(np.array([[2.0, 0.0], [0.0, 1.0]])).eigenvalues
     array([1., 2.])
     """
@@ -142,6 +144,7 @@ def inv(a):
     """The inverse of a square matrix (or of each in a stack).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import inv
     >>> inv(np.array([[2.0, 0.0], [0.0, 4.0]]))
     array([[0.5 , 0.  ],
            [0.  , 0.25]])
@@ -153,6 +156,7 @@ def det(a):
     """The determinant of a square matrix (or of each in a stack).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import det
     >>> round(float(det(np.array([[2.0, 1.0], [1.0, 3.0]]))), 6)
     5.0
     """
@@ -164,6 +168,7 @@ def slogdet(a):
     sign is piecewise constant (zero derivative).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import slogdet
     >>> sign, logabsdet = slogdet(np.array([[0.0, 2.0], [1.0, 0.0]]))
     >>> float(sign), round(float(logabsdet), 6)
     (-1.0, 0.693147)
@@ -177,6 +182,7 @@ def solve(a, b):
     matrices (NumPy 2 semantics).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import solve
     >>> solve(np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([1.0, 1.0]))
     array([0.5 , 0.25])
     """
@@ -190,6 +196,7 @@ def cholesky(a, /, *, upper=False):
     transpose, ``0.5 * (g + g.T)`` (docs/numpy.md).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import cholesky
     >>> cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
     array([[2., 0.],
            [1., 1.]])
@@ -203,6 +210,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     (``'fro'``, ``'nuc'``, 1, -1, 2, -2, inf, -inf) along ``axis``, as ``numpy.linalg.norm``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import norm
     >>> norm(np.array([3.0, 4.0]))
     np.float64(5.0)
     >>> norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=np.inf)
@@ -224,6 +232,7 @@ def eigh(a, UPLO="L"):
     reading its ``UPLO`` triangle.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import eigh
     >>> w, v = eigh(np.array([[2.0, 1.0], [1.0, 2.0]]))
     >>> w
     array([1., 3.])
@@ -243,6 +252,7 @@ def eigvalsh(a, UPLO="L"):
     ``UPLO`` triangle.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import eigvalsh
     >>> eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]]))
     array([1., 3.])
     """
@@ -256,6 +266,7 @@ def cond(x, p=None):
     ``norm(x, p) * norm(inv(x), p)`` for the other norms, as NumPy computes it.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import cond
     >>> cond(np.array([[2.0, 0.0], [0.0, 0.5]]))
     np.float64(4.0)
     """
@@ -272,6 +283,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """``numpy.linalg.matrix_rank`` of the values (an integer: no derivative).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import matrix_rank
     >>> int(matrix_rank(np.ones((3, 3))))
     1
     """
@@ -283,6 +295,7 @@ def matrix_transpose(x, /):
     """The transpose of the last two axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import matrix_transpose
     >>> matrix_transpose(np.ones((2, 3))).shape
     (3, 2)
     """
@@ -293,6 +306,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """``numpy.linalg.vector_norm``: a vector norm over ``axis`` (all axes by default).
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import vector_norm
     >>> vector_norm(np.ones((2, 2)))
     np.float64(2.0)
     """
@@ -307,6 +321,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """``numpy.linalg.matrix_norm``: a matrix norm over the last two axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import matrix_norm
     >>> matrix_norm(np.eye(2), ord=2)
     np.float64(1.0)
     """
@@ -318,6 +333,7 @@ def multi_dot(arrays, *, out=None):
     row and a column vector, so the values are NumPy's.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import multi_dot
     >>> multi_dot([np.ones(2), np.eye(2), np.ones(2)])
     np.float64(2.0)
     """
@@ -373,6 +389,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
     rank does not change near ``a``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import pinv
     >>> pinv(np.array([[1.0], [1.0]]))
     array([[0.5, 0.5]])
     """
@@ -403,6 +420,7 @@ def outer(x1, x2, /):
     """``numpy.linalg.outer``: the outer product of two vectors.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import outer
     >>> outer(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
     array([[3., 4.],
            [6., 8.]])
@@ -419,6 +437,7 @@ def cross(x1, x2, /, *, axis=-1):
     """``numpy.linalg.cross``: the cross product of 3-vectors along ``axis``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy import cross
     >>> cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
     array([0., 0., 1.])
     """
@@ -434,6 +453,7 @@ def diagonal(x, /, *, offset=0):
     """``numpy.linalg.diagonal``: the diagonals of the last two axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import diagonal
     >>> diagonal(np.arange(8.0).reshape(2, 2, 2))
     array([[0., 3.],
            [4., 7.]])
@@ -445,6 +465,7 @@ def trace(x, /, *, offset=0, dtype=None):
     """``numpy.linalg.trace``: the traces of the last two axes.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import trace
     >>> trace(np.arange(8.0).reshape(2, 2, 2))
     array([ 3., 11.])
     """
@@ -456,6 +477,7 @@ def tensorinv(a, ind=2):
     ``ind`` axes by the others.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import tensorinv
     >>> tensorinv(np.eye(4).reshape(4, 2, 2), ind=1).shape
     (2, 2, 4)
     """
@@ -473,6 +495,7 @@ def tensorsolve(a, b, axes=None):
     """``numpy.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``.
 
     >>> import numpy as np
+    >>> from funcgrad.numpy.linalg import tensorsolve
     >>> a = np.eye(6).reshape(6, 2, 3)
     >>> tensorsolve(a, np.arange(6.0)).shape
     (2, 3)

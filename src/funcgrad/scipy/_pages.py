@@ -13,8 +13,8 @@ ROWS = {
         "log(p / (1 - p)), elementwise: the inverse of expit.",
         "1 / (p (1 - p))",
         (
-            ("sp.logit(0.25)", "np.float64(-1.098612289)"),
-            ("fg.grad(sp.logit)(0.25)", "np.float64(5.333333333)"),
+            ("round(sp.logit(0.25), 9)", "np.float64(-1.098612289)"),
+            ("round(fg.grad(sp.logit)(0.25), 9)", "np.float64(5.333333333)"),
         ),
     ),
     "gammaln": Page(
@@ -22,8 +22,8 @@ ROWS = {
         "log(abs(Gamma(x))), elementwise.",
         "digamma(x)",
         (
-            ("sp.gammaln(3.0)", "np.float64(0.6931471806)"),
-            ("fg.grad(sp.gammaln)(3.0)", "np.float64(0.9227843351)"),
+            ("round(sp.gammaln(3.0), 10)", "np.float64(0.6931471806)"),
+            ("round(fg.grad(sp.gammaln)(3.0), 10)", "np.float64(0.9227843351)"),
         ),
     ),
     "digamma": Page(
@@ -31,8 +31,8 @@ ROWS = {
         "The digamma function Gamma'(x) / Gamma(x), elementwise (``psi``).",
         "polygamma(1, x)",
         (
-            ("sp.digamma(3.0)", "np.float64(0.9227843351)"),
-            ("fg.grad(sp.digamma)(3.0)", "np.float64(0.3949340668)"),
+            ("round(sp.digamma(3.0), 10)", "np.float64(0.9227843351)"),
+            ("round(fg.grad(sp.digamma)(3.0), 10)", "np.float64(0.3949340668)"),
         ),
     ),
     "polygamma": Page(
@@ -40,8 +40,8 @@ ROWS = {
         "The n-th derivative of digamma, elementwise; n an integer.",
         "polygamma(n + 1, x) in x; none in n",
         (
-            ("sp.polygamma(1, 3.0)", "np.float64(0.3949340668)"),
-            ("fg.grad(sp.polygamma, argnums=1)(1, 3.0)", "np.float64(-0.1541138063)"),
+            ("round(sp.polygamma(1, 3.0), 10)", "np.float64(0.3949340668)"),
+            ("round(fg.grad(sp.polygamma, argnums=1)(1, 3.0), 10)", "np.float64(-0.1541138063)"),
         ),
     ),
     "gamma": Page(
@@ -50,7 +50,7 @@ ROWS = {
         "gamma(x) digamma(x)",
         (
             ("sp.gamma(3.0)", "np.float64(2.0)"),
-            ("fg.grad(sp.gamma)(3.0)", "np.float64(1.84556867)"),
+            ("round(fg.grad(sp.gamma)(3.0), 8)", "np.float64(1.84556867)"),
         ),
     ),
     "betaln": Page(
@@ -58,10 +58,10 @@ ROWS = {
         "log(abs(B(a, b))), elementwise.",
         "digamma(a) - digamma(a + b), and the same in b",
         (
-            ("sp.betaln(2.0, 3.0)", "np.float64(-2.48490665)"),
+            ("round(sp.betaln(2.0, 3.0), 8)", "np.float64(-2.48490665)"),
             (
-                "fg.grad(sp.betaln, argnums=(0, 1))(2.0, 3.0)",
-                "(np.float64(-1.083333333), np.float64(-0.5833333333))",
+                "tuple(round(d, 10) for d in fg.grad(sp.betaln, argnums=(0, 1))(2.0, 3.0))",
+                "(np.float64(-1.0833333333), np.float64(-0.5833333333))",
             ),
         ),
     ),
@@ -70,9 +70,9 @@ ROWS = {
         "The beta function B(a, b), elementwise.",
         "B(a, b) (digamma(a) - digamma(a + b)), and the same in b",
         (
-            ("sp.beta(2.0, 3.0)", "np.float64(0.08333333333)"),
+            ("round(sp.beta(2.0, 3.0), 11)", "np.float64(0.08333333333)"),
             (
-                "fg.grad(sp.beta, argnums=(0, 1))(2.0, 3.0)",
+                "tuple(round(d, 11) for d in fg.grad(sp.beta, argnums=(0, 1))(2.0, 3.0))",
                 "(np.float64(-0.09027777778), np.float64(-0.04861111111))",
             ),
         ),
@@ -82,8 +82,8 @@ ROWS = {
         "The error function, elementwise.",
         "2 / sqrt(pi) exp(-x**2)",
         (
-            ("sp.erf(0.5)", "np.float64(0.5204998778)"),
-            ("fg.grad(sp.erf)(0.5)", "np.float64(0.8787825789)"),
+            ("round(sp.erf(0.5), 10)", "np.float64(0.5204998778)"),
+            ("round(fg.grad(sp.erf)(0.5), 10)", "np.float64(0.8787825789)"),
         ),
     ),
     "erfc": Page(
@@ -91,8 +91,8 @@ ROWS = {
         "The complementary error function 1 - erf(x), elementwise.",
         "-2 / sqrt(pi) exp(-x**2)",
         (
-            ("sp.erfc(0.5)", "np.float64(0.4795001222)"),
-            ("fg.grad(sp.erfc)(0.5)", "np.float64(-0.8787825789)"),
+            ("round(sp.erfc(0.5), 10)", "np.float64(0.4795001222)"),
+            ("round(fg.grad(sp.erfc)(0.5), 10)", "np.float64(-0.8787825789)"),
         ),
     ),
     "erfinv": Page(
@@ -100,8 +100,8 @@ ROWS = {
         "The inverse of erf, elementwise.",
         "sqrt(pi) / 2 exp(erfinv(y)**2)",
         (
-            ("sp.erfinv(0.5)", "np.float64(0.4769362762)"),
-            ("fg.grad(sp.erfinv)(0.5)", "np.float64(1.112584819)"),
+            ("round(sp.erfinv(0.5), 10)", "np.float64(0.4769362762)"),
+            ("round(fg.grad(sp.erfinv)(0.5), 9)", "np.float64(1.112584819)"),
         ),
     ),
     "erfcinv": Page(
@@ -109,8 +109,8 @@ ROWS = {
         "The inverse of erfc, elementwise.",
         "-sqrt(pi) / 2 exp(erfcinv(y)**2)",
         (
-            ("sp.erfcinv(0.5)", "np.float64(0.4769362762)"),
-            ("fg.grad(sp.erfcinv)(0.5)", "np.float64(-1.112584819)"),
+            ("round(sp.erfcinv(0.5), 10)", "np.float64(0.4769362762)"),
+            ("round(fg.grad(sp.erfcinv)(0.5), 9)", "np.float64(-1.112584819)"),
         ),
     ),
     "ndtr": Page(
@@ -118,8 +118,8 @@ ROWS = {
         "The standard normal distribution function, elementwise.",
         "the normal density exp(-x**2 / 2) / sqrt(2 pi)",
         (
-            ("sp.ndtr(0.5)", "np.float64(0.6914624613)"),
-            ("fg.grad(sp.ndtr)(0.5)", "np.float64(0.3520653268)"),
+            ("round(sp.ndtr(0.5), 10)", "np.float64(0.6914624613)"),
+            ("round(fg.grad(sp.ndtr)(0.5), 10)", "np.float64(0.3520653268)"),
         ),
     ),
     "log_ndtr": Page(
@@ -127,8 +127,8 @@ ROWS = {
         "log of the standard normal distribution function, accurate far in the tails.",
         "exp(-x**2 / 2 - log_ndtr(x)) / sqrt(2 pi)",
         (
-            ("sp.log_ndtr(-10.0)", "np.float64(-53.23128515)"),
-            ("fg.grad(sp.log_ndtr)(-10.0)", "np.float64(10.09809323)"),
+            ("round(sp.log_ndtr(-10.0), 8)", "np.float64(-53.23128515)"),
+            ("round(fg.grad(sp.log_ndtr)(-10.0), 8)", "np.float64(10.09809323)"),
         ),
     ),
     "ndtri": Page(
@@ -136,8 +136,8 @@ ROWS = {
         "The inverse of ndtr: the standard normal quantile function.",
         "sqrt(2 pi) exp(ndtri(y)**2 / 2)",
         (
-            ("sp.ndtri(0.975)", "np.float64(1.959963985)"),
-            ("fg.grad(sp.ndtri)(0.975)", "np.float64(17.11008308)"),
+            ("round(sp.ndtri(0.975), 9)", "np.float64(1.959963985)"),
+            ("round(fg.grad(sp.ndtri)(0.975), 8)", "np.float64(17.11008308)"),
         ),
     ),
     "xlogy": Page(
@@ -145,10 +145,10 @@ ROWS = {
         "x log(y), elementwise, and 0 where x is 0.",
         "log(y) and x / y",
         (
-            ("sp.xlogy(2.0, 3.0)", "np.float64(2.197224577)"),
+            ("round(sp.xlogy(2.0, 3.0), 9)", "np.float64(2.197224577)"),
             (
-                "fg.grad(sp.xlogy, argnums=(0, 1))(2.0, 3.0)",
-                "(np.float64(1.098612289), np.float64(0.6666666667))",
+                "tuple(round(d, 10) for d in fg.grad(sp.xlogy, argnums=(0, 1))(2.0, 3.0))",
+                "(np.float64(1.0986122887), np.float64(0.6666666667))",
             ),
         ),
     ),
@@ -157,9 +157,9 @@ ROWS = {
         "x log(1 + y), elementwise, and 0 where x is 0.",
         "log1p(y) and x / (1 + y)",
         (
-            ("sp.xlog1py(2.0, 3.0)", "np.float64(2.772588722)"),
+            ("round(sp.xlog1py(2.0, 3.0), 9)", "np.float64(2.772588722)"),
             (
-                "fg.grad(sp.xlog1py, argnums=(0, 1))(2.0, 3.0)",
+                "tuple(round(d, 9) for d in fg.grad(sp.xlog1py, argnums=(0, 1))(2.0, 3.0))",
                 "(np.float64(1.386294361), np.float64(0.5))",
             ),
         ),
@@ -169,8 +169,8 @@ ROWS = {
         "-x log(x), elementwise (0 at x = 0, -inf below).",
         "-(log(x) + 1)",
         (
-            ("sp.entr(0.5)", "np.float64(0.3465735903)"),
-            ("fg.grad(sp.entr)(0.5)", "np.float64(-0.3068528194)"),
+            ("round(sp.entr(0.5), 10)", "np.float64(0.3465735903)"),
+            ("round(fg.grad(sp.entr)(0.5), 10)", "np.float64(-0.3068528194)"),
         ),
     ),
     "i0": Page(
@@ -178,8 +178,8 @@ ROWS = {
         "The modified Bessel function of the first kind of order 0.",
         "i1(x)",
         (
-            ("sp.i0(1.0)", "np.float64(1.266065878)"),
-            ("fg.grad(sp.i0)(1.0)", "np.float64(0.565159104)"),
+            ("round(sp.i0(1.0), 9)", "np.float64(1.266065878)"),
+            ("round(fg.grad(sp.i0)(1.0), 9)", "np.float64(0.565159104)"),
         ),
     ),
     "i1": Page(
@@ -187,8 +187,8 @@ ROWS = {
         "The modified Bessel function of the first kind of order 1.",
         "i0(x) - i1(x) / x (1/2 at 0)",
         (
-            ("sp.i1(1.0)", "np.float64(0.565159104)"),
-            ("fg.grad(sp.i1)(1.0)", "np.float64(0.7009067738)"),
+            ("round(sp.i1(1.0), 9)", "np.float64(0.565159104)"),
+            ("round(fg.grad(sp.i1)(1.0), 10)", "np.float64(0.7009067738)"),
         ),
     ),
     "i0e": Page(
@@ -196,8 +196,8 @@ ROWS = {
         "exp(-abs(x)) i0(x), elementwise.",
         "i1e(x) - sign(x) i0e(x)",
         (
-            ("sp.i0e(1.0)", "np.float64(0.4657596076)"),
-            ("fg.grad(sp.i0e)(1.0)", "np.float64(-0.2578491922)"),
+            ("round(sp.i0e(1.0), 10)", "np.float64(0.4657596076)"),
+            ("round(fg.grad(sp.i0e)(1.0), 10)", "np.float64(-0.2578491922)"),
         ),
     ),
     "i1e": Page(
@@ -205,8 +205,8 @@ ROWS = {
         "exp(-abs(x)) i1(x), elementwise.",
         "i0e(x) - i1e(x) (sign(x) + 1 / x)",
         (
-            ("sp.i1e(1.0)", "np.float64(0.2079104153)"),
-            ("fg.grad(sp.i1e)(1.0)", "np.float64(0.04993877689)"),
+            ("round(sp.i1e(1.0), 10)", "np.float64(0.2079104153)"),
+            ("round(fg.grad(sp.i1e)(1.0), 11)", "np.float64(0.04993877689)"),
         ),
     ),
     "gammainc": Page(
@@ -214,8 +214,8 @@ ROWS = {
         "The regularized lower incomplete gamma function P(a, x).",
         "x**(a - 1) exp(-x) / Gamma(a) in x; none in a (MissingRuleError)",
         (
-            ("sp.gammainc(2.0, 1.5)", "np.float64(0.4421745996)"),
-            ("fg.grad(sp.gammainc, argnums=1)(2.0, 1.5)", "np.float64(0.3346952402)"),
+            ("round(sp.gammainc(2.0, 1.5), 10)", "np.float64(0.4421745996)"),
+            ("round(fg.grad(sp.gammainc, argnums=1)(2.0, 1.5), 10)", "np.float64(0.3346952402)"),
         ),
     ),
     "gammaincc": Page(
@@ -223,8 +223,8 @@ ROWS = {
         "The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x).",
         "-x**(a - 1) exp(-x) / Gamma(a) in x; none in a",
         (
-            ("sp.gammaincc(2.0, 1.5)", "np.float64(0.5578254004)"),
-            ("fg.grad(sp.gammaincc, argnums=1)(2.0, 1.5)", "np.float64(-0.3346952402)"),
+            ("round(sp.gammaincc(2.0, 1.5), 10)", "np.float64(0.5578254004)"),
+            ("round(fg.grad(sp.gammaincc, argnums=1)(2.0, 1.5), 10)", "np.float64(-0.3346952402)"),
         ),
     ),
     "betainc": Page(
@@ -233,7 +233,7 @@ ROWS = {
         "x**(a - 1) (1 - x)**(b - 1) / B(a, b) in x; none in a and b",
         (
             ("sp.betainc(2.0, 3.0, 0.25)", "np.float64(0.26171875)"),
-            ("fg.grad(sp.betainc, argnums=2)(2.0, 3.0, 0.25)", "np.float64(1.6875)"),
+            ("round(fg.grad(sp.betainc, argnums=2)(2.0, 3.0, 0.25), 6)", "np.float64(1.6875)"),
         ),
     ),
     "j0": Page(
@@ -241,8 +241,8 @@ ROWS = {
         "The Bessel function of the first kind of order 0.",
         "-j1(x)",
         (
-            ("sp.j0(1.0)", "np.float64(0.7651976866)"),
-            ("fg.grad(sp.j0)(1.0)", "np.float64(-0.4400505857)"),
+            ("round(sp.j0(1.0), 10)", "np.float64(0.7651976866)"),
+            ("round(fg.grad(sp.j0)(1.0), 10)", "np.float64(-0.4400505857)"),
         ),
     ),
     "j1": Page(
@@ -250,8 +250,8 @@ ROWS = {
         "The Bessel function of the first kind of order 1.",
         "(j0(x) - jv(2, x)) / 2",
         (
-            ("sp.j1(1.0)", "np.float64(0.4400505857)"),
-            ("fg.grad(sp.j1)(1.0)", "np.float64(0.3251471008)"),
+            ("round(sp.j1(1.0), 10)", "np.float64(0.4400505857)"),
+            ("round(fg.grad(sp.j1)(1.0), 10)", "np.float64(0.3251471008)"),
         ),
     ),
     "y0": Page(
@@ -259,8 +259,8 @@ ROWS = {
         "The Bessel function of the second kind of order 0.",
         "-y1(x)",
         (
-            ("sp.y0(1.0)", "np.float64(0.08825696422)"),
-            ("fg.grad(sp.y0)(1.0)", "np.float64(0.7812128213)"),
+            ("round(sp.y0(1.0), 11)", "np.float64(0.08825696422)"),
+            ("round(fg.grad(sp.y0)(1.0), 10)", "np.float64(0.7812128213)"),
         ),
     ),
     "y1": Page(
@@ -268,8 +268,8 @@ ROWS = {
         "The Bessel function of the second kind of order 1.",
         "(y0(x) - yv(2, x)) / 2",
         (
-            ("sp.y1(1.0)", "np.float64(-0.7812128213)"),
-            ("fg.grad(sp.y1)(1.0)", "np.float64(0.8694697855)"),
+            ("round(sp.y1(1.0), 10)", "np.float64(-0.7812128213)"),
+            ("round(fg.grad(sp.y1)(1.0), 10)", "np.float64(0.8694697855)"),
         ),
     ),
     "jv": Page(
@@ -277,8 +277,8 @@ ROWS = {
         "The Bessel function of the first kind of real order v (``jn``).",
         "(jv(v - 1, z) - jv(v + 1, z)) / 2 in z; none in v",
         (
-            ("sp.jv(2.0, 1.0)", "np.float64(0.1149034849)"),
-            ("fg.grad(sp.jv, argnums=1)(2.0, 1.0)", "np.float64(0.2102436159)"),
+            ("round(sp.jv(2.0, 1.0), 10)", "np.float64(0.1149034849)"),
+            ("round(fg.grad(sp.jv, argnums=1)(2.0, 1.0), 10)", "np.float64(0.2102436159)"),
         ),
     ),
     "yv": Page(
@@ -286,8 +286,8 @@ ROWS = {
         "The Bessel function of the second kind of real order v (``yn``).",
         "(yv(v - 1, z) - yv(v + 1, z)) / 2 in z; none in v",
         (
-            ("sp.yv(2.0, 1.0)", "np.float64(-1.650682607)"),
-            ("fg.grad(sp.yv, argnums=1)(2.0, 1.0)", "np.float64(2.520152392)"),
+            ("round(sp.yv(2.0, 1.0), 9)", "np.float64(-1.650682607)"),
+            ("round(fg.grad(sp.yv, argnums=1)(2.0, 1.0), 9)", "np.float64(2.520152392)"),
         ),
     ),
     "iv": Page(
@@ -295,8 +295,8 @@ ROWS = {
         "The modified Bessel function of the first kind of real order v.",
         "(iv(v - 1, z) + iv(v + 1, z)) / 2 in z; none in v",
         (
-            ("sp.iv(2.0, 1.0)", "np.float64(0.1357476698)"),
-            ("fg.grad(sp.iv, argnums=1)(2.0, 1.0)", "np.float64(0.2936637645)"),
+            ("round(sp.iv(2.0, 1.0), 10)", "np.float64(0.1357476698)"),
+            ("round(fg.grad(sp.iv, argnums=1)(2.0, 1.0), 10)", "np.float64(0.2936637645)"),
         ),
     ),
     "ive": Page(
@@ -304,8 +304,8 @@ ROWS = {
         "exp(-abs(z)) iv(v, z), elementwise.",
         "(ive(v - 1, z) + ive(v + 1, z)) / 2 - sign(z) ive(v, z) in z; none in v",
         (
-            ("sp.ive(2.0, 1.0)", "np.float64(0.04993877689)"),
-            ("fg.grad(sp.ive, argnums=1)(2.0, 1.0)", "np.float64(0.05809408467)"),
+            ("round(sp.ive(2.0, 1.0), 11)", "np.float64(0.04993877689)"),
+            ("round(fg.grad(sp.ive, argnums=1)(2.0, 1.0), 11)", "np.float64(0.05809408467)"),
         ),
     ),
     "gammasgn": Page(
@@ -323,7 +323,7 @@ ROWS = {
         "-rgamma(x) digamma(x)",
         (
             ("sp.rgamma(3.0)", "np.float64(0.5)"),
-            ("fg.grad(sp.rgamma)(3.0)", "np.float64(-0.4613921675)"),
+            ("round(fg.grad(sp.rgamma)(3.0), 10)", "np.float64(-0.4613921675)"),
         ),
     ),
     "erfcx": Page(
@@ -331,8 +331,8 @@ ROWS = {
         "exp(x**2) erfc(x), elementwise: erfc without its underflow.",
         "2 x erfcx(x) - 2 / sqrt(pi)",
         (
-            ("sp.erfcx(0.5)", "np.float64(0.6156903442)"),
-            ("fg.grad(sp.erfcx)(0.5)", "np.float64(-0.5126888229)"),
+            ("round(sp.erfcx(0.5), 10)", "np.float64(0.6156903442)"),
+            ("round(fg.grad(sp.erfcx)(0.5), 10)", "np.float64(-0.5126888229)"),
         ),
     ),
     "dawsn": Page(
@@ -340,8 +340,8 @@ ROWS = {
         "Dawson's integral exp(-x**2) int_0^x exp(t**2) dt, elementwise.",
         "1 - 2 x dawsn(x)",
         (
-            ("sp.dawsn(0.5)", "np.float64(0.4244363835)"),
-            ("fg.grad(sp.dawsn)(0.5)", "np.float64(0.5755636165)"),
+            ("round(sp.dawsn(0.5), 10)", "np.float64(0.4244363835)"),
+            ("round(fg.grad(sp.dawsn)(0.5), 10)", "np.float64(0.5755636165)"),
         ),
     ),
     "exp1": Page(
@@ -349,8 +349,8 @@ ROWS = {
         "The exponential integral E1(x) = int_x^inf exp(-t) / t dt, elementwise.",
         "-exp(-x) / x",
         (
-            ("sp.exp1(0.5)", "np.float64(0.5597735948)"),
-            ("fg.grad(sp.exp1)(0.5)", "np.float64(-1.213061319)"),
+            ("round(sp.exp1(0.5), 10)", "np.float64(0.5597735948)"),
+            ("round(fg.grad(sp.exp1)(0.5), 9)", "np.float64(-1.213061319)"),
         ),
     ),
     "expi": Page(
@@ -358,8 +358,8 @@ ROWS = {
         "The exponential integral Ei(x), elementwise.",
         "exp(x) / x",
         (
-            ("sp.expi(0.5)", "np.float64(0.4542199049)"),
-            ("fg.grad(sp.expi)(0.5)", "np.float64(3.297442541)"),
+            ("round(sp.expi(0.5), 10)", "np.float64(0.4542199049)"),
+            ("round(fg.grad(sp.expi)(0.5), 9)", "np.float64(3.297442541)"),
         ),
     ),
     "expn": Page(
@@ -367,8 +367,8 @@ ROWS = {
         "The generalized exponential integral E_n(x), elementwise; n an integer.",
         "-E_{n-1}(x) in x (E_0 = exp(-x) / x); none in n",
         (
-            ("sp.expn(2, 0.5)", "np.float64(0.3266438623)"),
-            ("fg.grad(sp.expn, argnums=1)(2, 0.5)", "np.float64(-0.5597735948)"),
+            ("round(sp.expn(2, 0.5), 10)", "np.float64(0.3266438623)"),
+            ("round(fg.grad(sp.expn, argnums=1)(2, 0.5), 10)", "np.float64(-0.5597735948)"),
         ),
     ),
     "kl_div": Page(
@@ -376,9 +376,9 @@ ROWS = {
         "x log(x / y) - x + y, elementwise (0 at x = 0, y >= 0).",
         "log(x / y) in x, 1 - x / y in y",
         (
-            ("sp.kl_div(0.5, 2.0)", "np.float64(0.8068528194)"),
+            ("round(sp.kl_div(0.5, 2.0), 10)", "np.float64(0.8068528194)"),
             (
-                "fg.grad(sp.kl_div, argnums=(0, 1))(0.5, 2.0)",
+                "tuple(round(d, 9) for d in fg.grad(sp.kl_div, argnums=(0, 1))(0.5, 2.0))",
                 "(np.float64(-1.386294361), np.float64(0.75))",
             ),
         ),
@@ -388,9 +388,9 @@ ROWS = {
         "x log(x / y), elementwise (0 at x = 0, y >= 0).",
         "log(x / y) + 1 in x, -x / y in y",
         (
-            ("sp.rel_entr(0.5, 2.0)", "np.float64(-0.6931471806)"),
+            ("round(sp.rel_entr(0.5, 2.0), 10)", "np.float64(-0.6931471806)"),
             (
-                "fg.grad(sp.rel_entr, argnums=(0, 1))(0.5, 2.0)",
+                "tuple(round(d, 10) for d in fg.grad(sp.rel_entr, argnums=(0, 1))(0.5, 2.0))",
                 "(np.float64(-0.3862943611), np.float64(-0.25))",
             ),
         ),
@@ -400,8 +400,8 @@ ROWS = {
         "log(Gamma(x)) on the positive reals, elementwise.",
         "digamma(x)",
         (
-            ("sp.loggamma(3.0)", "np.float64(0.6931471806)"),
-            ("fg.grad(sp.loggamma)(3.0)", "np.float64(0.9227843351)"),
+            ("round(sp.loggamma(3.0), 10)", "np.float64(0.6931471806)"),
+            ("round(fg.grad(sp.loggamma)(3.0), 10)", "np.float64(0.9227843351)"),
         ),
     ),
     "poch": Page(
@@ -411,7 +411,7 @@ ROWS = {
         (
             ("sp.poch(2.0, 3.0)", "np.float64(24.0)"),
             (
-                "fg.grad(sp.poch, argnums=(0, 1))(2.0, 3.0)",
+                "tuple(round(d, 8) for d in fg.grad(sp.poch, argnums=(0, 1))(2.0, 3.0))",
                 "(np.float64(26.0), np.float64(36.14682404))",
             ),
         ),
@@ -421,8 +421,8 @@ ROWS = {
         "SciPy's dilogarithm int_1^z log(t) / (1 - t) dt, elementwise.",
         "log(z) / (1 - z), -1 at z = 1",
         (
-            ("sp.spence(0.5)", "np.float64(0.5822405265)"),
-            ("fg.grad(sp.spence)(0.5)", "np.float64(-1.386294361)"),
+            ("round(sp.spence(0.5), 10)", "np.float64(0.5822405265)"),
+            ("round(fg.grad(sp.spence)(0.5), 9)", "np.float64(-1.386294361)"),
         ),
     ),
     "owens_t": Page(
@@ -430,10 +430,10 @@ ROWS = {
         "Owen's T function, elementwise.",
         "-phi(h) erf(a h / sqrt 2) / 2 in h, exp(-h**2 (1 + a**2) / 2) / (2 pi (1 + a**2)) in a",
         (
-            ("sp.owens_t(0.5, 2.0)", "np.float64(0.1415806037)"),
+            ("round(sp.owens_t(0.5, 2.0), 10)", "np.float64(0.1415806037)"),
             (
-                "fg.grad(sp.owens_t, argnums=(0, 1))(0.5, 2.0)",
-                "(np.float64(-0.1201756496), np.float64(0.01703790044))",
+                "tuple(round(d, 11) for d in fg.grad(sp.owens_t, argnums=(0, 1))(0.5, 2.0))",
+                "(np.float64(-0.12017564956), np.float64(0.01703790044))",
             ),
         ),
     ),
@@ -442,8 +442,8 @@ ROWS = {
         "The confluent hypergeometric function 1F1(a; b; x), elementwise.",
         "(a / b) 1F1(a + 1; b + 1; x) in x; none in a, b",
         (
-            ("sp.hyp1f1(1.5, 2.5, 0.5)", "np.float64(1.361290826)"),
-            ("fg.grad(sp.hyp1f1, argnums=2)(1.5, 2.5, 0.5)", "np.float64(0.862291333)"),
+            ("round(sp.hyp1f1(1.5, 2.5, 0.5), 9)", "np.float64(1.361290826)"),
+            ("round(fg.grad(sp.hyp1f1, argnums=2)(1.5, 2.5, 0.5), 9)", "np.float64(0.862291333)"),
         ),
     ),
     "hyp2f1": Page(
@@ -451,8 +451,11 @@ ROWS = {
         "The Gauss hypergeometric function 2F1(a, b; c; x), elementwise.",
         "(a b / c) 2F1(a + 1, b + 1; c + 1; x) in x; none in a, b, c",
         (
-            ("sp.hyp2f1(1.5, 0.5, 3.0, 0.5)", "np.float64(1.167245879)"),
-            ("fg.grad(sp.hyp2f1, argnums=3)(1.5, 0.5, 3.0, 0.5)", "np.float64(0.4589204674)"),
+            ("round(sp.hyp2f1(1.5, 0.5, 3.0, 0.5), 9)", "np.float64(1.167245879)"),
+            (
+                "round(fg.grad(sp.hyp2f1, argnums=3)(1.5, 0.5, 3.0, 0.5), 10)",
+                "np.float64(0.4589204674)",
+            ),
         ),
     ),
     "boxcox": Page(
@@ -460,9 +463,9 @@ ROWS = {
         "The Box-Cox transform (x**lmbda - 1) / lmbda (log x at lmbda = 0), elementwise.",
         "x**(lmbda - 1) in x; (x**lmbda log x - boxcox) / lmbda in lmbda",
         (
-            ("sp.boxcox(2.0, 0.5)", "np.float64(0.8284271247)"),
+            ("round(sp.boxcox(2.0, 0.5), 10)", "np.float64(0.8284271247)"),
             (
-                "fg.grad(sp.boxcox, argnums=(0, 1))(2.0, 0.5)",
+                "tuple(round(d, 10) for d in fg.grad(sp.boxcox, argnums=(0, 1))(2.0, 0.5))",
                 "(np.float64(0.7071067812), np.float64(0.3036620374))",
             ),
         ),
@@ -472,9 +475,9 @@ ROWS = {
         "boxcox(1 + x, lmbda), elementwise, accurate for small x.",
         "(1 + x)**(lmbda - 1) in x, and boxcox's in lmbda",
         (
-            ("sp.boxcox1p(1.0, 0.5)", "np.float64(0.8284271247)"),
+            ("round(sp.boxcox1p(1.0, 0.5), 10)", "np.float64(0.8284271247)"),
             (
-                "fg.grad(sp.boxcox1p, argnums=(0, 1))(1.0, 0.5)",
+                "tuple(round(d, 10) for d in fg.grad(sp.boxcox1p, argnums=(0, 1))(1.0, 0.5))",
                 "(np.float64(0.7071067812), np.float64(0.3036620374))",
             ),
         ),

@@ -51,6 +51,7 @@ def odeint(func, y0, t, args=(), rtol=None, atol=None, mxstep=None, hmax=None, h
     """``scipy.integrate.odeint(func, y0, t, args)``, differentiable in ``y0``, ``t`` and ``args``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.integrate import odeint
     >>> ys = odeint(lambda y, t: np.array([y[1], -y[0]]), np.array([1.0, 0.0]), np.linspace(0, np.pi, 3))
     >>> ys.round(6)
     array([[ 1.,  0.],
@@ -187,6 +188,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     trapezoidal rule, at points ``x`` (or spaced by ``dx``); differentiable in all three.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.integrate import trapezoid
     >>> trapezoid(np.array([1.0, 2.0, 3.0]), dx=0.5)
     np.float64(2.0)
     """

@@ -71,6 +71,7 @@ def solve(a, b, **options):
     ``assume_a`` only speed SciPy up: the answer is the same).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import solve
     >>> solve(np.eye(2) * 2.0, np.ones(2))
     array([0.5, 0.5])
     """
@@ -81,6 +82,7 @@ def inv(a, overwrite_a=False, check_finite=True):
     """``scipy.linalg.inv``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import inv
     >>> inv(np.eye(2) * 2.0)
     array([[0.5, 0. ],
            [0. , 0.5]])
@@ -94,6 +96,7 @@ def det(a, overwrite_a=False, check_finite=True):
     """``scipy.linalg.det``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import det
     >>> float(det(np.eye(2) * 2.0))
     4.0
     """
@@ -111,6 +114,7 @@ def solve_triangular(
     """``scipy.linalg.solve_triangular``: ``x`` with ``op(a) x = b``, reading one triangle of ``a``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import solve_triangular
     >>> solve_triangular(np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([2.0, 3.0]), lower=True)
     array([1., 2.])
     """
@@ -145,6 +149,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     reading that triangle of ``a``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import cholesky
     >>> cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
     array([[2., 1.],
            [0., 1.]])
@@ -160,6 +165,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     here (SciPy leaves whatever was there; cho_solve never reads it).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import cho_factor
     >>> c, low = cho_factor(np.array([[4.0, 2.0], [2.0, 2.0]]), lower=True)
     >>> c, low
     (array([[2., 0.],
@@ -175,6 +181,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """``scipy.linalg.cho_solve``: ``x`` with ``a x = b`` from cho_factor's ``(c, lower)``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import cho_solve
     >>> cho_solve((np.array([[2.0, 0.0], [1.0, 1.0]]), True), np.array([4.0, 2.0]))
     array([1., 0.])
     """
@@ -194,6 +201,7 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     (``ab[u + i - j, j] = a[i, j]``); traced, the band is unpacked and solved densely.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import solve_banded
     >>> ab = np.array([[0.0, 1.0, 1.0], [2.0, 2.0, 2.0], [1.0, 1.0, 0.0]])   # tridiagonal
     >>> solve_banded((1, 1), ab, np.array([3.0, 4.0, 3.0]))
     array([1., 1., 1.])
@@ -218,6 +226,7 @@ def solve_sylvester(a, b, q):
     """``scipy.linalg.solve_sylvester``: ``x`` with ``a x + x b = q``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import solve_sylvester
     >>> solve_sylvester(np.eye(2), np.eye(2), np.ones((2, 2)))
     array([[0.5, 0.5],
            [0.5, 0.5]])
@@ -231,6 +240,7 @@ def sqrtm(A, disp=True, blocksize=64):
     """``scipy.linalg.sqrtm``: the principal square root ``X``, ``X X = A``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import sqrtm
     >>> sqrtm(np.array([[4.0, 0.0], [0.0, 9.0]]))
     array([[2., 0.],
            [0., 3.]])
@@ -244,6 +254,7 @@ def expm(A):
     """``scipy.linalg.expm``: the matrix exponential.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import expm
     >>> expm(np.zeros((2, 2)))
     array([[1., 0.],
            [0., 1.]])
@@ -261,6 +272,7 @@ def eigh(a, b=None, lower=True, eigvals_only=False, **options):
     triangle: eigenvalues ascending and eigenvectors, or the eigenvalues alone.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import eigh
     >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), eigvals_only=True)
     array([1., 3.])
     """
@@ -282,6 +294,7 @@ def svd(a, full_matrices=True, compute_uv=True, **options):
     """``scipy.linalg.svd``: ``(u, s, vh)``, or ``s`` alone.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import svd
     >>> svd(np.diag([3.0, 4.0]), compute_uv=False)
     array([4., 3.])
     """
@@ -297,6 +310,7 @@ def qr(a, mode="full", pivoting=False, **options):
     """``scipy.linalg.qr``: ``(q, r)`` for ``mode`` 'full' or 'economic', ``(r,)`` for 'r'.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import qr
     >>> [m.shape for m in qr(np.ones((3, 2)), mode="economic")]
     [(3, 2), (2, 2)]
     """
@@ -322,6 +336,7 @@ def polar(a, side="right"):
     ``u`` unitary and ``p`` positive semidefinite, from the SVD.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import polar
     >>> u, p = polar(np.array([[0.0, 2.0], [3.0, 0.0]]))
     >>> u, p
     (array([[0., 1.],
@@ -345,6 +360,7 @@ def expm_frechet(A, E, method=None, compute_expm=True):
     ``[[A, E], [0, A]]``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import expm_frechet
     >>> expm_frechet(np.zeros((2, 2)), np.eye(2), compute_expm=False)
     array([[1., 0.],
            [0., 1.]])
@@ -364,6 +380,7 @@ def block_diag(*arrs):
     diagonal of one matrix, zeros elsewhere.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import block_diag
     >>> block_diag(np.ones((1, 2)), 2.0)
     array([[1., 1., 0.],
            [0., 0., 2.]])
@@ -389,6 +406,7 @@ def toeplitz(c, r=None):
     default; its first element is ``c``'s).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import toeplitz
     >>> toeplitz(np.array([1.0, 2.0, 3.0]), np.array([1.0, 4.0]))
     array([[1., 4.],
            [2., 1.],
@@ -408,6 +426,7 @@ def hankel(c, r=None):
     first element is ignored).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import hankel
     >>> hankel(np.array([1.0, 2.0, 3.0]))
     array([[1., 2., 3.],
            [2., 3., 0.],
@@ -429,6 +448,7 @@ def circulant(c):
     """``scipy.linalg.circulant``: each column ``c`` rolled down one more.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import circulant
     >>> circulant(np.array([1.0, 2.0, 3.0]))
     array([[1., 3., 2.],
            [2., 1., 3.],

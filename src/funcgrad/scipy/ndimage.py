@@ -61,6 +61,7 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
     """``input`` read at ``coordinates`` (see the module docstring); ``order`` 0 or 1.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.ndimage import map_coordinates
     >>> map_coordinates(np.arange(4.0), [np.array([-0.5, 3.5])], order=1, mode="wrap")
     array([1.5, 1.5])
     """

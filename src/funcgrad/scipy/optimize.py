@@ -137,6 +137,7 @@ def minimize(
 
     >>> import numpy as np
     >>> import funcgrad.numpy as fnp
+    >>> from funcgrad.scipy.optimize import minimize
     >>> r = minimize(lambda x, a: fnp.sum((x - a) ** 2), np.zeros(3), (np.arange(3.0),))
     >>> bool(r.success), np.round(r.x, 6), int(r.nit) > 0
     (True, array([0., 1., 2.]), True)

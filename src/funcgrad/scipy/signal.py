@@ -73,6 +73,7 @@ def convolve(in1, in2, mode="full", method="auto"):
     """``scipy.signal.convolve``: the N-dimensional convolution of ``in1`` and ``in2``.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.signal import convolve
     >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), mode="same")
     array([1., 3., 5.])
     """
@@ -88,6 +89,7 @@ def correlate(in1, in2, mode="full", method="auto"):
     """``scipy.signal.correlate``: ``in1`` correlated with ``in2`` (``in2`` flipped and conjugated).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.signal import correlate
     >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0]), mode="valid")
     array([1., 2.])
     """
@@ -117,6 +119,7 @@ def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
     """``scipy.signal.convolve2d`` (zero boundary).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.signal import convolve2d
     >>> convolve2d(np.eye(2), np.ones((1, 2)))
     array([[1., 1., 0.],
            [0., 1., 1.]])
@@ -131,9 +134,10 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
     """``scipy.signal.correlate2d`` (zero boundary).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.signal import correlate2d
     >>> correlate2d(np.eye(2), np.array([[1.0, 2.0]]), mode="same")
-    array([[2., 0.],
-           [1., 2.]])
+    array([[1., 0.],
+           [2., 1.]])
     """
     _two_d("correlate2d", in1, in2, boundary, fillvalue)
     if not is_traced(in1, in2):
@@ -151,6 +155,7 @@ def fftconvolve(in1, in2, mode="full", axes=None):
     equal to rounding).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.signal import fftconvolve
     >>> bool(np.allclose(fftconvolve(np.ones(3), np.ones(2)), [1.0, 2.0, 2.0, 1.0]))
     True
     """

@@ -174,6 +174,7 @@ def multigammaln(a, d):
     """``scipy.special.multigammaln``: the log of the multivariate gamma function of
     dimension ``d``, ``d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2)``.
 
+    >>> from funcgrad.scipy.special import multigammaln
     >>> import numpy as np, scipy.special
     >>> bool(np.isclose(multigammaln(3.5, 3), scipy.special.multigammaln(3.5, 3)))
     True
@@ -193,6 +194,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``scipy.special.logsumexp``: ``log(sum(b * exp(a)))`` without overflow.
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.special import logsumexp
     >>> logsumexp(np.array([[1000.0, 1000.0], [0.0, 0.0]]), axis=1).round(4).tolist()
     [1000.6931, 0.6931]
     >>> float(logsumexp(np.array([0.0, 0.0]), b=np.array([1.0, 3.0])))  # log 4
@@ -239,6 +241,7 @@ def softmax(x, axis=None):
     """``scipy.special.softmax``: ``exp(x) / sum(exp(x))`` over ``axis`` (None: all of x).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.special import softmax
     >>> softmax(np.array([[0.0, 0.0], [0.0, np.log(3.0)]]), axis=1)
     array([[0.5 , 0.5 ],
            [0.25, 0.75]])
@@ -250,6 +253,7 @@ def log_softmax(x, axis=None):
     """``scipy.special.log_softmax``: ``x - logsumexp(x)`` over ``axis`` (None: all of x).
 
     >>> import numpy as np
+    >>> from funcgrad.scipy.special import log_softmax
     >>> np.exp(log_softmax(np.array([0.0, np.log(3.0)])))
     array([0.25, 0.75])
     """
@@ -264,6 +268,7 @@ def zeta(x, q=None):
     """``scipy.special.zeta``: Riemann's zeta, or Hurwitz's with ``q`` (differentiable in
     ``q``, not in ``x``).
 
+    >>> from funcgrad.scipy.special import zeta
     >>> round(float(zeta(2.0)), 6), round(float(zeta(2.0, 2.0)), 6)
     (1.644934, 0.644934)
     """
@@ -273,6 +278,7 @@ def zeta(x, q=None):
 def sici(x):
     """``scipy.special.sici``: the sine and cosine integrals ``(Si(x), Ci(x))``.
 
+    >>> from funcgrad.scipy.special import sici
     >>> [round(float(v), 6) for v in sici(1.0)]
     [0.946083, 0.337404]
     """
@@ -282,6 +288,7 @@ def sici(x):
 def fresnel(z):
     """``scipy.special.fresnel``: Fresnel's integrals ``(S(z), C(z))``.
 
+    >>> from funcgrad.scipy.special import fresnel
     >>> [round(float(v), 6) for v in fresnel(1.0)]
     [0.438259, 0.779893]
     """
@@ -292,6 +299,8 @@ def factorial(n, exact=False):
     """``scipy.special.factorial``: ``gamma(n + 1)``, 0 for negative ``n``; with
     ``exact=True`` SciPy's integers (of plain values, no derivative).
 
+    >>> import numpy as _np
+    >>> from funcgrad.scipy.special import factorial
     >>> factorial(_np.array([3.0, 4.5, -1.0])).round(4)
     array([ 6.    , 52.3428,  0.    ])
     """
@@ -305,7 +314,8 @@ def comb(N, k, exact=False, repetition=False):
     ``gammaln`` (0 where ``k > N`` or either is negative); ``repetition=True`` counts
     with repetition; ``exact=True`` gives SciPy's integers (plain values).
 
-    >>> float(comb(5.0, 2.0)), float(comb(5.0, 2.0, repetition=True))
+    >>> from funcgrad.scipy.special import comb
+    >>> round(float(comb(5.0, 2.0)), 6), round(float(comb(5.0, 2.0, repetition=True)), 6)
     (10.0, 15.0)
     """
     if exact:
@@ -322,6 +332,7 @@ def bernoulli(n):
     """``scipy.special.bernoulli``: the Bernoulli numbers ``B_0 .. B_n`` (numbers, not
     functions to differentiate).
 
+    >>> from funcgrad.scipy.special import bernoulli
     >>> bernoulli(4)
     array([ 1.        , -0.5       ,  0.16666667,  0.        , -0.03333333])
     """
@@ -332,6 +343,8 @@ def bessel_jn(z, *, v, n_iter=50):
     """JAX's ``bessel_jn``: ``J_0(z) .. J_v(z)`` stacked on a new first axis
     (``n_iter``, JAX's recurrence length, is taken and unused: the values are SciPy's).
 
+    >>> import numpy as _np
+    >>> from funcgrad.scipy.special import bessel_jn
     >>> bessel_jn(_np.array([1.0]), v=2).round(6)
     array([[0.765198],
            [0.440051],

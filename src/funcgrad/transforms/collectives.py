@@ -147,6 +147,7 @@ def psum(x: Any, axis_name: Any) -> Any:
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.lax import psum
     >>> fg.vmap(lambda x: psum(x, "b"), axis_name="b")(np.array([1.0, 2.0]))
     array([3., 3.])
     """
@@ -158,6 +159,7 @@ def pmean(x: Any, axis_name: Any) -> Any:
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.lax import pmean
     >>> fg.vmap(lambda x: pmean(x, "b"), axis_name="b")(np.array([1.0, 2.0]))
     array([1.5, 1.5])
     """
@@ -171,6 +173,7 @@ def axis_size(axis_name: Any) -> int:
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.lax import axis_size
     >>> fg.vmap(lambda x: x * axis_size("b"), axis_name="b")(np.array([1.0, 2.0]))
     array([2., 4.])
     """
@@ -182,6 +185,7 @@ def pmax(x: Any, axis_name: Any) -> Any:
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.lax import pmax
     >>> fg.vmap(lambda x: pmax(x, "b"), axis_name="b")(np.array([1.0, 2.0]))
     array([2., 2.])
     """
@@ -193,6 +197,7 @@ def pmin(x: Any, axis_name: Any) -> Any:
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.lax import pmin
     >>> fg.vmap(lambda x: pmin(x, "b"), axis_name="b")(np.array([1.0, 2.0]))
     array([1., 1.])
     """
@@ -205,6 +210,7 @@ def all_gather(x: Any, axis_name: Any, *, axis: int = 0, tiled: bool = False) ->
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.lax import all_gather
     >>> fg.vmap(lambda x: all_gather(x, "b"), axis_name="b")(np.array([1.0, 2.0]))
     array([[1., 2.],
            [1., 2.]])
@@ -240,6 +246,7 @@ def axis_index(axis_name: Any) -> Any:
 
     >>> import numpy as np
     >>> import funcgrad as fg
+    >>> from funcgrad.lax import axis_index
     >>> fg.vmap(lambda x: x * axis_index("b"), axis_name="b")(np.array([5.0, 5.0, 5.0]))
     array([ 0.,  5., 10.])
     """

@@ -37,6 +37,7 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable]:
     (leaves of the original shapes and dtypes; Python floats stay floats).
 
     >>> import numpy as np
+    >>> from funcgrad import ravel_pytree
     >>> flat, unravel = ravel_pytree({"w": np.array([[1.0, 2.0]]), "b": 3.0})
     >>> flat
     array([3., 1., 2.])

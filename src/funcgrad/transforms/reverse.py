@@ -350,10 +350,10 @@ def trace(fun: Callable, *args: Any) -> Any:
     ...     return fnp.sin(x) * y
     >>> out = fg.trace(f, 0.0, 2.0)
     >>> print(fg.show(out))
-    %0  x  var                -->  0.0
-    %1     sin(%0)            -->  0.0
-    %2  y  var                -->  2.0
-    %3     multiply(%1, %2)   -->  0.0
+    %0  x  var               -->  0.0
+    %1     sin(%0)           -->  0.0
+    %2  y  var               -->  2.0
+    %3     multiply(%1, %2)  -->  0.0
     """
     who = f"trace of {fun_name(check_callable(fun, 'trace'))}"
     wrapped, _ = named_variables(fun, args, who)

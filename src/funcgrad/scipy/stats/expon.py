@@ -31,9 +31,9 @@ def pdf(x, loc=0.0, scale=1.0):
 
     >>> import funcgrad as fg
     >>> from funcgrad.scipy.stats import expon
-    >>> expon.pdf(0.5)
+    >>> round(expon.pdf(0.5), 6)
     np.float64(0.606531)
-    >>> fg.grad(expon.pdf)(0.5)    # d/dx
+    >>> round(fg.grad(expon.pdf)(0.5), 6)    # d/dx
     np.float64(-0.606531)
     """
     return fnp.exp(logpdf(x, loc, scale))
@@ -44,9 +44,9 @@ def cdf(x, loc=0.0, scale=1.0):
 
     >>> import funcgrad as fg
     >>> from funcgrad.scipy.stats import expon
-    >>> expon.cdf(0.5)
+    >>> round(expon.cdf(0.5), 6)
     np.float64(0.393469)
-    >>> fg.grad(expon.cdf)(0.5)    # d/dx
+    >>> round(fg.grad(expon.cdf)(0.5), 6)    # d/dx
     np.float64(0.606531)
     """
     z = (x - loc) / scale
@@ -58,10 +58,10 @@ def logcdf(x, loc=0.0, scale=1.0):
 
     >>> import funcgrad as fg
     >>> from funcgrad.scipy.stats import expon
-    >>> expon.logcdf(0.5)
+    >>> round(expon.logcdf(0.5), 6)
     np.float64(-0.932752)
-    >>> fg.grad(expon.logcdf)(0.5)    # d/dx
-    np.float64(1.54149)
+    >>> round(fg.grad(expon.logcdf)(0.5), 6)    # d/dx
+    np.float64(1.541494)
     """
     z = (x - loc) / scale
     return on_support(z > 0, z, 1.0, lambda z: fnp.log(-fnp.expm1(-z)))

@@ -17,7 +17,7 @@ def logpdf(x, loc=0.0, scale=1.0):
 
     >>> import funcgrad as fg
     >>> from funcgrad.scipy.stats import uniform
-    >>> uniform.logpdf(0.3, 0.0, 2.0)
+    >>> round(uniform.logpdf(0.3, 0.0, 2.0), 6)
     np.float64(-0.693147)
     >>> fg.grad(uniform.logpdf)(0.3, 0.0, 2.0)    # d/dx
     np.float64(0.0)
