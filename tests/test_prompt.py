@@ -408,3 +408,39 @@ def test_a_mistake_at_the_prompt_names_what_it_got_and_the_fix(call, builtin, me
     with pytest.raises(fg.FuncgradError, match=message) as info:
         call()
     assert isinstance(info.value, builtin)
+
+
+REPRS = """
+import numpy as np, funcgrad as fg, funcgrad.numpy as fnp
+x = fg.var(2.0, name="x")
+y = (x + fg.var(3.0)) * x
+f = lambda v: fnp.sum(fnp.tanh(v) ** 2)
+jitted = fg.jit(f)
+jitted(np.ones(3, np.float32))
+for shown in [
+    x, y, fg.backprop(y), fg.show(y), jitted, fnp.tanh, fg.custom_vjp(f),
+    fg.linearize(f, np.ones(3))[1], fg.make_jaxpr(f)(np.ones(3)),
+    fg.tree_util.tree_structure({"a": 1, "b": (2, 3)}), fg.optim.adam(0.1),
+    fg.optim.chain(fg.optim.clip_by_global_norm(1.0), fg.optim.sgd(0.1)),
+    fg.optim.adam(0.1).transformation(), fg.optim.adam(0.1).init({"w": np.ones(2)}),
+]:
+    print(repr(shown))
+"""
+
+
+def test_reprs_are_the_same_in_every_process_and_hold_no_address():
+    """Nodes, gradient maps, listings, plans, optimizers: what a doctest prints of them is
+    the same in another process (no ids, no addresses, a fixed order)."""
+    import contextlib
+    import io
+    import subprocess
+    import sys
+
+    here = io.StringIO()
+    with contextlib.redirect_stdout(here):
+        exec(REPRS, {})
+    there = subprocess.run(
+        [sys.executable, "-c", REPRS], capture_output=True, text=True, check=True
+    ).stdout
+    assert here.getvalue() == there
+    assert "0x" not in there and " at " not in there, there

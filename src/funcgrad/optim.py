@@ -95,6 +95,22 @@ class Transformation(NamedTuple):
     init: Callable
     update: Callable
 
+    def __repr__(self):
+        return f"Transformation(init={_shown(self.init)}, update={_shown(self.update)})"
+
+
+def _shown(fun):
+    """A function as a repr shows it: its qualified name, the same in every run (a
+    function's own repr holds its address)."""
+    return getattr(fun, "__qualname__", None) or repr(fun)
+
+
+def _named(who, *funs):
+    """``funs`` named as the methods of the optimizer ``who`` makes (``adam.init``)."""
+    for fun in funs:
+        fun.__qualname__ = f"{who}.{fun.__name__}"
+    return funs
+
 
 _OLD_UNPACKING = (
     "unpacking an optimizer as init, update is funcgrad 0.1's form, where update returned "
@@ -116,11 +132,16 @@ class Optimizer:
     (-0.1, State(step=1, m=(), v=()))
     >>> opt.step(1.0, opt.init(2.0), 2.0)
     (1.9, State(step=1, m=(), v=()))
+    >>> opt
+    Optimizer(init=sgd.init, update=sgd.update)
     """
 
     init: Callable
     update: Callable
     step: Callable = field(repr=False)
+
+    def __repr__(self):
+        return f"Optimizer(init={_shown(self.init)}, update={_shown(self.update)})"
 
     def __iter__(self):
         # funcgrad 0.1's (init, update) pair, whose update is today's step: deprecated
@@ -139,6 +160,8 @@ def _with_step(transformation):
         updates, state = transformation.update(grads, state, params)
         return apply_updates(params, updates), state
 
+    owner = getattr(transformation.update, "__qualname__", "").rpartition(".")[0]
+    step.__qualname__ = f"{owner}.step" if owner else "step"
     return Optimizer(transformation.init, transformation.update, step)
 
 
@@ -173,7 +196,7 @@ def chain(*transformations):
             states.append(s)
         return grads, tuple(states)
 
-    return _with_step(Transformation(init, update))
+    return _with_step(Transformation(*_named("chain", init, update)))
 
 
 def _stateless(who, change):
@@ -186,7 +209,10 @@ def _stateless(who, change):
             )
         return change(updates, params), State(state.step + 1)
 
-    return _with_step(Transformation(lambda params: State(0), update))
+    def init(params):
+        return State(0)
+
+    return _with_step(Transformation(*_named(who, init, update)))
 
 
 def add_decayed_weights(weight_decay):
@@ -492,7 +518,7 @@ def _optimizer(who, learning_rate, slots, step_rule):
             )
         return params
 
-    return Optimizer(init, update, step)
+    return Optimizer(*_named(who, init, update, step))
 
 
 def sgd(learning_rate):
