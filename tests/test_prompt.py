@@ -444,3 +444,19 @@ def test_reprs_are_the_same_in_every_process_and_hold_no_address():
     ).stdout
     assert here.getvalue() == there
     assert "0x" not in there and " at " not in there, there
+
+
+@pytest.mark.parametrize("x", [[0.5, 0.25], (0.5,), True, np.float32(0.5), [[1, 2], [3, 4]]])
+@pytest.mark.parametrize("name", ["negative", "nansum", "tanh", "sum", "cumsum", "abs"])
+def test_the_numpy_layer_takes_what_numpy_takes_and_refuses_what_it_refuses(name, x):
+    """Lists, tuples and booleans as NumPy reads them: the same type, dtype and shape
+    back, or an error where NumPy raises one (np.negative(True))."""
+    try:
+        want = getattr(np, name)(x)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(fnp, name)(x)
+        return
+    got = getattr(fnp, name)(x)
+    assert type(got) is type(want) and got.dtype == want.dtype and np.shape(got) == np.shape(want)
+    np.testing.assert_array_equal(got, want)

@@ -175,6 +175,8 @@ def _known(mask, reduction):
 def numpy_dtype(x):
     """NumPy's dtype of a value, or NumPy's dtype of the same name for a foreign array
     (``torch.float32`` reads as ``float32``): what dtype checks and messages compare."""
+    if isinstance(x, (list, tuple)):  # nested numbers, as np.asarray reads them
+        return np.asarray(x).dtype
     if not is_foreign(x):
         return np.result_type(x)
     dtype = x.dtype

@@ -120,6 +120,12 @@ def _operator(op, name):
     return impl
 
 
+def _negative(x):
+    """``-x``: Python's numbers stay Python's; the rest as ``np.negative`` takes it (a list
+    is an array, and a boolean is refused as NumPy refuses it)."""
+    return -x if type(x) in (float, int, complex) else np.negative(x)
+
+
 _ufunc = ufunc_impl
 _np_where = ufunc_impl(np.where)
 
@@ -552,7 +558,7 @@ minimum = elementwise(
     lambda ans, x, y: tie_share(y, x, operator.lt),
 )
 negative = elementwise(
-    "negative", operator.neg, lambda ans, x: -1.0, xp=_generic_form(operator.neg)
+    "negative", _negative, lambda ans, x: -1.0, xp=_generic_form(operator.neg)
 )
 exp = elementwise("exp", _ufunc(np.exp), lambda ans, x: ans)
 log = elementwise("log", _ufunc(np.log), lambda ans, x: divide(1.0, x))
