@@ -398,6 +398,18 @@ MISTAKES = [
         ValueError,
         r"a cotangent has shape \(3,\) where the output has shape \(2,\)",
     ),
+    (  # two structures that differ show where: the keys
+        lambda: fg.tree_util.tree_map(lambda a, b: a + b, {"a": 1.0}, {"b": 2.0}),
+        ValueError,
+        r"structure PyTreeDef\(\{'b': \*\}\), but the first has PyTreeDef\(\{'a': \*\}\)",
+    ),
+    (  # a state made for other params: it had mixed them without a word
+        lambda: fg.optim.adam(0.1).update(
+            {"w": 1.0}, fg.optim.adam(0.1).init({"v": 1.0}), {"w": 1.0}
+        ),
+        ValueError,
+        r"state was made for params of structure PyTreeDef\(\{'v': \*\}\).*init\(params\)",
+    ),
 ]
 
 

@@ -51,7 +51,7 @@ import numpy as np
 from .core.errors import ArgumentError, ArgumentTypeError
 from .core.namespaces import is_foreign, namespace_of
 from .core.traces import Box
-from .core.tree import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from .core.tree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 from .core.values import is_complex, raw, zeros_like_value
 from .rules import arrays, elementwise
 
@@ -461,8 +461,8 @@ def _sqrt(v):
     return v**0.5 if is_foreign(v) else np.sqrt(v)
 
 
-def _check_step(who, grads, params, state):
-    """grads shaped like params, and the state what init made; else a clear error."""
+def _check_step(who, grads, params, state, slots=0):
+    """grads shaped like params, and the state what init made for them; else a clear error."""
     g_leaves, g_def = tree_flatten(grads)
     p_leaves, p_def = tree_flatten(params)
     if g_def != p_def:
@@ -481,6 +481,13 @@ def _check_step(who, grads, params, state):
             f"{who}: the state is a {type(state).__name__}, not what this "
             f"optimizer's init made; pass the state its init (or last update) returned"
         )
+    for slot in state[1 : 1 + slots]:
+        if tree_structure(slot) != p_def:
+            raise ArgumentError(
+                f"{who}: the state was made for params of structure {tree_structure(slot)!r}, "
+                f"but these params have {p_def!r}; make the state with init(params) of these "
+                f"params"
+            )
 
 
 def _optimizer(who, learning_rate, slots, step_rule):
@@ -492,7 +499,7 @@ def _optimizer(who, learning_rate, slots, step_rule):
         return State(0, *([zeros] * slots))
 
     def move(grads, state, params, apply):
-        _check_step(f"{who}.update", grads, params, state)
+        _check_step(f"{who}.update", grads, params, state, slots)
         lr = schedule(state.step)
         p_leaves, treedef = tree_flatten(params)
         columns = [tree_leaves(grads)] + [tree_leaves(s) for s in state[1 : 1 + slots]]

@@ -50,13 +50,8 @@ class TreeDef(NamedTuple):
     3
     >>> fg.tree_util.tree_unflatten(treedef, [10.0, 20.0, 30.0])
     {'a': 10.0, 'b': (20.0, 30.0)}
-
-    >>> import funcgrad as fg
-    >>> leaves, treedef = fg.tree_util.tree_flatten({'a': 1.0, 'b': (2.0, 3.0)})
-    >>> treedef.num_leaves
-    3
-    >>> fg.tree_util.tree_unflatten(treedef, [10.0, 20.0, 30.0])
-    {'a': 10.0, 'b': (20.0, 30.0)}
+    >>> treedef
+    PyTreeDef({'a': *, 'b': (*, *)})
     """
 
     kind: Any  # the container type; None for a leaf
@@ -70,10 +65,29 @@ class TreeDef(NamedTuple):
         return sum(c.num_leaves for c in self.children)
 
     def __repr__(self):
-        if self.kind is None:
-            return "*"
-        inner = ", ".join(map(repr, self.children))
-        return f"{getattr(self.kind, '__name__', self.kind)}({inner})"
+        return f"PyTreeDef({_shown(self)})"
+
+
+def _shown(treedef):
+    """A structure as JAX writes it: ``*`` for a leaf, containers as Python writes them,
+    so two structures that differ show where (a dict's keys, a namedtuple's fields)."""
+    kind, children = treedef.kind, [_shown(c) for c in treedef.children]
+    if kind is None:
+        return "*"
+    if kind is type(None):
+        return "None"
+    if kind is tuple:
+        return f"({children[0]},)" if len(children) == 1 else f"({', '.join(children)})"
+    if kind is list:
+        return f"[{', '.join(children)}]"
+    if kind is dict or kind is PMap:
+        inner = ", ".join(f"{k!r}: {c}" for k, c in zip(treedef.aux, children))
+        return f"{{{inner}}}" if kind is dict else f"pmap({{{inner}}})"
+    name = getattr(kind, "__name__", repr(kind))
+    fields = getattr(kind, "_fields", None)
+    if fields and kind not in _registry and len(fields) == len(children):  # a namedtuple
+        return f"{name}({', '.join(f'{f}={c}' for f, c in zip(fields, children))})"
+    return f"{name}({', '.join(children)})"
 
 
 LEAF = TreeDef(None, None, ())
@@ -227,7 +241,7 @@ def tree_flatten(tree: Any, is_leaf: Callable | None = None) -> tuple[list, Tree
     >>> from funcgrad import tree_flatten
     >>> leaves, treedef = tree_flatten({"w": [1.0, 2.0], "b": 0.5})
     >>> leaves, treedef
-    ([0.5, 1.0, 2.0], dict(*, list(*, *)))
+    ([0.5, 1.0, 2.0], PyTreeDef({'b': *, 'w': [*, *]}))
     >>> tree_flatten({"w": [1.0, 2.0], "b": 0.5}, is_leaf=lambda x: type(x) is list)[0]
     [0.5, [1.0, 2.0]]
     """

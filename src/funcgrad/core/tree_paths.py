@@ -177,7 +177,7 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None) -> tuple[
     >>> from funcgrad import tree_flatten_with_path, keystr
     >>> pairs, treedef = tree_flatten_with_path((1.0, {"a": 2.0}))
     >>> [keystr(p) for p, _ in pairs], treedef
-    (['[0]', "[1]['a']"], tuple(*, dict(*)))
+    (['[0]', "[1]['a']"], PyTreeDef((*, {'a': *})))
     """
     out: list = []
     return out, _walk(tree, (), out, is_leaf)

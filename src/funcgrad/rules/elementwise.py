@@ -557,9 +557,7 @@ minimum = elementwise(
     lambda ans, x, y: tie_share(x, y, operator.lt),
     lambda ans, x, y: tie_share(y, x, operator.lt),
 )
-negative = elementwise(
-    "negative", _negative, lambda ans, x: -1.0, xp=_generic_form(operator.neg)
-)
+negative = elementwise("negative", _negative, lambda ans, x: -1.0, xp=_generic_form(operator.neg))
 exp = elementwise("exp", _ufunc(np.exp), lambda ans, x: ans)
 log = elementwise("log", _ufunc(np.log), lambda ans, x: divide(1.0, x))
 sqrt = elementwise("sqrt", _ufunc(np.sqrt), lambda ans, x: divide(0.5, ans))
