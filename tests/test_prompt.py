@@ -223,6 +223,11 @@ def _warnings_of(call):
         ("vmap", lambda: fg.vmap(fg.grad(_xlogx))(np.stack([_AT_ZERO] * 2)), "log"),
         ("jvp", lambda: fg.jvp(_xlogx, (_AT_ZERO,), (np.ones(2),)), "log"),
         ("backprop", lambda: fg.backprop(fnp.sum(fnp.sqrt(fg.var(_AT_ZERO)))), "divide"),
+        ("eager", lambda: fnp.log(_AT_ZERO), "log"),  # outside any transform
+        ("eager scalar", lambda: fnp.log(0.0), "log"),
+        ("eager function", lambda: fnp.mean(fnp.log(_AT_ZERO)), "log"),
+        ("scan", lambda: fg.lax.scan(lambda c, v: (c + fnp.log(v), None), 0.0, _AT_ZERO), "scan"),
+        ("fori_loop", lambda: fg.lax.fori_loop(0, 2, lambda i, c: c + fnp.log(0.0), 0.0), ""),
     ],
 )
 def test_numpys_warnings_point_at_the_users_line(name, call, op):

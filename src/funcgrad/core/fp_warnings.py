@@ -21,8 +21,21 @@ values on purpose, run under ``np.errstate(all="ignore")`` and warn about nothin
 >>> seen[0].filename     # this example's line, not a rule's file
 '<doctest funcgrad.core.fp_warnings[2]>'
 
+A primitive called outside any transform (an eager ``fnp.log`` of a NumPy array)
+routes its own call the same way (:func:`routed_call`), so its warning names the
+user's line too:
+
+>>> with warnings.catch_warnings(record=True) as seen:
+...     warnings.simplefilter("always")
+...     y = fnp.log(np.array([1.0, 0.0]))
+>>> seen[0].filename
+'<doctest funcgrad.core.fp_warnings[5]>'
+
 Routing costs a context variable's get, set and reset (NumPy 2 keeps its error
-state in one); the routed state is computed once per state the user sets.
+state in one); the routed state is computed once per state the user sets. A
+transform pays it once per call; an eager call of a primitive outside any
+transform pays it each time (about 0.5 us: ``fnp.log`` of a 10-element array
+0.61 -> 1.13 us on this project's machine), nested calls nothing.
 """
 
 import os
@@ -36,7 +49,7 @@ import toolz
 
 from .results import PACKAGE_DIR
 
-__all__ = ["at_users_line"]
+__all__ = ["at_users_line", "routed_call"]
 
 # Frames that are not the user's: funcgrad's files, its plans' and loops' generated code,
 # and the libraries it calls that call back into it.
@@ -50,7 +63,14 @@ try:  # NumPy 2 keeps the error state in a context variable: routing is a set an
 except ImportError:  # NumPy 1: np.errstate each time
     _STATE = None
 
-_local = threading.local()
+class _Routing(threading.local):
+    """Whether this thread routes already (a class default: a missing thread-local
+    attribute would raise and catch an exception on every read)."""
+
+    on = False
+
+
+_local = _Routing()
 _routed: dict = {}  # id(the user's state) -> (that state, the routed one or None)
 
 
@@ -100,7 +120,7 @@ class at_users_line:
 
     def __enter__(self):
         self.token = self.state = None
-        if getattr(_local, "on", False):
+        if _local.on:
             return self
         if _STATE is None:
             kwargs = _routing(np.geterr())
@@ -133,3 +153,26 @@ class at_users_line:
             self.state.__exit__(*exc)
             _local.on = False
         return False
+
+
+def routed_call(fun, args, params):
+    """``fun(*args, **params)`` with NumPy's warnings at the user's line: what a primitive
+    called outside any transform does (an eager ``fnp.log`` of an array holding 0), so its
+    warning names the user's line rather than the impl's file."""
+    if _local.on:
+        return fun(*args, **params)
+    if _STATE is not None:  # the common case inline: the user's state seen before
+        current = _STATE.get()
+        found = _routed.get(id(current))
+        if found is not None and found[0] is current:
+            if found[1] is None:  # nothing set to warn: nothing to route
+                return fun(*args, **params)
+            token = _STATE.set(found[1])
+            _local.on = True
+            try:
+                return fun(*args, **params)
+            finally:
+                _STATE.reset(token)
+                _local.on = False
+    with at_users_line():
+        return fun(*args, **params)

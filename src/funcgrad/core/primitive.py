@@ -49,6 +49,7 @@ import numpy as np
 
 from .errors import ArgumentTypeError, NamespaceError, ShapeError
 from .facts import FACTS, declare
+from .fp_warnings import routed_call
 from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
 from .results import NUMPY_SCALAR, numpy_result
 from .traces import Box
@@ -150,7 +151,7 @@ class Primitive:
             if isinstance(a, Box):
                 return a._trace.process(self, args, params)
             if type(a) in PLAIN_TYPES:
-                out = self.impl(a, **params)
+                out = routed_call(self.impl, args, params)
                 return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, self.scalars)
             return self.run(args, params)
         top = None
@@ -169,7 +170,7 @@ class Primitive:
             return top.process(self, args, params)
         if other:
             return self.run(args, params)
-        out = self.impl(*args, **params)
+        out = routed_call(self.impl, args, params)
         return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, self.scalars)
 
     def run(self, args, params):
