@@ -63,6 +63,7 @@ try:  # NumPy 2 keeps the error state in a context variable: routing is a set an
 except ImportError:  # NumPy 1: np.errstate each time
     _STATE = None
 
+
 class _Routing(threading.local):
     """Whether this thread routes already (a class default: a missing thread-local
     attribute would raise and catch an exception on every read)."""
