@@ -477,3 +477,12 @@ def test_the_numpy_layer_takes_what_numpy_takes_and_refuses_what_it_refuses(name
     got = getattr(fnp, name)(x)
     assert type(got) is type(want) and got.dtype == want.dtype and np.shape(got) == np.shape(want)
     np.testing.assert_array_equal(got, want)
+
+
+def test_pythons_round_of_a_traced_value_is_numpys_round():
+    """round(x) inside a transform rounds as it does on a NumPy array (it raised a raw
+    TypeError: the traced value had no __round__); its derivative is zero."""
+    x = np.array([1.26, -2.5, 0.74])
+    assert np.array_equal(fg.jit(lambda v: round(v, 1))(x), np.round(x, 1))
+    assert np.array_equal(fg.vmap(lambda v: round(v))(x), np.round(x))
+    assert np.array_equal(fg.grad(lambda v: fnp.sum(round(v) + v))(x), np.ones(3))

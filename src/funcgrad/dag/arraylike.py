@@ -351,6 +351,10 @@ class ArrayLike(Box):
     def __abs__(self):
         return elementwise.abs(self)
 
+    def __round__(self, ndigits=None):
+        # as NumPy's arrays: round(x) is x rounded to whole numbers, still an array
+        return ufuncs.round(self, decimals=ndigits or 0)
+
     # -- comparisons read plain values --------------------------------------
     def __lt__(self, other):
         return plain(self) < plain(other)
