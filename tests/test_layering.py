@@ -96,6 +96,7 @@ LAYERS = [  # bottom first; a package may import only from its own layer or belo
         "runtime",
         "image",
         "dlpack",
+        "example_libraries",
     ],  # what users call
     ["io", "errors"],  # show, files, pickles, the formula parser; every error by name
     ["cli", "__main__"],  # the funcgrad command
