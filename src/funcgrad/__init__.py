@@ -82,7 +82,7 @@ from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 
 # arrays and training
 from . import numpy, nn, optim, extend, random, debug, errors, tree, tree_util, lax, image, dlpack
-from . import example_libraries
+from . import custom_batching, example_libraries
 from .at import at
 from .runtime import (
     Array,
@@ -281,6 +281,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "image",
     "dlpack",
     "example_libraries",
+    "custom_batching",
     "show",
     "to_dot",
     "to_svg",
