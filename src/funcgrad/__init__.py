@@ -29,6 +29,7 @@ from .analysis.paths import best_path, k_best_paths
 # transforms
 from .transforms.reverse import grad, value_and_grad, vjp, elementwise_grad, trace
 from .transforms.forward import jvp
+from .transforms.taylor import jet
 from .transforms.jacobians import jacrev, jacfwd, jacobian, hessian, hvp
 from .transforms.batching import vmap
 from .jit.jitted import jit, disable_jit, clear_caches
@@ -189,6 +190,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "elementwise_grad",
     "trace",
     "jvp",
+    "jet",
     "jacrev",
     "jacfwd",
     "jacobian",
