@@ -651,6 +651,26 @@ _register_numpy("nanpercentile", lambda x: fnp.nanpercentile(x, 30.0, axis=-1), 
 _register_numpy("gcd", lambda x: x * fnp.gcd(fnp.argsort(x) + 4, 6), (V3,), (M23,))
 _register_numpy("lcm", lambda x: x * fnp.lcm(fnp.argsort(x) + 1, 2), (V3,), (M23,))
 _register_numpy("bitwise_count", lambda x: x * fnp.bitwise_count(fnp.argsort(x) + 5), (V3,), (M23,))
+_register_numpy(
+    "packbits",
+    lambda x: x * fnp.unpackbits(fnp.packbits(fnp.argsort(x) % 2 == 0))[:3],
+    (V3,),
+    (M23,),
+)
+_register_numpy(
+    "unpackbits",
+    lambda x: (
+        x
+        * fnp.unpackbits(
+            fnp.packbits(fnp.argsort(x) > 0, axis=-1, bitorder="little"),
+            axis=-1,
+            count=3,
+            bitorder="little",
+        )
+    ),
+    (V3,),
+    (M23,),
+)
 _register_numpy("nextafter", lambda x, y: fnp.nextafter(x, y) * y, (V3, V3[::-1].copy()))
 _register_numpy("spacing", lambda x: fnp.where(fnp.spacing(x) > 0, x, -2.0 * x), (V3,), (M23,))
 _register_numpy("fill_diagonal", lambda x: fnp.fill_diagonal(x, x[0, 1], inplace=False), (W,))

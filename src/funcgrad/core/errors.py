@@ -194,10 +194,10 @@ class NoRuleError(FuncgradError, AttributeError):
     """A NumPy function that funcgrad.numpy does not differentiate.
 
     >>> import funcgrad.numpy as fnp
-    >>> fnp.packbits  # doctest: +ELLIPSIS
+    >>> fnp.putmask  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.packbits; ...
+    funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.putmask; ...
     """
 
 

@@ -63,6 +63,8 @@ __all__ = [
     "bitwise_right_shift",
     "isin",
     "bitwise_count",
+    "packbits",
+    "unpackbits",
     "gcd",
     "lcm",
     "array_equiv",
@@ -120,6 +122,36 @@ bitwise_count = _bits(_u.bitwise_count, 7)
 gcd = _bits(_u.gcd, 12, 18)
 lcm = _bits(_u.lcm, 4, 6)
 bitwise_not = bitwise_invert = invert  # NumPy 2's names for them too
+
+
+def packbits(a, /, axis=None, bitorder="big"):
+    """``numpy.packbits``: each 8 bits (of a boolean or integer array) as one ``uint8``,
+    along ``axis`` (the flattened array for None); no derivative.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fnp.packbits(np.array([1, 0, 1, 1, 0, 0, 0, 1], dtype=bool))
+    array([177], dtype=uint8)
+    >>> fg.jit(fg.vmap(lambda row: fnp.packbits(row, bitorder="little")))(np.eye(3, 8, dtype=bool))
+    array([[1],
+           [2],
+           [4]], dtype=uint8)
+    """
+    return _u.packbits(a, axis=axis, bitorder=bitorder)
+
+
+def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    """``numpy.unpackbits``: each ``uint8`` as its 8 bits along ``axis`` (the flattened
+    array for None), ``count`` of them kept; no derivative.
+
+    >>> import numpy as np
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.unpackbits(np.array([177], dtype=np.uint8))
+    array([1, 0, 1, 1, 0, 0, 0, 1], dtype=uint8)
+    """
+    return _u.unpackbits(a, axis=axis, count=count, bitorder=bitorder)
+
+
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 logical_and = _mask(_u.logical_and, True, False)
 logical_or = _mask(_u.logical_or, True, False)

@@ -52,6 +52,8 @@ from .elementwise import (
 from .elementwise import abs as absolute
 
 __all__ = [
+    "packbits",
+    "unpackbits",
     "exp2",
     "expm1",
     "log2",
@@ -315,6 +317,31 @@ right_shift = Primitive("right_shift", _ufunc(np.right_shift), batch=batch_eleme
 bitwise_count = Primitive("bitwise_count", _ufunc(np.bitwise_count), batch=batch_elementwise)
 gcd = Primitive("gcd", _ufunc(np.gcd), batch=batch_elementwise)
 lcm = Primitive("lcm", _ufunc(np.lcm), batch=batch_elementwise)
+
+
+def _bits_batch(size, prim, values, batched, params):
+    """vmap of packbits/unpackbits: the examples' axis 0 first; an axis of None packs each
+    example's flattened bits, so the examples are flattened one by one."""
+    x, axis = values[0], params["axis"]
+    if axis is None:
+        return prim(np.reshape(x, (size, -1)), **{**params, "axis": 1})
+    return prim(x, **{**params, "axis": axis % (np.ndim(x) - 1) + 1})
+
+
+# Bits to bytes and back (uint8): no derivative, as NumPy's.
+packbits = Primitive(
+    "packbits",
+    lambda a, axis=None, bitorder="big": np.packbits(a, axis=axis, bitorder=bitorder),
+    batch=_bits_batch,
+)
+unpackbits = Primitive(
+    "unpackbits",
+    lambda a, axis=None, count=None, bitorder="big": np.unpackbits(
+        a, axis=axis, count=count, bitorder=bitorder
+    ),
+    batch=_bits_batch,
+)
+declare(packbits, unpackbits, flat=ALL)
 # The float next to x (toward y), and the gap to it: x plus a step below rounding, so
 # nextafter moves as x does; the gap is piecewise constant.
 nextafter = elementwise("nextafter", _ufunc(np.nextafter), lambda ans, x, y: 1.0, _zero2)
