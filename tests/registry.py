@@ -731,6 +731,14 @@ register(
     lambda x, mean: fss.multivariate_normal.logpdf(x, mean, W @ W.T + np.eye(3)),
     (M23, V3),
 )
+register(  # the estimate of a fixed dataset at the points x, and of the data x at 0.3
+    "scipy.stats.gaussian_kde",
+    lambda x: (
+        fss.gaussian_kde(np.array([-1.0, 0.2, 0.9, 1.7])).logpdf(x)
+        + fss.gaussian_kde(x * np.array([1.0, 1.5, 2.0])).pdf(0.3)
+    ),
+    (V3,),
+)
 register(
     "scipy.stats.dirichlet.logpdf",
     lambda a: fss.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), a),
