@@ -712,6 +712,12 @@ register(
 register("scipy.signal.fftconvolve", lambda a, v: fsg.fftconvolve(a, v), (M23, W[:2, :2]))
 register("scipy.linalg.cho_factor", lambda a: fsl.cho_factor(a @ a.T + 3.0 * np.eye(3))[0], (W,))
 register(
+    "scipy.linalg.schur",
+    lambda a: fsl.schur(a + 2.0 * np.eye(3))[0],
+    (W,),
+    grad="refused: schur has no derivative rule (MissingRuleError names it)",
+)
+register(
     "scipy.integrate.odeint",
     lambda y0: fsi.odeint(
         lambda y, t, w: fnp.tanh(w @ y) * fnp.cos(t),

@@ -559,6 +559,23 @@ CASES = [
     Case("solve_sylvester", [_well(3, 3), _well(3, 3, seed=1), _a(3, 3)], label="3x3"),
     Case("sqrtm", [_a(3, 3)], pre=_sym, label="spd"),
     Case("expm", [_a(3, 3) * 0.5], label="3x3"),
+    Case("lu", [_well(3, 3)], label="3x3"),
+    Case("lu", [_a(2, 3, 3)], label="stack, pivoting"),
+    Case("lu_perm", [_a(2, 3, 3)], diff=(), label="stack"),
+    Case("lu_pivots", [_a(3, 3)], diff=(), label="3x3"),
+    Case(
+        "pivots_to_perm", [np.array([[2, 2, 2], [0, 2, 2]], dtype=np.int32)], {"size": 4}, diff=()
+    ),
+    Case("schur", [_a(3, 3)], {"output": "real"}, diff=(), label="real"),
+    Case("packbits", [_a(2, 9) > 0], {"axis": -1, "bitorder": "big"}, diff=(), label="rows"),
+    Case("packbits", [_a(2, 3) > 0], {"axis": None, "bitorder": "little"}, diff=(), label="flat"),
+    Case(
+        "unpackbits",
+        [np.array([[177, 3], [0, 255]], dtype=np.uint8)],
+        {"axis": 1, "count": 10, "bitorder": "big"},
+        diff=(),
+        label="rows",
+    ),
     Case("frexp_exponent", [_a(2, 3) * 10.0], diff=(), label="an integer"),
     Case("convolve", [_a(4), _a(3)], label="1-D"),
     Case("convolve", [_a(2), _a(5)], label="1-D, longer kernel"),
@@ -994,6 +1011,7 @@ def _torch_table(torch):
             )[:, 0]
         ),
         "expm": torch.linalg.matrix_exp,
+        "lu": lambda a: torch.linalg.lu_factor(a)[0],
         "convolve": lambda a, v, mode="full": (
             torch.nn.functional.conv1d if a.dim() == 1 else torch.nn.functional.conv2d
         )(
@@ -1058,6 +1076,11 @@ def _torch_writes(torch, x, v, idx, template):
 
 # Primitives PyTorch has no like-for-like counterpart of (central differences still check them).
 NO_TORCH_EQUIVALENT = {
+    **dict.fromkeys(
+        ("lu_perm", "lu_pivots", "pivots_to_perm", "packbits", "unpackbits"),
+        "integers: no derivative to compare",
+    ),
+    "schur": "no Schur decomposition in torch (and no derivative here)",
     # torch has them, but without a derivative (i1, i0e, i1e: not implemented in autograd)
     "gamma": "torch has no gamma function, only its log",
     "beta": "no beta function",

@@ -64,11 +64,17 @@ CASES = {
     "toeplitz": (lambda m, c, r: m.toeplitz(c, r), (B[:, 0], M[0]), True),
     "hankel": (lambda m, c, r: m.hankel(c, r), (B[:, 0], M[:, 1]), True),
     "circulant": (lambda m, c: m.circulant(c), (M[0],), True),
+    "lu": (lambda m, a: m.lu(a)[2], (M,), False),
+    "lu:permute_l": (lambda m, a: m.lu(a, permute_l=True)[0], (M,), False),
+    "lu_factor": (lambda m, a: m.lu_factor(a)[0], (M,), True),
+    "lu_solve": (lambda m, a, b: m.lu_solve(m.lu_factor(a), b), (M, B), False),
+    "lu_solve:trans": (lambda m, a, b: m.lu_solve(m.lu_factor(a), b, trans=1), (M, B), False),
 }
 
 
 def test_every_function_has_a_case():
-    assert set(fsl.__all__) - {"cho_factor"} == {name.split(":")[0] for name in CASES}
+    # schur has no derivative: its values and its refusal are in tests/test_lax_linalg.py
+    assert set(fsl.__all__) - {"cho_factor", "schur"} == {name.split(":")[0] for name in CASES}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -37,7 +37,7 @@ from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
 from ..transforms.collectives import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum
-from . import _convolutions, _more
+from . import _convolutions, _more, linalg
 from ._associative import associative_scan
 from ._convolutions import *  # noqa: F403 - conv_transpose and the shape helpers: its __all__
 from ._more import *  # noqa: F403 - the comparisons, bits, special functions: _more.__all__
@@ -86,6 +86,7 @@ from ._windows import reduce_window
 
 __all__ = (
     [
+        "linalg",
         "scan",
         "fori_loop",
         "while_loop",

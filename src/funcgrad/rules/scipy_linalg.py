@@ -12,6 +12,9 @@ differentiate to any order. ``^T`` is the plain transpose (cotangents pair by
     sqrtm              X = A^(1/2), X X = A           A: sylv(X^T, X^T, g)
     expm               e^A                            A: L(A^T, g), L the Frechet derivative, the
                                                       top right block of e^[[A, E], [0, A]]
+    lu_packed          L - I + U, A[perm] = L U       forward: F = L^-1 dA[perm] U^-1,
+                       (L unit lower, U upper)        dLU = L tril(F, -1) + triu(F) U
+    lu_perm            perm (no derivative)           none: piecewise constant
 
 Forward rules: forward mode transposes the reverse rules (each is linear in g),
 except expm's, ``L(A, dA)`` itself.
@@ -26,12 +29,25 @@ array([0., 1.])
 import numpy as np
 import scipy.linalg as sl
 
+from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
-from ..core.values import shape_of
-from .arrays import concatenate, getitem, reshape
+from ..core.values import plain, shape_of
+from .arrays import batch_elementwise, concatenate, getitem, reshape
+from .linalg import solve, square_matrices
 from .products import matmul, mT, tril, triu
+from .sorting import take_along
 
-__all__ = ["solve_triangular", "solve_sylvester", "sqrtm", "expm"]
+__all__ = [
+    "solve_triangular",
+    "solve_sylvester",
+    "sqrtm",
+    "expm",
+    "lu_packed",
+    "lu_perm",
+    "lu_pivots",
+    "pivots_to_perm",
+    "schur_packed",
+]
 
 
 def _as_matrix(v):
@@ -95,3 +111,96 @@ expm = Primitive(
     vjp=(lambda g, ans, a: frechet(mT(a), g),),
     jvp=(lambda t, ans, a: frechet(a, t),),
 )
+
+
+def _each_matrix(fun, a, dtype=None):
+    """``fun`` on each matrix of a stack (SciPy's LU takes one at a time)."""
+    a = np.asarray(a)
+    if a.ndim == 2:
+        return fun(a)
+    first = fun(a.reshape((-1,) + a.shape[-2:])[0]) if a.size else None
+    out = np.empty(a.shape[:-2] + np.shape(first), dtype or getattr(first, "dtype", float))
+    for i in np.ndindex(a.shape[:-2]):
+        out[i] = fun(a[i])
+    return out
+
+
+def _perm_of(a):
+    """The rows of ``a`` that LU with partial pivoting puts first: ``a[perm] = L U``."""
+    pivots = sl.lu_factor(a, check_finite=False)[1]
+    perm = np.arange(a.shape[0], dtype=np.int32)
+    for i, p in enumerate(pivots):
+        perm[i], perm[p] = perm[p], perm[i]
+    return perm
+
+
+def _lu_jvp(t, ans, a):
+    n = shape_of(a)[-1]
+    eye = np.eye(n)
+    lower = tril(ans, k=-1) + eye
+    upper = triu(ans)
+    rows = lu_perm(plain(a))
+    moved = take_along(t, np.broadcast_to(rows[..., :, None], rows.shape + (n,)), axis=-2)
+    f = _triangular(lower, moved, lower=True)  # L^-1 dA[perm]
+    f = mT(_triangular(mT(upper), mT(f), lower=True))  # ... U^-1
+    return matmul(lower, tril(f, k=-1)) + matmul(triu(f), upper)
+
+
+def _triangular(a, b, lower):
+    """``a^-1 b`` for a triangular ``a``: SciPy's triangular solve for one matrix, a
+    general solve for a stack (the same up to rounding)."""
+    if len(shape_of(a)) == 2:
+        return solve_triangular(a, b, lower=lower)
+    return solve(a, b)
+
+
+lu_packed = Primitive(
+    "lu",
+    square_matrices(
+        "lu", lambda a: _each_matrix(lambda m: sl.lu_factor(m, check_finite=False)[0], a)
+    ),
+    jvp=(_lu_jvp,),
+    batch=batch_elementwise,
+)
+lu_perm = Primitive(
+    "lu_perm",
+    square_matrices("lu", lambda a: _each_matrix(_perm_of, a, np.int32)),
+    batch=batch_elementwise,
+)
+lu_pivots = Primitive(
+    "lu_pivots",
+    square_matrices(
+        "lu", lambda a: _each_matrix(lambda m: sl.lu_factor(m, check_finite=False)[1], a, np.int32)
+    ),
+    batch=batch_elementwise,
+)
+
+
+def _pivots_to_perm(pivots, size):
+    pivots = np.asarray(pivots)
+    out = np.empty(pivots.shape[:-1] + (size,), np.int32)
+    for index in np.ndindex(pivots.shape[:-1]):
+        perm = np.arange(size, dtype=np.int32)
+        for i, p in enumerate(pivots[index]):
+            perm[i], perm[p] = perm[p], perm[i]
+        out[index] = perm
+    return out
+
+
+# LAPACK's row interchanges as the permutation they make (rows i and pivots[i] swapped in turn)
+pivots_to_perm = Primitive(
+    "pivots_to_perm",
+    _pivots_to_perm,
+    batch=lambda size, prim, values, batched, params: prim(values[0], **params),
+)
+declare(lu_perm, lu_pivots, pivots_to_perm, flat=ALL)
+
+
+def _schur_impl(a, output="real"):
+    t, z = sl.schur(a, output=output)
+    return np.stack([t, z])
+
+
+# Schur's form with no rule: differentiating it raises MissingRuleError, naming it (the
+# quasi-triangular real form has no derivative formula peers implement either).
+schur_packed = Primitive("schur", square_matrices("schur", _schur_impl))

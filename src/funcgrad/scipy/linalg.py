@@ -4,7 +4,8 @@ SciPy's names and signatures: ``solve_triangular`` (``trans`` 0/1/2 or N/T/C,
 ``lower``, ``unit_diagonal``), ``cholesky`` (upper by default, as in SciPy),
 ``cho_factor``/``cho_solve``, ``solve_banded``, ``solve``, ``inv``, ``det``,
 ``solve_sylvester``, ``sqrtm``, ``expm`` and ``expm_frechet``, ``eigh``, ``svd``,
-``qr`` and ``polar``, and the structured matrices ``block_diag``, ``toeplitz``,
+``qr`` and ``polar``, ``lu``/``lu_factor``/``lu_solve`` (square matrices), ``schur``
+(no derivative), and the structured matrices ``block_diag``, ``toeplitz``,
 ``hankel`` and ``circulant`` (gathers of their entries). The rules are in
 :mod:`funcgrad.rules.scipy_linalg` (and funcgrad.numpy.linalg's for the rest);
 triangular functions read only their triangle, and their derivative is that
@@ -23,6 +24,7 @@ np.float64(1.0)
 import numpy as np
 import scipy.linalg
 
+from .. import numpy as _fnp
 from ..core.errors import ArgumentError
 from ..core.values import dtype_of, float_dtype, shape_of
 from ..numpy import linalg as _la
@@ -30,6 +32,8 @@ from ..numpy._helpers import as_array, concrete, is_traced, numpys_dtype
 from ..rules import scipy_linalg as _s
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.linalg import conj, mH
+from ..rules.products import tril as _tril_p
+from ..rules.products import triu as _triu_p
 from ..rules.ufuncs import astype
 
 __all__ = [
@@ -53,6 +57,10 @@ __all__ = [
     "toeplitz",
     "hankel",
     "circulant",
+    "lu",
+    "lu_factor",
+    "lu_solve",
+    "schur",
 ]
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
@@ -457,6 +465,108 @@ def circulant(c):
     c = reshape(as_array(c), shape=(-1,))
     n = shape_of(c)[0]
     return getitem(c, index=(np.arange(n)[:, None] - np.arange(n)[None, :]) % n)
+
+
+def _tril(m, k=0):
+    return _tril_p(m, k=k)
+
+
+def _triu(m, k=0):
+    return _triu_p(m, k=k)
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    """``scipy.linalg.lu`` of a square matrix: ``(p, l, u)`` with ``a = p @ l @ u``
+    (``p_indices=True``: ``p`` as row indices, ``a = l[p] @ u``; ``permute_l=True``:
+    ``(p @ l, u)``). Differentiable in ``a`` (forward rule ``F = L^-1 P^T dA U^-1``,
+    ``dL = L tril(F, -1)``, ``dU = triu(F) U``; reverse mode transposes it), under
+    ``jit`` and ``vmap``.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.linalg import lu
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> p, l, u = lu(a)
+    >>> bool(np.allclose(p @ l @ u, a)), u
+    (True, array([[3.        , 4.        ],
+           [0.        , 0.66666667]]))
+    >>> fg.grad(lambda m: lu(m)[2][1, 1])(a)    # rows swapped: u_22 = a_12 - a_22 a_11 / a_21
+    array([[-1.33333333,  1.        ],
+           [ 0.44444444, -0.33333333]])
+    """
+    a = as_array(a)
+    packed, perm = _s.lu_packed(a), _s.lu_perm(a)
+    n = shape_of(packed)[-1]
+    eye = np.eye(n, dtype=float_dtype(dtype_of(packed)))
+    lower, upper = _tril(packed, -1) + eye, _triu(packed)
+    rows = _fnp.argsort(perm, axis=-1)  # row i of a is row rows[i] of L U
+    if permute_l:
+        return _fnp.take_along_axis(lower, _fnp.expand_dims(rows, -1), axis=-2), upper
+    if p_indices:
+        return rows, lower, upper
+    return _fnp.take(eye, perm, axis=1), lower, upper
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """``scipy.linalg.lu_factor``: ``(lu, piv)``, ``L - I + U`` in one matrix and LAPACK's
+    row interchanges (row ``i`` swapped with ``piv[i]``); differentiable in ``a``.
+
+    >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import lu_factor
+    >>> lu, piv = lu_factor(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    >>> piv
+    array([1, 1], dtype=int32)
+    """
+    a = as_array(a)
+    return _s.lu_packed(a), _s.lu_pivots(a)
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """``scipy.linalg.lu_solve``: ``x`` with ``a x = b`` (``trans`` 1 or 2: ``a^T x = b``,
+    ``a^H x = b``) from :func:`lu_factor`'s ``(lu, piv)``; differentiable in ``lu`` and ``b``.
+
+    >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import lu_factor, lu_solve
+    >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> lu_solve(lu_factor(a), np.array([5.0, 6.0]))
+    array([-4. ,  4.5])
+    """
+    packed, piv = lu_and_piv
+    if trans not in _TRANS:
+        raise ArgumentError(f"lu_solve: trans must be 0, 1, 2 or 'N', 'T', 'C'; got {trans!r}")
+    mode = _TRANS[trans]
+    packed, b = as_array(packed), as_array(b)
+    if mode == 2:
+        packed, mode = conj(packed), 1
+    perm = _s.pivots_to_perm(piv, size=shape_of(packed)[-1])
+    if mode == 0:
+        y = solve_triangular(packed, _fnp.take(b, perm, axis=0), lower=True, unit_diagonal=True)
+        return solve_triangular(packed, y, lower=False)
+    y = solve_triangular(packed, b, trans=1, lower=False)
+    y = solve_triangular(packed, y, trans=1, lower=True, unit_diagonal=True)
+    return _fnp.take(y, _fnp.argsort(perm), axis=0)
+
+
+def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
+    """``scipy.linalg.schur``: ``(T, Z)`` with ``a = Z T Z^H``, ``T`` (quasi-)upper
+    triangular; SciPy's values, under ``jit`` and ``vmap``, and no derivative (a loss
+    through it raises ``MissingRuleError`` naming ``schur``).
+
+    >>> import numpy as np
+    >>> from funcgrad.scipy.linalg import schur
+    >>> t, z = schur(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> t
+    array([[1., 2.],
+           [0., 3.]])
+    """
+    if output not in ("real", "complex", "r", "c"):
+        raise ArgumentError(f"schur: output must be 'real' or 'complex'; got {output!r}")
+    if sort is not None:
+        raise ArgumentError("schur: sort is not supported; sort the eigenvalues of T yourself")
+    packed = _s.schur_packed(
+        as_array(a), output="complex" if output in ("complex", "c") else "real"
+    )
+    return getitem(packed, index=(0,)), getitem(packed, index=(1,))
 
 
 def __dir__():  # what tab completion offers: the public names
