@@ -37,6 +37,7 @@ from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
 from ..transforms.collectives import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum
+from ..transforms.exchanges import all_to_all, ppermute, psum_scatter
 from . import _convolutions, _more, linalg
 from ._associative import associative_scan
 from ._convolutions import *  # noqa: F403 - conv_transpose and the shape helpers: its __all__
@@ -144,6 +145,9 @@ __all__ = (
         "conv",
         "conv_general_dilated",
         "psum",
+        "ppermute",
+        "all_to_all",
+        "psum_scatter",
         "pmean",
         "pmax",
         "pmin",
