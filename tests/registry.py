@@ -732,6 +732,21 @@ register(
 )
 register("scipy.signal.convolve", lambda a, v: fsg.convolve(a, v, mode="same"), (M23, W[:2, :2]))
 register("scipy.signal.correlate", lambda a, v: fsg.correlate(a, v), (V3, M23[0]))
+_SIGNAL = np.sin(np.arange(24.0) * 0.7) + 0.1 * np.arange(24.0)
+register("scipy.signal.welch", lambda x: fsg.welch(x * _SIGNAL, nperseg=8)[1], (np.ones(24) * 1.3,))
+register(
+    "scipy.signal.csd",
+    lambda x, y: fsg.csd(x * _SIGNAL, y, nperseg=8, detrend="linear")[1].real,
+    (np.ones(24) * 1.3, np.cos(np.arange(24.0))),
+)
+register(
+    "scipy.signal.stft", lambda x: fnp.abs(fsg.stft(x * _SIGNAL, nperseg=8)[2]) ** 2, (np.ones(24),)
+)
+register(
+    "scipy.signal.istft",
+    lambda x: fsg.istft(fsg.stft(x * _SIGNAL, nperseg=8)[2], nperseg=8)[1],
+    (np.ones(24),),
+)
 register(
     "scipy.stats.multivariate_normal.logpdf",
     lambda x, mean: fss.multivariate_normal.logpdf(x, mean, W @ W.T + np.eye(3)),

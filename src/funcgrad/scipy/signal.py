@@ -1,5 +1,6 @@
 """``funcgrad.scipy.signal``: ``convolve`` and ``correlate`` of N-dimensional arrays (and
-``convolve2d``, ``correlate2d``, ``fftconvolve``).
+``convolve2d``, ``correlate2d``, ``fftconvolve``), and the spectral estimates ``stft``,
+``istft``, ``welch`` and ``csd`` (:mod:`funcgrad.scipy._spectral`).
 
 SciPy's signatures and modes (``full``, ``same``, ``valid``); values equal
 ``scipy.signal.convolve``'s to rounding (SciPy may use an FFT; funcgrad sums the
@@ -25,8 +26,19 @@ from ..numpy._helpers import as_array, is_traced
 from ..rules.arrays import getitem
 from ..rules.convolution import convolve as _convolve
 from ..rules.elementwise import conjugate
+from ._spectral import csd, istft, stft, welch
 
-__all__ = ["convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve"]
+__all__ = [
+    "convolve",
+    "correlate",
+    "convolve2d",
+    "correlate2d",
+    "fftconvolve",
+    "stft",
+    "istft",
+    "welch",
+    "csd",
+]
 
 
 def _cut(full, s1, s2, mode, who):
