@@ -38,9 +38,10 @@ from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient
 from ..transforms.collectives import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum
 from ..transforms.exchanges import all_to_all, ppermute, psum_scatter
-from . import _convolutions, _more, linalg
+from . import _convolutions, _gather, _more, linalg
 from ._associative import associative_scan
 from ._convolutions import *  # noqa: F403 - conv_transpose and the shape helpers: its __all__
+from ._gather import *  # noqa: F403 - gather, the scatters, their dimension numbers: _gather.__all__
 from ._more import *  # noqa: F403 - the comparisons, bits, special functions: _more.__all__
 from ._reductions import (
     argmax,
@@ -195,6 +196,7 @@ __all__ = (
     ]
     + _more.__all__
     + _convolutions.__all__
+    + _gather.__all__
 )
 
 # -- control flow ---------------------------------------------------------------------------
