@@ -10,9 +10,9 @@ polynomial, and each primitive propagates it:
   indexing, ``fft``, ...) maps each coefficient;
 - a product (``multiply``, ``matmul``, ``einsum``, convolutions) convolves the
   coefficients (Leibniz's rule);
-- ``divide``, ``exp``, ``log``, ``sqrt``, ``power``, ``sin``/``cos``, ``tanh``,
-  ``sinh``/``cosh``, ``expm1``, ``log1p`` by their recurrences (linear in the order
-  per coefficient);
+- ``divide``, ``exp``, ``log``, ``sqrt``, ``sin``/``cos``, ``tanh``, ``sinh``/``cosh``,
+  ``expm1`` and ``log1p`` by their recurrences (each coefficient a sum over the lower
+  ones: quadratic in the order);
 - a piecewise-constant one (``sign``, ``floor``, comparisons) has none;
 - every other primitive (the rest of the elementwise ones, the loops and
   branches, sorting, the linear algebra) by its own derivatives: forward mode
