@@ -98,6 +98,7 @@ LAYERS = [  # bottom first; a package may import only from its own layer or belo
         "dlpack",
         "example_libraries",
         "custom_batching",
+        "checkify",
     ],  # what users call
     ["io", "errors"],  # show, files, pickles, the formula parser; every error by name
     ["cli", "__main__"],  # the funcgrad command

@@ -83,7 +83,7 @@ from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 
 # arrays and training
 from . import numpy, nn, optim, extend, random, debug, errors, tree, tree_util, lax, image, dlpack
-from . import custom_batching, example_libraries
+from . import checkify, custom_batching, example_libraries
 from .at import at
 from .runtime import (
     Array,
@@ -284,6 +284,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "dlpack",
     "example_libraries",
     "custom_batching",
+    "checkify",
     "show",
     "to_dot",
     "to_svg",

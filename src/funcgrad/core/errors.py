@@ -23,6 +23,7 @@ __all__ = [
     "ConcretizationError",
     "NamespaceError",
     "NonFiniteError",
+    "CheckError",
     "NoConvergenceError",
     "GradientCheckError",
     "ImmutableError",
@@ -211,6 +212,18 @@ class NonFiniteError(FuncgradError, FloatingPointError):
     Traceback (most recent call last):
     ...
     funcgrad.errors.NonFiniteError: the value of log(...) is not finite: ...
+    """
+
+
+class CheckError(FuncgradError, ValueError):
+    """A check of ``fg.checkify`` failed: raised by ``err.throw()``, or by a ``check``
+    outside ``checkify`` whose predicate is false (JAX's ``JaxRuntimeError``).
+
+    >>> from funcgrad import checkify
+    >>> checkify.check(1 > 2, "one is not above {}", 2)
+    Traceback (most recent call last):
+    ...
+    funcgrad.errors.CheckError: one is not above 2
     """
 
 
