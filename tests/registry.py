@@ -767,6 +767,61 @@ register(
 )
 register("add_n", lambda x, y: fg.add_n(x, y * 2.0, x * y), (V3, V3[::-1].copy()), (M23, M23 * 0.5))
 
+# JAX's lax names built this stop: each through the whole matrix (jit, vmap, grad, jvp,
+# Jacobians, Hessians, a scan of checkpoint, float32 and the dtypes)
+_GATHER_DN = fg.lax.GatherDimensionNumbers(
+    offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,)
+)
+_SCATTER_DN = fg.lax.ScatterDimensionNumbers(
+    update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+)
+register(
+    "lax.gather",
+    lambda x: fg.lax.gather(x, np.array([[1], [0], [1]]), _GATHER_DN, (1, 3), mode="clip"),
+    (M23,),
+)
+register(
+    "lax.scatter_add",
+    lambda x, u: fg.lax.scatter_add(x, np.array([[1], [1]]), u, _SCATTER_DN, mode="clip"),
+    (M23, M23 * 0.5),
+)
+register(
+    "lax.scatter_mul",
+    lambda x, u: fg.lax.scatter_mul(x, np.array([[1], [0]]), u, _SCATTER_DN, mode="clip"),
+    (M23, M23 * 0.5),
+)
+register("lax.linalg.lu", lambda a: fg.lax.linalg.lu(a + 2.0 * np.eye(3))[0], (W,))
+register(
+    "lax.linalg.triangular_solve",
+    lambda a, b: fg.lax.linalg.triangular_solve(a + 2.0 * np.eye(3), b, left_side=True, lower=True),
+    (W, M23.T.copy()),
+)
+register(
+    "lax.linalg.tridiagonal_solve",
+    lambda d, b: fg.lax.linalg.tridiagonal_solve(
+        np.array([0.0, 0.3, -0.2]), d + 3.0, np.array([0.5, 0.1, 0.0]), b
+    ),
+    (V3, M23.T.copy()),
+)
+
+
+@fg.custom_batching.custom_vmap
+def _rowwise_norm(v):
+    return fnp.sqrt(fnp.sum(v * v) + 1.0)
+
+
+@_rowwise_norm.def_vmap
+def _rowwise_norm_rule(axis_size, in_batched, v):  # one call for the batch, the same numbers
+    return fnp.sqrt(fnp.sum(v * v, axis=-1) + 1.0), in_batched[0]
+
+
+register("custom_batching.custom_vmap", lambda x: _rowwise_norm(x) * x, (V3,))
+register(
+    "jet",
+    lambda x: fg.jet(lambda v: fnp.sin(v) * fnp.exp(v), (x,), ([fnp.ones_like(x), x],))[1][1],
+    (V3,),
+)
+
 
 def _bits(x):
     k = fnp.astype(fnp.floor(x * 3.0), int)
