@@ -816,6 +816,23 @@ def _rowwise_norm_rule(axis_size, in_batched, v):  # one call for the batch, the
 
 
 register("custom_batching.custom_vmap", lambda x: _rowwise_norm(x) * x, (V3,))
+
+_STAX = fg.example_libraries.stax
+_NET_INIT, _NET = _STAX.serial(
+    _STAX.Dense(4), _STAX.Tanh, _STAX.Dense(3), _STAX.Gelu, _STAX.LogSoftmax
+)
+_NET_PARAMS = _NET_INIT(fg.random.key(0), (-1, 3))[1]
+register("example_libraries.stax", lambda x: _NET(_NET_PARAMS, x), (V3,), (M23,))
+_ADAM = fg.example_libraries.optimizers.adam(0.1)
+
+
+def _adam_step(g):
+    """One step of JAX's adam from V3: the new params as a function of the gradient."""
+    state = _ADAM.update_fn(0, {"w": g}, _ADAM.init_fn({"w": V3}))
+    return _ADAM.params_fn(state)["w"]
+
+
+register("example_libraries.optimizers", _adam_step, (V3 + 0.5,))
 register(
     "jet",
     lambda x: fg.jet(lambda v: fnp.sin(v) * fnp.exp(v), (x,), ([fnp.ones_like(x), x],))[1][1],
