@@ -270,7 +270,7 @@ def _scatter_positions(operand, scatter_indices, updates, dn, mode):
     return tuple(index)
 
 
-def _scatter_with(kind):
+def _scatter_with(kind, name, doc):
     def scatter_fn(
         operand: Any,
         scatter_indices: Any,
@@ -295,12 +295,15 @@ def _scatter_with(kind):
             out = at(out)[where].set(pick(current, values[k]), mode="drop")
         return out
 
+    scatter_fn.__name__ = scatter_fn.__qualname__ = name
+    scatter_fn.__doc__ = doc
     return scatter_fn
 
 
-scatter = _scatter_with("set")
-scatter.__name__ = scatter.__qualname__ = "scatter"
-scatter.__doc__ = """XLA's scatter: ``operand`` with each window of ``updates`` written at the
+scatter = _scatter_with(
+    "set",
+    "scatter",
+    """XLA's scatter: ``operand`` with each window of ``updates`` written at the
 position its index vector (the last axis of ``scatter_indices``) gives. Differentiable in
 ``operand`` and ``updates``; which of two updates to one position wins is unspecified.
 
@@ -310,10 +313,12 @@ position its index vector (the last axis of ``scatter_indices``) gives. Differen
 ...                                  scatter_dims_to_operand_dims=(0,))
 >>> lax.scatter(np.zeros(4), np.array([[1], [3]]), np.array([5.0, 7.0]), dn)
 array([0., 5., 0., 7.])
-"""
-scatter_add = _scatter_with("add")
-scatter_add.__name__ = scatter_add.__qualname__ = "scatter_add"
-scatter_add.__doc__ = """XLA's scatter that adds: repeated positions sum their updates.
+""",
+)
+scatter_add = _scatter_with(
+    "add",
+    "scatter_add",
+    """XLA's scatter that adds: repeated positions sum their updates.
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -324,10 +329,12 @@ scatter_add.__doc__ = """XLA's scatter that adds: repeated positions sum their u
 array([0., 3., 0.])
 >>> fg.grad(lambda u: lax.scatter_add(np.ones(3), np.array([[0], [2]]), u, dn).sum())(np.ones(2))
 array([1., 1.])
-"""
-scatter_mul = _scatter_with("multiply")
-scatter_mul.__name__ = scatter_mul.__qualname__ = "scatter_mul"
-scatter_mul.__doc__ = """XLA's scatter that multiplies: repeated positions multiply in turn.
+""",
+)
+scatter_mul = _scatter_with(
+    "multiply",
+    "scatter_mul",
+    """XLA's scatter that multiplies: repeated positions multiply in turn.
 
 >>> import numpy as np
 >>> from funcgrad import lax
@@ -335,10 +342,12 @@ scatter_mul.__doc__ = """XLA's scatter that multiplies: repeated positions multi
 ...                                  scatter_dims_to_operand_dims=(0,))
 >>> lax.scatter_mul(np.full(3, 2.0), np.array([[1], [1]]), np.array([3.0, 5.0]), dn)
 array([ 2., 30.,  2.])
-"""
-scatter_min = _scatter_with("min")
-scatter_min.__name__ = scatter_min.__qualname__ = "scatter_min"
-scatter_min.__doc__ = """XLA's scatter that keeps the smaller of the operand and each update.
+""",
+)
+scatter_min = _scatter_with(
+    "min",
+    "scatter_min",
+    """XLA's scatter that keeps the smaller of the operand and each update.
 
 >>> import numpy as np
 >>> from funcgrad import lax
@@ -346,10 +355,12 @@ scatter_min.__doc__ = """XLA's scatter that keeps the smaller of the operand and
 ...                                  scatter_dims_to_operand_dims=(0,))
 >>> lax.scatter_min(np.full(3, 2.0), np.array([[1], [1], [2]]), np.array([3.0, 1.0, 5.0]), dn)
 array([2., 1., 2.])
-"""
-scatter_max = _scatter_with("max")
-scatter_max.__name__ = scatter_max.__qualname__ = "scatter_max"
-scatter_max.__doc__ = """XLA's scatter that keeps the larger of the operand and each update.
+""",
+)
+scatter_max = _scatter_with(
+    "max",
+    "scatter_max",
+    """XLA's scatter that keeps the larger of the operand and each update.
 
 >>> import numpy as np
 >>> from funcgrad import lax
@@ -357,4 +368,5 @@ scatter_max.__doc__ = """XLA's scatter that keeps the larger of the operand and 
 ...                                  scatter_dims_to_operand_dims=(0,))
 >>> lax.scatter_max(np.full(3, 2.0), np.array([[1], [1], [2]]), np.array([3.0, 1.0, 5.0]), dn)
 array([2., 3., 5.])
-"""
+""",
+)

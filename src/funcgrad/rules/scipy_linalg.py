@@ -127,11 +127,7 @@ def _each_matrix(fun, a, dtype=None):
 
 def _perm_of(a):
     """The rows of ``a`` that LU with partial pivoting puts first: ``a[perm] = L U``."""
-    pivots = sl.lu_factor(a, check_finite=False)[1]
-    perm = np.arange(a.shape[0], dtype=np.int32)
-    for i, p in enumerate(pivots):
-        perm[i], perm[p] = perm[p], perm[i]
-    return perm
+    return _pivots_to_perm(sl.lu_factor(a, check_finite=False)[1], a.shape[0])
 
 
 def _lu_jvp(t, ans, a):

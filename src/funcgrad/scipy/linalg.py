@@ -32,8 +32,8 @@ from ..numpy._helpers import as_array, concrete, is_traced, numpys_dtype
 from ..rules import scipy_linalg as _s
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.linalg import conj, mH
-from ..rules.products import tril as _tril_p
-from ..rules.products import triu as _triu_p
+from ..rules.products import tril as _tril
+from ..rules.products import triu as _triu
 from ..rules.ufuncs import astype
 
 __all__ = [
@@ -467,14 +467,6 @@ def circulant(c):
     return getitem(c, index=(np.arange(n)[:, None] - np.arange(n)[None, :]) % n)
 
 
-def _tril(m, k=0):
-    return _tril_p(m, k=k)
-
-
-def _triu(m, k=0):
-    return _triu_p(m, k=k)
-
-
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
     """``scipy.linalg.lu`` of a square matrix: ``(p, l, u)`` with ``a = p @ l @ u``
     (``p_indices=True``: ``p`` as row indices, ``a = l[p] @ u``; ``permute_l=True``:
@@ -498,7 +490,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     packed, perm = _s.lu_packed(a), _s.lu_perm(a)
     n = shape_of(packed)[-1]
     eye = np.eye(n, dtype=float_dtype(dtype_of(packed)))
-    lower, upper = _tril(packed, -1) + eye, _triu(packed)
+    lower, upper = _tril(packed, k=-1) + eye, _triu(packed)
     rows = _fnp.argsort(perm, axis=-1)  # row i of a is row rows[i] of L U
     if permute_l:
         return _fnp.take_along_axis(lower, _fnp.expand_dims(rows, -1), axis=-2), upper

@@ -58,13 +58,6 @@ def _moved_front(x, axis):
     return _arrays.transpose(x, axes=tuple(order))
 
 
-def _front_to(x, axis):
-    n = len(shape_of(x))
-    order = list(range(1, n))
-    order.insert(axis % n, 0)
-    return _arrays.transpose(x, axes=tuple(order))
-
-
 # ---------------------------------------------------------------- ppermute
 
 
