@@ -33,6 +33,7 @@ import funcgrad.scipy.linalg as fsl
 import funcgrad.scipy.ndimage as fsn
 import funcgrad.scipy.signal as fsg
 import funcgrad.scipy.stats as fss
+from funcgrad import checkify
 
 
 @dataclass
@@ -838,6 +839,20 @@ register(
     lambda x: fg.jet(lambda v: fnp.sin(v) * fnp.exp(v), (x,), ([fnp.ones_like(x), x],))[1][1],
     (V3,),
 )
+
+
+def _checked_scan(x):
+    """A scan whose body checks each step, under checkify: its output and its flag."""
+
+    def step(c, v):
+        checkify.check(v < 0.5, "step saw {}", v)
+        return fnp.sin(c) * v + v, c * v
+
+    err, (c, ys) = checkify.checkify(lambda xs: fg.lax.scan(step, xs[0] * 0.0 + 0.3, xs))(x)
+    return c + ys + fnp.where(err.flags[0], 1.0, 0.0)
+
+
+register("checkify.checkify", _checked_scan, (V3,))
 
 
 def _bits(x):

@@ -1,5 +1,6 @@
 """fg.checkify: user checks and the automatic ones (nan, div, index) as values, under jit,
-vmap (which example), grad, and around loops; JAX's messages; errors named."""
+vmap (which example), grad, and inside loops, branches and checkpoints; JAX's messages;
+errors named."""
 
 import numpy as np
 import pytest
@@ -28,7 +29,7 @@ def test_a_user_check_as_a_value(wrap):
     err.throw()  # nothing to raise
     np.testing.assert_allclose(out, [2.0, 3.0])
     err, out = f(np.array([-4.0, 9.0]))
-    assert err.get() == "needs positive numbers, got [-4.  9.] (first -4.0)"
+    assert err.get() == "needs positive numbers, got [-4.  9.] (first -4.0) (`check` failed)"
     np.testing.assert_allclose(out, [2.0, 3.0])  # the function ran to its end
     with pytest.raises(fg.errors.CheckError, match="needs positive numbers"):
         err.throw()
@@ -37,7 +38,10 @@ def test_a_user_check_as_a_value(wrap):
 def test_vmap_says_which_example_failed():
     f = checkify.checkify(positive_sqrt)
     err, _ = fg.vmap(f)(np.array([[1.0, 2.0], [3.0, 4.0], [-1.0, 5.0]]))
-    assert err.get() == "needs positive numbers, got [-1.  5.] (first -1.0) (at mapped index 2)"
+    assert (
+        err.get()
+        == "needs positive numbers, got [-1.  5.] (first -1.0) (`check` failed) (at mapped index 2)"
+    )
     err, _ = fg.jit(fg.vmap(f))(np.ones((3, 2)))
     assert err.get() is None
 
@@ -76,7 +80,7 @@ def test_the_error_sets_choose_the_checks():
         assert checkify.checkify(f, errors=checkify.nan_checks)(np.array([20.0]))[0].get() is None
         assert checkify.checkify(f)(np.array([-1.0]))[0].get() is None  # user checks only
         err, _ = checkify.checkify(f, errors=ALL)(np.array([-1.0, 20.0]))
-    assert err.get() == "too big"  # the first failed check, in program order
+    assert err.get() == "too big (`check` failed)"  # the first failed check, in program order
 
 
 def test_grad_inside_checkify_checks_the_backward_pass():
@@ -93,36 +97,195 @@ def test_grad_inside_checkify_checks_the_backward_pass():
     np.testing.assert_allclose(fg.grad(h)(np.array([4.0, 1.0])), [0.25, 0.5])
 
 
-def test_loops_are_checked_on_their_results_and_checks_in_bodies_are_refused():
-    def f(x):
+def _steps(xs):
+    """A scan whose body checks each step: the first failing step's numbers are reported."""
+
+    def step(c, x):
+        checkify.check(x > 0, "step saw {} with carry {c}", x, c=c)
+        return c + x, c * 2.0
+
+    return fg.lax.scan(step, 0.0, xs)
+
+
+def _steps_unrolled(xs):  # the oracle: the same steps as a Python loop, no scan
+    c, ys = 0.0, []
+    for k in range(xs.shape[0]):
+        checkify.check(xs[k] > 0, "step saw {} with carry {c}", xs[k], c=c)
+        c, y = c + xs[k], c * 2.0
+        ys.append(y)
+    return c, fnp.stack(ys)
+
+
+@pytest.mark.parametrize("wrap", ["eager", "jit of checkify", "checkify of jit"])
+def test_a_check_inside_a_scan_reports_the_first_failing_step(wrap):
+    f = {
+        "eager": checkify.checkify(_steps),
+        "jit of checkify": fg.jit(checkify.checkify(_steps)),
+        "checkify of jit": checkify.checkify(fg.jit(_steps)),
+    }[wrap]
+    oracle = checkify.checkify(_steps_unrolled)
+    for xs in (np.array([1.0, -2.0, -3.0]), np.array([1.0, 2.0, 3.0]), np.array([-1.0, 5.0])):
+        (err, out), (want_err, want) = f(xs), oracle(xs)
+        assert err.get() == want_err.get()
+        np.testing.assert_allclose(out[0], want[0])
+        np.testing.assert_allclose(out[1], want[1])
+    assert (
+        f(np.array([1.0, -2.0, -3.0]))[0].get() == "step saw -2.0 with carry 1.0 (`check` failed)"
+    )
+
+
+def test_checks_inside_loops_under_vmap_say_which_example():
+    xs = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, -5.0], [-1.0, 2.0, 3.0]])
+    for f in (fg.vmap(checkify.checkify(_steps)), checkify.checkify(fg.vmap(_steps))):
+        err, (c, _) = f(xs)
+        assert err.get() == "step saw -5.0 with carry 3.0 (`check` failed) (at mapped index 1)"
+        np.testing.assert_allclose(c, xs.sum(axis=1))
+    err, _ = fg.jit(fg.vmap(checkify.checkify(_steps)))(np.abs(xs))
+    assert err.get() is None
+
+
+def test_checks_inside_loops_compose_with_derivatives():
+    def loss(xs):
+        c, ys = _steps(xs)
+        return c * fnp.sum(ys)
+
+    def plain(xs):  # the same loss without the check, for the derivative's oracle
+        c = fnp.cumsum(xs)
+        return c[-1] * fnp.sum(2.0 * (c - xs))
+
+    xs = np.array([1.0, 2.0, -3.0])
+    err, g = checkify.checkify(fg.grad(loss))(xs)
+    assert err.get() == "step saw -3.0 with carry 3.0 (`check` failed)"
+    np.testing.assert_allclose(g, fg.grad(plain)(xs))
+    g = fg.grad(lambda x: checkify.checkify(loss)(x)[1])(xs)
+    np.testing.assert_allclose(g, fg.grad(plain)(xs))
+    h = fg.hessian(lambda x: checkify.checkify(loss)(x)[1])(xs)
+    np.testing.assert_allclose(h, fg.hessian(plain)(xs))
+    _, t = fg.jvp(lambda x: checkify.checkify(loss)(x)[1], (xs,), (np.ones(3),))
+    np.testing.assert_allclose(t, fg.jvp(plain, (xs,), (np.ones(3),))[1])
+    # central differences
+    eps = 1e-6
+    fd = [(plain(xs + eps * e) - plain(xs - eps * e)) / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-6)
+
+
+def test_checks_inside_fori_while_cond_and_checkpoint():
+    def powers(x, n):
+        def body(i, c):
+            checkify.check(c < 10.0, "carry {} too big at {}", c, i)
+            return c * x
+
+        return fg.lax.fori_loop(0, n, body, 1.0)
+
+    # a scan (Python bounds), a while loop (bounds traced by jit), and with checkpoints
+    assert checkify.checkify(powers)(3.0, 5)[0].get() == "carry 27.0 too big at 3 (`check` failed)"
+    err, out = fg.jit(checkify.checkify(powers))(3.0, 5)
+    assert err.get() == "carry 27.0 too big at 3 (`check` failed)" and out == 243.0
+    assert fg.jit(checkify.checkify(powers))(1.5, 5)[0].get() is None
+    segmented = lambda x: fg.lax.fori_loop(
+        0, 6, lambda i, c: (checkify.check(c < 10, "at {}", i), c * x)[1], 1.0, checkpoints=2
+    )
+    assert checkify.checkify(segmented)(2.0)[0].get() == "at 4 (`check` failed)"
+    err, g = checkify.checkify(fg.grad(segmented))(2.0)
+    assert err.get() == "at 4 (`check` failed)" and g == 6 * 2.0**5
+
+    def doubling(x):
+        def body(c):
+            checkify.check(c[1] < 3, "iteration {}", c[1])
+            return c[0] * 2.0, c[1] + 1
+
+        return fg.lax.while_loop(lambda c: c[0] < x, body, (1.0, 0))
+
+    assert checkify.checkify(doubling)(100.0)[0].get() == "iteration 3 (`check` failed)"
+    err, out = fg.jit(checkify.checkify(doubling))(4.0)
+    assert err.get() is None and out == (4.0, 2)
+    with pytest.raises(fg.errors.ArgumentTypeError, match="check in a while loop's cond_fun"):
+        checkify.checkify(
+            lambda x: fg.lax.while_loop(
+                lambda c: (checkify.check(c < 100, "c"), c < x)[1], lambda c: c * 2, 1.0
+            )
+        )(10.0)
+
+    def branches(x):
+        def up(x):
+            checkify.check(x < 5, "up got {}", x)
+            return x * 2
+
+        def down(x):
+            checkify.check(x > -5, "down got {}", x)
+            return x * 3
+
+        return fg.lax.cond(x > 0, up, down, x)
+
+    for f in (checkify.checkify(branches), fg.jit(checkify.checkify(branches))):
+        assert [f(v)[0].get() for v in (-7.0, -1.0, 1.0, 7.0)] == [
+            "down got -7.0 (`check` failed)",
+            None,
+            None,
+            "up got 7.0 (`check` failed)",
+        ]
+    err, _ = fg.vmap(checkify.checkify(branches))(np.array([-1.0, 1.0, 7.0]))
+    assert err.get() == "up got 7.0 (`check` failed) (at mapped index 2)"
+    assert checkify.checkify(fg.grad(branches))(7.0)[0].get() == "up got 7.0 (`check` failed)"
+
+    block = fg.checkpoint(lambda x: (checkify.check(x > 0, "block got {}", x), fnp.sin(x))[1])
+    err, g = fg.jit(checkify.checkify(fg.grad(lambda x: block(x) * 2.0)))(-1.0)
+    assert err.get() == "block got -1.0 (`check` failed)"
+    np.testing.assert_allclose(g, 2.0 * np.cos(-1.0))
+
+
+def test_automatic_checks_inside_loops_name_the_inner_primitive():
+    def logs(x):
         return fg.lax.scan(lambda c, v: (c + fnp.log(v), c), 0.0, x)[0]
 
     with np.errstate(invalid="ignore"):
-        err, _ = checkify.checkify(f, errors=checkify.nan_checks)(np.array([1.0, -1.0]))
-    assert err.get() == "nan generated by primitive: scan."
+        err, _ = checkify.checkify(logs, errors=checkify.nan_checks)(np.array([1.0, -1.0]))
+        assert err.get() == "nan generated by primitive: log."
+        # a nan that came into the loop was not made there
+        err, _ = checkify.checkify(logs, errors=checkify.nan_checks)(np.array([1.0, np.nan]))
+        assert err.get() is None
+    reads = lambda x: fg.lax.fori_loop(0, 5, lambda i, c: c + x[i], 0.0)
+    err, out = fg.jit(checkify.checkify(reads, errors=checkify.index_checks))(np.arange(3.0))
+    assert err.get() == (
+        "out-of-bounds indexing for array of shape (3,): index 3 is out of bounds for axis 0 "
+        "with size 3"
+    )
 
-    def g(x):
-        def body(c, v):
-            checkify.check(v > 0, "negative")
-            return c + v, c
+    def nested(xs):
+        def outer(c, row):
+            def inner(d, v):
+                checkify.check(v != 0, "zero in a row, at value {}", v)
+                return d + v, None
 
-        return fg.lax.scan(body, 0.0, x)[0]
+            return fg.lax.scan(inner, c, row)[0], None
 
-    with pytest.raises(fg.errors.ArgumentTypeError, match="check inside a loop's body"):
-        checkify.checkify(g)(np.array([1.0, 2.0]))
+        return fg.lax.scan(outer, 0.0, xs)[0]
 
-    # checked after the loop, it works under jit
+    err, out = fg.jit(checkify.checkify(nested))(np.array([[1.0, 2.0], [3.0, 0.0]]))
+    assert err.get() == "zero in a row, at value 0.0 (`check` failed)" and out == 6.0
+
+    # checked after the loop, as before
     def h(x):
         total = fg.lax.fori_loop(0, 3, lambda i, c: c + x[i], 0.0)
         checkify.check(total < 5.0, "total {} too large", total)
         return total
 
-    assert fg.jit(checkify.checkify(h))(np.array([1.0, 2.0, 3.0]))[0].get() == "total 6.0 too large"
+    assert (
+        fg.jit(checkify.checkify(h))(np.array([1.0, 2.0, 3.0]))[0].get()
+        == "total 6.0 too large (`check` failed)"
+    )
+
+
+def test_a_traced_check_in_a_loop_outside_checkify_is_refused():
+    with pytest.raises(fg.errors.ArgumentTypeError, match="outside checkify"):
+        fg.lax.scan(
+            lambda c, x: ((checkify.check(x > 0, "x {}", x), c + x)[1], None), 0.0, np.ones(2)
+        )
 
 
 def test_check_outside_checkify():
     checkify.check(True, "fine")
-    with pytest.raises(fg.errors.CheckError, match="bad 3"):
+    with pytest.raises(fg.errors.CheckError, match=r"bad 3 \(`check` failed\)"):
         checkify.check(np.array([True, False]), "bad {}", 3)
     with pytest.raises(fg.errors.ArgumentTypeError, match="outside checkify"):
         fg.jit(lambda x: checkify.check(x > 0, "positive") or x)(1.0)
@@ -145,3 +308,29 @@ def test_jaxs_messages():
         np.arange(4.0), np.array(7)
     )
     assert ours[0].get() in theirs
+
+    def steps(xs, check, np_):
+        def step(c, x):
+            check(x > 0, "step saw {x} with carry {c}", x=x, c=c)
+            return c + x, None
+
+        return step
+
+    xs = np.array([1.0, -2.0, -3.0])
+    jf = jc.checkify(lambda xs: jax.lax.scan(steps(xs, jc.check, jax.numpy), 0.0, xs)[0])
+    ours = checkify.checkify(lambda xs: fg.lax.scan(steps(xs, checkify.check, fnp), 0.0, xs)[0])
+    assert (
+        ours(xs)[0].get()
+        == jf(jax.numpy.asarray(xs))[0].get()
+        == "step saw -2.0 with carry 1.0 (`check` failed)"
+    )
+    jn = jc.checkify(
+        lambda x: jax.lax.scan(lambda c, v: (c + jax.numpy.log(v), c), 0.0, x)[0],
+        errors=jc.nan_checks,
+    )
+    with np.errstate(invalid="ignore"):
+        ours = checkify.checkify(
+            lambda x: fg.lax.scan(lambda c, v: (c + fnp.log(v), c), 0.0, x)[0],
+            errors=checkify.nan_checks,
+        )(np.array([1.0, -1.0]))
+    assert ours[0].get() in jn(jax.numpy.array([1.0, -1.0]))[0].get()

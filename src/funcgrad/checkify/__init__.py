@@ -9,7 +9,7 @@
 ...     return x / 2.0
 >>> err, y = fg.jit(checkify.checkify(halve))(np.array([2.0, 0.0]))
 >>> err.get()
-'halving a number that is not positive: [2. 0.]'
+'halving a number that is not positive: [2. 0.] (`check` failed)'
 >>> err, y = fg.jit(checkify.checkify(halve))(np.array([2.0, 3.0]))
 >>> err.get() is None, y
 (True, array([1. , 1.5]))

@@ -223,7 +223,7 @@ class CheckError(FuncgradError, ValueError):
     >>> checkify.check(1 > 2, "one is not above {}", 2)
     Traceback (most recent call last):
     ...
-    funcgrad.errors.CheckError: one is not above 2
+    funcgrad.errors.CheckError: one is not above 2 (`check` failed)
     """
 
 

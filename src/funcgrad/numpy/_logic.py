@@ -183,6 +183,11 @@ def where(condition, x=None, y=None, *, size=None, fill_value=None):
             "where: size and fill_value go with where(condition) alone, which "
             "lists places; where(condition, x, y) has the shape of its operands"
         )
+    if type(x) is float and type(y) is float:
+        # NumPy gives a float64 array here, which a float16 or float32 array added to it
+        # follows; the primitive picks the Python float (a loop's masked step), which jit's
+        # plan would keep, so the two would differ
+        x, y = _np.float64(x), _np.float64(y)
     out = _ew.where(_plain(condition), x, y)
     # NumPy's where gives a 0-d array for numbers; funcgrad's own callers keep the number
     return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, _AS_ARRAY)
