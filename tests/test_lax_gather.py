@@ -198,3 +198,33 @@ def test_wrong_dimension_numbers_are_named():
         lax.gather(np.ones((3, 4)), np.array([[0]]), dn, (2, 4))
     with pytest.raises(fg.errors.ArgumentError, match="mode must be"):
         lax.gather(np.ones((3, 4)), np.array([[0]]), dn, (1, 4), mode="wrap")
+
+
+@pytest.mark.parametrize("kind", ["min", "max"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8])
+def test_scatter_min_max_agree_with_one_update_at_a_time(kind, dtype):
+    # many updates to few positions, repeats, ties, and one index out of bounds
+    dn = lax.ScatterDimensionNumbers(
+        update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+    )
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 20, size=6).astype(dtype)
+    idx = rng.integers(0, 7, size=(200, 1))
+    upd = rng.integers(0, 20, size=200).astype(dtype)
+    pick = np.minimum if kind == "min" else np.maximum
+    want = x.copy()
+    for (i,), u in zip(idx, upd):  # the oracle: XLA's meaning, one update at a time
+        if i < x.shape[0]:
+            want[i] = pick(want[i], u)
+    f = lambda x, u: getattr(lax, KINDS[kind])(x, idx, u, dn, mode="drop")
+    for got in (f(x, upd), fg.jit(f)(x, upd)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    batch = np.stack([upd, upd[::-1]])
+    np.testing.assert_array_equal(
+        fg.vmap(f, in_axes=(None, 0))(x, batch), np.stack([f(x, u) for u in batch])
+    )
+    if dtype is np.float64:  # a NaN update goes through, as XLA's min and max let it
+        nan_upd = upd.copy()
+        nan_upd[5] = np.nan
+        assert np.isnan(f(x, nan_upd)[idx[5, 0]]) or idx[5, 0] >= x.shape[0]

@@ -145,7 +145,14 @@ def _within(x, index, mode, fill):
     for axis in sorted(set(padded)):
         slot_shape = list(shape_of(x))
         slot_shape[axis] = 1
-        slot = np.full(slot_shape, fill, dtype=np.result_type(dtype_of(x), fill))  # fill is weak
+        # a read's fill joins x's dtype (fill is weak); a dropped write's slot is cut off
+        # again, so it keeps x's dtype (an integer array stays one)
+        dtype = dtype_of(x) if mode == "drop" else np.result_type(dtype_of(x), fill)
+        slot = (
+            np.zeros(slot_shape, dtype=dtype)
+            if mode == "drop"
+            else np.full(slot_shape, fill, dtype)
+        )
         x = arrays.concatenate(x, slot, axis=axis)
     new = tuple(parts)
     if any(isinstance(p, Box) for p in new):

@@ -188,3 +188,16 @@ def test_modes_with_traced_indices_under_every_transform(f):
     eps = 1e-6
     fd = [(loss(xs[0] + eps * e) - loss(xs[0] - eps * e)) / (2 * eps) for e in np.eye(3)]
     np.testing.assert_allclose(grads[0], fd, rtol=1e-6, atol=1e-8)
+
+
+def test_a_dropped_write_keeps_an_integer_arrays_dtype():
+    # the slot a dropped write goes to is cut off again: it must not turn ints into floats
+    x = np.arange(3)
+    for f in (
+        lambda x, i: fg.at(x)[i].set(7, mode="drop"),
+        lambda x, i: fg.at(x)[i].add(7, mode="drop"),
+    ):
+        for run in (f, fg.jit(f)):
+            out = run(x, np.array([5, 1]))
+            assert out.dtype == x.dtype
+            np.testing.assert_array_equal(out, f(x.astype(float), np.array([5, 1])))
