@@ -162,3 +162,76 @@ def test_jaxs_values_orders_and_gradients():
             rtol=1e-10,
             atol=1e-12,
         )
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 4, 3)])
+def test_lu_of_rectangular_matrices(shape):
+    a = RNG.normal(size=shape)
+    p, lower, upper = fsl.lu(a)
+    np.testing.assert_allclose(p @ lower @ upper, a, atol=1e-13)
+    for ours, theirs in zip((p, lower, upper), sl.lu(a)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(
+        fsl.lu_factor(a)[0],
+        sl.lu_factor(a)[0] if a.ndim == 2 else [sl.lu_factor(m)[0] for m in a],
+        rtol=1e-13,
+    )
+    w = RNG.normal(size=upper.shape)
+    loss = lambda m: fnp.sum(fsl.lu(m)[2] * w) + fnp.sum(fnp.sin(fsl.lu(m)[1]))
+    plain = lambda m: float(np.sum(sl.lu(m)[2] * w) + np.sum(np.sin(sl.lu(m)[1])))
+    np.testing.assert_allclose(fg.grad(loss)(a), _central(plain, a), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(fg.jit(fg.grad(loss))(a), fg.grad(loss)(a), rtol=1e-12)
+    fg.check_grads(lambda m: linalg.lu(m)[0], (a,), order=2, modes=("fwd", "rev"))
+    if a.ndim == 3:
+        np.testing.assert_allclose(
+            fg.vmap(lambda m: linalg.lu(m)[0])(a), [linalg.lu(m)[0] for m in a], rtol=1e-13
+        )
+
+
+def test_pivoted_qr_and_subsets():
+    a = RNG.normal(size=(5, 3)) * np.array([1.0, 10.0, 3.0])
+    for mode in ("full", "economic"):
+        for ours, theirs in zip(
+            fsl.qr(a, mode=mode, pivoting=True), sl.qr(a, mode=mode, pivoting=True)
+        ):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
+    q, r, p = linalg.qr(a, pivoting=True, full_matrices=False)
+    assert p.dtype == np.int32 and list(p) == [1, 2, 0]
+    np.testing.assert_allclose(q @ r, a[:, p], atol=1e-13)
+    # the permutation is piecewise constant: the derivative is the QR's of the permuted columns
+    loss = lambda m: fnp.sum(fnp.sin(linalg.qr(m, pivoting=True, full_matrices=False)[1]))
+    plain = lambda m: float(np.sum(np.sin(sl.qr(m, mode="economic", pivoting=True)[1])))
+    np.testing.assert_allclose(fg.grad(loss)(a), _central(plain, a), rtol=1e-6, atol=1e-6)
+    stack = np.stack([a, a[:, ::-1]])
+    np.testing.assert_allclose(fg.vmap(loss)(stack), [loss(m) for m in stack], rtol=1e-13)
+    np.testing.assert_allclose(fg.jit(loss)(a), loss(a), rtol=1e-13)
+    # subset_by_index keeps the values by their place in the sorted order (JAX's CPU has none)
+    v, w = linalg.eigh(SPD, subset_by_index=(1, 3))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(SPD)[1:3], rtol=1e-13)
+    np.testing.assert_allclose(SPD @ v, v * w, atol=1e-12)
+    u, s, vh = linalg.svd(A, full_matrices=False, subset_by_index=(0, 2))
+    np.testing.assert_allclose(s, np.linalg.svd(A, compute_uv=False)[:2], rtol=1e-13)
+    np.testing.assert_allclose(A @ vh.T, u * s, atol=1e-12)
+    with pytest.raises(fg.errors.ArgumentError, match="subset_by_index must be"):
+        linalg.eigh(SPD, subset_by_index=(3, 9))
+    with pytest.raises(fg.errors.ArgumentError, match="full_matrices and subset_by_index"):
+        linalg.svd(A, subset_by_index=(0, 2))
+
+
+def test_jaxs_rectangular_lu_and_pivoted_qr():
+    jax = pytest.importorskip("jax", reason="JAX is the reference (the jax extra)")
+    jax.config.update("jax_enable_x64", True)
+    jl = jax.lax.linalg
+    for shape in ((3, 5), (5, 3)):
+        a = RNG.normal(size=shape)
+        for ours, theirs in zip(linalg.lu(a), jl.lu(jax.numpy.asarray(a))):
+            np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-13, atol=1e-14)
+        w = RNG.normal(size=shape)
+        g = fg.grad(lambda m: fnp.sum(linalg.lu(m)[0] * w))(a)
+        gj = jax.grad(lambda m: jax.numpy.sum(jl.lu(m)[0] * w))(jax.numpy.asarray(a))
+        np.testing.assert_allclose(g, np.asarray(gj), rtol=1e-10, atol=1e-12)
+    a = RNG.normal(size=(5, 3))
+    for ours, theirs in zip(
+        linalg.qr(a, pivoting=True), jl.qr(jax.numpy.asarray(a), pivoting=True)
+    ):
+        np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-12, atol=1e-13)

@@ -72,10 +72,26 @@ def eigh(
     >>> linalg.eigh(np.array([[2.0, 0.0], [0.0, 1.0]]))[1]
     array([1., 2.])
     """
-    if subset_by_index is not None:
-        raise ArgumentError("lax.linalg.eigh: subset_by_index is not supported; slice the result")
     w, v = _la.eigh(_symmetrized(x) if symmetrize_input else x, UPLO="L" if lower else "U")
-    return v, w
+    if subset_by_index is None:
+        return v, w
+    lo, hi = _subset("eigh", subset_by_index, shape_of(w)[-1])
+    return v[..., lo:hi], w[..., lo:hi]
+
+
+def _subset(who, subset_by_index, n):
+    """``(lo, hi)``: JAX's ``subset_by_index``, the eigen- or singular values kept by their
+    place in the sorted order (``lo`` included, ``hi`` not)."""
+    try:
+        lo, hi = (int(i) for i in subset_by_index)
+    except (TypeError, ValueError):
+        lo, hi = -1, -1
+    if not 0 <= lo <= hi <= n:
+        raise ArgumentError(
+            f"lax.linalg.{who}: subset_by_index must be (lo, hi) with 0 <= lo <= hi <= {n}; "
+            f"got {subset_by_index!r}"
+        )
+    return lo, hi
 
 
 def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
@@ -87,11 +103,11 @@ def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     >>> linalg.lu_pivots_to_permutation(np.array([2, 2, 2], dtype=np.int32), 4)
     array([2, 0, 1, 3], dtype=int32)
     """
-    return _lu_rules().pivots_to_perm(pivots, size=permutation_size)
+    return _scipy_rules().pivots_to_perm(pivots, size=permutation_size)
 
 
 def lu(x: Any) -> tuple:
-    """``(lu, pivots, permutation)`` of square matrices: ``L - I + U`` in one matrix,
+    """``(lu, pivots, permutation)`` of m x n matrices: ``L - I + U`` in one matrix,
     LAPACK's row interchanges and the rows they put first (``x[permutation] = L U``);
     differentiable in ``x`` (the factor; the pivots are integers).
 
@@ -102,11 +118,11 @@ def lu(x: Any) -> tuple:
     (array([1, 0], dtype=int32), array([[3.        , 4.        ],
            [0.33333333, 0.66666667]]))
     """
-    rules = _lu_rules()
+    rules = _scipy_rules()
     return rules.lu_packed(x), rules.lu_pivots(x), rules.lu_perm(x)
 
 
-def _lu_rules():
+def _scipy_rules():
     """The LU primitives, which call SciPy: loaded on first use (with funcgrad.scipy's
     message where SciPy is missing), so the rest of lax.linalg works without it."""
     importlib.import_module("funcgrad.scipy")
@@ -114,17 +130,24 @@ def _lu_rules():
 
 
 def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True) -> tuple:
-    """``(q, r)`` with ``x = q r``; ``full_matrices=False`` for the reduced form.
+    """``(q, r)`` with ``x = q r``; ``full_matrices=False`` for the reduced form;
+    ``pivoting=True``: ``(q, r, p)`` with ``x[..., p] = q r`` (LAPACK's column order, the
+    largest remaining norm first; SciPy's, loaded on first use).
 
     >>> import numpy as np
     >>> from funcgrad.lax import linalg
     >>> q, r = linalg.qr(np.array([[3.0], [4.0]]))
     >>> q.shape, r.shape
     ((2, 2), (2, 1))
+    >>> linalg.qr(np.array([[1.0, 10.0], [0.0, 1.0]]), pivoting=True)[2]
+    array([1, 0], dtype=int32)
     """
-    if pivoting:
-        raise ArgumentError("lax.linalg.qr: pivoting is not supported")
-    return _la.qr(x, mode="complete" if full_matrices else "reduced")
+    mode = "complete" if full_matrices else "reduced"
+    if not pivoting:
+        return _la.qr(x, mode=mode)
+    perm = _scipy_rules().qr_perm(x)
+    q, r = _la.qr(fnp.take_along_axis(x, fnp.expand_dims(perm, -2), axis=-1), mode=mode)
+    return q, r, perm
 
 
 def svd(
@@ -137,9 +160,18 @@ def svd(
     >>> linalg.svd(np.diag([3.0, 4.0]), compute_uv=False)
     array([4., 3.])
     """
-    if subset_by_index is not None:
-        raise ArgumentError("lax.linalg.svd: subset_by_index is not supported; slice the result")
-    return _la.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    if subset_by_index is None:
+        return _la.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+    if full_matrices and compute_uv:
+        raise ArgumentError(
+            "lax.linalg.svd: full_matrices and subset_by_index cannot both be set (as in "
+            "JAX); pass full_matrices=False"
+        )
+    lo, hi = _subset("svd", subset_by_index, min(shape_of(x)[-2:]))
+    if not compute_uv:
+        return _la.svd(x, compute_uv=False)[..., lo:hi]
+    u, s, vh = _la.svd(x, full_matrices=False)
+    return u[..., lo:hi], s[..., lo:hi], vh[..., lo:hi, :]
 
 
 def triangular_solve(

@@ -14,7 +14,11 @@ differentiate to any order. ``^T`` is the plain transpose (cotangents pair by
                                                       top right block of e^[[A, E], [0, A]]
     lu_packed          L - I + U, A[perm] = L U       forward: F = L^-1 dA[perm] U^-1,
                        (L unit lower, U upper)        dLU = L tril(F, -1) + triu(F) U
+                       (A m x n: L and U made square  (k = min(m, n))
+                       with the identity's last m - k
+                       columns, n - k rows)
     lu_perm            perm (no derivative)           none: piecewise constant
+    qr_perm            pivoted QR's column order      none: piecewise constant
 
 Forward rules: forward mode transposes the reverse rules (each is linear in g),
 except expm's, ``L(A, dA)`` itself.
@@ -29,6 +33,7 @@ array([0., 1.])
 import numpy as np
 import scipy.linalg as sl
 
+from ..core.errors import ShapeError
 from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import plain, shape_of
@@ -46,6 +51,7 @@ __all__ = [
     "lu_perm",
     "lu_pivots",
     "pivots_to_perm",
+    "qr_perm",
     "schur_packed",
 ]
 
@@ -131,10 +137,20 @@ def _perm_of(a):
 
 
 def _lu_jvp(t, ans, a):
-    n = shape_of(a)[-1]
-    eye = np.eye(n)
-    lower = tril(ans, k=-1) + eye
-    upper = triu(ans)
+    # For an m x n matrix (k = min(m, n)): L is m x k, U is k x n. Both are made square,
+    # L with the identity's last m - k columns and U with its last n - k rows, so that the
+    # square rule reads the same: F = L^-1 dA[perm] U^-1, dLU = L tril(F, -1) + triu(F) U.
+    m, n = shape_of(a)[-2:]
+    k = min(m, n)
+    stack = shape_of(ans)[:-2]
+    lower = tril(getitem(ans, index=(Ellipsis, slice(None), slice(0, k))), k=-1)
+    if m > k:
+        lower = concatenate(lower, np.zeros(stack + (m, m - k)), axis=-1)
+    lower = lower + np.eye(m)
+    upper = triu(getitem(ans, index=(Ellipsis, slice(0, k), slice(None))))
+    if n > k:
+        upper = concatenate(upper, np.zeros(stack + (n - k, n)), axis=-2)
+        upper = upper + np.diag(np.arange(n) >= k).astype(float)
     rows = lu_perm(plain(a))
     moved = take_along(t, np.broadcast_to(rows[..., :, None], rows.shape + (n,)), axis=-2)
     f = _triangular(lower, moved, lower=True)  # L^-1 dA[perm]
@@ -150,24 +166,47 @@ def _triangular(a, b, lower):
     return solve(a, b)
 
 
+def _matrices(name, fun):
+    """``fun`` on stacks of matrices (any m x n), refusing fewer than two axes by name."""
+
+    def impl(a, **params):
+        if np.ndim(a) < 2:
+            raise ShapeError(f"{name}: needs a matrix or a stack of them; got shape {np.shape(a)}")
+        return fun(a, **params)
+
+    impl.__name__ = name
+    return impl
+
+
 lu_packed = Primitive(
     "lu",
-    square_matrices(
-        "lu", lambda a: _each_matrix(lambda m: sl.lu_factor(m, check_finite=False)[0], a)
-    ),
+    _matrices("lu", lambda a: _each_matrix(lambda m: sl.lu_factor(m, check_finite=False)[0], a)),
     jvp=(_lu_jvp,),
     batch=batch_elementwise,
 )
 lu_perm = Primitive(
     "lu_perm",
-    square_matrices("lu", lambda a: _each_matrix(_perm_of, a, np.int32)),
+    _matrices("lu", lambda a: _each_matrix(_perm_of, a, np.int32)),
     batch=batch_elementwise,
 )
 lu_pivots = Primitive(
     "lu_pivots",
-    square_matrices(
+    _matrices(
         "lu", lambda a: _each_matrix(lambda m: sl.lu_factor(m, check_finite=False)[1], a, np.int32)
     ),
+    batch=batch_elementwise,
+)
+
+
+def _qr_perm_of(a):
+    return sl.qr(a, mode="r", pivoting=True, check_finite=False)[1].astype(np.int32)
+
+
+# The columns a pivoted QR takes first (LAPACK's geqp3): x[:, perm] = Q R, so Q and R are
+# the plain QR of the permuted columns; no derivative (piecewise constant)
+qr_perm = Primitive(
+    "qr_perm",
+    _matrices("qr", lambda a: _each_matrix(_qr_perm_of, a, np.int32)),
     batch=batch_elementwise,
 )
 
@@ -189,7 +228,7 @@ pivots_to_perm = Primitive(
     _pivots_to_perm,
     batch=lambda size, prim, values, batched, params: prim(values[0], **params),
 )
-declare(lu_perm, lu_pivots, pivots_to_perm, flat=ALL)
+declare(lu_perm, lu_pivots, pivots_to_perm, qr_perm, flat=ALL)
 
 
 def _schur_impl(a, output="real"):

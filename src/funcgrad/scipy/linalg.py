@@ -4,7 +4,7 @@ SciPy's names and signatures: ``solve_triangular`` (``trans`` 0/1/2 or N/T/C,
 ``lower``, ``unit_diagonal``), ``cholesky`` (upper by default, as in SciPy),
 ``cho_factor``/``cho_solve``, ``solve_banded``, ``solve``, ``inv``, ``det``,
 ``solve_sylvester``, ``sqrtm``, ``expm`` and ``expm_frechet``, ``eigh``, ``svd``,
-``qr`` and ``polar``, ``lu``/``lu_factor``/``lu_solve`` (square matrices), ``schur``
+``qr`` (pivoting too) and ``polar``, ``lu``/``lu_factor`` (any m x n), ``lu_solve``, ``schur``
 (no derivative), and the structured matrices ``block_diag``, ``toeplitz``,
 ``hankel`` and ``circulant`` (gathers of their entries). The rules are in
 :mod:`funcgrad.rules.scipy_linalg` (and funcgrad.numpy.linalg's for the rest);
@@ -315,28 +315,36 @@ _QR_MODES = {"full": "complete", "economic": "reduced", "r": "complete"}
 
 
 def qr(a, mode="full", pivoting=False, **options):
-    """``scipy.linalg.qr``: ``(q, r)`` for ``mode`` 'full' or 'economic', ``(r,)`` for 'r'.
+    """``scipy.linalg.qr``: ``(q, r)`` for ``mode`` 'full' or 'economic', ``(r,)`` for 'r';
+    with ``pivoting=True`` the column order ``p`` too (``a[:, p] = q r``, LAPACK's choice:
+    the columns of largest remaining norm first), ``(q, r, p)`` or ``(r, p)``.
+    Differentiable in ``a`` (``p`` is piecewise constant: Q and R are then the QR of the
+    permuted columns).
 
     >>> import numpy as np
     >>> from funcgrad.scipy.linalg import qr
     >>> [m.shape for m in qr(np.ones((3, 2)), mode="economic")]
     [(3, 2), (2, 2)]
+    >>> qr(np.array([[1.0, 10.0], [0.0, 1.0]]), pivoting=True)[2]
+    array([1, 0], dtype=int32)
     """
-    if pivoting:
-        raise ArgumentError(
-            "scipy.linalg.qr: pivoting=True is not offered (the permutation "
-            "has no derivative); use pivoting=False"
-        )
     if mode not in _QR_MODES:
         raise ArgumentError(
             f"scipy.linalg.qr: mode must be 'full', 'economic' or 'r'; got {mode!r}"
         )
     if not is_traced(a):
-        return scipy.linalg.qr(a, mode=mode, **options)
+        out = scipy.linalg.qr(a, mode=mode, pivoting=pivoting, **options)
+        return out if not pivoting else (*out[:-1], out[-1].astype(np.int32))
     (a,) = _lapack(a)
+    perm = None
+    if pivoting:
+        perm = _s.qr_perm(a)
+        a = _fnp.take_along_axis(a, _fnp.expand_dims(perm, -2), axis=-1)
     if mode == "r":  # SciPy's R has a's shape (NumPy's mode 'r' is the reduced one)
-        return (_la.qr(a, mode="complete")[1],)
-    return tuple(_la.qr(a, mode=_QR_MODES[mode]))
+        out = (_la.qr(a, mode="complete")[1],)
+    else:
+        out = tuple(_la.qr(a, mode=_QR_MODES[mode]))
+    return out if perm is None else (*out, perm)
 
 
 def polar(a, side="right"):
@@ -468,11 +476,12 @@ def circulant(c):
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
-    """``scipy.linalg.lu`` of a square matrix: ``(p, l, u)`` with ``a = p @ l @ u``
+    """``scipy.linalg.lu`` of an m x n matrix (or a stack): ``(p, l, u)`` with
+    ``a = p @ l @ u``, ``l`` m x k unit lower and ``u`` k x n upper, ``k = min(m, n)``
     (``p_indices=True``: ``p`` as row indices, ``a = l[p] @ u``; ``permute_l=True``:
     ``(p @ l, u)``). Differentiable in ``a`` (forward rule ``F = L^-1 P^T dA U^-1``,
-    ``dL = L tril(F, -1)``, ``dU = triu(F) U``; reverse mode transposes it), under
-    ``jit`` and ``vmap``.
+    ``dL = L tril(F, -1)``, ``dU = triu(F) U``, with L and U made square; reverse mode
+    transposes it), under ``jit`` and ``vmap``.
 
     >>> import numpy as np
     >>> import funcgrad as fg
@@ -485,18 +494,24 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     >>> fg.grad(lambda m: lu(m)[2][1, 1])(a)    # rows swapped: u_22 = a_12 - a_22 a_11 / a_21
     array([[-1.33333333,  1.        ],
            [ 0.44444444, -0.33333333]])
+    >>> [m.shape for m in lu(np.ones((2, 3)))]
+    [(2, 2), (2, 2), (2, 3)]
     """
     a = as_array(a)
     packed, perm = _s.lu_packed(a), _s.lu_perm(a)
-    n = shape_of(packed)[-1]
-    eye = np.eye(n, dtype=float_dtype(dtype_of(packed)))
-    lower, upper = _tril(packed, k=-1) + eye, _triu(packed)
+    m, n = shape_of(packed)[-2:]
+    k = min(m, n)
+    dtype = float_dtype(dtype_of(packed))
+    lower = _tril(getitem(packed, index=(Ellipsis, slice(None), slice(0, k))), k=-1)
+    lower = lower + np.eye(m, k, dtype=dtype)
+    upper = _triu(getitem(packed, index=(Ellipsis, slice(0, k), slice(None))))
     rows = _fnp.argsort(perm, axis=-1)  # row i of a is row rows[i] of L U
     if permute_l:
         return _fnp.take_along_axis(lower, _fnp.expand_dims(rows, -1), axis=-2), upper
     if p_indices:
         return rows, lower, upper
-    return _fnp.take(eye, perm, axis=1), lower, upper
+    # p[perm[j], j] = 1, for each matrix of a stack
+    return _fnp.swapaxes(_fnp.take(np.eye(m, dtype=dtype), perm, axis=0), -1, -2), lower, upper
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
