@@ -787,11 +787,49 @@ register(
     (M23, M23 * 0.5),
 )
 register(
+    "lax.scatter",
+    lambda x, u: fg.lax.scatter(x, np.array([[1], [0]]), u, _SCATTER_DN, mode="clip"),
+    (M23, M23 * 0.5),
+)
+register(  # distinct updates: ties have no derivative that two libraries agree on
+    "lax.scatter_min",
+    lambda x, u: fg.lax.scatter_min(x, np.array([[1], [1]]), u, _SCATTER_DN, mode="clip"),
+    (M23, M23 * 0.7 + 0.05),
+)
+register(
+    "lax.scatter_max",
+    lambda x, u: fg.lax.scatter_max(x, np.array([[1], [0]]), u, _SCATTER_DN, mode="clip"),
+    (M23, M23[::-1] * 0.7 + 0.05),
+)
+register(
     "lax.scatter_mul",
     lambda x, u: fg.lax.scatter_mul(x, np.array([[1], [0]]), u, _SCATTER_DN, mode="clip"),
     (M23, M23 * 0.5),
 )
 register("lax.linalg.lu", lambda a: fg.lax.linalg.lu(a + 2.0 * np.eye(3))[0], (W,))
+register("lax.linalg.lu:rectangular", lambda a: fg.lax.linalg.lu(a)[0], (M23,), (M23.T.copy(),))
+register(
+    "scipy.linalg.lu",
+    lambda a: fnp.concatenate([fnp.ravel(m) for m in fsl.lu(a)]),
+    (W + 2.0 * np.eye(3),),
+    (M23,),
+)
+register("scipy.linalg.lu_factor", lambda a: fsl.lu_factor(a + 2.0 * np.eye(3))[0], (W,))
+register(
+    "scipy.linalg.lu_solve",
+    lambda a, b: fsl.lu_solve(fsl.lu_factor(a + 2.0 * np.eye(3)), b),
+    (W, V3),
+)
+register(
+    "lax.linalg.qr:pivoting",
+    lambda a: fg.lax.linalg.qr(a * np.array([1.0, 3.0]), pivoting=True, full_matrices=False)[1],
+    (M23.T.copy(),),
+)
+register(
+    "lax.linalg.eigh", lambda a: fg.lax.linalg.eigh(a @ a.T + np.diag([1.0, 2.0, 3.0]))[1], (W,)
+)
+register("lax.linalg.svd", lambda a: fg.lax.linalg.svd(a, compute_uv=False), (M23,))
+register("lax.linalg.cholesky", lambda a: fg.lax.linalg.cholesky(a @ a.T + 3.0 * np.eye(3)), (W,))
 register(
     "lax.linalg.triangular_solve",
     lambda a, b: fg.lax.linalg.triangular_solve(a + 2.0 * np.eye(3), b, left_side=True, lower=True),
@@ -853,6 +891,30 @@ def _checked_scan(x):
 
 
 register("checkify.checkify", _checked_scan, (V3,))
+
+
+# The exchanges mean something only over a named vmap axis: each is taken inside one, as a
+# function of the whole stack, which the matrix then transforms (an outer vmap over rows)
+register(
+    "lax.ppermute",
+    lambda x: fg.vmap(lambda v: fg.lax.ppermute(v * v, "i", [(0, 1), (1, 0)]), axis_name="i")(x),
+    (M23,),
+)
+register(
+    "lax.all_to_all",
+    lambda x: fg.vmap(
+        lambda v: fg.lax.all_to_all(fnp.sin(v), "i", 0, 0, tiled=True), axis_name="i"
+    )(fnp.reshape(fnp.concatenate([x, x * 2.0]), (2, 3, 2))[:, :2, :]),
+    (M23,),
+)
+register(
+    "lax.psum_scatter",
+    lambda x: fg.vmap(
+        lambda v: fg.lax.psum_scatter(fnp.exp(v), "i", scatter_dimension=0, tiled=True),
+        axis_name="i",
+    )(fnp.reshape(fnp.concatenate([x, x]), (2, 6))),
+    (M23,),
+)
 
 
 def _bits(x):
