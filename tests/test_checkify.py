@@ -334,3 +334,19 @@ def test_jaxs_messages():
             errors=checkify.nan_checks,
         )(np.array([1.0, -1.0]))
     assert ours[0].get() in jn(jax.numpy.array([1.0, -1.0]))[0].get()
+
+
+def test_a_check_inside_a_custom_rule_function():
+    @fg.custom_jvp
+    def safe_sin(x):
+        checkify.check(x > 0, "safe_sin got {}", x)
+        return fnp.sin(x)
+
+    safe_sin.defjvp(lambda p, t: (safe_sin(p[0]), fnp.cos(p[0]) * t[0]))
+    # on plain values (eager, and beneath an inner grad) it is recorded as it runs
+    assert checkify.checkify(safe_sin)(-1.0)[0].get() == "safe_sin got -1.0 (`check` failed)"
+    err, g = checkify.checkify(fg.grad(safe_sin))(-1.0)
+    assert err.get() == "safe_sin got -1.0 (`check` failed)" and g == np.cos(-1.0)
+    # under jit it would be read on the traced example: refused by name
+    with pytest.raises(fg.errors.ArgumentTypeError, match="custom derivative rule"):
+        fg.jit(checkify.checkify(safe_sin))(-1.0)

@@ -12,7 +12,9 @@ is called. The loop's own results are then not checked again for NaNs: a NaN fro
 the inside is named by the primitive that made it.
 
 A ``check`` in a while loop's ``cond_fun`` is refused by name (check in ``body_fun``);
-the condition's automatic checks are not made.
+the condition's automatic checks are not made. So is a ``check`` inside a ``custom_jvp``
+or ``custom_vjp`` function under ``jit`` or ``vmap``; the function's output is checked for
+NaNs as one primitive's.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -33,6 +35,7 @@ from .. import numpy as fnp
 from ..control.body import split_at, trace_body
 from ..control.branches import switch_p
 from ..control.checkpoint import remat_p, saving
+from ..control.custom_rules import custom_of
 from ..control.scan_primitive import bind_results, bind_scan, scan_p
 from ..control.while_primitive import history_p, while_p
 from ..core.errors import ArgumentTypeError
@@ -42,7 +45,7 @@ from ..core.values import dtype_of, shape_of
 from ..rules.arrays import reshape
 from .collector import check_p
 
-__all__ = ["RULES", "Threaded"]
+__all__ = ["RULES", "Threaded", "refuse_checks_in_custom"]
 
 
 class _Carried:
@@ -230,6 +233,21 @@ def _remat(trace, values, params):
     full = saving(params["body"], params.get("policy"))[0]
     outs = full.evaluate([trace.box_type(v, trace) for v in values])
     return [trace.unbox(o) for o in outs]
+
+
+def refuse_checks_in_custom(prim, values, params):
+    """A user's check inside a ``custom_jvp``/``custom_vjp`` function on traced values
+    (under ``jit``, ``vmap``) would be read on the values the function was traced with:
+    refused by name. On plain values it is recorded as it runs."""
+    custom = custom_of(prim)
+    if custom is None or not any(isinstance(v, Box) for v in values):
+        return
+    if any(n._prim is check_p for n in custom.traced(values, params).order):
+        raise ArgumentTypeError(
+            f"checkify of {custom.who}: a check inside a function with a custom derivative "
+            f"rule is not supported under jit or vmap (the rule's primitive runs it apart); "
+            f"check its arguments or its result outside it"
+        )
 
 
 RULES = {

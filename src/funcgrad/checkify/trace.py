@@ -29,7 +29,7 @@ from ..core.values import dtype_of, format_value, raw, shape_of
 from ..dag.arraylike import ArrayLike, RecordedComparisons
 from ..rules import gather as _gather
 from ..rules import ufuncs as _ufuncs
-from .bodies import RULES
+from .bodies import RULES, refuse_checks_in_custom
 from .collector import Collector, check_p, record_check
 
 __all__ = ["CheckTrace", "Checked"]
@@ -78,6 +78,7 @@ class CheckTrace(Trace):
         rule = RULES.get(prim)
         if rule is not None:
             return Checked(tuple(rule(self, values, params)), self)
+        refuse_checks_in_custom(prim, values, params)
         if "index" in errors and prim is _gather.gather and params.get("mode") == "raise":
             params = self._index_check(values, params)
         if "div" in errors and prim in _DIVISIONS and _integer(values[1]):
