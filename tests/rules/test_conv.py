@@ -94,6 +94,34 @@ def test_the_grid_path_equals_the_scatter_on_views_and_in_float32(case):
         )
 
 
+@pytest.mark.parametrize("block", [1, 200, 1000])
+@pytest.mark.parametrize("case", CASES)
+def test_blocks_of_images_and_rows_give_the_whole_products_numbers(case, block, monkeypatch):
+    # a block as small as one image (or one grid row) against the products taken whole,
+    # float32 and float64, on a transposed (non-contiguous) input too
+    options = _options(case)
+    for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-5)):
+        x, w = _operands(case, dtype=dtype)
+        x = np.concatenate([x, x[::-1] * 0.5])  # an odd number of images: a short last block
+        g = RNG.normal(size=layer.conv(x, w, **options).shape).astype(dtype)
+        whole = [
+            layer.conv(x, w, **options),
+            layer.conv_transpose(g, w, shape=x.shape, **options),
+            layer.conv_kernel(x, g, window=w.shape[:-2], **options),
+        ]
+        monkeypatch.setattr(layer, "BLOCK_BYTES", block)
+        x_view = np.asfortranarray(x)
+        blocked = [
+            layer.conv(x_view, w, **options),
+            layer.conv_transpose(g, w, shape=x.shape, **options),
+            layer.conv_kernel(x_view, g, window=w.shape[:-2], **options),
+        ]
+        monkeypatch.undo()
+        for a, b in zip(blocked, whole):
+            assert a.dtype == b.dtype == dtype and a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol)
+
+
 @pytest.mark.parametrize("case", [CASES[0], CASES[3], CASES[5], CASES[6]])
 def test_each_primitive_differentiates_to_second_order(case):
     options = _options(case)
