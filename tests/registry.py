@@ -469,6 +469,16 @@ register(
     lambda x: fg.nn.avg_pool(x, (3, 1), (1, 1), "SAME", count_include_pad=False),
     (_IMG,),
 )
+register(  # overlapping windows of the minimum: each window's first minimum
+    "lax.reduce_window:min",
+    lambda x: fg.lax.reduce_window(x, np.inf, fg.lax.min, (1, 1, 2, 2), (1, 1, 1, 2), "SAME"),
+    (_IMG,),
+)
+register(
+    "lax.reduce_window:max",
+    lambda x: fg.lax.reduce_window(x, -np.inf, fg.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID"),
+    (_IMG,),
+)
 
 
 def _two_steps(make):

@@ -356,6 +356,35 @@ def test_pooling_matches_jax_reduce_window():
     )
 
 
+@pytest.mark.parametrize(
+    "window,strides,padding",
+    [((2, 2), (2, 2), "VALID"), ((3, 3), (1, 1), "SAME"), ((3, 2), (2, 1), "SAME")],
+)
+def test_pooling_gradients_at_ties_are_jaxs(window, strides, padding):
+    # rounded numbers and a block of zeros: windows whose maximum (minimum) ties; JAX gives
+    # each window's cotangent to its first extremum, and so does funcgrad
+    jax = pytest.importorskip("jax", reason="JAX is a comparison extra (pip install jax)")
+    jax.config.update("jax_enable_x64", True)
+    x = np.round(RNG.normal(size=(2, 6, 6, 3)))
+    x[0, :3, :3, :] = 0.0
+    dims, steps = (1, *window, 1), (1, *strides, 1)
+    for init, ours, theirs in (
+        (-np.inf, fg.lax.max, jax.lax.max),
+        (np.inf, fg.lax.min, jax.lax.min),
+    ):
+        out = np.asarray(jax.lax.reduce_window(x, init, theirs, dims, steps, padding))
+        w = RNG.normal(size=out.shape)
+        want = jax.grad(
+            lambda v: (jax.lax.reduce_window(v, init, theirs, dims, steps, padding) * w).sum()
+        )(x)
+        f = lambda v: fnp.sum(fg.lax.reduce_window(v, init, ours, dims, steps, padding) * w)
+        assert_close(fg.grad(f)(x), np.asarray(want), rtol=1e-12)
+        assert_close(fg.jit(fg.grad(f))(x), np.asarray(want), rtol=1e-12)
+        if ours is fg.lax.max:
+            pool = lambda v: fnp.sum(fg.nn.max_pool(v, window, strides, padding) * w)
+            assert_close(fg.grad(pool)(x), np.asarray(want), rtol=1e-12)
+
+
 def test_same_padding_is_xlas():
     from funcgrad.nn.convolution import padding_pairs
 

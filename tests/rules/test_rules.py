@@ -270,6 +270,18 @@ def elementwise_cases():
 # -------------------------------------------------- the non-elementwise table
 
 
+def _torch_first_hit(torch, hits, axis):
+    """1.0 at the first True of each group along ``axis`` (moved last and flattened)."""
+    kept = [a for a in range(hits.ndim) if a not in axis]
+    moved = hits.permute(*kept, *axis)
+    flat = moved.reshape(*moved.shape[: len(kept)], -1)
+    first = (flat & (torch.cumsum(flat.long(), dim=-1) == 1)).double()
+    back = [0] * hits.ndim
+    for position, a in enumerate([*kept, *axis]):
+        back[a] = position
+    return first.reshape(moved.shape).permute(*back)
+
+
 class Case:
     """A call ``prim(*args, **params)``; ``diff`` lists the arguments to differentiate."""
 
@@ -562,6 +574,7 @@ CASES = [
     Case("lu", [_well(3, 3)], label="3x3"),
     Case("lu", [_a(2, 3, 3)], label="stack, pivoting"),
     Case("lu_perm", [_a(2, 3, 3)], diff=(), label="stack"),
+    Case("qr_perm", [_a(2, 4, 3)], diff=(), label="stack"),
     Case("lu_pivots", [_a(3, 3)], diff=(), label="3x3"),
     Case(
         "pivots_to_perm", [np.array([[2, 2, 2], [0, 2, 2]], dtype=np.int32)], {"size": 4}, diff=()
@@ -614,6 +627,24 @@ CASES = [
         {"axis": (1,)},
         diff=(),
         label="ties in a row",
+    ),
+    Case("window_max", [_a(2, 3)], {"axis": (1,)}, label="axis1"),
+    Case("window_max", [_a(2, 4, 3, 2)], {"axis": (1, 2)}, label="a 4x3 window"),
+    Case("window_max", [_a(2, 3, 5, 4)], {"axis": (1, 2, 3)}, label="60 elements"),
+    Case("window_min", [_a(3, 2, 2)], {"axis": (1, 2)}, label="a 2x2 window"),
+    Case(
+        "first_extremum",
+        [np.round(_a(3, 4)), np.max(np.round(_a(3, 4)), axis=1, keepdims=True)],
+        {"axis": (1,)},
+        diff=(),
+        label="ties in a row",
+    ),
+    Case(
+        "first_extremum",
+        [np.round(_a(2, 5, 5)), np.max(np.round(_a(2, 5, 5)), axis=(1, 2), keepdims=True)],
+        {"axis": (1, 2)},
+        diff=(),
+        label="ties in 25-element windows",
     ),
 ]
 
@@ -961,6 +992,9 @@ def _torch_table(torch):
         "min": lambda x, axis=None, keepdims=False: torch.amin(
             x, dim=() if axis is None else axis, keepdim=keepdims
         ),
+        "window_max": lambda x, axis: torch.amax(x, dim=axis),
+        "window_min": lambda x, axis: torch.amin(x, dim=axis),
+        "first_extremum": lambda x, top, axis: _torch_first_hit(torch, x == top, axis),
         "tie_weights": lambda x, top, axis: (
             (x == top).double() / (x == top).double().sum(dim=axis, keepdim=True)
         ),
@@ -1077,7 +1111,7 @@ def _torch_writes(torch, x, v, idx, template):
 # Primitives PyTorch has no like-for-like counterpart of (central differences still check them).
 NO_TORCH_EQUIVALENT = {
     **dict.fromkeys(
-        ("lu_perm", "lu_pivots", "pivots_to_perm", "packbits", "unpackbits"),
+        ("lu_perm", "lu_pivots", "pivots_to_perm", "qr_perm", "packbits", "unpackbits"),
         "integers: no derivative to compare",
     ),
     "schur": "no Schur decomposition in torch (and no derivative here)",

@@ -23,6 +23,7 @@ from .. import numpy as fnp
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import dtype_of, shape_of
 from ..nn.convolution import padding_pairs
+from ..rules.window_extrema import window_max, window_min
 from ..rules.windows import window_counts, windows
 from ._more import reduce
 
@@ -30,6 +31,7 @@ __all__ = ["reduce_window"]
 
 # the computations whose padding counts for nothing (JAX pads them with their identity)
 _NEUTRAL = (fnp.add, fnp.multiply, fnp.maximum, fnp.minimum)
+_WINDOW_EXTREMA = {fnp.maximum: window_max, fnp.minimum: window_min}
 _WHO = "lax.reduce_window"
 
 
@@ -120,4 +122,7 @@ def reduce_window(
         lhs_dilation=ones,
         rhs_dilation=dilation,
     )
+    extremum = _WINDOW_EXTREMA.get(computation)
+    if extremum is not None:  # its derivative goes to each window's first extremum, as XLA's
+        return computation(init_value, extremum(patches, axis=tuple(range(n, 2 * n))))
     return reduce(patches, init_value, computation, tuple(range(n, 2 * n)))

@@ -11,8 +11,8 @@ pads with zeros and divides by the whole window unless
 
 Each is the gather of every window (:mod:`funcgrad.rules.windows`) followed by
 a reduction over the window's axes, so both differentiate (a max pool's
-gradient goes to the window's maximum, split evenly between ties, as
-``fnp.max``'s does), batch and nest like any other function.
+gradient goes to the window's first maximum, as JAX's and PyTorch's do:
+:mod:`funcgrad.rules.window_extrema`), batch and nest like any other function.
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -28,8 +28,8 @@ import numpy as np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import dtype_of, shape_of
-from ..numpy import max as _max
 from ..numpy import pad, reshape, sum
+from ..rules.window_extrema import window_max
 from ..rules.windows import window_counts, windows
 from .convolution import _tuple, padding_pairs
 
@@ -141,7 +141,7 @@ def max_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
     )
     tiles = _tiles(inputs, params, pads)
     if tiles is not None:
-        return _max(*tiles[:1], axis=tiles[1])
+        return window_max(tiles[0], axis=tiles[1])
     x = inputs
     if any(p != (0, 0) for p in pads):  # padding that never wins: the dtype's least
         kind = dtype_of(x)
@@ -150,7 +150,7 @@ def max_pool(inputs, window_shape, strides=None, padding="VALID", dilation=None,
         )
         x = _padded(x, params["axes"], pads, lowest)
     patches = windows(x, padding=((0, 0),) * len(pads), **params)
-    return _max(patches, axis=window_axes)
+    return window_max(patches, axis=window_axes)
 
 
 def avg_pool(

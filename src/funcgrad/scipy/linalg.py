@@ -494,7 +494,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     >>> fg.grad(lambda m: lu(m)[2][1, 1])(a)    # rows swapped: u_22 = a_12 - a_22 a_11 / a_21
     array([[-1.33333333,  1.        ],
            [ 0.44444444, -0.33333333]])
-    >>> [m.shape for m in lu(np.ones((2, 3)))]
+    >>> [m.shape for m in lu(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]]))]
     [(2, 2), (2, 2), (2, 3)]
     """
     a = as_array(a)

@@ -1,0 +1,139 @@
+"""A window's maximum and minimum, whose derivative goes to the window's first extremum.
+
+    primitive                  value                     reverse rule
+    -------------------------  ------------------------  -----------------------------------
+    window_max, window_min     extremum along the axes   g to the first element (in C order
+                               of each window            over the axes) equal to the extremum
+    first_extremum(x, top)     1 there, 0 elsewhere      none: piecewise constant
+
+Pooling and ``lax.reduce_window`` reduce each window with these. Their values are
+``fnp.max``'s and ``fnp.min``'s; only ties differ: ``fnp.max`` shares the cotangent
+equally between the elements that tie (as ``jnp.max`` does), while a window's goes to
+its first one, as XLA's ``select_and_scatter`` gives JAX's ``reduce_window`` and as
+PyTorch's ``max_pool2d`` does (a window of zeros after a ReLU is common). It is also
+less work: over a pooling window's few elements the mask is a pass per element.
+
+>>> import numpy as np
+>>> import funcgrad as fg
+>>> x = np.zeros((2, 2))                                  # two windows of two tied zeros
+>>> fg.grad(lambda v: window_max(v, axis=(1,)).sum())(x)
+array([[1., 0.],
+       [1., 0.]])
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+from ..core.facts import ALL, declare
+from ..core.primitive import Primitive
+from ..core.values import normalize_axes, plain, shape_of
+from .arrays import all_batched, batch_reduction, broadcast_to, restore_reduced_axes, sum
+from .elementwise import real_dtype_of
+from .reductions import _reducer, _xp_reducer
+
+__all__ = ["window_max", "window_min", "first_extremum"]
+
+_FEW = 16  # windows of up to this many elements take a pass per element
+
+
+def _first_extremum_impl(x, top, axis):
+    x = np.asarray(x)
+    dtype = real_dtype_of(x)
+    hits = np.equal(x, top)  # top keeps the reduced axes
+    few = math.prod(x.shape[a] for a in axis)
+    if few <= _FEW:
+        out = np.zeros(x.shape, dtype)
+        found = None
+        for offsets in itertools.product(*(range(x.shape[a]) for a in axis)):
+            index = [slice(None)] * x.ndim
+            for a, o in zip(axis, offsets):
+                index[a] = slice(o, o + 1)
+            hit = hits[tuple(index)]
+            if found is None:
+                first, found = hit, hit.copy()
+            else:
+                first = hit & ~found
+                found |= hit
+            out[tuple(index)] = first
+        return out
+    # many elements per window: the window's axes last, the first hit found by argmax
+    kept = [a for a in range(x.ndim) if a not in axis]
+    moved = hits.transpose(kept + list(axis)).reshape([x.shape[a] for a in kept] + [-1])
+    first = np.argmax(moved, axis=-1)[..., None]
+    mask = np.zeros(moved.shape, dtype)
+    np.put_along_axis(mask, first, np.take_along_axis(moved, first, axis=-1), axis=-1)
+    mask = mask.reshape([x.shape[a] for a in kept] + [x.shape[a] for a in axis])
+    return mask.transpose(np.argsort(kept + list(axis)))
+
+
+def _xp_first_extremum(xp, x, top, axis):
+    """The mask in the Array API's functions: the window's axes last, flattened, and the
+    hits whose running count is one."""
+    nd = x.ndim
+    kept = [a for a in range(nd) if a not in axis]
+    hits = xp.permute_dims(x == top, tuple(kept + list(axis)))
+    shape = hits.shape
+    flat = xp.reshape(hits, (*shape[: len(kept)], -1))
+    count = xp.cumulative_sum(xp.astype(flat, xp.int32), axis=-1)
+    mask = xp.astype(flat & (count == 1), xp.float32 if x.dtype == xp.float32 else xp.float64)
+    back = [0] * nd
+    for position, a in enumerate(kept + list(axis)):
+        back[a] = position
+    return xp.permute_dims(xp.reshape(mask, shape), tuple(back))
+
+
+first_extremum = Primitive(
+    "first_extremum",
+    _first_extremum_impl,
+    xp=_xp_first_extremum,
+    vjp=(lambda g, ans, x, top, axis: None, lambda g, ans, x, top, axis: None),
+    jvp=(lambda t, ans, x, top, axis: None, lambda t, ans, x, top, axis: None),
+    batch=lambda size, prim, values, batched, params: first_extremum(
+        *all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"])
+    ),
+)
+"""``first_extremum(x, top, axis=axes)``: 1 at the first element (in C order over
+``axes``) of each group of ``x`` equal to ``top`` (the group's extremum, reduced axes
+kept), 0 elsewhere."""
+
+
+def _mask(x, ans, axis, keepdims):
+    px = plain(x)
+    axes = normalize_axes(axis, len(shape_of(px)))
+    top = restore_reduced_axes(plain(ans), px, axis, keepdims)
+    return first_extremum(px, top, axis=tuple(axes))
+
+
+def _grown(g, x, axis, keepdims):
+    g = restore_reduced_axes(g, x, axis, keepdims)
+    return broadcast_to(g, shape=shape_of(x)) if shape_of(g) != shape_of(x) else g
+
+
+def _vjp(g, ans, x, axis=None, keepdims=False):
+    return _grown(g, x, axis, keepdims) * _mask(x, ans, axis, keepdims)
+
+
+def _jvp(t, ans, x, axis=None, keepdims=False):
+    return sum(t * _mask(x, ans, axis, keepdims), axis=axis, keepdims=keepdims)
+
+
+window_max = Primitive(
+    "window_max",
+    _reducer(np.max, np.maximum),
+    xp=_xp_reducer("max"),
+    vjp=(_vjp,),
+    jvp=(_jvp,),
+    batch=batch_reduction,
+)
+window_min = Primitive(
+    "window_min",
+    _reducer(np.min, np.minimum),
+    xp=_xp_reducer("min"),
+    vjp=(_vjp,),
+    jvp=(_jvp,),
+    batch=batch_reduction,
+)
+declare(window_max, window_min, structure="reduction")
+declare(first_extremum, flat=ALL)
