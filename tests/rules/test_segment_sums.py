@@ -7,6 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.rules import gather
 from funcgrad.rules.arrays import _untake_impl
 from funcgrad.rules.sorting import _grids, _put_along_impl
 
@@ -23,6 +24,27 @@ def test_an_untake_by_rows_equals_np_add_at(dtype, index_shape):
     assert got.dtype == dtype
     # (sums in another order: float32 rounds them differently)
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-6 if dtype == np.float32 else 1e-14)
+
+
+@pytest.mark.parametrize("mode", ["raise", "clip", "wrap"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_traced_row_scatter_add_equals_np_add_at(dtype, mode):
+    # jit's and vmap's form of the same cotangent: a scatter_add into x (not only zeros)
+    rng = np.random.default_rng(3)
+    rows = rng.integers(-6, 6 if mode == "raise" else 9, (3, 5))
+    x = rng.normal(size=(6, 4)).astype(dtype)
+    v = rng.normal(size=(3, 5, 4)).astype(dtype)
+    template = (gather.TRACED,)
+    got = gather._scatter_add_impl(x, v, rows, template=template, mode=mode)
+    want = x.copy()
+    np.add.at(want, gather._index(template, (rows,), x.shape, mode), v)
+    assert got.dtype == dtype
+    # (sums in another order: float32 rounds them differently)
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-6 if dtype == np.float32 else 1e-14)
+    f = lambda w, i: fnp.sum(fnp.sin(w[i]) * v)
+    np.testing.assert_allclose(
+        fg.jit(fg.grad(f))(x, rows % 6), fg.grad(f)(x, rows % 6), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_put_along_one_position_per_row_equals_np_add_at():

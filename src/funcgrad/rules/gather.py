@@ -33,7 +33,14 @@ from ..core.errors import NamespaceError
 from ..core.namespaces import is_foreign, library_of
 from ..core.primitive import Primitive
 from ..core.values import filled_like, shape_of
-from .arrays import batch_example_by_example, broadcast_to, getitem, unbroadcast, untake
+from .arrays import (
+    add_rows,
+    batch_example_by_example,
+    broadcast_to,
+    getitem,
+    unbroadcast,
+    untake,
+)
 from .elementwise import multiply, where
 from .foreign_indexing import scatter_add_rows
 
@@ -92,7 +99,19 @@ def _gather_impl(x, *idx, template, mode):
 
 def _scatter_add_impl(x, v, *idx, template, mode):
     out = np.array(x, dtype=np.result_type(x, v), copy=True)
-    np.add.at(out, _index(template, idx, out.shape, mode), v)
+    index = _index(template, idx, out.shape, mode)
+    rows = index[0]
+    if (
+        len(index) == 1
+        and type(rows) is np.ndarray
+        and rows.dtype.kind in "iu"
+        and rows.size > 1
+        and type(v) is np.ndarray
+        and v.shape == rows.shape + out.shape[1:]
+    ):
+        add_rows(out, rows, v)  # whole rows (an embedding's cotangent): a segment sum
+    else:
+        np.add.at(out, index, v)
     return out
 
 
