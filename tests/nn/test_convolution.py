@@ -380,6 +380,14 @@ def test_pooling_gradients_at_ties_are_jaxs(window, strides, padding):
         f = lambda v: fnp.sum(fg.lax.reduce_window(v, init, ours, dims, steps, padding) * w)
         assert_close(fg.grad(f)(x), np.asarray(want), rtol=1e-12)
         assert_close(fg.jit(fg.grad(f))(x), np.asarray(want), rtol=1e-12)
+        # forward mode takes each window's first one too: <jvp(t), w> = <t, grad> (JAX's
+        # own forward mode picks a tied element by its reduction's order, not always the first)
+        t = RNG.normal(size=x.shape)
+        _, ft = fg.jvp(
+            lambda v: fg.lax.reduce_window(v, init, ours, dims, steps, padding), (x,), (t,)
+        )
+        assert_close(np.vdot(ft, w), np.vdot(t, np.asarray(want)), rtol=1e-12)
+        assert_close(fg.grad(lambda v: fnp.sum(fg.grad(f)(v) * t))(x), np.zeros_like(x))
         if ours is fg.lax.max:
             pool = lambda v: fnp.sum(fg.nn.max_pool(v, window, strides, padding) * w)
             assert_close(fg.grad(pool)(x), np.asarray(want), rtol=1e-12)

@@ -646,6 +646,24 @@ CASES = [
         diff=(),
         label="ties in 25-element windows",
     ),
+    Case(
+        "window_cotangent",
+        [_a(3, 1), np.round(_a(3, 4)), np.max(np.round(_a(3, 4)), axis=1, keepdims=True)],
+        {"axis": (1,)},
+        diff=(0,),
+        label="ties in a row",
+    ),
+    Case(
+        "window_cotangent",
+        [
+            _a(2, 1, 1),
+            np.round(_a(2, 5, 5)),
+            np.max(np.round(_a(2, 5, 5)), axis=(1, 2), keepdims=True),
+        ],
+        {"axis": (1, 2)},
+        diff=(0,),
+        label="25-element windows",
+    ),
 ]
 
 
@@ -994,7 +1012,12 @@ def _torch_table(torch):
         ),
         "window_max": lambda x, axis: torch.amax(x, dim=axis),
         "window_min": lambda x, axis: torch.amin(x, dim=axis),
-        "first_extremum": lambda x, top, axis: _torch_first_hit(torch, x == top, axis),
+        "first_extremum": lambda x, top, axis: _torch_first_hit(
+            torch, torch.as_tensor(x) == torch.as_tensor(top), axis
+        ),
+        "window_cotangent": lambda g, x, top, axis: (
+            g * _torch_first_hit(torch, torch.as_tensor(x) == torch.as_tensor(top), axis)
+        ),
         "tie_weights": lambda x, top, axis: (
             (x == top).double() / (x == top).double().sum(dim=axis, keepdim=True)
         ),

@@ -52,7 +52,7 @@ from .arrays import reshape, transpose
 from .foreign_windows import conv_form, conv_kernel_form, conv_transpose_form
 from .products import _matmul_impl, matmul, mT
 from .window_shapes import channels_then_taps, taps_then_channels
-from .windows import _unwindows, _windows, unwindows, windows
+from .windows import _dilated_padded, _unwindows, _windows, unwindows, windows
 
 __all__ = ["conv", "conv_transpose", "conv_kernel", "BLOCK_BYTES"]
 
@@ -74,37 +74,50 @@ def _patch_rows(x, window, strides, padding, lhs_dilation, rhs_dilation):
 BLOCK_BYTES = 2 << 20
 
 
-def _images_per_block(x, window, o):
+def _images_per_block(x, window):
     """How many images of ``x`` one block of windows holds (all of them for a small layer)."""
     per_image = math.prod(x.shape[1:]) * math.prod(window) * x.itemsize
     return max(1, BLOCK_BYTES // max(per_image, 1))
+
+
+def _blocks(x, window, options):
+    """``x``'s images a block at a time, each ``(start, stop, rows, counts)`` with the
+    block's window rows (:func:`_patch_rows`). The whole batch is padded (and dilated)
+    once, so each block only takes its windows."""
+    n, per = x.shape[0], _images_per_block(x, window)
+    if per >= n:
+        yield (0, n, *_patch_rows(x, window, **options))
+        return
+    k = len(window)
+    axes = tuple(range(1, 1 + k))
+    padded = _dilated_padded(x, axes, options["padding"], options["lhs_dilation"])
+    ready = {**options, "padding": ((0, 0),) * k, "lhs_dilation": (1,) * k}
+    for start in range(0, n, per):
+        stop = min(n, start + per)
+        yield (start, stop, *_patch_rows(padded[start:stop], window, **ready))
 
 
 def _conv_impl(x, w, **options):
     x, w = np.asarray(x), np.asarray(w)
     window, o = w.shape[:-2], w.shape[-1]
     matrix = w.reshape(-1, o)
-    n, per = x.shape[0], _images_per_block(x, window, o)
-    if per >= n:
-        rows, counts = _patch_rows(x, window, **options)
-        return _matmul_impl(rows, matrix).reshape(n, *counts, o)
+    n = x.shape[0]
     out = None
-    for start in range(0, n, per):  # images are independent: block by block
-        rows, counts = _patch_rows(x[start : start + per], window, **options)
+    for start, stop, rows, counts in _blocks(x, window, options):  # images are independent
+        if stop - start == n:
+            return _matmul_impl(rows, matrix).reshape(n, *counts, o)
         if out is None:
             out = np.empty((n, *counts, o), np.result_type(rows, matrix))
-        np.matmul(rows, matrix, out=out[start : start + per].reshape(-1, o))
+        np.matmul(rows, matrix, out=out[start:stop].reshape(-1, o))
     return out
 
 
 def _conv_kernel_impl(x, g, window, **options):
     x, g = np.asarray(x), np.asarray(g)
     o = g.shape[-1]
-    n, per = x.shape[0], _images_per_block(x, window, o)
     total = None
-    for start in range(0, n, per):  # a sum over the images' positions: block by block
-        rows, _ = _patch_rows(x[start : start + per], window, **options)
-        part = rows.T @ g[start : start + per].reshape(-1, o)
+    for start, stop, rows, _ in _blocks(x, window, options):  # a sum over the positions
+        part = rows.T @ g[start:stop].reshape(-1, o)
         total = part if total is None else np.add(total, part, out=total)
     return total.reshape(*window, x.shape[-1], o)
 

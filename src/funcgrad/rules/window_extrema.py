@@ -5,6 +5,8 @@
     window_max, window_min     extremum along the axes   g to the first element (in C order
                                of each window            over the axes) equal to the extremum
     first_extremum(x, top)     1 there, 0 elsewhere      none: piecewise constant
+    window_cotangent(g, x, t)  g there, 0 elsewhere      g: the window sums of h at the same
+                               (the reverse rule above)  places; x, t: none
 
 Pooling and ``lax.reduce_window`` reduce each window with these. Their values are
 ``fnp.max``'s and ``fnp.min``'s; only ties differ: ``fnp.max`` shares the cotangent
@@ -29,35 +31,42 @@ import numpy as np
 from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import normalize_axes, plain, shape_of
-from .arrays import all_batched, batch_reduction, broadcast_to, restore_reduced_axes, sum
+from .arrays import all_batched, batch_reduction, restore_reduced_axes, sum
 from .elementwise import real_dtype_of
 from .reductions import _reducer, _xp_reducer
 
-__all__ = ["window_max", "window_min", "first_extremum"]
+__all__ = ["window_max", "window_min", "first_extremum", "window_cotangent"]
 
 _FEW = 16  # windows of up to this many elements take a pass per element
+
+
+def _each_first(x, top, axis):
+    """For a window of few elements: each element's index and whether it is its window's
+    first extremum, one element at a time (a pass over a slice of ``x`` each)."""
+    found = None
+    for offsets in itertools.product(*(range(x.shape[a]) for a in axis)):
+        index = [slice(None)] * x.ndim
+        for a, o in zip(axis, offsets):
+            index[a] = slice(o, o + 1)
+        index = tuple(index)
+        hit = np.equal(x[index], top)
+        if found is None:
+            found = hit.copy()
+        else:
+            hit &= ~found
+            found |= hit
+        yield index, hit
 
 
 def _first_extremum_impl(x, top, axis):
     x = np.asarray(x)
     dtype = real_dtype_of(x)
-    hits = np.equal(x, top)  # top keeps the reduced axes
-    few = math.prod(x.shape[a] for a in axis)
-    if few <= _FEW:
-        out = np.zeros(x.shape, dtype)
-        found = None
-        for offsets in itertools.product(*(range(x.shape[a]) for a in axis)):
-            index = [slice(None)] * x.ndim
-            for a, o in zip(axis, offsets):
-                index[a] = slice(o, o + 1)
-            hit = hits[tuple(index)]
-            if found is None:
-                first, found = hit, hit.copy()
-            else:
-                first = hit & ~found
-                found |= hit
-            out[tuple(index)] = first
+    if math.prod(x.shape[a] for a in axis) <= _FEW:
+        out = np.empty(x.shape, dtype)
+        for index, first in _each_first(x, top, axis):
+            out[index] = first
         return out
+    hits = np.equal(x, top)  # top keeps the reduced axes
     # many elements per window: the window's axes last, the first hit found by argmax
     kept = [a for a in range(x.ndim) if a not in axis]
     moved = hits.transpose(kept + list(axis)).reshape([x.shape[a] for a in kept] + [-1])
@@ -99,20 +108,50 @@ first_extremum = Primitive(
 kept), 0 elsewhere."""
 
 
-def _mask(x, ans, axis, keepdims):
+def _window_cotangent_impl(g, x, top, axis):
+    x, g = np.asarray(x), np.asarray(g)
+    dtype = np.result_type(g, real_dtype_of(x))
+    if math.prod(x.shape[a] for a in axis) <= _FEW:  # g at each window's first extremum
+        out = np.empty(x.shape, dtype)
+        for index, first in _each_first(x, top, axis):
+            np.multiply(g, first, out=out[index])
+        return out
+    return np.multiply(g, _first_extremum_impl(x, top, axis), dtype=dtype)
+
+
+def _window_cotangent_vjp(h, ans, g, x, top, axis):
+    return sum(h * first_extremum(x, top, axis=axis), axis=axis, keepdims=True)
+
+
+window_cotangent = Primitive(
+    "window_cotangent",
+    _window_cotangent_impl,
+    xp=lambda xp, g, x, top, axis: g * _xp_first_extremum(xp, x, top, axis),
+    vjp=(_window_cotangent_vjp, None, None),
+    jvp=(lambda t, ans, g, x, top, axis: window_cotangent(t, x, top, axis=axis), None, None),
+    batch=lambda size, prim, values, batched, params: window_cotangent(
+        *all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"])
+    ),
+)
+"""``window_cotangent(g, x, top, axis=axes)``: ``g`` (a window's cotangent, reduced axes
+kept) at each window's first element equal to ``top``, zeros elsewhere: a window
+extremum's reverse rule in one pass per window element."""
+
+
+def _top(x, ans, axis, keepdims):
     px = plain(x)
-    axes = normalize_axes(axis, len(shape_of(px)))
-    top = restore_reduced_axes(plain(ans), px, axis, keepdims)
-    return first_extremum(px, top, axis=tuple(axes))
+    axes = tuple(normalize_axes(axis, len(shape_of(px))))
+    return px, restore_reduced_axes(plain(ans), px, axis, keepdims), axes
 
 
-def _grown(g, x, axis, keepdims):
-    g = restore_reduced_axes(g, x, axis, keepdims)
-    return broadcast_to(g, shape=shape_of(x)) if shape_of(g) != shape_of(x) else g
+def _mask(x, ans, axis, keepdims):
+    px, top, axes = _top(x, ans, axis, keepdims)
+    return first_extremum(px, top, axis=axes)
 
 
 def _vjp(g, ans, x, axis=None, keepdims=False):
-    return _grown(g, x, axis, keepdims) * _mask(x, ans, axis, keepdims)
+    px, top, axes = _top(x, ans, axis, keepdims)
+    return window_cotangent(restore_reduced_axes(g, x, axis, keepdims), px, top, axis=axes)
 
 
 def _jvp(t, ans, x, axis=None, keepdims=False):
@@ -137,3 +176,4 @@ window_min = Primitive(
 )
 declare(window_max, window_min, structure="reduction")
 declare(first_extremum, flat=ALL)
+declare(window_cotangent, flat=(1, 2))
