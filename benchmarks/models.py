@@ -17,7 +17,10 @@ it: a function of a parameter pytree under ``fg.value_and_grad``.
 Before anything is timed, each model's loss and every gradient are compared
 with PyTorch's in float64 from the same parameters. Rows are medians of
 ``--repeats`` calls after warm-up calls (which compile the jits), the engines
-taking turns round by round. Peak memory is tracemalloc's peak over one
+taking turns round by round, except JAX's jit, which runs in a process of its own
+(with XLA held to ``--threads`` threads): loaded beside the others, its runtime slowed
+funcgrad's eager CNN step from 20 to 28 ms. Its first call (the compile) is printed
+beside funcgrad's. Peak memory is tracemalloc's peak over one
 funcgrad step (NumPy reports its arrays to tracemalloc; PyTorch's allocator
 does not, so its column is empty). The BLAS NumPy uses is printed with the
 figures: it decides most of a step's time.
@@ -30,6 +33,7 @@ a float64 check that warms the heap, do not show.
 """
 
 import argparse
+import importlib.util
 import os
 import statistics
 import time
@@ -58,6 +62,12 @@ OPTIONS = _options() if __name__ == "__main__" else None
 if OPTIONS is not None:  # the thread count is read when the BLAS loads: before NumPy
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(OPTIONS.threads)
+    # XLA's CPU client takes every core for its own thread pool unless told
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "")
+        + f" --xla_cpu_multi_thread_eigen={'true' if OPTIONS.threads > 1 else 'false'}"
+        + f" intra_op_parallelism_threads={OPTIONS.threads}"
+    ).strip()
 
 import numpy as np  # noqa: E402
 
@@ -265,15 +275,19 @@ def check_against_torch(name, loss, tloss, params, data):
 
 
 def timed(calls, repeats):
-    """Median milliseconds of each call, the calls taking turns round by round."""
+    """Median milliseconds of each call, the calls taking turns round by round, each round
+    starting one further along: a call just after JAX's (whose runtime goes on working
+    for a while after a step returns: 20 -> 28 ms for funcgrad's eager CNN step, always
+    placed after it) is then each engine's turn in equal measure."""
     for call in calls.values():
         for _ in range(2):
             call()
     times = {k: [] for k in calls}
-    for _ in range(repeats):
-        for k, call in calls.items():
+    names = list(calls)
+    for r in range(repeats):
+        for k in names[r % len(names) :] + names[: r % len(names)]:
             t = time.perf_counter()
-            call()
+            calls[k]()
             times[k].append(time.perf_counter() - t)
     return {k: statistics.median(v) * 1e3 for k, v in times.items()}
 
@@ -316,14 +330,11 @@ def main(o):
         f"# {o.dtype}, {o.threads} thread(s); NumPy {np.__version__} on {blas()}; "
         f"PyTorch {torch.__version__}; median of {o.repeats}"
     )
-    try:
-        import jax
-
-        jax.config.update("jax_enable_x64", True)
-    except ImportError:
-        jax = None
+    # JAX runs in a process of its own: its runtime, once loaded, slows the Python-heavy
+    # engines around it (funcgrad's eager CNN step 20 -> 28 ms in the same process)
+    has_jax = importlib.util.find_spec("jax") is not None
     rows = []
-    for name, shape, loss, tloss, params, data in workloads(o.large):
+    for name, _shape, loss, tloss, params, data in workloads(o.large):
         n = check_against_torch(name, loss, tloss, params, data)
         p, d = cast(params, o.dtype), cast(data, o.dtype)
         eager = fg.value_and_grad(loss)
@@ -337,12 +348,12 @@ def main(o):
         if o.compile:
             compiled_step, _ = torch_step(torch.compile(tloss), params, data, o.dtype)
             calls["torch.compile"] = compiled_step
-        if jax is not None:
-            calls["jax jit"] = jax_step(name.split("-")[0], shape, p, d)
         t = time.perf_counter()
         jitted(p, **d)  # the first call traces and compiles the plan
         first = (time.perf_counter() - t) * 1e3
         ms = timed(calls, o.repeats)
+        if has_jax:
+            ms["jax jit"], jax_first = _in_own_process("jax", name, o)
         grads = jitted(p, **d)[1]
         dtypes = sorted({str(g.dtype) for g in fg.tree_util.tree_leaves(grads)})
         mem = peak_mib(lambda: eager(p, **d))
@@ -355,7 +366,24 @@ def main(o):
         for k, v in ms.items():
             print(f"  {k:20s} {v:8.2f} ms  {v / torch_ms:5.2f}x torch eager")
         print(f"  {'(jit first call)':20s} {first:8.1f} ms")
+        if has_jax:
+            print(f"  {'(JAX jit first call)':20s} {jax_first:8.1f} ms")
     return rows
+
+
+def _in_own_process(engine, model, o, repeats=None):
+    """``(median ms, first call ms)`` of ``engine``'s steps alone in a fresh process."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, __file__, "--alone", engine, model, "--threads", str(o.threads)]
+        + ["--dtype", o.dtype, "--repeats", str(repeats or o.repeats)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return float(out[-1]), float(out[-2])
 
 
 def jax_loss(name, shape=None):
@@ -429,6 +457,22 @@ def alone(engine, model, o):
         w for w in workloads(model == "gpt-large") if w[0] == model
     )
     p, d = cast(params, o.dtype), cast(data, o.dtype)
+    if engine == "jax":
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        step = jax_step(model.split("-")[0], _shape, p, d)
+        t = time.perf_counter()
+        step()  # compiles
+        first = (time.perf_counter() - t) * 1e3
+        step()
+        times = []
+        for _ in range(o.repeats):
+            t = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - t)
+        print(first, statistics.median(times) * 1e3)
+        return
     if engine == "torch":
         import torch
 
