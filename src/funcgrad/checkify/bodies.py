@@ -229,7 +229,9 @@ def _switch(trace, values, params):
 
 def _remat(trace, values, params):
     # run once forward (and again in a backward pass, checked again there): checked where
-    # it is called, its steps one by one, with what a policy keeps among the outputs
+    # it is called, its steps one by one, with what a policy keeps among the outputs. So
+    # under checkify a checkpoint does not save memory: a gradient outside the checkify
+    # keeps the body's intermediates.
     full = saving(params["body"], params.get("policy"))[0]
     outs = full.evaluate([trace.box_type(v, trace) for v in values])
     return [trace.unbox(o) for o in outs]

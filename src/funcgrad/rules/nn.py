@@ -40,9 +40,16 @@ def _scalar_back(out, x):
     return float(out) if type(x) is float else out
 
 
+def _row_max(a, axis):
+    """The maximum along ``axis``, reduced axes kept, by ``np.fmax`` (which leaves NaNs out;
+    a NaN makes the softmax's or log-sum-exp's result NaN all the same): NumPy's maximum
+    reduction along a short contiguous axis (attention's rows of 64) is a third slower."""
+    return np.fmax.reduce(a, axis=axis, keepdims=True)
+
+
 def _logsumexp_impl(x, axis=None, keepdims=False):
     a = np.asarray(x)
-    m = np.max(a, axis=axis, keepdims=True)
+    m = _row_max(a, axis)
     m = np.where(np.isfinite(m), m, 0.0)
     out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
     if not keepdims:
@@ -52,7 +59,7 @@ def _logsumexp_impl(x, axis=None, keepdims=False):
 
 def _softmax_impl(x, axis=-1):
     a = np.asarray(x)
-    e = np.exp(a - a.max(axis=axis, keepdims=True))  # the methods: np.max's call, direct
+    e = np.exp(a - _row_max(a, axis))
     return e / e.sum(axis=axis, keepdims=True)
 
 
