@@ -350,3 +350,13 @@ def test_a_check_inside_a_custom_rule_function():
     # under jit it would be read on the traced example: refused by name
     with pytest.raises(fg.errors.ArgumentTypeError, match="custom derivative rule"):
         fg.jit(checkify.checkify(safe_sin))(-1.0)
+
+
+def test_a_message_that_names_numbers_not_given_is_refused_at_the_check():
+    with pytest.raises(fg.errors.ArgumentError, match=r"prints \{y\}"):
+        checkify.checkify(lambda x: (checkify.check(x < 0, "x is {y}", x), x)[1])(1.0)
+    with pytest.raises(fg.errors.ArgumentError, match=r"prints \{\}"):
+        checkify.check(True, "{} and {}", 1)
+    with pytest.raises(fg.errors.ArgumentError, match="not a format string"):
+        checkify.check(True, "x {")
+    checkify.check(True, "{a.real} {0[0]:.2f} {{literal}}", [1.5], a=2.0)  # fields it gives

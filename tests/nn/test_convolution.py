@@ -436,3 +436,10 @@ def test_integer_pools_pad_with_the_least_integer_and_refusals_name_the_call():
         fg.nn.avg_pool(x, (5, 1))
     with pytest.raises(fg.FuncgradError, match="conv_general_dilated: a window of 5"):
         fg.nn.conv(np.ones((1, 1, 4)), np.ones((1, 1, 5)), (1,), "VALID")
+
+
+def test_a_pooling_window_whose_maximum_is_nan_sends_its_cotangent_to_its_first_nan():
+    x = np.array([1.0, np.nan, 2.0, np.nan, 1.0, 2.0, 3.0, 0.5]).reshape(2, 2, 2, 1)
+    pool = lambda v: fnp.sum(fg.nn.max_pool(v, (2, 2), strides=(2, 2)))
+    for g in (fg.grad(pool)(x), fg.jit(fg.grad(pool))(x)):
+        np.testing.assert_array_equal(g.ravel(), [0, 1, 0, 0, 0, 0, 1, 0])

@@ -12,7 +12,8 @@ Pooling and ``lax.reduce_window`` reduce each window with these. Their values ar
 ``fnp.max``'s and ``fnp.min``'s; only ties differ: ``fnp.max`` shares the cotangent
 equally between the elements that tie (as ``jnp.max`` does), while a window's goes to
 its first one, as XLA's ``select_and_scatter`` gives JAX's ``reduce_window`` and as
-PyTorch's ``max_pool2d`` does (a window of zeros after a ReLU is common). It is also
+PyTorch's ``max_pool2d`` does (a window of zeros after a ReLU is common). A window
+whose extremum is NaN gives it to its first NaN (the libraries differ there). It is also
 less work: over a pooling window's few elements the mask is a pass per element.
 
 >>> import numpy as np
@@ -44,18 +45,30 @@ def _each_first(x, top, axis):
     """For a window of few elements: each element's index and whether it is its window's
     first extremum, one element at a time (a pass over a slice of ``x`` each)."""
     found = None
+    nan_top = _nan_windows(x, top)
     for offsets in itertools.product(*(range(x.shape[a]) for a in axis)):
         index = [slice(None)] * x.ndim
         for a, o in zip(axis, offsets):
             index[a] = slice(o, o + 1)
         index = tuple(index)
         hit = np.equal(x[index], top)
+        if nan_top is not None:
+            hit |= np.isnan(x[index]) & nan_top
         if found is None:
             found = hit.copy()
         else:
             hit &= ~found
             found |= hit
         yield index, hit
+
+
+def _nan_windows(x, top):
+    """Where a window's extremum is NaN (its first NaN then takes the cotangent, as the
+    extremum NumPy reports is that NaN), or None where there is none."""
+    if np.asarray(x).dtype.kind not in "fc":
+        return None
+    nan_top = np.isnan(top)
+    return nan_top if nan_top.any() else None
 
 
 def _first_extremum_impl(x, top, axis):
@@ -67,6 +80,9 @@ def _first_extremum_impl(x, top, axis):
             out[index] = first
         return out
     hits = np.equal(x, top)  # top keeps the reduced axes
+    nan_top = _nan_windows(x, top)
+    if nan_top is not None:
+        hits |= np.isnan(x) & nan_top
     # many elements per window: the window's axes last, the first hit found by argmax
     kept = [a for a in range(x.ndim) if a not in axis]
     moved = hits.transpose(kept + list(axis)).reshape([x.shape[a] for a in kept] + [-1])
@@ -82,7 +98,10 @@ def _xp_first_extremum(xp, x, top, axis):
     hits whose running count is one."""
     nd = x.ndim
     kept = [a for a in range(nd) if a not in axis]
-    hits = xp.permute_dims(x == top, tuple(kept + list(axis)))
+    same = x == top
+    if xp.isdtype(x.dtype, "real floating"):  # a NaN window: its first NaN
+        same = same | (xp.isnan(x) & xp.isnan(top))
+    hits = xp.permute_dims(same, tuple(kept + list(axis)))
     shape = hits.shape
     flat = xp.reshape(hits, (*shape[: len(kept)], -1))
     count = xp.cumulative_sum(xp.astype(flat, xp.int32), axis=-1)
