@@ -18,6 +18,7 @@ less work: over a pooling window's few elements the mask is a pass per element.
 
 >>> import numpy as np
 >>> import funcgrad as fg
+>>> from funcgrad.rules.window_extrema import window_max
 >>> x = np.zeros((2, 2))                                  # two windows of two tied zeros
 >>> fg.grad(lambda v: window_max(v, axis=(1,)).sum())(x)
 array([[1., 0.],
