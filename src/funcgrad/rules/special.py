@@ -23,6 +23,7 @@ import scipy.special as sc
 from ..core.errors import MissingRuleError
 from ..core.facts import ALL, declare
 from ..core.values import plain
+from . import special_standard
 from .elementwise import (
     cos,
     elementwise,
@@ -349,23 +350,24 @@ declare(gammasgn, flat=ALL)
 
 
 # Their forms on PyTorch, CuPy and JAX arrays (torch.special, cupyx.scipy.special,
-# jax.scipy.special): SciPy's names, PyTorch's Bessel functions named otherwise.
-gammaln.xp = special_form("gammaln")
-digamma.xp = special_form("digamma")
+# jax.scipy.special): SciPy's names, PyTorch's Bessel functions named otherwise; on a
+# library with none, the common ones in the standard's arithmetic (.special_standard).
+gammaln.xp = special_form("gammaln", standard=special_standard.gammaln)
+digamma.xp = special_form("digamma", standard=special_standard.digamma)
 polygamma.xp = special_form("polygamma")
-erfc.xp = special_form("erfc")
+erfc.xp = special_form("erfc", standard=special_standard.erfc)
 erfinv.xp = special_form("erfinv")
 erfcinv.xp = special_form("erfcinv")
-ndtr.xp = special_form("ndtr")
-log_ndtr.xp = special_form("log_ndtr")
+ndtr.xp = special_form("ndtr", standard=special_standard.ndtr)
+log_ndtr.xp = special_form("log_ndtr", standard=special_standard.log_ndtr)
 ndtri.xp = special_form("ndtri")
-xlogy.xp = special_form("xlogy")
-xlog1py.xp = special_form("xlog1py")
+xlogy.xp = special_form("xlogy", standard=special_standard.xlogy)
+xlog1py.xp = special_form("xlog1py", standard=special_standard.xlog1py)
 i0.xp = special_form("i0")
 i1.xp = special_form("i1")
 i0e.xp = special_form("i0e")
 i1e.xp = special_form("i1e")
-entr.xp = special_form("entr")
+entr.xp = special_form("entr", standard=special_standard.entr)
 erfcx.xp = special_form("erfcx")
 gammainc.xp = special_form("gammainc")
 gammaincc.xp = special_form("gammaincc")

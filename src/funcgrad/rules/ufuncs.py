@@ -30,6 +30,7 @@ from ..core.namespaces import dtype_in, is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import as_dtype_of, dtype_of, float_dtype, is_complex, plain, raw
+from . import special_standard
 from .arrays import batch_elementwise
 from .elementwise import (
     ZERO,
@@ -268,32 +269,11 @@ logit = elementwise(
 )
 
 
-def _erf_in_standard_ops(xp, x):
-    """erf with the standard's arithmetic only (for libraries without special functions):
-    below 2 its Taylor series (40 terms), from 2 on one minus erfc's continued fraction
-    (80 levels, evaluated from the bottom); both within 2e-15 of SciPy's in float64."""
-    a = xp.abs(x)
-    small = xp.where(a < 2.0, a, xp.zeros_like(a))
-    square, term = small * small, small
-    series = small
-    for k in range(1, 40):
-        term = term * -square / k
-        series = series + term / (2 * k + 1)
-    series = series * (2.0 / math.sqrt(_PI))
-    large = xp.where(a < 2.0, xp.full_like(a, 2.0), a)
-    tail = xp.zeros_like(a)
-    for k in range(80, 0, -1):
-        tail = (k / 2.0) / (large + tail)
-    complement = xp.exp(-large * large) / math.sqrt(_PI) / (large + tail)
-    value = xp.where(a < 2.0, series, 1.0 - complement)
-    return xp.where(xp.signbit(x), -value, value)  # odd, -0.0 included
-
-
 erf = elementwise(
     "erf",
     _erf,
     lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)),
-    xp=special_form("erf", standard=_erf_in_standard_ops),
+    xp=special_form("erf", standard=special_standard.erf),
 )
 # The square root of a spread (std of var): a zero derivative where the spread is zero, as
 # PyTorch's std has; a spread that is zero for every input (one sample) then gives 0, not NaN.
