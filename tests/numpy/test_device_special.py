@@ -34,6 +34,23 @@ ONE_ARGUMENT = {
     "gammaln": (fsp.gammaln, sc.gammaln, POSITIVE_AND_NEGATIVE),
     "digamma": (fsp.digamma, sc.digamma, POSITIVE_AND_NEGATIVE),
     "entr": (fsp.entr, sc.entr, np.concatenate([RNG.uniform(-1, 5, 200), [0.0]])),
+    "erfinv": (
+        fsp.erfinv,
+        sc.erfinv,
+        np.concatenate(
+            [RNG.uniform(-1, 1, 300), 10.0 ** -RNG.uniform(0, 300, 50), [0.0, -0.0, 1.0, -1.0, 1.5]]
+        ),
+    ),
+    "erfcinv": (
+        fsp.erfcinv,
+        sc.erfcinv,
+        np.concatenate([RNG.uniform(0, 2, 300), 10.0 ** -RNG.uniform(0, 300, 50), [0.0, 2.0]]),
+    ),
+    "ndtri": (
+        fsp.ndtri,
+        sc.ndtri,
+        np.concatenate([RNG.uniform(0, 1, 300), 10.0 ** -RNG.uniform(0, 300, 50), [0.0, 1.0]]),
+    ),
 }
 
 
@@ -71,7 +88,9 @@ def test_xlogy_and_xlog1py_are_scipys_with_zero_where_x_is_zero():
         np.testing.assert_allclose(to_numpy(got), theirs(x, yy), rtol=1e-14, atol=1e-15)
 
 
-@pytest.mark.parametrize("name", ["erfc", "ndtr", "log_ndtr", "gammaln", "entr"])
+@pytest.mark.parametrize(
+    "name", ["erfc", "ndtr", "log_ndtr", "gammaln", "digamma", "entr", "erfinv", "ndtri"]
+)
 def test_derivatives_on_the_device_equal_numpys(name):
     ours, _, _ = ONE_ARGUMENT[name]
     x = (
@@ -88,3 +107,10 @@ def test_derivatives_on_the_device_equal_numpys(name):
     np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-12)
     jitted = fg.jit(fg.grad(loss))(_on_device(x), _on_device(weights))
     np.testing.assert_allclose(to_numpy(jitted), want_grad, rtol=1e-12)
+
+
+def test_polygamma_is_scipys_for_small_orders():
+    x = np.concatenate([RNG.uniform(0.01, 30, 300), RNG.uniform(-9.4, 0, 100)])
+    for n in (0, 1, 2, 3):
+        got = fsp.polygamma(_on_device(np.full(x.shape, n)), _on_device(x))
+        np.testing.assert_allclose(to_numpy(got), sc.polygamma(n, x), rtol=2e-12, atol=1e-14)

@@ -9,8 +9,11 @@ each is a fixed sequence of array steps, so it runs on the arrays' device and tr
   continued fraction (80 levels, evaluated from the bottom), which also gives ``log_ndtr``'s
   far left tail as a logarithm without underflow.
 - ``gammaln``: Lanczos's approximation (g = 7, nine terms), reflected below 1/2.
+- ``erfinv``, ``erfcinv``, ``ndtri``: Newton's method on erf (near 0) or on the logarithm of
+  erfc (elsewhere, so a tail of 1e-300 keeps its digits), twelve steps from a first guess.
 - ``digamma``: ten steps of the recurrence, then the asymptotic series to x^-14, reflected
-  below 1/2.
+  below 1/2; ``polygamma(n, x)``, n >= 1: twenty steps, then its asymptotic series (x > -9.5,
+  NaN below: no data-dependent number of steps).
 - ``xlogy``, ``xlog1py``, ``entr``: their definitions, 0 where x is 0.
 
 Each is within 1e-13 of SciPy's in float64 (relative, or 1e-14 absolute near a zero;
@@ -26,7 +29,21 @@ the ranges tests/numpy/test_device_special.py samples.
 
 import math
 
-__all__ = ["erf", "erfc", "ndtr", "log_ndtr", "gammaln", "digamma", "xlogy", "xlog1py", "entr"]
+__all__ = [
+    "erf",
+    "erfc",
+    "ndtr",
+    "log_ndtr",
+    "erfinv",
+    "erfcinv",
+    "ndtri",
+    "gammaln",
+    "digamma",
+    "polygamma",
+    "xlogy",
+    "xlog1py",
+    "entr",
+]
 
 _SQRT_PI = math.sqrt(math.pi)
 
@@ -85,6 +102,54 @@ def log_ndtr(xp, x):
     return xp.where(a >= 2.0, far_left, xp.where(a < 0.0, right, middle))
 
 
+def _log_erfc_and_ratio(xp, a):
+    """For a >= 0: ``log erfc(a)`` and ``exp(-a^2) / erfc(a)``, both without underflow."""
+    large, denominator = _fraction(xp, a)
+    far = -large * large - math.log(_SQRT_PI) - xp.log(denominator)
+    near = 1.0 - _erf_series(xp, a)
+    log_erfc = xp.where(a < 2.0, xp.log(near), far)
+    ratio = xp.where(a < 2.0, xp.exp(-a * a) / near, _SQRT_PI * denominator)
+    return log_erfc, ratio
+
+
+def _erfcinv_of_at_most_one(xp, q):
+    """erfcinv(q) for 0 < q <= 1 (x >= 0): Newton's method on log erfc(x) = log q."""
+    target = xp.log(q)
+    x = xp.sqrt(-target)
+    for _ in range(12):
+        log_erfc, ratio = _log_erfc_and_ratio(xp, xp.where(x > 0.0, x, xp.zeros_like(x)))
+        x = x + (log_erfc - target) / ((2.0 / _SQRT_PI) * ratio)
+    return x
+
+
+def erfcinv(xp, q):
+    low = q <= 1.0
+    safe = xp.where(low, q, 2.0 - q)
+    inside = (safe > 0.0) & (safe <= 1.0)
+    x = _erfcinv_of_at_most_one(xp, xp.where(inside, safe, xp.ones_like(safe)))
+    x = xp.where(low, x, -x)
+    x = xp.where(q == 0.0, xp.full_like(q, math.inf), x)
+    x = xp.where(q == 2.0, xp.full_like(q, -math.inf), x)
+    return xp.where((q < 0.0) | (q > 2.0) | xp.isnan(q), xp.full_like(q, math.nan), x)
+
+
+def erfinv(xp, y):
+    a = xp.abs(y)
+    # near 0: Newton on erf itself (1 - y would lose y's digits); elsewhere that branch
+    # runs on 0.25, whose result is not used
+    x = xp.where(a < 0.5, a, xp.full_like(a, 0.25)) * (_SQRT_PI / 2.0)
+    a_near = xp.where(a < 0.5, a, xp.full_like(a, 0.25))
+    for _ in range(8):
+        x = x - (erf(xp, x) - a_near) / ((2.0 / _SQRT_PI) * xp.exp(-x * x))
+    far = erfcinv(xp, 1.0 - xp.where(a < 0.5, xp.full_like(a, 0.5), a))
+    value = xp.where(a < 0.5, x, far)
+    return xp.where(xp.signbit(y), -value, value)
+
+
+def ndtri(xp, p):
+    return -math.sqrt(2.0) * erfcinv(xp, 2.0 * p)
+
+
 _LANCZOS = (
     0.99999999999980993,
     676.5203681218851,
@@ -141,6 +206,33 @@ def digamma(xp, x):
     psi = xp.where(reflect, psi - math.pi * xp.cos(angle) / xp.sin(angle), psi)
     pole = xp.where(x == 0.0, xp.full_like(x, -math.inf), xp.full_like(x, math.nan))
     return xp.where(at_pole, pole, psi)
+
+
+# B_2k, k = 1..7
+_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+_POLYGAMMA_STEPS = 20
+
+
+def polygamma(xp, n, x):
+    n = xp.astype(n, x.dtype) if hasattr(n, "dtype") else xp.full_like(x, float(n))
+    digamma_here = n == 0.0
+    n = xp.where(digamma_here, xp.ones_like(n), n)  # n = 0 is digamma's, below
+    sign = xp.where(n % 2.0 == 0.0, -xp.ones_like(n), xp.ones_like(n))  # (-1)^(n + 1)
+    n_factorial = xp.exp(gammaln(xp, n + 1.0))
+    shifts = xp.zeros_like(x * n)
+    for k in range(_POLYGAMMA_STEPS):
+        shifts = shifts + xp.pow(x + k, -(n + 1.0))
+    z = x + _POLYGAMMA_STEPS
+    inside = z > 10.0
+    z = xp.where(inside, z, xp.full_like(z, 11.0))
+    # (n-1)!/z^n + n!/(2 z^(n+1)) + sum_k B_2k (2k+n-1)!/(2k)! / z^(2k+n)
+    series = n_factorial / n * xp.pow(z, -n) + n_factorial / 2.0 * xp.pow(z, -(n + 1.0))
+    for k, b in enumerate(_B2K, start=1):
+        ratio = xp.exp(gammaln(xp, 2.0 * k + n) - math.lgamma(2 * k + 1))
+        series = series + b * ratio * xp.pow(z, -(2.0 * k + n))
+    value = sign * (series + n_factorial * shifts)
+    value = xp.where(inside, value, xp.full_like(value, math.nan))
+    return xp.where(digamma_here, digamma(xp, x), value)
 
 
 def xlogy(xp, x, y):
