@@ -249,8 +249,8 @@ def test_einsum_family_on_torch_and_refused_on_the_bare_standard(name):
 
 @requires_torch
 def test_a_function_without_an_array_api_form_is_refused_by_name():
-    with pytest.raises(fg.NamespaceError, match="i0e: array_api_strict's arrays have no"):
-        fsp.i0e(xs.asarray([1.5, 2.0]))
+    with pytest.raises(fg.NamespaceError, match="j0: array_api_strict's arrays have no"):
+        fsp.j0(xs.asarray([1.5, 2.0]))
     with pytest.raises(fg.NamespaceError, match="eig has no Array API form"):
         fnp.linalg.eig(torch.ones((2, 2), dtype=torch.float64))
 
@@ -493,7 +493,17 @@ SPECIAL = {
 }
 
 
-IN_THE_STANDARD = {"erf", "gelu", "gammaln", "digamma", "erfinv", "ndtr", "log_ndtr", "xlogy"}
+IN_THE_STANDARD = {
+    "erf",
+    "gelu",
+    "gammaln",
+    "digamma",
+    "erfinv",
+    "ndtr",
+    "log_ndtr",
+    "xlogy",
+    "i0e",
+}
 
 
 @pytest.mark.parametrize("name", sorted(SPECIAL))
