@@ -136,3 +136,22 @@ def test_polygamma_is_scipys_for_small_orders():
     for n in (0, 1, 2, 3):
         got = fsp.polygamma(_on_device(np.full(x.shape, n)), _on_device(x))
         np.testing.assert_allclose(to_numpy(got), sc.polygamma(n, x), rtol=2e-12, atol=1e-14)
+
+
+def test_incomplete_gammas_and_zeta_are_scipys_with_their_edges():
+    a = np.concatenate([RNG.uniform(0.05, 30, 300), RNG.uniform(30, 150, 50), [1, 0, 0, -1, 2, 2]])
+    x = np.concatenate([RNG.uniform(0, 60, 300), RNG.uniform(0, 200, 50), [0, 1, 0, 1, np.inf, -1]])
+    for ours, theirs in ((fsp.gammainc, sc.gammainc), (fsp.gammaincc, sc.gammaincc)):
+        got = ours(_on_device(a), _on_device(x))
+        np.testing.assert_allclose(to_numpy(got), theirs(a, x), rtol=1e-12, atol=1e-14)
+    s = np.concatenate([RNG.uniform(1.01, 30, 300), [1.0, 0.5, 2.0, 2.0, 3.0]])
+    q = np.concatenate([RNG.uniform(0.01, 50, 300), [1.0, 1.0, -0.5, 0.0, -2.0]])
+    got = fsp.zeta(_on_device(s), _on_device(q))
+    np.testing.assert_allclose(to_numpy(got), sc.zeta(s, q), rtol=1e-13, atol=1e-14)
+    # derivatives on the device: gammainc's in x, zeta's in q
+    a0, x0 = np.array([0.5, 2.0, 7.0]), np.array([0.3, 2.5, 9.0])
+    loss = lambda x, a: fnp.sum(fsp.gammainc(a, x)) + fnp.sum(fsp.zeta(a + 1.0, x))
+    value, grad = fg.value_and_grad(loss)(_on_device(x0), _on_device(a0))
+    want_value, want_grad = fg.value_and_grad(loss)(x0, a0)
+    np.testing.assert_allclose(to_numpy(value), want_value, rtol=1e-12)
+    np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-11)
