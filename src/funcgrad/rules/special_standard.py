@@ -25,10 +25,10 @@ each is a fixed sequence of array steps, so it runs on the arrays' device and tr
 
 They cost what their fixed sequences are: erf a few hundred array operations, an inverse
 by Newton's method about 1,500, the incomplete gammas about 2,000 (each one step of a
-jit plan, which calls it). Each is within 1e-13 of SciPy's in float64 (relative, or 1e-14 absolute near a zero;
-gammaln, digamma and polygamma 2e-12, their reflections subtracting logarithms of growing
-size) over the ranges tests/numpy/test_device_special.py samples, and infinite without a
-warning where SciPy's overflows.
+jit plan, which calls it). Each is within 1e-13 of SciPy's in float64 (relative, or 1e-14
+absolute near a zero; gammaln, digamma and polygamma 2e-12, their reflections subtracting
+logarithms of growing size) over the ranges tests/numpy/test_device_special.py samples,
+and infinite without a warning where SciPy's overflows.
 
 >>> import numpy as np                             # NumPy 2's namespace is a standard one too
 >>> from funcgrad.rules.special_standard import gammaln
