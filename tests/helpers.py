@@ -60,6 +60,11 @@ def numeric_grad(f, args, argnum, eps=EPS):
     return out
 
 
+def central(f, x, eps=EPS):
+    """``d f / d x`` by central differences for the scalar ``f`` of one argument ``x``."""
+    return numeric_grad(f, (x,), 0, eps)
+
+
 def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
     """``got`` equals ``want`` within tolerance, with the same shape."""
     assert np.shape(got) == np.shape(want), f"{what}: shape {np.shape(got)} != {np.shape(want)}"

@@ -4,6 +4,7 @@ vmap (central differences), and jit."""
 
 import numpy as np
 import pytest
+from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -76,15 +77,6 @@ def test_psum_scatter_is_its_definition(shape, dim, tiled):
     np.testing.assert_allclose(got, want, rtol=1e-13)
 
 
-def _central(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
-
-
 EXCHANGES = {
     "ppermute": lambda v: lax.ppermute(v, "i", [(0, 2), (2, 1), (1, 0)]),
     "all_to_all": lambda v: lax.all_to_all(v, "i", 0, 1),
@@ -100,9 +92,9 @@ def test_derivatives_outside_and_inside_the_vmap_and_jit(name):
     w = RNG.normal(size=np.shape(fg.vmap(f, axis_name="i")(x)))
     loss = lambda v: fnp.sum(fnp.sin(fg.vmap(f, axis_name="i")(v)) * w)
     plain = lambda v: float(loss(v))
-    np.testing.assert_allclose(fg.grad(loss)(x), _central(plain, x), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(fg.grad(loss)(x), central(plain, x), rtol=1e-6, atol=1e-7)
     _, tangent = fg.jvp(loss, (x,), (np.ones_like(x),))
-    np.testing.assert_allclose(tangent, _central(plain, x).sum(), rtol=1e-6)
+    np.testing.assert_allclose(tangent, central(plain, x).sum(), rtol=1e-6)
     np.testing.assert_allclose(fg.jit(fg.vmap(f, axis_name="i"))(x), fg.vmap(f, axis_name="i")(x))
     # a gradient of each example, inside the vmap, by JAX's transposes: each example's
     # share of the gradient of all the examples' losses together

@@ -4,6 +4,7 @@ and orders, derivatives against central differences and JAX in float64, jit and 
 import numpy as np
 import pytest
 import scipy.linalg as sl
+from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -17,22 +18,13 @@ B = RNG.normal(size=(4, 2))
 STACK = RNG.normal(size=(3, 4, 4))
 
 
-def _central(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
-
-
 def test_scipys_lu_forms_and_their_derivative():
     for kw in ({}, {"permute_l": True}, {"p_indices": True}):
         for ours, theirs in zip(fsl.lu(A, **kw), sl.lu(A, **kw)):
             np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-14)
     loss = lambda m: fnp.sum(fnp.sin(fsl.lu(m)[1]) + fsl.lu(m)[2] ** 2)
     plain = lambda m: float(np.sum(np.sin(sl.lu(m)[1]) + sl.lu(m)[2] ** 2))
-    np.testing.assert_allclose(fg.grad(loss)(A), _central(plain, A), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(fg.grad(loss)(A), central(plain, A), rtol=1e-6, atol=1e-7)
     fg.check_grads(lambda m: fsl.lu(m)[2], (A,), order=2, modes=("fwd", "rev"))
 
 
@@ -48,10 +40,10 @@ def test_lu_factor_and_lu_solve_with_their_derivatives():
     solve = lambda m, b: fnp.sum(fsl.lu_solve(fsl.lu_factor(m), b) ** 2)
     ga, gb = fg.grad(solve, argnums=(0, 1))(A, B)
     np.testing.assert_allclose(
-        ga, _central(lambda m: np.sum(np.linalg.solve(m, B) ** 2), A), rtol=1e-6, atol=1e-7
+        ga, central(lambda m: np.sum(np.linalg.solve(m, B) ** 2), A), rtol=1e-6, atol=1e-7
     )
     np.testing.assert_allclose(
-        gb, _central(lambda b: np.sum(np.linalg.solve(A, b) ** 2), B), rtol=1e-6, atol=1e-7
+        gb, central(lambda b: np.sum(np.linalg.solve(A, b) ** 2), B), rtol=1e-6, atol=1e-7
     )
 
 
@@ -179,7 +171,7 @@ def test_lu_of_rectangular_matrices(shape):
     w = RNG.normal(size=upper.shape)
     loss = lambda m: fnp.sum(fsl.lu(m)[2] * w) + fnp.sum(fnp.sin(fsl.lu(m)[1]))
     plain = lambda m: float(np.sum(sl.lu(m)[2] * w) + np.sum(np.sin(sl.lu(m)[1])))
-    np.testing.assert_allclose(fg.grad(loss)(a), _central(plain, a), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(fg.grad(loss)(a), central(plain, a), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(fg.jit(fg.grad(loss))(a), fg.grad(loss)(a), rtol=1e-12)
     fg.check_grads(lambda m: linalg.lu(m)[0], (a,), order=2, modes=("fwd", "rev"))
     if a.ndim == 3:
@@ -201,7 +193,7 @@ def test_pivoted_qr_and_subsets():
     # the permutation is piecewise constant: the derivative is the QR's of the permuted columns
     loss = lambda m: fnp.sum(fnp.sin(linalg.qr(m, pivoting=True, full_matrices=False)[1]))
     plain = lambda m: float(np.sum(np.sin(sl.qr(m, mode="economic", pivoting=True)[1])))
-    np.testing.assert_allclose(fg.grad(loss)(a), _central(plain, a), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(fg.grad(loss)(a), central(plain, a), rtol=1e-6, atol=1e-6)
     stack = np.stack([a, a[:, ::-1]])
     np.testing.assert_allclose(fg.vmap(loss)(stack), [loss(m) for m in stack], rtol=1e-13)
     np.testing.assert_allclose(fg.jit(loss)(a), loss(a), rtol=1e-13)

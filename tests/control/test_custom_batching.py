@@ -4,6 +4,7 @@ against a Python loop, central differences and JAX's custom_vmap."""
 
 import numpy as np
 import pytest
+from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -73,19 +74,10 @@ def test_an_unbatched_output_is_broadcast_over_the_batch():
     np.testing.assert_allclose(const, np.ones((2, 2)))
 
 
-def _central(fun, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (fun(x + d) - fun(x - d)) / (2 * eps)
-    return g
-
-
 def test_grad_outside_vmap_differentiates_the_rule():
     loss = lambda x: fnp.sum(fg.vmap(f, in_axes=(0, None))(x, W) ** 2)
     got = fg.grad(loss)(X)
-    want = _central(lambda x: np.sum(rule_by_hand(x, W) ** 2), X)
+    want = central(lambda x: np.sum(rule_by_hand(x, W) ** 2), X)
     np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-8)
     hess = fg.hessian(lambda x: fnp.sum(fg.vmap(f, in_axes=(0, None))(x, W)))(X[0:1])
     np.testing.assert_allclose(np.diagonal(hess.reshape(3, 3)), -np.cos(X[0]) * W, rtol=1e-12)

@@ -4,7 +4,7 @@ central differences, and against each other."""
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
+from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -18,10 +18,6 @@ BACKENDS = ["python", "numba"]
 def _needs(backend):
     if backend == "numba":
         pytest.importorskip("numba", reason="the numba backend needs the native extra")
-
-
-def _central(f, x):
-    return numeric_grad(f, (x,), 0)
 
 
 # ---------------------------------------------------------------- the recurrence of issue 40
@@ -102,9 +98,9 @@ def test_a_jitted_rnn_scan_matches_a_python_loop_and_central_differences(backend
     f = fg.jit(fg.value_and_grad(rnn, argnums=(0, 1, 2)), backend=backend)
     value, (g_params, g_xs, g_h0) = f(params, xs, h0)
     assert value == pytest.approx(rnn_by_hand(params, xs, h0), rel=1e-12)
-    assert np.allclose(g_xs, _central(lambda v: rnn_by_hand(params, v, h0), xs), atol=1e-6)
-    assert np.allclose(g_h0, _central(lambda v: rnn_by_hand(params, xs, v), h0), atol=1e-6)
-    W_slope = _central(lambda v: rnn_by_hand((v, params[1], params[2]), xs, h0), params[0])
+    assert np.allclose(g_xs, central(lambda v: rnn_by_hand(params, v, h0), xs), atol=1e-6)
+    assert np.allclose(g_h0, central(lambda v: rnn_by_hand(params, xs, v), h0), atol=1e-6)
+    W_slope = central(lambda v: rnn_by_hand((v, params[1], params[2]), xs, h0), params[0])
     assert np.allclose(g_params[0], W_slope, atol=1e-6)
     eager = fg.value_and_grad(rnn, argnums=(0, 1, 2))(params, xs, h0)
     assert np.allclose(eager[1][1], g_xs, rtol=1e-12, atol=1e-15)
@@ -134,8 +130,8 @@ def test_an_elementwise_scan_with_outputs_both_ways(backend, reverse):
     jitted = fg.jit(fg.value_and_grad(f, argnums=(0, 1)), backend=backend)
     value, (gc, gx) = jitted(0.4, xs)
     assert value == pytest.approx(by_hand(0.4, xs), rel=1e-12)
-    assert gc == pytest.approx(_central(lambda v: by_hand(v, xs), 0.4), rel=1e-7)
-    assert np.allclose(gx, _central(lambda v: by_hand(0.4, v), xs), atol=1e-7)
+    assert gc == pytest.approx(central(lambda v: by_hand(v, xs), 0.4), rel=1e-7)
+    assert np.allclose(gx, central(lambda v: by_hand(0.4, v), xs), atol=1e-7)
 
 
 # ---------------------------------------------------------------- while loops
@@ -167,7 +163,7 @@ def test_a_jitted_while_loop_and_its_gradient(backend):
     jitted = fg.jit(fg.value_and_grad(f), backend=backend)
     value, slope = jitted(0.8)
     assert value == pytest.approx(halving_by_hand(0.8), rel=1e-13)
-    assert slope == pytest.approx(_central(halving_by_hand, 0.8), rel=1e-7)
+    assert slope == pytest.approx(central(halving_by_hand, 0.8), rel=1e-7)
     assert fg.value_and_grad(f)(0.8) == pytest.approx((value, slope), rel=1e-13)
 
 
@@ -186,7 +182,7 @@ def test_vmap_of_grad_of_a_while_loop_whose_trip_counts_differ(backend):
 
     xs = np.array([0.5, 2.0, 9.0, 11.0, 0.01])
     jitted = fg.jit(fg.vmap(fg.grad(f)), backend=backend)
-    want = [_central(by_hand, x) for x in xs]
+    want = [central(by_hand, x) for x in xs]
     assert np.allclose(jitted(xs), want, rtol=1e-7)
     assert np.allclose(jitted(xs), [fg.grad(f)(x) for x in xs], rtol=1e-13)
 
@@ -441,7 +437,7 @@ def test_a_differentiated_loop_runs_forward_once(backend, loop):
     # once a step (a plan that ran the loop again for its history ran it twice)
     assert len(STEPS) == n
     assert value == pytest.approx(by_hand(0.4), rel=1e-14)
-    assert slope == pytest.approx(_central(by_hand, 0.4), rel=1e-7)
+    assert slope == pytest.approx(central(by_hand, 0.4), rel=1e-7)
     STEPS.clear()
     assert fg.value_and_grad(f)(0.4) == pytest.approx((value, slope), rel=1e-14)
     assert n <= len(STEPS) <= 2 * n + 4  # eagerly the reverse pass records each step again

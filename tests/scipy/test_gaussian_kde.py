@@ -4,6 +4,7 @@ weights and the points, and under jit and vmap (the estimate as a pytree argumen
 import numpy as np
 import pytest
 import scipy.stats as ss
+from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -51,27 +52,18 @@ def test_one_dimension_and_its_box_integral():
     np.testing.assert_allclose(ours.integrate_box_1d(-np.inf, np.inf), 1.0, rtol=1e-14)
 
 
-def _central(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
-
-
 def test_derivatives_in_the_data_weights_and_points():
     f = lambda data, w, pts: fnp.sum(gaussian_kde(data, None, w).logpdf(pts))
     plain = lambda data, w, pts: float(np.sum(ss.gaussian_kde(data, None, w).logpdf(pts)))
     gd, gw, gp = fg.grad(f, argnums=(0, 1, 2))(DATA, WEIGHTS, POINTS)
     np.testing.assert_allclose(
-        gd, _central(lambda d: plain(d, WEIGHTS, POINTS), DATA), rtol=1e-6, atol=1e-7
+        gd, central(lambda d: plain(d, WEIGHTS, POINTS), DATA), rtol=1e-6, atol=1e-7
     )
     np.testing.assert_allclose(
-        gw, _central(lambda w: plain(DATA, w, POINTS), WEIGHTS), rtol=1e-6, atol=1e-7
+        gw, central(lambda w: plain(DATA, w, POINTS), WEIGHTS), rtol=1e-6, atol=1e-7
     )
     np.testing.assert_allclose(
-        gp, _central(lambda p: plain(DATA, WEIGHTS, p), POINTS), rtol=1e-6, atol=1e-7
+        gp, central(lambda p: plain(DATA, WEIGHTS, p), POINTS), rtol=1e-6, atol=1e-7
     )
     h = fg.hessian(lambda p: fnp.sum(gaussian_kde(DATA).pdf(p)))(POINTS[:, :1])
     assert h.shape == (2, 1, 2, 1)

@@ -6,6 +6,7 @@ import pytest
 import scipy.integrate
 import scipy.linalg
 import scipy.signal
+from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -59,15 +60,6 @@ def test_linear_system_gradients_are_the_matrix_exponentials():
     np.testing.assert_allclose(g_y0, scipy.linalg.expm(A * 1.5).T @ w, rtol=1e-8)
 
 
-def _central(f, x, eps=1e-5):
-    out = np.zeros(np.shape(x))
-    for i in np.ndindex(np.shape(x)):
-        d = np.zeros(np.shape(x))
-        d[i] = eps
-        out[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return out
-
-
 def test_reverse_and_forward_mode_agree_with_differences():
     def loss(y0, t, W, b):
         ys = odeint(_net, y0, t, ({"W": W, "b": b},), **TIGHT)
@@ -80,7 +72,7 @@ def test_reverse_and_forward_mode_agree_with_differences():
         def along(x, i=i):
             return loss(*[x if k == i else a for k, a in enumerate(args)])
 
-        np.testing.assert_allclose(g, _central(along, args[i]), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(g, central(along, args[i], eps=1e-5), rtol=1e-5, atol=1e-7)
         assert np.allclose(fg.jacfwd(along)(args[i]), g, rtol=1e-6, atol=1e-8)
 
 

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.signal as ss
+from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -87,15 +88,6 @@ def test_stft_and_istft_are_scipys(kw):
         np.testing.assert_allclose(ours[0], ss.istft(Z[0], **inverse)[0])
 
 
-def _central(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
-
-
 def test_gradients_in_the_signals():
     x, y = X[0, :80], Y[0, :80]
     w = RNG.normal(size=17)
@@ -106,8 +98,8 @@ def test_gradients_in_the_signals():
         np.sum(ss.csd(a, b, nperseg=32)[1].real * w) + np.sum(ss.welch(a, nperseg=32)[1] * w)
     )
     gx, gy = fg.grad(loss, argnums=(0, 1))(x, y)
-    np.testing.assert_allclose(gx, _central(lambda a: plain(a, y), x), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(gy, _central(lambda b: plain(x, b), y), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gx, central(lambda a: plain(a, y), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gy, central(lambda b: plain(x, b), y), rtol=1e-6, atol=1e-8)
     roundtrip = lambda a: fnp.sum(fs.istft(fs.stft(a, nperseg=16)[2], nperseg=16)[1] ** 2)
     np.testing.assert_allclose(fg.grad(roundtrip)(x), 2 * x, rtol=1e-10)
     fg.check_grads(lambda a: fnp.abs(fs.stft(a, nperseg=16)[2]), (x[:40],), order=2, modes=("rev",))
