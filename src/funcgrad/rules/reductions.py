@@ -43,7 +43,17 @@ from .arrays import (
 )
 from .elementwise import real_dtype_of
 
-__all__ = ["prod", "max", "min", "cumsum", "cumprod", "others_product", "tie_weights"]
+__all__ = [
+    "prod",
+    "max",
+    "min",
+    "cumsum",
+    "cumprod",
+    "others_product",
+    "tie_weights",
+    "mask_primitive",
+    "batch_axes_shifted",
+]
 
 
 # ---------------------------------------------------------------- helpers
@@ -168,18 +178,31 @@ def _xp_tie_weights(xp, x, top, axis):
     return ties / xp.sum(ties, axis=tuple(axis), keepdims=True)
 
 
-# The weights are piecewise constant (their derivative is zero) and rules call them on
-# plain values; vmap and jit see the primitive.
-tie_weights = Primitive(
-    "tie_weights",
-    _tie_weights_impl,
-    xp=_xp_tie_weights,
-    vjp=(lambda g, ans, x, top, axis: None, lambda g, ans, x, top, axis: None),
-    jvp=(lambda t, ans, x, top, axis: None, lambda t, ans, x, top, axis: None),
-    batch=lambda size, prim, values, batched, params: tie_weights(
-        *all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"])
-    ),
-)
+def batch_axes_shifted(size, prim, values, batched, params):
+    """vmap's rule for a primitive of operands of one shape along ``axis``: every operand
+    batched, the axes one further along."""
+    return prim(*all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"]))
+
+
+def _no_derivative(*_, **__):
+    return None
+
+
+def mask_primitive(name, impl, xp):
+    """A primitive of ``(x, top, axis=axes)`` giving weights that pick elements of each
+    group of ``x`` by ``top``, its extremum. They are piecewise constant (their derivative
+    is zero) and rules call them on plain values; vmap and jit see the primitive."""
+    return Primitive(
+        name,
+        impl,
+        xp=xp,
+        vjp=(_no_derivative, _no_derivative),
+        jvp=(_no_derivative, _no_derivative),
+        batch=batch_axes_shifted,
+    )
+
+
+tie_weights = mask_primitive("tie_weights", _tie_weights_impl, _xp_tie_weights)
 """``tie_weights(x, top, axis=axes)``: 1/k on each of the k elements of ``x`` equal to
 ``top`` (the extremum of their group along ``axes``, reduced axes kept), else 0."""
 

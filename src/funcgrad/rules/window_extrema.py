@@ -33,9 +33,9 @@ import numpy as np
 from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import normalize_axes, plain, shape_of
-from .arrays import all_batched, batch_reduction, restore_reduced_axes, sum
+from .arrays import batch_reduction, restore_reduced_axes, sum
 from .elementwise import real_dtype_of
-from .reductions import _reducer, _xp_reducer
+from .reductions import _reducer, _xp_reducer, batch_axes_shifted, mask_primitive
 
 __all__ = ["window_max", "window_min", "first_extremum", "window_cotangent"]
 
@@ -113,16 +113,7 @@ def _xp_first_extremum(xp, x, top, axis):
     return xp.permute_dims(xp.reshape(mask, shape), tuple(back))
 
 
-first_extremum = Primitive(
-    "first_extremum",
-    _first_extremum_impl,
-    xp=_xp_first_extremum,
-    vjp=(lambda g, ans, x, top, axis: None, lambda g, ans, x, top, axis: None),
-    jvp=(lambda t, ans, x, top, axis: None, lambda t, ans, x, top, axis: None),
-    batch=lambda size, prim, values, batched, params: first_extremum(
-        *all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"])
-    ),
-)
+first_extremum = mask_primitive("first_extremum", _first_extremum_impl, _xp_first_extremum)
 """``first_extremum(x, top, axis=axes)``: 1 at the first element (in C order over
 ``axes``) of each group of ``x`` equal to ``top`` (the group's extremum, reduced axes
 kept), 0 elsewhere."""
@@ -149,9 +140,7 @@ window_cotangent = Primitive(
     xp=lambda xp, g, x, top, axis: g * _xp_first_extremum(xp, x, top, axis),
     vjp=(_window_cotangent_vjp, None, None),
     jvp=(lambda t, ans, g, x, top, axis: window_cotangent(t, x, top, axis=axis), None, None),
-    batch=lambda size, prim, values, batched, params: window_cotangent(
-        *all_batched(size, values, batched), axis=tuple(a + 1 for a in params["axis"])
-    ),
+    batch=batch_axes_shifted,
 )
 """``window_cotangent(g, x, top, axis=axes)``: ``g`` (a window's cotangent, reduced axes
 kept) at each window's first element equal to ``top``, zeros elsewhere: a window
