@@ -37,12 +37,11 @@ from ..control.branches import switch_p
 from ..control.checkpoint import remat_p, saving
 from ..control.custom_rules import custom_of
 from ..control.scan_primitive import bind_results, bind_scan, scan_p
-from ..control.while_primitive import history_p, while_p
+from ..control.while_primitive import against, history_p, while_p
 from ..core.errors import ArgumentTypeError
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import dtype_of, shape_of
-from ..rules.arrays import reshape
 from .collector import check_p
 
 __all__ = ["RULES", "Threaded", "refuse_checks_in_custom"]
@@ -105,7 +104,7 @@ class Threaded:
             flags.append(fnp.logical_or(failed, flags_now[k]))
             n = sum(1 for s in layout if s is _CARRIED)
             for old, new in zip(numbers_before[at : at + n], numbers_now[at : at + n]):
-                numbers.append(fnp.where(_against(failed, old), old, new))
+                numbers.append(fnp.where(against(failed, old), old, new))
             at += n
         return flags + numbers
 
@@ -121,12 +120,6 @@ class Threaded:
 
 def _dtype(example):
     return bool if isinstance(example, (bool, np.bool_)) else dtype_of(example)
-
-
-def _against(flag, x):
-    """``flag`` (one per example under vmap) shaped to select whole examples of ``x``."""
-    extra = len(shape_of(x)) - len(shape_of(flag))
-    return reshape(flag, shape=shape_of(flag) + (1,) * extra) if extra > 0 else flag
 
 
 # ---------------------------------------------------------------- the rules

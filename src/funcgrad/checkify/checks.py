@@ -43,7 +43,7 @@ from ..core.traces import Box, new_level
 from ..core.tree import register_pytree_node, tree_flatten, tree_unflatten
 from ..transforms.arguments import call_user, check_callable, fun_name, result_of
 from .collector import FAILED, Collector, bind_check, running
-from .trace import Checked, CheckTrace
+from .trace import Checked, CheckTrace, unboxed
 
 __all__ = [
     "Error",
@@ -166,12 +166,6 @@ register_pytree_node(Error, _flatten_error, _unflatten_error)
 # ---------------------------------------------------------------- check and checkify
 
 
-def _unboxed(value, trace):
-    """``(tree, leaves)`` of ``value`` with ``trace``'s boxes opened."""
-    leaves, tree = tree_flatten(value)
-    return tree, [trace.unbox(v) for v in leaves]
-
-
 def _check_fields(msg, n_args, kwargs):
     """Refuse a message whose fields name numbers the check does not give (found now, not
     when ``err.get()`` formats it)."""
@@ -258,7 +252,7 @@ def checkify(fun: Any, errors: Any = user_checks) -> Any:
         boxed_args, boxed_kwargs = tree_unflatten(tree, [Checked(v, trace) for v in leaves])
         with collector:
             out = call_user(fun, boxed_args, boxed_kwargs, who)
-        records = [tree_unflatten(*_unboxed(r, trace)) for r in collector.records]
+        records = [unboxed(r, trace) for r in collector.records]
         err = Error(
             [r[0] for r in records],
             tuple(r[1] for r in records),

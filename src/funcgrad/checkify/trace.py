@@ -32,7 +32,7 @@ from ..rules import ufuncs as _ufuncs
 from .bodies import RULES, refuse_checks_in_custom
 from .collector import Collector, check_p, record_check
 
-__all__ = ["CheckTrace", "Checked"]
+__all__ = ["CheckTrace", "Checked", "unboxed"]
 
 
 class Checked(RecordedComparisons, ArrayLike):
@@ -102,8 +102,8 @@ class CheckTrace(Trace):
             (
                 inner.unbox(flag),
                 message,
-                _unboxed(list(args), inner),
-                _unboxed(kwargs, inner),
+                unboxed(list(args), inner),
+                unboxed(kwargs, inner),
             )
             for flag, message, args, kwargs in inner.collector.records
         ]
@@ -140,7 +140,8 @@ class CheckTrace(Trace):
         return {**params, "mode": "clip"}  # so the function runs on; err tells
 
 
-def _unboxed(value, trace):
+def unboxed(value, trace):
+    """``value`` (a pytree) with ``trace``'s boxes opened."""
     leaves, tree = tree_flatten(value)
     return tree_unflatten(tree, [trace.unbox(v) for v in leaves])
 

@@ -271,9 +271,10 @@ def _while_batch_parts(size, values, batched, cond, body, n_carry, n_cond, histo
 
 
 def against(mask, x):
-    """A batch of flags shaped to select whole examples of ``x`` (batch leading)."""
-    extra = len(shape_of(x)) - 1
-    return reshape(mask, shape=(shape_of(mask)[0],) + (1,) * extra) if extra else mask
+    """Flags (one per example, batch leading; or one for all) shaped to select whole
+    examples of ``x``."""
+    extra = len(shape_of(x)) - len(shape_of(mask))
+    return reshape(mask, shape=shape_of(mask) + (1,) * extra) if extra > 0 else mask
 
 
 def _any(mask):
