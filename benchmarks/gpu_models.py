@@ -9,8 +9,9 @@ not a speed figure). float32, TF32 off everywhere. Before anything is timed, fun
 loss and every gradient on the device arrays are checked against PyTorch's own in float64
 (moved to the host only for the check). Then, per step (loss and every gradient), medians
 of timed repeats, each ended by a device synchronisation: funcgrad eager and funcgrad's
-jit on PyTorch tensors and on CuPy arrays, PyTorch eager, ``torch.compile`` (with
-``--compile``), and JAX's jit on its default device.
+jit on PyTorch tensors and on CuPy arrays, PyTorch eager, ``torch.compile`` and
+funcgrad's ``jit(backend="torch.compile")`` (with ``--compile``), and JAX's jit on its
+default device.
 """
 
 import argparse
@@ -131,6 +132,8 @@ def main(o):
         if o.compile:
             compiled = torch.compile(tloss)
             rows["torch.compile"] = lambda: torch_eager(compiled)
+            fused = fg.jit(step, backend="torch.compile")
+            rows["funcgrad jit, torch.compile"] = lambda: fused(p, **d)
         if device == "cuda":
             try:
                 import cupy

@@ -13,9 +13,15 @@ of that name; adding a backend is adding one to :data:`BACKENDS`.
   program for one register machine numba compiles once
   (:mod:`funcgrad.jit.machine`); any other plan's blocks of typable steps
   compiled to machine code (:mod:`funcgrad.jit.native`).
+- ``"torch.compile"``: a plan of PyTorch tensors (on any device) handed whole to
+  ``torch.compile``, which fuses its elementwise chains
+  (:mod:`funcgrad.jit.foreign_plans`); NumPy arguments are refused.
+
+On another library's arrays the ``"python"`` and ``"numba"`` backends run a plan of
+that library's calls (:mod:`funcgrad.jit.foreign_plans`).
 
 >>> sorted(BACKENDS)
-['numba', 'python']
+['numba', 'python', 'torch.compile']
 >>> backend_named("python")
 <jit backend 'python'>
 """
@@ -23,6 +29,7 @@ of that name; adding a backend is adding one to :data:`BACKENDS`.
 import importlib.util
 
 from ..core.errors import ArgumentError
+from .foreign_plans import compile_foreign_plan
 from .plans import compile_plan
 
 __all__ = ["Backend", "BACKENDS", "backend_named"]
@@ -31,13 +38,14 @@ __all__ = ["Backend", "BACKENDS", "backend_named"]
 class Backend:
     """A way to compile a staged graph into a plan (see the module's docstring)."""
 
-    __slots__ = ("name", "needs", "extra", "about")
+    __slots__ = ("name", "needs", "extra", "about", "foreign_only")
 
-    def __init__(self, name, about, needs=None, extra=None):
+    def __init__(self, name, about, needs=None, extra=None, foreign_only=False):
         self.name = name
         self.about = about
         self.needs = needs  # the module it imports, if any
         self.extra = extra  # funcgrad's extra that installs it
+        self.foreign_only = foreign_only  # compiles only plans of another library's arrays
 
     def check(self):
         if self.needs and importlib.util.find_spec(self.needs) is None:
@@ -47,9 +55,19 @@ class Backend:
             )
 
     def compile(self, nodes, inputs, out_leaves, out_def, effects=()):
+        if self.foreign_only:
+            raise ArgumentError(
+                f'jit: backend="{self.name}" compiles plans of PyTorch tensors; the arguments '
+                f"are NumPy arrays or numbers: use the default backend, or pass torch tensors"
+            )
         return compile_plan(
             nodes, inputs, out_leaves, out_def, backend=self.name, pruned=False, effects=effects
         )
+
+    def compile_foreign(self, nodes, inputs, out_leaves, out_def, effects=()):
+        """A plan of the arguments' own library's calls (PyTorch, CuPy, Array API)."""
+        compiler = self.name if self.foreign_only else None
+        return compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects, compiler)
 
     def __repr__(self):
         return f"<jit backend {self.name!r}>"
@@ -59,6 +77,13 @@ BACKENDS = {
     "python": Backend("python", "straight-line Python over NumPy calls"),
     "numba": Backend(
         "numba", "native code for the blocks numba can compile", needs="numba", extra="native"
+    ),
+    "torch.compile": Backend(
+        "torch.compile",
+        "a plan of PyTorch tensors compiled by torch.compile",
+        needs="torch",
+        extra="torch",
+        foreign_only=True,
     ),
 }
 

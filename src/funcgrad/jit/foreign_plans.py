@@ -10,8 +10,13 @@ the arguments' device. Dask is not compiled: it
 keeps its own task graph (``fg.jit`` refuses it by name).
 
 What a NumPy plan adds beyond that, buffers reused through ``out=`` and chains
-of elementwise steps fused, is not done here yet: the libraries' own
-allocators (PyTorch's and CuPy's caching allocators) reuse device memory.
+of elementwise steps fused, is left to the library: its own allocator (PyTorch's
+and CuPy's caching allocators) reuses device memory, and with
+``fg.jit(f, backend="torch.compile")`` a plan of PyTorch tensors is written as
+one Python function of its steps and handed to ``torch.compile``, whose
+compiler fuses the elementwise chains and reductions between the library calls
+it cannot trace (its graph breaks) and plans its own buffers. The first call
+then takes seconds (PyTorch's compile), the later ones run the compiled graphs.
 
 >>> import array_api_strict as xs
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -22,7 +27,9 @@ allocators (PyTorch's and CuPy's caching allocators) reuse device memory.
 """
 
 import functools
+import importlib
 
+from ..core.errors import ArgumentError
 from ..core.namespaces import is_foreign, library_of, namespace_of
 from ..dag.node import CONST, VAR
 from .plans import Plan
@@ -30,10 +37,16 @@ from .plans import Plan
 __all__ = ["compile_foreign_plan"]
 
 
-def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=()):
+def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compiler=None):
     """A :class:`~funcgrad.jit.plans.Plan` replaying the staged ``nodes`` (a topological
-    order, perhaps with steps no output needs) on arrays of the inputs' library."""
+    order, perhaps with steps no output needs) on arrays of the inputs' library.
+    ``compiler="torch.compile"`` hands the plan, as one function, to PyTorch's compiler."""
     library_value = next(x._value for x in inputs if is_foreign(x._value))
+    if compiler is not None and library_of(library_value) != "torch":
+        raise ArgumentError(
+            f'jit: backend="{compiler}" compiles plans of PyTorch tensors; the arguments '
+            f"are {library_of(library_value)} arrays: use the default backend for them"
+        )
     xp = namespace_of((library_value,))
     wanted = [*out_leaves, *effects]
     needed = _needed(wanted)
@@ -71,6 +84,13 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=()):
         if r not in kept:
             dropped[k].append(r)
     program = [(*step, tuple(drop)) for step, drop in zip(steps, dropped)]
+    header = f"# on {library_of(library_value)} arrays"
+    if compiler is not None:
+        run = _torch_compiled(program, constants, outs, len(inputs))
+        source = f"{header}, compiled by torch.compile\n" + "\n".join(lines)
+        plan = Plan(run, source, out_def, len(steps), backend=compiler)
+        plan.hidden = len(effects)
+        return plan
 
     def run(*leaves):
         registers = [*leaves] + [None] * (size - len(leaves))
@@ -82,10 +102,34 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=()):
                 registers[r] = None
         return tuple(registers[v] if is_slot else v for is_slot, v in outs)
 
-    source = f"# on {library_of(library_value)} arrays\n" + "\n".join(lines)
+    source = header + "\n" + "\n".join(lines)
     plan = Plan(run, source, out_def, len(steps), backend=library_of(library_value))
     plan.hidden = len(effects)
     return plan
+
+
+def _torch_compiled(program, constants, outs, n_inputs):
+    """The ``program`` written as one function of its registers (each step a call of a
+    global, each register deleted after its last read) and given to ``torch.compile``:
+    its tracer reads through funcgrad's forms to the PyTorch calls beneath and compiles
+    each stretch it can follow, fusing the elementwise work in it."""
+    torch = importlib.import_module("torch")
+    env = {f"c{k}": value for k, value in constants.items()}
+    body = []
+    for k, (fun, refs, params, out, drop) in enumerate(program):
+        env[f"s{k}"] = functools.partial(fun, **params) if params else fun
+        args = ", ".join(f"c{r}" if r in constants else f"r{r}" for r in refs)
+        body.append(f"    r{out} = s{k}({args})")
+        body.extend(f"    del r{r}" for r in drop if r not in constants)
+    results = ", ".join(
+        (f"c{v}" if v in constants else f"r{v}") if is_slot else f"o{k}"
+        for k, (is_slot, v) in enumerate(outs)
+    )
+    env.update({f"o{k}": v for k, (is_slot, v) in enumerate(outs) if not is_slot})
+    params = ", ".join(f"r{k}" for k in range(n_inputs))
+    text = f"def plan({params}):\n" + "\n".join(body) + f"\n    return ({results},)\n"
+    exec(compile(text, "<funcgrad plan for torch.compile>", "exec"), env)  # our text, no user's
+    return torch.compile(env["plan"], dynamic=False)
 
 
 def _needed(wanted):

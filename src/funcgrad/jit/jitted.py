@@ -42,7 +42,6 @@ from ..dag.finite import all_finite, checking, watched
 from ..dag.node import VAR, Node
 from ..transforms.arguments import call_user
 from .backends import backend_named
-from .foreign_plans import compile_foreign_plan
 from .staging import Staged, StagingTrace
 
 __all__ = ["jit", "Jitted", "PLANS_KEPT", "disable_jit", "clear_caches"]
@@ -77,6 +76,10 @@ def jit(
     register machine compiled once (:mod:`funcgrad.jit.machine`) and compiles any
     other plan's blocks to machine code where numba can (:mod:`funcgrad.jit.native`),
     agreeing with the default Python backend to rounding rather than bit for bit.
+    On PyTorch tensors, CuPy arrays or any Array API array a plan is a list of that
+    library's calls on the arguments' device (:mod:`funcgrad.jit.foreign_plans`);
+    ``backend="torch.compile"`` hands a plan of PyTorch tensors to ``torch.compile``,
+    which fuses its elementwise chains (seconds to compile, once).
 
     A plan is compiled per input structure (shapes, dtypes, static values) and
     kept: the ``max_plans`` used last (``PLANS_KEPT``, 64, by default); calling
@@ -337,7 +340,7 @@ class Jitted:
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
         effects, trace.effects = trace.effects, []  # no cycle of the trace and its nodes
         if any(is_foreign(leaf) for leaf in leaves):  # the steps bound to that library's forms
-            return compile_foreign_plan(made, inputs, out_leaves, out_def, effects)
+            return self.backend.compile_foreign(made, inputs, out_leaves, out_def, effects)
         return self.backend.compile(made, inputs, out_leaves, out_def, effects)
 
     def _find_non_finite(self, args, kwargs):

@@ -464,10 +464,33 @@ def _xp_where(xp, c, x, y):
         c = xp.asarray(bool(c), device=getattr(like, "device", None))
     if _number(x) and _number(y):
         device = getattr(c, "device", None)
-        dtype = dtype_in(xp, np.result_type(x, y), "where")
+        dtype = dtype_in(xp, _numbers_dtype(x, y), "where")
         x = xp.full(c.shape, _item(x), dtype=dtype, device=device)
         y = _item(y)
-    return xp.where(c, x, y)
+    return xp.where(c, _weak(xp, x, y), _weak(xp, y, x))
+
+
+def _weak(xp, v, like):
+    """A Python number beside a floating array as a 0-d array of that array's dtype and
+    device, the dtype NumPy gives them both: PyTorch's wrapper would otherwise ask
+    torch.result_type, which torch.compile cannot put in a graph."""
+    if type(v) not in (int, float) or not hasattr(like, "dtype"):
+        return v
+    if not xp.isdtype(like.dtype, ("real floating", "complex floating")):
+        return v
+    return xp.asarray(v, dtype=like.dtype, device=getattr(like, "device", None))
+
+
+_PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def _numbers_dtype(x, y):
+    """NumPy's dtype for two numbers; two Python numbers' without asking NumPy, which
+    torch.compile reads as a tensor operation and cannot put in a graph."""
+    if type(x) in _PYTHON_DTYPES and type(y) in _PYTHON_DTYPES:
+        names = list(_PYTHON_DTYPES)
+        return _PYTHON_DTYPES[max(type(x), type(y), key=names.index)]
+    return np.result_type(x, y)
 
 
 def _number(v):
@@ -482,6 +505,12 @@ def _item(v):
 def _xp_sigmoid(xp, x):
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _xp_relu(xp, x):
+    # a zero of x's dtype, not 0.0: a Python number makes PyTorch's wrapper ask
+    # torch.result_type, which torch.compile cannot put in a graph
+    return xp.maximum(x, xp.zeros((), dtype=x.dtype, device=getattr(x, "device", None)))
 
 
 def _xp_step(xp, x):
@@ -571,7 +600,7 @@ imag = elementwise(
 )  # the cotangent pairing is Re(c * dz)
 real.scalars = imag.scalars = {}  # np.real(0.5) is the Python float's own .real
 sigmoid = elementwise("sigmoid", _sigmoid, lambda ans, x: ans * (1.0 - ans), xp=_xp_sigmoid)
-relu = elementwise("relu", _relu, lambda ans, x: step(x), xp=lambda xp, x: xp.maximum(x, 0.0))
+relu = elementwise("relu", _relu, lambda ans, x: step(x), xp=_xp_relu)
 # Piecewise-constant functions: their derivative is zero wherever it exists.
 _zero1, _zero2, _zero3 = ZERO
 sign = elementwise("sign", _ufunc(np.sign), _zero1)

@@ -21,9 +21,9 @@ array([[0., 1., 2.],
        [2., 3., 4.]])
 """
 
-import importlib
 import itertools
 import math
+import sys
 
 from ..core.namespaces import library_of
 from .window_shapes import channels_then_taps, taps_then_channels, window_counts
@@ -133,7 +133,9 @@ def _torch_ready(x, options):
 
 
 def _torch():
-    return importlib.import_module("torch")
+    # the arrays are PyTorch's, so torch is imported; a lookup, not an import, so that
+    # torch.compile reads through it into a plan's graph
+    return sys.modules["torch"]
 
 
 def _torch_padded(x, padding):

@@ -19,13 +19,17 @@ IndexError when the value is computed), ``"clip"`` (into ``[0, n - 1]``, so a
 negative index reads the first element, as NumPy's take does) or ``"wrap"``.
 The index operands have no derivative.
 
->>> import numpy as np
+>>> import math
+
+import numpy as np
 >>> x, i = np.array([3.0, 1.0, 2.0]), np.array([1, 2, 0])
 >>> gather(x, i, template=("traced",), mode="raise")
 array([1., 2., 3.])
 >>> scatter_add(np.zeros(3), np.ones(2), np.array([2, 2]), template=("traced",), mode="raise")
 array([0., 0., 2.])
 """
+
+import math
 
 import numpy as np
 
@@ -251,7 +255,8 @@ def _flat_positions(xp, x, idx, template, mode, who):
     flat = arrays[0]
     for k, i in zip(range(a + 1, b), arrays[1:]):
         flat = flat * shape[k] + i
-    rows = (int(np.prod(shape[:a])), int(np.prod(shape[a:b])), int(np.prod(shape[b:])))
+    # math.prod, not np.prod: PyTorch's compiler reads a shape's product as a number
+    rows = (math.prod(shape[:a]), math.prod(shape[a:b]), math.prod(shape[b:]))
     return rows, xp.reshape(flat, (-1,)), (*shape[:a], *arrays[0].shape, *shape[b:])
 
 

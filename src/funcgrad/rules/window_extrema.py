@@ -95,8 +95,8 @@ def _first_extremum_impl(x, top, axis):
 
 
 def _xp_first_extremum(xp, x, top, axis):
-    """The mask in the Array API's functions: the window's axes last, flattened, and the
-    hits whose running count is one."""
+    """The mask in the Array API's functions: the window's axes last, flattened, and a 1
+    where the first hit's index (argmax of the hits: every window has one) is."""
     nd = x.ndim
     kept = [a for a in range(nd) if a not in axis]
     same = x == top
@@ -105,8 +105,9 @@ def _xp_first_extremum(xp, x, top, axis):
     hits = xp.permute_dims(same, tuple(kept + list(axis)))
     shape = hits.shape
     flat = xp.reshape(hits, (*shape[: len(kept)], -1))
-    count = xp.cumulative_sum(xp.astype(flat, xp.int32), axis=-1)
-    mask = xp.astype(flat & (count == 1), xp.float32 if x.dtype == xp.float32 else xp.float64)
+    first = xp.argmax(xp.astype(flat, xp.int8), axis=-1, keepdims=True)
+    where = xp.arange(flat.shape[-1], device=x.device) == first
+    mask = xp.astype(where, xp.float32 if x.dtype == xp.float32 else xp.float64)
     back = [0] * nd
     for position, a in enumerate(kept + list(axis)):
         back[a] = position
