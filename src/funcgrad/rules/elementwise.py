@@ -16,6 +16,7 @@ scalar type instead: see ``core.primitive.numpy_result``).
 
 import importlib
 import operator
+import sys
 
 import numpy as np
 
@@ -392,7 +393,9 @@ def special_form(name, torch_name=None, standard=None):
         library = library_of(next(a for a in args if is_foreign(a)))
         module = _SPECIAL_MODULES.get(library)
         wanted = torch_name if library == "torch" and torch_name else name
-        fun = getattr(importlib.import_module(module), wanted, None) if module else None
+        # sys.modules first: torch.compile reads a lookup into its graph, not an import
+        found = module and (sys.modules.get(module) or importlib.import_module(module))
+        fun = getattr(found, wanted, None) if module else None
         if fun is None and standard is not None:
             return standard(xp, *args)
         if fun is None:

@@ -23,7 +23,7 @@ import scipy.special as sc
 from ..core.errors import MissingRuleError
 from ..core.facts import ALL, declare
 from ..core.values import plain
-from . import special_standard
+from . import bessel_standard, special_standard
 from .elementwise import (
     cos,
     elementwise,
@@ -222,10 +222,27 @@ entr = elementwise("entr", ufunc_impl(sc.entr), lambda ans, x: -(log(x) + 1.0))
 # Bessel functions of the first (j) and second (y) kind and the modified ones (i); the order
 # v has no derivative. Recurrences: J_v' = (J_{v-1} - J_{v+1}) / 2, the same for Y;
 # I_v' = (I_{v-1} + I_{v+1}) / 2; ive = iv e^-|x|.
+# J1' and Y1' are written with J0 and Y0 (J1' = J0 - J1 / x), not with jv and yv, which have
+# no form on other libraries; J1 / x below 1 is its power series, so J1 has every
+# derivative at 0 too (1/2, 0, -3/8, ...).
+_J1_OVER_X = tuple(
+    (-1) ** k / (2 * 4**k * math.factorial(k) * math.factorial(k + 1)) for k in range(12)
+)
+
+
+def _j1_over_x(x):
+    near = abs(x) < 1.0
+    u = x * x
+    series = 0.0
+    for c in reversed(_J1_OVER_X):
+        series = series * u + c
+    return where(near, series, j1(x) / where(near, 1.0, x))
+
+
 j0 = elementwise("j0", ufunc_impl(sc.j0), lambda ans, x: -j1(x))
-j1 = elementwise("j1", ufunc_impl(sc.j1), lambda ans, x: 0.5 * (j0(x) - jv(2.0, x)))
+j1 = elementwise("j1", ufunc_impl(sc.j1), lambda ans, x: j0(x) - _j1_over_x(x))
 y0 = elementwise("y0", ufunc_impl(sc.y0), lambda ans, x: -y1(x))
-y1 = elementwise("y1", ufunc_impl(sc.y1), lambda ans, x: 0.5 * (y0(x) - yv(2.0, x)))
+y1 = elementwise("y1", ufunc_impl(sc.y1), lambda ans, x: y0(x) - ans / x)
 jv = elementwise(
     "jv",
     ufunc_impl(sc.jv),
@@ -363,16 +380,16 @@ log_ndtr.xp = special_form("log_ndtr", standard=special_standard.log_ndtr)
 ndtri.xp = special_form("ndtri", standard=special_standard.ndtri)
 xlogy.xp = special_form("xlogy", standard=special_standard.xlogy)
 xlog1py.xp = special_form("xlog1py", standard=special_standard.xlog1py)
-i0.xp = special_form("i0", standard=special_standard.i0)
-i1.xp = special_form("i1", standard=special_standard.i1)
-i0e.xp = special_form("i0e", standard=special_standard.i0e)
-i1e.xp = special_form("i1e", standard=special_standard.i1e)
+i0.xp = special_form("i0", standard=bessel_standard.i0)
+i1.xp = special_form("i1", standard=bessel_standard.i1)
+i0e.xp = special_form("i0e", standard=bessel_standard.i0e)
+i1e.xp = special_form("i1e", standard=bessel_standard.i1e)
 entr.xp = special_form("entr", standard=special_standard.entr)
 erfcx.xp = special_form("erfcx", standard=special_standard.erfcx)
 gammainc.xp = special_form("gammainc", standard=special_standard.gammainc)
 gammaincc.xp = special_form("gammaincc", standard=special_standard.gammaincc)
 zeta.xp = special_form("zeta", standard=special_standard.zeta)
-j0.xp = special_form("j0", "bessel_j0")
-j1.xp = special_form("j1", "bessel_j1")
-y0.xp = special_form("y0", "bessel_y0")
-y1.xp = special_form("y1", "bessel_y1")
+j0.xp = special_form("j0", "bessel_j0", standard=bessel_standard.j0)
+j1.xp = special_form("j1", "bessel_j1", standard=bessel_standard.j1)
+y0.xp = special_form("y0", "bessel_y0", standard=bessel_standard.y0)
+y1.xp = special_form("y1", "bessel_y1", standard=bessel_standard.y1)

@@ -16,8 +16,7 @@ each is a fixed sequence of array steps, so it runs on the arrays' device and tr
   NaN below: no data-dependent number of steps).
 - ``erfcx``: ``exp(x^2) erfc(x)`` from the same pieces (the continued fraction's form
   needs no exponential at all).
-- ``i0``, ``i1``, ``i0e``, ``i1e``: the power series up to 15 (all its terms positive), the
-  asymptotic series of ``exp(-x) I(x)`` beyond.
+- The Bessel functions are :mod:`funcgrad.rules.bessel_standard`'s.
 - ``gammainc``, ``gammaincc``: the series of P below x = a + 1 (300 terms), the continued
   fraction of Q above (120 levels): for a and x up to about 150.
 - ``zeta(x, q)``: twelve terms, then Euler-Maclaurin's tail with seven Bernoulli terms (q > -10).
@@ -27,8 +26,9 @@ They cost what their fixed sequences are: erf a few hundred array operations, an
 by Newton's method about 1,500, the incomplete gammas about 2,000 (each one step of a
 jit plan, which calls it). Each is within 1e-13 of SciPy's in float64 (relative, or 1e-14
 absolute near a zero; gammaln, digamma and polygamma 2e-12, their reflections subtracting
-logarithms of growing size) over the ranges tests/numpy/test_device_special.py samples,
-and infinite without a warning where SciPy's overflows.
+logarithms of growing size, and near a pole within what x's last digit allows) over the
+ranges tests/numpy/test_device_special.py samples, and infinite without a warning where
+SciPy's overflows.
 
 >>> import numpy as np                             # NumPy 2's namespace is a standard one too
 >>> from funcgrad.rules.special_standard import gammaln
@@ -50,10 +50,6 @@ __all__ = [
     "digamma",
     "polygamma",
     "erfcx",
-    "i0",
-    "i1",
-    "i0e",
-    "i1e",
     "gammainc",
     "gammaincc",
     "zeta",
@@ -271,52 +267,6 @@ def _exp_or_inf(xp, t):
     inside = t <= math.log(float(xp.finfo(t.dtype).max))
     value = xp.exp(xp.where(inside, t, xp.zeros_like(t)))
     return xp.where(inside, value, xp.full_like(t, math.inf))
-
-
-_BESSEL_SWITCH = 15.0
-
-
-def _bessel_i_scaled(xp, order, x):
-    """``exp(-|x|) I_order(|x|)`` for order 0 or 1."""
-    a = xp.abs(x)
-    # the power series: sum_k (a/2)^(2k + order) / (k! (k + order)!), all terms positive
-    small = xp.where(a <= _BESSEL_SWITCH, a, xp.zeros_like(a))
-    quarter = small * small / 4.0
-    term = xp.ones_like(a) if order == 0 else small / 2.0
-    series = term
-    for k in range(1, 60):
-        term = term * quarter / (k * (k + order))
-        series = series + term
-    series = series * xp.exp(-small)
-    # the asymptotic series: 1 / sqrt(2 pi a) sum_k (-1)^k prod_j (4 order^2 - (2j-1)^2)
-    # / (k! (8 a)^k)
-    big = xp.where(a > _BESSEL_SWITCH, a, xp.full_like(a, 2 * _BESSEL_SWITCH))
-    term = xp.ones_like(a)
-    tail = term
-    for k in range(1, 30):
-        term = term * -(4 * order * order - (2 * k - 1) ** 2) / (k * 8.0 * big)
-        tail = tail + term
-    tail = tail / xp.sqrt(2.0 * math.pi * big)
-    return xp.where(a <= _BESSEL_SWITCH, series, tail)
-
-
-def i0e(xp, x):
-    return _bessel_i_scaled(xp, 0, x)
-
-
-def i1e(xp, x):
-    value = _bessel_i_scaled(xp, 1, x)
-    return xp.where(x < 0.0, -value, value)  # odd
-
-
-def i0(xp, x):
-    return _exp_or_inf(xp, xp.abs(x) + xp.log(i0e(xp, x)))
-
-
-def i1(xp, x):
-    scaled = i1e(xp, x)
-    size = _exp_or_inf(xp, xp.abs(x) + xp.log(xp.where(x == 0.0, xp.ones_like(x), xp.abs(scaled))))
-    return xp.where(x == 0.0, xp.zeros_like(x), xp.where(x < 0.0, -size, size))
 
 
 def _regularized_gammas(xp, a, x):
