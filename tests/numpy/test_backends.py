@@ -514,3 +514,56 @@ def test_special_functions_run_on_torch_and_in_the_standards_arithmetic(name):
     value, grad = fg.value_and_grad(loss)(_strict(x))
     np.testing.assert_allclose(to_numpy(value), want_value, rtol=1e-13)
     np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_debug_callbacks_see_the_librarys_arrays_under_every_transform(backend):
+    make, array_type = BACKENDS[backend]
+    seen = []
+
+    def f(v):
+        fg.debug.callback(lambda a: seen.append(a), v)
+        return fnp.sum(fnp.sin(v) * v)
+
+    x = np.array([0.5, -1.0, 2.0])
+    want = fg.grad(f)(x)
+    seen.clear()
+    runs = {
+        "grad": fg.grad(f),
+        "jit of grad": fg.jit(fg.grad(f)),
+        "vmap of grad": lambda a: fg.vmap(fg.grad(f))(fnp.stack([a, a]))[1, ...],
+    }
+    for name, run in runs.items():
+        before = len(seen)
+        got = run(make(x))
+        assert isinstance(got, array_type), name
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-13, err_msg=name)
+        assert len(seen) > before, name  # the callback ran, on the library's values
+        assert all(library_of(s) == library_of(got) for s in seen[before:]), name
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_pure_callbacks_take_and_give_the_librarys_arrays(backend):
+    make, array_type = BACKENDS[backend]
+    x = np.array([0.5, -1.0, 2.0, 3.0])
+    spec = fg.ShapeDtypeStruct((4,), np.float64)
+    on_device = lambda a: a * 2.0  # the library's own arrays in, and out
+    on_host = lambda a: np.cos(np.arange(4.0))  # NumPy out: copied onto the device
+
+    def f(v, callback):
+        return fnp.sin(fg.pure_callback(callback, spec, v)) * v
+
+    for callback in (on_device, on_host):
+        want = f(x, callback)
+        for name, run in {
+            "eager": lambda v, c=callback: f(v, c),
+            "jit": fg.jit(f, static_argnums=1),
+            "vmap": lambda v, c=callback: fg.vmap(lambda r: f(r, c))(
+                fnp.reshape(fnp.concat([v, v]), (2, 4))
+            )[0, ...],
+        }.items():
+            got = run(make(x), callback) if name == "jit" else run(make(x))
+            assert isinstance(got, array_type), name
+            np.testing.assert_allclose(to_numpy(got), want, rtol=1e-14, err_msg=name)
+    with pytest.raises(fg.errors.ShapeError, match="promised"):
+        fg.jit(lambda v: fg.pure_callback(lambda a: a[:2], spec, v))(make(x))

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
+from ..core.namespaces import dtype_in, is_foreign, namespace_of, numpy_dtype
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
@@ -57,25 +58,33 @@ class _Call:
                 f"pure_callback: {self.name} returned a {out_def}, where "
                 f"result_shape_dtypes promised a {self.out_def}"
             )
+        like = next((v for v in leaves if is_foreign(v)), None)
         return tuple(
-            _as_promised(v, shape, dtype, self.name) for v, (shape, dtype) in zip(out_leaves, spec)
+            _as_promised(v, shape, dtype, self.name, like)
+            for v, (shape, dtype) in zip(out_leaves, spec)
         )
 
 
-def _as_promised(value, shape, dtype, name):
-    out = np.asarray(value)
-    if out.shape != shape:
+def _as_promised(value, shape, dtype, name, like=None):
+    """The callback's ``value`` checked against its promise: NumPy's, or with ``like`` (an
+    argument of another library) that library's on that argument's device."""
+    xp = None if like is None else namespace_of((like,))
+    if xp is not None and not is_foreign(value):  # a host result, back to the device
+        value = xp.asarray(np.asarray(value), device=getattr(like, "device", None))
+    out = value if xp is not None else np.asarray(value)
+    got = numpy_dtype(out)
+    if tuple(out.shape) != shape:
         raise ShapeError(
-            f"pure_callback: {name} returned an array of shape {out.shape} where "
+            f"pure_callback: {name} returned an array of shape {tuple(out.shape)} where "
             f"result_shape_dtypes promised {shape}; make the two agree"
         )
-    if out.dtype != dtype:
-        if not np.can_cast(out.dtype, dtype, "same_kind"):
+    if got != dtype:
+        if not np.can_cast(got, dtype, "same_kind"):
             raise ShapeError(
-                f"pure_callback: {name} returned {out.dtype} where "
+                f"pure_callback: {name} returned {got} where "
                 f"result_shape_dtypes promised {dtype}; make the two agree"
             )
-        out = out.astype(dtype)
+        out = out.astype(dtype) if xp is None else xp.astype(out, dtype_in(xp, dtype))
     return out
 
 
@@ -84,8 +93,12 @@ def _impl(*leaves, call, spec, vmap_method):
 
 
 def _abstract(*leaves, call, spec, vmap_method):
-    """What jit traces with: zeros of the promised shapes (the callback is not called)."""
-    return tuple(np.zeros(shape, dtype) for shape, dtype in spec)
+    """What jit traces with: zeros of the promised shapes (the callback is not called), in
+    the library of a foreign argument where there is one."""
+    like = next((v for v in leaves if is_foreign(v)), None)
+    return tuple(
+        _as_promised(np.zeros(shape, dtype), shape, dtype, call.name, like) for shape, dtype in spec
+    )
 
 
 def _no_derivative(*args, call, **params):
@@ -115,7 +128,13 @@ def _batch(size, prim, values, batched, params):
 
 
 pure_callback_p = Primitive(
-    "pure_callback", _impl, vjp=_no_derivative, jvp=_no_derivative, batch=_batch, abstract=_abstract
+    "pure_callback",
+    _impl,
+    vjp=_no_derivative,
+    jvp=_no_derivative,
+    batch=_batch,
+    abstract=_abstract,
+    xp=lambda xp, *leaves, **params: _impl(*leaves, **params),
 )
 
 

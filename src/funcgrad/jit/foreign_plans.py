@@ -65,6 +65,8 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
             continue
         refs = tuple(register(a) for a in n._args)
         on_library = any(is_foreign(a._value) for a in n._args)
+        if on_library and n._prim.xp is None:  # staged unrun (an effect): refused as eager is
+            n._prim.run([a._value for a in n._args], n._params or {})
         fun = functools.partial(n._prim.xp, xp) if on_library else n._prim.impl
         slot[n] = len(slot)
         steps.append((fun, refs, dict(n._params or {}), slot[n]))

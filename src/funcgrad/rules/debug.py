@@ -33,5 +33,7 @@ debug_callback = Primitive(
     _impl,
     vjp=lambda argnums, g, ans, *leaves, **params: [None for _ in argnums],
     jvp=lambda tangents, ans, *leaves, **params: None,
+    # on another library's arrays the callback sees them as they are, on their device
+    xp=lambda xp, *leaves, callback: _impl(*leaves, callback=callback),
 )
 declare(debug_callback, flat=ALL, effect=True, abstract=lambda *leaves, callback: 0.0)
