@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from .core.errors import ArgumentError
+from .core.namespaces import is_foreign
 from .core.traces import Box
-from .core.values import dtype_of, shape_of
+from .core.values import dtype_of, in_library_of, shape_of
 from .dag.arraylike import ArrayLike, TracedIndex, index_param
 from .rules import arrays, gather, ufuncs
 from .rules.elementwise import less, where
@@ -79,14 +80,14 @@ class _Ref:
     def _update(self, v, how, mode=None):
         if mode is not None:
             mode = _mode(mode, ("clip", "drop"), how)
-            x = self.x if isinstance(self.x, Box) else np.asarray(self.x)
+            x = self.x if _kept(self.x) else np.asarray(self.x)
             x, index = _within(x, self.index, mode, 0.0)
             out = _Ref(x, index)._update(v, how)
             return _unpadded(out, shape_of(self.x)) if mode == "drop" else out
         x, index = self.x, self.index
         if type(index) is TracedIndex:
             return _traced_index_update(_operand(x), index, v, how)
-        if not isinstance(x, Box) and not isinstance(v, Box):
+        if not _kept(x) and not _kept(v):  # NumPy's values: NumPy's own assignment
             out = np.array(x, copy=True)
             if how == "set":
                 out[index] = v
@@ -172,8 +173,14 @@ def _index_part(p):
     return int(p) if not isinstance(p, Box) and np.ndim(p) == 0 else p
 
 
+def _kept(x):
+    """Whether ``x`` is updated by primitives as it is: traced, or another library's array
+    (written on its device, never through NumPy)."""
+    return isinstance(x, Box) or is_foreign(x)
+
+
 def _operand(x):
-    return x if isinstance(x, Box) else np.asarray(x, dtype=np.result_type(x, np.float64))
+    return x if _kept(x) else np.asarray(x, dtype=np.result_type(x, np.float64))
 
 
 def _in_dtype_of(out, x):
@@ -197,9 +204,9 @@ def _traced_update(x, index, v, how):
             f"shape {sel_shape}; give v that shape or one that broadcasts to it"
         ) from None
     flat_t = targets.ravel()
-    if isinstance(v, Box) and vshape == ():
+    if _kept(v) and vshape == ():
         flat_v = arrays.broadcast_to(v, shape=(flat_t.size,))
-    elif isinstance(v, Box):
+    elif _kept(v):
         if vshape != sel_shape:
             v = arrays.broadcast_to(v, shape=sel_shape)
         flat_v = arrays.reshape(v, shape=(flat_t.size,))
@@ -220,6 +227,7 @@ def _traced_update(x, index, v, how):
             spread = arrays.untake(
                 arrays.getitem(flat_v, index=now), index=flat_t[now], shape=(size,)
             )
+            touched = in_library_of(touched, x)  # on the device of a foreign x
             out = where(touched, out + spread if how == "add" else out * spread, out)
             remaining = np.setdiff1d(remaining, now)
     out = _in_dtype_of(out, x)

@@ -567,3 +567,60 @@ def test_pure_callbacks_take_and_give_the_librarys_arrays(backend):
             np.testing.assert_allclose(to_numpy(got), want, rtol=1e-14, err_msg=name)
     with pytest.raises(fg.errors.ShapeError, match="promised"):
         fg.jit(lambda v: fg.pure_callback(lambda a: a[:2], spec, v))(make(x))
+
+
+# Functions that built NumPy constants or called NumPy's methods on their way, and so
+# converted another library's array (or mixed the two): each runs in the arrays' library.
+ON_THE_DEVICE = {
+    "lax.top_k": lambda x: fg.lax.top_k(x, 2)[0],
+    "lax.argmax": lambda x: x * fnp.astype(fg.lax.argmax(x, 2, np.int32), x.dtype)[..., None],
+    "lax.argmin": lambda x: x * fnp.astype(fg.lax.argmin(x, 2, np.int32), x.dtype)[..., None],
+    "lax.pad interior": lambda x: fg.lax.pad(x, 0.5, ((0, 0, 0), (1, 0, 1), (0, 2, 2))),
+    "lax.dynamic_update_slice": lambda x: fg.lax.dynamic_update_slice(
+        x, x[:1, :2, :2] * 2.0, (1, 1, 1)
+    ),
+    "at set": lambda x: fg.at(x)[0, 1:3, :].set(x[1, :2, :] * 3.0),
+    "at add repeated": lambda x: fg.at(x)[np.array([0, 0, 1])].add(x[:3, ...] * 2.0),
+    "median": lambda x: fnp.median(x, axis=1),
+    "quantile": lambda x: fnp.quantile(x, 0.3, axis=-1, method="linear"),
+    "nanmedian": lambda x: fnp.nanmedian(x, axis=1),
+    # the traced value on the left: array-api-strict refuses one on the right of its *
+    "one_hot": lambda x: x * fg.nn.one_hot(fnp.argmax(x, axis=-1), 4),
+    "searchsorted": lambda x: x * fnp.astype(fnp.searchsorted(fnp.sort(x[0, 0, :]), x), x.dtype),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ON_THE_DEVICE))
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_functions_run_where_their_arrays_live(backend, name):
+    make, array_type = BACKENDS[backend]
+    f = ON_THE_DEVICE[name]
+    x = np.random.default_rng(3).normal(size=(3, 4, 4))
+    loss = lambda v: fnp.sum(fnp.sin(f(v)))
+    for run, want in ((f, f(x)), (fg.grad(loss), fg.grad(loss)(x)), (fg.jit(f), f(x))):
+        got = run(make(x))
+        assert isinstance(got, array_type), name
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-12, atol=1e-14, err_msg=name)
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_functions_that_read_values_on_the_host_are_refused_by_name(backend):
+    make, _ = BACKENDS[backend]
+    x = make(np.array([1.0, 2.0, 2.0, 3.0]))
+    for name, f in {
+        "unique": fnp.unique,
+        "histogram": lambda v: fnp.histogram(v, bins=2),
+        "nonzero": fnp.nonzero,
+    }.items():
+        with pytest.raises(fg.NamespaceError, match=rf"funcgrad.numpy.{name} reads the values"):
+            f(x)
+    assert fnp.result_type(x, 1.0) == np.float64
+
+
+@requires_torch
+def test_dtypes_of_other_libraries_are_read_by_name():
+    x = torch.ones(3, dtype=torch.float32)
+    assert fnp.result_type(x, 1.0) == np.float32  # a Python number is weak, as in NumPy
+    assert fnp.result_type(torch.float32, np.float64) == np.float64
+    assert fnp.astype(x, torch.float64).dtype == torch.float64
+    assert fnp.astype(x, torch.int32).dtype == torch.int32

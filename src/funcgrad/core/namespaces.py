@@ -23,7 +23,7 @@ import importlib
 
 import numpy as np
 
-from .errors import NamespaceError
+from .errors import ArgumentTypeError, NamespaceError
 from .traces import Box
 
 __all__ = [
@@ -186,6 +186,18 @@ def numpy_dtype(x):
         return np.dtype(str(dtype).rpartition(".")[2])
     except TypeError:
         return np.dtype(object)
+
+
+def as_numpy_dtype(dtype):
+    """NumPy's dtype for a dtype of any library, by name (``torch.float32`` reads as
+    ``float32``), so that code written with ``x.dtype`` of its arrays casts as it says."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        try:
+            return np.dtype(str(dtype).rpartition(".")[2])
+        except TypeError:
+            raise ArgumentTypeError(f"not a dtype NumPy knows by name: {dtype!r:.60}") from None
 
 
 def dtype_kind(x):

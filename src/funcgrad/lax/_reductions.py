@@ -114,7 +114,7 @@ def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
     >>> argmax(np.array([1.0, 3.0, 2.0]), 0, np.int32)
     np.int32(1)
     """
-    return fnp.asarray(fnp.argmax(operand, axis=axis)).astype(index_dtype)[()]
+    return _index(fnp.argmax(operand, axis=axis), index_dtype)
 
 
 def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
@@ -125,7 +125,14 @@ def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
     >>> argmin(np.array([1.0, 3.0, 0.5]), 0, np.int32)
     np.int32(2)
     """
-    return fnp.asarray(fnp.argmin(operand, axis=axis)).astype(index_dtype)[()]
+    return _index(fnp.argmin(operand, axis=axis), index_dtype)
+
+
+def _index(found, index_dtype):
+    """An argmax's or argmin's result as ``index_dtype`` (a NumPy scalar where NumPy's is 0-d,
+    as lax's is; another library's array as it is)."""
+    out = fnp.astype(found, index_dtype)
+    return out[()] if isinstance(out, np.ndarray) else out
 
 
 def _along(fun, operand, axis, reverse):
@@ -222,7 +229,7 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
         raise ArgumentError(f"lax.top_k: k must be an int from 0 to {n}; got {k!r:.40}")
     order = fnp.argsort(-operand, axis=-1, kind="stable")[..., :k]
-    return fnp.take_along_axis(operand, order, axis=-1), order.astype(np.int32)
+    return fnp.take_along_axis(operand, order, axis=-1), fnp.astype(order, np.int32)
 
 
 def _reduce(fun, name, example):

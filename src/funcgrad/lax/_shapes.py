@@ -16,7 +16,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..at import at
 from ..core.errors import ArgumentError, ShapeError
-from ..core.values import shape_of
+from ..core.values import filled_like, shape_of
 
 __all__ = [
     "reshape",
@@ -159,7 +159,8 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
     # the interior: the operand written at every (interior + 1)-th place of a filled array
     spread = tuple((n - 1) * (k + 1) + 1 if n else 0 for n, (_, _, k) in zip(shape, config))
     if spread != shape:
-        grid = fnp.full(spread, padding_value, dtype=fnp.result_type(operand, padding_value))
+        dtype = fnp.result_type(operand, padding_value)
+        grid = filled_like(operand, padding_value, shape=spread, dtype=dtype)
         places = tuple(builtins.slice(None, None, k + 1) for _, _, k in config)
         operand = at(grid)[places].set(operand)
     widths = [(builtins.max(lo, 0), builtins.max(hi, 0)) for lo, hi, _ in config]

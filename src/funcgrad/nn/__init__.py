@@ -25,6 +25,7 @@ import sys
 import numpy as np
 
 from ..core.errors import ArgumentError, NotDifferentiableError
+from ..core.namespaces import is_foreign
 from ..core.pages import Page, write_pages
 from ..core.results import publish as _publish
 from ..core.traces import Box
@@ -182,7 +183,7 @@ def one_hot(labels, num_classes):
            [0., 0., 1.]])
     """
     labels = plain(labels)  # no derivative; jit's and vmap's labels stay traced
-    if not isinstance(labels, Box):
+    if not isinstance(labels, Box) and not is_foreign(labels):
         try:
             labels = np.asarray(labels)
         except ValueError:

@@ -22,6 +22,7 @@ from numpy import (
 )
 
 from ..core.errors import ShapeError
+from ..core.namespaces import as_numpy_dtype, is_foreign, numpy_dtype
 from ..core.traces import Box
 from ..core.values import ndim_of, raw, shape_of
 from ..rules.elementwise import equal as _equal
@@ -173,7 +174,15 @@ def result_type(*arrays_and_dtypes):
     >>> result_type(fg.var(np.array([1.0 + 2.0j])), float32)
     dtype('complex128')
     """
-    return _np.result_type(*[raw(a) for a in arrays_and_dtypes])
+    return _np.result_type(*[_array_dtype(v) for v in map(raw, arrays_and_dtypes)])
+
+
+def _array_dtype(v):
+    """Another library's array or dtype as NumPy's dtype of the same name (torch.float32
+    is float32); anything else as it is."""
+    if isinstance(v, type) or not is_foreign(v):
+        return v
+    return numpy_dtype(v) if hasattr(v, "dtype") else as_numpy_dtype(v)
 
 
 def iscomplex(x):

@@ -242,7 +242,12 @@ def unique(
         raise ArgumentError("unique: fill_value pads a result of a given size; give size= too")
     if not is_traced(ar):
         return _np.unique(
-            ar, return_index, return_inverse, return_counts, axis, equal_nan=equal_nan
+            concrete(ar, "unique"),
+            return_index,
+            return_inverse,
+            return_counts,
+            axis,
+            equal_nan=equal_nan,
         )
     if axis is not None:
         raise ArgumentError(

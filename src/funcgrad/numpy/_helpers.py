@@ -16,8 +16,13 @@ funcgrad.errors.ArgumentTypeError: funcgrad.numpy.dot: out= is not supported, si
 
 import numpy as np
 
-from ..core.errors import ArgumentError, ArgumentTypeError, ConcretizationError
-from ..core.namespaces import is_foreign
+from ..core.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    ConcretizationError,
+    NamespaceError,
+)
+from ..core.namespaces import is_foreign, library_of
 from ..core.traces import Box
 from ..core.values import dtype_of, float_dtype, plain, shape_of
 from ..rules.arrays import concatenate, getitem, reshape
@@ -166,6 +171,13 @@ def concrete(x, who):
                 f"jit and vmap cannot do (their values stand for many); call it outside jit/vmap"
             )
         x = x._value
+    if is_foreign(x):
+        raise NamespaceError(
+            f"funcgrad.numpy.{who} reads the values on the host to decide the shape of its "
+            f"result, which would move {library_of(x)}'s array off its device (or compute a "
+            f"Dask array) behind your back; convert it to NumPy first (np.asarray, .cpu(), "
+            f".compute())"
+        )
     return x
 
 

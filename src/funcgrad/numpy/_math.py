@@ -28,6 +28,7 @@ np.complex128(6+8j)
 import numpy as _np
 
 from ..core.errors import ArgumentTypeError
+from ..core.namespaces import as_numpy_dtype
 from ..core.traces import note_cut as _note_cut
 from ..core.values import is_complex
 from ..core.values import plain as _plain
@@ -193,8 +194,9 @@ def astype(x, dtype, /, *, copy=True, device=None):
     >>> fg.grad(lambda x: x[astype(x, int)[0]] * 2.0)(np.array([1.5, 0.0]))
     array([0., 2.])
     """
-    if not _np.issubdtype(_np.dtype(dtype), _np.inexact):
-        _note_cut(f"astype({_np.dtype(dtype).name})", x)
+    dtype = as_numpy_dtype(dtype)  # torch.float32 is float32
+    if not _np.issubdtype(dtype, _np.inexact):
+        _note_cut(f"astype({dtype.name})", x)
         return _u.astype(_plain(x), dtype=dtype)
     return _u.astype(x, dtype=dtype)
 

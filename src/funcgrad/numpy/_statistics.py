@@ -24,7 +24,7 @@ import numpy as _np
 
 from ..core.errors import ArgumentError
 from ..core.values import dtype_of as _dtype_of
-from ..core.values import float_dtype
+from ..core.values import float_dtype, in_library_of
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
@@ -134,14 +134,14 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
     count = (
         sum(_ew.where(nan, 0.0, 1.0), axis=-1, keepdims=True)
         if skip_nan
-        else _np.full(rest + (1,), float(n))
+        else in_library_of(_np.full(rest + (1,), float(n)), merged)
     )
-    qs = q.reshape(-1)
+    qs = in_library_of(q.reshape(-1), merged)  # constants on the values' device
     virtual = count * qs + (1.0 + qs * -1.0) - 1.0  # NumPy's formula, alpha = beta = 1
     lo, hi, gamma = _indexes(virtual, count, method)
     out = _lerp(_s.take_along(ordered, lo, axis=-1), _s.take_along(ordered, hi, axis=-1), gamma)
     if not skip_nan:
-        has_nan = _s.take_along(nan, _np.full(rest + (1,), n - 1), axis=-1)
+        has_nan = _s.take_along(nan, in_library_of(_np.full(rest + (1,), n - 1), merged), axis=-1)
         out = _ew.where(has_nan, _np.nan, out)
     out = moveaxis(out, -1, 0)  # q's axes lead, as in NumPy
     out_shape = keep_shape if keepdims else rest

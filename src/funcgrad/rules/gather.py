@@ -36,7 +36,7 @@ import numpy as np
 from ..core.errors import NamespaceError
 from ..core.namespaces import is_foreign, library_of
 from ..core.primitive import Primitive
-from ..core.values import filled_like, shape_of
+from ..core.values import filled_like, in_library_of, shape_of
 from .arrays import (
     add_rows,
     batch_example_by_example,
@@ -295,4 +295,4 @@ def write_flat(flat_x, positions, flat_v):
     last[positions] = np.arange(len(positions))
     dest = np.flatnonzero(last >= 0)
     new = untake(getitem(flat_v, index=last[dest]), index=dest, shape=(size,))
-    return where(last >= 0, new, flat_x)
+    return where(in_library_of(last >= 0, flat_x), new, flat_x)

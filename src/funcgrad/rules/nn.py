@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.errors import ArgumentError
 from ..core.facts import ALL, declare
+from ..core.namespaces import known_any
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import (
@@ -168,9 +169,19 @@ def _one_hot_impl(label, depth):
     return np.eye(depth)[label]
 
 
+def _xp_one_hot(xp, label, depth):
+    if known_any((label < 0) | (label >= depth)):  # one bool read off the device
+        raise ArgumentError(
+            f"one_hot: labels must lie in [0, {depth}); give class numbers below num_classes"
+        )
+    classes = xp.arange(depth, dtype=label.dtype, device=getattr(label, "device", None))
+    return xp.astype(label[..., None] == classes, xp.float64)
+
+
 one_hot = Primitive(
     "one_hot",
     _one_hot_impl,
+    xp=_xp_one_hot,
     vjp=(None,),
     batch=lambda size, prim, values, batched, params: one_hot(values[0], **params),
 )

@@ -175,7 +175,11 @@ argmin = Primitive(
     xp=lambda xp, x, axis=None, keepdims=False: xp.argmin(x, axis=axis, keepdims=keepdims),
 )
 # No batching rule: applied example by example under vmap.
-searchsorted = Primitive("searchsorted", lambda a, v, side="left": np.searchsorted(a, v, side=side))
+searchsorted = Primitive(
+    "searchsorted",
+    lambda a, v, side="left": np.searchsorted(a, v, side=side),
+    xp=lambda xp, a, v, side="left": xp.searchsorted(a, v, side=side),  # the standard's
+)
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).
