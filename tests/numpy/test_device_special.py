@@ -3,6 +3,8 @@
 SciPy's values over wide ranges, poles and tails included, float32 too, and derivatives
 under fg.grad."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.special as sc
@@ -202,3 +204,52 @@ def test_bessel_j_and_y_far_out_keep_the_wronskian_and_scipys_edges():
         want = getattr(sc, name)(edges)
         np.testing.assert_allclose(got, want, rtol=1e-11, atol=0)  # subnormals: SciPy's round
         assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all(), name
+
+
+def test_relative_entropies_and_box_cox_are_scipys():
+    v = np.array([0.0, -0.0, 1e-300, 0.3, 1.0, 2.5, 1e10, -1.0, np.inf, np.nan, -np.inf])
+    x, y = (a.ravel() for a in np.meshgrid(v, v))
+    for name in ("rel_entr", "kl_div"):
+        got = to_numpy(getattr(fsp, name)(_on_device(x), _on_device(y)))
+        want = getattr(sc, name)(x, y)
+        if name == "kl_div":  # SciPy's x log(x / y) overflows at x / y = 1e310; ours does not
+            far = (x == 1e10) & (y == 1e-300)
+            np.testing.assert_allclose(got[far], 1e10 * (np.log(1e10) - np.log(1e-300)) - 1e10)
+            got, want = got[~far], want[~far]
+        np.testing.assert_allclose(got, want, rtol=1e-14, err_msg=name)
+    lmbda = np.array([-2.0, -0.5, 0.0, 1e-20, 0.5, 1.0, 3.0, np.nan])
+    x, lm = (a.ravel() for a in np.meshgrid(v, lmbda))
+    for name in ("boxcox", "boxcox1p"):
+        got = to_numpy(getattr(fsp, name)(_on_device(x), _on_device(lm)))
+        with np.errstate(all="ignore"):
+            want = getattr(sc, name)(x, lm)
+        np.testing.assert_allclose(got, want, rtol=1e-14, err_msg=name)
+
+
+def test_no_special_function_takes_a_namesake_of_another_meaning():
+    """On PyTorch's tensors each of SciPy's functions is SciPy's or refused by name: a
+    library's function of the same name (torch.kl_div is another divergence) is never
+    taken for it."""
+    torch = pytest.importorskip("torch")
+    from funcgrad.core.primitive import Primitive
+    from funcgrad.rules import special
+
+    rng = np.random.default_rng(4)
+    for prim in vars(special).values():
+        ufunc = getattr(getattr(prim, "impl", None), "ufunc", None)
+        if (
+            not isinstance(prim, Primitive)
+            or getattr(np, getattr(ufunc, "__name__", ""), 0) is ufunc
+        ):
+            continue
+        if getattr(ufunc, "nin", None) is None:  # not a ufunc (a lambda of one)
+            continue
+        args = [rng.uniform(0.2, 0.9, 5) for _ in range(ufunc.nin)]
+        with warnings.catch_warnings():  # an order that is not an integer: SciPy warns
+            warnings.simplefilter("ignore")
+            want = prim.impl(*args)
+            try:
+                got = prim(*[torch.asarray(a) for a in args])
+            except fg.NamespaceError:
+                continue
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-7, err_msg=prim.name)

@@ -424,8 +424,9 @@ def elementwise(name, impl, *partials, xp=None, **facts):
     multiplies the tangent by it, vmap broadcasts. For scalars it is exactly
     the edge weight of the sum-product view of backprop.
 
-    ``xp(namespace, *args)`` computes it on another library's arrays; a ufunc's
-    impl gets the Array API function of the ufunc's name by default. ``facts``
+    ``xp(namespace, *args)`` computes it on another library's arrays; a NumPy ufunc's
+    impl gets the Array API function of the ufunc's name by default, any other ufunc's
+    (SciPy's) the library's special function of its name (:func:`special_form`). ``facts``
     are as for :class:`Primitive`; ``flat`` follows from the zero partials
     (:data:`ZERO`), which say that an argument's derivative is zero wherever it
     exists.
@@ -438,7 +439,11 @@ def elementwise(name, impl, *partials, xp=None, **facts):
     (np.float64(6.0), array([1., 4.]))
     """
     if xp is None and hasattr(impl, "ufunc"):
-        xp = standard_form(impl.ufunc.__name__)
+        ufunc = impl.ufunc
+        # only NumPy's own ufuncs by the namespace's names: a SciPy ufunc's name there can
+        # mean another function (torch.kl_div is not scipy.special.kl_div)
+        numpys = getattr(np, ufunc.__name__, None) is ufunc
+        xp = standard_form(ufunc.__name__) if numpys else special_form(name)
     zero = frozenset(i for i, p in enumerate(partials) if p in ZERO)
     facts.setdefault("flat", ALL if partials and len(zero) == len(partials) else zero)
     facts.setdefault("structure", "elementwise")

@@ -20,7 +20,10 @@ each is a fixed sequence of array steps, so it runs on the arrays' device and tr
 - ``gammainc``, ``gammaincc``: the series of P below x = a + 1 (300 terms), the continued
   fraction of Q above (120 levels): for a and x up to about 150.
 - ``zeta(x, q)``: twelve terms, then Euler-Maclaurin's tail with seven Bernoulli terms (q > -10).
-- ``xlogy``, ``xlog1py``, ``entr``: their definitions, 0 where x is 0.
+- ``xlogy``, ``xlog1py``, ``entr``, ``rel_entr``, ``kl_div``: their definitions, 0 where x is 0
+  (``kl_div``: y), infinite outside their domains as SciPy's.
+- ``boxcox``, ``boxcox1p``: ``expm1(l log x) / l`` (``log1p`` for boxcox1p), ``log x`` where
+  ``|l| < 1e-19``, as SciPy computes them.
 
 They cost what their fixed sequences are: erf a few hundred array operations, an inverse
 by Newton's method about 1,500, the incomplete gammas about 2,000 (each one step of a
@@ -56,6 +59,10 @@ __all__ = [
     "xlogy",
     "xlog1py",
     "entr",
+    "rel_entr",
+    "kl_div",
+    "boxcox",
+    "boxcox1p",
 ]
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -362,3 +369,63 @@ def entr(xp, x):
     inside = xp.where(x > 0.0, x, xp.ones_like(x))
     value = xp.where(x > 0.0, -inside * xp.log(inside), xp.full_like(x, -math.inf))
     return xp.where(x == 0.0, xp.zeros_like(x), value)
+
+
+def _relative_entropy(xp, x, y, at_zero):
+    """``x log(x / y)`` for positive x and y, ``at_zero`` (0, or y) where x is 0 and y >= 0,
+    inf elsewhere and NaN where either is NaN: rel_entr's cases, shared by kl_div."""
+    x, y = xp.broadcast_arrays(*_as_float_pair(xp, x, y))
+    positive = (x > 0.0) & (y > 0.0)
+    finite = positive & (x < math.inf) & (y < math.inf)
+    ones = xp.ones_like(x)
+    x1, y1 = xp.where(finite, x, ones), xp.where(finite, y, ones)
+    # log(x / y) as SciPy takes it, but where x / y would overflow or underflow, the
+    # difference of the logarithms (then as exact as the ratio's logarithm)
+    apart = xp.log(x1) - xp.log(y1)
+    near = xp.abs(apart) < 700.0
+    log_ratio = xp.where(near, xp.log(xp.where(near, x1, ones) / xp.where(near, y1, ones)), apart)
+    infinite = xp.where(
+        x == math.inf,
+        xp.where(y == math.inf, xp.full_like(x, math.nan), xp.full_like(x, math.inf)),
+        xp.full_like(x, -math.inf),
+    )  # inf log(inf / y), x log(x / inf), inf log(inf / inf)
+    inside = xp.where(finite, x1 * log_ratio, infinite)
+    inside = xp.where(positive, inside, xp.full_like(x, math.inf))
+    zero = xp.zeros_like(x) if at_zero is None else y
+    value = xp.where((x == 0.0) & (y >= 0.0), zero, inside)
+    value = xp.where(xp.isnan(x) | xp.isnan(y), xp.full_like(x, math.nan), value)
+    return value, finite, x1, y1, positive
+
+
+def rel_entr(xp, x, y):
+    return _relative_entropy(xp, x, y, None)[0]
+
+
+def kl_div(xp, x, y):
+    value, finite, x1, y1, positive = _relative_entropy(xp, x, y, "y")
+    # x log(x / y) - x + y; NaN where x or y is infinite (inf - inf)
+    nan = xp.full_like(value, math.nan)
+    return xp.where(positive, xp.where(finite, value - x1 + y1, nan), value)
+
+
+def _boxcox_of_log(xp, log_x, lmbda):
+    log_x, lmbda = xp.broadcast_arrays(*_as_float_pair(xp, log_x, lmbda))
+    tiny = xp.abs(lmbda) < 1e-19
+    safe = xp.where(tiny, xp.ones_like(lmbda), lmbda)
+    t = safe * log_x
+    big = t > math.log(float(xp.finfo(t.dtype).max))  # expm1 overflows there (NaN stays)
+    grown = xp.where(big, xp.full_like(t, math.inf), xp.expm1(xp.where(big, xp.zeros_like(t), t)))
+    return xp.where(tiny, log_x, grown / safe)
+
+
+def boxcox(xp, x, lmbda):
+    # log x without a warning: -inf at 0, NaN below
+    inside = xp.where(x > 0.0, x, xp.ones_like(x))
+    edge = xp.where(x == 0.0, xp.full_like(x, -math.inf), xp.full_like(x, math.nan))
+    return _boxcox_of_log(xp, xp.where(x > 0.0, xp.log(inside), edge), lmbda)
+
+
+def boxcox1p(xp, x, lmbda):
+    inside = xp.where(x > -1.0, x, xp.zeros_like(x))
+    edge = xp.where(x == -1.0, xp.full_like(x, -math.inf), xp.full_like(x, math.nan))
+    return _boxcox_of_log(xp, xp.where(x > -1.0, xp.log1p(inside), edge), lmbda)
