@@ -624,3 +624,22 @@ def test_dtypes_of_other_libraries_are_read_by_name():
     assert fnp.result_type(torch.float32, np.float64) == np.float64
     assert fnp.astype(x, torch.float64).dtype == torch.float64
     assert fnp.astype(x, torch.int32).dtype == torch.int32
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_cross_entropy_of_device_labels_under_every_transform(backend):
+    make, array_type = BACKENDS[backend]
+    logits = np.random.default_rng(6).normal(size=(4, 5))
+    labels = np.array([0, 2, 1, 4])
+    f = fg.nn.cross_entropy
+    for name, run in {
+        "eager": f,
+        "grad": fg.grad(f),
+        "jit of grad": fg.jit(fg.grad(f)),
+        "hessian": fg.hessian(f),
+        "vmap of grad": fg.vmap(fg.grad(f)),
+        "a mask's & under jit": fg.jit(lambda z, y: fnp.sum(fnp.where((z > 0) & ~(z > 1), z, 0.0))),
+    }.items():
+        got = run(make(logits), make(labels))
+        assert isinstance(got, array_type), name
+        np.testing.assert_allclose(to_numpy(got), run(logits, labels), rtol=1e-12, err_msg=name)

@@ -175,3 +175,22 @@ def test_a_gpt_step_on_the_device_equals_numpys(backend):
         ):
             _same_place(g, like)
             np.testing.assert_allclose(to_numpy(g), w, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_an_assignment_at_device_ids_keeps_the_last_write_on_the_device(backend):
+    make = MAKERS[backend]
+    x, v = RNG.normal(size=(6, 3)), RNG.normal(size=(5, 3))
+    ids = np.array([1, 4, 1, 0, 4])  # repeats: the last write wins, as in NumPy
+
+    def f(x, v, i):
+        return fnp.sum(fnp.sin(fg.at(x)[i].set(v * 2.0)) * fnp.cos(x))
+
+    want_value, want = fg.value_and_grad(f, argnums=(0, 1))(x, v, ids)
+    a, b, i = make(x), make(v), make(ids)
+    for run in (fg.value_and_grad(f, argnums=(0, 1)), fg.jit(fg.value_and_grad(f, argnums=(0, 1)))):
+        value, grads = run(a, b, i)
+        np.testing.assert_allclose(to_numpy(value), want_value, rtol=1e-13)
+        for got, expected, like in zip(grads, want, (a, b)):
+            _same_place(got, like)
+            np.testing.assert_allclose(to_numpy(got), expected, rtol=1e-13, atol=1e-15)

@@ -224,7 +224,7 @@ def cross_entropy(logits, labels, reduction="mean"):
     array([[-0.107,  0.053,  0.053],
            [ 0.167, -0.333,  0.167]])
     """
-    if not isinstance(labels, Box):
+    if not isinstance(labels, Box) and not is_foreign(labels):
         labels = np.asarray(labels)
     if np.issubdtype(dtype_of(labels), np.integer):  # traced labels too (jit, vmap)
         losses = pnls(logits, labels)

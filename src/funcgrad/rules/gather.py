@@ -45,7 +45,7 @@ from .arrays import (
     unbroadcast,
     untake,
 )
-from .elementwise import multiply, where
+from .elementwise import where
 from .foreign_indexing import scatter_add_rows
 
 __all__ = [
@@ -159,8 +159,8 @@ def _selected(g, v, idx, template, mode, won=None):
     """The cotangent of the values written at ``index`` (those that ``won`` where a write
     can be overwritten), summed to ``v``'s shape."""
     picked = gather(g, *idx, template=template, mode=mode)
-    if won is not None:
-        picked = multiply(picked, won)
+    if won is not None:  # a lost write has no influence: 0, even where g is NaN
+        picked = where(won, picked, 0.0)
     return unbroadcast(picked, v) if shape_of(picked) != shape_of(v) else picked
 
 
@@ -177,6 +177,8 @@ def _scatter_set_vjp(argnums, g, ans, x, v, *idx, template, mode):
         out[0] = scatter_set(g, 0.0, *idx, template=template, mode=mode)
     if 1 in argnums:
         won = last_writes(*idx, template=template, mode=mode, shape=shape_of(x))
+        if type(won) is np.ndarray:  # NumPy's indices into another library's array
+            won = in_library_of(won, g)
         out[1] = _selected(g, v, idx, template, mode, won)
     return [out.get(i) for i in argnums]
 
@@ -273,17 +275,57 @@ def _xp_scatter_add(xp, x, v, *idx, template, mode):
     return xp.reshape(out, tuple(x.shape))
 
 
+def _last_of_each_position(xp, positions):
+    """For each write (a 1-D array of positions), whether no later write goes to its
+    position: the last of its run once the positions are sorted stably."""
+    order = xp.argsort(positions, stable=True)
+    keys = xp.take(positions, order)
+    end = xp.ones((1,), dtype=xp.bool, device=getattr(positions, "device", None))
+    last_of_run = xp.concat([keys[1:] != keys[:-1], end])
+    return xp.take(last_of_run, xp.argsort(order))  # back in the writes' order
+
+
+def _xp_scatter_set(xp, x, v, *idx, template, mode):
+    """NumPy's assignment on the device: of the writes to one position only the last is
+    kept; the kept values are scatter-added into zeros (one per position, so the sum is
+    that value) and a count of them says where ``x`` is replaced."""
+    rows, positions, shape = _flat_positions(xp, x, idx, template, mode, "scatter_set")
+    device = getattr(x, "device", None)
+    v = v if hasattr(v, "shape") else xp.asarray(v, device=device)
+    dtype = xp.result_type(x, v)
+    values = xp.reshape(xp.broadcast_to(xp.astype(v, dtype), shape), (rows[0], -1, rows[2]))
+    base = xp.astype(xp.reshape(x, rows), dtype)
+    if positions.shape[0] == 0:
+        return xp.reshape(base, tuple(x.shape))
+    kept = xp.reshape(_last_of_each_position(xp, positions), (1, -1, 1))
+    chosen = xp.where(kept, values, xp.zeros_like(values))  # where, not *: a NaN lost is lost
+    written = scatter_add_rows(xp, xp.zeros_like(base), positions, chosen)
+    count = xp.zeros((1, rows[1], 1), dtype=dtype, device=device)
+    count = scatter_add_rows(xp, count, positions, xp.astype(kept, dtype))
+    return xp.reshape(xp.where(count > 0, written, base), tuple(x.shape))
+
+
+def _xp_last_writes(xp, *idx, template, mode, shape):
+    device = next(getattr(i, "device", None) for i in idx if is_foreign(i))
+    stand_in = xp.zeros(shape, dtype=xp.int8, device=device)  # the indexed array's shape
+    rows, positions, indexed = _flat_positions(xp, stand_in, idx, template, mode, "last_writes")
+    kept = xp.reshape(_last_of_each_position(xp, positions), (1, -1, 1))
+    return xp.reshape(xp.broadcast_to(kept, (rows[0], positions.shape[0], rows[2])), indexed)
+
+
 gather = Primitive(
     "gather", _gather_impl, vjp=_gather_vjp, jvp=_gather_jvp, batch=_gather_batch, xp=_xp_gather
 )
 scatter_add = Primitive(
     "scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp, fresh=True, xp=_xp_scatter_add
 )
-scatter_set = Primitive("scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp, fresh=True)
+scatter_set = Primitive(
+    "scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp, fresh=True, xp=_xp_scatter_set
+)
 scatter_add.jvp = _scatter_jvp(scatter_add)
 scatter_set.jvp = _scatter_jvp(scatter_set)
 # Integer-valued (a mask): a primitive only so that jit stages it and vmap batches it.
-last_writes = Primitive("last_writes", _last_writes_impl)
+last_writes = Primitive("last_writes", _last_writes_impl, xp=_xp_last_writes)
 
 
 def write_flat(flat_x, positions, flat_v):

@@ -32,7 +32,7 @@ from .arrays import (
     restore_reduced_axes,
     sum,
 )
-from .elementwise import exp
+from .elementwise import exp, multiply, subtract
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "pnls_slope", "one_hot"]
 
@@ -81,6 +81,23 @@ def _xp_logsumexp(xp, x, axis=None, keepdims=False):
 def _xp_softmax(xp, x, axis=-1):
     e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
     return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def _xp_row_labels(xp, x, label):
+    """Each row's label (an integer array of x's library), as an index along x's last axis."""
+    label = xp.broadcast_to(label, tuple(x.shape[:-1]))
+    return xp.expand_dims(xp.astype(label, xp.int64), axis=-1)
+
+
+def _xp_pnls(xp, x, label):
+    picked = xp.take_along_axis(x, _xp_row_labels(xp, x, label), axis=-1)
+    return _xp_logsumexp(xp, x, axis=-1) - xp.squeeze(picked, axis=-1)
+
+
+def _xp_pnls_slope(xp, x, label):
+    classes = xp.arange(x.shape[-1], dtype=xp.int64, device=getattr(x, "device", None))
+    hit = _xp_row_labels(xp, x, label) == classes
+    return _xp_softmax(xp, x) - xp.astype(hit, x.dtype)
 
 
 def _pnls_impl(x, label):
@@ -144,8 +161,9 @@ def _pnls_with_slope(x, label):
 
 def _softmax_product(s, v, axis=-1):
     """Softmax's Jacobian at ``s = softmax(x)`` times ``v`` (it is symmetric: the forward
-    and the reverse rule alike)."""
-    return s * (v - sum(s * v, axis=axis, keepdims=True))
+    and the reverse rule alike). Primitives, not operators: ``s`` may be a plain array
+    (array-api-strict's refuses a traced value on the right of its ``*``)."""
+    return multiply(s, subtract(v, sum(multiply(s, v), axis=axis, keepdims=True)))
 
 
 def _pnls_batch(size, prim, values, batched, params):
@@ -224,6 +242,7 @@ log_softmax = Primitive(
 pnls_slope = Primitive(  # pnls's derivative in x: its Jacobian is softmax's
     "pnls_slope",
     _pnls_slope_impl,
+    xp=_xp_pnls_slope,
     vjp=(lambda g, ans, x, label: _softmax_product(softmax(x), g), None),
     jvp=(lambda t, ans, x, label: _softmax_product(softmax(x), t),),
     batch=_pnls_batch,
@@ -232,11 +251,15 @@ pnls_slope = Primitive(  # pnls's derivative in x: its Jacobian is softmax's
 pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
     "pnls",
     _pnls_impl,
+    xp=_xp_pnls,
     vjp=(
-        lambda g, ans, x, label: reshape(g, shape=shape_of(g) + (1,)) * pnls_slope(x, label),
+        # multiply, not *: array-api-strict refuses a traced value right of its own *
+        lambda g, ans, x, label: multiply(
+            reshape(g, shape=shape_of(g) + (1,)), pnls_slope(x, label)
+        ),
         None,
     ),
-    jvp=(lambda t, ans, x, label: sum(pnls_slope(x, label) * t, axis=-1),),
+    jvp=(lambda t, ans, x, label: sum(multiply(pnls_slope(x, label), t), axis=-1),),
     batch=_pnls_batch,
     together=(pnls_slope, _pnls_with_slope),
 )

@@ -46,6 +46,7 @@ from .elementwise import (
     sign_constant,
     special_form,
     sqrt,
+    standard_form,
     tie_share,
     ufunc_impl,
     where,
@@ -288,12 +289,18 @@ floor_divide = elementwise("floor_divide", _ufunc(np.floor_divide), _zero2, _zer
 heaviside = elementwise("heaviside", _ufunc(np.heaviside), _zero2, _zero2)
 # Bitwise operations on integers and booleans: no rules (their operands and results are
 # never floats, so no derivative reaches them); vmap broadcasts them as any ufunc.
-bitwise_and = Primitive("bitwise_and", _ufunc(np.bitwise_and), batch=batch_elementwise)
-bitwise_or = Primitive("bitwise_or", _ufunc(np.bitwise_or), batch=batch_elementwise)
-bitwise_xor = Primitive("bitwise_xor", _ufunc(np.bitwise_xor), batch=batch_elementwise)
-invert = Primitive("invert", _ufunc(np.invert), batch=batch_elementwise)
-left_shift = Primitive("left_shift", _ufunc(np.left_shift), batch=batch_elementwise)
-right_shift = Primitive("right_shift", _ufunc(np.right_shift), batch=batch_elementwise)
+# The standard has the six (a mask's & under jit on a device is one).
+bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, right_shift = (
+    Primitive(name, _ufunc(getattr(np, name)), batch=batch_elementwise, xp=standard_form(std))
+    for name, std in (
+        ("bitwise_and", "bitwise_and"),
+        ("bitwise_or", "bitwise_or"),
+        ("bitwise_xor", "bitwise_xor"),
+        ("invert", "bitwise_invert"),
+        ("left_shift", "bitwise_left_shift"),
+        ("right_shift", "bitwise_right_shift"),
+    )
+)
 bitwise_count = Primitive("bitwise_count", _ufunc(np.bitwise_count), batch=batch_elementwise)
 gcd = Primitive("gcd", _ufunc(np.gcd), batch=batch_elementwise)
 lcm = Primitive("lcm", _ufunc(np.lcm), batch=batch_elementwise)
