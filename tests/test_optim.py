@@ -325,3 +325,31 @@ def test_transformations_refuse_a_state_from_elsewhere():
         opt.update(1.0, fg.optim.sgd(0.1).init(1.0), 1.0)
     with pytest.raises(TypeError, match="every part must be a transformation"):
         fg.optim.chain(lambda g: g)
+
+
+SCHEDULES = {
+    "cosine_decay": fg.optim.cosine_decay(0.1, 10, alpha=0.1),
+    "warmup_cosine_decay": fg.optim.warmup_cosine_decay(0.1, 3, 10, end_value=0.01),
+    "warmup of 0 steps": fg.optim.warmup_cosine_decay(0.1, 0, 10),
+    "exponential_decay": fg.optim.exponential_decay(0.1, 0.5, 5),
+    "staircase": fg.optim.exponential_decay(0.1, 0.5, 5, staircase=True),
+    "piecewise_constant": fg.optim.piecewise_constant([3, 6], [0.1, 0.05, 0.01]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_schedules_trace_under_jit_and_vmap(name):
+    """The step count is traced when the update is jitted (optax's pattern) or a
+    schedule is mapped over steps: each gives the eager call's rates."""
+    schedule = SCHEDULES[name]
+    eager = np.array([schedule(k) for k in range(14)])
+    np.testing.assert_allclose(fg.vmap(schedule)(np.arange(14)), eager, rtol=1e-14)
+    np.testing.assert_allclose([fg.jit(schedule)(k) for k in range(14)], eager, rtol=1e-14)
+    params = {"w": np.linspace(-1.0, 1.0, 6).reshape(3, 2)}
+    opt = fg.optim.adam(schedule)
+    jitted, plain = opt.init(params), opt.init(params)
+    update = fg.jit(opt.update)
+    for _ in range(14):
+        got, jitted = update(params, jitted, params)
+        want, plain = opt.update(params, plain, params)
+        np.testing.assert_allclose(got["w"], want["w"], rtol=1e-13)

@@ -307,6 +307,15 @@ def _rate(learning_rate, who):
     return lambda step: value
 
 
+def _min(a, b):
+    """``min`` of a step count that jit, vmap or a loop may trace, and a number."""
+    return elementwise.minimum(a, b) if isinstance(a, Box) else min(a, b)
+
+
+def _cos(x):
+    return elementwise.cos(x) if isinstance(x, Box) else math.cos(x)
+
+
 def exponential_decay(init_value, decay_rate, decay_steps, staircase=False):
     """``init_value * decay_rate ** (step / decay_steps)`` (the exponent floored if staircase).
 
@@ -331,8 +340,8 @@ def cosine_decay(init_value, decay_steps, alpha=0.0):
     """
 
     def schedule(step):
-        t = min(step, decay_steps) / decay_steps
-        return init_value * ((1.0 - alpha) * 0.5 * (1.0 + math.cos(math.pi * t)) + alpha)
+        t = _min(step, decay_steps) / decay_steps
+        return init_value * ((1.0 - alpha) * 0.5 * (1.0 + _cos(math.pi * t)) + alpha)
 
     return schedule
 
@@ -349,7 +358,16 @@ def piecewise_constant(boundaries, values):
             f"piecewise_constant: give one more value than boundaries; got "
             f"{len(boundaries)} boundaries and {len(values)} values"
         )
-    return lambda step: values[int(np.searchsorted(boundaries, step, side="right"))]
+
+    def schedule(step):
+        if isinstance(step, Box):  # a traced step count: each boundary passed selects
+            value = values[0]
+            for boundary, after in zip(boundaries, values[1:]):
+                value = elementwise.where(step >= boundary, after, value)
+            return value
+        return values[int(np.searchsorted(boundaries, step, side="right"))]
+
+    return schedule
 
 
 def warmup_cosine_decay(peak_value, warmup_steps, decay_steps, end_value=0.0):
@@ -362,12 +380,14 @@ def warmup_cosine_decay(peak_value, warmup_steps, decay_steps, end_value=0.0):
     """
 
     def schedule(step):
-        if step < warmup_steps:
-            return peak_value * step / warmup_steps
-        t = min(step - warmup_steps, decay_steps - warmup_steps) / max(
+        rise = peak_value * step / max(warmup_steps, 1)
+        t = _min(step - warmup_steps, decay_steps - warmup_steps) / max(
             decay_steps - warmup_steps, 1
         )
-        return end_value + (peak_value - end_value) * 0.5 * (1.0 + math.cos(math.pi * t))
+        decay = end_value + (peak_value - end_value) * 0.5 * (1.0 + _cos(math.pi * t))
+        if isinstance(step, Box):  # a traced step count: both, and the one that applies
+            return elementwise.where(step < warmup_steps, rise, decay)
+        return rise if step < warmup_steps else decay
 
     return schedule
 
