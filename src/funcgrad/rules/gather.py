@@ -19,9 +19,7 @@ IndexError when the value is computed), ``"clip"`` (into ``[0, n - 1]``, so a
 negative index reads the first element, as NumPy's take does) or ``"wrap"``.
 The index operands have no derivative.
 
->>> import math
-
-import numpy as np
+>>> import numpy as np
 >>> x, i = np.array([3.0, 1.0, 2.0]), np.array([1, 2, 0])
 >>> gather(x, i, template=("traced",), mode="raise")
 array([1., 2., 3.])
