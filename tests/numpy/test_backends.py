@@ -643,3 +643,12 @@ def test_cross_entropy_of_device_labels_under_every_transform(backend):
         got = run(make(logits), make(labels))
         assert isinstance(got, array_type), name
         np.testing.assert_allclose(to_numpy(got), run(logits, labels), rtol=1e-12, err_msg=name)
+
+
+@requires_torch
+def test_a_float_numpy_has_no_twin_for_is_refused_by_name():
+    x = torch.ones(3, dtype=torch.bfloat16)
+    f = fg.grad(lambda v: fnp.sum(v * 2.0))
+    for run in (f, fg.jit(f)):
+        with pytest.raises(fg.NotDifferentiableError, match="bfloat16, a float NumPy has no twin"):
+            run(x)

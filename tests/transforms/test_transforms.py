@@ -347,6 +347,17 @@ def test_non_differentiable_arguments_are_refused_with_a_hint(bad, fragment):
         fg.grad(lambda x: x)(bad)
 
 
+@pytest.mark.parametrize("wrap", ["jit", "vmap"])
+def test_an_integer_array_is_refused_under_jit_and_vmap_as_it_is_eagerly(wrap):
+    """The gradient of an integer argument was a float array under jit and vmap (their
+    traced values skipped the check) while the eager call refuses it."""
+    f = fg.grad(lambda x: fnp.sum(x * 2.0))
+    run = fg.jit(f) if wrap == "jit" else fg.vmap(f)
+    with pytest.raises(fg.NotDifferentiableError, match=r"integer array.*astype\(float\)"):
+        run(np.arange(3))
+    np.testing.assert_array_equal(run(np.arange(3.0)), [2.0, 2.0, 2.0])
+
+
 def test_python_ints_are_promoted():
     assert fg.grad(lambda x: x * x)(3) == 6.0
 

@@ -28,7 +28,7 @@ from ..core.errors import (
     ShapeError,
 )
 from ..core.fp_warnings import at_users_line
-from ..core.namespaces import dtype_kind, is_foreign, library_of
+from ..core.namespaces import dtype_kind, is_foreign, library_of, namespace_of
 from ..core.primitive import Primitive
 from ..core.traces import Box, note_cut
 from ..core.tree import tree_leaves, tree_map
@@ -134,7 +134,12 @@ def _briefly(e):
 
 def diff_leaf(x, who, where):
     """A leaf made ready to differentiate: ints promoted, non-numbers refused."""
-    if isinstance(x, Box):
+    if isinstance(x, Box):  # traced by jit, vmap or a loop: refused as its value would be
+        value = raw(x)
+        if isinstance(value, (np.ndarray, np.generic)) or is_foreign(value):
+            kind = dtype_kind(value)
+            if kind not in "fc":
+                diff_leaf(value, who, where)  # the same refusal, naming the dtype
         return x
     if isinstance(x, (bool, np.bool_)):
         raise NotDifferentiableError(f"{who}: {where} is the bool {x!r}, which has no derivative")
@@ -162,6 +167,11 @@ def diff_leaf(x, who, where):
         kind = dtype_kind(x)
         if kind in "fc":
             return x
+        if kind == "O" and namespace_of((x,)).isdtype(x.dtype, "real floating"):
+            raise NotDifferentiableError(
+                f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}, a float NumPy "
+                f"has no twin for, so funcgrad's rules cannot keep it: use float16 or float32"
+            )
         raise NotDifferentiableError(
             f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}; gradients need "
             f"floats: convert it to a floating dtype first"
