@@ -167,7 +167,7 @@ def diff_leaf(x, who, where):
         kind = dtype_kind(x)
         if kind in "fc":
             return x
-        if kind == "O" and namespace_of((x,)).isdtype(x.dtype, "real floating"):
+        if namespace_of((x,)).isdtype(x.dtype, "real floating"):  # ml_dtypes: kind V
             raise NotDifferentiableError(
                 f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}, a float NumPy "
                 f"has no twin for, so funcgrad's rules cannot keep it: use float16 or float32"
