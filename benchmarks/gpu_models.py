@@ -153,7 +153,7 @@ def main(o):
         for row, call in rows.items():
             ms = median_ms(call, sync, o.repeats)
             base = ms if row == "torch eager" else base
-            print(f"  {row:24s} {ms:9.2f} ms", flush=True)
+            print(f"  {row:28s} {ms:9.2f} ms", flush=True)
         print(f"  (ratios to torch eager: divide by {base:.2f})")
 
 
