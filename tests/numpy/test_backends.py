@@ -587,6 +587,18 @@ ON_THE_DEVICE = {
     "nanmedian": lambda x: fnp.nanmedian(x, axis=1),
     # the traced value on the left: array-api-strict refuses one on the right of its *
     "one_hot": lambda x: x * fg.nn.one_hot(fnp.argmax(x, axis=-1), 4),
+    "lax.gather": lambda x: fg.lax.gather(
+        x,
+        np.array([[0, 1], [2, 3], [2, 3], [1, 0]]),
+        fg.lax.GatherDimensionNumbers(
+            offset_dims=(1,), collapsed_slice_dims=(0, 1), start_index_map=(0, 1)
+        ),
+        (1, 1, 4),
+    ),
+    "lax.convert_element_type": lambda x: (
+        x * fg.lax.convert_element_type(fg.lax.convert_element_type(x * 3.0, np.int32), np.float64)
+    ),
+    "fnp.asarray of the array": lambda x: fnp.asarray(x) * 2.0,
     "searchsorted": lambda x: x * fnp.astype(fnp.searchsorted(fnp.sort(x[0, 0, :]), x), x.dtype),
 }
 
@@ -657,3 +669,14 @@ def test_a_float_numpy_has_no_twin_for_is_refused_by_name():
         if importlib.util.find_spec("ml_dtypes") is None:
             break
         importlib.import_module("ml_dtypes")
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_xlas_general_scatter_is_refused_by_name_off_numpy(backend):
+    make, _ = BACKENDS[backend]
+    dn = fg.lax.ScatterDimensionNumbers(
+        update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+    )
+    args = make(np.zeros(4)), make(np.array([[1], [3]])), make(np.array([5.0, 7.0]))
+    with pytest.raises(fg.NamespaceError, match=r"lax\.scatter_add: XLA's general scatter runs"):
+        fg.lax.scatter_add(*args, dn)

@@ -27,8 +27,9 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..at import at
-from ..core.errors import ArgumentError, ShapeError
-from ..core.values import dtype_of, shape_of
+from ..core.errors import ArgumentError, NamespaceError, ShapeError
+from ..core.namespaces import is_foreign, library_of
+from ..core.values import dtype_of, in_library_of, raw, shape_of
 
 __all__ = [
     "GatherDimensionNumbers",
@@ -113,6 +114,19 @@ def _placed(values, position, rank):
     return fnp.reshape(values, tuple(shape))
 
 
+def _ramp(n, like):
+    """``0, 1, ..., n - 1`` in the library (and on the device) of ``like``."""
+    return in_library_of(np.arange(n), like)
+
+
+def _indices_like(indices, operand):
+    """NumPy's (or a list's) indices into another library's operand, as its arrays: constants
+    of the call, as NumPy indices into its arrays are elsewhere."""
+    if isinstance(indices, (np.ndarray, list, tuple)):
+        return in_library_of(np.asarray(indices), operand)
+    return indices
+
+
 def _positions(
     shape,
     indices,
@@ -129,6 +143,7 @@ def _positions(
     batch_shape = shape_of(indices)[:-1]
     valid = None
     out = []
+    like = indices  # the positions' constants are made in the indices' library
     for d, n in enumerate(shape):
         start: Any = 0
         if d in index_map:
@@ -140,12 +155,12 @@ def _positions(
             start = _placed(start, batch_positions, rank)
         elif d in operand_batching:
             e = indices_batching[operand_batching.index(d)]
-            start = _placed(np.arange(batch_shape[e]), [batch_positions[e]], rank)
+            start = _placed(_ramp(batch_shape[e], like), [batch_positions[e]], rank)
         if d in window_positions:
-            offset = _placed(np.arange(window[d]), [window_positions[d]], rank)
+            offset = _placed(_ramp(window[d], like), [window_positions[d]], rank)
             out.append(start + offset)
         else:
-            out.append(start + np.zeros((1,) * rank, dtype=int))
+            out.append(start + in_library_of(np.zeros((1,) * rank, dtype=int), like))
     if valid is not None:
         valid = _placed(valid, batch_positions, rank)
     return out, valid
@@ -210,6 +225,7 @@ def gather(
     window_positions = dict(zip(window_dims, dn.offset_dims))
     batch_positions = [p for p in range(rank) if p not in dn.offset_dims]
     mode = GatherScatterMode.from_any(mode)
+    start_indices = _indices_like(start_indices, operand)
     index, valid = _positions(
         shape,
         start_indices,
@@ -251,6 +267,7 @@ def _scatter_positions(operand, scatter_indices, updates, dn, mode):
     rank = len(u_shape)
     window_positions = dict(zip(window_dims, dn.update_window_dims))
     batch_positions = [p for p in range(rank) if p not in dn.update_window_dims]
+    scatter_indices = _indices_like(scatter_indices, operand)
     index, valid = _positions(
         shape,
         scatter_indices,
@@ -301,6 +318,14 @@ def _scatter_with(kind, name, doc):
         unique_indices: bool = False,
         mode: Any = None,
     ) -> Any:
+        foreign = [raw(v) for v in (operand, scatter_indices, updates) if is_foreign(raw(v))]
+        if foreign:
+            raise NamespaceError(
+                f"lax.{name}: XLA's general scatter runs on NumPy's arrays only (its windows "
+                f"out of bounds are placed on the host); got {library_of(foreign[0])}'s. "
+                f"Write it as fg.at(x)[ids].set(v) or .add(v) with integer index arrays, "
+                f"which run on the device"
+            )
         index = _scatter_positions(operand, scatter_indices, updates, dimension_numbers, mode)
         target = at(fnp.asarray(operand))
         if kind in ("set", "add", "multiply"):

@@ -364,7 +364,7 @@ def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     >>> convert_element_type(np.array([1.7, -1.7]), np.int32)
     array([ 1, -1], dtype=int32)
     """
-    return fnp.asarray(operand).astype(new_dtype)
+    return fnp.astype(fnp.asarray(operand), new_dtype)  # a foreign array's on its device
 
 
 def iota(dtype: Any, size: int) -> Any:

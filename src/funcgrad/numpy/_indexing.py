@@ -27,6 +27,7 @@ from ..core.errors import (
     ArgumentTypeError,
     ShapeError,
 )
+from ..core.namespaces import as_numpy_dtype
 from ..core.namespaces import is_foreign as _is_foreign
 from ..core.traces import Box
 from ..core.values import dtype_of as _dtype_of
@@ -133,6 +134,8 @@ def asarray(a, dtype=None, order=None, *, like=None, **kwargs):
     """
     if isinstance(a, Box):
         return a if dtype is None else a.astype(dtype)
+    if _is_foreign(a) and not kwargs and like is None:  # already an array, on its device
+        return a if dtype is None else _astype(a, dtype=as_numpy_dtype(dtype))
     if holds_traced(a):
         return array(a, dtype=dtype)
     return _np.asarray(a, dtype=dtype, order=order, like=like, **kwargs)
