@@ -599,6 +599,8 @@ ON_THE_DEVICE = {
         x * fg.lax.convert_element_type(fg.lax.convert_element_type(x * 3.0, np.int32), np.float64)
     ),
     "fnp.asarray of the array": lambda x: fnp.asarray(x) * 2.0,
+    # a plan's NumPy scalar (the dtype's largest number) beside the library's arrays
+    "nan_to_num": lambda x: fnp.nan_to_num(fnp.where(x > 1.0, np.inf, x), posinf=3.0) * x,
     "searchsorted": lambda x: x * fnp.astype(fnp.searchsorted(fnp.sort(x[0, 0, :]), x), x.dtype),
 }
 
@@ -680,3 +682,16 @@ def test_xlas_general_scatter_is_refused_by_name_off_numpy(backend):
     args = make(np.zeros(4)), make(np.array([[1], [3]])), make(np.array([5.0, 7.0]))
     with pytest.raises(fg.NamespaceError, match=r"lax\.scatter_add: XLA's general scatter runs"):
         fg.lax.scatter_add(*args, dn)
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_all_any_and_count_nonzero_of_a_mask(backend):
+    """The Array API compares no bool with a number: a mask is counted as it is."""
+    make, array_type = BACKENDS[backend]
+    x = np.random.default_rng(8).normal(size=(3, 4))
+    for f in (fnp.all, fnp.any, fnp.count_nonzero, lambda m, axis: fg.lax.reduce_and(m, (axis,))):
+        want = f(x > -0.5, axis=1)
+        for run in (f, fg.jit(f, static_argnames="axis")):
+            got = run(make(x) > -0.5, axis=1)
+            assert isinstance(got, array_type)
+            np.testing.assert_array_equal(to_numpy(got), want)

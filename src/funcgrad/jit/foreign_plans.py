@@ -29,6 +29,8 @@ then takes seconds (PyTorch's compile), the later ones run the compiled graphs.
 import functools
 import importlib
 
+import numpy as np
+
 from ..core.errors import ArgumentError
 from ..core.namespaces import is_foreign, library_of, namespace_of
 from ..dag.node import CONST, VAR
@@ -60,6 +62,7 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
             constants[slot[n]] = n._value
         return slot[n]
 
+    on_host = set()  # registers a step on plain values fills (NumPy's scalars, maybe)
     for n in nodes:
         if n not in needed or n in slot or n._prim in (CONST, VAR):
             continue
@@ -68,7 +71,18 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         if on_library and n._prim.xp is None:  # staged unrun (an effect): refused as eager is
             n._prim.run([a._value for a in n._args], n._params or {})
         fun = functools.partial(n._prim.xp, xp) if on_library else n._prim.impl
+        # NumPy's scalars as Python's numbers, which every namespace takes (as eager's
+        # Primitive.run gives them), where a form may meet one
+        numbers = [
+            k
+            for k, r in enumerate(refs)
+            if r in on_host or isinstance(constants.get(r), (np.generic, np.ndarray))
+        ]
+        if on_library and numbers:
+            fun = functools.partial(_numbers_as_python, fun, tuple(numbers))
         slot[n] = len(slot)
+        if not on_library:
+            on_host.add(slot[n])
         steps.append((fun, refs, dict(n._params or {}), slot[n]))
         lines.append(f"r{slot[n]} = {n._prim.name}({', '.join(f'r{r}' for r in refs)})")
     outs = [(True, register(o)) if hasattr(o, "_prim") else (False, o) for o in wanted]
@@ -132,6 +146,17 @@ def _torch_compiled(program, constants, outs, n_inputs):
     text = f"def plan({params}):\n" + "\n".join(body) + f"\n    return ({results},)\n"
     exec(compile(text, "<funcgrad plan for torch.compile>", "exec"), env)  # our text, no user's
     return torch.compile(env["plan"], dynamic=False)
+
+
+def _numbers_as_python(fun, positions, *args, **params):
+    """``fun`` with the arguments at ``positions`` that are NumPy scalars (or 0-d arrays)
+    as Python's numbers."""
+    args = list(args)
+    for k in positions:
+        a = args[k]
+        if isinstance(a, np.generic) or (type(a) is np.ndarray and a.ndim == 0):
+            args[k] = a.item()
+    return fun(*args, **params)
 
 
 def _needed(wanted):

@@ -558,8 +558,15 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     """
     if not is_traced(a):
         return _np.count_nonzero(a, axis=axis, keepdims=keepdims)
-    ones = _ew.where(_ew.not_equal(_plain(a), 0), 1, 0)
+    ones = _ew.where(_nonzero(a), 1, 0)
     return _u.astype(sum(ones, axis=axis, keepdims=keepdims), dtype=_np.intp)
+
+
+def _nonzero(a):
+    """Where ``a`` is not zero (a mask): a boolean array as it is, as the Array API compares
+    no bool with a number."""
+    p = _plain(a)
+    return p if _dtype_of(p) == _np.bool_ else _ew.not_equal(p, 0)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
@@ -586,7 +593,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
     refuse("all", out=out, where=where)
     if not is_traced(a):
         return _np.all(a, axis=axis, keepdims=keepdims)
-    zeros = sum(_ew.where(_ew.equal(_plain(a), 0), 1, 0), axis=axis, keepdims=keepdims)
+    zeros = sum(_ew.where(_nonzero(a), 0, 1), axis=axis, keepdims=keepdims)
     return _ew.equal(zeros, 0)
 
 
