@@ -695,3 +695,19 @@ def test_all_any_and_count_nonzero_of_a_mask(backend):
             got = run(make(x) > -0.5, axis=1)
             assert isinstance(got, array_type)
             np.testing.assert_array_equal(to_numpy(got), want)
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_numpy_scalars_beside_the_librarys_arrays_under_grad_and_jit(backend):
+    make, array_type = BACKENDS[backend]
+    x = np.array([1.0, 2.0, 3.0])
+
+    def f(v):
+        return fnp.sum(
+            fnp.multiply(np.float32(2.0), v) + np.float64(0.5) * v + fnp.divide(np.float64(3), v)
+        )
+
+    for run in (fg.grad(f), fg.jit(fg.grad(f)), fg.hessian(f)):
+        got = run(make(x))
+        assert isinstance(got, array_type)
+        np.testing.assert_allclose(to_numpy(got), run(x), rtol=1e-14)

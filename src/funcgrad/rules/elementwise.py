@@ -276,6 +276,8 @@ def pullback(g, d, x):
         c = g if d == 1.0 else -g if d == -1.0 else g * d
     elif isinstance(d, Box) and is_foreign(g):
         c = d * g  # the traced weight multiplies: another library's g * d refuses the Box
+    elif isinstance(d, np.generic) and is_foreign(g):
+        c = g * d.item()  # a NumPy scalar weight as Python's number, which every library takes
     else:
         c = g * d
     if type(c) is float:
