@@ -188,7 +188,7 @@ class Primitive:
                 f"or give the primitive one with funcgrad.extend.defxp"
             )
         try:
-            return self.xp(xp, *[_scalar(a) for a in args], **params)
+            return self.xp(xp, *[python_number(a) for a in args], **params)
         except AttributeError as e:  # the library's namespace lacks a function the form needs
             if "module" not in str(e):
                 raise
@@ -201,7 +201,7 @@ class Primitive:
         return f"<primitive {self.name}>"
 
 
-def _scalar(a):
+def python_number(a):
     """A NumPy scalar (or 0-d array) as Python's number, which every Array API namespace
     takes."""
     return a.item() if isinstance(a, np.generic) or (type(a) is np.ndarray and a.ndim == 0) else a

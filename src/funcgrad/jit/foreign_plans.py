@@ -33,6 +33,7 @@ import numpy as np
 
 from ..core.errors import ArgumentError
 from ..core.namespaces import is_foreign, library_of, namespace_of
+from ..core.primitive import python_number
 from ..dag.node import CONST, VAR
 from .plans import Plan
 
@@ -153,9 +154,7 @@ def _numbers_as_python(fun, positions, *args, **params):
     as Python's numbers."""
     args = list(args)
     for k in positions:
-        a = args[k]
-        if isinstance(a, np.generic) or (type(a) is np.ndarray and a.ndim == 0):
-            args[k] = a.item()
+        args[k] = python_number(args[k])
     return fun(*args, **params)
 
 

@@ -216,12 +216,17 @@ def _gather_batch(size, prim, values, batched, params):
     return gather(x, *idx, template=(rows, *template), mode=params["mode"])
 
 
-def _flat_positions(xp, x, idx, template, mode, who):
-    """For another library's ``x`` (on its device): the index as ``(P, M, Q)`` rows of ``x``
-    and the positions among the ``M`` rows it reads, a 1-D array of that library, with the
-    shape those positions take. The index's integer parts (operands, NumPy arrays, ints)
-    must be adjacent, every other part a whole axis: the indexing of token ids and of
-    ``vmap``'s rows. Negative positions count from the end, as NumPy's do, unless ``mode``
+def _place(x):
+    """The shape, device and library of another library's array."""
+    return tuple(x.shape), getattr(x, "device", None), library_of(x)
+
+
+def _flat_positions(xp, x_shape, device, library, idx, template, mode, who):
+    """For ``library``'s array ``x`` of ``x_shape`` on ``device`` (:func:`_place`): the index as
+    ``(P, M, Q)`` rows of ``x`` and the positions among the ``M`` rows it reads, a 1-D array
+    of that library, with the shape those positions take. The index's integer parts
+    (operands, NumPy arrays, ints) must be adjacent, every other part a whole axis: the
+    indexing of token ids and of ``vmap``'s rows. Negative positions count from the end, as NumPy's do, unless ``mode``
     clips or wraps them."""
     it = iter(idx)
     parts = [next(it) if type(p) is str else p for p in template]
@@ -235,13 +240,12 @@ def _flat_positions(xp, x, idx, template, mode, who):
         or any(p is None or p is Ellipsis or _is_mask(p) for p in parts)
     ):
         raise NamespaceError(
-            f"{who}: on {library_of(x)} arrays an index with a device array takes adjacent "
+            f"{who}: on {library} arrays an index with a device array takes adjacent "
             f"integer arrays among whole axes (x[ids], x[:, ids]); got the index "
             f"{tuple(type(p).__name__ for p in parts)}; index in two steps instead"
         )
     a, b = ints[0], ints[-1] + 1
-    shape = tuple(x.shape)
-    device = getattr(x, "device", None)
+    shape = tuple(x_shape)
     arrays = []
     for k in range(a, b):
         n = shape[k]
@@ -261,12 +265,12 @@ def _flat_positions(xp, x, idx, template, mode, who):
 
 
 def _xp_gather(xp, x, *idx, template, mode):
-    rows, positions, shape = _flat_positions(xp, x, idx, template, mode, "gather")
+    rows, positions, shape = _flat_positions(xp, *_place(x), idx, template, mode, "gather")
     return xp.reshape(xp.take(xp.reshape(x, rows), positions, axis=1), shape)
 
 
 def _xp_scatter_add(xp, x, v, *idx, template, mode):
-    rows, positions, shape = _flat_positions(xp, x, idx, template, mode, "scatter_add")
+    rows, positions, shape = _flat_positions(xp, *_place(x), idx, template, mode, "scatter_add")
     values = xp.broadcast_to(xp.asarray(v) if not hasattr(v, "shape") else v, shape)
     values = xp.reshape(values, (rows[0], positions.shape[0], rows[2]))
     out = scatter_add_rows(xp, xp.reshape(x, rows), positions, values)
@@ -287,7 +291,7 @@ def _xp_scatter_set(xp, x, v, *idx, template, mode):
     """NumPy's assignment on the device: of the writes to one position only the last is
     kept; the kept values are scatter-added into zeros (one per position, so the sum is
     that value) and a count of them says where ``x`` is replaced."""
-    rows, positions, shape = _flat_positions(xp, x, idx, template, mode, "scatter_set")
+    rows, positions, shape = _flat_positions(xp, *_place(x), idx, template, mode, "scatter_set")
     device = getattr(x, "device", None)
     v = v if hasattr(v, "shape") else xp.asarray(v, device=device)
     dtype = xp.result_type(x, v)
@@ -304,9 +308,9 @@ def _xp_scatter_set(xp, x, v, *idx, template, mode):
 
 
 def _xp_last_writes(xp, *idx, template, mode, shape):
-    device = next(getattr(i, "device", None) for i in idx if is_foreign(i))
-    stand_in = xp.zeros(shape, dtype=xp.int8, device=device)  # the indexed array's shape
-    rows, positions, indexed = _flat_positions(xp, stand_in, idx, template, mode, "last_writes")
+    on = next(i for i in idx if is_foreign(i))  # x itself is not an operand: its shape is
+    where = (shape, *_place(on)[1:])
+    rows, positions, indexed = _flat_positions(xp, *where, idx, template, mode, "last_writes")
     kept = xp.reshape(_last_of_each_position(xp, positions), (1, -1, 1))
     return xp.reshape(xp.broadcast_to(kept, (rows[0], positions.shape[0], rows[2])), indexed)
 
