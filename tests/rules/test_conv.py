@@ -94,6 +94,36 @@ def test_the_grid_path_equals_the_scatter_on_views_and_in_float32(case):
         )
 
 
+def _by_scatter(g, w, shape, options):
+    """conv_transpose as the product and the windows' scatter-add (rules.windows)."""
+    k = len(shape) - 2
+    shares = (g.reshape(-1, w.shape[-1]) @ w.reshape(-1, w.shape[-1]).T).reshape(
+        *g.shape[:-1], *w.shape[:-2], w.shape[-2]
+    )
+    shares = shares.transpose(0, *range(1, 1 + k), 2 * k + 1, *range(k + 1, 2 * k + 1))
+    return windows._unwindows(shares, shape, tuple(range(1, 1 + k)), w.shape[:-2], *options)
+
+
+def test_lines_sharing_their_padding_on_the_grid_lose_no_share():
+    # the grid's lines overlap by their padding (_grid_size): paddings from none to past
+    # the window, unequal on the two sides, one to three axes, against the scatter
+    rng = np.random.default_rng(5)
+    for _ in range(150):
+        k = int(rng.integers(1, 4))
+        window = tuple(int(v) for v in rng.integers(1, 4, size=k))
+        sizes = tuple(int(v) for v in rng.integers(1, 6, size=k))
+        padding = tuple((int(rng.integers(0, 5)), int(rng.integers(0, 5))) for _ in range(k))
+        counts = [s + lo + hi - d + 1 for s, (lo, hi), d in zip(sizes, padding, window)]
+        if min(counts) < 1:
+            continue
+        n, c, o = (int(v) for v in rng.integers(1, 4, size=3))
+        g, w = rng.normal(size=(n, *counts, o)), rng.normal(size=(*window, c, o))
+        shape, ones = (n, *sizes, c), (1,) * k
+        want = _by_scatter(g, w, shape, (ones, padding, ones, ones))
+        got = layer._transpose_on_the_grid(g, w, shape, padding)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("block", [1, 200, 1000])
 @pytest.mark.parametrize("case", CASES)
 def test_blocks_of_images_and_rows_give_the_whole_products_numbers(case, block, monkeypatch):

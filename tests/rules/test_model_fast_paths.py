@@ -14,7 +14,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.rules import arrays, products, reductions, windows
+from funcgrad.rules import arrays, elementwise, products, reductions, windows
 
 RNG = np.random.default_rng(53)
 
@@ -138,7 +138,7 @@ def test_a_split_tensors_cotangent_through_the_slices():
     np.testing.assert_allclose(fg.jit(fg.grad(f))(h), want, rtol=1e-14)
 
 
-# ---------------------------------------------------------------- sums over leading axes
+# ---------------------------------------------------------------- sums over leading or trailing axes
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -152,10 +152,15 @@ def test_a_split_tensors_cotangent_through_the_slices():
         ((8, 8, 5), (0, 1)),
         ((100, 1), (0,)),
         ((64, 2, 3), [0]),
+        ((16, 4, 64, 64), -1),  # attention's rows
+        ((1024, 128), (1,)),
+        ((30, 40, 8, 4), (-1, 2)),
+        ((64, 1024), 1),
+        ((70, 1), 1),
     ],
 )
 @pytest.mark.parametrize("keepdims", [False, True])
-def test_a_sum_over_leading_axes_equals_numpys(dtype, shape, axis, keepdims):
+def test_a_sum_over_leading_or_trailing_axes_equals_numpys(dtype, shape, axis, keepdims):
     x = RNG.normal(size=shape).astype(dtype)
     got = arrays.sum(x, axis=axis, keepdims=keepdims)
     want = np.sum(x.astype(np.float64), axis=tuple(np.atleast_1d(axis)), keepdims=keepdims)
@@ -170,7 +175,17 @@ def test_a_sum_over_leading_axes_equals_numpys(dtype, shape, axis, keepdims):
 
 def test_sums_the_fast_path_leaves_alone_are_numpys_own():
     x = RNG.normal(size=(80, 6))
-    for a, axis in [(x.T, 1), (x[::2], 0), (x, 1), (x, None), (x.astype(np.int64), 0)]:
+    rows = (RNG.normal(size=(64, 1025)), 1)  # rows longer than BLAS's share: pairwise sums
+    few = (x[:60], 1)  # too few rows for a call to BLAS
+    for a, axis in [
+        (x.T, 1),
+        (x[::2], 0),
+        (x[::2], 1),
+        (x, None),
+        (x.astype(np.int64), 0),
+        rows,
+        few,
+    ]:
         assert np.array_equal(arrays.sum(a, axis=axis), np.sum(a, axis=axis))
     with pytest.raises((ValueError, IndexError)):  # NumPy's AxisError is both
         arrays.sum(x, axis=5)
@@ -434,3 +449,25 @@ def test_a_cnn_layer_inside_loops_and_checkpoint():
     eps = 1e-6
     fd = (unrolled(w + eps * t, b) - unrolled(w - eps * t, b)) / (2 * eps)
     np.testing.assert_allclose(slope, fd, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- relu
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
+@pytest.mark.parametrize("size", [4095, 4096, 4097, 3 * 4096 + 5])
+def test_relu_by_rows_of_zeros_is_numpys_maximum_to_the_bit(dtype, size):
+    x = (RNG.normal(size=size) * 4).astype(dtype)
+    if dtype != np.int64:  # NaN propagates, -0.0 keeps its sign, in the rows and the rest
+        x[[0, 7, -1, -2]] = [np.nan, -0.0, np.nan, -0.0]
+    for v in (x, x.reshape(1, -1), x[::-1]):
+        got, want = elementwise._relu(v), np.maximum(v, 0.0)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(elementwise._step(v), np.greater(v, 0.0).astype(got.dtype))
+    if dtype != np.int64:  # relu's cotangent through the step: 2 v where v > 0
+        v = RNG.normal(size=size).astype(dtype)
+        g = fg.grad(lambda v: fnp.sum(fg.nn.relu(v) * v))(v)
+        assert g.dtype == dtype
+        np.testing.assert_array_equal(g, np.where(v > 0, 2 * v, 0).astype(dtype))

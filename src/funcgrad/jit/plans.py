@@ -28,8 +28,7 @@ four times as long to compile, which only a long plan repays.
 >>> print(f.plan(np.array([0.5, -1.0])).source)
 def plan(a0):
     r0 = tanh(a0)
-    r1 = power(r0, 1)
-    r1 = np_multiply(2, r1, out=r1)
+    r1 = 2 * r0
     r1 = np_multiply(c0, r1, out=r1)
     r0 = np_multiply(r0, r0, out=r0)
     r0 = np_subtract(1.0, r0, out=r0)

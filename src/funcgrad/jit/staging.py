@@ -20,7 +20,7 @@ naming the comparison. Use ``funcgrad.numpy.where``, or name the argument in
 >>> f(np.array([0.5, -1.0]))
 array([ 0.72686198, -0.63970001])
 >>> f.plan(np.array([0.5, -1.0]))
-<plan: 7 steps>
+<plan: 6 steps>
 """
 
 from ..core.errors import (

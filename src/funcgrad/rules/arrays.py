@@ -127,6 +127,9 @@ def _sum_impl(x, axis=None, keepdims=False):
         lead = _leading_axes(x, axis)
         if lead:
             return _sum_of_rows(x, lead, keepdims)
+        trail = _trailing_axes(x, axis)
+        if trail:
+            return _sum_along_rows(x, trail, keepdims)
         return np.add.reduce(x, axis=axis, keepdims=keepdims)  # what np.sum calls
     return np.sum(x, axis=axis, keepdims=keepdims)
 
@@ -175,6 +178,34 @@ def _sum_of_rows(x, lead, keepdims):
     rows = math.prod(x.shape[:lead])
     out = np.ones(rows, x.dtype) @ x.reshape(rows, -1)
     return out.reshape(((1,) * lead if keepdims else ()) + x.shape[lead:])
+
+
+# A sum along rows this long or shorter (a layer norm's mean, a softmax's normaliser) is
+# taken by BLAS: NumPy reduces a short row at a time (0.34 ms for 16,384 rows of 64
+# float32, BLAS 0.06 ms). Longer rows keep NumPy's pairwise sum, which rounds better there.
+_SHORT_ROWS = 1024
+
+
+def _trailing_axes(x, axis):
+    """How many trailing axes ``axis`` names when a sum over them is worth one BLAS call:
+    a contiguous float array of at least 64 rows no longer than :data:`_SHORT_ROWS`."""
+    if axis is None or x.dtype not in _BLAS_FLOATS or not x.flags.c_contiguous:
+        return 0
+    axes = checked_axes(axis, x.ndim)
+    if axes is None:
+        return 0
+    k = len(axes)
+    cols = math.prod(x.shape[x.ndim - k :])
+    if k >= x.ndim or axes != tuple(range(x.ndim - k, x.ndim)) or cols > _SHORT_ROWS:
+        return 0
+    return k if x.size >= 64 * cols and x.size else 0
+
+
+def _sum_along_rows(x, trail, keepdims):
+    """The sum over the last ``trail`` axes as ``rows @ ones`` (see :data:`_SHORT_ROWS`)."""
+    cols = math.prod(x.shape[x.ndim - trail :])
+    out = x.reshape(-1, cols) @ np.ones(cols, x.dtype)
+    return out.reshape(x.shape[: x.ndim - trail] + ((1,) * trail if keepdims else ()))
 
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
