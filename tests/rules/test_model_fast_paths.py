@@ -471,3 +471,19 @@ def test_relu_by_rows_of_zeros_is_numpys_maximum_to_the_bit(dtype, size):
         g = fg.grad(lambda v: fnp.sum(fg.nn.relu(v) * v))(v)
         assert g.dtype == dtype
         np.testing.assert_array_equal(g, np.where(v > 0, 2 * v, 0).astype(dtype))
+
+
+def test_a_constant_squares_slope_and_a_traced_exponent_of_two():
+    # 2 * x replaces 2 * x ** 1 only for a constant exponent: where the exponent is traced,
+    # the mixed derivative d/dy (y x ** (y - 1)) = x ** (y - 1) (1 + y log x) still holds
+    x, y = 1.7, 2.0
+    mixed = fg.grad(fg.grad(lambda a, b: a**b, 0), 1)(x, y)
+    np.testing.assert_allclose(mixed, x ** (y - 1) * (1 + y * np.log(x)), rtol=1e-14)
+    h = 1e-6
+    fd = (fg.grad(lambda a: a ** (y + h))(x) - fg.grad(lambda a: a ** (y - h))(x)) / (2 * h)
+    np.testing.assert_allclose(mixed, fd, rtol=1e-8)
+    v = RNG.normal(size=5).astype(np.float32)
+    for got in (fg.grad(lambda a: fnp.sum(a**2))(v), fg.jit(fg.grad(lambda a: fnp.sum(a**2)))(v)):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, 2 * v)
+    np.testing.assert_allclose(fg.hessian(lambda a: fnp.sum(a**2.0))(v), 2 * np.eye(5))

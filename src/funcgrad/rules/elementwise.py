@@ -158,12 +158,12 @@ _ROW = 4096
 def _relu(x):
     if type(x) is float:
         return x if not x <= 0.0 else 0.0
-    if type(x) is not np.ndarray or x.size < _ROW or not x.flags.c_contiguous:
+    big = type(x) is np.ndarray and x.dtype.kind == "f" and x.size >= _ROW
+    if not big or not x.flags.c_contiguous:
         return np.maximum(x, 0.0)
-    out, k = np.empty(x.size, np.result_type(x, 0.0)), x.size - x.size % _ROW  # whole rows
-    flat, rows = x.reshape(-1), (-1, _ROW)
-    np.maximum(flat[:k].reshape(rows), np.zeros(_ROW, x.dtype), out=out[:k].reshape(rows))
-    np.maximum(flat[k:], 0.0, out=out[k:])  # the rest against the scalar
+    flat, out, k = x.reshape(-1), np.empty(x.size, x.dtype), x.size - x.size % _ROW
+    np.maximum(flat[:k].reshape(-1, _ROW), np.zeros(_ROW, x.dtype), out=out[:k].reshape(-1, _ROW))
+    np.maximum(flat[k:], 0.0, out=out[k:])  # what is left past the whole rows
     return out.reshape(x.shape)
 
 
@@ -560,7 +560,7 @@ def _power_dx(ans, x, y):
     y0 = plain(y)
     if not isinstance(y0, Box) and known_all(y0 == 0):  # a known zero exponent: x ** 0 is flat
         return 0.0 * x
-    if type(y0) in (int, float) and y0 == 2:  # a square's slope 2 x: no power of one taken
+    if type(y) in (int, float) and y == 2:  # a constant square's slope 2 x: no x ** 1 taken
         return y * x
     return y * power(x, y - 1)
 
