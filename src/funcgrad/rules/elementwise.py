@@ -14,23 +14,30 @@ the rules' constants stay weak ones (a call from outside funcgrad gets NumPy's
 scalar type instead: see ``core.primitive.numpy_result``).
 """
 
-import importlib
 import operator
-import sys
 
 import numpy as np
 
-from ..core.errors import NamespaceError, ShapeError
+from ..core.errors import ShapeError
 from ..core.facts import ALL, declare
-from ..core.namespaces import dtype_in, is_foreign, known_all, library_of
+from ..core.namespaces import is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import dtype_of, filled_like, is_complex, plain, raw
 from .arrays import batch_elementwise, unbroadcast
+from .library_forms import (
+    generic_form,
+    special_form,
+    standard_form,
+    xp_complex_sign,
+    xp_relu,
+    xp_sigmoid,
+    xp_step,
+    xp_where,
+)
 
 __all__ = [
     "elementwise",
-    "standard_form",
     "pullback",
     "partial_at",
     "tie_share",
@@ -350,83 +357,6 @@ def _push(partial):
     return rule
 
 
-# NumPy's names that the Array API standard spells differently.
-_STANDARD_NAMES = {
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "arcsinh": "asinh",
-    "arccosh": "acosh",
-    "arctanh": "atanh",
-    "arctan2": "atan2",
-    "power": "pow",
-    "conjugate": "conj",
-    "fabs": "abs",
-    "absolute": "abs",
-    "rint": "round",
-    "mod": "remainder",
-    "true_divide": "divide",
-}
-
-
-def standard_form(name):
-    """The Array API form of NumPy's ufunc ``name``: the standard's function of that name
-    (``arctan`` is ``atan``), called in the arrays' own namespace."""
-    standard = _STANDARD_NAMES.get(name, name)
-
-    def form(xp, *args):
-        fun = getattr(xp, standard, None)
-        if fun is None:
-            raise NamespaceError(
-                f"{name}: {xp.__name__} has no {standard}; convert the array "
-                f"to NumPy's first (np.asarray) to use NumPy's"
-            )
-        return fun(*args)
-
-    form.__name__ = standard
-    return form
-
-
-_SPECIAL_MODULES = {
-    "torch": "torch.special",
-    "cupy": "cupyx.scipy.special",
-    "jax": "jax.scipy.special",
-}
-
-
-def special_form(name, torch_name=None, standard=None):
-    """SciPy's special function ``name`` on another library's arrays: its namesake in
-    ``torch.special`` (``torch_name`` where PyTorch names it otherwise),
-    ``cupyx.scipy.special`` or ``jax.scipy.special``. The Array API standard has no special
-    functions: ``standard(xp, *args)`` computes it in the standard's functions where given;
-    elsewhere a NamespaceError names the function."""
-
-    def form(xp, *args):
-        library = library_of(next(a for a in args if is_foreign(a)))
-        module = _SPECIAL_MODULES.get(library)
-        wanted = torch_name if library == "torch" and torch_name else name
-        # sys.modules first: torch.compile reads a lookup into its graph, not an import
-        found = module and (sys.modules.get(module) or importlib.import_module(module))
-        fun = getattr(found, wanted, None) if module else None
-        if fun is None and standard is not None:
-            return standard(xp, *args)
-        if fun is None:
-            raise NamespaceError(
-                f"{name}: {library}'s arrays have no {name} (the Array API standard has no "
-                f"special functions; PyTorch, CuPy and JAX have theirs); convert the array to "
-                f"NumPy's first (np.asarray) to use SciPy's"
-            )
-        return fun(*args)
-
-    form.__name__ = name
-    return form
-
-
-def _generic_form(impl):
-    """An impl written with Python's operators, which every array library has."""
-    return lambda xp, *args: impl(*args)
-
-
 def elementwise(name, impl, *partials, xp=None, **facts):
     """An elementwise primitive from its partial derivatives, one per argument.
 
@@ -476,72 +406,6 @@ def elementwise(name, impl, *partials, xp=None, **facts):
 ZERO = (lambda ans, x: 0.0, lambda ans, x, y: 0.0, lambda ans, c, x, y: 0.0)
 
 
-def _xp_where(xp, c, x, y):
-    """where in a namespace that refuses two numbers: the first as an array of their NumPy
-    dtype (float64 for Python floats, float32 for two float32 scalars)."""
-    if _number(c):  # a NumPy or Python bool: one of the arrays' library, on their device
-        like = x if not _number(x) else y
-        c = xp.asarray(bool(c), device=getattr(like, "device", None))
-    if _number(x) and _number(y):
-        device = getattr(c, "device", None)
-        dtype = dtype_in(xp, _numbers_dtype(x, y), "where")
-        x = xp.full(c.shape, _item(x), dtype=dtype, device=device)
-        y = _item(y)
-    return xp.where(c, _weak(xp, x, y), _weak(xp, y, x))
-
-
-def _weak(xp, v, like):
-    """A Python number beside a floating array as a 0-d array of that array's dtype and
-    device, the dtype NumPy gives them both: PyTorch's wrapper would otherwise ask
-    torch.result_type, which torch.compile cannot put in a graph."""
-    if type(v) not in (int, float) or not hasattr(like, "dtype"):
-        return v
-    if not xp.isdtype(like.dtype, ("real floating", "complex floating")):
-        return v
-    return xp.asarray(v, dtype=like.dtype, device=getattr(like, "device", None))
-
-
-_PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
-
-
-def _numbers_dtype(x, y):
-    """NumPy's dtype for two numbers; two Python numbers' without asking NumPy, which
-    torch.compile reads as a tensor operation and cannot put in a graph."""
-    if type(x) in _PYTHON_DTYPES and type(y) in _PYTHON_DTYPES:
-        names = list(_PYTHON_DTYPES)
-        return _PYTHON_DTYPES[max(type(x), type(y), key=names.index)]
-    return np.result_type(x, y)
-
-
-def _number(v):
-    """A Python or NumPy scalar (no array of any library)."""
-    return not hasattr(v, "shape") or isinstance(v, np.generic)
-
-
-def _item(v):
-    return v.item() if isinstance(v, np.generic) else v
-
-
-def _xp_sigmoid(xp, x):
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-def _xp_relu(xp, x):
-    # a zero of x's dtype, not 0.0: a Python number makes PyTorch's wrapper ask
-    # torch.result_type, which torch.compile cannot put in a graph
-    return xp.maximum(x, xp.zeros((), dtype=x.dtype, device=getattr(x, "device", None)))
-
-
-def _xp_step(xp, x):
-    return xp.astype(x > 0, x.dtype if xp.isdtype(x.dtype, "real floating") else xp.float64)
-
-
-def _xp_complex_sign(xp, z):
-    m = xp.abs(z)
-    return xp.where(m == 0, 0.0 * z, z / xp.where(m == 0, 1.0, m))
-
-
 def _safe_log(x):
     """log(x), with log(0) read as 0: the limit of x**y * log(x) at x = 0 for y > 0."""
     return log(where(plain(x) == 0, 1.0, x))
@@ -581,19 +445,19 @@ _add, _sub, _mul = (
 )
 
 # name                          impl                d f / d x                          d f / d y
-add = elementwise("add", _add, lambda ans, x, y: 1.0, lambda ans, x, y: 1.0, xp=_generic_form(_add))
+add = elementwise("add", _add, lambda ans, x, y: 1.0, lambda ans, x, y: 1.0, xp=generic_form(_add))
 subtract = elementwise(
-    "subtract", _sub, lambda ans, x, y: 1.0, lambda ans, x, y: -1.0, xp=_generic_form(_sub)
+    "subtract", _sub, lambda ans, x, y: 1.0, lambda ans, x, y: -1.0, xp=generic_form(_sub)
 )
 multiply = elementwise(
-    "multiply", _mul, lambda ans, x, y: y, lambda ans, x, y: x, xp=_generic_form(_mul)
+    "multiply", _mul, lambda ans, x, y: y, lambda ans, x, y: x, xp=generic_form(_mul)
 )
 divide = elementwise(
     "divide",
     _divide,
     lambda ans, x, y: divide(1.0, y),
     lambda ans, x, y: divide(-ans, y),
-    xp=_generic_form(_divide),
+    xp=generic_form(_divide),
 )
 power = elementwise("power", _ufunc(np.power), _power_dx, _power_dy)
 maximum = elementwise(
@@ -608,7 +472,7 @@ minimum = elementwise(
     lambda ans, x, y: tie_share(x, y, operator.lt),
     lambda ans, x, y: tie_share(y, x, operator.lt),
 )
-negative = elementwise("negative", _negative, lambda ans, x: -1.0, xp=_generic_form(operator.neg))
+negative = elementwise("negative", _negative, lambda ans, x: -1.0, xp=generic_form(operator.neg))
 exp = elementwise("exp", _ufunc(np.exp), lambda ans, x: ans)
 log = elementwise("log", _ufunc(np.log), lambda ans, x: divide(1.0, x))
 sqrt = elementwise("sqrt", _ufunc(np.sqrt), lambda ans, x: divide(0.5, ans))
@@ -621,12 +485,12 @@ imag = elementwise(
     "imag", _ufunc(np.imag), lambda ans, x: -1j
 )  # the cotangent pairing is Re(c * dz)
 real.scalars = imag.scalars = {}  # np.real(0.5) is the Python float's own .real
-sigmoid = elementwise("sigmoid", _sigmoid, lambda ans, x: ans * (1.0 - ans), xp=_xp_sigmoid)
-relu = elementwise("relu", _relu, lambda ans, x: step(x), xp=_xp_relu)
+sigmoid = elementwise("sigmoid", _sigmoid, lambda ans, x: ans * (1.0 - ans), xp=xp_sigmoid)
+relu = elementwise("relu", _relu, lambda ans, x: step(x), xp=xp_relu)
 # Piecewise-constant functions: their derivative is zero wherever it exists.
 _zero1, _zero2, _zero3 = ZERO
 sign = elementwise("sign", _ufunc(np.sign), _zero1)
-step = elementwise("step", _step, _zero1, xp=_xp_step)
+step = elementwise("step", _step, _zero1, xp=xp_step)
 greater = elementwise("greater", _ufunc(np.greater), _zero2, _zero2)
 greater_equal = elementwise("greater_equal", _ufunc(np.greater_equal), _zero2, _zero2)
 less = elementwise("less", _ufunc(np.less), _zero2, _zero2)
@@ -642,7 +506,7 @@ where = elementwise(
     _zero3,
     lambda ans, c, x, y: _mask(c, True, ans),
     lambda ans, c, x, y: _mask(c, False, ans),
-    xp=_xp_where,
+    xp=xp_where,
 )
 where.scalars = dict.fromkeys((float, int, complex, bool), np.asarray)  # np.where's 0-d array
 
@@ -667,7 +531,7 @@ complex_sign = Primitive(
     vjp=(lambda g, ans, z: -1j * conjugate(ans) * real(1j * g * ans) / _safe_abs(z),),
     jvp=(lambda t, ans, z: 1j * ans * imag(conjugate(ans) * t) / _safe_abs(z),),
     batch=batch_elementwise,
-    xp=_xp_complex_sign,
+    xp=xp_complex_sign,
     structure="elementwise",
 )
 

@@ -32,10 +32,10 @@ from .elementwise import (
     power,
     sign,
     sin,
-    special_form,
     ufunc_impl,
     where,
 )
+from .library_forms import special_form
 from .ufuncs import log1p
 
 __all__ = [

@@ -44,14 +44,13 @@ from .elementwise import (
     not_equal,
     real,
     sign_constant,
-    special_form,
     sqrt,
-    standard_form,
     tie_share,
     ufunc_impl,
     where,
 )
 from .elementwise import abs as absolute
+from .library_forms import special_form, standard_form
 
 __all__ = [
     "packbits",

@@ -1,0 +1,176 @@
+"""How an elementwise primitive computes on another library's arrays (PyTorch, CuPy, JAX,
+any Array API namespace): its *form*, ``form(xp, *args)``, called with the arrays' namespace.
+
+A NumPy ufunc's form is the standard's function of its name (:func:`standard_form`; ``arctan``
+is ``atan``), a SciPy ufunc's the library's special function (:func:`special_form`), an impl
+written with Python's operators itself (:func:`generic_form`); the rest are written here
+with the standard's functions. Python numbers beside an array take the array's dtype where
+a library would otherwise ask for the result type, which ``torch.compile`` cannot put in a
+graph.
+
+>>> import numpy as np
+>>> standard_form("arctan").__name__, xp_where(np, np.array([True, False]), 1.0, 2.0)
+('atan', array([1., 2.]))
+"""
+
+import importlib
+import sys
+
+import numpy as np
+
+from ..core.errors import NamespaceError
+from ..core.namespaces import dtype_in, is_foreign, library_of
+
+__all__ = [
+    "standard_form",
+    "special_form",
+    "generic_form",
+    "xp_where",
+    "xp_sigmoid",
+    "xp_relu",
+    "xp_step",
+    "xp_complex_sign",
+]
+
+
+# NumPy's names that the Array API standard spells differently.
+_STANDARD_NAMES = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "arctan2": "atan2",
+    "power": "pow",
+    "conjugate": "conj",
+    "fabs": "abs",
+    "absolute": "abs",
+    "rint": "round",
+    "mod": "remainder",
+    "true_divide": "divide",
+}
+
+
+def standard_form(name):
+    """The Array API form of NumPy's ufunc ``name``: the standard's function of that name
+    (``arctan`` is ``atan``), called in the arrays' own namespace."""
+    standard = _STANDARD_NAMES.get(name, name)
+
+    def form(xp, *args):
+        fun = getattr(xp, standard, None)
+        if fun is None:
+            raise NamespaceError(
+                f"{name}: {xp.__name__} has no {standard}; convert the array "
+                f"to NumPy's first (np.asarray) to use NumPy's"
+            )
+        return fun(*args)
+
+    form.__name__ = standard
+    return form
+
+
+_SPECIAL_MODULES = {
+    "torch": "torch.special",
+    "cupy": "cupyx.scipy.special",
+    "jax": "jax.scipy.special",
+}
+
+
+def special_form(name, torch_name=None, standard=None):
+    """SciPy's special function ``name`` on another library's arrays: its namesake in
+    ``torch.special`` (``torch_name`` where PyTorch names it otherwise),
+    ``cupyx.scipy.special`` or ``jax.scipy.special``. The Array API standard has no special
+    functions: ``standard(xp, *args)`` computes it in the standard's functions where given;
+    elsewhere a NamespaceError names the function."""
+
+    def form(xp, *args):
+        library = library_of(next(a for a in args if is_foreign(a)))
+        module = _SPECIAL_MODULES.get(library)
+        wanted = torch_name if library == "torch" and torch_name else name
+        # sys.modules first: torch.compile reads a lookup into its graph, not an import
+        found = module and (sys.modules.get(module) or importlib.import_module(module))
+        fun = getattr(found, wanted, None) if module else None
+        if fun is None and standard is not None:
+            return standard(xp, *args)
+        if fun is None:
+            raise NamespaceError(
+                f"{name}: {library}'s arrays have no {name} (the Array API standard has no "
+                f"special functions; PyTorch, CuPy and JAX have theirs); convert the array to "
+                f"NumPy's first (np.asarray) to use SciPy's"
+            )
+        return fun(*args)
+
+    form.__name__ = name
+    return form
+
+
+def generic_form(impl):
+    """An impl written with Python's operators, which every array library has."""
+    return lambda xp, *args: impl(*args)
+
+
+def xp_where(xp, c, x, y):
+    """where in a namespace that refuses two numbers: the first as an array of their NumPy
+    dtype (float64 for Python floats, float32 for two float32 scalars)."""
+    if _number(c):  # a NumPy or Python bool: one of the arrays' library, on their device
+        like = x if not _number(x) else y
+        c = xp.asarray(bool(c), device=getattr(like, "device", None))
+    if _number(x) and _number(y):
+        device = getattr(c, "device", None)
+        dtype = dtype_in(xp, _numbers_dtype(x, y), "where")
+        x = xp.full(c.shape, _item(x), dtype=dtype, device=device)
+        y = _item(y)
+    return xp.where(c, _weak(xp, x, y), _weak(xp, y, x))
+
+
+def _weak(xp, v, like):
+    """A Python number beside a floating array as a 0-d array of that array's dtype and
+    device, the dtype NumPy gives them both: PyTorch's wrapper would otherwise ask
+    torch.result_type, which torch.compile cannot put in a graph."""
+    if type(v) not in (int, float) or not hasattr(like, "dtype"):
+        return v
+    if not xp.isdtype(like.dtype, ("real floating", "complex floating")):
+        return v
+    return xp.asarray(v, dtype=like.dtype, device=getattr(like, "device", None))
+
+
+_PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def _numbers_dtype(x, y):
+    """NumPy's dtype for two numbers; two Python numbers' without asking NumPy, which
+    torch.compile reads as a tensor operation and cannot put in a graph."""
+    if type(x) in _PYTHON_DTYPES and type(y) in _PYTHON_DTYPES:
+        names = list(_PYTHON_DTYPES)
+        return _PYTHON_DTYPES[max(type(x), type(y), key=names.index)]
+    return np.result_type(x, y)
+
+
+def _number(v):
+    """A Python or NumPy scalar (no array of any library)."""
+    return not hasattr(v, "shape") or isinstance(v, np.generic)
+
+
+def _item(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def xp_sigmoid(xp, x):
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def xp_relu(xp, x):
+    # a zero of x's dtype, not 0.0: a Python number makes PyTorch's wrapper ask
+    # torch.result_type, which torch.compile cannot put in a graph
+    return xp.maximum(x, xp.zeros((), dtype=x.dtype, device=getattr(x, "device", None)))
+
+
+def xp_step(xp, x):
+    return xp.astype(x > 0, x.dtype if xp.isdtype(x.dtype, "real floating") else xp.float64)
+
+
+def xp_complex_sign(xp, z):
+    m = xp.abs(z)
+    return xp.where(m == 0, 0.0 * z, z / xp.where(m == 0, 1.0, m))
