@@ -124,12 +124,9 @@ def _sum_impl(x, axis=None, keepdims=False):
     if type(x) is float:
         return x
     if type(x) is np.ndarray:
-        lead = _leading_axes(x, axis)
-        if lead:
-            return _sum_of_rows(x, lead, keepdims)
-        trail = _trailing_axes(x, axis)
-        if trail:
-            return _sum_along_rows(x, trail, keepdims)
+        out = _sum_by_blas(x, axis, keepdims)
+        if out is not None:
+            return out
         return np.add.reduce(x, axis=axis, keepdims=keepdims)  # what np.sum calls
     return np.sum(x, axis=axis, keepdims=keepdims)
 
@@ -156,56 +153,31 @@ def checked_axes(axis, ndim):
     return tuple(sorted(a % ndim for a in axes))
 
 
-def _leading_axes(x, axis):
-    """How many leading axes ``axis`` names when a sum over them is worth one BLAS call:
-    a contiguous float array summed over its first axes (a bias's cotangent) with at
-    least 64 rows; else 0."""
-    if axis is None or x.dtype not in _BLAS_FLOATS or not x.flags.c_contiguous:
-        return 0
-    axes = checked_axes(axis, x.ndim)
-    if axes is None:
-        return 0  # NumPy raises its own error
-    k = len(axes)
-    if k >= x.ndim or axes != tuple(range(k)) or math.prod(x.shape[:k]) < 64 or not x.size:
-        return 0
-    return k
-
-
-def _sum_of_rows(x, lead, keepdims):
-    """The sum over the first ``lead`` axes as ``ones @ rows``: NumPy adds a row at a time
-    along a leading axis (1.5 ms for 100,000 rows of 16), BLAS's matrix-vector product in
-    blocks (0.08 ms), rounding no worse."""
-    rows = math.prod(x.shape[:lead])
-    out = np.ones(rows, x.dtype) @ x.reshape(rows, -1)
-    return out.reshape(((1,) * lead if keepdims else ()) + x.shape[lead:])
-
-
-# A sum along rows this long or shorter (a layer norm's mean, a softmax's normaliser) is
-# taken by BLAS: NumPy reduces a short row at a time (0.34 ms for 16,384 rows of 64
-# float32, BLAS 0.06 ms). Longer rows keep NumPy's pairwise sum, which rounds better there.
+# A sum over a contiguous float array's first axes (a bias's cotangent) or along its short
+# last axes (a layer norm's mean, a softmax's normaliser) is one BLAS matrix-vector product:
+# NumPy adds a row at a time along a leading axis (1.5 ms for 100,000 rows of 16, BLAS 0.08
+# ms) and reduces one short row at a time along a trailing one (0.34 ms for 16,384 rows of
+# 64 float32, BLAS 0.06 ms), rounding about as NumPy does. Rows longer than _SHORT_ROWS keep
+# NumPy's pairwise sum, which rounds better there; under 64 rows are not worth the call.
 _SHORT_ROWS = 1024
 
 
-def _trailing_axes(x, axis):
-    """How many trailing axes ``axis`` names when a sum over them is worth one BLAS call:
-    a contiguous float array of at least 64 rows no longer than :data:`_SHORT_ROWS`."""
-    if axis is None or x.dtype not in _BLAS_FLOATS or not x.flags.c_contiguous:
-        return 0
+def _sum_by_blas(x, axis, keepdims):
+    """The sum of ndarray ``x`` over ``axis`` as ``ones @ rows`` (its first axes) or ``rows
+    @ ones`` (its last), where that is worth one BLAS call; else None."""
+    if axis is None or x.dtype not in _BLAS_FLOATS or not x.flags.c_contiguous or not x.size:
+        return None
     axes = checked_axes(axis, x.ndim)
-    if axes is None:
-        return 0
-    k = len(axes)
+    if axes is None or len(axes) >= x.ndim:
+        return None  # an error NumPy raises, or every axis
+    k, kept = len(axes), (1,) * len(axes) if keepdims else ()
+    if axes == tuple(range(k)) and math.prod(x.shape[:k]) >= 64:
+        rows = x.reshape(math.prod(x.shape[:k]), -1)
+        return (np.ones(len(rows), x.dtype) @ rows).reshape(kept + x.shape[k:])
     cols = math.prod(x.shape[x.ndim - k :])
-    if k >= x.ndim or axes != tuple(range(x.ndim - k, x.ndim)) or cols > _SHORT_ROWS:
-        return 0
-    return k if x.size >= 64 * cols and x.size else 0
-
-
-def _sum_along_rows(x, trail, keepdims):
-    """The sum over the last ``trail`` axes as ``rows @ ones`` (see :data:`_SHORT_ROWS`)."""
-    cols = math.prod(x.shape[x.ndim - trail :])
-    out = x.reshape(-1, cols) @ np.ones(cols, x.dtype)
-    return out.reshape(x.shape[: x.ndim - trail] + ((1,) * trail if keepdims else ()))
+    if axes == tuple(range(x.ndim - k, x.ndim)) and cols <= _SHORT_ROWS and 64 * cols <= x.size:
+        return (x.reshape(-1, cols) @ np.ones(cols, x.dtype)).reshape(x.shape[: x.ndim - k] + kept)
+    return None
 
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
