@@ -487,3 +487,42 @@ def test_a_constant_squares_slope_and_a_traced_exponent_of_two():
         assert got.dtype == np.float32
         np.testing.assert_array_equal(got, 2 * v)
     np.testing.assert_allclose(fg.hessian(lambda a: fnp.sum(a**2.0))(v), 2 * np.eye(5))
+
+
+def test_relu_and_short_row_sums_under_every_transform():
+    # relu over more than a row of zeros (5,120 elements) and sums along 128 rows of 40 (a
+    # layer norm's means, a softmax's normaliser), each by its fast path, under grad, jvp,
+    # jit, vmap, hessian and inside a checkpointed fori_loop; oracles: central differences,
+    # a Python loop, the eager call, the loop unrolled
+    x = RNG.normal(size=(8, 16, 40))
+    c = RNG.normal(size=40)
+
+    def block(h, w):
+        m = fnp.mean(h, -1, keepdims=True)
+        v = fnp.mean((h - m) ** 2, -1, keepdims=True)
+        return fg.nn.softmax(fg.nn.relu((h - m) / fnp.sqrt(v + 1e-5) * w), axis=-1)
+
+    def f(w):
+        return fnp.sum(block(block(x, w), w) * c)
+
+    def looped(w):
+        return fnp.sum(fg.lax.fori_loop(0, 2, lambda i, h: fg.checkpoint(block)(h, w), x) * c)
+
+    w = 1.0 + 0.1 * RNG.normal(size=40)
+    t = RNG.normal(size=40)
+    eps = 1e-6
+    fd = (f(w + eps * t) - f(w - eps * t)) / (2 * eps)
+    g = fg.grad(f)(w)
+    np.testing.assert_allclose(np.dot(g, t), fd, rtol=1e-6)
+    np.testing.assert_allclose(fg.jvp(f, (w,), (t,))[1], fd, rtol=1e-6)
+    np.testing.assert_allclose(fg.jit(fg.grad(f))(w), g, rtol=1e-12)
+    np.testing.assert_allclose(fg.grad(looped)(w), g, rtol=1e-12)
+    np.testing.assert_allclose(fg.jit(fg.grad(looped))(w), g, rtol=1e-12)
+    ws = np.stack([w, w[::-1]])
+    np.testing.assert_allclose(
+        fg.vmap(fg.grad(f))(ws), np.stack([fg.grad(f)(v) for v in ws]), rtol=1e-12
+    )
+    hvp = fg.hessian(f)(w) @ t
+    np.testing.assert_allclose(
+        hvp, (fg.grad(f)(w + eps * t) - fg.grad(f)(w - eps * t)) / (2 * eps), rtol=1e-5, atol=1e-7
+    )
