@@ -30,6 +30,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+if __name__ == "__main__" and hasattr(os, "sched_setaffinity"):
+    # one CPU for every row's process: XLA's flags do not hold its thread pool to one
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+
 CHILD = r"""
 import gc, json, os, resource, sys, time
 sys.path.insert(0, {here!r})

@@ -18,7 +18,8 @@ Before anything is timed, each model's loss and every gradient are compared
 with PyTorch's in float64 from the same parameters. Rows are medians of
 ``--repeats`` calls after warm-up calls (which compile the jits), the engines
 taking turns round by round, except JAX's jit, which runs in a process of its own
-(with XLA held to ``--threads`` threads): loaded beside the others, its runtime slowed
+(every process is pinned to ``--threads`` CPUs, which is what holds XLA's thread pool
+to them): loaded beside the others, its runtime slowed
 funcgrad's eager CNN step from 20 to 28 ms. Its first call (the compile) is printed
 beside funcgrad's. Peak memory is tracemalloc's peak over one
 funcgrad step (NumPy reports its arrays to tracemalloc; PyTorch's allocator
@@ -62,12 +63,12 @@ OPTIONS = _options() if __name__ == "__main__" else None
 if OPTIONS is not None:  # the thread count is read when the BLAS loads: before NumPy
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(OPTIONS.threads)
-    # XLA's CPU client takes every core for its own thread pool unless told
-    os.environ["XLA_FLAGS"] = (
-        os.environ.get("XLA_FLAGS", "")
-        + f" --xla_cpu_multi_thread_eigen={'true' if OPTIONS.threads > 1 else 'false'}"
-        + f" intra_op_parallelism_threads={OPTIONS.threads}"
-    ).strip()
+    # XLA's CPU client runs a thread pool over every core it may use, and its flags
+    # (--xla_cpu_multi_thread_eigen=false) do not hold it: a "one thread" JAX step used
+    # 1.85 cores. So the process, and the processes it starts, may use --threads CPUs
+    # only; PyTorch and the BLAS are held by their thread counts as well.
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[: OPTIONS.threads])
 
 import numpy as np  # noqa: E402
 
