@@ -272,7 +272,20 @@ def check_against_torch(name, loss, tloss, params, data):
         np.testing.assert_allclose(
             g, t.grad.numpy(), rtol=1e-7, atol=1e-10, err_msg=f"{name}: gradient {k}"
         )
-    return len(tensors)
+    return len(tensors), tensors
+
+
+def check_numpy_against_torch(name, make, tensors, params, data):
+    """The hand-written NumPy step's (benchmarks/numpy_models.py) loss and gradients in
+    float64, fresh and preallocated, against PyTorch's (``tensors`` after its step)."""
+    for keep in (False, True):
+        step = make(keep)
+        for _ in range(2):  # the preallocated step's second call reuses its arrays
+            _value, grads = step(params, **data)
+        for k, (g, t) in enumerate(zip(fg.tree_util.tree_leaves(grads), tensors)):
+            np.testing.assert_allclose(
+                g, t.grad.numpy(), rtol=1e-7, atol=1e-10, err_msg=f"{name} NumPy: gradient {k}"
+            )
 
 
 def timed(calls, repeats):
@@ -324,6 +337,7 @@ def workloads(large):
 
 
 def main(o):
+    import numpy_models  # beside this file: the hand-written steps
     import torch
 
     torch.set_num_threads(o.threads)
@@ -335,8 +349,10 @@ def main(o):
     # engines around it (funcgrad's eager CNN step 20 -> 28 ms in the same process)
     has_jax = importlib.util.find_spec("jax") is not None
     rows = []
-    for name, _shape, loss, tloss, params, data in workloads(o.large):
-        n = check_against_torch(name, loss, tloss, params, data)
+    for name, shape, loss, tloss, params, data in workloads(o.large):
+        n, tensors = check_against_torch(name, loss, tloss, params, data)
+        by_hand = lambda keep: numpy_models.STEPS[name](shape, keep)
+        check_numpy_against_torch(name, by_hand, tensors, params, data)
         p, d = cast(params, o.dtype), cast(data, o.dtype)
         eager = fg.value_and_grad(loss)
         jitted = fg.jit(fg.value_and_grad(loss))
@@ -346,6 +362,8 @@ def main(o):
             calls["funcgrad jit numba"] = lambda: native(p, **d)
         step, _ = torch_step(tloss, params, data, o.dtype)
         calls["torch eager"] = step
+        for keep, label in ((False, "NumPy by hand, fresh"), (True, "NumPy by hand, kept")):
+            calls[label] = lambda f=by_hand(keep): f(p, **d)
         if o.compile:
             compiled_step, _ = torch_step(torch.compile(tloss), params, data, o.dtype)
             calls["torch.compile"] = compiled_step
@@ -361,14 +379,15 @@ def main(o):
         rows.append((name, n, ms, first, dtypes, mem))
         torch_ms = ms["torch eager"]
         print(
-            f"\n## {name} ({n} gradients equal PyTorch's in float64; "
+            f"\n## {name} ({n} gradients equal PyTorch's in float64, funcgrad's and "
+            "the hand-written NumPy step's; "
             f"funcgrad's gradients {', '.join(dtypes)}; eager step peak {mem:.1f} MiB)"
         )
         for k, v in ms.items():
-            print(f"  {k:20s} {v:8.2f} ms  {v / torch_ms:5.2f}x torch eager")
-        print(f"  {'(jit first call)':20s} {first:8.1f} ms")
+            print(f"  {k:24s} {v:8.2f} ms  {v / torch_ms:5.2f}x torch eager")
+        print(f"  {'(jit first call)':24s} {first:8.1f} ms")
         if has_jax:
-            print(f"  {'(JAX jit first call)':20s} {jax_first:8.1f} ms")
+            print(f"  {'(JAX jit first call)':24s} {jax_first:8.1f} ms")
     return rows
 
 

@@ -77,12 +77,17 @@ def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
     )
 
 
-@functools.cache
 def benchmark_models():
-    """benchmarks/models.py (the GPT and CNN steps), loaded from its file: putting
-    benchmarks/ on sys.path would let its modules (sparse.py) shadow real packages."""
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "models.py"
-    spec = importlib.util.spec_from_file_location("funcgrad_benchmark_models", path)
+    """benchmarks/models.py (the GPT and CNN steps)."""
+    return benchmark_module("models")
+
+
+@functools.cache
+def benchmark_module(name):
+    """benchmarks/<name>.py, loaded from its file: putting benchmarks/ on sys.path would
+    let its modules (sparse.py) shadow real packages."""
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"funcgrad_benchmark_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
