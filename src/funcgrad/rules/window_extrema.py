@@ -44,10 +44,12 @@ _FEW = 16  # windows of up to this many elements take a pass per element
 
 def _each_first(x, top, axis):
     """For a window of few elements: each element's index and whether it is its window's
-    first extremum, one element at a time (a pass over a slice of ``x`` each)."""
+    first extremum, one element at a time (a pass over a slice of ``x`` each). Each mask
+    is read before the next is asked for: the masks share their arrays."""
     found = None
     nan_top = _nan_windows(x, top)
-    for offsets in itertools.product(*(range(x.shape[a]) for a in axis)):
+    elements = list(itertools.product(*(range(x.shape[a]) for a in axis)))
+    for k, offsets in enumerate(elements):
         index = [slice(None)] * x.ndim
         for a, o in zip(axis, offsets):
             index[a] = slice(o, o + 1)
@@ -56,11 +58,13 @@ def _each_first(x, top, axis):
         if nan_top is not None:
             hit |= np.isnan(x[index]) & nan_top
         if found is None:
-            found = hit.copy()
-        else:
-            hit &= ~found
-            found |= hit
+            found = hit
+            yield index, hit
+            continue
+        np.greater(hit, found, out=hit)  # a hit in a window none before it hit
         yield index, hit
+        if k + 1 < len(elements):
+            found |= hit  # after the caller read the first hit: it is this array
 
 
 def _nan_windows(x, top):
