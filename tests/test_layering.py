@@ -221,7 +221,7 @@ _VOCABULARIES = (
     "io/expr.py",
     "nn/",
     "optim.py",
-    "random.py",
+    "random/",
     "__init__.py",
 )
 
