@@ -64,7 +64,7 @@ def _each_first(x, top, axis):
         np.greater(hit, found, out=hit)  # a hit in a window none before it hit
         yield index, hit
         if k + 1 < len(elements):
-            found |= hit  # after the caller read the first hit: it is this array
+            found |= hit  # found is the first mask, which its caller has read by now
 
 
 def _nan_windows(x, top):
