@@ -83,18 +83,61 @@ def _images_per_block(x, window):
 def _blocks(x, window, options):
     """``x``'s images a block at a time, each ``(start, stop, rows, counts)`` with the
     block's window rows (:func:`_patch_rows`). The whole batch is padded (and dilated)
-    once, so each block only takes its windows."""
+    once, so each block only takes its windows. The rows may be a buffer the next block
+    overwrites: each is used before the next is asked for."""
     n, per = x.shape[0], _images_per_block(x, window)
-    if per >= n:
-        yield (0, n, *_patch_rows(x, window, **options))
-        return
     k = len(window)
     axes = tuple(range(1, 1 + k))
-    padded = _dilated_padded(x, axes, options["padding"], options["lhs_dilation"])
+    padded = _dilated_padded(np.asarray(x), axes, options["padding"], options["lhs_dilation"])
+    view = _runs_of_rows(padded, window, options["strides"], options["rhs_dilation"])
+    if view is not None:
+        counts = view.shape[1 : 1 + k]
+        if per >= n:
+            rows = np.ascontiguousarray(view).reshape(-1, math.prod(view.shape[1 + k :]))
+            yield (0, n, rows, counts)
+            return
+        buffer = np.empty((per, *view.shape[1:]), padded.dtype)
+        for start in range(0, n, per):
+            stop = min(n, start + per)
+            block = buffer[: stop - start]
+            np.copyto(block, view[start:stop])
+            yield (start, stop, block.reshape(-1, math.prod(view.shape[1 + k :])), counts)
+        return
     ready = {**options, "padding": ((0, 0),) * k, "lhs_dilation": (1,) * k}
     for start in range(0, n, per):
         stop = min(n, start + per)
         yield (start, stop, *_patch_rows(padded[start:stop], window, **ready))
+
+
+def _runs_of_rows(padded, window, strides, rhs_dilation):
+    """The windows of a padded (and dilated) channels-last batch as a strided view
+    ``(N, positions..., window[:-1]..., window[-1] * C)``: along the last window axis a
+    window reads neighbouring pixels, whose channels lie one after another, so each of
+    its rows is one run of ``window[-1] * C`` numbers. Copied, the view's rows are the
+    ``(positions, taps * C)`` matrix in the kernel's order, and copying runs of 48
+    numbers (a 3-wide window over 16 channels) is faster than copying runs of 16. None
+    where that run is not contiguous (a dilated last window axis, an input whose pixels
+    are not packed) or where one channel makes the image rows the longer runs."""
+    c, item = padded.shape[-1], padded.itemsize
+    if c < 2 or rhs_dilation[-1] != 1 or padded.strides[-2:] != (c * item, item):
+        return None
+    k = len(window)
+    spatial = padded.shape[1 : 1 + k]
+    counts = [
+        (s - (w - 1) * d - 1) // st + 1
+        for s, w, st, d in zip(spatial, window, strides, rhs_dilation)
+    ]
+    if min(counts, default=1) < 1:
+        return None  # the window does not fit: the windows' own error says so
+    steps = padded.strides[1 : 1 + k]
+    shape = (padded.shape[0], *counts, *window[:-1], window[-1] * c)
+    view_strides = (
+        padded.strides[0],
+        *(s * st for s, st in zip(steps, strides)),
+        *(s * d for s, d in zip(steps[:-1], rhs_dilation[:-1])),
+        item,
+    )
+    return np.lib.stride_tricks.as_strided(padded, shape, view_strides, writeable=False)
 
 
 def _conv_impl(x, w, **options):
