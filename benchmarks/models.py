@@ -21,9 +21,9 @@ taking turns round by round, except JAX's jit, which runs in a process of its ow
 (every process is pinned to ``--threads`` CPUs, which is what holds XLA's thread pool
 to them): loaded beside the others, its runtime slowed
 funcgrad's eager CNN step from 20 to 28 ms. Its first call (the compile) is printed
-beside funcgrad's. Peak memory is tracemalloc's peak over one
-funcgrad step (NumPy reports its arrays to tracemalloc; PyTorch's allocator
-does not, so its column is empty). The BLAS NumPy uses is printed with the
+beside funcgrad's. Peak memory is tracemalloc's peak over one step after a first
+(what the step allocates beyond what it keeps between calls: NumPy reports its arrays to
+tracemalloc; PyTorch's allocator does not, so it has none). The BLAS NumPy uses is printed with the
 figures: it decides most of a step's time.
 
 ``--fresh`` also times each engine alone in a fresh process, as a training
@@ -376,12 +376,16 @@ def main(o):
         grads = jitted(p, **d)[1]
         dtypes = sorted({str(g.dtype) for g in fg.tree_util.tree_leaves(grads)})
         mem = peak_mib(lambda: eager(p, **d))
+        mem_jit = peak_mib(lambda: jitted(p, **d))
+        mem_hand = peak_mib(calls["NumPy by hand, kept"])
         rows.append((name, n, ms, first, dtypes, mem))
         torch_ms = ms["torch eager"]
         print(
             f"\n## {name} ({n} gradients equal PyTorch's in float64, funcgrad's and "
             "the hand-written NumPy step's; "
-            f"funcgrad's gradients {', '.join(dtypes)}; eager step peak {mem:.1f} MiB)"
+            f"funcgrad's gradients {', '.join(dtypes)}; allocated during a step at its peak: "
+            f"eager {mem:.1f} MiB, jit {mem_jit:.1f} MiB, NumPy by hand with kept buffers "
+            f"{mem_hand:.1f} MiB)"
         )
         for k, v in ms.items():
             print(f"  {k:24s} {v:8.2f} ms  {v / torch_ms:5.2f}x torch eager")
