@@ -935,7 +935,16 @@ def _torch_table(torch):
         picked = x.gather(-1, label[..., None])[..., 0]
         return torch.logsumexp(x, dim=-1) - picked
 
+    def gelu_tanh(x):
+        return torch.nn.functional.gelu(x, approximate="tanh")
+
+    def gelu_tanh_slope(x):  # PyTorch's own derivative of it, kept differentiable
+        x = x if x.requires_grad else x.detach().requires_grad_()
+        return torch.autograd.grad(gelu_tanh(x).sum(), x, create_graph=True)[0]
+
     return {
+        "gelu_tanh": gelu_tanh,
+        "gelu_tanh_slope": gelu_tanh_slope,
         "add": torch.add,
         "subtract": torch.sub,
         "multiply": torch.mul,
@@ -1325,7 +1334,17 @@ NO_NUMPY_EQUIVALENT = {
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x))),
     "logit": lambda p: np.log(np.asarray(p) / (1.0 - np.asarray(p))),
     "erf": np.vectorize(math.erf),
+    # the formulas as written, in one expression each (the impls work in place)
+    "gelu_tanh": lambda x: _gelu_tanh_parts(x)[0],
+    "gelu_tanh_slope": lambda x: _gelu_tanh_parts(x)[1],
 }
+
+
+def _gelu_tanh_parts(x):
+    c, a = math.sqrt(2.0 / math.pi), 0.044715
+    x = np.asarray(x, dtype=float)
+    t = np.tanh(c * (x + a * x**3))
+    return 0.5 * x * (1.0 + t), 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3 * a * x**2)
 
 
 def _bit_identical(got, want):
