@@ -106,6 +106,7 @@ __all__ = [
     "initializers",
 ]
 
+
 def softplus(x):
     """``log(1 + exp(x))``, without overflow.
 
