@@ -13,8 +13,9 @@ approximate=True)``, PyTorch's ``gelu(x, approximate="tanh")``).
 Composed of nine elementwise primitives, the activation and its cotangent take about
 thirty passes over the activation, each into a fresh array: each primitive's result, each
 edge's ``g * d``, each sum of two cotangents. As two primitives, the value is nine passes
-into two arrays and the cotangent ``g * slope`` sixteen into three, and one (9.1 -> 4.6 ms
-for a GPT's 16 x 64 x 512 float32 activation, value and cotangent). The slope's own derivative is written with ``tanh`` and products, so
+and the cotangent ``g * slope`` sixteen and one, each pass over a chunk that stays in
+the cache (:data:`CHUNK`): 9.1 -> 3.1 ms for a GPT's 16 x 64 x 512 float32 activation,
+value and cotangent. The slope's own derivative is written with ``tanh`` and products, so
 ``gelu_tanh`` differentiates to any order (Hessians, ``jet``); it is only taken there.
 Both are elementwise, so vmap broadcasts them, and on another library's arrays each is
 the same formula in its namespace.
@@ -46,13 +47,57 @@ def _as_float(x):
     return x if x.dtype.kind in "fc" else x.astype(np.float64)
 
 
-def _tanh_of_u(x, x2):
-    """``tanh(c (x + a x^3))`` in a new array, from ``x`` and ``x2 = x * x``."""
-    t = np.multiply(x2, _A)
+# Elements a kernel takes at a time: its passes then run over a few arrays of 128 KiB
+# (float32) that stay in the cache, instead of over the whole activation from memory
+# (a GPT's 2 MiB activation: the slope 2.1 -> 1.4 ms, the value 1.2 -> 0.85 ms).
+CHUNK = 1 << 15
+
+
+def _by_chunks(kernel, x, scratch):
+    """``kernel(x, out, *buffers)`` over ``x`` a chunk of :data:`CHUNK` elements at a time,
+    with ``scratch`` buffers of a chunk each, reused from chunk to chunk (mutable buffers
+    inside the impl, never seen outside it); the result in a new array."""
+    x = _as_float(x)
+    flat = x.reshape(-1)
+    out = np.empty(flat.shape, x.dtype)
+    n = min(CHUNK, flat.size)
+    buffers = [np.empty(n, x.dtype) for _ in range(scratch)]
+    for lo in range(0, flat.size, n):
+        hi = min(flat.size, lo + n)
+        kernel(flat[lo:hi], out[lo:hi], *(b[: hi - lo] for b in buffers))
+    return out.reshape(x.shape)
+
+
+def _tanh_of_u(x, t, x2):
+    """``t = tanh(c (x + a x^3))``, from ``x`` and ``x2 = x * x``."""
+    np.multiply(x2, _A, out=t)
     t += 1.0
     t *= x
     t *= _C
-    return np.tanh(t, out=t)
+    np.tanh(t, out=t)
+
+
+def _gelu_tanh_kernel(x, y, x2):
+    np.multiply(x, x, out=x2)
+    _tanh_of_u(x, y, x2)
+    y += 1.0
+    y *= x
+    y *= 0.5
+
+
+def _gelu_tanh_slope_kernel(x, t, q, s):
+    np.multiply(x, x, out=q)
+    _tanh_of_u(x, t, q)
+    q *= 3.0 * _A  # q becomes x u' / 2
+    q += 1.0
+    q *= x
+    q *= 0.5 * _C
+    np.multiply(t, t, out=s)  # s becomes (1 - t^2) x u' / 2
+    np.subtract(1.0, s, out=s)
+    s *= q
+    t += 1.0
+    t *= 0.5
+    t += s
 
 
 def _gelu_tanh_impl(x):
@@ -60,12 +105,7 @@ def _gelu_tanh_impl(x):
         return 0.5 * x * (1.0 + math.tanh(_C * (x + _A * x * x * x)))
     if np.ndim(x) == 0:  # a NumPy number stays one, as the formula's operators give it
         return _gelu_tanh_form(np, _as_float(x)[()])
-    x = _as_float(x)
-    y = _tanh_of_u(x, x * x)  # one array, changed in place: nine passes in all
-    y += 1.0
-    y *= x
-    y *= 0.5
-    return y
+    return _by_chunks(_gelu_tanh_kernel, x, 1)
 
 
 def _gelu_tanh_slope_impl(x):
@@ -74,20 +114,7 @@ def _gelu_tanh_slope_impl(x):
         return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _C * (1.0 + 3.0 * _A * x * x)
     if np.ndim(x) == 0:
         return _gelu_tanh_slope_form(np, _as_float(x)[()])
-    x = _as_float(x)
-    q = x * x
-    t = _tanh_of_u(x, q)
-    q *= 3.0 * _A  # q becomes x u' / 2
-    q += 1.0
-    q *= x
-    q *= 0.5 * _C
-    s = np.multiply(t, t)  # s becomes (1 - t^2) x u' / 2
-    np.subtract(1.0, s, out=s)
-    s *= q
-    t += 1.0
-    t *= 0.5
-    t += s
-    return t
+    return _by_chunks(_gelu_tanh_slope_kernel, x, 2)
 
 
 def _gelu_tanh_form(xp, x):
