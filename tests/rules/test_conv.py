@@ -171,6 +171,19 @@ def test_rows_copied_as_runs_of_a_window_row_are_the_windows_rows(case):
         np.testing.assert_array_equal(np.ascontiguousarray(view).reshape(want.shape), want)
 
 
+@pytest.mark.parametrize("case", [CASES[0], CASES[4], CASES[5]])
+def test_an_empty_batch_gives_empty_products_and_a_zero_kernel_cotangent(case):
+    # the fast copy (CASES[0]) and the windows' rows (one channel, a dilated last axis)
+    options = _options(case)
+    x, w = _operands(case)
+    x = x[:0]
+    y = layer.conv(x, w, **options)
+    assert y.shape[0] == 0 and y.shape[-1] == w.shape[-1]
+    assert layer.conv_transpose(y, w, shape=x.shape, **options).shape == x.shape
+    gw = layer.conv_kernel(x, y, window=w.shape[:-2], **options)
+    assert gw.shape == w.shape and not gw.any()
+
+
 @pytest.mark.parametrize("case", [CASES[0], CASES[3], CASES[5], CASES[6]])
 def test_each_primitive_differentiates_to_second_order(case):
     options = _options(case)

@@ -104,6 +104,9 @@ def _blocks(x, window, options):
             yield (start, stop, block.reshape(-1, math.prod(view.shape[1 + k :])), counts)
         return
     ready = {**options, "padding": ((0, 0),) * k, "lhs_dilation": (1,) * k}
+    if per >= n:  # an empty batch too: one block of no rows
+        yield (0, n, *_patch_rows(padded, window, **ready))
+        return
     for start in range(0, n, per):
         stop = min(n, start + per)
         yield (start, stop, *_patch_rows(padded[start:stop], window, **ready))
