@@ -77,6 +77,30 @@ def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
     )
 
 
+def assert_a_block_under_transforms(f, looped, w, t, eps=EPS):
+    """A model block's scalar loss ``f(w)`` and ``looped(w)``, the same loss with the blocks
+    as a checkpointed ``fori_loop``, under grad, jvp, jit, vmap and hessian; oracles: central
+    differences along ``t``, the eager call, the unrolled loop, a Python loop."""
+    import funcgrad as fg
+
+    fd = (f(w + eps * t) - f(w - eps * t)) / (2 * eps)
+    g = fg.grad(f)(w)
+    np.testing.assert_allclose(np.dot(g, t), fd, rtol=1e-6)
+    np.testing.assert_allclose(fg.jvp(f, (w,), (t,))[1], fd, rtol=1e-6)
+    np.testing.assert_allclose(fg.jit(fg.grad(f))(w), g, rtol=1e-12)
+    np.testing.assert_allclose(fg.grad(looped)(w), g, rtol=1e-12)
+    np.testing.assert_allclose(fg.jit(fg.grad(looped))(w), g, rtol=1e-12)
+    ws = np.stack([w, w[::-1]])
+    np.testing.assert_allclose(
+        fg.vmap(fg.grad(f))(ws), np.stack([fg.grad(f)(v) for v in ws]), rtol=1e-12
+    )
+    hvp = fg.hessian(f)(w) @ t
+    np.testing.assert_allclose(
+        hvp, (fg.grad(f)(w + eps * t) - fg.grad(f)(w - eps * t)) / (2 * eps), rtol=1e-5, atol=1e-7
+    )
+    return hvp
+
+
 def benchmark_models():
     """benchmarks/models.py (the GPT and CNN steps)."""
     return benchmark_module("models")

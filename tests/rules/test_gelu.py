@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import assert_a_block_under_transforms
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -86,22 +87,7 @@ def test_an_mlp_block_with_it_under_every_transform():
 
     s = 1.0 + 0.1 * RNG.normal(size=8)
     t = RNG.normal(size=8)
-    eps = 1e-6
-    fd = (f(s + eps * t) - f(s - eps * t)) / (2 * eps)
-    g = fg.grad(f)(s)
-    np.testing.assert_allclose(np.dot(g, t), fd, rtol=1e-6)
-    np.testing.assert_allclose(fg.jvp(f, (s,), (t,))[1], fd, rtol=1e-6)
-    np.testing.assert_allclose(fg.jit(fg.grad(f))(s), g, rtol=1e-12)
-    np.testing.assert_allclose(fg.grad(looped)(s), g, rtol=1e-12)
-    np.testing.assert_allclose(fg.jit(fg.grad(looped))(s), g, rtol=1e-12)
-    ss = np.stack([s, s[::-1]])
-    np.testing.assert_allclose(
-        fg.vmap(fg.grad(f))(ss), np.stack([fg.grad(f)(v) for v in ss]), rtol=1e-12
-    )
-    hvp = fg.hessian(f)(s) @ t
-    np.testing.assert_allclose(
-        hvp, (fg.grad(f)(s + eps * t) - fg.grad(f)(s - eps * t)) / (2 * eps), rtol=1e-5, atol=1e-7
-    )
+    hvp = assert_a_block_under_transforms(f, looped, s, t)
     np.testing.assert_allclose(fg.jit(fg.hessian(f))(s) @ t, hvp, rtol=1e-10)
 
 

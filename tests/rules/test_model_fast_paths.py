@@ -11,6 +11,7 @@ checkpoint), and the derivatives with central differences and PyTorch.
 
 import numpy as np
 import pytest
+from helpers import assert_a_block_under_transforms
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -512,20 +513,4 @@ def test_relu_and_short_row_sums_under_every_transform():
         return fnp.sum(fg.lax.fori_loop(0, 2, lambda i, h: fg.checkpoint(block)(h, w), x) * c)
 
     w = 1.0 + 0.1 * RNG.normal(size=40)
-    t = RNG.normal(size=40)
-    eps = 1e-6
-    fd = (f(w + eps * t) - f(w - eps * t)) / (2 * eps)
-    g = fg.grad(f)(w)
-    np.testing.assert_allclose(np.dot(g, t), fd, rtol=1e-6)
-    np.testing.assert_allclose(fg.jvp(f, (w,), (t,))[1], fd, rtol=1e-6)
-    np.testing.assert_allclose(fg.jit(fg.grad(f))(w), g, rtol=1e-12)
-    np.testing.assert_allclose(fg.grad(looped)(w), g, rtol=1e-12)
-    np.testing.assert_allclose(fg.jit(fg.grad(looped))(w), g, rtol=1e-12)
-    ws = np.stack([w, w[::-1]])
-    np.testing.assert_allclose(
-        fg.vmap(fg.grad(f))(ws), np.stack([fg.grad(f)(v) for v in ws]), rtol=1e-12
-    )
-    hvp = fg.hessian(f)(w) @ t
-    np.testing.assert_allclose(
-        hvp, (fg.grad(f)(w + eps * t) - fg.grad(f)(w - eps * t)) / (2 * eps), rtol=1e-5, atol=1e-7
-    )
+    assert_a_block_under_transforms(f, looped, w, RNG.normal(size=40))
