@@ -356,8 +356,8 @@ register("nn.pnls", lambda x: fg.nn.pnls(x, np.array([2, 0])), (M23,))
 for _name, _f in [
     ("softplus", fg.nn.softplus),
     ("log_sigmoid", fg.nn.log_sigmoid),
-    ("gelu", fg.nn.gelu),
-    ("gelu:tanh", lambda x: fg.nn.gelu(x, approximate=True)),
+    ("gelu", fg.nn.gelu),  # the tanh form, as jax.nn.gelu's default
+    ("gelu:exact", lambda x: fg.nn.gelu(x, approximate=False)),
     ("silu", fg.nn.silu),
     ("elu", fg.nn.elu),
     ("leaky_relu", fg.nn.leaky_relu),

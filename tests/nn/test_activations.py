@@ -36,6 +36,26 @@ def test_activation_is_its_closed_form(name):
     )
 
 
+def test_defaults_shared_with_jax_nn_are_jaxs():
+    # a default that differs gives JAX code moved over other numbers without a word
+    # (gelu's approximate was False, jax.nn.gelu's True); a keyword funcgrad lacks raises
+    import inspect
+
+    jnn = pytest.importorskip("jax.nn")
+    differ = {}
+    for name in sorted(n for n in dir(jnn) if not n.startswith("_") and hasattr(fg.nn, n)):
+        theirs, ours = getattr(jnn, name), getattr(fg.nn, name)
+        try:
+            a, b = inspect.signature(theirs).parameters, inspect.signature(ours).parameters
+        except (TypeError, ValueError):
+            continue  # not a function
+        for key, p in a.items():
+            mine = b.get(key)
+            if mine is not None and mine.default != p.default:
+                differ[name, key] = (p.default, mine.default)
+    assert not differ, differ
+
+
 def test_slopes_at_the_kinks_are_jaxs():
     slope = fg.elementwise_grad
     np.testing.assert_array_equal(slope(fg.nn.relu6)(np.array([0.0, 6.0])), [0.0, 0.0])

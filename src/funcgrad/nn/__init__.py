@@ -128,12 +128,14 @@ def log_sigmoid(x):
     return -logaddexp(0.0, -x)
 
 
-def gelu(x, approximate=False):
-    """``x * Phi(x)`` (Phi the standard normal CDF); ``approximate=True``: the tanh form.
+def gelu(x, approximate=True):
+    """The tanh form ``x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2`` by default, as
+    ``jax.nn.gelu``'s; ``approximate=False``: ``x * Phi(x)`` (Phi the standard normal CDF),
+    PyTorch's default.
 
     >>> from funcgrad.nn import gelu
-    >>> round(float(gelu(1.0)), 6), round(float(gelu(1.0, approximate=True)), 6)
-    (0.841345, 0.841192)
+    >>> round(float(gelu(1.0)), 6), round(float(gelu(1.0, approximate=False)), 6)
+    (0.841192, 0.841345)
     """
     if approximate:  # one primitive, and its slope another: half the passes (rules/gelu.py)
         return gelu_tanh(x)
