@@ -48,6 +48,9 @@ def test_views_numbers_integers_and_complex_values_are_the_formulas():
         gelu.gelu_tanh(z), 0.5 * z * (1.0 + np.tanh(C * (z + A * z**3))), rtol=1e-14
     )
     assert float(fg.nn.gelu(1.0, approximate=True)) == pytest.approx(_formula(1.0)[0], 1e-15)
+    for empty in (np.zeros((0, 3), np.float32), np.zeros(0)):
+        for f in (gelu.gelu_tanh, gelu.gelu_tanh_slope):
+            assert f(empty).shape == empty.shape and f(empty).dtype == empty.dtype
 
 
 def test_against_pytorch_to_the_third_derivative():

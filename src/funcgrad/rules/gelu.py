@@ -15,8 +15,8 @@ thirty passes over the activation, each into a fresh array: each primitive's res
 edge's ``g * d``, each sum of two cotangents. As two primitives, the value is nine passes
 and the cotangent ``g * slope`` sixteen and one, each pass over a chunk that stays in
 the cache (:data:`CHUNK`): 9.1 -> 3.1 ms for a GPT's 16 x 64 x 512 float32 activation,
-value and cotangent. The slope's own derivative is written with ``tanh`` and products, so
-``gelu_tanh`` differentiates to any order (Hessians, ``jet``); it is only taken there.
+value and cotangent. The slope's own derivative, which only Hessians and ``jet`` take, is
+written with ``tanh`` and products, so ``gelu_tanh`` differentiates to any order.
 Both are elementwise, so vmap broadcasts them, and on another library's arrays each is
 the same formula in its namespace.
 
@@ -60,7 +60,7 @@ def _by_chunks(kernel, x, scratch):
     x = _as_float(x)
     flat = x.reshape(-1)
     out = np.empty(flat.shape, x.dtype)
-    n = min(CHUNK, flat.size)
+    n = max(1, min(CHUNK, flat.size))  # an empty array: no chunk
     buffers = [np.empty(n, x.dtype) for _ in range(scratch)]
     for lo in range(0, flat.size, n):
         hi = min(flat.size, lo + n)
