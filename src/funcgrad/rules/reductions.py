@@ -221,16 +221,16 @@ def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
     few = math.prod(x.shape[a] for a in axes)
     if not 2 <= few <= 16 or x.size < 4096 * few:
         return None
-    out = None
+    parts = []
     for offsets in itertools.product(*(range(x.shape[a]) for a in axes)):
         index = [slice(None)] * x.ndim
         for a, o in zip(axes, offsets):
             index[a] = slice(o, o + 1) if keepdims else o
-        part = x[tuple(index)]
-        if out is None:
-            out = part.astype(dtype or x.dtype)  # a copy: the loop writes into it
-        else:
-            ufunc(out, part, out=out)
+        parts.append(x[tuple(index)])
+    out = np.empty(parts[0].shape, dtype or x.dtype)  # the first two combined into it: no copy
+    ufunc(parts[0], parts[1], out=out, dtype=out.dtype)
+    for part in parts[2:]:
+        ufunc(out, part, out=out, dtype=out.dtype)
     return out
 
 
