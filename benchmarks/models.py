@@ -363,7 +363,8 @@ def main(o):
         step, _ = torch_step(tloss, params, data, o.dtype)
         calls["torch eager"] = step
         for keep, label in ((False, "NumPy by hand, fresh"), (True, "NumPy by hand, kept")):
-            calls[label] = lambda f=by_hand(keep): f(p, **d)
+            hand_step = by_hand(keep)
+            calls[label] = lambda f=hand_step: f(p, **d)
         if o.compile:
             compiled_step, _ = torch_step(torch.compile(tloss), params, data, o.dtype)
             calls["torch.compile"] = compiled_step
