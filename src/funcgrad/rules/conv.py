@@ -51,7 +51,7 @@ from ..core.values import shape_of
 from .arrays import reshape, transpose
 from .foreign_windows import conv_form, conv_kernel_form, conv_transpose_form
 from .products import _matmul_impl, matmul, mT
-from .window_shapes import channels_then_taps, taps_then_channels
+from .window_shapes import channels_then_taps, taps_then_channels, window_positions
 from .windows import _dilated_padded, _unwindows, _windows, unwindows, windows
 
 __all__ = ["conv", "conv_transpose", "conv_kernel", "BLOCK_BYTES"]
@@ -82,34 +82,34 @@ def _images_per_block(x, window):
 
 def _blocks(x, window, options):
     """``x``'s images a block at a time, each ``(start, stop, rows, counts)`` with the
-    block's window rows (:func:`_patch_rows`). The whole batch is padded (and dilated)
-    once, so each block only takes its windows. The rows may be a buffer the next block
-    overwrites: each is used before the next is asked for."""
+    block's window rows (:func:`_patch_rows`); an empty batch is one block of no rows. The
+    whole batch is padded (and dilated) once, so each block only takes its windows. The
+    rows may be a buffer the next block overwrites: each is used before the next is asked
+    for."""
     n, per = x.shape[0], _images_per_block(x, window)
     k = len(window)
-    axes = tuple(range(1, 1 + k))
-    padded = _dilated_padded(np.asarray(x), axes, options["padding"], options["lhs_dilation"])
+    padded = _dilated_padded(
+        np.asarray(x), tuple(range(1, 1 + k)), options["padding"], options["lhs_dilation"]
+    )
     view = _runs_of_rows(padded, window, options["strides"], options["rhs_dilation"])
-    if view is not None:
-        counts = view.shape[1 : 1 + k]
-        if per >= n:
-            rows = np.ascontiguousarray(view).reshape(-1, math.prod(view.shape[1 + k :]))
-            yield (0, n, rows, counts)
-            return
-        buffer = np.empty((per, *view.shape[1:]), padded.dtype)
-        for start in range(0, n, per):
-            stop = min(n, start + per)
+    if view is None:
+        ready = {**options, "padding": ((0, 0),) * k, "lhs_dilation": (1,) * k}
+
+        def take(start, stop):
+            return _patch_rows(padded[start:stop], window, **ready)
+
+    else:
+        counts, columns = view.shape[1 : 1 + k], math.prod(view.shape[1 + k :])
+        buffer = np.empty((min(per, n), *view.shape[1:]), padded.dtype)
+
+        def take(start, stop):
             block = buffer[: stop - start]
             np.copyto(block, view[start:stop])
-            yield (start, stop, block.reshape(-1, math.prod(view.shape[1 + k :])), counts)
-        return
-    ready = {**options, "padding": ((0, 0),) * k, "lhs_dilation": (1,) * k}
-    if per >= n:  # an empty batch too: one block of no rows
-        yield (0, n, *_patch_rows(padded, window, **ready))
-        return
-    for start in range(0, n, per):
+            return block.reshape(-1, columns), counts
+
+    for start in range(0, max(n, 1), per):
         stop = min(n, start + per)
-        yield (start, stop, *_patch_rows(padded[start:stop], window, **ready))
+        yield (start, stop, *take(start, stop))
 
 
 def _runs_of_rows(padded, window, strides, rhs_dilation):
@@ -127,7 +127,7 @@ def _runs_of_rows(padded, window, strides, rhs_dilation):
     k = len(window)
     spatial = padded.shape[1 : 1 + k]
     counts = [
-        (s - (w - 1) * d - 1) // st + 1
+        window_positions(s, w, st, (0, 0), 1, d)
         for s, w, st, d in zip(spatial, window, strides, rhs_dilation)
     ]
     if min(counts, default=1) < 1:

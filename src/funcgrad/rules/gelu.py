@@ -102,7 +102,7 @@ def _gelu_tanh_slope_kernel(x, t, q, s):
 
 def _gelu_tanh_impl(x):
     if type(x) is float:
-        return 0.5 * x * (1.0 + math.tanh(_C * (x + _A * x * x * x)))
+        return _gelu_tanh_form(math, x)
     if np.ndim(x) == 0:  # a NumPy number stays one, as the formula's operators give it
         return _gelu_tanh_form(np, _as_float(x)[()])
     return _by_chunks(_gelu_tanh_kernel, x, 1)
@@ -110,14 +110,15 @@ def _gelu_tanh_impl(x):
 
 def _gelu_tanh_slope_impl(x):
     if type(x) is float:
-        t = math.tanh(_C * (x + _A * x * x * x))
-        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _C * (1.0 + 3.0 * _A * x * x)
+        return _gelu_tanh_slope_form(math, x)
     if np.ndim(x) == 0:
         return _gelu_tanh_slope_form(np, _as_float(x)[()])
     return _by_chunks(_gelu_tanh_slope_kernel, x, 2)
 
 
 def _gelu_tanh_form(xp, x):
+    """The value in a namespace's ``tanh``: another library's, NumPy's for its numbers,
+    ``math``'s for Python's floats."""
     return 0.5 * x * (1.0 + xp.tanh(_C * (x + _A * x * x * x)))
 
 
