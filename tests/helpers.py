@@ -4,6 +4,7 @@ import contextlib
 import functools
 import importlib
 import importlib.util
+import math
 import pathlib
 
 import numpy as np
@@ -75,6 +76,16 @@ def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
         atol=atol,
         err_msg=what,
     )
+
+
+def gelu_tanh_formula(x):
+    """GELU's tanh form and its slope in float64, each as one NumPy expression of the
+    formula: the oracle of funcgrad's in-place primitives (rules/gelu.py)."""
+    c, a = math.sqrt(2.0 / math.pi), 0.044715
+    x = np.asarray(x, dtype=np.float64)
+    t = np.tanh(c * (x + a * x**3))
+    slope = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3 * a * x**2)
+    return 0.5 * x * (1.0 + t), slope
 
 
 def assert_a_block_under_transforms(f, looped, w, t, eps=EPS):

@@ -26,7 +26,7 @@ from functools import reduce
 import numpy as np
 import pytest
 import scipy.special
-from helpers import assert_close, needs_torch, numeric_grad
+from helpers import assert_close, gelu_tanh_formula, needs_torch, numeric_grad
 from test_numpy_math import ROWS as MATH_ROWS
 
 import funcgrad as fg
@@ -1335,16 +1335,9 @@ NO_NUMPY_EQUIVALENT = {
     "logit": lambda p: np.log(np.asarray(p) / (1.0 - np.asarray(p))),
     "erf": np.vectorize(math.erf),
     # the formulas as written, in one expression each (the impls work in place)
-    "gelu_tanh": lambda x: _gelu_tanh_parts(x)[0],
-    "gelu_tanh_slope": lambda x: _gelu_tanh_parts(x)[1],
+    "gelu_tanh": lambda x: gelu_tanh_formula(x)[0],
+    "gelu_tanh_slope": lambda x: gelu_tanh_formula(x)[1],
 }
-
-
-def _gelu_tanh_parts(x):
-    c, a = math.sqrt(2.0 / math.pi), 0.044715
-    x = np.asarray(x, dtype=float)
-    t = np.tanh(c * (x + a * x**3))
-    return 0.5 * x * (1.0 + t), 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3 * a * x**2)
 
 
 def _bit_identical(got, want):
