@@ -274,7 +274,7 @@ def _jit_imports():
         found = set(
             re.findall(
                 r"funcgrad\.jit\.(\w+)",
-                "".join(
+                " ".join(
                     n.value
                     for n in ast.walk(ast.parse(text))
                     if isinstance(n, ast.Constant)

@@ -198,6 +198,10 @@ class _Namespace:
     def impl(self, prim, params):
         if prim.lowered is not None and self.backend != "python":  # a loop compiled natively
             return self._name(None, prim.lowered(self.backend, params), prim.name)
+        if self.backend == "numba":  # machine code for this call, where numba's kernels have it
+            kernel = _native_kernels().kernel_for(prim, params)
+            if kernel is not None:
+                return self._name(("native", call_key(prim, params)), kernel, prim.name)
         if not params:
             return self._name(prim, prim.impl, prim.name)
         return self._name(call_key(prim, params), functools.partial(prim.impl, **params), prim.name)
@@ -637,6 +641,11 @@ def _stands_for(table, j):
 def _native():
     """:mod:`funcgrad.jit.native`, which imports numba: loaded only when a plan asks for it."""
     return importlib.import_module("funcgrad.jit.native")
+
+
+def _native_kernels():
+    """:mod:`funcgrad.jit.native_kernels` (numba's pooling kernels), loaded as :func:`_native`."""
+    return importlib.import_module("funcgrad.jit.native_kernels")
 
 
 def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):

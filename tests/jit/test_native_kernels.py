@@ -1,0 +1,180 @@
+"""numba's pooling kernels (funcgrad/jit/native_kernels.py) against the NumPy impls they
+stand in for: on random shapes, axes, dtypes, ties, NaN windows and views; and in numba
+plans under grad, vmap, second derivatives, loops and checkpoint, against the Python
+backend and eager."""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.rules.window_extrema import window_cotangent, window_max, window_min
+
+numba = pytest.importorskip("numba", reason="the numba backend needs the native extra")
+kernels = pytest.importorskip("funcgrad.jit.native_kernels")
+
+CASES = [  # (shape, reduced axes)
+    ((4, 6, 2, 6, 2, 16), (2, 4)),  # a 2x2 pool, channels last
+    ((3, 5, 3, 4, 3, 7), (2, 4)),  # 3x3 windows, odd channels
+    ((2, 8, 2, 3), (2,)),  # a 1-d pool
+    ((5, 7), (1,)),  # a plain max along the last axis
+    ((6, 5), (0,)),  # along the first
+    ((2, 3, 4), (0, 1)),  # one run of two axes
+    ((3, 2, 2, 5, 2), (1, 2, 4)),  # two runs, the second at the end
+    ((2, 3, 2, 4), (0, 2)),  # a reduced axis first
+]
+
+
+def _sample(shape, dtype, rng):
+    """Values with many ties (small integers, zeros after a ReLU) and both zeros."""
+    x = np.maximum(rng.integers(-3, 4, size=shape), 0).astype(dtype)
+    if x.dtype.kind == "f":
+        x[rng.random(shape) < 0.1] = -0.0
+    return x
+
+
+def _same(got, want):
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)  # NaNs where NaNs are, numbers equal
+
+
+@pytest.mark.parametrize(("shape", "axes"), CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_extrema_are_the_impls(shape, axes, dtype, keepdims):
+    rng = np.random.default_rng(len(shape) + len(axes))
+    x = _sample(shape, dtype, rng)
+    for prim in (window_max, window_min):
+        params = {"axis": axes, "keepdims": keepdims}
+        _same(kernels.kernel_for(prim, params)(x), prim.impl(x, **params))
+
+
+@pytest.mark.parametrize(("shape", "axes"), CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_the_cotangent_is_the_impls_to_the_bit(shape, axes, dtype):
+    rng = np.random.default_rng(len(shape) * 7 + len(axes))
+    x = _sample(shape, dtype, rng)
+    top = window_max.impl(x, axis=axes, keepdims=True)
+    g = rng.normal(size=top.shape).astype(np.float32 if dtype == np.float32 else np.float64)
+    params = {"axis": axes}
+    got = kernels.kernel_for(window_cotangent, params)(g, x, top)
+    want = window_cotangent.impl(g, x, top, **params)
+    assert got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
+    # each window's cotangent went to exactly one element, the first of its ties
+    np.testing.assert_array_equal(window_extrema_sum(got, axes), g)
+
+
+def window_extrema_sum(out, axes):
+    return out.sum(axis=axes, keepdims=True, dtype=out.dtype)
+
+
+def test_nan_windows_send_the_cotangent_to_their_first_nan():
+    x = np.array([[1.0, np.nan, 2.0, np.nan], [3.0, 3.0, 0.0, -1.0]])
+    top = window_max.impl(x, axis=(1,), keepdims=True)
+    g = np.array([[5.0], [7.0]])
+    got = kernels.kernel_for(window_cotangent, {"axis": (1,)})(g, x, top)
+    np.testing.assert_array_equal(got, [[0.0, 5.0, 0.0, 0.0], [7.0, 0.0, 0.0, 0.0]])
+    _same(kernels.kernel_for(window_max, {"axis": (1,)})(x), np.max(x, axis=1))
+    _same(kernels.kernel_for(window_min, {"axis": (1,)})(x), np.min(x, axis=1))
+
+
+def test_views_infinities_and_what_has_no_kernel_take_the_impl():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(6, 2, 4, 2, 3)).transpose(0, 1, 2, 3, 4)[:, :, ::-1]  # a view
+    x[0, 0, 0, 0, 0] = np.inf
+    top = window_max.impl(x, axis=(1, 3), keepdims=True)
+    g = np.where(rng.random(top.shape) < 0.5, -np.inf, -1.0)  # g * 0: -0.0 and NaN
+    got = kernels.kernel_for(window_cotangent, {"axis": (1, 3)})(g, x, top)
+    with np.errstate(invalid="ignore"):
+        want = window_cotangent.impl(g, x, top, axis=(1, 3))
+    assert got.tobytes() == want.tobytes()
+    # three runs of reduced axes, complex numbers and booleans: NumPy's impl
+    for y, axes in [
+        (rng.normal(size=(2, 3, 2, 3, 2)), (0, 2, 4)),
+        (rng.normal(size=(3, 4)) + 1j, (1,)),
+        (rng.random((3, 4)) < 0.5, (1,)),
+        (np.zeros((0, 4)), (1,)),
+    ]:
+        _same(kernels.kernel_for(window_max, {"axis": axes})(y), window_max.impl(y, axis=axes))
+
+
+@pytest.mark.parametrize(
+    ("shape", "axes", "want"),
+    [
+        ((128, 14, 2, 14, 2, 16), (2, 4), (1792, 2, 14, 2, 16)),
+        ((5, 7), (1,), (5, 7, 1, 1, 1)),
+        ((2, 3, 4), (0, 1), (1, 6, 4, 1, 1)),
+        ((2, 3, 4, 5, 6), (0, 2, 4), None),
+        ((2, 3), (), (6, 1, 1, 1, 1)),
+    ],
+)
+def test_canonical_shapes(shape, axes, want):
+    assert kernels.canonical_shape(shape, axes) == want
+
+
+# ---------------------------------------------------------------- in numba plans
+
+
+def _cnn(p, x):
+    h = fg.nn.max_pool(fg.nn.relu(x * p["s"] + p["b"]), (2, 2), strides=(2, 2))
+    h = fg.nn.max_pool(h, (2, 2), strides=(2, 2))
+    return fnp.sum(fnp.tanh(h) * p["w"])
+
+
+def _inputs(dtype=np.float64):
+    rng = np.random.default_rng(3)
+    x = np.round(rng.normal(size=(3, 8, 8, 5)), 1).astype(dtype)  # rounded: ties
+    p = {
+        "s": rng.normal(size=5).astype(dtype),
+        "b": rng.normal(size=5).astype(dtype),
+        "w": rng.normal(size=(3, 2, 2, 5)).astype(dtype),
+    }
+    return p, x
+
+
+def _kernels_in(jitted, *args):
+    scope = jitted.plan(*args).run.__globals__
+    return {
+        v.__qualname__ for v in scope.values() if getattr(v, "__module__", "") == kernels.__name__
+    }
+
+
+def test_a_numba_plan_calls_the_kernels_and_agrees_with_python_and_eager():
+    f = fg.value_and_grad(_cnn)
+    for dtype in (np.float32, np.float64):
+        p, x = _inputs(dtype)
+        native = fg.jit(f, backend="numba")
+        got, want = native(p, x), fg.jit(f)(p, x)
+        assert fg.tree_util.tree_all(
+            fg.tree_util.tree_map(lambda a, b: np.array_equal(a, b), got[1], want[1])
+        )
+        np.testing.assert_allclose(got[0], f(p, x)[0], rtol=1e-6)
+        assert np.asarray(got[1]["s"]).dtype == dtype
+        assert {"_extremum.<locals>.extremum", "_cotangent.<locals>.cotangent"} <= _kernels_in(
+            native, p, x
+        )
+
+
+def test_numba_plans_with_kernels_under_vmap_second_order_loops_and_checkpoint():
+    p, x = _inputs()
+    xs = np.stack([x, x[::-1], -x])
+    grad = fg.grad(_cnn)
+    batched = fg.jit(fg.vmap(grad, in_axes=(None, 0)), backend="numba")(p, xs)
+    for k in range(3):  # vmap against a Python loop of the eager gradient
+        for name in p:
+            np.testing.assert_allclose(batched[name][k], grad(p, xs[k])[name], rtol=1e-12)
+
+    def along(v):  # a second derivative: the cotangent's own rule inside the plan
+        return fg.jvp(lambda s: grad({**p, "s": s}, x)["s"], (p["s"],), (v,))[1]
+
+    v = np.linspace(-1.0, 1.0, 5)
+    np.testing.assert_allclose(fg.jit(along, backend="numba")(v), along(v), rtol=1e-12)
+
+    def looped(p):
+        body = fg.checkpoint(lambda c, _: (c + _cnn(p, x + c), None))
+        return fg.lax.scan(body, 0.0, None, length=3)[0]
+
+    np.testing.assert_allclose(
+        fg.jit(fg.grad(looped), backend="numba")(p)["w"], fg.grad(looped)(p)["w"], rtol=1e-12
+    )
