@@ -94,6 +94,7 @@ def test_views_infinities_and_what_has_no_kernel_take_the_impl():
         (rng.normal(size=(2, 3, 2, 3, 2)), (0, 2, 4)),
         (rng.normal(size=(3, 4)) + 1j, (1,)),
         (rng.random((3, 4)) < 0.5, (1,)),
+        (rng.normal(size=(3, 4)).astype(np.float16), (1,)),
         (np.zeros((0, 4)), (1,)),
     ]:
         _same(kernels.kernel_for(window_max, {"axis": axes})(y), window_max.impl(y, axis=axes))

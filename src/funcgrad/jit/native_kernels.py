@@ -2,8 +2,8 @@
 
 NumPy computes a window's maximum (:mod:`funcgrad.rules.window_extrema`) as a strided
 pass per window element, and its cotangent as about four: over a channels-last image
-each pass reads runs of a few channels, so a 2x2 max pool's cotangent costs NumPy ten
-times what one pass over its input does. A plan built for the numba backend calls these
+each pass reads runs of a few channels, so a 2x2 max pool's cotangent costs NumPy about
+eight times what one pass over its input does. A plan built for the numba backend calls these
 kernels instead, one pass each over the window's input.
 
 Each kernel works on the canonical layout ``(K0, R1, K1, R2, K2)``: kept and reduced
@@ -14,7 +14,8 @@ impl's, to the bit for the cotangent (the first element equal to the extremum, i
 over the window, takes it; a NaN window gives it to its first NaN); for the extremum,
 equal as numbers (NumPy's vector loops and numba's scalar code may pick different zeros
 when a window's ``-0.0`` and ``0.0`` tie). Any other case (more runs of reduced axes, a
-complex or boolean array, an object) calls the primitive's own impl.
+complex, half-precision or boolean array, another library's) calls the primitive's own
+impl.
 
 This module imports numba: :mod:`funcgrad.jit.plans` loads it only for a numba plan.
 """
@@ -64,10 +65,14 @@ def canonical_shape(shape, axes):
     return tuple(sizes + [1] * (5 - len(sizes)))
 
 
+_FLOATS = frozenset(map(np.dtype, ("float32", "float64")))
+_TAKEN = _FLOATS | {np.dtype(f"{sign}int{bits}") for sign in ("", "u") for bits in (8, 16, 32, 64)}
+
+
 def _native_case(x, axes):
     """``x`` as a contiguous array and its canonical shape, or None where no kernel
     applies (a dtype the kernels do not take, more than two runs of reduced axes)."""
-    if type(x) is not np.ndarray or x.dtype.kind not in "fiu" or x.size == 0:
+    if type(x) is not np.ndarray or x.dtype not in _TAKEN or x.size == 0:
         return None
     shape = canonical_shape(x.shape, axes)
     if shape is None:
@@ -94,12 +99,10 @@ def _extremum(prim, params):
 
 
 def _cotangent(prim, params):
-    axes = tuple(params["axis"])
-
     def cotangent(g, x, top):
-        case = _native_case(x, axes)
+        case = _native_case(x, _axes(params["axis"], getattr(x, "ndim", 0)))
         g, top = np.asarray(g), np.asarray(top)
-        if case is None or g.dtype.kind != "f" or g.shape != top.shape:
+        if case is None or g.dtype not in _FLOATS or g.shape != top.shape:
             return prim.impl(g, x, top, **params)
         x, (k0, r1, k1, r2, k2) = case
         out = np.empty(x.shape, np.result_type(g, real_dtype_of(x)))
