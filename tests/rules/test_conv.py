@@ -171,6 +171,39 @@ def test_rows_copied_as_runs_of_a_window_row_are_the_windows_rows(case):
         np.testing.assert_array_equal(np.ascontiguousarray(view).reshape(want.shape), want)
 
 
+def test_one_channels_taps_copied_transposed_are_the_windows_rows():
+    # one channel: each tap's values as a slice of the batch, the rows' matrix transposed;
+    # random windows, strides, dilations and paddings (of the padded batch), one to three
+    # axes, against the windows primitive's rows and the product by the windows
+    rng = np.random.default_rng(8)
+    tried = 0
+    while tried < 60:
+        k = int(rng.integers(1, 4))
+        window = tuple(int(v) for v in rng.integers(1, 4, size=k))
+        strides = tuple(int(v) for v in rng.integers(1, 3, size=k))
+        dilation = tuple(int(v) for v in rng.integers(1, 3, size=k))
+        x = rng.normal(size=(int(rng.integers(1, 4)), *rng.integers(3, 8, size=k), 1))
+        options = {
+            "strides": strides,
+            "padding": ((0, 0),) * k,
+            "lhs_dilation": (1,) * k,
+            "rhs_dilation": dilation,
+        }
+        taps = layer._one_channels_taps(x, window, strides, dilation)
+        if taps is None:  # the window does not fit
+            continue
+        tried += 1
+        want, counts = layer._patch_rows(x, window, **options)
+        assert taps[0] == tuple(counts)
+        rows = np.stack([x[(slice(None), *where, 0)].reshape(-1) for where in taps[1]], axis=1)
+        np.testing.assert_array_equal(rows, want)
+        w = rng.normal(size=(*window, 1, 3))
+        np.testing.assert_allclose(
+            layer.conv(x, w, **options), _by_windows(x, w, options), rtol=1e-12, atol=1e-12
+        )
+    assert layer._one_channels_taps(np.zeros((2, 5, 5, 2)), (3, 3), (1, 1), (1, 1)) is None
+
+
 @pytest.mark.parametrize("case", [CASES[0], CASES[4], CASES[5]])
 def test_an_empty_batch_gives_empty_products_and_a_zero_kernel_cotangent(case):
     # the fast copy (CASES[0]) and the windows' rows (one channel, a dilated last axis)
