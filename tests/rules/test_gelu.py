@@ -97,3 +97,32 @@ def test_float32_stays_float32_through_grad_and_jit():
     np.testing.assert_allclose(
         fg.grad(f)(x), fg.grad(f)(x.astype(np.float64)), rtol=1e-5, atol=1e-6
     )
+
+
+@pytest.mark.parametrize("size", [0, 1, gelu.CHUNK + 1, 70_001])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_call_for_value_and_slope_gives_the_two_impls_bits(size, dtype):
+    x = (RNG.normal(size=size) * 3).astype(dtype).reshape(-1, 1)
+    value, slope = gelu._gelu_tanh_with_slope(x)
+    assert value.tobytes() == gelu.gelu_tanh(x).tobytes() and value.shape == x.shape
+    assert slope.tobytes() == gelu.gelu_tanh_slope(x).tobytes() and slope.dtype == dtype
+    for number in (0.7, np.float32(-1.5)):
+        assert gelu._gelu_tanh_with_slope(number) == (
+            gelu.gelu_tanh(number),
+            gelu.gelu_tanh_slope(number),
+        )
+
+
+def test_a_jitted_gradient_computes_value_and_slope_in_one_call():
+    # the plan calls the pair once (Primitive.together) where the gradient needs both;
+    # its numbers are eager's to the bit, in a loop's body and under vmap too
+    x = RNG.normal(size=(8, 40)).astype(np.float32)
+    f = lambda v: fnp.sum(fg.nn.gelu(v) * v)
+    jitted = fg.jit(fg.value_and_grad(f))
+    source = jitted.plan(x).source
+    calls = [line for line in source.splitlines() if "gelu" in line]
+    assert len(calls) == 1 and "= gelu_tanh_with_gelu_tanh_slope(" in calls[0]
+    for got, want in zip(jitted(x), fg.value_and_grad(f)(x)):
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    per_row = fg.jit(fg.vmap(fg.grad(f)))(x)
+    np.testing.assert_array_equal(per_row, np.stack([fg.grad(f)(row) for row in x]))
