@@ -434,7 +434,9 @@ def _step(x):
     if type(x) is float:
         return 1.0 if x > 0.0 else 0.0
     x = np.asarray(x)
-    return np.greater(x, 0.0).astype(x.dtype if x.dtype.kind == "f" else np.float64)
+    out = np.empty(x.shape, x.dtype if x.dtype.kind == "f" else np.float64)
+    np.greater(x, 0.0, out=out)  # cast as it is written: one pass, not two
+    return out if out.ndim else out[()]
 
 
 _ = None  # no derivative
