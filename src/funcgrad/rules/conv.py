@@ -101,7 +101,7 @@ def _blocks(x, window, options):
         def take(start, stop):  # the rows transposed: a tap's row is a slice of images
             block = flat[: per_image * (stop - start)].reshape(len(where), stop - start, *counts)
             for row, index in zip(block, where):
-                np.copyto(row, padded[(slice(start, stop), *index, 0)])
+                np.copyto(row, padded[(slice(start, stop),) + index + (0,)])
             return block.reshape(len(where), -1).T, counts
 
     elif view is None:
