@@ -82,7 +82,7 @@ def _native_case(x, axes):
 
 def _extremum(prim, params):
     axis, keepdims = params.get("axis"), params.get("keepdims", False)
-    kernel = _window_max if prim is window_extrema.window_max else _window_min
+    smallest = prim is window_extrema.window_min
 
     def extremum(x):
         axes = _axes(axis, getattr(x, "ndim", 0))
@@ -91,7 +91,7 @@ def _extremum(prim, params):
             return prim.impl(x, **params)
         x, (k0, r1, k1, r2, k2) = case
         out = np.empty((k0, k1, k2), x.dtype)
-        kernel(x.reshape(k0, r1, k1, r2, k2), out)
+        _window_extremum(x.reshape(k0, r1, k1, r2, k2), out, smallest)
         shape = [1 if a in axes else s for a, s in enumerate(x.shape) if keepdims or a not in axes]
         return out.reshape(shape)
 
@@ -132,24 +132,9 @@ _jit = functools.partial(numba.njit, cache=True, nogil=True)
 
 
 @_jit
-def _window_max(x, out):
-    k0, r1, k1, r2, k2 = x.shape
-    for a in range(k0):
-        acc = out[a]
-        acc[:, :] = x[a, 0, :, 0, :]
-        for i in range(r1):
-            for b in range(k1):
-                for j in range(r2):
-                    if i == 0 and j == 0:
-                        continue
-                    for c in range(k2):
-                        v = x[a, i, b, j, c]
-                        m = acc[b, c]  # np.maximum(m, v): m on a tie, a NaN kept
-                        acc[b, c] = m if (m >= v) | (m != m) else v
-
-
-@_jit
-def _window_min(x, out):
+def _window_extremum(x, out, smallest):
+    """Each window's maximum (its minimum where ``smallest``) into ``out``, as
+    ``np.maximum(m, v)`` folds it: ``m`` kept on a tie, a NaN kept once met."""
     k0, r1, k1, r2, k2 = x.shape
     for a in range(k0):
         acc = out[a]
@@ -162,14 +147,15 @@ def _window_min(x, out):
                     for c in range(k2):
                         v = x[a, i, b, j, c]
                         m = acc[b, c]
-                        acc[b, c] = m if (m <= v) | (m != m) else v
+                        keep = (m <= v) if smallest else (m >= v)
+                        acc[b, c] = m if keep | (m != m) else v
 
 
 @_jit
 def _window_cotangent(g, x, top, out):
     """``g`` at each window's first element equal to its ``top`` (its first NaN where the
-    top is NaN), ``g * 0`` elsewhere (as the impl's product with its mask); ``found`` marks the windows of one outer index done.
-    Without branches, and ``found`` as 32-bit integers like the numbers beside it, so the
+    top is NaN), ``g * 0`` elsewhere (as the impl's product with its mask); ``found`` marks
+    the windows of one outer index done. Without branches, and ``found`` as 32-bit integers like the numbers beside it, so the
     compiler vectorises the channel loop (with a bool ``found``, ten times slower over 16
     channels)."""
     k0, r1, k1, r2, k2 = x.shape
