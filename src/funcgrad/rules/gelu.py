@@ -82,17 +82,16 @@ def _tanh_of_u(x, t, x2):
     np.tanh(t, out=t)
 
 
-def _gelu_tanh_kernel(x, y, x2):
-    np.multiply(x, x, out=x2)
-    _tanh_of_u(x, y, x2)
+def _value_from_t(x, y):
+    """The value ``x (1 + t) / 2`` in place of ``y = t``."""
     y += 1.0
     y *= x
     y *= 0.5
 
 
-def _gelu_tanh_slope_kernel(x, t, q, s):
-    np.multiply(x, x, out=q)
-    _tanh_of_u(x, t, q)
+def _slope_from_t(x, t, q, slope, s):
+    """The slope ``(1 + t) / 2 + (1 - t^2) x u' / 2`` into ``slope`` (which may be ``t``)
+    from ``t`` and ``q = x * x``; ``q`` and ``s`` are spent."""
     q *= 3.0 * _A  # q becomes x u' / 2
     q += 1.0
     q *= x
@@ -100,29 +99,30 @@ def _gelu_tanh_slope_kernel(x, t, q, s):
     np.multiply(t, t, out=s)  # s becomes (1 - t^2) x u' / 2
     np.subtract(1.0, s, out=s)
     s *= q
-    t += 1.0
-    t *= 0.5
-    t += s
+    np.add(t, 1.0, out=slope)
+    slope *= 0.5
+    slope += s
+
+
+def _gelu_tanh_kernel(x, y, x2):
+    np.multiply(x, x, out=x2)
+    _tanh_of_u(x, y, x2)
+    _value_from_t(x, y)
+
+
+def _gelu_tanh_slope_kernel(x, t, q, s):
+    np.multiply(x, x, out=q)
+    _tanh_of_u(x, t, q)
+    _slope_from_t(x, t, q, t, s)
 
 
 def _gelu_tanh_with_slope_kernel(x, y, slope, q, s):
-    """The value into ``y`` and the slope into ``slope`` from one ``tanh``: the same
-    operations, in the same order, as the two kernels above (the same bits)."""
+    """The value into ``y`` and the slope into ``slope`` from one ``tanh``: the two
+    kernels' operations, in the same order (the same bits)."""
     np.multiply(x, x, out=q)
     _tanh_of_u(x, y, q)
-    q *= 3.0 * _A
-    q += 1.0
-    q *= x
-    q *= 0.5 * _C
-    np.multiply(y, y, out=s)
-    np.subtract(1.0, s, out=s)
-    s *= q
-    np.add(y, 1.0, out=slope)
-    slope *= 0.5
-    slope += s
-    y += 1.0
-    y *= x
-    y *= 0.5
+    _slope_from_t(x, y, q, slope, s)
+    _value_from_t(x, y)
 
 
 def _gelu_tanh_with_slope(x):
