@@ -1,5 +1,6 @@
-"""numba's pooling kernels (funcgrad/jit/native_kernels.py) against the NumPy impls they
-stand in for: on random shapes, axes, dtypes, ties, NaN windows and views; and in numba
+"""numba's kernels (funcgrad/jit/native_kernels.py) against the NumPy impls they stand in
+for: the pooling kernels on random shapes, axes, dtypes, ties, NaN windows and views; GELU's
+on both float dtypes, special values, chunk edges and views, to the bit; and both in numba
 plans under grad, vmap, second derivatives, loops and checkpoint, against the Python
 backend and eager."""
 
@@ -8,6 +9,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.rules import gelu
 from funcgrad.rules.window_extrema import window_cotangent, window_max, window_min
 
 numba = pytest.importorskip("numba", reason="the numba backend needs the native extra")
@@ -178,4 +180,113 @@ def test_numba_plans_with_kernels_under_vmap_second_order_loops_and_checkpoint()
 
     np.testing.assert_allclose(
         fg.jit(fg.grad(looped), backend="numba")(p)["w"], fg.grad(looped)(p)["w"], rtol=1e-12
+    )
+
+
+# ---------------------------------------------------------------- GELU
+
+
+GELUS = [  # (primitive, together): the value, the slope, both in one call
+    (gelu.gelu_tanh, False),
+    (gelu.gelu_tanh_slope, False),
+    (gelu.gelu_tanh, True),
+]
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e30, 1e-30, 5e-324, 3.0, -3.0, 10.0]
+
+
+def _gelu_pair(prim, together):
+    """The kernel and the impl it stands in for, each returning a tuple of results."""
+    kernel = kernels.kernel_for(prim, {}, together=together)
+    impl = prim.together[1] if together else prim.impl
+    if together:
+        return kernel, impl
+    return (lambda x: (kernel(x),)), (lambda x: (impl(x),))
+
+
+def _gelu_operands(dtype):
+    rng = np.random.default_rng(11)
+    big = (rng.normal(size=(3, gelu.CHUNK // 2 + 5)) * 4).astype(dtype)  # a partial chunk
+    big.reshape(-1)[: len(SPECIAL)] = np.array(SPECIAL).astype(dtype)
+    small = (rng.normal(size=(5, 7)) * 4).astype(dtype)
+    return [big, small, small.T, big[:, ::3], small[0], small[:1, :1]]
+
+
+@pytest.mark.parametrize(("prim", "together"), GELUS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_kernels_are_the_impls_to_the_bit(prim, together, dtype):
+    kernel, impl = _gelu_pair(prim, together)
+    for x in _gelu_operands(dtype):
+        with np.errstate(all="ignore"):  # the impl's overflow of x * x at 1e30
+            want = impl(x)
+        got = kernel(x)
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype == dtype and a.shape == b.shape == x.shape
+            assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize(("prim", "together"), GELUS)
+def test_what_gelus_kernels_do_not_take_is_the_impls(prim, together):
+    kernel, impl = _gelu_pair(prim, together)
+    for x in [
+        np.float32(1.5),  # a NumPy number stays one
+        np.array(-0.5),  # 0-d
+        np.arange(4),  # integers: float64, as the impl casts them
+        np.linspace(-2, 2, 6).astype(np.float16),
+        np.zeros((0, 3), np.float32),
+    ]:
+        for a, b in zip(kernel(x), impl(x)):
+            assert type(a) is type(b) and np.asarray(a).dtype == np.asarray(b).dtype
+            np.testing.assert_array_equal(a, b)
+
+
+def _mlp(p, x):
+    h = fg.nn.gelu(x @ p["w1"], approximate=True)
+    return fnp.sum(fg.nn.gelu(h @ p["w2"], approximate=True) ** 2)
+
+
+def _mlp_inputs(dtype=np.float64):
+    rng = np.random.default_rng(5)
+    p = {"w1": rng.normal(size=(6, 40)), "w2": rng.normal(size=(40, 3))}
+    return fg.tree_util.tree_map(lambda a: a.astype(dtype), p), rng.normal(size=(9, 6)).astype(
+        dtype
+    )
+
+
+def test_a_numba_plan_calls_gelus_kernels_and_agrees_with_python_to_the_bit():
+    f = fg.value_and_grad(_mlp)
+    for dtype in (np.float32, np.float64):
+        p, x = _mlp_inputs(dtype)
+        native = fg.jit(f, backend="numba")
+        got, want = native(p, x), fg.jit(f)(p, x)
+        for a, b in zip(fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(want)):
+            assert np.asarray(a).dtype == np.asarray(b).dtype == dtype
+            assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+        eager = f(p, x)
+        for a, b in zip(fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(eager)):
+            np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == np.float32 else 1e-12)
+        assert "_gelu.<locals>.make.<locals>.kernel" in _kernels_in(native, p, x)
+
+
+def test_numba_plans_with_gelus_kernels_under_vmap_second_order_loops_and_checkpoint():
+    p, x = _mlp_inputs()
+    xs = np.stack([x, -x, 2 * x])
+    grad = fg.grad(_mlp)
+    batched = fg.jit(fg.vmap(grad, in_axes=(None, 0)), backend="numba")(p, xs)
+    for k in range(3):  # vmap against a Python loop of the eager gradient
+        for name in p:
+            np.testing.assert_allclose(batched[name][k], grad(p, xs[k])[name], rtol=1e-12)
+    # the slope's own rule (second order) and the value alone (jit of the forward pass)
+    hessian = fg.jit(fg.hessian(lambda w: _mlp({**p, "w2": w}, x)), backend="numba")
+    np.testing.assert_allclose(
+        hessian(p["w2"]), fg.hessian(lambda w: _mlp({**p, "w2": w}, x))(p["w2"]), rtol=1e-10
+    )
+    assert fg.jit(_mlp, backend="numba")(p, x) == fg.jit(_mlp)(p, x)
+
+    def looped(p):
+        body = fg.checkpoint(lambda c, _: (c + _mlp(p, x + c), None))
+        return fg.lax.scan(body, 0.0, None, length=3)[0]
+
+    np.testing.assert_allclose(
+        fg.jit(fg.grad(looped), backend="numba")(p)["w1"], fg.grad(looped)(p)["w1"], rtol=1e-12
     )

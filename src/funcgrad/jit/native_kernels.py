@@ -1,21 +1,35 @@
-"""numba's machine code for a pooling window's extremum and its cotangent, in plans.
+"""numba's kernels for primitives NumPy computes in many passes, called by numba plans.
 
-NumPy computes a window's maximum (:mod:`funcgrad.rules.window_extrema`) as a strided
-pass per window element, and its cotangent as about four: over a channels-last image
-each pass reads runs of a few channels, so a 2x2 max pool's cotangent costs NumPy about
-eight times what one pass over its input does. A plan built for the numba backend calls these
-kernels instead, one pass each over the window's input.
+Some primitives' NumPy impls make several passes over their operand where one would do:
 
-Each kernel works on the canonical layout ``(K0, R1, K1, R2, K2)``: kept and reduced
-axes alternating, adjacent axes of one kind merged, missing ones of size 1, so one kernel
-serves a reduction over any one or two runs of neighbouring axes (1-d and 2-d pooling,
-a plain ``max`` along an axis, and the same under ``vmap``). The results are the NumPy
-impl's, to the bit for the cotangent (the first element equal to the extremum, in C order
-over the window, takes it; a NaN window gives it to its first NaN); for the extremum,
-equal as numbers (NumPy's vector loops and numba's scalar code may pick different zeros
-when a window's ``-0.0`` and ``0.0`` tie). Any other case (more runs of reduced axes, a
-complex, half-precision or boolean array, another library's) calls the primitive's own
-impl.
+- a pooling window's maximum (:mod:`funcgrad.rules.window_extrema`) is a strided pass
+  per window element, and its cotangent about four: over a channels-last image each
+  such pass reads runs of a few channels, so a 2x2 max pool's cotangent costs NumPy
+  about eight times what one pass over its input does;
+- GELU's tanh form (:mod:`funcgrad.rules.gelu`) is nine ufunc passes for its value and
+  nineteen for its value and slope together (over chunks that stay in the cache).
+
+A plan built for the numba backend calls these kernels instead (:func:`kernel_for`).
+
+The window kernels work on the canonical layout ``(K0, R1, K1, R2, K2)``: kept and
+reduced axes alternating, adjacent axes of one kind merged, missing ones of size 1, so
+one kernel serves a reduction over any one or two runs of neighbouring axes (1-d and
+2-d pooling, a plain ``max`` along an axis, and the same under ``vmap``). The results are
+the NumPy impl's, to the bit for the cotangent (the first element equal to the
+extremum, in C order over the window, takes it; a NaN window gives it to its first NaN);
+for the extremum, equal as numbers (NumPy's vector loops and numba's scalar code may pick
+different zeros when a window's ``-0.0`` and ``0.0`` tie).
+
+The GELU kernels take a chunk of the activation at a time in three calls: a numba pass
+for ``u`` (the tanh's argument), NumPy's own ``tanh`` on it (vectorised, which numba's
+call of the C library's is not), and a numba pass for the value, the slope or both.
+Each numba pass makes the impl's float operations in the impl's order, in the operand's
+dtype (constants of that dtype, no fused multiply-add), so the results are the impl's
+to the bit; the impl's floating-point warnings (an overflow of ``x * x``) are not
+raised, as in any numba block.
+
+Any other case (more runs of reduced axes, a complex, half-precision or boolean array,
+a 0-d one, another library's) calls the primitive's own impl.
 
 This module imports numba: :mod:`funcgrad.jit.plans` loads it only for a numba plan.
 """
@@ -25,16 +39,17 @@ import functools
 import numba
 import numpy as np
 
-from ..rules import window_extrema
+from ..rules import gelu, window_extrema
 from ..rules.elementwise import real_dtype_of
 
 __all__ = ["kernel_for", "canonical_shape"]
 
 
-def kernel_for(prim, params):
-    """The function a numba plan calls for ``prim`` with ``params`` instead of its impl,
-    or None where ``prim`` has no kernel here."""
-    maker = _MAKERS.get(prim)
+def kernel_for(prim, params, together=False):
+    """The function a numba plan calls for ``prim`` with ``params`` instead of its impl
+    (with ``together``, instead of ``prim.together``'s impl), or None where ``prim`` has
+    no kernel here."""
+    maker = (_TOGETHER if together else _MAKERS).get(prim)
     return None if maker is None else maker(prim, params)
 
 
@@ -174,8 +189,94 @@ def _window_cotangent(g, x, top, out):
                         out[a, i, b, j, c] = g[a, b, c] * first  # the impl's g * mask
 
 
+# ---------------------------------------------------------------- GELU's tanh form
+# The impl's operations (funcgrad/rules/gelu.py: _tanh_of_u, _value_from_t,
+# _slope_from_t) one element at a time, in its order and its dtype: the constants come in
+# as numbers of the operand's dtype, since a Python float would make numba compute in
+# float64 where NumPy computes float32 arrays in float32.
+
+
+def _gelu(results, post):
+    """The maker of the kernel for GELU's value, slope or both (``results`` arrays,
+    written by ``post``): ``x`` a chunk at a time, the tanh's argument into a chunk-sized
+    buffer, NumPy's tanh in place, then ``post``."""
+
+    def make(prim, params):
+        impl = prim.together[1] if results > 1 else prim.impl
+
+        def kernel(x):
+            if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0 or x.size == 0:
+                return impl(x)
+            x = np.ascontiguousarray(x)
+            flat, kind = x.reshape(-1), x.dtype.type
+            outs = [np.empty(flat.shape, x.dtype) for _ in range(results)]
+            n = min(gelu.CHUNK, flat.size)
+            t = np.empty(n, x.dtype)
+            a, c, one = kind(gelu.A), kind(gelu.C), kind(1.0)
+            constants = (kind(3.0 * gelu.A), kind(0.5 * gelu.C), kind(0.5), one)
+            for lo in range(0, flat.size, n):
+                hi = min(flat.size, lo + n)
+                chunk, u = flat[lo:hi], t[: hi - lo]
+                _tanh_argument(chunk, u, a, one, c)
+                np.tanh(u, out=u)
+                post(chunk, u, *(o[lo:hi] for o in outs), *constants)
+            shaped = tuple(o.reshape(x.shape) for o in outs)
+            return shaped if results > 1 else shaped[0]
+
+        return kernel
+
+    return make
+
+
+@_jit
+def _tanh_argument(x, u, a, one, c):
+    """``u = c (x + a x^3)`` as the impl computes it: ``((x * x * a + 1) * x) * c``."""
+    for i in range(x.size):
+        v = x[i]
+        u[i] = ((v * v * a + one) * v) * c
+
+
+@_jit
+def _value_at(v, w, half, one):
+    """GELU's value ``(t + 1) x / 2`` at ``x = v``, ``t = tanh(u) = w``."""
+    return ((w + one) * v) * half
+
+
+@_jit
+def _slope_at(v, w, a3, half_c, half, one):
+    """GELU's slope ``(t + 1) / 2 + (1 - t^2) x u' / 2`` at ``x = v``, ``t = w``."""
+    q = ((v * v * a3 + one) * v) * half_c
+    return (w + one) * half + (one - w * w) * q
+
+
+# Each pass takes the same constants (3a, c / 2, 1 / 2, 1) after its arrays.
+
+
+@_jit
+def _value(x, t, y, a3, half_c, half, one):
+    for i in range(x.size):
+        y[i] = _value_at(x[i], t[i], half, one)
+
+
+@_jit
+def _slope(x, t, slope, a3, half_c, half, one):
+    for i in range(x.size):
+        slope[i] = _slope_at(x[i], t[i], a3, half_c, half, one)
+
+
+@_jit
+def _value_and_slope(x, t, y, slope, a3, half_c, half, one):
+    for i in range(x.size):
+        v, w = x[i], t[i]
+        slope[i] = _slope_at(v, w, a3, half_c, half, one)
+        y[i] = _value_at(v, w, half, one)
+
+
 _MAKERS = {
     window_extrema.window_max: _extremum,
     window_extrema.window_min: _extremum,
     window_extrema.window_cotangent: _cotangent,
+    gelu.gelu_tanh: _gelu(1, _value),
+    gelu.gelu_tanh_slope: _gelu(1, _slope),
 }
+_TOGETHER = {gelu.gelu_tanh: _gelu(2, _value_and_slope)}

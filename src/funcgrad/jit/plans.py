@@ -210,11 +210,12 @@ class _Namespace:
         """The name of ``prim.together``'s impl, called with ``params``."""
         impl = prim.together[1]
         key = ("together", call_key(prim, params))
-        return self._name(
-            key,
-            functools.partial(impl, **params) if params else impl,
-            f"{prim.name}_with_{prim.together[0].name}",
-        )
+        name = f"{prim.name}_with_{prim.together[0].name}"
+        if self.backend == "numba":
+            kernel = _native_kernels().kernel_for(prim, params, together=True)
+            if kernel is not None:
+                return self._name(("native",) + key, kernel, name)
+        return self._name(key, functools.partial(impl, **params) if params else impl, name)
 
     def ufunc(self, u):
         return self._name(u, u, f"np_{u.__name__}")

@@ -39,8 +39,9 @@ from .elementwise import elementwise, tanh
 
 __all__ = ["gelu_tanh", "gelu_tanh_slope"]
 
-_C = math.sqrt(2.0 / math.pi)
-_A = 0.044715
+# u's constants, c and a above (numba plans' GELU kernels read them too)
+C = math.sqrt(2.0 / math.pi)
+A = 0.044715
 
 
 def _as_float(x):
@@ -75,10 +76,10 @@ def _by_chunks(kernel, x, scratch, results=1):
 
 def _tanh_of_u(x, t, x2):
     """``t = tanh(c (x + a x^3))``, from ``x`` and ``x2 = x * x``."""
-    np.multiply(x2, _A, out=t)
+    np.multiply(x2, A, out=t)
     t += 1.0
     t *= x
-    t *= _C
+    t *= C
     np.tanh(t, out=t)
 
 
@@ -92,10 +93,10 @@ def _value_from_t(x, y):
 def _slope_from_t(x, t, q, slope, s):
     """The slope ``(1 + t) / 2 + (1 - t^2) x u' / 2`` into ``slope`` (which may be ``t``)
     from ``t`` and ``q = x * x``; ``q`` and ``s`` are spent."""
-    q *= 3.0 * _A  # q becomes x u' / 2
+    q *= 3.0 * A  # q becomes x u' / 2
     q += 1.0
     q *= x
-    q *= 0.5 * _C
+    q *= 0.5 * C
     np.multiply(t, t, out=s)  # s becomes (1 - t^2) x u' / 2
     np.subtract(1.0, s, out=s)
     s *= q
@@ -152,20 +153,20 @@ def _gelu_tanh_slope_impl(x):
 def _gelu_tanh_form(xp, x):
     """The value in a namespace's ``tanh``: another library's, NumPy's for its numbers,
     ``math``'s for Python's floats."""
-    return 0.5 * x * (1.0 + xp.tanh(_C * (x + _A * x * x * x)))
+    return 0.5 * x * (1.0 + xp.tanh(C * (x + A * x * x * x)))
 
 
 def _gelu_tanh_slope_form(xp, x):
-    t = xp.tanh(_C * (x + _A * x * x * x))
-    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _C * (1.0 + 3.0 * _A * x * x)
+    t = xp.tanh(C * (x + A * x * x * x))
+    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * C * (1.0 + 3.0 * A * x * x)
 
 
 def _second(ans, x):
     """d slope / dx = (1 - t^2) (u' + x (u'' / 2 - t u'^2)), u'' = 6 a c x; in primitives,
     so it differentiates again."""
-    t = tanh(_C * (x + _A * x * x * x))
-    du = _C * (1.0 + 3.0 * _A * x * x)
-    return (1.0 - t * t) * (du + x * (3.0 * _A * _C * x - t * du * du))
+    t = tanh(C * (x + A * x * x * x))
+    du = C * (1.0 + 3.0 * A * x * x)
+    return (1.0 - t * t) * (du + x * (3.0 * A * C * x - t * du * du))
 
 
 gelu_tanh_slope = elementwise(
