@@ -362,11 +362,12 @@ def test_an_rnns_loops_run_natively_through_numbas_forms():
 
 def test_forms_exist_only_where_numba_matches_numpy():
     from funcgrad.jit.native_forms import form_of
-    from funcgrad.rules import arrays, products
+    from funcgrad.rules import arrays
+    from funcgrad.rules import matmul as matmul_module
 
     m = np.ones((2, 3))
-    assert form_of(products.matmul, None, [m, m.T]) is not None
-    assert form_of(products.matmul, None, [np.ones((2, 2, 3)), m.T]) is None  # a stack
+    assert form_of(matmul_module.matmul, None, [m, m.T]) is not None
+    assert form_of(matmul_module.matmul, None, [np.ones((2, 2, 3)), m.T]) is None  # a stack
     fun, extra = form_of(arrays.sum, {"axis": 1}, [m])
     assert fun(m, *extra).tolist() == [3.0, 3.0]
     assert form_of(arrays.sum, {"axis": 1, "keepdims": True}, [m]) is None
@@ -379,11 +380,11 @@ def test_without_scipy_a_product_keeps_numpys_call_and_the_loop_runs_in_python(m
     # numba's matrix product calls BLAS through SciPy's: without SciPy it aborts the process
     # on its first call (.ci/native_smoke.py runs that install for real)
     from funcgrad.jit import native_forms
-    from funcgrad.rules import products
+    from funcgrad.rules import matmul as matmul_module
 
     monkeypatch.setattr(native_forms, "_blas_for_numba", lambda: False)
     m = np.ones((2, 3))
-    assert native_forms.form_of(products.matmul, None, [m, m.T]) is None
+    assert native_forms.form_of(matmul_module.matmul, None, [m, m.T]) is None
     rng = np.random.default_rng(5)
     W, U, h0, xs = (
         rng.normal(size=(4, 4)) / 2,

@@ -15,7 +15,8 @@ from helpers import assert_a_block_under_transforms
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.rules import arrays, elementwise, products, reductions, windows
+from funcgrad.rules import arrays, elementwise, reductions, windows
+from funcgrad.rules import matmul as matmul_module
 
 RNG = np.random.default_rng(53)
 
@@ -41,7 +42,7 @@ def test_a_stack_times_a_matrix_equals_numpys_matmul(dtype, shape):
     x = (RNG.normal(size=shape) * 4).astype(dtype)
     y = (RNG.normal(size=(4, 3)) * 4).astype(dtype)
     for xv in _views(x):
-        got = products.matmul(xv, y)
+        got = matmul_module.matmul(xv, y)
         want = np.matmul(xv, y)
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
@@ -49,7 +50,7 @@ def test_a_stack_times_a_matrix_equals_numpys_matmul(dtype, shape):
 
 def test_matmuls_shape_errors_still_name_the_shapes():
     with pytest.raises(fg.FuncgradError, match=r"\(2, 3, 4\) and \(5, 3\)"):
-        products.matmul(np.ones((2, 3, 4)), np.ones((5, 3)))
+        matmul_module.matmul(np.ones((2, 3, 4)), np.ones((5, 3)))
 
 
 def _layer(x, w):

@@ -82,7 +82,7 @@ class checkpoint_policies:
     """JAX's checkpoint policies (less host offloading), as attributes; see the module docstring.
 
     >>> import funcgrad as fg
-    >>> from funcgrad.rules.products import matmul
+    >>> from funcgrad.rules.matmul import matmul
     >>> import numpy as np
     >>> fg.checkpoint_policies.dots_saveable(matmul, np.ones((2, 3)), np.ones((3, 4)))
     True

@@ -23,7 +23,8 @@ from ..core.namespaces import is_foreign
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import dtype_of, is_complex, plain, raw, shape_of
-from ..rules import arrays, elementwise, gather, products, ufuncs
+from ..rules import arrays, elementwise, gather, ufuncs
+from ..rules.matmul import matmul
 
 __all__ = [
     "RecordedComparisons",
@@ -96,7 +97,7 @@ _CORE_UFUNCS = {
         if isinstance(p, Primitive) and isinstance(getattr(np, p.name, None), np.ufunc)
     },
     np.absolute: elementwise.abs,
-    np.matmul: products.matmul,
+    np.matmul: matmul,
 }
 # Comparisons, predicates and logic give masks, which have no gradient: they read
 # the values underneath (an opaque trace's value records the call instead).
@@ -284,10 +285,10 @@ class ArrayLike(Box):
         return elementwise.power(other, self)
 
     def __matmul__(self, other):
-        return products.matmul(self, other)
+        return matmul(self, other)
 
     def __rmatmul__(self, other):
-        return products.matmul(other, self)
+        return matmul(other, self)
 
     def __neg__(self):
         return elementwise.negative(self)

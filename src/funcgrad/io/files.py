@@ -63,6 +63,7 @@ from .serialize import (
     FORMAT,
     SerializationError,
     builtin_refs,
+    moved_primitive,
     nodes_of_rows,
     op_ref,
     rebuild_outputs,
@@ -309,7 +310,7 @@ def _resolver(primitives):
         if ref == "var" or ref == "const":
             return VAR if ref == "var" else CONST
         prim = (
-            known.get((current_name(ref[0]), ref[1]))
+            known.get((current_name(ref[0]), ref[1])) or moved_primitive(*ref)
             if type(ref) is list and len(ref) == 2 and all(type(part) is str for part in ref)
             else None
         )

@@ -109,6 +109,7 @@ __all__ = [
     "builtin_refs",
     "check_node",
     "from_table",
+    "moved_primitive",
     "nodes_of_rows",
     "op_ref",
     "output_nodes",
@@ -489,6 +490,25 @@ def nodes_of_rows(rows, resolve):
 def builtin_refs():
     """``{reference: primitive}`` for every primitive of ``funcgrad.rules``."""
     return {ref: prim for prim, ref in _builtin_table().values()}
+
+
+def moved_primitive(modname, name):
+    """funcgrad's primitive that a file names by a rules module it has since moved out of
+    (``matmul`` of ``funcgrad.rules.products``, which still imports it), or None.
+
+    >>> moved_primitive("funcgrad.rules.products", "matmul").name
+    'matmul'
+    >>> moved_primitive("funcgrad.rules.products", "np") is None     # not a primitive
+    True
+    """
+    modname = current_name(modname)
+    if modname not in _rule_modules() or not name.isidentifier():
+        return None
+    try:
+        obj = getattr(importlib.import_module(modname), name, None)
+    except ImportError:  # an extra's rules (SciPy's) without the extra installed
+        return None
+    return obj if isinstance(obj, Primitive) and id(obj) in _builtin_table() else None
 
 
 # -- the node format: reduce_node, registered with copyreg ---------------------

@@ -31,7 +31,8 @@ import importlib.util
 
 import numpy as np
 
-from ..rules import arrays, products
+from ..rules import arrays
+from ..rules import matmul as matmul_rules
 
 __all__ = ["form_of", "FORMS"]
 
@@ -144,7 +145,7 @@ def _sum(operands, axis=None, keepdims=False):
 
 _TAKE_NUMBERS = frozenset({arrays.reshape, arrays.broadcast_to})
 _MAKERS = {
-    products.matmul: _matmul,
+    matmul_rules.matmul: _matmul,
     arrays.reshape: _shaped(reshape),
     arrays.broadcast_to: _shaped(broadcast_to),
     arrays.swapaxes: _swapaxes,

@@ -30,7 +30,7 @@ from ..rules.arrays import sum as _sum
 from ..rules.arrays import transpose as _transpose
 from ..rules.linalg import inv as _inv
 from ..rules.linalg import mH
-from ..rules.products import matmul as _matmul
+from ..rules.matmul import matmul as _matmul
 from ._helpers import lists_as_arrays
 
 __all__ = [

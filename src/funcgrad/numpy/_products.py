@@ -1,7 +1,8 @@
 """Products, einsum, diagonals and triangles of funcgrad.numpy.
 
 Each function has NumPy's name, signature and values (bit for bit on the same
-inputs); the primitives and their rules are in :mod:`funcgrad.rules.products`.
+inputs); the primitives and their rules are in :mod:`funcgrad.rules.products`,
+:mod:`funcgrad.rules.matmul` and :mod:`funcgrad.rules.diagonals`.
 Only real (float) inputs are differentiated; the ``out=`` arguments of NumPy
 are refused, since results are never written in place.
 
@@ -17,9 +18,11 @@ from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import is_complex, ndim_of
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
+from ..rules import diagonals as _diagonals
 from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
 from ..rules.linalg import conj as _conj
+from ..rules.matmul import matmul as _matmul
 from ._helpers import is_traced, lists_as_arrays, refuse
 
 __all__ = [
@@ -150,7 +153,7 @@ def matmul(x1, x2, /):
     ...
     funcgrad.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
     """
-    return _products.matmul(lists_as_arrays(x1), lists_as_arrays(x2))
+    return _matmul(lists_as_arrays(x1), lists_as_arrays(x2))
 
 
 def _tensordot_axes(axes, na, nb):
@@ -264,7 +267,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
         raise ArgumentTypeError(
             "funcgrad.numpy.trace does not take dtype=; convert the input instead"
         )
-    return _products.trace(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
+    return _diagonals.trace(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
@@ -275,7 +278,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     >>> diagonal(np.arange(6.0).reshape(2, 3), offset=1)
     array([1., 5.])
     """
-    return _products.diagonal(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
+    return _diagonals.diagonal(lists_as_arrays(a), offset=offset, axis1=axis1, axis2=axis2)
 
 
 def diag(v, k=0):
@@ -295,9 +298,9 @@ def diag(v, k=0):
     shape = _shape_of(v)
     if len(shape) == 1:
         n = shape[0] + abs(k)
-        return _products.undiagonal(v, offset=k, axis1=0, axis2=1, shape=(n, n))
+        return _diagonals.undiagonal(v, offset=k, axis1=0, axis2=1, shape=(n, n))
     if len(shape) == 2:
-        return _products.diagonal(v, offset=k, axis1=0, axis2=1)
+        return _diagonals.diagonal(v, offset=k, axis1=0, axis2=1)
     raise _products.ShapeError(
         f"diag needs a 1-D array (to build a matrix) or a 2-D one (to take "
         f"its diagonal); got shape {shape}"
@@ -313,7 +316,7 @@ def triu(m, k=0):
     array([[1., 1.],
            [0., 1.]])
     """
-    return _products.triu(lists_as_arrays(m), k=k)
+    return _diagonals.triu(lists_as_arrays(m), k=k)
 
 
 def tril(m, k=0):
@@ -325,7 +328,7 @@ def tril(m, k=0):
     array([[0., 0.],
            [1., 0.]])
     """
-    return _products.tril(lists_as_arrays(m), k=k)
+    return _diagonals.tril(lists_as_arrays(m), k=k)
 
 
 def _component(x, i):

@@ -52,7 +52,7 @@ from ..rules.arrays import getitem as _getitem
 from ..rules.arrays import reshape as _reshape
 from ..rules.arrays import swapaxes as _swapaxes
 from ..rules.elementwise import real as _real
-from ..rules.products import matmul as _matmul
+from ..rules.matmul import matmul as _matmul
 from . import _products
 from ._decompositions import (
     EigResult,

@@ -50,7 +50,7 @@ from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import reshape, transpose
 from .foreign_windows import conv_form, conv_kernel_form, conv_transpose_form
-from .products import _matmul_impl, matmul, mT
+from .matmul import _matmul_impl, matmul, mT
 from .window_shapes import channels_then_taps, taps_then_channels, window_positions
 from .windows import _dilated_padded, _unwindows, _windows, unwindows, windows
 

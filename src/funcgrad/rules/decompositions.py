@@ -39,6 +39,7 @@ from ..core.values import in_library_of, is_complex, plain, shape_of
 from . import elementwise as ew
 from .arrays import batch_elementwise, broadcast_to, concatenate, getitem, reshape
 from .arrays import sum as asum
+from .diagonals import diagonal, tril
 from .linalg import (
     conj,
     eigh_packed,
@@ -51,7 +52,7 @@ from .linalg import (
     solve,
     square_matrices,
 )
-from .products import diagonal, matmul, mT, tril
+from .matmul import matmul, mT
 
 __all__ = [
     "svd_packed",

@@ -61,24 +61,11 @@ from .arrays import (
 )
 from .arrays import sum as asum
 
-# Streams pickled before the products moved to .products name them here; keep them loadable.
-from .products import (  # noqa: F401
-    checked_impl,
-    diagonal,
-    dot,
-    einsum,
-    inner,
-    kron,
-    matmul,
-    mT,
-    outer,
-    tensordot,
-    trace,
-    tril,
-    triu,
-    undiagonal,
-    vdot,
-)
+# Streams pickled before the products moved out of this module name them here; keep them
+# loadable (.products, .matmul and .diagonals are their homes now).
+from .diagonals import diagonal, trace, tril, triu, undiagonal  # noqa: F401
+from .matmul import checked_impl, matmul, mT
+from .products import dot, einsum, inner, kron, outer, tensordot, vdot  # noqa: F401
 from .reductions import max as rmax
 
 __all__ = [

@@ -1,25 +1,22 @@
-"""Products and contractions, diagonals and triangles.
+"""einsum and the contractions NumPy names: dot, inner, outer, vdot, vecdot, tensordot, kron.
 
-Products and contractions are multilinear, so their forward rule is the
-primitive itself with one operand replaced by its tangent, and their reverse
-rule for an operand is one ``einsum`` of the cotangent with the other operands
-(see :func:`einsum_cotangent`). Matrices are the last two axes; leading axes
-are a stack (``^T`` below swaps the last two axes only).
+Contractions are multilinear, so their forward rule is the primitive itself with one
+operand replaced by its tangent, and their reverse rule for an operand is one
+``einsum`` of the cotangent with the other operands (see :func:`einsum_cotangent`).
+The matrix product and its one-BLAS-call rules are :mod:`funcgrad.rules.matmul`;
+diagonals and triangles are :mod:`funcgrad.rules.diagonals`.
 
     primitive       value                     reverse rule (per operand)               forward rule
     -------------   -----------------------   --------------------------------------   ------------------------------
-    matmul          x @ y                     g @ y^T,  x^T @ g (stacks summed)         tx @ y + x @ ty
     einsum          np.einsum(subscripts)     einsum of g with the other operands       einsum with t in place
-    dot             np.dot (N-D)              as einsum '...a,...ab->...b'              dot(tx, y) + dot(x, ty)
+    dot             np.dot (N-D)              as einsum '...a,...ab->...b' (matmul's    dot(tx, y) + dot(x, ty)
+                                              rules up to 2-D)
     inner           np.inner                  as einsum '...a,...a->...'                inner(tx, y) + inner(x, ty)
     outer           np.outer (1-D here)       as einsum 'i,j->ij'                       outer(tx, y) + outer(x, ty)
     vdot            sum(x * y) (1-D here)     as einsum 'i,i->'                         vdot(tx, y) + vdot(x, ty)
+    vecdot          np.vecdot(axis)           the forward rules transposed              sum(conj(tx) y) + ...
     tensordot       np.tensordot(axes)        as einsum of the contraction              tensordot(tx, y) + ...
     kron            np.kron                   g regrouped, contracted with the other    kron(tx, y) + kron(x, ty)
-    trace           np.trace                  undiagonal(g broadcast along the diag)    trace(t)
-    diagonal        np.diagonal               undiagonal(g)                             diagonal(t)
-    undiagonal      zeros with g on a diag    diagonal(g)                               undiagonal(t)
-    triu, tril      np.triu, np.tril (k)      triu(g), tril(g)                          triu(t), tril(t)
 
 Shape errors name the operation and the operands' shapes.
 """
@@ -34,26 +31,18 @@ from ..core.errors import ArgumentError, NamespaceError, ShapeError
 from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import in_library_of, shape_of
-from .arrays import (
-    batch_example_by_example,
-    broadcast_to,
-    example_shape,
-    lead_axes,
-    reshape,
-    squeeze,
-    swapaxes,
-    unbroadcast,
-)
+from .arrays import batch_example_by_example, example_shape, lead_axes, reshape
 from .arrays import sum as _sum
+
+# Streams and files written before matmul, the diagonals and the triangles moved to
+# modules of their own name them here; keep them loadable.
+from .diagonals import diagonal, trace, tril, triu, undiagonal  # noqa: F401
 from .elementwise import conjugate, multiply
-from .foreign_indexing import gather_form, untake_form
+from .matmul import _matmul_vjp_x, _matmul_vjp_y, checked_impl, matmul  # noqa: F401
 
 __all__ = [
-    "checked_impl",
-    "mT",
     "parse_einsum",
     "einsum_cotangent",
-    "matmul",
     "einsum",
     "dot",
     "inner",
@@ -62,36 +51,7 @@ __all__ = [
     "vecdot",
     "tensordot",
     "kron",
-    "trace",
-    "diagonal",
-    "undiagonal",
-    "triu",
-    "tril",
 ]
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def checked_impl(name, fun, hint):
-    """``fun`` with NumPy's shape errors re-raised naming ``name`` and every operand's shape."""
-
-    def impl(*args, **params):
-        try:
-            return fun(*args, **params)
-        except np.linalg.LinAlgError:
-            raise
-        except ValueError as e:
-            shapes = " and ".join(str(np.shape(a)) for a in args)
-            raise ShapeError(f"{name} of shapes {shapes}: {hint} (NumPy says: {e})") from None
-
-    impl.__name__ = name
-    return impl
-
-
-def mT(x):
-    """The matrix transpose of a stack of matrices: the last two axes swapped."""
-    return swapaxes(x, axis1=-1, axis2=-2)
 
 
 # ---------------------------------------------------------------- einsum
@@ -397,240 +357,6 @@ kron = Primitive(
 )
 
 
-# ---------------------------------------------------------------- matmul's reverse rules
-
-
-def _as_matrices(g, x, y):
-    """``x``, ``y`` promoted to at least 2-D, and ``g`` reshaped to match ``x @ y``."""
-    xs, ys = shape_of(x), shape_of(y)
-    x2 = reshape(x, shape=(1,) + xs) if len(xs) == 1 else x
-    y2 = reshape(y, shape=ys + (1,)) if len(ys) == 1 else y
-    x2s, y2s = shape_of(x2), shape_of(y2)
-    batch = np.broadcast_shapes(x2s[:-2], y2s[:-2])
-    shape = batch + (x2s[-2], y2s[-1])
-    g2 = g if shape_of(g) == shape else reshape(g, shape=shape)
-    return g2, x2, y2
-
-
-def _rows(a):
-    """A stack of matrices as the one matrix of all their rows."""
-    s = shape_of(a)
-    return reshape(a, shape=(int(np.prod(s[:-1])), s[-1]))
-
-
-def _matmul_vjp_x(g, ans, x, y):
-    g2, x2, y2 = _as_matrices(g, x, y)
-    gx = unbroadcast(matmul(g2, mT(y2)), x2)
-    return gx if x2 is x else reshape(gx, shape=shape_of(x))
-
-
-def _matmul_vjp_y(g, ans, x, y):
-    g2, x2, y2 = _as_matrices(g, x, y)
-    if len(shape_of(y2)) == 2 and len(shape_of(x2)) > 2:
-        # One matrix shared by a stack (a layer's weight under batch axes): its cotangent
-        # is one product over all the stack's rows, not a stack of products summed.
-        gy = matmul(mT(_rows(x2)), _rows(g2))
-    else:
-        gy = unbroadcast(matmul(mT(x2), g2), y2)
-    return gy if y2 is y else reshape(gy, shape=shape_of(y))
-
-
-def _matmul_impl(x, y):
-    """``np.matmul``, a stack times one matrix as one product: NumPy calls BLAS once per
-    matrix of a stack, and one call over all the rows runs at BLAS's full speed. Only
-    where NumPy's own calls are matrix products too (not vector products, which round
-    otherwise), so the bits stay NumPy's."""
-    if (
-        type(x) is np.ndarray
-        and type(y) is np.ndarray
-        and y.ndim == 2
-        and x.ndim > 2
-        and x.size
-        and y.size
-        and x.shape[-2] > 1
-        and y.shape[1] > 1
-    ):
-        k = x.shape[-1]
-        if k != y.shape[0]:
-            return np.matmul(x, y)  # NumPy's own error
-        return np.matmul(x.reshape(-1, k), y).reshape(x.shape[:-1] + (y.shape[1],))
-    return np.matmul(x, y)
-
-
-def _matmul_batch(size, prim, values, batched, params):
-    (x, y), (bx, by) = values, batched
-    xs, ys = example_shape(x, bx), example_shape(y, by)
-    # Promote 1-D examples to matrices (a row for x, a column for y), as matmul does.
-    if len(xs) == 1:
-        x = reshape(x, shape=((size,) if bx else ()) + (1,) + xs)
-    if len(ys) == 1:
-        y = reshape(y, shape=((size,) if by else ()) + ys + (1,))
-    x2, y2 = example_shape(x, bx), example_shape(y, by)
-    stack = max(len(x2), len(y2)) - 2  # example batch dims of the product
-    if bx:
-        x = lead_axes(x, stack + 2)
-    if by:
-        y = lead_axes(y, stack + 2)
-    if not bx:  # the unbatched operand broadcasts against the batch axis
-        x = reshape(x, shape=(1,) * (stack + 2 - len(x2)) + x2)
-    if not by:
-        y = reshape(y, shape=(1,) * (stack + 2 - len(y2)) + y2)
-    out = matmul(x, y)
-    if len(ys) == 1:
-        out = squeeze(out, axis=-1)
-    if len(xs) == 1:
-        out = squeeze(out, axis=-2 if len(ys) != 1 else -1)
-    return out
-
-
-matmul = Primitive(
-    "matmul",
-    checked_impl(
-        "matmul",
-        _matmul_impl,
-        "the last axis of the first operand must equal the "
-        "second-to-last axis of the second (the only axis of a 1-D operand), and "
-        "stack axes must broadcast",
-    ),
-    vjp=(_matmul_vjp_x, _matmul_vjp_y),
-    jvp=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
-    batch=_matmul_batch,
-    xp=lambda xp, x, y: xp.matmul(x, y),
-    fresh=True,
-)
-
-
-# ---------------------------------------------------------------- diagonals and triangles
-
-
-def _axes2(nd, axis1, axis2):
-    return axis1 % nd, axis2 % nd
-
-
-def _diag_index(n1, n2, offset):
-    """Row and column indices of diagonal ``offset`` of an (n1, n2) matrix."""
-    length = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
-    rows = np.arange(length) + max(-offset, 0)
-    return rows, rows - max(-offset, 0) + max(offset, 0)
-
-
-def _undiagonal_impl(g, offset, axis1, axis2, shape):
-    a1, a2 = _axes2(len(shape), axis1, axis2)
-    out = np.zeros(shape, dtype=np.result_type(g))
-    view = np.moveaxis(out, (a1, a2), (-2, -1))
-    rows, cols = _diag_index(shape[a1], shape[a2], offset)
-    view[..., rows, cols] = g
-    return out
-
-
-def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1):
-    s = shape_of(x)
-    a1, a2 = _axes2(len(s), axis1, axis2)
-    length = len(_diag_index(s[a1], s[a2], offset)[0])
-    gd = broadcast_to(reshape(g, shape=shape_of(g) + (1,)), shape=shape_of(g) + (length,))
-    return undiagonal(gd, offset=offset, axis1=axis1, axis2=axis2, shape=s)
-
-
-def _shift_axes(size, prim, values, batched, params):
-    """trace, diagonal, undiagonal: axis1 and axis2 move past the batch axis."""
-    shape = params.get("shape")
-    nd = len(shape) if shape is not None else len(example_shape(values[0], True))
-    a1, a2 = _axes2(nd, params.get("axis1", 0), params.get("axis2", 1))
-    new = {**params, "axis1": a1 + 1, "axis2": a2 + 1}
-    if shape is not None:
-        new["shape"] = (size,) + tuple(shape)
-    return prim(values[0], **new)
-
-
-def _triangle_batch(size, prim, values, batched, params):
-    if len(example_shape(values[0], True)) >= 2:
-        return prim(values[0], **params)
-    return batch_example_by_example(size, prim, values, batched, params)
-
-
-# Their forms on other libraries' arrays: the two axes moved last, the diagonal read and
-# written by gathers at positions worked out in NumPy (see .foreign_indexing).
-def _moved_last(nd, axis1, axis2):
-    a1, a2 = _axes2(nd, axis1, axis2)
-    return tuple(i for i in range(nd) if i not in (a1, a2)) + (a1, a2)
-
-
-def _xp_diagonal(xp, x, offset=0, axis1=0, axis2=1):
-    x = xp.permute_dims(x, _moved_last(x.ndim, axis1, axis2))
-    rows, cols = _diag_index(x.shape[-2], x.shape[-1], offset)
-    return gather_form(xp, x, (Ellipsis, rows, cols))
-
-
-def _xp_undiagonal(xp, g, offset, axis1, axis2, shape):
-    order = _moved_last(len(shape), axis1, axis2)
-    moved = tuple(shape[i] for i in order)
-    rows, cols = _diag_index(moved[-2], moved[-1], offset)
-    out = untake_form(xp, g, (Ellipsis, rows, cols), moved)
-    return xp.permute_dims(out, tuple(np.argsort(order)))
-
-
-def _xp_triangle(keep):
-    def form(xp, x, k=0):
-        if x.ndim < 2:  # NumPy reads a vector as the rows of a square matrix
-            x = xp.broadcast_to(x, (x.shape[0], x.shape[0]))
-        mask = keep(np.ones(x.shape[-2:], dtype=bool), k)
-        return xp.where(xp.asarray(mask, device=getattr(x, "device", None)), x, 0.0 * x)
-
-    return form
-
-
-trace = Primitive(
-    "trace",
-    lambda x, offset=0, axis1=0, axis2=1: np.trace(x, offset, axis1, axis2),
-    vjp=(_trace_vjp,),
-    jvp=(lambda t, ans, x, **p: trace(t, **p),),
-    batch=_shift_axes,
-    xp=lambda xp, x, offset=0, axis1=0, axis2=1: xp.sum(
-        _xp_diagonal(xp, x, offset, axis1, axis2), axis=-1
-    ),
-)
-diagonal = Primitive(
-    "diagonal",
-    lambda x, offset=0, axis1=0, axis2=1: np.diagonal(x, offset, axis1, axis2),
-    vjp=(
-        lambda g, ans, x, offset=0, axis1=0, axis2=1: undiagonal(
-            g, offset=offset, axis1=axis1, axis2=axis2, shape=shape_of(x)
-        ),
-    ),
-    jvp=(lambda t, ans, x, **p: diagonal(t, **p),),
-    batch=_shift_axes,
-    xp=_xp_diagonal,
-)
-undiagonal = Primitive(
-    "undiagonal",
-    _undiagonal_impl,
-    vjp=(
-        lambda g, ans, x, offset, axis1, axis2, shape: diagonal(
-            g, offset=offset, axis1=axis1, axis2=axis2
-        ),
-    ),
-    jvp=(lambda t, ans, x, **p: undiagonal(t, **p),),
-    batch=_shift_axes,
-    xp=_xp_undiagonal,
-)
-triu = Primitive(
-    "triu",
-    lambda x, k=0: np.triu(x, k),
-    vjp=(lambda g, ans, x, k=0: unbroadcast(triu(g, k=k), x),),
-    jvp=(lambda t, ans, x, k=0: triu(t, k=k),),
-    batch=_triangle_batch,
-    xp=_xp_triangle(np.triu),
-)
-tril = Primitive(
-    "tril",
-    lambda x, k=0: np.tril(x, k),
-    vjp=(lambda g, ans, x, k=0: unbroadcast(tril(g, k=k), x),),
-    jvp=(lambda t, ans, x, k=0: tril(t, k=k),),
-    batch=_triangle_batch,
-    xp=_xp_triangle(np.tril),
-)
-
-
 # ---------------------------------------------------------------- vecdot
 
 
@@ -662,27 +388,14 @@ vecdot = Primitive(
 )
 
 
-def _matmul_spec(sa, sb):
-    """matmul as an einsum: 1-D operands promoted, stack axes aligned from the right."""
-    stack = max(len(sa), len(sb)) - 2 if len(sa) > 1 and len(sb) > 1 else 0
-    s = "ABCDEFGHIJ"[: max(stack, len(sa) - 2, len(sb) - 2, 0)]
-    a = (s[len(s) - (len(sa) - 2) :] if len(sa) > 2 else "") + ("ik" if len(sa) > 1 else "k")
-    b = (s[len(s) - (len(sb) - 2) :] if len(sb) > 2 else "") + ("kj" if len(sb) > 1 else "k")
-    out = s + ("i" if len(sa) > 1 else "") + ("j" if len(sb) > 1 else "")
-    return [a, b], out
-
-
 # What the analyses read about these primitives (funcgrad/core/facts.py). A contraction's
 # spec is its einsum: the index letters of each operand (an operand of one letter is read
 # raveled) and of the output, or None where an operand is 0-d (a scaling).
-declare(matmul, dot, inner, outer, vdot, tensordot, einsum, kron, linear="each")
-declare(matmul, dot, inner, outer, vdot, tensordot, einsum, structure="contraction")
+declare(dot, inner, outer, vdot, tensordot, einsum, kron, linear="each")
+declare(dot, inner, outer, vdot, tensordot, einsum, structure="contraction")
 declare(einsum, spec=lambda shapes, params: parse_einsum(params["subscripts"], shapes))
-declare(matmul, spec=lambda shapes, params: _matmul_spec(*shapes))
 declare(dot, spec=lambda shapes, params: _dot_spec(*shapes) if all(shapes) else None)
 declare(inner, spec=lambda shapes, params: _inner_spec(*shapes) if all(shapes) else None)
 declare(outer, spec=lambda shapes, params: (["a", "b"], "ab"))
 declare(vdot, spec=lambda shapes, params: (["a", "a"], ""))
 declare(tensordot, spec=lambda shapes, params: _tensordot_spec(*shapes, **params))
-declare(trace, structure="diagonal_sum", linear="all")
-declare(diagonal, undiagonal, tril, triu, structure="moves", linear="all")

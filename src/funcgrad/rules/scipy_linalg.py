@@ -38,8 +38,9 @@ from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import plain, shape_of
 from .arrays import batch_elementwise, concatenate, getitem, reshape
+from .diagonals import tril, triu
 from .linalg import solve, square_matrices
-from .products import matmul, mT, tril, triu
+from .matmul import matmul, mT
 from .sorting import take_along
 
 __all__ = [

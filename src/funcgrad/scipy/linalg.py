@@ -31,9 +31,9 @@ from ..numpy import linalg as _la
 from ..numpy._helpers import as_array, concrete, is_traced, numpys_dtype
 from ..rules import scipy_linalg as _s
 from ..rules.arrays import concatenate, getitem, reshape
+from ..rules.diagonals import tril as _tril
+from ..rules.diagonals import triu as _triu
 from ..rules.linalg import conj, mH
-from ..rules.products import tril as _tril
-from ..rules.products import triu as _triu
 from ..rules.ufuncs import astype
 
 __all__ = [
