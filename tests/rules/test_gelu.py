@@ -126,3 +126,72 @@ def test_a_jitted_gradient_computes_value_and_slope_in_one_call():
         assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
     per_row = fg.jit(fg.vmap(fg.grad(f)))(x)
     np.testing.assert_array_equal(per_row, np.stack([fg.grad(f)(row) for row in x]))
+
+
+def _counted(monkeypatch):
+    """Counts of calls of the value-and-slope impl and of the slope's impl."""
+    calls = {"together": 0, "slope": 0}
+    other, together = gelu.gelu_tanh.together
+    slope_impl = gelu.gelu_tanh_slope.impl
+
+    def both(x):
+        calls["together"] += 1
+        return together(x)
+
+    def slope(x):
+        calls["slope"] += 1
+        return slope_impl(x)
+
+    monkeypatch.setattr(gelu.gelu_tanh, "together", (other, both))
+    monkeypatch.setattr(gelu.gelu_tanh_slope, "impl", slope)
+    monkeypatch.setattr(gelu.gelu_tanh_slope, "on_array", slope)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_eager_gradient_keeps_the_slope_made_with_the_value(monkeypatch, dtype):
+    # value and slope in one call as the trace records the node; the fold reads the slope
+    # kept (ReverseTrace.slopes) instead of calling gelu_tanh_slope: the same bits
+    x = (RNG.normal(size=(3, gelu.CHUNK // 2 + 7)) * 3).astype(dtype)
+    x[0, :6] = [0.0, -0.0, 30.0, -30.0, 1e-30, -1e-3]
+    f = lambda v: fnp.sum(fg.nn.gelu(v * 1.5, approximate=True) * v)
+    calls = _counted(monkeypatch)
+    kept = fg.value_and_grad(f)(x)
+    assert calls == {"together": 1, "slope": 0}
+    monkeypatch.setattr(gelu.gelu_tanh, "keeps_slope", False)
+    again = fg.value_and_grad(f)(x)
+    assert calls == {"together": 1, "slope": 1}
+    for a, b in zip(kept, again):
+        assert np.asarray(a).dtype == dtype and np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+def test_kept_slopes_in_jacobians_nested_transforms_and_graphs_that_persist(monkeypatch):
+    x = RNG.normal(size=(5, 4))
+    f = lambda v: fg.nn.gelu(v, approximate=True) * v
+    want = np.diag((gelu.gelu_tanh_slope(x) * x + gelu.gelu_tanh(x)).ravel())
+    # jacrev folds once per output row over one trace: each fold reads the kept slope
+    calls = _counted(monkeypatch)
+    jac = fg.jacrev(f)(x).reshape(x.size, x.size)
+    assert calls["slope"] == 0
+    np.testing.assert_allclose(jac, want, rtol=1e-13, atol=1e-15)
+    # under an outer transform the operand is traced: nothing kept, the slope's own
+    # rule differentiates (a Hessian-vector product against central differences)
+    g = fg.grad(lambda v: fnp.sum(f(v)))
+    t = RNG.normal(size=x.shape)
+    hvp = fg.jvp(g, (x,), (t,))[1]
+    h = 1e-5
+    np.testing.assert_allclose(hvp, (g(x + h * t) - g(x - h * t)) / (2 * h), rtol=1e-7, atol=1e-9)
+    np.testing.assert_array_equal(fg.vmap(g)(x), np.stack([g(row) for row in x]))
+    # a hand-built graph may never be differentiated: its trace keeps no slope
+    v = fg.var(x)
+    y = fnp.sum(fg.nn.gelu(v, approximate=True))
+    assert v._trace.slopes is None
+    np.testing.assert_array_equal(fg.backprop(y)[v], gelu.gelu_tanh_slope(x))
+
+
+def test_a_kept_slope_of_a_zero_dimensional_operand_and_of_python_numbers():
+    for x in (np.array(0.7), np.array(-1.2, np.float32)):
+        g = fg.grad(lambda v: fg.nn.gelu(v, approximate=True) * 2.0)(x)
+        assert g.dtype == x.dtype
+        assert np.asarray(g).tobytes() == np.asarray(2.0 * gelu.gelu_tanh_slope(x)).tobytes()
+    assert fg.grad(lambda v: fg.nn.gelu(v, approximate=True))(0.7) == gelu.gelu_tanh_slope(0.7)

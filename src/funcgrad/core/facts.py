@@ -49,6 +49,11 @@ The facts, each with its default:
     it is called for what it does, not for its value
     (``fg.debug.callback``): a staged plan or a loop's body runs it though no
     output needs it.
+``keeps_slope`` (False)
+    an elementwise primitive of one operand whose partial is the primitive
+    ``together[0]`` at that operand: an eager gradient makes its value and slope in
+    one call (``together``'s impl) and keeps the slope for the reverse fold
+    (``gelu_tanh``).
 
 >>> from funcgrad.rules import elementwise as ew
 >>> ew.sign.flat is ALL, 0 in ew.where.flat, 1 in ew.where.flat, ew.maximum.selects
@@ -84,6 +89,7 @@ FACTS = {
     "abstract": None,
     "lowered": None,
     "effect": False,
+    "keeps_slope": False,
 }
 
 

@@ -113,6 +113,9 @@ def vjp_edge(node, g):
             return None
         partial = partials[0]
         x = a._value
+        slopes = node._trace.slopes  # made with the value (ReverseTrace.slopes)
+        if slopes is not None and node._id in slopes:
+            return pullback(g, slopes[node._id], x)
         if partial is None:
             if integer_valued(x, node._value):
                 return None

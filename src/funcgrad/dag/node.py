@@ -343,13 +343,18 @@ class ReverseTrace(Trace):
     end with their call and copy nothing.
     """
 
-    __slots__ = ("persistent", "made", "live")
+    __slots__ = ("persistent", "made", "live", "slopes")
     box_type = Node  # what this trace records; jit's staging trace records Staged nodes
     differentiates = True
 
     def __init__(self, level, persistent=False, record=False, live=True):
         super().__init__(level)
         self.persistent = persistent
+        # slopes: node id -> the slope of a primitive that keeps it (core/facts.py,
+        # keeps_slope), made with its value in one call, for the reverse fold to read
+        # instead of calling the partial again. A cache beside the immutable graph, filled
+        # as nodes are made and only read after: the fold's results are the same bits.
+        self.slopes = None
         # live: the function being differentiated is still running, so a node's .value
         # read there would be a constant cut out of the graph (see Node.value). Hand-built
         # expressions are never live; a transform's graph stops being live once traced.
@@ -407,6 +412,8 @@ class ReverseTrace(Trace):
             if type(a) is make and a._trace is self:
                 v = a._value  # NumPy's value goes straight to the impl; others dispatch
                 if type(v) is np.ndarray and not params:  # the commonest call
+                    if prim.keeps_slope and make is Node and not self.persistent:
+                        return self._with_slope(prim, a, v)
                     value = prim.on_array(v)
                 elif type(v) not in PLAIN_TYPES:
                     value = prim(v, **params)
@@ -446,6 +453,19 @@ class ReverseTrace(Trace):
                 value = value.view()  # an operand handed back: freeze a view of it
             value.setflags(write=False)
         return make(value, prim, tuple(parents), params or None, None, self)
+
+    def _with_slope(self, prim, a, v):
+        """The node of ``prim(a)``, its value and slope made in one call (``together``),
+        the slope kept in :attr:`slopes` for the fold. Only a transform's own trace keeps
+        them (a persistent graph may never be differentiated): they go with the trace."""
+        value, slope = prim.together[1](v)
+        if type(value) is np.ndarray:  # (a 0-d operand gives NumPy's numbers)
+            value.setflags(write=False)
+        node = Node(value, prim, (a,), None, None, self)
+        if self.slopes is None:
+            self.slopes = {}
+        self.slopes[node._id] = slope
+        return node
 
     def __repr__(self):
         return f"<reverse trace {self.level}>"

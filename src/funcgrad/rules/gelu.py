@@ -178,4 +178,5 @@ gelu_tanh = elementwise(
     lambda ans, x: gelu_tanh_slope(x),
     xp=_gelu_tanh_form,
     together=(gelu_tanh_slope, _gelu_tanh_with_slope),
+    keeps_slope=True,  # an eager gradient makes the slope with the value (one tanh)
 )
