@@ -91,6 +91,9 @@ def _matmul_vjp_y(g, ans, x, y):
     return gy if y2 is y else reshape(gy, shape=shape_of(y))
 
 
+# ---------------------------------------------------------------- the impl and vmap's rule
+
+
 def _matmul_impl(x, y):
     """``np.matmul``, a stack times one matrix as one product: NumPy calls BLAS once per
     matrix of a stack, and one call over all the rows runs at BLAS's full speed. Only
