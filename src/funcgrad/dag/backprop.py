@@ -106,20 +106,22 @@ def vjp_step(node, g):
 def vjp_edge(node, g):
     """:func:`vjp_step` of a node of one argument: that argument's cotangent alone (or
     None), without the tuple. The fold calls it for every such node."""
-    partials = node._prim.partials
+    prim = node._prim
+    partials = prim.partials
     if partials is not None:
         a = node._args[0]
         if a._prim is CONST:
             return None
         partial = partials[0]
         x = a._value
-        slopes = node._trace.slopes  # made with the value (ReverseTrace.slopes)
-        if slopes is not None and node._id in slopes:
-            return pullback(g, slopes[node._id], x)
+        if prim.keeps_slope:  # made with the value, where the trace kept it
+            slopes = node._trace.slopes
+            if slopes is not None and node._id in slopes:
+                return pullback(g, slopes[node._id], x)
         if partial is None:
             if integer_valued(x, node._value):
                 return None
-            raise _missing_rule(node._prim, 0)
+            raise _missing_rule(prim, 0)
         try:
             return pullback(g, partial(node._value, x), x)
         except ZeroDivisionError:
