@@ -140,22 +140,24 @@ undiagonal = Primitive(
     batch=_shift_axes,
     xp=_xp_undiagonal,
 )
-triu = Primitive(
-    "triu",
-    lambda x, k=0: np.triu(x, k),
-    vjp=(lambda g, ans, x, k=0: unbroadcast(triu(g, k=k), x),),
-    jvp=(lambda t, ans, x, k=0: triu(t, k=k),),
-    batch=_triangle_batch,
-    xp=_xp_triangle(np.triu),
-)
-tril = Primitive(
-    "tril",
-    lambda x, k=0: np.tril(x, k),
-    vjp=(lambda g, ans, x, k=0: unbroadcast(tril(g, k=k), x),),
-    jvp=(lambda t, ans, x, k=0: tril(t, k=k),),
-    batch=_triangle_batch,
-    xp=_xp_triangle(np.tril),
-)
+
+
+def _triangle(keep):
+    """The primitive keeping ``keep``'s triangle (``np.triu`` or ``np.tril``): linear, so
+    both its rules are itself (the cotangent summed back where ``x`` was a vector)."""
+    prim = Primitive(
+        keep.__name__,
+        lambda x, k=0: keep(x, k),
+        vjp=(lambda g, ans, x, k=0: unbroadcast(prim(g, k=k), x),),
+        jvp=(lambda t, ans, x, k=0: prim(t, k=k),),
+        batch=_triangle_batch,
+        xp=_xp_triangle(keep),
+    )
+    return prim
+
+
+triu = _triangle(np.triu)
+tril = _triangle(np.tril)
 
 
 # What the analyses read about these primitives (funcgrad/core/facts.py).
