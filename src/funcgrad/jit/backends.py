@@ -11,8 +11,9 @@ of that name; adding a backend is adding one to :data:`BACKENDS`.
   blocks compiled once per distinct block (:mod:`funcgrad.jit.plans`).
 - ``"numba"``: a plan of Python floats, or of small arrays of one shape, as a
   program for one register machine numba compiles once
-  (:mod:`funcgrad.jit.machine`); any other plan's blocks of typable steps
-  compiled to machine code (:mod:`funcgrad.jit.native`).
+  (:mod:`funcgrad.jit.machine`); in any other plan, each chain of elementwise
+  steps on arrays one loop over their elements (:mod:`funcgrad.jit.fusion`) and
+  blocks of typable steps compiled to machine code (:mod:`funcgrad.jit.native`).
 - ``"torch.compile"``: a plan of PyTorch tensors (on any device) handed whole to
   ``torch.compile``, which fuses its elementwise chains
   (:mod:`funcgrad.jit.foreign_plans`); NumPy arguments are refused.

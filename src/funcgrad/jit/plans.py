@@ -49,7 +49,7 @@ from ..core.tree import tree_unflatten
 from ..core.values import frozen_copy
 from ..dag.node import Node
 from ..rules import elementwise
-from . import machine
+from . import joint_calls, machine
 from .steptable import StepTable, call_key, needed_steps, ufunc_of
 
 # needed_steps is steptable's, named here too
@@ -220,6 +220,15 @@ class _Namespace:
     def ufunc(self, u):
         return self._name(u, u, f"np_{u.__name__}")
 
+    def fused(self, chain):
+        """The name of the kernel running ``chain`` (a :class:`funcgrad.jit.fusion.Group`)."""
+        key = ("fused", chain.text)
+        name = self._by_key.get(key)
+        if name is None:
+            kernel = _native_chains().fused(chain.text, chain.numpy_calls())
+            name = self._name(key, kernel, "fused")
+        return name
+
     def constant(self, value):
         # Numbered by first use; the same object is one constant however often it appears.
         key = ("constant", id(value))
@@ -243,6 +252,8 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
     argument or a constant). ``native``: code numba can type (:mod:`funcgrad.jit.native`):
     ufuncs called directly on arrays too, ``out=`` by position, no ``del``; and ``form(step,
     args)`` is the text of a call numba compiles for a step with parameters, or None.
+    Otherwise a numba plan's chains of elementwise steps (:mod:`funcgrad.jit.fusion`) are
+    one kernel's call each.
     """
     steps, n_in = table.steps, table.n_inputs
     s, e = int(table.bounds[lo]), int(table.bounds[hi])
@@ -255,12 +266,37 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
     free = []
     lines = []
     counter = 0
-    pairs = {} if native else _called_together(table, lo, hi)
+    pairs = {} if native else joint_calls.called_together(table, lo, hi)
+    chains = {} if native else joint_calls.chains(table, lo, hi, names)
+    end = lo  # the end of the chain being skipped (its kernel's line is written)
     for i in range(lo, hi):
+        if i < end:
+            continue
         n = steps[i]
         prim = n._prim
         operands = range(bounds[i - lo], bounds[i - lo + 1])
         reg = name_of.get(n_in + i)  # made already, by a call together with an earlier step
+        chain = chains.get(i)
+        if chain is not None:  # one kernel computes the chain's steps
+            text = lambda j: name_of[position[j]] if position[j] in name_of else operand_text(j)
+            args = [text(j) for j in chain.inputs + chain.numbers] + list(map(str, chain.shape))
+            targets = []  # the registers of its values used after it
+            for k in chain.outs:
+                if free:
+                    targets.append(free.pop())
+                else:
+                    targets.append(f"r{counter}")
+                    counter += 1
+                name_of[n_in + k] = targets[-1]
+            lines.append(f"    {', '.join(targets)} = {names.fused(chain)}({', '.join(args)})")
+            end = chain.end
+            read = range(bounds[i - lo], bounds[end - lo])
+            for p in dict.fromkeys(position[j] for j in read):  # read for the last time
+                if p in name_of and last[p] < end and not output[p] and name_of[p] not in targets:
+                    if holds[p]:
+                        lines.append(f"    del {name_of[p]}")
+                    free.append(name_of[p])
+            continue
         if reg is None:
             args = [
                 name_of[position[j]] if position[j] in name_of else operand_text(j)
@@ -321,37 +357,6 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
     return lines, [name_of[p] for p in live_out]
 
 
-def _called_together(table, lo, hi):
-    """``{i: (j, first)}`` for the pairs of steps ``i < j`` among ``lo:hi`` that one call
-    computes: a primitive with ``together=(other, impl)`` and ``other``, called on the same
-    operands with the same parameters (``first``: the step of the primitive itself, whose
-    impl returns its value, then the other's)."""
-    primary = {}  # each primitive of a pair -> the one holding ``together``
-    for p in table.prim_of:
-        if p.together is not None:
-            primary[p] = primary[p.together[0]] = p
-    if not primary:
-        return {}
-    wanted = [k for k, p in enumerate(table.prim_of) if p in primary]
-    bounds = table.bounds
-    waiting = {}  # (pair, parameters, operands) -> the latest step calling them
-    pairs = {}
-    for i in (lo + np.flatnonzero(np.isin(table.prims[lo:hi], wanted))).tolist():
-        n = table.steps[i]
-        key = call_key(n._prim, n._params)
-        if key is None:
-            continue
-        operands = tuple(_stands_for(table, j) for j in range(bounds[i], bounds[i + 1]))
-        key = (primary[n._prim], () if key is n._prim else key[1], operands)
-        k = waiting.pop(key, None)
-        if k is not None and table.steps[k]._prim is not n._prim:
-            m = table.steps[k]
-            pairs[k] = (i, m if m._prim is key[0] else n)
-        else:
-            waiting[key] = i
-    return pairs
-
-
 def _tuple(texts):
     return f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
 
@@ -394,6 +399,10 @@ def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
     steps = table.steps
     table.read_code_columns()
     typable = _typable(table) if native else None
+    if typable is not None:  # a block with chains to fuse calls their kernels from Python
+        for lo in range(0, len(steps), block):
+            if joint_calls.chains(table, lo, min(lo + block, len(steps)), names):
+                typable[lo : lo + block] = False
     if typable is not None and not any(
         typable[lo : lo + block].all() for lo in range(0, len(steps), block)
     ):
@@ -488,6 +497,11 @@ def _blocks(table, names, top, block, typable=None):
     spans = [(lo, min(lo + block, len(steps))) for lo in range(0, len(steps), block)]
     typed = [typable is not None and bool(typable[lo:hi].all()) for lo, hi in spans]
     prints = [table.fingerprint(lo, hi, t) for (lo, hi), t in zip(spans, typed)]
+    if names.backend == "numba":  # a block's fused chains are part of its code
+        prints = [
+            ((key, () if t else joint_calls.chains_key(table, lo, hi, names)), params, live)
+            for (lo, hi), t, (key, params, live) in zip(spans, typed, prints)
+        ]
     tupled = len({key for key, _, _ in prints}) * _REPEATS <= len(prints)
     distinct = {}  # fingerprint (and layout) -> function name
     sources = []
@@ -596,7 +610,7 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     the values themselves)."""
     # value k is a{k}, a parameter or read from a tuple parameter t{m}; any operand
     # reading the same value (a position) or the same constant object is that value
-    stands = {_stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
+    stands = {joint_calls.stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
     operands = table.operands
     signature = []
     reads = [[] for _ in call.lengths]  # per tuple: (index, name) of the values read
@@ -616,7 +630,7 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
             prologue.extend(f"    {name} = t{m}[{i}]" for i, name in read)
 
     def outside(j):
-        text = stands.get(_stands_for(table, j))
+        text = stands.get(joint_calls.stands_for(table, j))
         if text is None:
             text = _literal(operands[j]._value)
         return text
@@ -633,15 +647,14 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     return f"def {fn}({', '.join(signature)}):\n{body}\n"
 
 
-def _stands_for(table, j):
-    """What operand ``j`` reads: a value's position, or (a constant) -1 less its number."""
-    p = int(table.position[j])
-    return p if p >= 0 else -1 - int(table.constant_number[j])
-
-
 def _native():
     """:mod:`funcgrad.jit.native`, which imports numba: loaded only when a plan asks for it."""
     return importlib.import_module("funcgrad.jit.native")
+
+
+def _native_chains():
+    """:mod:`funcgrad.jit.native_chains` (numba's fused chains), loaded as :func:`_native`."""
+    return importlib.import_module("funcgrad.jit.native_chains")
 
 
 def _native_kernels():

@@ -217,6 +217,7 @@ class StepTable:
         self._read_signatures()
         self._read_literals()
         self.reuse = self._reusable()
+        self.chains = {}  # (lo, hi) -> a numba plan's fused chains there (plans._chains)
 
     # -- which values each step reads -------------------------------------------
 
