@@ -290,3 +290,71 @@ def test_numba_plans_with_gelus_kernels_under_vmap_second_order_loops_and_checkp
     np.testing.assert_allclose(
         fg.jit(fg.grad(looped), backend="numba")(p)["w1"], fg.grad(looped)(p)["w1"], rtol=1e-12
     )
+
+
+# ---------------------------------------------------------------- softmax
+
+
+def _softmax_operands(dtype):
+    rng = np.random.default_rng(12)
+    rows = (rng.normal(size=(4, 3, 16, 64)) * 5).astype(dtype)
+    rows[0, 0, 0, :4] = [np.nan, 1.0, 2.0, -0.0]  # a NaN in a row: NaN out, as the impl
+    rows[0, 0, 1, :] = -0.0
+    rows[0, 0, 2, 0] = np.inf
+    rows[0, 0, 3, :] = -np.inf
+    rows[0, 0, 4, :] = np.nan
+    rows[0, 0, 5, :3] = [-1e9, 1e-45, -1e-45]
+    return [rows, rows[0, 0], rows[0, 0, 0], rng.normal(size=(5, 1)).astype(dtype)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_softmax_kernel_is_the_impl_to_the_bit(dtype):
+    from funcgrad.rules import nn
+
+    kernel = kernels.kernel_for(nn.softmax, {"axis": -1})
+    for x in _softmax_operands(dtype):
+        with np.errstate(all="ignore"):
+            want = nn.softmax.impl(x, axis=-1)
+            got = kernel(x)
+        assert got.dtype == want.dtype == dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()
+
+
+def test_what_the_softmax_kernel_does_not_take_is_the_impls():
+    from funcgrad.rules import nn
+
+    rows = np.random.default_rng(13).normal(size=(6, 8))
+    for axis, x in [(0, rows), (-1, rows.T), (-1, rows.astype(np.float16)), (-1, rows[:0])]:
+        got = kernels.kernel_for(nn.softmax, {"axis": axis})(x)
+        want = nn.softmax.impl(x, axis=axis)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_attention_in_a_numba_plan_is_the_python_plans_to_the_bit_and_eager_under_transforms():
+    rng = np.random.default_rng(14)
+    q, k = rng.normal(size=(2, 3, 16, 8)), rng.normal(size=(2, 3, 16, 8))
+    mask = np.tril(np.ones((16, 16), bool))
+
+    def attend(q, k):
+        s = fnp.where(mask, q @ fnp.swapaxes(k, -1, -2) / 3.0, -1e9)
+        return fnp.sum(fg.nn.softmax(s, axis=-1) ** 2)
+
+    f = fg.value_and_grad(attend, argnums=(0, 1))
+    for dtype in (np.float32, np.float64):
+        args = (q.astype(dtype), k.astype(dtype))
+        native = fg.jit(f, backend="numba")
+        got, want = native(*args), fg.jit(f)(*args)
+        for a, b in zip(fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(want)):
+            assert np.asarray(a).dtype == np.asarray(b).dtype == dtype
+            assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+        assert "_softmax.<locals>.kernel" in _kernels_in(native, *args)
+    # vmap against a loop, a Hessian-vector product against eager
+    qs = np.stack([q, -q])
+    batched = fg.jit(fg.vmap(fg.grad(attend), in_axes=(0, None)), backend="numba")(qs, k)
+    for b in range(2):
+        np.testing.assert_allclose(batched[b], fg.grad(attend)(qs[b], k), rtol=1e-12)
+    v = rng.normal(size=q.shape)
+    hvp = lambda q, v: fg.jvp(fg.grad(attend), (q, k), (v, np.zeros_like(k)))[1]
+    np.testing.assert_allclose(
+        fg.jit(hvp, backend="numba")(q, v), hvp(q, v), rtol=1e-10, atol=1e-14
+    )
