@@ -304,7 +304,9 @@ def _softmax_operands(dtype):
     rows[0, 0, 3, :] = -np.inf
     rows[0, 0, 4, :] = np.nan
     rows[0, 0, 5, :3] = [-1e9, 1e-45, -1e-45]
-    return [rows, rows[0, 0], rows[0, 0, 0], rng.normal(size=(5, 1)).astype(dtype)]
+    odd = [rng.normal(size=s).astype(dtype) for s in [(5, 1), (7, 13), (3, 8), (2, 17)]]
+    odd[1][2, 9], odd[3][1, 16] = np.nan, np.inf  # in the lanes' tail
+    return [rows, rows[0, 0], rows[0, 0, 0], *odd]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
