@@ -792,4 +792,7 @@ UNREACHED_BY_DESIGN = {
     # a window extremum's forward rule (and its cotangent's transpose), which the transforms
     # above do not run: tests/rules/test_rules.py's rows and tests/nn/test_convolution.py (jvp)
     "first_extremum",
+    # two slices' cotangents added in a traced fold (jit, a derivative of a derivative),
+    # merged by the node's +: tests/rules/test_pieces.py under every transform
+    "pieces",
 }

@@ -362,6 +362,18 @@ CASES = [
     Case("getitem", [_a(3, 4)], {"index": (2, 3)}, label="element"),
     Case("untake", [_a(3)], {"index": np.array([0, 2, 2]), "shape": (4,)}, label="repeats"),
     Case("untake", [_a(2)], {"index": np.array([1, 3]), "shape": (5,)}, label="scatter"),
+    Case(
+        "pieces",
+        [_a(2, 1), _a(2, 2)],
+        {"indices": ((slice(None), slice(0, 1)), (slice(None), slice(2, 4))), "shape": (2, 4)},
+        label="columns",
+    ),
+    Case(
+        "pieces",
+        [_a(3), _a(1), _a(2)],
+        {"indices": (slice(0, 3), slice(5, 6), slice(3, 5)), "shape": (6,)},
+        label="three",
+    ),
     Case("concatenate", [_a(2), _a(3)], {"axis": 0}, label="vectors"),
     Case("concatenate", [_a(2, 3), _a(2, 1), _a(2, 2)], {"axis": 1}, label="three-axis1"),
     Case("concatenate", [_a(1, 3), _a(2, 3)], {"axis": 0}, label="axis0"),
@@ -930,6 +942,12 @@ def _torch_table(torch):
             (torch.as_tensor(index),), g, accumulate=True
         )
 
+    def pieces(*gs, indices, shape):
+        out = torch.zeros(shape, dtype=torch.float64)
+        for g, index in zip(gs, indices):
+            out[_torch_index(torch, index)] = g  # recorded by autograd as a copy into out
+        return out
+
     def pnls(x, label):
         label = torch.as_tensor(label)
         picked = x.gather(-1, label[..., None])[..., 0]
@@ -974,6 +992,7 @@ def _torch_table(torch):
         "sum": tsum,
         "getitem": lambda x, index: x[_torch_index(torch, index)],
         "untake": untake,
+        "pieces": pieces,
         "concatenate": lambda *xs, axis=0: torch.cat(xs, dim=axis),
         "add_n": lambda *xs: reduce(operator.add, xs),
         "matmul": torch.matmul,

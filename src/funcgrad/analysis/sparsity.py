@@ -139,14 +139,18 @@ def _pick(node, k):
 
 
 def _scatter(node, k):
-    """``untake`` adds ``g`` into zeros: the transpose of the matching gather."""
-    if k != 0:
-        return None
+    """``untake`` adds ``g`` into zeros (``pieces`` each of its operands into one array): the
+    transpose of the matching gather."""
     params = dict(node._params or {})
+    if "indices" in params:
+        index = params["indices"][k]
+    elif k != 0:
+        return None
+    else:
+        index = params["index"]
     out = raw(node._value)
-    values = [raw(a._value) for a in node._args]
-    src = np.ravel(_numbers(out)[params["index"]])
-    return _pattern(src - 1, np.arange(src.size), (_size(out), _size(values[0])))
+    src = np.ravel(_numbers(out)[index])
+    return _pattern(src - 1, np.arange(src.size), (_size(out), _size(raw(node._args[k]._value))))
 
 
 def _reduction(node, k):

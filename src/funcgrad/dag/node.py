@@ -38,6 +38,8 @@ from ..core.namespaces import PLAIN_TYPES, dtype_kind, is_foreign, library_of
 from ..core.traces import Trace
 from ..core.values import format_value, frozen_copy, kept_constant
 from ..rules import elementwise as ew
+from ..rules import pieces
+from ..rules.arrays import untake
 from .arraylike import ArrayLike, refuse_conversion
 
 __all__ = [
@@ -84,6 +86,9 @@ class Record(list):
     def __init__(self):
         super().__init__()
         self.constants = {}
+
+
+_PLACING = frozenset((untake, pieces.pieces))  # cotangents of slices, merged by +
 
 
 def _constant(v, make, t):
@@ -246,6 +251,11 @@ class Node(ArrayLike):
         make = type(self)
         t = self._trace
         if type(other) is make and other._trace is t:
+            if self._prim in _PLACING and other._prim in _PLACING:
+                # two slices' cotangents (a split's): one array, not zeros twice and a sum
+                joined = pieces.merged(self, other)
+                if joined is not None:
+                    return joined
             try:
                 value = self._value + other._value
             except ValueError:  # the general path says which shapes did not broadcast

@@ -283,7 +283,7 @@ def _value_and_slope(x, t, y, slope, a3, half_c, half, one):
 
 
 def _softmax(prim, params):
-    axis = params.get("axis", -1)
+    axis = (params or {}).get("axis", -1)
 
     def kernel(x):
         last = type(x) is np.ndarray and x.ndim >= 1 and axis in (-1, x.ndim - 1)
