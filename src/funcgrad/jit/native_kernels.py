@@ -267,10 +267,12 @@ def _slope(x, t, slope, a3, half_c, half, one):
 
 @_jit
 def _value_and_slope(x, t, y, slope, a3, half_c, half, one):
+    # two loops, one per array written: a loop storing two arrays beside the two it reads
+    # needs more run-time overlap checks than LLVM makes before it vectorizes
     for i in range(x.size):
-        v, w = x[i], t[i]
-        slope[i] = _slope_at(v, w, a3, half_c, half, one)
-        y[i] = _value_at(v, w, half, one)
+        slope[i] = _slope_at(x[i], t[i], a3, half_c, half, one)
+    for i in range(x.size):
+        y[i] = _value_at(x[i], t[i], half, one)
 
 
 # ---------------------------------------------------------------- softmax along the last axis
