@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core.facts import declare
 from ..core.primitive import Primitive
-from ..core.values import float_dtype
+from ..core.values import dtype_of, float_dtype
 from .arrays import _plain_index, all_batched, getitem, untake
 from .foreign_indexing import untake_form
 
@@ -115,7 +115,7 @@ def merged(a, b):
     found_a, found_b = _written(a), _written(b)
     if found_a is None or found_b is None or found_a[2] != found_b[2]:
         return None
-    if a._value.dtype != b._value.dtype:
+    if dtype_of(a._value) != dtype_of(b._value):
         return None
     shape = found_a[2]
     if not all(_apart(i, j, shape) for i in found_a[1] for j in found_b[1]):
