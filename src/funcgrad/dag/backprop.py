@@ -7,6 +7,7 @@ contributions meeting at a parent are added. Constants are not differentiated.
 """
 
 import operator
+import sys
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from ..core.values import (
     shape_of,
     zeros_like_value,
 )
+from ..rules.arrays import getitem
 from ..rules.elementwise import pullback, real_part_for
 from .fold import fold_back, reverse_fold
 from .node import CONST, VAR, Node, ReverseTrace
@@ -35,6 +37,7 @@ __all__ = [
     "vjp_step",
     "vjp_edge",
     "add_cotangents",
+    "add_into",
     "default_seed",
     "transpose",
     "integer_valued",
@@ -127,6 +130,72 @@ def vjp_edge(node, g):
         except ZeroDivisionError:
             pass
     return general_vjp_step(node, g)[0]
+
+
+def add_into(prev, node, g):
+    """The fold's entry ``prev`` (an array) plus the share of ``node``'s one argument (the
+    fold's ``into``): added into ``prev`` in place where the fold alone holds it, else a
+    new array. A slice's cotangent (``getitem`` with slices and integers) is then added
+    into its slice of ``prev``, with no array of zeros made for it: a split's three
+    cotangents are one array of zeros and two slice additions, where they were three
+    arrays of zeros and two whole additions. Other shares are added in place when they
+    have ``prev``'s shape and dtype.
+
+    The fold alone holds ``prev`` when no container, view or caller holds it: its
+    reference count is the fold's own (the map's entry and the call's), found once at
+    import by the same calls on a fresh array (:func:`_fold_references`); an array that
+    is not the owner of its memory, or is read-only, is never written. The values are
+    the whole addition's, except that a ``-0.0`` of ``prev`` outside the slice stays
+    ``-0.0`` (the addition of a zero makes it ``+0.0``)."""
+    if _references(prev) <= _FOLD_REFERENCES and prev.flags.writeable and prev.flags.owndata:
+        if node._prim is getitem and type(g) is np.ndarray:
+            index = node._params["index"]
+            if _basic(index):
+                part = prev[index]  # a view, unless the index is all integers
+                if type(part) is np.ndarray and part.shape == g.shape and part.dtype == g.dtype:
+                    np.add(part, g, out=part)
+                    return prev
+        c = vjp_edge(node, g)
+        if c is None:
+            return prev
+        if type(c) is np.ndarray and c.shape == prev.shape and c.dtype == prev.dtype:
+            return np.add(prev, c, out=prev)
+        return prev + c
+    c = vjp_edge(node, g)
+    return prev if c is None else prev + c
+
+
+def _references(x):
+    return sys.getrefcount(x)
+
+
+def _basic(index):
+    """Whether ``index`` reads each position once: slices, integers, None and ``...``."""
+    parts = index if type(index) is tuple else (index,)
+    return all(type(p) in _BASIC for p in parts)
+
+
+_BASIC = frozenset((int, slice, type(None), type(Ellipsis)))
+
+
+def _fold_references():
+    """The count :func:`_references` gives in :func:`add_into` for an array the fold's map
+    alone holds, found by the same calls (a map entry, the fold's local, add_into's
+    argument); 0 where the interpreter keeps no counts (then nothing is added in place)."""
+    if not hasattr(sys, "getrefcount"):
+        return 0
+
+    def add_into_like(prev):
+        return _references(prev)
+
+    def fold_like(acc, key):
+        prev = acc.get(key)
+        return add_into_like(prev)
+
+    return fold_like({"key": np.empty(1)}, "key")
+
+
+_FOLD_REFERENCES = _fold_references()
 
 
 def general_vjp_step(node, g):
@@ -255,6 +324,7 @@ def backprop(output: Any, seed: Any = None, method: str = "dfs", check: bool = F
             check=check or None,
             finish=_gradient_map,
             edge_step=vjp_edge,
+            into=add_into,
         )
 
 

@@ -25,6 +25,7 @@ NaNs if asked, pause the cyclic garbage collector (for large graphs), fold.
 
 import contextlib
 
+import numpy as np
 from toolz import reduce
 
 from ..core.collector import gc_paused
@@ -41,7 +42,15 @@ _NO_PAUSE = contextlib.nullcontext()
 
 
 def fold_back(
-    seeds, node_step, plus, keep=None, method="dfs", check=None, finish=None, edge_step=None
+    seeds,
+    node_step,
+    plus,
+    keep=None,
+    method="dfs",
+    check=None,
+    finish=None,
+    edge_step=None,
+    into=None,
 ):
     """The reverse pass from ``seeds`` (``{output: seed}``): ``(values, order)``.
 
@@ -52,8 +61,8 @@ def fold_back(
     only; ``False`` never (folds over other semirings, where infinities are
     ordinary values). ``finish(values, order)``, if given, runs inside the
     fold's pause of the collector, if it has one (building the result map
-    allocates as much as the fold), and its result is returned instead. ``edge_step`` is as in
-    :func:`reverse_fold_seeds`.
+    allocates as much as the fold), and its result is returned instead. ``edge_step`` and
+    ``into`` are as in :func:`reverse_fold_seeds`.
     """
     if check is None:
         check = checking()
@@ -67,7 +76,7 @@ def fold_back(
         if check:
             check_values(order)
             node_step, edge_step = checked(node_step), None  # every step checked
-        values = reverse_fold_seeds(order, seeds, node_step, plus, keep, edge_step)
+        values = reverse_fold_seeds(order, seeds, node_step, plus, keep, edge_step, into)
         return (values, order) if finish is None else finish(values, order)
 
 
@@ -81,12 +90,16 @@ def reverse_fold(order, output, seed, node_step, plus, keep=None, edge_step=None
     return reverse_fold_seeds(order, {output: seed}, node_step, plus, keep, edge_step)
 
 
-def reverse_fold_seeds(order, seeds, node_step, plus, keep=None, edge_step=None):
+def reverse_fold_seeds(order, seeds, node_step, plus, keep=None, edge_step=None, into=None):
     """The same fold started from several outputs at once: ``seeds`` maps each to its seed.
 
     ``edge_step(node, m)``, if given, is ``node_step(node, m)[0]`` for a node of one
     argument, without the tuple and its unpacking (with the rest of ``vjp_edge``, the
     per-primitive overhead of an eager grad on small arrays: 2.03 -> 1.85 us).
+    ``into(prev, node, m)``, if given with it, is called instead where such a node's
+    argument already holds a NumPy array ``prev``: it returns the argument's new entry,
+    which may be ``prev`` itself with the node's share added in place (a transient inside
+    the fold, as the map is: see :func:`funcgrad.dag.backprop.add_into`).
     """
     acc = dict(seeds)
     done = acc if keep is None else {}
@@ -104,16 +117,21 @@ def reverse_fold_seeds(order, seeds, node_step, plus, keep=None, edge_step=None)
         if not args:
             continue
         if one and len(args) == 1:
+            parent = args[0]
+            prev = get(parent)
+            if into is not None and type(prev) is np.ndarray:
+                acc[parent] = into(prev, node, m)
+                continue
             c = edge_step(node, m)
             if c is not None:
-                parent = args[0]
-                prev = get(parent)
                 acc[parent] = c if prev is None else plus(prev, c)
+                c = None  # the map's entry alone holds it (into counts references)
             continue
         for parent, c in zip(args, node_step(node, m)):
             if c is not None:
                 prev = get(parent)
                 acc[parent] = c if prev is None else plus(prev, c)
+        c = prev = None
     return done
 
 

@@ -29,7 +29,7 @@ from ..core.values import (
     shape_of,
     zeros_like_value,
 )
-from ..dag.backprop import add_cotangents, vjp_edge, vjp_step
+from ..dag.backprop import add_cotangents, add_into, vjp_edge, vjp_step
 from ..dag.finite import checking
 from ..dag.fold import fold_back
 from ..dag.node import EXPRESSIONS, VAR, Node, ReverseTrace
@@ -159,6 +159,7 @@ def _pull_back(trace, made, out_leaves, cotangents, inputs):
             keep=wanted.__contains__,
             method=order,
             edge_step=vjp_edge,
+            into=add_into,
         )
     else:
         grads = {}
