@@ -25,7 +25,7 @@ from ..core.values import (
     shape_of,
     zeros_like_value,
 )
-from ..rules.arrays import getitem
+from ..rules.arrays import basic_index, getitem
 from ..rules.elementwise import pullback, real_part_for
 from .fold import fold_back, reverse_fold
 from .node import CONST, VAR, Node, ReverseTrace
@@ -150,7 +150,7 @@ def add_into(prev, node, g):
     if _references(prev) <= _FOLD_REFERENCES and prev.flags.writeable and prev.flags.owndata:
         if node._prim is getitem and type(g) is np.ndarray:
             index = node._params["index"]
-            if _basic(index):
+            if basic_index(index):
                 part = prev[index]  # a view, unless the index is all integers
                 if type(part) is np.ndarray and part.shape == g.shape and part.dtype == g.dtype:
                     np.add(part, g, out=part)
@@ -168,14 +168,6 @@ def add_into(prev, node, g):
 def _references(x):
     return sys.getrefcount(x)
 
-
-def _basic(index):
-    """Whether ``index`` reads each position once: slices, integers, None and ``...``."""
-    parts = index if type(index) is tuple else (index,)
-    return all(type(p) in _BASIC for p in parts)
-
-
-_BASIC = frozenset((int, slice, type(None), type(Ellipsis)))
 
 
 def _fold_references():

@@ -55,6 +55,7 @@ __all__ = [
     "getitem",
     "untake",
     "add_rows",
+    "basic_index",
     "concatenate",
     "add_n",
     # helpers for the batching rules of every table
@@ -205,10 +206,20 @@ def _transpose_vjp(g, ans, x, axes=None):
 _BASIC = (int, np.integer, slice, type(None), type(Ellipsis))
 
 
+def basic_index(index):
+    """Whether ``index`` picks each position once and reads a view: slices, integers (not
+    booleans), None and ``...``.
+
+    >>> basic_index((slice(None), 2)), basic_index(np.array([0, 0])), basic_index(True)
+    (True, False, False)
+    """
+    parts = index if type(index) is tuple else (index,)
+    return all(isinstance(p, _BASIC) and not isinstance(p, (bool, np.bool_)) for p in parts)
+
+
 def _untake_impl(g, index, shape):
     out = np.zeros(shape, dtype=float_dtype(g))
-    parts = index if type(index) is tuple else (index,)
-    if all(isinstance(p, _BASIC) and not isinstance(p, (bool, np.bool_)) for p in parts):
+    if basic_index(index):
         out[index] = g  # slices and numbers pick each position once: nothing to add up
         return out
     rows = index[0] if type(index) is tuple and len(index) == 1 else index
