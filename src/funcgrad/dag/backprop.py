@@ -147,27 +147,24 @@ def add_into(prev, node, g):
     is not the owner of its memory, or is read-only, is never written. The values are
     the whole addition's, except that a ``-0.0`` of ``prev`` outside the slice stays
     ``-0.0`` (the addition of a zero makes it ``+0.0``)."""
-    if _references(prev) <= _FOLD_REFERENCES and prev.flags.writeable and prev.flags.owndata:
-        if node._prim is getitem and type(g) is np.ndarray:
-            index = node._params["index"]
-            if basic_index(index):
-                part = prev[index]  # a view, unless the index is all integers
-                if type(part) is np.ndarray and part.shape == g.shape and part.dtype == g.dtype:
-                    np.add(part, g, out=part)
-                    return prev
-        c = vjp_edge(node, g)
-        if c is None:
-            return prev
-        if type(c) is np.ndarray and c.shape == prev.shape and c.dtype == prev.dtype:
-            return np.add(prev, c, out=prev)
-        return prev + c
+    own = _references(prev) <= _FOLD_REFERENCES and prev.flags.writeable and prev.flags.owndata
+    if own and node._prim is getitem and type(g) is np.ndarray:
+        index = node._params["index"]
+        if basic_index(index):
+            part = prev[index]  # a view, unless the index is all integers
+            if type(part) is np.ndarray and part.shape == g.shape and part.dtype == g.dtype:
+                np.add(part, g, out=part)
+                return prev
     c = vjp_edge(node, g)
-    return prev if c is None else prev + c
+    if c is None:
+        return prev
+    if own and type(c) is np.ndarray and c.shape == prev.shape and c.dtype == prev.dtype:
+        return np.add(prev, c, out=prev)
+    return prev + c
 
 
 def _references(x):
     return sys.getrefcount(x)
-
 
 
 def _fold_references():
