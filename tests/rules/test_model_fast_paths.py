@@ -515,3 +515,120 @@ def test_relu_and_short_row_sums_under_every_transform():
 
     w = 1.0 + 0.1 * RNG.normal(size=40)
     assert_a_block_under_transforms(f, looped, w, RNG.normal(size=40))
+
+
+# ---------------------------------------------------------------- a channel bias in long rows
+
+
+@pytest.mark.parametrize(
+    "big, small",
+    [
+        ((128, 8, 8, 16), (16,)),  # a CNN's bias: tiled to rows of 1,024
+        ((32, 28, 28, 3), (1, 1, 3)),  # leading axes of length 1
+        ((64, 9, 40), (9, 40)),  # two trailing axes
+        ((20000,), (1,)),  # one number: NumPy's own loop
+        ((64, 16, 16), (16, 1)),  # broadcast along the last axis: NumPy's own loop
+        ((2, 8192), (8192,)),  # not few: NumPy's own loop
+    ],
+)
+@pytest.mark.parametrize(
+    "dtypes", [(np.float32, np.float32), (np.float32, np.float64), (np.int64, np.float32)]
+)
+def test_a_few_numbers_along_a_large_arrays_last_axes_are_numpys_values(big, small, dtypes):
+    import operator
+
+    x = (RNG.normal(size=big) * 4).astype(dtypes[0])
+    b = (RNG.normal(size=small) * 4).astype(dtypes[1])
+    views = [x, np.asfortranarray(x), x[::-1]]  # C-ordered, F-ordered, negative strides
+    for op in (operator.add, operator.sub, operator.mul):
+        for v in views:
+            for got, want in (
+                (elementwise.in_long_rows(op, v, b), op(v, b)),
+                (elementwise.in_long_rows(op, b, v), op(b, v)),  # the small one first: b - x
+            ):
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert got.tobytes() == want.tobytes()
+
+
+def test_a_bias_in_long_rows_under_every_transform():
+    # the traced node's + (the DAG's fast path) and the primitive, on a CNN-like bias, under
+    # grad, jvp, jit, vmap, hessian and a checkpointed loop; oracles as in the other blocks
+    x = RNG.normal(size=(32, 6, 6, 8))
+
+    def f(b):
+        h = fnp.tanh(x + b) * b - b
+        return fnp.sum(fnp.tanh(h + b) ** 2)
+
+    def looped(b):
+        step = fg.checkpoint(lambda i, h: fnp.tanh(h + b) * b - b)
+        return fnp.sum(fnp.tanh(fg.lax.fori_loop(0, 1, step, x) + b) ** 2)
+
+    b = RNG.normal(size=8)
+    assert_a_block_under_transforms(f, looped, b, RNG.normal(size=8))
+    torch = pytest.importorskip("torch")
+    tb = torch.tensor(b, requires_grad=True)
+    tx = torch.tensor(x)
+    (torch.tanh(torch.tanh(tx + tb) * tb - tb + tb) ** 2).sum().backward()
+    np.testing.assert_allclose(fg.grad(f)(b), tb.grad.numpy(), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- a weight multiplied in place
+
+
+def test_a_weight_is_multiplied_in_place_only_where_no_one_else_holds_it():
+    from funcgrad import extend
+
+    g = RNG.normal(size=(64, 64))
+    held = RNG.normal(size=(64, 64))
+    kept = held.copy()
+    np.testing.assert_array_equal(extend.pullback(g, held, held), g * kept)
+    np.testing.assert_array_equal(held, kept)  # the caller's weight is not written
+    fresh = extend.pullback(g, held * 1.0, held)  # a temporary: its array is the answer
+    np.testing.assert_array_equal(fresh, g * kept)
+    view = extend.pullback(g, (held * 1.0)[:, :], held)  # a view: never written
+    np.testing.assert_array_equal(view, g * kept)
+    frozen = held * 1.0
+    frozen.setflags(write=False)
+    np.testing.assert_array_equal(extend.pullback(g, frozen, held), g * kept)
+    np.testing.assert_array_equal(frozen, kept)
+    row = extend.pullback(g, held[:1] * 1.0, held[:1])  # broadcast: a new array, summed
+    np.testing.assert_allclose(row, np.sum(g * kept[:1], axis=0, keepdims=True), rtol=1e-12)
+
+
+SLOPE = np.linspace(-1.0, 1.0, 40)  # a rule's weight kept at module level: never written
+
+
+def test_partials_that_return_arrays_others_hold_are_left_alone():
+    from funcgrad import extend
+
+    inputs = extend.elementwise("inputs", lambda x: x * x, lambda ans, x: x)  # x itself
+    kept = extend.elementwise("kept", lambda x: x * 0.5, lambda ans, x: SLOPE)  # a global
+    fresh = extend.elementwise("fresh", lambda x: np.sin(x), lambda ans, x: np.cos(x))
+    x = RNG.normal(size=40)
+    before, slope = x.copy(), SLOPE.copy()
+    for f, want in (
+        (lambda v: fnp.sum(inputs(v) * 3.0), 3.0 * x),
+        (lambda v: fnp.sum(kept(v) * 3.0), 3.0 * slope),
+        (lambda v: fnp.sum(fresh(v) * 3.0), 3.0 * np.cos(x)),
+    ):
+        for transform in (fg.grad, lambda h: fg.jit(fg.grad(h))):
+            np.testing.assert_array_equal(transform(f)(x), want)
+            np.testing.assert_array_equal(x, before)
+            np.testing.assert_array_equal(SLOPE, slope)
+    np.testing.assert_allclose(fg.hessian(lambda v: fnp.sum(fresh(v)))(x), np.diag(-np.sin(x)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relus_cotangent_in_its_steps_array_under_transforms(dtype):
+    torch = pytest.importorskip("torch")
+    x = RNG.normal(size=(16, 300)).astype(dtype)
+    w = RNG.normal(size=300).astype(dtype)
+    f = lambda w: fnp.sum(fg.nn.relu(x * w) * x)
+    g = fg.grad(f)(w)
+    assert g.dtype == dtype
+    tw = torch.tensor(w, requires_grad=True)
+    (torch.relu(torch.tensor(x) * tw) * torch.tensor(x)).sum().backward()
+    np.testing.assert_allclose(g, tw.grad.numpy(), rtol=1e-5 if dtype == np.float32 else 1e-12)
+    np.testing.assert_array_equal(fg.jit(fg.grad(f))(w), g)
+    ws = np.stack([w, -w])
+    np.testing.assert_array_equal(fg.vmap(fg.grad(f))(ws), np.stack([fg.grad(f)(v) for v in ws]))

@@ -257,7 +257,7 @@ class Node(ArrayLike):
                 if joined is not None:
                     return joined
             try:
-                value = self._value + other._value
+                value = ew.in_long_rows(operator.add, self._value, other._value)
             except ValueError:  # the general path says which shapes did not broadcast
                 return ew.add(self, other)
             if type(value) is np.ndarray:
@@ -285,7 +285,7 @@ class Node(ArrayLike):
         t = self._trace
         if type(other) is make and other._trace is t:
             try:
-                value = self._value * other._value
+                value = ew.in_long_rows(operator.mul, self._value, other._value)
             except ValueError:  # the general path says which shapes did not broadcast
                 return ew.multiply(self, other)
             if type(value) is np.ndarray:
@@ -313,7 +313,7 @@ class Node(ArrayLike):
         t = self._trace
         if type(other) is make and other._trace is t:
             try:
-                value = self._value - other._value
+                value = ew.in_long_rows(operator.sub, self._value, other._value)
             except ValueError:  # the general path says which shapes did not broadcast
                 return ew.subtract(self, other)
             if type(value) is np.ndarray:

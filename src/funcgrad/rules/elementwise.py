@@ -15,6 +15,7 @@ scalar type instead: see ``core.primitive.numpy_result``).
 """
 
 import operator
+import sys
 
 import numpy as np
 
@@ -113,12 +114,62 @@ def ufunc_impl(ufunc, name=None):
     return impl
 
 
+# A broadcast operand of fewer elements than this, along the last axes of a C-ordered array
+# of at least _MANY, is tiled into rows of at least _RUN: NumPy's loop over runs of the
+# small operand's length (a bias of 16 channels) costs twice the pass over long rows.
+_SHORT, _MANY, _RUN = 64, 1 << 14, 1024
+
+
+def in_long_rows(op, x, y):
+    """``op(x, y)`` (an operator of ``+ - *``), with the same values; where one operand is
+    a large C-ordered array and the other a few numbers along its last axes (a channel
+    bias), the few are tiled into rows of at least ``_RUN`` and the large one taken as
+    rows of that length.
+
+    >>> import numpy as np, operator
+    >>> x, b = np.ones((64, 32, 16), np.float32), np.arange(16, dtype=np.float32)
+    >>> np.array_equal(in_long_rows(operator.add, x, b), x + b)
+    True
+    """
+    if type(x) is np.ndarray and type(y) is np.ndarray:
+        if x.size >= _MANY and y.size < _SHORT:
+            run = _row_length(x, y)
+            if run:
+                rows = np.tile(y.reshape(-1), run // y.size)
+                return op(x.reshape(-1, run), rows).reshape(x.shape)
+        elif y.size >= _MANY and x.size < _SHORT:
+            run = _row_length(y, x)
+            if run:
+                rows = np.tile(x.reshape(-1), run // x.size)
+                return op(rows, y.reshape(-1, run)).reshape(y.shape)
+    return op(x, y)
+
+
+def _row_length(big, small):
+    """The length of the rows ``big`` is taken as (the product of its last axes, at least
+    ``_RUN`` where it has enough), where ``small`` broadcasts as one run along its last
+    axes; 0 where it does not (other broadcasting, a layout not C-ordered, no elements)."""
+    k = small.ndim
+    while k and small.shape[-k] == 1:
+        k -= 1  # leading axes of length 1
+    if small.ndim > big.ndim or not big.flags.c_contiguous or small.size == 0:
+        return 0
+    if k == 0 or small.shape[-k:] != big.shape[big.ndim - k :]:
+        return 0
+    run, j = small.size, big.ndim - k
+    while run < _RUN and j:
+        j -= 1
+        run *= big.shape[j]
+    return run
+
+
 def _operator(op, name):
-    """A Python operator as an impl, with the same broadcast error."""
+    """A Python operator as an impl, with the same broadcast error (and NumPy's operands of
+    a small one along a large one's last axes taken in long rows: :func:`in_long_rows`)."""
 
     def impl(x, y):
         try:
-            return op(x, y)
+            return in_long_rows(op, x, y)
         except ValueError as e:
             if "broadcast" in str(e):
                 raise broadcast_error(name, (x, y)) from None
@@ -295,6 +346,16 @@ def pullback(g, d, x):
         c = d * g  # the traced weight multiplies: another library's g * d refuses the Box
     elif isinstance(d, np.generic) and is_foreign(g):
         c = g * d.item()  # a NumPy scalar weight as Python's number, which every library takes
+    elif (
+        type(d) is np.ndarray
+        and type(g) is np.ndarray
+        and sys.getrefcount(d) <= _TEMPORARY
+        and d.shape == g.shape
+        and d.dtype == g.dtype
+        and d.flags.writeable
+        and d.flags.owndata
+    ):
+        c = np.multiply(g, d, out=d)  # a weight made for this call alone (relu's step(x))
     else:
         c = g * d
     if type(c) is float:
@@ -317,6 +378,23 @@ def pullback(g, d, x):
             ):
                 return c
     return real_part_for(unbroadcast(c, x), x)
+
+
+def _temporary_references():
+    """The reference count :func:`pullback` sees for a weight no one else holds (an array
+    its caller made for the call, as ``partial(ans, x)`` is): found once by the same kind
+    of call on a fresh array; 0 where the interpreter keeps no counts (then every weight
+    is multiplied into a new array)."""
+    if not hasattr(sys, "getrefcount"):
+        return 0
+
+    def pullback_like(g, d, x):
+        return sys.getrefcount(d)
+
+    return pullback_like(None, np.empty(1), None)
+
+
+_TEMPORARY = _temporary_references()
 
 
 def _float64(v):
