@@ -11,6 +11,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.numpy import (
     _calculus,
+    _counting,
     _editing,
     _floats,
     _functional,
@@ -71,7 +72,7 @@ def test_derivative_free_helpers_are_numpys():
 
 # ---------------------------------------------------------------- the table of further functions
 # Differences, integrals, convolution, interpolation (_calculus) and order statistics,
-# NaN-skipping reductions, covariance, counting (_statistics). Each row: call(m, *xs)
+# NaN-skipping reductions, covariance (_statistics), counting (_counting). Each row: call(m, *xs)
 # for m = numpy or funcgrad.numpy, its arguments, whether values are NumPy's bits
 # (else to 1e-13), whether it has a derivative, and a PyTorch twin where one exists.
 
@@ -359,7 +360,7 @@ _QUIET = {
     name: {"divide": "ignore", "invalid": "ignore"}
     for name in ("isposinf", "isneginf", "nan_to_num:complex")
 }
-TABLE_MODULES = (_calculus, _statistics, _editing, _floats, _polynomials, _functional)
+TABLE_MODULES = (_calculus, _statistics, _counting, _editing, _floats, _polynomials, _functional)
 
 
 def _base(name):

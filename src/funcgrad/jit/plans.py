@@ -266,6 +266,15 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
     free = []
     lines = []
     counter = 0
+
+    def register():
+        """A register whose value is dead, or a new one."""
+        nonlocal counter
+        if free:
+            return free.pop()
+        counter += 1
+        return f"r{counter - 1}"
+
     pairs = {} if native else joint_calls.called_together(table, lo, hi)
     chains = {} if native else joint_calls.chains(table, lo, hi, names)
     end = lo  # the end of the chain being skipped (its kernel's line is written)
@@ -282,11 +291,7 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
             args = [text(j) for j in chain.inputs + chain.numbers] + list(map(str, chain.shape))
             targets = []  # the registers of its values used after it
             for k in chain.outs:
-                if free:
-                    targets.append(free.pop())
-                else:
-                    targets.append(f"r{counter}")
-                    counter += 1
+                targets.append(register())
                 name_of[n_in + k] = targets[-1]
             lines.append(f"    {', '.join(targets)} = {names.fused(chain)}({', '.join(args)})")
             end = chain.end
@@ -306,13 +311,7 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
             if i in pairs:
                 # One call makes this step's value and a later step's (Primitive.together).
                 later, first = pairs[i]
-                both = []
-                for _ in range(2):
-                    if free:
-                        both.append(free.pop())
-                    else:
-                        both.append(f"r{counter}")
-                        counter += 1
+                both = [register(), register()]
                 impl = names.together(first._prim, first._params)
                 lines.append(f"    {both[0]}, {both[1]} = {impl}({', '.join(args)})")
                 reg, name_of[n_in + later] = both if first is n else both[::-1]
@@ -341,10 +340,7 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
                     expr = call
                 else:
                     expr = f"{names.impl(prim, n._params)}({', '.join(args)})"
-                if free:
-                    reg = free.pop()
-                else:
-                    reg, counter = f"r{counter}", counter + 1
+                reg = register()
                 lines.append(f"    {reg} = {expr}")
             name_of[n_in + i] = reg
         # Registers of values used here for the last time are free again; arrays

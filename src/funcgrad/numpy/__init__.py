@@ -28,6 +28,7 @@ from ..core.results import publish as _publish
 from . import (
     _basic,
     _calculus,
+    _counting,
     _editing,
     _floats,
     _functional,
@@ -56,6 +57,7 @@ from ._joining import *
 from ._indexing import *
 from ._calculus import *
 from ._statistics import *
+from ._counting import *
 from ._editing import *
 from ._floats import *
 from ._polynomials import *
@@ -75,6 +77,7 @@ __all__ = ["fft", "linalg"] + [
         _indexing,
         _calculus,
         _statistics,
+        _counting,
         _editing,
         _floats,
         _polynomials,

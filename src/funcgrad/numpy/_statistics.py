@@ -1,4 +1,4 @@
-"""Order statistics, NaN-skipping reductions, covariance and counting, NumPy's signatures.
+"""Order statistics, NaN-skipping reductions and covariance, NumPy's signatures.
 
 ``median``, ``percentile``, ``quantile`` and their NaN-skipping versions sort
 along the axes and interpolate between neighbours exactly as NumPy's code
@@ -6,9 +6,7 @@ does (methods ``linear``, ``lower``, ``higher``, ``nearest``, ``midpoint``),
 so the gradient goes to the one or two elements each result is made of.
 ``nanmax``, ``nanmin``, ``nanprod``, ``nanvar``, ``nanstd``, ``nancumsum`` and
 ``nancumprod`` give NaNs a zero derivative; ``cov`` and ``corrcoef`` take
-NumPy's weights; ``count_nonzero``, ``any``, ``all``, ``digitize`` and
-``histogram``'s counts have no derivative (``histogram``'s ``weights`` and
-``bincount``'s do).
+NumPy's weights. Counting and binning are in :mod:`funcgrad.numpy._counting`.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -17,8 +15,6 @@ array([0.5, 0. , 0. , 0.5])
 >>> fnp.nanmax(np.array([1.0, np.nan, 3.0]))
 np.float64(3.0)
 """
-
-import builtins
 
 import numpy as _np
 
@@ -33,7 +29,6 @@ from ..rules import ufuncs as _u
 from ._helpers import (
     as_array,
     check_axes,
-    concrete,
     is_traced,
     nan_mask,
     numpys_dtype,
@@ -42,7 +37,7 @@ from ._helpers import (
 from ._joining import concatenate, sort
 from ._products import dot
 from ._reductions import average, cumprod, cumsum, max, min, prod, sum
-from ._shape import moveaxis, ravel, reshape, transpose
+from ._shape import moveaxis, reshape, transpose
 
 __all__ = [
     "median",
@@ -62,13 +57,6 @@ __all__ = [
     "nancumprod",
     "cov",
     "corrcoef",
-    "count_nonzero",
-    "any",
-    "all",
-    "digitize",
-    "bincount",
-    "histogram",
-    "histogram_bin_edges",
 ]
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
@@ -546,137 +534,3 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     c = c / reshape(std, (-1, 1))
     c = c / reshape(std, (1, -1))
     return _u.clip(c, -1.0, 1.0)
-
-
-def count_nonzero(a, axis=None, *, keepdims=False):
-    """``numpy.count_nonzero``: how many elements are not zero (an integer, no derivative).
-
-    >>> import numpy as np
-    >>> from funcgrad.numpy import count_nonzero
-    >>> int(count_nonzero(np.array([0.0, 1.5, -2.0])))
-    2
-    """
-    if not is_traced(a):
-        return _np.count_nonzero(a, axis=axis, keepdims=keepdims)
-    ones = _ew.where(_nonzero(a), 1, 0)
-    return _u.astype(sum(ones, axis=axis, keepdims=keepdims), dtype=_np.intp)
-
-
-def _nonzero(a):
-    """Where ``a`` is not zero (a mask): a boolean array as it is, as the Array API compares
-    no bool with a number."""
-    p = _plain(a)
-    return p if _dtype_of(p) == _np.bool_ else _ew.not_equal(p, 0)
-
-
-def any(a, axis=None, out=None, keepdims=False, *, where=None):
-    """``numpy.any``: whether any element is true (not zero); no derivative.
-
-    >>> import numpy as np
-    >>> import funcgrad.numpy as fnp
-    >>> fnp.any(np.array([[0.0, 1.0], [0.0, 0.0]]), axis=1)
-    array([ True, False])
-    """
-    refuse("any", out=out, where=where)
-    if not is_traced(a):
-        return _np.any(a, axis=axis, keepdims=keepdims)
-    return _ew.greater(count_nonzero(a, axis=axis, keepdims=keepdims), 0)
-
-
-def all(a, axis=None, out=None, keepdims=False, *, where=None):
-    """``numpy.all``: whether every element is true (not zero); no derivative.
-
-    >>> import numpy as np
-    >>> bool(all(np.array([1.0, 2.0])))
-    True
-    """
-    refuse("all", out=out, where=where)
-    if not is_traced(a):
-        return _np.all(a, axis=axis, keepdims=keepdims)
-    zeros = sum(_ew.where(_nonzero(a), 0, 1), axis=axis, keepdims=keepdims)
-    return _ew.equal(zeros, 0)
-
-
-def digitize(x, bins, right=False):
-    """``numpy.digitize``: the index of the bin each value falls in (an integer, no derivative).
-
-    >>> import numpy as np
-    >>> from funcgrad.numpy import digitize
-    >>> digitize(np.array([0.5, 1.5, 3.0]), np.array([0.0, 1.0, 2.0]))
-    array([1, 2, 3])
-    """
-    if not is_traced(x, bins):
-        return _np.digitize(x, bins, right)
-    bins = concrete(bins, "digitize")
-    side = "left" if right else "right"
-    if bins[-1] >= bins[0]:
-        return _s.searchsorted(bins, _plain(x), side=side)
-    return len(bins) - _s.searchsorted(bins[::-1], _plain(x), side=side)
-
-
-def bincount(x, /, weights=None, minlength=0):
-    """``numpy.bincount``: how often each non-negative integer occurs, or the sum of its
-    ``weights`` (differentiable in the weights).
-
-    >>> import numpy as np
-    >>> import funcgrad as fg
-    >>> from funcgrad.numpy import bincount
-    >>> fg.grad(lambda w: bincount(np.array([0, 2, 2]), w)[2])(np.array([1.0, 2.0, 3.0]))
-    array([0., 1., 1.])
-    """
-    if not is_traced(x, weights):
-        return _np.bincount(x, weights, minlength)
-    x = _np.asarray(concrete(x, "bincount"))
-    length = builtins.max(int(x.max()) + 1 if x.size else 0, minlength)
-    counts = _s.put_along(ravel(weights) * 1.0, x.ravel(), axis=0, shape=(length,))
-    return numpys_dtype(counts, _np.result_type(float_dtype(weights), _np.float64))  # NumPy's
-
-
-def histogram(a, bins=10, range=None, density=None, weights=None):
-    """``numpy.histogram``: counts per bin and the bin edges. The counts have no derivative
-    with respect to ``a``; with ``weights`` they are sums, differentiable in the weights.
-
-    >>> import numpy as np
-    >>> from funcgrad.numpy import histogram
-    >>> counts, edges = histogram(np.array([0.1, 0.4, 0.6]), bins=2, range=(0.0, 1.0))
-    >>> counts, edges
-    (array([2, 1]), array([0. , 0.5, 1. ]))
-    """
-    values = concrete(a, "histogram")
-    if not is_traced(weights):
-        return _np.histogram(values, bins, range, density, weights)
-    values = _np.ravel(values)
-    edges = _np.histogram_bin_edges(values, bins, range)
-    index = _np.searchsorted(edges, values, side="right") - 1
-    index[values == edges[-1]] = len(edges) - 2  # the last bin is closed
-    inside = (index >= 0) & (index < len(edges) - 1)
-    w = ravel(weights)[_np.flatnonzero(inside)]
-    counts = _s.put_along(w * 1.0, index[inside], axis=0, shape=(len(edges) - 1,))
-    if density:
-        return counts / (sum(counts) * _np.diff(edges)), edges
-    return numpys_dtype(counts, _dtype_of(weights)), edges  # NumPy's: the weights' type
-
-
-def histogram_bin_edges(a, bins=10, range=None, weights=None):
-    """``numpy.histogram_bin_edges``; with a number of bins and no ``range`` the edges span
-    the data, so they are differentiable in it (the extremes move them).
-
-    >>> import numpy as np
-    >>> from funcgrad.numpy import histogram_bin_edges
-    >>> histogram_bin_edges(np.array([0.0, 1.0, 4.0]), bins=4)
-    array([0., 1., 2., 3., 4.])
-    """
-    if not is_traced(a) or range is not None or not isinstance(bins, int):
-        return _np.histogram_bin_edges(
-            concrete(a, "histogram_bin_edges"),
-            bins,
-            range,
-            None if weights is None else concrete(weights, "w"),
-        )
-    low, high = min(a), max(a)
-    same = _ew.equal(low, high)
-    low, high = _ew.where(same, low - 0.5, low), _ew.where(same, high + 0.5, high)
-    # NumPy's linspace: k * step + low, the last edge high itself
-    counts = _np.arange(bins).astype(float_dtype(_dtype_of(a)))
-    inner = counts * ((high - low) / bins) + low
-    return concatenate([inner, reshape(high, (1,))])

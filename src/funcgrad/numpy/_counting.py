@@ -1,0 +1,169 @@
+"""Counting and binning, NumPy's signatures: ``count_nonzero``, ``any``, ``all``,
+``digitize`` and ``histogram``'s counts have no derivative; ``histogram``'s and
+``bincount``'s ``weights`` do, and ``histogram_bin_edges`` spans the data, so it is
+differentiable in the extremes.
+
+>>> import numpy as np
+>>> import funcgrad as fg, funcgrad.numpy as fnp
+>>> fg.grad(lambda w: fnp.sum(fnp.bincount(np.array([1, 1, 3]), w) ** 2))(np.ones(3))
+array([4., 4., 2.])
+"""
+
+import builtins
+
+import numpy as _np
+
+from ..core.values import dtype_of as _dtype_of
+from ..core.values import float_dtype
+from ..core.values import plain as _plain
+from ..rules import elementwise as _ew
+from ..rules import sorting as _s
+from ..rules import ufuncs as _u
+from ._helpers import concrete, is_traced, numpys_dtype, refuse
+from ._joining import concatenate
+from ._reductions import max, min, sum
+from ._shape import ravel, reshape
+
+__all__ = [
+    "count_nonzero",
+    "any",
+    "all",
+    "digitize",
+    "bincount",
+    "histogram",
+    "histogram_bin_edges",
+]
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """``numpy.count_nonzero``: how many elements are not zero (an integer, no derivative).
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import count_nonzero
+    >>> int(count_nonzero(np.array([0.0, 1.5, -2.0])))
+    2
+    """
+    if not is_traced(a):
+        return _np.count_nonzero(a, axis=axis, keepdims=keepdims)
+    ones = _ew.where(_nonzero(a), 1, 0)
+    return _u.astype(sum(ones, axis=axis, keepdims=keepdims), dtype=_np.intp)
+
+
+def _nonzero(a):
+    """Where ``a`` is not zero (a mask): a boolean array as it is, as the Array API compares
+    no bool with a number."""
+    p = _plain(a)
+    return p if _dtype_of(p) == _np.bool_ else _ew.not_equal(p, 0)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    """``numpy.any``: whether any element is true (not zero); no derivative.
+
+    >>> import numpy as np
+    >>> import funcgrad.numpy as fnp
+    >>> fnp.any(np.array([[0.0, 1.0], [0.0, 0.0]]), axis=1)
+    array([ True, False])
+    """
+    refuse("any", out=out, where=where)
+    if not is_traced(a):
+        return _np.any(a, axis=axis, keepdims=keepdims)
+    return _ew.greater(count_nonzero(a, axis=axis, keepdims=keepdims), 0)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    """``numpy.all``: whether every element is true (not zero); no derivative.
+
+    >>> import numpy as np
+    >>> bool(all(np.array([1.0, 2.0])))
+    True
+    """
+    refuse("all", out=out, where=where)
+    if not is_traced(a):
+        return _np.all(a, axis=axis, keepdims=keepdims)
+    zeros = sum(_ew.where(_nonzero(a), 0, 1), axis=axis, keepdims=keepdims)
+    return _ew.equal(zeros, 0)
+
+
+def digitize(x, bins, right=False):
+    """``numpy.digitize``: the index of the bin each value falls in (an integer, no derivative).
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import digitize
+    >>> digitize(np.array([0.5, 1.5, 3.0]), np.array([0.0, 1.0, 2.0]))
+    array([1, 2, 3])
+    """
+    if not is_traced(x, bins):
+        return _np.digitize(x, bins, right)
+    bins = concrete(bins, "digitize")
+    side = "left" if right else "right"
+    if bins[-1] >= bins[0]:
+        return _s.searchsorted(bins, _plain(x), side=side)
+    return len(bins) - _s.searchsorted(bins[::-1], _plain(x), side=side)
+
+
+def bincount(x, /, weights=None, minlength=0):
+    """``numpy.bincount``: how often each non-negative integer occurs, or the sum of its
+    ``weights`` (differentiable in the weights).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad.numpy import bincount
+    >>> fg.grad(lambda w: bincount(np.array([0, 2, 2]), w)[2])(np.array([1.0, 2.0, 3.0]))
+    array([0., 1., 1.])
+    """
+    if not is_traced(x, weights):
+        return _np.bincount(x, weights, minlength)
+    x = _np.asarray(concrete(x, "bincount"))
+    length = builtins.max(int(x.max()) + 1 if x.size else 0, minlength)
+    counts = _s.put_along(ravel(weights) * 1.0, x.ravel(), axis=0, shape=(length,))
+    return numpys_dtype(counts, _np.result_type(float_dtype(weights), _np.float64))  # NumPy's
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """``numpy.histogram``: counts per bin and the bin edges. The counts have no derivative
+    with respect to ``a``; with ``weights`` they are sums, differentiable in the weights.
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import histogram
+    >>> counts, edges = histogram(np.array([0.1, 0.4, 0.6]), bins=2, range=(0.0, 1.0))
+    >>> counts, edges
+    (array([2, 1]), array([0. , 0.5, 1. ]))
+    """
+    values = concrete(a, "histogram")
+    if not is_traced(weights):
+        return _np.histogram(values, bins, range, density, weights)
+    values = _np.ravel(values)
+    edges = _np.histogram_bin_edges(values, bins, range)
+    index = _np.searchsorted(edges, values, side="right") - 1
+    index[values == edges[-1]] = len(edges) - 2  # the last bin is closed
+    inside = (index >= 0) & (index < len(edges) - 1)
+    w = ravel(weights)[_np.flatnonzero(inside)]
+    counts = _s.put_along(w * 1.0, index[inside], axis=0, shape=(len(edges) - 1,))
+    if density:
+        return counts / (sum(counts) * _np.diff(edges)), edges
+    return numpys_dtype(counts, _dtype_of(weights)), edges  # NumPy's: the weights' type
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """``numpy.histogram_bin_edges``; with a number of bins and no ``range`` the edges span
+    the data, so they are differentiable in it (the extremes move them).
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import histogram_bin_edges
+    >>> histogram_bin_edges(np.array([0.0, 1.0, 4.0]), bins=4)
+    array([0., 1., 2., 3., 4.])
+    """
+    if not is_traced(a) or range is not None or not isinstance(bins, int):
+        return _np.histogram_bin_edges(
+            concrete(a, "histogram_bin_edges"),
+            bins,
+            range,
+            None if weights is None else concrete(weights, "w"),
+        )
+    low, high = min(a), max(a)
+    same = _ew.equal(low, high)
+    low, high = _ew.where(same, low - 0.5, low), _ew.where(same, high + 0.5, high)
+    # NumPy's linspace: k * step + low, the last edge high itself
+    counts = _np.arange(bins).astype(float_dtype(_dtype_of(a)))
+    inner = counts * ((high - low) / bins) + low
+    return concatenate([inner, reshape(high, (1,))])
