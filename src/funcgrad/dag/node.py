@@ -246,7 +246,8 @@ class Node(ArrayLike):
     # search for the innermost trace; tests check the two agree. jit's Staged
     # nodes take them too (``make`` is the node's own class). An array a node
     # computes is made read-only where it is made (written out: a call costs more
-    # than the check).
+    # than the check). Two arrays are combined as the primitive's impl combines
+    # them (``in_long_rows``: a channel bias in long rows); two floats inline.
     def __add__(self, other):
         make = type(self)
         t = self._trace
@@ -257,7 +258,8 @@ class Node(ArrayLike):
                 if joined is not None:
                     return joined
             try:
-                value = ew.in_long_rows(operator.add, self._value, other._value)
+                a, b = self._value, other._value
+                value = a + b if type(a) is float else ew.in_long_rows(operator.add, a, b)
             except ValueError:  # the general path says which shapes did not broadcast
                 return ew.add(self, other)
             if type(value) is np.ndarray:
@@ -285,7 +287,8 @@ class Node(ArrayLike):
         t = self._trace
         if type(other) is make and other._trace is t:
             try:
-                value = ew.in_long_rows(operator.mul, self._value, other._value)
+                a, b = self._value, other._value
+                value = a * b if type(a) is float else ew.in_long_rows(operator.mul, a, b)
             except ValueError:  # the general path says which shapes did not broadcast
                 return ew.multiply(self, other)
             if type(value) is np.ndarray:
@@ -313,7 +316,8 @@ class Node(ArrayLike):
         t = self._trace
         if type(other) is make and other._trace is t:
             try:
-                value = ew.in_long_rows(operator.sub, self._value, other._value)
+                a, b = self._value, other._value
+                value = a - b if type(a) is float else ew.in_long_rows(operator.sub, a, b)
             except ValueError:  # the general path says which shapes did not broadcast
                 return ew.subtract(self, other)
             if type(value) is np.ndarray:

@@ -332,7 +332,12 @@ def pullback(g, d, x):
 
     This is the one pullback of every elementwise primitive (backprop's hot
     path calls it too). A weight of exactly 1 or -1 costs no multiplication;
-    a scalar or same-shaped cotangent needs no summing.
+    a scalar or same-shaped cotangent needs no summing. A weight array made for
+    this call alone (a partial's fresh result, as ReLU's step is: its reference
+    count is a temporary's, it owns its memory, it has the cotangent's shape and
+    dtype) is multiplied in place and returned: the product's values, one array
+    fewer. An array anything else holds (the caller, a rule, a node) is never
+    written.
 
     >>> import numpy as np
     >>> import funcgrad as fg
