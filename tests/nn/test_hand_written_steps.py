@@ -45,3 +45,28 @@ def test_hand_written_cnn_keeps_float32():
     value, grads = benchmark_module("numpy_models").cnn_step(keep=True)(p, **d)
     assert value.dtype == np.float32
     assert {g.dtype for g in fg.tree_util.tree_leaves(grads)} == {np.dtype(np.float32)}
+
+
+def test_the_products_benchmark_times_the_products_the_gpt_step_makes(monkeypatch):
+    # benchmarks/model_products.py times a list of products; the step's gradient must make
+    # exactly those (batch axes of a stack times one matrix folded into rows, as the rule
+    # folds them): every matmul call of an eager value_and_grad, recorded
+    from funcgrad.rules import matmul as matmul_module
+
+    shape = {"V": 12, "D": 16, "H": 2, "T": 8, "B": 3, "L": 2}
+    models = benchmark_models()
+    params, data = models.gpt_inputs(shape, np.random.default_rng(0))
+    calls = []
+    impl = matmul_module.matmul.impl
+
+    def recording(a, b, **params):
+        a_shape, b_shape = np.shape(a), np.shape(b)
+        if len(b_shape) == 2 and len(a_shape) > 2:
+            a_shape = (int(np.prod(a_shape[:-1])), a_shape[-1])
+        calls.append((tuple(a_shape), tuple(b_shape)))
+        return impl(a, b, **params)
+
+    monkeypatch.setattr(matmul_module.matmul, "impl", recording)
+    fg.value_and_grad(models.gpt_loss(shape))(params, **data)
+    listed = benchmark_module("model_products").products(shape)
+    assert sorted(calls) == sorted((a, b) for _, a, b, _ in listed)
