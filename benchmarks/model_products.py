@@ -26,7 +26,7 @@ def _threads(n):
 
 def products(shape):
     """``(label, a_shape, b_shape, transposed)`` of every product of one GPT step: the
-    forward product and its two cotangents' per product, once per layer where it is in a
+    forward product and its two cotangents' products, once per layer where it is in a
     layer. ``transposed``: which operand the rule reads as a transposed view (0, 1 or
     None)."""
     V, D, H, T, B, L = (shape[k] for k in "VDHTBL")
