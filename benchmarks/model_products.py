@@ -11,7 +11,8 @@ interleaved: NumPy's ``@`` (its BLAS, OpenBLAS in the wheels) against
 arrays of a few numbers (V 8, D 8, T 4, B 1), where the time is each library's own:
 funcgrad eager's graph and fold against PyTorch's autograd. Neither is a funcgrad speed
 claim; they say how much of the eager step's ratio to PyTorch is the BLAS and how much is
-the rest.
+the rest. With ``--threads 2`` the two libraries' thread pools, timed in turns, wait for
+work on the same two cores (each slows the other): read one thread's figures.
 """
 
 import argparse
