@@ -7,7 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.jit import plans
+from funcgrad.jit import plan_names, plans
 from funcgrad.rules import nn
 
 
@@ -149,7 +149,7 @@ def test_blocks_of_one_fingerprint_have_one_code(case, block, tupled, monkeypatc
             live,
             call,
             grouping,
-            plans._Namespace(),
+            plan_names.Namespace(),
             typed,
         )
         assert code_of.setdefault((id(table), key), code) == code

@@ -48,7 +48,8 @@ import numpy as np
 
 from ..dag.node import CONST, VAR
 from .native_forms import form_of
-from .plans import _function, _literal, _Namespace, _native, _tuple, _typable, output_texts
+from .plan_names import Namespace, literal
+from .plans import _function, _native, _tuple, _typable, output_texts
 from .steptable import StepTable
 
 __all__ = ["Loop", "scan_loop", "while_loop", "run_while", "INLINED"]
@@ -86,7 +87,7 @@ def _defined(source, names):
     return namespace["loop"]
 
 
-class _Names(_Namespace):
+class _Names(Namespace):
     """A loop's namespace, also naming the functions numba compiles for steps with
     parameters (:mod:`funcgrad.jit.native_forms`)."""
 
@@ -138,7 +139,7 @@ class _Body:
         def top(node):
             text = self.text.get(node)
             if text is None:
-                text = _literal(node._value) or names.constant(node._value)
+                text = literal(node._value) or names.constant(node._value)
             return text
 
         mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]

@@ -4,7 +4,8 @@ A plan is built from the graph alone, never from user text: one line per
 primitive call, over registers that are reused once their value is dead. Every
 intermediate array is deleted after its last use, or overwritten in place by
 the ufunc that uses it last (``out=``). Functions and constants are named
-after what they are (``tanh``, ``np_add``, ``c0``), each once per plan.
+after what they are (``tanh``, ``np_add``, ``c0``), each once per plan
+(:mod:`funcgrad.jit.plan_names`).
 
 Python's compiler takes about 10 us per line, which would make a plan of a
 million steps take longer to compile than to trace. A plan longer than
@@ -37,20 +38,17 @@ def plan(a0):
     return (r1,)
 """
 
-import functools
 import importlib
-import keyword
 import math
-import re
 
 import numpy as np
 
 from ..core.tree import tree_unflatten
-from ..core.values import frozen_copy
 from ..dag.node import Node
 from ..rules import elementwise
 from . import joint_calls, machine
-from .steptable import StepTable, call_key, needed_steps, ufunc_of
+from .plan_names import Namespace, literal
+from .steptable import StepTable, needed_steps, ufunc_of
 
 # needed_steps is steptable's, named here too
 __all__ = ["Plan", "compile_plan", "needed_steps", "output_texts", "BLOCK"]
@@ -144,101 +142,6 @@ def _scalar_template(n, prim, names):
     ):
         return f"({names.constant(np.True_)} if {{}} {op} {{}} else {names.constant(np.False_)})"
     return None
-
-
-def _kept(value):
-    """What a plan keeps of a constant: a read-only copy of a writable array (its caller
-    may change it after tracing); a read-only one (a broadcast, or a value funcgrad made)
-    as it is, since copying would change its layout and so, at times, the last bit."""
-    if isinstance(value, np.ndarray) and value.flags.writeable:
-        return frozen_copy(value)
-    return value
-
-
-def _literal(v):
-    """Source text for a Python number that round-trips exactly, or None."""
-    if type(v) is float and math.isfinite(v):
-        return repr(v)
-    if type(v) is int:
-        return repr(v)
-    return None
-
-
-_RESERVED = re.compile(r"^([arcbtxykqh]\d+|float|plan|loop|[nmik])$")  # names plans and loops use
-
-
-class _Namespace:
-    """The functions and constants a plan's code refers to, each named once."""
-
-    def __init__(self, backend="python"):
-        self.backend = backend
-        self.env = {}
-        self._by_key = {}
-        self._constants = 0
-        self._suffix = {}  # base -> last suffix tried: finding a free name stays O(1)
-
-    def _name(self, key, value, base):
-        name = self._by_key.get(key) if key is not None else None
-        if name is None:
-            base = re.sub(r"\W", "_", base)
-            if not base.isidentifier() or keyword.iskeyword(base) or _RESERVED.match(base):
-                base += "_"
-            name, k = base, self._suffix.get(base, 0)
-            if k:
-                name = f"{base}_{k}"
-            while name in self.env:
-                k += 1
-                name = f"{base}_{k}"
-            self._suffix[base] = k
-            self.env[name] = value
-            if key is not None:
-                self._by_key[key] = name
-        return name
-
-    def impl(self, prim, params):
-        if prim.lowered is not None and self.backend != "python":  # a loop compiled natively
-            return self._name(None, prim.lowered(self.backend, params), prim.name)
-        if self.backend == "numba":  # machine code for this call, where numba's kernels have it
-            kernel = _native_kernels().kernel_for(prim, params)
-            if kernel is not None:
-                return self._name(("native", call_key(prim, params)), kernel, prim.name)
-        if not params:
-            return self._name(prim, prim.impl, prim.name)
-        return self._name(call_key(prim, params), functools.partial(prim.impl, **params), prim.name)
-
-    def together(self, prim, params):
-        """The name of ``prim.together``'s impl, called with ``params``."""
-        impl = prim.together[1]
-        key = ("together", call_key(prim, params))
-        name = f"{prim.name}_with_{prim.together[0].name}"
-        if self.backend == "numba":
-            kernel = _native_kernels().kernel_for(prim, params, together=True)
-            if kernel is not None:
-                return self._name(("native",) + key, kernel, name)
-        return self._name(key, functools.partial(impl, **params) if params else impl, name)
-
-    def ufunc(self, u):
-        return self._name(u, u, f"np_{u.__name__}")
-
-    def fused(self, chain):
-        """The name of the kernel running ``chain`` (a :class:`funcgrad.jit.fusion.Group`)."""
-        key = ("fused", chain.text)
-        name = self._by_key.get(key)
-        if name is None:
-            kernel = _native_chains().fused(chain.text, chain.numpy_calls())
-            name = self._name(key, kernel, "fused")
-        return name
-
-    def constant(self, value):
-        # Numbered by first use; the same object is one constant however often it appears.
-        key = ("constant", id(value))
-        name = self._by_key.get(key)
-        if name is None:
-            name = f"c{self._constants}"
-            self._constants += 1
-            self.env[name] = _kept(value)
-            self._by_key[key] = name
-        return name
 
 
 # ---------------------------------------------------------------- compiling
@@ -375,7 +278,7 @@ def compile_plan(
 
 def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
     native = backend == "numba"
-    names = _Namespace(backend)
+    names = Namespace(backend)
     table = StepTable(nodes, inputs, out_leaves, prune=not pruned)
     block = block or (LONG_BLOCK if len(table.steps) > LONG else BLOCK)
     if native:
@@ -409,7 +312,7 @@ def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
     def top(n):  # an input or a constant, named in the driver or a single plan
         name = arg_of.get(n)
         if name is None:
-            name = _literal(n._value) or names.constant(n._value)
+            name = literal(n._value) or names.constant(n._value)
         return name
 
     params = ", ".join(arg_of[n] for n in inputs)
@@ -470,7 +373,7 @@ def output_texts(table, out_leaves, reg_of, top, names):
         elif isinstance(o, Node):
             texts.append(top(o))
         else:
-            texts.append(_literal(o) or names.constant(o))
+            texts.append(literal(o) or names.constant(o))
     return texts
 
 
@@ -628,7 +531,7 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     def outside(j):
         text = stands.get(joint_calls.stands_for(table, j))
         if text is None:
-            text = _literal(operands[j]._value)
+            text = literal(operands[j]._value)
         return text
 
     lines, regs = _function(table, lo, hi, names, outside, live_out, typed)
@@ -646,16 +549,6 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
 def _native():
     """:mod:`funcgrad.jit.native`, which imports numba: loaded only when a plan asks for it."""
     return importlib.import_module("funcgrad.jit.native")
-
-
-def _native_chains():
-    """:mod:`funcgrad.jit.native_chains` (numba's fused chains), loaded as :func:`_native`."""
-    return importlib.import_module("funcgrad.jit.native_chains")
-
-
-def _native_kernels():
-    """:mod:`funcgrad.jit.native_kernels` (numba's pooling kernels), loaded as :func:`_native`."""
-    return importlib.import_module("funcgrad.jit.native_kernels")
 
 
 def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):

@@ -28,7 +28,8 @@ from ..core.errors import (
 )
 from ..dag.arraylike import RecordedComparisons
 from ..dag.node import CONST, VAR, Node, ReverseTrace
-from .plans import Plan, _kept, compile_plan
+from .plan_names import kept
+from .plans import Plan, compile_plan
 
 __all__ = ["Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan"]
 
@@ -86,7 +87,7 @@ class StagingTrace(ReverseTrace):
             return super().process(prim, args, params)
         # A loop's value here only stands for its shapes: do not run the loop to trace it.
         parents = tuple(
-            a if self.owns(a) else Staged(_kept(a), CONST, (), None, None, self) for a in args
+            a if self.owns(a) else Staged(kept(a), CONST, (), None, None, self) for a in args
         )
         operands = [p._value for p in parents]
         value = shapes(*operands, **params)  # a carry may be an operand: pick hands out views
