@@ -343,7 +343,8 @@ def main(o):
     torch.set_num_threads(o.threads)
     print(
         f"# {o.dtype}, {o.threads} thread(s); NumPy {np.__version__} on {blas()}; "
-        f"PyTorch {torch.__version__}; median of {o.repeats}"
+        f"PyTorch {torch.__version__}; median of {o.repeats}; numba's kernels in "
+        f"funcgrad's impls {'on' if fg.config.funcgrad_numba_kernels else 'off'}"
     )
     # JAX runs in a process of its own: its runtime, once loaded, slows the Python-heavy
     # engines around it (funcgrad's eager CNN step 20 -> 28 ms in the same process)

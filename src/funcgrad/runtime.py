@@ -31,6 +31,7 @@ from .core.traces import Box
 from .core.tree import tree_map
 from .dag import finite
 from .jit import jitted
+from .rules import native_switch
 from .transforms.batching import vmap
 
 __all__ = [
@@ -237,7 +238,10 @@ class _Config:
     - ``jax_disable_jit``: ``fg.disable_jit()`` everywhere;
     - ``jax_platform_name`` / ``jax_platforms``: ``"cpu"``;
     - ``funcgrad_keep_freed_memory``: whether glibc keeps a step's freed arrays for the
-      next step (True by default; see :mod:`funcgrad.core.heap`).
+      next step (True by default; see :mod:`funcgrad.core.heap`);
+    - ``funcgrad_numba_kernels``: whether GELU's, the softmax's and max pooling's
+      cotangent's impls hand large arrays to numba's kernels where numba is installed
+      (True there by default, the same bits; see :mod:`funcgrad.rules.native_switch`).
 
     >>> import funcgrad as fg
     >>> fg.config.update("jax_enable_x64", True)
@@ -253,6 +257,7 @@ class _Config:
         "jax_platform_name",
         "jax_platforms",
         "funcgrad_keep_freed_memory",
+        "funcgrad_numba_kernels",
     )
 
     def __init__(self):
@@ -274,6 +279,8 @@ class _Config:
                 self._disabled_jit = bool(value)
         elif name == "funcgrad_keep_freed_memory":
             heap.keep_freed_memory(bool(value))
+        elif name == "funcgrad_numba_kernels":
+            native_switch.turn(bool(value))
         elif name in ("jax_platform_name", "jax_platforms"):
             if str(value).split(",")[0] != "cpu":
                 raise ArgumentError(
@@ -295,6 +302,8 @@ class _Config:
             return "cpu"
         if name == "funcgrad_keep_freed_memory":
             return heap.KEPT["on"]
+        if name == "funcgrad_numba_kernels":
+            return native_switch.SWITCH["on"]
         raise AttributeError(f"config has no flag {name!r}; it has {', '.join(self._FLAGS)}")
 
 

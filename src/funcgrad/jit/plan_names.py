@@ -4,7 +4,7 @@ number exactly.
 
 A name is made from the primitive's or ufunc's own name, suffixed where it is taken or
 would read as a register (``r0``) or a Python keyword. On the numba backend a primitive
-with a numba kernel (:mod:`funcgrad.jit.native_kernels`) and a fused chain
+with a numba kernel (:mod:`funcgrad.rules.native_kernels`) and a fused chain
 (:mod:`funcgrad.jit.native_chains`) are named to their kernels; those modules import
 numba, so they are loaded only when a numba plan asks for one.
 
@@ -129,5 +129,5 @@ def _native_chains():
 
 
 def _native_kernels():
-    """:mod:`funcgrad.jit.native_kernels` (numba's pooling kernels), loaded as :func:`_native`."""
-    return importlib.import_module("funcgrad.jit.native_kernels")
+    """:mod:`funcgrad.rules.native_kernels` (numba's pooling kernels), loaded as :func:`_native`."""
+    return importlib.import_module("funcgrad.rules.native_kernels")

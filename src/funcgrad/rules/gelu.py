@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from .elementwise import elementwise, tanh
+from .native_switch import kernels_for
 
 __all__ = ["gelu_tanh", "gelu_tanh_slope"]
 
@@ -131,7 +132,15 @@ def _gelu_tanh_with_slope(x):
     it once for both (``together``), which saves the slope's ``tanh`` and its passes."""
     if type(x) is float or np.ndim(x) == 0:
         return _gelu_tanh_impl(x), _gelu_tanh_slope_impl(x)
-    return _by_chunks(_gelu_tanh_with_slope_kernel, x, 2, results=2)
+    out = _in_numba(x, "both")
+    return _by_chunks(_gelu_tanh_with_slope_kernel, x, 2, results=2) if out is None else out
+
+
+def _in_numba(x, which):
+    """GELU's ``which`` by numba's kernel where numba is installed and ``x`` is large, or
+    None (:mod:`funcgrad.rules.native_switch`; the same bits)."""
+    kernels = kernels_for(x)
+    return None if kernels is None else kernels.gelu_kernel(x, which)
 
 
 def _gelu_tanh_impl(x):
@@ -139,7 +148,8 @@ def _gelu_tanh_impl(x):
         return _gelu_tanh_form(math, x)
     if np.ndim(x) == 0:  # a NumPy number stays one, as the formula's operators give it
         return _gelu_tanh_form(np, _as_float(x)[()])
-    return _by_chunks(_gelu_tanh_kernel, x, 1)
+    out = _in_numba(x, "value")
+    return _by_chunks(_gelu_tanh_kernel, x, 1) if out is None else out
 
 
 def _gelu_tanh_slope_impl(x):
@@ -147,7 +157,8 @@ def _gelu_tanh_slope_impl(x):
         return _gelu_tanh_slope_form(math, x)
     if np.ndim(x) == 0:
         return _gelu_tanh_slope_form(np, _as_float(x)[()])
-    return _by_chunks(_gelu_tanh_slope_kernel, x, 2)
+    out = _in_numba(x, "slope")
+    return _by_chunks(_gelu_tanh_slope_kernel, x, 2) if out is None else out
 
 
 def _gelu_tanh_form(xp, x):

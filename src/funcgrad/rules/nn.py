@@ -34,6 +34,7 @@ from .arrays import (
     sum,
 )
 from .elementwise import exp, multiply, subtract
+from .native_switch import kernels_for
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "pnls_slope", "one_hot"]
 
@@ -61,6 +62,10 @@ def _logsumexp_impl(x, axis=None, keepdims=False):
 
 def _softmax_impl(x, axis=-1):
     a = np.asarray(x)
+    kernels = kernels_for(a)  # numba's, on a large array where it is installed: same bits
+    out = None if kernels is None else kernels.softmax_rows(a, axis)
+    if out is not None:
+        return out
     e = np.exp(a - _row_max(a, axis))
     s = _sum_impl(e, axis=axis, keepdims=True)
     if type(e) is np.ndarray and e.dtype == np.result_type(e, s):

@@ -1,4 +1,4 @@
-"""numba's kernels for primitives NumPy computes in many passes, called by numba plans.
+"""numba's kernels for primitives NumPy computes in many passes.
 
 Some primitives' NumPy impls make several passes over their operand where one would do:
 
@@ -11,6 +11,11 @@ Some primitives' NumPy impls make several passes over their operand where one wo
 - a softmax finds its rows' maxima by NumPy's reduction along short rows, its slowest.
 
 A plan built for the numba backend calls these kernels instead (:func:`kernel_for`).
+The kernels that give their impl's bits for every input (GELU's, the softmax's, the
+window cotangent's) are also called by the impls themselves on large arrays wherever
+numba is installed (:mod:`funcgrad.rules.native_switch`): :func:`gelu_kernel`,
+:func:`softmax_rows` and :func:`cotangent_of_windows` return None where they do not
+apply, and the impl goes on in NumPy.
 
 The window kernels work on the canonical layout ``(K0, R1, K1, R2, K2)``: kept and
 reduced axes alternating, adjacent axes of one kind merged, missing ones of size 1, so
@@ -32,7 +37,8 @@ raised, as in any numba block.
 Any other case (more runs of reduced axes, a complex, half-precision or boolean array,
 a 0-d one, another library's) calls the primitive's own impl.
 
-This module imports numba: :mod:`funcgrad.jit.plans` loads it only for a numba plan.
+This module imports numba: a numba plan and :mod:`funcgrad.rules.native_switch` load it
+(by name, when first needed), nothing imports it at the top.
 """
 
 import functools
@@ -40,10 +46,10 @@ import functools
 import numba
 import numpy as np
 
-from ..rules import arrays, gelu, nn, window_extrema
-from ..rules.elementwise import real_dtype_of
+from . import arrays, gelu, nn, window_extrema
+from .elementwise import real_dtype_of
 
-__all__ = ["kernel_for", "canonical_shape"]
+__all__ = ["kernel_for", "canonical_shape", "gelu_kernel", "softmax_rows", "cotangent_of_windows"]
 
 
 def kernel_for(prim, params, together=False):
@@ -116,21 +122,29 @@ def _extremum(prim, params):
 
 def _cotangent(prim, params):
     def cotangent(g, x, top):
-        case = _native_case(x, _axes(params["axis"], getattr(x, "ndim", 0)))
-        g, top = np.asarray(g), np.asarray(top)
-        if case is None or g.dtype not in _FLOATS or g.shape != top.shape:
-            return prim.impl(g, x, top, **params)
-        x, (k0, r1, k1, r2, k2) = case
-        out = np.empty(x.shape, np.result_type(g, real_dtype_of(x)))
-        _window_cotangent(
-            np.ascontiguousarray(g).reshape(k0, k1, k2),
-            x.reshape(k0, r1, k1, r2, k2),
-            np.ascontiguousarray(top).reshape(k0, k1, k2),
-            out.reshape(k0, r1, k1, r2, k2),
-        )
-        return out
+        out = cotangent_of_windows(g, x, top, params["axis"])
+        return prim.impl(g, x, top, **params) if out is None else out
 
     return cotangent
+
+
+def cotangent_of_windows(g, x, top, axis):
+    """``window_cotangent(g, x, top, axis=axis)`` by :func:`_window_cotangent`, or None
+    where the kernel does not apply."""
+    case = _native_case(x, _axes(axis, getattr(x, "ndim", 0)))
+    if case is None or type(g) is not np.ndarray or type(top) is not np.ndarray:
+        return None
+    if g.dtype not in _FLOATS or g.shape != top.shape:
+        return None
+    x, (k0, r1, k1, r2, k2) = case
+    out = np.empty(x.shape, np.result_type(g, real_dtype_of(x)))
+    _window_cotangent(
+        np.ascontiguousarray(g).reshape(k0, k1, k2),
+        x.reshape(k0, r1, k1, r2, k2),
+        np.ascontiguousarray(top).reshape(k0, k1, k2),
+        out.reshape(k0, r1, k1, r2, k2),
+    )
+    return out
 
 
 def _axes(axis, ndim):
@@ -201,36 +215,45 @@ def _window_cotangent(g, x, top, out):
 # float64 where NumPy computes float32 arrays in float32.
 
 
-def _gelu(results, post):
-    """The maker of the kernel for GELU's value, slope or both (``results`` arrays,
-    written by ``post``): ``x`` a chunk at a time, the tanh's argument into a chunk-sized
-    buffer, NumPy's tanh in place, then ``post``."""
+def _gelu(which):
+    """The maker of the kernel for GELU's ``which`` ("value", "slope" or "both"):
+    :func:`gelu_kernel`, or the impl where it does not apply."""
 
     def make(prim, params):
-        impl = prim.together[1] if results > 1 else prim.impl
+        impl = prim.together[1] if which == "both" else prim.impl
 
         def kernel(x):
-            if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0 or x.size == 0:
-                return impl(x)
-            x = np.ascontiguousarray(x)
-            flat, kind = x.reshape(-1), x.dtype.type
-            outs = [np.empty(flat.shape, x.dtype) for _ in range(results)]
-            n = min(gelu.CHUNK, flat.size)
-            t = np.empty(n, x.dtype)
-            a, c, one = kind(gelu.A), kind(gelu.C), kind(1.0)
-            constants = (kind(3.0 * gelu.A), kind(0.5 * gelu.C), kind(0.5), one)
-            for lo in range(0, flat.size, n):
-                hi = min(flat.size, lo + n)
-                chunk, u = flat[lo:hi], t[: hi - lo]
-                _tanh_argument(chunk, u, a, one, c)
-                np.tanh(u, out=u)
-                post(chunk, u, *(o[lo:hi] for o in outs), *constants)
-            shaped = tuple(o.reshape(x.shape) for o in outs)
-            return shaped if results > 1 else shaped[0]
+            out = gelu_kernel(x, which)
+            return impl(x) if out is None else out
 
         return kernel
 
     return make
+
+
+def gelu_kernel(x, which):
+    """GELU's ``which``: "value", "slope" or "both" (a pair), or None for anything but a
+    float32 or float64 NumPy array with elements: ``x`` a chunk at a time, the tanh's
+    argument into a chunk-sized buffer, NumPy's tanh in place, then the pass that writes
+    the results (:data:`_PASSES`)."""
+    if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0 or x.size == 0:
+        return None
+    results, post = _PASSES[which]
+    x = np.ascontiguousarray(x)
+    flat, kind = x.reshape(-1), x.dtype.type
+    outs = [np.empty(flat.shape, x.dtype) for _ in range(results)]
+    n = min(gelu.CHUNK, flat.size)
+    t = np.empty(n, x.dtype)
+    a, c, one = kind(gelu.A), kind(gelu.C), kind(1.0)
+    constants = (kind(3.0 * gelu.A), kind(0.5 * gelu.C), kind(0.5), one)
+    for lo in range(0, flat.size, n):
+        hi = min(flat.size, lo + n)
+        chunk, u = flat[lo:hi], t[: hi - lo]
+        _tanh_argument(chunk, u, a, one, c)
+        np.tanh(u, out=u)
+        post(chunk, u, *(o[lo:hi] for o in outs), *constants)
+    shaped = tuple(o.reshape(x.shape) for o in outs)
+    return shaped if results > 1 else shaped[0]
 
 
 @_jit
@@ -279,6 +302,9 @@ def _value_and_slope(x, t, y, slope, a3, half_c, half, one):
         y[i] = _value_at(x[i], t[i], half, one)
 
 
+_PASSES = {"value": (1, _value), "slope": (1, _slope), "both": (2, _value_and_slope)}
+
+
 # ---------------------------------------------------------------- softmax along the last axis
 # The impl (funcgrad/rules/nn.py) is five NumPy passes: the rows' maxima (a reduction along
 # short rows, NumPy's slowest: 0.3 ms over attention's 16,384 rows of 64), the shift, exp,
@@ -292,15 +318,23 @@ def _softmax(prim, params):
     axis = (params or {}).get("axis", -1)
 
     def kernel(x):
-        last = type(x) is np.ndarray and x.ndim >= 1 and axis in (-1, x.ndim - 1)
-        if not last or x.dtype not in _FLOATS or x.size == 0 or not x.flags.c_contiguous:
-            return prim.impl(x, axis=axis)
-        e = np.empty_like(x)
-        _shifted_rows(x.reshape(-1, x.shape[-1]), e.reshape(-1, x.shape[-1]))
-        np.exp(e, out=e)
-        return np.divide(e, arrays._sum_impl(e, axis=-1, keepdims=True), out=e)
+        out = softmax_rows(x, axis)
+        return prim.impl(x, axis=axis) if out is None else out
 
     return kernel
+
+
+def softmax_rows(x, axis):
+    """``softmax(x, axis=axis)`` with the rows' maxima and shifts by :func:`_shifted_rows`,
+    or None where that does not apply (another axis than the last, another dtype than
+    float32 or float64, a view that is not C-contiguous, no elements)."""
+    last = type(x) is np.ndarray and x.ndim >= 1 and axis in (-1, x.ndim - 1)
+    if not last or x.dtype not in _FLOATS or x.size == 0 or not x.flags.c_contiguous:
+        return None
+    e = np.empty_like(x)
+    _shifted_rows(x.reshape(-1, x.shape[-1]), e.reshape(-1, x.shape[-1]))
+    np.exp(e, out=e)
+    return np.divide(e, arrays._sum_impl(e, axis=-1, keepdims=True), out=e)
 
 
 @_jit
@@ -342,7 +376,7 @@ _MAKERS = {
     window_extrema.window_max: _extremum,
     window_extrema.window_min: _extremum,
     window_extrema.window_cotangent: _cotangent,
-    gelu.gelu_tanh: _gelu(1, _value),
-    gelu.gelu_tanh_slope: _gelu(1, _slope),
+    gelu.gelu_tanh: _gelu("value"),
+    gelu.gelu_tanh_slope: _gelu("slope"),
 }
-_TOGETHER = {gelu.gelu_tanh: _gelu(2, _value_and_slope)}
+_TOGETHER = {gelu.gelu_tanh: _gelu("both")}

@@ -1,0 +1,213 @@
+"""The impls that hand large arrays to numba's kernels (funcgrad/rules/native_switch.py):
+GELU's tanh form, the softmax along the last axis and max pooling's cotangent give the
+same bits with the switch on and off, eagerly and under grad, jvp, vmap, jit, a
+Hessian-vector product, a loop and checkpoint; the gradient agrees with PyTorch; small
+arrays, the environment's off switch and a missing numba never load numba."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.rules import native_switch
+
+numba = pytest.importorskip("numba", reason="the kernels need the native extra")
+
+
+@pytest.fixture
+def switch():
+    """Sets the switch for a test and restores it after."""
+    was = native_switch.SWITCH["on"]
+    yield lambda on: fg.config.update("funcgrad_numba_kernels", on)
+    native_switch.SWITCH["on"] = was
+
+
+def model(p, x):
+    """GELU over 2**18 numbers, a 2x2 max pool of them, a softmax over 256 rows of 256:
+    each large enough for its kernel."""
+    h = fg.nn.gelu(x * p["a"], approximate=True)
+    h = fg.nn.max_pool(h, (2, 2), strides=(2, 2))
+    s = fg.nn.softmax(fnp.reshape(h, (-1, 256)) * p["t"], axis=-1)
+    return fnp.sum(s * p["w"])
+
+
+def inputs(dtype, rng):
+    x = rng.normal(size=(8, 64, 64, 8))
+    x[:, ::7, ::5] = 0.0  # ties inside pooling windows after GELU
+    p = {"a": np.array(1.5), "t": np.array(3.0), "w": rng.normal(size=(256, 256))}
+    cast = lambda a: a.astype(dtype)
+    return fg.tree_util.tree_map(cast, p), cast(x)
+
+
+def _on_and_off(switch, f, *args):
+    results = {}
+    for on in (True, False):
+        switch(on)
+        results[on] = f(*args)
+    return [fg.tree_util.tree_leaves(results[on]) for on in (True, False)]
+
+
+def _same_bits(switch, f, *args):
+    got, want = _on_and_off(switch, f, *args)
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        np.testing.assert_array_equal(a, b)
+    return got
+
+
+def test_the_kernels_are_called_and_give_the_numpy_impls_bits(switch, monkeypatch):
+    kernels = pytest.importorskip("funcgrad.rules.native_kernels")
+    called = []
+    for name in ("gelu_kernel", "softmax_rows", "cotangent_of_windows"):
+        real = getattr(kernels, name)
+
+        def spy(*args, _real=real, _name=name):
+            out = _real(*args)
+            called.append((_name, out is not None))
+            return out
+
+        monkeypatch.setattr(kernels, name, spy)
+    for dtype in (np.float32, np.float64):
+        p, x = inputs(dtype, np.random.default_rng(0))
+        leaves = _same_bits(switch, fg.value_and_grad(model), p, x)  # the loss, the gradients
+        assert len(leaves) == 4 and all(np.asarray(a).dtype == dtype for a in leaves)
+    assert {name for name, ran in called if ran} == {
+        "gelu_kernel",
+        "softmax_rows",
+        "cotangent_of_windows",
+    }
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_under_every_transform_the_bits_are_numpys(switch, dtype):
+    p, x = inputs(dtype, np.random.default_rng(1))
+    g = fg.grad(model, argnums=(0, 1))
+    _same_bits(switch, fg.jit(g), p, x)
+    _same_bits(switch, lambda v: fg.jvp(lambda a: model(p, a), (x,), (v,)), x[::-1].copy())
+    hvp = lambda v: fg.jvp(lambda a: fg.grad(model, 1)(p, a), (x,), (v,))
+    _same_bits(switch, hvp, np.cos(x))
+    _same_bits(switch, fg.checkpoint(fg.grad(model)), p, x)
+
+    def twice(p, x):  # a loop whose body has all three
+        start = np.zeros((), x.dtype)
+        return fg.lax.fori_loop(0, 2, lambda i, acc: acc + model(p, x * (i + 1)), start)
+
+    _same_bits(switch, fg.grad(twice), p, x)
+
+
+def test_views_take_the_kernel_or_numpy_with_the_same_bits(switch):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(64, 64, 64, 8)).astype(np.float32)
+    view = x.transpose(1, 0, 2, 3)[:, ::2]  # neither C- nor F-ordered
+    for f in (
+        lambda a: fg.nn.gelu(a, approximate=True),
+        lambda a: fg.nn.softmax(a, axis=-1),
+        lambda a: fg.grad(lambda b: fnp.sum(fg.nn.max_pool(b, (2, 2), (2, 2)) ** 2))(a),
+    ):
+        _same_bits(switch, f, view)
+
+
+def test_vmap_agrees_with_a_python_loop(switch):
+    switch(True)
+    rng = np.random.default_rng(3)
+    p, x = inputs(np.float64, rng)
+    xs = np.stack([x, -x[::-1]])
+    got = fg.vmap(fg.grad(model, 1), in_axes=(None, 0))(p, xs)
+    for i in range(2):
+        np.testing.assert_allclose(got[i], fg.grad(model, 1)(p, xs[i]), rtol=1e-12, atol=1e-15)
+
+
+def test_the_gradient_against_pytorch_and_central_differences(switch):
+    switch(True)
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    p, x = inputs(np.float64, np.random.default_rng(4))
+    grads = fg.grad(model, argnums=(0, 1))(p, x)
+
+    t = {k: torch.tensor(v, requires_grad=True) for k, v in p.items()}
+    tx = torch.tensor(x, requires_grad=True)
+    h = F.gelu(tx * t["a"], approximate="tanh").permute(0, 3, 1, 2)
+    h = F.max_pool2d(h, 2).permute(0, 2, 3, 1).reshape(-1, 256)
+    (torch.softmax(h * t["t"], -1) * t["w"]).sum().backward()
+    for k in p:
+        np.testing.assert_allclose(grads[0][k], t[k].grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(grads[1], tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+    eps = 1e-6  # the scale's derivative by central differences
+    up, down = dict(p, t=p["t"] + eps), dict(p, t=p["t"] - eps)
+    fd = (model(up, x) - model(down, x)) / (2 * eps)
+    np.testing.assert_allclose(grads[0]["t"], fd, rtol=1e-6)
+
+
+def test_the_config_flag_turns_the_kernels_on_and_off(switch):
+    switch(False)
+    assert fg.config.funcgrad_numba_kernels is False
+    x = np.ones(native_switch.LARGE)
+    assert native_switch.kernels_for(x) is None
+    switch(True)
+    assert fg.config.funcgrad_numba_kernels is True
+    assert native_switch.kernels_for(x) is not None
+    assert native_switch.kernels_for(x[:-1]) is None  # below LARGE: NumPy's impl
+    assert native_switch.kernels_for([0.0] * native_switch.LARGE) is None  # not an ndarray
+
+
+def test_without_numba_the_switch_stays_off(switch, monkeypatch):
+    monkeypatch.setattr(native_switch.importlib.util, "find_spec", lambda name: None)
+    switch(True)
+    assert fg.config.funcgrad_numba_kernels is False
+    assert native_switch.kernels_for(np.ones(native_switch.LARGE)) is None
+
+
+def test_a_numba_that_fails_to_load_turns_the_kernels_off(switch, monkeypatch):
+    switch(True)
+
+    def broken(name):
+        raise ImportError(f"{name}: numba needs another NumPy")
+
+    monkeypatch.setattr(native_switch.importlib, "import_module", broken)
+    x = np.linspace(-3, 3, native_switch.LARGE)
+    assert native_switch.kernels_for(x) is None and fg.config.funcgrad_numba_kernels is False
+    monkeypatch.undo()
+    switch(False)
+    want = fg.nn.gelu(x, approximate=True)
+    native_switch.SWITCH["on"] = False  # as the failed load left it
+    np.testing.assert_array_equal(fg.nn.gelu(x, approximate=True), want)
+
+
+PROBE = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+    rng = np.random.default_rng(0)
+    x = rng.normal(size={shape})
+    f = lambda a: fnp.sum(fg.nn.softmax(fg.nn.gelu(fg.nn.max_pool(a, (2, 2), (2, 2)),
+                                                   approximate=True), axis=-1))
+    fg.grad(f)(x)
+    print(fg.config.funcgrad_numba_kernels, "numba" in sys.modules)
+""")
+
+
+@pytest.mark.parametrize(
+    "shape, env, want",
+    [
+        ((2, 8, 8, 4), {}, "True False"),  # small arrays: numba never loads
+        ((8, 64, 64, 8), {"FUNCGRAD_NUMBA_KERNELS": "0"}, "False False"),  # switched off
+        ((8, 64, 64, 8), {}, "True True"),  # large arrays load it
+    ],
+)
+def test_what_loads_numba(shape, env, want):
+    res = subprocess.run(
+        [sys.executable, "-c", PROBE.format(shape=shape)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == want.split()
