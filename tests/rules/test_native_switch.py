@@ -101,6 +101,23 @@ def test_under_every_transform_the_bits_are_numpys(switch, dtype):
     _same_bits(switch, fg.grad(twice), p, x)
 
 
+def test_an_embeddings_cotangent_takes_numbas_loop_with_np_add_ats_bits(switch, monkeypatch):
+    kernels = pytest.importorskip("funcgrad.rules.native_kernels")
+    rng = np.random.default_rng(5)
+    table = rng.normal(size=(96, 512)).astype(np.float32)
+    tokens = rng.integers(-96, 96, size=(16, 64))
+    w = rng.normal(size=(16, 64, 512)).astype(np.float32)
+    loss = lambda e: fnp.sum(fnp.tanh(e[tokens]) * w)
+    real, took = kernels.add_rows, []
+    monkeypatch.setattr(kernels, "add_rows", lambda *a: took.append(real(*a)) or took[-1])
+    for f in (fg.grad(loss), fg.jit(fg.grad(loss))):
+        got = _same_bits(switch, f, table)[0]
+        want = np.zeros_like(table)
+        np.add.at(want, tokens, (1 - np.tanh(table[tokens]) ** 2) * w)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert took and all(took)
+
+
 def test_views_take_the_kernel_or_numpy_with_the_same_bits(switch):
     rng = np.random.default_rng(2)
     x = rng.normal(size=(64, 64, 64, 8)).astype(np.float32)

@@ -1,46 +1,78 @@
 """The cotangents of gathers by integer arrays (an embedding, a cross-entropy's pick) are
-sums by segment rather than np.add.at; they must equal np.add.at's, repeats and negative
-positions included, in the gradient's dtype."""
+sums by segment rather than np.add.at; they must equal np.add.at's to the bit, repeats and
+negative positions included, in the gradient's dtype: in rounds (NumPy) and in numba's
+loop (large arrays where numba is installed), and np.add.at itself for rows repeated
+many times; an out-of-bounds position raises NumPy's IndexError on every path."""
 
 import numpy as np
 import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.rules import gather
-from funcgrad.rules.arrays import _untake_impl
+from funcgrad.rules import gather, native_switch
+from funcgrad.rules.arrays import _ROUNDS, _untake_impl
 from funcgrad.rules.sorting import _grids, _put_along_impl
 
 
+@pytest.fixture(params=[True, False], ids=["numba where installed", "numpy"])
+def kernels(request):
+    """Each test with numba's kernels on (where numba is installed) and off."""
+    was = native_switch.SWITCH["on"]
+    native_switch.turn(request.param)
+    yield native_switch.SWITCH["on"]
+    native_switch.SWITCH["on"] = was
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("index_shape", [(7,), (3, 5), (2, 3, 4)])
-def test_an_untake_by_rows_equals_np_add_at(dtype, index_shape):
+@pytest.mark.parametrize(
+    "index_shape, width",
+    [
+        ((7,), (4, 2)),
+        ((3, 5), (4, 2)),
+        ((2, 3, 4), (4, 2)),
+        ((40, 30), (64,)),  # a large cotangent: numba's loop where it is on
+        ((2 * _ROUNDS + 3,), (3,)),  # rows repeated more than _ROUNDS times: np.add.at
+        ((300,), (native_switch.LARGE // 100,)),  # large, repeated more than _ROUNDS times
+    ],
+)
+def test_an_untake_by_rows_is_np_add_at_to_the_bit(kernels, dtype, index_shape, width):
     rng = np.random.default_rng(1)
     rows = rng.integers(-6, 6, index_shape)  # repeats and negative positions
-    g = rng.normal(size=index_shape + (4, 2)).astype(dtype)
-    want = np.zeros((6, 4, 2), dtype)
+    g = rng.normal(size=index_shape + width).astype(dtype)
+    want = np.zeros((6, *width), dtype)
     np.add.at(want, rows, g)
-    got = _untake_impl(g, (rows,), (6, 4, 2))
+    got = _untake_impl(g, (rows,), (6, *width))
     assert got.dtype == dtype
-    # (sums in another order: float32 rounds them differently)
-    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-6 if dtype == np.float32 else 1e-14)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("rows", [[0, 6, 1], [2, -7, 2]])
+@pytest.mark.parametrize("width", [3, native_switch.LARGE])
+def test_a_position_out_of_bounds_raises_numpys_index_error(kernels, rows, width):
+    g = np.ones((3, width))
+    with pytest.raises(IndexError, match="out of bounds"):
+        _untake_impl(g, (np.array(rows),), (6, width))
+    with pytest.raises(IndexError, match="out of bounds"):
+        gather._scatter_add_impl(
+            np.zeros((6, width)), g, np.array(rows), template=(gather.TRACED,), mode="raise"
+        )
 
 
 @pytest.mark.parametrize("mode", ["raise", "clip", "wrap"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_a_traced_row_scatter_add_equals_np_add_at(dtype, mode):
+@pytest.mark.parametrize("width", [4, native_switch.LARGE // 10])
+def test_a_traced_row_scatter_add_is_np_add_at_to_the_bit(kernels, dtype, mode, width):
     # jit's and vmap's form of the same cotangent: a scatter_add into x (not only zeros)
     rng = np.random.default_rng(3)
     rows = rng.integers(-6, 6 if mode == "raise" else 9, (3, 5))
-    x = rng.normal(size=(6, 4)).astype(dtype)
-    v = rng.normal(size=(3, 5, 4)).astype(dtype)
+    x = rng.normal(size=(6, width)).astype(dtype)
+    v = rng.normal(size=(3, 5, width)).astype(dtype)
     template = (gather.TRACED,)
     got = gather._scatter_add_impl(x, v, rows, template=template, mode=mode)
     want = x.copy()
     np.add.at(want, gather._index(template, (rows,), x.shape, mode), v)
     assert got.dtype == dtype
-    # (sums in another order: float32 rounds them differently)
-    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-6 if dtype == np.float32 else 1e-14)
+    np.testing.assert_array_equal(got, want)  # x's own values added first, as np.add.at
     f = lambda w, i: fnp.sum(fnp.sin(w[i]) * v)
     np.testing.assert_allclose(
         fg.jit(fg.grad(f))(x, rows % 6), fg.grad(f)(x, rows % 6), rtol=1e-5, atol=1e-6

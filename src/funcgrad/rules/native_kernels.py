@@ -49,7 +49,14 @@ import numpy as np
 from . import arrays, gelu, nn, window_extrema
 from .elementwise import real_dtype_of
 
-__all__ = ["kernel_for", "canonical_shape", "gelu_kernel", "softmax_rows", "cotangent_of_windows"]
+__all__ = [
+    "kernel_for",
+    "canonical_shape",
+    "gelu_kernel",
+    "softmax_rows",
+    "cotangent_of_windows",
+    "add_rows",
+]
 
 
 def kernel_for(prim, params, together=False):
@@ -369,6 +376,40 @@ def _fmax(v, m):
     """``np.fmax(v, m)`` up to a zero's sign, as a select LLVM can vectorize: ``m`` unless
     ``v`` is larger or ``m`` is a NaN (LLVM inlines it)."""
     return v if (v > m) | (m != m) else m
+
+
+# ---------------------------------------------------------------- rows added at integer positions
+# An embedding's cotangent: np.add.at adds one row at a time through NumPy's indexing
+# (2 ms a GPT step); the impl's sort and np.add.reduceat, 0.43 ms; this loop, the rows
+# added in their order as np.add.at adds them, ~0.05 ms.
+
+
+def add_rows(out, rows, g):
+    """``np.add.at(out, rows, g)`` for ``rows`` an integer array of positions along
+    ``out``'s first axis in bounds (negative ones counted from the end) and ``g`` one row
+    per position, each row added in its order: np.add.at's bits. Returns whether it did;
+    False where the dtypes differ or are not float32 or float64, ``out`` is not
+    C-contiguous, or a position is out of bounds (the caller's NumPy path then raises)."""
+    n = out.shape[0]
+    if out.dtype not in _FLOATS or g.dtype != out.dtype or not out.flags.c_contiguous:
+        return False
+    flat = rows.reshape(-1)
+    if flat.size == 0 or out.size == 0 or flat.min() < -n or flat.max() >= n:
+        return False
+    width = out.size // n
+    _add_rows(out.reshape(n, width), flat, np.ascontiguousarray(g).reshape(flat.size, width))
+    return True
+
+
+@_jit
+def _add_rows(out, rows, g):
+    n = out.shape[0]
+    for i in range(rows.size):
+        r = rows[i]
+        if r < 0:
+            r += n
+        for j in range(g.shape[1]):
+            out[r, j] += g[i, j]
 
 
 _MAKERS = {
