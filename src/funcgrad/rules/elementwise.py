@@ -187,6 +187,23 @@ def _negative(x):
 
 _ufunc = ufunc_impl
 _np_where = ufunc_impl(np.where)
+_np_power = ufunc_impl(np.power)
+
+
+def _power(x, y):
+    """``np.power(x, y)``; a float array squared (``x ** 2``) by ``np.square``, with the
+    same bits: NumPy's power loop multiplies each element by itself for an exponent of 2,
+    one element at a time, where np.square's loop is vectorised (4x faster)."""
+    squared = (type(y) is int or type(y) is float) and y == 2 and type(x) is np.ndarray
+    if squared and x.dtype in _SQUARED:
+        return np.square(x)
+    return _np_power(x, y)
+
+
+_SQUARED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+_power.ufunc = np.power  # type: ignore[attr-defined]  # plans call the ufunc itself
 
 
 def _where_impl(c, x, y):
@@ -544,7 +561,7 @@ divide = elementwise(
     lambda ans, x, y: divide(-ans, y),
     xp=generic_form(_divide),
 )
-power = elementwise("power", _ufunc(np.power), _power_dx, _power_dy)
+power = elementwise("power", _power, _power_dx, _power_dy)
 maximum = elementwise(
     "maximum",
     _ufunc(np.maximum),
