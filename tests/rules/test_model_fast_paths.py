@@ -632,3 +632,22 @@ def test_relus_cotangent_in_its_steps_array_under_transforms(dtype):
     np.testing.assert_array_equal(fg.jit(fg.grad(f))(w), g)
     ws = np.stack([w, -w])
     np.testing.assert_array_equal(fg.vmap(fg.grad(f))(ws), np.stack([fg.grad(f)(v) for v in ws]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("exponent", [2, 2.0])
+def test_a_float_array_squared_is_np_powers_bits(dtype, exponent):
+    x = (RNG.normal(size=4000) * 10.0 ** RNG.integers(-25, 25, 4000)).astype(dtype)
+    x[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, np.finfo(dtype).max]
+    for v in (x, x[::-3], x.reshape(40, 100).T):  # views too
+        with np.errstate(over="ignore"):
+            got, want = elementwise._power(v, exponent), np.power(v, exponent)
+        assert got.dtype == want.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+    # a NumPy float64 exponent makes float32 float64, as np.power does; other exponents and
+    # integer arrays are np.power's own
+    with np.errstate(all="ignore"):
+        for y in (np.float64(2.0), 3, 2.5, -2):
+            assert elementwise._power(x[6:], y).dtype == np.power(x[6:], y).dtype
+    np.testing.assert_array_equal(elementwise._power(np.arange(5), 2), np.arange(5) ** 2)
+    # (under the transforms: the layer norm's (h - m) ** 2 in the normalising block's test)
