@@ -7,11 +7,11 @@ contributions meeting at a parent are added. Constants are not differentiated.
 """
 
 import operator
-import sys
 from typing import Any
 
 import numpy as np
 
+from ..core import references
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
 from ..core.fp_warnings import at_users_line
 from ..core.primitive import is_joint, per_argument_rule
@@ -147,7 +147,7 @@ def add_into(prev, node, g):
     is not the owner of its memory, or is read-only, is never written. The values are
     the whole addition's, except that a ``-0.0`` of ``prev`` outside the slice stays
     ``-0.0`` (the addition of a zero makes it ``+0.0``)."""
-    own = _references(prev) <= _FOLD_REFERENCES and prev.flags.writeable and prev.flags.owndata
+    own = references.count(prev) <= _FOLD_REFERENCES and prev.flags.writeable and prev.flags.owndata
     if own and node._prim is getitem and type(g) is np.ndarray:
         index = node._params["index"]
         if basic_index(index):
@@ -163,25 +163,19 @@ def add_into(prev, node, g):
     return prev + c
 
 
-def _references(x):
-    return sys.getrefcount(x)
-
-
 def _fold_references():
-    """The count :func:`_references` gives in :func:`add_into` for an array the fold's map
-    alone holds, found by the same calls (a map entry, the fold's local, add_into's
+    """The count :func:`references.count` gives in :func:`add_into` for an array the fold's
+    map alone holds, found by the same calls (a map entry, the fold's local, add_into's
     argument); 0 where the interpreter keeps no counts (then nothing is added in place)."""
-    if not hasattr(sys, "getrefcount"):
-        return 0
 
     def add_into_like(prev):
-        return _references(prev)
+        return references.count(prev)
 
     def fold_like(acc, key):
         prev = acc.get(key)
         return add_into_like(prev)
 
-    return fold_like({"key": np.empty(1)}, "key")
+    return references.calibrate(lambda: fold_like({"key": np.empty(1)}, "key"))
 
 
 _FOLD_REFERENCES = _fold_references()

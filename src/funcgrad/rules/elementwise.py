@@ -15,10 +15,10 @@ scalar type instead: see ``core.primitive.numpy_result``).
 """
 
 import operator
-import sys
 
 import numpy as np
 
+from ..core import references
 from ..core.errors import ShapeError
 from ..core.facts import ALL, declare
 from ..core.namespaces import is_foreign, known_all
@@ -194,7 +194,7 @@ def _power(x, y):
     """``np.power(x, y)``; a float array squared (``x ** 2``) by ``np.square``, with the
     same bits: NumPy's power loop multiplies each element by itself for an exponent of 2,
     one element at a time, where np.square's loop is vectorised (4x faster)."""
-    squared = (type(y) is int or type(y) is float) and y == 2 and type(x) is np.ndarray
+    squared = type(x) is np.ndarray and (type(y) is int or type(y) is float) and y == 2
     if squared and x.dtype in _SQUARED:
         return np.square(x)
     return _np_power(x, y)
@@ -371,7 +371,7 @@ def pullback(g, d, x):
     elif (
         type(d) is np.ndarray
         and type(g) is np.ndarray
-        and sys.getrefcount(d) <= _TEMPORARY
+        and references.count(d) <= _TEMPORARY
         and d.shape == g.shape
         and d.dtype == g.dtype
         and d.flags.writeable
@@ -407,13 +407,11 @@ def _temporary_references():
     its caller made for the call, as ``partial(ans, x)`` is): found once by the same kind
     of call on a fresh array; 0 where the interpreter keeps no counts (then every weight
     is multiplied into a new array)."""
-    if not hasattr(sys, "getrefcount"):
-        return 0
 
     def pullback_like(g, d, x):
-        return sys.getrefcount(d)
+        return references.count(d)
 
-    return pullback_like(None, np.empty(1), None)
+    return references.calibrate(lambda: pullback_like(None, np.empty(1), None))
 
 
 _TEMPORARY = _temporary_references()
