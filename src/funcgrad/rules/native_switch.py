@@ -1,16 +1,18 @@
 """Whether a few impls hand their large NumPy arrays to numba's kernels.
 
 Where numba is installed (the ``native`` extra), the impls of GELU's tanh form (its
-value, its slope, both), of a softmax along the last axis and of a window extremum's
-cotangent (max pooling's reverse rule) call :mod:`funcgrad.rules.native_kernels` for a
-NumPy array of at least :data:`LARGE` numbers: eager steps, Python plans and numba
-plans alike. Each kernel gives its impl's results to the bit (tests/rules/
-test_native_kernels.py compares them), two to three times faster (a GPT's GELU value
-and slope 3.0 -> 1.2 ms, a CNN's pooling cotangents 6.8 -> 2.5 ms). What changes is
-when: a kernel is compiled the first time a process needs it, about half a second each,
-and numba keeps it on disk after that (numba's own cache: beside the module, or its
-user cache where that is read-only). Arrays below :data:`LARGE` never load numba, so a
-REPL's or a doctest's small arrays run as without it.
+value, its slope, both), of a softmax along the last axis, of a window extremum's
+cotangent (max pooling's reverse rule) and of rows added at integer positions (an
+embedding's cotangent) call :mod:`funcgrad.rules.native_kernels` for a NumPy array of
+at least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike. Each
+kernel gives its impl's results to the bit (tests/rules/test_native_kernels.py,
+test_native_switch.py and test_segment_sums.py compare them), two to eight times faster
+(a GPT's GELU value and slope 2.6 -> 1.0 ms, a CNN's pooling cotangents 6.8 -> 2.5 ms, an
+embedding's cotangent 0.43 -> 0.06 ms). What it costs is a process's first call of a
+kernel: numba's import and its compiler's start, about 0.7 s, and on a machine that never
+compiled them, 0.1-0.5 s for each kernel, which numba then keeps on disk (its own cache:
+beside the module, or its user cache where that is read-only). Arrays below
+:data:`LARGE` never load numba, so a REPL's or a doctest's small arrays run as without it.
 
 ``fg.config.update("funcgrad_numba_kernels", False)`` (or ``FUNCGRAD_NUMBA_KERNELS=0``
 in the environment) keeps every impl in NumPy; a numba plan still calls the kernels.
