@@ -239,9 +239,10 @@ class _Config:
     - ``jax_platform_name`` / ``jax_platforms``: ``"cpu"``;
     - ``funcgrad_keep_freed_memory``: whether glibc keeps a step's freed arrays for the
       next step (True by default; see :mod:`funcgrad.core.heap`);
-    - ``funcgrad_numba_kernels``: whether GELU's, the softmax's and max pooling's
-      cotangent's impls hand large arrays to numba's kernels where numba is installed
-      (True there by default, the same bits; see :mod:`funcgrad.rules.native_switch`).
+    - ``funcgrad_numba_kernels``: whether the impls of GELU, the softmax, max pooling's
+      cotangent and an embedding's cotangent hand large arrays to numba's kernels where
+      numba is installed (True there by default, the same bits; see
+      :mod:`funcgrad.rules.native_switch`).
 
     >>> import funcgrad as fg
     >>> fg.config.update("jax_enable_x64", True)

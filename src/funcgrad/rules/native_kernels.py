@@ -12,10 +12,11 @@ Some primitives' NumPy impls make several passes over their operand where one wo
 
 A plan built for the numba backend calls these kernels instead (:func:`kernel_for`).
 The kernels that give their impl's bits for every input (GELU's, the softmax's, the
-window cotangent's) are also called by the impls themselves on large arrays wherever
-numba is installed (:mod:`funcgrad.rules.native_switch`): :func:`gelu_kernel`,
-:func:`softmax_rows` and :func:`cotangent_of_windows` return None where they do not
-apply, and the impl goes on in NumPy.
+window cotangent's, and rows added at integer positions with np.add.at's) are also called
+by the impls themselves on large arrays wherever numba is installed
+(:mod:`funcgrad.rules.native_switch`): :func:`gelu_kernel`, :func:`softmax_rows` and
+:func:`cotangent_of_windows` return None where they do not apply, :func:`add_rows` False,
+and the impl goes on in NumPy.
 
 The window kernels work on the canonical layout ``(K0, R1, K1, R2, K2)``: kept and
 reduced axes alternating, adjacent axes of one kind merged, missing ones of size 1, so
@@ -380,8 +381,8 @@ def _fmax(v, m):
 
 # ---------------------------------------------------------------- rows added at integer positions
 # An embedding's cotangent: np.add.at adds one row at a time through NumPy's indexing
-# (2 ms a GPT step); the impl's sort and np.add.reduceat, 0.43 ms; this loop, the rows
-# added in their order as np.add.at adds them, ~0.05 ms.
+# (1.8 ms a GPT step), the impl's NumPy path in rounds of distinct rows (0.42 ms); this
+# loop adds the rows in their order, as np.add.at does, in 0.06 ms.
 
 
 def add_rows(out, rows, g):
