@@ -9,7 +9,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.rules import gelu, native_switch
+from funcgrad.rules import gelu, native_switch, nn
 from funcgrad.rules.window_extrema import window_cotangent, window_max, window_min
 
 numba = pytest.importorskip("numba", reason="the numba backend needs the native extra")
@@ -98,9 +98,14 @@ def test_views_infinities_and_what_has_no_kernel_take_the_impl():
     x = rng.normal(size=(6, 2, 4, 2, 3)).transpose(0, 1, 2, 3, 4)[:, :, ::-1]  # a view
     x[0, 0, 0, 0, 0] = np.inf
     top = window_max.impl(x, axis=(1, 3), keepdims=True)
-    g = np.where(rng.random(top.shape) < 0.5, -np.inf, -1.0)  # g * 0: -0.0 and NaN
+    g = np.where(rng.random(top.shape) < 0.5, -3.0, -1.0)  # g * 0: -0.0
     got = kernels.kernel_for(window_cotangent, {"axis": (1, 3)})(g, x, top)
+    assert got.tobytes() == window_cotangent.impl(g, x, top, axis=(1, 3)).tobytes()
+    # an infinite g makes NaNs of g * 0, which NumPy warns about: left to the impl
+    g[0, 0, 0, 0, 0] = -np.inf
+    assert kernels.cotangent_of_windows(g, x, top, (1, 3)) is None
     with np.errstate(invalid="ignore"):
+        got = kernels.kernel_for(window_cotangent, {"axis": (1, 3)})(g, x, top)
         want = window_cotangent.impl(g, x, top, axis=(1, 3))
     assert got.tobytes() == want.tobytes()
     # three runs of reduced axes, complex numbers and booleans: NumPy's impl
@@ -203,7 +208,9 @@ GELUS = [  # (primitive, together): the value, the slope, both in one call
     (gelu.gelu_tanh_slope, False),
     (gelu.gelu_tanh, True),
 ]
-SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e30, 1e-30, 5e-324, 3.0, -3.0, 10.0]
+SPECIAL = [0.0, -0.0, 1e-30, 5e-324, 3.0, -3.0, 10.0, 1e12, -1e12]  # the kernels take these
+# ... and leave these to the impl, whose operations overflow or meet a NaN (and warn)
+LEFT = {np.float32: [np.inf, -np.inf, np.nan, 1e30, -1e30], np.float64: [np.inf, np.nan, 1e200]}
 
 
 def _gelu_pair(prim, together):
@@ -235,6 +242,22 @@ def test_gelu_kernels_are_the_impls_to_the_bit(prim, together, dtype):
         for a, b in zip(got, want):
             assert a.dtype == b.dtype == dtype and a.shape == b.shape == x.shape
             assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize(("prim", "together"), GELUS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_what_would_overflow_or_meets_a_nan_is_left_to_the_impl(prim, together, dtype):
+    kernel, impl = _gelu_pair(prim, together)
+    which = "both" if together else "value" if prim is gelu.gelu_tanh else "slope"
+    for value in LEFT[dtype]:
+        x = (np.random.default_rng(12).normal(size=(4, 50)) * 4).astype(dtype)
+        x[1, 7] = value
+        assert kernels.gelu_kernel(x, which) is None
+        with np.errstate(all="ignore"):
+            for a, b in zip(kernel(x), impl(x)):
+                assert a.tobytes() == b.tobytes()
+        x[1, 7] = 0.0
+        assert kernels.gelu_kernel(x, which) is not None
 
 
 @pytest.mark.parametrize(("prim", "together"), GELUS)
@@ -323,8 +346,6 @@ def _softmax_operands(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_softmax_kernel_is_the_impl_to_the_bit(dtype):
-    from funcgrad.rules import nn
-
     kernel = kernels.kernel_for(nn.softmax, {"axis": -1})
     for x in _softmax_operands(dtype):
         with np.errstate(all="ignore"):
@@ -334,9 +355,27 @@ def test_the_softmax_kernel_is_the_impl_to_the_bit(dtype):
         assert got.tobytes() == want.tobytes()
 
 
-def test_what_the_softmax_kernel_does_not_take_is_the_impls():
-    from funcgrad.rules import nn
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_shift_numpy_warns_about_is_left_to_the_impl(dtype):
+    rows = np.random.default_rng(14).normal(size=(6, 40)).astype(dtype)
+    big = np.finfo(dtype).max * 0.9
+    quiet = rows.copy()
+    quiet[0, 3], quiet[1, 2], quiet[2] = -np.inf, np.nan, np.nan  # no warning from NumPy
+    assert kernels.softmax_rows(quiet, -1) is not None
+    for where, value in [((0, 3), np.inf), ((1, 2), -np.inf)]:
+        loud = rows.copy()
+        loud[where[0]] = -np.inf if value < 0 else loud[where[0]]
+        loud[where] = value  # inf - inf, or a row of -inf: NaN and NumPy's "invalid"
+        assert kernels.softmax_rows(loud, -1) is None
+    wide = rows.copy()
+    wide[4, :2] = big, -big  # a shift past the dtype's largest number: "overflow"
+    assert kernels.softmax_rows(wide, -1) is None
+    with np.errstate(all="ignore"):
+        got = kernels.kernel_for(nn.softmax, {"axis": -1})(wide)
+        assert got.tobytes() == nn.softmax.impl(wide, axis=-1).tobytes()
 
+
+def test_what_the_softmax_kernel_does_not_take_is_the_impls():
     rows = np.random.default_rng(13).normal(size=(6, 8))
     for axis, x in [(0, rows), (-1, rows.T), (-1, rows.astype(np.float16)), (-1, rows[:0])]:
         got = kernels.kernel_for(nn.softmax, {"axis": axis})(x)

@@ -228,3 +228,61 @@ def test_what_loads_numba(shape, env, want):
     )
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == want.split()
+
+
+def _with_warnings(f, *args):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = f(*args)
+    return out, sorted({str(w.message) for w in seen})
+
+
+def _inputs_numpy_warns_about():
+    """(what, function, input) whose NumPy impl warns: each kernel leaves them to NumPy."""
+    rng = np.random.default_rng(6)
+    gelu_grad = fg.grad(lambda v: fnp.sum(fg.nn.gelu(v, approximate=True)))
+    softmax = lambda v: fg.nn.softmax(v, axis=-1)
+    rows = rng.normal(size=(256, 256)).astype(np.float32)
+    infinite, wide = rows.copy(), rows.copy()
+    infinite[3, 5], infinite[7] = np.inf, -np.inf  # inf - inf in the shift
+    wide[3, 5], wide[3, 6] = 3e38, -3e38  # a shift past float32's largest number
+    x = np.abs(rng.normal(size=(8, 32, 32, 16))).astype(np.float32)
+    pooled_back = lambda g: fg.vjp(lambda a: fg.nn.max_pool(a, (2, 2), (2, 2)), x)[1](g)
+    tokens = np.zeros((16, 64), int)
+    embedding_back = lambda g: fg.vjp(lambda e: e[tokens], np.zeros((96, 512), np.float32))[1](g)
+    return [
+        ("gelu of 1e20", gelu_grad, np.full((256, 256), 1e20, np.float32)),
+        ("softmax of infinities", softmax, infinite),
+        ("softmax's shift overflows", softmax, wide),
+        ("an infinite pooled cotangent", pooled_back, np.full((8, 16, 16, 16), np.inf, np.float32)),
+        ("an embedding's sum overflows", embedding_back, np.full((16, 64, 512), 3e38, np.float32)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_what_numpy_warns_about_warns_as_it_did(switch, case):
+    what, f, x = _inputs_numpy_warns_about()[case]
+    switch(True)
+    got, said = _with_warnings(f, x)
+    switch(False)
+    want, numpy_said = _with_warnings(f, x)
+    assert numpy_said, f"{what}: NumPy's impl no longer warns; the case tests nothing"
+    assert said == numpy_said, what
+    for a, b in zip(fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(want)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_an_underflow_numpy_is_told_to_report_stays_in_numpy(switch, monkeypatch):
+    kernels = pytest.importorskip("funcgrad.rules.native_kernels")
+    switch(True)
+    called = []
+    real = kernels.gelu_kernel
+    monkeypatch.setattr(kernels, "gelu_kernel", lambda *a: called.append(1) or real(*a))
+    x = np.full((256, 256), 1e-30, np.float32)  # x * x underflows
+    with np.errstate(under="warn"):
+        _, said = _with_warnings(lambda v: fg.nn.gelu(v, approximate=True), x)
+    assert not called and any("underflow" in m for m in said)
+    fg.nn.gelu(x, approximate=True)  # NumPy's default: underflows are ignored, the kernel runs
+    assert called

@@ -110,6 +110,12 @@ def _native_case(x, axes):
     return np.ascontiguousarray(x), shape
 
 
+def _within(a, bound):
+    """Whether every number of ``a`` lies strictly between ``-bound`` and ``bound`` (False
+    for a NaN): two reductions, a small part of a kernel's pass."""
+    return bool(-bound < a.min()) and bool(a.max() < bound)
+
+
 def _extremum(prim, params):
     axis, keepdims = params.get("axis"), params.get("keepdims", False)
     smallest = prim is window_extrema.window_min
@@ -143,6 +149,8 @@ def cotangent_of_windows(g, x, top, axis):
     if case is None or type(g) is not np.ndarray or type(top) is not np.ndarray:
         return None
     if g.dtype not in _FLOATS or g.shape != top.shape:
+        return None
+    if not _within(g, np.inf):  # an infinite g times a 0 of the mask: the impl's warning
         return None
     x, (k0, r1, k1, r2, k2) = case
     out = np.empty(x.shape, np.result_type(g, real_dtype_of(x)))
@@ -246,6 +254,8 @@ def gelu_kernel(x, which):
     the results (:data:`_PASSES`)."""
     if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0 or x.size == 0:
         return None
+    if not _within(x, _GELU_BOUND[x.dtype]):  # the impl would warn (or meets a NaN)
+        return None
     results, post = _PASSES[which]
     x = np.ascontiguousarray(x)
     flat, kind = x.reshape(-1), x.dtype.type
@@ -312,6 +322,11 @@ def _value_and_slope(x, t, y, slope, a3, half_c, half, one):
 
 _PASSES = {"value": (1, _value), "slope": (1, _slope), "both": (2, _value_and_slope)}
 
+# Below this magnitude none of the impl's operations overflows (a x^3, its largest, stays
+# under a quarter of the dtype's largest number), so it raises no floating-point warning
+# the kernel would not; at or above it, and for NaNs, the impl runs and warns as it does.
+_GELU_BOUND = {t: float(np.finfo(t).max / 4) ** (1 / 3) for t in _FLOATS}
+
 
 # ---------------------------------------------------------------- softmax along the last axis
 # The impl (funcgrad/rules/nn.py) is five NumPy passes: the rows' maxima (a reduction along
@@ -340,20 +355,25 @@ def softmax_rows(x, axis):
     if not last or x.dtype not in _FLOATS or x.size == 0 or not x.flags.c_contiguous:
         return None
     e = np.empty_like(x)
-    _shifted_rows(x.reshape(-1, x.shape[-1]), e.reshape(-1, x.shape[-1]))
+    if not _shifted_rows(x.reshape(-1, x.shape[-1]), e.reshape(-1, x.shape[-1])):
+        return None  # a shift the impl's subtraction warns about
     np.exp(e, out=e)
     return np.divide(e, arrays._sum_impl(e, axis=-1, keepdims=True), out=e)
 
 
 @_jit
 def _shifted_rows(x, out):
-    """Each row of ``x`` less its maximum (``np.fmax``'s: NaNs left out) into ``out``. The
-    maximum runs in eight lanes (elements ``j``, ``j + 8``, ...) that LLVM keeps in one
-    vector register, then over the lanes: 2.5x faster than one running maximum, whose
-    every step waits for the one before."""
+    """Each row of ``x`` less its maximum (``np.fmax``'s: NaNs left out) into ``out``, and
+    whether none of the differences is one NumPy's subtraction would warn about (an
+    infinity less itself, a finite difference too large for the dtype). The maximum runs
+    in eight lanes
+    (elements ``j``, ``j + 8``, ...) that LLVM keeps in one vector register, then over the
+    lanes: 2.5x faster than one running maximum, whose every step waits for the one
+    before."""
     n = x.shape[1]
     lanes = np.empty(8, x.dtype)
     whole = n - n % 8 if n >= 8 else 0
+    overflow = np.int32(0)
     # x[r, j], not a view of row r (attention's scores 0.38 -> 0.23 ms), and a loop, not
     # a slice's assignment (numba compiled the kernel in 3.9 s, now in 0.6 s)
     for r in range(x.shape[0]):
@@ -369,7 +389,16 @@ def _shifted_rows(x, out):
         for j in range(whole, n):
             m = _fmax(x[r, j], m)
         for j in range(n):
-            out[r, j] = x[r, j] - m
+            v = x[r, j]
+            d = v - m
+            out[r, j] = d
+            # a finite number's difference that is not finite: an overflow NumPy warns of
+            # (or a finite less an infinite maximum, exact: sent to NumPy all the same)
+            overflow |= np.int32((d - d != 0) & (v - v == 0))
+        if m - m != 0:  # an infinite maximum (rare): an infinity less itself is invalid
+            for j in range(n):
+                overflow |= np.int32(x[r, j] == m)
+    return overflow == 0
 
 
 @_jit
@@ -396,6 +425,10 @@ def add_rows(out, rows, g):
         return False
     flat = rows.reshape(-1)
     if flat.size == 0 or out.size == 0 or flat.min() < -n or flat.max() >= n:
+        return False
+    # sums that cannot overflow (nor meet an infinity): no warning np.add.at would give
+    bound = float(np.finfo(out.dtype).max) / 2
+    if not (_within(g, bound / flat.size) and _within(out, bound)):
         return False
     width = out.size // n
     _add_rows(out.reshape(n, width), flat, np.ascontiguousarray(g).reshape(flat.size, width))

@@ -14,6 +14,13 @@ compiled them, 0.1-0.5 s for each kernel, which numba then keeps on disk (its ow
 beside the module, or its user cache where that is read-only). Arrays below
 :data:`LARGE` never load numba, so a REPL's or a doctest's small arrays run as without it.
 
+A numba loop raises no floating-point warning, so each kernel leaves to NumPy's impl the
+operands whose arithmetic would: a GELU's input large enough to overflow (or a NaN), a
+shift by a row's maximum that makes a NaN of infinities or overflows, an infinite
+cotangent that a pooling mask's 0 multiplies, rows whose sums could overflow. And while
+NumPy is set not to ignore an underflow, every impl stays in NumPy. So an eager gradient
+warns (or raises, under ``np.errstate(all="raise")``) where and as it did without numba.
+
 ``fg.config.update("funcgrad_numba_kernels", False)`` (or ``FUNCGRAD_NUMBA_KERNELS=0``
 in the environment) keeps every impl in NumPy; a numba plan still calls the kernels.
 
@@ -48,8 +55,12 @@ turn(os.environ.get("FUNCGRAD_NUMBA_KERNELS", "1") != "0")
 def kernels_for(x):
     """:mod:`funcgrad.rules.native_kernels` where ``x`` is a NumPy array of at least
     :data:`LARGE` numbers and the kernels are on, else None. A numba that fails to load
-    turns them off, once (the impls then stay in NumPy)."""
+    turns them off, once (the impls then stay in NumPy). Where NumPy is set to do
+    anything but ignore an underflow (``np.errstate(under="warn")``), None too: a kernel
+    leaves what would overflow or make a NaN to NumPy, but cannot foresee an underflow."""
     if type(x) is not np.ndarray or x.size < LARGE or not SWITCH["on"]:
+        return None
+    if np.geterr()["under"] != "ignore":
         return None
     try:
         return importlib.import_module("funcgrad.rules.native_kernels")
