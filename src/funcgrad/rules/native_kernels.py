@@ -27,6 +27,12 @@ extremum, in C order over the window, takes it; a NaN window gives it to its fir
 for the extremum, equal as numbers (NumPy's vector loops and numba's scalar code may pick
 different zeros when a window's ``-0.0`` and ``0.0`` tie).
 
+A numba plan calls the kernels as it calls its fused chains: without the checks the
+impls' calls make for operands NumPy warns about (its floating-point warnings are not
+raised in a numba plan, as in any numba block); the impls' calls leave those operands
+to NumPy (:mod:`funcgrad.rules.native_switch`), at a cost of one or two passes over the
+operand.
+
 The GELU kernels take a chunk of the activation at a time in three calls: a numba pass
 for ``u`` (the tanh's argument), NumPy's own ``tanh`` on it (vectorised, which numba's
 call of the C library's is not), and a numba pass for the value, the slope or both.
@@ -136,21 +142,21 @@ def _extremum(prim, params):
 
 def _cotangent(prim, params):
     def cotangent(g, x, top):
-        out = cotangent_of_windows(g, x, top, params["axis"])
+        out = cotangent_of_windows(g, x, top, params["axis"], guard=False)
         return prim.impl(g, x, top, **params) if out is None else out
 
     return cotangent
 
 
-def cotangent_of_windows(g, x, top, axis):
+def cotangent_of_windows(g, x, top, axis, guard=True):
     """``window_cotangent(g, x, top, axis=axis)`` by :func:`_window_cotangent`, or None
-    where the kernel does not apply."""
+    where the kernel does not apply (with ``guard``, also where NumPy would warn)."""
     case = _native_case(x, _axes(axis, getattr(x, "ndim", 0)))
     if case is None or type(g) is not np.ndarray or type(top) is not np.ndarray:
         return None
     if g.dtype not in _FLOATS or g.shape != top.shape:
         return None
-    if not _within(g, np.inf):  # an infinite g times a 0 of the mask: the impl's warning
+    if guard and not _within(g, np.inf):  # an infinite g times a mask's 0: NumPy warns
         return None
     x, (k0, r1, k1, r2, k2) = case
     out = np.empty(x.shape, np.result_type(g, real_dtype_of(x)))
@@ -239,7 +245,7 @@ def _gelu(which):
         impl = prim.together[1] if which == "both" else prim.impl
 
         def kernel(x):
-            out = gelu_kernel(x, which)
+            out = gelu_kernel(x, which, guard=False)
             return impl(x) if out is None else out
 
         return kernel
@@ -247,14 +253,14 @@ def _gelu(which):
     return make
 
 
-def gelu_kernel(x, which):
+def gelu_kernel(x, which, guard=True):
     """GELU's ``which``: "value", "slope" or "both" (a pair), or None for anything but a
-    float32 or float64 NumPy array with elements: ``x`` a chunk at a time, the tanh's
-    argument into a chunk-sized buffer, NumPy's tanh in place, then the pass that writes
-    the results (:data:`_PASSES`)."""
+    float32 or float64 NumPy array with elements (with ``guard``, also where NumPy would
+    warn): ``x`` a chunk at a time, the tanh's argument into a chunk-sized buffer, NumPy's
+    tanh in place, then the pass that writes the results (:data:`_PASSES`)."""
     if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0 or x.size == 0:
         return None
-    if not _within(x, _GELU_BOUND[x.dtype]):  # the impl would warn (or meets a NaN)
+    if guard and not _within(x, _GELU_BOUND[x.dtype]):  # NumPy would warn, or a NaN
         return None
     results, post = _PASSES[which]
     x = np.ascontiguousarray(x)
@@ -341,32 +347,33 @@ def _softmax(prim, params):
     axis = (params or {}).get("axis", -1)
 
     def kernel(x):
-        out = softmax_rows(x, axis)
+        out = softmax_rows(x, axis, guard=False)
         return prim.impl(x, axis=axis) if out is None else out
 
     return kernel
 
 
-def softmax_rows(x, axis):
+def softmax_rows(x, axis, guard=True):
     """``softmax(x, axis=axis)`` with the rows' maxima and shifts by :func:`_shifted_rows`,
     or None where that does not apply (another axis than the last, another dtype than
-    float32 or float64, a view that is not C-contiguous, no elements)."""
+    float32 or float64, a view that is not C-contiguous, no elements; with ``guard``, a
+    shift NumPy's subtraction would warn about)."""
     last = type(x) is np.ndarray and x.ndim >= 1 and axis in (-1, x.ndim - 1)
     if not last or x.dtype not in _FLOATS or x.size == 0 or not x.flags.c_contiguous:
         return None
     e = np.empty_like(x)
-    if not _shifted_rows(x.reshape(-1, x.shape[-1]), e.reshape(-1, x.shape[-1])):
+    if not _shifted_rows(x.reshape(-1, x.shape[-1]), e.reshape(-1, x.shape[-1]), guard):
         return None  # a shift the impl's subtraction warns about
     np.exp(e, out=e)
     return np.divide(e, arrays._sum_impl(e, axis=-1, keepdims=True), out=e)
 
 
 @_jit
-def _shifted_rows(x, out):
+def _shifted_rows(x, out, guard):
     """Each row of ``x`` less its maximum (``np.fmax``'s: NaNs left out) into ``out``, and
-    whether none of the differences is one NumPy's subtraction would warn about (an
-    infinity less itself, a finite difference too large for the dtype). The maximum runs
-    in eight lanes
+    (with ``guard``) whether none of the differences is one NumPy's subtraction would
+    warn about (an infinity less itself, a finite difference too large for the dtype).
+    The maximum runs in eight lanes
     (elements ``j``, ``j + 8``, ...) that LLVM keeps in one vector register, then over the
     lanes: 2.5x faster than one running maximum, whose every step waits for the one
     before."""
@@ -388,6 +395,10 @@ def _shifted_rows(x, out):
                 m = _fmax(lanes[k], m)
         for j in range(whole, n):
             m = _fmax(x[r, j], m)
+        if not guard:  # (a loop-invariant branch: LLVM compiles both loops apart)
+            for j in range(n):
+                out[r, j] = x[r, j] - m
+            continue
         for j in range(n):
             v = x[r, j]
             d = v - m

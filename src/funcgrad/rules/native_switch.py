@@ -20,6 +20,9 @@ shift by a row's maximum that makes a NaN of infinities or overflows, an infinit
 cotangent that a pooling mask's 0 multiplies, rows whose sums could overflow. And while
 NumPy is set not to ignore an underflow, every impl stays in NumPy. So an eager gradient
 warns (or raises, under ``np.errstate(all="raise")``) where and as it did without numba.
+The checks take one or two passes over the operand (a GPT's GELU 0.8 -> 1.2 ms, still
+under NumPy's 2.6 ms); a numba plan's calls skip them, as its fused chains raise no
+floating-point warnings either.
 
 ``fg.config.update("funcgrad_numba_kernels", False)`` (or ``FUNCGRAD_NUMBA_KERNELS=0``
 in the environment) keeps every impl in NumPy; a numba plan still calls the kernels.
