@@ -286,3 +286,22 @@ def test_an_underflow_numpy_is_told_to_report_stays_in_numpy(switch, monkeypatch
     assert not called and any("underflow" in m for m in said)
     fg.nn.gelu(x, approximate=True)  # NumPy's default: underflows are ignored, the kernel runs
     assert called
+
+
+def test_operands_in_another_byte_order_give_the_native_values(switch):
+    switch(True)
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(8, 32, 32, 16)).astype(np.float32)
+    tokens = rng.integers(0, 96, size=(16, 64))
+    table = rng.normal(size=(96, 512)).astype(np.float32)
+
+    def f(v, e, t):  # pooling's, GELU's, the softmax's and an embedding's cotangents
+        h = fg.nn.gelu(fg.nn.max_pool(v, (2, 2), (2, 2)), approximate=True)
+        s = fg.nn.softmax(fnp.reshape(h, (-1, 64)), axis=-1)
+        return fnp.sum(s * fnp.cos(fnp.reshape(h, (-1, 64)))) + fnp.sum(fnp.tanh(e[t]))
+
+    want = fg.grad(f, argnums=(0, 1))(x, table, tokens)
+    swapped = (x.astype(">f4"), table.astype(">f4"), tokens.astype(">i8"))  # a file's order
+    for g in (fg.grad(f, argnums=(0, 1)), fg.jit(fg.grad(f, argnums=(0, 1)))):
+        for a, b in zip(g(*swapped), want):
+            np.testing.assert_array_equal(a, b)

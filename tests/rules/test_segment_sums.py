@@ -46,6 +46,15 @@ def test_an_untake_by_rows_is_np_add_at_to_the_bit(kernels, dtype, index_shape, 
     np.testing.assert_array_equal(got, want)
 
 
+def test_positions_in_another_byte_order(kernels):
+    rng = np.random.default_rng(4)
+    rows = rng.integers(-6, 6, (40, 30)).astype(">i8")  # read from a big-endian file
+    g = rng.normal(size=(40, 30, 64)).astype(np.float32)
+    want = np.zeros((6, 64), np.float32)
+    np.add.at(want, rows, g)
+    np.testing.assert_array_equal(_untake_impl(g, (rows,), (6, 64)), want)
+
+
 @pytest.mark.parametrize("rows", [[0, 6, 1], [2, -7, 2]])
 @pytest.mark.parametrize("width", [3, native_switch.LARGE])
 def test_a_position_out_of_bounds_raises_numpys_index_error(kernels, rows, width):

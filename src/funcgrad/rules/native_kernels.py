@@ -435,6 +435,8 @@ def add_rows(out, rows, g):
     if out.dtype not in _FLOATS or g.dtype != out.dtype or not out.flags.c_contiguous:
         return False
     flat = rows.reshape(-1)
+    if not flat.dtype.isnative:  # numba takes no other byte order
+        return False
     if flat.size == 0 or out.size == 0 or flat.min() < -n or flat.max() >= n:
         return False
     # sums that cannot overflow (nor meet an infinity): no warning np.add.at would give

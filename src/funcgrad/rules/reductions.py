@@ -213,8 +213,8 @@ def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
     array small. NumPy's reduce over a middle axis of two or four elements (a 2x2 pooling
     window) calls its inner loop once per group: 4.3 ms against 0.5 ms here for 1.6 million
     floats."""
-    if axis is None or type(x) is not np.ndarray:
-        return None
+    if axis is None or type(x) is not np.ndarray or not x.dtype.isnative:
+        return None  # (another byte order: NumPy's reduction, which takes it as it is)
     axes = checked_axes(axis, x.ndim)
     if axes is None:
         return None  # NumPy's error
