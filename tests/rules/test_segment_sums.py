@@ -10,7 +10,8 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.rules import gather, native_switch
-from funcgrad.rules.arrays import _ROUNDS, _untake_impl
+from funcgrad.rules.arrays import _untake_impl
+from funcgrad.rules.row_sums import ROUNDS
 from funcgrad.rules.sorting import _grids, _put_along_impl
 
 
@@ -31,8 +32,8 @@ def kernels(request):
         ((3, 5), (4, 2)),
         ((2, 3, 4), (4, 2)),
         ((40, 30), (64,)),  # a large cotangent: numba's loop where it is on
-        ((2 * _ROUNDS + 3,), (3,)),  # rows repeated more than _ROUNDS times: np.add.at
-        ((300,), (native_switch.LARGE // 100,)),  # large, repeated more than _ROUNDS times
+        ((2 * ROUNDS + 3,), (3,)),  # rows repeated more than ROUNDS times: np.add.at
+        ((300,), (native_switch.LARGE // 100,)),  # large, repeated more than ROUNDS times
     ],
 )
 def test_an_untake_by_rows_is_np_add_at_to_the_bit(kernels, dtype, index_shape, width):

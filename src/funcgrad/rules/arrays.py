@@ -41,7 +41,7 @@ from ..core.values import (
     zeros_like_value,
 )
 from .foreign_indexing import getitem_form, untake_form
-from .native_switch import kernels_for
+from .row_sums import add_rows
 
 __all__ = [
     "unbroadcast",
@@ -55,7 +55,6 @@ __all__ = [
     "sum",
     "getitem",
     "untake",
-    "add_rows",
     "basic_index",
     "concatenate",
     "add_n",
@@ -234,43 +233,6 @@ def _untake_impl(g, index, shape):
     else:
         np.add.at(out, index, g)
     return out
-
-
-def add_rows(out, rows, g):
-    """``np.add.at(out, rows, g)`` for an integer array of rows (an embedding's cotangent),
-    in place and with np.add.at's values to the bit: each row's shares added in their
-    order. numba's loop over the rows where it is installed
-    (:mod:`funcgrad.rules.native_switch`); else in rounds, the k-th share of every row in
-    round k (a row appears once a round, so ``out[rows] += shares`` adds each), where
-    np.add.at adds one share at a time through NumPy's indexing: a GPT step's embedding
-    cotangent 1.8 ms by np.add.at, 0.4 ms in rounds, 0.06 ms in numba's loop. A row
-    repeated more than :data:`_ROUNDS` times takes np.add.at itself."""
-    kernels = kernels_for(g)
-    if kernels is not None and kernels.add_rows(out, rows, g):
-        return
-    flat, n = rows.ravel(), out.shape[0]
-    per_row = g.reshape((flat.size,) + out.shape[1:])
-    if flat.min() < -n or flat.max() >= n:
-        np.add.at(out, flat, per_row)  # NumPy's IndexError
-        return
-    if flat.dtype.kind == "i" and flat.min() < 0:  # counted from the end: one name a row
-        flat = np.where(flat < 0, flat + n, flat)
-    order = np.argsort(flat, kind="stable")
-    ordered = flat[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    rank = np.arange(flat.size) - np.repeat(starts, np.diff(np.append(starts, flat.size)))
-    if rank.max() >= _ROUNDS:
-        np.add.at(out, flat, per_row)
-        return
-    by_round = order[np.argsort(rank, kind="stable")]  # round 0's shares, then round 1's, ...
-    ends = np.cumsum(np.bincount(rank))
-    for lo, hi in zip(np.concatenate(([0], ends[:-1])), ends):
-        picked = by_round[lo:hi]
-        out[flat[picked]] += per_row[picked]  # distinct rows: each share added once
-
-
-# A row repeated this many times makes as many rounds; np.add.at is faster beyond.
-_ROUNDS = 64
 
 
 def _concat_vjp(argnums, g, ans, *xs, axis=0):

@@ -36,7 +36,6 @@ from ..core.namespaces import is_foreign, library_of
 from ..core.primitive import Primitive
 from ..core.values import filled_like, in_library_of, shape_of
 from .arrays import (
-    add_rows,
     batch_example_by_example,
     broadcast_to,
     getitem,
@@ -45,6 +44,7 @@ from .arrays import (
 )
 from .elementwise import where
 from .foreign_indexing import scatter_add_rows
+from .row_sums import add_rows
 
 __all__ = [
     "TRACED",
