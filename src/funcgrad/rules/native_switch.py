@@ -38,7 +38,7 @@ import os
 
 import numpy as np
 
-__all__ = ["SWITCH", "LARGE", "kernels_for", "turn"]
+__all__ = ["SWITCH", "LARGE", "kernels_for", "call", "turn"]
 
 # At this many numbers a kernel's call (a few microseconds) is a small part of its pass.
 LARGE = 1 << 15
@@ -70,3 +70,11 @@ def kernels_for(x):
     except ImportError:
         SWITCH["on"] = False
         return None
+
+
+def call(name, x, *args):
+    """The kernel ``name`` of :mod:`funcgrad.rules.native_kernels` on ``args`` where
+    :func:`kernels_for` gives the kernels for ``x``, else None: what the impls call, each
+    going on in NumPy where this (or the kernel itself) gives None."""
+    kernels = kernels_for(x)
+    return None if kernels is None else getattr(kernels, name)(*args)

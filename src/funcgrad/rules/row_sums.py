@@ -19,7 +19,7 @@ array([[1., 1.],
 
 import numpy as np
 
-from .native_switch import kernels_for
+from .native_switch import call
 
 __all__ = ["add_rows", "ROUNDS"]
 
@@ -31,8 +31,7 @@ def add_rows(out, rows, g):
     """Adds ``g``'s rows (one per position of the integer array ``rows``, negative ones
     counted from the end) into ``out`` at those positions along its first axis, in place,
     with np.add.at's values; a position out of bounds raises NumPy's IndexError."""
-    kernels = kernels_for(g)
-    if kernels is not None and kernels.add_rows(out, rows, g):
+    if call("add_rows", g, out, rows, g):
         return
     flat, n = rows.ravel(), out.shape[0]
     per_row = g.reshape((flat.size,) + out.shape[1:])
