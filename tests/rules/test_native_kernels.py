@@ -411,3 +411,30 @@ def test_attention_in_a_numba_plan_is_the_python_plans_to_the_bit_and_eager_unde
     np.testing.assert_allclose(
         fg.jit(hvp, backend="numba")(q, v), hvp(q, v), rtol=1e-10, atol=1e-14
     )
+
+
+def test_read_only_and_writeable_operands_share_one_compiled_kernel():
+    """funcgrad's values are read-only, a plan's buffers are not: each kernel is given
+    read-only operands either way, so numba compiles it once for both (before, a process
+    that ran a step eagerly and then as a plan compiled each kernel twice). Two
+    signatures of the same dtypes would be two compilations."""
+    rng = np.random.default_rng(15)
+    x = rng.normal(size=(64, 40))
+    frozen = x.copy()
+    frozen.flags.writeable = False
+    for operand in (x, frozen):
+        top = operand.max(axis=1)
+        assert kernels.softmax_rows(operand, -1) is not None
+        assert kernels.gelu_kernel(operand, "both") is not None
+        assert kernels.cotangent_of_windows(top, operand, top, 1) is not None
+        assert kernels.add_rows(np.zeros((8, 40)), np.arange(64) % 8, operand)
+    for kernel in (
+        kernels._shifted_rows,
+        kernels._tanh_argument,
+        kernels._value_and_slope,
+        kernels._window_cotangent,
+        kernels._add_rows,
+    ):
+        kinds = {tuple(getattr(t, "dtype", t) for t in s) for s in kernel.signatures}
+        assert len(kernel.signatures) == len(kinds), kernel.signatures
+    assert x.flags.writeable and not frozen.flags.writeable  # the callers' flags kept

@@ -113,7 +113,20 @@ def _native_case(x, axes):
     shape = canonical_shape(x.shape, axes)
     if shape is None:
         return None
-    return np.ascontiguousarray(x), shape
+    return _read_only(x), shape
+
+
+def _read_only(x):
+    """``x`` as a C-contiguous read-only array (a view where it is one already): numba
+    compiles a kernel once for each signature, and an array's ``writeable`` flag is part
+    of it. funcgrad's values are read-only and a plan's buffers are not, so without this
+    a process that ran a step eagerly and then as a plan compiled each kernel twice (a
+    second or so on a machine that never compiled them)."""
+    x = np.ascontiguousarray(x)
+    if x.flags.writeable:
+        x = x.view()
+        x.flags.writeable = False
+    return x
 
 
 def _within(a, bound):
@@ -161,9 +174,9 @@ def cotangent_of_windows(g, x, top, axis, guard=True):
     x, (k0, r1, k1, r2, k2) = case
     out = np.empty(x.shape, np.result_type(g, real_dtype_of(x)))
     _window_cotangent(
-        np.ascontiguousarray(g).reshape(k0, k1, k2),
+        _read_only(g).reshape(k0, k1, k2),
         x.reshape(k0, r1, k1, r2, k2),
-        np.ascontiguousarray(top).reshape(k0, k1, k2),
+        _read_only(top).reshape(k0, k1, k2),
         out.reshape(k0, r1, k1, r2, k2),
     )
     return out
@@ -263,7 +276,7 @@ def gelu_kernel(x, which, guard=True):
     if guard and not _within(x, _GELU_BOUND[x.dtype]):  # NumPy would warn, or a NaN
         return None
     results, post = _PASSES[which]
-    x = np.ascontiguousarray(x)
+    x = _read_only(x)
     flat, kind = x.reshape(-1), x.dtype.type
     outs = [np.empty(flat.shape, x.dtype) for _ in range(results)]
     n = min(gelu.CHUNK, flat.size)
@@ -362,7 +375,7 @@ def softmax_rows(x, axis, guard=True):
     if not last or x.dtype not in _FLOATS or x.size == 0 or not x.flags.c_contiguous:
         return None
     e = np.empty_like(x)
-    if not _shifted_rows(x.reshape(-1, x.shape[-1]), e.reshape(-1, x.shape[-1]), guard):
+    if not _shifted_rows(_read_only(x).reshape(-1, x.shape[-1]), e.reshape(-1, x.shape[-1]), guard):
         return None  # a shift the impl's subtraction warns about
     np.exp(e, out=e)
     return np.divide(e, arrays._sum_impl(e, axis=-1, keepdims=True), out=e)
@@ -434,7 +447,7 @@ def add_rows(out, rows, g):
     n = out.shape[0]
     if out.dtype not in _FLOATS or g.dtype != out.dtype or not out.flags.c_contiguous:
         return False
-    flat = rows.reshape(-1)
+    flat = _read_only(rows).reshape(-1)
     if not flat.dtype.isnative:  # numba takes no other byte order
         return False
     if flat.size == 0 or out.size == 0 or flat.min() < -n or flat.max() >= n:
@@ -444,7 +457,7 @@ def add_rows(out, rows, g):
     if not (_within(g, bound / flat.size) and _within(out, bound)):
         return False
     width = out.size // n
-    _add_rows(out.reshape(n, width), flat, np.ascontiguousarray(g).reshape(flat.size, width))
+    _add_rows(out.reshape(n, width), flat, _read_only(g).reshape(flat.size, width))
     return True
 
 
