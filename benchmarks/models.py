@@ -216,7 +216,7 @@ def torch_loss(name, shape=None):
         return (x - m) / torch.sqrt(((x - m) ** 2).mean(-1, keepdim=True) + 1e-5) * g + b
 
     def gpt(p, tokens, targets):
-        causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+        causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=tokens.device))
         x = p["emb"][tokens] + p["pos"]
         for lay in p["layers"]:
             q, k, v = (ln(x, lay["g1"], lay["b1"]) @ lay["qkv"]).split(D, -1)

@@ -143,14 +143,18 @@ def scatter_add_rows(xp, out, positions, rows):
     """``out`` (``(P, M, Q)``) with ``rows[:, k, :]`` added at ``out[:, positions[k], :]``,
     ``positions`` a 1-D integer array of ``out``'s library on its device, repeats summed. By
     the library's own scatter-add where it has one (PyTorch's ``index_add``, CuPy's
-    ``scatter_add``, JAX's ``.at[].add``), else by :func:`_sorted_segment_sums` in the
+    ``add.at``, JAX's ``.at[].add``), else by :func:`_sorted_segment_sums` in the
     standard's functions; never a dense matrix, never a trip to the host."""
     library = library_of(out)
     if library == "torch":
         return out.index_add(1, positions.long(), rows.to(out.dtype))
     if library == "cupy":
-        result = out.copy()
-        importlib.import_module("cupyx").scatter_add(result, (slice(None), positions), rows)
+        result, at = out.copy(), (slice(None), positions)
+        add = importlib.import_module("cupy").add
+        if hasattr(add, "at"):  # CuPy 13 on; cupyx.scatter_add warns it is deprecated
+            add.at(result, at, rows)
+        else:
+            importlib.import_module("cupyx").scatter_add(result, at, rows)
         return result
     if library == "jax":
         return out.at[:, positions].add(rows)
