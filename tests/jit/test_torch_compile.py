@@ -103,3 +103,31 @@ def test_torch_compile_is_refused_by_name_off_pytorch():
     xs = pytest.importorskip("array_api_strict")
     with pytest.raises(ArgumentError, match=r"array_api_strict arrays: use the default backend"):
         f(xs.asarray([1.0, 2.0]))
+
+
+def test_the_function_handed_to_the_compiler_binds_python_numbers(monkeypatch):
+    """A transpose's cotangent permutes by the inverse permutation, which NumPy's argsort
+    gives as np.int64s: PyTorch 2.11's compiler took such an axis for a tensor and broke
+    the graph of every transformer step on a GPU. Each step's parameters reach the
+    compiler as Python's numbers."""
+    handed = []
+    monkeypatch.setattr(torch, "compile", lambda fun, **options: handed.append(fun) or fun)
+
+    def loss(x):
+        return fnp.sum(fnp.sin(fnp.transpose(x, (1, 2, 0))) * fnp.moveaxis(x, 0, -1))
+
+    x = RNG.normal(size=(2, 3, 4))
+    got = fg.jit(fg.grad(loss), backend="torch.compile")(torch.asarray(x))
+    np.testing.assert_allclose(to_numpy(got), fg.grad(loss)(x), rtol=1e-12)
+
+    def numpy_scalars(value):
+        if isinstance(value, np.generic):
+            return [value]
+        if isinstance(value, (tuple, list)):
+            return [s for v in value for s in numpy_scalars(v)]
+        return []
+
+    (plan,) = handed
+    bound = [f.keywords for f in plan.__globals__.values() if hasattr(f, "keywords")]
+    assert any("axes" in keywords for keywords in bound)  # the transposes are there
+    assert not [s for keywords in bound for v in keywords.values() for s in numpy_scalars(v)]

@@ -134,6 +134,7 @@ def _torch_compiled(program, constants, outs, n_inputs):
     env = {f"c{k}": value for k, value in constants.items()}
     body = []
     for k, (fun, refs, params, out, drop) in enumerate(program):
+        params = {name: _python_numbers(v) for name, v in params.items()}
         env[f"s{k}"] = functools.partial(fun, **params) if params else fun
         args = ", ".join(f"c{r}" if r in constants else f"r{r}" for r in refs)
         body.append(f"    r{out} = s{k}({args})")
@@ -147,6 +148,17 @@ def _torch_compiled(program, constants, outs, n_inputs):
     text = f"def plan({params}):\n" + "\n".join(body) + f"\n    return ({results},)\n"
     exec(compile(text, "<funcgrad plan for torch.compile>", "exec"), env)  # our text, no user's
     return torch.compile(env["plan"], dynamic=False)
+
+
+def _python_numbers(value):
+    """A step's parameter with NumPy's integer and bool scalars (in tuples and lists too) as
+    Python's: PyTorch's compiler (2.11) traced an axis given as ``np.int64`` as a tensor
+    and its inductor then failed on the permutation, breaking the graph there."""
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
+    if type(value) in (tuple, list):
+        return type(value)(_python_numbers(v) for v in value)
+    return value
 
 
 def _numbers_as_python(fun, positions, *args, **params):

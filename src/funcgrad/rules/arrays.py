@@ -200,7 +200,7 @@ def _sum_vjp(g, ans, x, axis=None, keepdims=False):
 def _transpose_vjp(g, ans, x, axes=None):
     if axes is None:
         return transpose(g)
-    return transpose(g, axes=tuple(np.argsort(axes)))
+    return transpose(g, axes=tuple(int(a) for a in np.argsort(axes)))  # Python's ints
 
 
 _BASIC = (int, np.integer, slice, type(None), type(Ellipsis))
