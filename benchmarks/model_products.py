@@ -1,5 +1,6 @@
-"""What bounds the GPT step's eager figure: its products in NumPy's BLAS and in PyTorch's,
-and each library's cost of running the same step's graph on tiny arrays.
+"""What bounds the model steps: the GPT step's products and the CNN step's convolutions in
+NumPy's BLAS and in PyTorch's, and each library's cost of running the GPT step's graph on
+tiny arrays.
 
     python benchmarks/model_products.py [--threads 1] [--dtype float32] [--repeats 50]
 
@@ -11,7 +12,11 @@ interleaved: NumPy's ``@`` (its BLAS, OpenBLAS in the wheels) against
 arrays of a few numbers (V 8, D 8, T 4, B 1), where the time is each library's own:
 funcgrad eager's graph and fold against PyTorch's autograd. Neither is a funcgrad speed
 claim; they say how much of the eager step's ratio to PyTorch is the BLAS and how much is
-the rest. With ``--threads 2`` the two libraries' thread pools, timed in turns, wait for
+the rest. The CNN step's convolutions: funcgrad's three convolution primitives
+(``conv``, ``conv_kernel``, ``conv_transpose``: the product, the kernel's cotangent, the
+input's) run by their impls as any plan runs them, against PyTorch's ``conv2d`` and its
+backward (``aten.convolution_backward``, what its autograd calls), layer by layer, beside
+PyTorch's whole step. With ``--threads 2`` the two libraries' thread pools, timed in turns, wait for
 work on the same two cores (each slows the other): read one thread's figures.
 """
 
@@ -95,6 +100,75 @@ def time_products(shape, dtype, repeats):
     return totals
 
 
+def time_convolutions(dtype, repeats):
+    """``(rows, torch_step_seconds)``: per convolution of the CNN step, the medians of
+    funcgrad's impls and PyTorch's calls (its first layer's input, the images, needs no
+    cotangent), and PyTorch's whole step, all interleaved."""
+    import models
+    import numpy as np
+    import torch
+
+    from funcgrad.rules import conv
+
+    rng = np.random.default_rng(0)
+    options = {
+        "padding": ((1, 1), (1, 1)),
+        "strides": (1, 1),
+        "lhs_dilation": (1, 1),
+        "rhs_dilation": (1, 1),
+    }
+    layers = [("first (1 -> 16, 28x28)", (128, 28, 28, 1), 16, False)]
+    layers += [("second (16 -> 32, 14x14)", (128, 14, 14, 16), 32, True)]
+    backward = torch.ops.aten.convolution_backward.default
+    params, data = models.cnn_inputs(rng)
+    torch_step, _ = models.torch_step(models.torch_loss("cnn"), params, data, dtype)
+    calls = []
+    for name, shape, o, input_needed in layers:
+        x = rng.normal(size=shape).astype(dtype)
+        w = rng.normal(size=(3, 3, shape[-1], o)).astype(dtype)
+        g = rng.normal(size=shape[:-1] + (o,)).astype(dtype)
+        tx, tw = torch.from_numpy(x).permute(0, 3, 1, 2), torch.from_numpy(w).permute(3, 2, 0, 1)
+        tx, tw = tx.contiguous(), tw.contiguous()
+        tg = torch.from_numpy(g).permute(0, 3, 1, 2).contiguous()
+        mask = [input_needed, True, False]
+        ours = [
+            lambda x=x, w=w: conv.conv.impl(x, w, **options),
+            lambda x=x, g=g: conv.conv_kernel.impl(x, g, window=(3, 3), **options),
+        ]
+        if input_needed:
+            ours.append(
+                lambda g=g, w=w, s=shape: conv.conv_transpose.impl(g, w, shape=s, **options)
+            )
+        theirs = [
+            lambda tx=tx, tw=tw: torch.nn.functional.conv2d(tx, tw, padding=1),
+            lambda tg=tg, tx=tx, tw=tw, m=mask: backward(
+                tg, tx, tw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1, m
+            ),
+        ]
+        calls.append((name, ours, theirs))
+    times = {name: [[], []] for name, _, _ in calls}
+    steps = []
+    for k in range(repeats + 3):
+        for name, ours, theirs in calls:
+            t = time.perf_counter()
+            for f in ours:
+                f()
+            a = time.perf_counter() - t
+            t = time.perf_counter()
+            for f in theirs:
+                f()
+            b = time.perf_counter() - t
+            if k >= 3:
+                times[name][0].append(a)
+                times[name][1].append(b)
+        t = time.perf_counter()
+        torch_step()
+        if k >= 3:
+            steps.append(time.perf_counter() - t)
+    rows = [(name, float(np.median(a)), float(np.median(b))) for name, (a, b) in times.items()]
+    return rows, float(np.median(steps))
+
+
 def time_tiny_steps(dtype, repeats):
     import models
     import numpy as np
@@ -149,6 +223,17 @@ def main():
     print(
         f"  {'all':34s} {'':38s} {'':5s} {ours * 1e3:9.3f} {theirs * 1e3:11.3f}"
         f"   ({ours / theirs:.2f}x)"
+    )
+    print("\n## the CNN step's convolutions, forward and backward (medians)")
+    rows, step = time_convolutions(args.dtype, args.repeats)
+    print(f"  {'layer':28s} {'funcgrad ms':>12s} {'PyTorch ms':>11s}")
+    for name, a, b in rows:
+        print(f"  {name:28s} {a * 1e3:12.3f} {b * 1e3:11.3f}")
+    ours = sum(a for _, a, _ in rows)
+    print(
+        f"  {'both':28s} {ours * 1e3:12.3f} {sum(b for _, _, b in rows) * 1e3:11.3f}"
+        f"   (PyTorch's whole step {step * 1e3:.3f} ms; funcgrad's convolutions alone"
+        f" {ours / step:.2f}x it)"
     )
     tiny_ours, tiny_theirs = time_tiny_steps(args.dtype, args.repeats)
     print("\n## the same step on arrays of a few numbers (each library's own cost of the graph)")

@@ -21,6 +21,8 @@ array([12., 16.])
 array([6., 6.])
 """
 
+import math
+
 import numpy as np
 
 from ..core.errors import ShapeError
@@ -62,7 +64,9 @@ def _as_matrices(g, x, y):
     x2 = reshape(x, shape=(1,) + xs) if len(xs) == 1 else x
     y2 = reshape(y, shape=ys + (1,)) if len(ys) == 1 else y
     x2s, y2s = shape_of(x2), shape_of(y2)
-    batch = np.broadcast_shapes(x2s[:-2], y2s[:-2])
+    xb, yb = x2s[:-2], y2s[:-2]
+    # the stacks' broadcast shape (NumPy's call costs microseconds; a fold makes many)
+    batch = xb if xb == yb or not yb else yb if not xb else np.broadcast_shapes(xb, yb)
     shape = batch + (x2s[-2], y2s[-1])
     g2 = g if shape_of(g) == shape else reshape(g, shape=shape)
     return g2, x2, y2
@@ -71,7 +75,7 @@ def _as_matrices(g, x, y):
 def _rows(a):
     """A stack of matrices as the one matrix of all their rows."""
     s = shape_of(a)
-    return reshape(a, shape=(int(np.prod(s[:-1])), s[-1]))
+    return reshape(a, shape=(math.prod(s[:-1]), s[-1]))
 
 
 def _matmul_vjp_x(g, ans, x, y):
