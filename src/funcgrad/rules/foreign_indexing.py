@@ -150,10 +150,9 @@ def scatter_add_rows(xp, out, positions, rows):
         return out.index_add(1, positions.long(), rows.to(out.dtype))
     if library == "cupy":
         result, at = out.copy(), (slice(None), positions)
-        add = importlib.import_module("cupy").add
-        if hasattr(add, "at"):  # CuPy 13 on; cupyx.scatter_add warns it is deprecated
-            add.at(result, at, rows)
-        else:
+        try:  # cupy.add.at where CuPy has it: CuPy 14 warns cupyx.scatter_add is deprecated
+            importlib.import_module("cupy").add.at(result, at, rows)
+        except (AttributeError, NotImplementedError):  # an older CuPy, before any write
             importlib.import_module("cupyx").scatter_add(result, at, rows)
         return result
     if library == "jax":
