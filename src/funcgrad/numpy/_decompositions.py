@@ -81,7 +81,7 @@ class EigResult(_NamedTuple):
 
     >>> import numpy as np
     >>> import funcgrad.numpy as fnp
-    >>> fnp.linalg.eig(np.diag([2.0, 1.0])).eigenvalues
+    >>> fnp.linalg.eig(np.diag([2.0, 1.0])).eigenvalues.real    # complex from NumPy 2.5 on
     array([2., 1.])
     """
 
@@ -167,7 +167,7 @@ def eigvals(a):
     >>> import numpy as np
     >>> import funcgrad as fg
     >>> from funcgrad.numpy.linalg import eigvals
-    >>> eigvals(np.array([[2.0, 1.0], [0.0, 3.0]]))
+    >>> eigvals(np.array([[2.0, 1.0], [0.0, 3.0]])).real     # complex from NumPy 2.5 on
     array([2., 3.])
     >>> fg.grad(lambda a: eigvals(a).real.sum())(np.eye(2))
     array([[1., 0.],

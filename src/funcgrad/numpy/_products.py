@@ -12,6 +12,8 @@ are refused, since results are never written in place.
 array([[2., 4.]])
 """
 
+import warnings as _warnings
+
 import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
@@ -335,9 +337,25 @@ def _component(x, i):
     return _arrays.getitem(x, index=(Ellipsis, i))
 
 
+def _numpy_takes_2_vectors():
+    """Whether the installed NumPy's ``cross`` takes 2-vectors (as z = 0): deprecated in
+    NumPy 2.0, refused from 2.5. funcgrad's traced ``cross`` does as the installed one."""
+    try:
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore", DeprecationWarning)
+            _np.cross(_np.ones(2), _np.ones(2))
+    except ValueError:
+        return False
+    return True
+
+
+_CROSS_TAKES_2_VECTORS = _numpy_takes_2_vectors()
+
+
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """``numpy.cross``: the cross product of 3-vectors (2-vectors count as z = 0; two
-    2-vectors give the z component), broadcast over the other axes.
+    """``numpy.cross``: the cross product of 3-vectors, broadcast over the other axes; where
+    the installed NumPy takes them (before 2.5), 2-vectors count as z = 0 and two 2-vectors
+    give the z component.
 
     >>> import numpy as np
     >>> from funcgrad.numpy import cross
@@ -355,6 +373,12 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         raise ArgumentError(
             f"cross: incompatible dimensions for cross product (dimension must be 2 "
             f"or 3); got {na} and {nb}"
+        )
+    if 2 in (na, nb) and not _CROSS_TAKES_2_VECTORS:
+        raise ArgumentError(
+            f"cross: NumPy {_np.__version__} takes 3-vectors only (2-vectors were deprecated "
+            f"in NumPy 2.0 and removed in 2.5); got {na}- and {nb}-vectors: append a zero "
+            f"z component, or take a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0] for the z alone"
         )
     a0, a1, b0, b1 = _component(a, 0), _component(a, 1), _component(b, 0), _component(b, 1)
     z = a0 * b1 - a1 * b0
