@@ -137,3 +137,18 @@ def test_bad_arguments_are_named():
         fsl.solve_triangular(fg.var(M), B, trans="X")
     with pytest.raises(ValueError, match="solve_banded: ab must have"):
         fsl.solve_banded((2, 1), fg.var(AB), B)
+
+
+def test_solve_triangular_of_float16_under_a_transform_is_scipys_float32_solve():
+    """SciPy casts a float16 system to float32 for LAPACK, and from 1.18 warns that it will
+    stop. A plain call is SciPy's own (its warning too); under a transform, and inside the
+    rules that solve triangular systems (LU's tangent of a float16 matrix), funcgrad casts
+    first: the same values and dtype from every SciPy, and no warning (the suite turns
+    warnings into errors)."""
+    a = np.array([[2.0, 0.0], [1.0, 4.0]], np.float16)
+    b = np.array([1.0, 3.0], np.float16)
+    value, tangent = fg.jvp(lambda b: fsl.solve_triangular(a, b, lower=True), (b,), (b,))
+    want = scipy.linalg.solve_triangular(a.astype(np.float32), b.astype(np.float32), lower=True)
+    assert value.dtype == np.float32
+    np.testing.assert_array_equal(value, want)
+    np.testing.assert_array_equal(tangent, want)  # linear in b

@@ -73,12 +73,12 @@ def _st_impl(a, b, trans=0, lower=False, unit_diagonal=False):
 
 # SciPy casts what LAPACK has no routine for to the nearest dtype it has; from 1.18 it warns
 # that it will stop: cast here as it did, so every SciPy gives the same dtype and values.
-_LAPACK_DTYPES = {"e": np.float32, "g": np.float64, "G": np.complex128}
+_LAPACK_DTYPES = {"?": np.float32, "e": np.float32, "g": np.float64, "G": np.complex128}
 
 
 def _lapack_dtype(x):
-    """``x`` as an array in a dtype LAPACK has (float16 as float32, long doubles as
-    doubles), as SciPy casts it."""
+    """``x`` as an array in a dtype LAPACK has (bools and float16 as float32, long
+    doubles as doubles), as SciPy casts it."""
     x = np.asarray(x)
     cast = _LAPACK_DTYPES.get(x.dtype.char)
     return x if cast is None else x.astype(cast)
