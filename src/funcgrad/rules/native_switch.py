@@ -8,10 +8,12 @@ at least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike.
 kernel gives its impl's results to the bit (tests/rules/test_native_kernels.py,
 test_native_switch.py and test_segment_sums.py compare them), 1.5 to 8 times faster (a
 GPT's GELU value and slope 2.6 -> 1.2 ms, attention's softmax 1.1 -> 0.74 ms, a CNN's
-pooling cotangents 6.8 -> 2.6 ms, an embedding's cotangent 0.43 -> 0.05 ms). What it costs is a process's first call of a
-kernel: numba's import and its compiler's start, about 0.7 s, and on a machine that never
-compiled them, 0.1-0.5 s for each kernel, which numba then keeps on disk (its own cache:
-beside the module, or its user cache where that is read-only). Arrays below
+pooling cotangents 6.8 -> 2.6 ms, an embedding's cotangent 0.43 -> 0.05 ms). What it costs
+is a process's first call of a kernel: numba's import and its compiler's start, about 0.7
+s, and on a machine that never compiled them, 0.1-0.5 s for each kernel (once each: the
+kernels take read-only operands, so one signature serves a trace's values and a plan's
+buffers), which numba then keeps on disk (its own cache: beside the module, or its user
+cache where that is read-only). Arrays below
 :data:`LARGE` never load numba, so a REPL's or a doctest's small arrays run as without it.
 
 A numba loop raises no floating-point warning, so each kernel leaves to NumPy's impl the
