@@ -220,7 +220,7 @@ _VOCABULARIES = (
     "core/pages.py",
     "io/expr.py",
     "nn/",
-    "optim.py",
+    "optim/",
     "random/",
     "__init__.py",
 )
