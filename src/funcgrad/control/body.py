@@ -34,10 +34,11 @@ from toolz import unique
 
 from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.namespaces import is_foreign, namespace_of
-from ..core.primitive import Primitive
+from ..core.primitive import Primitive, strong
+from ..core.results import weak
 from ..core.traces import Box, new_level
 from ..core.tree import tree_flatten
-from ..core.values import dtype_of, raw, shape_of, zeros_like_value
+from ..core.values import dtype_of, numeric_kind, raw, shape_of, zeros_like_value
 from ..dag.backprop import add_cotangents
 from ..dag.node import CONST, VAR, Node, ReverseTrace
 from ..dag.order import dfs_order
@@ -397,7 +398,7 @@ def _check_leaf(x, who):
     if type(v) in (bool, int, float, complex):
         return
     try:
-        kind = dtype_of(v).kind if hasattr(v, "dtype") else "O"
+        kind = numeric_kind(dtype_of(v)) if hasattr(v, "dtype") else "O"
     except (TypeError, ValueError):
         kind = "O"
     if kind not in "biufc":
@@ -405,6 +406,21 @@ def _check_leaf(x, who):
             f"{who}: an input leaf is {type(x).__name__} {x!r:.40}; a loop or branch passes "
             f"numbers and arrays only: let the function close over it instead"
         )
+
+
+def strong_carries(carry, body):
+    """``carry`` with each Python number whose step gives NumPy's scalar made NumPy's
+    scalar, or None if none is: a carry keeps one type from step to step, so a weak Python
+    float the body turns into a strong float64 (``fnp.sin(c)``, NumPy's answer, NEP 50)
+    is a float64 from the start, as JAX promotes a weakly typed carry. The body is then
+    traced again on it. (A Python loop's carry would change type after its first step.)"""
+    outs = body.out_examples()
+    promoted = None
+    for k, c in enumerate(carry):
+        if weak(c) and not weak(outs[k]) and shape_of(outs[k]) == ():
+            promoted = list(carry) if promoted is None else promoted
+            promoted[k] = strong(c)
+    return promoted
 
 
 # ---------------------------------------------------------------- transformed bodies

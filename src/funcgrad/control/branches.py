@@ -23,10 +23,10 @@ import numpy as np
 
 from ..core.errors import ArgumentError, ArgumentTypeError, NamespaceError, ShapeError
 from ..core.namespaces import is_foreign, library_of
-from ..core.primitive import Primitive
+from ..core.primitive import Primitive, numpy_answer
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
-from ..core.values import dtype_of, numpy_scalar, shape_of, zeros_like_value
+from ..core.values import dtype_of, shape_of, zeros_like_value
 from ..rules.arrays import broadcast_to
 from ..rules.elementwise import equal, where
 from ..rules.ufuncs import astype, clip
@@ -243,7 +243,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
         index = astype(index, dtype=np.int64)
     out = _bind_switch(index, [flat(k, f) for k, f in enumerate(branches)], leaves, who)
     _check_same_outputs(out_defs, who)
-    return tree_unflatten(out_defs[0][1], [numpy_scalar(o) for o in out])
+    return tree_unflatten(out_defs[0][1], [numpy_answer(o) for o in out])
 
 
 def _check_index(index, who):

@@ -42,10 +42,10 @@ import numpy as np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.facts import declare
-from ..core.primitive import Primitive
+from ..core.primitive import Primitive, numpy_answer
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
-from ..core.values import numpy_scalar, raw, shape_of
+from ..core.values import raw, shape_of
 from ..dag.node import CONST, VAR
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.ufuncs import floor_divide, logical_and
@@ -233,7 +233,7 @@ def checkpoint(
         if not captured and not any(isinstance(x, Box) for x in leaves):
             return tree_unflatten(out_def[0], list(body.plan(*leaves)))
         out = bind_results(remat_p, list(leaves) + captured, dict(body=body, **kept))
-        return tree_unflatten(out_def[0], [numpy_scalar(o) for o in out[: len(body.outputs)]])
+        return tree_unflatten(out_def[0], [numpy_answer(o) for o in out[: len(body.outputs)]])
 
     return rematerialized
 

@@ -383,7 +383,7 @@ def bind_checkpointed_scan(
     carries known already instead (with ``known``, ``(trace, values)``: its results computed
     already, those carries after them; see :func:`~funcgrad.control.scan_primitive.bind_body`).
     Returns the scan's own results."""
-    body, captured = scan_body(fun, carry, xs, who)
+    body, captured, carry = scan_body(fun, carry, xs, who)
     if kept is None:
         n = shape_of(xs[0])[0] if xs else length
         follows = gradient_trace([*carry, *xs, *captured], staged=True) is not None

@@ -42,9 +42,10 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, ShapeError
+from ..core.primitive import numpy_answer
 from ..core.traces import new_level
 from ..core.tree import tree_flatten, tree_unflatten
-from ..core.values import numpy_scalar, shape_of, zeros_like_value
+from ..core.values import shape_of, zeros_like_value
 from ..dag.node import CONST, VAR
 from ..rules.ufuncs import astype, in_dtype_of
 from ..transforms.arguments import diff_leaf, fun_name
@@ -88,7 +89,7 @@ class LinearMap:
                     f"map takes shape {shape_of(e)}"
                 )
         outs = self.body(*leaves, *self.captured)
-        return tree_unflatten(self.out_def, [numpy_scalar(o) for o in outs])
+        return tree_unflatten(self.out_def, [numpy_answer(o) for o in outs])
 
     def __repr__(self):
         return f"<{self.who}: {self.body.steps} steps>"
@@ -128,7 +129,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple[Any, Any]:
     body, captured = trace_body(
         tangent_steps, [zeros_like_value(p) for p in leaves], f"linear map of {fun_name(fun)}"
     )
-    out = tree_unflatten(found["out_def"], [numpy_scalar(o) for o in found["out"]])
+    out = tree_unflatten(found["out_def"], [numpy_answer(o) for o in found["out"]])
     return out, LinearMap(
         f"linear map of {fun_name(fun)}", body, captured, p_def, found["out_def"], leaves
     )

@@ -36,9 +36,10 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, ShapeError
+from ..core.primitive import numpy_answer
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
-from ..core.values import dtype_of, numpy_scalar, shape_of
+from ..core.values import dtype_of, shape_of
 from ..transforms.arguments import call_user, check_callable, fun_name
 from .body import abstract, check_same_leaves
 from .checkpoint import checkpoint_budget, counted_while, segmented_while
@@ -122,7 +123,7 @@ def _scan_tree(f, init, xs, length, reverse, who, checkpoints=None):
         )
     else:
         out = bind_scan(flat, init_leaves, xs_leaves, n, bool(reverse), who)
-    out = [numpy_scalar(o) for o in out]  # a Python float comes back as NumPy's, as from grad
+    out = [numpy_answer(o) for o in out]  # a Python float comes back as NumPy's, as from grad
     k = len(init_leaves)
     return tree_unflatten(init_def, out[:k]), tree_unflatten(y_def[0], out[k:])
 
@@ -277,7 +278,7 @@ def _while_tree(cond_fun, body_fun, init_val, who, checkpoints=None):
         out = bind_while(while_p, test, step, leaves, who)
     else:
         out = _checkpointed_while(test, step, leaves, checkpoints, who)
-    return tree_unflatten(treedef, [numpy_scalar(o) for o in out])
+    return tree_unflatten(treedef, [numpy_answer(o) for o in out])
 
 
 def _checkpointed_while(test, step, carry, checkpoints, who):

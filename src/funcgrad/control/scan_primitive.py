@@ -47,6 +47,7 @@ from .body import (
     result,
     rows_of,
     split_at,
+    strong_carries,
     trace_body,
     vjp_fun,
 )
@@ -185,9 +186,15 @@ def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
 
 def scan_body(fun, carry, xs, who):
     """``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) traced as a scan's body: the
-    body and the outer values it captured."""
+    body, the outer values it captured and the carry (its Python numbers that the body
+    makes NumPy's scalars made so: :func:`~funcgrad.control.body.strong_carries`)."""
     steps = [_first_row(example(x)) for x in xs]
-    return trace_body(fun, list(carry) + steps, who)
+    body, captured = trace_body(fun, list(carry) + steps, who)
+    promoted = strong_carries(carry, body)
+    if promoted is not None:
+        carry = promoted
+        body, captured = trace_body(fun, list(carry) + steps, who)
+    return body, captured, carry
 
 
 def _first_row(x):
@@ -202,7 +209,7 @@ def _first_row(x):
 def bind_scan(fun, carry, xs, length, reverse, who, prim=None, known=None, **extra):
     """Trace ``fun`` (flat leaves ``(*carry, *x) -> (*carry, *y)``) and bind a scan (``prim``,
     scan_p by default, with ``extra`` parameters); see :func:`bind_body`."""
-    body, captured = scan_body(fun, carry, xs, who)
+    body, captured, carry = scan_body(fun, carry, xs, who)
     return bind_body(body, captured, carry, xs, length, reverse, prim, known, **extra)
 
 

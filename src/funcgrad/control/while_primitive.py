@@ -37,6 +37,7 @@ from .body import (
     jvp_fun,
     result,
     rows_of,
+    strong_carries,
     trace_body,
 )
 from .foreign_loops import history_form, while_form
@@ -106,8 +107,12 @@ def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
     """Trace ``cond_fun`` and ``body_fun`` (flat leaves) and bind a while loop; a ``while_p``
     under a gradient keeps its history as it runs, unless ``keep`` is false (a run that
     only counts the steps of a loop whose backward pass holds few carries)."""
-    cond, cc = trace_body(cond_fun, carry, who)
     body, bc = trace_body(body_fun, carry, who)
+    promoted = strong_carries(carry, body)
+    if promoted is not None:
+        carry = promoted
+        body, bc = trace_body(body_fun, carry, who)
+    cond, cc = trace_body(cond_fun, carry, who)
     params = {"cond": cond, "body": body, "n_carry": len(carry), "n_cond": len(cc)}
     if keep and prim is while_p and reverse_follows(list(carry) + cc + bc):
         # it will run backward: it keeps its history as it runs, which its reverse pass reads

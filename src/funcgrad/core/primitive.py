@@ -42,7 +42,9 @@ into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
 """
 
 import ast
+import functools
 import inspect
+import types
 from collections.abc import Callable
 
 import numpy as np
@@ -51,9 +53,9 @@ from .errors import ArgumentTypeError, NamespaceError, ShapeError
 from .facts import FACTS, declare
 from .fp_warnings import routed_call
 from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
-from .results import NUMPY_SCALAR, numpy_result
+from .results import NUMPY_SCALAR, answer_weak, as_numpy, from_outside, numpy_result, weak
 from .traces import Box
-from .values import dtype_of, shape_of
+from .values import dtype_of, numpy_scalar, raw, shape_of
 
 __all__ = [
     "Primitive",
@@ -65,6 +67,10 @@ __all__ = [
     "per_argument_rule",
     "is_joint",
     "describe",
+    "strong",
+    "numpy_answer",
+    "returns_numpy_scalars",
+    "publish",
 ]
 
 
@@ -149,7 +155,10 @@ class Primitive:
         if len(args) == 1:  # the commonest call, without the search below
             a = args[0]
             if isinstance(a, Box):
-                return a._trace.process(self, args, params)
+                out = a._trace.process(self, args, params)
+                if type(out._value) is np.ndarray or not weak(out):
+                    return out
+                return self._answer(out)
             if type(a) in PLAIN_TYPES:
                 out = routed_call(self.impl, args, params)
                 return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, self.scalars)
@@ -167,11 +176,22 @@ class Primitive:
             else:
                 other = True
         if top is not None:
-            return top.process(self, args, params)
+            out = top.process(self, args, params)
+            if type(out._value) is np.ndarray or not weak(out):
+                return out
+            return self._answer(out)
         if other:
             return self.run(args, params)
         out = routed_call(self.impl, args, params)
         return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, self.scalars)
+
+    def _answer(self, out):
+        """A traced result whose value is a Python number, as the caller should get it: NumPy's
+        scalar for a user's call (as the eager call gives it), the weak number for funcgrad's
+        own rules (see :func:`strong`)."""
+        if not self.scalars or not from_outside(2) or answer_weak():
+            return out
+        return out._trace.numpy_answer(out, strong)
 
     def run(self, args, params):
         """The primitive on plain values of any library: NumPy's through ``impl``, another
@@ -475,3 +495,106 @@ def defxp(prim: "Primitive", rule: Callable) -> None:
             f"`rule(xp, *args, **params)`; got {type(rule).__name__}"
         )
     prim.xp = rule
+
+
+def _strong_jvp(t, ans, x):
+    return strong(t)  # the tangent is NumPy's as its primal is
+
+
+strong: Primitive = Primitive(
+    "strong",
+    as_numpy,
+    xp=lambda xp, x: x,
+    vjp=(lambda g, ans, x: g,),
+    jvp=(_strong_jvp,),
+    batch=lambda size, prim, values, batched, params: prim(values[0]),
+    linear="all",
+    structure="elementwise",
+)
+strong.scalars = {}  # its own answer is NumPy's already
+describe(
+    strong,
+    "x, /",
+    """``x`` as NumPy's scalar where it is a Python number: a *strong* float64 (or int64,
+    complex128, bool), where the Python number was weak (NEP 50). The step a trace records
+    when a user's NumPy call gives a Python number, so that it promotes under every
+    transform as the eager call's answer does: eagerly ``np.sin(1.0) * float32_array`` is
+    float64, and so is the traced ``fnp.sin(x) * float32_array`` of a traced Python float
+    ``x``, under jit, grad, jvp and loops alike. (A user's ``x * 2.0`` stays weak: that is
+    Python's own arithmetic.)
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> b = np.float32([1.0, 2.0])
+    >>> fg.jit(lambda x: fnp.sin(x) * b)(1.0).dtype, (fnp.sin(1.0) * b).dtype
+    (dtype('float64'), dtype('float64'))
+    >>> fg.jit(lambda x: x * 2.0 * b)(1.0).dtype
+    dtype('float32')
+    """,
+    __name__,
+)
+
+
+# A function built from primitives passes on their numbers; its own Python ints and
+# bools are answers NumPy gives as Python's too (ndim, size, allclose).
+_INEXACT = {float: np.float64, complex: np.complex128}
+
+
+def returns_numpy_scalars(fun):
+    """``fun`` (a public function built from primitives) returning NumPy's scalar types
+    to its callers outside funcgrad, as :func:`numpy_result` says; a traced Python float or
+    complex is answered by :func:`strong`."""
+
+    @functools.wraps(fun)
+    def public(*args, **kwargs):
+        out = fun(*args, **kwargs)
+        kind = type(out)
+        if kind in _FLOAT_OR_TUPLE:
+            return numpy_result(out, 2, _INEXACT)
+        if (
+            isinstance(out, Box)
+            and type(raw(out)) in _INEXACT
+            and from_outside(1)
+            and not answer_weak()
+        ):
+            return out._trace.numpy_answer(out, strong, fresh=False)
+        return out
+
+    public.returns_numpy_scalars = True
+    return public
+
+
+def numpy_answer(value):
+    """A transform's, a loop's or a branch's result as NumPy answers: a Python number or a
+    0-d array as NumPy's scalar, and a traced Python number (a weak one, under an outer
+    transform) made :func:`strong` by its trace, so that it promotes as the eager result
+    does.
+
+    >>> import funcgrad as fg
+    >>> numpy_answer(0.5), numpy_answer(fg.var(0.5)).value
+    (np.float64(0.5), 0.5)
+    """
+    if isinstance(value, Box):
+        if not weak(value) or answer_weak():
+            return value
+        return value._trace.numpy_answer(value, strong, fresh=False)
+    return numpy_scalar(value)
+
+
+_FLOAT_OR_TUPLE = (float, complex, tuple)
+_TRANSFORMS = ("funcgrad.control.", "funcgrad.transforms.")
+
+
+def publish(namespace, names):
+    """Wrap the functions among ``names`` in the module dict ``namespace`` with
+    :func:`returns_numpy_scalars` (primitives do it in their own ``__call__``, and
+    transforms and loops return NumPy's scalars already)."""
+    for name in names:
+        fun = namespace.get(name)
+        if (
+            type(fun) is types.FunctionType
+            and fun.__module__.startswith("funcgrad.")
+            and not fun.__module__.startswith(_TRANSFORMS)
+            and not getattr(fun, "returns_numpy_scalars", False)
+        ):
+            namespace[name] = returns_numpy_scalars(fun)

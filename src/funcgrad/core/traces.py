@@ -105,6 +105,14 @@ class Trace:
         """The result of ``prim(*args, **params)``, some of whose ``args`` are this trace's."""
         raise NotImplementedError(f"{type(self).__name__} does not process primitives")
 
+    def numpy_answer(self, box, convert, fresh=True):
+        """``box``, this trace's answer to a user's call whose value is a Python number, as
+        NumPy answers that call: ``convert(box)``, a step of its own (``convert`` is
+        :func:`funcgrad.core.primitive.strong`). A trace whose graph is folded but
+        never replayed may give a ``fresh`` box (made by this call, seen by no one yet)
+        NumPy's value where it is made instead."""
+        return convert(box)
+
     def __repr__(self):
         return f"<{type(self).__name__} {self.level}>"
 

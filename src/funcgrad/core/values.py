@@ -31,6 +31,7 @@ __all__ = [
     "ndim_of",
     "is_complex",
     "dtype_of",
+    "numeric_kind",
     "float_dtype",
     "as_dtype_of",
     "numpy_scalar",
@@ -96,7 +97,7 @@ def shape_of(x):
     t = type(x)
     if t is np.ndarray:
         return x.shape
-    if t is float:
+    if t is float or t is np.float64:
         return ()
     batch_axes = 0
     while isinstance(x, Box):
@@ -124,7 +125,7 @@ def is_complex(x):
     """Whether a plain or traced value holds complex numbers."""
     x = raw(x)
     t = type(x)
-    if t is float:
+    if t is float or t is np.float64:
         return False
     if t is complex:
         return True
@@ -139,22 +140,60 @@ def dtype_of(x):
     return numpy_dtype(raw(x))
 
 
+def numeric_kind(dtype):
+    """NumPy's one-letter kind of ``dtype``, with ml_dtypes' numbers (``bfloat16``, the
+    float8s, ``int4``), which NumPy lists as ``'V'``, as the floats (``'f'``) or integers
+    (``'i'``, ``'u'``) they are.
+
+    >>> import numpy as np
+    >>> numeric_kind(np.dtype(np.float32)), numeric_kind(np.dtype("V4"))
+    ('f', 'V')
+    """
+    kind = dtype.kind
+    if kind != "V" or dtype.names is not None or dtype.type.__module__ != "ml_dtypes":
+        return kind
+    name = dtype.name
+    return "u" if name.startswith("uint") else "i" if name.startswith("int") else "f"
+
+
 def float_dtype(x):
     """The dtype a derivative of ``x`` has: its own if it is a float or complex
-    (float32 stays float32, complex stays complex), else float64 (an integer's
-    derivative is a float)."""
+    (float32 stays float32, bfloat16 stays bfloat16, complex stays complex), else float64
+    (an integer's derivative is a float)."""
     dtype = dtype_of(x)
-    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
+    return dtype if numeric_kind(dtype) in "fc" else np.dtype(np.float64)
 
 
 def as_dtype_of(g, x):
-    """A derivative ``g`` of ``x`` in ``x``'s dtype (a plain array is cast, a real one to
-    complex for a complex ``x``; traced values and Python numbers are left as they are)."""
-    if isinstance(g, (np.ndarray, np.generic)) and not isinstance(x, float):
-        dtype = float_dtype(x)
-        if g.dtype != dtype and (g.dtype.kind == "f" or dtype.kind == "c"):
-            return g.astype(dtype)
+    """A plain derivative ``g`` of ``x`` (plain or traced) in ``x``'s dtype: an array is
+    cast, a real one to complex for a complex ``x``; a Python number is made NumPy's
+    scalar of that dtype, unless ``x`` is a Python number too (the transform makes it
+    NumPy's). A traced ``g`` is left as it is (``in_dtype_of`` casts it).
+
+    >>> import numpy as np
+    >>> as_dtype_of(1.0, np.float32(2.0)), as_dtype_of(np.ones(1, np.float16), 2.0)
+    (np.float32(1.0), array([1.]))
+    """
+    if isinstance(g, Box):
+        return g
+    v = raw(x)
+    if is_foreign(v) or is_foreign(g):
+        return g
+    dtype = float_dtype(v)
+    if type(g) in _PYTHON_NUMBERS:
+        if type(v) in _PYTHON_NUMBERS:
+            return complex(g) if type(v) is complex and type(g) is not complex else g
+        return g if type(g) is complex and dtype.kind != "c" else dtype.type(g)
+    if (
+        isinstance(g, (np.ndarray, np.generic))
+        and g.dtype != dtype
+        and (numeric_kind(g.dtype) == "f" or dtype.kind == "c")
+    ):
+        return g.astype(dtype)
     return g
+
+
+_PYTHON_NUMBERS = (float, complex, int)
 
 
 def numpy_scalar(v):

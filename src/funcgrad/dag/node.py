@@ -79,13 +79,16 @@ _next_id = itertools.count().__next__  # atomic under the GIL: safe across threa
 class Record(list):
     """A recording trace's nodes in the order made (see :class:`ReverseTrace`), and
     ``constants``: its constant node of each Python float, made once. ``x * 0.5`` in a
-    loop otherwise makes a node for 0.5 per iteration, a third of a jit trace's nodes."""
+    loop otherwise makes a node for 0.5 per iteration, a third of a jit trace's nodes.
+    ``held``: the values of its other constants (arrays, NumPy's scalars, ints), whose
+    dtypes jit reads (:mod:`funcgrad.jit.weak_floats`)."""
 
-    __slots__ = ("constants",)
+    __slots__ = ("constants", "held")
 
     def __init__(self):
         super().__init__()
         self.constants = {}
+        self.held = []
 
 
 _PLACING = frozenset((untake, pieces.pieces))  # cotangents of slices, merged by +
@@ -182,8 +185,11 @@ class Node(ArrayLike):
         # A trace that keeps its nodes in order (grad, jit) lists all but the constants,
         # which no fold needs.
         made = trace.made
-        if made is not None and prim is not CONST:
-            if type(value) is not np.ndarray or value.size <= RECORD_LIMIT or trace.opaque:
+        if made is not None:
+            if prim is CONST:
+                if type(value) is not float:
+                    made.held.append(value)
+            elif type(value) is not np.ndarray or value.size <= RECORD_LIMIT or trace.opaque:
                 made.append(self)
             else:
                 trace.made = None  # a big array: see ReverseTrace.__init__
@@ -468,6 +474,17 @@ class ReverseTrace(Trace):
             value.setflags(write=False)
         return make(value, prim, tuple(parents), params or None, None, self)
 
+    def numpy_answer(self, node, convert, fresh=True):
+        """``node``, made by :meth:`process` for a user's call, with NumPy's scalar as its
+        value (see :func:`funcgrad.core.primitive.strong`): a ``fresh`` node, seen by
+        no one yet, is given it where it is made, with no step of its own, since this graph
+        is folded, never replayed (jit's trace, whose plan replays its graph, records the
+        step); another is converted by a step."""
+        if not fresh:
+            return convert(node)
+        node._value = convert(node._value)
+        return node
+
     def _with_slope(self, prim, a, v):
         """The node of ``prim(a)``, its value and slope made in one call (``together``),
         the slope kept in :attr:`slopes` for the fold. Only a transform's own trace keeps
@@ -498,7 +515,20 @@ def bad_operand(prim, a):
     return ArgumentTypeError(f"{prim.name}: got {got} as an operand; {fix}")
 
 
-EXPRESSIONS = ReverseTrace(0, persistent=True, live=False)
+class ExpressionTrace(ReverseTrace):
+    """The trace of hand-built expressions: a graph to read, draw and teach with, whose
+    Python floats stay Python floats (``fnp.sin(fg.var(0.5))`` holds a float, and its
+    gradients print as ``1.0``), as micrograd's do. The transforms' traces answer a user's
+    call with NumPy's scalar instead, as the eager call does (docs/api.md, "What results
+    are")."""
+
+    __slots__ = ()
+
+    def numpy_answer(self, node, convert, fresh=True):
+        return node
+
+
+EXPRESSIONS = ExpressionTrace(0, persistent=True, live=False)
 """The trace of hand-built expressions (``fg.var``, ``fg.const``)."""
 
 

@@ -35,12 +35,14 @@ from ..core.errors import (
 from ..core.fp_warnings import at_users_line
 from ..core.heap import TRIM_ABOVE, trim_heap
 from ..core.namespaces import is_foreign, library_of
+from ..core.results import weak_answers
 from ..core.traces import Box, new_level
 from ..core.tree import tree_flatten, tree_leaves, tree_unflatten
-from ..core.values import numpy_scalar
+from ..core.values import numeric_kind, numpy_scalar
 from ..dag.finite import all_finite, checking, watched
 from ..dag.node import VAR, Node
 from ..transforms.arguments import call_user
+from . import weak_floats
 from .backends import backend_named
 from .staging import Staged, StagingTrace
 
@@ -274,10 +276,11 @@ class Jitted:
         if static is not _NO_STATICS and any(isinstance(leaf, Box) for leaf in tree_leaves(static)):
             return None, leaves
         parts = []  # each leaf's part of the cache key: its type, shape and dtype
+        strong = None  # where NumPy's float64 numbers are (see _strong_plan)
         for k, leaf in enumerate(leaves):
             kind = type(leaf)
             if kind is np.ndarray:  # _abstract's answer, written out on the hot path
-                if leaf.dtype.kind not in "biufc":
+                if numeric_kind(leaf.dtype) not in "biufc":
                     raise ArgumentTypeError(
                         f"jit of {self.name}: argument leaf {k} is an array "
                         f"of dtype {leaf.dtype}, not numbers; pass numeric "
@@ -285,9 +288,10 @@ class Jitted:
                         f"static_argnums)"
                     )
                 parts.append((np.ndarray, leaf.shape, leaf.dtype))
-            elif kind is np.float64:  # what transforms return: runs as a Python float
+            elif kind is np.float64:  # what transforms return: as a Python float where exact
                 leaves[k] = float(leaf)
                 parts.append(_FLOAT_KEY)
+                strong = [k] if strong is None else [*strong, k]
             elif isinstance(leaf, Box):
                 return None, leaves
             else:
@@ -312,20 +316,63 @@ class Jitted:
         cache = self._cache
         plan = cache.get(key)
         if plan is None:
-            # The trace is a graph without cycles, freed by reference counting: the cyclic
-            # collector would only walk it again and again while it grows.
-            with gc_paused():
-                plan = self._trace_and_compile(args, kwargs, leaves, treedef)
-            if plan.n_steps > TRIM_ABOVE:  # the freed trace's pages back to the system
-                trim_heap()
-            cache[key] = plan
-            if len(cache) > self.max_plans:
-                cache.popitem(last=False)
+            plan = self._compile_for(key, args, kwargs, leaves, treedef)
         elif len(cache) > 1:
             cache.move_to_end(key)
+        if strong is not None and not plan.weak_floats_exact:
+            return self._strong_plan(args, kwargs, leaves, treedef, parts, key, strong)
         return plan, leaves
 
+    def _strong_plan(self, args, kwargs, leaves, treedef, parts, weak_key, strong):
+        """The plan for a call with NumPy float64 numbers where the Python floats' plan is
+        not ``weak_floats_exact``: they are strong (NEP 50) and make a float32 array
+        float64 where a Python float keeps it float32, so they have a plan of their own.
+        (Where it is exact, the two give the same bits and the faster Python floats'
+        plan serves both: see :mod:`funcgrad.jit.weak_floats`.)"""
+        for k in strong:
+            leaves[k] = np.float64(leaves[k])
+            parts[k] = _F64_KEY
+        key = (weak_key[0], tuple(parts), *weak_key[2:])
+        plan = self._cache.get(key)
+        if plan is None:
+            plan = self._compile_for(key, args, kwargs, leaves, treedef)
+        return plan, leaves
+
+    def _compile_for(self, key, args, kwargs, leaves, treedef):
+        """Trace and compile the plan of ``key``, and keep it."""
+        cache = self._cache
+        # The trace is a graph without cycles, freed by reference counting: the cyclic
+        # collector would only walk it again and again while it grows.
+        with gc_paused():
+            plan = self._trace_and_compile(args, kwargs, leaves, treedef)
+        if plan.n_steps > TRIM_ABOVE:  # the freed trace's pages back to the system
+            trim_heap()
+        cache[key] = plan
+        if len(cache) > self.max_plans:
+            cache.popitem(last=False)
+        return plan
+
     def _trace_and_compile(self, args, kwargs, leaves, treedef):
+        """The plan of these leaves: traced with a user's calls on traced Python numbers
+        answered weak, kept where that gives NumPy's bits (``weak_floats_exact``), else
+        traced again with NumPy's strong answers (see :mod:`funcgrad.jit.weak_floats`)."""
+        with weak_answers() as answers:
+            made, inputs, outputs, effects = self._trace(args, kwargs, leaves, treedef)
+        if any(is_foreign(leaf) for leaf in leaves):
+            if answers.given:
+                made, inputs, outputs, effects = self._trace(args, kwargs, leaves, treedef)
+            # the steps bound to that library's forms
+            return self.backend.compile_foreign(made, inputs, *outputs, effects)
+        exact = weak_floats.exact(made)
+        if answers.given and not exact:
+            made, inputs, outputs, effects = self._trace(args, kwargs, leaves, treedef)
+        plan = self.backend.compile(made, inputs, *outputs, effects)
+        plan.weak_floats_exact = exact
+        return plan
+
+    def _trace(self, args, kwargs, leaves, treedef):
+        """``fun`` traced on staged ``leaves``: its nodes in order, its inputs, its
+        ``(output leaves, output tree)`` and the steps run for their effect."""
         statics, static_names = self.statics, self.static_names
         trace = StagingTrace(new_level(), record=True)
         with trace.recording() as made:  # a topological order, some perhaps unneeded
@@ -341,9 +388,7 @@ class Jitted:
             )
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
         effects, trace.effects = trace.effects, []  # no cycle of the trace and its nodes
-        if any(is_foreign(leaf) for leaf in leaves):  # the steps bound to that library's forms
-            return self.backend.compile_foreign(made, inputs, out_leaves, out_def, effects)
-        return self.backend.compile(made, inputs, out_leaves, out_def, effects)
+        return made, inputs, (out_leaves, out_def), effects
 
     def _find_non_finite(self, args, kwargs):
         """Inside fg.debug_nans(), a non-finite result: run the function again, primitive
@@ -359,6 +404,7 @@ class Jitted:
 
 _NUMBER_KEYS = {float: (float,), int: (int,), bool: (bool,)}  # _abstract of a plain number
 _FLOAT_KEY = _NUMBER_KEYS[float]
+_F64_KEY = (np.float64,)
 _NO_STATICS = ((), ())
 
 

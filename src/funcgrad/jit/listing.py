@@ -124,7 +124,10 @@ def make_jaxpr(fun: Callable, static_argnums: Any = ()) -> Callable:
 
     >>> import funcgrad as fg
     >>> [e.primitive for e in fg.make_jaxpr(fg.grad(lambda x: x * x))(3.0).eqns]
-    ['multiply', 'multiply', 'multiply', 'add']
+    ['multiply', 'multiply', 'multiply', 'add', 'strong']
+
+    (``strong``: grad answers NumPy's float64 for a Python float, as eagerly; JAX's
+    jaxprs show ``convert_element_type[weak_type=False]`` where it does the same.)
     """
     if not callable(fun):
         raise ArgumentTypeError(f"make_jaxpr needs a function; got {type(fun).__name__}")

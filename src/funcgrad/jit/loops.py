@@ -5,7 +5,8 @@ a Python call and its argument handling (about a microsecond) every step: in a
 loop of small steps (a scalar recurrence, the reverse pass over its history)
 more than the body's own arithmetic. Here the body's straight-line code, the
 lines its plan would hold (:mod:`funcgrad.jit.plans`), is written inside the
-loop itself, carries renamed to the body's inputs:
+loop itself, carries renamed to the body's inputs (``np_float64``: the user's
+``fnp.tanh`` of a Python float answers NumPy's float64, as it does eagerly):
 
 >>> import funcgrad as fg, funcgrad.numpy as fnp
 >>> from funcgrad.control.body import trace_body
@@ -15,9 +16,10 @@ def loop(n, a0, x0, y0):
     for i in range(n):
         a1 = x0[i]
         r0 = float(np_tanh(a0))
-        r1 = r0 * a1
+        r1 = np_float64(r0)
+        r0 = r1 * a1
         y0[i] = a0
-        a0 = r1
+        a0 = r0
     return (a0,)
 
 The same text runs as Python, with no call per iteration, or (``backend="numba"``)

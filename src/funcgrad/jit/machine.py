@@ -68,6 +68,7 @@ from itertools import compress
 
 import numpy as np
 
+from ..core.primitive import strong
 from ..dag.node import Node
 from ..rules import arrays, elementwise, reductions, ufuncs
 
@@ -155,6 +156,7 @@ _BY_PRIMITIVE = {
     elementwise.step: OPCODES["step"],
     elementwise.sigmoid: OPCODES["sigmoid"],
     ufuncs.fix: OPCODES["trunc"],
+    strong: OPCODES["copy"],  # a float64 register is NumPy's float64 already
 }
 # Reductions of one number are that number (the end of a scalar loss: fnp.sum(x)); their
 # only parameters may be axis and keepdims, which a float's trace has already checked.
@@ -168,6 +170,7 @@ _COPY, _SUM = OPCODES["copy"], OPCODES["sum"]
 _TWO = frozenset(OPCODES[u.__name__] for u in _BINARY)  # the others take one operand
 _TWO_ARRAY = np.array(sorted(_TWO), dtype=np.int32)
 _FLOAT, _NUMBER = frozenset({float}), frozenset({float, int, bool})
+_FLOATS = frozenset({float, np.float64})
 _VECTOR_KINDS = frozenset({float, np.float64, np.ndarray})
 _SCALAR = frozenset({float, int, bool, np.float64})  # a number a vector row holds
 _F64 = frozenset({np.dtype(np.float64)})
@@ -323,7 +326,7 @@ def _vector_shape(table):
     """None for a plan of Python floats; for one of float64 arrays of a single shape
     and single numbers, that shape; False for any other plan."""
     kinds = set(table.kind_of)
-    if _FLOAT.issuperset(kinds):
+    if _FLOATS.issuperset(kinds):  # a float64 register holds either
         return None
     if not _VECTOR_KINDS.issuperset(kinds) or not _F64.issuperset(table.dtypes):
         return False  # (a NumPy float64 number is a float64 too)

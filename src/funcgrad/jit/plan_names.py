@@ -102,6 +102,10 @@ class Namespace:
     def ufunc(self, u):
         return self._name(u, u, f"np_{u.__name__}")
 
+    def type(self, kind):
+        """The name of NumPy's scalar type ``kind`` (``np_float64``)."""
+        return self._name(kind, kind, f"np_{kind.__name__}")
+
     def fused(self, chain):
         """The name of the kernel running ``chain`` (a :class:`funcgrad.jit.fusion.Group`)."""
         key = ("fused", chain.text)

@@ -43,6 +43,7 @@ import math
 
 import numpy as np
 
+from ..core.primitive import strong
 from ..core.tree import tree_unflatten
 from ..dag.node import Node
 from ..rules import elementwise
@@ -60,6 +61,10 @@ LONG, LONG_BLOCK = 1 << 18, 1024  # the blocks of a plan of more than LONG steps
 
 class Plan:
     """A compiled function: straight-line code over plain values, plus its source."""
+
+    # whether its graph gives the same bits for a Python float as for NumPy's float64 in
+    # place of a float64 number (set by jit; see Jitted._strong_plan)
+    weak_floats_exact = False
 
     def __init__(
         self,
@@ -126,11 +131,14 @@ _COMPARISONS = {
 _SAME_KIND = ({int}, {float})
 
 
-def _scalar_template(n, prim, names):
-    """Python's own code for a ``where`` that picked a Python float, and for a comparison
+def _scalar_template(n, prim, names, native=False):
+    """Python's own code for a ``where`` that picked a Python float, for a comparison
     of two Python floats or two ints (NumPy's bool, chosen by Python's comparison, which
-    agrees with NumPy's there; an int against a float may not, past 2**53): exactly the
-    impl's value, without its call."""
+    agrees with NumPy's there; an int against a float may not, past 2**53), and for a
+    Python float made NumPy's float64 (``strong``; in numba's code every float is a
+    float64 already): exactly the impl's value, without its call."""
+    if prim is strong and type(n._args[0]._value) is float:
+        return "{}" if native else names.type(np.float64) + "({})"
     if prim is elementwise.where and type(n._value) is float:
         return "({1} if {0} else {2})"
     op = _COMPARISONS.get(prim)
@@ -224,7 +232,7 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
                 out = reg if native else f"out={reg}"
                 lines.append(f"    {reg} = {names.ufunc(ufunc_of(prim))}({', '.join(args)}, {out})")
             else:
-                template = _INLINE.get(prim) or _scalar_template(n, prim, names)
+                template = _INLINE.get(prim) or _scalar_template(n, prim, names, native)
                 ufunc = getattr(prim.impl, "ufunc", None)
                 if template is not None and plain[i - lo]:
                     expr = template.format(*args)
@@ -349,7 +357,11 @@ def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
 def _typable(table):
     """Per step, whether numba can type it: an operator or a ufunc, called without
     parameters."""
-    inline = np.fromiter((prim in _INLINE for prim in table.prim_of), bool, len(table.prim_of))
+    inline = np.fromiter(
+        (prim in _INLINE or prim is strong for prim in table.prim_of),
+        bool,
+        len(table.prim_of),
+    )
     picks = (
         np.fromiter(
             (prim is elementwise.where for prim in table.prim_of), bool, len(table.prim_of)

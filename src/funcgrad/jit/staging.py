@@ -26,6 +26,7 @@ array([ 0.72686198, -0.63970001])
 from ..core.errors import (
     ConcretizationError,
 )
+from ..core.traces import Trace
 from ..dag.arraylike import RecordedComparisons
 from ..dag.node import CONST, VAR, Node, ReverseTrace
 from .plan_names import kept
@@ -80,6 +81,9 @@ class StagingTrace(ReverseTrace):
         # the steps run for their effect (fg.debug.callback), which no output needs: a plan
         # keeps them as outputs of its own, so they run each time it does
         self.effects = []
+
+    # a plan replays the graph: NumPy's answer to a user's call is a step of its own
+    numpy_answer = Trace.numpy_answer
 
     def process(self, prim, args, params):
         shapes = prim.abstract  # a loop's: too costly to run while tracing (core/facts.py)

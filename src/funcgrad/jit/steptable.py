@@ -19,12 +19,12 @@ blocks' code is written.
 >>> from funcgrad.dag.node import VAR
 >>> trace = StagingTrace(new_level(), record=True)
 >>> x = Staged(2.0, VAR, (), None, "x", trace)
->>> y = fnp.sin(x) * x + 1.0
+>>> y = x * x * 2.0 + 1.0
 >>> table = StepTable(trace.made, [x], [y])
->>> table.position.tolist()        # sin reads x; multiply reads sin and x; add, the product
-[0, 1, 0, 2, -1]
->>> table.last.tolist(), table.output.tolist()      # per value: x, sin, multiply, add
-([1, 1, 2, -1], [False, False, False, True])
+>>> table.position.tolist()        # x * x reads x twice; * 2.0 the product; + 1.0 that
+[0, 0, 1, -1, 2, -1]
+>>> table.last.tolist(), table.output.tolist()      # per value (x, x * x, * 2.0, + 1.0): its last reader
+([0, 1, 2, -1], [False, False, False, True])
 """
 
 import math

@@ -32,7 +32,7 @@ from ..control.branches import cond, switch
 from ..control.loops import fori_loop, scan, while_loop
 from ..control.roots import custom_linear_solve, custom_root
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
-from ..core.results import publish as _publish
+from ..core.primitive import publish as _publish
 from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, erf, sigmoid
 from ..transforms.arguments import stop_gradient

@@ -27,7 +27,7 @@ import numpy as np
 from ..core.errors import ArgumentError, NotDifferentiableError
 from ..core.namespaces import is_foreign
 from ..core.pages import Page, write_pages
-from ..core.results import publish as _publish
+from ..core.primitive import publish as _publish
 from ..core.traces import Box
 from ..core.values import dtype_of, plain, shape_of
 from ..rules import arrays as _arrays

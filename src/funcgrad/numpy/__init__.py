@@ -24,7 +24,7 @@ import numpy as _np
 
 from ..dag import arraylike as _arraylike
 from ..core.errors import NoRuleError as _NoRuleError
-from ..core.results import publish as _publish
+from ..core.primitive import publish as _publish
 from . import (
     _basic,
     _calculus,

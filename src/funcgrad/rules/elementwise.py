@@ -96,9 +96,13 @@ def ufunc_impl(ufunc, name=None):
     name = name or ufunc.__name__
 
     def impl(*args):
-        if len(args) == 1 and type(args[0]) is float:  # the scalar path, without the checks
-            out = ufunc(args[0])
-            return float(out) if type(out) is np.float64 else out
+        if len(args) == 1:  # the scalar paths, without the checks
+            kind = type(args[0])
+            if kind is float:
+                out = ufunc(args[0])
+                return float(out) if type(out) is np.float64 else out
+            if kind is np.float64:
+                return ufunc(args[0])
         try:
             out = ufunc(*args)
         except ValueError as e:
@@ -380,9 +384,10 @@ def pullback(g, d, x):
         c = np.multiply(g, d, out=d)  # a weight made for this call alone (relu's step(x))
     else:
         c = g * d
-    if type(c) is float:
+    kind = type(c)
+    if kind is float or (kind is np.float64 and type(x) in _REAL_SCALARS):
         return c
-    if type(c) is np.ndarray and type(x) is np.ndarray and c.shape == x.shape:
+    if kind is np.ndarray and type(x) is np.ndarray and c.shape == x.shape:
         return c if c.dtype.kind != "c" or x.dtype.kind == "c" else np.real(c)
     if isinstance(c, Box):
         v = c._value
@@ -400,6 +405,9 @@ def pullback(g, d, x):
             ):
                 return c
     return real_part_for(unbroadcast(c, x), x)
+
+
+_REAL_SCALARS = (float, np.float64)  # a real scalar's cotangent needs no sum nor cut
 
 
 def _temporary_references():

@@ -530,9 +530,15 @@ def in_dtype_of(g, x):
     if not isinstance(g, Box):
         return as_dtype_of(g, x)
     v = raw(x)
-    if type(v) in (float, int, bool) or is_foreign(v) or is_foreign(raw(g)):
+    if type(v) in (int, bool) or is_foreign(v) or is_foreign(raw(g)):
         return g
-    want, have = float_dtype(x), dtype_of(g)
+    if type(v) is float or type(v) is complex:  # a Python number's derivative: NumPy's 64 bits
+        if type(raw(g)) is type(v) or type(raw(g)) is complex:  # the transform makes it NumPy's
+            return g
+        want = np.dtype(np.float64 if type(v) is float else np.complex128)
+    else:
+        want = float_dtype(x)
+    have = dtype_of(g)
     if have != want and (have.kind == "f" or want.kind == "c"):
         return astype(g, dtype=want)
     return g

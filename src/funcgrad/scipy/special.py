@@ -31,7 +31,7 @@ import scipy.special as _scipy
 
 from .. import numpy as _fnp
 from ..core.errors import ArgumentError
-from ..core.results import publish as _publish
+from ..core.primitive import publish as _publish
 from ..core.values import normalize_axes as _normalize_axes
 from ..core.values import raw as _raw
 from ..core.values import shape_of as _shape_of

@@ -29,10 +29,10 @@ from ..core.errors import (
 )
 from ..core.fp_warnings import at_users_line
 from ..core.namespaces import dtype_kind, is_foreign, library_of, namespace_of
-from ..core.primitive import Primitive
+from ..core.primitive import Primitive, numpy_answer
 from ..core.traces import Box, note_cut
 from ..core.tree import tree_leaves, tree_map
-from ..core.values import dtype_of, is_complex, numpy_scalar, raw, shape_of
+from ..core.values import dtype_of, is_complex, numeric_kind, raw, shape_of
 from ..rules.cuts import stop_gradient as cut
 
 __all__ = [
@@ -74,13 +74,18 @@ def call_user(fun, args, kwargs, who, form=None):
     arguments it does not take, or from a list of numbers given where an array was meant
     (each number becomes a leaf of its own), is raised again as an ArgumentTypeError
     that says so; ``form`` says how a loop or branch calls its ``fun`` (whose arguments
-    are then funcgrad's own, never a user's list)."""
+    are then funcgrad's own, never a user's list). A primitive or public function handed
+    over as ``fun`` itself (``fg.grad(fnp.sin)``) answers as it would the user's own call
+    of it: NumPy's scalars (see :func:`~funcgrad.core.primitive.strong`)."""
     try:
         with at_users_line():  # NumPy's warnings from the rules name this call's line
-            return fun(*args, **(kwargs or {}))
+            out = fun(*args, **(kwargs or {}))
     except TypeError as e:
         _explain_call_error(e, fun, args, kwargs or {}, who, form)
         raise
+    if isinstance(fun, Primitive) or getattr(fun, "returns_numpy_scalars", False):
+        return tree_map(numpy_answer, out)
+    return out
 
 
 def _explain_call_error(e, fun, args, kwargs, who, form):
@@ -145,14 +150,16 @@ def diff_leaf(x, who, where):
         raise NotDifferentiableError(f"{who}: {where} is the bool {x!r}, which has no derivative")
     if isinstance(x, int):
         return float(x)
-    if isinstance(x, float):  # NumPy's float64 scalar too (transforms return them): the fast path
-        return x if type(x) is float else float(x)
-    if isinstance(x, complex):  # and NumPy's complex128 scalar
-        return x if type(x) is complex else complex(x)
+    # A Python number stays Python's (weak, NEP 50); NumPy's scalars keep their dtype (a
+    # float64 one is strong: it makes a float32 array float64, as it does eagerly).
+    if isinstance(x, (float, complex)):
+        return x
     if isinstance(x, (np.ndarray, np.generic)):
-        kind = x.dtype.kind
+        kind = numeric_kind(x.dtype)
         if kind in "fc":
             return x
+        if kind in "iu" and type(x) is not np.ndarray:  # np.int64(3): 3.0, as NumPy promotes it
+            return np.float64(x)
         if kind in "iu":
             raise NotDifferentiableError(
                 f"{who}: {where} is an integer array ({x.dtype}); gradients need floats: "
@@ -248,7 +255,8 @@ def check_scalar_output(out, who, holomorphic=False):
             f"{got}; use jacrev or vjp for non-scalar outputs"
         )
     v = raw(out)
-    kind = dtype_kind(v) if is_foreign(v) else getattr(getattr(v, "dtype", None), "kind", "")
+    dtype = getattr(v, "dtype", None)
+    kind = dtype_kind(v) if is_foreign(v) else "" if dtype is None else numeric_kind(dtype)
     if (
         isinstance(v, (bool, np.bool_))
         or kind in ("b", "U", "S", "O", "V")
@@ -315,8 +323,8 @@ def result_of(trace, tree):
     """A transform's result: ``tree`` with ``trace``'s boxes taken off and Python floats
     made NumPy float64 scalars (so results have ``.item()``, as NumPy's and JAX's do)."""
     if isinstance(tree, Box):
-        return numpy_scalar(trace.unbox(tree))
-    return tree_map(lambda v: numpy_scalar(trace.unbox(v)), tree)
+        return numpy_answer(trace.unbox(tree))
+    return tree_map(lambda v: numpy_answer(trace.unbox(v)), tree)
 
 
 def stop_gradient(x: Any) -> Any:

@@ -38,7 +38,7 @@ from ..core.errors import (
 )
 from ..core.traces import Trace, new_level
 from ..core.tree import node_parts, tree_flatten, tree_unflatten
-from ..core.values import shape_of
+from ..core.values import numeric_kind, shape_of
 from ..dag.arraylike import ArrayLike, RecordedComparisons
 from ..dag.finite import unwatched, watched
 from ..rules.arrays import batch_example_by_example, broadcast_to, transpose
@@ -256,7 +256,7 @@ def vmap(
                 if ax is None:
                     continue
                 shape = shape_of(leaf)
-                if isinstance(leaf, np.ndarray) and leaf.dtype.kind not in "biufc":
+                if isinstance(leaf, np.ndarray) and numeric_kind(leaf.dtype) not in "biufc":
                     raise ArgumentTypeError(
                         f"vmap: argument {i} holds an array of dtype "
                         f"{leaf.dtype}, not numbers; map numeric arrays (or "

@@ -12,14 +12,16 @@ gives the forward rule.
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
-from ..core.primitive import is_joint, per_argument_rule
+from ..core.namespaces import is_foreign
+from ..core.primitive import is_joint, numpy_answer, per_argument_rule
 from ..core.traces import Box, Trace, new_level
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import (
     format_value,
     is_complex,
-    numpy_scalar,
     raw,
     shape_of,
     zeros_like_value,
@@ -133,6 +135,22 @@ def _transposed_vjp(prim, i, t, ans, primals, params):
 # ------------------------------------------------------------------ the transform
 
 
+def _in_tangent_space(t, p):
+    """A tangent in its primal's dtype, the space it lives in: ``np.ones(3)`` along a
+    float32 primal is a float32 tangent (the jvp computes in float32 as the primal does),
+    a float32 number along a Python float is a Python float (JAX refuses a tangent of
+    another dtype; the cast is what it would ask for)."""
+    if isinstance(t, Box) or isinstance(p, Box) or is_foreign(t) or is_foreign(p):
+        return t
+    if type(p) is float or type(p) is complex:
+        return type(p)(t) if np.ndim(t) == 0 else t
+    dtype = p.dtype
+    if t.dtype == dtype if isinstance(t, (np.ndarray, np.generic)) else type(t) is float:
+        return t
+    cast = np.asarray(t).astype(dtype)
+    return cast if isinstance(t, np.ndarray) else cast[()]
+
+
 def jvp(
     fun: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False
 ) -> tuple[Any, ...]:
@@ -171,6 +189,7 @@ def jvp(
                 f"{who}: tangent {k} is complex but its primal is real; a real "
                 f"input moves along the real axis only: pass the primal as complex"
             )
+    pairs = [(p, _in_tangent_space(t, p)) for p, t in pairs]
     pairs, watch = watched(pairs, who)  # inside fg.debug_nans(): check every value
     trace = ForwardTrace(new_level())
     duals = [Dual(p, t, trace) for p, t in pairs]
@@ -181,7 +200,7 @@ def jvp(
     o_leaves, o_def = tree_flatten(out)
     primal_out = [result_of(trace, o) for o in o_leaves]
     tangent_out = [
-        numpy_scalar(in_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
+        numpy_answer(in_dtype_of(o._tangent, p) if trace.owns(o) else zeros_like_value(o))
         for o, p in zip(o_leaves, primal_out)
     ]
     result = (

@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, NotDifferentiableError
+from ..core.primitive import numpy_answer
 from ..core.traces import new_level
 from ..core.tree import tree_flatten, tree_map, tree_unflatten
 from ..core.values import (
     float_dtype,
     in_library_of,
     is_complex,
-    numpy_scalar,
     shape_of,
     zeros_like_value,
 )
@@ -76,7 +76,7 @@ def _jacobian_tree(blocks, out_def, in_def, single, where):
     for row in blocks:
         in_tree = tree_unflatten(in_def, row)
         per_out.append(in_tree[0] if single else tuple(in_tree[k] for k in where))
-    return tree_map(numpy_scalar, tree_unflatten(out_def, per_out))
+    return tree_map(numpy_answer, tree_unflatten(out_def, per_out))
 
 
 def jacrev(

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.errors import ArgumentTypeError, NotDifferentiableError, ShapeError
 from ..core.fp_warnings import at_users_line
 from ..core.namespaces import is_foreign
+from ..core.primitive import numpy_answer
 from ..core.traces import Box, new_level
 from ..core.tree import LEAF, tree_flatten, tree_unflatten
 from ..core.values import (
@@ -178,14 +179,12 @@ def _pull_back(trace, made, out_leaves, cotangents, inputs):
 
 def _like(g, x):
     """A gradient in the form of its input: a NumPy float64 scalar for a Python float,
-    and an array of the input's float dtype for an array (float32 in, float32 out)."""
+    and an array of the input's float dtype for an array (float32 in, float32 out); a
+    traced one strong (NumPy's answer, as eagerly: see funcgrad.core.primitive.strong)."""
     if type(x) is float and type(g) is float:
         return np.float64(g)
-    if type(x) is float or type(x) is complex:
-        if not isinstance(g, Box) and np.ndim(g) == 0:
-            return np.float64(g) if type(x) is float else np.complex128(g)
-        return g
-    return in_dtype_of(g, x)
+    g = in_dtype_of(g, x)
+    return numpy_answer(g) if isinstance(g, Box) or type(g) in (float, complex) else g
 
 
 def _seed(out):
@@ -260,6 +259,12 @@ def value_and_grad(
     (np.complex128(-0-1j), np.complex128(-3+0j))
     """
     check_callable(fun, "value_and_grad")
+    return _value_and_grad_of(fun, argnums, has_aux, holomorphic, True)
+
+
+def _value_and_grad_of(fun, argnums, has_aux, holomorphic, keep_value):
+    """value_and_grad's function; without ``keep_value`` (grad's) the value is not handed
+    back (None), so no step makes it NumPy's under an outer jit."""
 
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
@@ -277,7 +282,7 @@ def value_and_grad(
             out, aux = split_aux(out, who)
             aux = result_of(trace, aux)
         check_scalar_output(out, who, holomorphic)
-        value = result_of(trace, out)
+        value = result_of(trace, out) if keep_value else None
         seed = _seed(out)  # out has shape () or one element, e.g. (1,)
         grads = pull_back(trace, (out,), (seed,), inputs)
         g = grads[0] if single else tuple(grads[k] for k in where)
@@ -305,7 +310,7 @@ def grad(
     np.complex128(2-4j)
     """
     check_callable(fun, "grad")
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic)
+    vg = _value_and_grad_of(fun, argnums, has_aux, holomorphic, False)
 
     @functools.wraps(fun)
     def grad_fun(*args, **kwargs):

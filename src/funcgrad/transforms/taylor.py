@@ -35,9 +35,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.errors import ArgumentTypeError, ShapeError
+from ..core.primitive import numpy_answer
 from ..core.traces import Trace, new_level
 from ..core.tree import tree_flatten, tree_unflatten
-from ..core.values import format_value, numpy_scalar, shape_of, zeros_like_value
+from ..core.values import format_value, shape_of, zeros_like_value
 from ..dag.arraylike import ArrayLike
 from ..rules import elementwise as ew
 from ..rules import ufuncs
@@ -384,7 +385,7 @@ def jet(fun: Callable, primals: Sequence, series: Sequence) -> tuple[Any, Any]:
         terms = o._terms if trace.owns(o) else [None] * order
         series_out.append(
             [
-                numpy_scalar(
+                numpy_answer(
                     in_dtype_of(zeros_like_value(p) if t is None else t * math.factorial(m), p)
                 )
                 for m, t in enumerate(terms, start=1)
