@@ -129,6 +129,7 @@ TABLE = {
     "acosh": R([GT1], _t("acosh")),
     "atanh": R([UNIT], _t("atanh")),
     "sinc": R([REAL], _t("sinc")),
+    "i0": R([REAL], _t("i0")),
     "deg2rad": R([REAL], _t("deg2rad")),
     "radians": R([REAL], _t("deg2rad")),
     "rad2deg": R([REAL], _t("rad2deg")),
@@ -404,3 +405,49 @@ def test_vmap_equals_a_loop(name):
         g = fg.vmap(fg.grad(lambda x: fnp.sum(fun(x))))(batched[0])
         loop = np.stack([fg.grad(lambda x: fnp.sum(fun(x)))(e[0]) for e in examples])
         np.testing.assert_allclose(g, loop, rtol=1e-13, atol=1e-15)
+
+
+def test_logaddexps_derivative_at_an_infinity_is_the_limit():
+    # d/dx logaddexp(x, y) = sigmoid(x - y): 1 where x is +inf and y finite (exp(x - ans)
+    # is inf - inf there), 1/2 each where both are the same infinity
+    for f in (fnp.logaddexp, fnp.logaddexp2):
+        cases = [
+            ((np.inf, 1.0), (1.0, 0.0)),
+            ((1.0, np.inf), (0.0, 1.0)),
+            ((-np.inf, 1.0), (0.0, 1.0)),
+            ((np.inf, np.inf), (0.5, 0.5)),
+            ((-np.inf, -np.inf), (0.5, 0.5)),
+        ]
+        for args, want in cases:
+            assert fg.grad(f, argnums=(0, 1))(*args) == want
+            assert fg.jit(fg.grad(f, argnums=(0, 1)))(*args) == want
+        x = np.array([np.inf, 0.3, -2.0])
+        np.testing.assert_array_equal(fg.vmap(fg.grad(lambda a: f(a, 1.0)))(x)[:1], [1.0])
+    # finite arguments: the derivative and the Hessian (also where x == y) as before
+    h = fg.hessian(lambda v: fnp.logaddexp(v[0], v[1]))(np.array([0.3, 0.3]))
+    np.testing.assert_allclose(h, [[0.25, -0.25], [-0.25, 0.25]], rtol=1e-15)
+
+
+def test_i0_angle_in_degrees_and_wofz():
+    x = np.array([-2.0, 0.0, 0.5, 3.0])
+    np.testing.assert_array_equal(fnp.i0(x), np.i0(x))
+    assert type(fnp.i0(0.5)) is type(np.i0(0.5))  # NumPy's 0-d array for a number
+    h = 1e-6
+    np.testing.assert_allclose(
+        fg.elementwise_grad(fnp.i0)(x), (np.i0(x + h) - np.i0(x - h)) / (2 * h), rtol=1e-8
+    )
+    np.testing.assert_allclose(fg.hessian(fnp.i0)(0.0), 0.5, rtol=1e-15)  # I0'' = I1' -> 1/2
+    z = np.array([1j, -1.0, 1.0 + 1.0j])
+    np.testing.assert_array_equal(fnp.angle(z, deg=True), np.angle(z, deg=True))
+    np.testing.assert_array_equal(
+        fg.jit(lambda v: fnp.angle(v, deg=True))(z), np.angle(z, deg=True)
+    )
+    scipy_special = pytest.importorskip("scipy.special")
+    import funcgrad.scipy.special as fsp
+
+    w = np.array([0.5 + 0.3j, -1.0 + 2.0j])
+    np.testing.assert_array_equal(fsp.wofz(w), scipy_special.wofz(w))
+    for z0 in w:  # holomorphic: the derivative against central differences
+        d = fg.grad(fsp.wofz, holomorphic=True)(z0)
+        fd = (scipy_special.wofz(z0 + h) - scipy_special.wofz(z0 - h)) / (2 * h)
+        np.testing.assert_allclose(d, fd, rtol=1e-7)

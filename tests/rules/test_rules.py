@@ -1172,6 +1172,8 @@ NO_TORCH_EQUIVALENT = {
     "betaln": "no betaln",
     "erfcinv": "no erfcinv",
     "i1": "no derivative of i1 in torch",
+    "bessel_i1": "no derivative of i1 in torch",
+    "wofz": "no Faddeeva function in torch.special",
     "i0e": "no derivative of i0e in torch",
     "i1e": "no derivative of i1e in torch",
     "gammainc": "torch gives no derivative in x",
@@ -1353,6 +1355,8 @@ NO_NUMPY_EQUIVALENT = {
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-np.asarray(x))),
     "logit": lambda p: np.log(np.asarray(p) / (1.0 - np.asarray(p))),
     "erf": np.vectorize(math.erf),
+    # NumPy's own i1 (for i0's derivative without SciPy), against SciPy's
+    "bessel_i1": scipy.special.i1,
     # the formulas as written, in one expression each (the impls work in place)
     "gelu_tanh": lambda x: gelu_tanh_formula(x)[0],
     "gelu_tanh_slope": lambda x: gelu_tanh_formula(x)[1],

@@ -34,15 +34,15 @@ from ..control.roots import custom_linear_solve, custom_root
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.primitive import publish as _publish
 from ..core.values import shape_of
-from ..nn import conv, conv_general_dilated, erf, sigmoid
+from ..nn import conv, conv_general_dilated, sigmoid
 from ..transforms.arguments import stop_gradient
 from ..transforms.collectives import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum
 from ..transforms.exchanges import all_to_all, ppermute, psum_scatter
-from . import _convolutions, _gather, _more, linalg
+from . import _convolutions, _gather, _more, _special, linalg
 from ._associative import associative_scan
 from ._convolutions import *  # noqa: F403 - conv_transpose and the shape helpers: its __all__
 from ._gather import *  # noqa: F403 - gather, the scatters, their dimension numbers: _gather.__all__
-from ._more import *  # noqa: F403 - the comparisons, bits, special functions: _more.__all__
+from ._more import *  # noqa: F403 - the comparisons, bits and the rest: _more.__all__
 from ._reductions import (
     argmax,
     argmin,
@@ -84,7 +84,9 @@ from ._shapes import (
     squeeze,
     transpose,
 )
-from ._windows import reduce_window
+from ._special import *  # noqa: F403 - the special functions, in the operand's dtype
+from ._special import like_operands as _like_operands
+from ._windows import reduce_window, reduce_window_shape_tuple
 
 __all__ = (
     [
@@ -132,8 +134,6 @@ __all__ = (
         "integer_pow",
         "pow",
         "logistic",
-        "erf",
-        "erfc",
         "max",
         "min",
         "clamp",
@@ -193,8 +193,10 @@ __all__ = (
         "reduce_max",
         "reduce_min",
         "reduce_window",
+        "reduce_window_shape_tuple",
     ]
     + _more.__all__
+    + _special.__all__
     + _convolutions.__all__
     + _gather.__all__
 )
@@ -251,7 +253,6 @@ asinh, acosh, atanh = fnp.arcsinh, fnp.arccosh, fnp.arctanh
 sqrt, cbrt, square, pow = fnp.sqrt, fnp.cbrt, fnp.square, fnp.power
 max, min = fnp.maximum, fnp.minimum
 floor, ceil, is_finite, reciprocal = fnp.floor, fnp.ceil, fnp.isfinite, fnp.reciprocal
-logistic = sigmoid
 
 
 def div(x: Any, y: Any) -> Any:
@@ -279,23 +280,24 @@ def rem(x: Any, y: Any) -> Any:
 
 
 def rsqrt(x: Any) -> Any:
-    """``1 / sqrt(x)``.
+    """``1 / sqrt(x)``, in ``x``'s dtype.
 
     >>> from funcgrad.lax import rsqrt
     >>> rsqrt(4.0)
     np.float64(0.5)
     """
-    return 1.0 / fnp.sqrt(x)
+    return _like_operands(1.0 / fnp.sqrt(x), x)
 
 
-def erfc(x: Any) -> Any:
-    """``1 - erf(x)``.
+def logistic(x: Any) -> Any:
+    """``1 / (1 + exp(-x))``, in ``x``'s dtype, complex too.
 
-    >>> from funcgrad.lax import erfc
-    >>> float(erfc(0.0))
-    1.0
+    >>> import numpy as np
+    >>> from funcgrad.lax import logistic
+    >>> logistic(np.array([0.0, 2.8 + 0.5j]))
+    array([0.5       +0.j        , 0.94861114+0.02625461j])
     """
-    return 1.0 - erf(x)
+    return _like_operands(sigmoid(x), x)
 
 
 def integer_pow(x: Any, y: int) -> Any:
@@ -321,7 +323,7 @@ def clamp(min: Any, x: Any, max: Any) -> Any:
     >>> clamp(0.0, np.array([-1.0, 0.5, 2.0]), 1.0)
     array([0. , 0.5, 1. ])
     """
-    return fnp.clip(x, min, max)
+    return _like_operands(fnp.clip(x, min, max), x)
 
 
 def round(x: Any, rounding_method: int = 0) -> Any:
@@ -335,13 +337,13 @@ def round(x: Any, rounding_method: int = 0) -> Any:
     """
     method = int(rounding_method)
     if method == 1:
-        return fnp.round(x)
+        return _like_operands(fnp.round(x), x)
     if method != 0:
         raise ArgumentError(
             f"lax.round: rounding_method is 0 (away from zero) or 1 (to even); "
             f"got {rounding_method!r}"
         )
-    return fnp.sign(x) * fnp.floor(fnp.abs(x) + 0.5)
+    return _like_operands(fnp.sign(x) * fnp.floor(fnp.abs(x) + 0.5), x)
 
 
 # Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.

@@ -10,7 +10,6 @@ array([0., 2., 1.])
 array([0.        , 1.09861229, 1.79175947])
 """
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,20 +35,14 @@ __all__ = [
     "shift_left",
     "shift_right_arithmetic",
     "shift_right_logical",
+    "population_count",
+    "clz",
+    "mulhi",
+    "nextafter",
     "real",
     "imag",
     "conj",
     "complex",
-    "lgamma",
-    "digamma",
-    "erf_inv",
-    "igamma",
-    "igammac",
-    "betainc",
-    "polygamma",
-    "zeta",
-    "bessel_i0e",
-    "bessel_i1e",
     "cumlogsumexp",
     "select_n",
     "sort_key_val",
@@ -75,7 +68,22 @@ eq, ne, lt, le, gt, ge = (
 )
 bitwise_and, bitwise_or, bitwise_xor = fnp.bitwise_and, fnp.bitwise_or, fnp.bitwise_xor
 bitwise_not, shift_left, shift_right_arithmetic = fnp.invert, fnp.left_shift, fnp.right_shift
-real, imag, conj = fnp.real, fnp.imag, fnp.conj
+real, imag = fnp.real, fnp.imag
+
+
+def conj(x: Any) -> Any:
+    """The complex conjugate: complex for a real ``x`` too, as lax gives it (float32 in,
+    complex64 out).
+
+    >>> import numpy as np
+    >>> from funcgrad.lax import conj
+    >>> conj(np.array([1.0, 2.0], np.float32)), conj(np.array([1 + 2j]))
+    (array([1.-0.j, 2.-0.j], dtype=complex64), array([1.-2.j]))
+    """
+    dtype = dtype_of(x)
+    if dtype.kind in "biuf":
+        x = fnp.astype(x, np.result_type(dtype, np.complex64))
+    return fnp.conj(x)
 
 
 def shift_right_logical(x: Any, y: Any) -> Any:
@@ -96,6 +104,89 @@ def shift_right_logical(x: Any, y: Any) -> Any:
     return fnp.where(y == 0, x, fnp.bitwise_and(fnp.right_shift(x, y), low))
 
 
+nextafter = fnp.nextafter
+
+
+def _bits_of(x):
+    """``x``'s integer dtype, its width in bits, and ``x`` as the unsigned integers of its
+    bits (a negative ``x`` read in two's complement)."""
+    dtype = dtype_of(x)
+    if dtype.kind not in "iu":
+        raise ArgumentError(f"lax bit counts take integers; got {dtype}: cast first (astype)")
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    return dtype, 8 * dtype.itemsize, fnp.astype(x, unsigned)
+
+
+def population_count(x: Any) -> Any:
+    """The number of bits set in each element, in ``x``'s dtype.
+
+    >>> import numpy as np
+    >>> from funcgrad.lax import population_count
+    >>> population_count(np.array([1, 0, -1, 255], np.int32))
+    array([ 1,  0, 32,  8], dtype=int32)
+    """
+    dtype, bits, u = _bits_of(x)
+    one = np.ones((), u.dtype if isinstance(u, np.ndarray) else dtype_of(u))
+    count = fnp.zeros_like(u)
+    for k in range(bits):
+        count = count + fnp.bitwise_and(fnp.right_shift(u, k), one)
+    return fnp.astype(count, dtype)
+
+
+def clz(x: Any) -> Any:
+    """The number of leading zero bits of each element, in ``x``'s dtype (its width for 0).
+
+    >>> import numpy as np
+    >>> from funcgrad.lax import clz
+    >>> clz(np.array([1, 0, -1, 255], np.int32)), clz(np.array([1, 0], np.uint8))
+    (array([31, 32,  0, 24], dtype=int32), array([7, 8], dtype=uint8))
+    """
+    dtype, bits, u = _bits_of(x)
+    count = fnp.zeros_like(u)
+    step = bits // 2
+    while step:  # halve the part left to look at: are its top `step` bits all zero?
+        empty = fnp.right_shift(u, bits - step) == 0
+        count = count + fnp.where(empty, step, 0).astype(dtype_of(count))
+        u = fnp.where(empty, fnp.left_shift(u, step), u)
+        step //= 2
+    count = count + (fnp.right_shift(u, bits - 1) == 0).astype(dtype_of(count))
+    return fnp.astype(count, dtype)
+
+
+def mulhi(x: Any, y: Any) -> Any:
+    """The high half of the double-width product of two integers of one dtype: for int32,
+    the top 32 bits of their 64-bit product.
+
+    >>> import numpy as np
+    >>> from funcgrad.lax import mulhi
+    >>> mulhi(np.array([2**31 - 1, -5], np.int32), np.array([3, 7], np.int32))
+    array([ 1, -1], dtype=int32)
+    >>> mulhi(np.array([2**63 - 1], np.int64), np.array([3], np.int64))
+    array([1])
+    """
+    dtype, bits, ux = _bits_of(x)
+    if dtype_of(y) != dtype:
+        raise ArgumentError(
+            f"lax.mulhi: both operands need one dtype; got {dtype} and {dtype_of(y)}"
+        )
+    _, _, uy = _bits_of(y)
+    if bits <= 32:  # the whole product fits a 64-bit integer
+        wide = np.int64 if dtype.kind == "i" else np.uint64
+        product = fnp.astype(x, wide) * fnp.astype(y, wide)
+        return fnp.astype(fnp.right_shift(product, bits), dtype)
+    # 64 bits: the unsigned product from 32-bit halves, then the signed correction
+    half, low_mask = np.uint64(32), np.uint64(2**32 - 1)
+    xl, xh = fnp.bitwise_and(ux, low_mask), fnp.right_shift(ux, half)
+    yl, yh = fnp.bitwise_and(uy, low_mask), fnp.right_shift(uy, half)
+    cross = xh * yl + fnp.right_shift(xl * yl, half)
+    rest = xl * yh + fnp.bitwise_and(cross, low_mask)
+    high = xh * yh + fnp.right_shift(cross, half) + fnp.right_shift(rest, half)
+    if dtype.kind == "i":  # two's complement: less y where x < 0, less x where y < 0
+        zero = np.uint64(0)
+        high = high - fnp.where(x < 0, uy, zero) - fnp.where(y < 0, ux, zero)
+    return fnp.astype(high, dtype)
+
+
 def complex(x: Any, y: Any) -> Any:
     """``x + i y``.
 
@@ -105,125 +196,6 @@ def complex(x: Any, y: Any) -> Any:
     array([1.+2.j])
     """
     return fnp.add(x, fnp.multiply(y, 1j))
-
-
-def _special(name):
-    """A function of :mod:`funcgrad.scipy.special`, which needs SciPy (loaded on first use:
-    the rest of lax works without it)."""
-    return getattr(importlib.import_module("funcgrad.scipy.special"), name)
-
-
-def lgamma(x: Any) -> Any:
-    """The log of the absolute value of Gamma(x) (SciPy's ``gammaln``).
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import lgamma
-    >>> lgamma(np.array([0.5, 4.0]))
-    array([0.57236494, 1.79175947])
-    >>> import funcgrad as fg
-    >>> fg.grad(lgamma)(4.0)    # digamma(4)
-    np.float64(1.2561176684318003)
-    """
-    return _special("gammaln")(x)
-
-
-def digamma(x: Any) -> Any:
-    """The derivative of ``lgamma``.
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import digamma
-    >>> digamma(np.array([1.0, 4.0]))
-    array([-0.57721566,  1.25611767])
-    """
-    return _special("digamma")(x)
-
-
-def erf_inv(x: Any) -> Any:
-    """The inverse of ``erf``.
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import erf_inv
-    >>> erf_inv(np.array([0.0, 0.5]))
-    array([0.        , 0.47693628])
-    """
-    return _special("erfinv")(x)
-
-
-def igamma(a: Any, x: Any) -> Any:
-    """The regularized lower incomplete gamma function (SciPy's ``gammainc``).
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import igamma
-    >>> igamma(2.0, np.array([1.0, 3.0]))
-    array([0.26424112, 0.80085173])
-    """
-    return _special("gammainc")(a, x)
-
-
-def igammac(a: Any, x: Any) -> Any:
-    """The regularized upper incomplete gamma function (SciPy's ``gammaincc``).
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import igammac
-    >>> igammac(2.0, np.array([1.0, 3.0]))
-    array([0.73575888, 0.19914827])
-    """
-    return _special("gammaincc")(a, x)
-
-
-def betainc(a: Any, b: Any, x: Any) -> Any:
-    """The regularized incomplete beta function.
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import betainc
-    >>> betainc(2.0, 3.0, np.array([0.2, 0.5]))
-    array([0.1808, 0.6875])
-    """
-    return _special("betainc")(a, b, x)
-
-
-def polygamma(m: Any, x: Any) -> Any:
-    """The ``m``-th derivative of ``digamma``.
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import polygamma
-    >>> polygamma(1, np.array([1.0, 2.0]))
-    array([1.64493407, 0.64493407])
-    """
-    return _special("polygamma")(m, x)
-
-
-def zeta(x: Any, q: Any) -> Any:
-    """Hurwitz's zeta function.
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import zeta
-    >>> zeta(2.0, np.array([1.0, 2.0]))
-    array([1.64493407, 0.64493407])
-    """
-    return _special("zeta")(x, q)
-
-
-def bessel_i0e(x: Any) -> Any:
-    """The exponentially scaled modified Bessel function of order 0.
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import bessel_i0e
-    >>> bessel_i0e(np.array([0.0, 1.0]))
-    array([1.        , 0.46575961])
-    """
-    return _special("i0e")(x)
-
-
-def bessel_i1e(x: Any) -> Any:
-    """The exponentially scaled modified Bessel function of order 1.
-
-    >>> import numpy as np
-    >>> from funcgrad.lax import bessel_i1e
-    >>> bessel_i1e(np.array([0.0, 1.0]))
-    array([0.        , 0.20791042])
-    """
-    return _special("i1e")(x)
 
 
 def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:

@@ -27,7 +27,7 @@ from ..rules.window_extrema import window_max, window_min
 from ..rules.windows import window_counts, windows
 from ._more import reduce
 
-__all__ = ["reduce_window"]
+__all__ = ["reduce_window", "reduce_window_shape_tuple"]
 
 # the computations whose padding counts for nothing (JAX pads them with their identity)
 _NEUTRAL = (fnp.add, fnp.multiply, fnp.maximum, fnp.minimum)
@@ -126,3 +126,46 @@ def reduce_window(
     if extremum is not None:  # its derivative goes to each window's first extremum, as XLA's
         return computation(init_value, extremum(patches, axis=tuple(range(n, 2 * n))))
     return reduce(patches, init_value, computation, tuple(range(n, 2 * n)))
+
+
+def reduce_window_shape_tuple(
+    operand_shape: Sequence[int],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Sequence[tuple[int, int]],
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> tuple[int, ...]:
+    """The shape :func:`reduce_window` gives an operand of ``operand_shape``: per axis,
+    the dilated operand padded by ``(low, high)``, less the dilated window, over the
+    stride, plus one (what JAX's ``example_libraries.stax`` pooling layers ask at init).
+
+    >>> from funcgrad import lax
+    >>> lax.reduce_window_shape_tuple((1, 28, 28, 3), (1, 2, 2, 1), (1, 2, 2, 1), [(0, 0)] * 4)
+    (1, 14, 14, 3)
+    >>> lax.reduce_window_shape_tuple((5,), (3,), (1,), [(1, 1)], (2,), (2,))
+    (7,)
+    """
+    n = len(operand_shape)
+    for name, value in (
+        ("window_dimensions", window_dimensions),
+        ("window_strides", window_strides),
+        ("padding", padding),
+        ("base_dilation", base_dilation),
+        ("window_dilation", window_dilation),
+    ):
+        if value is not None and len(value) != n:
+            raise ArgumentError(
+                f"lax.reduce_window_shape_tuple: {name} has {len(value)} entries for an "
+                f"operand of {n} axes; give one per axis"
+            )
+    base = base_dilation or (1,) * n
+    dilation = window_dilation or (1,) * n
+    out = []
+    for size, window, stride, (low, high), b, d in zip(
+        operand_shape, window_dimensions, window_strides, padding, base, dilation
+    ):
+        dilated = 0 if size == 0 else 1 + b * (size - 1)
+        reach = 0 if window == 0 else 1 + d * (window - 1)
+        out.append(max(0, (dilated + low + high - reach) // stride + 1))
+    return tuple(int(k) for k in out)

@@ -21,6 +21,7 @@ array([0.25, 0.5 , 0.5 , 0.25])
 import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.values import dtype_of as _dtype_of
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
@@ -106,7 +107,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
         parts.insert(0, ravel(to_begin))
     if to_end is not None:
         parts.append(ravel(to_end))
-    return in_float_dtype_of(concatenate(parts) if len(parts) > 1 else parts[0], ary)
+    # NumPy's dtype: the array's own, the values before and after cast to it
+    return numpys_dtype(concatenate(parts) if len(parts) > 1 else parts[0], _dtype_of(ary))
 
 
 def _spacings(varargs, shape, axes):

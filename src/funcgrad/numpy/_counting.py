@@ -21,6 +21,7 @@ from ..rules import sorting as _s
 from ..rules import ufuncs as _u
 from ._helpers import concrete, is_traced, numpys_dtype, refuse
 from ._joining import concatenate
+from ._masked import given, selected
 from ._reductions import max, min, sum
 from ._shape import ravel, reshape
 
@@ -64,9 +65,11 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     >>> fnp.any(np.array([[0.0, 1.0], [0.0, 0.0]]), axis=1)
     array([ True, False])
     """
-    refuse("any", out=out, where=where)
-    if not is_traced(a):
-        return _np.any(a, axis=axis, keepdims=keepdims)
+    refuse("any", out=out)
+    if not is_traced(a, where):
+        return _np.any(a, axis=axis, keepdims=keepdims, **given(where=where))
+    if where is not None:  # the elements left out count as false
+        return any(selected(_nonzero(a), where, False, "any"), axis=axis, keepdims=keepdims)
     return _ew.greater(count_nonzero(a, axis=axis, keepdims=keepdims), 0)
 
 
@@ -77,10 +80,10 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
     >>> bool(all(np.array([1.0, 2.0])))
     True
     """
-    refuse("all", out=out, where=where)
-    if not is_traced(a):
-        return _np.all(a, axis=axis, keepdims=keepdims)
-    zeros = sum(_ew.where(_nonzero(a), 0, 1), axis=axis, keepdims=keepdims)
+    refuse("all", out=out)
+    if not is_traced(a, where):
+        return _np.all(a, axis=axis, keepdims=keepdims, **given(where=where))
+    zeros = sum(_ew.where(_nonzero(a), 0, 1), axis=axis, keepdims=keepdims, where=where)
     return _ew.equal(zeros, 0)
 
 

@@ -130,6 +130,9 @@ def modf(x, out=None):
     refuse("modf", out=out)
     if not is_traced(x):
         return _np.modf(x)
+    dtype = _np.modf(_np.zeros((), _dtype_of(x)))[0].dtype  # NumPy's loop: int32 in float64
+    if _dtype_of(x) != dtype:
+        x = _u.astype(x, dtype=dtype)
     whole = _u.trunc(x)
     return x - whole, whole
 

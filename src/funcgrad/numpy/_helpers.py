@@ -45,6 +45,7 @@ __all__ = [
     "nan_mask",
     "in_float_dtype_of",
     "numpys_dtype",
+    "in_dtype_of_call",
 ]
 
 
@@ -209,3 +210,38 @@ def in_float_dtype_of(out, *inputs):
     numbers are weak, as in NumPy: they do not widen an array's type)."""
     arrays = [float_dtype(x) for x in inputs if not isinstance(x, (float, int, complex))]
     return numpys_dtype(out, np.result_type(*arrays)) if arrays else out
+
+
+def in_dtype_of_call(out, reference, *args, **kwargs):
+    """``out`` in the dtype ``reference`` (NumPy's or SciPy's function of the same name)
+    gives arguments of ``args``' dtypes, asked of it once per signature on one zero of each
+    dtype (a Python number as itself: weak, as NumPy takes it). For a function funcgrad
+    composes of others, where a composition's dtype can drift from the reference's: SciPy's
+    ``expit`` of float16 is float64, NumPy's ``degrees`` of bfloat16 is float32.
+
+    >>> import numpy as np
+    >>> in_dtype_of_call(np.ones(2), np.sqrt, np.ones(2, np.float32)).dtype
+    dtype('float32')
+    """
+    key = (reference, tuple(_signature_part(a) for a in args), tuple(sorted(kwargs.items())))
+    dtype = _CALLED.get(key)
+    if dtype is None:
+        dummies = [a if type(a) in (bool, int, float, complex) else _zeros_like(a) for a in args]
+        with np.errstate(all="ignore"):
+            result = reference(*dummies, **kwargs)
+        dtype = _CALLED[key] = np.result_type(result[0] if type(result) is tuple else result)
+    return out if dtype_of(out) == dtype else numpys_dtype(out, dtype)
+
+
+_CALLED: dict = {}  # (reference, argument dtypes, keywords) -> the reference's result dtype
+
+
+def _signature_part(a):
+    if type(a) in (bool, int, float, complex):
+        return type(a)
+    return (dtype_of(a), len(shape_of(a)))
+
+
+def _zeros_like(a):
+    """One zero of ``a``'s dtype, with ``a``'s number of axes (so an axis stays valid)."""
+    return np.zeros((1,) * len(shape_of(a)), dtype=dtype_of(a))

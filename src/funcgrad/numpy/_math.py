@@ -52,8 +52,8 @@ from ..rules.elementwise import (  # noqa: F401
 )
 from ..rules.elementwise import sign as _sign
 from ..rules.elementwise import unit as _unit
+from ..rules.ufuncs import angle as _angle
 from ..rules.ufuncs import (  # noqa: F401
-    angle,
     arccos,
     arccosh,
     arcsin,
@@ -99,7 +99,8 @@ from ..rules.ufuncs import (  # noqa: F401
     tan,
     trunc,
 )
-from ._helpers import refuse
+from ..rules.ufuncs import i0 as _i0
+from ._helpers import in_dtype_of_call, refuse
 
 # NumPy's other names for the same functions.
 absolute = abs
@@ -107,10 +108,57 @@ true_divide = divide
 pow = power
 conj = conjugate
 remainder = mod
-degrees = rad2deg
-radians = deg2rad
 acos, asin, atan, atan2 = arccos, arcsin, arctan, arctan2
 acosh, asinh, atanh = arccosh, arcsinh, arctanh
+
+
+def degrees(x, /):
+    """``numpy.degrees``: radians to degrees, elementwise, as ``rad2deg`` (in NumPy's dtype
+    for ``degrees``: its float32 for bfloat16, where ``rad2deg`` keeps bfloat16).
+
+    >>> from funcgrad.numpy import degrees
+    >>> float(degrees(3.141592653589793))
+    180.0
+    """
+    return in_dtype_of_call(rad2deg(x), _np.degrees, x)
+
+
+def radians(x, /):
+    """``numpy.radians``: degrees to radians, elementwise, as ``deg2rad`` (in NumPy's dtype
+    for ``radians``).
+
+    >>> from funcgrad.numpy import radians
+    >>> round(float(radians(180.0)), 12)
+    3.14159265359
+    """
+    return in_dtype_of_call(deg2rad(x), _np.radians, x)
+
+
+def i0(x):
+    """``numpy.i0``: the modified Bessel function of the first kind of order 0 (NumPy's
+    values, no SciPy needed), a 0-d array for a number as NumPy gives it; its derivative
+    is the function of order 1.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.numpy import i0
+    >>> i0(1.0), fg.grad(i0)(1.0)
+    (array(1.26606588), np.float64(0.565159103992485))
+    """
+    out = _i0(x)
+    return _np.asarray(out) if type(out) in (float, _np.float64) else out
+
+
+def angle(z, deg=False):
+    """``numpy.angle``: the argument of ``z`` in radians, or in degrees with ``deg=True``
+    (NumPy's bits: the radians times ``180 / pi``).
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import angle
+    >>> angle(np.array([1j, -1.0])), angle(1j, deg=True)
+    (array([1.57079633, 3.14159265]), np.float64(90.0))
+    """
+    a = _angle(z)
+    return a * (180 / _np.pi) if deg else a
 
 
 def sign(x, /):
@@ -248,6 +296,7 @@ _UFUNCS = [
     "asinh",
     "atanh",
     "sinc",
+    "i0",
     "deg2rad",
     "rad2deg",
     "degrees",

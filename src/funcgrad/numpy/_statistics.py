@@ -35,8 +35,9 @@ from ._helpers import (
     refuse,
 )
 from ._joining import concatenate, sort
+from ._masked import given
 from ._products import dot
-from ._reductions import average, cumprod, cumsum, max, min, prod, sum
+from ._reductions import average, cumprod, cumsum, max, min, prod, sum, var
 from ._shape import moveaxis, reshape, transpose
 
 __all__ = [
@@ -311,12 +312,22 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     ...     nanmax(np.array([[np.nan, 2.0], [np.nan, np.nan]]), axis=1)
     array([ 2., nan])
     """
-    refuse("nanmax", out=out, initial=initial, where=where)
-    if not is_traced(a):
-        return _np.nanmax(a, axis=axis, keepdims=keepdims)
+    refuse("nanmax", out=out)
+    return _nan_extremum(_np.nanmax, max, -_np.inf, a, axis, keepdims, initial, where)
+
+
+def _nan_extremum(numpy_fun, extremum, fill, a, axis, keepdims, initial, where):
+    """``nanmax`` or ``nanmin``: NumPy's for plain values; else the extremum of the
+    elements that are not NaN (and the mask selects) and ``initial``, NaN where none is."""
+    if not is_traced(a, where, initial):
+        return numpy_fun(a, axis=axis, keepdims=keepdims, **given(initial=initial, where=where))
     if _holds_no_nan(a):
-        return max(a, axis=axis, keepdims=keepdims)
-    best = max(_replace_nan(a, -_np.inf), axis=axis, keepdims=keepdims)
+        return extremum(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
+    best = extremum(
+        _replace_nan(a, fill), axis=axis, keepdims=keepdims, initial=initial, where=where
+    )
+    if initial is not None:  # initial is an element of every slice: never all NaN
+        return best
     return _ew.where(_all_nan(a, axis, keepdims), _np.nan, best)
 
 
@@ -358,13 +369,8 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     >>> float(nanmin(np.array([np.nan, 2.0, -1.0])))
     -1.0
     """
-    refuse("nanmin", out=out, initial=initial, where=where)
-    if not is_traced(a):
-        return _np.nanmin(a, axis=axis, keepdims=keepdims)
-    if _holds_no_nan(a):
-        return min(a, axis=axis, keepdims=keepdims)
-    best = min(_replace_nan(a, _np.inf), axis=axis, keepdims=keepdims)
-    return _ew.where(_all_nan(a, axis, keepdims), _np.nan, best)
+    refuse("nanmin", out=out)
+    return _nan_extremum(_np.nanmin, min, _np.inf, a, axis, keepdims, initial, where)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -375,12 +381,12 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     >>> float(nanprod(np.array([2.0, np.nan, 3.0])))
     6.0
     """
-    refuse("nanprod", out=out, initial=initial, where=where)
-    if not is_traced(a):
-        return _np.nanprod(a, axis=axis, dtype=dtype, keepdims=keepdims)
-    return prod(
-        a if _holds_no_nan(a) else _replace_nan(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims
-    )
+    refuse("nanprod", out=out)
+    options = given(initial=initial, where=where)
+    if not is_traced(a, where, initial):
+        return _np.nanprod(a, axis=axis, dtype=dtype, keepdims=keepdims, **options)
+    ones = a if _holds_no_nan(a) else _replace_nan(a, 1.0)
+    return prod(ones, axis=axis, dtype=dtype, keepdims=keepdims, **options)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
@@ -423,25 +429,35 @@ def nanvar(
     mean=None,
     correction=None,
 ):
-    """``numpy.nanvar``: the variance of the elements that are not NaN.
+    """``numpy.nanvar``: the variance of the elements that are not NaN, with ``ddof`` (or
+    ``correction``), ``where=`` and a ``mean=`` known already.
 
     >>> import numpy as np
     >>> from funcgrad.numpy import nanvar
     >>> float(nanvar(np.array([1.0, np.nan, 3.0])))
     1.0
     """
-    refuse("nanvar", out=out, where=where, mean=mean, correction=correction)
-    if not is_traced(a):
-        return _np.nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    refuse("nanvar", out=out)
+    if correction is not None:
+        if ddof != 0:
+            raise ArgumentError("nanvar: give ddof or correction, not both (the same thing)")
+        ddof = correction
+    options = given(where=where, mean=mean)
+    if not is_traced(a, where, mean):
+        return _np.nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **options)
+    if _holds_no_nan(a):
+        return var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **options)
     valid = _ew.where(nan_mask(a), 0.0, 1.0)
-    count = sum(valid, axis=axis, keepdims=True)
+    count = sum(valid, axis=axis, keepdims=True, where=where)
     zeroed = _replace_nan(a, 0.0)
-    centred = zeroed - sum(zeroed, axis=axis, keepdims=True) / count
+    if mean is None:
+        mean = sum(zeroed, axis=axis, dtype=dtype, keepdims=True, where=where) / count
+    centred = zeroed - mean
     squares = _ew.where(nan_mask(a), 0.0, _u.real(centred * _u.conjugate(centred)))
-    total = sum(squares, axis=axis, keepdims=keepdims)
-    return numpys_dtype(
-        total / (sum(valid, axis=axis, keepdims=keepdims) - ddof), _ew.real_dtype_of(a)
-    )
+    total = sum(squares, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    dof = sum(valid, axis=axis, keepdims=keepdims, where=where) - ddof
+    real = _ew.real_dtype_of(a if dtype is None else _np.empty(0, dtype))
+    return numpys_dtype(total / dof, real)
 
 
 def nanstd(
@@ -463,10 +479,13 @@ def nanstd(
     >>> float(nanstd(np.array([1.0, np.nan, 3.0])))
     1.0
     """
-    refuse("nanstd", out=out, where=where, mean=mean, correction=correction)
-    if not is_traced(a):
-        return _np.nanstd(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    return _u.spread_sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    refuse("nanstd", out=out)
+    options = given(where=where, mean=mean, correction=correction)
+    if not is_traced(a, where, mean):
+        return _np.nanstd(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **options)
+    return _u.spread_sqrt(
+        nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **options)
+    )
 
 
 def _as_rows(x, rowvar):

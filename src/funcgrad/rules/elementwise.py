@@ -247,12 +247,18 @@ def _relu(x):
 
 
 def _sigmoid(x):
+    if type(x) is complex:
+        return 1.0 / (1.0 + complex(np.exp(-x)))
     if type(x) is float:
         if x >= 0.0:
             return 1.0 / (1.0 + float(np.exp(-x)))
         e = float(np.exp(x))
         return e / (1.0 + e)
     x = np.asarray(x)
+    if x.dtype.kind == "c":  # exp(-|x|) would drop the phase: exp(-x) or exp(x), whichever
+        ahead = x.real >= 0  # has a real part <= 0, so it cannot overflow
+        e = np.exp(np.where(ahead, -x, x))
+        return np.where(ahead, 1.0 / (1.0 + e), e / (1.0 + e))
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 

@@ -157,6 +157,8 @@ def _item(v):
 
 
 def xp_sigmoid(xp, x):
+    if xp.isdtype(x.dtype, "complex floating"):
+        return 1.0 / (1.0 + xp.exp(-x))
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 

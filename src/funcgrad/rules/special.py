@@ -36,7 +36,7 @@ from .elementwise import (
     where,
 )
 from .library_forms import special_form
-from .ufuncs import log1p
+from .ufuncs import i0, log1p
 
 __all__ = [
     "gammaln",
@@ -73,6 +73,7 @@ __all__ = [
     "rgamma",
     "erfcx",
     "dawsn",
+    "wofz",
     "exp1",
     "expi",
     "expn",
@@ -200,8 +201,7 @@ xlog1py = elementwise(
     lambda ans, x, y: log1p(y),
     lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(1.0 + y)),
 )
-i0 = elementwise("i0", ufunc_impl(sc.i0), lambda ans, x: i1(x))
-# i1' = i0 - i1 / x, which tends to 1/2 at x = 0.
+# i0 is NumPy's (funcgrad.rules.ufuncs). i1' = i0 - i1 / x, which tends to 1/2 at x = 0.
 i1 = elementwise(
     "i1", ufunc_impl(sc.i1), lambda ans, x: where(plain(x) == 0, 0.5, i0(x) - ans / _safe(x))
 )
@@ -276,6 +276,8 @@ rgamma = elementwise("rgamma", ufunc_impl(sc.rgamma), lambda ans, x: -ans * diga
 # dawsn = exp(-x^2) int_0^x exp(t^2) dt.
 erfcx = elementwise("erfcx", ufunc_impl(sc.erfcx), lambda ans, x: 2.0 * x * ans - 2.0 / _SQRT_PI)
 dawsn = elementwise("dawsn", ufunc_impl(sc.dawsn), lambda ans, x: 1.0 - 2.0 * x * ans)
+# Faddeeva's w(z) = exp(-z^2) erfc(-i z), holomorphic: w' = 2i / sqrt(pi) - 2 z w
+wofz = elementwise("wofz", ufunc_impl(sc.wofz), lambda ans, z: 2j / _SQRT_PI - 2.0 * z * ans)
 # Exponential integrals: E1' = -e^-x / x, Ei' = e^x / x, E_n' = -E_{n-1} (E_0 = e^-x / x).
 exp1 = elementwise("exp1", ufunc_impl(sc.exp1), lambda ans, x: -exp(-x) / x)
 expi = elementwise("expi", ufunc_impl(sc.expi), lambda ans, x: exp(x) / x)
@@ -380,7 +382,6 @@ log_ndtr.xp = special_form("log_ndtr", standard=special_standard.log_ndtr)
 ndtri.xp = special_form("ndtri", standard=special_standard.ndtri)
 xlogy.xp = special_form("xlogy", standard=special_standard.xlogy)
 xlog1py.xp = special_form("xlog1py", standard=special_standard.xlog1py)
-i0.xp = special_form("i0", standard=bessel_standard.i0)
 i1.xp = special_form("i1", standard=bessel_standard.i1)
 i0e.xp = special_form("i0e", standard=bessel_standard.i0e)
 i1e.xp = special_form("i1e", standard=bessel_standard.i1e)

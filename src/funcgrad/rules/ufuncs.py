@@ -30,19 +30,21 @@ from ..core.namespaces import dtype_in, is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import as_dtype_of, dtype_of, float_dtype, is_complex, plain, raw
-from . import special_standard
+from . import bessel_standard, special_standard
 from .arrays import batch_elementwise
 from .elementwise import (
     ZERO,
     conjugate,
     cos,
     elementwise,
+    equal,
     exp,
     imag,
     log,
     maximum,
     not_equal,
     real,
+    sigmoid,
     sign_constant,
     sqrt,
     tie_share,
@@ -102,6 +104,8 @@ __all__ = [
     "clip",
     "logit",
     "erf",
+    "i0",
+    "bessel_i1",
     "astype",
     "frexp_exponent",
     "spread_sqrt",
@@ -165,12 +169,15 @@ def _fshare(x, y, beats):
 
 
 def _erf(x):
+    """erf by the C library's (no SciPy in the base install), in SciPy's dtype: float32 in,
+    float32 out; anything else float64."""
     if type(x) in (float, int):
         return math.erf(x)
+    dtype = np.float32 if np.result_type(x) == np.float32 else np.float64
     x = np.asarray(x, dtype=np.float64)
-    return (
-        np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64) if x.ndim else np.float64(math.erf(x))
-    )
+    if not x.ndim:
+        return dtype(math.erf(x))
+    return np.frompyfunc(math.erf, 1, 1)(x).astype(dtype)
 
 
 def _sinc_dx(ans, x):
@@ -275,6 +282,43 @@ erf = elementwise(
     lambda ans, x: (2.0 / math.sqrt(_PI)) * exp(-(x * x)),
     xp=special_form("erf", standard=special_standard.erf),
 )
+
+
+def _i0(x):
+    """NumPy's ``i0`` (no SciPy needed): a Python float for a Python number, else NumPy's
+    scalar or array (funcgrad.numpy.i0 gives NumPy's 0-d array for a scalar)."""
+    out = np.i0(x)
+    if type(x) in (float, int):
+        return float(out)
+    return out if np.ndim(x) else out[()]
+
+
+def _bessel_i1(x):
+    """The modified Bessel function of order 1 in NumPy's arithmetic (power series and
+    asymptotic series: :mod:`funcgrad.rules.bessel_standard`), for ``i0``'s derivative
+    without SciPy; within 6e-14 of SciPy's ``i1``."""
+    dtype = np.result_type(x) if not isinstance(x, (float, int)) else np.float64
+    out = bessel_standard.i1(np, np.asarray(x, dtype=np.float64)).astype(
+        dtype if np.dtype(dtype).kind == "f" else np.float64
+    )
+    if type(x) in (float, int):
+        return float(out)
+    return out if np.ndim(x) else out[()]
+
+
+# I0' = I1; I1' = I0 - I1 / x, which tends to 1/2 at x = 0.
+i0 = elementwise(
+    "i0",
+    _i0,
+    lambda ans, x: bessel_i1(x),
+    xp=special_form("i0", standard=bessel_standard.i0),
+)
+bessel_i1 = elementwise(
+    "bessel_i1",
+    _bessel_i1,
+    lambda ans, x: where(plain(x) == 0, 0.5, i0(x) - ans / where(plain(x) == 0, 1.0, x)),
+    xp=special_form("i1", standard=bessel_standard.i1),
+)
 # The square root of a spread (std of var): a zero derivative where the spread is zero, as
 # PyTorch's std has; a spread that is zero for every input (one sample) then gives 0, not NaN.
 spread_sqrt = elementwise("spread_sqrt", _ufunc(np.sqrt, "spread_sqrt"), _spread_sqrt_dx)
@@ -364,17 +408,29 @@ arctan2 = elementwise(
     lambda ans, y, x: -y / (x * x + y * y),
 )
 hypot = elementwise("hypot", _ufunc(np.hypot), lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
+
+
+def _share(x, y, scale=1.0):
+    """d logaddexp(x, y) / dx = e^x / (e^x + e^y) = sigmoid(x - y) (``scale``: ln 2 for
+    logaddexp2): 1 where x is +inf and y finite, the limit (``exp(x - ans)`` is inf - inf
+    there, a NaN), and 1/2 where the two are the same infinity."""
+    d = x - y
+    p = plain(d)
+    same_infinity = not_equal(p, p) & equal(plain(x), plain(y))
+    return sigmoid(where(same_infinity, 0.0, d if scale == 1.0 else d * scale))
+
+
 logaddexp = elementwise(
     "logaddexp",
     _ufunc(np.logaddexp),
-    lambda ans, x, y: exp(x - ans),
-    lambda ans, x, y: exp(y - ans),
+    lambda ans, x, y: _share(x, y),
+    lambda ans, x, y: _share(y, x),
 )
 logaddexp2 = elementwise(
     "logaddexp2",
     _ufunc(np.logaddexp2),
-    lambda ans, x, y: exp2(x - ans),
-    lambda ans, x, y: exp2(y - ans),
+    lambda ans, x, y: _share(x, y, _LN2),
+    lambda ans, x, y: _share(y, x, _LN2),
 )
 mod = elementwise("mod", _ufunc(np.mod), lambda ans, x, y: 1.0, _mod_dy)
 fmod = elementwise("fmod", _ufunc(np.fmod), lambda ans, x, y: 1.0, _mod_dy)

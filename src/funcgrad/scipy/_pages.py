@@ -335,6 +335,18 @@ ROWS = {
             ("round(fg.grad(sp.erfcx)(0.5), 10)", "np.float64(-0.5126888229)"),
         ),
     ),
+    "wofz": Page(
+        "z, /",
+        "Faddeeva's function exp(-z**2) erfc(-i z), elementwise (complex; holomorphic).",
+        "2i / sqrt(pi) - 2 z wofz(z)",
+        (
+            ("round(sp.wofz(1j).real, 10)", "np.float64(0.4275835762)"),
+            (
+                "round(fg.grad(sp.wofz, holomorphic=True)(0.5 + 0j).imag, 10)",
+                "np.float64(0.6494539942)",
+            ),
+        ),
+    ),
     "dawsn": Page(
         "x, /",
         "Dawson's integral exp(-x**2) int_0^x exp(t**2) dt, elementwise.",

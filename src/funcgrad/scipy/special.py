@@ -35,11 +35,12 @@ from ..core.primitive import publish as _publish
 from ..core.values import normalize_axes as _normalize_axes
 from ..core.values import raw as _raw
 from ..core.values import shape_of as _shape_of
+from ..numpy._helpers import in_dtype_of_call as _in_dtype_of_call
 from ..rules import arrays as _arrays
 from ..rules import nn as _nn
 from ..rules.elementwise import exp as _exp
 from ..rules.elementwise import log as _log
-from ..rules.elementwise import sigmoid as expit
+from ..rules.elementwise import sigmoid as _expit
 from ..rules.elementwise import where as _where
 from ..rules.special import (
     beta,
@@ -67,7 +68,6 @@ from ..rules.special import (
     gammasgn,
     hyp1f1,
     hyp2f1,
-    i0,
     i0e,
     i1,
     i1e,
@@ -83,19 +83,22 @@ from ..rules.special import (
     ndtri,
     owens_t,
     poch,
-    polygamma,
     rel_entr,
     rgamma,
     si,
     spence,
+    wofz,
     xlog1py,
     xlogy,
     y0,
     y1,
     yv,
 )
+from ..rules.special import polygamma as _polygamma
 from ..rules.special import zeta as _zeta
-from ..rules.ufuncs import erf, logit
+from ..rules.ufuncs import erf
+from ..rules.ufuncs import i0 as _i0
+from ..rules.ufuncs import logit as _logit
 from . import _pages
 
 __all__ = [
@@ -143,6 +146,7 @@ __all__ = [
     "rgamma",
     "erfcx",
     "dawsn",
+    "wofz",
     "exp1",
     "expi",
     "expn",
@@ -166,8 +170,50 @@ __all__ = [
 ]
 
 psi = digamma
-jn = jv  # SciPy's integer-order names for the same functions
-yn = yv
+
+
+def _in_scipys_dtype(fun, name):
+    """``fun`` (a primitive, or a function of primitives) giving the dtype SciPy's ``name``
+    gives: funcgrad's form may compute in another (SciPy's ``expit`` of float16 is float64,
+    NumPy's ``i0``, which funcgrad's is, keeps float16)."""
+    reference = getattr(_scipy, name)
+
+    def in_scipys_dtype(*args):
+        return _in_dtype_of_call(fun(*args), reference, *args)
+
+    in_scipys_dtype.__name__ = in_scipys_dtype.__qualname__ = name
+    in_scipys_dtype.__doc__ = fun.__doc__
+    in_scipys_dtype.__signature__ = getattr(fun, "__signature__", None)
+    return in_scipys_dtype
+
+
+def jn(n, x):
+    """``scipy.special.jn``: the Bessel function of the first kind of integer order ``n``
+    (``jv``, in SciPy's dtype for ``jn``: float64), differentiable in ``x``.
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.special import jn
+    >>> round(float(jn(1, 2.0)), 10), round(float(fg.grad(jn, argnums=1)(1, 2.0)), 10)
+    (0.5767248078, -0.0644716247)
+    """
+    return _in_dtype_of_call(jv(n, x), _scipy.jn, n, x)
+
+
+def yn(n, x):
+    """``scipy.special.yn``: the Bessel function of the second kind of integer order ``n``
+    (``yv``, in SciPy's dtype for ``yn``: float64), differentiable in ``x``.
+
+    >>> from funcgrad.scipy.special import yn
+    >>> round(float(yn(1, 2.0)), 10)
+    -0.1070324315
+    """
+    return _in_dtype_of_call(yv(n, x), _scipy.yn, n, x)
+
+
+expit = _in_scipys_dtype(_expit, "expit")
+logit = _in_scipys_dtype(_logit, "logit")
+i0 = _in_scipys_dtype(_i0, "i0")
+polygamma = _in_scipys_dtype(_polygamma, "polygamma")
 
 
 def multigammaln(a, d):
@@ -257,7 +303,8 @@ def log_softmax(x, axis=None):
     >>> np.exp(log_softmax(np.array([0.0, np.log(3.0)])))
     array([0.25, 0.75])
     """
-    return _over_axes(_nn.log_softmax, x, axis)
+    out = _over_axes(_nn.log_softmax, x, axis)
+    return _in_dtype_of_call(out, _scipy.log_softmax, x, axis=axis)
 
 
 # help() pages for the functions that are primitives (objects, not Python functions).
@@ -306,7 +353,10 @@ def factorial(n, exact=False):
     """
     if exact:
         return _scipy.factorial(n, exact=True)
-    return _where(n < 0, 0.0, gamma(_where(n < 0, 0.0, n) + 1.0))
+    out = _where(n < 0, 0.0, gamma(_where(n < 0, 0.0, n) + 1.0))
+    if isinstance(_raw(n), _np.ndarray) and _fnp.result_type(out) != _np.float64:
+        return _fnp.astype(out, _np.float64)  # SciPy's factorial of an array is float64
+    return out
 
 
 def comb(N, k, exact=False, repetition=False):
@@ -325,7 +375,7 @@ def comb(N, k, exact=False, repetition=False):
     valid = (k >= 0) & (N >= 0) & (k <= N)
     n_safe, k_safe = _where(valid, N, 1.0), _where(valid, k, 0.0)
     value = _exp(gammaln(n_safe + 1.0) - gammaln(k_safe + 1.0) - gammaln(n_safe - k_safe + 1.0))
-    return _where(valid, value, 0.0)
+    return _in_dtype_of_call(_where(valid, value, 0.0), _scipy.comb, N, k)
 
 
 def bernoulli(n):
