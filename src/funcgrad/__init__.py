@@ -133,6 +133,7 @@ from .core.errors import (
     NoConvergenceError,
     NamespaceError,
     NodeKeyError,
+    PromotionError,
 )
 
 # the boolean fold's sparse derivatives need SciPy (pip install "funcgrad[scipy]"): loaded on use
@@ -244,6 +245,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "fixed_point",
     "NoConvergenceError",
     "NamespaceError",
+    "PromotionError",
     "tree_map",
     "tree_leaves",
     "tree_flatten",

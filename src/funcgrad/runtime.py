@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .core import heap
+from .core import heap, promotion
 from .core.errors import ArgumentError, ArgumentTypeError
 from .core.namespaces import is_foreign
 from .core.traces import Box
@@ -239,6 +239,9 @@ class _Config:
     - ``jax_platform_name`` / ``jax_platforms``: ``"cpu"``;
     - ``funcgrad_keep_freed_memory``: whether glibc keeps a step's freed arrays for the
       next step (True by default; see :mod:`funcgrad.core.heap`);
+    - ``funcgrad_numpy_dtype_promotion`` (or JAX's name, ``jax_numpy_dtype_promotion``):
+      ``"standard"``, NumPy's promotions, or ``"strict"``, a PromotionError at each
+      implicit promotion a user's operation makes (see :mod:`funcgrad.core.promotion`);
     - ``funcgrad_numba_kernels``: whether the impls of GELU, the softmax, max pooling's
       cotangent and an embedding's cotangent hand large arrays to numba's kernels where
       numba is installed (True there by default, the same bits; see
@@ -259,6 +262,8 @@ class _Config:
         "jax_platforms",
         "funcgrad_keep_freed_memory",
         "funcgrad_numba_kernels",
+        "funcgrad_numpy_dtype_promotion",
+        "jax_numpy_dtype_promotion",
     )
 
     def __init__(self):
@@ -282,6 +287,8 @@ class _Config:
             heap.keep_freed_memory(bool(value))
         elif name == "funcgrad_numba_kernels":
             native_switch.turn(bool(value))
+        elif name in ("funcgrad_numpy_dtype_promotion", "jax_numpy_dtype_promotion"):
+            promotion.set_mode(value)
         elif name in ("jax_platform_name", "jax_platforms"):
             if str(value).split(",")[0] != "cpu":
                 raise ArgumentError(
@@ -305,6 +312,8 @@ class _Config:
             return heap.KEPT["on"]
         if name == "funcgrad_numba_kernels":
             return native_switch.SWITCH["on"]
+        if name in ("funcgrad_numpy_dtype_promotion", "jax_numpy_dtype_promotion"):
+            return promotion.mode()
         raise AttributeError(f"config has no flag {name!r}; it has {', '.join(self._FLAGS)}")
 
 

@@ -191,3 +191,58 @@ def test_hand_built_expressions_keep_python_floats():
     x = fg.var(0.5)
     y = fnp.sin(x) * 2.0
     assert type(y.value) is float and type(fg.backprop(y)[x]) is float
+
+
+# ---------------------------------------------------------------- saying when precision changes
+
+
+@pytest.fixture
+def strict():
+    fg.config.update("funcgrad_numpy_dtype_promotion", "strict")
+    try:
+        yield
+    finally:
+        fg.config.update("jax_numpy_dtype_promotion", "standard")
+
+
+def _attention(x, scale):
+    w = np.ones((4, 4), np.float32)
+    s = (x @ w) * scale  # the line strict mode and lint name
+    return fnp.sum(fg.nn.softmax(s, axis=-1) * s)
+
+
+def test_strict_promotion_raises_at_the_users_line_under_every_transform(strict):
+    x = np.ones((2, 4), np.float32)
+    f = lambda x: _attention(x, np.float64(0.25))
+    assert fg.config.funcgrad_numpy_dtype_promotion == "strict"
+    for transform, arg in ((fg.jit, x), (fg.grad, x), (fg.vmap, np.stack([x, x]))):
+        with pytest.raises(fg.PromotionError, match=r"multiply promotes float32 and float64") as e:
+            transform(f)(arg)
+        assert "test_promotion.py" in str(e.value) and "(x @ w) * scale" in str(e.value)
+    with pytest.raises(fg.PromotionError):  # an eager call of the user's: funcgrad's add
+        fnp.add(np.ones(2, np.float32), np.ones(2))
+    # (NumPy's own operators on plain arrays are NumPy's: not watched, as in JAX's strict mode
+    # only jax.numpy's operations are)
+    # weak Python numbers, bool masks and funcgrad's own rules promote nothing the user wrote
+    g = fg.grad(lambda x: _attention(x, 0.25))(x)
+    assert g.dtype == np.float32
+    assert fg.jit(lambda x: fnp.mean(fnp.where(x > 0, x, 0.0)))(x).dtype == np.float32
+
+
+def test_standard_promotion_says_nothing():
+    assert fg.config.jax_numpy_dtype_promotion == "standard"
+    x = np.ones((2, 4), np.float32)
+    assert fg.jit(lambda x: _attention(x, np.float64(0.25)))(x).dtype == np.float64
+    with pytest.raises(fg.ArgumentError, match="'standard'"):
+        fg.config.update("funcgrad_numpy_dtype_promotion", "loose")
+
+
+def test_lint_names_the_line_that_made_a_float32_step_float64():
+    x = np.ones((2, 4), np.float32)
+    found = [f for f in fg.lint(lambda x: _attention(x, 1.0 / np.sqrt(16)), x)]
+    precision = [f for f in found if f.kind == "precision"]
+    assert len(precision) == 1, found
+    said = str(precision[0])
+    assert "turns float32 values into float64" in said and "(x @ w) * scale" in said
+    assert "0.25" in said and "Python float" in said
+    assert not [f for f in fg.lint(lambda x: _attention(x, 0.25), x) if f.kind == "precision"]

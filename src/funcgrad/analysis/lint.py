@@ -9,7 +9,10 @@ Before any gradient is taken, lint reads the traced graph for:
 - an ``exp`` that overflows or feeds a hand-made softmax, and a ``log`` of a
   probability that underflowed;
 - a ``relu`` that is never active;
-- an input cut off by ``stop_gradient`` or a cast to integers.
+- an input cut off by ``stop_gradient`` or a cast to integers;
+- a computation on float32 or float16 values turned float64 by an operand, at the
+  user's line that did it (a float64 number: the attention scale ``1.0 / np.sqrt(d)``
+  makes a float32 model's step run in float64, as NumPy's rule says).
 
 Its findings are :class:`~funcgrad.analysis.explain.Finding` objects, in the words
 ``fg.explain`` uses.
@@ -19,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.promotion import noting
 from ..core.values import raw, shape_of
 from ..dag.finite import all_finite
 from ..dag.fold import fold_back
@@ -53,7 +57,8 @@ def lint(fun: Any, *args: Any) -> list:
     where trap: %4 where(<bool[2]>, %2, 0) discards branch %2 log(x) at [1], where its derivative is not finite; the gradient there will be nan; fix: guard the argument too: log(where(cond, x, 1.0)) inside the where
     """
     who = "lint"
-    output, inputs, cuts, _ = _traced(fun, args, who)
+    with noting() as promotions:
+        output, inputs, cuts, _ = _traced(fun, args, who)
     order = dfs_order((output,))
     _, index = _ordered(output, inputs, cuts)
     found, trapped = [], set()
@@ -72,7 +77,50 @@ def lint(fun: Any, *args: Any) -> list:
         for x in inputs:
             if x not in reached:
                 found.extend(_cut_findings(x, cuts, order, index))
+    found.extend(_precision_findings(promotions))
     return found
+
+
+_NARROW = frozenset(map(np.dtype, (np.float16, np.float32, np.complex64)))
+
+
+def _precision_findings(promotions):
+    """One finding per line of the user's code where an operand widened float16, float32
+    (or bfloat16, complex64) values to float64 or complex128."""
+    found, seen = [], set()
+    for p in promotions:
+        narrow = [d for d in p.widened if d in _NARROW or d.name == "bfloat16"]
+        if not narrow or p.result.itemsize < 8 or (p.file, p.line) in seen:
+            continue
+        seen.add((p.file, p.line))
+        culprit = next((a for a in p.operands if _dtype(a) == p.result), None)
+        said = _described(culprit, p.result)
+        found.append(
+            Finding(
+                "precision",
+                None,
+                f"{p.op} at {p.where()} turns {narrow[0]} values into {p.result}: {said} "
+                f"(NumPy's rule: a {p.result} number or array widens a {narrow[0]} one), so "
+                f"what follows computes in {p.result}",
+                f"write a number as a Python float (1.0 / math.sqrt(d), not np.sqrt(d)), which "
+                f"takes the array's dtype, or cast the operand: .astype(np.{narrow[0]})",
+            )
+        )
+    return found
+
+
+def _dtype(a):
+    v = raw(a)
+    return getattr(v, "dtype", None)
+
+
+def _described(a, dtype):
+    v = raw(a)
+    if v is None:
+        return f"an operand is {dtype}"
+    if np.ndim(v) == 0:
+        return f"its operand {np.asarray(v).item()!r} is NumPy's {dtype} number"
+    return f"its operand, an array of shape {np.shape(v)}, is {dtype}"
 
 
 def _latent_where_traps(order, inputs, index, trapped):

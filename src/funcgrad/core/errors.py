@@ -22,6 +22,7 @@ __all__ = [
     "ConversionError",
     "ConcretizationError",
     "NamespaceError",
+    "PromotionError",
     "NonFiniteError",
     "CheckError",
     "NoConvergenceError",
@@ -279,3 +280,15 @@ class NamespaceError(FuncgradError, TypeError):
     >>> issubclass(fg.NamespaceError, TypeError)
     True
     """
+
+
+class PromotionError(FuncgradError, ValueError):
+    """An implicit promotion between two dtypes where
+    ``fg.config.update("funcgrad_numpy_dtype_promotion", "strict")`` asks for none (JAX's
+    ``TypePromotionError`` under ``jax_numpy_dtype_promotion='strict'``).
+
+    >>> import funcgrad as fg
+    >>> issubclass(fg.PromotionError, ValueError)
+    True
+    """
+

@@ -53,6 +53,7 @@ from .errors import ArgumentTypeError, NamespaceError, ShapeError
 from .facts import FACTS, declare
 from .fp_warnings import routed_call
 from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
+from .promotion import WATCHING, check
 from .results import NUMPY_SCALAR, answer_weak, as_numpy, from_outside, numpy_result, weak
 from .traces import Box
 from .values import dtype_of, numpy_scalar, raw, shape_of
@@ -152,6 +153,8 @@ class Primitive:
         return self
 
     def __call__(self, *args, **params):
+        if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+            check(self, args, 1)
         if len(args) == 1:  # the commonest call, without the search below
             a = args[0]
             if isinstance(a, Box):

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..core.errors import ArgumentTypeError, ImmutableError, NotDifferentiableError
 from ..core.namespaces import PLAIN_TYPES, dtype_kind, is_foreign, library_of
+from ..core.promotion import WATCHING, check
 from ..core.traces import Trace
 from ..core.values import format_value, frozen_copy, kept_constant
 from ..rules import elementwise as ew
@@ -258,6 +259,8 @@ class Node(ArrayLike):
         make = type(self)
         t = self._trace
         if type(other) is make and other._trace is t:
+            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+                check(ew.add, (self, other), 1)
             if self._prim in _PLACING and other._prim in _PLACING:
                 # two slices' cotangents (a split's): one array, not zeros twice and a sum
                 joined = pieces.merged(self, other)
@@ -292,6 +295,8 @@ class Node(ArrayLike):
         make = type(self)
         t = self._trace
         if type(other) is make and other._trace is t:
+            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+                check(ew.multiply, (self, other), 1)
             try:
                 a, b = self._value, other._value
                 value = a * b if type(a) is float else ew.in_long_rows(operator.mul, a, b)
@@ -321,6 +326,8 @@ class Node(ArrayLike):
         make = type(self)
         t = self._trace
         if type(other) is make and other._trace is t:
+            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+                check(ew.subtract, (self, other), 1)
             try:
                 a, b = self._value, other._value
                 value = a - b if type(a) is float else ew.in_long_rows(operator.sub, a, b)
