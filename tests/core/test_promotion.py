@@ -239,7 +239,7 @@ def test_standard_promotion_says_nothing():
 
 def test_lint_names_the_line_that_made_a_float32_step_float64():
     x = np.ones((2, 4), np.float32)
-    found = [f for f in fg.lint(lambda x: _attention(x, 1.0 / np.sqrt(16)), x)]
+    found = fg.lint(lambda x: _attention(x, 1.0 / np.sqrt(16)), x)
     precision = [f for f in found if f.kind == "precision"]
     assert len(precision) == 1, found
     said = str(precision[0])
