@@ -291,4 +291,3 @@ class PromotionError(FuncgradError, ValueError):
     >>> issubclass(fg.PromotionError, ValueError)
     True
     """
-
