@@ -134,6 +134,7 @@ from .core.errors import (
     NamespaceError,
     NodeKeyError,
     PromotionError,
+    LeakError,
 )
 
 # the boolean fold's sparse derivatives need SciPy (pip install "funcgrad[scipy]"): loaded on use
@@ -155,6 +156,9 @@ def __getattr__(name):
                 f'pip install "funcgrad[scipy]" ({e})'
             ) from None
         return getattr(module, name)
+    moved = legacy_names.moved_attribute(name)  # fg.serialize: a module of 0.1, moved
+    if moved is not None:
+        return moved
     raise AttributeError(f"module 'funcgrad' has no attribute {name!r}")
 
 
@@ -246,6 +250,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "NoConvergenceError",
     "NamespaceError",
     "PromotionError",
+    "LeakError",
     "tree_map",
     "tree_leaves",
     "tree_flatten",

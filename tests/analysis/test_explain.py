@@ -134,7 +134,7 @@ CORPUS = {  # name: (function, point, kind, primitive, fix phrase, found by lint
     "rounding": (
         lambda x: fnp.sum(fnp.round(x) * x[0]),
         [1.2, 2.7],
-        "blocked",
+        "piecewise constant",
         "round",
         "straight-through",
         False,
@@ -177,7 +177,7 @@ def test_the_where_trap_fix_works():
     assert fg.lint(safe, x) == []
     assert np.all(np.isfinite(fg.grad(safe)(x)))
     # what is left is the zero the where means to give at x < 0
-    assert {f.kind for f in fg.explain(safe, x).findings} == {"blocked"}
+    assert {f.kind for f in fg.explain(safe, x).findings} == {"not selected"}
 
 
 def test_a_healthy_function_has_nothing_to_report():
@@ -266,3 +266,50 @@ def test_explain_of_a_long_chain_with_underflowing_edges():
     report = fg.explain(chain(4000), np.linspace(-1.0, 1.0, 4))  # 16,000 nodes
     assert "finite and nonzero" in str(report)
     # (benchmarks/analysis_scale.py times explain against grad on 10^5 and 10^6 nodes)
+
+
+# Why a gradient is zero, told apart (analysis/zeros.py): each case, its kind and a word of
+# what the report says.
+ZEROS = {
+    "an unused input": (lambda x, y: x * 2.0, (1.0, 3.0), "unused", "does not reach"),
+    "a saturated tanh": (fnp.tanh, (50.0,), "saturated", "1.0 to the last bit"),
+    "an underflowed exp": (fnp.exp, (-800.0,), "underflow", "underflowed"),
+    "a stationary point": (lambda x: x**2, (0.0,), "stationary point", "truly 0"),
+    "cos at 0": (fnp.cos, (0.0,), "stationary point", "truly 0"),
+    "abs at 0": (fnp.abs, (0.0,), "defined as zero", "middle of [-1, 1]"),
+    "a norm at 0": (lambda x: fnp.linalg.norm(x), (np.zeros(3),), "defined as zero", "norm"),
+    "std of a constant": (lambda x: fnp.std(x), (np.ones(3),), "defined as zero", "spread"),
+    "a cancellation": (lambda x: x - x, (2.0,), "cancellation", "add up to 0"),
+    "a clip at its bound": (
+        lambda x: fnp.sum(fnp.clip(x, 0.0, 1.0)),
+        (np.array([-1.0, 0.5, 2.0]),),
+        "at its bound",
+        "outside the range",
+    ),
+    "an inactive relu entry": (
+        lambda x: fnp.sum(fg.nn.relu(x)),
+        (np.array([-1.0, 2.0]),),
+        "inactive",
+        "not positive",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZEROS))
+def test_a_zero_gradient_is_told_apart(name):
+    fun, args, kind, words = ZEROS[name]
+    report = fg.explain(fun, *args)
+    kinds = [f.kind for f in report.findings]
+    assert kinds and kinds[0] == kind, f"{name}: {report}"
+    assert words in str(report)
+    # no case is called unused but the unused one, and none speaks of a branch never written
+    assert ("unused" in kinds) == (kind == "unused")
+    assert "other branch" not in str(report)
+
+
+def test_every_zero_finding_has_a_listed_kind():
+    from funcgrad.analysis.zeros import KINDS
+
+    for name, (fun, args, kind, _) in ZEROS.items():
+        assert kind in KINDS, name
+        assert all(f.kind in KINDS for f in fg.explain(fun, *args).findings), name

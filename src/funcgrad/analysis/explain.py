@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, MissingRuleError
-from ..core.facts import flat_everywhere
 from ..core.traces import recording_cuts
 from ..core.tree import tree_leaves
 from ..core.values import raw
@@ -44,45 +43,14 @@ from ..rules import elementwise as ew
 from ..rules import nn as nn_rules
 from ..transforms.arguments import fun_name
 from ..transforms.reverse import named_variables
+from .findings import Finding, call, entries, hint, not_finite, path_to, ref, short, via
+from .zeros import zero_findings
 
 __all__ = ["explain", "Explanation", "Finding"]
 
 # The primitives whose values are probabilities that can underflow to 0 (a log of one is
 # then -inf): explain's own knowledge of how a log-probability goes wrong.
 _PROBABILITIES = (ew.exp, ew.sigmoid, nn_rules.softmax, ew.divide, ew.multiply)
-
-
-def _piecewise(node):
-    """Whether the node's primitive is piecewise constant (core/facts.py: ``flat``)."""
-    return flat_everywhere(node._prim, len(node._args))
-
-
-def _hint(node, default):
-    """What keeps the node's argument off its boundary (core/facts.py: ``hint``)."""
-    return getattr(node._prim, "hint", None) or default
-
-
-class Finding:
-    """One thing found: the node, its primitive, what went wrong, and the usual fix.
-
-    ``kind`` is a short tag (``"where trap"``, ``"infinite derivative"``,
-    ``"overflow"``, ``"underflow"``, ``"dead relu"``, ``"blocked"``, ``"cut"``,
-    ``"not finite"``); ``str()`` is the whole finding, one line for ``lint``.
-    """
-
-    __slots__ = ("kind", "node", "message", "fix")
-
-    def __init__(self, kind, node, message, fix):
-        self.kind, self.node, self.message, self.fix = kind, node, message, fix
-
-    @property
-    def primitive(self):
-        return None if self.node is None else self.node.op
-
-    def __str__(self):
-        return f"{self.kind}: {self.message}; fix: {self.fix}"
-
-    __repr__ = __str__
 
 
 class Explanation:
@@ -130,71 +98,7 @@ class _Children:
         return self.kids.get(node, default)
 
 
-def _ref(node, index):
-    if node._prim is VAR:
-        return node._name or f"%{index[node]}"
-    return f"%{index[node]}"
-
-
-def _call(node, index):
-    """``%3 sqrt(x)``: the node, its primitive and its arguments."""
-    if node._prim is VAR or node._prim is CONST:
-        return _ref(node, index)
-    args = ", ".join(
-        _ref(a, index) if a._prim is not CONST else _short(a._value) for a in node._args
-    )
-    if len(args) > 30:
-        args = "..."
-    return f"%{index[node]} {node.op}({args})"
-
-
-def _short(v):
-    v = np.asarray(raw(v))
-    if v.ndim == 0:
-        return f"{v.item():g}" if np.issubdtype(v.dtype, np.number) else str(v.item())
-    return f"<{v.dtype.name}{list(v.shape)}>"
-
-
-def _entries(mask):
-    """``[1]`` or ``[0, 3, ...]``: the first few flat indices where ``mask`` holds."""
-    where = np.flatnonzero(mask)
-    head = ", ".join(str(i) for i in where[:6])
-    return f"[{head}{', ...' if where.size > 6 else ''}]"
-
-
 # ---------------------------------------------------------------- the provenance fold
-
-
-def _bad(v):
-    return ~np.isfinite(np.asarray(raw(v), dtype=complex if np.iscomplexobj(raw(v)) else float))
-
-
-def _path(node, k, x):
-    """A path from ``node`` through its argument ``k`` down to ``x``: the nodes in order.
-    The fold carries only each problem's origin; the path is found when it is reported
-    (carrying paths, each one node longer at every step, made the fold slow)."""
-    start = node._args[k]
-    came_from = {start: None}
-    stack = [start]
-    while stack:
-        n = stack.pop()
-        if n is x:
-            break
-        for p in n._args:
-            if p not in came_from:
-                came_from[p] = n
-                stack.append(p)
-    nodes, n = [], x if x in came_from else start
-    while n is not None:
-        nodes.append(n)
-        n = came_from[n]
-    return [node, *reversed(nodes)]
-
-
-def _via(path):
-    """The primitives a path crossed from its origin to an input, named in order."""
-    ops = [n.op for n in path if n.op is not None]
-    return " -> ".join(ops[1:] if len(ops) > 1 else ops) or "(directly)"
 
 
 def _any_zero(v):
@@ -232,11 +136,11 @@ def _step(node, value):
                 g_finite = all_finite(g)
             if g_finite:
                 here[("nonfinite", node, k)] = True
-        if c is None or _piecewise(node) or node._prim.selects or node._prim is ew.multiply:
+        if c is None or _any_zero(c):  # where a nonzero cotangent stops (zeros.py says why)
             if g_nonzero is None:
                 g_nonzero = g is not None and not _all_zero(g)
-            if g_nonzero and (c is None or _any_zero(c)):
-                here[("blocked", node, k)] = True
+            if g_nonzero and _stopped(node, g, c):
+                here[("zero", node, k)] = True
         merged = prov  # shared: no dict is changed once made
         if here:
             merged = dict(prov)
@@ -247,6 +151,18 @@ def _step(node, value):
             c = 0.0 * np.asarray(raw(a._value), dtype=float) if here else None
         out.append(None if c is None else (c, merged))
     return out
+
+
+def _stopped(node, g, c):
+    """Whether this edge turned a nonzero cotangent into a zero: entry by entry for an
+    elementwise primitive (a zero that came in is not this edge's), or, for others, a zero
+    sent where no entry of the cotangent was zero."""
+    if c is None:
+        return True
+    gv, cv = np.asarray(raw(g)), np.asarray(raw(c))
+    if node._prim.partials is not None and gv.shape == cv.shape:
+        return bool(np.any((cv == 0) & (gv != 0)))
+    return not np.any(gv == 0)
 
 
 _KEPT = 16
@@ -282,45 +198,45 @@ def _downstream_where(node, kids):
 def _nonfinite_finding(node, k, g, index, kids, x):
     """Why the cotangent ``node`` sends to argument ``k`` is not finite."""
     cs = vjp_step(node, g)
-    bad = _bad(cs[k])
+    bad = not_finite(cs[k])
     arg = node._args[k]
     zero_g = (
         np.broadcast_to(np.asarray(raw(g)) == 0, np.shape(bad))
         if np.shape(bad)
         else np.asarray(raw(g)) == 0
     )
-    via = f"reached {_ref(x, index)} through {_via(_path(node, k, x))}"
+    way = f"reached {ref(x, index)} through {via(path_to(node, k, x))}"
     selector = _downstream_where(node, kids)
     if np.any(zero_g & bad) and selector is not None:
         return Finding(
             "where trap",
             node,
-            f"at {_call(selector, index)}: the zero cotangent of its unselected branch meets the "
-            f"infinite derivative of {_call(node, index)} at {_entries(bad)} (0 * inf = nan); {via}",
-            f"guard the argument too: {node.op}(where(cond, {_ref(arg, index)}, 1.0)) inside the where",
+            f"at {call(selector, index)}: the zero cotangent of its unselected branch meets the "
+            f"infinite derivative of {call(node, index)} at {entries(bad)} (0 * inf = nan); {way}",
+            f"guard the argument too: {node.op}(where(cond, {ref(arg, index)}, 1.0)) inside the where",
         )
     values = np.asarray(raw(arg._value))
     at = values.ravel()[np.flatnonzero(bad)[:1]] if values.size == bad.size else values.ravel()[:1]
     return Finding(
         "infinite derivative",
         node,
-        f"the derivative of {_call(node, index)} is not finite at {_entries(bad)} "
-        f"(argument {_short(at[0]) if at.size else '?'}); {via}",
-        _hint(node, "keep the argument inside the function's domain"),
+        f"the derivative of {call(node, index)} is not finite at {entries(bad)} "
+        f"(argument {short(at[0]) if at.size else '?'}); {way}",
+        hint(node, "keep the argument inside the function's domain"),
     )
 
 
 def _forward_finding(node, index):
     """The first node whose value is not finite although its inputs are."""
     v = np.asarray(raw(node._value))
-    bad = _bad(v)
+    bad = not_finite(v)
     what = "is nan" if np.any(np.isnan(v)) else "is -inf" if np.any(v == -np.inf) else "is inf"
     if node._prim is ew.exp:
         what = "overflows to inf" if what == "is inf" else what
         return Finding(
             "overflow",
             node,
-            f"{_call(node, index)} {what} at {_entries(bad)}",
+            f"{call(node, index)} {what} at {entries(bad)}",
             "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax, "
             "or subtract the max before exp",
         )
@@ -330,7 +246,7 @@ def _forward_finding(node, index):
             return Finding(
                 "underflow",
                 node,
-                f"{_call(node, index)} is -inf at {_entries(bad)}: the probability "
+                f"{call(node, index)} is -inf at {entries(bad)}: the probability "
                 f"from %{index[src]} {src.op} underflowed to 0",
                 "compute the log-probability directly: fg.nn.log_softmax, "
                 "fnp.logaddexp(0, -x) for -log(sigmoid(x)), fg.nn.logsumexp",
@@ -339,9 +255,9 @@ def _forward_finding(node, index):
     return Finding(
         "not finite",
         node,
-        f"the value of {_call(node, index)} {what} at "
-        f"{_entries(bad)} although its inputs are finite{at}",
-        _hint(
+        f"the value of {call(node, index)} {what} at "
+        f"{entries(bad)} although its inputs are finite{at}",
+        hint(
             node, "keep the arguments inside the function's domain; inf - inf and 0 * inf give nan"
         ),
     )
@@ -360,77 +276,12 @@ def _arguments_at(node, bad):
         if v.dtype.kind not in "fc":
             continue
         v = np.broadcast_to(v, shape) if v.shape != shape and v.size else v
-        found.append(_short(v.ravel()[first[0]]) if v.size == np.prod(shape, dtype=int) else "?")
+        found.append(short(v.ravel()[first[0]]) if v.size == np.prod(shape, dtype=int) else "?")
     if not found:
         return ""
     if len(found) == 1:
         return f" (its argument is {found[0]} there)"
     return f" (its arguments are {', '.join(found)} there)"
-
-
-def _blocked_finding(node, k, index, x):
-    arg = node._args[k]
-    via = f"on the way to {_ref(x, index)} through {_via(_path(node, k, x))}"
-    prim = node._prim
-    if prim in (ew.relu, ew.maximum) and np.all(np.asarray(raw(node._value)) == 0):
-        return Finding(
-            "dead relu",
-            node,
-            f"{_call(node, index)} is inactive on every entry, so no gradient passes; {via}",
-            "a dead ReLU: check the scale of its input, start biases positive, or use "
-            "a leaky relu (fnp.maximum(x, 0.01 * x))",
-        )
-    if _piecewise(node):
-        return Finding(
-            "blocked",
-            node,
-            f"{_call(node, index)} is piecewise constant: its derivative is 0; {via}",
-            "use a smooth surrogate (fg.nn.sigmoid(x / t) for a step) or a "
-            "straight-through estimator with fg.custom_vjp",
-        )
-    if prim.selects:
-        c = vjp_step(node, np.ones_like(np.asarray(raw(node._value)), dtype=float))[k]
-        zero = np.asarray(raw(c)) == 0 if c is not None else np.ones(1, dtype=bool)
-        return Finding(
-            "blocked",
-            node,
-            f"{_call(node, index)} passes no gradient to "
-            f"{_ref(arg, index)} at {_entries(zero)} (the other branch is selected); {via}",
-            "expected where the other branch is meant; otherwise check the condition",
-        )
-    if prim is ew.multiply:
-        return Finding(
-            "blocked",
-            node,
-            f"{_call(node, index)} multiplies by 0 at some entries; {via}",
-            "expected if the factor is meant to be 0 there",
-        )
-    return Finding(
-        "blocked",
-        node,
-        f"{_call(node, index)} has no derivative for argument {k}; {via}",
-        "give it a rule with fg.defvjp, or remove it from the differentiated path",
-    )
-
-
-def _cut_findings(x, cuts, order, index):
-    """Cuts (stop_gradient, integer casts) applied to values computed from ``x``."""
-    found = []
-    for kind, box in cuts:
-        if isinstance(box, Node) and box in index and (box is x or x in set(dfs_order((box,)))):
-            where = _ref(x, index) if box is x else _call(box, index)
-            found.append(
-                Finding(
-                    "cut",
-                    box,
-                    f"{kind} applied to {where} removes it from the "
-                    f"graph, so {_ref(x, index)} gets no gradient through it",
-                    "remove the stop_gradient where a derivative is wanted"
-                    if kind == "stop_gradient"
-                    else "cast to a float type (astype(float)) where a derivative is wanted",
-                )
-            )
-    return found
 
 
 # ---------------------------------------------------------------- explain
@@ -502,12 +353,12 @@ def explain(fun: Any, *args: Any) -> Any:
             g, prov = values.get(x, (np.zeros_like(np.asarray(raw(x._value)), dtype=float), {}))
             g = np.asarray(raw(g))
             grads[x] = g
-            bad, zero = _bad(g), np.asarray(g) == 0
+            bad, zero = not_finite(g), np.asarray(g) == 0
             if not bad.any() and not zero.any():
                 continue
             found = _explain_input(x, g, bad, zero, prov, values, forward, cuts, order, index, kids)
             what = _summary(bad, zero, g)
-            lines.append(f"explain {name}: d {name} / d {_ref(x, index)} {what}")
+            lines.append(f"explain {name}: d {name} / d {ref(x, index)} {what}")
             for f in found:
                 lines.append(f"  {f.kind}: {f.message}")
                 lines.append(f"    fix: {f.fix}")
@@ -518,7 +369,7 @@ def explain(fun: Any, *args: Any) -> Any:
             lines[:0] = [
                 (
                     f"explain {name}: the value of {name} is not finite "
-                    f"({_summary(_bad(v), np.zeros(v.shape, bool), v).removeprefix('is ')})"
+                    f"({_summary(not_finite(v), np.zeros(v.shape, bool), v).removeprefix('is ')})"
                 ),
                 f"  {origin.kind}: {origin.message}",
                 f"    fix: {origin.fix}",
@@ -541,13 +392,13 @@ def _summary(bad, zero, g):
             else "nan/inf"
         )
         parts.append(
-            f"at {int(bad.sum())} of {n} entries is not finite ({kinds} at {_entries(bad)})"
+            f"at {int(bad.sum())} of {n} entries is not finite ({kinds} at {entries(bad)})"
             if n > 1
             else f"is {g.item()}"
         )
     if zero.any():
         parts.append(
-            f"is 0 at {int(zero.sum())} of {n} entries {_entries(zero)}" if n > 1 else "is 0"
+            f"is 0 at {int(zero.sum())} of {n} entries {entries(zero)}" if n > 1 else "is 0"
         )
     return "; ".join(parts)
 
@@ -561,21 +412,7 @@ def _explain_input(x, g, bad, zero, prov, values, forward, cuts, order, index, k
             if kind == "nonfinite":
                 found.append(_nonfinite_finding(node, k, values[node][0], index, kids, x))
     if zero.any():
-        for kind, node, k in prov:
-            if kind == "blocked":
-                found.append(_blocked_finding(node, k, index, x))
-        if x not in values or not found:
-            found.extend(_cut_findings(x, cuts, order, index))
-        if not found:
-            found.append(
-                Finding(
-                    "unused",
-                    x,
-                    f"{_ref(x, index)} does not reach the output "
-                    "through any differentiable operation",
-                    "check that the function uses this argument",
-                )
-            )
+        found.extend(zero_findings(x, zero, prov, values, cuts, order, index, kids))
     return found
 
 

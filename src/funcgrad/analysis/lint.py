@@ -29,18 +29,9 @@ from ..dag.fold import fold_back
 from ..dag.node import CONST
 from ..dag.order import dfs_order
 from ..rules import elementwise as ew
-from .explain import (
-    _PROBABILITIES,
-    Finding,
-    _call,
-    _cut_findings,
-    _entries,
-    _ordered,
-    _plus,
-    _ref,
-    _step,
-    _traced,
-)
+from .explain import _PROBABILITIES, _ordered, _plus, _step, _traced
+from .findings import Finding, call, entries, ref
+from .zeros import cut_findings
 
 __all__ = ["lint"]
 
@@ -76,7 +67,7 @@ def lint(fun: Any, *args: Any) -> list:
         reached = set(order)
         for x in inputs:
             if x not in reached:
-                found.extend(_cut_findings(x, cuts, order, index))
+                found.extend(cut_findings(x, cuts, order, index))
     found.extend(_precision_findings(promotions))
     return found
 
@@ -156,11 +147,11 @@ def _latent_where_traps(order, inputs, index, trapped):
                 Finding(
                     "where trap",
                     origin,
-                    f"{_call(node, index)} chooses between branches, and branch "
-                    f"{_call(origin, index)} has an infinite derivative where "
-                    f"{_ref(arg, index)} reaches the edge of its domain: wherever the where "
+                    f"{call(node, index)} chooses between branches, and branch "
+                    f"{call(origin, index)} has an infinite derivative where "
+                    f"{ref(arg, index)} reaches the edge of its domain: wherever the where "
                     f"discards it there, the gradient will be nan (no input given here does yet)",
-                    f"guard the argument too: {origin.op}(where(cond, {_ref(arg, index)}, 1.0)) "
+                    f"guard the argument too: {origin.op}(where(cond, {ref(arg, index)}, 1.0)) "
                     f"inside the where",
                 )
             )
@@ -188,10 +179,10 @@ def _where_traps(node, index):
                 Finding(
                     "where trap",
                     origin,
-                    f"{_call(node, index)} discards branch {_call(origin, index)} at "
-                    f"{_entries(np.broadcast_to(unselected, shape))}, where its derivative is not finite; "
+                    f"{call(node, index)} discards branch {call(origin, index)} at "
+                    f"{entries(np.broadcast_to(unselected, shape))}, where its derivative is not finite; "
                     f"the gradient there will be nan",
-                    f"guard the argument too: {origin.op}(where(cond, {_ref(arg, index)}, 1.0)) inside the where",
+                    f"guard the argument too: {origin.op}(where(cond, {ref(arg, index)}, 1.0)) inside the where",
                 )
             )
             break
@@ -209,7 +200,7 @@ def _lint_node(node, index, trapped):
             return Finding(
                 "overflow",
                 node,
-                f"{_call(node, index)} overflows to inf at {_entries(~np.isfinite(value))}",
+                f"{call(node, index)} overflows to inf at {entries(~np.isfinite(value))}",
                 "exp overflows above 709: use fg.nn.logsumexp / fg.nn.softmax",
             )
         return None
@@ -217,7 +208,7 @@ def _lint_node(node, index, trapped):
         return Finding(
             "overflow",
             node,
-            f"{_call(node, index)} divides an exp by a sum: a "
+            f"{call(node, index)} divides an exp by a sum: a "
             f"hand-made softmax overflows for logits above 709",
             "use fg.nn.softmax (or fg.nn.log_softmax for log-probabilities)",
         )
@@ -228,8 +219,8 @@ def _lint_node(node, index, trapped):
             return Finding(
                 "underflow",
                 node,
-                f"{_call(node, index)} takes the log of "
-                f"%{index[src]} {src.op}, which underflowed to 0 at {_entries(v == 0)}",
+                f"{call(node, index)} takes the log of "
+                f"%{index[src]} {src.op}, which underflowed to 0 at {entries(v == 0)}",
                 "compute the log-probability directly: fg.nn.log_softmax, "
                 "-fnp.logaddexp(0, -x) for log(sigmoid(x)), fg.nn.logsumexp",
             )
@@ -242,7 +233,7 @@ def _lint_node(node, index, trapped):
         return Finding(
             "dead relu",
             node,
-            f"{_call(node, index)} is inactive on every entry: no gradient will pass",
+            f"{call(node, index)} is inactive on every entry: no gradient will pass",
             "check the scale of its input, start biases "
             "positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))",
         )
@@ -257,8 +248,8 @@ def _lint_node(node, index, trapped):
                 return Finding(
                     "infinite derivative",
                     node,
-                    f"the derivative of {_call(node, index)} is not finite at "
-                    f"{_entries(bad)}: its gradient there will be inf or nan",
+                    f"the derivative of {call(node, index)} is not finite at "
+                    f"{entries(bad)}: its gradient there will be inf or nan",
                     prim.hint,
                 )
     return None

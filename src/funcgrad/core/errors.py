@@ -23,6 +23,7 @@ __all__ = [
     "ConcretizationError",
     "NamespaceError",
     "PromotionError",
+    "LeakError",
     "NonFiniteError",
     "CheckError",
     "NoConvergenceError",
@@ -290,4 +291,19 @@ class PromotionError(FuncgradError, ValueError):
     >>> import funcgrad as fg
     >>> issubclass(fg.PromotionError, ValueError)
     True
+    """
+
+
+class LeakError(FuncgradError, TypeError):
+    """A value traced by jit (or a loop's body) used after its trace ended: the function
+    stored it outside (in a list, a global, an attribute) instead of returning it (JAX's
+    ``UnexpectedTracerError``).
+
+    >>> import funcgrad as fg
+    >>> kept = []
+    >>> _ = fg.jit(lambda x: kept.append(x * 2.0) or x)(1.0)
+    >>> kept[0] + 1.0  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    funcgrad.errors.LeakError: a value traced by jit leaked out of the function: ...
     """

@@ -320,6 +320,8 @@ def format_value(v, width=None):
     ('2.0', '0.333333', '1.0')
     >>> format_value(np.array([1.0, 0.5])), format_value(np.zeros((3, 4)))
     ('[1. , 0.5]', 'array(3, 4)')
+    >>> format_value(np.array([1.8e-6, 1.0])), format_value(1.0000000000032)     # never 0. nor 1
+    ('[1.8e-06, 1.0e+00]', '1.0')
     """
     v = raw(v)
     if isinstance(v, np.ndarray) and v.ndim == 0:
@@ -329,13 +331,14 @@ def format_value(v, width=None):
         text = repr(f)
         if len(text) > 10:
             text = f"{f:.6g}"
+            if text.lstrip("-").isdigit():  # a float reads as one: 1.0, not 1
+                text += ".0"
         return text
     if type(v) is tuple:  # a primitive's several results
         return "(" + ", ".join(format_value(p) for p in v) + ")"
     if isinstance(v, np.ndarray):
         if v.size <= 6:
-            return np.array2string(v, precision=4, separator=", ", suppress_small=True).replace(
-                "\n", ""
-            )
+            # NumPy's choice of notation: a small entry beside a large one keeps its digits
+            return np.array2string(v, precision=4, separator=", ").replace("\n", "")
         return f"array{v.shape}"
     return repr(v)

@@ -13,12 +13,20 @@ Under ``vmap`` a comparison cannot be a plain bool (each example has its own
 answer), so a batched value compares into a batched mask instead.
 """
 
+import dis
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..core.errors import ArgumentTypeError, ConversionError, IndexingError
+from ..core.errors import (
+    ArgumentTypeError,
+    ConversionError,
+    ImmutableError,
+    IndexingError,
+    LeakError,
+)
 from ..core.namespaces import is_foreign
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -127,6 +135,22 @@ on traced values then run their namesakes there."""
 def refuse_conversion(x, what):
     """Raise the ConversionError for turning traced ``x`` into a plain number (``what``)."""
     trace = getattr(x, "_trace", None)
+    if _storing_into_an_array():
+        raise ConversionError(
+            "writing a traced value into a NumPy array (buffer[i] = x) would cut it out of the "
+            "graph: its derivative would be lost without a word, and jit would freeze the first "
+            "call's number into its plan. Build the array from traced values instead "
+            "(fnp.stack([...]), fnp.array([...])), or update a traced array functionally: "
+            "fg.at(buffer)[i].set(x). (NumPy reports this as 'setting an array element with a "
+            "sequence'; this error is its cause.)"
+        )
+    if getattr(trace, "finished", False):
+        raise LeakError(
+            f"a value traced by jit leaked out of the function: it was stored outside (in a "
+            f"list, a global, an attribute) and is now asked for {what}, which it does not "
+            f"have (each call of the jitted function has its own). Return it from the jitted "
+            f"function instead"
+        )
     if getattr(trace, "live", True):
         raise ConversionError(
             f"{what} of a traced value (an argument of a function under grad, jit, vmap, "
@@ -143,6 +167,20 @@ def refuse_conversion(x, what):
         f"fg.stop_gradient(x) if the cut is meant; read a hand-built node's number as "
         f"node.value"
     )
+
+
+_STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+
+
+def _storing_into_an_array():
+    """Whether the conversion asked for is NumPy's ``array[i] = x`` in the user's code: the
+    frame below the conversion's methods is at a subscript store (NumPy calls float() from
+    C there)."""
+    frame = sys._getframe(3)  # _storing_into_an_array, refuse_conversion, __float__, user
+    try:
+        return frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR
+    except (AttributeError, IndexError):
+        return False
 
 
 def _submodule(func):
@@ -384,6 +422,47 @@ class ArrayLike(Box):
     # out of the graph and lose its derivative without a word, so they raise.
     def __bool__(self):
         return bool(raw(self))
+
+    # micrograd's and PyTorch's habits: state stored on the value. Nothing is stored here,
+    # so each names funcgrad's way (an AttributeError, so hasattr() says False).
+    def backward(self, *args, **kwargs):
+        raise ImmutableError(
+            "loss.backward() stores gradients on the values, and funcgrad stores nothing on "
+            "them: g = fg.backprop(loss) returns every gradient at once (a map: g[w]), and "
+            "fg.grad(f)(w) the gradient of a function"
+        )
+
+    @property
+    def grad(self):
+        raise ImmutableError(
+            "w.grad: funcgrad keeps gradients in a map, not on the values: g = "
+            "fg.backprop(loss), then g[w]"
+        )
+
+    @property
+    def data(self):
+        raise ImmutableError(
+            "w.data is micrograd's (and PyTorch's) name for the number underneath: a node's "
+            "is w.value"
+        )
+
+    def zero_grad(self):
+        raise ImmutableError(
+            "zero_grad(): nothing accumulates in funcgrad (each fg.backprop returns a fresh "
+            "map), so there is nothing to zero"
+        )
+
+    def __format__(self, spec):
+        if not spec:  # print(x), f"{x}": the value's text, as repr gives it
+            return str(self)
+        if not getattr(getattr(self, "_trace", None), "live", True):  # a hand-built node
+            return format(self._value, spec)
+        raise ConversionError(
+            f'formatting a traced value with a format spec (f"{{x:{spec}}}") reads its '
+            f"number, which is not known while the function is traced (under jit it differs "
+            f'from call to call). To print it as it runs: fg.debug.print("{{x:{spec}}}", x=x); '
+            f'to show the traced value itself: f"{{x}}"'
+        )
 
     def __float__(self):
         refuse_conversion(self, "float()")

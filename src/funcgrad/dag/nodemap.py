@@ -31,7 +31,7 @@ from html import escape
 
 from pyrsistent import pmap
 
-from ..core.errors import NodeKeyError
+from ..core.errors import ImmutableError, NodeKeyError
 from ..core.values import format_value
 from .node import Node, short_label
 
@@ -81,6 +81,19 @@ class NodeMap(Mapping):
 
     def __contains__(self, key):
         return id(key) in self._map
+
+    def __setitem__(self, key, value):
+        raise ImmutableError(
+            "a gradient map is persistent (immutable): g[x] = v cannot change it; "
+            "g.set(x, v) returns a new map with that entry (and g.evolver() a transient to "
+            "change in place)"
+        )
+
+    def __delitem__(self, key):
+        raise ImmutableError(
+            "a gradient map is persistent (immutable): del g[x] cannot change it; "
+            "g.discard(x) returns a new map without that entry"
+        )
 
     def get(self, key, default=None):
         entry = self._map.get(id(key))

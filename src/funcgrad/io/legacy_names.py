@@ -31,7 +31,7 @@ import importlib.util
 import sys
 import warnings
 
-__all__ = ["MOVED", "RENAMED", "current_name", "install"]
+__all__ = ["MOVED", "RENAMED", "current_name", "install", "moved_attribute"]
 
 MOVED = {  # old module under funcgrad -> where it lives now
     "traces": "core.traces",
@@ -100,6 +100,22 @@ def current_name(modname):
     first, dot, tail = rest.partition(".")
     moved = MOVED.get(first)
     return f"funcgrad.{moved}{dot}{tail}" if moved else modname
+
+
+def moved_attribute(name):
+    """``fg.serialize`` and the other old module names read as attributes of the package:
+    the module under its new name, with the DeprecationWarning an import of the old name
+    gives, at the line that reads it; None for a name that never was a module."""
+    new = MOVED.get(name)
+    if new is None or name in _SHADOWED:
+        return None
+    warnings.warn(
+        f"funcgrad.{name} moved to funcgrad.{new} in funcgrad 0.2; import funcgrad.{new} "
+        f"(the old name goes in 0.3)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return importlib.import_module(f"funcgrad.{new}")
 
 
 # Old module names that are now functions of the package (fg.show, fg.backprop, ...):

@@ -44,7 +44,7 @@ from ..dag.node import VAR, Node
 from ..transforms.arguments import call_user
 from . import weak_floats
 from .backends import backend_named
-from .staging import Staged, StagingTrace
+from .staging import Staged, StagingTrace, finish
 
 __all__ = ["jit", "Jitted", "PLANS_KEPT", "disable_jit", "clear_caches"]
 
@@ -388,6 +388,7 @@ class Jitted:
             )
         out_leaves = [o if trace.owns(o) else _plain_output(o) for o in out_leaves]
         effects, trace.effects = trace.effects, []  # no cycle of the trace and its nodes
+        finish(trace)  # its values kept elsewhere have leaked (staging.leaked)
         return made, inputs, (out_leaves, out_def), effects
 
     def _find_non_finite(self, args, kwargs):

@@ -23,16 +23,52 @@ array([ 0.72686198, -0.63970001])
 <plan: 6 steps>
 """
 
-from ..core.errors import (
-    ConcretizationError,
-)
+from ..core.errors import ConcretizationError, LeakError
 from ..core.traces import Trace
 from ..dag.arraylike import RecordedComparisons
 from ..dag.node import CONST, VAR, Node, ReverseTrace
 from .plan_names import kept
 from .plans import Plan, compile_plan
 
-__all__ = ["Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan"]
+__all__ = ["Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan", "finish"]
+
+
+def leaked(what):
+    """The LeakError for a value of a finished jit trace met in ``what``."""
+    return LeakError(
+        f"a value traced by jit leaked out of the function: it was stored outside (in a list, "
+        f"a global, an attribute) while jit traced it, and is now used in {what}, where it "
+        f"stands for no number (each call of the jitted function has its own). Return it "
+        f"from the jitted function instead (results, or has_aux's aux); to look at it as "
+        f'the function runs, fg.debug.print("{{}}", x)'
+    )
+
+
+class _Finished:
+    """The record of a finished trace: a node made on it later (by an operator's fast path
+    too, which no process() sees) is a leaked value in use, refused where it is made."""
+
+    __slots__ = ()
+
+    def append(self, node):
+        raise leaked("a new operation")
+
+    @property
+    def held(self):
+        raise leaked("a new operation")
+
+    @property
+    def constants(self):
+        raise leaked("a new operation")
+
+
+FINISHED = _Finished()
+
+
+def finish(trace):
+    """Mark ``trace`` (jit's, traced to the end) finished: its values kept elsewhere leaked."""
+    trace.finished = True
+    trace.made = FINISHED
 
 
 class Staged(RecordedComparisons, Node):
@@ -70,7 +106,7 @@ class StagingTrace(ReverseTrace):
     rule may read one as a constant.
     """
 
-    __slots__ = ("effects",)
+    __slots__ = ("effects", "finished")
     box_type = Staged
     opaque = True
     differentiates = False  # it records fg.stop_gradient as a step, so every call runs it
@@ -81,11 +117,15 @@ class StagingTrace(ReverseTrace):
         # the steps run for their effect (fg.debug.callback), which no output needs: a plan
         # keeps them as outputs of its own, so they run each time it does
         self.effects = []
+        # finished: the function was traced; a value of this trace used after that leaked
+        self.finished = False
 
     # a plan replays the graph: NumPy's answer to a user's call is a step of its own
     numpy_answer = Trace.numpy_answer
 
     def process(self, prim, args, params):
+        if self.finished:
+            raise leaked(prim.name)
         shapes = prim.abstract  # a loop's: too costly to run while tracing (core/facts.py)
         if shapes is None:
             return super().process(prim, args, params)

@@ -24,6 +24,7 @@ carries its rule beside its others, as ``Primitive(..., batch=rule)``.
 array([ 5., 25.])
 """
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -215,6 +216,7 @@ def vmap(
             f"vmap: axis_size must be a non-negative int; got {axis_size!r:.40}"
         )
 
+    @functools.wraps(fun)
     def batched_fun(*args, **kwargs):
         if kwargs:  # mapped over their leading axis, as JAX maps them
             names = list(kwargs)
