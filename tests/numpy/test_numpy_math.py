@@ -11,6 +11,7 @@ gradients against PyTorch's.
 """
 
 import inspect
+import warnings
 
 import numpy as np
 import pytest
@@ -451,3 +452,69 @@ def test_i0_angle_in_degrees_and_wofz():
         d = fg.grad(fsp.wofz, holomorphic=True)(z0)
         fd = (scipy_special.wofz(z0 + h) - scipy_special.wofz(z0 - h)) / (2 * h)
         np.testing.assert_allclose(d, fd, rtol=1e-7)
+
+
+# ldexp with a traced integer exponent, and array_equal under jit and vmap (issue 75)
+LDEXP_CASES = [
+    (np.array([1.5, -2.0, 0.0]), np.array([2, -3, 7])),
+    (np.array([1e-300, 3.0], np.float64), np.array([1100, -1080])),  # 2**x2 alone overflows
+    (np.float32([1.5, 0.25]), np.int32([3, -2])),
+]
+
+
+@pytest.mark.parametrize("x1, x2", LDEXP_CASES)
+def test_ldexp_of_a_traced_exponent_is_numpys_under_every_transform(x1, x2):
+    want = np.ldexp(x1, x2)
+    for got in (
+        fg.jit(fnp.ldexp)(x1, x2),
+        fg.vmap(fnp.ldexp)(x1, x2),
+        fg.jit(fg.vmap(fnp.ldexp))(x1, x2),
+        fg.scan(lambda c, e: (c, fnp.ldexp(c, e)), x1, x2[None])[1][0],  # in a loop's body
+    ):
+        np.testing.assert_array_equal(got, want)
+        assert np.asarray(got).dtype == want.dtype
+    # d/dx1 = 2**x2 (inf where it overflows, with NumPy's warning), the exponent traced
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        slope = fg.vmap(fg.grad(fnp.ldexp))(x1.astype(np.float64), x2)
+        np.testing.assert_array_equal(slope, np.ldexp(1.0, x2))
+        pushed = fg.jvp(lambda v: fnp.ldexp(v, x2), (x1,), (np.ones_like(x1),))[1]
+    assert pushed.dtype == x1.dtype
+
+
+def test_ldexp_refuses_a_float_exponent_as_numpy_does():
+    with pytest.raises(fg.ArgumentTypeError, match="astype"):
+        fg.jit(fnp.ldexp)(np.ones(2), np.ones(2))
+    with pytest.raises(TypeError):
+        np.ldexp(np.ones(2), np.ones(2))
+
+
+ARRAY_EQUAL_CASES = [
+    (np.array([1.0, 2.0]), np.array([1.0, 2.0]), False),
+    (np.array([1.0, 2.0]), np.array([1.0, 3.0]), False),
+    (np.array([1.0, np.nan]), np.array([1.0, np.nan]), False),
+    (np.array([1.0, np.nan]), np.array([1.0, np.nan]), True),
+    (np.ones(2), np.ones(3), False),
+    (np.ones((2, 1)), np.ones(2), False),
+]
+
+
+@pytest.mark.parametrize("a, b, equal_nan", ARRAY_EQUAL_CASES)
+def test_array_equal_under_jit_vmap_and_grad_is_numpys(a, b, equal_nan):
+    want = np.array_equal(a, b, equal_nan=equal_nan)
+
+    def f(x, y):
+        return fnp.array_equal(x, y, equal_nan=equal_nan)
+
+    assert bool(fg.jit(f)(a, b)) is want
+    assert f(a, b) is want and f(fg.var(a), b) is want  # values known: a Python bool
+    batched = fg.vmap(f, in_axes=(0, None))(np.stack([a, a]), b)
+    np.testing.assert_array_equal(batched, [want, want])
+    loop = [f(row, b) for row in np.stack([a, a])]  # vmap's oracle: a Python loop
+    np.testing.assert_array_equal(batched, loop)
+
+
+def test_array_equal_steers_a_jitted_branch():
+    f = fg.jit(lambda x, y: fg.cond(fnp.array_equal(x, y), lambda v: 2.0 * v, lambda v: v, x))
+    np.testing.assert_array_equal(f(np.ones(2), np.ones(2)), [2.0, 2.0])
+    np.testing.assert_array_equal(f(np.ones(2), np.zeros(2)), [1.0, 1.0])

@@ -23,6 +23,7 @@ import operator
 import pkgutil
 from functools import reduce
 
+import mpmath
 import numpy as np
 import pytest
 import scipy.special
@@ -115,6 +116,7 @@ DOMAINS = {
     ("relu", 0): _away_from_zero,
     ("where", 0): _condition,
     ("logit", 0): _uniform(0.1, 0.9),
+    ("ldexp", 1): lambda rng, n: rng.integers(-4, 5, n),  # an integer exponent, as NumPy's
     # SciPy's special functions: their domains, away from poles
     ("gammaln", 0): _uniform(0.3, 4.0),
     ("digamma", 0): _uniform(0.3, 4.0),
@@ -174,6 +176,25 @@ DOMAINS = {
     ("hyp2f1", 1): _uniform(0.5, 2.0),
     ("hyp2f1", 2): _uniform(2.5, 4.0),
     ("hyp2f1", 3): _uniform(-0.6, 0.6),
+    # their derivatives in the shape parameters (funcgrad/rules/special_parameters.py)
+    ("gammainc_da", 0): _uniform(0.5, 3.0),
+    ("gammainc_da", 1): _uniform(0.3, 5.0),
+    ("zeta_dx", 0): _uniform(1.5, 4.0),
+    ("zeta_dx", 1): _uniform(0.5, 3.0),
+    ("hyp1f1_da", 0): _uniform(-1.5, 2.0),
+    ("hyp1f1_da", 1): _uniform(0.5, 2.0),
+    ("hyp1f1_da", 2): _uniform(-3.0, 3.0),
+    ("hyp1f1_db", 0): _uniform(-1.5, 2.0),
+    ("hyp1f1_db", 1): _uniform(0.5, 2.0),
+    ("hyp1f1_db", 2): _uniform(-3.0, 3.0),
+    ("hyp2f1_da", 0): _uniform(0.5, 2.0),
+    ("hyp2f1_da", 1): _uniform(0.5, 2.0),
+    ("hyp2f1_da", 2): _uniform(2.5, 4.0),
+    ("hyp2f1_da", 3): _uniform(-2.0, 0.6),
+    ("hyp2f1_dc", 0): _uniform(0.5, 2.0),
+    ("hyp2f1_dc", 1): _uniform(0.5, 2.0),
+    ("hyp2f1_dc", 2): _uniform(2.5, 4.0),
+    ("hyp2f1_dc", 3): _uniform(-2.0, 0.6),
     ("boxcox", 0): _uniform(0.3, 3.0),
     ("boxcox", 1): _uniform(-1.5, 1.5),
     ("boxcox1p", 0): _uniform(-0.5, 2.0),
@@ -205,6 +226,8 @@ def _sample(rng, sampler, shape):
     """A Python scalar for shape (), else an array of that shape."""
     if shape == ():
         v = sampler(rng, 1)[0]
+        if isinstance(v, np.integer):  # an integer argument (ldexp's exponent) stays one
+            return int(v)
         return bool(v) if isinstance(v, np.bool_) else float(v)
     return sampler(rng, int(np.prod(shape))).reshape(shape)
 
@@ -961,6 +984,8 @@ def _torch_table(torch):
         return torch.autograd.grad(gelu_tanh(x).sum(), x, create_graph=True)[0]
 
     return {
+        # (a float exponent: torch.ldexp of a negative integer tensor exponent gives 0)
+        "ldexp": lambda x, e: torch.ldexp(x, torch.as_tensor(e, dtype=torch.float64)),
         "gelu_tanh": gelu_tanh,
         "gelu_tanh_slope": gelu_tanh_slope,
         "add": torch.add,
@@ -1176,6 +1201,10 @@ NO_TORCH_EQUIVALENT = {
     "wofz": "no Faddeeva function in torch.special",
     "i0e": "no derivative of i0e in torch",
     "i1e": "no derivative of i1e in torch",
+    **dict.fromkeys(
+        ("gammainc_da", "zeta_dx", "hyp1f1_da", "hyp1f1_db", "hyp2f1_da", "hyp2f1_dc"),
+        "no parameter derivatives in torch.special: this file checks them against mpmath",
+    ),
     "gammainc": "torch gives no derivative in x",
     "gammaincc": "no derivative in x",
     "betainc": "no betainc",
@@ -1361,6 +1390,29 @@ NO_NUMPY_EQUIVALENT = {
     "gelu_tanh": lambda x: gelu_tanh_formula(x)[0],
     "gelu_tanh_slope": lambda x: gelu_tanh_formula(x)[1],
 }
+# The derivatives in the shape parameters, summed as series: mpmath's derivative of the
+# function at 30 digits, within what float64 series keep (relative 1e-12).
+_MP_PARAMETER_DERIVATIVES = {
+    "gammainc_da": lambda a, x: mpmath.diff(
+        lambda s: mpmath.gammainc(s, 0, x, regularized=True), a
+    ),
+    "zeta_dx": lambda s, q: mpmath.zeta(s, q, 1),
+    "hyp1f1_da": lambda a, b, x: mpmath.diff(lambda s: mpmath.hyp1f1(s, b, x), a),
+    "hyp1f1_db": lambda a, b, x: mpmath.diff(lambda s: mpmath.hyp1f1(a, s, x), b),
+    "hyp2f1_da": lambda a, b, c, x: mpmath.diff(lambda s: mpmath.hyp2f1(s, b, c, x), a),
+    "hyp2f1_dc": lambda a, b, c, x: mpmath.diff(lambda s: mpmath.hyp2f1(a, b, s, x), c),
+}
+
+
+def _at_30_digits(f):
+    def reference(*args):
+        with mpmath.workdps(30):
+            return float(f(*(float(a) for a in args)))
+
+    return np.vectorize(reference, otypes=[float])
+
+
+SERIES_REFERENCE = {name: _at_30_digits(f) for name, f in _MP_PARAMETER_DERIVATIVES.items()}
 
 
 def _bit_identical(got, want):
@@ -1376,6 +1428,11 @@ def _bit_identical(got, want):
 def test_elementwise_values_are_numpys(name, shapes):
     prim = PRIMITIVES[name]
     reference = NUMPY_REFERENCE.get(name, getattr(np, name, None))  # NumPy's own name by default
+    if name in SERIES_REFERENCE:
+        args = elementwise_args(name, shapes, seed=3)
+        want = SERIES_REFERENCE[name](*args)
+        np.testing.assert_allclose(prim(*args), want, rtol=1e-12, atol=1e-300)
+        return
     assert reference is not None or name in NO_NUMPY_EQUIVALENT, (
         f"add the NumPy equivalent of {name!r} to NUMPY_REFERENCE in tests/rules/test_rules.py"
     )

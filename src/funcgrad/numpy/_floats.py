@@ -22,7 +22,7 @@ from ..core.values import is_complex
 from ..core.values import plain as _plain
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
-from ._helpers import concrete, in_float_dtype_of, is_traced, nan_mask, refuse
+from ._helpers import concrete, is_traced, nan_mask, refuse
 from ._logic import isneginf, isposinf
 
 __all__ = [
@@ -84,22 +84,28 @@ def real_if_close(a, tol=100):
 
 
 def ldexp(x1, x2, out=None):
-    """``numpy.ldexp``: ``x1 * 2**x2`` for integer ``x2``; differentiable in ``x1``.
+    """``numpy.ldexp``: ``x1 * 2**x2`` for integer ``x2`` (traced too, under jit and vmap);
+    differentiable in ``x1``. NumPy's values: ``2**x2`` is never formed, so a product
+    that fits does even where ``2**x2`` would overflow.
 
     >>> import numpy as np
+    >>> import funcgrad as fg
     >>> from funcgrad.numpy import ldexp
     >>> ldexp(np.array([1.5, 3.0]), np.array([2, -1]))
     array([6. , 1.5])
+    >>> fg.jit(ldexp)(np.array([1e-300]), np.array([1100]))
+    array([1.35829853e+31])
     """
     refuse("ldexp", out=out)
     if not is_traced(x1, x2):
         return _np.ldexp(x1, x2)
-    if is_traced(x2) or not _np.issubdtype(_dtype_of(x2), _np.integer):
+    kind = _dtype_of(x2).kind
+    if kind not in "iub":
         raise ArgumentTypeError(
-            "ldexp: the exponent x2 must be plain integers (no derivative); "
-            "use x1 * 2.0 ** x2 for a differentiable exponent"
+            f"ldexp: the exponent x2 must hold integers, as NumPy's; got {_dtype_of(x2)}: "
+            f"use x2.astype(int), or x1 * 2.0 ** x2 for an exponent with a derivative"
         )
-    return in_float_dtype_of(x1 * _np.ldexp(1.0, x2), x1)
+    return _u.ldexp(x1, x2)
 
 
 def frexp(x, out=None):

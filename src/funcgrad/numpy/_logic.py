@@ -22,6 +22,7 @@ import numpy as _np
 
 from ..core.errors import ArgumentError
 from ..core.results import NUMPY_SCALAR, numpy_result
+from ..core.traces import Box
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..dag.arraylike import bitwise
@@ -225,17 +226,40 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    """``numpy.array_equal`` on plain or traced values (a Python bool).
+    """``numpy.array_equal``: a Python bool where the values are known (plain, or under
+    grad); under jit and vmap, where they stand for many, a traced bool, as JAX's (shapes
+    that differ are ``False`` either way: shapes are known while tracing).
 
+    >>> import numpy as np
+    >>> import funcgrad as fg
     >>> from funcgrad.numpy import array_equal
     >>> array_equal([1.0, 2.0], [1.0, 2.0])
     True
+    >>> fg.vmap(array_equal, in_axes=(0, None))(np.array([[1.0, 2.0], [1.0, 3.0]]), np.array([1.0, 2.0]))
+    array([ True, False])
     """
-    return bool(
-        _np.array_equal(
-            concrete(a1, "array_equal"), concrete(a2, "array_equal"), equal_nan=equal_nan
+    if not is_traced(a1, a2) or not _stand_for_many(a1, a2):
+        return bool(
+            _np.array_equal(
+                concrete(a1, "array_equal"), concrete(a2, "array_equal"), equal_nan=equal_nan
+            )
         )
-    )
+    if _shape_of(a1) != _shape_of(a2):
+        return False
+    same = _ew.equal(a1, a2)
+    if equal_nan:
+        same = _u.logical_or(same, _u.logical_and(_u.isnan(a1), _u.isnan(a2)))
+    return same.all()
+
+
+def _stand_for_many(*values):
+    """Whether a value is traced by jit, vmap or a loop's body (its number is not known)."""
+    for v in values:
+        while isinstance(v, Box):
+            if v._trace.opaque:
+                return True
+            v = v._value
+    return False
 
 
 def isposinf(x, out=None):

@@ -3,8 +3,10 @@
 Each is given by its partial derivatives, written with funcgrad's own operations
 (often another function of this table: gammaln' = digamma, digamma' =
 polygamma(1, .), i0' = i1), so they differentiate again to any order. Integer
-orders (``polygamma``'s n) and the shape parameters of the incomplete gamma and
-beta functions have no derivative here: asking for one raises MissingRuleError.
+orders (``polygamma``'s n), the Bessel functions' orders and the incomplete beta
+function's shape parameters have no derivative here (nor in JAX): asking for one raises
+MissingRuleError. The shape parameters of ``gammainc``, ``gammaincc``, ``zeta``, ``hyp1f1``
+and ``hyp2f1`` have theirs by series (:mod:`funcgrad.rules.special_parameters`).
 
 SciPy is imported here, so this table (and :mod:`funcgrad.scipy`) needs it.
 
@@ -23,7 +25,7 @@ import scipy.special as sc
 from ..core.errors import MissingRuleError
 from ..core.facts import ALL, declare
 from ..core.values import plain
-from . import bessel_standard, special_standard
+from . import bessel_standard, special_parameters, special_standard
 from .elementwise import (
     cos,
     elementwise,
@@ -90,6 +92,12 @@ __all__ = [
     "owens_t",
     "hyp1f1",
     "hyp2f1",
+    "gammainc_da",
+    "zeta_dx",
+    "hyp1f1_da",
+    "hyp1f1_db",
+    "hyp2f1_da",
+    "hyp2f1_dc",
     "boxcox",
     "boxcox1p",
 ]
@@ -211,9 +219,22 @@ i1e = elementwise(
     ufunc_impl(sc.i1e),
     lambda ans, x: where(plain(x) == 0, 0.5, i0e(x) - ans * (sign(x) + 1.0 / _safe(x))),
 )
-gammainc = elementwise("gammainc", ufunc_impl(sc.gammainc), _, _gammainc_dx)
+# d/da of P(a, x) by its series or Q's continued fraction; its own d/dx is d/da of P's
+# d/dx: x^(a-1) e^-x / Gamma(a) (log x - digamma(a)).
+gammainc_da = elementwise(
+    "gammainc_da",
+    special_parameters.gammainc_da,
+    _,
+    lambda ans, a, x: _gammainc_dx(None, a, x) * (log(x) - digamma(a)),
+)
+gammainc = elementwise(
+    "gammainc", ufunc_impl(sc.gammainc), lambda ans, a, x: gammainc_da(a, x), _gammainc_dx
+)
 gammaincc = elementwise(
-    "gammaincc", ufunc_impl(sc.gammaincc), _, lambda ans, a, x: -_gammainc_dx(ans, a, x)
+    "gammaincc",
+    ufunc_impl(sc.gammaincc),
+    lambda ans, a, x: -gammainc_da(a, x),
+    lambda ans, a, x: -_gammainc_dx(ans, a, x),
 )
 betainc = elementwise("betainc", ufunc_impl(sc.betainc), _, _, _betainc_dx)
 # entr(x) = -x log x, 0 at x = 0.
@@ -304,8 +325,20 @@ poch = elementwise(
     lambda ans, z, m: ans * (digamma(z + m) - digamma(z)),
     lambda ans, z, m: ans * digamma(z + m),
 )
-# Hurwitz's zeta(x, q): d/dq = -x zeta(x + 1, q); none in x.
-zeta = elementwise("zeta", ufunc_impl(sc.zeta), _, lambda ans, x, q: -x * zeta(x + 1.0, q))
+# Hurwitz's zeta(x, q): d/dq = -x zeta(x + 1, q); d/dx by Euler-Maclaurin's sum, whose
+# own d/dq is d/dx of -x zeta(x + 1, q).
+zeta_dx = elementwise(
+    "zeta_dx",
+    special_parameters.zeta_dx,
+    _,
+    lambda ans, x, q: -zeta(x + 1.0, q) - x * zeta_dx(x + 1.0, q),
+)
+zeta = elementwise(
+    "zeta",
+    ufunc_impl(sc.zeta),
+    lambda ans, x, q: zeta_dx(x, q),
+    lambda ans, x, q: -x * zeta(x + 1.0, q),
+)
 # SciPy's dilogarithm spence(z) = int_1^z log(t) / (1 - t) dt, whose slope is -1 at z = 1.
 spence = elementwise(
     "spence",
@@ -336,18 +369,61 @@ owens_t = elementwise(
     lambda ans, h, a: -0.5 * _gauss(h) * _erf(a * h / math.sqrt(2.0)),
     lambda ans, h, a: exp(-0.5 * h * h * (1.0 + a * a)) / (2.0 * math.pi * (1.0 + a * a)),
 )
-# Hypergeometric functions, differentiable in x: 1F1' = (a / b) 1F1(a+1; b+1; x), and
-# 2F1' = (a b / c) 2F1(a+1, b+1; c+1; x).
+# Hypergeometric functions: in x, 1F1' = (a / b) 1F1(a+1; b+1; x) and
+# 2F1' = (a b / c) 2F1(a+1, b+1; c+1; x); in the parameters by their series, whose own
+# d/dx are the parameters' derivatives of these (2F1's in b is its in a, a and b swapped).
+hyp1f1_da = elementwise(
+    "hyp1f1_da",
+    special_parameters.hyp1f1_da,
+    _,
+    _,
+    lambda ans, a, b, x: (hyp1f1(a + 1.0, b + 1.0, x) + a * hyp1f1_da(a + 1.0, b + 1.0, x)) / b,
+)
+hyp1f1_db = elementwise(
+    "hyp1f1_db",
+    special_parameters.hyp1f1_db,
+    _,
+    _,
+    lambda ans, a, b, x: a / b * (hyp1f1_db(a + 1.0, b + 1.0, x) - hyp1f1(a + 1.0, b + 1.0, x) / b),
+)
 hyp1f1 = elementwise(
-    "hyp1f1", ufunc_impl(sc.hyp1f1), _, _, lambda ans, a, b, x: a / b * hyp1f1(a + 1.0, b + 1.0, x)
+    "hyp1f1",
+    ufunc_impl(sc.hyp1f1),
+    lambda ans, a, b, x: hyp1f1_da(a, b, x),
+    lambda ans, a, b, x: hyp1f1_db(a, b, x),
+    lambda ans, a, b, x: a / b * hyp1f1(a + 1.0, b + 1.0, x),
+)
+
+
+def _up(a, b, c):
+    return a + 1.0, b + 1.0, c + 1.0
+
+
+hyp2f1_da = elementwise(
+    "hyp2f1_da",
+    special_parameters.hyp2f1_da,
+    _,
+    _,
+    _,
+    lambda ans, a, b, c, x: b / c * (hyp2f1(*_up(a, b, c), x) + a * hyp2f1_da(*_up(a, b, c), x)),
+)
+hyp2f1_dc = elementwise(
+    "hyp2f1_dc",
+    special_parameters.hyp2f1_dc,
+    _,
+    _,
+    _,
+    lambda ans, a, b, c, x: (
+        a * b / c * (hyp2f1_dc(*_up(a, b, c), x) - hyp2f1(*_up(a, b, c), x) / c)
+    ),
 )
 hyp2f1 = elementwise(
     "hyp2f1",
     ufunc_impl(sc.hyp2f1),
-    _,
-    _,
-    _,
-    lambda ans, a, b, c, x: a * b / c * hyp2f1(a + 1.0, b + 1.0, c + 1.0, x),
+    lambda ans, a, b, c, x: hyp2f1_da(a, b, c, x),
+    lambda ans, a, b, c, x: hyp2f1_da(b, a, c, x),
+    lambda ans, a, b, c, x: hyp2f1_dc(a, b, c, x),
+    lambda ans, a, b, c, x: a * b / c * hyp2f1(*_up(a, b, c), x),
 )
 # Box-Cox: (x^l - 1) / l, log x at l = 0; boxcox1p of 1 + x.
 boxcox = elementwise(

@@ -91,6 +91,7 @@ __all__ = [
     "round",
     "floor_divide",
     "heaviside",
+    "ldexp",
     "float_power",
     "fmax",
     "fmin",
@@ -330,6 +331,27 @@ trunc = elementwise("trunc", _ufunc(np.trunc), _zero1)
 fix = elementwise("fix", _ufunc(np.trunc, "fix"), _zero1)  # NumPy 2.5 deprecates np.fix
 floor_divide = elementwise("floor_divide", _ufunc(np.floor_divide), _zero2, _zero2)
 heaviside = elementwise("heaviside", _ufunc(np.heaviside), _zero2, _zero2)
+
+
+def _xp_ldexp(xp, x1, x2):
+    """ldexp in the standard's functions (which have none; PyTorch's rounds the power of a
+    negative integer exponent to 0): ``x1 * 2**h * 2**(x2 - h)``, ``h = x2 // 2``, each
+    power exact, so a product that fits does even where ``2**x2`` alone would overflow."""
+    device = getattr(x2 if hasattr(x2, "shape") else x1, "device", None)
+    if not hasattr(x1, "shape"):  # a Python number: NumPy's float64
+        x1 = xp.asarray(x1, dtype=xp.float64, device=device)
+    if not hasattr(x2, "shape"):
+        x2 = xp.asarray(x2, dtype=xp.int64, device=device)
+    half = x2 // 2
+    two = xp.asarray(2.0, dtype=x1.dtype, device=device)
+    return x1 * xp.pow(two, xp.astype(half, x1.dtype)) * xp.pow(two, xp.astype(x2 - half, x1.dtype))
+
+
+# x1 * 2**x2 for integer x2, without forming 2**x2 (which overflows where the product need
+# not); d/dx1 = 2**x2, in x1's dtype; the integer exponent has none.
+ldexp = elementwise(
+    "ldexp", _ufunc(np.ldexp), lambda ans, x1, x2: ldexp(1.0, x2), None, xp=_xp_ldexp
+)
 # Bitwise operations on integers and booleans: no rules (their operands and results are
 # never floats, so no derivative reaches them); vmap broadcasts them as any ufunc.
 # The standard has the six (a mask's & under jit on a device is one).

@@ -9,14 +9,18 @@ functions ``erf``, ``erfc``, ``erfinv``, ``erfcinv`` and the normal's ``ndtr``,
 ``log_ndtr``, ``ndtri``; ``xlogy``, ``xlog1py``, ``entr``; the Bessel functions
 ``i0``, ``i1``, ``i0e``, ``i1e``, ``j0``, ``j1``, ``y0``, ``y1``, ``jv``/``jn``,
 ``yv``/``yn``, ``iv``, ``ive`` (differentiable in x, not the order); ``gammasgn``,
-``rgamma``; the regularized incomplete ``gammainc``,
-``gammaincc``, ``betainc`` (differentiable in ``x``; their shape parameters
-raise MissingRuleError); ``erfcx``, ``dawsn``, the exponential integrals ``exp1``,
-``expi``, ``expn``, ``kl_div``, ``rel_entr``, ``loggamma``, ``poch``, ``zeta``
-(in ``q``), ``spence``, ``sici``, ``fresnel``, ``owens_t``, ``hyp1f1`` and
-``hyp2f1`` (in ``x``), ``boxcox``, ``boxcox1p``, ``factorial``, ``comb``, and
-``bernoulli`` and JAX's ``bessel_jn``. Values are SciPy's (the log-domain ones agree to
-rounding); derivatives are exact to any order in both modes.
+``rgamma``; the regularized incomplete ``gammainc``, ``gammaincc`` (differentiable in
+``a`` and ``x``) and ``betainc`` (in ``x``; its shape parameters raise MissingRuleError,
+as JAX's do); ``erfcx``, ``dawsn``, the exponential integrals ``exp1``, ``expi``,
+``expn``, ``kl_div``, ``rel_entr``, ``loggamma``, ``poch``, ``zeta`` (in ``x`` and
+``q``), ``spence``, ``sici``, ``fresnel``, ``owens_t``, ``hyp1f1`` and ``hyp2f1`` (in
+every argument), ``boxcox``, ``boxcox1p``, ``factorial``, ``comb``, and ``bernoulli`` and
+JAX's ``bessel_jn``. Values are SciPy's (the log-domain ones agree to rounding);
+derivatives are exact to any order in both modes, but for those in the shape parameters
+of ``gammainc``, ``gammaincc``, ``zeta``, ``hyp1f1`` and ``hyp2f1``: sums of their series
+to float64's rounding (within 1e-11 of mpmath's), of first order in the parameter (with
+every mixed derivative in ``x``), NaN where a series does not settle
+(:mod:`funcgrad.rules.special_parameters`).
 
 >>> import numpy as np
 >>> import funcgrad as fg
