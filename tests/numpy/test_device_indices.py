@@ -130,25 +130,30 @@ def test_what_a_device_index_cannot_do_is_refused_by_name():
         fg.grad(lambda w: fnp.sum(w[xs.asarray(np.array([1.0]), device=DEVICE)]))(w)
 
 
+def _gpt_logits(shape, models, p, tokens, causal):
+    """benchmarks/models.py's GPT, its causal mask passed in (made on the device)."""
+    _V, D, H, T, B = (shape[k] for k in "VDHTB")
+    x = p["emb"][tokens] + p["pos"]
+    for lay in p["layers"]:
+        h = models._layer_norm(x, lay["g1"], lay["b1"]) @ lay["qkv"]
+        q, k, v = (
+            fnp.transpose(fnp.reshape(a, (B, T, H, D // H)), (0, 2, 1, 3))
+            for a in fnp.split(h, 3, axis=-1)
+        )
+        s = fnp.where(causal, q @ fnp.swapaxes(k, -1, -2) / float(np.sqrt(D // H)), -1e9)
+        a = fg.nn.softmax(s, axis=-1) @ v
+        x = x + fnp.reshape(fnp.transpose(a, (0, 2, 1, 3)), (B, T, D)) @ lay["proj"]
+        h = models._layer_norm(x, lay["g2"], lay["b2"]) @ lay["fc"]
+        mlp = fg.nn.gelu(h, approximate=True)  # the exact one needs erf, not in the standard
+        x = x + mlp @ lay["out"]
+    return x @ fnp.transpose(p["emb"])
+
+
 def _gpt_loss(shape, models):
     """benchmarks/models.py's GPT step, its causal mask passed in (made on the device)."""
-    _V, D, H, T, B = (shape[k] for k in "VDHTB")
 
     def loss(p, tokens, targets, causal):
-        x = p["emb"][tokens] + p["pos"]
-        for lay in p["layers"]:
-            h = models._layer_norm(x, lay["g1"], lay["b1"]) @ lay["qkv"]
-            q, k, v = (
-                fnp.transpose(fnp.reshape(a, (B, T, H, D // H)), (0, 2, 1, 3))
-                for a in fnp.split(h, 3, axis=-1)
-            )
-            s = fnp.where(causal, q @ fnp.swapaxes(k, -1, -2) / float(np.sqrt(D // H)), -1e9)
-            a = fg.nn.softmax(s, axis=-1) @ v
-            x = x + fnp.reshape(fnp.transpose(a, (0, 2, 1, 3)), (B, T, D)) @ lay["proj"]
-            h = models._layer_norm(x, lay["g2"], lay["b2"]) @ lay["fc"]
-            mlp = fg.nn.gelu(h, approximate=True)  # the exact one needs erf, not in the standard
-            x = x + mlp @ lay["out"]
-        logp = fg.nn.log_softmax(x @ fnp.transpose(p["emb"]), axis=-1)
+        logp = fg.nn.log_softmax(_gpt_logits(shape, models, p, tokens, causal), axis=-1)
         return -fnp.mean(fnp.take_along_axis(logp, targets[..., None], axis=-1))
 
     return loss
@@ -194,3 +199,61 @@ def test_an_assignment_at_device_ids_keeps_the_last_write_on_the_device(backend)
         for got, expected, like in zip(grads, want, (a, b)):
             _same_place(got, like)
             np.testing.assert_allclose(to_numpy(got), expected, rtol=1e-13, atol=1e-15)
+
+
+def _one_hot_loss(logits_of):
+    """A loss in the style of JAX's examples: log-softmax against one-hot targets (the
+    cotangent reaching log_softmax is the targets times a constant, a plain device array,
+    while its value is traced: issue 75's defect)."""
+
+    def loss(p, x, one_hot):
+        logp = fg.nn.log_softmax(logits_of(p, x), axis=-1)
+        return -fnp.mean(fnp.sum(logp * one_hot, axis=-1))
+
+    return loss
+
+
+def _cnn_logits(models, p, images):
+    nhwc = ("NHWC", "HWIO", "NHWC")
+    h = fg.nn.conv_general_dilated(images, p["c1"], (1, 1), "SAME", dimension_numbers=nhwc)
+    h = fg.nn.max_pool(fg.nn.relu(h + p["b1"]), (2, 2), strides=(2, 2))
+    h = fg.nn.conv_general_dilated(h, p["c2"], (1, 1), "SAME", dimension_numbers=nhwc)
+    h = fg.nn.max_pool(fg.nn.relu(h + p["b2"]), (2, 2), strides=(2, 2))
+    return fnp.reshape(h, (h.shape[0], -1)) @ p["d"] + p["b3"]
+
+
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+@pytest.mark.parametrize("model", ["gpt", "cnn"])
+@pytest.mark.parametrize("targets", ["passed", "closed over"])
+def test_a_jitted_step_with_one_hot_targets_runs_on_the_device(backend, model, targets):
+    models = benchmark_models()
+    make = MAKERS[backend]
+    if model == "gpt":
+        shape = {"V": 11, "D": 8, "H": 2, "T": 5, "B": 3, "L": 1}
+        params, data = models.gpt_inputs(shape, RNG)
+        x = (data["tokens"], np.tril(np.ones((5, 5), bool)))
+        labels, classes = data["targets"], 11
+        logits_of = lambda p, x: _gpt_logits(shape, models, p, *x)
+    else:
+        params, data = models.cnn_inputs(RNG, batch=4)
+        x, labels, classes = data["images"], data["labels"], 10
+        logits_of = lambda p, x: _cnn_logits(models, p, x)
+    one_hot = np.eye(classes)[labels]
+    loss = _one_hot_loss(logits_of)
+    want_loss, want = fg.value_and_grad(loss)(params, x, one_hot)
+    on_device = fg.tree_util.tree_map(make, params)
+    if targets == "passed":
+        step = fg.jit(fg.value_and_grad(loss))
+        got_loss, got = step(on_device, fg.tree_util.tree_map(make, x), make(one_hot))
+    else:  # a constant of the plan: the cotangent log_softmax gets is a plain device array
+        hot = make(one_hot)
+        step = fg.jit(fg.value_and_grad(lambda p, x: loss(p, x, hot)))
+        got_loss, got = step(on_device, fg.tree_util.tree_map(make, x))
+    np.testing.assert_allclose(to_numpy(got_loss), want_loss, rtol=1e-12)
+    for g, w, like in zip(
+        fg.tree_util.tree_leaves(got),
+        fg.tree_util.tree_leaves(want),
+        fg.tree_util.tree_leaves(on_device),
+    ):
+        _same_place(g, like)
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-9, atol=1e-13)

@@ -28,6 +28,7 @@ from .traces import Box
 
 __all__ = [
     "is_foreign",
+    "joined",
     "library_of",
     "namespace_of",
     "array_api_compat",
@@ -82,6 +83,32 @@ def is_foreign(x):
     if t in PLAIN_TYPES or isinstance(x, (Box, np.ndarray, np.generic)):
         return False
     return t.__module__.partition(".")[0] in _LIBRARIES or hasattr(x, "__array_namespace__")
+
+
+def joined(values):
+    """``values`` (a rule's operands) with each plain array of another library made a
+    constant of the innermost trace among them, where some are traced; else unchanged.
+
+    A rule may meet a traced value on one side and another library's plain array on the
+    other: a cotangent made of constants under jit (the seed times a device mask), or
+    values a pullback saved eagerly, pulled under jit. NumPy and PyTorch hand an operator
+    they do not know back to the traced operand, but some libraries raise instead
+    (array-api-strict's ``Array.__sub__``), so ``plain - traced`` would stop a rule there;
+    as a constant of the trace, the plain array goes through funcgrad's operators. A
+    trace that makes no constants (vmap's, whose values carry a batch) leaves them."""
+    top = None
+    foreign = False
+    for v in values:
+        if type(v) in PLAIN_TYPES:
+            continue
+        if isinstance(v, Box):
+            if top is None or v._trace.level > top.level:
+                top = v._trace
+        elif not foreign and is_foreign(v):
+            foreign = True
+    if top is None or not foreign or not top.makes_constants:
+        return values
+    return tuple(top.constant(v) if is_foreign(v) else v for v in values)
 
 
 def array_api_compat():

@@ -89,6 +89,7 @@ class Trace:
     opaque = False
     batch_axes = 0
     differentiates = False  # grad's and jvp's traces: fg.stop_gradient steps over them
+    makes_constants = False  # whether constant() gives a box (see core/namespaces.joined)
 
     def __init__(self, level):
         self.level = level
@@ -104,6 +105,11 @@ class Trace:
     def process(self, prim, args, params):
         """The result of ``prim(*args, **params)``, some of whose ``args`` are this trace's."""
         raise NotImplementedError(f"{type(self).__name__} does not process primitives")
+
+    def constant(self, value):
+        """``value`` as a constant of this trace (a box that follows nothing), where the
+        trace makes them (:attr:`makes_constants`); None elsewhere."""
+        return
 
     def numpy_answer(self, box, convert, fresh=True):
         """``box``, this trace's answer to a user's call whose value is a Python number, as

@@ -251,14 +251,20 @@ def _float_dtype_in(xp, v):
 def in_library_of(a, x):
     """The NumPy array ``a`` (a constant: a basis, a ramp, indices) in the library and on the
     device of the value ``x``, as it is when ``x`` is NumPy's. Numbers take the float dtype
-    of ``x``; integers and booleans keep theirs."""
+    of ``x``; integers and booleans keep theirs. Where ``x`` is traced by ``jit``, the array
+    is a constant of its plan, so ``constant - x`` reaches funcgrad's operators (some
+    libraries' own refuse a traced operand: see :func:`~funcgrad.core.namespaces.joined`);
+    a derivative's trace is left alone (a basis built for it must stay outside it)."""
     v = raw(x)
     if not is_foreign(v) or is_foreign(a):
         return a
     xp = namespace_of((v,))
     a = np.array(a)  # a writable copy (PyTorch warns on a read-only one)
     dtype = dtype_in(xp, a.dtype) if a.dtype.kind in "iub" else _float_dtype_in(xp, v)
-    return xp.asarray(a, dtype=dtype, device=getattr(v, "device", None))
+    out = xp.asarray(a, dtype=dtype, device=getattr(v, "device", None))
+    if isinstance(x, Box) and x._trace.opaque and x._trace.makes_constants:
+        return x._trace.constant(out)
+    return out
 
 
 def read_only(x):

@@ -14,6 +14,7 @@ import numpy as np
 from ..core import references
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
 from ..core.fp_warnings import at_users_line
+from ..core.namespaces import joined
 from ..core.primitive import is_joint, per_argument_rule
 from ..core.traces import new_level
 from ..core.values import (
@@ -186,12 +187,15 @@ def general_vjp_step(node, g):
     prim = node._prim
     args = node._args
     values = tuple(map(_value_of, args))
+    ans = node._value
+    if type(g) is not np.ndarray and type(g) is not float:  # traced, or another library's
+        g, ans, *values = joined((g, ans, *values))
     params = node._params or _NO_PARAMS
     rules = prim.vjp
     if is_joint(rules):  # one call for every argument that needs a cotangent
         argnums = [i for i, a in enumerate(args) if a._prim is not CONST]
         out = [None] * len(args)
-        for i, c in zip(argnums, rules(argnums, g, node._value, *values, **params)):
+        for i, c in zip(argnums, rules(argnums, g, ans, *values, **params)):
             out[i] = None if c is None else real_part_for(c, values[i])
         return out
     out = []
@@ -201,10 +205,10 @@ def general_vjp_step(node, g):
             continue
         rule = per_argument_rule(rules, i)
         if rule is not None:
-            c = rule(g, node._value, *values, **params)
+            c = rule(g, ans, *values, **params)
         elif rules is None and per_argument_rule(prim.jvp, i) is not None:
-            c = transposed_jvp(prim.jvp[i], g, node._value, values, i, params)
-        elif integer_valued(values[i], node._value):
+            c = transposed_jvp(prim.jvp[i], g, ans, values, i, params)
+        elif integer_valued(values[i], ans):
             c = None
         else:
             raise _missing_rule(prim, i)

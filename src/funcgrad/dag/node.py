@@ -414,6 +414,12 @@ class ReverseTrace(Trace):
         finally:
             self.made = None
 
+    makes_constants = True
+
+    def constant(self, value):
+        """``value`` as a constant node of this trace (jit's: a constant of its plan)."""
+        return self.box_type(value, CONST, (), None, None, self)
+
     def known(self, prim, args, params, value):
         """The node of ``prim(*args, **params)`` whose value is known already (a value a
         checkpoint saved in its forward pass): recorded as :meth:`process` records it, without

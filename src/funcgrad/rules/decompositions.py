@@ -144,7 +144,7 @@ def _svd_jvp(t, ans, a, full_matrices=False, hermitian=False):
     du = matmul(u, (dps + mH(dps)) * f)
     dv = matmul(v, (sdp + mH(sdp)) * f)
     if is_complex(dp):  # the phase of the pair (u_i, v_i) is free: put its change on u
-        du = du + matmul(u, in_library_of(np.eye(k), dp) * (dp - mH(dp)) * 0.5 / _safe(srow))
+        du = du + matmul(u, (dp - mH(dp)) * in_library_of(np.eye(k), dp) * 0.5 / _safe(srow))
     if m > n:
         dav = matmul(t, v)
         du = du + (dav - matmul(u, matmul(mH(u), dav))) / _safe(srow)
@@ -213,7 +213,7 @@ def _qr_square_jvp(t, q, r):
     low = tril(x, k=-1)
     do = low - mH(low)
     if is_complex(x):  # the diagonal's phase: R keeps a real diagonal
-        do = do + in_library_of(np.eye(shape_of(x)[-1]), x) * (x - ew.real(x))
+        do = do + (x - ew.real(x)) * in_library_of(np.eye(shape_of(x)[-1]), x)
     return matmul(q, do - x) + dar, matmul(x - do, r)
 
 

@@ -494,8 +494,9 @@ def _pinv_jvp(t, ans, a, **params):
     # d A+ = -A+ dA A+ + A+ A+^H dA^H (I - A A+) + (I - A+ A) dA^H A+^H A+   (constant rank);
     # reverse mode transposes it
     p, ph, th = ans, mH(ans), mH(t)
-    left = in_library_of(np.eye(shape_of(a)[-2]), a) - matmul(a, p)
-    right = in_library_of(np.eye(shape_of(a)[-1]), a) - matmul(p, a)
+    # (the traced operand first: another library's eye would refuse it on its left)
+    left = -matmul(a, p) + in_library_of(np.eye(shape_of(a)[-2]), a)
+    right = -matmul(p, a) + in_library_of(np.eye(shape_of(a)[-1]), a)
     return (
         -matmul(p, matmul(t, p))
         + matmul(matmul(p, ph), matmul(th, left))

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
-from ..core.namespaces import is_foreign
+from ..core.namespaces import is_foreign, joined
 from ..core.primitive import is_joint, numpy_answer, per_argument_rule
 from ..core.traces import Box, Trace, new_level
 from ..core.tree import tree_flatten, tree_unflatten
@@ -76,12 +76,22 @@ class ForwardTrace(Trace):
         ans = prim(*primals, **params)
         return Dual(ans, jvp_of(prim, tangents, ans, primals, params), self)
 
+    makes_constants = True
+
+    def constant(self, value):
+        """``value`` as a Dual whose tangent is zero (see core/namespaces.joined)."""
+        return Dual(value, zeros_like_value(value), self)
+
     def __repr__(self):
         return f"<forward trace {self.level}>"
 
 
 def jvp_of(prim, tangents, ans, primals, params):
     """The output tangent of one primitive call, given its argument tangents."""
+    if any(t is not None and type(t) is not np.ndarray for t in tangents):
+        n = len(tangents)  # traced or another library's: see core/namespaces.joined
+        both = joined((*tangents, ans, *primals))
+        tangents, ans, primals = list(both[:n]), both[n], list(both[n + 1 :])
     rules = prim.jvp
     if is_joint(rules):
         out = rules(tuple(tangents), ans, *primals, **params)

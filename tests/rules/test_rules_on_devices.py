@@ -1,0 +1,217 @@
+"""Every rule where a cotangent and a value come from two places: one a plain array of a
+device's library, the other traced (issue 75's defect: log_softmax's reverse rule met a
+raw device cotangent with jit's traced value and stopped in array-api-strict's
+``Array.__sub__``). For each row of the rules' tables, on the stand-ins for a GPU
+(array-api-strict's second device; PyTorch tensors that refuse ``__array__``):
+
+- jit of a gradient whose cotangent reaches the primitive as a plain device array (the
+  seed times a constant) while its values are traced;
+- a pullback made eagerly (its saved values plain device arrays) called under jit with a
+  traced cotangent, and pushed forward under jit from plain device values;
+- forward over reverse (a Hessian-vector product) eagerly, where reverse rules run on
+  forward mode's values beside the constants they make on the device.
+
+Each must equal the eager call's numbers on the same library (and on array-api-strict,
+NumPy's); a primitive with no form on the library is refused by name (NamespaceError),
+never by another library's TypeError."""
+
+import functools
+
+import numpy as np
+import pytest
+from helpers import device_makers, to_numpy
+from test_rules import (
+    CASES,
+    ELEMENTWISE,
+    PRIMITIVES,
+    SHAPES_BY_ARITY,
+    _call,
+    differentiated,
+    elementwise_args,
+)
+
+import funcgrad as fg
+
+pytest.importorskip("array_api_strict", reason="array-api-strict is the device stand-in")
+MAKERS = {k: v for k, v in device_makers().items() if k in ("device1", "torch")}
+pytestmark = pytest.mark.usefixtures("torch_refuses_numpy")
+MAKE = MAKERS["device1"]  # the library in use (set per test by the ``library`` fixture)
+
+
+@pytest.fixture(params=sorted(MAKERS), autouse=True)
+def library(request, monkeypatch):
+    monkeypatch.setitem(globals(), "MAKE", MAKERS[request.param])
+    return request.param
+
+
+def _rows():
+    rows = []
+    for name in ELEMENTWISE:
+        shapes = SHAPES_BY_ARITY[len(PRIMITIVES[name].partials)][-1]
+        args = elementwise_args(name, shapes, seed=5)
+        rows.append(pytest.param(name, args, {}, differentiated(name), None, id=name))
+    for case in CASES:
+        rows.append(
+            pytest.param(case.name, case.args, case.params, case.diff, case.pre, id=repr(case))
+        )
+    return rows
+
+
+def _on_device(a, differentiated=True):
+    if isinstance(a, np.ndarray) and a.dtype.kind in "fiubc":
+        return MAKE(a)
+    if type(a) is float and differentiated:  # a 0-d array on the device; an undifferentiated
+        return MAKE(np.asarray(a))  # number (polygamma's order) goes with any library
+    return a
+
+
+def _all_on_device(args, diff):
+    return [_on_device(a, i in diff) for i, a in enumerate(args)]
+
+
+def _differentiable(prim, args, params, diff, pre):
+    """Whether the call has a float or complex output and a form on the device's library
+    (a primitive with none is refused by name: NamespaceError)."""
+    if not diff:
+        return False
+    try:
+        out = _call(prim, _all_on_device(args, diff), params, diff, pre, const=MAKE)
+    except fg.NamespaceError as e:
+        assert prim.name in str(e) or "einsum" in str(e), str(e)
+        return False
+    except (TypeError, RuntimeError) as e:  # the library's own refusal of these operands
+        # (a logical_and of floats, irfft of reals, PyTorch's polygamma of a tensor order),
+        # as it refuses them unaided; never a funcgrad value handed to it
+        assert not isinstance(e, fg.FuncgradError), str(e)
+        assert "funcgrad" not in str(e), str(e)
+        return False
+    if isinstance(out, float):  # a callback's 0.0, on no device
+        return False
+    return np.asarray(to_numpy(out)).dtype.kind in "fc"
+
+
+def _weights(out, seed):
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=np.shape(out))
+    if np.iscomplexobj(out):
+        w = w + 1j * rng.normal(size=np.shape(out))
+    return w
+
+
+def _close(got, want):
+    got = np.asarray(to_numpy(got))
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def _by_name(error, prim):
+    """A refusal that names what it cannot do on the library: a derivative's primitive with
+    no Array API form (gammainc's in a), or a function the library lacks."""
+    return "Array API form" in str(error) or "array_api_strict has no" in str(error)
+
+
+@pytest.mark.parametrize("name, args, params, diff, pre", _rows())
+def test_a_plain_device_cotangent_meets_traced_values(name, args, params, diff, pre):
+    prim = PRIMITIVES[name]
+    if not _differentiable(prim, args, params, diff, pre):
+        return
+    w = _weights(_call(prim, list(args), params, diff, pre), 0)
+    w_on = MAKE(w)
+
+    def loss(*xs):
+        full = _all_on_device(args, diff)
+        for i, x in zip(diff, xs):
+            full[i] = x
+        y = _call(prim, full, params, diff, pre, const=MAKE)
+        return fg.numpy.real(fg.numpy.sum(y * w_on))  # y's cotangent: the seed times w, plain
+
+    def loss_np(*xs):
+        full = list(args)
+        for i, x in zip(diff, xs):
+            full[i] = x
+        return fg.numpy.real(fg.numpy.sum(_call(prim, full, params, diff, pre) * w))
+
+    argnums = tuple(range(len(diff)))
+    on = [_on_device(args[i]) for i in diff]
+    try:
+        want = fg.grad(loss, argnums=argnums)(*on)  # eagerly, on the device: the oracle
+        got = fg.jit(fg.grad(loss, argnums=argnums))(*on)
+    except fg.NamespaceError as e:
+        assert _by_name(e, prim), str(e)
+        return
+    if MAKE is MAKERS["device1"]:  # array-api-strict computes with NumPy: NumPy's numbers
+        want_np = fg.grad(loss_np, argnums=argnums)(*[args[i] for i in diff])
+        for w, e in zip(want, want_np):
+            _close(w, e)
+    for g, e in zip(got, want):
+        _close(g, to_numpy(e))
+
+
+@pytest.mark.parametrize("name, args, params, diff, pre", _rows())
+def test_an_eager_pullback_meets_a_traced_cotangent(name, args, params, diff, pre):
+    prim = PRIMITIVES[name]
+    if not _differentiable(prim, args, params, diff, pre):
+        return
+
+    def f(*xs, on_device=False):
+        full = _all_on_device(args, diff) if on_device else list(args)
+        for i, x in zip(diff, xs):
+            full[i] = x
+        return _call(prim, full, params, diff, pre, const=MAKE if on_device else lambda c: c)
+
+    primals = [args[i] for i in diff]
+    out, _ = fg.vjp(f, *primals)
+    w = _weights(out, 1)
+    f_on = functools.partial(f, on_device=True)
+    _, pull_on = fg.vjp(f_on, *[_on_device(p) for p in primals])  # saved values: plain, device
+    try:
+        want = pull_on(MAKE(w))  # eagerly: the oracle
+        got = fg.jit(pull_on)(MAKE(w))
+    except fg.NamespaceError as e:
+        assert _by_name(e, prim), str(e)
+        return
+    for g, e in zip(got, want):
+        _close(g, to_numpy(e))
+    # forward mode: plain device primals, a traced tangent
+    tangents = [np.random.default_rng(2).normal(size=np.shape(p)) for p in primals]
+    on = tuple(_on_device(p) for p in primals)
+    want_t = fg.jvp(f_on, on, tuple(MAKE(t) for t in tangents))[1]
+    got_t = fg.jit(lambda *ts: fg.jvp(f_on, on, ts)[1])(*[MAKE(t) for t in tangents])
+    _close(got_t, to_numpy(want_t))
+
+
+@pytest.mark.parametrize("name, args, params, diff, pre", _rows())
+def test_a_hessian_vector_product_runs_on_the_device(name, args, params, diff, pre):
+    # forward over reverse, eagerly: each reverse rule runs on forward-mode values whose
+    # numbers are the device's plain arrays, beside constants (bases, masks) it makes
+    prim = PRIMITIVES[name]
+    if not _differentiable(prim, args, params, diff, pre):
+        return
+    w = _weights(_call(prim, list(args), params, diff, pre), 3)
+
+    def loss(*xs, on_device=False):
+        full = _all_on_device(args, diff) if on_device else list(args)
+        for i, x in zip(diff, xs):
+            full[i] = x
+        y = _call(prim, full, params, diff, pre, const=MAKE if on_device else lambda c: c)
+        return fg.numpy.real(fg.numpy.sum(y * (MAKE(w) if on_device else w)))
+
+    primals = [args[i] for i in diff]
+    tangents = [np.random.default_rng(4).normal(size=np.shape(p)) for p in primals]
+    argnums = tuple(range(len(diff)))
+    grad, grad_on = (
+        fg.grad(loss, argnums=argnums),
+        fg.grad(functools.partial(loss, on_device=True), argnums=argnums),
+    )
+    try:
+        got = fg.jvp(grad_on, tuple(map(_on_device, primals)), tuple(map(MAKE, tangents)))[1]
+    except fg.NamespaceError as e:
+        assert _by_name(e, prim), str(e)
+        return
+    except fg.MissingRuleError:  # a rule with no derivative of its own: the same eagerly
+        with pytest.raises(fg.MissingRuleError):
+            fg.jvp(grad, tuple(primals), tuple(tangents))
+        return
+    if MAKE is MAKERS["device1"]:  # NumPy's numbers
+        want = fg.jvp(grad, tuple(primals), tuple(tangents))[1]
+        for g, e in zip(got, want):
+            _close(g, e)
