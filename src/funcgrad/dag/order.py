@@ -190,10 +190,17 @@ def toposort(*outputs: Any, method: str = "dfs") -> tuple:
 def graph(*outputs: Any) -> Any:
     """The DAG below ``outputs`` as a persistent map from node id to node.
 
+    A node's id is its own for life (a process-wide count), so it is not the ``%k`` a
+    listing prints: :func:`~funcgrad.io.show.show` numbers nodes by their position in
+    :func:`toposort`, and ``fg.toposort(*outputs)[k]`` is the node shown as ``%k``.
+
     >>> import funcgrad as fg
     >>> x = fg.var(1.0, name="x")
-    >>> g = fg.graph(x * x + x)
+    >>> y = x * x + x
+    >>> g = fg.graph(y)
     >>> len(g), g[x.id] is x
     (3, True)
+    >>> fg.show(y).splitlines()[1], fg.toposort(y)[1]
+    ('%1     multiply(%0, %0)  -->  1.0', <Node multiply(x, x) = 1.0>)
     """
     return pmap({n._id: n for n in toposort(*outputs)})

@@ -177,7 +177,8 @@ def show(
     lines with a note of how many were left out. ``method`` picks the order
     (``"dfs"`` or ``"kahn"``, as in :func:`toposort`); ``labels``, a map
     node -> text, fills the name column (``funcgrad grad`` puts each node's
-    source text there).
+    source text there). ``%k`` is a position, not a node's id (:func:`~funcgrad.graph`'s
+    keys): ``fg.toposort(*outputs, method=method)[k]`` is the node on line ``%k``.
 
     >>> import funcgrad as fg
     >>> x, y = fg.var(2.0, name="x"), fg.var(-3.0, name="y")
