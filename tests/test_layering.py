@@ -77,7 +77,7 @@ SRC = pathlib.Path(funcgrad.__file__).parent
 LAYERS = [  # bottom first; a package may import only from its own layer or below
     ["core"],  # errors, traces, values, pytrees, Primitive
     ["rules"],  # the primitives and their derivative rules
-    ["dag"],  # nodes, orderings, folds, backprop, semirings
+    ["dag", "kernels"],  # nodes, orderings, folds, backprop, semirings; numba's fast paths
     ["transforms", "jit"],  # reverse, forward, vmap, Jacobians; staging, plans
     ["control"],  # loops, branches, checkpoints, custom rules
     ["analysis"],  # explain, lint, sparsity, paths, check_grads
@@ -132,8 +132,60 @@ def _module_imports():
                     [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
                 )
                 targets |= {n[len("funcgrad.") :] for n in names if n and n.startswith("funcgrad.")}
+        targets |= {t[len("funcgrad.") :] for t, _ in _string_imports(path)}
         found[name] = targets
     return found
+
+
+def _string_imports(path):
+    """``(module, line)`` for each ``importlib.import_module("funcgrad....")`` of ``path``
+    whose name is a constant: an import by name is an edge of the graph as any other."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and node.args[0].value.startswith("funcgrad.")
+        ):
+            found.append((node.args[0].value, node.lineno))
+    return found
+
+
+def test_imports_by_name_are_few_and_lazy_loads_of_optional_dependencies():
+    # numba's modules, loaded when a large array or a numba plan first needs them, and
+    # SciPy's, for lax's names of SciPy's functions: each module that needs an optional
+    # dependency, loaded by name in one place.
+    allowed = {
+        "funcgrad.kernels.numba_kernels",  # numba: kernels/switch.py
+        "funcgrad.jit.native",  # numba: jit/plans.py
+        "funcgrad.jit.native_chains",  # numba: jit/plan_names.py
+        "funcgrad.scipy.special",  # SciPy: lax/_special.py
+        "funcgrad.scipy",  # SciPy: lax/linalg.py
+        "funcgrad.rules.scipy_linalg",  # SciPy: lax/linalg.py
+    }
+    found = {
+        f"{p.relative_to(SRC)}:{line}": name
+        for p in SRC.rglob("*.py")
+        for name, line in _string_imports(p)
+    }
+    unexpected = {k: v for k, v in found.items() if v not in allowed}
+    assert not unexpected, f"imports by name of funcgrad's own modules: {unexpected}"
+    assert len(found) <= len(allowed), found
+
+
+def test_the_rules_know_no_fast_path():
+    # numba's kernels are registered beside the primitives (funcgrad/kernels), never
+    # called from a rule: no rules module imports the registry or the kernels
+    imports = _module_imports()
+    reaching = {
+        m: sorted(t for t in ts if t.startswith(("kernels", "core.fast_paths")))
+        for m, ts in imports.items()
+        if m.startswith("rules")
+    }
+    assert not {m: t for m, t in reaching.items() if t}, reaching
 
 
 def _layer(module):

@@ -20,6 +20,7 @@ import importlib.util as _importlib_util
 
 # expressions, orderings and the folds over them
 from .dag.node import Node, var, const
+from . import kernels as _kernels  # noqa: F401 (registers numba's fast paths beside their primitives)
 from .dag.order import graph, toposort
 from .rules.arrays import add_n
 from .dag.backprop import backprop

@@ -31,7 +31,7 @@ from .core.traces import Box
 from .core.tree import tree_map
 from .dag import finite
 from .jit import jitted
-from .rules import native_switch
+from .kernels import switch as kernel_switch
 from .transforms.batching import vmap
 
 __all__ = [
@@ -245,7 +245,7 @@ class _Config:
     - ``funcgrad_numba_kernels``: whether the impls of GELU, the softmax, max pooling's
       cotangent and an embedding's cotangent hand large arrays to numba's kernels where
       numba is installed (True there by default, the same bits; see
-      :mod:`funcgrad.rules.native_switch`).
+      :mod:`funcgrad.kernels.switch`).
 
     >>> import funcgrad as fg
     >>> fg.config.update("jax_enable_x64", True)
@@ -286,7 +286,7 @@ class _Config:
         elif name == "funcgrad_keep_freed_memory":
             heap.keep_freed_memory(bool(value))
         elif name == "funcgrad_numba_kernels":
-            native_switch.turn(bool(value))
+            kernel_switch.turn(bool(value))
         elif name in ("funcgrad_numpy_dtype_promotion", "jax_numpy_dtype_promotion"):
             promotion.set_mode(value)
         elif name in ("jax_platform_name", "jax_platforms"):
@@ -311,7 +311,7 @@ class _Config:
         if name == "funcgrad_keep_freed_memory":
             return heap.KEPT["on"]
         if name == "funcgrad_numba_kernels":
-            return native_switch.SWITCH["on"]
+            return kernel_switch.SWITCH["on"]
         if name in ("funcgrad_numpy_dtype_promotion", "jax_numpy_dtype_promotion"):
             return promotion.mode()
         raise AttributeError(f"config has no flag {name!r}; it has {', '.join(self._FLAGS)}")

@@ -87,6 +87,8 @@ RENAMED = {  # modules renamed inside a package
     "funcgrad.rules.shape": "funcgrad.rules.sorting",
     "funcgrad.io.tablefile": "funcgrad.io.files",
     "funcgrad.io.tablecolumns": "funcgrad.io.file_columns",
+    "funcgrad.rules.native_kernels": "funcgrad.kernels.numba_kernels",
+    "funcgrad.rules.native_switch": "funcgrad.kernels.switch",
 }
 
 

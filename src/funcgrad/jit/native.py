@@ -13,7 +13,7 @@ its first call, for the types it is called with. A block with any other step
 (a primitive whose implementation is Python code: a gather, a sort, a matrix
 product, a call with parameters) is written and run as the Python backend's (where it
 calls a pooling window's extremum or its cotangent, numba's kernels for them:
-:mod:`funcgrad.rules.native_kernels`, and each chain of elementwise steps on arrays as
+:mod:`funcgrad.kernels`, and each chain of elementwise steps on arrays as
 one loop: :mod:`funcgrad.jit.fusion`), as is a block numba fails to compile, so a plan
 always runs, natively where it can; a plan with no such block is simply the Python plan.
 The driver that calls the blocks is Python.

@@ -4,7 +4,7 @@ number exactly.
 
 A name is made from the primitive's or ufunc's own name, suffixed where it is taken or
 would read as a register (``r0``) or a Python keyword. On the numba backend a primitive
-with a numba kernel (:mod:`funcgrad.rules.native_kernels`) and a fused chain
+with a numba kernel (:mod:`funcgrad.kernels`) and a fused chain
 (:mod:`funcgrad.jit.native_chains`) are named to their kernels; those modules import
 numba, so they are loaded only when a numba plan asks for one.
 
@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from ..core.values import frozen_copy
+from ..kernels import kernel_for
 from .steptable import call_key
 
 __all__ = ["Namespace", "kept", "literal"]
@@ -81,7 +82,7 @@ class Namespace:
         if prim.lowered is not None and self.backend != "python":  # a loop compiled natively
             return self._name(None, prim.lowered(self.backend, params), prim.name)
         if self.backend == "numba":  # machine code for this call, where numba's kernels have it
-            kernel = _native_kernels().kernel_for(prim, params)
+            kernel = kernel_for(prim, params)
             if kernel is not None:
                 return self._name(("native", call_key(prim, params)), kernel, prim.name)
         if not params:
@@ -94,7 +95,7 @@ class Namespace:
         key = ("together", call_key(prim, params))
         name = f"{prim.name}_with_{prim.together[0].name}"
         if self.backend == "numba":
-            kernel = _native_kernels().kernel_for(prim, params, together=True)
+            kernel = kernel_for(prim, params, together=True)
             if kernel is not None:
                 return self._name(("native",) + key, kernel, name)
         return self._name(key, functools.partial(impl, **params) if params else impl, name)
@@ -130,8 +131,3 @@ class Namespace:
 def _native_chains():
     """:mod:`funcgrad.jit.native_chains` (numba's fused chains), loaded as :func:`_native`."""
     return importlib.import_module("funcgrad.jit.native_chains")
-
-
-def _native_kernels():
-    """:mod:`funcgrad.rules.native_kernels` (numba's pooling kernels), loaded as :func:`_native`."""
-    return importlib.import_module("funcgrad.rules.native_kernels")

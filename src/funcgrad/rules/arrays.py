@@ -41,7 +41,7 @@ from ..core.values import (
     zeros_like_value,
 )
 from .foreign_indexing import getitem_form, untake_form
-from .row_sums import add_rows
+from .row_sums import add_rows, whole_rows
 
 __all__ = [
     "unbroadcast",
@@ -222,13 +222,8 @@ def _untake_impl(g, index, shape):
     if basic_index(index):
         out[index] = g  # slices and numbers pick each position once: nothing to add up
         return out
-    rows = index[0] if type(index) is tuple and len(index) == 1 else index
-    if (
-        type(rows) is np.ndarray
-        and rows.dtype.kind in "iu"
-        and rows.size > 1
-        and type(g) is np.ndarray
-    ):
+    rows = whole_rows(index, g, shape)
+    if rows is not None:
         add_rows(out, rows, g)
     else:
         np.add.at(out, index, g)

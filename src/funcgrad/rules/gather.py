@@ -44,10 +44,11 @@ from .arrays import (
 )
 from .elementwise import where
 from .foreign_indexing import scatter_add_rows
-from .row_sums import add_rows
+from .row_sums import add_rows, whole_rows
 
 __all__ = [
     "TRACED",
+    "index_of",
     "gather",
     "scatter_add",
     "scatter_set",
@@ -82,7 +83,7 @@ def _is_mask(p):
     return isinstance(p, np.ndarray) and p.dtype == bool
 
 
-def _index(template, idx, shape, mode):
+def index_of(template, idx, shape, mode):
     """The NumPy index: the template with the operands in, brought in bounds by ``mode``."""
     it = iter(idx)
     parts = [next(it) if type(p) is str else p for p in template]
@@ -96,21 +97,14 @@ def _index(template, idx, shape, mode):
 
 
 def _gather_impl(x, *idx, template, mode):
-    return np.asarray(x)[_index(template, idx, np.shape(x), mode)]
+    return np.asarray(x)[index_of(template, idx, np.shape(x), mode)]
 
 
 def _scatter_add_impl(x, v, *idx, template, mode):
     out = np.array(x, dtype=np.result_type(x, v), copy=True)
-    index = _index(template, idx, out.shape, mode)
-    rows = index[0]
-    if (
-        len(index) == 1
-        and type(rows) is np.ndarray
-        and rows.dtype.kind in "iu"
-        and rows.size > 1
-        and type(v) is np.ndarray
-        and v.shape == rows.shape + out.shape[1:]
-    ):
+    index = index_of(template, idx, out.shape, mode)
+    rows = whole_rows(index, v, out.shape)
+    if rows is not None:
         add_rows(out, rows, v)  # whole rows (an embedding's cotangent): a segment sum
     else:
         np.add.at(out, index, v)
@@ -119,14 +113,14 @@ def _scatter_add_impl(x, v, *idx, template, mode):
 
 def _scatter_set_impl(x, v, *idx, template, mode):
     out = np.array(x, dtype=np.result_type(x, v), copy=True)
-    out[_index(template, idx, out.shape, mode)] = v
+    out[index_of(template, idx, out.shape, mode)] = v
     return out
 
 
 def _last_writes_impl(*idx, template, mode, shape):
     """A mask of the indexed shape: True where an assignment's value is the one kept
     (NumPy's assignment keeps the last write to a repeated position)."""
-    index = _index(template, idx, shape, mode)
+    index = index_of(template, idx, shape, mode)
     size = int(np.prod(shape, dtype=np.int64))
     targets = np.arange(size).reshape(shape)[index].ravel()
     last = np.full(size, -1)

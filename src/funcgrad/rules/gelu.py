@@ -36,7 +36,6 @@ import math
 import numpy as np
 
 from .elementwise import elementwise, tanh
-from .native_switch import call
 
 __all__ = ["gelu_tanh", "gelu_tanh_slope"]
 
@@ -132,8 +131,7 @@ def _gelu_tanh_with_slope(x):
     it once for both (``together``), which saves the slope's ``tanh`` and its passes."""
     if type(x) is float or np.ndim(x) == 0:
         return _gelu_tanh_impl(x), _gelu_tanh_slope_impl(x)
-    out = call("gelu_kernel", x, x, "both")  # numba's, where installed: the same bits
-    return _by_chunks(_gelu_tanh_with_slope_kernel, x, 2, results=2) if out is None else out
+    return _by_chunks(_gelu_tanh_with_slope_kernel, x, 2, results=2)
 
 
 def _gelu_tanh_impl(x):
@@ -141,8 +139,7 @@ def _gelu_tanh_impl(x):
         return _gelu_tanh_form(math, x)
     if np.ndim(x) == 0:  # a NumPy number stays one, as the formula's operators give it
         return _gelu_tanh_form(np, _as_float(x)[()])
-    out = call("gelu_kernel", x, x, "value")
-    return _by_chunks(_gelu_tanh_kernel, x, 1) if out is None else out
+    return _by_chunks(_gelu_tanh_kernel, x, 1)
 
 
 def _gelu_tanh_slope_impl(x):
@@ -150,8 +147,7 @@ def _gelu_tanh_slope_impl(x):
         return _gelu_tanh_slope_form(math, x)
     if np.ndim(x) == 0:
         return _gelu_tanh_slope_form(np, _as_float(x)[()])
-    out = call("gelu_kernel", x, x, "slope")
-    return _by_chunks(_gelu_tanh_slope_kernel, x, 2) if out is None else out
+    return _by_chunks(_gelu_tanh_slope_kernel, x, 2)
 
 
 def _gelu_tanh_form(xp, x):

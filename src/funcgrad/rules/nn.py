@@ -34,7 +34,6 @@ from .arrays import (
     sum,
 )
 from .elementwise import exp, multiply, subtract
-from .native_switch import call
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "pnls_slope", "one_hot"]
 
@@ -62,9 +61,6 @@ def _logsumexp_impl(x, axis=None, keepdims=False):
 
 def _softmax_impl(x, axis=-1):
     a = np.asarray(x)
-    out = call("softmax_rows", a, a, axis)  # numba's, where installed: the same bits
-    if out is not None:
-        return out
     e = np.exp(a - _row_max(a, axis))
     s = _sum_impl(e, axis=axis, keepdims=True)
     if type(e) is np.ndarray and e.dtype == np.result_type(e, s):

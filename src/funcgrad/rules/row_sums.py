@@ -2,11 +2,11 @@
 embedding's cotangent (``untake`` of an integer array, a row ``scatter_add``).
 
 np.add.at adds one share at a time through NumPy's indexing (1.8 ms for a GPT step's
-1,024 tokens). Where numba is installed its loop over the rows adds them in their order
-(0.05 ms, :mod:`funcgrad.rules.native_switch`); else in rounds, the k-th share of every
-row in round k: a row appears once a round, so ``out[rows] += shares`` adds each (0.42 ms).
-Both give np.add.at's values to the bit. A row repeated more than :data:`ROUNDS` times
-takes np.add.at itself.
+1,024 tokens). Here in rounds, the k-th share of every row in round k: a row appears once
+a round, so ``out[rows] += shares`` adds each (0.42 ms), with np.add.at's values to the
+bit. A row repeated more than :data:`ROUNDS` times takes np.add.at itself. (Where numba
+is installed, :mod:`funcgrad.kernels` registers a loop over the rows in their order in
+front of ``untake`` and ``scatter_add`` for large arrays: 0.05 ms, the same bits.)
 
 >>> import numpy as np
 >>> out = np.zeros((3, 2))
@@ -19,20 +19,29 @@ array([[1., 1.],
 
 import numpy as np
 
-from .native_switch import call
-
-__all__ = ["add_rows", "ROUNDS"]
+__all__ = ["add_rows", "whole_rows", "ROUNDS"]
 
 # A row repeated this many times makes as many rounds; np.add.at is faster beyond.
 ROUNDS = 64
+
+
+def whole_rows(index, g, out_shape):
+    """The integer array of positions where ``index`` (an index of an array of
+    ``out_shape``) adds ``g``'s whole rows along the first axis, or None where it does not
+    (another index, fewer than two positions, ``g`` not a NumPy array of one row per
+    position)."""
+    rows = index[0] if type(index) is tuple and len(index) == 1 else index
+    if type(rows) is not np.ndarray or rows.dtype.kind not in "iu" or rows.size <= 1:
+        return None
+    if type(g) is not np.ndarray or g.shape != rows.shape + tuple(out_shape[1:]):
+        return None
+    return rows
 
 
 def add_rows(out, rows, g):
     """Adds ``g``'s rows (one per position of the integer array ``rows``, negative ones
     counted from the end) into ``out`` at those positions along its first axis, in place,
     with np.add.at's values; a position out of bounds raises NumPy's IndexError."""
-    if call("add_rows", g, out, rows, g):
-        return
     flat, n = rows.ravel(), out.shape[0]
     per_row = g.reshape((flat.size,) + out.shape[1:])
     lowest = flat.min()

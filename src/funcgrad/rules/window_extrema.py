@@ -35,7 +35,6 @@ from ..core.primitive import Primitive
 from ..core.values import normalize_axes, plain, shape_of
 from .arrays import batch_reduction, restore_reduced_axes, sum
 from .elementwise import real_dtype_of
-from .native_switch import call
 from .reductions import _reducer, _xp_reducer, batch_axes_shifted, mask_primitive
 
 __all__ = ["window_max", "window_min", "first_extremum", "window_cotangent"]
@@ -127,9 +126,6 @@ kept), 0 elsewhere."""
 
 def _window_cotangent_impl(g, x, top, axis):
     x, g = np.asarray(x), np.asarray(g)
-    out = call("cotangent_of_windows", x, g, x, top, axis)  # numba's, where installed
-    if out is not None:
-        return out
     dtype = np.result_type(g, real_dtype_of(x))
     if math.prod(x.shape[a] for a in axis) <= _FEW:  # g at each window's first extremum
         out = np.empty(x.shape, dtype)

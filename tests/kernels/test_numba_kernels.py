@@ -1,4 +1,4 @@
-"""numba's kernels (funcgrad/rules/native_kernels.py) against the NumPy impls they stand in
+"""numba's kernels (funcgrad/kernels/numba_kernels.py) against the NumPy impls they stand in
 for: the pooling kernels on random shapes, axes, dtypes, ties, NaN windows and views; GELU's
 on both float dtypes, special values, chunk edges and views, to the bit; and both in numba
 plans under grad, vmap, second derivatives, loops and checkpoint, against the Python
@@ -9,22 +9,23 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.rules import gelu, native_switch, nn
+from funcgrad.kernels import switch as kernel_switch
+from funcgrad.rules import gelu, nn
 from funcgrad.rules.window_extrema import window_cotangent, window_max, window_min
 
 numba = pytest.importorskip("numba", reason="the numba backend needs the native extra")
-kernels = pytest.importorskip("funcgrad.rules.native_kernels")
+kernels = pytest.importorskip("funcgrad.kernels.numba_kernels")
 
 
 @pytest.fixture(autouse=True)
 def numpy_impls():
     """``prim.impl`` in NumPy throughout: with the switch on, the impls hand large arrays
-    to these same kernels (funcgrad/rules/native_switch.py), and an oracle would be the
+    to these same kernels (funcgrad/kernels/switch.py), and an oracle would be the
     kernel itself."""
-    was = native_switch.SWITCH["on"]
-    native_switch.SWITCH["on"] = False
+    was = kernel_switch.SWITCH["on"]
+    kernel_switch.SWITCH["on"] = False
     yield
-    native_switch.SWITCH["on"] = was
+    kernel_switch.SWITCH["on"] = was
 
 
 CASES = [  # (shape, reduced axes)

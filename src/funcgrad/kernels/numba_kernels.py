@@ -12,11 +12,11 @@ Some primitives' NumPy impls make several passes over their operand where one wo
 
 A plan built for the numba backend calls these kernels instead (:func:`kernel_for`).
 The kernels that give their impl's bits for every input (GELU's, the softmax's, the
-window cotangent's, and rows added at integer positions with np.add.at's) are also called
-by the impls themselves on large arrays wherever numba is installed
-(:mod:`funcgrad.rules.native_switch`): :func:`gelu_kernel`, :func:`softmax_rows` and
-:func:`cotangent_of_windows` return None where they do not apply, :func:`add_rows` False,
-and the impl goes on in NumPy.
+window cotangent's, and rows added at integer positions with np.add.at's) are also the
+fast paths :mod:`funcgrad.kernels` registers in front of those impls, for large arrays
+wherever numba is installed (:mod:`funcgrad.kernels.switch`): :func:`gelu_kernel`,
+:func:`softmax_rows` and :func:`cotangent_of_windows` return None where they do not
+apply, :func:`add_rows` False, and the plain impl runs.
 
 The window kernels work on the canonical layout ``(K0, R1, K1, R2, K2)``: kept and
 reduced axes alternating, adjacent axes of one kind merged, missing ones of size 1, so
@@ -30,7 +30,7 @@ different zeros when a window's ``-0.0`` and ``0.0`` tie).
 A numba plan calls the kernels as it calls its fused chains: without the checks the
 impls' calls make for operands NumPy warns about (its floating-point warnings are not
 raised in a numba plan, as in any numba block); the impls' calls leave those operands
-to NumPy (:mod:`funcgrad.rules.native_switch`), at a cost of one or two passes over the
+to NumPy (:mod:`funcgrad.kernels.switch`), at a cost of one or two passes over the
 operand.
 
 The GELU kernels take a chunk of the activation at a time in three calls: a numba pass
@@ -44,8 +44,8 @@ raised, as in any numba block.
 Any other case (more runs of reduced axes, a complex, half-precision or boolean array,
 a 0-d one, another library's) calls the primitive's own impl.
 
-This module imports numba: a numba plan and :mod:`funcgrad.rules.native_switch` load it
-(by name, when first needed), nothing imports it at the top.
+This module imports numba: :func:`funcgrad.kernels.switch.loaded` loads it (by name, when
+a numba plan or a large array first needs it); nothing imports it at the top.
 """
 
 import functools
@@ -53,8 +53,9 @@ import functools
 import numba
 import numpy as np
 
-from . import arrays, gelu, nn, window_extrema
-from .elementwise import real_dtype_of
+from ..core.fast_paths import plain, plain_together
+from ..rules import arrays, gelu, nn, window_extrema
+from ..rules.elementwise import real_dtype_of
 
 __all__ = [
     "kernel_for",
@@ -143,7 +144,7 @@ def _extremum(prim, params):
         axes = _axes(axis, getattr(x, "ndim", 0))
         case = _native_case(x, axes)
         if case is None:
-            return prim.impl(x, **params)
+            return plain(prim)(x, **params)
         x, (k0, r1, k1, r2, k2) = case
         out = np.empty((k0, k1, k2), x.dtype)
         _window_extremum(x.reshape(k0, r1, k1, r2, k2), out, smallest)
@@ -156,7 +157,7 @@ def _extremum(prim, params):
 def _cotangent(prim, params):
     def cotangent(g, x, top):
         out = cotangent_of_windows(g, x, top, params["axis"], guard=False)
-        return prim.impl(g, x, top, **params) if out is None else out
+        return plain(prim)(g, x, top, **params) if out is None else out
 
     return cotangent
 
@@ -255,7 +256,7 @@ def _gelu(which):
     :func:`gelu_kernel`, or the impl where it does not apply."""
 
     def make(prim, params):
-        impl = prim.together[1] if which == "both" else prim.impl
+        impl = plain_together(prim) if which == "both" else plain(prim)
 
         def kernel(x):
             out = gelu_kernel(x, which, guard=False)
@@ -361,7 +362,7 @@ def _softmax(prim, params):
 
     def kernel(x):
         out = softmax_rows(x, axis, guard=False)
-        return prim.impl(x, axis=axis) if out is None else out
+        return plain(prim)(x, axis=axis) if out is None else out
 
     return kernel
 

@@ -1,4 +1,4 @@
-"""The impls that hand large arrays to numba's kernels (funcgrad/rules/native_switch.py):
+"""The impls that hand large arrays to numba's kernels (funcgrad/kernels/switch.py):
 GELU's tanh form, the softmax along the last axis and max pooling's cotangent give the
 same bits with the switch on and off, eagerly and under grad, jvp, vmap, jit, a
 Hessian-vector product, a loop and checkpoint; the gradient agrees with PyTorch; small
@@ -14,7 +14,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.rules import native_switch
+from funcgrad.kernels import switch as kernel_switch
 
 numba = pytest.importorskip("numba", reason="the kernels need the native extra")
 
@@ -22,9 +22,9 @@ numba = pytest.importorskip("numba", reason="the kernels need the native extra")
 @pytest.fixture
 def switch():
     """Sets the switch for a test and restores it after."""
-    was = native_switch.SWITCH["on"]
+    was = kernel_switch.SWITCH["on"]
     yield lambda on: fg.config.update("funcgrad_numba_kernels", on)
-    native_switch.SWITCH["on"] = was
+    kernel_switch.SWITCH["on"] = was
 
 
 def model(p, x):
@@ -62,7 +62,7 @@ def _same_bits(switch, f, *args):
 
 
 def test_the_kernels_are_called_and_give_the_numpy_impls_bits(switch, monkeypatch):
-    kernels = pytest.importorskip("funcgrad.rules.native_kernels")
+    kernels = pytest.importorskip("funcgrad.kernels.numba_kernels")
     called = []
     for name in ("gelu_kernel", "softmax_rows", "cotangent_of_windows"):
         real = getattr(kernels, name)
@@ -102,7 +102,7 @@ def test_under_every_transform_the_bits_are_numpys(switch, dtype):
 
 
 def test_an_embeddings_cotangent_takes_numbas_loop_with_np_add_ats_bits(switch, monkeypatch):
-    kernels = pytest.importorskip("funcgrad.rules.native_kernels")
+    kernels = pytest.importorskip("funcgrad.kernels.numba_kernels")
     rng = np.random.default_rng(5)
     table = rng.normal(size=(96, 512)).astype(np.float32)
     tokens = rng.integers(-96, 96, size=(16, 64))
@@ -165,20 +165,20 @@ def test_the_gradient_against_pytorch_and_central_differences(switch):
 def test_the_config_flag_turns_the_kernels_on_and_off(switch):
     switch(False)
     assert fg.config.funcgrad_numba_kernels is False
-    x = np.ones(native_switch.LARGE)
-    assert native_switch.kernels_for(x) is None
+    x = np.ones(kernel_switch.LARGE)
+    assert kernel_switch.kernels_for(x) is None
     switch(True)
     assert fg.config.funcgrad_numba_kernels is True
-    assert native_switch.kernels_for(x) is not None
-    assert native_switch.kernels_for(x[:-1]) is None  # below LARGE: NumPy's impl
-    assert native_switch.kernels_for([0.0] * native_switch.LARGE) is None  # not an ndarray
+    assert kernel_switch.kernels_for(x) is not None
+    assert kernel_switch.kernels_for(x[:-1]) is None  # below LARGE: NumPy's impl
+    assert kernel_switch.kernels_for([0.0] * kernel_switch.LARGE) is None  # not an ndarray
 
 
 def test_without_numba_the_switch_stays_off(switch, monkeypatch):
-    monkeypatch.setattr(native_switch.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(kernel_switch.importlib.util, "find_spec", lambda name: None)
     switch(True)
     assert fg.config.funcgrad_numba_kernels is False
-    assert native_switch.kernels_for(np.ones(native_switch.LARGE)) is None
+    assert kernel_switch.kernels_for(np.ones(kernel_switch.LARGE)) is None
 
 
 def test_a_numba_that_fails_to_load_turns_the_kernels_off(switch, monkeypatch):
@@ -187,13 +187,13 @@ def test_a_numba_that_fails_to_load_turns_the_kernels_off(switch, monkeypatch):
     def broken(name):
         raise ImportError(f"{name}: numba needs another NumPy")
 
-    monkeypatch.setattr(native_switch.importlib, "import_module", broken)
-    x = np.linspace(-3, 3, native_switch.LARGE)
-    assert native_switch.kernels_for(x) is None and fg.config.funcgrad_numba_kernels is False
+    monkeypatch.setattr(kernel_switch.importlib, "import_module", broken)
+    x = np.linspace(-3, 3, kernel_switch.LARGE)
+    assert kernel_switch.kernels_for(x) is None and fg.config.funcgrad_numba_kernels is False
     monkeypatch.undo()
     switch(False)
     want = fg.nn.gelu(x, approximate=True)
-    native_switch.SWITCH["on"] = False  # as the failed load left it
+    kernel_switch.SWITCH["on"] = False  # as the failed load left it
     np.testing.assert_array_equal(fg.nn.gelu(x, approximate=True), want)
 
 
@@ -275,7 +275,7 @@ def test_what_numpy_warns_about_warns_as_it_did(switch, case):
 
 
 def test_an_underflow_numpy_is_told_to_report_stays_in_numpy(switch, monkeypatch):
-    kernels = pytest.importorskip("funcgrad.rules.native_kernels")
+    kernels = pytest.importorskip("funcgrad.kernels.numba_kernels")
     switch(True)
     called = []
     real = kernels.gelu_kernel

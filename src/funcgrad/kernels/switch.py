@@ -1,12 +1,12 @@
-"""Whether a few impls hand their large NumPy arrays to numba's kernels.
+"""Whether the fast paths hand their large NumPy arrays to numba's kernels.
 
-Where numba is installed (the ``native`` extra), the impls of GELU's tanh form (its
-value, its slope, both), of a softmax along the last axis, of a window extremum's
-cotangent (max pooling's reverse rule) and of rows added at integer positions (an
-embedding's cotangent) call :mod:`funcgrad.rules.native_kernels` for a NumPy array of
-at least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike. Each
-kernel gives its impl's results to the bit (tests/rules/test_native_kernels.py,
-test_native_switch.py and test_segment_sums.py compare them), 1.5 to 8 times faster (a
+Where numba is installed (the ``native`` extra), the fast paths :mod:`funcgrad.kernels`
+registers in front of the impls of GELU's tanh form (its value, its slope, both), of a
+softmax along the last axis, of a window extremum's cotangent (max pooling's reverse
+rule) and of rows added at integer positions (an embedding's cotangent: ``untake``, a
+row ``scatter_add``) call :mod:`funcgrad.kernels.numba_kernels` for a NumPy array of at
+least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike. Each
+kernel gives its impl's results to the bit (tests/kernels/ compare them), 1.5 to 8 times faster (a
 GPT's GELU value and slope 2.6 -> 1.2 ms, attention's softmax 1.1 -> 0.74 ms, a CNN's
 pooling cotangents 6.8 -> 2.6 ms, an embedding's cotangent 0.43 -> 0.05 ms). What it costs
 is a process's first call of a kernel: numba's import and its compiler's start, about 0.7
@@ -40,7 +40,7 @@ import os
 
 import numpy as np
 
-__all__ = ["SWITCH", "LARGE", "kernels_for", "call", "turn"]
+__all__ = ["SWITCH", "LARGE", "kernels_for", "loaded", "turn"]
 
 # At this many numbers a kernel's call (a few microseconds) is a small part of its pass.
 LARGE = 1 << 15
@@ -57,26 +57,23 @@ def turn(on):
 turn(os.environ.get("FUNCGRAD_NUMBA_KERNELS", "1") != "0")
 
 
+def loaded():
+    """:mod:`funcgrad.kernels.numba_kernels` (which imports numba), or None where numba
+    fails to load: then the kernels are turned off, once, and the impls stay in NumPy."""
+    try:
+        return importlib.import_module("funcgrad.kernels.numba_kernels")
+    except ImportError:
+        SWITCH["on"] = False
+        return None
+
+
 def kernels_for(x):
-    """:mod:`funcgrad.rules.native_kernels` where ``x`` is a NumPy array of at least
-    :data:`LARGE` numbers and the kernels are on, else None. A numba that fails to load
-    turns them off, once (the impls then stay in NumPy). Where NumPy is set to do
+    """:mod:`funcgrad.kernels.numba_kernels` where ``x`` is a NumPy array of at least
+    :data:`LARGE` numbers and the kernels are on, else None. Where NumPy is set to do
     anything but ignore an underflow (``np.errstate(under="warn")``), None too: a kernel
     leaves what would overflow or make a NaN to NumPy, but cannot foresee an underflow."""
     if type(x) is not np.ndarray or x.size < LARGE or not SWITCH["on"]:
         return None
     if np.geterr()["under"] != "ignore":
         return None
-    try:
-        return importlib.import_module("funcgrad.rules.native_kernels")
-    except ImportError:
-        SWITCH["on"] = False
-        return None
-
-
-def call(name, x, *args):
-    """The kernel ``name`` of :mod:`funcgrad.rules.native_kernels` on ``args`` where
-    :func:`kernels_for` gives the kernels for ``x``, else None: what the impls call, each
-    going on in NumPy where this (or the kernel itself) gives None."""
-    kernels = kernels_for(x)
-    return None if kernels is None else getattr(kernels, name)(*args)
+    return loaded()

@@ -9,8 +9,9 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.rules import gather, native_switch
-from funcgrad.rules.arrays import _untake_impl
+from funcgrad.kernels import switch as kernel_switch
+from funcgrad.rules import gather
+from funcgrad.rules.arrays import untake
 from funcgrad.rules.row_sums import ROUNDS
 from funcgrad.rules.sorting import _grids, _put_along_impl
 
@@ -18,10 +19,10 @@ from funcgrad.rules.sorting import _grids, _put_along_impl
 @pytest.fixture(params=[True, False], ids=["numba where installed", "numpy"])
 def kernels(request):
     """Each test with numba's kernels on (where numba is installed) and off."""
-    was = native_switch.SWITCH["on"]
-    native_switch.turn(request.param)
-    yield native_switch.SWITCH["on"]
-    native_switch.SWITCH["on"] = was
+    was = kernel_switch.SWITCH["on"]
+    kernel_switch.turn(request.param)
+    yield kernel_switch.SWITCH["on"]
+    kernel_switch.SWITCH["on"] = was
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -33,7 +34,7 @@ def kernels(request):
         ((2, 3, 4), (4, 2)),
         ((40, 30), (64,)),  # a large cotangent: numba's loop where it is on
         ((2 * ROUNDS + 3,), (3,)),  # rows repeated more than ROUNDS times: np.add.at
-        ((300,), (native_switch.LARGE // 100,)),  # large, repeated more than ROUNDS times
+        ((300,), (kernel_switch.LARGE // 100,)),  # large, repeated more than ROUNDS times
     ],
 )
 def test_an_untake_by_rows_is_np_add_at_to_the_bit(kernels, dtype, index_shape, width):
@@ -42,7 +43,7 @@ def test_an_untake_by_rows_is_np_add_at_to_the_bit(kernels, dtype, index_shape, 
     g = rng.normal(size=index_shape + width).astype(dtype)
     want = np.zeros((6, *width), dtype)
     np.add.at(want, rows, g)
-    got = _untake_impl(g, (rows,), (6, *width))
+    got = untake.impl(g, (rows,), (6, *width))
     assert got.dtype == dtype
     np.testing.assert_array_equal(got, want)
 
@@ -53,24 +54,24 @@ def test_positions_in_another_byte_order(kernels):
     g = rng.normal(size=(40, 30, 64)).astype(np.float32)
     want = np.zeros((6, 64), np.float32)
     np.add.at(want, rows, g)
-    np.testing.assert_array_equal(_untake_impl(g, (rows,), (6, 64)), want)
+    np.testing.assert_array_equal(untake.impl(g, (rows,), (6, 64)), want)
 
 
 @pytest.mark.parametrize("rows", [[0, 6, 1], [2, -7, 2]])
-@pytest.mark.parametrize("width", [3, native_switch.LARGE])
+@pytest.mark.parametrize("width", [3, kernel_switch.LARGE])
 def test_a_position_out_of_bounds_raises_numpys_index_error(kernels, rows, width):
     g = np.ones((3, width))
     with pytest.raises(IndexError, match="out of bounds"):
-        _untake_impl(g, (np.array(rows),), (6, width))
+        untake.impl(g, (np.array(rows),), (6, width))
     with pytest.raises(IndexError, match="out of bounds"):
-        gather._scatter_add_impl(
+        gather.scatter_add(
             np.zeros((6, width)), g, np.array(rows), template=(gather.TRACED,), mode="raise"
         )
 
 
 @pytest.mark.parametrize("mode", ["raise", "clip", "wrap"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("width", [4, native_switch.LARGE // 10])
+@pytest.mark.parametrize("width", [4, kernel_switch.LARGE // 10])
 def test_a_traced_row_scatter_add_is_np_add_at_to_the_bit(kernels, dtype, mode, width):
     # jit's and vmap's form of the same cotangent: a scatter_add into x (not only zeros)
     rng = np.random.default_rng(3)
@@ -78,9 +79,9 @@ def test_a_traced_row_scatter_add_is_np_add_at_to_the_bit(kernels, dtype, mode, 
     x = rng.normal(size=(6, width)).astype(dtype)
     v = rng.normal(size=(3, 5, width)).astype(dtype)
     template = (gather.TRACED,)
-    got = gather._scatter_add_impl(x, v, rows, template=template, mode=mode)
+    got = gather.scatter_add(x, v, rows, template=template, mode=mode)
     want = x.copy()
-    np.add.at(want, gather._index(template, (rows,), x.shape, mode), v)
+    np.add.at(want, gather.index_of(template, (rows,), x.shape, mode), v)
     assert got.dtype == dtype
     np.testing.assert_array_equal(got, want)  # x's own values added first, as np.add.at
     f = lambda w, i: fnp.sum(fnp.sin(w[i]) * v)

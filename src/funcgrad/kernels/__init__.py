@@ -1,0 +1,98 @@
+"""numba's kernels, registered beside the primitives they speed up.
+
+The rules (:mod:`funcgrad.rules`) hold each primitive's plain computation and know nothing
+of numba. This package registers, from outside them, a fast path in front of a few impls
+(:mod:`funcgrad.core.fast_paths`), as JAX registers a lowering per platform:
+
+=====================================  ==================================================
+primitive                              fast path on a large float NumPy array
+=====================================  ==================================================
+``gelu_tanh``, ``gelu_tanh_slope``     one numba pass per chunk around NumPy's ``tanh``
+(and their ``together`` impl)
+``softmax`` (along the last axis)      the rows' maxima and shifts in one numba pass
+``window_cotangent`` (max pooling)     one pass over the windows, vectorised over channels
+``untake``, ``scatter_add`` (rows)     the rows added in their order (an embedding's
+                                       cotangent)
+=====================================  ==================================================
+
+Each gives its plain impl's results to the bit and answers None (the plain impl runs)
+where it does not apply: a small array (:data:`switch.LARGE`), another dtype, operands
+NumPy would warn about, numba not installed or turned off
+(``fg.config.update("funcgrad_numba_kernels", False)``). numba itself loads on the first
+large call (:func:`switch.loaded`); registering costs nothing. A plan of the numba backend
+calls the kernels too, without those checks (:func:`kernel_for`).
+
+>>> import numpy as np
+>>> from funcgrad.core.fast_paths import plain
+>>> from funcgrad.rules.gelu import gelu_tanh
+>>> x = np.linspace(-3.0, 3.0, switch.LARGE)
+>>> bool(np.array_equal(gelu_tanh(x), plain(gelu_tanh)(x)))   # the same bits either way
+True
+"""
+
+import numpy as np
+
+from ..core.fast_paths import register, register_together
+from ..core.values import float_dtype
+from ..rules import arrays, gather, gelu, nn, window_extrema
+from ..rules.row_sums import whole_rows
+from . import switch
+
+__all__ = ["kernel_for", "switch"]
+
+
+def kernel_for(prim, params, together=False):
+    """The function a numba plan calls for ``prim`` with ``params`` instead of its impl
+    (with ``together``, instead of ``prim.together``'s), or None where it has no kernel;
+    loads numba."""
+    kernels = switch.loaded()
+    return None if kernels is None else kernels.kernel_for(prim, params, together)
+
+
+def _gelu(which):
+    def fast(x):
+        kernels = switch.kernels_for(x)
+        return None if kernels is None else kernels.gelu_kernel(x, which)
+
+    return fast
+
+
+def _softmax(x, axis=-1):
+    kernels = switch.kernels_for(x)
+    return None if kernels is None else kernels.softmax_rows(x, axis)
+
+
+def _window_cotangent(g, x, top, axis):
+    kernels = switch.kernels_for(x)
+    if kernels is None:
+        return None
+    return kernels.cotangent_of_windows(np.asarray(g), x, top, axis)
+
+
+def _untake(g, index, shape):
+    kernels = switch.kernels_for(g)
+    rows = None if kernels is None else whole_rows(index, g, shape)
+    if rows is None:
+        return None
+    out = np.zeros(shape, dtype=float_dtype(g))
+    return out if kernels.add_rows(out, rows, g) else None
+
+
+def _scatter_add(x, v, *idx, template, mode):
+    kernels = switch.kernels_for(v)
+    if kernels is None or type(x) is not np.ndarray:
+        return None
+    rows = whole_rows(gather.index_of(template, idx, x.shape, mode), v, x.shape)
+    if rows is None:
+        return None
+    out = np.array(x, dtype=np.result_type(x, v), copy=True)
+    return out if kernels.add_rows(out, rows, v) else None
+
+
+register(gelu.gelu_tanh, _gelu("value"))
+register(gelu.gelu_tanh_slope, _gelu("slope"))
+register_together(gelu.gelu_tanh, _gelu("both"))
+register(nn.softmax, _softmax)
+register(window_extrema.window_cotangent, _window_cotangent)
+register(arrays.untake, _untake)
+register(gather.scatter_add, _scatter_add)
