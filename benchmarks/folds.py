@@ -4,7 +4,7 @@
 
 Backprop's fold over the chain y <- tanh(y) * 0.5 + x (four nodes a level),
 with the same order and the same vjp steps: funcgrad's
-``reverse_fold_seeds`` (a dict changed in place inside the fold, frozen into
+``reverse_fold`` (a dict changed in place inside the fold, frozen into
 a NodeMap at the end), the same loop over a NodeMap's evolver, and
 ``reference_fold`` (``toolz.reduce`` over a persistent NodeMap). The three
 maps are checked to be equal. The least of three runs each.
@@ -18,7 +18,7 @@ import numpy as np
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.dag.backprop import add_cotangents, vjp_step
-from funcgrad.dag.fold import reference_fold, reverse_fold_seeds
+from funcgrad.dag.fold import reference_fold, reverse_fold
 from funcgrad.dag.nodemap import NodeMap, node_map
 from funcgrad.dag.order import dfs_order
 
@@ -49,7 +49,7 @@ def main():
     order = dfs_order((y,))
     folds = {
         "dict transient (funcgrad)": lambda: node_map(
-            reverse_fold_seeds(order, {y: 1.0}, vjp_step, add_cotangents)
+            reverse_fold(order, {y: 1.0}, vjp_step, add_cotangents, owned=set())
         ),
         "pyrsistent evolver": lambda: evolver_fold(order, {y: 1.0}, vjp_step, add_cotangents),
         "persistent reduce (reference_fold)": lambda: reference_fold(

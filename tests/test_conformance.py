@@ -27,7 +27,7 @@ from registry import OPS
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.dag.backprop import add_cotangents, vjp_step
-from funcgrad.dag.fold import reference_fold, reverse_fold_seeds
+from funcgrad.dag.fold import reference_fold, reverse_fold
 from funcgrad.dag.nodemap import node_map
 from funcgrad.dag.order import dfs_order
 from funcgrad.rules.cuts import Cut
@@ -488,14 +488,14 @@ def _torch(op, args, want):
 
 
 def _reference_fold(op, args, want):
-    """backprop's fold (a dict as its transient) gives the map the pure reduction gives."""
+    """backprop's fold (a dict as its transient, adding in place into its own sums) gives the map the pure reduction gives."""
     loss = _scalar(op, args, _weights(_floats(want)))
     x = args[0]
     out = loss(fg.var(x if isinstance(x, float) else np.asarray(x)), *args[1:])
     if not isinstance(out, fg.Node):
         return  # the loss does not depend on x: no graph to fold
     order = dfs_order((out,))
-    fast = node_map(reverse_fold_seeds(order, {out: 1.0}, vjp_step, add_cotangents))
+    fast = node_map(reverse_fold(order, {out: 1.0}, vjp_step, add_cotangents, owned=set()))
     pure = reference_fold(order, {out: 1.0}, vjp_step, add_cotangents)
     assert len(fast) == len(pure) and all(n in pure for n in fast)
     for n, g in fast.items():

@@ -188,16 +188,11 @@ def test_diamonds_with_nonlinear_branches_match_differences():
     assert g[x] == pytest.approx(d, rel=1e-12)
 
 
-def test_the_one_argument_shortcut_gives_the_folds_bits():
-    # The fold hands nodes of one argument to vjp_edge (no tuple); the same fold
-    # through the rules alone (general_vjp_step) gives the same gradients, bit for bit,
-    # on a graph of elementwise, structural and constant one-argument nodes.
-    from funcgrad.dag.backprop import (
-        add_cotangents,
-        general_vjp_step,
-        vjp_edge,
-        vjp_step,
-    )
+def test_the_elementwise_shortcut_gives_the_rules_bits():
+    # vjp_step takes elementwise nodes through their partials (vjp_edge for one argument);
+    # the same fold through the rules alone (general_vjp_step) gives the same gradients,
+    # bit for bit, on a graph of elementwise, structural and constant one-argument nodes.
+    from funcgrad.dag.backprop import add_cotangents, general_vjp_step, vjp_step
     from funcgrad.dag.fold import reverse_fold
     from funcgrad.dag.order import dfs_order
 
@@ -206,8 +201,8 @@ def test_the_one_argument_shortcut_gives_the_folds_bits():
     h = fnp.tanh(x) * fnp.exp(-x) + fnp.sin(c)  # sin of a constant: no cotangent
     out = fnp.sum(fnp.transpose(h) ** 2.0) + fnp.sum(fnp.abs(x) * 0.5) + fnp.mean(x)
     order = dfs_order((out,))
-    with_edges = reverse_fold(order, out, 1.0, vjp_step, add_cotangents, edge_step=vjp_edge)
-    without = reverse_fold(order, out, 1.0, general_vjp_step, add_cotangents)
+    with_edges = reverse_fold(order, {out: 1.0}, vjp_step, add_cotangents)
+    without = reverse_fold(order, {out: 1.0}, general_vjp_step, add_cotangents)
     assert with_edges.keys() == without.keys() and c not in with_edges
     for n, g in without.items():
         assert type(with_edges[n]) is type(g) and np.array_equal(with_edges[n], g)

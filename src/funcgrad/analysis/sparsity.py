@@ -42,7 +42,7 @@ import scipy.sparse as sp
 from ..core.errors import ArgumentError, ShapeError
 from ..core.tree import tree_leaves
 from ..core.values import normalize_axes, raw, shape_of
-from ..dag.fold import reverse_fold_seeds
+from ..dag.fold import reverse_fold
 from ..dag.node import CONST, VAR, Node
 from ..dag.order import dfs_order
 from ..rules.windows import windows
@@ -419,7 +419,7 @@ def _fold_patterns(inputs, outputs, trace, in_body=False):
         ]
 
     wanted = set(inputs)
-    found = reverse_fold_seeds(order, seeds, step, _plus, keep=wanted.__contains__)
+    found = reverse_fold(order, seeds, step, _plus, keep=wanted.__contains__)
     blocks = [
         sp.csr_array(found[x]) if x in found else sp.csr_array((total, _size(x._value)), dtype=bool)
         for x in inputs

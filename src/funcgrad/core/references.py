@@ -1,8 +1,12 @@
 """An array's reference count: whether the one call site that holds it may write into it.
 
-A fold's cotangent that nothing else holds, or a weight a rule made for one product, can
-take the next result in place (one array fewer); an array a caller, a node or a rule
-still holds must not be written. Which count means "held here alone" depends on the
+One site reads it: elementwise's pullback (:func:`funcgrad.rules.elementwise.pullback`),
+where a weight a rule's partial made for one product can take the product in place (one
+array fewer: ReLU's step times its cotangent), while an array a caller, a node or a rule
+still holds must not be written. A partial's result cannot say whether it is fresh (a
+partial may hand back its operand), so the count is the only witness. (The fold's own
+additions in place need no count: it writes only into sums it made,
+:func:`funcgrad.dag.fold.accumulate`.) Which count means "held here alone" depends on the
 calls the array went through (each frame that binds it adds one), so each site finds
 its own once, at import: :func:`calibrate` runs a probe that passes a fresh array through
 the same kind of calls and reads :func:`count` where the site reads it.

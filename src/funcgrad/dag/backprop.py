@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core import references
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
 from ..core.fp_warnings import at_users_line
 from ..core.namespaces import joined
@@ -26,7 +25,8 @@ from ..core.values import (
     shape_of,
     zeros_like_value,
 )
-from ..rules.arrays import basic_index, getitem
+from ..rules import pieces
+from ..rules.arrays import untake
 from ..rules.elementwise import pullback, real_part_for
 from .fold import fold_back, reverse_fold
 from .node import CONST, VAR, Node, ReverseTrace
@@ -36,9 +36,7 @@ from .order import check_outputs, dfs_order
 __all__ = [
     "backprop",
     "vjp_step",
-    "vjp_edge",
     "add_cotangents",
-    "add_into",
     "default_seed",
     "transpose",
     "integer_valued",
@@ -47,7 +45,25 @@ __all__ = [
 _NO_PARAMS: dict = {}
 
 
-add_cotangents = operator.add  # the real semiring's sum: numbers, arrays, traced values
+_PLACING = frozenset((untake, pieces.pieces))  # the cotangents of slices
+
+
+def add_cotangents(a, b):
+    """The real semiring's sum, ``a + b``: numbers, arrays, traced values. Two traced
+    cotangents of slices that do not overlap (a split's, under ``jit`` or a derivative of
+    a derivative) become one ``pieces`` node, not two arrays of zeros and their sum
+    (:func:`funcgrad.rules.pieces.merged`)."""
+    if (
+        type(a) is not np.ndarray
+        and type(a) is not float
+        and getattr(a, "_prim", None) in _PLACING
+        and getattr(b, "_prim", None) in _PLACING
+    ):
+        merged = pieces.merged(a, b)
+        if merged is not None:
+            return merged
+    return a + b
+
 
 _value_of = operator.attrgetter("_value")
 
@@ -133,55 +149,6 @@ def vjp_edge(node, g):
     return general_vjp_step(node, g)[0]
 
 
-def add_into(prev, node, g):
-    """The fold's entry ``prev`` (an array) plus the share of ``node``'s one argument (the
-    fold's ``into``): added into ``prev`` in place where the fold alone holds it, else a
-    new array. A slice's cotangent (``getitem`` with slices and integers) is then added
-    into its slice of ``prev``, with no array of zeros made for it: a split's three
-    cotangents are one array of zeros and two slice additions, where they were three
-    arrays of zeros and two whole additions. Other shares are added in place when they
-    have ``prev``'s shape and dtype.
-
-    The fold alone holds ``prev`` when no container, view or caller holds it: its
-    reference count is the fold's own (the map's entry and the call's), found once at
-    import by the same calls on a fresh array (:func:`_fold_references`); an array that
-    is not the owner of its memory, or is read-only, is never written. The values are
-    the whole addition's, except that a ``-0.0`` of ``prev`` outside the slice stays
-    ``-0.0`` (the addition of a zero makes it ``+0.0``)."""
-    own = references.count(prev) <= _FOLD_REFERENCES and prev.flags.writeable and prev.flags.owndata
-    if own and node._prim is getitem and type(g) is np.ndarray:
-        index = node._params["index"]
-        if basic_index(index):
-            part = prev[index]  # a view, unless the index is all integers
-            if type(part) is np.ndarray and part.shape == g.shape and part.dtype == g.dtype:
-                np.add(part, g, out=part)
-                return prev
-    c = vjp_edge(node, g)
-    if c is None:
-        return prev
-    if own and type(c) is np.ndarray and c.shape == prev.shape and c.dtype == prev.dtype:
-        return np.add(prev, c, out=prev)
-    return prev + c
-
-
-def _fold_references():
-    """The count :func:`references.count` gives in :func:`add_into` for an array the fold's
-    map alone holds, found by the same calls (a map entry, the fold's local, add_into's
-    argument); 0 where the interpreter keeps no counts (then nothing is added in place)."""
-
-    def add_into_like(prev):
-        return references.count(prev)
-
-    def fold_like(acc, key):
-        prev = acc.get(key)
-        return add_into_like(prev)
-
-    return references.calibrate(lambda: fold_like({"key": np.empty(1)}, "key"))
-
-
-_FOLD_REFERENCES = _fold_references()
-
-
 def general_vjp_step(node, g):
     """:func:`vjp_step` for every primitive, through its ``vjp`` rules only."""
     prim = node._prim
@@ -238,13 +205,7 @@ def transpose(linear, like, seed, at=None):
     if not trace.owns(out):
         return None  # a zero map
     grads = reverse_fold(
-        dfs_order((out,)),
-        out,
-        seed,
-        vjp_step,
-        add_cotangents,
-        keep=lambda n: n is x,
-        edge_step=vjp_edge,
+        dfs_order((out,)), {out: seed}, vjp_step, add_cotangents, keep=lambda n: n is x
     )
     return grads.get(x)
 
@@ -310,8 +271,7 @@ def backprop(output: Any, seed: Any = None, method: str = "dfs", check: bool = F
             method=method,
             check=check or None,
             finish=_gradient_map,
-            edge_step=vjp_edge,
-            into=add_into,
+            owned=set(),
         )
 
 

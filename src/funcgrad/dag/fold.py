@@ -1,26 +1,30 @@
 """The reverse fold that backprop and every semiring fold share.
 
-Walk a topological order backwards, threading a map from node to accumulated
-value. At each node, ``node_step(node, m)`` gives one contribution per argument
-(``None`` for none), and each is added into that parent's entry with ``plus``.
-Because the order is reversed, a node's entry is complete before the node is
-reached, so the work is one step per edge, however many paths there are.
+Walk a topological order backwards, threading a map from node to accumulated value. At
+each node, ``step(node, value)`` gives one contribution per argument (``None`` for none),
+and each meets the parent's entry in :func:`accumulate`. Because the order is reversed, a
+node's entry is complete before the node is reached, so the work is one step per edge,
+however many paths there are.
 
-:func:`reference_fold` is that sentence as code: ``toolz.reduce`` over the
-reversed order, threading a persistent :class:`~funcgrad.dag.nodemap.NodeMap`,
-each step returning a new map. :func:`reverse_fold_seeds` is the fold every
-transform runs, and it threads a *transient* instead, as functional programs
-do where they need speed (Clojure's transients, pyrsistent's evolvers): a map
-changed in place inside one reduction, never seen outside it, and frozen into
-a NodeMap at the end. Its transient is a plain dict, which finds a node by
-identity before it asks ``==``: on a 10^5-node chain the dict fold takes
-0.24 s, pyrsistent's evolver 4.4 s and the persistent reduce 4.5 s
-(``python benchmarks/folds.py``). A test checks that both folds give the same
-map, entry for entry, on every graph of the conformance matrix.
+:func:`reference_fold` is that sentence as code: ``toolz.reduce`` over the reversed order,
+threading a persistent :class:`~funcgrad.dag.nodemap.NodeMap`, each step returning a new
+map. :func:`reverse_fold` is the same fold, and the one every transform runs: the same
+step and the same additions, threading a *transient* instead, as functional programs do
+where they need speed (Clojure's transients, pyrsistent's evolvers): a map changed in
+place inside one reduction, never seen outside it, and frozen into a NodeMap at the end.
+Its transient is a plain dict, which finds a node by identity before it asks ``==``: on a
+10^5-node chain 18 times faster than the persistent reduce (``python
+benchmarks/folds.py``). A test checks that both give the same map, entry for entry, on
+every graph of the conformance matrix.
 
-:func:`fold_back` is the whole reverse pass that backprop, the reverse
-transforms and ``sum_product`` share: order the graph, check its values for
-NaNs if asked, pause the cyclic garbage collector (for large graphs), fold.
+The one place an array is changed in place is :func:`accumulate`, and only an array the
+fold made itself: the sum of two contributions, which nothing else has seen. A
+contribution a rule returned is never written (a rule may hand one array to two
+parents, or hand back its cotangent), so ownership holds by construction.
+
+:func:`fold_back` is the whole reverse pass that backprop, the reverse transforms and
+``sum_product`` share: order the graph, check its values for NaNs if asked, pause the
+cyclic garbage collector (for large graphs), fold.
 """
 
 import contextlib
@@ -33,7 +37,7 @@ from .finite import check_values, checked, checking
 from .nodemap import node_map
 from .order import ordering
 
-__all__ = ["fold_back", "reference_fold", "reverse_fold", "reverse_fold_seeds"]
+__all__ = ["fold_back", "reference_fold", "reverse_fold", "accumulate", "added"]
 
 
 PAUSE_ABOVE = 10_000
@@ -41,28 +45,16 @@ PAUSE_ABOVE = 10_000
 _NO_PAUSE = contextlib.nullcontext()
 
 
-def fold_back(
-    seeds,
-    node_step,
-    plus,
-    keep=None,
-    method="dfs",
-    check=None,
-    finish=None,
-    edge_step=None,
-    into=None,
-):
+def fold_back(seeds, step, plus, keep=None, method="dfs", check=None, finish=None, owned=None):
     """The reverse pass from ``seeds`` (``{output: seed}``): ``(values, order)``.
 
     ``method`` names an ordering (:func:`funcgrad.dag.order.ordering`) or is one.
-
-    ``check=True`` raises at the first node whose value, or whose pullback of
-    a finite value, is not finite; ``None`` checks inside ``fg.debug_nans()``
-    only; ``False`` never (folds over other semirings, where infinities are
-    ordinary values). ``finish(values, order)``, if given, runs inside the
-    fold's pause of the collector, if it has one (building the result map
-    allocates as much as the fold), and its result is returned instead. ``edge_step`` and
-    ``into`` are as in :func:`reverse_fold_seeds`.
+    ``check=True`` raises at the first node whose value, or whose pullback of a finite
+    value, is not finite; ``None`` checks inside ``fg.debug_nans()`` only; ``False`` never
+    (folds over other semirings, where infinities are ordinary values). ``finish(values,
+    order)``, if given, runs inside the fold's pause of the collector, if it has one
+    (building the result map allocates as much as the fold), and its result is returned
+    instead. ``keep`` and ``owned`` are as in :func:`reverse_fold`.
     """
     if check is None:
         check = checking()
@@ -70,75 +62,77 @@ def fold_back(
         order = (method if callable(method) else ordering(method))(tuple(seeds))
     # Only a large fold keeps the collector paused, which is off for the whole process
     # (every thread) meanwhile: a fold of 10^5 nodes runs 1.6-2.3x slower with it on
-    # (benchmarks/gc_pause.py), a small
-    # one allocates too little for a collection to cost anything.
+    # (benchmarks/gc_pause.py); a small one allocates too little for a collection to cost
+    # anything.
     with gc_paused() if len(order) > PAUSE_ABOVE else _NO_PAUSE:
         if check:
             check_values(order)
-            node_step, edge_step = checked(node_step), None  # every step checked
-        values = reverse_fold_seeds(order, seeds, node_step, plus, keep, edge_step, into)
+            step = checked(step)  # every step checked
+        values = reverse_fold(order, seeds, step, plus, keep, owned)
         return (values, order) if finish is None else finish(values, order)
 
 
-def reverse_fold(order, output, seed, node_step, plus, keep=None, edge_step=None):
-    """Fold ``order`` (inputs first) from ``output`` back; return ``{node: value}``.
+def reverse_fold(order, seeds, step, plus, keep=None, owned=None):
+    """Fold ``order`` (inputs first) back from ``seeds`` (``{output: seed}``); return
+    ``{node: value}``.
 
-    ``keep(node)`` says which nodes' final values to return (all by default); a
-    value that is not kept is dropped as soon as it has been passed on to the
-    node's parents, so memory follows the frontier of the walk, not the graph.
-    """
-    return reverse_fold_seeds(order, {output: seed}, node_step, plus, keep, edge_step)
-
-
-def reverse_fold_seeds(order, seeds, node_step, plus, keep=None, edge_step=None, into=None):
-    """The same fold started from several outputs at once: ``seeds`` maps each to its seed.
-
-    ``edge_step(node, m)``, if given, is ``node_step(node, m)[0]`` for a node of one
-    argument, without the tuple and its unpacking (with the rest of ``vjp_edge``, the
-    per-primitive overhead of an eager grad on small arrays: 2.03 -> 1.85 us).
-    ``into(prev, node, m)``, if given with it, is called instead where such a node's
-    argument already holds a NumPy array ``prev``: it returns the argument's new entry,
-    which may be ``prev`` itself with the node's share added in place (a transient inside
-    the fold, as the map is: see :func:`funcgrad.dag.backprop.add_into`).
+    ``keep(node)`` says which nodes' final values to return (all by default); a value that
+    is not kept is dropped as soon as it has been passed on to the node's parents, so
+    memory follows the frontier of the walk, not the graph. ``owned``, a set, lets
+    :func:`accumulate` add into arrays the fold made (backprop's real semiring); other
+    semirings leave it None.
     """
     acc = dict(seeds)
     done = acc if keep is None else {}
-    get = acc.get
-    pop = acc.pop
-    keeping = keep is not None
-    one = edge_step is not None
     for node in reversed(order):
-        m = pop(node, None) if keeping else get(node)
-        if m is None:
+        value = acc.get(node) if keep is None else acc.pop(node, None)
+        if value is None:
             continue
-        if keeping and keep(node):
-            done[node] = m
-        args = node._args
-        if not args:
-            continue
-        if one and len(args) == 1:
-            parent = args[0]
-            prev = get(parent)
-            if into is not None and type(prev) is np.ndarray:
-                acc[parent] = into(prev, node, m)
-                continue
-            c = edge_step(node, m)
-            if c is not None:
-                acc[parent] = c if prev is None else plus(prev, c)
-                c = None  # the map's entry alone holds it (into counts references)
-            continue
-        for parent, c in zip(args, node_step(node, m)):
-            if c is not None:
-                prev = get(parent)
-                acc[parent] = c if prev is None else plus(prev, c)
-        c = prev = None
+        if keep is not None and keep(node):
+            done[node] = value
+        if node._args:
+            for parent, c in zip(node._args, step(node, value)):
+                if c is not None:
+                    accumulate(acc, parent, c, plus, owned)
     return done
 
 
-def reference_fold(order, seeds, node_step, plus):
-    """The fold as a pure reduction: :func:`reverse_fold_seeds` (every node kept) written with
-    ``toolz.reduce`` over a persistent NodeMap, each step a new map. The definition the fast
-    fold is tested against; about 19 times slower.
+def accumulate(acc, parent, c, plus, owned=None):
+    """Where contributions meet: ``c`` added into ``parent``'s entry of ``acc``.
+
+    With ``owned`` (the parents whose entry is an array this fold made), an entry the fold
+    made takes ``c`` in place (``np.add(prev, c, out=prev)``: the bits of ``prev + c``);
+    a sum the fold makes becomes such an entry. Nothing else is written.
+    """
+    prev = acc.get(parent)
+    if prev is None:
+        acc[parent] = c
+    elif (
+        owned is not None
+        and parent in owned
+        and type(c) is np.ndarray
+        and c.shape == prev.shape
+        and c.dtype == prev.dtype
+    ):
+        np.add(prev, c, out=prev)
+    else:
+        total = acc[parent] = plus(prev, c)
+        if owned is not None and type(total) is np.ndarray:
+            owned.add(parent)
+
+
+def added(m, parent, c, plus):
+    """:func:`accumulate` for a persistent map: the new map (``m`` where ``c`` is None)."""
+    if c is None:
+        return m
+    prev = m.get(parent)
+    return m.set(parent, c if prev is None else plus(prev, c))
+
+
+def reference_fold(order, seeds, step, plus):
+    """The fold as a pure reduction: :func:`reverse_fold` (every node kept) written with
+    ``toolz.reduce`` over a persistent NodeMap, each step a new map (:func:`added`). The
+    definition the running fold is tested against; about 18 times slower.
 
     >>> import funcgrad as fg
     >>> from funcgrad.dag.backprop import add_cotangents, vjp_step
@@ -150,17 +144,11 @@ def reference_fold(order, seeds, node_step, plus):
     (1.0, 2.0)
     """
 
-    def add(m, edge):
-        parent, c = edge
-        if c is None:
-            return m
-        prev = m.get(parent)
-        return m.set(parent, c if prev is None else plus(prev, c))
-
     def visit(m, node):
         value = m.get(node)
         if value is None or not node._args:
             return m
-        return reduce(add, zip(node._args, node_step(node, value)), m)
+        edges = zip(node._args, step(node, value))
+        return reduce(lambda m, edge: added(m, *edge, plus), edges, m)
 
     return reduce(visit, reversed(order), node_map(seeds))

@@ -39,8 +39,6 @@ from ..core.promotion import WATCHING, check
 from ..core.traces import Trace
 from ..core.values import format_value, frozen_copy, kept_constant
 from ..rules import elementwise as ew
-from ..rules import pieces
-from ..rules.arrays import untake
 from .arraylike import ArrayLike, refuse_conversion
 
 __all__ = [
@@ -90,9 +88,6 @@ class Record(list):
         super().__init__()
         self.constants = {}
         self.held = []
-
-
-_PLACING = frozenset((untake, pieces.pieces))  # cotangents of slices, merged by +
 
 
 def _constant(v, make, t):
@@ -247,111 +242,62 @@ class Node(ArrayLike):
     def __deepcopy__(self, memo):
         return self
 
-    # -- fast paths for the commonest operators ------------------------------
-    # On two nodes of one trace, or a node and a Python float, they build the
-    # same node the general path builds (multiply(self, other)) without its
-    # search for the innermost trace; tests check the two agree. jit's Staged
-    # nodes take them too (``make`` is the node's own class). An array a node
-    # computes is made read-only where it is made (written out: a call costs more
-    # than the check). Two arrays are combined as the primitive's impl combines
-    # them (``in_long_rows``: a channel bias in long rows); two floats inline.
+    # -- the commonest operators ----------------------------------------------
+    # On two nodes of one trace, or a node and a Python float, the trace is known: the
+    # call goes straight to its process, the path every primitive call takes once the
+    # innermost trace is found (Primitive.__call__ finds it for any other operands). An
+    # operator answers as NumPy's operators do: a Python float stays one (NumPy's
+    # functions called on one answer NumPy's scalar; see Primitive._answer).
     def __add__(self, other):
-        make = type(self)
         t = self._trace
-        if type(other) is make and other._trace is t:
+        if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.add, (self, other), 1)
-            if self._prim in _PLACING and other._prim in _PLACING:
-                # two slices' cotangents (a split's): one array, not zeros twice and a sum
-                joined = pieces.merged(self, other)
-                if joined is not None:
-                    return joined
-            try:
-                a, b = self._value, other._value
-                value = a + b if type(a) is float else ew.in_long_rows(operator.add, a, b)
-            except ValueError:  # the general path says which shapes did not broadcast
-                return ew.add(self, other)
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.add, (self, other), None, None, t)
-        if type(other) is float:
-            value = self._value + other
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.add, (self, _constant(other, make, t)), None, None, t)
+            return t.process(ew.add, (self, other), _NO_PARAMS)
         return ew.add(self, other)
 
     def __radd__(self, other):
-        make = type(self)
-        if type(other) is float:
-            t = self._trace
-            value = other + self._value
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.add, (_constant(other, make, t), self), None, None, t)
+        t = self._trace
+        if type(other) is float or (type(other) is type(self) and other._trace is t):
+            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+                check(ew.add, (other, self), 1)
+            return t.process(ew.add, (other, self), _NO_PARAMS)
         return ew.add(other, self)
 
     def __mul__(self, other):
-        make = type(self)
         t = self._trace
-        if type(other) is make and other._trace is t:
+        if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.multiply, (self, other), 1)
-            try:
-                a, b = self._value, other._value
-                value = a * b if type(a) is float else ew.in_long_rows(operator.mul, a, b)
-            except ValueError:  # the general path says which shapes did not broadcast
-                return ew.multiply(self, other)
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.multiply, (self, other), None, None, t)
-        if type(other) is float:
-            value = self._value * other
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.multiply, (self, _constant(other, make, t)), None, None, t)
+            return t.process(ew.multiply, (self, other), _NO_PARAMS)
         return ew.multiply(self, other)
 
     def __rmul__(self, other):
-        make = type(self)
-        if type(other) is float:
-            t = self._trace
-            value = other * self._value
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.multiply, (_constant(other, make, t), self), None, None, t)
+        t = self._trace
+        if type(other) is float or (type(other) is type(self) and other._trace is t):
+            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+                check(ew.multiply, (other, self), 1)
+            return t.process(ew.multiply, (other, self), _NO_PARAMS)
         return ew.multiply(other, self)
 
     def __sub__(self, other):
-        make = type(self)
         t = self._trace
-        if type(other) is make and other._trace is t:
+        if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.subtract, (self, other), 1)
-            try:
-                a, b = self._value, other._value
-                value = a - b if type(a) is float else ew.in_long_rows(operator.sub, a, b)
-            except ValueError:  # the general path says which shapes did not broadcast
-                return ew.subtract(self, other)
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.subtract, (self, other), None, None, t)
-        if type(other) is float:
-            value = self._value - other
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.subtract, (self, _constant(other, make, t)), None, None, t)
+            return t.process(ew.subtract, (self, other), _NO_PARAMS)
         return ew.subtract(self, other)
 
     def __rsub__(self, other):  # 1.0 - x: the rules of tanh, sigmoid and others
-        make = type(self)
-        if type(other) is float:
-            t = self._trace
-            value = other - self._value
-            if type(value) is np.ndarray:
-                value.setflags(write=False)
-            return make(value, ew.subtract, (_constant(other, make, t), self), None, None, t)
+        t = self._trace
+        if type(other) is float or (type(other) is type(self) and other._trace is t):
+            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+                check(ew.subtract, (other, self), 1)
+            return t.process(ew.subtract, (other, self), _NO_PARAMS)
         return ew.subtract(other, self)
+
+
+_NO_PARAMS: dict = {}
 
 
 class ReverseTrace(Trace):
@@ -457,6 +403,36 @@ class ReverseTrace(Trace):
                         value = v.view()  # freeze a view, never the caller's array
                     value.setflags(write=False)
                 return make(value, prim, args, params or None, None, self)
+        elif len(args) == 2 and not params:  # an operator's call: two nodes, or one and a float
+            a, b = args
+            if type(a) is make and a._trace is self:
+                x = a._value
+                if type(b) is make and b._trace is self:
+                    y = b._value
+                elif type(b) is float:
+                    y, b = b, _constant(b, make, self)
+                else:
+                    return self._general(prim, args, params)
+            elif type(a) is float and type(b) is make and b._trace is self:
+                x, a, y = a, _constant(a, make, self), b._value
+            else:
+                return self._general(prim, args, params)
+            tx, ty = type(x), type(y)
+            if not (tx is float or tx is np.ndarray or tx in PLAIN_TYPES) or not (
+                ty is float or ty is np.ndarray or ty in PLAIN_TYPES
+            ):
+                return self._general(prim, args, params)
+            value = prim.impl(x, y)
+            if type(value) is np.ndarray:
+                if value is x or value is y:
+                    value = value.view()  # an operand handed back: freeze a view of it
+                value.setflags(write=False)
+            return make(value, prim, (a, b), None, None, self)
+        return self._general(prim, args, params)
+
+    def _general(self, prim, args, params):
+        """:meth:`process` for any call: each argument a node of this trace or a constant."""
+        make = self.box_type
         parents = []
         values = []
         plain = True  # every value NumPy's or Python's: the impl runs without dispatch

@@ -172,6 +172,8 @@ def _operator(op, name):
     a small one along a large one's last axes taken in long rows: :func:`in_long_rows`)."""
 
     def impl(x, y):
+        if type(x) is float and type(y) is float:  # two Python floats: Python's (the same bits)
+            return op(x, y)
         try:
             return in_long_rows(op, x, y)
         except ValueError as e:

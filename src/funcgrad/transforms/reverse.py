@@ -30,7 +30,7 @@ from ..core.values import (
     shape_of,
     zeros_like_value,
 )
-from ..dag.backprop import add_cotangents, add_into, vjp_edge, vjp_step
+from ..dag.backprop import add_cotangents, vjp_step
 from ..dag.finite import checking
 from ..dag.fold import fold_back
 from ..dag.node import EXPRESSIONS, VAR, Node, ReverseTrace
@@ -137,8 +137,11 @@ def pull_back(trace, out_leaves, cotangents, inputs):
     """Cotangents of the inputs, given the cotangents of the output leaves.
 
     A trace that recorded its nodes (``record``) is folded in that order, with no walk
-    of the graph to order it (inside ``fg.debug_nans()`` the walk stays, so that only
-    values the outputs depend on are checked); the record ends here."""
+    of the graph to order it: the order the nodes were made in is a topological order of
+    the same graph, since each node is made after its arguments (the nodes no output
+    depends on get no cotangent and are passed over). Inside ``fg.debug_nans()`` the walk
+    stays (:func:`~funcgrad.dag.order.creation_order`), so that only values the outputs
+    depend on are checked. The record ends here."""
     with trace.recording() as made, at_users_line():
         return _pull_back(trace, made, out_leaves, cotangents, inputs)
 
@@ -154,13 +157,7 @@ def _pull_back(trace, made, out_leaves, cotangents, inputs):
         wanted = {n for nodes, _ in inputs for n in nodes}
         order = creation_order if made is None or checking() else (lambda _: made)
         grads, _ = fold_back(
-            seeds,
-            vjp_step,
-            add_cotangents,
-            keep=wanted.__contains__,
-            method=order,
-            edge_step=vjp_edge,
-            into=add_into,
+            seeds, vjp_step, add_cotangents, keep=wanted.__contains__, method=order, owned=set()
         )
     else:
         grads = {}

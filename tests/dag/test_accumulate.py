@@ -1,17 +1,16 @@
-"""The fold's additions in place (funcgrad/dag/backprop.py, add_into): a split's cotangents
-added into their slices of one array (one array of zeros, not one per piece), other shares
-added into the fold's own arrays; never into an array anything else holds (another entry
-of the map, a view, the caller's cotangent, a read-only array); the values against the fold
-without it, finite differences and PyTorch, under vmap, jit, hessian and checkpoint."""
+"""The fold's additions in place (funcgrad/dag/fold.py, accumulate): only into a sum the
+fold made itself, never into an array a rule returned, the caller's cotangent or a
+read-only array; the values against the fold without them, finite differences and PyTorch,
+under vmap, jit, hessian and checkpoint."""
 
 import numpy as np
 import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.dag import backprop
-from funcgrad.rules import arrays
-from funcgrad.transforms import reverse
+from funcgrad.dag.backprop import add_cotangents, vjp_step
+from funcgrad.dag.fold import accumulate, reverse_fold
+from funcgrad.dag.order import dfs_order
 
 
 def _qkv(h):
@@ -19,37 +18,53 @@ def _qkv(h):
     return fnp.sum(fnp.tanh(q) * k + v**2)
 
 
-@pytest.fixture
-def untakes(monkeypatch):
-    """How many arrays of zeros the untake primitive makes."""
-    made = []
-    impl = arrays.untake.impl
-
-    def counted(*args, **kwargs):
-        made.append(1)
-        return impl(*args, **kwargs)
-
-    monkeypatch.setattr(arrays.untake, "impl", counted)
-    return made
-
-
-def _without(monkeypatch):
-    monkeypatch.setattr(reverse, "add_into", None)
-
-
-def test_a_splits_cotangents_go_into_one_array(untakes, monkeypatch):
+def test_a_splits_cotangents_are_right():
     h = np.random.default_rng(0).normal(size=(4, 5, 12))
     got = fg.grad(_qkv)(h)
-    assert len(untakes) == 1  # the first piece's; the others are added into its slices
-    untakes.clear()
-    _without(monkeypatch)
-    want = fg.grad(_qkv)(h)
-    assert len(untakes) == 3
-    np.testing.assert_array_equal(got, want)
     q, k, v = np.split(h, 3, axis=-1)
     np.testing.assert_allclose(
         got, np.concatenate([(1 - np.tanh(q) ** 2) * k, np.tanh(q), 2 * v], -1), rtol=1e-14
     )
+
+
+def test_accumulate_writes_only_into_a_sum_the_fold_made():
+    a, b = fg.var(1.0, name="a"), fg.var(2.0, name="b")
+    first, second, third = np.ones(3), np.full(3, 2.0), np.full(3, 4.0)
+    acc, owned = {}, set()
+    accumulate(acc, a, first, add_cotangents, owned)
+    assert acc[a] is first and a not in owned  # a rule's array: stored, never written
+    accumulate(acc, a, second, add_cotangents, owned)
+    total = acc[a]
+    assert total is not first and a in owned  # the fold's own sum
+    np.testing.assert_array_equal(first, np.ones(3))  # the rule's array as it was
+    accumulate(acc, a, third, add_cotangents, owned)
+    assert acc[a] is total  # added in place into the fold's own sum
+    np.testing.assert_array_equal(total, [7.0, 7.0, 7.0])
+    np.testing.assert_array_equal(second, np.full(3, 2.0))
+    # one array a rule hands to two parents (add's cotangent): each entry its own sum
+    shared = np.ones(3)
+    accumulate(acc, b, shared, add_cotangents, owned)
+    accumulate(acc, b, np.ones(3), add_cotangents, owned)
+    np.testing.assert_array_equal(shared, np.ones(3))
+    # without ``owned`` (another semiring's fold) nothing is written in place
+    plain = {}
+    accumulate(plain, a, first, add_cotangents)
+    accumulate(plain, a, second, add_cotangents)
+    before = plain[a]
+    accumulate(plain, a, third, add_cotangents)
+    assert plain[a] is not before
+
+
+def test_in_place_adds_give_the_bits_of_the_fold_without_them():
+    h = np.random.default_rng(7).normal(size=(3, 12))
+    x = fg.var(h, name="h")
+    out = _qkv(x) + fnp.sum(x * x) + fnp.sum(fnp.sin(x[:, 2:5])) + fnp.sum(x[1] ** 3)
+    order = dfs_order((out,))
+    mine = reverse_fold(order, {out: 1.0}, vjp_step, add_cotangents, owned=set())
+    plain = reverse_fold(order, {out: 1.0}, vjp_step, add_cotangents)
+    assert mine.keys() == plain.keys()
+    for n, g in plain.items():
+        np.testing.assert_array_equal(mine[n], g)
 
 
 def test_float32_stays_float32_and_other_shares_are_added_in_place():
@@ -86,11 +101,6 @@ def test_the_callers_cotangent_and_read_only_arrays_are_not_written():
     frozen.setflags(write=False)
     (g,) = pull(frozen)
     np.testing.assert_allclose(g, fg.vjp(f, x)[1](np.ones((4, 6)))[0], rtol=0)
-
-
-def test_the_fold_counts_its_own_references():
-    # found by the same calls at import; an interpreter without counts adds nothing in place
-    assert backprop._FOLD_REFERENCES >= 1
 
 
 def test_in_place_gradients_against_finite_differences_and_pytorch():
