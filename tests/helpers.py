@@ -80,7 +80,7 @@ def assert_close(got, want, rtol=1e-5, atol=1e-6, what=""):
 
 def gelu_tanh_formula(x):
     """GELU's tanh form and its slope in float64, each as one NumPy expression of the
-    formula: the oracle of funcgrad's in-place primitives (rules/gelu.py)."""
+    formula: an oracle written apart from funcgrad's (rules/gelu.py)."""
     c, a = math.sqrt(2.0 / math.pi), 0.044715
     x = np.asarray(x, dtype=np.float64)
     t = np.tanh(c * (x + a * x**3))

@@ -132,48 +132,63 @@ def _module_imports():
                     [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
                 )
                 targets |= {n[len("funcgrad.") :] for n in names if n and n.startswith("funcgrad.")}
-        targets |= {t[len("funcgrad.") :] for t, _ in _string_imports(path)}
+        targets |= {t[len("funcgrad.") :] for t, _ in _string_imports(path) if t != "?"}
         found[name] = targets
     return found
 
 
 def _string_imports(path):
-    """``(module, line)`` for each ``importlib.import_module("funcgrad....")`` of ``path``
-    whose name is a constant: an import by name is an edge of the graph as any other."""
+    """``(module, line)`` for each import of funcgrad's own modules by name in ``path``
+    (``importlib.import_module("funcgrad....")``, ``optional.load("funcgrad....", ...)``,
+    ``__import__``): an import by name is an edge of the graph as any other. A name that is
+    not a constant (an f-string) is reported as ``"?"``, so that it cannot hide."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
-        if (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-            and node.args[0].value.startswith("funcgrad.")
-        ):
-            found.append((node.args[0].value, node.lineno))
+        called = getattr(node, "func", None)
+        name = getattr(called, "attr", getattr(called, "id", None))
+        if not isinstance(node, ast.Call) or name not in ("import_module", "load", "__import__"):
+            continue
+        if name == "load" and getattr(getattr(called, "value", None), "id", None) != "optional":
+            continue
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            if first.value.startswith("funcgrad."):
+                found.append((first.value, node.lineno))
+        elif isinstance(first, ast.JoinedStr) and "funcgrad." in ast.unparse(first):
+            found.append(("?", node.lineno))
     return found
 
 
-def test_imports_by_name_are_few_and_lazy_loads_of_optional_dependencies():
-    # numba's modules, loaded when a large array or a numba plan first needs them, and
-    # SciPy's, for lax's names of SciPy's functions: each module that needs an optional
-    # dependency, loaded by name in one place.
+def test_imports_by_name_are_three_lazy_loads_of_optional_dependencies():
+    # numba's kernels (loaded when a large array first needs them), jit's machine code
+    # (when a numba plan does) and SciPy's functions for lax: each loaded by name in one
+    # place, through core/optional.py's load
     allowed = {
-        "funcgrad.kernels.numba_kernels",  # numba: kernels/switch.py
-        "funcgrad.jit.native",  # numba: jit/plans.py
-        "funcgrad.jit.native_chains",  # numba: jit/plan_names.py
-        "funcgrad.scipy.special",  # SciPy: lax/_special.py
-        "funcgrad.scipy",  # SciPy: lax/linalg.py
-        "funcgrad.rules.scipy_linalg",  # SciPy: lax/linalg.py
+        "funcgrad.kernels.numba_kernels": "kernels/switch.py",
+        "funcgrad.jit.native": "jit/backends/numba.py",
+        "funcgrad.scipy": "lax/_scipy.py",  # also for fg.sparse_jacobian
     }
     found = {
         f"{p.relative_to(SRC)}:{line}": name
         for p in SRC.rglob("*.py")
+        # the finder that answers the module names of 0.1 (`import funcgrad.node`) is
+        # import machinery: importing the module a name moved to is what it is for
+        if p.relative_to(SRC) != pathlib.Path("io/legacy_names.py")
         for name, line in _string_imports(p)
     }
-    unexpected = {k: v for k, v in found.items() if v not in allowed}
-    assert not unexpected, f"imports by name of funcgrad's own modules: {unexpected}"
-    assert len(found) <= len(allowed), found
+    where = {name: spot.split(":")[0] for spot, name in found.items()}
+    assert where == allowed, f"imports by name of funcgrad's own modules: {found}"
+    assert len(found) == len(allowed), found
+    for spot in found:
+        text = (SRC / spot.split(":")[0]).read_text().splitlines()[int(spot.split(":")[1]) - 1]
+        assert "optional.load(" in text, f"{spot} imports by name without core/optional.py"
+
+
+def test_optional_load_names_the_extra_to_install():
+    from funcgrad.core import optional
+
+    with pytest.raises(ImportError, match=r'needs nothing_here: pip install "funcgrad\[extra\]"'):
+        optional.load("funcgrad.no_such_module", "nothing_here", "extra")
 
 
 def test_the_rules_know_no_fast_path():
@@ -312,42 +327,38 @@ def test_no_table_outside_the_rules_names_primitives_by_string():
 
 
 def _jit_imports():
-    """Each module of funcgrad.jit and the modules of funcgrad.jit it imports, at the top or
-    inside a function, by ``import`` or by name (``importlib.import_module("funcgrad.jit.x")``)."""
-    import ast
-    import pathlib
-    import re
+    """Each module of funcgrad.jit (``backends.numba`` for one in a subpackage) and the
+    modules of funcgrad.jit it imports, at the top or inside a function, by ``import`` or by
+    name (``optional.load("funcgrad.jit.x", ...)``)."""
+    folder = SRC / "jit"
 
-    folder = pathlib.Path(__file__).parents[1] / "src" / "funcgrad" / "jit"
-    names = {p.stem for p in folder.glob("*.py")}
+    def dotted(path):
+        parts = path.relative_to(folder).with_suffix("").parts
+        return ".".join(p for p in parts if p != "__init__") or "__init__"
+
+    names = {dotted(p) for p in folder.rglob("*.py")}
     graph = {}
-    for path in folder.glob("*.py"):
-        text = path.read_text()
-        found = set(
-            re.findall(
-                r"funcgrad\.jit\.(\w+)",
-                " ".join(
-                    n.value
-                    for n in ast.walk(ast.parse(text))
-                    if isinstance(n, ast.Constant)
-                    and isinstance(n.value, str)
-                    and n.value.startswith("funcgrad.jit.")
-                ),
-            )
-        )
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:
-                    found.add(node.module.split(".")[0])
-                else:
-                    found.update(a.name for a in node.names)
-        graph[path.stem] = found & names - {path.stem}
+    for path in folder.rglob("*.py"):
+        here = dotted(path)
+        package = path.relative_to(folder).parts[:-1]
+        tree = ast.parse(path.read_text())
+        found = {t[len("funcgrad.jit.") :] for t, _ in _string_imports(path) if t != "?"}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = list(package[: len(package) - (node.level - 1)])
+                if node.level - 1 > len(package):
+                    continue  # above funcgrad.jit
+                stem = base + (node.module.split(".") if node.module else [])
+                for alias in node.names:
+                    full = ".".join(stem + [alias.name])
+                    found.add(full if full in names else ".".join(stem))
+        graph[here] = {m for m in found if m in names} - {here}
     return graph
 
 
 def test_jits_modules_import_each_other_in_layers():
     graph = _jit_imports()
-    assert "native" in graph["plans"]  # the probe sees the lazy import by name
+    assert "native" in graph["backends.numba"]  # the probe sees the lazy import by name
     state = {}
 
     def visit(m, path):

@@ -15,7 +15,6 @@ form of backprop's is ``funcgrad.dag.fold.reference_fold``).
 (1.0, 2.0)
 """
 
-import importlib as _importlib
 import importlib.util as _importlib_util
 
 # expressions, orderings and the folds over them
@@ -85,6 +84,7 @@ from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
 # arrays and training
 from . import numpy, nn, optim, extend, random, debug, errors, tree, tree_util, lax, image, dlpack
 from . import checkify, custom_batching, example_libraries
+from .lax._scipy import scipy_part as _scipy_part
 from .at import at
 from .runtime import (
     Array,
@@ -138,25 +138,21 @@ from .core.errors import (
     LeakError,
 )
 
-# the boolean fold's sparse derivatives need SciPy (pip install "funcgrad[scipy]"): loaded on use
-_SPARSE = {
-    "jacobian_sparsity": "analysis.sparsity",
-    "hessian_sparsity": "analysis.sparsity",
-    "sparse_jacobian": "analysis.sparse",
-    "sparse_hessian": "analysis.sparse",
-}
+# the boolean fold's sparse derivatives build SciPy's sparse matrices: loaded with
+# funcgrad.scipy on first use (pip install "funcgrad[scipy]")
+_SPARSE = ("jacobian_sparsity", "hessian_sparsity", "sparse_jacobian", "sparse_hessian")
 
 
 def __getattr__(name):
     if name in _SPARSE:
         try:
-            module = _importlib.import_module(f"funcgrad.{_SPARSE[name]}")
+            derivatives = _scipy_part().sparse_derivatives
         except ImportError as e:
             raise ImportError(
                 f"fg.{name} builds SciPy sparse matrices and needs SciPy: "
                 f'pip install "funcgrad[scipy]" ({e})'
             ) from None
-        return getattr(module, name)
+        return getattr(derivatives, name)
     moved = legacy_names.moved_attribute(name)  # fg.serialize: a module of 0.1, moved
     if moved is not None:
         return moved

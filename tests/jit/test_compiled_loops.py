@@ -11,6 +11,7 @@ import funcgrad.numpy as fnp
 from funcgrad.control.body import trace_body
 from funcgrad.control.scan_primitive import scan_p
 from funcgrad.control.while_primitive import history_p, while_p
+from funcgrad.jit.backends import backend_named
 
 BACKENDS = ["python", "numba"]
 
@@ -58,12 +59,13 @@ def test_a_float_recurrence_runs_as_one_native_loop():
     pytest.importorskip("numba")
     body, _ = trace_body(lambda i, x: [i + 1, fnp.tanh(x) * 0.5 + x * 0.5], [0, 0.3], "chain")
     params = {"body": body, "n_carry": 2, "n_xs": 0, "length": 50, "reverse": False}
-    native = scan_p.lowered("numba", params)
+    machine_code = backend_named("numba").machine_code()
+    native = scan_p.lowered(machine_code, params)
     i, x = native(0, 0.3)
     assert i == 50 and type(i) is int and type(x) is float
     assert x == pytest.approx(chain_by_hand(0.3, 50)[0], rel=1e-14)
-    assert body.scan_loop(2, 0, False, "numba").run.compiled()
-    assert "for i in range(n)" in body.scan_loop(2, 0, False, "numba").source
+    assert body.scan_loop(2, 0, False, machine_code).run.compiled()
+    assert "for i in range(n)" in body.scan_loop(2, 0, False, machine_code).source
 
 
 def test_a_gradients_reverse_scan_runs_natively_too(monkeypatch):
@@ -76,9 +78,9 @@ def test_a_gradients_reverse_scan_runs_natively_too(monkeypatch):
     seen = []
     run = scan_module.scan_into
 
-    def noting(ys, operands, body, n_carry, n_xs, n, reverse, backend="python"):
-        seen.append(body.scan_loop(n_carry, n_xs, reverse, backend).native)
-        return run(ys, operands, body, n_carry, n_xs, n, reverse, backend)
+    def noting(ys, operands, body, n_carry, n_xs, n, reverse, machine_code=None):
+        seen.append(body.scan_loop(n_carry, n_xs, reverse, machine_code).native)
+        return run(ys, operands, body, n_carry, n_xs, n, reverse, machine_code)
 
     monkeypatch.setattr(scan_module, "scan_into", noting)
     f = lambda x: fg.fori_loop(0, 100, lambda i, x: fnp.tanh(x) * 0.5 + x * i * 1e-3, x)
@@ -362,8 +364,9 @@ def test_an_rnns_loops_run_natively_through_numbas_forms():
 
     body, captured = trace_body(step, [h0, xs[0]], "an rnn")
     params = {"body": body, "n_carry": 1, "n_xs": 1, "length": 12, "reverse": False}
-    h, ys = scan_p.lowered("numba", params)(h0, xs, *captured)
-    loop = body.scan_loop(1, 1, False, "numba")
+    machine_code = backend_named("numba").machine_code()
+    h, ys = scan_p.lowered(machine_code, params)(h0, xs, *captured)
+    loop = body.scan_loop(1, 1, False, machine_code)
     assert loop.native and loop.run.compiled() and "matmul_form" in loop.source
     want_h, want_ys = scan_p(h0, xs, *captured, **params)
     assert np.allclose(h, want_h, rtol=1e-13) and np.allclose(ys, want_ys, rtol=1e-13)

@@ -298,21 +298,30 @@ class Body:
             self._plan = plan.outputs if plan.hidden else plan.run
         return self._plan
 
-    def scan_loop(self, n_carry, n_xs, reverse, backend="python"):
+    def scan_loop(self, n_carry, n_xs, reverse, machine_code=None):
         """This body's scan compiled whole (:func:`funcgrad.jit.loops.scan_loop`), or None."""
-        key = (n_carry, n_xs, reverse, backend)
+        key = (n_carry, n_xs, reverse, machine_code)
         if key not in self._loops:
             self._loops[key] = scan_loop(
-                self.order, self.inputs, self.outputs, n_carry, n_xs, reverse, backend, self.effects
+                self.order,
+                self.inputs,
+                self.outputs,
+                n_carry,
+                n_xs,
+                reverse,
+                machine_code,
+                self.effects,
             )
         return self._loops[key]
 
-    def while_loop(self, cond, n_carry, history, backend="python"):
+    def while_loop(self, cond, n_carry, history, machine_code=None):
         """The while loop of ``cond`` and this body compiled whole
         (:func:`funcgrad.jit.loops.while_loop`), or None."""
-        key = (cond, n_carry, history, backend)
+        key = (cond, n_carry, history, machine_code)
         if key not in self._loops:
-            self._loops[key] = while_loop(_parts(cond), _parts(self), n_carry, history, backend)
+            self._loops[key] = while_loop(
+                _parts(cond), _parts(self), n_carry, history, machine_code
+            )
         return self._loops[key]
 
     def returning(self, outputs):

@@ -61,7 +61,7 @@ from .scan_primitive import (
 __all__ = ["checkpointed_scan_p", "bind_checkpointed_scan"]
 
 
-def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(), backend="python"):
+def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(), machine_code=None):
     if not kept:
         return _scan_impl(
             *operands,
@@ -70,7 +70,7 @@ def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(),
             n_xs=n_xs,
             length=length,
             reverse=reverse,
-            backend=backend,
+            machine_code=machine_code,
         )
     # The loop runs in stretches between the kept steps, handing on the carry before each and
     # writing its outputs into their rows of the stacked arrays.
@@ -91,7 +91,7 @@ def _impl(*operands, checkpoints, body, n_carry, n_xs, length, reverse, kept=(),
             n_xs,
             b - a,
             reverse,
-            backend,
+            machine_code,
         )[:n_carry]
     return tuple(carry) + tuple(ys) + tuple(saved)
 
@@ -187,7 +187,7 @@ def _backward_impl(
     wanted,
     seeded,
     kept=(),
-    backend="python",
+    machine_code=None,
 ):
     n_operands = len(args) - sum(seeded) - len(kept) * n_carry
     saved = args[n_operands : n_operands + len(kept) * n_carry]
@@ -204,7 +204,7 @@ def _backward_impl(
         checkpoints,
         set(wanted),
         _pairs(kept, saved, n_carry),
-        backend,
+        machine_code,
     )
     return tuple(cts[i] for i in wanted)
 
@@ -225,7 +225,7 @@ it is bound only where nothing differentiates, batches or traces it further."""
 
 
 def _binomial_vjp(
-    g, operands, body, n_carry, n_xs, length, reverse, k, needed, kept=(), backend="python"
+    g, operands, body, n_carry, n_xs, length, reverse, k, needed, kept=(), machine_code=None
 ):
     # bound only for more steps than carries (loops.py), so at least two steps
     carry, xs, consts = split_at(operands, n_carry, n_xs)
@@ -265,7 +265,7 @@ def _binomial_vjp(
                     n_xs,
                     j - i,
                     False,
-                    backend,
+                    machine_code,
                 )
             )
         for s in range(i, j):
@@ -296,7 +296,7 @@ def _binomial_vjp(
             n_xs,
             j - i - 1,
             False,
-            backend,
+            machine_code,
         )
         for h, v in zip(hist, last):
             h[-1] = v
@@ -311,7 +311,7 @@ def _binomial_vjp(
             n_xs=n_carry + n_xs + len(ct_ys),
             length=j - i,
             reverse=True,
-            backend=backend,
+            machine_code=machine_code,
         )
         state = list(out[:n_state])
         for acc, d in zip(dxs, out[n_state:]):

@@ -35,7 +35,7 @@ def _stacked(xp, rows, example, device):
     return xp.stack([xp.asarray(r, device=device) for r in rows], axis=0)
 
 
-def scan_form(xp, *operands, body, n_carry, n_xs, length, reverse, backend="python"):
+def scan_form(xp, *operands, body, n_carry, n_xs, length, reverse, machine_code=None):
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     n = xs[0].shape[0] if xs else length
     device = _device(operands)
@@ -66,14 +66,14 @@ def _test(cond, values, who):
     return bool(flag)
 
 
-def while_form(xp, *operands, cond, body, n_carry, n_cond, backend="python"):
+def while_form(xp, *operands, cond, body, n_carry, n_cond, machine_code=None):
     carry, cc, bc = split_at(operands, n_carry, n_cond)
     while _test(cond, [*carry, *cc], "while_loop"):
         carry = list(body.evaluate([*carry, *bc]))
     return tuple(carry)
 
 
-def history_form(xp, *operands, cond, body, n_carry, n_cond, backend="python"):
+def history_form(xp, *operands, cond, body, n_carry, n_cond, machine_code=None):
     """The while loop and the carry before every step, stacked (and, per step, True)."""
     carry, cc, bc = split_at(operands, n_carry, n_cond)
     device = _device(operands)

@@ -99,11 +99,11 @@ def fresh_carry(carry, operands):
     ]
 
 
-def _scan_impl(*operands, body, n_carry, n_xs, length, reverse, backend="python"):
+def _scan_impl(*operands, body, n_carry, n_xs, length, reverse, machine_code=None):
     _carry, xs, _consts = split_at(operands, n_carry, n_xs)
     n = shape_of(xs[0])[0] if xs else length
     return scan_into(
-        empty_outputs(body, n_carry, n), operands, body, n_carry, n_xs, n, reverse, backend
+        empty_outputs(body, n_carry, n), operands, body, n_carry, n_xs, n, reverse, machine_code
     )
 
 
@@ -112,11 +112,11 @@ def empty_outputs(body, n_carry, n):
     return [np.empty((n,) + np.shape(e), np.result_type(e)) for e in body.out_examples()[n_carry:]]
 
 
-def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, backend="python"):
+def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, machine_code=None):
     """The scan of ``n`` steps of ``body`` over ``operands`` (``*carry, *xs, *consts``), its
     stacked outputs written into ``ys`` (arrays of ``n`` rows): ``(*carry, *ys)``."""
     carry, xs, consts = split_at(operands, n_carry, n_xs)
-    loop = body.scan_loop(n_carry, n_xs, reverse, backend)
+    loop = body.scan_loop(n_carry, n_xs, reverse, machine_code)
     if loop is not None:  # the body written inside one loop (jit/loops.py)
         steps = xs if loop.native else [_per_step(x) for x in xs]
         last = loop.run(n, *carry, *steps, *consts, *ys)
@@ -152,11 +152,11 @@ def retyped(values, like):
 
 
 def lowered_by(impl):
-    """The ``lowered`` fact of a loop primitive whose ``impl`` takes a ``backend``: a jit
-    plan of another backend than Python's calls the loop compiled for it."""
+    """The ``lowered`` fact of a loop primitive whose ``impl`` takes a ``machine_code``: a jit
+    plan whose backend compiles to machine code (numba's) calls the loop compiled by it."""
 
-    def lowered(backend, params):
-        return functools.partial(impl, backend=backend, **params)
+    def lowered(machine_code, params):
+        return functools.partial(impl, machine_code=machine_code, **params)
 
     return lowered
 

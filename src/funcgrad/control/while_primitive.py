@@ -60,9 +60,9 @@ __all__ = ["while_p", "history_p", "bind_while", "against"]
 # ---------------------------------------------------------------- while_loop
 
 
-def _while_impl(*operands, cond, body, n_carry, n_cond, backend="python"):
+def _while_impl(*operands, cond, body, n_carry, n_cond, machine_code=None):
     carry, cc, bc = split_at(operands, n_carry, n_cond)
-    loop = body.while_loop(cond, n_carry, False, backend)
+    loop = body.while_loop(cond, n_carry, False, machine_code)
     if loop is not None:  # both bodies written inside one loop (jit/loops.py)
         last, _ = run_while(loop.run, carry, cc + bc, False)
         carry = retyped(last, carry) if loop.native else last
@@ -73,12 +73,12 @@ def _while_impl(*operands, cond, body, n_carry, n_cond, backend="python"):
     return tuple(fresh_carry(carry, operands))
 
 
-def _history_impl(*operands, cond, body, n_carry, n_cond, backend="python"):
+def _history_impl(*operands, cond, body, n_carry, n_cond, machine_code=None):
     """The while loop, also giving the carry before every step (stacked) and, per
     step, whether the loop ran it (all True here; under vmap, False for an example
     already finished)."""
     carry, cc, bc = split_at(operands, n_carry, n_cond)
-    loop = body.while_loop(cond, n_carry, True, backend)
+    loop = body.while_loop(cond, n_carry, True, machine_code)
     if loop is not None:
         last, n, kept = run_while(loop.run, carry, cc + bc, True)
         carry = retyped(last, carry) if loop.native else last

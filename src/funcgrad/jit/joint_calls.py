@@ -17,7 +17,7 @@ __all__ = ["called_together", "chains", "chains_key", "stands_for"]
 def chains(table, lo, hi, names):
     """A numba plan's chains of elementwise steps among ``lo:hi``, each run as one kernel
     (:mod:`funcgrad.jit.fusion`), by first step; none for other plans."""
-    if names.backend != "numba":
+    if names.machine_code is None:
         return {}
     found = table.chains.get((lo, hi))
     if found is None:

@@ -22,7 +22,7 @@ def loop(n, a0, x0, y0):
         a0 = r0
     return (a0,)
 
-The same text runs as Python, with no call per iteration, or (``backend="numba"``)
+The same text runs as Python, with no call per iteration, or (the numba backend's ``machine_code``)
 is written once more for numba and compiled into one native loop, so a
 recurrence of numbers runs at machine speed. numba's text calls ufuncs
 directly and, for a matrix product, a reshape, a broadcast, a swap of axes or a
@@ -51,7 +51,7 @@ import numpy as np
 from ..dag.node import CONST, VAR
 from .native_forms import form_of
 from .plan_names import Namespace, literal
-from .plans import _function, _native, _tuple, _typable, output_texts
+from .plans import _function, _tuple, _typable, output_texts
 from .steptable import StepTable
 
 __all__ = ["Loop", "scan_loop", "while_loop", "run_while", "INLINED"]
@@ -79,7 +79,7 @@ class Loop:
         if native:
             source, names = write(True)
             self.source, self.native = source, True
-            self.run = _native().natively(python, _defined(source, names), names.forms)
+            self.run = names.machine_code.natively(python, _defined(source, names), names.forms)
 
 
 def _defined(source, names):
@@ -93,8 +93,8 @@ class _Names(Namespace):
     """A loop's namespace, also naming the functions numba compiles for steps with
     parameters (:mod:`funcgrad.jit.native_forms`)."""
 
-    def __init__(self, backend):
-        super().__init__(backend)
+    def __init__(self, machine_code):
+        super().__init__(machine_code)
         self.forms = []
 
     def form(self, found, args):
@@ -164,7 +164,7 @@ def _too_long(order):
     return sum(1 for n in order if n._prim is not VAR and n._prim is not CONST) > INLINED
 
 
-def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, backend="python", effects=()):
+def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, machine_code=None, effects=()):
     """The scan of a body (its ``order``, ``inputs`` ``(*carry, *x, *consts)`` and ``outputs``
     ``(*carry, *y)``) as one function ``loop(n, *carry, *xs, *consts, *ys)`` returning the
     last carry, writing step ``i``'s outputs into ``ys[k][i]``; None for a long body."""
@@ -179,7 +179,7 @@ def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, backend="python", 
     steps = "range(n - 1, -1, -1)" if reverse else "range(n)"
 
     def write(native):
-        names = _Names(backend)
+        names = _Names(machine_code)
         lines, outs = body.lines(names, native)
         source = [f"def loop({', '.join(params)}):", f"    for i in {steps}:"]
         source += [f"        a{n_carry + j} = x{j}[i]" for j in range(n_xs)]
@@ -193,10 +193,10 @@ def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, backend="python", 
         source.append(f"    return {_tuple(input_names[:n_carry])}")
         return "\n".join(source) + "\n", names
 
-    return Loop(write, backend == "numba" and body.typable and not effects)
+    return Loop(write, machine_code is not None and body.typable and not effects)
 
 
-def while_loop(cond, body, n_carry, history, backend="python"):
+def while_loop(cond, body, n_carry, history, machine_code=None):
     """A while loop of the bodies ``cond`` and ``body`` (each ``(order, inputs, outputs,
     effects)``, inputs ``(*carry, *consts)``) as one function ``loop(m, *carry, *cond_consts,
     *body_consts, *buffers)`` returning ``(carry, steps, done)``: it runs at most ``m`` steps
@@ -213,7 +213,7 @@ def while_loop(cond, body, n_carry, history, backend="python"):
     state = f"{_tuple(carry)}, k"
 
     def write(native):
-        names = _Names(backend)
+        names = _Names(machine_code)
         test_lines, (ok, *_) = test.lines(names, native)
         step_lines, outs = step.lines(names, native)
         source = [
@@ -229,7 +229,8 @@ def while_loop(cond, body, n_carry, history, backend="python"):
         source += ["        k += 1", f"    return {state}, False"]
         return "\n".join(source) + "\n", names
 
-    native = backend == "numba" and test.typable and step.typable and not cond[3] and not body[3]
+    native = machine_code is not None and test.typable and step.typable
+    native = native and not cond[3] and not body[3]
     return Loop(write, native)
 
 

@@ -28,8 +28,9 @@ implementations, and may fuse a multiply and an add; a vector program's sum adds
 in NumPy's order (:func:`_pairwise_sum`). Division follows NumPy
 (``error_model="numpy"``): ``1.0 / 0.0`` is ``inf``, never an exception.
 
-numba is an extra (``pip install "funcgrad[native]"``); this module is loaded
-only when a plan asks for it.
+numba is an extra (``pip install "funcgrad[native]"``); this module, the numba backend's
+machine code (:mod:`funcgrad.jit.backends.numba`), is loaded only when a plan asks for
+it, with numba's fused chains (:func:`fused`, :mod:`funcgrad.jit.native_chains`).
 """
 
 import math
@@ -39,9 +40,12 @@ import numba
 import numpy as np
 
 from .machine import OPCODES
+from .native_chains import fused
 
 __all__ = [
+    "BACKEND",
     "compile_blocks",
+    "fused",
     "native_blocks",
     "machine_run",
     "natively",
@@ -49,6 +53,8 @@ __all__ = [
     "run_vector_machine",
     "share_registers",
 ]
+
+BACKEND = "numba"  # the label of the plans it compiles
 
 
 def compile_blocks(namespace, names):

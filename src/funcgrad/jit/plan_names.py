@@ -15,7 +15,6 @@ numba, so they are loaded only when a numba plan asks for one.
 """
 
 import functools
-import importlib
 import keyword
 import math
 import re
@@ -53,8 +52,8 @@ _RESERVED = re.compile(r"^([arcbtxykqh]\d+|float|plan|loop|[nmik])$")  # names p
 class Namespace:
     """The functions and constants a plan's code refers to, each named once."""
 
-    def __init__(self, backend="python"):
-        self.backend = backend
+    def __init__(self, machine_code=None):
+        self.machine_code = machine_code  # a backend's compiler to machine code (numba's)
         self.env = {}
         self._by_key = {}
         self._constants = 0
@@ -79,10 +78,10 @@ class Namespace:
         return name
 
     def impl(self, prim, params):
-        if prim.lowered is not None and self.backend != "python":  # a loop compiled natively
-            return self._name(None, prim.lowered(self.backend, params), prim.name)
-        if self.backend == "numba":  # machine code for this call, where numba's kernels have it
-            kernel = kernel_for(prim, params)
+        if self.machine_code is not None:
+            if prim.lowered is not None:  # a loop compiled natively
+                return self._name(None, prim.lowered(self.machine_code, params), prim.name)
+            kernel = kernel_for(prim, params)  # numba's kernel for this call, where it has one
             if kernel is not None:
                 return self._name(("native", call_key(prim, params)), kernel, prim.name)
         if not params:
@@ -94,7 +93,7 @@ class Namespace:
         impl = prim.together[1]
         key = ("together", call_key(prim, params))
         name = f"{prim.name}_with_{prim.together[0].name}"
-        if self.backend == "numba":
+        if self.machine_code is not None:
             kernel = kernel_for(prim, params, together=True)
             if kernel is not None:
                 return self._name(("native",) + key, kernel, name)
@@ -112,7 +111,7 @@ class Namespace:
         key = ("fused", chain.text)
         name = self._by_key.get(key)
         if name is None:
-            kernel = _native_chains().fused(chain.text, chain.numpy_calls())
+            kernel = self.machine_code.fused(chain.text, chain.numpy_calls())
             name = self._name(key, kernel, "fused")
         return name
 
@@ -126,8 +125,3 @@ class Namespace:
             self.env[name] = kept(value)
             self._by_key[key] = name
         return name
-
-
-def _native_chains():
-    """:mod:`funcgrad.jit.native_chains` (numba's fused chains), loaded as :func:`_native`."""
-    return importlib.import_module("funcgrad.jit.native_chains")

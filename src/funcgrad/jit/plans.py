@@ -38,7 +38,6 @@ def plan(a0):
     return (r1,)
 """
 
-import importlib
 import math
 
 import numpy as np
@@ -76,6 +75,7 @@ class Plan:
         block_names=(),
         backend="python",
         program=None,
+        machine_code=None,
     ):
         self.run = run
         self._source = source  # the plan itself, readable; the graph is not kept
@@ -85,7 +85,8 @@ class Plan:
         self.n_blocks = n_blocks  # block calls the driver makes (1: no driver)
         self.block_names = tuple(block_names)  # the distinct blocks, each compiled once
         self.n_distinct = max(1, len(self.block_names))
-        self.backend = backend
+        self.backend = backend  # a label: the backend, or the library, that runs it
+        self.machine_code = machine_code  # the module that compiled its native blocks
         self.hidden = 0  # outputs after out_def's: steps run for their effect
 
     @property
@@ -95,9 +96,9 @@ class Plan:
 
     def native_blocks(self):
         """The distinct blocks running machine code (the numba backend, once called)."""
-        if self.backend != "numba":
+        if self.machine_code is None:
             return []
-        return _native().native_blocks(self.run.__globals__, self.block_names)
+        return self.machine_code.native_blocks(self.run.__globals__, self.block_names)
 
     def outputs(self, *leaves):
         """The plan's results on ``leaves``, without those of steps run for their effect."""
@@ -269,39 +270,40 @@ def _tuple(texts):
 
 
 def compile_plan(
-    nodes, inputs, out_leaves, out_def, block=None, backend="python", pruned=True, effects=()
+    nodes, inputs, out_leaves, out_def, block=None, pruned=True, effects=(), machine_code=None
 ):
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``, in
     blocks of ``block`` steps (default ``BLOCK``; ``LONG_BLOCK`` past ``LONG`` steps) if it is
-    longer. ``backend="numba"``: a
-    plan of Python floats, or of small float64 arrays of one shape, becomes a register
-    program (:mod:`funcgrad.jit.machine`); any other with a step numba can type is cut into
-    blocks, those of such steps compiled natively (:mod:`funcgrad.jit.native`).
+    longer. ``machine_code``, a backend's compiler to machine code (the numba backend's
+    :mod:`funcgrad.jit.native`): a plan of Python floats, or of small float64 arrays of one
+    shape, becomes a register program (:mod:`funcgrad.jit.machine`); any other with a step
+    it can type is cut into blocks, those of such steps compiled natively.
     ``pruned=False``: ``nodes`` may hold steps the outputs do not need, left out. ``effects``:
     steps run for their effect (``fg.debug.callback``), outputs :meth:`Plan.outputs` drops."""
-    plan = _compile(nodes, inputs, [*out_leaves, *effects], out_def, block, backend, pruned)
+    plan = _compile(nodes, inputs, [*out_leaves, *effects], out_def, block, machine_code, pruned)
     plan.hidden = len(effects)
     return plan
 
 
-def _compile(nodes, inputs, out_leaves, out_def, block, backend, pruned):
-    native = backend == "numba"
-    names = Namespace(backend)
+def _compile(nodes, inputs, out_leaves, out_def, block, machine_code, pruned):
+    native = machine_code is not None
+    names = Namespace(machine_code)
     table = StepTable(nodes, inputs, out_leaves, prune=not pruned)
     block = block or (LONG_BLOCK if len(table.steps) > LONG else BLOCK)
     if native:
         program = machine.program(table, out_leaves)
         if program is not None and program.shape is not None:
             # rows of arrays: a register for each value only while it is live
-            program = _native().share_registers(program)
+            program = machine_code.share_registers(program)
         if program is not None:
             return Plan(
-                _native().machine_run(program),
+                machine_code.machine_run(program),
                 None,
                 out_def,
                 len(program.code),
-                backend="numba",
+                backend=machine_code.BACKEND,
                 program=program,
+                machine_code=machine_code,
             )
     steps = table.steps
     table.read_code_columns()
@@ -408,7 +410,7 @@ def _blocks(table, names, top, block, typable=None):
     spans = [(lo, min(lo + block, len(steps))) for lo in range(0, len(steps), block)]
     typed = [typable is not None and bool(typable[lo:hi].all()) for lo, hi in spans]
     prints = [table.fingerprint(lo, hi, t) for (lo, hi), t in zip(spans, typed)]
-    if names.backend == "numba":  # a block's fused chains are part of its code
+    if names.machine_code is not None:  # a block's fused chains are part of its code
         prints = [
             ((key, () if t else joint_calls.chains_key(table, lo, hi, names)), params, live)
             for (lo, hi), t, (key, params, live) in zip(spans, typed, prints)
@@ -558,18 +560,14 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     return f"def {fn}({', '.join(signature)}):\n{body}\n"
 
 
-def _native():
-    """:mod:`funcgrad.jit.native`, which imports numba: loaded only when a plan asks for it."""
-    return importlib.import_module("funcgrad.jit.native")
-
-
 def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
     """The plan from its source; ``typed``: the blocks numba is to compile (numba backend)."""
     code = compile(source, "<funcgrad plan>", "exec")
     namespace = dict(names.env, __plan_source__=source)  # (a warning names its step)
     exec(code, namespace)  # our own generated code: names of registers and of env entries only
-    if typed is not None:
-        _native().compile_blocks(namespace, typed)
+    if typed is None:
+        return Plan(namespace["plan"], source, out_def, n_steps, n_blocks, block_names)
+    names.machine_code.compile_blocks(namespace, typed)
     return Plan(
         namespace["plan"],
         source,
@@ -577,5 +575,6 @@ def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
         n_steps,
         n_blocks,
         block_names,
-        "numba" if typed is not None else "python",
+        names.machine_code.BACKEND,
+        machine_code=names.machine_code,
     )

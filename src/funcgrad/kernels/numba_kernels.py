@@ -6,8 +6,8 @@ Some primitives' NumPy impls make several passes over their operand where one wo
   per window element, and its cotangent about four: over a channels-last image each
   such pass reads runs of a few channels, so a 2x2 max pool's cotangent costs NumPy
   about eight times what one pass over its input does;
-- GELU's tanh form (:mod:`funcgrad.rules.gelu`) is nine ufunc passes for its value and
-  nineteen for its value and slope together (over chunks that stay in the cache);
+- GELU's tanh form (:mod:`funcgrad.rules.gelu`) is a dozen ufunc passes for its value
+  and more for its value and slope together (over chunks that stay in the cache);
 - a softmax finds its rows' maxima by NumPy's reduction along short rows, its slowest.
 
 A plan built for the numba backend calls these kernels instead (:func:`kernel_for`).
@@ -36,9 +36,9 @@ operand.
 The GELU kernels take a chunk of the activation at a time in three calls: a numba pass
 for ``u`` (the tanh's argument), NumPy's own ``tanh`` on it (vectorised, which numba's
 call of the C library's is not), and a numba pass for the value, the slope or both.
-Each numba pass makes the impl's float operations in the impl's order, in the operand's
-dtype (constants of that dtype, no fused multiply-add), so the results are the impl's
-to the bit; the impl's floating-point warnings (an overflow of ``x * x``) are not
+Each numba pass compiles the formula's own functions (the impl calls the same ones on
+arrays), in the operand's dtype (constants of that dtype, no fused multiply-add), so the
+results are the impl's to the bit; the impl's floating-point warnings (an overflow of ``x * x``) are not
 raised, as in any numba block.
 
 Any other case (more runs of reduced axes, a complex, half-precision or boolean array,
@@ -245,10 +245,14 @@ def _window_cotangent(g, x, top, out):
 
 
 # ---------------------------------------------------------------- GELU's tanh form
-# The impl's operations (funcgrad/rules/gelu.py: _tanh_of_u, _value_from_t,
-# _slope_from_t) one element at a time, in its order and its dtype: the constants come in
-# as numbers of the operand's dtype, since a Python float would make numba compute in
+# The formula's own functions (funcgrad/rules/gelu.py), compiled for one element: the
+# impl's operations in its order and its dtype. The constants come in as numbers of the
+# operand's dtype (gelu.constants), since a Python float would make numba compute in
 # float64 where NumPy computes float32 arrays in float32.
+
+_argument_at = _jit(gelu.tanh_argument)
+_value_at = _jit(gelu.value_from_tanh)
+_slope_at = _jit(gelu.slope_from_tanh)
 
 
 def _gelu(which):
@@ -278,66 +282,47 @@ def gelu_kernel(x, which, guard=True):
         return None
     results, post = _PASSES[which]
     x = _read_only(x)
-    flat, kind = x.reshape(-1), x.dtype.type
+    flat = x.reshape(-1)
     outs = [np.empty(flat.shape, x.dtype) for _ in range(results)]
     n = min(gelu.CHUNK, flat.size)
     t = np.empty(n, x.dtype)
-    a, c, one = kind(gelu.A), kind(gelu.C), kind(1.0)
-    constants = (kind(3.0 * gelu.A), kind(0.5 * gelu.C), kind(0.5), one)
+    k = gelu.constants(x.dtype.type)
     for lo in range(0, flat.size, n):
         hi = min(flat.size, lo + n)
         chunk, u = flat[lo:hi], t[: hi - lo]
-        _tanh_argument(chunk, u, a, one, c)
+        _tanh_argument(chunk, u, k)
         np.tanh(u, out=u)
-        post(chunk, u, *(o[lo:hi] for o in outs), *constants)
+        post(chunk, u, *(o[lo:hi] for o in outs), k)
     shaped = tuple(o.reshape(x.shape) for o in outs)
     return shaped if results > 1 else shaped[0]
 
 
 @_jit
-def _tanh_argument(x, u, a, one, c):
-    """``u = c (x + a x^3)`` as the impl computes it: ``((x * x * a + 1) * x) * c``."""
+def _tanh_argument(x, u, k):
     for i in range(x.size):
-        v = x[i]
-        u[i] = ((v * v * a + one) * v) * c
+        u[i] = _argument_at(x[i], k)
 
 
 @_jit
-def _value_at(v, w, half, one):
-    """GELU's value ``(t + 1) x / 2`` at ``x = v``, ``t = tanh(u) = w``."""
-    return ((w + one) * v) * half
-
-
-@_jit
-def _slope_at(v, w, a3, half_c, half, one):
-    """GELU's slope ``(t + 1) / 2 + (1 - t^2) x u' / 2`` at ``x = v``, ``t = w``."""
-    q = ((v * v * a3 + one) * v) * half_c
-    return (w + one) * half + (one - w * w) * q
-
-
-# Each pass takes the same constants (3a, c / 2, 1 / 2, 1) after its arrays.
-
-
-@_jit
-def _value(x, t, y, a3, half_c, half, one):
+def _value(x, t, y, k):
     for i in range(x.size):
-        y[i] = _value_at(x[i], t[i], half, one)
+        y[i] = _value_at(x[i], t[i], k)
 
 
 @_jit
-def _slope(x, t, slope, a3, half_c, half, one):
+def _slope(x, t, slope, k):
     for i in range(x.size):
-        slope[i] = _slope_at(x[i], t[i], a3, half_c, half, one)
+        slope[i] = _slope_at(x[i], t[i], k)
 
 
 @_jit
-def _value_and_slope(x, t, y, slope, a3, half_c, half, one):
+def _value_and_slope(x, t, y, slope, k):
     # two loops, one per array written: a loop storing two arrays beside the two it reads
     # needs more run-time overlap checks than LLVM makes before it vectorizes
     for i in range(x.size):
-        slope[i] = _slope_at(x[i], t[i], a3, half_c, half, one)
+        slope[i] = _slope_at(x[i], t[i], k)
     for i in range(x.size):
-        y[i] = _value_at(x[i], t[i], half, one)
+        y[i] = _value_at(x[i], t[i], k)
 
 
 _PASSES = {"value": (1, _value), "slope": (1, _slope), "both": (2, _value_and_slope)}

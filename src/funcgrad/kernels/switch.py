@@ -34,11 +34,12 @@ in the environment) keeps every impl in NumPy; a numba plan still calls the kern
 True
 """
 
-import importlib
 import importlib.util
 import os
 
 import numpy as np
+
+from ..core import optional
 
 __all__ = ["SWITCH", "LARGE", "kernels_for", "loaded", "turn"]
 
@@ -61,7 +62,7 @@ def loaded():
     """:mod:`funcgrad.kernels.numba_kernels` (which imports numba), or None where numba
     fails to load: then the kernels are turned off, once, and the impls stay in NumPy."""
     try:
-        return importlib.import_module("funcgrad.kernels.numba_kernels")
+        return optional.load("funcgrad.kernels.numba_kernels", "numba", "native")
     except ImportError:
         SWITCH["on"] = False
         return None

@@ -9,7 +9,6 @@ wider type and rounds it back), where SciPy's ``gammaln`` gives float64.
 array([0.5723, 1.792 ], dtype=float16)
 """
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..core.values import dtype_of, numeric_kind
 from ..nn import erf as _erf
+from ._scipy import scipy_part
 
 __all__ = [
     "erf",
@@ -75,7 +75,7 @@ def erfc(x: Any) -> Any:
 def _special(name):
     """A function of :mod:`funcgrad.scipy.special`, which needs SciPy (loaded on first use:
     the rest of lax works without it)."""
-    return getattr(importlib.import_module("funcgrad.scipy.special"), name)
+    return getattr(scipy_part().special, name)
 
 
 def lgamma(x: Any) -> Any:

@@ -18,7 +18,6 @@ array([[ 0.018844, -0.075378],
        [-0.075378,  0.301511]])
 """
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from .. import numpy as fnp
 from ..core.errors import ArgumentError, ShapeError
 from ..core.values import shape_of
 from ..numpy import linalg as _la
+from ._scipy import scipy_part
 
 __all__ = [
     "cholesky",
@@ -125,8 +125,7 @@ def lu(x: Any) -> tuple:
 def _scipy_rules():
     """The LU primitives, which call SciPy: loaded on first use (with funcgrad.scipy's
     message where SciPy is missing), so the rest of lax.linalg works without it."""
-    importlib.import_module("funcgrad.scipy")
-    return importlib.import_module("funcgrad.rules.scipy_linalg")
+    return scipy_part().linalg.lu_rules
 
 
 def qr(x: Any, *, pivoting: bool = False, full_matrices: bool = True) -> tuple:

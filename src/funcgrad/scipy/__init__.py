@@ -18,6 +18,7 @@ except ImportError:
         name="scipy",
     ) from None
 
+from ..analysis import sparse as sparse_derivatives  # noqa: F401 - fg.sparse_jacobian and the rest
 from . import integrate, linalg, ndimage, optimize, signal, special, stats
 
 __all__ = ["special", "stats", "linalg", "integrate", "signal", "optimize", "ndimage"]

@@ -63,6 +63,8 @@ __all__ = [
     "schur",
 ]
 
+lu_rules = _s  # the LU primitives' module, which funcgrad.lax.linalg reaches through here
+
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
 
