@@ -31,7 +31,7 @@ PROBE = textwrap.dedent("""
     importlib.import_module({module!r})
     at_import = "funcgrad.numpy" in sys.modules
     # Use the core too, so imports deferred into functions are caught.
-    from funcgrad.dag.node import var
+    from funcgrad.dag.leaves import var
     from funcgrad.dag.order import toposort
     from funcgrad.dag.backprop import backprop
     from funcgrad.dag.semiring import sum_product, semirings

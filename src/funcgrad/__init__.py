@@ -18,7 +18,8 @@ form of backprop's is ``funcgrad.dag.fold.reference_fold``).
 import importlib.util as _importlib_util
 
 # expressions, orderings and the folds over them
-from .dag.node import Node, var, const
+from .dag.node import Node
+from .dag.leaves import var, const
 from . import kernels as _kernels  # noqa: F401 (registers numba's fast paths beside their primitives)
 from .dag.order import graph, toposort
 from .rules.arrays import add_n
@@ -79,7 +80,8 @@ from .core.tree_paths import (
 from .transforms.ravel import ravel_pytree
 
 # your own primitives (funcgrad.extend has the whole form)
-from .core.primitive import Primitive, primitive, defvjp, defjvp, defbatch
+from .core.primitive import Primitive
+from .core.user_primitives import primitive, defvjp, defjvp, defbatch
 
 # arrays and training
 from . import numpy, nn, optim, extend, random, debug, errors, tree, tree_util, lax, image, dlpack

@@ -41,16 +41,9 @@ that moves its axis past vmap's batch axis:
 True
 """
 
-from .core.primitive import (
-    Primitive,
-    defbatch,
-    defjvp,
-    defvjp,
-    defxp,
-    is_joint,
-    primitive,
-)
+from .core.primitive import Primitive, is_joint
 from .core.traces import Box, Trace, new_level
+from .core.user_primitives import defbatch, defjvp, defvjp, defxp, primitive
 from .core.values import ndim_of, normalize_axes, plain, raw, shape_of, zeros_like_value
 from .dag.arraylike import ArrayLike
 from .rules.arrays import (

@@ -37,7 +37,8 @@ from ..core.values import raw
 from ..dag.backprop import vjp_step
 from ..dag.finite import all_finite
 from ..dag.fold import fold_back
-from ..dag.node import CONST, VAR, Node, const
+from ..dag.leaves import const
+from ..dag.node import CONST, VAR, Node
 from ..dag.order import children, dfs_order
 from ..rules import elementwise as ew
 from ..rules import nn as nn_rules

@@ -40,7 +40,7 @@ from .. import numpy as fnp
 from ..analysis.paths import best_path
 from ..core.errors import ArgumentError
 from ..dag.backprop import backprop
-from ..dag.node import var
+from ..dag.leaves import var
 from ..dag.order import children, toposort
 from ..dag.semiring import semirings, sum_product
 from ..io.show import format_value, show

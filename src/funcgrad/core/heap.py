@@ -5,8 +5,8 @@ trace's memory back to the system (glibc's ``mallopt`` and ``malloc_trim``).
 cotangents afresh; glibc serves arrays of a few hundred KiB from the top of its
 heap and, once a step frees them, returns that memory to the system whenever more
 than about twice the largest recent block lies free there, so the next step takes
-a page fault on every 4 KiB it touches again. On the GPT step of
-``benchmarks/models.py`` that is 95 ms against 41 ms a step in a fresh process.
+a page fault on every 4 KiB it touches again: on the GPT step of
+``benchmarks/models.py``, about twice as long a step in a fresh process.
 At import funcgrad therefore sets glibc's two thresholds as a training framework's
 own allocator would keep memory: arrays up to 32 MiB come from the heap, and up to
 256 MiB of free heap stay in the process (the peak is unchanged: the memory is

@@ -106,6 +106,12 @@ class Trace:
         """The result of ``prim(*args, **params)``, some of whose ``args`` are this trace's."""
         raise NotImplementedError(f"{type(self).__name__} does not process primitives")
 
+    def binary(self, prim, a, b):
+        """:meth:`process` of a call of two operands and no parameters, where ``a`` and
+        ``b`` are this trace's boxes, or one of them a Python float (an operator's call); a
+        trace may take it a shorter way."""
+        return self.process(prim, (a, b), {})
+
     def constant(self, value):
         """``value`` as a constant of this trace (a box that follows nothing), where the
         trace makes them (:attr:`makes_constants`); None elsewhere."""

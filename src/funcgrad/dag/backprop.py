@@ -54,8 +54,8 @@ def add_cotangents(a, b):
     a derivative) become one ``pieces`` node, not two arrays of zeros and their sum
     (:func:`funcgrad.rules.pieces.merged`)."""
     if (
-        type(a) is not np.ndarray
-        and type(a) is not float
+        type(a) is not float
+        and type(a) is not np.ndarray
         and getattr(a, "_prim", None) in _PLACING
         and getattr(b, "_prim", None) in _PLACING
     ):

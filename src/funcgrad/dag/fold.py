@@ -92,8 +92,12 @@ def reverse_fold(order, seeds, step, plus, keep=None, owned=None):
             done[node] = value
         if node._args:
             for parent, c in zip(node._args, step(node, value)):
-                if c is not None:
+                if c is None:
+                    continue
+                if parent in acc:
                     accumulate(acc, parent, c, plus, owned)
+                else:  # the first contribution (accumulate's first case, written out)
+                    acc[parent] = c
     return done
 
 
@@ -108,9 +112,9 @@ def accumulate(acc, parent, c, plus, owned=None):
     if prev is None:
         acc[parent] = c
     elif (
-        owned is not None
+        type(c) is np.ndarray
+        and owned is not None
         and parent in owned
-        and type(c) is np.ndarray
         and c.shape == prev.shape
         and c.dtype == prev.dtype
     ):

@@ -28,16 +28,14 @@ funcgrad.errors.ImmutableError: nodes are immutable: cannot set 'value'; build a
 import contextlib
 import itertools
 import operator
-from numbers import Number
-from typing import Any
 
 import numpy as np
 
-from ..core.errors import ArgumentTypeError, ImmutableError, NotDifferentiableError
-from ..core.namespaces import PLAIN_TYPES, dtype_kind, is_foreign, library_of
+from ..core.errors import ArgumentTypeError, ImmutableError
+from ..core.namespaces import PLAIN_TYPES
 from ..core.promotion import WATCHING, check
-from ..core.traces import Trace
-from ..core.values import format_value, frozen_copy, kept_constant
+from ..core.traces import Box, Trace
+from ..core.values import format_value, kept_constant
 from ..rules import elementwise as ew
 from .arraylike import ArrayLike, refuse_conversion
 
@@ -48,8 +46,6 @@ __all__ = [
     "CONST",
     "ReverseTrace",
     "EXPRESSIONS",
-    "var",
-    "const",
     "short_label",
     "arg_list",
 ]
@@ -244,8 +240,9 @@ class Node(ArrayLike):
 
     # -- the commonest operators ----------------------------------------------
     # On two nodes of one trace, or a node and a Python float, the trace is known: the
-    # call goes straight to its process, the path every primitive call takes once the
-    # innermost trace is found (Primitive.__call__ finds it for any other operands). An
+    # call goes straight to its binary, the path its process takes for every call of two
+    # operands once the innermost trace is found (Primitive.__call__ finds it for any
+    # other operands). An
     # operator answers as NumPy's operators do: a Python float stays one (NumPy's
     # functions called on one answer NumPy's scalar; see Primitive._answer).
     def __add__(self, other):
@@ -253,7 +250,7 @@ class Node(ArrayLike):
         if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.add, (self, other), 1)
-            return t.process(ew.add, (self, other), _NO_PARAMS)
+            return t.binary(ew.add, self, other)
         return ew.add(self, other)
 
     def __radd__(self, other):
@@ -261,7 +258,7 @@ class Node(ArrayLike):
         if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.add, (other, self), 1)
-            return t.process(ew.add, (other, self), _NO_PARAMS)
+            return t.binary(ew.add, other, self)
         return ew.add(other, self)
 
     def __mul__(self, other):
@@ -269,7 +266,7 @@ class Node(ArrayLike):
         if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.multiply, (self, other), 1)
-            return t.process(ew.multiply, (self, other), _NO_PARAMS)
+            return t.binary(ew.multiply, self, other)
         return ew.multiply(self, other)
 
     def __rmul__(self, other):
@@ -277,7 +274,7 @@ class Node(ArrayLike):
         if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.multiply, (other, self), 1)
-            return t.process(ew.multiply, (other, self), _NO_PARAMS)
+            return t.binary(ew.multiply, other, self)
         return ew.multiply(other, self)
 
     def __sub__(self, other):
@@ -285,7 +282,7 @@ class Node(ArrayLike):
         if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.subtract, (self, other), 1)
-            return t.process(ew.subtract, (self, other), _NO_PARAMS)
+            return t.binary(ew.subtract, self, other)
         return ew.subtract(self, other)
 
     def __rsub__(self, other):  # 1.0 - x: the rules of tanh, sigmoid and others
@@ -293,7 +290,7 @@ class Node(ArrayLike):
         if type(other) is float or (type(other) is type(self) and other._trace is t):
             if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
                 check(ew.subtract, (other, self), 1)
-            return t.process(ew.subtract, (other, self), _NO_PARAMS)
+            return t.binary(ew.subtract, other, self)
         return ew.subtract(other, self)
 
 
@@ -403,32 +400,40 @@ class ReverseTrace(Trace):
                         value = v.view()  # freeze a view, never the caller's array
                     value.setflags(write=False)
                 return make(value, prim, args, params or None, None, self)
-        elif len(args) == 2 and not params:  # an operator's call: two nodes, or one and a float
+        elif len(args) == 2 and not params:  # an operator's call
             a, b = args
             if type(a) is make and a._trace is self:
-                x = a._value
-                if type(b) is make and b._trace is self:
-                    y = b._value
-                elif type(b) is float:
-                    y, b = b, _constant(b, make, self)
-                else:
-                    return self._general(prim, args, params)
+                if type(b) is float or (type(b) is make and b._trace is self):
+                    return self.binary(prim, a, b)
             elif type(a) is float and type(b) is make and b._trace is self:
-                x, a, y = a, _constant(a, make, self), b._value
-            else:
-                return self._general(prim, args, params)
-            tx, ty = type(x), type(y)
-            if not (tx is float or tx is np.ndarray or tx in PLAIN_TYPES) or not (
-                ty is float or ty is np.ndarray or ty in PLAIN_TYPES
-            ):
-                return self._general(prim, args, params)
+                return self.binary(prim, a, b)
+        return self._general(prim, args, params)
+
+    def binary(self, prim, a, b):
+        """:meth:`process` of a call of two operands and no parameters (the operators'
+        calls) where the caller has checked that ``a`` and ``b`` are nodes of this trace, or
+        one of them a Python float: the impl runs on their values where they are NumPy's
+        or Python's."""
+        make = self.box_type
+        if type(b) is float:
+            x, y, b = a._value, b, _constant(b, make, self)
+        elif type(a) is float:
+            x, y, a = a, b._value, _constant(a, make, self)
+        else:
+            x, y = a._value, b._value
+        tx, ty = type(x), type(y)
+        if (tx is float and ty is float) or (tx in PLAIN_TYPES and ty in PLAIN_TYPES):
             value = prim.impl(x, y)
             if type(value) is np.ndarray:
                 if value is x or value is y:
                     value = value.view()  # an operand handed back: freeze a view of it
                 value.setflags(write=False)
-            return make(value, prim, (a, b), None, None, self)
-        return self._general(prim, args, params)
+        else:  # values an outer trace traces (jit's, under grad): that trace's call
+            inner = _inner_trace(x, y)
+            if inner is None:
+                return self._general(prim, (a, b), _NO_PARAMS)
+            value = inner.binary(prim, x, y)
+        return make(value, prim, (a, b), None, None, self)
 
     def _general(self, prim, args, params):
         """:meth:`process` for any call: each argument a node of this trace or a constant."""
@@ -491,6 +496,17 @@ class ReverseTrace(Trace):
         return f"<reverse trace {self.level}>"
 
 
+def _inner_trace(x, y):
+    """The trace of ``x`` and ``y`` where both are its boxes, or one is and the other a
+    Python float (the trace Primitive.__call__ would find for them); else None."""
+    if isinstance(x, Box):
+        t = x._trace
+        return t if type(y) is float or (isinstance(y, Box) and y._trace is t) else None
+    if type(x) is float and isinstance(y, Box):
+        return y._trace
+    return None
+
+
 def bad_operand(prim, a):
     """The error for an operand that is no number or array (a string, None, a list)."""
     got = f"{type(a).__name__} {a!r:.40}"
@@ -519,94 +535,3 @@ class ExpressionTrace(ReverseTrace):
 
 EXPRESSIONS = ExpressionTrace(0, persistent=True, live=False)
 """The trace of hand-built expressions (``fg.var``, ``fg.const``)."""
-
-
-def _leaf_value(value, who):
-    if isinstance(value, ArrayLike):
-        raise ArgumentTypeError(
-            f"{who} takes a plain number or array; got a traced value ({value!r})"
-        )
-    if isinstance(value, (bool, np.bool_)):
-        raise NotDifferentiableError(f"{who} takes a number or array; got the bool {value!r}")
-    if isinstance(value, int):
-        return float(value)
-    if isinstance(value, (float, complex)):
-        return value
-    if isinstance(value, (np.generic, np.ndarray)):
-        arr = value
-    elif isinstance(value, (list, tuple)):
-        try:
-            arr = np.asarray(value)
-        except ValueError:  # a ragged list
-            raise NotDifferentiableError(
-                f"{who} takes a number or an array; got a list whose "
-                f"rows have different lengths: {value!r:.60}"
-            ) from None
-    elif isinstance(value, Number):
-        arr = np.asarray(value)
-    elif is_foreign(
-        value
-    ):  # another library's array stays that library's (funcgrad.core.namespaces)
-        if dtype_kind(value) not in "fc":
-            raise NotDifferentiableError(
-                f"{who} got a {library_of(value)} array of dtype {value.dtype}; gradients need "
-                f"floats: convert it to a floating dtype first"
-            )
-        return value
-    else:
-        raise NotDifferentiableError(
-            f"{who} takes a number or a NumPy array; got {type(value).__name__} {value!r}"
-        )
-    if arr.dtype.kind in "iub":
-        raise NotDifferentiableError(
-            f"{who} got an integer array ({arr.dtype}); gradients need floats: "
-            f"pass it as x.astype(float)"
-        )
-    if arr.dtype.kind not in "fc":
-        raise NotDifferentiableError(f"{who} takes numbers; got an array of dtype {arr.dtype}")
-    return arr
-
-
-def var(value: Any, name: str | None = None) -> "Node":
-    """A leaf to differentiate with respect to.
-
-    ``value`` is a Python number (ints become floats) or a float NumPy array.
-    The node keeps a read-only copy of an array: changing yours later changes
-    nothing in the graph, and the node's value cannot be written.
-
-    >>> import numpy as np
-    >>> import funcgrad as fg
-    >>> x = fg.var(3, name="x")
-    >>> x.value, x.name, x.op, x.args
-    (3.0, 'x', None, ())
-    >>> a = np.array([1.0, 2.0])
-    >>> v = fg.var(a)
-    >>> a[0] = 7.0
-    >>> v.value
-    array([1., 2.])
-    >>> v.value[0] = 7.0
-    Traceback (most recent call last):
-    ...
-    ValueError: assignment destination is read-only
-    """
-    if name is not None and not isinstance(name, str):
-        raise ArgumentTypeError(f"var: name must be a string; got {type(name).__name__}")
-    return Node(frozen_copy(_leaf_value(value, "fg.var")), VAR, (), None, name, EXPRESSIONS)
-
-
-def const(value: Any, name: str | None = None) -> "Node":
-    """A leaf that is never differentiated (backprop gives it no gradient).
-
-    >>> import funcgrad as fg
-    >>> x = fg.var(2.0)
-    >>> g = fg.backprop(x * fg.const(5.0))
-    >>> g[x]
-    5.0
-    """
-    if isinstance(value, ArrayLike):
-        raise ArgumentTypeError("const takes a plain number or array; got a traced value")
-    if isinstance(value, (list, tuple)):
-        value = np.asarray(value)
-    elif isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    return Node(frozen_copy(value), CONST, (), None, name, EXPRESSIONS)

@@ -373,7 +373,7 @@ def _dot_label(node, folds):
 def _dot_layout(nodes, folds, asked):
     """Positions from ``dot -Tplain``: per node its centre and size, per edge its spline, in
     points with y growing downwards (as the page draws). Where dot fails, or takes more than
-    10 s when the layout was not ``asked`` for (``layout="auto"``), None: the page lays the
+    ten seconds when the layout was not ``asked`` for (``layout="auto"``), None: the page lays the
     graph out itself."""
     if shutil.which("dot") is None:
         raise GraphvizNotFound(

@@ -35,7 +35,7 @@ import numpy as np
 from .. import nn
 from .. import numpy as fnp
 from ..core.errors import FuncgradError
-from ..dag.node import const, var
+from ..dag.leaves import const, var
 from ..dag.order import toposort
 
 __all__ = [

@@ -27,8 +27,8 @@ thing that is not so: nothing in a file can run code, import a module, or
 change the process (the garbage collector is restored whatever happens), and
 no column or array is larger than the bytes that hold it. A primitive is found
 only among funcgrad's own and those passed in ``primitives``. :func:`dump` and
-:func:`load` write and read a file piece by piece (a graph of 10^6 nodes: a
-38 MB file written in 1.4 s and read in 1.1 s; ``benchmarks/serialization.py``).
+:func:`load` write and read a file piece by piece, at about the speed of the
+disk and of pickle (``benchmarks/serialization.py``).
 
 >>> import numpy as np
 >>> import funcgrad as fg

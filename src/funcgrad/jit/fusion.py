@@ -279,8 +279,8 @@ def _innermost(steps, uses, rank):
     """The innermost loop's lines: one loop per value stored, each computing only what
     that value needs. LLVM vectorizes a loop only where it can rule out, by a few checks
     at run time, that its stores overlap its loads; a loop storing two arrays beside five
-    it reads needs more checks than it makes, and ran 11x slower (0.44 against 0.04 ms on
-    a layer norm's rows). A value two stores need is computed in both loops, from rows
+    it reads needs more checks than it makes, and ran an order of magnitude slower on a
+    layer norm's rows. A value two stores need is computed in both loops, from rows
     that are still in cache."""
     pad = "    " * (rank + 1)
     here = {i: (text, store) for i, text, store in steps}

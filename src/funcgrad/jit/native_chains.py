@@ -4,7 +4,7 @@ A kernel is compiled once per process for each distinct text (plans, blocks and
 layers with the same chain share it) and kept on disk by numba: its text is
 written to a file named by its hash in funcgrad's cache folder (numba's cache
 keys a function by its source file), and the next process loads the machine
-code instead of compiling (0.1 to 0.2 s a kernel). The text compiled is always
+code instead of compiling each kernel again. The text compiled is always
 the one held in memory, never read back from the file. Where the folder cannot
 be written, kernels are compiled in memory each process.
 

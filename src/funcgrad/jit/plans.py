@@ -7,8 +7,8 @@ the ufunc that uses it last (``out=``). Functions and constants are named
 after what they are (``tanh``, ``np_add``, ``c0``), each once per plan
 (:mod:`funcgrad.jit.plan_names`).
 
-Python's compiler takes about 10 us per line, which would make a plan of a
-million steps take longer to compile than to trace. A plan longer than
+Python's compiler takes longer per line than tracing takes per step, so a plan
+of a million lines would take longer to compile than to trace. A plan longer than
 ``BLOCK`` steps is therefore cut into blocks: each block is a function of the
 values it reads from before it, returning those read after it in a tuple per
 block that reads them last, and a short driver calls the blocks in turn,
@@ -17,11 +17,11 @@ the same code: each block's fingerprint (:mod:`funcgrad.jit.steptable`, integer
 tables of the steps built in passes that run in C) finds the code already
 written, and each distinct block is written and compiled once, so compile time
 and the code kept grow with the number of *distinct* blocks, not with the
-steps; what grows with the steps is the table (1 to 2 us a step) and the
-driver's calls. A plan of more than ``LONG`` steps is cut into blocks of
-``LONG_BLOCK``: a quarter of the calls and fingerprints (a 10^6-step plan
-compiles 0.2 s sooner and runs a third faster), for distinct blocks that take
-four times as long to compile, which only a long plan repays.
+steps; what grows with the steps is the table and the driver's calls. A plan
+of more than ``LONG`` steps is cut into blocks of ``LONG_BLOCK``: a quarter of
+the calls and fingerprints (a 10^6-step plan compiles sooner and runs faster:
+benchmarks/jit_compile.py), for distinct blocks that take four times as long
+to compile, which only a long plan repays.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp

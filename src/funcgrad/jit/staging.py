@@ -140,5 +140,10 @@ class StagingTrace(ReverseTrace):
             self.effects.append(node)
         return node
 
+    def binary(self, prim, a, b):
+        if self.finished:
+            raise leaked(prim.name)
+        return ReverseTrace.binary(self, prim, a, b)
+
     def __repr__(self):
         return f"<staging trace {self.level}>"

@@ -6,13 +6,12 @@ softmax along the last axis, of a window extremum's cotangent (max pooling's rev
 rule) and of rows added at integer positions (an embedding's cotangent: ``untake``, a
 row ``scatter_add``) call :mod:`funcgrad.kernels.numba_kernels` for a NumPy array of at
 least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike. Each
-kernel gives its impl's results to the bit (tests/kernels/ compare them), 1.5 to 8 times faster (a
-GPT's GELU value and slope 2.6 -> 1.2 ms, attention's softmax 1.1 -> 0.74 ms, a CNN's
-pooling cotangents 6.8 -> 2.6 ms, an embedding's cotangent 0.43 -> 0.05 ms). What it costs
-is a process's first call of a kernel: numba's import and its compiler's start, about 0.7
-s, and on a machine that never compiled them, 0.1-0.5 s for each kernel (once each: the
-kernels take read-only operands, so one signature serves a trace's values and a plan's
-buffers), which numba then keeps on disk (its own cache: beside the module, or its user
+kernel gives its impl's results to the bit (tests/kernels/ compare them), in fewer passes
+(their figures: benchmarks/RESULTS.md). What it costs is a process's first call of a
+kernel: numba's import and its compiler's start, and on a machine that never compiled
+them, a compilation of each kernel (once each: the kernels take read-only operands, so
+one signature serves a trace's values and a plan's buffers), which numba then keeps on
+disk (its own cache: beside the module, or its user
 cache where that is read-only). Arrays below
 :data:`LARGE` never load numba, so a REPL's or a doctest's small arrays run as without it.
 
@@ -22,8 +21,8 @@ shift by a row's maximum that makes a NaN of infinities or overflows, an infinit
 cotangent that a pooling mask's 0 multiplies, rows whose sums could overflow. And while
 NumPy is set not to ignore an underflow, every impl stays in NumPy. So an eager gradient
 warns (or raises, under ``np.errstate(all="raise")``) where and as it did without numba.
-The checks take one or two passes over the operand (a GPT's GELU 0.8 -> 1.2 ms, still
-under NumPy's 2.6 ms); a numba plan's calls skip them, as its fused chains raise no
+The checks take one or two passes over the operand (a kernel with them stays faster
+than NumPy's impl); a numba plan's calls skip them, as its fused chains raise no
 floating-point warnings either.
 
 ``fg.config.update("funcgrad_numba_kernels", False)`` (or ``FUNCGRAD_NUMBA_KERNELS=0``

@@ -28,6 +28,7 @@ from ..core.primitive import publish as _publish
 from . import (
     _basic,
     _calculus,
+    _constructors,
     _counting,
     _editing,
     _floats,
@@ -55,6 +56,7 @@ from ._products import *
 from ._shape import *
 from ._joining import *
 from ._indexing import *
+from ._constructors import *
 from ._calculus import *
 from ._statistics import *
 from ._counting import *
@@ -75,6 +77,7 @@ __all__ = ["fft", "linalg"] + [
         _shape,
         _joining,
         _indexing,
+        _constructors,
         _calculus,
         _statistics,
         _counting,

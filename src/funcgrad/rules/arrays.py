@@ -22,7 +22,6 @@ because they are built from these primitives.
     add_n           x0 + x1 + ... (broadcast) unbroadcast(g, xi), per argument
 """
 
-import math
 import operator
 from functools import reduce
 
@@ -42,6 +41,7 @@ from ..core.values import (
 )
 from .foreign_indexing import getitem_form, untake_form
 from .row_sums import add_rows, whole_rows
+from .sums import checked_axes, sum_impl
 
 __all__ = [
     "unbroadcast",
@@ -119,66 +119,6 @@ def restore_reduced_axes(r, x, axis, keepdims):
 
 
 # ---------------------------------------------------------------- rules
-
-
-def _sum_impl(x, axis=None, keepdims=False):
-    if type(x) is float:
-        return x
-    if type(x) is np.ndarray:
-        out = _sum_by_blas(x, axis, keepdims)
-        if out is not None:
-            return out
-        return np.add.reduce(x, axis=axis, keepdims=keepdims)  # what np.sum calls
-    return np.sum(x, axis=axis, keepdims=keepdims)
-
-
-_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def checked_axes(axis, ndim):
-    """The axes ``axis`` names in an array of ``ndim`` dims, sorted, as NumPy reads them; None
-    where NumPy refuses them (out of range, repeated, not integers): a fast path then
-    leaves the call, and its error, to NumPy.
-
-    >>> checked_axes(-1, 3), checked_axes((2, 0), 3), checked_axes(3, 3), checked_axes((0, 0), 3)
-    ((2,), (0, 2), None, None)
-    """
-    if axis is None:
-        return tuple(range(ndim))
-    try:
-        axes = [operator.index(a) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
-    except TypeError:
-        return None
-    if not all(-ndim <= a < ndim for a in axes) or len({a % ndim for a in axes}) != len(axes):
-        return None
-    return tuple(sorted(a % ndim for a in axes))
-
-
-# A sum over a contiguous float array's first axes (a bias's cotangent) or along its short
-# last axes (a layer norm's mean, a softmax's normaliser) is one BLAS matrix-vector product:
-# NumPy adds a row at a time along a leading axis (1.5 ms for 100,000 rows of 16, BLAS 0.08
-# ms) and reduces one short row at a time along a trailing one (0.34 ms for 16,384 rows of
-# 64 float32, BLAS 0.06 ms), rounding about as NumPy does. Rows longer than _SHORT_ROWS keep
-# NumPy's pairwise sum, which rounds better there; under 64 rows are not worth the call.
-_SHORT_ROWS = 1024
-
-
-def _sum_by_blas(x, axis, keepdims):
-    """The sum of ndarray ``x`` over ``axis`` as ``ones @ rows`` (its first axes) or ``rows
-    @ ones`` (its last), where that is worth one BLAS call; else None."""
-    if axis is None or x.dtype not in _BLAS_FLOATS or not x.flags.c_contiguous or not x.size:
-        return None
-    axes = checked_axes(axis, x.ndim)
-    if axes is None or len(axes) >= x.ndim:
-        return None  # an error NumPy raises, or every axis
-    k, kept = len(axes), (1,) * len(axes) if keepdims else ()
-    if axes == tuple(range(k)) and math.prod(x.shape[:k]) >= 64:
-        rows = x.reshape(math.prod(x.shape[:k]), -1)
-        return (np.ones(len(rows), x.dtype) @ rows).reshape(kept + x.shape[k:])
-    cols = math.prod(x.shape[x.ndim - k :])
-    if axes == tuple(range(x.ndim - k, x.ndim)) and cols <= _SHORT_ROWS and 64 * cols <= x.size:
-        return (x.reshape(-1, cols) @ np.ones(cols, x.dtype)).reshape(x.shape[: x.ndim - k] + kept)
-    return None
 
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
@@ -562,7 +502,7 @@ swapaxes = Primitive(
 )
 sum = Primitive(
     "sum",
-    _sum_impl,
+    sum_impl,
     vjp=(_sum_vjp,),
     jvp=(lambda t, ans, x, axis=None, keepdims=False: sum(t, axis=axis, keepdims=keepdims),),
     batch=batch_reduction,

@@ -22,7 +22,7 @@ derivative costs about what the forward product costs:
 
 Written as ``windows`` and a product, the input's cotangent would be the product
 ``g @ w.T`` followed by a scatter-add of every window back into place (a strided
-add per window element, over runs of C numbers: 4 ms of the MNIST CNN's step).
+add per window element, over runs of C numbers: a large part of a small CNN's step).
 :func:`conv_transpose`'s impl instead computes the product on the padded input's
 grid, transposed, so that each window element's share is one contiguous slice of
 rows, added in one pass (stride 1, no dilation; any other case takes the scatter).
@@ -167,8 +167,8 @@ def _one_channels_taps(padded, window, strides, rhs_dilation):
     tap (in C order over the window), the spatial slices of the values it reads; or None
     for more channels. With one channel a window row is a run of a few numbers (3 for a
     3x3 window), but a tap's values over an image row are a run of a whole row: the rows'
-    matrix is copied transposed, a slice of the batch per tap (1.6 against 2.0 ms for the
-    MNIST CNN's first layer, and its kernel's cotangent a product of contiguous rows)."""
+    matrix is copied transposed, a slice of the batch per tap (faster for the MNIST CNN's
+    first layer, and its kernel's cotangent a product of contiguous rows)."""
     counts = None if padded.shape[-1] != 1 else _positions(padded, window, strides, rhs_dilation)
     if counts is None:
         return None

@@ -19,13 +19,25 @@ import operator
 import numpy as np
 
 from ..core import references
-from ..core.errors import ShapeError
 from ..core.facts import ALL, declare
 from ..core.namespaces import is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import dtype_of, filled_like, is_complex, plain, raw
 from .arrays import batch_elementwise, unbroadcast
+from .elementwise_impls import (  # noqa: F401 - broadcast_error, ufunc_impl, in_long_rows: ew.'s too
+    _divide,
+    _negative,
+    _operator,
+    _power,
+    _relu,
+    _sigmoid,
+    _ufunc,
+    _where_impl,
+    broadcast_error,
+    in_long_rows,
+    ufunc_impl,
+)
 from .library_forms import (
     generic_form,
     special_form,
@@ -78,191 +90,6 @@ __all__ = [
     "equal",
     "not_equal",
 ]
-
-
-def broadcast_error(name, args):
-    """The error for operands that do not broadcast, naming the operation and the shapes."""
-    shapes = " and ".join(str(np.shape(a)) for a in args)
-    return ShapeError(
-        f"{name}: operands of shapes {shapes} do not broadcast together; make every axis "
-        f"match or be 1 (e.g. with reshape or expand_dims)"
-    )
-
-
-def ufunc_impl(ufunc, name=None):
-    """A ufunc as an impl: Python floats in give a Python float out (the primitive's
-    call turns it into NumPy's float64 for callers outside funcgrad), and operands
-    that do not broadcast raise a ShapeError naming it."""
-    name = name or ufunc.__name__
-
-    def impl(*args):
-        if len(args) == 1:  # the scalar paths, without the checks
-            kind = type(args[0])
-            if kind is float:
-                out = ufunc(args[0])
-                return float(out) if type(out) is np.float64 else out
-            if kind is np.float64:
-                return ufunc(args[0])
-        try:
-            out = ufunc(*args)
-        except ValueError as e:
-            if "broadcast" in str(e):
-                raise broadcast_error(name, args) from None
-            raise
-        if type(out) is np.float64 and all(type(a) in (float, int) for a in args):
-            return float(out)
-        return out
-
-    impl.__name__ = name
-    impl.ufunc = ufunc  # compiled plans call the ufunc itself on Python floats
-    return impl
-
-
-# A broadcast operand of fewer elements than this, along the last axes of a C-ordered array
-# of at least _MANY, is tiled into rows of at least _RUN: NumPy's loop over runs of the
-# small operand's length (a bias of 16 channels) costs twice the pass over long rows.
-_SHORT, _MANY, _RUN = 64, 1 << 14, 1024
-
-
-def in_long_rows(op, x, y):
-    """``op(x, y)`` (an operator of ``+ - *``), with the same values; where one operand is
-    a large C-ordered array and the other a few numbers along its last axes (a channel
-    bias), the few are tiled into rows of at least ``_RUN`` and the large one taken as
-    rows of that length.
-
-    >>> import numpy as np, operator
-    >>> x, b = np.ones((64, 32, 16), np.float32), np.arange(16, dtype=np.float32)
-    >>> np.array_equal(in_long_rows(operator.add, x, b), x + b)
-    True
-    """
-    if type(x) is np.ndarray and type(y) is np.ndarray:
-        if x.size >= _MANY and y.size < _SHORT:
-            run = _row_length(x, y)
-            if run:
-                rows = np.tile(y.reshape(-1), run // y.size)
-                return op(x.reshape(-1, run), rows).reshape(x.shape)
-        elif y.size >= _MANY and x.size < _SHORT:
-            run = _row_length(y, x)
-            if run:
-                rows = np.tile(x.reshape(-1), run // x.size)
-                return op(rows, y.reshape(-1, run)).reshape(y.shape)
-    return op(x, y)
-
-
-def _row_length(big, small):
-    """The length of the rows ``big`` is taken as (the product of its last axes, at least
-    ``_RUN`` where it has enough), where ``small`` broadcasts as one run along its last
-    axes; 0 where it does not (other broadcasting, a layout not C-ordered, no elements)."""
-    k = small.ndim
-    while k and small.shape[-k] == 1:
-        k -= 1  # leading axes of length 1
-    if small.ndim > big.ndim or not big.flags.c_contiguous or small.size == 0:
-        return 0
-    if k == 0 or small.shape[-k:] != big.shape[big.ndim - k :]:
-        return 0
-    run, j = small.size, big.ndim - k
-    while run < _RUN and j:
-        j -= 1
-        run *= big.shape[j]
-    return run
-
-
-def _operator(op, name):
-    """A Python operator as an impl, with the same broadcast error (and NumPy's operands of
-    a small one along a large one's last axes taken in long rows: :func:`in_long_rows`)."""
-
-    def impl(x, y):
-        if type(x) is float and type(y) is float:  # two Python floats: Python's (the same bits)
-            return op(x, y)
-        try:
-            return in_long_rows(op, x, y)
-        except ValueError as e:
-            if "broadcast" in str(e):
-                raise broadcast_error(name, (x, y)) from None
-            raise
-
-    impl.__name__ = name
-    return impl
-
-
-def _negative(x):
-    """``-x``: Python's numbers stay Python's; the rest as ``np.negative`` takes it (a list
-    is an array, and a boolean is refused as NumPy refuses it)."""
-    return -x if type(x) in (float, int, complex) else np.negative(x)
-
-
-_ufunc = ufunc_impl
-_np_where = ufunc_impl(np.where)
-_np_power = ufunc_impl(np.power)
-
-
-def _power(x, y):
-    """``np.power(x, y)``; a float array squared (``x ** 2``) by ``np.square``, with the
-    same bits: NumPy's power loop multiplies each element by itself for an exponent of 2,
-    one element at a time, where np.square's loop is vectorised (4x faster)."""
-    squared = type(x) is np.ndarray and (type(y) is int or type(y) is float) and y == 2
-    if squared and x.dtype in _SQUARED:
-        return np.square(x)
-    return _np_power(x, y)
-
-
-_SQUARED = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-_power.ufunc = np.power  # type: ignore[attr-defined]  # plans call the ufunc itself
-
-
-def _where_impl(c, x, y):
-    """np.where; on a flag and two Python floats, the float it picks (a loop's masked
-    step), not a 0-d array, as the ufuncs give floats for floats."""
-    if type(x) is float and type(y) is float and type(c) in (bool, np.bool_):
-        return x if c else y
-    return _np_where(c, x, y)
-
-
-def _divide(x, y):
-    try:
-        return x / y
-    except ZeroDivisionError:  # Python refuses where NumPy gives inf or nan
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return float(np.divide(x, y))
-    except ValueError as e:
-        if "broadcast" in str(e):
-            raise broadcast_error("divide", (x, y)) from None
-        raise
-
-
-# NumPy's maximum(array, scalar) has no SIMD loop (3x slower): a large array meets a row of 0s.
-_ROW = 4096
-
-
-def _relu(x):
-    if type(x) is float:
-        return x if not x <= 0.0 else 0.0
-    big = type(x) is np.ndarray and x.dtype.kind == "f" and x.size >= _ROW
-    if not big or not x.flags.c_contiguous:
-        return np.maximum(x, 0.0)
-    flat, out, k = x.reshape(-1), np.empty(x.size, x.dtype), x.size - x.size % _ROW
-    np.maximum(flat[:k].reshape(-1, _ROW), np.zeros(_ROW, x.dtype), out=out[:k].reshape(-1, _ROW))
-    np.maximum(flat[k:], 0.0, out=out[k:])  # what is left past the whole rows
-    return out.reshape(x.shape)
-
-
-def _sigmoid(x):
-    if type(x) is complex:
-        return 1.0 / (1.0 + complex(np.exp(-x)))
-    if type(x) is float:
-        if x >= 0.0:
-            return 1.0 / (1.0 + float(np.exp(-x)))
-        e = float(np.exp(x))
-        return e / (1.0 + e)
-    x = np.asarray(x)
-    if x.dtype.kind == "c":  # exp(-|x|) would drop the phase: exp(-x) or exp(x), whichever
-        ahead = x.real >= 0  # has a real part <= 0, so it cannot overflow
-        e = np.exp(np.where(ahead, -x, x))
-        return np.where(ahead, 1.0 / (1.0 + e), e / (1.0 + e))
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def real_dtype_of(*xs):

@@ -14,6 +14,7 @@ graph.
 """
 
 import importlib
+import math
 import sys
 
 import numpy as np
@@ -22,6 +23,12 @@ from ..core.errors import NamespaceError
 from ..core.namespaces import dtype_in, is_foreign, library_of
 
 __all__ = [
+    "xp_ldexp",
+    "xp_nan_ignoring",
+    "xp_part",
+    "xp_sinc",
+    "xp_angle",
+    "xp_heaviside",
     "standard_form",
     "special_form",
     "generic_form",
@@ -176,3 +183,67 @@ def xp_step(xp, x):
 def xp_complex_sign(xp, z):
     m = xp.abs(z)
     return xp.where(m == 0, 0.0 * z, z / xp.where(m == 0, 1.0, m))
+
+
+def xp_ldexp(xp, x1, x2):
+    """ldexp in the standard's functions (which have none; PyTorch's rounds the power of a
+    negative integer exponent to 0): ``x1 * 2**h * 2**(x2 - h)``, ``h = x2 // 2``, each
+    power exact, so a product that fits does even where ``2**x2`` alone would overflow."""
+    device = getattr(x2 if hasattr(x2, "shape") else x1, "device", None)
+    if not hasattr(x1, "shape"):  # a Python number: NumPy's float64
+        x1 = xp.asarray(x1, dtype=xp.float64, device=device)
+    if not hasattr(x2, "shape"):
+        x2 = xp.asarray(x2, dtype=xp.int64, device=device)
+    half = x2 // 2
+    two = xp.asarray(2.0, dtype=x1.dtype, device=device)
+    return x1 * xp.pow(two, xp.astype(half, x1.dtype)) * xp.pow(two, xp.astype(x2 - half, x1.dtype))
+
+
+# The functions the Array API standard lacks, composed from those it has: the forms these
+# primitives take on another library's arrays (close to NumPy's values, not bit for bit).
+def _arrays(xp, x, y):
+    """Both operands as arrays of one dtype and device (one may be a Python number)."""
+    like = x if hasattr(x, "shape") else y
+    device = getattr(like, "device", None)
+    x, y = (
+        v if hasattr(v, "shape") else xp.asarray(v, dtype=like.dtype, device=device) for v in (x, y)
+    )
+    return x, y
+
+
+def xp_nan_ignoring(extreme):
+    """fmax or fmin from maximum or minimum: a NaN operand gives way to the other one."""
+
+    def form(xp, x, y):
+        x, y = _arrays(xp, x, y)
+        return xp.where(y != y, x, xp.where(x != x, y, getattr(xp, extreme)(x, y)))  # NaN != NaN
+
+    return form
+
+
+def xp_part(name):
+    """real or imag: a real array's imaginary part is zero, as NumPy's (the standard
+    takes complex arrays only)."""
+
+    def form(xp, x):
+        if xp.isdtype(x.dtype, "complex floating"):
+            return getattr(xp, name)(x)
+        return x if name == "real" else xp.zeros_like(x)
+
+    return form
+
+
+def xp_sinc(xp, x):
+    px = math.pi * x
+    zero = px == 0
+    return xp.where(zero, 1.0, xp.sin(px) / xp.where(zero, 1.0, px))
+
+
+def xp_angle(xp, z):
+    if xp.isdtype(z.dtype, "complex floating"):
+        return xp.atan2(xp.imag(z), xp.real(z))
+    return xp.atan2(xp.zeros_like(z), z)  # pi below zero (and at -0.0), as NumPy's
+
+
+def xp_heaviside(xp, x, h):
+    return xp.where(x < 0, 0.0 * x, xp.where(x > 0, 1.0 + 0.0 * x, h + 0.0 * x))

@@ -28,10 +28,11 @@ import numpy as np
 from ..core.errors import ShapeError
 from ..core.facts import declare
 from ..core.primitive import Primitive
-from ..core.values import shape_of
+from ..core.values import is_complex, shape_of
+from . import elementwise as ew
 from .arrays import example_shape, lead_axes, reshape, squeeze, swapaxes, unbroadcast
 
-__all__ = ["checked_impl", "mT", "matmul"]
+__all__ = ["checked_impl", "mT", "mH", "conj", "matmul"]
 
 
 def checked_impl(name, fun, hint):
@@ -48,6 +49,16 @@ def checked_impl(name, fun, hint):
 
     impl.__name__ = name
     return impl
+
+
+def conj(x):
+    """The complex conjugate (``x`` itself when real: no node for the identity)."""
+    return ew.conjugate(x) if is_complex(x) else x
+
+
+def mH(x):
+    """The conjugate transpose of the last two axes (the transpose for real ``x``)."""
+    return conj(mT(x))
 
 
 def mT(x):

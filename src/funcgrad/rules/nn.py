@@ -25,7 +25,6 @@ from ..core.namespaces import known_any
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import (
-    _sum_impl,
     all_batched,
     batch_along_axis,
     batch_reduction,
@@ -34,6 +33,7 @@ from .arrays import (
     sum,
 )
 from .elementwise import exp, multiply, subtract
+from .sums import sum_impl
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "pnls_slope", "one_hot"]
 
@@ -53,7 +53,7 @@ def _logsumexp_impl(x, axis=None, keepdims=False):
     a = np.asarray(x)
     m = _row_max(a, axis)
     m = np.where(np.isfinite(m), m, 0.0)
-    out = np.log(_sum_impl(np.exp(a - m), axis=axis, keepdims=True)) + m
+    out = np.log(sum_impl(np.exp(a - m), axis=axis, keepdims=True)) + m
     if not keepdims:
         out = np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
     return _scalar_back(out[()] if out.ndim == 0 else out, x)
@@ -62,7 +62,7 @@ def _logsumexp_impl(x, axis=None, keepdims=False):
 def _softmax_impl(x, axis=-1):
     a = np.asarray(x)
     e = np.exp(a - _row_max(a, axis))
-    s = _sum_impl(e, axis=axis, keepdims=True)
+    s = sum_impl(e, axis=axis, keepdims=True)
     if type(e) is np.ndarray and e.dtype == np.result_type(e, s):
         return np.divide(e, s, out=e)  # e is this call's own: divided where it is
     return e / s
@@ -157,7 +157,7 @@ def _pnls_with_slope(x, label):
     if not np.isfinite(m).all():
         return _pnls_impl(x, label), _pnls_slope_impl(x, label)
     e = np.exp(a - m)
-    s = _sum_impl(e, axis=-1, keepdims=True)
+    s = sum_impl(e, axis=-1, keepdims=True)
     lse = np.log(s) + m
     loss = lse.reshape(lse.shape[:-1])
     loss = loss[()] if loss.ndim == 0 else loss  # as logsumexp gives a 1-d row's value

@@ -33,7 +33,6 @@ from .arrays import (
     batch_along_axis,
     batch_reduction,
     broadcast_to,
-    checked_axes,
     concatenate,
     getitem,
     reshape,
@@ -42,6 +41,7 @@ from .arrays import (
     transpose,
 )
 from .elementwise import real_dtype_of
+from .sums import checked_axes
 
 __all__ = [
     "prod",
@@ -211,8 +211,8 @@ def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
     """``ufunc.reduce(x, axis)`` as a loop over the few elements of each group, each step one
     pass over a strided slice; None where the groups are not few (more than 16) or the
     array small. NumPy's reduce over a middle axis of two or four elements (a 2x2 pooling
-    window) calls its inner loop once per group: 4.3 ms against 0.5 ms here for 1.6 million
-    floats."""
+    window) calls its inner loop once per group, an order of magnitude slower than a few
+    passes over strided slices."""
     if axis is None or type(x) is not np.ndarray or not x.dtype.isnative:
         return None  # (another byte order: NumPy's reduction, which takes it as it is)
     axes = checked_axes(axis, x.ndim)

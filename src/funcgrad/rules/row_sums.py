@@ -1,12 +1,12 @@
 """Rows added at integer positions: ``np.add.at(out, rows, g)`` for whole rows, an
 embedding's cotangent (``untake`` of an integer array, a row ``scatter_add``).
 
-np.add.at adds one share at a time through NumPy's indexing (1.8 ms for a GPT step's
-1,024 tokens). Here in rounds, the k-th share of every row in round k: a row appears once
-a round, so ``out[rows] += shares`` adds each (0.42 ms), with np.add.at's values to the
+np.add.at adds one share at a time through NumPy's indexing, its slowest path. Here in
+rounds, the k-th share of every row in round k: a row appears once a round, so
+``out[rows] += shares`` adds each in one vectorised call, with np.add.at's values to the
 bit. A row repeated more than :data:`ROUNDS` times takes np.add.at itself. (Where numba
 is installed, :mod:`funcgrad.kernels` registers a loop over the rows in their order in
-front of ``untake`` and ``scatter_add`` for large arrays: 0.05 ms, the same bits.)
+front of ``untake`` and ``scatter_add`` for large arrays: one pass, the same bits.)
 
 >>> import numpy as np
 >>> out = np.zeros((3, 2))

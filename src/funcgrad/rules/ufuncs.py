@@ -52,7 +52,16 @@ from .elementwise import (
     where,
 )
 from .elementwise import abs as absolute
-from .library_forms import special_form, standard_form
+from .library_forms import (
+    special_form,
+    standard_form,
+    xp_angle,
+    xp_heaviside,
+    xp_ldexp,
+    xp_nan_ignoring,
+    xp_part,
+    xp_sinc,
+)
 
 __all__ = [
     "packbits",
@@ -333,24 +342,10 @@ floor_divide = elementwise("floor_divide", _ufunc(np.floor_divide), _zero2, _zer
 heaviside = elementwise("heaviside", _ufunc(np.heaviside), _zero2, _zero2)
 
 
-def _xp_ldexp(xp, x1, x2):
-    """ldexp in the standard's functions (which have none; PyTorch's rounds the power of a
-    negative integer exponent to 0): ``x1 * 2**h * 2**(x2 - h)``, ``h = x2 // 2``, each
-    power exact, so a product that fits does even where ``2**x2`` alone would overflow."""
-    device = getattr(x2 if hasattr(x2, "shape") else x1, "device", None)
-    if not hasattr(x1, "shape"):  # a Python number: NumPy's float64
-        x1 = xp.asarray(x1, dtype=xp.float64, device=device)
-    if not hasattr(x2, "shape"):
-        x2 = xp.asarray(x2, dtype=xp.int64, device=device)
-    half = x2 // 2
-    two = xp.asarray(2.0, dtype=x1.dtype, device=device)
-    return x1 * xp.pow(two, xp.astype(half, x1.dtype)) * xp.pow(two, xp.astype(x2 - half, x1.dtype))
-
-
 # x1 * 2**x2 for integer x2, without forming 2**x2 (which overflows where the product need
 # not); d/dx1 = 2**x2, in x1's dtype; the integer exponent has none.
 ldexp = elementwise(
-    "ldexp", _ufunc(np.ldexp), lambda ans, x1, x2: ldexp(1.0, x2), None, xp=_xp_ldexp
+    "ldexp", _ufunc(np.ldexp), lambda ans, x1, x2: ldexp(1.0, x2), None, xp=xp_ldexp
 )
 # Bitwise operations on integers and booleans: no rules (their operands and results are
 # never floats, so no derivative reaches them); vmap broadcasts them as any ufunc.
@@ -460,72 +455,22 @@ copysign = elementwise("copysign", _ufunc(np.copysign), _copysign_dx, _zero2)
 clip = elementwise("clip", _ufunc(np.clip), _clip_dx, _clip_dlo, _clip_dhi)
 
 
-# The functions the Array API standard lacks, composed from those it has: the forms these
-# primitives take on another library's arrays (close to NumPy's values, not bit for bit).
-def _arrays(xp, x, y):
-    """Both operands as arrays of one dtype and device (one may be a Python number)."""
-    like = x if hasattr(x, "shape") else y
-    device = getattr(like, "device", None)
-    x, y = (
-        v if hasattr(v, "shape") else xp.asarray(v, dtype=like.dtype, device=device) for v in (x, y)
-    )
-    return x, y
-
-
-def _xp_nan_ignoring(extreme):
-    """fmax or fmin from maximum or minimum: a NaN operand gives way to the other one."""
-
-    def form(xp, x, y):
-        x, y = _arrays(xp, x, y)
-        return xp.where(y != y, x, xp.where(x != x, y, getattr(xp, extreme)(x, y)))  # NaN != NaN
-
-    return form
-
-
-def _xp_part(name):
-    """real or imag: a real array's imaginary part is zero, as NumPy's (the standard
-    takes complex arrays only)."""
-
-    def form(xp, x):
-        if xp.isdtype(x.dtype, "complex floating"):
-            return getattr(xp, name)(x)
-        return x if name == "real" else xp.zeros_like(x)
-
-    return form
-
-
-def _xp_sinc(xp, x):
-    px = _PI * x
-    zero = px == 0
-    return xp.where(zero, 1.0, xp.sin(px) / xp.where(zero, 1.0, px))
-
-
-def _xp_angle(xp, z):
-    if xp.isdtype(z.dtype, "complex floating"):
-        return xp.atan2(xp.imag(z), xp.real(z))
-    return xp.atan2(xp.zeros_like(z), z)  # pi below zero (and at -0.0), as NumPy's
-
-
-def _xp_heaviside(xp, x, h):
-    return xp.where(x < 0, 0.0 * x, xp.where(x > 0, 1.0 + 0.0 * x, h + 0.0 * x))
-
-
 _XP_FORMS = {
     exp2: lambda xp, x: 2.0**x,
     cbrt: lambda xp, x: xp.sign(x) * xp.abs(x) ** (1.0 / 3.0),
-    sinc: _xp_sinc,
+    sinc: xp_sinc,
     deg2rad: lambda xp, x: x * (_PI / 180.0),
     rad2deg: lambda xp, x: x * (180.0 / _PI),
-    angle: _xp_angle,
+    angle: xp_angle,
     logit: lambda xp, p: xp.log(p / (1.0 - p)),
-    heaviside: _xp_heaviside,
+    heaviside: xp_heaviside,
     float_power: lambda xp, x, y: xp.pow(x, y),
-    fmax: _xp_nan_ignoring("maximum"),
-    fmin: _xp_nan_ignoring("minimum"),
+    fmax: xp_nan_ignoring("maximum"),
+    fmin: xp_nan_ignoring("minimum"),
     logaddexp2: lambda xp, x, y: xp.logaddexp(x * _LN2, y * _LN2) / _LN2,
     fmod: lambda xp, x, y: x - xp.trunc(x / y) * y,
-    real: _xp_part("real"),
-    imag: _xp_part("imag"),
+    real: xp_part("real"),
+    imag: xp_part("imag"),
     # the step to the next float away from zero (NumPy's spacing)
     spacing: lambda xp, x: (
         xp.nextafter(x, xp.where(x < 0, xp.full_like(x, -xp.inf), xp.full_like(x, xp.inf))) - x
