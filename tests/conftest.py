@@ -1,24 +1,16 @@
 """Shared test setup.
 
-The tests mirror the package's folders (tests/dag for funcgrad/dag, ...); the
-helpers they share (helpers.py, strategies.py, registry.py, fuzz_files.py) sit
-here, and some tables of one folder feed the conformance matrix, so every
-test folder is importable by module name. Tests marked ``slow`` run only with
-``-m slow`` (CI runs them after the README's test command).
+The tests mirror the package's folders (tests/dag for funcgrad/dag, ...; every package
+of funcgrad has its folder, tests/test_architecture.py checks it) and are one package,
+``tests``: the helpers they share (helpers.py, strategies.py, registry.py, fuzz_files.py)
+and the tables one folder lends the conformance matrix are imported by their full names
+(``from tests.helpers import central``), with no change to ``sys.path``. Tests marked
+``slow`` run only with ``-m slow`` (CI runs them after the README's test command).
 """
-
-import os
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-for entry in sorted(os.scandir(HERE), key=lambda e: e.name, reverse=True):
-    if entry.is_dir() and not entry.name.startswith((".", "_", "data")):
-        sys.path.insert(0, entry.path)
-sys.path.insert(0, HERE)
-
-from helpers import torch  # noqa: E402 (helpers is importable once HERE is on the path)
+from tests.helpers import torch
 
 
 def pytest_configure(config):

@@ -16,15 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import test_fft
-import test_numpy_breadth
-import test_numpy_linalg
-import test_numpy_math
-import test_numpy_reductions
-import test_numpy_shape
-import test_scipy_linalg
-import test_scipy_stats
-from test_custom_rules import softplus  # a custom_jvp whose rule is its true derivative
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -34,6 +25,18 @@ import funcgrad.scipy.ndimage as fsn
 import funcgrad.scipy.signal as fsg
 import funcgrad.scipy.stats as fss
 from funcgrad import checkify
+from tests.control.test_custom_rules import (
+    softplus,
+)  # a custom_jvp whose rule is its true derivative
+from tests.numpy import (
+    test_fft,
+    test_numpy_breadth,
+    test_numpy_linalg,
+    test_numpy_math,
+    test_numpy_reductions,
+    test_numpy_shape,
+)
+from tests.scipy import test_scipy_linalg, test_scipy_stats
 
 
 @dataclass
@@ -1085,7 +1088,7 @@ register("debug.callback", _debugged, (V3,), (M23,))
 
 # ---------------------------------------------------------------- complex inputs
 
-import test_complex  # noqa: E402 - its lists of the functions defined on complex numbers
+from tests.rules import test_complex  # noqa: E402 - its lists of the functions defined on complex numbers
 
 HOLOMORPHIC_ONLY = (
     "refused: jacfwd and the Hessian of a function of complex inputs need "

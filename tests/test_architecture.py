@@ -104,3 +104,19 @@ def test_no_backend_name_is_compared_outside_the_registry():
         if compared.search(line)
     ]
     assert not found, f"backend names compared outside jit/backends/: {found}"
+
+
+TESTS = pathlib.Path(__file__).parent
+
+
+def test_the_tests_mirror_the_packages_and_edit_no_import_path():
+    top_packages = sorted(p.parent.name for p in SRC.glob("*/__init__.py"))
+    missing = [p for p in top_packages if not (TESTS / p).is_dir()]
+    assert not missing, f"packages without a tests/ folder: {missing}"
+    edits = [
+        f"{p.relative_to(TESTS)}:{k}"
+        for p in TESTS.rglob("*.py")
+        for k, line in enumerate(p.read_text().splitlines(), 1)
+        if re.search(r"sys\.path\.(insert|append)|sys\.path \+?=", line)
+    ]
+    assert not edits, f"tests that edit sys.path: {edits}"

@@ -21,8 +21,6 @@ import contextlib
 
 import numpy as np
 import pytest
-from helpers import needs_torch, numeric_grad
-from registry import OPS
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -31,6 +29,8 @@ from funcgrad.dag.fold import reference_fold, reverse_fold
 from funcgrad.dag.nodemap import node_map
 from funcgrad.dag.order import dfs_order
 from funcgrad.rules.cuts import Cut
+from tests.helpers import needs_torch, numeric_grad
+from tests.registry import OPS
 
 TRANSFORMS = [
     "eager",

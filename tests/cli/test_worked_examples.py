@@ -9,10 +9,10 @@ import math
 
 import numpy as np
 import pytest
-from helpers import assert_close, needs_torch, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import assert_close, needs_torch, numeric_grad
 
 
 def check_against_differences(f, point, grads, leaves, rtol=1e-6, atol=1e-7):

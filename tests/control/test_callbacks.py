@@ -4,11 +4,11 @@ differences where a custom rule gives it a derivative."""
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import lax
+from tests.helpers import numeric_grad
 
 XS = np.array([0.3, 1.2, -0.7])
 X = np.arange(6.0).reshape(3, 2) + 1.0

@@ -8,12 +8,12 @@ grad of vmap, jvp and the Hessian, and against central differences.
 
 import numpy as np
 import pytest
-from helpers import assert_close, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import extend
 from funcgrad.core.facts import declare
+from tests.helpers import assert_close, numeric_grad
 
 RUNS = []
 

@@ -3,12 +3,12 @@
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.control.scan_primitive import SAVE_FROM
 from funcgrad.core.errors import ConcretizationError, ShapeError
+from tests.helpers import numeric_grad
 
 RNG = np.random.default_rng(0)
 W = RNG.normal(size=(3, 3)) * 0.4

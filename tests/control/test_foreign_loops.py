@@ -7,11 +7,11 @@ must be the library's arrays on the arguments' device, equal to funcgrad's on Nu
 
 import numpy as np
 import pytest
-from helpers import device_makers, to_numpy
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.namespaces import library_of
+from tests.helpers import device_makers, to_numpy
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 DEVICE = xs.Device("device1")

@@ -6,10 +6,10 @@ import importlib.util
 
 import numpy as np
 import pytest
-from helpers import assert_close, numeric_grad, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import assert_close, numeric_grad, torch
 
 RNG = np.random.default_rng(11)
 W = RNG.normal(size=(4, 4)) * 0.4

@@ -6,7 +6,6 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
-from helpers import assert_close
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -19,6 +18,7 @@ from funcgrad.control.revolve import (
     kept_cost,
     reverse_loop,
 )
+from tests.helpers import assert_close
 
 P = fg.checkpoint_policies
 

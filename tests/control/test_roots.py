@@ -4,11 +4,11 @@ checked against closed forms and central differences."""
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import lax
+from tests.helpers import numeric_grad
 
 A = np.array([[3.0, 1.0], [1.0, 2.0]])
 B = np.array([[2.0, 0.5], [-0.3, 1.5]])

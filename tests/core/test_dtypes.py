@@ -9,10 +9,10 @@ rules).
 
 import numpy as np
 import pytest
-from test_numpy_math import ROWS, sample
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.numpy.test_numpy_math import ROWS, sample
 
 DTYPES = [np.float32, np.float16]
 

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from helpers import assert_close, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.dag.nodemap import NodeMap
+from tests.helpers import assert_close, numeric_grad
 
 
 def _example():
@@ -189,7 +189,7 @@ def test_diamonds_with_nonlinear_branches_match_differences():
 
 
 def test_the_elementwise_shortcut_gives_the_rules_bits():
-    # vjp_step takes elementwise nodes through their partials (vjp_edge for one argument);
+    # vjp_step takes elementwise nodes through their partials (one argument or two);
     # the same fold through the rules alone (general_vjp_step) gives the same gradients,
     # bit for bit, on a graph of elementwise, structural and constant one-argument nodes.
     from funcgrad.dag.backprop import add_cotangents, general_vjp_step, vjp_step

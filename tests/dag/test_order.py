@@ -8,12 +8,12 @@ import textwrap
 import pytest
 from hypothesis import given, settings
 from pyrsistent import PMap
-from strategies import programs, run
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.dag.node import Node
 from funcgrad.dag.order import creation_order
+from tests.strategies import programs, run
 
 METHODS = ["dfs", "kahn"]
 

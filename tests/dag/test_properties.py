@@ -7,12 +7,12 @@ unchanged by building.
 
 import numpy as np
 import pytest
-from helpers import needs_torch, numeric_grad
 from hypothesis import assume, given, settings
-from strategies import programs, run, torch_ops
 
 import funcgrad as fg
 from funcgrad.rules import elementwise as ew
+from tests.helpers import needs_torch, numeric_grad
+from tests.strategies import programs, run, torch_ops
 
 # Random programs overflow (exp of exp of exp) and make inf - inf: NumPy's warnings about
 # that say nothing about backprop; the tests that need finite values assume them.

@@ -13,7 +13,6 @@ import struct
 import sys
 from typing import ClassVar
 
-import fuzz_files
 import numpy as np
 import pytest
 
@@ -21,6 +20,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.io import files, serialize
 from funcgrad.io.serialize import SerializationError
+from tests import fuzz_files
 
 
 @fg.primitive

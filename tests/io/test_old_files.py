@@ -53,9 +53,8 @@ def test_old_pickles_load(path):
 
 
 def test_a_primitive_named_by_its_module_before_a_rename_still_loads():
-    import fuzz_files
-
     from funcgrad.rules import sorting
+    from tests import fuzz_files
 
     x = fg.var(np.array([3.0, 1.0, 2.0]))
     y = fg.numpy.sum(sorting.take_along(x, np.array([1, 2, 0]), axis=0) * 2.0)
@@ -68,7 +67,7 @@ def test_a_primitive_named_by_its_module_before_a_rename_still_loads():
 
 
 def test_primitives_named_by_their_module_before_they_moved_still_load():
-    import fuzz_files
+    from tests import fuzz_files
 
     x = fg.var(np.arange(9.0).reshape(3, 3), name="x")
     y = fg.numpy.trace(fg.numpy.tril(x) @ fg.numpy.triu(x)) + fg.numpy.sum(fg.numpy.diagonal(x))

@@ -4,7 +4,6 @@ central differences, and against each other."""
 
 import numpy as np
 import pytest
-from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -12,6 +11,7 @@ from funcgrad.control.body import trace_body
 from funcgrad.control.scan_primitive import scan_p
 from funcgrad.control.while_primitive import history_p, while_p
 from funcgrad.jit.backends import backend_named
+from tests.helpers import central
 
 BACKENDS = ["python", "numba"]
 

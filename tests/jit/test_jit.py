@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from test_forward import CASES, EXTRA
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.transforms.test_forward import CASES, EXTRA
 
 
 def _other(args, seed):

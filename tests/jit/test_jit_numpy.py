@@ -8,13 +8,13 @@ plan while tracing (a mask, a sort order, a branch) would show as a mismatch.
 
 import numpy as np
 import pytest
-import test_numpy_linalg as LA
-import test_numpy_math as MA
-import test_numpy_reductions as RE
-import test_numpy_shape as SH
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.numpy import test_numpy_linalg as LA
+from tests.numpy import test_numpy_math as MA
+from tests.numpy import test_numpy_reductions as RE
+from tests.numpy import test_numpy_shape as SH
 
 
 def _floats(tree):

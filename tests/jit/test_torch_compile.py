@@ -9,11 +9,11 @@ checked to compile without a graph break.
 
 import numpy as np
 import pytest
-from helpers import benchmark_models, to_numpy, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.errors import ArgumentError
+from tests.helpers import benchmark_models, to_numpy, torch
 
 pytestmark = [
     pytest.mark.skipif(torch is None, reason="the torch extra: pip install -e '.[torch]'"),

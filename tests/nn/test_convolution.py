@@ -9,11 +9,11 @@ import itertools
 
 import numpy as np
 import pytest
-from helpers import assert_close, needs_torch, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.rules.windows import unwindows, windows
+from tests.helpers import assert_close, needs_torch, numeric_grad
 
 RNG = np.random.default_rng(7)
 

@@ -2,9 +2,9 @@
 their dtype, not their Python type (a jitted loss used to take them for probabilities)."""
 
 import numpy as np
-from helpers import assert_close
 
 import funcgrad as fg
+from tests.helpers import assert_close
 
 LOGITS = np.random.default_rng(0).normal(size=(4, 3))
 LABELS = np.array([0, 1, 2, 0])

@@ -15,16 +15,16 @@ import importlib.util
 
 import numpy as np
 import pytest
-import test_numpy_linalg as linalg_table
-import test_numpy_math as math_table
-import test_numpy_reductions as reduction_table
-import test_numpy_shape as shape_table
-from helpers import requires_torch, to_numpy, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.scipy.special as fsp
 from funcgrad.core.namespaces import library_of
+from tests.helpers import requires_torch, to_numpy, torch
+from tests.numpy import test_numpy_linalg as linalg_table
+from tests.numpy import test_numpy_math as math_table
+from tests.numpy import test_numpy_reductions as reduction_table
+from tests.numpy import test_numpy_shape as shape_table
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 

@@ -11,12 +11,12 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from helpers import benchmark_models, device_makers, to_numpy, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.namespaces import library_of
 from funcgrad.rules.foreign_indexing import _sorted_segment_sums, scatter_add_rows
+from tests.helpers import benchmark_models, device_makers, to_numpy, torch
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 DEVICE = xs.Device("device1")

@@ -8,11 +8,11 @@ import warnings
 import numpy as np
 import pytest
 import scipy.special as sc
-from helpers import to_numpy
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.scipy.special as fsp
+from tests.helpers import to_numpy
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 DEVICE = xs.Device("device1")

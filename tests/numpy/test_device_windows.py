@@ -9,13 +9,13 @@ on the arguments' device.
 
 import numpy as np
 import pytest
-from helpers import benchmark_models, device_makers, to_numpy, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.namespaces import library_of
 from funcgrad.rules import conv as layer
 from funcgrad.rules import windows
+from tests.helpers import benchmark_models, device_makers, to_numpy, torch
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 DEVICE = xs.Device("device1")

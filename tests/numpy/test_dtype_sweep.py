@@ -12,11 +12,10 @@ import warnings
 
 import numpy as np
 import pytest
-import test_numpy_math
-import test_numpy_reductions
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.numpy import test_numpy_math, test_numpy_reductions
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 

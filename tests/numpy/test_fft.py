@@ -9,11 +9,11 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
-from helpers import requires_torch, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.numpy import fft as ffft
+from tests.helpers import requires_torch, torch
 
 Case = namedtuple("Case", "fun shape complex_ok torch", defaults=(True, None))
 

@@ -5,7 +5,6 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
-from helpers import torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -18,6 +17,7 @@ from funcgrad.numpy import (
     _polynomials,
     _statistics,
 )
+from tests.helpers import torch
 
 
 def test_array_of_traced_values_is_a_traced_array():

@@ -6,13 +6,13 @@ vmap against a loop, and float64 gradients against PyTorch where it has the func
 
 import numpy as np
 import pytest
-from helpers import needs_torch, requires_torch, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 import funcgrad.numpy.linalg as fla
 from funcgrad.core.tree import tree_flatten, tree_unflatten
 from funcgrad.numpy import _products
+from tests.helpers import needs_torch, requires_torch, torch
 
 rng = np.random.default_rng(42)
 

@@ -14,13 +14,13 @@ from collections import namedtuple
 
 import numpy as np
 import pytest
-from helpers import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.numpy import _indexing, _joining, _shape
+from tests.helpers import torch
 
 Case = namedtuple("Case", "fun shapes torch vmap", defaults=(None, True))
 

@@ -4,10 +4,10 @@ and vmap (against a loop), derivatives through the values unique picks."""
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import numeric_grad
 
 X = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -3.0]])
 

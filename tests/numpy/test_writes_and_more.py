@@ -4,10 +4,10 @@ derivatives against central differences, jit against eager, vmap against a loop.
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import numeric_grad
 
 RNG = np.random.default_rng(0)
 A = RNG.normal(size=(3, 4))

@@ -8,10 +8,10 @@ complex functions against finite differences in both real directions.
 
 import numpy as np
 import pytest
-from helpers import requires_torch, torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import requires_torch, torch
 
 RNG = np.random.default_rng(7)
 Z = np.array([0.3 + 0.4j, -0.5 + 0.2j, 0.7 - 0.6j])

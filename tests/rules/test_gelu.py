@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 import pytest
-from helpers import assert_a_block_under_transforms, gelu_tanh_formula
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.rules import gelu
+from tests.helpers import assert_a_block_under_transforms, gelu_tanh_formula
 
 RNG = np.random.default_rng(31)
 C, A = math.sqrt(2.0 / math.pi), 0.044715

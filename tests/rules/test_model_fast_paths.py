@@ -11,12 +11,12 @@ checkpoint), and the derivatives with central differences and PyTorch.
 
 import numpy as np
 import pytest
-from helpers import assert_a_block_under_transforms
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.rules import arrays, elementwise, reductions, windows
 from funcgrad.rules import matmul as matmul_module
+from tests.helpers import assert_a_block_under_transforms
 
 RNG = np.random.default_rng(53)
 

@@ -27,8 +27,6 @@ import mpmath
 import numpy as np
 import pytest
 import scipy.special
-from helpers import assert_close, gelu_tanh_formula, needs_torch, numeric_grad
-from test_numpy_math import ROWS as MATH_ROWS
 
 import funcgrad as fg
 import funcgrad.rules
@@ -36,6 +34,8 @@ from funcgrad.core.primitive import Primitive
 from funcgrad.dag.backprop import general_vjp_step, vjp_step
 from funcgrad.rules import elementwise, special
 from funcgrad.rules.cuts import Cut
+from tests.helpers import assert_close, gelu_tanh_formula, needs_torch, numeric_grad
+from tests.numpy.test_numpy_math import ROWS as MATH_ROWS
 
 RULE_MODULES = [
     importlib.import_module(m.name)

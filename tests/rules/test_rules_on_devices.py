@@ -19,8 +19,10 @@ import functools
 
 import numpy as np
 import pytest
-from helpers import device_makers, to_numpy
-from test_rules import (
+
+import funcgrad as fg
+from tests.helpers import device_makers, to_numpy
+from tests.rules.test_rules import (
     CASES,
     ELEMENTWISE,
     PRIMITIVES,
@@ -29,8 +31,6 @@ from test_rules import (
     differentiated,
     elementwise_args,
 )
-
-import funcgrad as fg
 
 pytest.importorskip("array_api_strict", reason="array-api-strict is the device stand-in")
 MAKERS = {k: v for k, v in device_makers().items() if k in ("device1", "torch")}

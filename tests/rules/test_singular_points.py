@@ -4,10 +4,10 @@ or a NaN, never a number (the Hessian of |x| at 0 came out as the identity)."""
 
 import numpy as np
 import pytest
-from helpers import assert_close, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import assert_close, numeric_grad
 
 SINGULAR = [
     np.array([[1.0, 2.0], [2.0, 4.0]]),

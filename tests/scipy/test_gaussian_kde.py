@@ -4,11 +4,11 @@ weights and the points, and under jit and vmap (the estimate as a pytree argumen
 import numpy as np
 import pytest
 import scipy.stats as ss
-from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.scipy.stats import gaussian_kde
+from tests.helpers import central
 
 RNG = np.random.default_rng(3)
 DATA = RNG.normal(size=(2, 25))

@@ -5,11 +5,11 @@ jit against eager and vmap against a loop."""
 import numpy as np
 import pytest
 import scipy.ndimage
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.scipy.ndimage import map_coordinates
+from tests.helpers import numeric_grad
 
 RNG = np.random.default_rng(0)
 IMAGE = RNG.normal(size=(5, 6))

@@ -6,7 +6,6 @@ import pytest
 import scipy.integrate
 import scipy.linalg
 import scipy.signal
-from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
@@ -14,6 +13,7 @@ import funcgrad.scipy.integrate as fss_integrate
 import funcgrad.scipy.signal as fss
 from funcgrad.scipy.integrate import odeint
 from funcgrad.scipy.signal import convolve, correlate
+from tests.helpers import central
 
 TIGHT = {"rtol": 1e-11, "atol": 1e-11}
 A = np.array([[-0.3, 1.0], [-0.8, 0.1]])

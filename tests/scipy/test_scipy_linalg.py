@@ -4,10 +4,10 @@ to second order in both modes, against finite differences and PyTorch."""
 import numpy as np
 import pytest
 import scipy.linalg
-from helpers import requires_torch, torch
 
 import funcgrad as fg
 import funcgrad.scipy.linalg as fsl
+from tests.helpers import requires_torch, torch
 
 R = np.random.default_rng(0)
 M = R.standard_normal((3, 3)) + 3.0 * np.eye(3)

@@ -6,11 +6,11 @@ import warnings
 import numpy as np
 import pytest
 import scipy.signal as ss
-from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.scipy import signal as fs
+from tests.helpers import central
 
 RNG = np.random.default_rng(9)
 X = RNG.normal(size=(2, 200))

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from test_forward import CASES, EXTRA
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.rules import elementwise
+from tests.transforms.test_forward import CASES, EXTRA
 
 BATCH = 3
 

@@ -4,12 +4,12 @@ computed with NumPy and against central differences."""
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import lax
 from funcgrad.core.errors import ArgumentError, MissingRuleError
+from tests.helpers import numeric_grad
 
 XS = np.array([1.0, 2.0, 3.5])
 X = np.arange(6.0).reshape(3, 2) + 1.0

@@ -12,10 +12,10 @@ from functools import partial
 
 import numpy as np
 import pytest
-from helpers import needs_torch, numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import needs_torch, numeric_grad
 
 RNG = np.random.default_rng(0)
 

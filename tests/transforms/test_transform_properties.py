@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from strategies import programs, run
 
 import funcgrad as fg
+from tests.strategies import programs, run
 
 # Random programs overflow (exp of exp of exp) and make inf - inf: NumPy's warnings about
 # that say nothing about the transforms; the tests that need finite values assume them.

@@ -92,61 +92,49 @@ def vjp_step(node, g):
     and its pullback the one elementwise :func:`~funcgrad.rules.elementwise.pullback`
     (tests check both paths give the same bits).
     """
-    args = node._args
-    if len(args) == 1:
-        return (vjp_edge(node, g),)
-    prim = node._prim
-    partials = prim.partials
-    if partials is not None and len(args) == 2:
-        ans = node._value
-        a, b = args
-        x, y = a._value, b._value
-        pa, pb = partials
-        try:
-            if a._prim is CONST:
-                ca = None
-            elif pa is None:
-                if not integer_valued(x, ans):
-                    raise _missing_rule(prim, 0)
-                ca = None
-            else:
-                ca = pullback(g, pa(ans, x, y), x)
-            if b._prim is CONST:
-                return (ca, None)
-            if pb is None:
-                if not integer_valued(y, ans):
-                    raise _missing_rule(prim, 1)
-                return (ca, None)
-            return (ca, pullback(g, pb(ans, x, y), y))
-        except ZeroDivisionError:
-            pass  # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
-    return general_vjp_step(node, g)
-
-
-def vjp_edge(node, g):
-    """:func:`vjp_step` of a node of one argument: that argument's cotangent alone (or
-    None), without the tuple. The fold calls it for every such node."""
     prim = node._prim
     partials = prim.partials
     if partials is not None:
-        a = node._args[0]
-        if a._prim is CONST:
-            return None
-        partial = partials[0]
-        x = a._value
-        if prim.keeps_slope:  # made with the value, where the trace kept it
-            slopes = node._trace.slopes
-            if slopes is not None and node._id in slopes:
-                return pullback(g, slopes[node._id], x)
-        if partial is None:
-            if integer_valued(x, node._value):
-                return None
-            raise _missing_rule(prim, 0)
+        args = node._args
+        ans = node._value
         try:
-            return pullback(g, partial(node._value, x), x)
+            if len(args) == 1:
+                a = args[0]
+                if a._prim is CONST:
+                    return (None,)
+                x = a._value
+                if prim.keeps_slope:  # made with the value, where the trace kept it
+                    slopes = node._trace.slopes
+                    if slopes is not None and node._id in slopes:
+                        return (pullback(g, slopes[node._id], x),)
+                partial = partials[0]
+                if partial is None:
+                    if integer_valued(x, ans):
+                        return (None,)
+                    raise _missing_rule(prim, 0)
+                return (pullback(g, partial(ans, x), x),)
+            if len(args) == 2:
+                a, b = args
+                x, y = a._value, b._value
+                pa, pb = partials
+                if a._prim is CONST:
+                    ca = None
+                elif pa is None:
+                    if not integer_valued(x, ans):
+                        raise _missing_rule(prim, 0)
+                    ca = None
+                else:
+                    ca = pullback(g, pa(ans, x, y), x)
+                if b._prim is CONST:
+                    return (ca, None)
+                if pb is None:
+                    if not integer_valued(y, ans):
+                        raise _missing_rule(prim, 1)
+                    return (ca, None)
+                return (ca, pullback(g, pb(ans, x, y), y))
         except ZeroDivisionError:
-            pass
-    return general_vjp_step(node, g)[0]
+            pass  # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
+    return general_vjp_step(node, g)
 
 
 def general_vjp_step(node, g):

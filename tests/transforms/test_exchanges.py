@@ -4,11 +4,11 @@ vmap (central differences), and jit."""
 
 import numpy as np
 import pytest
-from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import lax
+from tests.helpers import central
 
 RNG = np.random.default_rng(5)
 

@@ -4,10 +4,10 @@ import dataclasses
 
 import numpy as np
 import pytest
-from helpers import needs_torch
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import needs_torch
 
 
 def _data():

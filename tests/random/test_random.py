@@ -7,10 +7,10 @@ import sys
 
 import numpy as np
 import pytest
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import numeric_grad
 
 K = fg.random.key(2024)
 N = 200_000  # samples for the distribution checks: standard errors near 0.002

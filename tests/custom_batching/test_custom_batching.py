@@ -4,11 +4,11 @@ against a Python loop, central differences and JAX's custom_vmap."""
 
 import numpy as np
 import pytest
-from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.custom_batching import custom_vmap, sequential_vmap
+from tests.helpers import central
 
 X = np.array([[0.3, -1.2, 0.5], [1.1, 0.4, -0.7]])
 W = np.array([0.5, -2.0, 1.5])

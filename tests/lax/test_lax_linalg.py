@@ -4,12 +4,12 @@ and orders, derivatives against central differences and JAX in float64, jit and 
 import numpy as np
 import pytest
 import scipy.linalg as sl
-from helpers import central
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.lax import linalg
 from funcgrad.scipy import linalg as fsl
+from tests.helpers import central
 
 RNG = np.random.default_rng(11)
 A = RNG.normal(size=(4, 4))

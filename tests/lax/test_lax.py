@@ -13,11 +13,11 @@ import math
 import numpy as np
 import pytest
 import scipy.special as scipy_special
-from helpers import numeric_grad
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import lax
+from tests.helpers import numeric_grad
 
 RNG = np.random.default_rng(3)
 A = RNG.uniform(0.2, 0.9, (3, 4))
