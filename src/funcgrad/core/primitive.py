@@ -135,7 +135,9 @@ class Primitive:
         # impl only adds the checks for Python floats there, so traces call the ufunc itself
         ufunc = getattr(impl, "ufunc", None)
         self.on_array = ufunc if isinstance(ufunc, np.ufunc) and ufunc.nin == 1 else impl
-        self.__doc__ = f"The funcgrad primitive {name!r}."
+        # help() shows the impl's own docstring where a rule author wrote one
+        written = type(impl) is types.FunctionType and not hasattr(impl, "ufunc")
+        self.__doc__ = (written and impl.__doc__) or f"The funcgrad primitive {name!r}."
         self.__signature__ = _signature_of(impl)
 
     # A primitive reads as the function it is: help(), inspect.signature, doctest.

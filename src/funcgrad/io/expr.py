@@ -35,6 +35,7 @@ import numpy as np
 from .. import nn
 from .. import numpy as fnp
 from ..core.errors import FuncgradError
+from ..core.primitive import Primitive
 from ..dag.leaves import const, var
 from ..dag.order import toposort
 
@@ -149,64 +150,25 @@ def tokenize(text):
 # ---------------------------------------------------------------- parsing
 
 
-# The functions a formula may call, by name: (funcgrad function, number of arguments).
 def _functions():
-    one = {
-        name: (getattr(fnp, name), 1)
-        for name in (
-            "exp",
-            "exp2",
-            "expm1",
-            "log",
-            "log2",
-            "log10",
-            "log1p",
-            "sqrt",
-            "cbrt",
-            "square",
-            "sin",
-            "cos",
-            "tan",
-            "arcsin",
-            "arccos",
-            "arctan",
-            "asin",
-            "acos",
-            "atan",
-            "sinh",
-            "cosh",
-            "tanh",
-            "arcsinh",
-            "arccosh",
-            "arctanh",
-            "asinh",
-            "acosh",
-            "atanh",
-            "abs",
-            "absolute",
-            "negative",
-            "reciprocal",
-            "sinc",
-        )
-    }
-    one.update(relu=(nn.relu, 1), sigmoid=(nn.sigmoid, 1), softplus=(nn.softplus, 1))
-    two = {
-        name: (getattr(fnp, name), 2)
-        for name in (
-            "add",
-            "subtract",
-            "multiply",
-            "divide",
-            "power",
-            "maximum",
-            "minimum",
-            "hypot",
-            "arctan2",
-            "atan2",
-            "logaddexp",
-        )
-    }
-    return {**one, **two}
+    """The functions a formula may call, by name: ``{name: (function, number of
+    arguments)}``. Read off the primitives themselves: every differentiable elementwise
+    primitive of one or two arguments (its partials say both) that funcgrad.numpy or
+    funcgrad.nn publishes, by its name there, so a primitive added to either is a formula's
+    word with no list to extend. softplus, a composition, is the one added by hand.
+
+    >>> FUNCTIONS["cbrt"][1], FUNCTIONS["arctan2"][1], "eval" in FUNCTIONS
+    (1, 2, False)
+    """
+    found = {}
+    for namespace in (nn, fnp):  # fnp's names win where both publish one
+        for name in namespace.__all__:
+            fun = getattr(namespace, name, None)
+            partials = getattr(fun, "partials", None) if isinstance(fun, Primitive) else None
+            if partials and len(partials) <= 2 and all(p is not None for p in partials):
+                found[name] = (fun, len(partials))
+    found["softplus"] = (nn.softplus, 1)
+    return found
 
 
 FUNCTIONS = _functions()
@@ -224,6 +186,13 @@ _UNARY_PREC = 3  # -x**2 is -(x**2), 2*-x is 2*(-x), as in Python
 # A parsed formula is a tree of tuples, each ending in its span (start, end):
 #   ("num", value, span)   ("name", name, span)   ("call", fname, (children...), span)
 # Operators are calls of their funcgrad names: "x + y" -> ("call", "add", (x, y), span).
+
+
+def _closest(name):
+    """The known function a mistyped ``name`` most likely meant, as a list of at most one:
+    the shortest that begins with it (``max``: ``maximum``), else difflib's closest."""
+    starting = sorted((f for f in FUNCTIONS if f.startswith(name)), key=len)
+    return starting[:1] or difflib.get_close_matches(name, FUNCTIONS, n=1)
 
 
 def _describe(tok):
@@ -277,7 +246,7 @@ def parse(text):
                 nxt = next(tokens)
                 if nxt.kind == "(":
                     if tok.text not in FUNCTIONS:
-                        close = difflib.get_close_matches(tok.text, FUNCTIONS, n=1)
+                        close = _closest(tok.text)
                         guess = f"did you mean {close[0]}? " if close else ""
                         raise ExprError(
                             f"unknown function {tok.text!r}",

@@ -320,7 +320,18 @@ def elementwise(name, impl, *partials, xp=None, **facts):
     >>> square = extend.elementwise('square', lambda x: x * x, lambda ans, x: 2.0 * x)
     >>> fg.grad(square)(3.0), fg.vmap(square)(np.array([1.0, 2.0]))
     (np.float64(6.0), array([1., 4.]))
+
+    A NumPy ufunc as ``impl`` is taken as funcgrad's own are (:func:`ufunc_impl`): Python's
+    floats stay Python's inside rules, another library's arrays get the standard's function
+    of its name, and numba's plans run it as machine code where their interpreter knows
+    the ufunc.
+
+    >>> cube_root = extend.elementwise("cube_root", np.cbrt, lambda ans, x: 1.0 / (3.0 * ans * ans))
+    >>> cube_root(8.0), fg.grad(cube_root)(8.0)
+    (np.float64(2.0), np.float64(0.08333333333333333))
     """
+    if isinstance(impl, np.ufunc):
+        impl = ufunc_impl(impl, name)
     if xp is None and hasattr(impl, "ufunc"):
         ufunc = impl.ufunc
         # only NumPy's own ufuncs by the namespace's names: a SciPy ufunc's name there can
