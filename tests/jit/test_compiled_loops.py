@@ -401,6 +401,23 @@ def test_forms_exist_only_where_numba_matches_numpy():
     assert form_of(arrays.swapaxes, {"axis1": 0, "axis2": 1}, [np.ones(3, np.int64)]) is None
 
 
+@pytest.mark.parametrize("n, m", [(1, 1), (5, 3), (64, 64), (7, 130)])
+def test_a_column_times_a_row_is_numbas_loop_with_numpys_bits(n, m, monkeypatch):
+    # a weight's cotangent in a loop's body, (n, 1) @ (1, m): a loop, not a BLAS call, and
+    # chosen whether or not numba's BLAS is there
+    numba = pytest.importorskip("numba")
+    from funcgrad.jit import native_forms
+    from funcgrad.rules import matmul as matmul_module
+
+    rng = np.random.default_rng(n * 1000 + m)
+    a, b = rng.normal(size=(n, 1)), rng.normal(size=(1, m))
+    monkeypatch.setattr(native_forms, "_blas_for_numba", lambda: False)
+    fun, extra = native_forms.form_of(matmul_module.matmul, None, [a, b])
+    assert fun is native_forms.outer
+    np.testing.assert_array_equal(numba.njit(fun)(a, b, *extra), a @ b)
+    np.testing.assert_array_equal(fun(a, b), a @ b)
+
+
 def test_without_scipy_a_product_keeps_numpys_call_and_the_loop_runs_in_python(monkeypatch):
     # numba's matrix product calls BLAS through SciPy's: without SciPy it aborts the process
     # on its first call (.ci/native_smoke.py runs that install for real)

@@ -63,6 +63,20 @@ def matmul(a, b):
     return a @ b
 
 
+def outer(a, b):
+    """``a @ b`` for a column ``a`` (n, 1) and a row ``b`` (1, m): each product once, in a
+    loop LLVM vectorises, where the BLAS call of a product of inner size 1 (a weight's
+    cotangent in a loop's body, one step at a time) costs more than its work. The same
+    bits: each element is one product, as the BLAS computes it."""
+    n, m = a.shape[0], b.shape[1]
+    out = np.empty((n, m))
+    for i in range(n):
+        ai = a[i, 0]
+        for j in range(m):
+            out[i, j] = ai * b[0, j]
+    return out
+
+
 def reshape(x, shape):
     return np.ascontiguousarray(x).reshape(shape)  # numba reshapes contiguous arrays only
 
@@ -93,7 +107,7 @@ def sum_along(x, axis):
     return np.sum(x, axis=axis)
 
 
-FORMS = (matmul, reshape, broadcast_to, filled, transposed, swapaxes, sum_all, sum_along)
+FORMS = (matmul, outer, reshape, broadcast_to, filled, transposed, swapaxes, sum_all, sum_along)
 """Every form, for numba to compile (each once per signature, cached on disk)."""
 
 
@@ -103,6 +117,9 @@ FORMS = (matmul, reshape, broadcast_to, filled, transposed, swapaxes, sum_all, s
 def _matmul(operands):
     if any(x.ndim > 2 for x in operands):
         return None  # stacks of matrices: numba's @ takes 1-d and 2-d only
+    a, b = operands
+    if a.ndim == 2 and b.ndim == 2 and a.shape[1] == 1 and b.shape[0] == 1:
+        return outer, ()
     if not _blas_for_numba():
         return None
     return matmul, ()
