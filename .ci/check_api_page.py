@@ -11,8 +11,8 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_public_api import PUBLIC, _passed_through
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: its tests package
+from tests.test_public_api import PUBLIC, _passed_through
 
 
 def main(site):
