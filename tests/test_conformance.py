@@ -788,7 +788,7 @@ def test_every_primitive_is_reached_by_the_matrix():
 UNREACHED_BY_DESIGN = {
     "complex_sign",  # complex inputs only: tests/rules/test_complex.py, against PyTorch's sgn
     "complement",  # lstsq's null-space part of wide systems: tests/numpy/test_numpy_linalg.py
-    "key_from_seed",  # a key of a traced integer seed: tests/test_random.py, jit, vmap, loops
+    "key_from_seed",  # a key of a traced integer seed: tests/random/test_random.py, jit, vmap, loops
     # a window extremum's forward rule (and its cotangent's transpose), which the transforms
     # above do not run: tests/rules/test_rules.py's rows and tests/nn/test_convolution.py (jvp)
     "first_extremum",

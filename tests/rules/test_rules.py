@@ -1269,7 +1269,7 @@ NO_TORCH_EQUIVALENT = {
     "last_writes": "an integer-valued helper of scatter_set's rule: test_gather.py checks it",
     **dict.fromkeys(
         ("split", "fold_in", "sample", "key_from_seed"),
-        "random numbers on NumPy's Philox streams, not torch's: tests/test_random.py checks their distributions",
+        "random numbers on NumPy's Philox streams, not torch's: tests/random/test_random.py checks their distributions",
     ),
     "debug_callback": "a call for its effect, whose value is 0: tests/test_debug.py checks it",
     "checkpoint_name": "the identity, naming a value for checkpoint policies",

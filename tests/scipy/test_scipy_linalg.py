@@ -73,7 +73,7 @@ CASES = {
 
 
 def test_every_function_has_a_case():
-    # schur has no derivative: its values and its refusal are in tests/test_lax_linalg.py
+    # schur has no derivative: its values and its refusal are in tests/lax/test_lax_linalg.py
     assert set(fsl.__all__) - {"cho_factor", "schur"} == {name.split(":")[0] for name in CASES}
 
 
