@@ -386,7 +386,7 @@ def test_an_rnns_loops_run_natively_through_numbas_forms():
 
 
 def test_forms_exist_only_where_numba_matches_numpy():
-    from funcgrad.jit.native_forms import form_of
+    from funcgrad.jit.backends.numba.forms import form_of
     from funcgrad.rules import arrays
     from funcgrad.rules import matmul as matmul_module
 
@@ -406,7 +406,7 @@ def test_a_column_times_a_row_is_numbas_loop_with_numpys_bits(n, m, monkeypatch)
     # a weight's cotangent in a loop's body, (n, 1) @ (1, m): a loop, not a BLAS call, and
     # chosen whether or not numba's BLAS is there
     numba = pytest.importorskip("numba")
-    from funcgrad.jit import native_forms
+    from funcgrad.jit.backends.numba import forms as native_forms
     from funcgrad.rules import matmul as matmul_module
 
     rng = np.random.default_rng(n * 1000 + m)
@@ -421,7 +421,7 @@ def test_a_column_times_a_row_is_numbas_loop_with_numpys_bits(n, m, monkeypatch)
 def test_without_scipy_a_product_keeps_numpys_call_and_the_loop_runs_in_python(monkeypatch):
     # numba's matrix product calls BLAS through SciPy's: without SciPy it aborts the process
     # on its first call (.ci/native_smoke.py runs that install for real)
-    from funcgrad.jit import native_forms
+    from funcgrad.jit.backends.numba import forms as native_forms
     from funcgrad.rules import matmul as matmul_module
 
     monkeypatch.setattr(native_forms, "_blas_for_numba", lambda: False)

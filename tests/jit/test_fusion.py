@@ -1,4 +1,4 @@
-"""Fused chains of elementwise steps in numba plans (funcgrad/jit/fusion.py): the numba plan
+"""Fused chains of elementwise steps in numba plans (funcgrad/jit/backends/numba/fusion.py): the numba plan
 against the Python plan to the bit (to the number for maximum's zeros) on layer norms,
 masks, ReLU, comparisons, division by zero and NaN, both float dtypes, broadcasting and
 views; which steps a chain takes and leaves; the NumPy fallback; the kernels kept on disk;
@@ -13,10 +13,10 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.jit import fusion
+from funcgrad.jit.backends.numba import fusion
 
 numba = pytest.importorskip("numba", reason="the numba backend needs the native extra")
-chains = pytest.importorskip("funcgrad.jit.native_chains")
+chains = pytest.importorskip("funcgrad.jit.backends.numba.chains")
 
 
 @pytest.fixture(autouse=True)

@@ -69,7 +69,7 @@ def test_an_unknown_backend_is_refused_by_name():
 
 # ---------------------------------------------------------------- the register machine
 
-from funcgrad.jit.machine import OPCODES  # noqa: E402
+from funcgrad.jit.backends.numba.machine import OPCODES  # noqa: E402
 
 UNARY = {
     "negative": lambda x: -x,
@@ -316,8 +316,8 @@ def test_blocks_of_untypable_steps_are_written_for_python():
 # ---------------------------------------------------------------- the vector machine
 # Arrays of one shape (and single numbers) run on the same machine, a row per register.
 
-from funcgrad.jit.machine import VECTOR_WIDTH  # noqa: E402
-from funcgrad.jit.native import _pairwise_sum  # noqa: E402
+from funcgrad.jit.backends.numba.machine import VECTOR_WIDTH  # noqa: E402
+from funcgrad.jit.backends.numba.native import _pairwise_sum  # noqa: E402
 
 VECTOR_POINTS = np.array(POINTS)
 

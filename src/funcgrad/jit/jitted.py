@@ -75,10 +75,10 @@ def jit(
     :class:`Jitted` object: the function, its static arguments, its
     :mod:`backend <funcgrad.jit.backends>` and the plans it keeps.
     ``backend="numba"`` (the ``native`` extra) runs a plan of Python floats on a
-    register machine compiled once (:mod:`funcgrad.jit.machine`), runs each chain of
-    elementwise steps on arrays as one loop (:mod:`funcgrad.jit.fusion`, the Python
+    register machine compiled once (:mod:`funcgrad.jit.backends.numba.machine`), runs each chain of
+    elementwise steps on arrays as one loop (:mod:`funcgrad.jit.backends.numba.fusion`, the Python
     backend's values to the bit) and compiles other blocks to machine code where numba
-    can (:mod:`funcgrad.jit.native`), agreeing with the default Python backend there to
+    can (:mod:`funcgrad.jit.backends.numba.native`), agreeing with the default Python backend there to
     rounding rather than bit for bit.
     On PyTorch tensors, CuPy arrays or any Array API array a plan is a list of that
     library's calls on the arguments' device (:mod:`funcgrad.jit.foreign_plans`);

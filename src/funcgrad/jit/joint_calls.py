@@ -3,12 +3,11 @@
 A plan calls ``Primitive.together``'s impl once where it calls both primitives of
 a pair on the same operands (a classifier's loss and its slope, GELU's value and
 slope), and a numba plan runs each chain of elementwise steps as one kernel
-(:mod:`funcgrad.jit.fusion`). Both are read off the step table of a block's steps.
+(:mod:`funcgrad.jit.backends.numba.fusion`). Both are read off the step table of a block's steps.
 """
 
 import numpy as np
 
-from . import fusion
 from .steptable import call_key
 
 __all__ = ["called_together", "chains", "chains_key", "stands_for"]
@@ -16,14 +15,14 @@ __all__ = ["called_together", "chains", "chains_key", "stands_for"]
 
 def chains(table, lo, hi, names):
     """A numba plan's chains of elementwise steps among ``lo:hi``, each run as one kernel
-    (:mod:`funcgrad.jit.fusion`), by first step; none for other plans."""
+    (:mod:`funcgrad.jit.backends.numba.fusion`), by first step; none for other plans."""
     if names.machine_code is None:
         return {}
     found = table.chains.get((lo, hi))
     if found is None:
         pairs = called_together(table, lo, hi)
         excluded = set(pairs).union(j for j, _ in pairs.values())
-        found = table.chains[(lo, hi)] = fusion.groups(table, lo, hi, excluded)
+        found = table.chains[(lo, hi)] = names.machine_code.groups(table, lo, hi, excluded)
     return found
 
 

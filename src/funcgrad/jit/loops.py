@@ -27,7 +27,7 @@ is written once more for numba and compiled into one native loop, so a
 recurrence of numbers runs at machine speed. numba's text calls ufuncs
 directly and, for a matrix product, a reshape, a broadcast, a swap of axes or a
 sum over one axis, a small function numba compiles with the loop
-(:mod:`funcgrad.jit.native_forms`). numba compiles a loop at its first call, for
+(:mod:`funcgrad.jit.backends.numba.forms`). numba compiles a loop at its first call, for
 the types it is called with. A body with a step numba cannot type (a primitive
 whose impl is Python code), or one numba fails to compile, runs as the Python
 loop, for good.
@@ -49,7 +49,6 @@ is then a small part of each step.
 import numpy as np
 
 from ..dag.node import CONST, VAR
-from .native_forms import form_of
 from .plan_names import Namespace, literal
 from .plans import _function, _tuple, _typable, output_texts
 from .steptable import StepTable
@@ -91,7 +90,7 @@ def _defined(source, names):
 
 class _Names(Namespace):
     """A loop's namespace, also naming the functions numba compiles for steps with
-    parameters (:mod:`funcgrad.jit.native_forms`)."""
+    parameters (:mod:`funcgrad.jit.backends.numba.forms`)."""
 
     def __init__(self, machine_code):
         super().__init__(machine_code)
@@ -99,7 +98,7 @@ class _Names(Namespace):
 
     def form(self, found, args):
         """The text of the call of a step's form on ``args`` (``found``: what
-        :func:`~funcgrad.jit.native_forms.form_of` gave for the step), or None."""
+        :func:`~funcgrad.jit.backends.numba.forms.form_of` gave for the step), or None."""
         if found is None:
             return None
         fun, extra = found
@@ -112,16 +111,18 @@ class _Names(Namespace):
 class _Body:
     """One body's lines inside a loop: its inputs named by ``input_names``."""
 
-    def __init__(self, order, inputs, outputs, input_names):
+    def __init__(self, order, inputs, outputs, input_names, machine_code=None):
         self.table = table = StepTable(order, inputs, outputs)
         table.read_code_columns()
         self.text = dict(zip(inputs, input_names))
         values = table.values
         typable = _typable(table)
         self.forms = {}  # step -> its form, for the steps numba types only through one
-        for i in np.flatnonzero(~typable).tolist():
+        # the forms of a backend's machine code (numba's): none for Python's loops
+        untyped = np.flatnonzero(~typable).tolist() if machine_code is not None else ()
+        for i in untyped:
             n = table.steps[i]
-            found = form_of(n._prim, n._params, [a._value for a in n._args])
+            found = machine_code.form_of(n._prim, n._params, [a._value for a in n._args])
             if found is not None:
                 self.forms[n] = found
                 typable[i] = True
@@ -171,7 +172,7 @@ def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, machine_code=None,
     if _too_long(order):
         return None
     input_names = [f"a{k}" for k in range(len(inputs))]
-    body = _Body(order, inputs, list(outputs) + list(effects), input_names)
+    body = _Body(order, inputs, list(outputs) + list(effects), input_names, machine_code)
     n_ys = len(outputs) - n_carry
     xs = [f"x{j}" for j in range(n_xs)]
     ys = [f"y{j}" for j in range(n_ys)]
@@ -207,8 +208,8 @@ def while_loop(cond, body, n_carry, history, machine_code=None):
     carry = [f"a{k}" for k in range(n_carry)]
     c_consts = [f"k{j}" for j in range(len(cond[1]) - n_carry)]
     b_consts = [f"q{j}" for j in range(len(body[1]) - n_carry)]
-    test = _Body(cond[0], cond[1], list(cond[2]) + list(cond[3]), carry + c_consts)
-    step = _Body(body[0], body[1], list(body[2]) + list(body[3]), carry + b_consts)
+    test = _Body(cond[0], cond[1], list(cond[2]) + list(cond[3]), carry + c_consts, machine_code)
+    step = _Body(body[0], body[1], list(body[2]) + list(body[3]), carry + b_consts, machine_code)
     buffers = [f"h{j}" for j in range(n_carry)] if history else []
     state = f"{_tuple(carry)}, k"
 

@@ -5,7 +5,7 @@ number exactly.
 A name is made from the primitive's or ufunc's own name, suffixed where it is taken or
 would read as a register (``r0``) or a Python keyword. On the numba backend a primitive
 with a numba kernel (:mod:`funcgrad.kernels`) and a fused chain
-(:mod:`funcgrad.jit.native_chains`) are named to their kernels; those modules import
+(:mod:`funcgrad.jit.backends.numba.chains`) are named to their kernels; those modules import
 numba, so they are loaded only when a numba plan asks for one.
 
 >>> import numpy as np
@@ -107,7 +107,7 @@ class Namespace:
         return self._name(kind, kind, f"np_{kind.__name__}")
 
     def fused(self, chain):
-        """The name of the kernel running ``chain`` (a :class:`funcgrad.jit.fusion.Group`)."""
+        """The name of the kernel running ``chain`` (a :class:`funcgrad.jit.backends.numba.fusion.Group`)."""
         key = ("fused", chain.text)
         name = self._by_key.get(key)
         if name is None:

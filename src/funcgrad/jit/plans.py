@@ -46,7 +46,7 @@ from ..core.primitive import strong
 from ..core.tree import tree_unflatten
 from ..dag.node import Node
 from ..rules import elementwise
-from . import joint_calls, machine
+from . import joint_calls
 from .plan_names import Namespace, literal
 from .steptable import StepTable, needed_steps, ufunc_of
 
@@ -161,10 +161,10 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
     positions ``live_out`` (see :class:`~funcgrad.jit.steptable.StepTable`).
 
     ``operand_text(j)`` names operand ``j`` where its value is not computed here (an
-    argument or a constant). ``native``: code numba can type (:mod:`funcgrad.jit.native`):
+    argument or a constant). ``native``: code numba can type (:mod:`funcgrad.jit.backends.numba.native`):
     ufuncs called directly on arrays too, ``out=`` by position, no ``del``; and ``form(step,
     args)`` is the text of a call numba compiles for a step with parameters, or None.
-    Otherwise a numba plan's chains of elementwise steps (:mod:`funcgrad.jit.fusion`) are
+    Otherwise a numba plan's chains of elementwise steps (:mod:`funcgrad.jit.backends.numba.fusion`) are
     one kernel's call each.
     """
     steps, n_in = table.steps, table.n_inputs
@@ -275,8 +275,8 @@ def compile_plan(
     """Straight-line code for ``nodes`` (a topological order) computing ``out_leaves``, in
     blocks of ``block`` steps (default ``BLOCK``; ``LONG_BLOCK`` past ``LONG`` steps) if it is
     longer. ``machine_code``, a backend's compiler to machine code (the numba backend's
-    :mod:`funcgrad.jit.native`): a plan of Python floats, or of small float64 arrays of one
-    shape, becomes a register program (:mod:`funcgrad.jit.machine`); any other with a step
+    :mod:`funcgrad.jit.backends.numba.native`): a plan of Python floats, or of small float64 arrays of one
+    shape, becomes a register program (:mod:`funcgrad.jit.backends.numba.machine`); any other with a step
     it can type is cut into blocks, those of such steps compiled natively.
     ``pruned=False``: ``nodes`` may hold steps the outputs do not need, left out. ``effects``:
     steps run for their effect (``fg.debug.callback``), outputs :meth:`Plan.outputs` drops."""
@@ -291,7 +291,7 @@ def _compile(nodes, inputs, out_leaves, out_def, block, machine_code, pruned):
     table = StepTable(nodes, inputs, out_leaves, prune=not pruned)
     block = block or (LONG_BLOCK if len(table.steps) > LONG else BLOCK)
     if native:
-        program = machine.program(table, out_leaves)
+        program = machine_code.program(table, out_leaves)
         if program is not None and program.shape is not None:
             # rows of arrays: a register for each value only while it is live
             program = machine_code.share_registers(program)

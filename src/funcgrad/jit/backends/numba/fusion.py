@@ -21,7 +21,7 @@ Each step's loop depth is the last axis its value varies along, so a row's mean
 or variance (shape ``(n, 1)``) is computed once per row, not once per element.
 A kernel's text depends on the chain and on which axes each operand varies
 along, not on the sizes (passed by the plan's call): plans, blocks and models
-with the same chain share one compiled kernel (:func:`funcgrad.jit.native.fused`
+with the same chain share one compiled kernel (:func:`funcgrad.jit.backends.numba.native.fused`
 compiles it, and numba keeps it on disk).
 
 This module only writes text; it never imports numba.
@@ -43,8 +43,8 @@ def kernel(x0, x1, n0, n1):
 
 import numpy as np
 
-from ..rules import elementwise as ew
-from ..rules import ufuncs
+from ....rules import elementwise as ew
+from ....rules import ufuncs
 
 __all__ = ["MIN_SIZE", "groups", "kernel_text"]
 

@@ -1,4 +1,4 @@
-"""numba's side of fused chains (:mod:`funcgrad.jit.fusion`): a kernel's text compiled once.
+"""numba's side of fused chains (:mod:`funcgrad.jit.backends.numba.fusion`): a kernel's text compiled once.
 
 A kernel is compiled once per process for each distinct text (plans, blocks and
 layers with the same chain share it) and kept on disk by numba: its text is

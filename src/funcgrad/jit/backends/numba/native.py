@@ -1,6 +1,6 @@
 """jit's native backend: numba's machine code for plans.
 
-A plan of Python floats runs on a register machine: :mod:`funcgrad.jit.machine`
+A plan of Python floats runs on a register machine: :mod:`funcgrad.jit.backends.numba.machine`
 encodes it as instructions, and :func:`run_machine`, compiled once (and cached
 on disk by numba), runs every such plan; a plan of small arrays of one shape
 runs on :func:`run_vector_machine`, the same instructions over rows of
@@ -14,7 +14,7 @@ its first call, for the types it is called with. A block with any other step
 product, a call with parameters) is written and run as the Python backend's (where it
 calls a pooling window's extremum or its cotangent, numba's kernels for them:
 :mod:`funcgrad.kernels`, and each chain of elementwise steps on arrays as
-one loop: :mod:`funcgrad.jit.fusion`), as is a block numba fails to compile, so a plan
+one loop: :mod:`funcgrad.jit.backends.numba.fusion`), as is a block numba fails to compile, so a plan
 always runs, natively where it can; a plan with no such block is simply the Python plan.
 The driver that calls the blocks is Python.
 
@@ -30,7 +30,7 @@ in NumPy's order (:func:`_pairwise_sum`). Division follows NumPy
 
 numba is an extra (``pip install "funcgrad[native]"``); this module, the numba backend's
 machine code (:mod:`funcgrad.jit.backends.numba`), is loaded only when a plan asks for
-it, with numba's fused chains (:func:`fused`, :mod:`funcgrad.jit.native_chains`).
+it, with numba's fused chains (:func:`fused`, :mod:`funcgrad.jit.backends.numba.chains`).
 """
 
 import math
@@ -39,13 +39,18 @@ import warnings
 import numba
 import numpy as np
 
-from .machine import OPCODES
-from .native_chains import fused
+from .chains import fused
+from .forms import form_of
+from .fusion import groups
+from .machine import OPCODES, program
 
 __all__ = [
     "BACKEND",
     "compile_blocks",
+    "form_of",
     "fused",
+    "groups",
+    "program",
     "native_blocks",
     "machine_run",
     "natively",
@@ -111,7 +116,7 @@ def natively(python, text, forms=()):
 
 
 def _form(fun):
-    """A form of :mod:`funcgrad.jit.native_forms` compiled by numba, once per process, each
+    """A form of :mod:`funcgrad.jit.backends.numba.forms` compiled by numba, once per process, each
     signature cached on disk."""
     compiled = _FORMS.get(fun)
     if compiled is None:
@@ -303,7 +308,7 @@ def _apply(op, x, y):
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
 def run_machine(code, registers):
-    """Run a :class:`funcgrad.jit.machine.Program`'s ``code`` on ``registers`` (in place)."""
+    """Run a :class:`funcgrad.jit.backends.numba.machine.Program`'s ``code`` on ``registers`` (in place)."""
     for i in range(code.shape[0]):
         registers[code[i, 1]] = _apply(code[i, 0], registers[code[i, 2]], registers[code[i, 3]])
 
@@ -391,7 +396,7 @@ def run_vector_machine(code, registers):
 
 def machine_run(program):
     """The function of the plan's leaves that runs ``program`` on numba's register machine
-    (:mod:`funcgrad.jit.machine`); :mod:`funcgrad.jit.plans` makes it a plan (this module
+    (:mod:`funcgrad.jit.backends.numba.machine`); :mod:`funcgrad.jit.plans` makes it a plan (this module
     does not import that one, which loads this one only when a plan asks for numba)."""
     vector = program.shape is not None
     execute = run_vector_machine if vector else run_machine

@@ -5,7 +5,7 @@ A plan whose every value is a Python float (micrograd's scalar networks, a
 deep scalar chain, most of what ``backend="numba"`` is asked to speed up) needs
 no code generated per plan at all: each step is one instruction of four
 integers, ``(opcode, out, a, b)``, over a file of float64 registers, and one
-interpreter compiled once by numba (:func:`funcgrad.jit.native.run_machine`) runs
+interpreter compiled once by numba (:func:`funcgrad.jit.backends.numba.native.run_machine`) runs
 every such plan. The program is read off the plan's step table
 (:mod:`funcgrad.jit.steptable`, built in passes that run in C), so a plan of a
 million steps compiles nothing, is built in one to two seconds and keeps 16
@@ -21,12 +21,12 @@ small elementwise network), is a *vector program*: the same instructions
 over registers that are rows of the shape's elements, a number filling its
 row, with a sum of a whole array as one more instruction and reshapes and
 broadcasts of a number as copies (the gradient of a sum). Its registers are
-shared once a value is dead (:func:`funcgrad.jit.native.share_registers`), so the
+shared once a value is dead (:func:`funcgrad.jit.backends.numba.native.share_registers`), so the
 register file holds only the rows that are live at once.
 
 A plan with anything else (an integer input, arrays of two shapes, a
 primitive the machine lacks, a call with other parameters) is not a program:
-it runs as numba-compiled blocks (:mod:`funcgrad.jit.native`).
+it runs as numba-compiled blocks (:mod:`funcgrad.jit.backends.numba.native`).
 
 This module only encodes; it never imports numba.
 
@@ -68,9 +68,9 @@ from itertools import compress
 
 import numpy as np
 
-from ..core.primitive import strong
-from ..dag.node import Node
-from ..rules import arrays, elementwise, reductions, ufuncs
+from ....core.primitive import strong
+from ....dag.node import Node
+from ....rules import arrays, elementwise, reductions, ufuncs
 
 __all__ = ["Program", "program", "OPCODES", "VECTOR_WIDTH"]
 
@@ -247,7 +247,7 @@ class Program:
 
     def reuse(self, code, renumber, n_pool):
         """This program with its steps' registers shared: ``code`` and ``renumber`` from
-        :func:`funcgrad.jit.native.share_registers`, ``n_pool`` registers for the steps."""
+        :func:`funcgrad.jit.backends.numba.native.share_registers`, ``n_pool`` registers for the steps."""
         first_constant = self.n_inputs + n_pool
         return self._replace(code, renumber, first_constant, first_constant + len(self.constants))
 

@@ -9,7 +9,7 @@ no form where numba has no version of the call or its version differs from
 NumPy's (a matmul of stacks, a sum over several axes or keeping them).
 
 The forms are module functions, so numba compiles each once per signature and
-keeps it in its cache on disk (:func:`funcgrad.jit.native.natively`): compiling
+keeps it in its cache on disk (:func:`funcgrad.jit.backends.numba.native.natively`): compiling
 ``np.sum`` over an axis or ``np.dot`` takes numba one to three seconds, which a
 loop's first call would otherwise pay for every step that uses them.
 
@@ -31,8 +31,8 @@ import importlib.util
 
 import numpy as np
 
-from ..rules import arrays
-from ..rules import matmul as matmul_rules
+from ....rules import arrays
+from ....rules import matmul as matmul_rules
 
 __all__ = ["form_of", "FORMS"]
 
