@@ -24,6 +24,28 @@ def test_each_sites_calibration_tells_a_temporary_from_a_held_array():
     assert np.array_equal(elementwise.pullback(g, np.full(3, 2.0), x), np.full(3, 2.0))
 
 
+def test_both_branches_the_weight_made_for_the_call_takes_the_product(monkeypatch):
+    # the branch is seen by the product's out=: the fresh weight itself, or a new array
+    seen = []
+    multiply = np.multiply
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        @staticmethod
+        def multiply(a, b, out=None):
+            seen.append(out is b)
+            return multiply(a, b, out=out)
+
+    monkeypatch.setattr(elementwise, "np", Spy())
+    g, x, held = np.full(3, 3.0), np.ones(3), np.full(3, 2.0)
+    np.testing.assert_array_equal(elementwise.pullback(g, np.full(3, 2.0), x), np.full(3, 6.0))
+    np.testing.assert_array_equal(elementwise.pullback(g, held, x), np.full(3, 6.0))
+    np.testing.assert_array_equal(held, np.full(3, 2.0))
+    assert seen[:1] == [True] and True not in seen[1:]
+
+
 def test_without_counts_nothing_is_written_in_place(monkeypatch):
     monkeypatch.delattr(sys, "getrefcount")
     try:
