@@ -242,9 +242,8 @@ class Node(ArrayLike):
     # On two nodes of one trace, or a node and a Python float, the trace is known: the
     # call goes straight to its binary, the path its process takes for every call of two
     # operands once the innermost trace is found (Primitive.__call__ finds it for any
-    # other operands). An
-    # operator answers as NumPy's operators do: a Python float stays one (NumPy's
-    # functions called on one answer NumPy's scalar; see Primitive._answer).
+    # other operands). An operator answers as NumPy's operators do: a Python float stays
+    # one (NumPy's functions called on one answer NumPy's scalar; see Primitive._answer).
     def __add__(self, other):
         t = self._trace
         if type(other) is float or (type(other) is type(self) and other._trace is t):
