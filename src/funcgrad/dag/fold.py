@@ -92,12 +92,8 @@ def reverse_fold(order, seeds, step, plus, keep=None, owned=None):
             done[node] = value
         if node._args:
             for parent, c in zip(node._args, step(node, value)):
-                if c is None:
-                    continue
-                if parent in acc:
+                if c is not None:
                     accumulate(acc, parent, c, plus, owned)
-                else:  # the first contribution (accumulate's first case, written out)
-                    acc[parent] = c
     return done
 
 
