@@ -148,6 +148,34 @@ def _readonly(name, doc):
     )
 
 
+def _operator(name, prim, reflected=False):
+    """Node's operator ``name`` for the primitive ``prim`` (``reflected``: the operator of
+    the right operand, ``other op self``); see Node's operators below."""
+    if reflected:
+
+        def __operator__(self, other):
+            t = self._trace
+            if type(other) is float or (type(other) is type(self) and other._trace is t):
+                if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+                    check(prim, (other, self), 1)
+                return t.binary(prim, other, self)
+            return prim(other, self)
+
+    else:
+
+        def __operator__(self, other):
+            t = self._trace
+            if type(other) is float or (type(other) is type(self) and other._trace is t):
+                if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
+                    check(prim, (self, other), 1)
+                return t.binary(prim, self, other)
+            return prim(self, other)
+
+    # named as a dunder (core/promotion.py passes over operator frames to the user's line)
+    __operator__.__name__, __operator__.__qualname__ = name, f"Node.{name}"
+    return __operator__
+
+
 class Node(ArrayLike):
     """An immutable vertex of an expression DAG; see the module docstring.
 
@@ -244,53 +272,13 @@ class Node(ArrayLike):
     # operands once the innermost trace is found (Primitive.__call__ finds it for any
     # other operands). An operator answers as NumPy's operators do: a Python float stays
     # one (NumPy's functions called on one answer NumPy's scalar; see Primitive._answer).
-    def __add__(self, other):
-        t = self._trace
-        if type(other) is float or (type(other) is type(self) and other._trace is t):
-            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
-                check(ew.add, (self, other), 1)
-            return t.binary(ew.add, self, other)
-        return ew.add(self, other)
-
-    def __radd__(self, other):
-        t = self._trace
-        if type(other) is float or (type(other) is type(self) and other._trace is t):
-            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
-                check(ew.add, (other, self), 1)
-            return t.binary(ew.add, other, self)
-        return ew.add(other, self)
-
-    def __mul__(self, other):
-        t = self._trace
-        if type(other) is float or (type(other) is type(self) and other._trace is t):
-            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
-                check(ew.multiply, (self, other), 1)
-            return t.binary(ew.multiply, self, other)
-        return ew.multiply(self, other)
-
-    def __rmul__(self, other):
-        t = self._trace
-        if type(other) is float or (type(other) is type(self) and other._trace is t):
-            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
-                check(ew.multiply, (other, self), 1)
-            return t.binary(ew.multiply, other, self)
-        return ew.multiply(other, self)
-
-    def __sub__(self, other):
-        t = self._trace
-        if type(other) is float or (type(other) is type(self) and other._trace is t):
-            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
-                check(ew.subtract, (self, other), 1)
-            return t.binary(ew.subtract, self, other)
-        return ew.subtract(self, other)
-
-    def __rsub__(self, other):  # 1.0 - x: the rules of tanh, sigmoid and others
-        t = self._trace
-        if type(other) is float or (type(other) is type(self) and other._trace is t):
-            if WATCHING[0]:  # implicit promotions watched (core/promotion.py)
-                check(ew.subtract, (other, self), 1)
-            return t.binary(ew.subtract, other, self)
-        return ew.subtract(other, self)
+    # 1.0 - x (``__rsub__``) is the rules' own: tanh's, sigmoid's and others'.
+    __add__ = _operator("__add__", ew.add)
+    __radd__ = _operator("__radd__", ew.add, reflected=True)
+    __mul__ = _operator("__mul__", ew.multiply)
+    __rmul__ = _operator("__rmul__", ew.multiply, reflected=True)
+    __sub__ = _operator("__sub__", ew.subtract)
+    __rsub__ = _operator("__rsub__", ew.subtract, reflected=True)
 
 
 _NO_PARAMS: dict = {}
