@@ -73,7 +73,7 @@ class Plan:
         n_steps,
         n_blocks=1,
         block_names=(),
-        backend="python",
+        backend=None,
         program=None,
         machine_code=None,
     ):
@@ -85,7 +85,8 @@ class Plan:
         self.n_blocks = n_blocks  # block calls the driver makes (1: no driver)
         self.block_names = tuple(block_names)  # the distinct blocks, each compiled once
         self.n_distinct = max(1, len(self.block_names))
-        self.backend = backend  # a label: the backend, or the library, that runs it
+        # a label: the library that runs it (another library's plan), else its backend
+        self.backend = backend or (machine_code.BACKEND if machine_code else "python")
         self.machine_code = machine_code  # the module that compiled its native blocks
         self.hidden = 0  # outputs after out_def's: steps run for their effect
 
@@ -301,7 +302,6 @@ def _compile(nodes, inputs, out_leaves, out_def, block, machine_code, pruned):
                 None,
                 out_def,
                 len(program.code),
-                backend=machine_code.BACKEND,
                 program=program,
                 machine_code=machine_code,
             )
@@ -565,9 +565,9 @@ def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
     code = compile(source, "<funcgrad plan>", "exec")
     namespace = dict(names.env, __plan_source__=source)  # (a warning names its step)
     exec(code, namespace)  # our own generated code: names of registers and of env entries only
-    if typed is None:
-        return Plan(namespace["plan"], source, out_def, n_steps, n_blocks, block_names)
-    names.machine_code.compile_blocks(namespace, typed)
+    machine_code = None if typed is None else names.machine_code
+    if machine_code is not None:
+        machine_code.compile_blocks(namespace, typed)
     return Plan(
         namespace["plan"],
         source,
@@ -575,6 +575,5 @@ def _build(source, names, out_def, n_steps, n_blocks, block_names, typed=None):
         n_steps,
         n_blocks,
         block_names,
-        names.machine_code.BACKEND,
-        machine_code=names.machine_code,
+        machine_code=machine_code,
     )
