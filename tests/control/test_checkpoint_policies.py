@@ -12,7 +12,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad import extend
-from funcgrad.core.facts import declare
+from funcgrad.analysis.facts import declare
 from tests.helpers import assert_close, numeric_grad
 
 RUNS = []

@@ -11,6 +11,7 @@ from funcgrad.control.body import trace_body
 from funcgrad.control.scan_primitive import scan_p
 from funcgrad.control.while_primitive import history_p, while_p
 from funcgrad.jit.backends import backend_named
+from funcgrad.jit.facts import LOWERED
 from tests.helpers import central
 
 BACKENDS = ["python", "numba"]
@@ -60,7 +61,7 @@ def test_a_float_recurrence_runs_as_one_native_loop():
     body, _ = trace_body(lambda i, x: [i + 1, fnp.tanh(x) * 0.5 + x * 0.5], [0, 0.3], "chain")
     params = {"body": body, "n_carry": 2, "n_xs": 0, "length": 50, "reverse": False}
     machine_code = backend_named("numba").machine_code()
-    native = scan_p.lowered(machine_code, params)
+    native = LOWERED[scan_p](machine_code, params)
     i, x = native(0, 0.3)
     assert i == 50 and type(i) is int and type(x) is float
     assert x == pytest.approx(chain_by_hand(0.3, 50)[0], rel=1e-14)
@@ -365,7 +366,7 @@ def test_an_rnns_loops_run_natively_through_numbas_forms():
     body, captured = trace_body(step, [h0, xs[0]], "an rnn")
     params = {"body": body, "n_carry": 1, "n_xs": 1, "length": 12, "reverse": False}
     machine_code = backend_named("numba").machine_code()
-    h, ys = scan_p.lowered(machine_code, params)(h0, xs, *captured)
+    h, ys = LOWERED[scan_p](machine_code, params)(h0, xs, *captured)
     loop = body.scan_loop(1, 1, False, machine_code)
     assert loop.native and loop.run.compiled() and "matmul_form" in loop.source
     want_h, want_ys = scan_p(h0, xs, *captured, **params)

@@ -17,9 +17,8 @@ from funcgrad import cli, extend
 from funcgrad.io import expr
 from tests.helpers import central
 
-# the one place: the primitive, its partial, its page
+# the one place: the primitive and its partial (its page is read off them)
 log_one_plus = extend.elementwise("log_one_plus", np.log1p, lambda ans, x: 1.0 / (1.0 + x))
-log_one_plus.__doc__ = "log(1 + x), elementwise, exact for small x (NumPy's log1p)."
 
 X = np.array([0.0, 1e-10, 0.5, 3.0])
 
@@ -76,9 +75,20 @@ def test_another_librarys_arrays_get_the_standards_function():
     np.testing.assert_allclose(np.asarray(g), 1.0 / (1.0 + X), rtol=1e-15)
 
 
-def test_help_shows_its_page():
-    page = pydoc.render_doc(log_one_plus)
-    assert "log(1 + x), elementwise" in page
+def test_help_shows_its_page_read_off_its_ufunc_and_partial():
+    page = pydoc.plain(pydoc.render_doc(log_one_plus))
+    assert "log_one_plus(x, /)" in page  # the ufunc's parameters
+    assert "natural logarithm of one plus the input array" in page  # NumPy's summary
+    assert "Derivative: d/dx = 1.0 / (1.0 + x)." in page  # the partial's own formula
+
+
+def test_a_page_written_for_it_replaces_the_one_read_off_it():
+    exp_minus = extend.elementwise("exp_minus", lambda x: np.exp(-x), lambda ans, x: -ans)
+    assert exp_minus.__doc__ == "The funcgrad primitive 'exp_minus'.\n\nDerivative: d/dx = -ans."
+    exp_minus.__doc__ = "exp(-x), elementwise."
+    assert pydoc.render_doc(exp_minus).count("exp(-x), elementwise.") == 1
+    two = extend.elementwise("two", np.hypot, lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
+    assert two.__doc__.endswith("Derivative: d/dx = x / ans; d/dy = y / ans.")
 
 
 def test_published_it_is_a_word_of_the_formulas(monkeypatch, capsys):

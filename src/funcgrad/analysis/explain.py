@@ -44,6 +44,7 @@ from ..rules import elementwise as ew
 from ..rules import nn as nn_rules
 from ..transforms.arguments import fun_name
 from ..transforms.reverse import named_variables
+from . import facts
 from .findings import Finding, call, entries, hint, not_finite, path_to, ref, short, via
 from .zeros import zero_findings
 
@@ -190,7 +191,7 @@ def _downstream_where(node, kids):
         if n in seen:
             continue
         seen.add(n)
-        if getattr(n._prim, "selects", False) and len(n._args) > 1:  # a choice between operands
+        if facts.of(n._prim).selects and len(n._args) > 1:  # a choice between operands
             return n
         frontier.extend(kids.get(n, ()))
     return None

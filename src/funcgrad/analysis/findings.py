@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.values import raw
 from ..dag.node import CONST, VAR
+from . import facts
 
 __all__ = ["Finding", "hint", "ref", "call", "short", "entries", "not_finite", "path_to", "via"]
 
@@ -45,8 +46,8 @@ class Finding:
 
 
 def hint(node, default):
-    """What keeps the node's argument off its boundary (core/facts.py: ``hint``)."""
-    return getattr(node._prim, "hint", None) or default
+    """What keeps the node's argument off its boundary (analysis/facts.py: ``hint``)."""
+    return facts.of(node._prim).hint or default
 
 
 def ref(node, index):

@@ -29,6 +29,7 @@ from ..dag.fold import fold_back
 from ..dag.node import CONST
 from ..dag.order import dfs_order
 from ..rules import elementwise as ew
+from . import facts
 from .explain import _PROBABILITIES, _ordered, _plus, _step, _traced
 from .findings import Finding, call, entries, ref
 from .zeros import cut_findings
@@ -116,7 +117,7 @@ def _described(a, dtype):
 
 def _latent_where_traps(order, inputs, index, trapped):
     """Wheres that discard a branch through a primitive whose derivative is infinite on a
-    boundary of its domain (core/facts.py: ``singular``), unguarded: read from the graph,
+    boundary of its domain (analysis/facts.py: ``singular``), unguarded: read from the graph,
     so found before any input reaches the boundary."""
     moving = set(inputs)
     for node in order:
@@ -134,7 +135,7 @@ def _latent_where_traps(order, inputs, index, trapped):
                     n
                     for n in dfs_order((branch,))
                     if n not in trapped
-                    and getattr(n._prim, "singular", False)
+                    and facts.of(n._prim).singular
                     and any(a in moving and a._prim is not ew.where for a in n._args)
                 ),
                 None,
@@ -237,7 +238,7 @@ def _lint_node(node, index, trapped):
             "check the scale of its input, start biases "
             "positive, or use a leaky relu (fnp.maximum(x, 0.01 * x))",
         )
-    if prim.hint is not None and prim.partials is not None:
+    if facts.of(prim).hint is not None and prim.partials is not None:
         for k, a in enumerate(node._args):
             if a._prim is CONST:
                 continue
@@ -250,6 +251,6 @@ def _lint_node(node, index, trapped):
                     node,
                     f"the derivative of {call(node, index)} is not finite at "
                     f"{entries(bad)}: its gradient there will be inf or nan",
-                    prim.hint,
+                    facts.of(prim).hint,
                 )
     return None

@@ -48,6 +48,7 @@ from ..dag.order import dfs_order
 from ..rules.windows import windows
 from ..transforms.arguments import argnums_tuple, fun_name
 from ..transforms.reverse import grad, trace_argnums
+from . import facts
 from .body_patterns import DENSE_LIMIT, composite_pattern, holds_functions
 
 __all__ = ["jacobian_sparsity", "hessian_sparsity", "local_pattern"]
@@ -198,7 +199,7 @@ def _contraction(node, k, touched):
     operand ``k`` keeps; what is left links output elements to operand elements."""
     args = node._args
     values = [np.asarray(raw(a._value)) for a in args]
-    spec = node._prim.spec([v.shape for v in values], node._params or {})
+    spec = facts.of(node._prim).spec([v.shape for v in values], node._params or {})
     if spec is None:
         return _elementwise(node, k)  # a 0-d operand: a scaling
     terms, out = spec
@@ -298,7 +299,7 @@ def _cast(node, k):
 
 
 # Each primitive says how its Jacobian's pattern is found (its ``structure`` fact,
-# declared where it is defined; core/facts.py).
+# declared where it is defined; analysis/facts.py).
 _BY_STRUCTURE = {
     "elementwise": lambda node, k, touched: _elementwise(node, k),
     "moves": lambda node, k, touched: _moves(node, k),
@@ -322,7 +323,7 @@ def local_pattern(node, k, touched, in_body=False):
     None where it is zero. ``touched``: the nodes that depend on the inputs at all.
     ``in_body``: the node is a step of a traced body, whose values are examples only."""
     prim = node._prim
-    if k in prim.flat:
+    if k in facts.of(prim).flat:
         return None
     if holds_functions(prim):
         return _operand_columns(_composite(node, touched), node, k)
@@ -373,7 +374,7 @@ def _body_pattern(body):
 def _structure(prim):
     """How the primitive's pattern is found: its ``structure`` fact; a primitive given by
     its partials (``fg.extend``'s elementwise form) is elementwise, any other dense."""
-    return prim.structure or ("elementwise" if prim.partials is not None else None)
+    return facts.of(prim).structure or ("elementwise" if prim.partials is not None else None)
 
 
 def _fold_patterns(inputs, outputs, trace, in_body=False):
@@ -405,13 +406,13 @@ def _fold_patterns(inputs, outputs, trace, in_body=False):
             whole = _composite(node, touched, _columns(m))
             return [
                 None
-                if a not in touched or k in prim.flat
+                if a not in touched or k in facts.of(prim).flat
                 else _times(m, _operand_columns(whole, node, k))
                 for k, a in enumerate(node._args)
             ]
         return [
             None
-            if a not in touched or k in prim.flat
+            if a not in touched or k in facts.of(prim).flat
             else m
             if same and shape_of(a._value) == shape_of(node._value)
             else _times(m, local_pattern(node, k, touched, in_body))

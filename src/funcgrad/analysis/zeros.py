@@ -29,13 +29,14 @@ cancellation
 
 import numpy as np
 
-from ..core.facts import flat_everywhere
 from ..core.values import raw
 from ..dag.backprop import vjp_step
 from ..dag.node import Node
 from ..dag.order import dfs_order
 from ..rules import elementwise as ew
 from ..rules import linalg, ufuncs
+from . import facts
+from .facts import flat_everywhere
 from .findings import Finding, call, entries, path_to, ref, short, via
 
 KINDS = (  # each kind of finding this module gives, for code that filters on them
@@ -80,7 +81,7 @@ _DEFINED_ZERO = {
 
 
 def _piecewise(node):
-    """Whether the node's primitive is piecewise constant (core/facts.py: ``flat``)."""
+    """Whether the node's primitive is piecewise constant (analysis/facts.py: ``flat``)."""
     return flat_everywhere(node._prim, len(node._args))
 
 
@@ -166,7 +167,7 @@ def edge_finding(node, k, index, x):
             f"to{there}: its derivative there is 0; {way}",
             "expected where clipping is meant; widen the range or clip a later value otherwise",
         )
-    if prim.selects:
+    if facts.of(prim).selects:
         return Finding(
             "not selected",
             node,
@@ -174,7 +175,7 @@ def edge_finding(node, k, index, x):
             f"(it selected its other operand there); {way}",
             "expected where the other operand is meant; otherwise check the condition",
         )
-    if prim.structure in ("moves", "pick", "sort_gather"):
+    if facts.of(prim).structure in ("moves", "pick", "sort_gather"):
         return Finding(
             "not read",
             node,

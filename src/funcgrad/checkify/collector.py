@@ -25,12 +25,13 @@ import threading
 
 import numpy as np
 
+from ..analysis.facts import ALL, declare
 from ..core.errors import CheckError
-from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import shape_of
+from ..jit import facts as jit_facts
 from ..rules.arrays import broadcast_to
 
 __all__ = [
@@ -136,7 +137,8 @@ check_p = Primitive(
     jvp=lambda tangents, ans, *leaves, **params: None,
     batch=_check_batch,
 )
-declare(check_p, flat=ALL, effect=True, abstract=lambda failed, *leaves, **params: failed)
+declare(check_p, flat=ALL)
+jit_facts.declare(check_p, effect=True, abstract=lambda failed, *leaves, **params: failed)
 
 
 def bind_check(failed, message, args, kwargs):

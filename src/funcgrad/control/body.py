@@ -32,6 +32,7 @@ zero, added entry by entry.
 import numpy as np
 from toolz import unique
 
+from ..analysis.facts import declare
 from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.namespaces import is_foreign, namespace_of
 from ..core.primitive import Primitive, strong
@@ -124,10 +125,9 @@ pick = Primitive(
     vjp=(_pick_vjp,),
     jvp=(_pick_jvp,),
     batch=lambda size, prim, values, batched, params: values[0][params["index"]],
-    structure="pick",
-    linear="all",
 )
 """One result of a primitive that returns several, ``pick(results, index=k)``."""
+declare(pick, structure="pick", linear="all")  # what the analyses read (analysis/facts.py)
 
 
 def result(ans, k):

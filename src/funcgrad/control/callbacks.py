@@ -31,6 +31,7 @@ from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import shape_of
+from ..jit import facts as jit_facts
 from ..rules.arrays import broadcast_to, reshape
 from .body import result
 from .custom_rules import batch_each
@@ -133,9 +134,9 @@ pure_callback_p = Primitive(
     vjp=_no_derivative,
     jvp=_no_derivative,
     batch=_batch,
-    abstract=_abstract,
     xp=lambda xp, *leaves, **params: _impl(*leaves, **params),
 )
+jit_facts.declare(pure_callback_p, abstract=_abstract)  # staged without calling back
 
 
 def pure_callback(

@@ -41,12 +41,12 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
-from ..core.facts import declare
 from ..core.primitive import Primitive, numpy_answer
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import raw, shape_of
 from ..dag.node import CONST, VAR
+from ..jit.facts import declare
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.ufuncs import floor_divide, logical_and
 from ..transforms.arguments import fun_name, int_argument

@@ -35,6 +35,7 @@ True
 from collections.abc import Callable
 from typing import Any
 
+from ..analysis import facts
 from ..core.errors import ArgumentTypeError
 from ..core.tree import tree_map
 from ..core.values import shape_of
@@ -69,9 +70,10 @@ def _is_named(prim, params, names):
 def _contraction_batch_axes(prim, args, params):
     """The batch axes of a contraction (letters on every operand and the result), or None
     if ``prim`` is not one."""
-    if prim.structure != "contraction":
+    if facts.of(prim).structure != "contraction":
         return None
-    spec = prim.spec(tuple(shape_of(a) for a in args), params) if prim.spec else None
+    spec = facts.of(prim).spec
+    spec = spec(tuple(shape_of(a) for a in args), params) if spec else None
     if spec is None:
         return ""
     inputs, out = spec
@@ -101,7 +103,7 @@ class checkpoint_policies:
 
     @staticmethod
     def dots_saveable(prim: Any, *args: Any, **params: Any) -> bool:
-        return prim.structure == "contraction"
+        return facts.of(prim).structure == "contraction"
 
     checkpoint_dots = dots_saveable
 

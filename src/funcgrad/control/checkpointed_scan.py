@@ -31,10 +31,10 @@ import itertools
 import numpy as np
 
 from ..core.errors import FuncgradError
-from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import shape_of
+from ..jit.facts import declare
 from ..jit.staging import StagingTrace
 from .body import differentiable, result, trace_body, vjp_fun
 from .checkpoint import fewest_carries, nested_scan, plan_segments

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis import facts
 from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.primitive import numpy_answer
 from ..core.traces import new_level
@@ -147,7 +148,7 @@ def _check_linear(body, who):
         if not hit:
             continue
         name = n._prim.name
-        linear = n._prim.linear  # declared with the primitive (core/facts.py)
+        linear = facts.of(n._prim).linear  # declared with the primitive
         fine = (
             linear == "all"
             or (linear == "each" and len(hit) == 1)

@@ -27,12 +27,12 @@ import functools
 
 import numpy as np
 
-from ..core.facts import declare
 from ..core.namespaces import numpy_dtype
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import filled_like, raw, shape_of, zeros_like_value
 from ..dag.node import CONST, VAR, ReverseTrace
+from ..jit.facts import declare
 from ..jit.staging import StagingTrace
 from ..rules.arrays import broadcast_to, transpose
 from ..rules.ufuncs import in_dtype_of

@@ -20,10 +20,10 @@ The public ``fg.while_loop`` is in :mod:`funcgrad.control.loops`.
 
 import numpy as np
 
-from ..core.facts import declare
 from ..core.namespaces import is_foreign, namespace_of
 from ..core.primitive import Primitive
 from ..core.values import shape_of, zeros_like_value
+from ..jit.facts import declare
 from ..jit.loops import run_while
 from ..rules.arrays import broadcast_to, expand_dims, reshape
 from ..rules.arrays import sum as asum

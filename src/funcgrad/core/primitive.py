@@ -13,9 +13,8 @@ The one form of a primitive, read like a reference sheet::
               jvp=...,       # forward mode: tangents of the arguments -> of the output
               batch=...,     # vmap: the call on a whole batch at once
               partials=...,  # elementwise shortcut: d f / d args[i], from which vjp, jvp follow
-              together=...,  # (other, impl): jit computes this and other's call on the same
-                             # operands in one impl call returning both (a loss, its slope)
-              **facts)       # what the analyses read: flat, linear, structure, ... (core/facts.py)
+              together=...)  # (other, impl): this and other's call on the same operands
+                             # in one impl call returning both (a loss, its slope)
 
 ``vjp`` is either a tuple with one rule per argument, ``rule(g, ans, *args,
 **params)`` giving that argument's cotangent (``None`` in the tuple: no
@@ -39,6 +38,13 @@ primitive example by example, which is always right.
 Rules are written with funcgrad's own primitives, so they differentiate again.
 The public makers :func:`defvjp`, :func:`defjvp` and :func:`defbatch` write
 into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
+
+That is all a primitive carries. What the analyses read about it (which
+arguments have a zero derivative, whether it is linear, its Jacobian's
+structure) and what jit needs beyond its impl (a loop's example outputs, an
+impl that never returns a view) are rows of their tables,
+:mod:`funcgrad.analysis.facts` and :mod:`funcgrad.jit.facts`, written beside
+the primitive's definition.
 """
 
 import ast
@@ -48,8 +54,9 @@ import types
 
 import numpy as np
 
+from . import derived_pages
+from .derived_pages import ufunc_signature
 from .errors import NamespaceError
-from .facts import FACTS, declare
 from .fp_warnings import routed_call
 from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
 from .promotion import WATCHING, check
@@ -90,10 +97,8 @@ class Primitive:
         "jvp",
         "batch",
         "partials",
-        "fresh",
-        "on_array",
         "together",
-        *FACTS,
+        "on_array",
         "__dict__",
         "__weakref__",
     )
@@ -110,13 +115,8 @@ class Primitive:
         batch=None,
         partials=None,
         xp=None,
-        fresh=False,
         together=None,
-        **facts,
     ):
-        for fact, default in FACTS.items():  # what the analyses read (core/facts.py)
-            setattr(self, fact, default)
-        declare(self, **facts)
         self.name = name
         self.impl = impl
         self.xp = xp
@@ -124,21 +124,25 @@ class Primitive:
         self.jvp = jvp
         self.batch = batch
         self.partials = partials
-        # fresh: the impl always returns a new array, never a view of an operand, so a jit
-        # plan may write into it once it is dead (ufuncs are known to be fresh)
-        self.fresh = fresh
         # together: (other, impl); a jit plan that calls this primitive and ``other`` on the
         # same operands and parameters calls ``impl`` once instead, which returns both
-        # values with the bits of the two calls (a loss and its slope share their work)
+        # values with the bits of the two calls (a loss and its slope share their work).
+        # An elementwise primitive's ``other`` is its slope, which an eager gradient
+        # keeps from the one call for the reverse fold (``gelu_tanh``).
         self.together = together
         # on_array: the impl called on one NumPy array without parameters; a unary ufunc's
         # impl only adds the checks for Python floats there, so traces call the ufunc itself
         ufunc = getattr(impl, "ufunc", None)
         self.on_array = ufunc if isinstance(ufunc, np.ufunc) and ufunc.nin == 1 else impl
-        # help() shows the impl's own docstring where a rule author wrote one
-        written = type(impl) is types.FunctionType and not hasattr(impl, "ufunc")
-        self.__doc__ = (written and impl.__doc__) or f"The funcgrad primitive {name!r}."
-        self.__signature__ = _signature_of(impl)
+        # help() shows a page written for it, or else one made from its impl and partials
+        # when first read (see _Page); its parameters are its ufunc's where it has one
+        self.__signature__ = (
+            ufunc_signature(ufunc) if isinstance(ufunc, np.ufunc) else _signature_of(impl)
+        )
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = _Page(cls.__doc__)  # a subclass's own docstring is for the class
 
     # A primitive reads as the function it is: help(), inspect.signature, doctest.
     __name__ = property(lambda self: self.name)
@@ -220,6 +224,29 @@ class Primitive:
         return f"<primitive {self.name}>"
 
 
+class _Page:
+    """A primitive's ``__doc__``, what help() shows: the page written for it (``describe``,
+    or ``prim.__doc__ = ...``), else the one :mod:`funcgrad.core.derived_pages` makes from its
+    impl and partials the first time it is read. On the class, the class's docstring."""
+
+    def __init__(self, class_doc):
+        self.class_doc = class_doc
+
+    def __get__(self, prim, cls=None):
+        if prim is None:
+            return self.class_doc
+        written = prim.__dict__.get("page")
+        if written is None:
+            written = prim.__dict__["page"] = derived_pages.page(prim)
+        return written
+
+    def __set__(self, prim, doc):
+        prim.__dict__["page"] = doc
+
+
+Primitive.__doc__ = _Page(Primitive.__doc__)  # type: ignore[assignment]  # a descriptor
+
+
 def python_number(a):
     """A NumPy scalar (or 0-d array) as Python's number, which every Array API namespace
     takes."""
@@ -299,9 +326,7 @@ strong: Primitive = Primitive(
     vjp=(lambda g, ans, x: g,),
     jvp=(_strong_jvp,),
     batch=lambda size, prim, values, batched, params: prim(values[0]),
-    linear="all",
-    structure="elementwise",
-)
+)  # its facts (linear, elementwise) are declared with the other casts, in rules/elementwise
 strong.scalars = {}  # its own answer is NumPy's already
 describe(
     strong,

@@ -103,7 +103,7 @@ def vjp_step(node, g):
                 if a._prim is CONST:
                     return (None,)
                 x = a._value
-                if prim.keeps_slope:  # made with the value, where the trace kept it
+                if prim.together is not None:  # its slope, made with the value and kept
                     slopes = node._trace.slopes
                     if slopes is not None and node._id in slopes:
                         return (pullback(g, slopes[node._id], x),)

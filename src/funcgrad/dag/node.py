@@ -307,8 +307,8 @@ class ReverseTrace(Trace):
     def __init__(self, level, persistent=False, record=False, live=True):
         super().__init__(level)
         self.persistent = persistent
-        # slopes: node id -> the slope of a primitive that keeps it (core/facts.py,
-        # keeps_slope), made with its value in one call, for the reverse fold to read
+        # slopes: node id -> the slope of an elementwise primitive with a joint impl
+        # (Primitive.together), made with its value in one call, for the reverse fold to read
         # instead of calling the partial again. A cache beside the immutable graph, filled
         # as nodes are made and only read after: the fold's results are the same bits.
         self.slopes = None
@@ -375,7 +375,13 @@ class ReverseTrace(Trace):
             if type(a) is make and a._trace is self:
                 v = a._value  # NumPy's value goes straight to the impl; others dispatch
                 if type(v) is np.ndarray and not params:  # the commonest call
-                    if prim.keeps_slope and make is Node and not self.persistent:
+                    # an elementwise primitive with a joint impl makes its slope with it
+                    if (
+                        prim.together is not None
+                        and prim.partials is not None
+                        and make is Node
+                        and not self.persistent
+                    ):
                         return self._with_slope(prim, a, v)
                     value = prim.on_array(v)
                 elif type(v) not in PLAIN_TYPES:

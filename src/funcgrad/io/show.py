@@ -17,6 +17,7 @@ import subprocess
 from html import escape
 from typing import Any
 
+from ..analysis import facts
 from ..control.body import Body
 from ..core.errors import ArgumentError, ArgumentTypeError, GraphvizNotFound
 from ..core.values import format_value
@@ -364,7 +365,7 @@ def to_dot(
     cut: list = []
     for n in drawn:
         # a primitive whose operands commute needs no argument numbers on its edges
-        numbered = len(n._args) > 1 and not getattr(n._prim, "commutative", False)
+        numbered = len(n._args) > 1 and not facts.of(n._prim).commutative
         for k, a in enumerate(n._args):
             if a in drawn_set:
                 attrs = f' [label="{k}", fontsize=8]' if numbered else ""

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.values import frozen_copy
 from ..kernels import kernel_for
+from .facts import LOWERED
 from .steptable import call_key
 
 __all__ = ["Namespace", "kept", "literal"]
@@ -79,8 +80,9 @@ class Namespace:
 
     def impl(self, prim, params):
         if self.machine_code is not None:
-            if prim.lowered is not None:  # a loop compiled natively
-                return self._name(None, prim.lowered(self.machine_code, params), prim.name)
+            lowered = LOWERED.get(prim)
+            if lowered is not None:  # a loop compiled natively
+                return self._name(None, lowered(self.machine_code, params), prim.name)
             kernel = kernel_for(prim, params)  # numba's kernel for this call, where it has one
             if kernel is not None:
                 return self._name(("native", call_key(prim, params)), kernel, prim.name)

@@ -27,6 +27,7 @@ from ..core.errors import ConcretizationError, LeakError
 from ..core.traces import Trace
 from ..dag.arraylike import RecordedComparisons
 from ..dag.node import CONST, VAR, Node, ReverseTrace
+from .facts import ABSTRACT, EFFECTS
 from .plan_names import kept
 from .plans import Plan, compile_plan
 
@@ -126,7 +127,7 @@ class StagingTrace(ReverseTrace):
     def process(self, prim, args, params):
         if self.finished:
             raise leaked(prim.name)
-        shapes = prim.abstract  # a loop's: too costly to run while tracing (core/facts.py)
+        shapes = ABSTRACT.get(prim)  # a loop's: too costly to run while tracing (jit/facts.py)
         if shapes is None:
             return super().process(prim, args, params)
         # A loop's value here only stands for its shapes: do not run the loop to trace it.
@@ -136,7 +137,7 @@ class StagingTrace(ReverseTrace):
         operands = [p._value for p in parents]
         value = shapes(*operands, **params)  # a carry may be an operand: pick hands out views
         node = Staged(value, prim, parents, params or None, None, self)
-        if prim.effect:
+        if prim in EFFECTS:
             self.effects.append(node)
         return node
 

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..dag.node import CONST, VAR, Node
 from ..rules import elementwise
+from .facts import FRESH
 
 __all__ = ["StepTable", "Locator", "call_key", "ufunc_of", "fresh", "needed_steps"]
 
@@ -65,7 +66,7 @@ def ufunc_of(prim):
 
 def fresh(prim):
     """Whether ``prim`` always returns a new array, never a view of an operand."""
-    return prim.fresh or ufunc_of(prim) is not None
+    return prim in FRESH or ufunc_of(prim) is not None
 
 
 def _exact_key(v):

@@ -32,6 +32,8 @@ from operator import attrgetter
 
 import numpy as np
 
+from .facts import ABSTRACT
+
 __all__ = ["exact"]
 
 _VALUE, _PRIM = attrgetter("_value"), attrgetter("_prim")
@@ -48,7 +50,7 @@ def exact(made):
     :class:`~funcgrad.dag.node.Record`) holds only values and constants of the widths a
     Python number meets as NumPy's 64-bit scalar does (float64, complex128, int64, bool:
     see the module docstring), and no body of its own."""
-    if any(getattr(prim, "abstract", None) is not None for prim in set(map(_PRIM, made))):
+    if any(prim in ABSTRACT for prim in set(map(_PRIM, made))):
         return False  # a loop or a branch: its body's values are not read here
     return _wide(list(map(_VALUE, made))) and _wide(made.held)
 

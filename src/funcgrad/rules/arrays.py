@@ -27,7 +27,7 @@ from functools import reduce
 
 import numpy as np
 
-from ..core.facts import declare
+from ..analysis.facts import declare
 from ..core.primitive import Primitive, describe
 from ..core.traces import one_example_at_a_time
 from ..core.values import (
@@ -558,7 +558,7 @@ shallow and backprop hands every argument the cotangent at once.
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(
     reshape,
     broadcast_to,

@@ -45,9 +45,10 @@ import math
 
 import numpy as np
 
-from ..core.facts import declare
+from ..analysis.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
+from ..jit import facts as jit_facts
 from .arrays import reshape, transpose
 from .foreign_windows import conv_form, conv_kernel_form, conv_transpose_form
 from .matmul import _matmul_impl, matmul, mT
@@ -383,7 +384,6 @@ conv = Primitive(
     ),
     batch=_conv_batch,
     xp=conv_form,
-    fresh=True,
 )
 
 conv_transpose = Primitive(
@@ -396,7 +396,6 @@ conv_transpose = Primitive(
     ),
     batch=_conv_transpose_batch,
     xp=conv_transpose_form,
-    fresh=True,
 )
 
 conv_kernel = Primitive(
@@ -409,8 +408,9 @@ conv_kernel = Primitive(
     ),
     batch=_conv_kernel_batch,
     xp=conv_kernel_form,
-    fresh=True,
 )
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(conv, conv_transpose, conv_kernel, linear="each", structure="convolution")
+# What jit reads (funcgrad/jit/facts.py): each returns a new array, which a plan may reuse.
+jit_facts.declare(conv, conv_transpose, conv_kernel, fresh=True)

@@ -25,8 +25,8 @@ array([0. , 1. , 2.5, 4. , 1.5])
 
 import numpy as np
 
+from ..analysis.facts import declare
 from ..core.errors import ArgumentError
-from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import getitem
@@ -88,5 +88,5 @@ convolve = Primitive(
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(convolve, structure="banded", linear="each")

@@ -15,8 +15,9 @@ np.float64(0.0)
 [(2.0, 3.0)]
 """
 
-from ..core.facts import ALL, declare
+from ..analysis.facts import ALL, declare
 from ..core.primitive import Primitive
+from ..jit import facts as jit_facts
 
 __all__ = ["debug_callback"]
 
@@ -36,4 +37,5 @@ debug_callback = Primitive(
     # on another library's arrays the callback sees them as they are, on their device
     xp=lambda xp, *leaves, callback: _impl(*leaves, callback=callback),
 )
-declare(debug_callback, flat=ALL, effect=True, abstract=lambda *leaves, callback: 0.0)
+declare(debug_callback, flat=ALL)
+jit_facts.declare(debug_callback, effect=True, abstract=lambda *leaves, callback: 0.0)

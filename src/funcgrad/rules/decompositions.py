@@ -30,8 +30,8 @@ does not depend on the gauge gets the right one.
 
 import numpy as np
 
+from ..analysis.facts import ALL, declare
 from ..core.errors import LinAlgShapeError, NamespaceError, NoDerivativeError
-from ..core.facts import ALL, declare
 from ..core.namespaces import known_any
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -529,5 +529,5 @@ complement = Primitive(
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(matrix_rank, flat=ALL)

@@ -21,7 +21,7 @@ array([[0., 1., 0.],
 
 import numpy as np
 
-from ..core.facts import declare
+from ..analysis.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .arrays import batch_example_by_example, broadcast_to, example_shape, reshape, unbroadcast
@@ -160,6 +160,6 @@ triu = _triangle(np.triu)
 tril = _triangle(np.tril)
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(trace, structure="diagonal_sum", linear="all")
 declare(diagonal, undiagonal, tril, triu, structure="moves", linear="all")

@@ -18,8 +18,9 @@ import operator
 
 import numpy as np
 
+from ..analysis.facts import ALL, declare
+from ..core import primitive as core_primitive
 from ..core import references
-from ..core.facts import ALL, declare
 from ..core.namespaces import is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -298,7 +299,7 @@ def _push(partial):
     return rule
 
 
-def elementwise(name, impl, *partials, xp=None, **facts):
+def elementwise(name, impl, *partials, xp=None, together=None, **facts):
     """An elementwise primitive from its partial derivatives, one per argument.
 
     ``partials[i](ans, *args)`` is d f / d args[i], elementwise (``None``: the
@@ -310,8 +311,8 @@ def elementwise(name, impl, *partials, xp=None, **facts):
     ``xp(namespace, *args)`` computes it on another library's arrays; a NumPy ufunc's
     impl gets the Array API function of the ufunc's name by default, any other ufunc's
     (SciPy's) the library's special function of its name (:func:`special_form`). ``facts``
-    are as for :class:`Primitive`; ``flat`` follows from the zero partials
-    (:data:`ZERO`), which say that an argument's derivative is zero wherever it
+    are the analyses' (:mod:`funcgrad.analysis.facts`); ``flat`` follows from the zero
+    partials (:data:`ZERO`), which say that an argument's derivative is zero wherever it
     exists.
 
     >>> import numpy as np
@@ -341,7 +342,7 @@ def elementwise(name, impl, *partials, xp=None, **facts):
     zero = frozenset(i for i, p in enumerate(partials) if p in ZERO)
     facts.setdefault("flat", ALL if partials and len(zero) == len(partials) else zero)
     facts.setdefault("structure", "elementwise")
-    return Primitive(
+    prim = Primitive(
         name,
         impl,
         vjp=tuple(None if p is None else _pull(i, p) for i, p in enumerate(partials)),
@@ -349,8 +350,9 @@ def elementwise(name, impl, *partials, xp=None, **facts):
         batch=batch_elementwise,
         partials=partials,
         xp=xp,
-        **facts,
+        together=together,
     )
+    return declare(prim, **facts)
 
 
 # The zero partial of a function of one, two or three arguments: the derivative of a
@@ -473,8 +475,6 @@ conjugate = Primitive(
     jvp=(lambda t, ans, x: conjugate(t),),
     batch=batch_elementwise,
     xp=standard_form("conjugate"),
-    structure="elementwise",
-    linear="all",
 )
 
 # The complex sign u = z / |z| moves only along the circle: du = i u Im(conj(u) dz) / |z|,
@@ -486,12 +486,12 @@ complex_sign = Primitive(
     jvp=(lambda t, ans, z: 1j * ans * imag(conjugate(ans) * t) / _safe_abs(z),),
     batch=batch_elementwise,
     xp=xp_complex_sign,
-    structure="elementwise",
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
-declare(add, subtract, negative, real, imag, linear="all")
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
+declare(conjugate, complex_sign, core_primitive.strong, structure="elementwise")
+declare(add, subtract, negative, real, imag, conjugate, core_primitive.strong, linear="all")
 declare(add, multiply, maximum, minimum, commutative=True)
 declare(multiply, linear="each")
 declare(divide, linear=frozenset({0}))

@@ -26,7 +26,7 @@ array([ 2.,  4.,  0., -2.])
 
 import numpy as np
 
-from ..core.facts import declare
+from ..analysis.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import in_library_of, shape_of
 from . import elementwise as ew
@@ -97,5 +97,5 @@ irfft = Primitive(
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(fft, rfft, irfft, linear="all")

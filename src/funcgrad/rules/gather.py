@@ -35,6 +35,7 @@ from ..core.errors import NamespaceError
 from ..core.namespaces import is_foreign, library_of
 from ..core.primitive import Primitive
 from ..core.values import filled_like, in_library_of, shape_of
+from ..jit import facts as jit_facts
 from .arrays import (
     batch_example_by_example,
     broadcast_to,
@@ -314,12 +315,10 @@ def _xp_last_writes(xp, *idx, template, mode, shape):
 gather = Primitive(
     "gather", _gather_impl, vjp=_gather_vjp, jvp=_gather_jvp, batch=_gather_batch, xp=_xp_gather
 )
-scatter_add = Primitive(
-    "scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp, fresh=True, xp=_xp_scatter_add
-)
-scatter_set = Primitive(
-    "scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp, fresh=True, xp=_xp_scatter_set
-)
+scatter_add = Primitive("scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp, xp=_xp_scatter_add)
+scatter_set = Primitive("scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp, xp=_xp_scatter_set)
+# What jit reads (funcgrad/jit/facts.py): each returns a new array, which a plan may reuse.
+jit_facts.declare(scatter_add, scatter_set, fresh=True)
 scatter_add.jvp = _scatter_jvp(scatter_add)
 scatter_set.jvp = _scatter_jvp(scatter_set)
 # Integer-valued (a mask): a primitive only so that jit stages it and vmap batches it.

@@ -155,6 +155,6 @@ gelu_tanh = elementwise(
     _gelu_tanh_impl,
     lambda ans, x: gelu_tanh_slope(x),
     xp=_gelu_tanh_form,
+    # an eager gradient makes the slope with the value (one tanh) and keeps it
     together=(gelu_tanh_slope, _gelu_tanh_with_slope),
-    keeps_slope=True,  # an eager gradient makes the slope with the value (one tanh)
 )

@@ -37,13 +37,13 @@ Shape errors name the operation and the operands' shapes.
 
 import numpy as np
 
+from ..analysis.facts import ALL, declare
 from ..core.errors import (
     LinAlgShapeError,
     MissingRuleError,
     NamespaceError,
     NoDerivativeError,
 )
-from ..core.facts import ALL, declare
 from ..core.namespaces import is_foreign, known_any, library_of
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -503,5 +503,5 @@ def _xp_pinv(xp, a, rcond=None, hermitian=False, rtol=None):
 pinv = Primitive("pinv", _pinv_impl, jvp=(_pinv_jvp,), batch=_stacked, xp=_xp_pinv)
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(slogdet_sign, flat=ALL)

@@ -25,10 +25,11 @@ import math
 
 import numpy as np
 
+from ..analysis.facts import declare
 from ..core.errors import ShapeError
-from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import is_complex, shape_of
+from ..jit import facts as jit_facts
 from . import elementwise as ew
 from .arrays import example_shape, lead_axes, reshape, squeeze, swapaxes, unbroadcast
 
@@ -170,7 +171,6 @@ matmul = Primitive(
     jvp=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
     batch=_matmul_batch,
     xp=lambda xp, x, y: xp.matmul(x, y),
-    fresh=True,
 )
 
 
@@ -184,7 +184,9 @@ def _matmul_spec(sa, sb):
     return [a, b], out
 
 
-# What the analyses read about matmul (funcgrad/core/facts.py): a contraction, linear in
+# What the analyses read about matmul (funcgrad/analysis/facts.py): a contraction, linear in
 # each operand, whose spec is its einsum.
 declare(matmul, linear="each", structure="contraction")
 declare(matmul, spec=lambda shapes, params: _matmul_spec(*shapes))
+# What jit reads (funcgrad/jit/facts.py): it returns a new array, which a plan may reuse.
+jit_facts.declare(matmul, fresh=True)

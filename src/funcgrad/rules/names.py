@@ -10,7 +10,7 @@ graphs that hold it load again.
 np.float64(2.0)
 """
 
-from ..core.facts import declare
+from ..analysis.facts import declare
 from ..core.primitive import Primitive
 
 __all__ = ["checkpoint_name"]

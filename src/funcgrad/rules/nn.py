@@ -19,11 +19,12 @@ instead (``Primitive.together``).
 
 import numpy as np
 
+from ..analysis.facts import ALL, declare
 from ..core.errors import ArgumentError
-from ..core.facts import ALL, declare
 from ..core.namespaces import known_any
 from ..core.primitive import Primitive
 from ..core.values import shape_of
+from ..jit import facts as jit_facts
 from .arrays import (
     all_batched,
     batch_along_axis,
@@ -235,7 +236,6 @@ softmax = Primitive(
     vjp=(lambda g, ans, x, axis=-1: _softmax_product(ans, g, axis),),
     jvp=(lambda t, ans, x, axis=-1: _softmax_product(ans, t, axis),),
     batch=batch_along_axis,
-    fresh=True,
 )
 log_softmax = Primitive(
     "log_softmax",
@@ -244,7 +244,6 @@ log_softmax = Primitive(
     vjp=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
     jvp=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
     batch=batch_along_axis,
-    fresh=True,
 )
 pnls_slope = Primitive(  # pnls's derivative in x: its Jacobian is softmax's
     "pnls_slope",
@@ -253,7 +252,6 @@ pnls_slope = Primitive(  # pnls's derivative in x: its Jacobian is softmax's
     vjp=(lambda g, ans, x, label: _softmax_product(softmax(x), g), None),
     jvp=(lambda t, ans, x, label: _softmax_product(softmax(x), t),),
     batch=_pnls_batch,
-    fresh=True,
 )
 pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
     "pnls",
@@ -272,7 +270,9 @@ pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(one_hot, flat=ALL)
 declare(logsumexp, structure="reduction")
 declare(softmax, log_softmax, structure="along_axis")
+# What jit reads (funcgrad/jit/facts.py): each returns a new array, which a plan may reuse.
+jit_facts.declare(softmax, log_softmax, pnls_slope, fresh=True)

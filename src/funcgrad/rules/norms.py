@@ -10,10 +10,10 @@ entries or its singular values, as NumPy computes it).
 
 import numpy as np
 
+from ..analysis.facts import declare
 from ..core.errors import (
     MissingRuleError,
 )
-from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import is_complex, plain, shape_of
 from . import elementwise as ew
@@ -143,5 +143,5 @@ norm = Primitive(
 )
 
 
-# What the analyses read about it (funcgrad/core/facts.py).
+# What the analyses read about it (funcgrad/analysis/facts.py).
 declare(norm, structure="reduction")

@@ -28,7 +28,7 @@ import operator
 
 import numpy as np
 
-from ..core.facts import declare
+from ..analysis.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import dtype_of, float_dtype
 from .arrays import _plain_index, all_batched, getitem, untake

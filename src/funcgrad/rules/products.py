@@ -27,8 +27,8 @@ from string import ascii_letters
 
 import numpy as np
 
+from ..analysis.facts import declare
 from ..core.errors import ArgumentError, NamespaceError, ShapeError
-from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import in_library_of, shape_of
 from .arrays import batch_example_by_example, example_shape, lead_axes, reshape
@@ -388,7 +388,7 @@ vecdot = Primitive(
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py). A contraction's
+# What the analyses read about these primitives (funcgrad/analysis/facts.py). A contraction's
 # spec is its einsum: the index letters of each operand (an operand of one letter is read
 # raveled) and of the output, or None where an operand is 0-d (a scaling).
 declare(dot, inner, outer, vdot, tensordot, einsum, kron, linear="each")

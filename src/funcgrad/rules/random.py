@@ -31,8 +31,8 @@ True
 
 import numpy as np
 
+from ..analysis.facts import declare
 from ..core.errors import ArgumentError
-from ..core.facts import declare
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import dtype_of, shape_of

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..core.facts import declare
+from ..analysis.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import filled_like, ndim_of, normalize_axes, plain, shape_of
 from .arrays import (
@@ -332,7 +332,7 @@ cumprod = Primitive(
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(prod, max, min, structure="reduction")
 declare(cumsum, structure="cumulative", linear="all")
 declare(cumprod, structure="cumulative")

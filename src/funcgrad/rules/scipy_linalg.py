@@ -33,8 +33,8 @@ array([0., 1.])
 import numpy as np
 import scipy.linalg as sl
 
+from ..analysis.facts import ALL, declare
 from ..core.errors import ShapeError
-from ..core.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import plain, shape_of
 from .arrays import batch_elementwise, concatenate, getitem, reshape

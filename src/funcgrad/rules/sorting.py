@@ -28,7 +28,7 @@ array([[0., 1., 0.]])
 
 import numpy as np
 
-from ..core.facts import ALL, declare
+from ..analysis.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import float_dtype, plain, shape_of
 from .arrays import broadcast_to, reshape
@@ -182,7 +182,7 @@ searchsorted = Primitive(
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(argsort, argmax, argmin, searchsorted, flat=ALL)
 declare(take_along, structure="sort_gather", flat=frozenset({1}), linear=frozenset({0}))
 declare(put_along, structure="sort_scatter")

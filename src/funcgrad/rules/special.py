@@ -22,8 +22,8 @@ import math
 import numpy as np
 import scipy.special as sc
 
+from ..analysis.facts import ALL, declare
 from ..core.errors import MissingRuleError
-from ..core.facts import ALL, declare
 from ..core.values import plain
 from . import bessel_standard, special_parameters, special_standard
 from .elementwise import (
@@ -440,7 +440,7 @@ boxcox1p = elementwise(
 )
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(gammasgn, flat=ALL)
 
 

@@ -25,7 +25,7 @@ import operator
 
 import numpy as np
 
-from ..core.facts import ALL, declare
+from ..analysis.facts import ALL, declare
 from ..core.namespaces import dtype_in, is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
@@ -567,7 +567,7 @@ def in_dtype_of(g, x):
     return g
 
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(round, frexp_exponent, flat=ALL)
 declare(positive, deg2rad, rad2deg, linear="all")
 declare(fmax, fmin, commutative=True)

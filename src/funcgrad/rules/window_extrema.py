@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from ..core.facts import ALL, declare
+from ..analysis.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import normalize_axes, plain, shape_of
 from .arrays import batch_reduction, restore_reduced_axes, sum

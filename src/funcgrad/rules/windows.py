@@ -38,7 +38,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..core.facts import declare
+from ..analysis.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import shape_of
 from .foreign_windows import unwindows_form, windows_form
@@ -185,5 +185,5 @@ unwindows = Primitive(
     xp=unwindows_form,
 )
 
-# What the analyses read about these primitives (funcgrad/core/facts.py).
+# What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(windows, unwindows, structure="moves", linear="each")

@@ -34,6 +34,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..analysis import facts
 from ..core.errors import ArgumentTypeError, ShapeError
 from ..core.primitive import numpy_answer
 from ..core.traces import Trace, new_level
@@ -96,13 +97,13 @@ def _propagate(prim, primals, series, ans, params, order):
     moving = [i for i, s in enumerate(series) if s is not None and any(t is not None for t in s)]
     if not moving:
         return [None] * order
-    if all(i in prim.flat for i in moving):
+    if all(i in facts.of(prim).flat for i in moving):
         return [None] * order
     rule = _RULES.get(prim)
     if rule is not None and moving == [0]:
         x = [primals[0]] + _filled(series[0], primals[0])
         return rule(x, ans, order)
-    linear = prim.linear
+    linear = facts.of(prim).linear
     if linear == "all" or (isinstance(linear, frozenset) and all(i in linear for i in moving)):
         return [_linear_term(prim, primals, series, moving, params, k) for k in range(order)]
     if linear == "each":
@@ -124,7 +125,7 @@ def _linear_term(prim, primals, series, moving, params, k):
     for i in moving:
         t = series[i][k]
         args[i] = zeros_like_value(primals[i]) if t is None else t
-    if prim.linear == "all":  # jointly linear: the fixed operands contribute nothing
+    if facts.of(prim).linear == "all":  # jointly linear: the fixed operands contribute nothing
         for i in range(len(args)):
             if i not in moving and _inexact(args[i]):
                 args[i] = zeros_like_value(args[i])
