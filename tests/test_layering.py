@@ -303,6 +303,8 @@ _VOCABULARIES = (
     "optim/",
     "random/",
     "__init__.py",
+    # the register machine's instructions, named by NumPy's ufuncs (its opcode table)
+    "jit/backends/numba/interpreter.py",
 )
 
 

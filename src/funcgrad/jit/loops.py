@@ -116,7 +116,7 @@ class _Body:
         table.read_code_columns()
         self.text = dict(zip(inputs, input_names))
         values = table.values
-        typable = _typable(table)
+        typable = _typable(table, () if machine_code is None else machine_code.UNLIKE_NUMPY)
         self.forms = {}  # step -> its form, for the steps numba types only through one
         # the forms of a backend's machine code (numba's): none for Python's loops
         untyped = np.flatnonzero(~typable).tolist() if machine_code is not None else ()

@@ -307,7 +307,7 @@ def _compile(nodes, inputs, out_leaves, out_def, block, machine_code, pruned):
             )
     steps = table.steps
     table.read_code_columns()
-    typable = _typable(table) if native else None
+    typable = _typable(table, machine_code.UNLIKE_NUMPY) if native else None
     if typable is not None:  # a block with chains to fuse calls their kernels from Python
         for lo in range(0, len(steps), block):
             if joint_calls.chains(table, lo, min(lo + block, len(steps)), names):
@@ -356,11 +356,17 @@ def _compile(nodes, inputs, out_leaves, out_def, block, machine_code, pruned):
     )
 
 
-def _typable(table):
-    """Per step, whether numba can type it: an operator or a ufunc, called without
+def _typable(table, unlike):
+    """Per step, whether numba can type it: an operator or a ufunc (but those whose names
+    are in ``unlike``, which numba computes otherwise than NumPy), called without
     parameters."""
     inline = np.fromiter(
         (prim in _INLINE or prim is strong for prim in table.prim_of),
+        bool,
+        len(table.prim_of),
+    )
+    other = np.fromiter(
+        (getattr(ufunc_of(prim), "__name__", None) in unlike for prim in table.prim_of),
         bool,
         len(table.prim_of),
     )
@@ -370,7 +376,7 @@ def _typable(table):
         )[table.prims]
         & table.is_float[table.n_inputs :]
     )
-    return table.plain & (table.has_ufunc | inline[table.prims] | picks)
+    return table.plain & ((table.has_ufunc & ~other[table.prims]) | inline[table.prims] | picks)
 
 
 def _results(table, out_leaves, reg_of, top, names):

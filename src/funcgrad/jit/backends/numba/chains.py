@@ -25,7 +25,7 @@ import warnings
 import numba
 import numpy as np
 
-__all__ = ["fused", "cache_folder"]
+__all__ = ["fused", "cache_folder", "module_of"]
 
 _KERNELS: dict = {}
 
@@ -70,21 +70,31 @@ def fused(text, fallback):
 
 
 def _compiled(text, cached=True):
+    module = module_of(text, "kernel", cached)
+    cache = module.__file__ is not None
+    return numba.njit(cache=cache, error_model="numpy", nogil=True)(module.kernel)
+
+
+def module_of(text, kind, cached=True):
+    """A module made by running ``text``, funcgrad's own generated code, from a file named
+    by its hash in the cache folder (``__file__`` None where it cannot be written): numba's
+    cache finds a function through its module's file, so a function compiled from it
+    can be cached without ever being mistaken for one of another text."""
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
-    path = _written(text, digest) if cached else None
-    # A module of its own, as numba's cache finds a function through its module; its
-    # text is ours: names of arrays, numbers and loop variables only.
-    module = types.ModuleType(f"funcgrad_kernel_{digest}")
+    path = _written(text, f"{kind}_{digest}") if cached else None
+    # A module of its own; its text is ours: names of arrays, numbers, loop variables and
+    # NumPy's functions only.
+    module = types.ModuleType(f"funcgrad_{kind}_{digest}")
     module.__file__, module.np = path, np
     sys.modules[module.__name__] = module
-    exec(compile(text, path or f"<funcgrad kernel {digest}>", "exec"), module.__dict__)
-    return numba.njit(cache=path is not None, error_model="numpy", nogil=True)(module.kernel)
+    exec(compile(text, path or f"<funcgrad {kind} {digest}>", "exec"), module.__dict__)
+    return module
 
 
-def _written(text, digest):
+def _written(text, name):
     """The path of a file holding ``text`` (written now if it is not there), or None."""
     folder = cache_folder()
-    path = os.path.join(folder, f"kernel_{digest}.py")
+    path = os.path.join(folder, f"{name}.py")
     try:
         if not os.path.isfile(path):
             os.makedirs(folder, exist_ok=True)

@@ -79,71 +79,38 @@ VECTOR_WIDTH = 512
 (SIMD ``tanh``, ``exp``) outrun the machine's element by element dispatch, which
 saves only Python's microsecond a step: such plans run as blocks."""
 
-# One opcode per operation the interpreter knows, keyed by the NumPy ufunc a
-# primitive's impl is on floats (or, for the few whose impl is their own code, by
-# the primitive). The numbers are the interpreter's branch labels in native.py.
-_UNARY = (
-    np.negative,
-    np.positive,
-    np.exp,
-    np.exp2,
-    np.expm1,
-    np.log,
-    np.log2,
-    np.log10,
-    np.log1p,
-    np.sqrt,
-    np.cbrt,
-    np.square,
-    np.reciprocal,
-    np.fabs,
-    np.absolute,
-    np.sin,
-    np.cos,
-    np.tan,
-    np.arcsin,
-    np.arccos,
-    np.arctan,
-    np.sinh,
-    np.cosh,
-    np.tanh,
-    np.arcsinh,
-    np.arccosh,
-    np.arctanh,
-    np.deg2rad,
-    np.rad2deg,
-    np.floor,
-    np.ceil,
-    np.rint,
-    np.trunc,
-    np.sign,
-)
-_BINARY = (
-    np.add,
-    np.subtract,
-    np.multiply,
-    np.true_divide,
-    np.power,
-    np.maximum,
-    np.minimum,
-    np.fmax,
-    np.fmin,
-    np.arctan2,
-    np.hypot,
-    np.logaddexp,
-    np.logaddexp2,
-    np.copysign,
-    np.float_power,
-    np.fmod,
-)
+# One opcode per operation the interpreter knows: every NumPy ufunc of float64
+# numbers to one float64 (read off NumPy, so a primitive whose impl is such a ufunc has
+# its instruction without a line here), then the few primitives whose impl is their
+# own code. The interpreter is written from this table (native.py).
+
+
+def _float_ufuncs(nin):
+    """NumPy's ufuncs of ``nin`` float64 operands and one float64 result, by name."""
+    loop = "d" * nin + "->d"
+    found = {id(u): u for u in vars(np).values() if isinstance(u, np.ufunc)}.values()
+    return tuple(
+        sorted(
+            (
+                u
+                for u in found
+                if u.nin == nin and u.nout == 1 and not u.signature and loop in u.types
+            ),
+            key=lambda u: u.__name__,
+        )
+    )
+
+
+_UNARY, _BINARY = _float_ufuncs(1), _float_ufuncs(2)
 # primitives whose float impl is not a ufunc; then a register's copy and the sum of a vector
 _OWN = (elementwise.relu, elementwise.step, elementwise.sigmoid)
 _REGISTER = ("copy", "sum")
 
-OPCODES = {u.__name__: k for k, u in enumerate(_UNARY + _BINARY)}
-OPCODES.update(
-    (name, len(OPCODES) + k) for k, name in enumerate([p.name for p in _OWN] + list(_REGISTER))
-)
+OPCODES = {
+    name: k
+    for k, name in enumerate([u.__name__ for u in _UNARY + _BINARY] + [p.name for p in _OWN])
+}
+OPCODES.update((name, len(OPCODES) + k) for k, name in enumerate(list(_REGISTER)))
 
 _BY_UFUNC = {u: OPCODES[u.__name__] for u in _UNARY + _BINARY}
 _BY_PRIMITIVE = {
@@ -278,16 +245,17 @@ class Program:
         return "\n".join(lines)
 
 
-def program(table, out_leaves):
+def program(table, out_leaves, runs=None):
     """The register program of a plan (its :class:`~funcgrad.jit.steptable.StepTable`), or
-    None if some step is not an operation the machine has or some value is neither a
-    Python float nor (a vector program) a float64 array of the plan's one shape or a
-    single number (the plan then runs as blocks)."""
+    None if some step is not an operation the machine has (or, given ``runs``, not one of
+    those opcodes, the ones its interpreter runs) or some value is neither a Python float
+    nor (a vector program) a float64 array of the plan's one shape or a single number (the
+    plan then runs as blocks)."""
     shape = _vector_shape(table)
     if shape is False:
         return None
     opcodes = _opcodes(table, shape is not None)
-    if opcodes is None:
+    if opcodes is None or (runs is not None and not np.isin(opcodes, runs).all()):
         return None
     arity = table.arity
     if not np.array_equal(arity, np.where(np.isin(opcodes, _TWO_ARRAY), 2, 1)):

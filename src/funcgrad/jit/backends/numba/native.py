@@ -4,8 +4,10 @@ A plan of Python floats runs on a register machine: :mod:`funcgrad.jit.backends.
 encodes it as instructions, and :func:`run_machine`, compiled once (and cached
 on disk by numba), runs every such plan; a plan of small arrays of one shape
 runs on :func:`run_vector_machine`, the same instructions over rows of
-elements. Both apply one function per operation (:func:`_apply`), so the
-operations are written once. Any other plan is built as the
+elements. Both apply one function per operation, whose branches
+:mod:`funcgrad.jit.backends.numba.interpreter` writes from the machine's opcode table (so
+the operations are numbered and written once, and a primitive whose impl is a NumPy ufunc
+has its instruction). Any other plan is built as the
 Python backend builds it, always cut into blocks (:mod:`funcgrad.jit.plans`), with
 code numba can type: NumPy's ufuncs called directly, ``out=`` passed by
 position, no ``del``. Each distinct block of operators and ufuncs is compiled by ``numba.njit`` at
@@ -25,7 +27,7 @@ for good where numba cannot compile it.
 Results agree with the Python backend to rounding, not bit for bit: numba
 calls the C library's ``tanh``, ``exp`` and the rest where NumPy has its own
 implementations, and may fuse a multiply and an add; a vector program's sum adds
-in NumPy's order (:func:`_pairwise_sum`). Division follows NumPy
+in NumPy's order (``pairwise_sum``). Division follows NumPy
 (``error_model="numpy"``): ``1.0 / 0.0`` is ``inf``, never an exception.
 
 numba is an extra (``pip install "funcgrad[native]"``); this module, the numba backend's
@@ -38,11 +40,13 @@ import warnings
 
 import numba
 import numpy as np
+from numba.np import ufunc_db
 
-from .chains import fused
+from . import interpreter, machine
+from .chains import fused, module_of
 from .forms import form_of
 from .fusion import groups
-from .machine import OPCODES, program
+from .machine import OPCODES
 
 __all__ = [
     "BACKEND",
@@ -57,6 +61,7 @@ __all__ = [
     "run_machine",
     "run_vector_machine",
     "share_registers",
+    "UNLIKE_NUMPY",
 ]
 
 BACKEND = "numba"  # the label of the plans it compiles
@@ -132,266 +137,42 @@ def native_blocks(namespace, names):
     return [n for n in names if isinstance(namespace[n], numba.core.registry.CPUDispatcher)]
 
 
-# The opcodes as module constants: numba reads them as compile-time numbers, so each
-# branch below is a comparison with a constant. The commonest operations come first.
-_ADD = OPCODES["add"]
-_SUBTRACT = OPCODES["subtract"]
-_MULTIPLY = OPCODES["multiply"]
-_DIVIDE = OPCODES["divide"]
-_NEGATIVE = OPCODES["negative"]
-_TANH = OPCODES["tanh"]
-_EXP = OPCODES["exp"]
-_LOG = OPCODES["log"]
-_RELU = OPCODES["relu"]
-_STEP = OPCODES["step"]
-_SIGMOID = OPCODES["sigmoid"]
-_COPY = OPCODES["copy"]
-_SQRT = OPCODES["sqrt"]
-_SIN = OPCODES["sin"]
-_COS = OPCODES["cos"]
-_POWER = OPCODES["power"]
-_MAXIMUM = OPCODES["maximum"]
-_MINIMUM = OPCODES["minimum"]
-_SQUARE = OPCODES["square"]
-_RECIPROCAL = OPCODES["reciprocal"]
-_ABSOLUTE = OPCODES["absolute"]
-_FABS = OPCODES["fabs"]
-_POSITIVE = OPCODES["positive"]
-_EXP2 = OPCODES["exp2"]
-_EXPM1 = OPCODES["expm1"]
-_LOG2 = OPCODES["log2"]
-_LOG10 = OPCODES["log10"]
-_LOG1P = OPCODES["log1p"]
-_CBRT = OPCODES["cbrt"]
-_TAN = OPCODES["tan"]
-_ARCSIN = OPCODES["arcsin"]
-_ARCCOS = OPCODES["arccos"]
-_ARCTAN = OPCODES["arctan"]
-_SINH = OPCODES["sinh"]
-_COSH = OPCODES["cosh"]
-_ARCSINH = OPCODES["arcsinh"]
-_ARCCOSH = OPCODES["arccosh"]
-_ARCTANH = OPCODES["arctanh"]
-_DEG2RAD = OPCODES["deg2rad"]
-_RAD2DEG = OPCODES["rad2deg"]
-_FLOOR = OPCODES["floor"]
-_CEIL = OPCODES["ceil"]
-_RINT = OPCODES["rint"]
-_TRUNC = OPCODES["trunc"]
-_SIGN = OPCODES["sign"]
-_FMAX = OPCODES["fmax"]
-_FMIN = OPCODES["fmin"]
-_ARCTAN2 = OPCODES["arctan2"]
-_HYPOT = OPCODES["hypot"]
-_LOGADDEXP = OPCODES["logaddexp"]
-_LOGADDEXP2 = OPCODES["logaddexp2"]
-_COPYSIGN = OPCODES["copysign"]
-_FLOAT_POWER = OPCODES["float_power"]
-_FMOD = OPCODES["fmod"]
-_SUM = OPCODES["sum"]
+# The register machine's interpreter, written out from the opcode table
+# (interpreter.py) for the operations numba compiles, and compiled from a file named by
+# the text's hash, so numba's cache of it is the cache of this table's interpreter.
+def _numba_has(name):
+    u = getattr(np, name, None)
+    return not isinstance(u, np.ufunc) or (u in ufunc_db.get_ufuncs() and name not in UNLIKE_NUMPY)
 
 
-@numba.njit(inline="always", error_model="numpy")
-def _apply(op, x, y):
-    """Operation ``op`` of the machine on the numbers ``x`` and ``y`` (``y`` unread
-    by the operations of one operand)."""
-    if op == _ADD:
-        return x + y
-    if op == _SUBTRACT:
-        return x - y
-    if op == _MULTIPLY:
-        return x * y
-    if op == _DIVIDE:
-        return x / y
-    if op == _NEGATIVE:
-        return -x
-    if op == _TANH:
-        return np.tanh(x)
-    if op == _EXP:
-        return np.exp(x)
-    if op == _LOG:
-        return np.log(x)
-    if op == _RELU:
-        return x if not x <= 0.0 else 0.0
-    if op == _STEP:
-        return 1.0 if x > 0.0 else 0.0
-    if op == _SIGMOID:
-        return 1.0 / (1.0 + np.exp(-x)) if x >= 0.0 else np.exp(x) / (1.0 + np.exp(x))
-    if op == _COPY:
-        return x
-    if op == _SQRT:
-        return np.sqrt(x)
-    if op == _SIN:
-        return np.sin(x)
-    if op == _COS:
-        return np.cos(x)
-    if op == _POWER:
-        return np.power(x, y)
-    if op == _MAXIMUM:
-        return np.maximum(x, y)
-    if op == _MINIMUM:
-        return np.minimum(x, y)
-    if op == _SQUARE:
-        return np.square(x)
-    if op == _RECIPROCAL:
-        return np.reciprocal(x)
-    if op == _ABSOLUTE:
-        return np.absolute(x)
-    if op == _FABS:
-        return np.fabs(x)
-    if op == _POSITIVE:
-        return np.positive(x)
-    if op == _EXP2:
-        return np.exp2(x)
-    if op == _EXPM1:
-        return np.expm1(x)
-    if op == _LOG2:
-        return np.log2(x)
-    if op == _LOG10:
-        return np.log10(x)
-    if op == _LOG1P:
-        return np.log1p(x)
-    if op == _CBRT:
-        return np.cbrt(x)
-    if op == _TAN:
-        return np.tan(x)
-    if op == _ARCSIN:
-        return np.arcsin(x)
-    if op == _ARCCOS:
-        return np.arccos(x)
-    if op == _ARCTAN:
-        return np.arctan(x)
-    if op == _SINH:
-        return np.sinh(x)
-    if op == _COSH:
-        return np.cosh(x)
-    if op == _ARCSINH:
-        return np.arcsinh(x)
-    if op == _ARCCOSH:
-        return np.arccosh(x)
-    if op == _ARCTANH:
-        return np.arctanh(x)
-    if op == _DEG2RAD:
-        return np.deg2rad(x)
-    if op == _RAD2DEG:
-        return np.rad2deg(x)
-    if op == _FLOOR:
-        return np.floor(x)
-    if op == _CEIL:
-        return np.ceil(x)
-    if op == _RINT:
-        return np.rint(x)
-    if op == _TRUNC:
-        return np.trunc(x)
-    if op == _SIGN:
-        return np.sign(x)
-    if op == _FMAX:
-        return np.fmax(x, y)
-    if op == _FMIN:
-        return np.fmin(x, y)
-    if op == _ARCTAN2:
-        return np.arctan2(x, y)
-    if op == _HYPOT:
-        return np.hypot(x, y)
-    if op == _LOGADDEXP:
-        return np.logaddexp(x, y)
-    if op == _LOGADDEXP2:
-        return np.logaddexp2(x, y)
-    if op == _COPYSIGN:
-        return np.copysign(x, y)
-    if op == _FLOAT_POWER:
-        return np.float_power(x, y)
-    if op == _FMOD:
-        return np.fmod(x, y)
-    return np.nan
+# NumPy ufuncs numba compiles to other values, which neither the machine nor a block runs:
+# floor_divide(inf, 2.0) is inf in numba, nan in NumPy (tests/jit/test_native.py compares
+# every opcode with eager)
+UNLIKE_NUMPY = frozenset({"floor_divide"})
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
-def run_machine(code, registers):
-    """Run a :class:`funcgrad.jit.backends.numba.machine.Program`'s ``code`` on ``registers`` (in place)."""
-    for i in range(code.shape[0]):
-        registers[code[i, 1]] = _apply(code[i, 0], registers[code[i, 2]], registers[code[i, 3]])
+_RUNS = np.array(sorted(k for name, k in OPCODES.items() if _numba_has(name)), np.int32)
+_INTERPRETER = module_of(interpreter.text(OPCODES, _RUNS), "machine")
+for _name in interpreter.COMPILED:
+    _options = (
+        {"inline": "always"}
+        if _name in interpreter.INLINED
+        else {"cache": _INTERPRETER.__file__ is not None, "nogil": True}
+    )
+    setattr(
+        _INTERPRETER,
+        _name,
+        numba.njit(error_model="numpy", **_options)(getattr(_INTERPRETER, _name)),
+    )
+run_machine = _INTERPRETER.run_machine
+run_vector_machine = _INTERPRETER.run_vector_machine
+_pairwise_sum = _INTERPRETER.pairwise_sum
 
 
-@numba.njit(cache=True, nogil=True)
-def _pairwise_sum(x):
-    """The sum of ``x`` added in NumPy's order, so a vector program's sum has NumPy's
-    bits: blocks of at most 128 with eight running sums, halves (a multiple of 8 long)
-    added above that. NumPy recurses; numba's cache does not keep recursive functions,
-    so the halves are walked with a stack of (start, length, whether to add two sums).
-    NumPy before 2.3 also restarts this every 8192 elements (its reduction buffer) and
-    adds the pieces in turn; a vector program's row (at most 512) never gets that far."""
-    starts = np.empty(130, np.int64)
-    lengths = np.empty(130, np.int64)
-    sums = np.empty(130)
-    top, n_sums = 1, 0
-    starts[0], lengths[0] = 0, x.shape[0]
-    while top:
-        top -= 1
-        lo, n = starts[top], lengths[top]
-        if n < 0:  # both halves done: add them
-            n_sums -= 1
-            sums[n_sums - 1] += sums[n_sums]
-        elif n <= 128:
-            sums[n_sums] = _block_sum(x, lo, n)
-            n_sums += 1
-        else:
-            half = n // 2
-            half -= half % 8
-            starts[top], lengths[top] = 0, -1  # after both halves
-            starts[top + 1], lengths[top + 1] = lo + half, n - half
-            starts[top + 2], lengths[top + 2] = lo, half  # first, as NumPy
-            top += 3
-    return sums[0]
-
-
-@numba.njit(inline="always")
-def _block_sum(x, lo, n):
-    if n < 8:
-        total = 0.0
-        for i in range(lo, lo + n):
-            total += x[i]
-        return total
-    r0, r1, r2, r3 = x[lo], x[lo + 1], x[lo + 2], x[lo + 3]
-    r4, r5, r6, r7 = x[lo + 4], x[lo + 5], x[lo + 6], x[lo + 7]
-    i = lo + 8
-    while i < lo + n - n % 8:
-        r0 += x[i]
-        r1 += x[i + 1]
-        r2 += x[i + 2]
-        r3 += x[i + 3]
-        r4 += x[i + 4]
-        r5 += x[i + 5]
-        r6 += x[i + 6]
-        r7 += x[i + 7]
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    for k in range(i, lo + n):
-        total += x[k]
-    return total
-
-
-@numba.njit(cache=True, error_model="numpy", nogil=True)
-def run_vector_machine(code, registers):
-    """Run a vector program's ``code`` on ``registers``, one row of elements each (in
-    place): each instruction over the whole row, the commonest as loops LLVM vectorizes."""
-    width = registers.shape[1]
-    for i in range(code.shape[0]):
-        op = code[i, 0]
-        out = registers[code[i, 1]]
-        x = registers[code[i, 2]]
-        y = registers[code[i, 3]]
-        if op == _SUM:  # reads the whole row before writing (out may be x)
-            out[:] = _pairwise_sum(x)
-        elif op == _ADD:  # loops without dispatch: 3x faster at 512 than _apply's
-            for j in range(width):
-                out[j] = x[j] + y[j]
-        elif op == _MULTIPLY:
-            for j in range(width):
-                out[j] = x[j] * y[j]
-        else:
-            for j in range(width):
-                out[j] = _apply(op, x[j], y[j])
+def program(table, out_leaves):
+    """:func:`funcgrad.jit.backends.numba.machine.program`, for the operations this
+    interpreter runs (every opcode but a ufunc numba cannot compile)."""
+    return machine.program(table, out_leaves, runs=_RUNS)
 
 
 def machine_run(program):
