@@ -99,6 +99,7 @@ class Primitive:
         "partials",
         "together",
         "on_array",
+        "on_floats",
         "__dict__",
         "__weakref__",
     )
@@ -134,6 +135,9 @@ class Primitive:
         # impl only adds the checks for Python floats there, so traces call the ufunc itself
         ufunc = getattr(impl, "ufunc", None)
         self.on_array = ufunc if isinstance(ufunc, np.ufunc) and ufunc.nin == 1 else impl
+        # on_floats: the impl called on two Python floats, where it says it has a form for
+        # them (a Python operator's impl: the operator itself), else the impl
+        self.on_floats = getattr(impl, "on_floats", impl)
         # help() shows a page written for it, or else one made from its impl and partials
         # when first read (see _Page); its parameters are its ufunc's where it has one
         self.__signature__ = (

@@ -408,14 +408,16 @@ class ReverseTrace(Trace):
         one of them a Python float: the impl runs on their values where they are NumPy's
         or Python's."""
         make = self.box_type
-        if type(b) is float:
-            x, y, b = a._value, b, _constant(b, make, self)
-        elif type(a) is float:
-            x, y, a = a, b._value, _constant(a, make, self)
-        else:
+        if type(b) is make and type(a) is make:  # two nodes: the commonest
             x, y = a._value, b._value
+        elif type(b) is float:
+            x, y, b = a._value, b, _constant(b, make, self)
+        else:
+            x, y, a = a, b._value, _constant(a, make, self)
         tx, ty = type(x), type(y)
-        if (tx is float and ty is float) or (tx in PLAIN_TYPES and ty in PLAIN_TYPES):
+        if tx is float and ty is float:  # Python's numbers: a scalar graph's every node
+            return make(prim.on_floats(x, y), prim, (a, b), None, None, self)
+        if tx in PLAIN_TYPES and ty in PLAIN_TYPES:
             value = prim.impl(x, y)
             if type(value) is np.ndarray:
                 if value is x or value is y:

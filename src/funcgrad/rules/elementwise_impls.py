@@ -112,6 +112,7 @@ def _operator(op, name):
             raise
 
     impl.__name__ = name
+    impl.on_floats = op  # on two Python floats: the operator itself (no broadcasting there)
     return impl
 
 
