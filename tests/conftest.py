@@ -2,7 +2,7 @@
 
 The tests mirror the package's folders (tests/dag for funcgrad/dag, ...; every package
 of funcgrad has its folder, tests/test_architecture.py checks it) and are one package,
-``tests``: the helpers they share (helpers.py, strategies.py, registry.py, fuzz_files.py)
+``tests``: the helpers they share (helpers.py, strategies.py, fuzz_files.py) and the registry of test data (opinfo/)
 and the tables one folder lends the conformance matrix are imported by their full names
 (``from tests.helpers import central``), with no change to ``sys.path``. Tests marked
 ``slow`` run only with ``-m slow`` (CI runs them after the README's test command).

@@ -12,9 +12,11 @@ with respect to the first argument, of ``sum(w * real(out)) + sum(w' *
 imag(out))`` with fixed random weights, so every output entry counts; a complex
 input's gradient is ``df/dx - i df/dy`` (docs/complex.md), both by differences.
 
-The registry (tests/registry.py) says where a transform does not apply and why;
-``refused`` there means funcgrad refuses it by name, and the matrix checks that
-it does.
+Each entry is an OpInfo record of the registry (tests/opinfo): its function and
+samples, its reference (NumPy's or SciPy's function: the values' oracle), its PyTorch
+twin, the dtypes its samples are tried in, its tolerances where the defaults do not hold,
+and where a transform does not apply and why; ``refused`` there means funcgrad refuses it
+by name, and the matrix checks that it does.
 """
 
 import contextlib
@@ -30,10 +32,11 @@ from funcgrad.dag.nodemap import node_map
 from funcgrad.dag.order import dfs_order
 from funcgrad.rules.cuts import Cut
 from tests.helpers import needs_torch, numeric_grad
-from tests.registry import OPS
+from tests.opinfo import OPS
 
 TRANSFORMS = [
     "eager",
+    "reference",
     "jit",
     "vmap",
     "vmap_of_vmap",
@@ -143,8 +146,8 @@ PARTS = {
 def reason_not_run(op, transform):
     """The registry's reason this transform does not apply to ``op``, or None."""
     for part in (transform, *PARTS.get(transform, ())):
-        if part in op.skip:
-            return op.skip[part]
+        if part in op.skips:
+            return op.skips[part]
     return None
 
 
@@ -157,6 +160,10 @@ def _cases():
                 if reason is not None and not reason.startswith("refused"):
                     continue
                 if t == "torch" and (op.torch is None or reason is not None):
+                    continue
+                if t == "reference" and op.reference is None:
+                    continue
+                if t == "float32" and np.float32 not in op.dtypes:
                     continue
                 out.append(pytest.param(op, k, t, id=f"{op.name}-{k}-{t}"))
     return out
@@ -183,11 +190,20 @@ def test_matrix(op, k, transform):
 
 def _eager(op, args, want):
     out, _ = fg.vjp(lambda *xs: op.fun(*xs), *args)
-    _close(_leaves(out), want, 1e-12, 1e-14, "traced eagerly vs NumPy")
+    _close(_leaves(out), want, *op.tolerance("eager", (1e-12, 1e-14)), "traced eagerly vs plain")
+
+
+def _reference(op, args, want):
+    """funcgrad's values against its reference's, NumPy's or SciPy's function."""
+    with np.errstate(all="ignore"):
+        theirs = _leaves(op.reference(*args))
+    _close(want, theirs, *op.tolerance("reference", (1e-12, 1e-14)), "funcgrad vs reference")
 
 
 def _jit(op, args, want):
-    _close(_leaves(fg.jit(op.fun)(*args)), want, 1e-12, 1e-14, "jit vs eager")
+    _close(
+        _leaves(fg.jit(op.fun)(*args)), want, *op.tolerance("jit", (1e-12, 1e-14)), "jit vs eager"
+    )
 
 
 def _vmap(op, args, want):
@@ -351,7 +367,7 @@ def _scan_of_checkpoint(op, args, want):
     got = _leaves(run(*batch))
     loop = [_plain(op, _example(batch, i)) for i in range(2)]
     _close(got, [np.stack(vs) for vs in zip(*loop)], 1e-12, 1e-14, "scan of checkpoint vs a loop")
-    refused = op.skip.get("grad", "").startswith("refused")
+    refused = op.skips.get("grad", "").startswith("refused")
     if not _floats(want) or refused or np.asarray(args[0]).dtype.kind not in "fc":
         return
     loss = _loss_of_one_example(op, weights)
@@ -530,6 +546,7 @@ RUN = {
     "scan_of_checkpoint": _scan_of_checkpoint,
     "float32": _float32,
     "dtypes": _dtypes,
+    "reference": _reference,
     "torch": _torch,
     "reference_fold": _reference_fold,
 }
@@ -734,11 +751,11 @@ def test_every_public_callable_is_registered():
     missing = sorted(
         n for n in public_callables() - set(NOT_TRACED) if n not in registered and n not in prefixes
     )
-    assert not missing, f"register these in tests/registry.py (or say why not): {missing}"
+    assert not missing, f"register these in tests/opinfo (or say why not): {missing}"
     features = sorted(
         f for f in FEATURES if not any(r.split(":")[0].startswith(f) for r in registered)
     )
-    assert not features, f"register these features in tests/registry.py: {features}"
+    assert not features, f"register these features in tests/opinfo: {features}"
     # A name excused as taking no traced value must still be public (no stale excuses).
     assert set(NOT_TRACED) <= public_callables(), set(NOT_TRACED) - public_callables()
 
@@ -790,7 +807,7 @@ UNREACHED_BY_DESIGN = {
     "complement",  # lstsq's null-space part of wide systems: tests/numpy/test_numpy_linalg.py
     "key_from_seed",  # a key of a traced integer seed: tests/random/test_random.py, jit, vmap, loops
     # a window extremum's forward rule (and its cotangent's transpose), which the transforms
-    # above do not run: tests/rules/test_rules.py's rows and tests/nn/test_convolution.py (jvp)
+    # above do not run: tests/opinfo/rules.py's rows and tests/nn/test_convolution.py (jvp)
     "first_extremum",
     # two slices' cotangents added in a traced fold (jit, a derivative of a derivative),
     # merged by the node's +: tests/rules/test_pieces.py under every transform

@@ -12,7 +12,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from tests.numpy.test_numpy_math import ROWS, sample
+from tests.opinfo.numpy_math import ROWS, sample
 
 DTYPES = [np.float32, np.float16]
 

@@ -11,10 +11,10 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from tests.numpy import test_numpy_linalg as LA
-from tests.numpy import test_numpy_math as MA
-from tests.numpy import test_numpy_reductions as RE
-from tests.numpy import test_numpy_shape as SH
+from tests.opinfo import numpy_linalg as LA
+from tests.opinfo import numpy_math as MA
+from tests.opinfo import numpy_reductions as RE
+from tests.opinfo import numpy_shape as SH
 
 
 def _floats(tree):

@@ -21,10 +21,10 @@ import funcgrad.numpy as fnp
 import funcgrad.scipy.special as fsp
 from funcgrad.core.namespaces import library_of
 from tests.helpers import requires_torch, to_numpy, torch
-from tests.numpy import test_numpy_linalg as linalg_table
-from tests.numpy import test_numpy_math as math_table
-from tests.numpy import test_numpy_reductions as reduction_table
-from tests.numpy import test_numpy_shape as shape_table
+from tests.opinfo import numpy_linalg as linalg_table
+from tests.opinfo import numpy_math as math_table
+from tests.opinfo import numpy_reductions as reduction_table
+from tests.opinfo import numpy_shape as shape_table
 
 xs = pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
 

@@ -1,7 +1,7 @@
 """Every public name's dtypes against its reference, eagerly, under jit and under vmap.
 
-The rows are the tables that test each namespace (tests/numpy/test_numpy_math.py for
-NumPy's elementwise functions, tests/numpy/test_numpy_reductions.py for the reductions
+The rows are the tables that test each namespace (tests/opinfo/numpy_math.py for
+NumPy's elementwise functions, tests/opinfo/numpy_reductions.py for the reductions
 and SciPy's special functions), their arguments drawn in float32, float16 and
 bfloat16 as well as float64. The reference is NumPy's or SciPy's own call on the same
 arguments: funcgrad's eager call gives its dtype, and jit and vmap give the eager
@@ -15,7 +15,8 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from tests.numpy import test_numpy_math, test_numpy_reductions
+from tests.opinfo import numpy_math as test_numpy_math
+from tests.opinfo import numpy_reductions as test_numpy_reductions
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 

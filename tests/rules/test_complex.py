@@ -12,59 +12,17 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from tests.helpers import requires_torch, torch
-
-RNG = np.random.default_rng(7)
-Z = np.array([0.3 + 0.4j, -0.5 + 0.2j, 0.7 - 0.6j])
-W = np.array([0.1 - 0.2j, 0.5 + 0.5j, -1.0 + 0.1j])
-C = 0.5 - 1.5j  # a complex constant, so that real-valued parts see both real directions
-
-
-def _cmat(*shape):
-    return RNG.normal(size=shape) + 1j * RNG.normal(size=shape)
-
-
-HOLOMORPHIC = [
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "tan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "sqrt",
-    "square",
-    "reciprocal",
-    "arcsin",
-    "arccos",
-    "arctan",
-    "arcsinh",
-    "arccosh",
-    "arctanh",
-    "log1p",
-    "expm1",
-    "exp2",
-    "log2",
-    "log10",
-    "negative",
-    "positive",
-]
-REAL_VALUED = ["real", "imag", "abs", "angle"]
-COMPLEX_OTHER = ["conj", "conjugate", "sign"]
-REDUCTIONS = ["sum", "mean", "prod", "cumsum", "cumprod", "ravel", "flip", "var", "std"]
-BINARY = [
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "power",
-    "dot",
-    "matmul",
-    "inner",
-    "outer",
-    "vdot",
-    "kron",
-]
+from tests.opinfo.complex_inputs import (  # the rows: tests/opinfo
+    BINARY,
+    COMPLEX_OTHER,
+    HOLOMORPHIC,
+    REAL_VALUED,
+    REDUCTIONS,
+    C,
+    W,
+    Z,
+    _cmat,
+)
 
 
 @pytest.mark.parametrize("name", HOLOMORPHIC + REAL_VALUED + COMPLEX_OTHER + REDUCTIONS)

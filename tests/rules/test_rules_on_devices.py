@@ -22,15 +22,15 @@ import pytest
 
 import funcgrad as fg
 from tests.helpers import device_makers, to_numpy
-from tests.rules.test_rules import (
+from tests.opinfo.rules import (  # the primitives' rows of the registry
     CASES,
     ELEMENTWISE,
     PRIMITIVES,
     SHAPES_BY_ARITY,
-    _call,
     differentiated,
     elementwise_args,
 )
+from tests.rules.test_rules import _call
 
 pytest.importorskip("array_api_strict", reason="array-api-strict is the device stand-in")
 MAKERS = {k: v for k, v in device_makers().items() if k in ("device1", "torch")}

@@ -1,19 +1,9 @@
-"""One registry of funcgrad's public callables, with sample inputs, for the conformance matrix.
-
-An :class:`Op` is a function of float arrays (written with funcgrad's names)
-and a few sample argument tuples; ``tests/test_conformance.py`` runs every
-sample through every transform against an oracle that does not use it. The
-rows come from the tables that test each namespace in depth (their domains,
-shapes and PyTorch twins are written once, there) and from the entries below
-for what no table holds: cuts, custom rules, checkpoints, loops, branches,
-fixed points, linearize, ``at[]``, ``nn`` and the optimizers' updates.
-
-The registry is the one place a new callable must appear:
-``test_every_public_callable_is_registered`` lists the ones that do not.
+"""The records no namespace table holds: cuts, custom rules, checkpoints, loops, branches,
+fixed points, linearize, ``at[]``, ``nn``, the optimizers' updates, random numbers,
+callbacks, complex inputs, and the dtypes that depend on values.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import functools
 
 import numpy as np
 
@@ -28,193 +18,11 @@ from funcgrad import checkify
 from tests.control.test_custom_rules import (
     softplus,
 )  # a custom_jvp whose rule is its true derivative
-from tests.numpy import (
-    test_fft,
-    test_numpy_breadth,
-    test_numpy_linalg,
-    test_numpy_math,
-    test_numpy_reductions,
-    test_numpy_shape,
-)
-from tests.scipy import test_scipy_linalg, test_scipy_stats
 
+from . import complex_inputs, record
+from .record import OPS, rng_for
 
-@dataclass
-class Op:
-    """``fun(*args)`` for each ``args`` in ``samples``; ``skip`` maps a transform of the
-    matrix to the reason it does not apply (a refusal that is itself tested elsewhere)."""
-
-    name: str
-    fun: Callable
-    samples: list
-    skip: dict = field(default_factory=dict)
-    torch: Callable | None = None  # torch_twin(torch, *tensors), the same function in PyTorch
-
-    def __repr__(self):
-        return self.name
-
-
-OPS: list[Op] = []
-
-
-def register(name, fun, *samples, torch=None, **skip):
-    OPS.append(Op(name, fun, [tuple(s) for s in samples], skip, torch))
-
-
-def _rng(name, k=0):
-    return np.random.default_rng(abs(hash((name, k))) % 2**32)
-
-
-# ---------------------------------------------------------------- from the namespace tables
-
-
-def _math_rows():
-    """Elementwise math: a vector sample and a broadcasting one, inside each domain."""
-    for name, row in test_numpy_math.TABLE.items():
-        fun = (lambda row: lambda *xs: row.call(fnp, *xs))(row) if row.call else getattr(fnp, name)
-        samples = []
-        for shapes in (
-            [(3,)] * len(row.domains),
-            [(2, 3)] + [(3,)] * (len(row.domains) - 1),
-            [(2, 1)] + [()] * (len(row.domains) - 1),
-        ):
-            rng = _rng(name, len(samples))
-            for _ in range(100):
-                args = [d(rng, int(np.prod(s))).reshape(s) for d, s in zip(row.domains, shapes)]
-                if row.valid is None or row.valid(*args):
-                    samples.append(args)
-                    break
-        register(f"numpy.{name}", fun, *samples, torch=row.torch)
-
-
-def _reduction_rows():
-    for name, row in test_numpy_reductions.ROWS.items():
-        samples = []
-        for k, shapes in enumerate(row.shapes):
-            rng = _rng(name, k)
-            domains = list(row.domains) + [row.domains[-1]] * (len(shapes) - len(row.domains))
-            samples.append([d(rng, s) for d, s in zip(domains, shapes)])
-        prefix = "scipy.special" if row.scipy else "numpy"
-        register(
-            f"{prefix}.{name}",
-            (lambda row: lambda *xs: row.call(fnp, *xs))(row),
-            *samples,
-            torch=row.torch,
-        )
-
-
-def _shape_rows():
-    for name, case in test_numpy_shape.CASES.items():
-        samples = [test_numpy_shape._args(s, k) for k, s in enumerate(case.shapes)]
-        register(
-            f"numpy.{name}",
-            (lambda case: lambda *xs: case.fun(fnp, *xs))(case),
-            *samples,
-            torch=case.torch,
-        )
-
-
-def _linalg_rows():
-    for name, cases in test_numpy_linalg.CASES.items():
-        for k, c in enumerate(cases[:2]):
-            register(f"numpy.{name}:{c.label or k}", c.f, c.args)
-
-
-# Functions whose result's shape (or whose Python function's branches) depend on the values:
-# eager only, and refused by name under jit and vmap ("vectorize" is the row whose function
-# branches with ``if``; "vectorize:two" runs under both).
-SET_ROUTINES = (
-    "unique_values",
-    "unique_counts",
-    "unique_inverse",
-    "unique_all",
-    "union1d",
-    "intersect1d",
-    "setdiff1d",
-    "setxor1d",
-)
-SHAPE_FROM_VALUES = {
-    "trim_zeros",
-    "unique",
-    "real_if_close",
-    "roots",
-    "piecewise",
-    "vectorize",
-    *SET_ROUTINES,
-}
-
-
-def _breadth_rows():
-    for name, row in test_numpy_breadth.ROWS.items():
-        skip = {}
-        if any(np.isnan(a).any() for a in row.args):
-            skip["grad"] = (
-                "NaN entries, which central differences cannot step: "
-                "tests/numpy/test_numpy_breadth.py checks the finite part's derivatives"
-            )
-        if not row.grad:
-            skip["grad"] = "no derivative (integer-valued or piecewise constant in every input)"
-        if name in SHAPE_FROM_VALUES or name.split(":")[0] in SHAPE_FROM_VALUES - {"vectorize"}:
-            skip["jit"] = skip["vmap"] = (
-                "refused: the result's shape (or a Python branch) "
-                "depends on the values (ConcretizationError)"
-            )
-        if name.split(":")[0] in ("trim_zeros", "unique", *SET_ROUTINES):
-            skip["grad"] = (
-                "a step of central differences changes which entries are kept, and "
-                "so the result's shape; tests/numpy/test_numpy_breadth.py checks the kept "
-                "entries' gradients"
-            )
-        register(
-            f"numpy.{name}",
-            (lambda row: lambda *xs: row.call(fnp, *xs))(row),
-            row.args,
-            torch=row.torch,
-            **skip,
-        )
-
-
-def _fft_rows():
-    for name, case in test_fft.CASES.items():
-        x = _rng(name).normal(size=case.shape)
-        twin = None if case.torch is None else (lambda case: lambda torch, x: case.torch(x))(case)
-        register(
-            f"numpy.fft.{name}", (lambda case: lambda x: case.fun(fnp, x))(case), (x,), torch=twin
-        )
-
-
-def _scipy_rows():
-    for name, (call, args, _) in test_scipy_linalg.CASES.items():
-        register(f"scipy.linalg.{name}", (lambda call: lambda *xs: call(fsl, *xs))(call), args)
-    for dist, fn, args, diff in test_scipy_stats.CASES:
-        f = getattr(getattr(fss, dist), fn)
-        args = [np.asarray(a, dtype=float) for a in args]
-        # the differentiated arguments are the op's; the others (counts, shapes) constants
-        register(
-            f"scipy.stats.{dist}.{fn}", _with_constants(f, args, diff), [args[i] for i in diff]
-        )
-
-
-def _with_constants(f, args, diff):
-    def call(*xs):
-        full = list(args)
-        for i, x in zip(diff, xs):
-            full[i] = x
-        return f(*full)
-
-    return call
-
-
-_math_rows()
-_reduction_rows()
-_shape_rows()
-_linalg_rows()
-_breadth_rows()
-_fft_rows()
-_scipy_rows()
-
-
-# ---------------------------------------------------------------- what no table holds
+register = functools.partial(record.register, group="transforms")
 
 V3 = np.array([0.4, -1.1, 0.7])
 M23 = np.array([[0.3, -0.5, 1.2], [0.8, 0.1, -0.6]])
@@ -415,7 +223,7 @@ register(
 )
 register("nn.standardize", lambda x: fg.nn.standardize(x), (V3,), (M23,))
 register("nn.logmeanexp", lambda x: fg.nn.logmeanexp(x, axis=-1), (V3,), (M23,))
-_Q = _rng("attention").normal(size=(3, 2, 2))  # T, N, H
+_Q = rng_for("attention").normal(size=(3, 2, 2))  # T, N, H
 register(
     "nn.dot_product_attention",
     lambda q, k: fg.nn.dot_product_attention(q, k, k * 2.0 + 1.0, is_causal=True),
@@ -432,8 +240,8 @@ register(
 )
 register("nn.mse_loss", lambda p, t: fg.nn.mse_loss(p, t), (V3, V3[::-1].copy()))
 register("nn.one_hot", lambda x: fg.nn.one_hot(fnp.argmax(x, axis=-1), 3) * x, (M23,))
-_IMG = _rng("conv").normal(size=(1, 2, 4, 4))  # N, C, H, W
-_KER = _rng("conv", 1).normal(size=(2, 1, 2, 2))  # O, I, H, W: two groups of one
+_IMG = rng_for("conv").normal(size=(1, 2, 4, 4))  # N, C, H, W
+_KER = rng_for("conv", 1).normal(size=(2, 1, 2, 2))  # O, I, H, W: two groups of one
 register(
     "nn.conv_general_dilated",
     lambda x, w: fg.nn.conv_general_dilated(
@@ -1088,30 +896,29 @@ register("debug.callback", _debugged, (V3,), (M23,))
 
 # ---------------------------------------------------------------- complex inputs
 
-from tests.rules import test_complex  # noqa: E402 - its lists of the functions defined on complex numbers
 
 HOLOMORPHIC_ONLY = (
     "refused: jacfwd and the Hessian of a function of complex inputs need "
-    "holomorphic=True (docs/complex.md); tests/rules/test_complex.py checks them so"
+    "holomorphic=True (docs/complex.md); tests/rules/complex_inputs.py checks them so"
 )
 COMPLEX_SKIPS = {"jacobians": HOLOMORPHIC_ONLY, "hessian": HOLOMORPHIC_ONLY}
 for _name in (
-    test_complex.HOLOMORPHIC
-    + test_complex.REAL_VALUED
-    + test_complex.COMPLEX_OTHER
-    + test_complex.REDUCTIONS
+    complex_inputs.HOLOMORPHIC
+    + complex_inputs.REAL_VALUED
+    + complex_inputs.COMPLEX_OTHER
+    + complex_inputs.REDUCTIONS
 ):
     register(
         f"numpy.{_name}:complex",
-        (lambda n: lambda z: getattr(fnp, n)(z) * test_complex.C)(_name),
-        (test_complex.Z,),
+        (lambda n: lambda z: getattr(fnp, n)(z) * complex_inputs.C)(_name),
+        (complex_inputs.Z,),
         **COMPLEX_SKIPS,
     )
-for _name in test_complex.BINARY:
+for _name in complex_inputs.BINARY:
     register(
         f"numpy.{_name}:complex",
         (lambda n: lambda z, w: getattr(fnp, n)(z, w))(_name),
-        (test_complex.Z, test_complex.W),
+        (complex_inputs.Z, complex_inputs.W),
         **COMPLEX_SKIPS,
     )
 
@@ -1122,23 +929,23 @@ for _name in test_complex.BINARY:
 # call gives. Two results' dtypes are NumPy's choice from the values, which a plan cannot see.
 for _op in OPS:
     if _op.name == "numpy.poly":
-        _op.skip["dtypes"] = (
+        _op.skips["dtypes"] = (
             "NumPy's poly returns a real array for complex roots that come in "
             "conjugate pairs, a choice made from the values; traced, the "
             "result stays complex, as JAX's does"
         )
     if _op.name == "optim.clip_by_global_norm":
-        _op.skip["dtypes"] = (
+        _op.skips["dtypes"] = (
             "integer gradients come back unchanged (integers) below the "
             "norm and scaled (floats) above it, a choice made from the values"
         )
     if _op.name == "fixed_point":
-        _op.skip["dtypes"] = (
+        _op.skips["dtypes"] = (
             "its tolerance, 1e-10, is finer than float16 and float32 resolve, "
             "so it refuses them by name (NoConvergenceError)"
         )
     if _op.name == "scipy.signal.fftconvolve":
-        _op.skip["dtypes"] = (
+        _op.skips["dtypes"] = (
             "SciPy computes float16 in float32 and returns float32; funcgrad's "
             "traced form keeps float16 (JAX's behaviour)"
         )
