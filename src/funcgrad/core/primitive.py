@@ -39,10 +39,11 @@ Rules are written with funcgrad's own primitives, so they differentiate again.
 The public makers :func:`defvjp`, :func:`defjvp` and :func:`defbatch` write
 into the same fields; :mod:`funcgrad.extend` is the home for rule authors.
 
-That is all a primitive carries. What the analyses read about it (which
-arguments have a zero derivative, whether it is linear, its Jacobian's
-structure) and what jit needs beyond its impl (a loop's example outputs, an
-impl that never returns a view) are rows of their tables,
+That is all a primitive carries, with two forms of its impl read off it once for
+the calls traces make most (``on_array``, ``on_floats``). What the analyses read
+about it (which arguments have a zero derivative, whether it is linear, its
+Jacobian's structure) and what jit needs beyond its impl (a loop's example
+outputs, an impl that never returns a view) are rows of their tables,
 :mod:`funcgrad.analysis.facts` and :mod:`funcgrad.jit.facts`, written beside
 the primitive's definition.
 """

@@ -67,9 +67,12 @@ FINISHED = _Finished()
 
 
 def finish(trace):
-    """Mark ``trace`` (jit's, traced to the end) finished: its values kept elsewhere leaked."""
+    """Mark ``trace`` (jit's, traced to the end) finished: its values kept elsewhere leaked,
+    and any operation on one raises (the trace becomes a :class:`FinishedTrace`, so the
+    calls made while tracing never ask whether it is finished)."""
     trace.finished = True
     trace.made = FINISHED
+    trace.__class__ = FinishedTrace
 
 
 class Staged(RecordedComparisons, Node):
@@ -125,8 +128,6 @@ class StagingTrace(ReverseTrace):
     numpy_answer = Trace.numpy_answer
 
     def process(self, prim, args, params):
-        if self.finished:
-            raise leaked(prim.name)
         shapes = ABSTRACT.get(prim)  # a loop's: too costly to run while tracing (jit/facts.py)
         if shapes is None:
             return super().process(prim, args, params)
@@ -141,10 +142,18 @@ class StagingTrace(ReverseTrace):
             self.effects.append(node)
         return node
 
-    def binary(self, prim, a, b):
-        if self.finished:
-            raise leaked(prim.name)
-        return ReverseTrace.binary(self, prim, a, b)
-
     def __repr__(self):
         return f"<staging trace {self.level}>"
+
+
+class FinishedTrace(StagingTrace):
+    """A staging trace whose function was traced to the end: a value of it used for any
+    new operation was kept outside the function (it leaked)."""
+
+    __slots__ = ()
+
+    def process(self, prim, args, params):
+        raise leaked(prim.name)
+
+    def binary(self, prim, a, b):
+        raise leaked(prim.name)
