@@ -93,18 +93,24 @@ def reverse_fold(order, seeds, step, plus, keep=None, owned=None):
         if node._args:
             for parent, c in zip(node._args, step(node, value)):
                 if c is not None:
-                    accumulate(acc, parent, c, plus, owned)
+                    prev = acc.get(parent)
+                    if prev is None:  # the first contribution: nothing to meet yet
+                        acc[parent] = c
+                    else:
+                        accumulate(acc, parent, c, plus, owned, prev)
     return done
 
 
-def accumulate(acc, parent, c, plus, owned=None):
-    """Where contributions meet: ``c`` added into ``parent``'s entry of ``acc``.
+def accumulate(acc, parent, c, plus, owned=None, prev=None):
+    """Where contributions meet: ``c`` added into ``parent``'s entry of ``acc`` (``prev``,
+    where the caller has read it).
 
     With ``owned`` (the parents whose entry is an array this fold made), an entry the fold
     made takes ``c`` in place (``np.add(prev, c, out=prev)``: the bits of ``prev + c``);
     a sum the fold makes becomes such an entry. Nothing else is written.
     """
-    prev = acc.get(parent)
+    if prev is None:
+        prev = acc.get(parent)
     if prev is None:
         acc[parent] = c
     elif (
