@@ -305,6 +305,8 @@ _VOCABULARIES = (
     "__init__.py",
     # the register machine's instructions, named by NumPy's ufuncs (its opcode table)
     "jit/backends/numba/interpreter.py",
+    # the Array API standard's function names (array-api-compat's wrappers of PyTorch's)
+    "core/namespaces.py",
 )
 
 

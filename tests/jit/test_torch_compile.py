@@ -128,6 +128,10 @@ def test_the_function_handed_to_the_compiler_binds_python_numbers(monkeypatch):
         return []
 
     (plan,) = handed
-    bound = [f.keywords for f in plan.__globals__.values() if hasattr(f, "keywords")]
-    assert any("axes" in keywords for keywords in bound)  # the transposes are there
-    assert not [s for keywords in bound for v in keywords.values() for s in numpy_scalars(v)]
+    # what each step was bound with: a partial's keywords, or the values a bound form
+    # closed over (a transpose's permutation, rules/library_forms.with_argument)
+    steps = [f for f in plan.__globals__.values() if callable(f)]
+    bound = [v for f in steps for v in getattr(f, "keywords", {}).values()]
+    bound += [c.cell_contents for f in steps for c in getattr(f, "__closure__", None) or ()]
+    assert (2, 0, 1) in bound and (1, 2, 0) in bound  # the transposes and their cotangents
+    assert not [s for v in bound for s in numpy_scalars(v)]

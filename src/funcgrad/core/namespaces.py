@@ -20,6 +20,7 @@ array takes them in as one chunk); any other mix raises
 """
 
 import importlib
+import sys
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .errors import ArgumentTypeError, NamespaceError
 from .traces import Box
 
 __all__ = [
+    "own_function",
     "is_foreign",
     "joined",
     "library_of",
@@ -231,3 +233,27 @@ def dtype_kind(x):
     """NumPy's one-letter kind of a value's dtype (``'f'``, ``'c'``, ``'i'``, ``'u'``,
     ``'b'``), for NumPy's values and foreign arrays alike."""
     return numpy_dtype(x).kind
+
+
+# Functions of array-api-compat's namespace for PyTorch that wrap PyTorch's own to follow
+# the standard's promotion (or its name): on operands of one dtype the wrapper's answer is
+# the function's, so a plan on such operands calls PyTorch's directly.
+_OWN = {"array_api_compat.torch": ("torch", {"permute_dims": "permute"})}
+_WRAPPED = frozenset({"matmul", "reshape", "permute_dims", "broadcast_to"})
+
+
+def own_function(xp, name, examples=()):
+    """``xp``'s function ``name``, or the library's own beneath a compatibility wrapper where
+    ``examples`` (the operands a plan was traced with) are arrays of one dtype, which the
+    wrapper would pass through unchanged.
+
+    >>> import array_api_strict as xs
+    >>> own_function(xs, "matmul") is xs.matmul
+    True
+    """
+    own = _OWN.get(getattr(xp, "__name__", ""))
+    one_dtype = len({getattr(e, "dtype", None) for e in examples}) == 1
+    if own is None or name not in _WRAPPED or not one_dtype:
+        return getattr(xp, name, None)
+    library, renamed = own
+    return getattr(sys.modules[library], renamed.get(name, name), None) or getattr(xp, name, None)

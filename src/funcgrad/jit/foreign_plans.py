@@ -2,8 +2,12 @@
 
 A plan of NumPy values is Python source over NumPy calls. On another library's
 arrays the staged steps are kept as a list instead, each bound once to its form
-in the arguments' namespace (``prim.xp`` with the namespace filled in; a step on
-plain values only, a constant's arithmetic, to its NumPy impl), and a call runs
+in the arguments' namespace: where the form says how (``form.bind``,
+rules/library_forms.bindable), to the namespace's function itself with the step's
+parameters filled in, PyTorch's own beneath array-api-compat's wrapper where the
+operands it was traced with have one dtype (core/namespaces.own_function); else to
+``prim.xp`` with the namespace filled in; a step on plain values only, a constant's
+arithmetic, to its NumPy impl. A call runs
 that list over registers, dropping each value after the last step that reads it:
 the function is traced once, no graph is built per call, and every step runs on
 the arguments' device. Dask is not compiled: it
@@ -71,7 +75,16 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         on_library = any(is_foreign(a._value) for a in n._args)
         if on_library and n._prim.xp is None:  # staged unrun (an effect): refused as eager is
             n._prim.run([a._value for a in n._args], n._params or {})
-        fun = functools.partial(n._prim.xp, xp) if on_library else n._prim.impl
+        params = dict(n._params or {})
+        fun = n._prim.impl
+        if on_library:  # the form, its namespace's function looked up once where it can be
+            bind = getattr(n._prim.xp, "bind", None)
+            examples = [a._value for a in n._args]
+            bound = bind(xp, examples, **params) if bind is not None else None
+            if bound is not None:
+                fun, params = bound, {}
+            else:
+                fun = functools.partial(n._prim.xp, xp)
         # NumPy's scalars as Python's numbers, which every namespace takes (as eager's
         # Primitive.run gives them), where a form may meet one
         numbers = [
@@ -84,7 +97,7 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         slot[n] = len(slot)
         if not on_library:
             on_host.add(slot[n])
-        steps.append((fun, refs, dict(n._params or {}), slot[n]))
+        steps.append((fun, refs, params, slot[n]))
         lines.append(f"r{slot[n]} = {n._prim.name}({', '.join(f'r{r}' for r in refs)})")
     outs = [(True, register(o)) if hasattr(o, "_prim") else (False, o) for o in wanted]
     lines.append("return " + ", ".join(f"r{v}" if is_slot else repr(v) for is_slot, v in outs))

@@ -28,6 +28,7 @@ from functools import reduce
 import numpy as np
 
 from ..analysis.facts import declare
+from ..core.namespaces import own_function
 from ..core.primitive import Primitive, describe
 from ..core.traces import one_example_at_a_time
 from ..core.values import (
@@ -40,6 +41,7 @@ from ..core.values import (
     zeros_like_value,
 )
 from .foreign_indexing import getitem_form, untake_form
+from .library_forms import bindable, with_argument, xp_swapaxes, xp_transpose
 from .row_sums import add_rows, whole_rows
 from .sums import checked_axes, sum_impl
 
@@ -206,16 +208,6 @@ def _xp_squeeze(xp, x, axis=None):
     if axis is None:
         axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
     return xp.squeeze(x, axis=axis)
-
-
-def _xp_transpose(xp, x, axes=None):
-    return xp.permute_dims(x, tuple(reversed(range(x.ndim))) if axes is None else tuple(axes))
-
-
-def _xp_swapaxes(xp, x, axis1, axis2):
-    order = list(range(x.ndim))
-    order[axis1], order[axis2] = order[axis2], order[axis1]
-    return xp.permute_dims(x, tuple(order))
 
 
 def _xp_sum(xp, x, axis=None, keepdims=False):
@@ -456,7 +448,12 @@ reshape = Primitive(
     vjp=(lambda g, ans, x, shape: reshape(g, shape=shape_of(x)),),
     jvp=(lambda t, ans, x, shape: reshape(t, shape=shape),),
     batch=_reshape_batch,
-    xp=lambda xp, x, shape: xp.reshape(x, tuple(shape)),
+    xp=bindable(
+        lambda xp, x, shape: xp.reshape(x, tuple(shape)),
+        lambda xp, examples, shape: with_argument(
+            own_function(xp, "reshape", examples), tuple(map(int, shape))
+        ),
+    ),
 )
 broadcast_to = Primitive(
     "broadcast_to",
@@ -464,7 +461,12 @@ broadcast_to = Primitive(
     vjp=(lambda g, ans, x, shape: unbroadcast(g, x),),
     jvp=(lambda t, ans, x, shape: broadcast_to(t, shape=shape),),
     batch=_broadcast_to_batch,
-    xp=lambda xp, x, shape: xp.broadcast_to(x, tuple(shape)),
+    xp=bindable(
+        lambda xp, x, shape: xp.broadcast_to(x, tuple(shape)),
+        lambda xp, examples, shape: with_argument(
+            own_function(xp, "broadcast_to", examples), tuple(map(int, shape))
+        ),
+    ),
 )
 expand_dims = Primitive(
     "expand_dims",
@@ -488,7 +490,7 @@ transpose = Primitive(
     vjp=(_transpose_vjp,),
     jvp=(lambda t, ans, x, axes=None: transpose(t, axes=axes),),
     batch=_transpose_batch,
-    xp=_xp_transpose,
+    xp=xp_transpose,
 )
 swapaxes = Primitive(
     "swapaxes",
@@ -498,7 +500,7 @@ swapaxes = Primitive(
     vjp=(lambda g, ans, x, axis1, axis2: swapaxes(g, axis1=axis1, axis2=axis2),),
     jvp=(lambda t, ans, x, axis1, axis2: swapaxes(t, axis1=axis1, axis2=axis2),),
     batch=_swapaxes_batch,
-    xp=_xp_swapaxes,
+    xp=xp_swapaxes,
 )
 sum = Primitive(
     "sum",

@@ -6,7 +6,10 @@ is ``atan``), a SciPy ufunc's the library's special function (:func:`special_for
 written with Python's operators itself (:func:`generic_form`); the rest are written here
 with the standard's functions. Python numbers beside an array take the array's dtype where
 a library would otherwise ask for the result type, which ``torch.compile`` cannot put in a
-graph.
+graph. The permutations' forms (transpose, swapaxes) live here too. A form may say how a
+plan binds it once (:func:`bindable`): the namespace's function with the step's parameters
+filled in, which jit's plans on other libraries' arrays call at each step
+(jit/foreign_plans.py).
 
 >>> import numpy as np
 >>> standard_form("arctan").__name__, xp_where(np, np.array([True, False]), 1.0, 2.0)
@@ -20,7 +23,7 @@ import sys
 import numpy as np
 
 from ..core.errors import NamespaceError
-from ..core.namespaces import dtype_in, is_foreign, library_of
+from ..core.namespaces import dtype_in, is_foreign, library_of, own_function
 
 __all__ = [
     "xp_ldexp",
@@ -74,6 +77,8 @@ def standard_form(name):
         return fun(*args)
 
     form.__name__ = standard
+    # a plan binds it once: the namespace's function (None: the form says what is missing)
+    form.bind = lambda xp, examples, **params: None if params else getattr(xp, standard, None)
     return form
 
 
@@ -112,9 +117,28 @@ def special_form(name, torch_name=None, standard=None):
     return form
 
 
+def bindable(form, bind):
+    """``form`` with ``form.bind(xp, examples, **params)``: the function of the operands
+    alone that a plan on another library's arrays calls at each step, its namespace's
+    function (:func:`~funcgrad.core.namespaces.own_function`) and parameters looked up once
+    when the plan is made from the operands it was traced with, ``examples`` (None: call
+    the form)."""
+    form.bind = bind
+    return form
+
+
+def with_argument(fun, arg):
+    """``fun(x, arg)`` as a function of ``x``."""
+    return lambda x: fun(x, arg)
+
+
 def generic_form(impl):
-    """An impl written with Python's operators, which every array library has."""
-    return lambda xp, *args: impl(*args)
+    """An impl written with Python's operators, which every array library has. A plan binds
+    it once (``form.bind``): to the operator itself where the impl is one
+    (``impl.on_floats``), else to the impl."""
+    form = lambda xp, *args: impl(*args)
+    form.bind = lambda xp, examples, **params: None if params else getattr(impl, "on_floats", impl)
+    return form
 
 
 def xp_where(xp, c, x, y):
@@ -247,3 +271,39 @@ def xp_angle(xp, z):
 
 def xp_heaviside(xp, x, h):
     return xp.where(x < 0, 0.0 * x, xp.where(x > 0, 1.0 + 0.0 * x, h + 0.0 * x))
+
+
+# ---------------------------------------------------------------- permutations
+
+
+def xp_transpose(xp, x, axes=None):
+    return xp.permute_dims(x, _reversed_or(x.ndim, axes))
+
+
+def _reversed_or(ndim, axes):
+    return tuple(reversed(range(ndim))) if axes is None else tuple(map(int, axes))
+
+
+def xp_swapaxes(xp, x, axis1, axis2):
+    return xp.permute_dims(x, _swapped(x.ndim, axis1, axis2))
+
+
+def _swapped(ndim, axis1, axis2):
+    order = list(range(ndim))
+    order[axis1], order[axis2] = order[axis2], order[axis1]
+    return tuple(order)
+
+
+# A permutation's order, known from the operand a plan was traced with, is bound once.
+bindable(
+    xp_transpose,
+    lambda xp, examples, axes=None: with_argument(
+        own_function(xp, "permute_dims", examples), _reversed_or(examples[0].ndim, axes)
+    ),
+)
+bindable(
+    xp_swapaxes,
+    lambda xp, examples, axis1, axis2: with_argument(
+        own_function(xp, "permute_dims", examples), _swapped(examples[0].ndim, axis1, axis2)
+    ),
+)

@@ -27,11 +27,13 @@ import numpy as np
 
 from ..analysis.facts import declare
 from ..core.errors import ShapeError
+from ..core.namespaces import own_function
 from ..core.primitive import Primitive
 from ..core.values import is_complex, shape_of
 from ..jit import facts as jit_facts
 from . import elementwise as ew
 from .arrays import example_shape, lead_axes, reshape, squeeze, swapaxes, unbroadcast
+from .library_forms import bindable
 
 __all__ = ["checked_impl", "mT", "mH", "conj", "matmul"]
 
@@ -170,7 +172,10 @@ matmul = Primitive(
     vjp=(_matmul_vjp_x, _matmul_vjp_y),
     jvp=(lambda t, ans, x, y: matmul(t, y), lambda t, ans, x, y: matmul(x, t)),
     batch=_matmul_batch,
-    xp=lambda xp, x, y: xp.matmul(x, y),
+    xp=bindable(
+        lambda xp, x, y: xp.matmul(x, y),
+        lambda xp, examples: own_function(xp, "matmul", examples),
+    ),
 )
 
 

@@ -1,0 +1,70 @@
+"""jit's plans on other libraries' arrays bind each step once (jit/foreign_plans.py): a
+form that says how (``form.bind``) becomes the namespace's function with its parameters
+filled in, PyTorch's own beneath array-api-compat's wrapper where the traced operands have
+one dtype. Oracle: the eager call on the same arrays, which runs every form unbound, and
+NumPy's values."""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.core.namespaces import own_function
+from funcgrad.jit.foreign_plans import compile_foreign_plan  # noqa: F401 - the module tested
+from tests.helpers import device_makers, to_numpy, torch
+
+pytestmark = pytest.mark.usefixtures("torch_refuses_numpy")
+pytest.importorskip("array_api_strict", reason="array-api-strict is the device stand-in")
+MAKERS = {k: v for k, v in device_makers().items() if k in ("device1", "torch")}
+RNG = np.random.default_rng(11)
+
+
+def _loss(w, x):
+    """Every bound kind of step: operators, a standard function, a product, reshapes, a
+    broadcast, transposes and swapped axes (and their cotangents)."""
+    h = fnp.tanh(fnp.reshape(x, (4, 6)) @ w)  # (4, 6) @ (6, 3)
+    h = fnp.swapaxes(fnp.reshape(h, (2, 2, 3)), 0, 2) * 0.5 - 1.0
+    h = fnp.transpose(h, (1, 2, 0)) + fnp.broadcast_to(fnp.exp(w[0]), (2, 2, 3))
+    return fnp.sum(h * h / 3.0)
+
+
+@pytest.mark.parametrize("library", sorted(MAKERS))
+def test_a_bound_plan_gives_the_eager_calls_values(library):
+    make = MAKERS[library]
+    w, x = RNG.normal(size=(6, 3)), RNG.normal(size=(2, 12))
+    vg = fg.value_and_grad(_loss, argnums=(0, 1))
+    jitted = fg.jit(vg)
+    for _ in range(2):  # the first call traces, the second replays the plan
+        value, grads = jitted(make(w), make(x))
+        eager_value, eager_grads = vg(make(w), make(x))
+        numpy_value, numpy_grads = vg(w, x)
+        assert float(to_numpy(value)) == pytest.approx(float(to_numpy(eager_value)), rel=1e-15)
+        assert float(to_numpy(value)) == pytest.approx(float(numpy_value), rel=1e-12)
+        for got, want, plain in zip(grads, eager_grads, numpy_grads):
+            np.testing.assert_allclose(to_numpy(got), to_numpy(want), rtol=1e-15)
+            np.testing.assert_allclose(to_numpy(got), plain, rtol=1e-12)
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is the library with compat wrappers")
+def test_operands_of_two_dtypes_keep_the_wrappers_promotion():
+    # float32 @ float64: PyTorch's own matmul refuses it, the standard promotes to float64
+    # (as the eager call does): the plan keeps the wrapper for such a step
+    w = torch.asarray(RNG.normal(size=(3, 3)).astype(np.float32))
+    x = torch.asarray(RNG.normal(size=(3,)))
+    loss = lambda w, x: fnp.sum(fnp.tanh(fnp.matmul(w, x)))
+    got, want = fg.jit(loss)(w, x), loss(w, x)
+    assert got.dtype == want.dtype == torch.float64
+    assert float(got) == pytest.approx(float(want), rel=1e-15)
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch is the library with compat wrappers")
+def test_own_function_is_pytorchs_only_for_operands_of_one_dtype():
+    import array_api_compat.torch as ct
+
+    one = [torch.zeros(2, 2), torch.zeros(2, 2)]
+    two = [torch.zeros(2, 2), torch.zeros(2, 2, dtype=torch.float64)]
+    assert own_function(ct, "matmul", one) is torch.matmul
+    assert own_function(ct, "permute_dims", one[:1]) is torch.permute
+    assert own_function(ct, "matmul", two) is ct.matmul
+    assert own_function(ct, "matmul", [torch.zeros(2), 2.0]) is ct.matmul  # a number
+    assert own_function(ct, "tanh", one[:1]) is ct.tanh  # not a wrapper: the namespace's
