@@ -7,8 +7,9 @@ rules/library_forms.bindable), to the namespace's function itself with the step'
 parameters filled in, PyTorch's own beneath array-api-compat's wrapper where the
 operands it was traced with have one dtype (core/namespaces.own_function); else to
 ``prim.xp`` with the namespace filled in; a step on plain values only, a constant's
-arithmetic, to its NumPy impl. A call runs
-that list over registers, dropping each value after the last step that reads it:
+arithmetic, to its NumPy impl. The list is written as one Python function of its
+registers, each step a call of the function bound to it, each value deleted after the
+last step that reads it:
 the function is traced once, no graph is built per call, and every step runs on
 the arguments' device. Dask is not compiled: it
 keeps its own task graph (``fg.jit`` refuses it by name).
@@ -101,7 +102,6 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         lines.append(f"r{slot[n]} = {n._prim.name}({', '.join(f'r{r}' for r in refs)})")
     outs = [(True, register(o)) if hasattr(o, "_prim") else (False, o) for o in wanted]
     lines.append("return " + ", ".join(f"r{v}" if is_slot else repr(v) for is_slot, v in outs))
-    size = len(slot)
     # each step drops the registers it reads for the last time, so a value's memory (on a
     # device, its allocator's) is free once nothing later reads it
     kept = {v for is_slot, v in outs if is_slot} | set(constants)
@@ -116,38 +116,32 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
     program = [(*step, tuple(drop)) for step, drop in zip(steps, dropped)]
     header = f"# on {library_of(library_value)} arrays"
     if compiler is not None:
-        run = _torch_compiled(program, constants, outs, len(inputs))
+        run = importlib.import_module("torch").compile(
+            _written(program, constants, outs, len(inputs), for_compiler=True), dynamic=False
+        )
         source = f"{header}, compiled by torch.compile\n" + "\n".join(lines)
         plan = Plan(run, source, out_def, len(steps), backend=compiler)
         plan.hidden = len(effects)
         return plan
-
-    def run(*leaves):
-        registers = [*leaves] + [None] * (size - len(leaves))
-        for k, value in constants.items():
-            registers[k] = value
-        for fun, refs, params, out, drop in program:
-            registers[out] = fun(*[registers[r] for r in refs], **params)
-            for r in drop:
-                registers[r] = None
-        return tuple(registers[v] if is_slot else v for is_slot, v in outs)
-
+    run = _written(program, constants, outs, len(inputs))
     source = header + "\n" + "\n".join(lines)
     plan = Plan(run, source, out_def, len(steps), backend=library_of(library_value))
     plan.hidden = len(effects)
     return plan
 
 
-def _torch_compiled(program, constants, outs, n_inputs):
-    """The ``program`` written as one function of its registers (each step a call of a
-    global, each register deleted after its last read) and given to ``torch.compile``:
-    its tracer reads through funcgrad's forms to the PyTorch calls beneath and compiles
-    each stretch it can follow, fusing the elementwise work in it."""
-    torch = importlib.import_module("torch")
+def _written(program, constants, outs, n_inputs, for_compiler=False):
+    """The ``program`` written as one function of its registers: each step a call of a
+    global (the function bound to it), each register deleted after its last read, so no
+    list is walked and no value kept past its use at run time. ``for_compiler``: for
+    ``torch.compile``, whose tracer reads through funcgrad's forms to the PyTorch calls
+    beneath and compiles each stretch it can follow, fusing the elementwise work in it;
+    the steps' parameters then take Python's numbers."""
     env = {f"c{k}": value for k, value in constants.items()}
     body = []
     for k, (fun, refs, params, out, drop) in enumerate(program):
-        params = {name: _python_numbers(v) for name, v in params.items()}
+        if for_compiler:
+            params = {name: _python_numbers(v) for name, v in params.items()}
         env[f"s{k}"] = functools.partial(fun, **params) if params else fun
         args = ", ".join(f"c{r}" if r in constants else f"r{r}" for r in refs)
         body.append(f"    r{out} = s{k}({args})")
@@ -158,9 +152,10 @@ def _torch_compiled(program, constants, outs, n_inputs):
     )
     env.update({f"o{k}": v for k, (is_slot, v) in enumerate(outs) if not is_slot})
     params = ", ".join(f"r{k}" for k in range(n_inputs))
-    text = f"def plan({params}):\n" + "\n".join(body) + f"\n    return ({results},)\n"
-    exec(compile(text, "<funcgrad plan for torch.compile>", "exec"), env)  # our text, no user's
-    return torch.compile(env["plan"], dynamic=False)
+    returned = f"({results},)" if results else "()"
+    text = f"def plan({params}):\n" + "\n".join(body) + f"\n    return {returned}\n"
+    exec(compile(text, "<funcgrad plan of calls>", "exec"), env)  # our text, no user's
+    return env["plan"]
 
 
 def _python_numbers(value):

@@ -214,6 +214,15 @@ def _xp_sum(xp, x, axis=None, keepdims=False):
     return xp.sum(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
 
 
+def _bound_sum(xp, examples, axis=None, keepdims=False):
+    """The sum a plan calls at each step: the namespace's, its axes given once."""
+    total, axis = xp.sum, tuple(axis) if isinstance(axis, list) else axis
+    return lambda x: total(x, axis=axis, keepdims=keepdims)
+
+
+bindable(_xp_sum, _bound_sum)
+
+
 # ---------------------------------------------------------------- batching helpers
 # Used by the batching rules of every table: under vmap a batched value has the
 # batch on its leading axis, so an example's axis k is the value's axis k + 1.
