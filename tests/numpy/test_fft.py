@@ -1,5 +1,5 @@
-"""funcgrad.numpy.fft, table-driven: every transform of numpy.fft on real and complex
-inputs. Each case: values bit-identical to NumPy (plain, traced, and NumPy's own
+"""funcgrad.numpy.fft, table-driven (the cases: tests/opinfo/numpy_fft.py): every
+transform of numpy.fft on real and complex inputs. Each case: values bit-identical to NumPy (plain, traced, and NumPy's own
 function called on a traced value), check_grads to second order in both modes,
 vmap against a loop, jit against eager, and the gradient of a real loss against
 torch.fft in float64 (PyTorch's gradient of a complex input is the conjugate of

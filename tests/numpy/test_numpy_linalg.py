@@ -1,5 +1,6 @@
 """funcgrad.numpy's linear algebra, table-driven: every function of the namespace has
-cases below (``test_every_function_has_a_case`` fails otherwise), and every case is
+cases in the registry's table (tests/opinfo/numpy_linalg.py;
+``test_every_function_has_a_case`` fails otherwise), and every case is
 checked for NumPy's exact values, derivatives to second order in both modes,
 vmap against a loop, and float64 gradients against PyTorch where it has the function.
 """

@@ -4,7 +4,8 @@ The primitives are discovered from every module of ``funcgrad.rules``, so a
 primitive is tested the day it is added: an elementwise one automatically (its
 domain defaults to the real line, or the one its ``funcgrad.numpy`` namesake's
 row gives), any other one as soon as it has a row in CASES (a test fails until
-it does).
+it does). The domains, the cases and the PyTorch and NumPy equivalents are the
+registry's table of the primitives, tests/opinfo/rules.py.
 
 For each row, in float64:
 
