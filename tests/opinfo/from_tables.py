@@ -95,49 +95,26 @@ def _linalg_rows():
             )
 
 
-# Functions whose result's shape (or whose Python function's branches) depend on the values:
-# eager only, and refused by name under jit and vmap ("vectorize" is the row whose function
-# branches with ``if``; "vectorize:two" runs under both).
-SET_ROUTINES = (
-    "unique_values",
-    "unique_counts",
-    "unique_inverse",
-    "unique_all",
-    "union1d",
-    "intersect1d",
-    "setdiff1d",
-    "setxor1d",
-)
-SHAPE_FROM_VALUES = {
-    "trim_zeros",
-    "unique",
-    "real_if_close",
-    "roots",
-    "piecewise",
-    "vectorize",
-    *SET_ROUTINES,
-}
-
-
 def _breadth_rows():
+    shape_from_values = numpy_breadth.SHAPE_FROM_VALUES
     for name, row in numpy_breadth.ROWS.items():
         skip = {}
         if any(np.isnan(a).any() for a in row.args):
             skip["grad"] = (
                 "NaN entries, which central differences cannot step: "
-                "tests/numpy/numpy_breadth.py checks the finite part's derivatives"
+                "tests/numpy/test_numpy_breadth.py checks the finite part's derivatives"
             )
         if not row.grad:
             skip["grad"] = "no derivative (integer-valued or piecewise constant in every input)"
-        if name in SHAPE_FROM_VALUES or name.split(":")[0] in SHAPE_FROM_VALUES - {"vectorize"}:
+        if name in shape_from_values or name.split(":")[0] in shape_from_values - {"vectorize"}:
             skip["jit"] = skip["vmap"] = (
                 "refused: the result's shape (or a Python branch) "
                 "depends on the values (ConcretizationError)"
             )
-        if name.split(":")[0] in ("trim_zeros", "unique", *SET_ROUTINES):
+        if name.split(":")[0] in numpy_breadth.NO_DIFFERENCES:
             skip["grad"] = (
                 "a step of central differences changes which entries are kept, and "
-                "so the result's shape; tests/numpy/numpy_breadth.py checks the kept "
+                "so the result's shape; tests/numpy/test_numpy_breadth.py checks the kept "
                 "entries' gradients"
             )
         register(

@@ -290,6 +290,10 @@ SET_ROUTINES = {
     "setxor1d",
 }
 NO_DIFFERENCES = {"trim_zeros", "unique", *SET_ROUTINES}
+# Functions whose result's shape (or whose Python function's branches) depend on the values:
+# refused by name under jit and vmap ("vectorize" is the row whose function branches with
+# ``if``; "vectorize:two" runs under both).
+SHAPE_FROM_VALUES = {"real_if_close", "roots", "piecewise", "vectorize", *NO_DIFFERENCES}
 EAGER_ONLY = {
     "bincount",
     "histogram",
