@@ -78,8 +78,9 @@ def standard_form(name):
 
     form.__name__ = standard
     # a plan binds it once: the namespace's function (None: the form says what is missing)
-    form.bind = lambda xp, examples, **params: None if params else getattr(xp, standard, None)
-    return form
+    return bindable(
+        form, lambda xp, examples, **params: None if params else getattr(xp, standard, None)
+    )
 
 
 _SPECIAL_MODULES = {
@@ -136,9 +137,10 @@ def generic_form(impl):
     """An impl written with Python's operators, which every array library has. A plan binds
     it once (``form.bind``): to the operator itself where the impl is one
     (``impl.on_floats``), else to the impl."""
-    form = lambda xp, *args: impl(*args)
-    form.bind = lambda xp, examples, **params: None if params else getattr(impl, "on_floats", impl)
-    return form
+    return bindable(
+        lambda xp, *args: impl(*args),
+        lambda xp, examples, **params: None if params else getattr(impl, "on_floats", impl),
+    )
 
 
 def xp_where(xp, c, x, y):
