@@ -98,6 +98,8 @@ def reverse_fold(order, seeds, step, plus, keep=None, owned=None):
                         acc[parent] = c
                     else:
                         accumulate(acc, parent, c, plus, owned, prev)
+                        # the entry it replaced: freed now, not held until the next meeting
+                        del prev
     return done
 
 
