@@ -13,9 +13,12 @@ primitive                              fast path on a large float NumPy array
 ``window_cotangent`` (max pooling)     one pass over the windows, vectorised over channels
 ``untake``, ``scatter_add`` (rows)     the rows added in their order (an embedding's
                                        cotangent)
+``conv``, ``conv_transpose``,          Winograd's F(2x2, 3x3) for a 3x3 stride-1 layer of
+``conv_kernel``                        8 channels or more (:mod:`funcgrad.kernels.winograd`)
 =====================================  ==================================================
 
-Each gives its plain impl's results to the bit and answers None (the plain impl runs)
+Each but the convolutions gives its plain impl's results to the bit (the convolutions'
+are rounded otherwise, within the plain impl's tolerance); each answers None (the plain impl runs)
 where it does not apply: a small array (:data:`switch.LARGE`), another dtype, operands
 NumPy would warn about, numba not installed or turned off
 (``fg.config.update("funcgrad_numba_kernels", False)``). numba itself loads on the first
@@ -34,7 +37,7 @@ import numpy as np
 
 from ..core.fast_paths import register, register_together
 from ..core.values import float_dtype
-from ..rules import arrays, gather, gelu, nn, window_extrema
+from ..rules import arrays, conv, gather, gelu, nn, window_extrema
 from ..rules.row_sums import whole_rows
 from . import switch
 
@@ -89,6 +92,30 @@ def _scatter_add(x, v, *idx, template, mode):
     return out if kernels.add_rows(out, rows, v) else None
 
 
+def _conv(x, w, **options):
+    kernels = switch.kernels_for(x)
+    window, channels = np.shape(w)[:-2], np.shape(w)[-2:]
+    if kernels is None or not kernels.winograd.applies(x, w, window, channels, options):
+        return None
+    return kernels.winograd.convolve(x, w, options["padding"])
+
+
+def _conv_transpose(g, w, shape, **options):
+    kernels = switch.kernels_for(g)
+    window, channels = np.shape(w)[:-2], np.shape(w)[-2:]
+    if kernels is None or not kernels.winograd.applies(g, w, window, channels, options):
+        return None
+    return kernels.winograd.input_cotangent(g, w, shape, options["padding"])
+
+
+def _conv_kernel(x, g, window, **options):
+    kernels = switch.kernels_for(x)
+    channels = (np.shape(x)[-1], np.shape(g)[-1])
+    if kernels is None or not kernels.winograd.applies(x, g, window, channels, options):
+        return None
+    return kernels.winograd.kernel_cotangent(x, g, options["padding"])
+
+
 register(gelu.gelu_tanh, _gelu("value"))
 register(gelu.gelu_tanh_slope, _gelu("slope"))
 register_together(gelu.gelu_tanh, _gelu("both"))
@@ -96,3 +123,6 @@ register(nn.softmax, _softmax)
 register(window_extrema.window_cotangent, _window_cotangent)
 register(arrays.untake, _untake)
 register(gather.scatter_add, _scatter_add)
+register(conv.conv, _conv)
+register(conv.conv_transpose, _conv_transpose)
+register(conv.conv_kernel, _conv_kernel)

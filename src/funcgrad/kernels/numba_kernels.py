@@ -56,6 +56,7 @@ import numpy as np
 from ..core.fast_paths import plain, plain_together
 from ..rules import gelu, nn, sums, window_extrema
 from ..rules.elementwise import real_dtype_of
+from . import winograd  # the convolutions' kernels, loaded with the others
 
 __all__ = [
     "kernel_for",
@@ -64,6 +65,7 @@ __all__ = [
     "softmax_rows",
     "cotangent_of_windows",
     "add_rows",
+    "winograd",
 ]
 
 
