@@ -78,13 +78,19 @@ def library_of(x):
     return _LIBRARIES.get(root, "numpy" if root in ("numpy", "builtins") else root)
 
 
+_FOREIGN: dict = {}  # a value's type -> whether it is foreign (asked of every operand)
+
+
 def is_foreign(x):
     """Whether ``x`` is an array of a library other than NumPy that funcgrad runs on
-    through its own namespace (plain and traced values are not)."""
+    through its own namespace (plain and traced values are not); answered once per type."""
     t = type(x)
-    if t in PLAIN_TYPES or isinstance(x, (Box, np.ndarray, np.generic)):
-        return False
-    return t.__module__.partition(".")[0] in _LIBRARIES or hasattr(x, "__array_namespace__")
+    foreign = _FOREIGN.get(t)
+    if foreign is None:
+        foreign = _FOREIGN[t] = not (
+            t in PLAIN_TYPES or isinstance(x, (Box, np.ndarray, np.generic))
+        ) and (t.__module__.partition(".")[0] in _LIBRARIES or hasattr(x, "__array_namespace__"))
+    return foreign
 
 
 def joined(values):
@@ -211,10 +217,17 @@ def numpy_dtype(x):
     dtype = x.dtype
     if isinstance(dtype, np.dtype):  # Dask's arrays carry NumPy's dtypes
         return dtype
-    try:
-        return np.dtype(str(dtype).rpartition(".")[2])
-    except TypeError:
-        return np.dtype(object)
+    found = _NUMPY_DTYPES.get(dtype)
+    if found is None:
+        try:
+            found = np.dtype(str(dtype).rpartition(".")[2])
+        except TypeError:
+            found = np.dtype(object)
+        _NUMPY_DTYPES[dtype] = found
+    return found
+
+
+_NUMPY_DTYPES: dict = {}  # a library's dtype -> NumPy's of its name (read once per dtype)
 
 
 def as_numpy_dtype(dtype):
