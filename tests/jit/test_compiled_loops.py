@@ -543,3 +543,84 @@ def test_float32_rows_reversed_and_complex_carries(backend):
         1.0 + 0j
     )
     assert z == pytest.approx((1 + 1j) ** 3)
+
+
+def test_a_carried_sum_of_outer_products_is_updated_in_place_with_numpys_bits():
+    numba = pytest.importorskip("numba")
+    from funcgrad.jit.backends.numba import forms as native_forms
+
+    rng = np.random.default_rng(7)
+    acc, a, b = rng.normal(size=(6, 9)), rng.normal(size=(6, 1)), rng.normal(size=(1, 9))
+    want = acc + a @ b
+    np.testing.assert_array_equal(numba.njit(native_forms.add_outer)(acc.copy(), a, b), want)
+    np.testing.assert_array_equal(native_forms.add_outer(acc.copy(), a, b.T.copy().T), want)
+
+    start, us, vs = rng.normal(size=(6, 9)), rng.normal(size=(20, 6)), rng.normal(size=(20, 9))
+    kept = start.copy()
+
+    def summed(c, uv):
+        u, v = uv
+        return c + fnp.reshape(u, (6, 1)) @ fnp.reshape(v, (1, 9)), fnp.sum(u)
+
+    def also_read(c, uv):  # the carry read twice: it must not be written in place
+        u, v = uv
+        return c + fnp.reshape(u, (6, 1)) @ fnp.reshape(v, (1, 9)), fnp.sum(c * c)
+
+    by_hand = start.copy()
+    sums = []
+    for u, v in zip(us, vs):
+        sums.append(np.sum(by_hand * by_hand))
+        by_hand = by_hand + u[:, None] @ v[None, :]
+    machine_code = backend_named("numba").machine_code()
+    for body_fun, in_place in ((summed, True), (also_read, False)):
+        body, captured = trace_body(
+            lambda c, u, v, f=body_fun: f(c, (u, v)), [start, us[0], vs[0]], "outer products"
+        )
+        loop = body.scan_loop(1, 2, False, machine_code)
+        assert loop.native and ("add_outer_form" in loop.source) == in_place
+        assert ("a0 = a0.copy()" in loop.source) == in_place
+        params = {"body": body, "n_carry": 1, "n_xs": 2, "length": 20, "reverse": False}
+        c, ys = LOWERED[scan_p](machine_code, params)(start, us, vs, *captured)
+        assert loop.run.compiled()
+        np.testing.assert_array_equal(c, by_hand)  # each element: one product, one sum
+        np.testing.assert_array_equal(start, kept)  # the caller's carry is never written
+        if not in_place:
+            np.testing.assert_allclose(ys, sums, rtol=1e-13)
+        c2, _ = fg.jit(lambda s: fg.scan(body_fun, s, (us, vs)), backend="numba")(start)
+        np.testing.assert_array_equal(c2, by_hand)
+        np.testing.assert_array_equal(start, kept)
+
+
+def test_an_rnns_weight_cotangent_is_summed_in_place_in_its_reverse_scan():
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy", reason="numba's matrix product calls SciPy's BLAS")
+    rng = np.random.default_rng(3)
+    W, U = rng.normal(size=(16, 16)) * 0.3, rng.normal(size=(16, 4))
+    xs, h0 = rng.normal(size=(30, 4)), rng.normal(size=16)
+    W_kept = W.copy()
+
+    def loss(W):
+        def step(h, x):
+            h = fnp.tanh(W @ h + U @ x)
+            return h, fnp.sum(h)
+
+        h, ys = fg.scan(step, h0, xs)
+        return fnp.sum(h**2) + 1e-3 * fnp.sum(ys)
+
+    jitted = fg.jit(fg.value_and_grad(loss), backend="numba")
+    value, grad = jitted(W)
+    scans = [
+        part.keywords
+        for name, part in jitted.plan(W).run.__globals__.items()
+        if name.startswith("scan") and getattr(part, "keywords", {}).get("reverse")
+    ]
+    sources = [
+        kw["body"].scan_loop(kw["n_carry"], kw["n_xs"], True, kw["machine_code"]).source
+        for kw in scans
+    ]
+    assert any("add_outer_form" in s for s in sources)
+    want_value, want_grad = fg.value_and_grad(loss)(W)
+    assert value == pytest.approx(want_value, rel=1e-13)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-11, atol=1e-14)
+    np.testing.assert_allclose(grad, central(loss, W), rtol=1e-6, atol=1e-9)
+    np.testing.assert_array_equal(W, W_kept)

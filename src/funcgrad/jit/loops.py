@@ -46,9 +46,12 @@ A body longer than :data:`INLINED` steps is not inlined (None): its plan's call
 is then a small part of each step.
 """
 
+from collections import Counter
+
 import numpy as np
 
 from ..dag.node import CONST, VAR
+from ..rules.elementwise import add
 from .plan_names import Namespace, literal
 from .plans import _function, _tuple, _typable, output_texts
 from .steptable import StepTable
@@ -90,11 +93,20 @@ def _defined(source, names):
 
 class _Names(Namespace):
     """A loop's namespace, also naming the functions numba compiles for steps with
-    parameters (:mod:`funcgrad.jit.backends.numba.forms`)."""
+    parameters (:mod:`funcgrad.jit.backends.numba.forms`). In the text numba compiles
+    (``native``), a ufunc numba would call element by element through the C library
+    (``tanh``) is its vectorised version (:mod:`funcgrad.jit.backends.numba.vector_math`)."""
 
-    def __init__(self, machine_code):
+    def __init__(self, machine_code, native=False):
         super().__init__(machine_code)
         self.forms = []
+        self.vectorised = machine_code.VECTORISED if native else {}
+
+    def ufunc(self, u):
+        fast = self.vectorised.get(u)
+        return (
+            super().ufunc(u) if fast is None else self._name(fast, fast, f"{u.__name__}_vectorised")
+        )
 
     def form(self, found, args):
         """The text of the call of a step's form on ``args`` (``found``: what
@@ -132,12 +144,44 @@ class _Body:
             and all(np.ndim(v) for v in values if type(v) is np.ndarray)
             and all(_constant_ok(c) for c in table.constant_values)
         )
-        self.outputs = outputs
+        self.inputs, self.outputs = inputs, outputs
 
-    def lines(self, names, native, indent="        "):
-        """The body's lines and the text of each output."""
+    def accumulated(self, n_carry):
+        """The carries this body updates in place when numba compiles it (their positions),
+        and for each the step that makes its update: a carry ``c`` whose next value is
+        ``c + outer(u, v)`` (:func:`~funcgrad.jit.backends.numba.forms.add_outer`), where
+        the body reads ``c`` and the outer product nowhere else and no other carry takes
+        the sum. ``{outer step: (carry position, add step)}``."""
+        found = {}
+        outer = {id(step) for step, (fun, _) in self.forms.items() if fun.__name__ == "outer"}
+        if not outer:
+            return found
+        readers = Counter(id(a) for n in self.table.steps for a in n._args)
+        carries = [id(o) for o in self.outputs[:n_carry]]
+        for k in range(n_carry):
+            c, total = self.inputs[k], self.outputs[k]
+            if total._prim is not add or carries.count(id(total)) != 1:
+                continue
+            a, b = total._args
+            step = b if a is c else a if b is c else None
+            if (
+                id(step) in outer
+                and step is not c
+                and readers[id(c)] == 1
+                and readers[id(step)] == 1
+                and id(c) not in map(id, self.outputs)
+                and np.shape(c._value) == np.shape(step._value)
+            ):
+                found[step] = (k, total)
+        return found
+
+    def lines(self, names, native, indent="        ", n_carry=0):
+        """The body's lines and the text of each output, and the carries updated in place
+        (native code only: see :meth:`accumulated`), which the loop copies before its first
+        step."""
         table = self.table
         operands = table.operands
+        updates = self.accumulated(n_carry) if native else {}
 
         def top(node):
             text = self.text.get(node)
@@ -148,13 +192,28 @@ class _Body:
         mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
 
         def form(step, args):
+            update = updates.get(step)
+            if update is not None:  # the carry's sum with this outer product, in place
+                carry = self.text[self.inputs[update[0]]]
+                return names.form((names.machine_code.add_outer, ()), [carry, *args])
             return names.form(self.forms.get(step), args)
 
+        index = {id(n): i for i, n in enumerate(table.steps)}
+        same_as = {index[id(total)]: index[id(step)] for step, (_, total) in updates.items()}
         lines, regs = _function(
-            table, 0, len(table.steps), names, lambda j: top(operands[j]), mine, native, form
+            table,
+            0,
+            len(table.steps),
+            names,
+            lambda j: top(operands[j]),
+            mine,
+            native,
+            form,
+            same_as,
         )
         outs = output_texts(table, self.outputs, dict(zip(mine, regs)), top, names)
-        return [indent + line.lstrip() for line in lines], outs
+        owned = [self.text[self.inputs[k]] for k, _ in updates.values()]
+        return [indent + line.lstrip() for line in lines], outs, owned
 
 
 def _constant_ok(v):
@@ -180,9 +239,12 @@ def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, machine_code=None,
     steps = "range(n - 1, -1, -1)" if reverse else "range(n)"
 
     def write(native):
-        names = _Names(machine_code)
-        lines, outs = body.lines(names, native)
-        source = [f"def loop({', '.join(params)}):", f"    for i in {steps}:"]
+        names = _Names(machine_code, native)
+        lines, outs, owned = body.lines(names, native, n_carry=n_carry)
+        source = [f"def loop({', '.join(params)}):"]
+        # a carry updated in place is the loop's own copy, never the caller's array
+        source += [f"    {a} = {a}.copy()" for a in owned]
+        source.append(f"    for i in {steps}:")
         source += [f"        a{n_carry + j} = x{j}[i]" for j in range(n_xs)]
         source += lines
         # the outputs are written before the carries move on: an output may be a carry's input
@@ -214,9 +276,9 @@ def while_loop(cond, body, n_carry, history, machine_code=None):
     state = f"{_tuple(carry)}, k"
 
     def write(native):
-        names = _Names(machine_code)
-        test_lines, (ok, *_) = test.lines(names, native)
-        step_lines, outs = step.lines(names, native)
+        names = _Names(machine_code, native)
+        test_lines, (ok, *_), _ = test.lines(names, native)
+        step_lines, outs, _ = step.lines(names, native)
         source = [
             f"def loop({', '.join(['m'] + carry + c_consts + b_consts + buffers)}):",
             "    k = 0",

@@ -157,7 +157,7 @@ def _scalar_template(n, prim, names, native=False):
 # ---------------------------------------------------------------- compiling
 
 
-def _function(table, lo, hi, names, operand_text, live_out, native=False, form=None):
+def _function(table, lo, hi, names, operand_text, live_out, native=False, form=None, same_as=None):
     """The body lines computing steps ``lo:hi`` and the registers of the values at
     positions ``live_out`` (see :class:`~funcgrad.jit.steptable.StepTable`).
 
@@ -166,7 +166,8 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
     ufuncs called directly on arrays too, ``out=`` by position, no ``del``; and ``form(step,
     args)`` is the text of a call numba compiles for a step with parameters, or None.
     Otherwise a numba plan's chains of elementwise steps (:mod:`funcgrad.jit.backends.numba.fusion`) are
-    one kernel's call each.
+    one kernel's call each. ``same_as``: steps whose value an earlier step's call made
+    (step index -> that step's), which write no line of their own.
     """
     steps, n_in = table.steps, table.n_inputs
     s, e = int(table.bounds[lo]), int(table.bounds[hi])
@@ -195,6 +196,9 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
         if i < end:
             continue
         n = steps[i]
+        if same_as and i in same_as:  # made by an earlier step's call: its register
+            name_of[n_in + i] = name_of[n_in + same_as[i]]
+            continue
         prim = n._prim
         operands = range(bounds[i - lo], bounds[i - lo + 1])
         reg = name_of.get(n_in + i)  # made already, by a call together with an earlier step

@@ -34,7 +34,7 @@ import numpy as np
 from ....rules import arrays
 from ....rules import matmul as matmul_rules
 
-__all__ = ["form_of", "FORMS"]
+__all__ = ["form_of", "FORMS", "add_outer", "outer"]
 
 
 def form_of(prim, params, operands):
@@ -77,6 +77,23 @@ def outer(a, b):
     return out
 
 
+def add_outer(acc, a, b):
+    """``acc + a @ b`` for a column ``a`` (n, 1) and a row ``b`` (1, m), written into ``acc``:
+    a loop's carried sum of outer products (a recurrent weight's cotangent, a step at a time)
+    updated in place, one pass over it, where :func:`outer` and an add made a new matrix and
+    read both. Only a loop that owns ``acc`` calls it (:func:`funcgrad.jit.loops.scan_loop`
+    copies the carry before its first step). The same bits: each element is one product
+    and one sum, as the outer product and the add compute them."""
+    n, m = acc.shape
+    column = np.ascontiguousarray(a).reshape(n)  # rows of unit stride: the loop vectorises
+    row = np.ascontiguousarray(b).reshape(m)
+    for i in range(n):
+        ai = column[i]
+        for j in range(m):
+            acc[i, j] += ai * row[j]
+    return acc
+
+
 def reshape(x, shape):
     return np.ascontiguousarray(x).reshape(shape)  # numba reshapes contiguous arrays only
 
@@ -107,7 +124,18 @@ def sum_along(x, axis):
     return np.sum(x, axis=axis)
 
 
-FORMS = (matmul, outer, reshape, broadcast_to, filled, transposed, swapaxes, sum_all, sum_along)
+FORMS = (
+    matmul,
+    outer,
+    add_outer,
+    reshape,
+    broadcast_to,
+    filled,
+    transposed,
+    swapaxes,
+    sum_all,
+    sum_along,
+)
 """Every form, for numba to compile (each once per signature, cached on disk)."""
 
 

@@ -44,12 +44,15 @@ from numba.np import ufunc_db
 
 from . import interpreter, machine
 from .chains import fused, module_of
-from .forms import form_of
+from .forms import add_outer, form_of, outer
 from .fusion import groups
 from .machine import OPCODES
+from .vector_math import VECTORISED
 
 __all__ = [
     "BACKEND",
+    "add_outer",
+    "outer",
     "compile_blocks",
     "form_of",
     "fused",
@@ -62,6 +65,7 @@ __all__ = [
     "run_vector_machine",
     "share_registers",
     "UNLIKE_NUMPY",
+    "VECTORISED",
 ]
 
 BACKEND = "numba"  # the label of the plans it compiles
