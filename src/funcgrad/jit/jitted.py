@@ -277,6 +277,7 @@ class Jitted:
             return None, leaves
         parts = []  # each leaf's part of the cache key: its type, shape and dtype
         strong = None  # where NumPy's float64 numbers are (see _strong_plan)
+        traced = None  # whether a leaf further on is traced: asked once, where needed
         for k, leaf in enumerate(leaves):
             kind = type(leaf)
             if kind is np.ndarray:  # _abstract's answer, written out on the hot path
@@ -297,9 +298,11 @@ class Jitted:
             else:
                 part = _NUMBER_KEYS.get(kind)
                 if part is None:  # a traced value further on is traced through first
-                    if any(isinstance(x, Box) for x in leaves):
+                    if traced is None:
+                        traced = any(isinstance(x, Box) for x in leaves)
+                    if traced:
                         return None, leaves
-                    part = _abstract(leaf, f"jit of {self.name}")
+                    part = _abstract(leaf, self.name)
                 parts.append(part)
         key = (treedef, tuple(parts), static, len(args))
         try:
@@ -409,8 +412,9 @@ _F64_KEY = (np.float64,)
 _NO_STATICS = ((), ())
 
 
-def _abstract(leaf, who):
-    """The cache-key part of a dynamic leaf: its type, shape and dtype."""
+def _abstract(leaf, name):
+    """The cache-key part of a dynamic leaf of jit of ``name``: its type, shape and dtype."""
+    who = f"jit of {name}"
     if isinstance(leaf, (bool, np.bool_)):
         return (bool,)
     if isinstance(leaf, (int, float, complex)):
