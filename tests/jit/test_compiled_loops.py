@@ -558,35 +558,41 @@ def test_a_carried_sum_of_outer_products_is_updated_in_place_with_numpys_bits():
     start, us, vs = rng.normal(size=(6, 9)), rng.normal(size=(20, 6)), rng.normal(size=(20, 9))
     kept = start.copy()
 
-    def summed(c, uv):
-        u, v = uv
-        return c + fnp.reshape(u, (6, 1)) @ fnp.reshape(v, (1, 9)), fnp.sum(u)
+    def outer(s, u, v):  # reads the carry s: computed in the loop, not hoisted out of it
+        return fnp.reshape(u * s, (6, 1)) @ fnp.reshape(v, (1, 9))
 
-    def also_read(c, uv):  # the carry read twice: it must not be written in place
-        u, v = uv
-        return c + fnp.reshape(u, (6, 1)) @ fnp.reshape(v, (1, 9)), fnp.sum(c * c)
+    def summed(carry, uv):
+        (c, s), (u, v) = carry, uv
+        return (c + outer(s, u, v), s * 0.5 + 1.0), fnp.sum(u)
 
-    by_hand = start.copy()
+    def also_read(carry, uv):  # the sum read twice: it must not be written in place
+        (c, s), (u, v) = carry, uv
+        return (c + outer(s, u, v), s * 0.5 + 1.0), fnp.sum(c * c)
+
+    by_hand, s = start.copy(), 1.0
     sums = []
     for u, v in zip(us, vs):
         sums.append(np.sum(by_hand * by_hand))
-        by_hand = by_hand + u[:, None] @ v[None, :]
+        by_hand = by_hand + (u * s)[:, None] @ v[None, :]
+        s = s * 0.5 + 1.0
     machine_code = backend_named("numba").machine_code()
     for body_fun, in_place in ((summed, True), (also_read, False)):
         body, captured = trace_body(
-            lambda c, u, v, f=body_fun: f(c, (u, v)), [start, us[0], vs[0]], "outer products"
+            lambda c, s, u, v, f=body_fun: fg.tree_util.tree_leaves(f((c, s), (u, v))),
+            [start, 1.0, us[0], vs[0]],
+            "outer products",
         )
-        loop = body.scan_loop(1, 2, False, machine_code)
+        loop = body.scan_loop(2, 2, False, machine_code)
         assert loop.native and ("add_outer_form" in loop.source) == in_place
         assert ("a0 = a0.copy()" in loop.source) == in_place
-        params = {"body": body, "n_carry": 1, "n_xs": 2, "length": 20, "reverse": False}
-        c, ys = LOWERED[scan_p](machine_code, params)(start, us, vs, *captured)
+        params = {"body": body, "n_carry": 2, "n_xs": 2, "length": 20, "reverse": False}
+        c, _, ys = LOWERED[scan_p](machine_code, params)(start, 1.0, us, vs, *captured)
         assert loop.run.compiled()
         np.testing.assert_array_equal(c, by_hand)  # each element: one product, one sum
         np.testing.assert_array_equal(start, kept)  # the caller's carry is never written
         if not in_place:
             np.testing.assert_allclose(ys, sums, rtol=1e-13)
-        c2, _ = fg.jit(lambda s: fg.scan(body_fun, s, (us, vs)), backend="numba")(start)
+        (c2, _), _ = fg.jit(lambda s: fg.scan(body_fun, (s, 1.0), (us, vs)), backend="numba")(start)
         np.testing.assert_array_equal(c2, by_hand)
         np.testing.assert_array_equal(start, kept)
 
@@ -624,3 +630,60 @@ def test_an_rnns_weight_cotangent_is_summed_in_place_in_its_reverse_scan():
     np.testing.assert_allclose(grad, want_grad, rtol=1e-11, atol=1e-14)
     np.testing.assert_allclose(grad, central(loss, W), rtol=1e-6, atol=1e-9)
     np.testing.assert_array_equal(W, W_kept)
+
+
+def test_steps_reading_only_the_xs_are_hoisted_out_of_a_numba_loop():
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy", reason="numba's matrix product calls SciPy's BLAS")
+    rng = np.random.default_rng(9)
+    W, U = rng.normal(size=(6, 6)) * 0.4, rng.normal(size=(6, 3))
+    xs, h0 = rng.normal(size=(25, 3)), rng.normal(size=6)
+    machine_code = backend_named("numba").machine_code()
+
+    def step(h, x):  # U @ x and its tanh read no carry: computed for all steps before the loop
+        return [fnp.tanh(W @ h + fnp.tanh(U @ x)), fnp.sum(h)]
+
+    body, captured = trace_body(step, [h0, xs[0]], "an rnn")
+    loop = body.scan_loop(1, 1, False, machine_code)
+    assert loop.hoisted is not None and "x1[i]" in loop.source and loop.source.count("matmul") == 1
+    params = {"body": body, "n_carry": 1, "n_xs": 1, "length": 25, "reverse": False}
+    h, ys = LOWERED[scan_p](machine_code, params)(h0, xs, *captured)
+    h_want, ys_want = h0, []
+    for x in xs:  # the oracle: a Python loop in NumPy
+        ys_want.append(h_want.sum())
+        h_want = np.tanh(W @ h_want + np.tanh(U @ x))
+    np.testing.assert_allclose(h, h_want, rtol=1e-13)
+    np.testing.assert_allclose(ys, ys_want, rtol=1e-13)
+
+    def loss(U):
+        def step(h, x):
+            return fnp.tanh(W @ h + fnp.tanh(U @ x)), fnp.sum(h)
+
+        h, ys = fg.scan(step, h0, xs)
+        return fnp.sum(h**2) + fnp.sum(ys)
+
+    got = fg.jit(fg.value_and_grad(loss), backend="numba")(U)
+    want = fg.value_and_grad(loss)(U)
+    assert got[0] == pytest.approx(want[0], rel=1e-13)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-11, atol=1e-14)
+    np.testing.assert_allclose(got[1], central(loss, U), rtol=1e-6, atol=1e-9)
+    Us = np.stack([U, U * 0.5, -U])  # under vmap: a batch of U, against a Python loop
+    batched = fg.jit(fg.vmap(fg.grad(loss)), backend="numba")(Us)
+    np.testing.assert_allclose(batched, [fg.grad(loss)(u) for u in Us], rtol=1e-11, atol=1e-14)
+
+
+def test_a_hoisted_step_is_small_and_the_python_backend_hoists_nothing():
+    pytest.importorskip("numba")
+    from funcgrad.jit import loops
+
+    rng = np.random.default_rng(4)
+    big = rng.normal(size=(3, loops.HOISTED_NUMBERS + 1))
+
+    def step(c, x):  # x * big makes more numbers a step than a loop hoists
+        return [c + fnp.sum(x * big), fnp.sum(x * 2.0)]
+
+    body, _ = trace_body(step, [0.0, rng.normal(size=(3, 1))], "a large step")
+    native = body.scan_loop(1, 1, False, backend_named("numba").machine_code())
+    assert native.hoisted is not None  # x * 2.0 and its sum are hoisted
+    assert "a1 * c0" in native.source and "2.0" not in native.source
+    assert body.scan_loop(1, 1, False).hoisted is None

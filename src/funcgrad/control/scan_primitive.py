@@ -33,9 +33,11 @@ from ..core.traces import Box
 from ..core.values import filled_like, raw, shape_of, zeros_like_value
 from ..dag.node import CONST, VAR, ReverseTrace
 from ..jit.facts import declare
+from ..jit.jitted import jit
 from ..jit.staging import StagingTrace
 from ..rules.arrays import broadcast_to, transpose
 from ..rules.ufuncs import in_dtype_of
+from ..transforms.batching import vmap
 from .body import (
     Parts,
     batch_fun,
@@ -117,8 +119,10 @@ def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, machine_code=None):
     stacked outputs written into ``ys`` (arrays of ``n`` rows): ``(*carry, *ys)``."""
     carry, xs, consts = split_at(operands, n_carry, n_xs)
     loop = body.scan_loop(n_carry, n_xs, reverse, machine_code)
-    if loop is not None:  # the body written inside one loop (jit/loops.py)
-        steps = xs if loop.native else [_per_step(x) for x in xs]
+    extra = _made_before(loop, xs, consts)
+    if extra is not None:  # the body written inside one loop (jit/loops.py)
+        steps = [*xs, *extra]
+        steps = steps if loop.native else [_per_step(x) for x in steps]
         last = loop.run(n, *carry, *steps, *consts, *ys)
         carry = retyped(last, carry) if loop.native else last
         return tuple(fresh_carry(carry, operands)) + tuple(ys)
@@ -140,6 +144,24 @@ def scan_into(ys, operands, body, n_carry, n_xs, n, reverse, machine_code=None):
         for y, acc in zip(ys, got):
             y[low:high] = acc[::-1] if reverse else acc
     return tuple(fresh_carry(carry, operands)) + tuple(ys)
+
+
+def _made_before(loop, xs, consts):
+    """The stacked values ``loop`` reads beside ``xs`` (its hoisted steps: see
+    :func:`funcgrad.jit.loops.scan_loop`), ``[]`` where it has none; None where there is no
+    loop, or its hoisted steps cannot be computed for all steps at once (no batch rule, no
+    steps): then the body's plan runs step by step."""
+    if loop is None:
+        return None
+    if loop.hoisted is None:
+        return []
+    if loop.stacked is None:  # a plan of the hoisted steps batched, made once
+        each_step, in_axes = loop.hoisted
+        loop.stacked = jit(vmap(each_step, in_axes=in_axes))
+    try:
+        return [np.asarray(v) for v in loop.stacked(*xs, *consts)]
+    except Exception:  # a batch rule's refusal, of any class: the plan computes each step
+        return None
 
 
 def retyped(values, like):

@@ -72,9 +72,12 @@ class Loop:
     namespace: ``run`` (Python, or with ``native`` numba's, falling back to the Python
     loop), its ``source`` and whether it is to run natively."""
 
-    __slots__ = ("run", "source", "native")
+    __slots__ = ("run", "source", "native", "hoisted", "stacked")
 
-    def __init__(self, write, native):
+    def __init__(self, write, native, hoisted=None):
+        # its hoisted steps, (each_step, in_axes), and the plan computing them for all steps
+        # (made by the scan at its first call: see funcgrad.control.scan_primitive)
+        self.hoisted, self.stacked = hoisted, None
         source, names = write(False)
         python = _defined(source, names)
         self.source, self.native, self.run = source, False, python
@@ -227,9 +230,22 @@ def _too_long(order):
 def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, machine_code=None, effects=()):
     """The scan of a body (its ``order``, ``inputs`` ``(*carry, *x, *consts)`` and ``outputs``
     ``(*carry, *y)``) as one function ``loop(n, *carry, *xs, *consts, *ys)`` returning the
-    last carry, writing step ``i``'s outputs into ``ys[k][i]``; None for a long body."""
+    last carry, writing step ``i``'s outputs into ``ys[k][i]``; None for a long body.
+
+    With ``machine_code``, the body's steps that read the ``xs`` but no carry (an RNN's
+    input projection ``U @ x``) are hoisted: computed for every step at once before the
+    loop, under vmap (:func:`hoisted`), and read by the loop as more ``xs``, after the
+    others (``loop.hoisted``)."""
     if _too_long(order):
         return None
+    lifted = None
+    if machine_code is not None and not effects:
+        hoist = hoisted(order, inputs, outputs, n_carry, n_xs)
+        if hoist is not None:
+            order, frontier, lifted = hoist
+            cut = n_carry + n_xs
+            inputs = [*inputs[:cut], *frontier, *inputs[cut:]]
+            n_xs += len(frontier)
     input_names = [f"a{k}" for k in range(len(inputs))]
     body = _Body(order, inputs, list(outputs) + list(effects), input_names, machine_code)
     n_ys = len(outputs) - n_carry
@@ -256,7 +272,56 @@ def scan_loop(order, inputs, outputs, n_carry, n_xs, reverse, machine_code=None,
         source.append(f"    return {_tuple(input_names[:n_carry])}")
         return "\n".join(source) + "\n", names
 
-    return Loop(write, machine_code is not None and body.typable and not effects)
+    return Loop(write, machine_code is not None and body.typable and not effects, lifted)
+
+
+# The most numbers a hoisted step may make per iteration (its stacked array: as many per step)
+HOISTED_NUMBERS = 1 << 12
+
+
+def hoisted(order, inputs, outputs, n_carry, n_xs):
+    """The steps of a scan's body that read its ``xs`` (each step's slice of them) but no
+    carry, hoisted out of the loop: computed for all steps at once, as vmap computes a
+    function of each slice, where the loop made one small call per step. ``(order without
+    them, the hoisted values the rest reads, (each_step, in_axes))``: ``each_step(*x,
+    *consts)`` computes those values from one step's slices, and vmap of it with
+    ``in_axes`` all of them stacked along the steps; or None where no step is hoisted. Steps whose
+    values are not arrays or numbers, or are large (over :data:`HOISTED_NUMBERS` numbers a
+    step), stay in the loop."""
+    carry = {id(n) for n in inputs[:n_carry]}
+    xs, consts = inputs[n_carry : n_carry + n_xs], inputs[n_carry + n_xs :]
+    reads_x = {id(n) for n in xs}
+    moved = []  # in order
+    for n in order:
+        if n._prim is VAR or n._prim is CONST:
+            continue
+        ids = [id(a) for a in n._args]
+        if any(i in carry for i in ids) or not _stackable(n._value):
+            carry.add(id(n))  # stays in the loop, and so does what reads it
+        elif any(i in reads_x for i in ids):
+            reads_x.add(id(n))
+            moved.append(n)
+    ids = {id(n) for n in moved}
+    read = {id(a) for n in order if id(n) not in ids for a in n._args} | set(map(id, outputs))
+    frontier = [n for n in moved if id(n) in read]
+    if not frontier:
+        return None
+    remaining = [n for n in order if id(n) not in ids]
+
+    def each_step(*values):
+        known = {id(n): v for n, v in zip([*xs, *consts], values)}
+        for n in moved:
+            args = [known.get(id(a), a._value) for a in n._args]
+            known[id(n)] = n._prim(*args, **(n._params or {}))
+        return [known[id(n)] for n in frontier]
+
+    return remaining, frontier, (each_step, (0,) * len(xs) + (None,) * len(consts))
+
+
+def _stackable(value):
+    if type(value) is np.ndarray:
+        return value.size <= HOISTED_NUMBERS and value.dtype.kind in "biuf"
+    return type(value) in (float, int, np.float64, np.float32)
 
 
 def while_loop(cond, body, n_carry, history, machine_code=None):

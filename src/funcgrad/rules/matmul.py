@@ -137,6 +137,12 @@ def _matmul_impl(x, y):
 def _matmul_batch(size, prim, values, batched, params):
     (x, y), (bx, by) = values, batched
     xs, ys = example_shape(x, bx), example_shape(y, by)
+    # A batch of vectors and one matrix: the vectors are the rows of one product (one BLAS
+    # call), where promoting each to a matrix makes a stack of matrix-vector products.
+    if bx and not by and len(xs) == 1 and len(ys) == 2:
+        return matmul(x, y)
+    if by and not bx and len(ys) == 1 and len(xs) == 2:
+        return matmul(y, mT(x))
     # Promote 1-D examples to matrices (a row for x, a column for y), as matmul does.
     if len(xs) == 1:
         x = reshape(x, shape=((size,) if bx else ()) + (1,) + xs)
