@@ -27,14 +27,23 @@ is written once more for numba and compiled into one native loop, so a
 recurrence of numbers runs at machine speed. numba's text calls ufuncs
 directly and, for a matrix product, a reshape, a broadcast, a swap of axes or a
 sum over one axis, a small function numba compiles with the loop
-(:mod:`funcgrad.jit.backends.numba.forms`). numba compiles a loop at its first call, for
-the types it is called with. A body with a step numba cannot type (a primitive
-whose impl is Python code), or one numba fails to compile, runs as the Python
+(:mod:`funcgrad.jit.backends.numba.forms`), and ``tanh`` on arrays is a version numba
+vectorises (:mod:`funcgrad.jit.backends.numba.vector_math`). numba compiles a loop at its
+first call, for the types it is called with. A body with a step numba cannot type (a
+primitive whose impl is Python code), or one numba fails to compile, runs as the Python
 loop, for good.
+
+For numba, a scan's body is also reshaped twice, as a hand-written recurrent network
+would be. Its steps that read the ``xs`` but no carry (an RNN's input projection ``U @ x``)
+are hoisted: computed for all steps at once before the loop, by a plan of their vmap, and
+read by the loop as more ``xs`` (:func:`hoisted`). And a carry whose next value is itself
+plus an outer product (a recurrent weight's cotangent, summed over the reverse scan) is
+updated in place when the body reads it nowhere else (:meth:`_Body.accumulated`).
 
 Unlike the rest of funcgrad, a compiled loop writes into arrays: each step's
 outputs go into their stacked arrays, made once before the loop, as NumPy code
-fills a preallocated result. The arrays are new, nobody else holds them, and
+fills a preallocated result, and a carry updated in place is the loop's own copy,
+made before its first step. The arrays are new, nobody else holds them, and
 they are handed out only when the loop is done: no value anyone can see changes.
 
 A while loop is written the same way, its condition's lines before the body's.

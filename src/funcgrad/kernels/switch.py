@@ -3,11 +3,13 @@
 Where numba is installed (the ``native`` extra), the fast paths :mod:`funcgrad.kernels`
 registers in front of the impls of GELU's tanh form (its value, its slope, both), of a
 softmax along the last axis, of a window extremum's cotangent (max pooling's reverse
-rule) and of rows added at integer positions (an embedding's cotangent: ``untake``, a
-row ``scatter_add``) call :mod:`funcgrad.kernels.numba_kernels` for a NumPy array of at
-least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike. Each
-kernel gives its impl's results to the bit (tests/kernels/ compare them), in fewer passes
-(their figures: benchmarks/RESULTS.md). What it costs is a process's first call of a
+rule), of rows added at integer positions (an embedding's cotangent: ``untake``, a
+row ``scatter_add``) and of a 3x3 stride-1 convolution and its cotangents call
+:mod:`funcgrad.kernels.numba_kernels` (and :mod:`funcgrad.kernels.winograd`) for a NumPy
+array of at least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike.
+Each kernel but the convolutions' gives its impl's results to the bit (the convolutions'
+are within the plain impl's rounding; tests/kernels/ compare them all), in fewer passes
+or multiplications (their figures: benchmarks/RESULTS.md). What it costs is a process's first call of a
 kernel: numba's import and its compiler's start, and on a machine that never compiled
 them, a compilation of each kernel (once each: the kernels take read-only operands, so
 one signature serves a trace's values and a plan's buffers), which numba then keeps on

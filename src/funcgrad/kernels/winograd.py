@@ -11,7 +11,9 @@ product is a sum, so for each of the 16 numbers it is one matrix product, (tiles
 (C x O): 16 products of ``9 / 4`` fewer multiplications in all than the windows' product
 of the plain impl (:mod:`funcgrad.rules.conv`), each a product BLAS runs at full speed,
 between two passes of numba code (the tiles' maps, a few adds each, over runs of channels).
-PyTorch's oneDNN takes a small layer's 3x3 convolutions this way too.
+F(2x2, 3x3) is the smallest of Winograd's tilings and the most accurate: its maps' constants
+are 0, 1 and 1/2, where larger tiles (F(4x4, 3x3): 4x fewer products) lose digits in
+float32. benchmarks/winograd.py times it against the plain impl and PyTorch, layer by layer.
 
 The same holds for both cotangents: the input's is a convolution of the output's cotangent
 with the kernel flipped and its channels swapped (at stride 1 a transposed convolution is
