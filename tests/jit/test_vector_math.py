@@ -67,3 +67,16 @@ def test_a_compiled_loop_calls_it_and_agrees_with_the_python_loop():
     (kw,) = loops
     loop = kw["body"].scan_loop(kw["n_carry"], kw["n_xs"], False, kw["machine_code"])
     assert "tanh_vectorised(" in loop.source and loop.run.compiled()
+
+
+def test_a_loop_of_numbers_keeps_the_c_librarys_tanh():
+    # on one number at a time the vectorised form (its series or exp, branch by branch) is
+    # slower than the C library's tanh: a float recurrence keeps np.tanh
+    from funcgrad.jit.backends import backend_named
+    from funcgrad.jit.loops import _Names
+
+    names = _Names(backend_named("numba").machine_code(), native=True)
+    assert names.ufunc(np.tanh, scalar=True) == "np_tanh"
+    assert names.ufunc(np.tanh) == "tanh_vectorised"
+    assert names.env["tanh_vectorised"] is vector_math.tanh
+    assert _Names(None).ufunc(np.tanh) == "np_tanh"  # the Python loop's text: NumPy's

@@ -107,18 +107,19 @@ class _Names(Namespace):
     """A loop's namespace, also naming the functions numba compiles for steps with
     parameters (:mod:`funcgrad.jit.backends.numba.forms`). In the text numba compiles
     (``native``), a ufunc numba would call element by element through the C library
-    (``tanh``) is its vectorised version (:mod:`funcgrad.jit.backends.numba.vector_math`)."""
+    (``tanh``) is its vectorised version (:mod:`funcgrad.jit.backends.numba.vector_math`)
+    where it is called on arrays."""
 
     def __init__(self, machine_code, native=False):
         super().__init__(machine_code)
         self.forms = []
         self.vectorised = machine_code.VECTORISED if native else {}
 
-    def ufunc(self, u):
-        fast = self.vectorised.get(u)
-        return (
-            super().ufunc(u) if fast is None else self._name(fast, fast, f"{u.__name__}_vectorised")
-        )
+    def ufunc(self, u, scalar=False):
+        fast = None if scalar else self.vectorised.get(u)  # on a number, the C library's: faster
+        if fast is None:
+            return super().ufunc(u)
+        return self._name(fast, fast, f"{u.__name__}_vectorised")
 
     def form(self, found, args):
         """The text of the call of a step's form on ``args`` (``found``: what

@@ -101,7 +101,8 @@ class Namespace:
                 return self._name(("native",) + key, kernel, name)
         return self._name(key, functools.partial(impl, **params) if params else impl, name)
 
-    def ufunc(self, u):
+    def ufunc(self, u, scalar=False):
+        """The name of NumPy's ufunc ``u`` (``scalar``: the call is on numbers alone)."""
         return self._name(u, u, f"np_{u.__name__}")
 
     def type(self, kind):

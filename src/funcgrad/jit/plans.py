@@ -250,9 +250,10 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
                 ):
                     # On Python floats the impl is exactly float(ufunc(...)): call the ufunc
                     # itself (same value, bit for bit) and skip the wrapper's checks.
-                    expr = f"float({names.ufunc(ufunc)}({', '.join(args)}))"
+                    expr = f"float({names.ufunc(ufunc, scalar=True)}({', '.join(args)}))"
                 elif native and plain[i - lo] and (u := ufunc_of(prim)) is not None:
-                    expr = f"{names.ufunc(u)}({', '.join(args)})"
+                    scalar = type(n._value) is not np.ndarray
+                    expr = f"{names.ufunc(u, scalar)}({', '.join(args)})"
                 elif native and form is not None and (call := form(n, args)) is not None:
                     expr = call
                 else:

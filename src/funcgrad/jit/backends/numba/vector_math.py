@@ -55,20 +55,21 @@ _INV_LN2 = 1.44269504088896338700e00
 
 def _tanh(v):
     a = abs(float(v))  # float64 for a float32 too
-    z = a * a
-    series = _SERIES[_TERMS - 1]
-    for k in range(_TERMS - 2, -1, -1):
-        series = series * z + _SERIES[k]
-    small = a * series
-    y = 2.0 * a
-    y = y if y < 50.0 else 50.0  # (a NaN takes 50: its result is replaced below)
-    k = math.floor(y * _INV_LN2 + 0.5)
-    r = (y - k * _LN2_HIGH) - k * _LN2_LOW
-    e = _EXP[13]
-    for j in range(12, -1, -1):
-        e = e * r + _EXP[j]
-    large = 1.0 - 2.0 / (e * _POWERS[int(k)] + 1.0)
-    t = small if a < 0.55 else large
+    if a < 0.55:
+        z = a * a
+        t = _SERIES[_TERMS - 1]
+        for k in range(_TERMS - 2, -1, -1):
+            t = t * z + _SERIES[k]
+        t = a * t
+    else:
+        y = 2.0 * a
+        y = y if y < 50.0 else 50.0  # (a NaN takes 50: its result is replaced below)
+        k = math.floor(y * _INV_LN2 + 0.5)
+        r = (y - k * _LN2_HIGH) - k * _LN2_LOW
+        e = _EXP[13]
+        for j in range(12, -1, -1):
+            e = e * r + _EXP[j]
+        t = 1.0 - 2.0 / (e * _POWERS[int(k)] + 1.0)
     t = v if v != v else t
     return math.copysign(t, v)
 
