@@ -51,8 +51,8 @@ CHECKS = {
         "the same loop: the numba backend against funcgrad's Python plan",
     ),
     "rnn numba / JAX jit": (
-        4.6,
-        3.27,
+        2.2,
+        1.55,
         "a scan of 10^3 steps of h <- tanh(W h + U x) (hidden 64), value and gradient in W",
     ),
     "plan compile / replay": (
@@ -70,25 +70,25 @@ CHECKS = {
     ),
     "gpt jit / torch eager": (1.15, 0.80, "the same step under fg.jit"),
     "cnn eager / torch eager": (
-        2.5,
-        1.81,
+        2.3,
+        1.64,
         "benchmarks/models.py's MNIST CNN step (batch 128, float32)",
     ),
-    "cnn jit / torch eager": (2.4, 1.73, "the same step under fg.jit"),
+    "cnn jit / torch eager": (2.1, 1.48, "the same step under fg.jit"),
     "micrograd step / micrograd": (
         1.25,
         0.88,
         "W1: micrograd's demo step (MLP 2-16-16-1, 100 points), funcgrad eager",
     ),
     "torch-tensor gpt eager / torch eager": (
-        4.2,
-        3.0,
+        4.0,
+        2.87,
         (
             "a small GPT step (d 32, seq 16, batch 4) on PyTorch CPU tensors: the host's "
             "share of every step on another library's arrays"
         ),
     ),
-    "torch-tensor gpt jit / torch eager": (2.2, 1.58, "the same under fg.jit's plan of calls"),
+    "torch-tensor gpt jit / torch eager": (1.75, 1.25, "the same under fg.jit's plan of calls"),
 }
 
 
