@@ -687,3 +687,34 @@ def test_a_hoisted_step_is_small_and_the_python_backend_hoists_nothing():
     assert native.hoisted is not None  # x * 2.0 and its sum are hoisted
     assert "a1 * c0" in native.source and "2.0" not in native.source
     assert body.scan_loop(1, 1, False).hoisted is None
+
+
+def test_hoisted_steps_that_cannot_be_batched_leave_the_scan_to_its_plan():
+    pytest.importorskip("numba")
+    from funcgrad.control import scan_primitive
+
+    rng = np.random.default_rng(12)
+    W, xs, h0 = rng.normal(size=(4, 4)) * 0.5, rng.normal(size=(9, 4)), rng.normal(size=4)
+
+    def step(h, x):
+        return [W @ h + fnp.sin(x), fnp.sum(h)]
+
+    body, captured = trace_body(step, [h0, xs[0]], "a step")
+    machine_code = backend_named("numba").machine_code()
+    loop = body.scan_loop(1, 1, False, machine_code)
+    assert loop.hoisted is not None
+
+    def refuse(*args):
+        raise RuntimeError("no batch rule")
+
+    loop.stacked = refuse
+    params = {"body": body, "n_carry": 1, "n_xs": 1, "length": 9, "reverse": False}
+    for _ in range(2):  # refused once, then the plan at once
+        h, ys = LOWERED[scan_p](machine_code, params)(h0, xs, *captured)
+        assert loop.stacked is scan_primitive._REFUSED
+        h_want, ys_want = h0, []
+        for x in xs:
+            ys_want.append(h_want.sum())
+            h_want = W @ h_want + np.sin(x)
+        np.testing.assert_allclose(h, h_want, rtol=1e-13)
+        np.testing.assert_allclose(ys, ys_want, rtol=1e-13)

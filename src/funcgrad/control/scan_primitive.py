@@ -151,7 +151,7 @@ def _made_before(loop, xs, consts):
     :func:`funcgrad.jit.loops.scan_loop`), ``[]`` where it has none; None where there is no
     loop, or its hoisted steps cannot be computed for all steps at once (no batch rule, no
     steps): then the body's plan runs step by step."""
-    if loop is None:
+    if loop is None or loop.stacked is _REFUSED:
         return None
     if loop.hoisted is None:
         return []
@@ -160,8 +160,14 @@ def _made_before(loop, xs, consts):
         loop.stacked = jit(vmap(each_step, in_axes=in_axes))
     try:
         return [np.asarray(v) for v in loop.stacked(*xs, *consts)]
-    except Exception:  # a batch rule's refusal, of any class: the plan computes each step
+    except Exception:  # a batch rule's refusal, of any class: the plan computes each step,
+        if not len(xs[0]):  # (an empty scan has nothing to batch: no refusal)
+            return None
+        loop.stacked = _REFUSED  # now and at every later call
         return None
+
+
+_REFUSED = object()  # a loop whose hoisted steps cannot be batched
 
 
 def retyped(values, like):

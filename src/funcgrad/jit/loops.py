@@ -157,7 +157,7 @@ class _Body:
             and all(np.ndim(v) for v in values if type(v) is np.ndarray)
             and all(_constant_ok(c) for c in table.constant_values)
         )
-        self.inputs, self.outputs = inputs, outputs
+        self.inputs, self.outputs, self.machine_code = inputs, outputs, machine_code
 
     def accumulated(self, n_carry):
         """The carries this body updates in place when numba compiles it (their positions),
@@ -166,7 +166,11 @@ class _Body:
         the body reads ``c`` and the outer product nowhere else and no other carry takes
         the sum. ``{outer step: (carry position, add step)}``."""
         found = {}
-        outer = {id(step) for step, (fun, _) in self.forms.items() if fun.__name__ == "outer"}
+        if self.machine_code is None:
+            return found
+        outer = {
+            id(step) for step, (fun, _) in self.forms.items() if fun is self.machine_code.outer
+        }
         if not outer:
             return found
         readers = Counter(id(a) for n in self.table.steps for a in n._args)
