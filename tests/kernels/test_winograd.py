@@ -103,6 +103,9 @@ def test_which_convolutions_it_takes():
     ]
     for args in refused:
         assert not winograd.applies(*args)
+    # no window fits, a cotangent of another shape: the plain impl raises its error
+    assert winograd.convolve(np.ones((1, 2, 2, 8)), np.ones((3, 3, 8, 8)), ((0, 0), (0, 0))) is None
+    assert winograd.kernel_cotangent(x, np.ones((1, 7, 8, 8)), ((1, 1), (1, 1))) is None
     # a transpose padded by more than the window less one crops: the plain impl does it
     assert (
         winograd.input_cotangent(

@@ -205,6 +205,11 @@ def _sandwich(left, a, right):
     return np.tensordot(left, inner, axes=(1, 1))  # (i, j, c, o)
 
 
+def _positions(x, padding):
+    """The window positions down and across ``x`` (N, H, W, C) padded by ``padding``."""
+    return x.shape[1] + sum(padding[0]) - 2, x.shape[2] + sum(padding[1]) - 2
+
+
 def _tiles(height, width):
     """The tiles down and across an output of ``height x width`` positions."""
     return -(-height // 2), -(-width // 2)
@@ -234,10 +239,10 @@ def convolve(x, w, padding):
     """The convolution of ``x`` ``(N, H, W, C)`` with the 3x3 kernel ``w`` ``(3, 3, C, O)``
     at stride 1 (``padding``: two ``(low, high)`` pairs), or None where its result is not
     finite (the plain impl then computes it)."""
-    n, h, wd, c = x.shape
-    o = w.shape[-1]
-    height = h + sum(padding[0]) - 2
-    width = wd + sum(padding[1]) - 2
+    n, c, o = x.shape[0], x.shape[-1], w.shape[-1]
+    height, width = _positions(x, padding)
+    if height < 1 or width < 1:  # no window fits: the plain impl's error
+        return None
     down, across = _tiles(height, width)
     xp = _padded(x, padding, down, across)
     u = _sandwich(G, w, G).reshape(16, c, o).astype(x.dtype)
@@ -271,6 +276,8 @@ def kernel_cotangent(x, g, padding):
     or None where it is not finite."""
     n, c = x.shape[0], x.shape[-1]
     height, width, o = g.shape[1:]
+    if (height, width) != _positions(x, padding) or g.shape[0] != n:
+        return None  # not the cotangent of this convolution: the plain impl's error
     g = np.ascontiguousarray(g)
     down, across = _tiles(height, width)
     xp = _padded(x, padding, down, across)
