@@ -52,13 +52,11 @@ def from_outside(depth):
 
 def weak(value):
     """Whether ``value``, under every trace, is a Python number: a *weak* one, which takes
-        the dtype of the arrays it meets (NEP 50), where NumPy's answer would be a strong scalar.
+    the dtype of the arrays it meets (NEP 50), where NumPy's answer would be a strong scalar.
 
-        >>> import numpy as np
-
-    from .traces import Box
-        >>> weak(0.5), weak(np.float64(0.5)), weak(np.ones(2))
-        (True, False, False)
+    >>> import numpy as np
+    >>> weak(0.5), weak(np.float64(0.5)), weak(np.ones(2))
+    (True, False, False)
     """
     while isinstance(value, Box):
         value = value._value
