@@ -74,7 +74,7 @@ CHECKS = {
         1.64,
         "benchmarks/models.py's MNIST CNN step (batch 128, float32)",
     ),
-    "cnn jit / torch eager": (2.1, 1.48, "the same step under fg.jit"),
+    "cnn jit / torch eager": (2.1, 1.5, "the same step under fg.jit"),
     "micrograd step / micrograd": (
         1.25,
         0.88,
