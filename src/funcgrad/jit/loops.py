@@ -336,7 +336,7 @@ def _stackable(value):
     """Whether a hoisted step's value stacks along the steps and reads back as itself: a
     number, or an array of numbers (not 0-d: a stack's row of it would be a NumPy scalar)."""
     if type(value) is np.ndarray:
-        return 0 < value.ndim and value.size <= HOISTED_NUMBERS and value.dtype.kind in "biuf"
+        return value.ndim > 0 and value.size <= HOISTED_NUMBERS and value.dtype.kind in "biuf"
     return type(value) in (float, int, np.float64, np.float32)
 
 
