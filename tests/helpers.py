@@ -155,3 +155,16 @@ def device_makers():
         with contextlib.suppress(ImportError):
             makers["cupy"] = importlib.import_module("cupy").asarray
     return makers
+
+
+def scan_loops(jitted, *args, reverse):
+    """The loops compiled whole (funcgrad/jit/loops.py) of the scans in ``jitted``'s plan
+    for ``args`` that run forward (``reverse=False``) or backward (``reverse=True``)."""
+    scans = [
+        part.keywords
+        for name, part in jitted.plan(*args).run.__globals__.items()
+        if name.startswith("scan") and getattr(part, "keywords", {}).get("reverse") is reverse
+    ]
+    return [
+        kw["body"].scan_loop(kw["n_carry"], kw["n_xs"], reverse, kw["machine_code"]) for kw in scans
+    ]

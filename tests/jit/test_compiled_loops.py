@@ -12,7 +12,7 @@ from funcgrad.control.scan_primitive import scan_p
 from funcgrad.control.while_primitive import history_p, while_p
 from funcgrad.jit.backends import backend_named
 from funcgrad.jit.facts import LOWERED
-from tests.helpers import central
+from tests.helpers import central, scan_loops
 
 BACKENDS = ["python", "numba"]
 
@@ -615,16 +615,7 @@ def test_an_rnns_weight_cotangent_is_summed_in_place_in_its_reverse_scan():
 
     jitted = fg.jit(fg.value_and_grad(loss), backend="numba")
     value, grad = jitted(W)
-    scans = [
-        part.keywords
-        for name, part in jitted.plan(W).run.__globals__.items()
-        if name.startswith("scan") and getattr(part, "keywords", {}).get("reverse")
-    ]
-    sources = [
-        kw["body"].scan_loop(kw["n_carry"], kw["n_xs"], True, kw["machine_code"]).source
-        for kw in scans
-    ]
-    assert any("add_outer_form" in s for s in sources)
+    assert any("add_outer_form" in loop.source for loop in scan_loops(jitted, W, reverse=True))
     want_value, want_grad = fg.value_and_grad(loss)(W)
     assert value == pytest.approx(want_value, rel=1e-13)
     np.testing.assert_allclose(grad, want_grad, rtol=1e-11, atol=1e-14)

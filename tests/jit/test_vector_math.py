@@ -7,6 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import scan_loops
 
 pytest.importorskip("numba", reason="the numba backend needs the native extra")
 mpmath = pytest.importorskip("mpmath")
@@ -59,13 +60,7 @@ def test_a_compiled_loop_calls_it_and_agrees_with_the_python_loop():
     want_value, want_grad = fg.jit(fg.value_and_grad(loss))(W)
     assert value == pytest.approx(want_value, rel=1e-13)
     np.testing.assert_allclose(grad, want_grad, rtol=1e-12, atol=1e-15)
-    loops = [
-        part.keywords
-        for name, part in numba_step.plan(W).run.__globals__.items()
-        if name.startswith("scan") and not getattr(part, "keywords", {}).get("reverse", True)
-    ]
-    (kw,) = loops
-    loop = kw["body"].scan_loop(kw["n_carry"], kw["n_xs"], False, kw["machine_code"])
+    (loop,) = scan_loops(numba_step, W, reverse=False)
     assert "tanh_vectorised(" in loop.source and loop.run.compiled()
 
 
