@@ -11,7 +11,10 @@ arithmetic, to its NumPy impl. The list is written as one Python function of its
 registers, each step a call of the function bound to it, each value deleted after the
 last step that reads it:
 the function is traced once, no graph is built per call, and every step runs on
-the arguments' device. Dask is not compiled: it
+the arguments' device. A step that repeats an earlier one (the same primitive, parameters
+and operands: a layer norm's ``x - m`` written twice) is not called again; it reads the
+earlier step's register, as XLA's common-subexpression pass would share it. Each call
+saved is a library call (on a GPU, a kernel launch) a step. Dask is not compiled: it
 keeps its own task graph (``fg.jit`` refuses it by name).
 
 What a NumPy plan adds beyond that, buffers reused through ``out=`` and chains
@@ -40,7 +43,9 @@ from ..core.errors import ArgumentError
 from ..core.namespaces import is_foreign, library_of, namespace_of
 from ..core.primitive import python_number
 from ..dag.node import CONST, VAR
+from .facts import EFFECTS
 from .plans import Plan
+from .steptable import call_key
 
 __all__ = ["compile_foreign_plan"]
 
@@ -69,10 +74,17 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         return slot[n]
 
     on_host = set()  # registers a step on plain values fills (NumPy's scalars, maybe)
+    seen = {}  # (call key, operand registers) -> the register of the step that made it
     for n in nodes:
         if n not in needed or n in slot or n._prim in (CONST, VAR):
             continue
         refs = tuple(register(a) for a in n._args)
+        key = call_key(n._prim, n._params) if n._prim not in EFFECTS else None
+        if key is not None:
+            earlier = seen.get((key, refs))
+            if earlier is not None:  # the same call again: its value is in that register
+                slot[n] = earlier
+                continue
         on_library = any(is_foreign(a._value) for a in n._args)
         if on_library and n._prim.xp is None:  # staged unrun (an effect): refused as eager is
             n._prim.run([a._value for a in n._args], n._params or {})
@@ -96,6 +108,8 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         if on_library and numbers:
             fun = functools.partial(_numbers_as_python, fun, tuple(numbers))
         slot[n] = len(slot)
+        if key is not None:
+            seen[key, refs] = slot[n]
         if not on_library:
             on_host.add(slot[n])
         steps.append((fun, refs, params, slot[n]))
