@@ -51,8 +51,40 @@ def _pieces_batch(size, prim, values, batched, params):
 
 
 def _xp_pieces(xp, *gs, indices, shape):
+    """Pieces that tile ``shape`` along one axis (a split's cotangent) are joined in one
+    ``concat``; others are written into arrays of zeros and added."""
+    order = _tiling(gs, indices, shape)
+    if order is not None:
+        axis, ranked = order
+        return xp.concat([gs[k] for k in ranked], axis=axis)
     made = (untake_form(xp, g, index, shape) for g, index in zip(gs, indices))
     return functools.reduce(operator.add, made)
+
+
+def _tiling(gs, indices, shape):
+    """``(axis, order of the pieces)`` where the pieces, in that order, cover ``shape``
+    along ``axis`` end to end and whole along every other axis, each of its slice's own
+    shape and all of one dtype; else None."""
+    dtypes = {getattr(g, "dtype", None) for g in gs}  # (a Python number has none)
+    if len(dtypes) != 1 or None in dtypes:
+        return None
+    spans = [_spans(index, shape) for index in indices]
+    if any(s is None for s in spans):
+        return None
+    spans = [s + [(0, n) for n in shape[len(s) :]] for s in spans]  # unnamed axes: whole
+    axes = {d for s in spans for d, (lo, hi) in enumerate(s) if (lo, hi) != (0, shape[d])}
+    if len(axes) != 1:
+        return None
+    (axis,) = axes
+    ranked = sorted(range(len(gs)), key=lambda k: spans[k][axis][0])
+    at = 0
+    for k in ranked:
+        lo, hi = spans[k][axis]
+        wanted = tuple(hi - lo if d == axis else n for d, n in enumerate(shape))
+        if lo != at or tuple(gs[k].shape) != wanted:
+            return None
+        at = hi
+    return (axis, ranked) if at == shape[axis] else None
 
 
 pieces = Primitive(
