@@ -302,7 +302,8 @@ class Jitted:
                         traced = any(isinstance(x, Box) for x in leaves)
                     if traced:
                         return None, leaves
-                    part = _abstract(leaf, self.name)
+                    keyed = _FOREIGN_KEYS.get(kind)
+                    part = _abstract(leaf, self.name) if keyed is None else keyed(leaf)
                 parts.append(part)
         key = (treedef, tuple(parts), static, len(args))
         try:
@@ -412,6 +413,22 @@ _F64_KEY = (np.float64,)
 _NO_STATICS = ((), ())
 
 
+# another library's array type -> the function giving such an array's part of the key
+_FOREIGN_KEYS: dict = {}
+
+
+def _foreign_key(example):
+    """The cache-key part of arrays of ``example``'s type: its type, shape, dtype and device,
+    the library's own dtype and device objects where they can be hashed (PyTorch's), their
+    names where not (read each call, these cost a microsecond or two a leaf)."""
+    kind = type(example)
+    try:
+        hash((example.dtype, example.device))
+    except TypeError:
+        return lambda leaf: (kind, tuple(leaf.shape), str(leaf.dtype), str(leaf.device))
+    return lambda leaf: (kind, tuple(leaf.shape), leaf.dtype, leaf.device)
+
+
 def _abstract(leaf, name):
     """The cache-key part of a dynamic leaf of jit of ``name``: its type, shape and dtype."""
     who = f"jit of {name}"
@@ -429,7 +446,8 @@ def _abstract(leaf, name):
                 f"differentiates it all the same, lazily"
             )
         # another library's array: a plan of its namespace's calls, per shape, dtype, device
-        return (type(leaf), tuple(leaf.shape), str(leaf.dtype), str(leaf.device))
+        keyed = _FOREIGN_KEYS[type(leaf)] = _foreign_key(leaf)
+        return keyed(leaf)
     raise ArgumentTypeError(
         f"{who}: an argument leaf is {type(leaf).__name__} {leaf!r}; jit traces numbers and "
         f"arrays only: pass other values through static_argnums"
