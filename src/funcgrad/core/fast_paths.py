@@ -9,6 +9,11 @@ never import this module nor know a fast path exists; the primitive keeps its pl
 as :func:`plain` gives it (what the fast path's tests compare against, and what a plan's
 kernel falls back to).
 
+On another library's arrays a primitive computes through its Array API form
+(``prim.xp``), often several of that library's calls. Where the library has one fused
+function for it (PyTorch's ``softmax``), :func:`register_form` puts that in front of the
+form for that library's arrays alone, in eager calls and in jit's plans of calls alike.
+
 >>> import numpy as np
 >>> from funcgrad.core.primitive import Primitive
 >>> double = Primitive("double", lambda x: x * 2.0)
@@ -22,10 +27,22 @@ array([2., 2., 2., 2.])
 import functools
 from typing import Any
 
-__all__ = ["register", "register_together", "plain", "plain_together", "registered"]
+from .namespaces import is_foreign, library_of
+
+__all__ = [
+    "register",
+    "register_together",
+    "register_form",
+    "plain",
+    "plain_together",
+    "plain_form",
+    "registered",
+]
 
 _PLAIN: dict[Any, Any] = {}  # primitive -> its impl before a fast path was put in front of it
 _PLAIN_TOGETHER: dict[Any, Any] = {}  # primitive -> its ``together`` impl before one was
+_PLAIN_FORMS: dict[Any, Any] = {}  # primitive -> its Array API form before a library's own
+_LIBRARY_FORMS: dict[Any, dict] = {}  # primitive -> {library name: its fast path}
 
 
 def _in_front(fast, impl):
@@ -56,6 +73,56 @@ def register_together(prim, fast):
     prim.together = (other, _in_front(fast, impl))
 
 
+def register_form(prim, library, fast):
+    """Put ``fast(*args, **params)`` in front of ``prim``'s Array API form where its operands
+    are arrays of ``library`` (``"torch"``): its answer where it is not None, else the form's.
+    A plan of that library's calls (jit/foreign_plans.py) binds a step to it once.
+
+    >>> import numpy as np, array_api_strict as xs
+    >>> from funcgrad.core.primitive import Primitive
+    >>> halve = Primitive("halve", lambda x: x / 2.0, xp=lambda xp, x: x / 2.0)
+    >>> register_form(halve, "array_api_strict", lambda x: -x if x.shape == (1,) else None)
+    >>> halve(xs.asarray([4.0])), halve(xs.asarray([4.0, 2.0])), halve(np.array([4.0]))
+    (Array([-4.], dtype=array_api_strict.float64), Array([2., 1.], dtype=array_api_strict.float64), array([2.]))
+    """
+    form = _PLAIN_FORMS.setdefault(prim, prim.xp)
+    fasts = _LIBRARY_FORMS.setdefault(prim, {})
+    fasts[library] = fast
+    prim.xp = _form_with(form, fasts)
+
+
+def _library(values):
+    """The library of the first foreign array among ``values``, or None."""
+    return next((library_of(v) for v in values if is_foreign(v)), None)
+
+
+def _form_with(form, fasts):
+    """``form`` with the libraries' fast paths ``fasts`` tried first on their arrays."""
+
+    def with_library_form(xp, *args, **params):
+        fast = fasts.get(_library(args))
+        out = None if fast is None else fast(*args, **params)
+        return form(xp, *args, **params) if out is None else out
+
+    def bind(xp, examples, **params):
+        inner = getattr(form, "bind", None)
+        bound = inner(xp, examples, **params) if inner is not None else None
+        fast = fasts.get(_library(examples))
+        if fast is None:
+            return bound
+        fallback = bound if bound is not None else functools.partial(form, xp, **params)
+
+        def library_call(*args):
+            out = fast(*args, **params)
+            return fallback(*args) if out is None else out
+
+        return library_call
+
+    with_library_form.bind = bind
+    with_library_form.__name__ = getattr(form, "__name__", "form")
+    return with_library_form
+
+
 def plain(prim):
     """``prim``'s impl without any fast path."""
     return _PLAIN.get(prim, prim.impl)
@@ -66,6 +133,11 @@ def plain_together(prim):
     return _PLAIN_TOGETHER.get(prim, prim.together[1])
 
 
+def plain_form(prim):
+    """``prim``'s Array API form without any library's own function in front of it."""
+    return _PLAIN_FORMS.get(prim, prim.xp)
+
+
 def registered():
     """The primitives that have a fast path."""
-    return tuple(_PLAIN) + tuple(p for p in _PLAIN_TOGETHER if p not in _PLAIN)
+    return tuple(dict.fromkeys((*_PLAIN, *_PLAIN_TOGETHER, *_PLAIN_FORMS)))

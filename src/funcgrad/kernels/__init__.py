@@ -1,4 +1,5 @@
-"""numba's kernels, registered beside the primitives they speed up.
+"""numba's kernels, registered beside the primitives they speed up (and, in
+:mod:`funcgrad.kernels.torch_forms`, PyTorch's fused calls beside their Array API forms).
 
 The rules (:mod:`funcgrad.rules`) hold each primitive's plain computation and know nothing
 of numba. This package registers, from outside them, a fast path in front of a few impls
@@ -126,3 +127,6 @@ register(gather.scatter_add, _scatter_add)
 register(conv.conv, _conv)
 register(conv.conv_transpose, _conv_transpose)
 register(conv.conv_kernel, _conv_kernel)
+
+# PyTorch's fused functions in front of the Array API forms on its tensors (imports nothing)
+from . import torch_forms  # noqa: E402,F401

@@ -1,0 +1,157 @@
+"""PyTorch's fused functions in front of the Array API forms (funcgrad/kernels/torch_forms.py):
+on PyTorch tensors each primitive gives what its plain form gives (within PyTorch's own
+rounding) and what NumPy gives, in float32 and float64, eagerly and under grad, jvp,
+vmap (oracle: a Python loop), jit (oracle: the eager call), a Hessian-vector product and
+a loop; a jitted plan binds a step to PyTorch's call; where the fused call does not
+apply (integers, several axes) the plain form runs."""
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.core.fast_paths import plain_form, registered
+from funcgrad.core.namespaces import namespace_of
+from funcgrad.rules import gelu, nn
+from tests.helpers import to_numpy, torch
+
+pytestmark = [
+    pytest.mark.usefixtures("torch_refuses_numpy"),
+    pytest.mark.skipif(torch is None, reason="PyTorch's functions need PyTorch"),
+]
+RNG = np.random.default_rng(7)
+TOL = {"float32": {"rtol": 2e-6, "atol": 2e-6}, "float64": {"rtol": 1e-13, "atol": 1e-14}}
+
+CASES = {  # name -> (primitive, params)
+    "softmax": (nn.softmax, {"axis": -1}),
+    "softmax:0": (nn.softmax, {"axis": 0}),
+    "log_softmax": (nn.log_softmax, {"axis": -1}),
+    "log_softmax:1": (nn.log_softmax, {"axis": 1}),
+    "logsumexp": (nn.logsumexp, {}),
+    "logsumexp:-1,keep": (nn.logsumexp, {"axis": -1, "keepdims": True}),
+    "logsumexp:(0,2)": (nn.logsumexp, {"axis": (0, 2)}),
+    "gelu_tanh": (gelu.gelu_tanh, {}),
+    "gelu_tanh_slope": (gelu.gelu_tanh_slope, {}),
+}
+
+
+def _tensor(a, dtype="float64"):
+    return torch.asarray(np.array(a, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", sorted(TOL))
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_pytorchs_call_gives_the_forms_values(name, dtype):
+    prim, params = CASES[name]
+    a = RNG.normal(size=(3, 4, 5)) * 3.0
+    x = _tensor(a, dtype)
+    got = prim(x, **params)
+    want = plain_form(prim)(namespace_of((x,)), x, **params)
+    assert isinstance(got, torch.Tensor) and got.dtype == x.dtype
+    np.testing.assert_allclose(to_numpy(got), to_numpy(want), **TOL[dtype])
+    np.testing.assert_allclose(to_numpy(got), prim(a.astype(dtype), **params), **TOL[dtype])
+
+
+def test_every_case_is_registered():
+    assert {prim for prim, _ in CASES.values()} <= set(registered())
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "gelu_tanh"])
+def test_an_integer_tensor_takes_the_plain_form(name):
+    prim, params = CASES[name]
+    x = torch.asarray(np.arange(-3, 3).reshape(2, 3))
+    got, want = prim(x, **params), plain_form(prim)(namespace_of((x,)), x, **params)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+
+
+def test_several_axes_take_the_plain_form():
+    a = RNG.normal(size=(2, 3, 4))
+    got = nn.softmax(_tensor(a), axis=(0, 2))
+    np.testing.assert_allclose(to_numpy(got), nn.softmax(a, axis=(0, 2)), rtol=1e-14)
+
+
+def _model(w, x):
+    """A GELU layer, a softmax and a log-softmax: each primitive above in one loss."""
+    h = fg.nn.gelu(x @ w, approximate=True)
+    s = fg.nn.softmax(h, axis=-1)
+    return fnp.sum(s * fg.nn.log_softmax(h * 0.5, axis=0)) + fg.nn.logsumexp(h)
+
+
+def _both(w, x):
+    return (w, x), (_tensor(w), _tensor(x))
+
+
+def test_grad_and_jit_agree_with_numpy():
+    (w, x), (tw, tx) = _both(RNG.normal(size=(4, 5)), RNG.normal(size=(3, 4)))
+    vg = fg.value_and_grad(_model, argnums=(0, 1))
+    want_value, want_grads = vg(w, x)
+    jitted = fg.jit(vg)
+    for value, grads in (vg(tw, tx), jitted(tw, tx), jitted(tw, tx)):
+        assert float(to_numpy(value)) == pytest.approx(float(want_value), rel=1e-13)
+        for got, want in zip(grads, want_grads):
+            np.testing.assert_allclose(to_numpy(got), want, rtol=1e-12, atol=1e-14)
+
+
+def test_grad_agrees_with_central_differences():
+    w, x = RNG.normal(size=(4, 5)), RNG.normal(size=(3, 4))
+    got = to_numpy(fg.grad(_model)(_tensor(w), _tensor(x)))
+    h, want = 1e-6, np.zeros_like(w)
+    for i in np.ndindex(w.shape):
+        e = np.zeros_like(w)
+        e[i] = h
+        want[i] = (_model(w + e, x) - _model(w - e, x)) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_grad_agrees_with_pytorchs_autograd():
+    w, x = RNG.normal(size=(4, 5)), RNG.normal(size=(3, 4))
+    got = to_numpy(fg.grad(_model)(_tensor(w), _tensor(x)))
+    tw = _tensor(w).requires_grad_(True)
+    h = torch.nn.functional.gelu(_tensor(x) @ tw, approximate="tanh")
+    loss = (torch.softmax(h, -1) * torch.log_softmax(h * 0.5, 0)).sum() + torch.logsumexp(h, (0, 1))
+    loss.backward()
+    np.testing.assert_allclose(got, to_numpy(tw.grad), rtol=1e-12, atol=1e-14)
+
+
+def test_jvp_and_hessian_vector_product_agree_with_numpy():
+    (w, x), (tw, tx) = _both(RNG.normal(size=(4, 5)), RNG.normal(size=(3, 4)))
+    v = RNG.normal(size=w.shape)
+    _, want_t = fg.jvp(lambda w: _model(w, x), (w,), (v,))
+    _, got_t = fg.jvp(lambda w: _model(w, tx), (tw,), (_tensor(v),))
+    assert float(to_numpy(got_t)) == pytest.approx(float(want_t), rel=1e-12)
+    hvp = lambda w, x, v: fg.jvp(fg.grad(lambda w: _model(w, x)), (w,), (v,))[1]
+    np.testing.assert_allclose(
+        to_numpy(hvp(tw, tx, _tensor(v))), hvp(w, x, v), rtol=1e-11, atol=1e-13
+    )
+
+
+def test_vmap_agrees_with_a_python_loop():
+    ws, x = RNG.normal(size=(3, 4, 5)), RNG.normal(size=(3, 4))
+    got = to_numpy(fg.vmap(fg.grad(_model), in_axes=(0, None))(_tensor(ws), _tensor(x)))
+    want = np.stack([to_numpy(fg.grad(_model)(_tensor(w), _tensor(x))) for w in ws])
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def test_inside_a_loop_and_checkpoint():
+    (w, x), (tw, tx) = _both(RNG.normal(size=(4, 4)), RNG.normal(size=(3, 4)))
+
+    def looped(w, x):
+        body = fg.checkpoint(lambda i, h: fg.nn.softmax(fg.nn.gelu(h @ w, approximate=True)))
+        return fnp.sum(fg.lax.fori_loop(0, 3, body, x) ** 2)
+
+    want = fg.grad(looped)(w, x)
+    for got in (fg.grad(looped)(tw, tx), fg.jit(fg.grad(looped))(tw, tx)):
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-12, atol=1e-14)
+
+
+def test_a_plan_binds_the_step_to_pytorchs_call(monkeypatch):
+    x = _tensor(RNG.normal(size=(2, 3)))
+    jitted = fg.jit(lambda x: fg.nn.softmax(x, axis=-1))
+    jitted(x)
+    calls = []
+    real = torch.softmax
+    monkeypatch.setattr(torch, "softmax", lambda *a, **k: calls.append(a) or real(*a, **k))
+    got = jitted(x)  # the replay, not the trace
+    assert len(calls) == 1
+    np.testing.assert_allclose(to_numpy(got), nn.softmax(to_numpy(x), axis=-1), rtol=1e-15)
