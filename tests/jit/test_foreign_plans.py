@@ -68,3 +68,87 @@ def test_own_function_is_pytorchs_only_for_operands_of_one_dtype():
     assert own_function(ct, "matmul", two) is ct.matmul
     assert own_function(ct, "matmul", [torch.zeros(2), 2.0]) is ct.matmul  # a number
     assert own_function(ct, "tanh", one[:1]) is ct.tanh  # not a wrapper: the namespace's
+
+
+def _layer_norm_loss(x):
+    """``x - m`` written twice, as a layer norm is usually written."""
+    m = fnp.mean(x, -1, keepdims=True)
+    v = fnp.mean((x - m) ** 2, -1, keepdims=True)
+    return fnp.sum((x - m) / fnp.sqrt(v + 1e-5) * fnp.sin(x))
+
+
+@pytest.mark.parametrize("library", sorted(MAKERS))
+def test_a_repeated_step_is_called_once(library):
+    make = MAKERS[library]
+    x = RNG.normal(size=(3, 4))
+    jitted = fg.jit(fg.value_and_grad(_layer_norm_loss))
+    lines = jitted.plan(make(x)).source.splitlines()[1:-1]
+    calls = [line.split(" = ")[1] for line in lines if "subtract(" in line]
+    assert len(calls) == len(set(calls))  # each subtraction of the same operands once
+    eager_value, eager_grad = fg.value_and_grad(_layer_norm_loss)(x)
+    for _ in range(2):
+        value, grad = jitted(make(x))
+        assert float(to_numpy(value)) == pytest.approx(float(eager_value), rel=1e-14)
+        np.testing.assert_allclose(to_numpy(grad), eager_grad, rtol=1e-13)
+
+
+@pytest.mark.parametrize("library", sorted(MAKERS))
+def test_a_repeated_effect_runs_each_time(library):
+    make = MAKERS[library]
+    seen = []
+    note = lambda v: seen.append(1)
+
+    def f(x):  # the same call twice: both run
+        fg.debug.callback(note, x)
+        fg.debug.callback(note, x)
+        return x * 2.0
+
+    jitted = fg.jit(f)
+    x = make(np.ones(3))
+    jitted(x)
+    seen.clear()
+    jitted(x)
+    assert len(seen) == 2
+
+
+@pytest.mark.parametrize("library", sorted(MAKERS))
+@pytest.mark.parametrize("sizes", [(2, 3, 1), (4, 4, 4)])
+def test_a_splits_cotangent_is_one_join(library, sizes):
+    # split's pieces tile the axis: one concat, equal to NumPy's zeros written piecewise
+    make = MAKERS[library]
+    x = RNG.normal(size=(2, sum(sizes)))
+    cuts = list(np.cumsum(sizes)[:-1])
+
+    def loss(x):
+        a, b, c = fnp.split(x, cuts, axis=-1)
+        return fnp.sum(fnp.sin(a)) + fnp.sum(b * b) + fnp.sum(fnp.exp(c))
+
+    want = fg.grad(loss)(x)
+    jitted = fg.jit(fg.grad(loss))
+    assert "pieces(" in jitted.plan(make(x)).source
+    for got in (fg.grad(loss)(make(x)), jitted(make(x))):
+        np.testing.assert_array_equal(to_numpy(got), want)
+
+
+@pytest.mark.parametrize("library", sorted(MAKERS))
+def test_pieces_with_a_gap_are_written_into_zeros(library):
+    make = MAKERS[library]
+    x = RNG.normal(size=(3, 6))
+    loss = lambda x: fnp.sum(x[:, :2] ** 2) + fnp.sum(fnp.sin(x[:, 4:]))  # columns 2, 3 unread
+    want = fg.grad(loss)(x)
+    for got in (fg.grad(loss)(make(x)), fg.jit(fg.grad(loss))(make(x))):
+        np.testing.assert_array_equal(to_numpy(got), want)
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch's dtypes are hashable objects")
+def test_a_plan_per_dtype_and_shape():
+    jitted = fg.jit(lambda x: fnp.sum(x * x))
+    a = RNG.normal(size=(3,))
+    for make in (
+        lambda: torch.asarray(a),
+        lambda: torch.asarray(a.astype(np.float32)),
+        lambda: torch.asarray(a[:2]),
+    ):
+        jitted(make())
+        jitted(make())
+    assert jitted.cache_size() == 3
