@@ -413,7 +413,8 @@ divide = elementwise(
     _divide,
     lambda ans, x, y: divide(1.0, y),
     lambda ans, x, y: divide(-ans, y),
-    xp=generic_form(_divide),
+    # a plan's step on arrays never divides two Python numbers: the operator itself
+    xp=generic_form(_divide, bound=operator.truediv),
 )
 power = elementwise("power", _power, _power_dx, _power_dy)
 maximum = elementwise(

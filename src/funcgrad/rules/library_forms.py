@@ -133,13 +133,15 @@ def with_argument(fun, arg):
     return lambda x: fun(x, arg)
 
 
-def generic_form(impl):
+def generic_form(impl, bound=None):
     """An impl written with Python's operators, which every array library has. A plan binds
-    it once (``form.bind``): to the operator itself where the impl is one
-    (``impl.on_floats``), else to the impl."""
+    it once (``form.bind``): to ``bound`` where given (the operator beneath an impl whose
+    checks only Python's numbers need: ``x / 0.0``), to the operator itself where the impl
+    is one (``impl.on_floats``), else to the impl."""
+    bound = bound or getattr(impl, "on_floats", impl)
     return bindable(
         lambda xp, *args: impl(*args),
-        lambda xp, examples, **params: None if params else getattr(impl, "on_floats", impl),
+        lambda xp, examples, **params: None if params else bound,
     )
 
 
