@@ -29,10 +29,12 @@ import operator
 import numpy as np
 
 from ..analysis.facts import declare
+from ..core.namespaces import own_function
 from ..core.primitive import Primitive
 from ..core.values import dtype_of, float_dtype
 from .arrays import _plain_index, all_batched, getitem, untake
 from .foreign_indexing import untake_form
+from .library_forms import bindable
 
 __all__ = ["pieces", "merged"]
 
@@ -59,6 +61,17 @@ def _xp_pieces(xp, *gs, indices, shape):
         return xp.concat([gs[k] for k in ranked], axis=axis)
     made = (untake_form(xp, g, index, shape) for g, index in zip(gs, indices))
     return functools.reduce(operator.add, made)
+
+
+def _bind_pieces(xp, examples, indices, shape):
+    """A plan's step: the join, its order found once from the traced pieces (None: the form
+    at each call)."""
+    order = _tiling(examples, indices, shape)
+    if order is None:
+        return None
+    axis, ranked = order
+    concat = own_function(xp, "concat", examples)
+    return lambda *gs: concat([gs[k] for k in ranked], axis=axis)
 
 
 def _tiling(gs, indices, shape):
@@ -102,7 +115,7 @@ pieces = Primitive(
         ),
     ),
     batch=_pieces_batch,
-    xp=_xp_pieces,
+    xp=bindable(_xp_pieces, _bind_pieces),
 )
 declare(pieces, structure="scatter", linear="all")
 
