@@ -105,7 +105,10 @@ def shape_of(x):
         x = x._value
     if type(x) is float:
         return ()
-    shape = x.shape if type(x) is np.ndarray else np.shape(x)
+    shape = getattr(x, "shape", None)  # NumPy's and other libraries' arrays
+    if type(shape) is not tuple:
+        # a library's own tuple (torch.Size); a list or a number, which np.shape reads
+        shape = tuple(shape) if isinstance(shape, tuple) else np.shape(x)
     return shape[batch_axes:] if batch_axes else shape
 
 
