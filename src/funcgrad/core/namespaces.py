@@ -148,15 +148,17 @@ def namespace_of(values):
     numpy_array = None
     for v in values:
         t = type(v)
-        if t in PLAIN_TYPES or isinstance(v, np.generic):
-            if t is np.ndarray and v.ndim and numpy_array is None:  # 0-d: a number
-                numpy_array = v
-            continue
-        if not is_foreign(v):
-            if isinstance(v, np.ndarray) and v.ndim:
-                numpy_array = v
-            continue
-        here = _namespace_of_type(v)
+        here = _NAMESPACES.get(t)  # a foreign type met before: the commonest on its arrays
+        if here is None:
+            if t in PLAIN_TYPES or isinstance(v, np.generic):
+                if t is np.ndarray and v.ndim and numpy_array is None:  # 0-d: a number
+                    numpy_array = v
+                continue
+            if not is_foreign(v):
+                if isinstance(v, np.ndarray) and v.ndim:
+                    numpy_array = v
+                continue
+            here = _namespace_of_type(v)
         if xp is None:
             xp, first = here, v
         elif here is not xp:
@@ -245,7 +247,16 @@ def as_numpy_dtype(dtype):
 def dtype_kind(x):
     """NumPy's one-letter kind of a value's dtype (``'f'``, ``'c'``, ``'i'``, ``'u'``,
     ``'b'``), for NumPy's values and foreign arrays alike."""
+    if is_foreign(x):  # asked of every cotangent: read once per dtype
+        key = (type(x.dtype), x.dtype)  # (two libraries' dtypes are never compared)
+        kind = _KINDS.get(key)
+        if kind is None:
+            kind = _KINDS[key] = numpy_dtype(x).kind
+        return kind
     return numpy_dtype(x).kind
+
+
+_KINDS: dict = {}  # (a foreign array's dtype type, its dtype) -> NumPy's kind of it
 
 
 # Functions of array-api-compat's namespace for PyTorch that wrap PyTorch's own to follow

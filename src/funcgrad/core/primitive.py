@@ -215,8 +215,10 @@ class Primitive:
                 f"on its own; convert the array yourself (np.asarray, or .compute() for Dask), "
                 f"or give the primitive one with funcgrad.extend.defxp"
             )
+        if any(isinstance(a, _NUMPY_NUMBERS) for a in args):  # as Python's numbers
+            args = [python_number(a) for a in args]
         try:
-            return self.xp(xp, *[python_number(a) for a in args], **params)
+            return self.xp(xp, *args, **params)
         except AttributeError as e:  # the library's namespace lacks a function the form needs
             if "module" not in str(e):
                 raise
@@ -250,6 +252,9 @@ class _Page:
 
 
 Primitive.__doc__ = _Page(Primitive.__doc__)  # type: ignore[assignment]  # a descriptor
+
+
+_NUMPY_NUMBERS = (np.generic, np.ndarray)  # what python_number may convert
 
 
 def python_number(a):
