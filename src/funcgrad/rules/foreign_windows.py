@@ -143,13 +143,24 @@ def _torch_padded(x, padding):
     return _torch().nn.functional.pad(x, [p for pair in reversed(padding) for p in pair])
 
 
+def _even(padding):
+    """The padding of each axis where it is the same on both sides and not negative, as
+    PyTorch's convolutions take it themselves (no padded copy of the input); else None."""
+    if all(lo == hi >= 0 for lo, hi in padding):
+        return tuple(lo for lo, _ in padding)
+    return None
+
+
 def conv_form(xp, x, w, **options):
     if _torch_ready(x, options):
         k = x.ndim - 2
+        even = _even(options["padding"])
+        x = x.movedim(-1, 1)
         y = getattr(_torch().nn.functional, f"conv{k}d")(
-            _torch_padded(x.movedim(-1, 1), options["padding"]),
+            _torch_padded(x, options["padding"]) if even is None else x,
             w.permute(k + 1, k, *range(k)),
             stride=options["strides"],
+            padding=even or 0,
             dilation=options["rhs_dilation"],
         )
         return y.movedim(1, -1)
@@ -162,12 +173,14 @@ def conv_kernel_form(xp, x, g, window, **options):
     if _torch_ready(x, options):
         k = x.ndim - 2
         grad = _torch().nn.grad
-        padded = _torch_padded(x.movedim(-1, 1), options["padding"])
+        even = _even(options["padding"])
+        first = x.movedim(-1, 1)
         w = getattr(grad, f"conv{k}d_weight")(
-            padded,
+            _torch_padded(first, options["padding"]) if even is None else first,
             (g.shape[-1], x.shape[-1], *window),
             g.movedim(-1, 1),
             stride=options["strides"],
+            padding=even or 0,
             dilation=options["rhs_dilation"],
         )
         return w.permute(*range(2, 2 + k), 1, 0)
@@ -182,18 +195,22 @@ def conv_transpose_form(xp, g, w, shape, **options):
     if _torch_ready(g, options):
         grad = _torch().nn.grad
         channels_first = (shape[0], shape[-1], *shape[1:-1])
+        even = _even(options["padding"])
         padded = list(channels_first)
-        for d, (lo, hi) in enumerate(options["padding"]):
-            padded[2 + d] += lo + hi
+        if even is None:
+            for d, (lo, hi) in enumerate(options["padding"]):
+                padded[2 + d] += lo + hi
         dx = getattr(grad, f"conv{k}d_input")(
             padded,
             w.permute(k + 1, k, *range(k)),
             g.movedim(-1, 1),
             stride=options["strides"],
+            padding=even or 0,
             dilation=options["rhs_dilation"],
         )
-        negated = tuple((-lo, -hi) for lo, hi in options["padding"])
-        return _torch_padded(dx, negated).movedim(1, -1)
+        if even is None:
+            dx = _torch_padded(dx, tuple((-lo, -hi) for lo, hi in options["padding"]))
+        return dx.movedim(1, -1)
     window, c, o = tuple(w.shape[:-2]), w.shape[-2], w.shape[-1]
     shares = xp.matmul(xp.reshape(g, (-1, o)), xp.matrix_transpose(xp.reshape(w, (-1, o))))
     shares = xp.reshape(shares, (*g.shape[:-1], *window, c))
