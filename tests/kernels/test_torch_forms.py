@@ -12,7 +12,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.fast_paths import plain_form, registered
 from funcgrad.core.namespaces import namespace_of
-from funcgrad.rules import gelu, nn
+from funcgrad.rules import elementwise, gelu, nn
 from tests.helpers import to_numpy, torch
 
 pytestmark = [
@@ -32,6 +32,7 @@ CASES = {  # name -> (primitive, params)
     "logsumexp:(0,2)": (nn.logsumexp, {"axis": (0, 2)}),
     "gelu_tanh": (gelu.gelu_tanh, {}),
     "gelu_tanh_slope": (gelu.gelu_tanh_slope, {}),
+    "relu": (elementwise.relu, {}),
 }
 
 
@@ -56,7 +57,7 @@ def test_every_case_is_registered():
     assert {prim for prim, _ in CASES.values()} <= set(registered())
 
 
-@pytest.mark.parametrize("name", ["softmax", "log_softmax", "gelu_tanh"])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "gelu_tanh", "relu"])
 def test_an_integer_tensor_takes_the_plain_form(name):
     prim, params = CASES[name]
     x = torch.asarray(np.arange(-3, 3).reshape(2, 3))

@@ -14,6 +14,7 @@ primitive                              PyTorch's call, on floating tensors
 ``logsumexp``                          ``torch.logsumexp``
 ``gelu_tanh``                          ``torch.nn.functional.gelu(x, approximate="tanh")``
 ``gelu_tanh_slope``                    ``torch.ops.aten.gelu_backward`` of ones
+``relu``                               ``torch.relu`` (the form's bits, ``-0.0`` kept)
 =====================================  ==================================================
 
 Each answers None where it does not apply (an integer or complex tensor, several axes at
@@ -32,7 +33,7 @@ tensor([[0.1753, 0.0391, 0.7856]], dtype=torch.float64)
 import sys
 
 from ..core.fast_paths import register_form
-from ..rules import gelu, nn
+from ..rules import elementwise, gelu, nn
 
 __all__ = []  # registers, exports nothing
 
@@ -73,8 +74,15 @@ def _gelu_tanh_slope(x):
     return torch.ops.aten.gelu_backward(torch.ones_like(x), x, approximate="tanh")
 
 
+def _relu(x):
+    if not _floating(x):
+        return None
+    return sys.modules["torch"].relu(x)
+
+
 register_form(nn.softmax, "torch", _softmax)
 register_form(nn.log_softmax, "torch", _log_softmax)
 register_form(nn.logsumexp, "torch", _logsumexp)
 register_form(gelu.gelu_tanh, "torch", _gelu_tanh)
 register_form(gelu.gelu_tanh_slope, "torch", _gelu_tanh_slope)
+register_form(elementwise.relu, "torch", _relu)
