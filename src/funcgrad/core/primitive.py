@@ -215,8 +215,10 @@ class Primitive:
                 f"on its own; convert the array yourself (np.asarray, or .compute() for Dask), "
                 f"or give the primitive one with funcgrad.extend.defxp"
             )
-        if any(isinstance(a, _NUMPY_NUMBERS) for a in args):  # as Python's numbers
-            args = [python_number(a) for a in args]
+        for a in args:  # NumPy's numbers as Python's (a loop: no generator to make a call)
+            if isinstance(a, _NUMPY_NUMBERS):
+                args = [python_number(a) for a in args]
+                break
         try:
             return self.xp(xp, *args, **params)
         except AttributeError as e:  # the library's namespace lacks a function the form needs

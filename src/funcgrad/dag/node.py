@@ -425,9 +425,12 @@ class ReverseTrace(Trace):
                 value.setflags(write=False)
         else:  # values an outer trace traces (jit's, under grad): that trace's call
             inner = _inner_trace(x, y)
-            if inner is None:
+            if inner is not None:
+                value = inner.binary(prim, x, y)
+            elif isinstance(x, Box) or isinstance(y, Box):
                 return self._general(prim, (a, b), _NO_PARAMS)
-            value = inner.binary(prim, x, y)
+            else:  # another library's arrays: their namespace's form, without dispatch
+                value = prim.run((x, y), _NO_PARAMS)
         return make(value, prim, (a, b), None, None, self)
 
     def _general(self, prim, args, params):
@@ -436,13 +439,15 @@ class ReverseTrace(Trace):
         parents = []
         values = []
         plain = True  # every value NumPy's or Python's: the impl runs without dispatch
+        boxed = False  # a value an outer trace traces: that trace's call (dispatch)
         for a in args:
             if type(a) is make and a._trace is self:
                 parents.append(a)
                 v = a._value
                 values.append(v)
-                if plain and type(v) not in PLAIN_TYPES:
+                if type(v) not in PLAIN_TYPES:
                     plain = False
+                    boxed = boxed or isinstance(v, Box)
             else:  # a constant here, possibly traced by an outer trace
                 if isinstance(a, (tuple, list, str, dict, set, frozenset)) or a is None:
                     raise bad_operand(prim, a)
@@ -454,9 +459,15 @@ class ReverseTrace(Trace):
                     else make(a, CONST, (), None, None, self)
                 )
                 values.append(a)
-                if plain and type(a) not in PLAIN_TYPES:
+                if type(a) not in PLAIN_TYPES:
                     plain = False
-        value = prim.impl(*values, **params) if plain else prim(*values, **params)
+                    boxed = boxed or isinstance(a, Box)
+        if plain:
+            value = prim.impl(*values, **params)
+        elif boxed:
+            value = prim(*values, **params)
+        else:  # another library's arrays: their namespace's form, without dispatch
+            value = prim.run(values, params)
         if type(value) is np.ndarray:
             if any(value is v for v in values):
                 value = value.view()  # an operand handed back: freeze a view of it
