@@ -156,3 +156,49 @@ def test_a_plan_binds_the_step_to_pytorchs_call(monkeypatch):
     got = jitted(x)  # the replay, not the trace
     assert len(calls) == 1
     np.testing.assert_allclose(to_numpy(got), nn.softmax(to_numpy(x), axis=-1), rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", sorted(TOL))
+def test_rows_gathered_and_their_cotangent_agree_with_numpy(dtype):
+    # an embedding: rows picked by integer ids, negative ones from the end, some twice
+    table = RNG.normal(size=(6, 3)).astype(dtype)
+    ids = np.array([[0, -1, 2], [5, 5, -6]])
+    loss = lambda t, i: fnp.sum(fnp.sin(t[i]))
+    want_value, want_grad = fg.value_and_grad(loss)(table, ids)
+    t, i = torch.asarray(table), torch.asarray(ids)
+    for value, grad in (fg.value_and_grad(loss)(t, i), fg.jit(fg.value_and_grad(loss))(t, i)):
+        assert float(to_numpy(value)) == pytest.approx(float(want_value), rel=1e-6)
+        np.testing.assert_allclose(to_numpy(grad), want_grad, **TOL[dtype])
+
+
+def test_a_gathered_position_past_the_end_is_refused():
+    # -5 of 4 rows: once counted from the end it is still out of bounds, and PyTorch's
+    # index_select refuses it (array-api-compat's take would count it from the end again
+    # and read row 3)
+    t = torch.asarray(RNG.normal(size=(4, 2)))
+    with pytest.raises((IndexError, RuntimeError), match="out of"):
+        fg.grad(lambda t: fnp.sum(t[torch.asarray([-5])]))(t)
+
+
+@pytest.mark.parametrize(
+    "idx_shape, axis",
+    [((2, 3, 1), -1), ((2, 3, 4), 2), ((2, 1, 5), 1), ((1, 3, 5), 0)],
+)
+def test_put_along_agrees_with_numpy(idx_shape, axis):
+    # take_along_axis's cotangent: zeros with the cotangent added at the indices (repeats
+    # add up; an index axis of 1 broadcasts)
+    x = RNG.normal(size=(2, 3, 5))
+    idx = RNG.integers(-5, 5, size=idx_shape) if axis in (-1, 2) else RNG.integers(0, 2, idx_shape)
+    loss = lambda x, i: fnp.sum(fnp.take_along_axis(x, i, axis=axis) ** 3)
+    want = fg.grad(loss)(x, idx)
+    tx, ti = torch.asarray(x), torch.asarray(idx)
+    for got in (fg.grad(loss)(tx, ti), fg.jit(fg.grad(loss))(tx, ti)):
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-13, atol=1e-15)
+
+
+def test_put_along_under_vmap_agrees_with_a_python_loop():
+    xs, idx = RNG.normal(size=(3, 4, 5)), np.array([[1], [4], [0], [4]])
+    loss = lambda x: fnp.sum(fnp.take_along_axis(x, torch.asarray(idx), axis=-1) ** 2)
+    got = to_numpy(fg.vmap(fg.grad(loss))(torch.asarray(xs)))
+    want = np.stack([to_numpy(fg.grad(loss)(torch.asarray(x))) for x in xs])
+    np.testing.assert_allclose(got, want, rtol=1e-14)

@@ -8,13 +8,18 @@ about ten each. PyTorch has one fused call for each. Registered here
 tensors, in eager calls and in jit's plans of calls alike:
 
 =====================================  ==================================================
-primitive                              PyTorch's call, on floating tensors
+primitive                              PyTorch's call (the first six on floating tensors)
 =====================================  ==================================================
 ``softmax``, ``log_softmax``           ``torch.softmax``, ``torch.log_softmax`` (one axis)
 ``logsumexp``                          ``torch.logsumexp``
 ``gelu_tanh``                          ``torch.nn.functional.gelu(x, approximate="tanh")``
 ``gelu_tanh_slope``                    ``torch.ops.aten.gelu_backward`` of ones
 ``relu``                               ``torch.relu`` (the form's bits, ``-0.0`` kept)
+``gather`` (an embedding's rows)       ``torch.index_select`` of the positions the form
+                                       computes (array-api-compat's ``take`` would count
+                                       negative positions from the end a second time)
+``put_along`` (a picked logit's        ``torch.scatter_add`` into zeros, where the form
+cotangent)                             sums a one-hot product
 =====================================  ==================================================
 
 Each answers None where it does not apply (an integer or complex tensor, several axes at
@@ -33,7 +38,8 @@ tensor([[0.1753, 0.0391, 0.7856]], dtype=torch.float64)
 import sys
 
 from ..core.fast_paths import register_form
-from ..rules import elementwise, gelu, nn
+from ..core.namespaces import namespace_of
+from ..rules import elementwise, gather, gelu, nn, sorting
 
 __all__ = []  # registers, exports nothing
 
@@ -74,6 +80,29 @@ def _gelu_tanh_slope(x):
     return torch.ops.aten.gelu_backward(torch.ones_like(x), x, approximate="tanh")
 
 
+def _gather(x, *idx, template, mode):
+    rows, positions, shape = gather._flat_positions(
+        namespace_of((x,)), *gather._place(x), idx, template, mode, "gather"
+    )
+    return sys.modules["torch"].index_select(x.reshape(rows), 1, positions).reshape(shape)
+
+
+def _put_along(h, idx, axis, shape):
+    torch = sys.modules["torch"]
+    if not (isinstance(h, torch.Tensor) and _floating(h) and isinstance(idx, torch.Tensor)):
+        return None
+    axis %= len(shape)
+    if h.ndim != len(shape) or idx.ndim != h.ndim:
+        return None
+    if any(h.shape[d] != n for d, n in enumerate(shape) if d != axis):
+        return None
+    if any(i not in (1, n) for i, n in zip(idx.shape, h.shape)):
+        return None
+    idx = torch.where(idx < 0, idx + shape[axis], idx).expand(h.shape)
+    zeros = torch.zeros(shape, dtype=h.dtype, device=h.device)
+    return torch.scatter_add(zeros, axis, idx, h)
+
+
 def _relu(x):
     if not _floating(x):
         return None
@@ -86,3 +115,5 @@ register_form(nn.logsumexp, "torch", _logsumexp)
 register_form(gelu.gelu_tanh, "torch", _gelu_tanh)
 register_form(gelu.gelu_tanh_slope, "torch", _gelu_tanh_slope)
 register_form(elementwise.relu, "torch", _relu)
+register_form(gather.gather, "torch", _gather)
+register_form(sorting.put_along, "torch", _put_along)
