@@ -2,7 +2,7 @@
 
 Run where a CUDA GPU, PyTorch with CUDA (and optionally CuPy and JAX) are installed:
 
-    python benchmarks/gpu_models.py [--large] [--compile] [--repeats 50]
+    python benchmarks/gpu_models.py [--large] [--compile] [--kernels] [--repeats 50]
 
 ``--device cpu`` runs the same on PyTorch CPU tensors (a check that the script works,
 not a speed figure). float32, TF32 off everywhere. Before anything is timed, funcgrad's
@@ -11,7 +11,8 @@ loss and every gradient on the device arrays are checked against PyTorch's own i
 of timed repeats, each ended by a device synchronisation: funcgrad eager and funcgrad's
 jit on PyTorch tensors and on CuPy arrays, PyTorch eager, ``torch.compile`` and
 funcgrad's ``jit(backend="torch.compile")`` (with ``--compile``), and JAX's jit on its
-default device.
+default device. ``--kernels`` adds, per model, the GPU time and the number of kernels of one
+step of funcgrad's jit on PyTorch tensors and of PyTorch eager (PyTorch's profiler).
 """
 
 import argparse
@@ -34,6 +35,7 @@ def options():
     p.add_argument("--repeats", type=int, default=30)
     p.add_argument("--large", action="store_true", help="the 4-layer d 512 GPT too")
     p.add_argument("--compile", action="store_true", help="torch.compile too (minutes)")
+    p.add_argument("--kernels", action="store_true", help="GPU time and kernels of one step")
     return p.parse_args()
 
 
@@ -80,6 +82,21 @@ def check(name, loss, tloss, params, data, torch, device):
             g.cpu().numpy(), t.grad.cpu().numpy(), rtol=1e-7, atol=1e-10, err_msg=name
         )
     return len(leaves)
+
+
+def kernel_time(step, torch):
+    """(GPU milliseconds, kernels) of one ``step()`` after warm-up, as PyTorch's profiler
+    records its CUDA activity."""
+    from torch.profiler import ProfilerActivity, profile
+
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        torch.cuda.synchronize()
+    events = prof.key_averages()
+    return sum(e.device_time_total for e in events) / 1e3, sum(e.count for e in events)
 
 
 def median_ms(step, sync, repeats, warmup=3):
@@ -155,6 +172,10 @@ def main(o):
             base = ms if row == "torch eager" else base
             print(f"  {row:28s} {ms:9.2f} ms", flush=True)
         print(f"  (ratios to torch eager: divide by {base:.2f})")
+        if o.kernels and device == "cuda":
+            for row in ("funcgrad jit, torch", "torch eager"):
+                ms, count = kernel_time(rows[row], torch)
+                print(f"  {row:28s} {ms:9.2f} ms of GPU time in {count} kernels")
 
 
 if __name__ == "__main__":
