@@ -30,6 +30,7 @@ CASES = {  # name -> (primitive, params)
     "logsumexp": (nn.logsumexp, {}),
     "logsumexp:-1,keep": (nn.logsumexp, {"axis": -1, "keepdims": True}),
     "logsumexp:(0,2)": (nn.logsumexp, {"axis": (0, 2)}),
+    "logsumexp:()": (nn.logsumexp, {"axis": ()}),
     "gelu_tanh": (gelu.gelu_tanh, {}),
     "gelu_tanh_slope": (gelu.gelu_tanh_slope, {}),
     "relu": (elementwise.relu, {}),

@@ -61,7 +61,7 @@ def _log_softmax(x, axis=-1):
 
 
 def _logsumexp(x, axis=None, keepdims=False):
-    if not _floating(x) or x.ndim == 0:
+    if not _floating(x) or x.ndim == 0 or axis == ():  # (PyTorch reads no dims as all)
         return None
     dims = tuple(range(x.ndim)) if axis is None else axis
     return sys.modules["torch"].logsumexp(x, dims, keepdim=keepdims)
