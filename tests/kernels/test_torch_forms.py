@@ -203,3 +203,26 @@ def test_put_along_under_vmap_agrees_with_a_python_loop():
     got = to_numpy(fg.vmap(fg.grad(loss))(torch.asarray(xs)))
     want = np.stack([to_numpy(fg.grad(loss)(torch.asarray(x))) for x in xs])
     np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+@pytest.mark.parametrize("kind", ["int64", "int32", "int16", "uint8"])
+def test_indices_of_every_integer_dtype(kind):
+    # PyTorch's take_along_dim and scatter_add take int64 indices only, index_select int32
+    # too: the forms convert the rest, as NumPy takes any integer index
+    x, table = RNG.normal(size=(2, 3, 5)), RNG.normal(size=(6, 3))
+    idx, ids = RNG.integers(0, 5, size=(2, 3, 1)).astype(kind), np.array([5, 0, 2, 2], kind)
+    loss = lambda x, t: (
+        fnp.sum(fnp.take_along_axis(x, torch.asarray(idx), axis=-1) ** 3)
+        + (fnp.sum(fnp.sin(t[torch.asarray(ids)])))
+    )
+    want = fg.grad(
+        lambda x, t: fnp.sum(fnp.take_along_axis(x, idx, axis=-1) ** 3) + fnp.sum(fnp.sin(t[ids])),
+        argnums=(0, 1),
+    )(x, table)
+    tx, tt = torch.asarray(x), torch.asarray(table)
+    for got in (
+        fg.grad(loss, argnums=(0, 1))(tx, tt),
+        fg.jit(fg.grad(loss, argnums=(0, 1)))(tx, tt),
+    ):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(to_numpy(g), w, rtol=1e-13, atol=1e-15)

@@ -18,12 +18,14 @@ primitive                              PyTorch's call (the first six on floating
 ``gather`` (an embedding's rows)       ``torch.index_select`` of the positions the form
                                        computes (array-api-compat's ``take`` would count
                                        negative positions from the end a second time)
+``take_along``                         ``torch.take_along_dim``
 ``put_along`` (a picked logit's        ``torch.scatter_add`` into zeros, where the form
 cotangent)                             sums a one-hot product
 =====================================  ==================================================
 
 Each answers None where it does not apply (an integer or complex tensor, several axes at
-once), and the Array API form runs. PyTorch rounds its fused kernels its own way: the
+once), and the Array API form runs. Indices of any integer dtype are taken (PyTorch's
+calls take int64, ``index_select`` int32 too: others are converted). PyTorch rounds its fused kernels its own way: the
 values agree with the forms' within a few units in the last place, not to the bit (as
 PyTorch's eager and compiled calls do among themselves). Nothing here imports PyTorch: a
 tensor's call finds it loaded already.
@@ -81,15 +83,40 @@ def _gelu_tanh_slope(x):
 
 
 def _gather(x, *idx, template, mode):
+    torch = sys.modules["torch"]
     rows, positions, shape = gather._flat_positions(
         namespace_of((x,)), *gather._place(x), idx, template, mode, "gather"
     )
-    return sys.modules["torch"].index_select(x.reshape(rows), 1, positions).reshape(shape)
+    if positions.dtype not in (torch.int32, torch.int64):  # all index_select takes
+        positions = positions.to(torch.int64)
+    return torch.index_select(x.reshape(rows), 1, positions).reshape(shape)
+
+
+def _integers(torch, idx):
+    """Whether ``idx`` is a tensor of integers (bool is not)."""
+    return (
+        isinstance(idx, torch.Tensor)
+        and not idx.dtype.is_floating_point
+        and idx.dtype
+        not in (
+            torch.bool,
+            torch.complex64,
+            torch.complex128,
+        )
+    )
+
+
+def _take_along(x, idx, axis):
+    torch = sys.modules["torch"]
+    if not _integers(torch, idx):
+        return None
+    idx = torch.where(idx < 0, idx + x.shape[axis], idx).to(torch.int64)  # all it takes
+    return torch.take_along_dim(x, idx, dim=axis)
 
 
 def _put_along(h, idx, axis, shape):
     torch = sys.modules["torch"]
-    if not (isinstance(h, torch.Tensor) and _floating(h) and isinstance(idx, torch.Tensor)):
+    if not (isinstance(h, torch.Tensor) and _floating(h) and _integers(torch, idx)):
         return None
     axis %= len(shape)
     if h.ndim != len(shape) or idx.ndim != h.ndim:
@@ -98,7 +125,7 @@ def _put_along(h, idx, axis, shape):
         return None
     if any(i not in (1, n) for i, n in zip(idx.shape, h.shape)):
         return None
-    idx = torch.where(idx < 0, idx + shape[axis], idx).expand(h.shape)
+    idx = torch.where(idx < 0, idx + shape[axis], idx).to(torch.int64).expand(h.shape)
     zeros = torch.zeros(shape, dtype=h.dtype, device=h.device)
     return torch.scatter_add(zeros, axis, idx, h)
 
@@ -116,4 +143,5 @@ register_form(gelu.gelu_tanh, "torch", _gelu_tanh)
 register_form(gelu.gelu_tanh_slope, "torch", _gelu_tanh_slope)
 register_form(elementwise.relu, "torch", _relu)
 register_form(gather.gather, "torch", _gather)
+register_form(sorting.take_along, "torch", _take_along)
 register_form(sorting.put_along, "torch", _put_along)
