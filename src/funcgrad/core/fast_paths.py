@@ -36,6 +36,7 @@ __all__ = [
     "plain",
     "plain_together",
     "plain_form",
+    "form_libraries",
     "registered",
 ]
 
@@ -136,6 +137,16 @@ def plain_together(prim):
 def plain_form(prim):
     """``prim``'s Array API form without any library's own function in front of it."""
     return _PLAIN_FORMS.get(prim, prim.xp)
+
+
+def form_libraries(prim):
+    """The libraries whose own function is in front of ``prim``'s Array API form.
+
+    >>> from funcgrad.core.primitive import Primitive
+    >>> form_libraries(Primitive("unseen", lambda x: x))
+    ()
+    """
+    return tuple(_LIBRARY_FORMS.get(prim, ()))
 
 
 def registered():
