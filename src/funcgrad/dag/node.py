@@ -384,8 +384,10 @@ class ReverseTrace(Trace):
                     ):
                         return self._with_slope(prim, a, v)
                     value = prim.on_array(v)
-                elif type(v) not in PLAIN_TYPES:
-                    value = prim(v, **params)
+                elif isinstance(v, Box):  # an outer trace's value: its call, dispatched once
+                    value = v._trace.process(prim, (v,), params)
+                elif type(v) not in PLAIN_TYPES:  # another library's array: its form
+                    value = prim.run((v,), params)
                 else:
                     value = prim.impl(v, **params) if params else prim.impl(v)
                 if type(value) is np.ndarray:
@@ -411,9 +413,13 @@ class ReverseTrace(Trace):
         if type(b) is make and type(a) is make:  # two nodes: the commonest
             x, y = a._value, b._value
         elif type(b) is float:
-            x, y, b = a._value, b, _constant(b, make, self)
+            made = self.made  # the float's shared constant looked up here: no call
+            shared = None if made is None else made.constants.get(b)
+            x, y, b = a._value, b, _constant(b, make, self) if shared is None else shared
         else:
-            x, y, a = a, b._value, _constant(a, make, self)
+            made = self.made
+            shared = None if made is None else made.constants.get(a)
+            x, y, a = a, b._value, _constant(a, make, self) if shared is None else shared
         tx, ty = type(x), type(y)
         if tx is float and ty is float:  # Python's numbers: a scalar graph's every node
             return make(prim.on_floats(x, y), prim, (a, b), None, None, self)
