@@ -19,6 +19,9 @@ primitive                              PyTorch's call (the first six on floating
                                        computes (array-api-compat's ``take`` would count
                                        negative positions from the end a second time)
 ``take_along``                         ``torch.take_along_dim``
+``conv``, ``conv_transpose``,          ``torch.nn.functional.conv*d``, ``torch.nn.grad``'s
+``conv_kernel``                        ``conv*d_input`` and ``conv*d_weight`` (no input
+                                       dilation, 1 to 3 spatial axes)
 ``put_along`` (a picked logit's        ``torch.scatter_add`` into zeros, where the form
 cotangent)                             sums a one-hot product
 =====================================  ==================================================
@@ -43,7 +46,7 @@ import sys
 
 from ..core.fast_paths import register_form
 from ..core.namespaces import namespace_of
-from ..rules import elementwise, gather, gelu, nn, sorting
+from ..rules import conv, elementwise, gather, gelu, nn, sorting
 
 __all__ = []  # registers, exports nothing
 
@@ -132,6 +135,77 @@ def _put_along(h, idx, axis, shape):
     return torch.scatter_add(zeros, axis, idx, h)
 
 
+def _convolving(x, options):
+    """Whether PyTorch's convolutions take this one: no input dilation, 1-3 spatial axes."""
+    return set(options["lhs_dilation"]) == {1} and 3 <= x.ndim <= 5
+
+
+def _padded(x, padding):
+    """A channels-first tensor padded (or cropped, where negative) on its spatial axes."""
+    pairs = [p for pair in reversed(padding) for p in pair]
+    return sys.modules["torch"].nn.functional.pad(x, pairs)
+
+
+def _even(padding):
+    """The padding of each axis where it is the same on both sides and not negative, as
+    PyTorch's convolutions take it themselves (no padded copy of the input); else None."""
+    if all(lo == hi >= 0 for lo, hi in padding):
+        return tuple(lo for lo, _ in padding)
+    return None
+
+
+def _conv(x, w, **options):
+    if not _convolving(x, options):
+        return None
+    k, even = x.ndim - 2, _even(options["padding"])
+    x = x.movedim(-1, 1)  # channels first, a view
+    y = getattr(sys.modules["torch"].nn.functional, f"conv{k}d")(
+        _padded(x, options["padding"]) if even is None else x,
+        w.permute(k + 1, k, *range(k)),
+        stride=options["strides"],
+        padding=even or 0,
+        dilation=options["rhs_dilation"],
+    )
+    return y.movedim(1, -1)
+
+
+def _conv_kernel(x, g, window, **options):
+    if not _convolving(x, options):
+        return None
+    k, even = x.ndim - 2, _even(options["padding"])
+    first = x.movedim(-1, 1)
+    w = getattr(sys.modules["torch"].nn.grad, f"conv{k}d_weight")(
+        _padded(first, options["padding"]) if even is None else first,
+        (g.shape[-1], x.shape[-1], *window),
+        g.movedim(-1, 1),
+        stride=options["strides"],
+        padding=even or 0,
+        dilation=options["rhs_dilation"],
+    )
+    return w.permute(*range(2, 2 + k), 1, 0)
+
+
+def _conv_transpose(g, w, shape, **options):
+    if not _convolving(g, options):
+        return None
+    k, even = len(shape) - 2, _even(options["padding"])
+    size = [shape[0], shape[-1], *shape[1:-1]]  # channels first, padded where uneven
+    if even is None:
+        for d, (lo, hi) in enumerate(options["padding"]):
+            size[2 + d] += lo + hi
+    dx = getattr(sys.modules["torch"].nn.grad, f"conv{k}d_input")(
+        size,
+        w.permute(k + 1, k, *range(k)),
+        g.movedim(-1, 1),
+        stride=options["strides"],
+        padding=even or 0,
+        dilation=options["rhs_dilation"],
+    )
+    if even is None:
+        dx = _padded(dx, tuple((-lo, -hi) for lo, hi in options["padding"]))
+    return dx.movedim(1, -1)
+
+
 def _relu(x):
     if not _floating(x):
         return None
@@ -147,3 +221,6 @@ register_form(elementwise.relu, "torch", _relu)
 register_form(gather.gather, "torch", _gather)
 register_form(sorting.take_along, "torch", _take_along)
 register_form(sorting.put_along, "torch", _put_along)
+register_form(conv.conv, "torch", _conv)
+register_form(conv.conv_transpose, "torch", _conv_transpose)
+register_form(conv.conv_kernel, "torch", _conv_kernel)

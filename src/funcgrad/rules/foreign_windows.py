@@ -5,10 +5,9 @@ an Array API namespace. The standard has no padding, no strided assignment and
 no convolution, so the windows are strided slices (one per window element)
 stacked, the padding and the input dilation are zeros joined on with
 ``concat``, and a window's transpose places each element's slice back by
-interleaving zeros; a convolution is the windows and one ``matmul``. PyTorch's
-convolutions (``torch.nn.functional.conv*d`` and their two gradients in
-``torch.nn.grad``) take its tensors where they apply: no input dilation, which
-is every convolution a network's forward pass makes.
+interleaving zeros; a convolution is the windows and one ``matmul``. On PyTorch's
+tensors its own convolutions run instead where they apply
+(:mod:`funcgrad.kernels.torch_forms`).
 
 >>> import numpy as np
 >>> import array_api_strict as xs
@@ -23,9 +22,7 @@ array([[0., 1., 2.],
 
 import itertools
 import math
-import sys
 
-from ..core.namespaces import library_of
 from .window_shapes import channels_then_taps, taps_then_channels, window_counts
 
 __all__ = [
@@ -128,62 +125,13 @@ def _rows(xp, x, window, options):
     return xp.reshape(p, (-1, math.prod(p.shape[1 + k :]))), counts
 
 
-def _torch_ready(x, options):
-    return library_of(x) == "torch" and set(options["lhs_dilation"]) == {1} and x.ndim <= 5
-
-
-def _torch():
-    # the arrays are PyTorch's, so torch is imported; a lookup, not an import, so that
-    # torch.compile reads through it into a plan's graph
-    return sys.modules["torch"]
-
-
-def _torch_padded(x, padding):
-    """A channels-first tensor padded (or cropped, where negative) on its spatial axes."""
-    return _torch().nn.functional.pad(x, [p for pair in reversed(padding) for p in pair])
-
-
-def _even(padding):
-    """The padding of each axis where it is the same on both sides and not negative, as
-    PyTorch's convolutions take it themselves (no padded copy of the input); else None."""
-    if all(lo == hi >= 0 for lo, hi in padding):
-        return tuple(lo for lo, _ in padding)
-    return None
-
-
 def conv_form(xp, x, w, **options):
-    if _torch_ready(x, options):
-        k = x.ndim - 2
-        even = _even(options["padding"])
-        x = x.movedim(-1, 1)
-        y = getattr(_torch().nn.functional, f"conv{k}d")(
-            _torch_padded(x, options["padding"]) if even is None else x,
-            w.permute(k + 1, k, *range(k)),
-            stride=options["strides"],
-            padding=even or 0,
-            dilation=options["rhs_dilation"],
-        )
-        return y.movedim(1, -1)
     rows, counts = _rows(xp, x, tuple(w.shape[:-2]), options)
     o = w.shape[-1]
     return xp.reshape(xp.matmul(rows, xp.reshape(w, (-1, o))), (x.shape[0], *counts, o))
 
 
 def conv_kernel_form(xp, x, g, window, **options):
-    if _torch_ready(x, options):
-        k = x.ndim - 2
-        grad = _torch().nn.grad
-        even = _even(options["padding"])
-        first = x.movedim(-1, 1)
-        w = getattr(grad, f"conv{k}d_weight")(
-            _torch_padded(first, options["padding"]) if even is None else first,
-            (g.shape[-1], x.shape[-1], *window),
-            g.movedim(-1, 1),
-            stride=options["strides"],
-            padding=even or 0,
-            dilation=options["rhs_dilation"],
-        )
-        return w.permute(*range(2, 2 + k), 1, 0)
     rows, _ = _rows(xp, x, tuple(window), options)
     o = g.shape[-1]
     product = xp.matmul(xp.matrix_transpose(rows), xp.reshape(g, (-1, o)))
@@ -192,25 +140,6 @@ def conv_kernel_form(xp, x, g, window, **options):
 
 def conv_transpose_form(xp, g, w, shape, **options):
     k = len(shape) - 2
-    if _torch_ready(g, options):
-        grad = _torch().nn.grad
-        channels_first = (shape[0], shape[-1], *shape[1:-1])
-        even = _even(options["padding"])
-        padded = list(channels_first)
-        if even is None:
-            for d, (lo, hi) in enumerate(options["padding"]):
-                padded[2 + d] += lo + hi
-        dx = getattr(grad, f"conv{k}d_input")(
-            padded,
-            w.permute(k + 1, k, *range(k)),
-            g.movedim(-1, 1),
-            stride=options["strides"],
-            padding=even or 0,
-            dilation=options["rhs_dilation"],
-        )
-        if even is None:
-            dx = _torch_padded(dx, tuple((-lo, -hi) for lo, hi in options["padding"]))
-        return dx.movedim(1, -1)
     window, c, o = tuple(w.shape[:-2]), w.shape[-2], w.shape[-1]
     shares = xp.matmul(xp.reshape(g, (-1, o)), xp.matrix_transpose(xp.reshape(w, (-1, o))))
     shares = xp.reshape(shares, (*g.shape[:-1], *window, c))
