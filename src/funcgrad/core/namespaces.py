@@ -247,16 +247,7 @@ def as_numpy_dtype(dtype):
 def dtype_kind(x):
     """NumPy's one-letter kind of a value's dtype (``'f'``, ``'c'``, ``'i'``, ``'u'``,
     ``'b'``), for NumPy's values and foreign arrays alike."""
-    if is_foreign(x):  # asked of every cotangent: read once per dtype
-        key = (type(x.dtype), x.dtype)  # (two libraries' dtypes are never compared)
-        kind = _KINDS.get(key)
-        if kind is None:
-            kind = _KINDS[key] = numpy_dtype(x).kind
-        return kind
     return numpy_dtype(x).kind
-
-
-_KINDS: dict = {}  # (a foreign array's dtype type, its dtype) -> NumPy's kind of it
 
 
 # Functions of array-api-compat's namespace for PyTorch that wrap PyTorch's own to follow

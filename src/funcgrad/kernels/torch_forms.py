@@ -55,16 +55,18 @@ def _floating(x):
     return x.dtype.is_floating_point
 
 
+def _along_one_axis(x, axis):
+    """Whether PyTorch's softmax and log-softmax take this call: one axis of a floating
+    tensor with axes."""
+    return _floating(x) and type(axis) is int and x.ndim > 0
+
+
 def _softmax(x, axis=-1):
-    if not (_floating(x) and type(axis) is int and x.ndim > 0):
-        return None
-    return sys.modules["torch"].softmax(x, axis)
+    return sys.modules["torch"].softmax(x, axis) if _along_one_axis(x, axis) else None
 
 
 def _log_softmax(x, axis=-1):
-    if not (_floating(x) and type(axis) is int and x.ndim > 0):
-        return None
-    return sys.modules["torch"].log_softmax(x, axis)
+    return sys.modules["torch"].log_softmax(x, axis) if _along_one_axis(x, axis) else None
 
 
 def _logsumexp(x, axis=None, keepdims=False):
@@ -99,24 +101,23 @@ def _gather(x, *idx, template, mode):
 
 def _integers(torch, idx):
     """Whether ``idx`` is a tensor of integers (bool is not)."""
-    return (
-        isinstance(idx, torch.Tensor)
-        and not idx.dtype.is_floating_point
-        and idx.dtype
-        not in (
-            torch.bool,
-            torch.complex64,
-            torch.complex128,
-        )
-    )
+    if not isinstance(idx, torch.Tensor):
+        return False
+    kind = idx.dtype
+    return not (kind.is_floating_point or kind.is_complex or kind is torch.bool)
+
+
+def _positions(torch, idx, n):
+    """Indices along an axis of ``n`` counted from its start, as the int64 PyTorch's
+    gathers and scatters take (NumPy counts negative ones from the end)."""
+    return torch.where(idx < 0, idx + n, idx).to(torch.int64)
 
 
 def _take_along(x, idx, axis):
     torch = sys.modules["torch"]
     if not _integers(torch, idx):
         return None
-    idx = torch.where(idx < 0, idx + x.shape[axis], idx).to(torch.int64)  # all it takes
-    return torch.take_along_dim(x, idx, dim=axis)
+    return torch.take_along_dim(x, _positions(torch, idx, x.shape[axis]), dim=axis)
 
 
 def _put_along(h, idx, axis, shape):
@@ -130,7 +131,7 @@ def _put_along(h, idx, axis, shape):
         return None
     if any(i not in (1, n) for i, n in zip(idx.shape, h.shape)):
         return None
-    idx = torch.where(idx < 0, idx + shape[axis], idx).to(torch.int64).expand(h.shape)
+    idx = _positions(torch, idx, shape[axis]).expand(h.shape)
     zeros = torch.zeros(shape, dtype=h.dtype, device=h.device)
     return torch.scatter_add(zeros, axis, idx, h)
 

@@ -55,17 +55,16 @@ def _pieces_batch(size, prim, values, batched, params):
 def _xp_pieces(xp, *gs, indices, shape):
     """Pieces that tile ``shape`` along one axis (a split's cotangent) are joined in one
     ``concat``; others are written into arrays of zeros and added."""
-    order = _tiling(gs, indices, shape)
-    if order is not None:
-        axis, ranked = order
-        return xp.concat([gs[k] for k in ranked], axis=axis)
+    joined = _bind_pieces(xp, gs, indices, shape)
+    if joined is not None:
+        return joined(*gs)
     made = (untake_form(xp, g, index, shape) for g, index in zip(gs, indices))
     return functools.reduce(operator.add, made)
 
 
 def _bind_pieces(xp, examples, indices, shape):
-    """A plan's step: the join, its order found once from the traced pieces (None: the form
-    at each call)."""
+    """The join of pieces like ``examples`` (a plan binds its step to it once, the order
+    found from the traced pieces); None where they do not tile one axis."""
     order = _tiling(examples, indices, shape)
     if order is None:
         return None
