@@ -24,13 +24,25 @@ before, 283 bytes for every step of the plan (``python benchmarks/jit_compile.py
 it after compiling a plan of more than ``TRIM_ABOVE`` steps, where the call (a
 walk of the heap, a few milliseconds) is small beside the compile. Where the C
 library has no ``malloc_trim`` (macOS, musl, Windows) it does nothing.
+
+**Huge pages while compiling.** NumPy asks Linux for huge pages for every array of
+4 MiB or more (``madvise``). Where the kernel then compacts memory to find one (its
+``transparent_hugepage/defrag`` setting), each first touch of such an array can
+stall: a tenth of a 10^6-step plan's compile went there (benchmarks/RESULTS.md), on
+its integer tables, which live for a few milliseconds each. jit compiles inside
+:func:`small_pages`, which turns NumPy's request off meanwhile (arrays a plan's
+later calls make are not affected).
 """
 
+import contextlib
 import ctypes
 import functools
 import sys
+import threading
 
-__all__ = ["trim_heap", "TRIM_ABOVE", "keep_freed_memory", "KEPT"]
+import numpy as np
+
+__all__ = ["trim_heap", "TRIM_ABOVE", "keep_freed_memory", "KEPT", "small_pages"]
 
 TRIM_ABOVE = 100_000
 """Plans of more steps than this give their trace's memory back once compiled."""
@@ -90,3 +102,34 @@ def trim_heap():
     """
     trim = getattr(_glibc(), "malloc_trim", None)
     return bool(trim(0)) if trim is not None else False
+
+
+_MULTIARRAY = getattr(np, "_core", np).multiarray
+_SMALL = {"depth": 0, "before": None}
+_SMALL_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def small_pages():
+    """A block in which NumPy does not ask for huge pages (see the module docstring); the
+    setting it found is put back when the last such block, in any thread, ends.
+
+    >>> with small_pages():
+    ...     int(np.ones(3).sum())
+    3
+    """
+    setting = getattr(_MULTIARRAY, "_set_madvise_hugepage", None)
+    if setting is None:  # a NumPy without the switch
+        yield
+        return
+    with _SMALL_LOCK:
+        _SMALL["depth"] += 1
+        if _SMALL["depth"] == 1:
+            _SMALL["before"] = setting(False)  # it answers the setting it replaced
+    try:
+        yield
+    finally:
+        with _SMALL_LOCK:
+            _SMALL["depth"] -= 1
+            if _SMALL["depth"] == 0:
+                setting(_SMALL["before"])

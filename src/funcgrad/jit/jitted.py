@@ -33,7 +33,7 @@ from ..core.errors import (
     NonFiniteError,
 )
 from ..core.fp_warnings import at_users_line
-from ..core.heap import TRIM_ABOVE, trim_heap
+from ..core.heap import TRIM_ABOVE, small_pages, trim_heap
 from ..core.namespaces import is_foreign, library_of
 from ..core.results import weak_answers
 from ..core.traces import Box, new_level
@@ -366,11 +366,13 @@ class Jitted:
             if answers.given:
                 made, inputs, outputs, effects = self._trace(args, kwargs, leaves, treedef)
             # the steps bound to that library's forms
-            return self.backend.compile_foreign(made, inputs, *outputs, effects)
+            with small_pages():  # the compile's short-lived tables (core/heap.py)
+                return self.backend.compile_foreign(made, inputs, *outputs, effects)
         exact = weak_floats.exact(made)
         if answers.given and not exact:
             made, inputs, outputs, effects = self._trace(args, kwargs, leaves, treedef)
-        plan = self.backend.compile(made, inputs, *outputs, effects)
+        with small_pages():
+            plan = self.backend.compile(made, inputs, *outputs, effects)
         plan.weak_floats_exact = exact
         return plan
 

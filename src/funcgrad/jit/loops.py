@@ -197,7 +197,6 @@ class _Body:
         (native code only: see :meth:`accumulated`), which the loop copies before its first
         step."""
         table = self.table
-        operands = table.operands
         updates = self.accumulated(n_carry) if native else {}
 
         def top(node):
@@ -222,7 +221,7 @@ class _Body:
             0,
             len(table.steps),
             names,
-            lambda j: top(operands[j]),
+            lambda j: top(table.operand(j)),
             mine,
             native,
             form,

@@ -38,8 +38,6 @@ def plan(a0):
     return (r1,)
 """
 
-import math
-
 import numpy as np
 
 from ..core.primitive import strong
@@ -333,8 +331,7 @@ def _compile(nodes, inputs, out_leaves, out_def, block, machine_code, pruned):
     params = ", ".join(arg_of[n] for n in inputs)
     if len(steps) <= block and not native:
         mine = [p for p in dict.fromkeys(table.out_positions) if p >= table.n_inputs]
-        operands = table.operands
-        lines, regs = _function(table, 0, len(steps), names, lambda j: top(operands[j]), mine)
+        lines, regs = _function(table, 0, len(steps), names, lambda j: top(table.operand(j)), mine)
         reg_of = dict(zip(mine, regs))
         source = "\n".join(
             [f"def plan({params}):"]
@@ -417,7 +414,6 @@ def _blocks(table, names, top, block, typable=None):
     layout is then part of a block's code; where blocks seldom repeat, it would only
     multiply the distinct blocks, and the driver holds every value itself."""
     steps = table.steps
-    last, output, holds = table.last.tolist(), table.output.tolist(), table.holds.tolist()
     spans = [(lo, min(lo + block, len(steps))) for lo in range(0, len(steps), block)]
     typed = [typable is not None and bool(typable[lo:hi].all()) for lo, hi in spans]
     prints = [table.fingerprint(lo, hi, t) for (lo, hi), t in zip(spans, typed)]
@@ -427,19 +423,19 @@ def _blocks(table, names, top, block, typable=None):
             for (lo, hi), t, (key, params, live) in zip(spans, typed, prints)
         ]
     tupled = len({key for key, _, _ in prints}) * _REPEATS <= len(prints)
+    # the block that reads each value last (_NEVER: the plan returns it)
+    reader = np.where(table.output, _NEVER, table.last // block)
+    # per value a block returns: the driver's register holding it (-1: none; an input or
+    # a constant) and its index in the tuple there (-1: the register holds the value)
+    home = np.full((2, len(table.last)), -1, dtype=np.int64)
+    registers = {}  # the driver's register (a number) -> (the block reading it last,
+    # whether it holds memory, its tuple's length)
     distinct = {}  # fingerprint (and layout) -> function name
-    sources = []
-    driver = []
-    home = {}  # position -> (the driver's register holding it, its index in
-    # the tuple there, or None: the register holds the value)
-    registers = {}  # the driver's register -> (the block reading it last, whether
-    # it holds memory, its tuple's length)
-    free = []
+    sources, driver, free, typed_names = [], [], [], []
     counter = 0
-    typed_names = []
     for b, ((lo, hi), t, found) in enumerate(zip(spans, typed, prints)):
         key, params, live_out, call, groups, grouping = _block_layout(
-            table, found, block, home, registers, top, last, output, tupled
+            table, found, reader, home, registers, top, tupled
         )
         fn = distinct.get(key)
         if fn is None:
@@ -450,82 +446,93 @@ def _blocks(table, names, top, block, typable=None):
             if t:
                 typed_names.append(fn)
         # Registers read here for the last time leave the driver.
-        dying = [r for r in dict.fromkeys(call.args) if r in registers and registers[r][0] == b]
+        dying = [r for r in dict.fromkeys(call.registers) if registers[r][0] == b]
         dying_holds = [registers.pop(r)[1] for r in dying]
         free.extend(dying)
         targets = []
-        for reader, members in groups:
+        for last_reader, members in groups:
             if free:
                 reg = free.pop()
             else:
-                reg, counter = f"r{counter}", counter + 1
-            home.update((p, (reg, i if tupled else None)) for i, p in enumerate(members))
-            registers[reg] = (reader, any(holds[p] for p in members), len(members))
-            targets.append(reg)
+                reg, counter = counter, counter + 1
+            home[0, members] = reg
+            home[1, members] = np.arange(len(members)) if tupled else -1
+            registers[reg] = (last_reader, bool(table.holds[members].any()), len(members))
+            targets.append(f"r{reg}")
         text = f"{fn}({', '.join(call.args)})"
         driver.append(f"    {', '.join(targets)}, = {text}" if targets else f"    {text}")
-        dead = [r for r, h in zip(dying, dying_holds) if h and r not in targets]
+        dead = [f"r{r}" for r, h in zip(dying, dying_holds) if h and f"r{r}" not in targets]
         if dead:
             driver.append(f"    del {', '.join(dead)}")
     text_of = {
-        p: reg if i is None else f"{reg}[{i}]"
+        p: f"r{reg}" if i < 0 else f"r{reg}[{i}]"
         for p in table.out_positions
-        if p in home
-        for reg, i in [home[p]]
+        if p >= 0 and home[0, p] >= 0
+        for reg, i in [home[:, p].tolist()]
     }
     return sources, driver, text_of, typed_names
 
 
 _REPEATS = 4  # blocks per distinct fingerprint from which blocks return tuples
-_NEVER = math.inf  # the last reader of a value the plan returns
+_NEVER = np.iinfo(np.int64).max  # the last reader of a value the plan returns
 
 
-def _block_layout(table, found, block, home, registers, top, last, output, tupled):
+def _block_layout(table, found, reader, home, registers, top, tupled):
     """``(key, params, live_out, call, groups, grouping)`` for a block whose fingerprint
     :meth:`StepTable.fingerprint` ``found`` (``key, params, live_out``): ``key`` is
     equal for two blocks exactly when their code is; ``call`` (a :class:`_Call`) says
     how the driver passes the parameters; ``groups`` lists, in the order returned,
-    ``(reader, values)``: the block reading the values last and their positions;
-    ``grouping`` numbers the tuple each value of ``live_out`` is returned in (None:
-    ``tupled`` is false, and the block returns the values themselves)."""
+    ``(reader, values)``: the block reading the values last and their positions (an
+    array); ``grouping`` numbers the tuple each value of ``live_out`` is returned in
+    (None: ``tupled`` is false, and the block returns the values themselves)."""
     key, params, live_out = found
-    call = _Call(params, table.position[params].tolist(), home, registers, table.operands, top)
-    reader = [_NEVER if output[p] else last[p] // block for p in live_out]
+    call = _Call(params, table.position[params], home, registers, table.operand, top)
+    live = np.asarray(live_out, dtype=np.int64)
+    readers = reader[live]
     if not tupled:
-        return key, params, live_out, call, [(r, [p]) for p, r in zip(live_out, reader)], None
-    ends = sorted(set(reader))
-    number = {e: k for k, e in enumerate(ends)}
-    grouping = tuple(map(number.__getitem__, reader))
-    groups = [(e, [p for p, r in zip(live_out, reader) if r == e]) for e in ends]
-    return (key, call.layout, grouping), params, live_out, call, groups, grouping
+        groups = [(r, live[k : k + 1]) for k, r in enumerate(readers.tolist())]
+        return key, params, live_out, call, groups, None
+    ends, number = np.unique(readers, return_inverse=True)
+    number = number.reshape(-1)
+    groups = [(e, live[number == k]) for k, e in enumerate(ends.tolist())]
+    grouping = number.tolist()
+    return (key, call.layout, number.tobytes()), params, live_out, call, groups, grouping
 
 
 class _Call:
     """How the driver calls a block whose parameters are the values at ``positions``
     (read by operands ``params``): ``args``, the driver's text for each of the block's
-    parameters (a register, an input or a constant); ``where``, per value, the tuple
-    parameter and index it is read from (None: a parameter of its own); ``lengths``,
-    each tuple's length; ``layout``, all the block's code depends on."""
+    parameters (a register, an input or a constant); ``registers``, the driver's
+    registers among them (numbers); ``tuple`` and ``index``, per value, the tuple
+    parameter and index it is read from (-1: a parameter of its own); ``lengths``, each
+    tuple's length; ``layout``, all the block's code depends on."""
 
-    __slots__ = ("args", "where", "lengths", "layout")
+    __slots__ = ("args", "registers", "lengths", "layout", "tuple", "index")
 
-    def __init__(self, params, positions, home, registers, operands, top):
-        self.args, self.where, self.lengths = [], [], []
-        number = {}  # the driver's register -> its number among the tuples
-        for j, p in zip(params, positions):
-            found = home.get(p)
-            if found is None or found[1] is None:  # an input, a constant, a register
-                self.where.append(None)
-                self.args.append(top(operands[j]) if found is None else found[0])
+    def __init__(self, params, positions, home, registers, operand, top):
+        reg, index = np.where(positions >= 0, home[:, np.maximum(positions, 0)], -1)
+        in_tuple = index >= 0
+        # the tuples, numbered in order of first reading
+        tuples, first, number = np.unique(reg[in_tuple], return_index=True, return_inverse=True)
+        rank = np.empty(len(tuples), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(tuples))
+        self.tuple = np.full(len(positions), -1, dtype=np.int64)
+        self.tuple[in_tuple] = rank[number.reshape(-1)]
+        self.index = index
+        # a parameter of its own, or a tuple's first reading, is an argument of the call
+        opens = ~in_tuple
+        opens[np.flatnonzero(in_tuple)[first]] = True
+        self.args, self.registers, self.lengths = [], [], []
+        for k in np.flatnonzero(opens).tolist():
+            r = int(reg[k])
+            if r < 0:  # an input or a constant
+                self.args.append(top(operand(params[k])))
                 continue
-            reg, i = found
-            m = number.get(reg)
-            if m is None:
-                m = number[reg] = len(number)
-                self.args.append(reg)
-                self.lengths.append(registers[reg][2])
-            self.where.append((m, i))
-        self.layout = (tuple(self.where), tuple(self.lengths))
+            self.args.append(f"r{r}")
+            self.registers.append(r)
+            if in_tuple[k]:
+                self.lengths.append(registers[r][2])
+        self.layout = (self.tuple.tobytes(), index.tobytes(), tuple(self.lengths))
 
 
 def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, typed):
@@ -535,14 +542,12 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     # value k is a{k}, a parameter or read from a tuple parameter t{m}; any operand
     # reading the same value (a position) or the same constant object is that value
     stands = {joint_calls.stands_for(table, j): f"a{k}" for k, j in enumerate(params)}
-    operands = table.operands
     signature = []
     reads = [[] for _ in call.lengths]  # per tuple: (index, name) of the values read
-    for k, w in enumerate(call.where):
-        if w is None:
+    for k, (m, i) in enumerate(zip(call.tuple.tolist(), call.index.tolist())):
+        if m < 0:
             signature.append(f"a{k}")
             continue
-        m, i = w
         if not reads[m]:
             signature.append(f"t{m}")
         reads[m].append((i, f"a{k}"))
@@ -556,7 +561,7 @@ def _block_source(table, lo, hi, fn, params, live_out, call, grouping, names, ty
     def outside(j):
         text = stands.get(joint_calls.stands_for(table, j))
         if text is None:
-            text = literal(operands[j]._value)
+            text = literal(table.operand(j)._value)
         return text
 
     lines, regs = _function(table, lo, hi, names, outside, live_out, typed)

@@ -30,7 +30,7 @@ blocks' code is written.
 import math
 import operator
 from itertools import chain, compress
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
@@ -195,7 +195,9 @@ class StepTable:
             and prims.count(VAR) == n_in
             and CONST not in prims
         ):  # the inputs, then steps only (jit's record)
-            steps, prims = list(nodes[n_in:]), prims[n_in:]
+            steps, prims = nodes[n_in:], prims[n_in:]
+            if type(steps) is not list:  # a slice of a list (a Record) is a list already
+                steps = list(steps)
         else:
             step = list(map(operator.not_, map(_LEAVES.__contains__, prims)))
             steps, prims = list(compress(nodes, step)), list(compress(prims, step))
@@ -224,11 +226,12 @@ class StepTable:
 
     def _read_operands(self, steps, out_leaves):
         self.steps = steps
-        args = list(map(_ARGS, steps))
+        # each step's arguments, not one list of every operand: read by number here, an
+        # operand object is wanted only for the constants and the code's arguments
+        self.args = args = list(map(_ARGS, steps))
         arity = np.fromiter(map(len, args), np.int64, len(steps))
-        self.operands = list(chain.from_iterable(args))
         locate = Locator(self.inputs + steps)
-        self.numbers = np.fromiter(map(_ID, self.operands), np.int64, len(self.operands))
+        self.numbers = np.fromiter(map(_ID, chain.from_iterable(args)), np.int64, int(arity.sum()))
         is_node = [isinstance(o, Node) for o in out_leaves]
         found = iter(locate(list(compress(out_leaves, is_node))).tolist())
         # per output leaf, its value's position (-1: a constant, or not a node)
@@ -270,7 +273,7 @@ class StepTable:
         renumber = np.concatenate((np.arange(n_in), n_in + np.cumsum(needed) - 1))
         position = self.position[kept]
         self.steps = list(compress(self.steps, needed.tolist()))
-        self.operands = list(compress(self.operands, kept.tolist()))
+        self.args = list(compress(self.args, needed.tolist()))
         self.numbers = self.numbers[kept]
         self._index(
             self.arity[needed],
@@ -340,15 +343,28 @@ class StepTable:
 
     def _read_constants(self):
         """The operands no step or input makes: their values, whether each is a constant
-        node (``held`` are the operands' indices)."""
-        located = self.position >= 0
-        self.held = np.flatnonzero(~located)
-        nodes = list(compress(self.operands, (~located).tolist())) if len(self.held) else []
-        self.constant_nodes = nodes
-        self.constant_values = list(map(_VALUE, nodes))
-        self.constant_is_const = np.fromiter(
-            map(_CONST.__contains__, map(_PRIM, nodes)), bool, len(nodes)
+        node (``held`` are the operands' indices). A few constant nodes are read by many
+        operands (jit shares a Python float's), so each node is read once."""
+        held = self.held = np.flatnonzero(self.position < 0)
+        self.constant_values, self.constant_is_const = [], np.zeros(0, dtype=bool)
+        # per distinct node: its first operand among the held; per held operand: its node
+        self.node_first, self.node_number = np.zeros(0, dtype=np.int64), held
+        if not len(held):
+            return
+        first, number = np.unique(self.numbers[held], return_index=True, return_inverse=True)[1:]
+        self.node_first, self.node_number = first, number = first, number.reshape(-1)
+        nodes = list(map(self.operand, held[first].tolist()))
+        values = list(map(_VALUE, nodes))
+        self.constant_values = (
+            list(itemgetter(*number.tolist())(values)) if len(number) > 1 else values
         )
+        is_const = np.fromiter(map(_CONST.__contains__, map(_PRIM, nodes)), bool, len(nodes))
+        self.constant_is_const = is_const[number]
+
+    def operand(self, j):
+        """The node (or the value) operand ``j`` reads."""
+        i = int(self.owner[j])
+        return self.args[i][j - int(self.start[i])]
 
     def _read_literals(self):
         """Per operand: a literal's number, or -1; a number for each constant (one object,
@@ -364,7 +380,7 @@ class StepTable:
         # each constant once: the operands reading one object (through one constant node
         # or several: a rule may wrap its argument's value again) take one number, which
         # stands for it where it is not a literal
-        first, number = np.unique(self.numbers[held], return_index=True, return_inverse=True)[1:]
+        first, number = self.node_first, self.node_number
         read = self.constant_values
         same = np.fromiter((id(read[k]) for k in first.tolist()), np.int64, len(first))
         same = same * 2 + self.constant_is_const[first]

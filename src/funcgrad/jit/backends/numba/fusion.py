@@ -186,7 +186,7 @@ def _fits(table, i):
     v = n._value
     if type(v) is not np.ndarray or v.ndim == 0:
         return None
-    operands = [table.operands[j]._value for j in range(table.bounds[i], table.bounds[i + 1])]
+    operands = [table.operand(j)._value for j in range(table.bounds[i], table.bounds[i + 1])]
     if prim is ew.power and not (type(operands[1]) in (int, float) and operands[1] == 2):
         return None
     floats = {o.dtype for o in operands if type(o) is np.ndarray and o.dtype.kind != "b"}
@@ -223,7 +223,7 @@ def _close(table, chain, shape, dtype, found):
             if p in local:
                 refs.append(("step", local[p]))
                 continue
-            v = table.operands[j]._value
+            v = table.operand(j)._value
             if type(v) is not np.ndarray:
                 if table.steps[i]._prim is ew.power:
                     refs.append(None)  # the exponent 2, written as a square
@@ -243,7 +243,7 @@ def _close(table, chain, shape, dtype, found):
     g.outs = [i for i in chain if _used_after(table, i, chain[-1])]
     if not g.outs:
         return
-    shapes = {f"x{k}": table.operands[j]._value.shape for k, j in enumerate(inputs)}
+    shapes = {f"x{k}": table.operand(j)._value.shape for k, j in enumerate(inputs)}
     program = []
     for i, refs in zip(chain, reads):
         texts = [_text(r, chain) for r in refs]
