@@ -69,3 +69,57 @@ def test_the_config_flag_switches_it():
         assert fg.config.funcgrad_keep_freed_memory is (heap._glibc() is not None)
     finally:
         fg.config.update("funcgrad_keep_freed_memory", was)
+
+
+def test_small_pages_turns_numpys_request_off_and_puts_it_back_nested_and_threaded():
+    """jit compiles inside small_pages: NumPy's huge-page request is off there, and the
+    setting found before is back once the last block ends, however blocks overlap."""
+    import threading
+
+    import numpy as np
+
+    multiarray = getattr(np, "_core", np).multiarray
+    if not hasattr(multiarray, "_get_madvise_hugepage"):
+        pytest.skip("this NumPy has no huge-page switch")
+    for before in (True, False):
+        multiarray._set_madvise_hugepage(before)
+        try:
+            with heap.small_pages():
+                assert multiarray._get_madvise_hugepage() is False
+                with heap.small_pages():
+                    assert multiarray._get_madvise_hugepage() is False
+                assert multiarray._get_madvise_hugepage() is False
+            assert multiarray._get_madvise_hugepage() is before
+            inside, go = threading.Event(), threading.Event()
+
+            def other():
+                with heap.small_pages():
+                    inside.set()
+                    go.wait(5)
+
+            t = threading.Thread(target=other)
+            with heap.small_pages():
+                t.start()
+                inside.wait(5)
+            assert multiarray._get_madvise_hugepage() is False  # the thread is still inside
+            go.set()
+            t.join()
+            assert multiarray._get_madvise_hugepage() is before
+        finally:
+            multiarray._set_madvise_hugepage(True)
+
+
+def test_a_jitted_call_leaves_numpys_huge_page_request_as_it_was():
+    import numpy as np
+
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+
+    multiarray = getattr(np, "_core", np).multiarray
+    if not hasattr(multiarray, "_get_madvise_hugepage"):
+        pytest.skip("this NumPy has no huge-page switch")
+    before = multiarray._get_madvise_hugepage()
+    f = fg.jit(fg.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2)))
+    x = np.linspace(-1.0, 1.0, 5)
+    np.testing.assert_array_equal(f(x), fg.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2))(x))
+    assert multiarray._get_madvise_hugepage() is before
