@@ -352,7 +352,8 @@ class StepTable:
         if not len(held):
             return
         first, number = np.unique(self.numbers[held], return_index=True, return_inverse=True)[1:]
-        self.node_first, self.node_number = first, number = first, number.reshape(-1)
+        number = number.reshape(-1)
+        self.node_first, self.node_number = first, number
         nodes = list(map(self.operand, held[first].tolist()))
         values = list(map(_VALUE, nodes))
         self.constant_values = (
@@ -362,7 +363,7 @@ class StepTable:
         self.constant_is_const = is_const[number]
 
     def operand(self, j):
-        """The node (or the value) operand ``j`` reads."""
+        """The node operand ``j`` reads: argument ``j - start[i]`` of the step ``i`` that owns it."""
         i = int(self.owner[j])
         return self.args[i][j - int(self.start[i])]
 
