@@ -43,6 +43,7 @@ _WIDE_SCALARS = frozenset(
     {float, int, bool, complex, np.float64, np.int64, np.complex128, np.bool_}
 )
 _WIDE_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.complex128, np.bool_)))
+_WIDE_KINDS = _WIDE_SCALARS | {np.ndarray}
 
 
 def exact(made):
@@ -50,16 +51,19 @@ def exact(made):
     :class:`~funcgrad.dag.node.Record`) holds only values and constants of the widths a
     Python number meets as NumPy's 64-bit scalar does (float64, complex128, int64, bool:
     see the module docstring), and no body of its own."""
-    if any(prim in ABSTRACT for prim in set(map(_PRIM, made))):
+    if not ABSTRACT.keys().isdisjoint(map(_PRIM, made)):
         return False  # a loop or a branch: its body's values are not read here
-    return _wide(list(map(_VALUE, made))) and _wide(made.held)
+    return _wide(made, _VALUE) and _wide(made.held)
 
 
-def _wide(values):
-    arrays = []
-    for kind in set(map(type, values)):
-        if kind is np.ndarray:
-            arrays = [v for v in values if type(v) is np.ndarray]
-        elif kind not in _WIDE_SCALARS:
-            return False  # a narrower NumPy scalar, a tuple of results, another library's
-    return {a.dtype for a in arrays} <= _WIDE_DTYPES
+def _wide(items, read=None):
+    """Whether the values of ``items`` (``read`` of each, or each itself) are of the wide
+    kinds: read in passes that run in C, the arrays' dtypes only where there are arrays."""
+    values = items if read is None else map(read, items)
+    kinds = set(map(type, values))
+    if not kinds <= _WIDE_KINDS:
+        return False  # a narrower NumPy scalar, a tuple of results, another library's
+    if np.ndarray not in kinds:
+        return True
+    values = items if read is None else map(read, items)
+    return {v.dtype for v in values if type(v) is np.ndarray} <= _WIDE_DTYPES
