@@ -7,7 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.jit import plan_names, plans
+from funcgrad.jit import plan_names, plans, steptable
 from funcgrad.rules import nn
 
 
@@ -263,3 +263,104 @@ def test_calls_together_only_on_one_label_object_in_blocks_of_one_code(monkeypat
         jitted = fg.jit(fg.value_and_grad(f))
         for g, w in zip(flat(jitted(z0)), eager, strict=True):
             assert np.array_equal(g, w)
+
+
+def _layer_norm_loss(x):
+    m = fnp.mean(x, -1, keepdims=True)
+    v = fnp.mean((x - m) ** 2, -1, keepdims=True)
+    return fnp.sum((x - m) / fnp.sqrt(v + 1e-5) * fnp.sin(x))
+
+
+def _subtractions(plan):
+    return [line for line in plan.source.splitlines() if " - " in line or "subtract(" in line]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "transform",
+    ["value_and_grad", "hessian-vector", "vmap of grad", "jvp"],
+)
+def test_a_repeated_step_is_computed_once_with_the_bits_of_eager(dtype, transform):
+    x = rng.normal(size=(64, 80)).astype(dtype)  # steps of SHARE_SIZE numbers or more
+    t = rng.normal(size=(64, 80)).astype(dtype)
+    f = {
+        "value_and_grad": fg.value_and_grad(_layer_norm_loss),
+        "hessian-vector": lambda x: fg.jvp(fg.grad(_layer_norm_loss), (x,), (t,))[1],
+        "vmap of grad": fg.vmap(fg.grad(_layer_norm_loss)),
+        "jvp": lambda x: fg.jvp(_layer_norm_loss, (x,), (t,)),
+    }[transform]
+    jitted = fg.jit(f)
+    got, want = jitted(x), f(x)  # eager: no plan, no sharing
+    for a, b in zip(fg.tree_util.tree_leaves(got), fg.tree_util.tree_leaves(want)):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        np.testing.assert_array_equal(a, b)
+    unshared = jitted.plan(x).n_steps
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(steptable, "SHARE_SIZE", 1 << 62)
+        again = fg.jit(f)
+        for a, b in zip(fg.tree_util.tree_leaves(again(x)), fg.tree_util.tree_leaves(want)):
+            np.testing.assert_array_equal(a, b)
+        assert again.plan(x).n_steps > unshared  # x - m twice without sharing
+
+
+def test_x_minus_m_is_one_step_in_the_plan():
+    x = rng.normal(size=(64, 80))
+    plan = fg.jit(_layer_norm_loss).plan(x)
+    texts = [line.split(" = ")[1] for line in _subtractions(plan)]
+    assert len(texts) == 1
+
+
+def test_calls_that_differ_are_not_shared():
+    x = rng.normal(size=steptable.SHARE_SIZE)
+
+    def f(x):  # the same primitive on other parameters, operands or constants
+        return (
+            fnp.sum(x, keepdims=True) + fnp.sum(x, axis=0, keepdims=True),
+            fnp.maximum(x, 0.0) + fnp.maximum(x, -0.0),  # 0.0 and -0.0: other constants
+            x * 2.0 - x * 3.0,
+            fnp.sum(fnp.cumsum(x)) - fnp.sum(fnp.cumsum(x[::-1])),
+        )
+
+    jitted = fg.jit(f)
+    for a, b in zip(jitted(x), f(x)):
+        np.testing.assert_array_equal(a, b)
+    y = np.zeros(steptable.SHARE_SIZE)
+    y[::2] = -0.0
+    np.testing.assert_array_equal(np.signbit(jitted(y)[1]), np.signbit(f(y)[1]))
+
+
+def test_a_repeated_effect_runs_each_time_in_a_numpy_plan():
+    seen = []
+
+    def f(x):
+        fg.debug.callback(lambda v: seen.append(1), x)
+        fg.debug.callback(lambda v: seen.append(1), x)
+        return fnp.sin(x) + fnp.sin(x)
+
+    jitted = fg.jit(f)
+    x = np.ones(steptable.SHARE_SIZE)
+    np.testing.assert_array_equal(jitted(x), f(x))
+    seen.clear()
+    jitted(x)
+    assert len(seen) == 2
+    assert sum("sin" in line for line in jitted.plan(x).source.splitlines()) == 1
+
+
+def test_sharing_inside_a_loop_body_and_a_checkpoint_gives_eagers_bits():
+    x = rng.normal(size=(64, 80))
+
+    def body(i, h):
+        return fg.checkpoint(lambda h: h + 0.1 * fnp.tanh(h - fnp.mean(h)) * (h - fnp.mean(h)))(h)
+
+    f = fg.value_and_grad(lambda x: fnp.sum(fg.fori_loop(0, 3, body, x) ** 2))
+    got, want = fg.jit(f)(x), f(x)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_small_values_keep_their_repeats():
+    # below SHARE_SIZE numbers a repeat costs less than finding it: the plan keeps both
+    x = rng.normal(size=(4, 6))
+    plan = fg.jit(_layer_norm_loss).plan(x)
+    assert len(_subtractions(plan)) == 2
+    np.testing.assert_array_equal(fg.jit(_layer_norm_loss)(x), _layer_norm_loss(x))

@@ -292,7 +292,7 @@ def compile_plan(
 def _compile(nodes, inputs, out_leaves, out_def, block, machine_code, pruned):
     native = machine_code is not None
     names = Namespace(machine_code)
-    table = StepTable(nodes, inputs, out_leaves, prune=not pruned)
+    table = StepTable(nodes, inputs, out_leaves, prune=not pruned, share=not pruned)
     block = block or (LONG_BLOCK if len(table.steps) > LONG else BLOCK)
     if native:
         program = machine_code.program(table, out_leaves)

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..dag.node import CONST, VAR, Node
 from ..rules import elementwise
-from .facts import FRESH
+from .facts import EFFECTS, FRESH
 
 __all__ = ["StepTable", "Locator", "call_key", "ufunc_of", "fresh", "needed_steps"]
 
@@ -48,6 +48,11 @@ _CONST, _FLOAT, _INT = frozenset({CONST}), frozenset({float}), frozenset({int})
 _LEAVES = frozenset({VAR, CONST})
 _PLAIN_KINDS = frozenset({float, int, bool, tuple, np.ndarray})  # holds is known for these
 _PEELS = 16  # rounds of dropping unused steps before the exact sweep takes over
+SHARE_SIZE = 1 << 12
+"""A step whose value is an array of at least this many numbers is read from an earlier
+step that made the same call (:meth:`StepTable._share_repeats`): its arithmetic outweighs
+the Python pass that finds it (about a microsecond and a half a step). A plan of smaller
+values, an unrolled loop of numbers, keeps its repeats."""
 
 
 _OPERATOR_UFUNCS = {
@@ -186,7 +191,7 @@ class StepTable:
       dead; ``signature``: per step, its call and what its value is, as a number.
     """
 
-    def __init__(self, nodes, inputs, out_leaves, prune=False):
+    def __init__(self, nodes, inputs, out_leaves, prune=False, share=False):
         self.inputs, self.n_inputs = list(inputs), len(inputs)
         n_in = self.n_inputs
         prims = list(map(_PRIM, nodes))
@@ -203,14 +208,11 @@ class StepTable:
             steps, prims = list(compress(nodes, step)), list(compress(prims, step))
         self._read_operands(steps, out_leaves)
         if prune:
-            needed = self._needed()
-            if needed is None:  # a long unused chain: one sweep from the outputs
-                self._read_operands(needed_steps(steps, out_leaves), out_leaves)
-                prims = list(map(_PRIM, self.steps))
-            elif not needed.all():
-                self._keep(needed)
-                prims = list(compress(prims, needed.tolist()))
+            prims = self._prune(prims, out_leaves)
         self._read_values()
+        if share and self._share_repeats():  # the repeats are unused now
+            prims = self._prune(prims, out_leaves)
+            self._read_values()
         self._read_calls(prims)
         self._read_constants()
 
@@ -250,6 +252,60 @@ class StepTable:
         np.maximum.at(self.last, position[located], self.owner[located])
         self.output = np.zeros(m, dtype=bool)
         self.output[[p for p in out_positions if p >= 0]] = True
+
+    def _share_repeats(self):
+        """Point the readers of a step that repeats an earlier one (the same primitive and
+        parameters on the same values, run for no effect) at the earlier one, which
+        computed the same bits; whether there was one (pruning then drops it). Only steps
+        whose value is an array of :data:`SHARE_SIZE` numbers or more are compared. A layer
+        norm written as ``(x - m) / sqrt(mean((x - m) ** 2) + eps)`` computes ``x - m``
+        once, and a cotangent sent down two branches is scaled by a constant once."""
+        n_in = self.n_inputs
+        large = np.zeros(len(self.values), dtype=bool)
+        if self.arrays:
+            sizes = np.fromiter(map(math.prod, self.shapes), np.int64, len(self.shapes))
+            large[self.is_array] = sizes[self.shape_codes] >= SHARE_SIZE
+        candidates = np.flatnonzero(large[n_in:]).tolist()
+        if len(candidates) < 2:
+            return False
+        # an operand: the value it reads, or (a constant) -1 less its node's number
+        reads = np.where(self.position >= 0, self.position, -1 - self.numbers).tolist()
+        bounds, steps = self.bounds.tolist(), self.steps
+        to = {}  # a repeat's position -> its first call's
+        seen = {}  # (call key, operands) -> the position of the step that made it first
+        for i in candidates:
+            prim = steps[i]._prim
+            key = call_key(prim, steps[i]._params) if prim not in EFFECTS else None
+            if key is None:
+                continue
+            operands = reads[bounds[i] : bounds[i + 1]]
+            if to:  # operands that read a repeat read its first call
+                operands = map(to.get, operands, operands)
+            first = seen.setdefault((key, *operands), n_in + i)
+            if first != n_in + i:
+                to[n_in + i] = first
+        if not to:
+            return False
+        at = np.arange(len(self.values))
+        at[list(to)] = list(to.values())
+        located = self.position >= 0
+        self._index(
+            self.arity,
+            np.where(located, at[np.where(located, self.position, 0)], -1),
+            [to.get(p, p) for p in self.out_positions],
+        )
+        return True
+
+    def _prune(self, prims, out_leaves):
+        """Only the steps an output needs; their primitives (``prims``: all steps')."""
+        needed = self._needed()
+        if needed is None:  # a long unused chain: one sweep from the outputs
+            self._read_operands(needed_steps(self.steps, out_leaves), out_leaves)
+            return list(map(_PRIM, self.steps))
+        if not needed.all():
+            self._keep(needed)
+            return list(compress(prims, needed.tolist()))
+        return prims
 
     def _needed(self):
         """Per step, whether an output depends on it; None where finding out takes more
