@@ -375,3 +375,17 @@ def test_small_values_keep_their_repeats():
     plan = fg.jit(_layer_norm_loss).plan(x)
     assert len(_subtractions(plan)) == 2
     np.testing.assert_array_equal(fg.jit(_layer_norm_loss)(x), _layer_norm_loss(x))
+
+
+def test_in_order_of_first_numbers_values_as_numpys_unique_and_a_sort_would():
+    # the blocks' parameters and a call's tuples are numbered this way (the fingerprint of
+    # a block depends on it): checked against np.unique's first indices, sorted
+    gen = np.random.default_rng(1)
+    for _ in range(500):
+        values = gen.integers(-3, gen.integers(-2, 20), size=gen.integers(0, 40))
+        ranks, firsts = steptable.in_order_of_first(values)
+        distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+        rank = np.empty(len(distinct), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(distinct))
+        assert ranks.tolist() == rank[inverse.reshape(-1)].tolist()
+        assert firsts.tolist() == np.sort(first).tolist()

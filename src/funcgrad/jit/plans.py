@@ -46,7 +46,7 @@ from ..dag.node import Node
 from ..rules import elementwise
 from . import joint_calls
 from .plan_names import Namespace, literal
-from .steptable import StepTable, needed_steps, ufunc_of
+from .steptable import StepTable, in_order_of_first, needed_steps, ufunc_of
 
 # needed_steps is steptable's, named here too
 __all__ = ["Plan", "compile_plan", "needed_steps", "output_texts", "BLOCK"]
@@ -513,11 +513,9 @@ class _Call:
         reg, index = np.where(positions >= 0, home[:, np.maximum(positions, 0)], -1)
         in_tuple = index >= 0
         # the tuples, numbered in order of first reading
-        tuples, first, number = np.unique(reg[in_tuple], return_index=True, return_inverse=True)
-        rank = np.empty(len(tuples), dtype=np.int64)
-        rank[np.argsort(first)] = np.arange(len(tuples))
+        ranks, first = in_order_of_first(reg[in_tuple])
         self.tuple = np.full(len(positions), -1, dtype=np.int64)
-        self.tuple[in_tuple] = rank[number.reshape(-1)]
+        self.tuple[in_tuple] = ranks
         self.index = index
         # a parameter of its own, or a tuple's first reading, is an argument of the call
         opens = ~in_tuple

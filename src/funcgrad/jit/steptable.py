@@ -38,7 +38,15 @@ from ..dag.node import CONST, VAR, Node
 from ..rules import elementwise
 from .facts import EFFECTS, FRESH
 
-__all__ = ["StepTable", "Locator", "call_key", "ufunc_of", "fresh", "needed_steps"]
+__all__ = [
+    "StepTable",
+    "Locator",
+    "call_key",
+    "ufunc_of",
+    "fresh",
+    "needed_steps",
+    "in_order_of_first",
+]
 
 _ARGS, _VALUE, _PRIM, _PARAMS, _ID = (
     attrgetter(a) for a in ("_args", "_value", "_prim", "_params", "_id")
@@ -140,6 +148,23 @@ def _codes(items):
     if len(number) == 1:  # one kind of value, one shape: nothing to look up
         return np.zeros(len(items), dtype=np.int64), number
     return np.fromiter(map(number.__getitem__, items), np.int64, len(items)), number
+
+
+def in_order_of_first(values):
+    """``(ranks, firsts)`` for the array ``values``: per value, the number of its distinct
+    value in order of first appearance (0, 1, ...), and where each first appears.
+
+    >>> ranks, firsts = in_order_of_first(np.array([7, 3, 7, 5, 3]))
+    >>> ranks.tolist(), firsts.tolist()
+    ([0, 1, 0, 2, 1], [0, 1, 3])
+    """
+    number = dict.fromkeys(values.tolist())  # a dict keeps the order of first insertion
+    for k, v in enumerate(number):
+        number[v] = k
+    ranks = np.fromiter(map(number.__getitem__, values.tolist()), np.int64, len(values))
+    # the ranks seen so far grow by one at each first appearance: where each is reached
+    firsts = np.searchsorted(np.maximum.accumulate(ranks), np.arange(len(number)))
+    return ranks, firsts
 
 
 def needed_steps(steps, outputs):
@@ -353,7 +378,7 @@ class StepTable:
     def _read_calls(self, prims):
         steps = self.steps
         self.prims, self.prim_of = _codes(prims)
-        self.plain = ~np.fromiter(map(bool, map(_PARAMS, steps)), bool, len(steps))
+        self.plain = np.fromiter(map(operator.not_, map(_PARAMS, steps)), bool, len(steps))
 
     def _read_layouts(self):
         """``layout``: an array's shape and dtype as one number (-1 for other values);
@@ -520,11 +545,9 @@ class StepTable:
         param = ~local & (literal < 0)
         # the value a parameter stands for: a position, or the constant's own number
         stands = np.where(p >= 0, p, n_in + len(self.steps) + self.constant_number[s:e])[param]
-        distinct, first, inverse = np.unique(stands, return_index=True, return_inverse=True)
-        rank = np.empty(len(distinct), dtype=np.int64)
-        rank[np.argsort(first)] = np.arange(len(distinct))
+        ranks, firsts = in_order_of_first(stands)
         ref = np.where(local, p - (n_in + lo), literal)
-        ref[param] = rank[inverse.reshape(-1)]
+        ref[param] = ranks
         kind = local.astype(np.int8) + 2 * param
         owner = self.owner[s:e]
         # a value of the block read for the last time (and not returned): its register is free
@@ -543,5 +566,5 @@ class StepTable:
             self.reuse[lo:hi].tobytes(),
             live.tobytes(),
         )
-        params = (s + np.flatnonzero(param)[np.sort(first)]).tolist()
+        params = (s + np.flatnonzero(param)[firsts]).tolist()
         return key, params, (n_in + lo + np.flatnonzero(live)).tolist()
