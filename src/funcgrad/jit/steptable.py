@@ -158,10 +158,7 @@ def in_order_of_first(values):
     >>> ranks.tolist(), firsts.tolist()
     ([0, 1, 0, 2, 1], [0, 1, 3])
     """
-    number = dict.fromkeys(values.tolist())  # a dict keeps the order of first insertion
-    for k, v in enumerate(number):
-        number[v] = k
-    ranks = np.fromiter(map(number.__getitem__, values.tolist()), np.int64, len(values))
+    ranks, number = _codes(values.tolist())
     # the ranks seen so far grow by one at each first appearance: where each is reached
     firsts = np.searchsorted(np.maximum.accumulate(ranks), np.arange(len(number)))
     return ranks, firsts
