@@ -43,9 +43,8 @@ from ..core.errors import ArgumentError
 from ..core.namespaces import is_foreign, library_of, namespace_of
 from ..core.primitive import python_number
 from ..dag.node import CONST, VAR
-from .facts import EFFECTS
 from .plans import Plan
-from .steptable import call_key
+from .steptable import repeat_key
 
 __all__ = ["compile_foreign_plan"]
 
@@ -79,7 +78,7 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         if n not in needed or n in slot or n._prim in (CONST, VAR):
             continue
         refs = tuple(register(a) for a in n._args)
-        key = call_key(n._prim, n._params) if n._prim not in EFFECTS else None
+        key = repeat_key(n._prim, n._params)
         if key is not None:
             earlier = seen.get((key, refs))
             if earlier is not None:  # the same call again: its value is in that register

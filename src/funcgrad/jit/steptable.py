@@ -42,6 +42,7 @@ __all__ = [
     "StepTable",
     "Locator",
     "call_key",
+    "repeat_key",
     "ufunc_of",
     "fresh",
     "needed_steps",
@@ -94,6 +95,13 @@ def _exact_key(v):
     if isinstance(v, np.dtype):
         return (np.dtype, v.str)
     return None
+
+
+def repeat_key(prim, params):
+    """The key under which a call is the same as an earlier call of equal key, whose value
+    a plan may read instead of calling again: :func:`call_key`, or None for a call run
+    for its effect (``fg.debug.callback``: each runs)."""
+    return None if prim in EFFECTS else call_key(prim, params)
 
 
 def call_key(prim, params):
@@ -296,8 +304,7 @@ class StepTable:
         to = {}  # a repeat's position -> its first call's
         seen = {}  # (call key, operands) -> the position of the step that made it first
         for i in candidates:
-            prim = steps[i]._prim
-            key = call_key(prim, steps[i]._params) if prim not in EFFECTS else None
+            key = repeat_key(steps[i]._prim, steps[i]._params)
             if key is None:
                 continue
             operands = reads[bounds[i] : bounds[i + 1]]
