@@ -28,10 +28,10 @@ cotangent)                             sums a one-hot product
 
 Each answers None where it does not apply (an integer or complex tensor, several axes at
 once), and the Array API form runs. Indices of any integer dtype are taken (PyTorch's
-calls take int64, ``index_select`` int32 too: others are converted). PyTorch rounds its fused kernels its own way: the
-values agree with the forms' within a few units in the last place, not to the bit (as
-PyTorch's eager and compiled calls do among themselves). Nothing here imports PyTorch: a
-tensor's call finds it loaded already.
+calls take int64, ``index_select`` int32 too: others are converted). PyTorch rounds its
+fused kernels its own way: the values agree with the forms' within a few units in the last
+place, not to the bit (as PyTorch's eager and compiled calls do among themselves). Nothing
+here imports PyTorch: a tensor's call finds it loaded already.
 
 >>> from funcgrad.core.fast_paths import form_libraries
 >>> from funcgrad.rules import nn
@@ -155,6 +155,12 @@ def _even(padding):
     return None
 
 
+def _steps(options, even):
+    """The keywords PyTorch's three convolution calls share: strides, the padding they take
+    themselves (``even``, or none where the input was padded first), the kernel's dilation."""
+    return {"stride": options["strides"], "padding": even or 0, "dilation": options["rhs_dilation"]}
+
+
 def _conv(x, w, **options):
     if not _convolving(x, options):
         return None
@@ -163,9 +169,7 @@ def _conv(x, w, **options):
     y = getattr(sys.modules["torch"].nn.functional, f"conv{k}d")(
         _padded(x, options["padding"]) if even is None else x,
         w.permute(k + 1, k, *range(k)),
-        stride=options["strides"],
-        padding=even or 0,
-        dilation=options["rhs_dilation"],
+        **_steps(options, even),
     )
     return y.movedim(1, -1)
 
@@ -179,9 +183,7 @@ def _conv_kernel(x, g, window, **options):
         _padded(first, options["padding"]) if even is None else first,
         (g.shape[-1], x.shape[-1], *window),
         g.movedim(-1, 1),
-        stride=options["strides"],
-        padding=even or 0,
-        dilation=options["rhs_dilation"],
+        **_steps(options, even),
     )
     return w.permute(*range(2, 2 + k), 1, 0)
 
@@ -198,9 +200,7 @@ def _conv_transpose(g, w, shape, **options):
         size,
         w.permute(k + 1, k, *range(k)),
         g.movedim(-1, 1),
-        stride=options["strides"],
-        padding=even or 0,
-        dilation=options["rhs_dilation"],
+        **_steps(options, even),
     )
     if even is None:
         dx = _padded(dx, tuple((-lo, -hi) for lo, hi in options["padding"]))
