@@ -1,7 +1,8 @@
 """How many PyTorch calls a step makes: jit's plan of calls on PyTorch tensors against
-PyTorch's own eager step, the small GPT step of the gate's PyTorch-tensor check.
+PyTorch's own eager step, the small GPT step of the gate's PyTorch-tensor check or
+(``--model cnn``) the CNN step of benchmarks/models.py.
 
-    python benchmarks/torch_calls.py [--by-step]
+    python benchmarks/torch_calls.py [--model gpt|cnn] [--by-step]
 
 Each count is of the operators PyTorch's dispatcher runs (``TorchDispatchMode``), views
 and autograd's bookkeeping included: the host's work per step on a device is about one
@@ -41,14 +42,30 @@ def counted(call, torch):
     return log
 
 
-def main(by_step):
+def inputs(model, torch):
+    """(funcgrad loss, PyTorch loss, params, data) of one model, the data on PyTorch tensors."""
+    rng = np.random.default_rng(0)
+    if model == "cnn":
+        params, data = models.cnn_inputs(rng)
+        loss, tloss = models.cnn_loss, models.torch_loss("cnn")
+    else:
+        params, data = models.gpt_inputs(SHAPE, rng)
+        loss, tloss = models.gpt_loss(SHAPE), models.torch_loss("gpt", SHAPE)
+    d = {
+        k: torch.asarray(v.astype(np.float32) if v.dtype.kind == "f" else v)
+        for k, v in data.items()
+    }
+    if model == "gpt":
+        d["causal"] = torch.tril(torch.ones(SHAPE["T"], SHAPE["T"], dtype=torch.bool))
+    return loss, tloss, params, data, d
+
+
+def main(model, by_step):
     import torch
 
-    params, data = models.gpt_inputs(SHAPE, np.random.default_rng(0))
+    loss, tloss, params, data, d = inputs(model, torch)
     p = fg.tree_util.tree_map(lambda v: torch.asarray(v.astype(np.float32)), params)
-    d = {k: torch.asarray(v) for k, v in data.items()}
-    d["causal"] = torch.tril(torch.ones(SHAPE["T"], SHAPE["T"], dtype=torch.bool))
-    jitted = fg.jit(fg.value_and_grad(models.gpt_loss(SHAPE)))
+    jitted = fg.jit(fg.value_and_grad(loss))
     jitted(p, **d)
     plan = jitted.plan(p, **d)
     lines = plan.source.splitlines()[1:]
@@ -68,9 +85,7 @@ def main(by_step):
             env.update(saved)
 
     plan_calls = counted(replay, torch)
-    step, _ = models.torch_step(
-        models.torch_loss("gpt", SHAPE), models.cast(params, "float32"), data, "float32"
-    )
+    step, _ = models.torch_step(tloss, models.cast(params, "float32"), data, "float32")
     step()
     torch_calls = counted(lambda where: step(), torch)
     print(f"jit's plan of calls: {len(plan_calls)} PyTorch calls in {len(steps)} steps")
@@ -91,5 +106,7 @@ def main(by_step):
 
 if __name__ == "__main__":
     o = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    o.add_argument("--model", choices=("gpt", "cnn"), default="gpt")
     o.add_argument("--by-step", action="store_true")
-    main(o.parse_args().by_step)
+    a = o.parse_args()
+    main(a.model, a.by_step)

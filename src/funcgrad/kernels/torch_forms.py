@@ -24,13 +24,17 @@ primitive                              PyTorch's call (the first six on floating
                                        dilation, 1 to 3 spatial axes)
 ``put_along`` (a picked logit's        ``torch.scatter_add`` into zeros, where the form
 cotangent)                             sums a one-hot product
+``window_cotangent`` (max pooling's    ``max_pool{1,2,3}d``'s index and its backward call,
+cotangent, windows that tile)          where the form makes a mask in about a dozen calls
 =====================================  ==================================================
 
 Each answers None where it does not apply (an integer or complex tensor, several axes at
 once), and the Array API form runs. Indices of any integer dtype are taken (PyTorch's
 calls take int64, ``index_select`` int32 too: others are converted). PyTorch rounds its
 fused kernels its own way: the values agree with the forms' within a few units in the last
-place, not to the bit (as PyTorch's eager and compiled calls do among themselves). Nothing
+place, not to the bit (as PyTorch's eager and compiled calls do among themselves). The
+pooling cotangent is exact, except that a window of several NaNs gives it to its last NaN
+(PyTorch's rule) where the form gives it to its first (the loss is NaN then). Nothing
 here imports PyTorch: a tensor's call finds it loaded already.
 
 >>> from funcgrad.core.fast_paths import form_libraries
@@ -42,11 +46,12 @@ here imports PyTorch: a tensor's call finds it loaded already.
 installed: the test extra does not install it.)
 """
 
+import itertools
 import sys
 
 from ..core.fast_paths import register_form
 from ..core.namespaces import namespace_of
-from ..rules import conv, elementwise, gather, gelu, nn, sorting
+from ..rules import conv, elementwise, gather, gelu, nn, sorting, window_extrema
 
 __all__ = []  # registers, exports nothing
 
@@ -207,6 +212,51 @@ def _conv_transpose(g, w, shape, **options):
     return dx.movedim(1, -1)
 
 
+def _tiling(x, axis):
+    """(the leading size, the merged spatial sizes, the window, the trailing size) where
+    each window axis follows the axis that counts its windows, as ``nn.max_pool`` tiles its
+    input (``(N, H / 2, 2, W / 2, 2, C)``, axes 2 and 4): merged, these windows are a
+    max pool's with stride = window on ``(N, H, W, C)``. None for any other layout."""
+    k = len(axis)
+    if not 1 <= k <= 3 or axis[0] < 1 or any(b - a != 2 for a, b in itertools.pairwise(axis)):
+        return None
+    shape = x.shape
+    lead = trail = 1
+    for n in shape[: axis[0] - 1]:
+        lead *= n
+    for n in shape[axis[-1] + 1 :]:
+        trail *= n
+    window = [shape[a] for a in axis]
+    return lead, [shape[a - 1] * shape[a] for a in axis], window, trail
+
+
+def _window_cotangent(g, x, top, axis):
+    """``g`` at each window's first maximum by PyTorch's pooling: its index of each
+    window's maximum (the first in the window's order, as the form's; a window of several
+    NaNs gives PyTorch's, its last) and the backward call that puts ``g`` there."""
+    torch = sys.modules["torch"]
+    if not (_floating(x) and isinstance(g, torch.Tensor) and g.dtype == x.dtype):
+        return None
+    if g.ndim != x.ndim or x.numel() == 0 or tuple(sorted(axis)) != tuple(axis):
+        return None
+    tiling = _tiling(x, axis)
+    if tiling is None or top.dtype != x.dtype:
+        return None
+    lead, sizes, window, trail = tiling
+    if len(sizes) == 1:  # PyTorch's 1-d pooling has no backward call: a 2-d one of height 1
+        sizes, window = [1, *sizes], [1, *window]
+    k = len(sizes)
+    counts = [n // w for n, w in zip(sizes, window)]
+    first = (0, k + 1, *range(1, k + 1))  # (N, spatial..., C) -> (N, C, spatial...), a view
+    xs = x.reshape(lead, *sizes, trail).permute(first)
+    gs = g.reshape(lead, *counts, trail).permute(first)
+    pool = getattr(torch.ops.aten, f"max_pool{k}d_with_indices")
+    back = getattr(torch.ops.aten, f"max_pool{k}d_with_indices_backward")
+    _, index = pool(xs, window, window)
+    dx = back(gs, xs, window, window, [0] * k, [1] * k, False, index)
+    return dx.permute(0, *range(2, k + 2), 1).reshape(x.shape)
+
+
 def _relu(x):
     if not _floating(x):
         return None
@@ -225,3 +275,4 @@ register_form(sorting.put_along, "torch", _put_along)
 register_form(conv.conv, "torch", _conv)
 register_form(conv.conv_transpose, "torch", _conv_transpose)
 register_form(conv.conv_kernel, "torch", _conv_kernel)
+register_form(window_extrema.window_cotangent, "torch", _window_cotangent)
