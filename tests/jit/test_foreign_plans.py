@@ -127,7 +127,8 @@ def test_a_splits_cotangent_is_one_join(library, sizes):
     jitted = fg.jit(fg.grad(loss))
     assert "pieces(" in jitted.plan(make(x)).source
     for got in (fg.grad(loss)(make(x)), jitted(make(x))):
-        np.testing.assert_array_equal(to_numpy(got), want)
+        # the pieces are placed exactly; PyTorch's sin and exp round their own way (an ulp)
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-15, atol=0)
 
 
 @pytest.mark.parametrize("library", sorted(MAKERS))
@@ -137,7 +138,9 @@ def test_pieces_with_a_gap_are_written_into_zeros(library):
     loss = lambda x: fnp.sum(x[:, :2] ** 2) + fnp.sum(fnp.sin(x[:, 4:]))  # columns 2, 3 unread
     want = fg.grad(loss)(x)
     for got in (fg.grad(loss)(make(x)), fg.jit(fg.grad(loss))(make(x))):
-        np.testing.assert_array_equal(to_numpy(got), want)
+        got = to_numpy(got)
+        assert np.all(got[:, 2:4] == 0.0)  # the unread columns: zeros, exactly
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
 
 
 @pytest.mark.skipif(torch is None, reason="PyTorch's dtypes are hashable objects")
