@@ -78,3 +78,37 @@ def test_a_hessian_and_a_vmap_through_a_scan_on_the_device(backend):
     np.testing.assert_allclose(
         to_numpy(per_example), np.stack([fg.grad(_scan)(v) for v in stacked]), rtol=1e-11
     )
+
+
+def _counted(v):
+    # a checkpointed fori loop: its reverse pass reads the stacked loop counter, plain
+    # numbers the loop's form stacks in the operands' library
+    body = fg.checkpoint(lambda i, h: fnp.tanh(h * v[0]) * 1.1)
+    return fnp.sum(fg.fori_loop(0, 3, body, v) ** 2)
+
+
+@pytest.mark.parametrize("name", ["fori_loop, checkpointed", "while_loop", "scan"])
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_jit_of_vmap_of_grad_of_a_loop_equals_a_python_loop(name, backend):
+    # a staged loop's value is what its form returns at replay: a stack of plain numbers is
+    # the operands' library's array (it was NumPy's, and a step bound to NumPy then
+    # converted the device's array, which a GPU's refuses)
+    f = {"fori_loop, checkpointed": _counted, "while_loop": LOOPS["while_loop"], "scan": _scan}[
+        name
+    ]
+    make = MAKERS[backend]
+    stacked = np.array([[[0.3, -0.8], [1.2, 0.4]], [[0.5, 0.9], [-0.2, 0.7]]])
+    want = np.stack([fg.grad(f)(v) for v in stacked])
+    got = fg.jit(fg.vmap(fg.grad(f)))(make(stacked))
+    assert library_of(got) == library_of(make(stacked))
+    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-11, atol=1e-14)
+
+
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_a_scans_stacked_numbers_are_the_devices_arrays_under_jit_as_eagerly(backend):
+    a = MAKERS[backend](np.array([0.5, 1.5, 2.0]))
+    f = lambda v: fg.scan(lambda c, x: (c + x, 7), 0.0, v)[1]
+    eager, jitted = f(a), fg.jit(f)(a)
+    assert library_of(jitted) == library_of(eager) == library_of(a)
+    assert jitted.device == a.device
+    np.testing.assert_array_equal(to_numpy(jitted), [7, 7, 7])

@@ -34,7 +34,7 @@ from toolz import unique
 
 from ..analysis.facts import declare
 from ..core.errors import ArgumentTypeError, ShapeError
-from ..core.namespaces import is_foreign, namespace_of
+from ..core.namespaces import dtype_in, is_foreign, namespace_of
 from ..core.primitive import Primitive, strong
 from ..core.results import weak
 from ..core.traces import Box, new_level
@@ -54,6 +54,8 @@ from ..transforms.reverse import pull_back
 __all__ = [
     "split_at",
     "rows_of",
+    "in_library_of",
+    "stacked_rows",
     "Body",
     "BodyTrace",
     "trace_body",
@@ -155,6 +157,33 @@ def rows_of(e, n):
         xp = namespace_of((e,))
         return xp.broadcast_to(xp.expand_dims(e, axis=0), (n, *shape_of(e)))
     return np.broadcast_to(np.asarray(e), (n,) + np.shape(e))
+
+
+def stacked_rows(e, n, operands):
+    """What a loop's Array API form stacks for ``n`` rows each like ``e``: rows in the
+    library of the loop's operands where one is another library's array (a plain number's
+    rows too, as control/foreign_loops.py stacks them), else :func:`rows_of`. A staged
+    loop's value must be of the library its plan's step returns."""
+    on = next((v for v in operands if is_foreign(v)), None)
+    if on is None or is_foreign(e):
+        return rows_of(e, n)
+    xp = namespace_of((on,))
+    row = xp.asarray(e, device=on.device)
+    return xp.broadcast_to(xp.expand_dims(row, axis=0), (n, *row.shape))
+
+
+def in_library_of(c, values):
+    """``c``, a plain number or NumPy array, as an array of the library of the first other
+    library's array among ``values`` (looking through traced values), with NumPy's dtype
+    for it; else ``c`` itself. A loop's plain carry (a counter) that must carry a batch
+    beside device arrays: each step's select and arithmetic then stay in one library."""
+    if isinstance(c, Box) or is_foreign(c):
+        return c
+    on = next((v for v in map(example, values) if is_foreign(v)), None)
+    if on is None:
+        return c
+    xp = namespace_of((on,))
+    return xp.asarray(c, dtype=dtype_in(xp, np.result_type(c)), device=on.device)
 
 
 def abstract(x):

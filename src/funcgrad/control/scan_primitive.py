@@ -44,11 +44,12 @@ from .body import (
     batched_outputs,
     differentiable,
     example,
+    in_library_of,
     jvp_fun,
     pick,
     result,
-    rows_of,
     split_at,
+    stacked_rows,
     strong_carries,
     trace_body,
     vjp_fun,
@@ -208,7 +209,7 @@ def _per_step(x):
 def _scan_shapes(*operands, body, n_carry, n_xs, length, reverse):
     xs = operands[n_carry : n_carry + n_xs]
     n = shape_of(xs[0])[0] if xs else length
-    ys = [rows_of(e, n) for e in body.out_examples()[n_carry:]]
+    ys = [stacked_rows(e, n, operands) for e in body.out_examples()[n_carry:]]
     return tuple(operands[:n_carry]) + tuple(ys)
 
 
@@ -573,7 +574,7 @@ def _scan_batch(size, prim, values, batched, params, bind=None):
     flags, out_flags = batched_carry(body, batched, n_carry, size)
     carry, xs, consts = split_at(values, n_carry, n_xs)
     carry = [
-        broadcast_to(c, shape=(size,) + shape_of(c)) if f and not b else c
+        broadcast_to(in_library_of(c, values), shape=(size,) + shape_of(c)) if f and not b else c
         for c, f, b in zip(carry, flags, batched)
     ]
     xs = [moved_axis(x, 0, 1) if b else x for x, b in zip(xs, flags[n_carry : n_carry + n_xs])]

@@ -34,9 +34,10 @@ from .body import (
     batched_outputs,
     differentiable,
     example,
+    in_library_of,
     jvp_fun,
     result,
-    rows_of,
+    stacked_rows,
     strong_carries,
     trace_body,
 )
@@ -100,7 +101,8 @@ def _while_shapes(*operands, cond, body, n_carry, n_cond):
 
 def _history_shapes(*operands, cond, body, n_carry, n_cond):
     carry = operands[:n_carry]
-    return tuple(carry) + tuple(rows_of(c, 1) for c in carry) + (rows_of(_true_like(carry), 1),)
+    rows = [stacked_rows(c, 1, operands) for c in carry]
+    return (*carry, *rows, stacked_rows(_true_like(operands), 1, operands))
 
 
 def bind_while(prim, cond_fun, body_fun, carry, who, keep=True):
@@ -235,7 +237,7 @@ def _while_batch_parts(size, values, batched, cond, body, n_carry, n_cond, histo
         c_flags = [True] * n_carry
         flags[:n_carry] = c_flags
     carry = [
-        broadcast_to(c, shape=(size,) + shape_of(c)) if f and not b else c
+        broadcast_to(in_library_of(c, values), shape=(size,) + shape_of(c)) if f and not b else c
         for c, f, b in zip(carry, c_flags, batched)
     ]
     cond_b = batch_fun(cond, c_flags + batched[n_carry : n_carry + n_cond], size, [pred_batched])
