@@ -34,6 +34,7 @@ CASES = {  # name -> (primitive, params)
     "gelu_tanh": (gelu.gelu_tanh, {}),
     "gelu_tanh_slope": (gelu.gelu_tanh_slope, {}),
     "relu": (elementwise.relu, {}),
+    "step": (elementwise.step, {}),
 }
 
 
@@ -58,13 +59,21 @@ def test_every_case_is_registered():
     assert {prim for prim, _ in CASES.values()} <= set(registered())
 
 
-@pytest.mark.parametrize("name", ["softmax", "log_softmax", "gelu_tanh", "relu"])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "gelu_tanh", "relu", "step"])
 def test_an_integer_tensor_takes_the_plain_form(name):
     prim, params = CASES[name]
     x = torch.asarray(np.arange(-3, 3).reshape(2, 3))
     got, want = prim(x, **params), plain_form(prim)(namespace_of((x,)), x, **params)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+
+
+def test_step_of_nan_zero_and_signed_zeros_is_the_forms():
+    x = _tensor([np.nan, 0.0, -0.0, 1e-30, -1e-30, np.inf, -np.inf], "float64")
+    for dtype in (torch.float64, torch.float32):
+        got = elementwise.step(x.to(dtype))
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(to_numpy(got), [0, 0, 0, 1, 0, 1, 0])
 
 
 def test_several_axes_take_the_plain_form():

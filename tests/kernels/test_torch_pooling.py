@@ -1,7 +1,7 @@
-"""Max pooling's cotangent on PyTorch tensors by PyTorch's own pooling calls
-(funcgrad/kernels/torch_forms.py, ``window_cotangent``): where the windows tile the input
-(``nn.max_pool`` with stride = window), the cotangent equals the plain form's bit for bit
-and NumPy's, under grad, jit (oracle: the eager call), vmap (oracle: a Python loop), a
+"""Max pooling and its cotangent on PyTorch tensors by PyTorch's own pooling calls
+(funcgrad/kernels/torch_forms.py, ``window_max`` and ``window_cotangent``): where the
+windows tile the input (``nn.max_pool`` with stride = window), each equals the plain form's
+bit for bit and NumPy's, under grad, jit (oracle: the eager call), vmap (oracle: a Python loop), a
 Hessian-vector product, a loop with checkpoint, against PyTorch's autograd and central
 differences; other layouts take the plain form."""
 
@@ -12,7 +12,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.fast_paths import plain_form
 from funcgrad.core.namespaces import namespace_of
-from funcgrad.rules.window_extrema import window_cotangent
+from funcgrad.rules.window_extrema import window_cotangent, window_max
 from tests.helpers import to_numpy, torch
 
 pytestmark = [
@@ -68,6 +68,24 @@ def test_pytorchs_pooling_gives_the_forms_bits(shape, axis, dtype):
     np.testing.assert_array_equal(to_numpy(got), numpy)
 
 
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, axis", TILED)
+def test_pytorchs_pooling_gives_the_window_maxima(shape, axis, dtype, keepdims):
+    a, x, _, _ = _operands(shape, axis, dtype)
+    a[(0,) * a.ndim] = np.nan  # a window whose maximum is NaN
+    x = torch.asarray(a)
+    negative = tuple(k - len(shape) for k in axis)  # axes counted from the end, as given
+    for given in (axis, negative, axis[0] if len(axis) == 1 else axis):
+        got, ops = _counted(lambda: window_max(x, axis=given, keepdims=keepdims))
+        assert any(op.startswith("max_pool") for op in ops)
+        want = torch.amax(x, dim=axis, keepdim=keepdims)
+        assert got.dtype == x.dtype and got.shape == want.shape
+        assert torch.equal(got.isnan(), want.isnan())
+        assert torch.equal(got.nan_to_num(), want.nan_to_num())
+        np.testing.assert_array_equal(to_numpy(got), window_max(a, axis=axis, keepdims=keepdims))
+
+
 @pytest.mark.parametrize(
     "shape, axis",
     [((3, 4, 2, 2), (2, 3)), ((2, 3, 4), (0,)), ((2, 3, 2, 2, 2, 3), (2, 5)), ((2, 3, 4), (2, 1))],
@@ -81,10 +99,15 @@ def test_other_layouts_take_the_plain_form(shape, axis):
     np.testing.assert_array_equal(
         to_numpy(got), window_cotangent(to_numpy(g), a, to_numpy(top), axis=axis)
     )
+    got, ops = _counted(lambda: window_max(x, axis=axis))
+    assert not any("max_pool" in op for op in ops)
+    np.testing.assert_array_equal(to_numpy(got), window_max(a, axis=axis))
 
 
 def test_an_integer_tensor_or_mixed_dtypes_take_the_plain_form():
     x = torch.asarray(RNG.integers(-3, 3, size=(2, 4, 2, 3)))
+    got, ops = _counted(lambda: window_max(x, axis=(2,)))
+    assert not any("max_pool" in op for op in ops) and got.dtype == torch.int64
     top = torch.amax(x, dim=(2,), keepdim=True)
     g = torch.asarray(RNG.normal(size=(2, 4, 1, 3)))
     got, ops = _counted(lambda: window_cotangent(g, x, top, axis=(2,)))
@@ -122,6 +145,7 @@ def test_a_plan_calls_pytorchs_pooling_backward():
     jitted(tw, tx)
     _, ops = _counted(lambda: jitted(tw, tx))
     assert ops.count("max_pool2d_with_indices_backward") == 2  # the 2x2 and the 1-d pool
+    assert "amax" not in ops
 
 
 def test_grad_agrees_with_pytorchs_autograd_and_central_differences():

@@ -15,6 +15,7 @@ primitive                              PyTorch's call (the first six on floating
 ``gelu_tanh``                          ``torch.nn.functional.gelu(x, approximate="tanh")``
 ``gelu_tanh_slope``                    ``torch.ops.aten.gelu_backward`` of ones
 ``relu``                               ``torch.relu`` (the form's bits, ``-0.0`` kept)
+``step`` (relu's slope)                ``torch.gt`` written into a float tensor (one pass)
 ``gather`` (an embedding's rows)       ``torch.index_select`` of the positions the form
                                        computes (array-api-compat's ``take`` would count
                                        negative positions from the end a second time)
@@ -24,8 +25,10 @@ primitive                              PyTorch's call (the first six on floating
                                        dilation, 1 to 3 spatial axes)
 ``put_along`` (a picked logit's        ``torch.scatter_add`` into zeros, where the form
 cotangent)                             sums a one-hot product
-``window_cotangent`` (max pooling's    ``max_pool{1,2,3}d``'s index and its backward call,
-cotangent, windows that tile)          where the form makes a mask in about a dozen calls
+``window_max`` (max pooling, windows    ``max_pool{2,3}d``, where ``amax`` over the tiles'
+that tile the input)                   strided axes is a slow reduction
+``window_cotangent`` (its cotangent)   ``max_pool{2,3}d``'s index and its backward call,
+                                       where the form makes a mask in about a dozen calls
 =====================================  ==================================================
 
 Each answers None where it does not apply (an integer or complex tensor, several axes at
@@ -230,31 +233,75 @@ def _tiling(x, axis):
     return lead, [shape[a - 1] * shape[a] for a in axis], window, trail
 
 
+def _pooling(x, axis):
+    """``x`` as PyTorch's pooling takes it where the windows along ``axis`` tile it (see
+    :func:`_tiling`): ``(N, C, spatial...)``, a view where ``x`` is contiguous, with the
+    window and the count of windows along each spatial axis; else None. Windows along one
+    axis are pooled in two dimensions, the first of height 1 (PyTorch's one-dimensional
+    pooling has no backward call)."""
+    if not _floating(x) or x.numel() == 0 or axis is None:
+        return None
+    axis = tuple(a % x.ndim for a in ((axis,) if type(axis) is int else axis))
+    if tuple(sorted(set(axis))) != axis:
+        return None
+    tiling = _tiling(x, axis)
+    if tiling is None:
+        return None
+    lead, sizes, window, trail = tiling
+    if len(sizes) == 1:
+        sizes, window = [1, *sizes], [1, *window]
+    k = len(sizes)
+    xs = x.reshape(lead, *sizes, trail).permute(0, k + 1, *range(1, k + 1))
+    return xs, window, [n // w for n, w in zip(sizes, window)], axis
+
+
+def _channels_last(y):
+    """A pooled ``(N, C, spatial...)`` tensor as ``(N, spatial..., C)``, a view."""
+    return y.permute(0, *range(2, y.ndim), 1)
+
+
+def _window_max(x, axis=None, keepdims=False):
+    """Each window's maximum by PyTorch's max pooling: a pass over the windows where
+    ``amax`` over a tiled view's strided axes was a slow reduction (7x, on the CPU)."""
+    pooling = _pooling(x, axis)
+    if pooling is None:
+        return None
+    xs, window, _, axis = pooling
+    top = getattr(sys.modules["torch"].ops.aten, f"max_pool{len(window)}d")(xs, window, window)
+    if keepdims:
+        shape = [1 if a in axis else n for a, n in enumerate(x.shape)]
+    else:
+        shape = [n for a, n in enumerate(x.shape) if a not in axis]
+    return _channels_last(top).reshape(shape)
+
+
 def _window_cotangent(g, x, top, axis):
     """``g`` at each window's first maximum by PyTorch's pooling: its index of each
     window's maximum (the first in the window's order, as the form's; a window of several
     NaNs gives PyTorch's, its last) and the backward call that puts ``g`` there."""
     torch = sys.modules["torch"]
-    if not (_floating(x) and isinstance(g, torch.Tensor) and g.dtype == x.dtype):
+    if not (isinstance(g, torch.Tensor) and g.dtype == x.dtype and g.ndim == x.ndim):
         return None
-    if g.ndim != x.ndim or x.numel() == 0 or tuple(sorted(axis)) != tuple(axis):
+    pooling = _pooling(x, axis)
+    if pooling is None or top.dtype != x.dtype:
         return None
-    tiling = _tiling(x, axis)
-    if tiling is None or top.dtype != x.dtype:
-        return None
-    lead, sizes, window, trail = tiling
-    if len(sizes) == 1:  # PyTorch's 1-d pooling has no backward call: a 2-d one of height 1
-        sizes, window = [1, *sizes], [1, *window]
-    k = len(sizes)
-    counts = [n // w for n, w in zip(sizes, window)]
-    first = (0, k + 1, *range(1, k + 1))  # (N, spatial..., C) -> (N, C, spatial...), a view
-    xs = x.reshape(lead, *sizes, trail).permute(first)
-    gs = g.reshape(lead, *counts, trail).permute(first)
+    xs, window, counts, _ = pooling
+    k = len(window)
+    gs = g.reshape(xs.shape[0], *counts, xs.shape[1]).permute(0, k + 1, *range(1, k + 1))
     pool = getattr(torch.ops.aten, f"max_pool{k}d_with_indices")
     back = getattr(torch.ops.aten, f"max_pool{k}d_with_indices_backward")
     _, index = pool(xs, window, window)
     dx = back(gs, xs, window, window, [0] * k, [1] * k, False, index)
-    return dx.permute(0, *range(2, k + 2), 1).reshape(x.shape)
+    return _channels_last(dx).reshape(x.shape)
+
+
+def _step(x):
+    """relu's slope, 1.0 where x > 0: the comparison written straight into a float tensor,
+    one pass where the form compares and then converts (7x, on the CPU)."""
+    if not _floating(x):
+        return None
+    torch = sys.modules["torch"]
+    return torch.gt(x, 0, out=torch.empty_like(x))
 
 
 def _relu(x):
@@ -269,10 +316,12 @@ register_form(nn.logsumexp, "torch", _logsumexp)
 register_form(gelu.gelu_tanh, "torch", _gelu_tanh)
 register_form(gelu.gelu_tanh_slope, "torch", _gelu_tanh_slope)
 register_form(elementwise.relu, "torch", _relu)
+register_form(elementwise.step, "torch", _step)
 register_form(gather.gather, "torch", _gather)
 register_form(sorting.take_along, "torch", _take_along)
 register_form(sorting.put_along, "torch", _put_along)
 register_form(conv.conv, "torch", _conv)
 register_form(conv.conv_transpose, "torch", _conv_transpose)
 register_form(conv.conv_kernel, "torch", _conv_kernel)
+register_form(window_extrema.window_max, "torch", _window_max)
 register_form(window_extrema.window_cotangent, "torch", _window_cotangent)
