@@ -112,3 +112,16 @@ def test_a_scans_stacked_numbers_are_the_devices_arrays_under_jit_as_eagerly(bac
     assert library_of(jitted) == library_of(eager) == library_of(a)
     assert jitted.device == a.device
     np.testing.assert_array_equal(to_numpy(jitted), [7, 7, 7])
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_a_loops_counter_is_made_on_the_device(backend, reverse):
+    # a counter's rows are made by the library's arange (no copy from the host a row),
+    # with the dtype its asarray gives a Python int
+    a = MAKERS[backend](np.array([0.5, 1.5, 2.0, 4.0]))
+    f = lambda v: fg.scan(lambda c, x: (c + 2, c), 1, v, reverse=reverse)[1]
+    for got in (f(a), fg.jit(f)(a)):
+        assert library_of(got) == library_of(a) and got.device == a.device
+        assert str(got.dtype).endswith("int64")
+        np.testing.assert_array_equal(to_numpy(got), [7, 5, 3, 1] if reverse else [1, 3, 5, 7])

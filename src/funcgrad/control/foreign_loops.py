@@ -32,7 +32,23 @@ def _stacked(xp, rows, example, device):
     if not rows:
         shape = (0, *getattr(example, "shape", ()))
         return xp.zeros(shape, dtype=dtype_in(xp, example.dtype), device=device)
+    counted = _counter(rows)
+    if counted is not None:  # a loop's counter: made on the device, not copied over
+        return xp.arange(*counted, dtype=xp.int64, device=device)
     return xp.stack([xp.asarray(r, device=device) for r in rows], axis=0)
+
+
+def _counter(rows):
+    """``(start, stop, step)`` where the rows are Python ints in a step that is not zero
+    (a fori loop's index, forward or reversed), else None."""
+    if type(rows[0]) is not int:
+        return None
+    start, step = rows[0], rows[1] - rows[0] if len(rows) > 1 else 1
+    if step == 0 or any(type(r) is not int for r in rows):
+        return None
+    if rows != list(range(start, start + step * len(rows), step)):
+        return None
+    return start, start + step * len(rows), step
 
 
 def scan_form(xp, *operands, body, n_carry, n_xs, length, reverse, machine_code=None):

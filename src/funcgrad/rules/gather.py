@@ -267,7 +267,7 @@ def _xp_gather(xp, x, *idx, template, mode):
 def _xp_scatter_add(xp, x, v, *idx, template, mode):
     rows, positions, shape = _flat_positions(xp, *_place(x), idx, template, mode, "scatter_add")
     if not hasattr(v, "shape"):  # a number: an array on x's device (not the default one)
-        v = xp.asarray(v, dtype=x.dtype, device=getattr(x, "device", None))
+        v = xp.full((), v, dtype=x.dtype, device=getattr(x, "device", None))
     values = xp.broadcast_to(v, shape)
     values = xp.reshape(values, (rows[0], positions.shape[0], rows[2]))
     out = scatter_add_rows(xp, xp.reshape(x, rows), positions, values)

@@ -150,7 +150,7 @@ def xp_where(xp, c, x, y):
     dtype (float64 for Python floats, float32 for two float32 scalars)."""
     if _number(c):  # a NumPy or Python bool: one of the arrays' library, on their device
         like = x if not _number(x) else y
-        c = xp.asarray(bool(c), device=getattr(like, "device", None))
+        c = xp.full((), bool(c), dtype=xp.bool, device=getattr(like, "device", None))
     if _number(x) and _number(y):
         device = getattr(c, "device", None)
         dtype = dtype_in(xp, _numbers_dtype(x, y), "where")
@@ -162,12 +162,13 @@ def xp_where(xp, c, x, y):
 def _weak(xp, v, like):
     """A Python number beside a floating array as a 0-d array of that array's dtype and
     device, the dtype NumPy gives them both: PyTorch's wrapper would otherwise ask
-    torch.result_type, which torch.compile cannot put in a graph."""
+    torch.result_type, which torch.compile cannot put in a graph. Filled on the device
+    (``full``), not copied from the host: no transfer a call, and a CUDA graph can hold it."""
     if type(v) not in (int, float) or not hasattr(like, "dtype"):
         return v
     if not xp.isdtype(like.dtype, ("real floating", "complex floating")):
         return v
-    return xp.asarray(v, dtype=like.dtype, device=getattr(like, "device", None))
+    return xp.full((), v, dtype=like.dtype, device=getattr(like, "device", None))
 
 
 _PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
@@ -219,11 +220,11 @@ def xp_ldexp(xp, x1, x2):
     power exact, so a product that fits does even where ``2**x2`` alone would overflow."""
     device = getattr(x2 if hasattr(x2, "shape") else x1, "device", None)
     if not hasattr(x1, "shape"):  # a Python number: NumPy's float64
-        x1 = xp.asarray(x1, dtype=xp.float64, device=device)
+        x1 = xp.full((), x1, dtype=xp.float64, device=device)
     if not hasattr(x2, "shape"):
-        x2 = xp.asarray(x2, dtype=xp.int64, device=device)
+        x2 = xp.full((), x2, dtype=xp.int64, device=device)
     half = x2 // 2
-    two = xp.asarray(2.0, dtype=x1.dtype, device=device)
+    two = xp.full((), 2.0, dtype=x1.dtype, device=device)
     return x1 * xp.pow(two, xp.astype(half, x1.dtype)) * xp.pow(two, xp.astype(x2 - half, x1.dtype))
 
 
@@ -234,7 +235,8 @@ def _arrays(xp, x, y):
     like = x if hasattr(x, "shape") else y
     device = getattr(like, "device", None)
     x, y = (
-        v if hasattr(v, "shape") else xp.asarray(v, dtype=like.dtype, device=device) for v in (x, y)
+        v if hasattr(v, "shape") else xp.full((), v, dtype=like.dtype, device=device)
+        for v in (x, y)
     )
     return x, y
 

@@ -92,7 +92,7 @@ def _xp_row_labels(xp, x, label):
     """Each row's label (an integer array of x's library, or a Python int for a vector x),
     as an index along x's last axis."""
     if isinstance(label, int):  # the standard's broadcast_to takes arrays only
-        label = xp.asarray(label, dtype=xp.int64, device=getattr(x, "device", None))
+        label = xp.full((), label, dtype=xp.int64, device=getattr(x, "device", None))
     label = xp.broadcast_to(label, tuple(x.shape[:-1]))
     return xp.expand_dims(xp.astype(label, xp.int64), axis=-1)
 
