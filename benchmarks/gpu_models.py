@@ -10,8 +10,9 @@ loss and every gradient on the device arrays are checked against PyTorch's own i
 (moved to the host only for the check). Then, per step (loss and every gradient), medians
 of timed repeats, each ended by a device synchronisation: funcgrad eager and funcgrad's
 jit on PyTorch tensors and on CuPy arrays, PyTorch eager, ``torch.compile`` and
-funcgrad's ``jit(backend="torch.compile")`` (with ``--compile``), and JAX's jit on its
-default device. ``--kernels`` adds, per model, the GPU time and the number of kernels of one
+funcgrad's ``jit(backend="torch.compile")`` (with ``--compile``), funcgrad's
+``jit(backend="torch.cuda.graph")`` (its results checked against the plan's first) beside
+PyTorch's own step captured as one CUDA graph, and JAX's jit on its default device. ``--kernels`` adds, per model, the GPU time and the number of kernels of one
 step of funcgrad's jit on PyTorch tensors and of PyTorch eager (PyTorch's profiler).
 """
 
@@ -99,6 +100,32 @@ def kernel_time(step, torch):
     return sum(e.device_time_total for e in events) / 1e3, sum(e.count for e in events)
 
 
+def torch_graphed(loss_fn, tp, leaves, d, torch):
+    """PyTorch's own step (loss and backward) captured as one CUDA graph, as PyTorch's
+    documentation captures a whole network: a call replays it and copies the loss and the
+    gradients out, as funcgrad's ``torch.cuda.graph`` backend does."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            for t in leaves:
+                t.grad = None
+            loss_fn(tp, **d).backward()
+    torch.cuda.current_stream().wait_stream(side)
+    for t in leaves:
+        t.grad = None
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        loss = loss_fn(tp, **d)
+        loss.backward()
+
+    def step():
+        graph.replay()
+        return loss.clone(), [t.grad.clone() for t in leaves]
+
+    return step
+
+
 def median_ms(step, sync, repeats, warmup=3):
     for _ in range(warmup):
         step()
@@ -152,6 +179,19 @@ def main(o):
             fused = fg.jit(step, backend="torch.compile")
             rows["funcgrad jit, torch.compile"] = lambda: fused(p, **d)
         if device == "cuda":
+            graphed = fg.jit(step, backend="torch.cuda.graph")
+            same = [
+                np.allclose(a.cpu().numpy(), b.cpu().numpy(), rtol=1e-5, atol=1e-6)
+                for a, b in zip(
+                    fg.tree_util.tree_leaves(graphed(p, **d)),
+                    fg.tree_util.tree_leaves(jitted(p, **d)),
+                )
+            ]
+            assert all(same), f"{name}: the CUDA graph's results differ from the plan's"
+            rows["funcgrad jit, torch.cuda.graph"] = lambda: graphed(p, **d)
+            gleaves = [t.detach().clone().requires_grad_(True) for t in leaves]
+            gp = fg.tree_util.tree_unflatten(fg.tree_util.tree_structure(p), gleaves)
+            rows["torch eager, CUDA graph"] = torch_graphed(tloss, gp, gleaves, d, torch)
             try:
                 import cupy
 
