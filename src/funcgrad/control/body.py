@@ -34,12 +34,12 @@ from toolz import unique
 
 from ..analysis.facts import declare
 from ..core.errors import ArgumentTypeError, ShapeError
-from ..core.namespaces import dtype_in, is_foreign, namespace_of
+from ..core.namespaces import is_foreign, namespace_of
 from ..core.primitive import Primitive, strong
 from ..core.results import weak
 from ..core.traces import Box, new_level
 from ..core.tree import tree_flatten
-from ..core.values import dtype_of, numeric_kind, raw, shape_of, zeros_like_value
+from ..core.values import dtype_of, in_library_of, numeric_kind, raw, shape_of, zeros_like_value
 from ..dag.backprop import add_cotangents
 from ..dag.node import CONST, VAR, Node, ReverseTrace
 from ..dag.order import dfs_order
@@ -54,7 +54,7 @@ from ..transforms.reverse import pull_back
 __all__ = [
     "split_at",
     "rows_of",
-    "in_library_of",
+    "carried_in_library",
     "stacked_rows",
     "Body",
     "BodyTrace",
@@ -172,18 +172,15 @@ def stacked_rows(e, n, operands):
     return xp.broadcast_to(xp.expand_dims(row, axis=0), (n, *row.shape))
 
 
-def in_library_of(c, values):
-    """``c``, a plain number or NumPy array, as an array of the library of the first other
-    library's array among ``values`` (looking through traced values), with NumPy's dtype
-    for it; else ``c`` itself. A loop's plain carry (a counter) that must carry a batch
-    beside device arrays: each step's select and arithmetic then stay in one library."""
+def carried_in_library(c, values):
+    """``c``, a plain carry (a counter, a NumPy array), in the library of the first other
+    library's array among ``values`` (looking through traced values; see
+    :func:`~funcgrad.core.values.in_library_of`), else ``c`` itself: a carry vmap batches
+    beside device arrays, so each step's select and arithmetic stay in one library."""
     if isinstance(c, Box) or is_foreign(c):
         return c
     on = next((v for v in map(example, values) if is_foreign(v)), None)
-    if on is None:
-        return c
-    xp = namespace_of((on,))
-    return xp.asarray(c, dtype=dtype_in(xp, np.result_type(c)), device=on.device)
+    return c if on is None else in_library_of(c, on)
 
 
 def abstract(x):

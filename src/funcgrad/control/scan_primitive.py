@@ -42,9 +42,9 @@ from .body import (
     Parts,
     batch_fun,
     batched_outputs,
+    carried_in_library,
     differentiable,
     example,
-    in_library_of,
     jvp_fun,
     pick,
     result,
@@ -574,7 +574,9 @@ def _scan_batch(size, prim, values, batched, params, bind=None):
     flags, out_flags = batched_carry(body, batched, n_carry, size)
     carry, xs, consts = split_at(values, n_carry, n_xs)
     carry = [
-        broadcast_to(in_library_of(c, values), shape=(size,) + shape_of(c)) if f and not b else c
+        broadcast_to(carried_in_library(c, values), shape=(size,) + shape_of(c))
+        if f and not b
+        else c
         for c, f, b in zip(carry, flags, batched)
     ]
     xs = [moved_axis(x, 0, 1) if b else x for x, b in zip(xs, flags[n_carry : n_carry + n_xs])]

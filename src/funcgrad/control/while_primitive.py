@@ -32,9 +32,9 @@ from .body import (
     Parts,
     batch_fun,
     batched_outputs,
+    carried_in_library,
     differentiable,
     example,
-    in_library_of,
     jvp_fun,
     result,
     stacked_rows,
@@ -237,7 +237,9 @@ def _while_batch_parts(size, values, batched, cond, body, n_carry, n_cond, histo
         c_flags = [True] * n_carry
         flags[:n_carry] = c_flags
     carry = [
-        broadcast_to(in_library_of(c, values), shape=(size,) + shape_of(c)) if f and not b else c
+        broadcast_to(carried_in_library(c, values), shape=(size,) + shape_of(c))
+        if f and not b
+        else c
         for c, f, b in zip(carry, c_flags, batched)
     ]
     cond_b = batch_fun(cond, c_flags + batched[n_carry : n_carry + n_cond], size, [pred_batched])
