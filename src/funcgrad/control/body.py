@@ -46,6 +46,7 @@ from ..dag.order import dfs_order
 from ..jit.loops import scan_loop, while_loop
 from ..jit.plans import compile_plan
 from ..jit.staging import Staged, StagingTrace
+from ..rules.arrays import broadcast_to
 from ..rules.ufuncs import astype
 from ..transforms.batching import Batched, BatchTrace, current_axis_name, leave
 from ..transforms.forward import Dual, ForwardTrace
@@ -54,7 +55,7 @@ from ..transforms.reverse import pull_back
 __all__ = [
     "split_at",
     "rows_of",
-    "carried_in_library",
+    "batched_carries",
     "stacked_rows",
     "Body",
     "BodyTrace",
@@ -172,15 +173,20 @@ def stacked_rows(e, n, operands):
     return xp.broadcast_to(xp.expand_dims(row, axis=0), (n, *row.shape))
 
 
-def carried_in_library(c, values):
-    """``c``, a plain carry (a counter, a NumPy array), in the library of the first other
-    library's array among ``values`` (looking through traced values; see
-    :func:`~funcgrad.core.values.in_library_of`), else ``c`` itself: a carry vmap batches
-    beside device arrays, so each step's select and arithmetic stay in one library."""
-    if isinstance(c, Box) or is_foreign(c):
-        return c
+def batched_carries(carry, flags, batched, size, values):
+    """The carries that must carry vmap's batch (``flags``) but came in without one
+    (``batched``), broadcast along a new first axis of ``size``. A plain one (a counter)
+    beside device arrays among ``values`` is made in their library first
+    (:func:`~funcgrad.core.values.in_library_of`), so that each step's select and
+    arithmetic stay in one library."""
     on = next((v for v in map(example, values) if is_foreign(v)), None)
-    return c if on is None else in_library_of(c, on)
+
+    def batch(c):
+        if on is not None and not isinstance(c, Box) and not is_foreign(c):
+            c = in_library_of(c, on)
+        return broadcast_to(c, shape=(size, *shape_of(c)))
+
+    return [batch(c) if f and not b else c for c, f, b in zip(carry, flags, batched)]
 
 
 def abstract(x):

@@ -41,8 +41,8 @@ from ..transforms.batching import vmap
 from .body import (
     Parts,
     batch_fun,
+    batched_carries,
     batched_outputs,
-    carried_in_library,
     differentiable,
     example,
     jvp_fun,
@@ -573,12 +573,7 @@ def _scan_batch(size, prim, values, batched, params, bind=None):
     body, n_carry, n_xs = params["body"], params["n_carry"], params["n_xs"]
     flags, out_flags = batched_carry(body, batched, n_carry, size)
     carry, xs, consts = split_at(values, n_carry, n_xs)
-    carry = [
-        broadcast_to(carried_in_library(c, values), shape=(size,) + shape_of(c))
-        if f and not b
-        else c
-        for c, f, b in zip(carry, flags, batched)
-    ]
+    carry = batched_carries(carry, flags, batched, size, values)
     xs = [moved_axis(x, 0, 1) if b else x for x, b in zip(xs, flags[n_carry : n_carry + n_xs])]
     inner = batch_fun(body, flags, size, out_flags)
 

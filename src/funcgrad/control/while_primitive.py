@@ -31,8 +31,8 @@ from ..rules.elementwise import greater, where
 from .body import (
     Parts,
     batch_fun,
+    batched_carries,
     batched_outputs,
-    carried_in_library,
     differentiable,
     example,
     jvp_fun,
@@ -236,12 +236,7 @@ def _while_batch_parts(size, values, batched, cond, body, n_carry, n_cond, histo
     if pred_batched:  # examples stop at different steps: every carry carries the batch
         c_flags = [True] * n_carry
         flags[:n_carry] = c_flags
-    carry = [
-        broadcast_to(carried_in_library(c, values), shape=(size,) + shape_of(c))
-        if f and not b
-        else c
-        for c, f, b in zip(carry, c_flags, batched)
-    ]
+    carry = batched_carries(carry, c_flags, batched, size, values)
     cond_b = batch_fun(cond, c_flags + batched[n_carry : n_carry + n_cond], size, [pred_batched])
     body_b = batch_fun(body, flags, size, c_flags)
     if not pred_batched:

@@ -3,8 +3,8 @@ as a CUDA graph and replayed with one launch a call.
 
 On a GPU a plan of calls (:mod:`funcgrad.jit.foreign_plans`) launches a kernel or more a
 step, and at the sizes people train small models on, the host's time per launch is most
-of a step: the CNN step of benchmarks/models.py launches 138 kernels for 0.30 ms of GPU
-work in a 1.75 ms step (an H200). A CUDA graph records the launches once and replays them all as one. PyTorch
+of a step (benchmarks/RESULTS.md, "A plan as one CUDA graph": the CNN step's 138 kernels
+take a sixth of its time). A CUDA graph records the launches once and replays them all as one. PyTorch
 captures it (``torch.cuda.graph``): the plan runs twice on a side stream first (cuBLAS
 and cuDNN set themselves up outside the capture), then once captured. A call then
 copies its tensors into the graph's input tensors, replays the graph and returns copies
