@@ -322,7 +322,20 @@ def blas():
     except Exception:
         name = "unknown"
     core = os.environ.get("OPENBLAS_CORETYPE")
-    return name + (f" (OPENBLAS_CORETYPE={core})" if core else "")
+    return name + (f" (OPENBLAS_CORETYPE={core})" if core else "") + blas_kernel()
+
+
+def blas_kernel():
+    """The kernel OpenBLAS runs here, as threadpoolctl reads it (where it is installed):
+    a machine's ``OPENBLAS_CORETYPE`` may hold it below the CPU's own (env/README.md)."""
+    try:
+        import threadpoolctl
+
+        np.ones(2) @ np.ones(2)  # the library loaded
+        kinds = {i.get("architecture") for i in threadpoolctl.threadpool_info()} - {None}
+    except ImportError:
+        return ""
+    return f", kernel {', '.join(sorted(kinds))}" if kinds else ""
 
 
 def workloads(large):

@@ -1,6 +1,6 @@
 """The impls that hand large arrays to numba's kernels (funcgrad/kernels/switch.py):
-GELU's tanh form, the softmax along the last axis and max pooling's cotangent give the
-same bits with the switch on and off, eagerly and under grad, jvp, vmap, jit, a
+GELU's tanh form, the softmax along the last axis, relu's slope, max pooling and its
+cotangent give the same bits with the switch on and off, eagerly and under grad, jvp, vmap, jit, a
 Hessian-vector product, a loop and checkpoint; the gradient agrees with PyTorch; small
 arrays, the environment's off switch and a missing numba never load numba."""
 
@@ -28,9 +28,9 @@ def switch():
 
 
 def model(p, x):
-    """GELU over 2**18 numbers, a 2x2 max pool of them, a softmax over 256 rows of 256:
-    each large enough for its kernel."""
-    h = fg.nn.gelu(x * p["a"], approximate=True)
+    """GELU over 2**18 numbers, a ReLU, a 2x2 max pool of them, a softmax over 256 rows of
+    256: each large enough for its kernel."""
+    h = fg.nn.relu(fg.nn.gelu(x * p["a"], approximate=True) - 0.05)
     h = fg.nn.max_pool(h, (2, 2), strides=(2, 2))
     s = fg.nn.softmax(fnp.reshape(h, (-1, 256)) * p["t"], axis=-1)
     return fnp.sum(s * p["w"])
@@ -64,7 +64,8 @@ def _same_bits(switch, f, *args):
 def test_the_kernels_are_called_and_give_the_numpy_impls_bits(switch, monkeypatch):
     kernels = pytest.importorskip("funcgrad.kernels.numba_kernels")
     called = []
-    for name in ("gelu_kernel", "softmax_rows", "cotangent_of_windows"):
+    kernel_names = ("gelu_kernel", "softmax_rows", "cotangent_of_windows")
+    for name in (*kernel_names, "extremum_of_windows", "unit_step"):
         real = getattr(kernels, name)
 
         def spy(*args, _real=real, _name=name):
@@ -78,9 +79,9 @@ def test_the_kernels_are_called_and_give_the_numpy_impls_bits(switch, monkeypatc
         leaves = _same_bits(switch, fg.value_and_grad(model), p, x)  # the loss, the gradients
         assert len(leaves) == 4 and all(np.asarray(a).dtype == dtype for a in leaves)
     assert {name for name, ran in called if ran} == {
-        "gelu_kernel",
-        "softmax_rows",
-        "cotangent_of_windows",
+        *kernel_names,
+        "extremum_of_windows",
+        "unit_step",
     }
 
 
@@ -149,7 +150,7 @@ def test_the_gradient_against_pytorch_and_central_differences(switch):
 
     t = {k: torch.tensor(v, requires_grad=True) for k, v in p.items()}
     tx = torch.tensor(x, requires_grad=True)
-    h = F.gelu(tx * t["a"], approximate="tanh").permute(0, 3, 1, 2)
+    h = F.relu(F.gelu(tx * t["a"], approximate="tanh") - 0.05).permute(0, 3, 1, 2)
     h = F.max_pool2d(h, 2).permute(0, 2, 3, 1).reshape(-1, 256)
     (torch.softmax(h * t["t"], -1) * t["w"]).sum().backward()
     for k in p:

@@ -11,6 +11,7 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.kernels import switch as kernel_switch
 from funcgrad.rules import gelu, nn
+from funcgrad.rules.elementwise import step
 from funcgrad.rules.window_extrema import window_cotangent, window_max, window_min
 
 numba = pytest.importorskip("numba", reason="the numba backend needs the native extra")
@@ -62,6 +63,41 @@ def test_extrema_are_the_impls(shape, axes, dtype, keepdims):
     for prim in (window_max, window_min):
         params = {"axis": axes, "keepdims": keepdims}
         _same(kernels.kernel_for(prim, params)(x), prim.impl(x, **params))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("shape", "axes"), [((64, 8, 2, 8, 2, 16), (2, 4)), ((512, 4, 3), (2,))])
+def test_windows_the_impl_folds_are_its_bits_signed_zeros_included(shape, axes, dtype):
+    # windows of up to 16 elements over a large array: the impl folds np.maximum over the
+    # window, which gives the later of two tied zeros; the kernel folds the same way
+    rng = np.random.default_rng(3)
+    x = _sample(shape, dtype, rng)
+    x[x == 0] = np.where(rng.random(int((x == 0).sum())) < 0.5, -0.0, 0.0)
+    x.reshape(-1)[::101] = np.nan
+    for prim, smallest in ((window_max, False), (window_min, True)):
+        want = prim.impl(x, axis=axes)
+        zeros = np.signbit(want[want == 0])
+        assert zeros.any() and not zeros.all()
+        for got in (
+            kernels.extremum_of_windows(x, axes, False, smallest),
+            kernels.kernel_for(prim, {"axis": axes})(x),
+        ):
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relus_step_is_the_impls_to_the_bit(dtype):
+    x = np.random.default_rng(4).normal(size=(64, 1000)).astype(dtype)
+    x[:, ::7] = 0.0
+    x[:, ::11] = -0.0
+    x[:, ::13] = np.nan
+    x[:, ::17] = np.inf
+    x[:, ::19] = -np.inf
+    got, want = kernels.unit_step(x), step.impl(x)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert kernels.unit_step(np.arange(-5, 5)) is None and kernels.unit_step(x[0, 0]) is None
+    strided = x[:, ::3]  # a view: read as a contiguous copy
+    assert kernels.unit_step(strided).tobytes() == step.impl(strided).tobytes()
 
 
 @pytest.mark.parametrize(("shape", "axes"), CASES)

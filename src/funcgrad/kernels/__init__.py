@@ -11,7 +11,9 @@ primitive                              fast path on a large float NumPy array
 ``gelu_tanh``, ``gelu_tanh_slope``     one numba pass per chunk around NumPy's ``tanh``
 (and their ``together`` impl)
 ``softmax`` (along the last axis)      the rows' maxima and shifts in one numba pass
-``window_cotangent`` (max pooling)     one pass over the windows, vectorised over channels
+``window_max``, ``window_min``         one pass over the windows (up to 16 elements each)
+(max pooling) and ``window_cotangent``  where NumPy makes a strided pass per element
+``step`` (relu's slope)                one pass, where NumPy casts each comparison's bool
 ``untake``, ``scatter_add`` (rows)     the rows added in their order (an embedding's
                                        cotangent)
 ``conv``, ``conv_transpose``,          Winograd's F(2x2, 3x3) for a 3x3 stride-1 layer of
@@ -38,7 +40,8 @@ import numpy as np
 
 from ..core.fast_paths import register, register_together
 from ..core.values import float_dtype
-from ..rules import arrays, conv, gather, gelu, nn, window_extrema
+from ..rules import arrays, conv, elementwise, gather, gelu, nn, window_extrema
+from ..rules.reductions import folded
 from ..rules.row_sums import whole_rows
 from . import switch
 
@@ -71,6 +74,21 @@ def _window_cotangent(g, x, top, axis):
     if kernels is None:
         return None
     return kernels.cotangent_of_windows(np.asarray(g), x, top, axis)
+
+
+def _window_extremum(smallest):
+    def fast(x, axis=None, keepdims=False):
+        kernels = switch.kernels_for(x)
+        if kernels is None or not folded(x, axis):
+            return None
+        return kernels.extremum_of_windows(x, axis, keepdims, smallest)
+
+    return fast
+
+
+def _step(x):
+    kernels = switch.kernels_for(x)
+    return None if kernels is None else kernels.unit_step(x)
 
 
 def _untake(g, index, shape):
@@ -121,7 +139,10 @@ register(gelu.gelu_tanh, _gelu("value"))
 register(gelu.gelu_tanh_slope, _gelu("slope"))
 register_together(gelu.gelu_tanh, _gelu("both"))
 register(nn.softmax, _softmax)
+register(window_extrema.window_max, _window_extremum(smallest=False))
+register(window_extrema.window_min, _window_extremum(smallest=True))
 register(window_extrema.window_cotangent, _window_cotangent)
+register(elementwise.step, _step)
 register(arrays.untake, _untake)
 register(gather.scatter_add, _scatter_add)
 register(conv.conv, _conv)

@@ -23,9 +23,11 @@ reduced axes alternating, adjacent axes of one kind merged, missing ones of size
 one kernel serves a reduction over any one or two runs of neighbouring axes (1-d and
 2-d pooling, a plain ``max`` along an axis, and the same under ``vmap``). The results are
 the NumPy impl's, to the bit for the cotangent (the first element equal to the
-extremum, in C order over the window, takes it; a NaN window gives it to its first NaN);
-for the extremum, equal as numbers (NumPy's vector loops and numba's scalar code may pick
-different zeros when a window's ``-0.0`` and ``0.0`` tie).
+extremum, in C order over the window, takes it; a NaN window gives it to its first NaN)
+and for the extremum of a window of up to 16 elements, which the impl folds with
+``np.maximum`` (``np.minimum``) and the kernel as they do (of two tied numbers, ``-0.0``
+and ``0.0``, the later one). Over larger windows NumPy's reduction runs, and the two are
+equal as numbers (its vector loops may pick the other zero of a tie).
 
 A numba plan calls the kernels as it calls its fused chains: without the checks the
 impls' calls make for operands NumPy warns about (its floating-point warnings are not
@@ -143,17 +145,35 @@ def _extremum(prim, params):
     smallest = prim is window_extrema.window_min
 
     def extremum(x):
-        axes = _axes(axis, getattr(x, "ndim", 0))
-        case = _native_case(x, axes)
-        if case is None:
-            return plain(prim)(x, **params)
-        x, (k0, r1, k1, r2, k2) = case
-        out = np.empty((k0, k1, k2), x.dtype)
-        _window_extremum(x.reshape(k0, r1, k1, r2, k2), out, smallest)
-        shape = [1 if a in axes else s for a, s in enumerate(x.shape) if keepdims or a not in axes]
-        return out.reshape(shape)
+        out = extremum_of_windows(x, axis, keepdims, smallest)
+        return plain(prim)(x, **params) if out is None else out
 
     return extremum
+
+
+def extremum_of_windows(x, axis, keepdims, smallest):
+    """``window_max(x, axis=axis, keepdims=keepdims)`` (``window_min`` where ``smallest``)
+    by :func:`_window_extremum`, or None where the kernel does not apply."""
+    axes = _axes(axis, getattr(x, "ndim", 0))
+    case = _native_case(x, axes)
+    if case is None:
+        return None
+    x, (k0, r1, k1, r2, k2) = case
+    out = np.empty((k0, k1, k2), x.dtype)
+    _window_extremum(x.reshape(k0, r1, k1, r2, k2), out, smallest)
+    shape = [1 if a in axes else s for a, s in enumerate(x.shape) if keepdims or a not in axes]
+    return out.reshape(shape)
+
+
+def unit_step(x):
+    """relu's slope ``1.0`` where ``x > 0`` (``0.0`` elsewhere, NaN included) in one pass,
+    where NumPy's comparison into a float array casts each bool; None where ``x`` is not
+    a float32 or float64 array."""
+    if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0:
+        return None
+    out = np.empty(x.shape, x.dtype)
+    _unit_step(_read_only(x).reshape(-1), out.reshape(-1))
+    return out
 
 
 def _cotangent(prim, params):
@@ -200,9 +220,16 @@ _jit = functools.partial(numba.njit, cache=True, nogil=True)
 
 
 @_jit
+def _unit_step(x, out):
+    for i in range(x.size):
+        out[i] = 1.0 if x[i] > 0 else 0.0
+
+
+@_jit
 def _window_extremum(x, out, smallest):
     """Each window's maximum (its minimum where ``smallest``) into ``out``, as
-    ``np.maximum(m, v)`` folds it: ``m`` kept on a tie, a NaN kept once met."""
+    ``np.maximum(m, v)`` folds it: ``m`` kept only where it is beyond ``v`` or NaN (of two
+    tied numbers NumPy's ufunc gives the second, as ``-0.0`` and ``0.0`` show)."""
     k0, r1, k1, r2, k2 = x.shape
     for a in range(k0):
         acc = out[a]
@@ -217,7 +244,7 @@ def _window_extremum(x, out, smallest):
                     for c in range(k2):
                         v = x[a, i, b, j, c]
                         m = acc[b, c]
-                        keep = (m <= v) if smallest else (m >= v)
+                        keep = (m < v) if smallest else (m > v)
                         acc[b, c] = m if keep | (m != m) else v
 
 

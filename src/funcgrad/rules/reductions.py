@@ -207,20 +207,28 @@ tie_weights = mask_primitive("tie_weights", _tie_weights_impl, _xp_tie_weights)
 ``top`` (the extremum of their group along ``axes``, reduced axes kept), else 0."""
 
 
+def folded(x, axis):
+    """Whether :func:`_reduce_few` reduces ``x`` over ``axis`` (a fold over each group's
+    few elements) rather than NumPy's reduction: what a kernel that folds the same way
+    must match (:mod:`funcgrad.kernels`)."""
+    if axis is None or type(x) is not np.ndarray or not x.dtype.isnative:
+        return False
+    axes = checked_axes(axis, x.ndim)
+    if axes is None:
+        return False
+    few = math.prod(x.shape[a] for a in axes)
+    return 2 <= few <= 16 and x.size >= 4096 * few
+
+
 def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
     """``ufunc.reduce(x, axis)`` as a loop over the few elements of each group, each step one
     pass over a strided slice; None where the groups are not few (more than 16) or the
     array small. NumPy's reduce over a middle axis of two or four elements (a 2x2 pooling
     window) calls its inner loop once per group, an order of magnitude slower than a few
     passes over strided slices."""
-    if axis is None or type(x) is not np.ndarray or not x.dtype.isnative:
-        return None  # (another byte order: NumPy's reduction, which takes it as it is)
-    axes = checked_axes(axis, x.ndim)
-    if axes is None:
-        return None  # NumPy's error
-    few = math.prod(x.shape[a] for a in axes)
-    if not 2 <= few <= 16 or x.size < 4096 * few:
+    if not folded(x, axis):  # (another byte order, a bad axis: NumPy's own reduction)
         return None
+    axes = checked_axes(axis, x.ndim)
     parts = []
     for offsets in itertools.product(*(range(x.shape[a]) for a in axes)):
         index = [slice(None)] * x.ndim
