@@ -36,8 +36,9 @@ once), and the Array API form runs. Indices of any integer dtype are taken (PyTo
 calls take int64, ``index_select`` int32 too: others are converted). PyTorch rounds its
 fused kernels its own way: the values agree with the forms' within a few units in the last
 place, not to the bit (as PyTorch's eager and compiled calls do among themselves). The
-pooling cotangent is exact, except that a window of several NaNs gives it to its last NaN
-(PyTorch's rule) where the form gives it to its first (the loss is NaN then). Nothing
+pooling is exact, except that a window's tied ``-0.0`` and ``0.0`` may give the other
+zero, and that a window of several NaNs gives its cotangent to its last NaN (PyTorch's
+rule) where the form gives it to its first (the loss is NaN then). Nothing
 here imports PyTorch: a tensor's call finds it loaded already.
 
 >>> from funcgrad.core.fast_paths import form_libraries

@@ -4,13 +4,13 @@ as a CUDA graph and replayed with one launch a call.
 On a GPU a plan of calls (:mod:`funcgrad.jit.foreign_plans`) launches a kernel or more a
 step, and at the sizes people train small models on, the host's time per launch is most
 of a step (benchmarks/RESULTS.md, "A plan as one CUDA graph": the CNN step's 138 kernels
-take a sixth of its time). A CUDA graph records the launches once and replays them all as one. PyTorch
-captures it (``torch.cuda.graph``): the plan runs twice on a side stream first (cuBLAS
-and cuDNN set themselves up outside the capture), then once captured. A call then
-copies its tensors into the graph's input tensors, replays the graph and returns copies
-of its outputs: the graph writes the same memory each replay, and a result must stay as
-it was when the next call runs. The copies in and out are one call each (PyTorch's
-``_foreach_copy_``), whatever the number of tensors.
+take a sixth of its time). A CUDA graph records the launches once and replays them all
+as one. PyTorch captures it (``torch.cuda.graph``): the plan runs twice on a side stream
+first (cuBLAS and cuDNN set themselves up outside the capture), then once captured. A
+call then copies its tensors into the graph's input tensors, replays the graph and
+returns copies of its outputs: the graph writes the same memory each replay, and a
+result must stay as it was when the next call runs. The copies in and out are one call
+each (PyTorch's ``_foreach_copy_``), whatever the number of tensors.
 
 What a graph keeps fixed, and how a plan meets it:
 
