@@ -8,7 +8,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.jit import plan_names, plans, steptable
-from funcgrad.rules import nn
+from funcgrad.rules import elementwise, nn, window_extrema
 
 
 def chain(x):
@@ -201,6 +201,54 @@ def test_an_array_is_overwritten_in_place_only_once_no_view_of_it_is_alive(case)
     in_place = re.search(r"(r\d+) = np_multiply\(\1, \1, out=\1\)", src)
     fresh = re.search(r"(r\d+) = (r\d+) \* \2\n", src)
     assert (in_place, fresh)[not reusable] and not (in_place, fresh)[reusable], src
+
+
+FRESH_CASES = {  # primitives declared fresh (jit/facts.py): (call, operand)
+    "relu": (lambda x: elementwise.relu(x), np.linspace(-2.0, 2.0, 8192).reshape(64, 128)),
+    "step": (lambda x: elementwise.step(x), np.linspace(-2.0, 2.0, 8192).reshape(64, 128)),
+    "relu, small": (lambda x: elementwise.relu(x), np.array([[-1.0, 2.0], [0.5, -0.0]])),
+    "window_max": (
+        lambda x: window_extrema.window_max(x, axis=(2, 4)),
+        rng.normal(size=(64, 4, 2, 4, 2, 16)),
+    ),
+    "window_max, no axes": (
+        lambda x: window_extrema.window_max(x, axis=()),
+        rng.normal(size=(3, 4)),
+    ),
+    "window_min": (lambda x: window_extrema.window_min(x, axis=(1,)), rng.normal(size=(5, 3))),
+    "window_cotangent": (
+        lambda x: window_extrema.window_cotangent(
+            np.ones((64, 4, 1, 4, 1, 16)), x, np.max(x, axis=(2, 4), keepdims=True), axis=(2, 4)
+        ),
+        rng.normal(size=(64, 4, 2, 4, 2, 16)),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", FRESH_CASES)
+def test_what_jit_takes_for_a_fresh_array_is_one(case):
+    # a plan writes into a fresh primitive's result (out=): it must never be an operand's view
+    call, x = FRESH_CASES[case]
+    for dtype in (np.float32, np.float64):
+        a = x.astype(dtype)
+        out = call(a)
+        assert isinstance(out, np.ndarray) and not np.shares_memory(out, a)
+
+
+def test_relus_cotangent_is_written_into_its_slope_with_eagers_bits():
+    def f(w, x):
+        return fnp.sum(fg.nn.relu(x @ w) ** 2)
+
+    w, x = (
+        rng.normal(size=(16, 32)).astype(np.float32),
+        rng.normal(size=(256, 16)).astype(np.float32),
+    )
+    jitted = fg.jit(fg.grad(f))
+    assert np.array_equal(jitted(w, x), fg.grad(f)(w, x))
+    src = jitted.plan(w, x).source
+    # relu's result and its slope are fresh: each product writes into one (no new array)
+    assert "step(" in src and "relu(" in src and not re.search(r"= r\d+ \* r\d+\n", src), src
+    assert len(re.findall(r"np_multiply\(\w+, (r\d+), out=\1\)", src)) >= 2, src
 
 
 LOSS_CASES = {  # logits, labels

@@ -25,6 +25,7 @@ from ..core.namespaces import is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import dtype_of, filled_like, is_complex, plain, raw
+from ..jit import facts as jit_facts
 from .arrays import batch_elementwise, unbroadcast
 from .elementwise_impls import (  # noqa: F401 - broadcast_error, ufunc_impl, in_long_rows: ew.'s too
     _divide,
@@ -498,6 +499,8 @@ declare(multiply, linear="each")
 declare(divide, linear=frozenset({0}))
 declare(where, linear=frozenset({1, 2}))
 declare(maximum, minimum, relu, abs, where, selects=True)
+# relu's and its slope's impls return new arrays (never a view): a plan may write into them
+jit_facts.declare(relu, step, fresh=True)
 declare(sqrt, log, divide, power, singular=True)
 declare(
     exp,

@@ -33,6 +33,7 @@ import numpy as np
 from ..analysis.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import normalize_axes, plain, shape_of
+from ..jit import facts as jit_facts
 from .arrays import batch_reduction, restore_reduced_axes, sum
 from .elementwise import real_dtype_of
 from .reductions import _reducer, _xp_reducer, batch_axes_shifted, mask_primitive
@@ -191,3 +192,5 @@ window_min = Primitive(
 declare(window_max, window_min, structure="reduction")
 declare(first_extremum, flat=ALL)
 declare(window_cotangent, flat=(1, 2))
+# each returns a new array (never a view of an operand): a plan may write into it (out=)
+jit_facts.declare(window_max, window_min, window_cotangent, first_extremum, fresh=True)
