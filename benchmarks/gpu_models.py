@@ -12,8 +12,9 @@ of timed repeats, each ended by a device synchronisation: funcgrad eager and fun
 jit on PyTorch tensors and on CuPy arrays, PyTorch eager, ``torch.compile`` and
 funcgrad's ``jit(backend="torch.compile")`` (with ``--compile``), funcgrad's
 ``jit(backend="torch.cuda.graph")`` (its results checked against the plan's first) beside
-PyTorch's own step captured as one CUDA graph, and JAX's jit on its default device. ``--kernels`` adds, per model, the GPU time and the number of kernels of one
-step of funcgrad's jit on PyTorch tensors and of PyTorch eager (PyTorch's profiler).
+PyTorch's own step captured as one CUDA graph, and JAX's jit on its default device.
+``--kernels`` adds, per model, the GPU time and the number of kernels of one step of
+funcgrad's jit on PyTorch tensors and of PyTorch eager (PyTorch's profiler).
 """
 
 import argparse

@@ -43,7 +43,8 @@ def counted(call, torch):
 
 
 def inputs(model, torch):
-    """(funcgrad loss, PyTorch loss, params, data) of one model, the data on PyTorch tensors."""
+    """(funcgrad loss, PyTorch loss, params, data, the data on PyTorch tensors) of one
+    model."""
     rng = np.random.default_rng(0)
     if model == "cnn":
         params, data = models.cnn_inputs(rng)
