@@ -211,13 +211,19 @@ def folded(x, axis):
     """Whether :func:`_reduce_few` reduces ``x`` over ``axis`` (a fold over each group's
     few elements) rather than NumPy's reduction: what a kernel that folds the same way
     must match (:mod:`funcgrad.kernels`)."""
+    return _folded_axes(x, axis) is not None
+
+
+def _folded_axes(x, axis):
+    """The axes :func:`_reduce_few` folds ``x`` over, or None where NumPy's reduction runs
+    (another byte order, a bad axis, groups of more than 16, a small array)."""
     if axis is None or type(x) is not np.ndarray or not x.dtype.isnative:
-        return False
+        return None
     axes = checked_axes(axis, x.ndim)
     if axes is None:
-        return False
+        return None
     few = math.prod(x.shape[a] for a in axes)
-    return 2 <= few <= 16 and x.size >= 4096 * few
+    return axes if 2 <= few <= 16 and x.size >= 4096 * few else None
 
 
 def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
@@ -226,9 +232,9 @@ def _reduce_few(ufunc, x, axis, keepdims, dtype=None):
     array small. NumPy's reduce over a middle axis of two or four elements (a 2x2 pooling
     window) calls its inner loop once per group, an order of magnitude slower than a few
     passes over strided slices."""
-    if not folded(x, axis):  # (another byte order, a bad axis: NumPy's own reduction)
+    axes = _folded_axes(x, axis)
+    if axes is None:
         return None
-    axes = checked_axes(axis, x.ndim)
     parts = []
     for offsets in itertools.product(*(range(x.shape[a]) for a in axes)):
         index = [slice(None)] * x.ndim
