@@ -39,7 +39,6 @@ import importlib
 
 import numpy as np
 
-from ..core.errors import ArgumentError
 from ..core.namespaces import is_foreign, library_of, namespace_of
 from ..core.primitive import python_number
 from ..dag.node import CONST, VAR
@@ -52,13 +51,9 @@ __all__ = ["compile_foreign_plan"]
 def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compiler=None):
     """A :class:`~funcgrad.jit.plans.Plan` replaying the staged ``nodes`` (a topological
     order, perhaps with steps no output needs) on arrays of the inputs' library.
-    ``compiler="torch.compile"`` hands the plan, as one function, to PyTorch's compiler."""
+    ``compiler="torch.compile"`` hands the plan, as one function, to PyTorch's compiler
+    (its backend refuses other libraries' arrays first: backends/torch_only.py)."""
     library_value = next(x._value for x in inputs if is_foreign(x._value))
-    if compiler is not None and library_of(library_value) != "torch":
-        raise ArgumentError(
-            f'jit: backend="{compiler}" compiles plans of PyTorch tensors; the arguments '
-            f"are {library_of(library_value)} arrays: use the default backend for them"
-        )
     xp = namespace_of((library_value,))
     wanted = [*out_leaves, *effects]
     needed = _needed(wanted)

@@ -35,9 +35,9 @@ import sys
 import threading
 
 from ...core.errors import ArgumentError
-from ...core.namespaces import is_foreign, library_of
+from ...core.namespaces import is_foreign
 from ..foreign_plans import compile_foreign_plan
-from .python import PythonBackend
+from .torch_only import TorchOnlyBackend
 
 __all__ = ["TorchCudaGraphBackend", "GraphedRun", "cuda_capture"]
 
@@ -45,20 +45,13 @@ GRAPHS_KEPT = 8  # graphs kept per plan, one per set of Python numbers, least re
 WARM_UPS = 2  # the plan's runs before the capture
 
 
-class TorchCudaGraphBackend(PythonBackend):
+class TorchCudaGraphBackend(TorchOnlyBackend):
     name = "torch.cuda.graph"
     about = "a plan of PyTorch CUDA calls replayed as one CUDA graph"
-    needs = "torch"
-    extra = "torch"
-
-    def compile(self, nodes, inputs, out_leaves, out_def, effects=()):
-        raise ArgumentError(
-            f'jit: backend="{self.name}" replays plans of PyTorch tensors on a CUDA device; '
-            f"the arguments are NumPy arrays or numbers: use the default backend, or pass "
-            f"torch tensors on the GPU"
-        )
+    does = "replays plans of PyTorch tensors on a CUDA device"
 
     def compile_foreign(self, nodes, inputs, out_leaves, out_def, effects=()):
+        self.refuse_other_libraries(inputs)
         _check_graphable([x._value for x in inputs], effects, self.name)
         plan = compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects)
         plan.run = GraphedRun(plan.run)
@@ -69,14 +62,9 @@ class TorchCudaGraphBackend(PythonBackend):
 
 
 def _check_graphable(values, effects, name):
-    """Refuse, saying why, what a CUDA graph cannot replay: another library's arrays,
-    NumPy arrays among the tensors, a plan with effects."""
+    """Refuse, saying why, what a CUDA graph cannot replay: NumPy arrays among the
+    tensors, a plan with effects."""
     for k, v in enumerate(values):
-        if is_foreign(v) and library_of(v) != "torch":
-            raise ArgumentError(
-                f'jit: backend="{name}" replays plans of PyTorch tensors; argument leaf {k} '
-                f"is a {library_of(v)} array: use the default backend for it"
-            )
         if not is_foreign(v) and hasattr(v, "shape") and getattr(v, "ndim", 0) > 0:
             raise ArgumentError(
                 f'jit: backend="{name}" replays a graph of device work; argument leaf {k} '
