@@ -809,6 +809,9 @@ UNREACHED_BY_DESIGN = {
     # a window extremum's forward rule (and its cotangent's transpose), which the transforms
     # above do not run: tests/opinfo/rules.py's rows and tests/nn/test_convolution.py (jvp)
     "first_extremum",
+    # relu's slope: the weight the semiring folds and the analyses read, while relu's
+    # cotangent selects (where_positive): tests/rules/test_selections.py, test_rules' rows
+    "step",
     # two slices' cotangents added in a traced fold (jit, a derivative of a derivative),
     # merged by the node's +: tests/rules/test_pieces.py under every transform
     "pieces",

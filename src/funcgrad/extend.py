@@ -60,6 +60,7 @@ from .rules.arrays import (
     unbroadcast,
 )
 from .rules.elementwise import elementwise, pullback, real_part_for
+from .rules.selection import Selection
 
 
 def add_cotangents(a, b):
@@ -79,6 +80,7 @@ __all__ = [
     "Primitive",
     "primitive",
     "elementwise",
+    "Selection",
     "defvjp",
     "defjvp",
     "defbatch",

@@ -78,6 +78,7 @@ OWN = {
     "relu": fg.nn.relu,
     "step": fg.rules.elementwise.step,
     "sigmoid": fg.nn.sigmoid,
+    "where_positive": fg.rules.elementwise.where_positive,
     "copy": fnp.sum,
     "add": lambda x, y: x + y,
     "subtract": lambda x, y: x - y,
@@ -92,6 +93,8 @@ def _function(name):
 
 
 def _operands(name):
+    if name == "where_positive":  # the machine's own operation of two operands
+        return 2
     u = getattr(np, name, None)
     return u.nin if isinstance(u, np.ufunc) else 1
 

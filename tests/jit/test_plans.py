@@ -235,7 +235,7 @@ def test_what_jit_takes_for_a_fresh_array_is_one(case):
         assert isinstance(out, np.ndarray) and not np.shares_memory(out, a)
 
 
-def test_relus_cotangent_is_written_into_its_slope_with_eagers_bits():
+def test_relus_cotangent_is_selected_and_products_written_in_place_with_eagers_bits():
     def f(w, x):
         return fnp.sum(fg.nn.relu(x @ w) ** 2)
 
@@ -246,8 +246,10 @@ def test_relus_cotangent_is_written_into_its_slope_with_eagers_bits():
     jitted = fg.jit(fg.grad(f))
     assert np.array_equal(jitted(w, x), fg.grad(f)(w, x))
     src = jitted.plan(w, x).source
-    # relu's result and its slope are fresh: each product writes into one (no new array)
-    assert "step(" in src and "relu(" in src and not re.search(r"= r\d+ \* r\d+\n", src), src
+    # relu's result is fresh: each product writes into it (no new array); its cotangent
+    # is selected where its operand is positive, not multiplied by a slope
+    assert "where_positive(" in src and "relu(" in src and "step(" not in src, src
+    assert not re.search(r"= r\d+ \* r\d+\n", src), src
     assert len(re.findall(r"np_multiply\(\w+, (r\d+), out=\1\)", src)) >= 2, src
 
 

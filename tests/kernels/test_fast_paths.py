@@ -65,7 +65,7 @@ def test_the_kernels_are_called_and_give_the_numpy_impls_bits(switch, monkeypatc
     kernels = pytest.importorskip("funcgrad.kernels.numba_kernels")
     called = []
     kernel_names = ("gelu_kernel", "softmax_rows", "cotangent_of_windows")
-    for name in (*kernel_names, "extremum_of_windows", "unit_step"):
+    for name in (*kernel_names, "extremum_of_windows", "positive_gate"):
         real = getattr(kernels, name)
 
         def spy(*args, _real=real, _name=name):
@@ -81,7 +81,7 @@ def test_the_kernels_are_called_and_give_the_numpy_impls_bits(switch, monkeypatc
     assert {name for name, ran in called if ran} == {
         *kernel_names,
         "extremum_of_windows",
-        "unit_step",
+        "positive_gate",
     }
 
 

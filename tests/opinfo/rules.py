@@ -664,6 +664,7 @@ NUMPY_REFERENCE = {
     "relu": lambda x: np.maximum(x, 0.0),
     "where": np.where,
     "step": lambda x: np.heaviside(x, 0.0),
+    "where_positive": lambda x, g: np.where(x > 0, g, 0.0),
     "spread_sqrt": np.sqrt,
     **{
         name: getattr(scipy.special, name)
@@ -819,6 +820,7 @@ def _torch_table(torch):
             - torch.nn.functional.one_hot(torch.as_tensor(label), x.shape[-1]).to(torch.float64)
         ),
         "step": lambda x: (x > 0).to(torch.float64),
+        "where_positive": lambda x, g: torch.where(x > 0, g, torch.zeros_like(g)),
         "equal": torch.eq,  # torch.equal compares whole tensors
         "one_hot": lambda label, depth: torch.nn.functional.one_hot(label, depth).to(torch.float64),
         "dot": torch.matmul,

@@ -53,6 +53,7 @@ CASES = {
     # piecewise constant: the derivative is zero away from the jumps
     "sign": (elementwise.sign, (X,)),
     "step": (elementwise.step, (X,)),
+    "where_positive": (elementwise.where_positive, (X, Y)),
     "greater": (elementwise.greater, (X, Y)),
     "greater_equal": (elementwise.greater_equal, (X, Y)),
     "less": (elementwise.less, (X, Y)),

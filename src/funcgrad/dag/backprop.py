@@ -27,7 +27,8 @@ from ..core.values import (
 )
 from ..rules import pieces
 from ..rules.arrays import untake
-from ..rules.elementwise import pullback, real_part_for
+from ..rules.elementwise import ZERO, pullback, real_part_for
+from ..rules.selection import Selection
 from .fold import fold_back, reverse_fold
 from .node import CONST, VAR, Node, ReverseTrace
 from .nodemap import node_map
@@ -66,6 +67,7 @@ def add_cotangents(a, b):
 
 
 _value_of = operator.attrgetter("_value")
+_ZERO1, _ZERO2 = ZERO[0], ZERO[1]  # the zero partials of one and two arguments
 
 
 def integer_valued(*values):
@@ -112,12 +114,18 @@ def vjp_step(node, g):
                     if integer_valued(x, ans):
                         return (None,)
                     raise _missing_rule(prim, 0)
+                if type(partial) is Selection:  # relu: g where x > 0, not g * step(x)
+                    return (pullback(partial.select(g, ans, x), 1.0, x),)
+                if partial is _ZERO1:  # a piecewise-constant function: no cotangent
+                    return (None,)
                 return (pullback(g, partial(ans, x), x),)
             if len(args) == 2:
                 a, b = args
                 x, y = a._value, b._value
                 pa, pb = partials
-                if a._prim is CONST:
+                if type(pa) is Selection or type(pb) is Selection:
+                    return general_vjp_step(node, g)  # its rules select
+                if a._prim is CONST or pa is _ZERO2:
                     ca = None
                 elif pa is None:
                     if not integer_valued(x, ans):
@@ -125,7 +133,7 @@ def vjp_step(node, g):
                     ca = None
                 else:
                     ca = pullback(g, pa(ans, x, y), x)
-                if b._prim is CONST:
+                if b._prim is CONST or pb is _ZERO2:
                     return (ca, None)
                 if pb is None:
                     if not integer_valued(y, ans):

@@ -14,6 +14,7 @@ primitive                              fast path on a large float NumPy array
 ``window_max``, ``window_min``         one pass over the windows (up to 16 elements each)
 (max pooling) and ``window_cotangent``  where NumPy makes a strided pass per element
 ``step`` (relu's slope)                one pass, where NumPy casts each comparison's bool
+``where_positive`` (relu's cotangent)  one pass, where NumPy compares, then selects
 ``untake``, ``scatter_add`` (rows)     the rows added in their order (an embedding's
                                        cotangent)
 ``conv``, ``conv_transpose``,          Winograd's F(2x2, 3x3) for a 3x3 stride-1 layer of
@@ -91,6 +92,11 @@ def _step(x):
     return None if kernels is None else kernels.unit_step(x)
 
 
+def _positive_gate(x, g):
+    kernels = switch.kernels_for(g)
+    return None if kernels is None else kernels.positive_gate(x, g)
+
+
 def _untake(g, index, shape):
     kernels = switch.kernels_for(g)
     rows = None if kernels is None else whole_rows(index, g, shape)
@@ -143,6 +149,7 @@ register(window_extrema.window_max, _window_extremum(smallest=False))
 register(window_extrema.window_min, _window_extremum(smallest=True))
 register(window_extrema.window_cotangent, _window_cotangent)
 register(elementwise.step, _step)
+register(elementwise.where_positive, _positive_gate)
 register(arrays.untake, _untake)
 register(gather.scatter_add, _scatter_add)
 register(conv.conv, _conv)

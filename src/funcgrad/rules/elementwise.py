@@ -36,6 +36,7 @@ from .elementwise_impls import (  # noqa: F401 - broadcast_error, ufunc_impl, in
     _sigmoid,
     _ufunc,
     _where_impl,
+    _where_positive,
     broadcast_error,
     in_long_rows,
     ufunc_impl,
@@ -49,10 +50,13 @@ from .library_forms import (
     xp_sigmoid,
     xp_step,
     xp_where,
+    xp_where_positive,
 )
+from .selection import Selection
 
 __all__ = [
     "elementwise",
+    "ZERO",
     "pullback",
     "partial_at",
     "tie_share",
@@ -85,6 +89,7 @@ __all__ = [
     "unit",
     "sign",
     "step",
+    "where_positive",
     "greater",
     "greater_equal",
     "less",
@@ -140,6 +145,22 @@ def _mask(c, keep, ans):
     return weights_where(c, yes, no, real_dtype_of(ans))
 
 
+def _branch(g, c, keep):
+    """The cotangent (or tangent) ``g`` of where's result sends a branch: ``g`` where the
+    condition picks it, 0 elsewhere (a zero, not none: ``1 - p`` then sends ``-0.0``, as
+    in JAX)."""
+    c = plain(c)
+    if type(c) is bool or type(c) is np.bool_:
+        if bool(c) == keep:
+            return g
+        if type(g) in _FLOAT_SCALARS:
+            return type(g)(0.0)
+    return where(c, g, 0.0) if keep else where(c, 0.0, g)
+
+
+_FLOAT_SCALARS = frozenset({float, np.float64, np.float32, np.float16})
+
+
 def sign_constant(x):
     """The sign of ``x`` as a constant (the derivative of abs on reals)."""
     x = plain(x)
@@ -191,7 +212,7 @@ def pullback(g, d, x):
     This is the one pullback of every elementwise primitive (backprop's hot
     path calls it too). A weight of exactly 1 or -1 costs no multiplication;
     a scalar or same-shaped cotangent needs no summing. A weight array made for
-    this call alone (a partial's fresh result, as ReLU's step is: its reference
+    this call alone (a partial's fresh result, as maximum's mask is: its reference
     count is a temporary's, it owns its memory, it has the cotangent's shape and
     dtype) is multiplied in place and returned: the product's values, one array
     fewer. An array anything else holds (the caller, a rule, a node) is never
@@ -218,7 +239,7 @@ def pullback(g, d, x):
         and d.flags.writeable
         and d.flags.owndata
     ):
-        c = np.multiply(g, d, out=d)  # a weight made for this call alone (relu's step(x))
+        c = np.multiply(g, d, out=d)  # a weight made for this call alone (maximum's mask)
     else:
         c = g * d
     kind = type(c)
@@ -281,8 +302,21 @@ def partial_at(partial, ans, *xs):
         return float(d) if type(d) is np.float64 else d
 
 
+def _unmoved(g, ans, *xs):
+    return None  # a zero partial's argument gets no cotangent (not g * 0, NaN for an inf g)
+
+
 def _pull(i, partial):
     """Reverse rule for argument ``i``: the pullback through its partial."""
+    if partial in ZERO:
+        return _unmoved
+    if type(partial) is Selection:
+
+        def select(g, ans, *xs):
+            c = partial.select(g, ans, *xs)
+            return None if c is None else pullback(c, 1.0, xs[i])
+
+        return select
 
     def rule(g, ans, *xs):
         return pullback(g, partial_at(partial, ans, *xs), xs[i])
@@ -292,6 +326,10 @@ def _pull(i, partial):
 
 def _push(partial):
     """Forward rule: the tangent times the partial (broadcast to the output by the trace)."""
+    if partial in ZERO:
+        return _unmoved
+    if type(partial) is Selection:
+        return partial.select
 
     def rule(t, ans, *xs):
         d = partial_at(partial, ans, *xs)
@@ -357,7 +395,9 @@ def elementwise(name, impl, *partials, xp=None, together=None, **facts):
 
 
 # The zero partial of a function of one, two or three arguments: the derivative of a
-# piecewise-constant function (zero wherever it exists), or of a mask.
+# piecewise-constant function (zero wherever it exists), or of a mask. Its argument gets
+# no cotangent and gives no tangent, as JAX's comparisons and sign give none: an infinite
+# cotangent times 0 would be NaN.
 ZERO = (lambda ans, x: 0.0, lambda ans, x, y: 0.0, lambda ans, c, x, y: 0.0)
 
 
@@ -444,10 +484,23 @@ imag = elementwise(
 )  # the cotangent pairing is Re(c * dz)
 real.scalars = imag.scalars = {}  # np.real(0.5) is the Python float's own .real
 sigmoid = elementwise("sigmoid", _sigmoid, lambda ans, x: ans * (1.0 - ans), xp=xp_sigmoid)
-relu = elementwise("relu", _relu, lambda ans, x: step(x), xp=xp_relu)
+relu = elementwise(
+    "relu",
+    _relu,
+    Selection(lambda ans, x: step(x), lambda g, ans, x: where_positive(x, g)),
+    xp=xp_relu,
+)
 # Piecewise-constant functions: their derivative is zero wherever it exists.
 _zero1, _zero2, _zero3 = ZERO
 sign = elementwise("sign", _ufunc(np.sign), _zero1)
+# relu's cotangent (and tangent): g where x > 0, else 0, selected, not g * step(x)
+where_positive = elementwise(
+    "where_positive",
+    _where_positive,
+    _zero2,
+    Selection(lambda ans, x, g: step(x), lambda h, ans, x, g: where_positive(x, h)),
+    xp=xp_where_positive,
+)
 step = elementwise("step", _step, _zero1, xp=xp_step)
 greater = elementwise("greater", _ufunc(np.greater), _zero2, _zero2)
 greater_equal = elementwise("greater_equal", _ufunc(np.greater_equal), _zero2, _zero2)
@@ -462,8 +515,12 @@ where = elementwise(
     "where",
     _where_impl,
     _zero3,
-    lambda ans, c, x, y: _mask(c, True, ans),
-    lambda ans, c, x, y: _mask(c, False, ans),
+    Selection(
+        lambda ans, c, x, y: _mask(c, True, ans), lambda g, ans, c, x, y: _branch(g, c, True)
+    ),
+    Selection(
+        lambda ans, c, x, y: _mask(c, False, ans), lambda g, ans, c, x, y: _branch(g, c, False)
+    ),
     xp=xp_where,
 )
 where.scalars = dict.fromkeys((float, int, complex, bool), np.asarray)  # np.where's 0-d array
@@ -498,9 +555,11 @@ declare(add, multiply, maximum, minimum, commutative=True)
 declare(multiply, linear="each")
 declare(divide, linear=frozenset({0}))
 declare(where, linear=frozenset({1, 2}))
-declare(maximum, minimum, relu, abs, where, selects=True)
-# relu's and its slope's impls return new arrays (never a view): a plan may write into them
-jit_facts.declare(relu, step, fresh=True)
+declare(where_positive, linear=frozenset({1}))
+declare(maximum, minimum, relu, abs, where, where_positive, selects=True)
+# relu's, its slope's and its cotangent's impls return new arrays (never a view): a plan
+# may write into them
+jit_facts.declare(relu, step, where_positive, fresh=True)
 declare(sqrt, log, divide, power, singular=True)
 declare(
     exp,

@@ -36,6 +36,7 @@ __all__ = [
     "special_form",
     "generic_form",
     "xp_where",
+    "xp_where_positive",
     "xp_sigmoid",
     "xp_relu",
     "xp_step",
@@ -157,6 +158,11 @@ def xp_where(xp, c, x, y):
         x = xp.full(c.shape, _item(x), dtype=dtype, device=device)
         y = _item(y)
     return xp.where(c, _weak(xp, x, y), _weak(xp, y, x))
+
+
+def xp_where_positive(xp, x, g):
+    """``g`` where ``x > 0``, else 0: relu's cotangent, selected on the device."""
+    return xp_where(xp, x > 0, g, 0.0)
 
 
 def _weak(xp, v, like):

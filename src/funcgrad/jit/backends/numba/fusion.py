@@ -11,7 +11,7 @@ What a loop nest computes is NumPy's value to the bit (in C order, where NumPy m
 keep a transposed operand's order): it takes only the steps
 whose result IEEE arithmetic fixes (``+ - * /``, ``sqrt``, ``square`` and a
 constant's ``** 2``, negation, comparisons, ``where``, ``maximum``, ``minimum``,
-``relu`` and its ``step``) on arrays of one float dtype, with numbers cast to that
+``relu``, its ``step`` and its cotangent ``where_positive``) on arrays of one float dtype, with numbers cast to that
 dtype first as NumPy casts a Python number (``float32 * 2.0`` is a float32
 product), and bool masks. No ``exp`` or ``tanh`` (numba's differ from NumPy's in
 the last bit). ``maximum``'s zero may differ in sign from NumPy's, whose SIMD and
@@ -89,13 +89,16 @@ def _expression(prim, a):
         return f"({a[0]} if ({a[0]} < {a[1]} or {a[0]} != {a[0]}) else {a[1]})"
     if prim is ew.step:
         return f"(one if {a[0]} > zero else zero)"
+    if prim is ew.where_positive:
+        return f"({a[1]} if {a[0]} > zero else zero)"
     return None
 
 
 _TAKEN = frozenset(_BINARY) | frozenset(_COMPARE)
 _TAKEN |= {ew.negative, ew.sqrt, ufuncs.square, ew.power, ew.where}
-_TAKEN |= {ew.maximum, ew.minimum, ew.relu, ew.step}
+_TAKEN |= {ew.maximum, ew.minimum, ew.relu, ew.step, ew.where_positive}
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_ZEROED = (ew.relu, ew.step, ew.where_positive)  # their text reads ``zero``
 
 
 # ---------------------------------------------------------------- finding the chains
@@ -341,7 +344,7 @@ def kernel_text(program, shapes, outs, shape, dtype, n_numbers=0):
         depth[f"t{i}"], element[f"t{i}"] = d, f"t{i}"
     params = [*shapes, *(f"k{k}" for k in range(n_numbers)), *(f"n{a}" for a in range(rank))]
     lines = [f"def kernel({', '.join(params)}):"]
-    if any(p is ew.relu or p is ew.step for p, _, _ in program):
+    if any(p in _ZEROED for p, _, _ in program):
         lines.append(f"    zero = {dt}(0.0)")
     if any(p is ew.step for p, _, _ in program):
         lines.append(f"    one = {dt}(1.0)")

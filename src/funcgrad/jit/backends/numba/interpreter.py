@@ -58,6 +58,7 @@ WRITTEN = {
     "relu": "_relu(x)",
     "step": "_step(x)",
     "sigmoid": "_sigmoid(x)",
+    "where_positive": "_where_positive(x, y)",
 }
 # tested first, in this order; the rest by opcode
 _COMMONEST = ("add", "subtract", "multiply", "divide", "negative", "tanh", "exp", "log", "relu")
@@ -72,6 +73,10 @@ def _step(x):
     return 1.0 if x > 0.0 else 0.0
 
 
+def _where_positive(x, g):
+    return g if x > 0.0 else 0.0  # a NaN x drops g
+
+
 def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x)) if x >= 0.0 else np.exp(x) / (1.0 + np.exp(x))
 
@@ -81,7 +86,7 @@ def _apply(op, x, y):
     Python; the text numba compiles has :func:`dispatch`'s instead."""
     name = _NAMES[op]
     if name in _OWN:
-        return _OWN[name](x)
+        return _OWN[name](x, y) if name in _OWN_TWO else _OWN[name](x)
     u = getattr(np, name)
     return float(u(x, y) if _takes_two(name) else u(x))
 
@@ -171,10 +176,18 @@ def _block_sum(x, lo, n):
 
 
 _NAMES = {k: name for name, k in OPCODES.items()}
-_OWN = {"relu": _relu, "step": _step, "sigmoid": _sigmoid, "copy": float, "sum": float}
+_OWN = {
+    "relu": _relu,
+    "step": _step,
+    "sigmoid": _sigmoid,
+    "where_positive": _where_positive,
+    "copy": float,
+    "sum": float,
+}
+_OWN_TWO = ("where_positive",)  # the own operations of two operands
 
 # Which functions numba compiles inlined into the loops (the rest on their own).
-INLINED = ("_apply", "_relu", "_step", "_sigmoid", "_block_sum")
+INLINED = ("_apply", "_relu", "_step", "_where_positive", "_sigmoid", "_block_sum")
 COMPILED = INLINED + ("pairwise_sum", "run_machine", "run_vector_machine")
 
 

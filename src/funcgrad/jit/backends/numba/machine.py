@@ -103,7 +103,7 @@ def _float_ufuncs(nin):
 
 _UNARY, _BINARY = _float_ufuncs(1), _float_ufuncs(2)
 # primitives whose float impl is not a ufunc; then a register's copy and the sum of a vector
-_OWN = (elementwise.relu, elementwise.step, elementwise.sigmoid)
+_OWN = (elementwise.relu, elementwise.step, elementwise.sigmoid, elementwise.where_positive)
 _REGISTER = ("copy", "sum")
 
 OPCODES = {
@@ -122,6 +122,7 @@ _BY_PRIMITIVE = {
     elementwise.relu: OPCODES["relu"],
     elementwise.step: OPCODES["step"],
     elementwise.sigmoid: OPCODES["sigmoid"],
+    elementwise.where_positive: OPCODES["where_positive"],
     ufuncs.fix: OPCODES["trunc"],
     strong: OPCODES["copy"],  # a float64 register is NumPy's float64 already
 }
@@ -134,7 +135,8 @@ _REDUCING = frozenset({"axis", "keepdims"})
 _SHAPING = frozenset({arrays.reshape, arrays.broadcast_to})
 _NAMES = {k: name for name, k in OPCODES.items()}
 _COPY, _SUM = OPCODES["copy"], OPCODES["sum"]
-_TWO = frozenset(OPCODES[u.__name__] for u in _BINARY)  # the others take one operand
+# the others take one operand
+_TWO = frozenset(OPCODES[u.__name__] for u in _BINARY) | {OPCODES["where_positive"]}
 _TWO_ARRAY = np.array(sorted(_TWO), dtype=np.int32)
 _FLOAT, _NUMBER = frozenset({float}), frozenset({float, int, bool})
 _FLOATS = frozenset({float, np.float64})
