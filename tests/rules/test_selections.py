@@ -85,7 +85,9 @@ def test_the_gradient_is_pytorchs(name):
     t = torch.tensor(X, dtype=torch.float64, requires_grad=True)
     torch_forms[name](t).backward()
     with np.errstate(all="ignore"):
-        np.testing.assert_array_equal(fg.grad(f)(X), t.grad.numpy())
+        got = fg.grad(f)(X)
+    # the zeros exactly (not NaN); the rest within PyTorch's rounding of 0.5 / sqrt(x)
+    np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-15, atol=0.0, equal_nan=False)
 
 
 def test_second_derivatives_select_too():
