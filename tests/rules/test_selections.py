@@ -1,4 +1,4 @@
-"""Selections: relu and ``where`` pass a cotangent on where they keep their argument and
+"""Selections: relu, ``where`` (and hard_tanh, written with it) pass a cotangent on where they keep their argument and
 send 0 elsewhere, as JAX's select and PyTorch's relu do, even where the cotangent is
 infinite or NaN (``g * 0`` gave NaN there: ``log(relu(x))`` at a negative ``x``); and
 NumPy's ``where`` computed by bits, to np.where's bits, without a branch per element."""
@@ -34,7 +34,15 @@ def sqrt_relu(x):
     return fnp.sum(fnp.sqrt(fg.nn.relu(x)))
 
 
+def log_hard_tanh(x):
+    return fnp.sum(fnp.log(fg.nn.hard_tanh(x) + 1.0))  # log(0) below -1
+
+
 FUNCTIONS = {
+    "log(hard_tanh + 1)": (
+        log_hard_tanh,
+        lambda x: np.where(np.abs(x) <= 1, 1.0 / (np.clip(x, -1, 1) + 1.0), 0.0),
+    ),
     "log(relu)": (log_relu, lambda x: np.where(x > 0, 1.0 / np.where(x > 0, x, 1.0), 0.0)),
     "log(where)": (log_where, lambda x: np.where(x > 0, 1.0 / np.where(x > 0, x, 1.0), 0.0)),
     "log(where), the other branch": (
@@ -77,6 +85,7 @@ def test_the_gradient_is_pytorchs(name):
     torch = needs_torch()
     f, _ = FUNCTIONS[name]
     torch_forms = {
+        "log(hard_tanh + 1)": lambda t: torch.log(torch.nn.functional.hardtanh(t) + 1.0).sum(),
         "log(relu)": lambda t: torch.log(torch.relu(t)).sum(),
         "log(where)": lambda t: torch.log(torch.where(t > 0, t, 0.0)).sum(),
         "log(where), the other branch": lambda t: torch.log(torch.where(t <= 0, 0.0, t)).sum(),
