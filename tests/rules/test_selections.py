@@ -10,7 +10,8 @@ import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.fast_paths import plain
 from funcgrad.rules import elementwise as ew
-from funcgrad.rules.elementwise_impls import _where_impl
+from funcgrad.rules import elementwise_impls
+from funcgrad.rules.elementwise_impls import _in_short_runs, _where_by_bits
 from tests.helpers import device_makers, needs_torch, numeric_grad, to_numpy
 
 X = np.array([-1.5, -0.0, 0.0, 0.7, 2.0, -3.0])
@@ -190,18 +191,22 @@ def test_where_by_bits_gives_numpys_bits(dtype, shapes):
     if dtype in (np.float32, np.float64):
         x[..., ::9] = np.nan  # NaNs keep their payloads: each element's bits are copied
     others = [(rng.normal(size=shapes[2]) * 100).astype(dtype), *NUMBERS]
+    taken = 0
     for y in others:
         for a, b in ((x, y), (y, x), (x.T.T, y)):
             with np.errstate(all="ignore"):
                 try:
                     want = np.where(c, a, b)
-                except (OverflowError, ValueError) as e:
-                    with pytest.raises(type(e)):
-                        _where_impl(c, a, b)
+                except (OverflowError, ValueError):
                     continue
-                got = _where_impl(c, a, b)
+                got = _where_by_bits(c, a, b)
+            if got is None:  # a number the dtype does not hold exactly, a NumPy scalar
+                assert not (type(a) is np.ndarray and type(b) is np.ndarray)
+                continue
+            taken += 1
             assert got.dtype == want.dtype and got.shape == want.shape
             np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    assert taken >= 9  # the arrays of the dtype, its zeros and small integers at least
 
 
 def test_where_by_bits_takes_strided_operands():
@@ -209,10 +214,29 @@ def test_where_by_bits_takes_strided_operands():
     x = rng.normal(size=(90, 120)).astype(np.float32)
     c = rng.random((120, 90)) > 0.5
     for a in (x.T, np.asfortranarray(x).T, x[::-1].T):
-        np.testing.assert_array_equal(_where_impl(c, a, 0.0), np.where(c, a, 0.0))
+        np.testing.assert_array_equal(_where_by_bits(c, a, 0.0), np.where(c, a, 0.0))
+        got = _where_by_bits(c[:, ::-1], a, -0.0)
         np.testing.assert_array_equal(
-            _where_impl(c[:, ::-1], a, -0.0), np.where(c[:, ::-1], a, -0.0)
+            got.view(np.int32), np.where(c[:, ::-1], a, -0.0).view(np.int32)
         )
     y = rng.normal(size=(200, 60))[:, ::2]
     c2 = rng.random((200, 30)) > 0.5
-    np.testing.assert_array_equal(_where_impl(c2, y, 1.5), np.where(c2, y, 1.5))
+    np.testing.assert_array_equal(_where_by_bits(c2, y, 1.5), np.where(c2, y, 1.5))
+
+
+def test_where_selects_by_bits_only_on_a_mask_of_short_runs(monkeypatch):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(256, 256)).astype(np.float32)
+    random_mask = x > 0
+    runs = np.sort(x, axis=None).reshape(x.shape) > 0  # one run of each value
+    rare = np.zeros(x.shape, bool)
+    rare[::97, ::89] = True  # a rare NaN's mask
+    assert _in_short_runs(random_mask)
+    assert not _in_short_runs(runs) and not _in_short_runs(rare)
+    assert not _in_short_runs(random_mask.T)  # not C-ordered: np.where
+    taken = []
+    real = elementwise_impls._where_by_bits
+    monkeypatch.setattr(elementwise_impls, "_where_by_bits", lambda *a: taken.append(1) or real(*a))
+    for c in (random_mask, runs, rare):
+        np.testing.assert_array_equal(ew.where(c, x, 0.0), np.where(c, x, 0.0))
+    assert len(taken) == 1

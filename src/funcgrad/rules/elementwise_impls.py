@@ -149,11 +149,36 @@ def _where_impl(c, x, y):
     over arrays of one numeric dtype selects by bits (:func:`_where_by_bits`)."""
     if type(x) is float and type(y) is float and type(c) in (bool, np.bool_):
         return x if c else y
-    if type(c) is np.ndarray and c.dtype == np.bool_ and c.size >= _ROW:
+    if (
+        type(c) is np.ndarray
+        and c.dtype == np.bool_
+        and c.size >= _PATTERNLESS
+        and _in_short_runs(c)
+    ):
         out = _where_by_bits(c, x, y)
         if out is not None:
             return out
     return _np_where(c, x, y)
+
+
+# A mask of at least this many elements is sampled (_in_short_runs) for where by bits: a
+# few windows of it, read in one call
+_PATTERNLESS, _WINDOWS, _WINDOW = 1 << 15, 8, 128
+_SAMPLE = np.arange(_WINDOW)
+
+
+def _in_short_runs(c):
+    """Whether the C-ordered mask ``c`` changes value often (more than once in 64
+    elements, in a sample of windows spread over it), so that a branch on each element
+    mispredicts: ``np.where`` is fast on long runs (a causal mask, a rare NaN) and slow
+    on short ones (a relu's ``x > 0``), while the select by bits costs the same on both."""
+    if not c.flags.c_contiguous:
+        return False
+    flat = c.reshape(-1)
+    starts = np.linspace(0, flat.size - _WINDOW, _WINDOWS).astype(np.intp)
+    windows = flat[starts[:, None] + _SAMPLE]
+    changes = np.count_nonzero(windows[:, 1:] != windows[:, :-1])
+    return changes * 64 > windows.size
 
 
 def _where_positive(x, g):
@@ -186,8 +211,9 @@ def _where_by_bits(c, x, y):
     """``np.where(c, x, y)`` to the bit, without a branch per element: each element is
     ``(x & m) | (y & ~m)`` of the values' bits, where ``m`` is all ones where ``c`` holds.
     NumPy's where branches on each element, and on a mask with no pattern (a relu's
-    ``x > 0``) mispredicts half the time: this way is many times faster there
-    (benchmarks/RESULTS.md). None (np.where then runs) unless ``x`` and ``y`` are NumPy arrays of the
+    ``x > 0``) mispredicts half the time: this way is many times faster there, and slower
+    on a mask of long runs (benchmarks/RESULTS.md), which :func:`_in_short_runs` tells
+    apart. None (np.where then runs) unless ``x`` and ``y`` are NumPy arrays of the
     result's dtype or Python numbers it holds exactly, in a numeric dtype of 1 to 8 bytes.
     """
     dtype = np.result_type(x, y)
