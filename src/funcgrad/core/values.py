@@ -103,13 +103,25 @@ def shape_of(x):
     while isinstance(x, Box):
         batch_axes += x._trace.batch_axes
         x = x._value
-    if type(x) is float:
+    t = type(x)
+    if t is float:
         return ()
+    if t in _SIZED:  # another library's array met before: its own tuple of sizes
+        shape = tuple(x.shape)
+        return shape[batch_axes:] if batch_axes else shape
     shape = getattr(x, "shape", None)  # NumPy's and other libraries' arrays
     if type(shape) is not tuple:
         # a library's own tuple (torch.Size); a list or a number, which np.shape reads
-        shape = tuple(shape) if isinstance(shape, tuple) else np.shape(x)
+        if isinstance(shape, tuple):
+            shape = tuple(shape)
+            if is_foreign(x):
+                _SIZED.add(t)
+        else:
+            shape = np.shape(x)
     return shape[batch_axes:] if batch_axes else shape
+
+
+_SIZED: set = set()  # other libraries' array types whose shape is a tuple's subclass
 
 
 def ndim_of(x):
@@ -132,10 +144,18 @@ def is_complex(x):
         return False
     if t is complex:
         return True
-    if is_foreign(x):
-        return dtype_kind(x) == "c"
     dtype = getattr(x, "dtype", None)
-    return dtype is not None and dtype.kind == "c"
+    if dtype is None:
+        return False
+    if isinstance(dtype, np.dtype):  # NumPy's, Dask's
+        return dtype.kind == "c"
+    found = _COMPLEX.get(dtype)
+    if found is None:
+        found = _COMPLEX[dtype] = dtype_kind(x) == "c"
+    return found
+
+
+_COMPLEX: dict = {}  # another library's dtype (torch.complex64) -> whether it is complex
 
 
 def dtype_of(x):
