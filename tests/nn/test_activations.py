@@ -61,8 +61,23 @@ def test_slopes_at_the_kinks_are_jaxs():
     np.testing.assert_array_equal(slope(fg.nn.relu6)(np.array([0.0, 6.0])), [0.0, 0.0])
     assert slope(fg.nn.selu)(np.array([0.0]))[0] == pytest.approx(SELU[0] * SELU[1], rel=1e-15)
     np.testing.assert_array_equal(
-        slope(fg.nn.hard_tanh)(np.array([-2.0, 0.5, 2.0])), [0.0, 1.0, 0.0]
+        slope(fg.nn.hard_tanh)(np.array([-2.0, -1.0, 0.5, 1.0, 2.0])), [0.0, 1.0, 1.0, 1.0, 0.0]
     )
+    # elu at 0: the negative side's slope alpha (JAX's and PyTorch's; minimum's tie gave half)
+    for alpha in (1.0, 0.5):
+        elu_slope = slope(lambda x: fg.nn.elu(x, alpha))(np.array([-0.0, 0.0, 1.0]))
+        np.testing.assert_array_equal(elu_slope, [alpha, alpha, 1.0])
+
+
+def test_slopes_at_the_kinks_are_pytorchs_where_it_agrees_with_jax():
+    torch = pytest.importorskip("torch")
+    x = np.array([-2.0, -0.0, 0.0, 0.5, 3.0])
+    for alpha in (1.0, 0.5, 2.0):
+        t = torch.tensor(x, requires_grad=True)
+        torch.nn.functional.elu(t, alpha).sum().backward()
+        np.testing.assert_allclose(
+            fg.elementwise_grad(lambda v: fg.nn.elu(v, alpha))(x), t.grad.numpy(), rtol=1e-15
+        )
 
 
 def test_log1mexp_keeps_its_digits_at_both_ends():

@@ -32,7 +32,7 @@ from ..core.traces import Box
 from ..core.values import dtype_of, plain, shape_of
 from ..rules import arrays as _arrays
 from ..rules.elementwise import abs as _abs
-from ..rules.elementwise import exp, maximum, minimum, relu, sigmoid, tanh, where
+from ..rules.elementwise import exp, maximum, relu, sigmoid, tanh, where
 from ..rules.gelu import gelu_tanh
 from ..rules.nn import log_softmax, logsumexp, pnls, softmax
 from ..rules.nn import one_hot as _one_hot
@@ -160,7 +160,10 @@ def elu(x, alpha=1.0):
     >>> elu(np.array([-1.0, 2.0])).round(4)
     array([-0.6321,  2.    ])
     """
-    return where(plain(x) > 0, x, alpha * expm1(minimum(x, 0.0)))
+    # at 0 the negative side's slope, alpha (JAX's and PyTorch's): expm1 of x where x <= 0
+    # only, not of minimum(x, 0), whose tie at 0 would give half of it
+    positive = plain(x) > 0
+    return where(positive, x, alpha * expm1(where(positive, 0.0, x)))
 
 
 def leaky_relu(x, negative_slope=0.01):
