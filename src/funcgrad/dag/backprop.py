@@ -27,7 +27,7 @@ from ..core.values import (
 )
 from ..rules import pieces
 from ..rules.arrays import untake
-from ..rules.elementwise import ZERO, pullback, real_part_for
+from ..rules.elementwise import pullback, real_part_for
 from ..rules.selection import Selection
 from .fold import fold_back, reverse_fold
 from .node import CONST, VAR, Node, ReverseTrace
@@ -67,7 +67,6 @@ def add_cotangents(a, b):
 
 
 _value_of = operator.attrgetter("_value")
-_ZERO1, _ZERO2 = ZERO[0], ZERO[1]  # the zero partials of one and two arguments
 
 
 def integer_valued(*values):
@@ -92,11 +91,14 @@ def vjp_step(node, g):
     nodes of one or two arguments take a path written out by hand, the
     hottest code in funcgrad: each edge's weight is the partial derivative,
     and its pullback the one elementwise :func:`~funcgrad.rules.elementwise.pullback`
-    (tests check both paths give the same bits).
+    (tests check both paths give the same bits). A primitive with a selecting or a zero
+    partial (:class:`~funcgrad.rules.selection.RuledPartials`) takes its rules instead.
     """
     prim = node._prim
     partials = prim.partials
     if partials is not None:
+        if type(partials) is not tuple:  # a selection or a zero partial among them
+            return _ruled_step(node, g, partials)
         args = node._args
         ans = node._value
         try:
@@ -114,18 +116,12 @@ def vjp_step(node, g):
                     if integer_valued(x, ans):
                         return (None,)
                     raise _missing_rule(prim, 0)
-                if type(partial) is Selection:  # relu: g where x > 0, not g * step(x)
-                    return (pullback(partial.select(g, ans, x), 1.0, x),)
-                if partial is _ZERO1:  # a piecewise-constant function: no cotangent
-                    return (None,)
                 return (pullback(g, partial(ans, x), x),)
             if len(args) == 2:
                 a, b = args
                 x, y = a._value, b._value
                 pa, pb = partials
-                if type(pa) is Selection or type(pb) is Selection:
-                    return general_vjp_step(node, g)  # its rules select
-                if a._prim is CONST or pa is _ZERO2:
+                if a._prim is CONST:
                     ca = None
                 elif pa is None:
                     if not integer_valued(x, ans):
@@ -133,7 +129,7 @@ def vjp_step(node, g):
                     ca = None
                 else:
                     ca = pullback(g, pa(ans, x, y), x)
-                if b._prim is CONST or pb is _ZERO2:
+                if b._prim is CONST:
                     return (ca, None)
                 if pb is None:
                     if not integer_valued(y, ans):
@@ -142,6 +138,19 @@ def vjp_step(node, g):
                 return (ca, pullback(g, pb(ans, x, y), y))
         except ZeroDivisionError:
             pass  # a partial on Python floats (1.0 / 0.0): the rules give NumPy's inf or nan
+    return general_vjp_step(node, g)
+
+
+def _ruled_step(node, g, partials):
+    """The edges of a primitive whose partials select or are zero: relu's one edge selected
+    here (its cotangent where x > 0), every other through the rules (a zero partial's
+    argument gets none)."""
+    args = node._args
+    if len(args) == 1 and type(partials[0]) is Selection:
+        a = args[0]
+        if a._prim is CONST:
+            return (None,)
+        return (pullback(partials[0].select(g, node._value, a._value), 1.0, a._value),)
     return general_vjp_step(node, g)
 
 

@@ -52,7 +52,7 @@ from .library_forms import (
     xp_where,
     xp_where_positive,
 )
-from .selection import Selection
+from .selection import RuledPartials, Selection
 
 __all__ = [
     "elementwise",
@@ -389,11 +389,16 @@ def elementwise(name, impl, *partials, xp=None, together=None, **facts):
         vjp=tuple(None if p is None else _pull(i, p) for i, p in enumerate(partials)),
         jvp=tuple(None if p is None else _push(p) for p in partials),
         batch=batch_elementwise,
-        partials=partials,
+        partials=RuledPartials(partials) if _ruled(partials) else partials,
         xp=xp,
         together=together,
     )
     return declare(prim, **facts)
+
+
+def _ruled(partials):
+    """Whether a partial among ``partials`` selects or is zero (backprop takes their rules)."""
+    return any(p in ZERO or type(p) is Selection for p in partials)
 
 
 # The zero partial of a function of one, two or three arguments: the derivative of a

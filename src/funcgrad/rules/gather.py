@@ -250,7 +250,7 @@ def _flat_positions(xp, x_shape, device, library, idx, template, mode, who):
         else:
             i = i % n if mode == "wrap" else xp.where(i < 0, i + n, i)
         arrays.append(i)
-    if len(arrays) > 1:  # one index (token ids) is its own shape (PyTorch's call: 20 us)
+    if len(arrays) > 1:  # one index (token ids) is its own shape: PyTorch's call is Python
         arrays = xp.broadcast_arrays(*arrays)
     flat = arrays[0]
     for k, i in zip(range(a + 1, b), arrays[1:]):

@@ -18,7 +18,7 @@ np.float64(0.0)
 np.float64(0.0)
 """
 
-__all__ = ["Selection"]
+__all__ = ["Selection", "RuledPartials"]
 
 
 class Selection:
@@ -52,3 +52,12 @@ class Selection:
 
     def __repr__(self):
         return f"Selection({self.weight!r}, {self.select!r})"
+
+
+class RuledPartials(tuple):
+    """The partials of a primitive among which a :class:`Selection` or a zero partial
+    stands: backprop's hand-written path, which multiplies each cotangent by its partial,
+    leaves such a primitive to its rules (a select; no cotangent at all for a zero
+    partial), and the one check of that path is the tuple's type."""
+
+    __slots__ = ()
