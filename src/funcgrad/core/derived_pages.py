@@ -64,7 +64,7 @@ def _first_paragraph(doc):
 def _derivatives(partials):
     said = []
     for partial in partials:
-        code = getattr(partial, "__code__", None)
+        code = getattr(_weight(partial), "__code__", None)
         names = code.co_varnames[1 : code.co_argcount] if code is not None else ()
         said.append((names, _formula(partial)))
     if len(said) == 1:
@@ -77,10 +77,18 @@ def _derivatives(partials):
     )
 
 
+def _weight(partial):
+    """A selecting partial's weight function (rules/selection.Selection), else the partial."""
+    return getattr(partial, "weight", partial)
+
+
 def _formula(partial):
-    """A partial as its formula in the arguments (``ans`` is the value), or its name."""
+    """A partial as its formula in the arguments (``ans`` is the value), or its name; a
+    selecting partial as its weight's, selected."""
     if partial is None:
         return "none (no derivative)"
+    if _weight(partial) is not partial:
+        return f"{_formula(_weight(partial))}, selected (a cotangent passes where it is 1)"
     code = getattr(partial, "__code__", None)
     if code is None or partial.__name__ != "<lambda>":
         return f"``{getattr(partial, '__qualname__', repr(partial))}``"
