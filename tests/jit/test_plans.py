@@ -7,6 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.core.fast_paths import plain
 from funcgrad.jit import plan_names, plans, steptable
 from funcgrad.rules import elementwise, nn, window_extrema
 
@@ -207,6 +208,19 @@ FRESH_CASES = {  # primitives declared fresh (jit/facts.py): (call, operand)
     "relu": (lambda x: elementwise.relu(x), np.linspace(-2.0, 2.0, 8192).reshape(64, 128)),
     "step": (lambda x: elementwise.step(x), np.linspace(-2.0, 2.0, 8192).reshape(64, 128)),
     "relu, small": (lambda x: elementwise.relu(x), np.array([[-1.0, 2.0], [0.5, -0.0]])),
+    # relu's cotangent, by every path: numba's pass, the bits, np.where (small)
+    "where_positive": (
+        lambda x: elementwise.where_positive(x, -x),
+        np.linspace(-2.0, 2.0, 65536).reshape(256, 256),
+    ),
+    "where_positive, bits": (
+        lambda x: plain(elementwise.where_positive)(x, x[::-1]),
+        np.linspace(-2.0, 2.0, 8192).reshape(64, 128),
+    ),
+    "where_positive, small": (
+        lambda x: elementwise.where_positive(x, x[::-1]),
+        np.array([[-1.0, 2.0], [0.5, -0.0]]),
+    ),
     "window_max": (
         lambda x: window_extrema.window_max(x, axis=(2, 4)),
         rng.normal(size=(64, 4, 2, 4, 2, 16)),

@@ -11,7 +11,8 @@ What a loop nest computes is NumPy's value to the bit (in C order, where NumPy m
 keep a transposed operand's order): it takes only the steps
 whose result IEEE arithmetic fixes (``+ - * /``, ``sqrt``, ``square`` and a
 constant's ``** 2``, negation, comparisons, ``where``, ``maximum``, ``minimum``,
-``relu``, its ``step`` and its cotangent ``where_positive``) on arrays of one float dtype, with numbers cast to that
+``relu``, its ``step`` and its cotangent ``where_positive``) on arrays of one float
+dtype, with numbers cast to that
 dtype first as NumPy casts a Python number (``float32 * 2.0`` is a float32
 product), and bool masks. No ``exp`` or ``tanh`` (numba's differ from NumPy's in
 the last bit). ``maximum``'s zero may differ in sign from NumPy's, whose SIMD and
