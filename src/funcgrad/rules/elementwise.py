@@ -28,6 +28,7 @@ from ..core.values import dtype_of, filled_like, is_complex, plain, raw
 from ..jit import facts as jit_facts
 from .arrays import batch_elementwise, unbroadcast
 from .elementwise_impls import (  # noqa: F401 - broadcast_error, ufunc_impl, in_long_rows: ew.'s too
+    FLOAT_SCALARS,
     _divide,
     _negative,
     _operator,
@@ -153,12 +154,9 @@ def _branch(g, c, keep):
     if type(c) is bool or type(c) is np.bool_:
         if bool(c) == keep:
             return g
-        if type(g) in _FLOAT_SCALARS:
+        if type(g) in FLOAT_SCALARS:
             return type(g)(0.0)
     return where(c, g, 0.0) if keep else where(c, 0.0, g)
-
-
-_FLOAT_SCALARS = frozenset({float, np.float64, np.float32, np.float16})
 
 
 def sign_constant(x):

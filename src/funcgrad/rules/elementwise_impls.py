@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.errors import ShapeError
 
-__all__ = ["broadcast_error", "ufunc_impl", "in_long_rows"]
+__all__ = ["broadcast_error", "ufunc_impl", "in_long_rows", "FLOAT_SCALARS"]
 
 
 def broadcast_error(name, args):
@@ -183,7 +183,7 @@ def _in_short_runs(c):
 
 def _where_positive(x, g):
     """``g`` where ``x > 0``, else 0, in ``g``'s dtype (a NaN ``x`` drops ``g``)."""
-    if type(g) in _SCALARS and type(x) in _SCALARS:  # a Python or NumPy float's own zero
+    if type(g) in FLOAT_SCALARS and type(x) in FLOAT_SCALARS:  # a float's own zero
         return g if x > 0.0 else type(g)(0.0)
     if (
         type(x) is np.ndarray
@@ -201,7 +201,7 @@ def _where_positive(x, g):
     return _where_impl(np.greater(x, 0.0), g, 0.0)
 
 
-_SCALARS = frozenset({float, np.float64, np.float32, np.float16})
+FLOAT_SCALARS = frozenset({float, np.float64, np.float32, np.float16})  # Python's and NumPy's
 
 # The integers of each width that a numeric dtype's bits are viewed as.
 _BITS = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
