@@ -115,3 +115,19 @@ def test_second_derivatives_of_eigenvalue_losses_away_from_repeats():
     for i, j in np.ndindex(2, 2):
         want = numeric_grad(lambda m: fg.grad(f)(m)[i, j], [a], 0)
         assert_close(h[i, j], want, rtol=1e-5, atol=1e-6, what=f"d2 eigenvalues [{i}, {j}]")
+
+
+def test_xlogy_slope_in_y_is_infinite_at_zero_unless_x_is_zero():
+    # d/dy x log y = x / y: the denominator was made safe wherever y = 0, so the slope at
+    # y = 0 read x (a finite wrong number) instead of x / 0
+    import funcgrad.scipy.special as special
+
+    x = np.array([1.0, -2.0, 0.0, 3.0])
+    y = np.array([0.0, 0.0, 0.0, 1.5])
+    with np.errstate(divide="ignore", invalid="ignore"):  # the value's sum is -inf + inf
+        for f, shift in ((special.xlogy, 0.0), (special.xlog1py, -1.0)):
+            got = fg.grad(lambda v: fnp.sum(f(x, v)))(y + shift)
+            np.testing.assert_array_equal(got, [np.inf, -np.inf, 0.0, 2.0])  # 0 where x = 0
+            assert fg.grad(lambda v: f(1.0, v))(0.0 + shift) == np.inf  # Python floats
+            jitted = fg.jit(fg.grad(lambda v: fnp.sum(f(x, v))))(y + shift)
+            np.testing.assert_array_equal(jitted, [np.inf, -np.inf, 0.0, 2.0])

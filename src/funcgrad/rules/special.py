@@ -112,6 +112,12 @@ def _safe(x):
     return where(plain(x) == 0, 1.0, x)
 
 
+def _unless_zero(x, y):
+    """``y``, with 1 where ``x`` is 0: a denominator for ``x / y`` in a branch ``where``
+    discards at ``x = 0`` (it stays 0 where only ``y`` is, so that ``x / 0`` is infinite)."""
+    return where(plain(x) == 0, 1.0, y)
+
+
 def _gauss(x):
     """The standard normal density."""
     return exp(-0.5 * x * x) / _SQRT_2PI
@@ -196,18 +202,19 @@ log_ndtr = elementwise(
     "log_ndtr", ufunc_impl(sc.log_ndtr), lambda ans, x: exp(-0.5 * x * x - ans) / _SQRT_2PI
 )
 ndtri = elementwise("ndtri", ufunc_impl(sc.ndtri), lambda ans, p: _SQRT_2PI * exp(0.5 * ans * ans))
-# x log y is 0 at x = 0 whatever y: there its y-partial is 0 (not 0 / 0).
+# x log y is 0 at x = 0 whatever y: there its y-partial is 0 (not 0 / 0); elsewhere it is
+# x / y, infinite at y = 0 (the denominator is made safe only where x = 0 discards it).
 xlogy = elementwise(
     "xlogy",
     ufunc_impl(sc.xlogy),
     lambda ans, x, y: log(y),
-    lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(y)),
+    lambda ans, x, y: where(plain(x) == 0, 0.0, x / _unless_zero(x, y)),
 )
 xlog1py = elementwise(
     "xlog1py",
     ufunc_impl(sc.xlog1py),
     lambda ans, x, y: log1p(y),
-    lambda ans, x, y: where(plain(x) == 0, 0.0, x / _safe(1.0 + y)),
+    lambda ans, x, y: where(plain(x) == 0, 0.0, x / _unless_zero(x, 1.0 + y)),
 )
 # i0 is NumPy's (funcgrad.rules.ufuncs). i1' = i0 - i1 / x, which tends to 1/2 at x = 0.
 i1 = elementwise(
