@@ -131,3 +131,31 @@ def test_xlogy_slope_in_y_is_infinite_at_zero_unless_x_is_zero():
             assert fg.grad(lambda v: f(1.0, v))(0.0 + shift) == np.inf  # Python floats
             jitted = fg.jit(fg.grad(lambda v: fnp.sum(f(x, v))))(y + shift)
             np.testing.assert_array_equal(jitted, [np.inf, -np.inf, 0.0, 2.0])
+
+
+def test_higher_derivatives_at_a_removable_point_are_the_functions():
+    # A slope written as a constant at its removable point (i1's 1/2 at 0, spence's -1 at
+    # 1, si's 1 at 0, xlogy's 0 at x = 0) has no derivative there: the next orders came out
+    # 0. The slope's Taylor series (or the quotient kept) there gives them.
+    mpmath = pytest.importorskip("mpmath")
+    import funcgrad.scipy.special as special
+    from funcgrad.rules import special as rules_special
+
+    def derivatives(f, x, n):
+        out = []
+        for _ in range(n):
+            f = fg.grad(f)
+            out.append(float(f(x)))
+        return out
+
+    cases = [
+        (special.i1, 0.0, lambda t: mpmath.besseli(1, t)),
+        (special.spence, 1.0, lambda t: mpmath.polylog(2, 1 - t)),
+        (rules_special.si, 0.0, mpmath.si),
+        (lambda x: special.xlogy(x, 2.0 + x * x), 0.0, lambda t: t * mpmath.log(2 + t * t)),
+    ]
+    for f, x, reference in cases:
+        want = [float(mpmath.diff(reference, x, k)) for k in range(1, 5)]
+        np.testing.assert_allclose(derivatives(f, x, 4), want, rtol=1e-12, atol=1e-12)
+        jitted = fg.jit(fg.grad(fg.grad(fg.grad(f))))(x)
+        np.testing.assert_allclose(jitted, want[2], rtol=1e-12, atol=1e-12)

@@ -38,7 +38,7 @@ from .elementwise import (
     where,
 )
 from .library_forms import special_form
-from .ufuncs import i0, log1p
+from .ufuncs import i0, i1_slope_near_zero, log1p
 
 __all__ = [
     "gammaln",
@@ -112,10 +112,21 @@ def _safe(x):
     return where(plain(x) == 0, 1.0, x)
 
 
-def _unless_zero(x, y):
-    """``y``, with 1 where ``x`` is 0: a denominator for ``x / y`` in a branch ``where``
-    discards at ``x = 0`` (it stays 0 where only ``y`` is, so that ``x / 0`` is infinite)."""
-    return where(plain(x) == 0, 1.0, y)
+def _unless_both_zero(x, y):
+    """``y``, with 1 where ``x`` and ``y`` are both 0: the denominator of ``x / y``, which is
+    then 0 (and stays ``x / 0``, infinite, where only ``y`` is 0)."""
+    return where(plain(x) == 0, where(plain(y) == 0, 1.0, y), y)
+
+
+def _spence_slope_near_one(u):
+    """log(1 + u) / -u, spence's slope at z = 1 + u, by its Taylor series at u = 0."""
+    return -1.0 + u * (0.5 + u * (-1.0 / 3.0 + u * (0.25 + u * -0.2)))
+
+
+def _sinc_near_zero(x):
+    """sin(x) / x, si's slope, by its Taylor series at 0."""
+    x2 = x * x
+    return 1.0 + x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (-1.0 / 5040.0)))
 
 
 def _gauss(x):
@@ -202,23 +213,27 @@ log_ndtr = elementwise(
     "log_ndtr", ufunc_impl(sc.log_ndtr), lambda ans, x: exp(-0.5 * x * x - ans) / _SQRT_2PI
 )
 ndtri = elementwise("ndtri", ufunc_impl(sc.ndtri), lambda ans, p: _SQRT_2PI * exp(0.5 * ans * ans))
-# x log y is 0 at x = 0 whatever y: there its y-partial is 0 (not 0 / 0); elsewhere it is
-# x / y, infinite at y = 0 (the denominator is made safe only where x = 0 discards it).
+# x log y is 0 at x = 0 whatever y, and its y-partial x / y: 0 at x = y = 0 (not 0 / 0),
+# infinite at y = 0 elsewhere. The quotient itself is kept at x = 0 (where y is not 0), so
+# that its own derivative in x, 1 / y, is there for the higher derivatives.
 xlogy = elementwise(
     "xlogy",
     ufunc_impl(sc.xlogy),
     lambda ans, x, y: log(y),
-    lambda ans, x, y: where(plain(x) == 0, 0.0, x / _unless_zero(x, y)),
+    lambda ans, x, y: x / _unless_both_zero(x, y),
 )
 xlog1py = elementwise(
     "xlog1py",
     ufunc_impl(sc.xlog1py),
     lambda ans, x, y: log1p(y),
-    lambda ans, x, y: where(plain(x) == 0, 0.0, x / _unless_zero(x, 1.0 + y)),
+    lambda ans, x, y: x / _unless_both_zero(x, 1.0 + y),
 )
-# i0 is NumPy's (funcgrad.rules.ufuncs). i1' = i0 - i1 / x, which tends to 1/2 at x = 0.
+# i0 is NumPy's (funcgrad.rules.ufuncs). i1' = i0 - i1 / x, which tends to 1/2 at x = 0:
+# there its Taylor series, so that i1's higher derivatives at 0 are right too.
 i1 = elementwise(
-    "i1", ufunc_impl(sc.i1), lambda ans, x: where(plain(x) == 0, 0.5, i0(x) - ans / _safe(x))
+    "i1",
+    ufunc_impl(sc.i1),
+    lambda ans, x: where(plain(x) == 0, i1_slope_near_zero(x), i0(x) - ans / _safe(x)),
 )
 i0e = elementwise("i0e", ufunc_impl(sc.i0e), lambda ans, x: i1e(x) - sign(x) * ans)
 i1e = elementwise(
@@ -346,17 +361,18 @@ zeta = elementwise(
     lambda ans, x, q: zeta_dx(x, q),
     lambda ans, x, q: -x * zeta(x + 1.0, q),
 )
-# SciPy's dilogarithm spence(z) = int_1^z log(t) / (1 - t) dt, whose slope is -1 at z = 1.
+# SciPy's dilogarithm spence(z) = int_1^z log(t) / (1 - t) dt, whose slope is -1 at z = 1:
+# there the slope's Taylor series in z - 1, so that the higher derivatives at 1 are right.
 spence = elementwise(
     "spence",
     ufunc_impl(sc.spence),
-    lambda ans, z: where(plain(z) == 1, -1.0, log(z) / _safe(1.0 - z)),
+    lambda ans, z: where(plain(z) == 1, _spence_slope_near_one(z - 1.0), log(z) / _safe(1.0 - z)),
 )
 # The sine and cosine integrals (sici's two results) and Fresnel's S and C (fresnel's).
 si = elementwise(
     "si",
     ufunc_impl(_first(sc.sici), "si"),
-    lambda ans, x: where(plain(x) == 0, 1.0, sin(x) / _safe(x)),
+    lambda ans, x: where(plain(x) == 0, _sinc_near_zero(x), sin(x) / _safe(x)),
 )
 ci = elementwise("ci", ufunc_impl(_second(sc.sici), "ci"), lambda ans, x: cos(x) / x)
 fresnel_s = elementwise(

@@ -323,10 +323,24 @@ i0 = elementwise(
     lambda ans, x: bessel_i1(x),
     xp=special_form("i0", standard=bessel_standard.i0),
 )
+
+
+def i1_slope_near_zero(x):
+    """i1's slope i0 - i1 / x by its Taylor series at 0 (1/2 + 3 x^2 / 16 + ...): its value
+    at x = 0 is the limit 1/2, and as a polynomial in the traced ``x`` its derivatives there
+    are i1's higher ones (a constant 1/2 made i1's third derivative at 0 vanish, not 3/8)."""
+    x2 = x * x
+    return 0.5 + x2 * (3.0 / 16.0 + x2 * (5.0 / 384.0 + x2 * (7.0 / 18432.0)))
+
+
+def _unless_zero(x):
+    return where(plain(x) == 0, 1.0, x)  # a denominator for the branch x = 0 discards
+
+
 bessel_i1 = elementwise(
     "bessel_i1",
     _bessel_i1,
-    lambda ans, x: where(plain(x) == 0, 0.5, i0(x) - ans / where(plain(x) == 0, 1.0, x)),
+    lambda ans, x: where(plain(x) == 0, i1_slope_near_zero(x), i0(x) - ans / _unless_zero(x)),
     xp=special_form("i1", standard=bessel_standard.i1),
 )
 # The square root of a spread (std of var): a zero derivative where the spread is zero, as
