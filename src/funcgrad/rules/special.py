@@ -39,6 +39,7 @@ from .elementwise import (
 )
 from .library_forms import special_form
 from .ufuncs import i0, i1_slope_near_zero, log1p
+from .ufuncs import safe_denominator as _safe
 
 __all__ = [
     "gammaln",
@@ -105,11 +106,6 @@ __all__ = [
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _ = None  # no derivative for this argument
-
-
-def _safe(x):
-    """``x`` with zeros replaced by 1: a denominator for a branch ``where`` discards."""
-    return where(plain(x) == 0, 1.0, x)
 
 
 def _unless_both_zero(x, y):

@@ -333,14 +333,15 @@ def i1_slope_near_zero(x):
     return 0.5 + x2 * (3.0 / 16.0 + x2 * (5.0 / 384.0 + x2 * (7.0 / 18432.0)))
 
 
-def _unless_zero(x):
-    return where(plain(x) == 0, 1.0, x)  # a denominator for the branch x = 0 discards
+def safe_denominator(x):
+    """``x`` with zeros replaced by 1: a denominator for a branch ``where`` discards."""
+    return where(plain(x) == 0, 1.0, x)
 
 
 bessel_i1 = elementwise(
     "bessel_i1",
     _bessel_i1,
-    lambda ans, x: where(plain(x) == 0, i1_slope_near_zero(x), i0(x) - ans / _unless_zero(x)),
+    lambda ans, x: where(plain(x) == 0, i1_slope_near_zero(x), i0(x) - ans / safe_denominator(x)),
     xp=special_form("i1", standard=bessel_standard.i1),
 )
 # The square root of a spread (std of var): a zero derivative where the spread is zero, as
