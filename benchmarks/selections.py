@@ -21,25 +21,13 @@ def main():
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
         os.environ[var] = "1"
 
-    import statistics
-    import time
-
     import numpy as np
+    from timing import interleaved  # beside this file
 
     from funcgrad.core.fast_paths import plain
     from funcgrad.kernels import switch
     from funcgrad.rules import elementwise as ew
     from funcgrad.rules.elementwise_impls import _where_impl
-
-    def interleaved(calls):
-        times = {name: [] for name in calls}
-        for _ in range(args.repeats):
-            for name, f in calls.items():
-                t = time.perf_counter()
-                for _ in range(5):
-                    f()
-                times[name].append((time.perf_counter() - t) / 5)
-        return {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
 
     def same_bits(a, b):
         return a.dtype == b.dtype and np.array_equal(a.view(np.uint8), b.view(np.uint8))
@@ -61,14 +49,20 @@ def main():
         ):
             assert same_bits(_where_impl(c, g, 0.0), np.where(c, g, 0.0))
             ms = interleaved(
-                {"np": lambda: np.where(c, g, 0.0), "fg": lambda: _where_impl(c, g, 0.0)}
+                {"np": lambda: np.where(c, g, 0.0), "fg": lambda: _where_impl(c, g, 0.0)},
+                args.repeats,
+                number=5,
             )
             print(
                 f"| where(c, g, 0) | {dtype.__name__} | {label} | {ms['np']:.2f} ms | {ms['fg']:.2f} ms | {ms['fg'] / ms['np']:.2f}x |"
             )
             y = rng.normal(size=x.shape).astype(dtype)
             assert same_bits(_where_impl(c, g, y), np.where(c, g, y))
-            ms = interleaved({"np": lambda: np.where(c, g, y), "fg": lambda: _where_impl(c, g, y)})
+            ms = interleaved(
+                {"np": lambda: np.where(c, g, y), "fg": lambda: _where_impl(c, g, y)},
+                args.repeats,
+                number=5,
+            )
             print(
                 f"| where(c, g, y) | {dtype.__name__} | {label} | {ms['np']:.2f} ms | {ms['fg']:.2f} ms | {ms['fg'] / ms['np']:.2f}x |"
             )
@@ -80,7 +74,7 @@ def main():
         }
         assert same_bits(calls["where_positive, NumPy"](), want)
         assert same_bits(calls[f"where_positive ({numba})"](), want)
-        ms = interleaved(calls)
+        ms = interleaved(calls, args.repeats, number=5)
         base = ms["g * step(x)"]
         for name, t in ms.items():
             print(

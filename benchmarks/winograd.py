@@ -41,10 +41,8 @@ def main():
     args = ap.parse_args()
     _threads()
 
-    import statistics
-    import time
-
     import numpy as np
+    from timing import interleaved  # beside this file
 
     from funcgrad.core.fast_paths import plain
     from funcgrad.kernels import winograd
@@ -56,17 +54,6 @@ def main():
         torch.set_num_threads(1)
     except ImportError:
         torch = None
-
-    def interleaved(calls):
-        for call in calls.values():
-            call()
-        times = {name: [] for name in calls}
-        for _ in range(args.repeats):
-            for name, call in calls.items():
-                start = time.perf_counter()
-                call()
-                times[name].append(time.perf_counter() - start)
-        return {name: statistics.median(t) * 1e3 for name, t in times.items()}
 
     pad = ((1, 1), (1, 1))
     options = {"strides": (1, 1), "padding": pad, "lhs_dilation": (1, 1), "rhs_dilation": (1, 1)}
@@ -108,7 +95,7 @@ def main():
                 "torch input": backward([True, False, False]),
                 "torch kernel": backward([False, True, False]),
             }
-        ms = interleaved(calls)
+        ms = interleaved(calls, args.repeats)
 
         def three(who):
             if f"{who} forward" not in ms:
