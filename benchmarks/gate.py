@@ -16,7 +16,8 @@ peer is not installed is reported and left out; CI installs every peer.
 The limits stand above today's figures with room for a noisy shared machine (about
 1.4x over the figure in ``TODAY``), yet under what a real regression gives: the
 numba ``fori_loop`` ran 8x slower after 4ee8825 (a 0-d array in the body kept the
-loop from numba) and no test saw it; a model step 1.5x slower fails its check.
+loop from numba) and no test saw it; so did the numba ``while_loop`` after ea8837b
+(a 0-d array from where's cotangent); a model step 1.5x slower fails its check.
 
 Changing a limit: run the gate three times on the machine CI uses, put the worst
 figure of each check in ``TODAY`` and say in the commit why it moved; a limit rises
@@ -49,6 +50,14 @@ CHECKS = {
         0.06,
         0.033,
         "the same loop: the numba backend against funcgrad's Python plan",
+    ),
+    "while numba / Python plan": (
+        0.1,
+        0.05,
+        (
+            "fg.jit(value_and_grad) of the same chain as a 10^4-step while_loop (JAX has no "
+            "reverse mode of it): the numba backend against funcgrad's Python plan"
+        ),
     ),
     "rnn numba / JAX jit": (
         2.2,
@@ -141,6 +150,22 @@ def measure_fori(repeats):
     if jax_ms is not None:
         out["fori numba / JAX jit"] = ms["numba"] / jax_ms
     return out
+
+
+def measure_while(repeats):
+    import funcgrad as fg
+    import funcgrad.numpy as fnp
+
+    def f(x):
+        def body(c):
+            return c[0] + 1, fnp.tanh(c[1]) * 0.5 + c[1] * 0.5
+
+        return fg.while_loop(lambda c: c[0] < 10**4, body, (0, x))[1]
+
+    native = fg.jit(fg.value_and_grad(f), backend="numba")
+    python = fg.jit(fg.value_and_grad(f))
+    ms = _interleaved({"numba": lambda: native(0.3), "python": lambda: python(0.3)}, repeats)
+    return {"while numba / Python plan": ms["numba"] / ms["python"]}
 
 
 def jax_fori(repeats):
@@ -292,6 +317,7 @@ def measure_torch_tensors(repeats):
 
 MEASUREMENTS = {
     "fori": measure_fori,
+    "while": measure_while,
     "rnn": measure_rnn,
     "compile": measure_compile,
     "gpt": lambda r: measure_model("gpt", r),

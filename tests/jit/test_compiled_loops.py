@@ -91,6 +91,35 @@ def test_a_gradients_reverse_scan_runs_natively_too(monkeypatch):
     assert type(scan_module._first_row(np.arange(3))) is np.int64
 
 
+def test_a_while_loops_reverse_scan_runs_natively(monkeypatch):
+    # The reverse pass masks each step by the flag its history keeps: where's cotangent of
+    # a number there is the number gated by a hoisted weight, which numba types (written
+    # as where(flag, g, 0.0), a 0-d array, it kept the loop in Python and the 10^4-step
+    # gradient took 30-80x longer: ea8837b)
+    pytest.importorskip("numba")
+    import funcgrad.control.scan_primitive as scan_module
+
+    seen = []
+    run = scan_module.scan_into
+
+    def noting(ys, operands, body, n_carry, n_xs, n, reverse, machine_code=None):
+        seen.append(body.scan_loop(n_carry, n_xs, reverse, machine_code).native)
+        return run(ys, operands, body, n_carry, n_xs, n, reverse, machine_code)
+
+    monkeypatch.setattr(scan_module, "scan_into", noting)
+
+    def f(x):
+        def body(c):
+            return c[0] + 1, fnp.tanh(c[1]) * 0.5 + c[1] * 0.5
+
+        return fg.while_loop(lambda c: c[0] < 100, body, (0, x))[1]
+
+    value, slope = fg.jit(fg.value_and_grad(f), backend="numba")(0.3)
+    assert seen == [True]  # the reverse loop (the forward one is a while loop's own)
+    assert (value, slope) == pytest.approx(fg.value_and_grad(f)(0.3), rel=1e-12)
+    assert slope == pytest.approx(central(f, 0.3), rel=1e-6)
+
+
 # ---------------------------------------------------------------- scans of arrays
 
 

@@ -44,6 +44,7 @@ from ..core.primitive import strong
 from ..core.tree import tree_unflatten
 from ..dag.node import Node
 from ..rules import elementwise
+from ..rules.elementwise_impls import FLOAT_SCALARS
 from . import joint_calls
 from .plan_names import Namespace, literal
 from .steptable import StepTable, in_order_of_first, needed_steps, ufunc_of
@@ -141,6 +142,9 @@ def _scalar_template(n, prim, names, native=False):
         return "{}" if native else names.type(np.float64) + "({})"
     if prim is elementwise.where and type(n._value) is float:
         return "({1} if {0} else {2})"
+    if prim is elementwise.where_positive and _number_gate(n, native):
+        zero = "0.0" if native or type(n._value) is float else names.constant(type(n._value)(0.0))
+        return f"({{1}} if {{0}} > 0.0 else {zero})"
     op = _COMPARISONS.get(prim)
     if (
         op is not None
@@ -150,6 +154,16 @@ def _scalar_template(n, prim, names, native=False):
     ):
         return f"({names.constant(np.True_)} if {{}} {op} {{}} else {names.constant(np.False_)})"
     return None
+
+
+def _number_gate(n, native):
+    """Whether step ``n`` is a ``where_positive`` of two numbers (a while loop's reverse
+    step gating its cotangent), which the impl computes as ``g if x > 0.0 else zero``; in
+    numba's code only where that zero is a float64, as numba's own would be."""
+    x, g = n._args
+    if type(x._value) not in FLOAT_SCALARS or type(g._value) not in FLOAT_SCALARS:
+        return False
+    return not native or type(n._value) in (float, np.float64)
 
 
 # ---------------------------------------------------------------- compiling
@@ -378,6 +392,10 @@ def _typable(table, unlike):
         )[table.prims]
         & table.is_float[table.n_inputs :]
     )
+    gate = table.prim_of.get(elementwise.where_positive)
+    if gate is not None:  # only where a gate is: the steps are not read one by one otherwise
+        for i in np.flatnonzero(table.prims == gate).tolist():
+            picks[i] = _number_gate(table.steps[i], True)
     return table.plain & ((table.has_ufunc & ~other[table.prims]) | inline[table.prims] | picks)
 
 
