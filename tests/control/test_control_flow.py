@@ -121,6 +121,32 @@ def test_a_scans_reverse_pass_reads_what_its_forward_run_kept(reverse, how):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("how", ["eager", "jit"])
+def test_a_scalar_scans_reverse_pass_reads_the_kept_tanh_too(how):
+    """A scan of a number: tanh of NumPy's float64 carry is NumPy's float64, not a Python
+    float, and the forward run keeps it as it keeps an array's (it recomputed every step's
+    tanh in the reverse pass, a second pass of tanh as long as the first)."""
+    n = SAVE_FROM + 16
+    tanh, calls = _counting_tanh()
+
+    def f(x):
+        return fg.fori_loop(0, n, lambda i, x: tanh(x) * 0.5 + x * 0.5, x)
+
+    def unrolled(x):
+        for _ in range(n):
+            x = tanh(x) * 0.5 + x * 0.5
+        return x
+
+    grad = fg.grad(f) if how == "eager" else fg.jit(fg.grad(f))
+    want = fg.grad(unrolled)(np.float64(0.3))
+    grad(np.float64(0.3))
+    del calls[:]
+    got = grad(np.float64(0.3))
+    # the forward run's, and eager's trace of the body at every call: none in the reverse pass
+    assert n <= len(calls) <= n + (2 if how == "eager" else 0)
+    assert got == want
+
+
 def test_scan_under_vmap_and_jit():
     batch = RNG.normal(size=(4, 3))
     close(

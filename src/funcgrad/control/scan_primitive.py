@@ -369,7 +369,7 @@ def _saved_values(body, n_carry, n_xs):
         if any(a in moving for a in n._args):
             moving.add(n)
             v = n._value
-            if type(v) is float or (type(v) is np.ndarray and v.dtype.kind in "fc"):
+            if type(v) in _FLOAT_NUMBERS or (type(v) is np.ndarray and v.dtype.kind in "fc"):
                 candidates.append(n)
     if not candidates:
         return ()
@@ -384,6 +384,10 @@ def _saved_values(body, n_carry, n_xs):
     read = {a for n in traced.order for a in n._args}
     read.update(o for o in traced.outputs if isinstance(o, Box))
     return tuple(n for n, leaf in zip(candidates, given) if leaf in read)
+
+
+# a number a step computes (tanh of a carry that is NumPy's float64 is NumPy's float64)
+_FLOAT_NUMBERS = frozenset({float, np.float64, np.float32})
 
 
 def _carried(body, n_carry, saved):
