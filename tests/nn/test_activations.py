@@ -36,6 +36,21 @@ def test_activation_is_its_closed_form(name):
     )
 
 
+@pytest.mark.parametrize("name", CLOSED_FORMS)
+def test_an_activation_of_a_number_is_numpys_scalar(name):
+    # as a ufunc's: relu6, hard_tanh and sparse_plus, written with where, gave a 0-d array
+    f = getattr(fg.nn, name)
+    for x, kind in [(0.5, np.float64), (np.float32(-1.5), np.float32), (7.0, np.float64)]:
+        for got in (f(x), fg.jit(f)(x)):
+            assert type(got) is kind, (name, x, type(got))
+            assert got == pytest.approx(CLOSED_FORMS[name](np.float64(x)), rel=1e-6)
+
+
+def test_glu_of_a_number_says_why():
+    with pytest.raises(fg.FuncgradError, match="glu: a number has no axis"):
+        fg.nn.glu(0.5)
+
+
 def test_defaults_shared_with_jax_nn_are_jaxs():
     # a default that differs gives JAX code moved over other numbers without a word
     # (gelu's approximate was False, jax.nn.gelu's True); a keyword funcgrad lacks raises

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..core.errors import ArgumentError, ShapeError
-from ..core.values import shape_of
+from ..core.values import raw, shape_of
 from ..rules.elementwise import sigmoid
 from ..rules.nn import logsumexp, softmax
 
@@ -43,6 +43,14 @@ __all__ = [
     "dot_product_attention",
 ]
 
+
+def _selected(out):
+    """``fnp.where``'s answer as the ufunc-made activations give theirs: NumPy's scalar for
+    a number (NumPy's where gives a 0-d array there)."""
+    value = raw(out)
+    return out[()] if type(value) is np.ndarray and value.ndim == 0 else out
+
+
 # selu's constants (Klambauer et al. 2017), to the digits JAX and PyTorch use
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -57,7 +65,7 @@ def relu6(x: Any) -> Any:
     >>> fg.elementwise_grad(relu6)(np.array([0.0, 3.0, 6.0]))
     array([0., 1., 0.])
     """
-    return fnp.where(x <= 0.0, 0.0, fnp.where(x >= 6.0, 6.0, x))
+    return _selected(fnp.where(x <= 0.0, 0.0, fnp.where(x >= 6.0, 6.0, x)))
 
 
 def hard_tanh(x: Any) -> Any:
@@ -70,7 +78,7 @@ def hard_tanh(x: Any) -> Any:
     """
     # selected, as JAX writes it: the slope is 1 on [-1, 1], ends included, and an
     # infinite cotangent outside sends 0 (clip's product would send NaN)
-    return fnp.where(x > 1.0, 1.0, fnp.where(x < -1.0, -1.0, x))
+    return _selected(fnp.where(x > 1.0, 1.0, fnp.where(x < -1.0, -1.0, x)))
 
 
 def hard_sigmoid(x: Any) -> Any:
@@ -131,6 +139,8 @@ def glu(x: Any, axis: int = -1) -> Any:
     >>> glu(np.array([1.0, 2.0, 0.0, 0.0]))
     array([0.5, 1. ])
     """
+    if len(shape_of(x)) == 0:
+        raise ShapeError("glu: a number has no axis to halve; give an array of even length")
     n = shape_of(x)[axis]
     if n % 2:
         raise ShapeError(f"glu: axis {axis} has odd length {n}; it is split into two halves")
@@ -181,7 +191,7 @@ def sparse_plus(x: Any) -> Any:
     array([0.  , 0.25, 2.  ])
     """
     middle = (x + 1.0) ** 2 / 4.0
-    return fnp.where(x <= -1.0, 0.0, fnp.where(x >= 1.0, x, middle))
+    return _selected(fnp.where(x <= -1.0, 0.0, fnp.where(x >= 1.0, x, middle)))
 
 
 def sparse_sigmoid(x: Any) -> Any:
