@@ -36,6 +36,7 @@ from ..jit.facts import declare
 from ..jit.jitted import jit
 from ..jit.staging import StagingTrace
 from ..rules.arrays import broadcast_to, transpose
+from ..rules.elementwise_impls import FLOAT_SCALARS
 from ..rules.ufuncs import in_dtype_of
 from ..transforms.batching import vmap
 from .body import (
@@ -369,7 +370,7 @@ def _saved_values(body, n_carry, n_xs):
         if any(a in moving for a in n._args):
             moving.add(n)
             v = n._value
-            if type(v) in _FLOAT_NUMBERS or (type(v) is np.ndarray and v.dtype.kind in "fc"):
+            if type(v) in FLOAT_SCALARS or (type(v) is np.ndarray and v.dtype.kind in "fc"):
                 candidates.append(n)
     if not candidates:
         return ()
@@ -384,10 +385,6 @@ def _saved_values(body, n_carry, n_xs):
     read = {a for n in traced.order for a in n._args}
     read.update(o for o in traced.outputs if isinstance(o, Box))
     return tuple(n for n, leaf in zip(candidates, given) if leaf in read)
-
-
-# a number a step computes (tanh of a carry that is NumPy's float64 is NumPy's float64)
-_FLOAT_NUMBERS = frozenset({float, np.float64, np.float32})
 
 
 def _carried(body, n_carry, saved):

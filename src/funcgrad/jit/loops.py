@@ -61,8 +61,9 @@ import numpy as np
 
 from ..dag.node import CONST, VAR
 from ..rules.elementwise import add
+from . import inline_steps
 from .plan_names import Namespace, literal
-from .plans import _function, _tuple, _typable, output_texts
+from .plans import _function, _tuple, output_texts
 from .steptable import StepTable
 
 __all__ = ["Loop", "scan_loop", "while_loop", "run_while", "INLINED"]
@@ -141,7 +142,9 @@ class _Body:
         table.read_code_columns()
         self.text = dict(zip(inputs, input_names))
         values = table.values
-        typable = _typable(table, () if machine_code is None else machine_code.UNLIKE_NUMPY)
+        typable = inline_steps.typable(
+            table, () if machine_code is None else machine_code.UNLIKE_NUMPY
+        )
         self.forms = {}  # step -> its form, for the steps numba types only through one
         # the forms of a backend's machine code (numba's): none for Python's loops
         untyped = np.flatnonzero(~typable).tolist() if machine_code is not None else ()

@@ -159,7 +159,7 @@ def _branch(g, c, keep):
     if type(raw(c)) is np.bool_ and type(raw(g)) in FLOAT_SCALARS:
         # a traced flag (a while loop's reverse step): the number g gated by a weight of
         # Python floats, which a loop hoists (it reads the flag alone) and whose gate it
-        # writes as a pick (jit.plans._scalar_template); np.where would give a 0-d array
+        # writes as a pick (jit.inline_steps.scalar_template); np.where would give a 0-d array
         return where_positive(where(c, 1.0, 0.0) if keep else where(c, 0.0, 1.0), g)
     return where(c, g, 0.0) if keep else where(c, 0.0, g)
 
