@@ -36,11 +36,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# name -> (limit, today's figure on CI's 2-core machine, what it measures)
+# name -> (limit, today's figure on CI's 2-core machine, what it measures). Since stop 86
+# CI's machine has AVX2 and no AVX-512 (NumPy's float64 tanh has no SIMD form there), and
+# the same source reads GPT eager 0.95-1.03 and micrograd 0.98-1.03 where the old machine
+# read 0.90 and 0.92: those limits, jit's GPT and the PyTorch-tensor eager one rose with it.
 CHECKS = {
     "fori numba / JAX jit": (
         1.4,
-        0.89,
+        0.96,
         (
             "fg.jit(value_and_grad) of a 10^5-step fori_loop of tanh(x)*0.5 + x*0.5, numba "
             "backend, against jax.jit(value_and_grad) of the same loop"
@@ -48,12 +51,12 @@ CHECKS = {
     ),
     "fori numba / Python plan": (
         0.06,
-        0.033,
+        0.027,
         "the same loop: the numba backend against funcgrad's Python plan",
     ),
     "while numba / Python plan": (
         0.1,
-        0.05,
+        0.053,
         (
             "fg.jit(value_and_grad) of the same chain as a 10^4-step while_loop (JAX has no "
             "reverse mode of it): the numba backend against funcgrad's Python plan"
@@ -61,43 +64,43 @@ CHECKS = {
     ),
     "rnn numba / JAX jit": (
         2.2,
-        1.48,
+        1.38,
         "a scan of 10^3 steps of h <- tanh(W h + U x) (hidden 64), value and gradient in W",
     ),
     "plan compile / replay": (
         210.0,
-        148.0,
+        154.0,
         (
             "trace + compile of fg.jit(value_and_grad) of a 10^5-step scalar chain, against "
             "one replay of the plan it makes"
         ),
     ),
     "gpt eager / torch eager": (
-        1.25,
-        0.90,
+        1.4,
+        1.03,
         "benchmarks/models.py's GPT step (2 layers, d 128, seq 64, batch 16, float32)",
     ),
-    "gpt jit / torch eager": (1.15, 0.81, "the same step under fg.jit"),
+    "gpt jit / torch eager": (1.35, 1.01, "the same step under fg.jit"),
     "cnn eager / torch eager": (
         2.1,
-        1.49,
+        1.44,
         "benchmarks/models.py's MNIST CNN step (batch 128, float32)",
     ),
-    "cnn jit / torch eager": (1.85, 1.31, "the same step under fg.jit"),
+    "cnn jit / torch eager": (1.85, 1.37, "the same step under fg.jit"),
     "micrograd step / micrograd": (
-        1.25,
-        0.92,
+        1.4,
+        1.03,
         "W1: micrograd's demo step (MLP 2-16-16-1, 100 points), funcgrad eager",
     ),
     "torch-tensor gpt eager / torch eager": (
-        3.15,
-        2.25,
+        3.5,
+        2.61,
         (
             "a small GPT step (d 32, seq 16, batch 4) on PyTorch CPU tensors: the host's "
             "share of every step on another library's arrays"
         ),
     ),
-    "torch-tensor gpt jit / torch eager": (1.4, 0.97, "the same under fg.jit's plan of calls"),
+    "torch-tensor gpt jit / torch eager": (1.4, 1.07, "the same under fg.jit's plan of calls"),
 }
 
 
