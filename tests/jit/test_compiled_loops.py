@@ -7,6 +7,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.control import scan_primitive
 from funcgrad.control.body import trace_body
 from funcgrad.control.scan_primitive import scan_p
 from funcgrad.control.while_primitive import history_p, while_p
@@ -69,26 +70,30 @@ def test_a_float_recurrence_runs_as_one_native_loop():
     assert "for i in range(n)" in body.scan_loop(2, 0, False, machine_code).source
 
 
-def test_a_gradients_reverse_scan_runs_natively_too(monkeypatch):
-    # The reverse scan reads the forward's history of the loop counter, a vector of ints:
-    # a step's row must be NumPy's scalar, as the loop reads it (a 0-d array there kept
-    # the reverse loop from numba, and a 10^5-step gradient took 8x longer: 4ee8825)
-    pytest.importorskip("numba")
-    import funcgrad.control.scan_primitive as scan_module
-
+def _noting_native_scans(monkeypatch):
+    """A list that gets, for each scan run from now on, whether its loop runs natively."""
     seen = []
-    run = scan_module.scan_into
+    run = scan_primitive.scan_into
 
     def noting(ys, operands, body, n_carry, n_xs, n, reverse, machine_code=None):
         seen.append(body.scan_loop(n_carry, n_xs, reverse, machine_code).native)
         return run(ys, operands, body, n_carry, n_xs, n, reverse, machine_code)
 
-    monkeypatch.setattr(scan_module, "scan_into", noting)
+    monkeypatch.setattr(scan_primitive, "scan_into", noting)
+    return seen
+
+
+def test_a_gradients_reverse_scan_runs_natively_too(monkeypatch):
+    # The reverse scan reads the forward's history of the loop counter, a vector of ints:
+    # a step's row must be NumPy's scalar, as the loop reads it (a 0-d array there kept
+    # the reverse loop from numba, and a 10^5-step gradient took 8x longer: 4ee8825)
+    pytest.importorskip("numba")
+    seen = _noting_native_scans(monkeypatch)
     f = lambda x: fg.fori_loop(0, 100, lambda i, x: fnp.tanh(x) * 0.5 + x * i * 1e-3, x)
     value, slope = fg.jit(fg.value_and_grad(f), backend="numba")(0.3)
     assert seen == [True, True]  # the forward loop and the reverse loop
     assert (value, slope) == pytest.approx(fg.value_and_grad(f)(0.3), rel=1e-12)
-    assert type(scan_module._first_row(np.arange(3))) is np.int64
+    assert type(scan_primitive._first_row(np.arange(3))) is np.int64
 
 
 def test_a_while_loops_reverse_scan_runs_natively(monkeypatch):
@@ -97,16 +102,7 @@ def test_a_while_loops_reverse_scan_runs_natively(monkeypatch):
     # as where(flag, g, 0.0), a 0-d array, it kept the loop in Python and the 10^4-step
     # gradient took 30-80x longer: ea8837b)
     pytest.importorskip("numba")
-    import funcgrad.control.scan_primitive as scan_module
-
-    seen = []
-    run = scan_module.scan_into
-
-    def noting(ys, operands, body, n_carry, n_xs, n, reverse, machine_code=None):
-        seen.append(body.scan_loop(n_carry, n_xs, reverse, machine_code).native)
-        return run(ys, operands, body, n_carry, n_xs, n, reverse, machine_code)
-
-    monkeypatch.setattr(scan_module, "scan_into", noting)
+    seen = _noting_native_scans(monkeypatch)
 
     def f(x):
         def body(c):

@@ -34,12 +34,12 @@ _SAME_KIND = ({int}, {float})
 
 
 def scalar_template(n, prim, names, native=False):
-    """Python's own code for a ``where`` that picked a Python float, for a comparison
-    of two Python floats or two ints (NumPy's bool, chosen by Python's comparison, which
-    agrees with NumPy's there; an int against a float may not, past 2**53), and for a
-    Python float made NumPy's float64 (``strong``; in numba's code every float is a
-    float64 already), and for a ``where_positive`` of two numbers (:func:`_number_gate`):
-    exactly the impl's value, without its call."""
+    """Python's own code for step ``n``, exactly the impl's value without its call, or
+    None. Such steps: a ``where`` that picked a Python float; a ``where_positive`` of two
+    numbers (:func:`_number_gate`); a comparison of two Python floats or two ints (NumPy's
+    bool, chosen by Python's comparison, which agrees with NumPy's there; an int against a
+    float may not, past 2**53); a Python float made NumPy's float64 (``strong``; in numba's
+    code every float is a float64 already)."""
     if prim is strong and type(n._args[0]._value) is float:
         return "{}" if native else names.type(np.float64) + "({})"
     if prim is elementwise.where and type(n._value) is float:
