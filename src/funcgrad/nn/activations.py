@@ -139,9 +139,10 @@ def glu(x: Any, axis: int = -1) -> Any:
     >>> glu(np.array([1.0, 2.0, 0.0, 0.0]))
     array([0.5, 1. ])
     """
-    if len(shape_of(x)) == 0:
+    shape = shape_of(x)
+    if not shape:
         raise ShapeError("glu: a number has no axis to halve; give an array of even length")
-    n = shape_of(x)[axis]
+    n = shape[axis]
     if n % 2:
         raise ShapeError(f"glu: axis {axis} has odd length {n}; it is split into two halves")
     a, b = fnp.split(x, 2, axis=axis)
