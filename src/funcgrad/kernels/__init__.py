@@ -9,7 +9,7 @@ of numba. This package registers, from outside them, a fast path in front of a f
 primitive                              fast path on a large float NumPy array
 =====================================  ==================================================
 ``gelu_tanh``, ``gelu_tanh_slope``     one numba pass per chunk around NumPy's ``tanh``
-(and their ``together`` impl)
+(and their ``together`` impl)          (float32: two passes, with a ``tanh`` of its own)
 ``softmax`` (along the last axis)      the rows' maxima and shifts in one numba pass
 ``window_max``, ``window_min``         one pass over the windows (up to 16 elements each)
 (max pooling) and ``window_cotangent``  where NumPy makes a strided pass per element
@@ -21,8 +21,10 @@ primitive                              fast path on a large float NumPy array
 ``conv_kernel``                        8 channels or more (:mod:`funcgrad.kernels.winograd`)
 =====================================  ==================================================
 
-Each but the convolutions gives its plain impl's results to the bit (the convolutions'
-are rounded otherwise, within the plain impl's tolerance); each answers None (the plain impl runs)
+Each but the convolutions and float32 GELU gives its plain impl's results to the bit (the
+convolutions' are rounded otherwise, within the plain impl's tolerance; float32 GELU's
+``tanh`` is :mod:`funcgrad.kernels.float32_tanh`'s, within a unit of the last place of
+NumPy's); each answers None (the plain impl runs)
 where it does not apply: a small array (:data:`switch.LARGE`), another dtype, operands
 NumPy would warn about, numba not installed or turned off
 (``fg.config.update("funcgrad_numba_kernels", False)``). numba itself loads on the first

@@ -11,8 +11,9 @@ Some primitives' NumPy impls make several passes over their operand where one wo
 - a softmax finds its rows' maxima by NumPy's reduction along short rows, its slowest.
 
 A plan built for the numba backend calls these kernels instead (:func:`kernel_for`).
-The kernels that give their impl's bits for every input (GELU's, the softmax's, the
-window cotangent's, and rows added at integer positions with np.add.at's) are also the
+The kernels that give their impl's bits for every input (the softmax's, the window
+cotangent's, rows added at integer positions with np.add.at's, and GELU's in float64; in
+float32 GELU's within a unit of its tanh's last place, below) are also the
 fast paths :mod:`funcgrad.kernels` registers in front of those impls, for large arrays
 wherever numba is installed (:mod:`funcgrad.kernels.switch`): :func:`gelu_kernel`,
 :func:`softmax_rows` and :func:`cotangent_of_windows` return None where they do not
@@ -35,13 +36,19 @@ raised in a numba plan, as in any numba block); the impls' calls leave those ope
 to NumPy (:mod:`funcgrad.kernels.switch`), at a cost of one or two passes over the
 operand.
 
-The GELU kernels take a chunk of the activation at a time in three calls: a numba pass
-for ``u`` (the tanh's argument), NumPy's own ``tanh`` on it (vectorised, which numba's
-call of the C library's is not), and a numba pass for the value, the slope or both.
-Each numba pass compiles the formula's own functions (the impl calls the same ones on
-arrays), in the operand's dtype (constants of that dtype, no fused multiply-add), so the
-results are the impl's to the bit; the impl's floating-point warnings (an overflow of ``x * x``) are not
-raised, as in any numba block.
+The GELU kernels take a chunk of the activation at a time in two or three calls. In
+float64: a numba pass for ``u`` (the tanh's argument), NumPy's own ``tanh`` on it
+(vectorised where NumPy has a SIMD build of it, which numba's call of the C library's is
+not), and a numba pass for the value, the slope or both. Each numba pass compiles the
+formula's own functions (the impl calls the same ones on arrays), in the operand's dtype
+(constants of that dtype, no fused multiply-add), so the results are the impl's to the
+bit. In float32 the first pass computes ``tanh(u)`` too, by :mod:`float32_tanh`'s rational
+function, which numba vectorises (NumPy's float32 ``tanh`` had no SIMD build on CI's AVX2
+machine: benchmarks/RESULTS.md, stop 87): within a unit of the last place of ``tanh``
+correctly rounded, as NumPy's is, so the two differ by two units of ``t`` at most and the
+results by what that moves them (tests/kernels/test_numba_kernels.py bounds it). The
+impl's floating-point warnings (an overflow of ``x * x``) are not raised, as in any numba
+block.
 
 Any other case (more runs of reduced axes, a complex, half-precision or boolean array,
 a 0-d one, another library's) calls the primitive's own impl.
@@ -58,7 +65,7 @@ import numpy as np
 from ..core.fast_paths import plain, plain_together
 from ..rules import gelu, nn, sums, window_extrema
 from ..rules.elementwise import real_dtype_of
-from . import winograd  # the convolutions' kernels, loaded with the others
+from . import float32_tanh, winograd  # loaded with the kernels that call them
 
 __all__ = [
     "kernel_for",
@@ -326,7 +333,8 @@ def gelu_kernel(x, which, guard=True):
     """GELU's ``which``: "value", "slope" or "both" (a pair), or None for anything but a
     float32 or float64 NumPy array with elements (with ``guard``, also where NumPy would
     warn): ``x`` a chunk at a time, the tanh's argument into a chunk-sized buffer, NumPy's
-    tanh in place, then the pass that writes the results (:data:`_PASSES`)."""
+    tanh in place (float32: the argument's tanh in the same pass, by float32_tanh), then
+    the pass that writes the results (:data:`_PASSES`)."""
     if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0 or x.size == 0:
         return None
     if guard and not _within(x, _GELU_BOUND[x.dtype]):  # NumPy would warn, or a NaN
@@ -338,11 +346,15 @@ def gelu_kernel(x, which, guard=True):
     n = min(gelu.CHUNK, flat.size)
     t = np.empty(n, x.dtype)
     k = gelu.constants(x.dtype.type)
+    own_tanh = x.dtype == np.float32  # float32: the tanh numba vectorises, in the same pass
     for lo in range(0, flat.size, n):
         hi = min(flat.size, lo + n)
         chunk, u = flat[lo:hi], t[: hi - lo]
-        _tanh_argument(chunk, u, k)
-        np.tanh(u, out=u)
+        if own_tanh:
+            _float32_tanh_of_argument(chunk, u, k)
+        else:
+            _tanh_argument(chunk, u, k)
+            np.tanh(u, out=u)
         post(chunk, u, *(o[lo:hi] for o in outs), k)
     shaped = tuple(o.reshape(x.shape) for o in outs)
     return shaped if results > 1 else shaped[0]
@@ -352,6 +364,12 @@ def gelu_kernel(x, which, guard=True):
 def _tanh_argument(x, u, k):
     for i in range(x.size):
         u[i] = _argument_at(x[i], k)
+
+
+@_jit(error_model="numpy")  # as float32_tanh's: no check for Python's ZeroDivisionError
+def _float32_tanh_of_argument(x, t, k):
+    for i in range(x.size):
+        t[i] = float32_tanh.tanh_at(_argument_at(x[i], k))
 
 
 @_jit

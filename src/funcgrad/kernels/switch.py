@@ -7,8 +7,9 @@ rule), of rows added at integer positions (an embedding's cotangent: ``untake``,
 row ``scatter_add``) and of a 3x3 stride-1 convolution and its cotangents call
 :mod:`funcgrad.kernels.numba_kernels` (and :mod:`funcgrad.kernels.winograd`) for a NumPy
 array of at least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike.
-Each kernel but the convolutions' gives its impl's results to the bit (the convolutions'
-are within the plain impl's rounding; tests/kernels/ compare them all), in fewer passes
+Each kernel but the convolutions' and float32 GELU's gives its impl's results to the bit
+(the convolutions' are within the plain impl's rounding, float32 GELU's within a unit of
+its tanh's last place; tests/kernels/ compare them all), in fewer passes
 or multiplications (their figures: benchmarks/RESULTS.md). What it costs is a process's first call of a
 kernel: numba's import and its compiler's start, and on a machine that never compiled
 them, a compilation of each kernel (once each: the kernels take read-only operands, so

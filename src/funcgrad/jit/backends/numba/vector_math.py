@@ -16,15 +16,21 @@ numbers at once (512-bit registers where the CPU has them):
 Its results are within 1 unit in the last place of the exact ``tanh`` (as NumPy's are;
 tests/jit/test_vector_math.py compares both with mpmath over the range and the special
 values), so a loop using it agrees with the Python backend to rounding, as the numba
-backend's loops do already (:mod:`funcgrad.jit.backends.numba.native`). It computes in
-float64 (a float32 array's values rounded once at the end). This module imports numba.
+backend's loops do already (:mod:`funcgrad.jit.backends.numba.native`). On float32 it is
+:mod:`funcgrad.kernels.float32_tanh`'s rational function instead (float64 arithmetic,
+rounded once, and as accurate), which GELU's float32 kernel uses too: much faster than the
+float64 form over a float32 array (benchmarks/RESULTS.md, stop 87), whose precision needs
+no 23 terms. This module imports numba.
 """
 
 import math
 from fractions import Fraction
 
 import numba
+import numba.extending
 import numpy as np
+
+from ....kernels import float32_tanh
 
 __all__ = ["tanh", "VECTORISED"]
 
@@ -74,9 +80,26 @@ def _tanh(v):
     return math.copysign(t, v)
 
 
-tanh = numba.vectorize(["float32(float32)", "float64(float64)"], cache=True, fastmath={"contract"})(
-    _tanh
-)
+_tanh64 = numba.njit(cache=True, fastmath={"contract"})(_tanh)
+
+
+def _tanh_in_its_precision(v):
+    """``tanh`` of a number in its own precision: numba picks the form by its type."""
+    raise NotImplementedError("compiled by numba only")
+
+
+@numba.extending.overload(_tanh_in_its_precision)
+def _by_type(v):
+    if v == numba.types.float32:  # float32's own: a rational function (float32_tanh)
+        return lambda v: float32_tanh.tanh_at(v)
+    return lambda v: _tanh64(v)
+
+
+def _tanh_of(v):
+    return _tanh_in_its_precision(v)
+
+
+tanh = numba.vectorize(["float32(float32)", "float64(float64)"], cache=True)(_tanh_of)
 
 VECTORISED = {np.tanh: tanh}
 """NumPy's ufuncs this module has a vectorised version of: what a loop compiled whole calls
