@@ -15,18 +15,17 @@ the value.
 """
 
 import argparse
-import os
+
+from timing import interleaved, one_thread  # beside this file
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ[var] = "1"
+    one_thread()
 
     import numpy as np
-    from timing import interleaved  # beside this file
 
     from funcgrad.core.fast_paths import plain_together
     from funcgrad.jit.backends.numba import vector_math

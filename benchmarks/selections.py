@@ -11,18 +11,17 @@ the branches predict). Each row checks that the two ways give the same bits firs
 """
 
 import argparse
-import os
+
+from timing import interleaved, one_thread  # beside this file
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ[var] = "1"
+    one_thread()
 
     import numpy as np
-    from timing import interleaved  # beside this file
 
     from funcgrad.core.fast_paths import plain
     from funcgrad.kernels import switch

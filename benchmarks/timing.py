@@ -1,8 +1,15 @@
 """Timing in turns: the calls of one comparison take turns round by round, so that a
 machine's drift during the run moves them all alike."""
 
+import os
 import statistics
 import time
+
+
+def one_thread():
+    """One thread for every library's pool (BLAS, OpenMP, numba); call it before they load."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[var] = "1"
 
 
 def interleaved(calls, repeats, number=1):

@@ -13,13 +13,8 @@ than 8 channels a side are listed to show why the fast path leaves them to the p
 """
 
 import argparse
-import os
 
-
-def _threads():
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ[var] = "1"
-
+from timing import interleaved, one_thread  # beside this file
 
 LAYERS = [  # batch, height = width, channels in, channels out
     (128, 14, 16, 32),  # benchmarks/models.py's CNN, second layer
@@ -39,10 +34,9 @@ def main():
     ap.add_argument("--repeats", type=int, default=9)
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     args = ap.parse_args()
-    _threads()
+    one_thread()
 
     import numpy as np
-    from timing import interleaved  # beside this file
 
     from funcgrad.core.fast_paths import plain
     from funcgrad.kernels import winograd
