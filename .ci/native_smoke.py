@@ -55,10 +55,11 @@ def block(x):
 
 
 X = rng.normal(size=(8, 32, 32, 32))
+operands = (X, X.astype(np.float32))
 assert fg.config.funcgrad_numba_kernels, "the kernels are off where numba is installed"
-with_kernels = [fg.value_and_grad(block)(x) for x in (X, X.astype(np.float32))]
+with_kernels = [fg.value_and_grad(block)(x) for x in operands]
 fg.config.update("funcgrad_numba_kernels", False)
-for got, x in zip(with_kernels, (X, X.astype(np.float32))):
+for got, x in zip(with_kernels, operands):
     want = fg.value_and_grad(block)(x)
     if x.dtype == np.float64:
         assert all(np.array_equal(a, b) for a, b in zip(got, want)), "eager kernels"

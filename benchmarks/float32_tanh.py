@@ -10,8 +10,7 @@ vectorises, funcgrad/kernels/float32_tanh.py) and the float64 form numba's whole
 those loops computed float32's with before stop 87);
 then GELU's value and slope in one call (``gelu_tanh.together``, what a jitted gradient
 calls) as the plain impl computes it (NumPy's ``tanh``, in chunks) and as numba's kernel
-does, with the largest difference between the two in units of float32's last place of
-the value.
+does, with how many of the two's values differ and by how much at most.
 """
 
 import argparse

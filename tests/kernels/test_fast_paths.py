@@ -166,14 +166,20 @@ def test_views_take_the_kernel_or_numpy_with_the_same_bits(switch):
         (_close if f is gelu else _same_bits)(switch, f, view)
 
 
-def test_vmap_agrees_with_a_python_loop(switch):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vmap_agrees_with_a_python_loop(switch, dtype):
     switch(True)
     rng = np.random.default_rng(3)
-    p, x = inputs(np.float64, rng)
+    p, x = inputs(dtype, rng)
     xs = np.stack([x, -x[::-1]])
     got = fg.vmap(fg.grad(model, 1), in_axes=(None, 0))(p, xs)
     for i in range(2):
-        np.testing.assert_allclose(got[i], fg.grad(model, 1)(p, xs[i]), rtol=1e-12, atol=1e-15)
+        want = fg.grad(model, 1)(p, xs[i])
+        assert got[i].dtype == want.dtype == dtype
+        if dtype == np.float64:
+            np.testing.assert_allclose(got[i], want, rtol=1e-12, atol=1e-15)
+        else:  # float32's sums in another order
+            np.testing.assert_allclose(got[i], want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
 
 
 def test_the_gradient_against_pytorch_and_central_differences(switch):
