@@ -235,3 +235,92 @@ def test_indices_of_every_integer_dtype(kind):
     ):
         for g, w in zip(got, want):
             np.testing.assert_allclose(to_numpy(g), w, rtol=1e-13, atol=1e-15)
+
+
+WHERE_OPERANDS = {  # name -> the shapes of (x, y); () is a Python float
+    "tensor, number": ((3, 4), ()),
+    "number, tensor": ((), (3, 4)),
+    "two tensors": ((3, 4), (4,)),
+}
+
+
+@pytest.mark.parametrize("dtype", sorted(TOL))
+@pytest.mark.parametrize("name", sorted(WHERE_OPERANDS))
+def test_where_is_numpys_eagerly_and_jitted(name, dtype):
+    # a causal mask's where: PyTorch's where takes a Python float beside a tensor as weak,
+    # as NumPy does, so the tensor's dtype is kept
+    c = np.tril(np.ones((3, 4), bool))
+    x, y = (RNG.normal(size=s).astype(dtype) if s else -1e9 for s in WHERE_OPERANDS[name])
+    want = np.where(c, x, y)
+    as_tensor = lambda v: torch.asarray(v) if isinstance(v, np.ndarray) else v
+    args = (torch.asarray(c), as_tensor(x), as_tensor(y))
+    for got in (fnp.where(*args), fg.jit(fnp.where)(*args)):
+        assert got.dtype == getattr(torch, dtype)
+        np.testing.assert_array_equal(to_numpy(got), want)
+
+
+def test_where_of_an_integer_tensor_and_a_float_takes_the_form():
+    # not one of the operands torch.where takes as NumPy's where does: the form's answer
+    c, ints = torch.asarray(np.array([True, False, True])), torch.asarray(np.arange(3))
+    want = plain_form(elementwise.where)(namespace_of((ints,)), c, ints, 0.5)
+    for got in (fnp.where(c, ints, 0.5), fg.jit(fnp.where)(c, ints, 0.5)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+
+
+def test_a_masked_attention_score_under_every_transform():
+    # where(mask, s, -1e9) inside a softmax: grad and jit against NumPy, vmap against a loop
+    c = np.tril(np.ones((4, 4), bool))
+    loss = lambda s, c: fnp.sum(fg.nn.softmax(fnp.where(c, s, -1e9), axis=-1) ** 2)
+    s = RNG.normal(size=(2, 4, 4))
+    want = fg.grad(loss)(s, c)
+    ts, tc = torch.asarray(s), torch.asarray(c)
+    for got in (fg.grad(loss)(ts, tc), fg.jit(fg.grad(loss))(ts, tc)):
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-13, atol=1e-15)
+    looped = np.stack([to_numpy(fg.grad(loss)(torch.asarray(e), tc)) for e in s])
+    np.testing.assert_allclose(to_numpy(fg.vmap(fg.grad(loss), (0, None))(ts, tc)), looped)
+    v = RNG.normal(size=s.shape)
+    _, want_t = fg.jvp(lambda s: loss(s, c), (s,), (v,))
+    _, got_t = fg.jvp(lambda s: loss(s, tc), (ts,), (torch.asarray(v),))
+    assert float(to_numpy(got_t)) == pytest.approx(float(want_t), rel=1e-12)
+
+
+def test_a_plan_binds_where_and_an_embedding_to_pytorchs_calls(monkeypatch):
+    # the plan's steps call PyTorch's where and index_select themselves, their checks made
+    # once when the plan was made
+    table, ids = RNG.normal(size=(6, 3)), np.array([[0, -1], [5, 2]])
+    c = np.array([True, False, True])
+    loss = lambda t, i, c: fnp.sum(fnp.where(c, fnp.sin(t[i]), 0.5))
+    want_value, want_grad = fg.value_and_grad(loss)(table, ids, c)
+    args = torch.asarray(table), torch.asarray(ids), torch.asarray(c)
+    jitted = fg.jit(fg.value_and_grad(loss))
+    jitted(*args)
+    plan = jitted.plan(*args)
+    steps = [v for k, v in plan.run.__globals__.items() if k.startswith("s")]
+    assert torch.where in steps
+    calls = []
+    for name in ("where", "index_select"):
+        real = getattr(torch, name)
+        monkeypatch.setattr(
+            torch, name, lambda *a, real=real, name=name, **k: calls.append(name) or real(*a, **k)
+        )
+    value, grad = jitted(*args)  # the replay, not the trace
+    assert "index_select" in calls
+    assert float(to_numpy(value)) == pytest.approx(float(want_value), rel=1e-14)
+    np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-14)
+
+
+def test_a_plans_basic_index_is_the_eager_calls():
+    # slices, integers, new axes and ... bound once; a backward step is still read forwards
+    x = RNG.normal(size=(4, 5, 3))
+    index_of = {
+        "slices": (slice(1, 3), slice(None), slice(0, 3, 2)),
+        "integer": (2, Ellipsis, None),
+        "backward": (slice(None, None, -1), 1),
+    }
+    for index in index_of.values():
+        loss = lambda x: fnp.sum(fnp.cos(x[index]))
+        want_value, want_grad = fg.value_and_grad(loss)(x)
+        value, grad = fg.jit(fg.value_and_grad(loss))(torch.asarray(x))
+        assert float(to_numpy(value)) == pytest.approx(float(want_value), rel=1e-14)
+        np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-14)

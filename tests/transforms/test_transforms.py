@@ -262,6 +262,18 @@ def test_register_pytree_node_for_a_user_type():
     assert isinstance(g, Box2) and (g.a, g.b) == (4.0, 3.0)
 
 
+def test_a_type_seen_as_a_leaf_is_a_container_once_registered():
+    # whether a value is a container is remembered per type: a registration undoes it
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    pair = Pair(1.0, 2.0)
+    assert fg.tree_leaves([pair, 3.0]) == [pair, 3.0]
+    fg.register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda aux, ch: Pair(*ch))
+    assert fg.tree_leaves([pair, 3.0]) == [1.0, 2.0, 3.0]
+
+
 def test_tree_map_structure_mismatch_is_an_error():
     with pytest.raises(ValueError, match="structure"):
         fg.tree_map(lambda a, b: a + b, (1.0, 2.0), [1.0, 2.0])

@@ -44,6 +44,7 @@ _PLAIN: dict[Any, Any] = {}  # primitive -> its impl before a fast path was put 
 _PLAIN_TOGETHER: dict[Any, Any] = {}  # primitive -> its ``together`` impl before one was
 _PLAIN_FORMS: dict[Any, Any] = {}  # primitive -> its Array API form before a library's own
 _LIBRARY_FORMS: dict[Any, dict] = {}  # primitive -> {library name: its fast path}
+_LIBRARY_BINDS: dict[Any, dict] = {}  # primitive -> {library name: its fast path's bind}
 
 
 def _in_front(fast, impl):
@@ -74,10 +75,13 @@ def register_together(prim, fast):
     prim.together = (other, _in_front(fast, impl))
 
 
-def register_form(prim, library, fast):
+def register_form(prim, library, fast, bind=None):
     """Put ``fast(*args, **params)`` in front of ``prim``'s Array API form where its operands
     are arrays of ``library`` (``"torch"``): its answer where it is not None, else the form's.
-    A plan of that library's calls (jit/foreign_plans.py) binds a step to it once.
+    A plan of that library's calls (jit/foreign_plans.py) binds a step to it once: to
+    ``bind(examples, **params)`` where given and not None, a function of the operands alone
+    that does what ``fast`` does for every operand of the examples' types, shapes and dtypes
+    (the checks ``fast`` makes at each call made once, when the plan is made).
 
     >>> import numpy as np, array_api_strict as xs
     >>> from funcgrad.core.primitive import Primitive
@@ -89,7 +93,9 @@ def register_form(prim, library, fast):
     form = _PLAIN_FORMS.setdefault(prim, prim.xp)
     fasts = _LIBRARY_FORMS.setdefault(prim, {})
     fasts[library] = fast
-    prim.xp = _form_with(form, fasts)
+    binds = _LIBRARY_BINDS.setdefault(prim, {})
+    binds[library] = bind
+    prim.xp = _form_with(form, fasts, binds)
 
 
 def _library(values):
@@ -97,8 +103,9 @@ def _library(values):
     return next((library_of(v) for v in values if is_foreign(v)), None)
 
 
-def _form_with(form, fasts):
-    """``form`` with the libraries' fast paths ``fasts`` tried first on their arrays."""
+def _form_with(form, fasts, binds):
+    """``form`` with the libraries' fast paths ``fasts`` tried first on their arrays, and
+    bound in a plan by ``binds`` (library -> bind or None) where they bind."""
 
     def with_library_form(xp, *args, **params):
         fast = fasts.get(_library(args))
@@ -108,9 +115,14 @@ def _form_with(form, fasts):
     def bind(xp, examples, **params):
         inner = getattr(form, "bind", None)
         bound = inner(xp, examples, **params) if inner is not None else None
-        fast = fasts.get(_library(examples))
+        library = _library(examples)
+        fast = fasts.get(library)
         if fast is None:
             return bound
+        own = binds.get(library)
+        own = own and own(examples, **params)
+        if own is not None:
+            return own
         fallback = bound if bound is not None else functools.partial(form, xp, **params)
 
         def library_call(*args):

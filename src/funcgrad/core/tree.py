@@ -94,6 +94,10 @@ LEAF = TreeDef(None, None, ())
 
 _registry: dict[type, tuple[Callable, Callable]] = {}
 _fields: dict[type, tuple] = {}  # a registered dataclass's data fields, for key paths
+# Types found to be leaves (another library's arrays, a user's objects): whether a value is
+# a container depends on its type alone, so the checks below run once per type, not once
+# per value (a PyTorch parameter tree's every tensor asked isinstance of two ABCs).
+_LEAF_TYPES: set[type] = set()
 
 
 def field_names(kind):
@@ -119,6 +123,7 @@ def register_pytree_node(kind: type, flatten: Callable, unflatten: Callable) -> 
     if not (callable(flatten) and callable(unflatten)):
         raise ArgumentTypeError("register_pytree_node needs flatten and unflatten functions")
     _registry[kind] = (flatten, unflatten)
+    _LEAF_TYPES.discard(kind)
 
 
 def register_dataclass(
@@ -202,6 +207,8 @@ def node_parts(x):
         return dict, [x[k] for k in keys], tuple(keys)
     if x is None:
         return type(None), (), None
+    if t in _LEAF_TYPES:
+        return None
     if isinstance(x, PMap):
         keys = _sorted_keys(x, "PMap")
         return PMap, [x[k] for k in keys], tuple(keys)
@@ -213,6 +220,7 @@ def node_parts(x):
         return t, children, aux
     if isinstance(x, tuple) and hasattr(t, "_fields"):  # a namedtuple
         return t, x, None
+    _LEAF_TYPES.add(t)
     return None
 
 

@@ -16,9 +16,12 @@ primitive                              PyTorch's call (the first six on floating
 ``gelu_tanh_slope``                    ``torch.ops.aten.gelu_backward`` of ones
 ``relu``                               ``torch.relu`` (the form's bits, ``-0.0`` kept)
 ``step`` (relu's slope)                ``torch.gt`` written into a float tensor (one pass)
-``gather`` (an embedding's rows)       ``torch.index_select`` of the positions the form
-                                       computes (array-api-compat's ``take`` would count
-                                       negative positions from the end a second time)
+``gather`` (an embedding's rows),      ``torch.index_select`` of the positions the form
+``scatter_add`` (their cotangent)      computes, ``Tensor.index_add`` (array-api-compat's
+                                       ``take`` would count negative positions from the
+                                       end a second time)
+``where``                              ``torch.where`` (a bool condition; two tensors of
+                                       one dtype, or a floating one and a Python float)
 ``take_along``                         ``torch.take_along_dim``
 ``conv``, ``conv_transpose``,          ``torch.nn.functional.conv*d``, ``torch.nn.grad``'s
 ``conv_kernel``                        ``conv*d_input`` and ``conv*d_weight`` (no input
@@ -32,7 +35,9 @@ that tile the input)                   strided axes is a slow reduction
 =====================================  ==================================================
 
 Each answers None where it does not apply (an integer or complex tensor, several axes at
-once), and the Array API form runs. Indices of any integer dtype are taken (PyTorch's
+once), and the Array API form runs. A plan of PyTorch's calls binds ``where`` and an
+embedding's ``gather`` and ``scatter_add`` (one index on the first axis, ``x[ids]``) to
+PyTorch's calls once, its checks made when the plan is made. Indices of any integer dtype are taken (PyTorch's
 calls take int64, ``index_select`` int32 too: others are converted). PyTorch rounds its
 fused kernels its own way: the values agree with the forms' within a few units in the last
 place, not to the bit (as PyTorch's eager and compiled calls do among themselves). The
@@ -99,6 +104,9 @@ def _gelu_tanh_slope(x):
 
 
 def _gather(x, *idx, template, mode):
+    rows = _bind_gather((x, *idx), template, mode)
+    if rows is not None:
+        return rows(x, *idx)
     torch = sys.modules["torch"]
     rows, positions, shape = gather._flat_positions(
         namespace_of((x,)), *gather._place(x), idx, template, mode, "gather"
@@ -106,6 +114,81 @@ def _gather(x, *idx, template, mode):
     if positions.dtype not in (torch.int32, torch.int64):  # all index_select takes
         positions = positions.to(torch.int64)
     return torch.index_select(x.reshape(rows), 1, positions).reshape(shape)
+
+
+def _first_axis(torch, x, idx, template, mode):
+    """For an index that is one tensor of integers on the first axis of ``x`` (``x[ids]``,
+    NumPy's negative positions counted from the end): a function of ``ids`` giving the
+    positions ``index_select`` and ``index_add`` take, and the shape the rows take; else
+    None."""
+    one = len(template) == 1 and type(template[0]) is str and len(idx) == 1  # (a mark)
+    if not one or mode in ("clip", "wrap") or x.ndim == 0:
+        return None
+    (ids,) = idx
+    if not _integers(torch, ids):
+        return None
+    n, wide = x.shape[0], ids.dtype not in (torch.int32, torch.int64)
+
+    def positions(ids):
+        at = torch.where(ids < 0, ids + n, ids).reshape(-1)
+        return at.to(torch.int64) if wide else at
+
+    return positions, (*ids.shape, *x.shape[1:])
+
+
+def _bind_gather(examples, template, mode):
+    torch = sys.modules["torch"]
+    x, *idx = examples
+    found = _first_axis(torch, x, idx, template, mode)
+    if found is None:
+        return None
+    positions, shape = found
+    return lambda x, ids: torch.index_select(x, 0, positions(ids)).reshape(shape)
+
+
+def _bind_scatter_add(examples, template, mode):
+    torch = sys.modules["torch"]
+    x, v, *idx = examples
+    found = _first_axis(torch, x, idx, template, mode) if isinstance(v, torch.Tensor) else None
+    if found is None:
+        return None
+    positions, shape = found
+    rows = (-1, *x.shape[1:])
+
+    def added(x, v, ids):
+        at = positions(ids)
+        return x.index_add(0, at, v.broadcast_to(shape).reshape(rows).to(x.dtype))
+
+    return added
+
+
+def _scatter_add(x, v, *idx, template, mode):
+    added = _bind_scatter_add((x, v, *idx), template, mode)
+    return None if added is None else added(x, v, *idx)
+
+
+def _selects(torch, c, x, y):
+    """Whether ``torch.where(c, x, y)`` is NumPy's ``where`` for these operands: a bool
+    tensor ``c``; ``x`` and ``y`` tensors of one dtype, or one of them a floating tensor and
+    the other a Python float (a weak number: both libraries give the tensor's dtype)."""
+    if not (isinstance(c, torch.Tensor) and c.dtype is torch.bool):
+        return False
+    tensor_x, tensor_y = isinstance(x, torch.Tensor), isinstance(y, torch.Tensor)
+    if tensor_x and tensor_y:
+        return x.dtype is y.dtype
+    if tensor_x:
+        return type(y) is float and x.dtype.is_floating_point
+    return tensor_y and type(x) is float and y.dtype.is_floating_point
+
+
+def _where(c, x, y):
+    torch = sys.modules["torch"]
+    return torch.where(c, x, y) if _selects(torch, c, x, y) else None
+
+
+def _bind_where(examples):
+    torch = sys.modules["torch"]
+    return torch.where if _selects(torch, *examples) else None
 
 
 def _integers(torch, idx):
@@ -318,7 +401,9 @@ register_form(gelu.gelu_tanh, "torch", _gelu_tanh)
 register_form(gelu.gelu_tanh_slope, "torch", _gelu_tanh_slope)
 register_form(elementwise.relu, "torch", _relu)
 register_form(elementwise.step, "torch", _step)
-register_form(gather.gather, "torch", _gather)
+register_form(gather.gather, "torch", _gather, _bind_gather)
+register_form(gather.scatter_add, "torch", _scatter_add, _bind_scatter_add)
+register_form(elementwise.where, "torch", _where, _bind_where)
 register_form(sorting.take_along, "torch", _take_along)
 register_form(sorting.put_along, "torch", _put_along)
 register_form(conv.conv, "torch", _conv)

@@ -25,6 +25,7 @@ import importlib
 import numpy as np
 
 from ..core.namespaces import library_of
+from .library_forms import bindable
 
 __all__ = ["index_for", "getitem_form", "gather_form", "untake_form", "scatter_add_rows"]
 
@@ -83,6 +84,23 @@ def getitem_form(xp, x, index):
     if arrays:  # any other advanced index: a gather of the positions it reads
         return gather_form(xp, x, index)
     return x[index_for(xp, index, x)]
+
+
+def _bound_getitem(xp, examples, index):
+    """The step a plan binds a basic index to (slices with forward steps, integers,
+    ``None``, ``...``): the library's own indexing, the index made once. None for any other
+    index, which :func:`getitem_form` works out at each call."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(
+        isinstance(p, (np.ndarray, list)) or (isinstance(p, slice) and (p.step or 1) < 0)
+        for p in parts
+    ):
+        return None
+    at = index_for(xp, index, examples[0])
+    return lambda x: x[at]
+
+
+bindable(getitem_form, _bound_getitem)
 
 
 def gather_form(xp, x, index):
