@@ -1,13 +1,17 @@
 """Selections on large NumPy arrays: ``where`` by bits (funcgrad/rules/elementwise_impls.py)
-against ``np.where``, and relu's cotangent as a selection (``where_positive``) against the
-product ``g * step(x)`` it replaced, timed in turns on the same arrays, one thread.
+and by numba's select (funcgrad/kernels/where_rows.py) against ``np.where``, and relu's
+cotangent as a selection (``where_positive``) against the product ``g * step(x)`` it
+replaced, timed in turns on the same arrays, one thread.
 
     python benchmarks/selections.py [--repeats 9]
 
 The arrays are the CNN step's first activation (benchmarks/models.py: 128 x 28 x 28 x 16),
 float32 and float64. The mask is ``x > 0`` of normal numbers (no pattern: a branch per
 element mispredicts half the time) and the same mask sorted (one long run of each value:
-the branches predict). Each row checks that the two ways give the same bits first.
+the branches predict); and the GPT step's attention scores, 16 x 4 x 64 x 64, under its
+causal mask of 64 x 64 (repeated over the leading axes). Each row checks that the ways
+give the same bits first. The last column is the primitive's impl with numba's kernels
+in front of it (where numba is installed).
 """
 
 import argparse
@@ -37,33 +41,32 @@ def main():
 
     rng = np.random.default_rng(0)
     numba = "numba kernel" if switch.SWITCH["on"] else "no numba"
-    print("| operation | dtype | mask | NumPy's way | funcgrad's | ratio |")
-    print("| --- | --- | --- | ---: | ---: | ---: |")
+    print(f"| operation | dtype | mask | NumPy's way | funcgrad's | ratio | {numba} |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
     for dtype in (np.float32, np.float64):
         x = rng.normal(size=(128, 28, 28, 16)).astype(dtype)
         g = rng.normal(size=x.shape).astype(dtype)
-        for label, c in (
-            ("x > 0", x > 0),
-            ("x > 0, sorted", np.sort(x, axis=None).reshape(x.shape) > 0),
-        ):
-            assert same_bits(_where_impl(c, g, 0.0), np.where(c, g, 0.0))
+        scores = rng.normal(size=(16, 4, 64, 64)).astype(dtype)
+        causal = np.tril(np.ones((64, 64), bool))
+        cases = [
+            ("x > 0", x > 0, g, 0.0),
+            ("x > 0, sorted", np.sort(x, axis=None).reshape(x.shape) > 0, g, 0.0),
+            ("x > 0", x > 0, g, rng.normal(size=x.shape).astype(dtype)),
+            ("causal, repeated", causal, scores, -1e9),
+        ]
+        for label, c, a, b in cases:
+            ways = {"np": np.where, "bits": _where_impl, "kernel": ew.where.impl}
+            want = np.where(c, a, b)
+            assert all(same_bits(way(c, a, b), want) for way in ways.values())
             ms = interleaved(
-                {"np": lambda: np.where(c, g, 0.0), "fg": lambda: _where_impl(c, g, 0.0)},
+                {name: (lambda way=way: way(c, a, b)) for name, way in ways.items()},
                 args.repeats,
                 number=5,
             )
+            operation = "where(c, g, 0)" if type(b) is float else "where(c, g, y)"
             print(
-                f"| where(c, g, 0) | {dtype.__name__} | {label} | {ms['np']:.2f} ms | {ms['fg']:.2f} ms | {ms['fg'] / ms['np']:.2f}x |"
-            )
-            y = rng.normal(size=x.shape).astype(dtype)
-            assert same_bits(_where_impl(c, g, y), np.where(c, g, y))
-            ms = interleaved(
-                {"np": lambda: np.where(c, g, y), "fg": lambda: _where_impl(c, g, y)},
-                args.repeats,
-                number=5,
-            )
-            print(
-                f"| where(c, g, y) | {dtype.__name__} | {label} | {ms['np']:.2f} ms | {ms['fg']:.2f} ms | {ms['fg'] / ms['np']:.2f}x |"
+                f"| {operation} | {dtype.__name__} | {label} | {ms['np']:.2f} ms | "
+                f"{ms['bits']:.2f} ms | {ms['bits'] / ms['np']:.2f}x | {ms['kernel']:.2f} ms |"
             )
         want = np.where(x > 0, g, 0.0)
         calls = {
@@ -77,7 +80,7 @@ def main():
         base = ms["g * step(x)"]
         for name, t in ms.items():
             print(
-                f"| relu's cotangent: {name} | {dtype.__name__} | x > 0 | {base:.2f} ms | {t:.2f} ms | {t / base:.2f}x |"
+                f"| relu's cotangent: {name} | {dtype.__name__} | x > 0 | {base:.2f} ms | {t:.2f} ms | {t / base:.2f}x | |"
             )
 
 

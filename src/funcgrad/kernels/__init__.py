@@ -13,6 +13,8 @@ primitive                              fast path on a large float NumPy array
 ``softmax`` (along the last axis)      the rows' maxima and shifts in one numba pass
 ``window_max``, ``window_min``         one pass over the windows (up to 16 elements each)
 (max pooling) and ``window_cotangent``  where NumPy makes a strided pass per element
+``where`` (a mask repeated over         one select LLVM vectorises, where NumPy branches
+leading axes: attention's causal one)  on each element (:mod:`~funcgrad.kernels.where_rows`)
 ``step`` (relu's slope)                one pass, where NumPy casts each comparison's bool
 ``where_positive`` (relu's cotangent)  one pass, where NumPy compares, then selects
 ``untake``, ``scatter_add`` (rows)     the rows added in their order (an embedding's
@@ -89,6 +91,12 @@ def _window_extremum(smallest):
     return fast
 
 
+def _where(c, x, y):
+    largest = max((v for v in (c, x, y) if type(v) is np.ndarray), key=np.size, default=None)
+    kernels = switch.kernels_for(largest)
+    return None if kernels is None else kernels.where_rows.where_kernel(c, x, y)
+
+
 def _step(x):
     kernels = switch.kernels_for(x)
     return None if kernels is None else kernels.unit_step(x)
@@ -150,6 +158,7 @@ register(nn.softmax, _softmax)
 register(window_extrema.window_max, _window_extremum(smallest=False))
 register(window_extrema.window_min, _window_extremum(smallest=True))
 register(window_extrema.window_cotangent, _window_cotangent)
+register(elementwise.where, _where)
 register(elementwise.step, _step)
 register(elementwise.where_positive, _positive_gate)
 register(arrays.untake, _untake)

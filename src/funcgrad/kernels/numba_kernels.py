@@ -65,7 +65,7 @@ import numpy as np
 from ..core.fast_paths import plain, plain_together
 from ..rules import gelu, nn, sums, window_extrema
 from ..rules.elementwise import real_dtype_of
-from . import float32_tanh, winograd  # loaded with the kernels that call them
+from . import float32_tanh, where_rows, winograd  # loaded with the kernels that call them
 
 __all__ = [
     "kernel_for",
@@ -74,6 +74,7 @@ __all__ = [
     "softmax_rows",
     "cotangent_of_windows",
     "add_rows",
+    "where_rows",
     "winograd",
 ]
 

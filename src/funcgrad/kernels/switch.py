@@ -3,7 +3,7 @@
 Where numba is installed (the ``native`` extra), the fast paths :mod:`funcgrad.kernels`
 registers in front of the impls of GELU's tanh form (its value, its slope, both), of a
 softmax along the last axis, of a window extremum's cotangent (max pooling's reverse
-rule), of rows added at integer positions (an embedding's cotangent: ``untake``, a
+rule), of ``where`` with a mask repeated over leading axes, of rows added at integer positions (an embedding's cotangent: ``untake``, a
 row ``scatter_add``) and of a 3x3 stride-1 convolution and its cotangents call
 :mod:`funcgrad.kernels.numba_kernels` (and :mod:`funcgrad.kernels.winograd`) for a NumPy
 array of at least :data:`LARGE` numbers: eager steps, Python plans and numba plans alike.
