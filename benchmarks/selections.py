@@ -63,7 +63,7 @@ def main():
                 args.repeats,
                 number=5,
             )
-            operation = "where(c, g, 0)" if type(b) is float else "where(c, g, y)"
+            operation = f"where(c, g, {b:g})" if type(b) is float else "where(c, g, y)"
             print(
                 f"| {operation} | {dtype.__name__} | {label} | {ms['np']:.2f} ms | "
                 f"{ms['bits']:.2f} ms | {ms['bits'] / ms['np']:.2f}x | {ms['kernel']:.2f} ms |"
