@@ -37,8 +37,9 @@ that tile the input)                   strided axes is a slow reduction
 Each answers None where it does not apply (an integer or complex tensor, several axes at
 once), and the Array API form runs. A plan of PyTorch's calls binds ``where`` and an
 embedding's ``gather`` and ``scatter_add`` (one index on the first axis, ``x[ids]``) to
-PyTorch's calls once, its checks made when the plan is made. Indices of any integer dtype are taken (PyTorch's
-calls take int64, ``index_select`` int32 too: others are converted). PyTorch rounds its
+PyTorch's calls once, their checks made when the plan is made. Indices of any integer
+dtype are taken (PyTorch's calls take int64, ``index_select`` int32 too: others are
+converted). PyTorch rounds its
 fused kernels its own way: the values agree with the forms' within a few units in the last
 place, not to the bit (as PyTorch's eager and compiled calls do among themselves). The
 pooling is exact, except that a window's tied ``-0.0`` and ``0.0`` may give the other
