@@ -1,6 +1,6 @@
 """where as one numba select (funcgrad/kernels/where_rows.py): np.where's bits for masks
-repeated over leading axes, whole masks, numbers and arrays, NaNs and signed zeros; None
-(NumPy's where) where it does not apply; a masked attention step's gradient with the
+repeated over leading axes beside a number, NaNs and signed zeros; None (NumPy's where)
+where it does not apply; a masked attention step's gradient with the
 kernels on and off, eagerly and under grad, jvp, vmap (oracle: a Python loop), jit,
 a Hessian-vector product, a loop and checkpoint."""
 
@@ -49,14 +49,18 @@ def test_the_bits_are_numpys(name, dtype):
     np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
 
 
+ROW = np.array([True, False, True, True])
+
+
 @pytest.mark.parametrize(
     "c, x, y",
     [
-        (np.ones((4, 4)), np.ones((4, 4)), 0.0),  # not a bool mask
-        (np.ones((4, 4), bool), np.ones((4, 4), int), 0),  # integers
-        (np.ones((4, 4), bool), np.ones((4, 4), np.float32), np.float64(2.0)),  # float64 out
-        (np.ones((4, 4), bool), np.ones((4, 4), np.float32), 1e300),  # overflows float32
-        (np.ones((4, 4), bool), np.ones((4, 4), np.float32), 10**400),  # beyond any float
+        (np.ones(4), np.ones((3, 4)), 0.0),  # not a bool mask
+        (ROW, np.ones((3, 4), int), 0),  # integers
+        (ROW, np.ones((3, 4), np.float32), np.float64(2.0)),  # float64 out, float32 in
+        (ROW, np.ones((3, 4), np.float32), 1e300),  # overflows float32
+        (ROW, np.ones((3, 4), np.float32), 10**400),  # beyond any float
+        (ROW, np.ones((3, 4)).T.copy().T, 0.0),  # not C-ordered
         (np.ones((4, 1), bool), np.ones((4, 5)), 0.0),  # repeated over the last axis
         (np.ones((5, 4), bool)[::2], np.ones((3, 4)), 0.0),  # a strided mask
         (np.ones((3, 4), bool), np.ones((2, 3, 4)), np.ones((2, 1, 4))),  # two arrays
