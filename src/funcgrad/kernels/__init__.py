@@ -92,8 +92,8 @@ def _window_extremum(smallest):
 
 
 def _where(c, x, y):
-    largest = max((v for v in (c, x, y) if type(v) is np.ndarray), key=np.size, default=None)
-    kernels = switch.kernels_for(largest)
+    # the select takes an array of the result's size beside a number: that array decides
+    kernels = switch.kernels_for(x if type(x) is np.ndarray else y)
     return None if kernels is None else kernels.where_rows.where_kernel(c, x, y)
 
 

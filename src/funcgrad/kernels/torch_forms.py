@@ -105,9 +105,9 @@ def _gelu_tanh_slope(x):
 
 
 def _gather(x, *idx, template, mode):
-    rows = _bind_gather((x, *idx), template, mode)
-    if rows is not None:
-        return rows(x, *idx)
+    bound = _bind_gather((x, *idx), template, mode)
+    if bound is not None:
+        return bound(x, *idx)
     torch = sys.modules["torch"]
     rows, positions, shape = gather._flat_positions(
         namespace_of((x,)), *gather._place(x), idx, template, mode, "gather"
@@ -118,23 +118,17 @@ def _gather(x, *idx, template, mode):
 
 
 def _first_axis(torch, x, idx, template, mode):
-    """For an index that is one tensor of integers on the first axis of ``x`` (``x[ids]``,
-    NumPy's negative positions counted from the end): a function of ``ids`` giving the
-    positions ``index_select`` and ``index_add`` take, and the shape the rows take; else
-    None."""
+    """For an index that is one tensor of integers on the first axis of ``x`` (``x[ids]``):
+    a function of ``ids`` giving the positions ``index_select`` and ``index_add`` take
+    (:func:`_positions`, flat), and the shape the rows take; else None."""
     one = len(template) == 1 and type(template[0]) is str and len(idx) == 1  # (a mark)
     if not one or mode in ("clip", "wrap") or x.ndim == 0:
         return None
     (ids,) = idx
     if not _integers(torch, ids):
         return None
-    n, wide = x.shape[0], ids.dtype not in (torch.int32, torch.int64)
-
-    def positions(ids):
-        at = torch.where(ids < 0, ids + n, ids).reshape(-1)
-        return at.to(torch.int64) if wide else at
-
-    return positions, (*ids.shape, *x.shape[1:])
+    n = x.shape[0]
+    return (lambda ids: _positions(torch, ids, n).reshape(-1)), (*ids.shape, *x.shape[1:])
 
 
 def _bind_gather(examples, template, mode):

@@ -47,15 +47,14 @@ def where_kernel(c, x, y):
     if not (c.flags.c_contiguous and array.flags.c_contiguous):
         return None
     shape = np.broadcast_shapes(c.shape, array.shape)
-    inner = _row_length(shape, (c, array))
-    mask, cs = (None, None) if not inner else _as_rows(c, shape, inner)
-    if cs != 0:  # a whole mask: NumPy's where, or where by bits (rules/elementwise_impls.py)
+    inner, size = _row_length(shape, (c, array)), math.prod(shape)
+    if not inner or c.size == size:  # a whole mask: NumPy's where, or where by bits
         return None
     number = _number(x if numbers[0] else y, dtype)
     if number is None:
         return None
     out = np.empty(shape, dtype)
-    outer, flat, mask = math.prod(shape) // inner, out.reshape(-1), mask.view(np.uint8)
+    outer, flat, mask = size // inner, out.reshape(-1), c.reshape(-1).view(np.uint8)
     if numbers[0]:
         _select_number_array(mask, number, *_as_rows(y, shape, inner), flat, outer, inner)
     else:

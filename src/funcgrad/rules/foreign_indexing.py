@@ -55,6 +55,8 @@ def getitem_form(xp, x, index):
     refuses, reads the flipped axis forwards), one integer array among whole axes by
     ``take``, any other advanced index by one gather (:func:`gather_form`)."""
     parts = index if isinstance(index, tuple) else (index,)
+    if _own_indexing(parts):
+        return x[index_for(xp, index, x)]
     backwards = any(isinstance(p, slice) and p.step is not None and p.step < 0 for p in parts)
     if backwards and not all(isinstance(p, slice) for p in parts):
         return gather_form(xp, x, index)
@@ -86,15 +88,22 @@ def getitem_form(xp, x, index):
     return x[index_for(xp, index, x)]
 
 
-def _bound_getitem(xp, examples, index):
-    """The step a plan binds a basic index to (slices with forward steps, integers,
-    ``None``, ``...``): the library's own indexing, the index made once. None for any other
-    index, which :func:`getitem_form` works out at each call."""
-    parts = index if isinstance(index, tuple) else (index,)
-    if any(
-        isinstance(p, (np.ndarray, list)) or (isinstance(p, slice) and (p.step or 1) < 0)
+def _own_indexing(parts):
+    """Whether the index of these ``parts`` is the library's own to read: no integer or
+    boolean array, no backward step (slices with forward steps, integers, ``None``,
+    ``...``)."""
+    return not any(
+        isinstance(p, (np.ndarray, list))
+        or (isinstance(p, slice) and p.step is not None and p.step < 0)
         for p in parts
-    ):
+    )
+
+
+def _bound_getitem(xp, examples, index):
+    """The step a plan binds an index :func:`getitem_form` reads by the library's own
+    indexing to, the index made once; None for any other index, which it works out at
+    each call."""
+    if not _own_indexing(index if isinstance(index, tuple) else (index,)):
         return None
     at = index_for(xp, index, examples[0])
     return lambda x: x[at]
