@@ -61,7 +61,27 @@ X = rng.normal(size=(8, 32, 32, 32))
 operands = (X, X.astype(np.float32))
 assert fg.config.funcgrad_numba_kernels, "the kernels are off where numba is installed"
 with_kernels = [fg.value_and_grad(block)(x) for x in operands]
+
+
+# A narrow convolution layer and its two cotangents: the direct kernel's register blocks
+# (kernels/direct_conv.py; Winograd's products on a CPU of 512-bit vectors), within the
+# plain impl's rounding.
+def layer(x, k):
+    nhwc = ("NHWC", "HWIO", "NHWC")
+    return fnp.sum(
+        fnp.tanh(fg.nn.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=nhwc))
+    )
+
+
+conv_operands = (X[..., :16], rng.normal(size=(3, 3, 16, 32)) / 12)
+conv_with_kernels = fg.value_and_grad(layer, argnums=(0, 1))(*conv_operands)
 fg.config.update("funcgrad_numba_kernels", False)
+conv_want = fg.value_and_grad(layer, argnums=(0, 1))(*conv_operands)
+flat = lambda t: fg.tree_util.tree_leaves(t)
+assert all(
+    np.allclose(a, b, rtol=1e-10, atol=1e-12)
+    for a, b in zip(flat(conv_with_kernels), flat(conv_want))
+), "a convolution"
 for got, x in zip(with_kernels, operands):
     want = fg.value_and_grad(block)(x)
     if x.dtype == np.float64:
@@ -69,4 +89,4 @@ for got, x in zip(with_kernels, operands):
     else:
         scale = [float(np.max(np.abs(b))) for b in want]
         assert all(np.allclose(a, b, rtol=1e-4, atol=1e-5 * s) for a, b, s in zip(got, want, scale))
-print("native extra without SciPy: 5 checks passed")
+print("native extra without SciPy: 6 checks passed")

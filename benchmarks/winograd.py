@@ -1,15 +1,16 @@
-"""Winograd's F(2x2, 3x3) (funcgrad/kernels/winograd.py) against the plain convolution impls
-it stands in for, and PyTorch's own, layer by layer.
+"""The convolution kernels (funcgrad/kernels/winograd.py, direct_conv.py) against the plain
+impls they stand in for, and PyTorch's own, layer by layer.
 
     python benchmarks/winograd.py [--repeats 9] [--dtype float32]
 
 For 3x3 stride-1 "SAME" layers of several channel counts and image sizes: the forward
-product, the input's cotangent and the kernel's cotangent, each three ways, timed in turns
+product, the input's cotangent and the kernel's cotangent, each four ways, timed in turns
 on the same arrays, one thread: the convolution primitives' plain impls (windows and one
-BLAS product, ``funcgrad.core.fast_paths.plain``), the Winograd maps, and PyTorch's
+BLAS product, ``funcgrad.core.fast_paths.plain``), the Winograd maps, the direct kernel
+(register blocks; timed wherever its channel rule holds, whatever the CPU), and PyTorch's
 ``conv2d`` and ``aten.convolution_backward`` (its autograd's call) on channels-last tensors
 (its fastest layout on a CPU, oneDNN's kernels) where PyTorch is installed. Layers of fewer
-than 8 channels a side are listed to show why the fast path leaves them to the plain impl.
+than 8 channels a side are listed to show why Winograd leaves them to the plain impl.
 """
 
 import argparse
@@ -39,7 +40,7 @@ def main():
     import numpy as np
 
     from funcgrad.core.fast_paths import plain
-    from funcgrad.kernels import winograd
+    from funcgrad.kernels import direct_conv, winograd
     from funcgrad.rules import conv
 
     try:
@@ -54,9 +55,10 @@ def main():
     rng = np.random.default_rng(0)
     print(f"# {args.dtype}, one thread, median of {args.repeats}; ms: forward / input's / kernel's")
     print(
-        "| layer (N, HxW, C -> O) | plain impl | Winograd | PyTorch channels-last | Winograd / plain |"
+        "| layer (N, HxW, C -> O) | plain impl | Winograd | direct | PyTorch channels-last "
+        "| Winograd / plain | direct / plain |"
     )
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for n, h, c, o in LAYERS:
         x = rng.standard_normal((n, h, h, c)).astype(args.dtype)
         w = rng.standard_normal((3, 3, c, o)).astype(args.dtype)
@@ -73,6 +75,14 @@ def main():
                 "winograd input": lambda: winograd.input_cotangent(g, w, x.shape, pad),
                 "winograd kernel": lambda: winograd.kernel_cotangent(x, g, pad),
             }
+        direct = direct_conv.applies(x, w, (3, 3), (c, o), options, wide=False)
+        if direct:
+            calls |= {
+                "direct forward": lambda: direct_conv.convolve(x, w, pad),
+                "direct kernel": lambda: direct_conv.kernel_cotangent(x, g, (3, 3), pad),
+            }
+            if direct_conv.input_cotangent(g, w, x.shape, pad) is not None:  # C lanes wide
+                calls["direct input"] = lambda: direct_conv.input_cotangent(g, w, x.shape, pad)
         if torch is not None:
             last = torch.channels_last
             tx = torch.from_numpy(x).permute(0, 3, 1, 2).contiguous(memory_format=last)
@@ -95,20 +105,21 @@ def main():
             if f"{who} forward" not in ms:
                 return "-"
             return " / ".join(
-                f"{ms[f'{who} {part}']:.2f}" for part in ("forward", "input", "kernel")
-            )
-
-        ratio = (
-            " / ".join(
-                f"{ms[f'winograd {part}'] / ms[f'plain {part}']:.2f}"
+                f"{ms[f'{who} {part}']:.2f}" if f"{who} {part}" in ms else "-"
                 for part in ("forward", "input", "kernel")
             )
-            if applies
-            else "(not taken)"
-        )
+
+        def ratio(who):
+            if f"{who} forward" not in ms:
+                return "(not taken)"
+            return " / ".join(
+                f"{ms[f'{who} {part}'] / ms[f'plain {part}']:.2f}" if f"{who} {part}" in ms else "-"
+                for part in ("forward", "input", "kernel")
+            )
+
         print(
             f"| {n}, {h}x{h}, {c} -> {o} | {three('plain')} | {three('winograd')} | "
-            f"{three('torch')} | {ratio} |"
+            f"{three('direct')} | {three('torch')} | {ratio('winograd')} | {ratio('direct')} |"
         )
 
 

@@ -25,6 +25,13 @@ def _same_numbers_in_any_order():
     RNG.bit_generator.state = np.random.default_rng(2233).bit_generator.state
 
 
+@pytest.fixture(autouse=True)
+def _no_direct_kernel(monkeypatch):
+    """The narrow layers here are the direct kernel's (test_direct_conv.py) where it runs:
+    Winograd's are tested with it out of the way."""
+    monkeypatch.setattr(pytest.importorskip("funcgrad.kernels.direct_conv"), "MOST_IN", 0)
+
+
 @pytest.fixture
 def switch():
     was = kernel_switch.SWITCH["on"]

@@ -19,8 +19,12 @@ leading axes: attention's causal one)  on each element (:mod:`~funcgrad.kernels.
 ``where_positive`` (relu's cotangent)  one pass, where NumPy compares, then selects
 ``untake``, ``scatter_add`` (rows)     the rows added in their order (an embedding's
                                        cotangent)
-``conv``, ``conv_transpose``,          Winograd's F(2x2, 3x3) for a 3x3 stride-1 layer of
-``conv_kernel``                        8 channels or more (:mod:`funcgrad.kernels.winograd`)
+``conv``, ``conv_transpose``,          a narrow stride-1 layer (up to 24 channels in, 32
+``conv_kernel``                        out) in register blocks, the windows never copied
+                                       (:mod:`~funcgrad.kernels.direct_conv`; not on CPUs
+                                       of 512-bit vectors); else Winograd's F(2x2, 3x3)
+                                       for a 3x3 stride-1 layer of 8 channels or more
+                                       (:mod:`funcgrad.kernels.winograd`)
 =====================================  ==================================================
 
 Each but the convolutions and float32 GELU gives its plain impl's results to the bit (the
@@ -129,26 +133,41 @@ def _scatter_add(x, v, *idx, template, mode):
 
 def _conv(x, w, **options):
     kernels = switch.kernels_for(x)
-    window, channels = np.shape(w)[:-2], np.shape(w)[-2:]
-    if kernels is None or not kernels.winograd.applies(x, w, window, channels, options):
+    if kernels is None:
         return None
-    return kernels.winograd.convolve(x, w, options["padding"])
+    window, channels = np.shape(w)[:-2], np.shape(w)[-2:]
+    out = None
+    if kernels.direct_conv.applies(x, w, window, channels, options):
+        out = kernels.direct_conv.convolve(x, w, options["padding"])
+    if out is None and kernels.winograd.applies(x, w, window, channels, options):
+        out = kernels.winograd.convolve(x, w, options["padding"])
+    return out
 
 
 def _conv_transpose(g, w, shape, **options):
     kernels = switch.kernels_for(g)
-    window, channels = np.shape(w)[:-2], np.shape(w)[-2:]
-    if kernels is None or not kernels.winograd.applies(g, w, window, channels, options):
+    if kernels is None:
         return None
-    return kernels.winograd.input_cotangent(g, w, shape, options["padding"])
+    window, channels = np.shape(w)[:-2], np.shape(w)[-2:]
+    out = None
+    if kernels.direct_conv.applies(g, w, window, channels, options):
+        out = kernels.direct_conv.input_cotangent(g, w, shape, options["padding"])
+    if out is None and kernels.winograd.applies(g, w, window, channels, options):
+        out = kernels.winograd.input_cotangent(g, w, shape, options["padding"])
+    return out
 
 
 def _conv_kernel(x, g, window, **options):
     kernels = switch.kernels_for(x)
-    channels = (np.shape(x)[-1], np.shape(g)[-1])
-    if kernels is None or not kernels.winograd.applies(x, g, window, channels, options):
+    if kernels is None:
         return None
-    return kernels.winograd.kernel_cotangent(x, g, options["padding"])
+    channels = (np.shape(x)[-1], np.shape(g)[-1])
+    out = None
+    if kernels.direct_conv.applies(x, g, window, channels, options):
+        out = kernels.direct_conv.kernel_cotangent(x, g, tuple(window), options["padding"])
+    if out is None and kernels.winograd.applies(x, g, window, channels, options):
+        out = kernels.winograd.kernel_cotangent(x, g, options["padding"])
+    return out
 
 
 register(gelu.gelu_tanh, _gelu("value"))

@@ -65,7 +65,7 @@ import numpy as np
 from ..core.fast_paths import plain, plain_together
 from ..rules import gelu, nn, sums, window_extrema
 from ..rules.elementwise import real_dtype_of
-from . import float32_tanh, where_rows, winograd  # loaded with the kernels that call them
+from . import direct_conv, float32_tanh, where_rows, winograd  # loaded with their callers
 
 __all__ = [
     "kernel_for",
@@ -76,6 +76,7 @@ __all__ = [
     "add_rows",
     "where_rows",
     "winograd",
+    "direct_conv",
 ]
 
 

@@ -47,7 +47,14 @@ import functools
 import numba
 import numpy as np
 
-__all__ = ["applies", "convolve", "input_cotangent", "kernel_cotangent", "BLOCK_BYTES"]
+__all__ = [
+    "applies",
+    "convolve",
+    "input_cotangent",
+    "kernel_cotangent",
+    "all_finite",
+    "BLOCK_BYTES",
+]
 
 # Winograd's F(2x2, 3x3): the kernel's map G, and Bᵀ and Aᵀ written out in the loops below
 #   Bᵀ = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]
@@ -184,7 +191,7 @@ def _map_cotangents(g, n0, tiles_down, tiles_across, z):
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"reassoc"})
-def _finite(a):
+def all_finite(a):
     """Whether every number of ``a`` is finite: ``v - v`` is 0 for a finite ``v`` and NaN
     for an infinity or a NaN, and a sum of them cannot drop a NaN, in any order
     (reassociation lets the compiler vectorise it; the sum is in ``a``'s dtype)."""
@@ -256,7 +263,7 @@ def convolve(x, w, padding):
         _map_inputs(xp, n0, down, across, v)
         np.matmul(v, u, out=m)
         _map_outputs(m, n0, down, across, out)
-    return out if _finite(out) else None
+    return out if all_finite(out) else None
 
 
 def input_cotangent(g, w, shape, padding):
@@ -294,4 +301,4 @@ def kernel_cotangent(x, g, padding):
         np.matmul(v.transpose(0, 2, 1), z, out=part)
         total += part
     dw = _sandwich(G.T, total.reshape(4, 4, c, o), G.T).astype(x.dtype)
-    return dw if _finite(dw) else None
+    return dw if all_finite(dw) else None

@@ -1,0 +1,280 @@
+"""The direct convolution (funcgrad/kernels/direct_conv.py) and its register blocks
+(register_blocks.py) against what they stand in for: the block against NumPy's product on
+random strides and sizes; each of the three maps against the plain impls on random shapes,
+windows, paddings and both float dtypes; the primitives taking it on large arrays, eagerly
+and under grad, jvp, vmap, jit (both backends), hessian, a loop and checkpoint; the gradient
+against central differences and PyTorch; infinities and NaNs left to the plain impl."""
+
+import numba
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+from funcgrad.core.fast_paths import plain
+from funcgrad.kernels import switch as kernel_switch
+from funcgrad.rules import conv as layer
+from tests.helpers import assert_a_block_under_transforms
+
+pytest.importorskip("numba", reason="the kernels need the native extra")
+direct = pytest.importorskip("funcgrad.kernels.direct_conv")
+blocks = pytest.importorskip("funcgrad.kernels.register_blocks")
+
+RNG = np.random.default_rng(4417)
+
+
+@pytest.fixture(autouse=True)
+def _same_numbers_in_any_order():
+    RNG.bit_generator.state = np.random.default_rng(4417).bit_generator.state
+
+
+@pytest.fixture(autouse=True)
+def _narrow_vectors(monkeypatch):
+    """The layers here take the direct kernel on any CPU (on one of 512-bit vectors the
+    registration leaves them to Winograd and BLAS; the kernel itself runs the same)."""
+    monkeypatch.setattr(direct, "_WIDE_VECTORS", False)
+
+
+@pytest.fixture
+def switch():
+    was = kernel_switch.SWITCH["on"]
+    yield lambda on: fg.config.update("funcgrad_numba_kernels", on)
+    kernel_switch.SWITCH["on"] = was
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """How often each map ran to the end (answered an array, not None)."""
+    counts = {}
+    for name in ("convolve", "input_cotangent", "kernel_cotangent"):
+        real = getattr(direct, name)
+
+        def spy(*args, _real=real, _name=name):
+            out = _real(*args)
+            counts[_name] = counts.get(_name, 0) + (out is not None)
+            return out
+
+        monkeypatch.setattr(direct, name, spy)
+    return counts
+
+
+def _block_product(rows, vectors):
+    run = blocks.block(rows, vectors)
+
+    @numba.njit
+    def product(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate):
+        run(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate)
+
+    return product
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows, vectors", [(1, 1), (3, 2), (6, 2), (5, 1)])
+def test_a_block_is_its_sum_with_any_strides(rows, vectors, dtype):
+    lanes = blocks.lanes(np.dtype(dtype).itemsize)
+    width = vectors * lanes
+    product = _block_product(rows, vectors)
+    for k1, k2, accumulate in [(1, 7, False), (3, 5, True), (2, 1, False), (0, 4, True)]:
+        sa, a1, ea = RNG.integers(1, 4, size=3)
+        a = RNG.normal(size=rows * sa + k1 * a1 + k2 * ea + 3).astype(dtype)
+        sb, b1 = width + RNG.integers(0, 3), (k2 + 1) * (width + 3)
+        b = RNG.normal(size=k1 * b1 + k2 * sb + width + 2).astype(dtype)
+        sc = width + 1
+        c = RNG.normal(size=rows * sc + 2).astype(dtype)
+        want = c.copy()
+        # the block's sum written out: one term at a time, in float64
+        total = np.zeros((rows, width))
+        for p in range(rows):
+            for i in range(k1):
+                for j in range(k2):
+                    at = 1 + i * b1 + j * sb
+                    total[p] += a[2 + p * sa + i * a1 + j * ea] * b[at : at + width]
+        for p in range(rows):
+            start = 1 + p * sc
+            want[start : start + width] = total[p] + (c[start : start + width] if accumulate else 0)
+        product(a, 2, sa, a1, ea, b, 1, b1, sb, k1, k2, c, 1, sc, accumulate)
+        np.testing.assert_allclose(c, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+        untouched = np.ones(c.size, bool)
+        for p in range(rows):
+            untouched[1 + p * sc : 1 + p * sc + width] = False
+        assert np.array_equal(c[untouched], want[untouched])  # nothing written past a row
+
+
+def _options(padding):
+    return {"strides": (1, 1), "padding": padding, "lhs_dilation": (1, 1), "rhs_dilation": (1, 1)}
+
+
+def _close(got, want):
+    """Within the plain impl's own rounding: a few units in the last place of the scale."""
+    assert got.shape == want.shape and got.dtype == want.dtype
+    scale = float(np.max(np.abs(want), initial=1.0))
+    tol = 64 * np.finfo(want.dtype).eps * scale
+    np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+
+
+SHAPES = [  # N, H, W, C, O, window, padding
+    (2, 14, 14, 16, 32, (3, 3), ((1, 1), (1, 1))),
+    (3, 9, 8, 8, 16, (3, 3), ((0, 2), (1, 0))),
+    (1, 7, 10, 3, 8, (3, 3), ((0, 0), (2, 1))),
+    (2, 5, 4, 1, 24, (3, 3), ((2, 2), (0, 0))),
+    (1, 3, 3, 5, 8, (3, 3), ((0, 0), (0, 0))),  # one output position
+    (2, 11, 13, 8, 40, (5, 2), ((2, 3), (0, 1))),
+    (2, 6, 9, 4, 16, (1, 1), ((0, 0), (0, 0))),
+    (1, 4, 5, 8, 8, (3, 3), ((4, 0), (0, 3))),  # padding past the window: rows of zeros
+    (2, 20, 20, 1, 16, (3, 3), ((1, 1), (1, 1))),  # a first layer of one channel
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_each_map_equals_the_plain_impl(shape, dtype):
+    n, h, w, c, o, window, padding = shape
+    x = RNG.normal(size=(n, h, w, c)).astype(dtype)
+    k = RNG.normal(size=(*window, c, o)).astype(dtype)
+    p = _options(padding)
+    y = plain(layer.conv)(x, k, **p)
+    g = RNG.normal(size=y.shape).astype(dtype)
+    _close(direct.convolve(x, k, padding), y)
+    _close(
+        direct.kernel_cotangent(x, g, window, padding),
+        plain(layer.conv_kernel)(x, g, window, **p),
+    )
+    dx = direct.input_cotangent(g, k, x.shape, padding)
+    lanes = blocks.lanes(x.itemsize)
+    if c % lanes or max(max(pair) - (size - 1) for pair, size in zip(padding, window)) > 0:
+        assert dx is None  # channels short of a vector, or a pad the plain impl crops
+    else:
+        _close(dx, plain(layer.conv_transpose)(g, k, x.shape, **p))
+
+
+def test_which_convolutions_it_takes():
+    x, k = np.ones((1, 8, 8, 16), np.float32), np.ones((3, 3, 16, 32), np.float32)
+    p = _options(((1, 1), (1, 1)))
+    assert direct.applies(x, k, (3, 3), (16, 32), p)
+    assert direct.applies(x[..., :1], k[:, :, :1], (3, 3), (1, 32), p)  # a first layer
+    refused = [
+        (x, k, (3, 3), (16, 32), {**p, "strides": (2, 1)}),
+        (x, k, (3, 3), (16, 32), {**p, "rhs_dilation": (1, 2)}),
+        (x, k, (3, 3), (16, 32), {**p, "lhs_dilation": (2, 2)}),
+        (x, k, (3, 3), (16, 32), {**p, "padding": ((-1, 1), (1, 1))}),
+        (x, k, (3, 3), (32, 32), p),  # a wider layer: Winograd's or BLAS's
+        (x, k, (3, 3), (16, 64), p),
+        (x, k.astype(np.float64), (3, 3), (16, 32), p),  # two dtypes: the impl promotes
+        (x.astype(np.float16), k.astype(np.float16), (3, 3), (16, 32), p),
+        (x[..., 0], k, (3,), (16, 32), p),  # one spatial axis
+    ]
+    for args in refused:
+        assert not direct.applies(*args)
+    assert not direct.applies(x, k, (3, 3), (16, 32), p, wide=True)
+    # no window fits, output channels short of a vector, a cotangent of another shape
+    assert direct.convolve(np.ones((1, 2, 2, 8)), np.ones((3, 3, 8, 8)), ((0, 0), (0, 0))) is None
+    assert direct.convolve(x, np.ones((3, 3, 16, 12), np.float32), ((1, 1), (1, 1))) is None
+    assert direct.kernel_cotangent(x, np.ones((1, 7, 8, 32)), (3, 3), ((1, 1), (1, 1))) is None
+
+
+def test_the_registration_prefers_it_to_winograd_and_falls_back(calls, monkeypatch):
+    winograd = pytest.importorskip("funcgrad.kernels.winograd")
+    took = []
+    real = winograd.convolve
+    monkeypatch.setattr(winograd, "convolve", lambda *a: took.append(a) or real(*a))
+    x = RNG.normal(size=(8, 24, 24, 8))
+    k = RNG.normal(size=(3, 3, 8, 8))
+    p = _options(((1, 1), (1, 1)))
+    _close(layer.conv(x, k, **p), plain(layer.conv)(x, k, **p))
+    assert calls["convolve"] == 1 and not took
+    # channels short of a vector (float32's 8): the direct kernel declines, Winograd takes it
+    x32, k32 = x.astype(np.float32), RNG.normal(size=(3, 3, 8, 12)).astype(np.float32)
+    _close(layer.conv(x32, k32, **p), plain(layer.conv)(x32, k32, **p))
+    assert calls["convolve"] == 1 and len(took) == 1
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_infinities_and_nans_take_the_plain_impls_bits(bad, calls):
+    x = RNG.normal(size=(8, 24, 24, 8))
+    k = RNG.normal(size=(3, 3, 8, 8))
+    p = _options(((1, 1), (1, 1)))
+    g = RNG.normal(size=(8, 24, 24, 8))
+    x[3, 5, 7, 2] = bad
+    k[0, 0, 1, 1] = bad  # times the padding's zeros: NaN at the edge in the plain impl
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.testing.assert_array_equal(layer.conv(x, k, **p), plain(layer.conv)(x, k, **p))
+        np.testing.assert_array_equal(
+            layer.conv_kernel(x, g, window=(3, 3), **p),
+            plain(layer.conv_kernel)(x, g, (3, 3), **p),
+        )
+        g[1, 2, 3, 4] = bad
+        np.testing.assert_array_equal(
+            layer.conv_transpose(g, k, shape=x.shape, **p),
+            plain(layer.conv_transpose)(g, k, x.shape, **p),
+        )
+    assert calls == {"convolve": 0, "kernel_cotangent": 0, "input_cotangent": 0}
+
+
+def _loss(x):
+    """A 3x3 SAME layer and a 3x2 one of asymmetric padding, 8 channels, on 8 images of
+    24x24: large enough for the kernels."""
+
+    def f(flat):
+        k1, k2 = fnp.reshape(flat[:576], (3, 3, 8, 8)), fnp.reshape(flat[576:], (3, 2, 8, 16))
+        nhwc = ("NHWC", "HWIO", "NHWC")
+        h = fg.nn.conv_general_dilated(x, k1, (1, 1), "SAME", dimension_numbers=nhwc)
+        h = fnp.tanh(h)
+        h = fg.nn.conv_general_dilated(h, k2, (1, 1), ((2, 0), (1, 0)), dimension_numbers=nhwc)
+        return fnp.sum(h * h) / h.size
+
+    return f
+
+
+WEIGHTS = 576 + 3 * 2 * 8 * 16
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_models_value_and_gradient_with_and_without_it(dtype, switch, calls):
+    x = RNG.normal(size=(8, 24, 24, 8)).astype(dtype)
+    flat = (RNG.normal(size=WEIGHTS) * 0.2).astype(dtype)
+    results = {}
+    for on in (True, False):
+        switch(on)
+        results[on] = fg.value_and_grad(_loss(x))(flat)
+    assert calls["convolve"] >= 2 and calls["kernel_cotangent"] == 2
+    assert calls["input_cotangent"] == 1
+    for got, want in zip(results[True], results[False]):
+        _close(np.asarray(got), np.asarray(want))
+
+
+def test_the_gradient_under_every_transform(calls):
+    x = RNG.normal(size=(8, 24, 24, 8))
+    w = RNG.normal(size=WEIGHTS) * 0.2
+    t = RNG.normal(size=WEIGHTS)
+    f = _loss(x)
+
+    def looped(w):
+        return fg.lax.fori_loop(0, 1, lambda i, s: s + fg.checkpoint(f)(w), 0.0)
+
+    assert_a_block_under_transforms(f, looped, w, t, eps=1e-5)
+    assert calls["convolve"] and calls["kernel_cotangent"] and calls["input_cotangent"]
+
+
+def test_the_numba_plan_and_the_gradient_against_pytorch(calls):
+    torch = pytest.importorskip("torch")
+    x = RNG.normal(size=(8, 24, 24, 8))
+    w = RNG.normal(size=WEIGHTS) * 0.2
+    f = _loss(x)
+    value, g = fg.value_and_grad(f)(w)
+    for backend in ("python", "numba"):
+        v2, g2 = fg.jit(fg.value_and_grad(f), backend=backend)(w)
+        np.testing.assert_allclose(v2, value, rtol=1e-12)
+        np.testing.assert_allclose(g2, g, rtol=1e-10, atol=1e-14)
+
+    F = torch.nn.functional
+    tw = torch.tensor(w, requires_grad=True)
+    tx = torch.tensor(x).permute(0, 3, 1, 2)
+    k1 = tw[:576].reshape(3, 3, 8, 8).permute(3, 2, 0, 1)
+    k2 = tw[576:].reshape(3, 2, 8, 16).permute(3, 2, 0, 1)
+    h = torch.tanh(F.conv2d(tx, k1, padding=1))
+    h = F.conv2d(F.pad(h, (1, 0, 2, 0)), k2)
+    loss = (h * h).sum() / h.numel()
+    loss.backward()
+    np.testing.assert_allclose(value, loss.item(), rtol=1e-12)
+    np.testing.assert_allclose(g, tw.grad.numpy(), rtol=1e-9, atol=1e-13)
+    assert calls["convolve"] and calls["kernel_cotangent"] and calls["input_cotangent"]
