@@ -10,9 +10,10 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from funcgrad.core.fast_paths import plain
 from funcgrad.kernels import switch as kernel_switch
 from funcgrad.rules import gelu, nn
-from funcgrad.rules.elementwise import step
+from funcgrad.rules.elementwise import relu, step
 from funcgrad.rules.window_extrema import window_cotangent, window_max, window_min
 
 numba = pytest.importorskip("numba", reason="the numba backend needs the native extra")
@@ -54,6 +55,22 @@ def _sample(shape, dtype, rng):
 def _same(got, want):
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)  # NaNs where NaNs are, numbers equal
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_is_the_impls_to_the_bit(dtype):
+    x = np.random.default_rng(5).normal(size=(64, 1000)).astype(dtype)
+    x[:, ::7] = 0.0
+    x[:, ::11] = -0.0  # the impl's maximum against zeros gives +0.0
+    x[:, ::13] = np.nan
+    x[:, ::17] = np.inf
+    x[:, ::19] = -np.inf
+    x[:, ::23] = -np.float64(np.nan)  # a NaN's sign and payload are kept
+    got, want = kernels.relu(x), plain(relu)(x)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert relu(x).tobytes() == want.tobytes()  # the registered fast path
+    assert kernels.relu(np.arange(-5, 5)) is None and kernels.relu(x[0, 0]) is None
+    assert kernels.relu(x[:, ::3]) is None  # a view: the impl's
 
 
 @pytest.mark.parametrize(("shape", "axes"), CASES)

@@ -15,6 +15,7 @@ primitive                              fast path on a large float NumPy array
 (max pooling) and ``window_cotangent``  where NumPy makes a strided pass per element
 ``where`` (a mask repeated over         one select LLVM vectorises, where NumPy branches
 leading axes: attention's causal one)  on each element (:mod:`~funcgrad.kernels.where_rows`)
+``relu``                               one pass, where NumPy's maximum reads a row of zeros
 ``step`` (relu's slope)                one pass, where NumPy casts each comparison's bool
 ``where_positive`` (relu's cotangent)  one pass, where NumPy compares, then selects
 ``untake``, ``scatter_add`` (rows)     the rows added in their order (an embedding's
@@ -101,6 +102,11 @@ def _where(c, x, y):
     return None if kernels is None else kernels.where_rows.where_kernel(c, x, y)
 
 
+def _relu(x):
+    kernels = switch.kernels_for(x)
+    return None if kernels is None else kernels.relu(x)
+
+
 def _step(x):
     kernels = switch.kernels_for(x)
     return None if kernels is None else kernels.unit_step(x)
@@ -178,6 +184,7 @@ register(window_extrema.window_max, _window_extremum(smallest=False))
 register(window_extrema.window_min, _window_extremum(smallest=True))
 register(window_extrema.window_cotangent, _window_cotangent)
 register(elementwise.where, _where)
+register(elementwise.relu, _relu)
 register(elementwise.step, _step)
 register(elementwise.where_positive, _positive_gate)
 register(arrays.untake, _untake)

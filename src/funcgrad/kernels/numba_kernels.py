@@ -70,6 +70,7 @@ from . import direct_conv, float32_tanh, where_rows, winograd  # loaded with the
 __all__ = [
     "kernel_for",
     "canonical_shape",
+    "relu",
     "gelu_kernel",
     "softmax_rows",
     "cotangent_of_windows",
@@ -174,6 +175,19 @@ def extremum_of_windows(x, axis, keepdims, smallest):
     return out.reshape(shape)
 
 
+def relu(x):
+    """relu ``x`` where ``x > 0`` or NaN, ``0.0`` elsewhere (``-0.0`` included) in one pass, to
+    the plain impl's bits (NumPy's ``maximum`` against a row of zeros, whose SIMD loop still
+    takes two reads a number); None where ``x`` is not a C-ordered float32 or float64 array."""
+    if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0:
+        return None
+    if not x.flags.c_contiguous:
+        return None
+    out = np.empty(x.shape, x.dtype)
+    _relu(_read_only(x).reshape(-1), out.reshape(-1))
+    return out
+
+
 def unit_step(x):
     """relu's slope ``1.0`` where ``x > 0`` (``0.0`` elsewhere, NaN included) in one pass,
     where NumPy's comparison into a float array casts each bool; None where ``x`` is not
@@ -241,6 +255,14 @@ def _axes(axis, ndim):
 # window's accumulator (K1 x K2 numbers) stays in the cache.
 
 _jit = functools.partial(numba.njit, cache=True, nogil=True)
+
+
+@_jit
+def _relu(x, out):
+    zero = out.dtype.type(0.0)
+    for i in range(x.size):
+        v = x[i]
+        out[i] = zero if v <= zero else v
 
 
 @_jit
