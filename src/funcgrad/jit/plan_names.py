@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.values import frozen_copy
 from ..kernels import kernel_for
+from . import row_steps
 from .facts import LOWERED
 from .steptable import call_key
 
@@ -104,6 +105,10 @@ class Namespace:
     def ufunc(self, u, scalar=False):
         """The name of NumPy's ufunc ``u`` (``scalar``: the call is on numbers alone)."""
         return self._name(u, u, f"np_{u.__name__}")
+
+    def over_rows(self, u):
+        """The name of ``u`` run over long rows beside a short one (:mod:`funcgrad.jit.row_steps`)."""
+        return self._name(("rows", u), row_steps.over_rows(u), f"{u.__name__}_over_rows")
 
     def type(self, kind):
         """The name of NumPy's scalar type ``kind`` (``np_float64``)."""

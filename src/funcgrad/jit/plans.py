@@ -42,7 +42,7 @@ import numpy as np
 
 from ..core.tree import tree_unflatten
 from ..dag.node import Node
-from . import inline_steps, joint_calls
+from . import inline_steps, joint_calls, row_steps
 from .plan_names import Namespace, literal
 from .steptable import StepTable, in_order_of_first, needed_steps, ufunc_of
 
@@ -191,7 +191,10 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
                 # Write the result into an operand's array that dies here: no new memory.
                 reg = args[slot]
                 out = reg if native else f"out={reg}"
-                lines.append(f"    {reg} = {names.ufunc(ufunc_of(prim))}({', '.join(args)}, {out})")
+                call = names.ufunc(ufunc_of(prim))
+                if not native and row_steps.takes(n._value, [a._value for a in n._args]):
+                    call = names.over_rows(ufunc_of(prim))  # beside a short row: long rows
+                lines.append(f"    {reg} = {call}({', '.join(args)}, {out})")
             else:
                 template = inline_steps.INLINE.get(prim) or inline_steps.scalar_template(
                     n, prim, names, native
