@@ -165,7 +165,10 @@ def test_which_convolutions_it_takes():
     ]
     for args in refused:
         assert not direct.applies(*args)
+    # a CPU of 512-bit vectors: a layer of fewer than 8 channels in alone (Winograd's others)
     assert not direct.applies(x, k, (3, 3), (16, 32), p, wide=True)
+    assert direct.applies(x[..., :7], k[:, :, :7], (3, 3), (7, 32), p, wide=True)
+    assert not direct.applies(x[..., :8], k[:, :, :8], (3, 3), (8, 32), p, wide=True)
     # no window fits, output channels short of a vector, a cotangent of another shape
     assert direct.convolve(np.ones((1, 2, 2, 8)), np.ones((3, 3, 8, 8)), ((0, 0), (0, 0))) is None
     assert direct.convolve(x, np.ones((3, 3, 16, 12), np.float32), ((1, 1), (1, 1))) is None

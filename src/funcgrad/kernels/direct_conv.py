@@ -27,11 +27,13 @@ negative pair, float32 or float64 NumPy arrays of one dtype, a layer of at most
 vectors (8 float32s, 4 float64s). Wider layers keep the kernel's rows out of the first-level
 cache, and Winograd's products (:mod:`funcgrad.kernels.winograd`) or the plain impl's BLAS
 take them faster (``python benchmarks/winograd.py``). On a CPU of 512-bit vectors BLAS and
-Winograd's products run twice as wide as these blocks, and they keep every layer (measured
-faster there before this module; the blocks are not measured on one). Sums run in another
-order than the plain impl's: the results are within its tolerance, not its bits. A result
-that is not finite is left to the plain impl (a window's padding, skipped here, times an
-infinite kernel is its NaN).
+Winograd's products run twice as wide as these blocks and measured faster there (stop 81's
+figures in benchmarks/RESULTS.md), so there this module takes only layers of fewer than
+:data:`FEW_IN` channels in (an image network's first), which Winograd leaves to the plain
+impl: a product 9·C deep after a copy of 9x the input, at BLAS's worst on any CPU (these
+blocks are not measured on such a CPU). Sums run in another order than the plain impl's:
+the results are within its tolerance, not its bits. A result that is not finite is left to
+the plain impl (a window's padding, skipped here, times an infinite kernel is its NaN).
 
 >>> import numpy as np
 >>> x, w = np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 8), np.float32)
@@ -49,12 +51,23 @@ import numpy as np
 from .register_blocks import block, lanes
 from .winograd import all_finite
 
-__all__ = ["applies", "convolve", "input_cotangent", "kernel_cotangent", "MOST_IN", "MOST_OUT"]
+__all__ = [
+    "applies",
+    "convolve",
+    "input_cotangent",
+    "kernel_cotangent",
+    "MOST_IN",
+    "MOST_OUT",
+    "FEW_IN",
+]
 
 # The widest layer taken, in channels in and out: each primitive of a layer up to this wide
 # measured faster here than Winograd's and the plain impl's (benchmarks/winograd.py; a
 # 32 -> 32 layer, 16 -> 64 or 64 -> 16 lost at least one of its three).
 MOST_IN, MOST_OUT = 24, 32
+
+# On a CPU of 512-bit vectors: fewer channels in than this (Winograd's fewest) are taken.
+FEW_IN = 8
 
 ROWS = 6  # positions (or kernel rows) per block: 6 x 2 accumulators fill AVX2's registers
 
@@ -73,8 +86,10 @@ def applies(x, other, window, channels, options, wide=None):
     ``channels`` ``(C, O)`` in and out, with channels-last ``x`` and ``other`` (the kernel or
     a cotangent); ``wide``: the CPU has 512-bit vectors (None: this one's; see the module)."""
     c, o = channels
+    wide = _WIDE_VECTORS if wide is None else wide
     return (
-        not (_WIDE_VECTORS if wide is None else wide)
+        c <= (FEW_IN - 1 if wide else MOST_IN)
+        and o <= MOST_OUT
         and type(x) is np.ndarray
         and type(other) is np.ndarray
         and x.dtype == other.dtype
@@ -85,8 +100,6 @@ def applies(x, other, window, channels, options, wide=None):
         and tuple(options["lhs_dilation"]) == (1, 1)
         and tuple(options["rhs_dilation"]) == (1, 1)
         and min(min(pair) for pair in options["padding"]) >= 0
-        and c <= MOST_IN
-        and o <= MOST_OUT
     )
 
 
