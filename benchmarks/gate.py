@@ -81,12 +81,14 @@ CHECKS = {
         "benchmarks/models.py's GPT step (2 layers, d 128, seq 64, batch 16, float32)",
     ),
     "gpt jit / torch eager": (1.35, 1.01, "the same step under fg.jit"),
+    # stop 89: the direct convolution (kernels/direct_conv.py) took the step from 1.44 and
+    # 1.37; the limits fell with it, so that a step 1.5x slower fails again
     "cnn eager / torch eager": (
-        2.1,
-        1.44,
+        1.65,
+        1.21,
         "benchmarks/models.py's MNIST CNN step (batch 128, float32)",
     ),
-    "cnn jit / torch eager": (1.85, 1.37, "the same step under fg.jit"),
+    "cnn jit / torch eager": (1.5, 1.07, "the same step under fg.jit"),
     "micrograd step / micrograd": (
         1.4,
         1.03,
