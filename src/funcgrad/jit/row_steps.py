@@ -1,81 +1,58 @@
-"""A plan's step of a large array and a short row repeated along its leading axes.
+"""A plan's ufunc step of a large array beside a few numbers along its last axes, in long rows.
 
 ``x + b``, where ``x`` is ``(N, H, W, 16)`` and ``b`` is ``(16,)`` (a convolution's bias),
-is NumPy's inner loop over 16 numbers run once per position: several times slower than the
-same ufunc on two arrays of ``x``'s size. :func:`over_rows` runs it on rows of about
-:data:`ROW` numbers instead, against the short row tiled to that length: each element is
-the same ufunc of the same two numbers, so the result has NumPy's bits. A Python plan
-(:mod:`funcgrad.jit.plans`) calls it for a step whose trace had such operands
-(:func:`takes`) and writes into the large one, which dies there; at run time, operands of
-another layout take the ufunc as it is.
+is NumPy's inner loop over 16 numbers run once per position: about twice the time of the
+same ufunc over long rows. The eager impls of ``+ - *`` take such operands in long rows
+(:func:`funcgrad.rules.elementwise_impls.in_long_rows`); a Python plan writes a step's
+result into an operand that dies there (``np_add(r0, a0, out=r0)``), which calls the ufunc
+itself. :func:`over_rows` is that call in long rows, by the same rule, the result in
+``out``: each element is the same ufunc of the same two numbers, so the bits are NumPy's. A
+plan (:mod:`funcgrad.jit.plans`) calls it where the trace had such operands
+(:func:`takes`); operands of another layout at run time take the ufunc as it is.
 
 >>> import numpy as np
->>> x, b = np.arange(12.0).reshape(2, 3, 2), np.array([10.0, 20.0])
+>>> x, b = np.arange(2.0 * 64 * 256).reshape(2, 64, 256), np.arange(256.0)
+>>> y = x.copy()
 >>> step = over_rows(np.add)
->>> bool(np.array_equal(step(x.copy(), b, out=None), x + b))
-True
+>>> step(y, b, out=y) is y, bool(np.array_equal(y, x + b))
+(True, True)
 """
 
 import functools
 
 import numpy as np
 
-__all__ = ["ROW", "SMALLEST", "over_rows", "takes"]
+from ..rules.elementwise_impls import long_rows
 
-ROW = 4096  # numbers per row of the long loop
-SMALLEST = 1 << 15  # a large array: smaller ones gain less than the call costs
-LONGEST = 256  # a short row: longer ones are a long inner loop already
+__all__ = ["over_rows", "takes"]
 
 
 def takes(value, operands):
-    """Whether a step of ``value`` (as traced) from the two ``operands`` is one
-    :func:`over_rows` runs faster: a large C-ordered float array and, beside one operand of
-    its shape, a short array of its trailing shape (leading 1s allowed)."""
-    if type(value) is not np.ndarray or value.size < SMALLEST or value.dtype.kind != "f":
-        return False
-    if len(operands) != 2 or not value.flags.c_contiguous:
-        return False
-    shapes = [np.shape(v) for v in operands]
-    if value.shape not in shapes:
-        return False
-    row = shapes[1 - shapes.index(value.shape)]
-    core = row[next((k for k, n in enumerate(row) if n != 1), len(row)) :]
+    """Whether a step of ``value`` (as traced) from the two ``operands`` runs in long rows:
+    a float array taken with a few numbers along its last axes (see the module)."""
     return (
-        0 < len(core) <= value.ndim
-        and value.shape[-len(core) :] == core
-        and (1 < np.prod(core) <= LONGEST)
+        type(value) is np.ndarray
+        and value.dtype.kind == "f"
+        and len(operands) == 2
+        and long_rows(*operands) is not None
     )
 
 
 @functools.cache
 def over_rows(ufunc):
-    """``ufunc(x, y, out=out)`` run over long rows where one operand is a short row (see
-    the module); ``out``: the large operand (or None: a new array)."""
+    """``ufunc(x, y, out=out)`` in long rows where they apply (see the module), ``out`` an
+    array of the result's shape and dtype."""
 
-    def call(x, y, out=None):
-        first = np.size(x) < np.size(y)  # the row is the first operand
-        big, row = (y, x) if first else (x, y)
-        n = np.size(row)
-        if (
-            type(big) is not np.ndarray
-            or type(row) is not np.ndarray
-            or not big.flags.c_contiguous
-            or big.size % n
-            or (out is not None and (out is not big or out.dtype != big.dtype))
-            or np.result_type(big, row) != big.dtype
-        ):
+    def call(x, y, out):
+        rows = long_rows(x, y)
+        if rows is None or not out.flags.c_contiguous:
             return ufunc(x, y, out=out)
-        out = np.empty_like(big) if out is None else out
-        flat, into, line = big.reshape(-1), out.reshape(-1), row.reshape(-1)
-        width = ROW // n * n
-        whole = big.size // width * width
-        tiled = np.tile(line, width // n)
-        for part, other in ((slice(0, whole), tiled), (slice(whole, None), line)):
-            rows, to = flat[part].reshape(-1, other.size), into[part].reshape(-1, other.size)
-            if first:
-                ufunc(other, rows, out=to)
-            else:
-                ufunc(rows, other, out=to)
+        run, tiled = rows
+        into = out.reshape(-1, run)
+        if np.size(x) >= np.size(y):
+            ufunc(x.reshape(-1, run), tiled, out=into)
+        else:
+            ufunc(tiled, y.reshape(-1, run), out=into)
         return out
 
     call.__name__ = call.__qualname__ = f"{ufunc.__name__}_over_rows"

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.errors import ShapeError
 
-__all__ = ["broadcast_error", "ufunc_impl", "in_long_rows", "FLOAT_SCALARS"]
+__all__ = ["broadcast_error", "ufunc_impl", "in_long_rows", "long_rows", "FLOAT_SCALARS"]
 
 
 def broadcast_error(name, args):
@@ -65,18 +65,25 @@ def in_long_rows(op, x, y):
     >>> np.array_equal(in_long_rows(operator.add, x, b), x + b)
     True
     """
-    if type(x) is np.ndarray and type(y) is np.ndarray:
-        if x.size >= _MANY and y.size < _SHORT:
-            run = _row_length(x, y)
-            if run:
-                rows = np.tile(y.reshape(-1), run // y.size)
-                return op(x.reshape(-1, run), rows).reshape(x.shape)
-        elif y.size >= _MANY and x.size < _SHORT:
-            run = _row_length(y, x)
-            if run:
-                rows = np.tile(x.reshape(-1), run // x.size)
-                return op(rows, y.reshape(-1, run)).reshape(y.shape)
-    return op(x, y)
+    rows = long_rows(x, y)
+    if rows is None:
+        return op(x, y)
+    run, tiled = rows
+    if x.size >= y.size:
+        return op(x.reshape(-1, run), tiled).reshape(x.shape)
+    return op(tiled, y.reshape(-1, run)).reshape(y.shape)
+
+
+def long_rows(x, y):
+    """Where :func:`in_long_rows` takes ``x`` and ``y`` in long rows: the rows' length and
+    the small operand tiled to one row; else None."""
+    if type(x) is not np.ndarray or type(y) is not np.ndarray:
+        return None
+    big, small = (x, y) if x.size >= y.size else (y, x)
+    if big.size < _MANY or small.size >= _SHORT:
+        return None
+    run = _row_length(big, small)
+    return (run, np.tile(small.reshape(-1), run // small.size)) if run else None
 
 
 def _row_length(big, small):
