@@ -34,6 +34,8 @@ impl: a product 9·C deep after a copy of 9x the input, at BLAS's worst on any C
 blocks are not measured on such a CPU). Sums run in another order than the plain impl's:
 the results are within its tolerance, not its bits. A result that is not finite is left to
 the plain impl (a window's padding, skipped here, times an infinite kernel is its NaN).
+numba compiles the two loops once per dtype, on the first large call (seconds: RESULTS.md
+gives the figure), and keeps them on disk.
 
 >>> import numpy as np
 >>> x, w = np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 8), np.float32)
