@@ -12,9 +12,9 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.fast_paths import plain
-from funcgrad.kernels import switch as kernel_switch
 from funcgrad.rules import conv as layer
 from tests.helpers import assert_a_block_under_transforms
+from tests.kernels.conv_checks import close, count_maps, options
 
 pytest.importorskip("numba", reason="the kernels need the native extra")
 direct = pytest.importorskip("funcgrad.kernels.direct_conv")
@@ -36,26 +36,9 @@ def _narrow_vectors(monkeypatch):
 
 
 @pytest.fixture
-def switch():
-    was = kernel_switch.SWITCH["on"]
-    yield lambda on: fg.config.update("funcgrad_numba_kernels", on)
-    kernel_switch.SWITCH["on"] = was
-
-
-@pytest.fixture
 def calls(monkeypatch):
-    """How often each map ran to the end (answered an array, not None)."""
-    counts = {}
-    for name in ("convolve", "input_cotangent", "kernel_cotangent"):
-        real = getattr(direct, name)
-
-        def spy(*args, _real=real, _name=name):
-            out = _real(*args)
-            counts[_name] = counts.get(_name, 0) + (out is not None)
-            return out
-
-        monkeypatch.setattr(direct, name, spy)
-    return counts
+    """How often each of the module's maps ran to the end (answered an array, not None)."""
+    return count_maps(monkeypatch, direct)
 
 
 def _block_product(rows, vectors):
@@ -100,18 +83,6 @@ def test_a_block_is_its_sum_with_any_strides(rows, vectors, dtype):
         assert np.array_equal(c[untouched], want[untouched])  # nothing written past a row
 
 
-def _options(padding):
-    return {"strides": (1, 1), "padding": padding, "lhs_dilation": (1, 1), "rhs_dilation": (1, 1)}
-
-
-def _close(got, want):
-    """Within the plain impl's own rounding: a few units in the last place of the scale."""
-    assert got.shape == want.shape and got.dtype == want.dtype
-    scale = float(np.max(np.abs(want), initial=1.0))
-    tol = 64 * np.finfo(want.dtype).eps * scale
-    np.testing.assert_allclose(got, want, rtol=0, atol=tol)
-
-
 SHAPES = [  # N, H, W, C, O, window, padding
     (2, 14, 14, 16, 32, (3, 3), ((1, 1), (1, 1))),
     (3, 9, 8, 8, 16, (3, 3), ((0, 2), (1, 0))),
@@ -131,11 +102,11 @@ def test_each_map_equals_the_plain_impl(shape, dtype):
     n, h, w, c, o, window, padding = shape
     x = RNG.normal(size=(n, h, w, c)).astype(dtype)
     k = RNG.normal(size=(*window, c, o)).astype(dtype)
-    p = _options(padding)
+    p = options(padding)
     y = plain(layer.conv)(x, k, **p)
     g = RNG.normal(size=y.shape).astype(dtype)
-    _close(direct.convolve(x, k, padding), y)
-    _close(
+    close(direct.convolve(x, k, padding), y)
+    close(
         direct.kernel_cotangent(x, g, window, padding),
         plain(layer.conv_kernel)(x, g, window, **p),
     )
@@ -144,12 +115,12 @@ def test_each_map_equals_the_plain_impl(shape, dtype):
     if c % lanes or max(max(pair) - (size - 1) for pair, size in zip(padding, window)) > 0:
         assert dx is None  # channels short of a vector, or a pad the plain impl crops
     else:
-        _close(dx, plain(layer.conv_transpose)(g, k, x.shape, **p))
+        close(dx, plain(layer.conv_transpose)(g, k, x.shape, **p))
 
 
 def test_which_convolutions_it_takes():
     x, k = np.ones((1, 8, 8, 16), np.float32), np.ones((3, 3, 16, 32), np.float32)
-    p = _options(((1, 1), (1, 1)))
+    p = options(((1, 1), (1, 1)))
     assert direct.applies(x, k, (3, 3), (16, 32), p)
     assert direct.applies(x[..., :1], k[:, :, :1], (3, 3), (1, 32), p)  # a first layer
     refused = [
@@ -182,12 +153,12 @@ def test_the_registration_prefers_it_to_winograd_and_falls_back(calls, monkeypat
     monkeypatch.setattr(winograd, "convolve", lambda *a: took.append(a) or real(*a))
     x = RNG.normal(size=(8, 24, 24, 8))
     k = RNG.normal(size=(3, 3, 8, 8))
-    p = _options(((1, 1), (1, 1)))
-    _close(layer.conv(x, k, **p), plain(layer.conv)(x, k, **p))
+    p = options(((1, 1), (1, 1)))
+    close(layer.conv(x, k, **p), plain(layer.conv)(x, k, **p))
     assert calls["convolve"] == 1 and not took
     # channels short of a vector (float32's 8): the direct kernel declines, Winograd takes it
     x32, k32 = x.astype(np.float32), RNG.normal(size=(3, 3, 8, 12)).astype(np.float32)
-    _close(layer.conv(x32, k32, **p), plain(layer.conv)(x32, k32, **p))
+    close(layer.conv(x32, k32, **p), plain(layer.conv)(x32, k32, **p))
     assert calls["convolve"] == 1 and len(took) == 1
 
 
@@ -195,7 +166,7 @@ def test_the_registration_prefers_it_to_winograd_and_falls_back(calls, monkeypat
 def test_infinities_and_nans_take_the_plain_impls_bits(bad, calls):
     x = RNG.normal(size=(8, 24, 24, 8))
     k = RNG.normal(size=(3, 3, 8, 8))
-    p = _options(((1, 1), (1, 1)))
+    p = options(((1, 1), (1, 1)))
     g = RNG.normal(size=(8, 24, 24, 8))
     x[3, 5, 7, 2] = bad
     k[0, 0, 1, 1] = bad  # times the padding's zeros: NaN at the edge in the plain impl
@@ -242,7 +213,7 @@ def test_a_models_value_and_gradient_with_and_without_it(dtype, switch, calls):
     assert calls["convolve"] >= 2 and calls["kernel_cotangent"] == 2
     assert calls["input_cotangent"] == 1
     for got, want in zip(results[True], results[False]):
-        _close(np.asarray(got), np.asarray(want))
+        close(np.asarray(got), np.asarray(want))
 
 
 def test_the_gradient_under_every_transform(calls):

@@ -21,14 +21,6 @@ from funcgrad.kernels import switch as kernel_switch
 numba = pytest.importorskip("numba", reason="the kernels need the native extra")
 
 
-@pytest.fixture
-def switch():
-    """Sets the switch for a test and restores it after."""
-    was = kernel_switch.SWITCH["on"]
-    yield lambda on: fg.config.update("funcgrad_numba_kernels", on)
-    kernel_switch.SWITCH["on"] = was
-
-
 def model(p, x, activation=lambda h: fg.nn.gelu(h, approximate=True)):
     """GELU over 2**18 numbers, a ReLU, a 2x2 max pool of them, a softmax over 256 rows of
     256: each large enough for its kernel."""

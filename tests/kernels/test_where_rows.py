@@ -9,7 +9,6 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
-from funcgrad.kernels import switch as kernel_switch
 
 pytest.importorskip("numba", reason="the kernels need the native extra")
 from funcgrad.kernels.where_rows import where_kernel
@@ -72,13 +71,6 @@ ROW = np.array([True, False, True, True])
 )
 def test_what_it_leaves_to_numpy(c, x, y):
     assert where_kernel(c, x, y) is None
-
-
-@pytest.fixture
-def switch():
-    was = kernel_switch.SWITCH["on"]
-    yield lambda on: fg.config.update("funcgrad_numba_kernels", on)
-    kernel_switch.SWITCH["on"] = was
 
 
 def _attention(q, k, mask):

@@ -10,9 +10,9 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.fast_paths import plain
-from funcgrad.kernels import switch as kernel_switch
 from funcgrad.rules import conv as layer
 from tests.helpers import assert_a_block_under_transforms
+from tests.kernels.conv_checks import close, count_maps, options
 
 pytest.importorskip("numba", reason="the kernels need the native extra")
 winograd = pytest.importorskip("funcgrad.kernels.winograd")
@@ -33,38 +33,9 @@ def _no_direct_kernel(monkeypatch):
 
 
 @pytest.fixture
-def switch():
-    was = kernel_switch.SWITCH["on"]
-    yield lambda on: fg.config.update("funcgrad_numba_kernels", on)
-    kernel_switch.SWITCH["on"] = was
-
-
-@pytest.fixture
 def calls(monkeypatch):
-    """How often each Winograd map ran to the end (answered an array, not None)."""
-    counts = {}
-    for name in ("convolve", "input_cotangent", "kernel_cotangent"):
-        real = getattr(winograd, name)
-
-        def spy(*args, _real=real, _name=name):
-            out = _real(*args)
-            counts[_name] = counts.get(_name, 0) + (out is not None)
-            return out
-
-        monkeypatch.setattr(winograd, name, spy)
-    return counts
-
-
-def _options(padding):
-    return {"strides": (1, 1), "padding": padding, "lhs_dilation": (1, 1), "rhs_dilation": (1, 1)}
-
-
-def _close(got, want):
-    """Within the plain impl's own rounding: a few units in the last place of the scale."""
-    assert got.shape == want.shape and got.dtype == want.dtype
-    scale = float(np.max(np.abs(want), initial=1.0))
-    tol = 64 * np.finfo(want.dtype).eps * scale
-    np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+    """How often each of the module's maps ran to the end (answered an array, not None)."""
+    return count_maps(monkeypatch, winograd)
 
 
 SHAPES = [  # N, H, W, C, O, padding
@@ -82,12 +53,12 @@ def test_each_map_equals_the_plain_impl(shape, dtype):
     n, h, w, c, o, padding = shape
     x = RNG.normal(size=(n, h, w, c)).astype(dtype)
     k = RNG.normal(size=(3, 3, c, o)).astype(dtype)
-    p = _options(padding)
+    p = options(padding)
     y = plain(layer.conv)(x, k, **p)
     g = RNG.normal(size=y.shape).astype(dtype)
-    _close(winograd.convolve(x, k, padding), y)
-    _close(winograd.kernel_cotangent(x, g, padding), plain(layer.conv_kernel)(x, g, (3, 3), **p))
-    _close(
+    close(winograd.convolve(x, k, padding), y)
+    close(winograd.kernel_cotangent(x, g, padding), plain(layer.conv_kernel)(x, g, (3, 3), **p))
+    close(
         winograd.input_cotangent(g, k, x.shape, padding),
         plain(layer.conv_transpose)(g, k, x.shape, **p),
     )
@@ -95,7 +66,7 @@ def test_each_map_equals_the_plain_impl(shape, dtype):
 
 def test_which_convolutions_it_takes():
     x, k = np.ones((1, 8, 8, 8), np.float32), np.ones((3, 3, 8, 8), np.float32)
-    p = _options(((1, 1), (1, 1)))
+    p = options(((1, 1), (1, 1)))
     assert winograd.applies(x, k, (3, 3), (8, 8), p)
     refused = [
         (x, k, (3, 3), (8, 8), {**p, "strides": (2, 1)}),
@@ -126,7 +97,7 @@ def test_which_convolutions_it_takes():
 def test_infinities_and_nans_take_the_plain_impls_bits(bad, calls):
     x = RNG.normal(size=(8, 24, 24, 8))
     k = RNG.normal(size=(3, 3, 8, 8))
-    p = _options(((1, 1), (1, 1)))
+    p = options(((1, 1), (1, 1)))
     g = RNG.normal(size=(8, 24, 24, 8))
     x[3, 5, 7, 2] = bad
     with np.errstate(invalid="ignore", over="ignore"):
@@ -168,7 +139,7 @@ def test_a_models_value_and_gradient_with_and_without_winograd(dtype, switch, ca
     assert calls["convolve"] >= 2 and calls["kernel_cotangent"] == 2
     assert calls["input_cotangent"] == 1
     for got, want in zip(results[True], results[False]):
-        _close(np.asarray(got), np.asarray(want))
+        close(np.asarray(got), np.asarray(want))
 
 
 def test_the_gradient_under_every_transform(calls):
