@@ -192,7 +192,7 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
                 reg = args[slot]
                 out = reg if native else f"out={reg}"
                 call = names.ufunc(ufunc_of(prim))
-                if not native and row_steps.takes(n._value, [a._value for a in n._args]):
+                if not native and row_steps.takes(n._value, (a._value for a in n._args)):
                     call = names.over_rows(ufunc_of(prim))  # beside a short row: long rows
                 lines.append(f"    {reg} = {call}({', '.join(args)}, {out})")
             else:

@@ -28,14 +28,13 @@ __all__ = ["over_rows", "takes"]
 
 
 def takes(value, operands):
-    """Whether a step of ``value`` (as traced) from the two ``operands`` runs in long rows:
-    a float array taken with a few numbers along its last axes (see the module)."""
-    return (
-        type(value) is np.ndarray
-        and value.dtype.kind == "f"
-        and len(operands) == 2
-        and long_rows(*operands) is not None
-    )
+    """Whether a step of ``value`` (as traced) from ``operands`` (an iterable, read only for
+    a float array's step) runs in long rows: a float array taken with a few numbers along
+    its last axes (see the module)."""
+    if type(value) is not np.ndarray or value.dtype.kind != "f":
+        return False
+    operands = tuple(operands)
+    return len(operands) == 2 and long_rows(*operands) is not None
 
 
 @functools.cache
