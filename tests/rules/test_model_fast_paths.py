@@ -651,3 +651,45 @@ def test_a_float_array_squared_is_np_powers_bits(dtype, exponent):
             assert elementwise._power(x[6:], y).dtype == np.power(x[6:], y).dtype
     np.testing.assert_array_equal(elementwise._power(np.arange(5), 2), np.arange(5) ** 2)
     # (under the transforms: the layer norm's (h - m) ** 2 in the normalising block's test)
+
+
+@pytest.mark.parametrize("axes", [(2, 0, 1), (-1, 0, 1), (1, -1, -3), (-2, -3, -1)])
+def test_a_transposes_cotangent_undoes_its_axes_negative_ones_too(axes):
+    # the primitive itself takes negative axes (fnp.transpose passes them normalised):
+    # sorting them would invert another permutation
+    from tests.helpers import central
+
+    x, w = (
+        RNG.normal(size=(2, 3, 4)),
+        RNG.normal(size=np.transpose(np.empty((2, 3, 4)), axes).shape),
+    )
+    loss = lambda x: fnp.sum(arrays.transpose(x, axes=axes) * w)
+    got = fg.grad(loss)(x)
+    assert got.shape == x.shape
+    np.testing.assert_allclose(got, central(loss, x), rtol=1e-7, atol=1e-9)
+    np.testing.assert_array_equal(fg.jit(fg.grad(loss))(x), got)
+
+
+def test_the_ones_a_sum_keeps_are_never_written_and_fresh_beyond_the_limit():
+    from funcgrad.rules import sums
+
+    kept = sums._ones(100, np.dtype(np.float32))
+    assert kept is sums._ones(100, np.dtype(np.float32)) and not kept.flags.writeable
+    assert sums._ones(100, np.dtype(np.float64)) is not kept
+    big = sums._KEEP_ONES + 1
+    assert sums._ones(big, np.dtype(np.float32)) is not sums._ones(big, np.dtype(np.float32))
+    x = RNG.normal(size=(128, 7)).astype(np.float32)
+    total = arrays.sum(x, axis=0)  # one BLAS product with the kept ones
+    total += 1.0  # the caller's result is its own to write
+    np.testing.assert_allclose(arrays.sum(x, axis=0), total - 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(sums._ones(128, np.dtype(np.float32)), np.ones(128, np.float32))
+
+
+def test_a_zero_exponent_known_from_numbers_is_flat():
+    from funcgrad.core.namespaces import known_all, known_any
+
+    assert known_all(np.float32(0.0) == 0) is True and known_any(1.0 == 0) is False
+    x = RNG.normal(size=4)
+    for y in (0.0, 0, np.float64(0.0)):
+        np.testing.assert_array_equal(fg.grad(lambda a: fnp.sum(a**y))(x), np.zeros(4))
+    np.testing.assert_allclose(fg.grad(lambda a: fnp.sum(a**3.0))(x), 3 * x**2, rtol=1e-14)

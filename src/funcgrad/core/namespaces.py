@@ -144,6 +144,10 @@ def namespace_of(values):
 
     Raises :class:`NamespaceError` when the values come from two libraries.
     """
+    if type(values) is tuple and 0 < len(values) <= 2:  # a primitive's operands, commonly
+        xp = _NAMESPACES.get(type(values[0]))
+        if xp is not None and (len(values) == 1 or type(values[1]) in (type(values[0]), float)):
+            return xp  # one library's arrays, or one and a Python float: nothing to check
     xp = first = None
     numpy_array = None
     for v in values:
@@ -202,6 +206,8 @@ def known_any(mask):
 
 
 def _known(mask, reduction):
+    if type(mask) is bool or type(mask) is np.bool_:  # numbers compared: the answer itself
+        return bool(mask)
     if not is_foreign(mask):
         return bool(getattr(np, reduction)(mask))
     if library_of(mask) == "dask":

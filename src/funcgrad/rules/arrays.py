@@ -142,7 +142,10 @@ def _sum_vjp(g, ans, x, axis=None, keepdims=False):
 def _transpose_vjp(g, ans, x, axes=None):
     if axes is None:
         return transpose(g)
-    return transpose(g, axes=tuple(int(a) for a in np.argsort(axes)))  # Python's ints
+    undo = [0] * len(axes)  # the inverse permutation, in Python's ints
+    for i, a in enumerate(axes):
+        undo[a] = i
+    return transpose(g, axes=tuple(undo))
 
 
 _BASIC = (int, np.integer, slice, type(None), type(Ellipsis))

@@ -9,6 +9,7 @@ a vector of ones.
 array([100., 100., 100.], dtype=float32)
 """
 
+import functools
 import math
 import operator
 
@@ -72,8 +73,24 @@ def _sum_by_blas(x, axis, keepdims):
     k, kept = len(axes), (1,) * len(axes) if keepdims else ()
     if axes == tuple(range(k)) and math.prod(x.shape[:k]) >= 64:
         rows = x.reshape(math.prod(x.shape[:k]), -1)
-        return (np.ones(len(rows), x.dtype) @ rows).reshape(kept + x.shape[k:])
+        return (_ones(len(rows), x.dtype) @ rows).reshape(kept + x.shape[k:])
     cols = math.prod(x.shape[x.ndim - k :])
     if axes == tuple(range(x.ndim - k, x.ndim)) and cols <= _SHORT_ROWS and 64 * cols <= x.size:
-        return (x.reshape(-1, cols) @ np.ones(cols, x.dtype)).reshape(x.shape[: x.ndim - k] + kept)
+        return (x.reshape(-1, cols) @ _ones(cols, x.dtype)).reshape(x.shape[: x.ndim - k] + kept)
     return None
+
+
+@functools.lru_cache(maxsize=32)
+def _kept_ones(n, dtype):
+    ones = np.ones(n, dtype)
+    ones.setflags(write=False)
+    return ones
+
+
+def _ones(n, dtype):
+    """A vector of ``n`` ones: a read-only one kept for the next call up to ``_KEEP_ONES``
+    (a model's sums repeat a few lengths each step), a fresh one beyond."""
+    return _kept_ones(n, dtype) if n <= _KEEP_ONES else np.ones(n, dtype)
+
+
+_KEEP_ONES = 1 << 16
