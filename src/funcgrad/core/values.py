@@ -99,6 +99,8 @@ def shape_of(x):
         return x.shape
     if t is float or t is np.float64:
         return ()
+    if t in _SIZED:  # another library's array met before: its own tuple of sizes
+        return tuple(x.shape)
     batch_axes = 0
     while isinstance(x, Box):
         batch_axes += x._trace.batch_axes

@@ -73,37 +73,38 @@ def mT(x):
 
 
 def _as_matrices(g, x, y):
-    """``x``, ``y`` promoted to at least 2-D, and ``g`` reshaped to match ``x @ y``."""
+    """``x``, ``y`` promoted to at least 2-D, and ``g`` reshaped to match ``x @ y``; and the
+    shapes of the promoted two (each shape read once: another library's costs a call)."""
     xs, ys = shape_of(x), shape_of(y)
-    x2 = reshape(x, shape=(1,) + xs) if len(xs) == 1 else x
-    y2 = reshape(y, shape=ys + (1,)) if len(ys) == 1 else y
-    x2s, y2s = shape_of(x2), shape_of(y2)
+    x2s = (1,) + xs if len(xs) == 1 else xs
+    y2s = ys + (1,) if len(ys) == 1 else ys
+    x2 = reshape(x, shape=x2s) if x2s is not xs else x
+    y2 = reshape(y, shape=y2s) if y2s is not ys else y
     xb, yb = x2s[:-2], y2s[:-2]
     # the stacks' broadcast shape (NumPy's call costs microseconds; a fold makes many)
     batch = xb if xb == yb or not yb else yb if not xb else np.broadcast_shapes(xb, yb)
     shape = batch + (x2s[-2], y2s[-1])
     g2 = g if shape_of(g) == shape else reshape(g, shape=shape)
-    return g2, x2, y2
+    return g2, x2, y2, x2s, y2s
 
 
-def _rows(a):
-    """A stack of matrices as the one matrix of all their rows."""
-    s = shape_of(a)
+def _rows(a, s):
+    """A stack of matrices of shape ``s`` as the one matrix of all their rows."""
     return reshape(a, shape=(math.prod(s[:-1]), s[-1]))
 
 
 def _matmul_vjp_x(g, ans, x, y):
-    g2, x2, y2 = _as_matrices(g, x, y)
+    g2, x2, y2, _, _ = _as_matrices(g, x, y)
     gx = unbroadcast(matmul(g2, mT(y2)), x2)
     return gx if x2 is x else reshape(gx, shape=shape_of(x))
 
 
 def _matmul_vjp_y(g, ans, x, y):
-    g2, x2, y2 = _as_matrices(g, x, y)
-    if len(shape_of(y2)) == 2 and len(shape_of(x2)) > 2:
+    g2, x2, y2, x2s, y2s = _as_matrices(g, x, y)
+    if len(y2s) == 2 and len(x2s) > 2:
         # One matrix shared by a stack (a layer's weight under batch axes): its cotangent
         # is one product over all the stack's rows, not a stack of products summed.
-        gy = matmul(mT(_rows(x2)), _rows(g2))
+        gy = matmul(mT(_rows(x2, x2s)), _rows(g2, x2s[:-1] + y2s[-1:]))
     else:
         gy = unbroadcast(matmul(mT(x2), g2), y2)
     return gy if y2 is y else reshape(gy, shape=shape_of(y))
