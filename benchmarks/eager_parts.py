@@ -21,9 +21,7 @@ check the plan. Calls take turns round by round, so the machine's drift hits all
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -34,22 +32,7 @@ import funcgrad as fg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import models
-
-SMALL = {"V": 96, "D": 32, "H": 4, "T": 16, "B": 4, "L": 2}  # the gate's host-bound step
-
-
-def timed(calls, repeats):
-    """Median milliseconds of each call, the calls taking turns round by round."""
-    for call in calls.values():
-        call()
-        call()
-    times = {k: [] for k in calls}
-    for _ in range(repeats):
-        for k, call in calls.items():
-            start = time.perf_counter()
-            call()
-            times[k].append(time.perf_counter() - start)
-    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
+from gate import _interleaved as timed  # medians of calls taking turns round by round
 
 
 def setting(shape, on_torch, torch):
@@ -59,13 +42,7 @@ def setting(shape, on_torch, torch):
     loss = models.gpt_loss(shape)
     p, d = models.cast(params, "float32"), models.cast(data, "float32")
     if on_torch:
-
-        def move(v):
-            kind = torch.float32 if v.dtype.kind == "f" else torch.int64
-            return torch.asarray(np.array(v), dtype=kind)
-
-        p, d = fg.tree_util.tree_map(move, params), {k: move(v) for k, v in data.items()}
-        d["causal"] = torch.tril(torch.ones(shape["T"], shape["T"], dtype=torch.bool))
+        p, d = models.gpt_on_torch(params, data, shape, torch)
     step, _ = models.torch_step(models.torch_loss("gpt", shape), params, data, "float32")
     eager = fg.value_and_grad(loss)
     whole, forward = fg.jit(eager), fg.jit(lambda p, d: loss(p, **d))
@@ -87,8 +64,8 @@ def main():
 
     torch.set_num_threads(1)
     settings = [
-        ("d 32 on PyTorch CPU tensors", SMALL, True, a.repeats * 3),
-        ("d 32 on NumPy arrays", SMALL, False, a.repeats * 3),
+        ("d 32 on PyTorch CPU tensors", models.HOST_BOUND, True, a.repeats * 3),
+        ("d 32 on NumPy arrays", models.HOST_BOUND, False, a.repeats * 3),
         ("d 128 on NumPy arrays", models.gpt_shape(False), False, a.repeats),
     ]
     for title, shape, on_torch, repeats in settings:

@@ -301,16 +301,10 @@ def measure_torch_tensors(repeats):
     sys.path.insert(0, str(HERE))
     import models
 
-    shape = {"V": 96, "D": 32, "H": 4, "T": 16, "B": 4, "L": 2}
+    shape = models.HOST_BOUND
     params, data = models.gpt_inputs(shape, np.random.default_rng(0))
     loss, tloss = models.gpt_loss(shape), models.torch_loss("gpt", shape)
-
-    def move(v):
-        kind = torch.float32 if v.dtype.kind == "f" else torch.int64
-        return torch.asarray(np.array(v), dtype=kind)
-
-    p, d = fg.tree_util.tree_map(move, params), {k: move(v) for k, v in data.items()}
-    d["causal"] = torch.tril(torch.ones(shape["T"], shape["T"], dtype=torch.bool))
+    p, d = models.gpt_on_torch(params, data, shape, torch)
     eager = fg.value_and_grad(loss)
     jitted = fg.jit(eager)
     step, _ = models.torch_step(tloss, params, data, "float32")

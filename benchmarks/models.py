@@ -89,6 +89,23 @@ def gpt_shape(large):
     )
 
 
+# The gate's host-bound GPT step: at this size PyTorch's calls cost more than their work.
+HOST_BOUND = {"V": 96, "D": 32, "H": 4, "T": 16, "B": 4, "L": 2}
+
+
+def gpt_on_torch(params, data, shape, torch):
+    """The GPT step's ``params`` and ``data`` as PyTorch CPU tensors (floats as float32,
+    indices as int64), with the causal mask funcgrad's loss takes on them."""
+
+    def move(v):
+        kind = torch.float32 if v.dtype.kind == "f" else torch.int64
+        return torch.asarray(np.array(v), dtype=kind)
+
+    p, d = fg.tree_util.tree_map(move, params), {k: move(v) for k, v in data.items()}
+    d["causal"] = torch.tril(torch.ones(shape["T"], shape["T"], dtype=torch.bool))
+    return p, d
+
+
 def gpt_inputs(shape, rng):
     V, D, T, B, L = (shape[k] for k in "VDTBL")
     w = lambda *s: rng.normal(size=s) * 0.05

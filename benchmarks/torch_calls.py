@@ -22,7 +22,7 @@ import funcgrad as fg
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import models
 
-SHAPE = {"V": 96, "D": 32, "H": 4, "T": 16, "B": 4, "L": 2}  # the gate's host-bound step
+SHAPE = models.HOST_BOUND  # the gate's host-bound step
 
 
 def counted(call, torch):
