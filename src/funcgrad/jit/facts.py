@@ -21,16 +21,26 @@ imports only funcgrad's core, so every layer may import it
 ``effect``
     it is called for what it does, not for its value (``fg.debug.callback``):
     a staged plan or a loop's body runs it though no output needs it.
+``reads_values``
+    its reverse rule reads the values of these arguments (True: of all) where they
+    are known: it raises where known values show no derivative (an eigenvector's, at
+    repeated eigenvalues) or takes an exact path (``x ** 0``), where a plan, not
+    knowing them, gives NaN or the general formula. An eager gradient through it is
+    folded every call, never replayed from a plan (:mod:`funcgrad.jit.eager_replay`),
+    unless each argument read is a number written into the graph.
 
 >>> from funcgrad.rules.matmul import matmul
 >>> from funcgrad.control.scan_primitive import scan_p
 >>> matmul in FRESH, scan_p in ABSTRACT, scan_p in LOWERED, scan_p in EFFECTS
 (True, True, True, False)
+>>> from funcgrad.rules.linalg import eigh_packed
+>>> eigh_packed in READS_VALUES, matmul in READS_VALUES
+(True, False)
 """
 
 from ..core.errors import ArgumentTypeError
 
-__all__ = ["FRESH", "ABSTRACT", "LOWERED", "EFFECTS", "declare"]
+__all__ = ["FRESH", "ABSTRACT", "LOWERED", "EFFECTS", "READS_VALUES", "declare"]
 
 # Read on every staged call, so plain sets and dicts. Primitives are defined once, at a
 # module's top level, so the tables keep them no longer than their module does.
@@ -38,9 +48,12 @@ FRESH: set = set()
 ABSTRACT: dict = {}
 LOWERED: dict = {}
 EFFECTS: set = set()
+READS_VALUES: dict = {}  # primitive -> the positions of the arguments read, or None: all
 
 
-def declare(*prims, fresh=False, abstract=None, lowered=None, effect=False, **unknown):
+def declare(
+    *prims, fresh=False, abstract=None, lowered=None, effect=False, reads_values=False, **unknown
+):
     """Writes what jit needs to know into its tables for each primitive; returns the last.
 
     >>> from funcgrad import Primitive
@@ -50,12 +63,12 @@ def declare(*prims, fresh=False, abstract=None, lowered=None, effect=False, **un
     >>> declare(copy, pure=True)
     Traceback (most recent call last):
     ...
-    funcgrad.errors.ArgumentTypeError: declare: unknown jit facts ['pure']; they are abstract, effect, fresh, lowered
+    funcgrad.errors.ArgumentTypeError: declare: unknown jit facts ['pure']; they are abstract, effect, fresh, lowered, reads_values
     """
     if unknown:
         raise ArgumentTypeError(
             f"declare: unknown jit facts {sorted(unknown)}; they are abstract, effect, fresh, "
-            "lowered"
+            "lowered, reads_values"
         )
     for prim in prims:
         if fresh:
@@ -66,4 +79,6 @@ def declare(*prims, fresh=False, abstract=None, lowered=None, effect=False, **un
             LOWERED[prim] = lowered
         if effect:
             EFFECTS.add(prim)
+        if reads_values:
+            READS_VALUES[prim] = None if reads_values is True else frozenset(reads_values)
     return prims[-1] if prims else None

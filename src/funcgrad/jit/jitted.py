@@ -172,6 +172,11 @@ def disable_jit(disable: bool = True):
         _switch["disabled"] -= step
 
 
+def jit_disabled():
+    """Whether a ``disable_jit`` block is open."""
+    return _switch["disabled"] > 0
+
+
 def clear_caches() -> None:
     """Drop the plans of every jitted function (JAX's ``jax.clear_caches``); the next call
     of each traces again.
@@ -429,6 +434,14 @@ def _foreign_key(example):
     except TypeError:
         return lambda leaf: (kind, tuple(leaf.shape), str(leaf.dtype), str(leaf.device))
     return lambda leaf: (kind, tuple(leaf.shape), leaf.dtype, leaf.device)
+
+
+def foreign_part(leaf):
+    """The cache-key part of another library's array: its type, shape, dtype and device."""
+    keyed = _FOREIGN_KEYS.get(type(leaf))
+    if keyed is None:
+        keyed = _FOREIGN_KEYS[type(leaf)] = _foreign_key(leaf)
+    return keyed(leaf)
 
 
 def _abstract(leaf, name):

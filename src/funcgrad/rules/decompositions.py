@@ -36,6 +36,7 @@ from ..core.namespaces import known_any
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import in_library_of, is_complex, plain, shape_of
+from ..jit import facts as jit_facts
 from . import elementwise as ew
 from .arrays import batch_elementwise, broadcast_to, concatenate, getitem, reshape
 from .arrays import sum as asum
@@ -531,3 +532,6 @@ complement = Primitive(
 
 # What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(matrix_rank, flat=ALL)
+
+# raised where known eigenvalues repeat, NaN where not known (jit, vmap)
+jit_facts.declare(spectral, complement, reads_values=True)

@@ -570,6 +570,7 @@ declare(maximum, minimum, relu, abs, where, where_positive, selects=True)
 # relu's, its slope's and its cotangent's impls return new arrays (never a view): a plan
 # may write into them
 jit_facts.declare(relu, step, where_positive, fresh=True)
+jit_facts.declare(power, reads_values=(1,))  # x ** 0 known flat (_power_dx)
 declare(sqrt, log, divide, power, singular=True)
 declare(
     exp,

@@ -48,6 +48,7 @@ from ..core.namespaces import is_foreign, known_any, library_of
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import float_dtype, in_library_of, is_complex, plain, shape_of
+from ..jit import facts as jit_facts
 from . import elementwise as ew
 from .arrays import (
     batch_elementwise,
@@ -505,3 +506,6 @@ pinv = Primitive("pinv", _pinv_impl, jvp=(_pinv_jvp,), batch=_stacked, xp=_xp_pi
 
 # What the analyses read about these primitives (funcgrad/analysis/facts.py).
 declare(slogdet_sign, flat=ALL)
+
+# raised where known eigenvalues repeat, NaN where not known (jit, vmap)
+jit_facts.declare(eigh_packed, reads_values=True)

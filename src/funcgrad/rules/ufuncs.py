@@ -30,6 +30,7 @@ from ..core.namespaces import dtype_in, is_foreign, known_all
 from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import as_dtype_of, dtype_of, float_dtype, is_complex, plain, raw
+from ..jit import facts as jit_facts
 from . import bessel_standard, special_standard
 from .arrays import batch_elementwise
 from .elementwise import (
@@ -421,6 +422,7 @@ logical_xor = elementwise("logical_xor", _ufunc(np.logical_xor), _zero2, _zero2)
 float_power = elementwise(
     "float_power", _ufunc(np.float_power), _float_power_dx, lambda ans, x, y: ans * _safe_log(x)
 )
+jit_facts.declare(float_power, reads_values=(1,))  # x ** 0 known flat (_float_power_dx)
 fmax = elementwise(
     "fmax",
     _ufunc(np.fmax),

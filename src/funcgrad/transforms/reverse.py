@@ -35,6 +35,7 @@ from ..dag.finite import checking
 from ..dag.fold import fold_back
 from ..dag.node import EXPRESSIONS, VAR, Node, ReverseTrace
 from ..dag.order import creation_order
+from ..jit.eager_replay import Replays
 from ..rules.elementwise import real_part_for
 from ..rules.ufuncs import in_dtype_of
 from .arguments import (
@@ -133,7 +134,7 @@ def _same(v):
     return v
 
 
-def pull_back(trace, out_leaves, cotangents, inputs):
+def pull_back(trace, out_leaves, cotangents, inputs, replays=None):
     """Cotangents of the inputs, given the cotangents of the output leaves.
 
     A trace that recorded its nodes (``record``) is folded in that order, with no walk
@@ -141,24 +142,35 @@ def pull_back(trace, out_leaves, cotangents, inputs):
     the same graph, since each node is made after its arguments (the nodes no output
     depends on get no cotangent and are passed over). Inside ``fg.debug_nans()`` the walk
     stays (:func:`~funcgrad.dag.order.creation_order`), so that only values the outputs
-    depend on are checked. The record ends here."""
+    depend on are checked. The record ends here. ``replays``
+    (:class:`~funcgrad.jit.eager_replay.Replays`, a gradient function's): a graph it has
+    seen folded often enough runs the plan of its backward pass instead."""
     with trace.recording() as made, at_users_line():
-        return _pull_back(trace, made, out_leaves, cotangents, inputs)
+        return _pull_back(trace, made, out_leaves, cotangents, inputs, replays)
 
 
-def _pull_back(trace, made, out_leaves, cotangents, inputs):
+def _pull_back(trace, made, out_leaves, cotangents, inputs, replays=None):
     seeds = {}
     for o, ct in zip(out_leaves, cotangents):
         if trace.owns(o) and ct is not None:
             ct = real_part_for(ct, o._value)  # a real output takes the real part of its cotangent
             seeds[o] = add_cotangents(seeds[o], ct) if o in seeds else ct
     result = []
+    grads = None
     if seeds:
-        wanted = {n for nodes, _ in inputs for n in nodes}
         order = creation_order if made is None or checking() else (lambda _: made)
-        grads, _ = fold_back(
-            seeds, vjp_step, add_cotangents, keep=wanted.__contains__, method=order, owned=set()
-        )
+        if replays is not None and len(seeds) == 1:
+            first = next((n for nodes, _ in inputs for n in nodes), None)
+            if replays.looking(made, first):
+                walked = creation_order(tuple(seeds))
+                ((out, seed),) = seeds.items()
+                grads = replays.gradients(walked, out, seed)
+                order = lambda _: walked  # the fold needs no walk of its own
+        if grads is None:
+            wanted = {n for nodes, _ in inputs for n in nodes}
+            grads, _ = fold_back(
+                seeds, vjp_step, add_cotangents, keep=wanted.__contains__, method=order, owned=set()
+            )
     else:
         grads = {}
     for nodes, treedef in inputs:
@@ -263,6 +275,8 @@ def _value_and_grad_of(fun, argnums, has_aux, holomorphic, keep_value):
     """value_and_grad's function; without ``keep_value`` (grad's) the value is not handed
     back (None), so no step makes it NumPy's under an outer jit."""
 
+    replays = Replays()  # the plans of its graphs' backward passes, once they repeat
+
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
         who = f"grad of {fun_name(fun)}"
@@ -281,7 +295,7 @@ def _value_and_grad_of(fun, argnums, has_aux, holomorphic, keep_value):
         check_scalar_output(out, who, holomorphic)
         value = result_of(trace, out) if keep_value else None
         seed = _seed(out)  # out has shape () or one element, e.g. (1,)
-        grads = pull_back(trace, (out,), (seed,), inputs)
+        grads = pull_back(trace, (out,), (seed,), inputs, replays)
         g = grads[0] if single else tuple(grads[k] for k in where)
         return ((value, aux) if has_aux else value), g
 
