@@ -484,8 +484,9 @@ class ReverseTrace(Trace):
         """``node``, made by :meth:`process` for a user's call, with NumPy's scalar as its
         value (see :func:`funcgrad.core.primitive.strong`): a ``fresh`` node, seen by
         no one yet, is given it where it is made, with no step of its own, since this graph
-        is folded, never replayed (jit's trace, whose plan replays its graph, records the
-        step); another is converted by a step."""
+        is never replayed forward (jit's trace, whose plan replays its graph, records the
+        step; a plan of its backward pass, jit/eager_replay.py, takes the value as it is
+        now); another is converted by a step."""
         if not fresh:
             return convert(node)
         node._value = convert(node._value)
