@@ -12,7 +12,7 @@ import funcgrad.numpy as fnp
 from funcgrad.errors import NoDerivativeError, NonFiniteError
 from funcgrad.jit import eager_replay
 from funcgrad.transforms import reverse
-from tests.helpers import numeric_grad, requires_torch, torch
+from tests.helpers import device_makers, numeric_grad, requires_torch, to_numpy, torch
 
 CALLS = eager_replay.REPEATS + 3  # folds, the compile, then replays
 RNG = np.random.default_rng(3)
@@ -297,3 +297,28 @@ def test_complex_parameters_replay_with_the_folds_bits(folds):
         ws = [RNG.standard_normal((5, 5)) + 1j * RNG.standard_normal((5, 5)) for _ in range(8)]
         _same_bits(f(ws, x), _folded(f, ws, x))
     assert folds[0] == 2 * CALLS - (CALLS - eager_replay.REPEATS)
+
+
+@pytest.mark.usefixtures("torch_refuses_numpy")
+@pytest.mark.parametrize("device", sorted(device_makers()))
+def test_device_arrays_replay_without_a_copy_to_numpy(device, folds):
+    """array-api-strict's second device and PyTorch tensors that refuse NumPy (the GPU's
+    stand-ins): the plan runs on the library's own calls, as the fold does."""
+    put = device_makers()[device]
+    f = fg.value_and_grad(lambda w, x: fnp.sum(_chain(w, x) ** 2))
+    w0, x0 = RNG.standard_normal((6, 6)) * 0.5, RNG.standard_normal((5, 6))
+    for k in range(CALLS):
+        w, x = put(w0 + k), put(x0)
+        value, g = f(w, x)
+        with fg.disable_jit():
+            want_value, want = f(w, x)
+        np.testing.assert_array_equal(to_numpy(g), to_numpy(want))
+        np.testing.assert_array_equal(to_numpy(value), to_numpy(want_value))
+    assert folds[0] == 2 * CALLS - (CALLS - eager_replay.REPEATS)
+
+
+def _chain(w, x):
+    h = x
+    for _ in range(12):
+        h = fnp.tanh(fnp.matmul(h, w)) * 0.5 + h * 0.25
+    return h
