@@ -4,6 +4,8 @@ first calls fold) or inside ``fg.disable_jit()``, to the bit; central difference
 model; the eager semantics a plan must keep (effects, errors, exact paths) checked by
 calling past the point where the plan takes over."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -322,3 +324,32 @@ def _chain(w, x):
     for _ in range(12):
         h = fnp.tanh(fnp.matmul(h, w)) * 0.5 + h * 0.25
     return h
+
+
+def _warnings_of(call):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = call()
+    return out, [(str(w.message), w.filename, w.lineno) for w in seen]
+
+
+def test_floating_point_warnings_are_the_folds(folds):
+    """A plan meeting a floating-point error gives way to the fold, whose warnings name the
+    rule's operation at the user's line; ``errstate`` still raises or silences."""
+    f = fg.grad(lambda w, x: fnp.sum(fnp.log(_chain(w, x) ** 2)), argnums=(0, 1))
+    w, bad = np.eye(6) * 0.5, np.ones((5, 6))
+    bad[0, 0] = 0.0
+    first = _warnings_of(lambda: f(w, bad))
+    assert any("divide by zero" in m for m, _, _ in first[1])
+    for _ in range(CALLS):
+        again = _warnings_of(lambda: f(w, bad))
+        _same_bits(again[0], first[0])
+        assert again[1] == first[1]
+        assert _warnings_of(lambda: f(w, np.ones((5, 6))))[1] == []
+    # every call meeting log(0) folded; the clean ones ran the plan (the first of them is
+    # the graph's third sighting: the compile)
+    assert folds[0] == 1 + CALLS
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        f(w, bad)
+    with np.errstate(all="ignore"):
+        assert _warnings_of(lambda: f(w, bad))[1] == []

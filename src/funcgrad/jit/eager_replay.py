@@ -24,7 +24,9 @@ runs every call), one whose rule reads values it is given (:data:`funcgrad.jit.f
 READS_VALUES`: an eigenvector's derivative raised where the eigenvalues repeat), a value
 held by another transform (``grad`` inside ``jit`` or ``vmap``), inside
 ``fg.debug_nans()`` (which names the node) or ``fg.disable_jit()``. A graph whose staging
-fails is folded from then on.
+fails is folded from then on. A plan that meets a floating-point error NumPy's error state
+does not ignore (``log(0)``'s slope) gives way to the fold on that call, so the warning,
+error or callback is the fold's, naming the rule's operation at the user's line.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -117,8 +119,9 @@ class Replays:
         if entry is None:
             return None
         if type(entry) is Jitted:  # its first replay: staged and compiled now
-            try:
-                plan, leaves = entry._plan_for((values, seed), {})
+            try:  # (staging computes on these values: what it meets, the plan meets below)
+                with np.errstate(all="ignore"):
+                    plan, leaves = entry._plan_for((values, seed), {})
             except Exception:  # staging this graph's rules failed: the fold answers, always
                 self._seen[key] = False
                 return None
@@ -128,7 +131,10 @@ class Replays:
                 self._seen[key] = plan
         else:
             plan, leaves = entry, [*values, seed]
-        grads = tree_unflatten(plan.out_def, plan.outputs(*leaves))
+        outputs = _outputs(plan, leaves)
+        if outputs is None:
+            return None
+        grads = tree_unflatten(plan.out_def, outputs)
         return dict(zip([n for n in order if n._prim is VAR], grads))
 
     def _entry(self, key, order, trace):
@@ -150,6 +156,20 @@ class Replays:
             seen[key] = Jitted(_backward_of(order, trace), max_plans=1)
             self._compiled = True
             return seen[key]
+
+
+def _outputs(plan, leaves):
+    """The plan's outputs, or None where NumPy met a floating-point error that the error
+    state in force does not ignore (``log(0)``'s slope): the fold then runs again, to
+    warn, raise or call as it does, naming the rule's operation and not the plan's step."""
+    watched = {k: "raise" for k, mode in np.geterr().items() if mode != "ignore"}
+    if not watched:
+        return plan.outputs(*leaves)
+    try:
+        with np.errstate(**watched):
+            return plan.outputs(*leaves)
+    except FloatingPointError:
+        return None
 
 
 def _backward_of(order, trace):
