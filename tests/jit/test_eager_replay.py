@@ -5,6 +5,7 @@ model; the eager semantics a plan must keep (effects, errors, exact paths) check
 calling past the point where the plan takes over."""
 
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -57,6 +58,13 @@ def _same_bits(a, b):
             x, y = np.asarray(x), np.asarray(y)
             assert x.dtype == y.dtype and x.shape == y.shape
             np.testing.assert_array_equal(x, y)
+
+
+@pytest.fixture(autouse=True)
+def fresh_replays(monkeypatch):
+    """Each test starts with no graph seen: a function's plans are shared by all its
+    gradient functions, so the module's models would carry them from test to test."""
+    monkeypatch.setattr(eager_replay, "_BY_FUNCTION", weakref.WeakKeyDictionary())
 
 
 @pytest.fixture
@@ -353,3 +361,18 @@ def test_floating_point_warnings_are_the_folds(folds):
         f(w, bad)
     with np.errstate(all="ignore"):
         assert _warnings_of(lambda: f(w, bad))[1] == []
+
+
+def test_a_gradient_function_made_each_step_replays_too(folds):
+    """``fg.grad(loss)(params)`` inside the loop, as JAX's users write it: every gradient
+    function of one function shares its plans (and argnums changes the graph's signature,
+    since it decides which leaves are variables)."""
+    x = RNG.standard_normal((5, 6))
+    for _ in range(CALLS):
+        p = _params()
+        _same_bits(fg.grad(_mlp)(p, x), _folded(fg.grad(_mlp), p, x))
+    assert folds[0] == 2 * CALLS - (CALLS - eager_replay.REPEATS)
+    for _ in range(CALLS):
+        p = _params()
+        both = fg.value_and_grad(_mlp, argnums=(0, 1))(p, x)
+        _same_bits(both, _folded(fg.value_and_grad(_mlp, argnums=(0, 1)), p, x))

@@ -2,31 +2,33 @@
 
 ``fg.grad`` and ``fg.value_and_grad`` trace the function and fold back over its graph on
 every call (:func:`funcgrad.dag.fold.fold_back`). A training loop calls them with the same
-graph again and again: the same primitives, parameters and shapes, new values. Each
-gradient function keeps :class:`Replays`: once one graph has been folded ``REPEATS`` times,
-the fold over it is staged once by jit (the same rules, written down as a plan of calls),
-and later calls with that graph run the plan on the new graph's values instead of folding.
-The plan makes the rules' own calls in the fold's order, so its gradients are the fold's
-(tests/jit/test_eager_replay.py checks the bits on NumPy's float32 and float64 and on
-PyTorch's tensors); what it saves is the fold's Python: its per-node dispatch, each rule's
-look-ups and the checks of each call, which on PyTorch's tensors cost more than PyTorch's
-own backward pass. This departs from the idea of a fold run on every call, the way jit
-does: the fold still defines what the plan computes, since the plan is its trace.
+graph again and again: the same primitives, parameters and shapes, new values. The
+gradient functions of one function share its :class:`Replays` (:func:`replays_of`): once
+one graph has been folded ``REPEATS`` times, the fold over it is staged once by jit (the
+same rules, written down as a plan of calls), and later calls with that graph run the
+plan on the new graph's values instead of folding. The plan makes the rules' own calls in
+the fold's order, so its gradients are the fold's (tests/jit/test_eager_replay.py checks
+the bits on NumPy's float32, float64 and complex arrays and on PyTorch's tensors); what it
+saves is the fold's Python: its per-node dispatch, each rule's look-ups and the checks of
+each call, which on PyTorch's tensors cost more than PyTorch's own backward pass. This
+departs from the idea of a fold run on every call the way jit does: the fold still
+defines what the plan computes, since the plan is its trace.
 
 The graph's *signature* is what the fold's result depends on besides the values: each
 node's primitive, parameters and parents, whether a slope was kept with its value, the
 kind, shape and dtype of each value, and each scalar constant by value (a rule may read
 it: ``x ** 0.0`` is flat, ``x ** 2.0`` takes ``2 x``); arrays, intermediate values
 included, are the plan's inputs. A graph is folded every time where replaying could change
-an answer or skip an effect: fewer than ``MIN_NODES`` nodes, a primitive defined outside
-funcgrad's rules (a user's primitive, a custom rule, a loop, a callback: their Python
-runs every call), one whose rule reads values it is given (:data:`funcgrad.jit.facts.
-READS_VALUES`: an eigenvector's derivative raised where the eigenvalues repeat), a value
-held by another transform (``grad`` inside ``jit`` or ``vmap``), inside
-``fg.debug_nans()`` (which names the node) or ``fg.disable_jit()``. A graph whose staging
-fails is folded from then on. A plan that meets a floating-point error NumPy's error state
-does not ignore (``log(0)``'s slope) gives way to the fold on that call, so the warning,
-error or callback is the fold's, naming the rule's operation at the user's line.
+an answer or skip an effect: fewer than ``MIN_NODES`` nodes (or more than ``MAX_NODES``,
+whose compile would stall a call for seconds), a primitive defined outside funcgrad's
+rules (a user's primitive, a custom rule, a loop, a callback: their Python runs every
+call), one whose rule reads values it is given (:data:`funcgrad.jit.facts.READS_VALUES`:
+an eigenvector's derivative raised where the eigenvalues repeat), a value held by another
+transform (``grad`` inside ``jit`` or ``vmap``), inside ``fg.debug_nans()`` (which names
+the node) or ``fg.disable_jit()``. A graph whose staging fails is folded from then on. A
+plan that meets a floating-point error NumPy's error state does not ignore (``log(0)``'s
+slope) gives way to the fold on that call, so the warning, error or callback is the
+fold's, naming the rule's operation at the user's line.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -45,6 +47,7 @@ True
 
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -62,7 +65,7 @@ from ..rules.gather import TRACED, gather
 from .facts import EFFECTS, READS_VALUES
 from .jitted import Jitted, foreign_part, jit_disabled
 
-__all__ = ["Replays", "REPEATS", "MIN_NODES", "replayable"]
+__all__ = ["Replays", "replays_of", "REPEATS", "MIN_NODES", "replayable"]
 
 REPEATS = 2
 """Folds of one graph before its backward pass is compiled; the next call replays it."""
@@ -70,10 +73,35 @@ REPEATS = 2
 MIN_NODES = 32
 """Smaller graphs are always folded: their fold costs little beside finding the plan."""
 
+MAX_NODES = 1 << 17
+"""Larger graphs are always folded: their compile would stall one call for seconds."""
+
 KEPT = 8
 """Graphs remembered per gradient function (the least recently seen go first)."""
 
 _GIVE_UP = 16  # graphs not replayable or new, after which a function with no plan stops looking
+
+
+def replays_of(fun):
+    """The :class:`Replays` every gradient function of ``fun`` shares, so that
+    ``fg.grad(loss)(params)`` written inside a training loop, a new gradient function each
+    step, replays too; a new one where ``fun`` cannot be a weak key.
+
+    >>> def loss(w):
+    ...     return w * w
+    >>> replays_of(loss) is replays_of(loss), replays_of(loss) is replays_of(lambda w: w)
+    (True, False)
+    """
+    try:
+        found = _BY_FUNCTION.get(fun)
+        if found is None:
+            found = _BY_FUNCTION[fun] = Replays()
+        return found
+    except TypeError:  # not hashable, or no weak reference to it
+        return Replays()
+
+
+_BY_FUNCTION: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class Replays:
@@ -96,7 +124,7 @@ class Replays:
         record (``made``, where it kept one) is short, its first ``variable`` is a Python
         number (a graph of numbers, which a plan of arrays does not take), or this function
         gave up."""
-        if made is not None and len(made) < MIN_NODES:
+        if made is not None and not MIN_NODES <= len(made) <= MAX_NODES:
             return False
         if variable is None or type(variable._value) in _SCALARS:
             return False
@@ -106,7 +134,9 @@ class Replays:
         """The cotangents of the variables of ``order``'s graph (its nodes in the order
         made, ``out`` last) seeded with ``seed``, from the plan of its backward pass:
         ``{variable: cotangent or None}``; None where this graph is folded."""
-        if len(order) < MIN_NODES or order[-1] is not out or checking() or jit_disabled():
+        if not MIN_NODES <= len(order) <= MAX_NODES or order[-1] is not out:
+            return None
+        if checking() or jit_disabled():
             return None
         if self._misses > _GIVE_UP and not self._compiled:
             return None  # a function whose graphs do not repeat: no more looking

@@ -35,7 +35,7 @@ from ..dag.finite import checking
 from ..dag.fold import fold_back
 from ..dag.node import EXPRESSIONS, VAR, Node, ReverseTrace
 from ..dag.order import creation_order
-from ..jit.eager_replay import Replays
+from ..jit.eager_replay import replays_of
 from ..rules.elementwise import real_part_for
 from ..rules.ufuncs import in_dtype_of
 from .arguments import (
@@ -275,7 +275,7 @@ def _value_and_grad_of(fun, argnums, has_aux, holomorphic, keep_value):
     """value_and_grad's function; without ``keep_value`` (grad's) the value is not handed
     back (None), so no step makes it NumPy's under an outer jit."""
 
-    replays = Replays()  # the plans of its graphs' backward passes, once they repeat
+    replays = replays_of(fun)  # the plans of its graphs' backward passes, once they repeat
 
     @functools.wraps(fun)
     def value_and_grad_fun(*args, **kwargs):
