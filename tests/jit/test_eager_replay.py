@@ -376,3 +376,15 @@ def test_a_gradient_function_made_each_step_replays_too(folds):
         p = _params()
         both = fg.value_and_grad(_mlp, argnums=(0, 1))(p, x)
         _same_bits(both, _folded(fg.value_and_grad(_mlp, argnums=(0, 1)), p, x))
+
+
+def test_a_gradient_function_pickles_with_its_closure():
+    """cloudpickle sends a closure to another process (Dask, joblib): the plans stay here."""
+    cloudpickle = pytest.importorskip("cloudpickle")
+    g = fg.value_and_grad(lambda p, x: _mlp(p, x))
+    p, x = _params(), RNG.standard_normal((5, 6))
+    for _ in range(CALLS):
+        g(p, x)
+    again = cloudpickle.loads(cloudpickle.dumps(g))
+    for _ in range(CALLS):
+        _same_bits(again(p, x), g(p, x))

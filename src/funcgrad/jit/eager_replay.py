@@ -119,6 +119,11 @@ class Replays:
         self._compiled = False
         self._lock = threading.Lock()
 
+    def __reduce__(self):
+        # a gradient function pickled with its closure (cloudpickle, for another process)
+        # takes no plans along: they are rebuilt there, once its graphs repeat
+        return (Replays, ())
+
     def looking(self, made, variable):
         """Whether a graph may be replayed, asked before it is walked: not where the trace's
         record (``made``, where it kept one) is short, its first ``variable`` is a Python
