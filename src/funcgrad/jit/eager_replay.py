@@ -105,7 +105,8 @@ _BY_FUNCTION: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class Replays:
-    """One gradient function's graphs and the plans of their backward passes.
+    """The graphs one function's gradient functions have folded, and the plans of their
+    backward passes.
 
     :meth:`gradients` answers a fold's question, ``{variable: cotangent}``, by a plan where
     it has one, else None: the caller folds.

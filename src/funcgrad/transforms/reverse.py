@@ -7,7 +7,8 @@ DAG a hand-built expression is), and fold back over it with
 :func:`~funcgrad.dag.fold.fold_back`. Because a primitive is recorded by the
 innermost trace first and computes its value by calling itself on the
 unwrapped arguments, transforms nest to any depth, and an inner derivative
-never sees an outer one's perturbation.
+never sees an outer one's perturbation. ``grad`` and ``value_and_grad`` run a plan of
+the fold instead once a graph repeats (:mod:`funcgrad.jit.eager_replay`).
 """
 
 import functools
