@@ -139,13 +139,12 @@ class Replays:
     def gradients(self, order, out, seed):
         """The cotangents of the variables of ``order``'s graph (its nodes in the order
         made, ``out`` last) seeded with ``seed``, from the plan of its backward pass:
-        ``{variable: cotangent or None}``; None where this graph is folded."""
+        ``{variable: cotangent or None}``; None where this graph is folded. Asked only
+        where :meth:`looking` said yes (which also says when a function gives up)."""
         if not MIN_NODES <= len(order) <= MAX_NODES or order[-1] is not out:
             return None
         if checking() or jit_disabled():
             return None
-        if self._misses > _GIVE_UP and not self._compiled:
-            return None  # a function whose graphs do not repeat: no more looking
         found = signature(order, out._trace)
         if found is None:
             self._misses += 1
@@ -219,8 +218,9 @@ def _backward_of(order, trace):
     for n in order:
         prim, params = n._prim, n._params
         indexed = 0
-        if prim is getitem and _fancy(params["index"]) is not None:
-            gathered, arrays = _fancy(params["index"])
+        fancy = _fancy(params["index"]) if prim is getitem else None
+        if fancy is not None:
+            gathered, arrays = fancy
             prim, params, indexed = gather, {"template": gathered, "mode": "raise"}, len(arrays)
         written = (n._value,) if _written(n) else None
         template.append((prim, params, tuple(position[a] for a in n._args), indexed, written))
