@@ -63,7 +63,7 @@ from ..dag.node import CONST, VAR, Leaf, Node, ReverseTrace
 from ..rules.arrays import getitem
 from ..rules.gather import TRACED, gather
 from .facts import EFFECTS, READS_VALUES
-from .jitted import Jitted, foreign_part, jit_disabled
+from .jitted import FOREIGN_KEYS, Jitted, foreign_part, jit_disabled
 
 __all__ = ["Replays", "replays_of", "REPEATS", "MIN_NODES", "replayable"]
 
@@ -118,6 +118,7 @@ class Replays:
         self._seen: OrderedDict = OrderedDict()
         self._misses = 0  # graphs not replayable, or seen for the first time
         self._compiled = False
+        self._last = (None, None)  # the signature last answered by a plan, and its plan
         self._lock = threading.Lock()
 
     def __reduce__(self):
@@ -175,12 +176,19 @@ class Replays:
     def _entry(self, key, order, trace):
         """The jitted backward pass of the graph ``key`` names, once it has repeated; None
         before (its sightings counted) and for a graph whose staging failed."""
+        last, plan = self._last
+        if last is not None and last == key:  # the graph of the last call: the commonest
+            return plan
         with self._lock:
             seen = self._seen
             entry = seen.get(key, 0)
             if type(entry) is not int:
                 seen.move_to_end(key)
-                return None if entry is False else entry
+                if entry is False:
+                    return None
+                if type(entry) is not Jitted:
+                    self._last = (key, entry)
+                return entry
             if entry < REPEATS:
                 seen[key] = entry + 1
                 if entry == 0:
@@ -343,16 +351,22 @@ def signature(order, trace):
         position[n] = i
         prim, v = n._prim, n._value
         kind = type(v)
-        if kind is not np.ndarray:
-            if kind in _SCALARS:
+        if kind is np.ndarray:
+            shaped = (kind, v.shape, v.dtype)
+        else:
+            keyed = FOREIGN_KEYS.get(kind)  # another library's array type met before
+            if keyed is not None:
+                shaped = keyed(v)
+            elif kind in _SCALARS:
                 if prim is not CONST:  # a Python number the function computed: folded
                     return None
                 add_part((kind, _scalar_key(v)))
                 continue
-            if isinstance(v, Box) or not (isinstance(v, np.generic) or is_foreign(v)):
+            elif isinstance(v, Box) or not (isinstance(v, np.generic) or is_foreign(v)):
                 return None
+            else:
+                shaped = _value_key(v)
         add_value(v)
-        shaped = (kind, v.shape, v.dtype) if kind is np.ndarray else _value_key(v)
         if type(prim) is Leaf:
             add_part((prim, shaped))
             continue
@@ -368,25 +382,41 @@ def signature(order, trace):
                 gathered, arrays = fancy
                 values.extend(arrays)
                 params = {"index": gathered, "arrays": tuple(map(_value_key, arrays))}
-        add_part(
-            (
-                prim,
-                _params_key(params) if params else None,
-                tuple([position[a] for a in n._args]),
-                shaped,
-            )
-        )
+        args = n._args
+        if len(args) == 1:  # one or two parents, the commonest, without a comprehension
+            parents = (position[args[0]],)
+        elif len(args) == 2:
+            parents = (position[args[0]], position[args[1]])
+        else:
+            parents = tuple([position[a] for a in args])
+        add_part((prim, _params_key(params) if params else None, parents, shaped))
     slopes = trace.slopes
     if slopes:
         sloped = [n for n in order if n._id in slopes]
         parts.append(tuple(position[n] for n in sloped))
         values.extend(slopes[n._id] for n in sloped)
-    key = tuple(parts)
     try:
-        hash(key)
+        key = Signature(parts)
     except TypeError:  # a parameter that is not a value (an array, a list of them)
         return None
     return key, values
+
+
+class Signature:
+    """A graph's signature, its hash taken once: a dict hashes a tuple each time it is
+    looked up, and this one holds a tuple for each of the graph's nodes."""
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, parts):
+        self.parts = tuple(parts)
+        self._hash = hash(self.parts)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return type(other) is Signature and self._hash == other._hash and self.parts == other.parts
 
 
 def _value_key(v):
@@ -424,9 +454,10 @@ def _param_key(v):
     3.12); an array stays itself, unhashable, so its graph is folded."""
     kind = type(v)
     if kind is tuple or kind is list:
-        if all(type(p) is int for p in v):  # axes, a shape
-            return (kind, *v)
-        return (kind, tuple(map(_param_key, v)))
+        for p in v:
+            if type(p) is not int:
+                return (kind, tuple(map(_param_key, v)))
+        return (kind, *v)  # axes, a shape
     if kind is slice:
         return (slice, _param_key(v.start), _param_key(v.stop), _param_key(v.step))
     if kind is float or kind is complex:
