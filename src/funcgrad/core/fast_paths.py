@@ -100,7 +100,16 @@ def register_form(prim, library, fast, bind=None):
 
 def _library(values):
     """The library of the first foreign array among ``values``, or None."""
-    return next((library_of(v) for v in values if is_foreign(v)), None)
+    for v in values:  # a loop and a table: this is asked at every call of a form
+        library = _LIBRARY_OF_TYPE.get(type(v))
+        if library is None:
+            library = _LIBRARY_OF_TYPE[type(v)] = library_of(v) if is_foreign(v) else False
+        if library:
+            return library
+    return None
+
+
+_LIBRARY_OF_TYPE: dict = {}  # a value's type -> its library where foreign, else False
 
 
 def _form_with(form, fasts, binds):

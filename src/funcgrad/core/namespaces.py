@@ -70,6 +70,7 @@ _LIBRARIES = {
     "jaxlib": "jax",
 }
 _NAMESPACES: dict = {}  # the array type -> its namespace (looked up once per type)
+KNOWN_NAMESPACES = _NAMESPACES  # read as a dict where a call would cost (Primitive.run)
 
 
 def library_of(x):
@@ -272,8 +273,25 @@ def own_function(xp, name, examples=()):
     >>> own_function(xs, "matmul") is xs.matmul
     True
     """
+    one_dtype = bool(examples)
+    if one_dtype:  # a loop: matmul asks at every eager call
+        first = getattr(examples[0], "dtype", None)
+        for e in examples:
+            if getattr(e, "dtype", None) != first:
+                one_dtype = False
+                break
+    key = (xp, name, one_dtype)
+    found = _OWN_FUNCTIONS.get(key)
+    if found is None:
+        found = _OWN_FUNCTIONS[key] = _own_function(xp, name, one_dtype)
+    return found
+
+
+_OWN_FUNCTIONS: dict = {}  # (namespace, name, operands of one dtype) -> the function
+
+
+def _own_function(xp, name, one_dtype):
     own = _OWN.get(getattr(xp, "__name__", ""))
-    one_dtype = len({getattr(e, "dtype", None) for e in examples}) == 1
     if own is None or name not in _WRAPPED or not one_dtype:
         return getattr(xp, name, None)
     library, renamed = own

@@ -59,7 +59,7 @@ from . import derived_pages
 from .derived_pages import ufunc_signature
 from .errors import NamespaceError
 from .fp_warnings import routed_call
-from .namespaces import PLAIN_TYPES, is_foreign, library_of, namespace_of
+from .namespaces import KNOWN_NAMESPACES, PLAIN_TYPES, is_foreign, library_of, namespace_of
 from .promotion import WATCHING, check
 from .results import NUMPY_SCALAR, answer_weak, as_numpy, from_outside, numpy_result, weak
 from .traces import Box
@@ -164,7 +164,10 @@ class Primitive:
             a = args[0]
             if isinstance(a, Box):
                 out = a._trace.process(self, args, params)
-                if type(out._value) is np.ndarray or not weak(out):
+                v = out._value  # a Python number answers as the caller should get it
+                if type(v) is np.ndarray or (
+                    type(v) not in NUMPY_SCALAR and (not isinstance(v, Box) or not weak(v))
+                ):
                     return out
                 return self._answer(out)
             if type(a) in PLAIN_TYPES:
@@ -185,7 +188,10 @@ class Primitive:
                 other = True
         if top is not None:
             out = top.process(self, args, params)
-            if type(out._value) is np.ndarray or not weak(out):
+            v = out._value
+            if type(v) is np.ndarray or (
+                type(v) not in NUMPY_SCALAR and (not isinstance(v, Box) or not weak(v))
+            ):
                 return out
             return self._answer(out)
         if other:
@@ -204,9 +210,20 @@ class Primitive:
     def run(self, args, params):
         """The primitive on plain values of any library: NumPy's through ``impl``, another
         library's arrays through ``xp`` and their own namespace (see funcgrad.core.namespaces)."""
-        xp = namespace_of(args)
+        # one library's arrays, or one and a Python float, of a type met before: the
+        # commonest call, its namespace found without a search (and no NumPy number in it)
+        n = len(args)
+        kind = type(args[0]) if n else None
+        pair = n == 2 and type(args[1]) in (kind, float)
+        xp = KNOWN_NAMESPACES.get(kind) if n == 1 or pair else None
         if xp is None:
-            return self.impl(*args, **params)
+            xp = namespace_of(args)
+            if xp is None:
+                return self.impl(*args, **params)
+            for a in args:  # NumPy's numbers as Python's (a loop: no generator to make a call)
+                if isinstance(a, _NUMPY_NUMBERS):
+                    args = [python_number(a) for a in args]
+                    break
         if self.xp is None:
             a = next(a for a in args if is_foreign(a))
             raise NamespaceError(
@@ -215,10 +232,6 @@ class Primitive:
                 f"on its own; convert the array yourself (np.asarray, or .compute() for Dask), "
                 f"or give the primitive one with funcgrad.extend.defxp"
             )
-        for a in args:  # NumPy's numbers as Python's (a loop: no generator to make a call)
-            if isinstance(a, _NUMPY_NUMBERS):
-                args = [python_number(a) for a in args]
-                break
         try:
             return self.xp(xp, *args, **params)
         except AttributeError as e:  # the library's namespace lacks a function the form needs
