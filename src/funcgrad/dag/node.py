@@ -279,6 +279,8 @@ class Node(ArrayLike):
     __rmul__ = _operator("__rmul__", ew.multiply, reflected=True)
     __sub__ = _operator("__sub__", ew.subtract)
     __rsub__ = _operator("__rsub__", ew.subtract, reflected=True)
+    __truediv__ = _operator("__truediv__", ew.divide)
+    __rtruediv__ = _operator("__rtruediv__", ew.divide, reflected=True)
 
 
 _NO_PARAMS: dict = {}
@@ -429,14 +431,14 @@ class ReverseTrace(Trace):
                 if value is x or value is y:
                     value = value.view()  # an operand handed back: freeze a view of it
                 value.setflags(write=False)
+        elif not isinstance(x, Box) and not isinstance(y, Box):
+            # another library's arrays: their namespace's form, without dispatch
+            value = prim.run((x, y), _NO_PARAMS)
         else:  # values an outer trace traces (jit's, under grad): that trace's call
             inner = _inner_trace(x, y)
-            if inner is not None:
-                value = inner.binary(prim, x, y)
-            elif isinstance(x, Box) or isinstance(y, Box):
+            if inner is None:
                 return self._general(prim, (a, b), _NO_PARAMS)
-            else:  # another library's arrays: their namespace's form, without dispatch
-                value = prim.run((x, y), _NO_PARAMS)
+            value = inner.binary(prim, x, y)
         return make(value, prim, (a, b), None, None, self)
 
     def _general(self, prim, args, params):

@@ -3,6 +3,8 @@ each ufunc called so that Python floats come back as Python floats and NumPy's v
 kept bit for bit, two operands of long rows combined a row at a time, and the few
 impls NumPy has no single ufunc for (ReLU, the sigmoid, ``where``, a power's square)."""
 
+import operator
+
 import numpy as np
 
 from ..core.errors import ShapeError
@@ -120,7 +122,23 @@ def _operator(op, name):
 
     impl.__name__ = name
     impl.on_floats = op  # on two Python floats: the operator itself (no broadcasting there)
+    impl.in_namespace = in_namespace(op, name)
     return impl
+
+
+def in_namespace(op, name):
+    """The form of an operator's impl on another library's arrays (library_forms.generic_form):
+    the operator itself, in one call, with the impl's broadcast error (``xp`` is not read)."""
+
+    def form(xp, x, y):
+        try:
+            return op(x, y)
+        except ValueError as e:
+            if "broadcast" in str(e):
+                raise broadcast_error(name, (x, y)) from None
+            raise
+
+    return form
 
 
 def _negative(x):
@@ -272,6 +290,9 @@ def _divide(x, y):
         if "broadcast" in str(e):
             raise broadcast_error("divide", (x, y)) from None
         raise
+
+
+_divide.in_namespace = in_namespace(operator.truediv, "divide")  # (no ZeroDivisionError there)
 
 
 # NumPy's maximum(array, scalar) has no SIMD loop (3x slower): a large array meets a row of 0s.

@@ -41,13 +41,17 @@ def index_for(xp, index, like):
 
     parts = index if isinstance(index, tuple) else (index,)
     covered = 0  # the axes the index names (a boolean mask names as many as it has)
+    arrays = ellipsis = False
     for p in parts:
-        if p is not None and p is not Ellipsis:
-            mask = isinstance(p, (np.ndarray, list)) and np.asarray(p).dtype == bool
-            covered += np.ndim(p) if mask else 1
-    if not any(p is Ellipsis for p in parts) and covered < like.ndim:
+        if p is Ellipsis:
+            ellipsis = True
+        elif p is not None:
+            array = isinstance(p, (np.ndarray, list))
+            covered += np.ndim(p) if array and np.asarray(p).dtype == bool else 1
+            arrays = arrays or array
+    if not ellipsis and covered < like.ndim:
         parts = parts + (Ellipsis,)
-    return tuple(part(p) for p in parts)
+    return tuple([part(p) for p in parts]) if arrays else parts
 
 
 def getitem_form(xp, x, index):
@@ -92,11 +96,12 @@ def _own_indexing(parts):
     """Whether the index of these ``parts`` is the library's own to read: no integer or
     boolean array, no backward step (slices with forward steps, integers, ``None``,
     ``...``)."""
-    return not any(
-        isinstance(p, (np.ndarray, list))
-        or (isinstance(p, slice) and p.step is not None and p.step < 0)
-        for p in parts
-    )
+    for p in parts:  # a loop: no generator to resume (every index of a library's array)
+        if isinstance(p, (np.ndarray, list)) or (
+            isinstance(p, slice) and p.step is not None and p.step < 0
+        ):
+            return False
+    return True
 
 
 def _bound_getitem(xp, examples, index):

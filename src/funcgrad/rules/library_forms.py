@@ -138,12 +138,12 @@ def generic_form(impl, bound=None):
     """An impl written with Python's operators, which every array library has. A plan binds
     it once (``form.bind``): to ``bound`` where given (the operator beneath an impl whose
     checks only Python's numbers need: ``x / 0.0``), to the operator itself where the impl
-    is one (``impl.on_floats``), else to the impl."""
+    is one (``impl.on_floats``), else to the impl. Eagerly it calls the impl's own form
+    for other libraries' arrays where it has one (``impl.in_namespace``: an operator's, one
+    call), else the impl."""
     bound = bound or getattr(impl, "on_floats", impl)
-    return bindable(
-        lambda xp, *args: impl(*args),
-        lambda xp, examples, **params: None if params else bound,
-    )
+    form = getattr(impl, "in_namespace", None) or (lambda xp, *args: impl(*args))
+    return bindable(form, lambda xp, examples, **params: None if params else bound)
 
 
 def xp_where(xp, c, x, y):
