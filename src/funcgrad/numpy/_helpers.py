@@ -53,12 +53,14 @@ def is_traced(*xs):
     """Whether any of ``xs`` must go through funcgrad's primitives: a traced value (a
     transform is watching it) or another library's array (whose own namespace computes
     it: NumPy's shortcut would convert it)."""
-    return any(
-        isinstance(x, Box)
-        or is_foreign(x)
-        or ((type(x) is list or type(x) is tuple) and holds_traced(x))
-        for x in xs
-    )
+    for x in xs:  # a loop: no generator to resume (this is asked by every function)
+        if (
+            isinstance(x, Box)
+            or is_foreign(x)
+            or ((type(x) is list or type(x) is tuple) and holds_traced(x))
+        ):
+            return True
+    return False
 
 
 def as_array(x):
@@ -111,7 +113,11 @@ def check_axis(axis, ndim, who):
 def check_axes(axis, ndim, who):
     """One axis or several, each checked and made non-negative; repeats refused."""
     axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    out = tuple(check_axis(int(a), ndim, who) for a in axis)
+    out = []
+    for a in axis:  # check_axis's test written in (a call per axis costs: every reshape asks)
+        a = int(a)
+        out.append(a % ndim if -ndim <= a < ndim else check_axis(a, ndim, who))
+    out = tuple(out)
     if len(set(out)) != len(out):
         raise ArgumentError(f"{who}: repeated axis in {axis}")
     return out

@@ -81,7 +81,7 @@ def count(a, where, axis, keepdims, name):
 
 
 def _axes(axis, ndim):
-    return tuple(ax % ndim for ax in (axis if isinstance(axis, tuple) else (axis,)))
+    return tuple([ax % ndim for ax in (axis if isinstance(axis, tuple) else (axis,))])
 
 
 def reduced_shape(shape, axis, keepdims):

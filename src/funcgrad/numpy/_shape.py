@@ -55,10 +55,10 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         raise ArgumentTypeError("reshape: missing the new shape, e.g. reshape(a, (2, 3))")
     if not is_traced(a):
         return _np.reshape(a, shape, order=order)
-    shape = (shape,) if isinstance(shape, (int, _np.integer)) else tuple(int(n) for n in shape)
+    shape = (shape,) if isinstance(shape, (int, _np.integer)) else tuple(map(int, shape))
     old = _shape_of(a)
     size = reduce(operator.mul, old, 1)
-    known = reduce(operator.mul, (n for n in shape if n != -1), 1)
+    known = reduce(operator.mul, [n for n in shape if n != -1] if -1 in shape else shape, 1)
     if (
         shape.count(-1) > 1
         or (-1 in shape and (known == 0 or size % known))

@@ -146,6 +146,19 @@ def diff_leaf(x, who, where):
             if kind not in "fc":
                 diff_leaf(value, who, where)  # the same refusal, naming the dtype
         return x
+    if is_foreign(x):  # another library's array, differentiated in its own namespace
+        kind = dtype_kind(x)
+        if kind in "fc":
+            return x
+        if namespace_of((x,)).isdtype(x.dtype, "real floating"):  # ml_dtypes: kind V
+            raise NotDifferentiableError(
+                f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}, a float NumPy "
+                f"has no twin for, so funcgrad's rules cannot keep it: use float16 or float32"
+            )
+        raise NotDifferentiableError(
+            f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}; gradients need "
+            f"floats: convert it to a floating dtype first"
+        )
     if isinstance(x, (bool, np.bool_)):
         raise NotDifferentiableError(f"{who}: {where} is the bool {x!r}, which has no derivative")
     if isinstance(x, int):
@@ -170,19 +183,6 @@ def diff_leaf(x, who, where):
         return float(x)
     if isinstance(x, numbers.Complex):
         return complex(x)
-    if is_foreign(x):  # another library's array, differentiated in its own namespace
-        kind = dtype_kind(x)
-        if kind in "fc":
-            return x
-        if namespace_of((x,)).isdtype(x.dtype, "real floating"):  # ml_dtypes: kind V
-            raise NotDifferentiableError(
-                f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}, a float NumPy "
-                f"has no twin for, so funcgrad's rules cannot keep it: use float16 or float32"
-            )
-        raise NotDifferentiableError(
-            f"{who}: {where} is a {library_of(x)} array of dtype {x.dtype}; gradients need "
-            f"floats: convert it to a floating dtype first"
-        )
     if dataclasses.is_dataclass(x) or (hasattr(x, "__dict__") and not callable(x)):
         raise NotDifferentiableError(
             f"{who}: {where} is {type(x).__name__} {x!r:.60}, which funcgrad does not know as "

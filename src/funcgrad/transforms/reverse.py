@@ -95,10 +95,11 @@ def trace_reverse(fun, args, argnums, who, kwargs=None, persistent=False, record
     nodes as made, for the one :func:`pull_back` that follows.
     """
     trace = ReverseTrace(new_level(), persistent, record)
-    keep = frozen_copy if persistent else _same
-    args, inputs = _wrap_inputs(
-        args, argnums, lambda v, k: Node(keep(v), VAR, (), None, None, trace), who
-    )
+    if persistent:
+        variable = lambda v, k: Node(frozen_copy(v), VAR, (), None, None, trace)
+    else:
+        variable = lambda v, k: Node(v, VAR, (), None, None, trace)
+    args, inputs = _wrap_inputs(args, argnums, variable, who)
     try:
         out = call_user(fun, args, kwargs, who)
     except BaseException:
@@ -129,10 +130,6 @@ def trace_argnums(fun, args, kwargs, argnums, who, record=False):
 
 
 _ARGNUMS: dict = {}  # (argnums, number of arguments) -> (single, distinct argnums, where each is)
-
-
-def _same(v):
-    return v
 
 
 def pull_back(trace, out_leaves, cotangents, inputs, replays=None):
