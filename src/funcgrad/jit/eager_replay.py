@@ -16,9 +16,10 @@ defines what the plan computes, since the plan is its trace.
 
 The graph's *signature* is what the fold's result depends on besides the values: each
 node's primitive, parameters and parents, whether a slope was kept with its value, the
-kind, shape and dtype of each value, and each scalar constant by value (a rule may read
-it: ``x ** 0.0`` is flat, ``x ** 2.0`` takes ``2 x``); arrays, intermediate values
-included, are the plan's inputs. A graph is folded every time where replaying could change
+kind, shape and dtype of each value, the device of each leaf (a computed array's follows
+from its operands'), and each scalar constant by value (a rule may read it: ``x ** 0.0``
+is flat, ``x ** 2.0`` takes ``2 x``); arrays, intermediate values included, are the
+plan's inputs. A graph is folded every time where replaying could change
 an answer or skip an effect: fewer than ``MIN_NODES`` nodes (or more than ``MAX_NODES``,
 whose compile would stall a call for seconds), a primitive defined outside funcgrad's
 rules (a user's primitive, a custom rule, a loop, a callback: their Python runs every
@@ -63,7 +64,7 @@ from ..dag.node import CONST, VAR, Leaf, Node, ReverseTrace
 from ..rules.arrays import getitem
 from ..rules.gather import TRACED, gather
 from .facts import EFFECTS, READS_VALUES
-from .jitted import FOREIGN_KEYS, Jitted, foreign_part, jit_disabled
+from .jitted import FOREIGN_KEYS, PLAIN_SHAPED, Jitted, foreign_part, jit_disabled
 
 __all__ = ["Replays", "replays_of", "REPEATS", "MIN_NODES", "replayable"]
 
@@ -356,7 +357,12 @@ def signature(order, trace):
         else:
             keyed = FOREIGN_KEYS.get(kind)  # another library's array type met before
             if keyed is not None:
-                shaped = keyed(v)
+                # a computed array's device follows from the leaves' (and the params of
+                # a call that moves one): its type, shape and dtype, read without a call
+                if kind in PLAIN_SHAPED and type(prim) is not Leaf:
+                    shaped = (kind, v.shape, v.dtype)
+                else:
+                    shaped = keyed(v)
             elif kind in _SCALARS:
                 if prim is not CONST:  # a Python number the function computed: folded
                     return None
@@ -459,7 +465,11 @@ def _param_key(v):
                 return (kind, tuple(map(_param_key, v)))
         return (kind, *v)  # axes, a shape
     if kind is slice:
-        return (slice, _param_key(v.start), _param_key(v.stop), _param_key(v.step))
+        ends = (v.start, v.stop, v.step)
+        for p in ends:
+            if p is not None and type(p) is not int:
+                return (slice, *map(_param_key, ends))
+        return (slice, *ends)  # integers and Nones, the commonest, as they are
     if kind is float or kind is complex:
         return (kind, _scalar_key(v))
     return (kind, v)

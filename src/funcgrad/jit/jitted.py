@@ -423,6 +423,9 @@ _NO_STATICS = ((), ())
 # another library's array type -> the function giving such an array's part of the key
 _FOREIGN_KEYS: dict = {}
 FOREIGN_KEYS = _FOREIGN_KEYS  # read as a dict where a call would cost (eager_replay.signature)
+# the types among them whose shape is a tuple and dtype hashable: ``(type, shape, dtype)``
+# is a key of such an array read without a call
+PLAIN_SHAPED: set = set()
 
 
 def _foreign_key(example):
@@ -434,6 +437,8 @@ def _foreign_key(example):
         hash((example.dtype, example.device))
     except TypeError:
         return lambda leaf: (kind, tuple(leaf.shape), str(leaf.dtype), str(leaf.device))
+    if isinstance(example.shape, tuple):
+        PLAIN_SHAPED.add(kind)
     return lambda leaf: (kind, tuple(leaf.shape), leaf.dtype, leaf.device)
 
 
