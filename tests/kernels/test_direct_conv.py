@@ -34,21 +34,14 @@ def _same_numbers_in_any_order():
     RNG.bit_generator.state = np.random.default_rng(4417).bit_generator.state
 
 
-@pytest.fixture(autouse=True)
-def _narrow_vectors(monkeypatch):
-    """The layers here take the direct kernel on any CPU (on one of 512-bit vectors the
-    registration leaves them to Winograd and BLAS; the kernel itself runs the same)."""
-    monkeypatch.setattr(direct, "_WIDE_VECTORS", False)
-
-
 @pytest.fixture
 def calls(monkeypatch):
     """How often each of the module's maps ran to the end (answered an array, not None)."""
     return count_maps(monkeypatch, direct)
 
 
-def _block_product(rows, vectors):
-    run = blocks.block(rows, vectors)
+def _block_product(rows, vectors, size):
+    run = blocks.block(rows, vectors, size)
 
     @numba.njit
     def product(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate):
@@ -57,12 +50,13 @@ def _block_product(rows, vectors):
     return product
 
 
+@pytest.mark.parametrize("size", sorted({blocks.NARROW_BYTES, blocks.VECTOR_BYTES}))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("rows, vectors", [(1, 1), (3, 2), (6, 2), (5, 1)])
-def test_a_block_is_its_sum_with_any_strides(rows, vectors, dtype):
-    lanes = blocks.lanes(np.dtype(dtype).itemsize)
+def test_a_block_is_its_sum_with_any_strides(rows, vectors, dtype, size):
+    lanes = blocks.lanes(np.dtype(dtype).itemsize, size)
     width = vectors * lanes
-    product = _block_product(rows, vectors)
+    product = _block_product(rows, vectors, size)
     for k1, k2, accumulate in [(1, 7, False), (3, 5, True), (2, 1, False), (0, 4, True)]:
         sa, a1, ea = RNG.integers(1, 4, size=3)
         a = RNG.normal(size=rows * sa + k1 * a1 + k2 * ea + 3).astype(dtype)
@@ -117,7 +111,7 @@ def test_each_map_equals_the_plain_impl(shape, dtype):
         plain(layer.conv_kernel)(x, g, window, **p),
     )
     dx = direct.input_cotangent(g, k, x.shape, padding)
-    lanes = blocks.lanes(x.itemsize)
+    lanes = blocks.lanes(x.itemsize, blocks.NARROW_BYTES)  # a channel tail takes narrow vectors
     if c % lanes or max(max(pair) - (size - 1) for pair, size in zip(padding, window)) > 0:
         assert dx is None  # channels short of a vector, or a pad the plain impl crops
     else:
@@ -142,10 +136,6 @@ def test_which_convolutions_it_takes():
     ]
     for args in refused:
         assert not direct.applies(*args)
-    # a CPU of 512-bit vectors: a layer of fewer than 8 channels in alone (Winograd's others)
-    assert not direct.applies(x, k, (3, 3), (16, 32), p, wide=True)
-    assert direct.applies(x[..., :7], k[:, :, :7], (3, 3), (7, 32), p, wide=True)
-    assert not direct.applies(x[..., :8], k[:, :, :8], (3, 3), (8, 32), p, wide=True)
     # no window fits, output channels short of a vector, a cotangent of another shape
     assert direct.convolve(np.ones((1, 2, 2, 8)), np.ones((3, 3, 8, 8)), ((0, 0), (0, 0))) is None
     assert direct.convolve(x, np.ones((3, 3, 16, 12), np.float32), ((1, 1), (1, 1))) is None

@@ -21,11 +21,11 @@ leading axes: attention's causal one)  on each element (:mod:`~funcgrad.kernels.
 ``untake``, ``scatter_add`` (rows)     the rows added in their order (an embedding's
                                        cotangent)
 ``conv``, ``conv_transpose``,          a narrow stride-1 layer (up to 24 channels in, 32
-``conv_kernel``                        out) in register blocks, the windows never copied
-                                       (:mod:`~funcgrad.kernels.direct_conv`; on CPUs of
-                                       512-bit vectors, under 8 in); else Winograd's F(2x2, 3x3)
-                                       for a 3x3 stride-1 layer of 8 channels or more
-                                       (:mod:`funcgrad.kernels.winograd`)
+``conv_kernel``                        out) in register blocks as wide as the CPU's vectors,
+                                       the windows never copied
+                                       (:mod:`~funcgrad.kernels.direct_conv`); else
+                                       Winograd's F(2x2, 3x3) for a 3x3 stride-1 layer of 8
+                                       channels or more (:mod:`funcgrad.kernels.winograd`)
 =====================================  ==================================================
 
 Each but the convolutions and float32 GELU gives its plain impl's results to the bit (the

@@ -5,12 +5,13 @@ for a 3x3 window, and BLAS multiplies it by the kernel: for a layer of 16 channe
 out, a product 144 numbers deep and 32 wide, too narrow for BLAS's blocking, behind a copy
 that does not stay in the cache. Here the windows are never copied. For channels-last ``x``
 ``(N, H, W, C)`` and a kernel ``w`` ``(KH, KW, C, O)``, a window's row is a run of ``KW·C``
-numbers of one image row, so an output block of 6 positions x 16 channels (float32) is one
-call of :func:`funcgrad.kernels.register_blocks.block`: the sum over the window's rows and
-along each run, with the 6 positions' runs read in place (they overlap: no copy) and the
-kernel's rows as vectors. Positions whose window crosses the edge take the part of the
-window inside (the padding is never written); so the forward and the input's cotangent read
-no padded copy.
+numbers of one image row, so an output block of 6 positions x 2 vectors of channels (16
+float32s with AVX2, 32 with AVX-512) is one call of
+:func:`funcgrad.kernels.register_blocks.block`: the sum over the window's rows and along
+each run, with the 6 positions' runs read in place (they overlap: no copy) and the kernel's
+rows as vectors. Positions whose window crosses the edge take the part of the window
+inside (the padding is never written); so the forward and the input's cotangent read no
+padded copy.
 
 The input's cotangent is this convolution of the output's cotangent with the kernel flipped
 and its channels swapped, padded by ``KH - 1 - low`` and ``KH - 1 - high`` (at stride 1 a
@@ -24,18 +25,15 @@ an image's positions, the output's cotangent as vectors (here ``x`` is padded on
 Where it applies (:func:`applies`): two spatial axes, stride 1, no dilation, padding of no
 negative pair, float32 or float64 NumPy arrays of one dtype, a layer of at most
 :data:`MOST_IN` channels in and :data:`MOST_OUT` out, and a result whose channels fill whole
-vectors (8 float32s, 4 float64s). Wider layers keep the kernel's rows out of the first-level
-cache, and Winograd's products (:mod:`funcgrad.kernels.winograd`) or the plain impl's BLAS
-take them faster (``python benchmarks/winograd.py``). On a CPU of 512-bit vectors BLAS and
-Winograd's products run twice as wide as these blocks and measured faster there (stop 81's
-figures in benchmarks/RESULTS.md), so there this module takes only layers of fewer than
-:data:`FEW_IN` channels in (an image network's first), which Winograd leaves to the plain
-impl: a product 9·C deep after a copy of 9x the input, at BLAS's worst on any CPU (these
-blocks are not measured on such a CPU). Sums run in another order than the plain impl's:
-the results are within its tolerance, not its bits. A result that is not finite is left to
-the plain impl (a window's padding, skipped here, times an infinite kernel is its NaN).
-numba compiles the two loops once per dtype, on the first large call (seconds: RESULTS.md
-gives the figure), and keeps them on disk.
+32-byte vectors (8 float32s, 4 float64s; on a CPU of 64-byte vectors the blocks take those,
+and a tail of channels short of one a 32-byte one). Wider layers keep the kernel's rows out
+of the first-level cache, and Winograd's products (:mod:`funcgrad.kernels.winograd`) or the
+plain impl's BLAS take them faster (``python benchmarks/winograd.py``; with AVX-512 and
+OpenBLAS's own kernels for it, from a 32 -> 32 layer on). Sums run in another order than
+the plain impl's: the results are within its tolerance, not its bits. A result that is
+not finite is left to the plain impl (a window's padding, skipped here, times an infinite
+kernel is its NaN). numba compiles the two loops once per dtype, on the first large call
+(seconds: RESULTS.md gives the figure), and keeps them on disk.
 
 >>> import numpy as np
 >>> x, w = np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 8), np.float32)
@@ -46,11 +44,10 @@ gives the figure), and keeps them on disk.
 
 import functools
 
-import llvmlite.binding
 import numba
 import numpy as np
 
-from .register_blocks import block, lanes
+from .register_blocks import NARROW_BYTES, block, lanes
 from .winograd import all_finite
 
 __all__ = [
@@ -60,37 +57,33 @@ __all__ = [
     "kernel_cotangent",
     "MOST_IN",
     "MOST_OUT",
-    "FEW_IN",
 ]
 
 # The widest layer taken, in channels in and out: each primitive of a layer up to this wide
-# measured faster here than Winograd's and the plain impl's (benchmarks/winograd.py; a
+# measured faster than Winograd's and the plain impl's (benchmarks/winograd.py; with AVX2 a
 # 32 -> 32 layer, 16 -> 64 or 64 -> 16 lost at least one of its three).
 MOST_IN, MOST_OUT = 24, 32
-
-# On a CPU of 512-bit vectors: fewer channels in than this (Winograd's fewest) are taken.
-FEW_IN = 8
 
 ROWS = 6  # positions (or kernel rows) per block: 6 x 2 accumulators fill AVX2's registers
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_WIDE_VECTORS = bool(llvmlite.binding.get_host_cpu_features().get("avx512f", False))
 
 _jit = functools.partial(numba.njit, cache=True, nogil=True, boundscheck=False)
 
 # the blocks _call chooses from, by rows (positions) and vectors (of output channels)
 _B11, _B21, _B31, _B41, _B51, _B61 = (block(rows, 1) for rows in range(1, ROWS + 1))
 _B12, _B22, _B32, _B42, _B52, _B62 = (block(rows, 2) for rows in range(1, ROWS + 1))
+# a tail of channels short of a wide vector, on a CPU of 512-bit ones: one 256-bit vector
+_N1, _N2, _N3, _N4, _N5, _N6 = (block(rows, 1, NARROW_BYTES) for rows in range(1, ROWS + 1))
 
 
-def applies(x, other, window, channels, options, wide=None):
+def applies(x, other, window, channels, options):
     """Whether this module computes the convolution (or one of its transposes) of a layer of
     ``channels`` ``(C, O)`` in and out, with channels-last ``x`` and ``other`` (the kernel or
-    a cotangent); ``wide``: the CPU has 512-bit vectors (None: this one's; see the module)."""
+    a cotangent)."""
     c, o = channels
-    wide = _WIDE_VECTORS if wide is None else wide
     return (
-        c <= (FEW_IN - 1 if wide else MOST_IN)
+        c <= MOST_IN
         and o <= MOST_OUT
         and type(x) is np.ndarray
         and type(other) is np.ndarray
@@ -107,8 +100,22 @@ def applies(x, other, window, channels, options, wide=None):
 
 @numba.njit(inline="always")
 def _call(rows, vectors, a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate):
-    """:func:`block` of ``rows`` (1-6) x ``vectors`` (1-2), chosen at run time."""
-    if vectors == 2:
+    """:func:`block` of ``rows`` (1-6) x ``vectors`` (1-2; 0: one narrow vector, a tail),
+    chosen at run time."""
+    if vectors == 0:
+        if rows == 6:
+            _N6(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate)
+        elif rows == 5:
+            _N5(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate)
+        elif rows == 4:
+            _N4(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate)
+        elif rows == 3:
+            _N3(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate)
+        elif rows == 2:
+            _N2(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate)
+        else:
+            _N1(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate)
+    elif vectors == 2:
         if rows == 6:
             _B62(a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate)
         elif rows == 5:
@@ -136,9 +143,10 @@ def _call(rows, vectors, a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, ac
 
 
 @_jit
-def _forward(x, w, out, top, left, width):
+def _forward(x, w, out, top, left, width, narrow):
     """``out`` = the convolution of ``x`` with ``w``, padded by ``top`` and ``left`` before
-    (the high pads follow from ``out``'s shape); ``width``: a vector's lanes."""
+    (the high pads follow from ``out``'s shape); ``width``, ``narrow``: the lanes of a
+    vector and of a narrow one."""
     n_images, height, across, c = x.shape
     kh, kw, _, o = w.shape
     rows_out, cols_out = out.shape[1], out.shape[2]
@@ -150,7 +158,8 @@ def _forward(x, w, out, top, left, width):
             i0, i1 = max(0, top - h), min(kh, height + top - h)  # the window rows inside
             k1 = max(0, i1 - i0)
             image_row = (n * height + h - top + i0) * across
-            for ob in range(0, o, 2 * width):
+            ob = 0
+            while ob < o:  # blocks of output channels: two vectors, one, a narrow tail
                 vectors = min(2, (o - ob) // width)
                 p = 0
                 while p < cols_out:
@@ -176,10 +185,11 @@ def _forward(x, w, out, top, left, width):
                               of, at, o, False)
                         # fmt: on
                         p += 1
+                ob += vectors * width if vectors else narrow
 
 
 @_jit
-def _kernel_sums(xp, g, dw, width):
+def _kernel_sums(xp, g, dw, width, narrow):
     """``dw`` = the kernel's cotangent, from ``xp`` (the input padded to the windows' grid)
     and ``g`` (the output's cotangent)."""
     n_images, rows_out, cols_out, o = g.shape
@@ -192,7 +202,8 @@ def _kernel_sums(xp, g, dw, width):
         for i in range(kh):
             for r in range(0, run, ROWS):
                 rows = min(ROWS, run - r)
-                for ob in range(0, o, 2 * width):
+                ob = 0
+                while ob < o:
                     vectors = min(2, (o - ob) // width)
                     at = (i * run + r) * o + ob
                     # fmt: off
@@ -200,6 +211,7 @@ def _kernel_sums(xp, g, dw, width):
                           gf, n * rows_out * cols_out * o + ob, cols_out * o, o, rows_out, cols_out,
                           df, at, o, n > 0)
                     # fmt: on
+                    ob += vectors * width if vectors else narrow
 
 
 def _frozen(a):
@@ -212,6 +224,11 @@ def _frozen(a):
     return a
 
 
+def _narrow(x):
+    """The lanes of a narrow vector of ``x``'s numbers: the channels' unit."""
+    return lanes(x.itemsize, NARROW_BYTES)
+
+
 def _outputs(x, window, padding):
     """The output positions down and across."""
     return tuple(s + lo + hi - k + 1 for s, k, (lo, hi) in zip(x.shape[1:3], window, padding))
@@ -222,11 +239,11 @@ def convolve(x, w, padding):
     (``padding``: two ``(low, high)`` pairs), or None where no window fits (the plain impl's
     error), ``O`` is not a whole number of vectors or the result is not finite."""
     down, across = _outputs(x, w.shape[:2], padding)
-    if down < 1 or across < 1 or w.shape[-1] % lanes(x.itemsize):
+    if down < 1 or across < 1 or w.shape[-1] % _narrow(x):
         return None
     x, w = _frozen(x), _frozen(w)
     out = np.empty((x.shape[0], down, across, w.shape[-1]), x.dtype)
-    _forward(x, w, out, padding[0][0], padding[1][0], lanes(x.itemsize))
+    _forward(x, w, out, padding[0][0], padding[1][0], lanes(x.itemsize), _narrow(x))
     return out if all_finite(out) else None
 
 
@@ -249,12 +266,12 @@ def kernel_cotangent(x, g, window, padding):
     down, across = _outputs(x, window, padding)
     if g.shape[:3] != (n, down, across) or min(down, across, n) < 1:
         return None  # the plain impl's error (or its zeros, for no images)
-    if g.shape[-1] % lanes(x.itemsize):
+    if g.shape[-1] % _narrow(x):
         return None
     (top, _), (left, _) = padding
     grid = (down + window[0] - 1, across + window[1] - 1)
     xp = np.zeros((n, *grid, c), x.dtype)
     xp[:, top : top + x.shape[1], left : left + x.shape[2]] = x
     dw = np.empty((*window, c, g.shape[-1]), x.dtype)
-    _kernel_sums(_frozen(xp), _frozen(g), dw, lanes(x.itemsize))
+    _kernel_sums(_frozen(xp), _frozen(g), dw, lanes(x.itemsize), _narrow(x))
     return dw if all_finite(dw) else None

@@ -1,26 +1,29 @@
 """A block of a matrix product held in vector registers: the inner loop of a direct convolution.
 
-:func:`block` ``(rows, vectors)`` is a numba intrinsic, written as LLVM IR, computing
+:func:`block` ``(rows, vectors, size)`` is a numba intrinsic, written as LLVM IR, computing
 
     C[p, v·L + l]  (+)=  Σ_{i < k1} Σ_{j < k2}  a[a0 + p·sa + i·a1 + j·ea] · b[b0 + i·b1 + j·sb + v·L + l]
 
 for ``p < rows``, ``v < vectors``, ``l < L`` and storing it at ``c[c0 + p·sc + v·L + l]`` (``a``,
-``b``, ``c``: flat float arrays of one dtype; ``L`` the lanes of a 32-byte vector: 8 float32s,
-4 float64s). Each step of the loop broadcasts one number of ``a`` per row and multiplies it
-into ``vectors`` vectors of ``b``, adding into ``rows x vectors`` accumulators that live in
-registers for the whole loop: a product's inner loop as BLAS writes it by hand. numba's own
-loops keep such accumulators in memory (or in scalars its vectoriser does not pack), a third
-of the speed; an intrinsic states the vectors outright, and LLVM's ``fmuladd`` fuses each
-multiply and add where the CPU has FMA.
+``b``, ``c``: flat float arrays of one dtype; ``L`` the lanes of a vector of ``size`` bytes,
+by default the CPU's widest: 16 float32s with AVX-512, 8 with AVX2). Each step of the loop
+broadcasts one number of ``a`` per row and multiplies it into ``vectors`` vectors of ``b``,
+adding into ``rows x vectors`` accumulators that live in registers for the whole loop: a
+product's inner loop as BLAS writes it by hand. numba's own loops keep such accumulators in
+memory (or in scalars its vectoriser does not pack), a third of the speed; an intrinsic
+states the vectors outright, and LLVM's ``fmuladd`` fuses each multiply and add where the
+CPU has FMA.
 
 With ``rows=6, vectors=2``, 12 accumulators, 2 vectors of ``b`` and one broadcast fill 15 of
-AVX2's 16 registers. ``a`` is read with any strides, so a convolution's overlapping windows
-need no copy (:mod:`funcgrad.kernels.direct_conv`); ``k1`` and ``k2`` are two levels of the
-sum (a window's rows, then a run of ``k2`` numbers along one). With ``accumulate`` false the
+AVX2's 16 registers, and half of AVX-512's 32 (where blocks of 32-byte vectors lost to
+BLAS's and Winograd's products, which run 64 bytes wide there). ``a`` is read with any
+strides, so a convolution's overlapping windows need no copy
+(:mod:`funcgrad.kernels.direct_conv`); ``k1`` and ``k2`` are two levels of the sum (a
+window's rows, then a run of ``k2`` numbers along one). With ``accumulate`` false the
 block starts from zeros; with it, from what ``c`` holds. Offsets are in elements.
 
 >>> import numba, numpy as np
->>> mul = block(2, 1)
+>>> mul = block(2, 1, NARROW_BYTES)                   # vectors of 8 float32s on any CPU
 >>> @numba.njit
 ... def product(a, b, c):   # c = a (2 x 3) @ b (3 x 8), both C-ordered
 ...     mul(a, 0, 3, 0, 1, b, 0, 0, 8, 1, 3, c, 0, 8, False)
@@ -35,40 +38,44 @@ array([[ 3.,  3.,  3.],
 import functools
 
 from llvmlite import ir
+from llvmlite.binding import get_host_cpu_features
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["block", "lanes", "VECTOR_BYTES"]
+__all__ = ["block", "lanes", "VECTOR_BYTES", "NARROW_BYTES"]
 
-VECTOR_BYTES = 32  # AVX2's registers; LLVM splits them in two on a CPU of 16-byte vectors
+NARROW_BYTES = 32  # AVX2's registers; LLVM splits them in two on a CPU of 16-byte vectors
+# the CPU's widest vectors: AVX-512's where numba's compiler targets them
+VECTOR_BYTES = 64 if get_host_cpu_features().get("avx512f", False) else NARROW_BYTES
 
 _I64 = ir.IntType(64)
 
 
-def lanes(itemsize):
-    """How many numbers of ``itemsize`` bytes one vector holds."""
-    return VECTOR_BYTES // itemsize
+def lanes(itemsize, size=VECTOR_BYTES):
+    """How many numbers of ``itemsize`` bytes one vector of ``size`` bytes holds."""
+    return size // itemsize
 
 
 @functools.cache
-def block(rows, vectors):
-    """The intrinsic for a block of ``rows x vectors`` accumulators (see the module)."""
+def block(rows, vectors, size=VECTOR_BYTES):
+    """The intrinsic for a block of ``rows x vectors`` accumulators, vectors of ``size``
+    bytes (see the module)."""
 
     @intrinsic
     def register_block(typingctx, a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate):
         i = types.intp
         sig = types.void(a, i, i, i, i, b, i, i, i, i, i, c, i, i, types.boolean)
-        return sig, functools.partial(_emit, rows, vectors)
+        return sig, functools.partial(_emit, rows, vectors, size)
 
     return register_block
 
 
-def _emit(rows, vectors, context, builder, signature, args):
+def _emit(rows, vectors, size, context, builder, signature, args):
     a, a0, sa, a1, ea, b, b0, b1, sb, k1, k2, c, c0, sc, accumulate = args
     kind = signature.args[0]
     scalar = context.get_value_type(kind.dtype)
-    width = lanes(context.get_abi_sizeof(scalar))
+    width = lanes(context.get_abi_sizeof(scalar), size)
     vector = ir.VectorType(scalar, width)
     bits = 32 if kind.dtype.bitwidth == 32 else 64
     fmuladd = cgutils.get_or_insert_function(
