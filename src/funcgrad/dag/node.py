@@ -32,7 +32,7 @@ import operator
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, ImmutableError
-from ..core.namespaces import PLAIN_TYPES
+from ..core.namespaces import KNOWN_NAMESPACES, PLAIN_TYPES
 from ..core.promotion import WATCHING, check
 from ..core.traces import Box, Trace
 from ..core.values import format_value, kept_constant
@@ -432,8 +432,15 @@ class ReverseTrace(Trace):
                     value = value.view()  # an operand handed back: freeze a view of it
                 value.setflags(write=False)
         elif not isinstance(x, Box) and not isinstance(y, Box):
-            # another library's arrays: their namespace's form, without dispatch
-            value = prim.run((x, y), _NO_PARAMS)
+            # another library's arrays: their namespace's form, without dispatch (and,
+            # for a type met before, without Primitive.run's search; its errors where raised)
+            xp = KNOWN_NAMESPACES.get(tx) if ty is tx or ty is float else None
+            try:
+                value = prim.xp(xp, x, y) if xp is not None and prim.xp is not None else None
+            except AttributeError:  # a function the namespace lacks: run names it
+                value = None
+            if value is None:
+                value = prim.run((x, y), _NO_PARAMS)
         else:  # values an outer trace traces (jit's, under grad): that trace's call
             inner = _inner_trace(x, y)
             if inner is None:

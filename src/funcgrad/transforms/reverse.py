@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.errors import ArgumentTypeError, NotDifferentiableError, ShapeError
 from ..core.fp_warnings import at_users_line
-from ..core.namespaces import is_foreign
+from ..core.namespaces import KNOWN_NAMESPACES, is_foreign
 from ..core.primitive import numpy_answer
 from ..core.traces import Box, new_level
 from ..core.tree import LEAF, tree_flatten, tree_unflatten
@@ -188,8 +188,12 @@ def _like(g, x):
     """A gradient in the form of its input: a NumPy float64 scalar for a Python float,
     and an array of the input's float dtype for an array (float32 in, float32 out); a
     traced one strong (NumPy's answer, as eagerly: see funcgrad.core.primitive.strong)."""
-    if type(x) is float and type(g) is float:
-        return np.float64(g)
+    kind = type(g)
+    if kind is type(x):  # the commonest: already in the input's form (a library's arrays
+        if kind is float:  # keep their dtype; NumPy's of the input's dtype need no cast)
+            return np.float64(g)
+        if kind in KNOWN_NAMESPACES or (kind is np.ndarray and g.dtype == x.dtype):
+            return g
     g = in_dtype_of(g, x)
     return numpy_answer(g) if isinstance(g, Box) or type(g) in (float, complex) else g
 
