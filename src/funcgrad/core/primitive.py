@@ -392,13 +392,14 @@ def returns_numpy_scalars(fun):
         kind = type(out)
         if kind in _FLOAT_OR_TUPLE:
             return numpy_result(out, 2, _INEXACT)
-        if (
-            isinstance(out, Box)
-            and type(raw(out)) in _INEXACT
-            and from_outside(1)
-            and not answer_weak()
-        ):
-            return out._trace.numpy_answer(out, strong, fresh=False)
+        if isinstance(out, Box):
+            v = out._value  # an array's, the commonest, read without raw's call
+            if (
+                (type(v) in _INEXACT or (isinstance(v, Box) and type(raw(v)) in _INEXACT))
+                and from_outside(1)
+                and not answer_weak()
+            ):
+                return out._trace.numpy_answer(out, strong, fresh=False)
         return out
 
     public.returns_numpy_scalars = True

@@ -289,7 +289,8 @@ def xp_heaviside(xp, x, h):
 
 
 def xp_transpose(xp, x, axes=None):
-    return xp.permute_dims(x, _reversed_or(x.ndim, axes))
+    permute = _PERMUTES.get(xp) or _permute_of(xp, x)
+    return permute(x, tuple(reversed(range(x.ndim))) if axes is None else tuple(map(int, axes)))
 
 
 def _reversed_or(ndim, axes):
@@ -297,7 +298,18 @@ def _reversed_or(ndim, axes):
 
 
 def xp_swapaxes(xp, x, axis1, axis2):
-    return xp.permute_dims(x, _swapped(x.ndim, axis1, axis2))
+    permute = _PERMUTES.get(xp) or _permute_of(xp, x)
+    return permute(x, _swapped(x.ndim, axis1, axis2))
+
+
+# a namespace -> its permutation: the library's own beneath array-api-compat's wrapper (a
+# permutation keeps its operand's dtype), found once per namespace: every eager call asks
+_PERMUTES: dict = {}
+
+
+def _permute_of(xp, x):
+    permute = _PERMUTES[xp] = own_function(xp, "permute_dims", (x,))
+    return permute
 
 
 def _swapped(ndim, axis1, axis2):

@@ -11,6 +11,7 @@ Each call of a transformed function opens a trace of its own (see
 once never share state.
 """
 
+import contextlib
 import dataclasses
 import inspect
 import math
@@ -28,7 +29,7 @@ from ..core.errors import (
     ShapeError,
 )
 from ..core.fp_warnings import at_users_line
-from ..core.namespaces import dtype_kind, is_foreign, library_of, namespace_of
+from ..core.namespaces import KNOWN_NAMESPACES, dtype_kind, is_foreign, library_of, namespace_of
 from ..core.primitive import Primitive, numpy_answer
 from ..core.traces import Box, note_cut
 from ..core.tree import tree_leaves, tree_map
@@ -139,6 +140,15 @@ def _briefly(e):
 
 def diff_leaf(x, who, where):
     """A leaf made ready to differentiate: ints promoted, non-numbers refused."""
+    kind = type(x)
+    if kind is np.ndarray and x.dtype.kind in "fc":  # the commonest leaves, read first
+        return x
+    if kind in KNOWN_NAMESPACES:  # a library's array type met before: its float dtypes known
+        try:
+            if (kind, x.dtype) in _FLOATING:
+                return x
+        except TypeError:  # a dtype that cannot be hashed: read as below
+            pass
     if isinstance(x, Box):  # traced by jit, vmap or a loop: refused as its value would be
         value = raw(x)
         if isinstance(value, (np.ndarray, np.generic)) or is_foreign(value):
@@ -147,8 +157,9 @@ def diff_leaf(x, who, where):
                 diff_leaf(value, who, where)  # the same refusal, naming the dtype
         return x
     if is_foreign(x):  # another library's array, differentiated in its own namespace
-        kind = dtype_kind(x)
-        if kind in "fc":
+        if dtype_kind(x) in "fc":
+            with contextlib.suppress(TypeError):  # (a dtype that cannot be hashed)
+                _FLOATING.add((kind, x.dtype))
             return x
         if namespace_of((x,)).isdtype(x.dtype, "real floating"):  # ml_dtypes: kind V
             raise NotDifferentiableError(
@@ -193,6 +204,9 @@ def diff_leaf(x, who, where):
         f"{who}: {where} is {type(x).__name__} {x!r}, which cannot be differentiated; "
         f"pass numbers or float arrays (or fix it with functools.partial)"
     )
+
+
+_FLOATING: set = set()  # (another library's array type, a float dtype of it)
 
 
 def int_argument(value, who, kind, bounds, low, high=None):
