@@ -29,6 +29,8 @@ from .traces import Box
 
 __all__ = [
     "own_function",
+    "own_unary",
+    "OWN_UNARY",
     "is_foreign",
     "joined",
     "library_of",
@@ -288,6 +290,21 @@ def own_function(xp, name, examples=()):
 
 
 _OWN_FUNCTIONS: dict = {}  # (namespace, name, operands of one dtype) -> the function
+
+
+def own_unary(xp, name):
+    """:func:`own_function` of a function of one array (which has one dtype), remembered in
+    :data:`OWN_UNARY`, where an eager form reads it first without a call.
+
+    >>> import array_api_strict as xs
+    >>> own_unary(xs, "reshape") is xs.reshape is OWN_UNARY[xs, "reshape"]
+    True
+    """
+    found = OWN_UNARY[xp, name] = _own_function(xp, name, True)
+    return found
+
+
+OWN_UNARY: dict = {}  # (namespace, name) -> the function of one array own_unary found
 
 
 def _own_function(xp, name, one_dtype):

@@ -50,9 +50,20 @@ def index_param(index):
     made arrays. Parts still traced (by jit or vmap) come back as a ``(template,
     operands)`` pair for :mod:`funcgrad.rules.gather`."""
     parts = index if isinstance(index, tuple) else (index,)
-    if any(is_foreign(p) for p in parts):  # another library's index array (on its device)
+    foreign = boxed = listed = False
+    for p in parts:  # one pass (every index of a traced value is read here)
+        kind = type(p)
+        if kind is slice or kind is int or p is None or p is Ellipsis:
+            continue
+        if isinstance(p, Box):
+            boxed = True
+        elif is_foreign(p):
+            foreign = True
+        elif isinstance(p, list):
+            listed = True
+    if foreign:  # another library's index array (on its device)
         return traced_index(tuple(plain(p) for p in parts), "indexing")
-    if any(isinstance(p, Box) for p in parts):
+    if boxed:
         for p in parts:
             if isinstance(p, Box) and dtype_of(p).kind not in "iub":
                 raise IndexingError(
@@ -66,7 +77,7 @@ def index_param(index):
         index = parts if isinstance(index, tuple) else parts[0]
     if isinstance(index, list):
         return np.asarray(index)
-    if isinstance(index, tuple) and any(isinstance(p, list) for p in index):
+    if listed and isinstance(index, tuple):
         return tuple(np.asarray(p) if isinstance(p, list) else p for p in index)
     return index
 

@@ -23,7 +23,14 @@ import sys
 import numpy as np
 
 from ..core.errors import NamespaceError
-from ..core.namespaces import dtype_in, is_foreign, library_of, own_function
+from ..core.namespaces import (
+    OWN_UNARY,
+    dtype_in,
+    is_foreign,
+    library_of,
+    own_function,
+    own_unary,
+)
 
 __all__ = [
     "xp_ldexp",
@@ -289,7 +296,7 @@ def xp_heaviside(xp, x, h):
 
 
 def xp_transpose(xp, x, axes=None):
-    permute = _PERMUTES.get(xp) or _permute_of(xp, x)
+    permute = OWN_UNARY.get((xp, "permute_dims")) or own_unary(xp, "permute_dims")
     return permute(x, tuple(reversed(range(x.ndim))) if axes is None else tuple(map(int, axes)))
 
 
@@ -298,18 +305,8 @@ def _reversed_or(ndim, axes):
 
 
 def xp_swapaxes(xp, x, axis1, axis2):
-    permute = _PERMUTES.get(xp) or _permute_of(xp, x)
+    permute = OWN_UNARY.get((xp, "permute_dims")) or own_unary(xp, "permute_dims")
     return permute(x, _swapped(x.ndim, axis1, axis2))
-
-
-# a namespace -> its permutation: the library's own beneath array-api-compat's wrapper (a
-# permutation keeps its operand's dtype), found once per namespace: every eager call asks
-_PERMUTES: dict = {}
-
-
-def _permute_of(xp, x):
-    permute = _PERMUTES[xp] = own_function(xp, "permute_dims", (x,))
-    return permute
 
 
 def _swapped(ndim, axis1, axis2):
