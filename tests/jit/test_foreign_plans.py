@@ -155,3 +155,44 @@ def test_a_plan_per_dtype_and_shape():
         jitted(make())
         jitted(make())
     assert jitted.cache_size() == 3
+
+
+def _constants_loss(x):
+    """Each arithmetic operator with a constant number on either side (``1.0 / v`` too)."""
+    v = x * x + 0.1
+    return fnp.sum(1.0 / v * 0.7 - 3.0 / 7.0 + x / 3.0 - (2.5 - x) + v * x)
+
+
+def _held_constants(plan):
+    """The constants the plan's steps read (its function's globals ``c<register>``)."""
+    names = plan.run.__code__.co_names
+    return [plan.run.__globals__[k] for k in names if k[0] == "c" and k[1:].isdigit()]
+
+
+@pytest.mark.skipif(torch is None, reason="the constants held as tensors are PyTorch's")
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_a_plans_constant_numbers_are_the_librarys_own_with_eager_bits(dtype):
+    kind = getattr(torch, dtype)
+    x = torch.asarray(RNG.normal(size=(5, 7))).to(kind)
+    vg = fg.value_and_grad(_constants_loss)
+    jitted = fg.jit(vg)
+    for _ in range(2):
+        (value, grad), (eager_value, eager_grad) = jitted(x), vg(x)
+        assert torch.equal(grad, eager_grad) and torch.equal(value, eager_value)
+    held = _held_constants(jitted.plan(x))
+    numbers = [c for c in held if type(c) is float]
+    tensors = [float(c) for c in held if isinstance(c, torch.Tensor) and c.dtype == kind]
+    if dtype == "float16":  # computed in float32 from the unrounded number: kept a number
+        assert 0.7 in numbers and 2.5 in numbers
+    else:
+        assert 0.7 not in numbers and 2.5 not in numbers
+        assert float(torch.tensor(0.7, dtype=kind)) in tensors and 2.5 in tensors
+
+
+@pytest.mark.skipif(torch is None, reason="the constants held as tensors are PyTorch's")
+def test_a_number_given_as_an_argument_is_read_at_each_call():
+    x = torch.asarray(RNG.normal(size=(4,)))
+    scaled = fg.jit(lambda x, s: fnp.sum(x * s + 1.0 / s))
+    for s in (0.5, 2.0, -3.0):  # one plan (a float's key is its type), read anew each call
+        want = float(fnp.sum(x * s + 1.0 / s))
+        assert float(scaled(x, s)) == pytest.approx(want, rel=1e-15)

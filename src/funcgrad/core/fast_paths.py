@@ -12,7 +12,9 @@ kernel falls back to).
 On another library's arrays a primitive computes through its Array API form
 (``prim.xp``), often several of that library's calls. Where the library has one fused
 function for it (PyTorch's ``softmax``), :func:`register_form` puts that in front of the
-form for that library's arrays alone, in eager calls and in jit's plans of calls alike.
+form for that library's arrays alone, in eager calls and in jit's plans of calls alike;
+:func:`register_constants` lets a plan of that library's calls hold a number it reads as
+the library's own scalar.
 
 >>> import numpy as np
 >>> from funcgrad.core.primitive import Primitive
@@ -33,6 +35,8 @@ __all__ = [
     "register",
     "register_together",
     "register_form",
+    "register_constants",
+    "constants_for",
     "plain",
     "plain_together",
     "plain_form",
@@ -143,6 +147,23 @@ def _form_with(form, fasts, binds):
     with_library_form.bind = bind
     with_library_form.__name__ = getattr(form, "__name__", "form")
     return with_library_form
+
+
+def register_constants(library, convert):
+    """A plan of ``library``'s calls (jit/foreign_plans.py) hands a Python number that is a
+    constant of a step to ``convert(prim, examples, position)`` once, when the plan is made
+    (``examples``: the step's operands as traced, the number at ``position``); where that
+    gives a value, the step reads it instead of the number. A constant only: a number
+    given as an argument stays a number, read at each call."""
+    _CONSTANTS[library] = convert
+
+
+def constants_for(library):
+    """The conversion :func:`register_constants` registered for ``library``, or None."""
+    return _CONSTANTS.get(library)
+
+
+_CONSTANTS: dict = {}  # library -> its conversion of a plan's constant numbers
 
 
 def plain(prim):

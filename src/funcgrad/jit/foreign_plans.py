@@ -14,7 +14,9 @@ the function is traced once, no graph is built per call, and every step runs on
 the arguments' device. A step that repeats an earlier one (the same primitive, parameters
 and operands: a layer norm's ``x - m`` written twice) is not called again; it reads the
 earlier step's register, as XLA's common-subexpression pass would share it. Each call
-saved is a library call (on a GPU, a kernel launch) a step. Dask is not compiled: it
+saved is a library call (on a GPU, a kernel launch) a step. A library may hold a step's
+constant number as its own scalar, made once (core/fast_paths.register_constants:
+PyTorch's 0-d tensors); a number given as an argument stays one, read at each call. Dask is not compiled: it
 keeps its own task graph (``fg.jit`` refuses it by name).
 
 What a NumPy plan adds beyond that, buffers reused through ``out=`` and chains
@@ -39,6 +41,7 @@ import importlib
 
 import numpy as np
 
+from ..core.fast_paths import constants_for
 from ..core.namespaces import is_foreign, library_of, namespace_of
 from ..core.primitive import python_number
 from ..dag.node import CONST, VAR
@@ -67,6 +70,7 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
             constants[slot[n]] = n._value
         return slot[n]
 
+    convert = constants_for(library_of(library_value))  # constants as the library's own
     on_host = set()  # registers a step on plain values fills (NumPy's scalars, maybe)
     seen = {}  # (call key, operand registers) -> the register of the step that made it
     for n in nodes:
@@ -101,6 +105,8 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         ]
         if on_library and numbers:
             fun = functools.partial(_numbers_as_python, fun, tuple(numbers))
+        if on_library and convert is not None:
+            refs = _converted(convert, n._prim, examples, refs, constants, slot)
         slot[n] = len(slot)
         if key is not None:
             seen[key, refs] = slot[n]
@@ -175,6 +181,33 @@ def _python_numbers(value):
     if type(value) in (tuple, list):
         return type(value)(_python_numbers(v) for v in value)
     return value
+
+
+def _converted(convert, prim, examples, refs, constants, slot):
+    """``refs`` with each constant Python number that ``convert`` gives a value for read
+    from a constant register holding that value (one per number, converted value and
+    operands' kind: shared by the steps that read the same)."""
+    changed = list(refs)
+    for k, r in enumerate(refs):
+        value = constants.get(r)
+        if type(value) not in (float, int) or type(value) is bool:
+            continue
+        own = convert(prim, examples, k)
+        if own is None:
+            continue
+        # a register per number and conversion (dtype, device), shared by the steps reading it
+        key = (
+            "constant",
+            r,
+            type(own),
+            getattr(own, "dtype", None),
+            str(getattr(own, "device", "")),
+        )
+        if key not in slot:
+            slot[key] = len(slot)
+            constants[slot[key]] = own
+        changed[k] = slot[key]
+    return tuple(changed)
 
 
 def _numbers_as_python(fun, positions, *args, **params):
