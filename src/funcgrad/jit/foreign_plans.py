@@ -16,8 +16,8 @@ and operands: a layer norm's ``x - m`` written twice) is not called again; it re
 earlier step's register, as XLA's common-subexpression pass would share it. Each call
 saved is a library call (on a GPU, a kernel launch) a step. A library may hold a step's
 constant number as its own scalar, made once (core/fast_paths.register_constants:
-PyTorch's 0-d tensors); a number given as an argument stays one, read at each call. Dask is not compiled: it
-keeps its own task graph (``fg.jit`` refuses it by name).
+PyTorch's 0-d tensors); a number given as an argument stays one, read at each call. Dask
+is not compiled: it keeps its own task graph (``fg.jit`` refuses it by name).
 
 What a NumPy plan adds beyond that, buffers reused through ``out=`` and chains
 of elementwise steps fused, is left to the library: its own allocator (PyTorch's
@@ -190,7 +190,7 @@ def _converted(convert, prim, examples, refs, constants, slot):
     changed = list(refs)
     for k, r in enumerate(refs):
         value = constants.get(r)
-        if type(value) not in (float, int) or type(value) is bool:
+        if type(value) not in (float, int):  # (a bool is not a number here)
             continue
         own = convert(prim, examples, k)
         if own is None:

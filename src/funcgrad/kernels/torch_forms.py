@@ -407,9 +407,10 @@ _EXACT_FLOATS = ("torch.float32", "torch.float64")
 def _constant(prim, examples, position):
     """A constant number of a plan's ``+``, ``-``, ``*`` or ``/`` on a float32 or float64
     tensor, as a 0-d tensor of the tensor's dtype and device, made once: PyTorch wraps a
-    Python number in a tensor at every call (2.2 µs a call against 1.1 for two tensors on
-    a CPU), and computes these in the tensor's dtype either way, the number rounded to it
-    first (the same bits; not float16's, computed in float32 from the unrounded number).
+    Python number in a tensor at every call, a cost a call on two tensors does not pay
+    (benchmarks/RESULTS.md, stop 92), and computes these in the tensor's dtype either way,
+    the number rounded to it first (the same bits; not float16's, computed in float32 from
+    the unrounded number).
     ``1.0 / x`` is then one division, where ``Tensor.__rdiv__`` is a reciprocal and a
     product."""
     if prim not in _SCALAR_ARITHMETIC or len(examples) != 2:

@@ -292,7 +292,8 @@ def _divide(x, y):
         raise
 
 
-_divide.in_namespace = in_namespace(operator.truediv, "divide")  # (no ZeroDivisionError there)
+# its form on a library's arrays: the operator (no ZeroDivisionError there)
+_divide.in_namespace = in_namespace(operator.truediv, "divide")  # type: ignore[attr-defined]
 
 
 # NumPy's maximum(array, scalar) has no SIMD loop (3x slower): a large array meets a row of 0s.
