@@ -97,9 +97,12 @@ CHECKS = {
         1.03,
         "W1: micrograd's demo step (MLP 2-16-16-1, 100 points), funcgrad eager",
     ),
+    # stop 92: the eager host tax cut (Python frames per step 3302 -> 1483, a plan's
+    # constants as PyTorch's 0-d tensors): 1.72 -> 1.46-1.47 on the AVX-512 VM in the same
+    # runs (that VM's figure is "today's" here), so a step 1.5x slower fails again
     "torch-tensor gpt eager / torch eager": (
-        2.6,
-        1.88,
+        2.2,
+        1.47,
         (
             "a small GPT step (d 32, seq 16, batch 4) on PyTorch CPU tensors: the host's "
             "share of every step on another library's arrays"
