@@ -234,6 +234,26 @@ def test_replays_on_torch_tensors_give_the_folds_bits(folds):
     assert folds[0] == 2 * CALLS - (CALLS - eager_replay.REPEATS)
 
 
+def _layer(w, x):
+    """A layer's loss of between MIN_LIBRARY_NODES and MIN_NODES nodes."""
+    h = fnp.tanh(x @ w) * 0.5
+    return fnp.sum(h * h / 3.0 + fnp.exp(-h))
+
+
+@requires_torch
+def test_a_small_graph_replays_on_another_librarys_arrays_only(folds):
+    w, x = RNG.standard_normal((4, 3)), RNG.standard_normal((5, 4))
+    f = fg.value_and_grad(_layer)
+    for k in range(CALLS):  # NumPy's arrays: folded every call
+        np.testing.assert_allclose(f(w + k, x)[1], _folded(f, w + k, x)[1], rtol=0)
+    assert folds[0] == 2 * CALLS
+    f, folds[0] = fg.value_and_grad(_layer), 0
+    t = torch.asarray(x)
+    for k in range(CALLS):  # PyTorch's: a fold's Python costs more a node, so replayed
+        _same_bits(f(torch.asarray(w + k), t), _folded(f, torch.asarray(w + k), t))
+    assert folds[0] == 2 * CALLS - (CALLS - eager_replay.REPEATS)
+
+
 def test_small_graphs_and_graphs_that_never_repeat_fold(folds):
     f = fg.grad(lambda x: fnp.sum(fnp.sin(x) * x))  # far fewer than MIN_NODES nodes
     x = np.arange(3.0)

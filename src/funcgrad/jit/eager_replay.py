@@ -19,9 +19,10 @@ node's primitive, parameters and parents, whether a slope was kept with its valu
 kind, shape and dtype of each value, the device of each leaf (a computed array's follows
 from its operands'), and each scalar constant by value (a rule may read it: ``x ** 0.0``
 is flat, ``x ** 2.0`` takes ``2 x``); arrays, intermediate values included, are the
-plan's inputs. A graph is folded every time where replaying could change
-an answer or skip an effect: fewer than ``MIN_NODES`` nodes (or more than ``MAX_NODES``,
-whose compile would stall a call for seconds), a primitive defined outside funcgrad's
+plan's inputs. A graph is folded every time where replaying could change an answer or skip
+an effect, or would not pay: fewer than ``MIN_NODES`` nodes (``MIN_LIBRARY_NODES`` on
+another library's arrays, whose fold costs more a node) or more than ``MAX_NODES``
+(whose compile would stall a call for seconds), a primitive defined outside funcgrad's
 rules (a user's primitive, a custom rule, a loop, a callback: their Python runs every
 call), one whose rule reads values it is given (:data:`funcgrad.jit.facts.READS_VALUES`:
 an eigenvector's derivative raised where the eigenvalues repeat), a value held by another
@@ -66,13 +67,19 @@ from ..rules.gather import TRACED, gather
 from .facts import EFFECTS, READS_VALUES
 from .jitted import FOREIGN_KEYS, PLAIN_SHAPED, Jitted, foreign_part, jit_disabled
 
-__all__ = ["Replays", "replays_of", "REPEATS", "MIN_NODES", "replayable"]
+__all__ = ["Replays", "replays_of", "REPEATS", "MIN_NODES", "MIN_LIBRARY_NODES", "replayable"]
 
 REPEATS = 2
 """Folds of one graph before its backward pass is compiled; the next call replays it."""
 
 MIN_NODES = 32
-"""Smaller graphs are always folded: their fold costs little beside finding the plan."""
+"""Smaller graphs of NumPy's arrays are always folded: their fold costs little beside
+finding the plan."""
+
+MIN_LIBRARY_NODES = 8
+"""The same for another library's arrays, whose fold costs more a node: a rule's calls each
+pass through the library's Python (a CNN step's 24 nodes on a GPU: the fold took twice
+the plan's time)."""
 
 MAX_NODES = 1 << 17
 """Larger graphs are always folded: their compile would stall one call for seconds."""
@@ -132,9 +139,9 @@ class Replays:
         record (``made``, where it kept one) is short, its first ``variable`` is a Python
         number (a graph of numbers, which a plan of arrays does not take), or this function
         gave up."""
-        if made is not None and not MIN_NODES <= len(made) <= MAX_NODES:
-            return False
         if variable is None or type(variable._value) in _SCALARS:
+            return False
+        if made is not None and not _least_nodes(variable._value) <= len(made) <= MAX_NODES:
             return False
         return self._compiled or self._misses <= _GIVE_UP
 
@@ -143,7 +150,7 @@ class Replays:
         made, ``out`` last) seeded with ``seed``, from the plan of its backward pass:
         ``{variable: cotangent or None}``; None where this graph is folded. Asked only
         where :meth:`looking` said yes (which also says when a function gives up)."""
-        if not MIN_NODES <= len(order) <= MAX_NODES or order[-1] is not out:
+        if not _least_nodes(out._value) <= len(order) <= MAX_NODES or order[-1] is not out:
             return None
         if checking() or jit_disabled():
             return None
@@ -200,6 +207,11 @@ class Replays:
             seen[key] = Jitted(_backward_of(order, trace), max_plans=1)
             self._compiled = True
             return seen[key]
+
+
+def _least_nodes(value):
+    """The fewest nodes of a graph replayed whose values are like ``value``."""
+    return MIN_LIBRARY_NODES if is_foreign(value) else MIN_NODES
 
 
 def _outputs(plan, leaves):
