@@ -54,7 +54,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..core.namespaces import is_foreign
+from ..core.namespaces import is_foreign, library_of
 from ..core.primitive import Primitive
 from ..core.traces import Box, new_level
 from ..core.tree import tree_unflatten
@@ -141,7 +141,8 @@ class Replays:
         gave up."""
         if variable is None or type(variable._value) in _SCALARS:
             return False
-        if made is not None and not _least_nodes(variable._value) <= len(made) <= MAX_NODES:
+        least = _least_nodes(variable._value)
+        if least is None or (made is not None and not least <= len(made) <= MAX_NODES):
             return False
         return self._compiled or self._misses <= _GIVE_UP
 
@@ -150,7 +151,8 @@ class Replays:
         made, ``out`` last) seeded with ``seed``, from the plan of its backward pass:
         ``{variable: cotangent or None}``; None where this graph is folded. Asked only
         where :meth:`looking` said yes (which also says when a function gives up)."""
-        if not _least_nodes(out._value) <= len(order) <= MAX_NODES or order[-1] is not out:
+        least = _least_nodes(out._value)
+        if least is None or not least <= len(order) <= MAX_NODES or order[-1] is not out:
             return None
         if checking() or jit_disabled():
             return None
@@ -210,8 +212,11 @@ class Replays:
 
 
 def _least_nodes(value):
-    """The fewest nodes of a graph replayed whose values are like ``value``."""
-    return MIN_LIBRARY_NODES if is_foreign(value) else MIN_NODES
+    """The fewest nodes of a graph replayed whose values are like ``value``; None for none:
+    a Dask array keeps its own task graph, which jit refuses to compile."""
+    if not is_foreign(value):
+        return MIN_NODES
+    return None if library_of(value) == "dask" else MIN_LIBRARY_NODES
 
 
 def _outputs(plan, leaves):
