@@ -22,7 +22,8 @@ is flat, ``x ** 2.0`` takes ``2 x``); arrays, intermediate values included, are 
 plan's inputs. A graph is folded every time where replaying could change an answer or skip
 an effect, or would not pay: fewer than ``MIN_NODES`` nodes (``MIN_LIBRARY_NODES`` on
 another library's arrays, whose fold costs more a node) or more than ``MAX_NODES``
-(whose compile would stall a call for seconds), a primitive defined outside funcgrad's
+(whose compile would stall a call for seconds), Dask's arrays (their own task graph is
+the plan, and jit refuses them), a primitive defined outside funcgrad's
 rules (a user's primitive, a custom rule, a loop, a callback: their Python runs every
 call), one whose rule reads values it is given (:data:`funcgrad.jit.facts.READS_VALUES`:
 an eigenvector's derivative raised where the eigenvalues repeat), a value held by another
