@@ -97,7 +97,7 @@ CHECKS = {
         1.03,
         "W1: micrograd's demo step (MLP 2-16-16-1, 100 points), funcgrad eager",
     ),
-    # stop 92: the eager host tax cut (Python frames per step 3302 -> 1483, a plan's
+    # stop 92: the eager host tax cut (Python frames per step 3302 -> 1517, a plan's
     # constants as PyTorch's 0-d tensors): 1.72 -> 1.46-1.47 on the AVX-512 VM in the same
     # runs (that VM's figure is "today's" here), so a step 1.5x slower fails again
     "torch-tensor gpt eager / torch eager": (

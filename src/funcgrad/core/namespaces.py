@@ -30,7 +30,6 @@ from .traces import Box
 __all__ = [
     "own_function",
     "own_unary",
-    "OWN_UNARY",
     "is_foreign",
     "joined",
     "library_of",
@@ -293,18 +292,17 @@ _OWN_FUNCTIONS: dict = {}  # (namespace, name, operands of one dtype) -> the fun
 
 
 def own_unary(xp, name):
-    """:func:`own_function` of a function of one array (which has one dtype), remembered in
-    :data:`OWN_UNARY`, where an eager form reads it first without a call.
+    """:func:`own_function` of a function of one array (which has one dtype), from the same
+    table, without reading the operand: an eager form asks at every call.
 
     >>> import array_api_strict as xs
-    >>> own_unary(xs, "reshape") is xs.reshape is OWN_UNARY[xs, "reshape"]
+    >>> own_unary(xs, "reshape") is xs.reshape
     True
     """
-    found = OWN_UNARY[xp, name] = _own_function(xp, name, True)
+    found = _OWN_FUNCTIONS.get((xp, name, True))
+    if found is None:
+        found = _OWN_FUNCTIONS[xp, name, True] = _own_function(xp, name, True)
     return found
-
-
-OWN_UNARY: dict = {}  # (namespace, name) -> the function of one array own_unary found
 
 
 def _own_function(xp, name, one_dtype):

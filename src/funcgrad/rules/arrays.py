@@ -28,7 +28,7 @@ from functools import reduce
 import numpy as np
 
 from ..analysis.facts import declare
-from ..core.namespaces import OWN_UNARY, own_function, own_unary
+from ..core.namespaces import own_function, own_unary
 from ..core.primitive import Primitive, describe
 from ..core.traces import one_example_at_a_time
 from ..core.values import (
@@ -461,9 +461,7 @@ reshape = Primitive(
     jvp=(lambda t, ans, x, shape: reshape(t, shape=shape),),
     batch=_reshape_batch,
     xp=bindable(
-        lambda xp, x, shape: (OWN_UNARY.get((xp, "reshape")) or own_unary(xp, "reshape"))(
-            x, tuple(shape)
-        ),
+        lambda xp, x, shape: own_unary(xp, "reshape")(x, tuple(shape)),
         lambda xp, examples, shape: with_argument(
             own_function(xp, "reshape", examples), tuple(map(int, shape))
         ),
@@ -476,9 +474,7 @@ broadcast_to = Primitive(
     jvp=(lambda t, ans, x, shape: broadcast_to(t, shape=shape),),
     batch=_broadcast_to_batch,
     xp=bindable(
-        lambda xp, x, shape: (OWN_UNARY.get((xp, "broadcast_to")) or own_unary(xp, "broadcast_to"))(
-            x, tuple(shape)
-        ),
+        lambda xp, x, shape: own_unary(xp, "broadcast_to")(x, tuple(shape)),
         lambda xp, examples, shape: with_argument(
             own_function(xp, "broadcast_to", examples), tuple(map(int, shape))
         ),

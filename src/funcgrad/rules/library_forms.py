@@ -23,14 +23,7 @@ import sys
 import numpy as np
 
 from ..core.errors import NamespaceError
-from ..core.namespaces import (
-    OWN_UNARY,
-    dtype_in,
-    is_foreign,
-    library_of,
-    own_function,
-    own_unary,
-)
+from ..core.namespaces import dtype_in, is_foreign, library_of, own_function, own_unary
 
 __all__ = [
     "xp_ldexp",
@@ -296,8 +289,7 @@ def xp_heaviside(xp, x, h):
 
 
 def xp_transpose(xp, x, axes=None):
-    permute = OWN_UNARY.get((xp, "permute_dims")) or own_unary(xp, "permute_dims")
-    return permute(x, tuple(reversed(range(x.ndim))) if axes is None else tuple(map(int, axes)))
+    return own_unary(xp, "permute_dims")(x, _reversed_or(x.ndim, axes))
 
 
 def _reversed_or(ndim, axes):
@@ -305,8 +297,7 @@ def _reversed_or(ndim, axes):
 
 
 def xp_swapaxes(xp, x, axis1, axis2):
-    permute = OWN_UNARY.get((xp, "permute_dims")) or own_unary(xp, "permute_dims")
-    return permute(x, _swapped(x.ndim, axis1, axis2))
+    return own_unary(xp, "permute_dims")(x, _swapped(x.ndim, axis1, axis2))
 
 
 def _swapped(ndim, axis1, axis2):
