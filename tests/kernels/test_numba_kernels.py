@@ -287,12 +287,13 @@ def _gelu_operands(dtype):
 
 
 def _as_the_impls(x, got, want):
-    """float64: the kernel gives the impl's bits. float32: its tanh is its own
-    (kernels/float32_tanh.py) and NumPy's, each within a unit of the last place of the true
-    one, differ by two units (1.2e-7) at most, which moves a value or slope by at most its
-    derivative in t times that, beside their own rounding."""
+    """float64, and float32 where the kernel calls NumPy's tanh: the kernel gives the
+    impl's bits. Otherwise, in float32, its tanh is its own (kernels/float32_tanh.py) and
+    NumPy's, each within a unit of the last place of the true one, differ by two units
+    (1.2e-7) at most, which moves a value or slope by at most its derivative in t times
+    that, beside their own rounding."""
     assert got.dtype == want.dtype == x.dtype and got.shape == want.shape == x.shape
-    if x.dtype == np.float64:
+    if x.dtype == np.float64 or kernels.numpy_float32_tanh_is_vectorised():
         assert got.tobytes() == want.tobytes()
         return
     x, a, b = (np.asarray(v, np.float64) for v in (x, got, want))
@@ -304,9 +305,12 @@ def _as_the_impls(x, got, want):
     assert np.all((a == b) | (np.isnan(a) & np.isnan(b)) | close)
 
 
+@pytest.mark.parametrize("numpy_tanh", [False, True])
 @pytest.mark.parametrize(("prim", "together"), GELUS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_gelu_kernels_are_the_impls(prim, together, dtype):
+def test_gelu_kernels_are_the_impls(prim, together, dtype, numpy_tanh, monkeypatch):
+    # both float32 paths on any CPU: the one calling NumPy's tanh is the impl's to the bit
+    monkeypatch.setattr(kernels, "numpy_float32_tanh_is_vectorised", lambda: numpy_tanh)
     kernel, impl = _gelu_pair(prim, together)
     for x in _gelu_operands(dtype):
         with np.errstate(all="ignore"):  # the impl's overflow of x * x at 1e30
@@ -317,7 +321,8 @@ def test_gelu_kernels_are_the_impls(prim, together, dtype):
             _as_the_impls(x, a, b)
 
 
-def test_float32_gelus_are_the_formula_with_the_kernels_own_tanh():
+def test_float32_gelus_are_the_formula_with_the_kernels_own_tanh(monkeypatch):
+    monkeypatch.setattr(kernels, "numpy_float32_tanh_is_vectorised", lambda: False)
     x = (np.random.default_rng(3).normal(size=(2, gelu.CHUNK + 9)) * 4).astype(np.float32)
     k, flat = gelu.constants(np.float32), x.reshape(-1)
     t = np.empty_like(flat)
@@ -325,6 +330,15 @@ def test_float32_gelus_are_the_formula_with_the_kernels_own_tanh():
     value, slope = kernels.gelu_kernel(x, "both")
     assert value.reshape(-1).tobytes() == gelu.value_from_tanh(flat, t, k).tobytes()
     assert slope.reshape(-1).tobytes() == gelu.slope_from_tanh(flat, t, k).tobytes()
+
+
+def test_numpy_says_which_float32_tanh_it_runs():
+    from numpy.lib.introspect import opt_func_info
+
+    current = opt_func_info(func_name="^tanh$", signature="float32")["tanh"]["ff"]["current"]
+    assert kernels.numpy_float32_tanh_is_vectorised() == (
+        current == "X86_V4" or current.startswith("AVX512")
+    )
 
 
 @pytest.mark.parametrize(("prim", "together"), GELUS)

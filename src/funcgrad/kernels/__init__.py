@@ -30,8 +30,8 @@ leading axes: attention's causal one)  on each element (:mod:`~funcgrad.kernels.
 
 Each but the convolutions and float32 GELU gives its plain impl's results to the bit (the
 convolutions' are rounded otherwise, within the plain impl's tolerance; float32 GELU's
-``tanh`` is :mod:`funcgrad.kernels.float32_tanh`'s, within a unit of the last place of
-NumPy's); each answers None (the plain impl runs)
+``tanh``, where NumPy's has no AVX-512 build to run, is :mod:`funcgrad.kernels.float32_tanh`'s,
+within a unit of the last place of NumPy's); each answers None (the plain impl runs)
 where it does not apply: a small array (:data:`switch.LARGE`), another dtype, operands
 NumPy would warn about, numba not installed or turned off
 (``fg.config.update("funcgrad_numba_kernels", False)``). numba itself loads on the first

@@ -42,11 +42,14 @@ float64: a numba pass for ``u`` (the tanh's argument), NumPy's own ``tanh`` on i
 not), and a numba pass for the value, the slope or both. Each numba pass compiles the
 formula's own functions (the impl calls the same ones on arrays), in the operand's dtype
 (constants of that dtype, no fused multiply-add), so the results are the impl's to the
-bit. In float32 the first pass computes ``tanh(u)`` too, by :mod:`float32_tanh`'s rational
-function, which numba vectorises (NumPy's float32 ``tanh`` had no SIMD build on CI's AVX2
-machine: benchmarks/RESULTS.md, stop 87): within a unit of the last place of ``tanh``
-correctly rounded, as NumPy's is, so the two differ by two units of ``t`` at most and the
-results by what that moves them (tests/kernels/test_numba_kernels.py bounds it). The
+bit. In float32 the same holds where NumPy runs its AVX-512 build of float32 ``tanh``
+(:func:`numpy_float32_tanh_is_vectorised`: three times as fast as the rational function
+below). Elsewhere NumPy's float32 ``tanh`` is a slower loop (its AVX2 build:
+benchmarks/RESULTS.md, stops 87 and 93), and the first pass computes ``tanh(u)`` too, by
+:mod:`float32_tanh`'s rational function, which numba vectorises: within a unit of the last
+place of ``tanh`` correctly rounded, as NumPy's is, so the two differ by two units of ``t``
+at most and the results by what that moves them (tests/kernels/test_numba_kernels.py
+bounds it). The
 impl's floating-point warnings (an overflow of ``x * x``) are not raised, as in any numba
 block.
 
@@ -357,7 +360,8 @@ def gelu_kernel(x, which, guard=True):
     """GELU's ``which``: "value", "slope" or "both" (a pair), or None for anything but a
     float32 or float64 NumPy array with elements (with ``guard``, also where NumPy would
     warn): ``x`` a chunk at a time, the tanh's argument into a chunk-sized buffer, NumPy's
-    tanh in place (float32: the argument's tanh in the same pass, by float32_tanh), then
+    tanh in place (float32 where NumPy's tanh is not vectorised: the argument's tanh in
+    the same pass, by float32_tanh), then
     the pass that writes the results (:data:`_PASSES`)."""
     if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0 or x.size == 0:
         return None
@@ -370,7 +374,8 @@ def gelu_kernel(x, which, guard=True):
     n = min(gelu.CHUNK, flat.size)
     t = np.empty(n, x.dtype)
     k = gelu.constants(x.dtype.type)
-    own_tanh = x.dtype == np.float32  # float32: the tanh numba vectorises, in the same pass
+    # float32: the tanh numba vectorises, in the same pass, unless NumPy's is vectorised
+    own_tanh = x.dtype == np.float32 and not numpy_float32_tanh_is_vectorised()
     for lo in range(0, flat.size, n):
         hi = min(flat.size, lo + n)
         chunk, u = flat[lo:hi], t[: hi - lo]
@@ -382,6 +387,20 @@ def gelu_kernel(x, which, guard=True):
         post(chunk, u, *(o[lo:hi] for o in outs), k)
     shaped = tuple(o.reshape(x.shape) for o in outs)
     return shaped if results > 1 else shaped[0]
+
+
+@functools.cache
+def numpy_float32_tanh_is_vectorised():
+    """Whether NumPy's float32 ``tanh`` runs its AVX-512 loop on this CPU (NumPy says which
+    of its builds it dispatched to: ``numpy.lib.introspect.opt_func_info``). Its other
+    builds, the AVX2 one among them, were slower than :mod:`float32_tanh`'s."""
+    try:
+        from numpy.lib.introspect import opt_func_info
+
+        current = opt_func_info(func_name="^tanh$", signature="float32")["tanh"]["ff"]["current"]
+    except (ImportError, KeyError, TypeError):  # a NumPy that does not say
+        return False
+    return current == "X86_V4" or current.startswith("AVX512")
 
 
 @_jit

@@ -15,8 +15,9 @@ The formula is written once, as three functions of numbers or arrays
 call them on NumPy arrays a chunk at a time (:data:`CHUNK`), the forms on another
 library's arrays and on Python's and NumPy's numbers, and numba's kernels compile the same
 functions for one element (:mod:`funcgrad.kernels`), so the kernels give the impls' bits
-(in float32 but for the tanh: theirs is one numba vectorises, within a unit of the last
-place of NumPy's, :mod:`funcgrad.kernels.float32_tanh`).
+(in float32 but for the tanh where NumPy's has no AVX-512 build to run: theirs is then
+one numba vectorises, within a unit of the last place of NumPy's,
+:mod:`funcgrad.kernels.float32_tanh`).
 Their constants come in as arguments (:func:`constants`), numbers of the operand's dtype
 where the operand has one, so that a float32 array is computed in float32 everywhere.
 
