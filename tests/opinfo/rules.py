@@ -416,6 +416,9 @@ CASES = [
     Case("softmax", [_a(4)], {}, label="vector"),
     Case("softmax", [_a(2, 3)], {}, label="rows"),
     Case("softmax", [_a(2, 3)], {"axis": 0}, label="axis0"),
+    Case("softmax_product", [_a(4), _a(4, seed=1)], {}, label="vector"),
+    Case("softmax_product", [_a(2, 3), _a(2, 3, seed=1)], {}, label="rows"),
+    Case("softmax_product", [_a(2, 3), _a(2, 3, seed=1)], {"axis": 0}, label="axis0"),
     Case("log_softmax", [_a(4)], {}, label="vector"),
     Case("log_softmax", [_a(2, 3)], {}, label="rows"),
     Case("log_softmax", [_a(2, 3)], {"axis": 0}, label="axis0"),
@@ -425,6 +428,9 @@ CASES = [
     Case("pnls_slope", [_a(4), 2], diff=(0,), label="vector"),
     Case("pnls_slope", [_a(2, 3), np.array([0, 2])], diff=(0,), label="batch"),
     Case("pnls_slope", [_a(2, 2, 3), np.array([[0, 2], [1, 1]])], diff=(0,), label="stacks"),
+    Case("mean", [_a(2, 3)], label="all"),
+    Case("mean", [_a(2, 3)], {"axis": 1}, label="axis1"),
+    Case("mean", [_a(2, 3, 4)], {"axis": (0, 2), "keepdims": True}, label="keepdims"),
     Case("prod", [_a(2, 3)], label="all"),
     Case("prod", [_a(2, 3)], {"axis": 1}, label="axis1"),
     Case("prod", [np.array([[1.5, 0.0, 2.0], [0.5, 1.0, -1.0]])], {"axis": 1}, label="a-zero"),
@@ -814,6 +820,10 @@ def _torch_table(torch):
         "logsumexp": logsumexp,
         "softmax": lambda x, axis=-1: torch.softmax(x, dim=axis),
         "log_softmax": lambda x, axis=-1: torch.log_softmax(x, dim=axis),
+        "mean": lambda x, axis=None, keepdims=False: (
+            x.mean() if axis is None else x.mean(dim=axis, keepdim=keepdims)
+        ),
+        "softmax_product": lambda s, v, axis=-1: s * (v - (s * v).sum(dim=axis, keepdim=True)),
         "pnls": pnls,
         "pnls_slope": lambda x, label: (
             torch.softmax(x, dim=-1)

@@ -78,6 +78,7 @@ CASES = {
     "logsumexp": (lambda a: nn.logsumexp(a, axis=1), (X,)),
     "softmax": (lambda a: nn.softmax(a, axis=-1), (X,)),
     "log_softmax": (lambda a: nn.log_softmax(a, axis=-1), (X,)),
+    "softmax_product": (lambda a, b: nn.softmax_product(nn.softmax(a), b, axis=-1), (X, POS)),
     "pnls": (lambda a: nn.pnls(a, label=LABEL), (X,)),
     "pnls_slope": (lambda a: nn.pnls_slope(a, LABEL), (X,)),
     "one_hot": (lambda a: a * nn.one_hot(LABEL, depth=3), (X,)),

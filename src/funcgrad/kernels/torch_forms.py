@@ -8,9 +8,11 @@ about ten each. PyTorch has one fused call for each. Registered here
 tensors, in eager calls and in jit's plans of calls alike:
 
 =====================================  ==================================================
-primitive                              PyTorch's call (the first six on floating tensors)
+primitive                              PyTorch's call (the first seven on floating tensors)
 =====================================  ==================================================
 ``softmax``, ``log_softmax``           ``torch.softmax``, ``torch.log_softmax`` (one axis)
+``softmax_product`` (softmax's         ``torch._softmax_backward_data`` (one axis, one
+cotangent and tangent)                 shape and dtype)
 ``logsumexp``                          ``torch.logsumexp``
 ``gelu_tanh``                          ``torch.nn.functional.gelu(x, approximate="tanh")``
 ``gelu_tanh_slope``                    ``torch.ops.aten.gelu_backward`` of ones
@@ -83,6 +85,17 @@ def _along_one_axis(x, axis):
 
 def _softmax(x, axis=-1):
     return sys.modules["torch"].softmax(x, axis) if _along_one_axis(x, axis) else None
+
+
+def _softmax_product(s, v, axis=-1):
+    """``torch._softmax_backward_data``: the product in one pass (what PyTorch's autograd
+    calls for a softmax's cotangent), for two tensors of one floating dtype and shape."""
+    torch = sys.modules["torch"]
+    if not (isinstance(s, torch.Tensor) and isinstance(v, torch.Tensor)):
+        return None
+    if not _along_one_axis(s, axis) or s.dtype != v.dtype or s.shape != v.shape:
+        return None
+    return torch._softmax_backward_data(v, s, axis, s.dtype)
 
 
 def _log_softmax(x, axis=-1):
@@ -426,6 +439,7 @@ def _constant(prim, examples, position):
 
 register_constants("torch", _constant)
 register_form(nn.softmax, "torch", _softmax)
+register_form(nn.softmax_product, "torch", _softmax_product)
 register_form(nn.log_softmax, "torch", _log_softmax)
 register_form(nn.logsumexp, "torch", _logsumexp)
 register_form(gelu.gelu_tanh, "torch", _gelu_tanh)

@@ -129,9 +129,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     a = as_array(a) if isinstance(a, (list, tuple)) else a
     kind, result = _dtype_of(a), dtype
     if dtype is None and where is None and kind.kind in "fc" and kind != _np.float16:
-        # the commonest call (a layer norm's): the sum over the count, in the sum's dtype
-        total = _arrays.sum(a, axis=axis, keepdims=keepdims)
-        return total / float(count(a, None, axis, keepdims, "mean"))
+        # the commonest call (a layer norm's): the sum over the count, in the sum's dtype,
+        # one primitive (another library's mean is one call)
+        return _r.mean(a, axis=axis, keepdims=keepdims)
     if dtype is None and numeric_kind(kind) in "biu":
         dtype = result = _np.float64
     elif dtype is None and kind == _np.float16:

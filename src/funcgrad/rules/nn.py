@@ -9,12 +9,17 @@
                   pick-negative-log-softmax loss)
     pnls_slope    softmax(x) - onehot(label)  (pnls's      s * (g - sum(s * g)), s = softmax(x)
                   derivative in x, in one call)
+    softmax_      s * (v - sum(s * v))  (softmax's          g (v - sum(s v)) - v sum(g s) in s,
+    product       Jacobian at s = softmax(x) times v)     softmax_product(s, g) in v
 
 Each reverse rule is symmetric in the sense that the forward rule is the same
 expression applied to a tangent (softmax's Jacobian is symmetric), summed where
-the primitive reduces. A jit plan that calls pnls and pnls_slope on the same
-operands (a classifier's loss and gradient) calls ``_pnls_with_slope`` once
-instead (``Primitive.together``).
+the primitive reduces. Those products are one primitive, ``softmax_product``: on
+NumPy's arrays its impl is the four calls it replaces (their bits), on PyTorch's tensors
+one fused call (:mod:`funcgrad.kernels.torch_forms`), where the four were four passes
+over attention's largest tensor and, on a GPU, four kernels. A jit plan that calls pnls
+and pnls_slope on the same operands (a classifier's loss and gradient) calls
+``_pnls_with_slope`` once instead (``Primitive.together``).
 """
 
 import numpy as np
@@ -33,10 +38,18 @@ from .arrays import (
     restore_reduced_axes,
     sum,
 )
-from .elementwise import exp, multiply, subtract
+from .elementwise import add, exp, multiply, subtract
 from .sums import sum_impl
 
-__all__ = ["logsumexp", "softmax", "log_softmax", "pnls", "pnls_slope", "one_hot"]
+__all__ = [
+    "logsumexp",
+    "softmax",
+    "log_softmax",
+    "softmax_product",
+    "pnls",
+    "pnls_slope",
+    "one_hot",
+]
 
 
 def _scalar_back(out, x):
@@ -167,11 +180,46 @@ def _pnls_with_slope(x, label):
     return loss[()] if np.ndim(loss) == 0 else loss, slope
 
 
-def _softmax_product(s, v, axis=-1):
-    """Softmax's Jacobian at ``s = softmax(x)`` times ``v`` (it is symmetric: the forward
-    and the reverse rule alike). Primitives, not operators: ``s`` may be a plain array
-    (array-api-strict's refuses a traced value on the right of its ``*``)."""
-    return multiply(s, subtract(v, sum(multiply(s, v), axis=axis, keepdims=True)))
+def _softmax_product_impl(s, v, axis=-1):
+    """``s * (v - sum(s * v))`` by the calls of the four primitives it stands for, so their
+    bits (a plan or an eager call made before it was one primitive gave these)."""
+    s, v = np.asarray(s), np.asarray(v)
+    return s * (v - sum_impl(s * v, axis=axis, keepdims=True))
+
+
+def _xp_softmax_product(xp, s, v, axis=-1):
+    return s * (v - xp.sum(s * v, axis=axis, keepdims=True))
+
+
+def _softmax_product_in_s(g, ans, s, v, axis=-1):
+    """The product's cotangent in ``s``: ``g (v - sum(s v)) - v sum(g s)``. Primitives, not
+    operators: an operand may be a plain array (array-api-strict's refuses a traced value
+    on the right of its ``*``)."""
+    c = sum(multiply(s, v), axis=axis, keepdims=True)
+    return subtract(
+        multiply(g, subtract(v, c)), multiply(v, sum(multiply(g, s), axis=axis, keepdims=True))
+    )
+
+
+def _softmax_product_tangent(tangents, ans, s, v, axis=-1):
+    """``ts (v - sum(s v)) - s sum(ts v)`` plus the product of ``tv`` (None: a zero tangent)."""
+    ts, tv = tangents
+    out = None if tv is None else softmax_product(s, tv, axis=axis)
+    if ts is not None:
+        c = sum(multiply(s, v), axis=axis, keepdims=True)
+        by_s = subtract(
+            multiply(ts, subtract(v, c)),
+            multiply(s, sum(multiply(ts, v), axis=axis, keepdims=True)),
+        )
+        out = by_s if out is None else add(out, by_s)
+    return out
+
+
+def _softmax_product_batch(size, prim, values, batched, params):
+    s, v = all_batched(size, values, batched)
+    nd = len(shape_of(s)) - 1
+    axis = params.get("axis", -1)
+    return prim(s, v, axis=(axis % nd if nd else 0) + 1)
 
 
 def _pnls_batch(size, prim, values, batched, params):
@@ -229,12 +277,23 @@ logsumexp = Primitive(
     ),
     batch=batch_reduction,
 )
+softmax_product = Primitive(  # softmax's Jacobian at s times v, symmetric (see the top)
+    "softmax_product",
+    _softmax_product_impl,
+    xp=_xp_softmax_product,
+    vjp=(
+        _softmax_product_in_s,
+        lambda g, ans, s, v, axis=-1: softmax_product(s, g, axis=axis),
+    ),
+    jvp=_softmax_product_tangent,
+    batch=_softmax_product_batch,
+)
 softmax = Primitive(
     "softmax",
     _softmax_impl,
     xp=_xp_softmax,
-    vjp=(lambda g, ans, x, axis=-1: _softmax_product(ans, g, axis),),
-    jvp=(lambda t, ans, x, axis=-1: _softmax_product(ans, t, axis),),
+    vjp=(lambda g, ans, x, axis=-1: softmax_product(ans, g, axis=axis),),
+    jvp=(lambda t, ans, x, axis=-1: softmax_product(ans, t, axis=axis),),
     batch=batch_along_axis,
 )
 log_softmax = Primitive(
@@ -249,8 +308,8 @@ pnls_slope = Primitive(  # pnls's derivative in x: its Jacobian is softmax's
     "pnls_slope",
     _pnls_slope_impl,
     xp=_xp_pnls_slope,
-    vjp=(lambda g, ans, x, label: _softmax_product(softmax(x), g), None),
-    jvp=(lambda t, ans, x, label: _softmax_product(softmax(x), t),),
+    vjp=(lambda g, ans, x, label: softmax_product(softmax(x), g), None),
+    jvp=(lambda t, ans, x, label: softmax_product(softmax(x), t),),
     batch=_pnls_batch,
 )
 pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
@@ -274,5 +333,6 @@ pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
 declare(one_hot, flat=ALL)
 declare(logsumexp, structure="reduction")
 declare(softmax, log_softmax, structure="along_axis")
+declare(softmax_product, structure="along_axis", linear=(1,))
 # What jit reads (funcgrad/jit/facts.py): each returns a new array, which a plan may reuse.
-jit_facts.declare(softmax, log_softmax, pnls_slope, fresh=True)
+jit_facts.declare(softmax, log_softmax, softmax_product, pnls_slope, fresh=True)

@@ -1,11 +1,17 @@
-"""Reductions and scans beyond ``sum``: products, extrema, cumulative sums and products.
+"""Reductions and scans beyond ``sum``: means, products, extrema, cumulative sums and products.
 
     primitive   value                    reverse rule
     ---------   ----------------------   ------------------------------------------------
+    mean        sum along axes / count    g / count, spread over the group
     prod        product along axes        g * (product of the others in the group)
     max, min    extremum along axes       g shared equally among the elements that tie
     cumsum      running sum along axis    reversed running sum of g
     cumprod     running product           through the doubling scan (exact with zeros)
+
+A float array's mean is one primitive, not a sum and a division: its value is the sum
+over the count as NumPy's ``np.mean`` computes it (the same bits), and another library's
+call is its own ``mean``, one pass (on a GPU one kernel, where the two were two: a layer
+norm takes two means).
 
 "The product of the others" is an exclusive running product from the left
 times one from the right, so it is exact when the group holds zeros (no
@@ -28,6 +34,7 @@ import numpy as np
 from ..analysis.facts import declare
 from ..core.primitive import Primitive
 from ..core.values import filled_like, ndim_of, normalize_axes, plain, shape_of
+from .arrays import _sum_vjp as _spread
 from .arrays import (
     all_batched,
     batch_along_axis,
@@ -40,10 +47,12 @@ from .arrays import (
     sum,
     transpose,
 )
-from .elementwise import real_dtype_of
-from .sums import checked_axes
+from .elementwise import divide, real_dtype_of
+from .library_forms import bindable
+from .sums import checked_axes, sum_impl
 
 __all__ = [
+    "mean",
     "prod",
     "max",
     "min",
@@ -284,6 +293,49 @@ def _xp_scan(name):
 
 # ---------------------------------------------------------------- the table
 
+
+def _count(x, axis):
+    """How many elements each mean combines (``axis`` as :func:`funcgrad.numpy.mean` gives it:
+    None, an int or a tuple of them)."""
+    shape = shape_of(x)
+    n = 1
+    for ax in range(len(shape)) if axis is None else normalize_axes(axis, len(shape)):
+        n *= shape[ax]
+    return n
+
+
+def _mean_impl(x, axis=None, keepdims=False):
+    # np.mean's float path: the sum, divided by the count in the sum's dtype
+    return sum_impl(x, axis=axis, keepdims=keepdims) / float(_count(x, axis))
+
+
+def _xp_mean(xp, x, axis=None, keepdims=False):
+    return xp.mean(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
+
+
+def _bound_mean(xp, examples, axis=None, keepdims=False):
+    """The mean a plan calls at each step: the namespace's, its axes given once."""
+    average, axis = xp.mean, tuple(axis) if isinstance(axis, list) else axis
+    return lambda x: average(x, axis=axis, keepdims=keepdims)
+
+
+bindable(_xp_mean, _bound_mean)
+
+
+mean = Primitive(  # of a float array (funcgrad.numpy.mean computes the others itself)
+    "mean",
+    _mean_impl,
+    xp=_xp_mean,
+    # the division on the reduced cotangent, then spread as the sum's: the bits of the sum
+    # and the division this primitive stands for
+    vjp=(
+        lambda g, ans, x, axis=None, keepdims=False: _spread(
+            divide(g, float(_count(x, axis))), ans, x, axis, keepdims
+        ),
+    ),
+    jvp=(lambda t, ans, x, axis=None, keepdims=False: mean(t, axis=axis, keepdims=keepdims),),
+    batch=batch_reduction,
+)
 prod = Primitive(
     "prod",
     _reducer(np.prod),
@@ -347,6 +399,7 @@ cumprod = Primitive(
 
 
 # What the analyses read about these primitives (funcgrad/analysis/facts.py).
+declare(mean, structure="reduction", linear="all")
 declare(prod, max, min, structure="reduction")
 declare(cumsum, structure="cumulative", linear="all")
 declare(cumprod, structure="cumulative")
