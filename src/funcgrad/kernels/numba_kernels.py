@@ -49,9 +49,8 @@ benchmarks/RESULTS.md, stops 87 and 93), and the first pass computes ``tanh(u)``
 :mod:`float32_tanh`'s rational function, which numba vectorises: within a unit of the last
 place of ``tanh`` correctly rounded, as NumPy's is, so the two differ by two units of ``t``
 at most and the results by what that moves them (tests/kernels/test_numba_kernels.py
-bounds it). The
-impl's floating-point warnings (an overflow of ``x * x``) are not raised, as in any numba
-block.
+bounds it). The impl's floating-point warnings (an overflow of ``x * x``) are not raised,
+as in any numba block.
 
 Any other case (more runs of reduced axes, a complex, half-precision or boolean array,
 a 0-d one, another library's) calls the primitive's own impl.
@@ -362,8 +361,8 @@ def gelu_kernel(x, which, guard=True):
     float32 or float64 NumPy array with elements (with ``guard``, also where NumPy would
     warn): ``x`` a chunk at a time, the tanh's argument into a chunk-sized buffer, NumPy's
     tanh in place (float32 where NumPy's tanh is not vectorised: the argument's tanh in
-    the same pass, by float32_tanh), then
-    the pass that writes the results (:data:`_PASSES`)."""
+    the same pass, by float32_tanh), then the pass that writes the results
+    (:data:`_PASSES`)."""
     if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.ndim == 0 or x.size == 0:
         return None
     if guard and not _within(x, _GELU_BOUND[x.dtype]):  # NumPy would warn, or a NaN
