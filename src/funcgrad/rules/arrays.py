@@ -41,7 +41,7 @@ from ..core.values import (
     zeros_like_value,
 )
 from .foreign_indexing import getitem_form, untake_form
-from .library_forms import bindable, with_argument, xp_swapaxes, xp_transpose
+from .library_forms import axis_reduction, bindable, with_argument, xp_swapaxes, xp_transpose
 from .row_sums import add_rows, whole_rows
 from .sums import checked_axes, sum_impl
 
@@ -211,19 +211,6 @@ def _xp_squeeze(xp, x, axis=None):
     if axis is None:
         axis = tuple(i for i, n in enumerate(x.shape) if n == 1)
     return xp.squeeze(x, axis=axis)
-
-
-def _xp_sum(xp, x, axis=None, keepdims=False):
-    return xp.sum(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
-
-
-def _bound_sum(xp, examples, axis=None, keepdims=False):
-    """The sum a plan calls at each step: the namespace's, its axes given once."""
-    total, axis = xp.sum, tuple(axis) if isinstance(axis, list) else axis
-    return lambda x: total(x, axis=axis, keepdims=keepdims)
-
-
-bindable(_xp_sum, _bound_sum)
 
 
 # ---------------------------------------------------------------- batching helpers
@@ -520,7 +507,7 @@ sum = Primitive(
     vjp=(_sum_vjp,),
     jvp=(lambda t, ans, x, axis=None, keepdims=False: sum(t, axis=axis, keepdims=keepdims),),
     batch=batch_reduction,
-    xp=_xp_sum,
+    xp=axis_reduction("sum"),
 )
 getitem = Primitive(
     "getitem",

@@ -129,6 +129,23 @@ def bindable(form, bind):
     return form
 
 
+def axis_reduction(name):
+    """The Array API reduction ``name`` (``"sum"``, ``"mean"``) over ``axis`` with
+    ``keepdims``, as a primitive's form: a plan binds the namespace's function and the axes
+    once (a list of axes, as a traced call may hold them, given as a tuple)."""
+
+    def form(xp, x, axis=None, keepdims=False):
+        axis = tuple(axis) if isinstance(axis, list) else axis  # (inline: an eager call's)
+        return getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+
+    def bind(xp, examples, axis=None, keepdims=False):
+        reduce, axis = getattr(xp, name), tuple(axis) if isinstance(axis, list) else axis
+        return lambda x: reduce(x, axis=axis, keepdims=keepdims)
+
+    form.__name__ = name
+    return bindable(form, bind)
+
+
 def with_argument(fun, arg):
     """``fun(x, arg)`` as a function of ``x``."""
     return lambda x: fun(x, arg)

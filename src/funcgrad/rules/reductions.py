@@ -48,7 +48,7 @@ from .arrays import (
     transpose,
 )
 from .elementwise import divide, real_dtype_of
-from .library_forms import bindable
+from .library_forms import axis_reduction
 from .sums import checked_axes, sum_impl
 
 __all__ = [
@@ -309,23 +309,10 @@ def _mean_impl(x, axis=None, keepdims=False):
     return sum_impl(x, axis=axis, keepdims=keepdims) / float(_count(x, axis))
 
 
-def _xp_mean(xp, x, axis=None, keepdims=False):
-    return xp.mean(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
-
-
-def _bound_mean(xp, examples, axis=None, keepdims=False):
-    """The mean a plan calls at each step: the namespace's, its axes given once."""
-    average, axis = xp.mean, tuple(axis) if isinstance(axis, list) else axis
-    return lambda x: average(x, axis=axis, keepdims=keepdims)
-
-
-bindable(_xp_mean, _bound_mean)
-
-
 mean = Primitive(  # of a float array (funcgrad.numpy.mean computes the others itself)
     "mean",
     _mean_impl,
-    xp=_xp_mean,
+    xp=axis_reduction("mean"),
     # the division on the reduced cotangent, then spread as the sum's: the bits of the sum
     # and the division this primitive stands for
     vjp=(
