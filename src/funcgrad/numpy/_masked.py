@@ -25,6 +25,7 @@ from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
 from ..rules import elementwise as _ew
+from ..rules import reductions as _r
 from ..rules import ufuncs as _u
 
 __all__ = ["given", "selected", "count", "with_initial", "reduced_shape", "need_initial"]
@@ -70,12 +71,9 @@ def count(a, where, axis, keepdims, name):
     """How many elements each result over ``axis`` combines (NumPy's ``rcount``): a Python
     int without a mask, else the counts as float64 (a division by them is NumPy's, and
     strict array libraries divide floats by floats only)."""
-    shape = _shape_of(a)
     if where is None or where is True:
-        n = 1
-        for ax in range(len(shape)) if axis is None else _axes(axis, len(shape)):
-            n *= shape[ax]
-        return n
+        return _r.reduced_count(a, axis)
+    shape = _shape_of(a)
     ones = _arrays.broadcast_to(_u.astype(_mask(where, a, name), dtype=_np.float64), shape=shape)
     return _arrays.sum(ones, axis=axis, keepdims=keepdims)
 

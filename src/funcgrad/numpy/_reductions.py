@@ -57,16 +57,6 @@ __all__ = [
 ]
 
 
-def _count(a, axis):
-    """How many elements each result of a reduction over ``axis`` combines."""
-    shape = _shape_of(a)
-    axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
-    n = 1
-    for ax in axes:
-        n *= shape[ax]
-    return n
-
-
 def _cast(a, dtype):
     """``a`` as ``dtype`` (None: unchanged; integers summed as float64 where NumPy does);
     a list holding traced values stacked into one traced array first."""

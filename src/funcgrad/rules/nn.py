@@ -34,6 +34,7 @@ from .arrays import (
     all_batched,
     batch_along_axis,
     batch_reduction,
+    positive_axes,
     reshape,
     restore_reduced_axes,
     sum,
@@ -218,8 +219,7 @@ def _softmax_product_tangent(tangents, ans, s, v, axis=-1):
 def _softmax_product_batch(size, prim, values, batched, params):
     s, v = all_batched(size, values, batched)
     nd = len(shape_of(s)) - 1
-    axis = params.get("axis", -1)
-    return prim(s, v, axis=(axis % nd if nd else 0) + 1)
+    return prim(s, v, axis=positive_axes(params.get("axis", -1), nd) + 1)
 
 
 def _pnls_batch(size, prim, values, batched, params):

@@ -53,6 +53,7 @@ from .sums import checked_axes, sum_impl
 
 __all__ = [
     "mean",
+    "reduced_count",
     "prod",
     "max",
     "min",
@@ -294,9 +295,9 @@ def _xp_scan(name):
 # ---------------------------------------------------------------- the table
 
 
-def _count(x, axis):
-    """How many elements each mean combines (``axis`` as :func:`funcgrad.numpy.mean` gives it:
-    None, an int or a tuple of them)."""
+def reduced_count(x, axis):
+    """How many elements each result of a reduction of ``x`` over ``axis`` (None, an int or
+    a tuple of them) combines: NumPy's ``rcount``, a Python int."""
     shape = shape_of(x)
     n = 1
     for ax in range(len(shape)) if axis is None else normalize_axes(axis, len(shape)):
@@ -306,7 +307,7 @@ def _count(x, axis):
 
 def _mean_impl(x, axis=None, keepdims=False):
     # np.mean's float path: the sum, divided by the count in the sum's dtype
-    return sum_impl(x, axis=axis, keepdims=keepdims) / float(_count(x, axis))
+    return sum_impl(x, axis=axis, keepdims=keepdims) / float(reduced_count(x, axis))
 
 
 mean = Primitive(  # of a float array (funcgrad.numpy.mean computes the others itself)
@@ -317,7 +318,7 @@ mean = Primitive(  # of a float array (funcgrad.numpy.mean computes the others i
     # and the division this primitive stands for
     vjp=(
         lambda g, ans, x, axis=None, keepdims=False: _spread(
-            divide(g, float(_count(x, axis))), ans, x, axis, keepdims
+            divide(g, float(reduced_count(x, axis))), ans, x, axis, keepdims
         ),
     ),
     jvp=(lambda t, ans, x, axis=None, keepdims=False: mean(t, axis=axis, keepdims=keepdims),),
