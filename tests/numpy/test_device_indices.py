@@ -81,6 +81,33 @@ def test_scatter_adds_at_device_ids(backend):
         np.testing.assert_allclose(to_numpy(g), w, rtol=1e-13)
 
 
+TAKEN_ALONG = [  # (x's shape, the indices' shape): the indices broadcast x, or x them
+    ((2, 5), (2, 3)),
+    ((1, 5), (3, 2)),
+    ((3, 5), (1, 4)),
+    ((2, 1, 5), (1, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("x_shape, idx_shape", TAKEN_ALONG)
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_take_along_broadcasts_as_numpy_does(x_shape, idx_shape, backend):
+    # an axis of 1 in x and more in the indices: the cotangents along it are summed
+    make = MAKERS[backend]
+    a, idx = RNG.normal(size=x_shape), RNG.integers(-5, 5, size=idx_shape)
+
+    def loss(i):
+        return lambda x: fnp.sum(fnp.take_along_axis(x, i, axis=-1) ** 3)
+
+    want_value, want_grad = fg.value_and_grad(loss(idx))(a)
+    step = fg.value_and_grad(loss(make(idx)))
+    for run in (step, fg.jit(step)):
+        value, grad = run(make(a))
+        _same_place(grad, make(a))
+        np.testing.assert_allclose(to_numpy(value), want_value, rtol=1e-13)
+        np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-13, atol=1e-15)
+
+
 def test_segment_sums_in_the_standards_functions_equal_np_add_at():
     for n, m in ((0, 4), (1, 4), (9, 3), (64, 5), (257, 17)):
         positions = RNG.integers(0, m, size=n)

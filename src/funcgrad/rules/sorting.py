@@ -100,13 +100,19 @@ def _xp_put_along(xp, h, idx, axis, shape):
     the standard has no scatter-add (and the indices stay on the arrays' device)."""
     axis = axis % len(shape)
     n = shape[axis]
+    idx = xp.where(idx < 0, idx + n, idx)  # NumPy counts a negative index from the end
     hits = xp.expand_dims(idx, axis=-1) == xp.arange(n, device=getattr(idx, "device", None))
     spread = xp.sum(
         xp.where(hits, xp.expand_dims(h, axis=-1), 0.0 * xp.expand_dims(h, axis=-1)), axis=axis
     )
     order = list(range(len(shape) - 1))
     order.insert(axis, len(shape) - 1)
-    return xp.broadcast_to(xp.permute_dims(spread, tuple(order)), shape)
+    spread = xp.permute_dims(spread, tuple(order))
+    # an axis of x that take_along broadcast (1 in x, more in idx): its cotangents summed
+    wide = tuple(d for d, n in enumerate(shape) if n == 1 and spread.shape[d] != 1)
+    if wide:
+        spread = xp.sum(spread, axis=wide, keepdims=True)
+    return xp.broadcast_to(spread, shape)
 
 
 # ---------------------------------------------------------------- the table
