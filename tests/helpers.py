@@ -128,6 +128,22 @@ def benchmark_module(name):
     return module
 
 
+def torch_operators(call):
+    """``(call(), the names of the PyTorch operators it ran)``, views included."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    names = []
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            names.append(func.overloadpacket.__name__)
+            return func(*args, **(kwargs or {}))
+
+    with Count():
+        out = call()
+    return out, names
+
+
 def to_numpy(x):
     """Any library's array as NumPy's, for comparing (the tests' conversion, not funcgrad's)."""
     root = type(x).__module__.partition(".")[0]

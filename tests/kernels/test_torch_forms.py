@@ -13,7 +13,7 @@ import funcgrad.numpy as fnp
 from funcgrad.core.fast_paths import plain_form, registered
 from funcgrad.core.namespaces import namespace_of
 from funcgrad.rules import elementwise, gelu, nn
-from tests.helpers import to_numpy, torch
+from tests.helpers import to_numpy, torch, torch_operators
 
 pytestmark = [
     pytest.mark.usefixtures("torch_refuses_numpy"),
@@ -331,9 +331,10 @@ def test_a_masked_attention_score_under_every_transform():
     assert float(to_numpy(got_t)) == pytest.approx(float(want_t), rel=1e-12)
 
 
-def test_a_plan_binds_where_and_an_embedding_to_pytorchs_calls(monkeypatch):
-    # the plan's steps call PyTorch's where and index_select themselves, their checks made
-    # once when the plan was made
+def test_a_plan_binds_where_and_an_embedding_to_pytorchs_calls():
+    # the plan's steps call PyTorch's where and indexing themselves, their checks made
+    # once when the plan was made: the rows one ``index`` call, their cotangent one
+    # ``index_put``, negative positions counted by them (no comparison of the ids)
     table, ids = RNG.normal(size=(6, 3)), np.array([[0, -1], [5, 2]])
     c = np.array([True, False, True])
     loss = lambda t, i, c: fnp.sum(fnp.where(c, fnp.sin(t[i]), 0.5))
@@ -344,13 +345,58 @@ def test_a_plan_binds_where_and_an_embedding_to_pytorchs_calls(monkeypatch):
     plan = jitted.plan(*args)
     steps = [v for k, v in plan.run.__globals__.items() if k.startswith("s")]
     assert torch.where in steps  # the step is PyTorch's function itself
-    calls = []
-    real = torch.index_select
-    monkeypatch.setattr(torch, "index_select", lambda *a: calls.append(a) or real(*a))
-    value, grad = jitted(*args)  # the replay, not the trace
-    assert len(calls) == 1
+    (value, grad), ops = torch_operators(lambda: jitted(*args))  # the replay, not the trace
+    assert ops.count("index") == 1 and ops.count("index_put") == 1
+    assert not {"lt", "index_select", "index_add", "scalar_tensor"} & set(ops)
     assert float(to_numpy(value)) == pytest.approx(float(want_value), rel=1e-14)
     np.testing.assert_allclose(to_numpy(grad), want_grad, rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", sorted(TOL))
+def test_a_plan_makes_its_constant_tensors_once(dtype):
+    # a mask's fill, relu's zero and GELU's one are 0-d tensors the plan made: its replay
+    # fills none, and gives the eager call's values
+    c = np.tril(np.ones((4, 4), bool))
+    x = RNG.normal(size=(4, 4)).astype(dtype)
+    loss = lambda x, c: fnp.sum(fg.nn.softmax(fnp.where(c, fg.nn.gelu(fg.nn.relu(x)), -1e9)) ** 2)
+    want = fg.value_and_grad(loss)(x, c)
+    args = torch.asarray(x), torch.asarray(c)
+    jitted = fg.jit(fg.value_and_grad(loss))
+    jitted(*args)
+    got, ops = torch_operators(lambda: jitted(*args))
+    assert not {"scalar_tensor", "full", "ones", "ones_like", "zeros", "zeros_like"} & set(ops)
+    assert {"gelu_backward", "where", "gt"} <= set(ops)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(to_numpy(g), w, **TOL[dtype])
+    eager = fg.value_and_grad(loss)(*args)
+    for g, e in zip(got, eager):
+        np.testing.assert_array_equal(to_numpy(g), to_numpy(e))
+
+
+@pytest.mark.parametrize("dtype", sorted(TOL))
+def test_relus_cotangent_is_the_forms_and_numpys(dtype):
+    # g where x > 0, a zero of g's dtype elsewhere: NaN, -0.0 and 0.0 select nothing
+    a = np.array([[1.5, -2.0, 0.0, -0.0], [np.nan, 3.0, -np.inf, np.inf]], dtype)
+    h = RNG.normal(size=a.shape).astype(dtype)
+    x, g = torch.asarray(a), torch.asarray(h)
+    got = elementwise.where_positive(x, g)
+    want = plain_form(elementwise.where_positive)(namespace_of((x, g)), x, g)
+    assert isinstance(got, torch.Tensor) and got.dtype == g.dtype
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(want))
+    np.testing.assert_array_equal(to_numpy(got), elementwise.where_positive(a, h))
+
+
+@pytest.mark.parametrize("position", [5, 7, -6])
+def test_take_along_refuses_a_position_out_of_bounds(position):
+    # NumPy refuses an index past either end; torch.take_along_dim would take it modulo
+    # the axis's length and read a value silently
+    x, idx = torch.asarray(RNG.normal(size=(2, 5))), torch.asarray(np.array([[position], [0]]))
+    take = lambda x, i: fnp.sum(fnp.take_along_axis(x, i, axis=1))
+    with pytest.raises(IndexError):
+        take(to_numpy(x), to_numpy(idx))
+    for f in (take, fg.jit(take), fg.grad(take)):
+        with pytest.raises((IndexError, RuntimeError), match="out of bounds"):
+            f(x, idx)
 
 
 def test_a_plans_basic_index_is_the_eager_calls():

@@ -13,7 +13,7 @@ import funcgrad.numpy as fnp
 from funcgrad.core.fast_paths import plain_form
 from funcgrad.core.namespaces import namespace_of
 from funcgrad.rules.window_extrema import window_cotangent, window_max
-from tests.helpers import to_numpy, torch
+from tests.helpers import to_numpy, torch, torch_operators
 
 pytestmark = [
     pytest.mark.usefixtures("torch_refuses_numpy"),
@@ -30,22 +30,6 @@ TILED = [  # (shape, window axes): each window axis follows the axis counting it
 ]
 
 
-def _counted(call):
-    """The PyTorch operators ``call()`` runs."""
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    names = []
-
-    class Count(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            names.append(func.overloadpacket.__name__)
-            return func(*args, **(kwargs or {}))
-
-    with Count():
-        out = call()
-    return out, names
-
-
 def _operands(shape, axis, dtype):
     a = RNG.integers(-2, 3, size=shape).astype(dtype)  # small integers: many ties
     x = torch.asarray(a)
@@ -58,7 +42,7 @@ def _operands(shape, axis, dtype):
 @pytest.mark.parametrize("shape, axis", TILED)
 def test_pytorchs_pooling_gives_the_forms_bits(shape, axis, dtype):
     a, x, top, g = _operands(shape, axis, dtype)
-    got, ops = _counted(lambda: window_cotangent(g, x, top, axis=axis))
+    got, ops = torch_operators(lambda: window_cotangent(g, x, top, axis=axis))
     k = max(len(axis), 2)
     assert f"max_pool{k}d_with_indices_backward" in ops
     want = plain_form(window_cotangent)(namespace_of((x,)), g, x, top, axis=axis)
@@ -77,7 +61,7 @@ def test_pytorchs_pooling_gives_the_window_maxima(shape, axis, dtype, keepdims):
     x = torch.asarray(a)
     negative = tuple(k - len(shape) for k in axis)  # axes counted from the end, as given
     for given in (axis, negative, axis[0] if len(axis) == 1 else axis):
-        got, ops = _counted(lambda: window_max(x, axis=given, keepdims=keepdims))
+        got, ops = torch_operators(lambda: window_max(x, axis=given, keepdims=keepdims))
         assert any(op.startswith("max_pool") for op in ops)
         want = torch.amax(x, dim=axis, keepdim=keepdims)
         assert got.dtype == x.dtype and got.shape == want.shape
@@ -94,26 +78,26 @@ def test_other_layouts_take_the_plain_form(shape, axis):
     # windows last (an overlapping pool's patches), a window axis first, windows apart,
     # axes out of order
     a, x, top, g = _operands(shape, axis, "float64")
-    got, ops = _counted(lambda: window_cotangent(g, x, top, axis=axis))
+    got, ops = torch_operators(lambda: window_cotangent(g, x, top, axis=axis))
     assert not any("max_pool" in op for op in ops)
     np.testing.assert_array_equal(
         to_numpy(got), window_cotangent(to_numpy(g), a, to_numpy(top), axis=axis)
     )
-    got, ops = _counted(lambda: window_max(x, axis=axis))
+    got, ops = torch_operators(lambda: window_max(x, axis=axis))
     assert not any("max_pool" in op for op in ops)
     np.testing.assert_array_equal(to_numpy(got), window_max(a, axis=axis))
 
 
 def test_an_integer_tensor_or_mixed_dtypes_take_the_plain_form():
     x = torch.asarray(RNG.integers(-3, 3, size=(2, 4, 2, 3)))
-    got, ops = _counted(lambda: window_max(x, axis=(2,)))
+    got, ops = torch_operators(lambda: window_max(x, axis=(2,)))
     assert not any("max_pool" in op for op in ops) and got.dtype == torch.int64
     top = torch.amax(x, dim=(2,), keepdim=True)
     g = torch.asarray(RNG.normal(size=(2, 4, 1, 3)))
-    got, ops = _counted(lambda: window_cotangent(g, x, top, axis=(2,)))
+    got, ops = torch_operators(lambda: window_cotangent(g, x, top, axis=(2,)))
     assert not any("max_pool" in op for op in ops) and got.dtype == torch.float64
     xf = x.to(torch.float32)
-    got, ops = _counted(lambda: window_cotangent(g, xf, top.to(torch.float32), axis=(2,)))
+    got, ops = torch_operators(lambda: window_cotangent(g, xf, top.to(torch.float32), axis=(2,)))
     assert not any("max_pool" in op for op in ops) and got.dtype == torch.float64
 
 
@@ -143,7 +127,7 @@ def test_a_plan_calls_pytorchs_pooling_backward():
     (_, _), (tw, tx) = _inputs()
     jitted = fg.jit(fg.grad(_pool_loss))
     jitted(tw, tx)
-    _, ops = _counted(lambda: jitted(tw, tx))
+    _, ops = torch_operators(lambda: jitted(tw, tx))
     assert ops.count("max_pool2d_with_indices_backward") == 2  # the 2x2 and the 1-d pool
     assert "amax" not in ops
 

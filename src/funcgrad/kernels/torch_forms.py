@@ -15,16 +15,18 @@ primitive                              PyTorch's call (the first seven on floati
 cotangent and tangent)                 shape and dtype)
 ``logsumexp``                          ``torch.logsumexp``
 ``gelu_tanh``                          ``torch.nn.functional.gelu(x, approximate="tanh")``
-``gelu_tanh_slope``                    ``torch.ops.aten.gelu_backward`` of ones
+``gelu_tanh_slope``                    ``torch.ops.aten.gelu_backward`` of a 0-d one
 ``relu``                               ``torch.relu`` (the form's bits, ``-0.0`` kept)
 ``step`` (relu's slope)                ``torch.gt`` written into a float tensor (one pass)
-``gather`` (an embedding's rows),      ``torch.index_select`` of the positions the form
-``scatter_add`` (their cotangent)      computes, ``Tensor.index_add`` (array-api-compat's
-                                       ``take`` would count negative positions from the
-                                       end a second time)
+``where_positive`` (relu's cotangent)  ``torch.where`` of a 0-d zero (in a plan, made once)
+``gather`` (an embedding's rows),      PyTorch's indexing, ``x[ids]`` and ``index_put``
+``scatter_add`` (their cotangent)      accumulating: one call each, negative positions
+                                       counted from the end once (array-api-compat's
+                                       ``take`` would count them a second time)
 ``where``                              ``torch.where`` (a bool condition; two tensors of
                                        one dtype, or a floating one and a Python float)
-``take_along``                         ``torch.take_along_dim``
+``take_along``                         ``torch.gather`` of the operands broadcast (not
+                                       ``take_along_dim``, which wraps every position)
 ``conv``, ``conv_transpose``,          ``torch.nn.functional.conv*d``, ``torch.nn.grad``'s
 ``conv_kernel``                        ``conv*d_input`` and ``conv*d_weight`` (no input
                                        dilation, 1 to 3 spatial axes)
@@ -37,17 +39,18 @@ that tile the input)                   strided axes is a slow reduction
 =====================================  ==================================================
 
 A plan of PyTorch's calls also holds each constant number of its ``+``, ``-``, ``*`` and
-``/`` on a float32 or float64 tensor as a 0-d tensor of that dtype and device
+``/`` on a float32 or float64 tensor, and a float ``where`` selects beside one, as a 0-d
+tensor of that dtype and device
 (:func:`funcgrad.core.fast_paths.register_constants`), made once, where PyTorch wraps a
 number at every call; the bits are the eager call's.
 
 Each answers None where it does not apply (an integer or complex tensor, several axes at
-once), and the Array API form runs. A plan of PyTorch's calls binds ``where`` and an
-embedding's ``gather`` and ``scatter_add`` (one index on the first axis, ``x[ids]``) to
-PyTorch's calls once, their checks made when the plan is made. Indices of any integer
-dtype are taken (PyTorch's calls take int64, ``index_select`` int32 too: others are
-converted). PyTorch rounds its
-fused kernels its own way: the values agree with the forms' within a few units in the last
+once), and the Array API form runs. A plan of PyTorch's calls binds ``where``, an
+embedding's ``gather`` and ``scatter_add`` (one index on the first axis, ``x[ids]``),
+GELU's slope and relu's cotangent (their 0-d constants made then) to PyTorch's calls once,
+their checks made when the plan is made. Indices of any integer dtype are taken (PyTorch's
+gathers and scatters take int64, its indexing int32 too: others are converted). PyTorch
+rounds its fused kernels its own way: the values agree with the forms' within a few units in the last
 place, not to the bit (as PyTorch's eager and compiled calls do among themselves). The
 pooling is exact, except that a window's tied ``-0.0`` and ``0.0`` may give the other
 zero, and that a window of several NaNs gives its cotangent to its last NaN (PyTorch's
@@ -116,10 +119,21 @@ def _gelu_tanh(x):
 
 
 def _gelu_tanh_slope(x):
+    """GELU's backward call of a 0-d one, which it broadcasts: no tensor of ones is
+    filled (the same bits as of ``ones_like(x)``)."""
     if not _floating(x):
         return None
     torch = sys.modules["torch"]
-    return torch.ops.aten.gelu_backward(torch.ones_like(x), x, approximate="tanh")
+    return torch.ops.aten.gelu_backward(x.new_ones(()), x, approximate="tanh")
+
+
+def _bind_gelu_tanh_slope(examples):
+    """The slope in a plan: its 0-d one made once, one call a step."""
+    (x,) = examples
+    if not _floating(x):
+        return None
+    slope, one = sys.modules["torch"].ops.aten.gelu_backward, x.new_ones(())
+    return lambda x: slope(one, x, approximate="tanh")
 
 
 def _gather(x, *idx, template, mode):
@@ -137,40 +151,43 @@ def _gather(x, *idx, template, mode):
 
 def _first_axis(torch, x, idx, template, mode):
     """For an index that is one tensor of integers on the first axis of ``x`` (``x[ids]``):
-    a function of ``ids`` giving the positions ``index_select`` and ``index_add`` take
-    (:func:`_positions`, flat), and the shape the rows take; else None."""
+    a function of ``ids`` giving the index PyTorch's indexing takes (int32 or int64: its
+    other integers would be read as a mask), and the shape the rows take; else None."""
     one = len(template) == 1 and type(template[0]) is str and len(idx) == 1  # (a mark)
     if not one or mode in ("clip", "wrap") or x.ndim == 0:
         return None
     (ids,) = idx
     if not _integers(torch, ids):
         return None
-    n = x.shape[0]
-    return (lambda ids: _positions(torch, ids, n).reshape(-1)), (*ids.shape, *x.shape[1:])
+    if ids.dtype in (torch.int32, torch.int64):
+        return (lambda ids: ids), (*ids.shape, *x.shape[1:])
+    return (lambda ids: ids.to(torch.int64)), (*ids.shape, *x.shape[1:])
 
 
 def _bind_gather(examples, template, mode):
+    """``x[ids]``, PyTorch's indexing: one call, which counts negative positions from the
+    end as NumPy does and refuses one out of bounds."""
     torch = sys.modules["torch"]
     x, *idx = examples
     found = _first_axis(torch, x, idx, template, mode)
     if found is None:
         return None
-    positions, shape = found
-    return lambda x, ids: torch.index_select(x, 0, positions(ids)).reshape(shape)
+    positions, _ = found
+    return lambda x, ids: x[positions(ids)]
 
 
 def _bind_scatter_add(examples, template, mode):
+    """``index_put`` that accumulates: the rows' cotangents added at ``ids`` in one call
+    (negative positions from the end, as in :func:`_bind_gather`)."""
     torch = sys.modules["torch"]
     x, v, *idx = examples
     found = _first_axis(torch, x, idx, template, mode) if isinstance(v, torch.Tensor) else None
     if found is None:
         return None
     positions, shape = found
-    rows = (-1, *x.shape[1:])
 
     def added(x, v, ids):
-        at = positions(ids)
-        return x.index_add(0, at, v.broadcast_to(shape).reshape(rows).to(x.dtype))
+        return x.index_put((positions(ids),), v.broadcast_to(shape).to(x.dtype), accumulate=True)
 
     return added
 
@@ -219,10 +236,24 @@ def _positions(torch, idx, n):
 
 
 def _take_along(x, idx, axis):
+    """``torch.gather`` of the positions, the operands broadcast first as NumPy's
+    ``take_along_axis`` broadcasts them. Not ``torch.take_along_dim``, which takes every
+    index modulo the axis's length: a position past the end would read a value silently,
+    where NumPy and ``gather`` refuse it."""
     torch = sys.modules["torch"]
-    if not _integers(torch, idx):
+    if not _integers(torch, idx) or type(axis) is not int or idx.ndim != x.ndim:
         return None
-    return torch.take_along_dim(x, _positions(torch, idx, x.shape[axis]), dim=axis)
+    axis %= x.ndim
+    at = _positions(torch, idx, x.shape[axis])
+    xs, ids = x.shape, idx.shape
+    if xs[:axis] != ids[:axis] or xs[axis + 1 :] != ids[axis + 1 :]:  # one broadcasts
+        one = (1,)
+        shape = torch.broadcast_shapes(
+            xs[:axis] + one + xs[axis + 1 :], ids[:axis] + one + ids[axis + 1 :]
+        )
+        x = x.expand(*shape[:axis], xs[axis], *shape[axis + 1 :])
+        at = at.expand(*shape[:axis], ids[axis], *shape[axis + 1 :])
+    return torch.gather(x, axis, at)
 
 
 def _put_along(h, idx, axis, shape):
@@ -232,13 +263,16 @@ def _put_along(h, idx, axis, shape):
     axis %= len(shape)
     if h.ndim != len(shape) or idx.ndim != h.ndim:
         return None
-    if any(h.shape[d] != n for d, n in enumerate(shape) if d != axis):
+    # an axis of x that take_along broadcast (1 in x, more in idx): scattered, then summed
+    wide = [d for d, n in enumerate(shape) if d != axis and h.shape[d] != n]
+    if any(shape[d] != 1 for d in wide):
         return None
     if any(i not in (1, n) for i, n in zip(idx.shape, h.shape)):
         return None
     idx = _positions(torch, idx, shape[axis]).expand(h.shape)
-    zeros = torch.zeros(shape, dtype=h.dtype, device=h.device)
-    return torch.scatter_add(zeros, axis, idx, h)
+    room = [h.shape[d] if d in wide else n for d, n in enumerate(shape)]
+    out = torch.scatter_add(torch.zeros(room, dtype=h.dtype, device=h.device), axis, idx, h)
+    return out.sum(dim=wide, keepdim=True) if wide else out
 
 
 def _convolving(x, options):
@@ -392,6 +426,26 @@ def _window_cotangent(g, x, top, axis):
     return _channels_last(dx).reshape(x.shape)
 
 
+def _where_positive(x, g):
+    """relu's cotangent, ``g`` where ``x > 0``, else a 0-d zero of ``g``'s dtype (which
+    ``torch.where`` broadcasts): the Array API form's call, its zero filled by PyTorch's
+    ``where`` itself."""
+    if not (_floating(x) and _floating(g)):
+        return None
+    return sys.modules["torch"].where(x > 0, g, g.new_zeros(()))
+
+
+def _bind_where_positive(examples):
+    """relu's cotangent in a plan: its zero made once, two calls a step (the comparison and
+    the selection)."""
+    x, g = examples
+    torch = sys.modules["torch"]
+    if not (isinstance(g, torch.Tensor) and _floating(x) and _floating(g)):
+        return None
+    where, zero = torch.where, g.new_zeros(())
+    return lambda x, g: where(x > 0, g, zero)
+
+
 def _step(x):
     """relu's slope, 1.0 where x > 0: the comparison written straight into a float tensor,
     one pass where the form compares and then converts (7x, on the CPU)."""
@@ -419,16 +473,22 @@ _EXACT_FLOATS = ("torch.float32", "torch.float64")
 
 def _constant(prim, examples, position):
     """A constant number of a plan's ``+``, ``-``, ``*`` or ``/`` on a float32 or float64
-    tensor, as a 0-d tensor of the tensor's dtype and device, made once: PyTorch wraps a
+    tensor, or a float ``where`` selects beside one (a mask's fill), as a 0-d tensor of the tensor's dtype and device, made once: PyTorch wraps a
     Python number in a tensor at every call, a cost a call on two tensors does not pay
     (benchmarks/RESULTS.md, stop 92), and computes these in the tensor's dtype either way,
     the number rounded to it first (the same bits; not float16's, computed in float32 from
     the unrounded number).
     ``1.0 / x`` is then one division, where ``Tensor.__rdiv__`` is a reciprocal and a
     product."""
-    if prim not in _SCALAR_ARITHMETIC or len(examples) != 2:
+    if prim is elementwise.where and len(examples) == 3 and position > 0:
+        # a mask's fill (``where(causal, scores, -inf)``): a float beside a float tensor
+        other = examples[3 - position]
+        if type(examples[position]) is not float:
+            return None
+    elif prim not in _SCALAR_ARITHMETIC or len(examples) != 2:
         return None
-    other = examples[1 - position]
+    else:
+        other = examples[1 - position]
     if not hasattr(other, "dtype") or str(other.dtype) not in _EXACT_FLOATS:
         return None
     torch = sys.modules["torch"]
@@ -443,9 +503,10 @@ register_form(nn.softmax_product, "torch", _softmax_product)
 register_form(nn.log_softmax, "torch", _log_softmax)
 register_form(nn.logsumexp, "torch", _logsumexp)
 register_form(gelu.gelu_tanh, "torch", _gelu_tanh)
-register_form(gelu.gelu_tanh_slope, "torch", _gelu_tanh_slope)
+register_form(gelu.gelu_tanh_slope, "torch", _gelu_tanh_slope, _bind_gelu_tanh_slope)
 register_form(elementwise.relu, "torch", _relu)
 register_form(elementwise.step, "torch", _step)
+register_form(elementwise.where_positive, "torch", _where_positive, _bind_where_positive)
 register_form(gather.gather, "torch", _gather, _bind_gather)
 register_form(gather.scatter_add, "torch", _scatter_add, _bind_scatter_add)
 register_form(elementwise.where, "torch", _where, _bind_where)
