@@ -148,6 +148,45 @@ def test_an_embeddings_cotangent_is_a_scatter_add_not_a_dense_matrix():
         np.testing.assert_allclose(to_numpy(g), want)
 
 
+OUT_OF_BOUNDS = {  # name -> (rows, columns) of w[rows, cols] on a (4, 5) array
+    "a column past the end": ([0, 1], [2, 5]),  # flat position 10: row 2's first, read silently
+    "a column before the start": ([0, 1], [2, -6]),
+    "a row before the start": ([0, -5], [2, 1]),  # -1 once counted from the end
+    "a row past the end": ([4, 0], [0, 1]),
+}
+INDEXED = {
+    "read": lambda w, i, j: w[i, j],
+    "add": lambda w, i, j: fg.at(w)[i, j].add(1.5),
+    "set": lambda w, i, j: fg.at(w)[i, j].set(1.5),
+    "rows": lambda w, i, j: fnp.take(w, i, axis=0),
+}
+
+
+# the rows alone meet only the rows' bounds
+REFUSED = [
+    (how, where)
+    for how in sorted(INDEXED)
+    for where in sorted(OUT_OF_BOUNDS)
+    if how != "rows" or "row" in where
+]
+
+
+@pytest.mark.parametrize("how, where", REFUSED)
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_an_index_out_of_bounds_is_refused_as_numpy_refuses_it(how, where, backend):
+    # a flat position made of an index past its axis's end would read or write another
+    # element: each axis's indices are checked, eagerly, jitted and under grad
+    make, f = MAKERS[backend], INDEXED[how]
+    w = RNG.normal(size=(4, 5))
+    i, j = (np.array(v) for v in OUT_OF_BOUNDS[where])
+    loss = lambda w, i, j: fnp.sum(fnp.sin(f(w, i, j)))
+    with pytest.raises(IndexError):
+        loss(w, i, j)  # NumPy's answer
+    for run in (loss, fg.jit(loss), fg.grad(loss)):
+        with pytest.raises(IndexError, match="out of"):
+            run(make(w), make(i), make(j))
+
+
 def test_what_a_device_index_cannot_do_is_refused_by_name():
     w = xs.asarray(RNG.normal(size=(4, 5)), device=DEVICE)
     ids = xs.asarray(np.array([0, 2]), device=DEVICE)

@@ -31,8 +31,8 @@ import math
 
 import numpy as np
 
-from ..core.errors import NamespaceError
-from ..core.namespaces import is_foreign, library_of
+from ..core.errors import IndexingError, NamespaceError
+from ..core.namespaces import is_foreign, known_any, library_of
 from ..core.primitive import Primitive
 from ..core.values import filled_like, in_library_of, shape_of
 from ..jit import facts as jit_facts
@@ -247,8 +247,11 @@ def _flat_positions(xp, x_shape, device, library, idx, template, mode, who):
         i = parts[k] if is_foreign(parts[k]) else xp.asarray(np.asarray(parts[k]), device=device)
         if mode == "clip":
             i = xp.clip(i, 0, n - 1)
+        elif mode == "wrap":
+            i = i % n
         else:
-            i = i % n if mode == "wrap" else xp.where(i < 0, i + n, i)
+            _refuse_outside(i, n, k, who)
+            i = xp.where(i < 0, i + n, i)
         arrays.append(i)
     if len(arrays) > 1:  # one index (token ids) is its own shape: PyTorch's call is Python
         arrays = xp.broadcast_arrays(*arrays)
@@ -258,6 +261,19 @@ def _flat_positions(xp, x_shape, device, library, idx, template, mode, who):
     # math.prod, not np.prod: PyTorch's compiler reads a shape's product as a number
     rows = (math.prod(shape[:a]), math.prod(shape[a:b]), math.prod(shape[b:]))
     return rows, xp.reshape(flat, (-1,)), (*shape[:a], *arrays[0].shape, *shape[b:])
+
+
+def _refuse_outside(i, n, axis, who):
+    """Refuse an index past either end of an axis of ``n``, as NumPy does: the flat
+    position made of it would read or write another element (a column past the end is
+    the next row's first), and a library's own take may wrap it (CuPy's) or count it from
+    the end again (array-api-strict's). One bool read off the device; PyTorch's embedding
+    (kernels/torch_forms.py) indexes by its own call instead, which checks for itself."""
+    if known_any((i < -n) | (i >= n)):
+        raise IndexingError(
+            f"{who}: an index is out of bounds for axis {axis} with size {n}; give indices "
+            f"in [-{n}, {n}), or mode='clip' or 'wrap' to fnp.take"
+        )
 
 
 def _xp_gather(xp, x, *idx, template, mode):
