@@ -215,3 +215,32 @@ def test_a_hessian_vector_product_runs_on_the_device(name, args, params, diff, p
         want = fg.jvp(grad, tuple(primals), tuple(tangents))[1]
         for g, e in zip(got, want):
             _close(g, e)
+
+
+NUMPY_SCALARS = {  # name -> a function of x with a NumPy scalar beside it
+    "maximum": lambda x: fg.numpy.maximum(x, np.float64(0.1)),
+    "minimum": lambda x: fg.numpy.minimum(np.float64(0.1), x),
+    "fmax": lambda x: fg.numpy.fmax(x, np.float64(0.1)),
+    "clip": lambda x: fg.numpy.clip(x, np.float64(-0.5), np.float64(0.5)),
+    "where": lambda x: fg.numpy.where(x > np.float64(0.0), x, np.float64(0.2)),
+    "not_equal": lambda x: fg.numpy.where(x != np.float64(0.0), x * x, 0.0),
+    "power": lambda x: fg.numpy.abs(x) ** np.float64(1.5),
+    "arctan2": lambda x: fg.numpy.arctan2(x, np.float64(2.0)),
+    "hypot": lambda x: fg.numpy.hypot(np.float64(2.0), x),
+    "copysign": lambda x: fg.numpy.copysign(x, np.float64(-1.0)),
+    "mod": lambda x: fg.numpy.mod(x, np.float64(0.3)),
+    "divide": lambda x: np.float64(2.0) / (x * x + 1.0),
+    "max initial": lambda x: fg.numpy.max(x, axis=0, initial=0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_SCALARS))
+def test_a_numpy_scalar_beside_a_device_array_is_a_number_to_the_rules(name):
+    # (np.sqrt(d) is one): the rules compute with it as with a Python number, which
+    # every library takes (array-api-strict refuses NumPy's scalars in its operators)
+    f = NUMPY_SCALARS[name]
+    x = np.random.default_rng(3).normal(size=(4, 5))
+    loss = lambda x: fg.numpy.sum(fg.numpy.sin(f(x)))
+    want = fg.grad(loss)(x)
+    for run in (fg.grad(loss), fg.jit(fg.grad(loss))):
+        _close(run(MAKE(x)), want)

@@ -233,6 +233,15 @@ def bitwise(prim, *operands):
     return prim(*values)
 
 
+def _plain_pair(a, b):
+    """The plain values a comparison reads, a NumPy scalar beside another library's array
+    as Python's number (array-api-strict refuses NumPy's; every library takes Python's)."""
+    x, y = plain(a), plain(b)
+    if isinstance(y, np.generic) and is_foreign(x):
+        y = y.item()
+    return x, y
+
+
 class ArrayLike(Box):
     """Operator overloads and array attributes shared by every traced value.
 
@@ -407,24 +416,30 @@ class ArrayLike(Box):
 
     # -- comparisons read plain values --------------------------------------
     def __lt__(self, other):
-        return plain(self) < plain(other)
+        x, y = _plain_pair(self, other)
+        return x < y
 
     def __le__(self, other):
-        return plain(self) <= plain(other)
+        x, y = _plain_pair(self, other)
+        return x <= y
 
     def __gt__(self, other):
-        return plain(self) > plain(other)
+        x, y = _plain_pair(self, other)
+        return x > y
 
     def __ge__(self, other):
-        return plain(self) >= plain(other)
+        x, y = _plain_pair(self, other)
+        return x >= y
 
     # == and != are NumPy's, elementwise, between traced values too. Nodes still hash by
     # identity (gradient maps, dicts and sets find them by identity).
     def __eq__(self, other):
-        return plain(self) == plain(other)
+        x, y = _plain_pair(self, other)
+        return x == y
 
     def __ne__(self, other):
-        return plain(self) != plain(other)
+        x, y = _plain_pair(self, other)
+        return x != y
 
     __hash__ = object.__hash__
 

@@ -482,6 +482,7 @@ class ReverseTrace(Trace):
         elif boxed:
             value = prim(*values, **params)
         else:  # another library's arrays: their namespace's form, without dispatch
+            _numbers_as_python(parents, values, make, self)
             value = prim.run(values, params)
         if type(value) is np.ndarray:
             if any(value is v for v in values):
@@ -516,6 +517,20 @@ class ReverseTrace(Trace):
 
     def __repr__(self):
         return f"<reverse trace {self.level}>"
+
+
+def _numbers_as_python(parents, values, make, trace):
+    """NumPy's scalars beside another library's arrays recorded as Python's numbers, as
+    :meth:`Primitive.run` hands them to the form: the rules then compute with Python's
+    numbers too, which every namespace takes (array-api-strict refuses NumPy's)."""
+    for k, v in enumerate(values):
+        if isinstance(v, np.generic) and parents[k]._prim is CONST:
+            v = values[k] = v.item()
+            parents[k] = (
+                _constant(v, make, trace)
+                if type(v) is float
+                else make(v, CONST, (), None, None, trace)
+            )
 
 
 def _inner_trace(x, y):
