@@ -239,8 +239,12 @@ def test_a_numpy_scalar_beside_a_device_array_is_a_number_to_the_rules(name):
     # (np.sqrt(d) is one): the rules compute with it as with a Python number, which
     # every library takes (array-api-strict refuses NumPy's scalars in its operators)
     f = NUMPY_SCALARS[name]
-    x = np.random.default_rng(3).normal(size=(4, 5))
+    rng = np.random.default_rng(3)
+    x, t = rng.normal(size=(4, 5)), rng.normal(size=(4, 5))
     loss = lambda x: fg.numpy.sum(fg.numpy.sin(f(x)))
     want = fg.grad(loss)(x)
     for run in (fg.grad(loss), fg.jit(fg.grad(loss))):
         _close(run(MAKE(x)), want)
+    _close(fg.jvp(loss, (MAKE(x),), (MAKE(t),))[1], fg.jvp(loss, (x,), (t,))[1])
+    hvp = lambda x, t: fg.jvp(fg.grad(loss), (x,), (t,))[1]  # forward over reverse
+    _close(hvp(MAKE(x), MAKE(t)), hvp(x, t))

@@ -32,10 +32,10 @@ import operator
 import numpy as np
 
 from ..core.errors import ArgumentTypeError, ImmutableError
-from ..core.namespaces import KNOWN_NAMESPACES, PLAIN_TYPES
+from ..core.namespaces import KNOWN_NAMESPACES, PLAIN_TYPES, is_foreign
 from ..core.promotion import WATCHING, check
 from ..core.traces import Box, Trace
-from ..core.values import format_value, kept_constant
+from ..core.values import format_value, kept_constant, raw
 from ..rules import elementwise as ew
 from .arraylike import ArrayLike, refuse_conversion
 
@@ -455,6 +455,7 @@ class ReverseTrace(Trace):
         values = []
         plain = True  # every value NumPy's or Python's: the impl runs without dispatch
         boxed = False  # a value an outer trace traces: that trace's call (dispatch)
+        scalars = False  # a constant NumPy scalar among them
         for a in args:
             if type(a) is make and a._trace is self:
                 parents.append(a)
@@ -474,15 +475,17 @@ class ReverseTrace(Trace):
                     else make(a, CONST, (), None, None, self)
                 )
                 values.append(a)
+                scalars = scalars or isinstance(a, np.generic)
                 if type(a) not in PLAIN_TYPES:
                     plain = False
                     boxed = boxed or isinstance(a, Box)
+        if scalars and not plain:
+            _numbers_as_python(parents, values, make, self)
         if plain:
             value = prim.impl(*values, **params)
         elif boxed:
             value = prim(*values, **params)
         else:  # another library's arrays: their namespace's form, without dispatch
-            _numbers_as_python(parents, values, make, self)
             value = prim.run(values, params)
         if type(value) is np.ndarray:
             if any(value is v for v in values):
@@ -520,17 +523,18 @@ class ReverseTrace(Trace):
 
 
 def _numbers_as_python(parents, values, make, trace):
-    """NumPy's scalars beside another library's arrays recorded as Python's numbers, as
-    :meth:`Primitive.run` hands them to the form: the rules then compute with Python's
-    numbers too, which every namespace takes (array-api-strict refuses NumPy's)."""
+    """NumPy's scalars beside another library's arrays (traced or not) recorded as Python's
+    numbers, as :meth:`Primitive.run` hands them to the form: the rules then compute with
+    Python's numbers too, which every namespace takes (array-api-strict refuses NumPy's)."""
+    if not any(is_foreign(raw(v)) for v in values):
+        return
     for k, v in enumerate(values):
         if isinstance(v, np.generic) and parents[k]._prim is CONST:
             v = values[k] = v.item()
-            parents[k] = (
-                _constant(v, make, trace)
-                if type(v) is float
-                else make(v, CONST, (), None, None, trace)
-            )
+            if type(v) is float:
+                parents[k] = _constant(v, make, trace)
+            else:
+                parents[k] = make(v, CONST, (), None, None, trace)
 
 
 def _inner_trace(x, y):

@@ -20,8 +20,10 @@ array([0., 0., 1.])
 import numpy as _np
 
 from ..core.errors import ArgumentError, ShapeError
+from ..core.namespaces import is_foreign as _is_foreign
 from ..core.values import dtype_of as _dtype_of
 from ..core.values import plain as _plain
+from ..core.values import raw as _raw
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
 from ..rules import elementwise as _ew
@@ -96,6 +98,8 @@ def with_initial(result, initial, combine):
     if initial is None:
         return result
     value = _np.asarray(_plain(initial)).astype(_dtype_of(result))[()]
+    if _is_foreign(_raw(result)):  # Python's number, exact in the dtype: every library's
+        value = value.item()
     return combine(result, value)
 
 

@@ -66,6 +66,7 @@ class ForwardTrace(Trace):
     def process(self, prim, args, params):
         primals = []
         tangents = []
+        numpy_scalars = False
         for a in args:
             if type(a) is Dual and a._trace is self:
                 primals.append(a._value)
@@ -73,7 +74,11 @@ class ForwardTrace(Trace):
             else:
                 primals.append(a)
                 tangents.append(None)
+                numpy_scalars = numpy_scalars or isinstance(a, np.generic)
         ans = prim(*primals, **params)
+        if numpy_scalars and is_foreign(raw(ans)):  # to the rules as Python's numbers, as
+            # Primitive.run hands them to the form: every library takes those
+            primals = [p.item() if isinstance(p, np.generic) else p for p in primals]
         return Dual(ans, jvp_of(prim, tangents, ans, primals, params), self)
 
     makes_constants = True
