@@ -242,8 +242,9 @@ def _traced_index_update(x, index, v, how):
     if how == "add":
         return _in_dtype_of(gather.scatter_add(x, v, *operands, template=template, mode="raise"), x)
     raise NotImplementedError(
-        "at(x)[index].multiply(v) with an index computed under jit or vmap is not supported; "
-        "multiply by fg.at(fnp.ones_like(x))[index].set(v) instead, or index with plain values"
+        "at(x)[index].multiply(v) with an index computed under jit or vmap, or held in another "
+        "library's array, is not supported; multiply by fg.at(fnp.ones_like(x))[index].set(v) "
+        "instead (with no repeated positions), or index with NumPy's integers"
     )
 
 

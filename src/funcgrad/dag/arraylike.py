@@ -14,6 +14,7 @@ answer), so a batched value compares into a batched mask instead.
 """
 
 import dis
+import operator
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -416,30 +417,24 @@ class ArrayLike(Box):
 
     # -- comparisons read plain values --------------------------------------
     def __lt__(self, other):
-        x, y = _plain_pair(self, other)
-        return x < y
+        return operator.lt(*_plain_pair(self, other))
 
     def __le__(self, other):
-        x, y = _plain_pair(self, other)
-        return x <= y
+        return operator.le(*_plain_pair(self, other))
 
     def __gt__(self, other):
-        x, y = _plain_pair(self, other)
-        return x > y
+        return operator.gt(*_plain_pair(self, other))
 
     def __ge__(self, other):
-        x, y = _plain_pair(self, other)
-        return x >= y
+        return operator.ge(*_plain_pair(self, other))
 
     # == and != are NumPy's, elementwise, between traced values too. Nodes still hash by
     # identity (gradient maps, dicts and sets find them by identity).
     def __eq__(self, other):
-        x, y = _plain_pair(self, other)
-        return x == y
+        return operator.eq(*_plain_pair(self, other))
 
     def __ne__(self, other):
-        x, y = _plain_pair(self, other)
-        return x != y
+        return operator.ne(*_plain_pair(self, other))
 
     __hash__ = object.__hash__
 
