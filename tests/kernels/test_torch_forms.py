@@ -57,37 +57,51 @@ def test_pytorchs_call_gives_the_forms_values(name, dtype):
 
 def test_every_case_is_registered():
     assert {prim for prim, _ in CASES.values()} <= set(registered())
-    assert nn.softmax_product in registered()
+    assert {nn.softmax_product, nn.log_softmax_cotangent} <= set(registered())
+
+
+PRODUCTS = {  # a product primitive -> (the function whose value it takes, PyTorch's call)
+    "softmax_product": (nn.softmax_product, nn.softmax, "_softmax_backward_data"),
+    "log_softmax_cotangent": (
+        nn.log_softmax_cotangent,
+        nn.log_softmax,
+        "_log_softmax_backward_data",
+    ),
+}
 
 
 @pytest.mark.parametrize("dtype", sorted(TOL))
 @pytest.mark.parametrize("axis", [-1, 0])
-def test_softmax_product_is_the_forms_and_numpys(dtype, axis):
-    a, v = nn.softmax(RNG.normal(size=(3, 4, 5)), axis=axis), RNG.normal(size=(3, 4, 5))
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+def test_a_product_is_the_forms_and_numpys(name, dtype, axis):
+    prim, value_of, _ = PRODUCTS[name]
+    a, v = value_of(RNG.normal(size=(3, 4, 5)), axis=axis), RNG.normal(size=(3, 4, 5))
     s, t = _tensor(a, dtype), _tensor(v, dtype)
-    got = nn.softmax_product(s, t, axis=axis)
-    want = plain_form(nn.softmax_product)(namespace_of((s, t)), s, t, axis=axis)
+    got = prim(s, t, axis=axis)
+    want = plain_form(prim)(namespace_of((s, t)), s, t, axis=axis)
     assert isinstance(got, torch.Tensor) and got.dtype == s.dtype
     np.testing.assert_allclose(to_numpy(got), to_numpy(want), **TOL[dtype])
     np.testing.assert_allclose(
-        to_numpy(got), nn.softmax_product(a.astype(dtype), v.astype(dtype), axis=axis), **TOL[dtype]
+        to_numpy(got), prim(a.astype(dtype), v.astype(dtype), axis=axis), **TOL[dtype]
     )
 
 
-def test_softmax_product_of_unlike_operands_takes_the_plain_form(monkeypatch):
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+def test_a_product_of_unlike_operands_takes_the_plain_form(name, monkeypatch):
     # PyTorch's call takes one shape and one dtype: a broadcast or a mixed pair is the form's
+    prim, value_of, call = PRODUCTS[name]
     calls = []
-    real = torch._softmax_backward_data
-    monkeypatch.setattr(torch, "_softmax_backward_data", lambda *a: calls.append(a) or real(*a))
-    a = nn.softmax(RNG.normal(size=(2, 5)))
+    real = getattr(torch, call)
+    monkeypatch.setattr(torch, call, lambda *a: calls.append(a) or real(*a))
+    a = value_of(RNG.normal(size=(2, 5)))
     v = RNG.normal(size=(2, 5))
     pairs = [(_tensor(a), _tensor(v[:1])), (_tensor(a, "float32"), _tensor(v))]
     for s, t in pairs:
-        got = nn.softmax_product(s, t)
-        want = nn.softmax_product(to_numpy(s).astype(np.float64), to_numpy(t).astype(np.float64))
+        got = prim(s, t)
+        want = prim(to_numpy(s).astype(np.float64), to_numpy(t).astype(np.float64))
         np.testing.assert_allclose(to_numpy(got).astype(np.float64), want, rtol=1e-6, atol=1e-7)
     assert calls == []
-    nn.softmax_product(_tensor(a), _tensor(v))
+    prim(_tensor(a), _tensor(v))
     assert len(calls) == 1
 
 

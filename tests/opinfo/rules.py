@@ -419,6 +419,9 @@ CASES = [
     Case("softmax_product", [_a(4), _a(4, seed=1)], {}, label="vector"),
     Case("softmax_product", [_a(2, 3), _a(2, 3, seed=1)], {}, label="rows"),
     Case("softmax_product", [_a(2, 3), _a(2, 3, seed=1)], {"axis": 0}, label="axis0"),
+    Case("log_softmax_cotangent", [_a(4), _a(4, seed=1)], {}, label="vector"),
+    Case("log_softmax_cotangent", [_a(2, 3), _a(2, 3, seed=1)], {}, label="rows"),
+    Case("log_softmax_cotangent", [_a(2, 3), _a(2, 3, seed=1)], {"axis": 0}, label="axis0"),
     Case("log_softmax", [_a(4)], {}, label="vector"),
     Case("log_softmax", [_a(2, 3)], {}, label="rows"),
     Case("log_softmax", [_a(2, 3)], {"axis": 0}, label="axis0"),
@@ -824,6 +827,7 @@ def _torch_table(torch):
             x.mean() if axis is None else x.mean(dim=axis, keepdim=keepdims)
         ),
         "softmax_product": lambda s, v, axis=-1: s * (v - (s * v).sum(dim=axis, keepdim=True)),
+        "log_softmax_cotangent": lambda y, g, axis=-1: g - y.exp() * g.sum(dim=axis, keepdim=True),
         "pnls": pnls,
         "pnls_slope": lambda x, label: (
             torch.softmax(x, dim=-1)

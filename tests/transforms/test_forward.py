@@ -79,6 +79,10 @@ CASES = {
     "softmax": (lambda a: nn.softmax(a, axis=-1), (X,)),
     "log_softmax": (lambda a: nn.log_softmax(a, axis=-1), (X,)),
     "softmax_product": (lambda a, b: nn.softmax_product(nn.softmax(a), b, axis=-1), (X, POS)),
+    "log_softmax_cotangent": (
+        lambda a, b: nn.log_softmax_cotangent(nn.log_softmax(a), b, axis=-1),
+        (X, POS),
+    ),
     "pnls": (lambda a: nn.pnls(a, label=LABEL), (X,)),
     "pnls_slope": (lambda a: nn.pnls_slope(a, LABEL), (X,)),
     "one_hot": (lambda a: a * nn.one_hot(LABEL, depth=3), (X,)),

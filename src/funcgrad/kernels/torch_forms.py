@@ -13,6 +13,8 @@ primitive                              PyTorch's call (the first seven on floati
 ``softmax``, ``log_softmax``           ``torch.softmax``, ``torch.log_softmax`` (one axis)
 ``softmax_product`` (softmax's         ``torch._softmax_backward_data`` (one axis, one
 cotangent and tangent)                 shape and dtype)
+``log_softmax_cotangent`` (its         ``torch._log_softmax_backward_data`` (one axis,
+reverse rule)                          one shape and dtype)
 ``logsumexp``                          ``torch.logsumexp``
 ``gelu_tanh``                          ``torch.nn.functional.gelu(x, approximate="tanh")``
 ``gelu_tanh_slope``                    ``torch.ops.aten.gelu_backward`` of a 0-d one
@@ -99,6 +101,17 @@ def _softmax_product(s, v, axis=-1):
     if not _along_one_axis(s, axis) or s.dtype != v.dtype or s.shape != v.shape:
         return None
     return torch._softmax_backward_data(v, s, axis, s.dtype)
+
+
+def _log_softmax_cotangent(y, g, axis=-1):
+    """``torch._log_softmax_backward_data``: log_softmax's cotangent in one pass (what
+    PyTorch's autograd calls), for two tensors of one floating dtype and shape."""
+    torch = sys.modules["torch"]
+    if not (isinstance(y, torch.Tensor) and isinstance(g, torch.Tensor)):
+        return None
+    if not _along_one_axis(y, axis) or y.dtype != g.dtype or y.shape != g.shape:
+        return None
+    return torch._log_softmax_backward_data(g, y, axis, y.dtype)
 
 
 def _log_softmax(x, axis=-1):
@@ -501,6 +514,7 @@ register_constants("torch", _constant)
 register_form(nn.softmax, "torch", _softmax)
 register_form(nn.softmax_product, "torch", _softmax_product)
 register_form(nn.log_softmax, "torch", _log_softmax)
+register_form(nn.log_softmax_cotangent, "torch", _log_softmax_cotangent)
 register_form(nn.logsumexp, "torch", _logsumexp)
 register_form(gelu.gelu_tanh, "torch", _gelu_tanh)
 register_form(gelu.gelu_tanh_slope, "torch", _gelu_tanh_slope, _bind_gelu_tanh_slope)

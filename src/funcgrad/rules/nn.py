@@ -11,13 +11,16 @@
                   derivative in x, in one call)
     softmax_      s * (v - sum(s * v))  (softmax's          g (v - sum(s v)) - v sum(g s) in s,
     product       Jacobian at s = softmax(x) times v)     softmax_product(s, g) in v
+    log_softmax_  g - exp(y) * sum(g)  (log_softmax's      -h exp(y) sum(g) in y,
+    cotangent     reverse rule at y = log_softmax(x))      h - sum(exp(y) h) in g
 
 Each reverse rule is symmetric in the sense that the forward rule is the same
 expression applied to a tangent (softmax's Jacobian is symmetric), summed where
-the primitive reduces. Those products are one primitive, ``softmax_product``: on
-NumPy's arrays its impl is the four calls it replaces (their bits), on PyTorch's tensors
-one fused call (:mod:`funcgrad.kernels.torch_forms`), where the four were four passes
-over attention's largest tensor and, on a GPU, four kernels. A jit plan that calls pnls
+the primitive reduces. Those products are one primitive, ``softmax_product``, and
+log_softmax's reverse rule another, ``log_softmax_cotangent``: on NumPy's arrays each
+impl is the four calls it replaces (their bits), on PyTorch's tensors one fused call
+(:mod:`funcgrad.kernels.torch_forms`), where the four were four passes over attention's
+largest tensor (a language model's logits) and, on a GPU, four kernels. A jit plan that calls pnls
 and pnls_slope on the same operands (a classifier's loss and gradient) calls
 ``_pnls_with_slope`` once instead (``Primitive.together``).
 """
@@ -39,7 +42,7 @@ from .arrays import (
     restore_reduced_axes,
     sum,
 )
-from .elementwise import add, exp, multiply, subtract
+from .elementwise import add, exp, multiply, negative, subtract
 from .sums import sum_impl
 
 __all__ = [
@@ -47,6 +50,7 @@ __all__ = [
     "softmax",
     "log_softmax",
     "softmax_product",
+    "log_softmax_cotangent",
     "pnls",
     "pnls_slope",
     "one_hot",
@@ -216,6 +220,33 @@ def _softmax_product_tangent(tangents, ans, s, v, axis=-1):
     return out
 
 
+def _log_softmax_cotangent_impl(y, g, axis=-1):
+    """``g - exp(y) * sum(g)`` by the calls of the four primitives it stands for, so their
+    bits (log_softmax's reverse rule gave these before it was one primitive)."""
+    y, g = np.asarray(y), np.asarray(g)
+    return g - exp.impl(y) * sum_impl(g, axis=axis, keepdims=True)
+
+
+def _xp_log_softmax_cotangent(xp, y, g, axis=-1):
+    return g - xp.exp(y) * xp.sum(g, axis=axis, keepdims=True)
+
+
+def _log_softmax_cotangent_in_y(h, ans, y, g, axis=-1):
+    """``-h exp(y) sum(g)``, in primitives (array-api-strict refuses a traced value on the
+    right of its own operators)."""
+    return multiply(multiply(h, exp(y)), negative(sum(g, axis=axis, keepdims=True)))
+
+
+def _log_softmax_cotangent_tangent(tangents, ans, y, g, axis=-1):
+    """The product of ``tg`` plus ``-ty exp(y) sum(g)`` (None: a zero tangent)."""
+    ty, tg = tangents
+    out = None if tg is None else log_softmax_cotangent(y, tg, axis=axis)
+    if ty is not None:
+        by_y = _log_softmax_cotangent_in_y(ty, ans, y, g, axis=axis)
+        out = by_y if out is None else add(out, by_y)
+    return out
+
+
 def _softmax_product_batch(size, prim, values, batched, params):
     s, v = all_batched(size, values, batched)
     nd = len(shape_of(s)) - 1
@@ -288,6 +319,20 @@ softmax_product = Primitive(  # softmax's Jacobian at s times v, symmetric (see 
     jvp=_softmax_product_tangent,
     batch=_softmax_product_batch,
 )
+log_softmax_cotangent = Primitive(  # log_softmax's reverse rule at y (see the top)
+    "log_softmax_cotangent",
+    _log_softmax_cotangent_impl,
+    xp=_xp_log_softmax_cotangent,
+    vjp=(
+        _log_softmax_cotangent_in_y,
+        # g's cotangent is log_softmax's forward rule at y applied to h
+        lambda h, ans, y, g, axis=-1: subtract(
+            h, sum(multiply(exp(y), h), axis=axis, keepdims=True)
+        ),
+    ),
+    jvp=_log_softmax_cotangent_tangent,
+    batch=_softmax_product_batch,
+)
 softmax = Primitive(
     "softmax",
     _softmax_impl,
@@ -300,7 +345,7 @@ log_softmax = Primitive(
     "log_softmax",
     _log_softmax_impl,
     xp=lambda xp, x, axis=-1: x - _xp_logsumexp(xp, x, axis=axis, keepdims=True),
-    vjp=(lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
+    vjp=(lambda g, ans, x, axis=-1: log_softmax_cotangent(ans, g, axis=axis),),
     jvp=(lambda t, ans, x, axis=-1: t - sum(exp(ans) * t, axis=axis, keepdims=True),),
     batch=batch_along_axis,
 )
@@ -333,6 +378,8 @@ pnls = Primitive(  # label: an integer operand (or keyword), with no derivative
 declare(one_hot, flat=ALL)
 declare(logsumexp, structure="reduction")
 declare(softmax, log_softmax, structure="along_axis")
-declare(softmax_product, structure="along_axis", linear=(1,))
+declare(softmax_product, log_softmax_cotangent, structure="along_axis", linear=(1,))
 # What jit reads (funcgrad/jit/facts.py): each returns a new array, which a plan may reuse.
-jit_facts.declare(softmax, log_softmax, softmax_product, pnls_slope, fresh=True)
+jit_facts.declare(
+    softmax, log_softmax, softmax_product, log_softmax_cotangent, pnls_slope, fresh=True
+)
