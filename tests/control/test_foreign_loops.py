@@ -38,6 +38,9 @@ LOOPS = {
             lambda c: fnp.sum(c[1]) < 8.0, lambda c: (c[0] + 1, c[1] * 1.5 + 0.1), (0, v * v)
         )[1]
     ),
+    "while_loop, counted": lambda v: fnp.sum(  # its trip count and counter not batched
+        fg.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, fnp.sin(c[1]) * 1.2), (0, v))[1]
+    ),
     "cond": lambda v: fnp.sum(
         fg.cond(fnp.sum(v) > 0, lambda a: a * fnp.exp(a), lambda a: fnp.sin(a), v)
     ),
@@ -87,21 +90,22 @@ def _counted(v):
     return fnp.sum(fg.fori_loop(0, 3, body, v) ** 2)
 
 
-@pytest.mark.parametrize("name", ["fori_loop, checkpointed", "while_loop", "scan"])
+@pytest.mark.parametrize(
+    "name", ["fori_loop, checkpointed", "while_loop", "while_loop, counted", "scan"]
+)
 @pytest.mark.parametrize("backend", sorted(MAKERS))
 def test_jit_of_vmap_of_grad_of_a_loop_equals_a_python_loop(name, backend):
     # a staged loop's value is what its form returns at replay: a stack of plain numbers is
     # the operands' library's array (it was NumPy's, and a step bound to NumPy then
     # converted the device's array, which a GPU's refuses)
-    f = {"fori_loop, checkpointed": _counted, "while_loop": LOOPS["while_loop"], "scan": _scan}[
-        name
-    ]
+    f = _counted if name == "fori_loop, checkpointed" else _scan if name == "scan" else LOOPS[name]
     make = MAKERS[backend]
     stacked = np.array([[[0.3, -0.8], [1.2, 0.4]], [[0.5, 0.9], [-0.2, 0.7]]])
     want = np.stack([fg.grad(f)(v) for v in stacked])
-    got = fg.jit(fg.vmap(fg.grad(f)))(make(stacked))
-    assert library_of(got) == library_of(make(stacked))
-    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-11, atol=1e-14)
+    for run in (fg.vmap(fg.grad(f)), fg.jit(fg.vmap(fg.grad(f)))):
+        got = run(make(stacked))
+        assert library_of(got) == library_of(make(stacked))
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-11, atol=1e-14)
 
 
 @pytest.mark.parametrize("backend", sorted(MAKERS))

@@ -85,7 +85,9 @@ class _Custom:
         self.name = getattr(fun, "__name__", "custom")
         self.who = f"{self.kind} {self.name}"
         self._signature = None
-        self.prim = Primitive(self.name, self._impl, vjp=self._vjp, jvp=self._jvp, batch=batch_each)
+        self.prim = Primitive(
+            self.name, self._impl, vjp=self._vjp, jvp=self._jvp, batch=batch_each, xp=self._xp
+        )
         self._plain = threading.local()
         self._traced = {}  # what traced() made, by the leaves' layout and the static arguments
 
@@ -142,6 +144,11 @@ class _Custom:
                 f"jit), so its rule would miss that dependence; pass the value as an argument"
             )
         return out
+
+    def _xp(self, xp, *leaves, **params):
+        """The call on another library's arrays: the function itself, whose body runs in
+        their namespace as it runs in NumPy's (funcgrad.numpy's functions take either)."""
+        return self._impl(*leaves, **params)
 
     def _args(self, static, in_def, leaves):
         """The full argument list: the differentiated leaves rebuilt, the static put back."""

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.namespaces import is_foreign, namespace_of
 from ..core.primitive import Primitive
-from ..core.values import shape_of, zeros_like_value
+from ..core.values import in_library_of, shape_of, zeros_like_value
 from ..jit.facts import declare
 from ..jit.loops import run_while
 from ..rules.arrays import broadcast_to, expand_dims, reshape
@@ -301,7 +301,7 @@ def _repeated_for_batch(x, size):
     which jit does not know while tracing, so its shape is not written into the step: the
     repeat is a broadcast ``where``, not a ``broadcast_to`` to a shape."""
     nd = len(shape_of(x))
-    every = np.ones((size,) + (1,) * nd, dtype=bool)
+    every = in_library_of(np.ones((size,) + (1,) * nd, dtype=bool), x)  # on x's device
     lifted = expand_dims(x, axis=0)
     return where(every, lifted, lifted)
 
