@@ -168,6 +168,40 @@ def test_attention_is_the_loop_over_heads_and_positions(grouped, extras):
     )
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_row_masked_whole_weighs_its_values_evenly(dtype):
+    # JAX's rule: the fill is a finite number of the logits' dtype, so a row with no key
+    # to attend to gives the mean of the values (-inf in float32 would give NaN)
+    r = np.random.default_rng(6)
+    q, v = r.normal(size=(1, 3, 1, 2)).astype(dtype), r.normal(size=(1, 3, 1, 2)).astype(dtype)
+    mask = np.ones((3, 3), bool)
+    mask[1] = False
+    got = fg.nn.dot_product_attention(q, q, v, mask=mask)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got[0, 1, 0], v[0, :, 0].mean(axis=0), rtol=1e-6)
+
+
+def test_attention_on_pytorch_tensors_is_numpys(torch_refuses_numpy):
+    # the causal mask is made in the tensors' library (it was NumPy's, which a tensor
+    # refuses), and a tensor mask is read as boolean
+    torch = pytest.importorskip("torch")
+    r = np.random.default_rng(7)
+    q, k, v = (r.normal(size=(2, 4, 2, 3)) for _ in range(3))
+    mask = r.uniform(size=(4, 4)) > 0.3
+
+    def loss(k, v, mask):
+        attend = fg.nn.dot_product_attention
+        return lambda q: fnp.sum(fnp.sin(attend(q, k, v, mask=mask, is_causal=True)))
+
+    want_value, want_grad = fg.value_and_grad(loss(k, v, mask))(q)
+    f = loss(torch.asarray(k), torch.asarray(v), torch.asarray(mask))
+    for run in (fg.value_and_grad(f), fg.jit(fg.value_and_grad(f))):
+        value, grad = run(torch.asarray(q))
+        assert isinstance(grad, torch.Tensor)
+        np.testing.assert_allclose(float(value), want_value, rtol=1e-12)
+        np.testing.assert_allclose(grad.detach().numpy(), want_grad, rtol=1e-10, atol=1e-13)
+
+
 def test_attention_refuses_by_name():
     q = np.ones((2, 3, 4))
     with pytest.raises(fg.ShapeError, match="divide"):

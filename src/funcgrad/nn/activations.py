@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..core.errors import ArgumentError, ShapeError
-from ..core.values import raw, shape_of
+from ..core.namespaces import numpy_dtype
+from ..core.values import in_library_of, raw, shape_of
 from ..rules.elementwise import sigmoid
 from ..rules.nn import logsumexp, softmax
 
@@ -322,15 +323,18 @@ def dot_product_attention(
     if bias is not None:
         logits = logits + bias
     keep = None if mask is None else fnp.asarray(mask)
-    if is_causal:
-        causal = np.tril(np.ones((t, s), dtype=bool))
+    if is_causal:  # made in the logits' library, on their device
+        causal = in_library_of(np.tril(np.ones((t, s), dtype=bool)), logits)
         keep = causal if keep is None else fnp.logical_and(keep, causal)
     if keep is not None:
-        if keep.dtype != bool:
+        if numpy_dtype(keep) != bool:
             raise ArgumentError(
                 f"dot_product_attention: mask is boolean (True keeps a "
                 f"logit); got dtype {keep.dtype}"
             )
-        logits = fnp.where(keep, logits, np.finfo(np.float64).min / 2)
+        # half the logits' dtype's lowest number: finite in float32 too, so a row masked
+        # whole weighs its values evenly (JAX's rule) where -inf would make it NaN
+        low = float(np.finfo(numpy_dtype(logits)).min) / 2
+        logits = fnp.where(keep, logits, low)
     out = fnp.einsum("bnts,bsnh->btnh", softmax(logits, axis=-1), value)
     return out if batched else out[0]
