@@ -164,6 +164,57 @@ def test_median_of_data_with_a_nan_is_nan_as_in_numpy():
     np.testing.assert_array_equal(fnp.median(fg.var(XN), axis=1).value, np.median(XN, axis=1))
 
 
+MEDIANS = {  # name -> data NumPy's median reads as the mean of its middle values
+    "an infinite middle value": np.array([[1.0, np.inf, 2.0, np.inf], [-np.inf, 0.5, 3.0, 4.0]]),
+    "odd, infinite": np.array([[-np.inf, -np.inf, 1.0], [np.inf, np.inf, np.nan]]),
+    "empty": np.ones((3, 0)),
+    "float32": np.arange(12.0, dtype=np.float32).reshape(3, 4) ** 1.5,
+    "float16": np.linspace(-3.0, 7.0, 12).astype(np.float16).reshape(4, 3),
+    "integers": np.array([[3, 1, 2, 8], [5, 7, 0, 6]]),
+    "booleans": np.array([[True, False, True, True], [False, False, True, False]]),
+    "complex": np.array([[1 + 2j, 3 - 1j, -2j, 4.0], [1j, 2.0, 2 + 1j, -1.0]]),
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # both warn of inf - inf, no data
+@pytest.mark.parametrize("name", sorted(MEDIANS))
+def test_median_under_transforms_is_numpys(name):
+    # the middle element, or the mean of the two middle ones: the quantile's
+    # interpolation b - (b - a) / 2 gave NaN for an infinite middle value
+    x = MEDIANS[name]
+    for axis in (None, 0, -1):
+        for keepdims in (False, True):
+            want = np.median(x, axis=axis, keepdims=keepdims)
+            median = lambda a: fnp.median(a, axis=axis, keepdims=keepdims)
+            got = fg.jit(median)(x)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+            if axis is not None and x.size:  # vmap over the other axis: a loop over it
+                other = 1 - axis % 2
+                looped = np.stack([np.median(r) for r in np.moveaxis(x, other, 0)])
+                batched = fg.vmap(lambda r: fnp.median(r), in_axes=other)(x)
+                np.testing.assert_array_equal(batched, looped)
+
+
+def test_medians_derivative_is_half_to_each_middle_value():
+    x = np.array([[4.0, 1.0, 3.0, 2.0], [0.5, 9.0, -1.0, 7.0]])
+    f = lambda a: fnp.sum(fnp.median(a, axis=1) * np.array([1.0, 3.0]))
+    np.testing.assert_array_equal(fg.grad(f)(x), [[0.0, 0.0, 0.5, 0.5], [1.5, 0.0, 0.0, 1.5]])
+    odd = lambda a: fnp.median(a)
+    np.testing.assert_array_equal(fg.grad(odd)(np.array([3.0, 1.0, 2.0])), [0.0, 0.0, 1.0])
+
+
+def test_diff_of_booleans_and_nan_to_num_of_integers_are_numpys():
+    b = np.array([[True, False, False, True], [True, True, False, False]])
+    for n in (1, 2):
+        np.testing.assert_array_equal(fg.jit(lambda a: fnp.diff(a, n=n))(b), np.diff(b, n=n))
+    k = np.array([[3, -1], [0, 7]])
+    for x in (k, k > 0):
+        got = fg.jit(fnp.nan_to_num)(x)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, np.nan_to_num(x))
+
+
 def test_interp_derivative_is_the_slope_of_the_piece():
     g = fg.grad(lambda x: fnp.sum(fnp.interp(x, XP, FP)))(np.array([-1.0, 0.5, 2.0, 2.75, 4.0]))
     np.testing.assert_array_equal(g, [0.0, -2.0, 2.0, -3.0, 0.0])

@@ -87,8 +87,10 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
     if append is not _NO_VALUE:
         parts.append(_edge_like(append, a, axis))
     a = concatenate(parts, axis=axis) if len(parts) > 1 else a
+    # booleans differ where they are unequal (NumPy's rule: bool has no subtraction)
+    step = _ew.not_equal if _dtype_of(a) == _np.bool_ else _ew.subtract
     for _ in range(n):
-        a = take_on_axis(a, slice(1, None), axis) - take_on_axis(a, slice(None, -1), axis)
+        a = step(take_on_axis(a, slice(1, None), axis), take_on_axis(a, slice(None, -1), axis))
     return a
 
 

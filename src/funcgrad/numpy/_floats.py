@@ -57,6 +57,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """
     if not is_traced(x):
         return _np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
+    if _dtype_of(x).kind not in "fc":  # integers and booleans hold no NaN: x itself
+        return x
     big = _np.finfo(_dtype_of(x)).max
     if is_complex(x):
         return _replace(_u.real(x), nan, posinf, neginf, big) + 1j * _replace(

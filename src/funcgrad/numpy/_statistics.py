@@ -16,6 +16,8 @@ array([0.5, 0. , 0. , 0.5])
 np.float64(3.0)
 """
 
+import math
+
 import numpy as _np
 
 from ..core.errors import ArgumentError
@@ -70,7 +72,8 @@ def _last_axis(a, axis):
     axes = tuple(range(len(shape))) if axis is None else check_axes(axis, len(shape), "quantile")
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     moved = transpose(a, kept + axes)
-    merged = reshape(moved, tuple(shape[i] for i in kept) + (-1,))
+    # the merged length written out: -1 is ambiguous beside a kept axis of length 0
+    merged = reshape(moved, tuple(shape[i] for i in kept) + (math.prod(shape[i] for i in axes),))
     keep_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
     return merged, tuple(shape[i] for i in kept), keep_shape
 
@@ -214,7 +217,27 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     refuse("median", out=out)
     if not is_traced(a):
         return _np.median(a, axis=axis, keepdims=keepdims)
-    return _quantile("median", a, 0.5, axis, "linear", keepdims, skip_nan=False)
+    return _median(a, axis, keepdims)
+
+
+def _median(a, axis, keepdims):
+    """NumPy's median: the middle element, or the mean of the two middle ones, of each
+    sorted slice (the slice's length is its shape's, known here); NaN where the slice
+    holds one (NaNs sort last), and for an empty slice. Not the quantile's interpolation,
+    ``b - (b - a) / 2``, which is NaN for an infinite middle value where NumPy's mean is
+    that infinity."""
+    merged, rest, keep_shape = _last_axis(as_array(a), axis)
+    shape = keep_shape if keepdims else rest
+    dtype = float_dtype(a)
+    n = _shape_of(merged)[-1]
+    if n == 0:
+        return in_library_of(_np.full(shape, _np.nan, dtype=dtype), merged)
+    # float16's mean is taken in float32, as NumPy's is, and rounded back at the end
+    ordered = numpys_dtype(sort(merged, axis=-1), _np.float32 if dtype == _np.float16 else dtype)
+    upper = ordered[..., n // 2]
+    out = upper if n % 2 else _ew.divide(_ew.add(ordered[..., n // 2 - 1], upper), 2.0)
+    out = _ew.where(_u.isnan(ordered[..., n - 1]), _np.nan, out)
+    return numpys_dtype(reshape(out, shape), dtype)
 
 
 def nanquantile(
