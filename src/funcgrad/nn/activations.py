@@ -327,7 +327,7 @@ def dot_product_attention(
         causal = in_library_of(np.tril(np.ones((t, s), dtype=bool)), logits)
         keep = causal if keep is None else fnp.logical_and(keep, causal)
     if keep is not None:
-        if numpy_dtype(keep) != bool:
+        if numpy_dtype(keep) != np.bool_:
             raise ArgumentError(
                 f"dot_product_attention: mask is boolean (True keeps a "
                 f"logit); got dtype {keep.dtype}"
