@@ -246,3 +246,26 @@ def test_lint_names_the_line_that_made_a_float32_step_float64():
     assert "turns float32 values into float64" in said and "(x @ w) * scale" in said
     assert "0.25" in said and "Python float" in said
     assert not [f for f in fg.lint(lambda x: _attention(x, 0.25), x) if f.kind == "precision"]
+
+
+def test_on_pytorch_tensors_the_librarys_promotion_holds_under_every_transform(
+    torch_refuses_numpy,
+):
+    # docs/backends.md: PyTorch's rule for its tensors (float32 times int64 is float32,
+    # where NumPy's arrays give float64) and NumPy's scalars read as Python's numbers;
+    # the eager call's dtype under each transform
+    torch = pytest.importorskip("torch")
+    f32 = torch.linspace(0.1, 0.9, 3, dtype=torch.float32)
+    pairs = [  # (x, the other operand, PyTorch's dtype of their product)
+        (f32, torch.arange(3), torch.float32),
+        (f32, np.float64(0.5), torch.float32),
+        (f32.to(torch.float16), 2.0, torch.float16),
+        (f32, torch.ones(3, dtype=torch.float64), torch.float64),
+    ]
+    for x, b, want in pairs:
+        f = lambda x: fnp.multiply(fnp.sin(x), b)
+        assert f(x).dtype == want
+        assert fg.jit(f)(x).dtype == want
+        assert fg.vmap(f)(x[None]).dtype == want
+        assert fg.jvp(f, (x,), (x,))[1].dtype == want
+        assert fg.grad(lambda x: fnp.sum(f(x)))(x).dtype == x.dtype  # in its input's dtype

@@ -567,10 +567,10 @@ def in_dtype_of(g, x):
     >>> fg.jit(fg.grad(lambda x: (fg.numpy.maximum(x, 0.0) * 2.0).sum()))(x).dtype
     dtype('float32')
     """
-    if not isinstance(g, Box):
-        return as_dtype_of(g, x)
     v = raw(x)
-    if type(v) in (int, bool) or is_foreign(v) or is_foreign(raw(g)):
+    if not isinstance(g, Box) and not (is_foreign(g) and is_foreign(v)):
+        return as_dtype_of(g, x)  # (another library's is cast below, in its namespace)
+    if type(v) in (int, bool):
         return g
     if type(v) is float or type(v) is complex:  # a Python number's derivative: NumPy's 64 bits
         if type(raw(g)) is type(v) or type(raw(g)) is complex:  # the transform makes it NumPy's

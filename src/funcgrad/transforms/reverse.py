@@ -189,10 +189,10 @@ def _like(g, x):
     and an array of the input's float dtype for an array (float32 in, float32 out); a
     traced one strong (NumPy's answer, as eagerly: see funcgrad.core.primitive.strong)."""
     kind = type(g)
-    if kind is type(x):  # the commonest: already in the input's form (a library's arrays
-        if kind is float:  # keep their dtype; NumPy's of the input's dtype need no cast)
+    if kind is type(x):  # the commonest: already in the input's form and dtype
+        if kind is float:
             return np.float64(g)
-        if kind in KNOWN_NAMESPACES or (kind is np.ndarray and g.dtype == x.dtype):
+        if (kind is np.ndarray or kind in KNOWN_NAMESPACES) and g.dtype == x.dtype:
             return g
     g = in_dtype_of(g, x)
     return numpy_answer(g) if isinstance(g, Box) or type(g) in (float, complex) else g
