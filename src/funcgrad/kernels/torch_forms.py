@@ -92,26 +92,24 @@ def _softmax(x, axis=-1):
     return sys.modules["torch"].softmax(x, axis) if _along_one_axis(x, axis) else None
 
 
-def _softmax_product(s, v, axis=-1):
-    """``torch._softmax_backward_data``: the product in one pass (what PyTorch's autograd
-    calls for a softmax's cotangent), for two tensors of one floating dtype and shape."""
-    torch = sys.modules["torch"]
-    if not (isinstance(s, torch.Tensor) and isinstance(v, torch.Tensor)):
-        return None
-    if not _along_one_axis(s, axis) or s.dtype != v.dtype or s.shape != v.shape:
-        return None
-    return torch._softmax_backward_data(v, s, axis, s.dtype)
+def _backward_data(name):
+    """PyTorch's ``torch.<name>(v, y, axis, dtype)``, what its autograd calls for a
+    softmax's or a log_softmax's cotangent: the product of the function's Jacobian at its
+    value ``y`` with ``v`` in one pass, for two tensors of one floating dtype and shape."""
+
+    def product(y, v, axis=-1):
+        torch = sys.modules["torch"]
+        if not (isinstance(y, torch.Tensor) and isinstance(v, torch.Tensor)):
+            return None
+        if not _along_one_axis(y, axis) or y.dtype != v.dtype or y.shape != v.shape:
+            return None
+        return getattr(torch, name)(v, y, axis, y.dtype)
+
+    return product
 
 
-def _log_softmax_cotangent(y, g, axis=-1):
-    """``torch._log_softmax_backward_data``: log_softmax's cotangent in one pass (what
-    PyTorch's autograd calls), for two tensors of one floating dtype and shape."""
-    torch = sys.modules["torch"]
-    if not (isinstance(y, torch.Tensor) and isinstance(g, torch.Tensor)):
-        return None
-    if not _along_one_axis(y, axis) or y.dtype != g.dtype or y.shape != g.shape:
-        return None
-    return torch._log_softmax_backward_data(g, y, axis, y.dtype)
+_softmax_product = _backward_data("_softmax_backward_data")
+_log_softmax_cotangent = _backward_data("_log_softmax_backward_data")
 
 
 def _log_softmax(x, axis=-1):
