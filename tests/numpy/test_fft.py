@@ -11,7 +11,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.numpy import fft as ffft
-from tests.helpers import requires_torch, torch
+from tests.helpers import device_makers, requires_torch, to_numpy, torch
 from tests.opinfo.numpy_fft import (  # the rows: tests/opinfo
     CASES,
     _inputs,
@@ -98,3 +98,21 @@ def test_errors_name_the_transform():
         fnp.fft.irfft(x, n=0)
     with pytest.raises(TypeError, match="out= is not supported"):
         fnp.fft.fft(x, out=np.empty(4, complex))
+
+
+@pytest.mark.parametrize("backend", ["device1", "torch"])
+def test_a_padded_transform_pads_on_the_arrays_device(backend, torch_refuses_numpy):
+    # n past the axis's length: the zeros are made in the arrays' library (they were
+    # NumPy's, which a device array refuses to meet)
+    make = device_makers().get(backend)
+    if make is None:
+        pytest.skip(f"{backend} is not installed")
+    x = np.random.default_rng(8).normal(size=(4, 3))
+    for f in (
+        lambda a: fnp.imag(fnp.fft.ifft(a, n=6, axis=0)),
+        lambda a: fnp.abs(fnp.fft.rfft(a, n=5, axis=1)),
+    ):
+        loss = lambda a: fnp.sum(fnp.sin(f(a)))
+        np.testing.assert_allclose(to_numpy(fg.jit(f)(make(x))), f(x), rtol=1e-12, atol=1e-14)
+        got = fg.grad(loss)(make(x))
+        np.testing.assert_allclose(to_numpy(got), fg.grad(loss)(x), rtol=1e-11, atol=1e-14)

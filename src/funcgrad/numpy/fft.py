@@ -18,6 +18,7 @@ array([ 0.,  8.,  0., -8.])
 import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.values import filled_like as _filled_like
 from ..core.values import float_dtype as _float_dtype
 from ..core.values import is_complex as _is_complex
 from ..core.values import shape_of as _shape_of
@@ -82,7 +83,8 @@ def _resized(a, n, axis, who):
         return _take_on_axis(a, slice(0, n), axis)
     shape = list(_shape_of(a))
     shape[axis] = n - length
-    zeros = _np.zeros(shape, dtype=_float_dtype(a))  # float32 stays float32, as in NumPy
+    # float32 stays float32, as in NumPy; made in a's library, on its device
+    zeros = _filled_like(a, 0.0, shape=tuple(shape), dtype=_float_dtype(a))
     return _concatenate(a, zeros, axis=axis)
 
 
