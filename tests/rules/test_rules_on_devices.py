@@ -248,3 +248,30 @@ def test_a_numpy_scalar_beside_a_device_array_is_a_number_to_the_rules(name):
     _close(fg.jvp(loss, (MAKE(x),), (MAKE(t),))[1], fg.jvp(loss, (x,), (t,))[1])
     hvp = lambda x, t: fg.jvp(fg.grad(loss), (x,), (t,))[1]  # forward over reverse
     _close(hvp(MAKE(x), MAKE(t)), hvp(x, t))
+
+
+MADE_CONSTANTS = {  # name -> a function that makes a constant array beside its argument
+    "polyval": lambda v: fg.numpy.polyval(v, v * 0.5),
+    "polyder": lambda v: fg.numpy.polyder(v, 2),
+    "polyint": lambda v: fg.numpy.polyint(v, 2, k=[1.0, 2.0]),
+    "polyadd": lambda v: fg.numpy.polyadd(v, v[:2]),
+    "polydiv": lambda v: fg.numpy.polydiv(v, v[:2] + 2.0)[0],
+    "vander": lambda v: fg.numpy.vander(v, 5),
+    "insert": lambda v: fg.numpy.insert(v, 1, 9.0),
+    "ediff1d": lambda v: fg.numpy.ediff1d(v, to_begin=1.0, to_end=[2.0, 3.0]),
+    "qr, complete": lambda v: fg.numpy.abs(
+        fg.numpy.linalg.qr(fg.numpy.reshape(v, (4, 1)) * v[:2], mode="complete")[1]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MADE_CONSTANTS))
+def test_a_functions_own_constants_are_made_on_the_device(name):
+    # the zeros, ones and ramps these functions make beside their argument are made in
+    # its library (they were NumPy's, which a device array refuses to meet)
+    f = MADE_CONSTANTS[name]
+    x = np.array([0.5, -1.2, 2.0, 0.7])
+    loss = lambda v: fg.numpy.sum(fg.numpy.sin(f(v)))
+    _close(fg.jit(f)(MAKE(x)), f(x))
+    for run in (fg.grad(loss), fg.jit(fg.grad(loss))):
+        _close(run(MAKE(x)), fg.grad(loss)(x))

@@ -22,6 +22,7 @@ import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import dtype_of as _dtype_of
+from ..core.values import in_library_of
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
@@ -105,10 +106,11 @@ def ediff1d(ary, to_end=None, to_begin=None):
     if not is_traced(ary, to_end, to_begin):
         return _np.ediff1d(ary, to_end, to_begin)
     parts = [diff(ravel(ary))]
+    # plain values before and after: on ary's device
     if to_begin is not None:
-        parts.insert(0, ravel(to_begin))
+        parts.insert(0, ravel(in_library_of(as_array(to_begin), parts[0])))
     if to_end is not None:
-        parts.append(ravel(to_end))
+        parts.append(ravel(in_library_of(as_array(to_end), parts[-1])))
     # NumPy's dtype: the array's own, the values before and after cast to it
     return numpys_dtype(concatenate(parts) if len(parts) > 1 else parts[0], _dtype_of(ary))
 

@@ -21,7 +21,7 @@ from typing import NamedTuple as _NamedTuple
 import numpy as _np
 
 from ..core.errors import ArgumentTypeError
-from ..core.values import dtype_of, shape_of
+from ..core.values import dtype_of, in_library_of, shape_of
 from ..rules import decompositions as _d
 from ..rules import reductions as _r
 from ..rules.arrays import concatenate as _concatenate
@@ -142,7 +142,8 @@ def qr(a, mode="reduced"):
     q, r = _d.qr_parts(_d.qr_packed(a, mode="complete" if mode == "complete" else "reduced"), m)
     if mode == "complete" and m > n:
         q = _concatenate(q, _d.complement(a, of="qr_q"), axis=-1)
-        r = _concatenate(r, _np.zeros(shape_of(a)[:-2] + (m - n, n), dtype=dtype_of(r)), axis=-2)
+        zeros = in_library_of(_np.zeros(shape_of(a)[:-2] + (m - n, n), dtype=dtype_of(r)), r)
+        r = _concatenate(r, zeros, axis=-2)
     return r if mode == "r" else QRResult(q, r)
 
 

@@ -23,6 +23,7 @@ import numpy as _np
 from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.traces import Box
 from ..core.values import dtype_of as _dtype_of
+from ..core.values import in_library_of
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
@@ -110,7 +111,8 @@ def insert(arr, obj, values, axis=None):
     if not is_traced(arr, values):
         return _np.insert(arr, obj, values, axis)
     obj = concrete(obj, "insert")
-    arr, values = as_array(arr), as_array(values)
+    arr = as_array(arr)
+    values = in_library_of(as_array(values), arr)  # plain values: on arr's device
     here = _labels(arr)
     there = _labels(values, start=here.size)
     positions = _np.insert(here, obj, there, axis)

@@ -17,8 +17,10 @@ array([9., 3., 1.])
 import numpy as _np
 
 from ..core.errors import ArgumentError
+from ..core.values import in_library_of
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
+from ..rules import elementwise as _ew
 from . import _decompositions
 from ._calculus import convolve
 from ._helpers import as_array, concrete, in_float_dtype_of, in_result_dtype_of, is_traced
@@ -52,16 +54,16 @@ def polyval(p, x):
     if not is_traced(p, x):
         return _np.polyval(p, x)
     p, x = as_array(p), as_array(x)
-    y = _np.zeros(_shape_of(x))
-    for k in range(_shape_of(p)[0]):
-        y = y * x + p[k]
+    y = in_library_of(_np.zeros(_shape_of(x)), x)  # on x's device
+    for k in range(_shape_of(p)[0]):  # primitives: a plain device y refuses a traced x in *
+        y = _ew.add(_ew.multiply(y, x), p[k])
     return in_result_dtype_of(y, p, x)
 
 
 def _padded(a, n):
     a = as_array(a)
     extra = n - _shape_of(a)[0]
-    return concatenate([_np.zeros(extra), a]) if extra > 0 else a
+    return concatenate([in_library_of(_np.zeros(extra), a), a]) if extra > 0 else a
 
 
 def polyadd(a1, a2):
@@ -118,7 +120,8 @@ def polyder(p, m=1):
     p = q = as_array(p)
     for _ in range(m):
         n = _shape_of(q)[0] - 1
-        q = _a.getitem(q, index=slice(0, n)) * _np.arange(n, 0, -1.0) if n > 0 else q * 0.0
+        ramp = in_library_of(_np.arange(n, 0, -1.0), q)
+        q = _a.getitem(q, index=slice(0, n)) * ramp if n > 0 else q * 0.0
     return in_result_dtype_of(q, p, _np.arange(1))  # NumPy multiplies by an integer ramp
 
 
@@ -136,7 +139,8 @@ def polyint(p, m=1, k=None):
     p = as_array(p)
     for c in constants[:m]:
         n = _shape_of(p)[0]
-        p = concatenate([p / _np.arange(n, 0, -1.0), reshape(as_array(c) * 1.0, (1,))])
+        c = reshape(as_array(c) * 1.0, (1,))
+        p = concatenate([p / in_library_of(_np.arange(n, 0, -1.0), p), in_library_of(c, p)])
     return p
 
 
@@ -155,9 +159,9 @@ def vander(x, N=None, increasing=False):
     n = _shape_of(x)[0]
     N = n if N is None else N
     if N == 0:
-        return _np.zeros((n, 0))
-    columns = reshape(x, (n, 1)) * _np.ones((1, N - 1))
-    powers = concatenate([_np.ones((n, 1)), cumprod(columns, axis=1)], axis=1)
+        return in_library_of(_np.zeros((n, 0)), x)
+    columns = reshape(x, (n, 1)) * in_library_of(_np.ones((1, N - 1)), x)
+    powers = concatenate([in_library_of(_np.ones((n, 1)), x), cumprod(columns, axis=1)], axis=1)
     powers = in_result_dtype_of(powers, x, _np.arange(1))  # NumPy's: x's type with int's
     return powers if increasing else _a.getitem(powers, index=(slice(None), slice(None, None, -1)))
 
@@ -261,7 +265,7 @@ def polydiv(u, v):
         quotient.append(d)
         for i in range(n + 1):
             rest[k + i] = rest[k + i] - d * v[i]
-    q = stack(quotient) if quotient else _np.zeros(1)
+    q = stack(quotient) if quotient else in_library_of(_np.zeros(1), u)
     remainder = rest[max(m - n + 1, 0) :] or [u[0] * 0.0]
     r = stack(remainder)
     # NumPy drops the remainder's leading near-zeros
