@@ -255,9 +255,11 @@ MADE_CONSTANTS = {  # name -> a function that makes a constant array beside its 
     "polyder": lambda v: fg.numpy.polyder(v, 2),
     "polyint": lambda v: fg.numpy.polyint(v, 2, k=[1.0, 2.0]),
     "polyadd": lambda v: fg.numpy.polyadd(v, v[:2]),
+    "polysub": lambda v: fg.numpy.polysub(v[:3], v),
     "polydiv": lambda v: fg.numpy.polydiv(v, v[:2] + 2.0)[0],
     "vander": lambda v: fg.numpy.vander(v, 5),
     "insert": lambda v: fg.numpy.insert(v, 1, 9.0),
+    "interp": lambda v: fg.numpy.interp(v * 0.9, fg.numpy.sort(v), v * v),
     "ediff1d": lambda v: fg.numpy.ediff1d(v, to_begin=1.0, to_end=[2.0, 3.0]),
     "qr, complete": lambda v: fg.numpy.abs(
         fg.numpy.linalg.qr(fg.numpy.reshape(v, (4, 1)) * v[:2], mode="complete")[1]
@@ -272,6 +274,26 @@ def test_a_functions_own_constants_are_made_on_the_device(name):
     f = MADE_CONSTANTS[name]
     x = np.array([0.5, -1.2, 2.0, 0.7])
     loss = lambda v: fg.numpy.sum(fg.numpy.sin(f(v)))
+    _close(f(MAKE(x)), f(x))
     _close(fg.jit(f)(MAKE(x)), f(x))
     for run in (fg.grad(loss), fg.jit(fg.grad(loss))):
         _close(run(MAKE(x)), fg.grad(loss)(x))
+    t = np.array([1.0, 0.5, -0.3, 0.2])
+    _close(fg.jvp(loss, (MAKE(x),), (MAKE(t),))[1], fg.jvp(loss, (x,), (t,))[1])
+    _close(fg.vmap(f)(MAKE(np.stack([x, x * 0.5]))), np.stack([f(x), f(x * 0.5)]))
+
+
+def test_interp_at_plain_device_points_of_traced_knots():
+    # the points are the device's plain array, the knots traced (vmap's, jvp's, grad's):
+    # interp's arithmetic and comparisons are primitives, which take either order
+    points = np.array([0.1, -2.0, 0.6, 1.9])
+    f = lambda knots, at: fg.numpy.interp(at, fg.numpy.sort(knots), knots * knots)
+    k = np.array([0.5, -1.2, 2.0, 0.7])
+    stacked = np.stack([k, k * 0.5])
+    want = np.stack([f(r, points) for r in stacked])
+    _close(fg.vmap(lambda r: f(r, MAKE(points)))(MAKE(stacked)), want)
+    loss = lambda knots, at: fg.numpy.sum(fg.numpy.sin(f(knots, at)))
+    _close(fg.grad(loss)(MAKE(k), MAKE(points)), fg.grad(loss)(k, points))
+    t = np.array([1.0, 0.5, -0.3, 0.2])
+    got = fg.jvp(lambda r: loss(r, MAKE(points)), (MAKE(k),), (MAKE(t),))[1]
+    _close(got, fg.jvp(lambda r: loss(r, points), (k,), (t,))[1])

@@ -406,11 +406,13 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     j = _u.clip(_s.searchsorted(_plain(xp), ravel(_plain(x)), side="right") - 1, 0, n - 2)
     at = lambda v, i: reshape(_s.take_along(v, i, axis=0), _shape_of(x))
     x0, x1, f0, f1 = at(xp, j), at(xp, j + 1), at(fp, j), at(fp, j + 1)
-    inside = (f1 - f0) / (x1 - x0) * (x - x0) + f0
+    # primitives: a plain device x refuses a traced x0 in its own - (array-api-strict's)
+    slope = _ew.divide(_ew.subtract(f1, f0), _ew.subtract(x1, x0))
+    inside = _ew.add(_ew.multiply(slope, _ew.subtract(x, x0)), f0)
     px, lo, hi = _plain(x), _plain(xp)[0], _plain(xp)[-1]
-    out = _ew.where(px == hi, fp[-1], inside)
-    out = _ew.where(px > hi, fp[-1] if right is None else right, out)
-    out = _ew.where(px < lo, fp[0] if left is None else left, out)
+    out = _ew.where(_ew.equal(px, hi), fp[-1], inside)
+    out = _ew.where(_ew.greater(px, hi), fp[-1] if right is None else right, out)
+    out = _ew.where(_ew.less(px, lo), fp[0] if left is None else left, out)
     return numpys_dtype(out, _np.float64)  # NumPy's interp computes in double
 
 

@@ -14,6 +14,8 @@ np.float64(7.0)
 array([9., 3., 1.])
 """
 
+import math
+
 import numpy as _np
 
 from ..core.errors import ArgumentError
@@ -76,7 +78,7 @@ def polyadd(a1, a2):
     """
     if not is_traced(a1, a2):
         return _np.polyadd(a1, a2)
-    n = max(_np.size(a1), _np.size(a2))
+    n = max(math.prod(_shape_of(a1)), math.prod(_shape_of(a2)))  # (a tensor's .size is a method)
     return in_result_dtype_of(_padded(a1, n) + _padded(a2, n), a1, a2)
 
 
@@ -90,7 +92,7 @@ def polysub(a1, a2):
     """
     if not is_traced(a1, a2):
         return _np.polysub(a1, a2)
-    n = max(_np.size(a1), _np.size(a2))
+    n = max(math.prod(_shape_of(a1)), math.prod(_shape_of(a2)))  # (a tensor's .size is a method)
     return in_result_dtype_of(_padded(a1, n) - _padded(a2, n), a1, a2)
 
 
