@@ -1,4 +1,4 @@
-"""Custom rules and checkpoints on other libraries' arrays, on their devices.
+"""Custom rules, checkpoints and linear maps on other libraries' arrays, on their devices.
 
 The stand-ins for a GPU (CI has none): array-api-strict's second device and PyTorch CPU
 tensors whose ``__array__`` refuses. A function with a custom rule runs its body in the
@@ -93,3 +93,20 @@ def test_a_checkpoints_plain_call_runs_on_the_device(backend):
     got = f(make(x))
     assert library_of(got) == library_of(make(x))
     np.testing.assert_array_equal(to_numpy(got), f(x))
+
+
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_a_linearized_map_and_its_transpose_run_on_the_device(backend):
+    # the map is a body of staged steps: on the device's plain arrays it runs through the
+    # primitives (its plan's impls are NumPy's, which would convert them)
+    make = MAKERS[backend]
+    rng = np.random.default_rng(6)
+    x, t = rng.normal(size=3), rng.normal(size=3)
+    f = lambda x: fnp.sin(x) * fnp.sum(x**2)
+    _, lin = fg.linearize(f, x)
+    _, lin_on = fg.linearize(f, make(x))
+    got = lin_on(make(t))
+    assert library_of(got) == library_of(make(x))
+    np.testing.assert_allclose(to_numpy(got), lin(t), rtol=1e-12)
+    transposed = fg.linear_transpose(lin_on, make(x))(make(t))[0]
+    np.testing.assert_allclose(to_numpy(transposed), fg.linear_transpose(lin, x)(t)[0], rtol=1e-12)

@@ -365,9 +365,11 @@ class Body:
         return [o._value if isinstance(o, Staged) else o for o in self.outputs]
 
     def __call__(self, *leaves):
-        """The outputs on ``leaves`` (one per input): by the plan if they are plain."""
+        """The outputs on ``leaves`` (one per input): by the plan if they are NumPy's or
+        Python's; traced ones, or another library's arrays (the plan's impls are NumPy's),
+        through the primitives."""
         for x in leaves:
-            if isinstance(x, Box):
+            if isinstance(x, Box) or is_foreign(x):
                 return self.evaluate(leaves)
         return self.plan(*leaves)
 
