@@ -297,3 +297,21 @@ def test_interp_at_plain_device_points_of_traced_knots():
     t = np.array([1.0, 0.5, -0.3, 0.2])
     got = fg.jvp(lambda r: loss(r, MAKE(points)), (MAKE(k),), (MAKE(t),))[1]
     _close(got, fg.jvp(lambda r: loss(r, points), (k,), (t,))[1])
+
+
+TRACED_VALUES = {  # name -> a function whose second argument is a value it places
+    "polyint": lambda v, k: fg.numpy.polyint(v, 1, k=k),
+    "insert": lambda v, k: fg.numpy.insert(v, 1, k),
+    "ediff1d": lambda v, k: fg.numpy.ediff1d(v, to_begin=k),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRACED_VALUES))
+def test_a_traced_value_placed_beside_a_device_array_stays_traced(name):
+    # only NumPy's constants are moved to the device: a traced value is left to the trace
+    f = TRACED_VALUES[name]
+    v, k = np.array([1.0, 2.0, 3.0]), np.array(0.5)
+    loss = lambda v, k: fg.numpy.sum(f(v, k) ** 2)
+    for run in (fg.grad(loss, argnums=(0, 1)), fg.jit(fg.grad(loss, argnums=(0, 1)))):
+        for got, want in zip(run(MAKE(v), MAKE(k)), fg.grad(loss, argnums=(0, 1))(v, k)):
+            _close(got, want)

@@ -279,9 +279,10 @@ def in_library_of(a, x):
     of ``x``; integers and booleans keep theirs. Where ``x`` is traced by ``jit``, the array
     is a constant of its plan, so ``constant - x`` reaches funcgrad's operators (some
     libraries' own refuse a traced operand: see :func:`~funcgrad.core.namespaces.joined`);
-    a derivative's trace is left alone (a basis built for it must stay outside it)."""
+    a derivative's trace is left alone (a basis built for it must stay outside it). A
+    traced ``a``, or one of another library already, is returned as it is."""
     v = raw(x)
-    if not is_foreign(v) or is_foreign(a):
+    if not is_foreign(v) or is_foreign(a) or isinstance(a, Box):
         return a
     xp = namespace_of((v,))
     a = np.array(a)  # a writable copy (PyTorch warns on a read-only one)
