@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
-from ..core.namespaces import is_foreign
 from ..core.primitive import Primitive, numpy_answer
 from ..core.traces import Box
 from ..core.tree import tree_flatten, tree_unflatten
@@ -232,11 +231,9 @@ def checkpoint(
 
         body, captured = trace_body(flat, leaves, who)
         if not captured and not any(isinstance(x, Box) for x in leaves):
-            # nothing to differentiate: the body's NumPy plan, or on another library's
-            # arrays the function itself (the plan's impls are NumPy's)
-            if any(is_foreign(x) for x in leaves):
-                return tree_unflatten(out_def[0], list(flat(*leaves)))
-            return tree_unflatten(out_def[0], list(body.plan(*leaves)))
+            # nothing to differentiate: the body runs (on another library's arrays through
+            # the primitives: Body.__call__)
+            return tree_unflatten(out_def[0], list(body(*leaves)))
         out = bind_results(remat_p, list(leaves) + captured, dict(body=body, **kept))
         return tree_unflatten(out_def[0], [numpy_answer(o) for o in out[: len(body.outputs)]])
 
