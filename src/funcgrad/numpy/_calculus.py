@@ -213,6 +213,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     if edge_order not in (1, 2):
         raise ArgumentError(f"gradient: edge_order must be 1 or 2; got {edge_order}")
     f = as_array(f)
+    if _dtype_of(f).kind in "iu":  # NumPy's differences of integers are float64's, not modular
+        f = _u.astype(f, dtype=_np.float64)
     shape = _shape_of(f)
     axes = (
         tuple(range(len(shape)))

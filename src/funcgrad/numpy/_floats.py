@@ -122,8 +122,16 @@ def frexp(x, out=None):
     refuse("frexp", out=out)
     if not is_traced(x):
         return _np.frexp(x)
+    dtype = _np.frexp(_np.zeros((), _dtype_of(x)))[0].dtype  # NumPy's loop: float16 for uint8
+    if _dtype_of(x) != dtype:
+        x = _u.astype(x, dtype=dtype)
     exponent = _u.frexp_exponent(_plain(x))
-    return x * _u.exp2(-_u.astype(exponent, dtype=_np.float64)), exponent
+    # scaled in float64 by two halves of 2**-e (exact: powers of two), and cast back:
+    # 2**-e itself overflows float16, and float64 for a subnormal x (e down to -1073)
+    e = _u.astype(exponent, dtype=_np.float64)
+    half = _u.floor(e * 0.5)
+    mantissa = x * _u.exp2(-half) * _u.exp2(half - e)
+    return (mantissa if dtype == _np.float64 else _u.astype(mantissa, dtype=dtype)), exponent
 
 
 def modf(x, out=None):
@@ -142,7 +150,14 @@ def modf(x, out=None):
     if _dtype_of(x) != dtype:
         x = _u.astype(x, dtype=dtype)
     whole = _u.trunc(x)
-    return x - whole, whole
+    # NumPy's fractional part has x's sign, -0.0 too (modf(-2.0) is (-0.0, -2.0)), and is
+    # +-0 at +-inf, where x - whole would be NaN (and warn): the infinities are taken out
+    # first. Both branches keep the derivative 1.
+    infinite = _u.isinf(x)
+    finite = _u.where(infinite, 0.0, x)
+    finite_whole = _u.trunc(finite)
+    fraction = _u.where(_u.signbit(x), -(finite_whole - finite), finite - finite_whole)
+    return _u.where(infinite, _u.copysign(0.0, _plain(x)), fraction), whole
 
 
 def divmod(x1, x2, out=None):

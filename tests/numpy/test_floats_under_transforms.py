@@ -1,0 +1,85 @@
+"""NumPy's answers of ``frexp``, ``modf`` and ``gradient`` under jit and vmap, not only
+eagerly: their dtypes (NumPy's loops pick float16 for small integers), the sign of a
+zero fractional part, ``modf`` at infinities, and integer differences that do not wrap.
+Each case failed under jit before it was fixed (eager calls NumPy itself)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import funcgrad as fg
+import funcgrad.numpy as fnp
+
+FREXP_INPUTS = [
+    np.array([0.5, 2.0, -1.0, 1e-7, 3e38], np.float32),
+    np.array([6e-8, 3.0, -0.0, 65504.0], np.float16),
+    np.array([8.0, 0.75, -1e-310, 1e300]),
+    np.array([1, 200, 3], np.uint8),
+    np.array([True, False]),
+    np.array([3, 5, -7]),
+]
+
+
+def _same(got, want):
+    assert type(got) is type(want) and len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        assert np.array_equal(g, w, equal_nan=True)
+        assert np.array_equal(np.signbit(g), np.signbit(w))
+
+
+@pytest.mark.parametrize("x", FREXP_INPUTS, ids=lambda x: x.dtype.name)
+def test_frexp_is_numpys_under_jit_and_vmap(x):
+    want = np.frexp(x)
+    _same(fg.jit(fnp.frexp)(x), want)
+    _same(fg.vmap(fnp.frexp)(x), want)
+
+
+def test_frexps_mantissa_derivative_keeps_the_inputs_dtype():
+    x = np.array([8.0, 0.75, -3.0], np.float32)
+    g = fg.grad(lambda v: fnp.sum(fnp.frexp(v)[0]))(x)
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(g, 2.0 ** -np.frexp(x)[1].astype(np.float32))
+
+
+MODF_SPECIAL = np.array([1.0, np.nan, -np.inf, np.inf, 2.0, -2.0, -0.0, 0.0, -2.5, 2.5, 1e300])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_modf_keeps_numpys_signs_and_infinities_under_jit_and_vmap(dtype):
+    with np.errstate(over="ignore"):  # 1e300 is inf in the smaller dtypes
+        x = MODF_SPECIAL.astype(dtype)
+    want = np.modf(x)
+    _same(fg.jit(fnp.modf)(x), want)
+    _same(fg.vmap(fnp.modf)(x), want)
+
+
+def test_modfs_fractional_part_has_derivative_one_at_integers_too():
+    x = np.array([-2.0, 2.0, -2.5, 0.3, 0.0, -0.0])
+    for f in (fg.grad, lambda h: fg.jit(fg.grad(h))):
+        np.testing.assert_array_equal(f(lambda v: fnp.sum(fnp.modf(v)[0]))(x), np.ones(6))
+    # and 0 at infinities, where the fractional part is a constant zero
+    g = fg.grad(lambda v: fnp.sum(fnp.modf(v)[0] * 3.0))(np.array([np.inf, -np.inf, 0.5]))
+    np.testing.assert_array_equal(g, [0.0, 0.0, 3.0])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        np.array([1, 200, 3, 0], np.uint8),
+        np.array([1, 5, -3, 100], np.int8),
+        np.array([[1, 70000], [-5, 3]], np.int32),
+    ],
+    ids=lambda f: f.dtype.name,
+)
+def test_gradient_of_integers_is_float64_differences_under_jit_and_vmap(f):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        want = np.gradient(f, axis=0)
+        got = fg.jit(lambda v: fnp.gradient(v, axis=0))(f)
+    assert got.dtype == want.dtype == np.float64
+    np.testing.assert_array_equal(got, want)
+    batch = np.stack([f, f[::-1]])
+    looped = np.stack([np.gradient(b, axis=0) for b in batch])
+    np.testing.assert_array_equal(fg.vmap(lambda v: fnp.gradient(v, axis=0))(batch), looped)
