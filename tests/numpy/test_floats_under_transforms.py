@@ -10,6 +10,10 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+from tests.helpers import device_makers, to_numpy
+
+pytest.importorskip("array_api_strict", reason="the backends extra: pip install -e '.[test]'")
+MAKERS = device_makers()
 
 FREXP_INPUTS = [
     np.array([0.5, 2.0, -1.0, 1e-7, 3e38], np.float32),
@@ -83,3 +87,35 @@ def test_gradient_of_integers_is_float64_differences_under_jit_and_vmap(f):
     batch = np.stack([f, f[::-1]])
     looped = np.stack([np.gradient(b, axis=0) for b in batch])
     np.testing.assert_array_equal(fg.vmap(lambda v: fnp.gradient(v, axis=0))(batch), looped)
+
+
+FREXP_WIDE = np.concatenate(
+    [
+        np.random.default_rng(3).standard_normal(500) * 10.0 ** np.arange(-250, 250),
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -1e-310, 1.7976931348623157e308],
+        [2.0**-1022, 1.0 - 2.0**-53, 0.5, 1.0, 2.0**1023, -(2.0**-1074)],
+    ]
+)
+
+
+# array-api-strict has no float16
+ON_DEVICES = [(m, d) for m in sorted(MAKERS) for d in (np.float64, np.float32, np.float16)]
+ON_DEVICES = [(m, d) for m, d in ON_DEVICES if not (m == "device1" and d == np.float16)]
+
+
+@pytest.mark.usefixtures("torch_refuses_numpy")
+@pytest.mark.parametrize("maker, dtype", ON_DEVICES, ids=str)
+def test_frexp_on_other_libraries_arrays_is_numpys(maker, dtype):
+    with np.errstate(over="ignore", under="ignore"):
+        x = FREXP_WIDE.astype(dtype)
+    want = np.frexp(x)
+    for f in (fnp.frexp, fg.jit(fnp.frexp)):
+        mantissa, exponent = f(MAKERS[maker](x))
+        np.testing.assert_array_equal(to_numpy(exponent), want[1])
+        assert to_numpy(exponent).dtype == np.int32
+        got = to_numpy(mantissa)
+        assert got.dtype == want[0].dtype
+        np.testing.assert_array_equal(got, want[0])
+    grad = fg.grad(lambda v: fnp.sum(fnp.frexp(v)[0]))
+    finite = x[np.isfinite(x)][:50]
+    np.testing.assert_array_equal(to_numpy(grad(MAKERS[maker](finite))), grad(finite))

@@ -37,7 +37,7 @@ from ._helpers import (
     numpys_dtype,
     take_on_axis,
 )
-from ._joining import concatenate
+from ._joining import concatenate, flip
 from ._reductions import cumprod, cumsum, sum
 from ._shape import broadcast_to, ravel, reshape
 
@@ -366,7 +366,7 @@ def correlate(a, v, mode="valid"):
         return _np.correlate(a, v, mode)
     a, v = as_array(a), as_array(v)
     _one_d("correlate", a, v)
-    flipped = _u.conjugate(v[::-1])
+    flipped = _u.conjugate(flip(v))  # a primitive: PyTorch refuses a negative step
     if mode == "valid":
         return _valid(a, flipped)
     return _cut(

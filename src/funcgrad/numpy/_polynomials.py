@@ -19,6 +19,7 @@ import math
 import numpy as _np
 
 from ..core.errors import ArgumentError
+from ..core.values import dtype_of as _dtype_of
 from ..core.values import in_library_of
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
@@ -228,6 +229,8 @@ def poly(seq_of_zeros):
     >>> poly(np.array([1.0, 2.0]))
     array([ 1., -3.,  2.])
     """
+    if not is_traced(seq_of_zeros):
+        return _np.poly(seq_of_zeros)
     zeros = as_array(seq_of_zeros)
     shape = _shape_of(zeros)
     if len(shape) == 2 and shape[0] == shape[1] and shape[0] > 0:
@@ -236,15 +239,11 @@ def poly(seq_of_zeros):
         raise ArgumentError("poly: give a 1-D sequence of roots or a square matrix")
     if _shape_of(zeros)[0] == 0:
         return 1.0  # NumPy's answer for no roots
-    coefficients = _np.ones(1)
+    # NumPy's products are in the roots' dtype; on the roots' device
+    one = in_library_of(_np.ones(1, dtype=_dtype_of(zeros)), zeros)
+    coefficients = one
     for k in range(_shape_of(zeros)[0]):
-        coefficients = convolve(coefficients, concatenate([_np.ones(1), -reshape(zeros[k], (1,))]))
-    if not is_traced(seq_of_zeros) and _np.iscomplexobj(coefficients):
-        roots = _np.asarray(concrete(zeros, "poly"))
-        pos = _np.sort(roots[roots.imag > 0])
-        neg = _np.sort(_np.conjugate(roots[roots.imag < 0]))
-        if len(pos) == len(neg) and _np.all(pos == neg):
-            return coefficients.real.copy()  # conjugate pairs: NumPy's real polynomial
+        coefficients = convolve(coefficients, concatenate([one, -reshape(zeros[k], (1,))]))
     return coefficients
 
 

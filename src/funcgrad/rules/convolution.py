@@ -63,6 +63,36 @@ def _impl(a, v, mode="full"):
     return out
 
 
+def _xp_valid(xp, a, v):
+    """The valid convolution in the namespace ``xp``: one shifted slice of ``a`` per
+    element of ``v`` (the smaller operand), each scaled and summed; no writes, which
+    some libraries' arrays refuse."""
+    size = tuple(n - m + 1 for n, m in zip(a.shape, v.shape))
+    out = None
+    for index in np.ndindex(*v.shape):
+        start = tuple(m - 1 - i for i, m in zip(index, v.shape))
+        term = v[index] * a[tuple(slice(s, s + k) for s, k in zip(start, size))]
+        out = term if out is None else out + term
+    return out
+
+
+def _xp_form(xp, a, v, mode="full"):
+    """Another library's convolution: ``_impl``'s checks, then the valid convolution of
+    ``a`` padded by ``len(v) - 1`` zeros on each side of every axis for ``full``."""
+    _impl(np.zeros(a.shape), np.zeros(v.shape), mode)  # NumPy's errors, on shapes only
+    if mode == "full":
+        if a.ndim == 1 and a.shape[0] < v.shape[0]:
+            a, v = v, a  # a full convolution is symmetric: loop over the shorter operand
+        device = getattr(a, "device", None)
+        for axis, m in enumerate(v.shape):
+            if m > 1:
+                pad = xp.zeros(
+                    a.shape[:axis] + (m - 1,) + a.shape[axis + 1 :], dtype=a.dtype, device=device
+                )
+                a = xp.concat([pad, a, pad], axis=axis)
+    return _xp_valid(xp, a, v)
+
+
 def _flip(x):
     return getitem(x, index=(slice(None, None, -1),) * len(shape_of(x)))
 
@@ -80,6 +110,7 @@ def _vjp_v(g, ans, a, v, mode="full"):
 convolve = Primitive(
     "convolve",
     _impl,
+    xp=_xp_form,
     vjp=(_vjp_a, _vjp_v),
     jvp=(
         lambda t, ans, a, v, mode="full": convolve(t, v, mode=mode),

@@ -251,6 +251,23 @@ def xp_ldexp(xp, x1, x2):
     return x1 * xp.pow(two, xp.astype(half, x1.dtype)) * xp.pow(two, xp.astype(x2 - half, x1.dtype))
 
 
+def xp_frexp_exponent(xp, x):
+    """frexp's exponent in the standard's functions (which have no frexp): the ``e`` with
+    ``0.5 <= |x| / 2**e < 1``, from ``floor(log2 |x|) + 1`` mended by one where log2
+    rounded across a power of two; 0 at 0, infinities and NaN, as NumPy's. int32."""
+    device = getattr(x, "device", None)
+    wide = xp.float64 if x.dtype == xp.float64 else xp.float32  # float16's exponents fit
+    size = xp.abs(xp.astype(x, wide))
+    usual = xp.isfinite(size) & (size > 0)
+    size = xp.where(usual, size, xp.ones_like(size))
+    e = xp.floor(xp.log2(size)) + 1.0
+    half = xp.floor(e * 0.5)  # 2**-e in two powers: 2**1074 alone overflows float64
+    two = xp.full((), 2.0, dtype=wide, device=device)
+    scaled = size * xp.pow(two, -half) * xp.pow(two, half - e)
+    e = xp.where(scaled < 0.5, e - 1.0, xp.where(scaled >= 1.0, e + 1.0, e))
+    return xp.astype(xp.where(usual, e, xp.zeros_like(e)), xp.int32)
+
+
 # The functions the Array API standard lacks, composed from those it has: the forms these
 # primitives take on another library's arrays (close to NumPy's values, not bit for bit).
 def _arrays(xp, x, y):

@@ -31,7 +31,7 @@ from ..core.primitive import Primitive
 from ..core.traces import Box
 from ..core.values import as_dtype_of, dtype_of, float_dtype, is_complex, plain, raw
 from ..jit import facts as jit_facts
-from . import bessel_standard, special_standard
+from . import bessel_standard, library_forms, special_standard
 from .arrays import batch_elementwise
 from .elementwise import (
     ZERO,
@@ -542,6 +542,7 @@ round = Primitive(
 )
 # frexp's integer exponent: read from the value, no derivative (frexp's mantissa is x / 2**e)
 frexp_exponent = Primitive("frexp_exponent", lambda x: np.frexp(x)[1], batch=_unary_batch)
+frexp_exponent.xp = library_forms.xp_frexp_exponent  # the standard has no frexp
 astype = Primitive(
     "astype",
     _astype_impl,
