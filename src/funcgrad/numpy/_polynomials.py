@@ -24,6 +24,7 @@ from ..core.values import in_library_of
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import elementwise as _ew
+from ..rules import ufuncs as _u
 from . import _decompositions
 from ._calculus import convolve
 from ._helpers import as_array, concrete, in_float_dtype_of, in_result_dtype_of, is_traced
@@ -239,8 +240,12 @@ def poly(seq_of_zeros):
         raise ArgumentError("poly: give a 1-D sequence of roots or a square matrix")
     if _shape_of(zeros)[0] == 0:
         return 1.0  # NumPy's answer for no roots
-    # NumPy's products are in the roots' dtype; on the roots' device
-    one = in_library_of(_np.ones(1, dtype=_dtype_of(zeros)), zeros)
+    # NumPy's products are in the smallest of its float and complex types that holds the
+    # roots' (float32 stays float32; integers and float16 become float64); on their device
+    dtype = _np.dtype(_np.mintypecode(_dtype_of(zeros).char))
+    if _dtype_of(zeros) != dtype:
+        zeros = _u.astype(zeros, dtype=dtype)
+    one = in_library_of(_np.ones(1, dtype=dtype), zeros)
     coefficients = one
     for k in range(_shape_of(zeros)[0]):
         coefficients = convolve(coefficients, concatenate([one, -reshape(zeros[k], (1,))]))

@@ -1,7 +1,8 @@
-"""NumPy's answers of ``frexp``, ``modf`` and ``gradient`` under jit and vmap, not only
-eagerly: their dtypes (NumPy's loops pick float16 for small integers), the sign of a
-zero fractional part, ``modf`` at infinities, and integer differences that do not wrap.
-Each case failed under jit before it was fixed (eager calls NumPy itself)."""
+"""NumPy's answers of ``frexp``, ``modf``, ``gradient``, ``sort_complex`` and ``poly``
+under jit and vmap, not only eagerly: their dtypes (NumPy's loops pick float16 for small
+integers), the sign of a zero fractional part, ``modf`` at infinities, and integer
+differences that do not wrap. Each case was found by a sweep of funcgrad.numpy against
+NumPy under jit and failed there before it was fixed (eager calls NumPy itself)."""
 
 import warnings
 
@@ -119,3 +120,34 @@ def test_frexp_on_other_libraries_arrays_is_numpys(maker, dtype):
     grad = fg.grad(lambda v: fnp.sum(fnp.frexp(v)[0]))
     finite = x[np.isfinite(x)][:50]
     np.testing.assert_array_equal(to_numpy(grad(MAKERS[maker](finite))), grad(finite))
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array([3.0, 1.0, 2.0], np.float32),
+        np.array([3.0, 1.0], np.float16),
+        np.array([True, False]),
+        np.array([3, 1], np.uint8),
+        np.array([3, 1], np.int16),
+        np.array([3, 1]),
+        np.array([1 + 2j, 1 - 1j], np.complex64),
+    ],
+    ids=lambda x: x.dtype.name,
+)
+def test_sort_complex_takes_numpys_dtype(x):
+    want = np.sort_complex(x)
+    for f in (fnp.sort_complex, fg.jit(fnp.sort_complex)):
+        got = f(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.float16, np.complex64])
+def test_poly_computes_in_numpys_dtype(dtype):
+    roots = np.array([1, 2, -3 + 1j] if dtype == np.complex64 else [1, 2, -3], dtype)
+    want = np.poly(roots)
+    for f in (fnp.poly, fg.jit(fnp.poly)):
+        got = f(roots)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want)
