@@ -151,3 +151,104 @@ def test_poly_computes_in_numpys_dtype(dtype):
         got = f(roots)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want)
+
+
+SCANS = ["cumsum", "cumprod", "nancumsum", "nancumprod", "cumulative_sum", "cumulative_prod"]
+
+
+@pytest.mark.parametrize("name", SCANS)
+@pytest.mark.parametrize("axis", [None, 0, -1])
+def test_a_scan_of_a_0d_array_is_one_elements(name, axis):
+    x = np.array(1.5)
+    want = getattr(np, name)(x, axis=axis)
+
+    def f(v):
+        return getattr(fnp, name)(v, axis=axis)
+
+    for got in (f(fg.var(1.5)).value, fg.jit(f)(x)):
+        assert np.shape(got) == want.shape == (1,)
+        np.testing.assert_array_equal(got, want)
+    for g in (fg.grad, lambda h: fg.jit(fg.grad(h))):
+        assert g(lambda v: fnp.sum(f(v)))(x) == 1.0
+    with pytest.raises(np.exceptions.AxisError, match="axis 1"):
+        fg.jit(lambda v: getattr(fnp, name)(v, axis=1))(x)
+
+
+NAN_STATISTICS = [
+    ("nanmedian", {}),
+    ("nanquantile", {"q": 0.3}),
+    ("nanpercentile", {"q": 30.0}),
+    ("nanquantile", {"q": np.array([0.3, 0.5])}),
+]
+
+
+@pytest.mark.parametrize("name, extra", NAN_STATISTICS, ids=lambda v: str(v)[:12])
+@pytest.mark.parametrize(
+    "x, kw",
+    [
+        (np.array([3, 1, 2, 8]), {}),
+        (np.zeros((0, 3)), {}),
+        (np.zeros((0, 3)), {"axis": 0}),
+        (np.zeros((0, 3)), {"axis": 0, "keepdims": True}),
+        (np.zeros((0, 3), np.float32), {"axis": 0}),
+        (np.zeros((2, 0)), {"axis": 1}),
+        (np.array([[1.0, np.nan], [np.nan, np.nan]]), {"axis": 1}),
+    ],
+    ids=lambda v: str(getattr(v, "shape", v)),
+)
+def test_nan_statistics_of_integers_and_of_nothing_are_numpys(name, extra, x, kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "All-NaN slice"
+        want = getattr(np, name)(x, **extra, **kw)
+
+        def f(v):
+            return getattr(fnp, name)(v, **extra, **kw)
+
+        for got in (fg.jit(f)(x), fg.vmap(f)(np.stack([x, x]))[1]):
+            assert np.shape(got) == np.shape(want)
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            np.testing.assert_array_equal(got, want)
+
+
+def test_nanmedian_of_booleans_is_their_median():
+    x = np.array([True, False, True])
+    assert fg.jit(fnp.nanmedian)(x) == np.nanmedian(x) == 1.0
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0), (3, 1), (2, 3)])
+@pytest.mark.parametrize("name", ["cov", "corrcoef"])
+def test_cov_and_corrcoef_with_too_few_observations_are_numpys(name, shape):
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "Degrees of freedom <= 0"
+        want = getattr(np, name)(x)
+        for got in (fg.jit(getattr(fnp, name))(x), fg.vmap(getattr(fnp, name))(np.stack([x]))[0]):
+            assert np.shape(got) == want.shape
+            np.testing.assert_array_equal(got, want)
+    if shape[1] < 2:
+        with warnings.catch_warnings():  # the division's warnings, pytest.warns passes on
+            warnings.filterwarnings("ignore", "(invalid value|divide by zero)", RuntimeWarning)
+            with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+                fg.jit(fnp.cov)(x)
+
+
+@pytest.mark.parametrize("x", [np.zeros((0, 3)), np.zeros(0, np.float32)], ids=str)
+def test_histogram_bin_edges_of_no_data_span_zero_to_one(x):
+    want = np.histogram_bin_edges(x)
+    got = fg.jit(fnp.histogram_bin_edges)(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, ()])
+def test_squeeze_of_a_0d_array_takes_numpys_axes(axis):
+    x = np.array(1.5)
+    np.testing.assert_array_equal(
+        fg.jit(lambda v: fnp.squeeze(v, axis=axis))(x), np.squeeze(x, axis)
+    )
+    assert fg.grad(lambda v: fnp.squeeze(v, axis=axis))(x) == 1.0
+    for bad in (1, (0,)):
+        with pytest.raises(np.exceptions.AxisError):
+            np.squeeze(x, bad)
+        with pytest.raises(np.exceptions.AxisError):
+            fg.jit(lambda v, bad=bad: fnp.squeeze(v, axis=bad))(x)

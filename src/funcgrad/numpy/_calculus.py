@@ -259,6 +259,10 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 def _cumulative(name, scan, initial, x, axis, dtype, include_initial):
     x = as_array(x)
     nd = len(_shape_of(x))
+    if nd == 0:  # NumPy's: a 0-d array is scanned as one element
+        if axis is not None:
+            check_axis(axis, 1, name)
+        x, nd = reshape(x, (1,)), 1
     if axis is None:
         if nd > 1:
             raise ArgumentError(f"{name}: axis is required for arrays of more than one dimension")

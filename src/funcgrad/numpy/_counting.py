@@ -14,8 +14,9 @@ import builtins
 import numpy as _np
 
 from ..core.values import dtype_of as _dtype_of
-from ..core.values import float_dtype
+from ..core.values import float_dtype, in_library_of
 from ..core.values import plain as _plain
+from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
 from ..rules import sorting as _s
 from ..rules import ufuncs as _u
@@ -162,6 +163,10 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
             bins,
             range,
             None if weights is None else concrete(weights, "w"),
+        )
+    if 0 in _shape_of(a):  # no data: NumPy's edges span (0, 1), in a's float dtype
+        return in_library_of(
+            _np.histogram_bin_edges(_np.zeros(0, float_dtype(_dtype_of(a))), bins), a
         )
     low, high = min(a), max(a)
     same = _ew.equal(low, high)

@@ -35,7 +35,15 @@ from ..rules import elementwise as _ew
 from ..rules import reductions as _r
 from ..rules import ufuncs as _u
 from ..rules.elementwise import where as _where
-from ._helpers import as_array, axis_param, in_dtype_of_call, is_traced, nan_mask, refuse
+from ._helpers import (
+    as_array,
+    axis_param,
+    check_axis,
+    in_dtype_of_call,
+    is_traced,
+    nan_mask,
+    refuse,
+)
 from ._masked import count, given, need_initial, reduced_shape, selected, with_initial
 
 __all__ = [
@@ -319,7 +327,9 @@ def _scan(name, numpy_fun, prim, a, axis, dtype, out):
     if dtype is not None and not is_traced(a):
         return numpy_fun(a, axis=axis, dtype=dtype)
     a = _cast(a, dtype)
-    if axis is None:
+    if axis is None or not _shape_of(a):  # NumPy runs a 0-d array's scan as one element's
+        if axis is not None:
+            check_axis(axis, 1, name)
         return _in(prim(_arrays.reshape(a, shape=(-1,)), axis=0), dtype)
     return _in(prim(a, axis=axis), dtype)
 
@@ -366,7 +376,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         axis = tuple(x % nd for x in axis) if isinstance(axis, (tuple, list)) else (axis % nd,)
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
-        scl = _np.float64(_size(shape) / _size(_shape_of(avg)))
+        # the number of elements each average takes (counted: no 0/0 where none are left)
+        scl = _np.float64(_size(shape) if axis is None else _size([shape[x] for x in axis]))
     else:
         wshape = _shape_of(weights)
         w = weights

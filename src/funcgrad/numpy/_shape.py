@@ -101,6 +101,9 @@ def squeeze(a, axis=None):
     shape = _shape_of(a)
     if axis is None:
         axis = tuple(i for i, n in enumerate(shape) if n == 1)
+    if not shape and isinstance(axis, (int, _np.integer)):
+        check_axes(axis, 1, "squeeze")  # NumPy lets a 0-d array's squeeze name axis 0 or -1
+        return a
     axis = check_axes(axis, len(shape), "squeeze")
     for ax in axis:
         if shape[ax] != 1:

@@ -17,6 +17,7 @@ np.float64(3.0)
 """
 
 import math
+import warnings
 
 import numpy as _np
 
@@ -119,10 +120,15 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
         raise ArgumentError(
             f"{who}: quantiles must be in the range [0, 1] (percentiles in [0, 100]); got {q}"
         )
+    skip_nan = skip_nan and not _holds_no_nan(a)  # NumPy's nanquantile of integers: quantile
     merged, rest, keep_shape = _last_axis(as_array(a), axis)
+    n = _shape_of(merged)[-1]
+    if skip_nan and n * math.prod(rest) == 0:
+        # NumPy's nanquantile of no elements is their nanmean: NaN per slice, q's axes dropped
+        nans = in_library_of(_np.full(keep_shape if keepdims else rest, _np.nan), merged)
+        return numpys_dtype(nans, float_dtype(a))
     ordered = sort(merged, axis=-1)  # NaNs sort last
     nan = nan_mask(ordered)
-    n = _shape_of(merged)[-1]
     count = (
         sum(_ew.where(nan, 0.0, 1.0), axis=-1, keepdims=True)
         if skip_nan
@@ -308,6 +314,8 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     refuse("nanmedian", out=out)
     if not is_traced(a):
         return _np.nanmedian(a, axis=axis, keepdims=keepdims)
+    if _holds_no_nan(a):  # NumPy's nanmedian of integers and booleans: their median
+        return median(a, axis=axis, keepdims=keepdims)
     return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, skip_nan=True)
 
 
@@ -545,6 +553,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         avg = average(x, axis=1)
         w_sum = float(_shape_of(x)[1])
         fact = _np.float64(w_sum - ddof)  # NumPy: inf, not an exception, at fact = 0
+        if fact <= 0:  # NumPy's warning, and its 0 for fewer observations than ddof
+            warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+            fact = _np.float64(0.0)
     else:
         avg, w_sum = average(x, axis=1, weights=w, returned=True)
         w_sum = w_sum[0]
