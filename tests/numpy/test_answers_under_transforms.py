@@ -252,3 +252,65 @@ def test_squeeze_of_a_0d_array_takes_numpys_axes(axis):
             np.squeeze(x, bad)
         with pytest.raises(np.exceptions.AxisError):
             fg.jit(lambda v, bad=bad: fnp.squeeze(v, axis=bad))(x)
+
+
+F32 = np.array([0.5, 3.0, -1.5], np.float32)
+NUMBERS = [2.5, 3, True, 1.5j, np.float64(2.0), np.float32(2.0), np.int32(2)]
+
+
+@pytest.mark.parametrize("b", NUMBERS, ids=repr)
+@pytest.mark.parametrize("name", ["dot", "inner"])
+def test_dot_and_inner_take_a_python_number_as_numpy_does(name, b):
+    want = getattr(np, name)(F32, b)  # a float32 array times 2.5 is float64 here
+    for got in (getattr(fnp, name)(F32, b), fg.jit(lambda x: getattr(fnp, name)(x, b))(F32)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    assert type(getattr(fnp, name)(3, 4)) is type(getattr(np, name)(3, 4))
+
+
+@pytest.mark.parametrize("b", NUMBERS + [[1.0, 2.0], np.array([1.0])], ids=repr)
+def test_concatenate_with_no_axis_takes_python_numbers_weakly(b):
+    want = np.concatenate((F32, b), axis=None)
+    for got in (
+        fnp.concatenate((F32, b), axis=None),
+        fg.jit(lambda x: fnp.concatenate((x, b), axis=None))(F32),
+    ):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("b", NUMBERS + [np.array([0.5, 7.0])], ids=repr)
+@pytest.mark.parametrize("name", ["union1d", "intersect1d", "setdiff1d", "setxor1d"])
+def test_set_operations_take_numpys_dtype(name, b):
+    want = getattr(np, name)(F32, b)
+    got = getattr(fnp, name)(F32, b)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    under_grad = fg.grad(lambda x: fnp.sum(fnp.real(getattr(fnp, name)(x, b) * 1.0)))(F32)
+    assert under_grad.dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "u, v",
+    [
+        (np.array([1.5, -2.0, 0.25]), 2.5),
+        (2.5, np.array([1.5, -2.0, 0.25])),
+        (np.array([1, 7, 3], np.uint8), np.array([0.5, 3.0], np.float32)),
+        (np.array([0.5, 3.0, -1.5], np.float32), np.array([1, 7], np.int32)),
+        (np.array([1.0, -3.0, 2.0], np.float16), np.array([True, True])),
+        (np.float32(2.0), np.array([1.0, 2.0], np.float32)),
+    ],
+    ids=str,
+)
+def test_polydiv_takes_numbers_and_numpys_dtypes(u, v):
+    want = np.polydiv(u, v)
+    traced = [a for a in (u, v) if isinstance(a, np.ndarray)]
+    first = isinstance(u, np.ndarray)
+
+    def f(x):
+        return fnp.polydiv(x, v) if first else fnp.polydiv(u, x)
+
+    for got in (fnp.polydiv(u, v), fg.jit(f)(traced[0])):
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-12)

@@ -331,7 +331,7 @@ def union1d(ar1, ar2):
     >>> union1d(np.array([3.0, 1.0]), np.array([2.0, 1.0]))
     array([1., 2., 3.])
     """
-    return unique(concatenate([ravel(ar1), ravel(ar2)]))
+    return unique(concatenate([ar1, ar2], axis=None))  # a Python number weak, as NumPy's
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
@@ -352,7 +352,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         )
         return _gather([ar1], i1) if is_traced(ar1) else values, i1, i2
     other = concrete(ar2, "intersect1d")
-    return _members(ar1, lambda v: _np.isin(v, other), "intersect1d")
+    common = _members(ar1, lambda v: _np.isin(v, other), "intersect1d")
+    # NumPy's type is both operands' (its values come from joining them; numbers strong)
+    return numpys_dtype(common, _np.result_type(_dtype_of(ar1), _np.asarray(other).dtype))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):

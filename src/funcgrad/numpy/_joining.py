@@ -86,6 +86,11 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     ...
     funcgrad.errors.ShapeError: concatenate: cannot join arrays of shapes (2, 3) and (2, 4) along axis 0; all sizes must match except along the joining axis
     """
+    numbers = (int, float, complex, bool)
+    if axis is None and any(type(x) in numbers for x in arrays):
+        # NumPy's: a Python number is weak here, made in the dtype the others give it
+        kind = _np.result_type(*(x if type(x) in numbers else _dtype_of(x) for x in arrays))
+        arrays = [_np.asarray(x, kind) if type(x) in numbers else x for x in arrays]
     arrays = [as_array(x) for x in arrays]
     if not arrays:
         raise ArgumentError("concatenate: need at least one array to concatenate")

@@ -261,7 +261,9 @@ def polydiv(u, v):
     >>> polydiv(np.array([1.0, -3.0, 2.0]), np.array([1.0, -1.0]))
     (array([ 1., -2.]), array([0.]))
     """
-    u, v = as_array(u), as_array(v)
+    u, v = (_as_float_polynomial(w) for w in (u, v))
+    common = _np.result_type(_dtype_of(u), _dtype_of(v))  # NumPy divides in one type
+    u, v = (w if _dtype_of(w) == common else _u.astype(w, dtype=common) for w in (u, v))
     m, n = _shape_of(u)[0] - 1, _shape_of(v)[0] - 1
     scale = 1.0 / v[0]
     rest = [u[i] for i in range(m + 1)]
@@ -271,7 +273,7 @@ def polydiv(u, v):
         quotient.append(d)
         for i in range(n + 1):
             rest[k + i] = rest[k + i] - d * v[i]
-    q = stack(quotient) if quotient else in_library_of(_np.zeros(1), u)
+    q = stack(quotient) if quotient else in_library_of(_np.zeros(1, common), u)
     remainder = rest[max(m - n + 1, 0) :] or [u[0] * 0.0]
     r = stack(remainder)
     # NumPy drops the remainder's leading near-zeros
@@ -280,3 +282,11 @@ def polydiv(u, v):
         nonzero = _np.flatnonzero(~_np.isclose(keep, 0, rtol=1e-14, atol=0))
         r = r[nonzero[0] :] if len(nonzero) else r[-1:]
     return q, r
+
+
+def _as_float_polynomial(p):
+    """``p`` as polydiv's coefficients: a number a constant polynomial, and integers or
+    booleans float64, as NumPy's ``atleast_1d(p) + 0.0`` (a Python number of its default
+    type)."""
+    p = reshape(as_array(_np.asarray(p) if type(p) in (int, float, complex, bool) else p), (-1,))
+    return _u.astype(p, dtype=_np.float64) if _dtype_of(p).kind in "biu" else p
