@@ -16,8 +16,6 @@ answer), so a batched value compares into a batched mask instead.
 import dis
 import operator
 import sys
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -31,9 +29,10 @@ from ..core.errors import (
 from ..core.namespaces import is_foreign
 from ..core.primitive import Primitive
 from ..core.traces import Box
-from ..core.values import dtype_of, is_complex, plain, raw, shape_of
+from ..core.values import dtype_of, plain, raw, shape_of
 from ..rules import arrays, elementwise, gather, ufuncs
 from ..rules.matmul import matmul
+from .numpy_calls import array_function, namesake
 
 __all__ = [
     "RecordedComparisons",
@@ -138,11 +137,6 @@ _MASKS = {
     np.logical_xor: ufuncs.logical_xor,
 }
 
-numpy_layer: dict[str, Any] = {}
-"""``{"numpy": funcgrad.numpy, "linalg": ..., "fft": ...}`` once the NumPy
-layer is imported (it registers itself); NumPy's functions and ufuncs called
-on traced values then run their namesakes there."""
-
 
 def refuse_conversion(x, what):
     """Raise the ConversionError for turning traced ``x`` into a plain number (``what``)."""
@@ -193,33 +187,6 @@ def _storing_into_an_array():
         return frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR
     except (AttributeError, IndexError):
         return False
-
-
-def _submodule(func):
-    """``"linalg"`` or ``"fft"`` for NumPy's functions in those submodules, else ``"numpy"``."""
-    last = func.__module__.rsplit(".", 1)[-1]
-    return last if last in ("linalg", "fft") else "numpy"
-
-
-def _namesake(name, module="numpy"):
-    """funcgrad.numpy's function called ``name`` (NumPy's own objects don't count), or None."""
-    namespace = numpy_layer.get(module)
-    target = getattr(namespace, name, None) if namespace is not None else None
-    if target is None or getattr(target, "__module__", "").startswith("numpy"):
-        return None
-    return target
-
-
-# Questions about a traced value's shape have answers that need no derivative.
-_QUERIES: dict[Callable, Callable] = {
-    np.shape: lambda a: shape_of(a),
-    np.ndim: lambda a: len(shape_of(a)),
-    np.size: lambda a, axis=None: (
-        int(np.prod(shape_of(a), dtype=np.int64)) if axis is None else shape_of(a)[axis]
-    ),
-    np.iscomplexobj: lambda a: is_complex(a),
-    np.isrealobj: lambda a: not is_complex(a),
-}
 
 
 def bitwise(prim, *operands):
@@ -281,7 +248,7 @@ class ArrayLike(Box):
                 if any(isinstance(v, Box) for v in values):  # opaque: record the comparison
                     return compare(*values)
                 return ufunc(*values)
-            prim = _CORE_UFUNCS.get(ufunc) or _namesake(ufunc.__name__)
+            prim = _CORE_UFUNCS.get(ufunc) or namesake(ufunc.__name__)
             if prim is not None:
                 return prim(*inputs)
         name = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
@@ -291,24 +258,9 @@ class ArrayLike(Box):
         )
 
     def __array_function__(self, func, types, args, kwargs):
-        """NumPy's other functions on traced values run funcgrad.numpy's namesake.
-
-        ``np.cumsum(node)`` is ``fnp.cumsum(node)``; a function funcgrad.numpy
-        does not have raises, instead of NumPy quietly building an object array.
-        """
-        query = _QUERIES.get(func)
-        if query is not None:
-            return query(*args, **kwargs)
-        module = _submodule(func)
-        target = _namesake(func.__name__, module)
-        if target is None:
-            where = "numpy" if module == "numpy" else f"numpy.{module}"
-            raise ArgumentTypeError(
-                f"{where}.{func.__name__} was called on a traced value, and funcgrad.numpy has no "
-                f"derivative rule for it; compute it outside the differentiated function, or "
-                f"define it with fg.primitive and fg.defvjp"
-            )
-        return target(*args, **kwargs)
+        """NumPy's other functions on traced values run funcgrad.numpy's namesake
+        (:mod:`funcgrad.dag.numpy_calls`)."""
+        return array_function(func, args, kwargs)
 
     __array_priority__ = 1000
 

@@ -23,6 +23,7 @@ import sys as _sys
 import numpy as _np
 
 from ..dag import arraylike as _arraylike
+from ..dag import numpy_calls as _numpy_calls
 from ..core.errors import NoRuleError as _NoRuleError
 from ..core.primitive import publish as _publish
 from . import (
@@ -96,7 +97,7 @@ _publish(globals(), __all__)
 # Traced values get NumPy's array methods, and NumPy's functions and ufuncs
 # called on them run the namesakes here.
 _methods.install(_arraylike.ArrayLike, _sys.modules[__name__])
-_arraylike.numpy_layer.update(numpy=_sys.modules[__name__], linalg=linalg, fft=fft)
+_numpy_calls.numpy_layer.update(numpy=_sys.modules[__name__], linalg=linalg, fft=fft)
 # help() pages for the functions that are primitives (objects, not Python functions).
 _pages.write(_sys.modules[__name__])
 
