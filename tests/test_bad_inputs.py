@@ -12,6 +12,7 @@ import pytest
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
+import funcgrad.scipy.special as fsp
 
 
 @pytest.mark.parametrize(
@@ -228,6 +229,28 @@ BAD_CALLS = [
     ),
     (lambda: fg.cond(True, lambda v: v, lambda v: v, object()), TypeError, "input leaf is object"),
     (lambda: fg.dump(fg.var(1.0), 3), TypeError, "a path or a binary file"),
+    # options funcgrad does not implement: a NotImplementedError that was not funcgrad's
+    (lambda: fnp.pad(fg.var(np.ones(3)), 1, mode="median"), NotImplementedError, "median"),
+    (
+        lambda: fg.jit(lambda x, q: fnp.quantile(x, q))(np.ones(3), np.array(0.5)),
+        NotImplementedError,
+        "quantile: a traced q is not supported",
+    ),
+    (
+        lambda: fnp.reshape(fg.var(np.ones(4)), (2, 2), order="K"),
+        NotImplementedError,
+        "order='K' is not supported",
+    ),
+    (
+        lambda: fnp.linalg.qr(fg.var(np.ones((2, 2))), mode="raw"),
+        NotImplementedError,
+        "mode='raw' has no derivative rule",
+    ),
+    (
+        lambda: fsp.logsumexp(fg.var(np.ones(2)), return_sign=True),
+        NotImplementedError,
+        "return_sign=True is not supported",
+    ),
 ]
 
 

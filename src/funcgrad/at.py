@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.errors import ArgumentError
+from .core.errors import ArgumentError, UnsupportedError
 from .core.namespaces import is_foreign
 from .core.traces import Box
 from .core.values import dtype_of, in_library_of, shape_of
@@ -241,7 +241,7 @@ def _traced_index_update(x, index, v, how):
         return _in_dtype_of(gather.scatter_set(x, v, *operands, template=template, mode="raise"), x)
     if how == "add":
         return _in_dtype_of(gather.scatter_add(x, v, *operands, template=template, mode="raise"), x)
-    raise NotImplementedError(
+    raise UnsupportedError(
         "at(x)[index].multiply(v) with an index computed under jit or vmap, or held in another "
         "library's array, is not supported; multiply by fg.at(fnp.ones_like(x))[index].set(v) "
         "instead (with no repeated positions), or index with NumPy's integers"

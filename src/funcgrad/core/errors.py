@@ -17,6 +17,7 @@ __all__ = [
     "IndexingError",
     "NotDifferentiableError",
     "MissingRuleError",
+    "UnsupportedError",
     "NoRuleError",
     "NoDerivativeError",
     "ConversionError",
@@ -81,6 +82,19 @@ class MissingRuleError(FuncgradError, NotImplementedError):
     Traceback (most recent call last):
     ...
     funcgrad.errors.MissingRuleError: primitive 'twice' has no ... rule ...
+    """
+
+
+class UnsupportedError(FuncgradError, NotImplementedError):
+    """An option or argument of a supported function that funcgrad does not implement
+    (a mode without a derivative rule, a traced value where only a plain one is read).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fnp.pad(fg.var(np.ones(3)), 1, mode="median")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    funcgrad.errors.UnsupportedError: pad: mode 'median' has no derivative rule ...
     """
 
 

@@ -20,7 +20,7 @@ array([0.25, 0.5 , 0.5 , 0.25])
 
 import numpy as _np
 
-from ..core.errors import ArgumentError, ArgumentTypeError
+from ..core.errors import ArgumentError, ArgumentTypeError, UnsupportedError
 from ..core.values import dtype_of as _dtype_of
 from ..core.values import in_library_of
 from ..core.values import plain as _plain
@@ -395,7 +395,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if not is_traced(x, xp, fp, left, right):
         return _np.interp(x, xp, fp, left, right, period)
     if period is not None:
-        raise NotImplementedError(
+        raise UnsupportedError(
             "interp: period= is not supported on traced values; map x into "
             "one period first (x % period) and extend xp, fp by one period"
         )

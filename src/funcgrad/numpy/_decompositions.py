@@ -20,7 +20,7 @@ from typing import NamedTuple as _NamedTuple
 
 import numpy as _np
 
-from ..core.errors import ArgumentTypeError
+from ..core.errors import ArgumentTypeError, UnsupportedError
 from ..core.values import dtype_of, in_library_of, shape_of
 from ..rules import decompositions as _d
 from ..rules import reductions as _r
@@ -135,7 +135,7 @@ def qr(a, mode="reduced"):
     """
     a = lists_as_arrays(a)
     if mode not in ("reduced", "complete", "r"):
-        raise NotImplementedError(
+        raise UnsupportedError(
             f"qr: mode={mode!r} has no derivative rule; use 'reduced', 'complete' or 'r'"
         )
     m, n = shape_of(a)[-2:]

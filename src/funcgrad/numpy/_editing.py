@@ -20,7 +20,7 @@ from collections import namedtuple as _namedtuple
 
 import numpy as _np
 
-from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError, UnsupportedError
 from ..core.traces import Box
 from ..core.values import dtype_of as _dtype_of
 from ..core.values import in_library_of
@@ -519,7 +519,7 @@ class _Joiner:
         if plain_items:
             return (_np.c_ if self.columns else _np.r_)[key]
         if any(isinstance(i, str) for i in items):
-            raise NotImplementedError(
+            raise UnsupportedError(
                 "r_/c_: string directives are not supported on traced values; "
                 "use concatenate or stack"
             )

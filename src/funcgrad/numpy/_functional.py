@@ -18,7 +18,7 @@ array([1., 2.])
 
 import numpy as _np
 
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, UnsupportedError
 from ..core.traces import Box
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
@@ -67,7 +67,7 @@ class vectorize:
         self, pyfunc=None, otypes=None, doc=None, excluded=None, cache=False, signature=None
     ):
         if signature is not None:
-            raise NotImplementedError(
+            raise UnsupportedError(
                 "funcgrad.numpy.vectorize: signature= is not supported; "
                 "use fg.vmap for functions of whole sub-arrays"
             )

@@ -10,7 +10,7 @@ import itertools
 
 import numpy as _np
 
-from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError, UnsupportedError
 from ..core.values import dtype_of as _dtype_of
 from ..core.values import in_library_of as _in_library_of
 from ..core.values import plain as _plain
@@ -497,7 +497,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         return x
     if mode in _INDEX_MODES:
         if kwargs.get("reflect_type", "even") != "even":
-            raise NotImplementedError("pad: reflect_type='odd' is not supported; use 'even'")
+            raise UnsupportedError("pad: reflect_type='odd' is not supported; use 'even'")
         unknown = set(kwargs) - {"reflect_type"}
         if unknown:
             raise ArgumentTypeError(
@@ -510,7 +510,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 source = _np.pad(_np.arange(shape[ax]), (before, after), mode=mode)
                 x = take_on_axis(x, source, ax)
         return x
-    raise NotImplementedError(
+    raise UnsupportedError(
         f"pad: mode {mode!r} has no derivative rule in funcgrad.numpy; use one of "
         f"'constant', {', '.join(repr(m) for m in _INDEX_MODES)}"
     )
@@ -526,7 +526,7 @@ def sort(a, axis=-1, kind=None, order=None):
     if not is_traced(a):
         return _np.sort(a, axis=axis, kind=kind, order=order)
     if order is not None:
-        raise NotImplementedError("sort: order= sorts structured arrays, which carry no gradient")
+        raise UnsupportedError("sort: order= sorts structured arrays, which carry no gradient")
     if axis is None:
         a, axis = ravel(a), 0
     nd = len(_shape_of(a))

@@ -18,7 +18,7 @@ import math
 
 import numpy as _np
 
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, UnsupportedError
 from ..core.values import dtype_of as _dtype_of
 from ..core.values import in_library_of
 from ..core.values import shape_of as _shape_of
@@ -182,7 +182,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if not is_traced(x, y, w):
         return _np.polyfit(x, y, deg, rcond, full, w, cov)
     if full or cov:
-        raise NotImplementedError("polyfit: full= and cov= are not supported on traced values")
+        raise UnsupportedError("polyfit: full= and cov= are not supported on traced values")
     x, y = as_array(x) * 1.0, as_array(y) * 1.0
     lhs = vander(x, deg + 1)
     rhs = y

@@ -15,7 +15,7 @@ from functools import reduce
 
 import numpy as _np
 
-from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
+from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError, UnsupportedError
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ._helpers import as_array, check_axes, check_axis, fmt_shape, is_traced
@@ -73,7 +73,7 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     if order == "F":
         return transpose(_a.reshape(transpose(a), shape=shape[::-1]))
     if order not in ("C", "A"):
-        raise NotImplementedError(f"reshape: order={order!r} is not supported; use 'C' or 'F'")
+        raise UnsupportedError(f"reshape: order={order!r} is not supported; use 'C' or 'F'")
     return a if shape == old else _a.reshape(a, shape=shape)
 
 

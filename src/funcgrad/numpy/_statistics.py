@@ -21,7 +21,7 @@ import warnings
 
 import numpy as _np
 
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, UnsupportedError
 from ..core.values import dtype_of as _dtype_of
 from ..core.values import float_dtype, in_library_of
 from ..core.values import plain as _plain
@@ -106,14 +106,12 @@ def _lerp(a, b, t):
 
 def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
     if is_traced(q):
-        raise NotImplementedError(
+        raise UnsupportedError(
             f"{who}: a traced q is not supported; the derivative with "
             f"respect to the data is; pass q as a plain number or array"
         )
     if method not in _METHODS:
-        raise NotImplementedError(
-            f"{who}: method={method!r} is not supported; use one of {_METHODS}"
-        )
+        raise UnsupportedError(f"{who}: method={method!r} is not supported; use one of {_METHODS}")
     q_weak = isinstance(q, (float, int)) if q_weak is None else q_weak
     q = _np.asarray(q, dtype=float)
     if _np.any((q < 0) | (q > 1)):

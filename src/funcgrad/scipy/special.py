@@ -34,7 +34,7 @@ import numpy as _np
 import scipy.special as _scipy
 
 from .. import numpy as _fnp
-from ..core.errors import ArgumentError
+from ..core.errors import ArgumentError, UnsupportedError
 from ..core.primitive import publish as _publish
 from ..core.values import normalize_axes as _normalize_axes
 from ..core.values import raw as _raw
@@ -251,7 +251,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     1.3862943611198906
     """
     if return_sign:
-        raise NotImplementedError(
+        raise UnsupportedError(
             "funcgrad.scipy.special.logsumexp: return_sign=True is not supported; "
             "split positive and negative weights into two logsumexp calls"
         )
