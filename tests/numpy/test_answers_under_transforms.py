@@ -314,3 +314,76 @@ def test_polydiv_takes_numbers_and_numpys_dtypes(u, v):
         for g, w in zip(got, want):
             assert g.dtype == w.dtype
             np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-12)
+
+
+P = np.array([1.5, -2.0, 0.25])
+
+
+@pytest.mark.parametrize("name", ["polyadd", "polysub"])
+@pytest.mark.parametrize(
+    "a, b",
+    [(P, 2.5), (2.5, P), (F32, 2.5), (F32, np.float64(2.0)), (F32, 3), (P, np.array(2.0))],
+    ids=str,
+)
+def test_polyadd_and_polysub_take_numbers_as_numpy_does(name, a, b):
+    want = getattr(np, name)(a, b)
+    first = isinstance(a, np.ndarray) and a.ndim
+
+    def f(t):
+        return getattr(fnp, name)(t, b) if first else getattr(fnp, name)(a, t)
+
+    got = fg.jit(f)(a if first else b)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 3, 4, 2.5])
+def test_polyder_past_the_degree_leaves_no_coefficients(m):
+    want = np.polyder(P, m)
+    for got in (fg.jit(lambda t: fnp.polyder(t, m))(P), fnp.polyder(fg.var(P), m).value):
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    expected = [0.0, 0.0, 0.0] if int(m) >= 3 else None
+    if expected is not None:
+        np.testing.assert_array_equal(fg.grad(lambda t: fnp.sum(fnp.polyder(t, m)))(P), expected)
+
+
+@pytest.mark.parametrize("q", [np.float64(0.5), 0.5, np.array(0.5), np.float32(0.5)], ids=repr)
+@pytest.mark.parametrize("name, scale", [("quantile", 1), ("nanquantile", 1), ("percentile", 100)])
+def test_quantiles_take_q_as_numpy_does(name, scale, q):
+    # a NumPy float64 scalar is strong (it is a Python float's subclass, but not weak)
+    want = getattr(np, name)(F32, q * scale)
+    got = fg.jit(lambda t: getattr(fnp, name)(t, q * scale))(F32)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+SPACES = [
+    np.array([0.5, 3.0, -1.5], np.float32),
+    np.array([1, 7, 3], np.uint8),
+    np.array([True, False, True]),
+    np.array([0.5, 2.0, -1.0], np.float16),
+    2.5,
+    3,
+    np.float64(0.75),
+    np.float32(1.25),
+]
+
+
+@pytest.mark.parametrize("b", SPACES, ids=lambda v: f"{type(v).__name__}-{getattr(v, 'dtype', '')}")
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+def test_spaces_of_a_float32_start_take_numpys_type(name, b):
+    for a, stop in ((F32, b), (b, F32)):
+        want = getattr(np, name)(a, stop, num=5)
+        traced_first = a is F32
+
+        def f(t, a=a, stop=stop, traced_first=traced_first):
+            return (
+                getattr(fnp, name)(t, stop, num=5)
+                if traced_first
+                else getattr(fnp, name)(a, t, num=5)
+            )
+
+        got = fg.jit(f)(F32)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=2e-3)

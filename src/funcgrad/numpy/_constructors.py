@@ -41,7 +41,6 @@ from ..rules.ufuncs import log10 as _log10
 from ._helpers import (
     as_array,
     holds_traced,
-    in_float_dtype_of,
     is_traced,
     numpys_dtype,
     stacked,
@@ -214,6 +213,16 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     num = operator.index(num)
     if num < 0:
         raise ArgumentError(f"linspace: number of samples, {num}, must be non-negative")
+    # NumPy computes in result_type(start, stop, float(num)), Python numbers weak: a float32
+    # start with a stop of 2.5 or of uint8s stays float32
+    numbers = (bool, int, float, complex)
+    kind = _np.result_type(
+        *(x if type(x) in numbers else _dtype_of(x) for x in (start, stop)), float(num)
+    )
+    start, stop = (
+        x if type(x) in numbers or _dtype_of(x) == kind else _astype(x, dtype=kind)
+        for x in (start, stop)
+    )
     start, stop = start * 1.0, stop * 1.0
     div = (num - 1) if endpoint else num
     delta = _subtract(stop, start)  # the primitive: a plain array of another library may lead
@@ -229,6 +238,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if endpoint and num > 1:
         if _is_foreign(_raw(delta)) and not isinstance(stop, Box) and not _is_foreign(stop):
             stop = _in_library_of(_np.asarray(stop, dtype=float), delta)  # a plain end, in theirs
+        if type(stop) in numbers:
+            stop = _np.asarray(stop, dtype=kind)
         last = _a.reshape(
             _a.broadcast_to(stop, shape=extra) if _shape_of(stop) != extra else stop,
             shape=(1,) + extra,
@@ -278,9 +289,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """
     if not is_traced(start, stop, base):
         return _np.logspace(start, stop, num, endpoint, base, dtype, axis)
-    y = in_float_dtype_of(
-        _power(base, linspace(start, stop, num, endpoint, axis=axis)), start, stop
-    )
+    y = _power(base, linspace(start, stop, num, endpoint, axis=axis))  # in linspace's type
     return y if dtype is None else _astype(y, dtype=dtype)
 
 

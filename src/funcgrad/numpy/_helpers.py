@@ -207,14 +207,19 @@ def numpys_dtype(out, dtype):
 def in_result_dtype_of(out, *inputs):
     """``out`` in the type NumPy's arithmetic gives ``inputs`` (integers stay integers,
     float32 stays float32; Python numbers are weak)."""
-    types = [dtype_of(x) for x in inputs if not isinstance(x, (float, int, complex))]
+    types = [dtype_of(x) for x in inputs if type(x) not in _PYTHON_NUMBERS]
     return numpys_dtype(out, np.result_type(*types)) if types else out
+
+
+# Python's numbers, by exact type: NumPy's float64 and complex128 scalars subclass float and
+# complex but are strong (a float32 array times np.float64(2) is float64)
+_PYTHON_NUMBERS = (float, int, complex, bool)
 
 
 def in_float_dtype_of(out, *inputs):
     """``out`` in the float type NumPy gives for ``inputs`` (float32 in, float32 out; Python
     numbers are weak, as in NumPy: they do not widen an array's type)."""
-    arrays = [float_dtype(x) for x in inputs if not isinstance(x, (float, int, complex))]
+    arrays = [float_dtype(x) for x in inputs if type(x) not in _PYTHON_NUMBERS]
     return numpys_dtype(out, np.result_type(*arrays)) if arrays else out
 
 

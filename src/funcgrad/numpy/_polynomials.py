@@ -64,8 +64,18 @@ def polyval(p, x):
     return in_result_dtype_of(y, p, x)
 
 
+def _strong(a):
+    """A Python number as NumPy's polynomial functions take it: ``atleast_1d``'s array of
+    its default type (float32 coefficients plus 2.5 are float64 there)."""
+    return (
+        _np.asarray(a)
+        if type(a) in (int, float, complex, bool) or isinstance(a, _np.generic)
+        else a
+    )
+
+
 def _padded(a, n):
-    a = as_array(a)
+    a = reshape(as_array(a), (-1,))  # a number is a constant polynomial
     extra = n - _shape_of(a)[0]
     return concatenate([in_library_of(_np.zeros(extra), a), a]) if extra > 0 else a
 
@@ -80,6 +90,7 @@ def polyadd(a1, a2):
     """
     if not is_traced(a1, a2):
         return _np.polyadd(a1, a2)
+    a1, a2 = _strong(a1), _strong(a2)
     n = max(math.prod(_shape_of(a1)), math.prod(_shape_of(a2)))  # (a tensor's .size is a method)
     return in_result_dtype_of(_padded(a1, n) + _padded(a2, n), a1, a2)
 
@@ -94,6 +105,7 @@ def polysub(a1, a2):
     """
     if not is_traced(a1, a2):
         return _np.polysub(a1, a2)
+    a1, a2 = _strong(a1), _strong(a2)
     n = max(math.prod(_shape_of(a1)), math.prod(_shape_of(a2)))  # (a tensor's .size is a method)
     return in_result_dtype_of(_padded(a1, n) - _padded(a2, n), a1, a2)
 
@@ -121,11 +133,11 @@ def polyder(p, m=1):
     """
     if not is_traced(p):
         return _np.polyder(p, m)
-    p = q = as_array(p)
-    for _ in range(m):
+    p = q = reshape(as_array(p), (-1,))
+    for _ in range(int(m)):  # NumPy's int(m); past the degree, no coefficients are left
         n = _shape_of(q)[0] - 1
         ramp = in_library_of(_np.arange(n, 0, -1.0), q)
-        q = _a.getitem(q, index=slice(0, n)) * ramp if n > 0 else q * 0.0
+        q = _a.getitem(q, index=slice(0, max(n, 0))) * ramp
     return in_result_dtype_of(q, p, _np.arange(1))  # NumPy multiplies by an integer ramp
 
 

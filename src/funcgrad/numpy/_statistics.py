@@ -112,7 +112,8 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
         )
     if method not in _METHODS:
         raise UnsupportedError(f"{who}: method={method!r} is not supported; use one of {_METHODS}")
-    q_weak = isinstance(q, (float, int)) if q_weak is None else q_weak
+    q_weak = type(q) in (float, int) if q_weak is None else q_weak
+    q_type = _np.asarray(q).dtype  # NumPy's result takes q's own type (float32 stays)
     q = _np.asarray(q, dtype=float)
     if _np.any((q < 0) | (q > 1)):
         raise ArgumentError(
@@ -148,7 +149,7 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
     if picks and _dtype_of(a).kind in "iu":  # a picked integer stays an integer
         return _u.astype(out, dtype=_dtype_of(a))
     return numpys_dtype(
-        out, float_dtype(a) if picks or q_weak else _np.result_type(float_dtype(a), q)
+        out, float_dtype(a) if picks or q_weak else _np.result_type(float_dtype(a), q_type)
     )
 
 
@@ -206,7 +207,7 @@ def percentile(
         method,
         keepdims,
         skip_nan=False,
-        q_weak=isinstance(q, (float, int)),
+        q_weak=type(q) in (float, int),
     )
 
 
@@ -297,7 +298,7 @@ def nanpercentile(
         method,
         keepdims,
         skip_nan=True,
-        q_weak=isinstance(q, (float, int)),
+        q_weak=type(q) in (float, int),
     )
 
 
