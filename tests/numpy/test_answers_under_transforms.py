@@ -387,3 +387,24 @@ def test_spaces_of_a_float32_start_take_numpys_type(name, b):
         got = fg.jit(f)(F32)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=2e-3)
+
+
+CLOSE = [
+    np.array([True, False, True]),
+    np.array([1, 7, 3], np.uint8),
+    np.array([1.0, 7.0, 3.00001], np.float32),
+    np.array([1, 7, 3]),
+]
+
+
+@pytest.mark.parametrize("b", [*CLOSE, True, 3, 3.0], ids=repr)
+@pytest.mark.parametrize("a", CLOSE, ids=lambda a: a.dtype.name)
+def test_isclose_of_booleans_and_integers_is_numpys(a, b):
+    want = np.isclose(a, b)
+    np.testing.assert_array_equal(fg.jit(lambda t: fnp.isclose(t, b))(a), want)
+    np.testing.assert_array_equal(fg.vmap(lambda t: fnp.isclose(t, b))(np.stack([a, a]))[1], want)
+
+
+def test_polyint_takes_int_of_m_as_numpy():
+    want = np.polyint(P, 2.5)
+    np.testing.assert_allclose(fg.jit(lambda t: fnp.polyint(t, 2.5))(P), want)

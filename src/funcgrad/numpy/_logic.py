@@ -23,6 +23,7 @@ import numpy as _np
 from ..core.errors import ArgumentError
 from ..core.results import NUMPY_SCALAR, numpy_result
 from ..core.traces import Box
+from ..core.values import dtype_of as _dtype_of
 from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..dag.arraylike import bitwise
@@ -208,6 +209,11 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = _plain(a), _plain(b)
     if not is_traced(a, b):
         return _np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    # NumPy's: b in a float type first (booleans and integers subtract as floats)
+    if type(b) in (bool, int):
+        b = float(b)
+    elif type(b) not in (float, complex) and _dtype_of(b).kind in "biu":
+        b = _u.astype(b, dtype=_np.result_type(_dtype_of(b), 1.0))
     close = _ew.less_equal(_ew.abs(_ew.subtract(a, b)), atol + rtol * _ew.abs(b))
     finite = _u.logical_and(_u.isfinite(a), _u.isfinite(b))
     out = _u.logical_or(_u.logical_and(close, finite), _ew.equal(a, b))

@@ -151,6 +151,7 @@ def polyint(p, m=1, k=None):
     """
     if not is_traced(p, k):
         return _np.polyint(p, m, k)
+    m = int(m)  # NumPy's
     constants = [0.0] * m if k is None else ([k] * m if _np.ndim(k) == 0 else list(k))
     p = as_array(p)
     for c in constants[:m]:
