@@ -234,6 +234,13 @@ def in_dtype_of_call(out, reference, *args, **kwargs):
     >>> in_dtype_of_call(np.ones(2), np.sqrt, np.ones(2, np.float32)).dtype
     dtype('float32')
     """
+    dtype = dtype_of_call(reference, *args, **kwargs)
+    return out if dtype_of(out) == dtype else numpys_dtype(out, dtype)
+
+
+def dtype_of_call(reference, *args, **kwargs):
+    """The dtype ``reference`` gives arguments of ``args``' dtypes (see
+    :func:`in_dtype_of_call`), asked once per signature."""
     key = (reference, tuple(_signature_part(a) for a in args), tuple(sorted(kwargs.items())))
     dtype = _CALLED.get(key)
     if dtype is None:
@@ -241,7 +248,7 @@ def in_dtype_of_call(out, reference, *args, **kwargs):
         with np.errstate(all="ignore"):
             result = reference(*dummies, **kwargs)
         dtype = _CALLED[key] = np.result_type(result[0] if type(result) is tuple else result)
-    return out if dtype_of(out) == dtype else numpys_dtype(out, dtype)
+    return dtype
 
 
 _CALLED: dict = {}  # (reference, argument dtypes, keywords) -> the reference's result dtype

@@ -36,9 +36,11 @@ import scipy.special as _scipy
 from .. import numpy as _fnp
 from ..core.errors import ArgumentError, UnsupportedError
 from ..core.primitive import publish as _publish
+from ..core.values import dtype_of as _dtype_of
 from ..core.values import normalize_axes as _normalize_axes
 from ..core.values import raw as _raw
 from ..core.values import shape_of as _shape_of
+from ..numpy._helpers import dtype_of_call as _dtype_of_call
 from ..numpy._helpers import in_dtype_of_call as _in_dtype_of_call
 from ..rules import arrays as _arrays
 from ..rules import nn as _nn
@@ -100,9 +102,11 @@ from ..rules.special import (
 )
 from ..rules.special import polygamma as _polygamma
 from ..rules.special import zeta as _zeta
+from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import erf
 from ..rules.ufuncs import i0 as _i0
 from ..rules.ufuncs import logit as _logit
+from ..rules.ufuncs import trunc as _trunc
 from . import _pages
 
 __all__ = [
@@ -183,12 +187,24 @@ def _in_scipys_dtype(fun, name):
     reference = getattr(_scipy, name)
 
     def in_scipys_dtype(*args):
-        return _in_dtype_of_call(fun(*args), reference, *args)
+        dtype = _dtype_of_call(reference, *args)
+        # computed at SciPy's precision: float16 in, float64 out is float64 arithmetic
+        widened = [_widened(a, dtype) for a in args]
+        return _in_dtype_of_call(fun(*widened), reference, *args)
 
     in_scipys_dtype.__name__ = in_scipys_dtype.__qualname__ = name
     in_scipys_dtype.__doc__ = fun.__doc__
     in_scipys_dtype.__signature__ = getattr(fun, "__signature__", None)
     return in_scipys_dtype
+
+
+def _widened(a, dtype):
+    """A float argument narrower than the result's ``dtype`` cast to it (others as given)."""
+    if type(a) in (bool, int, float, complex) or dtype.kind not in "fc":
+        return a
+    have = _dtype_of(a)
+    wide = _np.empty(0, dtype).real.dtype  # the float type of a float or complex result
+    return _astype(a, dtype=wide) if have.kind == "f" and have.itemsize < wide.itemsize else a
 
 
 def jn(n, x):
@@ -211,7 +227,8 @@ def yn(n, x):
     >>> round(float(yn(1, 2.0)), 10)
     -0.1070324315
     """
-    return _in_dtype_of_call(yv(n, x), _scipy.yn, n, x)
+    order = n if type(n) is int or _dtype_of(n).kind in "biu" else _trunc(n)  # SciPy's int(n)
+    return _in_dtype_of_call(yv(order, x), _scipy.yn, n, x)
 
 
 expit = _in_scipys_dtype(_expit, "expit")
@@ -323,7 +340,51 @@ def zeta(x, q=None):
     >>> round(float(zeta(2.0)), 6), round(float(zeta(2.0, 2.0)), 6)
     (1.644934, 0.644934)
     """
-    return _zeta(x, 1.0 if q is None else q)
+    if q is not None:
+        return _zeta(x, q)
+    # Riemann's: Hurwitz's at q = 1 for x >= 1 (NaN below); below 0 the reflection
+    # zeta(x) = 2^x pi^(x-1) sin(pi x / 2) gamma(1 - x) zeta(1 - x) (its powers and gamma
+    # as one exponential, finite where gamma alone overflows; exactly 0 at the negative even
+    # integers); on [0, 1) Euler-Maclaurin's sum. Each branch reads only arguments where it
+    # is finite.
+    # a number or a 0-d array in: SciPy's scalar out
+    plain_number = isinstance(x, _np.generic) or (
+        type(x) in (float, int, _np.ndarray) and not _shape_of(x)
+    )
+    dtype = _dtype_of_call(_scipy.zeta, x)
+    x = _widened(x, _np.dtype(_np.float64))  # SciPy's loops compute in double
+    right, left = x >= 1.0, x < 0.0
+    hurwitz = _zeta(_where(right, x, 2.0), 1.0)
+    s = _where(left, x, -0.5)
+    scale = _exp(s * _LOG_2 + (s - 1.0) * _LOG_PI + gammaln(1.0 - s))
+    reflected = scale * _fnp.sin(0.5 * _np.pi * s) * _zeta(1.0 - s, 1.0)
+    reflected = _where(_fnp.fmod(s, 2.0) == 0.0, 0.0, reflected)
+    value = _where(
+        right, hurwitz, _where(left, reflected, _euler_maclaurin(_where(right | left, 0.5, x)))
+    )
+    if _dtype_of(value) != dtype:  # beyond float32's range: inf, not a warning (SciPy's)
+        big = _fnp.abs(value) > float(_np.finfo(dtype).max)
+        value = _astype(_where(big, _fnp.copysign(_np.inf, value), value), dtype=dtype)
+    return value[()] if plain_number and type(value) is _np.ndarray else value
+
+
+_LOG_2, _LOG_PI = float(_np.log(2.0)), float(_np.log(_np.pi))  # Python's: every library takes them
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)  # B_2 .. B_14
+
+
+def _euler_maclaurin(s, n=10):
+    """Riemann's zeta for s in [0, 1) by Euler-Maclaurin's formula: the first n - 1 terms,
+    the integral of the rest and seven Bernoulli corrections (error far below 1e-15 there)."""
+    total = 1.0
+    for k in range(2, n):
+        total = total + _fnp.power(float(k), -s)
+    tail = _fnp.power(float(n), 1.0 - s) / (s - 1.0) + 0.5 * _fnp.power(float(n), -s)
+    rising, factorial = s, 2.0  # s (s+1) ... (s + 2j - 2), and (2j)!
+    for j, b in enumerate(_BERNOULLI, start=1):
+        tail = tail + b / factorial * rising * _fnp.power(float(n), -s - 2.0 * j + 1.0)
+        rising = rising * (s + 2.0 * j - 1.0) * (s + 2.0 * j)
+        factorial = factorial * (2.0 * j + 1.0) * (2.0 * j + 2.0)
+    return total + tail
 
 
 def sici(x):
@@ -374,6 +435,8 @@ def comb(N, k, exact=False, repetition=False):
     """
     if exact:
         return _scipy.comb(N, k, exact=True, repetition=repetition)
+    dtype = _dtype_of_call(_scipy.comb, N, k)
+    N, k = _widened(N, dtype), _widened(k, dtype)  # SciPy's precision (float16 in: float64)
     if repetition:
         N = N + k - 1.0
     valid = (k >= 0) & (N >= 0) & (k <= N)
