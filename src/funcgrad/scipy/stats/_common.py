@@ -8,7 +8,7 @@ import numpy as np
 from ... import numpy as fnp
 from ...core.results import numpy_result
 
-__all__ = ["standardize", "on_support", "scipys_results"]
+__all__ = ["standardize", "on_support", "log1mexp", "scipys_results"]
 
 
 def standardize(x, loc, scale):
@@ -17,9 +17,23 @@ def standardize(x, loc, scale):
 
 
 def on_support(inside, z, safe, logp):
-    """``logp(z)`` where the mask ``inside`` holds, -inf elsewhere. Outside the support
-    ``logp`` is evaluated at ``safe`` instead, so that no NaN reaches the gradient."""
-    return fnp.where(inside, logp(fnp.where(inside, z, safe)), -np.inf)
+    """``logp(z)`` where the mask ``inside`` holds, -inf elsewhere, and NaN where ``z`` is
+    NaN (as SciPy's: a NaN is no point outside the support). Outside the support ``logp``
+    is evaluated at ``safe`` instead, so that no NaN reaches the gradient."""
+    outside = fnp.where(fnp.isnan(z), z, -np.inf)  # (in z's dtype: float32 stays)
+    return fnp.where(inside, logp(fnp.where(inside, z, safe)), outside)
+
+
+def log1mexp(t):
+    """``log(1 - exp(-t))`` for ``t > 0``, accurate at both ends (Maechler's split at
+    log 2: ``log(-expm1(-t))`` below, ``log1p(-exp(-t))`` above, where 1 - exp(-t) rounds
+    to 1 and its log to 0)."""
+    small = t <= np.log(2.0)
+    return fnp.where(
+        small,
+        fnp.log(-fnp.expm1(-fnp.where(small, t, 1.0))),
+        fnp.log1p(-fnp.exp(-fnp.where(small, 1.0, t))),
+    )
 
 
 def scipys_results(namespace):

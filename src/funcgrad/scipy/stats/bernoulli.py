@@ -54,7 +54,8 @@ def cdf(k, p, loc=0):
     np.float64(-0.0)
     """
     k = fnp.subtract(k, loc)
-    return fnp.where(k < 0, 0.0, fnp.where(k < 1, 1.0 - p, 1.0))
+    value = fnp.where(k < 0, 0.0, fnp.where(k < 1, 1.0 - p, 1.0))
+    return fnp.where(fnp.isnan(k), k, value)  # a NaN stays NaN, as SciPy's
 
 
 def ppf(q, p, loc=0):
@@ -67,7 +68,9 @@ def ppf(q, p, loc=0):
     >>> fg.grad(bernoulli.ppf)(0.3, 0.3)    # d/dq
     np.float64(0.0)
     """
-    return fnp.where(fnp.logical_or(q < 0, q > 1), np.nan, fnp.where(q <= 1.0 - p, 0.0, 1.0) + loc)
+    # SciPy's: one below the support at q = 0, NaN outside [0, 1] and for a NaN
+    value = fnp.where(q == 0, -1.0, fnp.where(q <= 1.0 - p, 0.0, 1.0)) + loc
+    return fnp.where(fnp.logical_and(q >= 0, q <= 1), value, np.nan)
 
 
 scipys_results(globals())

@@ -8,6 +8,8 @@ True
 
 import math
 
+import numpy as np
+
 from ... import numpy as fnp
 from ._common import scipys_results, standardize
 
@@ -103,7 +105,7 @@ def ppf(q, loc=0.0, scale=1.0):
     >>> round(fg.grad(cauchy.ppf)(0.3), 6)    # d/dq
     np.float64(4.799926)
     """
-    return loc + scale * fnp.tan(math.pi * (q - 0.5))
+    return loc + scale * _tangent(q, -np.inf, np.inf)
 
 
 def isf(q, loc=0.0, scale=1.0):
@@ -116,7 +118,15 @@ def isf(q, loc=0.0, scale=1.0):
     >>> round(fg.grad(cauchy.isf)(0.3), 6)    # d/dq
     np.float64(-4.799926)
     """
-    return loc - scale * fnp.tan(math.pi * (q - 0.5))
+    return loc - scale * _tangent(q, -np.inf, np.inf)
+
+
+def _tangent(q, at_0, at_1):
+    """``tan(pi (q - 1/2))`` inside (0, 1); ``at_0`` and ``at_1`` at the ends (tan gives
+    +-1.6e16 there), NaN outside [0, 1], as SciPy's."""
+    inside = fnp.logical_and(q > 0.0, q < 1.0)
+    ends = fnp.where(q == 0.0, at_0, fnp.where(q == 1.0, at_1, np.nan))
+    return fnp.where(inside, fnp.tan(math.pi * (fnp.where(inside, q, 0.5) - 0.5)), ends)
 
 
 scipys_results(globals())

@@ -7,7 +7,7 @@ True
 """
 
 from ... import numpy as fnp
-from ._common import on_support, scipys_results, standardize
+from ._common import log1mexp, on_support, scipys_results, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf"]
 
@@ -64,7 +64,7 @@ def logcdf(x, loc=0.0, scale=1.0):
     np.float64(1.541494)
     """
     z = (x - loc) / scale
-    return on_support(z > 0, z, 1.0, lambda z: fnp.log(-fnp.expm1(-z)))
+    return on_support(z > 0, z, 1.0, log1mexp)
 
 
 scipys_results(globals())

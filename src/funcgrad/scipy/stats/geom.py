@@ -53,7 +53,8 @@ def cdf(k, p, loc=0):
     np.float64(1.08)
     """
     k = fnp.floor(fnp.subtract(k, loc))
-    return fnp.where(k >= 1, -fnp.expm1(special.xlog1py(fnp.maximum(k, 1.0), -p)), 0.0)
+    below = fnp.where(fnp.isnan(k), k, 0.0)  # a NaN stays NaN, as SciPy's
+    return fnp.where(k >= 1, -fnp.expm1(special.xlog1py(fnp.maximum(k, 1.0), -p)), below)
 
 
 scipys_results(globals())

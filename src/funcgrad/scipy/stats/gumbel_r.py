@@ -7,7 +7,7 @@ True
 """
 
 from ... import numpy as fnp
-from ._common import scipys_results, standardize
+from ._common import log1mexp, scipys_results, standardize
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
@@ -88,7 +88,7 @@ def logsf(x, loc=0.0, scale=1.0):
     >>> round(fg.grad(gumbel_r.logsf)(0.5), 6)    # d/dx
     np.float64(-0.727205)
     """
-    return fnp.log(sf(x, loc, scale))
+    return log1mexp(fnp.exp(-(x - loc) / scale))  # log(1 - exp(-u)), accurate as u grows
 
 
 def ppf(q, loc=0.0, scale=1.0):

@@ -27,7 +27,8 @@ def logpdf(x, loc=0.0, scale=1.0):
     np.float64(-0.244919)
     """
     z, log_scale = standardize(x, loc, scale)
-    return -z - 2.0 * fnp.logaddexp(0.0, -z) - log_scale
+    t = fnp.abs(z)  # the density is symmetric: no inf - inf at z = -inf
+    return -t - 2.0 * fnp.log1p(fnp.exp(-t)) - log_scale
 
 
 def pdf(x, loc=0.0, scale=1.0):

@@ -50,7 +50,8 @@ def cdf(x, b, loc=0.0, scale=1.0):
     np.float64(0.1875)
     """
     z = (x - loc) / scale
-    return fnp.where(z >= 1, 1.0 - fnp.maximum(z, 1.0) ** -b, 0.0)
+    below = fnp.where(fnp.isnan(z), z, 0.0)  # a NaN stays NaN, as SciPy's
+    return fnp.where(z >= 1, 1.0 - fnp.maximum(z, 1.0) ** -b, below)
 
 
 scipys_results(globals())

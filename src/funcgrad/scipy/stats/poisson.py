@@ -7,8 +7,6 @@ True
 True
 """
 
-import numpy as np
-
 from ... import numpy as fnp
 from .. import special
 from ._common import scipys_results
@@ -58,8 +56,9 @@ def cdf(k, mu, loc=0):
     >>> round(fg.grad(poisson.cdf, argnums=1)(3, 2.5), 6)    # d/dmu
     np.float64(-0.213763)
     """
-    k = np.floor(np.asarray(k) - loc)
-    return fnp.where(k >= 0, special.gammaincc(np.maximum(k, 0.0) + 1.0, mu), 0.0)
+    k = fnp.floor(fnp.subtract(k, loc))  # funcgrad.numpy's: k may be traced (under jit)
+    below = fnp.where(fnp.isnan(k), k, 0.0)  # a NaN stays NaN, as SciPy's
+    return fnp.where(k >= 0, special.gammaincc(fnp.maximum(k, 0.0) + 1.0, mu), below)
 
 
 scipys_results(globals())

@@ -75,7 +75,13 @@ def logcdf(x, df, loc=0.0, scale=1.0):
     >>> round(fg.grad(t.logcdf)(0.5, 3.0), 6)    # d/dx
     np.float64(0.46447)
     """
-    return fnp.log(cdf(x, df, loc, scale))
+    # above loc, log1p of minus the upper tail (the cdf rounds to 1 there), by symmetry
+    upper = fnp.subtract(x, loc) > 0
+    return fnp.where(
+        upper,
+        fnp.log1p(-cdf(2.0 * loc - x, df, loc, scale)),
+        fnp.log(cdf(x, df, loc, scale)),
+    )
 
 
 scipys_results(globals())

@@ -7,6 +7,8 @@ differentiable in ``x``, ``a``, ``b``, ``loc`` and ``scale``.
 True
 """
 
+import math
+
 from ... import numpy as fnp
 from .. import special
 from . import norm
@@ -65,7 +67,8 @@ def cdf(x, a, b, loc=0.0, scale=1.0):
     z = fnp.clip((x - loc) / scale, a, b)
     upper = fnp.greater(a, 0.0)
     below = fnp.where(upper, special.ndtr(-a) - special.ndtr(-z), special.ndtr(z) - special.ndtr(a))
-    return fnp.clip(below / _mass(a, b), 0.0, 1.0)
+    # 1 exactly from b up (the two masses may round apart, as float32 and float64)
+    return fnp.where(z >= b, 1.0, fnp.clip(below / _mass(a, b), 0.0, 1.0))
 
 
 def logcdf(x, a, b, loc=0.0, scale=1.0):
@@ -78,7 +81,7 @@ def logcdf(x, a, b, loc=0.0, scale=1.0):
     >>> round(fg.grad(truncnorm.logcdf)(0.3, -1.0, 2.0), 6)    # d/dx
     np.float64(0.830447)
     """
-    return fnp.log(cdf(x, a, b, loc, scale))
+    return _log(cdf(x, a, b, loc, scale))
 
 
 def sf(x, a, b, loc=0.0, scale=1.0):
@@ -104,7 +107,15 @@ def logsf(x, a, b, loc=0.0, scale=1.0):
     >>> round(fg.grad(truncnorm.logsf)(0.3, -1.0, 2.0), 6)    # d/dx
     np.float64(-1.061361)
     """
-    return fnp.log(sf(x, a, b, loc, scale))
+    return _log(sf(x, a, b, loc, scale))
+
+
+def _log(p):
+    """``log(p)``, -inf at 0 without a warning (outside the support), as SciPy's."""
+    positive = p > 0.0
+    return fnp.where(
+        positive, fnp.log(fnp.where(positive, p, 1.0)), fnp.where(fnp.isnan(p), p, -math.inf)
+    )
 
 
 scipys_results(globals())
