@@ -180,7 +180,12 @@ def _kept(x):
 
 
 def _operand(x):
-    return x if _kept(x) else np.asarray(x, dtype=np.result_type(x, np.float64))
+    """A plain ``x`` as the array a traced update writes into: its own float dtype (float32
+    stays float32, as NumPy's and JAX's writes keep it), integers and booleans as float64."""
+    if _kept(x):
+        return x
+    x = np.asarray(x)
+    return x if x.dtype.kind in "fc" else x.astype(np.float64)
 
 
 def _in_dtype_of(out, x):

@@ -201,3 +201,23 @@ def test_a_dropped_write_keeps_an_integer_arrays_dtype():
             out = run(x, np.array([5, 1]))
             assert out.dtype == x.dtype
             np.testing.assert_array_equal(out, f(x.astype(float), np.array([5, 1])))
+
+
+@pytest.mark.parametrize("how", ["set", "add", "multiply"])
+def test_a_traced_write_into_a_plain_float32_array_stays_float32(how):
+    # a NumPy float32 base took float64 under jit, vmap and grad (the eager write kept it)
+    t = np.array([1.0, 2.0, 3.0], np.float32)
+    grid = np.ones(5, np.float32)
+
+    def f(x):
+        return getattr(fg.at(grid)[::2], how)(x)
+
+    want = getattr(fg.at(grid)[::2], how)(t)
+    assert want.dtype == np.float32
+    for got in (fg.jit(f)(t), fg.vmap(f)(np.stack([t, t]))[1]):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
+    assert fg.grad(lambda x: fnp.sum(f(x)))(t).dtype == np.float32
+    padded = fg.jit(lambda x: fg.lax.pad(x, np.float32(0), [(1, -2, 1)]))(t)
+    assert padded.dtype == np.float32
+    np.testing.assert_array_equal(padded, fg.lax.pad(t, np.float32(0), [(1, -2, 1)]))

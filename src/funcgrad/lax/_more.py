@@ -67,7 +67,7 @@ eq, ne, lt, le, gt, ge = (
     fnp.greater_equal,
 )
 bitwise_and, bitwise_or, bitwise_xor = fnp.bitwise_and, fnp.bitwise_or, fnp.bitwise_xor
-bitwise_not, shift_left, shift_right_arithmetic = fnp.invert, fnp.left_shift, fnp.right_shift
+bitwise_not = fnp.invert
 real, imag = fnp.real, fnp.imag
 
 
@@ -86,22 +86,65 @@ def conj(x: Any) -> Any:
     return fnp.conj(x)
 
 
+def _shift_amount(x, y):
+    """``x``'s dtype and width in bits, ``y`` in that dtype, and where ``y`` is outside
+    ``[0, bits)``, where XLA's shifts give 0 (or the sign, shifting right arithmetically)
+    and NumPy's follow the machine's instruction."""
+    kind = dtype_of(x)
+    bits = 8 * kind.itemsize
+    y = fnp.asarray(y)
+    outside = fnp.logical_or(y < 0, y >= bits) if dtype_of(y).kind == "i" else y >= bits
+    return kind, bits, fnp.where(outside, 0, y).astype(kind), outside
+
+
+def shift_left(x: Any, y: Any) -> Any:
+    """``x << y``; 0 where ``y`` is negative or at least ``x``'s width, as XLA's.
+
+    >>> import numpy as np
+    >>> from funcgrad.lax import shift_left
+    >>> shift_left(np.array([1, 3], np.int8), np.array([2, 8], np.int8))
+    array([4, 0], dtype=int8)
+    """
+    kind, _, amount, outside = _shift_amount(x, y)
+    return fnp.where(outside, np.zeros((), kind), fnp.left_shift(x, amount))
+
+
+def shift_right_arithmetic(x: Any, y: Any) -> Any:
+    """``x >> y`` filling with copies of the top bit (an unsigned ``x`` read as signed);
+    the sign's fill where ``y`` is negative or at least ``x``'s width, as XLA's.
+
+    >>> import numpy as np
+    >>> from funcgrad.lax import shift_right_arithmetic
+    >>> shift_right_arithmetic(np.array([-8, 200], np.int16), np.array([2, 20], np.int16))
+    array([-2,  0], dtype=int16)
+    >>> shift_right_arithmetic(np.array([200], np.uint8), np.array([2], np.uint8))
+    array([242], dtype=uint8)
+    """
+    kind, _, amount, outside = _shift_amount(x, y)
+    signed = np.dtype(f"i{kind.itemsize}")
+    s = x if kind == signed else fnp.astype(x, signed)  # (modular: the same bits)
+    fill = fnp.where(s < 0, np.full((), -1, signed), np.zeros((), signed))
+    out = fnp.where(outside, fill, fnp.right_shift(s, fnp.astype(amount, signed)))
+    return out if kind == signed else fnp.astype(out, kind)
+
+
 def shift_right_logical(x: Any, y: Any) -> Any:
-    """``x >> y`` filling with zeros (a negative ``x`` read as unsigned).
+    """``x >> y`` filling with zeros (a negative ``x`` read as unsigned); 0 where ``y`` is
+    negative or at least ``x``'s width, as XLA's.
 
     >>> import numpy as np
     >>> from funcgrad.lax import shift_right_logical
     >>> shift_right_logical(np.array([-8], dtype=np.int8), 1)
     array([124], dtype=int8)
     """
-    kind = dtype_of(x)
+    kind, bits, y, outside = _shift_amount(x, y)
+    zero = np.zeros((), kind)
     if kind.kind != "i":
-        return fnp.right_shift(x, y)
-    bits = 8 * kind.itemsize
+        return fnp.where(outside, zero, fnp.right_shift(x, y))
     # the arithmetic shift, less the copies of the sign bit it brought in
-    y = fnp.asarray(y).astype(kind)
     low = fnp.left_shift(np.ones((), kind), fnp.maximum(bits - y, 0)) - np.ones((), kind)
-    return fnp.where(y == 0, x, fnp.bitwise_and(fnp.right_shift(x, y), low))
+    shifted = fnp.where(y == 0, x, fnp.bitwise_and(fnp.right_shift(x, y), low))
+    return fnp.where(outside, zero, shifted)
 
 
 nextafter = fnp.nextafter

@@ -15,7 +15,8 @@ import numpy as np
 from .. import numpy as fnp
 from ..control.loops import scan
 from ..core.errors import ArgumentError, ArgumentTypeError
-from ..core.values import shape_of
+from ..core.values import dtype_of, shape_of
+from ..rules.cuts import stop_gradient
 
 __all__ = [
     "dot",
@@ -149,7 +150,10 @@ def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     >>> cumsum(np.array([1.0, 2.0, 3.0]), reverse=True)
     array([6., 5., 3.])
     """
-    return _along(lambda x, a: fnp.cumsum(x, axis=a), operand, axis, reverse)
+    # in the operand's dtype, as lax's (NumPy's cumsum widens small integers)
+    return _along(
+        lambda x, a: fnp.cumsum(x, axis=a, dtype=fnp.result_type(x)), operand, axis, reverse
+    )
 
 
 def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
@@ -160,7 +164,10 @@ def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     >>> cumprod(np.array([1.0, 2.0, 3.0]))
     array([1., 2., 6.])
     """
-    return _along(lambda x, a: fnp.cumprod(x, axis=a), operand, axis, reverse)
+    # in the operand's dtype, as lax's (NumPy's cumprod widens small integers)
+    return _along(
+        lambda x, a: fnp.cumprod(x, axis=a, dtype=fnp.result_type(x)), operand, axis, reverse
+    )
 
 
 def _running(pick):
@@ -228,8 +235,29 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
     n = shape_of(operand)[-1]
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
         raise ArgumentError(f"lax.top_k: k must be an int from 0 to {n}; got {k!r:.40}")
-    order = fnp.argsort(-operand, axis=-1, kind="stable")[..., :k]
+    order = _descending(operand)[..., :k]
     return fnp.take_along_axis(operand, order, axis=-1), fnp.astype(order, np.int32)
+
+
+def _descending(x):
+    """The positions of ``x``'s entries along the last axis in XLA's descending total order,
+    the first of equal entries first: NaN above +inf and 0.0 above -0.0 for floats; for
+    integers and booleans the bitwise complement's ascending order (negating an unsigned or
+    the smallest signed integer wraps)."""
+    plain = stop_gradient(x)
+    small = np.int8  # the masks' keys as numbers: the Array API sorts no booleans
+    if dtype_of(plain).kind == "b":
+        return fnp.argsort(fnp.astype(~plain, small), axis=-1, kind="stable")
+    if dtype_of(plain).kind not in "fc":
+        return fnp.argsort(fnp.bitwise_not(plain), axis=-1, kind="stable")
+    order = fnp.argsort(fnp.astype(fnp.signbit(plain), small), axis=-1, kind="stable")
+    # 0.0 before -0.0 above; then by value, then NaNs first
+    for key in (lambda v: -v, lambda v: fnp.astype(~fnp.isnan(v), small)):
+        ranked = fnp.take_along_axis(plain, order, axis=-1)
+        order = fnp.take_along_axis(
+            order, fnp.argsort(key(ranked), axis=-1, kind="stable"), axis=-1
+        )
+    return order
 
 
 def _reduce(fun, name, example):

@@ -364,7 +364,20 @@ def convert_element_type(operand: Any, new_dtype: Any) -> Any:
     >>> convert_element_type(np.array([1.7, -1.7]), np.int32)
     array([ 1, -1], dtype=int32)
     """
-    return fnp.astype(fnp.asarray(operand), new_dtype)  # a foreign array's on its device
+    operand = fnp.asarray(operand)  # a foreign array's on its device
+    target = np.dtype(new_dtype)
+    if fnp.result_type(operand).kind == "f" and target.kind in "iu":
+        return _saturated(operand, target)
+    return fnp.astype(operand, target)
+
+
+def _saturated(x, target):
+    """Floats as the integers ``target`` holds, as XLA converts them (NumPy's cast is
+    undefined out of range): truncated toward zero, clamped to the type's range, NaN 0."""
+    info = np.iinfo(target)
+    high, low, nan = x >= float(info.max), x <= float(info.min), fnp.isnan(x)
+    inside = fnp.astype(fnp.where(high | low | nan, 0.0, x), target)
+    return fnp.where(high, info.max, fnp.where(low, info.min, fnp.where(nan, 0, inside)))
 
 
 def iota(dtype: Any, size: int) -> Any:

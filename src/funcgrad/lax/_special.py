@@ -9,6 +9,7 @@ wider type and rounds it back), where SciPy's ``gammaln`` gives float64.
 array([0.5723, 1.792 ], dtype=float16)
 """
 
+import importlib.util
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ def like_operands(out: Any, *operands: Any) -> Any:
     >>> like_operands(np.ones(2), np.ones(2, np.float32), 2.0).dtype
     dtype('float32')
     """
-    dtypes = [dtype_of(x) for x in operands if not isinstance(x, (bool, int, float, complex))]
+    dtypes = [dtype_of(x) for x in operands if type(x) not in (bool, int, float, complex)]
     if not dtypes:
         return out
     want = np.result_type(*dtypes)
@@ -63,13 +64,17 @@ def erf(x: Any) -> Any:
 
 
 def erfc(x: Any) -> Any:
-    """``1 - erf(x)``.
+    """``1 - erf(x)``, to full relative precision in the tail (SciPy's ``erfc``: 1 - erf
+    rounds to 0 from x ~ 6 and loses digits well before; without SciPy installed, that
+    difference, accurate to about 1e-16 absolute).
 
     >>> from funcgrad.lax import erfc
-    >>> float(erfc(0.0))
-    1.0
+    >>> float(erfc(0.0)), float(erfc(7.25))
+    (1.0, 1.1466900814815008e-24)
     """
-    return like_operands(1.0 - _erf(x), x)
+    if importlib.util.find_spec("scipy") is None:
+        return like_operands(1.0 - _erf(x), x)
+    return like_operands(_special("erfc")(x), x)
 
 
 def _special(name):
