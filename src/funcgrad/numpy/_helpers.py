@@ -244,7 +244,14 @@ def dtype_of_call(reference, *args, **kwargs):
     key = (reference, tuple(_signature_part(a) for a in args), tuple(sorted(kwargs.items())))
     dtype = _CALLED.get(key)
     if dtype is None:
-        dummies = [a if type(a) in (bool, int, float, complex) else _zeros_like(a) for a in args]
+        dummies = [
+            a
+            if type(a) in (bool, int, float, complex)
+            else a.dtype.type(0)
+            if isinstance(a, np.generic)  # a NumPy scalar as one: NumPy 2.2 treats it apart
+            else _zeros_like(a)
+            for a in args
+        ]
         with np.errstate(all="ignore"):
             result = reference(*dummies, **kwargs)
         dtype = _CALLED[key] = np.result_type(result[0] if type(result) is tuple else result)
@@ -257,6 +264,8 @@ _CALLED: dict = {}  # (reference, argument dtypes, keywords) -> the reference's 
 def _signature_part(a):
     if type(a) in (bool, int, float, complex):
         return type(a)
+    if isinstance(a, np.generic):
+        return ("scalar", a.dtype)
     return (dtype_of(a), len(shape_of(a)))
 
 

@@ -32,6 +32,7 @@ from ..rules import ufuncs as _u
 from ._helpers import (
     as_array,
     check_axes,
+    dtype_of_call,
     is_traced,
     nan_mask,
     numpys_dtype,
@@ -104,7 +105,9 @@ def _lerp(a, b, t):
     return _ew.where(t >= 0.5, b - d * (1.0 - t), a + d * t)
 
 
-def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
+def _quantile(who, a, q, axis, method, keepdims, skip_nan, given_q=None):
+    """NumPy's ``who`` (quantile, nanquantile, percentile, nanpercentile, nanmedian) of
+    ``a`` at ``q`` in [0, 1]; ``given_q``: the q the caller was given (a percentage)."""
     if is_traced(q):
         raise UnsupportedError(
             f"{who}: a traced q is not supported; the derivative with "
@@ -112,8 +115,15 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
         )
     if method not in _METHODS:
         raise UnsupportedError(f"{who}: method={method!r} is not supported; use one of {_METHODS}")
-    q_weak = type(q) in (float, int) if q_weak is None else q_weak
-    q_type = _np.asarray(q).dtype  # NumPy's result takes q's own type (float32 stays)
+    # NumPy's type for the result is asked of NumPy's own function (it changes between
+    # versions: 2.3 lets a float64 q widen float32 data, 2.2 kept the data's type for a
+    # scalar q), with a q of the given one's type: a number, a NumPy scalar or an array
+    given = q if given_q is None else given_q
+    probe_q = (
+        given
+        if type(given) in (float, int) or isinstance(given, _np.generic)
+        else (_np.zeros((1,) * _np.ndim(given), _np.asarray(given).dtype))
+    )
     q = _np.asarray(q, dtype=float)
     if _np.any((q < 0) | (q > 1)):
         raise ArgumentError(
@@ -143,14 +153,12 @@ def _quantile(who, a, q, axis, method, keepdims, skip_nan, q_weak=None):
     out = moveaxis(out, -1, 0)  # q's axes lead, as in NumPy
     out_shape = keep_shape if keepdims else rest
     out = reshape(out, q.shape + out_shape)
-    # NumPy's type: the input's where no interpolation weight enters (the picking methods)
-    # or q is a Python number (weak, as NumPy takes it); else the input's and q's together
-    picks = method in ("lower", "higher", "nearest")
-    if picks and _dtype_of(a).kind in "iu":  # a picked integer stays an integer
-        return _u.astype(out, dtype=_dtype_of(a))
-    return numpys_dtype(
-        out, float_dtype(a) if picks or q_weak else _np.result_type(float_dtype(a), q_type)
-    )
+    # NumPy's type, asked of NumPy itself (it changes between versions): a picked integer
+    # stays an integer, float32 data with a Python number q stays float32, ...
+    reference = getattr(_np, who)
+    if who == "nanmedian":
+        return numpys_dtype(out, dtype_of_call(reference, a))
+    return numpys_dtype(out, dtype_of_call(reference, a, probe_q, method=method))
 
 
 def quantile(
@@ -207,7 +215,7 @@ def percentile(
         method,
         keepdims,
         skip_nan=False,
-        q_weak=type(q) in (float, int),
+        given_q=q,
     )
 
 
@@ -298,7 +306,7 @@ def nanpercentile(
         method,
         keepdims,
         skip_nan=True,
-        q_weak=type(q) in (float, int),
+        given_q=q,
     )
 
 
