@@ -72,3 +72,18 @@ def test_shape_errors_are_numpys(maker):
         convolve(make(np.ones((2, 2))), make(np.ones(2)))
     with pytest.raises(fg.errors.ArgumentError, match="at least as large"):
         convolve(make(np.ones(2)), make(np.ones(3)), mode="valid")
+
+
+@pytest.mark.parametrize("maker", sorted(MAKERS))
+@pytest.mark.parametrize("name", ["polyadd", "polysub", "polydiv"])
+@pytest.mark.parametrize("number", [2.5, np.float32(2.0)], ids=repr)
+def test_polynomial_arithmetic_with_a_number(maker, name, number):
+    # a number beside another library's coefficients is made there, in their dtype
+    make = MAKERS[maker]
+    p = np.array([1.5, -2.0, 0.25], np.float32)
+    want = getattr(np, name)(p, np.float32(number))
+    got = getattr(fnp, name)(make(p), number)
+    for g, w in zip(got if name == "polydiv" else [got], want if name == "polydiv" else [want]):
+        assert library_of(g) == library_of(make(p))
+        assert to_numpy(g).dtype == np.float32
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-6)

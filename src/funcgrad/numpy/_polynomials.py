@@ -19,8 +19,9 @@ import math
 import numpy as _np
 
 from ..core.errors import ArgumentError, UnsupportedError
+from ..core.namespaces import is_foreign
 from ..core.values import dtype_of as _dtype_of
-from ..core.values import in_library_of
+from ..core.values import in_library_of, raw
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import elementwise as _ew
@@ -64,14 +65,15 @@ def polyval(p, x):
     return in_result_dtype_of(y, p, x)
 
 
-def _strong(a):
-    """A Python number as NumPy's polynomial functions take it: ``atleast_1d``'s array of
-    its default type (float32 coefficients plus 2.5 are float64 there)."""
-    return (
-        _np.asarray(a)
-        if type(a) in (int, float, complex, bool) or isinstance(a, _np.generic)
-        else a
-    )
+def _strong(a, other):
+    """A number as NumPy's polynomial functions take it: ``atleast_1d``'s array of its
+    default type (float32 coefficients plus 2.5 are float64 there). Beside another
+    library's array, an array of that library in the dtype its promotion gives."""
+    if type(a) not in (int, float, complex, bool) and not isinstance(a, _np.generic):
+        return a
+    if is_foreign(raw(other)):
+        return in_library_of(_np.asarray(a, _np.result_type(_dtype_of(other), a)), other)
+    return _np.asarray(a)
 
 
 def _padded(a, n):
@@ -90,7 +92,7 @@ def polyadd(a1, a2):
     """
     if not is_traced(a1, a2):
         return _np.polyadd(a1, a2)
-    a1, a2 = _strong(a1), _strong(a2)
+    a1, a2 = _strong(a1, a2), _strong(a2, a1)
     n = max(math.prod(_shape_of(a1)), math.prod(_shape_of(a2)))  # (a tensor's .size is a method)
     return in_result_dtype_of(_padded(a1, n) + _padded(a2, n), a1, a2)
 
@@ -105,7 +107,7 @@ def polysub(a1, a2):
     """
     if not is_traced(a1, a2):
         return _np.polysub(a1, a2)
-    a1, a2 = _strong(a1), _strong(a2)
+    a1, a2 = _strong(a1, a2), _strong(a2, a1)
     n = max(math.prod(_shape_of(a1)), math.prod(_shape_of(a2)))  # (a tensor's .size is a method)
     return in_result_dtype_of(_padded(a1, n) - _padded(a2, n), a1, a2)
 
@@ -274,7 +276,7 @@ def polydiv(u, v):
     >>> polydiv(np.array([1.0, -3.0, 2.0]), np.array([1.0, -1.0]))
     (array([ 1., -2.]), array([0.]))
     """
-    u, v = (_as_float_polynomial(w) for w in (u, v))
+    u, v = _as_float_polynomial(u, v), _as_float_polynomial(v, u)
     common = _np.result_type(_dtype_of(u), _dtype_of(v))  # NumPy divides in one type
     u, v = (w if _dtype_of(w) == common else _u.astype(w, dtype=common) for w in (u, v))
     m, n = _shape_of(u)[0] - 1, _shape_of(v)[0] - 1
@@ -297,9 +299,8 @@ def polydiv(u, v):
     return q, r
 
 
-def _as_float_polynomial(p):
-    """``p`` as polydiv's coefficients: a number a constant polynomial, and integers or
-    booleans float64, as NumPy's ``atleast_1d(p) + 0.0`` (a Python number of its default
-    type)."""
-    p = reshape(as_array(_np.asarray(p) if type(p) in (int, float, complex, bool) else p), (-1,))
+def _as_float_polynomial(p, other):
+    """``p`` as polydiv's coefficients: a number a constant polynomial (see
+    :func:`_strong`), and integers or booleans float64, as NumPy's ``atleast_1d(p) + 0.0``."""
+    p = reshape(as_array(_strong(p, other)), (-1,))
     return _u.astype(p, dtype=_np.float64) if _dtype_of(p).kind in "biu" else p
