@@ -108,7 +108,7 @@ def traced_index(parts, who):
 
 # The ufuncs the core's primitives are, so that ``ndarray * node`` and
 # ``np.sin(node)`` work without the NumPy layer; it adds every other ufunc it
-# defines, by name (see numpy_layer).
+# defines, by name (see numpy_calls.numpy_layer).
 _CORE_UFUNCS = {
     **{
         getattr(np, p.name): p

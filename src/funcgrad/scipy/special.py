@@ -346,8 +346,7 @@ def zeta(x, q=None):
     # zeta(x) = 2^x pi^(x-1) sin(pi x / 2) gamma(1 - x) zeta(1 - x) (its powers and gamma
     # as one exponential, finite where gamma alone overflows; exactly 0 at the negative even
     # integers); on [0, 1) Euler-Maclaurin's sum. Each branch reads only arguments where it
-    # is finite.
-    # a number or a 0-d array in: SciPy's scalar out
+    # is finite. A number or a 0-d array in gives SciPy's scalar out.
     plain_number = isinstance(x, _np.generic) or (
         type(x) in (float, int, _np.ndarray) and not _shape_of(x)
     )
