@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+import math
 
 import numpy as np
 
@@ -28,7 +29,7 @@ def log1mexp(t):
     """``log(1 - exp(-t))`` for ``t > 0``, accurate at both ends (Maechler's split at
     log 2: ``log(-expm1(-t))`` below, ``log1p(-exp(-t))`` above, where 1 - exp(-t) rounds
     to 1 and its log to 0)."""
-    small = t <= np.log(2.0)
+    small = t <= math.log(2.0)  # (a Python number: every library takes one)
     return fnp.where(
         small,
         fnp.log(-fnp.expm1(-fnp.where(small, t, 1.0))),
