@@ -408,3 +408,22 @@ def test_isclose_of_booleans_and_integers_is_numpys(a, b):
 def test_polyint_takes_int_of_m_as_numpy():
     want = np.polyint(P, 2.5)
     np.testing.assert_allclose(fg.jit(lambda t: fnp.polyint(t, 2.5))(P), want)
+
+
+CORRELATED = [
+    np.array([1, 7, 3], np.uint8),
+    np.array([True, False, True]),
+    np.array([1.5, -2.0, 0.25], np.float32),
+    np.array([1 + 1j, 2, -1j]),
+]
+
+
+@pytest.mark.parametrize("b", CORRELATED, ids=lambda v: v.dtype.name)
+@pytest.mark.parametrize("a", CORRELATED, ids=lambda v: v.dtype.name)
+def test_correlate_under_jit_keeps_numpys_dtype(a, b):
+    # conjugating a real operand made booleans int8 under jit
+    for mode in ("valid", "same", "full"):
+        want = np.correlate(a, b, mode)
+        got = fg.jit(lambda x, y, mode=mode: fnp.correlate(x, y, mode))(a, b)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want)

@@ -370,7 +370,9 @@ def correlate(a, v, mode="valid"):
         return _np.correlate(a, v, mode)
     a, v = as_array(a), as_array(v)
     _one_d("correlate", a, v)
-    flipped = _u.conjugate(flip(v))  # a primitive: PyTorch refuses a negative step
+    flipped = flip(v)  # a primitive: PyTorch refuses a negative step
+    if _dtype_of(v).kind == "c":
+        flipped = _u.conjugate(flipped)  # (a real one as it is: conjugate makes int8 of bool)
     if mode == "valid":
         return _valid(a, flipped)
     return _cut(
