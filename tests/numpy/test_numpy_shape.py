@@ -292,3 +292,15 @@ def test_jit_replays_value_dependent_indices(name):
     for seed in (0, 1, 2):  # one trace, then replays on new values
         args = _args(case.shapes[0], seed)
         np.testing.assert_array_equal(f(*args), _numpy(case, args))
+
+
+def test_the_nonzero_method_is_numpys_where_values_are_known():
+    # it was missing: an AttributeError, not funcgrad's refusal, under jit and vmap
+    x = np.array([[1.5, 0.0], [0.0, 2.0]])
+    for got, want in zip(fg.var(x).nonzero(), x.nonzero()):
+        np.testing.assert_array_equal(got, want)
+    g = fg.grad(lambda t: fnp.sum(t[t.nonzero()] ** 2))(x)
+    np.testing.assert_array_equal(g, 2.0 * x)
+    for transform in (fg.jit, fg.vmap):
+        with pytest.raises(fg.ConcretizationError, match="nonzero reads the values"):
+            transform(lambda t: t.nonzero())(x)

@@ -117,6 +117,9 @@ def _methods(fnp):
     def take(self, indices, axis=None):
         return fnp.take(self, indices, axis=axis)
 
+    def nonzero(self):
+        return fnp.nonzero(self)
+
     return {
         "sum": sum,
         "mean": mean,
@@ -150,6 +153,7 @@ def _methods(fnp):
         "diagonal": diagonal,
         "repeat": repeat,
         "take": take,
+        "nonzero": nonzero,
     }
 
 
