@@ -60,9 +60,11 @@ def test_float16_arguments_are_computed_at_scipys_precision(name, args):
             full[i] = v
         return getattr(fsp, name)(*full)
 
+    # SciPy's dtype (float32 or float64, by its version), to its own rounding
+    rtol = 1e-12 if want.dtype == np.float64 else 1e-6
     for got in (f(*[args[i] for i in arrays]), fg.jit(f)(*[args[i] for i in arrays])):
         assert got.dtype == want.dtype
-        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose(got, want, rtol=rtol)
 
 
 @pytest.mark.parametrize("n", [0.7, 1.9, np.float32(2.5), np.array([1.5, 2.7]), -1.5])

@@ -199,12 +199,16 @@ def _in_scipys_dtype(fun, name):
 
 
 def _widened(a, dtype):
-    """A float argument narrower than the result's ``dtype`` cast to it (others as given)."""
+    """A float argument narrower than the result's ``dtype`` as float64 (others as given):
+    SciPy computes those in double and rounds the result to ``dtype`` (float16 in gives
+    float32 or float64 out, by SciPy's version)."""
     if type(a) in (bool, int, float, complex) or dtype.kind not in "fc":
         return a
     have = _dtype_of(a)
     wide = _np.empty(0, dtype).real.dtype  # the float type of a float or complex result
-    return _astype(a, dtype=wide) if have.kind == "f" and have.itemsize < wide.itemsize else a
+    if have.kind == "f" and have.itemsize < wide.itemsize:
+        return _astype(a, dtype=_np.float64)
+    return a
 
 
 def jn(n, x):
