@@ -438,6 +438,7 @@ def comb(N, k, exact=False, repetition=False):
     """
     if exact:
         return _scipy.comb(N, k, exact=True, repetition=repetition)
+    given = (N, k)  # SciPy's result type is asked with these
     dtype = _dtype_of_call(_scipy.comb, N, k)
     N, k = _widened(N, dtype), _widened(k, dtype)  # SciPy's precision (float16 in: float64)
     if repetition:
@@ -445,7 +446,7 @@ def comb(N, k, exact=False, repetition=False):
     valid = (k >= 0) & (N >= 0) & (k <= N)
     n_safe, k_safe = _where(valid, N, 1.0), _where(valid, k, 0.0)
     value = _exp(gammaln(n_safe + 1.0) - gammaln(k_safe + 1.0) - gammaln(n_safe - k_safe + 1.0))
-    return _in_dtype_of_call(_where(valid, value, 0.0), _scipy.comb, N, k)
+    return _in_dtype_of_call(_where(valid, value, 0.0), _scipy.comb, *given)
 
 
 def bernoulli(n):
