@@ -39,6 +39,7 @@ from ..rules.elementwise import subtract as _subtract
 from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import log10 as _log10
 from ._helpers import (
+    PYTHON_NUMBERS,
     as_array,
     holds_traced,
     is_traced,
@@ -215,12 +216,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ArgumentError(f"linspace: number of samples, {num}, must be non-negative")
     # NumPy computes in result_type(start, stop, float(num)), Python numbers weak: a float32
     # start with a stop of 2.5 or of uint8s stays float32
-    numbers = (bool, int, float, complex)
     kind = _np.result_type(
-        *(x if type(x) in numbers else _dtype_of(x) for x in (start, stop)), float(num)
+        *(x if type(x) in PYTHON_NUMBERS else _dtype_of(x) for x in (start, stop)), float(num)
     )
     start, stop = (
-        x if type(x) in numbers or _dtype_of(x) == kind else _astype(x, dtype=kind)
+        x if type(x) in PYTHON_NUMBERS or _dtype_of(x) == kind else _astype(x, dtype=kind)
         for x in (start, stop)
     )
     start, stop = start * 1.0, stop * 1.0
@@ -238,7 +238,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if endpoint and num > 1:
         if _is_foreign(_raw(delta)) and not isinstance(stop, Box) and not _is_foreign(stop):
             stop = _in_library_of(_np.asarray(stop, dtype=float), delta)  # a plain end, in theirs
-        if type(stop) in numbers:
+        if type(stop) in PYTHON_NUMBERS:
             stop = _np.asarray(stop, dtype=kind)
         last = _a.reshape(
             _a.broadcast_to(stop, shape=extra) if _shape_of(stop) != extra else stop,

@@ -46,7 +46,13 @@ __all__ = [
     "in_float_dtype_of",
     "numpys_dtype",
     "in_dtype_of_call",
+    "dtype_of_call",
+    "PYTHON_NUMBERS",
 ]
+
+# Python's numbers, by exact type: NumPy's float64 and complex128 scalars subclass float and
+# complex but are strong (a float32 array times np.float64(2) is float64)
+PYTHON_NUMBERS = (float, int, complex, bool)
 
 
 def is_traced(*xs):
@@ -207,19 +213,14 @@ def numpys_dtype(out, dtype):
 def in_result_dtype_of(out, *inputs):
     """``out`` in the type NumPy's arithmetic gives ``inputs`` (integers stay integers,
     float32 stays float32; Python numbers are weak)."""
-    types = [dtype_of(x) for x in inputs if type(x) not in _PYTHON_NUMBERS]
+    types = [dtype_of(x) for x in inputs if type(x) not in PYTHON_NUMBERS]
     return numpys_dtype(out, np.result_type(*types)) if types else out
-
-
-# Python's numbers, by exact type: NumPy's float64 and complex128 scalars subclass float and
-# complex but are strong (a float32 array times np.float64(2) is float64)
-_PYTHON_NUMBERS = (float, int, complex, bool)
 
 
 def in_float_dtype_of(out, *inputs):
     """``out`` in the float type NumPy gives for ``inputs`` (float32 in, float32 out; Python
     numbers are weak, as in NumPy: they do not widen an array's type)."""
-    arrays = [float_dtype(x) for x in inputs if type(x) not in _PYTHON_NUMBERS]
+    arrays = [float_dtype(x) for x in inputs if type(x) not in PYTHON_NUMBERS]
     return numpys_dtype(out, np.result_type(*arrays)) if arrays else out
 
 
@@ -246,7 +247,7 @@ def dtype_of_call(reference, *args, **kwargs):
     if dtype is None:
         dummies = [
             a
-            if type(a) in (bool, int, float, complex)
+            if type(a) in PYTHON_NUMBERS
             else a.dtype.type(0)
             if isinstance(a, np.generic)  # a NumPy scalar as one: NumPy 2.2 treats it apart
             else _zeros_like(a)
@@ -262,7 +263,7 @@ _CALLED: dict = {}  # (reference, argument dtypes, keywords) -> the reference's 
 
 
 def _signature_part(a):
-    if type(a) in (bool, int, float, complex):
+    if type(a) in PYTHON_NUMBERS:
         return type(a)
     if isinstance(a, np.generic):
         return ("scalar", a.dtype)

@@ -18,6 +18,7 @@ from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import sorting as _s
 from ._helpers import (
+    PYTHON_NUMBERS,
     as_array,
     check_axes,
     check_axis,
@@ -86,11 +87,10 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     ...
     funcgrad.errors.ShapeError: concatenate: cannot join arrays of shapes (2, 3) and (2, 4) along axis 0; all sizes must match except along the joining axis
     """
-    numbers = (int, float, complex, bool)
-    if axis is None and any(type(x) in numbers for x in arrays):
+    if axis is None and any(type(x) in PYTHON_NUMBERS for x in arrays):
         # NumPy's: a Python number is weak here, made in the dtype the others give it
-        kind = _np.result_type(*(x if type(x) in numbers else _dtype_of(x) for x in arrays))
-        arrays = [_np.asarray(x, kind) if type(x) in numbers else x for x in arrays]
+        kind = _np.result_type(*(x if type(x) in PYTHON_NUMBERS else _dtype_of(x) for x in arrays))
+        arrays = [_np.asarray(x, kind) if type(x) in PYTHON_NUMBERS else x for x in arrays]
     arrays = [as_array(x) for x in arrays]
     if not arrays:
         raise ArgumentError("concatenate: need at least one array to concatenate")
