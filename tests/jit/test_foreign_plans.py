@@ -196,3 +196,40 @@ def test_a_number_given_as_an_argument_is_read_at_each_call():
     for s in (0.5, 2.0, -3.0):  # one plan (a float's key is its type), read anew each call
         want = float(fnp.sum(x * s + 1.0 / s))
         assert float(scaled(x, s)) == pytest.approx(want, rel=1e-15)
+
+
+def _on_a_closed_over_array(c):
+    """Functions of a number that read another library's array ``c`` they closed over."""
+    return {
+        "operators": lambda a: a * c + 1.0,
+        "concatenate": lambda a: fnp.concatenate([c, fnp.reshape(a * c[0], (1,))]),
+        "sum": lambda a: fnp.sum(fnp.sin(a * c)),
+        "polyadd": lambda a: fnp.polyadd(a, c),
+        "dot": lambda a: fnp.dot(a, c),
+        "grad": fg.grad(lambda a: fnp.sum(fnp.sin(a * c) * c)),
+    }
+
+
+@pytest.mark.parametrize("library", sorted(MAKERS))
+@pytest.mark.parametrize("case", sorted(_on_a_closed_over_array(0.0)))
+def test_a_plan_of_number_arguments_runs_on_the_library_of_its_constants(library, case):
+    # no argument is the library's: the plan's steps are that library's all the same (a NumPy
+    # plan called NumPy's concatenate on the tensors, and PyTorch's sum refused axis=)
+    c = MAKERS[library](np.array([0.5, -1.25, 2.0], np.float32))
+    f = _on_a_closed_over_array(c)[case]
+    for a in (0.75, -2.0):  # the first call traces, the second replays the plan
+        got, want = fg.jit(f)(a), f(a)
+        assert type(got) is type(want) and got.dtype == want.dtype
+        np.testing.assert_allclose(to_numpy(got), to_numpy(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize("library", sorted(MAKERS))
+@pytest.mark.parametrize("number", [np.float64(2.5), np.float32(-1.5), np.int64(3), 0.5])
+def test_a_numpy_scalar_argument_is_read_as_the_number_it_holds(library, number):
+    # as eagerly (docs/backends.md): array-api-strict refuses NumPy's scalars themselves
+    x = MAKERS[library](np.array([0.5, -1.25], np.float32))
+    f = lambda x, s: fnp.sum(fnp.multiply(x, s)) + fnp.dot(x, s)[0]
+    for _ in range(2):
+        got, want = fg.jit(f)(x, number), f(x, number)
+        assert got.dtype == want.dtype
+        assert float(to_numpy(got)) == pytest.approx(float(to_numpy(want)), rel=1e-6)

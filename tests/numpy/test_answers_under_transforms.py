@@ -262,9 +262,20 @@ NUMBERS = [2.5, 3, True, 1.5j, np.float64(2.0), np.float32(2.0), np.int32(2)]
 @pytest.mark.parametrize("name", ["dot", "inner"])
 def test_dot_and_inner_take_a_python_number_as_numpy_does(name, b):
     want = getattr(np, name)(F32, b)  # a float32 array times 2.5 is float64 here
-    for got in (getattr(fnp, name)(F32, b), fg.jit(lambda x: getattr(fnp, name)(x, b))(F32)):
+    f = getattr(fnp, name)
+    for got in (
+        f(F32, b),
+        fg.jit(lambda x: f(x, b))(F32),
+        fg.jit(f)(F32, b),  # the number traced: jit's argument is weak, NumPy's asarray not
+        fg.jit(f)(b, F32),
+        fg.vmap(lambda n: f(F32, n))(np.array([b]))[0],
+    ):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+    if not isinstance(b, (int, np.integer)):  # (a bool is an int) a derivative by the number
+        value, tangent = fg.jvp(lambda n: f(F32, n), (b,), (b,))
+        assert value.dtype == tangent.dtype == want.dtype
+        np.testing.assert_array_equal(tangent, want)
     assert type(getattr(fnp, name)(3, 4)) is type(getattr(np, name)(3, 4))
 
 
@@ -332,9 +343,9 @@ def test_polyadd_and_polysub_take_numbers_as_numpy_does(name, a, b):
     def f(t):
         return getattr(fnp, name)(t, b) if first else getattr(fnp, name)(a, t)
 
-    got = fg.jit(f)(a if first else b)
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got, want)
+    for got in (fg.jit(f)(a if first else b), fg.jit(getattr(fnp, name))(a, b)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("m", [0, 1, 2, 3, 4, 2.5])

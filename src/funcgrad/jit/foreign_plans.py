@@ -38,6 +38,7 @@ then takes seconds (PyTorch's compile), the later ones run the compiled graphs.
 
 import functools
 import importlib
+import itertools
 
 import numpy as np
 
@@ -50,13 +51,17 @@ from .steptable import repeat_key
 
 __all__ = ["compile_foreign_plan"]
 
+_NUMBERS = (float, int, complex, np.generic)  # (bool is an int)
+
 
 def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compiler=None):
     """A :class:`~funcgrad.jit.plans.Plan` replaying the staged ``nodes`` (a topological
     order, perhaps with steps no output needs) on arrays of the inputs' library.
     ``compiler="torch.compile"`` hands the plan, as one function, to PyTorch's compiler
     (its backend refuses other libraries' arrays first: backends/torch_only.py)."""
-    library_value = next(x._value for x in inputs if is_foreign(x._value))
+    # the library: an argument's, else a constant's the function closed over (nodes.held)
+    values = itertools.chain((x._value for x in inputs), getattr(nodes, "held", ()))
+    library_value = next(v for v in values if is_foreign(v))
     xp = namespace_of((library_value,))
     wanted = [*out_leaves, *effects]
     needed = _needed(wanted)
@@ -71,7 +76,9 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
         return slot[n]
 
     convert = constants_for(library_of(library_value))  # constants as the library's own
-    on_host = set()  # registers a step on plain values fills (NumPy's scalars, maybe)
+    # registers a step on plain values fills (NumPy's scalars, maybe), and the arguments
+    # that are numbers (a NumPy scalar argument is traced as the Python number it holds)
+    on_host = {slot[x] for x in inputs if isinstance(x._value, _NUMBERS)}
     seen = {}  # (call key, operand registers) -> the register of the step that made it
     for n in nodes:
         if n not in needed or n in slot or n._prim in (CONST, VAR):

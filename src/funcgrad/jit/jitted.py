@@ -367,7 +367,9 @@ class Jitted:
         traced again with NumPy's strong answers (see :mod:`funcgrad.jit.weak_floats`)."""
         with weak_answers() as answers:
             made, inputs, outputs, effects = self._trace(args, kwargs, leaves, treedef)
-        if any(is_foreign(leaf) for leaf in leaves):
+        # another library's arrays among the arguments, or among the constants the function
+        # closed over (a tensor beside number arguments): a plan of that library's calls
+        if any(map(is_foreign, leaves)) or any(map(is_foreign, made.held)):
             if answers.given:
                 made, inputs, outputs, effects = self._trace(args, kwargs, leaves, treedef)
             # the steps bound to that library's forms

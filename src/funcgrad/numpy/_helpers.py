@@ -23,8 +23,9 @@ from ..core.errors import (
     NamespaceError,
 )
 from ..core.namespaces import is_foreign, library_of
+from ..core.primitive import numpy_answer
 from ..core.traces import Box
-from ..core.values import dtype_of, float_dtype, plain, shape_of
+from ..core.values import dtype_of, float_dtype, in_library_of, plain, raw, shape_of
 from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.elementwise import not_equal
 from ..rules.ufuncs import astype
@@ -48,6 +49,7 @@ __all__ = [
     "in_dtype_of_call",
     "dtype_of_call",
     "PYTHON_NUMBERS",
+    "strong_number",
 ]
 
 # Python's numbers, by exact type: NumPy's float64 and complex128 scalars subclass float and
@@ -198,6 +200,29 @@ def nan_mask(a):
     """Where ``a`` is NaN (a mask, no derivative; jit and vmap record the comparison)."""
     p = plain(a)
     return not_equal(p, p)  # NaN is the one value unequal to itself
+
+
+def strong_number(x, other):
+    """A number ``x`` as NumPy's functions that take it through ``asarray`` read it beside
+    ``other``: NumPy's scalar of its own type (``np.dot`` of float32 data and 2.5 is float64,
+    where the operators keep float32). A Python number traced by a transform (jit's
+    argument) is made strong alike. Beside another library's array, a 0-d array of that
+    library in the dtype its own promotion gives ``other``'s dtype and the number (a NumPy
+    scalar read as the Python number it holds, as docs/backends.md says). Anything else is
+    returned as it is.
+
+    >>> strong_number(2.5, np.ones(2, np.float32)).dtype
+    dtype('float64')
+    """
+    traced = isinstance(x, Box) and not shape_of(x) and not is_foreign(raw(x))
+    if not (traced or type(x) in PYTHON_NUMBERS or isinstance(x, np.generic)):
+        return x
+    v = raw(other)
+    if not is_foreign(v):
+        return numpy_answer(x) if traced else np.asarray(x)  # (jit may trace weak first)
+    if isinstance(x, np.generic):
+        x = x.item()
+    return x + in_library_of(np.zeros((), dtype_of(v)), v)  # x first: a box's operator runs
 
 
 def numpys_dtype(out, dtype):

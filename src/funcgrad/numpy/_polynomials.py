@@ -19,16 +19,22 @@ import math
 import numpy as _np
 
 from ..core.errors import ArgumentError, UnsupportedError
-from ..core.namespaces import is_foreign
 from ..core.values import dtype_of as _dtype_of
-from ..core.values import in_library_of, raw
+from ..core.values import in_library_of
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
 from . import _decompositions
 from ._calculus import convolve
-from ._helpers import as_array, concrete, in_float_dtype_of, in_result_dtype_of, is_traced
+from ._helpers import (
+    as_array,
+    concrete,
+    in_float_dtype_of,
+    in_result_dtype_of,
+    is_traced,
+    strong_number,
+)
 from ._joining import concatenate, stack
 from ._reductions import cumprod, sum
 from ._shape import reshape
@@ -65,17 +71,6 @@ def polyval(p, x):
     return in_result_dtype_of(y, p, x)
 
 
-def _strong(a, other):
-    """A number as NumPy's polynomial functions take it: ``atleast_1d``'s array of its
-    default type (float32 coefficients plus 2.5 are float64 there). Beside another
-    library's array, an array of that library in the dtype its promotion gives."""
-    if type(a) not in (int, float, complex, bool) and not isinstance(a, _np.generic):
-        return a
-    if is_foreign(raw(other)):
-        return in_library_of(_np.asarray(a, _np.result_type(_dtype_of(other), a)), other)
-    return _np.asarray(a)
-
-
 def _padded(a, n):
     a = reshape(as_array(a), (-1,))  # a number is a constant polynomial
     extra = n - _shape_of(a)[0]
@@ -92,7 +87,7 @@ def polyadd(a1, a2):
     """
     if not is_traced(a1, a2):
         return _np.polyadd(a1, a2)
-    a1, a2 = _strong(a1, a2), _strong(a2, a1)
+    a1, a2 = strong_number(a1, a2), strong_number(a2, a1)
     n = max(math.prod(_shape_of(a1)), math.prod(_shape_of(a2)))  # (a tensor's .size is a method)
     return in_result_dtype_of(_padded(a1, n) + _padded(a2, n), a1, a2)
 
@@ -107,7 +102,7 @@ def polysub(a1, a2):
     """
     if not is_traced(a1, a2):
         return _np.polysub(a1, a2)
-    a1, a2 = _strong(a1, a2), _strong(a2, a1)
+    a1, a2 = strong_number(a1, a2), strong_number(a2, a1)
     n = max(math.prod(_shape_of(a1)), math.prod(_shape_of(a2)))  # (a tensor's .size is a method)
     return in_result_dtype_of(_padded(a1, n) - _padded(a2, n), a1, a2)
 
@@ -301,6 +296,6 @@ def polydiv(u, v):
 
 def _as_float_polynomial(p, other):
     """``p`` as polydiv's coefficients: a number a constant polynomial (see
-    :func:`_strong`), and integers or booleans float64, as NumPy's ``atleast_1d(p) + 0.0``."""
-    p = reshape(as_array(_strong(p, other)), (-1,))
+    :func:`~funcgrad.numpy._helpers.strong_number`), and integers or booleans float64, as NumPy's ``atleast_1d(p) + 0.0``."""
+    p = reshape(as_array(strong_number(p, other)), (-1,))
     return _u.astype(p, dtype=_np.float64) if _dtype_of(p).kind in "biu" else p

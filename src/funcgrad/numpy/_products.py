@@ -17,8 +17,7 @@ import warnings as _warnings
 import numpy as _np
 
 from ..core.errors import ArgumentError, ArgumentTypeError
-from ..core.namespaces import is_foreign
-from ..core.values import is_complex, ndim_of, raw
+from ..core.values import is_complex, ndim_of
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _arrays
 from ..rules import diagonals as _diagonals
@@ -26,7 +25,7 @@ from ..rules import products as _products
 from ..rules.elementwise import multiply as _multiply
 from ..rules.linalg import conj as _conj
 from ..rules.matmul import matmul as _matmul
-from ._helpers import is_traced, lists_as_arrays, refuse
+from ._helpers import is_traced, lists_as_arrays, refuse, strong_number
 
 __all__ = [
     "dot",
@@ -64,18 +63,8 @@ def dot(a, b, out=None):
     refuse("dot", out=out)
     a, b = lists_as_arrays(a), lists_as_arrays(b)
     if ndim_of(a) == 0 or ndim_of(b) == 0:
-        return _multiply(_strong(a, b), _strong(b, a))
+        return _multiply(strong_number(a, b), strong_number(b, a))
     return _products.dot(a, b)
-
-
-def _strong(x, other):
-    """A Python number beside NumPy's values as NumPy's dot and inner take it: an array of
-    its default type (a float32 array times 2.5 is float64 there, not the operators'
-    float32). Beside another library's array it stays a number: promotion is that
-    library's (docs/backends.md)."""
-    if type(x) in (int, float, complex, bool) and not is_foreign(raw(other)):
-        return _np.asarray(x)
-    return x
 
 
 def vdot(a, b, /):
@@ -104,7 +93,7 @@ def inner(a, b, /):
     """
     a, b = lists_as_arrays(a), lists_as_arrays(b)
     if ndim_of(a) == 0 or ndim_of(b) == 0:
-        return _multiply(_strong(a, b), _strong(b, a))
+        return _multiply(strong_number(a, b), strong_number(b, a))
     return _products.inner(a, b)
 
 

@@ -574,7 +574,8 @@ def in_dtype_of(g, x):
     if type(v) in (int, bool):
         return g
     if type(v) is float or type(v) is complex:  # a Python number's derivative: NumPy's 64 bits
-        if type(raw(g)) is type(v) or type(raw(g)) is complex:  # the transform makes it NumPy's
+        # (a Python number the transform makes NumPy's; another library's, its own promotion)
+        if type(raw(g)) in (type(v), complex) or is_foreign(raw(g)):
             return g
         want = np.dtype(np.float64 if type(v) is float else np.complex128)
     else:
