@@ -129,3 +129,38 @@ def test_a_loops_counter_is_made_on_the_device(backend, reverse):
         assert library_of(got) == library_of(a) and got.device == a.device
         assert str(got.dtype).endswith("int64")
         np.testing.assert_array_equal(to_numpy(got), [7, 5, 3, 1] if reverse else [1, 3, 5, 7])
+
+
+C = np.array([0.5, -1.25, 2.0], np.float32)
+OF_A_NUMBER = {  # bodies of a number that read an array they closed over (c); the eager
+    # call with NumPy's c is the oracle, central differences the tangent's
+    "checkpoint": lambda a, c: fg.checkpoint(lambda a: fnp.sin(a * c))(a),
+    "cond": lambda a, c: fg.lax.cond(a > 0, lambda: a * c, lambda: fnp.subtract(c, a)),
+    "fori_loop": lambda a, c: fg.fori_loop(0, 3, lambda i, v: fnp.sin(v) * c + a, c),
+    "scan": lambda a, c: fg.scan(lambda v, x: (v + x * a, v * x), 0.0 * c[0], c)[1],
+    "subtract": lambda a, c: fnp.subtract(c, a),  # (array-api-strict's c - a refuses a)
+}
+
+
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+@pytest.mark.parametrize("name", sorted(OF_A_NUMBER))
+def test_a_body_of_a_number_runs_on_the_library_of_the_array_it_reads(name, backend):
+    # checkpoint's body ran a NumPy plan on the device array, and a number's tangent
+    # broadcast beside a tensor was a NumPy array (cond's jvp then mixed the two)
+    c = MAKERS[backend](C)
+    f = lambda a: OF_A_NUMBER[name](a, c)
+    want = OF_A_NUMBER[name](0.75, C)
+    dwant = (
+        OF_A_NUMBER[name](0.75 + 1e-6, C.astype(float))
+        - OF_A_NUMBER[name](0.75 - 1e-6, C.astype(float))
+    ) / 2e-6
+    for value, tangent in (
+        fg.jvp(f, (0.75,), (1.0,)),
+        fg.jit(lambda a: fg.jvp(f, (a,), (1.0,)))(0.75),
+    ):
+        assert library_of(value) == library_of(tangent) == library_of(c)
+        np.testing.assert_allclose(to_numpy(value), want, rtol=1e-6)
+        np.testing.assert_allclose(to_numpy(tangent), dwant, rtol=1e-5, atol=1e-6)
+    loss = lambda a: fnp.sum(f(a) * c)
+    for grad in (fg.grad(loss)(0.75), fg.jit(fg.grad(loss))(0.75)):
+        assert float(to_numpy(grad)) == pytest.approx(float(np.sum(dwant * C)), rel=1e-5, abs=1e-6)

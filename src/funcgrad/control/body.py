@@ -43,6 +43,7 @@ from ..core.values import dtype_of, in_library_of, numeric_kind, raw, shape_of, 
 from ..dag.backprop import add_cotangents
 from ..dag.node import CONST, VAR, Node, ReverseTrace
 from ..dag.order import dfs_order
+from ..jit.foreign_plans import compile_foreign_plan
 from ..jit.loops import scan_loop, while_loop
 from ..jit.plans import compile_plan
 from ..jit.staging import Staged, StagingTrace
@@ -326,7 +327,10 @@ class Body:
     def plan(self):
         """The body compiled to straight-line code on plain values (once, when first run)."""
         if self._plan is None:
-            plan = compile_plan(self.order, self.inputs, self.outputs, None, effects=self.effects)
+            # constants of another library (a tensor the body closed over): that library's calls
+            on_library = any(n._prim is CONST and is_foreign(n._value) for n in self.order)
+            compile = compile_foreign_plan if on_library else compile_plan
+            plan = compile(self.order, self.inputs, self.outputs, None, effects=self.effects)
             self._plan = plan.outputs if plan.hidden else plan.run
         return self._plan
 

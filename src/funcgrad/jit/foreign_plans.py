@@ -59,8 +59,11 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
     order, perhaps with steps no output needs) on arrays of the inputs' library.
     ``compiler="torch.compile"`` hands the plan, as one function, to PyTorch's compiler
     (its backend refuses other libraries' arrays first: backends/torch_only.py)."""
-    # the library: an argument's, else a constant's the function closed over (nodes.held)
-    values = itertools.chain((x._value for x in inputs), getattr(nodes, "held", ()))
+    # the library: an argument's, else a constant's the function closed over (a jit record
+    # holds them apart, a body's order lists them)
+    values = itertools.chain(
+        (x._value for x in inputs), getattr(nodes, "held", ()), (n._value for n in nodes)
+    )
     library_value = next(v for v in values if is_foreign(v))
     xp = namespace_of((library_value,))
     wanted = [*out_leaves, *effects]

@@ -21,6 +21,7 @@ from ..core.traces import Box, Trace, new_level
 from ..core.tree import tree_flatten, tree_unflatten
 from ..core.values import (
     format_value,
+    in_library_of,
     is_complex,
     raw,
     shape_of,
@@ -120,8 +121,8 @@ def jvp_of(prim, tangents, ans, primals, params):
         return zeros_like_value(ans)
     if type(out) is not float and is_complex(out) and not is_complex(ans):
         out = real(out)  # a real output of complex inputs moves along the real axis only
-    if shape_of(out) != shape_of(ans):
-        out = broadcast_to(out, shape=shape_of(ans))
+    if shape_of(out) != shape_of(ans):  # (a number's tangent beside a tensor: the tensor's)
+        out = broadcast_to(in_library_of(out, ans), shape=shape_of(ans))
     return out
 
 
