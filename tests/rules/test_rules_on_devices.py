@@ -217,6 +217,79 @@ def test_a_hessian_vector_product_runs_on_the_device(name, args, params, diff, p
             _close(g, e)
 
 
+@pytest.mark.parametrize("name, args, params, diff, pre", _rows())
+def test_a_batch_of_gradients_runs_on_the_device(name, args, params, diff, pre):
+    # vmap over reverse: the cotangents are the device's plain arrays (the seed times the
+    # weights), the values batched; array-api-strict's operators refuse a batched operand
+    # on their right (cumprod's, max's and logsumexp's rules stopped there)
+    prim = PRIMITIVES[name]
+    if not _differentiable(prim, args, params, diff, pre):
+        return
+    w = _weights(_call(prim, list(args), params, diff, pre), 3)
+
+    def loss(*xs, on_device=False):
+        full = _all_on_device(args, diff) if on_device else list(args)
+        for i, x in zip(diff, xs):
+            full[i] = x
+        y = _call(prim, full, params, diff, pre, const=MAKE if on_device else lambda c: c)
+        return fg.numpy.real(fg.numpy.sum(y * (MAKE(w) if on_device else w)))
+
+    primals = [args[i] for i in diff]
+    argnums = tuple(range(len(diff)))
+    grad_on = fg.grad(functools.partial(loss, on_device=True), argnums=argnums)
+    try:
+        got = fg.vmap(grad_on)(*[MAKE(np.stack([p, p])) for p in primals])
+    except fg.NamespaceError as e:
+        assert _by_name(e, prim), str(e)
+        return
+    # the oracle: the gradient on the same library (its special functions' own digits),
+    # and on array-api-strict (NumPy beneath) NumPy's
+    wants = [grad_on(*map(_on_device, primals))]
+    if MAKE is MAKERS["device1"]:
+        wants.append(fg.grad(loss, argnums=argnums)(*primals))
+    for want in wants:
+        for g, e in zip(got, want):
+            for row in np.asarray(to_numpy(g)):
+                np.testing.assert_allclose(row, to_numpy(e), rtol=1e-10, atol=1e-12)
+
+
+def _one_of_two():
+    """Each elementwise primitive of two or more operands, differentiated in one of them."""
+    rows = []
+    for name in ELEMENTWISE:
+        for i in differentiated(name):
+            if len(PRIMITIVES[name].partials) > 1:
+                shapes = SHAPES_BY_ARITY[len(PRIMITIVES[name].partials)][-1]
+                args = elementwise_args(name, shapes, seed=7)
+                rows.append(pytest.param(name, args, i, id=f"{name}-{i}"))
+    return rows
+
+
+@pytest.mark.parametrize("name, args, i", _one_of_two())
+def test_a_hessian_beside_a_plain_device_operand(name, args, i):
+    # reverse under forward and vmap (jacfwd of grad): the partial meets the plain device
+    # operand on one side and a traced value on the other (arctan2's partial by its second
+    # operand, x / (x * x + y * y), stopped in array-api-strict's operator)
+    prim = PRIMITIVES[name]
+    if not _differentiable(prim, args, {}, (i,), None):
+        return
+
+    def loss(x, on_device=False):
+        full = _all_on_device(args, (i,)) if on_device else list(args)
+        full[i] = x
+        return fg.numpy.real(fg.numpy.sum(prim(*full)))
+
+    try:
+        got = fg.hessian(functools.partial(loss, on_device=True))(MAKE(args[i]))
+    except fg.NamespaceError as e:  # (gammainc's derivative in a has no form there)
+        assert _by_name(e, prim), str(e)
+        return
+    if MAKE is MAKERS["device1"]:
+        _close(got, fg.hessian(loss)(args[i]))
+    else:  # (PyTorch's special functions have digits of their own)
+        np.testing.assert_allclose(to_numpy(got), fg.hessian(loss)(args[i]), rtol=1e-7, atol=1e-9)
+
+
 NUMPY_SCALARS = {  # name -> a function of x with a NumPy scalar beside it
     "maximum": lambda x: fg.numpy.maximum(x, np.float64(0.1)),
     "minimum": lambda x: fg.numpy.minimum(np.float64(0.1), x),

@@ -32,6 +32,7 @@ __all__ = [
     "own_unary",
     "is_foreign",
     "joined",
+    "refuses_boxes",
     "library_of",
     "namespace_of",
     "array_api_compat",
@@ -95,6 +96,35 @@ def is_foreign(x):
     return foreign
 
 
+_REFUSES: dict = {}  # an array type -> whether its operators raise on an operand they do not know
+
+
+class _Stranger:
+    """An operand no library knows, with a reflected ``+``: what a box is to an operator."""
+
+    __array_priority__ = 1000
+    __array_ufunc__ = None
+
+    def __radd__(self, other):
+        return self
+
+
+def refuses_boxes(x):
+    """Whether the operators of ``x``'s type raise on an operand they do not know, where
+    Python's protocol returns ``NotImplemented`` so the other operand's reflected method
+    runs (array-api-strict raises; NumPy, PyTorch, CuPy and Dask hand it back). Then
+    ``x * box`` fails where ``box * x`` works; asked once per type."""
+    t = type(x)
+    refuses = _REFUSES.get(t)
+    if refuses is None:
+        try:
+            refuses = x.__add__(_Stranger()) is not NotImplemented
+        except TypeError:
+            refuses = True
+        _REFUSES[t] = refuses
+    return refuses
+
+
 def joined(values):
     """``values`` (a rule's operands) with each plain array of another library made a
     constant of the innermost trace among them, where some are traced; else unchanged.
@@ -105,19 +135,30 @@ def joined(values):
     they do not know back to the traced operand, but some libraries raise instead
     (array-api-strict's ``Array.__sub__``), so ``plain - traced`` would stop a rule there;
     as a constant of the trace, the plain array goes through funcgrad's operators. A
-    trace that makes no constants (vmap's, whose values carry a batch) leaves them."""
-    top = None
+    trace that makes no constants (vmap's, whose values carry a batch) leaves them, but
+    for a library that refuses boxes (:func:`refuses_boxes`): there each is a constant of
+    an outer trace that makes them, or else broadcast along the batch."""
+    top = maker = None  # the innermost trace, and the innermost that makes constants
     foreign = False
     for v in values:
         if type(v) in PLAIN_TYPES:
             continue
         if isinstance(v, Box):
-            if top is None or v._trace.level > top.level:
-                top = v._trace
+            t = v._trace
+            if top is None or t.level > top.level:
+                top = t
+            if t.makes_constants and (maker is None or t.level > maker.level):
+                maker = t
         elif not foreign and is_foreign(v):
             foreign = True
-    if top is None or not foreign or not top.makes_constants:
+    if top is None or not foreign:
         return values
+    if not top.makes_constants:  # (vmap's) only for a library that refuses boxes: a
+        # constant of the innermost trace that makes them, else the array broadcast along
+        # the batch (a cost the other libraries need not pay)
+        if not any(is_foreign(v) and refuses_boxes(v) for v in values):
+            return values
+        top = maker or top
     return tuple(top.constant(v) if is_foreign(v) else v for v in values)
 
 

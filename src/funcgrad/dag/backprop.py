@@ -15,7 +15,7 @@ from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
 from ..core.fp_warnings import at_users_line
 from ..core.namespaces import joined
 from ..core.primitive import is_joint, per_argument_rule
-from ..core.traces import new_level
+from ..core.traces import Box, new_level
 from ..core.values import (
     as_dtype_of,
     dtype_of,
@@ -54,15 +54,13 @@ def add_cotangents(a, b):
     cotangents of slices that do not overlap (a split's, under ``jit`` or a derivative of
     a derivative) become one ``pieces`` node, not two arrays of zeros and their sum
     (:func:`funcgrad.rules.pieces.merged`)."""
-    if (
-        type(a) is not float
-        and type(a) is not np.ndarray
-        and getattr(a, "_prim", None) in _PLACING
-        and getattr(b, "_prim", None) in _PLACING
-    ):
-        merged = pieces.merged(a, b)
-        if merged is not None:
-            return merged
+    if type(a) is not float and type(a) is not np.ndarray:
+        if getattr(a, "_prim", None) in _PLACING and getattr(b, "_prim", None) in _PLACING:
+            merged = pieces.merged(a, b)
+            if merged is not None:
+                return merged
+        if isinstance(b, Box) and not isinstance(a, Box):  # another library's plain array:
+            return b + a  # some refuse a traced operand (array-api-strict) where a box takes it
     return a + b
 
 
@@ -120,6 +118,8 @@ def vjp_step(node, g):
             if len(args) == 2:
                 a, b = args
                 x, y = a._value, b._value
+                if isinstance(x, Box) is not isinstance(y, Box):  # one traced: see joined
+                    x, y = joined((x, y))
                 pa, pb = partials
                 if a._prim is CONST:
                     ca = None
@@ -160,8 +160,8 @@ def general_vjp_step(node, g):
     args = node._args
     values = tuple(map(_value_of, args))
     ans = node._value
-    if type(g) is not np.ndarray and type(g) is not float:  # traced, or another library's
-        g, ans, *values = joined((g, ans, *values))
+    if (type(g) is not np.ndarray and type(g) is not float) or isinstance(ans, Box):
+        g, ans, *values = joined((g, ans, *values))  # traced, or another library's
     params = node._params or _NO_PARAMS
     rules = prim.vjp
     if is_joint(rules):  # one call for every argument that needs a cotangent

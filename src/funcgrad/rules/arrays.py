@@ -34,6 +34,7 @@ from ..core.traces import one_example_at_a_time
 from ..core.values import (
     filled_like,
     float_dtype,
+    in_library_of,
     ndim_of,
     normalize_axes,
     raw,
@@ -282,9 +283,17 @@ def all_batched(size, values, batched):
     >>> [v.shape for v in extend.all_batched(5, (np.ones((5, 2)), np.ones(2)), (True, False))]
     [(5, 2), (5, 2)]
     """
+    like = next((v for v, b in zip(values, batched) if b), None)  # a number goes to its library
     return [
-        v if b else broadcast_to(v, shape=(size,) + shape_of(v)) for v, b in zip(values, batched)
+        v if b else broadcast_to(_number_beside(v, like), shape=(size,) + shape_of(v))
+        for v, b in zip(values, batched)
     ]
+
+
+def _number_beside(v, like):
+    if type(v) in (int, float, complex, bool) or isinstance(v, np.generic):
+        return in_library_of(np.asarray(v), like)  # (NumPy's array beside NumPy's values)
+    return v
 
 
 def batch_elementwise(size, prim, values, batched, params):

@@ -37,6 +37,7 @@ from ..core.errors import (
     ConcretizationError,
     ShapeError,
 )
+from ..core.namespaces import namespace_of
 from ..core.traces import Trace, new_level
 from ..core.tree import node_parts, tree_flatten, tree_unflatten
 from ..core.values import numeric_kind, shape_of
@@ -111,6 +112,14 @@ class BatchTrace(Trace):
             return Batched(rule(self.size, prim, values, batched, params), self)
         finally:
             _RULE.axis_name = outer
+
+    def constant(self, value):
+        """Another library's plain array ``value`` broadcast along this trace's axis: what
+        :func:`~funcgrad.core.namespaces.joined` makes of it where that library's operators
+        refuse a box (``makes_constants`` is False: only there)."""
+        xp = namespace_of((value,))
+        row = xp.expand_dims(value, axis=0)
+        return Batched(xp.broadcast_to(row, (self.size, *shape_of(value))), self)
 
     def __repr__(self):
         return f"<batch trace {self.level} of {self.size}>"
