@@ -118,7 +118,8 @@ def vjp_step(node, g):
             if len(args) == 2:
                 a, b = args
                 x, y = a._value, b._value
-                if isinstance(x, Box) is not isinstance(y, Box):  # one traced: see joined
+                if type(x) is not type(y) and isinstance(x, Box) is not isinstance(y, Box):
+                    # one traced, one plain (another library's, maybe): see joined
                     x, y = joined((x, y))
                 pa, pb = partials
                 if a._prim is CONST:
