@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core.errors import ArgumentTypeError, MissingRuleError, ShapeError
 from ..core.fp_warnings import at_users_line
-from ..core.namespaces import joined
+from ..core.namespaces import is_foreign, joined
 from ..core.primitive import is_joint, per_argument_rule
 from ..core.traces import Box, new_level
 from ..core.values import (
@@ -118,9 +118,8 @@ def vjp_step(node, g):
             if len(args) == 2:
                 a, b = args
                 x, y = a._value, b._value
-                if type(x) is not type(y) and isinstance(x, Box) is not isinstance(y, Box):
-                    # one traced, one plain (another library's, maybe): see joined
-                    x, y = joined((x, y))
+                if type(x) is not type(y) and is_foreign(y if isinstance(x, Box) else x):
+                    x, y = joined((x, y))  # another library's plain array beside a traced value
                 pa, pb = partials
                 if a._prim is CONST:
                     ca = None
