@@ -438,3 +438,47 @@ def test_correlate_under_jit_keeps_numpys_dtype(a, b):
         got = fg.jit(lambda x, y, mode=mode: fnp.correlate(x, y, mode))(a, b)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want)
+
+
+WEAK = [2.5, 3, True, 1.5 - 0.5j]  # jit traces a Python number as a weak one, as NEP 50 reads it
+
+
+@pytest.mark.parametrize("b", WEAK, ids=repr)
+@pytest.mark.parametrize("name", ["linspace", "logspace"])
+def test_a_traced_python_number_stays_weak_in_numpys_dtype_rules(name, b):
+    # linspace(float32 start, 2.5) is float32 in NumPy; the number traced by jit was read as
+    # a float64 array and widened it
+    f = getattr(fnp, name)
+    want = getattr(np, name)(F32, b, 5)
+    for got in (fg.jit(lambda s: f(F32, s, 5))(b), fg.jit(lambda s: f(s, F32, 5))(b)[::-1]):
+        assert got.dtype == want.dtype
+    np.testing.assert_allclose(fg.jit(lambda s: f(F32, s, 5))(b), want, rtol=1e-6)
+    joined = np.concatenate((F32, b), axis=None)
+    got = fg.jit(lambda s: fnp.concatenate((F32, s), axis=None))(b)
+    assert got.dtype == joined.dtype
+    np.testing.assert_array_equal(got, joined)
+
+
+@pytest.mark.parametrize("b", WEAK, ids=repr)
+@pytest.mark.parametrize("a", [F32, np.array([3, -1, 2]), np.array([1, 7, 3], np.uint8)], ids=str)
+def test_functions_that_take_numbers_through_asarray_read_a_traced_one_strongly(a, b):
+    # np.polyval and np.polyadd call asarray on their arguments: a number is an array of its
+    # own type there, traced by jit or not
+    for name in ("polyval", "polyadd"):
+        want = getattr(np, name)(a, b)
+        got = fg.jit(getattr(fnp, name))(a, b)
+        assert got.dtype == want.dtype, name
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_geomspace_of_narrow_ends_computes_in_float64_as_numpy_does(dtype):
+    # (its logarithms were taken in float16 and cast up: 3 digits where NumPy has 16)
+    a = np.array([0.5, 2.0, 3.0], dtype)
+    want = np.geomspace(a, 2.5, 7)
+    for got in (
+        fg.jit(lambda s: fnp.geomspace(s, 2.5, 7))(a),
+        fg.jit(fnp.geomspace, static_argnums=2)(a, 2.5, 7),
+    ):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-14)

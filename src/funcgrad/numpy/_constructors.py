@@ -39,12 +39,13 @@ from ..rules.elementwise import subtract as _subtract
 from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import log10 as _log10
 from ._helpers import (
-    PYTHON_NUMBERS,
     as_array,
     holds_traced,
     is_traced,
     numpys_dtype,
+    result_part,
     stacked,
+    weak,
 )
 from ._shape import broadcast_to
 from ._shape import moveaxis as _shape_moveaxis
@@ -216,12 +217,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ArgumentError(f"linspace: number of samples, {num}, must be non-negative")
     # NumPy computes in result_type(start, stop, float(num)), Python numbers weak: a float32
     # start with a stop of 2.5 or of uint8s stays float32
-    kind = _np.result_type(
-        *(x if type(x) in PYTHON_NUMBERS else _dtype_of(x) for x in (start, stop)), float(num)
-    )
+    kind = _np.result_type(result_part(start), result_part(stop), float(num))
     start, stop = (
-        x if type(x) in PYTHON_NUMBERS or _dtype_of(x) == kind else _astype(x, dtype=kind)
-        for x in (start, stop)
+        x if weak(x) or _dtype_of(x) == kind else _astype(x, dtype=kind) for x in (start, stop)
     )
     start, stop = start * 1.0, stop * 1.0
     div = (num - 1) if endpoint else num
@@ -238,8 +236,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if endpoint and num > 1:
         if _is_foreign(_raw(delta)) and not isinstance(stop, Box) and not _is_foreign(stop):
             stop = _in_library_of(_np.asarray(stop, dtype=float), delta)  # a plain end, in theirs
-        if type(stop) in PYTHON_NUMBERS:
-            stop = _np.asarray(stop, dtype=kind)
+        if weak(stop):  # (a traced one is cast by the primitive)
+            stop = _astype(stop, dtype=kind) if isinstance(stop, Box) else _np.asarray(stop, kind)
         last = _a.reshape(
             _a.broadcast_to(stop, shape=extra) if _shape_of(stop) != extra else stop,
             shape=(1,) + extra,
@@ -303,6 +301,10 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """
     if not is_traced(start, stop):
         return _np.geomspace(start, stop, num, endpoint, dtype, axis)
+    # NumPy computes in result_type(start, stop, float64) from the start: float16 ends'
+    # logarithms are float64's, not float16's cast up
+    kind = _np.result_type(_float_dtype(start), _float_dtype(stop), _np.float64)
+    start, stop = (x if _dtype_of(x) == kind else _astype(x, dtype=kind) for x in (start, stop))
     sign = _sign(_plain(start))  # NumPy rotates start to the positive reals
     start, stop = start / sign, stop / sign
     y = _power(10.0, linspace(_log10(start), _log10(stop), num, endpoint))
@@ -315,5 +317,5 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     y = (_a.concatenate(*pieces, axis=0) if num > 1 else y) * sign
     if axis != 0:
         y = _shape_moveaxis(y, 0, axis)
-    y = numpys_dtype(y, _np.result_type(_float_dtype(start), _float_dtype(stop), _np.float64))
+    y = numpys_dtype(y, kind)
     return y if dtype is None else _astype(y, dtype=dtype)

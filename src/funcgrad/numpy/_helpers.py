@@ -24,6 +24,7 @@ from ..core.errors import (
 )
 from ..core.namespaces import is_foreign, library_of
 from ..core.primitive import numpy_answer
+from ..core.results import weak
 from ..core.traces import Box
 from ..core.values import dtype_of, float_dtype, in_library_of, plain, raw, shape_of
 from ..rules.arrays import concatenate, getitem, reshape
@@ -50,6 +51,8 @@ __all__ = [
     "dtype_of_call",
     "PYTHON_NUMBERS",
     "strong_number",
+    "result_part",
+    "weak",
 ]
 
 # Python's numbers, by exact type: NumPy's float64 and complex128 scalars subclass float and
@@ -225,6 +228,16 @@ def strong_number(x, other):
     return x + in_library_of(np.zeros((), dtype_of(v)), v)  # x first: a box's operator runs
 
 
+def result_part(x):
+    """What NumPy's ``result_type`` takes for ``x``: a Python number as itself (weak), a
+    traced one too (jit's argument 2.5), else its dtype.
+
+    >>> result_part(2.5), result_part(np.float64(2.5)), result_part(np.ones(2, np.float32))
+    (2.5, dtype('float64'), dtype('float32'))
+    """
+    return raw(x) if weak(x) else dtype_of(x)
+
+
 def numpys_dtype(out, dtype):
     """``out`` cast to ``dtype``, the float type NumPy's own function returns, where the
     traced computation (with float64 constants: ramps, weights, counts) promoted it. A
@@ -237,15 +250,17 @@ def numpys_dtype(out, dtype):
 
 def in_result_dtype_of(out, *inputs):
     """``out`` in the type NumPy's arithmetic gives ``inputs`` (integers stay integers,
-    float32 stays float32; Python numbers are weak)."""
-    types = [dtype_of(x) for x in inputs if type(x) not in PYTHON_NUMBERS]
-    return numpys_dtype(out, np.result_type(*types)) if types else out
+    float32 stays float32; Python numbers are weak, and so are those a transform traces:
+    jit's argument 2.5)."""
+    if all(map(weak, inputs)):
+        return out
+    return numpys_dtype(out, np.result_type(*map(result_part, inputs)))  # (NEP 50's reading)
 
 
 def in_float_dtype_of(out, *inputs):
     """``out`` in the float type NumPy gives for ``inputs`` (float32 in, float32 out; Python
     numbers are weak, as in NumPy: they do not widen an array's type)."""
-    arrays = [float_dtype(x) for x in inputs if type(x) not in PYTHON_NUMBERS]
+    arrays = [float_dtype(x) for x in inputs if not weak(x)]
     return numpys_dtype(out, np.result_type(*arrays)) if arrays else out
 
 
@@ -271,8 +286,8 @@ def dtype_of_call(reference, *args, **kwargs):
     dtype = _CALLED.get(key)
     if dtype is None:
         dummies = [
-            a
-            if type(a) in PYTHON_NUMBERS
+            raw(a)
+            if weak(a)
             else a.dtype.type(0)
             if isinstance(a, np.generic)  # a NumPy scalar as one: NumPy 2.2 treats it apart
             else _zeros_like(a)
@@ -288,8 +303,8 @@ _CALLED: dict = {}  # (reference, argument dtypes, keywords) -> the reference's 
 
 
 def _signature_part(a):
-    if type(a) in PYTHON_NUMBERS:
-        return type(a)
+    if weak(a):
+        return type(raw(a))
     if isinstance(a, np.generic):
         return ("scalar", a.dtype)
     return (dtype_of(a), len(shape_of(a)))

@@ -17,6 +17,7 @@ from ..core.values import plain as _plain
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
 from ..rules import sorting as _s
+from ..rules.ufuncs import astype as _astype
 from ._helpers import (
     PYTHON_NUMBERS,
     as_array,
@@ -24,7 +25,9 @@ from ._helpers import (
     check_axis,
     fmt_shape,
     is_traced,
+    result_part,
     take_on_axis,
+    weak,
 )
 from ._shape import at_least_ndim, ravel, reshape, transpose
 
@@ -87,10 +90,11 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     ...
     funcgrad.errors.ShapeError: concatenate: cannot join arrays of shapes (2, 3) and (2, 4) along axis 0; all sizes must match except along the joining axis
     """
-    if axis is None and any(type(x) in PYTHON_NUMBERS for x in arrays):
-        # NumPy's: a Python number is weak here, made in the dtype the others give it
-        kind = _np.result_type(*(x if type(x) in PYTHON_NUMBERS else _dtype_of(x) for x in arrays))
-        arrays = [_np.asarray(x, kind) if type(x) in PYTHON_NUMBERS else x for x in arrays]
+    if axis is None and any(map(weak, arrays)):
+        # NumPy's: a Python number is weak here (a traced one too), made in the dtype the
+        # others give it
+        kind = _np.result_type(*map(result_part, arrays))
+        arrays = [_number_in(x, kind) if weak(x) else x for x in arrays]
     arrays = [as_array(x) for x in arrays]
     if not arrays:
         raise ArgumentError("concatenate: need at least one array to concatenate")
@@ -552,3 +556,8 @@ def sort_complex(a):
     # NumPy's choice: complex64 for the small integers only (float32 becomes complex128)
     wide = _np.clongdouble if kind.char == "g" else _np.complex128
     return out.astype(_np.complex64 if kind.char in "bhBH" else wide)
+
+
+def _number_in(x, kind):
+    """The Python number ``x`` (or a traced one) as an array of ``kind``."""
+    return _np.asarray(x, kind) if type(x) in PYTHON_NUMBERS else _astype(x, dtype=kind)

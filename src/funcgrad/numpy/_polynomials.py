@@ -64,6 +64,7 @@ def polyval(p, x):
     """
     if not is_traced(p, x):
         return _np.polyval(p, x)
+    p, x = strong_number(p, x), strong_number(x, p)  # NumPy's asarray: a traced number too
     p, x = as_array(p), as_array(x)
     y = in_library_of(_np.zeros(_shape_of(x)), x)  # on x's device
     for k in range(_shape_of(p)[0]):  # primitives: a plain device y refuses a traced x in *
