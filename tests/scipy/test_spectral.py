@@ -134,3 +134,43 @@ def test_wrong_arguments_are_named():
         fs.welch(X, nperseg=32, scaling="energy")
     with pytest.raises(fg.errors.ShapeError, match="window must be 1-D of length nperseg=32"):
         fs.welch(X, nperseg=32, window=np.ones(8))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.int64, np.float64])
+@pytest.mark.parametrize(
+    "kw", [{}, {"detrend": "linear"}, {"scaling": "spectrum"}, {"average": "median"}], ids=str
+)
+def test_spectra_keep_scipys_precision(dtype, kw):
+    # SciPy computes in result_type(x, y, complex64): float32 data gives float32 and
+    # complex64 spectra (funcgrad's float64 window widened them), integers float64
+    rng = np.random.default_rng(4)
+    x = (rng.normal(size=40) * (1 + 1j if dtype == np.complex64 else 1)).astype(dtype)
+    y = x[::-1].copy()
+    narrow = dtype in (np.float32, np.complex64)
+    with warnings.catch_warnings():  # SciPy's: complex data switches to two-sided spectra
+        warnings.simplefilter("ignore", UserWarning)
+        pairs = _spectra_pairs(x, y, dtype, kw)
+    for got, want in pairs:
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-4 if narrow else 1e-10, atol=1e-6)
+
+
+def _spectra_pairs(x, y, dtype, kw):
+    """(funcgrad's, SciPy's) welch (eager and under jit), csd, and without options stft and
+    istft."""
+    pairs = [
+        (fs.welch(x, nperseg=8, **kw)[1], ss.welch(x, nperseg=8, **kw)[1]),
+        (fg.jit(lambda v: fs.welch(v, nperseg=8, **kw)[1])(x), ss.welch(x, nperseg=8, **kw)[1]),
+        (fs.csd(x, y, nperseg=8, **kw)[1], ss.csd(x, y, nperseg=8, **kw)[1]),
+    ]
+    if not kw:
+        z = ss.stft(x, nperseg=8)[2]
+        one = dtype != np.complex64
+        pairs += [
+            (fs.stft(x, nperseg=8)[2], z),
+            (
+                fs.istft(z, nperseg=8, input_onesided=one)[1],
+                ss.istft(z, nperseg=8, input_onesided=one)[1],
+            ),
+        ]
+    return pairs

@@ -5,6 +5,7 @@ of :mod:`funcgrad.numpy`, so each function differentiates in its signals and run
 ``jit`` and ``vmap``. The window comes from ``scipy.signal.get_window`` (a constant).
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -52,6 +53,14 @@ def _lengths(n, window, nperseg, noverlap, nfft, who, default):
     return nperseg, noverlap, nfft
 
 
+def _real_dtype(*signals):
+    """The real dtype SciPy computes a spectrum of ``signals`` in: float32 for float32 or
+    complex64 data, else float64 (its ``result_type(x, y, complex64)``). The window and the
+    constants are made in it, so float32 data gives float32 and complex64 results."""
+    kind = np.result_type(*(fnp.asarray(s).dtype for s in signals if s is not None), np.complex64)
+    return np.finfo(kind).dtype
+
+
 def _detrended(segments, detrend):
     if detrend is False or detrend is None:
         return segments
@@ -59,8 +68,8 @@ def _detrended(segments, detrend):
         return segments - fnp.mean(segments, axis=-1, keepdims=True)
     if detrend == "linear":
         n = shape_of(segments)[-1]
-        t = np.arange(n) - (n - 1) / 2.0
-        slope = fnp.sum(segments * t, axis=-1, keepdims=True) / np.sum(t * t)
+        t = (np.arange(n) - (n - 1) / 2.0).astype(_real_dtype(segments))
+        slope = fnp.sum(segments * t, axis=-1, keepdims=True) / float(np.sum(t * t))
         return segments - fnp.mean(segments, axis=-1, keepdims=True) - slope * t
     if callable(detrend):
         return detrend(segments)
@@ -89,7 +98,8 @@ def _spectra(
     x = fnp.asarray(x)
     n = shape_of(x)[-1]
     nperseg, noverlap, nfft = _lengths(n, window, nperseg, noverlap, nfft, who, 256)
-    win = _window(window, nperseg, who)
+    real = _real_dtype(x, y)
+    win = _window(window, nperseg, who).astype(real)
     if boundary is not None:
         if boundary != "zeros":
             raise ArgumentError(f"{who}: boundary must be 'zeros' or None; got {boundary!r}")
@@ -118,20 +128,20 @@ def _spectra(
         segments = _detrended(fnp.take(signal, index, axis=-1), detrend) * win
         return transform(segments, n=nfft, axis=-1)
 
-    if scaling == "density":
-        scale = 1.0 / (fs * np.sum(win * win))
+    if scaling == "density":  # (Python floats: weak beside float32 data)
+        scale = 1.0 / (fs * float(np.sum(win * win)))
     elif scaling == "spectrum":
-        scale = 1.0 / np.sum(win) ** 2
+        scale = 1.0 / float(np.sum(win)) ** 2
     else:
         raise ArgumentError(f"{who}: scaling must be 'density' or 'spectrum'; got {scaling!r}")
     if mode == "stft":
-        result = spectrum(x) * np.sqrt(scale)
+        result = spectrum(x) * math.sqrt(scale)
     else:
         sx = spectrum(x)
         sy = sx if y is None else spectrum(y)
         result = fnp.conj(sx) * sy * scale
         if onesided:
-            doubled = np.ones(shape_of(result)[-1])
+            doubled = np.ones(shape_of(result)[-1], real)
             doubled[1 : -1 if nfft % 2 == 0 else None] = 2.0
             result = result * doubled
     freqs = np.fft.rfftfreq(nfft, 1.0 / fs) if onesided else np.fft.fftfreq(nfft, 1.0 / fs)
@@ -219,15 +229,15 @@ def istft(
     if nperseg is None:
         nperseg = 2 * (nfreq - 1) if input_onesided else nfreq
     nperseg, noverlap, nfft = _lengths(nperseg, window, nperseg, noverlap, nfft, "istft", nperseg)
-    win = _window(window, nperseg, "istft")
+    win = _window(window, nperseg, "istft").astype(_real_dtype(z))
     frames = (
         fnp.fft.irfft(z, n=nfft, axis=-2) if input_onesided else fnp.fft.ifft(z, n=nfft, axis=-2)
     )
     frames = fnp.swapaxes(frames, -1, -2)[..., :nperseg]  # (..., segments, nperseg)
     if scaling == "spectrum":
-        frames = frames * np.sum(win)
+        frames = frames * float(np.sum(win))
     elif scaling == "psd":
-        frames = frames * np.sqrt(fs * np.sum(win * win))
+        frames = frames * math.sqrt(fs * float(np.sum(win * win)))
     else:
         raise ArgumentError(f"istft: scaling must be 'spectrum' or 'psd'; got {scaling!r}")
     step = nperseg - noverlap
@@ -238,7 +248,7 @@ def istft(
     summed = at(fnp.zeros(shape_of(frames)[:-2] + (length,), dtype=flat.dtype))[..., positions].add(
         flat
     )
-    norm = np.zeros(length)
+    norm = np.zeros(length, win.dtype)
     np.add.at(norm, positions, np.tile(win * win, nseg))
     signal = summed / np.where(norm > 1e-10, norm, 1.0)
     kept = slice(nperseg // 2, length - nperseg // 2) if boundary else slice(None)
@@ -341,7 +351,7 @@ def csd(
         median = fnp.median(fnp.real(pxy), axis=-1)
         if y is not None:  # SciPy takes the medians of the real and imaginary parts apart
             median = median + 1j * fnp.median(fnp.imag(pxy), axis=-1)
-        pxy = median / bias
+        pxy = median / float(bias)
     else:
         raise ArgumentError(f"csd: average must be 'mean' or 'median'; got {average!r}")
     if y is None:
