@@ -99,3 +99,19 @@ def test_erfc_keeps_its_tail():
     want = np.asarray(jax.lax.erfc(jnp.asarray(x)))
     for f in (fg.lax.erfc, fg.jit(fg.lax.erfc)):
         np.testing.assert_allclose(f(x), want, rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac", "zeta", "polygamma"])
+@pytest.mark.parametrize("number", [0.5, 2])
+def test_a_python_number_traced_by_jit_stays_weak(name, number):
+    # lax.igamma(2, x32) is float32 (a Python number is weak); jit's traced 2 was float64
+    x = np.array([0.3, 1.2, 2.5], np.float32)
+    f = getattr(fg.lax, name)
+    if name == "polygamma":
+        number = 2  # (an order)
+    args = (number, x) if name in ("igamma", "igammac", "polygamma") else (x + 1.0, number)
+    want = f(*args)
+    assert want.dtype == np.float32
+    got = fg.jit(f)(*args)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)

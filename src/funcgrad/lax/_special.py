@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import numpy as fnp
+from ..core.results import weak
 from ..core.values import dtype_of, numeric_kind
 from ..nn import erf as _erf
 from ._scipy import scipy_part
@@ -37,13 +38,14 @@ __all__ = [
 
 def like_operands(out: Any, *operands: Any) -> Any:
     """``out`` in the dtype of its floating operands, as lax gives it (Python numbers are
-    weak: they change nothing; integer operands leave ``out`` as computed).
+    weak, traced by jit or not: they change nothing; integer operands leave ``out`` as
+    computed).
 
     >>> import numpy as np
     >>> like_operands(np.ones(2), np.ones(2, np.float32), 2.0).dtype
     dtype('float32')
     """
-    dtypes = [dtype_of(x) for x in operands if type(x) not in (bool, int, float, complex)]
+    dtypes = [dtype_of(x) for x in operands if not weak(x)]  # (a traced Python number too)
     if not dtypes:
         return out
     want = np.result_type(*dtypes)
