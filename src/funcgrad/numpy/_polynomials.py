@@ -297,6 +297,7 @@ def polydiv(u, v):
 
 def _as_float_polynomial(p, other):
     """``p`` as polydiv's coefficients: a number a constant polynomial (see
-    :func:`~funcgrad.numpy._helpers.strong_number`), and integers or booleans float64, as NumPy's ``atleast_1d(p) + 0.0``."""
+    :func:`~funcgrad.numpy._helpers.strong_number`), and integers or booleans float64, as
+    NumPy's ``atleast_1d(p) + 0.0``."""
     p = reshape(as_array(strong_number(p, other)), (-1,))
     return _u.astype(p, dtype=_np.float64) if _dtype_of(p).kind in "biu" else p

@@ -291,6 +291,7 @@ def all_batched(size, values, batched):
 
 
 def _number_beside(v, like):
+    """A number ``v`` as a 0-d array of the library of the batched value ``like``."""
     if type(v) in (int, float, complex, bool) or isinstance(v, np.generic):
         return in_library_of(np.asarray(v), like)  # (NumPy's array beside NumPy's values)
     return v

@@ -14,7 +14,7 @@ import scipy.signal
 from .. import numpy as fnp
 from ..at import at
 from ..core.errors import ArgumentError, ShapeError
-from ..core.values import shape_of
+from ..core.values import dtype_of, in_library_of, shape_of
 
 __all__ = ["stft", "istft", "welch", "csd"]
 
@@ -57,7 +57,7 @@ def _real_dtype(*signals):
     """The real dtype SciPy computes a spectrum of ``signals`` in: float32 for float32 or
     complex64 data, else float64 (its ``result_type(x, y, complex64)``). The window and the
     constants are made in it, so float32 data gives float32 and complex64 results."""
-    kind = np.result_type(*(fnp.asarray(s).dtype for s in signals if s is not None), np.complex64)
+    kind = np.result_type(*(dtype_of(s) for s in signals if s is not None), np.complex64)
     return np.finfo(kind).dtype
 
 
@@ -69,7 +69,9 @@ def _detrended(segments, detrend):
     if detrend == "linear":
         n = shape_of(segments)[-1]
         t = (np.arange(n) - (n - 1) / 2.0).astype(_real_dtype(segments))
-        slope = fnp.sum(segments * t, axis=-1, keepdims=True) / float(np.sum(t * t))
+        scale = float(np.sum(t * t))
+        t = in_library_of(t, segments)
+        slope = fnp.sum(segments * t, axis=-1, keepdims=True) / scale
         return segments - fnp.mean(segments, axis=-1, keepdims=True) - slope * t
     if callable(detrend):
         return detrend(segments)
@@ -118,14 +120,13 @@ def _spectra(
         raise ShapeError(f"{who}: the signal ({n} samples) is shorter than nperseg={nperseg}")
     starts = np.arange(0, total - nperseg + 1, step)
     index = starts[:, None] + np.arange(nperseg)  # (segments, nperseg)
-    complex_input = np.iscomplexobj(np.zeros((), fnp.asarray(x).dtype)) or (
-        y is not None and np.iscomplexobj(np.zeros((), fnp.asarray(y).dtype))
-    )
+    complex_input = dtype_of(x).kind == "c" or (y is not None and dtype_of(y).kind == "c")
     onesided = onesided and not complex_input
     transform = fnp.fft.rfft if onesided else fnp.fft.fft
 
-    def spectrum(signal):
-        segments = _detrended(fnp.take(signal, index, axis=-1), detrend) * win
+    def spectrum(signal):  # (the window on the signal's device: in_library_of)
+        segments = _detrended(fnp.take(signal, index, axis=-1), detrend)
+        segments = segments * in_library_of(win, segments)
         return transform(segments, n=nfft, axis=-1)
 
     if scaling == "density":  # (Python floats: weak beside float32 data)
@@ -143,7 +144,7 @@ def _spectra(
         if onesided:
             doubled = np.ones(shape_of(result)[-1], real)
             doubled[1 : -1 if nfft % 2 == 0 else None] = 2.0
-            result = result * doubled
+            result = result * in_library_of(doubled, result)
     freqs = np.fft.rfftfreq(nfft, 1.0 / fs) if onesided else np.fft.fftfreq(nfft, 1.0 / fs)
     times = (starts + nperseg / 2.0) / fs
     if boundary is not None:
