@@ -245,13 +245,14 @@ def istft(
     length = nperseg + (nseg - 1) * step
     # overlap-add as one scatter: every frame sample's position in the signal
     positions = (np.arange(nseg)[:, None] * step + np.arange(nperseg)).ravel()
-    flat = fnp.reshape(frames * win, shape_of(frames)[:-2] + (nseg * nperseg,))
-    summed = at(fnp.zeros(shape_of(frames)[:-2] + (length,), dtype=flat.dtype))[..., positions].add(
-        flat
+    flat = fnp.reshape(
+        frames * in_library_of(win, frames), shape_of(frames)[:-2] + (nseg * nperseg,)
     )
+    zeros = in_library_of(np.zeros(shape_of(frames)[:-2] + (length,), dtype_of(flat)), flat)
+    summed = at(zeros)[..., positions].add(flat)
     norm = np.zeros(length, win.dtype)
     np.add.at(norm, positions, np.tile(win * win, nseg))
-    signal = summed / np.where(norm > 1e-10, norm, 1.0)
+    signal = summed / in_library_of(np.where(norm > 1e-10, norm, 1.0), summed)
     kept = slice(nperseg // 2, length - nperseg // 2) if boundary else slice(None)
     if np.any(norm[kept] <= 1e-10):  # as SciPy: samples no window covers stay zero
         warnings.warn(
