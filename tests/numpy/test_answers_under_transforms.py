@@ -482,3 +482,20 @@ def test_geomspace_of_narrow_ends_computes_in_float64_as_numpy_does(dtype):
     ):
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "u, v",
+    [
+        (np.array([1.5, -2.0, 0.25]), np.float32(1.25)),  # scale in float32, as NumPy's
+        (np.array([1.0, 3.0, 2.0 + 3e-9, 5.0]), np.array([1.0, 3.0, 2.0])),  # x term under 1e-8
+        (np.array([2.0, 0.1, -0.3, 0.7]), np.array([0.3, 1.0])),
+    ],
+    ids=str,
+)
+def test_polydiv_of_plain_coefficients_is_numpys_bit_for_bit(u, v):
+    # NumPy divides by 1 / v[0] in v's own type and keeps the remainder's every entry but
+    # the leading ones within allclose's 1e-8 of zero
+    for got, want in zip(fnp.polydiv(u, v), np.polydiv(u, v)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

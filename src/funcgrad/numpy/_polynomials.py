@@ -273,10 +273,10 @@ def polydiv(u, v):
     (array([ 1., -2.]), array([0.]))
     """
     u, v = _as_float_polynomial(u, v), _as_float_polynomial(v, u)
+    scale = 1.0 / v[0]  # in v's own type, as NumPy takes it (float32's 1 / 1.25 is not 0.8)
     common = _np.result_type(_dtype_of(u), _dtype_of(v))  # NumPy divides in one type
     u, v = (w if _dtype_of(w) == common else _u.astype(w, dtype=common) for w in (u, v))
     m, n = _shape_of(u)[0] - 1, _shape_of(v)[0] - 1
-    scale = 1.0 / v[0]
     rest = [u[i] for i in range(m + 1)]
     quotient = []
     for k in range(max(m - n + 1, 0)):
@@ -285,14 +285,14 @@ def polydiv(u, v):
         for i in range(n + 1):
             rest[k + i] = rest[k + i] - d * v[i]
     q = stack(quotient) if quotient else in_library_of(_np.zeros(1, common), u)
-    remainder = rest[max(m - n + 1, 0) :] or [u[0] * 0.0]
-    r = stack(remainder)
-    # NumPy drops the remainder's leading near-zeros
-    keep = _np.asarray(concrete(r, "polydiv")) if not is_traced(r) else None
-    if keep is not None:
-        nonzero = _np.flatnonzero(~_np.isclose(keep, 0, rtol=1e-14, atol=0))
-        r = r[nonzero[0] :] if len(nonzero) else r[-1:]
-    return q, r
+    if is_traced(*rest):  # the remainder's degree, n - 1: its length cannot follow the values
+        return q, stack(rest[max(m - n + 1, 0) :] or [u[0] * 0.0])
+    # NumPy keeps every entry and drops the leading near-zeros (the divided-out terms'
+    # rounding too): allclose(r[0], 0, rtol=1e-14), whose atol is allclose's default 1e-8
+    r = stack(rest)
+    keep = _np.asarray(concrete(r, "polydiv"))
+    nonzero = _np.flatnonzero(~_np.isclose(keep, 0, rtol=1e-14, atol=1e-8))
+    return q, r[nonzero[0] :] if len(nonzero) else r[-1:]
 
 
 def _as_float_polynomial(p, other):
