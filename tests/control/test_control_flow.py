@@ -364,3 +364,54 @@ def test_a_numpy_array_indexed_by_a_loops_counter_says_how_to_pick_the_row():
     with pytest.raises(fg.FuncgradError, match=r"fnp\.take\(xs, i, axis=0\)"):
         fg.fori_loop(0, 5, lambda i, c: c + xs[i], 0.0)
     assert fg.fori_loop(0, 5, lambda i, c: c + fnp.take(xs, i, axis=0), 0.0) == 10.0
+
+
+X32 = np.array([0.5, 3.0, -1.25], np.float32)
+WEAK_CARRIES = {  # (loop of a weak Python number carry, the step made by a Python loop)
+    "fori float32": (
+        lambda s: fg.fori_loop(0, 3, lambda i, c: c + fnp.sum(X32) * s, 0.0),
+        lambda c, s: c + fnp.sum(X32) * s,
+    ),
+    "fori int start": (
+        lambda s: fg.fori_loop(0, 3, lambda i, c: c + fnp.sum(X32 * s), 0),
+        lambda c, s: c + fnp.sum(X32 * s),
+    ),
+    "fori complex64": (
+        lambda s: fg.fori_loop(0, 3, lambda i, c: c + 1j * fnp.sum(X32) * s, 0.0),
+        lambda c, s: c + 1j * fnp.sum(X32) * s,
+    ),
+    "scan": (
+        lambda s: fg.scan(lambda c, x: (c + x * s, c), 0.0, X32)[0],
+        None,
+    ),
+    "while": (  # three steps: 2.25, 4.5, 6.75
+        lambda s: fg.while_loop(lambda c: c < 5.0, lambda c: c + fnp.sum(X32) * s, 0.0),
+        lambda c, s: c + fnp.sum(X32) * s,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WEAK_CARRIES))
+def test_a_weak_carry_takes_the_type_its_step_gives(name):
+    # fori_loop(0, n, lambda i, c: c + x32.sum(), 0.0), as JAX promotes a weakly typed
+    # carry and a Python loop's number becomes float32 after its first step (it raised)
+    loop, step = WEAK_CARRIES[name]
+    want = 0.0 if name != "fori int start" else 0
+    if step is None:
+        for x in X32:
+            want = want + x * np.float32(1.0)
+    else:
+        for _ in range(3):
+            want = step(want, np.float32(1.0))
+    got = loop(np.float32(1.0))
+    assert got.dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    for transformed in (fg.jit(loop)(np.float32(1.0)), fg.checkpoint(loop)(np.float32(1.0))):
+        assert transformed.dtype == got.dtype
+        np.testing.assert_allclose(transformed, got, rtol=1e-6)
+    if np.asarray(want).dtype.kind == "f":  # the derivative by the scale, against a difference
+        d = fg.grad(loop)(np.float32(1.0))
+        assert d.dtype == np.float32
+        h = np.float32(1 / 64)  # (exact in float32; no step count changes within it)
+        central = (loop(np.float32(1.0) + h) - loop(np.float32(1.0) - h)) / (2 * h)
+        np.testing.assert_allclose(d, central, rtol=1e-4)

@@ -234,6 +234,8 @@ def check_same_leaves(who, what, before, after, tree):
         sb, db = abstract(b)
         sa, da = abstract(a)
         if sb != sa or db != da:
+            if weak(b) and sa == () and not weak(a):  # a weak number the step gives a NumPy
+                continue  # scalar of another type: strong_carries starts the carry in it
             raise ShapeError(
                 f"{who}: {what}{path} is {_describe(sb, db)} going in but the body returns "
                 f"{_describe(sa, da)}; a loop's carry keeps its shape and dtype (start it "
@@ -457,16 +459,20 @@ def _check_leaf(x, who):
 
 def strong_carries(carry, body):
     """``carry`` with each Python number whose step gives NumPy's scalar made NumPy's
-    scalar, or None if none is: a carry keeps one type from step to step, so a weak Python
-    float the body turns into a strong float64 (``fnp.sin(c)``, NumPy's answer, NEP 50)
-    is a float64 from the start, as JAX promotes a weakly typed carry. The body is then
-    traced again on it. (A Python loop's carry would change type after its first step.)"""
+    scalar of the step's dtype, or None if none is: a carry keeps one type from step to
+    step, so a weak Python float the body turns into a strong float64 (``fnp.sin(c)``,
+    NumPy's answer, NEP 50) is a float64 from the start, and one the body adds a float32
+    to (``c + fnp.sum(x32)``) a float32, as JAX promotes a weakly typed carry. The body is
+    then traced again on it. (A Python loop's carry would change type after its first
+    step.)"""
     outs = body.out_examples()
     promoted = None
     for k, c in enumerate(carry):
         if weak(c) and not weak(outs[k]) and shape_of(outs[k]) == ():
             promoted = list(carry) if promoted is None else promoted
-            promoted[k] = strong(c)
+            want = dtype_of(outs[k])
+            c = strong(c)
+            promoted[k] = c if dtype_of(c) == want else astype(c, dtype=want)
     return promoted
 
 
