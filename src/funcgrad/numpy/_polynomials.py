@@ -265,7 +265,10 @@ def poly(seq_of_zeros):
 
 def polydiv(u, v):
     """``numpy.polydiv``: quotient and remainder of ``u / v`` (long division, differentiable
-    in both).
+    in both). NumPy keeps the remainder's entries from the first one above 1e-8, a length
+    that follows the values; under a transform the remainder has ``len(v) - 1`` entries
+    (its degree below ``v``'s; ``len(u)`` for a shorter ``u``), the same where the
+    division's rounding stays under 1e-8.
 
     >>> import numpy as np
     >>> from funcgrad.numpy import polydiv
