@@ -470,7 +470,7 @@ def strong_carries(carry, body):
     for k, c in enumerate(carry):
         if weak(c) and not weak(outs[k]) and shape_of(outs[k]) == ():
             promoted = list(carry) if promoted is None else promoted
-            want = dtype_of(outs[k])
+            want = np.result_type(raw(c), dtype_of(outs[k]))  # (JAX's: a float stays one)
             c = strong(c)
             promoted[k] = c if dtype_of(c) == want else astype(c, dtype=want)
     return promoted
