@@ -179,13 +179,9 @@ def test_an_eager_pullback_meets_a_traced_cotangent(name, args, params, diff, pr
     _close(got_t, to_numpy(want_t))
 
 
-@pytest.mark.parametrize("name, args, params, diff, pre", _rows())
-def test_a_hessian_vector_product_runs_on_the_device(name, args, params, diff, pre):
-    # forward over reverse, eagerly: each reverse rule runs on forward-mode values whose
-    # numbers are the device's plain arrays, beside constants (bases, masks) it makes
-    prim = PRIMITIVES[name]
-    if not _differentiable(prim, args, params, diff, pre):
-        return
+def _weighted_loss(prim, args, params, diff, pre):
+    """The call's weighted sum as a function of its differentiated arguments, with the
+    others (and the weights) NumPy's, or with ``on_device=True`` the device's."""
     w = _weights(_call(prim, list(args), params, diff, pre), 3)
 
     def loss(*xs, on_device=False):
@@ -194,6 +190,18 @@ def test_a_hessian_vector_product_runs_on_the_device(name, args, params, diff, p
             full[i] = x
         y = _call(prim, full, params, diff, pre, const=MAKE if on_device else lambda c: c)
         return fg.numpy.real(fg.numpy.sum(y * (MAKE(w) if on_device else w)))
+
+    return loss
+
+
+@pytest.mark.parametrize("name, args, params, diff, pre", _rows())
+def test_a_hessian_vector_product_runs_on_the_device(name, args, params, diff, pre):
+    # forward over reverse, eagerly: each reverse rule runs on forward-mode values whose
+    # numbers are the device's plain arrays, beside constants (bases, masks) it makes
+    prim = PRIMITIVES[name]
+    if not _differentiable(prim, args, params, diff, pre):
+        return
+    loss = _weighted_loss(prim, args, params, diff, pre)
 
     primals = [args[i] for i in diff]
     tangents = [np.random.default_rng(4).normal(size=np.shape(p)) for p in primals]
@@ -225,14 +233,7 @@ def test_a_batch_of_gradients_runs_on_the_device(name, args, params, diff, pre):
     prim = PRIMITIVES[name]
     if not _differentiable(prim, args, params, diff, pre):
         return
-    w = _weights(_call(prim, list(args), params, diff, pre), 3)
-
-    def loss(*xs, on_device=False):
-        full = _all_on_device(args, diff) if on_device else list(args)
-        for i, x in zip(diff, xs):
-            full[i] = x
-        y = _call(prim, full, params, diff, pre, const=MAKE if on_device else lambda c: c)
-        return fg.numpy.real(fg.numpy.sum(y * (MAKE(w) if on_device else w)))
+    loss = _weighted_loss(prim, args, params, diff, pre)
 
     primals = [args[i] for i in diff]
     argnums = tuple(range(len(diff)))
