@@ -202,7 +202,6 @@ def test_a_hessian_vector_product_runs_on_the_device(name, args, params, diff, p
     if not _differentiable(prim, args, params, diff, pre):
         return
     loss = _weighted_loss(prim, args, params, diff, pre)
-
     primals = [args[i] for i in diff]
     tangents = [np.random.default_rng(4).normal(size=np.shape(p)) for p in primals]
     argnums = tuple(range(len(diff)))
@@ -234,7 +233,6 @@ def test_a_batch_of_gradients_runs_on_the_device(name, args, params, diff, pre):
     if not _differentiable(prim, args, params, diff, pre):
         return
     loss = _weighted_loss(prim, args, params, diff, pre)
-
     primals = [args[i] for i in diff]
     argnums = tuple(range(len(diff)))
     grad_on = fg.grad(functools.partial(loss, on_device=True), argnums=argnums)
