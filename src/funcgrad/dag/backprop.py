@@ -118,7 +118,9 @@ def vjp_step(node, g):
             if len(args) == 2:
                 a, b = args
                 x, y = a._value, b._value
-                if type(x) is not type(y) and is_foreign(y if isinstance(x, Box) else x):
+                if type(x) is not type(y) and (
+                    is_foreign(y) if isinstance(x, Box) else isinstance(y, Box) and is_foreign(x)
+                ):
                     x, y = joined((x, y))  # another library's plain array beside a traced value
                 pa, pb = partials
                 if a._prim is CONST:
