@@ -30,6 +30,7 @@ import numpy as np
 from ..analysis.facts import declare
 from ..core.namespaces import own_function, own_unary
 from ..core.primitive import Primitive, describe
+from ..core.results import NUMPY_SCALAR
 from ..core.traces import one_example_at_a_time
 from ..core.values import (
     filled_like,
@@ -292,7 +293,7 @@ def all_batched(size, values, batched):
 
 def _number_beside(v, like):
     """A number ``v`` as a 0-d array of the library of the batched value ``like``."""
-    if type(v) in (int, float, complex, bool) or isinstance(v, np.generic):
+    if type(v) in NUMPY_SCALAR or isinstance(v, np.generic):  # (Python's numbers: its keys)
         return in_library_of(np.asarray(v), like)  # (NumPy's array beside NumPy's values)
     return v
 

@@ -124,9 +124,10 @@ def _spectra(
     onesided = onesided and not complex_input
     transform = fnp.fft.rfft if onesided else fnp.fft.fft
 
-    def spectrum(signal):  # (the window on the signal's device: in_library_of)
-        segments = _detrended(fnp.take(signal, index, axis=-1), detrend)
-        segments = segments * in_library_of(win, segments)
+    on_device = in_library_of(win, x)  # the window on the signal's device, made once
+
+    def spectrum(signal):
+        segments = _detrended(fnp.take(signal, index, axis=-1), detrend) * on_device
         return transform(segments, n=nfft, axis=-1)
 
     if scaling == "density":  # (Python floats: weak beside float32 data)
