@@ -210,6 +210,13 @@ def _plain_pair(a, b):
     return x, y
 
 
+def _bool_array(x):
+    """Whether the traced ``x`` stands for a NumPy array of bools (not a scalar: NumPy's
+    ``**`` takes its square only for arrays)."""
+    v = raw(x)
+    return type(v) is np.ndarray and v.dtype == np.bool_
+
+
 class ArrayLike(Box):
     """Operator overloads and array attributes shared by every traced value.
 
@@ -290,6 +297,8 @@ class ArrayLike(Box):
         return elementwise.divide(other, self)
 
     def __pow__(self, other):
+        if type(other) is int and other == 2 and _bool_array(self):
+            return ufuncs.square(self)  # NumPy's array ** 2 is its square: int8 for bools
         return elementwise.power(self, other)
 
     def __rpow__(self, other):

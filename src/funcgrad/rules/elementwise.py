@@ -446,9 +446,9 @@ def _step(x):
 
 _ = None  # no derivative
 _add, _sub, _mul = (
-    _operator(operator.add, "add"),
-    _operator(operator.sub, "subtract"),
-    _operator(operator.mul, "multiply"),
+    _operator(operator.add, "add", np.add),
+    _operator(operator.sub, "subtract", np.subtract),
+    _operator(operator.mul, "multiply", np.multiply),
 )
 
 # name                          impl                d f / d x                          d f / d y
