@@ -115,3 +115,31 @@ def test_a_python_number_traced_by_jit_stays_weak(name, number):
     got = fg.jit(f)(*args)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+POLES = np.array([-np.inf, -3.0, -1.0, -0.0, 0.0, np.inf, np.nan, -2.5, 0.5, 4.0])
+
+
+@pytest.mark.parametrize("name", ["lgamma", "digamma"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_lgamma_and_digamma_at_their_poles_are_xlas(name, dtype):
+    # lgamma(-inf) is +inf (SciPy's gammaln: -inf); digamma(+-0) is nan (SciPy's: -+inf)
+    x = POLES.astype(dtype)
+    want = np.asarray(getattr(jax.lax, name)(jnp.asarray(x)))
+    f = getattr(fg.lax, name)
+    for got in (f(x), fg.jit(f)(x), fg.vmap(f)(x)):
+        assert got.dtype == want.dtype
+        # XLA's float32 lgamma is good to a few units in the 6th digit; SciPy's closer
+        rtol = 1e-5 if dtype == np.float32 else 1e-13
+        np.testing.assert_allclose(got, want, rtol=rtol, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["lgamma", "digamma"])
+def test_lgamma_and_digamma_derivatives_are_xlas_away_from_the_poles(name):
+    x = np.array([-2.5, -0.5, 0.5, 4.0])
+    want = np.asarray(jax.vmap(jax.grad(getattr(jax.lax, name)))(jnp.asarray(x)))
+    f = getattr(fg.lax, name)
+    for g in (fg.vmap(fg.grad(f)), fg.jit(fg.vmap(fg.grad(f)))):
+        np.testing.assert_allclose(g(x), want, rtol=1e-10)
+    assert np.isnan(fg.grad(fg.lax.lgamma)(-np.inf))  # XLA's too: digamma(-inf)
+    assert fg.grad(fg.lax.digamma)(0.0) == np.inf  # XLA's: polygamma(1, 0)

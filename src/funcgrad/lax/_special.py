@@ -86,7 +86,7 @@ def _special(name):
 
 
 def lgamma(x: Any) -> Any:
-    """The log of the absolute value of Gamma(x) (SciPy's ``gammaln``).
+    """The log of the absolute value of Gamma(x) (SciPy's ``gammaln``; at -inf XLA's +inf).
 
     >>> import numpy as np
     >>> from funcgrad.lax import lgamma
@@ -96,18 +96,23 @@ def lgamma(x: Any) -> Any:
     >>> fg.grad(lgamma)(4.0)    # digamma(4)
     np.float64(1.2561176684318003)
     """
-    return like_operands(_special("gammaln")(x), x)
+    out = _special("gammaln")(x)
+    # XLA's (and C's lgamma's) value at -inf is +inf, SciPy's -inf: |out| there, whose
+    # derivative stays digamma's nan
+    return like_operands(fnp.where(fnp.isneginf(x), fnp.abs(out), out), x)
 
 
 def digamma(x: Any) -> Any:
-    """The derivative of ``lgamma``.
+    """The derivative of ``lgamma`` (SciPy's ``digamma``; nan at 0, as XLA's at every pole).
 
     >>> import numpy as np
     >>> from funcgrad.lax import digamma
     >>> digamma(np.array([1.0, 4.0]))
     array([-0.57721566,  1.25611767])
     """
-    return like_operands(_special("digamma")(x), x)
+    # a pole at 0 as at the negative integers: XLA's nan there (SciPy's -inf and inf at 0
+    # and -0.0), read at -1, whose derivative is XLA's inf at 0 as well
+    return like_operands(_special("digamma")(fnp.where(x == 0, x - 1.0, x)), x)
 
 
 def erf_inv(x: Any) -> Any:
