@@ -8,8 +8,10 @@ a copy (``x`` is never changed).
 Any NumPy index works: ints, slices, ``None``, ``...``, integer arrays and
 boolean masks. The update is written through the flat positions the index
 selects (``arange(x.size).reshape(x.shape)[idx]``), so repeated positions
-follow NumPy: ``set`` keeps the last value written, ``add`` and ``multiply``
-accumulate every value, like ``np.add.at`` and ``np.multiply.at``. An index
+follow NumPy: ``set`` keeps the last value written, ``add``, ``subtract``,
+``multiply`` (``mul``), ``min`` and ``max`` combine every value in turn, like
+``np.add.at`` and ``np.minimum.at``; ``divide`` and ``power`` are JAX's, by (or to)
+the product of the values written to a position. An index
 computed under ``jit`` or ``vmap`` is an operand of the gather and scatter
 primitives (:mod:`funcgrad.rules.gather`).
 
@@ -25,9 +27,9 @@ import numpy as np
 from .core.errors import ArgumentError, UnsupportedError
 from .core.namespaces import is_foreign
 from .core.traces import Box
-from .core.values import dtype_of, in_library_of, shape_of
+from .core.values import dtype_of, in_library_of, numeric_kind, shape_of
 from .dag.arraylike import ArrayLike, TracedIndex, index_param
-from .rules import arrays, gather, ufuncs
+from .rules import arrays, elementwise, gather, ufuncs
 from .rules.elementwise import less, where
 
 __all__ = ["at"]
@@ -77,6 +79,46 @@ class _Ref:
         ``mode`` as for :meth:`set`."""
         return self._update(v, "multiply", mode)
 
+    mul = multiply  # JAX's other name
+
+    def subtract(self, v, mode=None):
+        """``x`` with ``v`` subtracted at ``index`` (each repeat subtracts); ``mode`` as for
+        :meth:`set`."""
+        return self._update(v, "subtract", mode)
+
+    def min(self, v, mode=None):
+        """``x`` with ``x[index]`` replaced by its minimum with ``v`` (``np.minimum.at``:
+        repeats taken in order, NaN kept); the derivative goes to the smaller, shared at a
+        tie as ``minimum``'s. ``mode`` as for :meth:`set`."""
+        return self._update(v, "min", mode)
+
+    def max(self, v, mode=None):
+        """``x`` with ``x[index]`` replaced by its maximum with ``v`` (``np.maximum.at``);
+        as :meth:`min`."""
+        return self._update(v, "max", mode)
+
+    def divide(self, v, mode=None):
+        """``x`` divided at ``index`` by ``v``, as JAX's: by the product of the values
+        written to a repeated position; an integer ``x`` gives floats (true division)."""
+        return self._over_product(v, mode, elementwise.divide)
+
+    def power(self, v, mode=None):
+        """``x`` raised at ``index`` to ``v``, as JAX's: to the product of the values
+        written to a repeated position; ``x`` keeps its dtype."""
+        return self._over_product(v, mode, elementwise.power)
+
+    def _over_product(self, v, mode, op):
+        """``op(x, p)`` for ``p`` the product of the values at each position (one
+        elsewhere): JAX's ``divide`` and ``power``."""
+        if type(self.index) is TracedIndex:
+            raise _traced_index_refused(op.name)
+        x = self.x
+        dtype = dtype_of(x)
+        if numeric_kind(dtype) not in "fc" and op is not elementwise.power:
+            dtype = np.dtype(np.float64)  # integers divided truly: floats
+        ones = in_library_of(np.ones(shape_of(x), dtype), x)
+        return op(x, _Ref(ones, self.index).multiply(v, mode))
+
     def _update(self, v, how, mode=None):
         if mode is not None:
             mode = _mode(mode, ("clip", "drop"), how)
@@ -91,10 +133,8 @@ class _Ref:
             out = np.array(x, copy=True)
             if how == "set":
                 out[index] = v
-            elif how == "add":
-                np.add.at(out, index, v)
             else:
-                np.multiply.at(out, index, v)
+                _AT_UFUNCS[how].at(out, index, v)
             return out
         return _traced_update(_operand(x), index, v, how)
 
@@ -194,6 +234,23 @@ def _in_dtype_of(out, x):
     return out if dtype_of(out) == dtype_of(x) else ufuncs.astype(out, dtype=dtype_of(x))
 
 
+# how an update combines: NumPy's ufunc for its ``.at`` on plain arrays, funcgrad's on traced
+_AT_UFUNCS = {
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+    "min": np.minimum,
+    "max": np.maximum,
+}
+_COMBINE = {
+    "add": elementwise.add,
+    "subtract": elementwise.subtract,
+    "multiply": elementwise.multiply,
+    "min": elementwise.minimum,
+    "max": elementwise.maximum,
+}
+
+
 def _traced_update(x, index, v, how):
     shape = shape_of(x)
     size = int(np.prod(shape, dtype=np.int64))
@@ -233,7 +290,7 @@ def _traced_update(x, index, v, how):
                 arrays.getitem(flat_v, index=now), index=flat_t[now], shape=(size,)
             )
             touched = in_library_of(touched, x)  # on the device of a foreign x
-            out = where(touched, out + spread if how == "add" else out * spread, out)
+            out = where(touched, _COMBINE[how](out, spread), out)
             remaining = np.setdiff1d(remaining, now)
     out = _in_dtype_of(out, x)
     return arrays.reshape(out, shape=shape) if shape != (size,) else out
@@ -244,12 +301,18 @@ def _traced_index_update(x, index, v, how):
     template, operands = index
     if how == "set":
         return _in_dtype_of(gather.scatter_set(x, v, *operands, template=template, mode="raise"), x)
-    if how == "add":
+    if how in ("add", "subtract"):
+        v = elementwise.negative(v) if how == "subtract" else v
         return _in_dtype_of(gather.scatter_add(x, v, *operands, template=template, mode="raise"), x)
-    raise UnsupportedError(
-        "at(x)[index].multiply(v) with an index computed under jit or vmap, or held in another "
-        "library's array, is not supported; multiply by fg.at(fnp.ones_like(x))[index].set(v) "
-        "instead (with no repeated positions), or index with NumPy's integers"
+    raise _traced_index_refused(how)
+
+
+def _traced_index_refused(how):
+    return UnsupportedError(
+        f"at(x)[index].{how}(v) with an index computed under jit or vmap, or held in another "
+        "library's array, is not supported (set, add and subtract are); index with NumPy's "
+        "integers, or with no repeated positions combine x with fg.at(x)[index].set(...) "
+        "yourself"
     )
 
 
@@ -268,7 +331,8 @@ class _At:
 
 def at(x: Any) -> Any:
     """Functional indexed update of ``x``: ``at(x)[idx].set(v)``, ``.add(v)``,
-    ``.multiply(v)`` or ``.get()``. ``x`` itself never changes.
+    ``.subtract(v)``, ``.multiply(v)`` (``.mul``), ``.min(v)``, ``.max(v)``, ``.divide(v)``,
+    ``.power(v)`` or ``.get()``, JAX's names. ``x`` itself never changes.
 
     >>> import numpy as np
     >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -277,6 +341,8 @@ def at(x: Any) -> Any:
     array([0., 5., 5., 0.])
     >>> fg.at(x)[[0, 0]].add(1.0)
     array([2., 0., 0., 0.])
+    >>> fg.at(np.array([1.0, 5.0]))[[0, 0, 1]].max(np.array([3.0, 2.0, 4.0]))
+    array([3., 5.])
     >>> gx, gv = fg.grad(lambda x, v: fnp.sum(fg.at(x)[0].set(v) ** 2), argnums=(0, 1))(np.ones(2), 3.0)
     >>> gx, float(gv)
     (array([0., 2.]), 6.0)
