@@ -1,7 +1,8 @@
-"""NumPy's arithmetic of booleans: ``np.add(True, True)`` is True (a logical or), not
+"""NumPy's arithmetic of booleans: ``fnp.add(True, True)`` is True (a logical or), not
 Python's 2, and ``mask ** 2`` of a bool array is NumPy's square, int8. Eagerly, under jit
-(where the plan writes an addition as Python's ``+``, which must not run on two bools),
-under vmap and beside a gradient. Each case gave Python's int or int64 before."""
+(where the plan writes an addition as Python's ``+``), under vmap and beside a gradient.
+Each case gave Python's int or int64 before. Python's own ``True + True`` stays 2 under
+jit, as the eager call of the same function gives it."""
 
 import numpy as np
 import pytest
@@ -35,6 +36,12 @@ def test_bool_sums_of_traced_bools_replay_as_traced(a, b):
     want = np.add(np.add(a, b), np.multiply(a, b))
     for _ in range(3):
         _same(f(a, b), want)
+
+
+def test_the_operators_on_traced_python_bools_stay_pythons():
+    for a, b in PAIRS[:3]:
+        assert fg.jit(lambda x, y: x + y)(a, b) == a + b
+        assert fg.jit(lambda x, y: x * y - x)(a, b) == a * b - a
 
 
 def test_subtract_of_python_bools_refuses_as_numpy_does():

@@ -107,6 +107,9 @@ class Primitive:
 
     # The scalar types a call from outside funcgrad gets for Python numbers (numpy_result).
     scalars = NUMPY_SCALAR
+    # Whether two Python bools are taken as NumPy's (add, subtract, multiply: NumPy's
+    # add(True, True) is True, Python's True + True is 2; the operators keep Python's).
+    numpy_bools = False
 
     def __init__(
         self,
@@ -174,6 +177,8 @@ class Primitive:
                 out = routed_call(self.impl, args, params)
                 return out if type(out) not in NUMPY_SCALAR else numpy_result(out, 2, self.scalars)
             return self.run(args, params)
+        if self.numpy_bools and _python_bool(args[0]) and _python_bool(args[-1]):
+            args = tuple(map(_numpy_bool, args))
         top = None
         level = -1
         other = False  # an argument that may be another library's array
@@ -404,6 +409,20 @@ def returns_numpy_scalars(fun):
 
     public.returns_numpy_scalars = True
     return public
+
+
+def _python_bool(x):
+    """Whether ``x`` is a Python bool, or a traced value standing for one."""
+    while isinstance(x, Box):
+        x = x._value
+    return type(x) is bool
+
+
+def _numpy_bool(x):
+    """A Python bool (or a traced one) as NumPy's bool; anything else as it is."""
+    if type(x) is bool:
+        return np.bool_(x)
+    return strong(x) if isinstance(x, Box) and _python_bool(x) else x
 
 
 def numpy_answer(value):

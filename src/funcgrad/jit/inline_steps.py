@@ -13,7 +13,7 @@ from ..rules import elementwise
 from ..rules.elementwise_impls import FLOAT_SCALARS
 from .steptable import ufunc_of
 
-__all__ = ["INLINE", "inline_template", "scalar_template", "typable"]
+__all__ = ["INLINE", "scalar_template", "typable"]
 
 INLINE = {  # primitives whose impl is exactly a Python operator
     elementwise.add: "{} + {}",
@@ -31,16 +31,6 @@ _COMPARISONS = {
     elementwise.not_equal: "!=",
 }
 _SAME_KIND = ({int}, {float})
-
-
-def inline_template(n, prim, names, native=False):
-    """The text of step ``n`` as Python's own code (``{}`` for each operand), or None:
-    :data:`INLINE`'s operator, except on two bools (the impl's NumPy arithmetic,
-    ``True + True`` is True), else :func:`scalar_template`."""
-    template = INLINE.get(prim)
-    if template is not None and type(n._value) is not np.bool_:
-        return template
-    return scalar_template(n, prim, names, native)
 
 
 def scalar_template(n, prim, names, native=False):

@@ -196,7 +196,9 @@ def _function(table, lo, hi, names, operand_text, live_out, native=False, form=N
                     call = names.over_rows(ufunc_of(prim))  # beside a short row: long rows
                 lines.append(f"    {reg} = {call}({', '.join(args)}, {out})")
             else:
-                template = inline_steps.inline_template(n, prim, names, native)
+                template = inline_steps.INLINE.get(prim) or inline_steps.scalar_template(
+                    n, prim, names, native
+                )
                 ufunc = getattr(prim.impl, "ufunc", None)
                 if template is not None and plain[i - lo]:
                     expr = template.format(*args)

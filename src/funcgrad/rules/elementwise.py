@@ -446,9 +446,9 @@ def _step(x):
 
 _ = None  # no derivative
 _add, _sub, _mul = (
-    _operator(operator.add, "add", np.add),
-    _operator(operator.sub, "subtract", np.subtract),
-    _operator(operator.mul, "multiply", np.multiply),
+    _operator(operator.add, "add"),
+    _operator(operator.sub, "subtract"),
+    _operator(operator.mul, "multiply"),
 )
 
 # name                          impl                d f / d x                          d f / d y
@@ -459,6 +459,9 @@ subtract = elementwise(
 multiply = elementwise(
     "multiply", _mul, lambda ans, x, y: y, lambda ans, x, y: x, xp=generic_form(_mul)
 )
+# called on two Python bools, NumPy's arithmetic of bools (add(True, True) is True); the
+# operators, Python's own, keep 2
+add.numpy_bools = subtract.numpy_bools = multiply.numpy_bools = True
 divide = elementwise(
     "divide",
     _divide,

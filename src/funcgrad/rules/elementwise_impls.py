@@ -106,17 +106,14 @@ def _row_length(big, small):
     return run
 
 
-def _operator(op, name, ufunc):
+def _operator(op, name):
     """A Python operator as an impl, with the same broadcast error (and NumPy's operands of
-    a small one along a large one's last axes taken in long rows: :func:`in_long_rows`).
-    Two Python bools are NumPy's (``ufunc``): ``add(True, True)`` is True, not Python's 2."""
+    a small one along a large one's last axes taken in long rows: :func:`in_long_rows`)."""
 
     def impl(x, y):
         try:
             if type(x) is np.ndarray and type(y) is np.ndarray:
                 return in_long_rows(op, x, y)
-            if type(x) is bool and type(y) is bool:
-                return ufunc(x, y)  # NumPy's bool arithmetic (subtract refuses, as NumPy's)
             return op(x, y)  # numbers (Python's floats stay Python's), or a number and an array
         except ValueError as e:
             if "broadcast" in str(e):
