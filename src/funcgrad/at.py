@@ -20,7 +20,7 @@ in JAX: ``get(mode="clip")`` or ``get(mode="fill", fill_value=...)``, and
 ``set``/``add``/``multiply`` with ``mode="clip"`` or ``mode="drop"``.
 """
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -67,35 +67,35 @@ class _Ref:
     def set(self, v, mode=None):
         """``x`` with ``x[index]`` replaced by ``v`` (broadcast to the indexed shape).
         ``mode``: None (NumPy's), ``"clip"`` or ``"drop"`` (writes out of bounds dropped)."""
-        return self._update(v, "set", mode)
+        return self._update(v, _SET, mode)
 
     def add(self, v, mode=None):
         """``x`` with ``v`` added at ``index`` (repeated positions add up); ``mode`` as for
         :meth:`set`."""
-        return self._update(v, "add", mode)
+        return self._update(v, _ADD, mode)
 
     def multiply(self, v, mode=None):
         """``x`` with ``x[index]`` multiplied by ``v`` (repeated positions multiply up);
         ``mode`` as for :meth:`set`."""
-        return self._update(v, "multiply", mode)
+        return self._update(v, _MULTIPLY, mode)
 
     mul = multiply  # JAX's other name
 
     def subtract(self, v, mode=None):
         """``x`` with ``v`` subtracted at ``index`` (each repeat subtracts); ``mode`` as for
         :meth:`set`."""
-        return self._update(v, "subtract", mode)
+        return self._update(v, _SUBTRACT, mode)
 
     def min(self, v, mode=None):
         """``x`` with ``x[index]`` replaced by its minimum with ``v`` (``np.minimum.at``:
         repeats taken in order, NaN kept); the derivative goes to the smaller, shared at a
         tie as ``minimum``'s. ``mode`` as for :meth:`set`."""
-        return self._update(v, "min", mode)
+        return self._update(v, _MIN, mode)
 
     def max(self, v, mode=None):
         """``x`` with ``x[index]`` replaced by its maximum with ``v`` (``np.maximum.at``);
         as :meth:`min`."""
-        return self._update(v, "max", mode)
+        return self._update(v, _MAX, mode)
 
     def divide(self, v, mode=None):
         """``x`` divided at ``index`` by ``v``, as JAX's: by the product of the values
@@ -121,7 +121,7 @@ class _Ref:
 
     def _update(self, v, how, mode=None):
         if mode is not None:
-            mode = _mode(mode, ("clip", "drop"), how)
+            mode = _mode(mode, ("clip", "drop"), how.name)
             x = self.x if _kept(self.x) else np.asarray(self.x)
             x, index = _within(x, self.index, mode, 0.0)
             out = _Ref(x, index)._update(v, how)
@@ -131,10 +131,10 @@ class _Ref:
             return _traced_index_update(_operand(x), index, v, how)
         if not _kept(x) and not _kept(v):  # NumPy's values: NumPy's own assignment
             out = np.array(x, copy=True)
-            if how == "set":
+            if how is _SET:
                 out[index] = v
             else:
-                _AT_UFUNCS[how].at(out, index, v)
+                how.ufunc.at(out, index, v)
             return out
         return _traced_update(_operand(x), index, v, how)
 
@@ -234,21 +234,21 @@ def _in_dtype_of(out, x):
     return out if dtype_of(out) == dtype_of(x) else ufuncs.astype(out, dtype=dtype_of(x))
 
 
-# how an update combines: NumPy's ufunc for its ``.at`` on plain arrays, funcgrad's on traced
-_AT_UFUNCS = {
-    "add": np.add,
-    "subtract": np.subtract,
-    "multiply": np.multiply,
-    "min": np.minimum,
-    "max": np.maximum,
-}
-_COMBINE = {
-    "add": elementwise.add,
-    "subtract": elementwise.subtract,
-    "multiply": elementwise.multiply,
-    "min": elementwise.minimum,
-    "max": elementwise.maximum,
-}
+class _How(NamedTuple):
+    """An update: its method's name, NumPy's ufunc whose ``.at`` makes it on a plain copy,
+    and the primitive that combines a traced ``x`` with the values written."""
+
+    name: str
+    ufunc: Any
+    combine: Any
+
+
+_SET = _How("set", None, None)
+_ADD = _How("add", np.add, elementwise.add)
+_SUBTRACT = _How("subtract", np.subtract, elementwise.subtract)
+_MULTIPLY = _How("multiply", np.multiply, elementwise.multiply)
+_MIN = _How("min", np.minimum, elementwise.minimum)
+_MAX = _How("max", np.maximum, elementwise.maximum)
 
 
 def _traced_update(x, index, v, how):
@@ -262,7 +262,7 @@ def _traced_update(x, index, v, how):
             raise ValueError
     except ValueError:
         raise ArgumentError(
-            f"at(x)[index].{how}(v): v of shape {vshape} cannot be broadcast to the indexed "
+            f"at(x)[index].{how.name}(v): v of shape {vshape} cannot be broadcast to the indexed "
             f"shape {sel_shape}; give v that shape or one that broadcasts to it"
         ) from None
     flat_t = targets.ravel()
@@ -275,7 +275,7 @@ def _traced_update(x, index, v, how):
     else:
         flat_v = np.broadcast_to(np.asarray(v), sel_shape).ravel()
     flat_x = arrays.reshape(x, shape=(size,)) if shape != (size,) else x
-    if how == "set":
+    if how is _SET:
         out = gather.write_flat(flat_x, flat_t, flat_v)  # the last write wins, as NumPy's
     else:
         # One round per repeat of a position, in order, as np.add.at / np.multiply.at do.
@@ -290,7 +290,7 @@ def _traced_update(x, index, v, how):
                 arrays.getitem(flat_v, index=now), index=flat_t[now], shape=(size,)
             )
             touched = in_library_of(touched, x)  # on the device of a foreign x
-            out = where(touched, _COMBINE[how](out, spread), out)
+            out = where(touched, how.combine(out, spread), out)
             remaining = np.setdiff1d(remaining, now)
     out = _in_dtype_of(out, x)
     return arrays.reshape(out, shape=shape) if shape != (size,) else out
@@ -299,12 +299,12 @@ def _traced_update(x, index, v, how):
 def _traced_index_update(x, index, v, how):
     """An update at an index that jit or vmap traces: one scatter primitive."""
     template, operands = index
-    if how == "set":
+    if how is _SET:
         return _in_dtype_of(gather.scatter_set(x, v, *operands, template=template, mode="raise"), x)
-    if how in ("add", "subtract"):
-        v = elementwise.negative(v) if how == "subtract" else v
+    if how is _ADD or how is _SUBTRACT:
+        v = elementwise.negative(v) if how is _SUBTRACT else v
         return _in_dtype_of(gather.scatter_add(x, v, *operands, template=template, mode="raise"), x)
-    raise _traced_index_refused(how)
+    raise _traced_index_refused(how.name)
 
 
 def _traced_index_refused(how):
