@@ -90,8 +90,9 @@ def is_foreign(x):
     t = type(x)
     foreign = _FOREIGN.get(t)
     if foreign is None:
+        # (a class is never an array, though NumPy's scalar types have the attribute)
         foreign = _FOREIGN[t] = not (
-            t in PLAIN_TYPES or isinstance(x, (Box, np.ndarray, np.generic))
+            t in PLAIN_TYPES or isinstance(x, (Box, np.ndarray, np.generic, type))
         ) and (t.__module__.partition(".")[0] in _LIBRARIES or hasattr(x, "__array_namespace__"))
     return foreign
 

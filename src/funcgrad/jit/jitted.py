@@ -473,7 +473,7 @@ def _abstract(leaf, name):
         return keyed(leaf)
     raise ArgumentTypeError(
         f"{who}: an argument leaf is {type(leaf).__name__} {leaf!r}; jit traces numbers and "
-        f"arrays only: pass other values through static_argnums"
+        f"arrays only: pass other values through static_argnums or static_argnames"
     )
 
 

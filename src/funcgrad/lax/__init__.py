@@ -35,6 +35,7 @@ from ..core.errors import ArgumentError, ArgumentTypeError, ShapeError
 from ..core.primitive import publish as _publish
 from ..core.values import shape_of
 from ..nn import conv, conv_general_dilated, sigmoid
+from ..numpy._precision import Precision
 from ..transforms.arguments import stop_gradient
 from ..transforms.collectives import all_gather, axis_index, axis_size, pmax, pmean, pmin, psum
 from ..transforms.exchanges import all_to_all, ppermute, psum_scatter
@@ -91,6 +92,7 @@ from ._windows import reduce_window, reduce_window_shape_tuple
 __all__ = (
     [
         "linalg",
+        "Precision",
         "scan",
         "fori_loop",
         "while_loop",

@@ -16,6 +16,7 @@ from .. import numpy as fnp
 from ..control.loops import scan
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import dtype_of, shape_of
+from ..numpy._precision import checked_precision, in_preferred_type
 from ..rules.cuts import stop_gradient
 
 __all__ = [
@@ -38,15 +39,16 @@ __all__ = [
 
 
 def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """The vector, matrix-vector or matrix product (``precision`` has no effect).
+    """The vector, matrix-vector or matrix product (``precision`` checked, every one
+    NumPy's full precision; summed in ``preferred_element_type``: funcgrad.numpy._precision).
 
     >>> import numpy as np
     >>> from funcgrad.lax import dot
     >>> dot(np.ones((2, 3)), np.ones(3))
     array([3., 3.])
     """
-    out = fnp.dot(lhs, rhs)
-    return out if preferred_element_type is None else out.astype(preferred_element_type)
+    checked_precision(precision, "lax.dot")
+    return in_preferred_type(fnp.dot, (lhs, rhs), preferred_element_type)
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -92,8 +94,8 @@ def dot_general(
     free_l = [left[a] for a in range(nl) if a not in lc and a not in lb]
     free_r = [right[b] for b in range(nr) if b not in rc and b not in rb]
     spec = f"{''.join(left)},{''.join(right)}->{''.join(batch + free_l + free_r)}"
-    out = fnp.einsum(spec, lhs, rhs)
-    return out if preferred_element_type is None else out.astype(preferred_element_type)
+    checked_precision(precision, "lax.dot_general")
+    return fnp.einsum(spec, lhs, rhs, preferred_element_type=preferred_element_type)
 
 
 def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
@@ -104,7 +106,7 @@ def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
     >>> batch_matmul(np.ones((2, 1, 3)), np.ones((2, 3, 1))).shape
     (2, 1, 1)
     """
-    return fnp.matmul(lhs, rhs)
+    return fnp.matmul(lhs, rhs, precision=precision)
 
 
 def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:

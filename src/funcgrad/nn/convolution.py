@@ -38,6 +38,7 @@ import numpy as np
 from ..core.errors import ArgumentError, ArgumentTypeError
 from ..core.values import shape_of
 from ..numpy import einsum, reshape, transpose
+from ..numpy._precision import checked_precision, in_preferred_type
 from ..rules import conv as layer
 from ..rules.window_shapes import taps_then_channels
 from ..rules.windows import window_counts, windows
@@ -151,9 +152,10 @@ def conv_general_dilated(
 ):
     """The convolution of JAX's ``lax.conv_general_dilated``; see the module docstring.
 
-    ``precision`` is accepted and has no effect (NumPy computes in the operands'
-    precision); ``batch_group_count`` other than 1 and ``preferred_element_type``
-    are refused.
+    ``precision`` is checked and has no other effect (NumPy computes in the operands'
+    precision); ``preferred_element_type`` is the type the products are summed in and
+    returned as (funcgrad.numpy._precision); ``batch_group_count`` other than 1 is
+    refused.
 
     >>> import numpy as np
     >>> import funcgrad as fg
@@ -166,11 +168,26 @@ def conv_general_dilated(
     ((2, 5, 5, 6), 9.0, 4.0)
     """
     who = "conv_general_dilated"
-    if batch_group_count != 1 or preferred_element_type is not None:
+    if batch_group_count != 1:
         raise ArgumentError(
-            f"{who}: batch_group_count other than 1 and preferred_element_type "
-            f"are not supported; group the features (feature_group_count) and "
-            f"cast the result instead"
+            f"{who}: batch_group_count other than 1 is not supported; group the features "
+            f"(feature_group_count) instead"
+        )
+    checked_precision(precision, who)
+    if preferred_element_type is not None:
+        return in_preferred_type(
+            lambda lhs, rhs: conv_general_dilated(
+                lhs,
+                rhs,
+                window_strides,
+                padding,
+                lhs_dilation,
+                rhs_dilation,
+                dimension_numbers,
+                feature_group_count,
+            ),
+            (lhs, rhs),
+            preferred_element_type,
         )
     ndim = len(shape_of(lhs))
     if len(shape_of(rhs)) != ndim or ndim < 3:

@@ -4,7 +4,10 @@ Each function has NumPy's name, signature and values (bit for bit on the same
 inputs); the primitives and their rules are in :mod:`funcgrad.rules.products`,
 :mod:`funcgrad.rules.matmul` and :mod:`funcgrad.rules.diagonals`.
 Only real (float) inputs are differentiated; the ``out=`` arguments of NumPy
-are refused, since results are never written in place.
+are refused, since results are never written in place. ``dot``, ``vdot``, ``inner``,
+``matmul``, ``tensordot`` and ``einsum`` also take JAX's keywords ``precision`` (every
+precision is NumPy's full one) and ``preferred_element_type`` (the type the products are
+summed in and returned as): :mod:`funcgrad.numpy._precision`.
 
 >>> import numpy as np
 >>> import funcgrad as fg, funcgrad.numpy as fnp
@@ -26,6 +29,7 @@ from ..rules.elementwise import multiply as _multiply
 from ..rules.linalg import conj as _conj
 from ..rules.matmul import matmul as _matmul
 from ._helpers import is_traced, lists_as_arrays, refuse, strong_number
+from ._precision import checked_precision, in_preferred_type
 
 __all__ = [
     "dot",
@@ -49,7 +53,7 @@ __all__ = [
 ]
 
 
-def dot(a, b, out=None):
+def dot(a, b, out=None, *, precision=None, preferred_element_type=None):
     """``numpy.dot``: scalars multiply, otherwise the last axis of ``a`` meets the
     second-to-last axis of ``b`` (its only axis if 1-D), for operands of any rank.
 
@@ -61,13 +65,18 @@ def dot(a, b, out=None):
     np.float64(11.0)
     """
     refuse("dot", out=out)
+    checked_precision(precision, "dot")
     a, b = lists_as_arrays(a), lists_as_arrays(b)
+    return in_preferred_type(_dot, (a, b), preferred_element_type)
+
+
+def _dot(a, b):
     if ndim_of(a) == 0 or ndim_of(b) == 0:
         return _multiply(strong_number(a, b), strong_number(b, a))
     return _products.dot(a, b)
 
 
-def vdot(a, b, /):
+def vdot(a, b, /, *, precision=None, preferred_element_type=None):
     """``numpy.vdot``: the sum of the products of the flattened operands, the first
     one conjugated.
 
@@ -78,12 +87,16 @@ def vdot(a, b, /):
     >>> vdot(np.array([1j]), np.array([1j]))
     np.complex128(1+0j)
     """
+    checked_precision(precision, "vdot")
     a, b = lists_as_arrays(a), lists_as_arrays(b)
-    a = _conj(a)
+    return in_preferred_type(_vdot, (_conj(a), b), preferred_element_type)
+
+
+def _vdot(a, b):
     return _products.vdot(_arrays.reshape(a, shape=(-1,)), _arrays.reshape(b, shape=(-1,)))
 
 
-def inner(a, b, /):
+def inner(a, b, /, *, precision=None, preferred_element_type=None):
     """``numpy.inner``: sums over the last axes of both operands (scalars multiply).
 
     >>> import numpy as np
@@ -91,7 +104,12 @@ def inner(a, b, /):
     >>> inner(np.ones((2, 3)), np.arange(3.0))
     array([3., 3.])
     """
+    checked_precision(precision, "inner")
     a, b = lists_as_arrays(a), lists_as_arrays(b)
+    return in_preferred_type(_inner, (a, b), preferred_element_type)
+
+
+def _inner(a, b):
     if ndim_of(a) == 0 or ndim_of(b) == 0:
         return _multiply(strong_number(a, b), strong_number(b, a))
     return _products.inner(a, b)
@@ -143,7 +161,7 @@ def vecmat(x1, x2, /):
     return matmul(x1[..., None, :], x2)[..., 0, :]
 
 
-def matmul(x1, x2, /):
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
     """``numpy.matmul`` (the ``@`` operator): stacks of matrices, 1-D operands promoted.
 
     >>> import numpy as np
@@ -155,7 +173,9 @@ def matmul(x1, x2, /):
     ...
     funcgrad.errors.ShapeError: matmul of shapes (2, 3) and (4, 5): the last axis of the first operand must equal the second-to-last axis of the second (the only axis of a 1-D operand), and stack axes must broadcast (NumPy says: ...)
     """
-    return _matmul(lists_as_arrays(x1), lists_as_arrays(x2))
+    checked_precision(precision, "matmul")
+    operands = (lists_as_arrays(x1), lists_as_arrays(x2))
+    return in_preferred_type(_matmul, operands, preferred_element_type)
 
 
 def _tensordot_axes(axes, na, nb):
@@ -184,7 +204,7 @@ def _tensordot_axes(axes, na, nb):
     return tuple(int(i) % na for i in xa), tuple(int(i) % nb for i in xb)
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """``numpy.tensordot``: sums over the last/first ``axes`` axes, or the listed pairs.
 
     >>> import numpy as np
@@ -192,11 +212,15 @@ def tensordot(a, b, axes=2):
     >>> tensordot(np.ones((2, 3, 4)), np.ones((4, 3)), axes=([1, 2], [1, 0]))
     array([12., 12.])
     """
+    checked_precision(precision, "tensordot")
     a, b = lists_as_arrays(a), lists_as_arrays(b)
-    return _products.tensordot(a, b, axes=_tensordot_axes(axes, ndim_of(a), ndim_of(b)))
+    axes = _tensordot_axes(axes, ndim_of(a), ndim_of(b))
+    return in_preferred_type(
+        lambda a, b: _products.tensordot(a, b, axes=axes), (a, b), preferred_element_type
+    )
 
 
-def einsum(subscripts, *operands, optimize=False):
+def einsum(subscripts, *operands, optimize=False, precision=None, preferred_element_type=None):
     """``numpy.einsum`` with a subscripts string: explicit (``'ij,jk->ik'``) or implicit
     (``'ij,jk'``) output, repeated letters (``'ii->i'``, ``'ii'``) and ellipses.
 
@@ -214,10 +238,13 @@ def einsum(subscripts, *operands, optimize=False):
     >>> einsum(np.ones((2, 3)), [0, 1], np.ones((3, 4)), [1, 2], [0, 2]).shape
     (2, 4)
     """
+    checked_precision(precision, "einsum")
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts,) + operands)
-    return _products.einsum(
-        *map(lists_as_arrays, operands), subscripts=subscripts, optimize=optimize
+    return in_preferred_type(
+        lambda *ops: _products.einsum(*ops, subscripts=subscripts, optimize=optimize),
+        tuple(map(lists_as_arrays, operands)),
+        preferred_element_type,
     )
 
 
