@@ -2,7 +2,9 @@
 
 The same functions as ``fg.tree_map`` and its siblings (:mod:`funcgrad.core.tree`,
 :mod:`funcgrad.core.tree_paths`), gathered where code written for JAX looks for them,
-with ``tree_reduce``, ``tree_all`` and ``Partial``.
+with ``tree_reduce``, ``tree_all``, ``Partial``, registration with keys or as static
+(:mod:`funcgrad.core.tree_paths`), and a structure taken apart
+(:mod:`funcgrad.core.tree_parts`).
 
 >>> from funcgrad import tree_util
 >>> tree_util.tree_map(lambda x: x * 2, {"a": 1.0, "b": (2.0,)})
@@ -24,6 +26,15 @@ from .core.tree import (
     tree_structure,
     tree_unflatten,
 )
+from .core.tree_parts import (
+    all_leaves,
+    flatten_one_level,
+    register_static,
+    tree_broadcast,
+    treedef_children,
+    treedef_is_leaf,
+    treedef_tuple,
+)
 from .core.tree_paths import (
     DictKey,
     FlattenedIndexKey,
@@ -31,6 +42,8 @@ from .core.tree_paths import (
     SequenceKey,
     keystr,
     register_pytree_node_class,
+    register_pytree_with_keys,
+    register_pytree_with_keys_class,
     tree_flatten_with_path,
     tree_leaves_with_path,
     tree_map_with_path,
@@ -56,6 +69,15 @@ __all__ = [
     "register_pytree_node",
     "register_pytree_node_class",
     "register_dataclass",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
+    "register_static",
+    "tree_broadcast",
+    "all_leaves",
+    "flatten_one_level",
+    "treedef_is_leaf",
+    "treedef_children",
+    "treedef_tuple",
     "Partial",
     "PyTreeDef",
     "DictKey",

@@ -41,7 +41,12 @@ __all__ = [
     "tree_map_with_path",
     "tree_transpose",
     "register_pytree_node_class",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
 ]
+
+# a type registered with keys -> its flatten_with_keys: ``x -> (((key, child), ...), aux)``
+_WITH_KEYS: dict[type, Callable] = {}
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,9 @@ def keystr(path: tuple) -> str:
 
 def _keys(x, kind, aux, n):
     """The key of each of ``n`` children of ``x`` (a container of ``kind``)."""
+    with_keys = _WITH_KEYS.get(kind)
+    if with_keys is not None:  # registered with its own keys
+        return [key for key, _ in with_keys(x)[0]]
     if kind is dict or kind.__name__ == "PMap":
         return [DictKey(k) for k in aux]
     if kind in (tuple, list) or kind.__name__ == "PVector":
@@ -268,4 +276,71 @@ def register_pytree_node_class(cls: type) -> type:
             f"and a tree_unflatten classmethod; got {cls!r}"
         )
     register_pytree_node(cls, lambda x: x.tree_flatten(), getattr(cls, "tree_unflatten"))
+    return cls
+
+
+def register_pytree_with_keys(
+    nodetype: type,
+    flatten_with_keys: Callable,
+    unflatten_func: Callable,
+    flatten_func: Callable | None = None,
+) -> None:
+    """Register a container whose children have keys of its own:
+    ``flatten_with_keys(x) -> (((key, child), ...), aux)`` (JAX's); the keys are the
+    entries of its key paths. ``flatten_func(x) -> (children, aux)``, where given, flattens
+    without making the keys.
+
+    >>> import funcgrad as fg
+    >>> class Pair:
+    ...     def __init__(self, a, b): self.a, self.b = a, b
+    >>> fg.tree_util.register_pytree_with_keys(
+    ...     Pair,
+    ...     lambda p: (((fg.tree_util.GetAttrKey("a"), p.a), (fg.tree_util.GetAttrKey("b"), p.b)), None),
+    ...     lambda aux, children: Pair(*children))
+    >>> [fg.keystr(path) for path, _ in fg.tree_flatten_with_path(Pair(1.0, [2.0]))[0]]
+    ['.a', '.b[0]']
+    """
+    if not callable(flatten_with_keys) or (flatten_func is not None and not callable(flatten_func)):
+        raise ArgumentTypeError("register_pytree_with_keys needs flatten functions")
+
+    def flatten(x):
+        pairs, aux = flatten_with_keys(x)
+        return [child for _, child in pairs], aux
+
+    register_pytree_node(nodetype, flatten_func or flatten, unflatten_func)
+    _WITH_KEYS[nodetype] = flatten_with_keys
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Register a class that flattens itself with keys: ``obj.tree_flatten_with_keys() ->
+    (((key, child), ...), aux)`` and the classmethod ``cls.tree_unflatten(aux, children)``
+    (``obj.tree_flatten()`` used where it has one): JAX's decorator.
+
+    >>> import funcgrad as fg
+    >>> @fg.tree_util.register_pytree_with_keys_class
+    ... class Scale:
+    ...     def __init__(self, k): self.k = k
+    ...     def tree_flatten_with_keys(self):
+    ...         return ((fg.tree_util.GetAttrKey("k"), self.k),), None
+    ...     @classmethod
+    ...     def tree_unflatten(cls, aux, children): return cls(*children)
+    >>> fg.keystr(fg.tree_flatten_with_path(Scale(2.0))[0][0][0]), fg.grad(lambda s: s.k * 3.0)(Scale(2.0)).k
+    ('.k', np.float64(3.0))
+    """
+    if (
+        not isinstance(cls, type)
+        or not callable(getattr(cls, "tree_flatten_with_keys", None))
+        or not callable(getattr(cls, "tree_unflatten", None))
+    ):
+        raise ArgumentTypeError(
+            f"register_pytree_with_keys_class needs a class with a tree_flatten_with_keys "
+            f"method and a tree_unflatten classmethod; got {cls!r}"
+        )
+    flatten = getattr(cls, "tree_flatten", None)
+    register_pytree_with_keys(
+        cls,
+        lambda x: x.tree_flatten_with_keys(),
+        getattr(cls, "tree_unflatten"),
+        (lambda x: x.tree_flatten()) if callable(flatten) else None,
+    )
     return cls
