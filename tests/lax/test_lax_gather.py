@@ -146,6 +146,7 @@ KINDS = {
     "scatter": "scatter",
     "add": "scatter_add",
     "mul": "scatter_mul",
+    "sub": "scatter_sub",
     "min": "scatter_min",
     "max": "scatter_max",
 }

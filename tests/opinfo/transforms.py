@@ -155,6 +155,15 @@ register(
     "at.set:traced-index", lambda x: fg.at(x)[fnp.argsort(x)[:2]].set(x[1:] * 3.0), (V3,), (M23[0],)
 )
 register("at.get:traced-index", lambda x: x[fnp.argsort(x)] * x, (V3,), (M23[1],))
+register("at.max", lambda x, v: fg.at(x)[[0, 0, 2]].max(v), (V3, np.array([0.3, -0.2, 1.7])))
+register("at.min", lambda x, v: fg.at(x)[[1, 2, 1]].min(v), (V3, np.array([0.3, -0.2, 1.7])))
+register("at.divide", lambda x, v: fg.at(x)[[1, 1]].divide(v), (V3, np.array([1.5, -2.0])))
+register(
+    "at.subtract:traced-index",
+    lambda x: fg.at(x)[fnp.argsort(x)[:2]].subtract(x[:2] ** 2),
+    (V3,),
+    (M23[0],),
+)
 register("nn.softmax", lambda x: fg.nn.softmax(x, axis=-1), (V3,), (M23,))
 register("nn.log_softmax", lambda x: fg.nn.log_softmax(x, axis=-1), (V3,), (M23,))
 register("nn.logsumexp", lambda x: fg.nn.logsumexp(x, axis=-1), (V3,), (M23,))
@@ -625,6 +634,11 @@ register(
     "lax.scatter_max",
     lambda x, u: fg.lax.scatter_max(x, np.array([[1], [0]]), u, _SCATTER_DN, mode="clip"),
     (M23, M23[::-1] * 0.7 + 0.05),
+)
+register(
+    "lax.scatter_sub",
+    lambda x, u: fg.lax.scatter_sub(x, np.array([[1], [1]]), u, _SCATTER_DN, mode="clip"),
+    (M23, M23 * 0.5),
 )
 register(
     "lax.scatter_mul",

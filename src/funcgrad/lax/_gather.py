@@ -1,5 +1,5 @@
 """XLA's general gather and scatter, as ``jax.lax`` spells them: ``gather``, ``scatter``,
-``scatter_add``, ``scatter_mul``, ``scatter_min``, ``scatter_max`` with
+``scatter_add``, ``scatter_sub``, ``scatter_mul``, ``scatter_min``, ``scatter_max`` with
 ``GatherDimensionNumbers`` / ``ScatterDimensionNumbers``, ``slice_sizes`` and the modes
 (``clip``, ``fill``/``drop``, ``promise_in_bounds``).
 
@@ -38,6 +38,7 @@ __all__ = [
     "gather",
     "scatter",
     "scatter_add",
+    "scatter_sub",
     "scatter_mul",
     "scatter_min",
     "scatter_max",
@@ -328,7 +329,7 @@ def _scatter_with(kind, name, doc):
             )
         index = _scatter_positions(operand, scatter_indices, updates, dimension_numbers, mode)
         target = at(fnp.asarray(operand))
-        if kind in ("set", "add", "multiply"):
+        if kind in ("set", "add", "subtract", "multiply"):
             return getattr(target[index], kind)(updates, mode="drop")
         return _scatter_extreme(fnp.asarray(operand), index, fnp.asarray(updates), kind)
 
@@ -366,6 +367,19 @@ scatter_add = _scatter_with(
 array([0., 3., 0.])
 >>> fg.grad(lambda u: lax.scatter_add(np.ones(3), np.array([[0], [2]]), u, dn).sum())(np.ones(2))
 array([1., 1.])
+""",
+)
+scatter_sub = _scatter_with(
+    "subtract",
+    "scatter_sub",
+    """XLA's scatter that subtracts: repeated positions subtract each update.
+
+>>> import numpy as np
+>>> from funcgrad import lax
+>>> dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+...                                  scatter_dims_to_operand_dims=(0,))
+>>> lax.scatter_sub(np.zeros(3), np.array([[1], [1], [9]]), np.array([1.0, 2.0, 4.0]), dn)
+array([ 0., -3.,  0.])
 """,
 )
 scatter_mul = _scatter_with(
