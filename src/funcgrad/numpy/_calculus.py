@@ -38,6 +38,7 @@ from ._helpers import (
     take_on_axis,
 )
 from ._joining import concatenate, flip
+from ._precision import checked_precision, in_preferred_type
 from ._reductions import cumprod, cumsum, sum
 from ._shape import broadcast_to, ravel, reshape
 
@@ -339,14 +340,18 @@ def _valid(a, v):
     return _convolve(a, v, mode="valid")
 
 
-def convolve(a, v, mode="full"):
-    """``numpy.convolve``: the discrete convolution of two 1-D arrays.
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """``numpy.convolve``: the discrete convolution of two 1-D arrays (JAX's ``precision``
+    and ``preferred_element_type``: funcgrad.numpy._precision).
 
     >>> import numpy as np
     >>> from funcgrad.numpy import convolve
     >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]), mode="same")
     array([1. , 2.5, 4. ])
     """
+    checked_precision(precision, "convolve")
+    if preferred_element_type is not None:
+        return in_preferred_type(lambda a, v: convolve(a, v, mode), (a, v), preferred_element_type)
     if not is_traced(a, v):
         return _np.convolve(a, v, mode)
     a, v = as_array(a), as_array(v)
@@ -358,14 +363,18 @@ def convolve(a, v, mode="full"):
     return _cut(_convolve(a, v), _shape_of(a)[0], _shape_of(v)[0], mode, "convolve")
 
 
-def correlate(a, v, mode="valid"):
-    """``numpy.correlate``: ``sum_n a[n + k] conj(v[n])``, the cross-correlation of 1-D arrays.
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """``numpy.correlate``: ``sum_n a[n + k] conj(v[n])``, the cross-correlation of 1-D arrays
+    (JAX's ``precision`` and ``preferred_element_type``: funcgrad.numpy._precision).
 
     >>> import numpy as np
     >>> from funcgrad.numpy import correlate
     >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0]), mode="full")
     array([1., 2., 3., 0.])
     """
+    checked_precision(precision, "correlate")
+    if preferred_element_type is not None:
+        return in_preferred_type(lambda a, v: correlate(a, v, mode), (a, v), preferred_element_type)
     if not is_traced(a, v):
         return _np.correlate(a, v, mode)
     a, v = as_array(a), as_array(v)

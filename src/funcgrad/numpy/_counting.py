@@ -20,7 +20,8 @@ from ..core.values import shape_of as _shape_of
 from ..rules import elementwise as _ew
 from ..rules import sorting as _s
 from ..rules import ufuncs as _u
-from ._helpers import concrete, is_traced, numpys_dtype, refuse
+from ._helpers import concrete, is_traced, jax_method, numpys_dtype, refuse
+from ._indexing import SEARCH_METHODS
 from ._joining import concatenate
 from ._masked import given, selected
 from ._reductions import max, min, sum
@@ -88,14 +89,16 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
     return _ew.equal(zeros, 0)
 
 
-def digitize(x, bins, right=False):
-    """``numpy.digitize``: the index of the bin each value falls in (an integer, no derivative).
+def digitize(x, bins, right=False, *, method=None):
+    """``numpy.digitize``: the index of the bin each value falls in (an integer, no derivative);
+    JAX's ``method`` is :func:`searchsorted`'s.
 
     >>> import numpy as np
     >>> from funcgrad.numpy import digitize
     >>> digitize(np.array([0.5, 1.5, 3.0]), np.array([0.0, 1.0, 2.0]))
     array([1, 2, 3])
     """
+    jax_method(method, SEARCH_METHODS, "digitize")
     if not is_traced(x, bins):
         return _np.digitize(x, bins, right)
     bins = concrete(bins, "digitize")

@@ -33,6 +33,7 @@ from ..rules.ufuncs import astype
 
 __all__ = [
     "is_traced",
+    "jax_method",
     "as_array",
     "holds_traced",
     "stacked",
@@ -137,6 +138,16 @@ def check_axes(axis, ndim, who):
 def axis_param(axis):
     """An ``axis`` argument as a primitive's static parameter: a list becomes a tuple."""
     return tuple(axis) if isinstance(axis, list) else axis
+
+
+def jax_method(method, allowed, who):
+    """JAX's ``method=`` of ``who`` (its algorithm: every one gives the same values, NumPy's
+    here), checked against ``allowed``; an ArgumentError for a name JAX does not know."""
+    if method is not None and method not in allowed:
+        raise ArgumentError(
+            f"funcgrad.numpy.{who}: method must be one of {', '.join(map(repr, allowed))} "
+            f"(JAX's algorithms; each gives NumPy's values here); got {method!r}"
+        )
 
 
 def refuse(name, **unsupported):

@@ -14,6 +14,7 @@ from ..core.errors import (
     ArgumentTypeError,
     ShapeError,
 )
+from ..core.namespaces import as_numpy_dtype
 from ..core.namespaces import is_foreign as _is_foreign
 from ..core.traces import Box
 from ..core.values import dtype_of as _dtype_of
@@ -23,20 +24,28 @@ from ..core.values import shape_of as _shape_of
 from ..dag.arraylike import TracedIndex, index_param
 from ..rules import arrays as _a
 from ..rules import sorting as _s
+from ..rules.elementwise import minimum as _minimum
 from ..rules.elementwise import where as _where
 from ..rules.gather import gather
+from ..rules.ufuncs import astype as _astype
 from ._helpers import (
     as_array,
     check_axis,
     concrete,
     fmt_shape,
     is_traced,
+    jax_method,
+    refuse,
     take_on_axis,
 )
-from ._joining import concatenate, stack
+from ._joining import concatenate, flip, stack
+from ._reductions import cumsum
 from ._shape import broadcast_to, ravel
 
+SEARCH_METHODS = ("scan", "scan_unrolled", "sort", "compare_all")  # jnp.searchsorted's
+
 __all__ = [
+    "repeat",
     "take",
     "take_along_axis",
     "choose",
@@ -66,14 +75,61 @@ def _index_mode(indices, n, mode, who):
     return indices
 
 
-def take(a, indices, axis=None, out=None, mode="raise"):
+def _filled(read, indices, n, fill_value, after):
+    """``read`` at ``indices`` (those in ``[-n, 0)`` counted from the end), and
+    ``fill_value`` where an index is outside ``[-n, n)``: JAX's ``"fill"`` mode. The fill
+    is by default NaN for floats, True for bools, the most negative integer of a signed
+    type and the largest of an unsigned one (JAX's). ``after``: the result's axes after
+    the index's."""
+    indices = indices if is_traced(indices) or _is_foreign(indices) else _np.asarray(indices)
+    valid = (indices >= -n) & (indices < n)
+    out = read(_where(valid, _where(indices < 0, indices + n, indices), 0))
+    if fill_value is None:
+        kind = _dtype_of(out)
+        if kind.kind in "fc":
+            fill_value = _np.nan
+        elif kind.kind == "b":
+            fill_value = True
+        else:
+            info = _np.iinfo(kind)
+            fill_value = info.min if kind.kind == "i" else info.max
+    if after:
+        valid = _a.reshape(valid, shape=(*_shape_of(valid), *(1,) * after))
+    fill = _np.asarray(fill_value, dtype=_dtype_of(out))  # in the result's type, as JAX's
+    return _where(valid, out, _in_library_of(fill, out))
+
+
+def take(
+    a,
+    indices,
+    axis=None,
+    out=None,
+    mode="raise",
+    unique_indices=False,
+    indices_are_sorted=False,
+    fill_value=None,
+):
     """``numpy.take``: elements at ``indices`` along ``axis`` (of the flat array for None).
-    Repeated indices add their gradients.
+    Repeated indices add their gradients. ``mode="fill"`` (JAX's): an index outside
+    ``[-n, n)`` reads ``fill_value`` (NaN, or the type's extreme: :func:`_filled`);
+    ``unique_indices`` and ``indices_are_sorted`` are promises JAX may use, read here as
+    nothing more.
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fg.grad(lambda x: fnp.sum(fnp.take(x, [0, 0, 2])))(fnp.ones(3))
     array([2., 0., 1.])
+    >>> fnp.take(fnp.arange(3.0), [-1, 3], mode="fill")
+    array([ 2., nan])
     """
+    if mode == "fill":
+        refuse("take", out=out)
+        if axis is None:
+            a, axis = ravel(a), 0
+        axis = check_axis(axis, len(_shape_of(a)), "take")
+        after = len(_shape_of(a)) - axis - 1
+        return _filled(
+            lambda safe: take(a, safe, axis), indices, _shape_of(a)[axis], fill_value, after
+        )
     # computed from traced values (an argmax, a key's choice), or another library's array
     if is_traced(indices) or _is_foreign(indices):
         if axis is None:
@@ -97,8 +153,11 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     return take_on_axis(a, int(idx) if idx.ndim == 0 else idx, axis)
 
 
-def take_along_axis(arr, indices, axis=-1):
-    """``numpy.take_along_axis``, e.g. with indices from argsort or argmax.
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None):
+    """``numpy.take_along_axis``, e.g. with indices from argsort or argmax. ``mode``
+    (JAX's): None (NumPy's: an index out of bounds raises), ``"clip"`` (each index
+    clamped into the axis), ``"fill"`` (an index outside ``[-n, n)`` reads ``fill_value``,
+    as :func:`take`'s) or ``"promise_in_bounds"`` (NumPy's).
 
     >>> import funcgrad.numpy as fnp
     >>> x = fnp.array([[3.0, 1.0], [0.0, 2.0]])
@@ -106,6 +165,22 @@ def take_along_axis(arr, indices, axis=-1):
     array([[1., 3.],
            [0., 2.]])
     """
+    if mode in ("clip", "fill"):
+        if axis is None:
+            arr, axis = ravel(arr), 0
+        n = _shape_of(arr)[check_axis(axis, len(_shape_of(arr)), "take_along_axis")]
+        if mode == "clip":
+            if not (is_traced(indices) or _is_foreign(indices)):
+                indices = _np.asarray(indices)
+            wrapped = _where(indices < 0, indices + n, indices)
+            inside = _where(wrapped < 0, 0, _where(wrapped >= n, n - 1, wrapped))
+            return take_along_axis(arr, inside, axis)
+        return _filled(lambda safe: take_along_axis(arr, safe, axis), indices, n, fill_value, 0)
+    if mode not in (None, "raise", "promise_in_bounds"):
+        raise ArgumentError(
+            f"take_along_axis: mode must be None, 'clip', 'fill' or 'promise_in_bounds'; got "
+            f"{mode!r}"
+        )
     if not is_traced(arr, indices):
         return _np.take_along_axis(arr, indices, axis=axis)
     indices = _plain(indices)
@@ -201,14 +276,27 @@ def select(condlist, choicelist, default=0):
 # ---------------------------------------------------------------- integer-valued
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """``numpy.argsort`` of the values (an integer array; no gradient).
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False, dtype=None):
+    """``numpy.argsort`` of the values (an integer array; no gradient). ``descending``
+    (JAX's): the places of the largest first, equal values in their order; ``dtype``
+    (JAX's): the indices' integer type.
 
     >>> import funcgrad.numpy as fnp
     >>> fnp.argsort(fnp.array([3.0, 1.0, 2.0]))
     array([1, 2, 0])
+    >>> fnp.argsort(fnp.array([1.0, 3.0, 1.0]), descending=True)
+    array([1, 0, 2])
     """
+    if dtype is not None:
+        out = argsort(a, axis, kind, order, stable=stable, descending=descending)
+        return _astype(out, dtype=as_numpy_dtype(dtype))
     p = _plain(a)
+    if descending:
+        if axis is None:
+            p, axis = ravel(p), 0
+        n = _shape_of(p)[axis]
+        backwards = argsort(flip(p, axis), axis, kind, order, stable=True)
+        return flip(n - 1 - backwards, axis)
     if not is_traced(p):
         return _np.argsort(p, axis=axis, kind=kind, order=order, stable=stable)
     if stable:
@@ -326,13 +414,15 @@ def _nonzero_sized(a, size, fill_value, who):
     return tuple(reversed(out))
 
 
-def searchsorted(a, v, side="left", sorter=None):
-    """``numpy.searchsorted`` of the values (integer positions; no gradient).
+def searchsorted(a, v, side="left", sorter=None, *, method=None):
+    """``numpy.searchsorted`` of the values (integer positions; no gradient); JAX's
+    ``method`` (its algorithm) is taken, and every one gives NumPy's positions.
 
     >>> import funcgrad.numpy as fnp
     >>> fnp.searchsorted(fnp.array([1.0, 2.0, 3.0]), [2.5, 0.0])
     array([2, 0])
     """
+    jax_method(method, SEARCH_METHODS, "searchsorted")
     pa, pv = _plain(a), _plain(v)
     if not is_traced(pa, pv):
         return _np.searchsorted(pa, pv, side=side, sorter=sorter)
@@ -353,3 +443,51 @@ def lexsort(keys, axis=-1):
     if not any(isinstance(k, Box) for k in keys):
         return _np.lexsort(keys, axis)
     return _np.lexsort([concrete(k, "lexsort") for k in keys], axis)
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """``numpy.repeat``: repeat each element (``repeats`` a scalar or one count each).
+    ``total_repeat_length`` (JAX's): the result's length along the axis, known before the
+    counts are (which may then be traced): a longer repeat is cut there, a shorter one
+    continued with the last element.
+
+    >>> import funcgrad as fg, funcgrad.numpy as fnp
+    >>> fg.grad(lambda x: fnp.sum(fnp.repeat(x, [1, 3])))(fnp.ones(2))
+    array([1., 3.])
+    >>> fnp.repeat(fnp.array([1.0, 2.0]), [1, 2], total_repeat_length=5)
+    array([1., 2., 2., 2., 2.])
+    """
+    if total_repeat_length is not None:
+        return _repeat_to(a, repeats, axis, int(total_repeat_length))
+    if not is_traced(a):
+        return _np.repeat(a, repeats, axis=axis)
+    if axis is None:
+        a, axis = ravel(a), 0
+    shape = _shape_of(a)
+    axis = check_axis(axis, len(shape), "repeat")
+    counts = _np.asarray(repeats)
+    if counts.ndim > 1 or (counts.ndim == 1 and counts.size not in (1, shape[axis])):
+        raise ShapeError(
+            f"repeat: repeats of shape {fmt_shape(counts.shape)} do not fit axis {axis} of "
+            f"shape {fmt_shape(shape)}; give one count, or one per element"
+        )
+    return take_on_axis(a, _np.repeat(_np.arange(shape[axis]), counts), axis)
+
+
+def _repeat_to(a, repeats, axis, length):
+    """:func:`repeat` to ``length`` along the axis: element ``k`` of the result is the
+    element whose run of copies covers ``k`` (the last past the runs' end)."""
+    if axis is None:
+        a, axis = ravel(a), 0
+    n = _shape_of(a)[check_axis(axis, len(_shape_of(a)), "repeat")]
+    counts = repeats if is_traced(repeats) else _np.asarray(repeats)
+    if len(_shape_of(counts)) == 0:
+        counts = _a.broadcast_to(counts, shape=(n,))
+    if _shape_of(counts) != (n,):
+        raise ShapeError(
+            f"repeat: repeats of shape {fmt_shape(_shape_of(counts))} do not fit an axis of "
+            f"{n} elements; give one count, or one per element"
+        )
+    ends = cumsum(counts)
+    source = searchsorted(ends, _np.arange(length), side="right")
+    return take(a, _minimum(source, n - 1), axis)

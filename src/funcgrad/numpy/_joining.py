@@ -44,7 +44,6 @@ __all__ = [
     "vsplit",
     "dsplit",
     "tile",
-    "repeat",
     "flip",
     "fliplr",
     "flipud",
@@ -312,28 +311,6 @@ def tile(A, reps):
     return _a.reshape(x, shape=tuple(r * n for r, n in zip(reps, shape)))
 
 
-def repeat(a, repeats, axis=None):
-    """``numpy.repeat``: repeat each element (``repeats`` a scalar or one count each).
-
-    >>> import funcgrad as fg, funcgrad.numpy as fnp
-    >>> fg.grad(lambda x: fnp.sum(fnp.repeat(x, [1, 3])))(fnp.ones(2))
-    array([1., 3.])
-    """
-    if not is_traced(a):
-        return _np.repeat(a, repeats, axis=axis)
-    if axis is None:
-        a, axis = ravel(a), 0
-    shape = _shape_of(a)
-    axis = check_axis(axis, len(shape), "repeat")
-    counts = _np.asarray(repeats)
-    if counts.ndim > 1 or (counts.ndim == 1 and counts.size not in (1, shape[axis])):
-        raise ShapeError(
-            f"repeat: repeats of shape {fmt_shape(counts.shape)} do not fit axis {axis} of "
-            f"shape {fmt_shape(shape)}; give one count, or one per element"
-        )
-    return take_on_axis(a, _np.repeat(_np.arange(shape[axis]), counts), axis)
-
-
 def unstack(x, /, *, axis=0):
     """``numpy.unstack``: the slices along ``axis``, as a tuple (``stack`` undone).
 
@@ -520,15 +497,23 @@ def pad(array, pad_width, mode="constant", **kwargs):
     )
 
 
-def sort(a, axis=-1, kind=None, order=None):
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """``numpy.sort``; the gradient follows each element to where it was sorted.
+    ``descending`` (JAX's): largest first, NaN first, equal values in their order
+    (the ascending stable sort of the values reversed, reversed).
 
     >>> import funcgrad as fg, funcgrad.numpy as fnp
     >>> fg.grad(lambda x: fnp.sort(x)[0])(fnp.array([3.0, 1.0, 2.0]))
     array([0., 1., 0.])
+    >>> fnp.sort(fnp.array([3.0, 1.0, 2.0]), descending=True)
+    array([3., 2., 1.])
     """
+    if descending:
+        if axis is None:
+            a, axis = ravel(a), 0
+        return flip(sort(flip(a, axis), axis, kind, order, stable=True), axis)
     if not is_traced(a):
-        return _np.sort(a, axis=axis, kind=kind, order=order)
+        return _np.sort(a, axis=axis, kind=kind, order=order, stable=stable)
     if order is not None:
         raise UnsupportedError("sort: order= sorts structured arrays, which carry no gradient")
     if axis is None:

@@ -29,7 +29,7 @@ from ..core.values import shape_of as _shape_of
 from ..dag.arraylike import bitwise
 from ..rules import elementwise as _ew
 from ..rules import ufuncs as _u
-from ._helpers import concrete, is_traced
+from ._helpers import concrete, is_traced, jax_method
 from ._indexing import nonzero
 
 __all__ = [
@@ -296,15 +296,16 @@ def isneginf(x, out=None):
     return _u.logical_and(_u.isinf(p), _ew.less(p, 0))
 
 
-def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None, method=None):
     """``numpy.isin``: where ``element`` equals some entry of ``test_elements`` (a mask,
-    no derivative; either may be traced).
+    no derivative; either may be traced); JAX's ``method`` (its algorithm) is taken.
 
     >>> import numpy as np
     >>> from funcgrad.numpy import isin
     >>> isin(np.array([1.0, 2.0, 3.0]), [3.0, 1.0], invert=True)
     array([False,  True, False])
     """
+    jax_method(method, ("auto", "compare_all", "binary_search", "sort"), "isin")
     e, t = _plain(element), _plain(test_elements)
     if not is_traced(e, t):
         return _np.isin(e, t, assume_unique=assume_unique, invert=invert, kind=kind)

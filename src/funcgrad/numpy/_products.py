@@ -5,7 +5,7 @@ inputs); the primitives and their rules are in :mod:`funcgrad.rules.products`,
 :mod:`funcgrad.rules.matmul` and :mod:`funcgrad.rules.diagonals`.
 Only real (float) inputs are differentiated; the ``out=`` arguments of NumPy
 are refused, since results are never written in place. ``dot``, ``vdot``, ``inner``,
-``matmul``, ``tensordot`` and ``einsum`` also take JAX's keywords ``precision`` (every
+``matmul``, ``tensordot``, ``einsum`` and ``vecdot`` also take JAX's keywords ``precision`` (every
 precision is NumPy's full one) and ``preferred_element_type`` (the type the products are
 summed in and returned as): :mod:`funcgrad.numpy._precision`.
 
@@ -435,14 +435,19 @@ def _moveaxis(x, source, destination):
     return x if order == list(range(nd)) else _arrays.transpose(x, axes=tuple(order))
 
 
-def vecdot(x1, x2, /, *, axis=-1):
-    """``numpy.vecdot``: ``sum(conj(x1) * x2)`` along ``axis``, broadcast over the rest.
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """``numpy.vecdot``: ``sum(conj(x1) * x2)`` along ``axis``, broadcast over the rest
+    (JAX's ``precision`` and ``preferred_element_type``, as :func:`dot`'s).
 
     >>> import numpy as np
     >>> from funcgrad.numpy import vecdot
     >>> vecdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
     array([3., 7.])
     """
+    checked_precision(precision, "vecdot")
+    if preferred_element_type is not None:
+        product = lambda a, b: vecdot(a, b, axis=axis)
+        return in_preferred_type(product, (x1, x2), preferred_element_type)
     if not is_traced(x1, x2):
         return _np.vecdot(x1, x2, axis=axis)
     return _products.vecdot(lists_as_arrays(x1), lists_as_arrays(x2), axis=axis)
