@@ -171,3 +171,22 @@ def test_jax_methods_are_taken_and_give_numpys_values():
         np.testing.assert_array_equal(fnp.isin(a, v, method=method), np.isin(a, v))
     with pytest.raises(fg.ArgumentError, match="searchsorted: method"):
         fnp.searchsorted(a, v, method="fast")
+
+
+@pytest.mark.parametrize("name", ["unique_values", "unique_counts", "unique_inverse", "unique_all"])
+def test_the_array_apis_uniques_take_a_size(name):
+    x = np.array([[3.0, 1.0], [3.0, 5.0]])
+    f = getattr(fnp, name)
+    want = f(x)
+    want = want if isinstance(want, tuple) else (want,)
+    for run in (f, fg.jit(f, static_argnames=("size", "fill_value"))):
+        got = run(x, size=5, fill_value=-1.0)
+        got = got if isinstance(got, tuple) else (got,)
+        np.testing.assert_array_equal(got[0], [1.0, 3.0, 5.0, -1.0, -1.0])
+        if name == "unique_counts":
+            np.testing.assert_array_equal(got[1], [1, 2, 1, 0, 0])
+        if name in ("unique_inverse", "unique_all"):
+            np.testing.assert_array_equal(
+                got[-1 if name == "unique_inverse" else 2],
+                want[-1 if name == "unique_inverse" else 2],
+            )

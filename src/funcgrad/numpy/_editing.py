@@ -265,30 +265,32 @@ def unique(
     return out if len(out) > 1 else out[0]
 
 
-def unique_values(x):
-    """``numpy.unique_values`` (the Array API's): the sorted distinct values.
+def unique_values(x, /, *, size=None, fill_value=None):
+    """``numpy.unique_values`` (the Array API's): the sorted distinct values (``size`` and
+    ``fill_value``, JAX's: as :func:`unique`'s).
 
     >>> import numpy as np
     >>> from funcgrad.numpy import unique_values
     >>> unique_values(np.array([3.0, 1.0, 3.0]))
     array([1., 3.])
     """
-    return unique(x)
+    return unique(x, size=size, fill_value=fill_value)
 
 
-def unique_counts(x):
-    """``numpy.unique_counts``: ``(values, counts)``.
+def unique_counts(x, /, *, size=None, fill_value=None):
+    """``numpy.unique_counts``: ``(values, counts)`` (``size``, ``fill_value``: :func:`unique`'s).
 
     >>> import numpy as np
     >>> from funcgrad.numpy import unique_counts
     >>> unique_counts(np.array([3.0, 1.0, 3.0])).counts
     array([1, 2])
     """
-    return UniqueCountsResult(*unique(x, return_counts=True))
+    return UniqueCountsResult(*unique(x, return_counts=True, size=size, fill_value=fill_value))
 
 
-def unique_inverse(x):
-    """``numpy.unique_inverse``: ``(values, inverse_indices)``, the indices in ``x``'s shape.
+def unique_inverse(x, /, *, size=None, fill_value=None):
+    """``numpy.unique_inverse``: ``(values, inverse_indices)``, the indices in ``x``'s shape
+    (``size``, ``fill_value``: :func:`unique`'s).
 
     >>> import numpy as np
     >>> from funcgrad.numpy import unique_inverse
@@ -296,20 +298,26 @@ def unique_inverse(x):
     array([[1, 0],
            [1, 1]])
     """
-    values, inverse = unique(x, return_inverse=True)
-    return UniqueInverseResult(values, _np.reshape(inverse, _shape_of(x)))
+    values, inverse = unique(x, return_inverse=True, size=size, fill_value=fill_value)
+    return UniqueInverseResult(values, _reshaped(inverse, _shape_of(x)))
 
 
-def unique_all(x):
-    """``numpy.unique_all``: ``(values, indices, inverse_indices, counts)``.
+def unique_all(x, /, *, size=None, fill_value=None):
+    """``numpy.unique_all``: ``(values, indices, inverse_indices, counts)`` (``size``,
+    ``fill_value``: :func:`unique`'s).
 
     >>> import numpy as np
     >>> from funcgrad.numpy import unique_all
     >>> unique_all(np.array([3.0, 1.0, 3.0])).indices
     array([1, 0])
     """
-    values, index, inverse, counts = unique(x, True, True, True)
-    return UniqueAllResult(values, index, _np.reshape(inverse, _shape_of(x)), counts)
+    values, index, inverse, counts = unique(x, True, True, True, size=size, fill_value=fill_value)
+    return UniqueAllResult(values, index, _reshaped(inverse, _shape_of(x)), counts)
+
+
+def _reshaped(indices, shape):
+    """Integer ``indices`` (traced where ``unique`` ran with ``size`` under jit) in ``shape``."""
+    return _np.reshape(indices, shape) if not is_traced(indices) else reshape(indices, shape)
 
 
 def _members(a, keep, who):
