@@ -125,10 +125,11 @@ class _Ref:
             x = self.x if _kept(self.x) else np.asarray(self.x)
             x, index = _within(x, self.index, mode, 0.0)
             out = _Ref(x, index)._update(v, how)
-            return _unpadded(out, shape_of(self.x)) if mode == "drop" else out
+            out = _unpadded(out, shape_of(self.x)) if mode == "drop" else out
+            return _as_written(out, self.x, v)
         x, index = self.x, self.index
         if type(index) is TracedIndex:
-            return _traced_index_update(_operand(x), index, v, how)
+            return _as_written(_traced_index_update(_operand(x), index, v, how), x, v)
         if not _kept(x) and not _kept(v):  # NumPy's values: NumPy's own assignment
             out = np.array(x, copy=True)
             if how is _SET:
@@ -136,7 +137,7 @@ class _Ref:
             else:
                 how.ufunc.at(out, index, v)
             return out
-        return _traced_update(_operand(x), index, v, how)
+        return _as_written(_traced_update(_operand(x), index, v, how), x, v)
 
 
 def _mode(mode, allowed, who):
@@ -226,6 +227,18 @@ def _operand(x):
         return x
     x = np.asarray(x)
     return x if x.dtype.kind in "fc" else x.astype(np.float64)
+
+
+def _as_written(out, x, v):
+    """``out`` in the type NumPy gives a plain integer or boolean ``x`` written with
+    integers or booleans ``v``: ``x``'s own (a traced update computed in float64 meanwhile:
+    :func:`_operand`). A float ``v`` keeps the float64 result, differentiable in ``v``."""
+    if _kept(x):
+        return out
+    kind = np.asarray(x).dtype
+    if kind.kind in "biu" and numeric_kind(dtype_of(v)) in "biu" and dtype_of(out) != kind:
+        return ufuncs.astype(out, dtype=kind)
+    return out
 
 
 def _in_dtype_of(out, x):

@@ -117,3 +117,25 @@ def test_a_traced_index_takes_subtract_and_names_what_it_refuses():
         fg.jit(lambda x: fg.at(x)[fnp.argsort(x)].max(1.5))(x)
     with pytest.raises(fg.UnsupportedError, match=r"at\(x\)\[index\]\.divide\(v\)"):
         fg.jit(lambda x: fg.at(x)[fnp.argsort(x)].divide(1.5))(x)
+
+
+@pytest.mark.parametrize("how", ["set", "add", "subtract", "multiply", "min", "max"])
+def test_an_integer_array_written_with_integers_stays_integer_under_jit_and_vmap(how):
+    # a traced index or value computes in float64; NumPy's int64 array stays int64
+    base = np.array([4, 7, 1, 0], np.int64)
+    index, values = np.array([1, 1, 3]), np.array([2, 9, -5])
+    want = getattr(fg.at(base)[index], how)(values)
+    assert want.dtype == np.int64
+    f = lambda i, v: getattr(fg.at(base)[i], how)(v)
+    got = [
+        fg.jit(lambda v: f(index, v))(values),
+        fg.vmap(f, in_axes=(None, 0))(index, np.stack([values, values]))[1],
+    ]
+    if how in ("set", "add", "subtract"):  # a traced index: the scatters
+        got += [
+            fg.jit(f)(index, values),
+            fg.vmap(f, in_axes=(0, None))(np.stack([index] * 2), values)[0],
+        ]
+    for out in got:
+        assert out.dtype == np.int64
+        np.testing.assert_array_equal(out, want)

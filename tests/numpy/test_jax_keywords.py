@@ -190,3 +190,21 @@ def test_the_array_apis_uniques_take_a_size(name):
                 got[-1 if name == "unique_inverse" else 2],
                 want[-1 if name == "unique_inverse" else 2],
             )
+
+
+def test_bincount_into_a_given_length_under_jit_and_vmap():
+    x, w = np.array([0, 2, 2, 7, 1, -1]), np.array([0.5, 1.0, 2.0, 3.0, 4.0, 9.0])
+    for length in (3, 9):
+        inside = (x >= 0) & (x < length)
+        counts = np.bincount(x[inside], minlength=length)[:length]
+        sums = np.bincount(x[inside], w[inside], minlength=length)[:length]
+        f = lambda a, b: fnp.bincount(a, b, length=length)
+        for run in (f, fg.jit(f)):
+            np.testing.assert_array_equal(run(x, None), counts)
+            assert run(x, None).dtype == counts.dtype
+            np.testing.assert_array_equal(run(x, w), sums)
+        grad = fg.grad(lambda b: fnp.sum(f(x, b) ** 2))(w)
+        np.testing.assert_allclose(grad, np.where(inside, 2 * sums[np.clip(x, 0, length - 1)], 0))
+    rows = fg.vmap(lambda a: fnp.bincount(a, length=3))(np.array([[0, 1, 1], [2, 2, 0]]))
+    np.testing.assert_array_equal(rows, [[1, 2, 0], [1, 0, 2]])
+    assert rows.dtype == np.intp

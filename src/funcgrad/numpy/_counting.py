@@ -13,6 +13,8 @@ import builtins
 
 import numpy as _np
 
+from ..at import at
+from ..core.errors import ArgumentTypeError
 from ..core.values import dtype_of as _dtype_of
 from ..core.values import float_dtype, in_library_of
 from ..core.values import plain as _plain
@@ -108,22 +110,43 @@ def digitize(x, bins, right=False, *, method=None):
     return len(bins) - _s.searchsorted(bins[::-1], _plain(x), side=side)
 
 
-def bincount(x, /, weights=None, minlength=0):
+def bincount(x, /, weights=None, minlength=0, *, length=None):
     """``numpy.bincount``: how often each non-negative integer occurs, or the sum of its
-    ``weights`` (differentiable in the weights).
+    ``weights`` (differentiable in the weights). ``length`` (JAX's): exactly that many
+    bins, known before the values are (which may then be traced); values outside them are
+    not counted.
 
     >>> import numpy as np
     >>> import funcgrad as fg
     >>> from funcgrad.numpy import bincount
     >>> fg.grad(lambda w: bincount(np.array([0, 2, 2]), w)[2])(np.array([1.0, 2.0, 3.0]))
     array([0., 1., 1.])
+    >>> fg.jit(lambda x: bincount(x, length=4))(np.array([0, 2, 2, 7]))
+    array([1, 0, 2, 0])
     """
+    if length is not None:
+        return _bincount_to(x, weights, int(length))
     if not is_traced(x, weights):
         return _np.bincount(x, weights, minlength)
     x = _np.asarray(concrete(x, "bincount"))
     length = builtins.max(int(x.max()) + 1 if x.size else 0, minlength)
     counts = _s.put_along(ravel(weights) * 1.0, x.ravel(), axis=0, shape=(length,))
     return numpys_dtype(counts, _np.result_type(float_dtype(weights), _np.float64))  # NumPy's
+
+
+def _bincount_to(x, weights, length):
+    """:func:`bincount` into ``length`` bins: one scatter-add, the values outside the bins
+    sent past the end, where it drops them."""
+    x = ravel(x if is_traced(x) else _np.asarray(x))
+    if _dtype_of(x).kind not in "iu":
+        raise ArgumentTypeError(f"bincount: x must be integers; got {_dtype_of(x)}")
+    inside = (x >= 0) & (x < length)
+    if weights is None:
+        counts, added = _np.zeros(length, _np.intp), 1
+    else:
+        kind = _np.result_type(float_dtype(weights), _np.float64)  # NumPy's, as above
+        counts, added = _np.zeros(length, kind), ravel(weights)
+    return at(counts)[_ew.where(inside, x, length)].add(added, mode="drop")
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
