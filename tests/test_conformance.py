@@ -558,6 +558,14 @@ RUN = {
 # of dtypes. They are NumPy's own objects or calls, checked in tests/numpy/test_numpy_shape.py.
 NOT_TRACED = {
     **{
+        f"scipy.linalg.{n}": "SciPy's constant matrix of a size"
+        for n in ("hadamard", "hilbert", "invhilbert", "pascal", "invpascal", "helmert", "dft")
+    },
+    **{
+        f"scipy.linalg.{n}": "a test of the values' structure (reads them)"
+        for n in ("issymmetric", "ishermitian", "bandwidth")
+    },
+    **{
         f"numpy.{n}": "a NumPy type"
         for n in (
             "bool_",

@@ -16,11 +16,14 @@ from tests.opinfo.scipy_linalg import (  # the rows: tests/opinfo
     M,
     R,
 )
+from tests.scipy.test_linalg_breadth import NAMED
 
 
 def test_every_function_has_a_case():
-    # schur has no derivative: its values and its refusal are in tests/lax/test_lax_linalg.py
-    assert set(fsl.__all__) - {"cho_factor", "schur"} == {name.split(":")[0] for name in CASES}
+    # schur has no derivative: its values and its refusal are in tests/lax/test_lax_linalg.py;
+    # the constant matrices and structure tests (NAMED) in tests/scipy/test_linalg_breadth.py
+    cases = {name.split(":")[0] for name in CASES} | NAMED
+    assert set(fsl.__all__) - {"cho_factor", "schur"} == cases
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -5,8 +5,10 @@ SciPy's names and signatures: ``solve_triangular`` (``trans`` 0/1/2 or N/T/C,
 ``cho_factor``/``cho_solve``, ``solve_banded``, ``solve``, ``inv``, ``det``,
 ``solve_sylvester``, ``sqrtm``, ``expm`` and ``expm_frechet``, ``eigh``, ``svd``,
 ``qr`` (pivoting too) and ``polar``, ``lu``/``lu_factor`` (any m x n), ``lu_solve``, ``schur``
-(no derivative), and the structured matrices ``block_diag``, ``toeplitz``,
-``hankel`` and ``circulant`` (gathers of their entries). The rules are in
+(no derivative); the structured matrices (:mod:`funcgrad.scipy._structured`), what is
+read off a decomposition (``eig``, ``norm``, ``pinv``, ...: :mod:`funcgrad.scipy._decomposed`)
+and the functions of a matrix (``sinm``, ..., the Lyapunov equations:
+:mod:`funcgrad.scipy._matrix_functions`). The rules are in
 :mod:`funcgrad.rules.scipy_linalg` (and funcgrad.numpy.linalg's for the rest);
 triangular functions read only their triangle, and their derivative is that
 function's (the other triangle gets zero).
@@ -34,7 +36,11 @@ from ..rules.arrays import concatenate, getitem, reshape
 from ..rules.diagonals import tril as _tril
 from ..rules.diagonals import triu as _triu
 from ..rules.linalg import conj, mH
-from ..rules.ufuncs import astype
+from . import _decomposed, _matrix_functions, _structured
+from ._decomposed import *  # noqa: F403 - eig, norm, pinv, ...: _decomposed.__all__
+from ._lapack import lapack_operands as _lapack
+from ._matrix_functions import *  # noqa: F403 - sinm, ..., the Lyapunov solvers
+from ._structured import *  # noqa: F403 - toeplitz, companion, ...: _structured.__all__
 
 __all__ = [
     "solve_triangular",
@@ -53,27 +59,17 @@ __all__ = [
     "qr",
     "polar",
     "expm_frechet",
-    "block_diag",
-    "toeplitz",
-    "hankel",
-    "circulant",
     "lu",
     "lu_factor",
     "lu_solve",
     "schur",
 ]
 
+__all__ += _decomposed.__all__ + _matrix_functions.__all__ + _structured.__all__
+
 lu_rules = _s  # the LU primitives' module, which funcgrad.lax.linalg reaches through here
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
-
-
-def _lapack(*arrays):
-    """The operands as SciPy hands them to LAPACK: float16 (which LAPACK lacks) as float32,
-    so a traced call gives SciPy's result type instead of NumPy's refusal."""
-    return tuple(
-        astype(x, dtype=np.float32) if dtype_of(x) == np.float16 else as_array(x) for x in arrays
-    )
 
 
 def solve(a, b, **options):
@@ -391,90 +387,6 @@ def expm_frechet(A, E, method=None, compute_expm=True):
     big = expm(block)
     frechet = big[..., :n, n:]
     return (big[..., :n, :n], frechet) if compute_expm else frechet
-
-
-def block_diag(*arrs):
-    """``scipy.linalg.block_diag``: the arrays (scalars, vectors as rows, matrices) on the
-    diagonal of one matrix, zeros elsewhere.
-
-    >>> import numpy as np
-    >>> from funcgrad.scipy.linalg import block_diag
-    >>> block_diag(np.ones((1, 2)), 2.0)
-    array([[1., 1., 0.],
-           [0., 0., 2.]])
-    """
-    if not arrs:
-        return np.zeros((1, 0))
-    blocks = [
-        reshape(as_array(a), shape=(1, -1)) if len(shape_of(a)) < 2 else as_array(a) for a in arrs
-    ]
-    cols = sum(shape_of(b)[1] for b in blocks)
-    rows, left = [], 0
-    for b in blocks:
-        r, c = shape_of(b)
-        pad_left = np.zeros((r, left), dtype=float_dtype(dtype_of(b)))
-        pad_right = np.zeros((r, cols - left - c), dtype=float_dtype(dtype_of(b)))
-        rows.append(concatenate(pad_left, b, pad_right, axis=1))
-        left += c
-    return concatenate(*rows, axis=0)
-
-
-def toeplitz(c, r=None):
-    """``scipy.linalg.toeplitz``: first column ``c``, first row ``r`` (``conj(c)`` by
-    default; its first element is ``c``'s).
-
-    >>> import numpy as np
-    >>> from funcgrad.scipy.linalg import toeplitz
-    >>> toeplitz(np.array([1.0, 2.0, 3.0]), np.array([1.0, 4.0]))
-    array([[1., 4.],
-           [2., 1.],
-           [3., 2.]])
-    """
-    c = reshape(as_array(c), shape=(-1,))
-    r = conj(c) if r is None else reshape(as_array(r), shape=(-1,))
-    m, n = shape_of(c)[0], shape_of(r)[0]
-    # every diagonal reads one entry of [r reversed (less its first), c]
-    values = concatenate(getitem(r, index=slice(n - 1, 0, -1)), c, axis=0)
-    index = (np.arange(m)[:, None] - np.arange(n)[None, :]) + (n - 1)
-    return getitem(values, index=index)
-
-
-def hankel(c, r=None):
-    """``scipy.linalg.hankel``: first column ``c``, last row ``r`` (zeros by default; its
-    first element is ignored).
-
-    >>> import numpy as np
-    >>> from funcgrad.scipy.linalg import hankel
-    >>> hankel(np.array([1.0, 2.0, 3.0]))
-    array([[1., 2., 3.],
-           [2., 3., 0.],
-           [3., 0., 0.]])
-    """
-    c = reshape(as_array(c), shape=(-1,))
-    m = shape_of(c)[0]
-    r = (
-        np.zeros(m, dtype=float_dtype(dtype_of(c)))
-        if r is None
-        else reshape(as_array(r), shape=(-1,))
-    )
-    n = shape_of(r)[0]
-    values = concatenate(c, getitem(r, index=slice(1, None)), axis=0)
-    return getitem(values, index=np.arange(m)[:, None] + np.arange(n)[None, :])
-
-
-def circulant(c):
-    """``scipy.linalg.circulant``: each column ``c`` rolled down one more.
-
-    >>> import numpy as np
-    >>> from funcgrad.scipy.linalg import circulant
-    >>> circulant(np.array([1.0, 2.0, 3.0]))
-    array([[1., 3., 2.],
-           [2., 1., 3.],
-           [3., 2., 1.]])
-    """
-    c = reshape(as_array(c), shape=(-1,))
-    n = shape_of(c)[0]
-    return getitem(c, index=(np.arange(n)[:, None] - np.arange(n)[None, :]) % n)
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
