@@ -303,6 +303,58 @@ ROWS = {
         )
         for name in ["kl_div", "rel_entr", "poch", "owens_t", "boxcox", "boxcox1p"]
     },
+    **{
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, x + 0.2))(name), ALL, None, (unit,), scipy=True
+        )
+        for name in ["log_expit", "exp10", "k0", "k1", "k0e", "k1e"]
+    },
+    **{
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, x - 0.4))(name), ALL, None, (unit,), scipy=True
+        )
+        for name in ["ellipk", "ellipe"]
+    },
+    **{
+        name: Row(
+            (lambda name: lambda m, x, y: _sp(name)(m, x + 0.1, y + 0.2))(name),
+            [((2, 3), (3,))],
+            None,
+            (unit, unit),
+            scipy=True,
+        )
+        for name in ["huber", "pseudo_huber", "inv_boxcox", "inv_boxcox1p", "binom"]
+    },
+    **{
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, 1.5, x + 0.5))(name),
+            ALL,
+            None,
+            (unit,),
+            scipy=True,
+        )
+        for name in ["kv", "kve", "chdtr", "chdtrc", "pdtr", "pdtrc", "stdtr"]
+    },
+    **{
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, 2.0, 5.0, x))(name),
+            ALL,
+            None,
+            (unit,),
+            scipy=True,
+        )
+        for name in ["gdtr", "gdtrc", "fdtr", "fdtrc"]
+    },
+    **{  # the number of trials an integer: SciPy deprecates a float there
+        name: Row(
+            (lambda name: lambda m, x: _sp(name)(m, 2, 5, x))(name),
+            ALL,
+            None,
+            (unit,),
+            scipy=True,
+        )
+        for name in ["bdtr", "bdtrc", "nbdtr", "nbdtrc"]
+    },
     "zeta": Row(lambda m, q: _sp("zeta")(m, 2.5, q + 0.5), ALL, None, (unit,), scipy=True),
     "zeta riemann": Row(lambda m, x: _sp("zeta")(m, 3.0) * x, ALL, None, (unit,), scipy=True),
     "hyp1f1": Row(lambda m, x: _sp("hyp1f1")(m, 1.5, 2.5, x), ALL, None, (unit,), scipy=True),

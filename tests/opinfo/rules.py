@@ -19,7 +19,7 @@ import scipy.special
 
 import funcgrad.rules
 from funcgrad.core.primitive import Primitive
-from funcgrad.rules import special
+from funcgrad.rules import special, special_more
 from tests.helpers import gelu_tanh_formula
 from tests.numpy.test_numpy_math import ROWS as MATH_ROWS
 
@@ -142,6 +142,24 @@ DOMAINS = {
     ("boxcox", 1): _uniform(-1.5, 1.5),
     ("boxcox1p", 0): _uniform(-0.5, 2.0),
     ("boxcox1p", 1): _uniform(-1.5, 1.5),
+    # funcgrad/rules/special_more.py: positive x for the K Bessel functions, m < 1 for the
+    # elliptic integrals, the Huber losses' delta positive and |r| away from their kink
+    **{(name, 0): _uniform(0.3, 4.0) for name in ("k0", "k1", "k0e", "k1e")},
+    ("kv", 0): _uniform(0.5, 2.5),
+    ("kv", 1): _uniform(0.3, 4.0),
+    ("kve", 0): _uniform(0.5, 2.5),
+    ("kve", 1): _uniform(0.3, 4.0),
+    ("ellipk", 0): _uniform(-1.5, 0.9),
+    ("ellipe", 0): _uniform(-1.5, 0.9),
+    ("huber", 0): _uniform(0.5, 1.0),
+    ("huber", 1): _uniform(1.2, 3.0),
+    ("pseudo_huber", 0): _uniform(0.5, 2.0),
+    ("inv_boxcox", 0): _uniform(-0.5, 1.5),
+    ("inv_boxcox", 1): _uniform(-0.4, 0.8),
+    ("inv_boxcox1p", 0): _uniform(-0.5, 1.5),
+    ("inv_boxcox1p", 1): _uniform(-0.4, 0.8),
+    ("binom", 0): _uniform(3.0, 6.0),
+    ("binom", 1): _uniform(0.5, 2.5),
 }
 # Kinked binary functions: arguments kept at least this far apart.
 SEPARATED = {"maximum": 0.2, "minimum": 0.2}
@@ -677,7 +695,7 @@ NUMPY_REFERENCE = {
     "spread_sqrt": np.sqrt,
     **{
         name: getattr(scipy.special, name)
-        for name in special.__all__
+        for name in special.__all__ + special_more.__all__
         if hasattr(scipy.special, name)
     },
     # the halves of SciPy's functions of two results
@@ -961,6 +979,14 @@ def _torch_table(torch):
         "j1": None,
         "y0": None,
         "y1": None,
+        # funcgrad/rules/special_more.py
+        "log_expit": torch.nn.functional.logsigmoid,
+        "exp10": lambda x: torch.pow(10.0, x),
+        # torch's K Bessel functions have no derivative
+        "k0": None,
+        "k1": None,
+        "k0e": None,
+        "k1e": None,
     }
 
 
@@ -1019,6 +1045,12 @@ NO_TORCH_EQUIVALENT = {
     "ive": "no ive",
     "gammasgn": "no gammasgn",
     "rgamma": "no rgamma",
+    **dict.fromkeys(
+        ("huber", "pseudo_huber", "inv_boxcox", "inv_boxcox1p", "binom", "kv", "kve"),
+        "no elementwise form in torch.special (huber_loss's delta is no tensor)",
+    ),
+    "ellipk": "no elliptic integrals",
+    "ellipe": "no elliptic integrals",
     **dict.fromkeys(
         (
             "dawsn",

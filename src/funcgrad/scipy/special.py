@@ -15,7 +15,11 @@ as JAX's do); ``erfcx``, ``dawsn``, the exponential integrals ``exp1``, ``expi``
 ``expn``, ``kl_div``, ``rel_entr``, ``loggamma``, ``poch``, ``zeta`` (in ``x`` and
 ``q``), ``spence``, ``sici``, ``fresnel``, ``owens_t``, ``hyp1f1`` and ``hyp2f1`` (in
 every argument), ``boxcox``, ``boxcox1p``, ``factorial``, ``comb``, and ``bernoulli`` and
-JAX's ``bessel_jn``. Values are SciPy's (the log-domain ones agree to rounding);
+JAX's ``bessel_jn``; ``log_expit``, ``exp10``, ``huber``, ``pseudo_huber``, ``inv_boxcox``,
+``inv_boxcox1p``, ``binom``, the Bessel ``k0``, ``k1``, ``k0e``, ``k1e``, ``kv``, ``kve``
+and the elliptic ``ellipk``, ``ellipe`` (:mod:`funcgrad.rules.special_more`), and the
+distribution functions ``chdtr``, ``pdtr``, ``bdtr``, ``stdtr``, ...
+(:mod:`funcgrad.scipy._special_distributions`). Values are SciPy's (the log-domain ones agree to rounding);
 derivatives are exact to any order in both modes, but for those in the shape parameters
 of ``gammainc``, ``gammaincc``, ``zeta``, ``hyp1f1`` and ``hyp2f1``: sums of their series
 to float64's rounding (within 1e-11 of mpmath's), of first order in the parameter (with
@@ -102,12 +106,30 @@ from ..rules.special import (
 )
 from ..rules.special import polygamma as _polygamma
 from ..rules.special import zeta as _zeta
+from ..rules.special_more import (
+    binom,
+    ellipe,
+    ellipk,
+    exp10,
+    huber,
+    inv_boxcox,
+    inv_boxcox1p,
+    k0,
+    k0e,
+    k1,
+    k1e,
+    kv,
+    kve,
+    log_expit,
+    pseudo_huber,
+)
 from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import erf
 from ..rules.ufuncs import i0 as _i0
 from ..rules.ufuncs import logit as _logit
 from ..rules.ufuncs import trunc as _trunc
-from . import _pages
+from . import _pages, _pages_more, _special_distributions
+from ._special_distributions import *  # noqa: F403 - chdtr, pdtr, bdtr, ...: its __all__
 
 __all__ = [
     "logsumexp",
@@ -334,6 +356,7 @@ def log_softmax(x, axis=None):
 
 # help() pages for the functions that are primitives (objects, not Python functions).
 _pages.write(_sys.modules[__name__])
+_pages_more.write(_sys.modules[__name__])
 
 
 def zeta(x, q=None):
@@ -473,6 +496,25 @@ def bessel_jn(z, *, v, n_iter=50):
     """
     return _fnp.stack([jv(float(order), z) for order in range(int(v) + 1)], axis=0)
 
+
+__all__ += [
+    "log_expit",
+    "exp10",
+    "huber",
+    "pseudo_huber",
+    "inv_boxcox",
+    "inv_boxcox1p",
+    "binom",
+    "k0",
+    "k1",
+    "k0e",
+    "k1e",
+    "kv",
+    "kve",
+    "ellipk",
+    "ellipe",
+]
+__all__ += _special_distributions.__all__
 
 # Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
 _publish(globals(), __all__)
