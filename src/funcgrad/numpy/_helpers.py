@@ -14,6 +14,8 @@ Traceback (most recent call last):
 funcgrad.errors.ArgumentTypeError: funcgrad.numpy.dot: out= is not supported, since funcgrad values are immutable; use the returned value instead
 """
 
+import warnings
+
 import numpy as np
 
 from ..core.errors import (
@@ -304,7 +306,8 @@ def dtype_of_call(reference, *args, **kwargs):
             else _zeros_like(a)
             for a in args
         ]
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a probe of zeros: SciPy's deprecations of them)
             result = reference(*dummies, **kwargs)
         dtype = _CALLED[key] = np.result_type(result[0] if type(result) is tuple else result)
     return dtype

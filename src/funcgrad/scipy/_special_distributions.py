@@ -17,7 +17,13 @@ the numbers of trials truncated, as SciPy's loops take them.
 -0.251021430167
 """
 
+import functools
+
+import numpy as np
+import scipy.special as _scipy
+
 from .. import numpy as _fnp
+from ..numpy._helpers import in_dtype_of_call
 from ..rules.special import betainc, gammainc, gammaincc, gammaln
 
 __all__ = [
@@ -37,6 +43,23 @@ __all__ = [
 ]
 
 
+def _as_scipys(reference):
+    """A function composed of others, answering in the type SciPy's ``reference`` gives
+    its arguments (its own loops keep float32; a composition's may widen), and a NumPy
+    scalar where SciPy's is one."""
+
+    def decorate(fun):
+        @functools.wraps(fun)
+        def as_scipys(*args):
+            out = in_dtype_of_call(fun(*args), reference, *args)
+            return out[()] if type(out) is np.ndarray and out.ndim == 0 else out
+
+        return as_scipys
+
+    return decorate
+
+
+@_as_scipys(_scipy.chdtr)
 def chdtr(v, x):
     """``scipy.special.chdtr``: the chi-square CDF, ``gammainc(v / 2, x / 2)``.
 
@@ -47,6 +70,7 @@ def chdtr(v, x):
     return gammainc(v / 2.0, x / 2.0)
 
 
+@_as_scipys(_scipy.chdtrc)
 def chdtrc(v, x):
     """``scipy.special.chdtrc``: the chi-square survival function.
 
@@ -57,6 +81,7 @@ def chdtrc(v, x):
     return gammaincc(v / 2.0, x / 2.0)
 
 
+@_as_scipys(_scipy.gdtr)
 def gdtr(a, b, x):
     """``scipy.special.gdtr``: the gamma CDF of rate ``a`` and shape ``b``,
     ``gammainc(b, a x)``.
@@ -68,6 +93,7 @@ def gdtr(a, b, x):
     return gammainc(b, a * x)
 
 
+@_as_scipys(_scipy.gdtrc)
 def gdtrc(a, b, x):
     """``scipy.special.gdtrc``: the gamma survival function, ``gammaincc(b, a x)``.
 
@@ -78,6 +104,7 @@ def gdtrc(a, b, x):
     return gammaincc(b, a * x)
 
 
+@_as_scipys(_scipy.pdtr)
 def pdtr(k, m):
     """``scipy.special.pdtr``: the Poisson CDF, ``gammaincc(floor(k) + 1, m)``.
 
@@ -89,6 +116,7 @@ def pdtr(k, m):
     return _fnp.where(k < 0, _fnp.nan, gammaincc(_fnp.where(k < 0, 0.0, k) + 1.0, m))
 
 
+@_as_scipys(_scipy.pdtrc)
 def pdtrc(k, m):
     """``scipy.special.pdtrc``: the Poisson survival function, ``gammainc(floor(k) + 1, m)``.
 
@@ -100,6 +128,7 @@ def pdtrc(k, m):
     return _fnp.where(k < 0, _fnp.nan, gammainc(_fnp.where(k < 0, 0.0, k) + 1.0, m))
 
 
+@_as_scipys(_scipy.bdtr)
 def bdtr(k, n, p):
     """``scipy.special.bdtr``: the binomial CDF, ``betainc(n - floor(k), floor(k) + 1, 1 - p)``
     (1 where ``k >= n``).
@@ -114,6 +143,7 @@ def bdtr(k, n, p):
     return _fnp.where((k < 0) | (k > n), _fnp.nan, _fnp.where(full, 1.0, value))
 
 
+@_as_scipys(_scipy.bdtrc)
 def bdtrc(k, n, p):
     """``scipy.special.bdtrc``: the binomial survival function, ``betainc(floor(k) + 1,
     n - floor(k), p)`` (0 where ``k >= n``).
@@ -129,6 +159,7 @@ def bdtrc(k, n, p):
     return _fnp.where((k < 0) | (k > n), outside, _fnp.where(full, 0.0, value))
 
 
+@_as_scipys(_scipy.nbdtr)
 def nbdtr(k, n, p):
     """``scipy.special.nbdtr``: the negative binomial CDF, ``betainc(n, floor(k) + 1, p)``.
 
@@ -140,6 +171,7 @@ def nbdtr(k, n, p):
     return _fnp.where((k < 0) | (n <= 0), _fnp.nan, betainc(n, k + 1.0, p))
 
 
+@_as_scipys(_scipy.nbdtrc)
 def nbdtrc(k, n, p):
     """``scipy.special.nbdtrc``: the negative binomial survival function,
     ``betainc(floor(k) + 1, n, 1 - p)``.
@@ -152,6 +184,7 @@ def nbdtrc(k, n, p):
     return _fnp.where((k < 0) | (n <= 0), _fnp.nan, betainc(k + 1.0, n, 1.0 - p))
 
 
+@_as_scipys(_scipy.fdtr)
 def fdtr(dfn, dfd, x):
     """``scipy.special.fdtr``: the F CDF, ``betainc(dfn / 2, dfd / 2, dfn x / (dfd + dfn x))``.
 
@@ -162,6 +195,7 @@ def fdtr(dfn, dfd, x):
     return betainc(dfn / 2.0, dfd / 2.0, dfn * x / (dfd + dfn * x))
 
 
+@_as_scipys(_scipy.fdtrc)
 def fdtrc(dfn, dfd, x):
     """``scipy.special.fdtrc``: the F survival function, ``betainc(dfd / 2, dfn / 2,
     dfd / (dfd + dfn x))``.
@@ -173,6 +207,7 @@ def fdtrc(dfn, dfd, x):
     return betainc(dfd / 2.0, dfn / 2.0, dfd / (dfd + dfn * x))
 
 
+@_as_scipys(_scipy.stdtr)
 def stdtr(df, t):
     """``scipy.special.stdtr``: Student's t CDF, ``1 - betainc(df / 2, 1 / 2, df / (df +
     t^2)) / 2`` for ``t > 0`` and its mirror below.
