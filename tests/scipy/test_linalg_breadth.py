@@ -103,8 +103,10 @@ def test_derivatives_against_central_differences(name):
             step[i] = eps
             up = [a + step if j == k else a for j, a in enumerate(args)]
             down = [a - step if j == k else a for j, a in enumerate(args)]
-            fd[i] = (np.sum(np.real(_scipy(name, *up)) * weights)
-                     - np.sum(np.real(_scipy(name, *down)) * weights)) / (2 * eps)  # fmt: skip
+            fd[i] = (
+                np.sum(np.real(_scipy(name, *up)) * weights)
+                - np.sum(np.real(_scipy(name, *down)) * weights)
+            ) / (2 * eps)
         np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-6, err_msg=f"argument {k}")
 
 

@@ -56,8 +56,16 @@ def _no_b(b, who):
         )
 
 
-def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
-        check_finite=True, homogeneous_eigvals=False):  # fmt: skip
+def eig(
+    a,
+    b=None,
+    left=False,
+    right=True,
+    overwrite_a=False,
+    overwrite_b=False,
+    check_finite=True,
+    homogeneous_eigvals=False,
+):
     """``scipy.linalg.eig``: the eigenvalues (complex) and the right eigenvectors.
 
     >>> import numpy as np
@@ -66,8 +74,9 @@ def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False,
     array([1.+0.j, 2.+0.j])
     """
     if not is_traced(a, b):
-        return scipy.linalg.eig(a, b, left, right, overwrite_a, overwrite_b, check_finite,
-                                homogeneous_eigvals)  # fmt: skip
+        return scipy.linalg.eig(
+            a, b, left, right, overwrite_a, overwrite_b, check_finite, homogeneous_eigvals
+        )
     _no_b(b, "eig")
     if left or homogeneous_eigvals:
         raise ArgumentError(
@@ -91,9 +100,19 @@ def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals
     return eig(a, b, right=False, homogeneous_eigvals=homogeneous_eigvals)
 
 
-def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False,
-             type=1, check_finite=True, subset_by_index=None, subset_by_value=None,
-             driver=None):  # fmt: skip
+def eigvalsh(
+    a,
+    b=None,
+    *,
+    lower=True,
+    overwrite_a=False,
+    overwrite_b=False,
+    type=1,
+    check_finite=True,
+    subset_by_index=None,
+    subset_by_value=None,
+    driver=None,
+):
     """``scipy.linalg.eigvalsh``: the eigenvalues of a symmetric (Hermitian) matrix,
     ascending, reading its ``lower`` triangle.
 
@@ -103,11 +122,18 @@ def eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False,
     array([1., 3.])
     """
     if not is_traced(a, b):
-        return scipy.linalg.eigvalsh(a, b, lower=lower, overwrite_a=overwrite_a,
-                                     overwrite_b=overwrite_b, type=type,
-                                     check_finite=check_finite,
-                                     subset_by_index=subset_by_index,
-                                     subset_by_value=subset_by_value, driver=driver)  # fmt: skip
+        return scipy.linalg.eigvalsh(
+            a,
+            b,
+            lower=lower,
+            overwrite_a=overwrite_a,
+            overwrite_b=overwrite_b,
+            type=type,
+            check_finite=check_finite,
+            subset_by_index=subset_by_index,
+            subset_by_value=subset_by_value,
+            driver=driver,
+        )
     _no_b(b, "eigvalsh")
     if subset_by_index is not None or subset_by_value is not None:
         raise ArgumentError(
@@ -154,8 +180,9 @@ def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
            [0. , 0. ]])
     """
     if not is_traced(a):
-        return scipy.linalg.pinv(a, atol=atol, rtol=rtol, return_rank=return_rank,
-                                 check_finite=check_finite)  # fmt: skip
+        return scipy.linalg.pinv(
+            a, atol=atol, rtol=rtol, return_rank=return_rank, check_finite=check_finite
+        )
     (a,) = lapack_operands(a)
     m, n = shape_of(a)[-2:]
     if rtol is None:
@@ -174,8 +201,9 @@ def pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
     return out, np.count_nonzero(s > cutoff, axis=-1)
 
 
-def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True,
-          lapack_driver=None):  # fmt: skip
+def lstsq(
+    a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True, lapack_driver=None
+):
     """``scipy.linalg.lstsq``: ``(x, residues, rank, s)``, ``x`` minimising ``|b - a x|``.
 
     >>> import numpy as np
@@ -184,8 +212,7 @@ def lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=Tr
     array([2.])
     """
     if not is_traced(a, b):
-        return scipy.linalg.lstsq(a, b, cond, overwrite_a, overwrite_b, check_finite,
-                                  lapack_driver)  # fmt: skip
+        return scipy.linalg.lstsq(a, b, cond, overwrite_a, overwrite_b, check_finite, lapack_driver)
     return _la.lstsq(*lapack_operands(a, b), rcond=cond)
 
 
