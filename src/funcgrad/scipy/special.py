@@ -19,8 +19,8 @@ JAX's ``bessel_jn``; ``log_expit``, ``exp10``, ``huber``, ``pseudo_huber``, ``in
 ``inv_boxcox1p``, ``binom``, the Bessel ``k0``, ``k1``, ``k0e``, ``k1e``, ``kv``, ``kve``
 and the elliptic ``ellipk``, ``ellipe`` (:mod:`funcgrad.rules.special_more`), and the
 distribution functions ``chdtr``, ``pdtr``, ``bdtr``, ``stdtr``, ...
-(:mod:`funcgrad.scipy._special_distributions`). Values are SciPy's (the log-domain ones agree to rounding);
-derivatives are exact to any order in both modes, but for those in the shape parameters
+(:mod:`funcgrad.scipy._special_distributions`). Values are SciPy's (the log-domain ones
+agree to rounding); derivatives are exact to any order in both modes, but for those in the shape parameters
 of ``gammainc``, ``gammaincc``, ``zeta``, ``hyp1f1`` and ``hyp2f1``: sums of their series
 to float64's rounding (within 1e-11 of mpmath's), of first order in the parameter (with
 every mixed derivative in ``x``), NaN where a series does not settle
@@ -48,6 +48,7 @@ from ..numpy._helpers import dtype_of_call as _dtype_of_call
 from ..numpy._helpers import in_dtype_of_call as _in_dtype_of_call
 from ..rules import arrays as _arrays
 from ..rules import nn as _nn
+from ..rules import special_more as _special_more
 from ..rules.elementwise import exp as _exp
 from ..rules.elementwise import log as _log
 from ..rules.elementwise import sigmoid as _expit
@@ -106,23 +107,7 @@ from ..rules.special import (
 )
 from ..rules.special import polygamma as _polygamma
 from ..rules.special import zeta as _zeta
-from ..rules.special_more import (
-    binom,
-    ellipe,
-    ellipk,
-    exp10,
-    huber,
-    inv_boxcox,
-    inv_boxcox1p,
-    k0,
-    k0e,
-    k1,
-    k1e,
-    kv,
-    kve,
-    log_expit,
-    pseudo_huber,
-)
+from ..rules.special_more import *  # noqa: F403 - log_expit, ..., ellipe: its __all__
 from ..rules.ufuncs import astype as _astype
 from ..rules.ufuncs import erf
 from ..rules.ufuncs import i0 as _i0
@@ -497,24 +482,7 @@ def bessel_jn(z, *, v, n_iter=50):
     return _fnp.stack([jv(float(order), z) for order in range(int(v) + 1)], axis=0)
 
 
-__all__ += [
-    "log_expit",
-    "exp10",
-    "huber",
-    "pseudo_huber",
-    "inv_boxcox",
-    "inv_boxcox1p",
-    "binom",
-    "k0",
-    "k1",
-    "k0e",
-    "k1e",
-    "kv",
-    "kve",
-    "ellipk",
-    "ellipe",
-]
-__all__ += _special_distributions.__all__
+__all__ += _special_more.__all__ + _special_distributions.__all__
 
 # Called from outside funcgrad, a function of Python numbers returns NumPy's scalar types.
 _publish(globals(), __all__)
