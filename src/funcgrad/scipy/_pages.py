@@ -497,11 +497,13 @@ ROWS = {
 }
 
 
-def write(namespace):
+def write(namespace, rows=ROWS):
+    """Write ``rows`` (this module's, or another's of the same form: _pages_more) into the
+    primitives of ``namespace``."""
     write_pages(
         namespace,
         "funcgrad.scipy.special",
-        ROWS,
+        rows,
         "import funcgrad as fg, funcgrad.scipy.special as sp",
         "SciPy's values",
     )

@@ -1,9 +1,9 @@
 """help() pages of the special functions of :mod:`funcgrad.rules.special_more` (the rest
-are in :mod:`funcgrad.scipy._pages`, whose form these follow)."""
+are in :mod:`funcgrad.scipy._pages`, whose ``write`` writes these too)."""
 
-from ..core.pages import Page, write_pages
+from ..core.pages import Page
 
-__all__ = ["ROWS", "write"]
+__all__ = ["ROWS"]
 
 ROWS = {
     "log_expit": Page(
@@ -145,13 +145,3 @@ ROWS = {
         ),
     ),
 }
-
-
-def write(namespace):
-    write_pages(
-        namespace,
-        "funcgrad.scipy.special",
-        ROWS,
-        "import funcgrad as fg, funcgrad.scipy.special as sp",
-        "SciPy's values",
-    )

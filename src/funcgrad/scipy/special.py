@@ -341,7 +341,7 @@ def log_softmax(x, axis=None):
 
 # help() pages for the functions that are primitives (objects, not Python functions).
 _pages.write(_sys.modules[__name__])
-_pages_more.write(_sys.modules[__name__])
+_pages.write(_sys.modules[__name__], _pages_more.ROWS)
 
 
 def zeta(x, q=None):
