@@ -266,15 +266,7 @@ def register_pytree_node_class(cls: type) -> type:
     >>> fg.grad(lambda s, x: s.k * x)(Scale(2.0, "s"), 3.0).k
     np.float64(3.0)
     """
-    if (
-        not isinstance(cls, type)
-        or not callable(getattr(cls, "tree_flatten", None))
-        or not callable(getattr(cls, "tree_unflatten", None))
-    ):
-        raise ArgumentTypeError(
-            f"register_pytree_node_class needs a class with a tree_flatten method "
-            f"and a tree_unflatten classmethod; got {cls!r}"
-        )
+    _check_self_flattening(cls, "tree_flatten", "register_pytree_node_class")
     register_pytree_node(cls, lambda x: x.tree_flatten(), getattr(cls, "tree_unflatten"))
     return cls
 
@@ -327,15 +319,7 @@ def register_pytree_with_keys_class(cls: type) -> type:
     >>> fg.keystr(fg.tree_flatten_with_path(Scale(2.0))[0][0][0]), fg.grad(lambda s: s.k * 3.0)(Scale(2.0)).k
     ('.k', np.float64(3.0))
     """
-    if (
-        not isinstance(cls, type)
-        or not callable(getattr(cls, "tree_flatten_with_keys", None))
-        or not callable(getattr(cls, "tree_unflatten", None))
-    ):
-        raise ArgumentTypeError(
-            f"register_pytree_with_keys_class needs a class with a tree_flatten_with_keys "
-            f"method and a tree_unflatten classmethod; got {cls!r}"
-        )
+    _check_self_flattening(cls, "tree_flatten_with_keys", "register_pytree_with_keys_class")
     flatten = getattr(cls, "tree_flatten", None)
     register_pytree_with_keys(
         cls,
@@ -344,3 +328,17 @@ def register_pytree_with_keys_class(cls: type) -> type:
         (lambda x: x.tree_flatten()) if callable(flatten) else None,
     )
     return cls
+
+
+def _check_self_flattening(cls, flatten, who):
+    """Refuse what ``who`` cannot register: anything but a class with a ``flatten`` method
+    and a ``tree_unflatten`` classmethod."""
+    if (
+        not isinstance(cls, type)
+        or not callable(getattr(cls, flatten, None))
+        or not callable(getattr(cls, "tree_unflatten", None))
+    ):
+        raise ArgumentTypeError(
+            f"{who} needs a class with a {flatten} method and a tree_unflatten classmethod; "
+            f"got {cls!r}"
+        )
