@@ -41,6 +41,8 @@ __all__ = [
     "default_seed",
     "transpose",
     "integer_valued",
+    "missing_rule",
+    "vjp_by_rules",
 ]
 
 _NO_PARAMS: dict = {}
@@ -74,7 +76,7 @@ def integer_valued(*values):
     return any(type(raw(v)) is not tuple and dtype_of(v).kind in "biu" for v in values)
 
 
-def _missing_rule(prim, i):
+def missing_rule(prim, i):
     return MissingRuleError(
         f"primitive '{prim.name}' has no reverse-mode rule for argument {i}, "
         f"but that argument depends on a variable; define one with "
@@ -113,7 +115,7 @@ def vjp_step(node, g):
                 if partial is None:
                     if integer_valued(x, ans):
                         return (None,)
-                    raise _missing_rule(prim, 0)
+                    raise missing_rule(prim, 0)
                 return (pullback(g, partial(ans, x), x),)
             if len(args) == 2:
                 a, b = args
@@ -127,7 +129,7 @@ def vjp_step(node, g):
                     ca = None
                 elif pa is None:
                     if not integer_valued(x, ans):
-                        raise _missing_rule(prim, 0)
+                        raise missing_rule(prim, 0)
                     ca = None
                 else:
                     ca = pullback(g, pa(ans, x, y), x)
@@ -135,7 +137,7 @@ def vjp_step(node, g):
                     return (ca, None)
                 if pb is None:
                     if not integer_valued(y, ans):
-                        raise _missing_rule(prim, 1)
+                        raise missing_rule(prim, 1)
                     return (ca, None)
                 return (ca, pullback(g, pb(ans, x, y), y))
         except ZeroDivisionError:
@@ -158,23 +160,31 @@ def _ruled_step(node, g, partials):
 
 def general_vjp_step(node, g):
     """:func:`vjp_step` for every primitive, through its ``vjp`` rules only."""
-    prim = node._prim
     args = node._args
-    values = tuple(map(_value_of, args))
-    ans = node._value
+    constant = [a._prim is CONST for a in args]
+    return vjp_by_rules(
+        node._prim, g, node._value, tuple(map(_value_of, args)), node._params, constant
+    )
+
+
+def vjp_by_rules(prim, g, ans, values, params, constant):
+    """The cotangents a call of ``prim`` sends to its arguments through its ``vjp`` rules,
+    given its cotangent ``g``, its value ``ans``, its arguments' ``values`` and which of them
+    are ``constant`` (None for those): :func:`general_vjp_step`'s work, for any record of the
+    call (grad's node, or jit's staged node standing for its own value)."""
     if (type(g) is not np.ndarray and type(g) is not float) or isinstance(ans, Box):
         g, ans, *values = joined((g, ans, *values))  # traced, or another library's
-    params = node._params or _NO_PARAMS
+    params = params or _NO_PARAMS
     rules = prim.vjp
     if is_joint(rules):  # one call for every argument that needs a cotangent
-        argnums = [i for i, a in enumerate(args) if a._prim is not CONST]
-        out = [None] * len(args)
+        argnums = [i for i, c in enumerate(constant) if not c]
+        out = [None] * len(values)
         for i, c in zip(argnums, rules(argnums, g, ans, *values, **params)):
             out[i] = None if c is None else real_part_for(c, values[i])
         return out
     out = []
-    for i, a in enumerate(args):
-        if a._prim is CONST:
+    for i, c in enumerate(constant):
+        if c:
             out.append(None)
             continue
         rule = per_argument_rule(rules, i)
@@ -185,7 +195,7 @@ def general_vjp_step(node, g):
         elif integer_valued(values[i], ans):
             c = None
         else:
-            raise _missing_rule(prim, i)
+            raise missing_rule(prim, i)
         out.append(None if c is None else real_part_for(c, values[i]))
     return out
 

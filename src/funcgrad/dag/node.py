@@ -76,14 +76,17 @@ class Record(list):
     ``constants``: its constant node of each Python float, made once. ``x * 0.5`` in a
     loop otherwise makes a node for 0.5 per iteration, a third of a jit trace's nodes.
     ``held``: the values of its other constants (arrays, NumPy's scalars, ints), whose
-    dtypes jit reads (:mod:`funcgrad.jit.weak_floats`)."""
+    dtypes jit reads (:mod:`funcgrad.jit.weak_floats`). ``aliases``: its nodes that hand
+    their operand back unchanged (a gradient's fresh inputs on jit's trace:
+    :mod:`funcgrad.transforms.staged_reverse`), which a plan reads as that operand."""
 
-    __slots__ = ("constants", "held")
+    __slots__ = ("constants", "held", "aliases")
 
     def __init__(self):
         super().__init__()
         self.constants = {}
         self.held = []
+        self.aliases = []
 
 
 def _constant(v, make, t):

@@ -21,6 +21,9 @@ imports only funcgrad's core, so every layer may import it
 ``effect``
     it is called for what it does, not for its value (``fg.debug.callback``):
     a staged plan or a loop's body runs it though no output needs it.
+``alias``
+    it hands its operand back unchanged (a gradient's fresh input on jit's trace): a
+    plan reads the operand instead of running it.
 ``reads_values``
     its reverse rule reads the values of these arguments (True: of all) where they
     are known: it raises where known values show no derivative (an eigenvector's, at
@@ -40,7 +43,7 @@ imports only funcgrad's core, so every layer may import it
 
 from ..core.errors import ArgumentTypeError
 
-__all__ = ["FRESH", "ABSTRACT", "LOWERED", "EFFECTS", "READS_VALUES", "declare"]
+__all__ = ["FRESH", "ABSTRACT", "LOWERED", "EFFECTS", "READS_VALUES", "ALIASES", "declare"]
 
 # Read on every staged call, so plain sets and dicts. Primitives are defined once, at a
 # module's top level, so the tables keep them no longer than their module does.
@@ -49,10 +52,18 @@ ABSTRACT: dict = {}
 LOWERED: dict = {}
 EFFECTS: set = set()
 READS_VALUES: dict = {}  # primitive -> the positions of the arguments read, or None: all
+ALIASES: set = set()
 
 
 def declare(
-    *prims, fresh=False, abstract=None, lowered=None, effect=False, reads_values=False, **unknown
+    *prims,
+    fresh=False,
+    abstract=None,
+    lowered=None,
+    effect=False,
+    reads_values=False,
+    alias=False,
+    **unknown,
 ):
     """Writes what jit needs to know into its tables for each primitive; returns the last.
 
@@ -63,12 +74,12 @@ def declare(
     >>> declare(copy, pure=True)
     Traceback (most recent call last):
     ...
-    funcgrad.errors.ArgumentTypeError: declare: unknown jit facts ['pure']; they are abstract, effect, fresh, lowered, reads_values
+    funcgrad.errors.ArgumentTypeError: declare: unknown jit facts ['pure']; they are abstract, alias, effect, fresh, lowered, reads_values
     """
     if unknown:
         raise ArgumentTypeError(
-            f"declare: unknown jit facts {sorted(unknown)}; they are abstract, effect, fresh, "
-            "lowered, reads_values"
+            f"declare: unknown jit facts {sorted(unknown)}; they are abstract, alias, effect, "
+            "fresh, lowered, reads_values"
         )
     for prim in prims:
         if fresh:
@@ -79,6 +90,8 @@ def declare(
             LOWERED[prim] = lowered
         if effect:
             EFFECTS.add(prim)
+        if alias:
+            ALIASES.add(prim)
         if reads_values:
             READS_VALUES[prim] = None if reads_values is True else frozenset(reads_values)
     return prims[-1] if prims else None

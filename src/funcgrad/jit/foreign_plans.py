@@ -46,6 +46,7 @@ from ..core.fast_paths import constants_for
 from ..core.namespaces import is_foreign, library_of, namespace_of
 from ..core.primitive import python_number
 from ..dag.node import CONST, VAR
+from .facts import ALIASES
 from .plans import Plan
 from .steptable import repeat_key
 
@@ -85,6 +86,9 @@ def compile_foreign_plan(nodes, inputs, out_leaves, out_def, effects=(), compile
     seen = {}  # (call key, operand registers) -> the register of the step that made it
     for n in nodes:
         if n not in needed or n in slot or n._prim in (CONST, VAR):
+            continue
+        if n._prim in ALIASES:  # its operand's register
+            slot[n] = register(n._args[0])
             continue
         refs = tuple(register(a) for a in n._args)
         key = repeat_key(n._prim, n._params)

@@ -29,6 +29,7 @@ from ..core.tree import tree_flatten, tree_leaves, tree_unflatten
 from ..core.values import dtype_of, shape_of
 from ..dag.node import VAR
 from .abstract import ShapeDtypeStruct, _stand_in
+from .facts import ALIASES
 from .staging import Staged, StagingTrace
 
 __all__ = ["make_jaxpr", "Jaxpr", "Equation"]
@@ -160,6 +161,9 @@ def make_jaxpr(fun: Callable, static_argnums: Any = ()) -> Callable:
         eqns = []
         for node in nodes:
             if node in named or node._prim is VAR:
+                continue
+            if node._prim in ALIASES:  # its operand, under another node
+                named[node] = named[node._args[0]]
                 continue
             reads = tuple(named[a] if a in named else _literal(a._value) for a in node._args)
             named[node] = next(names)

@@ -283,6 +283,9 @@ def _compile(nodes, inputs, out_leaves, out_def, block, machine_code, pruned):
         typable = None  # numba types only ufuncs and operators: no block of just those
     native = typable is not None
     arg_of = {n: f"a{k}" for k, n in enumerate(inputs)}
+    for alias in table.aliases:  # an input's alias is read as the input (StepTable)
+        if alias._args[0] in arg_of:
+            arg_of[alias] = arg_of[alias._args[0]]
 
     def top(n):  # an input or a constant, named in the driver or a single plan
         name = arg_of.get(n)

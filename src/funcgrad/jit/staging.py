@@ -31,7 +31,15 @@ from .facts import ABSTRACT, EFFECTS
 from .plan_names import kept
 from .plans import Plan, compile_plan
 
-__all__ = ["Staged", "StagingTrace", "ConcretizationError", "Plan", "compile_plan", "finish"]
+__all__ = [
+    "Staged",
+    "StagingTrace",
+    "ConcretizationError",
+    "Plan",
+    "compile_plan",
+    "finish",
+    "LoopUnderGradient",
+]
 
 
 def leaked(what):
@@ -75,6 +83,13 @@ def finish(trace):
     trace.__class__ = FinishedTrace
 
 
+class LoopUnderGradient(BaseException):
+    """Raised by a trace hosting a gradient (:mod:`funcgrad.transforms.staged_reverse`) at
+    a loop on values the gradient may follow, which is staged differently when a gradient
+    follows it; that gradient traces its function again, on its own nodes. A
+    BaseException, so that no ``except Exception`` on its way out takes it for an error."""
+
+
 class Staged(RecordedComparisons, Node):
     """A node of a jit trace: its value stands for every input of its shape. Its
     comparisons are recorded, so a mask computed from them is part of the plan (reading
@@ -110,7 +125,7 @@ class StagingTrace(ReverseTrace):
     rule may read one as a constant.
     """
 
-    __slots__ = ("effects", "finished")
+    __slots__ = ("effects", "finished", "hosting")
     box_type = Staged
     opaque = True
     differentiates = False  # it records fg.stop_gradient as a step, so every call runs it
@@ -123,6 +138,9 @@ class StagingTrace(ReverseTrace):
         self.effects = []
         # finished: the function was traced; a value of this trace used after that leaked
         self.finished = False
+        # hosting: the creation number of the first input of a gradient folding this trace's
+        # own record (transforms/staged_reverse.py) while it runs, else None
+        self.hosting = None
 
     # a plan replays the graph: NumPy's answer to a user's call is a step of its own
     numpy_answer = Trace.numpy_answer
@@ -131,6 +149,10 @@ class StagingTrace(ReverseTrace):
         shapes = ABSTRACT.get(prim)  # a loop's: too costly to run while tracing (jit/facts.py)
         if shapes is None:
             return super().process(prim, args, params)
+        if self.hosting is not None and any(
+            type(a) is Staged and a._trace is self and a._id >= self.hosting for a in args
+        ):
+            raise LoopUnderGradient(prim.name)
         # A loop's value here only stands for its shapes: do not run the loop to trace it.
         parents = tuple(
             a if self.owns(a) else Staged(kept(a), CONST, (), None, None, self) for a in args

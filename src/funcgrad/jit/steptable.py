@@ -118,6 +118,7 @@ class Locator:
     -1 for a node not among them (a constant)."""
 
     def __init__(self, nodes):
+        self.extra = {}  # number -> position, for the nodes found elsewhere (point)
         numbers = np.fromiter(map(_ID, nodes), np.int64, len(nodes))
         self.low = int(numbers.min()) if len(numbers) else 0
         span = int(numbers.max()) - self.low + 1 if len(numbers) else 0
@@ -133,8 +134,25 @@ class Locator:
     def __call__(self, nodes):
         return self.find(np.fromiter(map(_ID, nodes), np.int64, len(nodes)))
 
+    def point(self, node, to):
+        """Find ``node`` where ``to`` is found: a step that hands its operand back is read
+        as that operand (whether or not it is among the nodes)."""
+        at, k = int(self.find(np.array([to._id]))[0]), node._id - self.low
+        if self.table is not None and 0 <= k < len(self.table):
+            self.table[k] = at
+        else:
+            self.extra[node._id] = at
+
     def find(self, wanted):
         """The positions of the nodes numbered ``wanted``."""
+        found = self._find(wanted)
+        if self.extra:  # a few numbers: sorted, each looked up by bisection
+            numbers, at = np.array(sorted(self.extra.items())).T
+            k = np.minimum(np.searchsorted(numbers, wanted), len(numbers) - 1)
+            found = np.where(numbers[k] == wanted, at[k], found)
+        return found
+
+    def _find(self, wanted):
         if self.table is not None:
             at = wanted - self.low
             inside = (at >= 0) & (at < len(self.table))
@@ -222,8 +240,10 @@ class StepTable:
     """
 
     def __init__(self, nodes, inputs, out_leaves, prune=False, share=False):
-        self.inputs, self.n_inputs = list(inputs), len(inputs)
-        n_in = self.n_inputs
+        # steps that hand their operand back (jit's record's): read as it, then pruned
+        self.aliases = getattr(nodes, "aliases", None) or ()
+        prune = prune or bool(self.aliases)
+        self.inputs, self.n_inputs = list(inputs), (n_in := len(inputs))
         prims = list(map(_PRIM, nodes))
         if (
             all(map(operator.is_, nodes[:n_in], self.inputs))
@@ -263,6 +283,8 @@ class StepTable:
         self.args = args = list(map(_ARGS, steps))
         arity = np.fromiter(map(len, args), np.int64, len(steps))
         locate = Locator(self.inputs + steps)
+        for alias in self.aliases:  # in the order made: an alias of an alias finds the first's
+            locate.point(alias, alias._args[0])
         self.numbers = np.fromiter(map(_ID, chain.from_iterable(args)), np.int64, int(arity.sum()))
         is_node = [isinstance(o, Node) for o in out_leaves]
         found = iter(locate(list(compress(out_leaves, is_node))).tolist())
@@ -330,6 +352,10 @@ class StepTable:
         needed = self._needed()
         if needed is None:  # a long unused chain: one sweep from the outputs
             self._read_operands(needed_steps(self.steps, out_leaves), out_leaves)
+            if self.aliases:  # read by no step now: the one round that drops them
+                needed = self._needed()
+                if needed is not None and not needed.all():
+                    self._keep(needed)
             return list(map(_PRIM, self.steps))
         if not needed.all():
             self._keep(needed)

@@ -13,6 +13,7 @@ the fold instead once a graph repeats (:mod:`funcgrad.jit.eager_replay`).
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -51,6 +52,7 @@ from .arguments import (
     result_of,
     split_aux,
 )
+from .staged_reverse import StagedGradient, staging_trace_of, trace_on_staged
 
 __all__ = [
     "grad",
@@ -109,11 +111,13 @@ def trace_reverse(fun, args, argnums, who, kwargs=None, persistent=False, record
     return trace, inputs, out
 
 
-def trace_argnums(fun, args, kwargs, argnums, who, record=False):
+def trace_argnums(fun, args, kwargs, argnums, who, record=False, staged=False):
     """``fun`` traced in a new reverse trace with the ``argnums`` arguments as variables
     (each once, however often named): ``(trace, inputs, out, single, where)``, where
     ``where`` places each requested argnum among the distinct ones. ``record``: as in
-    :func:`trace_reverse` (whoever asks for it calls :func:`pull_back`)."""
+    :func:`trace_reverse` (whoever asks for it calls :func:`pull_back`). ``staged``: where
+    the arguments are jit's staged values, ``fun`` may be traced on jit's trace instead,
+    whose record the gradient folds (:mod:`funcgrad.transforms.staged_reverse`)."""
     # Checked once per form of call; only exact ints are remembered (True == 1 as a key).
     exact = type(argnums) is int or (
         type(argnums) is tuple and all(type(a) is int for a in argnums)
@@ -125,7 +129,11 @@ def trace_argnums(fun, args, kwargs, argnums, who, record=False):
         if exact:
             _ARGNUMS[(argnums, len(args))] = found
     single, unique, where = found
-    trace, inputs, out = trace_reverse(fun, args, unique, who, kwargs, record=record)
+    jits = staging_trace_of(args, kwargs, unique) if staged else None
+    traced = None if jits is None else trace_on_staged(fun, args, kwargs, unique, who, jits)
+    if traced is None:
+        traced = trace_reverse(fun, args, unique, who, kwargs, record=record)
+    trace, inputs, out = traced
     return trace, inputs, out, single, where
 
 
@@ -142,7 +150,12 @@ def pull_back(trace, out_leaves, cotangents, inputs, replays=None):
     stays (:func:`~funcgrad.dag.order.creation_order`), so that only values the outputs
     depend on are checked. The record ends here. ``replays``
     (:class:`~funcgrad.jit.eager_replay.Replays`, a gradient function's): a graph it has
-    seen folded often enough runs the plan of its backward pass instead."""
+    seen folded often enough runs the plan of its backward pass instead. A gradient that
+    folds jit's own record (:class:`~funcgrad.transforms.staged_reverse.StagedGradient`)
+    folds it, each staged node standing for its own value."""
+    if type(trace) is StagedGradient:
+        with at_users_line():
+            return _gradients(trace.fold(out_leaves, cotangents), inputs, _itself)
     with trace.recording() as made, at_users_line():
         return _pull_back(trace, made, out_leaves, cotangents, inputs, replays)
 
@@ -153,7 +166,6 @@ def _pull_back(trace, made, out_leaves, cotangents, inputs, replays=None):
         if trace.owns(o) and ct is not None:
             ct = real_part_for(ct, o._value)  # a real output takes the real part of its cotangent
             seeds[o] = add_cotangents(seeds[o], ct) if o in seeds else ct
-    result = []
     grads = None
     if seeds:
         order = creation_order if made is None or checking() else (lambda _: made)
@@ -171,17 +183,29 @@ def _pull_back(trace, made, out_leaves, cotangents, inputs, replays=None):
             )
     else:
         grads = {}
-    for nodes, treedef in inputs:
-        result.append(
-            tree_unflatten(
-                treedef,
-                [
-                    _like(grads[n] if n in grads else zeros_like_value(n._value), n._value)
-                    for n in nodes
-                ],
-            )
+    return _gradients(grads, inputs, _value_of)
+
+
+def _gradients(grads, inputs, value_of):
+    """Per argument, its gradient in the form of its input (zeros where none arrived);
+    ``value_of(node)``: the value an input node stands for."""
+    return [
+        tree_unflatten(
+            treedef,
+            [
+                _like(grads[n] if n in grads else zeros_like_value(value_of(n)), value_of(n))
+                for n in nodes
+            ],
         )
-    return result
+        for nodes, treedef in inputs
+    ]
+
+
+_value_of = operator.attrgetter("_value")
+
+
+def _itself(node):
+    return node
 
 
 def _like(g, x):
@@ -283,7 +307,7 @@ def _value_and_grad_of(fun, argnums, has_aux, holomorphic, keep_value):
     def value_and_grad_fun(*args, **kwargs):
         who = f"grad of {fun_name(fun)}"
         trace, inputs, out, single, where = trace_argnums(
-            fun, args, kwargs, argnums, who, record=True
+            fun, args, kwargs, argnums, who, record=True, staged=True
         )
         with trace.recording():
             return _value_and_grad(trace, inputs, out, single, where, who)
