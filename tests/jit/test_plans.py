@@ -8,7 +8,7 @@ import pytest
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.core.fast_paths import plain
-from funcgrad.jit import plan_names, plans, steptable
+from funcgrad.jit import numbering, plan_names, plans, steptable
 from funcgrad.rules import elementwise, nn, window_extrema
 
 
@@ -447,7 +447,7 @@ def test_in_order_of_first_numbers_values_as_numpys_unique_and_a_sort_would():
     gen = np.random.default_rng(1)
     for _ in range(500):
         values = gen.integers(-3, gen.integers(-2, 20), size=gen.integers(0, 40))
-        ranks, firsts = steptable.in_order_of_first(values)
+        ranks, firsts = numbering.in_order_of_first(values)
         distinct, first, inverse = np.unique(values, return_index=True, return_inverse=True)
         rank = np.empty(len(distinct), dtype=np.int64)
         rank[np.argsort(first)] = np.arange(len(distinct))

@@ -78,15 +78,18 @@ class Record(list):
     ``held``: the values of its other constants (arrays, NumPy's scalars, ints), whose
     dtypes jit reads (:mod:`funcgrad.jit.weak_floats`). ``aliases``: its nodes that hand
     their operand back unchanged (a gradient's fresh inputs on jit's trace:
-    :mod:`funcgrad.transforms.staged_reverse`), which a plan reads as that operand."""
+    :mod:`funcgrad.transforms.staged_reverse`), which a plan reads as that operand.
+    ``bodies``: whether jit's trace recorded a loop or a branch here (a node standing for
+    a body of its own, whose values only its shapes stand for)."""
 
-    __slots__ = ("constants", "held", "aliases")
+    __slots__ = ("constants", "held", "aliases", "bodies")
 
     def __init__(self):
         super().__init__()
         self.constants = {}
         self.held = []
         self.aliases = []
+        self.bodies = False
 
 
 def _constant(v, make, t):

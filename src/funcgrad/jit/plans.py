@@ -43,10 +43,11 @@ import numpy as np
 from ..core.tree import tree_unflatten
 from ..dag.node import Node
 from . import inline_steps, joint_calls, row_steps
+from .numbering import in_order_of_first, needed_steps
 from .plan_names import Namespace, literal
-from .steptable import StepTable, in_order_of_first, needed_steps, ufunc_of
+from .steptable import StepTable, ufunc_of
 
-# needed_steps is steptable's, named here too
+# needed_steps is numbering's, named here too
 __all__ = ["Plan", "compile_plan", "needed_steps", "output_texts", "BLOCK"]
 
 BLOCK = 256

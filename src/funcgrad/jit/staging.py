@@ -160,6 +160,8 @@ class StagingTrace(ReverseTrace):
         operands = [p._value for p in parents]
         value = shapes(*operands, **params)  # a carry may be an operand: pick hands out views
         node = Staged(value, prim, parents, params or None, None, self)
+        if self.made is not None:
+            self.made.bodies = True  # (read by weak_floats.exact)
         if prim in EFFECTS:
             self.effects.append(node)
         return node

@@ -36,18 +36,10 @@ import numpy as np
 
 from ..dag.node import CONST, VAR, Node
 from ..rules import elementwise
-from .facts import EFFECTS, FRESH
+from .facts import ALIASES, EFFECTS, FRESH
+from .numbering import Locator, in_order_of_first, needed_steps, numbered, without_aliases
 
-__all__ = [
-    "StepTable",
-    "Locator",
-    "call_key",
-    "repeat_key",
-    "ufunc_of",
-    "fresh",
-    "needed_steps",
-    "in_order_of_first",
-]
+__all__ = ["StepTable", "call_key", "repeat_key", "ufunc_of", "fresh"]
 
 _ARGS, _VALUE, _PRIM, _PARAMS, _ID = (
     attrgetter(a) for a in ("_args", "_value", "_prim", "_params", "_id")
@@ -113,95 +105,6 @@ def call_key(prim, params):
     return (prim, items) if all(k is not None for _, k in items) else None
 
 
-class Locator:
-    """Positions of nodes by creation number: the index of a node among ``nodes``,
-    -1 for a node not among them (a constant)."""
-
-    def __init__(self, nodes):
-        self.extra = {}  # number -> position, for the nodes found elsewhere (point)
-        numbers = np.fromiter(map(_ID, nodes), np.int64, len(nodes))
-        self.low = int(numbers.min()) if len(numbers) else 0
-        span = int(numbers.max()) - self.low + 1 if len(numbers) else 0
-        if span <= 4 * len(numbers) + 1024:
-            # numbers close together (one trace's nodes): a table indexed by number
-            self.table = np.full(span, -1, dtype=np.int64)
-            self.table[numbers - self.low] = np.arange(len(numbers))
-        else:
-            self.table = None
-            self.order = np.argsort(numbers, kind="stable")
-            self.numbers = numbers[self.order]
-
-    def __call__(self, nodes):
-        return self.find(np.fromiter(map(_ID, nodes), np.int64, len(nodes)))
-
-    def point(self, node, to):
-        """Find ``node`` where ``to`` is found: a step that hands its operand back is read
-        as that operand (whether or not it is among the nodes)."""
-        at, k = int(self.find(np.array([to._id]))[0]), node._id - self.low
-        if self.table is not None and 0 <= k < len(self.table):
-            self.table[k] = at
-        else:
-            self.extra[node._id] = at
-
-    def find(self, wanted):
-        """The positions of the nodes numbered ``wanted``."""
-        found = self._find(wanted)
-        if self.extra:  # a few numbers: sorted, each looked up by bisection
-            numbers, at = np.array(sorted(self.extra.items())).T
-            k = np.minimum(np.searchsorted(numbers, wanted), len(numbers) - 1)
-            found = np.where(numbers[k] == wanted, at[k], found)
-        return found
-
-    def _find(self, wanted):
-        if self.table is not None:
-            at = wanted - self.low
-            inside = (at >= 0) & (at < len(self.table))
-            return (
-                np.where(inside, self.table[np.where(inside, at, 0)], -1)
-                if len(self.table)
-                else np.full(len(wanted), -1)
-            )
-        if not len(self.numbers):
-            return np.full(len(wanted), -1)
-        at = np.minimum(np.searchsorted(self.numbers, wanted), len(self.numbers) - 1)
-        return np.where(self.numbers[at] == wanted, self.order[at], -1)
-
-
-def _codes(items):
-    """Each item's number among the distinct items, in order of first appearance; and
-    the numbers by item."""
-    number = {v: k for k, v in enumerate(dict.fromkeys(items))}
-    if len(number) == 1:  # one kind of value, one shape: nothing to look up
-        return np.zeros(len(items), dtype=np.int64), number
-    return np.fromiter(map(number.__getitem__, items), np.int64, len(items)), number
-
-
-def in_order_of_first(values):
-    """``(ranks, firsts)`` for the array ``values``: per value, the number of its distinct
-    value in order of first appearance (0, 1, ...), and where each first appears.
-
-    >>> ranks, firsts = in_order_of_first(np.array([7, 3, 7, 5, 3]))
-    >>> ranks.tolist(), firsts.tolist()
-    ([0, 1, 0, 2, 1], [0, 1, 3])
-    """
-    ranks, number = _codes(values.tolist())
-    # the ranks seen so far grow by one at each first appearance: where each is reached
-    firsts = np.searchsorted(np.maximum.accumulate(ranks), np.arange(len(number)))
-    return ranks, firsts
-
-
-def needed_steps(steps, outputs):
-    """The steps (in the order given, a topological order) that ``outputs`` depend on."""
-    needed = {o for o in outputs if isinstance(o, Node)}
-    kept = []
-    for n in reversed(steps):
-        if n in needed:
-            kept.append(n)
-            needed.update(n._args)
-    kept.reverse()
-    return kept
-
-
 def _each(items, test):
     """``test`` of each item, as booleans."""
     return np.fromiter(map(test, items), bool, len(items))
@@ -240,9 +143,8 @@ class StepTable:
     """
 
     def __init__(self, nodes, inputs, out_leaves, prune=False, share=False):
-        # steps that hand their operand back (jit's record's): read as it, then pruned
+        # steps that hand their operand back (jit's record's): left out, read as that
         self.aliases = getattr(nodes, "aliases", None) or ()
-        prune = prune or bool(self.aliases)
         self.inputs, self.n_inputs = list(inputs), (n_in := len(inputs))
         prims = list(map(_PRIM, nodes))
         if (
@@ -253,8 +155,11 @@ class StepTable:
             steps, prims = nodes[n_in:], prims[n_in:]
             if type(steps) is not list:  # a slice of a list (a Record) is a list already
                 steps = list(steps)
+            if self.aliases:
+                steps, prims = without_aliases(steps, prims, self.aliases)
         else:
-            step = list(map(operator.not_, map(_LEAVES.__contains__, prims)))
+            skipped = _LEAVES | ALIASES
+            step = list(map(operator.not_, map(skipped.__contains__, prims)))
             steps, prims = list(compress(nodes, step)), list(compress(prims, step))
         self._read_operands(steps, out_leaves)
         if prune:
@@ -351,11 +256,7 @@ class StepTable:
         """Only the steps an output needs; their primitives (``prims``: all steps')."""
         needed = self._needed()
         if needed is None:  # a long unused chain: one sweep from the outputs
-            self._read_operands(needed_steps(self.steps, out_leaves), out_leaves)
-            if self.aliases:  # read by no step now: the one round that drops them
-                needed = self._needed()
-                if needed is not None and not needed.all():
-                    self._keep(needed)
+            self._read_operands(needed_steps(self.steps, out_leaves, self.aliases), out_leaves)
             return list(map(_PRIM, self.steps))
         if not needed.all():
             self._keep(needed)
@@ -396,18 +297,18 @@ class StepTable:
 
     def _read_values(self):
         self.values = values = list(map(_VALUE, chain(self.inputs, self.steps)))
-        self.kinds, self.kind_of = _codes(list(map(type, values)))
+        self.kinds, self.kind_of = numbered(list(map(type, values)))
         self.is_float = self.kinds == self.kind_of.get(float, -1)
         self.is_array = self.kinds == self.kind_of.get(np.ndarray, -1)
         self.arrays = arrays = list(compress(values, self.is_array))
         self.dtypes = set(map(_DTYPE, arrays))
         # each array's shape read once (a pass over a million arrays costs a third of a
         # second): the distinct shapes, and per array its shape's number among them
-        self.shape_codes, self.shapes = _codes(list(map(_SHAPE, arrays)))
+        self.shape_codes, self.shapes = numbered(list(map(_SHAPE, arrays)))
 
     def _read_calls(self, prims):
         steps = self.steps
-        self.prims, self.prim_of = _codes(prims)
+        self.prims, self.prim_of = numbered(prims)
         self.plain = np.fromiter(map(operator.not_, map(_PARAMS, steps)), bool, len(steps))
 
     def _read_layouts(self):
@@ -449,7 +350,7 @@ class StepTable:
                     unkeyed += 1
                     key = ("unkeyed", unkeyed)
                 keyed.append(key)
-            calls[~self.plain] = len(prim_of) + _codes(keyed)[0]
+            calls[~self.plain] = len(prim_of) + numbered(keyed)[0]
         self.signature = calls * 4 + self.is_float[n_in:] * 2 + self.holds[n_in:]
 
     def _read_constants(self):
@@ -515,7 +416,7 @@ class StepTable:
             is_const & np.fromiter(map(_INT.__contains__, kinds), bool, len(values))
         )
         if len(integers):
-            codes[integers] = n_bits + _codes([values[k] for k in integers.tolist()])[0]
+            codes[integers] = n_bits + numbered([values[k] for k in integers.tolist()])[0]
         self.literal[held] = codes[number]
         self.constant_number[held] = number
 

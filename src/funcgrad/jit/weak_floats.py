@@ -32,11 +32,9 @@ from operator import attrgetter
 
 import numpy as np
 
-from .facts import ABSTRACT
-
 __all__ = ["exact"]
 
-_VALUE, _PRIM = attrgetter("_value"), attrgetter("_prim")
+_VALUE = attrgetter("_value")
 
 # the kinds of values a Python number and NumPy's 64-bit scalar meet alike
 _WIDE_SCALARS = frozenset(
@@ -51,7 +49,7 @@ def exact(made):
     :class:`~funcgrad.dag.node.Record`) holds only values and constants of the widths a
     Python number meets as NumPy's 64-bit scalar does (float64, complex128, int64, bool:
     see the module docstring), and no body of its own."""
-    if not ABSTRACT.keys().isdisjoint(map(_PRIM, made)):
+    if made.bodies:
         return False  # a loop or a branch: its body's values are not read here
     return _wide(made, _VALUE) and _wide(made.held)
 

@@ -229,8 +229,8 @@ def pullback(g, d, x):
     """
     if type(d) is float:
         c = g if d == 1.0 else -g if d == -1.0 else g * d
-    elif isinstance(d, Box) and is_foreign(g):
-        c = d * g  # the traced weight multiplies: another library's g * d refuses the Box
+    elif isinstance(d, Box):  # the traced weight multiplies another library's g, which
+        c = d * g if not isinstance(g, Box) and is_foreign(g) else g * d  # refuses a Box
     elif isinstance(d, np.generic) and is_foreign(g):
         c = g * d.item()  # a NumPy scalar weight as Python's number, which every library takes
     elif (

@@ -204,7 +204,7 @@ class StagedGradient:
         return reverse_fold(
             self.trace.made[self.start : self.end],
             seeds,
-            lambda node, g: staged_vjp_step(node, g, follows),
+            staged_vjp_step(follows),
             add_cotangents,
             keep=set(self.inputs).__contains__,
             owned=set(),
@@ -214,46 +214,51 @@ class StagedGradient:
         return f"<gradient folding {self.trace!r}>"
 
 
-def staged_vjp_step(node, g, follows):
-    """:func:`~funcgrad.dag.backprop.vjp_step` for a node of jit's record, which stands for
-    its own value: the rules are given what grad's own nodes would hold, the staged nodes
-    themselves, except a constant's number (a staged constant holds the one grad's would);
-    an argument that follows no input (not in ``follows``) gets no cotangent. Its
-    elementwise path is vjp_step's, read from the node instead of its value."""
-    prim = node._prim
-    partials = prim.partials
-    args = node._args
-    if type(partials) is tuple and len(args) <= 2:
-        if len(args) == 1:
+def staged_vjp_step(follows):
+    """:func:`~funcgrad.dag.backprop.vjp_step` for the nodes of jit's record, each standing
+    for its own value (a closure over ``follows``: one call a node). The rules are given
+    what grad's own nodes would hold: the staged nodes themselves, except a constant's
+    number (a staged constant holds the one grad's would); an argument that follows no
+    input (not in ``follows``) gets no cotangent. Its elementwise path is vjp_step's, read
+    from the node instead of its value."""
+
+    def step(node, g):
+        prim = node._prim
+        partials = prim.partials
+        args = node._args
+        if type(partials) is tuple and len(args) <= 2:
+            if len(args) == 1:
+                a = args[0]
+                if a not in follows:
+                    return (None,)
+                if partials[0] is None:
+                    return (_no_partial(prim, 0, a, node),)
+                return (pullback(g, partials[0](node, a), a),)
+            a, b = args
+            pa, pb = partials
+            a_follows, b_follows = a in follows, b in follows
+            x = a if a_follows or a._prim is not CONST else a._value
+            y = b if b_follows or b._prim is not CONST else b._value
+            if not a_follows:
+                ca = None
+            elif pa is None:
+                ca = _no_partial(prim, 0, x, node)
+            else:
+                ca = pullback(g, pa(node, x, y), x)
+            if not b_follows:
+                return (ca, None)
+            if pb is None:
+                return (ca, _no_partial(prim, 1, y, node))
+            return (ca, pullback(g, pb(node, x, y), y))
+        if partials is not None and len(args) == 1 and type(partials[0]) is Selection:
             a = args[0]
             if a not in follows:
                 return (None,)
-            if partials[0] is None:
-                return (_no_partial(prim, 0, a, node),)
-            return (pullback(g, partials[0](node, a), a),)
-        a, b = args
-        pa, pb = partials
-        a_follows, b_follows = a in follows, b in follows
-        x = a if a_follows or a._prim is not CONST else a._value
-        y = b if b_follows or b._prim is not CONST else b._value
-        if not a_follows:
-            ca = None
-        elif pa is None:
-            ca = _no_partial(prim, 0, x, node)
-        else:
-            ca = pullback(g, pa(node, x, y), x)
-        if not b_follows:
-            return (ca, None)
-        if pb is None:
-            return (ca, _no_partial(prim, 1, y, node))
-        return (ca, pullback(g, pb(node, x, y), y))
-    if partials is not None and len(args) == 1 and type(partials[0]) is Selection:
-        a = args[0]
-        if a not in follows:
-            return (None,)
-        return (pullback(partials[0].select(g, node, a), 1.0, a),)
-    values = tuple(a._value if a._prim is CONST else a for a in args)
-    return vjp_by_rules(prim, g, node, values, node._params, [a not in follows for a in args])
+            return (pullback(partials[0].select(g, node, a), 1.0, a),)
+        values = tuple(a._value if a._prim is CONST else a for a in args)
+        return vjp_by_rules(prim, g, node, values, node._params, [a not in follows for a in args])
+
+    return step
 
 
 def _no_partial(prim, i, x, ans):
