@@ -271,3 +271,44 @@ def test_the_record_is_as_before_when_the_gradient_gives_up(monkeypatch):
     assert seen  # (jit may trace twice: funcgrad/jit/weak_floats.py)
     for out, before, after in seen:
         assert out is None and before == after
+
+
+_INNER = fg.jit(lambda y: fnp.sin(y) * y)
+COMPOSED = {
+    "jit inside": lambda x: fnp.sum(_INNER(x) ** 2),
+    "checkpoint": lambda x: fnp.sum(fg.checkpoint(lambda y: fnp.tanh(y) * y)(x) ** 2),
+    "cond": lambda x: fnp.sum(fg.cond(fnp.sum(x) > 0, lambda y: y * 2.0, fnp.sin, x)),
+    "scan": lambda x: fnp.sum(fg.lax.scan(lambda c, a: (c * a + 1.0, c), x, x)[1]),
+    "while": lambda x: fnp.sum(
+        fg.while_loop(lambda c: c[1] < 3, lambda c: (c[0] * 1.1, c[1] + 1), (x, 0))[0]
+    ),
+    "debug callback": lambda x: (fg.debug.callback(lambda v: None, x), fnp.sum(x**3))[1],
+    "vmap inside": lambda x: fnp.sum(fg.vmap(lambda r: fnp.dot(r, x))(np.eye(3) * x)),
+    "jvp inside": lambda x: fg.jvp(lambda y: fnp.sum(fnp.sin(y) * y), (x,), (x,))[1],
+    "hvp inside": lambda x: fnp.sum(
+        fg.jvp(fg.grad(lambda y: fnp.sum(fnp.sin(y) ** 2)), (x,), (x,))[1]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSED))
+def test_compositions_give_the_two_level_traces_numbers(name):
+    vg = fg.value_and_grad(COMPOSED[name])
+    jitted = fg.jit(vg)
+    jitted(X[0])
+    with own_nodes():
+        two_level = fg.jit(vg)
+        two_level(X[0])
+    _same(jitted(X[1]), two_level(X[1]))
+    for got, want in zip(fg.tree_leaves(jitted(X[1])), fg.tree_leaves(vg(X[1]))):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def test_transforms_of_a_jitted_gradient():
+    f = lambda y: fnp.sum(fnp.sin(y) ** 3)
+    per_row = fg.vmap(fg.jit(fg.grad(f)))(X)
+    np.testing.assert_allclose(per_row, np.stack([fg.grad(f)(r) for r in X]), rtol=1e-14)
+    outer = fg.grad(lambda y: fnp.sum(fg.jit(fg.grad(f))(y) * y))(X[0])
+    np.testing.assert_allclose(
+        outer, fg.grad(lambda y: fnp.sum(fg.grad(f)(y) * y))(X[0]), rtol=1e-13
+    )

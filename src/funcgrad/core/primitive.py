@@ -61,7 +61,15 @@ from .errors import NamespaceError
 from .fp_warnings import routed_call
 from .namespaces import KNOWN_NAMESPACES, PLAIN_TYPES, is_foreign, library_of, namespace_of
 from .promotion import WATCHING, check
-from .results import NUMPY_SCALAR, answer_weak, as_numpy, from_outside, numpy_result, weak
+from .results import (
+    NUMPY_SCALAR,
+    answer_weak,
+    answered_weak,
+    as_numpy,
+    from_outside,
+    numpy_result,
+    weak,
+)
 from .traces import Box
 from .values import numpy_scalar, raw
 
@@ -208,8 +216,8 @@ class Primitive:
         """A traced result whose value is a Python number, as the caller should get it: NumPy's
         scalar for a user's call (as the eager call gives it), the weak number for funcgrad's
         own rules (see :func:`strong`)."""
-        if not self.scalars or not from_outside(2) or answer_weak():
-            return out
+        if not self.scalars or answered_weak() or not from_outside(2) or answer_weak():
+            return out  # (answered_weak first: it spares reading the caller's frame)
         return out._trace.numpy_answer(out, strong)
 
     def run(self, args, params):

@@ -36,6 +36,7 @@ __all__ = [
     "as_numpy",
     "weak_answers",
     "answer_weak",
+    "answered_weak",
 ]
 
 # NumPy's scalar type for each of Python's numbers: what a NumPy function returns for them.
@@ -134,3 +135,10 @@ def answer_weak():
         return False
     record.given = True
     return True
+
+
+def answered_weak():
+    """Whether a user's call was answered weak already in this :func:`weak_answers` block:
+    nothing more to note, so a later call need not ask whether it is a user's."""
+    record = _answering.record
+    return record is not None and record.given
