@@ -359,6 +359,7 @@ def _run(which, repeats):
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         if "ModuleNotFoundError" in tail[0] or "ImportError" in tail[0]:
+            print(f"({which}: {tail[0]})")  # which peer is missing, and where
             return None
         return {"error": tail[0]}
     return json.loads(done.stdout.strip().splitlines()[-1])
