@@ -94,6 +94,9 @@ def staging_trace_of(args, kwargs, argnums):
     """jit's trace where every leaf of the ``argnums`` arguments is one of its staged values
     and no argument holds another trace's value (a gradient inside it may then fold its
     record); else None."""
+    first = args[argnums[0]] if argnums and argnums[0] < len(args) else None
+    if type(first) is float or type(first) is np.ndarray:  # an eager call: the commonest
+        return None
     if checking() or _OFF[0]:  # debug_nans walks grad's own graph
         return None
     found = None
