@@ -15,10 +15,10 @@ differentiate is a staged value of jit's trace, the gradient keeps no graph of i
   :func:`staged_vjp_step`: the rules grad's own fold calls, given the same staged values,
   each node standing for its own value and every node that follows no input a constant.
 
-The plan is the one the two-level trace gave, plus one identity step per input, and the
-trace makes one node per call instead of two: ``fg.jit(fg.value_and_grad(chain))`` of a
-10^5-step chain (10^6 plan steps) traces in about three quarters of the time
-(``python benchmarks/jit_compile.py``).
+The plan is the one the two-level trace gave (a plan reads each identity node as the
+input it stands for: :data:`funcgrad.jit.facts.ALIASES`), and the trace makes one node per
+call instead of two: ``fg.jit(fg.value_and_grad(chain))`` of a 10^5-step chain (10^6 plan
+steps) traces in three quarters of the time (``python benchmarks/jit_compile.py``).
 
 Where this does not hold, the gradient traces on its own nodes as everywhere else: a value
 of another trace among the arguments or as the output (a ``vmap`` inside ``jit``, whose
