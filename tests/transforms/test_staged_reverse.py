@@ -6,13 +6,17 @@ the two-level way (``own_nodes``: bit for bit, and the same plan), the eager
 gradient (bit for bit), central differences, and Python loops for vmap.
 """
 
+import contextlib
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 import funcgrad as fg
 import funcgrad.numpy as fnp
 from funcgrad.transforms import reverse, staged_reverse
 from funcgrad.transforms.staged_reverse import StagedGradient, own_nodes
+from tests.strategies import programs, run
 
 
 @pytest.fixture
@@ -312,3 +316,34 @@ def test_transforms_of_a_jitted_gradient():
     np.testing.assert_allclose(
         outer, fg.grad(lambda y: fnp.sum(fg.grad(f)(y) * y))(X[0]), rtol=1e-13
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs(arrays=True))
+def test_random_programs_give_the_two_level_traces_bits(program):
+    def f(*leaves):
+        return run(program, leaves)[1]
+
+    argnums = tuple(range(len(program.inputs)))
+    vg = fg.value_and_grad(f, argnums=argnums)
+    jitted = fg.jit(vg)
+    jitted(*program.inputs)
+    with own_nodes():
+        two_level = fg.jit(vg)
+        two_level(*program.inputs)
+    second = tuple(x * 0.75 - 0.1 for x in program.inputs)
+    _same(jitted(*second), two_level(*second))
+    _same(jitted(*second), vg(*second))
+
+
+@pytest.mark.parametrize("two_level", [False, True])
+def test_plain_cotangents_summed_then_met_by_a_traced_one(two_level):
+    # x + x twice sends x plain cotangents (the seed through sums), summed by the fold into
+    # an array of its own; cos sends a traced one, then another plain one arrives: the fold
+    # added into its array in place, which then held the traced sum (numpy.add refused it)
+    f = lambda x: fnp.sum((x + x) + fnp.cos(x + x) + (x + x))
+    x = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    with own_nodes() if two_level else contextlib.nullcontext():
+        jitted = fg.jit(fg.grad(f))
+        jitted(np.zeros((2, 3)))
+        _same(jitted(x), fg.grad(f)(x))

@@ -118,6 +118,7 @@ def accumulate(acc, parent, c, plus, owned=None, prev=None):
     elif (
         type(c) is np.ndarray
         and owned is not None
+        and type(prev) is np.ndarray  # (a sum the fold made may have met a traced one since)
         and parent in owned
         and c.shape == prev.shape
         and c.dtype == prev.dtype
