@@ -63,6 +63,34 @@ def _sp(name):
     return lambda m, *xs, **kw: getattr(fsp if m is fnp else scipy.special, name)(*xs, **kw)
 
 
+def _in_x(names, *before, shift=None):
+    """Rows of scipy.special functions of one array ``x`` (``x + shift``), after the fixed
+    arguments ``before``."""
+
+    def row(name):
+        f = _sp(name)
+        if shift is None:
+            return Row(lambda m, x: f(m, *before, x), ALL, None, (unit,), scipy=True)
+        return Row(lambda m, x: f(m, *before, x + shift), ALL, None, (unit,), scipy=True)
+
+    return {name: row(name) for name in names}
+
+
+def _in_xy(names, shifts=None):
+    """Rows of scipy.special functions of two arrays that broadcast, ``x`` and ``y`` (each
+    plus its ``shifts``)."""
+
+    def row(name):
+        f = _sp(name)
+        if shifts is None:
+            fun = lambda m, x, y: f(m, x, y)
+        else:
+            fun = lambda m, x, y: f(m, x + shifts[0], y + shifts[1])
+        return Row(fun, [((2, 3), (3,))], None, (unit, unit), scipy=True)
+
+    return {name: row(name) for name in names}
+
+
 def _avg_torch(torch, x, w, axis):
     return (x * w).sum(dim=axis) / w.sum(dim=axis)
 
@@ -237,53 +265,16 @@ ROWS = {
             ("rgamma", unit),
         ]
     },
-    **{
-        name: Row(
-            (lambda name: lambda m, x, y: _sp(name)(m, x, y))(name),
-            [((2, 3), (3,))],
-            None,
-            (unit, unit),
-            scipy=True,
-        )
-        for name in ["betaln", "beta", "xlogy", "xlog1py"]
-    },
-    **{
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, 2.5, x))(name), ALL, None, (unit,), scipy=True
-        )
-        for name in ["gammainc", "gammaincc"]
-    },
+    **_in_xy(["betaln", "beta", "xlogy", "xlog1py"]),
+    **_in_x(["gammainc", "gammaincc"], 2.5),
     "polygamma": Row(lambda m, x: _sp("polygamma")(m, 2, x), ALL, None, (unit,), scipy=True),
-    **{
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, 1.5, x + 0.5))(name),
-            ALL,
-            None,
-            (unit,),
-            scipy=True,
-        )
-        for name in ["jv", "yv", "iv", "ive"]
-    },
-    **{
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, 2, x + 0.5))(name),
-            ALL,
-            None,
-            (unit,),
-            scipy=True,
-        )
-        for name in ["jn", "yn"]
-    },
+    **_in_x(["jv", "yv", "iv", "ive"], 1.5, shift=0.5),
+    **_in_x(["jn", "yn"], 2, shift=0.5),
     "betainc": Row(lambda m, x: _sp("betainc")(m, 2.0, 3.0, x), ALL, None, (unit,), scipy=True),
     "multigammaln": Row(
         lambda m, x: _sp("multigammaln")(m, x + 2.0, 3), ALL, None, (unit,), scipy=True
     ),
-    **{
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, x + 0.2))(name), ALL, None, (unit,), scipy=True
-        )
-        for name in ["erfcx", "dawsn", "exp1", "expi", "loggamma", "spence", "sici", "fresnel"]
-    },
+    **_in_x(["erfcx", "dawsn", "exp1", "expi", "loggamma", "spence", "sici", "fresnel"], shift=0.2),
     # Faddeeva's function: complex of a real x, differentiated through both its parts
     "wofz": Row(
         lambda m, x: m.real(_sp("wofz")(m, x)) + 0.5 * m.imag(_sp("wofz")(m, x)),
@@ -293,68 +284,14 @@ ROWS = {
         scipy=True,
     ),
     "expn": Row(lambda m, x: _sp("expn")(m, 2, x + 0.2), ALL, None, (unit,), scipy=True),
-    **{
-        name: Row(
-            (lambda name: lambda m, x, y: _sp(name)(m, x + 0.1, y + 0.2))(name),
-            [((2, 3), (3,))],
-            None,
-            (unit, unit),
-            scipy=True,
-        )
-        for name in ["kl_div", "rel_entr", "poch", "owens_t", "boxcox", "boxcox1p"]
-    },
-    **{
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, x + 0.2))(name), ALL, None, (unit,), scipy=True
-        )
-        for name in ["log_expit", "exp10", "k0", "k1", "k0e", "k1e"]
-    },
-    **{
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, x - 0.4))(name), ALL, None, (unit,), scipy=True
-        )
-        for name in ["ellipk", "ellipe"]
-    },
-    **{
-        name: Row(
-            (lambda name: lambda m, x, y: _sp(name)(m, x + 0.1, y + 0.2))(name),
-            [((2, 3), (3,))],
-            None,
-            (unit, unit),
-            scipy=True,
-        )
-        for name in ["huber", "pseudo_huber", "inv_boxcox", "inv_boxcox1p", "binom"]
-    },
-    **{
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, 1.5, x + 0.5))(name),
-            ALL,
-            None,
-            (unit,),
-            scipy=True,
-        )
-        for name in ["kv", "kve", "chdtr", "chdtrc", "pdtr", "pdtrc", "stdtr"]
-    },
-    **{
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, 2.0, 5.0, x))(name),
-            ALL,
-            None,
-            (unit,),
-            scipy=True,
-        )
-        for name in ["gdtr", "gdtrc", "fdtr", "fdtrc"]
-    },
-    **{  # the number of trials an integer: SciPy deprecates a float there
-        name: Row(
-            (lambda name: lambda m, x: _sp(name)(m, 2, 5, x))(name),
-            ALL,
-            None,
-            (unit,),
-            scipy=True,
-        )
-        for name in ["bdtr", "bdtrc", "nbdtr", "nbdtrc"]
-    },
+    **_in_xy(["kl_div", "rel_entr", "poch", "owens_t", "boxcox", "boxcox1p"], (0.1, 0.2)),
+    **_in_x(["log_expit", "exp10", "k0", "k1", "k0e", "k1e"], shift=0.2),
+    **_in_x(["ellipk", "ellipe"], shift=-0.4),
+    **_in_xy(["huber", "pseudo_huber", "inv_boxcox", "inv_boxcox1p", "binom"], (0.1, 0.2)),
+    **_in_x(["kv", "kve", "chdtr", "chdtrc", "pdtr", "pdtrc", "stdtr"], 1.5, shift=0.5),
+    **_in_x(["gdtr", "gdtrc", "fdtr", "fdtrc"], 2.0, 5.0),
+    # the number of trials an integer: SciPy deprecates a float there
+    **_in_x(["bdtr", "bdtrc", "nbdtr", "nbdtrc"], 2, 5),
     "zeta": Row(lambda m, q: _sp("zeta")(m, 2.5, q + 0.5), ALL, None, (unit,), scipy=True),
     "zeta riemann": Row(lambda m, x: _sp("zeta")(m, 3.0) * x, ALL, None, (unit,), scipy=True),
     "hyp1f1": Row(lambda m, x: _sp("hyp1f1")(m, 1.5, 2.5, x), ALL, None, (unit,), scipy=True),
