@@ -31,6 +31,7 @@ from .core.values import dtype_of, in_library_of, numeric_kind, shape_of
 from .dag.arraylike import ArrayLike, TracedIndex, index_param
 from .rules import arrays, elementwise, gather, ufuncs
 from .rules.elementwise import less, where
+from .rules.row_sums import ufunc_at
 
 __all__ = ["at"]
 
@@ -135,7 +136,7 @@ class _Ref:
             if how is _SET:
                 out[index] = v
             else:
-                how.ufunc.at(out, index, v)
+                ufunc_at(how.ufunc, out, index, v)
             return out
         return _as_written(_traced_update(_operand(x), index, v, how), x, v)
 

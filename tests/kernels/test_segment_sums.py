@@ -1,8 +1,8 @@
 """The cotangents of gathers by integer arrays (an embedding, a cross-entropy's pick) are
-sums by segment rather than np.add.at; they must equal np.add.at's to the bit, repeats and
-negative positions included, in the gradient's dtype: in rounds (NumPy) and in numba's
-loop (large arrays where numba is installed), and np.add.at itself for rows repeated
-many times; an out-of-bounds position raises NumPy's IndexError on every path."""
+sums by segment: np.add.at through flat positions (NumPy; funcgrad/rules/row_sums.py) and
+numba's loop (large arrays where numba is installed). They must equal np.add.at's to the
+bit, repeats and negative positions included, in the gradient's dtype, and an
+out-of-bounds position raises NumPy's IndexError on every path."""
 
 import numpy as np
 import pytest
@@ -12,7 +12,6 @@ import funcgrad.numpy as fnp
 from funcgrad.kernels import switch as kernel_switch
 from funcgrad.rules import gather
 from funcgrad.rules.arrays import untake
-from funcgrad.rules.row_sums import ROUNDS
 from funcgrad.rules.sorting import _grids, _put_along_impl
 
 
@@ -33,8 +32,8 @@ def kernels(request):
         ((3, 5), (4, 2)),
         ((2, 3, 4), (4, 2)),
         ((40, 30), (64,)),  # a large cotangent: numba's loop where it is on
-        ((2 * ROUNDS + 3,), (3,)),  # rows repeated more than ROUNDS times: np.add.at
-        ((300,), (kernel_switch.LARGE // 100,)),  # large, repeated more than ROUNDS times
+        ((131,), (3,)),  # each row repeated about 20 times
+        ((300,), (kernel_switch.LARGE // 100,)),  # large, each row repeated 50 times
     ],
 )
 def test_an_untake_by_rows_is_np_add_at_to_the_bit(kernels, dtype, index_shape, width):

@@ -44,7 +44,7 @@ from ..core.values import (
 )
 from .foreign_indexing import getitem_form, untake_form
 from .library_forms import axis_reduction, bindable, with_argument, xp_swapaxes, xp_transpose
-from .row_sums import add_rows, whole_rows
+from .row_sums import ufunc_at
 from .sums import checked_axes, sum_impl
 
 __all__ = [
@@ -169,11 +169,7 @@ def _untake_impl(g, index, shape):
     if basic_index(index):
         out[index] = g  # slices and numbers pick each position once: nothing to add up
         return out
-    rows = whole_rows(index, g, shape)
-    if rows is not None:
-        add_rows(out, rows, g)
-    else:
-        np.add.at(out, index, g)
+    ufunc_at(np.add, out, index, g)  # repeated positions add up
     return out
 
 

@@ -45,7 +45,7 @@ from .arrays import (
 )
 from .elementwise import where
 from .foreign_indexing import scatter_add_rows
-from .row_sums import add_rows, whole_rows
+from .row_sums import ufunc_at
 
 __all__ = [
     "TRACED",
@@ -104,11 +104,7 @@ def _gather_impl(x, *idx, template, mode):
 def _scatter_add_impl(x, v, *idx, template, mode):
     out = np.array(x, dtype=np.result_type(x, v), copy=True)
     index = index_of(template, idx, out.shape, mode)
-    rows = whole_rows(index, v, out.shape)
-    if rows is not None:
-        add_rows(out, rows, v)  # whole rows (an embedding's cotangent): a segment sum
-    else:
-        np.add.at(out, index, v)
+    ufunc_at(np.add, out, index, v)
     return out
 
 

@@ -1,28 +1,42 @@
-"""Rows added at integer positions: ``np.add.at(out, rows, g)`` for whole rows, an
-embedding's cotangent (``untake`` of an integer array, a row ``scatter_add``).
+"""Values written at integer positions and met there: ``ufunc.at(out, index, v)``, as
+``np.add.at(out, rows, g)`` for whole rows (an embedding's cotangent: ``untake`` of an
+integer array, a row ``scatter_add``), and ``fg.at``'s updates and the segment
+reductions.
 
-np.add.at adds one share at a time through NumPy's indexing, its slowest path. Here in
-rounds, the k-th share of every row in round k: a row appears once a round, so
-``out[rows] += shares`` adds each in one vectorised call, with np.add.at's values to the
-bit. A row repeated more than :data:`ROUNDS` times takes np.add.at itself. (Where numba
-is installed, :mod:`funcgrad.kernels` registers a loop over the rows in their order in
-front of ``untake`` and ``scatter_add`` for large arrays: one pass, the same bits.)
+NumPy's ``ufunc.at`` has a fast loop only for a one-dimensional operand and index;
+on an array of more dimensions it walks NumPy's general indexing element by element
+(about 20 ns an element here, 5-7x slower). So a C-contiguous ``out`` is written
+through its flat positions instead: the same ufunc, the same values met in the same
+order at each position, so the same bits. For whole rows the positions are
+``row * width + column``; for any other index they are read from
+``arange(out.size).reshape(out.shape)[index]`` where ``out`` is not much larger than
+what is written. (Where numba is installed, :mod:`funcgrad.kernels` registers a loop
+over the rows in their order in front of ``untake`` and ``scatter_add`` for large
+arrays: one pass, the same bits.)
 
 >>> import numpy as np
 >>> out = np.zeros((3, 2))
->>> add_rows(out, np.array([2, 0, 2, -1]), np.ones((4, 2)))
+>>> ufunc_at(np.add, out, np.array([2, 0, 2, -1]), np.ones((4, 2)))
 >>> out
 array([[1., 1.],
        [0., 0.],
        [3., 3.]])
+>>> ufunc_at(np.maximum, out, (slice(None), 1), np.array([5.0, -1.0, 0.0]))
+>>> out
+array([[1., 5.],
+       [0., 0.],
+       [3., 3.]])
 """
+
+import math
 
 import numpy as np
 
-__all__ = ["add_rows", "whole_rows", "ROUNDS"]
+__all__ = ["whole_rows", "ufunc_at"]
 
-# A row repeated this many times makes as many rounds; np.add.at is faster beyond.
-ROUNDS = 64
+# An index writing fewer than 1/SPARSE of out's elements is left to ufunc.at itself:
+# numbering every element of out would cost more than the slow loop saves.
+SPARSE = 16
 
 
 def whole_rows(index, g, out_shape):
@@ -38,27 +52,39 @@ def whole_rows(index, g, out_shape):
     return rows
 
 
-def add_rows(out, rows, g):
-    """Adds ``g``'s rows (one per position of the integer array ``rows``, negative ones
-    counted from the end) into ``out`` at those positions along its first axis, in place,
-    with np.add.at's values; a position out of bounds raises NumPy's IndexError."""
-    flat, n = rows.ravel(), out.shape[0]
-    per_row = g.reshape((flat.size,) + out.shape[1:])
-    lowest = flat.min()
-    if lowest < -n or flat.max() >= n:
-        np.add.at(out, flat, per_row)  # NumPy's IndexError
+def ufunc_at(ufunc, out, index, v):
+    """``ufunc.at(out, index, v)``: the same values, in place, through ``out``'s flat
+    positions where that is faster (see the module docstring)."""
+    positions = _flat_positions(out, index) if out.ndim > 1 else None
+    if positions is None:
+        ufunc.at(out, index, v)
         return
-    if lowest < 0:  # counted from the end: one name a row
-        flat = np.where(flat < 0, flat + n, flat)
-    order = np.argsort(flat, kind="stable")
-    ordered = flat[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    rank = np.arange(flat.size) - np.repeat(starts, np.diff(np.append(starts, flat.size)))
-    if rank.max() >= ROUNDS:
-        np.add.at(out, flat, per_row)
-        return
-    by_round = order[np.argsort(rank, kind="stable")]  # round 0's shares, then round 1's, ...
-    ends = np.cumsum(np.bincount(rank))
-    for lo, hi in zip(np.concatenate(([0], ends[:-1])), ends):
-        picked = by_round[lo:hi]
-        out[flat[picked]] += per_row[picked]  # distinct rows: each share added once
+    values = np.broadcast_to(v, positions.shape).reshape(-1)
+    ufunc.at(out.reshape(-1), positions.reshape(-1), values)
+
+
+def _flat_positions(out, index):
+    """The flat position in ``out`` of each element ``out[index]`` reads, or None where
+    ufunc.at is to take the index itself (``out`` not C-contiguous, an index out of
+    bounds, whose IndexError NumPy then raises, or few elements written)."""
+    if not out.flags.c_contiguous:
+        return None
+    rows = index[0] if type(index) is tuple and len(index) == 1 else index
+    n, width = out.shape[0], math.prod(out.shape[1:])
+    if type(rows) is np.ndarray and rows.dtype.kind in "iu":  # whole rows
+        if rows.size == 0:
+            return None
+        lowest, highest = rows.min(), rows.max()
+        if lowest < -n or highest >= n:
+            return None
+        if lowest < 0:  # counted from the end, as NumPy counts them
+            rows = np.where(rows < 0, rows + n, rows)
+        flat = rows.astype(np.intp, copy=False)[..., None] * width + np.arange(width)
+        return flat.reshape(rows.shape + out.shape[1:])
+    try:
+        written = np.broadcast_to(np.empty((), bool), out.shape)[index].size
+    except IndexError:
+        return None
+    if out.size > SPARSE * written:
+        return None
+    return np.arange(out.size).reshape(out.shape)[index]

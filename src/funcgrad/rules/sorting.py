@@ -32,6 +32,7 @@ from ..analysis.facts import ALL, declare
 from ..core.primitive import Primitive
 from ..core.values import float_dtype, plain, shape_of
 from .arrays import broadcast_to, reshape
+from .row_sums import ufunc_at
 
 __all__ = ["take_along", "put_along", "argsort", "argmax", "argmin", "searchsorted"]
 
@@ -72,7 +73,7 @@ def _put_along_impl(g, idx, axis, shape):
         # writing is adding, without np.add.at's one-element-at-a-time loop
         np.put_along_axis(out, idx, g, axis)
         return out
-    np.add.at(out, _grids(idx, axis, shape), g)
+    ufunc_at(np.add, out, _grids(idx, axis, shape), g)
     return out
 
 
