@@ -747,6 +747,7 @@ def public_callables():
         (fsi, "scipy.integrate"),
         (fsg, "scipy.signal"),
         (fg.random, "random"),
+        (fg.ops, "ops"),
     ]:
         names |= {f"{prefix}.{n}" for n in module.__all__ if callable(getattr(module, n))}
     names |= {f"scipy.stats.{n}" for n in fss.__all__}

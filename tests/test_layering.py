@@ -87,6 +87,7 @@ LAYERS = [  # bottom first; a package may import only from its own layer or belo
         "nn",
         "optim",
         "at",
+        "ops",
         "extend",
         "random",
         "debug",

@@ -85,7 +85,7 @@ from .core.user_primitives import primitive, defvjp, defjvp, defbatch
 
 # arrays and training
 from . import numpy, nn, optim, extend, random, debug, errors, tree, tree_util, lax, image, dlpack
-from . import checkify, custom_batching, example_libraries
+from . import checkify, custom_batching, example_libraries, ops
 from .lax._scipy import scipy_part as _scipy_part
 from .at import at
 from .runtime import (
@@ -262,6 +262,7 @@ __all__ = [  # noqa: PLE0604 (SciPy's sparse derivatives join when it is install
     "tree",
     "tree_util",
     "lax",
+    "ops",
     "register_pytree_node",
     "register_dataclass",
     "ravel_pytree",

@@ -11,9 +11,14 @@ selects (``arange(x.size).reshape(x.shape)[idx]``), so repeated positions
 follow NumPy: ``set`` keeps the last value written, ``add``, ``subtract``,
 ``multiply`` (``mul``), ``min`` and ``max`` combine every value in turn, like
 ``np.add.at`` and ``np.minimum.at``; ``divide`` and ``power`` are JAX's, by (or to)
-the product of the values written to a position. An index
-computed under ``jit`` or ``vmap`` is an operand of the gather and scatter
-primitives (:mod:`funcgrad.rules.gather`).
+the product of the values written to a position. Each update of a traced ``x`` or
+``v`` is one scatter primitive however often a position repeats
+(:mod:`funcgrad.rules.gather`, :mod:`funcgrad.rules.scatter_combine`), and an index
+computed under ``jit`` or ``vmap``, or held in another library's array, is its
+operand. Where ``min`` or ``max`` ties, the derivative is shared evenly among ``x``
+and the values that tie, as JAX shares it. (On another library's arrays indexed by
+NumPy's, the update is made round by round with that library's own functions, and a
+tie shares pairwise, in the order written.)
 
 An index out of bounds raises, as in NumPy, unless ``mode`` says otherwise, as
 in JAX: ``get(mode="clip")`` or ``get(mode="fill", fill_value=...)``, and
@@ -24,12 +29,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .core.errors import ArgumentError, UnsupportedError
+from .core.errors import ArgumentError
 from .core.namespaces import is_foreign
 from .core.traces import Box
-from .core.values import dtype_of, in_library_of, numeric_kind, shape_of
+from .core.values import dtype_of, in_library_of, numeric_kind, raw, shape_of
 from .dag.arraylike import ArrayLike, TracedIndex, index_param
-from .rules import arrays, elementwise, gather, ufuncs
+from .rules import arrays, elementwise, gather, scatter_combine, ufuncs
 from .rules.elementwise import less, where
 from .rules.row_sums import ufunc_at
 
@@ -55,7 +60,7 @@ class _Ref:
         x, index = self.x, self.index
         if mode is not None:
             x, index = _within(
-                x if isinstance(x, Box) else np.asarray(x),
+                x if _kept(x) else np.asarray(x),
                 index,
                 _mode(mode, ("clip", "fill"), "get"),
                 np.nan if fill_value is None else fill_value,
@@ -89,8 +94,9 @@ class _Ref:
 
     def min(self, v, mode=None):
         """``x`` with ``x[index]`` replaced by its minimum with ``v`` (``np.minimum.at``:
-        repeats taken in order, NaN kept); the derivative goes to the smaller, shared at a
-        tie as ``minimum``'s. ``mode`` as for :meth:`set`."""
+        repeats taken in order, NaN kept); the derivative goes to the smallest, shared
+        evenly at a tie (JAX's rule; on another library's arrays with a NumPy index, pairwise
+        in the order written, as ``minimum``'s). ``mode`` as for :meth:`set`."""
         return self._update(v, _MIN, mode)
 
     def max(self, v, mode=None):
@@ -111,8 +117,6 @@ class _Ref:
     def _over_product(self, v, mode, op):
         """``op(x, p)`` for ``p`` the product of the values at each position (one
         elsewhere): JAX's ``divide`` and ``power``."""
-        if type(self.index) is TracedIndex:
-            raise _traced_index_refused(op.name)
         x = self.x
         dtype = dtype_of(x)
         if numeric_kind(dtype) not in "fc" and op is not elementwise.power:
@@ -135,9 +139,17 @@ class _Ref:
             out = np.array(x, copy=True)
             if how is _SET:
                 out[index] = v
+            elif how is _MIN or how is _MAX:  # a NaN met by maximum.at sets a flag that
+                with np.errstate(invalid="ignore"):  # maximum itself does not report
+                    ufunc_at(how.ufunc, out, index, v)
             else:
                 ufunc_at(how.ufunc, out, index, v)
             return out
+        if how is not _SET and not is_foreign(raw(x)) and not is_foreign(raw(v)):
+            # one scatter, however often a position repeats: the index is its template
+            template = tuple(index) if isinstance(index, tuple) else (index,)
+            _fitting(v, np.broadcast_to(False, shape_of(x))[index].shape, how)
+            return _as_written(_traced_index_update(_operand(x), (template, ()), v, how), x, v)
         return _as_written(_traced_update(_operand(x), index, v, how), x, v)
 
 
@@ -155,7 +167,7 @@ def _is_integer_part(p):
         return False
     if isinstance(p, (int, np.integer)):
         return True
-    return isinstance(p, (np.ndarray, Box)) and dtype_of(p).kind in "iu"
+    return (isinstance(p, (np.ndarray, Box)) or is_foreign(p)) and dtype_of(p).kind in "iu"
 
 
 def _within(x, index, mode, fill):
@@ -169,7 +181,7 @@ def _within(x, index, mode, fill):
         parts = [next(it) if type(p) is str else p for p in template]
     else:
         parts = list(index) if isinstance(index, tuple) else [index]
-    template = tuple(gather.TRACED if isinstance(p, Box) else p for p in parts)
+    template = tuple(gather.TRACED if _kept(p) else p for p in parts)
     shape = shape_of(x)
     axes = gather.index_axes(template, len(shape))
     padded = []
@@ -196,9 +208,9 @@ def _within(x, index, mode, fill):
             if mode == "drop"
             else np.full(slot_shape, fill, dtype)
         )
-        x = arrays.concatenate(x, slot, axis=axis)
+        x = arrays.concatenate(x, in_library_of(slot, x), axis=axis)
     new = tuple(parts)
-    if any(isinstance(p, Box) for p in new):
+    if any(_kept(p) for p in new):  # traced, or on another library's device
         return x, index_param(new)
     return x, new if isinstance(index, tuple) or len(new) != 1 else new[0]
 
@@ -250,35 +262,33 @@ def _in_dtype_of(out, x):
 
 class _How(NamedTuple):
     """An update: its method's name, NumPy's ufunc whose ``.at`` makes it on a plain copy,
-    and the primitive that combines a traced ``x`` with the values written."""
+    the primitive that combines a traced ``x`` with the values written (round by round, on
+    another library's arrays with a NumPy index), and the scatter primitive that makes the
+    whole update in one call (each repeat of a position in turn)."""
 
     name: str
     ufunc: Any
     combine: Any
+    scatter: Any
 
 
-_SET = _How("set", None, None)
-_ADD = _How("add", np.add, elementwise.add)
-_SUBTRACT = _How("subtract", np.subtract, elementwise.subtract)
-_MULTIPLY = _How("multiply", np.multiply, elementwise.multiply)
-_MIN = _How("min", np.minimum, elementwise.minimum)
-_MAX = _How("max", np.maximum, elementwise.maximum)
+_SET = _How("set", None, None, gather.scatter_set)
+_ADD = _How("add", np.add, elementwise.add, gather.scatter_add)
+_SUBTRACT = _How("subtract", np.subtract, elementwise.subtract, gather.scatter_add)
+_MULTIPLY = _How("multiply", np.multiply, elementwise.multiply, scatter_combine.scatter_mul)
+_MIN = _How("min", np.minimum, elementwise.minimum, scatter_combine.scatter_min)
+_MAX = _How("max", np.maximum, elementwise.maximum, scatter_combine.scatter_max)
 
 
 def _traced_update(x, index, v, how):
+    """An update at a NumPy index through the flat positions it selects: ``set`` (the last
+    write kept), and the others on another library's arrays, one round of that library's
+    functions per repeat of a position (their scatters need the index on the device)."""
     shape = shape_of(x)
     size = int(np.prod(shape, dtype=np.int64))
     targets = np.arange(size).reshape(shape)[index]  # the flat position of each selected item
     sel_shape = np.shape(targets)
-    vshape = shape_of(v)
-    try:
-        if np.broadcast_shapes(vshape, sel_shape) != sel_shape:
-            raise ValueError
-    except ValueError:
-        raise ArgumentError(
-            f"at(x)[index].{how.name}(v): v of shape {vshape} cannot be broadcast to the indexed "
-            f"shape {sel_shape}; give v that shape or one that broadcasts to it"
-        ) from None
+    vshape = _fitting(v, sel_shape, how)
     flat_t = targets.ravel()
     if _kept(v) and vshape == ():
         flat_v = arrays.broadcast_to(v, shape=(flat_t.size,))
@@ -310,24 +320,26 @@ def _traced_update(x, index, v, how):
     return arrays.reshape(out, shape=shape) if shape != (size,) else out
 
 
+def _fitting(v, indexed, how):
+    """The shape of ``v``, which must broadcast to the ``indexed`` shape it is written to."""
+    vshape = shape_of(v)
+    try:
+        if np.broadcast_shapes(vshape, indexed) != indexed:
+            raise ValueError
+    except ValueError:
+        raise ArgumentError(
+            f"at(x)[index].{how.name}(v): v of shape {vshape} cannot be broadcast to the indexed "
+            f"shape {indexed}; give v that shape or one that broadcasts to it"
+        ) from None
+    return vshape
+
+
 def _traced_index_update(x, index, v, how):
     """An update at an index that jit or vmap traces: one scatter primitive."""
     template, operands = index
-    if how is _SET:
-        return _in_dtype_of(gather.scatter_set(x, v, *operands, template=template, mode="raise"), x)
-    if how is _ADD or how is _SUBTRACT:
-        v = elementwise.negative(v) if how is _SUBTRACT else v
-        return _in_dtype_of(gather.scatter_add(x, v, *operands, template=template, mode="raise"), x)
-    raise _traced_index_refused(how.name)
-
-
-def _traced_index_refused(how):
-    return UnsupportedError(
-        f"at(x)[index].{how}(v) with an index computed under jit or vmap, or held in another "
-        "library's array, is not supported (set, add and subtract are); index with NumPy's "
-        "integers, or with no repeated positions combine x with fg.at(x)[index].set(...) "
-        "yourself"
-    )
+    if how is _SUBTRACT:
+        v = elementwise.negative(v)
+    return _in_dtype_of(how.scatter(x, v, *operands, template=template, mode="raise"), x)
 
 
 class _At:

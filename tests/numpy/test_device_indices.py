@@ -267,6 +267,45 @@ def test_an_assignment_at_device_ids_keeps_the_last_write_on_the_device(backend)
             np.testing.assert_allclose(to_numpy(got), expected, rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+@pytest.mark.parametrize("how", ["max", "min", "multiply"])
+def test_a_combining_update_at_device_ids_stays_on_the_device(backend, how):
+    make = MAKERS[backend]
+    x, v = RNG.uniform(0.5, 2.0, (6, 3)), RNG.uniform(0.5, 2.0, (5, 3))
+    ids = np.array([1, 4, 1, 0, 4])  # repeats: combined in turn
+
+    def f(x, v, i):
+        return fnp.sum(fnp.sin(getattr(fg.at(x)[i], how)(v * 2.0)) * fnp.cos(x))
+
+    want_value, want = fg.value_and_grad(f, argnums=(0, 1))(x, v, ids)
+    a, b, i = make(x), make(v), make(ids)
+    for run in (fg.value_and_grad(f, argnums=(0, 1)), fg.jit(fg.value_and_grad(f, argnums=(0, 1)))):
+        value, grads = run(a, b, i)
+        np.testing.assert_allclose(to_numpy(value), want_value, rtol=1e-13)
+        for got, expected, like in zip(grads, want, (a, b)):
+            _same_place(got, like)
+            np.testing.assert_allclose(to_numpy(got), expected, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("backend", sorted(MAKERS))
+def test_modes_at_device_ids_stay_on_the_device(backend):
+    make = MAKERS[backend]
+    x, v = RNG.normal(size=(4, 2)), RNG.normal(size=(5, 2))
+    ids = np.array([0, 7, 1, -1, -9])  # past the end, from the end, before the start
+    calls = {
+        "get clip": lambda x, v, i: fg.at(x)[i].get(mode="clip"),
+        "get fill": lambda x, v, i: fg.at(x)[i].get(mode="fill", fill_value=-3.0),
+        "add drop": lambda x, v, i: fg.at(x)[i].add(v, mode="drop"),
+        "max clip": lambda x, v, i: fg.at(x)[i].max(v, mode="clip"),
+        "segment_sum": lambda x, v, i: fg.ops.segment_sum(v, i, num_segments=4),
+        "segment_max": lambda x, v, i: fg.ops.segment_max(v, i, num_segments=4),
+    }
+    for name, call in calls.items():
+        got = call(make(x), make(v), make(ids))
+        _same_place(got, make(x))
+        np.testing.assert_allclose(to_numpy(got), call(x, v, ids), rtol=1e-14, err_msg=name)
+
+
 def _one_hot_loss(logits_of):
     """A loss in the style of JAX's examples: log-softmax against one-hot targets (the
     cotangent reaching log_softmax is the targets times a constant, a plain device array,

@@ -520,6 +520,27 @@ CASES = [
         label="last-write",
     ),
     Case(
+        "scatter_max",
+        [_a(3, 2), _a(4, 2), np.array([0, 2, 0, 1])],
+        {"template": ("traced",), "mode": "raise"},
+        diff=(0, 1),
+        label="repeated-rows",
+    ),
+    Case(
+        "scatter_min",
+        [_a(4), 0.25, np.array([1, 3, 7])],
+        {"template": ("traced",), "mode": "wrap"},
+        diff=(0, 1),
+        label="scalar",
+    ),
+    Case(
+        "scatter_mul",
+        [_a(3, 2), _a(4, 2), np.array([0, 2, 0, 1])],
+        {"template": ("traced",), "mode": "raise"},
+        diff=(0, 1),
+        label="repeated-rows",
+    ),
+    Case(
         "last_writes",
         [np.array([1, 0, 1])],
         {"template": ("traced",), "mode": "raise", "shape": (3,)},
@@ -912,6 +933,15 @@ def _torch_table(torch):
             accumulate=True,
         ),
         "scatter_set": lambda x, v, *idx, template, mode: _torch_writes(torch, x, v, idx, template),
+        "scatter_max": lambda x, v, *idx, template, mode: _torch_combine(
+            torch, x, v, idx, "amax", mode
+        ),
+        "scatter_min": lambda x, v, *idx, template, mode: _torch_combine(
+            torch, x, v, idx, "amin", mode
+        ),
+        "scatter_mul": lambda x, v, *idx, template, mode: _torch_combine(
+            torch, x, v, idx, "prod", mode
+        ),
         "stop_gradient": lambda x: x.detach(),
         "zeros_like": torch.zeros_like,
         "invert": torch.bitwise_not,
@@ -1002,6 +1032,16 @@ def _torch_gather_index(torch, x, template, idx, mode):
         else:
             parts.append(p)
     return tuple(parts)
+
+
+def _torch_combine(torch, x, v, idx, reduce, mode):
+    """PyTorch's scatter_reduce along the first axis (its derivative shares a tie evenly, as
+    funcgrad's and JAX's do), the index wrapped first where ``mode`` says so."""
+    i = torch.as_tensor(np.asarray(idx[0]))
+    i = i % x.shape[0] if mode == "wrap" else i
+    v = torch.as_tensor(v, dtype=x.dtype).expand((len(i),) + tuple(x.shape[1:]))
+    at = i.reshape((-1,) + (1,) * (x.dim() - 1)).expand(v.shape)
+    return x.scatter_reduce(0, at, v, reduce, include_self=True)
 
 
 def _torch_writes(torch, x, v, idx, template):

@@ -635,6 +635,16 @@ register(
     lambda x, u: fg.lax.scatter_max(x, np.array([[1], [0]]), u, _SCATTER_DN, mode="clip"),
     (M23, M23[::-1] * 0.7 + 0.05),
 )
+# JAX's segment reductions (fg.ops): ids with repeats, one dropped (out of range); for the
+# sum and the product one segment left empty (their identities; a max or min would hold
+# +-inf there, which no difference quotient reads)
+_SEGMENT_IDS = np.array([2, 0, 2, 5, 0, 2])
+_EVERY_SEGMENT = np.array([2, 0, 1, 5, 0, 2])
+_ROWS = np.array([[0.3, -0.5], [0.8, 0.1], [-0.6, 0.45], [1.1, -0.2], [0.25, 0.7], [-0.9, 0.35]])
+register("ops.segment_sum", lambda d: fg.ops.segment_sum(d, _SEGMENT_IDS, 4), (_ROWS,))
+register("ops.segment_prod", lambda d: fg.ops.segment_prod(d, _SEGMENT_IDS, 4), (_ROWS,))
+register("ops.segment_max", lambda d: fg.ops.segment_max(d, _EVERY_SEGMENT, 3), (_ROWS,))
+register("ops.segment_min", lambda d: fg.ops.segment_min(d, _EVERY_SEGMENT, 3), (_ROWS,))
 register(
     "lax.scatter_sub",
     lambda x, u: fg.lax.scatter_sub(x, np.array([[1], [1]]), u, _SCATTER_DN, mode="clip"),

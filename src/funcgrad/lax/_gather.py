@@ -7,8 +7,9 @@ Each call works out, from the dimension numbers (static) and the start indices (
 may be traced), the operand position of every output (or update) element, and is then
 one NumPy-style gather (``operand[i0, i1, ...]``) or one ``fg.at`` update: so it
 differentiates in the operand and the updates to any order, batches under ``vmap`` and
-compiles under ``jit`` as those do. ``scatter_min``/``scatter_max`` write each
-position's best update once (the updates sorted, then one ``set``).
+compiles under ``jit`` as those do (``scatter_min``/``scatter_max``/``scatter_mul``
+through :mod:`funcgrad.rules.scatter_combine`'s primitives: a tie shares the derivative
+evenly, as JAX's does).
 
 >>> import numpy as np
 >>> from funcgrad import lax
@@ -288,26 +289,6 @@ def _scatter_positions(operand, scatter_indices, updates, dn, mode):
     return tuple(index)
 
 
-def _scatter_extreme(out, index, updates, kind):
-    """``out`` with each position the smaller (``kind`` "min") or larger of itself and every
-    update to it. One write: the updates sorted so that each position's best is written
-    last (a set keeps the last write), a NaN last of all, so that it wins, as XLA's min
-    and max let a NaN through; then one ``minimum`` or ``maximum`` with the operand."""
-    flat = [fnp.reshape(i, (-1,)) for i in index]
-    values = fnp.reshape(updates, (-1,))
-    if kind == "max":
-        order = fnp.argsort(values, stable=True)
-    elif dtype_of(values).kind in "fc":
-        order = fnp.argsort(-values, stable=True)  # largest first, a NaN still last
-    else:
-        order = fnp.flip(fnp.argsort(values, stable=True))
-    where = tuple(fnp.take(i, order) for i in flat)
-    best = at(out)[where].set(fnp.take(values, order), mode="drop")
-    touched = at(fnp.zeros(shape_of(out), dtype=bool))[tuple(flat)].set(True, mode="drop")
-    pick = fnp.minimum if kind == "min" else fnp.maximum
-    return fnp.where(touched, pick(out, best), out)
-
-
 def _scatter_with(kind, name, doc):
     def scatter_fn(
         operand: Any,
@@ -328,10 +309,7 @@ def _scatter_with(kind, name, doc):
                 f"which run on the device"
             )
         index = _scatter_positions(operand, scatter_indices, updates, dimension_numbers, mode)
-        target = at(fnp.asarray(operand))
-        if kind in ("set", "add", "subtract", "multiply"):
-            return getattr(target[index], kind)(updates, mode="drop")
-        return _scatter_extreme(fnp.asarray(operand), index, fnp.asarray(updates), kind)
+        return getattr(at(fnp.asarray(operand))[index], kind)(updates, mode="drop")
 
     scatter_fn.__name__ = scatter_fn.__qualname__ = name
     scatter_fn.__doc__ = doc

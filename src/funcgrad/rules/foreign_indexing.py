@@ -27,7 +27,14 @@ import numpy as np
 from ..core.namespaces import library_of
 from .library_forms import bindable
 
-__all__ = ["index_for", "getitem_form", "gather_form", "untake_form", "scatter_add_rows"]
+__all__ = [
+    "index_for",
+    "getitem_form",
+    "gather_form",
+    "untake_form",
+    "scatter_add_rows",
+    "combine_rows",
+]
 
 
 def index_for(xp, index, like):
@@ -192,10 +199,36 @@ def scatter_add_rows(xp, out, positions, rows):
     return _sorted_segment_sums(xp, out, positions, rows)
 
 
+_TORCH_REDUCE = {"maximum": "amax", "minimum": "amin", "multiply": "prod"}
+
+
+def combine_rows(xp, out, positions, rows, how):
+    """:func:`scatter_add_rows` for a minimum, a maximum or a product: ``how`` names the
+    standard's function (``"maximum"``, ``"minimum"``, ``"multiply"``) that meets each row
+    written to a position with the row there. By PyTorch's ``scatter_reduce`` or JAX's
+    ``.at[].max`` where the library has them, else by sorted segment scans."""
+    library = library_of(out)
+    if library == "torch":
+        rows = rows.to(out.dtype)
+        at = positions.long().reshape(1, -1, 1).expand(rows.shape)
+        return out.scatter_reduce(1, at, rows, _TORCH_REDUCE[how], include_self=True)
+    if library == "jax":
+        name = {"maximum": "max", "minimum": "min", "multiply": "multiply"}[how]
+        return getattr(out.at[:, positions], name)(rows)
+    return _sorted_segment_scan(xp, out, positions, rows, getattr(xp, how))
+
+
 def _sorted_segment_sums(xp, out, positions, rows):
-    """A scatter-add in the standard's functions: the rows sorted by position, each run of
-    one position summed by a segmented scan (log2(n) rounds of shifted adds, each within
-    its run), then every output row takes its run's total through ``searchsorted``."""
+    return _sorted_segment_scan(xp, out, positions, rows, xp.add)
+
+
+def _sorted_segment_scan(xp, out, positions, rows, op):
+    """A scatter that meets repeats by ``op`` (an associative function of the standard:
+    add, maximum, minimum, multiply), in the standard's functions: the rows sorted by
+    position, each run of one position reduced by a segmented scan (log2(n) rounds, each
+    meeting a row with the one ``shift`` before it within its run), then every output row
+    meets its run's total, found through ``searchsorted``. No identity is filled in (a
+    maximum of integers has none to hand): a row outside a run keeps its value."""
     n, m = positions.shape[0], out.shape[1]
     if n == 0:
         return out
@@ -206,14 +239,13 @@ def _sorted_segment_sums(xp, out, positions, rows):
     shift = 1
     while shift < n:
         before = xp.concat([xp.full((shift,), -1, dtype=keys.dtype, device=device), keys[:-shift]])
-        zeros = xp.zeros((sums.shape[0], shift, sums.shape[2]), dtype=sums.dtype, device=device)
-        earlier = xp.concat([zeros, sums[:, :-shift, :]], axis=1)
+        earlier = xp.concat([sums[:, :shift, :], sums[:, :-shift, :]], axis=1)
         same_run = xp.reshape(before == keys, (1, n, 1))
-        sums = sums + xp.where(same_run, earlier, xp.zeros_like(earlier))
+        sums = xp.where(same_run, op(sums, earlier), sums)
         shift *= 2
     targets = xp.arange(m, dtype=keys.dtype, device=device)
     last = xp.searchsorted(keys, targets, side="right") - 1  # each position's run ends there
     last = xp.clip(last, 0, n - 1)
     found = xp.reshape(xp.take(keys, last) == targets, (1, m, 1))
     totals = xp.take(sums, last, axis=1)
-    return out + xp.where(found, totals, xp.zeros_like(totals))
+    return xp.where(found, op(out, totals), out)

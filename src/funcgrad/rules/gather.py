@@ -40,6 +40,7 @@ from .arrays import (
     batch_example_by_example,
     broadcast_to,
     getitem,
+    reshape,
     unbroadcast,
     untake,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "last_writes",
     "index_axes",
     "write_flat",
+    "batch_scatter",
 ]
 
 TRACED = "traced"  # where a template holds an operand (no index part is a string)
@@ -207,6 +209,32 @@ def _gather_batch(size, prim, values, batched, params):
     return gather(x, *idx, template=(rows, *template), mode=params["mode"])
 
 
+def batch_scatter(size, prim, values, batched, params):
+    """The batching rule of a scatter ``prim(x, v, *idx, template, mode)``: with every index
+    part an integer (traced or not), the batch's rows put in front of the index, as
+    gather's rule does, so the whole batch is one scatter; any other index, example by
+    example."""
+    template = params["template"]
+    if not all(
+        type(p) is str or type(p) is int or (isinstance(p, np.ndarray) and p.dtype.kind in "iu")
+        for p in template
+    ):
+        return batch_example_by_example(size, prim, values, batched, params)
+    (x, v, *idx), (x_batched, v_batched, *idx_batched) = values, batched
+    if not x_batched:
+        x = broadcast_to(x, shape=(size,) + shape_of(x))
+    idx = [
+        i if b else broadcast_to(i, shape=(size,) + shape_of(i)) for i, b in zip(idx, idx_batched)
+    ]
+    ndim = max([len(shape_of(i)) for i in idx] + [np.ndim(p) + 1 for p in template])
+    if v_batched:  # an example's v lines up with the trailing axes of what it is written to
+        indexed = ndim - 1 + len(shape_of(x)) - 1 - len(template)
+        v_shape = shape_of(v)
+        v = reshape(v, shape=(size,) + (1,) * (indexed - len(v_shape) + 1) + v_shape[1:])
+    rows = np.arange(size).reshape((size,) + (1,) * (ndim - 1))
+    return prim(x, v, *idx, template=(rows, *template), mode=params["mode"])
+
+
 def _place(x):
     """The shape, device and library of another library's array."""
     return tuple(x.shape), getattr(x, "device", None), library_of(x)
@@ -328,8 +356,12 @@ def _xp_last_writes(xp, *idx, template, mode, shape):
 gather = Primitive(
     "gather", _gather_impl, vjp=_gather_vjp, jvp=_gather_jvp, batch=_gather_batch, xp=_xp_gather
 )
-scatter_add = Primitive("scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp, xp=_xp_scatter_add)
-scatter_set = Primitive("scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp, xp=_xp_scatter_set)
+scatter_add = Primitive(
+    "scatter_add", _scatter_add_impl, vjp=_scatter_add_vjp, batch=batch_scatter, xp=_xp_scatter_add
+)
+scatter_set = Primitive(
+    "scatter_set", _scatter_set_impl, vjp=_scatter_set_vjp, batch=batch_scatter, xp=_xp_scatter_set
+)
 # What jit reads (funcgrad/jit/facts.py): each returns a new array, which a plan may reuse.
 jit_facts.declare(scatter_add, scatter_set, fresh=True)
 scatter_add.jvp = _scatter_jvp(scatter_add)
