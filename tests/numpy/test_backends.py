@@ -418,6 +418,24 @@ def test_clipping_stays_in_the_gradients_library():
         np.testing.assert_allclose(to_numpy(fg.optim.clip_by_value(g, -1.0, 1.0)["b"]), [1.0])
 
 
+@pytest.mark.parametrize("lo, hi", [(2.0, 1.0), (0.0, 1.0), ([0.0, 2.0, 0.0, 0.0], 1.0)])
+def test_clip_is_numpys_where_the_bounds_cross(lo, hi):
+    # NumPy's min(max(x, lo), hi); the standard leaves lo > hi to the library, and
+    # array-api-strict refuses it
+    x = np.array([-1.0, 0.5, 3.0, np.nan])
+    want = np.clip(x, lo, hi)
+    for make, array_type in BACKENDS.values():
+        bound = make(np.array(lo)) if isinstance(lo, list) else lo
+        got = fnp.clip(make(x), bound, hi)
+        assert isinstance(got, array_type)
+        np.testing.assert_array_equal(to_numpy(got), want)
+        finite = np.array([-1.0, 0.5, 3.0, 0.25])
+        grad = fg.grad(lambda x: fnp.sum(fnp.clip(x, bound, hi) * x))(make(finite))
+        np.testing.assert_array_equal(
+            to_numpy(grad), fg.grad(lambda x: fnp.sum(fnp.clip(x, np.array(lo), hi) * x))(finite)
+        )
+
+
 def test_optimizers_step_other_libraries_pytrees():
     def loss(p):
         return fnp.sum((p["w"] - 1.0) ** 2) + fnp.sum(fnp.tanh(p["w"]))

@@ -486,6 +486,9 @@ _XP_FORMS = {
     fmin: xp_nan_ignoring("minimum"),
     logaddexp2: lambda xp, x, y: xp.logaddexp(x * _LN2, y * _LN2) / _LN2,
     fmod: lambda xp, x, y: x - xp.trunc(x / y) * y,
+    # NumPy's min(max(x, lo), hi), which the standard leaves to each library where lo > hi
+    # (array-api-strict refuses it): clipped from below, then from above
+    clip: lambda xp, x, lo, hi: xp.clip(xp.clip(x, min=lo), max=hi),
     real: xp_part("real"),
     imag: xp_part("imag"),
     # the step to the next float away from zero (NumPy's spacing)
