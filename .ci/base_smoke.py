@@ -136,12 +136,13 @@ def _():
 
 @check("funcgrad.scipy says which extra it needs")
 def _():
-    try:
-        import funcgrad.scipy  # noqa: F401
-    except ModuleNotFoundError as e:
-        assert "pip install 'funcgrad[scipy]'" in str(e)
-    else:
-        raise AssertionError("funcgrad.scipy imported without SciPy")
+    for load in (lambda: importlib.import_module("funcgrad.scipy"), lambda: fg.scipy):
+        try:
+            load()
+        except ImportError as e:
+            assert "pip install 'funcgrad[scipy]'" in str(e)
+        else:
+            raise AssertionError("funcgrad.scipy imported without SciPy")
 
 
 @check("the command line")

@@ -13,8 +13,11 @@ import inspect
 import io
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import funcgrad
@@ -153,3 +156,14 @@ def test_every_public_example_runs_alone_under_plain_doctest(name):
             if doctest.DocTestRunner(optionflags=0).run(test, out=report.write).failed:
                 failed.append(report.getvalue())
     assert not failed, "\n".join(failed)[:4000]
+
+
+def test_fg_scipy_is_loaded_on_first_use_as_jax_scipy_is():
+    # JAX's programs write jax.scipy.special.logsumexp after `import jax` alone
+    code = (
+        "import sys, numpy as np, funcgrad as fg\n"
+        "assert 'funcgrad.scipy' not in sys.modules\n"
+        "print(float(fg.scipy.special.logsumexp(np.zeros(4))), fg.scipy is sys.modules['funcgrad.scipy'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [str(float(np.log(4.0))), "True"]

@@ -147,6 +147,8 @@ _SPARSE = ("jacobian_sparsity", "hessian_sparsity", "sparse_jacobian", "sparse_h
 
 
 def __getattr__(name):
+    if name == "scipy":  # jax.scipy after `import jax`: loaded on first use (SciPy is an extra)
+        return _scipy_part()
     if name in _SPARSE:
         try:
             derivatives = _scipy_part().sparse_derivatives
