@@ -170,6 +170,8 @@ def test_errors_name_the_operation_and_a_fix():
         fg.ops.segment_min(DATA, IDS[:5], N)
     with pytest.raises(fg.FuncgradError, match=r"mode must be one of"):
         fg.ops.segment_prod(DATA, IDS, N, mode="wrap")
+    with pytest.raises(fg.FuncgradError, match=r"num_segments must be an integer; got 2.5"):
+        fg.ops.segment_sum(DATA, IDS, 2.5)
     with pytest.raises(fg.FuncgradError, match=r"num_segments must not be negative"):
         fg.ops.segment_sum(DATA, IDS, -1)
     with pytest.raises(fg.FuncgradError, match=r"num_segments must be a number"):

@@ -176,7 +176,13 @@ def _number_of_segments(who, ids, num_segments):
             f"{who}: num_segments must be a number, not a value traced by a transform; "
             f"give it as a static argument (fg.jit(f, static_argnums=...))"
         )
-    n = operator.index(num_segments)
+    try:
+        n = operator.index(num_segments)
+    except TypeError:
+        raise ArgumentError(
+            f"{who}: num_segments must be an integer; got {num_segments!r}; give "
+            f"int(num_segments)"
+        ) from None
     if n < 0:
         raise ArgumentError(f"{who}: num_segments must not be negative; got {n}")
     return n
