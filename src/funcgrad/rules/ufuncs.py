@@ -9,10 +9,9 @@ Piecewise-constant functions (floor, ceil, rint, trunc, heaviside, ...) have a
 zero derivative wherever one exists, as in JAX. Kinked functions (fmax, fmin,
 clip at a bound) split the derivative equally at a tie.
 
-Holomorphic functions (exp, log, the trigonometric ones, powers) need nothing
-more for complex numbers: their partial is the complex derivative. ``angle``
-is not holomorphic; its partial is written in the convention of
-docs/complex.md.
+Holomorphic functions (exp, log, the trigonometric ones, powers) need nothing more for
+complex numbers: their partial is the complex derivative. ``angle`` is not holomorphic;
+its partial is written in the convention of docs/complex.md.
 
 >>> import numpy as np
 >>> import funcgrad as fg
@@ -486,9 +485,7 @@ _XP_FORMS = {
     fmin: xp_nan_ignoring("minimum"),
     logaddexp2: lambda xp, x, y: xp.logaddexp(x * _LN2, y * _LN2) / _LN2,
     fmod: lambda xp, x, y: x - xp.trunc(x / y) * y,
-    # NumPy's min(max(x, lo), hi), which the standard leaves to each library where lo > hi
-    # (array-api-strict refuses it): clipped from below, then from above
-    clip: lambda xp, x, lo, hi: xp.clip(xp.clip(x, min=lo), max=hi),
+    clip: lambda xp, x, lo, hi: xp.clip(xp.clip(x, min=lo), max=hi),  # lo > hi: NumPy's
     real: xp_part("real"),
     imag: xp_part("imag"),
     # the step to the next float away from zero (NumPy's spacing)
