@@ -644,7 +644,33 @@ NOT_TRACED = {
     },
     **{
         f"numpy.{n}": "reads or writes plain arrays (files, buffers), NumPy's own"
-        for n in ("frombuffer", "fromfile", "fromiter", "fromstring", "load", "save", "savez")
+        for n in (
+            "frombuffer",
+            "fromfile",
+            "fromiter",
+            "fromstring",
+            "load",
+            "save",
+            "savez",
+            "savez_compressed",
+            "loadtxt",
+            "savetxt",
+            "genfromtxt",
+        )
+    },
+    **{
+        f"numpy.{n}": "the text of plain numbers or of dtypes, NumPy's own"
+        for n in (
+            "array2string",
+            "array_str",
+            "array_repr",
+            "format_float_positional",
+            "format_float_scientific",
+            "base_repr",
+            "binary_repr",
+            "typename",
+            "mintypecode",
+        )
     },
     **{
         f"numpy.{n}": "a question about dtypes or objects, NumPy's own"

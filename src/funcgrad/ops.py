@@ -180,8 +180,7 @@ def _number_of_segments(who, ids, num_segments):
         n = operator.index(num_segments)
     except TypeError:
         raise ArgumentError(
-            f"{who}: num_segments must be an integer; got {num_segments!r}; give "
-            f"int(num_segments)"
+            f"{who}: num_segments must be an integer; got {num_segments!r}; give int(num_segments)"
         ) from None
     if n < 0:
         raise ArgumentError(f"{who}: num_segments must not be negative; got {n}")

@@ -35,6 +35,9 @@ def test_writes_copy_or_write_in_place_as_asked():
         (fnp.put, np.put, (np.array([1, 5, 5, 11]), np.array([9.0, 8.0]))),
         (fnp.put_along_axis, np.put_along_axis, (np.array([[0], [3], [1]]), 5.0, 1)),
         (fnp.place, np.place, (A > 0, np.array([7.0, -7.0]))),
+        (fnp.putmask, np.putmask, (A > 0, np.array([7.0, -7.0, 6.0]))),  # by position
+        (fnp.copyto, np.copyto, (np.array([1.0, 2.0, 3.0, 4.0]),)),
+        (fnp.copyto, np.copyto, (np.array([[1], [2], [3]]), "same_kind", A > 0)),
     ]
     for ours, theirs, args in cases:
         want = numpy_in_place(theirs, A, *args)
@@ -61,6 +64,29 @@ def test_writes_differentiate_in_the_array_and_the_values():
         fg.vmap(lambda m: fnp.fill_diagonal(m, 0.0, inplace=False))(np.stack([S, 2 * S])),
         [numpy_in_place(np.fill_diagonal, m, 0.0) for m in (S, 2 * S)],
     )
+
+
+def test_putmask_and_copyto_differentiate_and_refuse_what_numpy_refuses():
+    mask = A > 0
+
+    def f(a, v):
+        out = fnp.putmask(a, mask, v * 2.0, inplace=False)
+        return fnp.sum(fnp.copyto(out, v[:4], where=~mask, inplace=False) ** 2 * W)
+
+    v = RNG.normal(size=5)
+    for i in (0, 1):
+        np.testing.assert_allclose(
+            fg.grad(f, argnums=i)(A, v), numeric_grad(f, (A, v), i), rtol=1e-6, atol=1e-8
+        )
+    np.testing.assert_allclose(fg.jit(f)(A, v), f(A, v), rtol=1e-15)
+    with pytest.raises(fg.ArgumentError, match="cannot cast float64 to int64"):
+        fnp.copyto(np.zeros(3, int), np.ones(3))  # NumPy's same_kind rule
+    with pytest.raises(fg.ArgumentError, match="mask must have the shape of a"):
+        fnp.putmask(A, mask[0], 1.0)
+    layouts = (fnp.ascontiguousarray, fnp.asfortranarray, fnp.asanyarray)
+    for layout, want in zip(layouts, (np.ascontiguousarray, np.asfortranarray, np.asanyarray)):
+        assert fg.jit(layout)(2.5).shape == want(2.5).shape  # NumPy's at least 1-d, or not
+        np.testing.assert_array_equal(fg.grad(lambda a: fnp.sum(layout(a) * W))(A), W)
 
 
 def test_integer_and_float_step_functions():

@@ -141,6 +141,10 @@ ROWS = {
     ),
     "bincount": Row(lambda m, w: m.bincount(np.array([0, 3, 3, 1, 0]), w), (V,)),
     "histogram": Row(lambda m, w: m.histogram(X[1], bins=3, weights=w)[0], (V,)),
+    "histogramdd": Row(lambda m, w: m.histogramdd(X[1:].T, bins=(2, 3), weights=w)[0], (V,)),
+    "histogram2d": Row(
+        lambda m, w: m.histogram2d(X[1], X[2], bins=2, density=True, weights=w)[0], (V * V,)
+    ),
     "histogram_bin_edges": Row(lambda m, x: m.histogram_bin_edges(x, bins=4), (X[1],)),
     "histogram:density": Row(
         lambda m, w: m.histogram(X[1], bins=4, weights=w, density=True)[0], (W5,), exact=False
@@ -240,6 +244,10 @@ ROWS = {
     "shares_memory": Row(lambda m, x: m.shares_memory(x, np.ones(2)), (V,), grad=False),
     "may_share_memory": Row(lambda m, x: m.may_share_memory(x, np.ones(2)), (V,), grad=False),
     "copy": Row(lambda m, x: m.copy(x) * 2.0, (V,)),
+    "asanyarray": Row(lambda m, x: m.asanyarray(x) * 2.0, (V,)),
+    "ascontiguousarray": Row(lambda m, x: m.ascontiguousarray(x[::2]) * 2.0, (V,)),
+    "asfortranarray": Row(lambda m, x: m.asfortranarray(m.outer(x, x)) * 2.0, (V,)),
+    "require": Row(lambda m, x: m.require(x, np.float64, ["C", "A"]) * 2.0, (V,)),
     "isposinf": Row(
         lambda m, x: m.isposinf(x / np.array([0.0, 0.0, 1.0, 0.0, 2.0])), (V,), grad=False
     ),
@@ -303,6 +311,8 @@ SHAPE_FROM_VALUES = {"real_if_close", "roots", "piecewise", "vectorize", *NO_DIF
 EAGER_ONLY = {
     "bincount",
     "histogram",
+    "histogramdd",
+    "histogram2d",
     "trim_zeros",
     "unique",
     "roots",

@@ -516,6 +516,16 @@ _register_numpy(
     lambda x: fnp.place(x, np.array([True, False, True]), x[1:] * 2.0, inplace=False),
     (V3,),
 )
+_register_numpy(
+    "putmask",
+    lambda x: fnp.putmask(x, np.array([True, False, True]), x[1:] * 2.0, inplace=False),
+    (V3,),
+)
+_register_numpy(
+    "copyto",
+    lambda x, y: fnp.copyto(x, y[0] * 2.0, where=np.array([[True, False, True]]), inplace=False),
+    (M23, M23 * 0.5),
+)
 _register_numpy("poly", lambda x: fnp.poly(x), (V3,))
 _register_numpy(  # the quotient and the remainder's low entry (see numpy_breadth's row)
     "polydiv",

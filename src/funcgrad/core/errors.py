@@ -211,10 +211,10 @@ class NoRuleError(FuncgradError, AttributeError):
     """A NumPy function that funcgrad.numpy does not differentiate.
 
     >>> import funcgrad.numpy as fnp
-    >>> fnp.putmask  # doctest: +ELLIPSIS
+    >>> fnp.busday_count  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.putmask; ...
+    funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.busday_count; ...
     """
 
 

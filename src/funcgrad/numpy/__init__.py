@@ -12,10 +12,10 @@ an error naming it, rather than giving a silently wrong gradient.
 >>> y = fnp.sum(fnp.exp(x) * 2.0)
 >>> fg.backprop(y)[x]
 array([2.        , 5.43656366])
->>> fnp.putmask
+>>> fnp.busday_count
 Traceback (most recent call last):
 ...
-funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.putmask; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
+funcgrad.errors.NoRuleError: funcgrad.numpy has no derivative rule for numpy.busday_count; compute it outside the differentiated function, or define it with fg.primitive and fg.defvjp
 """
 
 import sys as _sys

@@ -126,7 +126,21 @@ PASS_THROUGH = (
     "load",
     "save",
     "savez",
+    "savez_compressed",
+    "loadtxt",
+    "savetxt",
+    "genfromtxt",
     "einsum_path",
+    # text of numbers and of dtypes (a traced value refuses the conversion by name)
+    "array2string",
+    "array_str",
+    "array_repr",
+    "format_float_positional",
+    "format_float_scientific",
+    "base_repr",
+    "binary_repr",
+    "typename",
+    "mintypecode",
 )
 
 __all__ = [  # noqa: PLE0604 (the pass-throughs this NumPy has)

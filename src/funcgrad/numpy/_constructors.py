@@ -53,6 +53,10 @@ from ._shape import moveaxis as _shape_moveaxis
 __all__ = [
     "array",
     "asarray",
+    "asanyarray",
+    "ascontiguousarray",
+    "asfortranarray",
+    "require",
     "zeros",
     "ones",
     "empty",
@@ -114,6 +118,68 @@ def asarray(a, dtype=None, order=None, *, like=None, **kwargs):
     if holds_traced(a):
         return array(a, dtype=dtype)
     return _np.asarray(a, dtype=dtype, order=order, like=like, **kwargs)
+
+
+def asanyarray(a, dtype=None, order=None, *, like=None, **kwargs):
+    """``numpy.asanyarray``: :func:`asarray` (funcgrad's values are no subclass of
+    ndarray to keep).
+
+    >>> from funcgrad.numpy import asanyarray
+    >>> asanyarray([1.0, 2.0])
+    array([1., 2.])
+    """
+    if is_traced(a) or holds_traced(a):
+        return asarray(a, dtype=dtype)
+    return _np.asanyarray(a, dtype=dtype, order=order, like=like, **kwargs)
+
+
+def _laid_out(a, dtype, numpys, **kwargs):
+    """``numpys(a, ...)`` on plain values; a traced value as it is (a layout in memory is
+    NumPy's business, not a value's), at least one dimension, as NumPy's result has."""
+    if not (is_traced(a) or holds_traced(a)):
+        return numpys(a, dtype=dtype, **kwargs)
+    out = asarray(a, dtype=dtype)
+    return _a.reshape(out, shape=(1,)) if len(_shape_of(out)) == 0 else out
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``numpy.ascontiguousarray``; a traced value as it is (at least one dimension, as
+    NumPy's).
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad.numpy import ascontiguousarray
+    >>> ascontiguousarray(np.ones((2, 3))[:, ::2]).flags.c_contiguous
+    True
+    >>> fg.grad(lambda x: ascontiguousarray(x * x).sum())(3.0)
+    np.float64(6.0)
+    """
+    return _laid_out(a, dtype, _np.ascontiguousarray, like=like)
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """``numpy.asfortranarray``; a traced value as it is (at least one dimension).
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import asfortranarray
+    >>> asfortranarray(np.ones((2, 3))).flags.f_contiguous
+    True
+    """
+    return _laid_out(a, dtype, _np.asfortranarray, like=like)
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """``numpy.require``; a traced value in ``dtype`` (its memory's flags are NumPy's
+    business: a plan or a derivative owns its arrays).
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import require
+    >>> require(np.arange(3), np.float32, ["C", "W"]).dtype
+    dtype('float32')
+    """
+    if not (is_traced(a) or holds_traced(a)):
+        return _np.require(a, dtype=dtype, requirements=requirements, like=like)
+    return asarray(a, dtype=dtype)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, like=None):

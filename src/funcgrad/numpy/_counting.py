@@ -37,6 +37,8 @@ __all__ = [
     "bincount",
     "histogram",
     "histogram_bin_edges",
+    "histogram2d",
+    "histogramdd",
 ]
 
 
@@ -201,3 +203,65 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     counts = _np.arange(bins).astype(float_dtype(_dtype_of(a)))
     inner = counts * ((high - low) / bins) + low
     return concatenate([inner, reshape(high, (1,))])
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """``numpy.histogramdd``: counts per cell of a grid of bins over ``sample``'s ``D``
+    columns, and each axis's edges. As :func:`histogram`: no derivative in the sample; with
+    ``weights`` the counts are sums, differentiable in the weights.
+
+    >>> import numpy as np
+    >>> import funcgrad as fg
+    >>> from funcgrad.numpy import histogramdd
+    >>> points = np.array([[0.1, 0.1], [0.2, 0.9], [0.8, 0.7]])
+    >>> histogramdd(points, bins=2, range=[(0, 1), (0, 1)])[0]
+    array([[1., 1.],
+           [0., 1.]])
+    >>> fg.grad(lambda w: histogramdd(points, 2, [(0, 1), (0, 1)], weights=w)[0][0, 1])(np.ones(3))
+    array([0., 1., 0.])
+    """
+    values = concrete(sample, "histogramdd")
+    if not is_traced(weights):
+        return _np.histogramdd(values, bins, range, density, weights)
+    values = _np.asarray(values)
+    values = values[:, None] if values.ndim == 1 else values
+    edges = _np.histogramdd(values, bins, range)[1]
+    cells = tuple(len(e) - 1 for e in edges)
+    inside = _np.ones(len(values), dtype=bool)
+    places = []
+    for column, e in zip(values.T, edges):
+        place = _np.searchsorted(e, column, side="right") - 1
+        place[column == e[-1]] = len(e) - 2  # the last bin is closed
+        inside &= (place >= 0) & (place < len(e) - 1)
+        places.append(place)
+    flat = _np.ravel_multi_index(tuple(p[inside] for p in places), cells)
+    w = ravel(weights)[_np.flatnonzero(inside)]
+    counts = reshape(_s.put_along(w * 1.0, flat, axis=0, shape=(int(_np.prod(cells)),)), cells)
+    counts = numpys_dtype(counts, _np.float64)  # NumPy's counts are float64, whatever w's
+    if density:  # NumPy's order: each axis's widths in turn, then the total
+        total = sum(counts)
+        for k, e in enumerate(edges):
+            counts = counts / _np.diff(e).reshape((1,) * k + (-1,) + (1,) * (len(cells) - k - 1))
+        return counts / total, edges
+    return counts, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """``numpy.histogram2d``: :func:`histogramdd` of the points ``(x, y)``; the counts and
+    the two axes' edges.
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import histogram2d
+    >>> histogram2d(np.array([0.1, 0.2, 0.8]), np.array([0.1, 0.9, 0.7]), bins=2)[0]
+    array([[1., 1.],
+           [0., 1.]])
+    """
+    if not is_traced(weights):
+        return _np.histogram2d(
+            concrete(x, "histogram2d"), concrete(y, "histogram2d"), bins, range, density, weights
+        )
+    points = _np.stack(
+        [_np.ravel(concrete(x, "histogram2d")), _np.ravel(concrete(y, "histogram2d"))], 1
+    )
+    counts, edges = histogramdd(points, bins, range, density, weights)
+    return counts, edges[0], edges[1]

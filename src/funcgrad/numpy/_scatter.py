@@ -1,5 +1,6 @@
 """NumPy's writing functions as JAX has them: ``fill_diagonal``, ``put``,
-``put_along_axis`` and ``place`` return a new array where NumPy writes in place.
+``put_along_axis``, ``place``, ``putmask`` and ``copyto`` return a new array where NumPy
+writes in place.
 
 On a plain array with NumPy's default (``inplace=True``) they write in place and
 return None, as NumPy does; ``inplace=False`` (JAX's required form) returns the
@@ -17,13 +18,16 @@ array([[5., 0., 0.],
 import numpy as _np
 
 from ..core.errors import ArgumentError
+from ..core.values import dtype_of as _dtype_of
 from ..core.values import shape_of as _shape_of
 from ..rules import arrays as _a
+from ..rules import elementwise as _e
 from ..rules import gather as _g
+from ..rules import ufuncs as _u
 from ._helpers import as_array, concrete, is_traced
 from ._shape import ravel, reshape
 
-__all__ = ["fill_diagonal", "put", "put_along_axis", "place"]
+__all__ = ["fill_diagonal", "put", "put_along_axis", "place", "putmask", "copyto"]
 
 
 def _written(a, positions, values, who):
@@ -140,3 +144,52 @@ def place(arr, mask, vals, *, inplace=True):
     if not len(positions):
         return _result(arr, arr if not inplace else as_array(arr), inplace, "place")
     return _result(arr, _written(arr, positions, vals, "place"), inplace, "place")
+
+
+def putmask(a, mask, values, *, inplace=True):
+    """NumPy's ``putmask``: ``a.flat[n] = values.flat[n % len(values)]`` where ``mask`` holds
+    (unlike :func:`place`, a value is chosen by its position, not by the count of earlier
+    writes).
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import putmask
+    >>> putmask(np.arange(5.0), np.arange(5) > 2, [10.0, 20.0], inplace=False)
+    array([ 0.,  1.,  2., 20., 10.])
+    """
+    mask = _np.asarray(concrete(mask, "putmask: mask"), dtype=bool)
+    if mask.shape != _shape_of(a):
+        raise ArgumentError(
+            f"putmask: mask must have the shape of a, {_shape_of(a)}; got {mask.shape}"
+        )
+    positions = _np.flatnonzero(mask)
+    if not len(positions):
+        return _result(a, a if not inplace else as_array(a), inplace, "putmask")
+    values = ravel(as_array(values))
+    n_values = _shape_of(values)[0]
+    if n_values == 0:
+        raise ArgumentError("putmask: no values to write")
+    chosen = _a.getitem(values, index=positions % n_values)
+    return _result(a, _written(a, positions, chosen, "putmask"), inplace, "putmask")
+
+
+def copyto(dst, src, casting="same_kind", where=True, *, inplace=True):
+    """NumPy's ``copyto``: ``src`` (broadcast to ``dst``'s shape, in ``dst``'s dtype) where
+    ``where`` holds, ``dst`` elsewhere; ``casting`` as NumPy's.
+
+    >>> import numpy as np
+    >>> from funcgrad.numpy import copyto
+    >>> copyto(np.zeros(3), 5.0, where=np.array([True, False, True]), inplace=False)
+    array([5., 0., 5.])
+    """
+    dtype = _dtype_of(dst)
+    source = _dtype_of(src) if is_traced(src) else _np.result_type(src)
+    if not _np.can_cast(source, dtype, casting=casting):
+        raise ArgumentError(
+            f"copyto: cannot cast {source} to {dtype} under casting={casting!r}; pass "
+            f"casting='unsafe', or cast src yourself"
+        )
+    written = _a.broadcast_to(as_array(src), shape=_shape_of(dst))
+    if _dtype_of(written) != dtype:
+        written = _u.astype(written, dtype=dtype)
+    out = written if where is True else _e.where(as_array(where), written, dst)
+    return _result(dst, out, inplace, "copyto")
