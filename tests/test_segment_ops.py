@@ -98,6 +98,7 @@ def test_vmap_over_data_and_ids_equals_a_loop(name):
     f = getattr(fg.ops, name)
     data = RNG.uniform(0.5, 1.5, (3, 20, 2))
     ids = RNG.integers(0, N, (3, 20))
+    ids[:, :N] = np.arange(N)  # every segment reached: no -inf for sin to warn about
     got = fg.vmap(lambda d, i: f(d, i, N))(data, ids)
     want = np.stack([f(d, i, N) for d, i in zip(data, ids)])
     np.testing.assert_allclose(got, want, rtol=1e-14)
