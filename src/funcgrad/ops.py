@@ -42,15 +42,29 @@ __all__ = ["segment_sum", "segment_prod", "segment_max", "segment_min"]
 _MODES = (None, "drop", "fill", "promise_in_bounds", "clip")
 
 
-def segment_sum(
-    data,
-    segment_ids,
-    num_segments=None,
-    indices_are_sorted=False,
-    unique_indices=False,
-    bucket_size=None,
-    mode=None,
-):
+def _reduction(name, how, doc):
+    """The public function ``name``, JAX's signature, reducing by ``how`` (``fg.at``'s
+    update of that name)."""
+
+    def reduce(
+        data,
+        segment_ids,
+        num_segments=None,
+        indices_are_sorted=False,
+        unique_indices=False,
+        bucket_size=None,
+        mode=None,
+    ):
+        return _segment(name, how, data, segment_ids, num_segments, mode)
+
+    reduce.__name__ = reduce.__qualname__ = name
+    reduce.__doc__ = doc
+    return reduce
+
+
+segment_sum = _reduction(
+    "segment_sum",
+    "add",
     """The sum of the rows of ``data`` in each segment (0 where none is); see the module
     docstring.
 
@@ -59,38 +73,22 @@ def segment_sum(
     >>> fg.ops.segment_sum(np.ones((4, 2)), np.array([1, 0, 1, 1]))
     array([[1., 1.],
            [3., 3.]])
-    """
-    return _segment("segment_sum", "add", data, segment_ids, num_segments, mode)
-
-
-def segment_prod(
-    data,
-    segment_ids,
-    num_segments=None,
-    indices_are_sorted=False,
-    unique_indices=False,
-    bucket_size=None,
-    mode=None,
-):
+    """,
+)
+segment_prod = _reduction(
+    "segment_prod",
+    "multiply",
     """The product of the rows of ``data`` in each segment (1 where none is).
 
     >>> import numpy as np
     >>> import funcgrad as fg
     >>> fg.ops.segment_prod(np.array([2.0, 3.0, 4.0]), np.array([1, 1, 0]), num_segments=3)
     array([4., 6., 1.])
-    """
-    return _segment("segment_prod", "multiply", data, segment_ids, num_segments, mode)
-
-
-def segment_max(
-    data,
-    segment_ids,
-    num_segments=None,
-    indices_are_sorted=False,
-    unique_indices=False,
-    bucket_size=None,
-    mode=None,
-):
+    """,
+)
+segment_max = _reduction(
+    "segment_max",
+    "max",
     """The largest row of ``data`` in each segment, element by element (the dtype's least
     value where none is); a tie shares the derivative evenly, as JAX's does.
 
@@ -101,19 +99,11 @@ def segment_max(
     array([2., 5.])
     >>> fg.grad(lambda d: fg.ops.segment_max(d, ids).sum())(np.array([2.0, 2.0, 5.0]))
     array([0.5, 0.5, 1. ])
-    """
-    return _segment("segment_max", "max", data, segment_ids, num_segments, mode)
-
-
-def segment_min(
-    data,
-    segment_ids,
-    num_segments=None,
-    indices_are_sorted=False,
-    unique_indices=False,
-    bucket_size=None,
-    mode=None,
-):
+    """,
+)
+segment_min = _reduction(
+    "segment_min",
+    "min",
     """The smallest row of ``data`` in each segment (the dtype's greatest value where none
     is).
 
@@ -121,8 +111,8 @@ def segment_min(
     >>> import funcgrad as fg
     >>> fg.ops.segment_min(np.array([5, 3, 9]), np.array([0, 0, 1]))
     array([3, 9])
-    """
-    return _segment("segment_min", "min", data, segment_ids, num_segments, mode)
+    """,
+)
 
 
 def _segment(who, how, data, segment_ids, num_segments, mode):
