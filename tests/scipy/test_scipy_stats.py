@@ -152,3 +152,30 @@ def test_discrete_distributions_off_their_support():
     np.testing.assert_allclose(
         fg.vmap(lambda k: fst.geom.logpmf(k, 0.3))(k), ss.geom.logpmf(k, 0.3), rtol=1e-12
     )
+
+
+@pytest.mark.parametrize(
+    "dist, fun, params",
+    [
+        (dist, fun, params)
+        for dist, params in (
+            ("gamma", (2.5, 0.1, 1.5)),
+            ("chi2", (3.5,)),
+            ("beta", (2.0, 3.5)),
+            ("expon", (0.1, 2.0)),
+            ("pareto", (1.5, 0.2, 1.1)),
+        )
+        for fun in ("cdf", "sf", "logcdf", "logsf", "ppf")
+        if hasattr(getattr(fst, dist), fun)
+    ],
+)
+def test_tails_edges_and_nan_are_scipys(dist, fun, params):
+    # below, at and beyond the support's ends, far in the tails, NaN; for ppf, q outside [0, 1]
+    if fun == "ppf":
+        points = np.array([-0.5, 0.0, 1e-12, 0.3, 1.0 - 1e-12, 1.0, 1.5, np.nan])
+    else:
+        points = np.array([-3.0, 0.0, 1e-9, 0.2, 0.999, 1.0, 1.3, 40.0, np.inf, np.nan])
+    with np.errstate(all="ignore"):
+        want = getattr(getattr(ss, dist), fun)(points, *params)
+        got = getattr(getattr(fst, dist), fun)(points, *params)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300)

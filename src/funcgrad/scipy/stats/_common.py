@@ -9,7 +9,7 @@ import numpy as np
 from ... import numpy as fnp
 from ...core.results import numpy_result
 
-__all__ = ["standardize", "on_support", "log1mexp", "scipys_results"]
+__all__ = ["standardize", "on_support", "log1mexp", "log_of", "scipys_results"]
 
 
 def standardize(x, loc, scale):
@@ -35,6 +35,14 @@ def log1mexp(t):
         fnp.log(-fnp.expm1(-fnp.where(small, t, 1.0))),
         fnp.log1p(-fnp.exp(-fnp.where(small, 1.0, t))),
     )
+
+
+def log_of(p, q):
+    """``log(p)`` for a probability ``p`` whose complement ``q = 1 - p`` is computed apart:
+    ``log1p(-q)`` where ``p`` is over a half (a cdf near 1 has lost the digits its
+    complement holds, as SciPy's logcdf and logsf keep them)."""
+    large = p > 0.5
+    return fnp.where(large, fnp.log1p(-fnp.where(large, q, 0.0)), fnp.log(fnp.where(large, 1.0, p)))
 
 
 def scipys_results(namespace):

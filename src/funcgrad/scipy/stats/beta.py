@@ -8,9 +8,9 @@ True
 
 from ... import numpy as fnp
 from .. import special
-from ._common import on_support, scipys_results, standardize
+from ._common import log_of, on_support, scipys_results, standardize
 
-__all__ = ["logpdf", "pdf", "cdf"]
+__all__ = ["logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"]
 
 
 def logpdf(x, a, b, loc=0.0, scale=1.0):
@@ -63,6 +63,41 @@ def cdf(x, a, b, loc=0.0, scale=1.0):
     """
     z = (x - loc) / scale
     return special.betainc(a, b, fnp.clip(z, 0.0, 1.0))
+
+
+def sf(x, a, b, loc=0.0, scale=1.0):
+    """The survival function at ``x``: ``scipy.stats.beta.sf``'s values, as
+    ``betainc(b, a, 1 - z)`` (the mirror image: exact near ``z = 1``).
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import beta
+    >>> round(beta.sf(0.3, 2.0, 3.0), 6)
+    np.float64(0.6517)
+    >>> round(fg.grad(beta.sf)(0.3, 2.0, 3.0), 6)    # d/dx
+    np.float64(-1.764)
+    """
+    z = (x - loc) / scale
+    return special.betainc(b, a, 1.0 - fnp.clip(z, 0.0, 1.0))
+
+
+def logcdf(x, a, b, loc=0.0, scale=1.0):
+    """The log of the distribution function: ``scipy.stats.beta.logcdf``'s values.
+
+    >>> from funcgrad.scipy.stats import beta
+    >>> round(beta.logcdf(0.3, 2.0, 3.0), 6)
+    np.float64(-1.054691)
+    """
+    return log_of(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
+
+
+def logsf(x, a, b, loc=0.0, scale=1.0):
+    """The log of the survival function: ``scipy.stats.beta.logsf``'s values.
+
+    >>> from funcgrad.scipy.stats import beta
+    >>> round(beta.logsf(0.3, 2.0, 3.0), 6)
+    np.float64(-0.428171)
+    """
+    return log_of(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))
 
 
 scipys_results(globals())

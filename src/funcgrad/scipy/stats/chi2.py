@@ -8,7 +8,7 @@ True
 from . import gamma
 from ._common import scipys_results
 
-__all__ = ["logpdf", "pdf", "cdf"]
+__all__ = ["logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"]
 
 
 def logpdf(x, df, loc=0.0, scale=1.0):
@@ -48,6 +48,37 @@ def cdf(x, df, loc=0.0, scale=1.0):
     np.float64(0.207554)
     """
     return gamma.cdf(x, 0.5 * df, loc, 2.0 * scale)
+
+
+def sf(x, df, loc=0.0, scale=1.0):
+    """The survival function at ``x``: ``scipy.stats.chi2.sf``'s arguments and values (the
+    gamma distribution's, shape ``df / 2``, scale ``2 scale``).
+
+    >>> from funcgrad.scipy.stats import chi2
+    >>> round(chi2.sf(2.0, 3.0), 6)
+    np.float64(0.572407)
+    """
+    return gamma.sf(x, 0.5 * df, loc, 2.0 * scale)
+
+
+def logcdf(x, df, loc=0.0, scale=1.0):
+    """The log of the distribution function: ``scipy.stats.chi2.logcdf``'s values.
+
+    >>> from funcgrad.scipy.stats import chi2
+    >>> round(chi2.logcdf(2.0, 3.0), 6)
+    np.float64(-0.849583)
+    """
+    return gamma.logcdf(x, 0.5 * df, loc, 2.0 * scale)
+
+
+def logsf(x, df, loc=0.0, scale=1.0):
+    """The log of the survival function: ``scipy.stats.chi2.logsf``'s values.
+
+    >>> from funcgrad.scipy.stats import chi2
+    >>> round(chi2.logsf(2.0, 3.0), 6)
+    np.float64(-0.557906)
+    """
+    return gamma.logsf(x, 0.5 * df, loc, 2.0 * scale)
 
 
 scipys_results(globals())

@@ -10,9 +10,9 @@ True
 
 from ... import numpy as fnp
 from .. import special
-from ._common import on_support, scipys_results, standardize
+from ._common import log_of, on_support, scipys_results, standardize
 
-__all__ = ["logpdf", "pdf", "cdf"]
+__all__ = ["logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"]
 
 
 def logpdf(x, a, loc=0.0, scale=1.0):
@@ -56,6 +56,41 @@ def cdf(x, a, loc=0.0, scale=1.0):
     """
     z = (x - loc) / scale
     return special.gammainc(a, fnp.maximum(z, 0.0))
+
+
+def sf(x, a, loc=0.0, scale=1.0):
+    """The survival function at ``x``, P(X > x): ``scipy.stats.gamma.sf``'s arguments and
+    values (``gammaincc``, not ``1 - cdf``: exact in the upper tail).
+
+    >>> import funcgrad as fg
+    >>> from funcgrad.scipy.stats import gamma
+    >>> round(gamma.sf(2.0, 3.0), 6)
+    np.float64(0.676676)
+    >>> round(fg.grad(gamma.sf)(2.0, 3.0), 6)    # d/dx
+    np.float64(-0.270671)
+    """
+    z = (x - loc) / scale
+    return special.gammaincc(a, fnp.maximum(z, 0.0))
+
+
+def logcdf(x, a, loc=0.0, scale=1.0):
+    """The log of the distribution function: ``scipy.stats.gamma.logcdf``'s values.
+
+    >>> from funcgrad.scipy.stats import gamma
+    >>> round(gamma.logcdf(2.0, 3.0), 6)
+    np.float64(-1.129102)
+    """
+    return log_of(cdf(x, a, loc, scale), sf(x, a, loc, scale))
+
+
+def logsf(x, a, loc=0.0, scale=1.0):
+    """The log of the survival function: ``scipy.stats.gamma.logsf``'s values.
+
+    >>> from funcgrad.scipy.stats import gamma
+    >>> round(gamma.logsf(2.0, 3.0), 6)
+    np.float64(-0.390562)
+    """
+    return log_of(sf(x, a, loc, scale), cdf(x, a, loc, scale))
 
 
 scipys_results(globals())
