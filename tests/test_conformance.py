@@ -658,6 +658,7 @@ NOT_TRACED = {
             "genfromtxt",
         )
     },
+    "scipy.stats.ModeResult": "the named tuple scipy.stats.mode returns",
     **{
         f"numpy.{n}": "the text of plain numbers or of dtypes, NumPy's own"
         for n in (

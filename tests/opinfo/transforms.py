@@ -610,6 +610,16 @@ register(
     lambda a: fss.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), a),
     (np.array([1.5, 2.0, 0.7]),),
 )
+register("scipy.stats.sem", lambda x: fss.sem(x, axis=-1) * fss.sem(x, axis=None), (V3,), (M23,))
+register(  # ranks have no derivative: they weigh x, which has one
+    "scipy.stats.rankdata", lambda x: x * fss.rankdata(x, "min", axis=-1), (V3,), (M23,)
+)
+register(
+    "scipy.stats.mode",
+    lambda x: x * fss.mode(fnp.round(x * 3.0), -1, keepdims=True).count,
+    (V3,),
+    (M23,),
+)
 register("add_n", lambda x, y: fg.add_n(x, y * 2.0, x * y), (V3, V3[::-1].copy()), (M23, M23 * 0.5))
 
 # JAX's lax names built this stop: each through the whole matrix (jit, vmap, grad, jvp,

@@ -5,7 +5,8 @@ Each distribution is a module with SciPy's function names and signatures
 multivariate_normal, t, gamma, beta, dirichlet, poisson, expon, chi2, laplace,
 logistic, uniform, cauchy, pareto, gumbel_r, gumbel_l, truncnorm, gennorm,
 vonmises, geom, binom, nbinom, bernoulli and betabinom, with logpdf/pdf/cdf/logcdf
-(logpmf/pmf) where SciPy has them; and ``gaussian_kde``, a kernel density estimate. They are written with funcgrad.numpy and
+(logpmf/pmf) where SciPy has them; ``gaussian_kde``, a kernel density estimate; and the
+summaries ``sem``, ``rankdata`` and ``mode``. They are written with funcgrad.numpy and
 funcgrad.scipy.special, so every transform applies.
 
 >>> import numpy as np
@@ -42,9 +43,14 @@ from . import (
     vonmises,
 )
 from ._kde import gaussian_kde
+from ._summaries import ModeResult, mode, rankdata, sem
 
 __all__ = [
     "gaussian_kde",
+    "sem",
+    "rankdata",
+    "mode",
+    "ModeResult",
     "norm",
     "multivariate_normal",
     "t",
