@@ -555,6 +555,7 @@ register(
     "scipy.signal.correlate2d", lambda a, v: fsg.correlate2d(a, v, mode="same"), (M23, W[:2, :2])
 )
 register("scipy.signal.fftconvolve", lambda a, v: fsg.fftconvolve(a, v), (M23, W[:2, :2]))
+register("scipy.signal.detrend", lambda x: fsg.detrend(x, bp=[2]), (W[0],), (W,))
 register("scipy.linalg.cho_factor", lambda a: fsl.cho_factor(a @ a.T + 3.0 * np.eye(3))[0], (W,))
 register(
     "scipy.linalg.schur",

@@ -205,3 +205,18 @@ def test_spectra_of_other_libraries_arrays(kw):
             np.testing.assert_allclose(to_numpy(fs.istft(z, nperseg=8)[1]), x, rtol=1e-10)
         got = fg.grad(loss)(make(x), make(w))
         np.testing.assert_allclose(to_numpy(got), fg.grad(loss)(x, w), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("shape, axis", [((10,), -1), ((4, 9), 0), ((3, 8, 5), 1)])
+@pytest.mark.parametrize(
+    "kind, bp", [("linear", 0), ("linear", [3]), ("l", [1, 4]), ("constant", 0)]
+)
+def test_detrend_is_scipys_and_differentiates(shape, axis, kind, bp):
+    x = np.random.default_rng(2).normal(size=shape)
+    want = ss.detrend(x, axis, kind, bp)
+    np.testing.assert_allclose(fs.detrend(x, axis, kind, bp), want)  # SciPy's own
+    jitted = fg.jit(lambda x: fs.detrend(x, axis, kind, bp))(x)  # funcgrad's
+    np.testing.assert_allclose(jitted, want, rtol=1e-12, atol=1e-13)
+    fg.check_grads(lambda x: fs.detrend(x, axis, kind, bp), (x,), order=2)
+    with pytest.raises(fg.FuncgradError, match="break points must be less than"):
+        fg.jit(lambda x: fs.detrend(x, axis, "linear", [shape[axis] + 1]))(x)

@@ -16,7 +16,7 @@ from ..at import at
 from ..core.errors import ArgumentError, ShapeError
 from ..core.values import dtype_of, in_library_of, shape_of
 
-__all__ = ["stft", "istft", "welch", "csd"]
+__all__ = ["stft", "istft", "welch", "csd", "detrended"]
 
 
 def _window(window, nperseg, who):
@@ -61,7 +61,9 @@ def _real_dtype(*signals):
     return np.finfo(kind).dtype
 
 
-def _detrended(segments, detrend):
+def detrended(segments, detrend):
+    """``segments`` less their mean (``"constant"``) or least-squares line (``"linear"``)
+    along the last axis, or ``detrend(segments)`` for a function."""
     if detrend is False or detrend is None:
         return segments
     if detrend == "constant":
@@ -127,7 +129,7 @@ def _spectra(
     on_device = in_library_of(win, x)  # the window on the signal's device, made once
 
     def spectrum(signal):
-        segments = _detrended(fnp.take(signal, index, axis=-1), detrend) * on_device
+        segments = detrended(fnp.take(signal, index, axis=-1), detrend) * on_device
         return transform(segments, n=nfft, axis=-1)
 
     if scaling == "density":  # (Python floats: weak beside float32 data)
