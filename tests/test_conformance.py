@@ -653,6 +653,7 @@ NOT_TRACED = {
             "save",
             "savez",
             "savez_compressed",
+            "from_dlpack",
             "loadtxt",
             "savetxt",
             "genfromtxt",

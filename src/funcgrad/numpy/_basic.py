@@ -127,6 +127,7 @@ PASS_THROUGH = (
     "save",
     "savez",
     "savez_compressed",
+    "from_dlpack",
     "loadtxt",
     "savetxt",
     "genfromtxt",
