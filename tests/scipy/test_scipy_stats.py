@@ -179,3 +179,17 @@ def test_tails_edges_and_nan_are_scipys(dist, fun, params):
         want = getattr(getattr(ss, dist), fun)(points, *params)
         got = getattr(getattr(fst, dist), fun)(points, *params)
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300)
+
+
+def test_wrapcauchy_and_multinomial_edges_are_scipys():
+    points = np.array([-0.1, 0.0, 1.0, 2 * np.pi, 6.4, np.nan])
+    np.testing.assert_allclose(
+        fst.wrapcauchy.logpdf(points, 0.5, 0.2, 1.1), ss.wrapcauchy.logpdf(points, 0.5, 0.2, 1.1)
+    )
+    p = np.array([0.2, 0.5, 0.3])
+    counts = np.array([[1.0, 2.0, 0.0], [1.0, 1.0, 0.0], [1.5, 1.5, 0.0], [-1.0, 4.0, 0.0]])
+    want = ss.multinomial.logpmf(counts, 3, p)  # -inf for counts that are no draw of 3
+    np.testing.assert_allclose(fst.multinomial.logpmf(counts, 3, p), want, rtol=1e-13)
+    np.testing.assert_allclose(
+        fg.jit(lambda p: fst.multinomial.pmf(counts, 3, p))(p), ss.multinomial.pmf(counts, 3, p)
+    )

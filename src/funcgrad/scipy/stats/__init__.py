@@ -4,7 +4,7 @@ Each distribution is a module with SciPy's function names and signatures
 (``norm.logpdf(x, loc, scale)``, ``poisson.logpmf(k, mu)``, ...): norm,
 multivariate_normal, t, gamma, beta, dirichlet, poisson, expon, chi2, laplace,
 logistic, uniform, cauchy, pareto, gumbel_r, gumbel_l, truncnorm, gennorm,
-vonmises, geom, binom, nbinom, bernoulli and betabinom, with logpdf/pdf/cdf/logcdf
+vonmises, wrapcauchy, geom, binom, nbinom, bernoulli, betabinom and multinomial, with logpdf/pdf/cdf/logcdf
 (logpmf/pmf) where SciPy has them; ``gaussian_kde``, a kernel density estimate; and the
 summaries ``sem``, ``rankdata`` and ``mode``. They are written with funcgrad.numpy and
 funcgrad.scipy.special, so every transform applies.
@@ -32,6 +32,7 @@ from . import (
     gumbel_r,
     laplace,
     logistic,
+    multinomial,
     multivariate_normal,
     nbinom,
     norm,
@@ -41,6 +42,7 @@ from . import (
     truncnorm,
     uniform,
     vonmises,
+    wrapcauchy,
 )
 from ._kde import gaussian_kde
 from ._summaries import ModeResult, mode, rankdata, sem
@@ -75,6 +77,8 @@ __all__ = [
     "nbinom",
     "bernoulli",
     "betabinom",
+    "wrapcauchy",
+    "multinomial",
 ]
 
 
