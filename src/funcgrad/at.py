@@ -139,9 +139,6 @@ class _Ref:
             out = np.array(x, copy=True)
             if how is _SET:
                 out[index] = v
-            elif how is _MIN or how is _MAX:  # a NaN met by maximum.at sets a flag that
-                with np.errstate(invalid="ignore"):  # maximum itself does not report
-                    ufunc_at(how.ufunc, out, index, v)
             else:
                 ufunc_at(how.ufunc, out, index, v)
             return out

@@ -166,14 +166,20 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         return _np.histogram(values, bins, range, density, weights)
     values = _np.ravel(values)
     edges = _np.histogram_bin_edges(values, bins, range)
-    index = _np.searchsorted(edges, values, side="right") - 1
-    index[values == edges[-1]] = len(edges) - 2  # the last bin is closed
-    inside = (index >= 0) & (index < len(edges) - 1)
+    index, inside = _bins_of(values, edges)
     w = ravel(weights)[_np.flatnonzero(inside)]
     counts = _s.put_along(w * 1.0, index[inside], axis=0, shape=(len(edges) - 1,))
     if density:
         return counts / (sum(counts) * _np.diff(edges)), edges
     return numpys_dtype(counts, _dtype_of(weights)), edges  # NumPy's: the weights' type
+
+
+def _bins_of(values, edges):
+    """Each value's bin among ``edges`` (the last bin closed, as NumPy's), and whether it
+    falls in one."""
+    index = _np.searchsorted(edges, values, side="right") - 1
+    index[values == edges[-1]] = len(edges) - 2
+    return index, (index >= 0) & (index < len(edges) - 1)
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
@@ -227,13 +233,8 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     values = values[:, None] if values.ndim == 1 else values
     edges = _np.histogramdd(values, bins, range)[1]
     cells = tuple(len(e) - 1 for e in edges)
-    inside = _np.ones(len(values), dtype=bool)
-    places = []
-    for column, e in zip(values.T, edges):
-        place = _np.searchsorted(e, column, side="right") - 1
-        place[column == e[-1]] = len(e) - 2  # the last bin is closed
-        inside &= (place >= 0) & (place < len(e) - 1)
-        places.append(place)
+    places, within = zip(*map(_bins_of, values.T, edges))
+    inside = _np.logical_and.reduce(within)
     flat = _np.ravel_multi_index(tuple(p[inside] for p in places), cells)
     w = ravel(weights)[_np.flatnonzero(inside)]
     counts = reshape(_s.put_along(w * 1.0, flat, axis=0, shape=(int(_np.prod(cells)),)), cells)

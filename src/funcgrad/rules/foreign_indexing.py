@@ -199,7 +199,9 @@ def scatter_add_rows(xp, out, positions, rows):
     return _sorted_segment_sums(xp, out, positions, rows)
 
 
+# each library's own name for the reduction named by the standard's function
 _TORCH_REDUCE = {"maximum": "amax", "minimum": "amin", "multiply": "prod"}
+_JAX_UPDATE = {"maximum": "max", "minimum": "min", "multiply": "multiply"}
 
 
 def combine_rows(xp, out, positions, rows, how):
@@ -213,8 +215,7 @@ def combine_rows(xp, out, positions, rows, how):
         at = positions.long().reshape(1, -1, 1).expand(rows.shape)
         return out.scatter_reduce(1, at, rows, _TORCH_REDUCE[how], include_self=True)
     if library == "jax":
-        name = {"maximum": "max", "minimum": "min", "multiply": "multiply"}[how]
-        return getattr(out.at[:, positions], name)(rows)
+        return getattr(out.at[:, positions], _JAX_UPDATE[how])(rows)
     return _sorted_segment_scan(xp, out, positions, rows, getattr(xp, how))
 
 

@@ -188,51 +188,52 @@ def _scatter_jvp(prim):
     return jvp
 
 
-def _gather_batch(size, prim, values, batched, params):
-    """``x[i, ...]`` with every index part an integer (traced or not, arrays or numbers), so
-    all of them advanced indices side by side: one fancy index with the batch's rows in
-    front (a vmap of a vmap adds rows again); any other index, example by example."""
-    template = params["template"]
+def _rows_in_front(size, template, x, idx, x_batched, idx_batched):
+    """The batch put in front of an index of integer parts (traced or not, arrays or
+    numbers), all advanced indices side by side: ``x`` and the index operands with the
+    batch's axis, the template with the batch's rows first, and the index's dimensions
+    (rows included); None for any other index, which goes example by example."""
     if not all(
         type(p) is str or type(p) is int or (isinstance(p, np.ndarray) and p.dtype.kind in "iu")
         for p in template
     ):
-        return batch_example_by_example(size, prim, values, batched, params)
-    x, *idx = values
-    if not batched[0]:
-        x = broadcast_to(x, shape=(size,) + shape_of(x))
-    idx = [
-        i if b else broadcast_to(i, shape=(size,) + shape_of(i)) for i, b in zip(idx, batched[1:])
-    ]
-    ndim = max([len(shape_of(i)) for i in idx] + [np.ndim(p) + 1 for p in template])
-    rows = np.arange(size).reshape((size,) + (1,) * (ndim - 1))
-    return gather(x, *idx, template=(rows, *template), mode=params["mode"])
-
-
-def batch_scatter(size, prim, values, batched, params):
-    """The batching rule of a scatter ``prim(x, v, *idx, template, mode)``: with every index
-    part an integer (traced or not), the batch's rows put in front of the index, as
-    gather's rule does, so the whole batch is one scatter; any other index, example by
-    example."""
-    template = params["template"]
-    if not all(
-        type(p) is str or type(p) is int or (isinstance(p, np.ndarray) and p.dtype.kind in "iu")
-        for p in template
-    ):
-        return batch_example_by_example(size, prim, values, batched, params)
-    (x, v, *idx), (x_batched, v_batched, *idx_batched) = values, batched
+        return None
     if not x_batched:
         x = broadcast_to(x, shape=(size,) + shape_of(x))
     idx = [
         i if b else broadcast_to(i, shape=(size,) + shape_of(i)) for i, b in zip(idx, idx_batched)
     ]
     ndim = max([len(shape_of(i)) for i in idx] + [np.ndim(p) + 1 for p in template])
+    rows = np.arange(size).reshape((size,) + (1,) * (ndim - 1))
+    return x, idx, (rows, *template), ndim
+
+
+def _gather_batch(size, prim, values, batched, params):
+    """``x[i, ...]`` with every index part an integer: one fancy index with the batch's
+    rows in front (a vmap of a vmap adds rows again); any other index, example by example."""
+    x, *idx = values
+    front = _rows_in_front(size, params["template"], x, idx, batched[0], batched[1:])
+    if front is None:
+        return batch_example_by_example(size, prim, values, batched, params)
+    x, idx, template, _ = front
+    return gather(x, *idx, template=template, mode=params["mode"])
+
+
+def batch_scatter(size, prim, values, batched, params):
+    """The batching rule of a scatter ``prim(x, v, *idx, template, mode)``: with every index
+    part an integer, the batch's rows put in front of the index, as gather's rule does, so
+    the whole batch is one scatter; any other index, example by example."""
+    (x, v, *idx), (x_batched, v_batched, *idx_batched) = values, batched
+    template = params["template"]
+    front = _rows_in_front(size, template, x, idx, x_batched, idx_batched)
+    if front is None:
+        return batch_example_by_example(size, prim, values, batched, params)
+    x, idx, rows_first, ndim = front
     if v_batched:  # an example's v lines up with the trailing axes of what it is written to
         indexed = ndim - 1 + len(shape_of(x)) - 1 - len(template)
         v_shape = shape_of(v)
         v = reshape(v, shape=(size,) + (1,) * (indexed - len(v_shape) + 1) + v_shape[1:])
-    rows = np.arange(size).reshape((size,) + (1,) * (ndim - 1))
-    return prim(x, v, *idx, template=(rows, *template), mode=params["mode"])
+    return prim(x, v, *idx, template=rows_first, mode=params["mode"])
 
 
 def _place(x):

@@ -52,15 +52,20 @@ def whole_rows(index, g, out_shape):
     return rows
 
 
+# ufunc.at of these meeting a NaN sets the invalid flag, which the ufunc itself does not
+# report (np.maximum(nan, 1.0) is quiet): NumPy's value, without the warning
+_QUIET = {np.maximum: {"invalid": "ignore"}, np.minimum: {"invalid": "ignore"}}
+
+
 def ufunc_at(ufunc, out, index, v):
     """``ufunc.at(out, index, v)``: the same values, in place, through ``out``'s flat
     positions where that is faster (see the module docstring)."""
     positions = _flat_positions(out, index) if out.ndim > 1 else None
-    if positions is None:
+    if positions is not None:
+        index, v = positions.reshape(-1), np.broadcast_to(v, positions.shape).reshape(-1)
+        out = out.reshape(-1)
+    with np.errstate(**_QUIET.get(ufunc, {})):
         ufunc.at(out, index, v)
-        return
-    values = np.broadcast_to(v, positions.shape).reshape(-1)
-    ufunc.at(out.reshape(-1), positions.reshape(-1), values)
 
 
 def _flat_positions(out, index):

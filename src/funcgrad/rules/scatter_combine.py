@@ -42,17 +42,9 @@ __all__ = ["scatter_min", "scatter_max", "scatter_mul"]
 
 
 def _combining_impl(name, ufunc):
-    # a NaN met by maximum.at sets the invalid flag, which maximum itself does not report
-    quiet = ufunc is not np.multiply
-
     def impl(x, v, *idx, template, mode):
         out = np.array(x, dtype=np.result_type(x, v), copy=True)
-        index = index_of(template, idx, out.shape, mode)
-        if quiet:
-            with np.errstate(invalid="ignore"):
-                ufunc_at(ufunc, out, index, v)
-        else:
-            ufunc_at(ufunc, out, index, v)
+        ufunc_at(ufunc, out, index_of(template, idx, out.shape, mode), v)
         return out
 
     impl.__name__ = name

@@ -92,7 +92,7 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
     elif method == "dense":
         ranks = dense
     else:
-        ranks = fnp.arange(1, n + 1) + 0 * least
+        ranks = fnp.broadcast_to(fnp.arange(1, n + 1), least.shape)
     back = fnp.argsort(order, axis=-1)  # the inverse permutation
     ranks = fnp.take_along_axis(ranks, back, axis=-1)
     if x.dtype.kind in "fc":
